@@ -1,0 +1,5 @@
+"""radpatch: declarative, provable, reversible patches for installed Python distributions."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+import sys
+
+from radpatch.cli import main
+
+sys.exit(main())

@@ -1,0 +1,117 @@
+"""Click wiring only: every command is a function in radpatch.commands."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import click
+
+from radpatch import __version__
+from radpatch.context import Context
+from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--python", "python", metavar="PATH", help="Act on this interpreter's environment (default: radpatch's own).")
+@click.option("--registry", "registries", multiple=True, metavar="DIR", help="Also load patches from DIR (repeatable; also RADPATCH_REGISTRY).")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@click.version_option(__version__, prog_name="radpatch")
+@click.pass_context
+def cli(click_ctx: click.Context, python: str | None, registries: tuple[str, ...], debug: bool) -> None:
+    """Declarative, provable, reversible patches for installed Python distributions."""
+    click_ctx.obj = Context(python, registries)
+
+
+@cli.command("list")
+@pass_ctx
+def list_(ctx: Context) -> int:
+    """List the patches in the registries."""
+    from radpatch.commands import listing
+
+    return listing.run_list(ctx)
+
+
+@cli.command()
+@click.argument("name")
+@pass_ctx
+def show(ctx: Context, name: str) -> int:
+    """Show a patch: versions, module per version range, rewrites, knobs."""
+    from radpatch.commands import listing
+
+    return listing.run_show(ctx, name)
+
+
+@cli.command()
+@click.argument("names", nargs=-1, required=True)
+@click.option("--dry-run", is_flag=True, help="Plan and prove, write nothing.")
+@pass_ctx
+def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
+    """Apply patches (all or nothing; already applied ones are left alone)."""
+    from radpatch.commands import apply as cmd
+
+    return cmd.run(ctx, names, dry_run)
+
+
+@cli.command()
+@click.argument("names", nargs=-1, required=True)
+@click.option("--dry-run", is_flag=True, help="Prove the revert, write nothing.")
+@pass_ctx
+def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
+    """Revert patches, restoring the original files byte for byte."""
+    from radpatch.commands import revert as cmd
+
+    return cmd.run(ctx, names, dry_run)
+
+
+@cli.command()
+@click.argument("name")
+@pass_ctx
+def diff(ctx: Context, name: str) -> int:
+    """Print the unified diff a patch makes to the installed files (writes nothing)."""
+    from radpatch.commands import diff as cmd
+
+    return cmd.run(ctx, name)
+
+
+@cli.command()
+@click.argument("names", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--check", is_flag=True, help="Exit 3 unless every named patch (default: every recorded one) is applied.")
+@pass_ctx
+def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
+    """Show each patch's state: applied, not-applied, drifted, incompatible, not-installed, obsolete."""
+    from radpatch.commands import status as cmd
+
+    return cmd.run(ctx, names, as_json, check)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    try:
+        rv = cli.main(args=args, prog_name="radpatch", standalone_mode=False)
+    except RadpatchError as exc:
+        click.echo(f"radpatch: error: {exc.render()}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("radpatch: interrupted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("radpatch: interrupted", err=True)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into exit 70
+        if debug:
+            traceback.print_exc()
+        click.echo(f"radpatch: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
+        return EXIT_INTERNAL
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

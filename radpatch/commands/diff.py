@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import difflib
+
+import click
+
+from radpatch import plan
+from radpatch.context import Context
+from radpatch.errors import EXIT_OK, RefusedError
+from radpatch.state import State, patch_state
+
+
+def run(ctx: Context, name: str) -> int:
+    """Print the unified diff pristine -> patched for the installed version; write nothing."""
+    patch = ctx.registry.load(name)
+    ps = patch_state(patch, ctx.env)
+    if ps.state not in (State.APPLIED, State.NOT_APPLIED):
+        raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}")
+    for f in ps.files:
+        if ps.state is State.APPLIED:
+            before, after = plan.backward(patch, f.rewrites, f.data, str(f.path)), f.data
+        else:
+            before, after = f.data, plan.plan(patch, f.rewrites, f.module, f.path, f.data).after
+        lines = difflib.unified_diff(
+            before.decode("utf-8", "replace").splitlines(keepends=True),
+            after.decode("utf-8", "replace").splitlines(keepends=True),
+            f"a/{f.relpath}", f"b/{f.relpath}",
+        )
+        click.echo("".join(lines), nl=False)
+    return EXIT_OK

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import json
+
+import click
+
+from radpatch.context import Context
+from radpatch.errors import EXIT_OK, CheckFailed
+from radpatch.state import PatchState, State, patch_state
+from radpatch.store import Store
+
+_SATISFIED = (State.APPLIED, State.OBSOLETE)
+
+
+def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
+    if names:
+        wanted = list(names)
+    elif check:
+        wanted = recorded_names(ctx)
+    else:
+        wanted = ctx.registry.names()
+    states = [patch_state(p, ctx.env) for p in ctx.registry.load_many(wanted)]
+    if as_json:
+        click.echo(json.dumps([to_json(s) for s in states], indent=2))
+    else:
+        _print(states)
+    if check:
+        bad = [s for s in states if s.state not in _SATISFIED]
+        if bad:
+            raise CheckFailed("; ".join(f"{s.patch.name} is {s.state.value}" + (f" ({s.reason})" if s.reason else "") for s in bad),
+                              "apply it: radpatch apply " + " ".join(s.patch.name for s in bad))
+        if not states:
+            click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
+    return EXIT_OK
+
+
+def recorded_names(ctx: Context) -> list[str]:
+    names: dict[str, None] = {}
+    for d in ctx.env.paths:
+        for n in Store(d).records():
+            names.setdefault(n, None)
+    return list(names)
+
+
+def to_json(s: PatchState) -> dict[str, object]:
+    return {
+        "patch": s.patch.name,
+        "state": s.state.value,
+        "reason": s.reason,
+        "package": s.patch.distribution,
+        "installed_version": str(s.dist.version) if s.dist else None,
+        "supported": str(s.patch.supported),
+        "registry_digest": s.patch.digest,
+        "recorded_digest": s.record.registry_digest if s.record else None,
+        "files": [
+            {"module": f.module, "path": str(f.path), "state": f.state.value, "sha256": f.sha256,
+             "record_sha256": f.record_sha256, "record_match": f.record_match}
+            for f in s.files
+        ],
+    }
+
+
+def _print(states: list[PatchState]) -> None:
+    for s in states:
+        version = f"{s.patch.distribution} {s.dist.version}" if s.dist else s.patch.distribution
+        click.echo(f"{s.patch.name}: {s.state.value} ({version}; supports {s.patch.supported})")
+        if s.reason:
+            click.echo(f"  {s.reason}")
+        if s.record and s.state is State.APPLIED and s.record.registry_digest != s.patch.digest:
+            click.echo("  note: applied from a different revision of this registry entry")

@@ -1,0 +1,22 @@
+"""What every command gets: the selected environment and the registries, resolved on first use."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from radpatch.environment import PythonEnv, python_env
+from radpatch.registry import Registry
+
+
+class Context:
+    def __init__(self, python: str | None = None, registries: tuple[str, ...] = ()) -> None:
+        self.python = python
+        self.registries = registries
+
+    @cached_property
+    def env(self) -> PythonEnv:
+        return python_env(self.python)
+
+    @cached_property
+    def registry(self) -> Registry:
+        return Registry.discover(self.registries)

@@ -1,0 +1,154 @@
+"""Apply and revert patches: decide, plan and prove in memory, then write all or nothing."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from radpatch import plan
+from radpatch.environment import PythonEnv, find_distribution
+from radpatch.errors import RefusedError
+from radpatch.model import Patch
+from radpatch.state import PatchState, State, patch_state
+from radpatch.store import FileRecord, PatchRecord, Store, sha256
+from radpatch.writer import atomic_write, refresh_bytecode
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Change:
+    patch: PatchState
+    files: tuple[plan.FileChange, ...]
+
+
+def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
+    hints = {
+        State.DRIFTED: "someone else changed the file; reinstall the distribution (pip install --force-reinstall --no-deps) and apply again",
+        State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
+        State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
+    }
+    return RefusedError(f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}", hints.get(ps.state, ""))
+
+
+@contextlib.contextmanager
+def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
+    """Hold the lock of every installation the patches touch; first finish any interrupted run."""
+    roots = sorted({d.root for d in (find_distribution(env, p.distribution) for p in patches) if d})
+    with contextlib.ExitStack() as stack:
+        for root in roots:
+            store = Store(root)
+            stack.enter_context(store.locked())
+            if store.journal.is_dir():
+                for path in store.recover(committed=_committed(store, store.journal_plan())):
+                    say(f"recovered from an interrupted run: restored {path}")
+        yield
+
+
+def _committed(store: Store, plan_: dict[str, object] | None) -> bool:
+    if not plan_:
+        return False
+    records = store.records()
+    names = [str(n) for n in plan_.get("patches", [])]  # type: ignore[attr-defined]
+    if plan_.get("op") == "revert":
+        return all(n not in records for n in names)
+    afters = {f["after"] for f in plan_.get("files", [])}  # type: ignore[index, attr-defined]
+    recorded = {f.patched_sha256 for n in names if n in records for f in records[n].files}
+    return bool(names) and all(n in records for n in names) and afters <= recorded
+
+
+def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
+    """Apply every patch that is not applied yet; refuse all if any one cannot be proven."""
+    changes: list[Change] = []
+    overlay: dict[Path, bytes] = {}
+    for patch in patches:
+        ps = patch_state(patch, env)
+        if ps.state is State.APPLIED:
+            say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
+            continue
+        if ps.state is State.OBSOLETE:
+            say(f"{patch.name}: {ps.reason}; nothing to do")
+            continue
+        if ps.state is not State.NOT_APPLIED:
+            raise _refuse_state(ps, "apply")
+        files = []
+        for f in ps.files:
+            before = overlay.get(f.path, f.data)
+            change = plan.plan(patch, f.rewrites, f.module, f.path, before)
+            overlay[f.path] = change.after
+            files.append(change)
+        changes.append(Change(ps, tuple(files)))
+    if dry_run or not changes:
+        return changes
+    _commit(env, changes, "apply")
+    for c in changes:
+        say(f"{c.patch.patch.name}: applied to {c.patch.dist.name} {c.patch.dist.version} ({', '.join(f.module for f in c.files)})")  # type: ignore[union-attr]
+    return changes
+
+
+def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
+    changes: list[Change] = []
+    for patch in patches:
+        ps = patch_state(patch, env)
+        if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
+            say(f"{patch.name}: not applied; nothing to revert")
+            continue
+        if ps.state is not State.APPLIED:
+            raise _refuse_state(ps, "revert")
+        files = []
+        for f in ps.files:
+            pristine = plan.backward(patch, f.rewrites, f.data, str(f.path))
+            _check_original(ps, f.relpath, pristine, f.record_sha256, say)
+            files.append(plan.FileChange(f.module, f.path, f.data, pristine))
+        changes.append(Change(ps, tuple(files)))
+    if dry_run or not changes:
+        return changes
+    _commit(env, changes, "revert")
+    for c in changes:
+        say(f"{c.patch.patch.name}: reverted; {', '.join(f.module for f in c.files)} restored byte for byte")
+    return changes
+
+
+def _check_original(ps: PatchState, relpath: str, pristine: bytes, wheel_sha: str | None, say: Say) -> None:
+    digest = sha256(pristine)
+    recorded = [f.original_sha256 for f in (ps.record.files if ps.record else ()) if f.path == relpath]
+    if recorded and recorded[0] != digest:
+        raise RefusedError(f"{ps.patch.name}: reverting {relpath} would not give back the recorded original (sha256 {recorded[0][:12]}…)",
+                           "the file was changed after the patch was applied; reinstall the distribution instead")
+    if wheel_sha is not None and wheel_sha != digest:
+        say(f"{ps.patch.name}: note: the original {relpath} differs from the wheel's RECORD (it was already modified before patching)")
+
+
+def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
+    by_store: dict[Path, list[Change]] = {}
+    for c in changes:
+        by_store.setdefault(c.patch.dist.root, []).append(c)  # type: ignore[union-attr]
+    for root, group in by_store.items():
+        store = Store(root)
+        files: dict[Path, tuple[bytes, bytes]] = {}
+        for c in group:
+            for f in c.files:
+                first = files.get(f.path, (f.before, f.before))[0]
+                files[f.path] = (first, f.after)
+        store.begin(op, [c.patch.patch.name for c in group], files)
+        for path, (_, after) in files.items():
+            atomic_write(path, after)
+            refresh_bytecode(path, env.executable, env.is_current)
+        records = store.records()
+        for c in group:
+            name = c.patch.patch.name
+            if op == "revert":
+                records.pop(name, None)
+            else:
+                records[name] = _record(c)
+        store.save(records)
+        store.end()
+
+
+def _record(c: Change) -> PatchRecord:
+    dist = c.patch.dist
+    assert dist is not None
+    files = tuple(FileRecord(f.module, str(f.path.relative_to(dist.root)), sha256(f.before), sha256(f.after)) for f in c.files)
+    return PatchRecord(c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files)

@@ -1,0 +1,61 @@
+"""One error root. Every failure radpatch expects is a RadpatchError with an exit code.
+
+Exit codes (documented in the README):
+  0  success (including "already applied" / "not applied, nothing to revert")
+  1  refused: radpatch could not prove the change safe (version out of range, drift,
+     a rewrite that matches zero or several times, a failed proof)
+  2  usage: bad command line, unknown patch, invalid registry file
+  3  check failed: `status --check` found a patch that is not applied
+  4  environment: interpreter, distribution files or the state directory cannot be read/written
+  70 internal error (a bug in radpatch; run with --debug for the traceback)
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+EXIT_CHECK_FAILED = 3
+EXIT_ENVIRONMENT = 4
+EXIT_INTERNAL = 70
+
+
+class RadpatchError(Exception):
+    """Root of every error radpatch reports to the user (message + hint, no traceback)."""
+
+    exit_code = EXIT_INTERNAL
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def render(self) -> str:
+        return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
+
+
+class UsageError(RadpatchError):
+    exit_code = EXIT_USAGE
+
+
+class RegistryError(UsageError):
+    """A registry file is invalid. Carries every problem found in it, not just the first."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(
+            "\n".join(problems),
+            "fix the registry file(s) above; `radpatch show NAME` prints a valid entry",
+        )
+
+
+class RefusedError(RadpatchError):
+    exit_code = EXIT_REFUSED
+
+
+class CheckFailed(RadpatchError):
+    exit_code = EXIT_CHECK_FAILED
+
+
+class EnvironmentProblem(RadpatchError):
+    exit_code = EXIT_ENVIRONMENT

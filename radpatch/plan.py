@@ -1,0 +1,97 @@
+"""Plan a patch in memory and prove it before anything is written.
+
+For each file: apply every rewrite (each must match exactly once), compile() the result, check
+that it introduces no undefined name, and reverse-apply it, requiring the original bytes back.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+from packaging.version import Version
+
+from radpatch import names, rewrites
+from radpatch.errors import RefusedError
+from radpatch.matching import MatchFailure
+from radpatch.model import Patch, Rewrite
+
+
+@dataclass(frozen=True)
+class FileChange:
+    module: str
+    path: Path
+    before: bytes
+    after: bytes
+
+
+def rewrites_by_file(patch: Patch, version: Version) -> dict[str, tuple[Rewrite, ...]]:
+    """Target name -> the rewrites that apply to `version`, in registry order."""
+    out: dict[str, list[Rewrite]] = {}
+    for r in patch.rewrites_for(version):
+        out.setdefault(r.target, []).append(r)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _parse(source: bytes, where: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        raise RefusedError(f"{where} does not parse as Python: {exc.message} (line {exc.raw_line})")
+
+
+def _refuse(patch: Patch, rw: Rewrite, where: str, detail: str) -> RefusedError:
+    return RefusedError(
+        f"{patch.name}: rewrite {rw.id!r} ({rw.where}) on {where}: {detail}",
+        "the installed code differs from what the patch expects; check the version range and the rewrite's `find`",
+    )
+
+
+def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+    module = _parse(source, where)
+    for rw in rws:
+        try:
+            module = rewrites.forward(module, rw.op)
+        except MatchFailure as exc:
+            raise _refuse(patch, rw, where, str(exc))
+    return module.bytes
+
+
+def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+    module = _parse(source, where)
+    for rw in reversed(rws):
+        try:
+            module = rewrites.inverse(module, rw.op)
+        except MatchFailure as exc:
+            raise _refuse(patch, rw, where, f"cannot undo: {exc}")
+    return module.bytes
+
+
+def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> None:
+    """Refuse unless `after` compiles, adds no undefined name and reverses to `before` exactly."""
+    try:
+        compile(after, where, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise RefusedError(f"{patch.name}: the patched {where} does not compile: {exc.msg} (line {exc.lineno})")
+    new = names.introduced(_text(before), _text(after), where)
+    if new:
+        shown = ", ".join(f"{n} in {s}" for s, n in new)
+        raise RefusedError(
+            f"{patch.name}: the patched {where} would use undefined names: {shown}",
+            "this version's code lacks names the rewrite relies on; declare a variant for it",
+        )
+    if backward(patch, rws, after, where) != before:
+        raise RefusedError(f"{patch.name}: reverse-applying the patch to {where} does not give back the original byte for byte")
+
+
+def _text(data: bytes) -> str:
+    return importlib.util.decode_source(data)
+
+
+def plan(patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes) -> FileChange:
+    where = str(path)
+    after = forward(patch, rws, before, where)
+    prove(patch, rws, before, after, where)
+    return FileChange(module, path, before, after)

@@ -1,0 +1,398 @@
+"""Validate one registry YAML file into a `Patch`, reporting every problem with file:line:col.
+
+The YAML is *composed* (never constructed): tags such as !!python/object are never honoured,
+and aliases are followed under a node budget so an alias bomb costs a bounded amount of work.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal, TypeVar
+
+import yaml
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from radpatch.errors import RegistryError
+from radpatch.model import (
+    AddParameter,
+    InsertDefinitions,
+    InsertStatements,
+    Knob,
+    ModuleChoice,
+    Operation,
+    Patch,
+    Replace,
+    Rewrite,
+    Target,
+)
+
+MAX_NODES = 20_000
+MAX_BYTES = 1_000_000
+_QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+T = TypeVar("T")
+
+
+class _Invalid(Exception):
+    """Internal: this node could not be read; its problem is already recorded."""
+
+
+@dataclass
+class _Ctx:
+    file: Path
+    problems: list[str] = field(default_factory=list)
+    budget: int = MAX_NODES
+
+    def where(self, node: yaml.Node) -> str:
+        m = node.start_mark
+        return f"{self.file}:{m.line + 1}:{m.column + 1}"
+
+    def fail(self, node: yaml.Node, path: str, message: str) -> _Invalid:
+        self.problems.append(f"{self.where(node)}: at {path or '<top>'}: {message}")
+        return _Invalid()
+
+    def spend(self, node: yaml.Node, path: str) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            raise self.fail(node, path, f"more than {MAX_NODES} YAML nodes (alias expansion?)")
+
+
+def _describe(node: yaml.Node) -> str:
+    if isinstance(node, yaml.ScalarNode):
+        return f"{node.value!r}"[:60]
+    return "a mapping" if isinstance(node, yaml.MappingNode) else "a list"
+
+
+def _str(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.ScalarNode) or node.tag not in (
+        "tag:yaml.org,2002:str",
+        "tag:yaml.org,2002:int",
+        "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:null",
+        "tag:yaml.org,2002:bool",
+    ):
+        raise ctx.fail(node, path, f"expected a string, found {_describe(node)}")
+    if node.tag != "tag:yaml.org,2002:str" and node.style is None:
+        if node.tag == "tag:yaml.org,2002:null":
+            raise ctx.fail(node, path, "expected a string, found nothing (null)")
+    return str(node.value)
+
+
+def _mapping(
+    ctx: _Ctx, node: yaml.Node, path: str, required: set[str], optional: set[str]
+) -> dict[str, yaml.Node]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.MappingNode):
+        raise ctx.fail(node, path, f"expected a mapping, found {_describe(node)}")
+    out: dict[str, yaml.Node] = {}
+    for k, v in node.value:
+        key = _str(ctx, k, path)
+        if key in out:
+            ctx.fail(k, path, f"duplicate key {key!r}")
+        elif key not in required | optional:
+            allowed = ", ".join(sorted(required | optional))
+            ctx.fail(k, path, f"unknown key {key!r}; expected one of: {allowed}")
+        else:
+            out[key] = v
+    missing = sorted(required - out.keys())
+    for key in missing:
+        ctx.fail(node, path, f"missing required key {key!r}")
+    if missing:
+        raise _Invalid()
+    return out
+
+
+def _seq(ctx: _Ctx, node: yaml.Node, path: str) -> list[yaml.Node]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.SequenceNode):
+        raise ctx.fail(node, path, f"expected a list, found {_describe(node)}")
+    return list(node.value)
+
+
+def _each(items: list[T], fn: Callable[[T], object]) -> None:
+    """Run `fn` on every item, so that one bad item does not hide problems in the next."""
+    for item in items:
+        try:
+            fn(item)
+        except _Invalid:
+            pass
+
+
+def _specifier(ctx: _Ctx, node: yaml.Node, path: str) -> SpecifierSet:
+    text = _str(ctx, node, path)
+    try:
+        spec = SpecifierSet(text)
+    except InvalidSpecifier:
+        raise ctx.fail(node, path, f"{text!r} is not a PEP 440 version range, e.g. '>=0.22,<0.34'")
+    if not text.strip():
+        raise ctx.fail(node, path, "empty version range; write e.g. '>=0.22,<0.34'")
+    return spec
+
+
+def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    code = _str(ctx, node, path)
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        try:
+            ast.parse(f"({code})", mode="eval")
+        except SyntaxError as exc:
+            raise ctx.fail(node, path, f"is not Python code: {exc.msg} (line {exc.lineno})")
+    return code
+
+
+def _qualname(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    name = _str(ctx, node, path)
+    if not _QUALNAME.match(name):
+        raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
+    return name
+
+
+def _identifier(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    name = _str(ctx, node, path)
+    if not name.isidentifier():
+        raise ctx.fail(node, path, f"{name!r} is not a Python identifier")
+    return name
+
+
+@dataclass
+class _Loader:
+    ctx: _Ctx
+    payloads: dict[Path, bytes] = field(default_factory=dict)
+
+    def payload(self, node: yaml.Node, path: str) -> tuple[Path, bytes, list[str]]:
+        rel = _str(self.ctx, node, path)
+        file = (self.ctx.file.parent / rel).resolve()
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise self.ctx.fail(node, path, f"payload {rel!r} cannot be read ({exc.strerror}): {file}")
+        try:
+            tree = ast.parse(data, filename=str(file))
+        except SyntaxError as exc:
+            raise self.ctx.fail(node, path, f"payload {file}:{exc.lineno} does not parse: {exc.msg}")
+        except ValueError as exc:
+            raise self.ctx.fail(node, path, f"payload {file} is not Python source: {exc}")
+        self.payloads[file] = data
+        defs = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        return file, data, defs
+
+    def op(self, kind: str, node: yaml.Node, path: str) -> Operation:
+        ctx = self.ctx
+        if kind == "insert_definitions":
+            m = _mapping(ctx, node, path, {"payload"}, {"names", "after", "before"})
+            file, data, defs = self.payload(m["payload"], f"{path}.payload")
+            names = tuple(
+                _identifier(ctx, n, f"{path}.names[{i}]") for i, n in enumerate(_seq(ctx, m["names"], f"{path}.names"))
+            ) if "names" in m else tuple(defs)
+            for missing in [n for n in names if n not in defs]:
+                ctx.fail(m.get("names", node), f"{path}.names", f"payload {file.name} defines no top-level {missing!r}")
+            if not names:
+                raise ctx.fail(node, path, f"payload {file.name} has no top-level definition to insert")
+            where = [w for w in ("after", "before") if w in m]
+            if len(where) != 1:
+                raise ctx.fail(node, path, "give exactly one of 'after: NAME' or 'before: NAME'")
+            side: Literal["before", "after"] = "after" if where[0] == "after" else "before"
+            anchor = _identifier(ctx, m[side], f"{path}.{side}")
+            return InsertDefinitions(file, data, names, anchor, side)
+        if kind == "add_parameter":
+            m = _mapping(ctx, node, path, {"function", "name", "default"}, set())
+            default = _pattern(ctx, m["default"], f"{path}.default")
+            return AddParameter(_qualname(ctx, m["function"], f"{path}.function"), _identifier(ctx, m["name"], f"{path}.name"), default)
+        if kind in ("insert_after", "insert_before"):
+            m = _mapping(ctx, node, path, {"scope", "find", "code"}, set())
+            code_side: Literal["before", "after"] = "after" if kind == "insert_after" else "before"
+            return InsertStatements(
+                _qualname(ctx, m["scope"], f"{path}.scope"),
+                _pattern(ctx, m["find"], f"{path}.find"),
+                _pattern(ctx, m["code"], f"{path}.code"),
+                code_side,
+            )
+        m = _mapping(ctx, node, path, {"scope", "find", "with"}, set())
+        return Replace(
+            _qualname(ctx, m["scope"], f"{path}.scope"),
+            _pattern(ctx, m["find"], f"{path}.find"),
+            _pattern(ctx, m["with"], f"{path}.with"),
+        )
+
+    def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
+        ops = {"insert_definitions", "add_parameter", "insert_after", "insert_before", "replace"}
+        m = _mapping(self.ctx, node, path, set(), {"id", "versions", "file"} | ops)
+        kinds = sorted(ops & m.keys())
+        if len(kinds) != 1:
+            raise self.ctx.fail(node, path, f"give exactly one operation of: {', '.join(sorted(ops))} (found {kinds or 'none'})")
+        rid = _str(self.ctx, m["id"], f"{path}.id") if "id" in m else f"{kinds[0]}#{index + 1}"
+        versions = _specifier(self.ctx, m["versions"], f"{path}.versions") if "versions" in m else None
+        if "file" in m:
+            target = _str(self.ctx, m["file"], f"{path}.file")
+            if target not in files:
+                raise self.ctx.fail(m["file"], f"{path}.file", f"{target!r} is not declared under 'modules' ({', '.join(sorted(files))})")
+        elif len(files) == 1:
+            target = next(iter(files))
+        else:
+            raise self.ctx.fail(node, path, "several modules are declared: name one with 'file:'")
+        op = self.op(kinds[0], m[kinds[0]], f"{path}.{kinds[0]}")
+        return Rewrite(rid, target, versions, op, self.ctx.where(node))
+
+    def module_choices(self, node: yaml.Node, path: str) -> tuple[ModuleChoice, ...]:
+        if isinstance(node, yaml.ScalarNode):
+            return (ModuleChoice(SpecifierSet(""), self.dotted(node, path)),)
+        out: list[ModuleChoice] = []
+
+        def one(item: tuple[int, yaml.Node]) -> None:
+            p = f"{path}[{item[0]}]"
+            m = _mapping(self.ctx, item[1], p, {"versions", "module"}, set())
+            out.append(ModuleChoice(_specifier(self.ctx, m["versions"], f"{p}.versions"), self.dotted(m["module"], f"{p}.module")))
+
+        _each(list(enumerate(_seq(self.ctx, node, path))), one)
+        return tuple(out)
+
+    def dotted(self, node: yaml.Node, path: str) -> str:
+        name = _str(self.ctx, node, path)
+        if not _DOTTED.match(name):
+            raise self.ctx.fail(node, path, f"{name!r} is not a dotted module name like 'pkg.sub.mod'")
+        return name
+
+
+TOP_REQUIRED = {"summary", "description", "distribution", "supported", "modules", "rewrites"}
+TOP_OPTIONAL = {"obsolete", "knobs"}
+
+
+def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
+    if len(data) > MAX_BYTES:
+        ctx.problems.append(f"{ctx.file}: file is larger than {MAX_BYTES} bytes")
+        raise _Invalid()
+    try:
+        node = yaml.compose(data, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"{ctx.file}:{mark.line + 1}:{mark.column + 1}" if mark else str(ctx.file)
+        ctx.problems.append(f"{at}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
+        raise _Invalid()
+    if node is None:
+        ctx.problems.append(f"{ctx.file}:1:1: the file is empty; expected a mapping with keys {', '.join(sorted(TOP_REQUIRED))}")
+        raise _Invalid()
+    return node
+
+
+def load_patch(file: Path) -> Patch:
+    """Load and validate one registry file; raise RegistryError listing every problem."""
+    ctx = _Ctx(file)
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise RegistryError([f"{file}: cannot read registry file ({exc.strerror})"])
+    try:
+        patch = _load(ctx, data)
+    except _Invalid:
+        patch = None
+    except RecursionError:
+        ctx.problems.append(f"{file}: YAML nested too deeply")
+        patch = None
+    if ctx.problems or patch is None:
+        raise RegistryError(ctx.problems or [f"{file}: invalid registry file"])
+    return patch
+
+
+def _load(ctx: _Ctx, data: bytes) -> Patch:
+    root = compose(ctx, data)
+    top = _mapping(ctx, root, "", set(), TOP_REQUIRED | TOP_OPTIONAL)
+    for key in sorted(TOP_REQUIRED - top.keys()):
+        ctx.fail(root, "", f"missing required key {key!r}")
+    loader = _Loader(ctx)
+    fields: dict[str, object] = {}
+
+    def read(key: str, fn: Callable[[yaml.Node, str], object]) -> None:
+        if key in top:
+            try:
+                fields[key] = fn(top[key], key)
+            except _Invalid:
+                pass
+
+    read("summary", lambda n, p: _one_line(ctx, n, p))
+    read("description", lambda n, p: _str(ctx, n, p))
+    read("distribution", lambda n, p: _str(ctx, n, p))
+    read("supported", lambda n, p: _specifier(ctx, n, p))
+    read("obsolete", lambda n, p: _specifier(ctx, n, p))
+    read("knobs", lambda n, p: _knobs(ctx, n, p))
+    read("modules", lambda n, p: _targets(ctx, loader, n, p))
+    targets = fields.get("modules")
+    names = {t.name for t in targets} if isinstance(targets, tuple) else set()
+    read("rewrites", lambda n, p: _rewrites(ctx, loader, n, p, names))
+    if ctx.problems:
+        raise _Invalid()
+    digest = hashlib.sha256(data)
+    for path in sorted(loader.payloads):
+        digest.update(loader.payloads[path])
+    return Patch(
+        name=ctx.file.stem,
+        summary=str(fields["summary"]),
+        description=str(fields["description"]),
+        distribution=str(fields["distribution"]),
+        supported=fields["supported"],  # type: ignore[arg-type]
+        obsolete=fields.get("obsolete"),  # type: ignore[arg-type]
+        knobs=fields.get("knobs", ()),  # type: ignore[arg-type]
+        targets=fields["modules"],  # type: ignore[arg-type]
+        rewrites=fields["rewrites"],  # type: ignore[arg-type]
+        source=ctx.file,
+        digest=digest.hexdigest(),
+    )
+
+
+def _one_line(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    text = _str(ctx, node, path).strip()
+    if "\n" in text or not text:
+        raise ctx.fail(node, path, "expected a non-empty one-line summary")
+    return text
+
+
+def _knobs(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[Knob, ...]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.MappingNode):
+        raise ctx.fail(node, path, f"expected a mapping of ENV_VAR: {{default, meaning}}, found {_describe(node)}")
+    out: list[Knob] = []
+    for k, v in node.value:
+        try:
+            name = _str(ctx, k, path)
+            if not _ENVVAR.match(name):
+                raise ctx.fail(k, path, f"{name!r} is not an environment variable name")
+            f = _mapping(ctx, v, f"{path}.{name}", {"default", "meaning"}, set())
+            out.append(Knob(name, _str(ctx, f["default"], f"{path}.{name}.default"), _str(ctx, f["meaning"], f"{path}.{name}.meaning")))
+        except _Invalid:
+            pass
+    return tuple(out)
+
+
+def _targets(ctx: _Ctx, loader: _Loader, node: yaml.Node, path: str) -> tuple[Target, ...]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.MappingNode) or not node.value:
+        raise ctx.fail(node, path, "expected a mapping NAME: module or NAME: [{versions, module}, ...]")
+    out: list[Target] = []
+    for k, v in node.value:
+        try:
+            name = _identifier(ctx, k, path)
+            out.append(Target(name, loader.module_choices(v, f"{path}.{name}")))
+        except _Invalid:
+            pass
+    return tuple(out)
+
+
+def _rewrites(ctx: _Ctx, loader: _Loader, node: yaml.Node, path: str, files: set[str]) -> tuple[Rewrite, ...]:
+    items = _seq(ctx, node, path)
+    if not items:
+        raise ctx.fail(node, path, "a patch needs at least one rewrite")
+    out: list[Rewrite] = []
+    _each(list(enumerate(items)), lambda it: out.append(loader.rewrite(it[1], f"{path}[{it[0]}]", it[0], files)))
+    seen: set[str] = set()
+    for r in out:
+        if r.id in seen:
+            ctx.problems.append(f"{r.where}: at {path}: duplicate rewrite id {r.id!r}")
+        seen.add(r.id)
+    return tuple(out)

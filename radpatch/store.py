@@ -1,0 +1,152 @@
+"""What radpatch did to an installation: the record, the journal, and the lock.
+
+State lives beside the distribution in `<site-packages>/.radpatch/`:
+  record.json   patch -> files with original and patched sha256 (what status and revert prove)
+  journal/      present only while files are being written: the plan and each file's prior bytes,
+                so an interrupted run is rolled back (or, if its record was written, completed)
+  lock          fcntl lock serialising radpatch processes; the kernel releases it if one dies
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from radpatch.errors import EnvironmentProblem
+from radpatch.writer import atomic_write, fsync_dir
+
+FORMAT = 1
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    module: str
+    path: str  # relative to the distribution root
+    original_sha256: str
+    patched_sha256: str
+
+
+@dataclass(frozen=True)
+class PatchRecord:
+    patch: str
+    distribution: str
+    version: str
+    registry_digest: str
+    files: tuple[FileRecord, ...]
+
+
+@dataclass(frozen=True)
+class Store:
+    root: Path  # the distribution root (site-packages)
+
+    @property
+    def dir(self) -> Path:
+        return self.root / ".radpatch"
+
+    # --- record ---------------------------------------------------------------------------------
+    def records(self) -> dict[str, PatchRecord]:
+        try:
+            raw = json.loads((self.dir / "record.json").read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise EnvironmentProblem(f"{self.dir / 'record.json'} is unreadable ({exc})", "restore it or remove it; status then re-derives states from the files")
+        out = {}
+        for name, r in raw.get("patches", {}).items():
+            files = tuple(FileRecord(**f) for f in r["files"])
+            out[name] = PatchRecord(name, r["distribution"], r["version"], r["registry_digest"], files)
+        return out
+
+    def save(self, records: dict[str, PatchRecord]) -> None:
+        data = {"format": FORMAT, "patches": {n: _plain(r) for n, r in sorted(records.items())}}
+        path = self.dir / "record.json"
+        if not path.exists():
+            path.write_bytes(b"{}")
+        atomic_write(path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+
+    # --- lock -----------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        try:
+            self.dir.mkdir(exist_ok=True)
+            fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot create radpatch's state in {self.dir}: {exc.strerror}", "run as a user who may write the installation")
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                print(f"radpatch: waiting for another radpatch process ({self.dir / 'lock'})", file=sys.stderr)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    # --- journal --------------------------------------------------------------------------------
+    @property
+    def journal(self) -> Path:
+        return self.dir / "journal"
+
+    def begin(self, op: str, patches: list[str], files: dict[Path, tuple[bytes, bytes]]) -> None:
+        """Durably save each file's prior bytes and the intended result before touching any."""
+        tmp = self.dir / f"journal.{os.getpid()}.{time.time_ns()}"
+        tmp.mkdir()
+        entries = []
+        for i, (path, (before, after)) in enumerate(files.items()):
+            (tmp / f"{i}.before").write_bytes(before)
+            entries.append({"path": str(path), "before": sha256(before), "after": sha256(after), "blob": f"{i}.before"})
+        (tmp / "plan.json").write_text(json.dumps({"op": op, "patches": patches, "files": entries}))
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        fsync_dir(tmp)
+        os.rename(tmp, self.journal)
+        fsync_dir(self.dir)
+
+    def end(self) -> None:
+        shutil.rmtree(self.journal)
+        fsync_dir(self.dir)
+
+    def recover(self, committed: bool) -> list[str]:
+        """Finish an interrupted run: keep its files if its record was written, else restore them."""
+        for stale in self.dir.glob("journal.*"):
+            shutil.rmtree(stale, ignore_errors=True)  # never renamed into place: nothing was written
+        if not self.journal.is_dir():
+            return []
+        plan = json.loads((self.journal / "plan.json").read_text())
+        done = []
+        if not committed:
+            for entry in plan["files"]:
+                path = Path(entry["path"])
+                current = path.read_bytes() if path.exists() else b""
+                if sha256(current) != entry["before"]:
+                    atomic_write(path, (self.journal / entry["blob"]).read_bytes())
+                    done.append(str(path))
+        self.end()
+        return done
+
+    def journal_plan(self) -> dict[str, object] | None:
+        try:
+            plan: dict[str, object] = json.loads((self.journal / "plan.json").read_text())
+            return plan
+        except (OSError, ValueError):
+            return None
+
+
+def _plain(r: PatchRecord) -> dict[str, object]:
+    d = asdict(r)
+    d.pop("patch")
+    return d

@@ -1,0 +1,83 @@
+"""Write files atomically and keep their bytecode from going stale."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import py_compile
+import subprocess
+import tempfile
+from pathlib import Path
+
+from radpatch.errors import EnvironmentProblem
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Temp file in the same directory, fsync, os.replace, mode and owner preserved."""
+    if path.is_symlink():
+        raise EnvironmentProblem(f"{path} is a symlink; radpatch does not write through links", "patch the file it points to, installed as a regular file")
+    try:
+        st = path.stat()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot write {path}: {exc.strerror}", "run as a user who may write the installation (root in an image build)")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, st.st_mode & 0o7777)
+        if hasattr(os, "chown"):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except PermissionError:
+                pass
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink(tmp)
+        raise EnvironmentProblem(f"cannot write {path}: {exc.strerror}; the file is unchanged")
+    except BaseException:
+        _unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def refresh_bytecode(path: Path, python: str, same_interpreter: bool) -> None:
+    """Drop every cached .pyc of `path`, then write a checked-hash .pyc for the target interpreter.
+
+    A timestamp .pyc can miss a same-second, same-size edit; a checked-hash one is validated
+    against the source's hash on every import, so it can never be stale.
+    """
+    cache = path.parent / "__pycache__"
+    for old in cache.glob(f"{path.stem}.*.pyc") if cache.is_dir() else []:
+        _unlink(str(old))
+    if same_interpreter:
+        try:
+            py_compile.compile(str(path), cfile=importlib.util.cache_from_source(str(path)), doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+        except (py_compile.PyCompileError, OSError):
+            pass  # no bytecode is fine: the interpreter compiles the source on import
+        return
+    code = ("import py_compile, sys; py_compile.compile(sys.argv[1], doraise=False, "
+            "invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)")
+    subprocess.run([python, "-c", code, str(path)], capture_output=True, timeout=120, check=False)

@@ -1,0 +1,582 @@
+"""Unit tests of the kv_group_size payload (pure Python; no vLLM needed).
+
+The payload's definitions are later injected into vLLM's planning module; here they are
+exercised as an ordinary module, plus once executed in a bare namespace that stands in for
+vLLM's module (no imports, no `from __future__`).
+"""
+
+import ast
+import builtins
+import inspect
+import logging
+import symtable
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from patches.kv_group_size import payload as P
+
+SEED_SIZES = [48, 16, 5]  # GDN, full attention, drafter sliding window
+SEED_COSTS = [9, 160, 8]  # blocks/request per group
+SEED_PAGES = 10412
+MAX_MODEL_LEN = 262144
+PAGE = 1648 * 2 * 2 * 256 * 2  # any positive page size; the tests only need ratios
+KNOBS = ("RADIANCE_KV_GROUP_OPT", "RADIANCE_KV_GROUP_SIZE", "RADIANCE_KV_GROUP_MAX_GROUPS")
+SEED_LINE = (
+    "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request "
+    "(upstream would pick size 5)"
+)
+
+
+@pytest.fixture(autouse=True)
+def _clean_knobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    for knob in KNOBS:
+        monkeypatch.delenv(knob, raising=False)
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def tokens(g: int, bpr: int) -> int:
+    """vLLM's "KV cache size" in tokens: int(concurrency * max_model_len)."""
+    return int((SEED_PAGES // g) / bpr * MAX_MODEL_LEN)
+
+
+def upstream_size(sizes: list[int]) -> int:
+    """vLLM 0.18+'s heuristic."""
+    lo, hi = min(sizes), max(sizes)
+    return hi if hi < lo * 1.5 else lo
+
+
+def vllm_split(bucket_len: int, g: int) -> list[list[int]]:
+    """vLLM's split of one bucket's positions: layers[i::num_groups] for group i."""
+    positions = list(range(bucket_len))
+    num_groups = cdiv(bucket_len, g)
+    return [positions[i::num_groups] for i in range(num_groups)]
+
+
+def allocator_size(sizes: list[int], g: int) -> int:
+    """The group size vLLM's allocator derives from the groups: max(len(group))."""
+    return max(len(group) for size in sizes for group in vllm_split(size, g))
+
+
+def drafter_groups(bucket_len: int, positions: list[int], g: int) -> set[int]:
+    groups = vllm_split(bucket_len, g)
+    return {i for i, group in enumerate(groups) for p in positions if p in group}
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@pytest.mark.parametrize(
+    ("g", "groups", "blocks", "bpr", "toks"),
+    [
+        (5, 15, 2082, 738, 739_544),
+        (8, 9, 1301, 382, 892_799),
+        (1, 69, 10412, 3032, 900_212),
+    ],
+)
+def test_seed_table(g: int, groups: int, blocks: int, bpr: int, toks: int) -> None:
+    assert P._radiance_group_stats(SEED_SIZES, SEED_COSTS, g) == (groups, bpr)
+    assert SEED_PAGES // g == blocks
+    assert tokens(g, bpr) == toks
+
+
+def test_padding_is_not_the_objective() -> None:
+    # sizes 3, 6 and 8 all pad 3 slots, yet give different capacities
+    got = {}
+    for g in (3, 6, 8):
+        num_groups, bpr = P._radiance_group_stats(SEED_SIZES, SEED_COSTS, g)
+        assert num_groups * g - sum(SEED_SIZES) == 3
+        got[g] = tokens(g, bpr)
+    assert got == {3: 812_178, 6: 812_178, 8: 892_799}
+    assert round(892_799 / 739_544 - 1, 3) == 0.207
+
+
+def test_upstream_heuristic_picks_5_on_seed() -> None:
+    assert upstream_size(SEED_SIZES) == 5
+
+
+def test_chooser_picks_8_on_seed() -> None:
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5) == (8, 9, 382, "optimised")
+
+
+def test_seed_size_4_ties_8_and_fewer_groups_wins() -> None:
+    g4 = P._radiance_group_stats(SEED_SIZES, SEED_COSTS, 4)
+    g8 = P._radiance_group_stats(SEED_SIZES, SEED_COSTS, 8)
+    assert 4 * g4[1] == 8 * g8[1] and g4[0] > g8[0]
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5)[0] == 8
+
+
+def test_tie_goes_to_fewer_groups() -> None:
+    # g=1: 4 groups x 4 blocks = 4; g=2: 2 groups, 2*2 = 4
+    assert P._radiance_choose_group_size([2, 2], [1, 1], 1) == (2, 2, 2, "optimised")
+    # and reversed bucket order does not change it
+    assert P._radiance_choose_group_size([2, 2], [1, 1], 2)[0] == 2
+
+
+def test_max_groups_cap() -> None:
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100)[0] == 1
+    # 9 groups > 8: best with <= 8 groups is 16 (3+1+1 groups, 195 blocks/request)
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=8) == (
+        16, 5, 195, "optimised",
+    )
+    # no candidate at all -> upstream
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=2) == (
+        5, 15, 738, "no-candidate",
+    )
+
+
+def test_disabled_and_forced() -> None:
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, enabled=False) == (
+        5, 15, 738, "disabled",
+    )
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=6) == (
+        6, 12, 560, "forced",
+    )
+    # a forced size ignores the cap ...
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=1)[:2] == (1, 69)
+    # ... and is reported as the size vLLM's allocator will derive (9 splits like 8)
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=9)[0] == 8
+    assert allocator_size(SEED_SIZES, 9) == 8
+    # disabled wins over forced
+    got = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=6, enabled=False)
+    assert got[0] == 5
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"bucket_sizes": [], "bucket_costs": []},
+        {"bucket_sizes": [4, 0], "bucket_costs": [1, 1]},
+        {"bucket_sizes": [4, 2], "bucket_costs": [1]},
+        {"bucket_sizes": [4, 2], "bucket_costs": [1, -1]},
+        {"max_groups": 0},
+        {"forced": 0},
+        {"drafter_layers": [0]},
+        {"drafter_bucket": 3, "drafter_layers": [0]},
+        {"drafter_bucket": 2, "drafter_layers": [5]},
+        {"drafter_bucket": 2, "drafter_layers": [1, 1]},
+    ],
+)
+def test_chooser_rejects_bad_input(kwargs: dict) -> None:
+    args = {"bucket_sizes": SEED_SIZES, "bucket_costs": SEED_COSTS, "upstream_size": 5}
+    args.update(kwargs)
+    with pytest.raises(ValueError):
+        P._radiance_choose_group_size(**args)
+
+
+# --------------------------------------------------------------------------- the drafter
+
+
+def test_drafter_never_split_where_objective_would_split_it() -> None:
+    # without a cap the unconstrained optimum is 1 (69 groups): 5 drafter layers in 5 groups
+    free = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100)
+    assert free[0] == 1 and len(drafter_groups(5, list(range(5)), 1)) == 5
+    kept = P._radiance_choose_group_size(
+        SEED_SIZES, SEED_COSTS, 5, max_groups=100, drafter_bucket=2,
+        drafter_layers=[0, 1, 2, 3, 4],
+    )
+    assert kept == (8, 9, 382, "optimised")
+
+
+def test_drafter_constraint_within_default_cap() -> None:
+    # 12/4/5 with costs 9/160/8: size 1 strictly wins (788 vs 796 for size 2) with
+    # 21 <= 24 groups, splitting the 5 drafter layers; kept together the best is 5.
+    sizes, costs = [12, 4, 5], [9, 160, 8]
+    assert P._radiance_choose_group_size(sizes, costs, 4) == (1, 21, 788, "optimised")
+    kept = P._radiance_choose_group_size(
+        sizes, costs, 4, drafter_bucket=2, drafter_layers=[0, 1, 2, 3, 4]
+    )
+    assert kept[0] == 5 and kept[3] == "optimised"
+    assert len(drafter_groups(5, [0, 1, 2, 3, 4], kept[0])) == 1
+
+
+def test_drafter_sharing_a_bucket_with_target_layers() -> None:
+    # EAGLE/DFlash drafter with the target's full-attention spec: bucket of 16 target + 5
+    # drafter layers (positions 16..20). Unconstrained, 3 wins (23 groups) and strides the
+    # bucket into 7 groups; the drafter needs that bucket to stay one group -> 21.
+    sizes, costs, drafter = [48, 21], [9, 160], [16, 17, 18, 19, 20]
+    free = P._radiance_choose_group_size(sizes, costs, 21)
+    assert free[0] == 3 and len(drafter_groups(21, drafter, 3)) > 1
+    kept = P._radiance_choose_group_size(
+        sizes, costs, 21, drafter_bucket=1, drafter_layers=drafter
+    )
+    assert kept[0] == 21
+    assert len(drafter_groups(21, drafter, 21)) == 1
+
+
+def test_strided_drafter_may_share_a_group_count_above_one() -> None:
+    # positions 1 and 3 of a bucket of 4: size 2 gives 2 groups [0, 2], [1, 3] -> together
+    assert P._radiance_keeps_drafter(4, [1, 3], 2)
+    assert not P._radiance_keeps_drafter(4, [1, 2], 2)
+    assert not P._radiance_keeps_drafter(6, [0, 3, 5], 2)  # 3 layers never fit size 2
+
+
+def test_forced_size_that_splits_drafter_falls_back() -> None:
+    got = P._radiance_choose_group_size(
+        SEED_SIZES, SEED_COSTS, 5, forced=4, drafter_bucket=2, drafter_layers=[0, 1, 2, 3, 4]
+    )
+    assert got == (5, 15, 738, "forced-splits-drafter")
+
+
+def test_no_candidate_returns_upstream() -> None:
+    # the largest bucket's size makes every bucket one group, which keeps any drafter that
+    # lives in one bucket together; with the drafter constrained to one group of a 40-layer
+    # bucket and the cap at 3, only sizes >= 100 remain
+    got = P._radiance_choose_group_size(
+        [40, 200], [1, 1], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=3
+    )
+    assert got == (100, 3, 3, "optimised")
+    # a cap below the bucket count leaves nothing: upstream
+    got = P._radiance_choose_group_size(
+        [40, 200], [1, 1], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=1
+    )
+    assert got == (40, 6, 6, "no-candidate")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(1, 64), min_size=1, max_size=5),
+    st.lists(st.integers(0, 400), min_size=5, max_size=5),
+    st.integers(1, 40),
+    st.data(),
+)
+def test_chooser_properties(
+    sizes: list[int], costs: list[int], max_groups: int, data: st.DataObject
+) -> None:
+    costs = costs[: len(sizes)]
+    up = upstream_size(sizes)
+    drafter_bucket = data.draw(st.none() | st.integers(0, len(sizes) - 1))
+    positions = None
+    if drafter_bucket is not None:
+        positions = data.draw(
+            st.lists(st.integers(0, sizes[drafter_bucket] - 1), min_size=1, unique=True)
+        )
+    size, num_groups, bpr, reason = P._radiance_choose_group_size(
+        sizes, costs, up, drafter_bucket=drafter_bucket, drafter_layers=positions,
+        max_groups=max_groups,
+    )
+
+    def admissible(g: int) -> bool:
+        if allocator_size(sizes, g) != g:
+            return False
+        if sum(cdiv(s, g) for s in sizes) > max_groups:
+            return False
+        if drafter_bucket is None:
+            return True
+        assert positions is not None
+        return len(drafter_groups(sizes[drafter_bucket], positions, g)) == 1
+
+    def objective(g: int) -> tuple[int, int]:
+        groups = sum(cdiv(s, g) for s in sizes)
+        return g * sum(cdiv(s, g) * c for s, c in zip(sizes, costs)), groups
+
+    options = [g for g in range(1, max(sizes) + 1) if admissible(g)]
+    if not options:
+        assert (size, reason) == (up, "no-candidate")
+        return
+    assert reason == "optimised"
+    # canonical: exactly the size vLLM's allocator derives from the groups
+    assert allocator_size(sizes, size) == size
+    assert size == max(cdiv(s, cdiv(s, size)) for s in sizes)
+    assert num_groups == sum(len(vllm_split(s, size)) for s in sizes) <= max_groups
+    assert bpr == sum(cdiv(s, size) * c for s, c in zip(sizes, costs))
+    assert objective(size) == min(objective(g) for g in options)
+    if drafter_bucket is not None:
+        assert positions is not None
+        assert len(drafter_groups(sizes[drafter_bucket], positions, size)) == 1
+
+
+@given(st.integers(1, 40), st.integers(1, 40), st.data())
+def test_keeps_drafter_matches_vllm_assignment(
+    bucket_len: int, g: int, data: st.DataObject
+) -> None:
+    positions = data.draw(st.lists(st.integers(0, bucket_len - 1), min_size=1, unique=True))
+    expected = len(drafter_groups(bucket_len, positions, g)) == 1
+    assert P._radiance_keeps_drafter(bucket_len, positions, g) == expected
+
+
+# --------------------------------------------------------------------------- the glue
+
+
+class FakeSpec:
+    """Stands in for a vLLM KVCacheSpec: page size and max memory use per request."""
+
+    def __init__(self, blocks: int, *, extra_bytes: int = 0, is_draft: bool = False) -> None:
+        self.page_size_bytes = PAGE
+        self.bytes = blocks * PAGE + extra_bytes
+        self.is_draft = is_draft
+        self.seen: list[object] = []
+
+    def max_memory_usage_bytes(self, vllm_config: object) -> int:
+        self.seen.append(vllm_config)
+        return self.bytes
+
+
+class BrokenSpec(FakeSpec):
+    def max_memory_usage_bytes(self, vllm_config: object) -> int:
+        raise RuntimeError("boom from spec")
+
+
+class FakeModelConfig:
+    def __init__(self, num_layers: int) -> None:
+        self.num_layers = num_layers
+
+    def get_total_num_hidden_layers(self) -> int:
+        return self.num_layers
+
+
+def make_config(num_layers: int = 64, method: str | None = "dflash") -> SimpleNamespace:
+    spec = None if method is None else SimpleNamespace(method=method)
+    return SimpleNamespace(model_config=FakeModelConfig(num_layers), speculative_config=spec)
+
+
+def seed_buckets(
+    prefix: str = "model.layers", drafter: str = "model.layers.{}.self_attn.attn",
+    drafter_start: int = 64,
+) -> tuple[list[list[str]], list[list[FakeSpec]]]:
+    """Qwen3-Next-like target: 64 layers, every 4th full attention; 5-layer drafter."""
+    gdn = [f"{prefix}.{i}.linear_attn" for i in range(64) if i % 4 != 3]
+    full = [f"{prefix}.{i}.self_attn.attn" for i in range(64) if i % 4 == 3]
+    draft = [drafter.format(drafter_start + j) for j in range(5)]
+    # GDN cost 9 = 2 + 7 speculative blocks; sliding window cost rounds bytes up to pages
+    specs = [[FakeSpec(9)], [FakeSpec(160)], [FakeSpec(7, extra_bytes=1)]]
+    return [gdn, full, draft], specs
+
+
+def test_glue_seed_picks_8_and_logs_info_line(caplog: pytest.LogCaptureFixture) -> None:
+    layers, specs = seed_buckets()
+    config = make_config()
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, config) == 8
+    infos = [r for r in caplog.records if r.levelno == logging.INFO]
+    assert [r.getMessage() for r in infos] == [SEED_LINE]
+    assert infos[0].name == P.__name__
+    assert specs[0][0].seen == [config]  # costs come from the spec, given the vllm_config
+
+
+def test_glue_costs_round_up_and_take_bucket_max() -> None:
+    specs = [[FakeSpec(2, extra_bytes=1), FakeSpec(1)], [FakeSpec(160)]]
+    assert P._radiance_bucket_costs(specs, object()) == [3, 160]
+
+
+def test_glue_without_vllm_config_is_upstream(caplog: pytest.LogCaptureFixture) -> None:
+    layers, specs = seed_buckets()
+    with caplog.at_level(logging.DEBUG, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5) == 5
+        assert P._radiance_kv_group_size(layers, specs, 5, None) == 5
+    assert specs[0][0].seen == []
+
+
+def test_glue_exception_is_upstream_with_warning(caplog: pytest.LogCaptureFixture) -> None:
+    layers, specs = seed_buckets()
+    specs[1] = [BrokenSpec(160)]
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 5
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "RuntimeError: boom from spec" in warnings[0]
+    assert "keeping upstream size 5" in warnings[0]
+
+
+def test_glue_bad_config_is_upstream() -> None:
+    layers, specs = seed_buckets()
+    # speculative decoding on, but the target's layer count cannot be read
+    config = SimpleNamespace(model_config=object(), speculative_config=object())
+    assert P._radiance_kv_group_size(layers, specs, 5, config) == 5
+
+
+def test_knob_opt_0_restores_upstream(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    layers, specs = seed_buckets()
+    monkeypatch.setenv("RADIANCE_KV_GROUP_OPT", "0")
+    monkeypatch.setenv("RADIANCE_KV_GROUP_SIZE", "6")
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 5
+    assert "disabled" in caplog.text
+    monkeypatch.setenv("RADIANCE_KV_GROUP_OPT", "1")
+    monkeypatch.delenv("RADIANCE_KV_GROUP_SIZE")
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 8
+
+
+def test_knob_size_forces(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    layers, specs = seed_buckets()
+    monkeypatch.setenv("RADIANCE_KV_GROUP_SIZE", "6")
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 6
+    assert "size 6, 12 groups, 560 blocks/request (upstream would pick size 5)" in caplog.text
+    # read at each call
+    monkeypatch.setenv("RADIANCE_KV_GROUP_SIZE", "16")
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 16
+    # a forced size that would split the 5-layer drafter is refused
+    monkeypatch.setenv("RADIANCE_KV_GROUP_SIZE", "4")
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 5
+
+
+def test_knob_max_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    layers, specs = seed_buckets()
+    monkeypatch.setenv("RADIANCE_KV_GROUP_MAX_GROUPS", "8")
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 16
+    monkeypatch.setenv("RADIANCE_KV_GROUP_MAX_GROUPS", "100")
+    # no speculative decoding: size 1 (69 groups) wins ...
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config(method=None)) == 1
+    # ... with the drafter recognised, size 1 would split it: 8 stays
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 8
+
+
+@pytest.mark.parametrize(
+    ("knob", "value"),
+    [
+        ("RADIANCE_KV_GROUP_OPT", "maybe"),
+        ("RADIANCE_KV_GROUP_SIZE", "abc"),
+        ("RADIANCE_KV_GROUP_SIZE", "0"),
+        ("RADIANCE_KV_GROUP_SIZE", "2.5"),
+        ("RADIANCE_KV_GROUP_MAX_GROUPS", "-3"),
+        ("RADIANCE_KV_GROUP_MAX_GROUPS", "many"),
+    ],
+)
+def test_malformed_knobs_fall_back_with_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, knob: str, value: str
+) -> None:
+    layers, specs = seed_buckets()
+    monkeypatch.setenv(knob, value)
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 5
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and knob in warnings[0]
+
+
+def test_knob_parsing() -> None:
+    assert P._radiance_read_knobs({}) == (True, None, 24)
+    assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_OPT": " Off "}) == (False, None, 24)
+    assert P._radiance_read_knobs(
+        {"RADIANCE_KV_GROUP_SIZE": "7", "RADIANCE_KV_GROUP_MAX_GROUPS": "12"}
+    ) == (True, 7, 12)
+
+
+# --------------------------------------------------------------------------- drafter recognition
+
+
+def positions_of(layers: list[list[str]], config: object) -> dict[int, list[int]]:
+    return P._radiance_drafter_positions(layers, config)
+
+
+def test_recognises_indexed_drafter_layers() -> None:
+    # EAGLE / EAGLE3 / DFlash heads: model.layers.{target_layers + i}
+    layers, _ = seed_buckets()
+    assert positions_of(layers, make_config()) == {2: [0, 1, 2, 3, 4]}
+    # DeepSeek/GLM-style MTP: model.layers.{num_hidden_layers}.mtp_block...
+    mtp = [["model.layers.0.self_attn.attn", "model.layers.1.self_attn.attn",
+            "model.layers.2.mtp_block.self_attn.attn"]]
+    assert positions_of(mtp, make_config(num_layers=2, method="deepseek_mtp")) == {0: [2]}
+
+
+@pytest.mark.parametrize(
+    ("target_prefix", "drafter"),
+    [
+        ("model.layers", "mtp.layers.{}.self_attn.attn"),  # qwen3_next / nemotron_h MTP
+        ("language_model.model.layers", "mtp.layers.{}.self_attn.attn"),  # qwen3.5 MTP
+        ("model.layers", "model.mtp.layers.{}.self_attn.attn"),  # mimo_v2 MTP
+        ("model.layers", "draft_model.model.layers.{}.self_attn.attn"),  # draft_model
+    ],
+)
+def test_recognises_drafters_outside_the_target_container(target_prefix: str, drafter: str) -> None:
+    layers, specs = seed_buckets(prefix=target_prefix, drafter=drafter, drafter_start=0)
+    assert positions_of(layers, make_config(method="mtp")) == {2: [0, 1, 2, 3, 4]}
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config(method="mtp")) == 8
+
+
+def test_no_speculative_config_means_no_drafter() -> None:
+    layers, _ = seed_buckets()
+    assert positions_of(layers, make_config(method=None)) == {}
+
+
+def test_glue_shared_bucket_drafter(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 48 GDN + (16 full + 5 drafter full with the same spec): upstream 21 is kept
+    layers, _ = seed_buckets()
+    shared = [layers[0], layers[1] + layers[2]]
+    specs = [[FakeSpec(9)], [FakeSpec(160)]]
+    assert positions_of(shared, make_config()) == {1: [16, 17, 18, 19, 20]}
+    assert P._radiance_kv_group_size(shared, specs, 21, make_config()) == 21
+    # without the drafter recognised the objective would have picked 3
+    assert P._radiance_kv_group_size(shared, specs, 21, make_config(method=None)) == 3
+
+
+def test_drafter_spanning_buckets_keeps_upstream(caplog: pytest.LogCaptureFixture) -> None:
+    layers, _ = seed_buckets()
+    split = [layers[0], layers[1] + layers[2][:2], layers[2][2:]]
+    specs = [[FakeSpec(9)], [FakeSpec(160)], [FakeSpec(8)]]
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(split, specs, 3, make_config()) == 3
+    assert "drafter-spans-buckets" in caplog.text
+
+
+def test_unrecognised_draft_flag_keeps_upstream(caplog: pytest.LogCaptureFixture) -> None:
+    # vLLM 0.33 flags draft specs; a flagged bucket without a recognised drafter -> upstream
+    layers, specs = seed_buckets()
+    specs[1] = [FakeSpec(160, is_draft=True)]
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 5
+    assert "no drafter layer was recognised" in caplog.text
+    # flagged where the drafter is recognised: fine
+    layers, specs = seed_buckets()
+    specs[2] = [FakeSpec(8, is_draft=True)]
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 8
+
+
+def test_layer_key() -> None:
+    assert P._radiance_layer_key("model.layers.64.self_attn.attn") == ("model.layers", 64)
+    assert P._radiance_layer_key("mtp.layers.0.self_attn.attn") == ("mtp.layers", 0)
+    assert P._radiance_layer_key("cache_only.attn") == ("cache_only.attn", -1)
+
+
+# --------------------------------------------------------------------------- injectability
+
+
+def test_module_holds_only_prefixed_defs() -> None:
+    tree = ast.parse(inspect.getsource(P))
+    names = []
+    for node in tree.body:
+        assert isinstance(node, ast.FunctionDef), ast.dump(node)[:80]
+        assert node.name.startswith("_radiance_")
+        names.append(node.name)
+    assert names[-1] == "_radiance_kv_group_size"
+    assert {"_radiance_choose_group_size", "_radiance_group_stats"} <= set(names)
+
+
+def test_functions_only_use_builtins_and_payload_names() -> None:
+    source = inspect.getsource(P)
+    defined = {n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
+    allowed = defined | set(dir(builtins)) | {"__name__"}
+
+    def free_globals(table: symtable.SymbolTable) -> set[str]:
+        found = {
+            s.get_name() for s in table.get_symbols()
+            if s.is_global() or (s.is_free() and table.get_type() == "module")
+        }
+        for child in table.get_children():
+            found |= free_globals(child)
+        return found
+
+    table = symtable.symtable(source, "payload.py", "exec")
+    used = set()
+    for child in table.get_children():
+        used |= free_globals(child)
+    assert used - allowed == set()
+
+
+def test_runs_injected_into_a_foreign_module(caplog: pytest.LogCaptureFixture) -> None:
+    # what radpatch does: the definitions land in vLLM's module namespace
+    namespace: dict[str, object] = {"__name__": "vllm.v1.core.kv_cache_utils"}
+    exec(compile(inspect.getsource(P), "kv_cache_utils.py", "exec"), namespace)
+    layers, specs = seed_buckets()
+    glue = namespace["_radiance_kv_group_size"]
+    with caplog.at_level(logging.INFO, logger="vllm.v1.core.kv_cache_utils"):
+        assert glue(layers, specs, 5, make_config()) == 8  # type: ignore[operator]
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [
+        ("vllm.v1.core.kv_cache_utils", SEED_LINE)
+    ]
