@@ -88,6 +88,18 @@ def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> 
     return cmd.run(ctx, names, as_json, check)
 
 
+@cli.command()
+@click.argument("name")
+@click.option("--versions", "spec", metavar="SPEC", help="PEP 440 range of releases to verify (default: the patch's supported range).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@pass_ctx
+def verify(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
+    """Prove a patch against every released version in its range, from the wheels (no GPU, no install)."""
+    from radpatch.commands import verify as cmd
+
+    return cmd.run(ctx, name, spec, as_json)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch import plan
+from radpatch import faults, plan
 from radpatch.environment import PythonEnv, find_distribution
 from radpatch.errors import RefusedError
 from radpatch.model import Patch
@@ -133,9 +133,21 @@ def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
                 first = files.get(f.path, (f.before, f.before))[0]
                 files[f.path] = (first, f.after)
         store.begin(op, [c.patch.patch.name for c in group], files)
-        for path, (_, after) in files.items():
-            atomic_write(path, after)
+        written: list[Path] = []
+        try:
+            for path, (_, after) in files.items():
+                faults.point("before-file")
+                atomic_write(path, after)
+                written.append(path)
+                faults.point("after-file")
+        except BaseException:
+            for path in written:  # put back what this run wrote, then forget the journal
+                atomic_write(path, files[path][0])
+            store.end()
+            raise
+        for path in written:
             refresh_bytecode(path, env.executable, env.is_current)
+        faults.point("before-record")
         records = store.records()
         for c in group:
             name = c.patch.patch.name

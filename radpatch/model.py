@@ -108,9 +108,22 @@ class Patch:
     rewrites: tuple[Rewrite, ...]
     source: Path
     digest: str  # sha256 over the registry file and its payloads
+    supported_text: str = ""  # the range as written in the registry, for messages
+
+    @property
+    def range(self) -> str:
+        return self.supported_text or str(self.supported)
 
     def target(self, name: str) -> Target:
         return next(t for t in self.targets if t.name == name)
 
     def rewrites_for(self, version: Version) -> tuple[Rewrite, ...]:
         return tuple(r for r in self.rewrites if r.applies_to(version))
+
+
+def rewrites_by_file(patch: Patch, version: Version) -> dict[str, tuple[Rewrite, ...]]:
+    """Target name -> the rewrites that apply to `version`, in registry order."""
+    out: dict[str, list[Rewrite]] = {}
+    for r in patch.rewrites_for(version):
+        out.setdefault(r.target, []).append(r)
+    return {k: tuple(v) for k, v in out.items()}

@@ -16,7 +16,7 @@ from packaging.version import Version
 from radpatch import names, rewrites
 from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure
-from radpatch.model import Patch, Rewrite
+from radpatch.model import Patch, Rewrite, rewrites_by_file
 
 
 @dataclass(frozen=True)
@@ -25,14 +25,6 @@ class FileChange:
     path: Path
     before: bytes
     after: bytes
-
-
-def rewrites_by_file(patch: Patch, version: Version) -> dict[str, tuple[Rewrite, ...]]:
-    """Target name -> the rewrites that apply to `version`, in registry order."""
-    out: dict[str, list[Rewrite]] = {}
-    for r in patch.rewrites_for(version):
-        out.setdefault(r.target, []).append(r)
-    return {k: tuple(v) for k, v in out.items()}
 
 
 def _parse(source: bytes, where: str) -> cst.Module:

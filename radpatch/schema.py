@@ -343,6 +343,7 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
         rewrites=fields["rewrites"],  # type: ignore[arg-type]
         source=ctx.file,
         digest=digest.hexdigest(),
+        supported_text=_str(ctx, top["supported"], "supported").strip(),
     )
 
 

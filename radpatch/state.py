@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from radpatch import plan
 from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
 from radpatch.errors import RefusedError
-from radpatch.model import Patch, Rewrite
+from radpatch.model import Patch, Rewrite, rewrites_by_file
 from radpatch.store import PatchRecord, Store, sha256
 
 
@@ -63,13 +62,13 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     record = Store(dist.root).records().get(patch.name)
     v = dist.version
     if v not in patch.supported:
-        why = f"{dist.name} {v} is installed; {patch.name} supports {patch.supported}"
+        why = f"{dist.name} {v} is installed; {patch.name} supports {patch.range}"
         return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
     if patch.obsolete is not None and v in patch.obsolete:
         why = f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
         return PatchState(patch, State.OBSOLETE, why, dist, (), record)
     files = []
-    for target, rws in plan.rewrites_by_file(patch, v).items():
+    for target, rws in rewrites_by_file(patch, v).items():
         choice = patch.target(target).module_for(v)
         if choice is None:
             why = f"{patch.name} declares no single module {target!r} for {dist.name} {v}"
@@ -100,6 +99,8 @@ def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, digest: str, 
             return State.NOT_APPLIED, ""
     if digest == wheel_sha:
         return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine
+    from radpatch import plan  # libcst is only needed when the hashes cannot decide
+
     try:
         pristine = plan.backward(patch, rws, data, where)
         if plan.forward(patch, rws, pristine, where) == data:

@@ -103,17 +103,18 @@ class Store:
     def begin(self, op: str, patches: list[str], files: dict[Path, tuple[bytes, bytes]]) -> None:
         """Durably save each file's prior bytes and the intended result before touching any."""
         tmp = self.dir / f"journal.{os.getpid()}.{time.time_ns()}"
-        tmp.mkdir()
-        entries = []
-        for i, (path, (before, after)) in enumerate(files.items()):
-            (tmp / f"{i}.before").write_bytes(before)
-            entries.append({"path": str(path), "before": sha256(before), "after": sha256(after), "blob": f"{i}.before"})
-        (tmp / "plan.json").write_text(json.dumps({"op": op, "patches": patches, "files": entries}))
-        for f in tmp.iterdir():
-            with open(f, "rb") as fh:
-                os.fsync(fh.fileno())
-        fsync_dir(tmp)
-        os.rename(tmp, self.journal)
+        try:
+            tmp.mkdir()
+            entries = []
+            for i, (path, (before, after)) in enumerate(files.items()):
+                _durable_write(tmp / f"{i}.before", before)
+                entries.append({"path": str(path), "before": sha256(before), "after": sha256(after), "blob": f"{i}.before"})
+            _durable_write(tmp / "plan.json", json.dumps({"op": op, "patches": patches, "files": entries}).encode())
+            fsync_dir(tmp)
+            os.rename(tmp, self.journal)
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise EnvironmentProblem(f"cannot write radpatch's journal in {self.dir}: {exc.strerror}; nothing was changed")
         fsync_dir(self.dir)
 
     def end(self) -> None:
@@ -144,6 +145,13 @@ class Store:
             return plan
         except (OSError, ValueError):
             return None
+
+
+def _durable_write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _plain(r: PatchRecord) -> dict[str, object]:

@@ -11,7 +11,7 @@ from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Op
 
 def run_list(ctx: Context) -> int:
     patches = ctx.registry.load_many(ctx.registry.names())
-    rows = [(p.name, p.distribution, str(p.supported), p.summary) for p in patches]
+    rows = [(p.name, p.distribution, p.range, p.summary) for p in patches]
     _table(("PATCH", "TARGET", "SUPPORTED", "SUMMARY"), rows)
     return EXIT_OK
 
@@ -20,7 +20,7 @@ def run_show(ctx: Context, name: str) -> int:
     p = ctx.registry.load(name)
     click.echo(f"{p.name}: {p.summary}")
     click.echo(f"  registry file: {p.source}")
-    click.echo(f"  target:        {p.distribution} {p.supported}")
+    click.echo(f"  target:        {p.distribution} {p.range}")
     if p.obsolete is not None:
         click.echo(f"  obsolete from: {p.distribution} {p.obsolete} (fixed upstream)")
     click.echo("  modules:")

@@ -49,7 +49,7 @@ def to_json(s: PatchState) -> dict[str, object]:
         "reason": s.reason,
         "package": s.patch.distribution,
         "installed_version": str(s.dist.version) if s.dist else None,
-        "supported": str(s.patch.supported),
+        "supported": s.patch.range,
         "registry_digest": s.patch.digest,
         "recorded_digest": s.record.registry_digest if s.record else None,
         "files": [
@@ -63,7 +63,7 @@ def to_json(s: PatchState) -> dict[str, object]:
 def _print(states: list[PatchState]) -> None:
     for s in states:
         version = f"{s.patch.distribution} {s.dist.version}" if s.dist else s.patch.distribution
-        click.echo(f"{s.patch.name}: {s.state.value} ({version}; supports {s.patch.supported})")
+        click.echo(f"{s.patch.name}: {s.state.value} ({version}; supports {s.patch.range})")
         if s.reason:
             click.echo(f"  {s.reason}")
         if s.record and s.state is State.APPLIED and s.record.registry_digest != s.patch.digest:
