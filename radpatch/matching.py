@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import functools
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from typing import Union
@@ -25,6 +26,7 @@ class MatchFailure(Exception):
     """A pattern matched zero or several times, or a scope does not exist."""
 
 
+@functools.lru_cache(maxsize=1024)
 def stmt_key(code: str) -> str:
     return ast.dump(ast.parse(textwrap.dedent(code)))
 
@@ -50,7 +52,12 @@ def is_expression(code: str) -> bool:
 
 
 def parse_statements(code: str) -> list[cst.BaseStatement]:
-    return list(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").body)
+    return list(_parse_statements(code))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
+    return tuple(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").body)
 
 
 def find_scope(module: cst.Module, qualname: str) -> Path_:
@@ -125,14 +132,24 @@ def code_of(module: cst.Module, node: cst.CSTNode) -> str:
 def find_statements(module: cst.Module, scope: Path_, pattern: Sequence[str]) -> list[tuple[Path_, int]]:
     """Slots where the consecutive statements equal `pattern` (each a statement's code)."""
     keys = [stmt_key(p) for p in pattern]
+    shapes = [_shape(s) for p in pattern for s in parse_statements(p)[:1]]
     hits = []
     for block, i in statement_slots(scope):
         body = block_body(block[-1])
         if i + len(keys) > len(body):
             continue
+        if any(_shape(body[i + j]) != shape for j, shape in enumerate(shapes)):
+            continue  # cheap pre-filter: generating code for every statement is the slow part
         if all(_stmt_matches(module, body[i + j], k) for j, k in enumerate(keys)):
             hits.append((block, i))
     return hits
+
+
+def _shape(node: cst.BaseStatement) -> tuple[type, ...]:
+    """Node types that any AST-equal statement must share (comments and layout aside)."""
+    if isinstance(node, cst.SimpleStatementLine):
+        return (cst.SimpleStatementLine, *(type(s) for s in node.body))
+    return (type(node),)
 
 
 def _stmt_matches(module: cst.Module, node: cst.BaseStatement, key: str) -> bool:

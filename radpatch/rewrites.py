@@ -8,6 +8,8 @@ puts the pattern back (the engine proves the round trip byte for byte before wri
 
 from __future__ import annotations
 
+import ast
+import functools
 import textwrap
 from collections.abc import Callable, Sequence
 
@@ -61,10 +63,22 @@ def _with_body(module: cst.Module, block: Path_, body: list[cst.BaseStatement]) 
 # --- insert_definitions ------------------------------------------------------------------------
 
 def _payload_defs(op: InsertDefinitions) -> list[cst.BaseStatement]:
-    payload = cst.parse_module(op.payload_source)
-    defs = {s.name.value: s for s in payload.body if isinstance(s, (*_DEFS,))}
+    return list(_payload_defs_cached(op.payload_source, op.names))
+
+
+@functools.lru_cache(maxsize=32)
+def _payload_defs_cached(source: bytes, names: tuple[str, ...]) -> tuple[cst.BaseStatement, ...]:
+    payload = cst.parse_module(source)
+    defs = {s.name.value: s for s in payload.body if isinstance(s, _DEFS)}
     blank = [cst.EmptyLine(), cst.EmptyLine()]
-    return [defs[n].with_changes(leading_lines=blank) for n in op.names]
+    return tuple(defs[n].with_changes(leading_lines=blank) for n in names)
+
+
+@functools.lru_cache(maxsize=32)
+def _payload_keys(source: bytes, names: tuple[str, ...]) -> tuple[str, ...]:
+    tree = ast.parse(source)
+    defs = {n.name: ast.dump(n) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return tuple(defs[n] for n in names)
 
 
 def _top_def_index(module: cst.Module, name: str) -> list[int]:
@@ -85,21 +99,27 @@ def _insert_defs(module: cst.Module, op: InsertDefinitions) -> cst.CSTNode:
 
 
 def _remove_defs(module: cst.Module, op: InsertDefinitions) -> cst.CSTNode:
-    wanted = _payload_defs(op)
+    wanted = _payload_keys(op.payload_source, op.names)
     first = _top_def_index(module, op.names[0])
     _one(first, f"injected definition {op.names[0]!r}", "the module", lambda: "it was never inserted")
     start = first[0]
     body = list(module.body)
     block = body[start:start + len(wanted)]
-    for got, want in zip(block, wanted, strict=False):
-        if len(block) != len(wanted) or stmt_key(code_of(module, got)) != stmt_key(code_of(module, want)):
-            raise MatchFailure(f"injected definitions {', '.join(op.names)} differ from the payload {op.payload.name}")
+    got = [_def_key(module, s) for s in block]
+    if got != list(wanted):
+        differ = [n for n, g, w in zip(op.names, got, wanted) if g != w] or list(op.names[len(got):])
+        raise MatchFailure(f"injected definitions differ from the payload {op.payload.name}: {', '.join(differ)}")
     anchor_at = start + len(wanted) if op.where == "before" else start - 1
     anchor = body[anchor_at] if 0 <= anchor_at < len(body) else None
     if not (isinstance(anchor, _DEFS) and anchor.name.value == op.anchor):
         raise MatchFailure(f"injected definitions are not {op.where} {op.anchor!r}")
     del body[start:start + len(wanted)]
     return module.with_changes(body=body)
+
+
+def _def_key(module: cst.Module, node: cst.BaseStatement) -> str:
+    tree = ast.parse(textwrap.dedent(code_of(module, node)))
+    return ast.dump(tree.body[0]) if tree.body else ""
 
 
 def _near(name: str, names: list[str]) -> str:
