@@ -68,6 +68,7 @@ def find_scope(module: cst.Module, qualname: str) -> Path_:
     for part in qualname.split("."):
         body = _body(path[-1])
         hits = [s for s in body if isinstance(s, _DEFS) and s.name.value == part]
+        block = path[-1].body if isinstance(path[-1], _DEFS) else None
         if len(hits) != 1:
             where = "module" if len(path) == 1 else _name(path[-1])
             if not hits:
@@ -76,7 +77,7 @@ def find_scope(module: cst.Module, qualname: str) -> Path_:
                 tip = f"; closest: {', '.join(close)}" if close else ""
                 raise MatchFailure(f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}")
             raise MatchFailure(f"scope {qualname!r}: {where} defines {part!r} {len(hits)} times (ambiguous)")
-        path = (*path, hits[0])
+        path = (*path, block, hits[0]) if block is not None else (*path, hits[0])
     return path
 
 
@@ -190,7 +191,7 @@ def _swap_child(parent: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.
     raise AssertionError(f"{type(old).__name__} is not a child of {type(parent).__name__}")
 
 
-def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str) -> str:
+def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str, offset: int = 0) -> str:
     """'line N: <code>' of the candidate most similar to `pattern`, for a no-match message."""
     if not candidates:
         return "the scope is empty"
@@ -204,7 +205,7 @@ def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str)
             norm = text
         scored.append((difflib.SequenceMatcher(None, want, norm).ratio(), norm, node))
     ratio, norm, node = max(scored, key=lambda s: s[0])
-    line = _line_of(module, node)
+    line = _line_of(module, node) + offset
     shown = norm if len(norm) < 400 else norm[:400] + " ..."
     return f"closest candidate (line {line}, {ratio:.0%} similar):\n{textwrap.indent(shown, '      ')}"
 

@@ -6,17 +6,16 @@ that it introduces no undefined name, and reverse-apply it, requiring the origin
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-import libcst as cst
 from packaging.version import Version
 
 from radpatch import names, rewrites
 from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure
 from radpatch.model import Patch, Rewrite, rewrites_by_file
+from radpatch.source import Source, Undecodable, decode
 
 
 @dataclass(frozen=True)
@@ -27,11 +26,14 @@ class FileChange:
     after: bytes
 
 
-def _parse(source: bytes, where: str) -> cst.Module:
+def _decode(source: bytes, where: str) -> tuple[Source, str]:
     try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        raise RefusedError(f"{where} does not parse as Python: {exc.message} (line {exc.raw_line})")
+        text, encoding = decode(source)
+        return Source.parse(text), encoding
+    except Undecodable as exc:
+        raise RefusedError(f"{where} cannot be decoded as Python source: {exc}")
+    except SyntaxError as exc:
+        raise RefusedError(f"{where} does not parse as Python: {exc.msg} (line {exc.lineno})")
 
 
 def _refuse(patch: Patch, rw: Rewrite, where: str, detail: str) -> RefusedError:
@@ -42,23 +44,23 @@ def _refuse(patch: Patch, rw: Rewrite, where: str, detail: str) -> RefusedError:
 
 
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
-    module = _parse(source, where)
+    src, encoding = _decode(source, where)
     for rw in rws:
         try:
-            module = rewrites.forward(module, rw.op)
+            src = rewrites.forward(src, rw.op)
         except MatchFailure as exc:
             raise _refuse(patch, rw, where, str(exc))
-    return module.bytes
+    return src.text.encode(encoding)
 
 
 def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
-    module = _parse(source, where)
+    src, encoding = _decode(source, where)
     for rw in reversed(rws):
         try:
-            module = rewrites.inverse(module, rw.op)
+            src = rewrites.inverse(src, rw.op)
         except MatchFailure as exc:
             raise _refuse(patch, rw, where, f"cannot undo: {exc}")
-    return module.bytes
+    return src.text.encode(encoding)
 
 
 def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> None:
@@ -79,7 +81,7 @@ def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, w
 
 
 def _text(data: bytes) -> str:
-    return importlib.util.decode_source(data)
+    return decode(data)[0]
 
 
 def plan(patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes) -> FileChange:

@@ -1,9 +1,12 @@
-"""The rewrite operations, each with its exact inverse, on a libcst Module.
+"""The rewrite operations, each with its exact inverse, on Python source text.
 
-forward(module) -> module applies one rewrite; inverse(module) -> module undoes it. Both raise
-MatchFailure unless their anchor matches exactly once. Inverses restore the original bytes: an
-insertion removes exactly the nodes it added, a parameter gives its comma back, a replacement
-puts the pattern back (the engine proves the round trip byte for byte before writing).
+forward(text, op) applies one rewrite; inverse(text, op) undoes it. Both raise MatchFailure
+unless their anchor matches exactly once. Inverses restore the original bytes: an insertion
+removes exactly what it added, a parameter gives its comma back, a replacement puts the pattern
+back (the engine proves the round trip byte for byte before writing).
+
+Definitions are inserted and removed as lines, located with `ast`; the other operations parse
+only their scope's top-level definition with libcst (see source.py) and splice it back.
 """
 
 from __future__ import annotations
@@ -31,17 +34,47 @@ from radpatch.matching import (
     stmt_key,
     walk,
 )
+from radpatch import commas
 from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Operation, Replace
+from radpatch.source import Source, Top
 
 _DEFS = (cst.FunctionDef, cst.ClassDef)
+Edit = Callable[[cst.Module, Operation, int], cst.CSTNode]
 
 
-def forward(module: cst.Module, op: Operation) -> cst.Module:
-    return _as_module(_DISPATCH[type(op)][0](module, op))
+def forward(src: Source, op: Operation) -> Source:
+    if isinstance(op, InsertDefinitions):
+        return _insert_defs(src, op)
+    return _in_scope(src, _scope_of(op), lambda m, offset: _EDITS[type(op)][0](m, op, offset))
 
 
-def inverse(module: cst.Module, op: Operation) -> cst.Module:
-    return _as_module(_DISPATCH[type(op)][1](module, op))
+def inverse(src: Source, op: Operation) -> Source:
+    if isinstance(op, InsertDefinitions):
+        return _remove_defs(src, op)
+    return _in_scope(src, _scope_of(op), lambda m, offset: _EDITS[type(op)][1](m, op, offset))
+
+
+def _scope_of(op: Operation) -> str:
+    return op.function if isinstance(op, AddParameter) else op.scope  # type: ignore[union-attr]
+
+
+def _in_scope(src: Source, qualname: str, edit: Callable[[cst.Module, int], cst.CSTNode]) -> Source:
+    """Run `edit` on a libcst module holding just the top-level definition `qualname` lives in."""
+    if qualname == "<module>":
+        return Source.parse(_as_module(edit(cst.parse_module(src.text), 0)).code)
+    top = qualname.split(".")[0]
+    hits = src.named(top)
+    if len(hits) != 1:
+        if hits:
+            raise MatchFailure(f"scope {qualname!r}: the module defines {top!r} {len(hits)} times (ambiguous)")
+        raise MatchFailure(f"scope {qualname!r}: the module defines no function or class {top!r}; {_near(top, src.names())}")
+    t = src.tops[hits[0]]
+    new = _as_module(edit(cst.parse_module(src.text_of(t.start, t.end)), t.start)).code
+    return src.splice(hits[0], hits[0] + 1, new, (Top(t.name, 0, _count_lines(new)),))
+
+
+def _count_lines(text: str) -> int:
+    return len(Source.parse_lines(text))
 
 
 def _as_module(node: cst.CSTNode) -> cst.Module:
@@ -60,66 +93,59 @@ def _with_body(module: cst.Module, block: Path_, body: list[cst.BaseStatement]) 
     return replace_on_path(block, block[-1].with_changes(body=body))
 
 
-# --- insert_definitions ------------------------------------------------------------------------
-
-def _payload_defs(op: InsertDefinitions) -> list[cst.BaseStatement]:
-    return list(_payload_defs_cached(op.payload_source, op.names))
-
+# --- insert_definitions: whole lines, located with ast -------------------------------------------
 
 @functools.lru_cache(maxsize=32)
-def _payload_defs_cached(source: bytes, names: tuple[str, ...]) -> tuple[cst.BaseStatement, ...]:
-    payload = cst.parse_module(source)
-    defs = {s.name.value: s for s in payload.body if isinstance(s, _DEFS)}
-    blank = [cst.EmptyLine(), cst.EmptyLine()]
-    return tuple(defs[n].with_changes(leading_lines=blank) for n in names)
+def _payload_defs(source: bytes, names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(source text, ast key) of each named top-level definition of a payload."""
+    src = Source.parse(source.decode("utf-8"))
+    out = []
+    for name in names:
+        i = src.named(name)[0]
+        text = src.text_of(src.tops[i].start, src.tops[i].end)
+        out.append((text if text.endswith("\n") else text + "\n", ast.dump(src.node(i))))
+    return tuple(out)
 
 
-@functools.lru_cache(maxsize=32)
-def _payload_keys(source: bytes, names: tuple[str, ...]) -> tuple[str, ...]:
-    tree = ast.parse(source)
-    defs = {n.name: ast.dump(n) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    return tuple(defs[n] for n in names)
-
-
-def _top_def_index(module: cst.Module, name: str) -> list[int]:
-    return [i for i, s in enumerate(module.body) if isinstance(s, _DEFS) and s.name.value == name]
-
-
-def _insert_defs(module: cst.Module, op: InsertDefinitions) -> cst.CSTNode:
-    anchor = _top_def_index(module, op.anchor)
-    names = [s.name.value for s in module.body if isinstance(s, _DEFS)]
-    _one(anchor, f"top-level definition {op.anchor!r}", "the module", lambda: _near(op.anchor, names))
+def _insert_defs(src: Source, op: InsertDefinitions) -> Source:
+    """Definitions go right after the statement preceding the anchor ("before"; so comments
+    above the anchor stay with it) or right after the anchor ("after"), each preceded by two
+    blank lines. Before a first statement they go at the top, each followed by two."""
+    anchor = src.named(op.anchor)
+    _one(anchor, f"top-level definition {op.anchor!r}", "the module", lambda: _near(op.anchor, src.names()))
     for name in op.names:
-        if _top_def_index(module, name):
+        if src.named(name):
             raise MatchFailure(f"the module already defines {name!r}; the payload would shadow it")
-    at = anchor[0] + (1 if op.where == "after" else 0)
-    body = list(module.body)
-    body[at:at] = _payload_defs(op)
-    return module.with_changes(body=body)
+    first = anchor[0] if op.where == "before" else anchor[0] + 1
+    at_top = first == 0
+    block, tops = "", []
+    for name, (text, _) in zip(op.names, _payload_defs(op.payload_source, op.names)):
+        start = _count_lines(block) + (0 if at_top else 2)
+        tops.append(Top(name, start, start + _count_lines(text)))
+        block += text + "\n\n" if at_top else "\n\n" + text
+    at_line = 0 if at_top else src.tops[first - 1].end
+    return src.splice_lines(at_line, at_line, first, first, block, tuple(tops))
 
 
-def _remove_defs(module: cst.Module, op: InsertDefinitions) -> cst.CSTNode:
-    wanted = _payload_keys(op.payload_source, op.names)
-    first = _top_def_index(module, op.names[0])
+def _remove_defs(src: Source, op: InsertDefinitions) -> Source:
+    first = src.named(op.names[0])
     _one(first, f"injected definition {op.names[0]!r}", "the module", lambda: "it was never inserted")
-    start = first[0]
-    body = list(module.body)
-    block = body[start:start + len(wanted)]
-    got = [_def_key(module, s) for s in block]
-    if got != list(wanted):
-        differ = [n for n, g, w in zip(op.names, got, wanted) if g != w] or list(op.names[len(got):])
+    i, n = first[0], len(op.names)
+    wanted = [k for _, k in _payload_defs(op.payload_source, op.names)]
+    got = [ast.dump(src.node(k)) if k < len(src.tops) and src.tops[k].name == name else "" for k, name in zip(range(i, i + n), op.names)]
+    if got != wanted:
+        differ = [name for name, g, w in zip(op.names, got, wanted) if g != w]
         raise MatchFailure(f"injected definitions differ from the payload {op.payload.name}: {', '.join(differ)}")
-    anchor_at = start + len(wanted) if op.where == "before" else start - 1
-    anchor = body[anchor_at] if 0 <= anchor_at < len(body) else None
-    if not (isinstance(anchor, _DEFS) and anchor.name.value == op.anchor):
+    at = i + n if op.where == "before" else i - 1
+    if not (0 <= at < len(src.tops) and src.tops[at].name == op.anchor):
         raise MatchFailure(f"injected definitions are not {op.where} {op.anchor!r}")
-    del body[start:start + len(wanted)]
-    return module.with_changes(body=body)
-
-
-def _def_key(module: cst.Module, node: cst.BaseStatement) -> str:
-    tree = ast.parse(textwrap.dedent(code_of(module, node)))
-    return ast.dump(tree.body[0]) if tree.body else ""
+    start = 0 if i == 0 else src.tops[i - 1].end
+    end = src.tops[i + n].start if i == 0 else src.tops[i + n - 1].end
+    inside = {line for t in src.tops[i:i + n] for line in range(t.start, t.end)}
+    stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
+    if stray:
+        raise MatchFailure(f"lines {stray[:3]} between the injected definitions are not blank; cannot remove them exactly")
+    return src.splice_lines(start, end, i, i + n, "", ())
 
 
 def _near(name: str, names: list[str]) -> str:
@@ -139,7 +165,7 @@ def _function(module: cst.Module, qualname: str) -> tuple[Path_, cst.FunctionDef
     return path, fn
 
 
-def _add_param(module: cst.Module, op: AddParameter) -> cst.CSTNode:
+def _add_param(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:
     path, fn = _function(module, op.function)
     params = fn.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -151,17 +177,18 @@ def _add_param(module: cst.Module, op: AddParameter) -> cst.CSTNode:
         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
     )
     plist = list(params.params)
-    if plist:
-        # The new last parameter takes the old last one's comma (so the inverse can hand it back);
-        # the old one gets a comma spaced like the gap after the opening parenthesis.
-        prev = plist[-1]
-        new = new.with_changes(comma=prev.comma)
-        gap = fn.whitespace_before_params
-        after = gap if isinstance(gap, cst.ParenthesizedWhitespace) else cst.SimpleWhitespace(" ")
-        plist[-1] = prev.with_changes(comma=cst.Comma(whitespace_after=after))
-    elif params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg:
+    if not plist and (params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg):
         new = new.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    plist.append(new)
+    sep = commas.separator(plist, fn.whitespace_before_params)
+    slash = params.posonly_ind
+    if not plist and isinstance(slash, cst.ParamSlash):
+        if isinstance(slash.comma, cst.Comma):
+            raise MatchFailure(f"{op.function}(): adding a parameter after '/,' is not supported")
+        # `a, /)` -> `a, /, new)`: the slash gets a comma, new takes the space before ')'.
+        new = new.with_changes(whitespace_after_param=slash.whitespace_after)
+        slash = slash.with_changes(comma=cst.Comma(whitespace_after=sep), whitespace_after=cst.SimpleWhitespace(""))
+        params = params.with_changes(posonly_ind=slash)
+    plist = commas.append(plist, new, sep)
     return replace_on_path(path, fn.with_changes(params=params.with_changes(params=plist)))
 
 
@@ -170,17 +197,20 @@ def _star_name(params: cst.Parameters) -> str | None:
     return star.name.value if isinstance(star, cst.Param) else None
 
 
-def _remove_param(module: cst.Module, op: AddParameter) -> cst.CSTNode:
+def _remove_param(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:
     path, fn = _function(module, op.function)
     plist = list(fn.params.params)
     if not plist or plist[-1].name.value != op.name:
         raise MatchFailure(f"{op.function}() has no trailing parameter {op.name!r}")
-    last = plist.pop()
+    last = plist[-1]
     if last.default is None or stmt_key(code_of(module, last.default)) != stmt_key(op.default):
         raise MatchFailure(f"{op.function}(): parameter {op.name!r} does not default to {op.default}")
-    if plist:
-        plist[-1] = plist[-1].with_changes(comma=last.comma)
-    return replace_on_path(path, fn.with_changes(params=fn.params.with_changes(params=plist)))
+    params = fn.params
+    slash = params.posonly_ind
+    if len(plist) == 1 and isinstance(slash, cst.ParamSlash) and not isinstance(last.comma, cst.Comma):
+        slash = slash.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after=last.whitespace_after_param)
+        params = params.with_changes(posonly_ind=slash)
+    return replace_on_path(path, fn.with_changes(params=params.with_changes(params=commas.pop(plist))))
 
 
 # --- insert_before / insert_after --------------------------------------------------------------
@@ -189,10 +219,10 @@ def _scope_stmts(module: cst.Module, scope: Path_) -> list[cst.CSTNode]:
     return [block_body(b[-1])[i] for b, i in statement_slots(scope)]
 
 
-def _insert_stmts(module: cst.Module, op: InsertStatements) -> cst.CSTNode:
+def _insert_stmts(module: cst.Module, op: InsertStatements, offset: int) -> cst.CSTNode:
     scope = find_scope(module, op.scope)
     hits = find_statements(module, scope, [op.find])
-    _one(hits, "statement `find`", op.scope, lambda: closest(module, _scope_stmts(module, scope), op.find))
+    _one(hits, "statement `find`", op.scope, lambda: closest(module, _scope_stmts(module, scope), op.find, offset))
     block, i = hits[0]
     body = list(block_body(block[-1]))
     at = i + 1 if op.where == "after" else i
@@ -200,7 +230,7 @@ def _insert_stmts(module: cst.Module, op: InsertStatements) -> cst.CSTNode:
     return _with_body(module, block, body)
 
 
-def _remove_stmts(module: cst.Module, op: InsertStatements) -> cst.CSTNode:
+def _remove_stmts(module: cst.Module, op: InsertStatements, offset: int) -> cst.CSTNode:
     scope = find_scope(module, op.scope)
     code = [code_of(module, s) for s in parse_statements(op.code)]
     seq = [op.find, *code] if op.where == "after" else [*code, op.find]
@@ -215,40 +245,73 @@ def _remove_stmts(module: cst.Module, op: InsertStatements) -> cst.CSTNode:
 
 # --- replace -----------------------------------------------------------------------------------
 
-def _replace(module: cst.Module, op: Replace) -> cst.CSTNode:
-    return _swap(module, op.scope, op.find, op.with_)
+def _replace(module: cst.Module, op: Replace, offset: int) -> cst.CSTNode:
+    return _swap(module, op.scope, op.find, op.with_, offset)
 
 
-def _unreplace(module: cst.Module, op: Replace) -> cst.CSTNode:
-    return _swap(module, op.scope, op.with_, op.find)
+def _unreplace(module: cst.Module, op: Replace, offset: int) -> cst.CSTNode:
+    return _swap(module, op.scope, op.with_, op.find, offset)
 
 
-def _swap(module: cst.Module, qualname: str, old: str, new: str) -> cst.CSTNode:
+def _swap(module: cst.Module, qualname: str, old: str, new: str, offset: int) -> cst.CSTNode:
     scope = find_scope(module, qualname)
     if is_expression(old):
         hits = find_expressions(module, scope, old)
         kind = type(cst.parse_expression(old.strip()))
         _one(hits, "expression `find`", qualname,
-             lambda: closest(module, [p[-1] for p in walk(scope, lambda n: type(n) is kind)], old))
+             lambda: closest(module, [p[-1] for p in walk(scope, lambda n: type(n) is kind)], old, offset))
         found = hits[0][-1]
         repl = cst.parse_expression(textwrap.dedent(new).strip())
+        grown = _call_args_edit(found, cst.parse_expression(textwrap.dedent(old).strip()), repl)
+        if grown is not None:
+            return replace_on_path(hits[0], grown)
         if hasattr(found, "lpar") and hasattr(repl, "lpar"):
             repl = repl.with_changes(lpar=found.lpar, rpar=found.rpar)  # type: ignore[attr-defined]
         return replace_on_path(hits[0], repl)
     old_code = [code_of(module, s) for s in parse_statements(old)]
     hits2 = find_statements(module, scope, old_code)
-    _one(hits2, "statement `find`", qualname, lambda: closest(module, _scope_stmts(module, scope), old))
+    _one(hits2, "statement `find`", qualname, lambda: closest(module, _scope_stmts(module, scope), old, offset))
     block, i = hits2[0]
     body = list(block_body(block[-1]))
     stmts = parse_statements(new)
+    # The replaced lines' comments (above, and after the last one) stay where they were.
     stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)  # type: ignore[union-attr]
+    last = body[i + len(old_code) - 1]
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
+        stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)
     body[i:i + len(old_code)] = stmts
     return _with_body(module, block, body)
 
 
-_DISPATCH = {
-    InsertDefinitions: (_insert_defs, _remove_defs),
-    AddParameter: (_add_param, _remove_param),
-    InsertStatements: (_insert_stmts, _remove_stmts),
-    Replace: (_replace, _unreplace),
+def _call_args_edit(found: cst.CSTNode, old: cst.BaseExpression, new: cst.BaseExpression) -> cst.CSTNode | None:
+    """When `old` and `new` are calls of the same function and one's arguments extend the
+    other's, add or drop just those arguments in `found`, keeping its layout and comments."""
+    if not (isinstance(found, cst.Call) and isinstance(old, cst.Call) and isinstance(new, cst.Call)):
+        return None
+    if _key(old.func) != _key(new.func) or len(found.args) != len(old.args):
+        return None
+    short, long = (old, new) if len(new.args) > len(old.args) else (new, old)
+    if len(short.args) == len(long.args) or [_key(a) for a in short.args] != [_key(a) for a in long.args[:len(short.args)]]:
+        return None
+    args = list(found.args)
+    if long is new:
+        sep = commas.separator(args, found.whitespace_before_args)
+        for extra in new.args[len(old.args):]:
+            bare = extra.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+            args = commas.append(args, bare, sep)
+    else:
+        for _ in range(len(old.args) - len(new.args)):
+            args = commas.pop(args)
+    return found.with_changes(args=args)
+
+
+def _key(node: cst.CSTNode) -> str:
+    code = cst.Module([]).code_for_node(node.with_changes(comma=cst.MaybeSentinel.DEFAULT) if isinstance(node, cst.Arg) else node)
+    return ast.dump(ast.parse(f"f({code})" if isinstance(node, cst.Arg) else f"({code})", mode="eval"))
+
+
+_EDITS: dict[type, tuple[Edit, Edit]] = {
+    AddParameter: (_add_param, _remove_param),  # type: ignore[dict-item]
+    InsertStatements: (_insert_stmts, _remove_stmts),  # type: ignore[dict-item]
+    Replace: (_replace, _unreplace),  # type: ignore[dict-item]
 }
