@@ -8,18 +8,22 @@ original (e.g. globals assigned only through `global` statements) are compared a
 from __future__ import annotations
 
 import builtins
+import re
 import symtable
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__loader__",
                                        "__package__", "__builtins__", "__path__", "__cached__", "__annotations__"}
 
 
+_STAR = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
+
+
 def unresolved(source: str, filename: str = "<patched>") -> set[tuple[str, str]]:
     """(scope qualname, name) for every name read in a scope and defined nowhere it could be."""
+    if _STAR.search(source):
+        return set()  # a star import can define anything: nothing can be proven missing
     top = symtable.symtable(source, filename, "exec")
     defined = set(_BUILTINS)
-    if any(s.is_imported() and s.get_name() == "*" for s in top.get_symbols()):
-        return set()  # a star import can define anything: nothing can be proven missing
     defined |= {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
     defined |= _declared_global_assignments(top)
     out: set[tuple[str, str]] = set()

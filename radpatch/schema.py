@@ -162,10 +162,33 @@ def _identifier(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return name
 
 
+class _Collector:
+    """Call readers one after another; remember whether any failed, so every problem of a
+    mapping is reported before giving up on it."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def __call__(self, fn: Callable[..., T], *args: object) -> T:
+        try:
+            return fn(*args)
+        except _Invalid:
+            self.failed = True
+            return None  # type: ignore[return-value]
+
+    def fail(self, _: _Invalid) -> None:
+        self.failed = True
+
+    def check(self) -> None:
+        if self.failed:
+            raise _Invalid()
+
+
 @dataclass
 class _Loader:
     ctx: _Ctx
     payloads: dict[Path, bytes] = field(default_factory=dict)
+    ctx_node: yaml.Node | None = None
 
     def payload(self, node: yaml.Node, path: str) -> tuple[Path, bytes, list[str]]:
         rel = _str(self.ctx, node, path)
@@ -186,60 +209,83 @@ class _Loader:
 
     def op(self, kind: str, node: yaml.Node, path: str) -> Operation:
         ctx = self.ctx
+        get = _Collector()
         if kind == "insert_definitions":
             m = _mapping(ctx, node, path, {"payload"}, {"names", "after", "before"})
-            file, data, defs = self.payload(m["payload"], f"{path}.payload")
-            names = tuple(
-                _identifier(ctx, n, f"{path}.names[{i}]") for i, n in enumerate(_seq(ctx, m["names"], f"{path}.names"))
-            ) if "names" in m else tuple(defs)
-            for missing in [n for n in names if n not in defs]:
-                ctx.fail(m.get("names", node), f"{path}.names", f"payload {file.name} defines no top-level {missing!r}")
-            if not names:
-                raise ctx.fail(node, path, f"payload {file.name} has no top-level definition to insert")
+            payload = get(self.payload, m["payload"], f"{path}.payload")
+            names = get(self._names, m.get("names"), f"{path}.names", payload)
             where = [w for w in ("after", "before") if w in m]
             if len(where) != 1:
-                raise ctx.fail(node, path, "give exactly one of 'after: NAME' or 'before: NAME'")
-            side: Literal["before", "after"] = "after" if where[0] == "after" else "before"
-            anchor = _identifier(ctx, m[side], f"{path}.{side}")
-            return InsertDefinitions(file, data, names, anchor, side)
+                get.fail(ctx.fail(node, path, "give exactly one of 'after: NAME' or 'before: NAME'"))
+            side: Literal["before", "after"] = "after" if where[:1] == ["after"] else "before"
+            anchor = get(_identifier, ctx, m[side], f"{path}.{side}") if len(where) == 1 else None
+            get.check()
+            return InsertDefinitions(payload[0], payload[1], names, anchor, side)
         if kind == "add_parameter":
             m = _mapping(ctx, node, path, {"function", "name", "default"}, set())
-            default = _pattern(ctx, m["default"], f"{path}.default")
-            return AddParameter(_qualname(ctx, m["function"], f"{path}.function"), _identifier(ctx, m["name"], f"{path}.name"), default)
+            op = AddParameter(get(_qualname, ctx, m["function"], f"{path}.function"),
+                              get(_identifier, ctx, m["name"], f"{path}.name"),
+                              get(_pattern, ctx, m["default"], f"{path}.default"))
+            get.check()
+            return op
         if kind in ("insert_after", "insert_before"):
             m = _mapping(ctx, node, path, {"scope", "find", "code"}, set())
             code_side: Literal["before", "after"] = "after" if kind == "insert_after" else "before"
-            return InsertStatements(
-                _qualname(ctx, m["scope"], f"{path}.scope"),
-                _pattern(ctx, m["find"], f"{path}.find"),
-                _pattern(ctx, m["code"], f"{path}.code"),
-                code_side,
-            )
+            ins = InsertStatements(get(_qualname, ctx, m["scope"], f"{path}.scope"),
+                                   get(_pattern, ctx, m["find"], f"{path}.find"),
+                                   get(_pattern, ctx, m["code"], f"{path}.code"), code_side)
+            get.check()
+            return ins
         m = _mapping(ctx, node, path, {"scope", "find", "with"}, set())
-        return Replace(
-            _qualname(ctx, m["scope"], f"{path}.scope"),
-            _pattern(ctx, m["find"], f"{path}.find"),
-            _pattern(ctx, m["with"], f"{path}.with"),
-        )
+        rep = Replace(get(_qualname, ctx, m["scope"], f"{path}.scope"),
+                      get(_pattern, ctx, m["find"], f"{path}.find"),
+                      get(_pattern, ctx, m["with"], f"{path}.with"))
+        get.check()
+        return rep
+
+    def _names(self, node: yaml.Node | None, path: str, payload: tuple[Path, bytes, list[str]] | None) -> tuple[str, ...]:
+        defs = payload[2] if payload else []
+        if node is None:
+            if payload and not defs:
+                raise self.ctx.fail(self.ctx_node, path, f"payload {payload[0].name} has no top-level definition to insert")
+            return tuple(defs)
+        get = _Collector()
+        names = tuple(get(_identifier, self.ctx, n, f"{path}[{i}]") for i, n in enumerate(_seq(self.ctx, node, path)))
+        get.check()
+        if not names:
+            raise self.ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
+        if payload:
+            for missing in [n for n in names if n not in defs]:
+                get.fail(self.ctx.fail(node, path, f"payload {payload[0].name} defines no top-level {missing!r}"))
+        get.check()
+        return names
 
     def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
         ops = {"insert_definitions", "add_parameter", "insert_after", "insert_before", "replace"}
         m = _mapping(self.ctx, node, path, set(), {"id", "versions", "file"} | ops)
+        self.ctx_node = node
+        get = _Collector()
         kinds = sorted(ops & m.keys())
         if len(kinds) != 1:
-            raise self.ctx.fail(node, path, f"give exactly one operation of: {', '.join(sorted(ops))} (found {kinds or 'none'})")
-        rid = _str(self.ctx, m["id"], f"{path}.id") if "id" in m else f"{kinds[0]}#{index + 1}"
-        versions = _specifier(self.ctx, m["versions"], f"{path}.versions") if "versions" in m else None
-        if "file" in m:
-            target = _str(self.ctx, m["file"], f"{path}.file")
-            if target not in files:
-                raise self.ctx.fail(m["file"], f"{path}.file", f"{target!r} is not declared under 'modules' ({', '.join(sorted(files))})")
-        elif len(files) == 1:
-            target = next(iter(files))
-        else:
-            raise self.ctx.fail(node, path, "several modules are declared: name one with 'file:'")
-        op = self.op(kinds[0], m[kinds[0]], f"{path}.{kinds[0]}")
+            get.fail(self.ctx.fail(node, path, f"give exactly one operation of: {', '.join(sorted(ops))} (found {kinds or 'none'})"))
+        rid = get(_str, self.ctx, m["id"], f"{path}.id") if "id" in m else f"{(kinds or ['rewrite'])[0]}#{index + 1}"
+        versions = get(_specifier, self.ctx, m["versions"], f"{path}.versions") if "versions" in m else None
+        target = get(self._file, m.get("file"), node, path, files)
+        op = get(self.op, kinds[0], m[kinds[0]], f"{path}.{kinds[0]}") if len(kinds) == 1 else None
+        get.check()
         return Rewrite(rid, target, versions, op, self.ctx.where(node))
+
+    def _file(self, node: yaml.Node | None, rewrite: yaml.Node, path: str, files: set[str]) -> str:
+        if node is not None:
+            target = _str(self.ctx, node, f"{path}.file")
+            if target not in files:
+                raise self.ctx.fail(node, f"{path}.file", f"{target!r} is not declared under 'modules' ({', '.join(sorted(files)) or 'none'})")
+            return target
+        if len(files) == 1:
+            return next(iter(files))
+        if not files:
+            raise _Invalid()  # `modules` itself is invalid and already reported
+        raise self.ctx.fail(rewrite, path, "several modules are declared: name one with 'file:'")
 
     def module_choices(self, node: yaml.Node, path: str) -> tuple[ModuleChoice, ...]:
         if isinstance(node, yaml.ScalarNode):
