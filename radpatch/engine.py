@@ -89,7 +89,10 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
 
 
 def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
+    """Revert in the order given (the CLI passes the reverse of the command line), each patch
+    planned on what the previous ones leave, so patches stacked on one file come off together."""
     changes: list[Change] = []
+    overlay: dict[Path, bytes] = {}
     for patch in patches:
         ps = patch_state(patch, env)
         if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
@@ -99,9 +102,11 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             raise _refuse_state(ps, "revert")
         files = []
         for f in ps.files:
-            pristine = plan.backward(patch, f.rewrites, f.data, str(f.path))
+            current = overlay.get(f.path, f.data)
+            pristine = plan.backward(patch, f.rewrites, current, str(f.path))
             _check_original(ps, f.relpath, pristine, f.record_sha256, say)
-            files.append(plan.FileChange(f.module, f.path, f.data, pristine))
+            overlay[f.path] = pristine
+            files.append(plan.FileChange(f.module, f.path, current, pristine))
         changes.append(Change(ps, tuple(files)))
     if dry_run or not changes:
         return changes
@@ -116,8 +121,10 @@ def _check_original(ps: PatchState, relpath: str, pristine: bytes, wheel_sha: st
     recorded = [f.original_sha256 for f in (ps.record.files if ps.record else ()) if f.path == relpath]
     if recorded and recorded[0] != digest:
         raise RefusedError(f"{ps.patch.name}: reverting {relpath} would not give back the recorded original (sha256 {recorded[0][:12]}…)",
-                           "the file was changed after the patch was applied; reinstall the distribution instead")
-    if wheel_sha is not None and wheel_sha != digest:
+                           "another patch applied after it changes the same code: revert that one too (in the same command), or reinstall the distribution")
+    stacked = ps.dist is not None and any(
+        f.path == relpath for name, r in Store(ps.dist.root).records().items() if name != ps.patch.name for f in r.files)
+    if wheel_sha is not None and wheel_sha != digest and not stacked:
         say(f"{ps.patch.name}: note: the original {relpath} differs from the wheel's RECORD (it was already modified before patching)")
 
 

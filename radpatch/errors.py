@@ -45,7 +45,7 @@ class RegistryError(UsageError):
         self.problems = problems
         super().__init__(
             "\n".join(problems),
-            "fix the registry file(s) above; `radpatch show NAME` prints a valid entry",
+            "fix the registry file(s) above; the README's 'The registry format' shows a complete entry",
         )
 
 

@@ -35,6 +35,7 @@ from radpatch.matching import (
     walk,
 )
 from radpatch import commas
+from radpatch.merge import merge
 from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Operation, Replace
 from radpatch.source import Source, Top
 
@@ -110,19 +111,24 @@ def _payload_defs(source: bytes, names: tuple[str, ...]) -> tuple[tuple[str, str
 def _insert_defs(src: Source, op: InsertDefinitions) -> Source:
     """Definitions go right after the statement preceding the anchor ("before"; so comments
     above the anchor stay with it) or right after the anchor ("after"), each preceded by two
-    blank lines. Before a first statement they go at the top, each followed by two."""
+    blank lines. Before a first statement they go at the top, each followed by two. The
+    file's line endings are used, and a file without a final newline stays without one."""
     anchor = src.named(op.anchor)
     _one(anchor, f"top-level definition {op.anchor!r}", "the module", lambda: _near(op.anchor, src.names()))
     for name in op.names:
         if src.named(name):
             raise MatchFailure(f"the module already defines {name!r}; the payload would shadow it")
+    nl = src.newline
+    defs = [t.replace("\n", nl) for t, _ in _payload_defs(op.payload_source, op.names)]
     first = anchor[0] if op.where == "before" else anchor[0] + 1
+    if first == len(src.tops) and src.tops and not src.lines[-1].endswith(("\n", "\r")):
+        return Source.parse(src.text + nl + "".join(nl + nl + d for d in defs)[:-len(nl)])
     at_top = first == 0
     block, tops = "", []
-    for name, (text, _) in zip(op.names, _payload_defs(op.payload_source, op.names)):
+    for name, text in zip(op.names, defs):
         start = _count_lines(block) + (0 if at_top else 2)
         tops.append(Top(name, start, start + _count_lines(text)))
-        block += text + "\n\n" if at_top else "\n\n" + text
+        block += text + nl + nl if at_top else nl + nl + text
     at_line = 0 if at_top else src.tops[first - 1].end
     return src.splice_lines(at_line, at_line, first, first, block, tuple(tops))
 
@@ -145,6 +151,9 @@ def _remove_defs(src: Source, op: InsertDefinitions) -> Source:
     stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
     if stray:
         raise MatchFailure(f"lines {stray[:3]} between the injected definitions are not blank; cannot remove them exactly")
+    if i + n == len(src.tops) and not src.lines[-1].endswith(("\n", "\r")):
+        kept = src.text_of(0, start)  # the file had no final newline before the definitions came
+        return Source.parse(kept[:-len(src.newline)] if kept.endswith(src.newline) else kept)
     return src.splice_lines(start, end, i, i + n, "", ())
 
 
@@ -177,9 +186,12 @@ def _add_param(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode
         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
     )
     plist = list(params.params)
-    if not plist and (params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg):
-        new = new.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    if isinstance(params.star_arg, cst.Param):
+        # `def f(a, new=None, *args)` would make existing calls f(1, 2) bind `new`: refuse.
+        raise MatchFailure(f"{op.function}() takes *{params.star_arg.name.value}; a new parameter before it would change how existing calls bind")
     sep = commas.separator(plist, fn.whitespace_before_params)
+    if not plist and (params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg):
+        new = new.with_changes(comma=cst.Comma(whitespace_after=sep))
     slash = params.posonly_ind
     if not plist and isinstance(slash, cst.ParamSlash):
         if isinstance(slash.comma, cst.Comma):
@@ -261,53 +273,27 @@ def _swap(module: cst.Module, qualname: str, old: str, new: str, offset: int) ->
         _one(hits, "expression `find`", qualname,
              lambda: closest(module, [p[-1] for p in walk(scope, lambda n: type(n) is kind)], old, offset))
         found = hits[0][-1]
-        repl = cst.parse_expression(textwrap.dedent(new).strip())
-        grown = _call_args_edit(found, cst.parse_expression(textwrap.dedent(old).strip()), repl)
-        if grown is not None:
-            return replace_on_path(hits[0], grown)
-        if hasattr(found, "lpar") and hasattr(repl, "lpar"):
-            repl = repl.with_changes(lpar=found.lpar, rpar=found.rpar)  # type: ignore[attr-defined]
-        return replace_on_path(hits[0], repl)
-    old_code = [code_of(module, s) for s in parse_statements(old)]
+        old_node = cst.parse_expression(textwrap.dedent(old).strip())
+        new_node = cst.parse_expression(textwrap.dedent(new).strip())
+        return replace_on_path(hits[0], merge(found, old_node, new_node))
+    old_stmts = parse_statements(old)
+    old_code = [code_of(module, s) for s in old_stmts]
     hits2 = find_statements(module, scope, old_code)
     _one(hits2, "statement `find`", qualname, lambda: closest(module, _scope_stmts(module, scope), old, offset))
     block, i = hits2[0]
     body = list(block_body(block[-1]))
-    stmts = parse_statements(new)
-    # The replaced lines' comments (above, and after the last one) stay where they were.
-    stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)  # type: ignore[union-attr]
-    last = body[i + len(old_code) - 1]
-    if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
-        stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)
-    body[i:i + len(old_code)] = stmts
-    return _with_body(module, block, body)
-
-
-def _call_args_edit(found: cst.CSTNode, old: cst.BaseExpression, new: cst.BaseExpression) -> cst.CSTNode | None:
-    """When `old` and `new` are calls of the same function and one's arguments extend the
-    other's, add or drop just those arguments in `found`, keeping its layout and comments."""
-    if not (isinstance(found, cst.Call) and isinstance(old, cst.Call) and isinstance(new, cst.Call)):
-        return None
-    if _key(old.func) != _key(new.func) or len(found.args) != len(old.args):
-        return None
-    short, long = (old, new) if len(new.args) > len(old.args) else (new, old)
-    if len(short.args) == len(long.args) or [_key(a) for a in short.args] != [_key(a) for a in long.args[:len(short.args)]]:
-        return None
-    args = list(found.args)
-    if long is new:
-        sep = commas.separator(args, found.whitespace_before_args)
-        for extra in new.args[len(old.args):]:
-            bare = extra.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
-            args = commas.append(args, bare, sep)
+    new_stmts = parse_statements(new)
+    if len(new_stmts) == len(old_stmts):
+        stmts = [merge(o, a, b) for o, a, b in zip(body[i:i + len(old_stmts)], old_stmts, new_stmts)]
     else:
-        for _ in range(len(old.args) - len(new.args)):
-            args = commas.pop(args)
-    return found.with_changes(args=args)
-
-
-def _key(node: cst.CSTNode) -> str:
-    code = cst.Module([]).code_for_node(node.with_changes(comma=cst.MaybeSentinel.DEFAULT) if isinstance(node, cst.Arg) else node)
-    return ast.dump(ast.parse(f"f({code})" if isinstance(node, cst.Arg) else f"({code})", mode="eval"))
+        # The replaced lines' comments (above, and after the last one) stay where they were.
+        stmts = list(new_stmts)
+        stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)
+        last = body[i + len(old_stmts) - 1]
+        if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
+            stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)
+    body[i:i + len(old_stmts)] = stmts  # type: ignore[assignment]
+    return _with_body(module, block, body)
 
 
 _EDITS: dict[type, tuple[Edit, Edit]] = {

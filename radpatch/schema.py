@@ -63,6 +63,9 @@ class _Ctx:
             raise self.fail(node, path, f"more than {MAX_NODES} YAML nodes (alias expansion?)")
 
 
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "null", "bool")}
+
+
 def _describe(node: yaml.Node) -> str:
     if isinstance(node, yaml.ScalarNode):
         return f"{node.value!r}"[:60]
@@ -71,6 +74,8 @@ def _describe(node: yaml.Node) -> str:
 
 def _str(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     ctx.spend(node, path)
+    if isinstance(node, yaml.ScalarNode) and node.tag not in _PLAIN_TAGS:
+        raise ctx.fail(node, path, f"the YAML tag {node.tag!r} is not supported; write a plain string")
     if not isinstance(node, yaml.ScalarNode) or node.tag not in (
         "tag:yaml.org,2002:str",
         "tag:yaml.org,2002:int",
@@ -278,6 +283,8 @@ class _Loader:
     def _file(self, node: yaml.Node | None, rewrite: yaml.Node, path: str, files: set[str]) -> str:
         if node is not None:
             target = _str(self.ctx, node, f"{path}.file")
+            if not files:
+                raise _Invalid()  # `modules` itself is invalid and already reported
             if target not in files:
                 raise self.ctx.fail(node, f"{path}.file", f"{target!r} is not declared under 'modules' ({', '.join(sorted(files)) or 'none'})")
             return target

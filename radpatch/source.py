@@ -72,6 +72,16 @@ class Source:
         return _LINE.findall(text)
 
     @property
+    def newline(self) -> str:
+        """The file's line ending (that of its first line), for inserted lines."""
+        for line in self.lines[:1]:
+            if line.endswith("\r\n"):
+                return "\r\n"
+            if line.endswith("\r"):
+                return "\r"
+        return "\n"
+
+    @property
     def text(self) -> str:
         return "".join(self.lines)
 

@@ -1,0 +1,268 @@
+"""The engine on a fake installation: apply/revert round trips, idempotency, refusals, all-or-nothing.
+
+Every refusal must leave every file of the installation byte-identical (Site.snapshot).
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from typing import Any
+
+Site = Any  # tests/conftest.py's Site fixture type
+
+PATCHED_CORE = """\
+def plan(spec, cfg=None):
+    size = len(spec)
+    if size > 4:
+        size = 4
+    return size
+
+
+def groups(spec):
+    return plan(spec, None)
+"""
+PATCHED_UTIL = "def scale(x):\n    return x * 3\n"
+
+ORIGINAL_CORE = PATCHED_CORE.replace("spec, cfg=None", "spec").replace("plan(spec, None)", "plan(spec)")
+ORIGINAL = {"toypkg/__init__.py": b"", "toypkg/core.py": ORIGINAL_CORE.encode(), "toypkg/util.py": b"def scale(x):\n    return x * 2\n"}
+
+
+def sources(site: Site) -> dict[str, bytes]:
+    return {rel: (site.root / rel).read_bytes() for rel in ORIGINAL}
+
+
+def record_hash(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def one_rewrite(rewrite: str) -> str:
+    """A registry entry for toypkg.core with the given rewrite (YAML, indented as a list item)."""
+    return textwrap.dedent("""\
+        summary: One rewrite
+        description: d
+        distribution: toypkg
+        supported: ">=1.0,<2"
+        modules:
+          core: toypkg.core
+        rewrites:
+        """) + textwrap.indent(textwrap.dedent(rewrite), "  ")
+
+
+# --- the round trip ----------------------------------------------------------------------------
+
+def test_apply_writes_the_planned_files_then_revert_restores_every_byte(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 0, r.err
+    assert "toy: applied to toypkg 1.0" in r.out
+    assert (site.root / "toypkg/core.py").read_text() == PATCHED_CORE
+    assert (site.root / "toypkg/util.py").read_text() == PATCHED_UTIL
+    record = json.loads((site.root / ".radpatch/record.json").read_text())
+    files = {f["path"]: f for f in record["patches"]["toy"]["files"]}
+    assert set(files) == {"toypkg/core.py", "toypkg/util.py"}
+
+    r = radpatch("--registry", str(toy), "revert", "toy")
+    assert r.code == 0, r.err
+    assert "restored byte for byte" in r.out
+    assert sources(site) == ORIGINAL
+    assert "toy" not in json.loads((site.root / ".radpatch/record.json").read_text())["patches"]
+    assert not (site.root / ".radpatch/journal").exists()
+    record_lines = (site.root / "toypkg-1.0.dist-info/RECORD").read_text()
+    for rel, data in ORIGINAL.items():
+        assert f"{rel},sha256={record_hash(data)}," in record_lines
+
+
+def test_second_apply_writes_nothing(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    watched = [site.root / "toypkg/core.py", site.root / "toypkg/util.py", site.root / ".radpatch/record.json"]
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in watched}
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 0, r.err
+    assert "already applied" in r.out and "nothing to do" in r.out
+    assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in watched} == before
+
+
+def test_revert_of_an_unapplied_patch_is_a_no_op(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    before = site.snapshot()
+    r = radpatch("--registry", str(toy), "revert", "toy")
+    assert r.code == 0 and "not applied; nothing to revert" in r.out
+    assert site.snapshot() == before
+
+
+def test_dry_run_proves_and_writes_nothing(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    before = site.snapshot()
+    r = radpatch("--registry", str(toy), "apply", "--dry-run", "toy")
+    assert r.code == 0, r.err
+    assert r.out.count("would patch") == 2 and "reverses byte for byte" in r.out
+    assert site.snapshot() == before
+
+
+# --- refusals leave every byte alone -----------------------------------------------------------
+
+def refused(site: Site, radpatch, registry: Path, *argv: str, code: int = 1) -> str:  # type: ignore[no-untyped-def]
+    before = site.snapshot()
+    r = radpatch("--registry", str(registry), *argv)
+    assert r.code == code, (r.out, r.err)
+    assert "Traceback" not in r.err
+    assert r.err.startswith("radpatch: error: ")
+    assert site.snapshot() == before
+    return r.err
+
+
+def test_missing_anchor_names_the_scope_and_the_closest_candidate(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    reg = write_registry("nofind", one_rewrite("""\
+        - id: cap
+          insert_after: {scope: plan, find: "size = 44", code: "size = size + 1"}
+        """))
+    err = refused(site, radpatch, reg, "apply", "nofind")
+    assert "rewrite 'cap'" in err
+    assert "not found in plan" in err
+    assert "closest candidate (line 4" in err and "size = 4" in err
+
+
+def test_ambiguous_anchor_says_how_many(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    reg = write_registry("many", one_rewrite("""\
+        - id: rename
+          replace: {scope: plan, find: size, with: n}
+        """))
+    err = refused(site, radpatch, reg, "apply", "many")
+    assert "matches 4 times in plan" in err and "ambiguous" in err
+
+
+def test_version_out_of_range_is_refused_with_a_readable_range(site: Site, radpatch) -> None:  # type: ignore[no-untyped-def]
+    site.install("vllm", "0.21.0", {"vllm/__init__.py": "", "vllm/v1/core/kv_cache_utils.py": "x = 1\n"})
+    before = site.snapshot()
+    r = radpatch("apply", "kv_group_size")
+    assert r.code == 1, r.err
+    assert "vllm 0.21.0 is installed; kv_group_size supports >=0.22.0,<0.34" in r.err
+    assert site.snapshot() == before
+
+
+def test_payload_that_does_not_parse_is_a_registry_error(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    reg = write_registry("badpayload", one_rewrite("""\
+        - insert_definitions:
+            payload: payload.py
+            after: plan
+        """), payloads={"payload.py": "def helper(:\n    pass\n"})
+    err = refused(site, radpatch, reg, "apply", "badpayload", code=2)
+    assert f"{reg / 'badpayload.yaml'}:9:16: at rewrites[0].insert_definitions.payload" in err
+    assert "payload.py:1 does not parse" in err
+
+
+def test_new_undefined_name_is_refused(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    reg = write_registry("undef", one_rewrite("""\
+        - insert_after: {scope: plan, find: "size = len(spec)", code: "size = clamp(size)"}
+        """))
+    err = refused(site, radpatch, reg, "apply", "undef")
+    assert "would use undefined names: clamp in plan" in err
+
+
+def test_patch_that_does_not_compile_is_refused(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    reg = write_registry("nocompile", one_rewrite("""\
+        - replace: {scope: plan, find: "size = 4", with: "break"}
+        """))
+    err = refused(site, radpatch, reg, "apply", "nocompile")
+    assert "does not compile" in err and "'break' outside loop" in err
+
+
+def test_drifted_target_is_reported_and_apply_and_revert_refuse(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    core = site.root / "toypkg/core.py"
+    core.write_text(PATCHED_CORE.replace("plan(spec, None)", "plan(spec, 0)"))  # someone else's edit
+    r = radpatch("--registry", str(toy), "status", "toy")
+    assert r.code == 0
+    assert r.out.startswith("toy: drifted (toypkg 1.0;")
+    assert "toypkg/core.py: matches neither the pristine form" in r.out
+    for argv in (("apply", "toy"), ("revert", "toy")):
+        err = refused(site, radpatch, toy, *argv)
+        assert f"toy: cannot {argv[0]}: drifted" in err
+    assert radpatch("--registry", str(toy), "status", "--check", "toy").code == 3
+
+
+def test_revert_refuses_when_undoing_would_not_give_the_recorded_original(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    util = site.root / "toypkg/util.py"
+    util.write_text("def scale(x):\n    x = abs(x)\n    return x * 3\n")  # still patched, but edited since
+    err = refused(site, radpatch, toy, "revert", "toy")
+    assert "toypkg/util.py" in err
+
+
+# --- all or nothing ----------------------------------------------------------------------------
+
+def test_one_refused_patch_refuses_the_whole_command(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    write_registry("bad", one_rewrite("""\
+        - replace: {scope: groups, find: plan(spex), with: plan(spec)}
+        """))
+    err = refused(site, radpatch, toy, "apply", "toy", "bad")
+    assert "bad: rewrite 'replace#1'" in err and "not found in groups" in err
+    assert radpatch("--registry", str(toy), "status", "--check", "toy").code == 3
+
+
+def test_two_patches_on_one_file_apply_and_revert_together(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    write_registry("first", one_rewrite("""\
+        - add_parameter: {function: plan, name: cfg, default: "None"}
+        """))
+    write_registry("second", one_rewrite("""\
+        - insert_after: {scope: plan, find: "size = len(spec)", code: "size += 1"}
+        """))
+    r = radpatch("--registry", str(toy), "apply", "first", "second")
+    assert r.code == 0, r.err
+    core = (site.root / "toypkg/core.py").read_text()
+    assert core.startswith("def plan(spec, cfg=None):\n    size = len(spec)\n    size += 1\n")
+    assert radpatch("--registry", str(toy), "status", "--check", "first", "second").code == 0
+    r = radpatch("--registry", str(toy), "revert", "first", "second")
+    assert r.code == 0, r.err
+    assert sources(site) == ORIGINAL
+
+
+
+def test_failed_second_write_restores_the_first_file_at_once(site: Site, toy: Path, radpatch, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        if Path(dst).name == "util.py":
+            raise OSError(errno.EIO, "injected write failure")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    before = site.snapshot()
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 4, (r.out, r.err)
+    assert "util.py" in r.err and "injected write failure" in r.err and "Traceback" not in r.err
+    assert sources(site) == ORIGINAL  # core.py was written first and must already be back
+    assert not (site.root / ".radpatch/journal").exists()
+    after = site.snapshot()
+    assert {k: v for k, v in after.items() if "__pycache__" not in k} == before
+
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert sources(site)["toypkg/util.py"] == PATCHED_UTIL.encode()
+
+
+@pytest.mark.parametrize("fault", ["after-file:1", "before-record:1"])
+def test_killed_apply_is_rolled_back_by_the_journal_on_the_next_run(site: Site, toy: Path, fault: str) -> None:
+    def cli(*argv: str, fault: str = "") -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(site.root), "RADPATCH_FAULT": fault}
+        return subprocess.run([sys.executable, "-m", "radpatch", "--registry", str(toy), *argv],
+                              capture_output=True, text=True, env=env, timeout=60)
+
+    killed = cli("apply", "toy", fault=fault)
+    assert killed.returncode == -9, killed.stderr
+    assert (site.root / ".radpatch/journal").is_dir()
+    assert sources(site)["toypkg/core.py"] == PATCHED_CORE.encode()  # the run died after writing it
+
+    nxt = cli("revert", "toy")
+    assert nxt.returncode == 0, nxt.stderr
+    assert "recovered from an interrupted run: restored" in nxt.stdout and "core.py" in nxt.stdout
+    assert sources(site) == ORIGINAL
+    assert not (site.root / ".radpatch/journal").exists()

@@ -1,0 +1,157 @@
+"""End to end on a real installed distribution: rpdemo built as a wheel, pip-installed into a venv,
+patched by the installed radpatch (`python -m radpatch --python <venv>/bin/python`)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+pytestmark = pytest.mark.wheel
+Venv = Any  # tests/wheel/conftest.py's Venv: root, python, site, run(code)
+
+BEHAVIOUR = "from rpdemo.core import describe; from rpdemo.util import scale; print(describe([2, 5]), scale(2))"
+
+
+def radpatch(venv: Venv, registry: Path, *argv: str, fault: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("RADPATCH_REGISTRY", "RADPATCH_FAULT", "PYTHONPATH")}
+    if fault:
+        env["RADPATCH_FAULT"] = fault
+    return subprocess.run(
+        [sys.executable, "-m", "radpatch", "--python", str(venv.python), "--registry", str(registry), *argv],
+        capture_output=True, text=True, timeout=120, env=env,
+    )
+
+
+def record_sha256(venv: Venv, relpath: str) -> str:
+    """The sha256 (hex) pip wrote into RECORD for `relpath`."""
+    for line in (venv.site / "rpdemo-1.0.0.dist-info" / "RECORD").read_text().splitlines():
+        path, digest, _ = line.rsplit(",", 2)
+        if path == relpath:
+            assert digest.startswith("sha256=")
+            b64 = digest[len("sha256="):]
+            return base64.urlsafe_b64decode(b64 + "=" * (-len(b64) % 4)).hex()
+    raise AssertionError(f"{relpath} not in RECORD")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+MODULES = ("rpdemo/core.py", "rpdemo/util.py")
+
+
+def test_status_apply_diff_check_revert(venv: Venv, registry: Path) -> None:
+    assert venv.run(BEHAVIOUR) == "group size 4 4\n"
+    originals = {rel: (venv.site / rel).read_bytes() for rel in MODULES}
+    assert all(sha256(venv.site / rel) == record_sha256(venv, rel) for rel in MODULES)
+
+    status = radpatch(venv, registry, "status", "rpdemo_tune")
+    assert (status.returncode, status.stdout) == (0, "rpdemo_tune: not-applied (rpdemo 1.0.0; supports >=1.0,<2)\n")
+    assert radpatch(venv, registry, "status", "--check", "rpdemo_tune").returncode == 3
+
+    applied = radpatch(venv, registry, "apply", "rpdemo_tune")
+    assert applied.returncode == 0, applied.stderr
+    assert applied.stdout == "rpdemo_tune: applied to rpdemo 1.0.0 (rpdemo.core, rpdemo.util)\n"
+    assert venv.run(BEHAVIOUR) == "group size 15 6\n"  # max(2, 5) * 3, and 2 * 3
+
+    diff = radpatch(venv, registry, "diff", "rpdemo_tune")
+    assert diff.returncode == 0, diff.stderr
+    assert "+++ b/rpdemo/core.py\n" in diff.stdout and "+++ b/rpdemo/util.py\n" in diff.stdout
+    added = [ln[1:] for ln in diff.stdout.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    removed = [ln[1:] for ln in diff.stdout.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    assert "    group = _rp_pick(sizes, group)" in added and "def _rp_pick(sizes, upstream):" in added
+    assert removed == ["    return x * 2"] and "    return x * 3" in added
+
+    check = radpatch(venv, registry, "status", "--check", "rpdemo_tune")
+    assert check.returncode == 0, check.stderr
+    assert radpatch(venv, registry, "status", "--check").returncode == 0  # the recorded patches
+
+    info = json.loads(radpatch(venv, registry, "status", "--json", "rpdemo_tune").stdout)[0]
+    assert (info["state"], info["installed_version"]) == ("applied", "1.0.0")
+    assert [f["record_match"] for f in info["files"]] == [False, False]
+
+    reverted = radpatch(venv, registry, "revert", "rpdemo_tune")
+    assert reverted.returncode == 0, reverted.stderr
+    for rel in MODULES:
+        assert sha256(venv.site / rel) == record_sha256(venv, rel)
+        assert (venv.site / rel).read_bytes() == originals[rel]
+    assert venv.run(BEHAVIOUR) == "group size 4 4\n"
+    info = json.loads(radpatch(venv, registry, "status", "--json", "rpdemo_tune").stdout)[0]
+    assert info["state"] == "not-applied" and [f["record_match"] for f in info["files"]] == [True, True]
+
+
+def test_second_apply_writes_nothing(venv: Venv, registry: Path) -> None:
+    assert radpatch(venv, registry, "apply", "rpdemo_tune").returncode == 0
+    files = [venv.site / rel for rel in MODULES]
+    stamps = [(p.stat().st_mtime_ns, p.read_bytes()) for p in files]
+    again = radpatch(venv, registry, "apply", "rpdemo_tune")
+    assert again.returncode == 0, again.stderr
+    assert "rpdemo_tune: already applied to rpdemo 1.0.0; nothing to do" in again.stdout
+    assert [(p.stat().st_mtime_ns, p.read_bytes()) for p in files] == stamps
+
+
+def test_version_out_of_range_is_refused(venv: Venv, future_registry: Path) -> None:
+    future = future_registry
+    before = {rel: ((venv.site / rel).read_bytes(), (venv.site / rel).stat().st_mtime_ns) for rel in MODULES}
+    refused = radpatch(venv, future, "apply", "rpdemo_future")
+    assert refused.returncode == 1
+    assert "rpdemo 1.0.0 is installed; rpdemo_future supports >=2.0" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert {rel: ((venv.site / rel).read_bytes(), (venv.site / rel).stat().st_mtime_ns) for rel in MODULES} == before
+    status = radpatch(venv, future, "status", "rpdemo_future")
+    assert status.stdout.startswith("rpdemo_future: incompatible (rpdemo 1.0.0; supports >=2.0)")
+
+
+def _same_size_same_mtime(path: Path, new: bytes) -> None:
+    """Make `path` hold `new` (same length) while keeping its mtime: a same-second edit."""
+    st = path.stat()
+    assert len(new) == st.st_size
+    if path.read_bytes() != new:
+        path.write_bytes(new)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_no_stale_bytecode_after_a_same_size_same_second_edit(venv: Venv, venv_copy, registry: Path, tmp_path: Path) -> None:
+    util = venv.site / "rpdemo" / "util.py"
+    patched = util.read_bytes().replace(b"x * 2", b"x * 3")
+    assert venv.run(BEHAVIOUR) == "group size 4 4\n"  # pip's timestamp .pyc files are in place
+
+    # control: the same edit made by hand is invisible to Python, because the old .pyc still matches
+    control = venv_copy(tmp_path / "control")
+    _same_size_same_mtime(control.site / "rpdemo" / "util.py", patched)
+    assert control.run(BEHAVIOUR).split()[-1] == "4"
+
+    mtime = util.stat().st_mtime_ns
+    assert radpatch(venv, registry, "apply", "rpdemo_tune").returncode == 0
+    assert util.read_bytes() == patched
+    os.utime(util, ns=(mtime, mtime))  # as if radpatch had written within the original's second
+    source_hash = importlib.util.source_hash(patched)
+    for pyc in (venv.site / "rpdemo" / "__pycache__").glob("util.*.pyc"):
+        data = pyc.read_bytes()
+        flags = int.from_bytes(data[4:8], "little")
+        assert flags & 0b01, f"{pyc.name} is a timestamp .pyc: it cannot tell this edit from the original"
+        assert data[8:16] == source_hash, f"{pyc.name} was compiled from other source"
+    assert venv.run(BEHAVIOUR) == "group size 15 6\n"
+
+
+def test_a_killed_apply_is_rolled_back_on_the_next_run(venv: Venv, registry: Path) -> None:
+    originals = {rel: (venv.site / rel).read_bytes() for rel in MODULES}
+    killed = radpatch(venv, registry, "apply", "rpdemo_tune", fault="after-file:1")
+    assert killed.returncode == -9
+    assert (venv.site / "rpdemo/core.py").read_bytes() != originals["rpdemo/core.py"]  # died half way
+    nxt = radpatch(venv, registry, "apply", "rpdemo_tune")
+    assert nxt.returncode == 0, nxt.stderr
+    assert f"recovered from an interrupted run: restored {venv.site / 'rpdemo/core.py'}" in nxt.stdout
+    assert venv.run(BEHAVIOUR) == "group size 15 6\n"
+    assert radpatch(venv, registry, "revert", "rpdemo_tune").returncode == 0
+    assert {rel: (venv.site / rel).read_bytes() for rel in MODULES} == originals
