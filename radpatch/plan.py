@@ -6,6 +6,7 @@ that it introduces no undefined name, and reverse-apply it, requiring the origin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,21 +64,40 @@ def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) 
     return src.text.encode(encoding)
 
 
-def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> None:
-    """Refuse unless `after` compiles, adds no undefined name and reverses to `before` exactly."""
+def compile_error(after: bytes, where: str) -> str | None:
     try:
         compile(after, where, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise RefusedError(f"{patch.name}: the patched {where} does not compile: {exc.msg} (line {exc.lineno})")
+    except (SyntaxError, ValueError) as exc:
+        return f"the patched {where} does not compile: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
+    return None
+
+
+def names_error(before: bytes, after: bytes, where: str) -> str | None:
     new = names.introduced(_text(before), _text(after), where)
     if new:
-        shown = ", ".join(f"{n} in {s}" for s, n in new)
-        raise RefusedError(
-            f"{patch.name}: the patched {where} would use undefined names: {shown}",
-            "this version's code lacks names the rewrite relies on; declare a variant for it",
-        )
-    if backward(patch, rws, after, where) != before:
-        raise RefusedError(f"{patch.name}: reverse-applying the patch to {where} does not give back the original byte for byte")
+        return f"the patched {where} would use undefined names: " + ", ".join(f"{n} in {s}" for s, n in new)
+    return None
+
+
+def reverse_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
+    try:
+        restored = backward(patch, rws, after, where)
+    except RefusedError as exc:
+        return exc.message
+    return None if restored == before else f"reverse-applying the patch to {where} does not give back the original byte for byte"
+
+
+def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> None:
+    """Refuse unless `after` compiles, adds no undefined name and reverses to `before` exactly."""
+    steps: tuple[tuple[Callable[[], str | None], str], ...] = (
+        (lambda: compile_error(after, where), ""),
+        (lambda: names_error(before, after, where), "this version's code lacks names the rewrite relies on; declare a variant for it"),
+        (lambda: reverse_error(patch, rws, before, after, where), ""),
+    )
+    for step, hint in steps:
+        why = step()
+        if why:
+            raise RefusedError(f"{patch.name}: {why}", hint)
 
 
 def _text(data: bytes) -> str:

@@ -101,16 +101,23 @@ def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, digest: str, 
         return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine
     from radpatch import plan  # libcst is only needed when the hashes cannot decide
 
-    try:
-        pristine = plan.backward(patch, rws, data, where)
-        if plan.forward(patch, rws, pristine, where) == data:
-            return State.APPLIED, ""
-    except RefusedError as undo:
-        undo_error = undo.message
-    else:
-        undo_error = "reverse-applying and re-applying does not reproduce the file"
+    undo_error = applied_error(patch, rws, data, where)
+    if undo_error is None:
+        return State.APPLIED, ""
     try:
         plan.forward(patch, rws, data, where)
         return State.NOT_APPLIED, ""
     except RefusedError as exc:
         return State.DRIFTED, f"matches neither the pristine form ({exc.message.split(': ', 2)[-1]}) nor the patched form ({undo_error.split(': ', 2)[-1]})"
+
+
+def applied_error(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str) -> str | None:
+    """None when `data` is the patched form: reverse-applying and re-applying reproduces it."""
+    from radpatch import plan
+
+    try:
+        if plan.forward(patch, rws, plan.backward(patch, rws, data, where), where) == data:
+            return None
+    except RefusedError as exc:
+        return exc.message
+    return "reverse-applying and re-applying does not reproduce the file"

@@ -1,0 +1,504 @@
+"""`radpatch verify NAME`: prove a patch against every release in its range, from the wheels.
+
+For each release of the patch's distribution in SPEC (default: the patch's `supported` range)
+the wheel is fetched without dependencies (radpatch.wheels keeps only the declared target modules
+and the dist-info, in a cache) and apply's whole pipeline runs in memory, one check at a time
+(MEANING below): wheel, module, pristine, match, compile, names, reverse, idempotent.
+
+When SPEC is the declared range, the nearest releases just outside it (up to 3 on each side,
+stopping at the first failure) are checked too, to say whether the range could be widened.
+Releases with identical target files are proven once, in $RADPATCH_JOBS worker processes
+(default: one per CPU). Exit 1 when a release in the declared range (and in SPEC) fails; releases
+outside the declared range are reported, never counted against the patch.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import TextIO
+
+import click
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from radpatch import plan
+from radpatch.context import Context
+from radpatch.errors import EXIT_OK, RefusedError, UsageError
+from radpatch.model import Patch, Rewrite, rewrites_by_file
+from radpatch.source import decode
+from radpatch.store import sha256
+from radpatch.wheels import NoWheel, Release, Releases
+
+MEANING = {
+    "wheel": "pip found a wheel of the release for this platform",
+    "module": "the version picks exactly one module per target, and the wheel has it",
+    "pristine": "the unpatched module does not already classify as applied (else: obsolete)",
+    "match": "every rewrite matches exactly once",
+    "compile": "the patched module compiles",
+    "names": "the patched module uses no name the original did not already leave undefined",
+    "reverse": "reverse-applying gives back the original byte for byte",
+    "idempotent": "the patched module classifies as applied (backward then forward reproduces it): a second apply is a no-op",
+}
+CHECKS = tuple(MEANING)
+PROOF = CHECKS[2:]  # the checks that read the module's text (run in worker processes)
+NEIGHBOURS = 3  # releases probed on each side of the declared range
+DOWNLOADS = 2  # wheels fetched at once
+
+Checks = dict[str, "bool | None"]
+Key = tuple[tuple[str, str, tuple[str, ...], str], ...]  # what a proof depends on: files, rewrites, bytes
+
+
+@dataclass(frozen=True)
+class Result:
+    version: Version
+    in_range: bool  # in the patch's declared `supported` range
+    checks: Checks
+    error: str | None  # the first failing check's reason
+    modules: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def obsolete(self) -> bool:
+        return self.checks.get("pristine") is False
+
+    def to_json(self) -> dict[str, object]:
+        return {"version": str(self.version), "in_range": self.in_range, "ok": self.ok, "checks": self.checks,
+                "error": self.error, "modules": list(self.modules), "note": self.note or None}
+
+
+@dataclass(frozen=True)
+class Report:
+    patch: Patch
+    spec: SpecifierSet
+    results: tuple[Result, ...]  # ascending by version
+    widen: tuple[Version, ...]  # releases outside the declared range that pass, next to it
+    cache: str
+
+    @property
+    def spec_text(self) -> str:
+        return self.patch.range if self.spec == self.patch.supported else str(self.spec)
+
+    @property
+    def claimed(self) -> list[Result]:
+        """The releases the patch claims (declared range) that were asked for (SPEC)."""
+        return [r for r in self.results if r.in_range and r.version in self.spec]
+
+    @property
+    def failing(self) -> list[Result]:
+        return [r for r in self.claimed if not r.ok]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "patch": self.patch.name,
+            "distribution": self.patch.distribution,
+            "supported": self.patch.range,
+            "versions": self.spec_text,
+            "registry_digest": self.patch.digest,
+            "results": [r.to_json() for r in self.results],
+            "widen": [str(v) for v in self.widen],
+            "obsolete": [str(r.version) for r in self.results if r.obsolete],
+        }
+
+
+def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
+    patch = ctx.registry.load(name)
+    wanted = patch.supported if spec is None else parse_spec(spec)
+    report = verify(patch, wanted, Releases.from_env(), probe=spec is None)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        click.echo(render(report))
+    bad = report.failing
+    if bad:
+        raise RefusedError(
+            f"{patch.name}: {len(bad)} of {len(report.claimed)} releases of {patch.distribution} in {patch.range} fail: "
+            + ", ".join(f"{r.version} ({_first_failed(r)})" for r in bad),
+            "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`",
+        )
+    return EXIT_OK
+
+
+def parse_spec(text: str) -> SpecifierSet:
+    """A PEP 440 range; a bare version means exactly that release."""
+    text = text.strip()
+    try:
+        return SpecifierSet(f"=={Version(text)}")
+    except InvalidVersion:
+        pass
+    try:
+        spec = SpecifierSet(text)
+    except InvalidSpecifier:
+        spec = None
+    if not text or spec is None:
+        raise UsageError(f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1")
+    return spec
+
+
+def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool = True,
+           stream: TextIO | None = None) -> Report:
+    out = stream or sys.stderr
+    found = releases.versions(patch.distribution, wanted)
+    if found.offline:
+        age = (time.time() - found.listed_at) / 3600
+        out.write(f"radpatch: warning: {found.offline}; using the list of releases cached {age:.0f} h ago\n")
+    listing = found.versions
+    chosen = [v for v in listing if v in wanted]
+    if not chosen:
+        near = ", ".join(str(v) for v in listing[-5:]) or "none"
+        raise UsageError(f"no release of {patch.distribution} on the package index is in {wanted or 'any version'}",
+                         f"the latest releases are: {near}")
+    below: list[Version] = []
+    above: list[Version] = []
+    if probe:
+        below = [v for v in reversed(listing) if v < chosen[0] and v not in patch.supported][:NEIGHBOURS]
+        above = [v for v in listing if v > chosen[-1] and v not in patch.supported][:NEIGHBOURS]
+    verifier = _Verifier(patch, releases, _Progress(out, patch.distribution))
+    results = {r.version: r for r in verifier.run([*chosen, *below[:1], *above[:1]])}
+    for side in (below, above):  # walk outwards while releases keep passing
+        for prev, v in zip(side, side[1:]):
+            if not results[prev].ok:
+                break
+            results.update({r.version: r for r in verifier.run([v])})
+    widen = tuple(sorted(v for side in (below, above) for v in _passing_prefix(side, results)))
+    ordered = tuple(results[v] for v in sorted(results))
+    return Report(patch, wanted, ordered, widen, str(releases.dist_dir(patch.distribution)))
+
+
+def _passing_prefix(side: list[Version], results: dict[Version, Result]) -> Iterator[Version]:
+    for v in side:
+        if v not in results or not results[v].ok:
+            return
+        yield v
+
+
+# --- one release -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _File:
+    target: str
+    module: str
+    relpath: str
+    rewrites: tuple[Rewrite, ...]
+    data: bytes
+
+
+@dataclass
+class _Verifier:
+    patch: Patch
+    releases: Releases
+    progress: _Progress
+    needs: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.needs = frozenset(c.relpath for t in self.patch.targets for c in t.choices)
+
+    def run(self, versions: list[Version]) -> list[Result]:
+        fetched = self._fetch(versions)
+        results: dict[Version, Result] = {}
+        jobs: dict[Key, tuple[_File, ...]] = {}
+        waiting: dict[Version, tuple[Key, tuple[str, ...]]] = {}
+        for v in versions:
+            got = fetched[v]
+            if isinstance(got, str):
+                results[v] = self._result(v, {"wheel": False}, f"wheel: {got}")
+                continue
+            files, failure = self._resolve(v, got)
+            modules = tuple(f.module for f in files)
+            if failure:
+                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure}", modules)
+            elif self.patch.obsolete is not None and v in self.patch.obsolete:
+                note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
+                results[v] = self._result(v, {"wheel": True, "module": True}, None, modules, note)
+            else:
+                key: Key = tuple((f.target, f.relpath, tuple(r.id for r in f.rewrites), sha256(f.data)) for f in files)
+                jobs.setdefault(key, files)
+                waiting[v] = (key, modules)
+        proofs = _prove_all(self.patch, jobs)
+        for v, (key, modules) in waiting.items():
+            checks, error = proofs[key]
+            results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
+        return [results[v] for v in versions]
+
+    def _result(self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = "") -> Result:
+        full = {c: checks.get(c) for c in CHECKS}
+        return Result(v, v in self.patch.supported, full, _relative(self.patch, error), modules, note)
+
+    def _fetch(self, versions: list[Version]) -> dict[Version, Release | str]:
+        dist = self.patch.distribution
+        out: dict[Version, Release | str] = {}
+        missing = []
+        for v in versions:
+            hit = self.releases.cached(dist, v, self.needs)
+            if hit:
+                out[v] = hit
+            else:
+                missing.append(v)
+        if not missing:
+            return out
+        self.progress.begin(len(missing), self.releases.dist_dir(dist))
+        with ThreadPoolExecutor(max_workers=min(DOWNLOADS, len(missing))) as pool:
+            futures = {pool.submit(self._fetch_one, v): v for v in missing}
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for fut in sorted(done, key=futures.__getitem__):
+                        out[futures[fut]] = fut.result()
+                        self.progress.step(futures[fut])
+                    self.progress.tick()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+            finally:
+                self.progress.end()
+        return out
+
+    def _fetch_one(self, v: Version) -> Release | str:
+        self.progress.started(v)
+        try:
+            return self.releases.fetch(self.patch.distribution, v, self.needs)
+        except NoWheel as exc:
+            return exc.message
+
+    def _resolve(self, v: Version, release: Release) -> tuple[tuple[_File, ...], str | None]:
+        """The files apply would change for release `v`, or why it cannot pick them."""
+        by_target = rewrites_by_file(self.patch, v)
+        if not by_target:
+            return (), f"no rewrite of {self.patch.name} applies to {self.patch.distribution} {v}"
+        files: list[_File] = []
+        for target, rws in by_target.items():
+            choice = self.patch.target(target).module_for(v)
+            if choice is None:
+                declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in self.patch.target(target).choices)
+                return tuple(files), f"{self.patch.name} declares no single module {target!r} for {v} ({declared})"
+            data = release.read(choice.relpath)
+            if data is None:
+                return tuple(files), f"the wheel {release.wheel} has no {choice.relpath} (module {choice.module}, declared for {choice.versions or 'any version'})"
+            files.append(_File(target, choice.module, choice.relpath, rws, data))
+        return tuple(files), None
+
+
+def _relative(patch: Patch, error: str | None) -> str | None:
+    """Messages without the patch-name prefix and with the registry file named, not its full path."""
+    if error is None:
+        return None
+    return error.replace(f"{patch.name}: ", "", 1).replace(str(patch.source), patch.source.name)
+
+
+def _first_failed(r: Result) -> str:
+    return next((c for c, ok in r.checks.items() if ok is False), "error")
+
+
+# --- the proof (in worker processes) -----------------------------------------------------------
+
+def _prove_all(patch: Patch, jobs: dict[Key, tuple[_File, ...]]) -> dict[Key, tuple[Checks, str | None]]:
+    workers = _workers(len(jobs))
+    if workers <= 1:
+        return {key: prove(patch, files) for key, files in jobs.items()}
+    with _pool(workers) as pool:
+        futures: dict[Key, Future[tuple[Checks, str | None]]] = {key: pool.submit(prove, patch, files) for key, files in jobs.items()}
+        return {key: f.result() for key, f in futures.items()}
+
+
+def _workers(jobs: int) -> int:
+    raw = os.environ.get("RADPATCH_JOBS", "")
+    if raw.isdigit() and int(raw) > 0:
+        cpus = int(raw)
+    else:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(cpus, jobs)
+
+
+def _pool(workers: int) -> Executor:
+    # fork: the workers start with radpatch, libcst and the patch already loaded (no download
+    # thread is alive by now); elsewhere, the platform's default start method.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork") if sys.platform == "linux" and "fork" in methods else None
+    return ProcessPoolExecutor(workers, mp_context=context)
+
+
+class _Memo:
+    """plan.forward / plan.backward of one file's rewrites, each computed once per input."""
+
+    def __init__(self, patch: Patch, f: _File) -> None:
+        self.patch, self.f = patch, f
+        self.done: dict[tuple[str, bytes], bytes | RefusedError] = {}
+
+    def _call(self, way: str, data: bytes) -> bytes:
+        key = (way, data)
+        if key not in self.done:
+            fn = plan.forward if way == "forward" else plan.backward
+            try:
+                self.done[key] = fn(self.patch, self.f.rewrites, data, self.f.relpath)
+            except RefusedError as exc:
+                self.done[key] = exc
+        got = self.done[key]
+        if isinstance(got, RefusedError):
+            raise got
+        return got
+
+    def forward(self, data: bytes) -> bytes:
+        return self._call("forward", data)
+
+    def backward(self, data: bytes) -> bytes:
+        return self._call("backward", data)
+
+    def is_applied(self, data: bytes) -> bool:
+        """state._classify's test for "applied": reverse-apply, re-apply, get the same bytes."""
+        try:
+            return self.forward(self.backward(data)) == data
+        except RefusedError:
+            return False
+
+
+def prove(patch: Patch, files: tuple[_File, ...]) -> tuple[Checks, str | None]:
+    """Run PROOF over every file, check by check; stop at the first failure and say why."""
+    checks: Checks = dict.fromkeys(PROOF)
+    memos = {f.relpath: _Memo(patch, f) for f in files}
+    after: dict[str, bytes] = {}
+    for check in PROOF:
+        for f in files:
+            why = _CHECK[check](memos[f.relpath], f, after)
+            if why:
+                checks[check] = False
+                return checks, f"{check}: {why}"
+        checks[check] = True
+    return checks, None
+
+
+def _pristine(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    if m.is_applied(f.data):
+        return f"{f.relpath} already contains this change (it classifies as applied): the release is obsolete for this patch"
+    return None
+
+
+def _match(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    try:
+        after[f.relpath] = m.forward(f.data)
+    except RefusedError as exc:
+        return exc.message
+    return None
+
+
+# compile / names / reverse are plan.prove's three steps, taken one at a time so each has its column.
+def _compile(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    return plan.compile_error(after[f.relpath], f.relpath)
+
+
+def _names(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    return plan.names_error(f.data, after[f.relpath], f.relpath)
+
+
+def _reverse(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    try:
+        restored = m.backward(after[f.relpath])
+    except RefusedError as exc:
+        return exc.message
+    return None if restored == f.data else f"reverse-applying the patch to {f.relpath} does not give back the original byte for byte"
+
+
+def _idempotent(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    if m.is_applied(after[f.relpath]):
+        return None
+    return f"the patched {f.relpath} does not classify as applied (backward then forward does not reproduce it): a second apply would not be a no-op"
+
+
+_CHECK = {"pristine": _pristine, "match": _match, "compile": _compile, "names": _names, "reverse": _reverse, "idempotent": _idempotent}
+
+
+def _text(data: bytes) -> str:
+    return decode(data)[0]
+
+
+# --- output --------------------------------------------------------------------------------------
+
+class _Progress:
+    """Downloads: a bar on a terminal, else one line per release (both on stderr)."""
+
+    def __init__(self, stream: TextIO, dist: str) -> None:
+        self.stream, self.dist = stream, dist
+        self.tty = stream.isatty()
+        self.total = self.done = 0
+        self.active: list[Version] = []
+        self.t0 = 0.0
+        self.lock = threading.Lock()  # download threads report here
+
+    def begin(self, total: int, where: object) -> None:
+        self.total, self.done, self.t0 = total, 0, time.monotonic()
+        self._line(f"radpatch: fetching {total} wheel(s) of {self.dist} with pip (no dependencies); keeping the target modules in {where}")
+
+    def started(self, v: Version) -> None:
+        with self.lock:
+            self.active.append(v)
+            self._bar()
+
+    def step(self, v: Version) -> None:
+        with self.lock:
+            self.done += 1
+            if v in self.active:
+                self.active.remove(v)
+            if self.tty:
+                self._bar()
+            else:
+                self._line(f"radpatch: [{self.done}/{self.total}] {self.dist} {v} fetched ({time.monotonic() - self.t0:.0f} s)")
+
+    def tick(self) -> None:
+        with self.lock:
+            self._bar()
+
+    def end(self) -> None:
+        if self.tty:
+            self._line(f"radpatch: fetched {self.done} of {self.total} wheel(s) of {self.dist} in {time.monotonic() - self.t0:.0f} s")
+
+    def _bar(self) -> None:
+        if not self.tty:
+            return
+        width = 30
+        filled = width * self.done // max(self.total, 1)
+        now = ", ".join(str(v) for v in self.active)
+        self.stream.write(f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                          f"{time.monotonic() - self.t0:.0f} s  {self.dist} {now}")
+        self.stream.flush()
+
+    def _line(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+_MARK = {True: "ok", False: "FAIL", None: "-"}
+
+
+def render(report: Report) -> str:
+    p = report.patch
+    head = ("RELEASE", "RANGE", *(c.upper() for c in CHECKS), "RESULT", "TARGET MODULE")
+    rows = [(str(r.version), "in" if r.in_range else "out", *(_MARK[r.checks[c]] for c in CHECKS),
+             "ok" if r.ok else "FAIL", ", ".join(r.modules)) for r in report.results]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    lines = [f"{p.name}: {p.distribution} releases in {report.spec_text or 'any version'} (declared: {p.range}); files cached in {report.cache}"]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
+    for r in report.results:
+        if r.error or r.note:
+            lines.append(f"{r.version}: " + (r.error or r.note).replace("\n", "\n    "))
+    lines.append(f"{sum(r.ok for r in report.claimed)} of {len(report.claimed)} releases in the declared range pass.")
+    if report.widen:
+        lines.append(f"range could be widened to include {', '.join(str(v) for v in report.widen)} (they pass every check)")
+    for r in report.results:
+        if r.obsolete:
+            where = "declare it in `obsolete:`" if r.in_range else "the patch is obsolete there"
+            lines.append(f"{p.distribution} {r.version} already contains the change ({where})")
+    return "\n".join(lines)

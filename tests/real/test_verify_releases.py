@@ -1,0 +1,113 @@
+"""`radpatch verify` against the real vLLM wheels on the package index.
+
+The first run downloads one wheel per release (~300 MB each, dropped after the target modules
+are extracted) into RADPATCH_CACHE (default ~/.cache/radpatch/releases), so later runs, and
+CI's second run, read only the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from radpatch import wheels
+from radpatch.wheels import PipRun
+
+pytestmark = pytest.mark.real
+
+REPO = Path(__file__).resolve().parents[2]
+RANGE = ["0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0",
+         "0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+BEFORE_027 = RANGE[:7]
+FROM_027 = RANGE[7:-1]
+
+
+def verify_json(radpatch: Any, *argv: str) -> tuple[int, dict[str, Any], str]:
+    r = radpatch(*argv, "--json")
+    return r.code, json.loads(r.out), r.err
+
+
+def test_flagship_passes_on_every_release_in_its_range(radpatch: Any) -> None:
+    code, data, err = verify_json(radpatch, "verify", "kv_group_size")
+    assert code == 0, err
+    results = {x["version"]: x for x in data["results"]}
+    assert [v for v, x in results.items() if x["in_range"]] == RANGE
+    for v in RANGE:
+        assert results[v]["ok"] and all(results[v]["checks"].values()), (v, results[v]["error"])
+    assert results["0.33.0"]["modules"] == ["vllm.v1.core.kv_cache_planning"]
+    assert {m for v in RANGE[:-1] for m in results[v]["modules"]} == {"vllm.v1.core.kv_cache_utils"}
+    # just below the range: 0.21's caller still returns the planner's result directly
+    assert results["0.21.0"]["checks"]["match"] is False
+    assert "caller-passes-config" in results["0.21.0"]["error"]
+    assert data["widen"] == [] and data["obsolete"] == []
+
+
+def test_a_warm_run_asks_pip_nothing(radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = radpatch("verify", "kv_group_size")  # warms the cache if the test above did not
+    assert first.code == 0, first.err
+
+    def no_pip(args: list[str]) -> PipRun:
+        raise AssertionError(f"pip was called on a warm cache: {args}")
+
+    monkeypatch.setattr(wheels, "run_pip", no_pip)
+    warm = radpatch("verify", "kv_group_size")
+    assert (warm.code, warm.out) == (first.code, first.out)
+
+
+WRONG = f"""\
+summary: kv_group_size as written for 0.27, claimed for every release in the old module (wrong on purpose)
+description: The 0.27 rewrite applied to 0.22-0.26 too, and kv_cache_utils named for 0.33.0.
+distribution: vllm
+supported: ">=0.22.0,<0.34"
+modules:
+  planner: vllm.v1.core.kv_cache_utils
+rewrites:
+  - id: inject-selector
+    insert_definitions:
+      payload: {REPO / "patches" / "kv_group_size" / "payload.py"}
+      before: _get_kv_cache_groups_uniform_page_size
+  - id: planner-takes-config
+    add_parameter:
+      function: _get_kv_cache_groups_uniform_page_size
+      name: vllm_config
+      default: None
+  - id: caller-passes-config
+    replace:
+      scope: get_kv_cache_groups
+      find: _get_kv_cache_groups_uniform_page_size(filtered_spec)
+      with: _get_kv_cache_groups_uniform_page_size(filtered_spec, vllm_config)
+  - id: choose-size
+    insert_after:
+      scope: _get_kv_cache_groups_uniform_page_size
+      find: |
+        if max_num_layers < min_num_layers * 1.5:
+            group_size = max_num_layers
+      code: |
+        group_size = _radiance_kv_group_size(layer_buckets, spec_buckets, group_size, vllm_config)
+"""
+
+
+def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp_path: Path) -> None:
+    (tmp_path / "wrong").mkdir()
+    (tmp_path / "wrong" / "kv_group_size_027_everywhere.yaml").write_text(textwrap.dedent(WRONG))
+    code, data, err = verify_json(radpatch, "--registry", str(tmp_path / "wrong"), "verify", "kv_group_size_027_everywhere")
+    assert code == 1
+    results = {x["version"]: x for x in data["results"]}
+    for v in BEFORE_027:  # anchors all found, compiles, but reads names 0.22-0.26 do not have
+        assert results[v]["checks"]["match"] and results[v]["checks"]["compile"], v
+        assert results[v]["checks"]["names"] is False, v
+        assert results[v]["error"] == ("names: the patched vllm/v1/core/kv_cache_utils.py would use undefined names: "
+                                       "layer_buckets in _get_kv_cache_groups_uniform_page_size, "
+                                       "spec_buckets in _get_kv_cache_groups_uniform_page_size"), v
+    for v in FROM_027:
+        assert results[v]["ok"], (v, results[v]["error"])
+    moved = results["0.33.0"]  # the code moved to kv_cache_planning.py
+    assert moved["checks"]["match"] is False
+    assert "top-level definition '_get_kv_cache_groups_uniform_page_size' not found" in moved["error"]
+    failing = ", ".join(f"{v} (names)" for v in BEFORE_027) + ", 0.33.0 (match)"
+    assert err.splitlines()[0] == f"radpatch: error: kv_group_size_027_everywhere: 8 of 15 releases of vllm in >=0.22.0,<0.34 fail: {failing}"
