@@ -1,0 +1,150 @@
+"""kv_group_size on real vLLM releases, through the installed `radpatch` command.
+
+Every number is computed by vLLM's own get_kv_cache_groups / get_kv_cache_config_from_groups /
+get_max_concurrency_for_kv_cache_config on real FullAttentionSpec / MambaSpec /
+SlidingWindowSpec objects (harness/kv_probe.py), and compared with what the issue claims.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from typing import Any
+
+import pytest
+
+from harness.kv_probe import BUILTIN_LAYOUTS
+
+SEED = "qwen38_dflash"  # 48 GDN + 16 full + 5 DFlash drafter sliding-window layers, 10,412 pages
+INFO_LINE = "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request (upstream would pick size 5)"
+SUPPORTED = ["0.22.0", "0.26.0", "0.27.1", "0.32.0", "0.33.0"]
+
+
+def upstream_numbers(r: dict[str, Any]) -> tuple[int, int, int, int]:
+    return r["num_groups"], r["group_size"], r["blocks_per_request"], r["tokens"]
+
+
+def messages(r: dict[str, Any]) -> list[str]:
+    return [rec["message"] for rec in r["log_records"]]
+
+
+@pytest.mark.parametrize("version", SUPPORTED)
+def test_apply_raises_capacity_then_revert_restores_the_wheel(vllm_env, version: str) -> None:  # type: ignore[no-untyped-def]
+    env = vllm_env(version)
+    status = env.status()
+    assert (status["state"], status["installed_version"]) == ("not-applied", version)
+    (file,) = status["files"]
+    assert file["record_match"] is True
+    target = env.target()
+    original = target.read_bytes()
+
+    # 1. upstream vLLM: 15 groups of 5, 738 blocks per request, 739,544 tokens
+    (before,) = env.probe({"layout": SEED})
+    assert upstream_numbers(before) == (15, 5, 738, 739_544)
+    assert before["num_blocks"] == 2082
+
+    # 2. apply through the installed command
+    applied = env.radpatch("apply", "kv_group_size")
+    assert f"kv_group_size: applied to vllm {version}" in applied.stdout
+    default, off, forced, capped = env.probe(
+        {"layout": SEED},
+        {"layout": SEED, "env": {"RADIANCE_KV_GROUP_OPT": "0"}},
+        {"layout": SEED, "env": {"RADIANCE_KV_GROUP_SIZE": "16"}},
+        {"layout": SEED, "env": {"RADIANCE_KV_GROUP_MAX_GROUPS": "8"}},
+    )
+    assert upstream_numbers(default) == (9, 8, 382, 892_799)
+    assert default["num_blocks"] == 1301
+    assert sorted(default["group_sizes"]) == [5] + [8] * 8  # 6 GDN + 2 full groups of 8, the drafter padded
+    assert INFO_LINE in messages(default)
+    assert len(default["drafter_groups"]) == 1
+
+    # 3. the knobs, read at serve time
+    assert upstream_numbers(off) == upstream_numbers(before)  # OPT=0: upstream's choice
+    assert (forced["group_size"], forced["num_groups"]) == (16, 5)  # SIZE=16: 3 GDN + 1 full + 1 drafter
+    assert capped["num_groups"] <= 8 < default["num_groups"]  # MAX_GROUPS=8 excludes size 8's 9 groups
+    assert len(capped["drafter_groups"]) == 1
+    assert capped["tokens"] > before["tokens"]
+
+    # 4. idempotent; status --check passes (named, and from the record)
+    mtime = target.stat().st_mtime_ns
+    again = env.radpatch("apply", "kv_group_size")
+    assert "already applied" in again.stdout
+    assert target.stat().st_mtime_ns == mtime
+    env.radpatch("status", "--check", "kv_group_size")
+    env.radpatch("status", "--check")
+    assert env.status()["state"] == "applied"
+
+    # 5. revert: byte for byte the wheel's file (RECORD's sha256); upstream's 15 groups return
+    env.radpatch("revert", "kv_group_size")
+    restored = target.read_bytes()
+    assert restored == original
+    assert hashlib.sha256(restored).hexdigest() == file["record_sha256"]
+    (after,) = env.probe({"layout": SEED})
+    assert upstream_numbers(after) == upstream_numbers(before)
+    assert env.status()["state"] == "not-applied"
+    assert env.radpatch("status", "--check", "kv_group_size", check=False).returncode == 3
+
+
+def test_out_of_range_release_is_refused_and_untouched(vllm_env) -> None:  # type: ignore[no-untyped-def]
+    env = vllm_env("0.21.0")
+    status = env.status()
+    assert status["state"] == "incompatible"
+    site = env.python.parent.parent
+    (target,) = site.glob("lib/python*/site-packages/vllm/v1/core/kv_cache_utils.py")
+    original = target.read_bytes()
+    done = env.radpatch("apply", "kv_group_size", check=False)
+    assert done.returncode == 1
+    assert "vllm 0.21.0 is installed; kv_group_size supports >=0.22.0,<0.34" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert target.read_bytes() == original
+    assert not list(target.parent.parent.parent.parent.glob(".radpatch/journal"))
+
+
+def _without_speculation() -> dict[str, Any]:
+    """The seed layout with no speculative config: the 5 drafter-shaped layers are ordinary."""
+    layout = copy.deepcopy(BUILTIN_LAYOUTS[SEED])
+    layout["speculative"] = None
+    for bucket in layout["buckets"]:
+        if bucket["kind"] == "mamba":
+            bucket["num_speculative_blocks"] = 7  # same per-group cost as with the drafter
+    return layout
+
+
+@pytest.mark.parametrize("version", ["0.27.1"])
+def test_drafter_is_never_split_even_where_capacity_would_gain(vllm_env, version: str) -> None:  # type: ignore[no-untyped-def]
+    env = vllm_env(version)
+    env.radpatch("apply", "kv_group_size")
+    no_cap = {"RADIANCE_KV_GROUP_MAX_GROUPS": "100"}
+    free, constrained = env.probe(
+        {"layout": _without_speculation(), "env": no_cap},
+        {"layout": SEED, "env": no_cap},
+    )
+    # Without a drafter, no cap: size 1 (69 groups) has the most capacity; it would put the
+    # 5 drafter-shaped layers in 5 different groups.
+    assert free["group_size"] == 1 and len(free["drafter_groups"]) == 5
+    # With the DFlash drafter declared, the same objective never splits it.
+    assert len(constrained["drafter_groups"]) == 1
+    assert constrained["group_size"] >= 5
+    assert constrained["tokens"] > 739_544
+
+
+def test_container_build_flow(vllm_env, radpatch_wheel, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """RUN pip install radpatch && radpatch apply kv_group_size && radpatch status --check kv_group_size"""
+    import subprocess
+    import sys
+
+    from tests.real.conftest import run
+
+    env = vllm_env("0.33.0")
+    run(sys.executable, "-m", "pip", "--python", env.python, "install", "--quiet", "--disable-pip-version-check", radpatch_wheel)
+    radpatch = env.python.parent / "radpatch"
+    cwd = tmp_path / "build-context"
+    cwd.mkdir()
+    run(radpatch, "apply", "kv_group_size", cwd=cwd)
+    run(radpatch, "status", "--check", "kv_group_size", cwd=cwd)
+    listing = json.loads(run(radpatch, "status", "--json", cwd=cwd).stdout)
+    assert [(e["patch"], e["state"]) for e in listing] == [("kv_group_size", "applied")]
+    (result,) = env.probe({"layout": SEED})
+    assert upstream_numbers(result) == (9, 8, 382, 892_799)
+    assert subprocess.run([str(radpatch), "revert", "kv_group_size"], cwd=cwd).returncode == 0
