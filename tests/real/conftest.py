@@ -18,7 +18,7 @@ import pytest
 from harness import vllm_cpu
 
 REPO = Path(__file__).resolve().parents[2]
-PROBE_MANY = Path(__file__).with_name("probe_many.py")
+PROBE_MANY = REPO / "harness" / "probe_many.py"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

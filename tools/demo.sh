@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The main job, from a fresh machine: provision a real CPU vLLM (default: the newest release
+# kv_group_size supports), install radpatch into it as a container build would, and show
+# status -> apply -> vLLM's own grouping and capacity before/after -> status --check -> revert.
+#   bash tools/demo.sh [VLLM_VERSION]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${RADPATCH_DEV_VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+exec "$VENV/bin/python" tools/demo.py "$@"
