@@ -50,9 +50,9 @@ def show(ctx: Context, name: str) -> int:
 @pass_ctx
 def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
     """Apply patches (all or nothing; already applied ones are left alone)."""
-    from radpatch.commands import apply as cmd
+    from radpatch.commands import change
 
-    return cmd.run(ctx, names, dry_run)
+    return change.apply(ctx, names, dry_run)
 
 
 @cli.command()
@@ -61,9 +61,9 @@ def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
 @pass_ctx
 def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
     """Revert patches, restoring the original files byte for byte."""
-    from radpatch.commands import revert as cmd
+    from radpatch.commands import change
 
-    return cmd.run(ctx, names, dry_run)
+    return change.revert(ctx, names, dry_run)
 
 
 @cli.command()

@@ -43,7 +43,7 @@ def append(elements: list[E], new: E, sep: cst.BaseParenthesizableWhitespace) ->
         # `a)` -> `a, new)`: new takes a's trailing whitespace, a gets a separator comma.
         new = new.with_changes(**{attr: _after(prev)})
         prev = prev.with_changes(comma=cst.Comma(whitespace_after=sep), **{attr: cst.SimpleWhitespace("")})
-        return [*elements[:-1], prev, new]
+        return _with_last(elements[:-1], prev, new)
     orig = prev.comma
     ws = orig.whitespace_after
     if isinstance(ws, cst.ParenthesizedWhitespace) and isinstance(sep, cst.ParenthesizedWhitespace):
@@ -53,19 +53,19 @@ def append(elements: list[E], new: E, sep: cst.BaseParenthesizableWhitespace) ->
     else:
         prev = prev.with_changes(comma=orig.with_changes(whitespace_after=sep))
         new = new.with_changes(comma=orig)
-    return [*elements[:-1], prev, new]
+    return _with_last(elements[:-1], prev, new)
 
 
 def pop(elements: list[E]) -> list[E]:
     """Exact inverse of `append`: drop the last element, give the previous one its layout back."""
-    *rest, last = elements
+    rest, last = elements[:-1], elements[-1]
     if not rest:
         return []
     prev = rest[-1]
     attr = _WS_AFTER[type(prev)]
     if not isinstance(last.comma, cst.Comma):
         prev = prev.with_changes(comma=cst.MaybeSentinel.DEFAULT, **{attr: _after(last)})
-        return [*rest[:-1], prev]
+        return _with_last(rest[:-1], prev)
     lc, pc = last.comma, prev.comma
     assert isinstance(pc, cst.Comma)
     lw, pw = lc.whitespace_after, pc.whitespace_after
@@ -74,4 +74,10 @@ def pop(elements: list[E]) -> list[E]:
                                    whitespace_after=lw.with_changes(first_line=pw.first_line, empty_lines=pw.empty_lines))
     else:
         restored = lc.with_changes(whitespace_before=pc.whitespace_before)
-    return [*rest[:-1], prev.with_changes(comma=restored)]
+    return _with_last(rest[:-1], prev.with_changes(comma=restored))
+
+
+def _with_last(head: list[E], *tail: E) -> list[E]:
+    out = list(head)
+    out.extend(tail)
+    return out

@@ -54,7 +54,7 @@ def _committed(store: Store, plan_: dict[str, object] | None) -> bool:
     names = [str(n) for n in plan_.get("patches", [])]  # type: ignore[attr-defined]
     if plan_.get("op") == "revert":
         return all(n not in records for n in names)
-    afters = {f["after"] for f in plan_.get("files", [])}  # type: ignore[index, attr-defined]
+    afters = {f["after"] for f in plan_.get("files", [])}  # type: ignore[attr-defined]
     recorded = {f.patched_sha256 for n in names if n in records for f in records[n].files}
     return bool(names) and all(n in records for n in names) and afters <= recorded
 

@@ -50,7 +50,7 @@ def python_env(python: str | None) -> PythonEnv:
         raise EnvironmentProblem(f"--python {python}: no such interpreter", "give the path of a python executable, e.g. /opt/venv/bin/python")
     except (subprocess.SubprocessError, ValueError, OSError) as exc:
         raise EnvironmentProblem(f"--python {python}: could not ask the interpreter for its paths ({exc})")
-    return PythonEnv(info["executable"], _dirs(info["path"]), Path(info["purelib"]), tuple(info["version"]))  # type: ignore[arg-type]
+    return PythonEnv(info["executable"], _dirs(info["path"]), Path(info["purelib"]), (int(info["version"][0]), int(info["version"][1])))
 
 
 def _dirs(entries: list[str]) -> tuple[Path, ...]:

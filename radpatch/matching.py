@@ -90,7 +90,7 @@ def _body(node: cst.CSTNode) -> Sequence[cst.BaseStatement]:
         return node.body
     assert isinstance(node, _DEFS)
     body = node.body
-    return body.body if isinstance(body, cst.IndentedBlock) else ()  # type: ignore[return-value]
+    return body.body if isinstance(body, cst.IndentedBlock) else ()
 
 
 def walk(path: Path_, keep: Callable[[cst.CSTNode], bool]) -> Iterator[Path_]:

@@ -288,7 +288,7 @@ def _swap(module: cst.Module, qualname: str, old: str, new: str, offset: int) ->
     else:
         # The replaced lines' comments (above, and after the last one) stay where they were.
         stmts = list(new_stmts)
-        stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)
+        stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)  # type: ignore[attr-defined]
         last = body[i + len(old_stmts) - 1]
         if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
             stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)

@@ -193,7 +193,6 @@ class _Collector:
 class _Loader:
     ctx: _Ctx
     payloads: dict[Path, bytes] = field(default_factory=dict)
-    ctx_node: yaml.Node | None = None
 
     def payload(self, node: yaml.Node, path: str) -> tuple[Path, bytes, list[str]]:
         rel = _str(self.ctx, node, path)
@@ -218,13 +217,14 @@ class _Loader:
         if kind == "insert_definitions":
             m = _mapping(ctx, node, path, {"payload"}, {"names", "after", "before"})
             payload = get(self.payload, m["payload"], f"{path}.payload")
-            names = get(self._names, m.get("names"), f"{path}.names", payload)
+            names = get(self._names, m.get("names"), f"{path}.names", payload, m["payload"])
             where = [w for w in ("after", "before") if w in m]
             if len(where) != 1:
                 get.fail(ctx.fail(node, path, "give exactly one of 'after: NAME' or 'before: NAME'"))
             side: Literal["before", "after"] = "after" if where[:1] == ["after"] else "before"
             anchor = get(_identifier, ctx, m[side], f"{path}.{side}") if len(where) == 1 else None
             get.check()
+            assert anchor is not None
             return InsertDefinitions(payload[0], payload[1], names, anchor, side)
         if kind == "add_parameter":
             m = _mapping(ctx, node, path, {"function", "name", "default"}, set())
@@ -248,11 +248,11 @@ class _Loader:
         get.check()
         return rep
 
-    def _names(self, node: yaml.Node | None, path: str, payload: tuple[Path, bytes, list[str]] | None) -> tuple[str, ...]:
+    def _names(self, node: yaml.Node | None, path: str, payload: tuple[Path, bytes, list[str]] | None, payload_node: yaml.Node) -> tuple[str, ...]:
         defs = payload[2] if payload else []
         if node is None:
             if payload and not defs:
-                raise self.ctx.fail(self.ctx_node, path, f"payload {payload[0].name} has no top-level definition to insert")
+                raise self.ctx.fail(payload_node, path, f"payload {payload[0].name} has no top-level definition to insert")
             return tuple(defs)
         get = _Collector()
         names = tuple(get(_identifier, self.ctx, n, f"{path}[{i}]") for i, n in enumerate(_seq(self.ctx, node, path)))
@@ -268,7 +268,6 @@ class _Loader:
     def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
         ops = {"insert_definitions", "add_parameter", "insert_after", "insert_before", "replace"}
         m = _mapping(self.ctx, node, path, set(), {"id", "versions", "file"} | ops)
-        self.ctx_node = node
         get = _Collector()
         kinds = sorted(ops & m.keys())
         if len(kinds) != 1:
@@ -278,6 +277,7 @@ class _Loader:
         target = get(self._file, m.get("file"), node, path, files)
         op = get(self.op, kinds[0], m[kinds[0]], f"{path}.{kinds[0]}") if len(kinds) == 1 else None
         get.check()
+        assert op is not None
         return Rewrite(rid, target, versions, op, self.ctx.where(node))
 
     def _file(self, node: yaml.Node | None, rewrite: yaml.Node, path: str, files: set[str]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import click
 
 from radpatch.context import Context
@@ -50,7 +52,7 @@ def _describe(op: Operation) -> str:
     return f"replace code in {op.scope}"
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
