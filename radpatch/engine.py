@@ -41,6 +41,7 @@ def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
         for root in roots:
             store = Store(root)
             stack.enter_context(store.locked())
+            store.sweep()
             if store.journal.is_dir():
                 for path in store.recover(committed=_committed(store, store.journal_plan())):
                     say(f"recovered from an interrupted run: restored {path}")
@@ -155,6 +156,9 @@ def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
         for path in written:
             refresh_bytecode(path, env.executable, env.is_current)
         faults.point("before-record")
+        for c in group if op == "apply" else ():
+            for f in c.files:
+                store.keep_original(f.before)
         records = store.records()
         for c in group:
             name = c.patch.patch.name

@@ -17,6 +17,8 @@ from typing import Union
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from radpatch.source import expression_text, is_expression
+
 Path_ = tuple[cst.CSTNode, ...]  # ancestors from the scope root down to (and including) a node
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
 _DEFS = (cst.FunctionDef, cst.ClassDef)
@@ -40,15 +42,6 @@ def pretty(code: str) -> str:
         return ast.unparse(ast.parse(textwrap.dedent(code)))
     except SyntaxError:
         return ast.unparse(ast.parse(f"(\n{code}\n)", mode="eval").body)
-
-
-def is_expression(code: str) -> bool:
-    """True when `code` is a single expression (matched as an expression, not a statement)."""
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except SyntaxError:
-        return True
-    return len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
 
 
 def parse_statements(code: str) -> list[cst.BaseStatement]:
@@ -162,7 +155,7 @@ def _stmt_matches(module: cst.Module, node: cst.BaseStatement, key: str) -> bool
 
 def find_expressions(module: cst.Module, scope: Path_, pattern: str) -> list[Path_]:
     key = expr_key(pattern)
-    kind = type(cst.parse_expression(pattern.strip()))
+    kind = type(cst.parse_expression(expression_text(pattern)))
     out = []
     for p in walk(scope, lambda n: type(n) is kind):
         try:

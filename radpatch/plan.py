@@ -37,11 +37,26 @@ def _decode(source: bytes, where: str) -> tuple[Source, str]:
         raise RefusedError(f"{where} does not parse as Python: {exc.msg} (line {exc.lineno})")
 
 
+class RewriteRefused(RefusedError):
+    """A rewrite did not match (or could not be undone) exactly once."""
+
+    def __init__(self, patch: Patch, rw: Rewrite, where: str, detail: str) -> None:
+        super().__init__(
+            f"{patch.name}: rewrite {rw.id!r} ({rw.where}) on {where}: {detail}",
+            "the installed code differs from what the patch expects; check the version range and the rewrite's `find`",
+        )
+        self.rewrite, self.rewrite_where, self.detail = rw.id, rw.where, detail
+
+
+def short(exc: RefusedError) -> str:
+    """A refusal without the patch and file it concerns (for messages that already name them)."""
+    if isinstance(exc, RewriteRefused):
+        return f"rewrite {exc.rewrite!r} ({exc.rewrite_where}): {exc.detail}"
+    return exc.message
+
+
 def _refuse(patch: Patch, rw: Rewrite, where: str, detail: str) -> RefusedError:
-    return RefusedError(
-        f"{patch.name}: rewrite {rw.id!r} ({rw.where}) on {where}: {detail}",
-        "the installed code differs from what the patch expects; check the version range and the rewrite's `find`",
-    )
+    return RewriteRefused(patch, rw, where, detail)
 
 
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:

@@ -12,9 +12,10 @@ only their scope's top-level definition with libcst (see source.py) and splice i
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -27,7 +28,7 @@ from radpatch.matching import (
     find_expressions,
     find_scope,
     find_statements,
-    is_expression,
+
     parse_statements,
     replace_on_path,
     statement_slots,
@@ -37,22 +38,35 @@ from radpatch.matching import (
 from radpatch import commas
 from radpatch.merge import merge
 from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Operation, Replace
-from radpatch.source import Source, Top
+from radpatch.source import Source, Top, expression_text, is_expression
 
 _DEFS = (cst.FunctionDef, cst.ClassDef)
 Edit = Callable[[cst.Module, Operation, int], cst.CSTNode]
 
 
 def forward(src: Source, op: Operation) -> Source:
-    if isinstance(op, InsertDefinitions):
-        return _insert_defs(src, op)
-    return _in_scope(src, _scope_of(op), lambda m, offset: _EDITS[type(op)][0](m, op, offset))
+    with _code_errors():
+        if isinstance(op, InsertDefinitions):
+            return _insert_defs(src, op)
+        return _in_scope(src, _scope_of(op), lambda m, offset: _EDITS[type(op)][0](m, op, offset))
 
 
 def inverse(src: Source, op: Operation) -> Source:
-    if isinstance(op, InsertDefinitions):
-        return _remove_defs(src, op)
-    return _in_scope(src, _scope_of(op), lambda m, offset: _EDITS[type(op)][1](m, op, offset))
+    with _code_errors():
+        if isinstance(op, InsertDefinitions):
+            return _remove_defs(src, op)
+        return _in_scope(src, _scope_of(op), lambda m, offset: _EDITS[type(op)][1](m, op, offset))
+
+
+@contextlib.contextmanager
+def _code_errors() -> Iterator[None]:
+    """Code that parses for `ast` but not for libcst (or not at all once combined) is a refusal."""
+    try:
+        yield
+    except cst.ParserSyntaxError as exc:
+        raise MatchFailure(f"libcst cannot parse the code involved: {exc.message} (line {exc.raw_line})") from None
+    except SyntaxError as exc:
+        raise MatchFailure(f"the code involved does not parse: {exc.msg} (line {exc.lineno})") from None
 
 
 def _scope_of(op: Operation) -> str:
@@ -269,12 +283,12 @@ def _swap(module: cst.Module, qualname: str, old: str, new: str, offset: int) ->
     scope = find_scope(module, qualname)
     if is_expression(old):
         hits = find_expressions(module, scope, old)
-        kind = type(cst.parse_expression(old.strip()))
+        kind = type(cst.parse_expression(expression_text(old)))
         _one(hits, "expression `find`", qualname,
              lambda: closest(module, [p[-1] for p in walk(scope, lambda n: type(n) is kind)], old, offset))
         found = hits[0][-1]
-        old_node = cst.parse_expression(textwrap.dedent(old).strip())
-        new_node = cst.parse_expression(textwrap.dedent(new).strip())
+        old_node = cst.parse_expression(expression_text(old))
+        new_node = cst.parse_expression(expression_text(new))
         return replace_on_path(hits[0], merge(found, old_node, new_node))
     old_stmts = parse_statements(old)
     old_code = [code_of(module, s) for s in old_stmts]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal, TypeVar
@@ -17,6 +18,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from radpatch.errors import RegistryError
+from radpatch.source import is_expression
 from radpatch.model import (
     AddParameter,
     InsertDefinitions,
@@ -43,6 +45,10 @@ class _Invalid(Exception):
     """Internal: this node could not be read; its problem is already recorded."""
 
 
+class _TooBig(Exception):
+    """Internal: the node budget is spent; stop reading the file at once."""
+
+
 @dataclass
 class _Ctx:
     file: Path
@@ -60,7 +66,8 @@ class _Ctx:
     def spend(self, node: yaml.Node, path: str) -> None:
         self.budget -= 1
         if self.budget < 0:
-            raise self.fail(node, path, f"more than {MAX_NODES} YAML nodes (alias expansion?)")
+            self.fail(node, path, f"more than {MAX_NODES} YAML nodes (alias expansion?); radpatch stops reading here")
+            raise _TooBig()
 
 
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "null", "bool")}
@@ -84,7 +91,7 @@ def _str(ctx: _Ctx, node: yaml.Node, path: str) -> str:
         "tag:yaml.org,2002:bool",
     ):
         raise ctx.fail(node, path, f"expected a string, found {_describe(node)}")
-    if node.tag != "tag:yaml.org,2002:str" and node.style is None:
+    if node.tag != "tag:yaml.org,2002:str" and not node.style:
         if node.tag == "tag:yaml.org,2002:null":
             raise ctx.fail(node, path, "expected a string, found nothing (null)")
     return str(node.value)
@@ -144,12 +151,21 @@ def _specifier(ctx: _Ctx, node: yaml.Node, path: str) -> SpecifierSet:
 def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path)
     try:
-        ast.parse(code)
-    except SyntaxError:
-        try:
-            ast.parse(f"({code})", mode="eval")
-        except SyntaxError as exc:
+        ast.parse(textwrap.dedent(code))
+    except SyntaxError as exc:
+        if not is_expression(code):
             raise ctx.fail(node, path, f"is not Python code: {exc.msg} (line {exc.lineno})")
+    except ValueError as exc:
+        raise ctx.fail(node, path, f"is not Python code: {exc}")
+    return code
+
+
+def _expression(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    code = _str(ctx, node, path).strip()
+    try:
+        ast.parse(code, mode="eval")
+    except (SyntaxError, ValueError):
+        raise ctx.fail(node, path, f"{code!r} is not a Python expression (a default value such as None or 0)")
     return code
 
 
@@ -196,9 +212,11 @@ class _Loader:
 
     def payload(self, node: yaml.Node, path: str) -> tuple[Path, bytes, list[str]]:
         rel = _str(self.ctx, node, path)
-        file = (self.ctx.file.parent / rel).resolve()
         try:
+            file = (self.ctx.file.parent / rel).resolve()
             data = file.read_bytes()
+        except ValueError as exc:
+            raise self.ctx.fail(node, path, f"payload path {rel!r} is not a valid path ({exc})")
         except OSError as exc:
             raise self.ctx.fail(node, path, f"payload {rel!r} cannot be read ({exc.strerror}): {file}")
         try:
@@ -230,7 +248,7 @@ class _Loader:
             m = _mapping(ctx, node, path, {"function", "name", "default"}, set())
             op = AddParameter(get(_qualname, ctx, m["function"], f"{path}.function"),
                               get(_identifier, ctx, m["name"], f"{path}.name"),
-                              get(_pattern, ctx, m["default"], f"{path}.default"))
+                              get(_expression, ctx, m["default"], f"{path}.default"))
             get.check()
             return op
         if kind in ("insert_after", "insert_before"):
@@ -246,6 +264,9 @@ class _Loader:
                       get(_pattern, ctx, m["find"], f"{path}.find"),
                       get(_pattern, ctx, m["with"], f"{path}.with"))
         get.check()
+        if is_expression(rep.find) != is_expression(rep.with_):
+            kinds = ["an expression" if is_expression(c) else "statements" for c in (rep.find, rep.with_)]
+            raise ctx.fail(m["with"], f"{path}.with", f"`find` is {kinds[0]} but `with` is {kinds[1]}; replace like with like")
         return rep
 
     def _names(self, node: yaml.Node | None, path: str, payload: tuple[Path, bytes, list[str]] | None, payload_node: yaml.Node) -> tuple[str, ...]:
@@ -323,7 +344,7 @@ def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
         ctx.problems.append(f"{ctx.file}: file is larger than {MAX_BYTES} bytes")
         raise _Invalid()
     try:
-        node = yaml.compose(data, Loader=yaml.SafeLoader)
+        node = yaml.compose(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"{ctx.file}:{mark.line + 1}:{mark.column + 1}" if mark else str(ctx.file)
@@ -344,7 +365,7 @@ def load_patch(file: Path) -> Patch:
         raise RegistryError([f"{file}: cannot read registry file ({exc.strerror})"])
     try:
         patch = _load(ctx, data)
-    except _Invalid:
+    except (_Invalid, _TooBig):
         patch = None
     except RecursionError:
         ctx.problems.append(f"{file}: YAML nested too deeply")

@@ -12,6 +12,7 @@ import ast
 import codecs
 import io
 import re
+import textwrap
 import tokenize
 from dataclasses import dataclass, replace
 
@@ -114,3 +115,28 @@ class Source:
         moved = tuple(replace(t, start=t.start + start, end=t.end + start) for t in new_tops)
         after = tuple(replace(t, start=t.start + delta, end=t.end + delta) for t in self.tops[last:])
         return Source(self.lines[:start] + new_lines + self.lines[end:], self.tops[:first] + moved + after)
+
+
+def is_expression(code: str) -> bool:
+    """Whether a rewrite's `find`/`with` is matched as an expression (else as statements): one
+    expression statement, or code that only parses as an expression (e.g. spanning lines)."""
+    text = textwrap.dedent(code).strip()
+    try:
+        ast.parse(f"(\n{text}\n)", mode="eval")
+    except SyntaxError:
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return True
+    return len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
+
+
+def expression_text(code: str) -> str:
+    """An expression pattern as one parseable line (libcst will not take bare line breaks)."""
+    text = textwrap.dedent(code).strip()
+    try:
+        ast.parse(text, mode="eval")
+        return text
+    except SyntaxError:
+        return ast.unparse(ast.parse(f"(\n{text}\n)", mode="eval").body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
 from radpatch.errors import RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
-from radpatch.store import PatchRecord, Store, sha256
+from radpatch.store import FileRecord, PatchRecord, Store, sha256
 
 
 class State(str, Enum):
@@ -59,7 +60,8 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     dist = find_distribution(env, patch.distribution)
     if dist is None:
         return PatchState(patch, State.NOT_INSTALLED, f"{patch.distribution} is not installed in {env.executable}", None, (), None)
-    record = Store(dist.root).records().get(patch.name)
+    store = Store(dist.root)
+    record = store.records().get(patch.name)
     v = dist.version
     if v not in patch.supported:
         why = f"{dist.name} {v} is installed; {patch.name} supports {patch.range}"
@@ -73,51 +75,92 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
         if choice is None:
             why = f"{patch.name} declares no single module {target!r} for {dist.name} {v}"
             return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
-        files.append(_file_state(patch, dist, record, choice.module, choice.relpath, rws))
+        try:
+            files.append(_file_state(patch, dist, store, record, choice.module, choice.relpath, rws))
+        except RefusedError as exc:  # e.g. an editable install, or the module is missing
+            return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
     states = {f.state for f in files}
     overall = states.pop() if len(states) == 1 else State.DRIFTED
     reason = "; ".join(f"{f.relpath}: {f.detail}" for f in files if f.detail)
-    if overall is State.DRIFTED and not reason:
+    if store.journal.is_dir():
+        reason = (reason + "; " if reason else "") + "a radpatch run was interrupted: the next apply or revert completes it"
+    elif overall is State.DRIFTED and not reason:
         reason = "some files are patched and some are not"
     return PatchState(patch, overall, reason, dist, tuple(files), record)
 
 
-def _file_state(patch: Patch, dist: Installed, record: PatchRecord | None, module: str, relpath: str, rws: tuple[Rewrite, ...]) -> FileState:
+def _file_state(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None, module: str, relpath: str,
+                rws: tuple[Rewrite, ...]) -> FileState:
     path = module_path(dist, relpath)
     data = path.read_bytes()
+    recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
     digest = sha256(data)
-    state, detail = _classify(patch, rws, data, digest, str(path), record, relpath, dist.record.get(relpath))
+    if recorded and digest not in (recorded.patched_sha256, recorded.original_sha256) and digest in {
+            f.patched_sha256 for r in store.records().values() for f in r.files if f.path == relpath}:
+        recorded = None  # exactly as a later radpatch run left it: judge it on its structure alone
+    state, detail = _classify(patch, rws, data, str(path), recorded, dist.record.get(relpath), store)
     return FileState(module, path, relpath, rws, data, state, detail, dist.record.get(relpath))
 
 
-def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, digest: str, where: str,
-              record: PatchRecord | None, relpath: str, wheel_sha: str | None) -> tuple[State, str]:
-    for f in record.files if record else ():
-        if f.path == relpath and digest == f.patched_sha256:
-            return State.APPLIED, ""
-        if f.path == relpath and digest == f.original_sha256:
-            return State.NOT_APPLIED, ""
+def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord | None,
+              wheel_sha: str | None, store: Store) -> tuple[State, str]:
+    digest = sha256(data)
+    if recorded and digest == recorded.patched_sha256:
+        return State.APPLIED, ""
+    if recorded and digest == recorded.original_sha256:
+        return State.NOT_APPLIED, ""
     if digest == wheel_sha:
         return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine
     from radpatch import plan  # libcst is only needed when the hashes cannot decide
 
-    undo_error = applied_error(patch, rws, data, where)
-    if undo_error is None:
-        return State.APPLIED, ""
+    undo = applied_error(patch, rws, data, where)
+    if undo is None:
+        edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
+        return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
     try:
         plan.forward(patch, rws, data, where)
         return State.NOT_APPLIED, ""
     except RefusedError as exc:
-        return State.DRIFTED, f"matches neither the pristine form ({exc.message.split(': ', 2)[-1]}) nor the patched form ({undo_error.split(': ', 2)[-1]})"
+        return State.DRIFTED, f"matches neither form: applying stops at {plan.short(exc)}; undoing stops at {undo}"
+
+
+def _edited_since_patched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str,
+                          recorded: FileRecord, store: Store) -> str:
+    """Why a file that still carries the patch counts as drifted, or "" if it does not: code
+    outside the patch changed since radpatch wrote it (comments and layout do not count)."""
+    from radpatch import plan
+
+    pristine = plan.backward(patch, rws, data, where)
+    if sha256(pristine) == recorded.original_sha256:
+        return ""
+    original = store.original(recorded.original_sha256)
+    if original is None:
+        return "changed since radpatch patched it (and its original is not kept to compare with)"
+    differ = changed_scopes(original, pristine)
+    return f"edited since radpatch patched it: {', '.join(differ)} changed" if differ else ""
+
+
+def changed_scopes(a: bytes, b: bytes) -> list[str]:
+    """Top-level definitions (or `<module>`) whose code differs between two versions of a file."""
+    def scopes(data: bytes) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for node in ast.parse(data).body:
+            name = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else "<module>"
+            out[name] = out.get(name, "") + ast.dump(node)
+        return out
+
+    old, new = scopes(a), scopes(b)
+    return sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
 
 
 def applied_error(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str) -> str | None:
-    """None when `data` is the patched form: reverse-applying and re-applying reproduces it."""
+    """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
+    else where undoing the patch stops."""
     from radpatch import plan
 
     try:
         if plan.forward(patch, rws, plan.backward(patch, rws, data, where), where) == data:
             return None
     except RefusedError as exc:
-        return exc.message
+        return plan.short(exc)
     return "reverse-applying and re-applying does not reproduce the file"

@@ -70,12 +70,30 @@ class Store:
             out[name] = PatchRecord(name, r["distribution"], r["version"], r["registry_digest"], files)
         return out
 
+    def keep_original(self, data: bytes) -> None:
+        """Keep a file's bytes from before patching, so drift can be told from layout changes."""
+        folder = self.dir / "originals"
+        folder.mkdir(exist_ok=True)
+        path = folder / sha256(data)
+        if not path.exists():
+            _durable_write(path, data)
+
+    def original(self, digest: str) -> bytes | None:
+        try:
+            return (self.dir / "originals" / digest).read_bytes()
+        except OSError:
+            return None
+
     def save(self, records: dict[str, PatchRecord]) -> None:
         data = {"format": FORMAT, "patches": {n: _plain(r) for n, r in sorted(records.items())}}
         path = self.dir / "record.json"
         if not path.exists():
             path.write_bytes(b"{}")
         atomic_write(path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+        wanted = {f.original_sha256 for r in records.values() for f in r.files}
+        for kept in (self.dir / "originals").glob("*"):
+            if kept.name not in wanted:
+                kept.unlink(missing_ok=True)
 
     # --- lock -----------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -118,19 +136,19 @@ class Store:
         fsync_dir(self.dir)
 
     def end(self) -> None:
-        shutil.rmtree(self.journal)
+        """Retire the journal in one atomic rename, then delete it at leisure: a crash while
+        deleting leaves only a `journal.*` leftover, which `sweep` removes."""
+        retired = self.dir / f"journal.done.{os.getpid()}.{time.time_ns()}"
+        os.rename(self.journal, retired)
         fsync_dir(self.dir)
+        shutil.rmtree(retired, ignore_errors=True)
 
     def recover(self, committed: bool) -> list[str]:
         """Finish an interrupted run: keep its files if its record was written, else restore them."""
-        for stale in self.dir.glob("journal.*"):
-            shutil.rmtree(stale, ignore_errors=True)  # never renamed into place: nothing was written
-        if not self.journal.is_dir():
-            return []
-        plan = json.loads((self.journal / "plan.json").read_text())
+        plan = self.journal_plan()
         done = []
-        if not committed:
-            for entry in plan["files"]:
+        if plan is not None and not committed:
+            for entry in plan["files"]:  # type: ignore[attr-defined]
                 path = Path(entry["path"])
                 current = path.read_bytes() if path.exists() else b""
                 if sha256(current) != entry["before"]:
@@ -138,6 +156,22 @@ class Store:
                     done.append(str(path))
         self.end()
         return done
+
+    def sweep(self) -> None:
+        """Remove what a killed run may leave: unfinished or retired journals and temp files
+        beside the files it was writing (their names are never anything else's)."""
+        for stale in self.dir.glob("journal.*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        dirs = {self.dir}
+        plan = self.journal_plan() if self.journal.is_dir() else None
+        for entry in plan["files"] if plan else ():  # type: ignore[attr-defined]
+            dirs.add(Path(entry["path"]).parent)
+        for d in dirs:
+            for tmp in d.glob(".*.radpatch-tmp"):
+                try:
+                    tmp.unlink()
+                except OSError:
+                    pass
 
     def journal_plan(self) -> dict[str, object] | None:
         try:

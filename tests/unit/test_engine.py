@@ -182,7 +182,7 @@ def test_drifted_target_is_reported_and_apply_and_revert_refuse(site: Site, toy:
     r = radpatch("--registry", str(toy), "status", "toy")
     assert r.code == 0
     assert r.out.startswith("toy: drifted (toypkg 1.0;")
-    assert "toypkg/core.py: matches neither the pristine form" in r.out
+    assert "toypkg/core.py: matches neither form" in r.out and "rewrite '" in r.out
     for argv in (("apply", "toy"), ("revert", "toy")):
         err = refused(site, radpatch, toy, *argv)
         assert f"toy: cannot {argv[0]}: drifted" in err
