@@ -129,7 +129,7 @@ def module_path(dist: Installed, relpath: str) -> Path:
     if path.is_file() or path.is_symlink():
         return path
     if dist.editable:
-        raise EnvironmentProblem(
+        raise RefusedError(
             f"{dist.name} {dist.version} is an editable install (pip install -e); {relpath} is not under {dist.root}",
             "radpatch patches installed files only: install a wheel of it, or patch the source tree with git",
         )
