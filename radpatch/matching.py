@@ -12,15 +12,13 @@ import difflib
 import functools
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
-from typing import Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from radpatch.source import expression_text, is_expression
+from radpatch.source import expression_text
 
 Path_ = tuple[cst.CSTNode, ...]  # ancestors from the scope root down to (and including) a node
-Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
 _DEFS = (cst.FunctionDef, cst.ClassDef)
 
 
