@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +12,7 @@ from radpatch import faults, plan
 from radpatch.environment import PythonEnv, find_distribution
 from radpatch.errors import RefusedError
 from radpatch.model import Patch
-from radpatch.state import PatchState, State, patch_state
+from radpatch.state import FileState, PatchState, State, changed_scopes, patch_state
 from radpatch.store import FileRecord, PatchRecord, Store, sha256
 from radpatch.writer import atomic_write, refresh_bytecode
 
@@ -49,15 +50,9 @@ def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
 
 
 def _committed(store: Store, plan_: dict[str, object] | None) -> bool:
-    if not plan_:
-        return False
-    records = store.records()
-    names = [str(n) for n in plan_.get("patches", [])]  # type: ignore[attr-defined]
-    if plan_.get("op") == "revert":
-        return all(n not in records for n in names)
-    afters = {f["after"] for f in plan_.get("files", [])}  # type: ignore[attr-defined]
-    recorded = {f.patched_sha256 for n in names if n in records for f in records[n].files}
-    return bool(names) and all(n in records for n in names) and afters <= recorded
+    """An interrupted run is complete iff the record was last written by that very run."""
+    run = plan_.get("run") if plan_ else None
+    return isinstance(run, str) and store.last_run() == run
 
 
 def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
@@ -66,6 +61,11 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
     overlay: dict[Path, bytes] = {}
     for patch in patches:
         ps = patch_state(patch, env)
+        if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
+            say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
+            changes.append(Change(ps, tuple(_from_kept_original(ps, lambda f, pristine: plan.plan(
+                patch, f.rewrites, f.module, f.path, pristine).after))))
+            continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
             continue
@@ -101,6 +101,10 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             continue
         if ps.state is not State.APPLIED:
             raise _refuse_state(ps, "revert")
+        if ps.record and ps.record.registry_digest != patch.digest:
+            # written by another revision of the entry: its inverse is not this one's; restore the kept original
+            changes.append(Change(ps, tuple(_from_kept_original(ps, lambda f, pristine: pristine))))
+            continue
         files = []
         for f in ps.files:
             current = overlay.get(f.path, f.data)
@@ -117,14 +121,35 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     return changes
 
 
+def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes]) -> list[plan.FileChange]:
+    """Changes computed from each file's kept original, for files exactly as radpatch left them."""
+    assert ps.dist is not None and ps.record is not None
+    store = Store(ps.dist.root)
+    out = []
+    for f in ps.files:
+        rec = next((r for r in ps.record.files if r.path == f.relpath), None)
+        original = store.original(rec.original_sha256) if rec and f.sha256 == rec.patched_sha256 else None
+        if rec is None or original is None or sha256(original) != rec.original_sha256:
+            raise RefusedError(f"{ps.patch.name}: {f.relpath} was patched by another revision of this registry entry and "
+                               "cannot be traced back to its original", "reinstall the distribution (pip install --force-reinstall --no-deps), then apply")
+        out.append(plan.FileChange(f.module, f.path, f.data, make(f, original), pristine=original))
+    return out
+
+
 def _check_original(ps: PatchState, relpath: str, pristine: bytes, wheel_sha: str | None, say: Say) -> None:
     digest = sha256(pristine)
     recorded = [f.original_sha256 for f in (ps.record.files if ps.record else ()) if f.path == relpath]
+    assert ps.dist is not None
+    store = Store(ps.dist.root)
+    stacked = any(f.path == relpath for name, r in store.records().items() if name != ps.patch.name for f in r.files)
     if recorded and recorded[0] != digest:
-        raise RefusedError(f"{ps.patch.name}: reverting {relpath} would not give back the recorded original (sha256 {recorded[0][:12]}…)",
-                           "another patch applied after it changes the same code: revert that one too (in the same command), or reinstall the distribution")
-    stacked = ps.dist is not None and any(
-        f.path == relpath for name, r in Store(ps.dist.root).records().items() if name != ps.patch.name for f in r.files)
+        original = store.original(recorded[0])
+        if original is not None and not stacked and not changed_scopes(original, pristine):
+            say(f"{ps.patch.name}: note: {relpath} had comment or layout edits since it was patched; they are kept")
+            return
+        hint = ("another patch applied after it changes the same code: revert that one too (in the same command)" if stacked
+                else "the file's code was edited since it was patched; reinstall the distribution instead")
+        raise RefusedError(f"{ps.patch.name}: reverting {relpath} would not give back the recorded original (sha256 {recorded[0][:12]}…)", hint)
     if wheel_sha is not None and wheel_sha != digest and not stacked:
         say(f"{ps.patch.name}: note: the original {relpath} differs from the wheel's RECORD (it was already modified before patching)")
 
@@ -134,44 +159,48 @@ def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
     for c in changes:
         by_store.setdefault(c.patch.dist.root, []).append(c)  # type: ignore[union-attr]
     for root, group in by_store.items():
-        store = Store(root)
         files: dict[Path, tuple[bytes, bytes]] = {}
         for c in group:
             for f in c.files:
                 first = files.get(f.path, (f.before, f.before))[0]
                 files[f.path] = (first, f.after)
-        store.begin(op, [c.patch.patch.name for c in group], files)
-        written: list[Path] = []
-        try:
-            for path, (_, after) in files.items():
-                faults.point("before-file")
-                atomic_write(path, after)
-                written.append(path)
-                faults.point("after-file")
-        except BaseException:
-            for path in written:  # put back what this run wrote, then forget the journal
-                atomic_write(path, files[path][0])
-            store.end()
-            raise
-        for path in written:
+        _write_group(env, Store(root), group, files, op)
+
+
+def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[Path, tuple[bytes, bytes]], op: str) -> None:
+    """Journal, write every file, record: all of it, or (on any failure) none of it."""
+    run = uuid.uuid4().hex
+    store.begin(run, op, [c.patch.patch.name for c in group], files)
+    written: list[Path] = []
+    try:
+        for path, (_, after) in files.items():
+            faults.point("before-file")
+            atomic_write(path, after)
+            written.append(path)
             refresh_bytecode(path, env.executable, env.is_current)
+            faults.point("after-file")
         faults.point("before-record")
         for c in group if op == "apply" else ():
             for f in c.files:
-                store.keep_original(f.before)
+                store.keep_original(f.original)
         records = store.records()
         for c in group:
-            name = c.patch.patch.name
             if op == "revert":
-                records.pop(name, None)
+                records.pop(c.patch.patch.name, None)
             else:
-                records[name] = _record(c)
-        store.save(records)
+                records[c.patch.patch.name] = _record(c)
+        store.save(records, run)
+    except BaseException:
+        for path in written:  # put back what this run wrote, then forget the journal
+            atomic_write(path, files[path][0])
+            refresh_bytecode(path, env.executable, env.is_current)
         store.end()
+        raise
+    store.end()
 
 
 def _record(c: Change) -> PatchRecord:
     dist = c.patch.dist
     assert dist is not None
-    files = tuple(FileRecord(f.module, str(f.path.relative_to(dist.root)), sha256(f.before), sha256(f.after)) for f in c.files)
+    files = tuple(FileRecord(f.module, str(f.path.relative_to(dist.root)), sha256(f.original), sha256(f.after)) for f in c.files)
     return PatchRecord(c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files)

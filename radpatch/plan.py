@@ -10,12 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.version import Version
 
 from radpatch import names, rewrites
 from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure
-from radpatch.model import Patch, Rewrite, rewrites_by_file
+from radpatch.model import Patch, Rewrite
 from radpatch.source import Source, Undecodable, decode
 
 
@@ -25,6 +24,11 @@ class FileChange:
     path: Path
     before: bytes
     after: bytes
+    pristine: bytes | None = None  # the unpatched file, when `before` is not it (re-applying a new revision)
+
+    @property
+    def original(self) -> bytes:
+        return self.before if self.pristine is None else self.pristine
 
 
 def _decode(source: bytes, where: str) -> tuple[Source, str]:
@@ -55,17 +59,13 @@ def short(exc: RefusedError) -> str:
     return exc.message
 
 
-def _refuse(patch: Patch, rw: Rewrite, where: str, detail: str) -> RefusedError:
-    return RewriteRefused(patch, rw, where, detail)
-
-
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     src, encoding = _decode(source, where)
     for rw in rws:
         try:
             src = rewrites.forward(src, rw.op)
         except MatchFailure as exc:
-            raise _refuse(patch, rw, where, str(exc))
+            raise RewriteRefused(patch, rw, where, str(exc))
     return src.text.encode(encoding)
 
 
@@ -75,7 +75,7 @@ def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) 
         try:
             src = rewrites.inverse(src, rw.op)
         except MatchFailure as exc:
-            raise _refuse(patch, rw, where, f"cannot undo: {exc}")
+            raise RewriteRefused(patch, rw, where, f"cannot undo: {exc}")
     return src.text.encode(encoding)
 
 
@@ -98,7 +98,7 @@ def reverse_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: 
     try:
         restored = backward(patch, rws, after, where)
     except RefusedError as exc:
-        return exc.message
+        return short(exc)
     return None if restored == before else f"reverse-applying the patch to {where} does not give back the original byte for byte"
 
 

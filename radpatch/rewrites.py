@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 import functools
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
@@ -38,9 +39,8 @@ from radpatch.matching import (
 from radpatch import commas
 from radpatch.merge import merge
 from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Operation, Replace
-from radpatch.source import Source, Top, expression_text, is_expression
+from radpatch.source import Source, Top, decode, expression_text, is_expression
 
-_DEFS = (cst.FunctionDef, cst.ClassDef)
 Edit = Callable[[cst.Module, Operation, int], cst.CSTNode]
 
 
@@ -113,7 +113,7 @@ def _with_body(module: cst.Module, block: Path_, body: list[cst.BaseStatement]) 
 @functools.lru_cache(maxsize=32)
 def _payload_defs(source: bytes, names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(source text, ast key) of each named top-level definition of a payload."""
-    src = Source.parse(source.decode("utf-8"))
+    src = Source.parse(re.sub(r"\r\n?", "\n", decode(source)[0]))  # PEP 263; the target's line endings are applied later
     out = []
     for name in names:
         i = src.named(name)[0]

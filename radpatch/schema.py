@@ -453,6 +453,8 @@ def _targets(ctx: _Ctx, loader: _Loader, node: yaml.Node, path: str) -> tuple[Ta
     for k, v in node.value:
         try:
             name = _identifier(ctx, k, path)
+            if any(t.name == name for t in out):
+                raise ctx.fail(k, path, f"duplicate key {name!r}")
             out.append(Target(name, loader.module_choices(v, f"{path}.{name}")))
         except _Invalid:
             pass

@@ -8,7 +8,7 @@ from enum import Enum
 from pathlib import Path
 
 from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
-from radpatch.errors import RefusedError
+from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
 from radpatch.store import FileRecord, PatchRecord, Store, sha256
 
@@ -50,10 +50,7 @@ class PatchState:
     dist: Installed | None
     files: tuple[FileState, ...]
     record: PatchRecord | None
-
-    @property
-    def store(self) -> Store | None:
-        return Store(self.dist.root) if self.dist else None
+    pending: bool = False  # an interrupted run's journal awaits the next apply/revert
 
 
 def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
@@ -70,11 +67,16 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
         why = f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
         return PatchState(patch, State.OBSOLETE, why, dist, (), record)
     files = []
+    seen: dict[str, str] = {}
     for target, rws in rewrites_by_file(patch, v).items():
         choice = patch.target(target).module_for(v)
         if choice is None:
             why = f"{patch.name} declares no single module {target!r} for {dist.name} {v}"
             return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
+        if choice.relpath in seen:
+            why = f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} for {dist.name} {v}; use one name for it"
+            return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
+        seen[choice.relpath] = target
         try:
             files.append(_file_state(patch, dist, store, record, choice.module, choice.relpath, rws))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
@@ -86,13 +88,16 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
         reason = (reason + "; " if reason else "") + "a radpatch run was interrupted: the next apply or revert completes it"
     elif overall is State.DRIFTED and not reason:
         reason = "some files are patched and some are not"
-    return PatchState(patch, overall, reason, dist, tuple(files), record)
+    return PatchState(patch, overall, reason, dist, tuple(files), record, store.journal.is_dir())
 
 
 def _file_state(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None, module: str, relpath: str,
                 rws: tuple[Rewrite, ...]) -> FileState:
     path = module_path(dist, relpath)
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot read {path}: {exc.strerror}", "check the installation (reinstall it) and radpatch's permissions")
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
     digest = sha256(data)
     if recorded and digest not in (recorded.patched_sha256, recorded.original_sha256) and digest in {

@@ -57,26 +57,42 @@ class Store:
         return self.root / ".radpatch"
 
     # --- record ---------------------------------------------------------------------------------
-    def records(self) -> dict[str, PatchRecord]:
+    def _raw(self) -> dict[str, object]:
         try:
             raw = json.loads((self.dir / "record.json").read_text())
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
-            raise EnvironmentProblem(f"{self.dir / 'record.json'} is unreadable ({exc})", "restore it or remove it; status then re-derives states from the files")
+            raise _unreadable(self.dir, str(exc))
+        if not isinstance(raw, dict):
+            raise _unreadable(self.dir, "not a JSON object")
+        return raw
+
+    def records(self) -> dict[str, PatchRecord]:
         out = {}
-        for name, r in raw.get("patches", {}).items():
-            files = tuple(FileRecord(**f) for f in r["files"])
-            out[name] = PatchRecord(name, r["distribution"], r["version"], r["registry_digest"], files)
+        try:
+            for name, r in self._raw().get("patches", {}).items():  # type: ignore[attr-defined]
+                files = tuple(FileRecord(**f) for f in r["files"])
+                out[name] = PatchRecord(name, r["distribution"], r["version"], r["registry_digest"], files)
+        except (AttributeError, KeyError, TypeError) as exc:
+            raise _unreadable(self.dir, f"unexpected structure: {exc!r}")
         return out
+
+    def last_run(self) -> str | None:
+        """The id of the run that wrote the record last (a journal's run is committed iff equal)."""
+        run = self._raw().get("last_run")
+        return run if isinstance(run, str) else None
 
     def keep_original(self, data: bytes) -> None:
         """Keep a file's bytes from before patching, so drift can be told from layout changes."""
         folder = self.dir / "originals"
-        folder.mkdir(exist_ok=True)
         path = folder / sha256(data)
-        if not path.exists():
-            _durable_write(path, data)
+        try:
+            folder.mkdir(exist_ok=True)
+            if not path.exists():
+                _durable_write(path, data)
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot keep the original in {folder}: {exc.strerror}")
 
     def original(self, digest: str) -> bytes | None:
         try:
@@ -84,8 +100,8 @@ class Store:
         except OSError:
             return None
 
-    def save(self, records: dict[str, PatchRecord]) -> None:
-        data = {"format": FORMAT, "patches": {n: _plain(r) for n, r in sorted(records.items())}}
+    def save(self, records: dict[str, PatchRecord], run: str) -> None:
+        data = {"format": FORMAT, "last_run": run, "patches": {n: _plain(r) for n, r in sorted(records.items())}}
         path = self.dir / "record.json"
         if not path.exists():
             path.write_bytes(b"{}")
@@ -118,7 +134,7 @@ class Store:
     def journal(self) -> Path:
         return self.dir / "journal"
 
-    def begin(self, op: str, patches: list[str], files: dict[Path, tuple[bytes, bytes]]) -> None:
+    def begin(self, run: str, op: str, patches: list[str], files: dict[Path, tuple[bytes, bytes]]) -> None:
         """Durably save each file's prior bytes and the intended result before touching any."""
         tmp = self.dir / f"journal.{os.getpid()}.{time.time_ns()}"
         try:
@@ -127,7 +143,7 @@ class Store:
             for i, (path, (before, after)) in enumerate(files.items()):
                 _durable_write(tmp / f"{i}.before", before)
                 entries.append({"path": str(path), "before": sha256(before), "after": sha256(after), "blob": f"{i}.before"})
-            _durable_write(tmp / "plan.json", json.dumps({"op": op, "patches": patches, "files": entries}).encode())
+            _durable_write(tmp / "plan.json", json.dumps({"run": run, "op": op, "patches": patches, "files": entries}).encode())
             fsync_dir(tmp)
             os.rename(tmp, self.journal)
         except OSError as exc:
@@ -179,6 +195,11 @@ class Store:
             return plan
         except (OSError, ValueError):
             return None
+
+
+def _unreadable(folder: Path, why: str) -> EnvironmentProblem:
+    return EnvironmentProblem(f"{folder / 'record.json'} is unreadable ({why})",
+                              "restore it or remove it; status then re-derives states from the files")
 
 
 def _durable_write(path: Path, data: bytes) -> None:

@@ -80,4 +80,7 @@ def refresh_bytecode(path: Path, python: str, same_interpreter: bool) -> None:
         return
     code = ("import py_compile, sys; py_compile.compile(sys.argv[1], doraise=False, "
             "invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)")
-    subprocess.run([python, "-c", code, str(path)], capture_output=True, timeout=120, check=False)
+    try:
+        subprocess.run([python, "-c", code, str(path)], capture_output=True, timeout=120, check=False)
+    except (OSError, subprocess.SubprocessError):
+        pass  # the stale .pyc files are gone already; the interpreter will compile on import

@@ -25,11 +25,12 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     else:
         _print(states)
     if check:
-        bad = [s for s in states if s.state not in _SATISFIED]
+        bad = [s for s in states if s.state not in _SATISFIED or s.pending]
         if bad:
-            fixable = [s.patch.name for s in bad if s.state is State.NOT_APPLIED]
+            fixable = [s.patch.name for s in bad if s.state is State.NOT_APPLIED and not s.pending]
             hint = f"apply: radpatch apply {' '.join(fixable)}" if len(fixable) == len(bad) else "see why above; `radpatch status NAME` explains each state"
-            raise CheckFailed("; ".join(f"{s.patch.name} is {s.state.value}" + (f" ({s.reason})" if s.reason else "") for s in bad), hint)
+            raise CheckFailed("; ".join(f"{s.patch.name} is {s.state.value}" + (" (an interrupted run is pending)" if s.pending else "")
+                                        + (f" ({s.reason})" if s.reason else "") for s in bad), hint)
         if not states:
             click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
     return EXIT_OK

@@ -266,3 +266,58 @@ def test_killed_apply_is_rolled_back_by_the_journal_on_the_next_run(site: Site, 
     assert "recovered from an interrupted run: restored" in nxt.stdout and "core.py" in nxt.stdout
     assert sources(site) == ORIGINAL
     assert not (site.root / ".radpatch/journal").exists()
+
+
+# --- records kept honest: new revisions, layout edits, interrupted runs -------------------------
+
+def test_a_new_revision_of_the_entry_is_reapplied_from_the_kept_original(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    pristine = site.snapshot()
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    entry = toy / "toy.yaml"
+    entry.write_text(entry.read_text().replace("with: x * 3", "with: x * 4"))  # the entry's bug fix
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 0 and "re-applying the current one" in r.out
+    assert "x * 4" in (site.root / "toypkg/util.py").read_text()
+    assert radpatch("--registry", str(toy), "apply", "toy").out.endswith("nothing to do\n")
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 0
+    sources = lambda snap: {k: v for k, v in snap.items() if k.endswith(".py")}  # noqa: E731
+    assert sources(site.snapshot()) == sources(pristine)
+
+
+def test_revert_after_a_new_revision_restores_the_kept_original(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    util = site.root / "toypkg/util.py"
+    original = util.read_bytes()
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    entry = toy / "toy.yaml"
+    entry.write_text(entry.read_text().replace("with: x * 3", "with: x * 4"))
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 0
+    assert util.read_bytes() == original
+
+
+def test_a_comment_added_after_patching_is_kept_by_revert(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    util = site.root / "toypkg/util.py"
+    util.write_text(util.read_text() + "# a note someone added\n")
+    assert radpatch("--registry", str(toy), "status", "--check", "toy").code == 0
+    r = radpatch("--registry", str(toy), "revert", "toy")
+    assert r.code == 0 and "they are kept" in r.out
+    assert util.read_text().endswith("# a note someone added\n") and "x * 2" in util.read_text()
+
+
+def test_an_interrupted_run_fails_status_check_until_completed(site: Site, toy: Path, radpatch, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from radpatch import store
+
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    # a journal left by a run killed before its record: the next apply/revert rolls it back
+    util = site.root / "toypkg/util.py"
+    store.Store(site.root).begin("killed-run", "revert", ["toy"], {util: (util.read_bytes(), b"never written")})
+    assert radpatch("--registry", str(toy), "status", "--check", "toy").code == 3
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert radpatch("--registry", str(toy), "status", "--check", "toy").code == 0
+
+
+def test_a_record_of_the_wrong_shape_is_a_clean_error(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    (site.root / ".radpatch/record.json").write_text("[]")
+    r = radpatch("--registry", str(toy), "status", "toy")
+    assert r.code == 4 and "record.json is unreadable" in r.err and "Traceback" not in r.err

@@ -694,3 +694,17 @@ def test_a_latin_1_file_stays_latin_1() -> None:
     before = "# -*- coding: latin-1 -*-\nNAME = 'café'\n\n\ndef f(a):\n    return a\n".encode("latin-1")
     after = plan_bytes(before, AddParameter("f", "cfg", "None"))
     assert after == before.replace(b"def f(a):", b"def f(a, cfg=None):")
+
+
+@pytest.mark.parametrize("module_newline", ["\n", "\r\n"])
+def test_a_crlf_or_latin1_payload_takes_the_target_files_line_endings(module_newline: str) -> None:
+    crlf = PAYLOAD.replace(b"\n", b"\r\n")
+    latin1 = b"# -*- coding: latin-1 -*-\n" + PAYLOAD.replace(b"Docstring kept.", b"Docstring kept \xe9.")
+    for payload in (crlf, latin1):
+        op = InsertDefinitions(Path("payload.py"), payload, ("_rp_helper", "_rp_glue"), "target", "after")
+        patch = patch_of(op)
+        original = dedent(MODULE).replace("\n", module_newline).encode()
+        change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), original)
+        lines = change.after.split(b"\n")[:-1]
+        assert all(line.endswith(b"\r") == (module_newline == "\r\n") for line in lines)
+        assert b"\r\r" not in change.after
