@@ -177,8 +177,9 @@ def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[
             faults.point("before-file")
             atomic_write(path, after)
             written.append(path)
-            refresh_bytecode(path, env.executable, env.is_current)
             faults.point("after-file")
+        for path in written:  # only once every file is written: a failed run leaves .pyc files alone
+            refresh_bytecode(path, env.executable, env.is_current)
         faults.point("before-record")
         for c in group if op == "apply" else ():
             for f in c.files:
@@ -193,7 +194,6 @@ def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[
     except BaseException:
         for path in written:  # put back what this run wrote, then forget the journal
             atomic_write(path, files[path][0])
-            refresh_bytecode(path, env.executable, env.is_current)
         store.end()
         raise
     store.end()
