@@ -141,7 +141,7 @@ def _check_original(ps: PatchState, relpath: str, pristine: bytes, wheel_sha: st
     recorded = [f.original_sha256 for f in (ps.record.files if ps.record else ()) if f.path == relpath]
     assert ps.dist is not None
     store = Store(ps.dist.root)
-    stacked = any(f.path == relpath for name, r in store.records().items() if name != ps.patch.name for f in r.files)
+    stacked = bool(store.recorded_files(relpath, besides=ps.patch.name))
     if recorded and recorded[0] != digest:
         original = store.original(recorded[0])
         if original is not None and not stacked and not changed_scopes(original, pristine):

@@ -81,19 +81,12 @@ def _describe(node: yaml.Node) -> str:
 
 def _str(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     ctx.spend(node, path)
-    if isinstance(node, yaml.ScalarNode) and node.tag not in _PLAIN_TAGS:
-        raise ctx.fail(node, path, f"the YAML tag {node.tag!r} is not supported; write a plain string")
-    if not isinstance(node, yaml.ScalarNode) or node.tag not in (
-        "tag:yaml.org,2002:str",
-        "tag:yaml.org,2002:int",
-        "tag:yaml.org,2002:float",
-        "tag:yaml.org,2002:null",
-        "tag:yaml.org,2002:bool",
-    ):
+    if not isinstance(node, yaml.ScalarNode):
         raise ctx.fail(node, path, f"expected a string, found {_describe(node)}")
-    if node.tag != "tag:yaml.org,2002:str" and not node.style:
-        if node.tag == "tag:yaml.org,2002:null":
-            raise ctx.fail(node, path, "expected a string, found nothing (null)")
+    if node.tag not in _PLAIN_TAGS:
+        raise ctx.fail(node, path, f"the YAML tag {node.tag!r} is not supported; write a plain string")
+    if node.tag == "tag:yaml.org,2002:null" and not node.style:
+        raise ctx.fail(node, path, "expected a string, found nothing (null)")
     return str(node.value)
 
 

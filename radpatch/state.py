@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -101,7 +102,7 @@ def _file_state(patch: Patch, dist: Installed, store: Store, record: PatchRecord
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
     digest = sha256(data)
     if recorded and digest not in (recorded.patched_sha256, recorded.original_sha256) and digest in {
-            f.patched_sha256 for r in store.records().values() for f in r.files if f.path == relpath}:
+            f.patched_sha256 for f in store.recorded_files(relpath, besides=patch.name)}:
         recorded = None  # exactly as a later radpatch run left it: judge it on its structure alone
     state, detail = _classify(patch, rws, data, str(path), recorded, dist.record.get(relpath), store)
     return FileState(module, path, relpath, rws, data, state, detail, dist.record.get(relpath))
@@ -158,13 +159,17 @@ def changed_scopes(a: bytes, b: bytes) -> list[str]:
     return sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
 
 
-def applied_error(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str) -> str | None:
+def applied_error(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str,
+                  forward: Callable[[bytes], bytes] | None = None, backward: Callable[[bytes], bytes] | None = None) -> str | None:
     """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
-    else where undoing the patch stops."""
+    else where undoing the patch stops. `forward`/`backward` default to plan's (verify passes
+    memoised ones)."""
     from radpatch import plan
 
+    fwd = forward or (lambda d: plan.forward(patch, rws, d, where))
+    bwd = backward or (lambda d: plan.backward(patch, rws, d, where))
     try:
-        if plan.forward(patch, rws, plan.backward(patch, rws, data, where), where) == data:
+        if fwd(bwd(data)) == data:
             return None
     except RefusedError as exc:
         return plan.short(exc)

@@ -78,6 +78,10 @@ class Store:
             raise _unreadable(self.dir, f"unexpected structure: {exc!r}")
         return out
 
+    def recorded_files(self, relpath: str, besides: str) -> list[FileRecord]:
+        """What other patches than `besides` recorded for the file `relpath` (stacked patches)."""
+        return [f for name, r in self.records().items() if name != besides for f in r.files if f.path == relpath]
+
     def last_run(self) -> str | None:
         """The id of the run that wrote the record last (a journal's run is committed iff equal)."""
         run = self._raw().get("last_run")

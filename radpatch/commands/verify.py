@@ -33,7 +33,7 @@ from radpatch import plan
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
-from radpatch.source import decode
+from radpatch.state import applied_error
 from radpatch.store import sha256
 from radpatch.wheels import NoWheel, Release, Releases
 
@@ -357,11 +357,8 @@ class _Memo:
         return self._call("backward", data)
 
     def is_applied(self, data: bytes) -> bool:
-        """state._classify's test for "applied": reverse-apply, re-apply, get the same bytes."""
-        try:
-            return self.forward(self.backward(data)) == data
-        except RefusedError:
-            return False
+        """status's own test for "applied", on the memoised forward/backward."""
+        return applied_error(self.patch, self.f.rewrites, data, self.f.relpath, self.forward, self.backward) is None
 
 
 def prove(patch: Patch, files: tuple[_File, ...]) -> tuple[Checks, str | None]:
@@ -417,10 +414,6 @@ def _idempotent(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
 
 
 _CHECK = {"pristine": _pristine, "match": _match, "compile": _compile, "names": _names, "reverse": _reverse, "idempotent": _idempotent}
-
-
-def _text(data: bytes) -> str:
-    return decode(data)[0]
 
 
 # --- output --------------------------------------------------------------------------------------
