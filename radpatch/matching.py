@@ -23,7 +23,37 @@ _DEFS = (cst.FunctionDef, cst.ClassDef)
 
 
 class MatchFailure(Exception):
-    """A pattern matched zero or several times, or a scope does not exist."""
+    """A pattern matched zero or several times, or a scope does not exist. `hint` says what to do."""
+
+    hint = "the installed code differs from what the rewrite expects: check the version range and the rewrite"
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint or type(self).hint
+
+
+class NotFound(MatchFailure):
+    hint = ("this version's code does not contain it: check the version range, or declare a `versions:` variant "
+            "of the rewrite for this version")
+
+
+class NearMiss(NotFound):
+    hint = "`find` is close to the code shown but not equal: fix `find` (layout, quotes and comments do not matter, the code does)"
+
+
+class Ambiguous(MatchFailure):
+    hint = "narrow it with `within:` (an enclosing statement, e.g. `for x in y:`) or pick one with `occurrence: N`"
+
+
+class Clash(MatchFailure):
+    hint = "rename it in the payload (e.g. a `_yourpatch_` prefix) so it takes over nothing the module defines"
+
+
+class NotUndoable(MatchFailure):
+    hint = "the file does not carry this rewrite's result as radpatch would write it"
+
+
+PLAUSIBLE = 0.75  # similarity from which a candidate is shown as probably the intended code
 
 
 @functools.lru_cache(maxsize=1024)
@@ -51,7 +81,7 @@ def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
     return tuple(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").body)
 
 
-def find_scope(module: cst.Module, qualname: str) -> Path_:
+def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
     """Resolve '<module>', 'func' or 'Class.method' to the path of its node."""
     path: Path_ = (module,)
     if qualname == "<module>":
@@ -66,8 +96,9 @@ def find_scope(module: cst.Module, qualname: str) -> Path_:
                 names = [s.name.value for s in body if isinstance(s, _DEFS)]
                 close = difflib.get_close_matches(part, names, n=3)
                 tip = f"; closest: {', '.join(close)}" if close else ""
-                raise MatchFailure(f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}")
-            raise MatchFailure(f"scope {qualname!r}: {where} defines {part!r} {len(hits)} times (ambiguous)")
+                raise (NearMiss if close else NotFound)(f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}")
+            raise Ambiguous(f"scope {qualname!r}: {where} defines {part!r} {len(hits)} times (lines {', '.join(str(n) for n in lines_of(module, hits, offset))})",
+                            "the module redefines it; the later definition is the one that runs: patch that one by a rewrite on its own module or narrow the scope")
         path = (*path, block, hits[0]) if block is not None else (*path, hits[0])
     return path
 
@@ -182,27 +213,34 @@ def _swap_child(parent: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.
     raise AssertionError(f"{type(old).__name__} is not a child of {type(parent).__name__}")
 
 
-def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str, offset: int = 0) -> str:
-    """'line N: <code>' of the candidate most similar to `pattern`, for a no-match message."""
+def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str, offset: int = 0) -> tuple[str, bool]:
+    """('closest candidate (line N, 80% similar): <code>', plausible) for a no-match message;
+    the candidate is shown only when it is plausibly what `find` meant (PLAUSIBLE)."""
     if not candidates:
-        return "the scope is empty"
+        return "the scope is empty", False
     want = pretty(pattern)
     scored = []
     for node in candidates:
         text = code_of(module, node).strip()
         try:
             norm = pretty(text)
-        except SyntaxError:
+        except (SyntaxError, RecursionError):
             norm = text
         scored.append((difflib.SequenceMatcher(None, want, norm).ratio(), norm, node))
     ratio, norm, node = max(scored, key=lambda s: s[0])
-    line = _line_of(module, node) + offset
+    if ratio < PLAUSIBLE:
+        return "nothing in the scope is similar to it", False
+    line = line_of(module, node) + offset
     shown = norm if len(norm) < 400 else norm[:400] + " ..."
-    return f"closest candidate (line {line}, {ratio:.0%} similar):\n{textwrap.indent(shown, '      ')}"
+    return f"closest candidate (line {line}, {ratio:.0%} similar):\n{textwrap.indent(shown, '      ')}", True
 
 
-def _line_of(module: cst.Module, node: cst.CSTNode) -> int:
+def line_of(module: cst.Module, node: cst.CSTNode) -> int:
+    return lines_of(module, [node])[0]
+
+
+def lines_of(module: cst.Module, nodes: Sequence[cst.CSTNode], offset: int = 0) -> list[int]:
+    """1-based first line of each node (plus `offset`: where `module` starts in the file)."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    pos = positions.get(node)
-    return pos.start.line if pos else 0
+    return [(positions[n].start.line if n in positions else 0) + offset for n in nodes]

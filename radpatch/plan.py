@@ -1,7 +1,10 @@
 """Plan a patch in memory and prove it before anything is written.
 
 For each file: apply every rewrite (each must match exactly once), compile() the result, check
-that it introduces no undefined name, and reverse-apply it, requiring the original bytes back.
+that it introduces no undefined name, and prove it can be undone: backward(after) is AST-equal
+to the original, and forward(backward(after)) == after (status recognises the patched form, and
+a second apply is a no-op). The proof never depends on the layout `find` was typed in; revert
+writes the exact original bytes radpatch keeps (store.py).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-from radpatch import names, rewrites
+import ast
+
+from radpatch import names
 from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure
 from radpatch.model import Patch, Rewrite
@@ -39,16 +44,15 @@ def _decode(source: bytes, where: str) -> tuple[Source, str]:
         raise RefusedError(f"{where} cannot be decoded as Python source: {exc}")
     except SyntaxError as exc:
         raise RefusedError(f"{where} does not parse as Python: {exc.msg} (line {exc.lineno})")
+    except (RecursionError, MemoryError):
+        raise RefusedError(f"{where} is nested too deeply for radpatch to analyse", "radpatch cannot prove a patch of this file") from None
 
 
 class RewriteRefused(RefusedError):
     """A rewrite did not match (or could not be undone) exactly once."""
 
-    def __init__(self, patch: Patch, rw: Rewrite, where: str, detail: str) -> None:
-        super().__init__(
-            f"{patch.name}: rewrite {rw.id!r} ({rw.where}) on {where}: {detail}",
-            "the installed code differs from what the patch expects; check the version range and the rewrite's `find`",
-        )
+    def __init__(self, patch: Patch, rw: Rewrite, where: str, detail: str, hint: str) -> None:
+        super().__init__(f"{patch.name}: rewrite {rw.id!r} ({rw.where}) on {where}: {detail}", hint)
         self.rewrite, self.rewrite_where, self.detail = rw.id, rw.where, detail
 
 
@@ -59,24 +63,38 @@ def short(exc: RefusedError) -> str:
     return exc.message
 
 
+def _step(patch: Patch, rw: Rewrite, src: Source, where: str, undo: bool) -> Source:
+    from radpatch import ops  # libcst is loaded only when a rewrite really runs
+
+    try:
+        return ops.inverse(src, rw.op) if undo else ops.forward(src, rw.op)
+    except MatchFailure as exc:
+        raise RewriteRefused(patch, rw, where, f"cannot undo: {exc}" if undo else str(exc), exc.hint) from None
+    except (RecursionError, MemoryError):
+        raise RewriteRefused(patch, rw, where, "the code is nested too deeply for radpatch to analyse", "simplify the rewrite's code") from None
+
+
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     src, encoding = _decode(source, where)
     for rw in rws:
-        try:
-            src = rewrites.forward(src, rw.op)
-        except MatchFailure as exc:
-            raise RewriteRefused(patch, rw, where, str(exc))
-    return src.text.encode(encoding)
+        src = _step(patch, rw, src, where, undo=False)
+    return _encode(src, encoding, where)
 
 
 def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+    """The structural inverse: code AST-equal to the original (not necessarily its bytes)."""
     src, encoding = _decode(source, where)
     for rw in reversed(rws):
-        try:
-            src = rewrites.inverse(src, rw.op)
-        except MatchFailure as exc:
-            raise RewriteRefused(patch, rw, where, f"cannot undo: {exc}")
-    return src.text.encode(encoding)
+        src = _step(patch, rw, src, where, undo=True)
+    return _encode(src, encoding, where)
+
+
+def _encode(src: Source, encoding: str, where: str) -> bytes:
+    try:
+        return src.text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise RefusedError(f"the patched {where} cannot be written in its encoding {encoding}: {exc.reason}",
+                           "write the rewrite's code in characters the file's encoding has (or as escapes)") from None
 
 
 def compile_error(after: bytes, where: str) -> str | None:
@@ -94,12 +112,46 @@ def names_error(before: bytes, after: bytes, where: str) -> str | None:
     return None
 
 
-def reverse_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
+def ast_equal(a: bytes, b: bytes) -> bool:
     try:
-        restored = backward(patch, rws, after, where)
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def reverse_check(before: bytes, after: bytes, backward_: Callable[[bytes], bytes], forward_: Callable[[bytes], bytes],
+                  where: str) -> str | None:
+    """The reverse proof: None, or why the patched `after` cannot be undone. backward(after) must be
+    AST-equal to `before` and forward(backward(after)) must give `after` again."""
+    try:
+        restored = backward_(after)
+        if not ast_equal(restored, before):
+            return f"undoing the patch on {where} does not give back the original code (compared as syntax trees)"
+        if forward_(restored) != after:
+            return f"the patched {where} is not stable: undoing and re-applying the patch gives different code"
     except RefusedError as exc:
         return short(exc)
-    return None if restored == before else f"reverse-applying the patch to {where} does not give back the original byte for byte"
+    return None
+
+
+def reverse_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
+    why = reverse_check(before, after, lambda d: backward(patch, rws, d, where), lambda d: forward(patch, rws, d, where), where)
+    return None if why is None else _blame(patch, rws, before, where) or why
+
+
+def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) -> str | None:
+    """The first rewrite whose own step does not undo, named with its registry file:line."""
+    for k in range(len(rws)):
+        one = rws[k:k + 1]
+        try:
+            prior = forward(patch, rws[:k], before, where)
+            after = forward(patch, one, prior, where)
+        except RefusedError:
+            return None
+        why = reverse_check(prior, after, lambda d: backward(patch, one, d, where), lambda d: forward(patch, one, d, where), where)
+        if why is not None:
+            return why if why.startswith("rewrite ") else f"rewrite {rws[k].id!r} ({rws[k].where}): {why}"
+    return None
 
 
 def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> None:
@@ -107,7 +159,8 @@ def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, w
     steps: tuple[tuple[Callable[[], str | None], str], ...] = (
         (lambda: compile_error(after, where), ""),
         (lambda: names_error(before, after, where), "this version's code lacks names the rewrite relies on; declare a variant for it"),
-        (lambda: reverse_error(patch, rws, before, after, where), ""),
+        (lambda: reverse_error(patch, rws, before, after, where),
+         "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"),
     )
     for step, hint in steps:
         why = step()

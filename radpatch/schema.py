@@ -18,9 +18,10 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from radpatch.errors import RegistryError
-from radpatch.source import is_expression
+from radpatch.source import bound_names, is_expression, payload_statement
 from radpatch.model import (
-    AddParameter,
+    BODY,
+    OPERATIONS,
     InsertDefinitions,
     InsertStatements,
     Knob,
@@ -30,6 +31,7 @@ from radpatch.model import (
     Replace,
     Rewrite,
     Target,
+    WrapBody,
 )
 
 MAX_NODES = 20_000
@@ -141,24 +143,71 @@ def _specifier(ctx: _Ctx, node: yaml.Node, path: str) -> SpecifierSet:
     return spec
 
 
+def _parses(code: str, mode: str = "exec") -> str | None:
+    """Why `code` does not parse, or None. Deep nesting is a problem of the code, not a crash."""
+    try:
+        ast.parse(code, mode=mode)
+    except SyntaxError as exc:
+        return f"{exc.msg} (line {exc.lineno})"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return "nested too deeply for Python's parser" if not isinstance(exc, ValueError) else str(exc)
+    return None
+
+
 def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path)
-    try:
-        ast.parse(textwrap.dedent(code))
-    except SyntaxError as exc:
-        if not is_expression(code):
-            raise ctx.fail(node, path, f"is not Python code: {exc.msg} (line {exc.lineno})")
-    except ValueError as exc:
-        raise ctx.fail(node, path, f"is not Python code: {exc}")
+    if not code.strip():
+        raise ctx.fail(node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)")
+    why = _parses(textwrap.dedent(code))
+    if why and (why.startswith("nested") or not is_expression(code)):
+        raise ctx.fail(node, path, f"is not Python code: {why}")
     return code
+
+
+def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int:
+    text = _str(ctx, node, path)
+    if not text.isdigit() or int(text) < 1:
+        raise ctx.fail(node, path, f"{text!r} is not a match number; write 1 for the first match in source order, 2 for the second, ...")
+    return int(text)
+
+
+def _position(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    text = _str(ctx, node, path)
+    if text not in POSITIONS:
+        raise ctx.fail(node, path, f"{text!r}: expected one of {', '.join(POSITIONS)}")
+    return text
+
+
+def _import(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    code = _str(ctx, node, path).strip()
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        body = []
+    if len(body) != 1 or not isinstance(body[0], (ast.Import, ast.ImportFrom)) or "*" in code:
+        raise ctx.fail(node, path, f"{code!r} is not one `import x` or `from x import y` statement (star imports are not supported)")
+    if isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
+        raise ctx.fail(node, path, "a `from __future__` import must be a module's first statement; radpatch does not add one")
+    return code
+
+
+def _check_template(ctx: _Ctx, node: yaml.Node, path: str, code: str) -> None:
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # already reported by _pattern
+    holes = [n for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Name) and n.value.id == BODY]
+    mentions = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == BODY]
+    if len(holes) != 1 or len(mentions) != 1:
+        raise ctx.fail(node, path, f"a wrap_body template needs exactly one line `{BODY}` standing for the original body "
+                       f"(found {len(holes)}); e.g. try:\\n    {BODY}\\nexcept Exception: ...")
 
 
 def _expression(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path).strip()
-    try:
-        ast.parse(code, mode="eval")
-    except (SyntaxError, ValueError):
-        raise ctx.fail(node, path, f"{code!r} is not a Python expression (a default value such as None or 0)")
+    why = _parses(code, "eval") if code else "empty"
+    if why:
+        raise ctx.fail(node, path, f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {why}")
     return code
 
 
@@ -174,6 +223,14 @@ def _identifier(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     if not name.isidentifier():
         raise ctx.fail(node, path, f"{name!r} is not a Python identifier")
     return name
+
+
+POSITIONS = ("top", "bottom")
+READERS: dict[str, Callable[[_Ctx, yaml.Node, str], object]] = {
+    "qualname": _qualname, "identifier": _identifier, "code": _pattern, "expression": _expression,
+    "occurrence": _occurrence, "position": _position, "import": _import,
+}
+_ATTR = {"with": "with_", "from": "from_", "import": "statement"}  # YAML keys that are Python keywords
 
 
 class _Collector:
@@ -219,68 +276,74 @@ class _Loader:
         except ValueError as exc:
             raise self.ctx.fail(node, path, f"payload {file} is not Python source: {exc}")
         self.payloads[file] = data
-        defs = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        defs: list[str] = []
+        for i, stmt in enumerate(tree.body):
+            kind = payload_statement(stmt, first=i == 0)
+            if kind is None:
+                raise self.ctx.fail(node, path, f"payload {file}:{stmt.lineno}: a top-level {type(stmt).__name__} statement cannot be "
+                                    "inserted into another module; payloads hold defs, classes, imports and NAME = value constants")
+            defs.extend(bound_names(stmt) if kind in ("def", "constant") else ())
         return file, data, defs
 
     def op(self, kind: str, node: yaml.Node, path: str) -> Operation:
+        """Read one operation as its spec declares it (model.OPERATIONS, each spec's FIELDS)."""
         ctx = self.ctx
+        spec = OPERATIONS[kind]
+        fields = {f.key: f for f in spec.FIELDS}  # type: ignore[attr-defined]
+        m = _mapping(ctx, node, path, {k for k, f in fields.items() if f.required}, {k for k, f in fields.items() if not f.required})
         get = _Collector()
-        if kind == "insert_definitions":
-            m = _mapping(ctx, node, path, {"payload"}, {"names", "after", "before"})
-            payload = get(self.payload, m["payload"], f"{path}.payload")
-            names = get(self._names, m.get("names"), f"{path}.names", payload, m["payload"])
-            where = [w for w in ("after", "before") if w in m]
-            if len(where) != 1:
-                get.fail(ctx.fail(node, path, "give exactly one of 'after: NAME' or 'before: NAME'"))
-            side: Literal["before", "after"] = "after" if where[:1] == ["after"] else "before"
-            anchor = get(_identifier, ctx, m[side], f"{path}.{side}") if len(where) == 1 else None
-            get.check()
-            assert anchor is not None
-            return InsertDefinitions(payload[0], payload[1], names, anchor, side)
-        if kind == "add_parameter":
-            m = _mapping(ctx, node, path, {"function", "name", "default"}, set())
-            op = AddParameter(get(_qualname, ctx, m["function"], f"{path}.function"),
-                              get(_identifier, ctx, m["name"], f"{path}.name"),
-                              get(_expression, ctx, m["default"], f"{path}.default"))
-            get.check()
-            return op
-        if kind in ("insert_after", "insert_before"):
-            m = _mapping(ctx, node, path, {"scope", "find", "code"}, set())
-            code_side: Literal["before", "after"] = "after" if kind == "insert_after" else "before"
-            ins = InsertStatements(get(_qualname, ctx, m["scope"], f"{path}.scope"),
-                                   get(_pattern, ctx, m["find"], f"{path}.find"),
-                                   get(_pattern, ctx, m["code"], f"{path}.code"), code_side)
-            get.check()
-            return ins
-        m = _mapping(ctx, node, path, {"scope", "find", "with"}, set())
-        rep = Replace(get(_qualname, ctx, m["scope"], f"{path}.scope"),
-                      get(_pattern, ctx, m["find"], f"{path}.find"),
-                      get(_pattern, ctx, m["with"], f"{path}.with"))
+        values: dict[str, object] = {}
+        for key, value in m.items():
+            values[key] = get(self.read, fields[key].kind, value, f"{path}.{key}")
+        for group in getattr(spec, "ONE_OF", ()):
+            if sum(k in m for k in group) != 1:
+                get.fail(ctx.fail(node, path, f"give exactly one of {' or '.join(repr(k) for k in group)}"))
         get.check()
-        if is_expression(rep.find) != is_expression(rep.with_):
-            kinds = ["an expression" if is_expression(c) else "statements" for c in (rep.find, rep.with_)]
-            raise ctx.fail(m["with"], f"{path}.with", f"`find` is {kinds[0]} but `with` is {kinds[1]}; replace like with like")
-        return rep
+        return self.build(kind, spec, values, m, path)
 
-    def _names(self, node: yaml.Node | None, path: str, payload: tuple[Path, bytes, list[str]] | None, payload_node: yaml.Node) -> tuple[str, ...]:
-        defs = payload[2] if payload else []
-        if node is None:
-            if payload and not defs:
-                raise self.ctx.fail(payload_node, path, f"payload {payload[0].name} has no top-level definition to insert")
+    def read(self, kind: str, node: yaml.Node, path: str) -> object:
+        if kind == "payload":
+            return self.payload(node, path)
+        if kind == "names":
+            get = _Collector()
+            names = tuple(get(_identifier, self.ctx, n, f"{path}[{i}]") for i, n in enumerate(_seq(self.ctx, node, path)))
+            get.check()
+            if not names:
+                raise self.ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
+            return names
+        return READERS[kind](self.ctx, node, path)
+
+    def build(self, kind: str, spec: type, values: dict[str, object], m: dict[str, yaml.Node], path: str) -> Operation:
+        ctx = self.ctx
+        if spec is InsertDefinitions:
+            side: Literal["before", "after"] = "after" if "after" in values else "before"
+            file, data, defs = values["payload"]  # type: ignore[misc]
+            names = self._names(values.get("names"), m.get("names"), f"{path}.names", file, defs, m["payload"])  # type: ignore[arg-type]
+            return InsertDefinitions(file, data, names, str(values[side]), side)
+        args = {_ATTR.get(k, k): v for k, v in values.items()}
+        if spec is InsertStatements:
+            args["where"] = "after" if kind == "insert_after" else "before"
+        if spec is Replace and is_expression(str(args["find"])) != is_expression(str(args["with_"])):
+            kinds = ["an expression" if is_expression(str(c)) else "statements" for c in (args["find"], args["with_"])]
+            raise ctx.fail(m["with"], f"{path}.with", f"`find` is {kinds[0]} but `with` is {kinds[1]}; replace like with like")
+        if spec is WrapBody:
+            _check_template(ctx, m["with"], f"{path}.with", str(args["with_"]))
+        return spec(**args)  # type: ignore[no-any-return]
+
+    def _names(self, names: tuple[str, ...] | None, node: yaml.Node | None, path: str, file: Path, defs: list[str],
+               payload_node: yaml.Node) -> tuple[str, ...]:
+        if names is None:
+            if not defs:
+                raise self.ctx.fail(payload_node, path, f"payload {file.name} has no top-level definition or constant to insert")
             return tuple(defs)
-        get = _Collector()
-        names = tuple(get(_identifier, self.ctx, n, f"{path}[{i}]") for i, n in enumerate(_seq(self.ctx, node, path)))
-        get.check()
-        if not names:
-            raise self.ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
-        if payload:
-            for missing in [n for n in names if n not in defs]:
-                get.fail(self.ctx.fail(node, path, f"payload {payload[0].name} defines no top-level {missing!r}"))
-        get.check()
+        missing = [n for n in names if n not in defs]
+        if missing:
+            assert node is not None
+            raise self.ctx.fail(node, path, f"payload {file.name} defines no top-level {', '.join(map(repr, missing))}")
         return names
 
     def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
-        ops = {"insert_definitions", "add_parameter", "insert_after", "insert_before", "replace"}
+        ops = set(OPERATIONS)
         m = _mapping(self.ctx, node, path, set(), {"id", "versions", "file"} | ops)
         get = _Collector()
         kinds = sorted(ops & m.keys())

@@ -45,6 +45,7 @@ class Top:
     name: str | None
     start: int
     end: int
+    binds: tuple[str, ...] = ()  # the module-level names it binds (def, class, import, NAME = ...)
 
 
 def _span(node: ast.stmt) -> tuple[int, int]:
@@ -55,7 +56,39 @@ def _span(node: ast.stmt) -> tuple[int, int]:
 
 
 def index(tree: ast.Module) -> tuple[Top, ...]:
-    return tuple(Top(n.name if isinstance(n, DEFS) else None, *_span(n)) for n in tree.body)
+    return tuple(Top(n.name if isinstance(n, DEFS) else None, *_span(n), bound_names(n)) for n in tree.body)
+
+
+def bound_names(node: ast.stmt) -> tuple[str, ...]:
+    """Names a top-level statement binds in its module (the ones a payload must not take over)."""
+    if isinstance(node, DEFS):
+        return (node.name,)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return tuple((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+    return tuple(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+
+
+def is_constant(node: ast.stmt) -> bool:
+    """`NAME = value` or `NAME: T = value` (one plain name)."""
+    if isinstance(node, ast.Assign):
+        return len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    return isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None
+
+
+def payload_statement(node: ast.stmt, first: bool) -> str | None:
+    """What a payload's top-level statement is to radpatch: "def" and "constant" are inserted,
+    "import" is added after the target's imports, "docstring" and "future" describe the payload
+    itself; None: cannot be moved into another module (the loader refuses it)."""
+    if isinstance(node, DEFS):
+        return "def"
+    if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+        return "future"
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return None if any(a.name == "*" for a in node.names) else "import"
+    if first and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return "docstring"
+    return "constant" if is_constant(node) else None
 
 
 @dataclass(frozen=True)

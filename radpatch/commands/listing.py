@@ -8,7 +8,6 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
-from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Operation, Replace
 
 
 def run_list(ctx: Context) -> int:
@@ -31,7 +30,7 @@ def run_show(ctx: Context, name: str) -> int:
             click.echo(f"    {t.name}: {c.module}  (versions {c.versions or 'any'})")
     click.echo("  rewrites:")
     for r in p.rewrites:
-        click.echo(f"    {r.id}: {_describe(r.op)}  (versions {r.versions or 'all'}; {r.target})")
+        click.echo(f"    {r.id}: {r.op.describe()}  (versions {r.versions or 'all'}; {r.target})")
     if p.knobs:
         click.echo("  knobs (environment variables read at run time):")
         for k in p.knobs:
@@ -39,17 +38,6 @@ def run_show(ctx: Context, name: str) -> int:
     click.echo("")
     click.echo(p.description.rstrip())
     return EXIT_OK
-
-
-def _describe(op: Operation) -> str:
-    if isinstance(op, InsertDefinitions):
-        return f"insert {', '.join(op.names)} from {op.payload.name} {op.where} {op.anchor}"
-    if isinstance(op, AddParameter):
-        return f"add parameter {op.name}={op.default} to {op.function}()"
-    if isinstance(op, InsertStatements):
-        return f"insert statements {op.where} a statement in {op.scope}"
-    assert isinstance(op, Replace)
-    return f"replace code in {op.scope}"
 
 
 def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:

@@ -182,7 +182,7 @@ def test_insert_definitions_missing_anchor_names_the_closest() -> None:
 
 def test_insert_definitions_refuses_to_shadow_an_existing_def() -> None:
     message = refuse(dedent(MODULE) + "\n\ndef _rp_glue():\n    pass\n", defs("target", "after"))
-    assert "already defines '_rp_glue'" in message
+    assert "already binds '_rp_glue' (line 17)" in message
 
 
 def test_insert_definitions_anchor_must_be_top_level() -> None:
@@ -344,7 +344,7 @@ def test_add_parameter_missing_function_names_the_closest() -> None:
 
 def test_add_parameter_ambiguous_function() -> None:
     source = "def f(a):\n    pass\n\n\ndef f(b):\n    pass\n"
-    assert "2 times (ambiguous)" in refuse(source, param())
+    assert "defines 'f' 2 times (ambiguous: lines 1, 5)" in refuse(source, param())
 
 
 # --- insert_after / insert_before --------------------------------------------------------------
@@ -493,7 +493,7 @@ def test_insert_missing_scope_names_the_closest_function() -> None:
 def test_insert_ambiguous_anchor() -> None:
     source = "def f(a):\n    a += 1\n    if a:\n        a += 1\n    return a\n"
     message = refuse(source, InsertStatements("f", "a += 1", "pass", "after"))
-    assert "matches 2 times in f" in message and "ambiguous" in message
+    assert "matches 2 times in f (ambiguous): lines 2, 4" in message
 
 
 # --- replace -----------------------------------------------------------------------------------

@@ -1,0 +1,195 @@
+"""What every operation shares: running an edit on the one top-level definition it concerns,
+choosing the one match (`within:`, `occurrence:`), and saying clearly why nothing matched.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import difflib
+import functools
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
+
+import libcst as cst
+
+from radpatch.matching import (
+    Ambiguous,
+    MatchFailure,
+    NearMiss,
+    NotFound,
+    Path_,
+    block_body,
+    closest,
+    code_of,
+    lines_of,
+    replace_on_path,
+    statement_slots,
+)
+from radpatch.source import Source, Top
+
+Edit = Callable[[cst.Module, int], cst.CSTNode]
+
+
+class Selecting(Protocol):
+    @property
+    def within(self) -> str | None: ...
+
+    @property
+    def occurrence(self) -> int | None: ...
+
+
+@contextlib.contextmanager
+def code_errors() -> Iterator[None]:
+    """Code that parses for `ast` but not for libcst (or not at all once combined) is a refusal;
+    so is code nested deeper than the parsers can follow."""
+    try:
+        yield
+    except cst.ParserSyntaxError as exc:
+        raise MatchFailure(f"libcst cannot parse the code involved: {exc.message} (line {exc.raw_line})") from None
+    except SyntaxError as exc:
+        raise MatchFailure(f"the code involved does not parse: {exc.msg} (line {exc.lineno})") from None
+    except (RecursionError, MemoryError):
+        raise MatchFailure("the code involved is nested too deeply for radpatch to analyse",
+                           "simplify the expression in the registry, or patch a shallower statement") from None
+
+
+def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
+    """Run `edit` on a libcst module holding just the top-level definition `qualname` lives in."""
+    if qualname == "<module>":
+        return Source.parse(as_module(edit(cst.parse_module(src.text), 0)).code)
+    top = qualname.split(".")[0]
+    hits = src.named(top)
+    if len(hits) != 1:
+        if hits:
+            lines = ", ".join(str(src.tops[h].start + 1) for h in hits)
+            raise Ambiguous(f"scope {qualname!r}: the module defines {top!r} {len(hits)} times (ambiguous: lines {lines})",
+                            "the last definition is the one that runs; a rewrite cannot tell which one is meant")
+        close = difflib.get_close_matches(top, src.names(), n=3)
+        raise (NearMiss if close else NotFound)(f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}")
+    t = src.tops[hits[0]]
+    new = as_module(edit(cst.parse_module(src.text_of(t.start, t.end)), t.start)).code
+    return src.splice(hits[0], hits[0] + 1, new, (Top(t.name, 0, len(Source.parse_lines(new)), t.binds),))
+
+
+def as_module(node: cst.CSTNode) -> cst.Module:
+    assert isinstance(node, cst.Module)
+    return node
+
+
+def near(name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=3)
+    return f"closest: {', '.join(close)}" if close else "no similar name"
+
+
+def with_body(block: Path_, body: Sequence[cst.BaseStatement]) -> cst.CSTNode:
+    return replace_on_path(block, block[-1].with_changes(body=list(body)))
+
+
+def scope_statements(scope: Path_) -> list[cst.CSTNode]:
+    return [block_body(b[-1])[i] for b, i in statement_slots(scope)]
+
+
+def statement_paths(hits: Sequence[tuple[Path_, int]]) -> list[Path_]:
+    return [(*block, block_body(block[-1])[i]) for block, i in hits]
+
+
+def slot_of(path: Path_) -> tuple[Path_, int]:
+    """(block path, index) of the statement at the end of `path`."""
+    block = path[:-1]
+    body = block_body(block[-1])
+    return block, next(i for i, s in enumerate(body) if s is path[-1])
+
+
+# --- selection ---------------------------------------------------------------------------------
+
+def select(module: cst.Module, hits: list[Path_], what: str, scope: str, op: Selecting | None, offset: int,
+           no_match: Callable[[], tuple[str, bool]], undo: cst.CSTNode | None = None) -> Path_:
+    """The one hit the rewrite means: narrowed by `within`, picked by `occurrence`, else unique.
+    `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was."""
+    within = op.within if op else None
+    if within:
+        hits = [h for h in hits if _is_within(module, h, within, undo)]
+    nth = op.occurrence if op else None
+    where = f"{scope}" + (f" within `{_one_line(within)}`" if within else "")
+    if nth is not None:
+        if nth <= len(hits):
+            return hits[nth - 1]
+        raise NotFound(f"{what} has {len(hits)} match(es) in {where}; occurrence {nth} does not exist")
+    if len(hits) == 1:
+        return hits[0]
+    if not hits:
+        detail, plausible = no_match()
+        raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}")
+    lines = lines_of(module, [h[-1] for h in hits], offset)
+    raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
+
+
+def _one_line(code: str) -> str:
+    text = " ".join(textwrap.dedent(code).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@functools.lru_cache(maxsize=256)
+def within_key(pattern: str) -> tuple[str, str]:
+    """("header", dump) for a compound statement (its header: body, else, handlers cleared), or
+    ("stmt", dump) for a simple statement."""
+    text = textwrap.dedent(pattern).strip()
+    try:
+        node = ast.parse(text + "\n    pass" if text.endswith(":") else text).body[0]
+    except SyntaxError as exc:
+        raise MatchFailure(f"`within` is not a statement or a compound statement's header: {exc.msg}",
+                           "write an enclosing statement, e.g. `for layer in layers:` or `with lock:`") from None
+    return ("header", _header(node)) if hasattr(node, "body") else ("stmt", ast.dump(node))
+
+
+def _header(node: ast.stmt) -> str:
+    blank = {f: [] for f in ("body", "orelse", "finalbody", "handlers", "cases") if hasattr(node, f)}
+    for f, v in blank.items():
+        setattr(node, f, v)
+    return ast.dump(node)
+
+
+def _is_within(module: cst.Module, path: Path_, pattern: str, undo: cst.CSTNode | None) -> bool:
+    kind, key = within_key(pattern)
+    for k in range(len(path) - 2, -1, -1):
+        anc = path[k]
+        if not isinstance(anc, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            continue
+        node = replace_on_path(path[k:], undo) if undo is not None else anc
+        try:
+            tree = ast.parse(textwrap.dedent(code_of(module, node))).body[0]
+        except SyntaxError:
+            continue
+        if kind == "header" and hasattr(tree, "body") and _header(tree) == key:
+            return True
+        if kind == "stmt" and not hasattr(tree, "body") and ast.dump(tree) == key:
+            return True
+    return False
+
+
+def undo_pick(module: cst.Module, find_hits: list[Path_], with_hits: list[Path_], op: Selecting, what: str,
+              scope: str, offset: int, undo: cst.CSTNode | None) -> Path_:
+    """The hit an inverse restores. With `occurrence: n`, forward took the n-th match of `find`;
+    in the patched code that is the `with` match preceded by exactly n-1 `find` matches."""
+    if op.within:
+        find_hits = [h for h in find_hits if _is_within(module, h, op.within, None)]
+        with_hits = [h for h in with_hits if _is_within(module, h, op.within, undo)]
+    if op.occurrence is None:
+        return select(module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False))
+    pos = lines_positions(module, [h[-1] for h in [*find_hits, *with_hits]])
+    fpos, wpos = pos[:len(find_hits)], pos[len(find_hits):]
+    chosen = [h for h, p in zip(with_hits, wpos) if sum(q < p for q in fpos) == op.occurrence - 1]
+    return select(module, chosen, what, scope, None, offset, lambda: ("the rewrite's result is not there", False))
+
+
+def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tuple[int, int]]:
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return [(positions[n].start.line, positions[n].start.column) for n in nodes]
+
+
+def candidates(module: cst.Module, nodes: Sequence[cst.CSTNode], pattern: str, offset: int) -> Callable[[], tuple[str, bool]]:
+    return lambda: closest(module, nodes, pattern, offset)

@@ -1,0 +1,45 @@
+"""insert_before / insert_after: new statements next to the one statement equal to `find`.
+
+The inverse finds the same anchor and removes exactly the statements that follow (or precede) it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from radpatch.matching import NotUndoable, block_body, code_of, find_scope, find_statements, parse_statements, stmt_key
+from radpatch.model import InsertStatements
+from radpatch.ops.common import candidates, in_scope, scope_statements, select, slot_of, statement_paths, with_body
+from radpatch.source import Source
+
+
+def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tuple[cst.CSTNode, ...], int]:
+    scope = find_scope(module, op.scope, offset)
+    hits = statement_paths(find_statements(module, scope, [op.find]))
+    return slot_of(select(module, hits, "statement `find`", op.scope, op, offset,
+                          candidates(module, scope_statements(scope), op.find, offset)))
+
+
+def forward(src: Source, op: InsertStatements) -> Source:
+    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
+        block, i = _anchor(module, op, offset)
+        body = list(block_body(block[-1]))
+        at = i + 1 if op.where == "after" else i
+        body[at:at] = parse_statements(op.code)
+        return with_body(block, body)
+    return in_scope(src, op.scope, edit)
+
+
+def inverse(src: Source, op: InsertStatements) -> Source:
+    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
+        block, i = _anchor(module, op, offset)
+        body = list(block_body(block[-1]))
+        n = len(parse_statements(op.code))
+        start = i + 1 if op.where == "after" else i - n
+        got = body[start:start + n] if start >= 0 else []
+        keys = [stmt_key(code_of(module, s)) for s in got]
+        if keys != [stmt_key(code_of(module, s)) for s in parse_statements(op.code)]:
+            raise NotUndoable(f"the inserted statements are not {op.where} `find` in {op.scope}")
+        del body[start:start + n]
+        return with_body(block, body)
+    return in_scope(src, op.scope, edit)

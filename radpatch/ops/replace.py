@@ -1,0 +1,78 @@
+"""replace: the one expression or run of statements in `scope` equal to `find` becomes `with`.
+
+An expression is merged node by node (merge.py), so only what differs is rewritten; statements of
+the same count are merged one by one; any other count is replaced whole, keeping the comments
+above the first and after the last. The inverse is the same edit from `with` back to `find`:
+AST-equal to the original whatever the layout `find` was typed in (revert restores the exact
+bytes from the kept original).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from radpatch.matching import (
+    Path_,
+    block_body,
+    code_of,
+    find_expressions,
+    find_scope,
+    find_statements,
+    parse_statements,
+    replace_on_path,
+    walk,
+)
+from radpatch.merge import merge
+from radpatch.model import Replace
+from radpatch.ops.common import candidates, in_scope, scope_statements, select, slot_of, statement_paths, undo_pick, with_body
+from radpatch.source import Source, expression_text, is_expression
+
+
+def forward(src: Source, op: Replace) -> Source:
+    return in_scope(src, op.scope, lambda m, offset: _swap(m, op, offset, undo=False))
+
+
+def inverse(src: Source, op: Replace) -> Source:
+    return in_scope(src, op.scope, lambda m, offset: _swap(m, op, offset, undo=True))
+
+
+def _hits(module: cst.Module, scope: Path_, code: str) -> list[Path_]:
+    if is_expression(code):
+        return find_expressions(module, scope, code)
+    return statement_paths(find_statements(module, scope, [code_of(module, s) for s in parse_statements(code)]))
+
+
+def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNode:
+    scope = find_scope(module, op.scope, offset)
+    old, new = (op.with_, op.find) if undo else (op.find, op.with_)
+    expression = is_expression(old)
+    old_node: cst.CSTNode = cst.parse_expression(expression_text(old)) if expression else cst.Module(body=parse_statements(old))
+    if undo:
+        hit = undo_pick(module, _hits(module, scope, op.find), _hits(module, scope, old), op,
+                        "the replacement (`with`)", op.scope, offset, cst.parse_expression(expression_text(new)) if expression else None)
+    elif expression:
+        kind = type(old_node)
+        pool = [p[-1] for p in walk(scope, lambda n: type(n) is kind)]
+        hit = select(module, _hits(module, scope, old), "expression `find`", op.scope, op, offset, candidates(module, pool, old, offset))
+    else:
+        hit = select(module, _hits(module, scope, old), "statement `find`", op.scope, op, offset,
+                     candidates(module, scope_statements(scope), old, offset))
+    if expression:
+        return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
+    return _swap_statements(hit, parse_statements(old), parse_statements(new))
+
+
+def _swap_statements(hit: Path_, old: list[cst.BaseStatement], new: list[cst.BaseStatement]) -> cst.CSTNode:
+    block, i = slot_of(hit)
+    body = list(block_body(block[-1]))
+    if len(new) == len(old):
+        stmts = [merge(o, a, b) for o, a, b in zip(body[i:i + len(old)], old, new)]
+    else:
+        # The replaced lines' comments (above, and after the last one) stay where they were.
+        stmts = list(new)
+        stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)
+        last = body[i + len(old) - 1]
+        if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
+            stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)
+    body[i:i + len(old)] = stmts  # type: ignore[assignment]
+    return with_body(block, body)
