@@ -78,7 +78,9 @@ def parse_statements(code: str) -> list[cst.BaseStatement]:
 
 @functools.lru_cache(maxsize=256)
 def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
-    return tuple(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").body)
+    text = textwrap.dedent(code).strip("\n") + "\n"
+    ast.parse(text)  # fails fast (RecursionError) where libcst's parser takes seconds on deep nesting
+    return tuple(cst.parse_module(text).body)
 
 
 def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
@@ -217,7 +219,7 @@ def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str,
     """('closest candidate (line N, 80% similar): <code>', plausible) for a no-match message;
     the candidate is shown only when it is plausibly what `find` meant (PLAUSIBLE)."""
     if not candidates:
-        return "the scope is empty", False
+        return "nothing in the scope is similar to it", False
     want = pretty(pattern)
     scored = []
     for node in candidates:

@@ -1,21 +1,18 @@
 """delete: remove the statement(s) equal to `find`, leaving a comment where they were.
 
 The comment (`# radpatch: deleted: <code>`) tells a reader of the patched file what went, and
-tells the inverse where to put it back: it becomes the first comment line above the next
-statement (or the block's trailing comment when the deleted code was last). A deletion that
-would empty a block is refused (replace the code with `pass` instead).
+tells the inverse where to put it back: it becomes a comment line above the next statement.
+Code that ends its block becomes `pass  # radpatch: deleted: <code>` instead (a comment after
+the block's last line would belong to whatever follows the block, and a block cannot be empty).
 """
 
 from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Sequence
-
 import libcst as cst
 
 from radpatch.matching import (
-    MatchFailure,
     NotUndoable,
     Path_,
     block_body,
@@ -48,21 +45,16 @@ def forward(src: Source, op: Delete) -> Source:
                                   candidates(module, scope_statements(scope), op.find, offset)))
         holder = block[-1]
         body = list(block_body(holder))
-        if len(body) == n:
-            raise MatchFailure(f"deleting `find` would leave an empty block in {op.scope}",
-                               "replace it with `pass` instead (a `replace` rewrite), or delete the enclosing statement")
-        mark = cst.EmptyLine(indent=True, comment=cst.Comment(marker(op)))
-        kept = [*body[i].leading_lines, mark]
+        lines = body[i].leading_lines
         del body[i:i + n]
         if i < len(body):
-            body[i] = body[i].with_changes(leading_lines=[*kept, *body[i].leading_lines])
-            return replace_on_path(block, holder.with_changes(body=body))
-        return replace_on_path(block, holder.with_changes(body=body, footer=[*kept, *_footer(holder)]))
+            mark = cst.EmptyLine(indent=True, comment=cst.Comment(marker(op)))
+            body[i] = body[i].with_changes(leading_lines=[*lines, mark, *body[i].leading_lines])
+        else:
+            body.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=lines, trailing_whitespace=cst.TrailingWhitespace(
+                whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(marker(op)))))
+        return replace_on_path(block, holder.with_changes(body=body))
     return in_scope(src, op.scope, edit)
-
-
-def _footer(node: cst.CSTNode) -> Sequence[cst.EmptyLine]:
-    return getattr(node, "footer", ())  # type: ignore[no-any-return]
 
 
 def inverse(src: Source, op: Delete) -> Source:
@@ -70,30 +62,38 @@ def inverse(src: Source, op: Delete) -> Source:
 
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         scope = find_scope(module, op.scope, offset)
-        found = [(p, None) for p in _blocks(scope) if any(_is(e, text) for e in _footer(p[-1]))]
-        found += [(b, i) for b, i in _slots(scope) if any(_is(e, text) for e in block_body(b[-1])[i].leading_lines)]
+        found = [(b, i) for b, i in _slots(scope) if _marks(block_body(b[-1])[i], text)]
         if len(found) != 1:
             raise NotUndoable(f"{len(found)} `{text}` comments in {op.scope}; expected exactly one where the code was deleted")
         block, i = found[0]
         holder = block[-1]
         body = list(block_body(holder))
-        lines = list(_footer(holder) if i is None else body[i].leading_lines)
-        k = next(j for j, e in enumerate(lines) if _is(e, text))
         restored = parse_statements(op.find)
-        restored[0] = restored[0].with_changes(leading_lines=lines[:k])
-        at = len(body) if i is None else i
-        if i is not None:
-            body[i] = body[i].with_changes(leading_lines=lines[k + 1:])
-        body[at:at] = restored
-        changes: dict[str, object] = {"body": body}
-        if i is None:
-            changes["footer"] = lines[k + 1:]
-        return replace_on_path(block, holder.with_changes(**changes))
+        stmt = body[i]
+        if _is_pass(stmt, text):
+            restored[0] = restored[0].with_changes(leading_lines=stmt.leading_lines)
+            body[i:i + 1] = restored
+        else:
+            lines = list(stmt.leading_lines)
+            k = next(j for j, e in enumerate(lines) if _is(e, text))
+            restored[0] = restored[0].with_changes(leading_lines=lines[:k])
+            body[i] = stmt.with_changes(leading_lines=lines[k + 1:])
+            body[i:i] = restored
+        return replace_on_path(block, holder.with_changes(body=body))
     return in_scope(src, op.scope, edit)
 
 
 def _is(line: cst.EmptyLine, text: str) -> bool:
     return line.comment is not None and line.comment.value == text
+
+
+def _is_pass(stmt: cst.BaseStatement, text: str) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Pass)
+            and stmt.trailing_whitespace.comment is not None and stmt.trailing_whitespace.comment.value == text)
+
+
+def _marks(stmt: cst.BaseStatement, text: str) -> bool:
+    return _is_pass(stmt, text) or any(_is(e, text) for e in stmt.leading_lines)
 
 
 def _blocks(scope: Path_) -> list[Path_]:
