@@ -47,17 +47,16 @@ def _merge_list(parent: cst.CSTNode, field: str, o: list[cst.CSTNode], a: list[c
         return [merge(x, y, z) for x, y, z in zip(o, a, b)]
     if len(o) != len(a) or not all(isinstance(x, _LISTS_WITH_COMMAS) for x in [*a, *b]):
         return None
-    short, long = (a, b) if len(b) > len(a) else (b, a)
-    if not all(_bare(x).deep_equals(_bare(y)) for x, y in zip(short, long)):
-        return None
-    if long is b:  # elements appended
+    common = min(len(a), len(b))
+    # the shared elements are merged in place (keeping their commas and layout), then the list grows or shrinks at its end
+    out = [merge(x, _bare(y), _bare(z)) for x, y, z in zip(o[:common], a[:common], b[:common])]
+    out.extend(o[common:])
+    if len(b) > len(a):  # elements appended
         gap = getattr(parent, _OPENING.get(field, ""), cst.SimpleWhitespace(""))
-        sep = commas.separator(o, gap)  # type: ignore[type-var]
-        out = list(o)
+        sep = commas.separator(out, gap)  # type: ignore[type-var]
         for extra in b[len(a):]:
             out = commas.append(out, _bare(extra), sep)  # type: ignore[type-var]
         return out
-    out = list(o)
     for _ in range(len(a) - len(b)):
         out = commas.pop(out)  # type: ignore[type-var]
     return out
