@@ -12,22 +12,25 @@ from radpatch import faults, plan
 from radpatch.environment import PythonEnv, find_distribution
 from radpatch.errors import RefusedError
 from radpatch.model import Patch
-from radpatch.state import FileState, PatchState, State, changed_scopes, patch_state
+from radpatch.state import FileState, PatchState, State, applied_error, changed_scopes, patch_state, record_digest
 from radpatch.store import FileRecord, PatchRecord, Store, sha256
-from radpatch.writer import atomic_write, refresh_bytecode
+from radpatch.writer import ChangedMeanwhile, atomic_write, refresh_bytecode
 
 Say = Callable[[str], None]
+REINSTALL = "reinstall the distribution (pip install --force-reinstall --no-deps NAME), then apply again"
 
 
 @dataclass(frozen=True)
 class Change:
     patch: PatchState
     files: tuple[plan.FileChange, ...]
+    root: Path  # the installation directory whose state records this change
+    forget: bool = False  # revert: only drop a record that no longer describes the files
 
 
 def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
     hints = {
-        State.DRIFTED: "someone else changed the file; reinstall the distribution (pip install --force-reinstall --no-deps) and apply again",
+        State.DRIFTED: f"someone else changed the file; {REINSTALL}",
         State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
         State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
     }
@@ -36,23 +39,31 @@ def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
 
 @contextlib.contextmanager
 def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
-    """Hold the lock of every installation the patches touch; first finish any interrupted run."""
-    roots = sorted({d.root for d in (find_distribution(env, p.distribution) for p in patches) if d})
+    """Hold the lock of every installation the patches touch; first finish any interrupted run;
+    at the end, remove radpatch's state directory where nothing is recorded any more."""
+    roots = sorted({r for r in (_root(env, p) for p in patches) if r})
     with contextlib.ExitStack() as stack:
         for root in roots:
             store = Store(root)
             stack.enter_context(store.locked())
+            stack.callback(store.tidy)
             store.sweep()
             if store.journal.is_dir():
-                for path in store.recover(committed=_committed(store, store.journal_plan())):
-                    say(f"recovered from an interrupted run: restored {path}")
+                for note in store.recover(committed=_committed(store)):
+                    say(f"recovered from an interrupted run: {note}")
         yield
 
 
-def _committed(store: Store, plan_: dict[str, object] | None) -> bool:
+def _root(env: PythonEnv, patch: Patch) -> Path | None:
+    dist = find_distribution(env, patch.distribution)
+    if dist:
+        return dist.root
+    return next((d for d in env.paths if Store(d).record_path.is_file() and patch.name in Store(d).records()), None)
+
+
+def _committed(store: Store) -> bool:
     """An interrupted run is complete iff the record was last written by that very run."""
-    run = plan_.get("run") if plan_ else None
-    return isinstance(run, str) and store.last_run() == run
+    return store.last_run() == store.journal_plan().run
 
 
 def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
@@ -63,8 +74,8 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
         ps = patch_state(patch, env)
         if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
             say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
-            changes.append(Change(ps, tuple(_from_kept_original(ps, lambda f, pristine: plan.plan(
-                patch, f.rewrites, f.module, f.path, pristine).after))))
+            changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: plan.plan(
+                patch, f.rewrites, f.module, f.path, pristine).after)))
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -77,10 +88,12 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
         files = []
         for f in ps.files:
             before = overlay.get(f.path, f.data)
+            _refuse_if_present(ps, f, before)
             change = plan.plan(patch, f.rewrites, f.module, f.path, before)
             overlay[f.path] = change.after
             files.append(change)
-        changes.append(Change(ps, tuple(files)))
+        changes.append(_change(ps, files))
+    _one_root(changes)
     if dry_run or not changes:
         return changes
     _commit(env, changes, "apply")
@@ -89,36 +102,141 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
     return changes
 
 
+def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
+    """The installed code already reads as patched (upstream took the change): applying would add
+    it a second time. Refused: only the entry's author can tell that it is the same change."""
+    if applied_error(ps.patch, f.rewrites, data, str(f.path)) is None:
+        dist = ps.dist
+        assert dist is not None
+        raise RefusedError(
+            f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains what the patch adds "
+            "(it reads as patched although radpatch did not patch it); applying would add it a second time",
+            f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` (`radpatch verify {ps.patch.name}` checks every release)")
+
+
+def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False) -> Change:
+    root = ps.root
+    assert root is not None
+    return Change(ps, tuple(files), root, forget)
+
+
+def _one_root(changes: list[Change]) -> None:
+    """One run changes one installation directory: all-or-nothing cannot span two journals."""
+    roots = {c.root for c in changes if c.files or c.forget}
+    if len(roots) > 1:
+        where = "; ".join(f"{c.patch.patch.name} in {c.root}" for c in changes)
+        raise RefusedError(f"these patches change files in {len(roots)} installation directories ({where}); "
+                           "radpatch changes one directory per run, all or nothing",
+                           "run radpatch once per directory, naming only the patches of that directory")
+
+
 def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
-    """Revert in the order given (the CLI passes the reverse of the command line), each patch
-    planned on what the previous ones leave, so patches stacked on one file come off together."""
+    """Revert, the most recently applied first (patches stacked on a file come off in the reverse
+    of the order they went on), each planned on what the previous ones leave. Byte for byte: a file
+    exactly as radpatch left it gets its kept original back."""
     changes: list[Change] = []
     overlay: dict[Path, bytes] = {}
-    for patch in patches:
+    for patch in _newest_first(env, patches):
         ps = patch_state(patch, env)
+        if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
+            changes.append(_change(ps, [], forget=True))
+            continue
         if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
-            say(f"{patch.name}: not applied; nothing to revert")
+            say(f"{patch.name}: not applied; nothing to revert" + (" (radpatch's record of another install is dropped)" if ps.stale else ""))
+            if ps.stale or ps.record:
+                changes.append(_change(ps, [], forget=True))
             continue
         if ps.state is not State.APPLIED:
             raise _refuse_state(ps, "revert")
         if ps.record and ps.record.registry_digest != patch.digest:
             # written by another revision of the entry: its inverse is not this one's; restore the kept original
-            changes.append(Change(ps, tuple(_from_kept_original(ps, lambda f, pristine: pristine))))
+            changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: pristine)))
             continue
         files = []
         for f in ps.files:
             current = overlay.get(f.path, f.data)
-            pristine = plan.backward(patch, f.rewrites, current, str(f.path))
-            _check_original(ps, f.relpath, pristine, f.record_sha256, say)
+            pristine = _restored(ps, f, current, [p.name for p in patches], say)
             overlay[f.path] = pristine
             files.append(plan.FileChange(f.module, f.path, current, pristine))
-        changes.append(Change(ps, tuple(files)))
+        changes.append(_change(ps, files))
+    _one_root(changes)
     if dry_run or not changes:
         return changes
     _commit(env, changes, "revert")
     for c in changes:
-        say(f"{c.patch.patch.name}: reverted; {', '.join(f.module for f in c.files)} restored byte for byte")
+        if c.forget:
+            say(f"{c.patch.patch.name}: forgot radpatch's record of it in {c.root / '.radpatch'} ({c.patch.reason.split(';')[0]})")
+        elif c.files:
+            how = "byte for byte" if all(_exact(c.patch, f) for f in c.files) else "(comment and layout edits kept)"
+            say(f"{c.patch.patch.name}: reverted; {', '.join(f.module for f in c.files)} restored {how}")
     return changes
+
+
+def _exact(ps: PatchState, f: plan.FileChange) -> bool:
+    digest = sha256(f.after)
+    known = {r.original_sha256 for r in (ps.record.files if ps.record else ()) if r.path == str(f.path.relative_to(ps.root or f.path.parent))}
+    return digest in known | {s.record_sha256 for s in ps.files if s.path == f.path}
+
+
+def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
+    """The patches in the reverse of the order they were applied (by their records); those
+    without a record keep the order given, after the others."""
+    seq: dict[str, int] = {}
+    for root in {r for r in (_root(env, p) for p in patches) if r}:
+        seq.update({n: r.seq for n, r in Store(root).records().items()})
+    return sorted(patches, key=lambda p: -seq.get(p.name, -1))
+
+
+def _restored(ps: PatchState, f: FileState, current: bytes, reverting: list[str], say: Say) -> bytes:
+    """What `f` becomes when `ps.patch` comes off it: the kept original when the file is exactly
+    as radpatch left it; otherwise the structural inverse, accepted only if provably the original."""
+    assert ps.dist is not None
+    store = Store(ps.dist.root)
+    rec = next((r for r in (ps.record.files if ps.record else ()) if r.path == f.relpath), None)
+    digest = sha256(current)
+    if rec is not None and digest == rec.patched_sha256:
+        kept = store.original(rec.original_sha256)
+        if kept is not None:
+            return kept
+        return _inverse_checked(ps, f, current, {rec.original_sha256, f.record_sha256 or rec.original_sha256},
+                                "its kept original is gone from .radpatch/originals/")
+    if rec is not None:
+        above = [name for name, r in store.chain(f.relpath) if name != ps.patch.name and digest == r.patched_sha256]
+        if above or any(name not in reverting for name, r in store.chain(f.relpath) if r.original_sha256 == rec.patched_sha256):
+            later = above or [name for name, r in store.chain(f.relpath) if r.original_sha256 == rec.patched_sha256]
+            raise RefusedError(f"{ps.patch.name}: {f.relpath} also carries {', '.join(later)}, applied on top of it",
+                               f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}")
+        return _layout_edited(ps, f, current, rec, store, say)
+    if f.record_sha256 is None:
+        raise RefusedError(f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD has no hash "
+                           "for it: nothing proves what its original was", REINSTALL)
+    return _inverse_checked(ps, f, current, {f.record_sha256}, "radpatch has no record of patching it")
+
+
+def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[str], why: str) -> bytes:
+    """The structural inverse, only if it is byte for byte a known original (recorded or RECORD's)."""
+    try:
+        pristine = plan.backward(ps.patch, f.rewrites, current, str(f.path))
+    except RefusedError as exc:
+        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}", REINSTALL)
+    if sha256(pristine) not in accept:
+        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} byte for byte ({why}, and undoing the patch does not "
+                           "give back the recorded original or the file in the distribution's RECORD)", REINSTALL)
+    return pristine
+
+
+def _layout_edited(ps: PatchState, f: FileState, current: bytes, rec: FileRecord, store: Store, say: Say) -> bytes:
+    """A patched file someone touched since (status already judged the code unchanged): undo the
+    patch and keep their comment and layout edits, or refuse."""
+    pristine = plan.backward(ps.patch, f.rewrites, current, str(f.path))
+    if sha256(pristine) == rec.original_sha256:
+        return pristine
+    original = store.original(rec.original_sha256)
+    if original is not None and not changed_scopes(original, pristine):
+        say(f"{ps.patch.name}: note: {f.relpath} had comment or layout edits since it was patched; they are kept")
+        return pristine
+    raise RefusedError(f"{ps.patch.name}: reverting {f.relpath} would not give back the recorded original (sha256 {rec.original_sha256[:12]}…)",
+                       "the file's code was edited since it was patched; reinstall the distribution instead")
 
 
 def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes]) -> list[plan.FileChange]:
@@ -129,78 +247,76 @@ def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes
     for f in ps.files:
         rec = next((r for r in ps.record.files if r.path == f.relpath), None)
         original = store.original(rec.original_sha256) if rec and f.sha256 == rec.patched_sha256 else None
-        if rec is None or original is None or sha256(original) != rec.original_sha256:
+        if rec is None or original is None:
             raise RefusedError(f"{ps.patch.name}: {f.relpath} was patched by another revision of this registry entry and "
-                               "cannot be traced back to its original", "reinstall the distribution (pip install --force-reinstall --no-deps), then apply")
+                               "cannot be traced back to its original", REINSTALL)
         out.append(plan.FileChange(f.module, f.path, f.data, make(f, original), pristine=original))
     return out
 
 
-def _check_original(ps: PatchState, relpath: str, pristine: bytes, wheel_sha: str | None, say: Say) -> None:
-    digest = sha256(pristine)
-    recorded = [f.original_sha256 for f in (ps.record.files if ps.record else ()) if f.path == relpath]
-    assert ps.dist is not None
-    store = Store(ps.dist.root)
-    stacked = bool(store.recorded_files(relpath, besides=ps.patch.name))
-    if recorded and recorded[0] != digest:
-        original = store.original(recorded[0])
-        if original is not None and not stacked and not changed_scopes(original, pristine):
-            say(f"{ps.patch.name}: note: {relpath} had comment or layout edits since it was patched; they are kept")
-            return
-        hint = ("another patch applied after it changes the same code: revert that one too (in the same command)" if stacked
-                else "the file's code was edited since it was patched; reinstall the distribution instead")
-        raise RefusedError(f"{ps.patch.name}: reverting {relpath} would not give back the recorded original (sha256 {recorded[0][:12]}…)", hint)
-    if wheel_sha is not None and wheel_sha != digest and not stacked:
-        say(f"{ps.patch.name}: note: the original {relpath} differs from the wheel's RECORD (it was already modified before patching)")
-
-
 def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
-    by_store: dict[Path, list[Change]] = {}
+    (root,) = {c.root for c in changes}
+    files: dict[Path, tuple[bytes, bytes]] = {}
     for c in changes:
-        by_store.setdefault(c.patch.dist.root, []).append(c)  # type: ignore[union-attr]
-    for root, group in by_store.items():
-        files: dict[Path, tuple[bytes, bytes]] = {}
-        for c in group:
-            for f in c.files:
-                first = files.get(f.path, (f.before, f.before))[0]
-                files[f.path] = (first, f.after)
-        _write_group(env, Store(root), group, files, op)
+        for f in c.files:
+            first = files.get(f.path, (f.before, f.before))[0]
+            files[f.path] = (first, f.after)
+    _write_group(env, Store(root), changes, {p: ba for p, ba in files.items() if ba[0] != ba[1]}, op)
 
 
 def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[Path, tuple[bytes, bytes]], op: str) -> None:
-    """Journal, write every file, record: all of it, or (on any failure) none of it."""
+    """Journal, keep originals, write every file (each only if it is still what was planned),
+    record: all of it, or (on any failure) none of it."""
     run = uuid.uuid4().hex
     store.begin(run, op, [c.patch.patch.name for c in group], files)
     written: list[Path] = []
     try:
-        for path, (_, after) in files.items():
+        for c in group if op == "apply" else ():  # before any file: a record never names an original not kept
+            for f in c.files:
+                store.keep_original(f.original)
+        for path, (before, after) in files.items():
             faults.point("before-file")
-            atomic_write(path, after)
+            atomic_write(path, after, expect=sha256(before))
             written.append(path)
             faults.point("after-file")
         for path in written:  # only once every file is written: a failed run leaves .pyc files alone
             refresh_bytecode(path, env.executable, env.is_current)
         faults.point("before-record")
-        for c in group if op == "apply" else ():
-            for f in c.files:
-                store.keep_original(f.original)
         records = store.records()
+        seq = max((r.seq for r in records.values()), default=0)
         for c in group:
             if op == "revert":
                 records.pop(c.patch.patch.name, None)
             else:
-                records[c.patch.patch.name] = _record(c)
+                seq += 1
+                records[c.patch.patch.name] = _record(c, seq)
         store.save(records, run)
     except BaseException:
-        for path in written:  # put back what this run wrote, then forget the journal
-            atomic_write(path, files[path][0])
-        store.end()
+        if _roll_back(store, files, written):
+            store.end()
         raise
     store.end()
 
 
-def _record(c: Change) -> PatchRecord:
+def _roll_back(store: Store, files: dict[Path, tuple[bytes, bytes]], written: list[Path]) -> bool:
+    """Put back what this run wrote (only over its own bytes). False if something could not be
+    put back: the journal then stays for the next run to finish."""
+    ok = True
+    for path in written:
+        before, after = files[path]
+        try:
+            atomic_write(path, before, expect=sha256(after))
+        except ChangedMeanwhile:
+            continue  # someone replaced our bytes since: theirs stay
+        except Exception:  # noqa: BLE001 - keep restoring the others; the journal finishes the job
+            ok = False
+    if ok:
+        store.prune()
+    return ok
+
+
+def _record(c: Change, seq: int) -> PatchRecord:
     dist = c.patch.dist
     assert dist is not None
     files = tuple(FileRecord(f.module, str(f.path.relative_to(dist.root)), sha256(f.original), sha256(f.after)) for f in c.files)
-    return PatchRecord(c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files)
+    return PatchRecord(c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files, seq, record_digest(dist))

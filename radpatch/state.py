@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
+
+from packaging.utils import canonicalize_name
 
 from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
@@ -50,23 +52,72 @@ class PatchState:
     reason: str
     dist: Installed | None
     files: tuple[FileState, ...]
-    record: PatchRecord | None
+    record: PatchRecord | None  # radpatch's record of this patch, only if it belongs to this very install
     pending: bool = False  # an interrupted run's journal awaits the next apply/revert
+    stale: PatchRecord | None = None  # a record left from another install (upgrade, reinstall of another build)
+    orphan: Path | None = None  # the distribution is gone; its state directory still records this patch
+
+    @property
+    def root(self) -> Path | None:
+        return self.dist.root if self.dist else self.orphan
+
+
+def record_digest(dist: Installed) -> str:
+    """sha256 of the distribution's RECORD: it changes whenever pip installs it again from another wheel."""
+    try:
+        return sha256((dist.dist_info / "RECORD").read_bytes())
+    except OSError:
+        return ""
+
+
+def trusted(record: PatchRecord | None, dist: Installed) -> bool:
+    """A record speaks for this install only if it was written for it: same distribution and
+    version, and (format 2 on) the same RECORD."""
+    if record is None:
+        return False
+    same = canonicalize_name(record.distribution) == canonicalize_name(dist.name) and record.version == str(dist.version)
+    return same and (not record.dist_record_sha256 or record.dist_record_sha256 == record_digest(dist))
 
 
 def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     dist = find_distribution(env, patch.distribution)
     if dist is None:
-        return PatchState(patch, State.NOT_INSTALLED, f"{patch.distribution} is not installed in {env.executable}", None, (), None)
+        return _not_installed(patch, env)
     store = Store(dist.root)
-    record = store.records().get(patch.name)
+    raw = store.records().get(patch.name)
+    record = raw if trusted(raw, dist) else None
+    stale = raw if record is None else None
+    ps = _decide(patch, dist, store, record)
+    if stale is not None:
+        note = (f"radpatch's record of {patch.name} is from {stale.distribution} {stale.version}, not this install of "
+                f"{dist.name} {dist.version}: it is not trusted (the files decide)")
+        ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, stale=stale)
+    if store.journal.is_dir():
+        note = "a radpatch run was interrupted: the next apply or revert completes it"
+        ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, pending=True)
+    return ps
+
+
+def _not_installed(patch: Patch, env: PythonEnv) -> PatchState:
+    for d in env.paths:
+        store = Store(d)
+        if store.record_path.is_file() and patch.name in store.records():
+            why = (f"{patch.distribution} was uninstalled from {d}; radpatch's record of {patch.name} remains in {store.dir}: "
+                   f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)")
+            return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
+    return PatchState(patch, State.NOT_INSTALLED, f"{patch.distribution} is not installed in {env.executable}", None, (), None)
+
+
+def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> PatchState:
     v = dist.version
-    if v not in patch.supported:
-        why = f"{dist.name} {v} is installed; {patch.name} supports {patch.range}"
-        return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
-    if patch.obsolete is not None and v in patch.obsolete:
-        why = f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
-        return PatchState(patch, State.OBSOLETE, why, dist, (), record)
+    declined = _declined(patch, dist)
+    if declined is not None:
+        state, why = declined
+        still = _still_applied(patch, dist, store, record)
+        if still:
+            why = f"{why}; but radpatch's patch is still applied: `radpatch revert {patch.name}` restores the kept originals"
+            return PatchState(patch, State.APPLIED, why, dist, still, record)
+        return PatchState(patch, state, why, dist, (), record)
     files = []
     seen: dict[str, str] = {}
     for target, rws in rewrites_by_file(patch, v).items():
@@ -85,11 +136,51 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     states = {f.state for f in files}
     overall = states.pop() if len(states) == 1 else State.DRIFTED
     reason = "; ".join(f"{f.relpath}: {f.detail}" for f in files if f.detail)
-    if store.journal.is_dir():
-        reason = (reason + "; " if reason else "") + "a radpatch run was interrupted: the next apply or revert completes it"
-    elif overall is State.DRIFTED and not reason:
+    if overall is State.DRIFTED and not reason:
         reason = "some files are patched and some are not"
-    return PatchState(patch, overall, reason, dist, tuple(files), record, store.journal.is_dir())
+    return PatchState(patch, overall, reason, dist, tuple(files), record)
+
+
+def _declined(patch: Patch, dist: Installed) -> tuple[State, str] | None:
+    """Why the entry does not patch this version (out of range, obsolete, no rewrite), or None."""
+    v = dist.version
+    if v not in patch.supported:
+        return State.INCOMPATIBLE, f"{dist.name} {v} is installed; {patch.name} supports {patch.range}"
+    if patch.obsolete is not None and v in patch.obsolete:
+        return State.OBSOLETE, f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
+    if not rewrites_by_file(patch, v):
+        return State.INCOMPATIBLE, (f"{patch.name} has no rewrite for {dist.name} {v} (every rewrite is limited to other versions): "
+                                    "nothing to apply; the entry needs a variant for this version")
+    return None
+
+
+def _still_applied(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> tuple[FileState, ...]:
+    """The files of a trusted record that are still exactly as radpatch left them (all of them, or
+    none): an entry that stops covering a version must not hide a patched file from `revert`."""
+    if record is None or not record.files:
+        return ()
+    out = []
+    for f in record.files:
+        path = dist.root / f.path
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return ()
+        if sha256(data) not in _applied_hashes(store, f):
+            return ()
+        out.append(FileState(f.module, path, f.path, (), data, State.APPLIED, "", dist.record.get(f.path)))
+    return tuple(out)
+
+
+def _applied_hashes(store: Store, rec: FileRecord) -> set[str]:
+    """The hashes at which the file still carries the patch of `rec`: its own patched hash and
+    every later link of the file's hash chain (patches radpatch applied on top)."""
+    links = {f.original_sha256: f.patched_sha256 for _, f in store.chain(rec.path)}
+    out, at = {rec.patched_sha256}, rec.patched_sha256
+    while at in links and links[at] not in out:
+        at = links[at]
+        out.add(at)
+    return out
 
 
 def _file_state(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None, module: str, relpath: str,
@@ -100,23 +191,21 @@ def _file_state(patch: Patch, dist: Installed, store: Store, record: PatchRecord
     except OSError as exc:
         raise EnvironmentProblem(f"cannot read {path}: {exc.strerror}", "check the installation (reinstall it) and radpatch's permissions")
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-    digest = sha256(data)
-    if recorded and digest not in (recorded.patched_sha256, recorded.original_sha256) and digest in {
-            f.patched_sha256 for f in store.recorded_files(relpath, besides=patch.name)}:
-        recorded = None  # exactly as a later radpatch run left it: judge it on its structure alone
     state, detail = _classify(patch, rws, data, str(path), recorded, dist.record.get(relpath), store)
     return FileState(module, path, relpath, rws, data, state, detail, dist.record.get(relpath))
 
 
 def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord | None,
               wheel_sha: str | None, store: Store) -> tuple[State, str]:
+    """Hashes first (the record's, the hash chain of stacked patches, RECORD's); libcst only
+    when they cannot decide."""
     digest = sha256(data)
-    if recorded and digest == recorded.patched_sha256:
+    if recorded and digest in _applied_hashes(store, recorded):
         return State.APPLIED, ""
     if recorded and digest == recorded.original_sha256:
         return State.NOT_APPLIED, ""
     if digest == wheel_sha:
-        return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine
+        return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine, whatever it contains
     from radpatch import plan  # libcst is only needed when the hashes cannot decide
 
     undo = applied_error(patch, rws, data, where)
@@ -125,9 +214,11 @@ def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, r
         return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
     try:
         plan.forward(patch, rws, data, where)
-        return State.NOT_APPLIED, ""
     except RefusedError as exc:
         return State.DRIFTED, f"matches neither form: applying stops at {plan.short(exc)}; undoing stops at {undo}"
+    if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
+        return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
+    return State.NOT_APPLIED, ""
 
 
 def _edited_since_patched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str,
@@ -147,16 +238,28 @@ def _edited_since_patched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, w
 
 
 def changed_scopes(a: bytes, b: bytes) -> list[str]:
-    """Top-level definitions (or `<module>`) whose code differs between two versions of a file."""
-    def scopes(data: bytes) -> dict[str, str]:
-        out: dict[str, str] = {}
+    """Top-level definitions (or `<module>`) whose code differs between two versions of a file.
+    Order is code too: top-level statements that moved count as changed."""
+    def scopes(data: bytes) -> list[tuple[str, str]]:
+        out = []
         for node in ast.parse(data).body:
             name = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else "<module>"
-            out[name] = out.get(name, "") + ast.dump(node)
+            out.append((name, ast.dump(node)))
+        return out
+
+    def grouped(items: list[tuple[str, str]]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name, dump in items:
+            out.setdefault(name, []).append(dump)
         return out
 
     old, new = scopes(a), scopes(b)
-    return sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
+    g_old, g_new = grouped(old), grouped(new)
+    differ = {n for n in g_old.keys() | g_new.keys() if g_old.get(n) != g_new.get(n)}
+    if not differ and old != new:  # the same statements in another order
+        moved = {name for pair in zip(old, new) if pair[0] != pair[1] for name in (pair[0][0], pair[1][0])}
+        return [f"{n} (moved)" for n in sorted(moved)]
+    return sorted(differ)
 
 
 def applied_error(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import py_compile
@@ -12,8 +13,16 @@ from pathlib import Path
 from radpatch.errors import EnvironmentProblem
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Temp file in the same directory, fsync, os.replace, mode and owner preserved."""
+class ChangedMeanwhile(EnvironmentProblem):
+    """The file is no longer what radpatch planned to replace (another process wrote it)."""
+
+
+def atomic_write(path: Path, data: bytes, expect: str | None = None) -> None:
+    """Temp file in the same directory, fsync, os.replace, mode and owner preserved.
+
+    With `expect` (a sha256), the write is conditional: the file is hashed again right before
+    the replace, and if it is no longer those bytes (a concurrent `pip install`, an editor) it is
+    left alone and ChangedMeanwhile raised."""
     if path.is_symlink():
         raise EnvironmentProblem(f"{path} is a symlink; radpatch does not write through links", "patch the file it points to, installed as a regular file")
     try:
@@ -32,6 +41,9 @@ def atomic_write(path: Path, data: bytes) -> None:
                 os.chown(tmp, st.st_uid, st.st_gid)
             except PermissionError:
                 pass
+        if expect is not None and _digest(path) != expect:
+            raise ChangedMeanwhile(f"{path} changed while radpatch was writing (another process replaced it); radpatch left it alone",
+                                   "let the other process (pip?) finish, then run radpatch again")
         os.replace(tmp, path)
     except OSError as exc:
         _unlink(tmp)
@@ -40,6 +52,13 @@ def atomic_write(path: Path, data: bytes) -> None:
         _unlink(tmp)
         raise
     fsync_dir(path.parent)
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
 
 
 def fsync_dir(directory: Path) -> None:

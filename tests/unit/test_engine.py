@@ -75,8 +75,7 @@ def test_apply_writes_the_planned_files_then_revert_restores_every_byte(site: Si
     assert r.code == 0, r.err
     assert "restored byte for byte" in r.out
     assert sources(site) == ORIGINAL
-    assert "toy" not in json.loads((site.root / ".radpatch/record.json").read_text())["patches"]
-    assert not (site.root / ".radpatch/journal").exists()
+    assert not (site.root / ".radpatch").exists(), "nothing is recorded any more: radpatch leaves no trace"
     record_lines = (site.root / "toypkg-1.0.dist-info/RECORD").read_text()
     for rel, data in ORIGINAL.items():
         assert f"{rel},sha256={record_hash(data)}," in record_lines
