@@ -50,12 +50,12 @@ class Field:
     """One YAML key of an operation: the reader kind decides validation and its JSON Schema."""
 
     key: str
-    kind: str  # one of schema.READERS: qualname, identifier, code, expression, payload, names, occurrence, position, import
+    kind: str  # a reader in schema.READERS (or payload, names) and a fragment in registry_schema.KINDS
     doc: str
     required: bool = True
 
 
-WITHIN = Field("within", "code", "optional: only matches inside an enclosing statement like this one "
+WITHIN = Field("within", "within", "optional: only matches inside an enclosing statement like this one "
                "(a compound statement's header such as `for x in y:`, or a whole statement)", required=False)
 OCCURRENCE = Field("occurrence", "occurrence", "optional: take the n-th match (1-based, in source order) instead of requiring exactly one", required=False)
 
@@ -193,7 +193,7 @@ class Delete:
         Field("find", "code", "the statement(s) to delete, AST-compared"),
         WITHIN, OCCURRENCE,
     )
-    EXAMPLE: ClassVar[str] = "scope: EngineCore.__init__\nfind: self.step_fn = self.step"
+    EXAMPLE: ClassVar[str] = "scope: EngineCoreProc.startup_handshake\nfind: logger.debug(\"Waiting for init message from front-end.\")"
 
     def describe(self) -> str:
         return f"delete a statement in {self.scope}"
@@ -213,7 +213,7 @@ class AddDecorator:
         Field("decorator", "expression", "the decorator without `@`, e.g. `functools.cache`"),
         Field("position", "position", "optional: `top` (outermost, default) or `bottom` (innermost)", required=False),
     )
-    EXAMPLE: ClassVar[str] = "function: Step3ToolParser._parse_steptml_invoke\ndecorator: staticmethod"
+    EXAMPLE: ClassVar[str] = "function: EngineCore.abort_requests\ndecorator: instrument(span_name=\"Abort requests\")"
 
     def describe(self) -> str:
         return f"add @{self.decorator} to {self.function} ({self.position})"
@@ -229,7 +229,7 @@ class RemoveDecorator:
 
     KEY: ClassVar[str] = "remove_decorator"
     FIELDS: ClassVar[tuple[Field, ...]] = AddDecorator.FIELDS
-    EXAMPLE: ClassVar[str] = "function: EngineCore.execute_model_with_error_logging\ndecorator: instrument(span_name=\"execute\")"
+    EXAMPLE: ClassVar[str] = "function: EngineCoreProc.startup_handshake\ndecorator: staticmethod"
 
     def describe(self) -> str:
         return f"remove @{self.decorator} from {self.function}"
@@ -249,7 +249,7 @@ class ReplaceDecorator:
         Field("find", "expression", "the decorator now there, without `@` (AST-compared)"),
         Field("with", "expression", "the decorator that replaces it"),
     )
-    EXAMPLE: ClassVar[str] = "function: cached_helper\nfind: functools.lru_cache(maxsize=32)\nwith: functools.lru_cache(maxsize=1024)"
+    EXAMPLE: ClassVar[str] = "function: EngineCore._initialize_kv_caches\nfind: instrument(span_name=\"Prepare model\")\nwith: instrument(span_name=\"Prepare model and KV cache\")"
 
     def describe(self) -> str:
         return f"replace @{self.find} by @{self.with_} on {self.function}"
@@ -270,8 +270,8 @@ class WrapBody:
         Field("function", "qualname", "the function or method whose body is wrapped"),
         Field("with", "code", f"the new body; one line `{BODY}` stands for the original body (the docstring stays first)"),
     )
-    EXAMPLE: ClassVar[str] = (f"function: EngineCoreProc.run_busy_loop\nwith: |\n  try:\n      {BODY}\n  except BaseException:\n"
-                              "      logger.exception(\"engine core busy loop died\")\n      raise")
+    EXAMPLE: ClassVar[str] = (f"function: EngineCore.abort_requests\nwith: |\n  try:\n      {BODY}\n  except Exception:\n"
+                              "      logger.exception(\"abort failed\")\n      raise")
 
     def describe(self) -> str:
         return f"wrap the body of {self.function}()"
@@ -291,7 +291,8 @@ class ReplaceBody:
         Field("find", "code", "its current body without the docstring (AST-compared: any layout)"),
         Field("with", "code", "the new body"),
     )
-    EXAMPLE: ClassVar[str] = "function: Request.is_finished\nfind: return RequestStatus.is_finished(self.status)\nwith: return self.status >= RequestStatus.FINISHED_STOPPED"
+    EXAMPLE: ClassVar[str] = ("function: EngineCore.abort_requests\nfind: self.scheduler.finish_requests(request_ids, RequestStatus.FINISHED_ABORTED)\n"
+                              "with: self.scheduler.finish_requests(list(request_ids), RequestStatus.FINISHED_ABORTED)")
 
     def describe(self) -> str:
         return f"replace the body of {self.function}()"

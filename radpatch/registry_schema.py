@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from radpatch import schema
 from radpatch.model import OPERATIONS, Field
 
@@ -22,6 +24,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "qualname": {"type": "string", "pattern": schema._QUALNAME.pattern},
     "identifier": _IDENT,
     "code": {"type": "string", "pattern": "\\S"},
+    "within": {"type": "string", "pattern": "\\S"},
     "expression": {"type": ["string", "number"], "pattern": "\\S"},
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
@@ -44,6 +47,7 @@ def _operation(spec: type) -> dict[str, Any]:
         "properties": {f.key: _field(f) for f in fields},
         "required": [f.key for f in fields if f.required],
         "additionalProperties": False,
+        "examples": [yaml.safe_load(spec.EXAMPLE)],  # type: ignore[attr-defined]
     }
     groups = getattr(spec, "ONE_OF", ())
     if groups:

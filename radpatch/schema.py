@@ -164,6 +164,15 @@ def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
+def _within(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+    code = _str(ctx, node, path)
+    text = textwrap.dedent(code).strip()
+    why = _parses(text + "\n    pass" if text.endswith(":") else text) if text else "empty"
+    if why:
+        raise ctx.fail(node, path, f"is not a statement or a compound statement's header like `for x in y:`: {why}")
+    return code
+
+
 def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int:
     text = _str(ctx, node, path)
     if not text.isdigit() or int(text) < 1:
@@ -228,7 +237,7 @@ def _identifier(ctx: _Ctx, node: yaml.Node, path: str) -> str:
 POSITIONS = ("top", "bottom")
 READERS: dict[str, Callable[[_Ctx, yaml.Node, str], object]] = {
     "qualname": _qualname, "identifier": _identifier, "code": _pattern, "expression": _expression,
-    "occurrence": _occurrence, "position": _position, "import": _import,
+    "occurrence": _occurrence, "position": _position, "import": _import, "within": _within,
 }
 _ATTR = {"with": "with_", "from": "from_", "import": "statement"}  # YAML keys that are Python keywords
 
@@ -324,8 +333,10 @@ class _Loader:
         if spec is InsertStatements:
             args["where"] = "after" if kind == "insert_after" else "before"
         if spec is Replace and is_expression(str(args["find"])) != is_expression(str(args["with_"])):
-            kinds = ["an expression" if is_expression(str(c)) else "statements" for c in (args["find"], args["with_"])]
-            raise ctx.fail(m["with"], f"{path}.with", f"`find` is {kinds[0]} but `with` is {kinds[1]}; replace like with like")
+            side = "find" if is_expression(str(args["find"])) else "with"
+            if _parses(textwrap.dedent(str(args["find" if side == "find" else "with_"])).strip()):
+                raise ctx.fail(m[side], f"{path}.{side}", f"`{side}` is an expression spread over lines, the other side statements; "
+                               "write it as a statement (wrap it in parentheses) or make both sides expressions")
         if spec is WrapBody:
             _check_template(ctx, m["with"], f"{path}.with", str(args["with_"]))
         return spec(**args)  # type: ignore[no-any-return]

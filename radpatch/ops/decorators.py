@@ -38,8 +38,12 @@ def _is(module: cst.Module, dec: cst.Decorator, expr: str) -> bool:
     return expr_key(code_of(module, dec.decorator)) == expr_key(expr)
 
 
-def _add(op: AddDecorator | RemoveDecorator) -> Callable[[cst.Module, list[cst.Decorator]], list[cst.Decorator]]:
+def _add(op: AddDecorator | RemoveDecorator, failure: type[MatchFailure]) -> Callable[[cst.Module, list[cst.Decorator]], list[cst.Decorator]]:
     def change(module: cst.Module, decs: list[cst.Decorator]) -> list[cst.Decorator]:
+        if any(_is(module, d, op.decorator) for d in decs):
+            # adding it again would not be undone by removing one: the code already has it (upstream took it?)
+            raise failure(f"{op.function} is already decorated with @{op.decorator}",
+                          "this version may already have the change: check it, and declare it `obsolete:` if so")
         new = cst.Decorator(decorator=cst.parse_expression(expression_text(op.decorator)))
         return [new, *decs] if op.position == "top" else [*decs, new]
     return change
@@ -72,7 +76,7 @@ def _swap(op: ReplaceDecorator, old: str, new: str, failure: type[MatchFailure])
 
 def forward(src: Source, op: Op) -> Source:
     if isinstance(op, AddDecorator):
-        return _edit(src, op, _add(op))
+        return _edit(src, op, _add(op, NotFound))
     if isinstance(op, RemoveDecorator):
         return _edit(src, op, _remove(op, NotFound))
     return _edit(src, op, _swap(op, op.find, op.with_, NotFound))
@@ -82,5 +86,5 @@ def inverse(src: Source, op: Op) -> Source:
     if isinstance(op, AddDecorator):
         return _edit(src, op, _remove(op, NotUndoable))
     if isinstance(op, RemoveDecorator):
-        return _edit(src, op, _add(op))
+        return _edit(src, op, _add(op, NotUndoable))
     return _edit(src, op, _swap(op, op.with_, op.find, NotUndoable))

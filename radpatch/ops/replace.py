@@ -36,8 +36,8 @@ def inverse(src: Source, op: Replace) -> Source:
     return in_scope(src, op.scope, lambda m, offset: _swap(m, op, offset, undo=True))
 
 
-def _hits(module: cst.Module, scope: Path_, code: str) -> list[Path_]:
-    if is_expression(code):
+def _hits(module: cst.Module, scope: Path_, code: str, expression: bool) -> list[Path_]:
+    if expression:
         return find_expressions(module, scope, code)
     return statement_paths(find_statements(module, scope, [code_of(module, s) for s in parse_statements(code)]))
 
@@ -45,17 +45,18 @@ def _hits(module: cst.Module, scope: Path_, code: str) -> list[Path_]:
 def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNode:
     scope = find_scope(module, op.scope, offset)
     old, new = (op.with_, op.find) if undo else (op.find, op.with_)
-    expression = is_expression(old)
+    # an expression only when both sides are: `find: f(x)` with two statements replaces the statement f(x)
+    expression = is_expression(op.find) and is_expression(op.with_)
     old_node: cst.CSTNode = cst.parse_expression(expression_text(old)) if expression else cst.Module(body=parse_statements(old))
     if undo:
-        hit = undo_pick(module, _hits(module, scope, op.find), _hits(module, scope, old), op,
+        hit = undo_pick(module, _hits(module, scope, op.find, expression), _hits(module, scope, old, expression), op,
                         "the replacement (`with`)", op.scope, offset, cst.parse_expression(expression_text(new)) if expression else None)
     elif expression:
         kind = type(old_node)
         pool = [p[-1] for p in walk(scope, lambda n: type(n) is kind)]
-        hit = select(module, _hits(module, scope, old), "expression `find`", op.scope, op, offset, candidates(module, pool, old, offset))
+        hit = select(module, _hits(module, scope, old, expression), "expression `find`", op.scope, op, offset, candidates(module, pool, old, offset))
     else:
-        hit = select(module, _hits(module, scope, old), "statement `find`", op.scope, op, offset,
+        hit = select(module, _hits(module, scope, old, expression), "statement `find`", op.scope, op, offset,
                      candidates(module, scope_statements(scope), old, offset))
     if expression:
         return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
