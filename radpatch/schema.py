@@ -12,7 +12,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, TypeVar
+from typing import Callable, Literal, TypeVar, cast
 
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -326,16 +326,16 @@ class _Loader:
         ctx = self.ctx
         if spec is InsertDefinitions:
             side: Literal["before", "after"] = "after" if "after" in values else "before"
-            file, data, defs = values["payload"]  # type: ignore[misc]
-            names = self._names(values.get("names"), m.get("names"), f"{path}.names", file, defs, m["payload"])  # type: ignore[arg-type]
+            file, data, defs = cast("tuple[Path, bytes, list[str]]", values["payload"])
+            names = self._names(cast("tuple[str, ...] | None", values.get("names")), m.get("names"), f"{path}.names", file, defs, m["payload"])
             return InsertDefinitions(file, data, names, str(values[side]), side)
         args = {_ATTR.get(k, k): v for k, v in values.items()}
         if spec is InsertStatements:
             args["where"] = "after" if kind == "insert_after" else "before"
         if spec is Replace and is_expression(str(args["find"])) != is_expression(str(args["with_"])):
-            side = "find" if is_expression(str(args["find"])) else "with"
-            if _parses(textwrap.dedent(str(args["find" if side == "find" else "with_"])).strip()):
-                raise ctx.fail(m[side], f"{path}.{side}", f"`{side}` is an expression spread over lines, the other side statements; "
+            key = "find" if is_expression(str(args["find"])) else "with"
+            if _parses(textwrap.dedent(str(args["find" if key == "find" else "with_"])).strip()):
+                raise ctx.fail(m[key], f"{path}.{key}", f"`{key}` is an expression spread over lines, the other side statements; "
                                "write it as a statement (wrap it in parentheses) or make both sides expressions")
         if spec is WrapBody:
             _check_template(ctx, m["with"], f"{path}.with", str(args["with_"]))

@@ -28,7 +28,7 @@ def _split(fn: cst.FunctionDef) -> tuple[list[cst.BaseStatement], list[cst.BaseS
     """(docstring statement or nothing, the rest of the body); a one-line body becomes a block."""
     body = fn.body
     stmts: list[cst.BaseStatement] = (list(body.body) if isinstance(body, cst.IndentedBlock)
-                                      else [cst.SimpleStatementLine(body=body.body)])
+                                      else [cst.SimpleStatementLine(body=body.body)])  # type: ignore[arg-type]
     first = stmts[0] if stmts else None
     if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr) \
             and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
@@ -114,7 +114,7 @@ def unwrap(src: Source, op: WrapBody) -> Source:
         template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
         steps = _locate(template)
         assert steps is not None
-        current = cst.Module(body=rest)
+        current = cst.Module(body=rest)  # type: ignore[arg-type]
         holder = _follow(current, steps)
         t_holder = _follow(template, steps)
         assert t_holder is not None
@@ -148,7 +148,7 @@ def replace_body(src: Source, op: ReplaceBody, undo: bool) -> Source:
                 f"the body of {op.function}() (docstring aside) is not {'the replacement' if undo else '`find`'}")
         stmts = _statements(new)
         if rest:
-            stmts[0] = stmts[0].with_changes(leading_lines=rest[0].leading_lines)
+            stmts[0] = stmts[0].with_changes(leading_lines=rest[0].leading_lines)  # type: ignore[attr-defined]
         return replace_on_path(path, _with_statements(fn, [*doc, *stmts]))
     return in_scope(src, op.function, edit)
 

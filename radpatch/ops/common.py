@@ -145,7 +145,7 @@ def within_key(pattern: str) -> tuple[str, str]:
 
 
 def _header(node: ast.stmt) -> str:
-    blank = {f: [] for f in ("body", "orelse", "finalbody", "handlers", "cases") if hasattr(node, f)}
+    blank: dict[str, list[ast.AST]] = {f: [] for f in ("body", "orelse", "finalbody", "handlers", "cases") if hasattr(node, f)}
     for f, v in blank.items():
         setattr(node, f, v)
     return ast.dump(node)

@@ -27,6 +27,10 @@ from radpatch.ops.common import candidates, in_scope, scope_statements, select, 
 from radpatch.matching import replace_on_path
 from radpatch.source import Source
 
+
+def _lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
+    return list(stmt.leading_lines)  # type: ignore[attr-defined]
+
 PREFIX = "# radpatch: deleted: "
 
 
@@ -45,11 +49,11 @@ def forward(src: Source, op: Delete) -> Source:
                                   candidates(module, scope_statements(scope), op.find, offset)))
         holder = block[-1]
         body = list(block_body(holder))
-        lines = body[i].leading_lines
+        lines = _lines(body[i])
         del body[i:i + n]
         if i < len(body):
             mark = cst.EmptyLine(indent=True, comment=cst.Comment(marker(op)))
-            body[i] = body[i].with_changes(leading_lines=[*lines, mark, *body[i].leading_lines])
+            body[i] = body[i].with_changes(leading_lines=[*lines, mark, *_lines(body[i])])
         else:
             body.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=lines, trailing_whitespace=cst.TrailingWhitespace(
                 whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(marker(op)))))
@@ -71,10 +75,10 @@ def inverse(src: Source, op: Delete) -> Source:
         restored = parse_statements(op.find)
         stmt = body[i]
         if _is_pass(stmt, text):
-            restored[0] = restored[0].with_changes(leading_lines=stmt.leading_lines)
+            restored[0] = restored[0].with_changes(leading_lines=_lines(stmt))
             body[i:i + 1] = restored
         else:
-            lines = list(stmt.leading_lines)
+            lines = _lines(stmt)
             k = next(j for j, e in enumerate(lines) if _is(e, text))
             restored[0] = restored[0].with_changes(leading_lines=lines[:k])
             body[i] = stmt.with_changes(leading_lines=lines[k + 1:])
@@ -93,7 +97,7 @@ def _is_pass(stmt: cst.BaseStatement, text: str) -> bool:
 
 
 def _marks(stmt: cst.BaseStatement, text: str) -> bool:
-    return _is_pass(stmt, text) or any(_is(e, text) for e in stmt.leading_lines)
+    return _is_pass(stmt, text) or any(_is(e, text) for e in _lines(stmt))
 
 
 def _blocks(scope: Path_) -> list[Path_]:

@@ -47,7 +47,7 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
     old, new = (op.with_, op.find) if undo else (op.find, op.with_)
     # an expression only when both sides are: `find: f(x)` with two statements replaces the statement f(x)
     expression = is_expression(op.find) and is_expression(op.with_)
-    old_node: cst.CSTNode = cst.parse_expression(expression_text(old)) if expression else cst.Module(body=parse_statements(old))
+    old_node: cst.CSTNode = cst.parse_expression(expression_text(old)) if expression else cst.Module(body=parse_statements(old))  # type: ignore[arg-type]
     if undo:
         hit = undo_pick(module, _hits(module, scope, op.find, expression), _hits(module, scope, old, expression), op,
                         "the replacement (`with`)", op.scope, offset, cst.parse_expression(expression_text(new)) if expression else None)
@@ -71,7 +71,7 @@ def _swap_statements(hit: Path_, old: list[cst.BaseStatement], new: list[cst.Bas
     else:
         # The replaced lines' comments (above, and after the last one) stay where they were.
         stmts = list(new)
-        stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)
+        stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)  # type: ignore[attr-defined]
         last = body[i + len(old) - 1]
         if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
             stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)

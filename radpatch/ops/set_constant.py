@@ -7,7 +7,7 @@ import ast
 
 import libcst as cst
 
-from radpatch.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable, expr_key
+from radpatch.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable
 from radpatch.merge import merge
 from radpatch.model import SetConstant
 from radpatch.ops.imports import after_imports, insert_line
@@ -54,7 +54,7 @@ def forward(src: Source, op: SetConstant) -> Source:
     bound = [i for i, t in enumerate(src.tops) if op.name in t.binds]
     if bound:
         raise Clash(f"the module already binds {op.name} (line {src.tops[bound[0]].start + 1})",
-                    f"to change it, give `from:` with its current value; to add a new constant, pick a new name")
+                    "to change it, give `from:` with its current value; to add a new constant, pick a new name")
     return insert_line(src, after_imports(src), f"{op.name} = {expression_text(op.value)}", Top(None, 0, 1, (op.name,)))
 
 
