@@ -7,7 +7,8 @@ import click
 from radpatch import plan
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
-from radpatch.state import State, patch_state
+from radpatch.state import FileState, PatchState, State, patch_state
+from radpatch.store import Store
 
 
 def run(ctx: Context, name: str) -> int:
@@ -18,7 +19,7 @@ def run(ctx: Context, name: str) -> int:
         raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}")
     for f in ps.files:
         if ps.state is State.APPLIED:
-            before, after = plan.backward(patch, f.rewrites, f.data, str(f.path)), f.data
+            before, after = _original(ps, f) or plan.backward(patch, f.rewrites, f.data, str(f.path)), f.data
         else:
             before, after = f.data, plan.plan(patch, f.rewrites, f.module, f.path, f.data).after
         lines = difflib.unified_diff(
@@ -28,3 +29,12 @@ def run(ctx: Context, name: str) -> int:
         )
         click.echo("".join(lines), nl=False)
     return EXIT_OK
+
+
+def _original(ps: PatchState, f: FileState) -> bytes | None:
+    """The kept original of a file exactly as radpatch left it (the structural inverse is only
+    AST-equal to it, and would show layout noise)."""
+    rec = next((r for r in (ps.record.files if ps.record else ()) if r.path == f.relpath), None)
+    if ps.dist is None or rec is None or rec.patched_sha256 != f.sha256:
+        return None
+    return Store(ps.dist.root).original(rec.original_sha256)

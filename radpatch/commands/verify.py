@@ -400,11 +400,7 @@ def _names(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
 
 
 def _reverse(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    try:
-        restored = m.backward(after[f.relpath])
-    except RefusedError as exc:
-        return exc.message
-    return None if restored == f.data else f"reverse-applying the patch to {f.relpath} does not give back the original byte for byte"
+    return plan.reverse_check(f.data, after[f.relpath], m.backward, m.forward, f.relpath)
 
 
 def _idempotent(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:

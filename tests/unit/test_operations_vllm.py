@@ -104,3 +104,54 @@ def test_refusal_names_the_rewrite_and_leaves_every_file_as_it_was(case: str, si
     if r.code == 1:
         assert f"rewrite 'the-op' ({d / 'op.yaml'}:8:" in r.err
     assert site.snapshot() == before
+
+
+HANDSHAKE_WITH = """\
+waited_mins = 0
+while not handshake_socket.poll(timeout=60_000):
+    waited_mins += 1
+    if waited_mins >= HANDSHAKE_TIMEOUT_MINS:
+        raise RuntimeError(f"Did not receive response from front-end process within {HANDSHAKE_TIMEOUT_MINS} minutes")
+"""
+FINDS = {
+    "one line, one f-string": "if not handshake_socket.poll(timeout=HANDSHAKE_TIMEOUT_MINS * 60_000): raise RuntimeError("
+                              "f'Did not receive response from front-end process within {HANDSHAKE_TIMEOUT_MINS} minutes')",
+    "comments and parentheses": """\
+if not (handshake_socket.poll(timeout=(HANDSHAKE_TIMEOUT_MINS * 60_000))):  # my comment
+    # and another
+    raise RuntimeError('Did not receive response from front-end '
+                       f'process within {HANDSHAKE_TIMEOUT_MINS} minutes')
+""",
+    "broken over more lines than upstream": """\
+if not handshake_socket.poll(
+    timeout=HANDSHAKE_TIMEOUT_MINS
+    * 60_000
+):
+    raise RuntimeError(
+        "Did not receive response from front-end process within "
+        f"{HANDSHAKE_TIMEOUT_MINS} minutes"
+    )
+""",
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("find", list(FINDS))
+def test_a_reformatted_find_replacing_one_statement_by_two_reverts_byte_for_byte(find: str, version: str, site: Any, radpatch: Any, tmp_path: Path) -> None:
+    rewrite = ("replace:\n  scope: EngineCoreProc.startup_handshake\n  find: |\n" + textwrap.indent(FINDS[find].rstrip("\n") + "\n", "    ")
+               + "  with: |\n" + textwrap.indent(HANDSHAKE_WITH, "    "))
+    originals = install_vllm(site.root, version)
+    reg = ("--registry", str(registry(tmp_path, CORE, rewrite)))
+    r = radpatch(*reg, "apply", "op")
+    assert r.code == 0, r.err
+    text = (site.root / "vllm/v1/engine/core.py").read_text()
+    assert "while not handshake_socket.poll(timeout=60_000):" in text and "HANDSHAKE_TIMEOUT_MINS * 60_000" not in text
+    diff = radpatch(*reg, "diff", "op").out
+    lines = diff.splitlines()
+    removed = [x for x in lines if x.startswith("-") and not x.startswith("---")]
+    added = [x for x in lines if x.startswith("+") and not x.startswith("+++")]
+    assert (len(removed), len(added)) == (6, 5), diff  # diffed against the kept original: no layout noise
+    assert radpatch(*reg, "apply", "op").code == 0
+    r = radpatch(*reg, "revert", "op")
+    assert r.code == 0, r.err
+    assert {p: (site.root / p).read_bytes() for p in originals} == originals
