@@ -76,8 +76,16 @@ def _step(patch: Patch, rw: Rewrite, src: Source, where: str, undo: bool) -> Sou
 
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     src, encoding = _decode(source, where)
-    for rw in rws:
-        src = _step(patch, rw, src, where, undo=False)
+    original = src
+    for k, rw in enumerate(rws):
+        try:
+            src = _step(patch, rw, src, where, undo=False)
+        except RewriteRefused as exc:
+            if k and src.lines != original.lines:
+                _step(patch, rw, original, where, undo=False)  # its refusal there gives the file's own line numbers
+                raise RewriteRefused(patch, rw, where, f"{exc.detail} (after the rewrites before it; line numbers count "
+                                     "the lines they added)", exc.hint) from None
+            raise
     return _encode(src, encoding, where)
 
 

@@ -540,3 +540,9 @@ def test_deep_expression_in_find_is_a_refusal_not_a_crash() -> None:
 def test_a_deeply_nested_target_file_is_a_refusal_not_a_crash() -> None:
     exc = refuse("x = " + "1+" * 3000 + "1\n", Replace("<module>", "x = 1", "x = 2"))
     assert "nested too deeply" in exc.message
+
+
+def test_a_refusal_after_earlier_rewrites_gives_the_installed_files_line_numbers() -> None:
+    source = "import os\n\n\ndef f():\n    total = 0\n    return total\n"
+    exc = refuse(source, AddImport("import re"), SetConstant("LIMIT", "3"), Replace("f", "totl = 0", "total = 1"))
+    assert "rewrite 'r2' (reg.yaml:3)" in exc.message and "closest candidate (line 5," in exc.message
