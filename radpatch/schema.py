@@ -291,7 +291,10 @@ class _Loader:
             if kind is None:
                 raise self.ctx.fail(node, path, f"payload {file}:{stmt.lineno}: a top-level {type(stmt).__name__} statement cannot be "
                                     "inserted into another module; payloads hold defs, classes, imports and NAME = value constants")
-            defs.extend(bound_names(stmt) if kind in ("def", "constant") else ())
+            for name in bound_names(stmt) if kind in ("def", "constant") else ():
+                if name in defs:
+                    raise self.ctx.fail(node, path, f"payload {file}:{stmt.lineno}: {name!r} is defined twice; keep one")
+                defs.append(name)
         return file, data, defs
 
     def op(self, kind: str, node: yaml.Node, path: str) -> Operation:

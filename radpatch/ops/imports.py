@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from radpatch.matching import NotUndoable
+from radpatch.matching import Clash, NotUndoable
 from radpatch.model import AddImport
 from radpatch.source import Source, Top, bound_names
 
@@ -63,10 +63,34 @@ def has(src: Source, statement: str) -> bool:
     return want <= have
 
 
+def _source(node: ast.stmt, name: str) -> str | None:
+    """Where an import statement takes `name` from ('os' for `import os.path`), else None."""
+    for a in getattr(node, "names", ()):
+        bound = (a.asname or a.name).split(".")[0]
+        if bound == name:
+            if isinstance(node, ast.ImportFrom):
+                return f"{'.' * node.level}{node.module or ''}:{a.name}"
+            return a.name if a.asname else a.name.split(".")[0]
+    return None
+
+
+def _clash(src: Source, node: ast.stmt) -> None:
+    """Refuse an import that would rebind a name the module binds otherwise (a def, a constant,
+    another module's name)."""
+    for name in bound_names(node):
+        for i, t in enumerate(src.tops):
+            if name in t.binds:
+                have = src.node(i)
+                if not isinstance(have, (ast.Import, ast.ImportFrom)) or _source(have, name) != _source(node, name):
+                    raise Clash(f"`{ast.unparse(node)}` would rebind {name!r}, which the module binds at line {t.start + 1}",
+                                "rename it with `as` (e.g. `... import x as _yourpatch_x`) so it takes over nothing the module defines")
+
+
 def add(src: Source, statement: str) -> Source:
     if has(src, statement):
         return src
     node = ast.parse(statement.strip()).body[0]
+    _clash(src, node)
     return insert_line(src, after_imports(src), f"{ast.unparse(node)}  {MARK}", Top(None, 0, 1, bound_names(node)))
 
 

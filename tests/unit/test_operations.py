@@ -546,3 +546,12 @@ def test_a_refusal_after_earlier_rewrites_gives_the_installed_files_line_numbers
     source = "import os\n\n\ndef f():\n    total = 0\n    return total\n"
     exc = refuse(source, AddImport("import re"), SetConstant("LIMIT", "3"), Replace("f", "totl = 0", "total = 1"))
     assert "rewrite 'r2' (reg.yaml:3)" in exc.message and "closest candidate (line 5," in exc.message
+
+
+def test_an_import_that_would_rebind_a_module_name_is_refused() -> None:
+    exc = refuse(HEADER, AddImport("from mylog import logger"))
+    assert "would rebind 'logger', which the module binds at line 6" in exc.message and "rename" in exc.hint
+
+
+def test_an_import_of_a_submodule_of_an_imported_module_is_no_clash() -> None:
+    check(HEADER, AddImport("import os.path"), HEADER.replace("from typing import Any\n", "from typing import Any\n    import os.path  # radpatch: added import\n"))
