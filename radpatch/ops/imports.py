@@ -65,12 +65,13 @@ def has(src: Source, statement: str) -> bool:
 
 def _source(node: ast.stmt, name: str) -> str | None:
     """Where an import statement takes `name` from ('os' for `import os.path`), else None."""
-    for a in getattr(node, "names", ()):
+    aliases: list[ast.alias] = node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+    for a in aliases:
         bound = (a.asname or a.name).split(".")[0]
         if bound == name:
             if isinstance(node, ast.ImportFrom):
                 return f"{'.' * node.level}{node.module or ''}:{a.name}"
-            return a.name if a.asname else a.name.split(".")[0]
+            return str(a.name if a.asname else a.name.split(".")[0])
     return None
 
 
