@@ -72,6 +72,9 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
     overlay: dict[Path, bytes] = {}
     for patch in patches:
         ps = patch_state(patch, env)
+        if ps.declined:
+            say(f"{patch.name}: {ps.reason}; nothing to apply")
+            continue
         if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
             say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
             changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: plan.plan(

@@ -210,6 +210,8 @@ def test_an_entry_declaring_the_version_obsolete_later_does_not_hide_a_patched_f
     try:
         st = env.status()
         assert st["state"] == "applied", st
+        out = ok(env.run("apply", env.patch))  # the entry declines this version now: apply changes nothing
+        assert "nothing to apply" in out.stdout and env.read() == env.patched, out.stdout
         ok(env.run("revert", env.patch))
         assert env.read() == env.original
     finally:
