@@ -17,7 +17,9 @@ from radpatch.store import FileRecord, PatchRecord, Store, sha256
 from radpatch.writer import ChangedMeanwhile, atomic_write, refresh_bytecode
 
 Say = Callable[[str], None]
-REINSTALL = "reinstall the distribution (pip install --force-reinstall --no-deps NAME), then apply again"
+def _reinstall(ps: PatchState) -> str:
+    name = ps.dist.name if ps.dist else ps.patch.distribution
+    return f"reinstall the distribution (pip install --force-reinstall --no-deps {name}), then apply again"
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class Change:
 
 def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
     hints = {
-        State.DRIFTED: f"someone else changed the file; {REINSTALL}",
+        State.DRIFTED: f"someone else changed the file; {_reinstall(ps)}",
         State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
         State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
     }
@@ -158,7 +160,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
         files = []
         for f in ps.files:
             current = overlay.get(f.path, f.data)
-            pristine = _restored(ps, f, current, [p.name for p in patches], say)
+            pristine = _restored(ps, f, current, say)
             overlay[f.path] = pristine
             files.append(plan.FileChange(f.module, f.path, current, pristine))
         changes.append(_change(ps, files))
@@ -190,7 +192,7 @@ def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
     return sorted(patches, key=lambda p: -seq.get(p.name, -1))
 
 
-def _restored(ps: PatchState, f: FileState, current: bytes, reverting: list[str], say: Say) -> bytes:
+def _restored(ps: PatchState, f: FileState, current: bytes, say: Say) -> bytes:
     """What `f` becomes when `ps.patch` comes off it: the kept original when the file is exactly
     as radpatch left it; otherwise the structural inverse, accepted only if provably the original."""
     assert ps.dist is not None
@@ -204,16 +206,25 @@ def _restored(ps: PatchState, f: FileState, current: bytes, reverting: list[str]
         return _inverse_checked(ps, f, current, {rec.original_sha256, f.record_sha256 or rec.original_sha256},
                                 "its kept original is gone from .radpatch/originals/")
     if rec is not None:
-        above = [name for name, r in store.chain(f.relpath) if name != ps.patch.name and digest == r.patched_sha256]
-        if above or any(name not in reverting for name, r in store.chain(f.relpath) if r.original_sha256 == rec.patched_sha256):
-            later = above or [name for name, r in store.chain(f.relpath) if r.original_sha256 == rec.patched_sha256]
+        later = _later(store, f.relpath, rec)
+        if later:
             raise RefusedError(f"{ps.patch.name}: {f.relpath} also carries {', '.join(later)}, applied on top of it",
                                f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}")
         return _layout_edited(ps, f, current, rec, store, say)
     if f.record_sha256 is None:
         raise RefusedError(f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD has no hash "
-                           "for it: nothing proves what its original was", REINSTALL)
+                           "for it: nothing proves what its original was", _reinstall(ps))
     return _inverse_checked(ps, f, current, {f.record_sha256}, "radpatch has no record of patching it")
+
+
+def _later(store: Store, relpath: str, rec: FileRecord) -> list[str]:
+    """The patches radpatch applied on top of `rec` in this file, in the order applied."""
+    links = {r.original_sha256: (name, r.patched_sha256) for name, r in store.chain(relpath)}
+    out, at = [], rec.patched_sha256
+    while at in links and links[at][0] not in out:
+        name, at = links[at]
+        out.append(name)
+    return out
 
 
 def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[str], why: str) -> bytes:
@@ -221,10 +232,10 @@ def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[s
     try:
         pristine = plan.backward(ps.patch, f.rewrites, current, str(f.path))
     except RefusedError as exc:
-        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}", REINSTALL)
+        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}", _reinstall(ps))
     if sha256(pristine) not in accept:
         raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} byte for byte ({why}, and undoing the patch does not "
-                           "give back the recorded original or the file in the distribution's RECORD)", REINSTALL)
+                           "give back the recorded original or the file in the distribution's RECORD)", _reinstall(ps))
     return pristine
 
 
@@ -252,7 +263,7 @@ def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes
         original = store.original(rec.original_sha256) if rec and f.sha256 == rec.patched_sha256 else None
         if rec is None or original is None:
             raise RefusedError(f"{ps.patch.name}: {f.relpath} was patched by another revision of this registry entry and "
-                               "cannot be traced back to its original", REINSTALL)
+                               "cannot be traced back to its original", _reinstall(ps))
         out.append(plan.FileChange(f.module, f.path, f.data, make(f, original), pristine=original))
     return out
 

@@ -308,3 +308,17 @@ def test_revert_is_byte_exact_from_the_kept_original_and_settles(demo_env: Env) 
     out = ok(env.run("revert", env.patch))
     assert "restored byte for byte" in out.stdout
     assert_settled(env, applied=False)
+
+
+def test_without_the_kept_original_revert_accepts_only_a_proven_inverse(demo_env: Env) -> None:
+    env = demo_env
+    ok(env.run("apply", env.patch))
+    for kept in (env.state_dir / "originals").iterdir():
+        kept.unlink()  # the kept originals are gone: the structural inverse must prove itself
+    ok(env.run("revert", env.patch))
+    assert env.read() == env.original
+    ok(env.run("apply", env.patch))
+    for kept in (env.state_dir / "originals").iterdir():
+        kept.write_bytes(b"# not the original\n")  # damaged: never written back
+    ok(env.run("revert", env.patch))
+    assert env.read() == env.original
