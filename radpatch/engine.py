@@ -108,15 +108,22 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
 
 
 def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
-    """The installed code already reads as patched (upstream took the change): applying would add
-    it a second time. Refused: only the entry's author can tell that it is the same change."""
-    if applied_error(ps.patch, f.rewrites, data, str(f.path)) is None:
-        dist = ps.dist
-        assert dist is not None
-        raise RefusedError(
-            f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains what the patch adds "
-            "(it reads as patched although radpatch did not patch it); applying would add it a second time",
-            f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` (`radpatch verify {ps.patch.name}` checks every release)")
+    """The installed code already carries what the patch (or one of its rewrites) adds: applying
+    would add it a second time. Refused: only the entry's author can tell upstream took the change."""
+    dist = ps.dist
+    assert dist is not None
+    where = str(f.path)
+    if applied_error(ps.patch, f.rewrites, data, where) is None:
+        what = "what the patch adds (it reads as patched although radpatch did not patch it)"
+    else:
+        present = [rw.id for rw in f.rewrites if len(f.rewrites) > 1 and applied_error(ps.patch, (rw,), data, where) is None]
+        if not present:
+            return
+        what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
+    raise RefusedError(
+        f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; applying would add it a second time",
+        f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` or limit the rewrite's `versions:` "
+        f"(`radpatch verify {ps.patch.name}` checks every release)")
 
 
 def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False) -> Change:

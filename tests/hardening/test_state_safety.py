@@ -83,6 +83,30 @@ def test_a_release_that_already_contains_the_change_is_not_radpatchs(demo_env: E
     assert env.read() == {rel: upstream[rel].encode() for rel in env.targets}, "revert deleted upstream's own code"
 
 
+def test_a_release_that_already_has_one_rewrites_code_is_refused(demo_env: Env, tmp_path: Path) -> None:
+    env = demo_env
+    add_registry(env, tmp_path, "two", textwrap.dedent("""\
+        summary: s
+        description: d
+        distribution: rphard-demo
+        supported: ">=1.0,<2"
+        modules:
+          beta: rphard_demo.sub.beta
+        rewrites:
+          - id: grow
+            file: beta
+            insert_after: {scope: limit, find: "cap = 10", code: "cap = cap + 5"}
+          - id: widen
+            file: beta
+            replace: {scope: limit, find: "min(n, cap)", with: "max(n, cap)"}
+        """))
+    upstream = {**DEMO_FILES, BETA: DEMO_FILES[BETA].replace("cap = 10\n", "cap = 10\n    cap = cap + 5\n")}
+    install_version(env, tmp_path, "1.1.0", upstream)  # the release already has the inserted statement
+    out = env.run("apply", "two")
+    assert out.returncode == 1 and "already contains what rewrite 'grow' adds" in out.stderr, out
+    assert env.path(BETA).read_text().count("cap = cap + 5") == 1
+
+
 # --- class 5: state trusted across versions, writes over files that changed ------------------------
 
 def test_after_an_upgrade_the_old_record_is_not_trusted(demo_env: Env, tmp_path: Path) -> None:
