@@ -13,7 +13,7 @@ from packaging.utils import canonicalize_name
 from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
-from radpatch.store import FileRecord, PatchRecord, Store, sha256
+from radpatch.store import DamagedJournal, FileRecord, PatchRecord, Store, sha256
 
 
 class State(str, Enum):
@@ -126,7 +126,11 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
                 f"{dist.name} {dist.version}: it is not trusted (the files decide)")
         ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, stale=stale)
     if store.journal.is_dir():
-        note = "a radpatch run was interrupted: the next apply or revert completes it"
+        try:
+            store.journal_plan()
+            note = "a radpatch run was interrupted: the next apply or revert completes it"
+        except DamagedJournal as exc:
+            note = f"{exc.message}: {exc.hint}"
         ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, pending=True)
     return ps
 

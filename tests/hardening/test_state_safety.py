@@ -281,6 +281,8 @@ def test_a_damaged_journal_is_a_clear_error(demo_env: Env, damage: str) -> None:
         (journal / "plan.json").write_text(json.dumps({"run": "x", "op": "apply", "patches": [], "files": 3}))
     else:
         (journal / "0.before").unlink()
+    st = env.status()
+    assert "is damaged" in str(st["reason"]), st
     for op in ("apply", "revert"):
         out = env.run(op, env.patch)
         assert out.returncode == 4, out
