@@ -160,7 +160,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             continue
         if ps.state is not State.APPLIED:
             raise _refuse_state(ps, "revert")
-        if ps.record and ps.record.registry_digest != patch.digest:
+        if ps.declined or ps.record and ps.record.registry_digest != patch.digest:
             # written by another revision of the entry: its inverse is not this one's; restore the kept original
             changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: pristine)))
             continue
@@ -176,8 +176,8 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
         return changes
     _commit(env, changes, "revert")
     for c in changes:
-        if c.forget:
-            say(f"{c.patch.patch.name}: forgot radpatch's record of it in {c.root / '.radpatch'} ({c.patch.reason.split(';')[0]})")
+        if c.forget and c.patch.orphan is not None:
+            say(f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; forgot radpatch's record of it in {c.root / '.radpatch'}")
         elif c.files:
             how = "byte for byte" if all(_exact(c.patch, f) for f in c.files) else "(comment and layout edits kept)"
             say(f"{c.patch.patch.name}: reverted; {', '.join(f.module for f in c.files)} restored {how}")
