@@ -155,7 +155,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             continue
         if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
             say(f"{patch.name}: not applied; nothing to revert" + (" (radpatch's record of another install is dropped)" if ps.stale else ""))
-            if ps.stale or ps.record:
+            if ps.stale or ps.record and ps.state is State.NOT_APPLIED:  # the files decided: the record says nothing true
                 changes.append(_change(ps, [], forget=True))
             continue
         if ps.state is not State.APPLIED:
