@@ -11,7 +11,7 @@ from pathlib import Path
 from radpatch import faults, plan
 from radpatch.environment import PythonEnv, find_distribution
 from radpatch.errors import RefusedError
-from radpatch.model import Patch
+from radpatch.model import InsertDefinitions, InsertStatements, Operation, Patch
 from radpatch.state import FileState, PatchState, State, applied_error, changed_scopes, patch_state, record_digest
 from radpatch.store import FileRecord, PatchRecord, Store, sha256
 from radpatch.writer import ChangedMeanwhile, atomic_write, refresh_bytecode
@@ -108,15 +108,18 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
 
 
 def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
-    """The installed code already carries what the patch (or one of its rewrites) adds: applying
-    would add it a second time. Refused: only the entry's author can tell upstream took the change."""
+    """The installed code already carries what the patch (or one of its inserts) adds: applying
+    would add it a second time. Refused: only the entry's author can tell upstream took the change.
+    (A replace whose `with` is there already fails its own proof; an insert would not.)"""
     dist = ps.dist
     assert dist is not None
-    where = str(f.path)
-    if applied_error(ps.patch, f.rewrites, data, where) is None:
+    where, text = str(f.path), data.decode("utf-8", "replace")
+    maybe = [rw for rw in f.rewrites if _may_be_present(rw.op, text)]
+    if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
     else:
-        present = [rw.id for rw in f.rewrites if len(f.rewrites) > 1 and applied_error(ps.patch, (rw,), data, where) is None]
+        inserts = [rw for rw in maybe if isinstance(rw.op, InsertStatements) and len(f.rewrites) > 1]
+        present = [rw.id for rw in inserts if applied_error(ps.patch, (rw,), data, where) is None]
         if not present:
             return
         what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
@@ -124,6 +127,17 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; applying would add it a second time",
         f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` or limit the rewrite's `versions:` "
         f"(`radpatch verify {ps.patch.name}` checks every release)")
+
+
+def _may_be_present(op: Operation, text: str) -> bool:
+    """False only when the file cannot hold what `op` adds (its text is nowhere in it): the cheap
+    test before the structural one."""
+    if isinstance(op, InsertStatements):
+        lines = [ln.strip() for ln in op.code.splitlines() if ln.strip()]
+        return all(ln in text for ln in lines)
+    if isinstance(op, InsertDefinitions):
+        return all(name in text for name in op.names)
+    return True
 
 
 def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False) -> Change:
