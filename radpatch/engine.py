@@ -11,13 +11,15 @@ from pathlib import Path
 from radpatch import faults, plan
 from radpatch.environment import PythonEnv, find_distribution
 from radpatch.errors import RefusedError
-from radpatch.model import Patch
+from radpatch.model import InsertDefinitions, InsertStatements, Operation, Patch
 from radpatch.state import FileState, PatchState, State, applied_error, changed_scopes, patch_state, record_digest
 from radpatch.store import FileRecord, PatchRecord, Store, sha256
 from radpatch.writer import ChangedMeanwhile, atomic_write, refresh_bytecode
 
 Say = Callable[[str], None]
-REINSTALL = "reinstall the distribution (pip install --force-reinstall --no-deps NAME), then apply again"
+def _reinstall(ps: PatchState) -> str:
+    name = ps.dist.name if ps.dist else ps.patch.distribution
+    return f"reinstall the distribution (pip install --force-reinstall --no-deps {name}), then apply again"
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class Change:
 
 def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
     hints = {
-        State.DRIFTED: f"someone else changed the file; {REINSTALL}",
+        State.DRIFTED: f"someone else changed the file; {_reinstall(ps)}",
         State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
         State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
     }
@@ -72,6 +74,9 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
     overlay: dict[Path, bytes] = {}
     for patch in patches:
         ps = patch_state(patch, env)
+        if ps.declined:
+            say(f"{patch.name}: {ps.reason}; nothing to apply")
+            continue
         if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
             say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
             changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: plan.plan(
@@ -103,15 +108,36 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
 
 
 def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
-    """The installed code already reads as patched (upstream took the change): applying would add
-    it a second time. Refused: only the entry's author can tell that it is the same change."""
-    if applied_error(ps.patch, f.rewrites, data, str(f.path)) is None:
-        dist = ps.dist
-        assert dist is not None
-        raise RefusedError(
-            f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains what the patch adds "
-            "(it reads as patched although radpatch did not patch it); applying would add it a second time",
-            f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` (`radpatch verify {ps.patch.name}` checks every release)")
+    """The installed code already carries what the patch (or one of its inserts) adds: applying
+    would add it a second time. Refused: only the entry's author can tell upstream took the change.
+    (A replace whose `with` is there already fails its own proof; an insert would not.)"""
+    dist = ps.dist
+    assert dist is not None
+    where, text = str(f.path), data.decode("utf-8", "replace")
+    maybe = [rw for rw in f.rewrites if _may_be_present(rw.op, text)]
+    if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
+        what = "what the patch adds (it reads as patched although radpatch did not patch it)"
+    else:
+        inserts = [rw for rw in maybe if isinstance(rw.op, InsertStatements) and len(f.rewrites) > 1]
+        present = [rw.id for rw in inserts if applied_error(ps.patch, (rw,), data, where) is None]
+        if not present:
+            return
+        what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
+    raise RefusedError(
+        f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; applying would add it a second time",
+        f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` or limit the rewrite's `versions:` "
+        f"(`radpatch verify {ps.patch.name}` checks every release)")
+
+
+def _may_be_present(op: Operation, text: str) -> bool:
+    """False only when the file cannot hold what `op` adds (its text is nowhere in it): the cheap
+    test before the structural one."""
+    if isinstance(op, InsertStatements):
+        lines = [ln.strip() for ln in op.code.splitlines() if ln.strip()]
+        return all(ln in text for ln in lines)
+    if isinstance(op, InsertDefinitions):
+        return all(name in text for name in op.names)
+    return True
 
 
 def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False) -> Change:
@@ -143,19 +169,19 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             continue
         if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
             say(f"{patch.name}: not applied; nothing to revert" + (" (radpatch's record of another install is dropped)" if ps.stale else ""))
-            if ps.stale or ps.record:
+            if ps.stale or ps.record and ps.state is State.NOT_APPLIED:  # the files decided: the record says nothing true
                 changes.append(_change(ps, [], forget=True))
             continue
         if ps.state is not State.APPLIED:
             raise _refuse_state(ps, "revert")
-        if ps.record and ps.record.registry_digest != patch.digest:
+        if ps.declined or ps.record and ps.record.registry_digest != patch.digest:
             # written by another revision of the entry: its inverse is not this one's; restore the kept original
             changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: pristine)))
             continue
         files = []
         for f in ps.files:
             current = overlay.get(f.path, f.data)
-            pristine = _restored(ps, f, current, [p.name for p in patches], say)
+            pristine = _restored(ps, f, current, say)
             overlay[f.path] = pristine
             files.append(plan.FileChange(f.module, f.path, current, pristine))
         changes.append(_change(ps, files))
@@ -164,8 +190,8 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
         return changes
     _commit(env, changes, "revert")
     for c in changes:
-        if c.forget:
-            say(f"{c.patch.patch.name}: forgot radpatch's record of it in {c.root / '.radpatch'} ({c.patch.reason.split(';')[0]})")
+        if c.forget and c.patch.orphan is not None:
+            say(f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; forgot radpatch's record of it in {c.root / '.radpatch'}")
         elif c.files:
             how = "byte for byte" if all(_exact(c.patch, f) for f in c.files) else "(comment and layout edits kept)"
             say(f"{c.patch.patch.name}: reverted; {', '.join(f.module for f in c.files)} restored {how}")
@@ -187,7 +213,7 @@ def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
     return sorted(patches, key=lambda p: -seq.get(p.name, -1))
 
 
-def _restored(ps: PatchState, f: FileState, current: bytes, reverting: list[str], say: Say) -> bytes:
+def _restored(ps: PatchState, f: FileState, current: bytes, say: Say) -> bytes:
     """What `f` becomes when `ps.patch` comes off it: the kept original when the file is exactly
     as radpatch left it; otherwise the structural inverse, accepted only if provably the original."""
     assert ps.dist is not None
@@ -201,16 +227,25 @@ def _restored(ps: PatchState, f: FileState, current: bytes, reverting: list[str]
         return _inverse_checked(ps, f, current, {rec.original_sha256, f.record_sha256 or rec.original_sha256},
                                 "its kept original is gone from .radpatch/originals/")
     if rec is not None:
-        above = [name for name, r in store.chain(f.relpath) if name != ps.patch.name and digest == r.patched_sha256]
-        if above or any(name not in reverting for name, r in store.chain(f.relpath) if r.original_sha256 == rec.patched_sha256):
-            later = above or [name for name, r in store.chain(f.relpath) if r.original_sha256 == rec.patched_sha256]
+        later = _later(store, f.relpath, rec)
+        if later:
             raise RefusedError(f"{ps.patch.name}: {f.relpath} also carries {', '.join(later)}, applied on top of it",
                                f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}")
         return _layout_edited(ps, f, current, rec, store, say)
     if f.record_sha256 is None:
         raise RefusedError(f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD has no hash "
-                           "for it: nothing proves what its original was", REINSTALL)
+                           "for it: nothing proves what its original was", _reinstall(ps))
     return _inverse_checked(ps, f, current, {f.record_sha256}, "radpatch has no record of patching it")
+
+
+def _later(store: Store, relpath: str, rec: FileRecord) -> list[str]:
+    """The patches radpatch applied on top of `rec` in this file, in the order applied."""
+    links = {r.original_sha256: (name, r.patched_sha256) for name, r in store.chain(relpath)}
+    out, at = [], rec.patched_sha256
+    while at in links and links[at][0] not in out:
+        name, at = links[at]
+        out.append(name)
+    return out
 
 
 def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[str], why: str) -> bytes:
@@ -218,10 +253,10 @@ def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[s
     try:
         pristine = plan.backward(ps.patch, f.rewrites, current, str(f.path))
     except RefusedError as exc:
-        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}", REINSTALL)
+        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}", _reinstall(ps))
     if sha256(pristine) not in accept:
         raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} byte for byte ({why}, and undoing the patch does not "
-                           "give back the recorded original or the file in the distribution's RECORD)", REINSTALL)
+                           "give back the recorded original or the file in the distribution's RECORD)", _reinstall(ps))
     return pristine
 
 
@@ -249,7 +284,7 @@ def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes
         original = store.original(rec.original_sha256) if rec and f.sha256 == rec.patched_sha256 else None
         if rec is None or original is None:
             raise RefusedError(f"{ps.patch.name}: {f.relpath} was patched by another revision of this registry entry and "
-                               "cannot be traced back to its original", REINSTALL)
+                               "cannot be traced back to its original", _reinstall(ps))
         out.append(plan.FileChange(f.module, f.path, f.data, make(f, original), pristine=original))
     return out
 

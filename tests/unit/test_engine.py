@@ -320,3 +320,34 @@ def test_a_record_of_the_wrong_shape_is_a_clean_error(site: Site, toy: Path, rad
     (site.root / ".radpatch/record.json").write_text("[]")
     r = radpatch("--registry", str(toy), "status", "toy")
     assert r.code == 4 and "record.json is unreadable" in r.err and "Traceback" not in r.err
+
+
+# --- state safety (issue 10 classes 4-6, issue 11.6); the hardening tier repeats these on pip installs ---
+
+def test_stacked_patches_come_off_newest_first_whatever_the_command_line_order(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    write_registry("low", one_rewrite("- replace: {scope: groups, find: plan(spec), with: \"plan(spec[:8])\"}\n"))
+    write_registry("high", one_rewrite("- replace: {scope: groups, find: \"plan(spec[:8])\", with: \"plan(spec[:4])\"}\n"))
+    assert radpatch("--registry", str(toy), "apply", "low").code == 0
+    assert radpatch("--registry", str(toy), "apply", "high").code == 0
+    st = json.loads(radpatch("--registry", str(toy), "status", "--json", "low", "high").out)
+    assert [s["state"] for s in st] == ["applied", "applied"], st
+    err = refused(site, radpatch, toy, "revert", "low")
+    assert "radpatch revert low high" in err
+    r = radpatch("--registry", str(toy), "revert", "low", "high")  # the CLI's reverse would be wrong
+    assert r.code == 0, r.err
+    assert sources(site) == ORIGINAL and not (site.root / ".radpatch").exists()
+
+
+def test_a_record_from_another_version_is_not_trusted(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    patched = sources(site)
+    shutil.rmtree(site.root / "toypkg-1.0.dist-info")
+    site.install("toypkg", "1.1", {rel: data.decode() for rel, data in patched.items()})  # 1.1 ships the patched bytes
+    st = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)[0]
+    assert st["state"] == "not-applied" and "not trusted" in st["reason"], st
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 0
+    assert sources(site) == patched, "revert wrote 1.0's original into 1.1"
+    err = refused(site, radpatch, toy, "apply", "toy")
+    assert "already contains what the patch adds" in err
