@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
+from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
 from radpatch.store import FileRecord, PatchRecord, Store, sha256
@@ -55,9 +55,14 @@ class PatchState:
 
 
 def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
-    dist = find_distribution(env, patch.distribution)
+    from radpatch import locate
+
+    try:
+        dist = locate.find_target(env, patch)
+    except RefusedError as exc:  # two distributions (or dist-infos) provide the package
+        return PatchState(patch, State.INCOMPATIBLE, f"{exc.message}; {exc.hint}", None, (), None)
     if dist is None:
-        return PatchState(patch, State.NOT_INSTALLED, f"{patch.distribution} is not installed in {env.executable}", None, (), None)
+        return PatchState(patch, State.NOT_INSTALLED, locate.missing_reason(env, patch), None, (), None)
     store = Store(dist.root)
     record = store.records().get(patch.name)
     v = dist.version
