@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 
 from radpatch.environment import Installed, PythonEnv, installed_from
 from radpatch.errors import RefusedError
-from radpatch.model import ModuleChoice, Patch, Target
+from radpatch.model import AddParameter, InsertDefinitions, ModuleChoice, Patch, Rewrite, Target
 
 _DIST_INFO = ".dist-info"
 
@@ -125,17 +125,32 @@ def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
     return dist if c.named else replace(dist, provides=", ".join(patch.packages))
 
 
-def defining_module(target: Target, choices: tuple[ModuleChoice, ...], scopes: tuple[str, ...], dist: Installed) -> ModuleChoice | str:
-    """Among several candidate modules for one target, the one whose installed file defines every
-    scope the rewrites touch (read with ast, never imported); a message when none or several do."""
-    defining = [c for c in choices if _defines(dist.root / c.relpath, scopes)]
+def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed) -> ModuleChoice | str:
+    """The module holding `target`'s code in the installed release, or why none can be chosen.
+
+    The `versions:` table decides for a final release it gives exactly one module for. Otherwise
+    (a version between two ranges, e.g. 0.33.0rc1 between `<0.33` and `>=0.33`, a nightly, an rc,
+    or a table that gives several) the code decides: the one candidate whose installed file
+    defines every scope the rewrites touch (read with ast, never imported)."""
+    by_table = target.module_for(dist.version)
+    if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
+        return by_table or f"declares no module {target.name!r} for {dist.name} {dist.version} (its range is {target.choices[0].versions})"
+    scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
+    defining = [c for c in target.choices if _defines(dist.root / c.relpath, scopes)]
     if len(defining) == 1:
         return defining[0]
-    listed = ", ".join(c.module for c in choices)
+    listed = ", ".join(c.module for c in target.choices)
+    what = " and ".join(scopes) or "the code to change"
     if not defining:
-        return f"none of the modules declared for {target.name!r} ({listed}) defines {', '.join(scopes)} in {dist.name} {dist.version}"
-    return (f"several modules declared for {target.name!r} define {', '.join(scopes)} in {dist.name} {dist.version}: "
-            f"{', '.join(c.module for c in defining)}; give their `versions:` ranges that do not overlap")
+        return f"none of the modules declared for {target.name!r} ({listed}) defines {what} in {dist.name} {dist.version}"
+    return (f"several modules declared for {target.name!r} define {what} in {dist.name} {dist.version} "
+            f"({', '.join(c.module for c in defining)}); give them `versions:` ranges that do not overlap")
+
+
+def _scopes(r: Rewrite) -> tuple[str, ...]:
+    op = r.op
+    name = op.anchor if isinstance(op, InsertDefinitions) else op.function if isinstance(op, AddParameter) else op.scope
+    return () if name == "<module>" else (name,)
 
 
 def _defines(path: Path, scopes: tuple[str, ...]) -> bool:

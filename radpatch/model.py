@@ -37,7 +37,9 @@ class Target:
     choices: tuple[ModuleChoice, ...]
 
     def module_for(self, version: Version) -> ModuleChoice | None:
-        hits = [c for c in self.choices if version in c.versions]
+        from radpatch.versions import allows
+
+        hits = [c for c in self.choices if allows(c.versions, version)]
         return hits[0] if len(hits) == 1 else None
 
 
@@ -92,7 +94,9 @@ class Rewrite:
     where: str  # "file:line" of the rewrite in its registry file, for messages
 
     def applies_to(self, version: Version) -> bool:
-        return self.versions is None or version in self.versions
+        from radpatch.versions import allows
+
+        return self.versions is None or allows(self.versions, version)
 
 
 @dataclass(frozen=True)
