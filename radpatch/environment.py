@@ -44,17 +44,61 @@ class PythonEnv:
         return Path(self.executable).resolve() == Path(sys.executable).resolve() or self.version == sys.version_info[:2] and self.purelib == Path(sysconfig.get_paths()["purelib"])
 
 
+OLDEST_PYTHON = (3, 10)  # the oldest Python radpatch supports, for itself and for the targets it patches
+
+
 def python_env(python: str | None) -> PythonEnv:
+    """The environment of `python`: an interpreter, or a virtual environment's directory (as pip's
+    --python takes); radpatch's own when None. Nothing of the target is imported."""
     if python is None:
         return PythonEnv(sys.executable, _dirs(_import_path()), Path(sysconfig.get_paths()["purelib"]), (sys.version_info[0], sys.version_info[1]))
+    exe = interpreter(python)
     try:
-        out = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, timeout=60, check=True)
-        info = json.loads(out.stdout)
+        out = subprocess.run([exe, "-c", _PROBE], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
-        raise EnvironmentProblem(f"--python {python}: no such interpreter", "give the path of a python executable, e.g. /opt/venv/bin/python")
-    except (subprocess.SubprocessError, ValueError, OSError) as exc:
-        raise EnvironmentProblem(f"--python {python}: could not ask the interpreter for its paths ({exc})")
-    return PythonEnv(info["executable"], _dirs(info["path"]), Path(info["purelib"]), (int(info["version"][0]), int(info["version"][1])))
+        raise EnvironmentProblem(f"--python {python}: no such interpreter", "give the path of a python executable or of a venv directory, e.g. /opt/venv")
+    except subprocess.TimeoutExpired:
+        raise EnvironmentProblem(f"--python {python}: the interpreter did not answer within 60 s", "check that it starts: run it with -c pass")
+    except OSError as exc:
+        raise EnvironmentProblem(f"--python {python}: cannot run it ({exc.strerror})", "give the path of a python executable or of a venv directory")
+    return _parse_probe(python, out)
+
+
+def interpreter(python: str) -> str:
+    """`python` itself, or the interpreter of the virtual environment directory `python` names."""
+    path = Path(python)
+    if not path.is_dir():
+        return python
+    for rel in ("bin/python", "bin/python3", "Scripts/python.exe"):
+        if (path / rel).is_file():
+            return str(path / rel)
+    raise EnvironmentProblem(f"--python {python}: a directory without bin/python, so not a virtual environment",
+                             "give a venv directory (the one holding pyvenv.cfg) or the path of a python executable")
+
+
+def _parse_probe(python: str, out: subprocess.CompletedProcess[str]) -> PythonEnv:
+    lines = [line for line in out.stdout.splitlines() if line.strip()]
+    first_error = (out.stderr.strip().splitlines() or [""])[-1][:200]
+    if out.returncode != 0:
+        raise EnvironmentProblem(f"--python {python}: the interpreter failed to report its paths (exit {out.returncode}: {first_error or 'no message'})",
+                                 "check that it is a Python 3.10+ interpreter: run it with --version")
+    try:
+        info = json.loads(lines[-1]) if lines else None
+        env = PythonEnv(str(info["executable"]), _dirs([str(p) for p in info["path"]]), Path(info["purelib"]),  # type: ignore[index]
+                        (int(info["version"][0]), int(info["version"][1])))  # type: ignore[index]
+        if not (isinstance(info["path"], list) and isinstance(info["executable"], str) and isinstance(info["purelib"], str)):  # type: ignore[index]
+            raise TypeError("unexpected types")
+        full = ".".join(str(int(x)) for x in info["version"])  # type: ignore[index]
+    except (ValueError, TypeError, KeyError, IndexError):
+        said = (lines[-1] if lines else out.stdout.strip() or "nothing")[:120]
+        raise EnvironmentProblem(f"--python {python}: answered radpatch's interpreter probe unexpectedly ({said!r})",
+                                 "give a CPython 3.10+ interpreter; a wrapper script must pass -c CODE through to python and print nothing else")
+    if env.version < OLDEST_PYTHON:
+        oldest = ".".join(map(str, OLDEST_PYTHON))
+        what = f"Python {full}; radpatch cannot reason about Python 2 code" if env.version[0] < 3 else f"Python {full}, older than the oldest Python radpatch supports ({oldest})"
+        raise EnvironmentProblem(f"--python {python}: is {what}",
+                                 f"point --python at a Python {oldest}+ environment (vLLM itself needs 3.10+)")
+    return env
 
 
 def _import_path() -> list[str]:

@@ -17,8 +17,8 @@ Site = Any
 def _state(radpatch: Any, toy: Path) -> dict[str, Any]:
     r = radpatch("--registry", str(toy), "status", "--json", "toy")
     assert r.code == 0, r.err
-    doc = json.loads(r.out)
-    (entry,) = doc["patches"] if isinstance(doc, dict) else doc
+    (entry,) = json.loads(r.out)
+    assert entry["schema"] == 1
     return entry  # type: ignore[no-any-return]
 
 

@@ -69,8 +69,8 @@ def test_the_rc_between_two_module_ranges_is_in_neither() -> None:
 def _status(radpatch: Any, reg: Path) -> dict[str, Any]:
     r = radpatch("--registry", str(reg), "status", "--json", "toy")
     assert r.code == 0, r.err
-    doc = json.loads(r.out)
-    (entry,) = doc["patches"] if isinstance(doc, dict) else doc
+    (entry,) = json.loads(r.out)
+    assert entry["schema"] == 1
     return entry  # type: ignore[no-any-return]
 
 
