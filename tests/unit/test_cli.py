@@ -196,3 +196,24 @@ def test_version_and_help() -> None:
     assert result.exit_code == 0
     for command in ("apply", "diff", "list", "revert", "show", "status"):
         assert f"\n  {command} " in result.output
+
+
+def _complete(words: str, cwd: Path) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "_RADPATCH_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    env.pop("RADPATCH_REGISTRY", None)
+    done = subprocess.run([sys.executable, "-m", "radpatch"], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [line.split(",", 1)[1] for line in done.stdout.splitlines() if line]
+
+
+def test_shell_completion_completes_patch_names(toy: Path, tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    assert _complete(f"radpatch --registry {toy} apply ", repo) == ["kv_group_size", "toy"]
+    assert _complete(f"radpatch --registry {toy} status t", repo) == ["toy"]
+    assert _complete(f"radpatch --registry {toy} revert toy ", repo) == ["kv_group_size"]  # given names are left out
+    assert _complete("radpatch show k", repo) == ["kv_group_size"]
+    assert _complete(f"radpatch --registry {tmp_path / 'missing'} apply ", repo) == []  # quiet on a bad registry
