@@ -2,7 +2,7 @@
 `packaging` release radpatch allows.
 
 `version in SpecifierSet(...)` leaves pre-releases to packaging's default, and that default
-changed (packaging 26 admits a dev build such as 0.33.1.dev42 where 23-25 exclude it). radpatch
+changed (packaging 26 admits a dev build such as 0.33.1.dev42 where 24-25 exclude it). radpatch
 never relies on it: every check passes `prereleases=True` explicitly and applies its own policy:
 
 * final releases, post releases (0.32.0.post1) and local labels (0.32.0+cu128, +cpu): judged by

@@ -104,7 +104,7 @@ def target(vllm_cpu_template: Path, tmp_path: Path) -> Target:
 
 @pytest.fixture(scope="session")
 def radpatch_floor(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """radpatch from its wheel with the lowest dependency versions it allows (packaging 23)."""
+    """radpatch from its wheel with the lowest dependency versions it allows (packaging 24.2)."""
     venv = tmp_path_factory.mktemp("radpatch-floor") / "venv"
     run(sys.executable, "-m", "venv", venv)
     run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", radpatch_wheel,

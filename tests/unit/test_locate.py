@@ -118,7 +118,7 @@ def test_an_unpacked_wheel_in_the_current_directory_is_never_the_target(tmp_path
     here.install("toypkg", "1.0", TOY_FILES)
     toy = write_registry("toy", TOY_PATCH)
     before = here.snapshot()
-    for argv in (["status", "--json", "toy"], ["apply", "toy"], ["--python", sys.executable, "apply", "toy"]):
+    for argv in (["apply", "toy"], ["--python", sys.executable, "apply", "toy"]):
         done = subprocess.run([sys.executable, "-m", "radpatch", "--registry", str(toy), *argv],
                               capture_output=True, text=True, cwd=here.root, timeout=120,
                               env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"})

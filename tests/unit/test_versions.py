@@ -1,7 +1,7 @@
 """The pre-release policy (issue 11.2), modules located by their code (11.3), and the dependency floors (11.4).
 
 These run under every packaging release tools/test.sh installs (the newest, and the floor from
-tools/constraints-floor.txt), so the same expectations hold under packaging 23 and 26."""
+tools/constraints-floor.txt), so the same expectations hold under packaging 24.2 and 26."""
 
 from __future__ import annotations
 
