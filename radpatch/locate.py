@@ -104,11 +104,22 @@ def _provides(dist_info: Path, patch: Patch) -> bool:
         top = None
     if top is not None and not set(top) & set(patch.packages):
         return False
-    try:
-        record = b"\n" + (dist_info / "RECORD").read_bytes().replace(b"\r\n", b"\n")
-    except OSError:
-        return False
+    record = _record_bytes(dist_info / "RECORD")
     return any(b"\n" + rel.encode() + b"," in record for rel in patch.module_files)
+
+
+_RECORDS: dict[tuple[Path, int, int], bytes] = {}  # (path, mtime_ns, size) -> b"\n" + RECORD: one read per process
+
+
+def _record_bytes(path: Path) -> bytes:
+    try:
+        st = path.stat()
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _RECORDS:
+            _RECORDS[key] = b"\n" + path.read_bytes().replace(b"\r\n", b"\n")
+        return _RECORDS[key]
+    except OSError:
+        return b""
 
 
 def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
