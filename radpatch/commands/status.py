@@ -93,6 +93,8 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
 def _print(states: list[PatchState]) -> None:
     """One line per patch in aligned columns; the rest of a multi-line reason (e.g. the closest
     candidate of a drifted rewrite) follows the table, under the patch's name."""
+    if not states:
+        return
     table = [HEADER, *rows(states)]
     widths = [max(len(r[i]) for r in table) for i in range(len(HEADER) - 1)]
     for r in table:
