@@ -43,11 +43,11 @@ def find_target(env: PythonEnv, patch: Patch) -> Installed | None:
     distribution, in the directory the package is imported from)."""
     home = package_home(env, patch.packages)
     if home is not None:
-        found = [c for c in _candidates(home, patch) if c.provides or c.named]
-        if patch.providers == "named":
-            found = [c for c in found if c.named]
-        if found:
-            return _one(found, patch, home)
+        found = _candidates(home, patch)
+        if len(found) > 1:  # ambiguous whatever the entry accepts: the files may be either's
+            _one(found, patch, home)
+        if found:  # what `import` finds; a copy elsewhere on the path is shadowed by it
+            return _one(found, patch, home) if found[0].named or patch.providers == "any" else None
     for d in env.paths:  # e.g. an editable install: the dist-info is here, its code elsewhere
         named = [c for c in _candidates(d, patch, look_inside=False) if c.named]
         if named:

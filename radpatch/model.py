@@ -9,6 +9,8 @@ from typing import Literal, Union
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from radpatch.versions import allows
+
 
 @dataclass(frozen=True)
 class Knob:
@@ -37,8 +39,6 @@ class Target:
     choices: tuple[ModuleChoice, ...]
 
     def module_for(self, version: Version) -> ModuleChoice | None:
-        from radpatch.versions import allows
-
         hits = [c for c in self.choices if allows(c.versions, version)]
         return hits[0] if len(hits) == 1 else None
 
@@ -94,8 +94,6 @@ class Rewrite:
     where: str  # "file:line" of the rewrite in its registry file, for messages
 
     def applies_to(self, version: Version) -> bool:
-        from radpatch.versions import allows
-
         return self.versions is None or allows(self.versions, version)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from radpatch import locate, versions
 from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
@@ -55,8 +56,6 @@ class PatchState:
 
 
 def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
-    from radpatch import locate, versions
-
     try:
         dist = locate.find_target(env, patch)
     except RefusedError as exc:  # two distributions (or dist-infos) provide the package

@@ -124,3 +124,28 @@ def test_an_unpacked_wheel_in_the_current_directory_is_never_the_target(tmp_path
                               env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"})
         assert "toypkg is not installed" in done.stdout + done.stderr, done.stdout + done.stderr
     assert here.snapshot() == before
+
+
+def test_a_restricted_entry_never_falls_back_to_a_shadowed_copy(site: Site, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    from tests.conftest import Site as SiteType
+
+    later = SiteType(tmp_path / "later")
+    later.root.mkdir()
+    later.install("toypkg", "1.0", TOY_FILES)  # shadowed: `import toypkg` finds the fork first
+    site.install("toypkg-fork", "1.0", TOY_FILES)
+    monkeypatch.syspath_prepend(str(later.root))
+    monkeypatch.syspath_prepend(str(site.root))
+    toy = write_registry("toy", TOY_PATCH + "providers: named\n")
+    before = later.snapshot()
+    entry = _state(radpatch, toy)
+    assert entry["state"] == "not-installed" and "toypkg-fork provides toypkg" in entry["reason"]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 1
+    assert later.snapshot() == before
+
+
+def test_a_restricted_entry_still_refuses_two_providers(site: Site, write_registry: Any, radpatch: Any) -> None:
+    site.install("toypkg", "1.0", TOY_FILES)
+    site.install("toypkg-fork", "1.0", TOY_FILES)
+    toy = write_registry("toy", TOY_PATCH + "providers: named\n")
+    entry = _state(radpatch, toy)
+    assert entry["state"] == "incompatible" and "toypkg-fork 1.0" in entry["reason"]
