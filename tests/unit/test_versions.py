@@ -166,3 +166,13 @@ def test_the_floor_constraints_are_the_floors_pyproject_declares() -> None:
 
 def test_this_interpreter_is_a_supported_one() -> None:
     assert (3, 10) <= sys.version_info[:2] <= (3, 13)
+
+
+@pytest.mark.parametrize("value,problem", [
+    ('[toypkg, "bad name!"]', r"at distribution\[1\]: 'bad name!' is not a distribution name"),
+    ("[]", r"at distribution: an empty list"),
+])
+def test_an_invalid_distribution_list_names_the_item(write_registry: Any, radpatch: Any, value: str, problem: str) -> None:
+    reg = write_registry("toy", TOY_PATCH.replace("distribution: toypkg", f"distribution: {value}"))
+    r = radpatch("--registry", str(reg), "show", "toy")
+    assert r.code == 2 and re.search(r"toy\.yaml:\d+:\d+: " + problem, r.err), r.err
