@@ -6,6 +6,7 @@ import sys
 import traceback
 
 import click
+from click.shell_completion import CompletionItem
 
 from radpatch import __version__
 from radpatch.context import Context
@@ -14,9 +15,23 @@ from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError
 pass_ctx = click.make_pass_decorator(Context)
 
 
+def complete_patch(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """Shell completion of patch names from the registries the command line names so far (plus
+    RADPATCH_REGISTRY); already given names are left out. Never raises: completion must stay quiet."""
+    from radpatch.registry import Registry
+
+    root = ctx.find_root()
+    given = set(ctx.params.get(param.name or "", ()) or ())
+    try:
+        names = Registry.discover(tuple(root.params.get("registries") or ())).names()
+    except Exception:  # noqa: BLE001 - a broken registry must not break the user's shell
+        return []
+    return [CompletionItem(n) for n in names if n.startswith(incomplete) and n not in given]
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--python", "python", metavar="PATH", help="Act on this interpreter's environment (default: radpatch's own).")
-@click.option("--registry", "registries", multiple=True, metavar="DIR", help="Also load patches from DIR (repeatable; also RADPATCH_REGISTRY).")
+@click.option("--python", "python", metavar="PYTHON|VENV", type=click.Path(), help="Act on this interpreter's environment, or this virtual environment directory (default: radpatch's own).")
+@click.option("--registry", "registries", multiple=True, metavar="DIR", type=click.Path(file_okay=False), help="Also load patches from DIR (repeatable; also RADPATCH_REGISTRY).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 @click.version_option(__version__, prog_name="radpatch")
 @click.pass_context
@@ -35,7 +50,7 @@ def list_(ctx: Context) -> int:
 
 
 @cli.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_patch)
 @pass_ctx
 def show(ctx: Context, name: str) -> int:
     """Show a patch: versions, module per version range, rewrites, knobs."""
@@ -45,7 +60,7 @@ def show(ctx: Context, name: str) -> int:
 
 
 @cli.command()
-@click.argument("names", nargs=-1, required=True)
+@click.argument("names", nargs=-1, required=True, shell_complete=complete_patch)
 @click.option("--dry-run", is_flag=True, help="Plan and prove, write nothing.")
 @pass_ctx
 def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
@@ -56,7 +71,7 @@ def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
 
 
 @cli.command()
-@click.argument("names", nargs=-1, required=True)
+@click.argument("names", nargs=-1, required=True, shell_complete=complete_patch)
 @click.option("--dry-run", is_flag=True, help="Prove the revert, write nothing.")
 @pass_ctx
 def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
@@ -67,7 +82,7 @@ def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
 
 
 @cli.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_patch)
 @pass_ctx
 def diff(ctx: Context, name: str) -> int:
     """Print the unified diff a patch makes to the installed files (writes nothing)."""
@@ -77,7 +92,7 @@ def diff(ctx: Context, name: str) -> int:
 
 
 @cli.command()
-@click.argument("names", nargs=-1)
+@click.argument("names", nargs=-1, shell_complete=complete_patch)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--check", is_flag=True, help="Exit 3 unless every named patch (default: every recorded one) is applied.")
 @pass_ctx
@@ -89,7 +104,7 @@ def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> 
 
 
 @cli.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete_patch)
 @click.option("--versions", "spec", metavar="SPEC", help="PEP 440 range of releases to verify (default: the patch's supported range).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx

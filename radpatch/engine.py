@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch import faults, plan
-from radpatch.environment import PythonEnv, find_distribution
+from radpatch.environment import PythonEnv
+from radpatch.locate import find_target
 from radpatch.errors import RefusedError
 from radpatch.model import InsertDefinitions, InsertStatements, Operation, Patch
 from radpatch.state import FileState, PatchState, State, applied_error, changed_scopes, patch_state, record_digest
@@ -57,7 +58,7 @@ def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
 
 
 def _root(env: PythonEnv, patch: Patch) -> Path | None:
-    dist = find_distribution(env, patch.distribution)
+    dist = find_target(env, patch)
     if dist:
         return dist.root
     return next((d for d in env.paths if Store(d).record_path.is_file() and patch.name in Store(d).records()), None)

@@ -22,9 +22,13 @@ from packaging.version import InvalidVersion, Version
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 
+# sys.path[0] is the directory of the script or "" (the current directory) for `-c`: what the
+# target's own programs (`vllm serve`, a service's entry point) import from never includes it, so
+# an unpacked wheel in the directory radpatch happens to run from is never mistaken for the install.
 _PROBE = (
-    "import json, sys, sysconfig; print(json.dumps({'executable': sys.executable, 'path': sys.path, "
-    "'purelib': sysconfig.get_paths()['purelib'], 'version': list(sys.version_info[:2])}))"
+    "import json, sys, sysconfig; p = sys.path[1:] if sys.path[:1] == [''] else sys.path; "
+    "print(json.dumps({'executable': sys.executable, 'path': p, "
+    "'purelib': sysconfig.get_paths()['purelib'], 'version': list(sys.version_info[:3])}))"
 )
 
 
@@ -40,17 +44,69 @@ class PythonEnv:
         return Path(self.executable).resolve() == Path(sys.executable).resolve() or self.version == sys.version_info[:2] and self.purelib == Path(sysconfig.get_paths()["purelib"])
 
 
+OLDEST_PYTHON = (3, 10)  # the oldest Python radpatch supports, for itself and for the targets it patches
+
+
 def python_env(python: str | None) -> PythonEnv:
+    """The environment of `python`: an interpreter, or a virtual environment's directory (as pip's
+    --python takes); radpatch's own when None. Nothing of the target is imported."""
     if python is None:
-        return PythonEnv(sys.executable, _dirs(sys.path), Path(sysconfig.get_paths()["purelib"]), (sys.version_info[0], sys.version_info[1]))
+        return PythonEnv(sys.executable, _dirs(_import_path()), Path(sysconfig.get_paths()["purelib"]), (sys.version_info[0], sys.version_info[1]))
+    exe = interpreter(python)
     try:
-        out = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, timeout=60, check=True)
-        info = json.loads(out.stdout)
+        out = subprocess.run([exe, "-c", _PROBE], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
-        raise EnvironmentProblem(f"--python {python}: no such interpreter", "give the path of a python executable, e.g. /opt/venv/bin/python")
-    except (subprocess.SubprocessError, ValueError, OSError) as exc:
-        raise EnvironmentProblem(f"--python {python}: could not ask the interpreter for its paths ({exc})")
-    return PythonEnv(info["executable"], _dirs(info["path"]), Path(info["purelib"]), (int(info["version"][0]), int(info["version"][1])))
+        raise EnvironmentProblem(f"--python {python}: no such interpreter", "give the path of a python executable or of a venv directory, e.g. /opt/venv")
+    except subprocess.TimeoutExpired:
+        raise EnvironmentProblem(f"--python {python}: the interpreter did not answer within 60 s", "check that it starts: run it with -c pass")
+    except OSError as exc:
+        raise EnvironmentProblem(f"--python {python}: cannot run it ({exc.strerror})", "give the path of a python executable or of a venv directory")
+    return _parse_probe(python, out)
+
+
+def interpreter(python: str) -> str:
+    """`python` itself, or the interpreter of the virtual environment directory `python` names."""
+    path = Path(python)
+    if not path.is_dir():
+        return python
+    for rel in ("bin/python", "bin/python3", "Scripts/python.exe"):
+        if (path / rel).is_file():
+            return str(path / rel)
+    raise EnvironmentProblem(f"--python {python}: a directory without bin/python, so not a virtual environment",
+                             "give a venv directory (the one holding pyvenv.cfg) or the path of a python executable")
+
+
+def _parse_probe(python: str, out: subprocess.CompletedProcess[str]) -> PythonEnv:
+    lines = [line for line in out.stdout.splitlines() if line.strip()]
+    first_error = (out.stderr.strip().splitlines() or [""])[-1][:200]
+    if out.returncode != 0:
+        raise EnvironmentProblem(f"--python {python}: the interpreter failed to report its paths (exit {out.returncode}: {first_error or 'no message'})",
+                                 "check that it is a Python 3.10+ interpreter: run it with --version")
+    try:
+        info = json.loads(lines[-1]) if lines else None
+        env = PythonEnv(str(info["executable"]), _dirs([str(p) for p in info["path"]]), Path(info["purelib"]),  # type: ignore[index]
+                        (int(info["version"][0]), int(info["version"][1])))  # type: ignore[index]
+        if not (isinstance(info["path"], list) and isinstance(info["executable"], str) and isinstance(info["purelib"], str)):  # type: ignore[index]
+            raise TypeError("unexpected types")
+        full = ".".join(str(int(x)) for x in info["version"])  # type: ignore[index]
+    except (ValueError, TypeError, KeyError, IndexError):
+        said = (lines[-1] if lines else out.stdout.strip() or "nothing")[:120]
+        raise EnvironmentProblem(f"--python {python}: answered radpatch's interpreter probe unexpectedly ({said!r})",
+                                 "give a CPython 3.10+ interpreter; a wrapper script must pass -c CODE through to python and print nothing else")
+    if env.version < OLDEST_PYTHON:
+        oldest = ".".join(map(str, OLDEST_PYTHON))
+        what = f"Python {full}; radpatch cannot reason about Python 2 code" if env.version[0] < 3 else f"Python {full}, older than the oldest Python radpatch supports ({oldest})"
+        raise EnvironmentProblem(f"--python {python}: is {what}",
+                                 f"point --python at a Python {oldest}+ environment (vLLM itself needs 3.10+)")
+    return env
+
+
+def _import_path() -> list[str]:
+    """radpatch's own sys.path without the current directory that `python -m radpatch` puts first (see _PROBE)."""
+    first = sys.path[:1]
+    if first and (first[0] == "" or os.path.realpath(first[0]) == os.path.realpath(os.getcwd())):
+        return sys.path[1:]
+    return sys.path
 
 
 def _dirs(entries: list[str]) -> tuple[Path, ...]:
@@ -68,6 +124,7 @@ class Installed:
     dist_info: Path
     root: Path  # the directory the distribution's files are installed relative to
     editable: bool = field(default=False)
+    provides: str = ""  # set when recognised by the package it installs, not by a name the entry gives
 
     @cached_property
     def record(self) -> dict[str, str]:
@@ -84,29 +141,18 @@ class Installed:
         return out
 
 
-def find_distribution(env: PythonEnv, name: str) -> Installed | None:
-    want = canonicalize_name(name)
-    for d in env.paths:
-        try:
-            entries = os.listdir(d)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.endswith(".dist-info") and canonicalize_name(entry[:-10].rsplit("-", 1)[0]) == want:
-                return _installed(Path(d) / entry, name)
-    return None
-
-
-def _installed(dist_info: Path, name: str) -> Installed:
+def installed_from(dist_info: Path, name: str) -> Installed:
     version = None
     try:
         with open(dist_info / "METADATA", encoding="utf-8", errors="replace") as fh:
             for line in fh:
-                if line.startswith("Version:"):
-                    version = line.split(":", 1)[1].strip()
-                    break
                 if not line.strip():
-                    break
+                    break  # end of the header
+                key, _, value = line.partition(":")
+                if key == "Version" and version is None:
+                    version = value.strip()
+                elif key == "Name" and canonicalize_name(value.strip()) == canonicalize_name(name):
+                    name = value.strip()  # as the project spells it (the directory name is normalised)
     except OSError as exc:
         raise EnvironmentProblem(f"{dist_info}: cannot read METADATA ({exc.strerror})")
     try:

