@@ -27,6 +27,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -264,8 +265,19 @@ class Releases:
         entry = _Entry(wheel.filename, wheel.url, got.size, kept_tail.offset if kept_tail else None,
                        _write_blob(self.root, kept_tail.data) if kept_tail else None, members,
                        frozenset((old.absent if old else frozenset()) | (needs - got.names)))
+        _drop_old_layout(path.parent)
         write_json(path, entry.to_json())
         return Fetch(entry.release(self.root, dist, version), received[0], got.size, got.whole)
+
+
+def _drop_old_layout(entry: Path) -> None:
+    """radpatch 0.1's entries (files extracted next to a manifest.json) are replaced by blobs."""
+    if (entry / "manifest.json").is_file():
+        for p in entry.iterdir():
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            elif p.name == "manifest.json":
+                p.unlink(missing_ok=True)
 
 
 def pick_wheel(wheels: Iterable[IndexFile]) -> IndexFile | None:

@@ -377,6 +377,16 @@ def test_the_cache_is_content_addressed_and_keeps_only_what_patches_read(index: 
         == entry["members"][f"{PKG}/core.py"]
 
 
+def test_an_entry_of_the_old_layout_is_replaced(index: IndexServer, toyreg: Path, radpatch: Any, tmp_path: Path) -> None:
+    old = tmp_path / "cache" / DIST / "1.0"
+    (old / PKG).mkdir(parents=True)
+    (old / PKG / "core.py").write_text(GOOD)
+    (old / "manifest.json").write_text(json.dumps({"format": 1, "version": "1.0", "members": [f"{PKG}/core.py"], "absent": []}))
+    r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "1.0")
+    assert r.code == 0, r.err
+    assert sorted(p.name for p in old.iterdir()) == ["radpatch_toy-1.0-py3-none-any.whl.json"]
+
+
 def test_a_new_patch_reads_only_the_members_it_adds(serve: Any, tmp_path: Path, write_registry: Any, radpatch: Any) -> None:
     wheel = build_wheel(tmp_path / "wheels", DIST, "1.0", BIG)
     index = serve()
