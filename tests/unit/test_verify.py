@@ -15,11 +15,14 @@ import html
 import json
 import os
 import re
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import textwrap
 import threading
+import urllib.parse
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -128,9 +131,10 @@ class Hit:
 class IndexServer:
     """A package index on 127.0.0.1: /simple/<project>/ and /files/<file> from a directory."""
 
-    def __init__(self, root: Path, ranges: bool = True, api: str = "html") -> None:
-        self.root, self.ranges, self.api = root, ranges, api
+    def __init__(self, root: Path, ranges: bool = True, api: str = "html", tls: ssl.SSLContext | None = None) -> None:
+        self.root, self.ranges, self.api, self.scheme = root, ranges, api, "https" if tls else "http"
         self.log: list[Hit] = []
+        self.proxied: list[str] = []
         self.lock = threading.Lock()
         server = self
 
@@ -142,17 +146,23 @@ class IndexServer:
                 server.answer(self)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/simple/"
+        return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}/simple/"
 
     def files(self, project: str) -> list[Path]:
         return sorted(p for p in self.root.iterdir()
                       if canonicalize_name(re.split(r"-\d", p.name, maxsplit=1)[0]) == canonicalize_name(project))
 
     def answer(self, h: BaseHTTPRequestHandler) -> None:
+        if h.path.startswith("http://"):  # asked as a proxy: the absolute URL's host is not us
+            with self.lock:
+                self.proxied.append(h.path)
+            h.path = urllib.parse.urlsplit(h.path).path
         parts = h.path.strip("/").split("/")
         wanted = h.headers.get("Range")
         if parts[0] == "simple" and len(parts) == 2:
@@ -207,7 +217,7 @@ class IndexServer:
 def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """serve(ranges=True, api="html") -> an IndexServer over tmp_path/wheels, and pip's settings pointing at it."""
     started: list[IndexServer] = []
-    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PROXY", "PIP_TRUSTED_HOST", "VIRTUAL_ENV"):
+    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PROXY", "PIP_TRUSTED_HOST", "PIP_CERT", "PIP_CLIENT_CERT", "VIRTUAL_ENV"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # this machine's pip.conf must not add indexes here
     monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
@@ -216,8 +226,8 @@ def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     for var in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
         monkeypatch.delenv(var, raising=False)
 
-    def start(ranges: bool = True, api: str = "html") -> IndexServer:
-        server = IndexServer(tmp_path / "wheels", ranges, api)
+    def start(ranges: bool = True, api: str = "html", tls: ssl.SSLContext | None = None) -> IndexServer:
+        server = IndexServer(tmp_path / "wheels", ranges, api, tls)
         server.thread.start()
         started.append(server)
         monkeypatch.setenv("PIP_INDEX_URL", server.url)
@@ -650,6 +660,38 @@ def test_find_links_directory_with_the_index_off(tmp_path: Path, serve: Any, toy
     assert [(x["version"], x["ok"]) for x in data["results"]] == [("0.9", True), ("1.0", True), ("1.1", False)]
     assert data["widen"] == ["0.9"]
     assert f"find-links {tmp_path / 'links'}" in r.err
+
+
+def test_requests_go_through_pips_proxy(index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's host does not resolve; only pip's `proxy` setting (here: the index server itself,
+    answering absolute-URL requests as a forward proxy does) can reach it."""
+    monkeypatch.setenv("PIP_INDEX_URL", "http://index.radpatch.invalid/simple/")
+    monkeypatch.setenv("PIP_PROXY", index.url.rsplit("/simple/", 1)[0])
+    r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "1.0", "--json")
+    assert r.code == 0, r.err
+    assert index.proxied and all(u.startswith("http://index.radpatch.invalid/") for u in index.proxied)
+    assert len(index.proxied) == len(index.log)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
+def test_https_with_pips_cert_and_trusted_host(tmp_path: Path, serve: Any, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A TLS index whose certificate no system store trusts: pip's `cert` (or `trusted-host`) decides."""
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    build_wheel(tmp_path / "wheels", DIST, "1.0", dict(RELEASES["1.0"]))
+    index = serve(tls=context)
+    untrusted = radpatch("--registry", str(toyreg), "verify", "vtoy")
+    assert untrusted.code == 4 and "CERTIFICATE_VERIFY_FAILED" in untrusted.err.splitlines()[0]
+    monkeypatch.setenv("PIP_CERT", str(cert))
+    assert radpatch("--registry", str(toyreg), "verify", "vtoy").code == 0
+    monkeypatch.delenv("PIP_CERT")
+    monkeypatch.setenv("PIP_TRUSTED_HOST", "127.0.0.1")
+    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache-trusted"))
+    assert radpatch("--registry", str(toyreg), "verify", "vtoy").code == 0
+    assert index.requests("/files/")
 
 
 def test_verify_runs_where_there_is_no_pip(index: IndexServer, toyreg: Path, tmp_path: Path) -> None:
