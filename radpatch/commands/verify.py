@@ -38,11 +38,9 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 import radpatch
-from radpatch import plan
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
-from radpatch.state import applied_error
 from radpatch.store import sha256
 from radpatch.wheels import Fetch, NoWheel, Release, Releases, write_json
 
@@ -441,6 +439,8 @@ class _Memo:
     def _call(self, way: str, data: bytes) -> bytes:
         key = (way, data)
         if key not in self.done:
+            from radpatch import plan  # here, not at the top: a run whose proofs are all kept never loads libcst
+
             fn = plan.forward if way == "forward" else plan.backward
             try:
                 self.done[key] = fn(self.patch, self.f.rewrites, data, self.f.relpath)
@@ -459,6 +459,8 @@ class _Memo:
 
     def is_applied(self, data: bytes) -> bool:
         """status's own test for "applied", on the memoised forward/backward."""
+        from radpatch.state import applied_error
+
         return applied_error(self.patch, self.f.rewrites, data, self.f.relpath, self.forward, self.backward) is None
 
 
@@ -493,10 +495,14 @@ def _match(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
 
 # compile / names / reverse are plan.prove's three steps, taken one at a time so each has its column.
 def _compile(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    from radpatch import plan
+
     return plan.compile_error(after[f.relpath], f.relpath)
 
 
 def _names(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    from radpatch import plan
+
     return plan.names_error(f.data, after[f.relpath], f.relpath)
 
 
