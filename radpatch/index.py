@@ -101,8 +101,8 @@ class Http:
                 why = f"HTTP {exc.code}"
             except (urllib.error.URLError, OSError) as exc:
                 why = str(getattr(exc, "reason", exc))
-                if attempt == RETRIES - 1:
-                    raise Offline(f"{_strip_auth(url)}: {why}")
+                if attempt == RETRIES - 1 or isinstance(getattr(exc, "reason", exc), ssl.SSLCertVerificationError):
+                    raise Offline(f"{_strip_auth(url)}: {why}")  # a certificate pip's settings do not trust: no retry
             time.sleep(0.25 * 2 ** attempt)
         assert answer is not None
         with answer:

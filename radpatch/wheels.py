@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -282,7 +283,7 @@ def _drop_old_layout(entry: Path) -> None:
 
 def pick_wheel(wheels: Iterable[IndexFile]) -> IndexFile | None:
     """The wheel pip would pick for this interpreter (tag priority, then build number); else any wheel."""
-    priority = {str(t): i for i, t in enumerate(sys_tags())}
+    priority = _tag_priority()
     best: tuple[float, int, str] | None = None
     chosen = None
     for w in wheels:
@@ -292,6 +293,11 @@ def pick_wheel(wheels: Iterable[IndexFile]) -> IndexFile | None:
         if best is None or key < best:
             best, chosen = key, w
     return chosen
+
+
+@functools.lru_cache(maxsize=1)
+def _tag_priority() -> dict[str, int]:
+    return {str(t): i for i, t in enumerate(sys_tags())}
 
 
 def _dist_info_file(name: str) -> bool:
