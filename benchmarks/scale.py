@@ -276,6 +276,12 @@ def revision() -> str:
     return f"{head} ({branch}){' + uncommitted changes' if dirty else ''}"
 
 
+def main_base() -> str:
+    """Where this checkout's history meets main (what the engine rows measure, on a branch)."""
+    done = subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], capture_output=True, text=True)
+    return done.stdout.strip()[:12] if done.returncode == 0 else ""
+
+
 def cell(r: dict[str, Any], key: str) -> str:
     return f"{r[key]:.2f} ({r[key + '_min']:.2f}–{r[key + '_max']:.2f})"
 
@@ -291,7 +297,9 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
              f"{m['cpus']} CPUs (load average {m['load']} at the start; the machine is shared), {m['runs']} runs per row. "
              "Whole `radpatch` processes from a non-editable install of this checkout's wheel in a temp venv, on a "
              f"pip-installed synthetic distribution `{DIST}`. Seconds: median (min–max); CPU = user + system of the process "
-             "and its workers. Wall time on a shared, loaded machine is noisy; CPU time is the steadier figure.", ""]
+             "and its workers. Wall time on a shared, loaded machine is noisy; CPU time is the steadier figure."
+             + (f" The commit's history meets main at `{m['main_base']}`: the engine rows measure that main, plus what this "
+                "branch changed." if m.get("main_base") else ""), ""]
     if result.get("patches"):
         lines += ["## Many patches", "",
                   "One `replace` per patch. *spread*: one module per patch; *stacked*: the patches share 5 modules "
@@ -346,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = set(args.only.split(","))
     meta = {"date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": revision(),
             "python": platform.python_version(), "cpus": os.cpu_count(), "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
-            "runs": args.runs}
+            "runs": args.runs, "main_base": main_base()}
     result: dict[str, Any] = {"meta": meta}
     steps: dict[str, Callable[[Env, Path, int], list[dict[str, Any]]]] = {
         "verify": bench_verify, "patches": bench_patches, "modules": bench_modules}
