@@ -201,9 +201,9 @@ class IndexServer:
         for k, v in {**headers, "Content-Length": str(len(body))}.items():
             h.send_header(k, v)
         h.end_headers()
-        h.wfile.write(body)
-        with self.lock:
+        with self.lock:  # logged before the client can have read the answer: no race with a test's assertion
             self.log.append(Hit(h.path, wanted, status, len(body)))
+        h.wfile.write(body)
 
     def sent(self, name: str = "") -> int:
         """Bytes sent of files whose name contains `name` (every file: "")."""
