@@ -118,3 +118,15 @@ def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp
     assert "top-level definition '_get_kv_cache_groups_uniform_page_size' not found" in moved["error"]
     failing = ", ".join(f"{v} (names)" for v in BEFORE_027) + ", 0.33.0 (match)"
     assert err.splitlines()[0] == f"radpatch: error: kv_group_size_027_everywhere: 8 of 15 releases of vllm in >=0.22.0,<0.34 fail: {failing}"
+
+
+def test_exit_codes_when_nothing_claimed_is_verified(radpatch: Any) -> None:
+    """0.21.0 is a real release, but outside the declared range: reported, and exit 2 (nothing claimed)."""
+    code, data, err = verify_json(radpatch, "verify", "kv_group_size", "--versions", "0.21.0")
+    assert code == 2
+    assert [(x["version"], x["in_range"], x["ok"]) for x in data["results"]] == [("0.21.0", False, False)]
+    assert (data["claimed"], data["passed"], data["schema_version"]) == (0, 0, 1)
+    assert err.splitlines()[-2] == ("radpatch: error: kv_group_size: none of the releases verified (0.21.0) is in the declared "
+                                    "range >=0.22.0,<0.34: nothing the patch claims was verified")
+    none = radpatch("verify", "kv_group_size", "--versions", ">=99")
+    assert none.code == 2 and none.err.startswith("radpatch: error: no release of vllm on the package index is in >=99\n")
