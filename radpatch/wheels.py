@@ -1,51 +1,54 @@
-"""Released wheels of a distribution, fetched through pip and cached as the few files a patch reads.
+"""Released wheels of a distribution, read from the package index a few members at a time.
 
-Only pip talks to the package index (`python -m pip` of the running interpreter), so the
-machine's pip configuration applies as it is: index URLs, find-links, certificates, proxies.
+radpatch talks to the index itself (radpatch.index) with the machine's pip settings
+(radpatch.pipconf: index URLs, find-links, certificates, proxy), so no pip is needed. Of each
+wheel it reads, with HTTP range requests (radpatch.remotezip), the zip's tail (central
+directory), the dist-info's RECORD, METADATA, WHEEL and top_level.txt, and the target modules.
 
-Cache layout, under $RADPATCH_CACHE (default: <user cache dir>/radpatch/releases):
+Cache layout, under $RADPATCH_CACHE (default: <user cache dir>/radpatch/releases), shared by every
+patch and every registry:
 
-  <dist>/versions.json        the index's list of releases and when it was read (reused for
-                              $RADPATCH_LISTING_TTL seconds, default 24 h)
-  <dist>/<version>/           what was kept of that release's wheel:
-      manifest.json           the wheel's name, the members kept, the requested paths it lacks
-      <dist>-<version>.dist-info/...
-      pkg/module.py ...       the requested modules only; the wheel itself is deleted
+  blobs/<sha256>                    member bytes and zip tails, content-addressed
+  <dist>/versions.json              the index's wheels of each release, and when they were listed
+                                    (reused for $RADPATCH_LISTING_TTL seconds, default 24 h)
+  <dist>/<version>/<wheel>.json     one wheel: its URL and size, its tail (a blob), the members
+                                    kept ({name: sha256}) and the requested members it lacks
 
-An entry is extracted into a sibling staging directory and renamed into place, so a run killed
-at any point leaves either no entry or a complete one.
+A new patch fetches only the members it adds (the tail is cached), and a file shared by several
+releases is stored once. Every file is written to a temporary name and renamed into place, so a
+run killed at any point leaves the cache readable.
 """
 
 from __future__ import annotations
 
 import base64
 import csv
+import functools
 import hashlib
 import io
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import NoReturn
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.tags import sys_tags
+from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
+from radpatch import remotezip
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
+from radpatch.index import Http, IndexFile, Offline, project_files
+from radpatch.pipconf import PipSettings, read_settings
 
 LISTING_TTL = 24 * 3600.0
-_STALE_STAGING = 3600.0  # a staging directory this old belongs to a run that died
-_MANIFEST = "manifest.json"
-_FORMAT = 1
+_FORMAT = 2
+DIST_INFO_FILES = ("RECORD", "METADATA", "WHEEL", "top_level.txt")
 
 
 def cache_root() -> Path:
@@ -70,62 +73,10 @@ def listing_ttl() -> float:
         raise UsageError(f"RADPATCH_LISTING_TTL={raw!r} is not a number of seconds", "unset it, or give e.g. 0 to re-list every run")
 
 
-# --- running pip --------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PipRun:
-    returncode: int
-    stdout: str
-    stderr: str
-    log: str  # pip's verbose log (--log): where it says which URL it could not fetch and why
-
-
-Pip = Callable[[list[str]], PipRun]
-
-
-def run_pip(args: list[str]) -> PipRun:
-    """`python -m pip ARGS` with this interpreter, never prompting; pip reads its own config."""
-    with tempfile.TemporaryDirectory(prefix="radpatch-pip-") as tmp:
-        log = Path(tmp) / "pip.log"
-        cmd = [sys.executable, "-m", "pip", "--no-input", "--disable-pip-version-check", "--log", str(log), *args]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-        except OSError as exc:
-            raise EnvironmentProblem(f"cannot run {sys.executable} -m pip: {exc.strerror}")
-        text = log.read_text(errors="replace") if log.is_file() else ""
-    if proc.returncode != 0 and "No module named pip" in proc.stderr:
-        raise EnvironmentProblem(f"pip is not installed in {sys.executable}", f"{sys.executable} -m ensurepip --upgrade")
-    return PipRun(proc.returncode, proc.stdout, proc.stderr, text)
-
-
-_FETCH_FAILED = re.compile(r"Could not fetch URL (\S+?):? (.*?)(?: - skipping)?$", re.M)
-_NETWORKISH = re.compile(r"ConnectionError|NewConnectionError|ProxyError|SSLError|ReadTimeout|ConnectTimeout|"
-                         r"Max retries exceeded|Connection (?:refused|reset)|Temporary failure in name resolution")
-
-
-def _network_failure(run: PipRun) -> str | None:
-    """Why pip could not reach an index, or None if every URL it tried answered (a 4xx is an answer)."""
-    for url, why in _FETCH_FAILED.findall(run.log):
-        if not re.match(r"4\d\d ", why):
-            return _short(f"{url}: {why}")
-    hit = _NETWORKISH.search(run.stderr)
-    return _short(run.stderr[max(0, hit.start() - 100):hit.end() + 100].strip()) if hit else None
-
-
-def _last_error(run: PipRun) -> str:
-    errors = [ln[len("ERROR: "):] for ln in run.stderr.splitlines() if ln.startswith("ERROR: ")]
-    return _short(errors[-1] if errors else (run.stderr.strip().splitlines() or [f"exit status {run.returncode}"])[-1])
-
-
-def _short(text: str, limit: int = 240) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _offline(what: str, why: str) -> EnvironmentProblem:
     return EnvironmentProblem(
         f"cannot reach the package index to {what}: {why}",
-        "check the network and pip's settings (`python -m pip config debug`: index-url, proxy, cert)",
+        "check the network and pip's settings (`pip config list`: index-url, proxy, cert)",
     )
 
 
@@ -137,43 +88,69 @@ class Listing:
     listed_at: float
     from_cache: bool
     offline: str = ""  # why the index could not be asked, when an old cached list is used instead
+    wheels: dict[Version, tuple[IndexFile, ...]] = field(default_factory=dict, compare=False)
 
 
 class NoWheel(RefusedError):
-    """The index has this release, but no wheel pip would install here."""
+    """The index has this release, but no wheel."""
 
 
 @dataclass(frozen=True)
 class Release:
     dist: str
     version: Version
-    root: Path  # the cache entry
-    wheel: str  # file name of the wheel the entry was extracted from
-    members: frozenset[str]  # wheel members kept (relative paths)
-    absent: frozenset[str]  # requested paths the wheel does not have
+    root: Path  # the cache root (blobs live under it)
+    wheel: str  # file name of the wheel the members come from
+    members: dict[str, str] = field(compare=False)  # wheel member -> sha256 of its bytes (a blob)
+    absent: frozenset[str] = frozenset()  # requested paths the wheel does not have
 
     def covers(self, needs: Iterable[str]) -> bool:
         return all(n in self.members or n in self.absent for n in needs)
 
     def read(self, relpath: str) -> bytes | None:
-        return (self.root / relpath).read_bytes() if relpath in self.members else None
+        digest = self.members.get(relpath)
+        return None if digest is None else _read_blob(self.root, digest)
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """What one fetch cost: bytes received of a wheel of `size` bytes; `whole`: no range support."""
+
+    release: Release
+    received: int
+    size: int
+    whole: bool
+
+
+Counter = Callable[[int], None]
+
+
+def _ignore(n: int) -> None:
+    pass
 
 
 class Releases:
     """The releases of distributions on the package index, as far as patches need them."""
 
-    def __init__(self, root: Path, pip: Pip | None = None, ttl: float = LISTING_TTL, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, root: Path, settings: PipSettings | None = None, ttl: float = LISTING_TTL,
+                 clock: Callable[[], float] = time.time) -> None:
         self.root = root
-        self.pip = pip or run_pip
+        self.settings = settings or read_settings()
+        self.http = Http(self.settings)
         self.ttl = ttl
         self.clock = clock
+        self._listings: dict[str, Listing] = {}
 
     @classmethod
     def from_env(cls) -> Releases:
-        return cls(cache_root(), ttl=listing_ttl())
+        return cls(cache_root(), read_settings(), ttl=listing_ttl())
 
     def dist_dir(self, dist: str) -> Path:
         return self.root / canonicalize_name(dist)
+
+    @property
+    def sources(self) -> list[str]:
+        return [*self.settings.indexes, *self.settings.find_links]
 
     # listing
 
@@ -181,112 +158,157 @@ class Releases:
         """Releases on the index: the cached list while it is fresh and can answer `wanted`."""
         cached = self._cached_listing(dist)
         if cached and self.clock() - cached.listed_at < self.ttl and _answers(cached, wanted):
+            self._listings[dist] = cached
             return cached
         try:
-            versions = self._list(dist)
-        except EnvironmentProblem as exc:
+            files = project_files(self.http, self.settings, dist)
+        except Offline as exc:
             if cached and _answers(cached, wanted):  # offline: an old list still names the releases wanted
-                return Listing(cached.versions, cached.listed_at, True, exc.message)
-            raise
-        listing = Listing(tuple(sorted(versions)), self.clock(), False)
-        _write_json(self.dist_dir(dist) / "versions.json",
-                    {"format": _FORMAT, "distribution": dist, "listed_at": listing.listed_at, "versions": [str(v) for v in listing.versions]})
+                listing = Listing(cached.versions, cached.listed_at, True, f"cannot reach the package index: {exc.message}", cached.wheels)
+                self._listings[dist] = listing
+                return listing
+            raise _offline(f"list the releases of {dist}", exc.message)
+        files = [f for f in files if not f.yanked]
+        if not files:
+            raise UsageError(f"distribution {dist!r} has no release on the package index ({self.settings.describe()})",
+                             "check the patch's `distribution:` and pip's index settings (`pip config list`)")
+        wheels: dict[Version, list[IndexFile]] = {f.version: [] for f in files}
+        for f in files:
+            if f.wheel:
+                wheels[f.version].append(f)
+        listing = Listing(tuple(sorted(wheels)), self.clock(), False, "", {v: tuple(w) for v, w in wheels.items()})
+        write_json(self.dist_dir(dist) / "versions.json", {
+            "format": _FORMAT, "distribution": dist, "listed_at": listing.listed_at, "sources": self.sources,
+            "versions": {str(v): [w.to_json() for w in ws] for v, ws in sorted(listing.wheels.items())}})
+        self._listings[dist] = listing
         return listing
 
     def _cached_listing(self, dist: str) -> Listing | None:
         try:
             data = json.loads((self.dist_dir(dist) / "versions.json").read_text())
-            return Listing(tuple(sorted(Version(v) for v in data["versions"])), float(data["listed_at"]), True)
-        except (OSError, ValueError, KeyError, TypeError, InvalidVersion):
+            if data.get("format") != _FORMAT or data.get("sources") != self.sources:
+                return None  # another layout, or other index settings: list again
+            wheels = {Version(v): tuple(IndexFile.from_json(w) for w in ws) for v, ws in data["versions"].items()}
+            return Listing(tuple(sorted(wheels)), float(data["listed_at"]), True, "", wheels)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidVersion):
             return None
 
-    def _list(self, dist: str) -> list[Version]:
-        run = self.pip(["index", "versions", dist])
-        if run.returncode != 0 and re.search(r"unknown command|no such option", run.stderr, re.I):
-            return self._list_by_download(dist)  # pip older than 21.2 has no `pip index`
-        if run.returncode == 0:
-            found = re.search(r"^Available versions: (.*)$", run.stdout, re.M)
-            if found:
-                return _parse_versions(found.group(1))
-        self._listing_failed(dist, run)
+    def _listing(self, dist: str) -> Listing | None:
+        if dist not in self._listings:
+            cached = self._cached_listing(dist)
+            if cached is None:
+                return None
+            self._listings[dist] = cached
+        return self._listings[dist]
 
-    def _list_by_download(self, dist: str) -> list[Version]:
-        with tempfile.TemporaryDirectory(prefix="radpatch-list-") as tmp:
-            run = self.pip(["download", "--no-deps", "-d", tmp, f"{dist}==0+radpatch.no.such.version"])
-        found = re.search(r"\(from versions: (.*?)\)", run.stderr)
-        if found and found.group(1) != "none":
-            return _parse_versions(found.group(1))
-        self._listing_failed(dist, run)
-
-    def _listing_failed(self, dist: str, run: PipRun) -> NoReturn:
-        offline = _network_failure(run)
-        if offline:
-            raise _offline(f"list the releases of {dist}", offline)
-        if "No matching distribution" in run.stderr or "from versions: none" in run.stderr:
-            raise UsageError(f"distribution {dist!r} has no release on the package index (pip index versions {dist})",
-                             "check the patch's `distribution:` and pip's index settings (`python -m pip config debug`)")
-        raise EnvironmentProblem(f"pip could not list the releases of {dist}: {_last_error(run)}")
+    def wheel_of(self, dist: str, version: Version) -> IndexFile:
+        listing = self._listing(dist)
+        if listing is None or version not in listing.wheels:
+            raise EnvironmentProblem(f"{dist} {version} is not in the list of releases read from the index", "run verify again")
+        wheel = pick_wheel(listing.wheels[version])
+        if wheel is None:
+            raise NoWheel(f"the index has no wheel of {dist} {version} (only a source distribution)")
+        return wheel
 
     # release files
 
+    def _entry(self, dist: str, version: Version, wheel: str) -> Path:
+        return self.dist_dir(dist) / str(version) / f"{wheel}.json"
+
     def cached(self, dist: str, version: Version, needs: frozenset[str]) -> Release | None:
-        entry = self.dist_dir(dist) / str(version)
-        release = _read_manifest(dist, version, entry)
-        return release if release and release.covers(needs) else None
+        try:
+            wheel = self.wheel_of(dist, version)
+        except (EnvironmentProblem, RefusedError):
+            return None
+        entry = _read_entry(self._entry(dist, version, wheel.filename))
+        if entry is None or not entry.release(self.root, dist, version).covers(needs):
+            return None
+        release = entry.release(self.root, dist, version)
+        return release if _blobs_intact(self.root, release.members.values()) else None
 
     def get(self, dist: str, version: Version, needs: frozenset[str]) -> Release:
-        return self.cached(dist, version, needs) or self.fetch(dist, version, needs)
+        return self.cached(dist, version, needs) or self.fetch(dist, version, needs).release
 
-    def fetch(self, dist: str, version: Version, needs: frozenset[str]) -> Release:
-        """Download the release's wheel (no dependencies), keep `needs` and the dist-info, drop the wheel."""
-        parent = self.dist_dir(dist)
-        parent.mkdir(parents=True, exist_ok=True)
-        _sweep(parent, self.clock())
-        entry = parent / str(version)
-        old = _read_manifest(dist, version, entry)
-        if old:  # keep what an earlier run (or another patch) asked for too
-            needs = needs | old.members | old.absent
-        with tempfile.TemporaryDirectory(prefix="radpatch-wheel-") as download:
-            wheel = self._download(dist, version, Path(download))
-            stage = Path(tempfile.mkdtemp(prefix=f".stage-{version}-", dir=parent))
-            try:
-                members, absent = _extract(wheel, dist, version, needs - _dist_info_paths(needs), stage)
-                _write_json(stage / _MANIFEST, {"format": _FORMAT, "distribution": dist, "version": str(version), "wheel": wheel.name,
-                                                "members": sorted(members), "absent": sorted(absent), "fetched_at": self.clock()})
-                _install(stage, entry)
-            finally:
-                shutil.rmtree(stage, ignore_errors=True)
-        release = _read_manifest(dist, version, entry)
-        if release is None:
-            raise EnvironmentProblem(f"the cache entry {entry} vanished while it was being written", "is another radpatch clearing the cache?")
-        return release
+    def fetch(self, dist: str, version: Version, needs: frozenset[str], count: Counter = _ignore) -> Fetch:
+        """Read what `needs` adds to the cache entry of the release's wheel (tail, dist-info, members)."""
+        wheel = self.wheel_of(dist, version)
+        path = self._entry(dist, version, wheel.filename)
+        old = _read_entry(path)
+        if old is not None and not _blobs_intact(self.root, old.members.values()):
+            old = None
+        known = old.members if old else {}
+        missing = needs - set(known) - (old.absent if old else frozenset())
+        tail = _read_tail(self.root, old)
+        if old is not None and not missing:
+            return Fetch(old.release(self.root, dist, version), 0, old.size, False)
+        received = [0]
 
-    def _download(self, dist: str, version: Version, into: Path) -> Path:
-        run = self.pip(["download", "--no-deps", "--only-binary", ":all:", "--no-cache-dir", "--progress-bar", "off",
-                        "-d", str(into), f"{dist}=={version}"])
-        if run.returncode != 0:
-            offline = _network_failure(run)
-            if offline:
-                raise _offline(f"download {dist} {version}", offline)
-            if "No matching distribution" in run.stderr or "Could not find a version" in run.stderr:
-                raise NoWheel(f"the index has no wheel of {dist} {version} for this platform (pip download --only-binary :all:)")
-            raise EnvironmentProblem(f"pip could not download {dist} {version}: {_last_error(run)}")
-        wheels = sorted(into.glob("*.whl"))
-        if len(wheels) != 1:
-            raise EnvironmentProblem(f"pip download {dist}=={version} left {len(wheels)} wheels, expected one")
+        def counted(n: int) -> None:
+            received[0] += n
+            count(n)
+
+        def want(names: frozenset[str]) -> set[str]:
+            take = set(missing & names)
+            if tail is None:  # the first read of this wheel: the dist-info too
+                take |= {n for n in names if _dist_info_file(n)}
+            return take - set(known)
+
         try:
-            name, wheel_version, _, _ = parse_wheel_filename(wheels[0].name)
-        except InvalidWheelFilename as exc:
-            raise EnvironmentProblem(f"pip downloaded {wheels[0].name}, not a valid wheel name: {exc}")
-        if canonicalize_name(name) != canonicalize_name(dist) or wheel_version != version:
-            raise EnvironmentProblem(f"pip download {dist}=={version} gave {wheels[0].name}")
-        return wheels[0]
+            got = remotezip.read_members(self.http, wheel.url, want, tail, counted)
+        except Offline as exc:
+            raise _offline(f"read {wheel.filename}", exc.message)
+        data = {**{n: _read_blob(self.root, d) or b"" for n, d in known.items()}, **got.data}
+        _check_record(wheel.filename, data, missing & got.names)
+        members = dict(known)
+        for name, content in got.data.items():
+            members[name] = _write_blob(self.root, content)
+        kept_tail = got.tail or (tail if tail else None)
+        entry = _Entry(wheel.filename, wheel.url, got.size, kept_tail.offset if kept_tail else None,
+                       _write_blob(self.root, kept_tail.data) if kept_tail else None, members,
+                       frozenset((old.absent if old else frozenset()) | (needs - got.names)))
+        _drop_old_layout(path.parent)
+        write_json(path, entry.to_json())
+        return Fetch(entry.release(self.root, dist, version), received[0], got.size, got.whole)
+
+
+def _drop_old_layout(entry: Path) -> None:
+    """radpatch 0.1's entries (files extracted next to a manifest.json) are replaced by blobs."""
+    if (entry / "manifest.json").is_file():
+        for p in entry.iterdir():
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            elif p.name == "manifest.json":
+                p.unlink(missing_ok=True)
+
+
+def pick_wheel(wheels: Iterable[IndexFile]) -> IndexFile | None:
+    """The wheel pip would pick for this interpreter (tag priority, then build number); else any wheel."""
+    priority = _tag_priority()
+    best: tuple[float, int, str] | None = None
+    chosen = None
+    for w in wheels:
+        _, _, build, tags = parse_wheel_filename(w.filename)
+        rank = min((priority.get(str(t), len(priority)) for t in tags), default=len(priority))
+        key = (float(rank), -(build[0] if build else 0), w.filename)
+        if best is None or key < best:
+            best, chosen = key, w
+    return chosen
+
+
+@functools.lru_cache(maxsize=1)
+def _tag_priority() -> dict[str, int]:
+    return {str(t): i for i, t in enumerate(sys_tags())}
+
+
+def _dist_info_file(name: str) -> bool:
+    top, _, rest = name.partition("/")
+    return top.endswith(".dist-info") and rest in DIST_INFO_FILES
 
 
 def _answers(listing: Listing, wanted: SpecifierSet) -> bool:
     """False when `wanted` names a release the list lacks (==X), or no listed release at all."""
     pinned = {Version(s.version) for s in wanted if s.operator in ("==", "===") and "*" not in s.version and _is_version(s.version)}
-    return pinned <= set(listing.versions) and any(v in wanted for v in listing.versions)
+    return pinned <= set(listing.versions) and any(wanted.contains(v, prereleases=True) for v in listing.versions)
 
 
 def _is_version(text: str) -> bool:
@@ -297,32 +319,75 @@ def _is_version(text: str) -> bool:
     return True
 
 
-def _parse_versions(text: str) -> list[Version]:
-    return [Version(v) for v in (s.strip() for s in text.split(",")) if v and _is_version(v)]
+# --- cache entries --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Entry:
+    wheel: str
+    url: str
+    size: int
+    tail_offset: int | None
+    tail: str | None  # sha256 of the tail's blob
+    members: dict[str, str]
+    absent: frozenset[str]
+
+    def release(self, root: Path, dist: str, version: Version) -> Release:
+        return Release(dist, version, root, self.wheel, self.members, self.absent)
+
+    def to_json(self) -> dict[str, object]:
+        return {"format": _FORMAT, "wheel": self.wheel, "url": self.url, "size": self.size,
+                "tail": None if self.tail is None else {"offset": self.tail_offset, "sha256": self.tail},
+                "members": dict(sorted(self.members.items())), "absent": sorted(self.absent)}
 
 
-def _dist_info_paths(needs: frozenset[str]) -> frozenset[str]:
-    return frozenset(n for n in needs if n.split("/", 1)[0].endswith(".dist-info"))
-
-
-def _extract(wheel: Path, dist: str, version: Version, needs: frozenset[str], stage: Path) -> tuple[set[str], set[str]]:
-    """Write `needs` and every *.dist-info file of `wheel` under `stage`; check them against RECORD."""
+def _read_entry(path: Path) -> _Entry | None:
     try:
-        with zipfile.ZipFile(wheel) as zf:
-            names = {i.filename for i in zf.infolist() if not i.is_dir()}
-            dist_info = {n for n in names if n.split("/", 1)[0].endswith(".dist-info") and "/" in n}
-            take = sorted(dist_info | (needs & names))
-            data = {n: zf.read(n) for n in take}
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise EnvironmentProblem(f"{wheel.name} is not a readable wheel: {exc}")
-    if not dist_info:
-        raise EnvironmentProblem(f"{wheel.name} has no *.dist-info directory")
-    _check_record(wheel.name, data, needs & names)
-    for name, content in data.items():
-        path = _member_path(stage, name, wheel.name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-    return set(take), set(needs - names)
+        data = json.loads(path.read_text())
+        if data.get("format") != _FORMAT:
+            return None
+        tail = data.get("tail")
+        return _Entry(str(data["wheel"]), str(data["url"]), int(data["size"]),
+                      int(tail["offset"]) if tail else None, str(tail["sha256"]) if tail else None,
+                      {str(k): str(v) for k, v in data["members"].items()}, frozenset(str(a) for a in data["absent"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _read_tail(root: Path, entry: _Entry | None) -> remotezip.Tail | None:
+    if entry is None or entry.tail is None or entry.tail_offset is None:
+        return None
+    data = _read_blob(root, entry.tail)
+    return None if data is None else remotezip.Tail(entry.tail_offset, data)
+
+
+def _blob(root: Path, digest: str) -> Path:
+    return root / "blobs" / digest
+
+
+def _blobs_intact(root: Path, digests: Iterable[str]) -> bool:
+    """Every blob is there and hashes to its name (a damaged one is dropped, to be read again)."""
+    return all(_read_blob(root, d) is not None for d in digests)
+
+
+def _read_blob(root: Path, digest: str) -> bytes | None:
+    """A blob's bytes, or None when it is missing or does not hash to its name (then it is dropped)."""
+    path = _blob(root, digest)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != digest:
+        path.unlink(missing_ok=True)
+        return None
+    return data
+
+
+def _write_blob(root: Path, data: bytes) -> str:
+    digest = hashlib.sha256(data).hexdigest()
+    path = _blob(root, digest)
+    if not path.is_file():
+        _write_atomic(path, data)
+    return digest
 
 
 def _check_record(wheel: str, data: dict[str, bytes], modules: Iterable[str]) -> None:
@@ -332,65 +397,23 @@ def _check_record(wheel: str, data: dict[str, bytes], modules: Iterable[str]) ->
     hashes = {row[0]: row[1] for row in csv.reader(io.StringIO(record.decode("utf-8", "replace"))) if len(row) >= 2}
     for name in modules:
         want = hashes.get(name, "")
-        if want.startswith("sha256="):
+        if name in data and want.startswith("sha256="):
             got = base64.urlsafe_b64encode(hashlib.sha256(data[name]).digest()).rstrip(b"=").decode()
             if got != want[len("sha256="):].rstrip("="):
                 raise EnvironmentProblem(f"{wheel}: {name} does not match the wheel's RECORD (corrupt download?)", "run verify again")
 
 
-def _member_path(stage: Path, name: str, wheel: str) -> Path:
-    parts = PurePosixPath(name).parts
-    if not parts or name.startswith("/") or ".." in parts or "\\" in name or ":" in parts[0]:
-        raise EnvironmentProblem(f"{wheel} has an unsafe member path {name!r}; refusing to extract it")
-    return stage.joinpath(*parts)
-
-
-def _install(stage: Path, entry: Path) -> None:
-    """Rename the staged entry into place; an older entry (fewer members) is replaced."""
-    try:
-        os.rename(stage, entry)
-        return
-    except OSError:
-        if not entry.exists():
-            raise
-    retired = entry.with_name(f".old-{entry.name}-{os.getpid()}-{time.monotonic_ns()}")
-    os.rename(entry, retired)
-    try:
-        os.rename(stage, entry)
-    finally:
-        shutil.rmtree(retired, ignore_errors=True)
-
-
-def _read_manifest(dist: str, version: Version, entry: Path) -> Release | None:
-    try:
-        data = json.loads((entry / _MANIFEST).read_text())
-        if data.get("format") != _FORMAT or Version(data["version"]) != version:
-            return None
-        members = frozenset(str(m) for m in data["members"])
-        release = Release(dist, version, entry, str(data["wheel"]), members, frozenset(str(a) for a in data["absent"]))
-    except (OSError, ValueError, KeyError, TypeError, InvalidVersion):
-        return None
-    return release if all((entry / m).is_file() for m in members) else None
-
-
-def _sweep(parent: Path, now: float) -> None:
-    """Remove staging/retired directories left by runs that were killed."""
-    for d in parent.glob(".*-*"):
-        if d.name.startswith((".stage-", ".old-")):
-            try:
-                if now - d.stat().st_mtime > _STALE_STAGING:
-                    shutil.rmtree(d, ignore_errors=True)
-            except OSError:
-                pass
-
-
-def _write_json(path: Path, data: object) -> None:
+def _write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=1)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json(path: Path, data: object) -> None:
+    _write_atomic(path, json.dumps(data, indent=1).encode())

@@ -1,19 +1,26 @@
 """`radpatch verify NAME`: prove a patch against every release in its range, from the wheels.
 
 For each release of the patch's distribution in SPEC (default: the patch's `supported` range)
-the wheel is fetched without dependencies (radpatch.wheels keeps only the declared target modules
-and the dist-info, in a cache) and apply's whole pipeline runs in memory, one check at a time
-(MEANING below): wheel, module, pristine, match, compile, names, reverse, idempotent.
+radpatch.wheels reads, with HTTP range requests, just the wheel's central directory, its
+dist-info and the declared target modules (cached, content-addressed), and apply's whole pipeline
+runs in memory, one check at a time (MEANING below): wheel, module, pristine, match, compile,
+names, reverse, idempotent. Pre-releases are verified only when SPEC names one.
 
 When SPEC is the declared range, the nearest releases just outside it (up to 3 on each side,
 stopping at the first failure) are checked too, to say whether the range could be widened.
 Releases with identical target files are proven once, in $RADPATCH_JOBS worker processes
 (default: one per CPU). Exit 1 when a release in the declared range (and in SPEC) fails; releases
-outside the declared range are reported, never counted against the patch.
+outside the declared range are reported, never counted against the patch. Exit 2 when SPEC holds
+no release of the declared range: nothing the patch claims was verified.
+
+`--json` prints one object (JSON_SCHEMA_VERSION; README.md, "verify --json"), also on exit 1 and 2.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.metadata
 import json
 import multiprocessing
 import os
@@ -23,22 +30,22 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 import click
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from radpatch import plan
+import radpatch
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
-from radpatch.state import applied_error
 from radpatch.store import sha256
-from radpatch.wheels import NoWheel, Release, Releases
+from radpatch.wheels import Fetch, NoWheel, Release, Releases, write_json
 
 MEANING = {
-    "wheel": "pip found a wheel of the release for this platform",
+    "wheel": "the index has a wheel of the release (this platform's, if there are several)",
     "module": "the version picks exactly one module per target, and the wheel has it",
     "pristine": "the unpatched module does not already classify as applied (else: obsolete)",
     "match": "every rewrite matches exactly once",
@@ -50,7 +57,8 @@ MEANING = {
 CHECKS = tuple(MEANING)
 PROOF = CHECKS[2:]  # the checks that read the module's text (run in worker processes)
 NEIGHBOURS = 3  # releases probed on each side of the declared range
-DOWNLOADS = 2  # wheels fetched at once
+DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
+JSON_SCHEMA_VERSION = 1
 
 Checks = dict[str, "bool | None"]
 Key = tuple[tuple[str, str, tuple[str, ...], str], ...]  # what a proof depends on: files, rewrites, bytes
@@ -85,6 +93,7 @@ class Report:
     results: tuple[Result, ...]  # ascending by version
     widen: tuple[Version, ...]  # releases outside the declared range that pass, next to it
     cache: str
+    fetched: Transfer
 
     @property
     def spec_text(self) -> str:
@@ -101,6 +110,7 @@ class Report:
 
     def to_json(self) -> dict[str, object]:
         return {
+            "schema_version": JSON_SCHEMA_VERSION,
             "patch": self.patch.name,
             "distribution": self.patch.distribution,
             "supported": self.patch.range,
@@ -109,7 +119,26 @@ class Report:
             "results": [r.to_json() for r in self.results],
             "widen": [str(v) for v in self.widen],
             "obsolete": [str(r.version) for r in self.results if r.obsolete],
+            "claimed": len(self.claimed),
+            "passed": sum(r.ok for r in self.claimed),
+            "fetched": self.fetched.to_json(),
         }
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What this run read from the index: releases, bytes received, and the wheels' total size."""
+
+    releases: int = 0
+    received: int = 0
+    wheel_bytes: int = 0
+    whole: int = 0  # wheels downloaded whole (the server ignored range requests)
+
+    def add(self, f: Fetch) -> Transfer:
+        return Transfer(self.releases + 1, self.received + f.received, self.wheel_bytes + f.size, self.whole + f.whole)
+
+    def to_json(self) -> dict[str, int]:
+        return {"releases": self.releases, "bytes": self.received, "wheel_bytes": self.wheel_bytes, "whole_wheels": self.whole}
 
 
 def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
@@ -120,6 +149,11 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         click.echo(render(report))
+    if not report.claimed:
+        asked = ", ".join(str(r.version) for r in report.results)
+        raise UsageError(f"{patch.name}: none of the releases verified ({asked}) is in the declared range {patch.range}: "
+                         "nothing the patch claims was verified",
+                         "drop --versions to verify the declared range, or widen `supported` to claim these releases")
     bad = report.failing
     if bad:
         raise RefusedError(
@@ -154,7 +188,7 @@ def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool =
         age = (time.time() - found.listed_at) / 3600
         out.write(f"radpatch: warning: {found.offline}; using the list of releases cached {age:.0f} h ago\n")
     listing = found.versions
-    chosen = [v for v in listing if v in wanted]
+    chosen = [v for v in listing if selects(wanted, v)]
     if not chosen:
         near = ", ".join(str(v) for v in listing[-5:]) or "none"
         raise UsageError(f"no release of {patch.distribution} on the package index is in {wanted or 'any version'}",
@@ -162,8 +196,9 @@ def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool =
     below: list[Version] = []
     above: list[Version] = []
     if probe:
-        below = [v for v in reversed(listing) if v < chosen[0] and v not in patch.supported][:NEIGHBOURS]
-        above = [v for v in listing if v > chosen[-1] and v not in patch.supported][:NEIGHBOURS]
+        others = [v for v in listing if not v.is_prerelease and v not in patch.supported]
+        below = [v for v in reversed(others) if v < chosen[0]][:NEIGHBOURS]
+        above = [v for v in others if v > chosen[-1]][:NEIGHBOURS]
     verifier = _Verifier(patch, releases, _Progress(out, patch.distribution))
     results = {r.version: r for r in verifier.run([*chosen, *below[:1], *above[:1]])}
     for side in (below, above):  # walk outwards while releases keep passing
@@ -173,7 +208,21 @@ def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool =
             results.update({r.version: r for r in verifier.run([v])})
     widen = tuple(sorted(v for side in (below, above) for v in _passing_prefix(side, results)))
     ordered = tuple(results[v] for v in sorted(results))
-    return Report(patch, wanted, ordered, widen, str(releases.dist_dir(patch.distribution)))
+    return Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer)
+
+
+def selects(spec: SpecifierSet, v: Version) -> bool:
+    """`v` is in `spec`; a pre-release (or dev release) only when `spec` names one, as pip does."""
+    if v.is_prerelease and not any(_is_pre(s.version) for s in spec):
+        return False
+    return spec.contains(v, prereleases=True)
+
+
+def _is_pre(text: str) -> bool:
+    try:
+        return Version(text.rstrip(".*")).is_prerelease
+    except InvalidVersion:
+        return False
 
 
 def _passing_prefix(side: list[Version], results: dict[Version, Result]) -> Iterator[Version]:
@@ -200,6 +249,7 @@ class _Verifier:
     releases: Releases
     progress: _Progress
     needs: frozenset[str] = field(init=False)
+    transfer: Transfer = field(default_factory=Transfer)
 
     def __post_init__(self) -> None:
         self.needs = frozenset(c.relpath for t in self.patch.targets for c in t.choices)
@@ -225,7 +275,7 @@ class _Verifier:
                 key: Key = tuple((f.target, f.relpath, tuple(r.id for r in f.rewrites), sha256(f.data)) for f in files)
                 jobs.setdefault(key, files)
                 waiting[v] = (key, modules)
-        proofs = _prove_all(self.patch, jobs)
+        proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs")
         for v, (key, modules) in waiting.items():
             checks, error = proofs[key]
             results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
@@ -247,7 +297,7 @@ class _Verifier:
                 missing.append(v)
         if not missing:
             return out
-        self.progress.begin(len(missing), self.releases.dist_dir(dist))
+        self.progress.begin(len(missing), self.releases)
         with ThreadPoolExecutor(max_workers=min(DOWNLOADS, len(missing))) as pool:
             futures = {pool.submit(self._fetch_one, v): v for v in missing}
             pending = set(futures)
@@ -255,8 +305,11 @@ class _Verifier:
                 while pending:
                     done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                     for fut in sorted(done, key=futures.__getitem__):
-                        out[futures[fut]] = fut.result()
-                        self.progress.step(futures[fut])
+                        got = fut.result()
+                        if isinstance(got, Fetch):
+                            self.transfer = self.transfer.add(got)
+                        out[futures[fut]] = got.release if isinstance(got, Fetch) else got
+                        self.progress.step(futures[fut], got if isinstance(got, Fetch) else None)
                     self.progress.tick()
             except BaseException:
                 for f in futures:
@@ -266,10 +319,10 @@ class _Verifier:
                 self.progress.end()
         return out
 
-    def _fetch_one(self, v: Version) -> Release | str:
+    def _fetch_one(self, v: Version) -> Fetch | str:
         self.progress.started(v)
         try:
-            return self.releases.fetch(self.patch.distribution, v, self.needs)
+            return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
             return exc.message
 
@@ -304,13 +357,59 @@ def _first_failed(r: Result) -> str:
 
 # --- the proof (in worker processes) -----------------------------------------------------------
 
-def _prove_all(patch: Patch, jobs: dict[Key, tuple[_File, ...]]) -> dict[Key, tuple[Checks, str | None]]:
-    workers = _workers(len(jobs))
+def _prove_all(patch: Patch, jobs: dict[Key, tuple[_File, ...]], cache: Path) -> dict[Key, tuple[Checks, str | None]]:
+    """Every job's proof: from the proof cache when this radpatch proved the same input before."""
+    names = {key: _proof_name(patch, key) for key in jobs}
+    done = {key: hit for key in jobs if (hit := _cached_proof(cache / names[key])) is not None}
+    todo = {key: files for key, files in jobs.items() if key not in done}
+    workers = _workers(len(todo))
     if workers <= 1:
-        return {key: prove(patch, files) for key, files in jobs.items()}
-    with _pool(workers) as pool:
-        futures: dict[Key, Future[tuple[Checks, str | None]]] = {key: pool.submit(prove, patch, files) for key, files in jobs.items()}
-        return {key: f.result() for key, f in futures.items()}
+        fresh = {key: prove(patch, files) for key, files in todo.items()}
+    else:
+        with _pool(workers) as pool:
+            futures: dict[Key, Future[tuple[Checks, str | None]]] = {key: pool.submit(prove, patch, files) for key, files in todo.items()}
+            fresh = {key: f.result() for key, f in futures.items()}
+    for key, (checks, error) in fresh.items():
+        try:
+            write_json(cache / names[key], {"checks": checks, "error": error})
+        except OSError:
+            pass  # a cache that cannot be written only costs the next run the proof again
+    return {**done, **fresh}
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """radpatch's own source, libcst's version and the interpreter: what a proof's answer depends on
+    besides its input. A changed radpatch never reuses an old proof."""
+    h = hashlib.sha256(f"{sys.version}|{libcst_version()}".encode())
+    package = Path(radpatch.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def libcst_version() -> str:
+    try:
+        return importlib.metadata.version("libcst")
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _proof_name(patch: Patch, key: Key) -> str:
+    text = json.dumps([_code_fingerprint(), patch.name, patch.source.name, patch.digest, key])
+    return hashlib.sha256(text.encode()).hexdigest() + ".json"
+
+
+def _cached_proof(path: Path) -> tuple[Checks, str | None] | None:
+    try:
+        data = json.loads(path.read_text())
+        checks = {str(k): v for k, v in data["checks"].items() if v is None or isinstance(v, bool)}
+        error = data["error"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if set(checks) != set(PROOF) or not (error is None or isinstance(error, str)):
+        return None
+    return checks, error
 
 
 def _workers(jobs: int) -> int:
@@ -340,6 +439,8 @@ class _Memo:
     def _call(self, way: str, data: bytes) -> bytes:
         key = (way, data)
         if key not in self.done:
+            from radpatch import plan  # here, not at the top: a run whose proofs are all kept never loads libcst
+
             fn = plan.forward if way == "forward" else plan.backward
             try:
                 self.done[key] = fn(self.patch, self.f.rewrites, data, self.f.relpath)
@@ -358,6 +459,8 @@ class _Memo:
 
     def is_applied(self, data: bytes) -> bool:
         """status's own test for "applied", on the memoised forward/backward."""
+        from radpatch.state import applied_error
+
         return applied_error(self.patch, self.f.rewrites, data, self.f.relpath, self.forward, self.backward) is None
 
 
@@ -392,10 +495,14 @@ def _match(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
 
 # compile / names / reverse are plan.prove's three steps, taken one at a time so each has its column.
 def _compile(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    from radpatch import plan
+
     return plan.compile_error(after[f.relpath], f.relpath)
 
 
 def _names(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    from radpatch import plan
+
     return plan.names_error(f.data, after[f.relpath], f.relpath)
 
 
@@ -415,42 +522,56 @@ _CHECK = {"pristine": _pristine, "match": _match, "compile": _compile, "names": 
 # --- output --------------------------------------------------------------------------------------
 
 class _Progress:
-    """Downloads: a bar on a terminal, else one line per release (both on stderr)."""
+    """Fetches: a bar on a terminal, else one line per release (both on stderr); bytes and releases."""
 
     def __init__(self, stream: TextIO, dist: str) -> None:
         self.stream, self.dist = stream, dist
         self.tty = stream.isatty()
         self.total = self.done = 0
+        self.bytes = self.wheel_bytes = 0
+        self.whole_said = False
         self.active: list[Version] = []
         self.t0 = 0.0
-        self.lock = threading.Lock()  # download threads report here
+        self.lock = threading.Lock()  # fetch threads report here
 
-    def begin(self, total: int, where: object) -> None:
-        self.total, self.done, self.t0 = total, 0, time.monotonic()
-        self._line(f"radpatch: fetching {total} wheel(s) of {self.dist} with pip (no dependencies); keeping the target modules in {where}")
+    def begin(self, total: int, releases: Releases) -> None:
+        self.total, self.done, self.bytes, self.wheel_bytes, self.t0 = total, 0, 0, 0, time.monotonic()
+        self._line(f"radpatch: reading {total} wheel(s) of {self.dist} from {releases.settings.describe()} "
+                   f"(range requests: central directory, dist-info, target modules); cache {releases.root}")
 
     def started(self, v: Version) -> None:
         with self.lock:
             self.active.append(v)
             self._bar()
 
-    def step(self, v: Version) -> None:
+    def received(self, n: int) -> None:
+        with self.lock:
+            self.bytes += n
+
+    def step(self, v: Version, got: Fetch | None) -> None:
         with self.lock:
             self.done += 1
             if v in self.active:
                 self.active.remove(v)
+            if got is not None:
+                self.wheel_bytes += got.size
+            if got is not None and got.whole and not self.whole_said:
+                self.whole_said = True
+                self._line(f"radpatch: the server ignores range requests (it answered 200): downloading whole wheels of {self.dist}")
             if self.tty:
                 self._bar()
             else:
-                self._line(f"radpatch: [{self.done}/{self.total}] {self.dist} {v} fetched ({time.monotonic() - self.t0:.0f} s)")
+                how = "" if got is None else (f": {_size(got.received)} of a {_size(got.size)} wheel"
+                                              + (" (whole download)" if got.whole else f" ({_share(got.received, got.size)})"))
+                self._line(f"radpatch: [{self.done}/{self.total}] {self.dist} {v}{how} ({time.monotonic() - self.t0:.0f} s)")
 
     def tick(self) -> None:
         with self.lock:
             self._bar()
 
     def end(self) -> None:
-        if self.tty:
-            self._line(f"radpatch: fetched {self.done} of {self.total} wheel(s) of {self.dist} in {time.monotonic() - self.t0:.0f} s")
+        self._line(f"radpatch: read {self.done} of {self.total} wheel(s) of {self.dist}: {_size(self.bytes)} of "
+                   f"{_size(self.wheel_bytes)} ({_share(self.bytes, self.wheel_bytes)}) in {time.monotonic() - self.t0:.1f} s")
 
     def _bar(self) -> None:
         if not self.tty:
@@ -458,8 +579,8 @@ class _Progress:
         width = 30
         filled = width * self.done // max(self.total, 1)
         now = ", ".join(str(v) for v in self.active)
-        self.stream.write(f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                          f"{time.monotonic() - self.t0:.0f} s  {self.dist} {now}")
+        self.stream.write(f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} releases, "
+                          f"{_size(self.bytes)}, {time.monotonic() - self.t0:.0f} s  {self.dist} {now}")
         self.stream.flush()
 
     def _line(self, text: str) -> None:
@@ -467,6 +588,17 @@ class _Progress:
             self.stream.write("\r\033[K")
         self.stream.write(text + "\n")
         self.stream.flush()
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.2f}%" if whole else "-"
 
 
 _MARK = {True: "ok", False: "FAIL", None: "-"}

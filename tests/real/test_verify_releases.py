@@ -1,8 +1,9 @@
 """`radpatch verify` against the real vLLM wheels on the package index.
 
-The first run downloads one wheel per release (~300 MB each, dropped after the target modules
-are extracted) into RADPATCH_CACHE (default ~/.cache/radpatch/releases), so later runs, and
-CI's second run, read only the cache.
+The first run reads, with HTTP range requests through this machine's pip settings, each
+release's central directory, dist-info and target modules (well under 1 MiB of a ~300 MB
+wheel) into RADPATCH_CACHE (default ~/.cache/radpatch/releases); later runs, and CI's second
+run, read only the cache.
 """
 
 from __future__ import annotations
@@ -13,9 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from radpatch import wheels
-from radpatch.wheels import PipRun
 
 pytestmark = pytest.mark.real
 
@@ -46,16 +44,26 @@ def test_flagship_passes_on_every_release_in_its_range(radpatch: Any) -> None:
     assert data["widen"] == [] and data["obsolete"] == []
 
 
-def test_a_warm_run_asks_pip_nothing(radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_warm_run_reads_nothing_from_the_index(radpatch: Any) -> None:
     first = radpatch("verify", "kv_group_size")  # warms the cache if the test above did not
     assert first.code == 0, first.err
+    code, data, err = verify_json(radpatch, "verify", "kv_group_size")
+    assert code == 0, err
+    assert data["fetched"] == {"releases": 0, "bytes": 0, "wheel_bytes": 0, "whole_wheels": 0}
+    assert "read" not in err
 
-    def no_pip(args: list[str]) -> PipRun:
-        raise AssertionError(f"pip was called on a warm cache: {args}")
 
-    monkeypatch.setattr(wheels, "run_pip", no_pip)
-    warm = radpatch("verify", "kv_group_size")
-    assert (warm.code, warm.out) == (first.code, first.out)
+def test_a_cold_run_reads_under_one_percent_of_the_wheels(radpatch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Range requests against the real index: two releases (one per target module) from an empty cache."""
+    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cold"))
+    code, data, err = verify_json(radpatch, "verify", "kv_group_size", "--versions", "0.27.1")
+    assert code == 0, err
+    fetched = data["fetched"]
+    assert fetched["releases"] == 1 and fetched["whole_wheels"] == 0
+    assert 0 < fetched["bytes"] < fetched["wheel_bytes"] / 100
+    code, data, err = verify_json(radpatch, "verify", "kv_group_size", "--versions", "0.33.0")
+    assert code == 0 and data["results"][0]["modules"] == ["vllm.v1.core.kv_cache_planning"], err
+    assert 0 < data["fetched"]["bytes"] < data["fetched"]["wheel_bytes"] / 100
 
 
 WRONG = f"""\
@@ -110,3 +118,15 @@ def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp
     assert "top-level definition '_get_kv_cache_groups_uniform_page_size' not found" in moved["error"]
     failing = ", ".join(f"{v} (names)" for v in BEFORE_027) + ", 0.33.0 (match)"
     assert err.splitlines()[0] == f"radpatch: error: kv_group_size_027_everywhere: 8 of 15 releases of vllm in >=0.22.0,<0.34 fail: {failing}"
+
+
+def test_exit_codes_when_nothing_claimed_is_verified(radpatch: Any) -> None:
+    """0.21.0 is a real release, but outside the declared range: reported, and exit 2 (nothing claimed)."""
+    code, data, err = verify_json(radpatch, "verify", "kv_group_size", "--versions", "0.21.0")
+    assert code == 2
+    assert [(x["version"], x["in_range"], x["ok"]) for x in data["results"]] == [("0.21.0", False, False)]
+    assert (data["claimed"], data["passed"], data["schema_version"]) == (0, 0, 1)
+    assert err.splitlines()[-2] == ("radpatch: error: kv_group_size: none of the releases verified (0.21.0) is in the declared "
+                                    "range >=0.22.0,<0.34: nothing the patch claims was verified")
+    none = radpatch("verify", "kv_group_size", "--versions", ">=99")
+    assert none.code == 2 and none.err.startswith("radpatch: error: no release of vllm on the package index is in >=99\n")
