@@ -49,7 +49,7 @@ JSON_SCHEMA = 1  # bump when a change would break a reader of `status --json` (R
 
 def to_json(s: PatchState) -> dict[str, object]:
     return {
-        "schema": JSON_SCHEMA,
+        "schema_version": JSON_SCHEMA,
         "patch": s.patch.name,
         "state": s.state.value,
         "reason": s.reason,

@@ -38,6 +38,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 import radpatch
+from radpatch import versions
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
@@ -196,7 +197,7 @@ def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool =
     below: list[Version] = []
     above: list[Version] = []
     if probe:
-        others = [v for v in listing if not v.is_prerelease and v not in patch.supported]
+        others = [v for v in listing if not v.is_prerelease and not versions.allows(patch.supported, v)]
         below = [v for v in reversed(others) if v < chosen[0]][:NEIGHBOURS]
         above = [v for v in others if v > chosen[-1]][:NEIGHBOURS]
     verifier = _Verifier(patch, releases, _Progress(out, patch.distribution))
@@ -268,7 +269,7 @@ class _Verifier:
             modules = tuple(f.module for f in files)
             if failure:
                 results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure}", modules)
-            elif self.patch.obsolete is not None and v in self.patch.obsolete:
+            elif self.patch.obsolete is not None and versions.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
                 results[v] = self._result(v, {"wheel": True, "module": True}, None, modules, note)
             else:
@@ -283,7 +284,7 @@ class _Verifier:
 
     def _result(self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = "") -> Result:
         full = {c: checks.get(c) for c in CHECKS}
-        return Result(v, v in self.patch.supported, full, _relative(self.patch, error), modules, note)
+        return Result(v, versions.allows(self.patch.supported, v), full, _relative(self.patch, error), modules, note)
 
     def _fetch(self, versions: list[Version]) -> dict[Version, Release | str]:
         dist = self.patch.distribution
@@ -507,6 +508,8 @@ def _names(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
 
 
 def _reverse(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    from radpatch import plan
+
     return plan.reverse_check(f.data, after[f.relpath], m.backward, m.forward, f.relpath)
 
 

@@ -18,7 +18,7 @@ def _state(radpatch: Any, toy: Path) -> dict[str, Any]:
     r = radpatch("--registry", str(toy), "status", "--json", "toy")
     assert r.code == 0, r.err
     (entry,) = json.loads(r.out)
-    assert entry["schema"] == 1
+    assert entry["schema_version"] == 1
     return entry  # type: ignore[no-any-return]
 
 
