@@ -160,7 +160,10 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
 
 def _scopes(r: Rewrite) -> tuple[str, ...]:
     op = r.op
-    name = op.anchor if isinstance(op, InsertDefinitions) else op.function if isinstance(op, AddParameter) else op.scope
+    if isinstance(op, InsertDefinitions):
+        name = op.anchor
+    else:  # every other operation names its place by `function` or `scope`; module-level ones by neither
+        name = getattr(op, "function", None) or getattr(op, "scope", None) or "<module>"
     return () if name == "<module>" else (name,)
 
 

@@ -38,7 +38,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 import radpatch
-from radpatch import versions
+from radpatch import versions as policy
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
@@ -197,7 +197,7 @@ def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool =
     below: list[Version] = []
     above: list[Version] = []
     if probe:
-        others = [v for v in listing if not v.is_prerelease and not versions.allows(patch.supported, v)]
+        others = [v for v in listing if not v.is_prerelease and not policy.allows(patch.supported, v)]
         below = [v for v in reversed(others) if v < chosen[0]][:NEIGHBOURS]
         above = [v for v in others if v > chosen[-1]][:NEIGHBOURS]
     verifier = _Verifier(patch, releases, _Progress(out, patch.distribution))
@@ -269,7 +269,7 @@ class _Verifier:
             modules = tuple(f.module for f in files)
             if failure:
                 results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure}", modules)
-            elif self.patch.obsolete is not None and versions.allows(self.patch.obsolete, v):
+            elif self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
                 results[v] = self._result(v, {"wheel": True, "module": True}, None, modules, note)
             else:
@@ -284,7 +284,7 @@ class _Verifier:
 
     def _result(self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = "") -> Result:
         full = {c: checks.get(c) for c in CHECKS}
-        return Result(v, versions.allows(self.patch.supported, v), full, _relative(self.patch, error), modules, note)
+        return Result(v, policy.allows(self.patch.supported, v), full, _relative(self.patch, error), modules, note)
 
     def _fetch(self, versions: list[Version]) -> dict[Version, Release | str]:
         dist = self.patch.distribution
