@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 
 from radpatch.environment import Installed, PythonEnv, installed_from
 from radpatch.errors import RefusedError
-from radpatch.model import AddParameter, InsertDefinitions, ModuleChoice, Patch, Rewrite, Target
+from radpatch.model import InsertDefinitions, ModuleChoice, Patch, Rewrite, Target
 
 _DIST_INFO = ".dist-info"
 
