@@ -121,10 +121,10 @@ class _Scope:
         return self.bound - self.globals_ - self.nonlocals
 
     def child(self, kind: str, name: str) -> _Scope:
-        if kind == "comprehension":
+        if kind in ("comprehension", "annotation"):  # anonymous: problems name the scope around them
             qual = self.qual
         else:
-            qual = name if self.kind == "module" else f"{self.qual}.{name}"
+            qual = name if self.qual == "<module>" else f"{self.qual}.{name}"
         return _Scope(kind, qual, self, self.import_time and kind in ("class", "comprehension", "annotation"))
 
     def binding_scope(self) -> _Scope:
