@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import gc
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -94,10 +95,16 @@ def introduced(original: str, patched: str, filename: str = "<patched>", runtime
 
 
 def problems(source: str, filename: str = "<patched>", runtime: Runtime | None = None) -> list[Problem]:
-    tree = ast.parse(source, filename)
-    rt = runtime or current_runtime()
-    scopes = _Collector(tree).scopes
-    return sorted(_Walker(tree, scopes, rt).run())
+    enabled = gc.isenabled()
+    gc.disable()  # the walk makes no cycles; the collector would rescan the whole tree again and again
+    try:
+        tree = ast.parse(source, filename)
+        rt = runtime or current_runtime()
+        scopes = _Collector(tree).scopes
+        return sorted(_Walker(tree, scopes, rt).run())
+    finally:
+        if enabled:
+            gc.enable()
 
 
 # --- pass 1: every scope's bindings ---------------------------------------------------------------
@@ -161,10 +168,18 @@ class _Collector:
     def __init__(self, tree: ast.Module) -> None:
         self.module = _Scope("module", "<module>", None, True)
         self.scopes: dict[int, _Scope] = {id(tree): self.module}
-        stack: list[tuple[ast.AST, _Scope]] = [(n, self.module) for n in reversed(tree.body)]
-        while stack:
+        stack: list[tuple[ast.AST, _Scope]] = [(n, self.module) for n in tree.body]
+        name, plain = ast.Name, _PLAIN
+        while stack:  # the order does not matter here: this pass only collects
             node, scope = stack.pop()
-            stack.extend(reversed(list(self._visit(node, scope))))
+            kind = type(node)
+            if kind is name:
+                if not isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                    scope.bound.add(node.id)  # type: ignore[attr-defined]
+            elif kind in plain:
+                stack.extend((c, scope) for c in ast.iter_child_nodes(node))
+            else:
+                stack.extend(self._visit(node, scope))
 
     def _new(self, node: ast.AST, scope: _Scope, kind: str, name: str) -> _Scope:
         s = scope.child(kind, name)
@@ -186,7 +201,7 @@ class _Collector:
             yield (node.value, scope)
         elif type(node).__name__ == "TypeAlias":
             yield (node.name, scope)  # type: ignore[attr-defined]
-            inner = self._new(node, scope, "function", getattr(node.name, "id", "<type>"))  # lazily evaluated value
+            inner = self._new(node, scope, "function", getattr(getattr(node, "name", None), "id", "<type>"))  # lazily evaluated value
             yield from self._params(node, inner)
             yield (node.value, inner)  # type: ignore[attr-defined]
         else:
@@ -243,6 +258,13 @@ class _Collector:
             yield from ((c, inner) for c in gen.ifs)
         elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
         yield from ((e, inner) for e in elts)
+
+
+_PLAIN = frozenset({ast.Expr, ast.Return, ast.Call, ast.Attribute, ast.BinOp, ast.Compare, ast.BoolOp, ast.UnaryOp,
+                    ast.Subscript, ast.Constant, ast.keyword, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.If, ast.For,
+                    ast.While, ast.With, ast.withitem, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Try, ast.Raise,
+                    ast.Assert, ast.IfExp, ast.Starred, ast.JoinedStr, ast.FormattedValue, ast.Slice, ast.Await,
+                    ast.Pass, ast.Break, ast.Continue, ast.Load, ast.Store, ast.Del, ast.Expr})  # nothing to bind
 
 
 def _import_name(alias: ast.alias) -> str:
@@ -461,14 +483,14 @@ class _Walker:
 
     def s_For(self, s: ast.For | ast.AsyncFor, c: _Ctx) -> bool:
         self.expr(s.iter, c)
-        self.loop(c, lambda: (self.expr(s.target, c), self.block(s.body, c)))
+        self.loop(c, lambda: self.expr(s.target, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
         self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
         return True
 
     s_AsyncFor = s_For
 
     def s_While(self, s: ast.While, c: _Ctx) -> bool:
-        self.loop(c, lambda: (self.expr(s.test, c), self.block(s.body, c)))
+        self.loop(c, lambda: self.expr(s.test, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
         self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
         return True
 
@@ -528,9 +550,9 @@ class _Walker:
         for d in s.decorator_list:
             self.expr(d, c)
         outer = self.params(s, c)
-        for d in [*s.args.defaults, *s.args.kw_defaults]:
-            if d is not None:
-                self.expr(d, outer)
+        for default in [*s.args.defaults, *s.args.kw_defaults]:
+            if default is not None:
+                self.expr(default, outer)
         for a in [*_arg_annotations(s.args), s.returns]:
             if a is not None:
                 self.annotation(a, outer)
@@ -613,6 +635,8 @@ class _Walker:
         stack: list[tuple[ast.AST, _Ctx]] = [(root, c)]
         while stack:
             node, cx = stack.pop()
+            if type(node) is ast.Constant:
+                continue
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     self.use(node.id, node.lineno, cx)
