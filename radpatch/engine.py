@@ -81,7 +81,7 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
         if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
             say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
             changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: plan.plan(
-                patch, f.rewrites, f.module, f.path, pristine).after)))
+                patch, f.rewrites, f.module, f.path, pristine, env).after)))
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -95,7 +95,7 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
         for f in ps.files:
             before = overlay.get(f.path, f.data)
             _refuse_if_present(ps, f, before)
-            change = plan.plan(patch, f.rewrites, f.module, f.path, before)
+            change = plan.plan(patch, f.rewrites, f.module, f.path, before, env)
             overlay[f.path] = change.after
             files.append(change)
         changes.append(_change(ps, files))

@@ -9,6 +9,7 @@ writes the exact original bytes radpatch keeps (store.py).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import ast
 
-from radpatch import names
+from radpatch import names, proofs, targetpy
+from radpatch.environment import PythonEnv
 from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure
 from radpatch.model import Patch, Rewrite
@@ -105,19 +107,52 @@ def _encode(src: Source, encoding: str, where: str) -> bytes:
                            "write the rewrite's code in characters the file's encoding has (or as escapes)") from None
 
 
-def compile_error(after: bytes, where: str) -> str | None:
+def compile_error(after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None) -> str | None:
+    """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
+    if python is not None and not targetpy.same_grammar(python.executable, python.version):
+        why = _target(python, before if before is not None else after, after, where).compile_error
+    else:
+        try:
+            compile(after, where, "exec", dont_inherit=True)
+            return None
+        except (SyntaxError, ValueError) as exc:
+            why = f"{getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
+        except (RecursionError, MemoryError):
+            why = "too deeply nested to compile"
+    return None if why is None else f"the patched {where} does not compile{_for(python)}: {why}"
+
+
+def names_error(before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> str | None:
+    """Names the patch makes unresolvable at run time (see names.py), each with its line."""
     try:
-        compile(after, where, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        return f"the patched {where} does not compile: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
-    return None
-
-
-def names_error(before: bytes, after: bytes, where: str) -> str | None:
-    new = names.introduced(_text(before), _text(after), where)
+        if python is not None and not targetpy.same_grammar(python.executable, python.version):
+            new = list(_target(python, before, after, where).problems)
+        else:
+            new = names.introduced(_text(before), _text(after), where)
+    except (RecursionError, MemoryError):
+        return f"the patched {where} is too deeply nested to check its names"
     if new:
-        return f"the patched {where} would use undefined names: " + ", ".join(f"{n} in {s}" for s, n in new)
+        return f"the patched {where} would use undefined names{_for(python)}: " + "; ".join(p.describe() for p in new)
     return None
+
+
+def placement_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
+    """A definition the patch adds shadows the module's own, or a rewrite lands in dead code."""
+    for check in (proofs.shadowed, proofs.dead_changes):
+        found = check(ast.parse(before), ast.parse(after))
+        if found:
+            k = proofs.first_failing(len(rws), lambda k: bool(check(ast.parse(before), ast.parse(forward(patch, rws[:k], before, where)))))
+            rw = rws[(k or len(rws)) - 1]
+            return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
+    return None
+
+
+def _target(python: PythonEnv, before: bytes, after: bytes, where: str) -> targetpy.Verdict:
+    return targetpy.check(python.executable, _text(before), after, _text(after), where)
+
+
+def _for(python: PythonEnv | None) -> str:
+    return "" if python is None or targetpy.same_grammar(python.executable, python.version) else f" for Python {python.version[0]}.{python.version[1]}"
 
 
 def ast_equal(a: bytes, b: bytes) -> bool:
@@ -162,11 +197,13 @@ def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) ->
     return None
 
 
-def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> None:
-    """Refuse unless `after` compiles, adds no undefined name and reverses to `before` exactly."""
+def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> None:
+    """Refuse unless `after` compiles (in the target's grammar), adds no unresolvable name, puts
+    its code where it runs and reverses to `before` exactly."""
     steps: tuple[tuple[Callable[[], str | None], str], ...] = (
-        (lambda: compile_error(after, where), ""),
-        (lambda: names_error(before, after, where), "this version's code lacks names the rewrite relies on; declare a variant for it"),
+        (lambda: compile_error(after, where, python, before), ""),
+        (lambda: names_error(before, after, where, python), "this version's code lacks names the rewrite relies on; declare a variant for it"),
+        (lambda: placement_error(patch, rws, before, after, where), "rename the payload definition, or point the rewrite at the definition that runs"),
         (lambda: reverse_error(patch, rws, before, after, where),
          "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"),
     )
@@ -180,8 +217,8 @@ def _text(data: bytes) -> str:
     return decode(data)[0]
 
 
-def plan(patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes) -> FileChange:
+def plan(patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes, python: PythonEnv | None = None) -> FileChange:
     where = str(path)
     after = forward(patch, rws, before, where)
-    prove(patch, rws, before, after, where)
+    prove(patch, rws, before, after, where, python)
     return FileChange(module, path, before, after)

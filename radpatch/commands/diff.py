@@ -21,7 +21,7 @@ def run(ctx: Context, name: str) -> int:
         if ps.state is State.APPLIED:
             before, after = _original(ps, f) or plan.backward(patch, f.rewrites, f.data, str(f.path)), f.data
         else:
-            before, after = f.data, plan.plan(patch, f.rewrites, f.module, f.path, f.data).after
+            before, after = f.data, plan.plan(patch, f.rewrites, f.module, f.path, f.data, ctx.env).after
         lines = difflib.unified_diff(
             before.decode("utf-8", "replace").splitlines(keepends=True),
             after.decode("utf-8", "replace").splitlines(keepends=True),

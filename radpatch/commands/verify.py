@@ -504,7 +504,8 @@ def _compile(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
 def _names(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
     from radpatch import plan
 
-    return plan.names_error(f.data, after[f.relpath], f.relpath)
+    return (plan.names_error(f.data, after[f.relpath], f.relpath)
+            or plan.placement_error(m.patch, f.rewrites, f.data, after[f.relpath], f.relpath))
 
 
 def _reverse(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:

@@ -163,7 +163,7 @@ def test_new_undefined_name_is_refused(site: Site, toy: Path, write_registry, ra
         - insert_after: {scope: plan, find: "size = len(spec)", code: "size = clamp(size)"}
         """))
     err = refused(site, radpatch, reg, "apply", "undef")
-    assert "would use undefined names: clamp in plan" in err
+    assert "would use undefined names: `clamp` (line 3, in plan()) is defined nowhere" in err
 
 
 def test_patch_that_does_not_compile_is_refused(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]

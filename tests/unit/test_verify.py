@@ -272,7 +272,7 @@ def test_table_says_which_check_fails_for_which_release_and_why(index: IndexServ
         "2.0": ["in", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
         "3.0": ["out", "ok", "ok", "FAIL", "-", "-", "-", "-", "-", "FAIL"],
     }
-    assert "1.1: names: the patched rptoy/core.py would use undefined names: buckets in size\n" in r.out
+    assert "1.1: names: the patched rptoy/core.py would use undefined names: `buckets` (line 3, in size()) is defined nowhere (NameError)\n" in r.out
     assert "0.8: match: rewrite 'cap' (vtoy.yaml:12:5) on rptoy/core.py: statement `find` not found" in r.out
     assert "2 of 3 releases in the declared range pass." in r.out
     assert "range could be widened to include 0.9" in r.out
@@ -296,7 +296,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
     assert [v for v, x in results.items() if x["ok"]] == ["0.9", "1.0", "2.0"]
     assert results["1.1"]["checks"] == {"wheel": True, "module": True, "pristine": True, "match": True, "compile": True,
                                         "names": False, "reverse": None, "idempotent": None}
-    assert results["1.1"]["error"] == "names: the patched rptoy/core.py would use undefined names: buckets in size"
+    assert results["1.1"]["error"] == "names: the patched rptoy/core.py would use undefined names: `buckets` (line 3, in size()) is defined nowhere (NameError)"
     assert results["1.0"]["error"] is None and all(results["1.0"]["checks"].values())
     assert results["2.0"]["modules"] == ["rptoy.planning"]
     assert data["widen"] == ["0.9"] and data["obsolete"] == ["3.0"]
