@@ -110,7 +110,7 @@ def test_status_json(site: Site, toy: Path, radpatch) -> None:  # type: ignore[n
         return entry  # type: ignore[no-any-return]
 
     entry = status()
-    assert {k: entry[k] for k in ("schema", "patch", "state", "package", "distribution", "provides", "installed_version", "supported", "pending")} == {
+    assert {k: entry[k] for k in ("schema_version", "patch", "state", "package", "distribution", "provides", "installed_version", "supported", "pending")} == {
         "schema_version": 1, "patch": "toy", "state": "not-applied", "package": "toypkg", "distribution": "toypkg", "provides": None,
         "installed_version": "1.0", "supported": ">=1.0,<2", "pending": False}
     files = {Path(f["path"]): f for f in entry["files"]}
