@@ -12,7 +12,8 @@ A patch must not add to this set. `problems(source)` follows Python's own rules:
   path has not (if/else, try/except, loops and `return`/`raise` are followed);
 - `if TYPE_CHECKING:` bodies never run: their imports serve annotations only (annotations are not
   evaluated under `from __future__ import annotations`, in function bodies, or on Python 3.14+);
-- a star import can provide any public name from its position on, nothing else.
+- a star import can provide any public name from its position on, nothing else; `globals()`
+  (as in `globals().update(...)`) any name.
 
 Conditional bindings at module level count as bindings (`try: import x / except ImportError:`,
 `if ...: def f`), so vLLM's modules pass as they are; `introduced()` compares the patched module
@@ -366,6 +367,7 @@ class _Walker:
         self.lazy_uses: list[tuple[str, int, _Scope]] = []
         self.typing: dict[str, int] = {}  # names bound only for type checkers, where
         self.star: int | None = None  # line of the first run-time star import
+        self.dynamic: int | None = None  # line of the first use of globals()
         self.future_annotations = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
                                       for s in tree.body)
         self.global_assigned = {n for s in scopes.values() if s.kind != "module" for n in s.bound & s.globals_}
@@ -681,6 +683,8 @@ class _Walker:
 
     def use(self, name: str, line: int, c: _Ctx) -> None:
         scope = c.scope
+        if name == "globals" and self.dynamic is None:  # globals().update(...) may bind any name from here on
+            self.dynamic = line
         if scope.kind == "module":
             self.module_read(name, line, scope, c.flow)
         elif name in scope.globals_:
@@ -774,7 +778,9 @@ class _Walker:
         return name in self.rt.builtins or name in _MODULE_DUNDERS
 
     def starred(self, name: str, line: int | None) -> bool:
-        """Could a run-time star import (before `line`, if given) provide `name`?"""
+        """Could a run-time star import or globals() (before `line`, if given) provide `name`?"""
+        if self.dynamic is not None and (line is None or self.dynamic < line):
+            return True
         return self.star is not None and not name.startswith("_") and (line is None or self.star < line)
 
     def unbind(self, name: str, line: int, c: _Ctx) -> None:

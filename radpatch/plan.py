@@ -138,9 +138,13 @@ def names_error(before: bytes, after: bytes, where: str, python: PythonEnv | Non
 
 def placement_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code."""
+    try:
+        trees = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return f"the patched {where} cannot be parsed by radpatch's own Python to check where its code lands ({type(exc).__name__})"
     for check in (proofs.shadowed, proofs.dead_changes):
-        found = check(ast.parse(before), ast.parse(after))
-        if found:
+        found = check(*trees)
+        if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
             k = proofs.first_failing(len(rws), lambda k: bool(check(ast.parse(before), ast.parse(forward(patch, rws[:k], before, where)))))
             rw = rws[(k or len(rws)) - 1]
             return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"

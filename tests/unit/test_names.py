@@ -236,6 +236,12 @@ def test_a_star_import_provides_public_names_from_its_position_on() -> None:
     assert found("X = 1\nY = early\nfrom somewhere import *\n", before) == [("<module>", "early", 2)]
 
 
+def test_globals_update_may_bind_any_name_from_its_position_on() -> None:
+    original = "def _load():\n    globals().update(ops=1)\n\n\n_load()\nX = 1\n"
+    assert found(original.replace("X = 1", "X = ops"), original) == []
+    assert found(original.replace("def _load", "Y = ops\n\n\ndef _load"), original) == [("<module>", "ops", 1)]
+
+
 def test_main_a_docstring_mentioning_a_star_import_does_not_switch_the_check_off() -> None:
     original = '"""Use it as:\n\nfrom mypkg import *\n"""\n\n\ndef f():\n    return 1\n'
     assert found(original.replace("return 1", "return missing"), original) == [("f", "missing", 8)]
