@@ -162,18 +162,49 @@ def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) ->
     return None
 
 
+NAMES_HINT = ("every name the patched code uses must be defined: import it first (an `add_import` rewrite before it, "
+              "or the import in the payload), keep the code that defines it, or, if this version lacks it, declare a `versions:` variant")
+
+
 def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> None:
-    """Refuse unless `after` compiles, adds no undefined name and reverses to `before` exactly."""
-    steps: tuple[tuple[Callable[[], str | None], str], ...] = (
-        (lambda: compile_error(after, where), ""),
-        (lambda: names_error(before, after, where), "this version's code lacks names the rewrite relies on; declare a variant for it"),
-        (lambda: reverse_error(patch, rws, before, after, where),
-         "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"),
-    )
-    for step, hint in steps:
-        why = step()
-        if why:
-            raise RefusedError(f"{patch.name}: {why}", hint)
+    """Refuse unless `after` compiles, adds no undefined name and reverses to `before` exactly.
+    A refusal names the first rewrite that causes it (its id and registry file:line)."""
+    why = compile_error(after, where)
+    if why:
+        culprit = _first(patch, rws, before, where, lambda d: compile_error(d, where) is not None)
+        _refuse(patch, culprit, where, why, "fix the rewrite's code so the patched file is valid Python at that place")
+    why = names_error(before, after, where)
+    if why:
+        missing = set(names.introduced(_text(before), _text(after), where))
+        culprit = _first(patch, rws, before, where,
+                         lambda d: bool(missing & set(names.introduced(_text(before), _text(d), where))))
+        _refuse(patch, culprit, where, why, NAMES_HINT)
+    why = reverse_error(patch, rws, before, after, where)
+    if why:
+        raise RefusedError(f"{patch.name}: {why}",
+                           "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)")
+
+
+def _refuse(patch: Patch, culprit: Rewrite | None, where: str, why: str, hint: str) -> None:
+    if culprit is None:
+        raise RefusedError(f"{patch.name}: {why}", hint)
+    raise RefusedError(f"{patch.name}: rewrite {culprit.id!r} ({culprit.where}): {why}", hint)
+
+
+def _first(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str, bad: Callable[[bytes], bool]) -> Rewrite | None:
+    """The first rewrite after which the file is `bad` (None when a prefix cannot be planned)."""
+    data = before
+    for rw in rws:
+        try:
+            data = forward(patch, (rw,), data, where)
+        except RefusedError:
+            return None
+        try:
+            if bad(data):
+                return rw
+        except (SyntaxError, ValueError):  # an intermediate state symtable cannot read: keep going
+            continue
+    return None
 
 
 def _text(data: bytes) -> str:

@@ -20,6 +20,7 @@ from radpatch.matching import (
     find_scope,
     find_statements,
     parse_statements,
+    run_length,
     walk,
 )
 from radpatch.model import Delete
@@ -43,12 +44,12 @@ def marker(op: Delete) -> str:
 def forward(src: Source, op: Delete) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         scope = find_scope(module, op.scope, offset)
-        n = len(parse_statements(op.find))
-        hits = statement_paths(find_statements(module, scope, [code_of(module, s) for s in parse_statements(op.find)]))
+        hits = statement_paths(find_statements(module, scope, op.find))
         block, i = slot_of(select(module, hits, "statement `find`", op.scope, op, offset,
                                   candidates(module, scope_statements(scope), op.find, offset)))
         holder = block[-1]
         body = list(block_body(holder))
+        n = run_length(module, body, i, op.find)
         lines = _lines(body[i])
         del body[i:i + n]
         if i < len(body):
