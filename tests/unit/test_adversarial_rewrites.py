@@ -130,3 +130,31 @@ def test_several_statements_on_real_vllm_apply_and_revert_byte_for_byte(case: st
     assert radpatch(*reg, "apply", "op").code == 0 and site.snapshot() == patched
     assert radpatch(*reg, "revert", "op").code == 0
     assert {p: (site.root / p).read_bytes() for p in originals} == originals
+
+
+# --- a new constant whose value reads a module name ----------------------------------------------
+
+def test_a_new_constant_goes_after_the_module_names_its_value_reads() -> None:
+    from radpatch.model import SetConstant
+
+    check("import os\n\nlogger = None\nTIMEOUT_MINS = 5\n\n\ndef f():\n    return TIMEOUT_MINS\n",
+          SetConstant("TIMEOUT_MS", "TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))"),
+          "import os\n\nlogger = None\nTIMEOUT_MINS = 5\nTIMEOUT_MS = TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))\n\n\n"
+          "def f():\n    return TIMEOUT_MINS\n")
+
+
+def test_a_new_constant_reading_only_imports_goes_after_the_imports() -> None:
+    from radpatch.model import SetConstant
+
+    check("import os\n\nTIMEOUT_MINS = 5\n", SetConstant("X", "os.sep"), "import os\nX = os.sep\n\nTIMEOUT_MINS = 5\n")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_new_constant_from_an_upstream_constant_is_defined_after_it_in_real_core(version: str) -> None:
+    from radpatch.model import SetConstant
+
+    patch = patch_of(SetConstant("RADIANCE_HANDSHAKE_MS", "HANDSHAKE_TIMEOUT_MINS * 60_000"))
+    data = fixture(version, "vllm/v1/engine/core.py")
+    after = plan.plan(patch, patch.rewrites, "m", Path("core.py"), data).after.decode()
+    assert after.index("RADIANCE_HANDSHAKE_MS = ") > after.index("HANDSHAKE_TIMEOUT_MINS = 5")
+    assert plan.backward(patch, patch.rewrites, after.encode(), "core.py") == data
