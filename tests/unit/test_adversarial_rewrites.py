@@ -158,3 +158,16 @@ def test_a_new_constant_from_an_upstream_constant_is_defined_after_it_in_real_co
     after = plan.plan(patch, patch.rewrites, "m", Path("core.py"), data).after.decode()
     assert after.index("RADIANCE_HANDSHAKE_MS = ") > after.index("HANDSHAKE_TIMEOUT_MINS = 5")
     assert plan.backward(patch, patch.rewrites, after.encode(), "core.py") == data
+
+
+# --- two deletes of equal statements -------------------------------------------------------------
+
+PUBLISH = "def loop(self):\n    while self.running():\n        self.poll()\n        self.publish()\n        self.step()\n        self.publish()\n"
+
+
+@pytest.mark.parametrize("first", [1, 2])
+def test_two_deletes_of_equal_statements_undo(first: int) -> None:
+    marker = "# radpatch: deleted: self.publish()"
+    check(PUBLISH, (Delete("loop", "self.publish()", occurrence=first), Delete("loop", "self.publish()")),
+          "def loop(self):\n    while self.running():\n        self.poll()\n"
+          f"        {marker}\n        self.step()\n        pass  {marker}\n")
