@@ -171,3 +171,14 @@ def test_two_deletes_of_equal_statements_undo(first: int) -> None:
     check(PUBLISH, (Delete("loop", "self.publish()", occurrence=first), Delete("loop", "self.publish()")),
           "def loop(self):\n    while self.running():\n        self.poll()\n"
           f"        {marker}\n        self.step()\n        pass  {marker}\n")
+
+
+# --- code that holds only comments ---------------------------------------------------------------
+
+def test_code_of_only_comments_is_a_registry_error_naming_the_key(tmp_path: Path) -> None:
+    from tests.unit.test_registry import VALID, problems, write
+
+    text = VALID.replace('code: "size = _rp_helper(size)"', 'code: "# size = _rp_helper(size)"')
+    assert text != VALID
+    (problem,) = problems(write(tmp_path, text))
+    assert "rewrites[3].insert_after.code" in problem and "holds only comments" in problem
