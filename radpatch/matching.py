@@ -41,6 +41,11 @@ class NearMiss(NotFound):
     hint = "`find` is close to the code shown but not equal: fix `find` (layout, quotes and comments do not matter, the code does)"
 
 
+SCOPE_NEAR = "fix the name in `scope:`/`function:` (a definition with a similar name is shown; names are case-sensitive)"
+SCOPE_MISSING = ("this version defines no such function or class: check the name in `scope:`/`function:` and the version "
+                 "range, or declare a `versions:` variant of the rewrite")
+
+
 class Ambiguous(MatchFailure):
     hint = "narrow it with `within:` (an enclosing statement, e.g. `for x in y:`) or pick one with `occurrence: N`"
 
@@ -98,7 +103,8 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
                 names = [s.name.value for s in body if isinstance(s, _DEFS)]
                 close = difflib.get_close_matches(part, names, n=3)
                 tip = f"; closest: {', '.join(close)}" if close else ""
-                raise (NearMiss if close else NotFound)(f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}")
+                raise (NearMiss if close else NotFound)(f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}",
+                                                        SCOPE_NEAR if close else SCOPE_MISSING)
             raise Ambiguous(f"scope {qualname!r}: {where} defines {part!r} {len(hits)} times (lines {', '.join(str(n) for n in lines_of(module, hits, offset))})",
                             "the module redefines it; the later definition is the one that runs: patch that one by a rewrite on its own module or narrow the scope")
         path = (*path, block, hits[0]) if block is not None else (*path, hits[0])
@@ -154,34 +160,52 @@ def code_of(module: cst.Module, node: cst.CSTNode) -> str:
     return module.code_for_node(node)
 
 
-def find_statements(module: cst.Module, scope: Path_, pattern: Sequence[str]) -> list[tuple[Path_, int]]:
-    """Slots where the consecutive statements equal `pattern` (each a statement's code)."""
-    keys = [stmt_key(p) for p in pattern]
-    shapes = [_shape(s) for p in pattern for s in parse_statements(p)[:1]]
+def find_statements(module: cst.Module, scope: Path_, code: str) -> list[tuple[Path_, int]]:
+    """Slots where a run of consecutive statements equals the statements of `code` (compared as
+    `ast` statements, so `a = 1; b = 2` typed on one line matches the two lines upstream has)."""
+    want = _flat(parse_statements(code))
     hits = []
     for block, i in statement_slots(scope):
         body = block_body(block[-1])
-        if i + len(keys) > len(body):
-            continue
-        if any(_shape(body[i + j]) != shape for j, shape in enumerate(shapes)):
-            continue  # cheap pre-filter: generating code for every statement is the slow part
-        if all(_stmt_matches(module, body[i + j], k) for j, k in enumerate(keys)):
-            hits.append((block, i))
+        n = _covering(body, i, len(want))
+        if n is not None and _flat(body[i:i + n]) == want and _run_key(module, body[i:i + n]) == _code_key(code):
+            hits.append((block, i))  # _flat first: a cheap pre-filter, generating code for every statement is the slow part
     return hits
 
 
-def _shape(node: cst.BaseStatement) -> tuple[type, ...]:
-    """Node types that any AST-equal statement must share (comments and layout aside)."""
-    if isinstance(node, cst.SimpleStatementLine):
-        return (cst.SimpleStatementLine, *(type(s) for s in node.body))
-    return (type(node),)
+def run_length(module: cst.Module, body: Sequence[cst.BaseStatement], i: int, code: str) -> int:
+    """How many statements from body[i] the match of `code` there spans."""
+    n = _covering(body, i, len(_flat(parse_statements(code))))
+    assert n is not None
+    return n
 
 
-def _stmt_matches(module: cst.Module, node: cst.BaseStatement, key: str) -> bool:
+def _flat(stmts: Sequence[cst.BaseStatement]) -> list[type]:
+    """Node types of the `ast` statements that `stmts` are (a line `a; b` is two); any AST-equal
+    code shares them, whatever its layout and comments."""
+    return [type(s) for st in stmts for s in (st.body if isinstance(st, cst.SimpleStatementLine) else (st,))]
+
+
+def _covering(body: Sequence[cst.BaseStatement], i: int, count: int) -> int | None:
+    """The number of statements from body[i] that hold exactly `count` ast statements, if any."""
+    total = 0
+    for j in range(i, len(body)):
+        st = body[j]
+        total += len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1
+        if total >= count:
+            return j - i + 1 if total == count else None
+    return None
+
+
+def _code_key(code: str) -> str:
+    return stmt_key(textwrap.dedent(code).strip("\n") + "\n")
+
+
+def _run_key(module: cst.Module, stmts: Sequence[cst.BaseStatement]) -> str | None:
     try:
-        return stmt_key(code_of(module, node)) == key
+        return stmt_key("".join(textwrap.dedent(code_of(module, s)) for s in stmts))
     except SyntaxError:
-        return False
+        return None
 
 
 def find_expressions(module: cst.Module, scope: Path_, pattern: str) -> list[Path_]:

@@ -201,20 +201,53 @@ def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) ->
     return None
 
 
+NAMES_HINT = ("every name the patched code uses must be defined: import it first (an `add_import` rewrite before it, "
+              "or the import in the payload), keep the code that defines it, or, if this version lacks it, declare a `versions:` variant")
+
+
 def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> None:
     """Refuse unless `after` compiles (in the target's grammar), adds no unresolvable name, puts
-    its code where it runs and reverses to `before` exactly."""
-    steps: tuple[tuple[Callable[[], str | None], str], ...] = (
-        (lambda: compile_error(after, where, python, before), ""),
-        (lambda: names_error(before, after, where, python), "this version's code lacks names the rewrite relies on; declare a variant for it"),
-        (lambda: placement_error(patch, rws, before, after, where), "rename the payload definition, or point the rewrite at the definition that runs"),
-        (lambda: reverse_error(patch, rws, before, after, where),
-         "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"),
-    )
-    for step, hint in steps:
-        why = step()
-        if why:
-            raise RefusedError(f"{patch.name}: {why}", hint)
+    its code where it runs and reverses to `before`. A refusal names the first rewrite that
+    causes it (its id and registry file:line)."""
+    why = compile_error(after, where, python, before)
+    if why:
+        culprit = _first(patch, rws, before, where, lambda d: compile_error(d, where, python, before) is not None)
+        _refuse(patch, culprit, where, why, "fix the rewrite's code so the patched file is valid Python at that place")
+    why = names_error(before, after, where, python)
+    if why:
+        missing = {p.key for p in names.introduced(_text(before), _text(after), where)}
+        culprit = _first(patch, rws, before, where,
+                         lambda d: bool(missing & {p.key for p in names.introduced(_text(before), _text(d), where)}))
+        _refuse(patch, culprit, where, why, NAMES_HINT)
+    why = placement_error(patch, rws, before, after, where)
+    if why:
+        raise RefusedError(f"{patch.name}: {why}", "rename the payload definition, or point the rewrite at the definition that runs")
+    why = reverse_error(patch, rws, before, after, where)
+    if why:
+        raise RefusedError(f"{patch.name}: {why}",
+                           "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)")
+
+
+def _refuse(patch: Patch, culprit: Rewrite | None, where: str, why: str, hint: str) -> None:
+    if culprit is None:
+        raise RefusedError(f"{patch.name}: {why}", hint)
+    raise RefusedError(f"{patch.name}: rewrite {culprit.id!r} ({culprit.where}): {why}", hint)
+
+
+def _first(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str, bad: Callable[[bytes], bool]) -> Rewrite | None:
+    """The first rewrite after which the file is `bad` (None when a prefix cannot be planned)."""
+    data = before
+    for rw in rws:
+        try:
+            data = forward(patch, (rw,), data, where)
+        except RefusedError:
+            return None
+        try:
+            if bad(data):
+                return rw
+        except (SyntaxError, ValueError):  # an intermediate state symtable cannot read: keep going
+            continue
+    return None
 
 
 def _text(data: bytes) -> str:

@@ -162,6 +162,9 @@ def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     why = _parses(textwrap.dedent(code))
     if why and (why.startswith("nested") or not is_expression(code)):
         raise ctx.fail(node, path, f"is not Python code: {why}")
+    if not why and not ast.parse(textwrap.dedent(code)).body:
+        raise ctx.fail(node, path, "holds only comments; write at least one statement (radpatch matches and places code, "
+                                   "not comments; to delete code, use the `delete` operation)")
     return code
 
 

@@ -20,6 +20,8 @@ from radpatch.matching import (
     NearMiss,
     NotFound,
     Path_,
+    SCOPE_MISSING,
+    SCOPE_NEAR,
     block_body,
     closest,
     code_of,
@@ -67,7 +69,8 @@ def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
             raise Ambiguous(f"scope {qualname!r}: the module defines {top!r} {len(hits)} times (ambiguous: lines {lines})",
                             "the last definition is the one that runs; a rewrite cannot tell which one is meant")
         close = difflib.get_close_matches(top, src.names(), n=3)
-        raise (NearMiss if close else NotFound)(f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}")
+        raise (NearMiss if close else NotFound)(f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}",
+                                                SCOPE_NEAR if close else SCOPE_MISSING)
     t = src.tops[hits[0]]
     new = as_module(edit(cst.parse_module(src.text_of(t.start, t.end)), t.start)).code
     return src.splice(hits[0], hits[0] + 1, new, (Top(t.name, 0, len(Source.parse_lines(new)), t.binds),))
@@ -109,14 +112,24 @@ def select(module: cst.Module, hits: list[Path_], what: str, scope: str, op: Sel
     """The one hit the rewrite means: narrowed by `within`, picked by `occurrence`, else unique.
     `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was."""
     within = op.within if op else None
+    everywhere = hits
     if within:
         hits = [h for h in hits if _is_within(module, h, within, undo)]
     nth = op.occurrence if op else None
     where = f"{scope}" + (f" within `{_one_line(within)}`" if within else "")
+    if within and everywhere and not hits:
+        lines = lines_of(module, [h[-1] for h in everywhere], offset)
+        raise NotFound(f"{what} matches {len(everywhere)} time(s) in {scope} (lines {', '.join(map(str, lines))}) "
+                       f"but none within `{_one_line(within)}`",
+                       "fix `within:`: an enclosing statement of the match (a compound statement's header such as "
+                       "`for x in y:`, or a whole statement), written as in the code")
     if nth is not None:
         if nth <= len(hits):
             return hits[nth - 1]
-        raise NotFound(f"{what} has {len(hits)} match(es) in {where}; occurrence {nth} does not exist")
+        lines = lines_of(module, [h[-1] for h in hits], offset)
+        shown = f" (the matches are at lines {', '.join(map(str, lines))})" if hits else ""
+        raise NotFound(f"{what} has {len(hits)} match(es) in {where}; occurrence {nth} does not exist{shown}",
+                       f"`occurrence:` counts the matches in source order from 1: pick one of 1..{len(hits)}" if hits else "")
     if len(hits) == 1:
         return hits[0]
     if not hits:

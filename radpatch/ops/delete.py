@@ -20,6 +20,7 @@ from radpatch.matching import (
     find_scope,
     find_statements,
     parse_statements,
+    run_length,
     walk,
 )
 from radpatch.model import Delete
@@ -43,12 +44,12 @@ def marker(op: Delete) -> str:
 def forward(src: Source, op: Delete) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         scope = find_scope(module, op.scope, offset)
-        n = len(parse_statements(op.find))
-        hits = statement_paths(find_statements(module, scope, [code_of(module, s) for s in parse_statements(op.find)]))
+        hits = statement_paths(find_statements(module, scope, op.find))
         block, i = slot_of(select(module, hits, "statement `find`", op.scope, op, offset,
                                   candidates(module, scope_statements(scope), op.find, offset)))
         holder = block[-1]
         body = list(block_body(holder))
+        n = run_length(module, body, i, op.find)
         lines = _lines(body[i])
         del body[i:i + n]
         if i < len(body):
@@ -67,9 +68,11 @@ def inverse(src: Source, op: Delete) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         scope = find_scope(module, op.scope, offset)
         found = [(b, i) for b, i in _slots(scope) if _marks(block_body(b[-1])[i], text)]
-        if len(found) != 1:
-            raise NotUndoable(f"{len(found)} `{text}` comments in {op.scope}; expected exactly one where the code was deleted")
-        block, i = found[0]
+        if not found:
+            raise NotUndoable(f"no `{text}` comment in {op.scope}, where the code was deleted")
+        # Several: rewrites that deleted equal statements (undone last first). Each comment puts back
+        # the same code, so any order restores the same module; the proof checks that it does.
+        block, i = found[-1]
         holder = block[-1]
         body = list(block_body(holder))
         restored = parse_statements(op.find)

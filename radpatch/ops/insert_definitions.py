@@ -61,7 +61,8 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
         if anchor:
             raise Ambiguous(f"the module defines {op.anchor!r} {len(anchor)} times (lines {', '.join(str(src.tops[a].start + 1) for a in anchor)})")
         close = difflib.get_close_matches(op.anchor, src.names(), n=3)
-        raise (NearMiss if close else NotFound)(f"top-level definition {op.anchor!r} not found in the module; {near(op.anchor, src.names())}")
+        raise (NearMiss if close else NotFound)(f"top-level definition {op.anchor!r} not found in the module; {near(op.anchor, src.names())}",
+                                                "fix the name in `before:`/`after:` (a top-level def or class of the module)" if close else "")
     for name in op.names:
         bound = _binding(src, name)
         if bound:

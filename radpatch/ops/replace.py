@@ -20,6 +20,7 @@ from radpatch.matching import (
     find_statements,
     parse_statements,
     replace_on_path,
+    run_length,
     walk,
 )
 from radpatch.merge import merge
@@ -39,7 +40,7 @@ def inverse(src: Source, op: Replace) -> Source:
 def _hits(module: cst.Module, scope: Path_, code: str, expression: bool) -> list[Path_]:
     if expression:
         return find_expressions(module, scope, code)
-    return statement_paths(find_statements(module, scope, [code_of(module, s) for s in parse_statements(code)]))
+    return statement_paths(find_statements(module, scope, code))
 
 
 def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNode:
@@ -60,20 +61,22 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
                      candidates(module, scope_statements(scope), old, offset))
     if expression:
         return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
-    return _swap_statements(hit, parse_statements(old), parse_statements(new))
+    return _swap_statements(module, hit, old, new)
 
 
-def _swap_statements(hit: Path_, old: list[cst.BaseStatement], new: list[cst.BaseStatement]) -> cst.CSTNode:
+def _swap_statements(module: cst.Module, hit: Path_, old_code: str, new_code: str) -> cst.CSTNode:
     block, i = slot_of(hit)
     body = list(block_body(block[-1]))
-    if len(new) == len(old):
-        stmts = [merge(o, a, b) for o, a, b in zip(body[i:i + len(old)], old, new)]
+    n = run_length(module, body, i, old_code)  # `find` typed as `a; b` spans two upstream lines
+    old, new = parse_statements(old_code), parse_statements(new_code)
+    if n == len(old) == len(new):
+        stmts = [merge(o, a, b) for o, a, b in zip(body[i:i + n], old, new)]
     else:
         # The replaced lines' comments (above, and after the last one) stay where they were.
         stmts = list(new)
         stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)  # type: ignore[attr-defined]
-        last = body[i + len(old) - 1]
+        last = body[i + n - 1]
         if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
             stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)
-    body[i:i + len(old)] = stmts  # type: ignore[assignment]
+    body[i:i + n] = stmts  # type: ignore[assignment]
     return with_body(block, body)

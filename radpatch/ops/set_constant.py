@@ -55,7 +55,19 @@ def forward(src: Source, op: SetConstant) -> Source:
     if bound:
         raise Clash(f"the module already binds {op.name} (line {src.tops[bound[0]].start + 1})",
                     "to change it, give `from:` with its current value; to add a new constant, pick a new name")
-    return insert_line(src, after_imports(src), f"{op.name} = {expression_text(op.value)}", Top(None, 0, 1, (op.name,)))
+    return insert_line(src, _place(src, op.value), f"{op.name} = {expression_text(op.value)}", Top(None, 0, 1, (op.name,)))
+
+
+def _place(src: Source, value: str) -> int:
+    """Where a new constant goes: after the module's imports, and after the first top-level
+    statement binding each module name its value reads (else importing the module would fail)."""
+    reads = {n.id for n in ast.walk(ast.parse(expression_text(value), mode="eval")) if isinstance(n, ast.Name)}
+    at = after_imports(src)
+    for name in reads:
+        bound = [i for i, t in enumerate(src.tops) if name in t.binds]
+        if bound:
+            at = max(at, bound[0] + 1)
+    return at
 
 
 def inverse(src: Source, op: SetConstant) -> Source:
