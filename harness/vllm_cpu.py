@@ -29,8 +29,8 @@ transformers_utils.gguf_utils; gone in 0.24+); all other
 packages are needed by every release checked (0.21.0, 0.22.0, 0.23.0, 0.25.0, 0.26.0,
 0.27.1, 0.32.0, 0.33.0).  0.33.0 pins torch 2.14.0 but imports and plans fine with 2.13.0.
 Releases before 0.21.0 import two more pure/binary packages on the same chain
-(``RELEASE_EXTRAS``: ``diskcache`` from v1/structured_output/utils.py on 0.12-0.20,
-``blake3`` from vllm/utils on 0.12): they go into a small shared directory
+(``RELEASE_EXTRAS``: ``diskcache`` from v1/structured_output/utils.py on 0.11-0.20,
+``blake3`` from vllm/utils on 0.11-0.12, ``setproctitle`` on 0.11): they go into a small shared directory
 (``extras/<key>/``, ``pip install --target``) that such a release's ``.pth`` also names,
 so the shared deps venv (and its cache key) stays the same for every release.
 
@@ -169,7 +169,8 @@ SHARED_DEPS: tuple[str, ...] = (
 
 # (first release, first release no longer needing them, pinned packages) -- see the docstring.
 RELEASE_EXTRAS: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]], ...] = (
-    ((0, 12, 0), (0, 21, 0), ("diskcache==5.6.3", "blake3==1.0.11")),
+    ((0, 11, 0), (0, 21, 0), ("diskcache==5.6.3", "blake3==1.0.11")),
+    ((0, 11, 0), (0, 12, 0), ("setproctitle==1.3.8",)),
 )
 
 MARKER = ".radpatch-complete"
@@ -362,10 +363,10 @@ def ensure_extras(root: Path, pins: tuple[str, ...], pip_python: Path) -> Path:
     """A directory holding `pins` (pip install --target, no deps), built once per pin set."""
     key = hashlib.sha256("\n".join(pins).encode()).hexdigest()[:12]
     target = root / "extras" / f"{py_tag()}-{key}"
-    if is_complete(target):
+    if (target / MARKER).is_file():  # a directory, not a venv: no bin/python
         return target
     with locked(root / "locks" / f"extras-{key}.lock"):
-        if is_complete(target):
+        if (target / MARKER).is_file():
             return target
         remove_tree(target)
         target.parent.mkdir(parents=True, exist_ok=True)
