@@ -214,6 +214,7 @@ def plot(json_path: Path, png: Path) -> int:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     report = json.loads(json_path.read_text())["report"]
     layouts = [e for e in report["layouts"] if "error" not in e]
@@ -248,6 +249,10 @@ def plot(json_path: Path, png: Path) -> int:
                        label="t=0% (most capacity)")
         ax.axvline(cap + 0.5, color="#888888", ls="--", lw=0.8)
         ax.set_xscale("log")
+        ticks = [t for t in (1, 2, 3, 5, 10, 20, 50, 100) if t <= max(xs) * 1.5]
+        ax.set_xticks(ticks)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("KV cache groups (log)", fontsize=8)
         ax.set_ylabel("KV tokens vs upstream (%)", fontsize=8)
         ax.set_title(e["title"], fontsize=9)

@@ -10,9 +10,11 @@ import builtins
 import inspect
 import logging
 import symtable
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +29,11 @@ KNOBS = (
     "RADIANCE_KV_GROUP_OPT", "RADIANCE_KV_GROUP_SIZE", "RADIANCE_KV_GROUP_MAX_GROUPS",
     "RADIANCE_KV_GROUP_TOLERANCE",
 )
-DEFAULT_TOLERANCE = 1.75  # RADIANCE_KV_GROUP_TOLERANCE's default (registry/kv_group_size.yaml)
+# RADIANCE_KV_GROUP_TOLERANCE's default as the registry documents it; the payload must agree
+DEFAULT_TOLERANCE = float(
+    yaml.safe_load((Path(__file__).resolve().parents[2] / "registry" / "kv_group_size.yaml")
+                   .read_text())["knobs"]["RADIANCE_KV_GROUP_TOLERANCE"]["default"]
+)
 SEED_LINE = (
     "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request "
     "(upstream would pick size 5)"
