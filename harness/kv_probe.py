@@ -293,9 +293,19 @@ def mamba_kwargs(iface: Any, layout: Layout, params: dict[str, Any]) -> dict[str
                                                  layout.spec_tokens)),
     }
     if "mamba_type" in params:
-        registry = importlib.import_module("vllm.v1.attention.backends.registry")
-        kwargs["mamba_type"] = registry.MambaAttentionBackendEnum[params["mamba_type"]]
+        kwargs["mamba_type"] = mamba_backend_enum()[params["mamba_type"]]
     return kwargs
+
+
+def mamba_backend_enum() -> Any:
+    """vLLM's MambaAttentionBackendEnum: vllm/v1/attention/backends/registry.py (0.17+) or
+    vllm/attention/backends/registry.py (0.12-0.16)."""
+    for name in ("vllm.v1.attention.backends.registry", "vllm.attention.backends.registry"):
+        try:
+            return importlib.import_module(name).MambaAttentionBackendEnum
+        except (ImportError, AttributeError):
+            continue
+    raise SystemExit("kv_probe: this vLLM has no MambaAttentionBackendEnum")
 
 
 def make_spec(iface: Any, layout: Layout, layer: Layer) -> Any:

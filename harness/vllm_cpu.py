@@ -28,6 +28,11 @@ imported by the planning-code import chain of 0.21.x-0.23.x (vllm.config ->
 transformers_utils.gguf_utils; gone in 0.24+); all other
 packages are needed by every release checked (0.21.0, 0.22.0, 0.23.0, 0.25.0, 0.26.0,
 0.27.1, 0.32.0, 0.33.0).  0.33.0 pins torch 2.14.0 but imports and plans fine with 2.13.0.
+Releases before 0.21.0 import two more pure/binary packages on the same chain
+(``RELEASE_EXTRAS``: ``diskcache`` from v1/structured_output/utils.py on 0.11-0.20,
+``blake3`` from vllm/utils on 0.11-0.12, ``setproctitle`` on 0.11): they go into a small shared directory
+(``extras/<key>/``, ``pip install --target``) that such a release's ``.pth`` also names,
+so the shared deps venv (and its cache key) stays the same for every release.
 
 Crash safety: a venv counts as built only once its completion marker
 (``.radpatch-complete``, JSON) is written, last, atomically.  A directory without it is
@@ -160,6 +165,12 @@ SHARED_DEPS: tuple[str, ...] = (
     "uvloop==0.23.0",
     "xgrammar==0.2.9",
     "yarl==1.25.1",
+)
+
+# (first release, first release no longer needing them, pinned packages) -- see the docstring.
+RELEASE_EXTRAS: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]], ...] = (
+    ((0, 11, 0), (0, 21, 0), ("diskcache==5.6.3", "blake3==1.0.11")),
+    ((0, 11, 0), (0, 12, 0), ("setproctitle==1.3.8",)),
 )
 
 MARKER = ".radpatch-complete"
@@ -330,6 +341,44 @@ def ensure_deps(root: Path) -> Path:
         return venv
 
 
+def version_tuple(version: str) -> tuple[int, ...]:
+    """(0, 18, 1) for "0.18.1"; non-numeric tails (".post1", "rc1") are ignored."""
+    parts: list[int] = []
+    for piece in version.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit()) if piece[:1].isdigit() else ""
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def release_extras(version: str) -> tuple[str, ...]:
+    """The extra pinned packages vllm==version's planning import chain needs."""
+    v = version_tuple(version)
+    return tuple(pkg for first, stop, pkgs in RELEASE_EXTRAS if first <= v < stop
+                 for pkg in pkgs)
+
+
+def ensure_extras(root: Path, pins: tuple[str, ...], pip_python: Path) -> Path:
+    """A directory holding `pins` (pip install --target, no deps), built once per pin set."""
+    key = hashlib.sha256("\n".join(pins).encode()).hexdigest()[:12]
+    target = root / "extras" / f"{py_tag()}-{key}"
+    if (target / MARKER).is_file():  # a directory, not a venv: no bin/python
+        return target
+    with locked(root / "locks" / f"extras-{key}.lock"):
+        if (target / MARKER).is_file():
+            return target
+        remove_tree(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        log = log_path(root, f"extras-{py_tag()}-{key}")
+        say(f"installing {', '.join(pins)} into {target} (pip log: {log})")
+        run_logged([str(pip_python), "-m", "pip", "install", "--no-deps",
+                    "--only-binary=:all:", "--target", str(target), *pins],
+                   log, "install release extras")
+        mark_complete(target, {"pins": list(pins), "python": sys.version})
+        return target
+
+
 # ---------------------------------------------------------------------------- wheels
 
 
@@ -394,7 +443,11 @@ def build_template(root: Path, version: str, venv: Path) -> None:
     wheels = ensure_wheel(root, version, venv_python(deps), log)
     say(f"building vllm {version} venv {venv} (pip log: {log})")
     make_venv(venv, log, with_pip=False)
-    (site_packages(venv) / DEPS_PTH).write_text(f"{site_packages(deps)}\n")
+    paths = [str(site_packages(deps))]
+    extras = release_extras(version)
+    if extras:
+        paths.append(str(ensure_extras(root, extras, venv_python(deps))))
+    (site_packages(venv) / DEPS_PTH).write_text("".join(f"{p}\n" for p in paths))
     run_logged([str(venv_python(deps)), "-m", "pip", "--python", str(venv_python(venv)),
                 "install", "--no-deps", "--no-index", "--find-links", str(wheels),
                 f"vllm=={version}"], log, f"install vllm=={version}")
@@ -407,7 +460,7 @@ def build_template(root: Path, version: str, venv: Path) -> None:
         raise ProvisionError(f"fresh install of vllm {version} fails RECORD: {bad[:5]}")
     write_manifest(venv)
     mark_complete(venv, {"version": version, "deps": str(deps), "modules": mods,
-                         "python": sys.version})
+                         "extras": list(extras), "python": sys.version})
     say(f"vllm {version} ready in {time.monotonic() - start:.0f}s")
 
 

@@ -15,7 +15,10 @@
 #
 # Capacity is (available / page_size / group_size) / blocks_per_request, so the chooser minimises
 # group_size * blocks_per_request over the canonical group sizes, never splitting a speculative
-# decoding drafter over two KV cache groups.
+# decoding drafter over two KV cache groups and never going below upstream's capacity. Every KV
+# cache group costs the scheduler, the KV cache manager and the model runner work on every step,
+# so a tolerance (RADIANCE_KV_GROUP_TOLERANCE, percent) then takes, among the sizes within that
+# much of the best capacity, the one with the fewest groups.
 
 
 def _radiance_cdiv(a: int, b: int) -> int:
@@ -96,16 +99,26 @@ def _radiance_choice(
     return g, num_groups, blocks_per_request, reason
 
 
-def _radiance_best_size(
+def _radiance_admissible_sizes(
     bucket_sizes: list[int],
     bucket_costs: list[int],
+    upstream_size: int,
     drafter_size: int,
     drafter_layers: list[int],
     max_groups: int,
-) -> int | None:
-    """The canonical size minimising size * blocks_per_request (ties: fewer groups), or None."""
-    best = None
-    best_key = None
+) -> list[tuple[int, int, int]]:
+    """(size, objective, number of groups) of every size the chooser may return.
+
+    A size is admissible when it is canonical (vLLM's allocator derives exactly it), keeps the
+    drafter in one group, gives at most `max_groups` groups and, when upstream's own size keeps
+    the drafter together, has no less capacity than upstream (objective size * blocks_per_request
+    no larger than upstream's).
+    """
+    up = _radiance_canonical_size(bucket_sizes, upstream_size)
+    floor = None
+    if _radiance_keeps_drafter(drafter_size, drafter_layers, up):
+        floor = up * _radiance_group_stats(bucket_sizes, bucket_costs, up)[1]
+    found = []
     for g in range(1, max(bucket_sizes) + 1):
         if _radiance_canonical_size(bucket_sizes, g) != g:
             continue
@@ -114,12 +127,49 @@ def _radiance_best_size(
         num_groups, blocks_per_request = _radiance_group_stats(
             bucket_sizes, bucket_costs, g
         )
-        if num_groups > max_groups:
+        objective = g * blocks_per_request
+        if num_groups > max_groups or (floor is not None and objective > floor):
             continue
-        key = (g * blocks_per_request, num_groups)
-        if best_key is None or key < best_key:
-            best, best_key = g, key
-    return best
+        found.append((g, objective, num_groups))
+    return found
+
+
+def _radiance_within_tolerance(objective: int, best: int, tolerance: float) -> bool:
+    """Whether a size of this objective has at least (100 - tolerance)% of the best capacity.
+
+    Capacity is proportional to 1 / objective, so the test is
+    objective * (100 - tolerance) <= best * 100, in exact rational arithmetic on the decimal
+    the knob was written as.
+    """
+    from fractions import Fraction
+
+    return objective * (100 - Fraction(str(tolerance))) <= best * 100
+
+
+def _radiance_best_size(
+    bucket_sizes: list[int],
+    bucket_costs: list[int],
+    upstream_size: int,
+    drafter_size: int,
+    drafter_layers: list[int],
+    max_groups: int,
+    tolerance: float = 0.0,
+) -> tuple[int, int] | None:
+    """(best size, size taken) or None when no size is admissible.
+
+    The best size minimises size * blocks_per_request (ties: fewer groups); the size taken
+    has the fewest groups among the admissible sizes within `tolerance` percent of the best
+    capacity (ties: more capacity). With tolerance 0 both are the same.
+    """
+    found = _radiance_admissible_sizes(
+        bucket_sizes, bucket_costs, upstream_size, drafter_size, drafter_layers, max_groups
+    )
+    if not found:
+        return None
+    best = min(found, key=lambda c: (c[1], c[2], c[0]))
+    near = [c for c in found if _radiance_within_tolerance(c[1], best[1], tolerance)]
+    taken = min(near, key=lambda c: (c[2], c[1], c[0]))
+    return best[0], taken[0]
 
 
 def _radiance_choose_group_size(
@@ -132,18 +182,24 @@ def _radiance_choose_group_size(
     max_groups: int = 24,
     forced: int | None = None,
     enabled: bool = True,
+    tolerance: float = 0.0,
 ) -> tuple[int, int, int, str]:
     """Pick the KV cache group size; pure and deterministic.
 
     Returns (size, num_groups, blocks_per_request, reason) with reason one of
-    "optimised", "forced", "disabled", "forced-splits-drafter", "no-candidate".
+    "optimised", "tolerance" (the tolerance took a size with fewer groups than the best),
+    "forced", "disabled", "forced-splits-drafter", "no-candidate".
     `drafter_layers` are the positions of the drafter's layers inside bucket
-    `drafter_bucket`; no returned size other than upstream's splits them.
+    `drafter_bucket`; no returned size other than upstream's splits them, and no size
+    other than a forced one has less capacity than upstream's (when upstream's keeps the
+    drafter together).
     """
     _radiance_validate(
         bucket_sizes, bucket_costs, upstream_size, drafter_bucket, drafter_layers,
         max_groups, forced,
     )
+    if not 0 <= tolerance < 100:
+        raise ValueError(f"tolerance {tolerance!r} is not a percentage in [0, 100)")
     positions = list(drafter_layers or [])
     drafter_size = bucket_sizes[drafter_bucket] if drafter_bucket is not None else 1
     if not enabled:
@@ -155,12 +211,15 @@ def _radiance_choose_group_size(
                 bucket_sizes, bucket_costs, upstream_size, "forced-splits-drafter"
             )
         return _radiance_choice(bucket_sizes, bucket_costs, size, "forced")
-    best = _radiance_best_size(
-        bucket_sizes, bucket_costs, drafter_size, positions, max_groups
+    chosen = _radiance_best_size(
+        bucket_sizes, bucket_costs, upstream_size, drafter_size, positions, max_groups,
+        tolerance,
     )
-    if best is None:
+    if chosen is None:
         return _radiance_choice(bucket_sizes, bucket_costs, upstream_size, "no-candidate")
-    return _radiance_choice(bucket_sizes, bucket_costs, best, "optimised")
+    best, taken = chosen
+    reason = "optimised" if taken == best else "tolerance"
+    return _radiance_choice(bucket_sizes, bucket_costs, taken, reason)
 
 
 def _radiance_positive_int_knob(environ: dict[str, str], name: str) -> int | None:
@@ -177,8 +236,25 @@ def _radiance_positive_int_knob(environ: dict[str, str], name: str) -> int | Non
     return value
 
 
-def _radiance_read_knobs(environ: dict[str, str]) -> tuple[bool, int | None, int]:
-    """(enabled, forced size, max groups) from the environment; ValueError if malformed."""
+def _radiance_tolerance_knob(environ: dict[str, str]) -> float:
+    """RADIANCE_KV_GROUP_TOLERANCE: a percentage in [0, 100), "%" allowed; default 1.75."""
+    name = "RADIANCE_KV_GROUP_TOLERANCE"
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return 1.75
+    text = raw[:-1].strip() if raw.endswith("%") else raw
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a number (a percentage)") from None
+    if not 0 <= value < 100:
+        raise ValueError(f"{name}={raw!r} must be a percentage in [0, 100)")
+    return value
+
+
+def _radiance_read_knobs(environ: dict[str, str]) -> tuple[bool, int | None, int, float]:
+    """(enabled, forced size, max groups, tolerance %) from the environment; ValueError if
+    malformed."""
     raw = environ.get("RADIANCE_KV_GROUP_OPT", "").strip().lower()
     if raw in ("", "1", "true", "yes", "on"):
         enabled = True
@@ -188,7 +264,8 @@ def _radiance_read_knobs(environ: dict[str, str]) -> tuple[bool, int | None, int
         raise ValueError(f"RADIANCE_KV_GROUP_OPT={raw!r} is not 0 or 1")
     forced = _radiance_positive_int_knob(environ, "RADIANCE_KV_GROUP_SIZE")
     max_groups = _radiance_positive_int_knob(environ, "RADIANCE_KV_GROUP_MAX_GROUPS")
-    return enabled, forced, 24 if max_groups is None else max_groups
+    tolerance = _radiance_tolerance_knob(environ)
+    return enabled, forced, 24 if max_groups is None else max_groups, tolerance
 
 
 def _radiance_bucket_costs(spec_buckets: list[list[object]], vllm_config: object) -> list[int]:
@@ -283,34 +360,60 @@ def _radiance_check_draft_flags(
             raise ValueError(f"bucket {b} holds draft specs but no drafter layer was recognised")
 
 
+def _radiance_tolerance_note(
+    bucket_sizes: list[int],
+    bucket_costs: list[int],
+    chosen: tuple[int, int, int, str],
+    best: tuple[int, int, int, str],
+    tolerance: float,
+) -> str:
+    """The INFO line's suffix when the tolerance took a size other than the best one."""
+    size, num_groups, blocks_per_request, _ = chosen
+    best_size, best_groups, best_bpr, _ = best
+    loss = 100 * (1 - (best_size * best_bpr) / (size * blocks_per_request))
+    return (
+        f" [RADIANCE_KV_GROUP_TOLERANCE={tolerance:g}%: {num_groups} groups instead of "
+        f"{best_groups} (size {best_size}) for {loss:.2f}% less capacity]"
+    )
+
+
 def _radiance_plan(
     layer_buckets: list[list[str]],
     spec_buckets: list[list[object]],
     upstream_size: int,
     vllm_config: object,
-) -> tuple[int, int, int, str]:
-    """Everything `_radiance_kv_group_size` decides, as the chooser's answer."""
+) -> tuple[int, int, int, str, str]:
+    """Everything `_radiance_kv_group_size` decides: the chooser's answer and the INFO
+    line's suffix naming the tolerance when it changed the choice ("" otherwise)."""
     import os
 
-    enabled, forced, max_groups = _radiance_read_knobs(dict(os.environ))
+    enabled, forced, max_groups, tolerance = _radiance_read_knobs(dict(os.environ))
     if not enabled:
-        return upstream_size, 0, 0, "disabled"
+        return upstream_size, 0, 0, "disabled", ""
     sizes = [len(names) for names in layer_buckets]
     costs = _radiance_bucket_costs(spec_buckets, vllm_config)
     drafter = _radiance_drafter_positions(layer_buckets, vllm_config)
     _radiance_check_draft_flags(spec_buckets, drafter)
     if len(drafter) > 1:
-        return _radiance_choice(sizes, costs, upstream_size, "drafter-spans-buckets")
+        return (*_radiance_choice(sizes, costs, upstream_size, "drafter-spans-buckets"), "")
     drafter_bucket = next(iter(drafter), None)
-    return _radiance_choose_group_size(
-        sizes,
-        costs,
-        upstream_size,
-        drafter_bucket=drafter_bucket,
-        drafter_layers=drafter.get(drafter_bucket) if drafter_bucket is not None else None,
-        max_groups=max_groups,
-        forced=forced,
-    )
+
+    def choose(tol: float) -> tuple[int, int, int, str]:
+        return _radiance_choose_group_size(
+            sizes,
+            costs,
+            upstream_size,
+            drafter_bucket=drafter_bucket,
+            drafter_layers=drafter.get(drafter_bucket) if drafter_bucket is not None else None,
+            max_groups=max_groups,
+            forced=forced,
+            tolerance=tol,
+        )
+
+    chosen = choose(tolerance)
+    if chosen[3] != "tolerance":
+        return (*chosen, "")
+    return (*chosen, _radiance_tolerance_note(sizes, costs, chosen, choose(0.0), tolerance))
 
 
 def _radiance_kv_group_size(
@@ -326,7 +429,7 @@ def _radiance_kv_group_size(
     if vllm_config is None:
         return upstream_size
     try:
-        size, num_groups, blocks_per_request, reason = _radiance_plan(
+        size, num_groups, blocks_per_request, reason, note = _radiance_plan(
             layer_buckets, spec_buckets, upstream_size, vllm_config
         )
     except Exception as exc:
@@ -336,12 +439,12 @@ def _radiance_kv_group_size(
             type(exc).__name__, exc, upstream_size,
         )
         return upstream_size
-    if reason in ("optimised", "forced"):
+    if reason in ("optimised", "tolerance", "forced"):
         logger.info(
             "[radiance] kv cache groups: size %d, %d groups, %d blocks/request "
             "(upstream would pick size %d)%s",
             size, num_groups, blocks_per_request, upstream_size,
-            " [forced by RADIANCE_KV_GROUP_SIZE]" if reason == "forced" else "",
+            " [forced by RADIANCE_KV_GROUP_SIZE]" if reason == "forced" else note,
         )
     elif reason == "disabled":
         logger.info(

@@ -10,15 +10,31 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.kv_probe import BUILTIN_LAYOUTS
+from harness.kv_probe import BUILTIN_LAYOUTS, DEFAULTS
+
+REPO = Path(__file__).resolve().parents[2]
 
 SEED = "qwen38_dflash"  # 48 GDN + 16 full + 5 DFlash drafter sliding-window layers, 10,412 pages
 INFO_LINE = "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request (upstream would pick size 5)"
-SUPPORTED = ["0.22.0", "0.26.0", "0.27.1", "0.32.0", "0.33.0"]
+# one release per shape of the target code: 1.25 heuristic (0.12-0.17), `return planner(spec)`
+# caller (0.18-0.21, first and last), same_type_layers (0.22-0.26), layer_buckets (0.27-0.32),
+# kv_cache_planning.py (0.33); `radpatch verify` covers every other release
+SUPPORTED = ["0.17.1", "0.18.0", "0.21.0", "0.22.0", "0.26.0", "0.27.1", "0.32.0", "0.33.0"]
+OUT_OF_RANGE = "0.11.0"  # no heuristic after `group_size = min_num_layers`: out of scope
+
+
+def knob_default(name: str) -> str:
+    """A knob's default, read from the shipped registry entry."""
+    text = (REPO / "registry" / "kv_group_size.yaml").read_text()
+    found = re.search(rf"{name}:\s*\n\s*default:\s*\"([^\"]*)\"", text)
+    assert found, name
+    return found.group(1)
 
 
 def upstream_numbers(r: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -47,11 +63,12 @@ def test_apply_raises_capacity_then_revert_restores_the_wheel(vllm_env, version:
     # 2. apply through the installed command
     applied = env.radpatch("apply", "kv_group_size")
     assert f"kv_group_size: applied to vllm {version}" in applied.stdout
-    default, off, forced, capped = env.probe(
+    default, off, forced, capped, tolerant = env.probe(
         {"layout": SEED},
         {"layout": SEED, "env": {"RADIANCE_KV_GROUP_OPT": "0"}},
         {"layout": SEED, "env": {"RADIANCE_KV_GROUP_SIZE": "16"}},
         {"layout": SEED, "env": {"RADIANCE_KV_GROUP_MAX_GROUPS": "8"}},
+        {"layout": SEED, "env": {"RADIANCE_KV_GROUP_TOLERANCE": "3"}},
     )
     assert upstream_numbers(default) == (9, 8, 382, 892_799)
     assert default["num_blocks"] == 1301
@@ -65,6 +82,12 @@ def test_apply_raises_capacity_then_revert_restores_the_wheel(vllm_env, version:
     assert capped["num_groups"] <= 8 < default["num_groups"]  # MAX_GROUPS=8 excludes size 8's 9 groups
     assert len(capped["drafter_groups"]) == 1
     assert capped["tokens"] > before["tokens"]
+    # TOLERANCE=3: size 16 (5 groups) is within 3% of size 8's capacity, as vLLM plans both
+    loss = 1 - forced["tokens"] / default["tokens"]
+    assert 0 < loss < 0.03
+    assert upstream_numbers(tolerant) == upstream_numbers(forced)
+    assert any("[RADIANCE_KV_GROUP_TOLERANCE=3%: 5 groups instead of 9 (size 8)" in m
+               for m in messages(tolerant))
 
     # 4. idempotent; status --check passes (named, and from the record)
     mtime = target.stat().st_mtime_ns
@@ -87,7 +110,7 @@ def test_apply_raises_capacity_then_revert_restores_the_wheel(vllm_env, version:
 
 
 def test_out_of_range_release_is_refused_and_untouched(vllm_env) -> None:  # type: ignore[no-untyped-def]
-    env = vllm_env("0.21.0")
+    env = vllm_env(OUT_OF_RANGE)
     status = env.status()
     assert status["state"] == "incompatible"
     site = env.python.parent.parent
@@ -95,7 +118,7 @@ def test_out_of_range_release_is_refused_and_untouched(vllm_env) -> None:  # typ
     original = target.read_bytes()
     done = env.radpatch("apply", "kv_group_size", check=False)
     assert done.returncode == 1
-    assert "vllm 0.21.0 is installed; kv_group_size supports >=0.22.0,<0.34" in done.stderr
+    assert f"vllm {OUT_OF_RANGE} is installed; kv_group_size supports >=0.12.0,<0.34" in done.stderr
     assert "Traceback" not in done.stderr
     assert target.read_bytes() == original
     assert not list(target.parent.parent.parent.parent.glob(".radpatch/journal"))
@@ -148,3 +171,64 @@ def test_container_build_flow(vllm_env, radpatch_wheel, tmp_path) -> None:  # ty
     (result,) = env.probe({"layout": SEED})
     assert upstream_numbers(result) == (9, 8, 382, 892_799)
     assert subprocess.run([str(radpatch), "revert", "kv_group_size"], cwd=cwd).returncode == 0
+
+
+# ----------------------------------------------------------------------------- the tolerance
+
+HARNESS_TOP_KEYS = set(DEFAULTS) | {"max_in_flight_tokens", "num_hidden_layers", "buckets"}
+NUM_PAGES = 2**18  # an input: enough pages that vLLM's integer rounding is ~1e-5 of capacity
+ROUNDING = 1e-4  # vLLM's num_blocks // and int(tokens) vs the patch's exact objective
+
+
+def bench_layout(name: str) -> dict[str, Any]:
+    """A benchmark layout (benchmarks/layouts/NAME.json) as a harness layout."""
+    raw = json.loads((REPO / "benchmarks" / "layouts" / f"{name}.json").read_text())
+    layout = {k: v for k, v in raw.items() if k in HARNESS_TOP_KEYS}
+    layout["num_pages"] = NUM_PAGES
+    return layout
+
+
+def expected_choice(sweep: list[dict[str, Any]], upstream: dict[str, Any], tolerance: float,
+                    cap: int) -> dict[str, Any]:
+    """The rule, applied to vLLM's own plans of every size: admissible sizes keep the drafter
+    in one group, have at most `cap` groups and no less capacity than upstream; take the one
+    with the fewest groups within `tolerance` percent of the most capacity."""
+    ok = [r for r in sweep if len(r["drafter_groups"]) <= 1 and r["num_groups"] <= cap
+          and r["tokens"] >= upstream["tokens"] * (1 - ROUNDING)]
+    best = max(r["tokens"] for r in ok)
+    near = [r for r in ok if r["tokens"] >= best * (1 - tolerance / 100) * (1 - ROUNDING)]
+    return min(near, key=lambda r: (r["num_groups"], -r["tokens"]))
+
+
+@pytest.mark.parametrize("layout_name", ["06_gemma3_27b", "07_mimo_v2_flash_mtp"])
+def test_tolerance_takes_fewer_groups_as_vllm_plans_them(vllm_env, layout_name: str) -> None:  # type: ignore[no-untyped-def]
+    env = vllm_env("0.33.0")
+    layout = bench_layout(layout_name)
+    (upstream,) = env.probe({"layout": layout})
+    env.radpatch("apply", "kv_group_size")
+    largest = max(int(b["count"]) for b in layout["buckets"])
+    # vLLM's plan at every size the allocator can produce (RADIANCE_KV_GROUP_SIZE forces it)
+    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}}
+                         for g in range(1, largest + 1)))
+    sweep = list({r["group_size"]: r for r in forced}.values())
+    cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
+    default_tolerance = float(knob_default("RADIANCE_KV_GROUP_TOLERANCE"))
+    tolerances = [0.0, default_tolerance, 3.0, 8.0]
+    results = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}}
+                          for t in tolerances))
+    picked = {}
+    for t, got in zip(tolerances, results):
+        want = expected_choice(sweep, upstream, t, cap)
+        assert (got["group_size"], got["num_groups"], got["tokens"]) == (
+            want["group_size"], want["num_groups"], want["tokens"]), t
+        assert got["tokens"] >= upstream["tokens"]  # never below upstream
+        assert len(got["drafter_groups"]) <= 1  # never splits the drafter
+        picked[t] = got
+    # the knob really trades: more tolerance, fewer groups, never more capacity
+    groups = [picked[t]["num_groups"] for t in tolerances]
+    assert groups == sorted(groups, reverse=True) and groups[0] > groups[-1]
+    # the INFO line names the tolerance exactly when it changed the choice
+    for t in tolerances:
+        changed = picked[t]["group_size"] != picked[0.0]["group_size"]
+        named = any("RADIANCE_KV_GROUP_TOLERANCE=" in m for m in messages(picked[t]))
+        assert named == changed, t

@@ -18,10 +18,12 @@ import pytest
 pytestmark = pytest.mark.real
 
 REPO = Path(__file__).resolve().parents[2]
-RANGE = ["0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0",
+RANGE = ["0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1",
+         "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0",
+         "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0",
          "0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
-BEFORE_027 = RANGE[:7]
-FROM_027 = RANGE[7:-1]
+BEFORE_027 = RANGE[RANGE.index("0.22.0"):RANGE.index("0.27.0")]  # the WRONG registry's range starts at 0.22
+FROM_027 = RANGE[RANGE.index("0.27.0"):-1]
 
 
 def verify_json(radpatch: Any, *argv: str) -> tuple[int, dict[str, Any], str]:
@@ -38,9 +40,9 @@ def test_flagship_passes_on_every_release_in_its_range(radpatch: Any) -> None:
         assert results[v]["ok"] and all(results[v]["checks"].values()), (v, results[v]["error"])
     assert results["0.33.0"]["modules"] == ["vllm.v1.core.kv_cache_planning"]
     assert {m for v in RANGE[:-1] for m in results[v]["modules"]} == {"vllm.v1.core.kv_cache_utils"}
-    # just below the range: 0.21's caller still returns the planner's result directly
-    assert results["0.21.0"]["checks"]["match"] is False
-    assert "caller-passes-config" in results["0.21.0"]["error"]
+    # just below the range: 0.11 has no heuristic after `group_size = min_num_layers`
+    assert results["0.11.2"]["checks"]["match"] is False
+    assert "choose-size-heuristic-1.25" in results["0.11.2"]["error"]
     assert data["widen"] == [] and data["obsolete"] == []
 
 

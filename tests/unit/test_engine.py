@@ -139,11 +139,11 @@ def test_ambiguous_anchor_says_how_many(site: Site, toy: Path, write_registry, r
 
 
 def test_version_out_of_range_is_refused_with_a_readable_range(site: Site, radpatch) -> None:  # type: ignore[no-untyped-def]
-    site.install("vllm", "0.21.0", {"vllm/__init__.py": "", "vllm/v1/core/kv_cache_utils.py": "x = 1\n"})
+    site.install("vllm", "0.11.0", {"vllm/__init__.py": "", "vllm/v1/core/kv_cache_utils.py": "x = 1\n"})
     before = site.snapshot()
     r = radpatch("apply", "kv_group_size")
     assert r.code == 1, r.err
-    assert "vllm 0.21.0 is installed; kv_group_size supports >=0.22.0,<0.34" in r.err
+    assert "vllm 0.11.0 is installed; kv_group_size supports >=0.12.0,<0.34" in r.err
     assert site.snapshot() == before
 
 

@@ -10,9 +10,11 @@ import builtins
 import inspect
 import logging
 import symtable
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +25,15 @@ SEED_COSTS = [9, 160, 8]  # blocks/request per group
 SEED_PAGES = 10412
 MAX_MODEL_LEN = 262144
 PAGE = 1648 * 2 * 2 * 256 * 2  # any positive page size; the tests only need ratios
-KNOBS = ("RADIANCE_KV_GROUP_OPT", "RADIANCE_KV_GROUP_SIZE", "RADIANCE_KV_GROUP_MAX_GROUPS")
+KNOBS = (
+    "RADIANCE_KV_GROUP_OPT", "RADIANCE_KV_GROUP_SIZE", "RADIANCE_KV_GROUP_MAX_GROUPS",
+    "RADIANCE_KV_GROUP_TOLERANCE",
+)
+# RADIANCE_KV_GROUP_TOLERANCE's default as the registry documents it; the payload must agree
+DEFAULT_TOLERANCE = float(
+    yaml.safe_load((Path(__file__).resolve().parents[2] / "registry" / "kv_group_size.yaml")
+                   .read_text())["knobs"]["RADIANCE_KV_GROUP_TOLERANCE"]["default"]
+)
 SEED_LINE = (
     "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request "
     "(upstream would pick size 5)"
@@ -224,13 +234,21 @@ def test_forced_size_that_splits_drafter_falls_back() -> None:
 
 
 def test_no_candidate_returns_upstream() -> None:
-    # the largest bucket's size makes every bucket one group, which keeps any drafter that
-    # lives in one bucket together; with the drafter constrained to one group of a 40-layer
-    # bucket and the cap at 3, only sizes >= 100 remain
+    # with the drafter constrained to one group of a 40-layer bucket and the cap at 3, only
+    # sizes >= 100 remain; size 100 (3 groups, objective 300) has less capacity than
+    # upstream's 40 (6 groups, objective 240): never below upstream, so upstream it is
     got = P._radiance_choose_group_size(
         [40, 200], [1, 1], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=3
     )
-    assert got == (100, 3, 3, "optimised")
+    assert 100 * P._radiance_group_stats([40, 200], [1, 1], 100)[1] > 40 * 6
+    assert got == (40, 6, 6, "no-candidate")
+    # 40 + 210 layers, the big bucket dear: upstream's 40 pads it (6 groups of 35 -> 40),
+    # size 105 (3 groups) beats upstream and is taken
+    got = P._radiance_choose_group_size(
+        [40, 210], [1, 10], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=3
+    )
+    assert got == (105, 3, 21, "optimised")
+    assert 105 * 21 < 40 * P._radiance_group_stats([40, 210], [1, 10], 40)[1]
     # a cap below the bucket count leaves nothing: upstream
     got = P._radiance_choose_group_size(
         [40, 200], [1, 1], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=1
@@ -275,7 +293,18 @@ def test_chooser_properties(
         groups = sum(cdiv(s, g) for s in sizes)
         return g * sum(cdiv(s, g) * c for s, c in zip(sizes, costs)), groups
 
-    options = [g for g in range(1, max(sizes) + 1) if admissible(g)]
+    def keeps(g: int) -> bool:
+        if drafter_bucket is None:
+            return True
+        assert positions is not None
+        return len(drafter_groups(sizes[drafter_bucket], positions, g)) == 1
+
+    up_canonical = allocator_size(sizes, up)
+    floor = objective(up_canonical)[0] if keeps(up_canonical) else None
+    options = [
+        g for g in range(1, max(sizes) + 1)
+        if admissible(g) and (floor is None or objective(g)[0] <= floor)
+    ]
     if not options:
         assert (size, reason) == (up, "no-candidate")
         return
@@ -298,6 +327,131 @@ def test_keeps_drafter_matches_vllm_assignment(
     positions = data.draw(st.lists(st.integers(0, bucket_len - 1), min_size=1, unique=True))
     expected = len(drafter_groups(bucket_len, positions, g)) == 1
     assert P._radiance_keeps_drafter(bucket_len, positions, g) == expected
+
+
+# --------------------------------------------------------------------------- the tolerance
+
+# Published layouts' buckets and per-group costs as vLLM 0.33.0 hands them to the patch
+# (benchmarks/results/capacity.md: "vLLM's layer buckets"); upstream's size from vLLM's heuristic.
+GEMMA3_27B = ([52, 10], [577, 8192])
+MIMO_V2_FLASH = ([9, 40], [8192, 521])
+
+
+def objective(sizes: list[int], costs: list[int], g: int) -> int:
+    return g * sum(cdiv(s, g) * c for s, c in zip(sizes, costs))
+
+
+def gap(sizes: list[int], costs: list[int], best: int, other: int) -> float:
+    """How much less capacity (percent) size `other` has than size `best`."""
+    return 100 * (1 - objective(sizes, costs, best) / objective(sizes, costs, other))
+
+
+def choose(sizes: list[int], costs: list[int], tolerance: float, **kw: object) -> tuple:
+    return P._radiance_choose_group_size(
+        sizes, costs, upstream_size(sizes), tolerance=tolerance, **kw  # type: ignore[arg-type]
+    )
+
+
+def test_tolerance_on_the_seed_moves_to_16_only_past_its_gap() -> None:
+    # size 16 (5 groups) has 2.05% less capacity than size 8 (9 groups)
+    edge = gap(SEED_SIZES, SEED_COSTS, 8, 16)
+    assert 2 < edge < 2.1
+    drafter = {"drafter_bucket": 2, "drafter_layers": [0, 1, 2, 3, 4]}
+    for t in (0.0, 1.0, DEFAULT_TOLERANCE, edge - 1e-9):
+        assert choose(SEED_SIZES, SEED_COSTS, t, **drafter) == (8, 9, 382, "optimised")
+    assert choose(SEED_SIZES, SEED_COSTS, edge + 1e-9, **drafter) == (16, 5, 195, "tolerance")
+    # size 24 (4 groups) is below upstream's capacity: no tolerance reaches it
+    assert objective(SEED_SIZES, SEED_COSTS, 24) > objective(SEED_SIZES, SEED_COSTS, 5)
+    assert choose(SEED_SIZES, SEED_COSTS, 99.0, **drafter)[:2] == (16, 5)
+
+
+def test_default_tolerance_keeps_gemma3_and_declines_mimo() -> None:
+    sizes, costs = GEMMA3_27B
+    assert upstream_size(sizes) == 10
+    assert choose(sizes, costs, 0.0)[:2] == (5, 13)
+    assert gap(sizes, costs, 5, 10) > DEFAULT_TOLERANCE  # 2.47%: 13 groups stay
+    assert choose(sizes, costs, DEFAULT_TOLERANCE) == choose(sizes, costs, 0.0)
+    assert choose(sizes, costs, 3.0) == (10, 7, 11654, "tolerance")
+    sizes, costs = MIMO_V2_FLASH
+    assert upstream_size(sizes) == 9
+    assert choose(sizes, costs, 0.0)[:2] == (3, 17)
+    assert gap(sizes, costs, 3, 9) < DEFAULT_TOLERANCE  # 1.61% for 11 more groups
+    assert choose(sizes, costs, DEFAULT_TOLERANCE) == (9, 6, 10797, "tolerance")
+
+
+def test_tolerance_never_goes_below_upstream() -> None:
+    sizes, costs = GEMMA3_27B
+    # size 11 (6 groups) is within 8% of the best but has less capacity than upstream's 10
+    assert gap(sizes, costs, 5, 11) < 8
+    assert objective(sizes, costs, 11) > objective(sizes, costs, 10)
+    assert choose(sizes, costs, 8.0)[:2] == (10, 7)
+
+
+@pytest.mark.parametrize("bad", [-0.5, 100.0, 250.0])
+def test_tolerance_out_of_range_is_rejected(bad: float) -> None:
+    with pytest.raises(ValueError):
+        choose(SEED_SIZES, SEED_COSTS, bad)
+
+
+def test_tolerance_boundary_is_exact() -> None:
+    # objectives 180 and 200 are exactly 10% apart in capacity: 10 takes it, 9.99 does not
+    assert P._radiance_within_tolerance(200, 180, 10.0)
+    assert not P._radiance_within_tolerance(200, 180, 9.99)
+    # the knob's decimal is taken exactly (0.1 is not a binary float)
+    assert P._radiance_within_tolerance(1000, 999, 0.1)
+    assert not P._radiance_within_tolerance(1000, 999, 0.09)
+    assert P._radiance_within_tolerance(180, 180, 0.0)
+    assert not P._radiance_within_tolerance(181, 180, 0.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(1, 64), min_size=1, max_size=5),
+    st.lists(st.integers(0, 400), min_size=5, max_size=5),
+    st.integers(1, 40),
+    st.floats(0, 60, allow_nan=False),
+    st.data(),
+)
+def test_tolerance_properties(
+    sizes: list[int], costs: list[int], max_groups: int, tolerance: float, data: st.DataObject
+) -> None:
+    costs = costs[: len(sizes)]
+    up = upstream_size(sizes)
+    drafter_bucket = data.draw(st.none() | st.integers(0, len(sizes) - 1))
+    kw: dict[str, object] = {"max_groups": max_groups}
+    positions: list[int] = []
+    if drafter_bucket is not None:
+        positions = data.draw(
+            st.lists(st.integers(0, sizes[drafter_bucket] - 1), min_size=1, unique=True)
+        )
+        kw.update(drafter_bucket=drafter_bucket, drafter_layers=positions)
+    best = P._radiance_choose_group_size(sizes, costs, up, **kw)  # type: ignore[arg-type]
+    got = P._radiance_choose_group_size(
+        sizes, costs, up, tolerance=tolerance, **kw  # type: ignore[arg-type]
+    )
+    if best[3] == "no-candidate":
+        assert got == best
+        return
+    size, num_groups, _, reason = got
+    assert reason == ("optimised" if size == best[0] else "tolerance")
+    # within the tolerance of the best; never more groups than the best
+    assert objective(sizes, costs, size) * (100 - tolerance) <= (
+        objective(sizes, costs, best[0]) * 100 * (1 + 1e-12)
+    )
+    assert num_groups <= best[1] <= max_groups
+    assert allocator_size(sizes, size) == size
+    if drafter_bucket is not None:
+        assert len(drafter_groups(sizes[drafter_bucket], positions, size)) == 1
+    up_size = allocator_size(sizes, up)
+    up_keeps = drafter_bucket is None or len(
+        drafter_groups(sizes[drafter_bucket], positions, up_size)) == 1
+    if up_keeps:  # never below upstream's capacity
+        assert objective(sizes, costs, size) <= objective(sizes, costs, up_size)
+    # more tolerance never means more groups
+    wider = P._radiance_choose_group_size(
+        sizes, costs, up, tolerance=min(99.0, tolerance * 2 + 1), **kw  # type: ignore[arg-type]
+    )
+    assert wider[1] <= num_groups
 
 
 # --------------------------------------------------------------------------- the glue
@@ -357,6 +511,31 @@ def test_glue_seed_picks_8_and_logs_info_line(caplog: pytest.LogCaptureFixture) 
     assert [r.getMessage() for r in infos] == [SEED_LINE]
     assert infos[0].name == P.__name__
     assert specs[0][0].seen == [config]  # costs come from the spec, given the vllm_config
+
+
+def test_glue_names_the_tolerance_when_it_changed_the_choice(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    layers, specs = seed_buckets()
+    loss = gap(SEED_SIZES, SEED_COSTS, 8, 16)
+    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "3")
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 16
+    infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert infos == [
+        "[radiance] kv cache groups: size 16, 5 groups, 195 blocks/request (upstream would "
+        f"pick size 5) [RADIANCE_KV_GROUP_TOLERANCE=3%: 5 groups instead of 9 (size 8) for "
+        f"{loss:.2f}% less capacity]"
+    ]
+    # a tolerance that changes nothing is not named: the seed's exact line
+    caplog.clear()
+    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "2%")
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 8
+    assert [r.getMessage() for r in caplog.records] == [SEED_LINE]
+    # a forced size ignores the tolerance
+    monkeypatch.setenv("RADIANCE_KV_GROUP_SIZE", "6")
+    assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 6
 
 
 def test_glue_costs_round_up_and_take_bucket_max() -> None:
@@ -419,6 +598,7 @@ def test_knob_size_forces(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCap
 
 def test_knob_max_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     layers, specs = seed_buckets()
+    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "0")  # the objective alone
     monkeypatch.setenv("RADIANCE_KV_GROUP_MAX_GROUPS", "8")
     assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 16
     monkeypatch.setenv("RADIANCE_KV_GROUP_MAX_GROUPS", "100")
@@ -437,6 +617,11 @@ def test_knob_max_groups(monkeypatch: pytest.MonkeyPatch) -> None:
         ("RADIANCE_KV_GROUP_SIZE", "2.5"),
         ("RADIANCE_KV_GROUP_MAX_GROUPS", "-3"),
         ("RADIANCE_KV_GROUP_MAX_GROUPS", "many"),
+        ("RADIANCE_KV_GROUP_TOLERANCE", "lots"),
+        ("RADIANCE_KV_GROUP_TOLERANCE", "-1"),
+        ("RADIANCE_KV_GROUP_TOLERANCE", "100"),
+        ("RADIANCE_KV_GROUP_TOLERANCE", "nan"),
+        ("RADIANCE_KV_GROUP_TOLERANCE", "inf"),
     ],
 )
 def test_malformed_knobs_fall_back_with_warning(
@@ -451,11 +636,14 @@ def test_malformed_knobs_fall_back_with_warning(
 
 
 def test_knob_parsing() -> None:
-    assert P._radiance_read_knobs({}) == (True, None, 24)
-    assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_OPT": " Off "}) == (False, None, 24)
+    assert P._radiance_read_knobs({}) == (True, None, 24, DEFAULT_TOLERANCE)
+    assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_OPT": " Off "})[:3] == (False, None, 24)
     assert P._radiance_read_knobs(
         {"RADIANCE_KV_GROUP_SIZE": "7", "RADIANCE_KV_GROUP_MAX_GROUPS": "12"}
-    ) == (True, 7, 12)
+    )[:3] == (True, 7, 12)
+    for raw, value in (("0", 0.0), (" 2.5 ", 2.5), ("3%", 3.0), ("1e1", 10.0),
+                       ("", DEFAULT_TOLERANCE)):
+        assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_TOLERANCE": raw})[3] == value
 
 
 # --------------------------------------------------------------------------- drafter recognition
@@ -503,6 +691,7 @@ def test_glue_shared_bucket_drafter(monkeypatch: pytest.MonkeyPatch) -> None:
     assert positions_of(shared, make_config()) == {1: [16, 17, 18, 19, 20]}
     assert P._radiance_kv_group_size(shared, specs, 21, make_config()) == 21
     # without the drafter recognised the objective would have picked 3
+    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "0")
     assert P._radiance_kv_group_size(shared, specs, 21, make_config(method=None)) == 3
 
 

@@ -92,7 +92,7 @@ def test_the_shipped_registry_is_valid() -> None:
     assert "kv_group_size" in registry.names()
     patch = registry.load("kv_group_size")
     assert patch.source.name == "kv_group_size.yaml" and patch.source.parent.resolve() == shipped_registry().resolve()
-    assert Version("0.21.0") not in patch.supported and Version("0.22.0") in patch.supported
+    assert Version("0.11.2") not in patch.supported and Version("0.12.0") in patch.supported
 
 
 @pytest.mark.parametrize(
