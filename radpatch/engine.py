@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch import faults, plan
-from radpatch.environment import PythonEnv, find_distribution
+from radpatch.environment import PythonEnv
+from radpatch.locate import find_target
 from radpatch.errors import RefusedError
 from radpatch.model import Patch
 from radpatch.state import FileState, PatchState, State, changed_scopes, patch_state
@@ -37,7 +38,7 @@ def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
 @contextlib.contextmanager
 def exclusive(env: PythonEnv, patches: list[Patch], say: Say) -> Iterator[None]:
     """Hold the lock of every installation the patches touch; first finish any interrupted run."""
-    roots = sorted({d.root for d in (find_distribution(env, p.distribution) for p in patches) if d})
+    roots = sorted({d.root for d in (find_target(env, p) for p in patches) if d})
     with contextlib.ExitStack() as stack:
         for root in roots:
             store = Store(root)

@@ -22,9 +22,13 @@ from packaging.version import InvalidVersion, Version
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 
+# sys.path[0] is the directory of the script or "" (the current directory) for `-c`: what the
+# target's own programs (`vllm serve`, a service's entry point) import from never includes it, so
+# an unpacked wheel in the directory radpatch happens to run from is never mistaken for the install.
 _PROBE = (
-    "import json, sys, sysconfig; print(json.dumps({'executable': sys.executable, 'path': sys.path, "
-    "'purelib': sysconfig.get_paths()['purelib'], 'version': list(sys.version_info[:2])}))"
+    "import json, sys, sysconfig; p = sys.path[1:] if sys.path[:1] == [''] else sys.path; "
+    "print(json.dumps({'executable': sys.executable, 'path': p, "
+    "'purelib': sysconfig.get_paths()['purelib'], 'version': list(sys.version_info[:3])}))"
 )
 
 
@@ -42,7 +46,7 @@ class PythonEnv:
 
 def python_env(python: str | None) -> PythonEnv:
     if python is None:
-        return PythonEnv(sys.executable, _dirs(sys.path), Path(sysconfig.get_paths()["purelib"]), (sys.version_info[0], sys.version_info[1]))
+        return PythonEnv(sys.executable, _dirs(_import_path()), Path(sysconfig.get_paths()["purelib"]), (sys.version_info[0], sys.version_info[1]))
     try:
         out = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, timeout=60, check=True)
         info = json.loads(out.stdout)
@@ -51,6 +55,14 @@ def python_env(python: str | None) -> PythonEnv:
     except (subprocess.SubprocessError, ValueError, OSError) as exc:
         raise EnvironmentProblem(f"--python {python}: could not ask the interpreter for its paths ({exc})")
     return PythonEnv(info["executable"], _dirs(info["path"]), Path(info["purelib"]), (int(info["version"][0]), int(info["version"][1])))
+
+
+def _import_path() -> list[str]:
+    """radpatch's own sys.path without the current directory that `python -m radpatch` puts first (see _PROBE)."""
+    first = sys.path[:1]
+    if first and (first[0] == "" or os.path.realpath(first[0]) == os.path.realpath(os.getcwd())):
+        return sys.path[1:]
+    return sys.path
 
 
 def _dirs(entries: list[str]) -> tuple[Path, ...]:
@@ -68,6 +80,7 @@ class Installed:
     dist_info: Path
     root: Path  # the directory the distribution's files are installed relative to
     editable: bool = field(default=False)
+    provides: str = ""  # set when recognised by the package it installs, not by a name the entry gives
 
     @cached_property
     def record(self) -> dict[str, str]:
@@ -84,29 +97,18 @@ class Installed:
         return out
 
 
-def find_distribution(env: PythonEnv, name: str) -> Installed | None:
-    want = canonicalize_name(name)
-    for d in env.paths:
-        try:
-            entries = os.listdir(d)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.endswith(".dist-info") and canonicalize_name(entry[:-10].rsplit("-", 1)[0]) == want:
-                return _installed(Path(d) / entry, name)
-    return None
-
-
-def _installed(dist_info: Path, name: str) -> Installed:
+def installed_from(dist_info: Path, name: str) -> Installed:
     version = None
     try:
         with open(dist_info / "METADATA", encoding="utf-8", errors="replace") as fh:
             for line in fh:
-                if line.startswith("Version:"):
-                    version = line.split(":", 1)[1].strip()
-                    break
                 if not line.strip():
-                    break
+                    break  # end of the header
+                key, _, value = line.partition(":")
+                if key == "Version" and version is None:
+                    version = value.strip()
+                elif key == "Name" and canonicalize_name(value.strip()) == canonicalize_name(name):
+                    name = value.strip()  # as the project spells it (the directory name is normalised)
     except OSError as exc:
         raise EnvironmentProblem(f"{dist_info}: cannot read METADATA ({exc.strerror})")
     try:

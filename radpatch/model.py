@@ -37,7 +37,9 @@ class Target:
     choices: tuple[ModuleChoice, ...]
 
     def module_for(self, version: Version) -> ModuleChoice | None:
-        hits = [c for c in self.choices if version in c.versions]
+        from radpatch.versions import allows
+
+        hits = [c for c in self.choices if allows(c.versions, version)]
         return hits[0] if len(hits) == 1 else None
 
 
@@ -92,7 +94,9 @@ class Rewrite:
     where: str  # "file:line" of the rewrite in its registry file, for messages
 
     def applies_to(self, version: Version) -> bool:
-        return self.versions is None or version in self.versions
+        from radpatch.versions import allows
+
+        return self.versions is None or allows(self.versions, version)
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,23 @@ class Patch:
     source: Path
     digest: str  # sha256 over the registry file and its payloads
     supported_text: str = ""  # the range as written in the registry, for messages
+    distributions: tuple[str, ...] = ()  # every distribution the entry names (`distribution:`); first = `distribution`
+    providers: Literal["any", "named"] = "any"  # "any": also other distributions installing the same modules
+    prereleases: Literal["accept", "refuse"] = "accept"  # dev/rc versions inside `supported` (radpatch.versions)
+
+    @property
+    def named(self) -> tuple[str, ...]:
+        return self.distributions or (self.distribution,)
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        """Top-level import packages of the patch's modules (e.g. ("vllm",)), in registry order."""
+        return tuple(dict.fromkeys(c.module.split(".")[0] for t in self.targets for c in t.choices))
+
+    @property
+    def module_files(self) -> tuple[str, ...]:
+        """Every file the patch may change, for any version (relative to site-packages)."""
+        return tuple(dict.fromkeys(c.relpath for t in self.targets for c in t.choices))
 
     @property
     def range(self) -> str:

