@@ -210,7 +210,7 @@ def test_radiance_line_only_when_patched(flow: Flow, lay: Layout) -> None:
     assert flow.runs[("pristine", lay)].radiance == ()
     (line,) = flow.runs[("patched", lay)].radiance
     want = flow.predicted[("patched", lay)]
-    assert f"{want['group_size']}" in line and f"{want['num_groups']} groups" in line
+    assert f"[radiance] kv cache groups: size {want['group_size']}, {want['num_groups']} groups, " in line
     (off,) = flow.runs[("opt0", lay)].radiance
     assert "disabled" in off
 
