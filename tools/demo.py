@@ -7,7 +7,13 @@
    and KV capacity (get_kv_cache_groups & co. on real spec objects, harness/kv_probe.py) for the
    Qwen3.8-27B + DFlash drafter layout before and after.
 
-    python tools/demo.py [VLLM_VERSION]
+4. with `--engine`: the same flow on a real vLLM *engine* (harness/vllm_engine.py: vllm-cpu 0.32.0,
+   a CPU build of vLLM, ~7 min and ~3.5 GB to provision once; a tiny random 30 full + 20
+   sliding-window layer model): `vllm.LLM` starts pristine, patched (with RADPATCH_REQUIRE set, so
+   radpatch's self-check plugin vouches for it) and reverted (refused by that same requirement),
+   with the engine's own log lines and greedy token ids.
+
+    python tools/demo.py [--engine] [VLLM_VERSION]
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from harness import vllm_cpu  # noqa: E402
+from harness import vllm_cpu, vllm_engine  # noqa: E402
 from radpatch.registry import Registry  # noqa: E402
 from radpatch.wheels import Releases  # noqa: E402
 
@@ -80,7 +86,10 @@ def show(label: str, r: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("version", nargs="?", help="vLLM release (default: newest supported on the index)")
-    version = parser.parse_args().version or newest_supported()
+    parser.add_argument("--engine", action="store_true",
+                        help="end with the flow on a real vLLM engine (vllm-cpu; ~7 min to provision once)")
+    args = parser.parse_args()
+    version = args.version or newest_supported()
 
     say(f"Provisioning a real CPU vLLM {version} (cached in {vllm_cpu.cache_root()})")
     work = REPO / ".demo"
@@ -117,6 +126,55 @@ def main() -> int:
     show("reverted vLLM", restored)
     if restored["tokens"] != before["tokens"] or after["tokens"] <= before["tokens"]:
         sys.exit("demo: the numbers are not what they should be")
+    return engine_demo(work) if args.engine else 0
+
+
+def show_engine(label: str, run: vllm_engine.EngineRun) -> None:
+    print(f"{label}: engine exit {run.returncode}, {run.num_groups} KV cache groups {list(run.group_sizes)}")
+    for line in (*run.radpatch, *run.radiance, *run.capacity_lines()):
+        print(f"  vLLM log: {line}")
+    for prompt, ids in zip(("5-token prompt", "700-token prompt"), run.tokens):
+        print(f"  greedy ids, {prompt}: {list(ids)}")
+
+
+def engine_demo(work: Path) -> int:
+    layout = vllm_engine.Layout(full=30, sliding=20)
+    say(f"A real vLLM engine: vllm-cpu {vllm_engine.DEFAULT_VERSION} (cached in {vllm_cpu.cache_root()})")
+    dest = work / f"vllm-cpu-{vllm_engine.DEFAULT_VERSION}"
+    shutil.rmtree(dest, ignore_errors=True)
+    python = Path(vllm_engine.fresh(dest=dest))
+    deps = vllm_engine.deps_dir(vllm_cpu.cache_root(), vllm_engine.DEFAULT_VERSION)
+    sh(vllm_cpu.venv_python(deps), "-m", "pip", "--python", python, "install", "--quiet",
+       "--disable-pip-version-check", REPO, cwd=work)
+    radpatch = python.parent / "radpatch"
+    model = vllm_engine.build_model(layout, python)
+    print(f"model: random Llama, {layout.full} full + {layout.sliding} sliding-window (window {layout.window}) "
+          f"layers, hidden {layout.hidden}, at {model}")
+
+    say("Pristine engine")
+    sh(radpatch, "status", PATCH, cwd=work)
+    before = vllm_engine.run_engine(python, model)
+    show_engine("pristine", before)
+
+    say("Apply, then start the engine with RADPATCH_REQUIRE=kv_group_size")
+    sh(radpatch, "apply", PATCH, cwd=work)
+    after = vllm_engine.run_engine(python, model, env={"RADPATCH_REQUIRE": PATCH})
+    show_engine("patched ", after)
+
+    say("Revert, and the same requirement refuses the engine")
+    sh(radpatch, "revert", PATCH, cwd=work)
+    refused = vllm_engine.run_engine(python, model, env={"RADPATCH_REQUIRE": PATCH})
+    print(f"reverted: engine exit {refused.returncode}")
+    for line in refused.log.splitlines():
+        if "[radpatch]" in line:
+            print(f"  vLLM log: {line}")
+    if before.kv_tokens is None or after.kv_tokens is None:
+        sys.exit("demo: an engine did not report its KV cache size")
+    print(f"\nKV cache of the real engine: {before.kv_tokens:,} -> {after.kv_tokens:,} tokens "
+          f"({after.kv_tokens / before.kv_tokens - 1:+.1%}); greedy outputs "
+          f"{'identical' if after.tokens == before.tokens else 'DIFFERENT'}")
+    if after.tokens != before.tokens or after.kv_tokens <= before.kv_tokens or refused.returncode == 0:
+        sys.exit("demo: the engine did not behave as it should")
     return 0
 
 

