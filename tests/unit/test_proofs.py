@@ -63,7 +63,7 @@ EXCEPT_STAR = InsertStatements("size", "total = len(spec)", "try:\n    total += 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="radpatch's own parser must read except* to plan it")
 def test_syntax_the_target_cannot_parse_is_refused_for_that_target_only() -> None:
     why = refusal(MODULE, EXCEPT_STAR, python=interpreter("3.10"))
-    assert why == "t: the patched mod.py does not compile for Python 3.10: invalid syntax (line 5)"
+    assert why == "t: rewrite 'r0' (t.yaml:1): the patched mod.py does not compile for Python 3.10: invalid syntax (line 5)"
     after = run(MODULE, EXCEPT_STAR, python=interpreter("3.13"))
     assert b"except* ValueError" in after
 
