@@ -138,7 +138,9 @@ def _without_speculation() -> dict[str, Any]:
 def test_drafter_is_never_split_even_where_capacity_would_gain(vllm_env, version: str) -> None:  # type: ignore[no-untyped-def]
     env = vllm_env(version)
     env.radpatch("apply", "kv_group_size")
-    no_cap = {"RADIANCE_KV_GROUP_MAX_GROUPS": "100"}
+    # no cap, and no tolerance: capacity alone (size 1 is only 0.8% above size 8, which the
+    # default tolerance would take for its 60 fewer groups)
+    no_cap = {"RADIANCE_KV_GROUP_MAX_GROUPS": "100", "RADIANCE_KV_GROUP_TOLERANCE": "0"}
     free, constrained = env.probe(
         {"layout": _without_speculation(), "env": no_cap},
         {"layout": SEED, "env": no_cap},
