@@ -67,10 +67,35 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
         bound = _binding(src, name)
         if bound:
             raise Clash(f"the module already binds {name!r} (line {src.tops[bound[0]].start + 1}); the payload's {name!r} would take it over")
+    _defined_before(src, op, anchor[0], p)
     src = _insert(src, op, anchor[0], p)
     for statement in p.imports:
         src = imports.add(src, statement)
     return src
+
+
+def _import_time_reads(node: ast.stmt) -> set[str]:
+    """Module names a payload item reads when the module is imported: a constant's value, a
+    def's or class's decorators (and a class's bases)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        exprs: list[ast.expr] = [*node.decorator_list, *(node.bases if isinstance(node, ast.ClassDef) else [])]
+    else:
+        exprs = [v for v in (getattr(node, "value", None),) if v is not None]
+    return {n.id for e in exprs for n in ast.walk(e) if isinstance(n, ast.Name)}
+
+
+def _defined_before(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> None:
+    """Refuse a payload item that reads, at import time, a module name bound only below the
+    place it goes (importing the patched module would raise NameError)."""
+    first = anchor if op.where == "before" else anchor + 1
+    own = {name for statement in p.imports for name in bound_names(ast.parse(statement).body[0])}
+    for k, name in enumerate(op.names):
+        for read in sorted(_import_time_reads(ast.parse(p.items[name][0]).body[0]) - own - set(op.names[:k])):
+            bound = _binding(src, read)
+            if bound and min(bound) >= first:
+                raise MatchFailure(f"the payload's {name!r} reads {read!r} when the module is imported, and the module binds "
+                                   f"{read!r} only at line {src.tops[min(bound)].start + 1}, below where {name!r} would go",
+                                   f"anchor the payload below line {src.tops[min(bound)].start + 1} (`after:` a later definition)")
 
 
 def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Source:

@@ -182,3 +182,31 @@ def test_code_of_only_comments_is_a_registry_error_naming_the_key(tmp_path: Path
     assert text != VALID
     (problem,) = problems(write(tmp_path, text))
     assert "rewrites[3].insert_after.code" in problem and "holds only comments" in problem
+
+
+# --- a payload item that reads a module name at import time --------------------------------------
+
+def _payload_op(tmp_path: Path, text: str, **where: str) -> InsertDefinitions:
+    f = tmp_path / "payload.py"
+    f.write_text(text)
+    names = tuple(n for n in ("_RP_MS", "_rp_f") if n in text)
+    return InsertDefinitions(f, f.read_bytes(), names, where.get("before") or where["after"], "before" if "before" in where else "after")
+
+
+MODULE = "import os\n\n\ndef first():\n    return 1\n\n\nLIMIT = 5\n\n\ndef last():\n    return LIMIT\n"
+
+
+def test_a_payload_constant_reading_a_module_name_bound_below_it_is_refused(tmp_path: Path) -> None:
+    err = refuse(MODULE, _payload_op(tmp_path, "_RP_MS = LIMIT * 1000\n", after="first"))
+    assert "reads 'LIMIT' when the module is imported" in err.message and "line 8" in err.message
+    assert "`after:`" in err.hint
+
+
+def test_a_payload_constant_reading_a_module_name_bound_above_it_applies(tmp_path: Path) -> None:
+    check(MODULE, _payload_op(tmp_path, "_RP_MS = LIMIT * 1000\n", before="last"), MODULE.replace(
+        "LIMIT = 5\n", "LIMIT = 5\n\n\n_RP_MS = LIMIT * 1000\n"))
+
+
+def test_a_payload_decorator_reading_a_module_name_bound_below_is_refused(tmp_path: Path) -> None:
+    err = refuse(MODULE, _payload_op(tmp_path, "@LIMIT\ndef _rp_f():\n    return 1\n", before="first"))
+    assert "'_rp_f' reads 'LIMIT'" in err.message
