@@ -11,6 +11,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from radpatch import locate, versions
+from radpatch.collector import pausing
 from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
@@ -279,6 +280,7 @@ def _edited_since_patched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, w
     return f"edited since radpatch patched it: {', '.join(differ)} changed" if differ else ""
 
 
+@pausing
 def changed_scopes(a: bytes, b: bytes) -> list[str]:
     """Top-level definitions (or `<module>`) whose code differs between two versions of a file.
     Order is code too: top-level statements that moved count as changed."""
@@ -304,6 +306,7 @@ def changed_scopes(a: bytes, b: bytes) -> list[str]:
     return sorted(differ)
 
 
+@pausing
 def applied_error(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str,
                   forward: Callable[[bytes], bytes] | None = None, backward: Callable[[bytes], bytes] | None = None) -> str | None:
     """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
