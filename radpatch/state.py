@@ -81,12 +81,13 @@ def record_digest(dist: Installed) -> str:
 _DIGESTS: dict[tuple[str, int, int, int], str] = {}
 
 
-_FOUND: dict[tuple[PythonEnv, str, str], tuple[tuple[object, ...], Installed | None]] = {}
+_FOUND: dict[tuple[object, ...], tuple[tuple[object, ...], Installed | None]] = {}
 
 
 def _distribution(env: PythonEnv, patch: Patch) -> Installed | None:
     """locate.find_target, once per process for as long as no search directory and no RECORD
-    changed (a patch-by-patch `status` of 200 patches reads RECORD once, not 200 times)."""
+    changed (a patch-by-patch `status` of 200 patches reads RECORD once, not 200 times). Keyed
+    by what the search reads of the patch, so patches stacked on the same modules search once."""
     def stamp(found: Installed | None) -> tuple[object, ...]:
         out: list[object] = []
         for p in (*env.paths, *((found.dist_info / "RECORD",) if found else ())):
@@ -97,7 +98,7 @@ def _distribution(env: PythonEnv, patch: Patch) -> Installed | None:
                 out.append(None)
         return tuple(out)
 
-    key = (env, patch.name, patch.digest)
+    key = (env, patch.named, patch.packages, patch.providers, patch.module_files)
     hit = _FOUND.get(key)
     if hit and stamp(hit[1]) == hit[0]:
         return hit[1]
