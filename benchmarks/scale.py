@@ -299,9 +299,10 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
              f"pip-installed synthetic distribution `{DIST}`. Seconds: median (min–max); CPU = user + system of the process "
              "and its workers. Wall time on a shared, loaded machine is noisy; CPU time is the steadier figure."
              + (f" The commit's history meets main at `{m['main_base']}`: the engine rows measure that main, plus what this "
-                "branch changed." if m.get("main_base") else ""), ""]
+                "branch changed." if m.get("main_base") else "")
+             + (f" {m['note']}" if m.get("note") else ""), ""]
     if result.get("patches"):
-        lines += ["## Many patches", "",
+        lines += ["## Many patches", "", *_kept(result, "patches"),
                   "One `replace` per patch. *spread*: one module per patch; *stacked*: the patches share 5 modules "
                   "(N/5 patches on each). `apply`/`revert` take all N names in one run; `status (all applied)` is "
                   "`status --check` on all N.", "",
@@ -316,7 +317,7 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
                           f"(wall {many['wall'] / one['wall']:.1f}×)."]
         lines.append("")
     if result.get("modules"):
-        lines += ["## One rewrite, growing module", "",
+        lines += ["## One rewrite, growing module", "", *_kept(result, "modules"),
                   "Modules of 4-line top-level functions; the rewrite is in the middle one.", "",
                   "| lines | command | runs | CPU s | wall s |", "|---:|---|---:|---:|---:|"]
         lines += [f"| {r['lines']:,} | {r['command']} | {r['runs']} | {cell(r, 'cpu')} | {cell(r, 'wall')} |" for r in result["modules"]]
@@ -329,7 +330,7 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
     if result.get("verify"):
         cold, warm = result["verify"]
         vs = cold["versions"]
-        lines += ["## verify kv_group_size", "",
+        lines += ["## verify kv_group_size", "", *_kept(result, "verify"),
                   f"`radpatch verify kv_group_size` over its declared range and the neighbours it probes "
                   f"({len(vs)} releases: {vs[0]} … {vs[-1]}; {cold['passed']} of {cold['claimed']} in the range pass), "
                   "against the real package index with this machine's pip settings. Cold: a new empty `RADPATCH_CACHE` "
@@ -345,17 +346,39 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
     path.write_text("\n".join(lines))
 
 
+def _previous(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and isinstance(data.get("meta"), dict) else {}
+
+
+def _kept(result: dict[str, Any], part: str) -> list[str]:
+    k = result.get("kept", {}).get(part)
+    if not k:
+        return []
+    return [f"*These figures are from an earlier run (not repeated this time): {k['date']}, commit `{k['commit']}`, "
+            f"load average {k['load']} at its start, {k['runs']} runs per row.*", ""]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default="patches,modules,verify")
     ap.add_argument("--out", type=Path, default=HERE / "results")
+    ap.add_argument("--note", default="", help="A sentence about the conditions of this run (printed under the header).")
     args = ap.parse_args(argv)
     parts = set(args.only.split(","))
     meta = {"date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": revision(),
             "python": platform.python_version(), "cpus": os.cpu_count(), "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
-            "runs": args.runs, "main_base": main_base()}
+            "runs": args.runs, "main_base": main_base(), "note": args.note}
     result: dict[str, Any] = {"meta": meta}
+    previous = _previous(args.out / "scale.json")
+    for name in ("verify", "patches", "modules"):
+        if name not in parts and previous.get(name):  # a part not run this time keeps its earlier figures
+            result[name] = previous[name]
+            result.setdefault("kept", {})[name] = {k: previous["meta"].get(k) for k in ("date", "commit", "load", "runs")}
     steps: dict[str, Callable[[Env, Path, int], list[dict[str, Any]]]] = {
         "verify": bench_verify, "patches": bench_patches, "modules": bench_modules}
     with tempfile.TemporaryDirectory(prefix="radpatch-scale-") as tmp:

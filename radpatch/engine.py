@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch import faults, plan
+from radpatch.collector import pausing
 from radpatch.environment import PythonEnv
 from radpatch.locate import find_target
 from radpatch.errors import RefusedError
@@ -69,6 +70,7 @@ def _committed(store: Store) -> bool:
     return store.last_run() == store.journal_plan().run
 
 
+@pausing
 def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
     """Apply every patch that is not applied yet; refuse all if any one cannot be proven."""
     changes: list[Change] = []
@@ -157,6 +159,7 @@ def _one_root(changes: list[Change]) -> None:
                            "run radpatch once per directory, naming only the patches of that directory")
 
 
+@pausing
 def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
     """Revert, the most recently applied first (patches stacked on a file come off in the reverse
     of the order they went on), each planned on what the previous ones leave. Byte for byte: a file

@@ -14,10 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-
-import ast
-
 from radpatch import names, proofs, targetpy
+from radpatch.collector import pausing
 from radpatch.environment import PythonEnv
 from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure
@@ -76,6 +74,7 @@ def _step(patch: Patch, rw: Rewrite, src: Source, where: str, undo: bool) -> Sou
         raise RewriteRefused(patch, rw, where, "the code is nested too deeply for radpatch to analyse", "simplify the rewrite's code") from None
 
 
+@pausing
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     src, encoding = _decode(source, where)
     original = src
@@ -91,6 +90,7 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
     return _encode(src, encoding, where)
 
 
+@pausing
 def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     """The structural inverse: code AST-equal to the original (not necessarily its bytes)."""
     src, encoding = _decode(source, where)
@@ -122,6 +122,7 @@ def compile_error(after: bytes, where: str, python: PythonEnv | None = None, bef
     return None if why is None else f"the patched {where} does not compile{_for(python)}: {why}"
 
 
+@pausing
 def names_error(before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> str | None:
     """Names the patch makes unresolvable at run time (see names.py), each with its line."""
     try:
@@ -136,6 +137,7 @@ def names_error(before: bytes, after: bytes, where: str, python: PythonEnv | Non
     return None
 
 
+@pausing
 def placement_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code."""
     try:
@@ -159,6 +161,7 @@ def _for(python: PythonEnv | None) -> str:
     return "" if python is None or targetpy.same_grammar(python.executable, python.version) else f" for Python {python.version[0]}.{python.version[1]}"
 
 
+@pausing
 def ast_equal(a: bytes, b: bytes) -> bool:
     try:
         return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
@@ -172,7 +175,7 @@ def reverse_check(before: bytes, after: bytes, backward_: Callable[[bytes], byte
     AST-equal to `before` and forward(backward(after)) must give `after` again."""
     try:
         restored = backward_(after)
-        if not ast_equal(restored, before):
+        if restored != before and not ast_equal(restored, before):  # the same bytes: the same (parsed) tree
             return f"undoing the patch on {where} does not give back the original code (compared as syntax trees)"
         if forward_(restored) != after:
             return f"the patched {where} is not stable: undoing and re-applying the patch gives different code"
@@ -181,6 +184,7 @@ def reverse_check(before: bytes, after: bytes, backward_: Callable[[bytes], byte
     return None
 
 
+@pausing
 def reverse_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
     why = reverse_check(before, after, lambda d: backward(patch, rws, d, where), lambda d: forward(patch, rws, d, where), where)
     return None if why is None else _blame(patch, rws, before, where) or why
@@ -205,6 +209,7 @@ NAMES_HINT = ("every name the patched code uses must be defined: import it first
               "or the import in the payload), keep the code that defines it, or, if this version lacks it, declare a `versions:` variant")
 
 
+@pausing
 def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> None:
     """Refuse unless `after` compiles (in the target's grammar), adds no unresolvable name, puts
     its code where it runs and reverses to `before`. A refusal names the first rewrite that
@@ -254,6 +259,7 @@ def _text(data: bytes) -> str:
     return decode(data)[0]
 
 
+@pausing
 def plan(patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes, python: PythonEnv | None = None) -> FileChange:
     where = str(path)
     after = forward(patch, rws, before, where)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import functools
 import io
 import re
 import textwrap
@@ -98,8 +99,11 @@ class Source:
 
     @classmethod
     def parse(cls, text: str) -> Source:
-        """Raises SyntaxError when `text` is not Python."""
-        return cls(tuple(_LINE.findall(text)), index(ast.parse(text)))
+        """Raises SyntaxError when `text` is not Python. A Source is immutable, so the few most
+        recent texts are parsed once: planning a patch reads the same file several times (apply,
+        the reverse proof, the already-applied check), and each whole-module parse costs as much
+        as the rest of a rewrite."""
+        return _parsed(text)
 
     @staticmethod
     def parse_lines(text: str) -> list[str]:
@@ -148,6 +152,11 @@ class Source:
         moved = tuple(replace(t, start=t.start + start, end=t.end + start) for t in new_tops)
         after = tuple(replace(t, start=t.start + delta, end=t.end + delta) for t in self.tops[last:])
         return Source(self.lines[:start] + new_lines + self.lines[end:], self.tops[:first] + moved + after)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str) -> Source:
+    return Source(tuple(_LINE.findall(text)), index(ast.parse(text)))
 
 
 def is_expression(code: str) -> bool:

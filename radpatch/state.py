@@ -11,6 +11,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from radpatch import locate, versions
+from radpatch.collector import pausing
 from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
@@ -80,12 +81,13 @@ def record_digest(dist: Installed) -> str:
 _DIGESTS: dict[tuple[str, int, int, int], str] = {}
 
 
-_FOUND: dict[tuple[PythonEnv, str, str], tuple[tuple[object, ...], Installed | None]] = {}
+_FOUND: dict[tuple[object, ...], tuple[tuple[object, ...], Installed | None]] = {}
 
 
 def _distribution(env: PythonEnv, patch: Patch) -> Installed | None:
     """locate.find_target, once per process for as long as no search directory and no RECORD
-    changed (a patch-by-patch `status` of 200 patches reads RECORD once, not 200 times)."""
+    changed (a patch-by-patch `status` of 200 patches reads RECORD once, not 200 times). Keyed
+    by what the search reads of the patch, so patches stacked on the same modules search once."""
     def stamp(found: Installed | None) -> tuple[object, ...]:
         out: list[object] = []
         for p in (*env.paths, *((found.dist_info / "RECORD",) if found else ())):
@@ -96,7 +98,7 @@ def _distribution(env: PythonEnv, patch: Patch) -> Installed | None:
                 out.append(None)
         return tuple(out)
 
-    key = (env, patch.name, patch.digest)
+    key = (env, patch.named, patch.packages, patch.providers, patch.module_files)
     hit = _FOUND.get(key)
     if hit and stamp(hit[1]) == hit[0]:
         return hit[1]
@@ -279,6 +281,7 @@ def _edited_since_patched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, w
     return f"edited since radpatch patched it: {', '.join(differ)} changed" if differ else ""
 
 
+@pausing
 def changed_scopes(a: bytes, b: bytes) -> list[str]:
     """Top-level definitions (or `<module>`) whose code differs between two versions of a file.
     Order is code too: top-level statements that moved count as changed."""
@@ -304,6 +307,7 @@ def changed_scopes(a: bytes, b: bytes) -> list[str]:
     return sorted(differ)
 
 
+@pausing
 def applied_error(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str,
                   forward: Callable[[bytes], bytes] | None = None, backward: Callable[[bytes], bytes] | None = None) -> str | None:
     """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
