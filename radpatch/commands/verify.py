@@ -52,7 +52,7 @@ MEANING = {
     "match": "every rewrite matches exactly once",
     "compile": "the patched module compiles",
     "names": "the patched module uses no name the original did not already leave undefined",
-    "reverse": "reverse-applying gives back the original byte for byte",
+    "reverse": "undoing the patch gives back the original code (as a syntax tree; revert writes the kept original bytes)",
     "idempotent": "the patched module classifies as applied (backward then forward reproduces it): a second apply is a no-op",
 }
 CHECKS = tuple(MEANING)
