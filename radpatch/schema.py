@@ -7,11 +7,8 @@ and aliases are followed under a node budget so an alias bomb costs a bounded am
 from __future__ import annotations
 
 import ast
-import errno
 import hashlib
-import os
 import re
-import stat
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +18,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from radpatch.errors import RegistryError
+from radpatch.writer import read_regular
 from radpatch.source import bound_names, is_expression, payload_statement
 from radpatch.model import (
     BODY,
@@ -41,26 +39,6 @@ MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
 
 
-def read_regular(file: Path, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes. A FIFO, device or directory (say a
-    payload path naming /dev/zero or a named pipe) is an OSError, never a read that blocks or
-    never ends; so is a larger file (read no further than limit + 1 bytes)."""
-    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(file))
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(file))
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 _QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
@@ -302,7 +280,7 @@ class _Loader:
         rel = _str(self.ctx, node, path)
         try:
             file = (self.ctx.file.parent / rel).resolve()
-            data = read_regular(file)
+            data = read_regular(file, MAX_BYTES)
         except ValueError as exc:
             raise self.ctx.fail(node, path, f"payload path {rel!r} is not a valid path ({exc})")
         except OSError as exc:
@@ -459,7 +437,7 @@ def load_patch(file: Path) -> Patch:
     """Load and validate one registry file; raise RegistryError listing every problem."""
     ctx = _Ctx(file)
     try:
-        data = read_regular(file)
+        data = read_regular(file, MAX_BYTES)
     except OSError as exc:
         raise RegistryError([f"{file}: cannot read registry file ({exc.strerror})"])
     try:
