@@ -18,6 +18,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from radpatch.errors import RegistryError
+from radpatch.writer import read_regular
 from radpatch.source import bound_names, is_expression, payload_statement
 from radpatch.model import (
     BODY,
@@ -36,6 +37,8 @@ from radpatch.model import (
 
 MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
+
+
 _QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
@@ -277,7 +280,7 @@ class _Loader:
         rel = _str(self.ctx, node, path)
         try:
             file = (self.ctx.file.parent / rel).resolve()
-            data = file.read_bytes()
+            data = read_regular(file, MAX_BYTES)
         except ValueError as exc:
             raise self.ctx.fail(node, path, f"payload path {rel!r} is not a valid path ({exc})")
         except OSError as exc:
@@ -434,7 +437,7 @@ def load_patch(file: Path) -> Patch:
     """Load and validate one registry file; raise RegistryError listing every problem."""
     ctx = _Ctx(file)
     try:
-        data = file.read_bytes()
+        data = read_regular(file, MAX_BYTES)
     except OSError as exc:
         raise RegistryError([f"{file}: cannot read registry file ({exc.strerror})"])
     try:

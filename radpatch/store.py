@@ -27,9 +27,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.writer import atomic_write, fsync_dir
+from radpatch.writer import atomic_write, fsync_dir, read_regular
 
 FORMAT = 2
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
@@ -38,6 +39,15 @@ _BLOB = re.compile(r"[0-9]+\.before\Z")
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+STATE_MAX = 64 << 20  # radpatch's own JSON files are a few KB; anything this large is not one
+
+
+def _load_json(path: Path) -> Any:
+    """A JSON state file, read without blocking (a FIFO or device in its place is an OSError) and
+    without following a nesting deeper than the parser's recursion limit (a RecursionError)."""
+    return json.loads(read_regular(path, STATE_MAX))
 
 
 @dataclass(frozen=True)
@@ -97,10 +107,10 @@ class Store:
     # --- record ---------------------------------------------------------------------------------
     def _raw(self) -> dict[str, object]:
         try:
-            raw = json.loads(self.record_path.read_text())
+            raw = _load_json(self.record_path)
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise _unreadable(self.dir, str(exc))
         if not isinstance(raw, dict):
             raise _unreadable(self.dir, "not a JSON object")
@@ -313,10 +323,10 @@ class Store:
         """The interrupted run's plan, checked: every field of the right type, every blob there and
         holding the bytes the plan says. Anything else is a DamagedJournal naming what to do."""
         try:
-            raw = json.loads((self.journal / "plan.json").read_text())
+            raw = _load_json(self.journal / "plan.json")
         except FileNotFoundError:
             raise self._damaged("its plan.json is missing")
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise self._damaged(f"its plan.json is unreadable: {exc}")
         try:
             files = tuple(self._entry(e) for e in raw["files"])

@@ -2,15 +2,39 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.util
 import os
 import py_compile
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
+
+
+def read_regular(file: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. A FIFO, device or directory (say a
+    payload path naming /dev/zero or a named pipe) is an OSError, never a read that blocks or
+    never ends; so is a larger file (read no further than limit + 1 bytes)."""
+    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(file))
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(file))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 class ChangedMeanwhile(EnvironmentProblem):

@@ -322,6 +322,58 @@ def test_a_record_of_the_wrong_shape_is_a_clean_error(site: Site, toy: Path, rad
     assert r.code == 4 and "record.json is unreadable" in r.err and "Traceback" not in r.err
 
 
+
+def test_a_record_nested_too_deeply_is_a_clean_error(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    (site.root / ".radpatch/record.json").write_text("[" * 100_000 + "]" * 100_000)
+    for cmd in (["status", "toy"], ["apply", "toy"], ["revert", "toy"]):
+        r = radpatch("--registry", str(toy), *cmd)
+        assert r.code == 4 and "record.json is unreadable" in r.err and "internal error" not in r.err, (cmd, r.err)
+
+
+def test_a_journal_plan_nested_too_deeply_is_a_damaged_journal(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    from radpatch import store
+
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    util = site.root / "toypkg/util.py"
+    store.Store(site.root).begin("killed-run", "revert", ["toy"], {util: (util.read_bytes(), b"never written")})
+    (site.root / ".radpatch/journal/plan.json").write_text("{\"files\": " + "[" * 100_000 + "]" * 100_000 + "}")
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 4 and "plan.json is unreadable" in r.err and "internal error" not in r.err, r.err
+
+
+def test_a_record_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    record = site.root / ".radpatch/record.json"
+    good = record.read_bytes()
+    record.unlink()
+    os.mkfifo(record)
+
+    done = threading.Event()
+
+    def feed() -> None:  # a reader that blocks on the FIFO gets the real record (a few times) instead of hanging
+        for _ in range(8):
+            try:
+                with open(record, "wb") as fh:
+                    fh.write(good)
+            except OSError:
+                pass
+            if done.is_set():
+                return
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        r = radpatch("--registry", str(toy), "status", "toy")
+    finally:
+        done.set()
+        while writer.is_alive():  # let a writer still waiting on the FIFO finish
+            os.close(os.open(record, os.O_RDONLY | os.O_NONBLOCK))
+            writer.join(0.05)
+    assert r.code == 4 and "record.json is unreadable" in r.err and "not a regular file" in r.err, r.err
+
 # --- state safety (issue 10 classes 4-6, issue 11.6); the hardening tier repeats these on pip installs ---
 
 def test_stacked_patches_come_off_newest_first_whatever_the_command_line_order(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]

@@ -458,3 +458,67 @@ def test_each_operations_declared_example_loads_and_validates(tmp_path: Path, ke
     f = write(tmp_path, _rewrite_entry(f"- {key}:\n" + textwrap.indent(example, "    ") + "\n"))
     load_patch(f)
     jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(registry_schema.render()))
+
+
+# --- payload and registry paths that are not regular files ------------------------------------------
+
+import threading  # noqa: E402
+
+
+def _feed_fifo(fifo: Path, data: bytes) -> threading.Thread:
+    """A writer that hands `data` to whoever opens `fifo` for reading (so an old reader that
+    blocks on it gets an answer instead of hanging the test)."""
+
+    def feed() -> None:
+        with open(fifo, "wb") as fh:  # blocks until a reader opens the FIFO
+            fh.write(data)
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return thread
+
+
+def _release(fifo: Path, thread: threading.Thread) -> None:
+    """Open the FIFO for reading ourselves so a writer still waiting on it finishes."""
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        thread.join()
+    finally:
+        os.close(fd)
+
+
+def test_a_payload_that_is_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
+    file = write(tmp_path, VALID, payload=None)
+    os.mkfifo(tmp_path / "payload.py")
+    writer = _feed_fifo(tmp_path / "payload.py", PAYLOAD.encode())
+    try:
+        found = problems(file)
+    finally:
+        _release(tmp_path / "payload.py", writer)
+    assert len(found) == 1 and "at rewrites[0].insert_definitions.payload: payload 'payload.py' cannot be read (not a regular file)" in found[0]
+
+
+def test_a_payload_that_is_a_device_is_refused_not_read(tmp_path: Path) -> None:
+    file = write(tmp_path, VALID, payload=None)
+    (tmp_path / "payload.py").symlink_to("/dev/null")  # /dev/zero the same: never read at all
+    found = problems(file)
+    assert len(found) == 1 and "payload 'payload.py' cannot be read (not a regular file): /dev/null" in found[0]
+
+
+def test_a_payload_larger_than_the_limit_is_refused(tmp_path: Path) -> None:
+    from radpatch.schema import MAX_BYTES
+    file = write(tmp_path, VALID, payload=PAYLOAD + "#" * MAX_BYTES + "\n")
+    found = problems(file)
+    assert len(found) == 1 and f"payload 'payload.py' cannot be read (larger than {MAX_BYTES} bytes)" in found[0]
+
+
+def test_a_registry_file_that_is_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "toy.yaml"
+    os.mkfifo(fifo)
+    (tmp_path / "payload.py").write_text(PAYLOAD)
+    writer = _feed_fifo(fifo, VALID.encode())
+    try:
+        found = problems(fifo)
+    finally:
+        _release(fifo, writer)
+    assert found == [f"{fifo}: cannot read registry file (not a regular file)"]
