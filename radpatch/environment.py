@@ -174,6 +174,9 @@ def module_path(dist: Installed, relpath: str) -> Path:
     path = dist.root / relpath
     if path.is_file() or path.is_symlink():
         return path
+    if path.exists():  # a directory, FIFO or device where the module should be: never read or replace it
+        raise EnvironmentProblem(f"cannot read {path}: not a regular file",
+                                 f"reinstall {dist.name} (pip install --force-reinstall --no-deps {dist.name})")
     if dist.editable:
         raise RefusedError(
             f"{dist.name} {dist.version} is an editable install (pip install -e); {relpath} is not under {dist.root}",

@@ -16,6 +16,7 @@ from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
 from radpatch.store import DamagedJournal, FileRecord, PatchRecord, Store, sha256
+from radpatch.writer import read_regular
 
 
 class State(str, Enum):
@@ -207,7 +208,7 @@ def _still_applied(patch: Patch, dist: Installed, store: Store, record: PatchRec
     for f in record.files:
         path = dist.root / f.path
         try:
-            data = path.read_bytes()
+            data = read_regular(path)
         except OSError:
             return ()
         if sha256(data) not in _applied_hashes(store, f):
@@ -231,7 +232,7 @@ def _file_state(patch: Patch, dist: Installed, store: Store, record: PatchRecord
                 rws: tuple[Rewrite, ...]) -> FileState:
     path = module_path(dist, relpath)
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise EnvironmentProblem(f"cannot read {path}: {exc.strerror}", "check the installation (reinstall it) and radpatch's permissions")
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)

@@ -170,7 +170,7 @@ class Store:
     def original(self, digest: str) -> bytes | None:
         """The kept bytes whose sha256 is `digest`, or None if they are gone (or not those bytes)."""
         try:
-            data = (self.dir / "originals" / digest).read_bytes()
+            data = read_regular(self.dir / "originals" / digest)
         except OSError:
             return None
         return data if sha256(data) == digest else None
@@ -282,7 +282,7 @@ class Store:
         notes = []
         for entry in plan.files:
             try:
-                current: bytes | None = entry.path.read_bytes()
+                current: bytes | None = read_regular(entry.path)
             except FileNotFoundError:
                 current = None
             except OSError as exc:
@@ -291,7 +291,7 @@ class Store:
             if digest == (entry.after if committed else entry.before):
                 continue
             if not committed and digest == entry.after:
-                blob = (self.journal / entry.blob).read_bytes()
+                blob = read_regular(self.journal / entry.blob)
                 atomic_write(entry.path, blob, expect=entry.after)
                 notes.append(f"restored {entry.path}")
             else:

@@ -15,7 +15,10 @@ from pathlib import Path
 from radpatch.errors import EnvironmentProblem
 
 
-def read_regular(file: Path, limit: int) -> bytes:
+MAX_MODULE = 256 << 20  # no Python module radpatch patches is near this; a larger 'module' is not one
+
+
+def read_regular(file: Path, limit: int = MAX_MODULE) -> bytes:
     """The bytes of a regular file of at most `limit` bytes. A FIFO, device or directory (say a
     payload path naming /dev/zero or a named pipe) is an OSError, never a read that blocks or
     never ends; so is a larger file (read no further than limit + 1 bytes)."""

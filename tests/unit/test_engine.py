@@ -10,6 +10,7 @@ import errno
 import hashlib
 import json
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -373,6 +374,38 @@ def test_a_record_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, r
             os.close(os.open(record, os.O_RDONLY | os.O_NONBLOCK))
             writer.join(0.05)
     assert r.code == 4 and "record.json is unreadable" in r.err and "not a regular file" in r.err, r.err
+
+def test_an_installed_module_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    module = site.root / "toypkg/core.py"
+    good = module.read_bytes()
+    module.unlink()
+    os.mkfifo(module)
+    done = threading.Event()
+
+    def feed() -> None:  # a reader that blocks on the FIFO gets the real module instead of hanging
+        for _ in range(8):
+            try:
+                with open(module, "wb") as fh:
+                    fh.write(good)
+            except OSError:
+                pass
+            if done.is_set():
+                return
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        r = radpatch("--registry", str(toy), "apply", "toy")
+    finally:
+        done.set()
+        while writer.is_alive():
+            os.close(os.open(module, os.O_RDONLY | os.O_NONBLOCK))
+            writer.join(0.05)
+    assert r.code == 4 and "cannot read" in r.err and "not a regular file" in r.err, r.err
+    assert stat.S_ISFIFO(module.lstat().st_mode)  # nothing was written over it
+
 
 # --- state safety (issue 10 classes 4-6, issue 11.6); the hardening tier repeats these on pip installs ---
 
