@@ -30,8 +30,8 @@ def complete_patch(ctx: click.Context, param: click.Parameter, incomplete: str) 
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--python", "python", metavar="PYTHON|VENV", type=click.Path(), help="Act on this interpreter's environment, or this virtual environment directory (default: radpatch's own).")
-@click.option("--registry", "registries", multiple=True, metavar="DIR", type=click.Path(file_okay=False), help="Also load patches from DIR (repeatable; also RADPATCH_REGISTRY).")
+@click.option("--python", "python", metavar="PYTHON|VENV", type=click.Path(readable=False), help="Act on this interpreter's environment, or this virtual environment directory (default: radpatch's own).")
+@click.option("--registry", "registries", multiple=True, metavar="DIR", type=click.Path(file_okay=False, readable=False), help="Also load patches from DIR (repeatable; also RADPATCH_REGISTRY).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 @click.version_option(__version__, prog_name="radpatch")
 @click.pass_context
