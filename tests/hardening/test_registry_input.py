@@ -383,6 +383,19 @@ def test_payload_is_never_executed_or_imported(demo_env: Env, tmp_path: Path) ->
     reg = tmp_path / "reg"
     reg.mkdir()
     (reg / "rphard.yaml").write_text((env.registries[0] / "rphard.yaml").read_text())
+    definition = textwrap.dedent(f'''\
+        def _rphard_double(v, _probe=__import__("pathlib").Path({str(deftime)!r}).write_text("def-time code ran")):
+            """Injected by the rphard test patch."""
+            return v * 2
+        ''')
+    env.registries = (reg,)
+
+    def never_ran(args: list[str]) -> None:
+        for m in (top, deftime, imported):
+            assert not m.exists(), f"`radpatch {' '.join(args)}` executed the payload: {m.read_text()}"
+        assert not (reg / "__pycache__").exists(), f"`radpatch {' '.join(args)}` imported the payload"
+
+    # Top-level code in a payload is refused by the loader (exit 2) -- read, never run.
     (reg / "rphard_payload.py").write_text(textwrap.dedent(f'''\
         import pathlib
         pathlib.Path({str(top)!r}).write_text("the payload's top level ran")
@@ -390,18 +403,20 @@ def test_payload_is_never_executed_or_imported(demo_env: Env, tmp_path: Path) ->
             pathlib.Path({str(imported)!r}).write_text("the payload was imported")
 
 
-        def _rphard_double(v, _probe=__import__("pathlib").Path({str(deftime)!r}).write_text("def-time code ran")):
-            """Injected by the rphard test patch."""
-            return v * 2
-        '''))
-    env.registries = (reg,)
+        ''') + definition)
+    for args in (["show", "rphard"], ["diff", "rphard"], ["apply", "rphard", "--dry-run"], ["apply", "rphard"]):
+        out = env.run(*args)
+        assert out.returncode == 2 and "rphard_payload.py:2" in out.stderr, f"{args}: {out.stderr}"
+        never_ran(args)
+    assert env.read() == env.original
+
+    # A valid payload whose definition has def-time code goes through the whole cycle unexecuted.
+    (reg / "rphard_payload.py").write_text("import pathlib\n\n\n" + definition)
     for args in (["show", "rphard"], ["diff", "rphard"], ["apply", "rphard", "--dry-run"], ["apply", "rphard"],
                  ["status", "rphard"], ["status", "--check"], ["revert", "rphard"]):
         out = env.run(*args)
         assert out.returncode == 0, f"{args}: {out.stderr}"
-        for m in (top, deftime, imported):
-            assert not m.exists(), f"`radpatch {' '.join(args)}` executed the payload: {m.read_text()}"
-        assert not (reg / "__pycache__").exists(), f"`radpatch {' '.join(args)}` imported the payload"
+        never_ran(args)
     env.patched = {}
     assert env.read() == env.original
 
