@@ -124,12 +124,12 @@ def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp
 
 
 def test_exit_codes_when_nothing_claimed_is_verified(radpatch: Any) -> None:
-    """0.21.0 is a real release, but outside the declared range: reported, and exit 2 (nothing claimed)."""
-    code, data, err = verify_json(radpatch, "verify", "kv_group_size", "--versions", "0.21.0")
+    """0.11.2 is a real release, but outside the declared range: reported, and exit 2 (nothing claimed)."""
+    code, data, err = verify_json(radpatch, "verify", "kv_group_size", "--versions", "0.11.2")
     assert code == 2
-    assert [(x["version"], x["in_range"], x["ok"]) for x in data["results"]] == [("0.21.0", False, False)]
+    assert [(x["version"], x["in_range"], x["ok"]) for x in data["results"]] == [("0.11.2", False, False)]
     assert (data["claimed"], data["passed"], data["schema_version"]) == (0, 0, 1)
-    assert err.splitlines()[-2] == ("radpatch: error: kv_group_size: none of the releases verified (0.21.0) is in the declared "
-                                    "range >=0.22.0,<0.34: nothing the patch claims was verified")
+    assert err.splitlines()[-2] == ("radpatch: error: kv_group_size: none of the releases verified (0.11.2) is in the declared "
+                                    "range >=0.12.0,<0.34: nothing the patch claims was verified")
     none = radpatch("verify", "kv_group_size", "--versions", ">=99")
     assert none.code == 2 and none.err.startswith("radpatch: error: no release of vllm on the package index is in >=99\n")
