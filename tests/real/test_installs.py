@@ -167,7 +167,7 @@ POLICY = {
     "0.32.0rc2.dev5+gabc": ("not-applied", ""),
     "0.33.0rc1": ("not-applied", ""),  # between the module ranges <0.33 and >=0.33: found by its code
     "0.34.0rc1": ("incompatible", "PEP 440 makes `<0.34` exclude 0.34's own pre-releases"),
-    "0.22.0rc1": ("incompatible", "orders before 0.22.0 itself, so `>=0.22.0` excludes it"),
+    "0.12.0rc1": ("incompatible", "orders before 0.12.0 itself, so `>=0.12.0` excludes it"),  # the shipped range starts at 0.12.0
 }
 
 
