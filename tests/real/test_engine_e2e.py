@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -138,12 +139,16 @@ def flow(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Flow
     flow.refused = vllm_engine.run_engine(venv.python, models[UNEVEN_A], env={"RADPATCH_REQUIRE": PATCH})
     record = _record_json(venv)
     saved = record.read_bytes() if record.exists() else None
+    made_dir = not record.parent.exists()  # revert removes radpatch's state directory once nothing is recorded
+    record.parent.mkdir(exist_ok=True)
     record.write_text("{ not json")
     try:
         flow.broken_record = vllm_engine.run_engine(venv.python, models[UNEVEN_A])
     finally:
         if saved is None:
             record.unlink()
+            if made_dir:
+                shutil.rmtree(record.parent, ignore_errors=True)
         else:
             record.write_bytes(saved)
     return flow
