@@ -593,7 +593,7 @@ def _bench(llm: object, bench: dict[str, object]) -> dict[str, object]:
 
     core = _core(llm)
     sched = core.scheduler  # type: ignore[attr-defined]
-    steps: list[tuple[float, float, int, int]] = []  # (step s, scheduler s, tokens, reqs)
+    steps: list[tuple[float, float, int, int, float]] = []  # (step s, scheduler s, tokens, reqs, step CPU s)
     last: dict[str, object] = {}
     inner_step, inner_schedule, inner_update = core.step_fn, sched.schedule, sched.update_from_output  # type: ignore[attr-defined]
 
@@ -613,11 +613,12 @@ def _bench(llm: object, bench: dict[str, object]) -> dict[str, object]:
 
     def step(*a: object, **k: object) -> object:
         last.clear()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         out = inner_step(*a, **k)
         if "tokens" in last:
             steps.append((time.perf_counter() - t0, float(last["sched"]),  # type: ignore[arg-type]
-                          int(last["tokens"]), int(last["reqs"])))  # type: ignore[call-overload]
+                          int(last["tokens"]), int(last["reqs"]),  # type: ignore[call-overload]
+                          time.thread_time() - c0))
         return out
 
     sched.schedule, sched.update_from_output, core.step_fn = schedule, update, step  # type: ignore[attr-defined]
@@ -640,6 +641,9 @@ def _bench(llm: object, bench: dict[str, object]) -> dict[str, object]:
             "decode_tok_s": sum(s[2] for s in decode) / dec_time if dec_time else None,
             "step_ms_median": 1e3 * sorted(s[0] for s in decode)[len(decode) // 2] if decode else None,
             "sched_ms_median": 1e3 * sorted(s[1] for s in decode)[len(decode) // 2] if decode else None,
+            # CPU time of the engine thread in a step (OMP_NUM_THREADS=1: the forward runs in it too);
+            # unlike wall time it does not count time other processes took the core
+            "step_cpu_ms_median": 1e3 * sorted(s[4] for s in decode)[len(decode) // 2] if decode else None,
         })
     return {"concurrency": conc, "prompt_len": plen, "max_tokens": mtok, "reps": reps}
 
