@@ -7,8 +7,8 @@ random hybrid models (two uneven layouts, one even) in each state. Expected grou
 token counts are computed by vLLM's own planning functions (harness/kv_probe.py) on the same
 layout with the engine's effective settings, in the same venv and state: nothing is typed in.
 
-Engine starts are the cost (~35-60 s each on 2 cores, engine core in-process): 11 full starts and
-one refused start, all in the module-scoped `flow` fixture; the tests only read its results.
+Engine starts are the cost (~35-60 s each on 2 cores, engine core in-process): 11 full starts,
+one more with the engine core in its own process (vLLM's default), and one refused start, all in the module-scoped `flow` fixture; the tests only read its results.
 """
 
 from __future__ import annotations
@@ -86,6 +86,7 @@ class Flow:
     refused: EngineRun | None = None
     broken_record: EngineRun | None = None
     plugin_modules: dict[str, bool] = field(default_factory=dict)
+    multiproc: EngineRun | None = None
 
 
 def _engine_venv(tmp: Path, wheel: Path) -> EngineVenv:
@@ -128,6 +129,10 @@ def flow(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Flow
     flow.record_problems["patched"] = venv.record_problems()
     _engines(venv, flow, "patched", {"RADPATCH_REQUIRE": PATCH}, models)  # requirement met
     _predict(venv, flow, "patched", {})
+    # vLLM's default: the engine core in its own process, as `vllm serve` and a plain LLM() run it
+    flow.multiproc = vllm_engine.run_engine(
+        venv.python, models[UNEVEN_A],
+        env={"VLLM_ENABLE_V1_MULTIPROCESSING": "1", "RADPATCH_REQUIRE": PATCH})
     _engines(venv, flow, "opt0", {"RADIANCE_KV_GROUP_OPT": "0"}, models)
     _predict(venv, flow, "opt0", {"RADIANCE_KV_GROUP_OPT": "0"})
     flow.plugin_modules = _plugin_imports(venv)
@@ -274,3 +279,21 @@ def test_self_check_imports_no_libcst(flow: Flow) -> None:
     assert flow.plugin_modules["radpatch.plan"] is False
     assert flow.plugin_modules["radpatch.schema"] is False
     assert all(not r.libcst_loaded for r in flow.runs.values())
+
+
+def _after(tag: str, line: str) -> str:
+    return line[line.index(tag):]
+
+
+def test_engine_core_process_runs_the_patched_planner(flow: Flow) -> None:
+    """With vLLM's default multiprocessing the planner and the self-check run in the engine core
+    process too: same plan, same [radiance] line, a self-check line from each process."""
+    run, inproc = flow.multiproc, flow.runs[("patched", UNEVEN_A)]
+    assert run is not None and run.returncode == 0, run and run.log[-6000:]
+    assert run.kv_tokens == inproc.kv_tokens
+    assert [_after("[radiance]", ln) for ln in run.radiance] == [_after("[radiance]", ln) for ln in inproc.radiance]
+    assert any("EngineCore" in ln for ln in run.radiance), run.radiance  # planned in the core process
+    assert len(run.radpatch) >= 2, run.radpatch
+    assert any("EngineCore" in ln for ln in run.radpatch), run.radpatch
+    assert all(f"{PATCH} applied (registry " in ln for ln in run.radpatch), run.radpatch
+    assert run.tokens == inproc.tokens
