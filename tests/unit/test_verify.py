@@ -148,7 +148,7 @@ class IndexServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         if tls:
             self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
 
     @property
     def url(self) -> str:
