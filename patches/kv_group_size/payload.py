@@ -168,6 +168,12 @@ def _radiance_best_size(
         return None
     best = min(found, key=lambda c: (c[1], c[2], c[0]))
     near = [c for c in found if _radiance_within_tolerance(c[1], best[1], tolerance)]
+    # when upstream's size splits the drafter it sets no floor above, but if the best size
+    # reaches upstream's capacity, the tolerance must not trade below it either
+    up = _radiance_canonical_size(bucket_sizes, upstream_size)
+    up_objective = up * _radiance_group_stats(bucket_sizes, bucket_costs, up)[1]
+    if best[1] <= up_objective:
+        near = [c for c in near if c[1] <= up_objective]
     taken = min(near, key=lambda c: (c[2], c[1], c[0]))
     return best[0], taken[0]
 

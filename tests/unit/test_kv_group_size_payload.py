@@ -387,6 +387,19 @@ def test_tolerance_never_goes_below_upstream() -> None:
     assert choose(sizes, costs, 8.0)[:2] == (10, 7)
 
 
+def test_tolerance_never_trades_below_upstream_when_upstream_splits_the_drafter() -> None:
+    # upstream's size 4 splits the drafter (bucket 1, 5 layers); size 7 keeps it and beats
+    # upstream's capacity; size 8 is within 1.75% of 7 with fewer groups but below upstream
+    sizes, costs, drafter = [4, 7, 23], [1, 40, 8], [2, 0, 4, 1, 3]
+    up = P._radiance_canonical_size(sizes, upstream_size(sizes))
+    assert len(drafter_groups(sizes[1], drafter, up)) > 1
+    assert objective(sizes, costs, 7) <= objective(sizes, costs, up) < objective(sizes, costs, 8)
+    assert P._radiance_within_tolerance(objective(sizes, costs, 8), objective(sizes, costs, 7), 1.75)
+    got = P._radiance_choose_group_size(sizes, costs, upstream_size(sizes), drafter_bucket=1,
+                                        drafter_layers=drafter, tolerance=1.75)
+    assert got[0] == 7 and got[3] == "optimised"
+
+
 @pytest.mark.parametrize("bad", [-0.5, 100.0, 250.0])
 def test_tolerance_out_of_range_is_rejected(bad: float) -> None:
     with pytest.raises(ValueError):
@@ -445,7 +458,9 @@ def test_tolerance_properties(
     up_size = allocator_size(sizes, up)
     up_keeps = drafter_bucket is None or len(
         drafter_groups(sizes[drafter_bucket], positions, up_size)) == 1
-    if up_keeps:  # never below upstream's capacity
+    if up_keeps or objective(sizes, costs, best[0]) <= objective(sizes, costs, up_size):
+        # never below upstream's capacity (also when upstream splits the drafter, as long as
+        # the best drafter-keeping size reaches it)
         assert objective(sizes, costs, size) <= objective(sizes, costs, up_size)
     # more tolerance never means more groups
     wider = P._radiance_choose_group_size(
