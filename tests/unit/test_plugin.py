@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import subprocess
 import sys
 import types
@@ -26,6 +27,7 @@ def as_vllm(site: Site, monkeypatch: pytest.MonkeyPatch) -> Path:
     module.__file__ = str(site.root / "toypkg" / "__init__.py")
     monkeypatch.setitem(sys.modules, "vllm", module)
     monkeypatch.delenv(plugin.REQUIRE_ENV, raising=False)
+    monkeypatch.setattr(plugin, "_own_site", lambda root: True)  # the fake site stands for the interpreter's
     return Path(site.root)
 
 
@@ -100,3 +102,61 @@ def test_imports_only_hashing_code(site: Site, toy: Path, radpatch) -> None:  # 
             "('libcst', 'yaml', 'radpatch.plan', 'radpatch.schema', 'radpatch.state', 'click')]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == ["applied", False, False, False, False, False, False]
+
+
+def test_a_refusal_makes_the_next_engine_in_the_process_check_again(as_vllm: Path, toy: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """vLLM sets plugins_loaded before calling plugins: a retry would otherwise skip the check."""
+    plugins = types.ModuleType("vllm.plugins")
+    plugins.plugins_loaded = True  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vllm.plugins", plugins)
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy")
+    with pytest.raises(RequiredPatchMissing):
+        plugin.register()
+    assert plugins.plugins_loaded is False  # type: ignore[attr-defined]
+
+
+def test_an_unknown_required_name_says_what_is_recorded(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy-patch")
+    with pytest.raises(RequiredPatchMissing) as err:
+        plugin.register()
+    assert "the patches recorded here are toy: check the names in RADPATCH_REQUIRE" in str(err.value)
+
+
+def test_a_shadowing_copy_is_named_not_patched_over(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plugin, "_own_site", lambda root: False)  # vllm found through PYTHONPATH / a volume
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy")
+    with pytest.raises(RequiredPatchMissing) as err:
+        plugin.register()
+    assert "outside" in str(err.value) and "PYTHONPATH or a mounted volume" in str(err.value)
+    assert "radpatch apply" not in str(err.value)
+
+
+def test_own_site_knows_this_interpreters_site_packages(tmp_path: Path) -> None:
+    import sysconfig
+
+    assert plugin._own_site(Path(sysconfig.get_paths()["purelib"]))
+    assert not plugin._own_site(tmp_path)
+
+
+def test_a_symlinked_package_directory_keeps_its_record_in_site_packages(site: Site, as_vllm: Path, toy: Path,
+                                                                        tmp_path: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (as_vllm / "toypkg").rename(elsewhere / "toypkg")
+    (as_vllm / "toypkg").symlink_to(elsewhere / "toypkg")
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert plugin.package_root() == as_vllm
+    (check,) = plugin.check(plugin.package_root())
+    assert check.state is Seen.APPLIED
+
+
+def test_two_dist_infos_are_named_as_ambiguous(site: Site, as_vllm: Path, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    (stale,) = [d for d in as_vllm.glob("toypkg-*.dist-info")]
+    shutil.copytree(stale, as_vllm / "toypkg-0.1.dist-info")
+    (check,) = plugin.check(as_vllm)
+    assert "2 dist-infos of toypkg" in check.detail and "remove the stale one" in check.detail
+    assert "toypkg-0.1.dist-info" in check.detail
