@@ -87,6 +87,7 @@ class Flow:
     broken_record: EngineRun | None = None
     plugin_modules: dict[str, bool] = field(default_factory=dict)
     multiproc: EngineRun | None = None
+    retried: str = ""
 
 
 def _engine_venv(tmp: Path, wheel: Path) -> EngineVenv:
@@ -141,6 +142,7 @@ def flow(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Flow
     flow.statuses["reverted"] = venv.state()
     flow.record_problems["reverted"] = venv.record_problems()
     flow.refused = vllm_engine.run_engine(venv.python, models[UNEVEN_A], env={"RADPATCH_REQUIRE": PATCH})
+    flow.retried = _retry_after_refusal(venv, models[UNEVEN_A])
     record = _record_json(venv)
     saved = record.read_bytes() if record.exists() else None
     made_dir = not record.parent.exists()  # revert removes radpatch's state directory once nothing is recorded
@@ -156,6 +158,26 @@ def flow(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Flow
         else:
             record.write_bytes(saved)
     return flow
+
+
+RETRY = """
+import sys
+from vllm import LLM
+for attempt in ("FIRST", "SECOND"):
+    try:
+        LLM(model=sys.argv[1], tokenizer=sys.argv[1], **{args})
+        print(attempt, "STARTED", flush=True)
+    except Exception as exc:
+        print(attempt, "REFUSED", type(exc).__name__, flush=True)
+"""
+
+
+def _retry_after_refusal(venv: EngineVenv, model: Path) -> str:
+    """Two engines in one process (a retry loop, a notebook cell run again) under RADPATCH_REQUIRE."""
+    code = RETRY.replace("{args}", repr(vllm_engine.ENGINE_ARGS))
+    done = _run(venv.python, "-c", code, model, check=False,
+                env={**vllm_engine.ENGINE_ENV, "RADPATCH_REQUIRE": PATCH})
+    return done.stdout + done.stderr
 
 
 def _record_json(venv: EngineVenv) -> Path:
@@ -297,3 +319,10 @@ def test_engine_core_process_runs_the_patched_planner(flow: Flow) -> None:
     assert any("EngineCore" in ln for ln in run.radpatch), run.radpatch
     assert all(f"{PATCH} applied (registry " in ln for ln in run.radpatch), run.radpatch
     assert run.tokens == inproc.tokens
+
+
+def test_a_retried_engine_in_the_same_process_is_refused_again(flow: Flow) -> None:
+    """vLLM marks plugins loaded before running them; the self-check clears that on refusal."""
+    assert "FIRST REFUSED RequiredPatchMissing" in flow.retried, flow.retried[-4000:]
+    assert "SECOND REFUSED RequiredPatchMissing" in flow.retried, flow.retried[-4000:]
+    assert "STARTED" not in flow.retried
