@@ -97,24 +97,20 @@ def measure(python: Path, layout: Layout, size: int, args: argparse.Namespace) -
 
 def slope(points: list[Point], key: str) -> tuple[float, float]:
     """Least squares of the per-size median of `key` against the group count: (slope, intercept)."""
-    xs = [float(p.run.num_groups) for p in points]
-    ys = [p.median(key) for p in points]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
-    return b, my - b * mx
+    fit = statistics.linear_regression([float(p.run.num_groups) for p in points], [p.median(key) for p in points])
+    return fit.slope, fit.intercept
 
 
 def slope_stderr(points: list[Point], key: str) -> float:
     """Standard error of the least-squares slope fitted over every round (not the medians)."""
     pairs = [(float(p.run.num_groups), y) for p in points for y in p.series(key)]
+    if len(pairs) <= 2:
+        return float("nan")
     xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in pairs) / sxx
-    a = my - b * mx
-    resid = sum((y - a - b * x) ** 2 for x, y in pairs)
-    return float((resid / (len(pairs) - 2) / sxx) ** 0.5) if len(pairs) > 2 else float("nan")
+    fit = statistics.linear_regression(xs, ys)
+    mx = statistics.fmean(xs)
+    resid = sum((y - fit.intercept - fit.slope * x) ** 2 for x, y in pairs)
+    return float((resid / (len(pairs) - 2) / sum((x - mx) ** 2 for x in xs)) ** 0.5)
 
 
 def _load() -> str:
