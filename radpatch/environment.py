@@ -6,20 +6,18 @@ distribution is found by its *.dist-info directory (METADATA for the version, RE
 
 from __future__ import annotations
 
-import base64
-import csv
 import json
 import os
 import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from radpatch import dist_record
 from radpatch.errors import EnvironmentProblem, RefusedError
 
 # sys.path[0] is the directory of the script or "" (the current directory) for `-c`: what the
@@ -126,19 +124,9 @@ class Installed:
     editable: bool = field(default=False)
     provides: str = ""  # set when recognised by the package it installs, not by a name the entry gives
 
-    @cached_property
-    def record(self) -> dict[str, str]:
-        """RECORD: relative path -> sha256 hex (files RECORD lists without a hash are left out)."""
-        out: dict[str, str] = {}
-        try:
-            with open(self.dist_info / "RECORD", newline="", encoding="utf-8") as fh:
-                for row in csv.reader(fh):
-                    if len(row) >= 2 and row[1].startswith("sha256="):
-                        digest = base64.urlsafe_b64decode(row[1][7:] + "=" * (-len(row[1][7:]) % 4))
-                        out[row[0]] = digest.hex()
-        except OSError:
-            pass
-        return out
+    def recorded_sha256(self, relpath: str) -> str | None:
+        """RECORD's sha256 (hex) of the file at `relpath`, or None when RECORD lists it without one."""
+        return dist_record.sha256_of(self.dist_info / "RECORD", relpath)
 
 
 def installed_from(dist_info: Path, name: str) -> Installed:

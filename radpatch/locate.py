@@ -21,6 +21,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from radpatch import dist_record
 from radpatch.environment import Installed, PythonEnv, installed_from
 from radpatch.errors import RefusedError
 from radpatch.model import InsertDefinitions, ModuleChoice, Patch, Rewrite, Target
@@ -104,22 +105,7 @@ def _provides(dist_info: Path, patch: Patch) -> bool:
         top = None
     if top is not None and not set(top) & set(patch.packages):
         return False
-    record = _record_bytes(dist_info / "RECORD")
-    return any(b"\n" + rel.encode() + b"," in record for rel in patch.module_files)
-
-
-_RECORDS: dict[tuple[Path, int, int], bytes] = {}  # (path, mtime_ns, size) -> b"\n" + RECORD: one read per process
-
-
-def _record_bytes(path: Path) -> bytes:
-    try:
-        st = path.stat()
-        key = (path, st.st_mtime_ns, st.st_size)
-        if key not in _RECORDS:
-            _RECORDS[key] = b"\n" + path.read_bytes().replace(b"\r\n", b"\n")
-        return _RECORDS[key]
-    except OSError:
-        return b""
+    return any(dist_record.lists(dist_info / "RECORD", rel) for rel in patch.module_files)
 
 
 def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:

@@ -17,7 +17,6 @@ Without it, any error in the self-check is logged and swallowed: it must never b
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import logging
 import os
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from radpatch import dist_record
 from radpatch.store import FileRecord, PatchRecord, Store
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
@@ -219,7 +219,7 @@ def _file_state(root: Path, f: FileRecord, dist_info: Path | None) -> tuple[Seen
     if digest == f.patched_sha256:
         return Seen.APPLIED, where.strip()
     # RECORD is read only here: a reinstall (pip install -U, a rebuilt image) left the record behind
-    if digest == f.original_sha256 or (dist_info and digest == _record_rows(dist_info / "RECORD", {f.path}).get(f.path)):
+    if digest == f.original_sha256 or (dist_info and digest == dist_record.sha256_of(dist_info / "RECORD", f.path)):
         return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
     return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
 
@@ -245,7 +245,7 @@ def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
     if exact:
         return exact
     paths = {f.path for f in rec.files}
-    return [d for d in near if paths and len(_record_rows(d / "RECORD", paths)) == len(paths)]
+    return [d for d in near if paths and all(dist_record.sha256_of(d / "RECORD", p) for p in paths)]
 
 
 def _canon(name: str) -> str:
@@ -263,19 +263,3 @@ def _metadata_name(dist_info: Path) -> str:
     except OSError:
         pass
     return ""
-
-
-def _record_rows(record: Path, paths: set[str]) -> dict[str, str]:
-    """RECORD's sha256 (hex) of each of `paths` it lists."""
-    import base64
-
-    out: dict[str, str] = {}
-    try:
-        with open(record, newline="", encoding="utf-8") as fh:
-            for row in csv.reader(fh):
-                if len(row) >= 2 and row[0] in paths and row[1].startswith("sha256="):
-                    raw = row[1][7:]
-                    out[row[0]] = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
-    except OSError:
-        pass
-    return out

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from radpatch import locate, versions
+from radpatch import dist_record, locate, versions
 from radpatch.collector import pausing
 from radpatch.environment import Installed, PythonEnv, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
@@ -68,18 +68,7 @@ class PatchState:
 
 def record_digest(dist: Installed) -> str:
     """sha256 of the distribution's RECORD: it changes whenever pip installs it again from another wheel."""
-    path = dist.dist_info / "RECORD"
-    try:
-        st = path.stat()
-        key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size)
-        if key not in _DIGESTS:
-            _DIGESTS[key] = sha256(path.read_bytes())
-        return _DIGESTS[key]
-    except OSError:
-        return ""
-
-
-_DIGESTS: dict[tuple[str, int, int, int], str] = {}
+    return dist_record.digest(dist.dist_info / "RECORD")
 
 
 _FOUND: dict[tuple[object, ...], tuple[tuple[object, ...], Installed | None]] = {}
@@ -213,7 +202,7 @@ def _still_applied(patch: Patch, dist: Installed, store: Store, record: PatchRec
             return ()
         if sha256(data) not in _applied_hashes(store, f):
             return ()
-        out.append(FileState(f.module, path, f.path, (), data, State.APPLIED, "", dist.record.get(f.path)))
+        out.append(FileState(f.module, path, f.path, (), data, State.APPLIED, "", dist.recorded_sha256(f.path)))
     return tuple(out)
 
 
@@ -236,8 +225,8 @@ def _file_state(patch: Patch, dist: Installed, store: Store, record: PatchRecord
     except OSError as exc:
         raise EnvironmentProblem(f"cannot read {path}: {exc.strerror}", "check the installation (reinstall it) and radpatch's permissions")
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-    state, detail = _classify(patch, rws, data, str(path), recorded, dist.record.get(relpath), store)
-    return FileState(module, path, relpath, rws, data, state, detail, dist.record.get(relpath))
+    state, detail = _classify(patch, rws, data, str(path), recorded, dist.recorded_sha256(relpath), store)
+    return FileState(module, path, relpath, rws, data, state, detail, dist.recorded_sha256(relpath))
 
 
 def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord | None,
