@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import gc
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -85,27 +86,36 @@ class Problem:
 
 def introduced(original: str, patched: str, filename: str = "<patched>", runtime: Runtime | None = None) -> list[Problem]:
     """Problems of `patched` whose (scope, name, kind) the original does not already have."""
-    before = {p.key for p in problems(original, filename, runtime)}
+    return new_problems(problems(original, filename, runtime), problems(patched, filename, runtime))
+
+
+def new_problems(before: Iterable[Problem], after: Iterable[Problem]) -> list[Problem]:
+    """The problems of `after` whose (scope, name, kind) `before` does not have, each key once."""
+    old = {p.key for p in before}
     seen: set[tuple[str, str, str]] = set()
     out = []
-    for p in problems(patched, filename, runtime):
-        if p.key not in before and p.key not in seen:
+    for p in after:
+        if p.key not in old and p.key not in seen:
             seen.add(p.key)
             out.append(p)
     return out
 
 
-def problems(source: str, filename: str = "<patched>", runtime: Runtime | None = None) -> list[Problem]:
+def problems(source: str | bytes, filename: str = "<patched>", runtime: Runtime | None = None) -> list[Problem]:
     enabled = gc.isenabled()
     gc.disable()  # the walk makes no cycles; the collector would rescan the whole tree again and again
     try:
-        tree = ast.parse(source, filename)
-        rt = runtime or current_runtime()
-        scopes = _Collector(tree).scopes
-        return sorted(_Walker(tree, scopes, rt).run())
+        return problems_in(ast.parse(source, filename), runtime)
     finally:
         if enabled:
             gc.enable()
+
+
+def problems_in(tree: ast.Module, runtime: Runtime | None = None) -> list[Problem]:
+    """problems() of an already parsed module (the caller keeps the collector paused)."""
+    rt = runtime or current_runtime()
+    scopes = _Collector(tree).scopes
+    return sorted(_Walker(tree, scopes, rt).run())
 
 
 # --- pass 1: every scope's bindings ---------------------------------------------------------------
@@ -707,24 +717,25 @@ class _Walker:
             if hides:
                 self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned (or is deleted) on some path"))
             return
+        self.local_check(name, line, scope, flow, hides)
 
-        def check() -> None:
-            if name in flow.maybe:  # assigned further down the loop: bound from the second iteration
-                if hides:
-                    self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned before the loop's first pass (it hides the global)"))
-            elif not flow.later(check):
-                self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned yet"))
-        check()
+    # A check that a loop decides later is queued as a partial of a method, never as a closure that
+    # names itself: that would be a reference cycle holding the walker, and with it the whole tree,
+    # until the cyclic collector runs (which radpatch pauses while it analyses a module).
+
+    def local_check(self, name: str, line: int, scope: _Scope, flow: _Flow, hides: bool) -> None:
+        if name in flow.maybe:  # assigned further down the loop: bound from the second iteration
+            if hides:
+                self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned before the loop's first pass (it hides the global)"))
+        elif not flow.later(functools.partial(self.local_check, name, line, scope, flow, hides)):
+            self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned yet"))
 
     def module_read(self, name: str, line: int, scope: _Scope, flow: _Flow) -> None:
-        module_flow = self.flow(self.module)
-        if name in module_flow.maybe:
-            return
+        self.module_check(name, line, scope, self.flow(self.module))
 
-        def check() -> None:
-            if name not in module_flow.maybe and not module_flow.later(check):
-                self.uses.append(_GlobalUse(name, line, scope, True))
-        check()
+    def module_check(self, name: str, line: int, scope: _Scope, module_flow: _Flow) -> None:
+        if name not in module_flow.maybe and not module_flow.later(functools.partial(self.module_check, name, line, scope, module_flow)):
+            self.uses.append(_GlobalUse(name, line, scope, True))
 
     def global_read(self, name: str, line: int, scope: _Scope) -> None:
         if scope.import_time:

@@ -10,17 +10,18 @@ writes the exact original bytes radpatch keeps (store.py).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch import names, proofs, targetpy
-from radpatch.collector import pausing
+from radpatch.collector import paused, pausing
 from radpatch.environment import PythonEnv
 from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure
 from radpatch.model import Patch, Rewrite
-from radpatch.source import Source, Undecodable, decode
+from radpatch.source import Source, Undecodable, decode, remember
 
 
 @dataclass(frozen=True)
@@ -107,47 +108,108 @@ def _encode(src: Source, encoding: str, where: str) -> bytes:
                            "write the rewrite's code in characters the file's encoding has (or as escapes)") from None
 
 
+@dataclass(frozen=True)
+class _Analysis:
+    """What the names and placement proofs need of one version of a module, from one parse of
+    it, which also gives the rewrites their index of it (source.remember): the tree is freed
+    before another version is parsed, so one whole-module tree is alive at a time. compile()
+    runs on the bytes, separately (_compiled): compiling the tree would hold it and the
+    compiler's own copy of it at once."""
+    problems: tuple[names.Problem, ...] | None  # None: not parsed, or too deeply nested to walk
+    placement: proofs.Placement | None  # None: not parsed, or too deeply nested to walk
+    unparsed: str = ""  # why radpatch's own Python could not analyse it (the exception's name)
+
+
+def _why(exc: SyntaxError | ValueError) -> str:
+    return f"{getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
+
+
+def _compiled(data: bytes) -> str | None:
+    """Why `data` does not compile ("message (line N)"), or None."""
+    try:
+        compile(data, "<patched>", "exec", dont_inherit=True)
+        return None
+    except (SyntaxError, ValueError) as exc:
+        return _why(exc)
+    except (RecursionError, MemoryError):
+        return "too deeply nested to compile"
+
+
+@functools.lru_cache(maxsize=4)
+def _analysis(data: bytes) -> _Analysis:
+    with paused():
+        try:
+            text: str | None = decode(data)[0]
+        except Undecodable:
+            text = None  # ast.parse says why
+        try:
+            tree = ast.parse(data if text is None else text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            return _Analysis(None, None, type(exc).__name__)
+        if text is not None:
+            remember(text, tree)  # the rewrites' own index of this text: no second parse
+        try:
+            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree))
+        except (RecursionError, MemoryError):
+            found = None
+        try:
+            return _Analysis(found, proofs.placement(tree))
+        except (RecursionError, MemoryError) as exc:
+            return _Analysis(found, None, type(exc).__name__)
+
+
 def compile_error(after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None) -> str | None:
     """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
     if python is not None and not targetpy.same_grammar(python.executable, python.version):
         why = _target(python, before if before is not None else after, after, where).compile_error
     else:
-        try:
-            compile(after, where, "exec", dont_inherit=True)
-            return None
-        except (SyntaxError, ValueError) as exc:
-            why = f"{getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
-        except (RecursionError, MemoryError):
-            why = "too deeply nested to compile"
+        why = _compiled(after)
     return None if why is None else f"the patched {where} does not compile{_for(python)}: {why}"
+
+
+def _introduced(before: bytes, after: bytes) -> list[names.Problem] | None:
+    """Names `after` cannot resolve that `before` could (None when either could not be walked)."""
+    old, new = _analysis(before).problems, _analysis(after).problems
+    return None if old is None or new is None else names.new_problems(old, new)
 
 
 @pausing
 def names_error(before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> str | None:
     """Names the patch makes unresolvable at run time (see names.py), each with its line."""
-    try:
-        if python is not None and not targetpy.same_grammar(python.executable, python.version):
+    new: list[names.Problem] | None
+    if python is not None and not targetpy.same_grammar(python.executable, python.version):
+        try:
             new = list(_target(python, before, after, where).problems)
-        else:
-            new = names.introduced(_text(before), _text(after), where)
-    except (RecursionError, MemoryError):
+        except (RecursionError, MemoryError):
+            new = None
+    else:
+        new = _introduced(before, after)
+    if new is None:
+        unparsed = _analysis(before).unparsed or _analysis(after).unparsed
+        if unparsed in ("SyntaxError", "ValueError"):
+            return f"the patched {where} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
         return f"the patched {where} is too deeply nested to check its names"
     if new:
         return f"the patched {where} would use undefined names{_for(python)}: " + "; ".join(p.describe() for p in new)
     return None
 
 
+def _placed(check: Callable[[proofs.Placement, proofs.Placement], list[str]], before: bytes, after: bytes) -> list[str]:
+    old, new = _analysis(before).placement, _analysis(after).placement
+    return [] if old is None or new is None else check(old, new)
+
+
 @pausing
 def placement_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code."""
-    try:
-        trees = ast.parse(before), ast.parse(after)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        return f"the patched {where} cannot be parsed by radpatch's own Python to check where its code lands ({type(exc).__name__})"
+    old, new = _analysis(before), _analysis(after)
+    if old.placement is None or new.placement is None:
+        return (f"the patched {where} cannot be parsed by radpatch's own Python to check where its code lands "
+                f"({old.unparsed or new.unparsed})")
     for check in (proofs.shadowed, proofs.dead_changes):
-        found = check(*trees)
+        found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
-            k = proofs.first_failing(len(rws), lambda k: bool(check(ast.parse(before), ast.parse(forward(patch, rws[:k], before, where)))))
+            k = proofs.first_failing(len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where))))
             rw = rws[(k or len(rws)) - 1]
             return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
     return None
@@ -222,9 +284,8 @@ def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, w
         _refuse(patch, culprit, where, why, "fix the rewrite's code so the patched file is valid Python at that place")
     why = names_error(before, after, where, python)
     if why:
-        missing = {p.key for p in names.introduced(_text(before), _text(after), where)}
-        culprit = _first(patch, rws, before, where,
-                         lambda d: bool(missing & {p.key for p in names.introduced(_text(before), _text(d), where)}))
+        missing = {p.key for p in _introduced(before, after) or ()}
+        culprit = _first(patch, rws, before, where, lambda d: bool(missing & {p.key for p in _introduced(before, d) or ()}))
         _refuse(patch, culprit, where, why, NAMES_HINT)
     why = placement_error(patch, rws, before, after, where)
     if why:
@@ -264,6 +325,7 @@ def _text(data: bytes) -> str:
 @pausing
 def plan(patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes, python: PythonEnv | None = None) -> FileChange:
     where = str(path)
+    _analysis(before)  # one parse of the original, for its proofs and the rewrites' index both
     after = forward(patch, rws, before, where)
     prove(patch, rws, before, after, where, python)
     return FileChange(module, path, before, after)

@@ -8,7 +8,8 @@
   later one. A definition whose name is read in between (`@f.setter`, `register(f)`) or that
   has a decorator radpatch does not know (it may register it) is alive.
 
-Each check is one pass over the top-level statements or over all statement lists; only the
+Each check is one pass over the top-level statements or over all statement lists, taken from each
+version's tree into a `Placement` (so only one whole-module tree is alive at a time); only the
 definitions that could be dead are compared (with ast.dump) between the original and the patch.
 """
 
@@ -72,10 +73,36 @@ def _stored(target: ast.expr) -> Iterator[ast.Name]:
         yield from _stored(target.value)
 
 
-def shadowed(before: ast.Module, after: ast.Module) -> list[str]:
+@dataclass(frozen=True)
+class DeadDef:
+    """A def/class a later statement of its block replaces, as far as the dead-code proof needs it."""
+    dump: str  # ast.dump of the definition: compared between the original and the patch
+    line: int
+    later_line: int
+    alive: bool  # its name is read before it is replaced (`@f.setter`, `register(f)`): it runs
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What both proofs need of one version of a module, taken from its tree in one pass, so the
+    tree can be freed before the other version is parsed."""
+    bindings: tuple[Binding, ...]
+    dead: dict[tuple[str, str, int], DeadDef]
+
+
+def placement(tree: ast.Module) -> Placement:
+    dead = {}
+    for key, d in _dead(tree).items():
+        later = d.later
+        uses: tuple[ast.AST, ...] = (*d.between, *getattr(later, "decorator_list", ()), *([later.value] if isinstance(later, ast.Assign) else []))
+        dead[key] = DeadDef(ast.dump(d.node), d.node.lineno, later.lineno, _read_in(uses, key[1]))
+    return Placement(tuple(module_bindings(tree)), dead)
+
+
+def shadowed(before: Placement, after: Placement) -> list[str]:
     """A def/class the patch adds at module level under a name the original already binds."""
     old: dict[str, list[Binding]] = {}
-    for b in module_bindings(before):
+    for b in before.bindings:
         old.setdefault(b.name, []).append(b)
     count_old: dict[str, int] = {}
     for bs in old.values():
@@ -83,16 +110,17 @@ def shadowed(before: ast.Module, after: ast.Module) -> list[str]:
             if b.kind in ("def", "class"):
                 count_old[b.name] = count_old.get(b.name, 0) + 1
     seen: dict[str, int] = {}
+    told: set[str] = set()
     out = []
-    for b in module_bindings(after):
-        if b.kind not in ("def", "class") or b.name not in old:
+    for b in after.bindings:
+        if b.kind not in ("def", "class") or b.name not in old or b.name in told:
             continue
         seen[b.name] = seen.get(b.name, 0) + 1
         if seen[b.name] > count_old.get(b.name, 0):
             first = old[b.name][0]
             out.append(f"the {b.kind} `{b.name}` it adds (line {b.line}) would share its name with the {first.kind} "
                        f"`{b.name}` the module has at line {first.line}: one would replace the other")
-            seen[b.name] = -len(after.body)  # one message per name
+            told.add(b.name)  # one message per name
     return out
 
 
@@ -159,20 +187,15 @@ def _read_in(nodes: tuple[ast.AST, ...], name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for node in nodes for n in ast.walk(node))
 
 
-def dead_changes(before: ast.Module, after: ast.Module) -> list[str]:
+def dead_changes(before: Placement, after: Placement) -> list[str]:
     """Definitions the patch changes that a later statement of the same block replaces."""
-    old = _dead(before)
     out = []
-    for key, d in _dead(after).items():
-        o = old.get(key)
-        if o is not None and ast.dump(o.node) == ast.dump(d.node):
-            continue
-        later = d.later
-        uses: tuple[ast.AST, ...] = (*d.between, *getattr(later, "decorator_list", ()), *([later.value] if isinstance(later, ast.Assign) else []))
-        if _read_in(uses, key[1]):
+    for key, d in after.dead.items():
+        o = before.dead.get(key)
+        if o is not None and o.dump == d.dump or d.alive:
             continue
         block = "at module level" if key[0] == "<module>" else f"in {key[0]}"
-        out.append(f"it changes `{key[1]}` (line {d.node.lineno}, {block}), which line {later.lineno} replaces: "
+        out.append(f"it changes `{key[1]}` (line {d.line}, {block}), which line {d.later_line} replaces: "
                    "the running code is the later one")
     return out
 

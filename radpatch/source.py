@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import codecs
-import functools
 import io
 import re
 import textwrap
@@ -154,9 +153,27 @@ class Source:
         return Source(self.lines[:start] + new_lines + self.lines[end:], self.tops[:first] + moved + after)
 
 
-@functools.lru_cache(maxsize=4)
+_RECENT: dict[str, Source] = {}  # the few most recently parsed texts, oldest first
+_KEEP = 3  # planning needs the original, the patched text and a payload
+
+
 def _parsed(text: str) -> Source:
-    return Source(tuple(_LINE.findall(text)), index(ast.parse(text)))
+    hit = _RECENT.pop(text, None)
+    return remember(text, ast.parse(text)) if hit is None else _keep(text, hit)
+
+
+def remember(text: str, tree: ast.Module) -> Source:
+    """The Source of `text` from a tree the caller parsed anyway (plan's proofs parse each
+    version once and share the tree): Source.parse(text) then answers without parsing again."""
+    return _keep(text, Source(tuple(_LINE.findall(text)), index(tree)))
+
+
+def _keep(text: str, src: Source) -> Source:
+    _RECENT.pop(text, None)
+    _RECENT[text] = src
+    while len(_RECENT) > _KEEP:
+        del _RECENT[next(iter(_RECENT))]
+    return src
 
 
 def is_expression(code: str) -> bool:

@@ -7,6 +7,7 @@ the symtable-based check on main passed although the module fails at import or c
 
 from __future__ import annotations
 
+import gc
 import textwrap
 from pathlib import Path
 
@@ -282,3 +283,21 @@ def test_a_real_module_catches_an_inserted_global_shadow() -> None:
     body_start = tail.index(":\n") + 2
     new = head + anchor + tail[:body_start] + "    logger.debug('planning')\n    logger = None\n" + tail[body_start:]
     assert [(p.name, p.kind) for p in introduced(source, new, path.name)] == [("logger", "unbound-local")]
+
+
+def test_the_walk_leaves_no_reference_cycles() -> None:
+    """The check runs with the cyclic collector paused (it walks whole-module trees); a cycle
+    left behind would keep the walker, and the whole tree with it, alive until the collector
+    runs again. A check queued inside a loop used to be a closure naming itself."""
+    path = FIXTURES / "vllm-0.33.0.vllm.v1.core.kv_cache_planning.py.txt"
+    looped = "def f(items):\n    for x in items:\n        y = later\n        later = x\n    return y\nfor k in range(3):\n    print(v)\n    v = k\n"
+    for source in (looped, path.read_text(encoding="utf-8")):
+        gc.collect()
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            problems(source)
+            assert gc.collect() == 0
+        finally:
+            if was:
+                gc.enable()

@@ -169,7 +169,7 @@ def test_a_payload_definition_may_not_replace_a_name_the_module_binds(binding: s
     assert why.startswith("t: rewrite 'r0' (t.yaml:1) on mod.py: "), why
     assert "_rp_helper" in why and f"line {line}" in why, why
     # and the proof step, which also guards definitions another way could add, says the same
-    found = proofs.shadowed(ast.parse(before), ast.parse(before + "\n\ndef _rp_helper(x):\n    return x + 1\n"))
+    found = proofs.shadowed(proofs.placement(ast.parse(before)), proofs.placement(ast.parse(before + "\n\ndef _rp_helper(x):\n    return x + 1\n")))
     assert found and f"{kind} `_rp_helper` the module has at line {line}" in found[0], found
 
 
