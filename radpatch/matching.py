@@ -11,7 +11,7 @@ import dataclasses
 import difflib
 import functools
 import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -245,17 +245,24 @@ def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str,
     if not candidates:
         return "nothing in the scope is similar to it", False
     want = pretty(pattern)
-    scored = []
+    best: tuple[float, str, cst.CSTNode] | None = None  # the first candidate of the highest ratio
     for node in candidates:
         text = code_of(module, node).strip()
         try:
             norm = pretty(text)
         except (SyntaxError, RecursionError):
             norm = text
-        scored.append((difflib.SequenceMatcher(None, want, norm).ratio(), norm, node))
-    ratio, norm, node = max(scored, key=lambda s: s[0])
-    if ratio < PLAUSIBLE:
+        sm = difflib.SequenceMatcher(None, want, norm)
+        # the quick ratios bound ratio() from above: a candidate they rule out cannot win (a tie
+        # does not win either: the first of equal candidates is shown)
+        if sm.real_quick_ratio() < PLAUSIBLE or sm.quick_ratio() < PLAUSIBLE or best is not None and sm.quick_ratio() <= best[0]:
+            continue
+        ratio = sm.ratio()
+        if ratio >= PLAUSIBLE and (best is None or ratio > best[0]):
+            best = (ratio, norm, node)
+    if best is None:
         return "nothing in the scope is similar to it", False
+    ratio, norm, node = best
     line = line_of(module, node) + offset
     shown = norm if len(norm) < 400 else norm[:400] + " ..."
     return f"closest candidate (line {line}, {ratio:.0%} similar):\n{textwrap.indent(shown, '      ')}", True
@@ -267,6 +274,22 @@ def line_of(module: cst.Module, node: cst.CSTNode) -> int:
 
 def lines_of(module: cst.Module, nodes: Sequence[cst.CSTNode], offset: int = 0) -> list[int]:
     """1-based first line of each node (plus `offset`: where `module` starts in the file)."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    return [(positions[n].start.line if n in positions else 0) + offset for n in nodes]
+    pos = starts(module)
+    return [(pos[n][0] if n in pos else 0) + offset for n in nodes]
+
+
+_STARTS: list[tuple[cst.Module, Mapping[cst.CSTNode, tuple[int, int]]]] = []  # the last few modules asked about
+
+
+def starts(module: cst.Module) -> Mapping[cst.CSTNode, tuple[int, int]]:
+    """(line, column) where each node of `module` starts. Resolving positions is a whole
+    codegen pass; a refusal asks for several nodes of the same scope (the hits, the closest
+    candidate), so the last few modules' answers are kept (the module itself with them, so
+    an identity is never reused for another)."""
+    for m, pos in _STARTS:
+        if m is module:
+            return pos
+    resolved = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    pos = {n: (r.start.line, r.start.column) for n, r in resolved.items()}
+    _STARTS[:] = [(module, pos), *_STARTS[:2]]
+    return pos

@@ -26,6 +26,7 @@ from radpatch.matching import (
     closest,
     code_of,
     lines_of,
+    starts,
     replace_on_path,
     statement_slots,
 )
@@ -198,10 +199,8 @@ def undo_pick(module: cst.Module, find_hits: list[Path_], with_hits: list[Path_]
 
 
 def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tuple[int, int]]:
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return [(positions[n].start.line, positions[n].start.column) for n in nodes]
+    pos = starts(module)
+    return [pos[n] for n in nodes]
 
 
 def candidates(module: cst.Module, nodes: Sequence[cst.CSTNode], pattern: str, offset: int) -> Callable[[], tuple[str, bool]]:
