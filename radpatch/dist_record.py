@@ -6,7 +6,8 @@ row into a dict cost more memory than the rest of `status`; here a row is found 
 of the file's bytes and parsed with csv, and only the answers are kept (per path, inode, mtime
 and size), not the file.
 
-Stdlib only: the engine-start self-check (plugin.py) uses it too.
+The engine-start self-check (plugin.py) uses it too: it needs nothing but the standard library
+and writer.read_regular.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import csv
 import hashlib
 import os
 from pathlib import Path
+
+from radpatch.writer import read_regular
 
 _Stamp = tuple[int, int, int]
 _SEEN: dict[str, tuple[_Stamp, str, dict[str, list[str] | None]]] = {}  # path -> (stamp, sha256, rows asked for)
@@ -41,8 +44,7 @@ def _answers(path: Path, relpath: str | None) -> tuple[str, dict[str, list[str] 
     if hit is not None and hit[0] == stamp and (relpath is None or relpath in hit[2]):
         return hit[1], hit[2]
     try:
-        with open(key, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path)  # a FIFO or device in its place is unreadable, never a read that blocks
     except OSError:
         return "", {}
     rows = hit[2] if hit is not None and hit[0] == stamp else {}

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from radpatch import dist_record
 from radpatch.store import FileRecord, PatchRecord, Store
+from radpatch.writer import read_regular
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
 REQUIRE_ENV = "RADPATCH_REQUIRE"
@@ -212,7 +213,7 @@ def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
 def _file_state(root: Path, f: FileRecord, dist_info: Path | None) -> tuple[Seen, str]:
     path = _imported_path(f.module) or root / f.path
     try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest = hashlib.sha256(read_regular(path)).hexdigest()
     except OSError as exc:
         return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
     where = "" if path == root / f.path else f" (imported from {path})"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from radpatch import dist_record
+from tests.fifo import fifo_in_place_of
 
 
 def _b64(data: bytes) -> str:
@@ -82,3 +83,12 @@ def test_a_missing_or_unreadable_record_lists_nothing(tmp_path: Path) -> None:
     garbled = tmp_path / "RECORD"
     garbled.write_bytes(b"pkg/a.py,sha256=not base64!,3\r\n")
     assert dist_record.lists(garbled, "pkg/a.py") and dist_record.sha256_of(garbled, "pkg/a.py") is None
+
+
+def test_a_record_that_is_a_fifo_is_unreadable_not_a_read_that_blocks(tmp_path: Path) -> None:
+    """A reader that blocked on it would be fed the real rows (so the test ends either way);
+    radpatch must see a FIFO, not those rows."""
+    record = _write(tmp_path / "RECORD", [["pkg/a.py", _b64(b"a"), "1"]], "\r\n")
+    with fifo_in_place_of(record):
+        assert not dist_record.lists(record, "pkg/a.py")
+        assert dist_record.digest(record) == ""

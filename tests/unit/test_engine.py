@@ -6,7 +6,6 @@ Every refusal must leave every file of the installation byte-identical (Site.sna
 from __future__ import annotations
 
 import base64
-import contextlib
 import errno
 import hashlib
 import json
@@ -15,12 +14,12 @@ import stat
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from typing import Any
+from tests.fifo import fifo_in_place_of
 
 Site = Any  # tests/conftest.py's Site fixture type
 
@@ -348,13 +347,13 @@ def test_a_journal_plan_nested_too_deeply_is_a_damaged_journal(site: Site, toy: 
 def test_a_record_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     record = site.root / ".radpatch/record.json"
-    with _fifo_in_place_of(record):
+    with fifo_in_place_of(record):
         r = radpatch("--registry", str(toy), "status", "toy")
     assert r.code == 4 and "record.json is unreadable" in r.err and "not a regular file" in r.err, r.err
 
 def test_an_installed_module_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     module = site.root / "toypkg/core.py"
-    with _fifo_in_place_of(module):
+    with fifo_in_place_of(module):
         r = radpatch("--registry", str(toy), "apply", "toy")
     assert r.code == 4 and "cannot read" in r.err and "not a regular file" in r.err, r.err
     assert stat.S_ISFIFO(module.lstat().st_mode)  # nothing was written over it
@@ -389,35 +388,3 @@ def test_a_record_from_another_version_is_not_trusted(site: Site, toy: Path, rad
     assert sources(site) == patched, "revert wrote 1.0's original into 1.1"
     err = refused(site, radpatch, toy, "apply", "toy")
     assert "already contains what the patch adds" in err
-
-
-@contextlib.contextmanager
-def _fifo_in_place_of(path: Path) -> Iterator[None]:
-    """Replace `path` by a FIFO for the block; a reader that blocks on it gets the real bytes
-    (a few times) instead of hanging, and a writer still waiting is released afterwards."""
-    import threading
-
-    good = path.read_bytes()
-    path.unlink()
-    os.mkfifo(path)
-    done = threading.Event()
-
-    def feed() -> None:
-        for _ in range(8):
-            try:
-                with open(path, "wb") as fh:
-                    fh.write(good)
-            except OSError:
-                pass
-            if done.is_set():
-                return
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    try:
-        yield
-    finally:
-        done.set()
-        while writer.is_alive():
-            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
-            writer.join(0.05)

@@ -16,6 +16,7 @@ import pytest
 
 from radpatch import plugin
 from radpatch.plugin import RequiredPatchMissing, Seen
+from tests.fifo import fifo_in_place_of
 
 Site = Any  # tests/conftest.py's Site
 
@@ -160,3 +161,12 @@ def test_two_dist_infos_are_named_as_ambiguous(site: Site, as_vllm: Path, toy: P
     (check,) = plugin.check(as_vllm)
     assert "2 dist-infos of toypkg" in check.detail and "remove the stale one" in check.detail
     assert "toypkg-0.1.dist-info" in check.detail
+
+
+def test_a_patched_module_that_is_a_fifo_is_drifted_not_a_hang(as_vllm: Path, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    """At engine start a FIFO in place of a recorded module is reported, never read until a
+    writer comes (the helper feeds a blocked reader the patched bytes, which would read as applied)."""
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    with fifo_in_place_of(as_vllm / "toypkg" / "core.py"):
+        (check,) = plugin.check(as_vllm)
+    assert check.state is Seen.DRIFTED and "toypkg/core.py unreadable (not a regular file)" in check.detail, check.detail
