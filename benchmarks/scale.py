@@ -272,14 +272,18 @@ def bench_verify(env: Env, tmp: Path, runs: int) -> list[dict[str, Any]]:
 def revision() -> str:
     head = run(["git", "-C", REPO, "rev-parse", "HEAD"]).stdout.strip()
     branch = run(["git", "-C", REPO, "rev-parse", "--abbrev-ref", "HEAD"]).stdout.strip()
-    dirty = run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
+    # the figures this writes (benchmarks/results) do not make the measured code a different one
+    dirty = run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks/results"]).stdout.strip()
     return f"{head} ({branch}){' + uncommitted changes' if dirty else ''}"
 
 
 def main_base() -> str:
-    """Where this checkout's history meets main (what the engine rows measure, on a branch)."""
+    """Where this checkout's history meets main (what the engine rows measure, on a branch);
+    "" on main itself."""
     done = subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], capture_output=True, text=True)
-    return done.stdout.strip()[:12] if done.returncode == 0 else ""
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    base = done.stdout.strip() if done.returncode == 0 else ""
+    return "" if not base or base == head else base[:12]
 
 
 def cell(r: dict[str, Any], key: str) -> str:

@@ -19,6 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from radpatch import dist_record
 from radpatch.errors import EnvironmentProblem, RefusedError
+from radpatch.writer import open_regular, read_regular
 
 # sys.path[0] is the directory of the script or "" (the current directory) for `-c`: what the
 # target's own programs (`vllm serve`, a service's entry point) import from never includes it, so
@@ -132,7 +133,7 @@ class Installed:
 def installed_from(dist_info: Path, name: str) -> Installed:
     version = None
     try:
-        with open(dist_info / "METADATA", encoding="utf-8", errors="replace") as fh:
+        with open_regular(dist_info / "METADATA") as fh:
             for line in fh:
                 if not line.strip():
                     break  # end of the header
@@ -152,7 +153,7 @@ def installed_from(dist_info: Path, name: str) -> Installed:
 
 def _is_editable(dist_info: Path) -> bool:
     try:
-        info = json.loads((dist_info / "direct_url.json").read_text())
+        info = json.loads(read_regular(dist_info / "direct_url.json", limit=1 << 20))
     except (OSError, ValueError):
         return False
     return bool(isinstance(info, dict) and info.get("dir_info", {}).get("editable"))

@@ -25,6 +25,7 @@ from radpatch import dist_record
 from radpatch.environment import Installed, PythonEnv, installed_from
 from radpatch.errors import RefusedError
 from radpatch.model import InsertDefinitions, ModuleChoice, Patch, Rewrite, Target
+from radpatch.writer import read_regular
 
 _DIST_INFO = ".dist-info"
 
@@ -100,7 +101,7 @@ def _provides(dist_info: Path, patch: Patch) -> bool:
     """Does this dist-info's RECORD list one of the patch's module files? top_level.txt, where the
     build wrote one, rules a distribution out without reading its RECORD."""
     try:
-        top = (dist_info / "top_level.txt").read_text(encoding="utf-8", errors="replace").split()
+        top = read_regular(dist_info / "top_level.txt", limit=1 << 20).decode("utf-8", "replace").split()
     except OSError:
         top = None
     if top is not None and not set(top) & set(patch.packages):
@@ -155,7 +156,7 @@ def _scopes(r: Rewrite) -> tuple[str, ...]:
 
 def _defines(path: Path, scopes: tuple[str, ...]) -> bool:
     try:
-        tree = ast.parse(path.read_bytes())
+        tree = ast.parse(read_regular(path))
     except (OSError, SyntaxError, ValueError, RecursionError):
         return False
     return all(_has_scope(tree, s) for s in scopes)

@@ -159,7 +159,7 @@ class Store:
         path = folder / sha256(data)
         try:
             folder.mkdir(exist_ok=True)
-            if not path.exists() or sha256(path.read_bytes()) != path.name:
+            if not _holds(path, path.name):
                 tmp = folder / f".{path.name}.{os.getpid()}.tmp"
                 _durable_write(tmp, data)
                 os.replace(tmp, path)
@@ -343,7 +343,7 @@ class Store:
                 and isinstance(after, str) and _SHA.match(after) and isinstance(blob, str) and _BLOB.match(blob)):
             raise TypeError(f"file entry {e!r}")
         try:
-            data = (self.journal / blob).read_bytes()
+            data = read_regular(self.journal / blob)
         except OSError:
             raise self._damaged(f"it lacks {blob}, the saved bytes of {path}")
         if sha256(data) != before:
@@ -402,3 +402,12 @@ def _plain(r: PatchRecord) -> dict[str, object]:
     d = asdict(r)
     d.pop("patch")
     return d
+
+
+def _holds(path: Path, digest: str) -> bool:
+    """Does `path` hold bytes of sha256 `digest`? Not when it is missing, unreadable or no regular
+    file (then it is written again)."""
+    try:
+        return sha256(read_regular(path)) == digest
+    except OSError:
+        return False

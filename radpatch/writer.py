@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import importlib.util
+import io
 import os
 import py_compile
 import stat
@@ -18,14 +19,31 @@ from radpatch.errors import EnvironmentProblem
 MAX_MODULE = 256 << 20  # no Python module radpatch patches is near this; a larger 'module' is not one
 
 
-def read_regular(file: Path, limit: int = MAX_MODULE) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes. A FIFO, device or directory (say a
-    payload path naming /dev/zero or a named pipe) is an OSError, never a read that blocks or
-    never ends; so is a larger file (read no further than limit + 1 bytes)."""
+def _regular_fd(file: Path) -> int:
+    """A descriptor of `file` opened for reading without blocking, if it is a regular file; a
+    FIFO, device or directory is an OSError (opening a FIFO normally waits for a writer)."""
     fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(file))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular(file: Path) -> io.TextIOWrapper:
+    """A regular file opened as UTF-8 text (undecodable bytes replaced), for reading a header
+    without reading the rest; anything else is an OSError, as for read_regular."""
+    return io.TextIOWrapper(os.fdopen(_regular_fd(file), "rb"), encoding="utf-8", errors="replace")
+
+
+def read_regular(file: Path, limit: int = MAX_MODULE) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. A FIFO, device or directory (say a
+    payload path naming /dev/zero or a named pipe) is an OSError, never a read that blocks or
+    never ends; so is a larger file (read no further than limit + 1 bytes)."""
+    fd = _regular_fd(file)
+    try:
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
@@ -83,7 +101,7 @@ def atomic_write(path: Path, data: bytes, expect: str | None = None) -> None:
 
 def _digest(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except FileNotFoundError:
         return None
 

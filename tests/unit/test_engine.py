@@ -351,12 +351,46 @@ def test_a_record_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, r
         r = radpatch("--registry", str(toy), "status", "toy")
     assert r.code == 4 and "record.json is unreadable" in r.err and "not a regular file" in r.err, r.err
 
+@pytest.mark.parametrize("name", ["METADATA", "RECORD", "direct_url.json"])
+def test_a_dist_info_file_that_is_a_fifo_is_never_read_until_a_writer_comes(site: Site, toy: Path, radpatch, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The helper feeds a reader that blocked the real bytes, so a blocking read would look like
+    a normal run; what radpatch must do instead is treat the file as unreadable."""
+    path = site.root / "toypkg-1.0.dist-info" / name
+    if not path.exists():
+        path.write_text('{"url": "file:///src/toypkg", "dir_info": {}}')
+    with fifo_in_place_of(path):
+        r = radpatch("--registry", str(toy), "status", "--json", "toy")
+    if name == "METADATA":  # no version: nothing can be decided
+        assert r.code == 4 and "cannot read METADATA (not a regular file)" in r.err, r.err
+    else:  # without RECORD (or direct_url.json) the files themselves decide
+        assert r.code == 0 and json.loads(r.out)[0]["state"] == "not-applied", (r.out, r.err)
+    if name == "RECORD":  # and a RECORD that cannot be read vouches for nothing
+        with fifo_in_place_of(path):
+            assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+        assert json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)[0]["state"] == "applied"
+
+
+def test_a_kept_original_that_is_a_fifo_is_written_again(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    pristine = sources(site)
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 0
+    originals = site.root / ".radpatch" / "originals"
+    originals.mkdir(parents=True)
+    kept = originals / hashlib.sha256(pristine["toypkg/core.py"]).hexdigest()
+    kept.write_bytes(pristine["toypkg/core.py"])  # what a reader that blocked on the FIFO is fed
+    with fifo_in_place_of(kept):
+        assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+        assert kept.is_file(), "the FIFO was taken for the kept original"
+    assert kept.read_bytes() == pristine["toypkg/core.py"]
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 0 and sources(site) == pristine
+
+
 def test_an_installed_module_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     module = site.root / "toypkg/core.py"
     with fifo_in_place_of(module):
         r = radpatch("--registry", str(toy), "apply", "toy")
+        assert stat.S_ISFIFO(module.lstat().st_mode)  # nothing was written over it
     assert r.code == 4 and "cannot read" in r.err and "not a regular file" in r.err, r.err
-    assert stat.S_ISFIFO(module.lstat().st_mode)  # nothing was written over it
 
 
 # --- state safety (issue 10 classes 4-6, issue 11.6); the hardening tier repeats these on pip installs ---
