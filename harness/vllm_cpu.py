@@ -333,9 +333,18 @@ def ensure_deps(root: Path) -> Path:
         pip = [str(venv_python(venv)), "-m", "pip", "install", "--no-deps",
                "--only-binary=:all:", *SHARED_DEPS]
         run_logged(pip, log, "install shared deps")
-        run_logged([str(venv_python(venv)), "-c", "import torch, transformers; "
-                    "print('torch', torch.__version__, 'cuda', torch.version.cuda)"],
-                   log, "smoke-import shared deps")
+        try:
+            run_logged([str(venv_python(venv)), "-c", "import torch, transformers; "
+                        "print('torch', torch.__version__, 'cuda', torch.version.cuda)"],
+                       log, "smoke-import shared deps")
+        except ProvisionError as exc:
+            if any(lib in tail(log) for lib in ("libcudnn", "libcuda", "libnvrtc", "libcublas")):
+                raise ProvisionError(
+                    f"{exc}: pip installed a CUDA build of torch=={TORCH_VERSION}, which cannot load here; this "
+                    f"harness needs its CPU wheel (torch=={TORCH_VERSION}+cpu): make pip find it (PIP_FIND_LINKS or "
+                    "find-links naming a directory that holds it, or PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu) "
+                    "and run again") from None
+            raise
         mark_complete(venv, {"pins": list(SHARED_DEPS), "python": sys.version})
         say(f"deps venv ready in {time.monotonic() - start:.0f}s")
         return venv

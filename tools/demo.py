@@ -179,4 +179,8 @@ def engine_demo(work: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except vllm_cpu.ProvisionError as exc:  # the engine harness raises the same class
+        sys.exit(f"demo: provisioning failed: {exc}\n"
+                 "  hint: the pip log named above has the whole story; fix what it says and run the demo again (finished steps are cached)")
