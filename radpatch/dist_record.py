@@ -2,9 +2,11 @@
 
 vLLM's RECORD lists some 9,000 files (about 1 MiB); radpatch needs the rows of the few files a
 patch touches, whether a RECORD lists a file at all, and the RECORD's own sha256. Parsing every
-row into a dict cost more memory than the rest of `status`; here a row is found with one search
-of the file's bytes and parsed with csv, and only the answers are kept (per path, inode, mtime
-and size), not the file.
+row into a dict cost more memory than the rest of `status`; a RECORD as pip writes it (no quoting,
+\\r\\n or \\n line ends) is searched as bytes for the rows naming the file, which reads them as csv
+would; any other RECORD is read whole with csv once. The answers are what a dict of csv's rows
+would give (the last row with a sha256 wins), and only they are kept (per path, inode, mtime and
+size), not the file.
 
 The engine-start self-check (plugin.py) uses it too: it needs nothing but the standard library
 and writer.read_regular.
@@ -15,13 +17,25 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import io
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.writer import read_regular
 
 _Stamp = tuple[int, int, int]
-_SEEN: dict[str, tuple[_Stamp, str, dict[str, list[str] | None]]] = {}  # path -> (stamp, sha256, rows asked for)
+
+
+@dataclass
+class _Seen:
+    stamp: _Stamp
+    sha256: str  # of the RECORD's bytes
+    answers: dict[str, tuple[bool, str | None]]  # relpath -> (listed, its sha256 hex or None)
+    complete: bool  # answers hold every row (a RECORD csv had to read whole)
+
+
+_SEEN: dict[str, _Seen] = {}
 
 
 def _stamp(path: str) -> _Stamp | None:
@@ -32,65 +46,88 @@ def _stamp(path: str) -> _Stamp | None:
     return st.st_ino, st.st_mtime_ns, st.st_size
 
 
-def _answers(path: Path, relpath: str | None) -> tuple[str, dict[str, list[str] | None]]:
-    """(sha256 of the RECORD, the rows asked for so far), reading the file again only for a
-    path not asked for before (or once it changed). The file itself is not kept: one read holds
-    it in memory for as long as the search takes."""
+def _answer(path: Path, relpath: str | None) -> tuple[str, tuple[bool, str | None]]:
+    """(sha256 of the RECORD, (is relpath listed, RECORD's sha256 of it)), reading the file
+    again only for a path not asked about before (or once it changed): the file itself is not
+    kept, only the answers."""
     key = os.fspath(path)
     stamp = _stamp(key)
     if stamp is None:
-        return "", {}
-    hit = _SEEN.get(key)
-    if hit is not None and hit[0] == stamp and (relpath is None or relpath in hit[2]):
-        return hit[1], hit[2]
+        return "", (False, None)
+    seen = _SEEN.get(key)
+    if seen is not None and seen.stamp == stamp and (relpath is None or seen.complete or relpath in seen.answers):
+        return seen.sha256, seen.answers.get(relpath, (False, None)) if relpath is not None else (False, None)
     try:
         data = read_regular(path)  # a FIFO or device in its place is unreadable, never a read that blocks
     except OSError:
-        return "", {}
-    rows = hit[2] if hit is not None and hit[0] == stamp else {}
-    if relpath is not None:
-        rows[relpath] = _find(data, relpath)
-    sha = hashlib.sha256(data).hexdigest()
-    _SEEN[key] = (stamp, sha, rows)
-    return sha, rows
+        return "", (False, None)
+    if seen is None or seen.stamp != stamp:
+        seen = _SEEN[key] = _Seen(stamp, hashlib.sha256(data).hexdigest(), {}, False)
+    if not _plain(data):
+        seen.answers, seen.complete = _every_row(data), True
+    elif relpath is not None:
+        seen.answers[relpath] = _lookup(data, relpath)
+    return seen.sha256, seen.answers.get(relpath, (False, None)) if relpath is not None else (False, None)
 
 
-def _find(data: bytes, relpath: str) -> list[str] | None:
-    """The last row whose first field is `relpath` (as csv reads it; pip ends rows with \\r\\n)."""
-    plain = relpath.encode("utf-8", "surrogateescape")
-    starts = (plain + b",", b'"' + plain.replace(b'"', b'""') + b'",')  # as written, or quoted by csv
-    hits = [i + 1 for s in starts if (i := data.rfind(b"\n" + s)) >= 0] + [0 for s in starts if data.startswith(s)]
-    if not hits:
-        return None
-    best = max(hits)
-    end = data.find(b"\n", best)
-    line = data[best: end if end >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "surrogateescape")
-    fields = next(csv.reader([line]), [])
-    return fields if fields and fields[0] == relpath else None
+def _plain(data: bytes) -> bool:
+    """No quoting, NUL or bare CR: then every line is one row and its fields are split by commas,
+    exactly as csv reads it (pip writes such RECORDs)."""
+    return b'"' not in data and b"\0" not in data and data.count(b"\r") == data.count(b"\r\n")
 
 
-def digest(path: Path) -> str:
-    """sha256 (hex) of the RECORD file's bytes as they are on disk; "" when it cannot be read."""
-    return _answers(path, None)[0]
+def _lookup(data: bytes, relpath: str) -> tuple[bool, str | None]:
+    """(listed, sha256 of the last row naming it that has one) in a plain RECORD: what a dict
+    built from csv's rows, skipping rows without a sha256, would say."""
+    needle = relpath.encode("utf-8", "surrogateescape") + b","
+    starts = []  # where the rows naming it start, last first
+    i = len(data)
+    while (i := data.rfind(b"\n" + needle, 0, i)) >= 0:
+        starts.append(i + 1)
+    if data.startswith(needle):
+        starts.append(0)
+    for start in starts:
+        end = data.find(b"\n", start)
+        fields = data[start: end if end >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "surrogateescape").split(",")
+        if len(fields) >= 2 and fields[1].startswith("sha256="):
+            return True, _hex(fields[1])
+    return bool(starts), None
 
 
-def row(path: Path, relpath: str) -> list[str] | None:
-    """The last row of RECORD whose first field is `relpath`, or None."""
-    return _answers(path, relpath)[1].get(relpath)
+def _every_row(data: bytes) -> dict[str, tuple[bool, str | None]]:
+    """Every row of a RECORD that needs csv (quoted fields, bare CRs): read once, whole. One csv
+    cannot read (a NUL on Python 3.10, a quote left open) lists nothing."""
+    out: dict[str, tuple[bool, str | None]] = {}
+    try:
+        for row in csv.reader(io.StringIO(data.decode("utf-8", "surrogateescape"), newline="")):
+            if not row:
+                continue
+            hashed = len(row) >= 2 and row[1].startswith("sha256=")
+            if hashed or row[0] not in out:
+                out[row[0]] = (True, _hex(row[1]) if hashed else None)
+    except csv.Error:
+        return {}
+    return out
 
 
-def lists(path: Path, relpath: str) -> bool:
-    """Does the RECORD at `path` list `relpath`?"""
-    return row(path, relpath) is not None
-
-
-def sha256_of(path: Path, relpath: str) -> str | None:
-    """RECORD's sha256 (hex) of `relpath`, or None when it does not list it with a sha256."""
-    fields = row(path, relpath)
-    if fields is None or len(fields) < 2 or not fields[1].startswith("sha256="):
-        return None
-    raw = fields[1][7:]
+def _hex(field: str) -> str | None:
+    raw = field[len("sha256="):]
     try:
         return base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
     except ValueError:
         return None
+
+
+def digest(path: Path) -> str:
+    """sha256 (hex) of the RECORD file's bytes as they are on disk; "" when it cannot be read."""
+    return _answer(path, None)[0]
+
+
+def lists(path: Path, relpath: str) -> bool:
+    """Does the RECORD at `path` list `relpath` (a row whose first field is it)?"""
+    return _answer(path, relpath)[1][0]
+
+
+def sha256_of(path: Path, relpath: str) -> str | None:
+    """RECORD's sha256 (hex) of `relpath` (its last row that has one), or None."""
+    return _answer(path, relpath)[1][1]

@@ -19,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from radpatch import dist_record
 from radpatch.errors import EnvironmentProblem, RefusedError
-from radpatch.writer import open_regular, read_regular
+from radpatch.writer import head_lines, read_regular
 
 # sys.path[0] is the directory of the script or "" (the current directory) for `-c`: what the
 # target's own programs (`vllm serve`, a service's entry point) import from never includes it, so
@@ -133,15 +133,14 @@ class Installed:
 def installed_from(dist_info: Path, name: str) -> Installed:
     version = None
     try:
-        with open_regular(dist_info / "METADATA") as fh:
-            for line in fh:
-                if not line.strip():
-                    break  # end of the header
-                key, _, value = line.partition(":")
-                if key == "Version" and version is None:
-                    version = value.strip()
-                elif key == "Name" and canonicalize_name(value.strip()) == canonicalize_name(name):
-                    name = value.strip()  # as the project spells it (the directory name is normalised)
+        for line in head_lines(dist_info / "METADATA"):
+            if not line.strip():
+                break  # end of the header
+            key, _, value = line.partition(":")
+            if key == "Version" and version is None:
+                version = value.strip()
+            elif key == "Name" and canonicalize_name(value.strip()) == canonicalize_name(name):
+                name = value.strip()  # as the project spells it (the directory name is normalised)
     except OSError as exc:
         raise EnvironmentProblem(f"{dist_info}: cannot read METADATA ({exc.strerror})")
     try:
@@ -154,9 +153,10 @@ def installed_from(dist_info: Path, name: str) -> Installed:
 def _is_editable(dist_info: Path) -> bool:
     try:
         info = json.loads(read_regular(dist_info / "direct_url.json", limit=1 << 20))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
-    return bool(isinstance(info, dict) and info.get("dir_info", {}).get("editable"))
+    dir_info = info.get("dir_info") if isinstance(info, dict) else None
+    return isinstance(dir_info, dict) and dir_info.get("editable") is True
 
 
 def module_path(dist: Installed, relpath: str) -> Path:

@@ -88,7 +88,18 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
                 raise RewriteRefused(patch, rw, where, f"{exc.detail} (after the rewrites before it; line numbers count "
                                      "the lines they added)", exc.hint) from None
             raise
-    return _encode(src, encoding, where)
+    try:
+        return _encode(src, encoding, where)
+    except RefusedError as exc:  # name the rewrite whose code the encoding lacks (only on this refusal path)
+        src = original
+        for rw in rws:
+            src = _step(patch, rw, src, where, undo=False)
+            try:
+                src.text.encode(encoding)
+            except UnicodeEncodeError as bad:
+                raise RewriteRefused(patch, rw, where, f"its code cannot be written in the file's encoding {encoding}: "
+                                     f"{bad.object[bad.start:bad.end]!r} ({bad.reason})", exc.hint) from None
+        raise RefusedError(f"{patch.name}: {exc.message}", exc.hint) from None
 
 
 @pausing

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from radpatch import dist_record
 from radpatch.store import FileRecord, PatchRecord, Store
-from radpatch.writer import open_regular, read_regular
+from radpatch.writer import head_lines, read_regular
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
 REQUIRE_ENV = "RADPATCH_REQUIRE"
@@ -255,12 +255,11 @@ def _canon(name: str) -> str:
 
 def _metadata_name(dist_info: Path) -> str:
     try:
-        with open_regular(dist_info / "METADATA") as fh:
-            for line in fh:
-                if line.startswith("Name:"):
-                    return line.split(":", 1)[1].strip()
-                if not line.strip():
-                    break
+        for line in head_lines(dist_info / "METADATA"):
+            if line.startswith("Name:"):
+                return line.split(":", 1)[1].strip()
+            if not line.strip():
+                break
     except OSError:
         pass
     return ""

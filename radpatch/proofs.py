@@ -109,18 +109,18 @@ def shadowed(before: Placement, after: Placement) -> list[str]:
         for b in bs:
             if b.kind in ("def", "class"):
                 count_old[b.name] = count_old.get(b.name, 0) + 1
-    seen: dict[str, int] = {}
-    told: set[str] = set()
-    out = []
+    now: dict[str, list[Binding]] = {}
     for b in after.bindings:
-        if b.kind not in ("def", "class") or b.name not in old or b.name in told:
-            continue
-        seen[b.name] = seen.get(b.name, 0) + 1
-        if seen[b.name] > count_old.get(b.name, 0):
-            first = old[b.name][0]
-            out.append(f"the {b.kind} `{b.name}` it adds (line {b.line}) would share its name with the {first.kind} "
-                       f"`{b.name}` the module has at line {first.line}: one would replace the other")
-            told.add(b.name)  # one message per name
+        if b.kind in ("def", "class") and b.name in old:
+            now.setdefault(b.name, []).append(b)
+    out = []
+    for name, defs in now.items():  # which of them is the added one the trees cannot say: all are named
+        if len(defs) > count_old.get(name, 0):
+            first = old[name][0]
+            lines = " and ".join(str(b.line) for b in defs) if len(defs) > 1 else str(defs[0].line)
+            out.append(f"the {defs[-1].kind} `{name}` it adds would share its name with the {first.kind} `{name}` the "
+                       f"module has at line {first.line} (the patched module binds it at line{'s' if len(defs) > 1 else ''} "
+                       f"{lines}): one would replace the other")
     return out
 
 

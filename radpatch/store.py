@@ -178,17 +178,21 @@ class Store:
     def save(self, records: dict[str, PatchRecord], run: str) -> None:
         data = {"format": FORMAT, "last_run": run, "patches": {n: _plain(r) for n, r in sorted(records.items())}}
         path = self.record_path
-        if not path.exists():
+        if not os.path.lexists(path):
             path.write_bytes(b"{}")
         atomic_write(path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
-        self.prune(records)
+        self.prune(records)  # housekeeping: never fails the run whose record is now written
 
     def prune(self, records: dict[str, PatchRecord] | None = None) -> None:
         """Drop kept originals no record names (a rolled-back run may have kept some)."""
         wanted = {f.original_sha256 for r in (self.records() if records is None else records).values() for f in r.files}
-        for kept in (self.dir / "originals").glob("*"):
+        originals = self.dir / "originals"
+        if originals.is_symlink():  # never delete in a directory it points to
+            return
+        for kept in originals.glob("*"):
             if kept.name not in wanted:
-                kept.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a directory put there is not ours to remove
+                    kept.unlink(missing_ok=True)
 
     def tidy(self) -> None:
         """Leave no trace: remove the state directory once nothing is recorded and no run is
@@ -207,6 +211,15 @@ class Store:
             self.dir.rmdir()
             fsync_dir(self.root)
 
+    def refuse_links(self) -> None:
+        """radpatch writes and deletes in its state directory only: a symbolic link at one of its
+        paths (the directory, record.json, originals/, journal/, the lock) could send a write or
+        a delete anywhere, so none is followed."""
+        for path in (self.dir, self.record_path, self.dir / "originals", self.journal, self.dir / "lock"):
+            if path.is_symlink():
+                raise EnvironmentProblem(f"radpatch's state {path} is a symbolic link; radpatch never writes or deletes through one",
+                                         "remove the link (its target is left alone) and run radpatch again")
+
     # --- lock -----------------------------------------------------------------------------------
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -222,9 +235,10 @@ class Store:
         was waiting on the removed file starts again."""
         lock = self.dir / "lock"
         for _ in range(1000):
+            self.refuse_links()
             try:
                 self.dir.mkdir(exist_ok=True)
-                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
             except FileNotFoundError:
                 continue  # the directory was tidied away between mkdir and open
             except OSError as exc:
@@ -239,6 +253,11 @@ class Store:
             except FileNotFoundError:
                 same = False
             if same:
+                try:
+                    self.refuse_links()  # as it is now that no other radpatch can change it
+                except EnvironmentProblem:
+                    os.close(fd)
+                    raise
                 return fd
             os.close(fd)
         raise EnvironmentProblem(f"cannot take radpatch's lock {lock}: it keeps being removed", "is another tool deleting it?")

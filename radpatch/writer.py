@@ -11,6 +11,7 @@ import py_compile
 import stat
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
@@ -36,6 +37,19 @@ def open_regular(file: Path) -> io.TextIOWrapper:
     """A regular file opened as UTF-8 text (undecodable bytes replaced), for reading a header
     without reading the rest; anything else is an OSError, as for read_regular."""
     return io.TextIOWrapper(os.fdopen(_regular_fd(file), "rb"), encoding="utf-8", errors="replace")
+
+
+def head_lines(file: Path, limit: int = 1 << 20) -> Iterator[str]:
+    """The lines of a regular text file from its start, `limit` characters at most in all (a
+    METADATA header is a few KiB; a file of one endless line costs no more than the limit)."""
+    with open_regular(file) as fh:
+        read = 0
+        while read < limit:
+            line = fh.readline(limit - read)
+            if not line:
+                return
+            read += len(line)
+            yield line
 
 
 def read_regular(file: Path, limit: int = MAX_MODULE) -> bytes:

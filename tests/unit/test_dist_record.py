@@ -36,18 +36,56 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize("lineterminator", ["\r\n", "\n"], ids=["crlf-as-pip-writes", "lf"])
-def test_every_row_is_found_as_csv_reads_it(tmp_path: Path, lineterminator: str) -> None:
-    record = _write(tmp_path / "RECORD", ROWS, lineterminator)
-    parsed = {row[0]: row for row in csv.reader(io.StringIO(record.read_text(encoding="utf-8"), newline=""))}
-    for path, row in parsed.items():
-        assert dist_record.row(record, path) == row
-        assert dist_record.lists(record, path)
+def _as_a_dict_of_csv_rows(data: bytes) -> tuple[set[str], dict[str, str]]:
+    """What the RECORD means, read the way radpatch read it before (csv over the whole file, a
+    dict of the rows with a sha256: the last one wins), plus every path listed."""
+    listed, hashed = set(), {}
+    for row in csv.reader(io.StringIO(data.decode("utf-8", "surrogateescape"), newline="")):
+        if row:
+            listed.add(row[0])
+        if len(row) >= 2 and row[1].startswith("sha256="):
+            raw = row[1][7:]
+            hashed[row[0]] = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+    return listed, hashed
+
+
+H1, H2 = _b64(b"one"), _b64(b"two")
+SHAPES = {
+    "crlf, as pip writes": None,
+    "lf": None,
+    "cr only": f"pkg/mod.py,{H1},3\rpkg/__init__.py,{H2},4\rpkg-1.0.dist-info/RECORD,,\r".encode(),
+    "cr, then lf": f"pkg/__init__.py,{H2},4\rpkg/mod.py,{H1},3\npkg/x.py,,\n".encode(),
+    "a last duplicate without a hash": f"pkg/mod.py,{H1},3\r\npkg/mod.py,,\r\n".encode(),
+    "sha512 after sha256": f"pkg/mod.py,{H1},3\r\npkg/mod.py,sha512=abcd,3\r\n".encode(),
+    "partly quoted path": f'"pkg/mod".py,{H1},3\r\npkg/mod.py,{H2},3\r\n'.encode(),
+    "a fake row inside a quoted field": f'"x\npkg/mod.py,{H2},3",,\r\npkg/mod.py,{H1},3\r\n'.encode(),
+    "a utf-8 bom": f"\ufeffpkg/mod.py,{H1},3\r\npkg/ünï.py,{H2},3\r\n".encode(),
+    "an open quote": f'pkg/mod.py,{H1},3\r\n"pkg/open,,\r\n'.encode(),
+    "not utf-8": b"pkg/\xff.py," + H2.encode() + b",3\r\npkg/mod.py," + H1.encode() + b",3\r\n",
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_every_row_means_what_csv_reads_in_it(tmp_path: Path, shape: str) -> None:
+    record = tmp_path / "RECORD"
+    data = SHAPES[shape]
+    if data is None:
+        _write(record, ROWS, "\r\n" if shape.startswith("crlf") else "\n")
+    else:
+        record.write_bytes(data)
+    listed, hashed = _as_a_dict_of_csv_rows(record.read_bytes())
+    for path in sorted(listed | {"pkg/mod.py", "pkg/none.py", "mod.py", "pkg/mod"}):
+        assert dist_record.lists(record, path) == (path in listed), path
+        assert dist_record.sha256_of(record, path) == hashed.get(path), path
+    assert dist_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
+
+
+def test_csv_quoting_and_a_row_without_a_hash(tmp_path: Path) -> None:
+    record = _write(tmp_path / "RECORD", ROWS, "\r\n")
     assert dist_record.sha256_of(record, "pkg/a,b.py") == hashlib.sha256(b"comma").hexdigest()
     assert dist_record.sha256_of(record, 'pkg/say "hi".py') == hashlib.sha256(b"quote").hexdigest()
     assert dist_record.sha256_of(record, "pkg/ünï.py") == hashlib.sha256(b"unicode").hexdigest()
-    assert dist_record.sha256_of(record, "pkg/nohash.py") is None  # listed, without a hash
-    assert dist_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
+    assert dist_record.lists(record, "pkg/nohash.py") and dist_record.sha256_of(record, "pkg/nohash.py") is None
 
 
 def test_a_path_is_matched_whole_never_as_a_suffix_or_prefix(tmp_path: Path) -> None:
@@ -76,13 +114,17 @@ def test_a_changed_record_is_read_again(tmp_path: Path) -> None:
 
 
 def test_a_missing_or_unreadable_record_lists_nothing(tmp_path: Path) -> None:
-    assert dist_record.row(tmp_path / "RECORD", "pkg/a.py") is None
+    assert not dist_record.lists(tmp_path / "RECORD", "pkg/a.py")
     assert dist_record.digest(tmp_path / "RECORD") == ""
     (tmp_path / "dir").mkdir()
     assert not dist_record.lists(tmp_path / "dir", "pkg/a.py")
     garbled = tmp_path / "RECORD"
     garbled.write_bytes(b"pkg/a.py,sha256=not base64!,3\r\n")
     assert dist_record.lists(garbled, "pkg/a.py") and dist_record.sha256_of(garbled, "pkg/a.py") is None
+    nul = tmp_path / "nul" / "RECORD"
+    nul.parent.mkdir()
+    nul.write_bytes(b"pkg/a.py," + H1.encode() + b",3\r\npkg/\0.py,,\r\n")  # csv refuses a NUL on 3.10: nothing listed there
+    assert dist_record.sha256_of(nul, "pkg/a.py") in (None, hashlib.sha256(b"one").hexdigest())
 
 
 def test_a_record_that_is_a_fifo_is_unreadable_not_a_read_that_blocks(tmp_path: Path) -> None:

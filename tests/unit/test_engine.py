@@ -385,6 +385,59 @@ def test_a_kept_original_that_is_a_fifo_is_written_again(site: Site, toy: Path, 
     assert radpatch("--registry", str(toy), "revert", "toy").code == 0 and sources(site) == pristine
 
 
+@pytest.mark.parametrize("link", ["originals", "record.json", ".radpatch"])
+def test_a_symbolic_link_in_radpatch_state_is_refused_never_followed(site: Site, toy: Path, radpatch, tmp_path: Path, link: str) -> None:  # type: ignore[no-untyped-def]
+    """A link could send the record's write, or the pruning of kept originals, anywhere."""
+    pristine = sources(site)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "notes.txt").write_text("keep me")
+    state = site.root / ".radpatch"
+    if link == ".radpatch":
+        state.symlink_to(victim, target_is_directory=True)
+    else:
+        state.mkdir()
+        (state / link).symlink_to(victim if link == "originals" else victim / "record.json")
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 4 and "is a symbolic link; radpatch never writes or deletes through one" in r.err, r.err
+    assert sorted(p.name for p in victim.iterdir()) == ["notes.txt"] and (victim / "notes.txt").read_text() == "keep me"
+    assert sources(site) == pristine
+
+
+def test_a_directory_at_a_kept_original_does_not_break_revert(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    pristine = sources(site)
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    for kept in (site.root / ".radpatch" / "originals").iterdir():
+        kept.unlink()
+        kept.mkdir()
+    r = radpatch("--registry", str(toy), "revert", "toy")
+    assert r.code == 0, r.err
+    assert sources(site) == pristine
+    st = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)[0]
+    assert st["state"] == "not-applied", st
+
+
+@pytest.mark.parametrize("content", ['{"dir_info": 1}', '{"dir_info": {"editable": "yes"}}', "[" * 200_000, "[]"])
+def test_a_malformed_direct_url_json_means_not_editable(site: Site, toy: Path, radpatch, content: str) -> None:  # type: ignore[no-untyped-def]
+    (site.root / "toypkg-1.0.dist-info" / "direct_url.json").write_text(content)
+    r = radpatch("--registry", str(toy), "status", "--json", "toy")
+    assert r.code == 0 and json.loads(r.out)[0]["state"] == "not-applied", (r.out, r.err)
+
+
+def test_a_metadata_description_of_one_endless_line_is_not_read_to_its_end(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    metadata = site.root / "toypkg-1.0.dist-info" / "METADATA"
+    metadata.write_text("Metadata-Version: 2.1\nName: toypkg\nVersion: 1.0\nSummary: " + "x" * (3 << 20))
+    r = radpatch("--registry", str(toy), "status", "--json", "toy")
+    assert r.code == 0 and json.loads(r.out)[0]["state"] == "not-applied", (r.out, r.err)
+
+
+def test_a_version_past_the_first_mebibyte_of_metadata_is_not_read(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    metadata = site.root / "toypkg-1.0.dist-info" / "METADATA"
+    metadata.write_text("Metadata-Version: 2.1\nSummary: " + "x" * (3 << 20) + "\nName: toypkg\nVersion: 1.0\n\n")
+    r = radpatch("--registry", str(toy), "status", "toy")
+    assert r.code == 4 and "METADATA: no valid Version (found None)" in r.err, r.err
+
+
 def test_an_installed_module_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     module = site.root / "toypkg/core.py"
     with fifo_in_place_of(module):

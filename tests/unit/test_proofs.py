@@ -220,3 +220,20 @@ def test_a_definition_its_redefinition_reads_is_alive() -> None:
         size = cache(size)
         """
     assert b"len(spec) + 1" in run(wrapped, Replace("size", "len(spec)", "len(spec) + 1"))
+
+
+def test_code_the_files_encoding_lacks_names_the_rewrite() -> None:
+    latin1 = "# -*- coding: latin-1 -*-\n" + textwrap.dedent(MODULE)
+    patch = patch_of(Replace("size", "total = len(spec)", "total = len(spec) + 1"), Replace("size", "return total", "return '€', total"))
+    with pytest.raises(RefusedError) as info:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), latin1.encode("latin-1"))
+    assert info.value.message.startswith("t: rewrite 'r1' (t.yaml:2) on mod.py: its code cannot be written in the file's "
+                                         "encoding iso-8859-1: '€'"), info.value.message
+    assert "escapes" in info.value.hint
+
+
+def test_a_clash_names_every_line_the_patched_module_binds_the_name_at() -> None:
+    before = "import os\n\n\ndef f():\n    return os.sep\n"
+    after = "import os\n\n\ndef f():\n    return 2\n\n\ndef f():\n    return os.sep\n"  # the added one comes first
+    (why,) = proofs.shadowed(proofs.placement(ast.parse(before)), proofs.placement(ast.parse(after)))
+    assert "the def `f` the module has at line 4 (the patched module binds it at lines 4 and 8)" in why, why
