@@ -2,11 +2,11 @@
 
 vLLM's RECORD lists some 9,000 files (about 1 MiB); radpatch needs the rows of the few files a
 patch touches, whether a RECORD lists a file at all, and the RECORD's own sha256. Parsing every
-row into a dict cost more memory than the rest of `status`; a RECORD as pip writes it (no quoting,
-\\r\\n or \\n line ends) is searched as bytes for the rows naming the file, which reads them as csv
-would; any other RECORD is read whole with csv once. The answers are what a dict of csv's rows
-would give (the last row with a sha256 wins), and only they are kept (per path, inode, mtime and
-size), not the file.
+row into a dict cost more memory than the rest of `status`; a RECORD as pip writes it (\\r\\n or \\n
+line ends, whole fields quoted where a path has a comma) is searched as bytes for the rows naming
+the file, each read with csv on its own line; any other RECORD is read whole with csv once. The
+answers are what a dict of csv's rows would give (the last row with a sha256 wins), and only they
+are kept (per path, inode, mtime and size), not the file.
 
 The engine-start self-check (plugin.py) uses it too: it needs nothing but the standard library
 and writer.read_regular.
@@ -19,6 +19,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,28 +71,51 @@ def _answer(path: Path, relpath: str | None) -> tuple[str, tuple[bool, str | Non
     return seen.sha256, seen.answers.get(relpath, (False, None)) if relpath is not None else (False, None)
 
 
+_FIELD = rb'(?:"(?:[^"\r\n]+|"")*"|[^",\r\n]*)'
+_SAFE_LINE = re.compile(rb"%s(?:,%s)*\r?" % (_FIELD, _FIELD))  # each field unquoted, or quoted whole
+
+
 def _plain(data: bytes) -> bool:
-    """No quoting, NUL or bare CR: then every line is one row and its fields are split by commas,
-    exactly as csv reads it (pip writes such RECORDs)."""
-    return b'"' not in data and b"\0" not in data and data.count(b"\r") == data.count(b"\r\n")
+    """Can each line be read as one row, on its own, exactly as csv reads the whole file? Yes when
+    there is no NUL, every CR ends a line (\\r\\n) and every line that has a quote quotes whole
+    fields only (as pip's csv writer does for a path with a comma): no quoted field then spans
+    lines."""
+    if b"\0" in data or data.count(b"\r") != data.count(b"\r\n"):
+        return False
+    at = data.find(b'"')
+    while at >= 0:  # each line with a quote, once
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        if not _SAFE_LINE.fullmatch(data, start, end):
+            return False
+        at = data.find(b'"', end)
+    return True
 
 
 def _lookup(data: bytes, relpath: str) -> tuple[bool, str | None]:
     """(listed, sha256 of the last row naming it that has one) in a plain RECORD: what a dict
     built from csv's rows, skipping rows without a sha256, would say."""
-    needle = relpath.encode("utf-8", "surrogateescape") + b","
-    starts = []  # where the rows naming it start, last first
-    i = len(data)
-    while (i := data.rfind(b"\n" + needle, 0, i)) >= 0:
-        starts.append(i + 1)
-    if data.startswith(needle):
-        starts.append(0)
-    for start in starts:
+    plain = relpath.encode("utf-8", "surrogateescape")
+    needles = (plain + b",", b'"' + plain.replace(b'"', b'""') + b'",')  # as written, or quoted by csv
+    starts = set()  # where the rows that may name it start
+    for needle in needles:
+        i = len(data)
+        while (i := data.rfind(b"\n" + needle, 0, i)) >= 0:
+            starts.add(i + 1)
+        if data.startswith(needle):
+            starts.add(0)
+    listed = False
+    for start in sorted(starts, reverse=True):  # the last row first
         end = data.find(b"\n", start)
-        fields = data[start: end if end >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "surrogateescape").split(",")
+        line = data[start: end if end >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "surrogateescape")
+        fields = next(csv.reader([line]), []) if '"' in line else line.split(",")
+        if not fields or fields[0] != relpath:
+            continue
+        listed = True
         if len(fields) >= 2 and fields[1].startswith("sha256="):
             return True, _hex(fields[1])
-    return bool(starts), None
+    return listed, None
 
 
 def _every_row(data: bytes) -> dict[str, tuple[bool, str | None]]:
