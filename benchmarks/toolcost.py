@@ -86,14 +86,18 @@ def timed(argv: list[str | Path], cwd: Path) -> dict[str, Any]:
         maxrss_kib = int(lines[-1])
     else:
         maxrss_kib = usage.ru_maxrss
-    return {"seconds": wall, "rc": proc.returncode, "maxrss_mib": maxrss_kib / 1024,
-            "output": text}
+    # CPU: user + system of the whole tree (wait4 counts the descendants the child waited for):
+    # steadier than wall time on a VM whose host gives it more or less of a core over a run
+    return {"seconds": wall, "cpu_seconds": usage.ru_utime + usage.ru_stime, "rc": proc.returncode,
+            "maxrss_mib": maxrss_kib / 1024, "output": text}
 
 
 def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
     secs = [s["seconds"] for s in samples]
     rss = [s["maxrss_mib"] for s in samples]
+    cpu = [s["cpu_seconds"] for s in samples]
     return {"runs": len(samples), "median_s": statistics.median(secs), "min_s": min(secs),
+            "median_cpu_s": statistics.median(cpu), "min_cpu_s": min(cpu), "max_cpu_s": max(cpu),
             "max_s": max(secs), "median_rss_mib": statistics.median(rss),
             "max_rss_mib": max(rss), "exit_codes": sorted({s["rc"] for s in samples})}
 
@@ -210,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, st in stats.items():
         print(f"{name:55s} median {st['median_s'] * 1000:7.0f} ms  "
               f"(min {st['min_s'] * 1000:.0f}, max {st['max_s'] * 1000:.0f})  "
-              f"peak RSS {st['median_rss_mib']:.0f} MiB")
+              f"CPU {st['median_cpu_s'] * 1000:.0f} ms  peak RSS {st['median_rss_mib']:.1f} MiB")
     for what, ok, detail in verdicts:
         print(f"{'met    ' if ok else 'NOT MET'} {what}: {detail}")
     print(f"wrote {args.out / 'toolcost.md'}")
@@ -223,17 +227,19 @@ def write_markdown(path: Path, r: dict[str, Any]) -> None:
              f"on {r['date']} ({r['machine']}; radpatch wheel `{r['wheel']}` built from "
              f"checkout {r['revision']}, pip-installed, "
              f"non-editable, into a fresh copy of vLLM {r['vllm']} from the CPU harness). "
-             "Whole-process wall time, interpreter start-up included; medians of "
+             "Whole-process wall time and CPU time (user + system of the command's process tree), "
+             "interpreter start-up included; medians of "
              f"{r['runs']} runs per command after one warm-up round, run round-robin; peak "
              "memory is the command's ru_maxrss as `/usr/bin/time -f %M` reports it (the largest "
              "process of its tree). Benchmark figures, not tests.")
     L.append("")
-    L.append("| command | median | min | max | peak RSS (median / max) |")
-    L.append("|---|---|---|---|---|")
+    L.append("| command | median | min | max | CPU median (min–max) | peak RSS (median / max) |")
+    L.append("|---|---|---|---|---|---|")
     for name, st in r["stats"].items():
         L.append(f"| {name} | **{st['median_s'] * 1000:.0f} ms** | {st['min_s'] * 1000:.0f} ms "
-                 f"| {st['max_s'] * 1000:.0f} ms | {st['median_rss_mib']:.0f} / "
-                 f"{st['max_rss_mib']:.0f} MiB |")
+                 f"| {st['max_s'] * 1000:.0f} ms | {st['median_cpu_s'] * 1000:.0f} ms "
+                 f"({st['min_cpu_s'] * 1000:.0f}–{st['max_cpu_s'] * 1000:.0f}) | {st['median_rss_mib']:.1f} / "
+                 f"{st['max_rss_mib']:.1f} MiB |")
     L.append("")
     L.append("Targets:")
     L.append("")
