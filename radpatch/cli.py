@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 import traceback
+from typing import TYPE_CHECKING
 
 import click
-from click.shell_completion import CompletionItem
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 from radpatch import __version__
 from radpatch.context import Context
@@ -18,6 +21,8 @@ pass_ctx = click.make_pass_decorator(Context)
 def complete_patch(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Shell completion of patch names from the registries the command line names so far (plus
     RADPATCH_REGISTRY); already given names are left out. Never raises: completion must stay quiet."""
+    from click.shell_completion import CompletionItem  # loaded only when the shell asks
+
     from radpatch.registry import Registry
 
     root = ctx.find_root()

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from radpatch import dist_record
@@ -29,6 +29,16 @@ _PROBE = (
     "print(json.dumps({'executable': sys.executable, 'path': p, "
     "'purelib': sysconfig.get_paths()['purelib'], 'version': list(sys.version_info[:3])}))"
 )
+
+
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def canonical_name(name: str) -> str:
+    """A project name as PEP 503 normalises it: what packaging.utils.canonicalize_name returns.
+    That module is not imported for it: it loads packaging.tags and its platform probes, 1.6 MiB
+    of every radpatch process, for this one line."""
+    return _SEPARATORS.sub("-", name).lower()
 
 
 @dataclass(frozen=True)
@@ -139,7 +149,7 @@ def installed_from(dist_info: Path, name: str) -> Installed:
             key, _, value = line.partition(":")
             if key == "Version" and version is None:
                 version = value.strip()
-            elif key == "Name" and canonicalize_name(value.strip()) == canonicalize_name(name):
+            elif key == "Name" and canonical_name(value.strip()) == canonical_name(name):
                 name = value.strip()  # as the project spells it (the directory name is normalised)
     except OSError as exc:
         raise EnvironmentProblem(f"{dist_info}: cannot read METADATA ({exc.strerror})")

