@@ -45,24 +45,27 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-if __package__:  # imported as harness.vllm_engine: the same harness.vllm_cpu (one error class, one lock registry)
-    from harness import vllm_cpu
-else:  # run as a script: its sibling module
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import vllm_cpu  # type: ignore[no-redef]
+if __package__:  # imported as harness.vllm_engine: the sibling import below must find that same module
+    from harness import vllm_cpu as _shared  # (one ProvisionError class, one lock registry)
 
-ProvisionError = vllm_cpu.ProvisionError
-cache_root = vllm_cpu.cache_root
-is_complete = vllm_cpu.is_complete
-locked = vllm_cpu.locked
-log_path = vllm_cpu.log_path
-make_venv = vllm_cpu.make_venv
-mark_complete = vllm_cpu.mark_complete
-py_tag = vllm_cpu.py_tag
-remove_tree = vllm_cpu.remove_tree
-run_logged = vllm_cpu.run_logged
-site_packages = vllm_cpu.site_packages
-venv_python = vllm_cpu.venv_python
+    sys.modules.setdefault("vllm_cpu", _shared)
+else:  # run as a script (also in the engine's own venv: the checkout's radpatch must not go on its path)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import vllm_cpu  # noqa: E402
+from vllm_cpu import (  # noqa: E402
+    ProvisionError,
+    cache_root,
+    is_complete,
+    locked,
+    log_path,
+    make_venv,
+    mark_complete,
+    py_tag,
+    remove_tree,
+    run_logged,
+    site_packages,
+    venv_python,
+)
 
 DEFAULT_VERSION = "0.32.0"
 DIST = "vllm-cpu"

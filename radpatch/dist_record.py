@@ -34,6 +34,7 @@ class _Seen:
     sha256: str  # of the RECORD's bytes
     answers: dict[str, tuple[bool, str | None]]  # relpath -> (listed, its sha256 hex or None)
     complete: bool  # answers hold every row (a RECORD csv had to read whole)
+    plain: bool | None = None  # _plain(its bytes), once known
 
 
 _SEEN: dict[str, _Seen] = {}
@@ -56,19 +57,20 @@ def _answer(path: Path, relpath: str | None) -> tuple[str, tuple[bool, str | Non
     if stamp is None:
         return "", (False, None)
     seen = _SEEN.get(key)
-    if seen is not None and seen.stamp == stamp and (relpath is None or seen.complete or relpath in seen.answers):
-        return seen.sha256, seen.answers.get(relpath, (False, None)) if relpath is not None else (False, None)
-    try:
-        data = read_regular(path)  # a FIFO or device in its place is unreadable, never a read that blocks
-    except OSError:
-        return "", (False, None)
-    if seen is None or seen.stamp != stamp:
-        seen = _SEEN[key] = _Seen(stamp, hashlib.sha256(data).hexdigest(), {}, False)
-    if not _plain(data):
-        seen.answers, seen.complete = _every_row(data), True
-    elif relpath is not None:
-        seen.answers[relpath] = _lookup(data, relpath)
-    return seen.sha256, seen.answers.get(relpath, (False, None)) if relpath is not None else (False, None)
+    if seen is None or seen.stamp != stamp or not (relpath is None or seen.complete or relpath in seen.answers):
+        try:
+            data = read_regular(path)  # a FIFO or device in its place is unreadable, never a read that blocks
+        except OSError:
+            return "", (False, None)
+        if seen is None or seen.stamp != stamp:
+            seen = _SEEN[key] = _Seen(stamp, hashlib.sha256(data).hexdigest(), {}, False)
+        if seen.plain is None:
+            seen.plain = _plain(data)
+        if not seen.plain:
+            seen.answers, seen.complete = _every_row(data), True
+        elif relpath is not None:
+            seen.answers[relpath] = _lookup(data, relpath)
+    return seen.sha256, (False, None) if relpath is None else seen.answers.get(relpath, (False, None))
 
 
 _FIELD = rb'(?:"(?:[^"\r\n]+|"")*"|[^",\r\n]*)'

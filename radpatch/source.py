@@ -158,7 +158,7 @@ _KEEP = 3  # planning needs the original, the patched text and a payload
 
 
 def _parsed(text: str) -> Source:
-    hit = _RECENT.pop(text, None)
+    hit = _RECENT.get(text)
     return remember(text, ast.parse(text)) if hit is None else _keep(text, hit)
 
 

@@ -33,16 +33,11 @@ def _regular_fd(file: Path) -> int:
     return fd
 
 
-def open_regular(file: Path) -> io.TextIOWrapper:
-    """A regular file opened as UTF-8 text (undecodable bytes replaced), for reading a header
-    without reading the rest; anything else is an OSError, as for read_regular."""
-    return io.TextIOWrapper(os.fdopen(_regular_fd(file), "rb"), encoding="utf-8", errors="replace")
-
-
 def head_lines(file: Path, limit: int = 1 << 20) -> Iterator[str]:
-    """The lines of a regular text file from its start, `limit` characters at most in all (a
-    METADATA header is a few KiB; a file of one endless line costs no more than the limit)."""
-    with open_regular(file) as fh:
+    """The lines of a regular text file (UTF-8, undecodable bytes replaced) from its start, `limit`
+    characters at most in all (a METADATA header is a few KiB; a file of one endless line costs no
+    more than the limit). Anything but a regular file is an OSError, as for read_regular."""
+    with io.TextIOWrapper(os.fdopen(_regular_fd(file), "rb"), encoding="utf-8", errors="replace") as fh:
         read = 0
         while read < limit:
             line = fh.readline(limit - read)
