@@ -7,6 +7,8 @@ edits are done on the libcst tree so every byte outside the edit is preserved.
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import dataclasses
 import difflib
 import functools
@@ -56,6 +58,27 @@ class Clash(MatchFailure):
 
 class NotUndoable(MatchFailure):
     hint = "the file does not carry this rewrite's result as radpatch would write it"
+
+
+_EXPLAIN = contextvars.ContextVar("radpatch_explain", default=True)
+
+
+@contextlib.contextmanager
+def unexplained(really: bool = True) -> Iterator[None]:
+    """While active, a pattern that matches nowhere is refused without the search for the
+    closest candidate (the costly part of the message): for a refusal nobody will read, which
+    the caller re-raises from another run (plan.forward reports a rewrite's refusal on the
+    file's own lines, not on what the rewrites before it made of them)."""
+    token = _EXPLAIN.set(False) if really else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _EXPLAIN.reset(token)
+
+
+def explaining() -> bool:
+    return _EXPLAIN.get()
 
 
 PLAUSIBLE = 0.75  # similarity from which a candidate is shown as probably the intended code
@@ -123,8 +146,10 @@ def _body(node: cst.CSTNode) -> Sequence[cst.BaseStatement]:
     return body.body if isinstance(body, cst.IndentedBlock) else ()
 
 
-def walk(path: Path_, keep: Callable[[cst.CSTNode], bool]) -> Iterator[Path_]:
-    """Every node below the scope at `path` (nested defs are entered only as nodes, not walked)."""
+def walk(path: Path_, keep: Callable[[cst.CSTNode], bool],
+         enter: Callable[[cst.CSTNode], bool] = lambda n: True) -> Iterator[Path_]:
+    """Every node below the scope at `path`, in source order (nested defs are entered only as
+    nodes, not walked; nor is any node `enter` rules out)."""
     root = path[-1]
     children = [root.body] if isinstance(root, _DEFS) else list(root.children)
     stack: list[Path_] = [(*path, c) for c in reversed(children)]
@@ -133,8 +158,19 @@ def walk(path: Path_, keep: Callable[[cst.CSTNode], bool]) -> Iterator[Path_]:
         node = p[-1]
         if keep(node):
             yield p
-        if not isinstance(node, _DEFS):
+        if not isinstance(node, _DEFS) and enter(node):
             stack.extend((*p, c) for c in reversed(node.children))
+
+
+# the only nodes an indented block can be below: a simple statement or an expression holds none
+# (libcst's `children` rebuilds a node per call, so not entering them is most of a walk's cost)
+_HOLDS_BLOCKS = (cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                 cst.Finally, cst.MatchCase)
+
+
+def blocks(path: Path_) -> Iterator[Path_]:
+    """Every indented block below the scope at `path`, in source order (not those of nested defs)."""
+    return walk(path, lambda n: isinstance(n, cst.IndentedBlock), lambda n: isinstance(n, _HOLDS_BLOCKS))
 
 
 def statement_slots(path: Path_) -> Iterator[tuple[Path_, int]]:
@@ -143,7 +179,7 @@ def statement_slots(path: Path_) -> Iterator[tuple[Path_, int]]:
     if isinstance(root, cst.Module):
         for i in range(len(root.body)):
             yield path, i
-    for p in walk(path, lambda n: isinstance(n, cst.IndentedBlock)):
+    for p in blocks(path):
         block = p[-1]
         assert isinstance(block, cst.IndentedBlock)
         for i in range(len(block.body)):
@@ -239,9 +275,24 @@ def _swap_child(parent: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.
     raise AssertionError(f"{type(old).__name__} is not a child of {type(parent).__name__}")
 
 
+_CLOSEST: list[tuple[cst.Module, Sequence[cst.CSTNode], str, int, tuple[str, bool]]] = []  # the last few answers
+
+
 def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str, offset: int = 0) -> tuple[str, bool]:
     """('closest candidate (line N, 80% similar): <code>', plausible) for a no-match message;
-    the candidate is shown only when it is plausibly what `find` meant (PLAUSIBLE)."""
+    the candidate is shown only when it is plausibly what `find` meant (PLAUSIBLE). The last
+    few answers are kept (with the nodes they concern, so an identity is never reused): a
+    drifted file's status asks the same of the same tree when undoing and when applying."""
+    for m, nodes, pat, off, answer in _CLOSEST:
+        if m is module and pat == pattern and off == offset and len(nodes) == len(candidates) \
+                and all(a is b for a, b in zip(nodes, candidates)):
+            return answer
+    answer = _closest(module, candidates, pattern, offset)
+    _CLOSEST[:] = [(module, tuple(candidates), pattern, offset, answer), *_CLOSEST[:1]]
+    return answer
+
+
+def _closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str, offset: int) -> tuple[str, bool]:
     if not candidates:
         return "nothing in the scope is similar to it", False
     want = pretty(pattern)

@@ -19,7 +19,7 @@ from radpatch import names, proofs, targetpy
 from radpatch.collector import paused, pausing
 from radpatch.environment import PythonEnv
 from radpatch.errors import RefusedError
-from radpatch.matching import MatchFailure
+from radpatch.matching import MatchFailure, unexplained
 from radpatch.model import Patch, Rewrite
 from radpatch.source import Source, Undecodable, decode, remember
 
@@ -80,11 +80,17 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
     src, encoding = _decode(source, where)
     original = src
     for k, rw in enumerate(rws):
+        moved = src is not original and src.lines != original.lines  # src's line numbers are not the file's
         try:
-            src = _step(patch, rw, src, where, undo=False)
-        except RewriteRefused as exc:
-            if k and src.lines != original.lines:
-                _step(patch, rw, original, where, undo=False)  # its refusal there gives the file's own line numbers
+            with unexplained(moved):  # a refusal here is reported from the run below, not from this one
+                src = _step(patch, rw, src, where, undo=False)
+        except RewriteRefused:
+            if not moved:
+                raise
+            _step(patch, rw, original, where, undo=False)  # its refusal there gives the file's own line numbers
+            try:  # it matches the file but not what the rewrites before it made of it: say why
+                _step(patch, rw, src, where, undo=False)
+            except RewriteRefused as exc:
                 raise RewriteRefused(patch, rw, where, f"{exc.detail} (after the rewrites before it; line numbers count "
                                      "the lines they added)", exc.hint) from None
             raise

@@ -240,15 +240,17 @@ def _classify(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, r
     if digest == wheel_sha:
         return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine, whatever it contains
     from radpatch import plan  # libcst is only needed when the hashes cannot decide
+    from radpatch.ops.common import kept_trees
 
-    undo = applied_error(patch, rws, data, where)
-    if undo is None:
-        edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
-        return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
-    try:
-        plan.forward(patch, rws, data, where)
-    except RefusedError as exc:
-        return State.DRIFTED, f"matches neither form: applying stops at {plan.short(exc)}; undoing stops at {undo}"
+    with kept_trees():  # undoing and applying read the same definitions
+        undo = applied_error(patch, rws, data, where)
+        if undo is None:
+            edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
+            return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
+        try:
+            plan.forward(patch, rws, data, where)
+        except RefusedError as exc:
+            return State.DRIFTED, f"matches neither form: applying stops at {plan.short(exc)}; undoing stops at {undo}"
     if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
         return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
     return State.NOT_APPLIED, ""

@@ -25,6 +25,7 @@ from radpatch.matching import (
     block_body,
     closest,
     code_of,
+    explaining,
     lines_of,
     starts,
     replace_on_path,
@@ -73,8 +74,40 @@ def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
         raise (NearMiss if close else NotFound)(f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}",
                                                 SCOPE_NEAR if close else SCOPE_MISSING)
     t = src.tops[hits[0]]
-    new = as_module(edit(cst.parse_module(src.text_of(t.start, t.end)), t.start)).code
+    new = as_module(edit(parse_top(src.text_of(t.start, t.end)), t.start)).code
     return src.splice(hits[0], hits[0] + 1, new, (Top(t.name, 0, len(Source.parse_lines(new)), t.binds),))
+
+
+_TREES: dict[str, cst.Module] | None = None  # inside kept_trees(): the last few definitions' trees by text
+_TREES_KEEP = 4  # a drifted file's status: the definition, its caller, and both as the rewrites before left them
+_TREES_MAX = 100_000  # characters: a larger definition is parsed again rather than kept
+
+
+@contextlib.contextmanager
+def kept_trees() -> Iterator[None]:
+    """While active, the same definition text gives the same libcst tree, and with it matching's
+    positions and closest candidate, which are kept per tree: a drifted file's status undoes and
+    applies the same rewrite on the same definition. Off elsewhere: apply frees each tree before
+    it analyses the next version of the module (its peak memory)."""
+    global _TREES
+    outer, _TREES = _TREES, {} if _TREES is None else _TREES
+    try:
+        yield
+    finally:
+        _TREES = outer
+
+
+def parse_top(text: str) -> cst.Module:
+    """libcst's tree of a top-level definition's text (kept inside kept_trees(); trees are immutable)."""
+    trees = _TREES
+    tree = trees.pop(text, None) if trees is not None else None
+    if tree is None:
+        tree = cst.parse_module(text)
+    if trees is not None and len(text) <= _TREES_MAX:
+        trees[text] = tree
+        while len(trees) > _TREES_KEEP:
+            del trees[next(iter(trees))]
+    return tree
 
 
 def as_module(node: cst.CSTNode) -> cst.Module:
@@ -134,7 +167,7 @@ def select(module: cst.Module, hits: list[Path_], what: str, scope: str, op: Sel
     if len(hits) == 1:
         return hits[0]
     if not hits:
-        detail, plausible = no_match()
+        detail, plausible = no_match() if explaining() else ("(closest candidate not searched)", False)
         raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}")
     lines = lines_of(module, [h[-1] for h in hits], offset)
     raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")

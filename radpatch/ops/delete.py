@@ -16,16 +16,16 @@ from radpatch.matching import (
     NotUndoable,
     Path_,
     block_body,
+    blocks,
     code_of,
     find_scope,
     find_statements,
     parse_statements,
+    replace_on_path,
     run_length,
-    walk,
 )
 from radpatch.model import Delete
 from radpatch.ops.common import candidates, in_scope, scope_statements, select, slot_of, statement_paths
-from radpatch.matching import replace_on_path
 from radpatch.source import Source
 
 
@@ -105,7 +105,7 @@ def _marks(stmt: cst.BaseStatement, text: str) -> bool:
 
 def _blocks(scope: Path_) -> list[Path_]:
     out = [scope] if isinstance(scope[-1], cst.Module) else []
-    return out + list(walk(scope, lambda n: isinstance(n, cst.IndentedBlock)))
+    return out + list(blocks(scope))
 
 
 def _slots(scope: Path_) -> list[tuple[Path_, int]]:

@@ -190,6 +190,35 @@ def test_drifted_target_is_reported_and_apply_and_revert_refuse(site: Site, toy:
     assert radpatch("--registry", str(toy), "status", "--check", "toy").code == 3
 
 
+def test_drifted_status_names_the_closest_candidate_both_ways_and_searches_once(  # type: ignore[no-untyped-def]
+        site: Site, toy: Path, write_registry, radpatch, monkeypatch: pytest.MonkeyPatch) -> None:
+    from radpatch import matching
+
+    reg = write_registry("two", one_rewrite("""\
+        - id: prep
+          insert_before: {scope: plan, find: "size = len(spec)", code: "spec = list(spec)"}
+        - id: clamp
+          insert_after:
+            scope: plan
+            find: |
+              if size > 4:
+                  size = 4
+            code: "size = max(size, 1)"
+        """))
+    core = site.root / "toypkg/core.py"
+    core.write_text(ORIGINAL_CORE.replace("size = 4", "size = 5"))  # a hand edit of the code `clamp` anchors on
+    searched = []
+    real = matching._closest
+    monkeypatch.setattr(matching, "_closest", lambda *a: searched.append(a) or real(*a))
+    r = radpatch("--registry", str(reg), "status", "two")
+    assert r.code == 0, r.err
+    applying, undoing = r.out.split("; undoing stops at ")
+    assert "matches neither form: applying stops at rewrite 'clamp'" in applying
+    for half in (applying, undoing):  # on the file's own lines (3), not after `prep` added one
+        assert "closest candidate (line 3, " in half and "size = 5" in half
+    assert len(searched) == 1  # undoing and applying ask the same of the same definition
+
+
 def test_revert_refuses_when_undoing_would_not_give_the_recorded_original(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     util = site.root / "toypkg/util.py"

@@ -473,6 +473,32 @@ def test_insert_in_a_method_scope() -> None:
     )
 
 
+def refuse_all(before: str, *ops: Operation) -> str:
+    patch = patch_of(*ops)
+    with pytest.raises(RefusedError) as info:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), dedent(before).encode())
+    return info.value.message
+
+
+def test_a_later_rewrites_miss_is_reported_on_the_files_own_lines_with_its_closest_candidate() -> None:
+    # r0 adds three lines above the code r1 looks for: r1's refusal counts the file's lines
+    message = refuse_all(LOOP, InsertStatements("f", "total = 0", "a = 1\nb = 2\nc = 3", "before"),
+                         InsertStatements("f", "total *= x", "pass", "after"))
+    assert "rewrite 'r1'" in message and "statement `find` not found in f" in message
+    assert "closest candidate (line 5, " in message and "total += x" in message
+    assert "not searched" not in message
+
+
+def test_a_rewrite_that_matches_the_file_but_not_what_earlier_rewrites_made_of_it_says_so() -> None:
+    # r0 changes the statement r1 anchors on: r1 matches the file, not r0's result
+    message = refuse_all(LOOP, InsertStatements("f", "total = 0", "a = 1\nb = 2", "before"),
+                         Replace("f", "total -= x", "total -= 2 * x"),
+                         InsertStatements("f", "total -= x", "pass", "after"))
+    assert "rewrite 'r2'" in message and "after the rewrites before it; line numbers count the lines they added" in message
+    assert "closest candidate (line 7, " in message and "total += x" in message  # line 5, two lines added
+    assert "not searched" not in message
+
+
 def test_find_does_not_reach_into_a_nested_def() -> None:
     source = "def outer(n):\n    def inner(k):\n        return k\n    return inner(n)\n"
     message = refuse(source, InsertStatements("outer", "return k", "k += 1", "before"))
