@@ -296,14 +296,17 @@ def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes
 def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
     (root,) = {c.root for c in changes}
     files: dict[Path, tuple[bytes, bytes]] = {}
+    pycs: dict[Path, bytes | None] = {}  # the bytecode the proof compiled, of each file's last change
     for c in changes:
         for f in c.files:
             first = files.get(f.path, (f.before, f.before))[0]
             files[f.path] = (first, f.after)
-    _write_group(env, Store(root), changes, {p: ba for p, ba in files.items() if ba[0] != ba[1]}, op)
+            pycs[f.path] = f.pyc
+    _write_group(env, Store(root), changes, {p: ba for p, ba in files.items() if ba[0] != ba[1]}, op, pycs)
 
 
-def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[Path, tuple[bytes, bytes]], op: str) -> None:
+def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[Path, tuple[bytes, bytes]], op: str,
+                 pycs: dict[Path, bytes | None]) -> None:
     """Journal, keep originals, write every file (each only if it is still what was planned),
     record: all of it, or (on any failure) none of it."""
     run = uuid.uuid4().hex
@@ -319,7 +322,7 @@ def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[
             written.append(path)
             faults.point("after-file")
         for path in written:  # only once every file is written: a failed run leaves .pyc files alone
-            refresh_bytecode(path, env.executable, env.is_current)
+            refresh_bytecode(path, env.executable, env.is_current, pycs.get(path))
         faults.point("before-record")
         records = store.records()
         seq = max((r.seq for r in records.values()), default=0)

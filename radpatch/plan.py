@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType
 
 from radpatch import names, proofs, targetpy
 from radpatch.collector import paused, pausing
@@ -22,6 +23,7 @@ from radpatch.errors import RefusedError
 from radpatch.matching import MatchFailure, unexplained
 from radpatch.model import Patch, Rewrite
 from radpatch.source import Source, Undecodable, decode, remember
+from radpatch.writer import checked_pyc
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class FileChange:
     before: bytes
     after: bytes
     pristine: bytes | None = None  # the unpatched file, when `before` is not it (re-applying a new revision)
+    pyc: bytes | None = None  # `after`'s checked-hash .pyc, when this interpreter compiled it for the proof
 
     @property
     def original(self) -> bytes:
@@ -141,15 +144,14 @@ def _why(exc: SyntaxError | ValueError) -> str:
     return f"{getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
 
 
-def _compiled(data: bytes) -> str | None:
-    """Why `data` does not compile ("message (line N)"), or None."""
+def _compiled(data: bytes, filename: str) -> tuple[str | None, CodeType | None]:
+    """(why `data` does not compile ("message (line N)"), None), or (None, its code)."""
     try:
-        compile(data, "<patched>", "exec", dont_inherit=True)
-        return None
+        return None, compile(data, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
-        return _why(exc)
+        return _why(exc), None
     except (RecursionError, MemoryError):
-        return "too deeply nested to compile"
+        return "too deeply nested to compile", None
 
 
 @functools.lru_cache(maxsize=4)
@@ -177,11 +179,21 @@ def _analysis(data: bytes) -> _Analysis:
 
 def compile_error(after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None) -> str | None:
     """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
+    return _compile(after, where, python, before, pyc=False)[0]
+
+
+def _compile(after: bytes, where: str, python: PythonEnv | None, before: bytes | None,
+             pyc: bool = True) -> tuple[str | None, bytes | None]:
+    """(why `after` does not compile, None), or (None, its checked-hash .pyc when this
+    interpreter compiled it: the bytecode apply writes, so the file is compiled once)."""
+    out = None
     if python is not None and not targetpy.same_grammar(python.executable, python.version):
         why = _target(python, before if before is not None else after, after, where).compile_error
     else:
-        why = _compiled(after)
-    return None if why is None else f"the patched {where} does not compile{_for(python)}: {why}"
+        why, code = _compiled(after, where)
+        out = checked_pyc(after, code) if code is not None and pyc else None
+        del code  # the marshalled bytes are a fraction of the code objects: free them before the next proof
+    return (None, out) if why is None else (f"the patched {where} does not compile{_for(python)}: {why}", None)
 
 
 def _introduced(before: bytes, after: bytes) -> list[names.Problem] | None:
@@ -291,11 +303,13 @@ NAMES_HINT = ("every name the patched code uses must be defined: import it first
 
 
 @pausing
-def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> None:
+def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str,
+          python: PythonEnv | None = None) -> bytes | None:
     """Refuse unless `after` compiles (in the target's grammar), adds no unresolvable name, puts
     its code where it runs and reverses to `before`. A refusal names the first rewrite that
-    causes it (its id and registry file:line)."""
-    why = compile_error(after, where, python, before)
+    causes it (its id and registry file:line). Returns `after`'s checked-hash .pyc when this
+    interpreter compiled it (None when another interpreter was asked)."""
+    why, pyc = _compile(after, where, python, before)
     if why:
         culprit = _first(patch, rws, before, where, lambda d: compile_error(d, where, python, before) is not None)
         _refuse(patch, culprit, where, why, "fix the rewrite's code so the patched file is valid Python at that place")
@@ -311,6 +325,7 @@ def prove(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, w
     if why:
         raise RefusedError(f"{patch.name}: {why}",
                            "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)")
+    return pyc
 
 
 def _refuse(patch: Patch, culprit: Rewrite | None, where: str, why: str, hint: str) -> None:
@@ -344,5 +359,5 @@ def plan(patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before
     where = str(path)
     _analysis(before)  # one parse of the original, for its proofs and the rewrites' index both
     after = forward(patch, rws, before, where)
-    prove(patch, rws, before, after, where, python)
-    return FileChange(module, path, before, after)
+    pyc = prove(patch, rws, before, after, where, python)
+    return FileChange(module, path, before, after, pyc=pyc)

@@ -6,6 +6,7 @@ import errno
 import hashlib
 import importlib.util
 import io
+import marshal
 import os
 import py_compile
 import stat
@@ -13,6 +14,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import CodeType
 
 from radpatch.errors import EnvironmentProblem
 
@@ -108,6 +110,23 @@ def atomic_write(path: Path, data: bytes, expect: str | None = None) -> None:
     fsync_dir(path.parent)
 
 
+def _write_pyc(cfile: Path, pyc: bytes, source: Path) -> None:
+    """Write a .pyc as py_compile does (atomically, the source's mode made writable); a
+    failure leaves no bytecode, which is fine: the interpreter compiles the source on import."""
+    tmp = ""
+    try:
+        cfile.parent.mkdir(exist_ok=True)
+        mode = (source.stat().st_mode | 0o200) & 0o666
+        fd, tmp = tempfile.mkstemp(dir=cfile.parent, prefix=f".{cfile.name}.")
+        with os.fdopen(fd, "wb") as out:
+            out.write(pyc)
+        os.chmod(tmp, mode)
+        os.replace(tmp, cfile)
+    except OSError:
+        if tmp:
+            _unlink(tmp)
+
+
 def _digest(path: Path) -> str | None:
     try:
         return hashlib.sha256(read_regular(path)).hexdigest()
@@ -135,8 +154,14 @@ def _unlink(path: str) -> None:
         pass
 
 
-def refresh_bytecode(path: Path, python: str, same_interpreter: bool) -> None:
-    """Drop every cached .pyc of `path`, then write a checked-hash .pyc for the target interpreter.
+def checked_pyc(source: bytes, code: CodeType) -> bytes:
+    """The checked-hash .pyc (PEP 552) of `source`, compiled by this interpreter as `code`."""
+    return importlib.util.MAGIC_NUMBER + (0b11).to_bytes(4, "little") + importlib.util.source_hash(source) + marshal.dumps(code)
+
+
+def refresh_bytecode(path: Path, python: str, same_interpreter: bool, pyc: bytes | None = None) -> None:
+    """Drop every cached .pyc of `path`, then write a checked-hash .pyc for the target interpreter:
+    `pyc` when given (the proof compiled the file already: checked_pyc), else compiled here.
 
     A timestamp .pyc can miss a same-second, same-size edit; a checked-hash one is validated
     against the source's hash on every import, so it can never be stale.
@@ -144,6 +169,9 @@ def refresh_bytecode(path: Path, python: str, same_interpreter: bool) -> None:
     cache = path.parent / "__pycache__"
     for old in cache.glob(f"{path.stem}.*.pyc") if cache.is_dir() else []:
         _unlink(str(old))
+    if same_interpreter and pyc is not None:
+        _write_pyc(Path(importlib.util.cache_from_source(str(path))), pyc, path)
+        return
     if same_interpreter:
         try:
             py_compile.compile(str(path), cfile=importlib.util.cache_from_source(str(path)), doraise=True,

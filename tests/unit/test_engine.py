@@ -176,6 +176,28 @@ def test_patch_that_does_not_compile_is_refused(site: Site, toy: Path, write_reg
     assert "does not compile" in err and "'break' outside loop" in err
 
 
+def test_apply_writes_the_checked_hash_bytecode_of_what_it_wrote(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+    import marshal
+
+    core = site.root / "toypkg/core.py"
+    stale = Path(importlib.util.cache_from_source(str(core)))
+    stale.parent.mkdir()
+    stale.write_bytes(b"stale")  # an old .pyc of the unpatched module
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    source = core.read_bytes()
+    assert source == PATCHED_CORE.encode()
+    data = stale.read_bytes()  # the same name: the .pyc this interpreter imports
+    assert data[:4] == importlib.util.MAGIC_NUMBER
+    assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked on every import
+    assert data[8:16] == importlib.util.source_hash(source)
+    assert marshal.loads(data[16:]) == compile(source, str(core), "exec", dont_inherit=True)
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 0
+    data = stale.read_bytes()
+    assert data[8:16] == importlib.util.source_hash(core.read_bytes())  # revert's bytecode is the original's
+    assert marshal.loads(data[16:]) == compile(core.read_bytes(), str(core), "exec", dont_inherit=True)
+
+
 def test_drifted_target_is_reported_and_apply_and_revert_refuse(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     core = site.root / "toypkg/core.py"

@@ -137,12 +137,16 @@ def test_no_stale_bytecode_after_a_same_size_same_second_edit(venv: Venv, venv_c
     assert util.read_bytes() == patched
     os.utime(util, ns=(mtime, mtime))  # as if radpatch had written within the original's second
     source_hash = importlib.util.source_hash(patched)
-    for pyc in (venv.site / "rpdemo" / "__pycache__").glob("util.*.pyc"):
-        data = pyc.read_bytes()
+    pycs = {pyc: pyc.read_bytes() for pyc in (venv.site / "rpdemo" / "__pycache__").glob("util.*.pyc")}
+    assert pycs, "apply wrote no bytecode for the patched module"
+    for pyc, data in pycs.items():
         flags = int.from_bytes(data[4:8], "little")
         assert flags & 0b01, f"{pyc.name} is a timestamp .pyc: it cannot tell this edit from the original"
         assert data[8:16] == source_hash, f"{pyc.name} was compiled from other source"
     assert venv.run(BEHAVIOUR) == "group size 15 6\n"
+    # the interpreter took radpatch's bytecode as valid: one it rejected (magic, flags, hash) it
+    # would have compiled again and rewritten as a timestamp .pyc
+    assert {pyc: pyc.read_bytes() for pyc in pycs} == pycs
 
 
 def test_a_killed_apply_is_rolled_back_on_the_next_run(venv: Venv, registry: Path) -> None:
