@@ -48,10 +48,11 @@ def run(argv: list[str | Path], **kw: object) -> subprocess.CompletedProcess[str
     return done  # type: ignore[no-any-return]
 
 
-def build_wheel(dest: Path) -> Path:
-    """radpatch's wheel from this checkout (`pip wheel --no-deps`), as a user would get it."""
+def build_wheel(dest: Path, src: Path = REPO) -> Path:
+    """radpatch's wheel from this checkout (or another source tree of it: `pip wheel --no-deps`),
+    as a user would get it."""
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-         "--disable-pip-version-check", "-w", dest, REPO])
+         "--disable-pip-version-check", "-w", dest, src])
     (wheel,) = dest.glob("radpatch-*.whl")
     return wheel
 
@@ -62,11 +63,11 @@ def wheel_key(wheel: Path) -> str:
         return hashlib.sha256(zf.read(record)).hexdigest()[:16]
 
 
-def radpatch_venv() -> tuple[Path, Path]:
-    """(venv, wheel): a venv with radpatch's wheel installed (non-editable) + matplotlib; the
-    wheel itself is kept in <venv>/dist/ for installing it elsewhere."""
+def radpatch_venv(src: Path = REPO) -> tuple[Path, Path]:
+    """(venv, wheel): a venv with radpatch's wheel (built from `src`) installed (non-editable)
+    + matplotlib; the wheel itself is kept in <venv>/dist/ for installing it elsewhere."""
     with tempfile.TemporaryDirectory(prefix="radpatch-wheel-") as tmp:
-        built = build_wheel(Path(tmp))
+        built = build_wheel(Path(tmp), src)
         venv = bench_cache() / f"venv-{wheel_key(built)}"
         wheel = venv / "dist" / built.name
         marker = venv / ".bench-complete"

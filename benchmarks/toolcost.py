@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What radpatch costs: wall time and peak memory of its commands on a real vLLM install.
 
-    python benchmarks/toolcost.py [--vllm 0.33.0] [--runs 15] [--out benchmarks/results]
+    python benchmarks/toolcost.py [--vllm 0.33.0] [--runs 15] [--baseline REV] [--out benchmarks/results]
 
 Writes benchmarks/results/toolcost.md (and toolcost.json).  Benchmark figures, not tests: it
 prints the targets next to the medians but never fails on them.
@@ -29,11 +29,17 @@ warm-up round, the commands run round-robin, `--runs` times each:
 then, with the target file edited by hand (upstream's `1.5` heuristic changed to `1.6`, so it
 matches neither the pristine nor the patched form), `radpatch status` again, which must report
 `drifted`; the file is restored afterwards.
+
+With --baseline REV, radpatch as of git revision REV is built from `git archive` and installed
+the same way into a second fresh copy; every command then runs on both builds in turn, and the
+report adds the ratio of the two CPU times pair by pair (a pair shares the host's speed of the
+moment, which on this VM drifts by a factor of two within a day).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -106,85 +112,156 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@dataclasses.dataclass
+class Side:
+    """One build of radpatch under test: a fresh vLLM copy with its wheel pip-installed, and a
+    second venv holding the same wheel for `radpatch --python COPY`."""
+    label: str
+    copy: Path  # the copy's python
+    radpatch: Path
+    other: Path  # radpatch in the other venv
+    target: Path
+    pristine_sha: str
+
+    def commands(self) -> list[tuple[str, list[str | Path]]]:
+        return [
+            ("radpatch status (nothing applied)", [self.radpatch, "status"]),
+            ("pip show vllm", [self.copy, "-m", "pip", "show", "vllm"]),
+            ("marker check: grep -q (not applied)", ["grep", "-q", MARKER, self.target]),
+            ("radpatch apply kv_group_size (from pristine)", [self.radpatch, "apply", PATCH]),
+            ("radpatch status (applied)", [self.radpatch, "status"]),
+            ("marker check: grep -q (applied)", ["grep", "-q", MARKER, self.target]),
+            ("radpatch revert kv_group_size", [self.radpatch, "revert", PATCH]),
+            ("radpatch --python COPY status (from another venv)",
+             [self.other, "--python", self.copy, "status"]),
+        ]
+
+
+DRIFT = "radpatch status (target edited by hand: drifted)"
+
+
+def make_side(label: str, venv: Path, wheel: Path, vllm: str, cwd: Path) -> Side:
+    copy = bench.fresh_vllm(vllm)
+    bench.say(f"pip install {wheel.name} ({label}) into a vLLM {vllm} copy (non-editable)")
+    # --no-deps + libcst: everything else radpatch needs is already in the harness's
+    # dependency set, which pip must not touch (it is shared by every copy).
+    bench.run([copy, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+               "--no-deps", wheel, "libcst>=1.1"], cwd=cwd)
+    radpatch = copy.parent / "radpatch"
+    (entry,) = json.loads(bench.run([radpatch, "status", "--json", PATCH], cwd=cwd).stdout)
+    if entry["state"] != "not-applied":
+        raise SystemExit(f"toolcost: fresh copy reports {entry['state']}")
+    target = Path(entry["files"][0]["path"])
+    return Side(label, copy, radpatch, venv / "bin" / "radpatch", target, sha256(target))
+
+
+def edit_by_hand(target: Path) -> str:
+    """Change upstream's heuristic in the target so it matches neither form; returns the text before."""
+    text = target.read_text()
+    edited = text.replace("max_num_layers < min_num_layers * 1.5",
+                          "max_num_layers < min_num_layers * 1.6", 1)
+    if edited == text:
+        raise SystemExit("toolcost: cannot find upstream's heuristic to edit")
+    target.write_text(edited)
+    return text
+
+
+def measure(sides: list[Side], runs: int, cwd: Path) -> tuple[list[dict[str, list[dict[str, Any]]]], dict[str, str]]:
+    """Samples per side and command. Each command runs on every side in turn (the side that goes
+    first alternates by round), so a pair of samples shares the host's speed of the moment."""
+    samples: list[dict[str, list[dict[str, Any]]]] = [{} for _ in sides]
+    outputs: dict[str, str] = {}
+    plans = [side.commands() for side in sides]
+    for rnd in range(runs + 1):  # round 0: warm-up, not counted
+        order = list(range(len(sides))) if rnd % 2 == 0 else list(reversed(range(len(sides))))
+        for c, (name, _) in enumerate(plans[0]):
+            for i in order:
+                result = timed(plans[i][c][1], cwd)
+                expected = 1 if name == "marker check: grep -q (not applied)" else 0
+                if result["rc"] != expected:
+                    raise SystemExit(f"toolcost: {name} ({sides[i].label}) exited {result['rc']}:\n"
+                                     f"{result['output']}")
+                if rnd:
+                    samples[i].setdefault(name, []).append(result)
+                if i == 0:
+                    outputs.setdefault(name, result["output"].strip())
+        for side in sides:
+            if sha256(side.target) != side.pristine_sha:
+                raise SystemExit(f"toolcost: revert ({side.label}) did not restore the file byte for byte")
+        bench.say(f"round {rnd}/{runs} done" + (" (warm-up)" if rnd == 0 else ""))
+
+    # drift: an edit by hand that is neither the pristine nor the patched form
+    texts = [edit_by_hand(side.target) for side in sides]
+    try:
+        for rnd in range(runs + 1):
+            order = list(range(len(sides))) if rnd % 2 == 0 else list(reversed(range(len(sides))))
+            for i in order:
+                result = timed([sides[i].radpatch, "status"], cwd)
+                if rnd:
+                    samples[i].setdefault(DRIFT, []).append(result)
+                if i == 0:
+                    outputs[DRIFT] = result["output"].strip()
+        outputs["drift_json"] = bench.run([sides[0].radpatch, "status", "--json", PATCH], cwd=cwd).stdout
+        refused = timed([sides[0].radpatch, "apply", PATCH], cwd)
+        outputs["apply_on_drift"] = json.dumps({"rc": refused["rc"], "output": refused["output"].strip()})
+    finally:
+        for side, text in zip(sides, texts):
+            side.target.write_text(text)
+    for side in sides:
+        if sha256(side.target) != side.pristine_sha:
+            raise SystemExit(f"toolcost: could not restore the edited file ({side.label})")
+    return samples, outputs
+
+
+def baseline_wheel(rev: str) -> tuple[Path, Path]:
+    """(venv, wheel) for radpatch as of git revision `rev` of this checkout."""
+    with tempfile.TemporaryDirectory(prefix="radpatch-baseline-") as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        archive = subprocess.run(["git", "-C", bench.REPO, "archive", rev], capture_output=True, check=False)
+        if archive.returncode != 0:
+            raise SystemExit(f"toolcost: git archive {rev}: {archive.stderr.decode().strip()}")
+        subprocess.run(["tar", "-x", "-C", src], input=archive.stdout, check=True)
+        return bench.radpatch_venv(src)
+
+
+def paired(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
+    cpu = [x["cpu_seconds"] / y["cpu_seconds"] for x, y in zip(a, b)]
+    rss = [x["maxrss_mib"] - y["maxrss_mib"] for x, y in zip(a, b)]
+    return {"pairs": len(cpu), "cpu_ratio_median": statistics.median(cpu), "cpu_ratio_min": min(cpu),
+            "cpu_ratio_max": max(cpu), "rss_a": statistics.median(x["maxrss_mib"] for x in a),
+            "rss_b": statistics.median(y["maxrss_mib"] for y in b), "rss_diff_median": statistics.median(rss)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vllm", default="0.33.0")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also measure radpatch as of git revision REV, command by command in turn "
+                             "with this checkout, and report the paired ratios")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args(argv)
 
-    venv, wheel = bench.radpatch_venv()
-    wheel_name = wheel.name
-    copy = bench.fresh_vllm(args.vllm)
     cwd = bench.bench_cache() / "work"
     cwd.mkdir(exist_ok=True)
+    builds = [("this checkout", *bench.radpatch_venv())]
+    if args.baseline:
+        builds.append((args.baseline, *baseline_wheel(args.baseline)))
+    sides: list[Side] = []
     try:
-        bench.say(f"pip install {wheel.name} into the vLLM {args.vllm} copy (non-editable)")
-        # --no-deps + libcst: everything else radpatch needs is already in the harness's
-        # dependency set, which pip must not touch (it is shared by every copy).
-        bench.run([copy, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                   "--no-deps", wheel, "libcst>=1.1"], cwd=cwd)
-        radpatch = copy.parent / "radpatch"
-        other = venv / "bin" / "radpatch"
-        (entry,) = json.loads(bench.run([radpatch, "status", "--json", PATCH], cwd=cwd).stdout)
-        target = Path(entry["files"][0]["path"])
-        pristine_sha = sha256(target)
-        if entry["state"] != "not-applied":
-            raise SystemExit(f"toolcost: fresh copy reports {entry['state']}")
-
-        commands: list[tuple[str, list[str | Path]]] = [
-            ("radpatch status (nothing applied)", [radpatch, "status"]),
-            ("pip show vllm", [copy, "-m", "pip", "show", "vllm"]),
-            ("marker check: grep -q (not applied)", ["grep", "-q", MARKER, target]),
-            ("radpatch apply kv_group_size (from pristine)", [radpatch, "apply", PATCH]),
-            ("radpatch status (applied)", [radpatch, "status"]),
-            ("marker check: grep -q (applied)", ["grep", "-q", MARKER, target]),
-            ("radpatch revert kv_group_size", [radpatch, "revert", PATCH]),
-            ("radpatch --python COPY status (from another venv)",
-             [other, "--python", copy, "status"]),
-        ]
-        samples: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in commands}
-        outputs: dict[str, str] = {}
-        for rnd in range(args.runs + 1):  # round 0: warm-up, not counted
-            for name, cmd in commands:
-                result = timed(cmd, cwd)
-                expected = 1 if name == "marker check: grep -q (not applied)" else 0
-                if result["rc"] != expected:
-                    raise SystemExit(f"toolcost: {name} exited {result['rc']}:\n"
-                                     f"{result['output']}")
-                if rnd:
-                    samples[name].append(result)
-                outputs.setdefault(name, result["output"].strip())
-            if sha256(target) != pristine_sha:
-                raise SystemExit("toolcost: revert did not restore the file byte for byte")
-            bench.say(f"round {rnd}/{args.runs} done" + (" (warm-up)" if rnd == 0 else ""))
-
-        # drift: an edit by hand that is neither the pristine nor the patched form
-        text = target.read_text()
-        edited = text.replace("max_num_layers < min_num_layers * 1.5",
-                              "max_num_layers < min_num_layers * 1.6", 1)
-        if edited == text:
-            raise SystemExit("toolcost: cannot find upstream's heuristic to edit")
-        drift_name = "radpatch status (target edited by hand: drifted)"
-        samples[drift_name] = []
-        try:
-            target.write_text(edited)
-            for rnd in range(args.runs + 1):
-                result = timed([radpatch, "status"], cwd)
-                if rnd:
-                    samples[drift_name].append(result)
-            outputs[drift_name] = result["output"].strip()
-            drift_json = json.loads(bench.run([radpatch, "status", "--json", PATCH],
-                                              cwd=cwd).stdout)[0]
-            apply_refused = timed([radpatch, "apply", PATCH], cwd)
-        finally:
-            target.write_text(text)
-        if sha256(target) != pristine_sha:
-            raise SystemExit("toolcost: could not restore the edited file")
+        for label, venv, wheel in builds:
+            sides.append(make_side(label, venv, wheel, args.vllm, cwd))
+        samples, outputs = measure(sides, args.runs, cwd)
     finally:
-        bench.remove_copy(copy)
+        for side in sides:
+            bench.remove_copy(side.copy)
 
-    stats = {name: summary(s) for name, s in samples.items()}
+    stats = {name: summary(s) for name, s in samples[0].items()}
+    pairs = {name: paired(samples[0][name], samples[1][name]) for name in samples[0]} if args.baseline else {}
+    drift_json = json.loads(outputs.pop("drift_json"))[0]
+    apply_refused = json.loads(outputs.pop("apply_on_drift"))
+
     pip_show = stats["pip show vllm"]["median_s"]
     status_s = stats["radpatch status (nothing applied)"]["median_s"]
     status_applied = stats["radpatch status (applied)"]["median_s"]
@@ -200,14 +277,13 @@ def main(argv: list[str] | None = None) -> int:
          f"`radpatch status` says {drift_json['state']!r} and names the rewrite and scope that "
          "differ (output below); `apply` refuses"),
     ]
-    report = {"vllm": args.vllm, "runs": args.runs, "wheel": wheel_name,
+    report = {"vllm": args.vllm, "runs": args.runs, "wheel": builds[0][2].name,
               "revision": bench.checkout_revision(),
               "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               "machine": f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}",
               "stats": stats, "verdicts": verdicts, "drift_status": drift_json,
-              "apply_on_drift": {"rc": apply_refused["rc"],
-                                 "output": apply_refused["output"].strip()},
-              "outputs": outputs}
+              "apply_on_drift": apply_refused, "outputs": outputs,
+              "baseline": args.baseline, "paired": pairs}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "toolcost.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     write_markdown(args.out / "toolcost.md", report)
@@ -215,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:55s} median {st['median_s'] * 1000:7.0f} ms  "
               f"(min {st['min_s'] * 1000:.0f}, max {st['max_s'] * 1000:.0f})  "
               f"CPU {st['median_cpu_s'] * 1000:.0f} ms  peak RSS {st['median_rss_mib']:.1f} MiB")
+    for name, pr in pairs.items():
+        print(f"vs {args.baseline}: {name:55s} CPU ratio {pr['cpu_ratio_median']:.2f} "
+              f"({pr['cpu_ratio_min']:.2f}-{pr['cpu_ratio_max']:.2f})  peak {pr['rss_a']:.2f} / {pr['rss_b']:.2f} MiB")
     for what, ok, detail in verdicts:
         print(f"{'met    ' if ok else 'NOT MET'} {what}: {detail}")
     print(f"wrote {args.out / 'toolcost.md'}")
@@ -233,13 +312,35 @@ def write_markdown(path: Path, r: dict[str, Any]) -> None:
              "memory is the command's ru_maxrss as `/usr/bin/time -f %M` reports it (the largest "
              "process of its tree). Benchmark figures, not tests.")
     L.append("")
-    L.append("| command | median | min | max | CPU median (min–max) | peak RSS (median / max) |")
-    L.append("|---|---|---|---|---|---|")
+    L.append("The VM's host speed drifts (the same `pip show` took 1.0–2.3 s on one day), so the last "
+             "column gives each row's CPU median as a share of `pip show vllm`'s in the same run: "
+             "that is the figure to compare between runs.")
+    L.append("")
+    L.append("| command | median | min | max | CPU median (min–max) | peak RSS (median / max) | CPU ÷ pip show |")
+    L.append("|---|---|---|---|---|---|---|")
+    yardstick = r["stats"]["pip show vllm"]["median_cpu_s"]
     for name, st in r["stats"].items():
         L.append(f"| {name} | **{st['median_s'] * 1000:.0f} ms** | {st['min_s'] * 1000:.0f} ms "
                  f"| {st['max_s'] * 1000:.0f} ms | {st['median_cpu_s'] * 1000:.0f} ms "
                  f"({st['min_cpu_s'] * 1000:.0f}–{st['max_cpu_s'] * 1000:.0f}) | {st['median_rss_mib']:.1f} / "
-                 f"{st['max_rss_mib']:.1f} MiB |")
+                 f"{st['max_rss_mib']:.1f} MiB | {st['median_cpu_s'] / yardstick:.0%} |")
+    if r.get("paired"):
+        L.append("")
+        L.append(f"Against radpatch as of `{r['baseline']}`, built and installed the same way into its own "
+                 "fresh copy: each command ran on both builds in turn (which went first alternating by "
+                 "round), so each pair shares the host's speed of the moment. Ratios are this checkout's "
+                 "CPU time over the baseline's, pair by pair (below 1: this checkout is cheaper).")
+        L.append("")
+        L.append(f"| command | CPU ratio median (min–max) | peak RSS median: this / `{r['baseline']}` |")
+        L.append("|---|---|---|")
+        for name, pr in r["paired"].items():
+            if name.startswith("marker check") or name == "pip show vllm":
+                continue  # the same command on both sides: a control, not a comparison
+            L.append(f"| {name} | **{pr['cpu_ratio_median']:.2f}** ({pr['cpu_ratio_min']:.2f}–{pr['cpu_ratio_max']:.2f}) "
+                     f"| {pr['rss_a']:.2f} / {pr['rss_b']:.2f} MiB |")
+        ctl = r["paired"]["pip show vllm"]
+        L.append(f"| control: pip show vllm (the same command in both copies) | {ctl['cpu_ratio_median']:.2f} "
+                 f"({ctl['cpu_ratio_min']:.2f}–{ctl['cpu_ratio_max']:.2f}) | {ctl['rss_a']:.2f} / {ctl['rss_b']:.2f} MiB |")
     L.append("")
     L.append("Targets:")
     L.append("")
