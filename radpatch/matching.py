@@ -162,15 +162,44 @@ def walk(path: Path_, keep: Callable[[cst.CSTNode], bool],
             stack.extend((*p, c) for c in reversed(node.children))
 
 
+def _concrete(*classes: type) -> frozenset[type]:
+    """The classes and all their subclasses, for a `type(node) in` test: libcst's node bases are
+    ABCs, and isinstance() against an ABC caches a negative answer in every ABC below it for
+    every class asked about (hundreds of KiB over a walk)."""
+    out: set[type] = set()
+    todo = list(classes)
+    while todo:
+        c = todo.pop()
+        if c not in out:
+            out.add(c)
+            todo.extend(c.__subclasses__())
+    return frozenset(out)
+
+
 # the only nodes an indented block can be below: a simple statement or an expression holds none
 # (libcst's `children` rebuilds a node per call, so not entering them is most of a walk's cost)
-_HOLDS_BLOCKS = (cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
-                 cst.Finally, cst.MatchCase)
+_HOLDS_BLOCKS = _concrete(cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                          cst.Finally, cst.MatchCase)
+
+
+# nodes below which there is no statement or expression: whitespace, comments, punctuation,
+# operators, and the leaf expressions (their only children are parentheses)
+_BARREN = _concrete(cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline,
+                    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+                    cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.BaseBinaryOp,
+                    cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.ImportStar, cst.Name, cst.Integer,
+                    cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
+
+
+def nodes_of(path: Path_, kind: type[cst.CSTNode]) -> Iterator[Path_]:
+    """Every node of exactly type `kind` below the scope at `path`, in source order (an
+    expression type: whitespace and punctuation are not entered)."""
+    return walk(path, lambda n: type(n) is kind, lambda n: type(n) not in _BARREN)
 
 
 def blocks(path: Path_) -> Iterator[Path_]:
     """Every indented block below the scope at `path`, in source order (not those of nested defs)."""
-    return walk(path, lambda n: isinstance(n, cst.IndentedBlock), lambda n: isinstance(n, _HOLDS_BLOCKS))
+    return walk(path, lambda n: type(n) is cst.IndentedBlock, lambda n: type(n) in _HOLDS_BLOCKS)
 
 
 def statement_slots(path: Path_) -> Iterator[tuple[Path_, int]]:
@@ -248,7 +277,7 @@ def find_expressions(module: cst.Module, scope: Path_, pattern: str) -> list[Pat
     key = expr_key(pattern)
     kind = type(cst.parse_expression(expression_text(pattern)))
     out = []
-    for p in walk(scope, lambda n: type(n) is kind):
+    for p in nodes_of(scope, kind):
         try:
             if expr_key(code_of(module, p[-1])) == key:
                 out.append(p)

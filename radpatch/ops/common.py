@@ -236,5 +236,7 @@ def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tu
     return [pos[n] for n in nodes]
 
 
-def candidates(module: cst.Module, nodes: Sequence[cst.CSTNode], pattern: str, offset: int) -> Callable[[], tuple[str, bool]]:
-    return lambda: closest(module, nodes, pattern, offset)
+def candidates(module: cst.Module, nodes: Callable[[], Sequence[cst.CSTNode]], pattern: str,
+               offset: int) -> Callable[[], tuple[str, bool]]:
+    """The no-match explanation of `pattern` among `nodes()`, gathered only when nothing matched."""
+    return lambda: closest(module, nodes(), pattern, offset)

@@ -46,7 +46,7 @@ def forward(src: Source, op: Delete) -> Source:
         scope = find_scope(module, op.scope, offset)
         hits = statement_paths(find_statements(module, scope, op.find))
         block, i = slot_of(select(module, hits, "statement `find`", op.scope, op, offset,
-                                  candidates(module, scope_statements(scope), op.find, offset)))
+                                  candidates(module, lambda: scope_statements(scope), op.find, offset)))
         holder = block[-1]
         body = list(block_body(holder))
         n = run_length(module, body, i, op.find)

@@ -19,7 +19,7 @@ def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tupl
     scope = find_scope(module, op.scope, offset)
     hits = statement_paths(find_statements(module, scope, op.find))
     block, i = slot_of(select(module, hits, "statement `find`", op.scope, op, offset,
-                              candidates(module, scope_statements(scope), op.find, offset)))
+                              candidates(module, lambda: scope_statements(scope), op.find, offset)))
     return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.where == "after" else i
 
 

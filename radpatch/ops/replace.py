@@ -18,10 +18,10 @@ from radpatch.matching import (
     find_expressions,
     find_scope,
     find_statements,
+    nodes_of,
     parse_statements,
     replace_on_path,
     run_length,
-    walk,
 )
 from radpatch.merge import merge
 from radpatch.model import Replace
@@ -54,11 +54,11 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
                         "the replacement (`with`)", op.scope, offset, cst.parse_expression(expression_text(new)) if expression else None)
     elif expression:
         kind = type(old_node)
-        pool = [p[-1] for p in walk(scope, lambda n: type(n) is kind)]
-        hit = select(module, _hits(module, scope, old, expression), "expression `find`", op.scope, op, offset, candidates(module, pool, old, offset))
+        hit = select(module, _hits(module, scope, old, expression), "expression `find`", op.scope, op, offset,
+                     candidates(module, lambda: [p[-1] for p in nodes_of(scope, kind)], old, offset))
     else:
         hit = select(module, _hits(module, scope, old, expression), "statement `find`", op.scope, op, offset,
-                     candidates(module, scope_statements(scope), old, offset))
+                     candidates(module, lambda: scope_statements(scope), old, offset))
     if expression:
         return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
     return _swap_statements(module, hit, old, new)

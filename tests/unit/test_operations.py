@@ -8,13 +8,15 @@ the file's own layout, and stable (re-applying gives the same patched bytes).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from radpatch import plan
+from radpatch import matching, plan
 from radpatch.errors import RefusedError
 from radpatch.model import (
     AddDecorator,
@@ -555,3 +557,52 @@ def test_an_import_that_would_rebind_a_module_name_is_refused() -> None:
 
 def test_an_import_of_a_submodule_of_an_imported_module_is_no_clash() -> None:
     check(HEADER, AddImport("import os.path"), HEADER.replace("from typing import Any\n", "from typing import Any\n    import os.path  # radpatch: added import\n"))
+
+
+# --- the pruned walks -------------------------------------------------------------------------
+
+WALK_CORPUS = """\
+def f(x, y=lambda z: z * 2, *, k: int = (1 + 2)):
+    @deco(x * 2)
+    def inner():
+        if x:
+            return [a * 2 for a in y if a]
+        elif y:
+            pass
+        else:
+            return {"k": f"{x * 2!r}"}
+    for i in y:
+        while i:
+            with g(i) as h, g(x * 2):
+                try:
+                    i -= 1
+                except* E as e:
+                    raise
+                else:
+                    pass
+                finally:
+                    del h
+        else:
+            match x * 2:
+                case [1, *rest] if rest:
+                    return (  # comment
+                        x * 2 if x else -x
+                    )
+                case {"a": b}:
+                    return b[x * 2:]
+    class C(Base, metaclass=M):
+        attr: list[int] = [x * 2]
+    return not x and y or x < y <= 2
+"""
+
+
+@pytest.mark.parametrize("source", [WALK_CORPUS, Path(textwrap.__file__).read_text(), Path(dataclasses.__file__).read_text()],
+                         ids=["constructs", "textwrap", "dataclasses"])
+def test_the_pruned_walks_find_what_a_full_walk_finds(source: str) -> None:
+    module = cst.parse_module(source)
+    scopes = [(module,), *((module, top) for top in module.body if isinstance(top, (cst.FunctionDef, cst.ClassDef)))]
+    for scope in scopes:
+        every = [p[-1] for p in matching.walk(scope, lambda n: True)]
+        assert [p[-1] for p in matching.blocks(scope)] == [n for n in every if isinstance(n, cst.IndentedBlock)]
+        for kind in {type(n) for n in every if isinstance(n, cst.BaseExpression)}:
+            assert [p[-1] for p in matching.nodes_of(scope, kind)] == [n for n in every if type(n) is kind], kind

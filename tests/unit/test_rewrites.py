@@ -499,6 +499,24 @@ def test_a_rewrite_that_matches_the_file_but_not_what_earlier_rewrites_made_of_i
     assert "not searched" not in message
 
 
+@pytest.mark.parametrize("line", [
+    "return [x * 2 for x in y]",
+    "return {'k': (x * 2)}",
+    "return f(a, b=x * 2)",
+    "return y[x * 2]",
+    "return lambda: x * 2",
+    "return a if c else x * 2",
+    "return f'{x * 2}'",
+    "return (  # a comment\n        x * 2\n    )",
+    "with g(x * 2) as h:\n        return h",
+    "try:\n        pass\n    except E:\n        return x * 2",
+    "match y:\n        case [z]:\n            return x * 2",
+])
+def test_an_expression_is_found_wherever_it_sits_in_the_scope(line: str) -> None:
+    before = f"def f(x, y, a, c):\n    {line}\n"
+    check(before, Replace("f", "x * 2", "x * 3"), before.replace("x * 2", "x * 3"))
+
+
 def test_find_does_not_reach_into_a_nested_def() -> None:
     source = "def outer(n):\n    def inner(k):\n        return k\n    return inner(n)\n"
     message = refuse(source, InsertStatements("outer", "return k", "k += 1", "before"))
