@@ -314,7 +314,8 @@ def write_markdown(path: Path, r: dict[str, Any]) -> None:
     L.append("")
     L.append("The VM's host speed drifts (the same `pip show` took 1.0–2.3 s on one day), so the last "
              "column gives each row's CPU median as a share of `pip show vllm`'s in the same run: "
-             "that is the figure to compare between runs.")
+             "that is the figure to compare between runs (the drifted row runs after the others, "
+             "so its share carries the drift of those minutes; the paired table below does not).")
     L.append("")
     L.append("| command | median | min | max | CPU median (min–max) | peak RSS (median / max) | CPU ÷ pip show |")
     L.append("|---|---|---|---|---|---|---|")
