@@ -15,7 +15,7 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from radpatch import dist_record
 from radpatch.errors import EnvironmentProblem, RefusedError
@@ -155,8 +155,9 @@ def installed_from(dist_info: Path, name: str) -> Installed:
         raise EnvironmentProblem(f"{dist_info}: cannot read METADATA ({exc.strerror})")
     try:
         parsed = Version(version or "")
-    except InvalidVersion:
-        raise EnvironmentProblem(f"{dist_info}/METADATA: no valid Version (found {version!r})", f"reinstall {name}")
+    except ValueError:  # InvalidVersion, or a number too long to convert
+        found = version if version is None or len(version) <= 60 else version[:57] + "..."
+        raise EnvironmentProblem(f"{dist_info}/METADATA: no valid Version (found {found!r})", f"reinstall {name}")
     return Installed(name, parsed, dist_info, dist_info.parent, _is_editable(dist_info))
 
 

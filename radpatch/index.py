@@ -23,8 +23,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from packaging.utils import (InvalidSdistFilename, InvalidWheelFilename, canonicalize_name, parse_sdist_filename,
-                             parse_wheel_filename)
+from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import Version
 
 from radpatch.errors import EnvironmentProblem
@@ -269,7 +268,7 @@ def _file(filename: str, url: str, size: int | None, sha: str | None, yanked: bo
         else:
             project, version = parse_sdist_filename(filename)
             wheel = False
-    except (InvalidWheelFilename, InvalidSdistFilename):
+    except ValueError:  # InvalidWheelFilename, InvalidSdistFilename, or a version number too long to convert
         return None
     if canonicalize_name(project) != name:
         return None

@@ -314,7 +314,7 @@ def _answers(listing: Listing, wanted: SpecifierSet) -> bool:
 def _is_version(text: str) -> bool:
     try:
         Version(text)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number too long to convert
         return False
     return True
 

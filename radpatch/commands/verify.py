@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import TextIO
 
 import click
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 import radpatch
 from radpatch import versions as policy
@@ -170,11 +170,13 @@ def parse_spec(text: str) -> SpecifierSet:
     text = text.strip()
     try:
         return SpecifierSet(f"=={Version(text)}")
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number too long to convert
         pass
     try:
         spec = SpecifierSet(text)
-    except InvalidSpecifier:
+        for s in spec:
+            s.contains("0", prereleases=True)  # packaging reads each version only when comparing
+    except ValueError:  # InvalidSpecifier, or a number too long to convert
         spec = None
     if not text or spec is None:
         raise UsageError(f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1")
@@ -222,7 +224,7 @@ def selects(spec: SpecifierSet, v: Version) -> bool:
 def _is_pre(text: str) -> bool:
     try:
         return Version(text.rstrip(".*")).is_prerelease
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number too long to convert
         return False
 
 

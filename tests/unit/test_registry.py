@@ -133,11 +133,15 @@ def test_the_shipped_registry_is_valid() -> None:
          "at rewrites: duplicate rewrite id 'inject'"),
         ("  TOY_KNOB:\n", "  toy-knob:\n",
          "toy.yaml:8:3: at knobs: 'toy-knob' is not an environment variable name"),
+        ('supported: ">=1.0,<2"\n', 'supported: ">=1.0,<1' + "0" * 4400 + '"\n',
+         "toy.yaml:6:12: at supported: '<1000"),
+        ('    versions: ">=1.2"\n', '    versions: "~=1.' + "9" * 4400 + '"\n',
+         "toy.yaml:27:15: at rewrites[2].versions: '~=1.999"),
     ],
     ids=["unknown-top-key", "unknown-op-key", "unknown-rewrite-key", "bad-supported", "bad-rewrite-versions",
          "list-for-string", "mapping-for-string", "null", "missing-payload", "name-not-in-payload",
          "find-not-python", "not-identifier", "not-qualname", "not-dotted", "undeclared-file",
-         "duplicate-id", "bad-knob-name"],
+         "duplicate-id", "bad-knob-name", "supported-number-too-long", "versions-number-too-long"],
 )
 def test_one_problem_is_reported_with_position_and_key_path(
     tmp_path: Path, old: str, new: str, expected: str, capsys: pytest.CaptureFixture[str]
