@@ -78,25 +78,34 @@ def _step(patch: Patch, rw: Rewrite, src: Source, where: str, undo: bool) -> Sou
         raise RewriteRefused(patch, rw, where, "the code is nested too deeply for radpatch to analyse", "simplify the rewrite's code") from None
 
 
+def _run(patch: Patch, order: tuple[Rewrite, ...], src: Source, where: str, undo: bool) -> Source:
+    """Apply (or undo) the rewrites in `order`. A refusal is reported on the file's own lines:
+    where the rewrites run before it moved them, the refused one is run again on the file."""
+    original = src
+    for rw in order:
+        moved = src is not original and src.lines != original.lines  # src's line numbers are not the file's
+        try:
+            with unexplained(moved):  # a refusal here is reported from the runs below, not from this one
+                src = _step(patch, rw, src, where, undo)
+        except RewriteRefused:
+            if not moved:
+                raise
+            _step(patch, rw, original, where, undo)  # its refusal there gives the file's own line numbers
+            try:  # it runs on the file but not on what the rewrites run before it made of it: say why
+                _step(patch, rw, src, where, undo)
+            except RewriteRefused as exc:
+                after = ("after undoing the rewrites after it; line numbers count the lines undoing them removed" if undo
+                         else "after the rewrites before it; line numbers count the lines they added")
+                raise RewriteRefused(patch, rw, where, f"{exc.detail} ({after})", exc.hint) from None
+            raise
+    return src
+
+
 @pausing
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     src, encoding = _decode(source, where)
     original = src
-    for k, rw in enumerate(rws):
-        moved = src is not original and src.lines != original.lines  # src's line numbers are not the file's
-        try:
-            with unexplained(moved):  # a refusal here is reported from the run below, not from this one
-                src = _step(patch, rw, src, where, undo=False)
-        except RewriteRefused:
-            if not moved:
-                raise
-            _step(patch, rw, original, where, undo=False)  # its refusal there gives the file's own line numbers
-            try:  # it matches the file but not what the rewrites before it made of it: say why
-                _step(patch, rw, src, where, undo=False)
-            except RewriteRefused as exc:
-                raise RewriteRefused(patch, rw, where, f"{exc.detail} (after the rewrites before it; line numbers count "
-                                     "the lines they added)", exc.hint) from None
-            raise
+    src = _run(patch, rws, src, where, undo=False)
     try:
         return _encode(src, encoding, where)
     except RefusedError as exc:  # name the rewrite whose code the encoding lacks (only on this refusal path)
@@ -115,9 +124,7 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
 def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     """The structural inverse: code AST-equal to the original (not necessarily its bytes)."""
     src, encoding = _decode(source, where)
-    for rw in reversed(rws):
-        src = _step(patch, rw, src, where, undo=True)
-    return _encode(src, encoding, where)
+    return _encode(_run(patch, tuple(reversed(rws)), src, where, undo=True), encoding, where)
 
 
 def _encode(src: Source, encoding: str, where: str) -> bytes:

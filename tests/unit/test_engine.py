@@ -241,6 +241,42 @@ def test_drifted_status_names_the_closest_candidate_both_ways_and_searches_once(
     assert len(searched) == 1  # undoing and applying ask the same of the same definition
 
 
+ENGINE_CLASS = """\
+class Engine:
+    timeout = 10
+
+    def start(self, n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    def stop(self):
+        total = 0
+        self.log("stopped")
+        return total
+"""
+
+
+def test_drifted_status_gives_the_files_own_lines_when_undoing_stops(site: Site, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
+    site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": ENGINE_CLASS})
+    reg = write_registry("two", one_rewrite("""\
+        - id: stop-total
+          replace: {scope: Engine.stop, find: total = 0, with: total = 5}
+        - id: add-lines
+          insert_after: {scope: Engine.start, find: total = 0, code: "extra = 1\\nextra += 2\\nextra += 3"}
+        """))
+    assert radpatch("--registry", str(reg), "apply", "two").code == 0
+    core = site.root / "toypkg/core.py"
+    text = core.read_text().replace('        self.log("stopped")\n', '        self.log("stopped")\n        total = 5\n')
+    core.write_text(text)  # a hand edit: a second `total = 5` in stop
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "total = 5"]
+    assert len(lines) == 2
+    r = radpatch("--registry", str(reg), "status", "two")
+    undoing = r.out.split("; undoing stops at ")[1]
+    assert "rewrite 'stop-total'" in undoing and f"ambiguous): lines {lines[0]}, {lines[1]}" in undoing, r.out
+
+
 def test_revert_refuses_when_undoing_would_not_give_the_recorded_original(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     util = site.root / "toypkg/util.py"
@@ -480,6 +516,14 @@ def test_a_metadata_description_of_one_endless_line_is_not_read_to_its_end(site:
     metadata.write_text("Metadata-Version: 2.1\nName: toypkg\nVersion: 1.0\nSummary: " + "x" * (3 << 20))
     r = radpatch("--registry", str(toy), "status", "--json", "toy")
     assert r.code == 0 and json.loads(r.out)[0]["state"] == "not-applied", (r.out, r.err)
+
+
+def test_an_installed_version_too_long_to_convert_is_a_clear_error(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    metadata = site.root / "toypkg-1.0.dist-info" / "METADATA"
+    metadata.write_text("Metadata-Version: 2.1\nName: toypkg\nVersion: 1." + "0" * 4400 + "\n\n")
+    r = radpatch("--registry", str(toy), "status", "toy")
+    assert r.code == 4 and "METADATA: no valid Version (found '1.000" in r.err, r.err
+    assert "internal error" not in r.err and len(r.err.splitlines()) <= 2 and len(r.err) < 400
 
 
 def test_a_version_past_the_first_mebibyte_of_metadata_is_not_read(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
