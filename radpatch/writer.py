@@ -115,7 +115,7 @@ def _write_pyc(cfile: Path, pyc: bytes, source: Path) -> None:
     failure leaves no bytecode, which is fine: the interpreter compiles the source on import."""
     tmp = ""
     try:
-        cfile.parent.mkdir(exist_ok=True)
+        cfile.parent.mkdir(parents=True, exist_ok=True)  # PYTHONPYCACHEPREFIX: a tree of its own
         mode = (source.stat().st_mode | 0o200) & 0o666
         fd, tmp = tempfile.mkstemp(dir=cfile.parent, prefix=f".{cfile.name}.")
         with os.fdopen(fd, "wb") as out:
