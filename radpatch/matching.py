@@ -94,10 +94,12 @@ def expr_key(code: str) -> str:
 
 
 def pretty(code: str) -> str:
+    """`code` as ast.unparse writes it: as an expression when it is one (a module of one string
+    would be written as a docstring), else as statements."""
     try:
-        return ast.unparse(ast.parse(textwrap.dedent(code)))
-    except SyntaxError:
         return ast.unparse(ast.parse(f"(\n{code}\n)", mode="eval").body)
+    except SyntaxError:
+        return ast.unparse(ast.parse(textwrap.dedent(code)))
 
 
 def parse_statements(code: str) -> list[cst.BaseStatement]:
@@ -146,10 +148,14 @@ def _body(node: cst.CSTNode) -> Sequence[cst.BaseStatement]:
     return body.body if isinstance(body, cst.IndentedBlock) else ()
 
 
+def _children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    return node.children
+
+
 def walk(path: Path_, keep: Callable[[cst.CSTNode], bool],
-         enter: Callable[[cst.CSTNode], bool] = lambda n: True) -> Iterator[Path_]:
-    """Every node below the scope at `path`, in source order (nested defs are entered only as
-    nodes, not walked; nor is any node `enter` rules out)."""
+         below: Callable[[cst.CSTNode], Sequence[cst.CSTNode]] = _children) -> Iterator[Path_]:
+    """Every node below the scope at `path`, in source order: each node, then what `below` says
+    is below it (all its children by default; nested defs are entered only as nodes, not walked)."""
     root = path[-1]
     children = [root.body] if isinstance(root, _DEFS) else list(root.children)
     stack: list[Path_] = [(*path, c) for c in reversed(children)]
@@ -158,8 +164,8 @@ def walk(path: Path_, keep: Callable[[cst.CSTNode], bool],
         node = p[-1]
         if keep(node):
             yield p
-        if not isinstance(node, _DEFS) and enter(node):
-            stack.extend((*p, c) for c in reversed(node.children))
+        if not isinstance(node, _DEFS):
+            stack.extend((*p, c) for c in reversed(below(node)))
 
 
 def _concrete(*classes: type) -> frozenset[type]:
@@ -182,24 +188,72 @@ _HOLDS_BLOCKS = _concrete(cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else
                           cst.Finally, cst.MatchCase)
 
 
-# nodes below which there is no statement or expression: whitespace, comments, punctuation,
-# operators, and the leaf expressions (their only children are parentheses)
-_BARREN = _concrete(cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline,
-                    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
-                    cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.BaseBinaryOp,
-                    cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.ImportStar, cst.Name, cst.Integer,
-                    cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
-
-
-def nodes_of(path: Path_, kind: type[cst.CSTNode]) -> Iterator[Path_]:
-    """Every node of exactly type `kind` below the scope at `path`, in source order (an
-    expression type: whitespace and punctuation are not entered)."""
-    return walk(path, lambda n: type(n) is kind, lambda n: type(n) not in _BARREN)
+def _block_holders(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    return node.children if type(node) in _HOLDS_BLOCKS else ()
 
 
 def blocks(path: Path_) -> Iterator[Path_]:
     """Every indented block below the scope at `path`, in source order (not those of nested defs)."""
-    return walk(path, lambda n: type(n) is cst.IndentedBlock, lambda n: type(n) in _HOLDS_BLOCKS)
+    return walk(path, lambda n: type(n) is cst.IndentedBlock, _block_holders)
+
+
+# nodes below which Python's ast has no expression: whitespace, comments, punctuation, operators,
+# the leaf expressions (their only children are parentheses), and the statements whose names
+# are plain strings to ast (`import a.b as c`, `global x`)
+_BARREN = _concrete(cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Comment, cst.Newline,
+                    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+                    cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.BaseBinaryOp,
+                    cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.ImportStar, cst.Name, cst.Integer,
+                    cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis, cst.Import, cst.ImportFrom, cst.Global,
+                    cst.Nonlocal)
+
+# fields where libcst holds a Name (or dotted name) that ast holds as a plain string: an
+# attribute's name, a keyword argument's or parameter's name, `except E as name`, a match
+# pattern's capture names, a type parameter's name. An expression `find` never matches them.
+_NAME_FIELDS: dict[type, tuple[str, ...]] = {
+    cst.Attribute: ("attr",), cst.Arg: ("keyword",), cst.Param: ("name",), cst.ExceptHandler: ("name",),
+    cst.ExceptStarHandler: ("name",), cst.MatchAs: ("name",), cst.MatchStar: ("name",), cst.MatchMapping: ("rest",),
+    cst.MatchKeywordElement: ("key",), cst.MatchSingleton: ("value",),
+    **{getattr(cst, t): ("name",) for t in ("TypeVar", "TypeVarTuple", "ParamSpec") if hasattr(cst, t)},
+}
+
+
+def _string_fields(node: cst.ConcatenatedString) -> list[cst.CSTNode]:
+    """What of a written-out concatenation ast sees as expressions: not its pieces (`"a" "b"` is
+    one constant), only the fields of the f-strings among them."""
+    out: list[cst.CSTNode] = []
+    for part in (node.left, node.right):
+        if isinstance(part, cst.ConcatenatedString):
+            out.extend(_string_fields(part))
+        elif isinstance(part, cst.FormattedString):
+            out.extend(part.parts)
+    return out
+
+
+def _expression_holders(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    t = type(node)
+    if t in _BARREN:
+        return ()
+    if t is cst.ConcatenatedString:
+        return _string_fields(node)  # type: ignore[arg-type]
+    fields = _NAME_FIELDS.get(t)
+    if fields is None:
+        return node.children
+    names = [getattr(node, f) for f in fields]
+    return [c for c in node.children if not any(c is n for n in names)]
+
+
+# node types ast cannot tell apart: `"a" "b"` written out is the constant "ab"
+_SAME_AST: dict[type, tuple[type, ...]] = {cst.SimpleString: (cst.SimpleString, cst.ConcatenatedString),
+                                           cst.ConcatenatedString: (cst.SimpleString, cst.ConcatenatedString)}
+
+
+def nodes_of(path: Path_, kind: type[cst.CSTNode]) -> Iterator[Path_]:
+    """Every expression below the scope at `path` whose type can be ast-equal to a `kind` node's,
+    in source order: not whitespace or punctuation, and not the names ast keeps as strings
+    (`x.attr`'s attr, `f(key=1)`'s key, `import a.b`)."""
+    kinds = _SAME_AST.get(kind, (kind,))
+    return walk(path, lambda n: type(n) in kinds, _expression_holders)
 
 
 def statement_slots(path: Path_) -> Iterator[tuple[Path_, int]]:
@@ -236,6 +290,28 @@ def find_statements(module: cst.Module, scope: Path_, code: str) -> list[tuple[P
         if n is not None and _flat(body[i:i + n]) == want and _run_key(module, body[i:i + n]) == _code_key(code):
             hits.append((block, i))  # _flat first: a cheap pre-filter, generating code for every statement is the slow part
     return hits
+
+
+def inline_statements(module: cst.Module, scope: Path_, code: str) -> list[cst.CSTNode]:
+    """The statements equal to the one statement `code` that share their line with another
+    (`if x: return 1`, `a = 1; b = 2`), which find_statements does not match."""
+    want = parse_statements(code)
+    if len(_flat(want)) != 1:
+        return []
+    key = _code_key(code)
+    lines = walk(scope, lambda n: type(n) in (cst.SimpleStatementSuite, cst.SimpleStatementLine), _block_holders)
+    out: list[cst.CSTNode] = []
+    for p in lines:
+        line = p[-1]
+        assert isinstance(line, (cst.SimpleStatementSuite, cst.SimpleStatementLine))
+        if isinstance(line, cst.SimpleStatementSuite) or len(line.body) > 1:
+            for small in line.body:
+                try:
+                    if stmt_key(code_of(module, small)) == key:
+                        out.append(small)
+                except SyntaxError:
+                    continue
+    return out
 
 
 def run_length(module: cst.Module, body: Sequence[cst.BaseStatement], i: int, code: str) -> int:

@@ -26,6 +26,7 @@ from radpatch.matching import (
     closest,
     code_of,
     explaining,
+    inline_statements,
     lines_of,
     starts,
     replace_on_path,
@@ -234,6 +235,20 @@ def undo_pick(module: cst.Module, find_hits: list[Path_], with_hits: list[Path_]
 def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tuple[int, int]]:
     pos = starts(module)
     return [pos[n] for n in nodes]
+
+
+def statement_candidates(module: cst.Module, scope: Path_, pattern: str, offset: int) -> Callable[[], tuple[str, bool]]:
+    """The no-match explanation of a statement `find`: where it sits inside a line (a one-line
+    suite, or beside another statement after `;`), which whole-line matching cannot take, else
+    the closest statement of the scope."""
+    def explain() -> tuple[str, bool]:
+        inline = inline_statements(module, scope, pattern)
+        if inline:
+            lines = ", ".join(map(str, lines_of(module, inline, offset)))
+            return (f"it is at line {lines}, but not on a line of its own (in a one-line suite such as `if x: y`, or "
+                    "beside another statement after `;`): statements match as whole lines, so make `find` that whole line", True)
+        return closest(module, scope_statements(scope), pattern, offset)
+    return explain
 
 
 def candidates(module: cst.Module, nodes: Callable[[], Sequence[cst.CSTNode]], pattern: str,

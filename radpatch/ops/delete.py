@@ -25,7 +25,7 @@ from radpatch.matching import (
     run_length,
 )
 from radpatch.model import Delete
-from radpatch.ops.common import candidates, in_scope, scope_statements, select, slot_of, statement_paths
+from radpatch.ops.common import in_scope, select, slot_of, statement_candidates, statement_paths
 from radpatch.source import Source
 
 
@@ -46,7 +46,7 @@ def forward(src: Source, op: Delete) -> Source:
         scope = find_scope(module, op.scope, offset)
         hits = statement_paths(find_statements(module, scope, op.find))
         block, i = slot_of(select(module, hits, "statement `find`", op.scope, op, offset,
-                                  candidates(module, lambda: scope_statements(scope), op.find, offset)))
+                                  statement_candidates(module, scope, op.find, offset)))
         holder = block[-1]
         body = list(block_body(holder))
         n = run_length(module, body, i, op.find)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from radpatch.matching import NotUndoable, block_body, code_of, find_scope, find_statements, parse_statements, run_length, stmt_key
 from radpatch.model import InsertStatements
-from radpatch.ops.common import candidates, in_scope, scope_statements, select, slot_of, statement_paths, with_body
+from radpatch.ops.common import in_scope, select, slot_of, statement_candidates, statement_paths, with_body
 from radpatch.source import Source
 
 
@@ -19,7 +19,7 @@ def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tupl
     scope = find_scope(module, op.scope, offset)
     hits = statement_paths(find_statements(module, scope, op.find))
     block, i = slot_of(select(module, hits, "statement `find`", op.scope, op, offset,
-                              candidates(module, lambda: scope_statements(scope), op.find, offset)))
+                              statement_candidates(module, scope, op.find, offset)))
     return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.where == "after" else i
 
 

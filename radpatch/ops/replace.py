@@ -25,7 +25,7 @@ from radpatch.matching import (
 )
 from radpatch.merge import merge
 from radpatch.model import Replace
-from radpatch.ops.common import candidates, in_scope, scope_statements, select, slot_of, statement_paths, undo_pick, with_body
+from radpatch.ops.common import candidates, in_scope, select, slot_of, statement_candidates, statement_paths, undo_pick, with_body
 from radpatch.source import Source, expression_text, is_expression
 
 
@@ -58,7 +58,7 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
                      candidates(module, lambda: [p[-1] for p in nodes_of(scope, kind)], old, offset))
     else:
         hit = select(module, _hits(module, scope, old, expression), "statement `find`", op.scope, op, offset,
-                     candidates(module, lambda: scope_statements(scope), old, offset))
+                     statement_candidates(module, scope, old, offset))
     if expression:
         return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
     return _swap_statements(module, hit, old, new)

@@ -596,13 +596,55 @@ def f(x, y=lambda z: z * 2, *, k: int = (1 + 2)):
 """
 
 
+def _ast_region(tree: ast.AST) -> list[ast.AST]:
+    """The ast nodes a radpatch scope covers, in source order: below `tree`'s statements (a def's
+    body; the module's statements), not into nested defs and classes (not even their headers)."""
+    out: list[ast.AST] = []
+    todo = list(tree.body) if isinstance(tree, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return sorted((n for n in out if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
+
+
 @pytest.mark.parametrize("source", [WALK_CORPUS, Path(textwrap.__file__).read_text(), Path(dataclasses.__file__).read_text()],
                          ids=["constructs", "textwrap", "dataclasses"])
-def test_the_pruned_walks_find_what_a_full_walk_finds(source: str) -> None:
+def test_the_pruned_walks_find_what_ast_calls_expressions(source: str) -> None:
     module = cst.parse_module(source)
-    scopes = [(module,), *((module, top) for top in module.body if isinstance(top, (cst.FunctionDef, cst.ClassDef)))]
-    for scope in scopes:
+    tree = ast.parse(source)
+    defs = [(top, node) for top, node in zip(module.body, tree.body) if isinstance(top, (cst.FunctionDef, cst.ClassDef))]
+    for scope, region in [((module,), tree), *(((module, top), node) for top, node in defs)]:
         every = [p[-1] for p in matching.walk(scope, lambda n: True)]
         assert [p[-1] for p in matching.blocks(scope)] == [n for n in every if isinstance(n, cst.IndentedBlock)]
-        for kind in {type(n) for n in every if isinstance(n, cst.BaseExpression)}:
+        expected = _ast_region(region)
+        names = [n.value for p in matching.nodes_of(scope, cst.Name) if (n := p[-1]).value not in ("True", "False", "None")]
+        assert names == [n.id for n in expected if isinstance(n, ast.Name)]
+        attrs = [p[-1].attr.value for p in matching.nodes_of(scope, cst.Attribute)]
+        assert attrs == [n.attr for n in expected if isinstance(n, ast.Attribute)]
+        strings = [v for p in matching.nodes_of(scope, cst.SimpleString) if (v := p[-1].evaluated_value) is not None]  # None: has f-strings
+        assert strings == [n.value for n in expected if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
+                           and not isinstance(_parent_of(region, n), ast.JoinedStr)]
+        for kind in {type(n) for n in every if isinstance(n, cst.BaseExpression)} - {cst.Name, cst.Attribute, cst.SimpleString,
+                                                                                     cst.ConcatenatedString, cst.FormattedString}:
             assert [p[-1] for p in matching.nodes_of(scope, kind)] == [n for n in every if type(n) is kind], kind
+
+
+def _parent_of(tree: ast.AST, child: ast.AST) -> ast.AST | None:
+    return next((n for n in ast.walk(tree) for c in ast.iter_child_nodes(n) if c is child), None)
+
+
+@pytest.mark.parametrize(("source", "find", "lines"), [
+    ("def f(self, timeout):\n    self.timeout = 5\n    return poll(timeout)\n", "timeout", [3]),
+    ("def f(x):\n    return g(x=x)\n", "x", [2]),
+    ("def f(x):\n    return lambda x: x\n", "x", [2]),
+    ("def f(x):\n    try:\n        pass\n    except E as x:\n        return x\n", "x", [5]),
+    ("def f(x):\n    global y\n    import os.path\n    return os.path\n", "os.path", [4]),
+    ("def f(x):\n    match x:\n        case [y, *x]:\n            return x\n", "x", [2, 4]),
+    ("def f(x):\n    return 'ab' + 'a' 'b' + f'{\"ab\"}'\n", "'ab'", [2, 2, 2]),
+])
+def test_an_expression_find_matches_only_what_ast_calls_an_expression(source: str, find: str, lines: list[int]) -> None:
+    module = cst.parse_module(source)
+    hits = matching.find_expressions(module, matching.find_scope(module, "f"), find)
+    assert matching.lines_of(module, [h[-1] for h in hits]) == lines

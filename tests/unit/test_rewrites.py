@@ -517,6 +517,32 @@ def test_an_expression_is_found_wherever_it_sits_in_the_scope(line: str) -> None
     check(before, Replace("f", "x * 2", "x * 3"), before.replace("x * 2", "x * 3"))
 
 
+@pytest.mark.parametrize(("source", "line"), [
+    ("def f(x):\n    if x: return 1\n    return 0\n", 2),
+    ("def f(x):\n    z = 0; return 1\n", 2),
+    ("def f(x):\n    return 1; z = 0\n", 2),
+    ("def f(x):\n    for y in x:\n        while y: return 1\n    return 0\n", 3),
+])
+def test_a_statement_that_shares_its_line_is_refused_with_where_it_is(source: str, line: int) -> None:
+    for op in (Replace("f", "return 1", "return 2"), InsertStatements("f", "return 1", "pass", "before")):
+        message = refuse(source, op)
+        assert "statement `find` not found in f" in message
+        assert f"it is at line {line}, but not on a line of its own" in message and "make `find` that whole line" in message
+
+
+def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:
+    patch = patch_of(Replace("f", '"hello world"', '"hi"'))
+    before = b'def f():\n    return ("hello " "world")\n'
+    change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before)
+    assert change.after == b'def f():\n    return ("hi")\n'
+    assert plan.ast_equal(plan.backward(patch, patch.rewrites, change.after, "mod.py"), before)  # revert writes the kept bytes
+
+
+def test_a_string_candidate_is_shown_as_the_string_it_is() -> None:
+    message = refuse('def f():\n    return "hello wrld"\n', Replace("f", '"hello world"', '"hi"'))
+    assert "closest candidate (line 2, " in message and "'hello wrld'" in message and '"""' not in message
+
+
 def test_find_does_not_reach_into_a_nested_def() -> None:
     source = "def outer(n):\n    def inner(k):\n        return k\n    return inner(n)\n"
     message = refuse(source, InsertStatements("outer", "return k", "k += 1", "before"))
