@@ -218,24 +218,12 @@ _NAME_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def _string_fields(node: cst.ConcatenatedString) -> list[cst.CSTNode]:
-    """What of a written-out concatenation ast sees as expressions: not its pieces (`"a" "b"` is
-    one constant), only the fields of the f-strings among them."""
-    out: list[cst.CSTNode] = []
-    for part in (node.left, node.right):
-        if isinstance(part, cst.ConcatenatedString):
-            out.extend(_string_fields(part))
-        elif isinstance(part, cst.FormattedString):
-            out.extend(part.parts)
-    return out
-
-
 def _expression_holders(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     t = type(node)
     if t in _BARREN:
         return ()
     if t is cst.ConcatenatedString:
-        return _string_fields(node)  # type: ignore[arg-type]
+        return (node.left, node.right)  # type: ignore[attr-defined]
     fields = _NAME_FIELDS.get(t)
     if fields is None:
         return node.children
@@ -253,20 +241,33 @@ def nodes_of(path: Path_, kind: type[cst.CSTNode]) -> Iterator[Path_]:
     in source order: not whitespace or punctuation, and not the names ast keeps as strings
     (`x.attr`'s attr, `f(key=1)`'s key, `import a.b`)."""
     kinds = _SAME_AST.get(kind, (kind,))
-    return walk(path, lambda n: type(n) in kinds, _expression_holders)
+    for p in walk(path, lambda n: type(n) in kinds, _expression_holders):
+        if type(p[-2]) is not cst.ConcatenatedString:  # a piece of `"a" "b"` (or `f"{x}" "b"`) is not an expression to ast
+            yield p
+
+
+def _inner_blocks(path: Path_) -> Iterator[Path_]:
+    """The indented blocks right below path[-1], in source order (not the blocks inside them)."""
+    return walk(path, lambda n: type(n) is cst.IndentedBlock,
+                lambda n: () if type(n) is cst.IndentedBlock else _block_holders(n))
+
+
+def _block_slots(block: Path_) -> Iterator[tuple[Path_, int]]:
+    for i, stmt in enumerate(block_body(block[-1])):
+        yield block, i
+        if type(stmt) in _HOLDS_BLOCKS and not isinstance(stmt, _DEFS):  # a compound statement: its blocks come next
+            for inner in _inner_blocks((*block, stmt)):
+                yield from _block_slots(inner)
 
 
 def statement_slots(path: Path_) -> Iterator[tuple[Path_, int]]:
-    """(path to a block, index) for every statement in the scope, at any depth."""
-    root = path[-1]
-    if isinstance(root, cst.Module):
-        for i in range(len(root.body)):
-            yield path, i
-    for p in blocks(path):
-        block = p[-1]
-        assert isinstance(block, cst.IndentedBlock)
-        for i in range(len(block.body)):
-            yield p, i
+    """(path to a block, index) for every statement in the scope, at any depth, in source order
+    (a statement, then the statements inside it, then the next one: what `occurrence:` counts)."""
+    if isinstance(path[-1], cst.Module):
+        yield from _block_slots(path)
+        return
+    for block in _inner_blocks(path):
+        yield from _block_slots(block)
 
 
 def block_body(node: cst.CSTNode) -> Sequence[cst.BaseStatement]:

@@ -16,13 +16,13 @@ from radpatch.matching import (
     NotUndoable,
     Path_,
     block_body,
-    blocks,
     code_of,
     find_scope,
     find_statements,
     parse_statements,
     replace_on_path,
     run_length,
+    statement_slots,
 )
 from radpatch.model import Delete
 from radpatch.ops.common import in_scope, select, slot_of, statement_candidates, statement_paths
@@ -103,10 +103,5 @@ def _marks(stmt: cst.BaseStatement, text: str) -> bool:
     return _is_pass(stmt, text) or any(_is(e, text) for e in _lines(stmt))
 
 
-def _blocks(scope: Path_) -> list[Path_]:
-    out = [scope] if isinstance(scope[-1], cst.Module) else []
-    return out + list(blocks(scope))
-
-
 def _slots(scope: Path_) -> list[tuple[Path_, int]]:
-    return [(b, i) for b in _blocks(scope) for i in range(len(block_body(b[-1])))]
+    return list(statement_slots(scope))

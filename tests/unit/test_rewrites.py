@@ -15,7 +15,7 @@ from packaging.specifiers import SpecifierSet
 
 from radpatch import plan
 from radpatch.errors import RefusedError
-from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Operation, Patch, Replace, Rewrite
+from radpatch.model import AddParameter, Delete, InsertDefinitions, InsertStatements, Operation, Patch, Replace, Rewrite
 
 
 def dedent(code: str) -> str:
@@ -541,6 +541,34 @@ def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:
 def test_a_string_candidate_is_shown_as_the_string_it_is() -> None:
     message = refuse('def f():\n    return "hello wrld"\n', Replace("f", '"hello world"', '"hi"'))
     assert "closest candidate (line 2, " in message and "'hello wrld'" in message and '"""' not in message
+
+
+def test_a_field_of_an_f_string_in_a_concatenation_is_rewritten() -> None:
+    check('def greet(name):\n    return f"Hello {name}" "!"\n', Replace("greet", "name", "name.title()"),
+          'def greet(name):\n    return f"Hello {name.title()}" "!"\n')
+
+
+NESTED_FIRST = "def f(c):\n    if c:\n        total = 0\n    total = 0\n    return total\n"
+
+
+@pytest.mark.parametrize(("nth", "line"), [(1, 3), (2, 4)])
+def test_occurrence_counts_statements_in_source_order(nth: int, line: int) -> None:
+    lines = NESTED_FIRST.splitlines(keepends=True)
+    indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    patch = patch_of(InsertStatements("f", "total = 0", "print(total)", "after", occurrence=nth))
+    after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), NESTED_FIRST.encode()).after.decode()
+    assert after == "".join([*lines[:line], f"{indent}print(total)\n", *lines[line:]])
+    patch = patch_of(Replace("f", "total = 0", "total = 1", occurrence=nth))
+    after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), NESTED_FIRST.encode()).after.decode()
+    assert after.splitlines()[line - 1].strip() == "total = 1" and after.count("total = 1") == 1
+    patch = patch_of(Delete("f", "total = 0", occurrence=nth))
+    after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), NESTED_FIRST.encode()).after.decode()
+    assert "radpatch: deleted" in after.splitlines()[line - 1]
+    assert [n for n, text in enumerate(after.splitlines(), 1) if text.strip() == "total = 0"] == [7 - line]  # the other one
+
+
+def test_an_ambiguous_statement_lists_its_lines_in_source_order() -> None:
+    assert "lines 3, 4" in refuse(NESTED_FIRST, Replace("f", "total = 0", "total = 1"))
 
 
 def test_find_does_not_reach_into_a_nested_def() -> None:
