@@ -143,7 +143,7 @@ def slot_of(path: Path_) -> tuple[Path_, int]:
 # --- selection ---------------------------------------------------------------------------------
 
 def select(module: cst.Module, hits: list[Path_], what: str, scope: str, op: Selecting | None, offset: int,
-           no_match: Callable[[], tuple[str, bool]], undo: cst.CSTNode | None = None) -> Path_:
+           no_match: Callable[[], Explanation], undo: cst.CSTNode | None = None) -> Path_:
     """The one hit the rewrite means: narrowed by `within`, picked by `occurrence`, else unique.
     `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was."""
     within = op.within if op else None
@@ -168,8 +168,8 @@ def select(module: cst.Module, hits: list[Path_], what: str, scope: str, op: Sel
     if len(hits) == 1:
         return hits[0]
     if not hits:
-        detail, plausible = no_match() if explaining() else ("(closest candidate not searched)", False)
-        raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}")
+        detail, plausible, *hint = no_match() if explaining() else ("(closest candidate not searched)", False)
+        raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}", *hint)
     lines = lines_of(module, [h[-1] for h in hits], offset)
     raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
 
@@ -237,18 +237,25 @@ def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tu
     return [pos[n] for n in nodes]
 
 
-def statement_candidates(module: cst.Module, scope: Path_, pattern: str, offset: int) -> Callable[[], tuple[str, bool]]:
+Explanation = tuple[str, bool] | tuple[str, bool, str]  # (detail, plausible[, hint]) of a pattern that matched nowhere
+
+
+def statement_candidates(module: cst.Module, scope: Path_, pattern: str, offset: int) -> Callable[[], Explanation]:
     """The no-match explanation of a statement `find`: where it sits inside a line (a one-line
     suite, or beside another statement after `;`), which whole-line matching cannot take, else
     the closest statement of the scope."""
-    def explain() -> tuple[str, bool]:
+    def explain() -> Explanation:
         inline = inline_statements(module, scope, pattern)
         if inline:
             lines = ", ".join(map(str, lines_of(module, inline, offset)))
             return (f"it is at line {lines}, but not on a line of its own (in a one-line suite such as `if x: y`, or "
-                    "beside another statement after `;`): statements match as whole lines, so make `find` that whole line", True)
+                    "beside another statement after `;`)", True, INLINE_HINT)
         return closest(module, scope_statements(scope), pattern, offset)
     return explain
+
+
+INLINE_HINT = ("statements match as whole lines: make `find` the whole statement it is part of (`if x: return 1`; for "
+               "`else: y = 2`, the whole if/else)")
 
 
 def candidates(module: cst.Module, nodes: Callable[[], Sequence[cst.CSTNode]], pattern: str,

@@ -525,9 +525,12 @@ def test_an_expression_is_found_wherever_it_sits_in_the_scope(line: str) -> None
 ])
 def test_a_statement_that_shares_its_line_is_refused_with_where_it_is(source: str, line: int) -> None:
     for op in (Replace("f", "return 1", "return 2"), InsertStatements("f", "return 1", "pass", "before")):
-        message = refuse(source, op)
-        assert "statement `find` not found in f" in message
-        assert f"it is at line {line}, but not on a line of its own" in message and "make `find` that whole line" in message
+        patch = patch_of(op)
+        with pytest.raises(RefusedError) as info:
+            plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), dedent(source).encode())
+        assert "statement `find` not found in f" in info.value.message
+        assert f"it is at line {line}, but not on a line of its own" in info.value.message
+        assert info.value.hint.startswith("statements match as whole lines: make `find` the whole statement it is part of")
 
 
 def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:
