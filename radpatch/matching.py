@@ -242,8 +242,14 @@ def nodes_of(path: Path_, kind: type[cst.CSTNode]) -> Iterator[Path_]:
     (`x.attr`'s attr, `f(key=1)`'s key, `import a.b`)."""
     kinds = _SAME_AST.get(kind, (kind,))
     for p in walk(path, lambda n: type(n) in kinds, _expression_holders):
-        if type(p[-2]) is not cst.ConcatenatedString:  # a piece of `"a" "b"` (or `f"{x}" "b"`) is not an expression to ast
-            yield p
+        if type(p[-2]) is not cst.ConcatenatedString and not _chained(p[-2], p[-1]):
+            yield p  # (a piece of `"a" "b"` or `f"{x}" "b"` is not an expression to ast either)
+
+
+def _chained(parent: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`a and b` inside `a and b and c`: libcst nests it, ast has one BoolOp of three values."""
+    return (isinstance(node, cst.BooleanOperation) and isinstance(parent, cst.BooleanOperation) and parent.left is node
+            and not node.lpar and type(parent.operator) is type(node.operator))
 
 
 def _inner_blocks(path: Path_) -> Iterator[Path_]:

@@ -643,6 +643,7 @@ def _parent_of(tree: ast.AST, child: ast.AST) -> ast.AST | None:
     ("def f(x):\n    global y\n    import os.path\n    return os.path\n", "os.path", [4]),
     ("def f(x):\n    match x:\n        case [y, *x]:\n            return x\n", "x", [2, 4]),
     ("def f(x):\n    return 'ab' + 'a' 'b' + f'{\"ab\"}'\n", "'ab'", [2, 2, 2]),
+    ("def f(a, b, c):\n    return (a and b and c, (a and b) and c, a and b or c)\n", "a and b", [2, 2]),
 ])
 def test_an_expression_find_matches_only_what_ast_calls_an_expression(source: str, find: str, lines: list[int]) -> None:
     module = cst.parse_module(source)
