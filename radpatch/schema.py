@@ -140,15 +140,14 @@ def _specifier(ctx: _Ctx, node: yaml.Node, path: str) -> SpecifierSet:
     text = _str(ctx, node, path)
     try:
         spec = SpecifierSet(text)
+        for s in spec:  # each one: packaging (from 22) reads its version only when asked to compare
+            s.contains("0", prereleases=True)
     except InvalidSpecifier:
         raise ctx.fail(node, path, f"{text!r} is not a PEP 440 version range, e.g. '>=0.22,<0.34'")
+    except ValueError as exc:  # e.g. a release number longer than Python converts (4300 digits)
+        raise ctx.fail(node, path, f"{text[:40]!r}... cannot be compared with a version: {str(exc)[:80]}")
     if not text.strip():
         raise ctx.fail(node, path, "empty version range; write e.g. '>=0.22,<0.34'")
-    for s in spec:  # each one: packaging reads its version only when asked to compare
-        try:
-            s.contains("0", prereleases=True)
-        except ValueError as exc:  # e.g. a release number longer than Python converts (4300 digits)
-            raise ctx.fail(node, path, f"{str(s)[:40]!r}... cannot be compared with a version: {str(exc)[:80]}")
     return spec
 
 

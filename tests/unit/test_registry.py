@@ -134,9 +134,9 @@ def test_the_shipped_registry_is_valid() -> None:
         ("  TOY_KNOB:\n", "  toy-knob:\n",
          "toy.yaml:8:3: at knobs: 'toy-knob' is not an environment variable name"),
         ('supported: ">=1.0,<2"\n', 'supported: ">=1.0,<1' + "0" * 4400 + '"\n',
-         "toy.yaml:6:12: at supported: '<1000"),
+         "toy.yaml:6:12: at supported: '>=1.0,<1000"),
         ('    versions: ">=1.2"\n', '    versions: "~=1.' + "9" * 4400 + '"\n',
-         "toy.yaml:27:15: at rewrites[2].versions: '~=1.999"),
+         "toy.yaml:27:15: at rewrites[2].versions: '~=1.999"),  # (cut to 40 characters)
     ],
     ids=["unknown-top-key", "unknown-op-key", "unknown-rewrite-key", "bad-supported", "bad-rewrite-versions",
          "list-for-string", "mapping-for-string", "null", "missing-payload", "name-not-in-payload",
