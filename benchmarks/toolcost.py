@@ -166,7 +166,15 @@ def edit_by_hand(target: Path) -> str:
     return text
 
 
-def measure(sides: list[Side], runs: int, cwd: Path) -> tuple[list[dict[str, list[dict[str, Any]]]], dict[str, str]]:
+@dataclasses.dataclass
+class Measured:
+    samples: list[dict[str, list[dict[str, Any]]]]  # per side: command -> its timed runs
+    outputs: dict[str, str]  # what this checkout's commands printed (last run)
+    drift_status: dict[str, Any]  # `status --json` of the hand-edited file
+    apply_on_drift: dict[str, Any]  # {"rc", "output"} of `apply` refusing it
+
+
+def measure(sides: list[Side], runs: int, cwd: Path) -> Measured:
     """Samples per side and command. Each command runs on every side in turn (the side that goes
     first alternates by round), so a pair of samples shares the host's speed of the moment."""
     samples: list[dict[str, list[dict[str, Any]]]] = [{} for _ in sides]
@@ -201,16 +209,15 @@ def measure(sides: list[Side], runs: int, cwd: Path) -> tuple[list[dict[str, lis
                     samples[i].setdefault(DRIFT, []).append(result)
                 if i == 0:
                     outputs[DRIFT] = result["output"].strip()
-        outputs["drift_json"] = bench.run([sides[0].radpatch, "status", "--json", PATCH], cwd=cwd).stdout
+        drift_status = json.loads(bench.run([sides[0].radpatch, "status", "--json", PATCH], cwd=cwd).stdout)[0]
         refused = timed([sides[0].radpatch, "apply", PATCH], cwd)
-        outputs["apply_on_drift"] = json.dumps({"rc": refused["rc"], "output": refused["output"].strip()})
     finally:
         for side, text in zip(sides, texts):
             side.target.write_text(text)
     for side in sides:
         if sha256(side.target) != side.pristine_sha:
             raise SystemExit(f"toolcost: could not restore the edited file ({side.label})")
-    return samples, outputs
+    return Measured(samples, outputs, drift_status, {"rc": refused["rc"], "output": refused["output"].strip()})
 
 
 def baseline_wheel(rev: str) -> tuple[Path, Path]:
@@ -252,15 +259,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for label, venv, wheel in builds:
             sides.append(make_side(label, venv, wheel, args.vllm, cwd))
-        samples, outputs = measure(sides, args.runs, cwd)
+        measured = measure(sides, args.runs, cwd)
     finally:
         for side in sides:
             bench.remove_copy(side.copy)
 
+    samples, drift_json = measured.samples, measured.drift_status
     stats = {name: summary(s) for name, s in samples[0].items()}
     pairs = {name: paired(samples[0][name], samples[1][name]) for name in samples[0]} if args.baseline else {}
-    drift_json = json.loads(outputs.pop("drift_json"))[0]
-    apply_refused = json.loads(outputs.pop("apply_on_drift"))
 
     pip_show = stats["pip show vllm"]["median_s"]
     status_s = stats["radpatch status (nothing applied)"]["median_s"]
@@ -282,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
               "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               "machine": f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}",
               "stats": stats, "verdicts": verdicts, "drift_status": drift_json,
-              "apply_on_drift": apply_refused, "outputs": outputs,
+              "apply_on_drift": measured.apply_on_drift, "outputs": measured.outputs,
               "baseline": args.baseline, "paired": pairs}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "toolcost.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
