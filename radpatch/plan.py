@@ -186,11 +186,11 @@ def _analysis(data: bytes) -> _Analysis:
 
 def compile_error(after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None) -> str | None:
     """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
-    return _compile(after, where, python, before, pyc=False)[0]
+    return _compile(after, where, python, before, want_pyc=False)[0]
 
 
 def _compile(after: bytes, where: str, python: PythonEnv | None, before: bytes | None,
-             pyc: bool = True) -> tuple[str | None, bytes | None]:
+             want_pyc: bool = True) -> tuple[str | None, bytes | None]:
     """(why `after` does not compile, None), or (None, its checked-hash .pyc when this
     interpreter compiled it: the bytecode apply writes, so the file is compiled once)."""
     out = None
@@ -198,7 +198,7 @@ def _compile(after: bytes, where: str, python: PythonEnv | None, before: bytes |
         why = _target(python, before if before is not None else after, after, where).compile_error
     else:
         why, code = _compiled(after, where)
-        out = checked_pyc(after, code) if code is not None and pyc else None
+        out = checked_pyc(after, code) if code is not None and want_pyc else None
         del code  # the marshalled bytes are a fraction of the code objects: free them before the next proof
     return (None, out) if why is None else (f"the patched {where} does not compile{_for(python)}: {why}", None)
 

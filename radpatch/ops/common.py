@@ -142,6 +142,9 @@ def slot_of(path: Path_) -> tuple[Path_, int]:
 
 # --- selection ---------------------------------------------------------------------------------
 
+Explanation = tuple[str, bool] | tuple[str, bool, str]  # (detail, plausible[, hint]) of a pattern that matched nowhere
+
+
 def select(module: cst.Module, hits: list[Path_], what: str, scope: str, op: Selecting | None, offset: int,
            no_match: Callable[[], Explanation], undo: cst.CSTNode | None = None) -> Path_:
     """The one hit the rewrite means: narrowed by `within`, picked by `occurrence`, else unique.
@@ -235,9 +238,6 @@ def undo_pick(module: cst.Module, find_hits: list[Path_], with_hits: list[Path_]
 def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tuple[int, int]]:
     pos = starts(module)
     return [pos[n] for n in nodes]
-
-
-Explanation = tuple[str, bool] | tuple[str, bool, str]  # (detail, plausible[, hint]) of a pattern that matched nowhere
 
 
 def statement_candidates(module: cst.Module, scope: Path_, pattern: str, offset: int) -> Callable[[], Explanation]:
