@@ -23,7 +23,7 @@ def complete_patch(ctx: click.Context, param: click.Parameter, incomplete: str) 
     RADPATCH_REGISTRY); already given names are left out. Never raises: completion must stay quiet."""
     from click.shell_completion import CompletionItem  # loaded only when the shell asks
 
-    from radpatch.registry import Registry
+    from radpatch.registry.catalog import Registry
 
     root = ctx.find_root()
     given = set(ctx.params.get(param.name or "", ()) or ())
@@ -35,8 +35,21 @@ def complete_patch(ctx: click.Context, param: click.Parameter, incomplete: str) 
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--python", "python", metavar="PYTHON|VENV", type=click.Path(readable=False), help="Act on this interpreter's environment, or this virtual environment directory (default: radpatch's own).")
-@click.option("--registry", "registries", multiple=True, metavar="DIR", type=click.Path(file_okay=False, readable=False), help="Also load patches from DIR (repeatable; also RADPATCH_REGISTRY).")
+@click.option(
+    "--python",
+    "python",
+    metavar="PYTHON|VENV",
+    type=click.Path(readable=False),
+    help="Act on this interpreter's environment, or this virtual environment directory (default: radpatch's own).",
+)
+@click.option(
+    "--registry",
+    "registries",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(file_okay=False, readable=False),
+    help="Also load patches from DIR (repeatable; also RADPATCH_REGISTRY).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 @click.version_option(__version__, prog_name="radpatch")
 @click.pass_context
@@ -110,7 +123,12 @@ def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> 
 
 @cli.command()
 @click.argument("name", shell_complete=complete_patch)
-@click.option("--versions", "spec", metavar="SPEC", help="PEP 440 range of releases to verify (default: the patch's supported range).")
+@click.option(
+    "--versions",
+    "spec",
+    metavar="SPEC",
+    help="PEP 440 range of releases to verify (default: the patch's supported range).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
 def verify(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
@@ -140,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into exit 70
         if debug:
             traceback.print_exc()
-        click.echo(f"radpatch: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
+        click.echo(
+            f"radpatch: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True
+        )
         return EXIT_INTERNAL
     return rv if isinstance(rv, int) else 0
 

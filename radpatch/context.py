@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from radpatch.environment import PythonEnv, python_env
-from radpatch.registry import Registry
+from radpatch.install.environment import PythonEnv, python_env
+from radpatch.registry.catalog import Registry
 
 
 class Context:

@@ -8,17 +8,33 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch import faults, plan
-from radpatch.collector import pausing
-from radpatch.environment import PythonEnv
-from radpatch.locate import find_target
+from radpatch import faults
 from radpatch.errors import RefusedError
-from radpatch.model import InsertDefinitions, InsertStatements, Operation, Patch
-from radpatch.state import FileState, PatchState, State, applied_error, changed_scopes, patch_state, record_digest
-from radpatch.store import FileRecord, PatchRecord, Store, sha256
-from radpatch.writer import ChangedMeanwhile, atomic_write, refresh_bytecode
+from radpatch.files import ChangedMeanwhile, atomic_write, refresh_bytecode
+from radpatch.gcpause import pausing
+from radpatch.install.environment import PythonEnv
+from radpatch.install.locate import find_target
+from radpatch.prove import plan
+from radpatch.registry.model import (
+    InsertDefinitions,
+    InsertStatements,
+    Operation,
+    Patch,
+)
+from radpatch.state.decide import (
+    FileState,
+    PatchState,
+    State,
+    applied_error,
+    changed_scopes,
+    patch_state,
+    record_digest,
+)
+from radpatch.state.record import FileRecord, PatchRecord, Store, sha256
 
 Say = Callable[[str], None]
+
+
 def _reinstall(ps: PatchState) -> str:
     name = ps.dist.name if ps.dist else ps.patch.distribution
     return f"reinstall the distribution (pip install --force-reinstall --no-deps {name}), then apply again"
@@ -82,8 +98,14 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
             continue
         if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
             say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
-            changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: plan.plan(
-                patch, f.rewrites, f.module, f.path, pristine, env).after)))
+            changes.append(
+                _change(
+                    ps,
+                    _from_kept_original(
+                        ps, lambda f, pristine: plan.plan(patch, f.rewrites, f.module, f.path, pristine, env).after
+                    ),
+                )
+            )
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -106,7 +128,9 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
         return changes
     _commit(env, changes, "apply")
     for c in changes:
-        say(f"{c.patch.patch.name}: applied to {c.patch.dist.name} {c.patch.dist.version} ({', '.join(f.module for f in c.files)})")  # type: ignore[union-attr]
+        dist = c.patch.dist
+        assert dist is not None  # a change is only planned for an installed distribution
+        say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(f.module for f in c.files)})")
     return changes
 
 
@@ -129,7 +153,8 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     raise RefusedError(
         f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; applying would add it a second time",
         f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` or limit the rewrite's `versions:` "
-        f"(`radpatch verify {ps.patch.name}` checks every release)")
+        f"(`radpatch verify {ps.patch.name}` checks every release)",
+    )
 
 
 def _may_be_present(op: Operation, text: str) -> bool:
@@ -154,9 +179,11 @@ def _one_root(changes: list[Change]) -> None:
     roots = {c.root for c in changes if c.files or c.forget}
     if len(roots) > 1:
         where = "; ".join(f"{c.patch.patch.name} in {c.root}" for c in changes)
-        raise RefusedError(f"these patches change files in {len(roots)} installation directories ({where}); "
-                           "radpatch changes one directory per run, all or nothing",
-                           "run radpatch once per directory, naming only the patches of that directory")
+        raise RefusedError(
+            f"these patches change files in {len(roots)} installation directories ({where}); "
+            "radpatch changes one directory per run, all or nothing",
+            "run radpatch once per directory, naming only the patches of that directory",
+        )
 
 
 @pausing
@@ -172,8 +199,13 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             changes.append(_change(ps, [], forget=True))
             continue
         if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
-            say(f"{patch.name}: not applied; nothing to revert" + (" (radpatch's record of another install is dropped)" if ps.stale else ""))
-            if ps.stale or ps.record and ps.state is State.NOT_APPLIED:  # the files decided: the record says nothing true
+            say(
+                f"{patch.name}: not applied; nothing to revert"
+                + (" (radpatch's record of another install is dropped)" if ps.stale else "")
+            )
+            if (
+                ps.stale or ps.record and ps.state is State.NOT_APPLIED
+            ):  # the files decided: the record says nothing true
                 changes.append(_change(ps, [], forget=True))
             continue
         if ps.state is not State.APPLIED:
@@ -195,7 +227,9 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     _commit(env, changes, "revert")
     for c in changes:
         if c.forget and c.patch.orphan is not None:
-            say(f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; forgot radpatch's record of it in {c.root / '.radpatch'}")
+            say(
+                f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; forgot radpatch's record of it in {c.root / '.radpatch'}"
+            )
         elif c.files:
             how = "byte for byte" if all(_exact(c.patch, f) for f in c.files) else "(comment and layout edits kept)"
             say(f"{c.patch.patch.name}: reverted; {', '.join(f.module for f in c.files)} restored {how}")
@@ -204,7 +238,11 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
 
 def _exact(ps: PatchState, f: plan.FileChange) -> bool:
     digest = sha256(f.after)
-    known = {r.original_sha256 for r in (ps.record.files if ps.record else ()) if r.path == str(f.path.relative_to(ps.root or f.path.parent))}
+    known = {
+        r.original_sha256
+        for r in (ps.record.files if ps.record else ())
+        if r.path == str(f.path.relative_to(ps.root or f.path.parent))
+    }
     return digest in known | {s.record_sha256 for s in ps.files if s.path == f.path}
 
 
@@ -228,17 +266,27 @@ def _restored(ps: PatchState, f: FileState, current: bytes, say: Say) -> bytes:
         kept = store.original(rec.original_sha256)
         if kept is not None:
             return kept
-        return _inverse_checked(ps, f, current, {rec.original_sha256, f.record_sha256 or rec.original_sha256},
-                                "its kept original is gone from .radpatch/originals/")
+        return _inverse_checked(
+            ps,
+            f,
+            current,
+            {rec.original_sha256, f.record_sha256 or rec.original_sha256},
+            "its kept original is gone from .radpatch/originals/",
+        )
     if rec is not None:
         later = _later(store, f.relpath, rec)
         if later:
-            raise RefusedError(f"{ps.patch.name}: {f.relpath} also carries {', '.join(later)}, applied on top of it",
-                               f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}")
+            raise RefusedError(
+                f"{ps.patch.name}: {f.relpath} also carries {', '.join(later)}, applied on top of it",
+                f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}",
+            )
         return _layout_edited(ps, f, current, rec, store, say)
     if f.record_sha256 is None:
-        raise RefusedError(f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD has no hash "
-                           "for it: nothing proves what its original was", _reinstall(ps))
+        raise RefusedError(
+            f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD has no hash "
+            "for it: nothing proves what its original was",
+            _reinstall(ps),
+        )
     return _inverse_checked(ps, f, current, {f.record_sha256}, "radpatch has no record of patching it")
 
 
@@ -257,10 +305,16 @@ def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[s
     try:
         pristine = plan.backward(ps.patch, f.rewrites, current, str(f.path))
     except RefusedError as exc:
-        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}", _reinstall(ps))
+        raise RefusedError(
+            f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}",
+            _reinstall(ps),
+        )
     if sha256(pristine) not in accept:
-        raise RefusedError(f"{ps.patch.name}: cannot revert {f.relpath} byte for byte ({why}, and undoing the patch does not "
-                           "give back the recorded original or the file in the distribution's RECORD)", _reinstall(ps))
+        raise RefusedError(
+            f"{ps.patch.name}: cannot revert {f.relpath} byte for byte ({why}, and undoing the patch does not "
+            "give back the recorded original or the file in the distribution's RECORD)",
+            _reinstall(ps),
+        )
     return pristine
 
 
@@ -274,8 +328,10 @@ def _layout_edited(ps: PatchState, f: FileState, current: bytes, rec: FileRecord
     if original is not None and not changed_scopes(original, pristine):
         say(f"{ps.patch.name}: note: {f.relpath} had comment or layout edits since it was patched; they are kept")
         return pristine
-    raise RefusedError(f"{ps.patch.name}: reverting {f.relpath} would not give back the recorded original (sha256 {rec.original_sha256[:12]}…)",
-                       "the file's code was edited since it was patched; reinstall the distribution instead")
+    raise RefusedError(
+        f"{ps.patch.name}: reverting {f.relpath} would not give back the recorded original (sha256 {rec.original_sha256[:12]}…)",
+        "the file's code was edited since it was patched; reinstall the distribution instead",
+    )
 
 
 def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes]) -> list[plan.FileChange]:
@@ -287,8 +343,11 @@ def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes
         rec = next((r for r in ps.record.files if r.path == f.relpath), None)
         original = store.original(rec.original_sha256) if rec and f.sha256 == rec.patched_sha256 else None
         if rec is None or original is None:
-            raise RefusedError(f"{ps.patch.name}: {f.relpath} was patched by another revision of this registry entry and "
-                               "cannot be traced back to its original", _reinstall(ps))
+            raise RefusedError(
+                f"{ps.patch.name}: {f.relpath} was patched by another revision of this registry entry and "
+                "cannot be traced back to its original",
+                _reinstall(ps),
+            )
         out.append(plan.FileChange(f.module, f.path, f.data, make(f, original), pristine=original))
     return out
 
@@ -305,8 +364,14 @@ def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
     _write_group(env, Store(root), changes, {p: ba for p, ba in files.items() if ba[0] != ba[1]}, op, pycs)
 
 
-def _write_group(env: PythonEnv, store: Store, group: list[Change], files: dict[Path, tuple[bytes, bytes]], op: str,
-                 pycs: dict[Path, bytes | None]) -> None:
+def _write_group(
+    env: PythonEnv,
+    store: Store,
+    group: list[Change],
+    files: dict[Path, tuple[bytes, bytes]],
+    op: str,
+    pycs: dict[Path, bytes | None],
+) -> None:
     """Journal, keep originals, write every file (each only if it is still what was planned),
     record: all of it, or (on any failure) none of it."""
     run = uuid.uuid4().hex
@@ -360,5 +425,9 @@ def _roll_back(store: Store, files: dict[Path, tuple[bytes, bytes]], written: li
 def _record(c: Change, seq: int) -> PatchRecord:
     dist = c.patch.dist
     assert dist is not None
-    files = tuple(FileRecord(f.module, str(f.path.relative_to(dist.root)), sha256(f.original), sha256(f.after)) for f in c.files)
-    return PatchRecord(c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files, seq, record_digest(dist))
+    files = tuple(
+        FileRecord(f.module, str(f.path.relative_to(dist.root)), sha256(f.original), sha256(f.after)) for f in c.files
+    )
+    return PatchRecord(
+        c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files, seq, record_digest(dist)
+    )

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from radpatch import dist_record
-from radpatch.store import FileRecord, PatchRecord, Store
-from radpatch.writer import head_lines, read_regular
+from radpatch.files import head_lines, read_regular
+from radpatch.install import wheel_record
+from radpatch.state.record import FileRecord, PatchRecord, Store
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
 REQUIRE_ENV = "RADPATCH_REQUIRE"
@@ -151,20 +151,24 @@ def summary(checks: list[PatchCheck]) -> str:
 
 
 def refusal(missing: list[PatchCheck], root: Path, recorded: list[str] | None = None) -> str:
-    names = ", ".join(f"{c.name} is {c.state.value}" + (f" ({c.detail})" if c.detail else "")
-                      for c in missing)
-    head = (f"refusing to start: {REQUIRE_ENV} requires {', '.join(c.name for c in missing)}, "
-            f"but in {root} {names}")
+    names = ", ".join(f"{c.name} is {c.state.value}" + (f" ({c.detail})" if c.detail else "") for c in missing)
+    head = f"refusing to start: {REQUIRE_ENV} requires {', '.join(c.name for c in missing)}, but in {root} {names}"
     if not _own_site(root):  # PYTHONPATH, a volume: applying to the interpreter's site-packages would not help
-        return (f"{head}; {PACKAGE} is imported from {root}, outside {sys.executable}'s site-packages "
-                f"(PYTHONPATH or a mounted volume?): patch that copy or stop shadowing the installed one "
-                f"(or unset {REQUIRE_ENV})")
+        return (
+            f"{head}; {PACKAGE} is imported from {root}, outside {sys.executable}'s site-packages "
+            f"(PYTHONPATH or a mounted volume?): patch that copy or stop shadowing the installed one "
+            f"(or unset {REQUIRE_ENV})"
+        )
     if recorded is not None and all(c.record is None for c in missing) and recorded:
-        return (f"{head}; the patches recorded here are {', '.join(recorded)}: check the names in "
-                f"{REQUIRE_ENV}, or run `radpatch apply {' '.join(c.name for c in missing)} "
-                f"--python {sys.executable}` (or unset {REQUIRE_ENV})")
-    return (f"{head}; run `radpatch apply {' '.join(c.name for c in missing)} "
-            f"--python {sys.executable}` (or unset {REQUIRE_ENV})")
+        return (
+            f"{head}; the patches recorded here are {', '.join(recorded)}: check the names in "
+            f"{REQUIRE_ENV}, or run `radpatch apply {' '.join(c.name for c in missing)} "
+            f"--python {sys.executable}` (or unset {REQUIRE_ENV})"
+        )
+    return (
+        f"{head}; run `radpatch apply {' '.join(c.name for c in missing)} "
+        f"--python {sys.executable}` (or unset {REQUIRE_ENV})"
+    )
 
 
 def _own_site(root: Path) -> bool:
@@ -186,15 +190,14 @@ def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
     """Every recorded patch's state, plus each required patch that has no record."""
     records = Store(root).records()
     out = [_check_one(root, rec) for _, rec in sorted(records.items())]
-    out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required
-            if name not in records]
+    out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required if name not in records]
     return out
 
 
 def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
     found = _dist_infos(root, rec)
     dist_info = found[0] if len(found) == 1 else None
-    name, _, version = dist_info.name[:-len(".dist-info")].rpartition("-") if dist_info else ("", "", "")
+    name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-") if dist_info else ("", "", "")
     installed = f"{_metadata_name(dist_info) or name} {version}" if dist_info else ""
     states = [_file_state(root, f, dist_info) for f in rec.files]
     seen = {s for s, _ in states}
@@ -203,8 +206,10 @@ def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
     if not rec.files:
         details.append("the record lists no file")
     if len(found) > 1:  # a stale dist-info beside the installed one: which version is unknown
-        details.append(f"{len(found)} dist-infos of {rec.distribution} in {root} "
-                       f"({', '.join(d.name for d in found)}): remove the stale one")
+        details.append(
+            f"{len(found)} dist-infos of {rec.distribution} in {root} "
+            f"({', '.join(d.name for d in found)}): remove the stale one"
+        )
     if version and version != rec.version:
         details.append(f"recorded for {rec.version}")
     return PatchCheck(rec.patch, state, "; ".join(details), rec, installed)
@@ -220,7 +225,7 @@ def _file_state(root: Path, f: FileRecord, dist_info: Path | None) -> tuple[Seen
     if digest == f.patched_sha256:
         return Seen.APPLIED, where.strip()
     # RECORD is read only here: a reinstall (pip install -U, a rebuilt image) left the record behind
-    if digest == f.original_sha256 or (dist_info and digest == dist_record.sha256_of(dist_info / "RECORD", f.path)):
+    if digest == f.original_sha256 or (dist_info and digest == wheel_record.sha256_of(dist_info / "RECORD", f.path)):
         return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
     return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
 
@@ -238,7 +243,7 @@ def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
     exact: list[Path] = []
     near: list[Path] = []
     for dist_info in sorted(root.glob("*.dist-info")):
-        name = _canon(dist_info.name[:-len(".dist-info")].rpartition("-")[0])
+        name = _canon(dist_info.name[: -len(".dist-info")].rpartition("-")[0])
         if name == want:
             exact.append(dist_info)
         elif name.startswith(want + "-"):
@@ -246,7 +251,7 @@ def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
     if exact:
         return exact
     paths = {f.path for f in rec.files}
-    return [d for d in near if paths and all(dist_record.sha256_of(d / "RECORD", p) for p in paths)]
+    return [d for d in near if paths and all(wheel_record.sha256_of(d / "RECORD", p) for p in paths)]
 
 
 def _canon(name: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.environment import PythonEnv
+from radpatch.install.environment import PythonEnv
 
 
 def record_hash(data: bytes) -> str:

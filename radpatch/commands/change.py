@@ -29,11 +29,11 @@ def _run(ctx: Context, names: tuple[str, ...], dry_run: bool, step: Step, verb: 
     if dry_run:
         for change in step(ctx.env, ordered, click.echo, dry_run=True):
             for f in change.files:
-                click.echo(f"{change.patch.patch.name}: {verb} {f.path} ({len(f.before)} -> {len(f.after)} bytes; "
-                           "proven: compiles, no new undefined names, reverses byte for byte)")
+                click.echo(
+                    f"{change.patch.patch.name}: {verb} {f.path} ({len(f.before)} -> {len(f.after)} bytes; "
+                    "proven: compiles, no new undefined names, reverses byte for byte)"
+                )
         return EXIT_OK
     with engine.exclusive(ctx.env, patches, click.echo):
         step(ctx.env, ordered, click.echo)
     return EXIT_OK
-
-

@@ -4,11 +4,11 @@ import difflib
 
 import click
 
-from radpatch import plan
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
-from radpatch.state import FileState, PatchState, State, patch_state
-from radpatch.store import Store
+from radpatch.prove import plan
+from radpatch.state.decide import FileState, PatchState, State, patch_state
+from radpatch.state.record import Store
 
 
 def run(ctx: Context, name: str) -> int:
@@ -25,7 +25,8 @@ def run(ctx: Context, name: str) -> int:
         lines = difflib.unified_diff(
             before.decode("utf-8", "replace").splitlines(keepends=True),
             after.decode("utf-8", "replace").splitlines(keepends=True),
-            f"a/{f.relpath}", f"b/{f.relpath}",
+            f"a/{f.relpath}",
+            f"b/{f.relpath}",
         )
         click.echo("".join(lines), nl=False)
     return EXIT_OK

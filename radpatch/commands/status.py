@@ -6,8 +6,8 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
-from radpatch.state import PatchState, State, patch_state
-from radpatch.store import Store
+from radpatch.state.decide import PatchState, State, patch_state
+from radpatch.state.record import Store
 
 _SATISFIED = (State.APPLIED, State.OBSOLETE)
 
@@ -28,9 +28,20 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         bad = [s for s in states if s.state not in _SATISFIED or s.pending]
         if bad:
             fixable = [s.patch.name for s in bad if s.state is State.NOT_APPLIED and not s.pending]
-            hint = f"apply: radpatch apply {' '.join(fixable)}" if len(fixable) == len(bad) else "see why above; `radpatch status NAME` explains each state"
-            raise CheckFailed("; ".join(f"{s.patch.name} is {s.state.value}" + (" (an interrupted run is pending)" if s.pending else "")
-                                        + (f" ({s.reason})" if s.reason else "") for s in bad), hint)
+            hint = (
+                f"apply: radpatch apply {' '.join(fixable)}"
+                if len(fixable) == len(bad)
+                else "see why above; `radpatch status NAME` explains each state"
+            )
+            raise CheckFailed(
+                "; ".join(
+                    f"{s.patch.name} is {s.state.value}"
+                    + (" (an interrupted run is pending)" if s.pending else "")
+                    + (f" ({s.reason})" if s.reason else "")
+                    for s in bad
+                ),
+                hint,
+            )
         if not states:
             click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
     return EXIT_OK
@@ -62,8 +73,14 @@ def to_json(s: PatchState) -> dict[str, object]:
         "recorded_digest": s.record.registry_digest if s.record else None,
         "pending": s.pending,
         "files": [
-            {"module": f.module, "path": str(f.path), "state": f.state.value, "sha256": f.sha256,
-             "record_sha256": f.record_sha256, "record_match": f.record_match}
+            {
+                "module": f.module,
+                "path": str(f.path),
+                "state": f.state.value,
+                "sha256": f.sha256,
+                "record_sha256": f.record_sha256,
+                "record_match": f.record_match,
+            }
             for f in s.files
         ],
     }

@@ -1,7 +1,7 @@
 """`radpatch verify NAME`: prove a patch against every release in its range, from the wheels.
 
 For each release of the patch's distribution in SPEC (default: the patch's `supported` range)
-radpatch.wheels reads, with HTTP range requests, just the wheel's central directory, its
+radpatch.releases.wheels reads, with HTTP range requests, just the wheel's central directory, its
 dist-info and the declared target modules (cached, content-addressed), and apply's whole pipeline
 runs in memory, one check at a time (MEANING below): wheel, module, pristine, match, compile,
 names, reverse, idempotent. Pre-releases are verified only when SPEC names one.
@@ -28,7 +28,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -38,12 +45,12 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 import radpatch
-from radpatch import versions as policy
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
-from radpatch.model import Patch, Rewrite, rewrites_by_file
-from radpatch.store import sha256
-from radpatch.wheels import Fetch, NoWheel, Release, Releases, write_json
+from radpatch.registry import versions as policy
+from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
+from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases, write_json
+from radpatch.state.record import sha256
 
 MEANING = {
     "wheel": "the index has a wheel of the release (this platform's, if there are several)",
@@ -83,8 +90,15 @@ class Result:
         return self.checks.get("pristine") is False
 
     def to_json(self) -> dict[str, object]:
-        return {"version": str(self.version), "in_range": self.in_range, "ok": self.ok, "checks": self.checks,
-                "error": self.error, "modules": list(self.modules), "note": self.note or None}
+        return {
+            "version": str(self.version),
+            "in_range": self.in_range,
+            "ok": self.ok,
+            "checks": self.checks,
+            "error": self.error,
+            "modules": list(self.modules),
+            "note": self.note or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -139,7 +153,12 @@ class Transfer:
         return Transfer(self.releases + 1, self.received + f.received, self.wheel_bytes + f.size, self.whole + f.whole)
 
     def to_json(self) -> dict[str, int]:
-        return {"releases": self.releases, "bytes": self.received, "wheel_bytes": self.wheel_bytes, "whole_wheels": self.whole}
+        return {
+            "releases": self.releases,
+            "bytes": self.received,
+            "wheel_bytes": self.wheel_bytes,
+            "whole_wheels": self.whole,
+        }
 
 
 def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
@@ -152,9 +171,11 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         click.echo(render(report))
     if not report.claimed:
         asked = ", ".join(str(r.version) for r in report.results)
-        raise UsageError(f"{patch.name}: none of the releases verified ({asked}) is in the declared range {patch.range}: "
-                         "nothing the patch claims was verified",
-                         "drop --versions to verify the declared range, or widen `supported` to claim these releases")
+        raise UsageError(
+            f"{patch.name}: none of the releases verified ({asked}) is in the declared range {patch.range}: "
+            "nothing the patch claims was verified",
+            "drop --versions to verify the declared range, or widen `supported` to claim these releases",
+        )
     bad = report.failing
     if bad:
         raise RefusedError(
@@ -179,12 +200,15 @@ def parse_spec(text: str) -> SpecifierSet:
     except ValueError:  # InvalidSpecifier, or a number too long to convert
         spec = None
     if not text or spec is None:
-        raise UsageError(f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1")
+        raise UsageError(
+            f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
+        )
     return spec
 
 
-def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool = True,
-           stream: TextIO | None = None) -> Report:
+def verify(
+    patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool = True, stream: TextIO | None = None
+) -> Report:
     out = stream or sys.stderr
     found = releases.versions(patch.distribution, wanted)
     if found.offline:
@@ -194,8 +218,10 @@ def verify(patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool =
     chosen = [v for v in listing if selects(wanted, v)]
     if not chosen:
         near = ", ".join(str(v) for v in listing[-5:]) or "none"
-        raise UsageError(f"no release of {patch.distribution} on the package index is in {wanted or 'any version'}",
-                         f"the latest releases are: {near}")
+        raise UsageError(
+            f"no release of {patch.distribution} on the package index is in {wanted or 'any version'}",
+            f"the latest releases are: {near}",
+        )
     below: list[Version] = []
     above: list[Version] = []
     if probe:
@@ -236,6 +262,7 @@ def _passing_prefix(side: list[Version], results: dict[Version, Result]) -> Iter
 
 
 # --- one release -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _File:
@@ -284,7 +311,9 @@ class _Verifier:
             results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
         return [results[v] for v in versions]
 
-    def _result(self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = "") -> Result:
+    def _result(
+        self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = ""
+    ) -> Result:
         full = {c: checks.get(c) for c in CHECKS}
         return Result(v, policy.allows(self.patch.supported, v), full, _relative(self.patch, error), modules, note)
 
@@ -338,11 +367,16 @@ class _Verifier:
         for target, rws in by_target.items():
             choice = self.patch.target(target).module_for(v)
             if choice is None:
-                declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in self.patch.target(target).choices)
+                declared = "; ".join(
+                    f"{c.module} for {c.versions or 'any version'}" for c in self.patch.target(target).choices
+                )
                 return tuple(files), f"{self.patch.name} declares no single module {target!r} for {v} ({declared})"
             data = release.read(choice.relpath)
             if data is None:
-                return tuple(files), f"the wheel {release.wheel} has no {choice.relpath} (module {choice.module}, declared for {choice.versions or 'any version'})"
+                return (
+                    tuple(files),
+                    f"the wheel {release.wheel} has no {choice.relpath} (module {choice.module}, declared for {choice.versions or 'any version'})",
+                )
             files.append(_File(target, choice.module, choice.relpath, rws, data))
         return tuple(files), None
 
@@ -360,6 +394,7 @@ def _first_failed(r: Result) -> str:
 
 # --- the proof (in worker processes) -----------------------------------------------------------
 
+
 def _prove_all(patch: Patch, jobs: dict[Key, tuple[_File, ...]], cache: Path) -> dict[Key, tuple[Checks, str | None]]:
     """Every job's proof: from the proof cache when this radpatch proved the same input before."""
     names = {key: _proof_name(patch, key) for key in jobs}
@@ -370,7 +405,9 @@ def _prove_all(patch: Patch, jobs: dict[Key, tuple[_File, ...]], cache: Path) ->
         fresh = {key: prove(patch, files) for key, files in todo.items()}
     else:
         with _pool(workers) as pool:
-            futures: dict[Key, Future[tuple[Checks, str | None]]] = {key: pool.submit(prove, patch, files) for key, files in todo.items()}
+            futures: dict[Key, Future[tuple[Checks, str | None]]] = {
+                key: pool.submit(prove, patch, files) for key, files in todo.items()
+            }
             fresh = {key: f.result() for key, f in futures.items()}
     for key, (checks, error) in fresh.items():
         try:
@@ -442,7 +479,8 @@ class _Memo:
     def _call(self, way: str, data: bytes) -> bytes:
         key = (way, data)
         if key not in self.done:
-            from radpatch import plan  # here, not at the top: a run whose proofs are all kept never loads libcst
+            # here, not at the top: a run whose proofs are all kept never loads libcst
+            from radpatch.prove import plan
 
             fn = plan.forward if way == "forward" else plan.backward
             try:
@@ -462,7 +500,7 @@ class _Memo:
 
     def is_applied(self, data: bytes) -> bool:
         """status's own test for "applied", on the memoised forward/backward."""
-        from radpatch.state import applied_error
+        from radpatch.state.decide import applied_error
 
         return applied_error(self.patch, self.f.rewrites, data, self.f.relpath, self.forward, self.backward) is None
 
@@ -498,20 +536,21 @@ def _match(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
 
 # compile / names / reverse are plan.prove's three steps, taken one at a time so each has its column.
 def _compile(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    from radpatch import plan
+    from radpatch.prove import plan
 
     return plan.compile_error(after[f.relpath], f.relpath)
 
 
 def _names(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    from radpatch import plan
+    from radpatch.prove import plan
 
-    return (plan.names_error(f.data, after[f.relpath], f.relpath)
-            or plan.placement_error(m.patch, f.rewrites, f.data, after[f.relpath], f.relpath))
+    return plan.names_error(f.data, after[f.relpath], f.relpath) or plan.placement_error(
+        m.patch, f.rewrites, f.data, after[f.relpath], f.relpath
+    )
 
 
 def _reverse(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    from radpatch import plan
+    from radpatch.prove import plan
 
     return plan.reverse_check(f.data, after[f.relpath], m.backward, m.forward, f.relpath)
 
@@ -522,10 +561,18 @@ def _idempotent(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
     return f"the patched {f.relpath} does not classify as applied (backward then forward does not reproduce it): a second apply would not be a no-op"
 
 
-_CHECK = {"pristine": _pristine, "match": _match, "compile": _compile, "names": _names, "reverse": _reverse, "idempotent": _idempotent}
+_CHECK = {
+    "pristine": _pristine,
+    "match": _match,
+    "compile": _compile,
+    "names": _names,
+    "reverse": _reverse,
+    "idempotent": _idempotent,
+}
 
 
 # --- output --------------------------------------------------------------------------------------
+
 
 class _Progress:
     """Fetches: a bar on a terminal, else one line per release (both on stderr); bytes and releases."""
@@ -542,8 +589,10 @@ class _Progress:
 
     def begin(self, total: int, releases: Releases) -> None:
         self.total, self.done, self.bytes, self.wheel_bytes, self.t0 = total, 0, 0, 0, time.monotonic()
-        self._line(f"radpatch: reading {total} wheel(s) of {self.dist} from {releases.settings.describe()} "
-                   f"(range requests: central directory, dist-info, target modules); cache {releases.root}")
+        self._line(
+            f"radpatch: reading {total} wheel(s) of {self.dist} from {releases.settings.describe()} "
+            f"(range requests: central directory, dist-info, target modules); cache {releases.root}"
+        )
 
     def started(self, v: Version) -> None:
         with self.lock:
@@ -563,21 +612,33 @@ class _Progress:
                 self.wheel_bytes += got.size
             if got is not None and got.whole and not self.whole_said:
                 self.whole_said = True
-                self._line(f"radpatch: the server ignores range requests (it answered 200): downloading whole wheels of {self.dist}")
+                self._line(
+                    f"radpatch: the server ignores range requests (it answered 200): downloading whole wheels of {self.dist}"
+                )
             if self.tty:
                 self._bar()
             else:
-                how = "" if got is None else (f": {_size(got.received)} of a {_size(got.size)} wheel"
-                                              + (" (whole download)" if got.whole else f" ({_share(got.received, got.size)})"))
-                self._line(f"radpatch: [{self.done}/{self.total}] {self.dist} {v}{how} ({time.monotonic() - self.t0:.0f} s)")
+                how = (
+                    ""
+                    if got is None
+                    else (
+                        f": {_size(got.received)} of a {_size(got.size)} wheel"
+                        + (" (whole download)" if got.whole else f" ({_share(got.received, got.size)})")
+                    )
+                )
+                self._line(
+                    f"radpatch: [{self.done}/{self.total}] {self.dist} {v}{how} ({time.monotonic() - self.t0:.0f} s)"
+                )
 
     def tick(self) -> None:
         with self.lock:
             self._bar()
 
     def end(self) -> None:
-        self._line(f"radpatch: read {self.done} of {self.total} wheel(s) of {self.dist}: {_size(self.bytes)} of "
-                   f"{_size(self.wheel_bytes)} ({_share(self.bytes, self.wheel_bytes)}) in {time.monotonic() - self.t0:.1f} s")
+        self._line(
+            f"radpatch: read {self.done} of {self.total} wheel(s) of {self.dist}: {_size(self.bytes)} of "
+            f"{_size(self.wheel_bytes)} ({_share(self.bytes, self.wheel_bytes)}) in {time.monotonic() - self.t0:.1f} s"
+        )
 
     def _bar(self) -> None:
         if not self.tty:
@@ -585,8 +646,10 @@ class _Progress:
         width = 30
         filled = width * self.done // max(self.total, 1)
         now = ", ".join(str(v) for v in self.active)
-        self.stream.write(f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} releases, "
-                          f"{_size(self.bytes)}, {time.monotonic() - self.t0:.0f} s  {self.dist} {now}")
+        self.stream.write(
+            f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} releases, "
+            f"{_size(self.bytes)}, {time.monotonic() - self.t0:.0f} s  {self.dist} {now}"
+        )
         self.stream.flush()
 
     def _line(self, text: str) -> None:
@@ -613,17 +676,29 @@ _MARK = {True: "ok", False: "FAIL", None: "-"}
 def render(report: Report) -> str:
     p = report.patch
     head = ("RELEASE", "RANGE", *(c.upper() for c in CHECKS), "RESULT", "TARGET MODULE")
-    rows = [(str(r.version), "in" if r.in_range else "out", *(_MARK[r.checks[c]] for c in CHECKS),
-             "ok" if r.ok else "FAIL", ", ".join(r.modules)) for r in report.results]
+    rows = [
+        (
+            str(r.version),
+            "in" if r.in_range else "out",
+            *(_MARK[r.checks[c]] for c in CHECKS),
+            "ok" if r.ok else "FAIL",
+            ", ".join(r.modules),
+        )
+        for r in report.results
+    ]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
-    lines = [f"{p.name}: {p.distribution} releases in {report.spec_text or 'any version'} (declared: {p.range}); files cached in {report.cache}"]
+    lines = [
+        f"{p.name}: {p.distribution} releases in {report.spec_text or 'any version'} (declared: {p.range}); files cached in {report.cache}"
+    ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     for r in report.results:
         if r.error or r.note:
             lines.append(f"{r.version}: " + (r.error or r.note).replace("\n", "\n    "))
     lines.append(f"{sum(r.ok for r in report.claimed)} of {len(report.claimed)} releases in the declared range pass.")
     if report.widen:
-        lines.append(f"range could be widened to include {', '.join(str(v) for v in report.widen)} (they pass every check)")
+        lines.append(
+            f"range could be widened to include {', '.join(str(v) for v in report.widen)} (they pass every check)"
+        )
     for r in report.results:
         if r.obsolete:
             where = "declare it in `obsolete:`" if r.in_range else "the patch is obsolete there"

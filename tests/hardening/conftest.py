@@ -49,8 +49,14 @@ VLLM_TARGET = "vllm/v1/core/kv_cache_planning.py"
 
 # setpriv prefix: run as `nobody`, with CAP_DAC_READ_SEARCH only so that it can read (not write)
 # the interpreter and sources under /root; everything else is an ordinary unprivileged user.
-AS_NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-             "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
+AS_NOBODY = [
+    "setpriv",
+    "--reuid=nobody",
+    "--regid=nogroup",
+    "--clear-groups",
+    "--inh-caps=+dac_read_search",
+    "--ambient-caps=+dac_read_search",
+]
 
 
 def sha256(data: bytes) -> str:
@@ -142,7 +148,9 @@ def build_wheel(dest_dir: Path, name: str, version: str, files: dict[str, str]) 
     dist_info = f"{norm}-{version}.dist-info"
     entries: dict[str, bytes] = {rel: text.encode() for rel, text in files.items()}
     entries[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n".encode()
-    entries[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: radpatch-hardening\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    entries[f"{dist_info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: radpatch-hardening\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for rel, data in entries.items():
@@ -178,6 +186,7 @@ def site_packages(venv: Path) -> Path:
 
 # --- an environment under test --------------------------------------------------------------------
 
+
 @dataclass
 class Env:
     """A real venv with a real install of the target, and the patch radpatch applies to it."""
@@ -210,18 +219,32 @@ class Env:
             reg += ["--registry", str(r)]
         return [*RADPATCH, "--python", str(self.python), *reg, *args]
 
-    def run(self, *args: str, fault: str | None = None, timeout: float = 300, prefix: Sequence[str] = (),
-            **env: str) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, fault: str | None = None, timeout: float = 300, prefix: Sequence[str] = (), **env: str
+    ) -> subprocess.CompletedProcess[str]:
         extra = dict(env)
         if fault:
             extra["RADPATCH_FAULT"] = fault
-        return subprocess.run([*prefix, *self.cmd(*args)], capture_output=True, text=True, timeout=timeout,
-                              env=clean_env(**extra), cwd="/")
+        return subprocess.run(
+            [*prefix, *self.cmd(*args)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=clean_env(**extra),
+            cwd="/",
+        )
 
     def popen(self, *args: str, fault: str | None = None, prefix: Sequence[str] = ()) -> subprocess.Popen[str]:
         extra = {"RADPATCH_FAULT": fault} if fault else {}
-        return subprocess.Popen([*prefix, *self.cmd(*args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=clean_env(**extra), cwd="/", start_new_session=True)
+        return subprocess.Popen(
+            [*prefix, *self.cmd(*args)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=clean_env(**extra),
+            cwd="/",
+            start_new_session=True,
+        )
 
     # --- observations ---
     def read(self) -> dict[str, bytes]:
@@ -231,7 +254,9 @@ class Env:
         """relpath -> 'original' | 'patched' | 'OTHER' (the latter is never allowed)."""
         out = {}
         for rel, data in self.read().items():
-            out[rel] = "original" if data == self.original[rel] else "patched" if data == self.patched.get(rel) else "OTHER"
+            out[rel] = (
+                "original" if data == self.original[rel] else "patched" if data == self.patched.get(rel) else "OTHER"
+            )
         return out
 
     def record(self) -> dict[str, object]:
@@ -280,8 +305,8 @@ def assert_forms_and_compile(env: Env) -> dict[str, str]:
 
 @functools.cache
 def _inproc(python: str, registries: tuple[str, ...], name: str):  # type: ignore[no-untyped-def]
-    from radpatch.environment import python_env
-    from radpatch.registry import Registry
+    from radpatch.install.environment import python_env
+    from radpatch.registry.catalog import Registry
 
     return python_env(python), Registry.discover(registries).load(name)
 
@@ -289,7 +314,7 @@ def _inproc(python: str, registries: tuple[str, ...], name: str):  # type: ignor
 def inproc_status(env: Env) -> dict[str, object]:
     """What `radpatch status --json` prints, computed by radpatch's own code in this process (fast)."""
     from radpatch.commands.status import to_json
-    from radpatch.state import patch_state
+    from radpatch.state.decide import patch_state
 
     penv, patch = _inproc(str(env.python), tuple(str(r) for r in env.registries), env.patch)
     return to_json(patch_state(patch, penv))
@@ -323,12 +348,16 @@ def assert_settled(env: Env, applied: bool, strict: bool = True, cli: bool = Tru
     litter back to report it.
     """
     want = env.patched if applied else env.original
-    assert env.read() == {rel: want[rel] for rel in env.targets}, f"files are not the {'patched' if applied else 'original'} form: {env.forms()}"
+    assert env.read() == {rel: want[rel] for rel in env.targets}, (
+        f"files are not the {'patched' if applied else 'original'} form: {env.forms()}"
+    )
     rec = env.record()
     if applied:
         assert list(rec) == [env.patch], rec
         entry = rec[env.patch]
-        assert {f["path"]: f["patched_sha256"] for f in entry["files"]} == {rel: sha256(env.patched[rel]) for rel in env.targets}  # type: ignore[index]
+        assert {f["path"]: f["patched_sha256"] for f in entry["files"]} == {
+            rel: sha256(env.patched[rel]) for rel in env.targets
+        }  # type: ignore[index]
     else:
         assert env.patch not in rec, rec
     st = assert_status_consistent(env, cli=cli)
@@ -341,6 +370,7 @@ def assert_settled(env: Env, applied: bool, strict: bool = True, cli: bool = Tru
 
 
 # --- demo fixtures --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Demo:
@@ -385,6 +415,7 @@ def demo_env(demo: Demo, tmp_path: Path) -> Env:
 
 # --- vLLM fixtures --------------------------------------------------------------------------------
 
+
 @contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -402,8 +433,23 @@ def vllm_wheel_dir(version: str = VLLM_VERSION) -> Path:
         tmp = CACHE / "wheels" / f".{version}.{os.getpid()}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        out = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-                              "-d", str(tmp), f"vllm=={version}"], capture_output=True, text=True, timeout=1800, env=clean_env())
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "-d",
+                str(tmp),
+                f"vllm=={version}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            env=clean_env(),
+        )
         if out.returncode != 0 or not list(tmp.glob("vllm-*.whl")):
             shutil.rmtree(tmp, ignore_errors=True)
             raise AssertionError(f"pip download vllm=={version} failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
@@ -420,8 +466,23 @@ def build_backend_wheels() -> Path:
         if (final / ".complete").exists():
             return final
         shutil.rmtree(final, ignore_errors=True)
-        out = subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "-d", str(final), "hatchling", "editables"],
-                             capture_output=True, text=True, timeout=1800, env=clean_env())
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--disable-pip-version-check",
+                "-d",
+                str(final),
+                "hatchling",
+                "editables",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            env=clean_env(),
+        )
         if out.returncode != 0:
             raise AssertionError(f"pip download hatchling failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
         (final / ".complete").write_text("")
@@ -445,7 +506,10 @@ def vllm_template(version: str = VLLM_VERSION) -> Path:
     with file_lock(CACHE / "locks" / f"venv-{version}-{PYVER}.lock"):
         if marker.exists():
             site = site_packages(venv)
-            if _record_sha(site, VLLM_TARGET) == sha256((site / VLLM_TARGET).read_bytes()) and not (site / ".radpatch").exists():
+            if (
+                _record_sha(site, VLLM_TARGET) == sha256((site / VLLM_TARGET).read_bytes())
+                and not (site / ".radpatch").exists()
+            ):
                 return venv
         wheels = vllm_wheel_dir(version)
         shutil.rmtree(venv, ignore_errors=True)
@@ -464,8 +528,12 @@ def fresh_vllm_venv(template: Path, dest: Path) -> None:
         shutil.copytree(template, dest, symlinks=True)
         return
     site = site_packages(dest)
-    unlink_these = [*(site / "vllm" / "v1" / "core").glob("*.py"), *site.glob("vllm-*.dist-info/*"),
-                    *(site / "vllm" / "v1" / "core" / "__pycache__").glob("*.pyc"), dest / "pyvenv.cfg"]
+    unlink_these = [
+        *(site / "vllm" / "v1" / "core").glob("*.py"),
+        *site.glob("vllm-*.dist-info/*"),
+        *(site / "vllm" / "v1" / "core" / "__pycache__").glob("*.pyc"),
+        dest / "pyvenv.cfg",
+    ]
     for p in unlink_these:
         if p.is_file() and not p.is_symlink():
             data = p.read_bytes()

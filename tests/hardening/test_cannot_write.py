@@ -13,10 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from radpatch_hardening import AS_NOBODY, Demo, Env, assert_settled
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root (setpriv, mount)")
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root (setpriv, mount)"
+)
 
 ALPHA, BETA = "rphard_demo/alpha.py", "rphard_demo/sub/beta.py"
 
@@ -34,7 +35,9 @@ def snapshot(env: Env) -> dict[str, object]:
     return {k: v for k, v in env.snapshot().items() if ".filler" not in k and ".probe" not in k}
 
 
-def assert_refused_cleanly(env: Env, out: subprocess.CompletedProcess[str], before: dict[str, object], *paths: Path) -> None:
+def assert_refused_cleanly(
+    env: Env, out: subprocess.CompletedProcess[str], before: dict[str, object], *paths: Path
+) -> None:
     """Exit 4, a one-line error (plus hint) naming one of `paths`, nothing changed, no leftovers."""
     assert out.returncode == 4, f"exit {out.returncode}, expected 4 (environment):\n{out.stdout}{out.stderr}"
     lines = out.stderr.strip().splitlines()
@@ -48,6 +51,7 @@ def assert_refused_cleanly(env: Env, out: subprocess.CompletedProcess[str], befo
 
 
 # --- a user who may not write the installation ------------------------------------------------------
+
 
 @pytest.mark.parametrize("op", ["apply", "revert"])
 def test_user_without_write_permission(demo_env: Env, op: str) -> None:
@@ -98,6 +102,7 @@ def test_read_only_mount_as_root(demo_env: Env, op: str) -> None:
 
 
 # --- a full disk ------------------------------------------------------------------------------------
+
 
 @contextlib.contextmanager
 def tmpfs(mountpoint: Path, size: str) -> Iterator[Path]:
@@ -153,6 +158,7 @@ def test_full_disk_under_the_second_module(demo_env: Env, tmp_path: Path, op: st
 
 
 # --- a symlinked target -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("which", [ALPHA, BETA])
 @pytest.mark.parametrize("op", ["apply", "revert"])

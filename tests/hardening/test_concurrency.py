@@ -14,8 +14,12 @@ import sys
 import time
 
 import pytest
-
-from radpatch_hardening import Env, assert_forms_and_compile, assert_settled, assert_status_consistent
+from radpatch_hardening import (
+    Env,
+    assert_forms_and_compile,
+    assert_settled,
+    assert_status_consistent,
+)
 
 N = 6
 
@@ -79,7 +83,9 @@ time.sleep(600)
 def test_lock_of_a_killed_holder_does_not_block(demo_env: Env) -> None:
     """A process holding the lock is SIGKILLed while `apply` waits for it: apply then goes on."""
     env = demo_env
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(env.state_dir / "lock")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(env.state_dir / "lock")], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         proc = env.popen("apply", env.patch)

@@ -23,7 +23,6 @@ import time
 from collections import Counter
 
 import pytest
-
 from radpatch_hardening import (
     Env,
     assert_forms_and_compile,
@@ -32,8 +31,8 @@ from radpatch_hardening import (
     clean_env,
 )
 
-
 # --- helpers --------------------------------------------------------------------------------------
+
 
 def settle(env: Env, op: str, cli: bool = False) -> subprocess.CompletedProcess[str]:
     """Run `op` to completion: it must recover any interrupted run and succeed."""
@@ -76,7 +75,9 @@ def test_fault_point_between_files(demo_env: Env, op: str, fault: str, mid: tupl
         assert "recovered from an interrupted run" in again.stdout, again.stdout
 
 
-@pytest.mark.parametrize("op,fault", [("apply", "after-file:1"), ("revert", "after-file:1"), ("revert", "before-record:1")])
+@pytest.mark.parametrize(
+    "op,fault", [("apply", "after-file:1"), ("revert", "after-file:1"), ("revert", "before-record:1")]
+)
 def test_fault_point_then_opposite_command(demo_env: Env, op: str, fault: str) -> None:
     """The interrupted run is rolled back (its record was not written) whatever runs next."""
     env = demo_env
@@ -139,8 +140,17 @@ def test_sigkill_at_every_state_changing_syscall(demo_env: Env) -> None:
                 settle(env, "apply" if op == "revert" else "revert", cli=False)
             total += 1
             where = f"{op} killed at {syscall} #{n} ({what})"
-            cmd = ["strace", "-qq", "-o", "/dev/null", "-e", f"trace={syscall}",
-                   "-e", f"inject={syscall}:signal=KILL:when={n}", *env.cmd(op, env.patch)]
+            cmd = [
+                "strace",
+                "-qq",
+                "-o",
+                "/dev/null",
+                "-e",
+                f"trace={syscall}",
+                "-e",
+                f"inject={syscall}:signal=KILL:when={n}",
+                *env.cmd(op, env.patch),
+            ]
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=clean_env(), cwd="/")
             if out.returncode != -signal.SIGKILL:
                 failures.append(f"{where}: not killed (exit {out.returncode})")
@@ -170,6 +180,7 @@ def _reset(env: Env) -> None:
 
 
 # --- random SIGKILLs on the flagship patch against real vLLM 0.33.0 --------------------------------
+
 
 @pytest.mark.real
 def test_sigkill_at_random_moments_kv_group_size(vllm_env: Env) -> None:
@@ -233,8 +244,10 @@ def test_sigkill_at_random_moments_kv_group_size(vllm_env: Env) -> None:
     litter += assert_settled_after(env, "revert")
     assert env.path(env.targets[0]).read_bytes() == env.original[env.targets[0]]
     elapsed = time.monotonic() - started
-    print(f"\n{kills} kills in {elapsed:.0f}s; runtime apply {runtime['apply']:.2f}s revert {runtime['revert']:.2f}s; "
-          f"where they landed: {dict(landed)}; left behind: {sorted(set(litter))}")
+    print(
+        f"\n{kills} kills in {elapsed:.0f}s; runtime apply {runtime['apply']:.2f}s revert {runtime['revert']:.2f}s; "
+        f"where they landed: {dict(landed)}; left behind: {sorted(set(litter))}"
+    )
     # the work is bounded (52 kills, under 200 runs); how long it takes is a benchmark's business
 
 

@@ -9,14 +9,19 @@
 from __future__ import annotations
 
 import pytest
-
 from radpatch_hardening import VLLM_TARGET, Env, assert_settled
 
 ALPHA, BETA = "rphard_demo/alpha.py", "rphard_demo/sub/beta.py"
 
 # (file, old, new, rewrite id the edit breaks or None, scope the edit is in)
 DEMO_EDITS = {
-    "inserted-statement": (ALPHA, "    y = _rphard_double(y)\n", "    y = _rphard_double(y) + 1\n", "alpha-double", "compute"),
+    "inserted-statement": (
+        ALPHA,
+        "    y = _rphard_double(y)\n",
+        "    y = _rphard_double(y) + 1\n",
+        "alpha-double",
+        "compute",
+    ),
     "injected-definition": (ALPHA, "    return v * 2\n", "    return v * 3\n", "alpha-helper", "_rphard_double"),
     "replaced-statement": (BETA, "    cap = 20\n", "    cap = 30\n", "beta-cap", "limit"),
     "other-line-of-patched-function": (ALPHA, "        print(y)\n", "        print(y, flush=True)\n", None, "compute"),
@@ -26,13 +31,23 @@ VLLM_EDITS = {
         VLLM_TARGET,
         "group_size = _radiance_kv_group_size(layer_buckets, spec_buckets, group_size, vllm_config)\n",
         "group_size = _radiance_kv_group_size(layer_buckets, spec_buckets, group_size, None)\n",
-        "choose-size", "_get_kv_cache_groups_uniform_page_size"),
-    "injected-definition": (VLLM_TARGET, "    return -(-a // b)\n", "    return -(-a // b) + 0\n", "inject-selector", "_radiance_cdiv"),
+        "choose-size",
+        "_get_kv_cache_groups_uniform_page_size",
+    ),
+    "injected-definition": (
+        VLLM_TARGET,
+        "    return -(-a // b)\n",
+        "    return -(-a // b) + 0\n",
+        "inject-selector",
+        "_radiance_cdiv",
+    ),
     "other-line-of-patched-function": (
         VLLM_TARGET,
         "        num_groups = cdiv(len(layers), group_size)\n",
         "        num_groups = cdiv(len(layers), group_size) + 0\n",
-        None, "_get_kv_cache_groups_uniform_page_size"),
+        None,
+        "_get_kv_cache_groups_uniform_page_size",
+    ),
 }
 
 
@@ -109,9 +124,16 @@ DEMO_COSMETIC = {
     "comment-in-replaced-function": (BETA, "    cap = 10\n", "    # the cap\n    cap = 10  # upstream\n"),
 }
 VLLM_COSMETIC = {
-    "comment-line-elsewhere": (VLLM_TARGET, "\ndef get_uniform_page_size(", "\n# a local note, not in the wheel\ndef get_uniform_page_size("),
-    "reformatted-anchor": (VLLM_TARGET, "    if max_num_layers < min_num_layers * 1.5:\n",
-                           "    if (max_num_layers < min_num_layers*1.5):  # reformatted\n"),
+    "comment-line-elsewhere": (
+        VLLM_TARGET,
+        "\ndef get_uniform_page_size(",
+        "\n# a local note, not in the wheel\ndef get_uniform_page_size(",
+    ),
+    "reformatted-anchor": (
+        VLLM_TARGET,
+        "    if max_num_layers < min_num_layers * 1.5:\n",
+        "    if (max_num_layers < min_num_layers*1.5):  # reformatted\n",
+    ),
 }
 
 

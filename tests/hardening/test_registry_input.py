@@ -1,7 +1,7 @@
 """Issue 6.6 — hostile or broken registry input.
 
 Property-based (hypothesis): random text, bytes, mutations of a valid registry file, random YAML
-structures, schema-shaped structures with random values — through radpatch.schema.load_patch —
+structures, schema-shaped structures with random values — through radpatch.registry.loader.load_patch —
 and random rewrite specs (`find`/`with`/`code`/`default`/payloads) through the loader and then the
 engine's plan on a small module: only radpatch.errors.RadpatchError may come out.
 
@@ -24,23 +24,51 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
+from radpatch_hardening import (
+    DEMO_PAYLOAD,
+    DEMO_REGISTRY,
+    RADPATCH,
+    REPO,
+    Env,
+    clean_env,
+)
 
-from radpatch import plan
 from radpatch.errors import RadpatchError, RegistryError
-from radpatch.model import rewrites_by_file
-from radpatch.schema import load_patch
-from radpatch_hardening import DEMO_PAYLOAD, DEMO_REGISTRY, RADPATCH, REPO, Env, clean_env
+from radpatch.prove import plan
+from radpatch.registry.loader import load_patch
+from radpatch.registry.model import rewrites_by_file
 
-FUZZ = settings(max_examples=int(os.environ.get("RADPATCH_FUZZ_EXAMPLES", "250")), deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=int(os.environ.get("RADPATCH_FUZZ_EXAMPLES", "250")),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
 WORK = Path(tempfile.mkdtemp(prefix="radpatch-fuzz-"))
 atexit.register(shutil.rmtree, WORK, True)
 PAYLOAD = REPO / "patches" / "kv_group_size" / "payload.py"
-FLAGSHIP = (REPO / "registry" / "kv_group_size.yaml").read_text().replace("../patches/kv_group_size/payload.py", str(PAYLOAD))
+FLAGSHIP = (
+    (REPO / "registry" / "kv_group_size.yaml").read_text().replace("../patches/kv_group_size/payload.py", str(PAYLOAD))
+)
 TOP_KEYS = ["summary", "description", "distribution", "supported", "obsolete", "knobs", "modules", "rewrites"]
 OP_KEYS = ["insert_definitions", "add_parameter", "insert_after", "insert_before", "replace"]
-FIELD_KEYS = ["id", "versions", "file", "scope", "find", "code", "with", "function", "name", "default",
-              "payload", "before", "after", "names", "module"]
+FIELD_KEYS = [
+    "id",
+    "versions",
+    "file",
+    "scope",
+    "find",
+    "code",
+    "with",
+    "function",
+    "name",
+    "default",
+    "payload",
+    "before",
+    "after",
+    "names",
+    "module",
+]
 
 
 def _load(text: str | bytes, name: str = "fuzz") -> object:
@@ -57,6 +85,7 @@ def _load(text: str | bytes, name: str = "fuzz") -> object:
 
 # --- the loader ---------------------------------------------------------------------------------------
 
+
 @FUZZ
 @given(st.text(max_size=400))
 def test_loader_random_text(text: str) -> None:
@@ -69,10 +98,48 @@ def test_loader_random_bytes(data: bytes) -> None:
     _load(data)
 
 
-_INSERTS = st.sampled_from(["", ":", "- ", "&a ", "*a", "!!python/object/apply:os.system ['true']", "{", "}", "[", "]",
-                            "\t", "\n", "  ", "'", '"', "\\0", "\x00", "\ufeff", "---\n", "...\n", "? ", "|\n", ">-\n",
-                            "!!binary ", "!!int ", "!!str ", "!!map ", "!!seq ", "~", "null", "0x", "1e9999", "<<: *a\n",
-                            "%YAML 1.1\n", "#", ",", "@", "`"]) | st.text(max_size=8)
+_INSERTS = st.sampled_from(
+    [
+        "",
+        ":",
+        "- ",
+        "&a ",
+        "*a",
+        "!!python/object/apply:os.system ['true']",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\t",
+        "\n",
+        "  ",
+        "'",
+        '"',
+        "\\0",
+        "\x00",
+        "\ufeff",
+        "---\n",
+        "...\n",
+        "? ",
+        "|\n",
+        ">-\n",
+        "!!binary ",
+        "!!int ",
+        "!!str ",
+        "!!map ",
+        "!!seq ",
+        "~",
+        "null",
+        "0x",
+        "1e9999",
+        "<<: *a\n",
+        "%YAML 1.1\n",
+        "#",
+        ",",
+        "@",
+        "`",
+    ]
+) | st.text(max_size=8)
 
 
 @FUZZ
@@ -86,7 +153,7 @@ def test_loader_mutated_registry_files(data: st.DataObject) -> None:
             text = text[:at] + data.draw(_INSERTS) + text[at:]
         elif kind == "delete" and text:
             at = data.draw(st.integers(0, len(text) - 1))
-            text = text[:at] + text[at + data.draw(st.integers(1, 40)):]
+            text = text[:at] + text[at + data.draw(st.integers(1, 40)) :]
         elif kind in ("swap-lines", "dup-line"):
             lines = text.splitlines(keepends=True)
             if len(lines) > 1:
@@ -103,12 +170,42 @@ def test_loader_mutated_registry_files(data: st.DataObject) -> None:
     _load(text)
 
 
-_SCALARS = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30)
-            | st.sampled_from(["", "f", "<module>", ">=1", "0.33", "a.b.c", "x = 1", "def", "..", "../x", "/dev/null",
-                               "\x00", "a\x00b", "payload.py", str(PAYLOAD), "é", "\u2028"]))
-_STRUCT = st.recursive(_SCALARS, lambda ch: st.lists(ch, max_size=4)
-                       | st.dictionaries(st.sampled_from(TOP_KEYS + OP_KEYS + FIELD_KEYS) | st.text(max_size=8), ch, max_size=5),
-                       max_leaves=25)
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=30)
+    | st.sampled_from(
+        [
+            "",
+            "f",
+            "<module>",
+            ">=1",
+            "0.33",
+            "a.b.c",
+            "x = 1",
+            "def",
+            "..",
+            "../x",
+            "/dev/null",
+            "\x00",
+            "a\x00b",
+            "payload.py",
+            str(PAYLOAD),
+            "é",
+            "\u2028",
+        ]
+    )
+)
+_STRUCT = st.recursive(
+    _SCALARS,
+    lambda ch: (
+        st.lists(ch, max_size=4)
+        | st.dictionaries(st.sampled_from(TOP_KEYS + OP_KEYS + FIELD_KEYS) | st.text(max_size=8), ch, max_size=5)
+    ),
+    max_leaves=25,
+)
 
 
 def _dump(obj: object) -> str:
@@ -123,19 +220,30 @@ def test_loader_random_structures(obj: object) -> None:
 
 def _schema_shaped() -> st.SearchStrategy[dict[str, object]]:
     good = {
-        "summary": st.just("s"), "description": st.just("d"), "distribution": st.sampled_from(["vllm", "rphard-demo"]),
+        "summary": st.just("s"),
+        "description": st.just("d"),
+        "distribution": st.sampled_from(["vllm", "rphard-demo"]),
         "supported": st.sampled_from([">=0.22.0,<0.34", ">=1", "==1.*", "", "not a range", ">=1,<"]),
         "obsolete": st.sampled_from([">=0.40", "~=1", "bad"]),
-        "knobs": st.dictionaries(st.sampled_from(["A", "B_1", "1X", "a-b"]),
-                                 st.fixed_dictionaries({"default": _SCALARS, "meaning": _SCALARS}) | _STRUCT, max_size=3),
-        "modules": st.dictionaries(st.sampled_from(["planner", "m", "1bad"]),
-                                   st.sampled_from(["a.b", "a..b", "vllm.v1.core.kv_cache_planning"])
-                                   | st.lists(st.fixed_dictionaries({"versions": _SCALARS, "module": _SCALARS}), max_size=3)
-                                   | _STRUCT, max_size=3),
+        "knobs": st.dictionaries(
+            st.sampled_from(["A", "B_1", "1X", "a-b"]),
+            st.fixed_dictionaries({"default": _SCALARS, "meaning": _SCALARS}) | _STRUCT,
+            max_size=3,
+        ),
+        "modules": st.dictionaries(
+            st.sampled_from(["planner", "m", "1bad"]),
+            st.sampled_from(["a.b", "a..b", "vllm.v1.core.kv_cache_planning"])
+            | st.lists(st.fixed_dictionaries({"versions": _SCALARS, "module": _SCALARS}), max_size=3)
+            | _STRUCT,
+            max_size=3,
+        ),
     }
-    op = st.sampled_from(OP_KEYS).flatmap(lambda k: st.fixed_dictionaries(
-        {k: st.dictionaries(st.sampled_from(FIELD_KEYS), _SCALARS | _STRUCT, max_size=5)},
-        optional={"id": _SCALARS, "versions": _SCALARS, "file": _SCALARS}))
+    op = st.sampled_from(OP_KEYS).flatmap(
+        lambda k: st.fixed_dictionaries(
+            {k: st.dictionaries(st.sampled_from(FIELD_KEYS), _SCALARS | _STRUCT, max_size=5)},
+            optional={"id": _SCALARS, "versions": _SCALARS, "file": _SCALARS},
+        )
+    )
     fields = {k: v | _STRUCT for k, v in good.items()}
     fields["rewrites"] = st.lists(op | _STRUCT, max_size=4) | _STRUCT
     return st.fixed_dictionaries({}, optional=fields)
@@ -178,25 +286,96 @@ MODULE = textwrap.dedent('''\
             await r
     ''').encode()
 
-_SNIPPETS = st.sampled_from([
-    "x = g(a)", "g(a)", "return x", "x", "a", "1", "z = 1", "", " ", "  1", "pass", "if x:\n    x = g(a)",
-    "if a:\n    pass", "def hh():\n    pass", "lambda: 0", "yield x", "await r", "a if b else c", "x: int = 1",
-    "del x", "global x", "import os", "print(x)", "x = g(a)\nreturn x", "\tx", "x = g(a)  # c", "(g(a))",
-    "g(\n a)", "f", "return", "...", "x;", "# only a comment", "'''doc'''", "match x:\n    case 1:\n        pass",
-    "async def kk(): pass", "class D: pass", "@d\ndef kk(): pass", "with a: pass", "f'{x!r}'", "(x := 1)",
-    "a[1:2, ::3]", "not a", "x = g(a) \\\n + 1", "return inner()", "f(1)", "*a", "**kw", "b=1", "os",
-    "try:\n    pass\nexcept* E:\n    pass", "x = 1\n\n\nx = 2", "\n\n", "g(a)\ng(a)", "  x = g(a)",
-    "x = g(a)\r\n", "x = g(a)\x0c", "\\", "None", "b", "r", "async with q as r:\n    await r",
-])
-_CODE = _SNIPPETS | st.text(alphabet=st.sampled_from(list("xga()=:+1 \n\t#'\"[]{},.*\\;rfbN")), max_size=24) \
+_SNIPPETS = st.sampled_from(
+    [
+        "x = g(a)",
+        "g(a)",
+        "return x",
+        "x",
+        "a",
+        "1",
+        "z = 1",
+        "",
+        " ",
+        "  1",
+        "pass",
+        "if x:\n    x = g(a)",
+        "if a:\n    pass",
+        "def hh():\n    pass",
+        "lambda: 0",
+        "yield x",
+        "await r",
+        "a if b else c",
+        "x: int = 1",
+        "del x",
+        "global x",
+        "import os",
+        "print(x)",
+        "x = g(a)\nreturn x",
+        "\tx",
+        "x = g(a)  # c",
+        "(g(a))",
+        "g(\n a)",
+        "f",
+        "return",
+        "...",
+        "x;",
+        "# only a comment",
+        "'''doc'''",
+        "match x:\n    case 1:\n        pass",
+        "async def kk(): pass",
+        "class D: pass",
+        "@d\ndef kk(): pass",
+        "with a: pass",
+        "f'{x!r}'",
+        "(x := 1)",
+        "a[1:2, ::3]",
+        "not a",
+        "x = g(a) \\\n + 1",
+        "return inner()",
+        "f(1)",
+        "*a",
+        "**kw",
+        "b=1",
+        "os",
+        "try:\n    pass\nexcept* E:\n    pass",
+        "x = 1\n\n\nx = 2",
+        "\n\n",
+        "g(a)\ng(a)",
+        "  x = g(a)",
+        "x = g(a)\r\n",
+        "x = g(a)\x0c",
+        "\\",
+        "None",
+        "b",
+        "r",
+        "async with q as r:\n    await r",
+    ]
+)
+_CODE = (
+    _SNIPPETS
+    | st.text(alphabet=st.sampled_from(list("xga()=:+1 \n\t#'\"[]{},.*\\;rfbN")), max_size=24)
     | st.lists(_SNIPPETS, min_size=1, max_size=3).map("\n".join)
+)
 _SCOPES = st.sampled_from(["f", "<module>", "C.m", "C", "h", "h.inner", "k", "nope", "f.g", "C.nope", "os"])
 _IDENTS = st.sampled_from(["y", "a", "b", "kw", "args", "self", "x", "_new", "vllm_config"])
-_PAYLOADS = _SNIPPETS.map(lambda s: s + "\n") | st.sampled_from([
-    "def _p():\n    return 1\n", "def f():\n    pass\n", "class _Q:\n    pass\n", "async def _a():\n    pass\n",
-    "@dec\ndef _d():\n    pass\n", "def _r(x=1):\n    return undefined_name\n", "def _s():\n    return os.sep\n",
-    "import os\n\ndef _t():\n    return 1\n", "def _u():\n  return 1\n\n\ndef _v():\n\treturn 2\n", "x = 1\n",
-    "def _w(:\n", "\x00", "def _x():\n    return 1\n\ndef _x():\n    return 2\n"])
+_PAYLOADS = _SNIPPETS.map(lambda s: s + "\n") | st.sampled_from(
+    [
+        "def _p():\n    return 1\n",
+        "def f():\n    pass\n",
+        "class _Q:\n    pass\n",
+        "async def _a():\n    pass\n",
+        "@dec\ndef _d():\n    pass\n",
+        "def _r(x=1):\n    return undefined_name\n",
+        "def _s():\n    return os.sep\n",
+        "import os\n\ndef _t():\n    return 1\n",
+        "def _u():\n  return 1\n\n\ndef _v():\n\treturn 2\n",
+        "x = 1\n",
+        "def _w(:\n",
+        "\x00",
+        "def _x():\n    return 1\n\ndef _x():\n    return 2\n",
+    ]
+)
 
 
 @st.composite
@@ -205,9 +384,14 @@ def _rewrite(draw: st.DrawFn) -> tuple[dict[str, object], str | None]:
     payload = None
     if kind == "insert_definitions":
         payload = draw(_PAYLOADS)
-        body: dict[str, object] = {"payload": "payload.py", draw(st.sampled_from(["before", "after"])): draw(st.sampled_from(["f", "C", "h", "k", "nope", "os"]))}
+        body: dict[str, object] = {
+            "payload": "payload.py",
+            draw(st.sampled_from(["before", "after"])): draw(st.sampled_from(["f", "C", "h", "k", "nope", "os"])),
+        }
         if draw(st.booleans()):
-            body["names"] = draw(st.lists(st.sampled_from(["_p", "f", "_Q", "_a", "_d", "_r", "_t", "_u", "_v", "_x", "zz"]), max_size=3))
+            body["names"] = draw(
+                st.lists(st.sampled_from(["_p", "f", "_Q", "_a", "_d", "_r", "_t", "_u", "_v", "_x", "zz"]), max_size=3)
+            )
     elif kind == "add_parameter":
         body = {"function": draw(_SCOPES), "name": draw(_IDENTS), "default": draw(_CODE)}
     elif kind == "replace":
@@ -222,8 +406,14 @@ def _plan(rewrites: list[tuple[dict[str, object], str | None]]) -> None:
     payloads = [p for _, p in rewrites if p is not None]
     if payloads:
         (d / "payload.py").write_text(payloads[0])
-    doc = {"summary": "s", "description": "d", "distribution": "demo", "supported": ">=1",
-           "modules": {"m": "demo.mod"}, "rewrites": [r for r, _ in rewrites]}
+    doc = {
+        "summary": "s",
+        "description": "d",
+        "distribution": "demo",
+        "supported": ">=1",
+        "modules": {"m": "demo.mod"},
+        "rewrites": [r for r, _ in rewrites],
+    }
     (d / "p.yaml").write_text(_dump(doc))
     where = str(d / "mod.py")
     try:
@@ -248,11 +438,17 @@ def test_plan_random_rewrite_specs(rewrites: list[tuple[dict[str, object], str |
 # Minimal cases found by the properties above, kept as plain regression tests (each names the
 # code path it goes through; each must yield a RadpatchError like any other invalid input).
 REGRESSIONS = {
-    "add_parameter default is a statement": [({"add_parameter": {"function": "f", "name": "y", "default": "z = 1"}}, None)],
-    "add_parameter default with leading blanks": [({"add_parameter": {"function": "f", "name": "y", "default": "  1"}}, None)],
+    "add_parameter default is a statement": [
+        ({"add_parameter": {"function": "f", "name": "y", "default": "z = 1"}}, None)
+    ],
+    "add_parameter default with leading blanks": [
+        ({"add_parameter": {"function": "f", "name": "y", "default": "  1"}}, None)
+    ],
     "replace expression by statements": [({"replace": {"scope": "C.m", "find": "f(1)", "with": "z = 1"}}, None)],
     "expression find with a trailing semicolon": [({"replace": {"scope": "C.m", "find": "x;", "with": "x"}}, None)],
-    "find that is one expression only inside parentheses": [({"replace": {"scope": "k", "find": "print(x)\n**kw", "with": "x"}}, None)],
+    "find that is one expression only inside parentheses": [
+        ({"replace": {"scope": "k", "find": "print(x)\n**kw", "with": "x"}}, None)
+    ],
     "payload path with a NUL byte": [({"insert_definitions": {"payload": "a\x00b", "before": "f"}}, None)],
 }
 
@@ -263,6 +459,7 @@ def test_rewrite_spec_regressions(case: str) -> None:
 
 
 # --- alias bombs ---------------------------------------------------------------------------------------
+
 
 def _laughs(levels: int = 9, width: int = 9) -> str:
     lines = ['a0: &a0 "lol"']
@@ -285,10 +482,14 @@ BOMBS = {
     "knobs": _map_laughs() + "\nknobs: *m9\n",
     "modules": _map_laughs() + "\nmodules: *m9\n",
     "merge keys": _map_laughs() + "\nknobs: {<<: [*m9, *m8, *m7]}\n",
-    "inline in rewrites": "rewrites: " + "".join(f"[&b{i} " for i in range(9)) + "lol" + "".join(
-        ", " + ", ".join([f"*b{i}"] * 8) + "]" for i in reversed(range(9))) + "\n",
+    "inline in rewrites": "rewrites: "
+    + "".join(f"[&b{i} " for i in range(9))
+    + "lol"
+    + "".join(", " + ", ".join([f"*b{i}"] * 8) + "]" for i in reversed(range(9)))
+    + "\n",
     "valid rewrites, aliased beyond the node budget": "rewrites: [&r {replace: {scope: f, find: x, with: y}}"
-                                                       + ", *r" * 5000 + "]\n",
+    + ", *r" * 5000
+    + "]\n",
 }
 
 
@@ -302,17 +503,27 @@ def test_alias_bomb_is_refused_fast(where: str) -> None:
     assert isinstance(out, RegistryError), f"an alias bomb was accepted: {out!r}"
     message = out.render()
     overflows = message.count("YAML nodes")
-    assert overflows <= 1, (f"the node budget was exceeded and then reported {overflows} times ({len(message)} characters of "
-                            f"error): it did not cut the walk off")
+    assert overflows <= 1, (
+        f"the node budget was exceeded and then reported {overflows} times ({len(message)} characters of "
+        f"error): it did not cut the walk off"
+    )
     assert len(message) < 100_000, f"the error is {len(message)} characters long"
 
 
 def test_alias_bomb_through_the_cli(tmp_path: Path) -> None:
     reg = tmp_path / "reg"
     reg.mkdir()
-    (reg / "bomb.yaml").write_text(BOMBS["rewrites"] + "summary: s\ndescription: d\ndistribution: x\nsupported: '>=1'\nmodules: {m: a.b}\n")
+    (reg / "bomb.yaml").write_text(
+        BOMBS["rewrites"] + "summary: s\ndescription: d\ndistribution: x\nsupported: '>=1'\nmodules: {m: a.b}\n"
+    )
     # the timeout only turns a hang into a failure; the node budget is what bounds the work
-    out = subprocess.run([*RADPATCH, "--registry", str(reg), "show", "bomb"], capture_output=True, text=True, timeout=600, env=clean_env())
+    out = subprocess.run(
+        [*RADPATCH, "--registry", str(reg), "show", "bomb"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=clean_env(),
+    )
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr and "internal error" not in out.stderr
     assert out.stderr.count("YAML nodes") <= 1 and len(out.stderr) < 100_000, out.stderr[:2000]
@@ -334,12 +545,15 @@ def _tag_cases(marker: Path) -> dict[str, str]:
         "name": "summary: !!python/name:os.system\n" + valid.split("\n", 1)[1],
         "module": "summary: !!python/module:os\n" + valid.split("\n", 1)[1],
         "key": f"? !!python/object/apply:os.system [{sh!r}]\n: x\n" + valid,
-        "rewrite mapping": valid.replace("  - id: beta-cap\n", f"  - !!python/object/apply:os.system\n    args: [{sh!r}]\n    id: beta-cap\n"),
+        "rewrite mapping": valid.replace(
+            "  - id: beta-cap\n", f"  - !!python/object/apply:os.system\n    args: [{sh!r}]\n    id: beta-cap\n"
+        ),
         "modules mapping": valid.replace("modules:\n", "modules: !!python/object/apply:os.system\n"),
-        "rewrites list": valid.replace("rewrites:\n", f"rewrites: !!python/object/apply:os.system\n"),
+        "rewrites list": valid.replace("rewrites:\n", "rewrites: !!python/object/apply:os.system\n"),
         "find": valid.replace("find: cap = 10", f"find: !!python/object/apply:os.system [{sh!r}]"),
         "unknown key": valid + f"evil: !!python/object/apply:os.system [{sh!r}]\n",
-        "state": valid + f"x: !!python/object/new:type\n  args: [X, [], {{}}]\n  state: {{y: !!python/object/apply:os.system [{sh!r}]}}\n",
+        "state": valid
+        + f"x: !!python/object/new:type\n  args: [X, [], {{}}]\n  state: {{y: !!python/object/apply:os.system [{sh!r}]}}\n",
     }
 
 
@@ -358,11 +572,25 @@ def test_python_tags_never_honoured_through_the_cli(demo_env: Env, tmp_path: Pat
     reg.mkdir()
     for name, text in _tag_cases(marker).items():
         (reg / f"tag_{name.replace(' ', '_')}.yaml").write_text(text)
-    runs = (["list"], ["status"], ["show", "tag_modules_mapping"], ["diff", "tag_rewrites_list"],
-            ["apply", "tag_rewrites_list"], ["status", "--check"], ["revert", "tag_modules_mapping"], ["apply", "tag_find"])
+    runs = (
+        ["list"],
+        ["status"],
+        ["show", "tag_modules_mapping"],
+        ["diff", "tag_rewrites_list"],
+        ["apply", "tag_rewrites_list"],
+        ["status", "--check"],
+        ["revert", "tag_modules_mapping"],
+        ["apply", "tag_find"],
+    )
     for args in runs:
-        out = subprocess.run([*RADPATCH, "--python", str(env.python), "--registry", str(reg), *args],
-                             capture_output=True, text=True, timeout=120, env=clean_env(), cwd="/")
+        out = subprocess.run(
+            [*RADPATCH, "--python", str(env.python), "--registry", str(reg), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=clean_env(),
+            cwd="/",
+        )
         assert out.returncode in (0, 1, 2), f"{args}: exit {out.returncode}: {out.stderr}"
         assert "Traceback" not in out.stderr and "internal error" not in out.stderr, out.stderr
         assert not marker.exists(), f"a YAML python tag was executed by `radpatch {' '.join(args)}`"
@@ -372,6 +600,7 @@ def test_python_tags_never_honoured_through_the_cli(demo_env: Env, tmp_path: Pat
 
 
 # --- payloads are parsed, never executed or imported --------------------------------------------------------
+
 
 def test_payload_is_never_executed_or_imported(demo_env: Env, tmp_path: Path) -> None:
     env = demo_env
@@ -392,14 +621,17 @@ def test_payload_is_never_executed_or_imported(demo_env: Env, tmp_path: Path) ->
         assert not (reg / "__pycache__").exists(), f"`radpatch {' '.join(args)}` imported the payload"
 
     # Top-level code in a payload is refused by the loader (exit 2) -- read, never run.
-    (reg / "rphard_payload.py").write_text(textwrap.dedent(f'''\
+    (reg / "rphard_payload.py").write_text(
+        textwrap.dedent(f"""\
         import pathlib
         pathlib.Path({str(top)!r}).write_text("the payload's top level ran")
         if __name__ != "__main__":
             pathlib.Path({str(imported)!r}).write_text("the payload was imported")
 
 
-        ''') + definition)
+        """)
+        + definition
+    )
     for args in (["show", "rphard"], ["diff", "rphard"], ["apply", "rphard", "--dry-run"], ["apply", "rphard"]):
         out = env.run(*args)
         assert out.returncode == 2 and "rphard_payload.py:2" in out.stderr, f"{args}: {out.stderr}"
@@ -408,8 +640,15 @@ def test_payload_is_never_executed_or_imported(demo_env: Env, tmp_path: Path) ->
 
     # A valid payload whose definition has def-time code goes through the whole cycle unexecuted.
     (reg / "rphard_payload.py").write_text("import pathlib\n\n\n" + definition)
-    for args in (["show", "rphard"], ["diff", "rphard"], ["apply", "rphard", "--dry-run"], ["apply", "rphard"],
-                 ["status", "rphard"], ["status", "--check"], ["revert", "rphard"]):
+    for args in (
+        ["show", "rphard"],
+        ["diff", "rphard"],
+        ["apply", "rphard", "--dry-run"],
+        ["apply", "rphard"],
+        ["status", "rphard"],
+        ["status", "--check"],
+        ["revert", "rphard"],
+    ):
         out = env.run(*args)
         assert out.returncode == 0, f"{args}: {out.stderr}"
         never_ran(args)
@@ -426,7 +665,8 @@ def test_payload_side_effects_only_ever_reach_the_target_file(demo_env: Env, tmp
     reg.mkdir()
     (reg / "rphard.yaml").write_text((env.registries[0] / "rphard.yaml").read_text())
     (reg / "rphard_payload.py").write_text(
-        f"def _rphard_double(v, _probe=__import__('pathlib').Path({str(deftime)!r}).touch()):\n    return v * 2\n")
+        f"def _rphard_double(v, _probe=__import__('pathlib').Path({str(deftime)!r}).touch()):\n    return v * 2\n"
+    )
     env.registries = (reg,)
     assert env.run("apply", "rphard").returncode == 0
     assert not deftime.exists()
@@ -450,7 +690,8 @@ def test_hostile_rewrite_through_the_cli(demo_env: Env, tmp_path: Path, case: st
     env = demo_env
     reg = tmp_path / "reg"
     reg.mkdir()
-    (reg / "evil.yaml").write_text(textwrap.dedent("""\
+    (reg / "evil.yaml").write_text(
+        textwrap.dedent("""\
         summary: hostile
         description: d
         distribution: rphard-demo
@@ -458,11 +699,15 @@ def test_hostile_rewrite_through_the_cli(demo_env: Env, tmp_path: Path, case: st
         modules:
           alpha: rphard_demo.alpha
         rewrites:
-          - """) + CLI_HOSTILE[case])
+          - """)
+        + CLI_HOSTILE[case]
+    )
     env.registries = (*env.registries, reg)
     for args in (["show", "evil"], ["diff", "evil"], ["apply", "evil"]):
         out = env.run(*args)
         allowed = (0, 1, 2) if args[0] == "show" else (1, 2)  # show may accept what the loader accepts
-        assert out.returncode in allowed, f"`radpatch {' '.join(args)}` ({case}): exit {out.returncode}: {out.stderr.strip()}"
+        assert out.returncode in allowed, (
+            f"`radpatch {' '.join(args)}` ({case}): exit {out.returncode}: {out.stderr.strip()}"
+        )
         assert "internal error" not in out.stderr and "Traceback" not in out.stderr
     assert env.read() == env.original

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
 from radpatch_hardening import (
     DEMO_DIST,
     DEMO_VERSION,
@@ -36,7 +35,9 @@ def _reinstall_is_reconciled(env: Env, reinstall: Callable[[], None]) -> None:
     assert st["state"] == "not-applied", f"after a reinstall status says {st['state']!r}: {st['reason']}"
     assert all(f["record_match"] is True and f["state"] == "not-applied" for f in st["files"]), st  # type: ignore[union-attr, index]
     check = env.run("status", "--check")  # no names: every patch the record says was applied
-    assert check.returncode == 3, f"status --check after a reinstall: exit {check.returncode}\n{check.stdout}{check.stderr}"
+    assert check.returncode == 3, (
+        f"status --check after a reinstall: exit {check.returncode}\n{check.stdout}{check.stderr}"
+    )
     assert env.patch in check.stderr
     assert env.run("status", "--check", env.patch).returncode == 3
 
@@ -56,8 +57,16 @@ def _reinstall_is_reconciled(env: Env, reinstall: Callable[[], None]) -> None:
 
 def test_force_reinstall_is_reconciled(demo: Demo, demo_env: Env) -> None:
     def reinstall() -> None:
-        pip(demo_env.python, "install", "--force-reinstall", "--no-deps", "--no-index",
-            "--find-links", str(demo.wheel.parent), f"{DEMO_DIST}=={DEMO_VERSION}")
+        pip(
+            demo_env.python,
+            "install",
+            "--force-reinstall",
+            "--no-deps",
+            "--no-index",
+            "--find-links",
+            str(demo.wheel.parent),
+            f"{DEMO_DIST}=={DEMO_VERSION}",
+        )
 
     _reinstall_is_reconciled(demo_env, reinstall)
 
@@ -65,7 +74,15 @@ def test_force_reinstall_is_reconciled(demo: Demo, demo_env: Env) -> None:
 @pytest.mark.real
 def test_force_reinstall_is_reconciled_kv_group_size(vllm_env: Env) -> None:
     def reinstall() -> None:
-        pip(vllm_env.python, "install", "--force-reinstall", "--no-deps", "--no-index",
-            "--find-links", str(vllm_wheel_dir()), f"vllm=={VLLM_VERSION}")
+        pip(
+            vllm_env.python,
+            "install",
+            "--force-reinstall",
+            "--no-deps",
+            "--no-index",
+            "--find-links",
+            str(vllm_wheel_dir()),
+            f"vllm=={VLLM_VERSION}",
+        )
 
     _reinstall_is_reconciled(vllm_env, reinstall)

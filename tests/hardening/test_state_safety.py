@@ -17,7 +17,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from radpatch_hardening import (
     DEMO_DIST,
     DEMO_FILES,
@@ -69,6 +68,7 @@ def one_patch(scope: str, find: str, with_: str) -> str:
 
 # --- class 4: upstream already has the change -----------------------------------------------------
 
+
 def test_a_release_that_already_contains_the_change_is_not_radpatchs(demo_env: Env, tmp_path: Path) -> None:
     env = demo_env
     upstream = {**DEMO_FILES, ALPHA: env.patched[ALPHA].decode(), BETA: env.patched[BETA].decode()}
@@ -85,7 +85,11 @@ def test_a_release_that_already_contains_the_change_is_not_radpatchs(demo_env: E
 
 def test_a_release_that_already_has_one_rewrites_code_is_refused(demo_env: Env, tmp_path: Path) -> None:
     env = demo_env
-    add_registry(env, tmp_path, "two", textwrap.dedent("""\
+    add_registry(
+        env,
+        tmp_path,
+        "two",
+        textwrap.dedent("""\
         summary: s
         description: d
         distribution: rphard-demo
@@ -99,7 +103,8 @@ def test_a_release_that_already_has_one_rewrites_code_is_refused(demo_env: Env, 
           - id: widen
             file: beta
             replace: {scope: limit, find: "min(n, cap)", with: "max(n, cap)"}
-        """))
+        """),
+    )
     upstream = {**DEMO_FILES, BETA: DEMO_FILES[BETA].replace("cap = 10\n", "cap = 10\n    cap = cap + 5\n")}
     install_version(env, tmp_path, "1.1.0", upstream)  # the release already has the inserted statement
     out = env.run("apply", "two")
@@ -108,6 +113,7 @@ def test_a_release_that_already_has_one_rewrites_code_is_refused(demo_env: Env, 
 
 
 # --- class 5: state trusted across versions, writes over files that changed ------------------------
+
 
 def test_after_an_upgrade_the_old_record_is_not_trusted(demo_env: Env, tmp_path: Path) -> None:
     env = demo_env
@@ -166,9 +172,21 @@ def _stopped(pid: int) -> bool:
 def test_a_run_over_two_site_directories_is_refused_up_front(demo_env: Env, tmp_path: Path) -> None:
     env = demo_env
     other = tmp_path / "other-site"
-    wheel = build_wheel(tmp_path / "two", "rphard-two", "1.0", {"rphard_two/__init__.py": "", "rphard_two/mod.py": "def f():\n    n = 1\n    return n\n"})
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(other), str(wheel)], check=True)
-    add_registry(env, tmp_path, "rptwo", """\
+    wheel = build_wheel(
+        tmp_path / "two",
+        "rphard-two",
+        "1.0",
+        {"rphard_two/__init__.py": "", "rphard_two/mod.py": "def f():\n    n = 1\n    return n\n"},
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(other), str(wheel)],
+        check=True,
+    )
+    add_registry(
+        env,
+        tmp_path,
+        "rptwo",
+        """\
         summary: s
         description: d
         distribution: rphard-two
@@ -179,7 +197,8 @@ def test_a_run_over_two_site_directories_is_refused_up_front(demo_env: Env, tmp_
           - id: r
             file: m
             replace: {scope: f, find: "n = 1", with: "n = 2"}
-        """)
+        """,
+    )
     before = (other / "rphard_two/mod.py").read_bytes()
     out = env.run("apply", env.patch, "rptwo", PYTHONPATH=str(other))
     assert out.returncode == 1, out
@@ -190,10 +209,18 @@ def test_a_run_over_two_site_directories_is_refused_up_front(demo_env: Env, tmp_
 
 # --- class 6: misleading states ----------------------------------------------------------------------
 
+
 def test_an_edit_to_radpatchs_injected_code_is_drift(demo_env: Env, tmp_path: Path) -> None:
     env = demo_env
-    add_registry(env, tmp_path, "grow", one_patch("limit", "cap = 10", "cap = 10").replace(
-        'replace: {scope: limit, find: "cap = 10", with: "cap = 10"}', 'insert_after: {scope: limit, find: "cap = 10", code: "cap = cap + 5"}'))
+    add_registry(
+        env,
+        tmp_path,
+        "grow",
+        one_patch("limit", "cap = 10", "cap = 10").replace(
+            'replace: {scope: limit, find: "cap = 10", with: "cap = 10"}',
+            'insert_after: {scope: limit, find: "cap = 10", code: "cap = cap + 5"}',
+        ),
+    )
     ok(env.run("apply", "grow"))
     beta = env.path(BETA)
     beta.write_text(beta.read_text().replace("cap = cap + 5", "cap = cap + 6"))  # someone edits radpatch's line
@@ -219,8 +246,12 @@ def test_reordering_statements_is_drift_not_layout(demo_env: Env) -> None:
 
 def test_a_patch_with_no_rewrite_for_the_installed_version_says_so(demo_env: Env, tmp_path: Path) -> None:
     env = demo_env
-    add_registry(env, tmp_path, "later", one_patch("limit", "cap = 10", "cap = 11").replace(
-        "  - id: r\n", "  - id: r\n    versions: \">=1.5\"\n"))
+    add_registry(
+        env,
+        tmp_path,
+        "later",
+        one_patch("limit", "cap = 10", "cap = 11").replace("  - id: r\n", '  - id: r\n    versions: ">=1.5"\n'),
+    )
     st = env.status("later")
     assert st["state"] == "incompatible" and "has no rewrite for rphard-demo 1.0.0" in str(st["reason"]), st
     assert "reinstall" not in str(st["reason"])
@@ -252,7 +283,9 @@ def test_two_patches_overlapping_on_one_file(demo_env: Env, tmp_path: Path) -> N
         st = env.status(name)
         assert st["state"] == "applied", st  # never "drifted ... reinstall": that would wipe radpatch's own patch
     out = env.run("revert", "low")
-    assert out.returncode == 1 and "radpatch revert low high" in out.stderr and "reinstall" not in out.stderr, out.stderr
+    assert out.returncode == 1 and "radpatch revert low high" in out.stderr and "reinstall" not in out.stderr, (
+        out.stderr
+    )
     ok(env.run("revert", "high", "low"))  # in any order on the command line: newest first
     assert env.path(BETA).read_bytes() == env.original[BETA]
 
@@ -262,15 +295,23 @@ def test_stacked_status_is_decided_by_hashes_alone(demo_env: Env, tmp_path: Path
     add_registry(env, tmp_path, "low", one_patch("limit", "cap = 10", "cap = 15"))
     add_registry(env, tmp_path, "high", one_patch("limit", "cap = 15", "cap = 30"))
     ok(env.run("apply", "low", "high"))
-    code = ("import sys; from radpatch.cli import main; rc = main(sys.argv[1:]); "
-            "print('LIBCST' if 'libcst' in sys.modules else 'HASHES'); sys.exit(rc)")
-    out = subprocess.run([sys.executable, "-c", code, *env.cmd("status", "--check", "low", "high")[3:]],
-                         capture_output=True, text=True, timeout=300, cwd="/")
+    code = (
+        "import sys; from radpatch.cli import main; rc = main(sys.argv[1:]); "
+        "print('LIBCST' if 'libcst' in sys.modules else 'HASHES'); sys.exit(rc)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *env.cmd("status", "--check", "low", "high")[3:]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd="/",
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("HASHES"), out.stdout
 
 
 # --- class 7: broken state is exit 4 with the way out --------------------------------------------------
+
 
 @pytest.mark.parametrize("damage", ["shape", "blob"])
 def test_a_damaged_journal_is_a_clear_error(demo_env: Env, damage: str) -> None:
@@ -301,6 +342,7 @@ def test_a_record_with_fields_of_the_wrong_type_is_a_clear_error(demo_env: Env) 
 
 
 # --- issue 11.6: leave no trace; an uninstall is said plainly -----------------------------------------
+
 
 def test_no_state_directory_once_nothing_is_recorded(demo_env: Env) -> None:
     env = demo_env

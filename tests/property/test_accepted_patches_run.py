@@ -22,10 +22,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 
-from radpatch import plan
-from radpatch.environment import PythonEnv, python_env
 from radpatch.errors import RefusedError
-from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Operation, Patch, Replace, Rewrite
+from radpatch.install.environment import PythonEnv, python_env
+from radpatch.prove import plan
+from radpatch.registry.model import (
+    AddParameter,
+    InsertDefinitions,
+    InsertStatements,
+    Operation,
+    Patch,
+    Replace,
+    Rewrite,
+)
 
 ARGS = [(0, 1), (3, -2), (7, 5)]
 SAFE = ("bump", "tail", "param", "local_limit", "helper")
@@ -71,7 +79,11 @@ class Case:
             elif kind == "undefined":
                 out.append(InsertStatements(f"f{i}", anchor, "x = x + _rp_nowhere", "after"))
             elif kind == "module_later":
-                out.append(InsertStatements("<module>", f"LIMIT = {self.limit}", f"EARLY = f{len(self.fns) - 1}(1, 2)", "after"))
+                out.append(
+                    InsertStatements(
+                        "<module>", f"LIMIT = {self.limit}", f"EARLY = f{len(self.fns) - 1}(1, 2)", "after"
+                    )
+                )
         return out
 
     def expected(self) -> dict[str, list[int]]:
@@ -93,7 +105,9 @@ class Case:
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
     n = draw(st.integers(1, 4))
-    fns = tuple(Fn(draw(st.integers(0, 9)), draw(st.integers(10, 19))) for _ in range(n))  # k1 != k2: each `find` is unique
+    fns = tuple(
+        Fn(draw(st.integers(0, 9)), draw(st.integers(10, 19))) for _ in range(n)
+    )  # k1 != k2: each `find` is unique
     which = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))  # one edit per function
     kinds = st.sampled_from(SAFE + BREAKING) if draw(st.booleans()) else st.sampled_from(SAFE)
     edits = tuple((draw(kinds), i, draw(st.integers(20, 29))) for i in which)
@@ -123,8 +137,12 @@ RUNNER = textwrap.dedent("""\
 
 def run_in_target(source: bytes, tmp: Path, with_extra: list[str]) -> dict[str, object]:
     (tmp / "gen.py").write_bytes(source)
-    done = subprocess.run([TARGET.executable, "-I", "-B", "-c", RUNNER, str(tmp), json.dumps(ARGS), json.dumps(with_extra)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [TARGET.executable, "-I", "-B", "-c", RUNNER, str(tmp), json.dumps(ARGS), json.dumps(with_extra)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout)
     return result

@@ -28,9 +28,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.real)
 
 
-def run(*argv: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, **(env or {})}, cwd=cwd)
+def run(
+    *argv: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [str(a) for a in argv], capture_output=True, text=True, timeout=1800, env={**os.environ, **(env or {})}, cwd=cwd
+    )
     if check:
         assert done.returncode == 0, f"{argv} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return done
@@ -81,8 +84,15 @@ class VllmEnv:
 
 
 def _probe(python: Path, scenarios: list[dict[str, object]], cwd: Path) -> list[dict[str, object]]:
-    done = subprocess.run([str(python), str(PROBE_MANY)], input=json.dumps(scenarios), capture_output=True,
-                          text=True, timeout=900, cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [str(python), str(PROBE_MANY)],
+        input=json.dumps(scenarios),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert done.returncode == 0, f"probe failed:\n{done.stderr[-4000:]}"
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 

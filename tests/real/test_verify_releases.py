@@ -18,12 +18,42 @@ import pytest
 pytestmark = pytest.mark.real
 
 REPO = Path(__file__).resolve().parents[2]
-RANGE = ["0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1",
-         "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0",
-         "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0",
-         "0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
-BEFORE_027 = RANGE[RANGE.index("0.22.0"):RANGE.index("0.27.0")]  # the WRONG registry's range starts at 0.22
-FROM_027 = RANGE[RANGE.index("0.27.0"):-1]
+RANGE = [
+    "0.12.0",
+    "0.13.0",
+    "0.14.0",
+    "0.14.1",
+    "0.15.0",
+    "0.15.1",
+    "0.16.0",
+    "0.17.0",
+    "0.17.1",
+    "0.18.0",
+    "0.18.1",
+    "0.19.0",
+    "0.19.1",
+    "0.20.0",
+    "0.20.1",
+    "0.20.2",
+    "0.21.0",
+    "0.22.0",
+    "0.22.1",
+    "0.23.0",
+    "0.24.0",
+    "0.25.0",
+    "0.25.1",
+    "0.26.0",
+    "0.27.0",
+    "0.27.1",
+    "0.28.0",
+    "0.29.0",
+    "0.30.0",
+    "0.31.0",
+    "0.32.0",
+    "0.33.0",
+]
+BEFORE_027 = RANGE[RANGE.index("0.22.0") : RANGE.index("0.27.0")]  # the WRONG registry's range starts at 0.22
+FROM_027 = RANGE[RANGE.index("0.27.0") : -1]
 
 
 def verify_json(radpatch: Any, *argv: str) -> tuple[int, dict[str, Any], str]:
@@ -55,7 +85,9 @@ def test_a_warm_run_reads_nothing_from_the_index(radpatch: Any) -> None:
     assert "read" not in err
 
 
-def test_a_cold_run_reads_under_one_percent_of_the_wheels(radpatch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cold_run_reads_under_one_percent_of_the_wheels(
+    radpatch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Range requests against the real index: two releases (one per target module) from an empty cache."""
     monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cold"))
     code, data, err = verify_json(radpatch, "verify", "kv_group_size", "--versions", "0.27.1")
@@ -104,7 +136,9 @@ rewrites:
 def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp_path: Path) -> None:
     (tmp_path / "wrong").mkdir()
     (tmp_path / "wrong" / "kv_group_size_027_everywhere.yaml").write_text(textwrap.dedent(WRONG))
-    code, data, err = verify_json(radpatch, "--registry", str(tmp_path / "wrong"), "verify", "kv_group_size_027_everywhere")
+    code, data, err = verify_json(
+        radpatch, "--registry", str(tmp_path / "wrong"), "verify", "kv_group_size_027_everywhere"
+    )
     assert code == 1
     results = {x["version"]: x for x in data["results"]}
     for v in BEFORE_027:  # anchors all found, compiles, but reads names 0.22-0.26 do not have
@@ -113,14 +147,20 @@ def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp
         error = results[v]["error"]
         assert error.startswith("names: the patched vllm/v1/core/kv_cache_utils.py would use undefined names: "), v
         for name in ("layer_buckets", "spec_buckets"):
-            assert f"`{name}` (line " in error and "in _get_kv_cache_groups_uniform_page_size()) is defined nowhere" in error, v
+            assert (
+                f"`{name}` (line " in error
+                and "in _get_kv_cache_groups_uniform_page_size()) is defined nowhere" in error
+            ), v
     for v in FROM_027:
         assert results[v]["ok"], (v, results[v]["error"])
     moved = results["0.33.0"]  # the code moved to kv_cache_planning.py
     assert moved["checks"]["match"] is False
     assert "top-level definition '_get_kv_cache_groups_uniform_page_size' not found" in moved["error"]
     failing = ", ".join(f"{v} (names)" for v in BEFORE_027) + ", 0.33.0 (match)"
-    assert err.splitlines()[0] == f"radpatch: error: kv_group_size_027_everywhere: 8 of 15 releases of vllm in >=0.22.0,<0.34 fail: {failing}"
+    assert (
+        err.splitlines()[0]
+        == f"radpatch: error: kv_group_size_027_everywhere: 8 of 15 releases of vllm in >=0.22.0,<0.34 fail: {failing}"
+    )
 
 
 def test_exit_codes_when_nothing_claimed_is_verified(radpatch: Any) -> None:
@@ -129,7 +169,11 @@ def test_exit_codes_when_nothing_claimed_is_verified(radpatch: Any) -> None:
     assert code == 2
     assert [(x["version"], x["in_range"], x["ok"]) for x in data["results"]] == [("0.11.2", False, False)]
     assert (data["claimed"], data["passed"], data["schema_version"]) == (0, 0, 1)
-    assert err.splitlines()[-2] == ("radpatch: error: kv_group_size: none of the releases verified (0.11.2) is in the declared "
-                                    "range >=0.12.0,<0.34: nothing the patch claims was verified")
+    assert err.splitlines()[-2] == (
+        "radpatch: error: kv_group_size: none of the releases verified (0.11.2) is in the declared "
+        "range >=0.12.0,<0.34: nothing the patch claims was verified"
+    )
     none = radpatch("verify", "kv_group_size", "--versions", ">=99")
-    assert none.code == 2 and none.err.startswith("radpatch: error: no release of vllm on the package index is in >=99\n")
+    assert none.code == 2 and none.err.startswith(
+        "radpatch: error: no release of vllm on the package index is in >=99\n"
+    )

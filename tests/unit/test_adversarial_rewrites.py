@@ -3,41 +3,52 @@ the rewrite and fit the cause, and finds typed in another statement layout."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
-
-from radpatch import plan
-from radpatch.model import AddDecorator, AddImport, Delete, InsertDefinitions, InsertStatements, Replace
-from tests.unit.test_operations import check, patch_of, refuse
-from tests.vllm_files import VERSIONS, fixture
 
 import pytest
 
-LOOPS = '''\
+from radpatch.prove import plan
+from radpatch.registry.model import (
+    AddDecorator,
+    AddImport,
+    Delete,
+    InsertDefinitions,
+    InsertStatements,
+    Replace,
+)
+from tests.unit.test_operations import check, patch_of, refuse
+from tests.vllm_files import VERSIONS, fixture
+
+LOOPS = """\
     def f(items, more):
         for x in items:
             total = 0
         for y in more:
             total = 0
         return total
-    '''
+    """
 
 
 def test_code_that_does_not_compile_names_the_rewrite_that_broke_it() -> None:
-    err = refuse("class C:\n    x = 1\n", AddImport("import os"),
-                 InsertStatements("C", "x = 1", "return 3", "after"))
+    err = refuse("class C:\n    x = 1\n", AddImport("import os"), InsertStatements("C", "x = 1", "return 3", "after"))
     assert "rewrite 'r1' (reg.yaml:2)" in err.message and "'return' outside function" in err.message
     assert "rewrite's code" in err.hint
 
 
 def test_an_undefined_name_names_the_rewrite_that_uses_it_and_says_to_import_it() -> None:
     err = refuse("def f(x):\n    return x\n", InsertStatements("f", "return x", "x = os.getpid()", "before"))
-    assert "rewrite 'r0' (reg.yaml:1)" in err.message and "would use undefined names: `os` (line 2, in f())" in err.message
+    assert (
+        "rewrite 'r0' (reg.yaml:1)" in err.message and "would use undefined names: `os` (line 2, in f())" in err.message
+    )
     assert "add_import" in err.hint
 
 
 def test_an_undefined_name_is_blamed_on_its_user_not_on_an_earlier_rewrite() -> None:
-    err = refuse("def f(x):\n    return x\n", AddImport("import sys"), InsertStatements("f", "return x", "x = os.getpid()", "before"))
+    err = refuse(
+        "def f(x):\n    return x\n",
+        AddImport("import sys"),
+        InsertStatements("f", "return x", "x = os.getpid()", "before"),
+    )
     assert "rewrite 'r1' (reg.yaml:2)" in err.message
 
 
@@ -77,15 +88,28 @@ TWO = "def f(x):\n    a = 1\n    b = 2\n    return a + b\n"
 
 
 def test_insert_after_a_find_of_two_statements_goes_after_the_last() -> None:
-    check(TWO, InsertStatements("f", "a = 1\nb = 2", "c = 3", "after"), "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    return a + b\n")
+    check(
+        TWO,
+        InsertStatements("f", "a = 1\nb = 2", "c = 3", "after"),
+        "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    return a + b\n",
+    )
 
 
 def test_insert_before_a_find_typed_with_a_semicolon() -> None:
-    check(TWO, InsertStatements("f", "a = 1; b = 2", "c = 3", "before"), "def f(x):\n    c = 3\n    a = 1\n    b = 2\n    return a + b\n")
+    check(
+        TWO,
+        InsertStatements("f", "a = 1; b = 2", "c = 3", "before"),
+        "def f(x):\n    c = 3\n    a = 1\n    b = 2\n    return a + b\n",
+    )
 
 
 def test_replace_with_a_find_typed_with_a_semicolon_replaces_both_upstream_lines() -> None:
-    check(TWO, Replace("f", "a = 1; b = 2", "a = 2\nb = 1"), "def f(x):\n    a = 2\n    b = 1\n    return a + b\n", exact=False)
+    check(
+        TWO,
+        Replace("f", "a = 1; b = 2", "a = 2\nb = 1"),
+        "def f(x):\n    a = 2\n    b = 1\n    return a + b\n",
+        exact=False,
+    )
 
 
 def test_replace_by_a_with_typed_with_a_semicolon_undoes() -> None:
@@ -93,7 +117,12 @@ def test_replace_by_a_with_typed_with_a_semicolon_undoes() -> None:
 
 
 def test_delete_of_statements_typed_with_a_semicolon() -> None:
-    check(TWO, Delete("f", "b = 2; return a + b"), "def f(x):\n    a = 1\n    pass  # radpatch: deleted: b = 2; return a + b\n", exact=False)
+    check(
+        TWO,
+        Delete("f", "b = 2; return a + b"),
+        "def f(x):\n    a = 1\n    pass  # radpatch: deleted: b = 2; return a + b\n",
+        exact=False,
+    )
 
 
 def test_a_semicolon_find_does_not_match_half_a_line() -> None:
@@ -104,18 +133,23 @@ def test_a_semicolon_find_does_not_match_half_a_line() -> None:
 MULTI = {
     "replace, find typed with a semicolon": (
         "replace:\n  scope: EngineCoreProc.run_busy_loop\n  find: self._process_engine_step(); self._maybe_publish_request_counts()\n"
-        "  with: |\n    executed = self._process_engine_step()\n    if executed:\n        self._maybe_publish_request_counts()"),
+        "  with: |\n    executed = self._process_engine_step()\n    if executed:\n        self._maybe_publish_request_counts()"
+    ),
     "insert_after two statements": (
         "insert_after:\n  scope: EngineCoreProc.run_busy_loop\n  find: |\n    self._process_input_queue()\n"
-        "    self._maybe_publish_request_counts()  # before the step\n  code: logger.debug('radiance polled')"),
+        "    self._maybe_publish_request_counts()  # before the step\n  code: logger.debug('radiance polled')"
+    ),
     "delete two statements typed on one line": (
-        "delete: {scope: EngineCoreProc.run_busy_loop, find: 'self._process_engine_step(); self._maybe_publish_request_counts()'}"),
+        "delete: {scope: EngineCoreProc.run_busy_loop, find: 'self._process_engine_step(); self._maybe_publish_request_counts()'}"
+    ),
 }
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("case", list(MULTI))
-def test_several_statements_on_real_vllm_apply_and_revert_byte_for_byte(case: str, version: str, site, radpatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_several_statements_on_real_vllm_apply_and_revert_byte_for_byte(
+    case: str, version: str, site, radpatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     from tests.unit.test_operations_vllm import CORE, registry
     from tests.vllm_files import install_vllm
 
@@ -134,24 +168,27 @@ def test_several_statements_on_real_vllm_apply_and_revert_byte_for_byte(case: st
 
 # --- a new constant whose value reads a module name ----------------------------------------------
 
-def test_a_new_constant_goes_after_the_module_names_its_value_reads() -> None:
-    from radpatch.model import SetConstant
 
-    check("import os\n\nlogger = None\nTIMEOUT_MINS = 5\n\n\ndef f():\n    return TIMEOUT_MINS\n",
-          SetConstant("TIMEOUT_MS", "TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))"),
-          "import os\n\nlogger = None\nTIMEOUT_MINS = 5\nTIMEOUT_MS = TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))\n\n\n"
-          "def f():\n    return TIMEOUT_MINS\n")
+def test_a_new_constant_goes_after_the_module_names_its_value_reads() -> None:
+    from radpatch.registry.model import SetConstant
+
+    check(
+        "import os\n\nlogger = None\nTIMEOUT_MINS = 5\n\n\ndef f():\n    return TIMEOUT_MINS\n",
+        SetConstant("TIMEOUT_MS", "TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))"),
+        "import os\n\nlogger = None\nTIMEOUT_MINS = 5\nTIMEOUT_MS = TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))\n\n\n"
+        "def f():\n    return TIMEOUT_MINS\n",
+    )
 
 
 def test_a_new_constant_reading_only_imports_goes_after_the_imports() -> None:
-    from radpatch.model import SetConstant
+    from radpatch.registry.model import SetConstant
 
     check("import os\n\nTIMEOUT_MINS = 5\n", SetConstant("X", "os.sep"), "import os\nX = os.sep\n\nTIMEOUT_MINS = 5\n")
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_a_new_constant_from_an_upstream_constant_is_defined_after_it_in_real_core(version: str) -> None:
-    from radpatch.model import SetConstant
+    from radpatch.registry.model import SetConstant
 
     patch = patch_of(SetConstant("RADIANCE_HANDSHAKE_MS", "HANDSHAKE_TIMEOUT_MINS * 60_000"))
     data = fixture(version, "vllm/v1/engine/core.py")
@@ -168,12 +205,16 @@ PUBLISH = "def loop(self):\n    while self.running():\n        self.poll()\n    
 @pytest.mark.parametrize("first", [1, 2])
 def test_two_deletes_of_equal_statements_undo(first: int) -> None:
     marker = "# radpatch: deleted: self.publish()"
-    check(PUBLISH, (Delete("loop", "self.publish()", occurrence=first), Delete("loop", "self.publish()")),
-          "def loop(self):\n    while self.running():\n        self.poll()\n"
-          f"        {marker}\n        self.step()\n        pass  {marker}\n")
+    check(
+        PUBLISH,
+        (Delete("loop", "self.publish()", occurrence=first), Delete("loop", "self.publish()")),
+        "def loop(self):\n    while self.running():\n        self.poll()\n"
+        f"        {marker}\n        self.step()\n        pass  {marker}\n",
+    )
 
 
 # --- code that holds only comments ---------------------------------------------------------------
+
 
 def test_code_of_only_comments_is_a_registry_error_naming_the_key(tmp_path: Path) -> None:
     from tests.unit.test_registry import VALID, problems, write
@@ -186,11 +227,14 @@ def test_code_of_only_comments_is_a_registry_error_naming_the_key(tmp_path: Path
 
 # --- a payload item that reads a module name at import time --------------------------------------
 
+
 def _payload_op(tmp_path: Path, text: str, **where: str) -> InsertDefinitions:
     f = tmp_path / "payload.py"
     f.write_text(text)
     names = tuple(n for n in ("_RP_MS", "_rp_f") if n in text)
-    return InsertDefinitions(f, f.read_bytes(), names, where.get("before") or where["after"], "before" if "before" in where else "after")
+    return InsertDefinitions(
+        f, f.read_bytes(), names, where.get("before") or where["after"], "before" if "before" in where else "after"
+    )
 
 
 MODULE = "import os\n\n\ndef first():\n    return 1\n\n\nLIMIT = 5\n\n\ndef last():\n    return LIMIT\n"
@@ -203,8 +247,11 @@ def test_a_payload_constant_reading_a_module_name_bound_below_it_is_refused(tmp_
 
 
 def test_a_payload_constant_reading_a_module_name_bound_above_it_applies(tmp_path: Path) -> None:
-    check(MODULE, _payload_op(tmp_path, "_RP_MS = LIMIT * 1000\n", before="last"), MODULE.replace(
-        "LIMIT = 5\n", "LIMIT = 5\n\n\n_RP_MS = LIMIT * 1000\n"))
+    check(
+        MODULE,
+        _payload_op(tmp_path, "_RP_MS = LIMIT * 1000\n", before="last"),
+        MODULE.replace("LIMIT = 5\n", "LIMIT = 5\n\n\n_RP_MS = LIMIT * 1000\n"),
+    )
 
 
 def test_a_payload_decorator_reading_a_module_name_bound_below_is_refused(tmp_path: Path) -> None:

@@ -88,16 +88,22 @@ def test_diff_is_the_same_before_and_after_apply_and_writes_nothing(site: Site, 
 
 def test_status_text(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     r = radpatch("--registry", str(toy), "status", "toy")
-    assert (r.code, r.out) == (0, "PATCH  STATE        INSTALLED   SUPPORTS  DETAIL\n"
-                                  "toy    not-applied  toypkg 1.0  >=1.0,<2\n")
+    assert (r.code, r.out) == (
+        0,
+        "PATCH  STATE        INSTALLED   SUPPORTS  DETAIL\ntoy    not-applied  toypkg 1.0  >=1.0,<2\n",
+    )
     radpatch("--registry", str(toy), "apply", "toy")
     r = radpatch("--registry", str(toy), "status")
     lines = r.out.splitlines()
-    assert [line.split()[:2] for line in lines] == [["PATCH", "STATE"], ["kv_group_size", "not-installed"], ["toy", "applied"]]
+    assert [line.split()[:2] for line in lines] == [
+        ["PATCH", "STATE"],
+        ["kv_group_size", "not-installed"],
+        ["toy", "applied"],
+    ]
     # aligned: every column starts where its header does
     for header in ("STATE", "INSTALLED", "SUPPORTS", "DETAIL"):
         at = lines[0].index(header)
-        assert all(line[at - 2:at] == "  " and line[at] != " " for line in lines[1:] if len(line) > at), header
+        assert all(line[at - 2 : at] == "  " and line[at] != " " for line in lines[1:] if len(line) > at), header
     assert lines[2].split("  ")[0] == "toy" and "toypkg 1.0" in lines[2] and lines[2].rstrip().endswith(">=1.0,<2")
     assert "vllm is not installed in" in lines[1]
 
@@ -110,9 +116,30 @@ def test_status_json(site: Site, toy: Path, radpatch) -> None:  # type: ignore[n
         return entry  # type: ignore[no-any-return]
 
     entry = status()
-    assert {k: entry[k] for k in ("schema_version", "patch", "state", "package", "distribution", "provides", "installed_version", "supported", "pending")} == {
-        "schema_version": 1, "patch": "toy", "state": "not-applied", "package": "toypkg", "distribution": "toypkg", "provides": None,
-        "installed_version": "1.0", "supported": ">=1.0,<2", "pending": False}
+    assert {
+        k: entry[k]
+        for k in (
+            "schema_version",
+            "patch",
+            "state",
+            "package",
+            "distribution",
+            "provides",
+            "installed_version",
+            "supported",
+            "pending",
+        )
+    } == {
+        "schema_version": 1,
+        "patch": "toy",
+        "state": "not-applied",
+        "package": "toypkg",
+        "distribution": "toypkg",
+        "provides": None,
+        "installed_version": "1.0",
+        "supported": ">=1.0,<2",
+        "pending": False,
+    }
     files = {Path(f["path"]): f for f in entry["files"]}
     assert set(files) == {site.root / "toypkg/core.py", site.root / "toypkg/util.py"}
     for path, f in files.items():
@@ -203,9 +230,16 @@ def _complete(words: str, cwd: Path) -> list[str]:
     import subprocess
     import sys
 
-    env = {**os.environ, "_RADPATCH_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    env = {
+        **os.environ,
+        "_RADPATCH_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1)),
+    }
     env.pop("RADPATCH_REGISTRY", None)
-    done = subprocess.run([sys.executable, "-m", "radpatch"], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "radpatch"], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return [line.split(",", 1)[1] for line in done.stdout.splitlines() if line]
 

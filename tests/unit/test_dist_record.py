@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from radpatch import dist_record
+from radpatch.install import wheel_record
 from tests.fifo import fifo_in_place_of
 
 
@@ -75,56 +75,63 @@ def test_every_row_means_what_csv_reads_in_it(tmp_path: Path, shape: str) -> Non
         record.write_bytes(data)
     listed, hashed = _as_a_dict_of_csv_rows(record.read_bytes())
     for path in sorted(listed | {"pkg/mod.py", "pkg/none.py", "mod.py", "pkg/mod"}):
-        assert dist_record.lists(record, path) == (path in listed), path
-        assert dist_record.sha256_of(record, path) == hashed.get(path), path
-    assert dist_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
+        assert wheel_record.lists(record, path) == (path in listed), path
+        assert wheel_record.sha256_of(record, path) == hashed.get(path), path
+    assert wheel_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
 
 
 def test_csv_quoting_and_a_row_without_a_hash(tmp_path: Path) -> None:
     record = _write(tmp_path / "RECORD", ROWS, "\r\n")
-    assert dist_record.sha256_of(record, "pkg/a,b.py") == hashlib.sha256(b"comma").hexdigest()
-    assert dist_record.sha256_of(record, 'pkg/say "hi".py') == hashlib.sha256(b"quote").hexdigest()
-    assert dist_record.sha256_of(record, "pkg/ünï.py") == hashlib.sha256(b"unicode").hexdigest()
-    assert dist_record.lists(record, "pkg/nohash.py") and dist_record.sha256_of(record, "pkg/nohash.py") is None
+    assert wheel_record.sha256_of(record, "pkg/a,b.py") == hashlib.sha256(b"comma").hexdigest()
+    assert wheel_record.sha256_of(record, 'pkg/say "hi".py') == hashlib.sha256(b"quote").hexdigest()
+    assert wheel_record.sha256_of(record, "pkg/ünï.py") == hashlib.sha256(b"unicode").hexdigest()
+    assert wheel_record.lists(record, "pkg/nohash.py") and wheel_record.sha256_of(record, "pkg/nohash.py") is None
 
 
 def test_a_path_is_matched_whole_never_as_a_suffix_or_prefix(tmp_path: Path) -> None:
     record = _write(tmp_path / "RECORD", [["vendor/pkg/a.py", _b64(b"x"), "1"], ["pkg/a.pyi", _b64(b"y"), "1"]], "\r\n")
-    assert not dist_record.lists(record, "pkg/a.py")
-    assert not dist_record.lists(record, "a.py")
-    assert dist_record.lists(record, "vendor/pkg/a.py")
+    assert not wheel_record.lists(record, "pkg/a.py")
+    assert not wheel_record.lists(record, "a.py")
+    assert wheel_record.lists(record, "vendor/pkg/a.py")
 
 
 def test_the_last_row_naming_a_file_wins(tmp_path: Path) -> None:
     """As a dict built from the rows would have it (a RECORD rewritten by hand or by a tool)."""
-    record = _write(tmp_path / "RECORD", [["pkg/a.py", _b64(b"old"), "3"], ["pkg/b.py", _b64(b"b"), "1"],
-                                          ["pkg/a.py", _b64(b"new"), "3"]], "\r\n")
-    assert dist_record.sha256_of(record, "pkg/a.py") == hashlib.sha256(b"new").hexdigest()
+    record = _write(
+        tmp_path / "RECORD",
+        [["pkg/a.py", _b64(b"old"), "3"], ["pkg/b.py", _b64(b"b"), "1"], ["pkg/a.py", _b64(b"new"), "3"]],
+        "\r\n",
+    )
+    assert wheel_record.sha256_of(record, "pkg/a.py") == hashlib.sha256(b"new").hexdigest()
 
 
 def test_a_changed_record_is_read_again(tmp_path: Path) -> None:
     record = _write(tmp_path / "RECORD", [["pkg/a.py", _b64(b"one"), "3"]], "\r\n")
-    assert dist_record.sha256_of(record, "pkg/a.py") == hashlib.sha256(b"one").hexdigest()
-    assert dist_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
-    replacement = _write(tmp_path / "RECORD.new", [["pkg/a.py", _b64(b"two"), "3"], ["pkg/c.py", _b64(b"c"), "1"]], "\r\n")
+    assert wheel_record.sha256_of(record, "pkg/a.py") == hashlib.sha256(b"one").hexdigest()
+    assert wheel_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
+    replacement = _write(
+        tmp_path / "RECORD.new", [["pkg/a.py", _b64(b"two"), "3"], ["pkg/c.py", _b64(b"c"), "1"]], "\r\n"
+    )
     os.replace(replacement, record)  # as pip does: a new file (new inode) in its place
-    assert dist_record.sha256_of(record, "pkg/a.py") == hashlib.sha256(b"two").hexdigest()
-    assert dist_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
-    assert dist_record.lists(record, "pkg/c.py")
+    assert wheel_record.sha256_of(record, "pkg/a.py") == hashlib.sha256(b"two").hexdigest()
+    assert wheel_record.digest(record) == hashlib.sha256(record.read_bytes()).hexdigest()
+    assert wheel_record.lists(record, "pkg/c.py")
 
 
 def test_a_missing_or_unreadable_record_lists_nothing(tmp_path: Path) -> None:
-    assert not dist_record.lists(tmp_path / "RECORD", "pkg/a.py")
-    assert dist_record.digest(tmp_path / "RECORD") == ""
+    assert not wheel_record.lists(tmp_path / "RECORD", "pkg/a.py")
+    assert wheel_record.digest(tmp_path / "RECORD") == ""
     (tmp_path / "dir").mkdir()
-    assert not dist_record.lists(tmp_path / "dir", "pkg/a.py")
+    assert not wheel_record.lists(tmp_path / "dir", "pkg/a.py")
     garbled = tmp_path / "RECORD"
     garbled.write_bytes(b"pkg/a.py,sha256=not base64!,3\r\n")
-    assert dist_record.lists(garbled, "pkg/a.py") and dist_record.sha256_of(garbled, "pkg/a.py") is None
+    assert wheel_record.lists(garbled, "pkg/a.py") and wheel_record.sha256_of(garbled, "pkg/a.py") is None
     nul = tmp_path / "nul" / "RECORD"
     nul.parent.mkdir()
-    nul.write_bytes(b"pkg/a.py," + H1.encode() + b",3\r\npkg/\0.py,,\r\n")  # csv refuses a NUL on 3.10: nothing listed there
-    assert dist_record.sha256_of(nul, "pkg/a.py") in (None, hashlib.sha256(b"one").hexdigest())
+    nul.write_bytes(
+        b"pkg/a.py," + H1.encode() + b",3\r\npkg/\0.py,,\r\n"
+    )  # csv refuses a NUL on 3.10: nothing listed there
+    assert wheel_record.sha256_of(nul, "pkg/a.py") in (None, hashlib.sha256(b"one").hexdigest())
 
 
 def test_a_record_that_is_a_fifo_is_unreadable_not_a_read_that_blocks(tmp_path: Path) -> None:
@@ -132,5 +139,5 @@ def test_a_record_that_is_a_fifo_is_unreadable_not_a_read_that_blocks(tmp_path: 
     radpatch must see a FIFO, not those rows."""
     record = _write(tmp_path / "RECORD", [["pkg/a.py", _b64(b"a"), "1"]], "\r\n")
     with fifo_in_place_of(record):
-        assert not dist_record.lists(record, "pkg/a.py")
-        assert dist_record.digest(record) == ""
+        assert not wheel_record.lists(record, "pkg/a.py")
+        assert wheel_record.digest(record) == ""

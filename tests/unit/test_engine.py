@@ -37,7 +37,11 @@ def groups(spec):
 PATCHED_UTIL = "def scale(x):\n    return x * 3\n"
 
 ORIGINAL_CORE = PATCHED_CORE.replace("spec, cfg=None", "spec").replace("plan(spec, None)", "plan(spec)")
-ORIGINAL = {"toypkg/__init__.py": b"", "toypkg/core.py": ORIGINAL_CORE.encode(), "toypkg/util.py": b"def scale(x):\n    return x * 2\n"}
+ORIGINAL = {
+    "toypkg/__init__.py": b"",
+    "toypkg/core.py": ORIGINAL_CORE.encode(),
+    "toypkg/util.py": b"def scale(x):\n    return x * 2\n",
+}
 
 
 def sources(site: Site) -> dict[str, bytes]:
@@ -62,6 +66,7 @@ def one_rewrite(rewrite: str) -> str:
 
 
 # --- the round trip ----------------------------------------------------------------------------
+
 
 def test_apply_writes_the_planned_files_then_revert_restores_every_byte(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     r = radpatch("--registry", str(toy), "apply", "toy")
@@ -110,6 +115,7 @@ def test_dry_run_proves_and_writes_nothing(site: Site, toy: Path, radpatch) -> N
 
 # --- refusals leave every byte alone -----------------------------------------------------------
 
+
 def refused(site: Site, radpatch, registry: Path, *argv: str, code: int = 1) -> str:  # type: ignore[no-untyped-def]
     before = site.snapshot()
     r = radpatch("--registry", str(registry), *argv)
@@ -120,11 +126,16 @@ def refused(site: Site, radpatch, registry: Path, *argv: str, code: int = 1) -> 
     return r.err
 
 
-def test_missing_anchor_names_the_scope_and_the_closest_candidate(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    reg = write_registry("nofind", one_rewrite("""\
+def test_missing_anchor_names_the_scope_and_the_closest_candidate(
+    site: Site, toy: Path, write_registry, radpatch
+) -> None:  # type: ignore[no-untyped-def]
+    reg = write_registry(
+        "nofind",
+        one_rewrite("""\
         - id: cap
           insert_after: {scope: plan, find: "size = 44", code: "size = size + 1"}
-        """))
+        """),
+    )
     err = refused(site, radpatch, reg, "apply", "nofind")
     assert "rewrite 'cap'" in err
     assert "not found in plan" in err
@@ -132,10 +143,13 @@ def test_missing_anchor_names_the_scope_and_the_closest_candidate(site: Site, to
 
 
 def test_ambiguous_anchor_says_how_many(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    reg = write_registry("many", one_rewrite("""\
+    reg = write_registry(
+        "many",
+        one_rewrite("""\
         - id: rename
           replace: {scope: plan, find: size, with: n}
-        """))
+        """),
+    )
     err = refused(site, radpatch, reg, "apply", "many")
     assert "matches 4 times in plan" in err and "ambiguous" in err
 
@@ -150,28 +164,38 @@ def test_version_out_of_range_is_refused_with_a_readable_range(site: Site, radpa
 
 
 def test_payload_that_does_not_parse_is_a_registry_error(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    reg = write_registry("badpayload", one_rewrite("""\
+    reg = write_registry(
+        "badpayload",
+        one_rewrite("""\
         - insert_definitions:
             payload: payload.py
             after: plan
-        """), payloads={"payload.py": "def helper(:\n    pass\n"})
+        """),
+        payloads={"payload.py": "def helper(:\n    pass\n"},
+    )
     err = refused(site, radpatch, reg, "apply", "badpayload", code=2)
     assert f"{reg / 'badpayload.yaml'}:9:16: at rewrites[0].insert_definitions.payload" in err
     assert "payload.py:1 does not parse" in err
 
 
 def test_new_undefined_name_is_refused(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    reg = write_registry("undef", one_rewrite("""\
+    reg = write_registry(
+        "undef",
+        one_rewrite("""\
         - insert_after: {scope: plan, find: "size = len(spec)", code: "size = clamp(size)"}
-        """))
+        """),
+    )
     err = refused(site, radpatch, reg, "apply", "undef")
     assert "would use undefined names: `clamp` (line 3, in plan()) is defined nowhere" in err
 
 
 def test_patch_that_does_not_compile_is_refused(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    reg = write_registry("nocompile", one_rewrite("""\
+    reg = write_registry(
+        "nocompile",
+        one_rewrite("""\
         - replace: {scope: plan, find: "size = 4", with: "break"}
-        """))
+        """),
+    )
     err = refused(site, radpatch, reg, "apply", "nocompile")
     assert "does not compile" in err and "'break' outside loop" in err
 
@@ -213,10 +237,13 @@ def test_drifted_target_is_reported_and_apply_and_revert_refuse(site: Site, toy:
 
 
 def test_drifted_status_names_the_closest_candidate_both_ways_and_searches_once(  # type: ignore[no-untyped-def]
-        site: Site, toy: Path, write_registry, radpatch, monkeypatch: pytest.MonkeyPatch) -> None:
-    from radpatch import matching
+    site: Site, toy: Path, write_registry, radpatch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from radpatch.rewrite import matching
 
-    reg = write_registry("two", one_rewrite("""\
+    reg = write_registry(
+        "two",
+        one_rewrite("""\
         - id: prep
           insert_before: {scope: plan, find: "size = len(spec)", code: "spec = list(spec)"}
         - id: clamp
@@ -226,7 +253,8 @@ def test_drifted_status_names_the_closest_candidate_both_ways_and_searches_once(
               if size > 4:
                   size = 4
             code: "size = max(size, 1)"
-        """))
+        """),
+    )
     core = site.root / "toypkg/core.py"
     core.write_text(ORIGINAL_CORE.replace("size = 4", "size = 5"))  # a hand edit of the code `clamp` anchors on
     searched = []
@@ -260,12 +288,15 @@ class Engine:
 
 def test_drifted_status_gives_the_files_own_lines_when_undoing_stops(site: Site, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
     site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": ENGINE_CLASS})
-    reg = write_registry("two", one_rewrite("""\
+    reg = write_registry(
+        "two",
+        one_rewrite("""\
         - id: stop-total
           replace: {scope: Engine.stop, find: total = 0, with: total = 5}
         - id: add-lines
           insert_after: {scope: Engine.start, find: total = 0, code: "extra = 1\\nextra += 2\\nextra += 3"}
-        """))
+        """),
+    )
     assert radpatch("--registry", str(reg), "apply", "two").code == 0
     core = site.root / "toypkg/core.py"
     text = core.read_text().replace('        self.log("stopped")\n', '        self.log("stopped")\n        total = 5\n')
@@ -287,22 +318,32 @@ def test_revert_refuses_when_undoing_would_not_give_the_recorded_original(site: 
 
 # --- all or nothing ----------------------------------------------------------------------------
 
+
 def test_one_refused_patch_refuses_the_whole_command(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    write_registry("bad", one_rewrite("""\
+    write_registry(
+        "bad",
+        one_rewrite("""\
         - replace: {scope: groups, find: plan(spex), with: plan(spec)}
-        """))
+        """),
+    )
     err = refused(site, radpatch, toy, "apply", "toy", "bad")
     assert "bad: rewrite 'replace#1'" in err and "not found in groups" in err
     assert radpatch("--registry", str(toy), "status", "--check", "toy").code == 3
 
 
 def test_two_patches_on_one_file_apply_and_revert_together(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    write_registry("first", one_rewrite("""\
+    write_registry(
+        "first",
+        one_rewrite("""\
         - add_parameter: {function: plan, name: cfg, default: "None"}
-        """))
-    write_registry("second", one_rewrite("""\
+        """),
+    )
+    write_registry(
+        "second",
+        one_rewrite("""\
         - insert_after: {scope: plan, find: "size = len(spec)", code: "size += 1"}
-        """))
+        """),
+    )
     r = radpatch("--registry", str(toy), "apply", "first", "second")
     assert r.code == 0, r.err
     core = (site.root / "toypkg/core.py").read_text()
@@ -313,8 +354,9 @@ def test_two_patches_on_one_file_apply_and_revert_together(site: Site, toy: Path
     assert sources(site) == ORIGINAL
 
 
-
-def test_failed_second_write_restores_the_first_file_at_once(site: Site, toy: Path, radpatch, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_failed_second_write_restores_the_first_file_at_once(
+    site: Site, toy: Path, radpatch, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     real_replace = os.replace
 
     def replace(src: str, dst: str) -> None:
@@ -341,8 +383,13 @@ def test_failed_second_write_restores_the_first_file_at_once(site: Site, toy: Pa
 def test_killed_apply_is_rolled_back_by_the_journal_on_the_next_run(site: Site, toy: Path, fault: str) -> None:
     def cli(*argv: str, fault: str = "") -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "PYTHONPATH": str(site.root), "RADPATCH_FAULT": fault}
-        return subprocess.run([sys.executable, "-m", "radpatch", "--registry", str(toy), *argv],
-                              capture_output=True, text=True, env=env, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "radpatch", "--registry", str(toy), *argv],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
 
     killed = cli("apply", "toy", fault=fault)
     assert killed.returncode == -9, killed.stderr
@@ -357,6 +404,7 @@ def test_killed_apply_is_rolled_back_by_the_journal_on_the_next_run(site: Site, 
 
 
 # --- records kept honest: new revisions, layout edits, interrupted runs -------------------------
+
 
 def test_a_new_revision_of_the_entry_is_reapplied_from_the_kept_original(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     pristine = site.snapshot()
@@ -393,7 +441,7 @@ def test_a_comment_added_after_patching_is_kept_by_revert(site: Site, toy: Path,
 
 
 def test_an_interrupted_run_fails_status_check_until_completed(site: Site, toy: Path, radpatch, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from radpatch import store
+    from radpatch.state import record as store
 
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     # a journal left by a run killed before its record: the next apply/revert rolls it back
@@ -411,7 +459,6 @@ def test_a_record_of_the_wrong_shape_is_a_clean_error(site: Site, toy: Path, rad
     assert r.code == 4 and "record.json is unreadable" in r.err and "Traceback" not in r.err
 
 
-
 def test_a_record_nested_too_deeply_is_a_clean_error(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     (site.root / ".radpatch/record.json").write_text("[" * 100_000 + "]" * 100_000)
@@ -421,12 +468,12 @@ def test_a_record_nested_too_deeply_is_a_clean_error(site: Site, toy: Path, radp
 
 
 def test_a_journal_plan_nested_too_deeply_is_a_damaged_journal(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
-    from radpatch import store
+    from radpatch.state import record as store
 
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     util = site.root / "toypkg/util.py"
     store.Store(site.root).begin("killed-run", "revert", ["toy"], {util: (util.read_bytes(), b"never written")})
-    (site.root / ".radpatch/journal/plan.json").write_text("{\"files\": " + "[" * 100_000 + "]" * 100_000 + "}")
+    (site.root / ".radpatch/journal/plan.json").write_text('{"files": ' + "[" * 100_000 + "]" * 100_000 + "}")
     r = radpatch("--registry", str(toy), "apply", "toy")
     assert r.code == 4 and "plan.json is unreadable" in r.err and "internal error" not in r.err, r.err
 
@@ -438,8 +485,11 @@ def test_a_record_that_is_a_fifo_is_an_error_not_a_hang(site: Site, toy: Path, r
         r = radpatch("--registry", str(toy), "status", "toy")
     assert r.code == 4 and "record.json is unreadable" in r.err and "not a regular file" in r.err, r.err
 
+
 @pytest.mark.parametrize("name", ["METADATA", "RECORD", "direct_url.json"])
-def test_a_dist_info_file_that_is_a_fifo_is_never_read_until_a_writer_comes(site: Site, toy: Path, radpatch, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_dist_info_file_that_is_a_fifo_is_never_read_until_a_writer_comes(
+    site: Site, toy: Path, radpatch, name: str
+) -> None:  # type: ignore[no-untyped-def]
     """The helper feeds a reader that blocked the real bytes, so a blocking read would look like
     a normal run; what radpatch must do instead is treat the file as unreadable."""
     path = site.root / "toypkg-1.0.dist-info" / name
@@ -473,7 +523,9 @@ def test_a_kept_original_that_is_a_fifo_is_written_again(site: Site, toy: Path, 
 
 
 @pytest.mark.parametrize("link", ["originals", "record.json", ".radpatch"])
-def test_a_symbolic_link_in_radpatch_state_is_refused_never_followed(site: Site, toy: Path, radpatch, tmp_path: Path, link: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_symbolic_link_in_radpatch_state_is_refused_never_followed(
+    site: Site, toy: Path, radpatch, tmp_path: Path, link: str
+) -> None:  # type: ignore[no-untyped-def]
     """A link could send the record's write, or the pruning of kept originals, anywhere."""
     pristine = sources(site)
     victim = tmp_path / "victim"
@@ -543,9 +595,12 @@ def test_an_installed_module_that_is_a_fifo_is_an_error_not_a_hang(site: Site, t
 
 # --- state safety (issue 10 classes 4-6, issue 11.6); the hardening tier repeats these on pip installs ---
 
-def test_stacked_patches_come_off_newest_first_whatever_the_command_line_order(site: Site, toy: Path, write_registry, radpatch) -> None:  # type: ignore[no-untyped-def]
-    write_registry("low", one_rewrite("- replace: {scope: groups, find: plan(spec), with: \"plan(spec[:8])\"}\n"))
-    write_registry("high", one_rewrite("- replace: {scope: groups, find: \"plan(spec[:8])\", with: \"plan(spec[:4])\"}\n"))
+
+def test_stacked_patches_come_off_newest_first_whatever_the_command_line_order(
+    site: Site, toy: Path, write_registry, radpatch
+) -> None:  # type: ignore[no-untyped-def]
+    write_registry("low", one_rewrite('- replace: {scope: groups, find: plan(spec), with: "plan(spec[:8])"}\n'))
+    write_registry("high", one_rewrite('- replace: {scope: groups, find: "plan(spec[:8])", with: "plan(spec[:4])"}\n'))
     assert radpatch("--registry", str(toy), "apply", "low").code == 0
     assert radpatch("--registry", str(toy), "apply", "high").code == 0
     st = json.loads(radpatch("--registry", str(toy), "status", "--json", "low", "high").out)

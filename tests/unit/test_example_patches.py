@@ -11,14 +11,18 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from radpatch import plan
-from radpatch.model import rewrites_by_file
-from radpatch.schema import load_patch
+from radpatch.prove import plan
+from radpatch.registry.loader import load_patch
+from radpatch.registry.model import rewrites_by_file
 from tests.vllm_files import VERSIONS, fixture, install_vllm
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "registry"
-CASES = [(f.stem, v) for f in sorted(EXAMPLES.glob("*.yaml")) for v in VERSIONS
-         if Version(v) in load_patch(f).supported and not (load_patch(f).obsolete and Version(v) in load_patch(f).obsolete)]
+CASES = [
+    (f.stem, v)
+    for f in sorted(EXAMPLES.glob("*.yaml"))
+    for v in VERSIONS
+    if Version(v) in load_patch(f).supported and not (load_patch(f).obsolete and Version(v) in load_patch(f).obsolete)
+]
 
 
 def test_there_are_at_least_five_examples_each_with_the_schema_line_and_a_description() -> None:
@@ -74,8 +78,12 @@ def test_the_step3_backport_gives_0_32_exactly_the_code_0_33_ships() -> None:
     patch = load_patch(EXAMPLES / "step3_param_regex.yaml")
     rel = "vllm/tool_parsers/step3_tool_parser.py"
     after = plan.forward(patch, patch.rewrites, fixture("0.32.0", rel), rel)
-    assert _function(after, "Step3ToolParser", "_parse_steptml_invoke") == _function(fixture("0.33.0", rel), "Step3ToolParser", "_parse_steptml_invoke")
-    assert _function(fixture("0.32.0", rel), "Step3ToolParser", "_parse_steptml_invoke") != _function(fixture("0.33.0", rel), "Step3ToolParser", "_parse_steptml_invoke")
+    assert _function(after, "Step3ToolParser", "_parse_steptml_invoke") == _function(
+        fixture("0.33.0", rel), "Step3ToolParser", "_parse_steptml_invoke"
+    )
+    assert _function(fixture("0.32.0", rel), "Step3ToolParser", "_parse_steptml_invoke") != _function(
+        fixture("0.33.0", rel), "Step3ToolParser", "_parse_steptml_invoke"
+    )
 
 
 def test_the_step3_backport_is_obsolete_on_0_33(site: Any, radpatch: Any) -> None:

@@ -22,11 +22,18 @@ def _state(radpatch: Any, toy: Path) -> dict[str, Any]:
     return entry  # type: ignore[no-any-return]
 
 
-def test_another_distribution_installing_the_package_is_recognised(site: Site, write_registry: Any, radpatch: Any) -> None:
+def test_another_distribution_installing_the_package_is_recognised(
+    site: Site, write_registry: Any, radpatch: Any
+) -> None:
     site.install("toypkg-fork", "1.0", TOY_FILES)
     toy = write_registry("toy", TOY_PATCH)
     entry = _state(radpatch, toy)
-    assert (entry["state"], entry["distribution"], entry["provides"], entry["installed_version"]) == ("not-applied", "toypkg-fork", "toypkg", "1.0")
+    assert (entry["state"], entry["distribution"], entry["provides"], entry["installed_version"]) == (
+        "not-applied",
+        "toypkg-fork",
+        "toypkg",
+        "1.0",
+    )
     r = radpatch("--registry", str(toy), "status", "toy")
     assert "toypkg-fork 1.0 (provides toypkg)" in r.out
     applied = radpatch("--registry", str(toy), "apply", "toy")
@@ -75,7 +82,10 @@ def test_two_providers_are_refused_naming_both(site: Site, write_registry: Any, 
     before = site.snapshot()
     entry = _state(radpatch, toy)
     assert entry["state"] == "incompatible"
-    assert "toypkg 1.0 (toypkg-1.0.dist-info)" in entry["reason"] and "toypkg-fork 1.0 (toypkg-fork-1.0.dist-info)" in entry["reason"]
+    assert (
+        "toypkg 1.0 (toypkg-1.0.dist-info)" in entry["reason"]
+        and "toypkg-fork 1.0 (toypkg-fork-1.0.dist-info)" in entry["reason"]
+    )
     r = radpatch("--registry", str(toy), "apply", "toy")
     assert r.code == 1 and "toypkg-1.0.dist-info" in r.err and "toypkg-fork-1.0.dist-info" in r.err and "hint:" in r.err
     assert site.snapshot() == before
@@ -85,7 +95,9 @@ def test_a_stale_second_dist_info_is_refused_naming_both(site: Site, write_regis
     site.install("toypkg", "1.0", TOY_FILES)
     stale = site.root / "toypkg-0.9.dist-info"
     stale.mkdir()
-    (stale / "METADATA").write_text("Metadata-Version: 2.1\nName: toypkg\nVersion: 0.9\n\n")  # no RECORD: a half-removed install
+    (stale / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toypkg\nVersion: 0.9\n\n"
+    )  # no RECORD: a half-removed install
     toy = write_registry("toy", TOY_PATCH)
     before = site.snapshot()
     r = radpatch("--registry", str(toy), "apply", "toy")
@@ -96,7 +108,9 @@ def test_a_stale_second_dist_info_is_refused_naming_both(site: Site, write_regis
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
 
 
-def test_a_shadowed_copy_later_on_the_path_is_ignored(site: Site, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_shadowed_copy_later_on_the_path_is_ignored(
+    site: Site, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
     from tests.conftest import Site as SiteType
 
     later = SiteType(tmp_path / "later")
@@ -119,14 +133,21 @@ def test_an_unpacked_wheel_in_the_current_directory_is_never_the_target(tmp_path
     toy = write_registry("toy", TOY_PATCH)
     before = here.snapshot()
     for argv in (["apply", "toy"], ["--python", sys.executable, "apply", "toy"]):
-        done = subprocess.run([sys.executable, "-m", "radpatch", "--registry", str(toy), *argv],
-                              capture_output=True, text=True, cwd=here.root, timeout=120,
-                              env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"})
+        done = subprocess.run(
+            [sys.executable, "-m", "radpatch", "--registry", str(toy), *argv],
+            capture_output=True,
+            text=True,
+            cwd=here.root,
+            timeout=120,
+            env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"},
+        )
         assert "toypkg is not installed" in done.stdout + done.stderr, done.stdout + done.stderr
     assert here.snapshot() == before
 
 
-def test_a_restricted_entry_never_falls_back_to_a_shadowed_copy(site: Site, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_restricted_entry_never_falls_back_to_a_shadowed_copy(
+    site: Site, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
     from tests.conftest import Site as SiteType
 
     later = SiteType(tmp_path / "later")

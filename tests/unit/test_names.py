@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from radpatch import plan
-from radpatch.names import introduced, problems
+from radpatch.prove import plan
+from radpatch.prove.names import introduced, problems
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "names"
 
@@ -69,7 +69,9 @@ def test_a_new_undefined_name_in_a_function_is_reported_with_its_scope_and_line(
 
 
 def test_a_new_undefined_name_in_a_method_is_reported() -> None:
-    assert found(patched("return plan(spec) * self.factor", "return plan(spec, cfg) * self.factor")) == [("Planner.run", "cfg", 21)]
+    assert found(patched("return plan(spec) * self.factor", "return plan(spec, cfg) * self.factor")) == [
+        ("Planner.run", "cfg", 21)
+    ]
 
 
 def test_class_attributes_are_not_visible_in_methods() -> None:
@@ -79,7 +81,10 @@ def test_class_attributes_are_not_visible_in_methods() -> None:
 
 
 def test_class_attributes_are_not_visible_in_a_comprehension_of_the_class_body() -> None:
-    new = patched("    factor = 2\n", "    factor = 2\n    first = [f for f in range(factor)]\n    wrong = [f * factor for f in range(3)]\n")
+    new = patched(
+        "    factor = 2\n",
+        "    factor = 2\n    first = [f for f in range(factor)]\n    wrong = [f * factor for f in range(3)]\n",
+    )
     assert found(new) == [("Planner", "factor", 20)]  # the first iterable is evaluated in the class: fine
 
 
@@ -96,21 +101,41 @@ def test_new_names_at_module_level_and_in_comprehensions() -> None:
         # names the module, the function, builtins or an enclosing function define
         ("    size = len(spec)\n", "    size = max(len(spec), LIMIT)\n"),
         ("    size = len(spec)\n", "    size = len(spec)\n    extra = [i for i in range(size)]\n"),
-        ("    return size + set_elsewhere\n", "    def inner():\n        return size\n    return inner() + set_elsewhere\n"),
+        (
+            "    return size + set_elsewhere\n",
+            "    def inner():\n        return size\n    return inner() + set_elsewhere\n",
+        ),
         ("LIMIT = 8\n", "LIMIT = 8\n\n\ndef _rp_helper(x):\n    return os.path.join(x, __name__)\n"),
         # a name defined later in the module is defined at call time
-        ("LIMIT = 8\n", "LIMIT = 8\n\n\ndef _rp_first():\n    return _rp_second()\n\n\ndef _rp_second():\n    return 1\n"),
+        (
+            "LIMIT = 8\n",
+            "LIMIT = 8\n\n\ndef _rp_first():\n    return _rp_second()\n\n\ndef _rp_second():\n    return 1\n",
+        ),
         # a name only a `global` statement assigns is defined
         ("    size = len(spec)\n", "    size = len(spec) + set_elsewhere\n"),
         # a TYPE_CHECKING import in a string annotation, a walrus, a local assigned on every path
         ("    size = len(spec)\n", "    size = len(spec)\n    cfg2: 'VllmConfig' = cfg\n"),
         ("    size = len(spec)\n", "    if (n := len(spec)) > 3:\n        pass\n    size = n\n"),
         ("    size = len(spec)\n", "    if spec:\n        size = len(spec)\n    else:\n        size = 0\n"),
-        ("    size = len(spec)\n", "    if not spec:\n        raise ValueError(spec)\n    else:\n        size = len(spec)\n"),
+        (
+            "    size = len(spec)\n",
+            "    if not spec:\n        raise ValueError(spec)\n    else:\n        size = len(spec)\n",
+        ),
         ("    size = len(spec)\n", "    try:\n        size = len(spec)\n    except TypeError:\n        return 0\n"),
     ],
-    ids=["module-global", "comprehension", "closure", "import-and-dunder", "later-def", "global-statement",
-         "string-annotation", "walrus", "both-branches", "raise-branch", "except-returns"],
+    ids=[
+        "module-global",
+        "comprehension",
+        "closure",
+        "import-and-dunder",
+        "later-def",
+        "global-statement",
+        "string-annotation",
+        "walrus",
+        "both-branches",
+        "raise-branch",
+        "except-returns",
+    ],
 )
 def test_defined_names_are_not_reported(old: str, new: str) -> None:
     assert introduced(ORIGINAL, patched(old, new), "m.py") == []
@@ -138,8 +163,11 @@ def test_annotations_defaults_and_decorators_are_checked_in_the_enclosing_scope(
 
 # --- class 1 of issue 10: what main passed -------------------------------------------------------
 
+
 def test_main_an_inserted_assignment_that_makes_a_global_local_is_an_unbound_local() -> None:
-    new = patched("        size += os.cpu_count() or LIMIT\n", "        size += os.cpu_count() or LIMIT\n        LIMIT = 4\n")
+    new = patched(
+        "        size += os.cpu_count() or LIMIT\n", "        size += os.cpu_count() or LIMIT\n        LIMIT = 4\n"
+    )
     [p] = introduced(ORIGINAL, new, "m.py")
     assert (p.scope, p.name, p.kind, p.line) == ("plan", "LIMIT", "unbound-local", 13)
     assert "UnboundLocalError" in p.describe()
@@ -164,22 +192,32 @@ def test_main_module_level_code_using_a_name_defined_later() -> None:
 
 def test_main_a_parameter_default_decorator_or_base_class_defined_later() -> None:
     tail = "\n\ndef _rp_limit():\n    return 4\n"
-    assert found(patched("def plan(spec, cfg", "def plan(spec, limit=_rp_limit(), cfg") + tail) == [("<module>", "_rp_limit", 10)]
-    assert found(patched("class Planner:", "@_rp_deco\nclass Planner:") + "\n\ndef _rp_deco(c):\n    return c\n") == [("<module>", "_rp_deco", 17)]
-    assert found(patched("class Planner:", "class Planner(_RpBase):") + "\n\nclass _RpBase:\n    pass\n") == [("<module>", "_RpBase", 17)]
+    assert found(patched("def plan(spec, cfg", "def plan(spec, limit=_rp_limit(), cfg") + tail) == [
+        ("<module>", "_rp_limit", 10)
+    ]
+    assert found(patched("class Planner:", "@_rp_deco\nclass Planner:") + "\n\ndef _rp_deco(c):\n    return c\n") == [
+        ("<module>", "_rp_deco", 17)
+    ]
+    assert found(patched("class Planner:", "class Planner(_RpBase):") + "\n\nclass _RpBase:\n    pass\n") == [
+        ("<module>", "_RpBase", 17)
+    ]
     # ... while a method body may use it: it runs after the import
     assert found(patched("return plan(spec) * self.factor", "return plan(spec) * _rp_limit()") + tail) == []
 
 
 def test_main_a_type_checking_import_used_at_run_time() -> None:
-    new = patched("    size = len(spec)\n", "    size = len(spec)\n    if isinstance(cfg, VllmConfig):\n        size += 1\n")
+    new = patched(
+        "    size = len(spec)\n", "    size = len(spec)\n    if isinstance(cfg, VllmConfig):\n        size += 1\n"
+    )
     [p] = introduced(ORIGINAL, new, "m.py")
     assert (p.name, p.line, p.kind) == ("VllmConfig", 12, "type-checking-only")
     assert "TYPE_CHECKING" in p.describe() and "line 5" in p.describe()
 
 
 def test_type_checking_names_in_annotations_depend_on_when_annotations_are_evaluated() -> None:
-    evaluated = patched("def plan(spec, cfg: \"VllmConfig | None\" = None):", "def plan(spec, cfg: VllmConfig | None = None):")
+    evaluated = patched(
+        'def plan(spec, cfg: "VllmConfig | None" = None):', "def plan(spec, cfg: VllmConfig | None = None):"
+    )
     assert [(n, line) for _, n, line in found(evaluated)] == [("VllmConfig", 10)]  # evaluated at def time
     lazy = "from __future__ import annotations\n" + evaluated
     assert introduced("from __future__ import annotations\n" + ORIGINAL, lazy, "m.py") == []
@@ -193,13 +231,24 @@ def test_main_a_module_level_del_removes_the_name_for_later_calls() -> None:
     assert (p.name, p.kind) == ("_rp_tmp", "deleted") and "del at line 9" in p.describe()
     # a del then a use at module level, and a del in a function of its own local
     assert [n for _, n, _ in found(patched("LIMIT = 8\n", "LIMIT = 8\ndel LIMIT\n"))] == ["LIMIT"]
-    assert found(patched("        size += os.cpu_count() or LIMIT\n", "        size += os.cpu_count() or LIMIT\n        del size\n")) == [("plan", "size", 15)]
+    assert found(
+        patched(
+            "        size += os.cpu_count() or LIMIT\n", "        size += os.cpu_count() or LIMIT\n        del size\n"
+        )
+    ) == [("plan", "size", 15)]
 
 
 def test_global_and_nonlocal_declarations() -> None:
     original = "X = 1\n\n\ndef f():\n    def g():\n        return 2\n    return g()\n"
-    assert found("X = 1\n\n\ndef f():\n    global X\n    X += 1\n    def g():\n        return 2\n    return g()\n", original) == []
-    assert found("X = 1\n\n\ndef f():\n    X += 1\n    def g():\n        return 2\n    return g()\n", original) == [("f", "X", 5)]
+    assert (
+        found(
+            "X = 1\n\n\ndef f():\n    global X\n    X += 1\n    def g():\n        return 2\n    return g()\n", original
+        )
+        == []
+    )
+    assert found("X = 1\n\n\ndef f():\n    X += 1\n    def g():\n        return 2\n    return g()\n", original) == [
+        ("f", "X", 5)
+    ]
     nonlocal_ok = "X = 1\n\n\ndef f():\n    n = 0\n    def g():\n        nonlocal n\n        n += 1\n        return n\n    return g()\n"
     assert found(nonlocal_ok, original) == []
     unbound_free = "X = 1\n\n\ndef f():\n    def g():\n        return n\n    return g()\n    n = 1\n"
@@ -214,7 +263,10 @@ def test_except_as_is_unbound_after_the_handler() -> None:
 
 def test_loops_bind_for_the_next_iteration() -> None:
     original = "def f(xs):\n    for x in xs:\n        pass\n"
-    assert found("def f(xs):\n    for x in xs:\n        if x:\n            print(prev)\n        prev = x\n", original) == []
+    assert (
+        found("def f(xs):\n    for x in xs:\n        if x:\n            print(prev)\n        prev = x\n", original)
+        == []
+    )
     assert found("def f(xs):\n    for x in xs:\n        print(prev)\n    prev = 1\n", original) == [("f", "prev", 3)]
 
 

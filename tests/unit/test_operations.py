@@ -17,9 +17,9 @@ import libcst as cst
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from radpatch import matching, plan
 from radpatch.errors import RefusedError
-from radpatch.model import (
+from radpatch.prove import plan
+from radpatch.registry.model import (
     AddDecorator,
     AddImport,
     Delete,
@@ -36,12 +36,24 @@ from radpatch.model import (
     SetDefault,
     WrapBody,
 )
+from radpatch.rewrite import matching
 
 
 def patch_of(*ops: Operation) -> Patch:
     rws = tuple(Rewrite(f"r{i}", "mod", None, op, f"reg.yaml:{i + 1}") for i, op in enumerate(ops))
-    return Patch(name="t", summary="t", description="t", distribution="toypkg", supported=SpecifierSet(""),
-                 obsolete=None, knobs=(), targets=(), rewrites=rws, source=Path("t.yaml"), digest="0")
+    return Patch(
+        name="t",
+        summary="t",
+        description="t",
+        distribution="toypkg",
+        supported=SpecifierSet(""),
+        obsolete=None,
+        knobs=(),
+        targets=(),
+        rewrites=rws,
+        source=Path("t.yaml"),
+        digest="0",
+    )
 
 
 def check(before: str, ops: Operation | tuple[Operation, ...], after: str, exact: bool = True) -> None:
@@ -66,20 +78,26 @@ def refuse(before: str, *ops: Operation) -> RefusedError:
 
 # --- set_default ---------------------------------------------------------------------------------
 
+
 def test_set_default_changes_only_the_value() -> None:
-    check('''\
+    check(
+        """\
         class AsyncLLM:
             async def drain(self, drain_timeout: int = 300):  # seconds
                 return drain_timeout
-        ''', SetDefault("AsyncLLM.drain", "drain_timeout", "300", "900"), '''\
+        """,
+        SetDefault("AsyncLLM.drain", "drain_timeout", "300", "900"),
+        """\
         class AsyncLLM:
             async def drain(self, drain_timeout: int = 900):  # seconds
                 return drain_timeout
-        ''')
+        """,
+    )
 
 
 def test_set_default_of_a_keyword_only_parameter_in_a_multi_line_signature() -> None:
-    check('''\
+    check(
+        """\
         def serve(
             host,
             *,
@@ -87,7 +105,9 @@ def test_set_default_of_a_keyword_only_parameter_in_a_multi_line_signature() -> 
                          b=2),
         ):
             pass
-        ''', SetDefault("serve", "timeout", "dict(a=1, b=2)", "dict(a=1, b=5)"), '''\
+        """,
+        SetDefault("serve", "timeout", "dict(a=1, b=2)", "dict(a=1, b=5)"),
+        """\
         def serve(
             host,
             *,
@@ -95,7 +115,8 @@ def test_set_default_of_a_keyword_only_parameter_in_a_multi_line_signature() -> 
                          b=5),
         ):
             pass
-        ''')
+        """,
+    )
 
 
 def test_set_default_refuses_another_current_value_and_names_it() -> None:
@@ -106,7 +127,7 @@ def test_set_default_refuses_another_current_value_and_names_it() -> None:
 
 # --- decorators ----------------------------------------------------------------------------------
 
-DECORATED = '''\
+DECORATED = """\
     import functools
 
 
@@ -115,11 +136,14 @@ DECORATED = '''\
         @property
         def size(self):
             return 1
-    '''
+    """
 
 
 def test_add_decorator_outermost_and_innermost() -> None:
-    check(DECORATED, AddDecorator("C.size", "functools.cache", "bottom"), '''\
+    check(
+        DECORATED,
+        AddDecorator("C.size", "functools.cache", "bottom"),
+        """\
         import functools
 
 
@@ -129,8 +153,12 @@ def test_add_decorator_outermost_and_innermost() -> None:
             @functools.cache
             def size(self):
                 return 1
-        ''')
-    check(DECORATED, AddDecorator("C.size", "functools.cache"), '''\
+        """,
+    )
+    check(
+        DECORATED,
+        AddDecorator("C.size", "functools.cache"),
+        """\
         import functools
 
 
@@ -140,11 +168,15 @@ def test_add_decorator_outermost_and_innermost() -> None:
             @property
             def size(self):
                 return 1
-        ''')
+        """,
+    )
 
 
 def test_remove_decorator_and_its_inverse() -> None:
-    check(DECORATED, RemoveDecorator("C.size", "property"), '''\
+    check(
+        DECORATED,
+        RemoveDecorator("C.size", "property"),
+        """\
         import functools
 
 
@@ -152,7 +184,8 @@ def test_remove_decorator_and_its_inverse() -> None:
             # the method's comment
             def size(self):
                 return 1
-        ''')
+        """,
+    )
 
 
 def test_remove_decorator_not_at_that_end_says_which_position() -> None:
@@ -161,7 +194,8 @@ def test_remove_decorator_not_at_that_end_says_which_position() -> None:
 
 
 def test_replace_decorator_keeps_the_rest_of_the_call() -> None:
-    check('''\
+    check(
+        """\
         import functools
 
 
@@ -169,8 +203,13 @@ def test_replace_decorator_keeps_the_rest_of_the_call() -> None:
                              typed=True)
         def f(x):
             return x
-        ''', ReplaceDecorator("f", "functools.lru_cache(typed=True, maxsize=32)".replace("typed=True, maxsize=32", "maxsize=32, typed=True"),
-                              "functools.lru_cache(maxsize=1024, typed=True)"), '''\
+        """,
+        ReplaceDecorator(
+            "f",
+            "functools.lru_cache(typed=True, maxsize=32)".replace("typed=True, maxsize=32", "maxsize=32, typed=True"),
+            "functools.lru_cache(maxsize=1024, typed=True)",
+        ),
+        """\
         import functools
 
 
@@ -178,13 +217,16 @@ def test_replace_decorator_keeps_the_rest_of_the_call() -> None:
                              typed=True)
         def f(x):
             return x
-        ''')
+        """,
+    )
 
 
 # --- wrap_body / replace_body ----------------------------------------------------------------------
 
+
 def test_wrap_a_method_body_in_try_except_keeps_its_docstring_first() -> None:
-    check('''\
+    check(
+        '''\
         import logging
 
         logger = logging.getLogger(__name__)
@@ -197,13 +239,18 @@ def test_wrap_a_method_body_in_try_except_keeps_its_docstring_first() -> None:
                 for _ in range(n):
                     self.step()
                 return n
-        ''', WrapBody("Engine.run", '''\
+        ''',
+        WrapBody(
+            "Engine.run",
+            """\
         try:
             __body__
         except Exception:
             logger.exception("engine loop died")
             raise
-        '''), '''\
+        """,
+        ),
+        '''\
         import logging
 
         logger = logging.getLogger(__name__)
@@ -220,22 +267,29 @@ def test_wrap_a_method_body_in_try_except_keeps_its_docstring_first() -> None:
                 except Exception:
                     logger.exception("engine loop died")
                     raise
-        ''')
+        ''',
+    )
 
 
 def test_timing_wrapper_around_a_one_line_def() -> None:
-    check('''\
+    check(
+        """\
         import time
 
 
         def load(path): return open(path).read()
-        ''', WrapBody("load", '''\
+        """,
+        WrapBody(
+            "load",
+            """\
         start = time.monotonic()
         try:
             __body__
         finally:
             print("load took", time.monotonic() - start)
-        '''), '''\
+        """,
+        ),
+        """\
         import time
 
 
@@ -245,7 +299,9 @@ def test_timing_wrapper_around_a_one_line_def() -> None:
                 return open(path).read()
             finally:
                 print("load took", time.monotonic() - start)
-        ''', exact=False)
+        """,
+        exact=False,
+    )
 
 
 def test_unwrap_refuses_a_body_that_is_not_in_the_template() -> None:
@@ -255,22 +311,27 @@ def test_unwrap_refuses_a_body_that_is_not_in_the_template() -> None:
 
 
 def test_replace_body_typed_on_one_line() -> None:
-    check('''\
+    check(
+        '''\
         def is_done(status):
             """True once finished."""
             return status in (
                 "stopped", "aborted",
             )
-        ''', ReplaceBody("is_done", "return status in ('stopped', 'aborted')", "return status.startswith('fin')"), '''\
+        ''',
+        ReplaceBody("is_done", "return status in ('stopped', 'aborted')", "return status.startswith('fin')"),
+        '''\
         def is_done(status):
             """True once finished."""
             return status.startswith('fin')
-        ''', exact=False)
+        ''',
+        exact=False,
+    )
 
 
 # --- statements in class bodies and methods; delete ----------------------------------------------
 
-CLASS = '''\
+CLASS = """\
     class Outer:
         class Config:
             retries = 3
@@ -279,11 +340,14 @@ CLASS = '''\
         def method(self):
             x = 1
             return x
-    '''
+    """
 
 
 def test_insert_into_a_nested_class_body() -> None:
-    check(CLASS, InsertStatements("Outer.Config", "timeout = 10", "backoff = 2.0", "after"), '''\
+    check(
+        CLASS,
+        InsertStatements("Outer.Config", "timeout = 10", "backoff = 2.0", "after"),
+        """\
         class Outer:
             class Config:
                 retries = 3
@@ -293,11 +357,15 @@ def test_insert_into_a_nested_class_body() -> None:
             def method(self):
                 x = 1
                 return x
-        ''')
+        """,
+    )
 
 
 def test_replace_in_a_class_body_and_in_a_method() -> None:
-    check(CLASS, (Replace("Outer.Config", "retries = 3", "retries = 5"), Replace("Outer.method", "x = 1", "x = 2\ny = x")), '''\
+    check(
+        CLASS,
+        (Replace("Outer.Config", "retries = 3", "retries = 5"), Replace("Outer.method", "x = 1", "x = 2\ny = x")),
+        """\
         class Outer:
             class Config:
                 retries = 5
@@ -307,11 +375,15 @@ def test_replace_in_a_class_body_and_in_a_method() -> None:
                 x = 2
                 y = x
                 return x
-        ''')
+        """,
+    )
 
 
 def test_delete_a_statement_leaves_a_marker_and_comes_back() -> None:
-    check(CLASS, Delete("Outer.Config", "retries = 3"), '''\
+    check(
+        CLASS,
+        Delete("Outer.Config", "retries = 3"),
+        """\
         class Outer:
             class Config:
                 # radpatch: deleted: retries = 3
@@ -320,17 +392,24 @@ def test_delete_a_statement_leaves_a_marker_and_comes_back() -> None:
             def method(self):
                 x = 1
                 return x
-        ''')
+        """,
+    )
 
 
 def test_delete_the_last_statement_of_a_block() -> None:
-    check("def f(x):\n    x.check()\n    x.log()\n\n\ndef g():\n    pass\n", Delete("f", "x.log()"),
-          "def f(x):\n    x.check()\n    pass  # radpatch: deleted: x.log()\n\n\ndef g():\n    pass\n")
+    check(
+        "def f(x):\n    x.check()\n    x.log()\n\n\ndef g():\n    pass\n",
+        Delete("f", "x.log()"),
+        "def f(x):\n    x.check()\n    pass  # radpatch: deleted: x.log()\n\n\ndef g():\n    pass\n",
+    )
 
 
 def test_delete_the_only_statement_of_a_block_leaves_pass() -> None:
-    check("def f():\n    if x:\n        # why\n        g()\n    return 1\n", Delete("f", "g()"),
-          "def f():\n    if x:\n        # why\n        pass  # radpatch: deleted: g()\n    return 1\n")
+    check(
+        "def f():\n    if x:\n        # why\n        g()\n    return 1\n",
+        Delete("f", "g()"),
+        "def f():\n    if x:\n        # why\n        pass  # radpatch: deleted: g()\n    return 1\n",
+    )
 
 
 # --- add_import / set_constant -------------------------------------------------------------------
@@ -352,7 +431,11 @@ HEADER = '''\
 
 
 def test_add_import_goes_after_the_imports() -> None:
-    check(HEADER, AddImport("import re"), HEADER.replace("from typing import Any\n", "from typing import Any\n    import re  # radpatch: added import\n"))
+    check(
+        HEADER,
+        AddImport("import re"),
+        HEADER.replace("from typing import Any\n", "from typing import Any\n    import re  # radpatch: added import\n"),
+    )
 
 
 def test_add_import_already_there_is_a_no_op_and_revert_keeps_it() -> None:
@@ -365,12 +448,19 @@ def test_set_constant_changes_its_value() -> None:
 
 def test_set_constant_reading_an_environment_variable_with_an_import() -> None:
     value = 'int(os.environ.get("VLLM_HANDSHAKE_TIMEOUT_MINS", "5"))'
-    check(HEADER, (AddImport("import os"), SetConstant("HANDSHAKE_TIMEOUT_MINS", value, "5")),
-          HEADER.replace("= 5", f"= {value}"))
+    check(
+        HEADER,
+        (AddImport("import os"), SetConstant("HANDSHAKE_TIMEOUT_MINS", value, "5")),
+        HEADER.replace("= 5", f"= {value}"),
+    )
 
 
 def test_set_constant_new_name_goes_after_imports() -> None:
-    check(HEADER, SetConstant("RETRIES", "3"), HEADER.replace("from typing import Any\n", "from typing import Any\n    RETRIES = 3\n"))
+    check(
+        HEADER,
+        SetConstant("RETRIES", "3"),
+        HEADER.replace("from typing import Any\n", "from typing import Any\n    RETRIES = 3\n"),
+    )
 
 
 def test_set_constant_new_name_that_the_module_binds_is_a_clash() -> None:
@@ -380,11 +470,20 @@ def test_set_constant_new_name_that_the_module_binds_is_a_clash() -> None:
 
 # --- payload imports and constants ---------------------------------------------------------------
 
+
 def test_payload_imports_and_constants_are_placed_not_dropped() -> None:
     payload = b'"""Payload."""\nimport re\nimport os\n\n_RP_LIMIT = 4\n\n\ndef _rp_parse(s):\n    return re.findall("x", s)[:_RP_LIMIT]\n'
     op = InsertDefinitions(Path("p.py"), payload, ("_RP_LIMIT", "_rp_parse"), "f", "before")
-    check(HEADER, op, HEADER.replace("from typing import Any\n", "from typing import Any\n    import re  # radpatch: added import\n").replace(
-        "HANDSHAKE_TIMEOUT_MINS = 5\n", "HANDSHAKE_TIMEOUT_MINS = 5\n\n\n    _RP_LIMIT = 4\n\n\n    def _rp_parse(s):\n        return re.findall(\"x\", s)[:_RP_LIMIT]\n"))
+    check(
+        HEADER,
+        op,
+        HEADER.replace(
+            "from typing import Any\n", "from typing import Any\n    import re  # radpatch: added import\n"
+        ).replace(
+            "HANDSHAKE_TIMEOUT_MINS = 5\n",
+            'HANDSHAKE_TIMEOUT_MINS = 5\n\n\n    _RP_LIMIT = 4\n\n\n    def _rp_parse(s):\n        return re.findall("x", s)[:_RP_LIMIT]\n',
+        ),
+    )
 
 
 def test_payload_def_taking_over_an_imported_name_is_refused() -> None:
@@ -394,13 +493,15 @@ def test_payload_def_taking_over_an_imported_name_is_refused() -> None:
 
 
 def test_payload_future_import_the_target_lacks_is_refused() -> None:
-    op = InsertDefinitions(Path("p.py"), b"from __future__ import annotations\n\n\ndef _rp():\n    pass\n", ("_rp",), "f", "before")
+    op = InsertDefinitions(
+        Path("p.py"), b"from __future__ import annotations\n\n\ndef _rp():\n    pass\n", ("_rp",), "f", "before"
+    )
     assert "__future__" in refuse(HEADER, op).message
 
 
 # --- formatting independence: find typed differently, statements count changes -------------------
 
-VLLM_LIKE = '''\
+VLLM_LIKE = """\
     def handshake(sock, timeout):
         # Receive initialization message.
         logger.debug("Waiting for init message from front-end.")
@@ -411,30 +512,33 @@ VLLM_LIKE = '''\
                 f"minutes"
             )  # trailing comment
         return sock.recv()
-    '''
+    """
 
 
-@pytest.mark.parametrize("find", [
-    # one line, other quotes, no comment
-    "if not sock.poll(timeout=timeout * 60_000): raise RuntimeError('Did not receive response from front-end '"
-    " f'process within {timeout} ' f'minutes')",
-    # extra parentheses, a comment, broken differently
-    '''\
+@pytest.mark.parametrize(
+    "find",
+    [
+        # one line, other quotes, no comment
+        "if not sock.poll(timeout=timeout * 60_000): raise RuntimeError('Did not receive response from front-end '"
+        " f'process within {timeout} ' f'minutes')",
+        # extra parentheses, a comment, broken differently
+        """\
     if not (sock.poll(timeout=(timeout * 60_000))):  # the poll
         raise RuntimeError("Did not receive response from front-end "
                            f"process within {timeout} " f"minutes")
-    ''',
-])
+    """,
+    ],
+)
 def test_reformatted_find_replaces_one_statement_by_three(find: str) -> None:
-    new = '''\
+    new = """\
     deadline = timeout * 60_000
     while not sock.poll(timeout=deadline):
         logger.info("still waiting for the front-end")
-    '''
+    """
     patch = patch_of(Replace("handshake", find, new))
     original = textwrap.dedent(VLLM_LIKE).encode()
     after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), original).after
-    assert after.decode() == textwrap.dedent('''\
+    assert after.decode() == textwrap.dedent("""\
         def handshake(sock, timeout):
             # Receive initialization message.
             logger.debug("Waiting for init message from front-end.")
@@ -442,45 +546,52 @@ def test_reformatted_find_replaces_one_statement_by_three(find: str) -> None:
             while not sock.poll(timeout=deadline):
                 logger.info("still waiting for the front-end")
             return sock.recv()
-        ''')
+        """)
     undone = plan.backward(patch, patch.rewrites, after, "mod.py")
     assert ast.dump(ast.parse(undone)) == ast.dump(ast.parse(original))
     assert plan.forward(patch, patch.rewrites, undone, "mod.py") == after
 
 
 def test_keyword_added_to_a_multi_line_call_found_on_one_line() -> None:
-    check('''\
+    check(
+        """\
         def start(cfg):
             return launch(
                 cfg.model,
                 cfg.port,
             )
-        ''', Replace("start", "launch(cfg.model, cfg.port)", "launch(cfg.model, cfg.port, timeout=600)"), '''\
+        """,
+        Replace("start", "launch(cfg.model, cfg.port)", "launch(cfg.model, cfg.port, timeout=600)"),
+        """\
         def start(cfg):
             return launch(
                 cfg.model,
                 cfg.port,
                 timeout=600,
             )
-        ''')
+        """,
+    )
 
 
 def test_one_line_def_replaced() -> None:
-    check("def f(x): return x + 1\n\n\ndef g():\n    pass\n",
-          Replace("<module>", "def f(x):\n    return x + 1", "def f(x):\n    y = x + 1\n    return y"),
-          "def f(x):\n    y = x + 1\n    return y\n\n\ndef g():\n    pass\n", exact=False)
+    check(
+        "def f(x): return x + 1\n\n\ndef g():\n    pass\n",
+        Replace("<module>", "def f(x):\n    return x + 1", "def f(x):\n    y = x + 1\n    return y"),
+        "def f(x):\n    y = x + 1\n    return y\n\n\ndef g():\n    pass\n",
+        exact=False,
+    )
 
 
 # --- selection -----------------------------------------------------------------------------------
 
-LOOPS = '''\
+LOOPS = """\
     def f(items, more):
         for x in items:
             total = 0
         for y in more:
             total = 0
         return total
-    '''
+    """
 
 
 def test_ambiguous_find_lists_every_line_and_hints_within_and_occurrence() -> None:
@@ -490,15 +601,24 @@ def test_ambiguous_find_lists_every_line_and_hints_within_and_occurrence() -> No
 
 
 def test_within_narrows_to_the_enclosing_statement() -> None:
-    check(LOOPS, Replace("f", "total = 0", "total = 1", within="for y in more:"),
-          "def f(items, more):\n    for x in items:\n        total = 0\n    for y in more:\n        total = 1\n    return total\n")
+    check(
+        LOOPS,
+        Replace("f", "total = 0", "total = 1", within="for y in more:"),
+        "def f(items, more):\n    for x in items:\n        total = 0\n    for y in more:\n        total = 1\n    return total\n",
+    )
 
 
 def test_occurrence_picks_the_nth_match() -> None:
-    check(LOOPS, Replace("f", "total = 0", "total = 1", occurrence=1),
-          "def f(items, more):\n    for x in items:\n        total = 1\n    for y in more:\n        total = 0\n    return total\n")
-    check(LOOPS, InsertStatements("f", "total = 0", "total += 5", "after", occurrence=2),
-          "def f(items, more):\n    for x in items:\n        total = 0\n    for y in more:\n        total = 0\n        total += 5\n    return total\n")
+    check(
+        LOOPS,
+        Replace("f", "total = 0", "total = 1", occurrence=1),
+        "def f(items, more):\n    for x in items:\n        total = 1\n    for y in more:\n        total = 0\n    return total\n",
+    )
+    check(
+        LOOPS,
+        InsertStatements("f", "total = 0", "total += 5", "after", occurrence=2),
+        "def f(items, more):\n    for x in items:\n        total = 0\n    for y in more:\n        total = 0\n        total += 5\n    return total\n",
+    )
 
 
 def test_occurrence_picks_the_right_one_to_undo_when_the_result_occurs_before_it() -> None:
@@ -518,10 +638,14 @@ def test_within_a_whole_simple_statement_for_an_expression() -> None:
 
 
 def test_occurrence_beyond_the_matches_is_refused() -> None:
-    assert "has 2 match(es) in f; occurrence 3 does not exist" in refuse(LOOPS, Replace("f", "total = 0", "total = 1", occurrence=3)).message
+    assert (
+        "has 2 match(es) in f; occurrence 3 does not exist"
+        in refuse(LOOPS, Replace("f", "total = 0", "total = 1", occurrence=3)).message
+    )
 
 
 # --- hints fit the cause -------------------------------------------------------------------------
+
 
 def test_a_typo_in_find_shows_the_closest_candidate() -> None:
     exc = refuse(LOOPS, Replace("f", "return totl", "return 1"))
@@ -557,7 +681,13 @@ def test_an_import_that_would_rebind_a_module_name_is_refused() -> None:
 
 
 def test_an_import_of_a_submodule_of_an_imported_module_is_no_clash() -> None:
-    check(HEADER, AddImport("import os.path"), HEADER.replace("from typing import Any\n", "from typing import Any\n    import os.path  # radpatch: added import\n"))
+    check(
+        HEADER,
+        AddImport("import os.path"),
+        HEADER.replace(
+            "from typing import Any\n", "from typing import Any\n    import os.path  # radpatch: added import\n"
+        ),
+    )
 
 
 # --- the pruned walks -------------------------------------------------------------------------
@@ -601,7 +731,9 @@ def _ast_region(tree: ast.AST) -> list[ast.AST]:
     """The ast nodes a radpatch scope covers, in source order: below `tree`'s statements (a def's
     body; the module's statements), not into nested defs and classes (not even their headers)."""
     out: list[ast.AST] = []
-    todo = list(tree.body) if isinstance(tree, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+    todo = (
+        list(tree.body) if isinstance(tree, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+    )
     while todo:
         node = todo.pop()
         out.append(node)
@@ -614,25 +746,44 @@ if sys.version_info < (3, 11):  # no except* before 3.11: ast must parse the cor
     WALK_CORPUS = WALK_CORPUS.replace("except* E as e:", "except E as e:")
 
 
-@pytest.mark.parametrize("source", [WALK_CORPUS, Path(textwrap.__file__).read_text(), Path(dataclasses.__file__).read_text()],
-                         ids=["constructs", "textwrap", "dataclasses"])
+@pytest.mark.parametrize(
+    "source",
+    [WALK_CORPUS, Path(textwrap.__file__).read_text(), Path(dataclasses.__file__).read_text()],
+    ids=["constructs", "textwrap", "dataclasses"],
+)
 def test_the_pruned_walks_find_what_ast_calls_expressions(source: str) -> None:
     module = cst.parse_module(source)
     tree = ast.parse(source)
-    defs = [(top, node) for top, node in zip(module.body, tree.body) if isinstance(top, (cst.FunctionDef, cst.ClassDef))]
+    defs = [
+        (top, node) for top, node in zip(module.body, tree.body) if isinstance(top, (cst.FunctionDef, cst.ClassDef))
+    ]
     for scope, region in [((module,), tree), *(((module, top), node) for top, node in defs)]:
         every = [p[-1] for p in matching.walk(scope, lambda n: True)]
         assert [p[-1] for p in matching.blocks(scope)] == [n for n in every if isinstance(n, cst.IndentedBlock)]
         expected = _ast_region(region)
-        names = [n.value for p in matching.nodes_of(scope, cst.Name) if (n := p[-1]).value not in ("True", "False", "None")]
+        names = [
+            n.value for p in matching.nodes_of(scope, cst.Name) if (n := p[-1]).value not in ("True", "False", "None")
+        ]
         assert names == [n.id for n in expected if isinstance(n, ast.Name)]
         attrs = [p[-1].attr.value for p in matching.nodes_of(scope, cst.Attribute)]
         assert attrs == [n.attr for n in expected if isinstance(n, ast.Attribute)]
-        strings = [v for p in matching.nodes_of(scope, cst.SimpleString) if (v := p[-1].evaluated_value) is not None]  # None: has f-strings
-        assert strings == [n.value for n in expected if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
-                           and not isinstance(_parent_of(region, n), ast.JoinedStr)]
-        for kind in {type(n) for n in every if isinstance(n, cst.BaseExpression)} - {cst.Name, cst.Attribute, cst.SimpleString,
-                                                                                     cst.ConcatenatedString, cst.FormattedString}:
+        strings = [
+            v for p in matching.nodes_of(scope, cst.SimpleString) if (v := p[-1].evaluated_value) is not None
+        ]  # None: has f-strings
+        assert strings == [
+            n.value
+            for n in expected
+            if isinstance(n, ast.Constant)
+            and isinstance(n.value, (str, bytes))
+            and not isinstance(_parent_of(region, n), ast.JoinedStr)
+        ]
+        for kind in {type(n) for n in every if isinstance(n, cst.BaseExpression)} - {
+            cst.Name,
+            cst.Attribute,
+            cst.SimpleString,
+            cst.ConcatenatedString,
+            cst.FormattedString,
+        }:
             assert [p[-1] for p in matching.nodes_of(scope, kind)] == [n for n in every if type(n) is kind], kind
 
 
@@ -640,16 +791,19 @@ def _parent_of(tree: ast.AST, child: ast.AST) -> ast.AST | None:
     return next((n for n in ast.walk(tree) for c in ast.iter_child_nodes(n) if c is child), None)
 
 
-@pytest.mark.parametrize(("source", "find", "lines"), [
-    ("def f(self, timeout):\n    self.timeout = 5\n    return poll(timeout)\n", "timeout", [3]),
-    ("def f(x):\n    return g(x=x)\n", "x", [2]),
-    ("def f(x):\n    return lambda x: x\n", "x", [2]),
-    ("def f(x):\n    try:\n        pass\n    except E as x:\n        return x\n", "x", [5]),
-    ("def f(x):\n    global y\n    import os.path\n    return os.path\n", "os.path", [4]),
-    ("def f(x):\n    match x:\n        case [y, *x]:\n            return x\n", "x", [2, 4]),
-    ("def f(x):\n    return 'ab' + 'a' 'b' + f'{\"ab\"}'\n", "'ab'", [2, 2, 2]),
-    ("def f(a, b, c):\n    return (a and b and c, (a and b) and c, a and b or c)\n", "a and b", [2, 2]),
-])
+@pytest.mark.parametrize(
+    ("source", "find", "lines"),
+    [
+        ("def f(self, timeout):\n    self.timeout = 5\n    return poll(timeout)\n", "timeout", [3]),
+        ("def f(x):\n    return g(x=x)\n", "x", [2]),
+        ("def f(x):\n    return lambda x: x\n", "x", [2]),
+        ("def f(x):\n    try:\n        pass\n    except E as x:\n        return x\n", "x", [5]),
+        ("def f(x):\n    global y\n    import os.path\n    return os.path\n", "os.path", [4]),
+        ("def f(x):\n    match x:\n        case [y, *x]:\n            return x\n", "x", [2, 4]),
+        ("def f(x):\n    return 'ab' + 'a' 'b' + f'{\"ab\"}'\n", "'ab'", [2, 2, 2]),
+        ("def f(a, b, c):\n    return (a and b and c, (a and b) and c, a and b or c)\n", "a and b", [2, 2]),
+    ],
+)
 def test_an_expression_find_matches_only_what_ast_calls_an_expression(source: str, find: str, lines: list[int]) -> None:
     module = cst.parse_module(source)
     hits = matching.find_expressions(module, matching.find_scope(module, "f"), find)

@@ -27,21 +27,54 @@ PAYLOAD = '"""A payload with an import and a constant."""\nimport dataclasses\n\
 
 OPERATIONS: dict[str, tuple[str, str]] = {
     "insert_definitions": (CORE, "insert_definitions: {payload: payload.py, before: EngineCore}"),
-    "add_parameter": (CORE, "add_parameter: {function: EngineCore.abort_requests, name: radiance_reason, default: None}"),
-    "set_default": ("vllm.v1.engine.async_llm", "set_default: {function: AsyncLLM.wait_for_requests_to_drain, parameter: drain_timeout, from: 300, to: 600}"),
-    "insert_after": (CORE, f"insert_after: {{scope: EngineCore.abort_requests, find: '{FINISH}', code: 'logger.debug(\"aborted %d\", len(request_ids))'}}"),
-    "insert_before": (CORE, f"insert_before: {{scope: EngineCore.abort_requests, find: '{FINISH}', code: 'request_ids = list(request_ids)'}}"),
-    "replace": (CORE, "replace:\n  scope: EngineCore.abort_requests\n  find: |\n    self.scheduler.finish_requests(\n        request_ids,  # typed over lines\n"
-                      "        RequestStatus.FINISHED_ABORTED)\n  with: |\n    ids = list(request_ids)\n    self.scheduler.finish_requests(ids, RequestStatus.FINISHED_ABORTED)"),
-    "delete": (CORE, "delete: {scope: EngineCoreProc.startup_handshake, find: \"logger.debug('Waiting for init message from front-end.')\"}"),
-    "add_decorator": (CORE, "add_decorator: {function: EngineCore.abort_requests, decorator: 'instrument(span_name=\"Abort requests\")'}"),
-    "remove_decorator": (CORE, "remove_decorator: {function: EngineCoreProc.startup_handshake, decorator: staticmethod}"),
-    "replace_decorator": (CORE, "replace_decorator: {function: EngineCore._initialize_kv_caches, find: \"instrument(span_name='Prepare model')\", "
-                                "with: 'instrument(span_name=\"Prepare model and KV cache\")'}"),
-    "wrap_body": (CORE, "wrap_body:\n  function: EngineCore.abort_requests\n  with: |\n    try:\n        __body__\n    except Exception:\n"
-                        "        logger.exception(\"abort failed\")\n        raise"),
-    "replace_body": (CORE, f"replace_body: {{function: EngineCore.abort_requests, find: '{FINISH}', "
-                           "with: 'self.scheduler.finish_requests(list(request_ids), RequestStatus.FINISHED_ABORTED)'}"),
+    "add_parameter": (
+        CORE,
+        "add_parameter: {function: EngineCore.abort_requests, name: radiance_reason, default: None}",
+    ),
+    "set_default": (
+        "vllm.v1.engine.async_llm",
+        "set_default: {function: AsyncLLM.wait_for_requests_to_drain, parameter: drain_timeout, from: 300, to: 600}",
+    ),
+    "insert_after": (
+        CORE,
+        f"insert_after: {{scope: EngineCore.abort_requests, find: '{FINISH}', code: 'logger.debug(\"aborted %d\", len(request_ids))'}}",
+    ),
+    "insert_before": (
+        CORE,
+        f"insert_before: {{scope: EngineCore.abort_requests, find: '{FINISH}', code: 'request_ids = list(request_ids)'}}",
+    ),
+    "replace": (
+        CORE,
+        "replace:\n  scope: EngineCore.abort_requests\n  find: |\n    self.scheduler.finish_requests(\n        request_ids,  # typed over lines\n"
+        "        RequestStatus.FINISHED_ABORTED)\n  with: |\n    ids = list(request_ids)\n    self.scheduler.finish_requests(ids, RequestStatus.FINISHED_ABORTED)",
+    ),
+    "delete": (
+        CORE,
+        "delete: {scope: EngineCoreProc.startup_handshake, find: \"logger.debug('Waiting for init message from front-end.')\"}",
+    ),
+    "add_decorator": (
+        CORE,
+        "add_decorator: {function: EngineCore.abort_requests, decorator: 'instrument(span_name=\"Abort requests\")'}",
+    ),
+    "remove_decorator": (
+        CORE,
+        "remove_decorator: {function: EngineCoreProc.startup_handshake, decorator: staticmethod}",
+    ),
+    "replace_decorator": (
+        CORE,
+        "replace_decorator: {function: EngineCore._initialize_kv_caches, find: \"instrument(span_name='Prepare model')\", "
+        "with: 'instrument(span_name=\"Prepare model and KV cache\")'}",
+    ),
+    "wrap_body": (
+        CORE,
+        "wrap_body:\n  function: EngineCore.abort_requests\n  with: |\n    try:\n        __body__\n    except Exception:\n"
+        '        logger.exception("abort failed")\n        raise',
+    ),
+    "replace_body": (
+        CORE,
+        f"replace_body: {{function: EngineCore.abort_requests, find: '{FINISH}', "
+        "with: 'self.scheduler.finish_requests(list(request_ids), RequestStatus.FINISHED_ABORTED)'}",
+    ),
     "add_import": (CORE, "add_import: {import: import dataclasses}"),
     "set_constant": (CORE, "set_constant: {name: HANDSHAKE_TIMEOUT_MINS, from: 5, value: 10}"),
     "set_constant (new)": (CORE, "set_constant: {name: RADIANCE_RETRIES, value: 3}"),
@@ -52,13 +85,17 @@ def registry(tmp_path: Path, module: str, rewrite: str) -> Path:
     d = tmp_path / "reg"
     d.mkdir(exist_ok=True)
     (d / "payload.py").write_text(PAYLOAD)
-    (d / "op.yaml").write_text(HEAD.format(module=module) + textwrap.indent(f"- id: the-op\n{textwrap.indent(rewrite, '  ')}\n", "  "))
+    (d / "op.yaml").write_text(
+        HEAD.format(module=module) + textwrap.indent(f"- id: the-op\n{textwrap.indent(rewrite, '  ')}\n", "  ")
+    )
     return d
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("operation", list(OPERATIONS))
-def test_operation_applies_and_reverts_byte_for_byte(operation: str, version: str, site: Any, radpatch: Any, tmp_path: Path) -> None:
+def test_operation_applies_and_reverts_byte_for_byte(
+    operation: str, version: str, site: Any, radpatch: Any, tmp_path: Path
+) -> None:
     module, rewrite = OPERATIONS[operation]
     originals = install_vllm(site.root, version)
     reg = ("--registry", str(registry(tmp_path, module, rewrite)))
@@ -77,21 +114,44 @@ def test_operation_applies_and_reverts_byte_for_byte(operation: str, version: st
 
 
 REFUSALS: dict[str, tuple[str, str, str]] = {
-    "typo in find": (CORE, "replace: {scope: EngineCore.abort_requests, find: 'self.scheduler.finish_request(request_ids, RequestStatus.FINISHED_ABORTED)', with: pass}",
-                     "closest candidate"),
-    "another version's code": (CORE, "replace: {scope: EngineCore.abort_requests, find: 'await self.scheduler.drain(timeout=30)', with: pass}",
-                               "nothing in the scope is similar"),
-    "ambiguous": (CORE, "replace: {scope: EngineCoreProc.startup_handshake, find: handshake_socket, with: sock}", "(ambiguous): lines "),
-    "wrong current default": ("vllm.v1.engine.async_llm", "set_default: {function: AsyncLLM.wait_for_requests_to_drain, parameter: drain_timeout, from: 30, to: 600}",
-                              "defaults to 300, not 30"),
+    "typo in find": (
+        CORE,
+        "replace: {scope: EngineCore.abort_requests, find: 'self.scheduler.finish_request(request_ids, RequestStatus.FINISHED_ABORTED)', with: pass}",
+        "closest candidate",
+    ),
+    "another version's code": (
+        CORE,
+        "replace: {scope: EngineCore.abort_requests, find: 'await self.scheduler.drain(timeout=30)', with: pass}",
+        "nothing in the scope is similar",
+    ),
+    "ambiguous": (
+        CORE,
+        "replace: {scope: EngineCoreProc.startup_handshake, find: handshake_socket, with: sock}",
+        "(ambiguous): lines ",
+    ),
+    "wrong current default": (
+        "vllm.v1.engine.async_llm",
+        "set_default: {function: AsyncLLM.wait_for_requests_to_drain, parameter: drain_timeout, from: 30, to: 600}",
+        "defaults to 300, not 30",
+    ),
     "payload clash": (CORE, "insert_definitions: {payload: clash.py, before: EngineCore}", "already binds 'logger'"),
-    "new constant that exists": (CORE, "set_constant: {name: HANDSHAKE_TIMEOUT_MINS, value: 10}", "already binds HANDSHAKE_TIMEOUT_MINS"),
-    "deep expression": (CORE, "replace: {scope: EngineCore.abort_requests, find: '" + "1+" * 3000 + "1', with: x}", "nested too deeply"),
+    "new constant that exists": (
+        CORE,
+        "set_constant: {name: HANDSHAKE_TIMEOUT_MINS, value: 10}",
+        "already binds HANDSHAKE_TIMEOUT_MINS",
+    ),
+    "deep expression": (
+        CORE,
+        "replace: {scope: EngineCore.abort_requests, find: '" + "1+" * 3000 + "1', with: x}",
+        "nested too deeply",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(REFUSALS))
-def test_refusal_names_the_rewrite_and_leaves_every_file_as_it_was(case: str, site: Any, radpatch: Any, tmp_path: Path) -> None:
+def test_refusal_names_the_rewrite_and_leaves_every_file_as_it_was(
+    case: str, site: Any, radpatch: Any, tmp_path: Path
+) -> None:
     module, rewrite, says = REFUSALS[case]
     install_vllm(site.root, "0.32.0")
     d = registry(tmp_path, module, rewrite)
@@ -115,7 +175,7 @@ while not handshake_socket.poll(timeout=60_000):
 """
 FINDS = {
     "one line, one f-string": "if not handshake_socket.poll(timeout=HANDSHAKE_TIMEOUT_MINS * 60_000): raise RuntimeError("
-                              "f'Did not receive response from front-end process within {HANDSHAKE_TIMEOUT_MINS} minutes')",
+    "f'Did not receive response from front-end process within {HANDSHAKE_TIMEOUT_MINS} minutes')",
     "comments and parentheses": """\
 if not (handshake_socket.poll(timeout=(HANDSHAKE_TIMEOUT_MINS * 60_000))):  # my comment
     # and another
@@ -137,9 +197,15 @@ if not handshake_socket.poll(
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("find", list(FINDS))
-def test_a_reformatted_find_replacing_one_statement_by_two_reverts_byte_for_byte(find: str, version: str, site: Any, radpatch: Any, tmp_path: Path) -> None:
-    rewrite = ("replace:\n  scope: EngineCoreProc.startup_handshake\n  find: |\n" + textwrap.indent(FINDS[find].rstrip("\n") + "\n", "    ")
-               + "  with: |\n" + textwrap.indent(HANDSHAKE_WITH, "    "))
+def test_a_reformatted_find_replacing_one_statement_by_two_reverts_byte_for_byte(
+    find: str, version: str, site: Any, radpatch: Any, tmp_path: Path
+) -> None:
+    rewrite = (
+        "replace:\n  scope: EngineCoreProc.startup_handshake\n  find: |\n"
+        + textwrap.indent(FINDS[find].rstrip("\n") + "\n", "    ")
+        + "  with: |\n"
+        + textwrap.indent(HANDSHAKE_WITH, "    ")
+    )
     originals = install_vllm(site.root, version)
     reg = ("--registry", str(registry(tmp_path, CORE, rewrite)))
     r = radpatch(*reg, "apply", "op")

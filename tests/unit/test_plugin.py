@@ -55,7 +55,9 @@ def test_applied_then_drifted(as_vllm: Path, toy: Path, radpatch, caplog: pytest
     assert check.state is Seen.DRIFTED and "toypkg/core.py changed since radpatch wrote it" in check.detail
 
 
-def test_record_left_behind_by_a_reinstall_counts_as_not_applied(site: Site, as_vllm: Path, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+def test_record_left_behind_by_a_reinstall_counts_as_not_applied(
+    site: Site, as_vllm: Path, toy: Path, radpatch
+) -> None:  # type: ignore[no-untyped-def]
     pristine = {p: (as_vllm / p).read_bytes() for p in ("toypkg/core.py", "toypkg/util.py")}
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     for rel, data in pristine.items():  # what `pip install --force-reinstall` would do
@@ -64,7 +66,9 @@ def test_record_left_behind_by_a_reinstall_counts_as_not_applied(site: Site, as_
     assert check.state is Seen.NOT_APPLIED and "toypkg/core.py is the pristine file" in check.detail
 
 
-def test_require_refuses_with_a_clear_message(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, radpatch) -> None:  # type: ignore[no-untyped-def]
+def test_require_refuses_with_a_clear_message(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, radpatch
+) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv(plugin.REQUIRE_ENV, "toy, toy")
     with pytest.raises(RequiredPatchMissing) as err:
         plugin.register()
@@ -74,8 +78,9 @@ def test_require_refuses_with_a_clear_message(as_vllm: Path, toy: Path, monkeypa
     plugin.register()  # now satisfied: no exception
 
 
-def test_errors_are_logged_and_swallowed_unless_required(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         caplog: pytest.LogCaptureFixture) -> None:
+def test_errors_are_logged_and_swallowed_unless_required(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     (as_vllm / ".radpatch").mkdir()
     (as_vllm / ".radpatch" / "record.json").write_text("{ not json")
     caplog.set_level(logging.INFO, logger=plugin.LOGGER)
@@ -86,7 +91,9 @@ def test_errors_are_logged_and_swallowed_unless_required(as_vllm: Path, toy: Pat
         plugin.register()
 
 
-def test_no_vllm_imported_is_an_error_not_a_crash(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_no_vllm_imported_is_an_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.delitem(sys.modules, "vllm", raising=False)
     monkeypatch.delenv(plugin.REQUIRE_ENV, raising=False)
     caplog.set_level(logging.INFO, logger=plugin.LOGGER)
@@ -96,17 +103,20 @@ def test_no_vllm_imported_is_an_error_not_a_crash(monkeypatch: pytest.MonkeyPatc
 
 def test_imports_only_hashing_code(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
-    code = ("import sys, types, json; from pathlib import Path; m = types.ModuleType('vllm'); "
-            f"m.__file__ = {str(site.root / 'toypkg' / '__init__.py')!r}; sys.modules['vllm'] = m; "
-            "import radpatch.plugin as p; p.register(); (c,) = p.check(Path(m.__file__).parent.parent); "
-            "print(json.dumps([c.state.value] + [n in sys.modules for n in "
-            "('libcst', 'yaml', 'radpatch.plan', 'radpatch.schema', 'radpatch.state', 'click')]))")
+    code = (
+        "import sys, types, json; from pathlib import Path; m = types.ModuleType('vllm'); "
+        f"m.__file__ = {str(site.root / 'toypkg' / '__init__.py')!r}; sys.modules['vllm'] = m; "
+        "import radpatch.plugin as p; p.register(); (c,) = p.check(Path(m.__file__).parent.parent); "
+        "print(json.dumps([c.state.value] + [n in sys.modules for n in "
+        "('libcst', 'yaml', 'radpatch.prove.plan', 'radpatch.registry.loader', 'radpatch.state.decide', 'click')]))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == ["applied", False, False, False, False, False, False]
 
 
-def test_a_refusal_makes_the_next_engine_in_the_process_check_again(as_vllm: Path, toy: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refusal_makes_the_next_engine_in_the_process_check_again(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """vLLM sets plugins_loaded before calling plugins: a retry would otherwise skip the check."""
     plugins = types.ModuleType("vllm.plugins")
     plugins.plugins_loaded = True  # type: ignore[attr-defined]
@@ -117,8 +127,9 @@ def test_a_refusal_makes_the_next_engine_in_the_process_check_again(as_vllm: Pat
     assert plugins.plugins_loaded is False  # type: ignore[attr-defined]
 
 
-def test_an_unknown_required_name_says_what_is_recorded(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        radpatch) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_required_name_says_what_is_recorded(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, radpatch
+) -> None:  # type: ignore[no-untyped-def]
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     monkeypatch.setenv(plugin.REQUIRE_ENV, "toy-patch")
     with pytest.raises(RequiredPatchMissing) as err:
@@ -142,8 +153,9 @@ def test_own_site_knows_this_interpreters_site_packages(tmp_path: Path) -> None:
     assert not plugin._own_site(tmp_path)
 
 
-def test_a_symlinked_package_directory_keeps_its_record_in_site_packages(site: Site, as_vllm: Path, toy: Path,
-                                                                        tmp_path: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_symlinked_package_directory_keeps_its_record_in_site_packages(
+    site: Site, as_vllm: Path, toy: Path, tmp_path: Path, radpatch
+) -> None:  # type: ignore[no-untyped-def]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (as_vllm / "toypkg").rename(elsewhere / "toypkg")
@@ -169,4 +181,6 @@ def test_a_patched_module_that_is_a_fifo_is_drifted_not_a_hang(as_vllm: Path, to
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     with fifo_in_place_of(as_vllm / "toypkg" / "core.py"):
         (check,) = plugin.check(as_vllm)
-    assert check.state is Seen.DRIFTED and "toypkg/core.py unreadable (not a regular file)" in check.detail, check.detail
+    assert check.state is Seen.DRIFTED and "toypkg/core.py unreadable (not a regular file)" in check.detail, (
+        check.detail
+    )

@@ -16,10 +16,17 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from radpatch import plan, proofs
-from radpatch.environment import PythonEnv, python_env
 from radpatch.errors import EnvironmentProblem, RefusedError
-from radpatch.model import InsertDefinitions, InsertStatements, Operation, Patch, Replace, Rewrite
+from radpatch.install.environment import PythonEnv, python_env
+from radpatch.prove import placement, plan
+from radpatch.registry.model import (
+    InsertDefinitions,
+    InsertStatements,
+    Operation,
+    Patch,
+    Replace,
+    Rewrite,
+)
 
 PYENV = Path("/root/.pyenv/versions")
 
@@ -33,8 +40,19 @@ def interpreter(prefix: str) -> PythonEnv:
 
 def patch_of(*ops: Operation) -> Patch:
     rws = tuple(Rewrite(f"r{i}", "mod", None, op, f"t.yaml:{i + 1}") for i, op in enumerate(ops))
-    return Patch(name="t", summary="t", description="t", distribution="toypkg", supported=SpecifierSet(""),
-                 obsolete=None, knobs=(), targets=(), rewrites=rws, source=Path("t.yaml"), digest="0")
+    return Patch(
+        name="t",
+        summary="t",
+        description="t",
+        distribution="toypkg",
+        supported=SpecifierSet(""),
+        obsolete=None,
+        knobs=(),
+        targets=(),
+        rewrites=rws,
+        source=Path("t.yaml"),
+        digest="0",
+    )
 
 
 def run(before: str, *ops: Operation, python: PythonEnv | None = None) -> bytes:
@@ -57,13 +75,18 @@ MODULE = """\
 
 # --- class 2: the wrong Python ---------------------------------------------------------------------
 
-EXCEPT_STAR = InsertStatements("size", "total = len(spec)", "try:\n    total += 0\nexcept* ValueError:\n    pass", "after")
+EXCEPT_STAR = InsertStatements(
+    "size", "total = len(spec)", "try:\n    total += 0\nexcept* ValueError:\n    pass", "after"
+)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="radpatch's own parser must read except* to plan it")
 def test_syntax_the_target_cannot_parse_is_refused_for_that_target_only() -> None:
     why = refusal(MODULE, EXCEPT_STAR, python=interpreter("3.10"))
-    assert why == "t: rewrite 'r0' (t.yaml:1): the patched mod.py does not compile for Python 3.10: invalid syntax (line 5)"
+    assert (
+        why
+        == "t: rewrite 'r0' (t.yaml:1): the patched mod.py does not compile for Python 3.10: invalid syntax (line 5)"
+    )
     after = run(MODULE, EXCEPT_STAR, python=interpreter("3.13"))
     assert b"except* ValueError" in after
 
@@ -77,7 +100,10 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
     before = b"X = 1\n"
     after = b"X = 1\ntype Pair = tuple[int, int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n"
     old = interpreter("3.10")
-    assert plan.compile_error(after, "m.py", old, before) == f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)"
+    assert (
+        plan.compile_error(after, "m.py", old, before)
+        == f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)"
+    )
     for new in (interpreter("3.12"), interpreter("3.13")):
         assert plan.compile_error(after, "m.py", new, before) is None
         assert plan.names_error(before, after, "m.py", new) is None
@@ -85,7 +111,8 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
         wrong = after.replace(b"return items[0]", b"return U(items[0])")
         assert plan.names_error(before, wrong, "m.py", new) == (
             f"the patched m.py would use undefined names{for_(new)}: "
-            "`U` (line 6, in first()) is defined nowhere (NameError)")
+            "`U` (line 6, in first()) is defined nowhere (NameError)"
+        )
 
 
 def test_builtins_are_the_targets() -> None:
@@ -94,7 +121,8 @@ def test_builtins_are_the_targets() -> None:
     assert plan.names_error(before, after, "m.py", interpreter("3.13")) is None
     py310 = interpreter("3.10")
     assert plan.names_error(before, after, "m.py", py310) == (
-        f"the patched m.py would use undefined names{for_(py310)}: `ExceptionGroup` (line 2, in f()) is defined nowhere (NameError)")
+        f"the patched m.py would use undefined names{for_(py310)}: `ExceptionGroup` (line 2, in f()) is defined nowhere (NameError)"
+    )
 
 
 def test_a_match_statement_is_refused_for_39(tmp_path: Path) -> None:
@@ -136,6 +164,7 @@ def test_the_probe_runs_isolated_from_the_targets_site_packages(tmp_path: Path) 
     try:
         venv = tmp_path / "venv"
         import subprocess
+
         subprocess.run([env.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         site = next(venv.glob("lib/python*/site-packages"))
         (site / "evil.pth").write_text("import os; open(os.environ['RP_MARKER'], 'w').write('x')\n")
@@ -156,11 +185,14 @@ def helper(anchor: str = "size") -> InsertDefinitions:
     return InsertDefinitions(Path("payload.py"), PAYLOAD, ("_rp_helper",), anchor, "after")
 
 
-@pytest.mark.parametrize(("binding", "kind", "line"), [
-    ("from os.path import join as _rp_helper\n", "import", 1),
-    ("_rp_helper = None\n", "assignment", 1),
-    ("try:\n    from fast import _rp_helper\nexcept ImportError:\n    pass\n", "import", 2),
-])
+@pytest.mark.parametrize(
+    ("binding", "kind", "line"),
+    [
+        ("from os.path import join as _rp_helper\n", "import", 1),
+        ("_rp_helper = None\n", "assignment", 1),
+        ("try:\n    from fast import _rp_helper\nexcept ImportError:\n    pass\n", "import", 2),
+    ],
+)
 def test_a_payload_definition_may_not_replace_a_name_the_module_binds(binding: str, kind: str, line: int) -> None:
     before = binding + "\n\n" + textwrap.dedent(MODULE)
     added = binding.count("\n") + 2 + 3 + 3  # after `size`, behind two blank lines
@@ -169,7 +201,10 @@ def test_a_payload_definition_may_not_replace_a_name_the_module_binds(binding: s
     assert why.startswith("t: rewrite 'r0' (t.yaml:1) on mod.py: "), why
     assert "_rp_helper" in why and f"line {line}" in why, why
     # and the proof step, which also guards definitions another way could add, says the same
-    found = proofs.shadowed(proofs.placement(ast.parse(before)), proofs.placement(ast.parse(before + "\n\ndef _rp_helper(x):\n    return x + 1\n")))
+    found = placement.shadowed(
+        placement.placement(ast.parse(before)),
+        placement.placement(ast.parse(before + "\n\ndef _rp_helper(x):\n    return x + 1\n")),
+    )
     assert found and f"{kind} `_rp_helper` the module has at line {line}" in found[0], found
 
 
@@ -200,14 +235,18 @@ METHODS = """\
 
 def test_a_rewrite_in_a_function_the_module_replaces_later_is_refused() -> None:
     why = refusal(LATER_IMPORT, InsertStatements("size", "total = len(spec)", "total += 1", "after"))
-    assert why == ("t: rewrite 'r0' (t.yaml:1) on mod.py: it changes `size` (line 1, at module level), which line 7 replaces: "
-                   "the running code is the later one")
+    assert why == (
+        "t: rewrite 'r0' (t.yaml:1) on mod.py: it changes `size` (line 1, at module level), which line 7 replaces: "
+        "the running code is the later one"
+    )
 
 
 def test_a_rewrite_in_a_method_the_class_replaces_is_refused_and_names_the_rewrite() -> None:
     ops = (Replace("Planner.walk", "0", "1"), Replace("Planner.run", "len(spec)", "len(spec) + 1"))
-    assert refusal(METHODS, *ops) == ("t: rewrite 'r1' (t.yaml:2) on mod.py: it changes `run` (line 2, in Planner), which line 8 "
-                                      "replaces: the running code is the later one")
+    assert refusal(METHODS, *ops) == (
+        "t: rewrite 'r1' (t.yaml:2) on mod.py: it changes `run` (line 2, in Planner), which line 8 "
+        "replaces: the running code is the later one"
+    )
     assert b"return 1" in run(METHODS, ops[0])  # the method that runs
 
 
@@ -224,16 +263,20 @@ def test_a_definition_its_redefinition_reads_is_alive() -> None:
 
 def test_code_the_files_encoding_lacks_names_the_rewrite() -> None:
     latin1 = "# -*- coding: latin-1 -*-\n" + textwrap.dedent(MODULE)
-    patch = patch_of(Replace("size", "total = len(spec)", "total = len(spec) + 1"), Replace("size", "return total", "return '€', total"))
+    patch = patch_of(
+        Replace("size", "total = len(spec)", "total = len(spec) + 1"),
+        Replace("size", "return total", "return '€', total"),
+    )
     with pytest.raises(RefusedError) as info:
         plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), latin1.encode("latin-1"))
-    assert info.value.message.startswith("t: rewrite 'r1' (t.yaml:2) on mod.py: its code cannot be written in the file's "
-                                         "encoding iso-8859-1: '€'"), info.value.message
+    assert info.value.message.startswith(
+        "t: rewrite 'r1' (t.yaml:2) on mod.py: its code cannot be written in the file's encoding iso-8859-1: '€'"
+    ), info.value.message
     assert "escapes" in info.value.hint
 
 
 def test_a_clash_names_every_line_the_patched_module_binds_the_name_at() -> None:
     before = "import os\n\n\ndef f():\n    return os.sep\n"
     after = "import os\n\n\ndef f():\n    return 2\n\n\ndef f():\n    return os.sep\n"  # the added one comes first
-    (why,) = proofs.shadowed(proofs.placement(ast.parse(before)), proofs.placement(ast.parse(after)))
+    (why,) = placement.shadowed(placement.placement(ast.parse(before)), placement.placement(ast.parse(after)))
     assert "the def `f` the module has at line 4 (the patched module binds it at lines 4 and 8)" in why, why

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-
 import os
 import textwrap
 from pathlib import Path
@@ -12,9 +11,14 @@ import pytest
 from packaging.version import Version
 
 from radpatch.errors import RegistryError
-from radpatch.model import AddParameter, InsertDefinitions, InsertStatements, Replace
-from radpatch.registry import Registry, shipped_registry
-from radpatch.schema import load_patch
+from radpatch.registry.catalog import Registry, shipped_registry
+from radpatch.registry.loader import load_patch
+from radpatch.registry.model import (
+    AddParameter,
+    InsertDefinitions,
+    InsertStatements,
+    Replace,
+)
 
 VALID = """\
 summary: Toy patch
@@ -99,49 +103,111 @@ def test_the_shipped_registry_is_valid() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("summary: Toy patch\n", "summary: Toy patch\ncolour: blue\n",
-         "toy.yaml:2:1: at <top>: unknown key 'colour'; expected one of: "),
-        ("      name: cfg\n", "      name: cfg\n      nmae: cfg2\n",
-         "toy.yaml:25:7: at rewrites[1].add_parameter: unknown key 'nmae'"),
-        ("  - id: call\n", "  - id: call\n    scope: groups\n",
-         "toy.yaml:27:5: at rewrites[2]: unknown key 'scope'"),
-        ('supported: ">=1.0,<2"\n', 'supported: "=>1.0"\n',
-         "toy.yaml:6:12: at supported: '=>1.0' is not a PEP 440 version range"),
-        ('    versions: ">=1.2"\n', '    versions: "1.2+"\n',
-         "toy.yaml:27:15: at rewrites[2].versions: '1.2+' is not a PEP 440 version range"),
-        ("summary: Toy patch\n", "summary: [Toy, patch]\n",
-         "toy.yaml:1:10: at summary: expected a string, found a list"),
-        ("      name: cfg\n", "      name: {a: 1}\n",
-         "toy.yaml:24:13: at rewrites[1].add_parameter.name: expected a string, found a mapping"),
-        ("      default: None\n", "      default: null\n",
-         "toy.yaml:25:16: at rewrites[1].add_parameter.default: expected a string, found nothing (null)"),
-        ("      payload: payload.py\n", "      payload: missing.py\n",
-         "toy.yaml:20:16: at rewrites[0].insert_definitions.payload: payload 'missing.py' cannot be read"),
-        ("      before: plan\n", "      before: plan\n      names: [_rp_nope]\n",
-         "at rewrites[0].insert_definitions.names: payload payload.py defines no top-level '_rp_nope'"),
-        ('      find: "size = len(spec)"\n', '      find: "size = len(spec"\n',
-         "toy.yaml:34:13: at rewrites[3].insert_after.find: is not Python code"),
-        ("      name: cfg\n", "      name: 3cfg\n",
-         "toy.yaml:24:13: at rewrites[1].add_parameter.name: '3cfg' is not a Python identifier"),
-        ("      function: plan\n", "      function: plan()\n",
-         "toy.yaml:23:17: at rewrites[1].add_parameter.function: 'plan()' is not a qualified name"),
-        ("      module: toypkg.core\n", "      module: toypkg/core.py\n",
-         "toy.yaml:14:15: at modules.core[0].module: 'toypkg/core.py' is not a dotted module name"),
-        ("  - id: call\n", "  - id: call\n    file: planner\n",
-         "toy.yaml:27:11: at rewrites[2].file: 'planner' is not declared under 'modules'"),
-        ("  - id: call\n", "  - id: inject\n",
-         "at rewrites: duplicate rewrite id 'inject'"),
-        ("  TOY_KNOB:\n", "  toy-knob:\n",
-         "toy.yaml:8:3: at knobs: 'toy-knob' is not an environment variable name"),
-        ('supported: ">=1.0,<2"\n', 'supported: ">=1.0,<1' + "0" * 4400 + '"\n',
-         "toy.yaml:6:12: at supported: '>=1.0,<1000"),
-        ('    versions: ">=1.2"\n', '    versions: "~=1.' + "9" * 4400 + '"\n',
-         "toy.yaml:27:15: at rewrites[2].versions: '~=1.999"),  # (cut to 40 characters)
+        (
+            "summary: Toy patch\n",
+            "summary: Toy patch\ncolour: blue\n",
+            "toy.yaml:2:1: at <top>: unknown key 'colour'; expected one of: ",
+        ),
+        (
+            "      name: cfg\n",
+            "      name: cfg\n      nmae: cfg2\n",
+            "toy.yaml:25:7: at rewrites[1].add_parameter: unknown key 'nmae'",
+        ),
+        ("  - id: call\n", "  - id: call\n    scope: groups\n", "toy.yaml:27:5: at rewrites[2]: unknown key 'scope'"),
+        (
+            'supported: ">=1.0,<2"\n',
+            'supported: "=>1.0"\n',
+            "toy.yaml:6:12: at supported: '=>1.0' is not a PEP 440 version range",
+        ),
+        (
+            '    versions: ">=1.2"\n',
+            '    versions: "1.2+"\n',
+            "toy.yaml:27:15: at rewrites[2].versions: '1.2+' is not a PEP 440 version range",
+        ),
+        (
+            "summary: Toy patch\n",
+            "summary: [Toy, patch]\n",
+            "toy.yaml:1:10: at summary: expected a string, found a list",
+        ),
+        (
+            "      name: cfg\n",
+            "      name: {a: 1}\n",
+            "toy.yaml:24:13: at rewrites[1].add_parameter.name: expected a string, found a mapping",
+        ),
+        (
+            "      default: None\n",
+            "      default: null\n",
+            "toy.yaml:25:16: at rewrites[1].add_parameter.default: expected a string, found nothing (null)",
+        ),
+        (
+            "      payload: payload.py\n",
+            "      payload: missing.py\n",
+            "toy.yaml:20:16: at rewrites[0].insert_definitions.payload: payload 'missing.py' cannot be read",
+        ),
+        (
+            "      before: plan\n",
+            "      before: plan\n      names: [_rp_nope]\n",
+            "at rewrites[0].insert_definitions.names: payload payload.py defines no top-level '_rp_nope'",
+        ),
+        (
+            '      find: "size = len(spec)"\n',
+            '      find: "size = len(spec"\n',
+            "toy.yaml:34:13: at rewrites[3].insert_after.find: is not Python code",
+        ),
+        (
+            "      name: cfg\n",
+            "      name: 3cfg\n",
+            "toy.yaml:24:13: at rewrites[1].add_parameter.name: '3cfg' is not a Python identifier",
+        ),
+        (
+            "      function: plan\n",
+            "      function: plan()\n",
+            "toy.yaml:23:17: at rewrites[1].add_parameter.function: 'plan()' is not a qualified name",
+        ),
+        (
+            "      module: toypkg.core\n",
+            "      module: toypkg/core.py\n",
+            "toy.yaml:14:15: at modules.core[0].module: 'toypkg/core.py' is not a dotted module name",
+        ),
+        (
+            "  - id: call\n",
+            "  - id: call\n    file: planner\n",
+            "toy.yaml:27:11: at rewrites[2].file: 'planner' is not declared under 'modules'",
+        ),
+        ("  - id: call\n", "  - id: inject\n", "at rewrites: duplicate rewrite id 'inject'"),
+        ("  TOY_KNOB:\n", "  toy-knob:\n", "toy.yaml:8:3: at knobs: 'toy-knob' is not an environment variable name"),
+        (
+            'supported: ">=1.0,<2"\n',
+            'supported: ">=1.0,<1' + "0" * 4400 + '"\n',
+            "toy.yaml:6:12: at supported: '>=1.0,<1000",
+        ),
+        (
+            '    versions: ">=1.2"\n',
+            '    versions: "~=1.' + "9" * 4400 + '"\n',
+            "toy.yaml:27:15: at rewrites[2].versions: '~=1.999",
+        ),  # (cut to 40 characters)
     ],
-    ids=["unknown-top-key", "unknown-op-key", "unknown-rewrite-key", "bad-supported", "bad-rewrite-versions",
-         "list-for-string", "mapping-for-string", "null", "missing-payload", "name-not-in-payload",
-         "find-not-python", "not-identifier", "not-qualname", "not-dotted", "undeclared-file",
-         "duplicate-id", "bad-knob-name", "supported-number-too-long", "versions-number-too-long"],
+    ids=[
+        "unknown-top-key",
+        "unknown-op-key",
+        "unknown-rewrite-key",
+        "bad-supported",
+        "bad-rewrite-versions",
+        "list-for-string",
+        "mapping-for-string",
+        "null",
+        "missing-payload",
+        "name-not-in-payload",
+        "find-not-python",
+        "not-identifier",
+        "not-qualname",
+        "not-dotted",
+        "undeclared-file",
+        "duplicate-id",
+        "bad-knob-name",
+        "supported-number-too-long",
+        "versions-number-too-long",
+    ],
 )
 def test_one_problem_is_reported_with_position_and_key_path(
     tmp_path: Path, old: str, new: str, expected: str, capsys: pytest.CaptureFixture[str]
@@ -162,8 +228,10 @@ def test_one_problem_is_reported_with_position_and_key_path(
 
 def test_payload_that_does_not_parse(tmp_path: Path) -> None:
     found = problems(write(tmp_path, VALID, payload="def _rp_helper(:\n    pass\n"))
-    assert found == [f"{tmp_path / 'toy.yaml'}:20:16: at rewrites[0].insert_definitions.payload: "
-                     f"payload {tmp_path / 'payload.py'}:1 does not parse: invalid syntax"]
+    assert found == [
+        f"{tmp_path / 'toy.yaml'}:20:16: at rewrites[0].insert_definitions.payload: "
+        f"payload {tmp_path / 'payload.py'}:1 does not parse: invalid syntax"
+    ]
 
 
 def test_missing_required_keys_are_each_reported(tmp_path: Path) -> None:
@@ -180,16 +248,20 @@ def test_two_operations_in_one_rewrite(tmp_path: Path) -> None:
 
 
 def test_empty_and_malformed_yaml(tmp_path: Path) -> None:
-    assert problems(write(tmp_path, "")) == [f"{tmp_path / 'toy.yaml'}:1:1: the file is empty; expected a mapping with keys "
-                                              "description, distribution, modules, rewrites, summary, supported"]
+    assert problems(write(tmp_path, "")) == [
+        f"{tmp_path / 'toy.yaml'}:1:1: the file is empty; expected a mapping with keys "
+        "description, distribution, modules, rewrites, summary, supported"
+    ]
     found = problems(write(tmp_path, "summary: [unclosed\ndescription: d\n"))
     assert len(found) == 1 and "not valid YAML" in found[0] and found[0].startswith(f"{tmp_path / 'toy.yaml'}:")
 
 
 def test_a_file_with_three_problems_reports_three_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = (VALID.replace("summary: Toy patch\n", "summary: Toy patch\ncolour: blue\n")
-                 .replace("      name: cfg\n", "      name: 3cfg\n")
-                 .replace('    versions: ">=1.2"\n', '    versions: "=>1.2"\n'))
+    text = (
+        VALID.replace("summary: Toy patch\n", "summary: Toy patch\ncolour: blue\n")
+        .replace("      name: cfg\n", "      name: 3cfg\n")
+        .replace('    versions: ">=1.2"\n', '    versions: "=>1.2"\n')
+    )
     f = write(tmp_path, text)
     found = problems(f)
     assert [p.split(": at ")[0] for p in found] == [f"{f}:2:1", f"{f}:25:13", f"{f}:28:15"]
@@ -207,17 +279,23 @@ def test_a_file_with_three_problems_reports_three_lines(tmp_path: Path, capsys: 
 
 def test_every_problem_of_one_rewrite_is_reported(tmp_path: Path) -> None:
     # three bad values in one operation: one must not hide the others
-    text = (VALID.replace("      function: plan\n", "      function: plan()\n")
-                 .replace("      name: cfg\n", "      name: 3cfg\n")
-                 .replace("      default: None\n", "      default: (None\n"))
+    text = (
+        VALID.replace("      function: plan\n", "      function: plan()\n")
+        .replace("      name: cfg\n", "      name: 3cfg\n")
+        .replace("      default: None\n", "      default: (None\n")
+    )
     found = problems(write(tmp_path, text))
     assert sorted(p.split(": at ")[1].split(":")[0] for p in found) == [
-        "rewrites[1].add_parameter.default", "rewrites[1].add_parameter.function", "rewrites[1].add_parameter.name"]
+        "rewrites[1].add_parameter.default",
+        "rewrites[1].add_parameter.function",
+        "rewrites[1].add_parameter.name",
+    ]
 
 
 def test_a_bad_rewrite_range_does_not_hide_a_bad_find(tmp_path: Path) -> None:
-    text = (VALID.replace('    versions: ">=1.2"\n', '    versions: "=>1.2"\n')
-                 .replace("      find: plan(spec)\n", "      find: plan(spec\n"))
+    text = VALID.replace('    versions: ">=1.2"\n', '    versions: "=>1.2"\n').replace(
+        "      find: plan(spec)\n", "      find: plan(spec\n"
+    )
     found = problems(write(tmp_path, text))
     assert len(found) == 2, found
     assert "rewrites[2].versions" in found[0] and "rewrites[2].replace.find" in found[1]
@@ -232,6 +310,7 @@ def test_problems_in_several_files_are_all_reported(tmp_path: Path) -> None:
 
 
 # --- YAML that must never be honoured ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("where", ["summary", "description", "top"])
 def test_python_tags_are_never_honoured(tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -291,6 +370,7 @@ def test_alias_bomb_is_refused_fast(tmp_path: Path, use: str) -> None:
 
 # --- discovery ---------------------------------------------------------------------------------
 
+
 def test_duplicate_names_across_registries(tmp_path: Path) -> None:
     a, b = write(tmp_path / "a", VALID), write(tmp_path / "b", VALID)
     with pytest.raises(RegistryError) as info:
@@ -306,7 +386,9 @@ def test_a_registry_cannot_shadow_a_shipped_patch(tmp_path: Path) -> None:
     assert info.value.problems[0].startswith(f"{mine}: patch name 'kv_group_size' is already defined by ")
 
 
-def test_registry_option_and_environment_variable_both_add_registries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_registry_option_and_environment_variable_both_add_registries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(tmp_path / "opt", VALID, name="from_option")
     write(tmp_path / "env1", VALID, name="from_env_one")
     write(tmp_path / "env2", VALID, name="from_env_two")
@@ -319,7 +401,9 @@ def test_registry_option_and_environment_variable_both_add_registries(tmp_path: 
     assert "from_option" in Registry.discover((str(tmp_path / "opt"),)).names()
 
 
-def test_a_missing_registry_directory_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_registry_directory_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from radpatch.cli import main
 
     assert main(["--registry", str(tmp_path / "nope"), "list"]) == 2
@@ -329,7 +413,9 @@ def test_a_missing_registry_directory_is_a_usage_error(tmp_path: Path, monkeypat
     assert "(from RADPATCH_REGISTRY) does not exist" in capsys.readouterr().err
 
 
-def test_list_shows_patches_of_both_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_shows_patches_of_both_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from radpatch.cli import main
 
     write(tmp_path / "opt", VALID, name="from_option")
@@ -349,7 +435,6 @@ def test_non_yaml_files_are_ignored(tmp_path: Path) -> None:
     assert "toy" in names and not any(n.startswith(("notes", "README")) for n in names)
 
 
-
 # --- the operations' specs: loader, JSON Schema and README agree ---------------------------------
 
 import json as _json
@@ -357,15 +442,15 @@ import json as _json
 import jsonschema
 import yaml as _yaml
 
-from radpatch import registry_schema
-from radpatch.model import OPERATIONS
+from radpatch.registry import json_schema
+from radpatch.registry.model import OPERATIONS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "registry"
 
 
 def test_the_committed_json_schema_is_what_the_specs_generate() -> None:
-    assert registry_schema.PATH.read_text() == registry_schema.render(), "run: python -m radpatch.registry_schema"
+    assert json_schema.PATH.read_text() == json_schema.render(), "run: python -m radpatch.registry.json_schema"
 
 
 def _rewrite_entry(rewrite: str) -> str:
@@ -387,15 +472,17 @@ SAMPLES_VALID = [
     "- insert_definitions: {payload: payload.py, names: [_rp_helper], after: plan}",
 ]
 SAMPLES_INVALID = [
-    "- set_default: {function: A.f, parameter: t, to: 900}",              # missing from
-    "- add_decorator: {function: f, decorator: x, position: middle}",      # bad position
-    "- wrap_body: {function: f, with: 'try:\\n    pass\\nfinally:\\n    pass'}" .replace("'", '"'),  # no __body__ (loader only)
-    "- delete: {scope: f, find: x = 1, occurrence: 0}",                    # occurrence from 1
-    "- replace: {scope: f, find: '', with: x}",                            # empty find
-    "- add_import: {import: x = 1}",                                       # not an import
-    "- set_constant: {name: 1x, value: 3}",                                # not an identifier
-    "- replace: {scope: f, find: a, with: b, extra: 1}",                   # unknown key
-    "- insert_definitions: {payload: payload.py, before: a, after: b}",    # both sides
+    "- set_default: {function: A.f, parameter: t, to: 900}",  # missing from
+    "- add_decorator: {function: f, decorator: x, position: middle}",  # bad position
+    "- wrap_body: {function: f, with: 'try:\\n    pass\\nfinally:\\n    pass'}".replace(
+        "'", '"'
+    ),  # no __body__ (loader only)
+    "- delete: {scope: f, find: x = 1, occurrence: 0}",  # occurrence from 1
+    "- replace: {scope: f, find: '', with: x}",  # empty find
+    "- add_import: {import: x = 1}",  # not an import
+    "- set_constant: {name: 1x, value: 3}",  # not an identifier
+    "- replace: {scope: f, find: a, with: b, extra: 1}",  # unknown key
+    "- insert_definitions: {payload: payload.py, before: a, after: b}",  # both sides
     "- add_parameter: {function: f, name: x, default: 1}\n  replace: {scope: f, find: a, with: b}",  # two operations
 ]
 SCHEMA_BLIND = {2}  # a rule JSON Schema cannot state (the template must hold `__body__`): the loader alone refuses it
@@ -405,7 +492,7 @@ SCHEMA_BLIND = {2}  # a rule JSON Schema cannot state (the template must hold `_
 def test_loader_and_schema_accept_the_same_valid_samples(tmp_path: Path, sample: str) -> None:
     f = write(tmp_path, _rewrite_entry(sample))
     load_patch(f)
-    jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(registry_schema.render()))
+    jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(json_schema.render()))
 
 
 @pytest.mark.parametrize("index", range(len(SAMPLES_INVALID)))
@@ -414,11 +501,11 @@ def test_loader_and_schema_refuse_the_same_invalid_samples(tmp_path: Path, index
     assert problems(f)
     if index not in SCHEMA_BLIND:
         with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(registry_schema.render()))
+            jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(json_schema.render()))
 
 
 def test_every_example_validates_against_the_schema() -> None:
-    schema = _json.loads(registry_schema.render())
+    schema = _json.loads(json_schema.render())
     for f in sorted(EXAMPLES.glob("*.yaml")):
         jsonschema.validate(_yaml.safe_load(f.read_text()), schema)
 
@@ -458,7 +545,7 @@ def test_each_operations_declared_example_loads_and_validates(tmp_path: Path, ke
     example = OPERATIONS[key].EXAMPLE.replace("../patches/kv_group_size/payload.py", "payload.py")  # type: ignore[attr-defined]
     f = write(tmp_path, _rewrite_entry(f"- {key}:\n" + textwrap.indent(example, "    ") + "\n"))
     load_patch(f)
-    jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(registry_schema.render()))
+    jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(json_schema.render()))
 
 
 # --- payload and registry paths that are not regular files ------------------------------------------
@@ -496,7 +583,11 @@ def test_a_payload_that_is_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
         found = problems(file)
     finally:
         _release(tmp_path / "payload.py", writer)
-    assert len(found) == 1 and "at rewrites[0].insert_definitions.payload: payload 'payload.py' cannot be read (not a regular file)" in found[0]
+    assert (
+        len(found) == 1
+        and "at rewrites[0].insert_definitions.payload: payload 'payload.py' cannot be read (not a regular file)"
+        in found[0]
+    )
 
 
 def test_a_payload_that_is_a_device_is_refused_not_read(tmp_path: Path) -> None:
@@ -507,7 +598,8 @@ def test_a_payload_that_is_a_device_is_refused_not_read(tmp_path: Path) -> None:
 
 
 def test_a_payload_larger_than_the_limit_is_refused(tmp_path: Path) -> None:
-    from radpatch.schema import MAX_BYTES
+    from radpatch.registry.loader import MAX_BYTES
+
     file = write(tmp_path, VALID, payload=PAYLOAD + "#" * MAX_BYTES + "\n")
     found = problems(file)
     assert len(found) == 1 and f"payload 'payload.py' cannot be read (larger than {MAX_BYTES} bytes)" in found[0]

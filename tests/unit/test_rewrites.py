@@ -13,9 +13,18 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from radpatch import plan
 from radpatch.errors import RefusedError
-from radpatch.model import AddParameter, Delete, InsertDefinitions, InsertStatements, Operation, Patch, Replace, Rewrite
+from radpatch.prove import plan
+from radpatch.registry.model import (
+    AddParameter,
+    Delete,
+    InsertDefinitions,
+    InsertStatements,
+    Operation,
+    Patch,
+    Replace,
+    Rewrite,
+)
 
 
 def dedent(code: str) -> str:
@@ -24,8 +33,19 @@ def dedent(code: str) -> str:
 
 def patch_of(*ops: Operation) -> Patch:
     rws = tuple(Rewrite(f"r{i}", "mod", None, op, f"test.yaml:{i + 1}") for i, op in enumerate(ops))
-    return Patch(name="t", summary="t", description="t", distribution="toypkg", supported=SpecifierSet(""),
-                 obsolete=None, knobs=(), targets=(), rewrites=rws, source=Path("t.yaml"), digest="0")
+    return Patch(
+        name="t",
+        summary="t",
+        description="t",
+        distribution="toypkg",
+        supported=SpecifierSet(""),
+        obsolete=None,
+        knobs=(),
+        targets=(),
+        rewrites=rws,
+        source=Path("t.yaml"),
+        digest="0",
+    )
 
 
 def check(before: str, op: Operation, after: str) -> None:
@@ -62,7 +82,7 @@ PAYLOAD = dedent('''\
         return _rp_helper(y)
     ''').encode()
 
-MODULE = '''\
+MODULE = """\
     import os
 
 
@@ -77,7 +97,7 @@ MODULE = '''\
 
     def last():
         return 3
-    '''
+    """
 
 
 def defs(anchor: str, where: str) -> InsertDefinitions:
@@ -85,7 +105,10 @@ def defs(anchor: str, where: str) -> InsertDefinitions:
 
 
 def test_insert_definitions_before_a_named_def() -> None:
-    check(MODULE, defs("target", "before"), '''\
+    check(
+        MODULE,
+        defs("target", "before"),
+        '''\
         import os
 
 
@@ -109,11 +132,15 @@ def test_insert_definitions_before_a_named_def() -> None:
 
         def last():
             return 3
-        ''')
+        ''',
+    )
 
 
 def test_insert_definitions_after_a_named_def() -> None:
-    check(MODULE, defs("target", "after"), '''\
+    check(
+        MODULE,
+        defs("target", "after"),
+        '''\
         import os
 
 
@@ -137,11 +164,15 @@ def test_insert_definitions_after_a_named_def() -> None:
 
         def last():
             return 3
-        ''')
+        ''',
+    )
 
 
 def test_insert_definitions_after_the_last_def() -> None:
-    check(MODULE, defs("last", "after"), '''\
+    check(
+        MODULE,
+        defs("last", "after"),
+        '''\
         import os
 
 
@@ -165,13 +196,17 @@ def test_insert_definitions_after_the_last_def() -> None:
         def _rp_glue(y):
             """Docstring kept."""
             return _rp_helper(y)
-        ''')
+        ''',
+    )
 
 
 def test_insert_definitions_only_the_named_subset() -> None:
     op = InsertDefinitions(Path("payload.py"), PAYLOAD, ("_rp_helper",), "first", "before")
-    check("import os\n\n\ndef first():\n    return 1\n", op,
-          "import os\n\n\ndef _rp_helper(x):\n    return x + 1\n\n\ndef first():\n    return 1\n")
+    check(
+        "import os\n\n\ndef first():\n    return 1\n",
+        op,
+        "import os\n\n\ndef _rp_helper(x):\n    return x + 1\n\n\ndef first():\n    return 1\n",
+    )
 
 
 def test_insert_definitions_missing_anchor_names_the_closest() -> None:
@@ -191,6 +226,7 @@ def test_insert_definitions_anchor_must_be_top_level() -> None:
 
 
 # --- add_parameter -----------------------------------------------------------------------------
+
 
 def param(function: str = "f", name: str = "cfg", default: str = "None") -> AddParameter:
     return AddParameter(function, name, default)
@@ -362,7 +398,10 @@ LOOP = """\
 
 
 def test_insert_after_a_statement_nested_in_for_and_if() -> None:
-    check(LOOP, InsertStatements("f", "total += x", "print(x)", "after"), """\
+    check(
+        LOOP,
+        InsertStatements("f", "total += x", "print(x)", "after"),
+        """\
         def f(items, flag):
             total = 0
             for x in items:
@@ -372,11 +411,15 @@ def test_insert_after_a_statement_nested_in_for_and_if() -> None:
                 else:
                     total -= x
             return total
-        """)
+        """,
+    )
 
 
 def test_insert_before_a_statement_nested_in_else() -> None:
-    check(LOOP, InsertStatements("f", "total -= x", "x = -x\nx = abs(x)", "before"), """\
+    check(
+        LOOP,
+        InsertStatements("f", "total -= x", "x = -x\nx = abs(x)", "before"),
+        """\
         def f(items, flag):
             total = 0
             for x in items:
@@ -387,11 +430,15 @@ def test_insert_before_a_statement_nested_in_else() -> None:
                     x = abs(x)
                     total -= x
             return total
-        """)
+        """,
+    )
 
 
 def test_insert_after_a_top_level_statement_of_the_function() -> None:
-    check(LOOP, InsertStatements("f", "total = 0", "seen = []", "after"), """\
+    check(
+        LOOP,
+        InsertStatements("f", "total = 0", "seen = []", "after"),
+        """\
         def f(items, flag):
             total = 0
             seen = []
@@ -401,11 +448,15 @@ def test_insert_after_a_top_level_statement_of_the_function() -> None:
                 else:
                     total -= x
             return total
-        """)
+        """,
+    )
 
 
 def test_insert_before_return() -> None:
-    check(LOOP, InsertStatements("f", "return total", "print(total)", "before"), """\
+    check(
+        LOOP,
+        InsertStatements("f", "return total", "print(total)", "before"),
+        """\
         def f(items, flag):
             total = 0
             for x in items:
@@ -415,7 +466,8 @@ def test_insert_before_return() -> None:
                     total -= x
             print(total)
             return total
-        """)
+        """,
+    )
 
 
 def test_insert_after_a_compound_statement_found_by_its_whole_code() -> None:
@@ -427,14 +479,18 @@ def test_insert_after_a_compound_statement_found_by_its_whole_code() -> None:
             return group_size
         """
     find = "if max_num_layers < min_num_layers * 1.5:\n    group_size = max_num_layers\n"
-    check(before, InsertStatements("pick", find, "group_size = min(group_size, 8)", "after"), """\
+    check(
+        before,
+        InsertStatements("pick", find, "group_size = min(group_size, 8)", "after"),
+        """\
         def pick(max_num_layers, min_num_layers):
             group_size = min_num_layers
             if max_num_layers < min_num_layers * 1.5:
                 group_size = max_num_layers
             group_size = min(group_size, 8)
             return group_size
-        """)
+        """,
+    )
 
 
 def test_insert_in_a_nested_function_scope() -> None:
@@ -482,8 +538,11 @@ def refuse_all(before: str, *ops: Operation) -> str:
 
 def test_a_later_rewrites_miss_is_reported_on_the_files_own_lines_with_its_closest_candidate() -> None:
     # r0 adds three lines above the code r1 looks for: r1's refusal counts the file's lines
-    message = refuse_all(LOOP, InsertStatements("f", "total = 0", "a = 1\nb = 2\nc = 3", "before"),
-                         InsertStatements("f", "total *= x", "pass", "after"))
+    message = refuse_all(
+        LOOP,
+        InsertStatements("f", "total = 0", "a = 1\nb = 2\nc = 3", "before"),
+        InsertStatements("f", "total *= x", "pass", "after"),
+    )
     assert "rewrite 'r1'" in message and "statement `find` not found in f" in message
     assert "closest candidate (line 5, " in message and "total += x" in message
     assert "not searched" not in message
@@ -491,38 +550,49 @@ def test_a_later_rewrites_miss_is_reported_on_the_files_own_lines_with_its_close
 
 def test_a_rewrite_that_matches_the_file_but_not_what_earlier_rewrites_made_of_it_says_so() -> None:
     # r0 changes the statement r1 anchors on: r1 matches the file, not r0's result
-    message = refuse_all(LOOP, InsertStatements("f", "total = 0", "a = 1\nb = 2", "before"),
-                         Replace("f", "total -= x", "total -= 2 * x"),
-                         InsertStatements("f", "total -= x", "pass", "after"))
-    assert "rewrite 'r2'" in message and "after the rewrites before it; line numbers count the lines they added" in message
+    message = refuse_all(
+        LOOP,
+        InsertStatements("f", "total = 0", "a = 1\nb = 2", "before"),
+        Replace("f", "total -= x", "total -= 2 * x"),
+        InsertStatements("f", "total -= x", "pass", "after"),
+    )
+    assert (
+        "rewrite 'r2'" in message and "after the rewrites before it; line numbers count the lines they added" in message
+    )
     assert "closest candidate (line 7, " in message and "total += x" in message  # line 5, two lines added
     assert "not searched" not in message
 
 
-@pytest.mark.parametrize("line", [
-    "return [x * 2 for x in y]",
-    "return {'k': (x * 2)}",
-    "return f(a, b=x * 2)",
-    "return y[x * 2]",
-    "return lambda: x * 2",
-    "return a if c else x * 2",
-    "return f'{x * 2}'",
-    "return (  # a comment\n        x * 2\n    )",
-    "with g(x * 2) as h:\n        return h",
-    "try:\n        pass\n    except E:\n        return x * 2",
-    "match y:\n        case [z]:\n            return x * 2",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "return [x * 2 for x in y]",
+        "return {'k': (x * 2)}",
+        "return f(a, b=x * 2)",
+        "return y[x * 2]",
+        "return lambda: x * 2",
+        "return a if c else x * 2",
+        "return f'{x * 2}'",
+        "return (  # a comment\n        x * 2\n    )",
+        "with g(x * 2) as h:\n        return h",
+        "try:\n        pass\n    except E:\n        return x * 2",
+        "match y:\n        case [z]:\n            return x * 2",
+    ],
+)
 def test_an_expression_is_found_wherever_it_sits_in_the_scope(line: str) -> None:
     before = f"def f(x, y, a, c):\n    {line}\n"
     check(before, Replace("f", "x * 2", "x * 3"), before.replace("x * 2", "x * 3"))
 
 
-@pytest.mark.parametrize(("source", "line"), [
-    ("def f(x):\n    if x: return 1\n    return 0\n", 2),
-    ("def f(x):\n    z = 0; return 1\n", 2),
-    ("def f(x):\n    return 1; z = 0\n", 2),
-    ("def f(x):\n    for y in x:\n        while y: return 1\n    return 0\n", 3),
-])
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("def f(x):\n    if x: return 1\n    return 0\n", 2),
+        ("def f(x):\n    z = 0; return 1\n", 2),
+        ("def f(x):\n    return 1; z = 0\n", 2),
+        ("def f(x):\n    for y in x:\n        while y: return 1\n    return 0\n", 3),
+    ],
+)
 def test_a_statement_that_shares_its_line_is_refused_with_where_it_is(source: str, line: int) -> None:
     for op in (Replace("f", "return 1", "return 2"), InsertStatements("f", "return 1", "pass", "before")):
         patch = patch_of(op)
@@ -530,7 +600,9 @@ def test_a_statement_that_shares_its_line_is_refused_with_where_it_is(source: st
             plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), dedent(source).encode())
         assert "statement `find` not found in f" in info.value.message
         assert f"it is at line {line}, but not on a line of its own" in info.value.message
-        assert info.value.hint.startswith("statements match as whole lines: make `find` the whole statement it is part of")
+        assert info.value.hint.startswith(
+            "statements match as whole lines: make `find` the whole statement it is part of"
+        )
 
 
 def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:
@@ -538,7 +610,9 @@ def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:
     before = b'def f():\n    return ("hello " "world")\n'
     change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before)
     assert change.after == b'def f():\n    return ("hi")\n'
-    assert plan.ast_equal(plan.backward(patch, patch.rewrites, change.after, "mod.py"), before)  # revert writes the kept bytes
+    assert plan.ast_equal(
+        plan.backward(patch, patch.rewrites, change.after, "mod.py"), before
+    )  # revert writes the kept bytes
 
 
 def test_a_string_candidate_is_shown_as_the_string_it_is() -> None:
@@ -547,8 +621,11 @@ def test_a_string_candidate_is_shown_as_the_string_it_is() -> None:
 
 
 def test_a_field_of_an_f_string_in_a_concatenation_is_rewritten() -> None:
-    check('def greet(name):\n    return f"Hello {name}" "!"\n', Replace("greet", "name", "name.title()"),
-          'def greet(name):\n    return f"Hello {name.title()}" "!"\n')
+    check(
+        'def greet(name):\n    return f"Hello {name}" "!"\n',
+        Replace("greet", "name", "name.title()"),
+        'def greet(name):\n    return f"Hello {name.title()}" "!"\n',
+    )
 
 
 NESTED_FIRST = "def f(c):\n    if c:\n        total = 0\n    total = 0\n    return total\n"
@@ -557,7 +634,7 @@ NESTED_FIRST = "def f(c):\n    if c:\n        total = 0\n    total = 0\n    retu
 @pytest.mark.parametrize(("nth", "line"), [(1, 3), (2, 4)])
 def test_occurrence_counts_statements_in_source_order(nth: int, line: int) -> None:
     lines = NESTED_FIRST.splitlines(keepends=True)
-    indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    indent = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
     patch = patch_of(InsertStatements("f", "total = 0", "print(total)", "after", occurrence=nth))
     after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), NESTED_FIRST.encode()).after.decode()
     assert after == "".join([*lines[:line], f"{indent}print(total)\n", *lines[line:]])
@@ -567,7 +644,9 @@ def test_occurrence_counts_statements_in_source_order(nth: int, line: int) -> No
     patch = patch_of(Delete("f", "total = 0", occurrence=nth))
     after = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), NESTED_FIRST.encode()).after.decode()
     assert "radpatch: deleted" in after.splitlines()[line - 1]
-    assert [n for n, text in enumerate(after.splitlines(), 1) if text.strip() == "total = 0"] == [7 - line]  # the other one
+    assert [n for n, text in enumerate(after.splitlines(), 1) if text.strip() == "total = 0"] == [
+        7 - line
+    ]  # the other one
 
 
 def test_an_ambiguous_statement_lists_its_lines_in_source_order() -> None:
@@ -599,8 +678,12 @@ def test_insert_ambiguous_anchor() -> None:
 
 # --- replace -----------------------------------------------------------------------------------
 
+
 def test_replace_a_statement() -> None:
-    check(LOOP, Replace("f", "total -= x", "total -= 2 * x"), """\
+    check(
+        LOOP,
+        Replace("f", "total -= x", "total -= 2 * x"),
+        """\
         def f(items, flag):
             total = 0
             for x in items:
@@ -609,11 +692,15 @@ def test_replace_a_statement() -> None:
                 else:
                     total -= 2 * x
             return total
-        """)
+        """,
+    )
 
 
 def test_replace_a_statement_by_two() -> None:
-    check(LOOP, Replace("f", "return total", "total = round(total)\nreturn total"), """\
+    check(
+        LOOP,
+        Replace("f", "return total", "total = round(total)\nreturn total"),
+        """\
         def f(items, flag):
             total = 0
             for x in items:
@@ -623,7 +710,8 @@ def test_replace_a_statement_by_two() -> None:
                     total -= x
             total = round(total)
             return total
-        """)
+        """,
+    )
 
 
 def test_replace_an_expression_adds_an_argument_to_a_call() -> None:
@@ -670,6 +758,7 @@ def test_replace_missing_expression_shows_the_closest_call() -> None:
 
 # --- formatting-insensitive matching -----------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("before", "after"),
     [
@@ -712,7 +801,9 @@ def test_expression_replace_matches_a_call_laid_out_differently() -> None:
             return out
         """
     after = plan_after(before, Replace("f", "helper(spec)", "helper(spec, cfg)"))
-    assert ast.dump(ast.parse(after)) == ast.dump(ast.parse("def f(spec, cfg):\n    out = helper(spec, cfg)\n    return out\n"))
+    assert ast.dump(ast.parse(after)) == ast.dump(
+        ast.parse("def f(spec, cfg):\n    out = helper(spec, cfg)\n    return out\n")
+    )
 
 
 def test_statement_replace_matches_a_line_with_a_trailing_comment() -> None:
@@ -759,6 +850,7 @@ def test_find_does_not_match_different_code() -> None:
 
 
 # --- files as they are installed ---------------------------------------------------------------
+
 
 def plan_bytes(before: bytes, op: Operation) -> bytes:
     patch = patch_of(op)

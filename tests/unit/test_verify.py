@@ -35,11 +35,10 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from radpatch import wheels
 from radpatch.commands import verify
 from radpatch.errors import UsageError
-from radpatch.pipconf import read_settings
-from radpatch.wheels import Releases
+from radpatch.releases.pipconf import read_settings
+from radpatch.releases.wheels import Releases
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -109,7 +108,9 @@ def build_wheel(into: Path, dist: str, version: str, files: dict[str, str | byte
     info = f"{name}-{version}.dist-info"
     contents = {rel: text if isinstance(text, bytes) else textwrap.dedent(text).encode() for rel, text in files.items()}
     contents[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n\n".encode()
-    contents[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: radpatch-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    contents[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: radpatch-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     record = "".join(f"{rel},sha256={record_hash(data)},{len(data)}\n" for rel, data in contents.items())
     contents[f"{info}/RECORD"] = (record + f"{info}/RECORD,,\n").encode()
     into.mkdir(parents=True, exist_ok=True)
@@ -155,8 +156,11 @@ class IndexServer:
         return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}/simple/"
 
     def files(self, project: str) -> list[Path]:
-        return sorted(p for p in self.root.iterdir()
-                      if canonicalize_name(re.split(r"-\d", p.name, maxsplit=1)[0]) == canonicalize_name(project))
+        return sorted(
+            p
+            for p in self.root.iterdir()
+            if canonicalize_name(re.split(r"-\d", p.name, maxsplit=1)[0]) == canonicalize_name(project)
+        )
 
     def answer(self, h: BaseHTTPRequestHandler) -> None:
         if h.path.startswith("http://"):  # asked as a proxy: the absolute URL's host is not us
@@ -179,11 +183,24 @@ class IndexServer:
             return b"", "text/plain"
         sha = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
         if self.api == "json" and "application/vnd.pypi.simple.v1+json" in accept:
-            data = {"meta": {"api-version": "1.1"}, "name": project,
-                    "files": [{"filename": p.name, "url": f"../../files/{p.name}", "hashes": {"sha256": sha[p.name]},
-                               "size": p.stat().st_size} for p in files]}
+            data = {
+                "meta": {"api-version": "1.1"},
+                "name": project,
+                "files": [
+                    {
+                        "filename": p.name,
+                        "url": f"../../files/{p.name}",
+                        "hashes": {"sha256": sha[p.name]},
+                        "size": p.stat().st_size,
+                    }
+                    for p in files
+                ],
+            }
             return json.dumps(data).encode(), "application/vnd.pypi.simple.v1+json"
-        links = "".join(f'<a href="../../files/{html.escape(p.name)}#sha256={sha[p.name]}">{html.escape(p.name)}</a>\n' for p in files)
+        links = "".join(
+            f'<a href="../../files/{html.escape(p.name)}#sha256={sha[p.name]}">{html.escape(p.name)}</a>\n'
+            for p in files
+        )
         return f"<!DOCTYPE html><html><body>\n{links}</body></html>".encode(), "text/html"
 
     def send_file(self, h: BaseHTTPRequestHandler, path: Path, wanted: str | None) -> None:
@@ -192,11 +209,17 @@ class IndexServer:
         if not self.ranges or not found:
             return self.send(h, 200, data, {"Content-Type": "application/octet-stream"}, wanted)
         first, last = found.groups()
-        start, end = (len(data) - int(last), len(data)) if not first else (int(first), int(last) + 1 if last else len(data))
+        start, end = (
+            (len(data) - int(last), len(data)) if not first else (int(first), int(last) + 1 if last else len(data))
+        )
         start = max(start, 0)
-        self.send(h, 206, data[start:end], {"Content-Range": f"bytes {start}-{min(end, len(data)) - 1}/{len(data)}"}, wanted)
+        self.send(
+            h, 206, data[start:end], {"Content-Range": f"bytes {start}-{min(end, len(data)) - 1}/{len(data)}"}, wanted
+        )
 
-    def send(self, h: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str], wanted: str | None) -> None:
+    def send(
+        self, h: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str], wanted: str | None
+    ) -> None:
         h.send_response(status)
         for k, v in {**headers, "Content-Length": str(len(body))}.items():
             h.send_header(k, v)
@@ -217,7 +240,16 @@ class IndexServer:
 def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """serve(ranges=True, api="html") -> an IndexServer over tmp_path/wheels, and pip's settings pointing at it."""
     started: list[IndexServer] = []
-    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PROXY", "PIP_TRUSTED_HOST", "PIP_CERT", "PIP_CLIENT_CERT", "VIRTUAL_ENV"):
+    for var in (
+        "PIP_EXTRA_INDEX_URL",
+        "PIP_FIND_LINKS",
+        "PIP_NO_INDEX",
+        "PIP_PROXY",
+        "PIP_TRUSTED_HOST",
+        "PIP_CERT",
+        "PIP_CLIENT_CERT",
+        "VIRTUAL_ENV",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # this machine's pip.conf must not add indexes here
     monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
@@ -254,13 +286,27 @@ def toyreg(write_registry: Any) -> Path:
 def table(out: str) -> dict[str, list[str]]:
     lines = out.splitlines()
     head = lines[1].split()
-    assert head[:10] == ["RELEASE", "RANGE", "WHEEL", "MODULE", "PRISTINE", "MATCH", "COMPILE", "NAMES", "REVERSE", "IDEMPOTENT"]
+    assert head[:10] == [
+        "RELEASE",
+        "RANGE",
+        "WHEEL",
+        "MODULE",
+        "PRISTINE",
+        "MATCH",
+        "COMPILE",
+        "NAMES",
+        "REVERSE",
+        "IDEMPOTENT",
+    ]
     return {ln.split()[0]: ln.split()[1:11] for ln in lines[2:] if re.match(r"^\d[\w.]*\s+(in|out)\s", ln)}
 
 
 # --- what verify says ------------------------------------------------------------------------------
 
-def test_table_says_which_check_fails_for_which_release_and_why(index: IndexServer, toyreg: Path, radpatch: Any) -> None:
+
+def test_table_says_which_check_fails_for_which_release_and_why(
+    index: IndexServer, toyreg: Path, radpatch: Any
+) -> None:
     r = radpatch("--registry", str(toyreg), "verify", "vtoy")
     assert r.code == 1
     rows = table(r.out)
@@ -272,7 +318,10 @@ def test_table_says_which_check_fails_for_which_release_and_why(index: IndexServ
         "2.0": ["in", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
         "3.0": ["out", "ok", "ok", "FAIL", "-", "-", "-", "-", "-", "FAIL"],
     }
-    assert "1.1: names: the patched rptoy/core.py would use undefined names: `buckets` (line 3, in size()) is defined nowhere (NameError)\n" in r.out
+    assert (
+        "1.1: names: the patched rptoy/core.py would use undefined names: `buckets` (line 3, in size()) is defined nowhere (NameError)\n"
+        in r.out
+    )
     assert "0.8: match: rewrite 'cap' (vtoy.yaml:12:5) on rptoy/core.py: statement `find` not found" in r.out
     assert "2 of 3 releases in the declared range pass." in r.out
     assert "range could be widened to include 0.9" in r.out
@@ -291,12 +340,31 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
     assert data["patch"] == "vtoy" and data["distribution"] == DIST and data["supported"] == ">=1.0,<3"
     results = {x["version"]: x for x in data["results"]}
     assert list(results) == ["0.8", "0.9", "1.0", "1.1", "2.0", "3.0"]
-    assert {k for x in data["results"] for k in x} == {"version", "in_range", "ok", "checks", "error", "modules", "note"}
+    assert {k for x in data["results"] for k in x} == {
+        "version",
+        "in_range",
+        "ok",
+        "checks",
+        "error",
+        "modules",
+        "note",
+    }
     assert [v for v, x in results.items() if x["in_range"]] == ["1.0", "1.1", "2.0"]
     assert [v for v, x in results.items() if x["ok"]] == ["0.9", "1.0", "2.0"]
-    assert results["1.1"]["checks"] == {"wheel": True, "module": True, "pristine": True, "match": True, "compile": True,
-                                        "names": False, "reverse": None, "idempotent": None}
-    assert results["1.1"]["error"] == "names: the patched rptoy/core.py would use undefined names: `buckets` (line 3, in size()) is defined nowhere (NameError)"
+    assert results["1.1"]["checks"] == {
+        "wheel": True,
+        "module": True,
+        "pristine": True,
+        "match": True,
+        "compile": True,
+        "names": False,
+        "reverse": None,
+        "idempotent": None,
+    }
+    assert (
+        results["1.1"]["error"]
+        == "names: the patched rptoy/core.py would use undefined names: `buckets` (line 3, in size()) is defined nowhere (NameError)"
+    )
     assert results["1.0"]["error"] is None and all(results["1.0"]["checks"].values())
     assert results["2.0"]["modules"] == ["rptoy.planning"]
     assert data["widen"] == ["0.9"] and data["obsolete"] == ["3.0"]
@@ -308,7 +376,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
 def test_every_json_key_is_documented_in_the_readme(index: IndexServer, toyreg: Path, radpatch: Any) -> None:
     data = json.loads(radpatch("--registry", str(toyreg), "verify", "vtoy", "--json").out)
     readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("verify --json"):]
+    section = readme[readme.index("verify --json") :]
     keys = {*data, *data["results"][0], *data["fetched"]}
     assert [k for k in sorted(keys) if f"`{k}`" not in section] == []
 
@@ -319,7 +387,9 @@ def test_explicit_versions_verify_just_those(index: IndexServer, toyreg: Path, r
     assert [x["version"] for x in json.loads(r.out)["results"]] == ["1.0"]  # no neighbours probed
 
 
-def test_a_spec_outside_the_declared_range_verifies_nothing_claimed_and_fails(index: IndexServer, toyreg: Path, radpatch: Any) -> None:
+def test_a_spec_outside_the_declared_range_verifies_nothing_claimed_and_fails(
+    index: IndexServer, toyreg: Path, radpatch: Any
+) -> None:
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "<1", "--json")
     assert r.code == 2
     data = json.loads(r.out)  # the releases asked for are still reported
@@ -327,10 +397,13 @@ def test_a_spec_outside_the_declared_range_verifies_nothing_claimed_and_fails(in
     assert (data["claimed"], data["passed"]) == (0, 0)
     assert r.err.splitlines()[-2:] == [
         "radpatch: error: vtoy: none of the releases verified (0.8, 0.9) is in the declared range >=1.0,<3: nothing the patch claims was verified",
-        "  hint: drop --versions to verify the declared range, or widen `supported` to claim these releases"]
+        "  hint: drop --versions to verify the declared range, or widen `supported` to claim these releases",
+    ]
 
 
-def test_pre_releases_are_verified_only_when_named(index: IndexServer, tmp_path: Path, toyreg: Path, radpatch: Any) -> None:
+def test_pre_releases_are_verified_only_when_named(
+    index: IndexServer, tmp_path: Path, toyreg: Path, radpatch: Any
+) -> None:
     build_wheel(index.root, DIST, "1.5rc1", dict(RELEASES["1.0"]))
     default = json.loads(radpatch("--registry", str(toyreg), "verify", "vtoy", "--json").out)
     assert "1.5rc1" not in [x["version"] for x in default["results"]]
@@ -370,7 +443,9 @@ def test_warm_cache_reads_nothing_from_the_index(index: IndexServer, toyreg: Pat
     assert index.log == [] and "read" not in warm.err
 
 
-def test_the_cache_is_content_addressed_and_keeps_only_what_patches_read(index: IndexServer, toyreg: Path, radpatch: Any, tmp_path: Path) -> None:
+def test_the_cache_is_content_addressed_and_keeps_only_what_patches_read(
+    index: IndexServer, toyreg: Path, radpatch: Any, tmp_path: Path
+) -> None:
     radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "1.0")
     cache = tmp_path / "cache"
     entry = json.loads((cache / DIST / "1.0" / "radpatch_toy-1.0-py3-none-any.whl.json").read_text())
@@ -383,21 +458,31 @@ def test_the_cache_is_content_addressed_and_keeps_only_what_patches_read(index: 
     assert entry["tail"]["sha256"] in blobs and not list(cache.rglob("*.whl"))
     # a module shared by several releases is stored once
     radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "0.9")
-    assert json.loads((cache / DIST / "0.9" / "radpatch_toy-0.9-py3-none-any.whl.json").read_text())["members"][f"{PKG}/core.py"] \
+    assert (
+        json.loads((cache / DIST / "0.9" / "radpatch_toy-0.9-py3-none-any.whl.json").read_text())["members"][
+            f"{PKG}/core.py"
+        ]
         == entry["members"][f"{PKG}/core.py"]
+    )
 
 
-def test_an_entry_of_the_old_layout_is_replaced(index: IndexServer, toyreg: Path, radpatch: Any, tmp_path: Path) -> None:
+def test_an_entry_of_the_old_layout_is_replaced(
+    index: IndexServer, toyreg: Path, radpatch: Any, tmp_path: Path
+) -> None:
     old = tmp_path / "cache" / DIST / "1.0"
     (old / PKG).mkdir(parents=True)
     (old / PKG / "core.py").write_text(GOOD)
-    (old / "manifest.json").write_text(json.dumps({"format": 1, "version": "1.0", "members": [f"{PKG}/core.py"], "absent": []}))
+    (old / "manifest.json").write_text(
+        json.dumps({"format": 1, "version": "1.0", "members": [f"{PKG}/core.py"], "absent": []})
+    )
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "1.0")
     assert r.code == 0, r.err
     assert sorted(p.name for p in old.iterdir()) == ["radpatch_toy-1.0-py3-none-any.whl.json"]
 
 
-def test_a_new_patch_reads_only_the_members_it_adds(serve: Any, tmp_path: Path, write_registry: Any, radpatch: Any) -> None:
+def test_a_new_patch_reads_only_the_members_it_adds(
+    serve: Any, tmp_path: Path, write_registry: Any, radpatch: Any
+) -> None:
     wheel = build_wheel(tmp_path / "wheels", DIST, "1.0", BIG)
     index = serve()
     reg = write_registry("vtoy", REGISTRY)
@@ -413,14 +498,19 @@ def test_a_new_patch_reads_only_the_members_it_adds(serve: Any, tmp_path: Path, 
     assert extra.compress_size <= hit.sent < extra.compress_size + 200
 
 
-def test_a_server_without_ranges_means_whole_downloads_and_says_so(serve: Any, tmp_path: Path, toyreg: Path, radpatch: Any) -> None:
+def test_a_server_without_ranges_means_whole_downloads_and_says_so(
+    serve: Any, tmp_path: Path, toyreg: Path, radpatch: Any
+) -> None:
     for version in ("0.9", "1.0", "1.1"):
         build_wheel(tmp_path / "wheels", DIST, version, dict(RELEASES[version]))
     plain = serve(ranges=False)
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--json")
     data = json.loads(r.out)
     assert [(x["version"], x["ok"]) for x in data["results"]] == [("0.9", True), ("1.0", True), ("1.1", False)]
-    assert "radpatch: the server ignores range requests (it answered 200): downloading whole wheels of radpatch-toy" in r.err
+    assert (
+        "radpatch: the server ignores range requests (it answered 200): downloading whole wheels of radpatch-toy"
+        in r.err
+    )
     assert data["fetched"]["whole_wheels"] == 3
     assert plain.sent() == sum(p.stat().st_size for p in plain.root.glob("*.whl")) == data["fetched"]["bytes"]
     assert "(whole download)" in r.err
@@ -498,8 +588,10 @@ def test_other_index_settings_list_again(index: IndexServer, tmp_path: Path, mon
 
 # --- proofs ------------------------------------------------------------------------------------------
 
-def test_identical_modules_are_proven_once_and_a_proof_is_kept(index: IndexServer, write_registry: Any, radpatch: Any,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_identical_modules_are_proven_once_and_a_proof_is_kept(
+    index: IndexServer, write_registry: Any, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     build_wheel(index.root, DIST, "1.0.1", dict(RELEASES["1.0"]))
     build_wheel(index.root, DIST, "1.0.2", dict(RELEASES["1.0"]))
     proofs = []
@@ -510,13 +602,17 @@ def test_identical_modules_are_proven_once_and_a_proof_is_kept(index: IndexServe
     assert [x["ok"] for x in json.loads(r.out)["results"]] == [True, True, True]
     assert len(proofs) == 1
     again = radpatch("--registry", str(reg), "verify", "vtoy", "--versions", ">=1.0,<1.1", "--json")
-    assert json.loads(again.out)["results"] == json.loads(r.out)["results"] and len(proofs) == 1  # the kept proof answers
+    assert (
+        json.loads(again.out)["results"] == json.loads(r.out)["results"] and len(proofs) == 1
+    )  # the kept proof answers
     write_registry("vtoy", REGISTRY.replace("n = min(n, len(buckets))", "n = max(n, len(buckets))"))
     radpatch("--registry", str(reg), "verify", "vtoy", "--versions", ">=1.0,<1.1", "--json")
     assert len(proofs) == 2  # another registry entry: proven again
 
 
-def test_worker_processes_give_the_same_answer(index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_worker_processes_give_the_same_answer(
+    index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     one = radpatch("--registry", str(toyreg), "verify", "vtoy", "--json")
     monkeypatch.setenv("RADPATCH_JOBS", "2")
     monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache2"))
@@ -529,9 +625,14 @@ def test_a_wheel_without_the_target_module_fails_that_release(index: IndexServer
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "==1.2")
     assert r.code == 1
     assert table(r.out)["1.2"] == ["in", "ok", "FAIL", "-", "-", "-", "-", "-", "-", "FAIL"]
-    assert ("1.2: module: the wheel radpatch_toy-1.2-py3-none-any.whl has no rptoy/core.py "
-            "(module rptoy.core, declared for <2)") in r.out
-    assert r.err.splitlines()[-2] == "radpatch: error: vtoy: 1 of 1 releases of radpatch-toy in >=1.0,<3 fail: 1.2 (module)"
+    assert (
+        "1.2: module: the wheel radpatch_toy-1.2-py3-none-any.whl has no rptoy/core.py "
+        "(module rptoy.core, declared for <2)"
+    ) in r.out
+    assert (
+        r.err.splitlines()[-2]
+        == "radpatch: error: vtoy: 1 of 1 releases of radpatch-toy in >=1.0,<3 fail: 1.2 (module)"
+    )
 
 
 def test_a_release_with_only_an_sdist_fails_that_release(index: IndexServer, toyreg: Path, radpatch: Any) -> None:
@@ -546,6 +647,7 @@ def test_a_release_with_only_an_sdist_fails_that_release(index: IndexServer, toy
 
 # --- bad input, no network -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("spec", [">=1.0,<<2", "latest", ""])
 def test_a_bad_spec_is_a_usage_error(index: IndexServer, toyreg: Path, radpatch: Any, spec: str) -> None:
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", spec)
@@ -557,14 +659,19 @@ def test_a_bad_spec_is_a_usage_error(index: IndexServer, toyreg: Path, radpatch:
 def test_no_release_in_the_spec_is_a_usage_error(index: IndexServer, toyreg: Path, radpatch: Any) -> None:
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", ">=7")
     assert r.code == 2
-    assert r.err.startswith("radpatch: error: no release of radpatch-toy on the package index is in >=7\n  hint: the latest releases are: ")
+    assert r.err.startswith(
+        "radpatch: error: no release of radpatch-toy on the package index is in >=7\n  hint: the latest releases are: "
+    )
 
 
 def test_an_unknown_distribution_is_a_usage_error(index: IndexServer, write_registry: Any, radpatch: Any) -> None:
     reg = write_registry("ghost", REGISTRY.replace(f"distribution: {DIST}", "distribution: radpatch-no-such-dist"))
     r = radpatch("--registry", str(reg), "verify", "ghost")
     assert r.code == 2
-    assert r.err.splitlines()[0] == f"radpatch: error: distribution 'radpatch-no-such-dist' has no release on the package index ({index.url})"
+    assert (
+        r.err.splitlines()[0]
+        == f"radpatch: error: distribution 'radpatch-no-such-dist' has no release on the package index ({index.url})"
+    )
     assert "Traceback" not in r.err
 
 
@@ -574,17 +681,23 @@ def closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_no_network_is_an_environment_problem(index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_network_is_an_environment_problem(
+    index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dead = f"http://127.0.0.1:{closed_port()}/simple/"
     monkeypatch.setenv("PIP_INDEX_URL", dead)
     r = radpatch("--registry", str(toyreg), "verify", "vtoy")
     assert r.code == 4
-    assert r.err.startswith(f"radpatch: error: cannot reach the package index to list the releases of {DIST}: {dead}{DIST}/: ")
+    assert r.err.startswith(
+        f"radpatch: error: cannot reach the package index to list the releases of {DIST}: {dead}{DIST}/: "
+    )
     assert "refused" in r.err.splitlines()[0].lower()
     assert len(r.err.splitlines()) == 2 and "Traceback" not in r.err
 
 
-def test_offline_with_a_cache_uses_the_cached_list(index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_offline_with_a_cache_uses_the_cached_list(
+    index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cold = radpatch("--registry", str(toyreg), "verify", "vtoy")
     index.httpd.shutdown()
     index.httpd.server_close()  # the index goes away
@@ -606,10 +719,12 @@ def test_parse_spec() -> None:
 
 # --- pip's settings, without pip -------------------------------------------------------------------------
 
+
 def test_pip_settings_follow_pips_precedence(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".config" / "pip").mkdir(parents=True)
-    (home / ".config" / "pip" / "pip.conf").write_text(textwrap.dedent("""\
+    (home / ".config" / "pip" / "pip.conf").write_text(
+        textwrap.dedent("""\
         [global]
         index-url = https://user.example/simple
         extra-index-url =
@@ -620,16 +735,24 @@ def test_pip_settings_follow_pips_precedence(tmp_path: Path) -> None:
         trusted-host = one.example
         [freeze]
         index-url = https://ignored.example/simple
-        """))
+        """)
+    )
     venv = tmp_path / "venv"
     venv.mkdir()
     (venv / "pip.conf").write_text("[global]\ncert = /venv/ca.pem\n")
     env = {"XDG_CONFIG_DIRS": str(tmp_path / "nowhere"), "VIRTUAL_ENV": str(venv)}
     s = read_settings(env, home, tmp_path)
-    assert (s.index_url, s.extra_index_urls) == ("https://user.example/simple", ("https://one.example/simple", "https://two.example/simple"))
+    assert (s.index_url, s.extra_index_urls) == (
+        "https://user.example/simple",
+        ("https://one.example/simple", "https://two.example/simple"),
+    )
     assert (s.timeout, s.trusted_hosts, s.cert, s.no_index) == (7.0, frozenset({"one.example"}), "/venv/ca.pem", False)
     # the environment wins over every file
-    s = read_settings({**env, "PIP_INDEX_URL": "https://env.example/simple", "PIP_NO_INDEX": "yes", "PIP_FIND_LINKS": "/a /b"}, home, tmp_path)
+    s = read_settings(
+        {**env, "PIP_INDEX_URL": "https://env.example/simple", "PIP_NO_INDEX": "yes", "PIP_FIND_LINKS": "/a /b"},
+        home,
+        tmp_path,
+    )
     assert (s.index_url, s.no_index, s.indexes, s.find_links) == ("https://env.example/simple", True, (), ("/a", "/b"))
     # PIP_CONFIG_FILE=os.devnull: no file at all
     assert read_settings({**env, "PIP_CONFIG_FILE": os.devnull}, home, tmp_path).index_url == "https://pypi.org/simple/"
@@ -637,7 +760,11 @@ def test_pip_settings_follow_pips_precedence(tmp_path: Path) -> None:
     own = tmp_path / "own.conf"
     own.write_text("[download]\nindex-url = https://own.example/simple\n")
     s = read_settings({**env, "PIP_CONFIG_FILE": str(own)}, home, tmp_path)
-    assert (s.index_url, s.extra_index_urls, s.files) == ("https://own.example/simple", (), (str(venv / "pip.conf"), str(own)))
+    assert (s.index_url, s.extra_index_urls, s.files) == (
+        "https://own.example/simple",
+        (),
+        (str(venv / "pip.conf"), str(own)),
+    )
 
 
 def test_a_broken_pip_conf_is_a_usage_error(tmp_path: Path) -> None:
@@ -648,7 +775,9 @@ def test_a_broken_pip_conf_is_a_usage_error(tmp_path: Path) -> None:
     assert caught.value.message.startswith(f"cannot read pip's configuration file {bad}: ")
 
 
-def test_find_links_directory_with_the_index_off(tmp_path: Path, serve: Any, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_find_links_directory_with_the_index_off(
+    tmp_path: Path, serve: Any, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PIP_NO_INDEX + PIP_FIND_LINKS, as pip users set them for an offline mirror: read from disk."""
     for version in ("0.9", "1.0", "1.1"):
         build_wheel(tmp_path / "links", DIST, version, dict(RELEASES[version]))
@@ -662,7 +791,9 @@ def test_find_links_directory_with_the_index_off(tmp_path: Path, serve: Any, toy
     assert f"find-links {tmp_path / 'links'}" in r.err
 
 
-def test_requests_go_through_pips_proxy(index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_requests_go_through_pips_proxy(
+    index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The index's host does not resolve; only pip's `proxy` setting (here: the index server itself,
     answering absolute-URL requests as a forward proxy does) can reach it."""
     monkeypatch.setenv("PIP_INDEX_URL", "http://index.radpatch.invalid/simple/")
@@ -674,11 +805,33 @@ def test_requests_go_through_pips_proxy(index: IndexServer, toyreg: Path, radpat
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
-def test_https_with_pips_cert_and_trusted_host(tmp_path: Path, serve: Any, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_https_with_pips_cert_and_trusted_host(
+    tmp_path: Path, serve: Any, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A TLS index whose certificate no system store trusts: pip's `cert` (or `trusted-host`) decides."""
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     build_wheel(tmp_path / "wheels", DIST, "1.0", dict(RELEASES["1.0"]))
@@ -706,13 +859,19 @@ def test_verify_runs_where_there_is_no_pip(index: IndexServer, toyreg: Path, tmp
     import libcst
     import packaging
     import yaml
+
     for module in (click, libcst, packaging, yaml):
         (deps / Path(module.__file__ or "").parent.name).symlink_to(Path(module.__file__ or "").parent)
     (site,) = venv.glob("lib/python*/site-packages")
     (site / "radpatch-test.pth").write_text(f"{REPO}\n{deps}\n")
     env = {**os.environ, "PATH": str(venv / "bin")}
     assert subprocess.run([python, "-c", "import pip"], env=env, capture_output=True).returncode != 0
-    done = subprocess.run([python, "-m", "radpatch", "--registry", str(toyreg), "verify", "vtoy", "--json"],
-                          env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [python, "-m", "radpatch", "--registry", str(toyreg), "verify", "vtoy", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr
     assert [x["ok"] for x in json.loads(done.stdout)["results"]] == [False, True, True, False, True, False]

@@ -15,7 +15,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from radpatch import versions
+from radpatch.registry import versions
 from tests.conftest import TOY_FILES, TOY_PATCH
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,7 +55,11 @@ def test_a_refused_prerelease_says_which_rule() -> None:
     above = versions.refusal(spec, SHIPPED, Version("0.34.0rc1"), "accept", "p")
     assert above is not None and "`<0.34` exclude 0.34's own pre-releases" in above
     policy = versions.refusal(spec, SHIPPED, Version("0.33.1.dev42+g1234abc"), "refuse", "p")
-    assert policy is not None and "accepts only final releases (prereleases: refuse)" in policy and "development build of 0.33.1" in policy
+    assert (
+        policy is not None
+        and "accepts only final releases (prereleases: refuse)" in policy
+        and "development build of 0.33.1" in policy
+    )
     plain = versions.refusal(spec, SHIPPED, Version("0.35.0"), "accept", "p")
     assert plain == f"p supports {SHIPPED}"
 
@@ -93,13 +97,16 @@ def test_an_invalid_prereleases_value_names_the_key(write_registry: Any, radpatc
     assert re.search(r"toy\.yaml:\d+:\d+: at providers: 'all' is not one of: any, named", r.err), r.err
 
 
-MOVED = TOY_PATCH.replace("      core: toypkg.core\n", """\
+MOVED = TOY_PATCH.replace(
+    "      core: toypkg.core\n",
+    """\
       core:
         - versions: "<1.5"
           module: toypkg.core
         - versions: ">=1.5"
           module: toypkg.planning
-""").replace('">=1.0,<2"', '">=1.0,<3"')
+""",
+).replace('">=1.0,<2"', '">=1.0,<3"')
 
 
 def _moved_site(site: Any, version: str, files: dict[str, str]) -> None:
@@ -119,7 +126,12 @@ def test_an_rc_between_module_ranges_resolves_by_code(site: Any, write_registry:
 
 def test_a_nightly_where_the_code_moved_resolves_by_code(site: Any, write_registry: Any, radpatch: Any) -> None:
     core = TOY_FILES["toypkg/core.py"]
-    files = {"toypkg/__init__.py": "", "toypkg/util.py": TOY_FILES["toypkg/util.py"], "toypkg/planning.py": core, "toypkg/core.py": "X = 1\n"}
+    files = {
+        "toypkg/__init__.py": "",
+        "toypkg/util.py": TOY_FILES["toypkg/util.py"],
+        "toypkg/planning.py": core,
+        "toypkg/core.py": "X = 1\n",
+    }
     _moved_site(site, "1.4.1.dev7+gdeadbee", files)  # the table says core (<1.5); the code moved already
     entry = _status(radpatch, write_registry("toy", MOVED))
     assert entry["state"] == "not-applied", entry["reason"]
@@ -132,12 +144,18 @@ def test_both_or_neither_defining_is_refused(site: Any, write_registry: Any, rad
     reg = write_registry("toy", MOVED)
     entry = _status(radpatch, reg)
     assert entry["state"] == "incompatible"
-    assert "several modules declared for 'core' define plan and groups in toypkg 1.5rc1 (toypkg.core, toypkg.planning)" in entry["reason"]
+    assert (
+        "several modules declared for 'core' define plan and groups in toypkg 1.5rc1 (toypkg.core, toypkg.planning)"
+        in entry["reason"]
+    )
     (site.root / "toypkg" / "core.py").write_text("X = 1\n")
     (site.root / "toypkg" / "planning.py").write_text("Y = 2\n")
     entry = _status(radpatch, reg)
     assert entry["state"] == "incompatible"
-    assert "none of the modules declared for 'core' (toypkg.core, toypkg.planning) defines plan and groups" in entry["reason"]
+    assert (
+        "none of the modules declared for 'core' (toypkg.core, toypkg.planning) defines plan and groups"
+        in entry["reason"]
+    )
 
 
 def test_a_final_release_follows_the_table(site: Any, write_registry: Any, radpatch: Any) -> None:
@@ -168,11 +186,16 @@ def test_this_interpreter_is_a_supported_one() -> None:
     assert (3, 10) <= sys.version_info[:2] <= (3, 13)
 
 
-@pytest.mark.parametrize("value,problem", [
-    ('[toypkg, "bad name!"]', r"at distribution\[1\]: 'bad name!' is not a distribution name"),
-    ("[]", r"at distribution: an empty list"),
-])
-def test_an_invalid_distribution_list_names_the_item(write_registry: Any, radpatch: Any, value: str, problem: str) -> None:
+@pytest.mark.parametrize(
+    "value,problem",
+    [
+        ('[toypkg, "bad name!"]', r"at distribution\[1\]: 'bad name!' is not a distribution name"),
+        ("[]", r"at distribution: an empty list"),
+    ],
+)
+def test_an_invalid_distribution_list_names_the_item(
+    write_registry: Any, radpatch: Any, value: str, problem: str
+) -> None:
     reg = write_registry("toy", TOY_PATCH.replace("distribution: toypkg", f"distribution: {value}"))
     r = radpatch("--registry", str(reg), "show", "toy")
     assert r.code == 2 and re.search(r"toy\.yaml:\d+:\d+: " + problem, r.err), r.err

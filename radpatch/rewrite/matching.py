@@ -1,0 +1,533 @@
+"""Structural matching: find the one node in a scope that is AST-equal to a pattern.
+
+Equality is decided on Python's `ast` (formatting and comments play no part); positions and
+edits are done on the libcst tree so every byte outside the edit is preserved.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import contextvars
+import dataclasses
+import difflib
+import functools
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from radpatch.rewrite.source import expression_text
+
+Path_ = tuple[cst.CSTNode, ...]  # ancestors from the scope root down to (and including) a node
+_DEFS = (cst.FunctionDef, cst.ClassDef)
+
+
+class MatchFailure(Exception):
+    """A pattern matched zero or several times, or a scope does not exist. `hint` says what to do."""
+
+    hint = "the installed code differs from what the rewrite expects: check the version range and the rewrite"
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint or type(self).hint
+
+
+class NotFound(MatchFailure):
+    hint = (
+        "this version's code does not contain it: check the version range, or declare a `versions:` variant "
+        "of the rewrite for this version"
+    )
+
+
+class NearMiss(NotFound):
+    hint = "`find` is close to the code shown but not equal: fix `find` (layout, quotes and comments do not matter, the code does)"
+
+
+SCOPE_NEAR = (
+    "fix the name in `scope:`/`function:` (a definition with a similar name is shown; names are case-sensitive)"
+)
+SCOPE_MISSING = (
+    "this version defines no such function or class: check the name in `scope:`/`function:` and the version "
+    "range, or declare a `versions:` variant of the rewrite"
+)
+
+
+class Ambiguous(MatchFailure):
+    hint = "narrow it with `within:` (an enclosing statement, e.g. `for x in y:`) or pick one with `occurrence: N`"
+
+
+class Clash(MatchFailure):
+    hint = "rename it in the payload (e.g. a `_yourpatch_` prefix) so it takes over nothing the module defines"
+
+
+class NotUndoable(MatchFailure):
+    hint = "the file does not carry this rewrite's result as radpatch would write it"
+
+
+_EXPLAIN = contextvars.ContextVar("radpatch_explain", default=True)
+
+
+@contextlib.contextmanager
+def unexplained(really: bool = True) -> Iterator[None]:
+    """While active, a pattern that matches nowhere is refused without the search for the
+    closest candidate (the costly part of the message): for a refusal nobody will read, which
+    the caller re-raises from another run (plan.forward reports a rewrite's refusal on the
+    file's own lines, not on what the rewrites before it made of them)."""
+    token = _EXPLAIN.set(False) if really else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _EXPLAIN.reset(token)
+
+
+def explaining() -> bool:
+    return _EXPLAIN.get()
+
+
+PLAUSIBLE = 0.75  # similarity from which a candidate is shown as probably the intended code
+
+
+@functools.lru_cache(maxsize=1024)
+def stmt_key(code: str) -> str:
+    return ast.dump(ast.parse(textwrap.dedent(code)))
+
+
+def expr_key(code: str) -> str:
+    return ast.dump(ast.parse(f"(\n{code}\n)", mode="eval").body)
+
+
+def pretty(code: str) -> str:
+    """`code` as ast.unparse writes it: as an expression when it is one (a module of one string
+    would be written as a docstring), else as statements."""
+    try:
+        return ast.unparse(ast.parse(f"(\n{code}\n)", mode="eval").body)
+    except SyntaxError:
+        return ast.unparse(ast.parse(textwrap.dedent(code)))
+
+
+def parse_statements(code: str) -> list[cst.BaseStatement]:
+    return list(_parse_statements(code))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
+    text = textwrap.dedent(code).strip("\n") + "\n"
+    ast.parse(text)  # fails fast (RecursionError) where libcst's parser takes seconds on deep nesting
+    return tuple(cst.parse_module(text).body)
+
+
+def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
+    """Resolve '<module>', 'func' or 'Class.method' to the path of its node."""
+    path: Path_ = (module,)
+    if qualname == "<module>":
+        return path
+    for part in qualname.split("."):
+        body = _body(path[-1])
+        hits = [s for s in body if isinstance(s, _DEFS) and s.name.value == part]
+        block = path[-1].body if isinstance(path[-1], _DEFS) else None
+        if len(hits) != 1:
+            where = "module" if len(path) == 1 else _name(path[-1])
+            if not hits:
+                names = [s.name.value for s in body if isinstance(s, _DEFS)]
+                close = difflib.get_close_matches(part, names, n=3)
+                tip = f"; closest: {', '.join(close)}" if close else ""
+                raise (NearMiss if close else NotFound)(
+                    f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}",
+                    SCOPE_NEAR if close else SCOPE_MISSING,
+                )
+            raise Ambiguous(
+                f"scope {qualname!r}: {where} defines {part!r} {len(hits)} times (lines {', '.join(str(n) for n in lines_of(module, hits, offset))})",
+                "the module redefines it; the later definition is the one that runs: patch that one by a rewrite on its own module or narrow the scope",
+            )
+        path = (*path, block, hits[0]) if block is not None else (*path, hits[0])
+    return path
+
+
+def _name(node: cst.CSTNode) -> str:
+    return node.name.value if isinstance(node, _DEFS) else "<module>"
+
+
+def _body(node: cst.CSTNode) -> Sequence[cst.BaseStatement]:
+    if isinstance(node, cst.Module):
+        return node.body
+    assert isinstance(node, _DEFS)
+    body = node.body
+    return body.body if isinstance(body, cst.IndentedBlock) else ()
+
+
+def _children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    return node.children
+
+
+def walk(
+    path: Path_, keep: Callable[[cst.CSTNode], bool], below: Callable[[cst.CSTNode], Sequence[cst.CSTNode]] = _children
+) -> Iterator[Path_]:
+    """Every node below the scope at `path`, in source order: each node, then what `below` says
+    is below it (all its children by default; nested defs are entered only as nodes, not walked)."""
+    root = path[-1]
+    children = [root.body] if isinstance(root, _DEFS) else list(root.children)
+    stack: list[Path_] = [(*path, c) for c in reversed(children)]
+    while stack:
+        p = stack.pop()
+        node = p[-1]
+        if keep(node):
+            yield p
+        if not isinstance(node, _DEFS):
+            stack.extend((*p, c) for c in reversed(below(node)))
+
+
+def _concrete(*classes: type) -> frozenset[type]:
+    """The classes and all their subclasses, for a `type(node) in` test: libcst's node bases are
+    ABCs, and isinstance() against an ABC caches a negative answer in every ABC below it for
+    every class asked about (hundreds of KiB over a walk)."""
+    out: set[type] = set()
+    todo = list(classes)
+    while todo:
+        c = todo.pop()
+        if c not in out:
+            out.add(c)
+            todo.extend(c.__subclasses__())
+    return frozenset(out)
+
+
+# the only nodes an indented block can be below: a simple statement or an expression holds none
+# (libcst's `children` rebuilds a node per call, so not entering them is most of a walk's cost)
+_HOLDS_BLOCKS = _concrete(
+    cst.BaseCompoundStatement,
+    cst.IndentedBlock,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
+
+
+def _block_holders(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    return node.children if type(node) in _HOLDS_BLOCKS else ()
+
+
+def blocks(path: Path_) -> Iterator[Path_]:
+    """Every indented block below the scope at `path`, in source order (not those of nested defs)."""
+    return walk(path, lambda n: type(n) is cst.IndentedBlock, _block_holders)
+
+
+# nodes below which Python's ast has no expression: whitespace, comments, punctuation, operators,
+# the leaf expressions (their only children are parentheses), and the statements whose names
+# are plain strings to ast (`import a.b as c`, `global x`)
+_BARREN = _concrete(
+    cst.BaseParenthesizableWhitespace,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Comment,
+    cst.Newline,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Comma,
+    cst.Dot,
+    cst.Colon,
+    cst.Semicolon,
+    cst.AssignEqual,
+    cst.BaseBinaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+    cst.BaseAugOp,
+    cst.ImportStar,
+    cst.Name,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.Ellipsis,
+    cst.Import,
+    cst.ImportFrom,
+    cst.Global,
+    cst.Nonlocal,
+)
+
+# fields where libcst holds a Name (or dotted name) that ast holds as a plain string: an
+# attribute's name, a keyword argument's or parameter's name, `except E as name`, a match
+# pattern's capture names, a type parameter's name. An expression `find` never matches them.
+_NAME_FIELDS: dict[type, tuple[str, ...]] = {
+    cst.Attribute: ("attr",),
+    cst.Arg: ("keyword",),
+    cst.Param: ("name",),
+    cst.ExceptHandler: ("name",),
+    cst.ExceptStarHandler: ("name",),
+    cst.MatchAs: ("name",),
+    cst.MatchStar: ("name",),
+    cst.MatchMapping: ("rest",),
+    cst.MatchKeywordElement: ("key",),
+    cst.MatchSingleton: ("value",),
+    **{getattr(cst, t): ("name",) for t in ("TypeVar", "TypeVarTuple", "ParamSpec") if hasattr(cst, t)},
+}
+
+
+def _expression_holders(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    t = type(node)
+    if t in _BARREN:
+        return ()
+    if t is cst.ConcatenatedString:
+        return (node.left, node.right)  # type: ignore[attr-defined]
+    fields = _NAME_FIELDS.get(t)
+    if fields is None:
+        return node.children
+    names = [getattr(node, f) for f in fields]
+    return [c for c in node.children if not any(c is n for n in names)]
+
+
+# node types ast cannot tell apart: `"a" "b"` written out is the constant "ab"
+_SAME_AST: dict[type, tuple[type, ...]] = {
+    cst.SimpleString: (cst.SimpleString, cst.ConcatenatedString),
+    cst.ConcatenatedString: (cst.SimpleString, cst.ConcatenatedString),
+}
+
+
+def nodes_of(path: Path_, kind: type[cst.CSTNode]) -> Iterator[Path_]:
+    """Every expression below the scope at `path` whose type can be ast-equal to a `kind` node's,
+    in source order: not whitespace or punctuation, and not the names ast keeps as strings
+    (`x.attr`'s attr, `f(key=1)`'s key, `import a.b`)."""
+    kinds = _SAME_AST.get(kind, (kind,))
+    for p in walk(path, lambda n: type(n) in kinds, _expression_holders):
+        if type(p[-2]) is not cst.ConcatenatedString and not _chained(p[-2], p[-1]):
+            yield p  # (a piece of `"a" "b"` or `f"{x}" "b"` is not an expression to ast either)
+
+
+def _chained(parent: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`a and b` inside `a and b and c`: libcst nests it, ast has one BoolOp of three values."""
+    return (
+        isinstance(node, cst.BooleanOperation)
+        and isinstance(parent, cst.BooleanOperation)
+        and parent.left is node
+        and not node.lpar
+        and type(parent.operator) is type(node.operator)
+    )
+
+
+def _inner_blocks(path: Path_) -> Iterator[Path_]:
+    """The indented blocks right below path[-1], in source order (not the blocks inside them)."""
+    return walk(
+        path,
+        lambda n: type(n) is cst.IndentedBlock,
+        lambda n: () if type(n) is cst.IndentedBlock else _block_holders(n),
+    )
+
+
+def _block_slots(block: Path_) -> Iterator[tuple[Path_, int]]:
+    for i, stmt in enumerate(block_body(block[-1])):
+        yield block, i
+        if type(stmt) in _HOLDS_BLOCKS and not isinstance(stmt, _DEFS):  # a compound statement: its blocks come next
+            for inner in _inner_blocks((*block, stmt)):
+                yield from _block_slots(inner)
+
+
+def statement_slots(path: Path_) -> Iterator[tuple[Path_, int]]:
+    """(path to a block, index) for every statement in the scope, at any depth, in source order
+    (a statement, then the statements inside it, then the next one: what `occurrence:` counts)."""
+    if isinstance(path[-1], cst.Module):
+        yield from _block_slots(path)
+        return
+    for block in _inner_blocks(path):
+        yield from _block_slots(block)
+
+
+def block_body(node: cst.CSTNode) -> Sequence[cst.BaseStatement]:
+    if isinstance(node, (cst.Module, cst.IndentedBlock)):
+        return node.body
+    raise TypeError(node)
+
+
+def code_of(module: cst.Module, node: cst.CSTNode) -> str:
+    return module.code_for_node(node)
+
+
+def find_statements(module: cst.Module, scope: Path_, code: str) -> list[tuple[Path_, int]]:
+    """Slots where a run of consecutive statements equals the statements of `code` (compared as
+    `ast` statements, so `a = 1; b = 2` typed on one line matches the two lines upstream has)."""
+    want = _flat(parse_statements(code))
+    hits = []
+    for block, i in statement_slots(scope):
+        body = block_body(block[-1])
+        n = _covering(body, i, len(want))
+        if n is not None and _flat(body[i : i + n]) == want and _run_key(module, body[i : i + n]) == _code_key(code):
+            hits.append(
+                (block, i)
+            )  # _flat first: a cheap pre-filter, generating code for every statement is the slow part
+    return hits
+
+
+def inline_statements(module: cst.Module, scope: Path_, code: str) -> list[cst.CSTNode]:
+    """The statements equal to the one statement `code` that share their line with another
+    (`if x: return 1`, `a = 1; b = 2`), which find_statements does not match."""
+    want = parse_statements(code)
+    if len(_flat(want)) != 1:
+        return []
+    key = _code_key(code)
+    lines = walk(scope, lambda n: type(n) in (cst.SimpleStatementSuite, cst.SimpleStatementLine), _block_holders)
+    out: list[cst.CSTNode] = []
+    for p in lines:
+        line = p[-1]
+        assert isinstance(line, (cst.SimpleStatementSuite, cst.SimpleStatementLine))
+        if isinstance(line, cst.SimpleStatementSuite) or len(line.body) > 1:
+            for small in line.body:
+                try:
+                    if stmt_key(code_of(module, small)) == key:
+                        out.append(small)
+                except SyntaxError:
+                    continue
+    return out
+
+
+def run_length(module: cst.Module, body: Sequence[cst.BaseStatement], i: int, code: str) -> int:
+    """How many statements from body[i] the match of `code` there spans."""
+    n = _covering(body, i, len(_flat(parse_statements(code))))
+    assert n is not None
+    return n
+
+
+def _flat(stmts: Sequence[cst.BaseStatement]) -> list[type]:
+    """Node types of the `ast` statements that `stmts` are (a line `a; b` is two); any AST-equal
+    code shares them, whatever its layout and comments."""
+    return [type(s) for st in stmts for s in (st.body if isinstance(st, cst.SimpleStatementLine) else (st,))]
+
+
+def _covering(body: Sequence[cst.BaseStatement], i: int, count: int) -> int | None:
+    """The number of statements from body[i] that hold exactly `count` ast statements, if any."""
+    total = 0
+    for j in range(i, len(body)):
+        st = body[j]
+        total += len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1
+        if total >= count:
+            return j - i + 1 if total == count else None
+    return None
+
+
+def _code_key(code: str) -> str:
+    return stmt_key(textwrap.dedent(code).strip("\n") + "\n")
+
+
+def _run_key(module: cst.Module, stmts: Sequence[cst.BaseStatement]) -> str | None:
+    try:
+        return stmt_key("".join(textwrap.dedent(code_of(module, s)) for s in stmts))
+    except SyntaxError:
+        return None
+
+
+def find_expressions(module: cst.Module, scope: Path_, pattern: str) -> list[Path_]:
+    key = expr_key(pattern)
+    kind = type(cst.parse_expression(expression_text(pattern)))
+    out = []
+    for p in nodes_of(scope, kind):
+        try:
+            if expr_key(code_of(module, p[-1])) == key:
+                out.append(p)
+        except SyntaxError:
+            continue
+    return out
+
+
+def replace_on_path(path: Path_, new: cst.CSTNode) -> cst.CSTNode:
+    """Rebuild the ancestors of path[-1] with `new` in its place; return the new root."""
+    for parent, old in zip(reversed(path[:-1]), reversed(path[1:])):
+        new = _swap_child(parent, old, new)
+    return new
+
+
+def _swap_child(parent: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    for f in dataclasses.fields(parent):
+        value = getattr(parent, f.name)
+        if value is old:
+            return parent.with_changes(**{f.name: new})
+        if isinstance(value, (tuple, list)) and any(v is old for v in value):
+            seq = [new if v is old else v for v in value]
+            return parent.with_changes(**{f.name: type(value)(seq) if isinstance(value, tuple) else seq})
+    raise AssertionError(f"{type(old).__name__} is not a child of {type(parent).__name__}")
+
+
+_CLOSEST: list[tuple[cst.Module, Sequence[cst.CSTNode], str, int, tuple[str, bool]]] = []  # the last few answers
+
+
+def closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str, offset: int = 0) -> tuple[str, bool]:
+    """('closest candidate (line N, 80% similar): <code>', plausible) for a no-match message;
+    the candidate is shown only when it is plausibly what `find` meant (PLAUSIBLE). The last
+    few answers are kept (with the nodes they concern, so an identity is never reused): a
+    drifted file's status asks the same of the same tree when undoing and when applying."""
+    for m, nodes, pat, off, answer in _CLOSEST:
+        if (
+            m is module
+            and pat == pattern
+            and off == offset
+            and len(nodes) == len(candidates)
+            and all(a is b for a, b in zip(nodes, candidates))
+        ):
+            return answer
+    answer = _closest(module, candidates, pattern, offset)
+    _CLOSEST[:] = [(module, tuple(candidates), pattern, offset, answer), *_CLOSEST[:1]]
+    return answer
+
+
+def _closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str, offset: int) -> tuple[str, bool]:
+    if not candidates:
+        return "nothing in the scope is similar to it", False
+    want = pretty(pattern)
+    best: tuple[float, str, cst.CSTNode] | None = None  # the first candidate of the highest ratio
+    for node in candidates:
+        text = code_of(module, node).strip()
+        try:
+            norm = pretty(text)
+        except (SyntaxError, RecursionError):
+            norm = text
+        sm = difflib.SequenceMatcher(None, want, norm)
+        # the quick ratios bound ratio() from above: a candidate they rule out cannot win (a tie
+        # does not win either: the first of equal candidates is shown)
+        if (
+            sm.real_quick_ratio() < PLAUSIBLE
+            or sm.quick_ratio() < PLAUSIBLE
+            or best is not None
+            and sm.quick_ratio() <= best[0]
+        ):
+            continue
+        ratio = sm.ratio()
+        if ratio >= PLAUSIBLE and (best is None or ratio > best[0]):
+            best = (ratio, norm, node)
+    if best is None:
+        return "nothing in the scope is similar to it", False
+    ratio, norm, node = best
+    line = line_of(module, node) + offset
+    shown = norm if len(norm) < 400 else norm[:400] + " ..."
+    return f"closest candidate (line {line}, {ratio:.0%} similar):\n{textwrap.indent(shown, '      ')}", True
+
+
+def line_of(module: cst.Module, node: cst.CSTNode) -> int:
+    return lines_of(module, [node])[0]
+
+
+def lines_of(module: cst.Module, nodes: Sequence[cst.CSTNode], offset: int = 0) -> list[int]:
+    """1-based first line of each node (plus `offset`: where `module` starts in the file)."""
+    pos = starts(module)
+    return [(pos[n][0] if n in pos else 0) + offset for n in nodes]
+
+
+_STARTS: list[tuple[cst.Module, Mapping[cst.CSTNode, tuple[int, int]]]] = []  # the last few modules asked about
+
+
+def starts(module: cst.Module) -> Mapping[cst.CSTNode, tuple[int, int]]:
+    """(line, column) where each node of `module` starts. Resolving positions is a whole
+    codegen pass; a refusal asks for several nodes of the same scope (the hits, the closest
+    candidate), so the last few modules' answers are kept (the module itself with them, so
+    an identity is never reused for another)."""
+    for m, pos in _STARTS:
+        if m is module:
+            return pos
+    resolved = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    pos = {n: (r.start.line, r.start.column) for n, r in resolved.items()}
+    _STARTS[:] = [(module, pos), *_STARTS[:2]]
+    return pos

@@ -1,0 +1,89 @@
+"""Replace a matched node by a new form while keeping every byte the change does not need.
+
+`find` matched `orig` structurally (formatting and comments aside). Walking `orig`, `find` and
+`new` together, parts where `find` and `new` agree keep `orig`'s bytes; only the parts that
+differ are taken from `new`. A list that only gains or loses trailing elements (call arguments,
+parameters) is edited in place with its layout. The same walk with `find` and `new` swapped is
+the inverse, so a replacement undoes byte for byte wherever the change itself is small.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import libcst as cst
+
+from radpatch.rewrite import commas
+
+_LISTS_WITH_COMMAS = (cst.Arg, cst.Param)
+_OPENING = {"args": "whitespace_before_args", "params": "whitespace_before_params"}
+
+
+def merge(orig: cst.CSTNode, find: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    if find.deep_equals(new):
+        return orig
+    if not (type(orig) is type(find) is type(new)):
+        return _fresh(orig, new)
+    changes: dict[str, object] = {}
+    for f in dataclasses.fields(orig):
+        o, a, b = getattr(orig, f.name), getattr(find, f.name), getattr(new, f.name)
+        if isinstance(o, cst.CSTNode) and isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
+            changes[f.name] = merge(o, a, b)
+        elif _is_nodes(o) and _is_nodes(a) and _is_nodes(b):
+            merged = _merge_list(orig, f.name, list(o), list(a), list(b))
+            if merged is None:
+                return _fresh(orig, new)
+            changes[f.name] = type(o)(merged) if isinstance(o, tuple) else merged
+        elif _same(a, b):
+            continue
+        else:
+            return _fresh(orig, new)  # a plain value (a name, an operator's text) changes
+    return orig.with_changes(**changes)
+
+
+def _merge_list(
+    parent: cst.CSTNode, field: str, o: list[cst.CSTNode], a: list[cst.CSTNode], b: list[cst.CSTNode]
+) -> list[cst.CSTNode] | None:
+    if len(o) == len(a) == len(b):
+        return [merge(x, y, z) for x, y, z in zip(o, a, b)]
+    if len(o) != len(a) or not all(isinstance(x, _LISTS_WITH_COMMAS) for x in [*a, *b]):
+        return None
+    common = min(len(a), len(b))
+    # the shared elements are merged in place (keeping their commas and layout), then the list grows or shrinks at its end
+    out = [merge(x, _bare(y), _bare(z)) for x, y, z in zip(o[:common], a[:common], b[:common])]
+    out.extend(o[common:])
+    if len(b) > len(a):  # elements appended
+        gap = getattr(parent, _OPENING.get(field, ""), cst.SimpleWhitespace(""))
+        sep = commas.separator(out, gap)  # type: ignore[type-var]
+        for extra in b[len(a) :]:
+            out = commas.append(out, _bare(extra), sep)  # type: ignore[type-var]
+        return out
+    for _ in range(len(a) - len(b)):
+        out = commas.pop(out)  # type: ignore[type-var]
+    return out
+
+
+def _bare(el: cst.CSTNode) -> cst.CSTNode:
+    attr = "whitespace_after_arg" if isinstance(el, cst.Arg) else "whitespace_after_param"
+    return el.with_changes(comma=cst.MaybeSentinel.DEFAULT, **{attr: cst.SimpleWhitespace("")})
+
+
+def _fresh(orig: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """`new` as written, keeping the parentheses, comment lines above and comment after `orig`."""
+    keep = {a: getattr(orig, a) for a in ("lpar", "rpar", "leading_lines") if hasattr(orig, a) and hasattr(new, a)}
+    if isinstance(orig, cst.SimpleStatementLine) and isinstance(new, cst.SimpleStatementLine):
+        keep["trailing_whitespace"] = orig.trailing_whitespace
+    return new.with_changes(**keep) if keep else new
+
+
+def _is_nodes(value: object) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(v, cst.CSTNode) for v in value)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
+        return a.deep_equals(b)
+    if isinstance(a, Sequence) and not isinstance(a, str) and isinstance(b, Sequence) and not isinstance(b, str):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b

@@ -1,0 +1,185 @@
+"""wrap_body and replace_body: change what a function does as a whole.
+
+wrap_body's template holds one line `__body__`; the function's statements (its docstring stays
+first) move there, keeping their bytes, and libcst re-indents them as a block. The inverse
+follows the template to the same spot in the patched body, checks that everything around it is
+the template, and moves the statements back.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import textwrap
+from collections.abc import Sequence
+
+import libcst as cst
+
+from radpatch.registry.model import BODY, ReplaceBody, WrapBody
+from radpatch.rewrite.matching import (
+    NotFound,
+    NotUndoable,
+    Path_,
+    code_of,
+    replace_on_path,
+)
+from radpatch.rewrite.ops.add_parameter import function
+from radpatch.rewrite.ops.common import in_scope
+from radpatch.rewrite.source import Source
+
+Step = tuple[str, int | None]
+
+
+def _split(fn: cst.FunctionDef) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement]]:
+    """(docstring statement or nothing, the rest of the body); a one-line body becomes a block."""
+    body = fn.body
+    stmts: list[cst.BaseStatement] = (
+        list(body.body)
+        if isinstance(body, cst.IndentedBlock)
+        else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[arg-type]
+    )
+    first = stmts[0] if stmts else None
+    if (
+        isinstance(first, cst.SimpleStatementLine)
+        and len(first.body) == 1
+        and isinstance(first.body[0], cst.Expr)
+        and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        return stmts[:1], stmts[1:]
+    return [], stmts
+
+
+def _with_statements(fn: cst.FunctionDef, stmts: list[cst.BaseStatement]) -> cst.FunctionDef:
+    body = fn.body
+    block = body.with_changes(body=stmts) if isinstance(body, cst.IndentedBlock) else cst.IndentedBlock(body=stmts)
+    return fn.with_changes(body=block)
+
+
+def _statements(code: str) -> list[cst.BaseStatement]:
+    return list(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").body)
+
+
+def _is_hole(node: cst.CSTNode) -> bool:
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and len(node.body) == 1
+        and isinstance(node.body[0], cst.Expr)
+        and isinstance(node.body[0].value, cst.Name)
+        and node.body[0].value.value == BODY
+    )
+
+
+def _locate(node: cst.CSTNode) -> list[Step] | None:
+    """Field steps from `node` down to the list holding the `__body__` statement (last: its index)."""
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                if _is_hole(v):
+                    return [(f.name, i)]
+                if isinstance(v, cst.CSTNode):
+                    rest = _locate(v)
+                    if rest is not None:
+                        return [(f.name, i), *rest]
+        elif isinstance(value, cst.CSTNode):
+            rest = _locate(value)
+            if rest is not None:
+                return [(f.name, None), *rest]
+    return None
+
+
+def _follow(node: cst.CSTNode, steps: Sequence[Step]) -> Path_ | None:
+    """Nodes along `steps` (all but the last, which indexes the list the statements are in)."""
+    path: Path_ = (node,)
+    for name, index in steps[:-1]:
+        value = getattr(path[-1], name, None)
+        if index is not None:
+            if not isinstance(value, (list, tuple)) or index >= len(value):
+                return None
+            value = value[index]
+        if not isinstance(value, cst.CSTNode):
+            return None
+        path = (*path, value)
+    return path
+
+
+def _ast(module: cst.Module) -> str:
+    return ast.dump(ast.parse(module.code))
+
+
+def wrap(src: Source, op: WrapBody) -> Source:
+    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
+        path, fn = function(module, op.function, offset)
+        doc, rest = _split(fn)
+        template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
+        steps = _locate(template)
+        assert steps is not None  # the loader checked the template
+        holder = _follow(template, steps)
+        assert holder is not None
+        name, i = steps[-1]
+        assert i is not None
+        items = list(getattr(holder[-1], name))
+        filled = replace_on_path(holder, holder[-1].with_changes(**{name: [*items[:i], *rest, *items[i + 1 :]]}))
+        assert isinstance(filled, cst.Module)
+        return replace_on_path(path, _with_statements(fn, [*doc, *filled.body]))
+
+    return in_scope(src, op.function, edit)
+
+
+def unwrap(src: Source, op: WrapBody) -> Source:
+    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
+        path, fn = function(module, op.function, offset)
+        doc, rest = _split(fn)
+        template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
+        steps = _locate(template)
+        assert steps is not None
+        current = cst.Module(body=rest)  # type: ignore[arg-type]
+        holder = _follow(current, steps)
+        t_holder = _follow(template, steps)
+        assert t_holder is not None
+        name, i = steps[-1]
+        assert i is not None
+        if holder is None or not isinstance(getattr(holder[-1], name, None), (list, tuple)):
+            raise NotUndoable(f"the body of {op.function}() is not wrapped in the template")
+        items = list(getattr(holder[-1], name))
+        n = len(items) - (len(getattr(t_holder[-1], name)) - 1)
+        inner = items[i : i + n]
+        hole = cst.parse_statement(f"{BODY}\n")
+        emptied = replace_on_path(holder, holder[-1].with_changes(**{name: [*items[:i], hole, *items[i + n :]]}))
+        if n < 1 or not isinstance(emptied, cst.Module) or _ast(emptied) != _ast(template):
+            raise NotUndoable(
+                f"the body of {op.function}() is not wrapped in the template (the code around `{BODY}` differs)"
+            )
+        return replace_on_path(path, _with_statements(fn, [*doc, *inner]))
+
+    return in_scope(src, op.function, edit)
+
+
+def _body_key(module: cst.Module, stmts: Sequence[cst.BaseStatement]) -> str:
+    return ast.dump(ast.parse(textwrap.dedent("".join(code_of(module, s) for s in stmts))))
+
+
+def replace_body(src: Source, op: ReplaceBody, undo: bool) -> Source:
+    old, new = (op.with_, op.find) if undo else (op.find, op.with_)
+
+    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
+        path, fn = function(module, op.function, offset)
+        doc, rest = _split(fn)
+        if _body_key(module, rest) != ast.dump(ast.parse(textwrap.dedent(old))):
+            raise (NotUndoable if undo else NotFound)(
+                f"the body of {op.function}() (docstring aside) is not {'the replacement' if undo else '`find`'}"
+            )
+        stmts = _statements(new)
+        if rest:
+            stmts[0] = stmts[0].with_changes(leading_lines=rest[0].leading_lines)  # type: ignore[attr-defined]
+        return replace_on_path(path, _with_statements(fn, [*doc, *stmts]))
+
+    return in_scope(src, op.function, edit)
+
+
+def forward(src: Source, op: WrapBody | ReplaceBody) -> Source:
+    return wrap(src, op) if isinstance(op, WrapBody) else replace_body(src, op, undo=False)
+
+
+def inverse(src: Source, op: WrapBody | ReplaceBody) -> Source:
+    return unwrap(src, op) if isinstance(op, WrapBody) else replace_body(src, op, undo=True)

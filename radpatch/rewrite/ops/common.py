@@ -1,0 +1,305 @@
+"""What every operation shares: running an edit on the one top-level definition it concerns,
+choosing the one match (`within:`, `occurrence:`), and saying clearly why nothing matched.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import difflib
+import functools
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
+
+import libcst as cst
+
+from radpatch.rewrite.matching import (
+    SCOPE_MISSING,
+    SCOPE_NEAR,
+    Ambiguous,
+    MatchFailure,
+    NearMiss,
+    NotFound,
+    Path_,
+    block_body,
+    closest,
+    code_of,
+    explaining,
+    inline_statements,
+    lines_of,
+    replace_on_path,
+    starts,
+    statement_slots,
+)
+from radpatch.rewrite.source import Source, Top
+
+Edit = Callable[[cst.Module, int], cst.CSTNode]
+
+
+class Selecting(Protocol):
+    @property
+    def within(self) -> str | None: ...
+
+    @property
+    def occurrence(self) -> int | None: ...
+
+
+@contextlib.contextmanager
+def code_errors() -> Iterator[None]:
+    """Code that parses for `ast` but not for libcst (or not at all once combined) is a refusal;
+    so is code nested deeper than the parsers can follow."""
+    try:
+        yield
+    except cst.ParserSyntaxError as exc:
+        raise MatchFailure(f"libcst cannot parse the code involved: {exc.message} (line {exc.raw_line})") from None
+    except SyntaxError as exc:
+        raise MatchFailure(f"the code involved does not parse: {exc.msg} (line {exc.lineno})") from None
+    except (RecursionError, MemoryError):
+        raise MatchFailure(
+            "the code involved is nested too deeply for radpatch to analyse",
+            "simplify the expression in the registry, or patch a shallower statement",
+        ) from None
+
+
+def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
+    """Run `edit` on a libcst module holding just the top-level definition `qualname` lives in."""
+    if qualname == "<module>":
+        return Source.parse(as_module(edit(cst.parse_module(src.text), 0)).code)
+    top = qualname.split(".")[0]
+    hits = src.named(top)
+    if len(hits) != 1:
+        if hits:
+            lines = ", ".join(str(src.tops[h].start + 1) for h in hits)
+            raise Ambiguous(
+                f"scope {qualname!r}: the module defines {top!r} {len(hits)} times (ambiguous: lines {lines})",
+                "the last definition is the one that runs; a rewrite cannot tell which one is meant",
+            )
+        close = difflib.get_close_matches(top, src.names(), n=3)
+        raise (NearMiss if close else NotFound)(
+            f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}",
+            SCOPE_NEAR if close else SCOPE_MISSING,
+        )
+    t = src.tops[hits[0]]
+    new = as_module(edit(parse_top(src.text_of(t.start, t.end)), t.start)).code
+    return src.splice(hits[0], hits[0] + 1, new, (Top(t.name, 0, len(Source.parse_lines(new)), t.binds),))
+
+
+_TREES: dict[str, cst.Module] | None = None  # inside kept_trees(): the last few definitions' trees by text
+_TREES_KEEP = 4  # a drifted file's status: the definition, its caller, and both as the rewrites before left them
+_TREES_MAX = 100_000  # characters: a larger definition is parsed again rather than kept
+
+
+@contextlib.contextmanager
+def kept_trees() -> Iterator[None]:
+    """While active, the same definition text gives the same libcst tree, and with it matching's
+    positions and closest candidate, which are kept per tree: a drifted file's status undoes and
+    applies the same rewrite on the same definition. Off elsewhere: apply frees each tree before
+    it analyses the next version of the module (its peak memory)."""
+    global _TREES
+    outer, _TREES = _TREES, {} if _TREES is None else _TREES
+    try:
+        yield
+    finally:
+        _TREES = outer
+
+
+def parse_top(text: str) -> cst.Module:
+    """libcst's tree of a top-level definition's text (kept inside kept_trees(); trees are immutable)."""
+    trees = _TREES
+    tree = trees.pop(text, None) if trees is not None else None
+    if tree is None:
+        tree = cst.parse_module(text)
+    if trees is not None and len(text) <= _TREES_MAX:
+        trees[text] = tree
+        while len(trees) > _TREES_KEEP:
+            del trees[next(iter(trees))]
+    return tree
+
+
+def as_module(node: cst.CSTNode) -> cst.Module:
+    assert isinstance(node, cst.Module)
+    return node
+
+
+def near(name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=3)
+    return f"closest: {', '.join(close)}" if close else "no similar name"
+
+
+def with_body(block: Path_, body: Sequence[cst.BaseStatement]) -> cst.CSTNode:
+    return replace_on_path(block, block[-1].with_changes(body=list(body)))
+
+
+def scope_statements(scope: Path_) -> list[cst.CSTNode]:
+    return [block_body(b[-1])[i] for b, i in statement_slots(scope)]
+
+
+def statement_paths(hits: Sequence[tuple[Path_, int]]) -> list[Path_]:
+    return [(*block, block_body(block[-1])[i]) for block, i in hits]
+
+
+def slot_of(path: Path_) -> tuple[Path_, int]:
+    """(block path, index) of the statement at the end of `path`."""
+    block = path[:-1]
+    body = block_body(block[-1])
+    return block, next(i for i, s in enumerate(body) if s is path[-1])
+
+
+# --- selection ---------------------------------------------------------------------------------
+
+Explanation = tuple[str, bool] | tuple[str, bool, str]  # (detail, plausible[, hint]) of a pattern that matched nowhere
+
+
+def select(
+    module: cst.Module,
+    hits: list[Path_],
+    what: str,
+    scope: str,
+    op: Selecting | None,
+    offset: int,
+    no_match: Callable[[], Explanation],
+    undo: cst.CSTNode | None = None,
+) -> Path_:
+    """The one hit the rewrite means: narrowed by `within`, picked by `occurrence`, else unique.
+    `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was."""
+    within = op.within if op else None
+    everywhere = hits
+    if within:
+        hits = [h for h in hits if _is_within(module, h, within, undo)]
+    nth = op.occurrence if op else None
+    where = f"{scope}" + (f" within `{_one_line(within)}`" if within else "")
+    if within and everywhere and not hits:
+        lines = lines_of(module, [h[-1] for h in everywhere], offset)
+        raise NotFound(
+            f"{what} matches {len(everywhere)} time(s) in {scope} (lines {', '.join(map(str, lines))}) "
+            f"but none within `{_one_line(within)}`",
+            "fix `within:`: an enclosing statement of the match (a compound statement's header such as "
+            "`for x in y:`, or a whole statement), written as in the code",
+        )
+    if nth is not None:
+        if nth <= len(hits):
+            return hits[nth - 1]
+        lines = lines_of(module, [h[-1] for h in hits], offset)
+        shown = f" (the matches are at lines {', '.join(map(str, lines))})" if hits else ""
+        raise NotFound(
+            f"{what} has {len(hits)} match(es) in {where}; occurrence {nth} does not exist{shown}",
+            f"`occurrence:` counts the matches in source order from 1: pick one of 1..{len(hits)}" if hits else "",
+        )
+    if len(hits) == 1:
+        return hits[0]
+    if not hits:
+        detail, plausible, *hint = no_match() if explaining() else ("(closest candidate not searched)", False)
+        raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}", *hint)
+    lines = lines_of(module, [h[-1] for h in hits], offset)
+    raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
+
+
+def _one_line(code: str) -> str:
+    text = " ".join(textwrap.dedent(code).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@functools.lru_cache(maxsize=256)
+def within_key(pattern: str) -> tuple[str, str]:
+    """("header", dump) for a compound statement (its header: body, else, handlers cleared), or
+    ("stmt", dump) for a simple statement."""
+    text = textwrap.dedent(pattern).strip()
+    try:
+        node = ast.parse(text + "\n    pass" if text.endswith(":") else text).body[0]
+    except SyntaxError as exc:
+        raise MatchFailure(
+            f"`within` is not a statement or a compound statement's header: {exc.msg}",
+            "write an enclosing statement, e.g. `for layer in layers:` or `with lock:`",
+        ) from None
+    return ("header", _header(node)) if hasattr(node, "body") else ("stmt", ast.dump(node))
+
+
+def _header(node: ast.stmt) -> str:
+    blank: dict[str, list[ast.AST]] = {
+        f: [] for f in ("body", "orelse", "finalbody", "handlers", "cases") if hasattr(node, f)
+    }
+    for f, v in blank.items():
+        setattr(node, f, v)
+    return ast.dump(node)
+
+
+def _is_within(module: cst.Module, path: Path_, pattern: str, undo: cst.CSTNode | None) -> bool:
+    kind, key = within_key(pattern)
+    for k in range(len(path) - 2, -1, -1):
+        anc = path[k]
+        if not isinstance(anc, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            continue
+        node = replace_on_path(path[k:], undo) if undo is not None else anc
+        try:
+            tree = ast.parse(textwrap.dedent(code_of(module, node))).body[0]
+        except SyntaxError:
+            continue
+        if kind == "header" and hasattr(tree, "body") and _header(tree) == key:
+            return True
+        if kind == "stmt" and not hasattr(tree, "body") and ast.dump(tree) == key:
+            return True
+    return False
+
+
+def undo_pick(
+    module: cst.Module,
+    find_hits: list[Path_],
+    with_hits: list[Path_],
+    op: Selecting,
+    what: str,
+    scope: str,
+    offset: int,
+    undo: cst.CSTNode | None,
+) -> Path_:
+    """The hit an inverse restores. With `occurrence: n`, forward took the n-th match of `find`;
+    in the patched code that is the `with` match preceded by exactly n-1 `find` matches."""
+    if op.within:
+        find_hits = [h for h in find_hits if _is_within(module, h, op.within, None)]
+        with_hits = [h for h in with_hits if _is_within(module, h, op.within, undo)]
+    if op.occurrence is None:
+        return select(
+            module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False)
+        )
+    pos = lines_positions(module, [h[-1] for h in [*find_hits, *with_hits]])
+    fpos, wpos = pos[: len(find_hits)], pos[len(find_hits) :]
+    chosen = [h for h, p in zip(with_hits, wpos) if sum(q < p for q in fpos) == op.occurrence - 1]
+    return select(module, chosen, what, scope, None, offset, lambda: ("the rewrite's result is not there", False))
+
+
+def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tuple[int, int]]:
+    pos = starts(module)
+    return [pos[n] for n in nodes]
+
+
+def statement_candidates(module: cst.Module, scope: Path_, pattern: str, offset: int) -> Callable[[], Explanation]:
+    """The no-match explanation of a statement `find`: where it sits inside a line (a one-line
+    suite, or beside another statement after `;`), which whole-line matching cannot take, else
+    the closest statement of the scope."""
+
+    def explain() -> Explanation:
+        inline = inline_statements(module, scope, pattern)
+        if inline:
+            lines = ", ".join(map(str, lines_of(module, inline, offset)))
+            return (
+                f"it is at line {lines}, but not on a line of its own (in a one-line suite such as `if x: y`, or "
+                "beside another statement after `;`)",
+                True,
+                INLINE_HINT,
+            )
+        return closest(module, scope_statements(scope), pattern, offset)
+
+    return explain
+
+
+INLINE_HINT = (
+    "statements match as whole lines: make `find` the whole statement it is part of (`if x: return 1`; for "
+    "`else: y = 2`, the whole if/else)"
+)
+
+
+def candidates(
+    module: cst.Module, nodes: Callable[[], Sequence[cst.CSTNode]], pattern: str, offset: int
+) -> Callable[[], tuple[str, bool]]:
+    """The no-match explanation of `pattern` among `nodes()`, gathered only when nothing matched."""
+    return lambda: closest(module, nodes(), pattern, offset)

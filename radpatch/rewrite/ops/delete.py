@@ -1,0 +1,137 @@
+"""delete: remove the statement(s) equal to `find`, leaving a comment where they were.
+
+The comment (`# radpatch: deleted: <code>`) tells a reader of the patched file what went, and
+tells the inverse where to put it back: it becomes a comment line above the next statement.
+Code that ends its block becomes `pass  # radpatch: deleted: <code>` instead (a comment after
+the block's last line would belong to whatever follows the block, and a block cannot be empty).
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import libcst as cst
+
+from radpatch.registry.model import Delete
+from radpatch.rewrite.matching import (
+    NotUndoable,
+    Path_,
+    block_body,
+    find_scope,
+    find_statements,
+    parse_statements,
+    replace_on_path,
+    run_length,
+    statement_slots,
+)
+from radpatch.rewrite.ops.common import (
+    in_scope,
+    select,
+    slot_of,
+    statement_candidates,
+    statement_paths,
+)
+from radpatch.rewrite.source import Source
+
+
+def _lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
+    return list(stmt.leading_lines)  # type: ignore[attr-defined]
+
+
+PREFIX = "# radpatch: deleted: "
+
+
+def marker(op: Delete) -> str:
+    code = "; ".join(ast.unparse(s) for s in ast.parse(textwrap.dedent(op.find)).body)
+    code = " ".join(code.split())
+    return PREFIX + (code if len(code) <= 70 else code[:67] + "...")
+
+
+def forward(src: Source, op: Delete) -> Source:
+    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
+        scope = find_scope(module, op.scope, offset)
+        hits = statement_paths(find_statements(module, scope, op.find))
+        block, i = slot_of(
+            select(
+                module,
+                hits,
+                "statement `find`",
+                op.scope,
+                op,
+                offset,
+                statement_candidates(module, scope, op.find, offset),
+            )
+        )
+        holder = block[-1]
+        body = list(block_body(holder))
+        n = run_length(module, body, i, op.find)
+        lines = _lines(body[i])
+        del body[i : i + n]
+        if i < len(body):
+            mark = cst.EmptyLine(indent=True, comment=cst.Comment(marker(op)))
+            body[i] = body[i].with_changes(leading_lines=[*lines, mark, *_lines(body[i])])
+        else:
+            body.append(
+                cst.SimpleStatementLine(
+                    body=[cst.Pass()],
+                    leading_lines=lines,
+                    trailing_whitespace=cst.TrailingWhitespace(
+                        whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(marker(op))
+                    ),
+                )
+            )
+        return replace_on_path(block, holder.with_changes(body=body))
+
+    return in_scope(src, op.scope, edit)
+
+
+def inverse(src: Source, op: Delete) -> Source:
+    text = marker(op)
+
+    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
+        scope = find_scope(module, op.scope, offset)
+        found = [(b, i) for b, i in _slots(scope) if _marks(block_body(b[-1])[i], text)]
+        if not found:
+            raise NotUndoable(f"no `{text}` comment in {op.scope}, where the code was deleted")
+        # Several: rewrites that deleted equal statements (undone last first). Each comment puts back
+        # the same code, so any order restores the same module; the proof checks that it does.
+        block, i = found[-1]
+        holder = block[-1]
+        body = list(block_body(holder))
+        restored = parse_statements(op.find)
+        stmt = body[i]
+        if _is_pass(stmt, text):
+            restored[0] = restored[0].with_changes(leading_lines=_lines(stmt))
+            body[i : i + 1] = restored
+        else:
+            lines = _lines(stmt)
+            k = next(j for j, e in enumerate(lines) if _is(e, text))
+            restored[0] = restored[0].with_changes(leading_lines=lines[:k])
+            body[i] = stmt.with_changes(leading_lines=lines[k + 1 :])
+            body[i:i] = restored
+        return replace_on_path(block, holder.with_changes(body=body))
+
+    return in_scope(src, op.scope, edit)
+
+
+def _is(line: cst.EmptyLine, text: str) -> bool:
+    return line.comment is not None and line.comment.value == text
+
+
+def _is_pass(stmt: cst.BaseStatement, text: str) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Pass)
+        and stmt.trailing_whitespace.comment is not None
+        and stmt.trailing_whitespace.comment.value == text
+    )
+
+
+def _marks(stmt: cst.BaseStatement, text: str) -> bool:
+    return _is_pass(stmt, text) or any(_is(e, text) for e in _lines(stmt))
+
+
+def _slots(scope: Path_) -> list[tuple[Path_, int]]:
+    return list(statement_slots(scope))

@@ -1,0 +1,97 @@
+"""set_constant: `NAME = from` becomes `NAME = value` at module level, or, without `from`, a new
+`NAME = value` line goes after the module's imports (refused if the module binds NAME already)."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from radpatch.registry.model import SetConstant
+from radpatch.rewrite.matching import (
+    Ambiguous,
+    Clash,
+    MatchFailure,
+    NotFound,
+    NotUndoable,
+)
+from radpatch.rewrite.merge import merge
+from radpatch.rewrite.ops.imports import after_imports, insert_line
+from radpatch.rewrite.source import Source, Top, expression_text, is_constant
+
+
+def _assignments(src: Source, name: str) -> list[int]:
+    return [i for i, t in enumerate(src.tops) if t.name is None and name in t.binds]
+
+
+def _value(node: ast.stmt) -> ast.expr:
+    assert isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+    return node.value
+
+
+def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[MatchFailure]) -> Source:
+    hits = _assignments(src, op.name)
+    if not hits:
+        raise NotFound(f"the module does not assign {op.name} at top level")
+    if len(hits) > 1:
+        raise Ambiguous(
+            f"the module binds {op.name} {len(hits)} times (lines {', '.join(str(src.tops[i].start + 1) for i in hits)})",
+            "radpatch changes a constant assigned once; use a `replace` rewrite with `occurrence:`",
+        )
+    i = hits[0]
+    node = src.node(i)
+    if not is_constant(node):
+        raise MatchFailure(f"line {src.tops[i].start + 1} binds {op.name} but is not `{op.name} = value`")
+    have = ast.unparse(_value(node))
+    if ast.dump(_value(node)) != ast.dump(ast.parse(expression_text(old), mode="eval").body):
+        raise failure(f"{op.name} is {have} at line {src.tops[i].start + 1}, not {old}")
+    t = src.tops[i]
+    module = cst.parse_module(src.text_of(t.start, t.end))
+    stmt = module.body[0]
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    small = stmt.body[0]
+    assert isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None
+    value = merge(small.value, cst.parse_expression(expression_text(old)), cst.parse_expression(expression_text(new)))
+    code = module.with_changes(body=[stmt.with_changes(body=[small.with_changes(value=value), *stmt.body[1:]])]).code
+    return src.splice(i, i + 1, code, (Top(None, 0, len(Source.parse_lines(code)), t.binds),))
+
+
+def forward(src: Source, op: SetConstant) -> Source:
+    if op.from_ is not None:
+        return _change(src, op, op.from_, op.value, NotFound)
+    bound = [i for i, t in enumerate(src.tops) if op.name in t.binds]
+    if bound:
+        raise Clash(
+            f"the module already binds {op.name} (line {src.tops[bound[0]].start + 1})",
+            "to change it, give `from:` with its current value; to add a new constant, pick a new name",
+        )
+    return insert_line(
+        src, _place(src, op.value), f"{op.name} = {expression_text(op.value)}", Top(None, 0, 1, (op.name,))
+    )
+
+
+def _place(src: Source, value: str) -> int:
+    """Where a new constant goes: after the module's imports, and after the first top-level
+    statement binding each module name its value reads (else importing the module would fail)."""
+    reads = {n.id for n in ast.walk(ast.parse(expression_text(value), mode="eval")) if isinstance(n, ast.Name)}
+    at = after_imports(src)
+    for name in reads:
+        bound = [i for i, t in enumerate(src.tops) if name in t.binds]
+        if bound:
+            at = max(at, bound[0] + 1)
+    return at
+
+
+def inverse(src: Source, op: SetConstant) -> Source:
+    if op.from_ is not None:
+        return _change(src, op, op.value, op.from_, NotUndoable)
+    key = ast.dump(ast.parse(f"{op.name} = {expression_text(op.value)}").body[0])
+    hits = [i for i in _assignments(src, op.name) if ast.dump(src.node(i)) == key]
+    if len(hits) != 1:
+        raise NotUndoable(f"expected one `{op.name} = {op.value}` at module level, found {len(hits)}")
+    i = hits[0]
+    t = src.tops[i]
+    if i == len(src.tops) - 1 and not src.lines[-1].endswith(("\n", "\r")):
+        kept = src.text_of(0, t.start)
+        return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
+    return src.splice_lines(t.start, t.end, i, i + 1, "", ())

@@ -1,0 +1,354 @@
+"""Decide what state a patch is in, from the files themselves (the record only speeds it up)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+
+from radpatch.errors import EnvironmentProblem, RefusedError
+from radpatch.files import read_regular
+from radpatch.gcpause import pausing
+from radpatch.install import locate, wheel_record
+from radpatch.install.environment import (
+    Installed,
+    PythonEnv,
+    canonical_name,
+    module_path,
+)
+from radpatch.registry import versions
+from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
+from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256
+
+
+class State(str, Enum):
+    APPLIED = "applied"
+    NOT_APPLIED = "not-applied"
+    DRIFTED = "drifted"
+    INCOMPATIBLE = "incompatible"
+    NOT_INSTALLED = "not-installed"
+    OBSOLETE = "obsolete"
+
+
+@dataclass(frozen=True)
+class FileState:
+    module: str
+    path: Path
+    relpath: str
+    rewrites: tuple[Rewrite, ...]
+    data: bytes
+    state: State
+    detail: str
+    record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
+
+    @property
+    def sha256(self) -> str:
+        return sha256(self.data)
+
+    @property
+    def record_match(self) -> bool | None:
+        return None if self.record_sha256 is None else self.record_sha256 == self.sha256
+
+
+@dataclass(frozen=True)
+class PatchState:
+    patch: Patch
+    state: State
+    reason: str
+    dist: Installed | None
+    files: tuple[FileState, ...]
+    record: PatchRecord | None  # radpatch's record of this patch, only if it belongs to this very install
+    pending: bool = False  # an interrupted run's journal awaits the next apply/revert
+    stale: PatchRecord | None = None  # a record left from another install (upgrade, reinstall of another build)
+    orphan: Path | None = None  # the distribution is gone; its state directory still records this patch
+    declined: bool = False  # applied, but the entry no longer patches this version (only revert applies)
+
+    @property
+    def root(self) -> Path | None:
+        return self.dist.root if self.dist else self.orphan
+
+
+def record_digest(dist: Installed) -> str:
+    """sha256 of the distribution's RECORD: it changes whenever pip installs it again from another wheel."""
+    return wheel_record.digest(dist.dist_info / "RECORD")
+
+
+_FOUND: dict[tuple[object, ...], tuple[tuple[object, ...], Installed | None]] = {}
+
+
+def _distribution(env: PythonEnv, patch: Patch) -> Installed | None:
+    """locate.find_target, once per process for as long as no search directory and no RECORD
+    changed (a patch-by-patch `status` of 200 patches reads RECORD once, not 200 times). Keyed
+    by what the search reads of the patch, so patches stacked on the same modules search once."""
+
+    def stamp(found: Installed | None) -> tuple[object, ...]:
+        out: list[object] = []
+        for p in (*env.paths, *((found.dist_info / "RECORD",) if found else ())):
+            try:
+                st = p.stat()
+                out.append((st.st_ino, st.st_mtime_ns, st.st_size))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    key = (env, patch.named, patch.packages, patch.providers, patch.module_files)
+    hit = _FOUND.get(key)
+    if hit and stamp(hit[1]) == hit[0]:
+        return hit[1]
+    found = locate.find_target(env, patch)
+    _FOUND[key] = (stamp(found), found)
+    return found
+
+
+def trusted(record: PatchRecord | None, dist: Installed) -> bool:
+    """A record speaks for this install only if it was written for it: same distribution and
+    version, and (format 2 on) the same RECORD."""
+    if record is None:
+        return False
+    same = canonical_name(record.distribution) == canonical_name(dist.name) and record.version == str(dist.version)
+    return same and (not record.dist_record_sha256 or record.dist_record_sha256 == record_digest(dist))
+
+
+def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
+    try:
+        dist = _distribution(env, patch)
+    except RefusedError as exc:  # two distributions (or dist-infos) provide the package
+        return PatchState(patch, State.INCOMPATIBLE, f"{exc.message}; {exc.hint}", None, (), None)
+    if dist is None:
+        return _not_installed(patch, env)
+    store = Store(dist.root)
+    raw = store.records().get(patch.name)
+    record = raw if trusted(raw, dist) else None
+    stale = raw if record is None else None
+    ps = _decide(patch, dist, store, record)
+    if stale is not None:
+        note = (
+            f"radpatch's record of {patch.name} is from {stale.distribution} {stale.version}, not this install of "
+            f"{dist.name} {dist.version}: it is not trusted (the files decide)"
+        )
+        ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, stale=stale)
+    if store.journal.is_dir():
+        try:
+            store.journal_plan()
+            note = "a radpatch run was interrupted: the next apply or revert completes it"
+        except DamagedJournal as exc:
+            note = f"{exc.message}: {exc.hint}"
+        ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, pending=True)
+    return ps
+
+
+def _not_installed(patch: Patch, env: PythonEnv) -> PatchState:
+    for d in env.paths:
+        store = Store(d)
+        if store.record_path.is_file() and patch.name in store.records():
+            why = (
+                f"{patch.distribution} was uninstalled from {d}; radpatch's record of {patch.name} remains in {store.dir}: "
+                f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)"
+            )
+            return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
+    return PatchState(patch, State.NOT_INSTALLED, locate.missing_reason(env, patch), None, (), None)
+
+
+def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> PatchState:
+    v = dist.version
+    declined = _declined(patch, dist)
+    if declined is not None:
+        state, why = declined
+        still = _still_applied(patch, dist, store, record)
+        if still:
+            why = f"{why}; but radpatch's patch is still applied: `radpatch revert {patch.name}` restores the kept originals"
+            return PatchState(patch, State.APPLIED, why, dist, still, record, declined=True)
+        return PatchState(patch, state, why, dist, (), record)
+    files = []
+    seen: dict[str, str] = {}
+    for target, rws in rewrites_by_file(patch, v).items():
+        choice = locate.choose_module(patch, patch.target(target), rws, dist)
+        if isinstance(choice, str):
+            return PatchState(patch, State.INCOMPATIBLE, f"{patch.name}: {choice}", dist, (), record)
+        if choice.relpath in seen:
+            why = f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} for {dist.name} {v}; use one name for it"
+            return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
+        seen[choice.relpath] = target
+        try:
+            files.append(_file_state(patch, dist, store, record, choice.module, choice.relpath, rws))
+        except RefusedError as exc:  # e.g. an editable install, or the module is missing
+            return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
+    states = {f.state for f in files}
+    overall = states.pop() if len(states) == 1 else State.DRIFTED
+    reason = "; ".join(f"{f.relpath}: {f.detail}" for f in files if f.detail)
+    if overall is State.DRIFTED and not reason:
+        reason = "some files are patched and some are not"
+    return PatchState(patch, overall, reason, dist, tuple(files), record)
+
+
+def _declined(patch: Patch, dist: Installed) -> tuple[State, str] | None:
+    """Why the entry does not patch this version (out of range, obsolete, no rewrite), or None."""
+    v = dist.version
+    why = versions.refusal(
+        patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}"
+    )
+    if why is not None:
+        return State.INCOMPATIBLE, why
+    if patch.obsolete is not None and versions.allows(patch.obsolete, v):
+        return State.OBSOLETE, f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
+    if not rewrites_by_file(patch, v):
+        return State.INCOMPATIBLE, (
+            f"{patch.name} has no rewrite for {dist.name} {v} (every rewrite is limited to other versions): "
+            "nothing to apply; the entry needs a variant for this version"
+        )
+    return None
+
+
+def _still_applied(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> tuple[FileState, ...]:
+    """The files of a trusted record that are still exactly as radpatch left them (all of them, or
+    none): an entry that stops covering a version must not hide a patched file from `revert`."""
+    if record is None or not record.files:
+        return ()
+    out = []
+    for f in record.files:
+        path = dist.root / f.path
+        try:
+            data = read_regular(path)
+        except OSError:
+            return ()
+        if sha256(data) not in _applied_hashes(store, f):
+            return ()
+        out.append(FileState(f.module, path, f.path, (), data, State.APPLIED, "", dist.recorded_sha256(f.path)))
+    return tuple(out)
+
+
+def _applied_hashes(store: Store, rec: FileRecord) -> set[str]:
+    """The hashes at which the file still carries the patch of `rec`: its own patched hash and
+    every later link of the file's hash chain (patches radpatch applied on top)."""
+    links = {f.original_sha256: f.patched_sha256 for _, f in store.chain(rec.path)}
+    out, at = {rec.patched_sha256}, rec.patched_sha256
+    while at in links and links[at] not in out:
+        at = links[at]
+        out.add(at)
+    return out
+
+
+def _file_state(
+    patch: Patch,
+    dist: Installed,
+    store: Store,
+    record: PatchRecord | None,
+    module: str,
+    relpath: str,
+    rws: tuple[Rewrite, ...],
+) -> FileState:
+    path = module_path(dist, relpath)
+    try:
+        data = read_regular(path)
+    except OSError as exc:
+        raise EnvironmentProblem(
+            f"cannot read {path}: {exc.strerror}", "check the installation (reinstall it) and radpatch's permissions"
+        )
+    recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
+    state, detail = _classify(patch, rws, data, str(path), recorded, dist.recorded_sha256(relpath), store)
+    return FileState(module, path, relpath, rws, data, state, detail, dist.recorded_sha256(relpath))
+
+
+def _classify(
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    data: bytes,
+    where: str,
+    recorded: FileRecord | None,
+    wheel_sha: str | None,
+    store: Store,
+) -> tuple[State, str]:
+    """Hashes first (the record's, the hash chain of stacked patches, RECORD's); libcst only
+    when they cannot decide."""
+    digest = sha256(data)
+    if recorded and digest in _applied_hashes(store, recorded):
+        return State.APPLIED, ""
+    if recorded and digest == recorded.original_sha256:
+        return State.NOT_APPLIED, ""
+    if digest == wheel_sha:
+        return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine, whatever it contains
+    from radpatch.prove import plan  # libcst is only needed when the hashes cannot decide
+    from radpatch.rewrite.ops.common import kept_trees
+
+    with kept_trees():  # undoing and applying read the same definitions
+        undo = applied_error(patch, rws, data, where)
+        if undo is None:
+            edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
+            return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
+        try:
+            plan.forward(patch, rws, data, where)
+        except RefusedError as exc:
+            return State.DRIFTED, f"matches neither form: applying stops at {plan.short(exc)}; undoing stops at {undo}"
+    if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
+        return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
+    return State.NOT_APPLIED, ""
+
+
+def _edited_since_patched(
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord, store: Store
+) -> str:
+    """Why a file that still carries the patch counts as drifted, or "" if it does not: code
+    outside the patch changed since radpatch wrote it (comments and layout do not count)."""
+    from radpatch.prove import plan
+
+    pristine = plan.backward(patch, rws, data, where)
+    if sha256(pristine) == recorded.original_sha256:
+        return ""
+    original = store.original(recorded.original_sha256)
+    if original is None:
+        return "changed since radpatch patched it (and its original is not kept to compare with)"
+    differ = changed_scopes(original, pristine)
+    return f"edited since radpatch patched it: {', '.join(differ)} changed" if differ else ""
+
+
+@pausing
+def changed_scopes(a: bytes, b: bytes) -> list[str]:
+    """Top-level definitions (or `<module>`) whose code differs between two versions of a file.
+    Order is code too: top-level statements that moved count as changed."""
+
+    def scopes(data: bytes) -> list[tuple[str, str]]:
+        out = []
+        for node in ast.parse(data).body:
+            name = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else "<module>"
+            out.append((name, ast.dump(node)))
+        return out
+
+    def grouped(items: list[tuple[str, str]]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name, dump in items:
+            out.setdefault(name, []).append(dump)
+        return out
+
+    old, new = scopes(a), scopes(b)
+    g_old, g_new = grouped(old), grouped(new)
+    differ = {n for n in g_old.keys() | g_new.keys() if g_old.get(n) != g_new.get(n)}
+    if not differ and old != new:  # the same statements in another order
+        moved = {name for pair in zip(old, new) if pair[0] != pair[1] for name in (pair[0][0], pair[1][0])}
+        return [f"{n} (moved)" for n in sorted(moved)]
+    return sorted(differ)
+
+
+@pausing
+def applied_error(
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    data: bytes,
+    where: str,
+    forward: Callable[[bytes], bytes] | None = None,
+    backward: Callable[[bytes], bytes] | None = None,
+) -> str | None:
+    """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
+    else where undoing the patch stops. `forward`/`backward` default to plan's (verify passes
+    memoised ones)."""
+    from radpatch.prove import plan
+
+    fwd = forward or (lambda d: plan.forward(patch, rws, d, where))
+    bwd = backward or (lambda d: plan.backward(patch, rws, d, where))
+    try:
+        if fwd(bwd(data)) == data:
+            return None
+    except RefusedError as exc:
+        return plan.short(exc)
+    return "reverse-applying and re-applying does not reproduce the file"
