@@ -21,6 +21,7 @@ from radpatch.registry.model import (
     Operation,
     Patch,
 )
+from radpatch.rewrite import runner
 from radpatch.state.decide import (
     FileState,
     PatchState,
@@ -303,10 +304,10 @@ def _later(store: Store, relpath: str, rec: FileRecord) -> list[str]:
 def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[str], why: str) -> bytes:
     """The structural inverse, only if it is byte for byte a known original (recorded or RECORD's)."""
     try:
-        pristine = plan.backward(ps.patch, f.rewrites, current, str(f.path))
+        pristine = runner.backward(ps.patch, f.rewrites, current, str(f.path))
     except RefusedError as exc:
         raise RefusedError(
-            f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {plan.short(exc)}",
+            f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {runner.short(exc)}",
             _reinstall(ps),
         )
     if sha256(pristine) not in accept:
@@ -321,7 +322,7 @@ def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[s
 def _layout_edited(ps: PatchState, f: FileState, current: bytes, rec: FileRecord, store: Store, say: Say) -> bytes:
     """A patched file someone touched since (status already judged the code unchanged): undo the
     patch and keep their comment and layout edits, or refuse."""
-    pristine = plan.backward(ps.patch, f.rewrites, current, str(f.path))
+    pristine = runner.backward(ps.patch, f.rewrites, current, str(f.path))
     if sha256(pristine) == rec.original_sha256:
         return pristine
     original = store.original(rec.original_sha256)

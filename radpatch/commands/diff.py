@@ -7,6 +7,7 @@ import click
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
 from radpatch.prove import plan
+from radpatch.rewrite import runner
 from radpatch.state.decide import FileState, PatchState, State, patch_state
 from radpatch.state.record import Store
 
@@ -19,7 +20,7 @@ def run(ctx: Context, name: str) -> int:
         raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}")
     for f in ps.files:
         if ps.state is State.APPLIED:
-            before, after = _original(ps, f) or plan.backward(patch, f.rewrites, f.data, str(f.path)), f.data
+            before, after = _original(ps, f) or runner.backward(patch, f.rewrites, f.data, str(f.path)), f.data
         else:
             before, after = f.data, plan.plan(patch, f.rewrites, f.module, f.path, f.data, ctx.env).after
         lines = difflib.unified_diff(

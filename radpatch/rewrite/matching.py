@@ -73,7 +73,7 @@ _EXPLAIN = contextvars.ContextVar("radpatch_explain", default=True)
 def unexplained(really: bool = True) -> Iterator[None]:
     """While active, a pattern that matches nowhere is refused without the search for the
     closest candidate (the costly part of the message): for a refusal nobody will read, which
-    the caller re-raises from another run (plan.forward reports a rewrite's refusal on the
+    the caller re-raises from another run (runner.forward reports a rewrite's refusal on the
     file's own lines, not on what the rewrites before it made of them)."""
     token = _EXPLAIN.set(False) if really else None
     try:

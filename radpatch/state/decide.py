@@ -269,7 +269,7 @@ def _classify(
         return State.NOT_APPLIED, ""
     if digest == wheel_sha:
         return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine, whatever it contains
-    from radpatch.prove import plan  # libcst is only needed when the hashes cannot decide
+    from radpatch.rewrite import runner
     from radpatch.rewrite.ops.common import kept_trees
 
     with kept_trees():  # undoing and applying read the same definitions
@@ -278,9 +278,12 @@ def _classify(
             edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
             return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
         try:
-            plan.forward(patch, rws, data, where)
+            runner.forward(patch, rws, data, where)
         except RefusedError as exc:
-            return State.DRIFTED, f"matches neither form: applying stops at {plan.short(exc)}; undoing stops at {undo}"
+            return (
+                State.DRIFTED,
+                f"matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
+            )
     if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
         return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
     return State.NOT_APPLIED, ""
@@ -291,9 +294,9 @@ def _edited_since_patched(
 ) -> str:
     """Why a file that still carries the patch counts as drifted, or "" if it does not: code
     outside the patch changed since radpatch wrote it (comments and layout do not count)."""
-    from radpatch.prove import plan
+    from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
 
-    pristine = plan.backward(patch, rws, data, where)
+    pristine = runner.backward(patch, rws, data, where)
     if sha256(pristine) == recorded.original_sha256:
         return ""
     original = store.original(recorded.original_sha256)
@@ -342,13 +345,13 @@ def applied_error(
     """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
     else where undoing the patch stops. `forward`/`backward` default to plan's (verify passes
     memoised ones)."""
-    from radpatch.prove import plan
+    from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
 
-    fwd = forward or (lambda d: plan.forward(patch, rws, d, where))
-    bwd = backward or (lambda d: plan.backward(patch, rws, d, where))
+    fwd = forward or (lambda d: runner.forward(patch, rws, d, where))
+    bwd = backward or (lambda d: runner.backward(patch, rws, d, where))
     try:
         if fwd(bwd(data)) == data:
             return None
     except RefusedError as exc:
-        return plan.short(exc)
+        return runner.short(exc)
     return "reverse-applying and re-applying does not reproduce the file"

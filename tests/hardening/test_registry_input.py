@@ -37,6 +37,7 @@ from radpatch.errors import RadpatchError, RegistryError
 from radpatch.prove import plan
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import rewrites_by_file
+from radpatch.rewrite import runner
 
 FUZZ = settings(
     max_examples=int(os.environ.get("RADPATCH_FUZZ_EXAMPLES", "250")),
@@ -420,9 +421,9 @@ def _plan(rewrites: list[tuple[dict[str, object], str | None]]) -> None:
         patch = load_patch(d / "p.yaml")
         rws = rewrites_by_file(patch, Version("1.0"))["m"]
         change = plan.plan(patch, rws, "demo.mod", Path(where), MODULE)  # forward + compile + names + reverse
-        assert plan.backward(patch, rws, change.after, where) == MODULE
+        assert runner.backward(patch, rws, change.after, where) == MODULE
         try:
-            plan.forward(patch, rws, change.after, where)  # applying on top of the result: no crash
+            runner.forward(patch, rws, change.after, where)  # applying on top of the result: no crash
         except RadpatchError:
             pass
     except RadpatchError:

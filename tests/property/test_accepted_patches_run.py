@@ -34,6 +34,7 @@ from radpatch.registry.model import (
     Replace,
     Rewrite,
 )
+from radpatch.rewrite import runner
 
 ARGS = [(0, 1), (3, -2), (7, 5)]
 SAFE = ("bump", "tail", "param", "local_limit", "helper")
@@ -162,4 +163,4 @@ def test_accepted_patches_import_and_behave_and_breaking_ones_are_refused(case: 
     assert not case.breaking, f"a breaking patch was accepted:\n{change.after.decode()}"
     got = run_in_target(change.after, tmp_path, [f"f{i}" for k, i, _ in case.edits if k == "param"])
     assert got["results"] == case.expected(), change.after.decode()
-    assert plan.backward(patch, rws, change.after, "gen.py") == case.source().encode()
+    assert runner.backward(patch, rws, change.after, "gen.py") == case.source().encode()

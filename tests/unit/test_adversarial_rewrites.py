@@ -16,6 +16,7 @@ from radpatch.registry.model import (
     InsertStatements,
     Replace,
 )
+from radpatch.rewrite import runner
 from tests.unit.test_operations import check, patch_of, refuse
 from tests.vllm_files import VERSIONS, fixture
 
@@ -194,7 +195,7 @@ def test_a_new_constant_from_an_upstream_constant_is_defined_after_it_in_real_co
     data = fixture(version, "vllm/v1/engine/core.py")
     after = plan.plan(patch, patch.rewrites, "m", Path("core.py"), data).after.decode()
     assert after.index("RADIANCE_HANDSHAKE_MS = ") > after.index("HANDSHAKE_TIMEOUT_MINS = 5")
-    assert plan.backward(patch, patch.rewrites, after.encode(), "core.py") == data
+    assert runner.backward(patch, patch.rewrites, after.encode(), "core.py") == data
 
 
 # --- two deletes of equal statements -------------------------------------------------------------

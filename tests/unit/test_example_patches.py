@@ -14,6 +14,7 @@ from packaging.version import Version
 from radpatch.prove import plan
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import rewrites_by_file
+from radpatch.rewrite import runner
 from tests.vllm_files import VERSIONS, fixture, install_vllm
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "registry"
@@ -64,9 +65,9 @@ def test_example_plan_is_reversible_without_the_kept_original(name: str, version
         assert choice is not None
         before = fixture(version, choice.relpath)
         after = plan.plan(patch, rws, choice.module, Path(choice.relpath), before).after
-        undone = plan.backward(patch, rws, after, choice.relpath)
+        undone = runner.backward(patch, rws, after, choice.relpath)
         assert ast.dump(ast.parse(undone)) == ast.dump(ast.parse(before))
-        assert plan.forward(patch, rws, undone, choice.relpath) == after
+        assert runner.forward(patch, rws, undone, choice.relpath) == after
 
 
 def _function(source: bytes, cls: str, name: str) -> str:
@@ -77,7 +78,7 @@ def _function(source: bytes, cls: str, name: str) -> str:
 def test_the_step3_backport_gives_0_32_exactly_the_code_0_33_ships() -> None:
     patch = load_patch(EXAMPLES / "step3_param_regex.yaml")
     rel = "vllm/tool_parsers/step3_tool_parser.py"
-    after = plan.forward(patch, patch.rewrites, fixture("0.32.0", rel), rel)
+    after = runner.forward(patch, patch.rewrites, fixture("0.32.0", rel), rel)
     assert _function(after, "Step3ToolParser", "_parse_steptml_invoke") == _function(
         fixture("0.33.0", rel), "Step3ToolParser", "_parse_steptml_invoke"
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.prove import plan
+from radpatch.prove import steps
 from radpatch.prove.names import introduced, problems
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "names"
@@ -299,7 +299,7 @@ def test_main_a_docstring_mentioning_a_star_import_does_not_switch_the_check_off
     original = '"""Use it as:\n\nfrom mypkg import *\n"""\n\n\ndef f():\n    return 1\n'
     assert found(original.replace("return 1", "return missing"), original) == [("f", "missing", 8)]
     # through plan's names step, with the name and the line in the refusal
-    why = plan.names_error(original.encode(), original.replace("return 1", "return missing").encode(), "m.py")
+    why = steps.names_error(original.encode(), original.replace("return 1", "return missing").encode(), "m.py")
     assert why is not None and "`missing` (line 8, in f())" in why
 
 

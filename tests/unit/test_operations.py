@@ -36,7 +36,7 @@ from radpatch.registry.model import (
     SetDefault,
     WrapBody,
 )
-from radpatch.rewrite import matching
+from radpatch.rewrite import matching, runner
 
 
 def patch_of(*ops: Operation) -> Patch:
@@ -62,11 +62,11 @@ def check(before: str, ops: Operation | tuple[Operation, ...], after: str, exact
     original = textwrap.dedent(before).encode()
     change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), original)
     assert change.after.decode() == textwrap.dedent(after)
-    undone = plan.backward(patch, patch.rewrites, change.after, "mod.py")
+    undone = runner.backward(patch, patch.rewrites, change.after, "mod.py")
     assert ast.dump(ast.parse(undone)) == ast.dump(ast.parse(original))
     if exact:
         assert undone == original
-    assert plan.forward(patch, patch.rewrites, undone, "mod.py") == change.after
+    assert runner.forward(patch, patch.rewrites, undone, "mod.py") == change.after
 
 
 def refuse(before: str, *ops: Operation) -> RefusedError:
@@ -307,7 +307,7 @@ def test_timing_wrapper_around_a_one_line_def() -> None:
 def test_unwrap_refuses_a_body_that_is_not_in_the_template() -> None:
     patch = patch_of(WrapBody("f", "try:\n    __body__\nfinally:\n    pass\n"))
     with pytest.raises(RefusedError, match="not wrapped in the template"):
-        plan.backward(patch, patch.rewrites, b"def f():\n    return 1\n", "mod.py")
+        runner.backward(patch, patch.rewrites, b"def f():\n    return 1\n", "mod.py")
 
 
 def test_replace_body_typed_on_one_line() -> None:
@@ -547,9 +547,9 @@ def test_reformatted_find_replaces_one_statement_by_three(find: str) -> None:
                 logger.info("still waiting for the front-end")
             return sock.recv()
         """)
-    undone = plan.backward(patch, patch.rewrites, after, "mod.py")
+    undone = runner.backward(patch, patch.rewrites, after, "mod.py")
     assert ast.dump(ast.parse(undone)) == ast.dump(ast.parse(original))
-    assert plan.forward(patch, patch.rewrites, undone, "mod.py") == after
+    assert runner.forward(patch, patch.rewrites, undone, "mod.py") == after
 
 
 def test_keyword_added_to_a_multi_line_call_found_on_one_line() -> None:

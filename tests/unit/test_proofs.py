@@ -18,7 +18,7 @@ from packaging.specifiers import SpecifierSet
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.install.environment import PythonEnv, python_env
-from radpatch.prove import placement, plan
+from radpatch.prove import placement, plan, steps
 from radpatch.registry.model import (
     InsertDefinitions,
     InsertStatements,
@@ -101,15 +101,15 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
     after = b"X = 1\ntype Pair = tuple[int, int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n"
     old = interpreter("3.10")
     assert (
-        plan.compile_error(after, "m.py", old, before)
+        steps.compile_error(after, "m.py", old, before)
         == f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)"
     )
     for new in (interpreter("3.12"), interpreter("3.13")):
-        assert plan.compile_error(after, "m.py", new, before) is None
-        assert plan.names_error(before, after, "m.py", new) is None
+        assert steps.compile_error(after, "m.py", new, before) is None
+        assert steps.names_error(before, after, "m.py", new) is None
         # ... and the names check runs in that grammar: a name the type parameters do not bind
         wrong = after.replace(b"return items[0]", b"return U(items[0])")
-        assert plan.names_error(before, wrong, "m.py", new) == (
+        assert steps.names_error(before, wrong, "m.py", new) == (
             f"the patched m.py would use undefined names{for_(new)}: "
             "`U` (line 6, in first()) is defined nowhere (NameError)"
         )
@@ -118,9 +118,9 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
 def test_builtins_are_the_targets() -> None:
     before = b"def f():\n    return 1\n"
     after = b"def f():\n    return ExceptionGroup\n"  # a builtin from 3.11 on
-    assert plan.names_error(before, after, "m.py", interpreter("3.13")) is None
+    assert steps.names_error(before, after, "m.py", interpreter("3.13")) is None
     py310 = interpreter("3.10")
-    assert plan.names_error(before, after, "m.py", py310) == (
+    assert steps.names_error(before, after, "m.py", py310) == (
         f"the patched m.py would use undefined names{for_(py310)}: `ExceptionGroup` (line 2, in f()) is defined nowhere (NameError)"
     )
 
@@ -143,17 +143,17 @@ def test_an_interpreter_that_cannot_answer_is_an_environment_problem(tmp_path: P
     if py2 is not None:
         env = PythonEnv(str(py2), (), tmp_path, (2, 7))
         with pytest.raises(EnvironmentProblem) as info:
-            plan.compile_error(b"X = 1\n", "m.py", env, b"X = 1\n")
+            steps.compile_error(b"X = 1\n", "m.py", env, b"X = 1\n")
         assert info.value.message.startswith(f"the target interpreter {py2} could not compile m.py for radpatch (exit ")
         assert "3.10 or newer" in info.value.hint
     liar = tmp_path / "python3.7"
     liar.write_text("#!/bin/sh\ncat >/dev/null\necho 'Python 3.7: hello'\n")
     liar.chmod(liar.stat().st_mode | stat.S_IXUSR)
     with pytest.raises(EnvironmentProblem) as info:
-        plan.compile_error(b"X = 2\n", "m.py", PythonEnv(str(liar), (), tmp_path, (3, 7)), b"X = 1\n")
+        steps.compile_error(b"X = 2\n", "m.py", PythonEnv(str(liar), (), tmp_path, (3, 7)), b"X = 1\n")
     assert "gave an unexpected answer to radpatch's compile probe" in info.value.message
     with pytest.raises(EnvironmentProblem, match="does not exist"):
-        plan.compile_error(b"X = 3\n", "m.py", PythonEnv(str(tmp_path / "nope"), (), tmp_path, (3, 7)), b"X = 1\n")
+        steps.compile_error(b"X = 3\n", "m.py", PythonEnv(str(tmp_path / "nope"), (), tmp_path, (3, 7)), b"X = 1\n")
 
 
 def test_the_probe_runs_isolated_from_the_targets_site_packages(tmp_path: Path) -> None:
@@ -170,7 +170,7 @@ def test_the_probe_runs_isolated_from_the_targets_site_packages(tmp_path: Path) 
         (site / "evil.pth").write_text("import os; open(os.environ['RP_MARKER'], 'w').write('x')\n")
         target = python_env(str(venv / "bin" / "python"))
         marker.unlink(missing_ok=True)  # python_env's own probe is another helper's business
-        assert plan.compile_error(b"X = 2\n", "m.py", target, b"X = 1\n") is None
+        assert steps.compile_error(b"X = 2\n", "m.py", target, b"X = 1\n") is None
         assert not marker.exists()
     finally:
         del os.environ["RP_MARKER"]

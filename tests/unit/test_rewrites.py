@@ -1,7 +1,7 @@
 """Each rewrite operation on literal sources: dedented `before` and `after`, whole modules compared.
 
 Rewrites run through plan.plan, as the engine runs them: the result must compile, add no undefined
-name and reverse to the original bytes; every case also runs the inverse (plan.backward) itself.
+name and reverse to the original bytes; every case also runs the inverse (runner.backward) itself.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from radpatch.errors import RefusedError
-from radpatch.prove import plan
+from radpatch.prove import plan, steps
 from radpatch.registry.model import (
     AddParameter,
     Delete,
@@ -25,6 +25,7 @@ from radpatch.registry.model import (
     Replace,
     Rewrite,
 )
+from radpatch.rewrite import runner
 
 
 def dedent(code: str) -> str:
@@ -54,7 +55,7 @@ def check(before: str, op: Operation, after: str) -> None:
     original = dedent(before).encode()
     change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), original)
     assert change.after.decode() == dedent(after)
-    assert plan.backward(patch, patch.rewrites, change.after, "mod.py") == original
+    assert runner.backward(patch, patch.rewrites, change.after, "mod.py") == original
 
 
 def refuse(before: str, op: Operation) -> str:
@@ -610,8 +611,8 @@ def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:
     before = b'def f():\n    return ("hello " "world")\n'
     change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before)
     assert change.after == b'def f():\n    return ("hi")\n'
-    assert plan.ast_equal(
-        plan.backward(patch, patch.rewrites, change.after, "mod.py"), before
+    assert steps.ast_equal(
+        runner.backward(patch, patch.rewrites, change.after, "mod.py"), before
     )  # revert writes the kept bytes
 
 
@@ -838,7 +839,7 @@ def plan_after(before: str, op: Replace) -> str:
     patch = patch_of(op)
     original = dedent(before).encode()
     change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), original)
-    assert plan.backward(patch, patch.rewrites, change.after, "mod.py") == original
+    assert runner.backward(patch, patch.rewrites, change.after, "mod.py") == original
     return change.after.decode()
 
 
@@ -855,7 +856,7 @@ def test_find_does_not_match_different_code() -> None:
 def plan_bytes(before: bytes, op: Operation) -> bytes:
     patch = patch_of(op)
     change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before)
-    assert plan.backward(patch, patch.rewrites, change.after, "mod.py") == before
+    assert runner.backward(patch, patch.rewrites, change.after, "mod.py") == before
     return change.after
 
 

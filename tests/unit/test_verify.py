@@ -35,8 +35,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from radpatch.commands import verify
 from radpatch.errors import UsageError
+from radpatch.releases import verify
 from radpatch.releases.pipconf import read_settings
 from radpatch.releases.wheels import Releases
 
@@ -286,7 +286,7 @@ def toyreg(write_registry: Any) -> Path:
 def table(out: str) -> dict[str, list[str]]:
     lines = out.splitlines()
     head = lines[1].split()
-    assert head[:10] == [
+    assert head[:11] == [
         "RELEASE",
         "RANGE",
         "WHEEL",
@@ -295,10 +295,11 @@ def table(out: str) -> dict[str, list[str]]:
         "MATCH",
         "COMPILE",
         "NAMES",
+        "PLACEMENT",
         "REVERSE",
         "IDEMPOTENT",
     ]
-    return {ln.split()[0]: ln.split()[1:11] for ln in lines[2:] if re.match(r"^\d[\w.]*\s+(in|out)\s", ln)}
+    return {ln.split()[0]: ln.split()[1:12] for ln in lines[2:] if re.match(r"^\d[\w.]*\s+(in|out)\s", ln)}
 
 
 # --- what verify says ------------------------------------------------------------------------------
@@ -311,12 +312,12 @@ def test_table_says_which_check_fails_for_which_release_and_why(
     assert r.code == 1
     rows = table(r.out)
     assert rows == {
-        "0.8": ["out", "ok", "ok", "ok", "FAIL", "-", "-", "-", "-", "FAIL"],
-        "0.9": ["out", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
-        "1.0": ["in", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
-        "1.1": ["in", "ok", "ok", "ok", "ok", "ok", "FAIL", "-", "-", "FAIL"],
-        "2.0": ["in", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
-        "3.0": ["out", "ok", "ok", "FAIL", "-", "-", "-", "-", "-", "FAIL"],
+        "0.8": ["out", "ok", "ok", "ok", "FAIL", "-", "-", "-", "-", "-", "FAIL"],
+        "0.9": ["out", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
+        "1.0": ["in", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
+        "1.1": ["in", "ok", "ok", "ok", "ok", "ok", "FAIL", "-", "-", "-", "FAIL"],
+        "2.0": ["in", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"],
+        "3.0": ["out", "ok", "ok", "FAIL", "-", "-", "-", "-", "-", "-", "FAIL"],
     }
     assert (
         "1.1: names: the patched rptoy/core.py would use undefined names: `buckets` (line 3, in size()) is defined nowhere (NameError)\n"
@@ -358,6 +359,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
         "match": True,
         "compile": True,
         "names": False,
+        "placement": None,
         "reverse": None,
         "idempotent": None,
     }
@@ -624,7 +626,7 @@ def test_a_wheel_without_the_target_module_fails_that_release(index: IndexServer
     build_wheel(index.root, DIST, "1.2", {f"{PKG}/other.py": GOOD})
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "==1.2")
     assert r.code == 1
-    assert table(r.out)["1.2"] == ["in", "ok", "FAIL", "-", "-", "-", "-", "-", "-", "FAIL"]
+    assert table(r.out)["1.2"] == ["in", "ok", "FAIL", "-", "-", "-", "-", "-", "-", "-", "FAIL"]
     assert (
         "1.2: module: the wheel radpatch_toy-1.2-py3-none-any.whl has no rptoy/core.py "
         "(module rptoy.core, declared for <2)"

@@ -34,9 +34,7 @@ def _split(fn: cst.FunctionDef) -> tuple[list[cst.BaseStatement], list[cst.BaseS
     """(docstring statement or nothing, the rest of the body); a one-line body becomes a block."""
     body = fn.body
     stmts: list[cst.BaseStatement] = (
-        list(body.body)
-        if isinstance(body, cst.IndentedBlock)
-        else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[arg-type]
+        list(body.body) if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[arg-type]
     )
     first = stmts[0] if stmts else None
     if (

@@ -57,9 +57,7 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
     # an expression only when both sides are: `find: f(x)` with two statements replaces the statement f(x)
     expression = is_expression(op.find) and is_expression(op.with_)
     old_node: cst.CSTNode = (
-        cst.parse_expression(expression_text(old))
-        if expression
-        else cst.Module(body=parse_statements(old))  # type: ignore[arg-type]
+        cst.parse_expression(expression_text(old)) if expression else cst.Module(body=parse_statements(old))  # type: ignore[arg-type]
     )
     if undo:
         hit = undo_pick(

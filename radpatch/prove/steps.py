@@ -1,0 +1,396 @@
+"""The proof: one ordered list of steps (STEPS) that apply and verify both run.
+
+A patched module must compile in the target interpreter's grammar (compile), use no name the
+original did not already leave undefined (names), put its code where it runs and shadow nothing
+(placement), and undo to the original code (reverse). apply (prove.plan) stops at the first step
+that refuses and names the rewrite that causes it; verify (releases.verify) reports each step as
+a column. A step answers with a typed Refusal, never a bare string.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import CodeType
+
+from radpatch.errors import RefusedError
+from radpatch.files import checked_pyc
+from radpatch.gcpause import paused, pausing
+from radpatch.install import target_python
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import names, placement
+from radpatch.registry.model import Patch, Rewrite
+from radpatch.rewrite.source import Undecodable, decode, remember
+
+
+def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+    from radpatch.rewrite import runner  # libcst loads only when a proof runs the rewrites
+
+    return runner.forward(patch, rws, source, where)
+
+
+def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+    from radpatch.rewrite import runner
+
+    return runner.backward(patch, rws, source, where)
+
+
+def short(exc: RefusedError) -> str:
+    from radpatch.rewrite import runner
+
+    return runner.short(exc)
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    """What the names and placement proofs need of one version of a module, from one parse of
+    it, which also gives the rewrites their index of it (source.remember): the tree is freed
+    before another version is parsed, so one whole-module tree is alive at a time. compile()
+    runs on the bytes, separately (_compiled): compiling the tree would hold it and the
+    compiler's own copy of it at once."""
+
+    problems: tuple[names.Problem, ...] | None  # None: not parsed, or too deeply nested to walk
+    placement: placement.Placement | None  # None: not parsed, or too deeply nested to walk
+    unparsed: str = ""  # why radpatch's own Python could not analyse it (the exception's name)
+
+
+def _why(exc: SyntaxError | ValueError) -> str:
+    return f"{getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
+
+
+def _compiled(data: bytes, filename: str) -> tuple[str | None, CodeType | None]:
+    """(why `data` does not compile ("message (line N)"), None), or (None, its code)."""
+    try:
+        return None, compile(data, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        return _why(exc), None
+    except (RecursionError, MemoryError):
+        return "too deeply nested to compile", None
+
+
+@functools.lru_cache(maxsize=4)
+def _analysis(data: bytes) -> _Analysis:
+    with paused():
+        try:
+            text: str | None = decode(data)[0]
+        except Undecodable:
+            text = None  # ast.parse says why
+        try:
+            tree = ast.parse(data if text is None else text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            return _Analysis(None, None, type(exc).__name__)
+        if text is not None:
+            remember(text, tree)  # the rewrites' own index of this text: no second parse
+        try:
+            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree))
+        except (RecursionError, MemoryError):
+            found = None
+        try:
+            return _Analysis(found, placement.placement(tree))
+        except (RecursionError, MemoryError) as exc:
+            return _Analysis(found, None, type(exc).__name__)
+
+
+def compile_error(after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None) -> str | None:
+    """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
+    return _compile(after, where, python, before, want_pyc=False)[0]
+
+
+def _compile(
+    after: bytes, where: str, python: PythonEnv | None, before: bytes | None, want_pyc: bool = True
+) -> tuple[str | None, bytes | None]:
+    """(why `after` does not compile, None), or (None, its checked-hash .pyc when this
+    interpreter compiled it: the bytecode apply writes, so the file is compiled once)."""
+    out = None
+    if python is not None and not target_python.same_grammar(python.executable, python.version):
+        why = _target(python, before if before is not None else after, after, where).compile_error
+    else:
+        why, code = _compiled(after, where)
+        out = checked_pyc(after, code) if code is not None and want_pyc else None
+        del code  # the marshalled bytes are a fraction of the code objects: free them before the next proof
+    return (None, out) if why is None else (f"the patched {where} does not compile{_for(python)}: {why}", None)
+
+
+def _introduced(before: bytes, after: bytes) -> list[names.Problem] | None:
+    """Names `after` cannot resolve that `before` could (None when either could not be walked)."""
+    old, new = _analysis(before).problems, _analysis(after).problems
+    return None if old is None or new is None else names.new_problems(old, new)
+
+
+@pausing
+def names_error(before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> str | None:
+    """Names the patch makes unresolvable at run time (see names.py), each with its line."""
+    new: list[names.Problem] | None
+    if python is not None and not target_python.same_grammar(python.executable, python.version):
+        try:
+            new = list(_target(python, before, after, where).problems)
+        except (RecursionError, MemoryError):
+            new = None
+    else:
+        new = _introduced(before, after)
+    if new is None:
+        unparsed = _analysis(before).unparsed or _analysis(after).unparsed
+        if unparsed in ("SyntaxError", "ValueError"):
+            return f"the patched {where} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
+        return f"the patched {where} is too deeply nested to check its names"
+    if new:
+        return f"the patched {where} would use undefined names{_for(python)}: " + "; ".join(p.describe() for p in new)
+    return None
+
+
+def _placed(
+    check: Callable[[placement.Placement, placement.Placement], list[str]], before: bytes, after: bytes
+) -> list[str]:
+    old, new = _analysis(before).placement, _analysis(after).placement
+    return [] if old is None or new is None else check(old, new)
+
+
+@pausing
+def placement_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
+    """A definition the patch adds shadows the module's own, or a rewrite lands in dead code."""
+    old, new = _analysis(before), _analysis(after)
+    if old.placement is None or new.placement is None:
+        return (
+            f"the patched {where} cannot be parsed by radpatch's own Python to check where its code lands "
+            f"({old.unparsed or new.unparsed})"
+        )
+    for check in (placement.shadowed, placement.dead_changes):
+        found = check(old.placement, new.placement)
+        if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
+            k = placement.first_failing(
+                len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where)))
+            )
+            rw = rws[(k or len(rws)) - 1]
+            return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
+    return None
+
+
+def _target(python: PythonEnv, before: bytes, after: bytes, where: str) -> target_python.Verdict:
+    return target_python.check(python.executable, _text(before), after, _text(after), where)
+
+
+def _for(python: PythonEnv | None) -> str:
+    return (
+        ""
+        if python is None or target_python.same_grammar(python.executable, python.version)
+        else f" for Python {python.version[0]}.{python.version[1]}"
+    )
+
+
+@pausing
+def ast_equal(a: bytes, b: bytes) -> bool:
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def reverse_check(
+    before: bytes, after: bytes, backward_: Callable[[bytes], bytes], forward_: Callable[[bytes], bytes], where: str
+) -> str | None:
+    """The reverse proof: None, or why the patched `after` cannot be undone. backward(after) must be
+    AST-equal to `before` and forward(backward(after)) must give `after` again."""
+    try:
+        restored = backward_(after)
+        if restored == before:  # forward is a function of the bytes: forward(restored) is `after`
+            return None
+        if not ast_equal(restored, before):
+            return f"undoing the patch on {where} does not give back the original code (compared as syntax trees)"
+        if forward_(restored) != after:
+            return f"the patched {where} is not stable: undoing and re-applying the patch gives different code"
+    except RefusedError as exc:
+        return short(exc)
+    return None
+
+
+def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) -> str | None:
+    """The first rewrite whose own step does not undo, named with its registry file:line."""
+    for k in range(len(rws)):
+        one = rws[k : k + 1]
+        try:
+            prior = forward(patch, rws[:k], before, where)
+            after = forward(patch, one, prior, where)
+        except RefusedError:
+            return None
+        why = reverse_check(
+            prior, after, lambda d: backward(patch, one, d, where), lambda d: forward(patch, one, d, where), where
+        )
+        if why is not None:
+            return why if why.startswith("rewrite ") else f"rewrite {rws[k].id!r} ({rws[k].where}): {why}"
+    return None
+
+
+NAMES_HINT = (
+    "every name the patched code uses must be defined: import it first (an `add_import` rewrite before it, "
+    "or the import in the payload), keep the code that defines it, or, if this version lacks it, declare a `versions:` variant"
+)
+
+
+COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
+PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
+REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why one proof step refuses a patched module: the step, the reason, what to do."""
+
+    step: str
+    why: str
+    hint: str
+
+
+@dataclass
+class Case:
+    """One module before and after a patch's rewrites, as every step reads it. `forward` and
+    `backward` default to running the rewrites (verify passes memoised ones); the compile step
+    leaves the checked-hash .pyc in `pyc` when `want_pyc` and this interpreter compiled it."""
+
+    patch: Patch
+    rewrites: tuple[Rewrite, ...]
+    before: bytes
+    after: bytes
+    where: str
+    python: PythonEnv | None = None
+    forward: Callable[[bytes], bytes] | None = None
+    backward: Callable[[bytes], bytes] | None = None
+    want_pyc: bool = False
+    pyc: bytes | None = field(default=None, repr=False)
+
+    def fwd(self, data: bytes) -> bytes:
+        return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.where)
+
+    def bwd(self, data: bytes) -> bytes:
+        return self.backward(data) if self.backward else backward(self.patch, self.rewrites, data, self.where)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One proof step: its name (verify's column), what passing means, the check, and how apply
+    words a refusal (naming the rewrite that causes it, found only on this refusal path)."""
+
+    name: str
+    meaning: str
+    check: Callable[[Case], Refusal | None]
+    refuse: Callable[[Case, Refusal], RefusedError]
+
+
+def _check_compile(c: Case) -> Refusal | None:
+    why, c.pyc = _compile(c.after, c.where, c.python, c.before, want_pyc=c.want_pyc)
+    return None if why is None else Refusal("compile", why, COMPILE_HINT)
+
+
+def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
+    culprit = _first(
+        c.patch, c.rewrites, c.before, c.where, lambda d: compile_error(d, c.where, c.python, c.before) is not None
+    )
+    return _refusal(c.patch, culprit, r)
+
+
+def _check_names(c: Case) -> Refusal | None:
+    why = names_error(c.before, c.after, c.where, c.python)
+    return None if why is None else Refusal("names", why, NAMES_HINT)
+
+
+def _refuse_names(c: Case, r: Refusal) -> RefusedError:
+    missing = {p.key for p in _introduced(c.before, c.after) or ()}
+    culprit = _first(
+        c.patch,
+        c.rewrites,
+        c.before,
+        c.where,
+        lambda d: bool(missing & {p.key for p in _introduced(c.before, d) or ()}),
+    )
+    return _refusal(c.patch, culprit, r)
+
+
+def _check_placement(c: Case) -> Refusal | None:
+    why = placement_error(c.patch, c.rewrites, c.before, c.after, c.where)
+    return None if why is None else Refusal("placement", why, PLACEMENT_HINT)
+
+
+def _check_reverse(c: Case) -> Refusal | None:
+    why = reverse_check(c.before, c.after, c.bwd, c.fwd, c.where)
+    return None if why is None else Refusal("reverse", why, REVERSE_HINT)
+
+
+def _refuse_reverse(c: Case, r: Refusal) -> RefusedError:
+    why = _blame(c.patch, c.rewrites, c.before, c.where) or r.why
+    return RefusedError(f"{c.patch.name}: {why}", r.hint)
+
+
+def _as_is(c: Case, r: Refusal) -> RefusedError:
+    return RefusedError(f"{c.patch.name}: {r.why}", r.hint)
+
+
+STEPS: tuple[Step, ...] = (
+    Step("compile", "the patched module compiles", _check_compile, _refuse_compile),
+    Step(
+        "names",
+        "the patched module uses no name the original did not already leave undefined",
+        _check_names,
+        _refuse_names,
+    ),
+    Step(
+        "placement",
+        "a definition the patch adds shadows nothing, and no rewrite lands in dead code",
+        _check_placement,
+        _as_is,
+    ),
+    Step(
+        "reverse",
+        "undoing the patch gives back the original code (as a syntax tree; revert writes the kept original bytes)",
+        _check_reverse,
+        _refuse_reverse,
+    ),
+)
+
+
+@pausing
+def prove(
+    patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str, python: PythonEnv | None = None
+) -> bytes | None:
+    """Run STEPS in order; refuse at the first that fails, naming the rewrite that causes it (its id
+    and registry file:line). Returns `after`'s checked-hash .pyc when this interpreter compiled it
+    (None when another interpreter was asked)."""
+    case = Case(patch, rws, before, after, where, python, want_pyc=True)
+    for step in STEPS:
+        refusal = step.check(case)
+        if refusal is not None:
+            raise step.refuse(case, refusal)
+    return case.pyc
+
+
+def _refusal(patch: Patch, culprit: Rewrite | None, r: Refusal) -> RefusedError:
+    if culprit is None:
+        return RefusedError(f"{patch.name}: {r.why}", r.hint)
+    return RefusedError(f"{patch.name}: rewrite {culprit.id!r} ({culprit.where}): {r.why}", r.hint)
+
+
+def _first(
+    patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str, bad: Callable[[bytes], bool]
+) -> Rewrite | None:
+    """The first rewrite after which the file is `bad` (None when a prefix cannot be planned)."""
+    data = before
+    for rw in rws:
+        try:
+            data = forward(patch, (rw,), data, where)
+        except RefusedError:
+            return None
+        try:
+            if bad(data):
+                return rw
+        except (SyntaxError, ValueError):  # an intermediate state symtable cannot read: keep going
+            continue
+    return None
+
+
+def _text(data: bytes) -> str:
+    return decode(data)[0]
+
+
+def analyse(data: bytes) -> None:
+    """Parse `data` once for its proofs and the rewrites' index of it (kept for the next steps)."""
+    _analysis(data)

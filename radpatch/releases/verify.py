@@ -1,0 +1,534 @@
+"""Verify's engine: prove a patch against every release in a range, from the wheels.
+
+For each release of the patch's distribution in SPEC (default: the patch's `supported` range)
+radpatch.releases.wheels reads, with HTTP range requests, just the wheel's central directory, its
+dist-info and the declared target modules (cached, content-addressed), and apply's whole pipeline
+runs in memory, one check at a time (MEANING below): wheel, module, pristine, match, compile,
+names, reverse, idempotent. Pre-releases are verified only when SPEC names one.
+
+When SPEC is the declared range, the nearest releases just outside it (up to 3 on each side,
+stopping at the first failure) are checked too, to say whether the range could be widened.
+Releases with identical target files are proven once, in $RADPATCH_JOBS worker processes
+(default: one per CPU). Exit 1 when a release in the declared range (and in SPEC) fails; releases
+outside the declared range are reported, never counted against the patch. Exit 2 when SPEC holds
+no release of the declared range: nothing the patch claims was verified.
+
+`--json` prints one object (JSON_SCHEMA_VERSION; README.md, "verify --json"), also on exit 1 and 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+import radpatch
+from radpatch.errors import RefusedError, UsageError
+from radpatch.prove.steps import STEPS, Case
+from radpatch.registry import versions as policy
+from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
+from radpatch.releases.progress import Progress
+from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases, write_json
+from radpatch.state.record import sha256
+
+PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
+MEANING = {
+    "wheel": "the index has a wheel of the release (this platform's, if there are several)",
+    "module": "the version picks exactly one module per target, and the wheel has it",
+    "pristine": "the unpatched module does not already classify as applied (else: obsolete)",
+    "match": "every rewrite matches exactly once",
+    **PROOF_STEPS,
+    "idempotent": "the patched module classifies as applied (backward then forward reproduces it): a second apply is a no-op",
+}
+CHECKS = tuple(MEANING)
+PROOF = CHECKS[2:]  # the checks that read the module's text (run in worker processes)
+NEIGHBOURS = 3  # releases probed on each side of the declared range
+DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
+JSON_SCHEMA_VERSION = 1
+
+Checks = dict[str, "bool | None"]
+Key = tuple[tuple[str, str, tuple[str, ...], str], ...]  # what a proof depends on: files, rewrites, bytes
+
+
+@dataclass(frozen=True)
+class Result:
+    version: Version
+    in_range: bool  # in the patch's declared `supported` range
+    checks: Checks
+    error: str | None  # the first failing check's reason
+    modules: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def obsolete(self) -> bool:
+        return self.checks.get("pristine") is False
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "version": str(self.version),
+            "in_range": self.in_range,
+            "ok": self.ok,
+            "checks": self.checks,
+            "error": self.error,
+            "modules": list(self.modules),
+            "note": self.note or None,
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    patch: Patch
+    spec: SpecifierSet
+    results: tuple[Result, ...]  # ascending by version
+    widen: tuple[Version, ...]  # releases outside the declared range that pass, next to it
+    cache: str
+    fetched: Transfer
+
+    @property
+    def spec_text(self) -> str:
+        return self.patch.range if self.spec == self.patch.supported else str(self.spec)
+
+    @property
+    def claimed(self) -> list[Result]:
+        """The releases the patch claims (declared range) that were asked for (SPEC)."""
+        return [r for r in self.results if r.in_range and r.version in self.spec]
+
+    @property
+    def failing(self) -> list[Result]:
+        return [r for r in self.claimed if not r.ok]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schema_version": JSON_SCHEMA_VERSION,
+            "patch": self.patch.name,
+            "distribution": self.patch.distribution,
+            "supported": self.patch.range,
+            "versions": self.spec_text,
+            "registry_digest": self.patch.digest,
+            "results": [r.to_json() for r in self.results],
+            "widen": [str(v) for v in self.widen],
+            "obsolete": [str(r.version) for r in self.results if r.obsolete],
+            "claimed": len(self.claimed),
+            "passed": sum(r.ok for r in self.claimed),
+            "fetched": self.fetched.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What this run read from the index: releases, bytes received, and the wheels' total size."""
+
+    releases: int = 0
+    received: int = 0
+    wheel_bytes: int = 0
+    whole: int = 0  # wheels downloaded whole (the server ignored range requests)
+
+    def add(self, f: Fetch) -> Transfer:
+        return Transfer(self.releases + 1, self.received + f.received, self.wheel_bytes + f.size, self.whole + f.whole)
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "releases": self.releases,
+            "bytes": self.received,
+            "wheel_bytes": self.wheel_bytes,
+            "whole_wheels": self.whole,
+        }
+
+
+def parse_spec(text: str) -> SpecifierSet:
+    """A PEP 440 range; a bare version means exactly that release."""
+    text = text.strip()
+    try:
+        return SpecifierSet(f"=={Version(text)}")
+    except ValueError:  # InvalidVersion, or a number too long to convert
+        pass
+    try:
+        spec = SpecifierSet(text)
+        for s in spec:
+            s.contains("0", prereleases=True)  # packaging reads each version only when comparing
+    except ValueError:  # InvalidSpecifier, or a number too long to convert
+        spec = None
+    if not text or spec is None:
+        raise UsageError(
+            f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
+        )
+    return spec
+
+
+def verify(
+    patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool = True, stream: TextIO | None = None
+) -> Report:
+    out = stream or sys.stderr
+    found = releases.versions(patch.distribution, wanted)
+    if found.offline:
+        age = (time.time() - found.listed_at) / 3600
+        out.write(f"radpatch: warning: {found.offline}; using the list of releases cached {age:.0f} h ago\n")
+    listing = found.versions
+    chosen = [v for v in listing if selects(wanted, v)]
+    if not chosen:
+        near = ", ".join(str(v) for v in listing[-5:]) or "none"
+        raise UsageError(
+            f"no release of {patch.distribution} on the package index is in {wanted or 'any version'}",
+            f"the latest releases are: {near}",
+        )
+    below: list[Version] = []
+    above: list[Version] = []
+    if probe:
+        others = [v for v in listing if not v.is_prerelease and not policy.allows(patch.supported, v)]
+        below = [v for v in reversed(others) if v < chosen[0]][:NEIGHBOURS]
+        above = [v for v in others if v > chosen[-1]][:NEIGHBOURS]
+    verifier = _Verifier(patch, releases, Progress(out, patch.distribution))
+    results = {r.version: r for r in verifier.run([*chosen, *below[:1], *above[:1]])}
+    for side in (below, above):  # walk outwards while releases keep passing
+        for prev, v in zip(side, side[1:]):
+            if not results[prev].ok:
+                break
+            results.update({r.version: r for r in verifier.run([v])})
+    widen = tuple(sorted(v for side in (below, above) for v in _passing_prefix(side, results)))
+    ordered = tuple(results[v] for v in sorted(results))
+    return Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer)
+
+
+def selects(spec: SpecifierSet, v: Version) -> bool:
+    """`v` is in `spec`; a pre-release (or dev release) only when `spec` names one, as pip does."""
+    if v.is_prerelease and not any(_is_pre(s.version) for s in spec):
+        return False
+    return spec.contains(v, prereleases=True)
+
+
+def _is_pre(text: str) -> bool:
+    try:
+        return Version(text.rstrip(".*")).is_prerelease
+    except ValueError:  # InvalidVersion, or a number too long to convert
+        return False
+
+
+def _passing_prefix(side: list[Version], results: dict[Version, Result]) -> Iterator[Version]:
+    for v in side:
+        if v not in results or not results[v].ok:
+            return
+        yield v
+
+
+# --- one release -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _File:
+    target: str
+    module: str
+    relpath: str
+    rewrites: tuple[Rewrite, ...]
+    data: bytes
+
+
+@dataclass
+class _Verifier:
+    patch: Patch
+    releases: Releases
+    progress: Progress
+    needs: frozenset[str] = field(init=False)
+    transfer: Transfer = field(default_factory=Transfer)
+
+    def __post_init__(self) -> None:
+        self.needs = frozenset(c.relpath for t in self.patch.targets for c in t.choices)
+
+    def run(self, versions: list[Version]) -> list[Result]:
+        fetched = self._fetch(versions)
+        results: dict[Version, Result] = {}
+        jobs: dict[Key, tuple[_File, ...]] = {}
+        waiting: dict[Version, tuple[Key, tuple[str, ...]]] = {}
+        for v in versions:
+            got = fetched[v]
+            if isinstance(got, str):
+                results[v] = self._result(v, {"wheel": False}, f"wheel: {got}")
+                continue
+            files, failure = self._resolve(v, got)
+            modules = tuple(f.module for f in files)
+            if failure:
+                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure}", modules)
+            elif self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
+                note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
+                results[v] = self._result(v, {"wheel": True, "module": True}, None, modules, note)
+            else:
+                key: Key = tuple((f.target, f.relpath, tuple(r.id for r in f.rewrites), sha256(f.data)) for f in files)
+                jobs.setdefault(key, files)
+                waiting[v] = (key, modules)
+        proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs")
+        for v, (key, modules) in waiting.items():
+            checks, error = proofs[key]
+            results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
+        return [results[v] for v in versions]
+
+    def _result(
+        self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = ""
+    ) -> Result:
+        full = {c: checks.get(c) for c in CHECKS}
+        return Result(v, policy.allows(self.patch.supported, v), full, _relative(self.patch, error), modules, note)
+
+    def _fetch(self, versions: list[Version]) -> dict[Version, Release | str]:
+        dist = self.patch.distribution
+        out: dict[Version, Release | str] = {}
+        missing = []
+        for v in versions:
+            hit = self.releases.cached(dist, v, self.needs)
+            if hit:
+                out[v] = hit
+            else:
+                missing.append(v)
+        if not missing:
+            return out
+        self.progress.begin(len(missing), self.releases)
+        with ThreadPoolExecutor(max_workers=min(DOWNLOADS, len(missing))) as pool:
+            futures = {pool.submit(self._fetch_one, v): v for v in missing}
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for fut in sorted(done, key=futures.__getitem__):
+                        got = fut.result()
+                        if isinstance(got, Fetch):
+                            self.transfer = self.transfer.add(got)
+                        out[futures[fut]] = got.release if isinstance(got, Fetch) else got
+                        self.progress.step(futures[fut], got if isinstance(got, Fetch) else None)
+                    self.progress.tick()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+            finally:
+                self.progress.end()
+        return out
+
+    def _fetch_one(self, v: Version) -> Fetch | str:
+        self.progress.started(v)
+        try:
+            return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
+        except NoWheel as exc:
+            return exc.message
+
+    def _resolve(self, v: Version, release: Release) -> tuple[tuple[_File, ...], str | None]:
+        """The files apply would change for release `v`, or why it cannot pick them."""
+        by_target = rewrites_by_file(self.patch, v)
+        if not by_target:
+            return (), f"no rewrite of {self.patch.name} applies to {self.patch.distribution} {v}"
+        files: list[_File] = []
+        for target, rws in by_target.items():
+            choice = self.patch.target(target).module_for(v)
+            if choice is None:
+                declared = "; ".join(
+                    f"{c.module} for {c.versions or 'any version'}" for c in self.patch.target(target).choices
+                )
+                return tuple(files), f"{self.patch.name} declares no single module {target!r} for {v} ({declared})"
+            data = release.read(choice.relpath)
+            if data is None:
+                return (
+                    tuple(files),
+                    f"the wheel {release.wheel} has no {choice.relpath} (module {choice.module}, declared for {choice.versions or 'any version'})",
+                )
+            files.append(_File(target, choice.module, choice.relpath, rws, data))
+        return tuple(files), None
+
+
+def _relative(patch: Patch, error: str | None) -> str | None:
+    """Messages without the patch-name prefix and with the registry file named, not its full path."""
+    if error is None:
+        return None
+    return error.replace(f"{patch.name}: ", "", 1).replace(str(patch.source), patch.source.name)
+
+
+def first_failed(r: Result) -> str:
+    return next((c for c, ok in r.checks.items() if ok is False), "error")
+
+
+# --- the proof (in worker processes) -----------------------------------------------------------
+
+
+def _prove_all(patch: Patch, jobs: dict[Key, tuple[_File, ...]], cache: Path) -> dict[Key, tuple[Checks, str | None]]:
+    """Every job's proof: from the proof cache when this radpatch proved the same input before."""
+    names = {key: _proof_name(patch, key) for key in jobs}
+    done = {key: hit for key in jobs if (hit := _cached_proof(cache / names[key])) is not None}
+    todo = {key: files for key, files in jobs.items() if key not in done}
+    workers = _workers(len(todo))
+    if workers <= 1:
+        fresh = {key: prove(patch, files) for key, files in todo.items()}
+    else:
+        with _pool(workers) as pool:
+            futures: dict[Key, Future[tuple[Checks, str | None]]] = {
+                key: pool.submit(prove, patch, files) for key, files in todo.items()
+            }
+            fresh = {key: f.result() for key, f in futures.items()}
+    for key, (checks, error) in fresh.items():
+        try:
+            write_json(cache / names[key], {"checks": checks, "error": error})
+        except OSError:
+            pass  # a cache that cannot be written only costs the next run the proof again
+    return {**done, **fresh}
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """radpatch's own source, libcst's version and the interpreter: what a proof's answer depends on
+    besides its input. A changed radpatch never reuses an old proof."""
+    h = hashlib.sha256(f"{sys.version}|{libcst_version()}".encode())
+    package = Path(radpatch.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def libcst_version() -> str:
+    try:
+        return importlib.metadata.version("libcst")
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _proof_name(patch: Patch, key: Key) -> str:
+    text = json.dumps([_code_fingerprint(), patch.name, patch.source.name, patch.digest, key])
+    return hashlib.sha256(text.encode()).hexdigest() + ".json"
+
+
+def _cached_proof(path: Path) -> tuple[Checks, str | None] | None:
+    try:
+        data = json.loads(path.read_text())
+        checks = {str(k): v for k, v in data["checks"].items() if v is None or isinstance(v, bool)}
+        error = data["error"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if set(checks) != set(PROOF) or not (error is None or isinstance(error, str)):
+        return None
+    return checks, error
+
+
+def _workers(jobs: int) -> int:
+    raw = os.environ.get("RADPATCH_JOBS", "")
+    if raw.isdigit() and int(raw) > 0:
+        cpus = int(raw)
+    else:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(cpus, jobs)
+
+
+def _pool(workers: int) -> Executor:
+    # fork: the workers start with radpatch, libcst and the patch already loaded (no download
+    # thread is alive by now); elsewhere, the platform's default start method.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork") if sys.platform == "linux" and "fork" in methods else None
+    return ProcessPoolExecutor(workers, mp_context=context)
+
+
+class _Memo:
+    """runner.forward / runner.backward of one file's rewrites, each computed once per input."""
+
+    def __init__(self, patch: Patch, f: _File) -> None:
+        self.patch, self.f = patch, f
+        self.done: dict[tuple[str, bytes], bytes | RefusedError] = {}
+
+    def _call(self, way: str, data: bytes) -> bytes:
+        key = (way, data)
+        if key not in self.done:
+            # here, not at the top: a run whose proofs are all kept never loads libcst
+            from radpatch.rewrite import runner
+
+            fn = runner.forward if way == "forward" else runner.backward
+            try:
+                self.done[key] = fn(self.patch, self.f.rewrites, data, self.f.relpath)
+            except RefusedError as exc:
+                self.done[key] = exc
+        got = self.done[key]
+        if isinstance(got, RefusedError):
+            raise got
+        return got
+
+    def forward(self, data: bytes) -> bytes:
+        return self._call("forward", data)
+
+    def backward(self, data: bytes) -> bytes:
+        return self._call("backward", data)
+
+    def is_applied(self, data: bytes) -> bool:
+        """status's own test for "applied", on the memoised forward/backward."""
+        from radpatch.state.decide import applied_error
+
+        return applied_error(self.patch, self.f.rewrites, data, self.f.relpath, self.forward, self.backward) is None
+
+
+def prove(patch: Patch, files: tuple[_File, ...]) -> tuple[Checks, str | None]:
+    """Run PROOF over every file, check by check; stop at the first failure and say why."""
+    checks: Checks = dict.fromkeys(PROOF)
+    memos = {f.relpath: _Memo(patch, f) for f in files}
+    after: dict[str, bytes] = {}
+    for check in PROOF:
+        for f in files:
+            why = _CHECK[check](memos[f.relpath], f, after)
+            if why:
+                checks[check] = False
+                return checks, f"{check}: {why}"
+        checks[check] = True
+    return checks, None
+
+
+def _pristine(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    if m.is_applied(f.data):
+        return f"{f.relpath} already contains this change (it classifies as applied): the release is obsolete for this patch"
+    return None
+
+
+def _match(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    try:
+        after[f.relpath] = m.forward(f.data)
+    except RefusedError as exc:
+        return exc.message
+    return None
+
+
+def _proof_step(name: str) -> Callable[[_Memo, _File, dict[str, bytes]], str | None]:
+    """One of apply's proof steps (prove.steps.STEPS), on this release's module, as its own column."""
+
+    def check(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+        step = next(s for s in STEPS if s.name == name)
+        refusal = step.check(
+            Case(m.patch, f.rewrites, f.data, after[f.relpath], f.relpath, None, m.forward, m.backward)
+        )
+        return None if refusal is None else refusal.why
+
+    return check
+
+
+def _idempotent(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
+    if m.is_applied(after[f.relpath]):
+        return None
+    return f"the patched {f.relpath} does not classify as applied (backward then forward does not reproduce it): a second apply would not be a no-op"
+
+
+_CHECK = {
+    "pristine": _pristine,
+    "match": _match,
+    **{name: _proof_step(name) for name in PROOF_STEPS},
+    "idempotent": _idempotent,
+}
