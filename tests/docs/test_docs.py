@@ -359,20 +359,60 @@ def test_every_top_level_key_is_in_the_registry_references_key_table() -> None:
     assert required == set(schema["required"])
 
 
-def test_the_docs_yaml_examples_of_whole_entries_validate_against_the_schema() -> None:
-    """A ```yaml block that is a whole entry (it has `rewrites:` and `supported:`) must be one the
-    JSON Schema accepts: an example a reader copies must load (abridged text `...` aside)."""
+# --- the docs' YAML examples load ------------------------------------------------------------------
+
+PAYLOAD = "../patches/kv_group_size/payload.py"  # the examples' payload path, relative to registry/
+HEADER = "summary: s\ndescription: d\ndistribution: vllm\nsupported: \">=0.1\"\nmodules: {core: vllm.core}\nrewrites:\n"
+
+
+def yaml_examples() -> Iterator[tuple[str, str]]:
+    """(where, entry) for each ```yaml block of the docs that is a whole entry or a list of rewrites
+    (a rewrite list is put in a minimal entry). Blocks of other shapes (`modules:` alone) are skipped."""
+    for page in user_docs():
+        text = page.read_text()
+        for m in re.finditer(r"^```yaml\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL):
+            block = m.group(1)
+            where = f"{page.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}"
+            if all(re.search(rf"^{key}:", block, flags=re.MULTILINE) for key in ("rewrites", "supported")):
+                yield where, block
+            elif re.match(r"(\s*#.*\n)*- ", block):
+                yield where, HEADER + textwrap.indent(block, "  ")
+
+
+def load_problems(entry: str, tmp: Path) -> list[str]:
+    """What radpatch's loader and the JSON Schema editors use say about `entry` (nothing: it loads)."""
     import jsonschema
 
-    schema = registry_schema.build()
-    seen = 0
-    for page in user_docs():
-        for block in re.findall(r"^```yaml\n(.*?)^```", page.read_text(), flags=re.MULTILINE | re.DOTALL):
-            if not all(re.search(rf"^{key}:", block, flags=re.MULTILINE) for key in ("rewrites", "supported")):
-                continue
-            seen += 1
-            jsonschema.validate(yaml.safe_load(block), schema)
-    assert seen >= 2  # the README's entry and the registry reference's
+    from radpatch.errors import RegistryError
+    from radpatch.schema import load_patch
+
+    (tmp / "registry").mkdir(exist_ok=True)
+    if not (tmp / "patches").exists():
+        (tmp / "patches").symlink_to(ROOT / "patches")  # payload paths as the shipped registry gives them
+    f = tmp / "registry" / "example.yaml"
+    f.write_text(entry)
+    try:
+        load_patch(f)
+    except RegistryError as exc:
+        return exc.problems
+    try:
+        jsonschema.validate(yaml.safe_load(entry), registry_schema.build())
+    except jsonschema.ValidationError as exc:
+        return [f"JSON Schema: {exc.message}"]
+    return []
+
+
+def test_every_yaml_example_in_the_docs_loads(tmp_path: Path) -> None:
+    """A reader copies these: each must pass radpatch's own loader and the JSON Schema editors use."""
+    examples = list(yaml_examples())
+    failures = [f"{where}: {problem}" for where, entry in examples for problem in load_problems(entry, tmp_path)]
+    assert failures == []
+    assert len(examples) >= 3 + len(OPERATIONS)  # three whole entries at least, and the reference's examples
+
+
+def test_a_wrong_yaml_example_is_caught(tmp_path: Path) -> None:
+    wrong = HEADER + "  - set_default: {function: A.f, parameter: t, to: 900}\n"  # `from` missing
+    assert load_problems(wrong, tmp_path) != []
 
 
 if __name__ == "__main__":
