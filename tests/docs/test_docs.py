@@ -1,0 +1,421 @@
+"""Keep the user docs, the CLI's own help and the shipped registry in agreement.
+
+Docs drift silently: a new option nobody documents, a range copied from last month's registry
+(issue 22 found the README saying `>=0.22.0` while the registry said `>=0.12.0`), a link to a page
+that moved. Each test here reads what the program or the registry says and compares it with what
+README.md and docs/*.md say, both ways where both ways can go wrong.
+
+docs/registry.md's operation reference is generated from the operation specs (the same
+declarations the loader and the JSON Schema read): `python tests/docs/test_docs.py` rewrites its
+generated blocks, and a test fails while the committed page differs from what the specs render.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from packaging.specifiers import SpecifierSet
+
+from radpatch import errors
+from radpatch.registry import json_schema
+from radpatch.cli import cli
+from radpatch.registry.model import OPERATIONS, Field
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+CLI_DOC = DOCS / "cli.md"
+REGISTRY_DOC = DOCS / "registry.md"
+REGISTRY = ROOT / "registry"
+
+
+def user_docs() -> list[Path]:
+    """Every page a user reads: the front page, docs/ and the benchmark notes."""
+    pages = [README, *sorted(DOCS.glob("*.md")), ROOT / "benchmarks" / "README.md"]
+    return [p for p in pages if p.exists()]
+
+
+# --- the command line: `radpatch --help` and each command's help against docs/cli.md -----------
+
+
+def _help(*args: str) -> str:
+    result = CliRunner().invoke(cli, [*args, "--help"], prog_name="radpatch")
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _help_section(text: str, title: str) -> list[str]:
+    """The indented lines of one section (`Options:`, `Commands:`) of click's help text."""
+    lines = text.split(f"\n{title}:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return [line for line in lines if line.startswith("  ")]
+
+
+def help_commands() -> list[str]:
+    return [line.split()[0] for line in _help_section(_help(), "Commands") if not line.startswith("   ")]
+
+
+def help_options(*command: str) -> set[str]:
+    """Long options of `radpatch [COMMAND] --help` (`-h, --help` aside: every command has it)."""
+    found: set[str] = set()
+    for line in _help_section(_help(*command), "Options"):
+        for opt in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", line.split("  ")[1] if line.startswith("  -") else ""):
+            found.add(opt)
+    return found - {"--help"}
+
+
+def help_usage(command: str) -> str:
+    """`radpatch apply [OPTIONS] NAMES...`: click's usage line for the command."""
+    line = _help(command).splitlines()[0]
+    assert line.startswith("Usage: "), line
+    return line[len("Usage: "):]
+
+
+def doc_sections(text: str, level: str = "## ") -> dict[str, str]:
+    """Heading -> the text under it, up to the next heading of the same level (code blocks skipped)."""
+    out: dict[str, str] = {}
+    current: str | None = None
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith(level):
+            current = line[len(level):].strip()
+            out[current] = ""
+        elif current is not None:
+            out[current] += line + "\n"
+    return out
+
+
+def documented_commands() -> dict[str, str]:
+    """`## radpatch NAME` sections of docs/cli.md: command name -> its section."""
+    sections = doc_sections(CLI_DOC.read_text())
+    return {h.split()[1]: body for h, body in sections.items() if re.fullmatch(r"radpatch [a-z][a-z-]*", h)}
+
+
+def table_options(section: str) -> set[str]:
+    """Options a section's option table documents: rows starting `| \\`--name ...\\``."""
+    return set(re.findall(r"^\| `(--[a-z][a-z0-9-]*)", section, flags=re.MULTILINE))
+
+
+def test_every_command_in_the_help_has_a_section_in_cli_md_and_every_section_a_command() -> None:
+    commands = help_commands()
+    assert commands, "radpatch --help listed no command"
+    assert sorted(documented_commands()) == sorted(commands)
+
+
+@pytest.mark.parametrize("command", help_commands())
+def test_each_commands_options_and_usage_match_its_section(command: str) -> None:
+    section = documented_commands()[command]
+    usage = help_usage(command)
+    assert f"`{usage}`" in section, f"docs/cli.md, radpatch {command}: state the usage line as `{usage}`"
+    assert table_options(section) == help_options(command), f"docs/cli.md, radpatch {command}: the option table"
+
+
+def test_the_global_options_match_the_global_options_table() -> None:
+    section = doc_sections(CLI_DOC.read_text())["Global options"]
+    assert table_options(section) == help_options()
+    assert f"`{_help().splitlines()[0][len('Usage: '):]}`" in section
+
+
+# --- exit codes ------------------------------------------------------------------------------------
+
+
+def program_exit_codes() -> set[int]:
+    """Every exit code radpatch can end with: errors.py's EXIT_* and the integer literals cli.main returns (Ctrl-C)."""
+    codes = {value for name, value in vars(errors).items() if name.startswith("EXIT_") and isinstance(value, int)}
+    tree = ast.parse((ROOT / "radpatch" / "cli.py").read_text())
+    main = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main")
+    codes |= {n.value.value for n in ast.walk(main)
+              if isinstance(n, ast.Return) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, int)}
+    return codes
+
+
+def documented_exit_codes(page: Path) -> set[int]:
+    section = doc_sections(page.read_text())["Exit codes"]
+    return {int(c) for c in re.findall(r"^\| (\d+) \|", section, flags=re.MULTILINE)}
+
+
+@pytest.mark.parametrize("page", [README, CLI_DOC], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_exit_code_is_documented_and_no_other(page: Path) -> None:
+    codes = program_exit_codes()
+    assert {0, 1, 2, 3, 4, 70} <= codes  # the reader above found errors.py's codes at all
+    assert documented_exit_codes(page) == codes
+
+
+# --- the shipped registry's range --------------------------------------------------------------
+
+# A PEP 440 range of two or more clauses, e.g. `>=0.12.0,<0.34` (a single clause is a variant's bound).
+RANGE = re.compile(r"(?:[<>]=?|[=!~]=)\s*[0-9][\w.*+!]*(?:\s*,\s*(?:[<>]=?|[=!~]=)\s*[0-9][\w.*+!]*)+")
+# ... unless "versions" introduces it: a variant's `versions:`, verify's `--versions`, show's `(versions ...`
+SELECTS_A_SUBSET = re.compile(r"versions[:=]?\s*[\"'(]?\s*$")
+
+
+def blocks(text: str) -> Iterator[str]:
+    """Paragraphs, tables and whole fenced code blocks: the units a statement of a range lives in."""
+    block: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if block:
+                yield "\n".join(block)
+            block = []
+        else:
+            block.append(line)
+    if block:
+        yield "\n".join(block)
+
+
+def stated_ranges(text: str, patch: str) -> Iterator[tuple[str, str]]:
+    """(range, its block) for each multi-clause range in a block that names `patch`."""
+    for block in blocks(text):
+        if not re.search(rf"(?<![\w/]){re.escape(patch)}(?![\w])", block):
+            continue
+        for m in RANGE.finditer(block):
+            if not SELECTS_A_SUBSET.search(block[:m.start()]):
+                yield m.group(0), block
+
+
+def shipped_ranges() -> dict[str, str]:
+    out = {p.stem: str(yaml.safe_load(p.read_text())["supported"]) for p in sorted(REGISTRY.glob("*.yaml"))}
+    assert out, "no shipped registry entry"
+    return out
+
+
+def test_every_range_the_docs_state_for_a_shipped_patch_is_the_registrys() -> None:
+    wrong = []
+    stated = 0
+    for name, supported in shipped_ranges().items():
+        for page in user_docs():
+            for found, block in stated_ranges(page.read_text(), name):
+                stated += 1
+                if SpecifierSet(found) != SpecifierSet(supported):
+                    wrong.append(f"{page.relative_to(ROOT)}: {found} for {name}, "
+                                 f"registry/{name}.yaml says {supported}:\n" + textwrap.indent(block, "    | "))
+    assert wrong == []
+    assert stated >= 2  # the README and the registry reference state it at least; the check saw them
+
+
+def test_the_range_check_catches_a_stale_range() -> None:
+    """The check above must not pass vacuously: a stale range in a block naming the patch is found,
+    a verify --versions selection and a variant's versions are not."""
+    text = ("kv_group_size supports `>=0.22.0,<0.34`.\n\n"
+            "radpatch verify kv_group_size --versions \">=0.32,<0.34\"\n\n"
+            "- id: choose-size  # kv_group_size\n  versions: \">=0.18.0,<0.27.0\"\n")
+    assert [r for r, _ in stated_ranges(text, "kv_group_size")] == [">=0.22.0,<0.34"]
+
+
+# --- links -----------------------------------------------------------------------------------------
+
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _prose(text: str) -> str:
+    """The text without fenced code blocks and inline code, where a [x](y) is not a link."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's anchors for a page's headings: lower case, punctuation dropped, spaces to '-'."""
+    out: set[str] = set()
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.MULTILINE | re.DOTALL)
+    for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        out.add(slug)
+    return out
+
+
+def broken_links(page: Path, root: Path = ROOT) -> list[str]:
+    """`page: target: why` for each relative link (and #anchor) of `page` that leads nowhere."""
+    broken = []
+    for m in LINK.finditer(_prose(page.read_text())):
+        target = m.group(1) or m.group(2)
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto:: not ours to check offline
+            continue
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        if not dest.exists():
+            broken.append(f"{page.relative_to(root)}: {target}: no such file")
+        elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+            broken.append(f"{page.relative_to(root)}: {target}: no heading gives #{anchor}")
+    return broken
+
+
+@pytest.mark.parametrize("page", user_docs(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(page: Path) -> None:
+    assert broken_links(page) == []
+
+
+def test_the_link_check_finds_a_missing_file_and_a_missing_anchor(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    (tmp_path / "there.md").write_text("# There\n\n## Exit codes\n")
+    page.write_text("[a](there.md#exit-codes) [b](gone.md) [c](there.md#nowhere) `[d](gone2.md)` [e](https://x.org/y)\n"
+                    "```\n[f](gone3.md)\n```\n[g](#there)\n")
+    assert broken_links(page, tmp_path) == ["page.md: gone.md: no such file",
+                                            "page.md: there.md#nowhere: no heading gives #nowhere",
+                                            "page.md: #there: no heading gives #there"]
+
+
+# --- docs/registry.md: the operation reference, generated from the operation specs ---------------
+
+BEGIN = "<!-- BEGIN generated: {name}; from the operation specs by `python tests/docs/test_docs.py`; do not edit -->"
+END = "<!-- END generated: {name} -->"
+
+
+def _keys_of(fields: tuple[Field, ...]) -> str:
+    return ", ".join(f"`{f.key}`" + ("" if f.required else "?") for f in fields)
+
+
+def _yaml_words(text: str) -> str:
+    """Spec docstrings name the Python fields (`with_`, `from_`); the reader writes the YAML keys.
+    A 'quoted' value becomes `code` (Markdown would read `<operation>` as an HTML tag)."""
+    text = re.sub(r"`(with|from)_`", r"`\1`", " ".join(text.split()))
+    return re.sub(r"'([^'\s]+)'", r"`\1`", text)
+
+
+def _field_doc(f: Field) -> str:
+    """A field's doc without the `optional:` its column already says."""
+    return re.sub(r"^optional[:;] ", "", _yaml_words(f.doc))
+
+
+def _spec_doc(spec: type) -> str:
+    return _yaml_words(spec.__doc__ or "")
+
+
+def render_operation_table() -> str:
+    rows = ["| operation | keys (`?`: optional) | what it does |", "|---|---|---|"]
+    for key, spec in OPERATIONS.items():
+        fields: tuple[Field, ...] = spec.FIELDS  # type: ignore[attr-defined]
+        rows.append(f"| [`{key}`](#{key}) | {_keys_of(fields)} | {_spec_doc(spec)} |")
+    return "\n".join(rows)
+
+
+def render_operation_details() -> str:
+    parts = []
+    for key, spec in OPERATIONS.items():
+        fields: tuple[Field, ...] = spec.FIELDS  # type: ignore[attr-defined]
+        rows = "\n".join(f"| `{f.key}` | {'required' if f.required else 'optional'} | {_field_doc(f)} |"
+                         for f in fields)
+        groups = getattr(spec, "ONE_OF", ())
+        one_of = "".join(f"\nGive exactly one of {' or '.join(f'`{k}`' for k in g)}.\n" for g in groups)
+        example = f"- {key}:\n" + textwrap.indent(spec.EXAMPLE, "    ")  # type: ignore[attr-defined]
+        parts.append(f"### {key}\n\n{_spec_doc(spec)}\n\n| key | | meaning |\n|---|---|---|\n{rows}\n{one_of}\n"
+                     f"```yaml\n{example}\n```")
+    return "\n\n".join(parts)
+
+
+def render_rewrite_keys() -> str:
+    rewrite = json_schema.build()["properties"]["rewrites"]["items"]["properties"]
+    rows = ["| key | meaning |", "|---|---|"]
+    rows += [f"| `{k}` | {_yaml_words(v['description'])} |" for k, v in rewrite.items() if k not in OPERATIONS]
+    rows.append("| one operation | exactly one of the operations below, holding its keys |")
+    return "\n".join(rows)
+
+
+GENERATED: dict[str, Callable[[], str]] = {
+    "rewrite keys": render_rewrite_keys,
+    "operation table": render_operation_table,
+    "operations": render_operation_details,
+}
+
+
+def regenerate(text: str) -> str:
+    """`text` with every generated block replaced by what the specs render now."""
+    for name, render in GENERATED.items():
+        begin, end = BEGIN.format(name=name), END.format(name=name)
+        assert text.count(begin) == 1 and text.count(end) == 1, f"docs/registry.md: one `{begin}` ... `{end}` block"
+        head, rest = text.split(begin)
+        _, tail = rest.split(end)
+        text = f"{head}{begin}\n{render()}\n{end}{tail}"
+    return text
+
+
+def test_the_registry_reference_is_what_the_operation_specs_render() -> None:
+    text = REGISTRY_DOC.read_text()
+    assert text == regenerate(text), "docs/registry.md is stale: run python tests/docs/test_docs.py"
+
+
+def test_every_operation_has_a_heading_and_an_example_in_the_registry_reference() -> None:
+    sections = doc_sections(REGISTRY_DOC.read_text(), "### ")
+    for key in OPERATIONS:
+        assert f"- {key}:\n" in sections[key], key
+
+
+def test_every_top_level_key_is_in_the_registry_references_key_table() -> None:
+    schema = json_schema.build()
+    section = doc_sections(REGISTRY_DOC.read_text())["Top-level keys"]
+    documented = set(re.findall(r"^\| `([a-z_]+)`", section, flags=re.MULTILINE))
+    assert documented == set(schema["properties"])
+    required = set(re.findall(r"^\| `([a-z_]+)` \| required", section, flags=re.MULTILINE))
+    assert required == set(schema["required"])
+
+
+# --- the docs' YAML examples load ------------------------------------------------------------------
+
+PAYLOAD = "../patches/kv_group_size/payload.py"  # the examples' payload path, relative to registry/
+HEADER = "summary: s\ndescription: d\ndistribution: vllm\nsupported: \">=0.1\"\nmodules: {core: vllm.core}\nrewrites:\n"
+
+
+def yaml_examples() -> Iterator[tuple[str, str]]:
+    """(where, entry) for each ```yaml block of the docs that is a whole entry or a list of rewrites
+    (a rewrite list is put in a minimal entry). Blocks of other shapes (`modules:` alone) are skipped."""
+    for page in user_docs():
+        text = page.read_text()
+        for m in re.finditer(r"^```yaml\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL):
+            block = m.group(1)
+            where = f"{page.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}"
+            if all(re.search(rf"^{key}:", block, flags=re.MULTILINE) for key in ("rewrites", "supported")):
+                yield where, block
+            elif re.match(r"(\s*#.*\n)*- ", block):
+                yield where, HEADER + textwrap.indent(block, "  ")
+
+
+def load_problems(entry: str, tmp: Path) -> list[str]:
+    """What radpatch's loader and the JSON Schema editors use say about `entry` (nothing: it loads)."""
+    import jsonschema
+
+    from radpatch.errors import RegistryError
+    from radpatch.registry.loader import load_patch
+
+    (tmp / "registry").mkdir(exist_ok=True)
+    if not (tmp / "patches").exists():
+        (tmp / "patches").symlink_to(ROOT / "patches")  # payload paths as the shipped registry gives them
+    f = tmp / "registry" / "example.yaml"
+    f.write_text(entry)
+    try:
+        load_patch(f)
+    except RegistryError as exc:
+        return exc.problems
+    try:
+        jsonschema.validate(yaml.safe_load(entry), json_schema.build())
+    except jsonschema.ValidationError as exc:
+        return [f"JSON Schema: {exc.message}"]
+    return []
+
+
+def test_every_yaml_example_in_the_docs_loads(tmp_path: Path) -> None:
+    """A reader copies these: each must pass radpatch's own loader and the JSON Schema editors use."""
+    examples = list(yaml_examples())
+    failures = [f"{where}: {problem}" for where, entry in examples for problem in load_problems(entry, tmp_path)]
+    assert failures == []
+    assert len(examples) >= 3 + len(OPERATIONS)  # three whole entries at least, and the reference's examples
+
+
+def test_a_wrong_yaml_example_is_caught(tmp_path: Path) -> None:
+    wrong = HEADER + "  - set_default: {function: A.f, parameter: t, to: 900}\n"  # `from` missing
+    assert load_problems(wrong, tmp_path) != []
+
+
+if __name__ == "__main__":
+    REGISTRY_DOC.write_text(regenerate(REGISTRY_DOC.read_text()))
+    print(f"wrote {REGISTRY_DOC.relative_to(ROOT)}", file=sys.stderr)
