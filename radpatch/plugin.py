@@ -28,6 +28,7 @@ from pathlib import Path
 
 from radpatch.files import head_lines, read_regular
 from radpatch.install import wheel_record
+from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
@@ -188,18 +189,19 @@ def _own_site(root: Path) -> bool:
 
 def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
     """Every recorded patch's state, plus each required patch that has no record."""
-    records = Store(root).records()
-    out = [_check_one(root, rec) for _, rec in sorted(records.items())]
+    store = Store(root)
+    records = store.records()
+    out = [_check_one(root, rec, store) for _, rec in sorted(records.items())]
     out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required if name not in records]
     return out
 
 
-def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
+def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
     found = _dist_infos(root, rec)
     dist_info = found[0] if len(found) == 1 else None
     name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-") if dist_info else ("", "", "")
     installed = f"{_metadata_name(dist_info) or name} {version}" if dist_info else ""
-    states = [_file_state(root, f, dist_info) for f in rec.files]
+    states = [_file_state(root, f, dist_info, store) for f in rec.files]
     seen = {s for s, _ in states}
     state = seen.pop() if len(seen) == 1 else Seen.DRIFTED
     details = [d for _, d in states if d]
@@ -215,17 +217,21 @@ def _check_one(root: Path, rec: PatchRecord) -> PatchCheck:
     return PatchCheck(rec.patch, state, "; ".join(details), rec, installed)
 
 
-def _file_state(root: Path, f: FileRecord, dist_info: Path | None) -> tuple[Seen, str]:
+def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store) -> tuple[Seen, str]:
     path = _imported_path(f.module) or root / f.path
     try:
         digest = hashlib.sha256(read_regular(path)).hexdigest()
     except OSError as exc:
         return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
     where = "" if path == root / f.path else f" (imported from {path})"
-    if digest == f.patched_sha256:
+    # the one hash decision status makes first (state.hashes): patches stacked above this one count
+    # as this one applied; RECORD is read only when the record's own hashes do not decide
+    verdict = by_hash(digest, f, store, None)
+    if verdict is ByHash.UNDECIDED and dist_info:
+        verdict = by_hash(digest, f, store, wheel_record.sha256_of(dist_info / "RECORD", f.path))
+    if verdict is ByHash.APPLIED:
         return Seen.APPLIED, where.strip()
-    # RECORD is read only here: a reinstall (pip install -U, a rebuilt image) left the record behind
-    if digest == f.original_sha256 or (dist_info and digest == wheel_record.sha256_of(dist_info / "RECORD", f.path)):
+    if verdict is ByHash.NOT_APPLIED:
         return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
     return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
 

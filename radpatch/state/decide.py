@@ -20,6 +20,7 @@ from radpatch.install.environment import (
 )
 from radpatch.registry import versions
 from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
+from radpatch.state.hashes import ByHash, applied_hashes, by_hash
 from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256
 
 
@@ -213,21 +214,10 @@ def _still_applied(patch: Patch, dist: Installed, store: Store, record: PatchRec
             data = read_regular(path)
         except OSError:
             return ()
-        if sha256(data) not in _applied_hashes(store, f):
+        if sha256(data) not in applied_hashes(store, f):
             return ()
         out.append(FileState(f.module, path, f.path, (), data, State.APPLIED, "", dist.recorded_sha256(f.path)))
     return tuple(out)
-
-
-def _applied_hashes(store: Store, rec: FileRecord) -> set[str]:
-    """The hashes at which the file still carries the patch of `rec`: its own patched hash and
-    every later link of the file's hash chain (patches radpatch applied on top)."""
-    links = {f.original_sha256: f.patched_sha256 for _, f in store.chain(rec.path)}
-    out, at = {rec.patched_sha256}, rec.patched_sha256
-    while at in links and links[at] not in out:
-        at = links[at]
-        out.add(at)
-    return out
 
 
 def _file_state(
@@ -262,13 +252,11 @@ def _classify(
 ) -> tuple[State, str]:
     """Hashes first (the record's, the hash chain of stacked patches, RECORD's); libcst only
     when they cannot decide."""
-    digest = sha256(data)
-    if recorded and digest in _applied_hashes(store, recorded):
+    verdict = by_hash(sha256(data), recorded, store, wheel_sha)
+    if verdict is ByHash.APPLIED:
         return State.APPLIED, ""
-    if recorded and digest == recorded.original_sha256:
-        return State.NOT_APPLIED, ""
-    if digest == wheel_sha:
-        return State.NOT_APPLIED, ""  # byte-identical to the installed wheel: pristine, whatever it contains
+    if verdict is ByHash.NOT_APPLIED:
+        return State.NOT_APPLIED, ""  # as it started, or byte-identical to the installed wheel, whatever it contains
     from radpatch.rewrite import runner
     from radpatch.rewrite.ops.common import kept_trees
 

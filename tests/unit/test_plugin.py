@@ -184,3 +184,38 @@ def test_a_patched_module_that_is_a_fifo_is_drifted_not_a_hang(as_vllm: Path, to
     assert check.state is Seen.DRIFTED and "toypkg/core.py unreadable (not a regular file)" in check.detail, (
         check.detail
     )
+
+
+def test_a_patch_with_another_stacked_on_its_file_reads_applied_at_engine_start(
+    as_vllm: Path, toy: Path, write_registry, radpatch, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The self-check makes status's hash decision (state.hashes): the lower of two patches on one
+    file is applied while the file carries the upper one too, so RADPATCH_REQUIRE lets vLLM start."""
+    write_registry(
+        "upper",
+        """\
+        summary: a second patch on toy's file
+        description: stacks on toy
+        distribution: toypkg
+        supported: ">=1.0,<2"
+        modules:
+          core: toypkg.core
+        rewrites:
+          - id: cap
+            file: core
+            replace: {scope: plan, find: "size = 4", with: "size = 5"}
+        """,
+    )
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert radpatch("--registry", str(toy), "apply", "upper").code == 0
+    status = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy", "upper").out)
+    assert [s["state"] for s in status] == ["applied", "applied"]
+    checks = {c.name: c.state for c in plugin.check(as_vllm)}
+    assert checks == {"toy": Seen.APPLIED, "upper": Seen.APPLIED}
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy,upper")
+    caplog.set_level(logging.INFO, logger=plugin.LOGGER)
+    plugin.register()  # raises RequiredPatchMissing when either reads otherwise
+    assert "toy applied" in _line(caplog) and "upper applied" in _line(caplog)
+    core = as_vllm / "toypkg" / "core.py"
+    core.write_text(core.read_text() + "\n# edited\n")
+    assert {c.name: c.state for c in plugin.check(as_vllm)} == {"toy": Seen.DRIFTED, "upper": Seen.DRIFTED}
