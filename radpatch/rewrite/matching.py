@@ -18,20 +18,21 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from radpatch.errors import RefusedError
 from radpatch.rewrite.source import expression_text
 
 Path_ = tuple[cst.CSTNode, ...]  # ancestors from the scope root down to (and including) a node
 _DEFS = (cst.FunctionDef, cst.ClassDef)
 
 
-class MatchFailure(Exception):
-    """A pattern matched zero or several times, or a scope does not exist. `hint` says what to do."""
+class MatchFailure(RefusedError):
+    """A pattern matched zero or several times, or a scope does not exist. `hint` says what to do.
+    Under the one error root: rewrite.runner words it with the patch, rewrite and file it concerns."""
 
     hint = "the installed code differs from what the rewrite expects: check the version range and the rewrite"
 
     def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.hint = hint or type(self).hint
+        super().__init__(message, hint or type(self).hint)
 
 
 class NotFound(MatchFailure):

@@ -1,0 +1,109 @@
+"""The house in numbers: the largest module, how many modules sit at radpatch/'s top level, and
+the walk of `radpatch apply` through the package.
+
+    python tools/house.py [--root DIR] [--entry MODULE:FUNCTION]
+
+The walk starts at the function `apply` runs (default: radpatch.engine:apply) and follows, in
+source order, every call it can resolve statically (a function of the same module, or a name or
+module attribute imported from radpatch), each function once. A *stay* is a run of consecutive
+functions in one module; a *return* is a stay in a module the walk had already left. Fewer stays
+and returns mean a reader follows `apply` down the layers once instead of back and forth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+
+def modules(pkg: Path) -> dict[str, Path]:
+    out = {}
+    for f in sorted(pkg.rglob("*.py")):
+        parts = list(f.relative_to(pkg.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = f
+    return out
+
+
+class Module:
+    def __init__(self, name: str, path: Path, known: set[str]) -> None:
+        self.name = name
+        self.tree = ast.parse(path.read_text())
+        self.defs: dict[str, ast.AST] = {}
+        self.names: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in self.defs:
+                self.defs[node.name] = node
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "radpatch":
+                for a in node.names:
+                    full = f"{node.module}.{a.name}"
+                    self.names[a.asname or a.name] = (full, None) if full in known else (node.module, a.name)
+
+
+def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
+    seen: set[tuple[str, str]] = set()
+    trail: list[str] = []
+
+    def visit(mod: str, fn: str) -> None:
+        if (mod, fn) in seen or mod not in mods or fn not in mods[mod].defs:
+            return
+        seen.add((mod, fn))
+        trail.append(mod)
+        m = mods[mod]
+        for node in ast.walk(m.defs[fn]):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Name):
+                if f.id in m.defs:
+                    visit(mod, f.id)
+                elif f.id in m.names and m.names[f.id][1]:
+                    visit(m.names[f.id][0], m.names[f.id][1] or "")
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in m.names:
+                target, attr = m.names[f.value.id]
+                if attr is None:
+                    visit(target, f.attr)
+
+    visit(*entry)
+    return trail  # the functions' modules, in the order the walk enters them
+
+
+def _stays(trail: list[str]) -> tuple[list[str], int]:
+    """Consecutive entries in one place make one stay; a return is a stay in a place already left."""
+    stays = [m for i, m in enumerate(trail) if i == 0 or trail[i - 1] != m]
+    left: set[str] = set()
+    returns = 0
+    for i, m in enumerate(stays):
+        returns += m in left
+        if i:
+            left.add(stays[i - 1])
+    return stays, returns
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]), help="a checkout of radpatch")
+    ap.add_argument("--entry", default="radpatch.engine:apply", help="MODULE:FUNCTION the walk starts at")
+    args = ap.parse_args()
+    pkg = Path(args.root) / "radpatch"
+    paths = modules(pkg)
+    sizes = {n: len(p.read_text().splitlines()) for n, p in paths.items()}
+    top = [n for n, p in paths.items() if p.parent == pkg and p.name != "__init__.py"]
+    largest = max(sizes, key=lambda n: sizes[n])
+    mods = {n: Module(n, p, set(paths)) for n, p in paths.items()}
+    mod, _, fn = args.entry.partition(":")
+    trail = walk(mods, (mod, fn))
+    print(f"modules: {len(paths)} ({len(top)} at radpatch/'s top level)")
+    print(f"largest module: {largest} ({sizes[largest]} lines); median {sorted(sizes.values())[len(sizes) // 2]}")
+    for level, key in (("module", lambda m: m), ("package", lambda m: ".".join(m.split(".")[:2]))):
+        stays, returns = _stays([key(m) for m in trail])
+        print(f"walk of {args.entry} by {level}: {len(stays)} stays in {len(set(stays))} {level}s, {returns} returns")
+        print("  " + " > ".join(s.removeprefix("radpatch.") for s in stays))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
