@@ -18,6 +18,8 @@ import pytest
 
 from harness.kv_probe import BUILTIN_LAYOUTS, DEFAULTS
 
+pytestmark = pytest.mark.real  # tests/real's collection hook no longer marks this file
+
 REPO = Path(__file__).resolve().parents[2]
 
 SEED = "qwen38_dflash"  # 48 GDN + 16 full + 5 DFlash drafter sliding-window layers, 10,412 pages

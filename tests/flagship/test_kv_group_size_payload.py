@@ -27,13 +27,17 @@ MAX_MODEL_LEN = 262144
 PAGE = 1648 * 2 * 2 * 256 * 2  # any positive page size; the tests only need ratios
 KNOBS = (
     "RADIANCE_KV_GROUP_OPT", "RADIANCE_KV_GROUP_SIZE", "RADIANCE_KV_GROUP_MAX_GROUPS",
-    "RADIANCE_KV_GROUP_TOLERANCE",
+    "RADIANCE_KV_GROUP_TOLERANCE", "RADIANCE_KV_GROUP_OBJECTIVE", "RADIANCE_KV_GROUP_STEP_COST",
 )
-# RADIANCE_KV_GROUP_TOLERANCE's default as the registry documents it; the payload must agree
-DEFAULT_TOLERANCE = float(
-    yaml.safe_load((Path(__file__).resolve().parents[2] / "registry" / "kv_group_size.yaml")
-                   .read_text())["knobs"]["RADIANCE_KV_GROUP_TOLERANCE"]["default"]
-)
+# the knobs' defaults as the registry documents them; the payload must agree
+_REGISTRY = yaml.safe_load(
+    (Path(__file__).resolve().parents[2] / "registry" / "kv_group_size.yaml").read_text()
+)["knobs"]
+DEFAULT_TOLERANCE = float(_REGISTRY["RADIANCE_KV_GROUP_TOLERANCE"]["default"])
+DEFAULT_STEP_COST = float(_REGISTRY["RADIANCE_KV_GROUP_STEP_COST"]["default"])
+DEFAULT_OBJECTIVE = _REGISTRY["RADIANCE_KV_GROUP_OBJECTIVE"]["default"]
+DEFAULT_CAP = int(_REGISTRY["RADIANCE_KV_GROUP_MAX_GROUPS"]["default"])
+SEED_DRAFTER = {2: [0, 1, 2, 3, 4]}
 SEED_LINE = (
     "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request "
     "(upstream would pick size 5)"
@@ -129,12 +133,15 @@ def test_tie_goes_to_fewer_groups() -> None:
 
 
 def test_max_groups_cap() -> None:
-    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100)[0] == 1
-    # 9 groups > 8: best with <= 8 groups is 16 (3+1+1 groups, 195 blocks/request)
-    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=8) == (
+    # most capacity: size 1 (69 groups) past a cap of 100, size 16 under a cap of 8
+    most = {"objective": "capacity"}
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100, **most)[0] == 1
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=8, **most) == (
         16, 5, 195, "optimised",
     )
-    # no candidate at all -> upstream
+    # the default model: size 1's 60 more groups cost more than its 0.8% capacity buys
+    assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100)[0] == 8
+    # a cap below the number of buckets leaves nothing: upstream
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=2) == (
         5, 15, 738, "no-candidate",
     )
@@ -166,10 +173,14 @@ def test_disabled_and_forced() -> None:
         {"bucket_sizes": [4, 2], "bucket_costs": [1, -1]},
         {"max_groups": 0},
         {"forced": 0},
-        {"drafter_layers": [0]},
-        {"drafter_bucket": 3, "drafter_layers": [0]},
-        {"drafter_bucket": 2, "drafter_layers": [5]},
-        {"drafter_bucket": 2, "drafter_layers": [1, 1]},
+        {"drafters": {3: [0]}},
+        {"drafters": {2: [5]}},
+        {"drafters": {2: [1, 1]}},
+        {"drafters": {2: []}},
+        {"objective": "fastest"},
+        {"step_cost": -1.0},
+        {"step_cost": 100.0},
+        {"tolerance": 100.0},
     ],
 )
 def test_chooser_rejects_bad_input(kwargs: dict) -> None:
@@ -183,40 +194,53 @@ def test_chooser_rejects_bad_input(kwargs: dict) -> None:
 
 
 def test_drafter_never_split_where_objective_would_split_it() -> None:
-    # without a cap the unconstrained optimum is 1 (69 groups): 5 drafter layers in 5 groups
-    free = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100)
+    # most capacity, no cap: size 1 (69 groups) puts the 5 drafter layers in 5 groups
+    free = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100,
+                                         objective="capacity")
     assert free[0] == 1 and len(drafter_groups(5, list(range(5)), 1)) == 5
     kept = P._radiance_choose_group_size(
-        SEED_SIZES, SEED_COSTS, 5, max_groups=100, drafter_bucket=2,
-        drafter_layers=[0, 1, 2, 3, 4],
+        SEED_SIZES, SEED_COSTS, 5, max_groups=100, objective="capacity", drafters=SEED_DRAFTER,
     )
     assert kept == (8, 9, 382, "optimised")
 
 
 def test_drafter_constraint_within_default_cap() -> None:
-    # 12/4/5 with costs 9/160/8: size 1 strictly wins (788 vs 796 for size 2) with
+    # 12/4/5 with costs 9/160/8: size 1 has the most capacity (788 vs 796 for size 2) with
     # 21 <= 24 groups, splitting the 5 drafter layers; kept together the best is 5.
     sizes, costs = [12, 4, 5], [9, 160, 8]
-    assert P._radiance_choose_group_size(sizes, costs, 4) == (1, 21, 788, "optimised")
-    kept = P._radiance_choose_group_size(
-        sizes, costs, 4, drafter_bucket=2, drafter_layers=[0, 1, 2, 3, 4]
-    )
-    assert kept[0] == 5 and kept[3] == "optimised"
-    assert len(drafter_groups(5, [0, 1, 2, 3, 4], kept[0])) == 1
+    assert P._radiance_choose_group_size(sizes, costs, 4, objective="capacity") == (
+        1, 21, 788, "optimised")
+    for objective in ("capacity", "throughput"):
+        kept = P._radiance_choose_group_size(
+            sizes, costs, 4, drafters={2: [0, 1, 2, 3, 4]}, objective=objective)
+        assert kept[0] == 5 and kept[3] == "optimised"
+        assert len(drafter_groups(5, [0, 1, 2, 3, 4], kept[0])) == 1
 
 
 def test_drafter_sharing_a_bucket_with_target_layers() -> None:
     # EAGLE/DFlash drafter with the target's full-attention spec: bucket of 16 target + 5
-    # drafter layers (positions 16..20). Unconstrained, 3 wins (23 groups) and strides the
+    # drafter layers (positions 16..20). For capacity, 3 wins (23 groups) and strides the
     # bucket into 7 groups; the drafter needs that bucket to stay one group -> 21.
     sizes, costs, drafter = [48, 21], [9, 160], [16, 17, 18, 19, 20]
-    free = P._radiance_choose_group_size(sizes, costs, 21)
+    free = P._radiance_choose_group_size(sizes, costs, 21, objective="capacity")
     assert free[0] == 3 and len(drafter_groups(21, drafter, 3)) > 1
-    kept = P._radiance_choose_group_size(
-        sizes, costs, 21, drafter_bucket=1, drafter_layers=drafter
-    )
+    kept = P._radiance_choose_group_size(sizes, costs, 21, drafters={1: drafter})
     assert kept[0] == 21
     assert len(drafter_groups(21, drafter, 21)) == 1
+
+
+def test_drafter_over_two_buckets_stays_in_one_group_per_bucket() -> None:
+    # a DFlash head of five sliding-window layers and one full-attention layer of its own
+    # spec: two buckets, so at best two drafter groups; no size may split either
+    sizes, costs = [48, 16, 5, 1], [9, 160, 8, 160]
+    drafters = {2: [0, 1, 2, 3, 4], 3: [0]}
+    for objective in ("throughput", "capacity", "upstream-floor"):
+        size, groups, _, reason = P._radiance_choose_group_size(
+            sizes, costs, 1, drafters=drafters, objective=objective)
+        if reason == "no-candidate":
+            continue
+        assert size >= 5 and groups <= DEFAULT_CAP
+        assert P._radiance_keeps_drafters(sizes, drafters, size)
 
 
 def test_strided_drafter_may_share_a_group_count_above_one() -> None:
@@ -227,33 +251,69 @@ def test_strided_drafter_may_share_a_group_count_above_one() -> None:
 
 
 def test_forced_size_that_splits_drafter_falls_back() -> None:
-    got = P._radiance_choose_group_size(
-        SEED_SIZES, SEED_COSTS, 5, forced=4, drafter_bucket=2, drafter_layers=[0, 1, 2, 3, 4]
-    )
+    got = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=4,
+                                        drafters=SEED_DRAFTER)
     assert got == (5, 15, 738, "forced-splits-drafter")
 
 
-def test_no_candidate_returns_upstream() -> None:
-    # with the drafter constrained to one group of a 40-layer bucket and the cap at 3, only
-    # sizes >= 100 remain; size 100 (3 groups, objective 300) has less capacity than
-    # upstream's 40 (6 groups, objective 240): never below upstream, so upstream it is
-    got = P._radiance_choose_group_size(
-        [40, 200], [1, 1], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=3
-    )
-    assert 100 * P._radiance_group_stats([40, 200], [1, 1], 100)[1] > 40 * 6
+def test_upstream_floor_and_no_candidate() -> None:
+    # the drafter constrained to one group of a 40-layer bucket and the cap at 3: only sizes
+    # >= 100 remain; size 100 (3 groups) has less capacity than upstream's 40 (6 groups)
+    sizes, costs, drafters = [40, 200], [1, 1], {0: [0, 1]}
+    assert objective(sizes, costs, 100) > objective(sizes, costs, 40)
+    # the default takes it (upstream's plan is above the cap) ...
+    got = P._radiance_choose_group_size(sizes, costs, 40, drafters=drafters, max_groups=3)
+    assert got == (100, 3, 3, "optimised")
+    # ... never below upstream keeps upstream's plan
+    got = P._radiance_choose_group_size(sizes, costs, 40, drafters=drafters, max_groups=3,
+                                        objective="upstream-floor")
     assert got == (40, 6, 6, "no-candidate")
-    # 40 + 210 layers, the big bucket dear: upstream's 40 pads it (6 groups of 35 -> 40),
-    # size 105 (3 groups) beats upstream and is taken
-    got = P._radiance_choose_group_size(
-        [40, 210], [1, 10], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=3
-    )
-    assert got == (105, 3, 21, "optimised")
+    # 40 + 210 layers, the big bucket dear: size 105 (3 groups) beats upstream under any objective
+    for mode in ("throughput", "capacity", "upstream-floor"):
+        got = P._radiance_choose_group_size(
+            [40, 210], [1, 10], 40, drafters=drafters, max_groups=3, objective=mode)
+        assert got == (105, 3, 21, "optimised")
     assert 105 * 21 < 40 * P._radiance_group_stats([40, 210], [1, 10], 40)[1]
     # a cap below the bucket count leaves nothing: upstream
-    got = P._radiance_choose_group_size(
-        [40, 200], [1, 1], 40, drafter_bucket=0, drafter_layers=[0, 1], max_groups=1
-    )
+    got = P._radiance_choose_group_size(sizes, costs, 40, drafters=drafters, max_groups=1)
     assert got == (40, 6, 6, "no-candidate")
+
+
+# --------------------------------------------------------------------------- the reference
+
+
+def reference(sizes: list[int], costs: list[int], up: int, drafters: dict[int, list[int]],
+              cap: int, mode: str, step_cost: float, tolerance: float = 0.0) -> tuple[int, str]:
+    """The objective restated on vLLM's split (layers[i::n]), by brute force, in rationals."""
+    from fractions import Fraction
+
+    def groups_of(g: int) -> int:
+        return sum(len(vllm_split(s, g)) for s in sizes)
+
+    def obj(g: int) -> int:
+        return allocator_size(sizes, g) * sum(len(vllm_split(s, g)) * c for s, c in zip(sizes, costs))
+
+    def keeps(g: int) -> bool:
+        return all(len(drafter_groups(sizes[b], pos, g)) == 1 for b, pos in drafters.items())
+
+    options = [g for g in range(1, max(sizes) + 1)
+               if allocator_size(sizes, g) == g and keeps(g) and groups_of(g) <= cap]
+    if mode == "upstream-floor":
+        up_keeps = keeps(allocator_size(sizes, up))
+        if len(drafters) != 1 or up_keeps or any(obj(g) <= obj(up) for g in options):
+            options = [g for g in options if obj(g) <= obj(up)]
+    if not options:
+        return up, "no-candidate"
+    r = Fraction(0) if mode == "capacity" else Fraction(str(step_cost))
+
+    def score(g: int) -> Fraction:
+        return obj(g) * (100 + r * groups_of(g))
+
+    best = min(options, key=lambda g: (score(g), groups_of(g), obj(g), g))
+    near = [g for g in options
+            if score(g) * (100 - Fraction(str(tolerance))) <= score(best) * 100]
+    taken = min(near, key=lambda g: (groups_of(g), score(g), obj(g), g))
+    return taken, "optimised" if taken == best else "tolerance"
 
 
 @settings(max_examples=300, deadline=None)
@@ -261,63 +321,69 @@ def test_no_candidate_returns_upstream() -> None:
     st.lists(st.integers(1, 64), min_size=1, max_size=5),
     st.lists(st.integers(0, 400), min_size=5, max_size=5),
     st.integers(1, 40),
+    st.sampled_from(["throughput", "capacity", "upstream-floor"]),
+    st.sampled_from([0.0, 0.42, 1.0, 3.5]),
     st.data(),
 )
-def test_chooser_properties(
-    sizes: list[int], costs: list[int], max_groups: int, data: st.DataObject
+def test_chooser_matches_the_reference(
+    sizes: list[int], costs: list[int], cap: int, mode: str, step_cost: float,
+    data: st.DataObject,
 ) -> None:
     costs = costs[: len(sizes)]
     up = upstream_size(sizes)
-    drafter_bucket = data.draw(st.none() | st.integers(0, len(sizes) - 1))
-    positions = None
-    if drafter_bucket is not None:
-        positions = data.draw(
-            st.lists(st.integers(0, sizes[drafter_bucket] - 1), min_size=1, unique=True)
-        )
+    buckets = data.draw(st.lists(st.integers(0, len(sizes) - 1), unique=True, max_size=2))
+    drafters = {
+        b: data.draw(st.lists(st.integers(0, sizes[b] - 1), min_size=1, unique=True))
+        for b in buckets
+    }
+    tolerance = data.draw(st.sampled_from([0.0, 0.0, 2.0, 10.0]))
     size, num_groups, bpr, reason = P._radiance_choose_group_size(
-        sizes, costs, up, drafter_bucket=drafter_bucket, drafter_layers=positions,
-        max_groups=max_groups,
+        sizes, costs, up, drafters=drafters, max_groups=cap, objective=mode,
+        step_cost=step_cost, tolerance=tolerance,
     )
-
-    def admissible(g: int) -> bool:
-        if allocator_size(sizes, g) != g:
-            return False
-        if sum(cdiv(s, g) for s in sizes) > max_groups:
-            return False
-        if drafter_bucket is None:
-            return True
-        assert positions is not None
-        return len(drafter_groups(sizes[drafter_bucket], positions, g)) == 1
-
-    def objective(g: int) -> tuple[int, int]:
-        groups = sum(cdiv(s, g) for s in sizes)
-        return g * sum(cdiv(s, g) * c for s, c in zip(sizes, costs)), groups
-
-    def keeps(g: int) -> bool:
-        if drafter_bucket is None:
-            return True
-        assert positions is not None
-        return len(drafter_groups(sizes[drafter_bucket], positions, g)) == 1
-
-    up_canonical = allocator_size(sizes, up)
-    floor = objective(up_canonical)[0] if keeps(up_canonical) else None
-    options = [
-        g for g in range(1, max(sizes) + 1)
-        if admissible(g) and (floor is None or objective(g)[0] <= floor)
-    ]
-    if not options:
-        assert (size, reason) == (up, "no-candidate")
+    assert (size, reason) == reference(sizes, costs, up, drafters, cap, mode, step_cost, tolerance)
+    if reason == "no-candidate":
+        # only when no size within the cap keeps the drafter together (or, never below
+        # upstream, reaches upstream's capacity)
         return
-    assert reason == "optimised"
-    # canonical: exactly the size vLLM's allocator derives from the groups
     assert allocator_size(sizes, size) == size
-    assert size == max(cdiv(s, cdiv(s, size)) for s in sizes)
-    assert num_groups == sum(len(vllm_split(s, size)) for s in sizes) <= max_groups
+    assert num_groups == sum(len(vllm_split(s, size)) for s in sizes) <= cap
     assert bpr == sum(cdiv(s, size) * c for s, c in zip(sizes, costs))
-    assert objective(size) == min(objective(g) for g in options)
-    if drafter_bucket is not None:
-        assert positions is not None
-        assert len(drafter_groups(sizes[drafter_bucket], positions, size)) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(1, 64), min_size=2, max_size=5),
+    st.lists(st.integers(1, 400), min_size=5, max_size=5),
+    st.data(),
+)
+def test_default_never_keeps_an_explosion_when_a_size_within_the_cap_exists(
+    sizes: list[int], costs: list[int], data: st.DataObject
+) -> None:
+    # generated layouts with a one-layer bucket (a drafter's own full-attention layer, a
+    # singleton state cache): upstream's heuristic then picks size 1
+    sizes = [*sizes, 1]
+    costs = costs[: len(sizes) - 1] + [costs[-1]]
+    up = upstream_size(sizes)
+    drafted = data.draw(st.booleans())
+    drafters = {len(sizes) - 1: [0]} if drafted else {}
+    size, num_groups, _, reason = P._radiance_choose_group_size(
+        sizes, costs, up, drafters=drafters)
+    within = [g for g in range(1, max(sizes) + 1)
+              if sum(cdiv(s, g) for s in sizes) <= DEFAULT_CAP]
+    if within:  # a one-layer drafter bucket never constrains: every size keeps it
+        assert reason == "optimised" and num_groups <= DEFAULT_CAP
+    else:
+        assert (size, reason) == (up, "no-candidate")
+    # and the plan is on the front: no size within the cap has at least its capacity with
+    # fewer groups
+    if reason == "optimised":
+        mine = objective(sizes, costs, size)
+        for g in within:
+            if allocator_size(sizes, g) != g:
+                continue
+            fewer = sum(cdiv(s, g) for s in sizes) < num_groups
+            assert not (fewer and objective(sizes, costs, g) <= mine)
 
 
 @given(st.integers(1, 40), st.integers(1, 40), st.data())
@@ -329,7 +395,7 @@ def test_keeps_drafter_matches_vllm_assignment(
     assert P._radiance_keeps_drafter(bucket_len, positions, g) == expected
 
 
-# --------------------------------------------------------------------------- the tolerance
+# --------------------------------------------------------------------------- the model
 
 # Published layouts' buckets and per-group costs as vLLM 0.33.0 hands them to the patch
 # (benchmarks/results/capacity.md: "vLLM's layer buckets"); upstream's size from vLLM's heuristic.
@@ -338,7 +404,7 @@ MIMO_V2_FLASH = ([9, 40], [8192, 521])
 
 
 def objective(sizes: list[int], costs: list[int], g: int) -> int:
-    return g * sum(cdiv(s, g) * c for s, c in zip(sizes, costs))
+    return allocator_size(sizes, g) * sum(cdiv(s, g) * c for s, c in zip(sizes, costs))
 
 
 def gap(sizes: list[int], costs: list[int], best: int, other: int) -> float:
@@ -346,68 +412,80 @@ def gap(sizes: list[int], costs: list[int], best: int, other: int) -> float:
     return 100 * (1 - objective(sizes, costs, best) / objective(sizes, costs, other))
 
 
-def choose(sizes: list[int], costs: list[int], tolerance: float, **kw: object) -> tuple:
-    return P._radiance_choose_group_size(
-        sizes, costs, upstream_size(sizes), tolerance=tolerance, **kw  # type: ignore[arg-type]
-    )
+def break_even(sizes: list[int], costs: list[int], a: int, b: int) -> float:
+    """The step cost (percent per group) at which sizes a and b model the same throughput:
+    obj_a * (1 + r n_a) = obj_b * (1 + r n_b)."""
+    oa, ob = objective(sizes, costs, a), objective(sizes, costs, b)
+    na, nb = (sum(cdiv(s, g) for s in sizes) for g in (a, b))
+    return 100 * (ob - oa) / (oa * na - ob * nb)
 
 
-def test_tolerance_on_the_seed_moves_to_16_only_past_its_gap() -> None:
-    # size 16 (5 groups) has 2.05% less capacity than size 8 (9 groups)
-    edge = gap(SEED_SIZES, SEED_COSTS, 8, 16)
-    assert 2 < edge < 2.1
-    drafter = {"drafter_bucket": 2, "drafter_layers": [0, 1, 2, 3, 4]}
-    for t in (0.0, 1.0, DEFAULT_TOLERANCE, edge - 1e-9):
-        assert choose(SEED_SIZES, SEED_COSTS, t, **drafter) == (8, 9, 382, "optimised")
-    assert choose(SEED_SIZES, SEED_COSTS, edge + 1e-9, **drafter) == (16, 5, 195, "tolerance")
-    # size 24 (4 groups) is below upstream's capacity: no tolerance reaches it
-    assert objective(SEED_SIZES, SEED_COSTS, 24) > objective(SEED_SIZES, SEED_COSTS, 5)
-    assert choose(SEED_SIZES, SEED_COSTS, 99.0, **drafter)[:2] == (16, 5)
+def choose(sizes: list[int], costs: list[int], **kw: object) -> tuple:
+    return P._radiance_choose_group_size(sizes, costs, upstream_size(sizes), **kw)  # type: ignore[arg-type]
 
 
-def test_default_tolerance_keeps_gemma3_and_declines_mimo() -> None:
+def test_the_seed_moves_to_16_only_past_its_break_even() -> None:
+    # size 16 (5 groups) has 2.05% less capacity than size 8 (9 groups): it wins once a
+    # group costs more than the break-even share of a step
+    edge = break_even(SEED_SIZES, SEED_COSTS, 8, 16)
+    assert DEFAULT_STEP_COST < edge < 0.6
+    kw = {"drafters": SEED_DRAFTER}
+    for r in (0.0, DEFAULT_STEP_COST, edge - 1e-6):
+        assert choose(SEED_SIZES, SEED_COSTS, step_cost=r, **kw) == (8, 9, 382, "optimised")
+    assert choose(SEED_SIZES, SEED_COSTS, step_cost=edge + 1e-6, **kw)[:2] == (16, 5)
+    # the default knobs keep the flagship's numbers
+    assert choose(SEED_SIZES, SEED_COSTS, step_cost=DEFAULT_STEP_COST, tolerance=DEFAULT_TOLERANCE,
+                  objective=DEFAULT_OBJECTIVE, **kw) == (8, 9, 382, "optimised")
+
+
+def test_default_model_on_gemma3_and_mimo() -> None:
+    # Gemma 3: 6 more groups for 2.5% capacity pay at the default step cost (break-even 0.44%)
     sizes, costs = GEMMA3_27B
     assert upstream_size(sizes) == 10
-    assert choose(sizes, costs, 0.0)[:2] == (5, 13)
-    assert gap(sizes, costs, 5, 10) > DEFAULT_TOLERANCE  # 2.47%: 13 groups stay
-    assert choose(sizes, costs, DEFAULT_TOLERANCE) == choose(sizes, costs, 0.0)
-    assert choose(sizes, costs, 3.0) == (10, 7, 11654, "tolerance")
+    assert DEFAULT_STEP_COST < break_even(sizes, costs, 5, 10)
+    assert choose(sizes, costs)[:2] == (5, 13)
+    # MiMo-V2-Flash: 11 more groups for 1.6% do not: upstream's size stays
     sizes, costs = MIMO_V2_FLASH
-    assert upstream_size(sizes) == 9
-    assert choose(sizes, costs, 0.0)[:2] == (3, 17)
-    assert gap(sizes, costs, 3, 9) < DEFAULT_TOLERANCE  # 1.61% for 11 more groups
-    assert choose(sizes, costs, DEFAULT_TOLERANCE) == (9, 6, 10797, "tolerance")
+    assert choose(sizes, costs, objective="capacity")[:2] == (3, 17)
+    assert DEFAULT_STEP_COST > break_even(sizes, costs, 3, 9)
+    assert choose(sizes, costs)[:2] == (9, 6)
 
 
-def test_tolerance_never_goes_below_upstream() -> None:
-    sizes, costs = GEMMA3_27B
-    # size 11 (6 groups) is within 8% of the best but has less capacity than upstream's 10
-    assert gap(sizes, costs, 5, 11) < 8
-    assert objective(sizes, costs, 11) > objective(sizes, costs, 10)
-    assert choose(sizes, costs, 8.0)[:2] == (10, 7)
+def test_explosion_rows_come_within_the_cap() -> None:
+    # issue 24's rows as vLLM 0.33.0 buckets them (costs: GDN 9, full 160, SW 8 or 7)
+    rows = [
+        ([48, 16, 5, 1], [9, 160, 8, 160], {2: [0, 1, 2, 3, 4], 3: [0]}),
+        ([30, 10, 5, 1], [9, 160, 8, 160], {2: [0, 1, 2, 3, 4], 3: [0]}),
+        ([36, 12, 12, 1], [9, 160, 8, 160], {}),
+    ]
+    for sizes, costs, drafters in rows:
+        up = upstream_size(sizes)
+        assert up == 1 and sum(sizes) > DEFAULT_CAP  # upstream: one group per layer
+        _, groups, _, reason = choose(sizes, costs, drafters=drafters)
+        assert reason == "optimised" and groups <= DEFAULT_CAP
+        # never below upstream keeps upstream's explosion (no size within the cap reaches it)
+        assert choose(sizes, costs, drafters=drafters, objective="upstream-floor")[0] == 1
 
 
-def test_tolerance_never_trades_below_upstream_when_upstream_splits_the_drafter() -> None:
-    # upstream's size 4 splits the drafter (bucket 1, 5 layers); size 7 keeps it and beats
-    # upstream's capacity; size 8 is within 1.75% of 7 with fewer groups but below upstream
-    sizes, costs, drafter = [4, 7, 23], [1, 40, 8], [2, 0, 4, 1, 3]
-    up = P._radiance_canonical_size(sizes, upstream_size(sizes))
-    assert len(drafter_groups(sizes[1], drafter, up)) > 1
-    assert objective(sizes, costs, 7) <= objective(sizes, costs, up) < objective(sizes, costs, 8)
-    assert P._radiance_within_tolerance(objective(sizes, costs, 8), objective(sizes, costs, 7), 1.75)
-    got = P._radiance_choose_group_size(sizes, costs, upstream_size(sizes), drafter_bucket=1,
-                                        drafter_layers=drafter, tolerance=1.75)
-    assert got[0] == 7 and got[3] == "optimised"
+def test_upstream_within_the_cap_can_be_traded_for_fewer_groups() -> None:
+    # #51742's review counter-example: 30 GDN, 10 full, 3 + 2 SW; upstream size 2, 23 groups.
+    # Size 5 has 10 groups and 1.5% less capacity: the model takes it; the floor does not.
+    sizes, costs = [30, 10, 3, 2], [9, 160, 8, 7]
+    assert upstream_size(sizes) == 2
+    assert choose(sizes, costs)[:2] == (5, 10)
+    assert 0 < gap(sizes, costs, 2, 5) < 2
+    assert choose(sizes, costs, objective="upstream-floor")[:2] == (2, 23)
+    assert choose(sizes, costs, objective="capacity")[:2] == (2, 23)
 
 
 @pytest.mark.parametrize("bad", [-0.5, 100.0, 250.0])
 def test_tolerance_out_of_range_is_rejected(bad: float) -> None:
     with pytest.raises(ValueError):
-        choose(SEED_SIZES, SEED_COSTS, bad)
+        choose(SEED_SIZES, SEED_COSTS, tolerance=bad)
 
 
 def test_tolerance_boundary_is_exact() -> None:
-    # objectives 180 and 200 are exactly 10% apart in capacity: 10 takes it, 9.99 does not
+    # scores 180 and 200 are exactly 10% apart: 10 takes it, 9.99 does not
     assert P._radiance_within_tolerance(200, 180, 10.0)
     assert not P._radiance_within_tolerance(200, 180, 9.99)
     # the knob's decimal is taken exactly (0.1 is not a binary float)
@@ -417,56 +495,19 @@ def test_tolerance_boundary_is_exact() -> None:
     assert not P._radiance_within_tolerance(181, 180, 0.0)
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.integers(1, 64), min_size=1, max_size=5),
-    st.lists(st.integers(0, 400), min_size=5, max_size=5),
-    st.integers(1, 40),
-    st.floats(0, 60, allow_nan=False),
-    st.data(),
-)
-def test_tolerance_properties(
-    sizes: list[int], costs: list[int], max_groups: int, tolerance: float, data: st.DataObject
-) -> None:
-    costs = costs[: len(sizes)]
-    up = upstream_size(sizes)
-    drafter_bucket = data.draw(st.none() | st.integers(0, len(sizes) - 1))
-    kw: dict[str, object] = {"max_groups": max_groups}
-    positions: list[int] = []
-    if drafter_bucket is not None:
-        positions = data.draw(
-            st.lists(st.integers(0, sizes[drafter_bucket] - 1), min_size=1, unique=True)
-        )
-        kw.update(drafter_bucket=drafter_bucket, drafter_layers=positions)
-    best = P._radiance_choose_group_size(sizes, costs, up, **kw)  # type: ignore[arg-type]
-    got = P._radiance_choose_group_size(
-        sizes, costs, up, tolerance=tolerance, **kw  # type: ignore[arg-type]
-    )
-    if best[3] == "no-candidate":
-        assert got == best
-        return
-    size, num_groups, _, reason = got
-    assert reason == ("optimised" if size == best[0] else "tolerance")
-    # within the tolerance of the best; never more groups than the best
-    assert objective(sizes, costs, size) * (100 - tolerance) <= (
-        objective(sizes, costs, best[0]) * 100 * (1 + 1e-12)
-    )
-    assert num_groups <= best[1] <= max_groups
-    assert allocator_size(sizes, size) == size
-    if drafter_bucket is not None:
-        assert len(drafter_groups(sizes[drafter_bucket], positions, size)) == 1
-    up_size = allocator_size(sizes, up)
-    up_keeps = drafter_bucket is None or len(
-        drafter_groups(sizes[drafter_bucket], positions, up_size)) == 1
-    if up_keeps or objective(sizes, costs, best[0]) <= objective(sizes, costs, up_size):
-        # never below upstream's capacity (also when upstream splits the drafter, as long as
-        # the best drafter-keeping size reaches it)
-        assert objective(sizes, costs, size) <= objective(sizes, costs, up_size)
-    # more tolerance never means more groups
-    wider = P._radiance_choose_group_size(
-        sizes, costs, up, tolerance=min(99.0, tolerance * 2 + 1), **kw  # type: ignore[arg-type]
-    )
-    assert wider[1] <= num_groups
+def test_tolerance_on_the_seed() -> None:
+    # under the default model size 16 scores within 0.5% of size 8: a 1% tolerance takes it
+    kw = {"drafters": SEED_DRAFTER}
+    assert choose(SEED_SIZES, SEED_COSTS, tolerance=0.4, **kw) == (8, 9, 382, "optimised")
+    assert choose(SEED_SIZES, SEED_COSTS, tolerance=1.0, **kw) == (16, 5, 195, "tolerance")
+    # never below upstream with no step cost: the old capacity tolerance
+    floor = {"objective": "upstream-floor", "step_cost": 0.0, **kw}
+    assert choose(SEED_SIZES, SEED_COSTS, tolerance=2.0, **floor)[:2] == (8, 9)
+    assert choose(SEED_SIZES, SEED_COSTS, tolerance=gap(SEED_SIZES, SEED_COSTS, 8, 16) + 1e-9,
+                  **floor) == (16, 5, 195, "tolerance")
+    # size 24 (4 groups) is below upstream's capacity: no tolerance reaches it under the floor
+    assert objective(SEED_SIZES, SEED_COSTS, 24) > objective(SEED_SIZES, SEED_COSTS, 5)
+    assert choose(SEED_SIZES, SEED_COSTS, tolerance=99.0, **floor)[:2] == (16, 5)
 
 
 # --------------------------------------------------------------------------- the glue
@@ -494,6 +535,7 @@ class BrokenSpec(FakeSpec):
 class FakeModelConfig:
     def __init__(self, num_layers: int) -> None:
         self.num_layers = num_layers
+        self.max_model_len = MAX_MODEL_LEN
 
     def get_total_num_hidden_layers(self) -> int:
         return self.num_layers
@@ -537,14 +579,14 @@ def test_glue_names_the_tolerance_when_it_changed_the_choice(
     with caplog.at_level(logging.INFO, logger=P.__name__):
         assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 16
     infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-    assert infos == [
+    assert infos == [(
         "[radiance] kv cache groups: size 16, 5 groups, 195 blocks/request (upstream would "
         f"pick size 5) [RADIANCE_KV_GROUP_TOLERANCE=3%: 5 groups instead of 9 (size 8) for "
         f"{loss:.2f}% less capacity]"
-    ]
+    )]
     # a tolerance that changes nothing is not named: the seed's exact line
     caplog.clear()
-    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "2%")
+    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "0.4%")
     with caplog.at_level(logging.INFO, logger=P.__name__):
         assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 8
     assert [r.getMessage() for r in caplog.records] == [SEED_LINE]
@@ -613,7 +655,7 @@ def test_knob_size_forces(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCap
 
 def test_knob_max_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     layers, specs = seed_buckets()
-    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "0")  # the objective alone
+    monkeypatch.setenv("RADIANCE_KV_GROUP_OBJECTIVE", "capacity")  # the most capacity
     monkeypatch.setenv("RADIANCE_KV_GROUP_MAX_GROUPS", "8")
     assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 16
     monkeypatch.setenv("RADIANCE_KV_GROUP_MAX_GROUPS", "100")
@@ -637,6 +679,9 @@ def test_knob_max_groups(monkeypatch: pytest.MonkeyPatch) -> None:
         ("RADIANCE_KV_GROUP_TOLERANCE", "100"),
         ("RADIANCE_KV_GROUP_TOLERANCE", "nan"),
         ("RADIANCE_KV_GROUP_TOLERANCE", "inf"),
+        ("RADIANCE_KV_GROUP_OBJECTIVE", "fastest"),
+        ("RADIANCE_KV_GROUP_STEP_COST", "-0.1"),
+        ("RADIANCE_KV_GROUP_STEP_COST", "much"),
     ],
 )
 def test_malformed_knobs_fall_back_with_warning(
@@ -651,14 +696,100 @@ def test_malformed_knobs_fall_back_with_warning(
 
 
 def test_knob_parsing() -> None:
-    assert P._radiance_read_knobs({}) == (True, None, 24, DEFAULT_TOLERANCE)
+    assert P._radiance_read_knobs({}) == (
+        True, None, DEFAULT_CAP, DEFAULT_OBJECTIVE, DEFAULT_STEP_COST, DEFAULT_TOLERANCE)
     assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_OPT": " Off "})[:3] == (False, None, 24)
     assert P._radiance_read_knobs(
         {"RADIANCE_KV_GROUP_SIZE": "7", "RADIANCE_KV_GROUP_MAX_GROUPS": "12"}
     )[:3] == (True, 7, 12)
     for raw, value in (("0", 0.0), (" 2.5 ", 2.5), ("3%", 3.0), ("1e1", 10.0),
                        ("", DEFAULT_TOLERANCE)):
-        assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_TOLERANCE": raw})[3] == value
+        assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_TOLERANCE": raw})[5] == value
+    for raw, value in (("1.3", 1.3), ("0%", 0.0), ("", DEFAULT_STEP_COST)):
+        assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_STEP_COST": raw})[4] == value
+    for raw, value in ((" Capacity ", "capacity"), ("upstream-floor", "upstream-floor"),
+                       ("", DEFAULT_OBJECTIVE)):
+        assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_OBJECTIVE": raw})[3] == value
+
+
+def explosion_buckets() -> tuple[list[list[str]], list[list[FakeSpec]]]:
+    """Qwen3.6-27B + DFlash with a full-attention drafter layer of its own spec: buckets
+    48 GDN / 16 full / 5 drafter SW / 1 drafter full; upstream's heuristic picks size 1."""
+    layers, specs = seed_buckets()
+    drafter = [f"model.layers.{64 + j}.self_attn.attn" for j in range(6)]
+    return ([layers[0], layers[1], drafter[:5], drafter[5:]],
+            [*specs, [FakeSpec(160)]])
+
+
+def test_glue_states_a_trade_below_upstream_with_both_token_counts(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    layers, specs = explosion_buckets()
+    sizes, costs = [len(b) for b in layers], [9, 160, 8, 160]
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        size = P._radiance_kv_group_size(layers, specs, 1, make_config())
+    groups, bpr = P._radiance_group_stats(sizes, costs, size)
+    up_groups, up_bpr = P._radiance_group_stats(sizes, costs, 1)
+    assert up_groups > DEFAULT_CAP >= groups
+    per_gib = [(2**30 * MAX_MODEL_LEN) // (PAGE * g * b) for g, b in ((size, bpr), (1, up_bpr))]
+    loss = 100 * (1 - up_bpr / (size * bpr))
+    assert [r.getMessage() for r in caplog.records] == [(
+        f"[radiance] kv cache groups: size {size}, {groups} groups, {bpr} blocks/request "
+        f"(upstream would pick size 1) [below upstream's capacity: {per_gib[0]:,} instead of "
+        f"{per_gib[1]:,} KV tokens per GiB of KV cache ({loss:.2f}% less) because upstream's "
+        f"{up_groups} groups are above the cap of {DEFAULT_CAP}; "
+        "RADIANCE_KV_GROUP_OBJECTIVE=upstream-floor keeps upstream's capacity]"
+    )]
+    # never below upstream: no size within the cap reaches upstream's capacity -> upstream
+    caplog.clear()
+    monkeypatch.setenv("RADIANCE_KV_GROUP_OBJECTIVE", "upstream-floor")
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_kv_group_size(layers, specs, 1, make_config()) == 1
+    assert "no admissible group size (no-candidate)" in caplog.text
+    # the most capacity within the cap: at least as much as the default, never more groups
+    # than the cap
+    monkeypatch.setenv("RADIANCE_KV_GROUP_OBJECTIVE", "capacity")
+    most = P._radiance_kv_group_size(layers, specs, 1, make_config())
+    assert objective(sizes, costs, most) <= objective(sizes, costs, size)
+    assert P._radiance_group_stats(sizes, costs, most)[0] <= DEFAULT_CAP
+
+
+def test_glue_trade_note_without_a_page_size_gives_percentages() -> None:
+    note = P._radiance_trade_note([30, 10, 3, 2], [9, 160, 8, 7], (5, 10, 390, "optimised"), 2,
+                                  24, None)
+    assert note.startswith(" [below upstream's capacity: 1.")
+    assert "because 13 fewer groups per step" in note
+
+
+class PackedGroup:
+    def __init__(self, pages: list[int]) -> None:
+        self.kv_cache_spec = SimpleNamespace(kv_cache_specs={
+            f"layer{i}": SimpleNamespace(page_size_bytes=page) for i, page in enumerate(pages)})
+
+
+def test_packed_notice_says_the_patch_is_out_of_play(caplog: pytest.LogCaptureFixture) -> None:
+    layout = SimpleNamespace(name="BLNHC", is_block_outermost=True)
+    config = SimpleNamespace(cache_config=SimpleNamespace(get_resolved_kv_cache_layout=lambda: layout))
+    groups = [PackedGroup([100, 300]), PackedGroup([100, 300]), PackedGroup([200])]
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_packed_notice(groups, config) is groups
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [(
+        logging.INFO,
+        ("[radiance] kv cache groups: kv_group_size is not in effect for this engine: vLLM packed "
+         "the layers into 3 groups itself (KV cache layout BLNHC is block-outermost and the "
+         "layers have 3 page sizes: _get_packed_kv_cache_groups), so the group size "
+         "kv_group_size chooses is never used"),
+    )]
+    # vLLM did not pack (None, or no groups): nothing said, the value passed through
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_packed_notice(None, config) is None
+        assert P._radiance_packed_notice([], config) == []
+    assert caplog.records == []
+    # a config it cannot read still gives the line, never an exception
+    with caplog.at_level(logging.INFO, logger=P.__name__):
+        assert P._radiance_packed_notice(groups, object()) is groups
+    assert "not in effect for this engine" in caplog.text
 
 
 # --------------------------------------------------------------------------- drafter recognition
@@ -705,18 +836,26 @@ def test_glue_shared_bucket_drafter(monkeypatch: pytest.MonkeyPatch) -> None:
     specs = [[FakeSpec(9)], [FakeSpec(160)]]
     assert positions_of(shared, make_config()) == {1: [16, 17, 18, 19, 20]}
     assert P._radiance_kv_group_size(shared, specs, 21, make_config()) == 21
-    # without the drafter recognised the objective would have picked 3
-    monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "0")
+    # without the drafter recognised the most capacity would be size 3
+    monkeypatch.setenv("RADIANCE_KV_GROUP_OBJECTIVE", "capacity")
     assert P._radiance_kv_group_size(shared, specs, 21, make_config(method=None)) == 3
 
 
-def test_drafter_spanning_buckets_keeps_upstream(caplog: pytest.LogCaptureFixture) -> None:
+def test_glue_drafter_spanning_buckets_stays_in_one_group_per_bucket(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # 16 full + 2 drafter layers of the same spec share a bucket; 3 drafter layers have their
+    # own: both drafter buckets must keep their drafter layers in one group
     layers, _ = seed_buckets()
     split = [layers[0], layers[1] + layers[2][:2], layers[2][2:]]
     specs = [[FakeSpec(9)], [FakeSpec(160)], [FakeSpec(8)]]
+    drafters = positions_of(split, make_config())
+    assert drafters == {1: [16, 17], 2: [0, 1, 2]}
     with caplog.at_level(logging.INFO, logger=P.__name__):
-        assert P._radiance_kv_group_size(split, specs, 3, make_config()) == 3
-    assert "drafter-spans-buckets" in caplog.text
+        size = P._radiance_kv_group_size(split, specs, 3, make_config())
+    assert P._radiance_keeps_drafters([48, 18, 3], drafters, size)
+    assert sum(cdiv(s, size) for s in (48, 18, 3)) <= DEFAULT_CAP
+    assert "[radiance] kv cache groups: size" in caplog.text
 
 
 def test_unrecognised_draft_flag_keeps_upstream(caplog: pytest.LogCaptureFixture) -> None:
@@ -776,7 +915,7 @@ def test_functions_only_use_builtins_and_payload_names() -> None:
 def test_runs_injected_into_a_foreign_module(caplog: pytest.LogCaptureFixture) -> None:
     # what radpatch does: the definitions land in vLLM's module namespace
     namespace: dict[str, object] = {"__name__": "vllm.v1.core.kv_cache_utils"}
-    exec(compile(inspect.getsource(P), "kv_cache_utils.py", "exec"), namespace)
+    exec(compile(inspect.getsource(P), "kv_cache_utils.py", "exec"), namespace)  # noqa: S102 -- what radpatch's injection amounts to
     layers, specs = seed_buckets()
     glue = namespace["_radiance_kv_group_size"]
     with caplog.at_level(logging.INFO, logger="vllm.v1.core.kv_cache_utils"):
