@@ -99,14 +99,7 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
             continue
         if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
             say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
-            changes.append(
-                _change(
-                    ps,
-                    _from_kept_original(
-                        ps, lambda f, pristine: plan.plan(patch, f.rewrites, f.module, f.path, pristine, env).after
-                    ),
-                )
-            )
+            changes.append(_change(ps, _replanned(ps, patch, env)))
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -332,6 +325,13 @@ def _layout_edited(ps: PatchState, f: FileState, current: bytes, rec: FileRecord
     raise RefusedError(
         f"{ps.patch.name}: reverting {f.relpath} would not give back the recorded original (sha256 {rec.original_sha256[:12]}…)",
         "the file's code was edited since it was patched; reinstall the distribution instead",
+    )
+
+
+def _replanned(ps: PatchState, patch: Patch, env: PythonEnv) -> list[plan.FileChange]:
+    """Each file planned afresh by `patch` from its kept original (a function, so the closure binds this patch)."""
+    return _from_kept_original(
+        ps, lambda f, pristine: plan.plan(patch, f.rewrites, f.module, f.path, pristine, env).after
     )
 
 

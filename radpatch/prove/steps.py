@@ -159,12 +159,24 @@ def placement_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after
     for check in (placement.shadowed, placement.dead_changes):
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
-            k = placement.first_failing(
-                len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where)))
-            )
-            rw = rws[(k or len(rws)) - 1]
+            rw = _first_showing(check, patch, rws, before, where)
             return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
     return None
+
+
+def _first_showing(
+    check: Callable[[placement.Placement, placement.Placement], list[str]],
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    before: bytes,
+    where: str,
+) -> Rewrite:
+    """The rewrite that shows what `check` found: the first that, applied with those before it, is flagged
+    (the last rewrite if no prefix is)."""
+    k = placement.first_failing(
+        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where)))
+    )
+    return rws[(k or len(rws)) - 1]
 
 
 def _target(python: PythonEnv, before: bytes, after: bytes, where: str) -> target_python.Verdict:
@@ -205,6 +217,13 @@ def reverse_check(
     return None
 
 
+def _undo_one(patch: Patch, one: tuple[Rewrite, ...], prior: bytes, after: bytes, where: str) -> str | None:
+    """The reverse proof of one rewrite's own step: `prior` patched by `one` gave `after`."""
+    return reverse_check(
+        prior, after, lambda d: backward(patch, one, d, where), lambda d: forward(patch, one, d, where), where
+    )
+
+
 def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) -> str | None:
     """The first rewrite whose own step does not undo, named with its registry file:line."""
     for k in range(len(rws)):
@@ -214,9 +233,7 @@ def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) ->
             after = forward(patch, one, prior, where)
         except RefusedError:
             return None
-        why = reverse_check(
-            prior, after, lambda d: backward(patch, one, d, where), lambda d: forward(patch, one, d, where), where
-        )
+        why = _undo_one(patch, one, prior, after, where)
         if why is not None:
             return why if why.startswith("rewrite ") else f"rewrite {rws[k].id!r} ({rws[k].where}): {why}"
     return None

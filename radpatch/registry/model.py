@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal, Union
+from typing import ClassVar, Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -375,21 +375,21 @@ class SetConstant:
         return f"set {self.name} = {self.value}{was}"
 
 
-Operation = Union[
-    InsertDefinitions,
-    AddParameter,
-    SetDefault,
-    InsertStatements,
-    Replace,
-    Delete,
-    AddDecorator,
-    RemoveDecorator,
-    ReplaceDecorator,
-    WrapBody,
-    ReplaceBody,
-    AddImport,
-    SetConstant,
-]
+Operation = (
+    InsertDefinitions
+    | AddParameter
+    | SetDefault
+    | InsertStatements
+    | Replace
+    | Delete
+    | AddDecorator
+    | RemoveDecorator
+    | ReplaceDecorator
+    | WrapBody
+    | ReplaceBody
+    | AddImport
+    | SetConstant
+)
 
 # YAML key -> the spec it loads into (insert_before/insert_after share one record).
 OPERATIONS: dict[str, type] = {

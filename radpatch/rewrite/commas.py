@@ -7,11 +7,11 @@ and a comment after an element's comma (it stays with that element).
 
 from __future__ import annotations
 
-from typing import TypeVar, Union
+from typing import TypeVar
 
 import libcst as cst
 
-Element = Union[cst.Param, cst.Arg]
+Element = cst.Param | cst.Arg
 E = TypeVar("E", cst.Param, cst.Arg)
 _WS_AFTER = {cst.Param: "whitespace_after_param", cst.Arg: "whitespace_after_arg"}
 
