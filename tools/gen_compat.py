@@ -3,8 +3,9 @@
     python tools/gen_compat.py [NAME ...]     # default: every patch in the shipped registry
 
 Each patch is verified against the real wheels of its target on the package index (pip's index
-settings, HTTP range requests, cached in RADPATCH_CACHE; see `radpatch verify`). The page is generated, never edited by hand:
-re-run this after changing a registry entry or when a new release comes out.
+settings, HTTP range requests, cached in RADPATCH_CACHE; see `radpatch verify`). The page is
+generated, never edited by hand: re-run this after changing a registry entry or when a new
+release comes out.
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     bad = report.failing
     if bad:
         raise RefusedError(
-            f"{patch.name}: {len(bad)} of {len(report.claimed)} releases of {patch.distribution} in {patch.range} fail: "
+            f"{patch.name}: {len(bad)} of {len(report.claimed)} releases of {patch.distribution} "
+            f"in {patch.range} fail: "
             + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
             "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`",
         )
@@ -61,7 +62,8 @@ def render(report: Report) -> str:
     ]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
     lines = [
-        f"{p.name}: {p.distribution} releases in {report.spec_text or 'any version'} (declared: {p.range}); files cached in {report.cache}"
+        f"{p.name}: {p.distribution} releases in {report.spec_text or 'any version'} (declared: {p.range}); "
+        f"files cached in {report.cache}"
     ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     for r in report.results:

@@ -110,7 +110,8 @@ def _parse_probe(python: str, out: subprocess.CompletedProcess[str]) -> PythonEn
     first_error = (out.stderr.strip().splitlines() or [""])[-1][:200]
     if out.returncode != 0:
         raise EnvironmentProblem(
-            f"--python {python}: the interpreter failed to report its paths (exit {out.returncode}: {first_error or 'no message'})",
+            f"--python {python}: the interpreter failed to report its paths "
+            f"(exit {out.returncode}: {first_error or 'no message'})",
             "check that it is a Python 3.10+ interpreter: run it with --version",
         )
     try:
@@ -132,7 +133,8 @@ def _parse_probe(python: str, out: subprocess.CompletedProcess[str]) -> PythonEn
         said = (lines[-1] if lines else out.stdout.strip() or "nothing")[:120]
         raise EnvironmentProblem(
             f"--python {python}: answered radpatch's interpreter probe unexpectedly ({said!r})",
-            "give a CPython 3.10+ interpreter; a wrapper script must pass -c CODE through to python and print nothing else",
+            "give a CPython 3.10+ interpreter; "
+            "a wrapper script must pass -c CODE through to python and print nothing else",
         )
     if env.version < OLDEST_PYTHON:
         oldest = ".".join(map(str, OLDEST_PYTHON))

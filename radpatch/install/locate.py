@@ -74,8 +74,9 @@ def missing_reason(env: PythonEnv, patch: Patch) -> str:
         others = [c.name for c in _candidates(home, patch) if c.provides and not c.named]
         if others:
             return (
-                f"{names} is not installed in {env.executable}; {', '.join(others)} provides {', '.join(patch.packages)} "
-                f"in {home}, but {patch.name} accepts only {names} (providers: named)"
+                f"{names} is not installed in {env.executable}; "
+                f"{', '.join(others)} provides {', '.join(patch.packages)} in {home}, "
+                f"but {patch.name} accepts only {names} (providers: named)"
             )
     return f"{names} is not installed in {env.executable}"
 
@@ -125,9 +126,10 @@ def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
         both = [installed_from(c.dist_info, c.name) for c in found]
         listed = " and ".join(f"{i.name} {i.version} ({i.dist_info.name})" for i in both)
         raise RefusedError(
-            f"{patch.name}: {len(found)} installed distributions provide {', '.join(patch.packages)} in {where}: {listed}",
-            "which one is installed is ambiguous: remove the stale one (pip uninstall, or delete its leftover .dist-info directory), "
-            "then run radpatch again",
+            f"{patch.name}: {len(found)} installed distributions provide {', '.join(patch.packages)} "
+            f"in {where}: {listed}",
+            "which one is installed is ambiguous: remove the stale one "
+            "(pip uninstall, or delete its leftover .dist-info directory), then run radpatch again",
         )
     (c,) = found
     dist = installed_from(c.dist_info, c.name)
@@ -145,7 +147,8 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
     if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
         return (
             by_table
-            or f"declares no module {target.name!r} for {dist.name} {dist.version} (its range is {target.choices[0].versions})"
+            or f"declares no module {target.name!r} for {dist.name} {dist.version} "
+            f"(its range is {target.choices[0].versions})"
         )
     scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
     defining = [c for c in target.choices if _defines(dist.root / c.relpath, scopes)]

@@ -90,9 +90,15 @@ class Problem:
         what = {
             UNDEFINED: "is defined nowhere (NameError)",
             LATER: f"is used before the module defines it{self.detail} (NameError at import)",
-            UNBOUND: f"is local to {self.scope}() but read where it {self.detail or 'may not be assigned yet'} (UnboundLocalError)",
+            UNBOUND: (
+                f"is local to {self.scope}() but read where it {self.detail or 'may not be assigned yet'} "
+                "(UnboundLocalError)"
+            ),
             TYPING_ONLY: f"is imported only under `if TYPE_CHECKING:`{self.detail}, not at run time (NameError)",
-            CLASS_ATTRIBUTE: f"is a class attribute{self.detail}, not visible from methods or comprehensions (NameError; use self. or the class name)",
+            CLASS_ATTRIBUTE: (
+                f"is a class attribute{self.detail}, not visible from methods or comprehensions "
+                "(NameError; use self. or the class name)"
+            ),
             DELETED: f"is deleted from the module{self.detail} before this code runs (NameError)",
         }[self.kind]
         return f"`{self.name}` (line {self.line}, {where}) {what}"

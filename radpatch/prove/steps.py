@@ -241,7 +241,8 @@ def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) ->
 
 NAMES_HINT = (
     "every name the patched code uses must be defined: import it first (an `add_import` rewrite before it, "
-    "or the import in the payload), keep the code that defines it, or, if this version lacks it, declare a `versions:` variant"
+    "or the import in the payload), keep the code that defines it, "
+    "or, if this version lacks it, declare a `versions:` variant"
 )
 
 

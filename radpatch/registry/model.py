@@ -169,7 +169,8 @@ class InsertStatements:
     )
     EXAMPLE: ClassVar[str] = (
         "scope: _get_kv_cache_groups_uniform_page_size\nfind: |\n  if max_num_layers < min_num_layers * 1.5:\n"
-        "      group_size = max_num_layers\ncode: group_size = _radiance_kv_group_size(layer_buckets, spec_buckets, group_size, vllm_config)"
+        "      group_size = max_num_layers\n"
+        "code: group_size = _radiance_kv_group_size(layer_buckets, spec_buckets, group_size, vllm_config)"
     )
 
     def describe(self) -> str:
@@ -197,7 +198,9 @@ class Replace:
         OCCURRENCE,
     )
     EXAMPLE: ClassVar[str] = (
-        "scope: get_kv_cache_groups\nfind: _get_kv_cache_groups_uniform_page_size(filtered_spec)\nwith: _get_kv_cache_groups_uniform_page_size(filtered_spec, vllm_config)"
+        "scope: get_kv_cache_groups\n"
+        "find: _get_kv_cache_groups_uniform_page_size(filtered_spec)\n"
+        "with: _get_kv_cache_groups_uniform_page_size(filtered_spec, vllm_config)"
     )
 
     def describe(self) -> str:
@@ -279,7 +282,8 @@ class ReplaceDecorator:
         Field("with", "expression", "the decorator that replaces it"),
     )
     EXAMPLE: ClassVar[str] = (
-        'function: EngineCore._initialize_kv_caches\nfind: instrument(span_name="Prepare model")\nwith: instrument(span_name="Prepare model and KV cache")'
+        'function: EngineCore._initialize_kv_caches\nfind: instrument(span_name="Prepare model")\n'
+        'with: instrument(span_name="Prepare model and KV cache")'
     )
 
     def describe(self) -> str:
@@ -327,7 +331,8 @@ class ReplaceBody:
         Field("with", "code", "the new body"),
     )
     EXAMPLE: ClassVar[str] = (
-        "function: EngineCore.abort_requests\nfind: self.scheduler.finish_requests(request_ids, RequestStatus.FINISHED_ABORTED)\n"
+        "function: EngineCore.abort_requests\n"
+        "find: self.scheduler.finish_requests(request_ids, RequestStatus.FINISHED_ABORTED)\n"
         "with: self.scheduler.finish_requests(list(request_ids), RequestStatus.FINISHED_ABORTED)"
     )
 

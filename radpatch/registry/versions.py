@@ -48,7 +48,8 @@ def kind(version: Version) -> str:
 def refusal(spec: SpecifierSet, spec_text: str, version: Version, policy: Policy, who: str) -> str | None:
     """None when the policy admits `version` under `spec`; else why not, in one line.
 
-    `who` names the installed distribution and patch for the message, e.g. "vllm 0.34.0rc1 is installed; kv_group_size"."""
+    `who` names the installed distribution and patch for the message,
+    e.g. "vllm 0.34.0rc1 is installed; kv_group_size"."""
     if policy == "refuse" and version.is_prerelease:
         return (
             f"{who} supports {spec_text} and accepts only final releases (prereleases: refuse); "
@@ -67,9 +68,15 @@ def _prerelease_rule(spec: SpecifierSet, version: Version) -> str:
     base = Version(version.base_version)
     for s in (s for s in spec if not s.contains(version, prereleases=True)):
         if s.operator == "<" and _spec_version(s) == base:
-            return f"{version} is a {kind(version)} of {base}, and PEP 440 makes `{s}` exclude {s.version}'s own pre-releases"
+            return (
+                f"{version} is a {kind(version)} of {base}, "
+                f"and PEP 440 makes `{s}` exclude {s.version}'s own pre-releases"
+            )
         if s.contains(base, prereleases=True):
-            return f"{version} is a {kind(version)} of {base}, which PEP 440 orders before {base} itself, so `{s}` excludes it"
+            return (
+                f"{version} is a {kind(version)} of {base}, "
+                f"which PEP 440 orders before {base} itself, so `{s}` excludes it"
+            )
     return ""
 
 

@@ -50,7 +50,8 @@ class Progress:
             if got is not None and got.whole and not self.whole_said:
                 self.whole_said = True
                 self._line(
-                    f"radpatch: the server ignores range requests (it answered 200): downloading whole wheels of {self.dist}"
+                    "radpatch: the server ignores range requests (it answered 200): "
+                    f"downloading whole wheels of {self.dist}"
                 )
             if self.tty:
                 self._bar()

@@ -58,7 +58,10 @@ MEANING = {
     "pristine": "the unpatched module does not already classify as applied (else: obsolete)",
     "match": "every rewrite matches exactly once",
     **PROOF_STEPS,
-    "idempotent": "the patched module classifies as applied (backward then forward reproduces it): a second apply is a no-op",
+    "idempotent": (
+        "the patched module classifies as applied (backward then forward reproduces it): "
+        "a second apply is a no-op"
+    ),
 }
 CHECKS = tuple(MEANING)
 PROOF = CHECKS[2:]  # the checks that read the module's text (run in worker processes)
@@ -348,7 +351,8 @@ class _Verifier:
             if data is None:
                 return (
                     tuple(files),
-                    f"the wheel {release.wheel} has no {choice.relpath} (module {choice.module}, declared for {choice.versions or 'any version'})",
+                    f"the wheel {release.wheel} has no {choice.relpath} "
+                    f"(module {choice.module}, declared for {choice.versions or 'any version'})",
                 )
             files.append(_File(target, choice.module, choice.relpath, rws, data))
         return tuple(files), None
@@ -495,7 +499,10 @@ def prove(patch: Patch, files: tuple[_File, ...]) -> tuple[Checks, str | None]:
 
 def _pristine(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
     if m.is_applied(f.data):
-        return f"{f.relpath} already contains this change (it classifies as applied): the release is obsolete for this patch"
+        return (
+            f"{f.relpath} already contains this change (it classifies as applied): "
+            "the release is obsolete for this patch"
+        )
     return None
 
 
@@ -523,7 +530,10 @@ def _proof_step(name: str) -> Callable[[_Memo, _File, dict[str, bytes]], str | N
 def _idempotent(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
     if m.is_applied(after[f.relpath]):
         return None
-    return f"the patched {f.relpath} does not classify as applied (backward then forward does not reproduce it): a second apply would not be a no-op"
+    return (
+        f"the patched {f.relpath} does not classify as applied (backward then forward does not reproduce it): "
+        "a second apply would not be a no-op"
+    )
 
 
 _CHECK = {

@@ -43,7 +43,10 @@ class NotFound(MatchFailure):
 
 
 class NearMiss(NotFound):
-    hint = "`find` is close to the code shown but not equal: fix `find` (layout, quotes and comments do not matter, the code does)"
+    hint = (
+        "`find` is close to the code shown but not equal: "
+        "fix `find` (layout, quotes and comments do not matter, the code does)"
+    )
 
 
 SCOPE_NEAR = (
@@ -140,8 +143,10 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
                     SCOPE_NEAR if close else SCOPE_MISSING,
                 )
             raise Ambiguous(
-                f"scope {qualname!r}: {where} defines {part!r} {len(hits)} times (lines {', '.join(str(n) for n in lines_of(module, hits, offset))})",
-                "the module redefines it; the later definition is the one that runs: patch that one by a rewrite on its own module or narrow the scope",
+                f"scope {qualname!r}: {where} defines {part!r} {len(hits)} times "
+                f"(lines {', '.join(str(n) for n in lines_of(module, hits, offset))})",
+                "the module redefines it; the later definition is the one that runs: "
+                "patch that one by a rewrite on its own module or narrow the scope",
             )
         path = (*path, block, hits[0]) if block is not None else (*path, hits[0])
     return path

@@ -50,7 +50,8 @@ def _merge_list(
     if len(o) != len(a) or not all(isinstance(x, _LISTS_WITH_COMMAS) for x in [*a, *b]):
         return None
     common = min(len(a), len(b))
-    # the shared elements are merged in place (keeping their commas and layout), then the list grows or shrinks at its end
+    # the shared elements are merged in place (keeping their commas and layout),
+    # then the list grows or shrinks at its end
     out = [merge(x, _bare(y), _bare(z)) for x, y, z in zip(o[:common], a[:common], b[:common])]
     out.extend(o[common:])
     if len(b) > len(a):  # elements appended

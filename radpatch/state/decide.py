@@ -145,7 +145,8 @@ def _not_installed(patch: Patch, env: PythonEnv) -> PatchState:
         store = Store(d)
         if store.record_path.is_file() and patch.name in store.records():
             why = (
-                f"{patch.distribution} was uninstalled from {d}; radpatch's record of {patch.name} remains in {store.dir}: "
+                f"{patch.distribution} was uninstalled from {d}; "
+                f"radpatch's record of {patch.name} remains in {store.dir}: "
                 f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)"
             )
             return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
@@ -159,7 +160,10 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
         state, why = declined
         still = _still_applied(patch, dist, store, record)
         if still:
-            why = f"{why}; but radpatch's patch is still applied: `radpatch revert {patch.name}` restores the kept originals"
+            why = (
+                f"{why}; but radpatch's patch is still applied: "
+                f"`radpatch revert {patch.name}` restores the kept originals"
+            )
             return PatchState(patch, State.APPLIED, why, dist, still, record, declined=True)
         return PatchState(patch, state, why, dist, (), record)
     files = []
@@ -169,7 +173,10 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
         if isinstance(choice, str):
             return PatchState(patch, State.INCOMPATIBLE, f"{patch.name}: {choice}", dist, (), record)
         if choice.relpath in seen:
-            why = f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} for {dist.name} {v}; use one name for it"
+            why = (
+                f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} "
+                f"for {dist.name} {v}; use one name for it"
+            )
             return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
         seen[choice.relpath] = target
         try:

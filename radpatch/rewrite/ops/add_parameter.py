@@ -58,7 +58,8 @@ def _add(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:
     if isinstance(params.star_arg, cst.Param):
         # `def f(a, new=None, *args)` would make existing calls f(1, 2) bind `new`: refuse.
         raise MatchFailure(
-            f"{op.function}() takes *{params.star_arg.name.value}; a new parameter before it would change how existing calls bind",
+            f"{op.function}() takes *{params.star_arg.name.value}; "
+            "a new parameter before it would change how existing calls bind",
             "use a `replace` of the signature's call sites, or wrap the function instead",
         )
     sep = commas.separator(plist, fn.whitespace_before_params)

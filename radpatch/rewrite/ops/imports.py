@@ -85,7 +85,8 @@ def _clash(src: Source, node: ast.stmt) -> None:
                 if not isinstance(have, (ast.Import, ast.ImportFrom)) or _source(have, name) != _source(node, name):
                     raise Clash(
                         f"`{ast.unparse(node)}` would rebind {name!r}, which the module binds at line {t.start + 1}",
-                        "rename it with `as` (e.g. `... import x as _yourpatch_x`) so it takes over nothing the module defines",
+                        "rename it with `as` (e.g. `... import x as _yourpatch_x`) "
+                        "so it takes over nothing the module defines",
                     )
 
 

@@ -71,7 +71,8 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
     if len(anchor) != 1:
         if anchor:
             raise Ambiguous(
-                f"the module defines {op.anchor!r} {len(anchor)} times (lines {', '.join(str(src.tops[a].start + 1) for a in anchor)})"
+                f"the module defines {op.anchor!r} {len(anchor)} times "
+                f"(lines {', '.join(str(src.tops[a].start + 1) for a in anchor)})"
             )
         close = difflib.get_close_matches(op.anchor, src.names(), n=3)
         raise (NearMiss if close else NotFound)(
@@ -82,7 +83,8 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
         bound = _binding(src, name)
         if bound:
             raise Clash(
-                f"the module already binds {name!r} (line {src.tops[bound[0]].start + 1}); the payload's {name!r} would take it over"
+                f"the module already binds {name!r} (line {src.tops[bound[0]].start + 1}); "
+                f"the payload's {name!r} would take it over"
             )
     _defined_before(src, op, anchor[0], p)
     src = _insert(src, op, anchor[0], p)

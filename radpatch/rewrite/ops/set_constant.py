@@ -35,7 +35,8 @@ def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[Matc
         raise NotFound(f"the module does not assign {op.name} at top level")
     if len(hits) > 1:
         raise Ambiguous(
-            f"the module binds {op.name} {len(hits)} times (lines {', '.join(str(src.tops[i].start + 1) for i in hits)})",
+            f"the module binds {op.name} {len(hits)} times "
+            f"(lines {', '.join(str(src.tops[i].start + 1) for i in hits)})",
             "radpatch changes a constant assigned once; use a `replace` rewrite with `occurrence:`",
         )
     i = hits[0]
