@@ -80,12 +80,20 @@ def show(ctx: Context, name: str) -> int:
 @cli.command()
 @click.argument("names", nargs=-1, required=True, shell_complete=complete_patch)
 @click.option("--dry-run", is_flag=True, help="Plan and prove, write nothing.")
+@click.option(
+    "--import-check/--no-import-check",
+    default=False,
+    envvar="RADPATCH_IMPORT_CHECK",
+    show_envvar=True,
+    help="Before writing, import each patched module in the target interpreter (a subprocess); "
+    "refuse if it fails only once patched.",
+)
 @pass_ctx
-def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
+def apply(ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool) -> int:
     """Apply patches (all or nothing; already applied ones are left alone)."""
     from radpatch.commands import change
 
-    return change.apply(ctx, names, dry_run)
+    return change.apply(ctx, names, dry_run, import_check)
 
 
 @cli.command()

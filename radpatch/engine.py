@@ -88,8 +88,11 @@ def _committed(store: Store) -> bool:
 
 
 @pausing
-def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
-    """Apply every patch that is not applied yet; refuse all if any one cannot be proven."""
+def apply(
+    env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False, import_check: bool = False
+) -> list[Change]:
+    """Apply every patch that is not applied yet; refuse all if any one cannot be proven.
+    `import_check`: also import each changed module, as planned, in the target interpreter first."""
     changes: list[Change] = []
     overlay: dict[Path, bytes] = {}
     for patch in patches:
@@ -118,6 +121,10 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
             files.append(change)
         changes.append(_change(ps, files))
     _one_root(changes)
+    if import_check and any(c.files for c in changes):
+        from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
+
+        check.run(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say)
     if dry_run or not changes:
         return changes
     _commit(env, changes, "apply")

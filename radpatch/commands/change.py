@@ -3,6 +3,7 @@ lock, then write all files or none (engine.py); --dry-run stops after the proof.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import click
@@ -14,8 +15,9 @@ from radpatch.errors import EXIT_OK
 Step = Callable[..., list[engine.Change]]
 
 
-def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
-    return _run(ctx, names, dry_run, engine.apply, "would patch", reverse=False)
+def apply(ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool = False) -> int:
+    step = functools.partial(engine.apply, import_check=True) if import_check else engine.apply
+    return _run(ctx, names, dry_run, step, "would patch", reverse=False)
 
 
 def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
