@@ -212,6 +212,8 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
         else:
             why = f"the unpatched module does not import either ({before.described})"
+            if after.described != before.described:
+                why += f"; once patched: {after.described}"
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
 
 

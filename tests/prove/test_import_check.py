@@ -293,6 +293,14 @@ def test_the_verdicts_of_check_directly(site: Site) -> None:
     (_, refused, _) = import_check.check(env, planned, timeout=60)
     assert refused.result is import_check.Result.REFUSED
     assert refused.reason == "KeyError: 'x', raised at icpkg.core line 7"
+    planned[3] = ("p2", FileChange("icpkg.bad", bad, bad.read_bytes(), b"import rp_other\n" + bad.read_bytes()))
+    (_, _, both) = import_check.check(env, planned, timeout=60)
+    assert (both.result, both.reason) == (
+        import_check.Result.INCONCLUSIVE,
+        "the unpatched module does not import either (ModuleNotFoundError: No module named "
+        "'rp_missing_optional_dependency', raised at icpkg.bad line 1); once patched: ModuleNotFoundError: "
+        "No module named 'rp_other', raised at icpkg.bad line 1",
+    )
 
 
 def test_import_name() -> None:
