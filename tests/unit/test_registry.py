@@ -13,12 +13,10 @@ from packaging.version import Version
 from radpatch.errors import RegistryError
 from radpatch.registry.catalog import Registry, shipped_registry
 from radpatch.registry.loader import load_patch
-from radpatch.registry.model import (
-    AddParameter,
-    InsertDefinitions,
-    InsertStatements,
-    Replace,
-)
+from radpatch.rewrite.ops.add_parameter import AddParameter
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+from radpatch.rewrite.ops.insert_statements import InsertStatements
+from radpatch.rewrite.ops.replace import Replace
 
 VALID = """\
 summary: Toy patch
@@ -443,7 +441,7 @@ import jsonschema
 import yaml as _yaml
 
 from radpatch.registry import json_schema
-from radpatch.registry.model import OPERATIONS
+from radpatch.rewrite.ops import OPERATIONS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "registry"

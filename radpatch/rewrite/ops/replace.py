@@ -9,40 +9,125 @@ bytes from the kept original).
 
 from __future__ import annotations
 
-import libcst as cst
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import Replace
-from radpatch.rewrite.matching import (
-    Path_,
-    block_body,
-    find_expressions,
-    find_scope,
-    find_statements,
-    nodes_of,
-    parse_statements,
-    replace_on_path,
-    run_length,
-)
-from radpatch.rewrite.merge import merge
-from radpatch.rewrite.ops.common import (
-    candidates,
-    in_scope,
-    select,
-    slot_of,
-    statement_candidates,
-    statement_paths,
-    undo_pick,
-    with_body,
-)
-from radpatch.rewrite.source import Source, expression_text, is_expression
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Operation
+from radpatch.rewrite.source import Source, is_expression, parse_problem
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        Path_,
+        block_body,
+        find_expressions,
+        find_scope,
+        find_statements,
+        nodes_of,
+        parse_statements,
+        replace_on_path,
+        run_length,
+    )
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import (
+        candidates,
+        in_scope,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+        undo_pick,
+        with_body,
+    )
+    from radpatch.rewrite.source import expression_text
 
 
-def forward(src: Source, op: Replace) -> Source:
-    return in_scope(src, op.scope, lambda m, offset: _swap(m, op, offset, undo=False))
+@dataclass(frozen=True)
+class Replace(Operation):
+    """Replace the one statement(s) or expression in `scope` equal to `find` by `with_`."""
+
+    scope: str
+    find: str
+    with_: str
+    within: str | None = None
+    occurrence: int | None = None
+
+    KEY: ClassVar[str] = "replace"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        SCOPE,
+        Field("find", "code", "an expression or statement(s), AST-compared: any layout, quotes, comments, parentheses"),
+        Field(
+            "with", "code", "what replaces it: an expression for an expression, statements for statements (any number)"
+        ),
+        WITHIN,
+        OCCURRENCE,
+    )
+    EXAMPLE: ClassVar[str] = (
+        "scope: get_kv_cache_groups\n"
+        "find: _get_kv_cache_groups_uniform_page_size(filtered_spec)\n"
+        "with: _get_kv_cache_groups_uniform_page_size(filtered_spec, vllm_config)"
+    )
+
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        find, with_ = str(values["find"]), str(values["with_"])
+        if is_expression(find) != is_expression(with_):
+            side = "find" if is_expression(find) else "with"
+            if parse_problem(textwrap.dedent(find if side == "find" else with_).strip()):
+                raise fail(
+                    side,
+                    f"`{side}` is an expression spread over lines, the other side statements; "
+                    "write it as a statement (wrap it in parentheses) or make both sides expressions",
+                )
+        return cls(**values)  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        return f"replace code in {self.scope}"
+
+    def scope_name(self) -> str:
+        return self.scope
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=False))
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=True))
 
 
-def inverse(src: Source, op: Replace) -> Source:
-    return in_scope(src, op.scope, lambda m, offset: _swap(m, op, offset, undo=True))
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, Path_, block_body, find_expressions, find_scope, find_statements, nodes_of, parse_statements
+    global replace_on_path, run_length, merge, candidates, in_scope, select, slot_of, statement_candidates
+    global statement_paths, undo_pick, with_body, expression_text
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        Path_,
+        block_body,
+        find_expressions,
+        find_scope,
+        find_statements,
+        nodes_of,
+        parse_statements,
+        replace_on_path,
+        run_length,
+    )
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import (
+        candidates,
+        in_scope,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+        undo_pick,
+        with_body,
+    )
+    from radpatch.rewrite.source import expression_text
 
 
 def _hits(module: cst.Module, scope: Path_, code: str, expression: bool) -> list[Path_]:
