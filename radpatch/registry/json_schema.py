@@ -122,6 +122,18 @@ def build() -> dict[str, Any]:
             },
         },
         "rewrites": {"type": "array", "minItems": 1, "items": rewrite},
+        "requires": {
+            "type": "array",
+            "items": {"type": "string", "pattern": loader._ENTRY.pattern},
+            "uniqueItems": True,
+            "description": "optional: the entries (by name) this one is applied after, e.g. [earlier_fix]",
+        },
+        "upstream": {
+            "type": "array",
+            "items": {"type": "string", "pattern": loader._URL.pattern},
+            "uniqueItems": True,
+            "description": "optional: URLs of the upstream PRs or issues whose release makes this entry obsolete",
+        },
     }
     assert top.keys() == loader.TOP_REQUIRED | loader.TOP_OPTIONAL
     return {

@@ -40,6 +40,8 @@ _QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
 _ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry file's stem, as `radpatch list` shows
+_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
 
 T = TypeVar("T")
 
@@ -393,7 +395,7 @@ class _Loader:
 
 
 TOP_REQUIRED = {"summary", "description", "distribution", "supported", "modules", "rewrites"}
-TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases"}
+TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases", "requires", "upstream"}
 
 
 def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
@@ -457,6 +459,8 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
     read("supported", lambda n, p: _specifier(ctx, n, p))
     read("obsolete", lambda n, p: _specifier(ctx, n, p))
     read("knobs", lambda n, p: _knobs(ctx, n, p))
+    read("requires", lambda n, p: _requires(ctx, n, p))
+    read("upstream", lambda n, p: _upstream(ctx, n, p))
     read("modules", lambda n, p: _targets(ctx, loader, n, p))
     targets = fields.get("modules")
     names = {t.name for t in targets} if isinstance(targets, tuple) else set()
@@ -482,6 +486,8 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
         source=ctx.file,
         digest=digest.hexdigest(),
         supported_text=_str(ctx, top["supported"], "supported").strip(),
+        requires=fields.get("requires", ()),  # type: ignore[arg-type]
+        upstream=fields.get("upstream", ()),  # type: ignore[arg-type]
     )
 
 
@@ -504,6 +510,56 @@ def _distributions(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
             )
     get.check()
     return names
+
+
+def _strings(
+    ctx: _Ctx, node: yaml.Node, path: str, example: str, check: Callable[[str], str | None]
+) -> tuple[str, ...]:
+    """A list of strings, each passing `check` (None, or what is wrong with it), none twice."""
+    if not isinstance(node, yaml.SequenceNode):
+        ctx.spend(node, path)
+        raise ctx.fail(node, path, f"expected a list, found {_describe(node)}; write e.g. {example}")
+    get = _Collector()
+    out: list[str] = []
+    for i, item in enumerate(_seq(ctx, node, path)):
+        text = get(_str, ctx, item, f"{path}[{i}]")
+        if text is None:
+            continue
+        why = check(text) or (f"{text!r} is listed twice" if text in out else None)
+        if why:
+            get.fail(ctx.fail(item, f"{path}[{i}]", why))
+        out.append(text)
+    get.check()
+    return tuple(out)
+
+
+def _requires(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`requires: [NAME, ...]`: the entries this one is applied after (by their names)."""
+
+    def check(name: str) -> str | None:
+        if name == ctx.file.stem:
+            return f"{name!r} is this entry itself; an entry cannot require itself"
+        if name.endswith((".yaml", ".yml")):
+            return f"{name!r}: write the entry's name without its file suffix: {name.rsplit('.', 1)[0]!r}"
+        if not _ENTRY.match(name):
+            return f"{name!r} is not an entry name (a registry file's name without .yaml, as `radpatch list` shows it)"
+        return None
+
+    return _strings(ctx, node, path, "[earlier_fix]", check)
+
+
+def _upstream(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`upstream: [URL, ...]`: the upstream PRs or issues whose release makes the entry obsolete."""
+
+    def check(url: str) -> str | None:
+        if not _URL.match(url):
+            return (
+                f"{url!r} is not an http(s) URL; give the address of the upstream PR or issue, "
+                "e.g. https://github.com/vllm-project/vllm/pull/12345"
+            )
+        return None
+
+    return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", check)
 
 
 def _choice(ctx: _Ctx, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:

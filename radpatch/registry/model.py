@@ -183,6 +183,8 @@ class Patch:
     prereleases: Literal["accept", "refuse"] = (
         "accept"  # dev/rc versions inside `supported` (radpatch.registry.versions)
     )
+    requires: tuple[str, ...] = ()  # the entries (by name) this one is applied after, as written
+    upstream: tuple[str, ...] = ()  # URLs of the upstream PRs/issues that would make the entry obsolete
 
     @property
     def named(self) -> tuple[str, ...]:
