@@ -15,12 +15,7 @@ from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
 from radpatch.install.locate import find_target
 from radpatch.prove import plan
-from radpatch.registry.model import (
-    InsertDefinitions,
-    InsertStatements,
-    Operation,
-    Patch,
-)
+from radpatch.registry.model import Patch
 from radpatch.rewrite import runner
 from radpatch.state.decide import (
     FileState,
@@ -142,12 +137,12 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     dist = ps.dist
     assert dist is not None
     where, text = str(f.path), data.decode("utf-8", "replace")
-    maybe = [rw for rw in f.rewrites if _may_be_present(rw.op, text)]
+    maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
     if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
     else:
-        inserts = [rw for rw in maybe if isinstance(rw.op, InsertStatements) and len(f.rewrites) > 1]
-        present = [rw.id for rw in inserts if applied_error(ps.patch, (rw,), data, where) is None]
+        repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
+        present = [rw.id for rw in repeatable if applied_error(ps.patch, (rw,), data, where) is None]
         if not present:
             return
         what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
@@ -157,17 +152,6 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
         f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release)",
     )
-
-
-def _may_be_present(op: Operation, text: str) -> bool:
-    """False only when the file cannot hold what `op` adds (its text is nowhere in it): the cheap
-    test before the structural one."""
-    if isinstance(op, InsertStatements):
-        lines = [ln.strip() for ln in op.code.splitlines() if ln.strip()]
-        return all(ln in text for ln in lines)
-    if isinstance(op, InsertDefinitions):
-        return all(name in text for name in op.names)
-    return True
 
 
 def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False) -> Change:

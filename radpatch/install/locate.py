@@ -29,7 +29,6 @@ from radpatch.install.environment import (
     installed_from,
 )
 from radpatch.registry.model import (
-    InsertDefinitions,
     ModuleChoice,
     Patch,
     Rewrite,
@@ -167,11 +166,7 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
 
 
 def _scopes(r: Rewrite) -> tuple[str, ...]:
-    op = r.op
-    if isinstance(op, InsertDefinitions):
-        name = op.anchor
-    else:  # every other operation names its place by `function` or `scope`; module-level ones by neither
-        name = getattr(op, "function", None) or getattr(op, "scope", None) or "<module>"
+    name = r.op.scope_name()
     return () if name == "<module>" else (name,)
 
 

@@ -26,15 +26,15 @@ from radpatch.errors import RefusedError
 from radpatch.install.environment import PythonEnv, python_env
 from radpatch.prove import plan
 from radpatch.registry.model import (
-    AddParameter,
-    InsertDefinitions,
-    InsertStatements,
     Operation,
     Patch,
-    Replace,
     Rewrite,
 )
 from radpatch.rewrite import runner
+from radpatch.rewrite.ops.add_parameter import AddParameter
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+from radpatch.rewrite.ops.insert_statements import InsertStatements
+from radpatch.rewrite.ops.replace import Replace
 
 ARGS = [(0, 1), (3, -2), (7, 5)]
 SAFE = ("bump", "tail", "param", "local_limit", "helper")

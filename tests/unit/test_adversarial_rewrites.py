@@ -8,15 +8,13 @@ from pathlib import Path
 import pytest
 
 from radpatch.prove import plan
-from radpatch.registry.model import (
-    AddDecorator,
-    AddImport,
-    Delete,
-    InsertDefinitions,
-    InsertStatements,
-    Replace,
-)
 from radpatch.rewrite import runner
+from radpatch.rewrite.ops.decorators import AddDecorator
+from radpatch.rewrite.ops.delete import Delete
+from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+from radpatch.rewrite.ops.insert_statements import InsertStatements
+from radpatch.rewrite.ops.replace import Replace
 from tests.unit.test_operations import check, patch_of, refuse
 from tests.vllm_files import VERSIONS, fixture
 
@@ -171,7 +169,7 @@ def test_several_statements_on_real_vllm_apply_and_revert_byte_for_byte(
 
 
 def test_a_new_constant_goes_after_the_module_names_its_value_reads() -> None:
-    from radpatch.registry.model import SetConstant
+    from radpatch.rewrite.ops.set_constant import SetConstant
 
     check(
         "import os\n\nlogger = None\nTIMEOUT_MINS = 5\n\n\ndef f():\n    return TIMEOUT_MINS\n",
@@ -182,14 +180,14 @@ def test_a_new_constant_goes_after_the_module_names_its_value_reads() -> None:
 
 
 def test_a_new_constant_reading_only_imports_goes_after_the_imports() -> None:
-    from radpatch.registry.model import SetConstant
+    from radpatch.rewrite.ops.set_constant import SetConstant
 
     check("import os\n\nTIMEOUT_MINS = 5\n", SetConstant("X", "os.sep"), "import os\nX = os.sep\n\nTIMEOUT_MINS = 5\n")
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_a_new_constant_from_an_upstream_constant_is_defined_after_it_in_real_core(version: str) -> None:
-    from radpatch.registry.model import SetConstant
+    from radpatch.rewrite.ops.set_constant import SetConstant
 
     patch = patch_of(SetConstant("RADIANCE_HANDSHAKE_MS", "HANDSHAKE_TIMEOUT_MINS * 60_000"))
     data = fixture(version, "vllm/v1/engine/core.py")

@@ -20,23 +20,20 @@ from packaging.specifiers import SpecifierSet
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from radpatch.registry.model import (
-    AddDecorator,
-    AddImport,
-    Delete,
-    InsertDefinitions,
-    InsertStatements,
     Operation,
     Patch,
-    RemoveDecorator,
-    Replace,
-    ReplaceBody,
-    ReplaceDecorator,
     Rewrite,
-    SetConstant,
-    SetDefault,
-    WrapBody,
 )
 from radpatch.rewrite import matching, runner
+from radpatch.rewrite.ops.bodies import ReplaceBody, WrapBody
+from radpatch.rewrite.ops.decorators import AddDecorator, RemoveDecorator, ReplaceDecorator
+from radpatch.rewrite.ops.delete import Delete
+from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+from radpatch.rewrite.ops.insert_statements import InsertStatements
+from radpatch.rewrite.ops.replace import Replace
+from radpatch.rewrite.ops.set_constant import SetConstant
+from radpatch.rewrite.ops.set_default import SetDefault
 
 
 def patch_of(*ops: Operation) -> Patch:

@@ -20,13 +20,13 @@ from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.install.environment import PythonEnv, python_env
 from radpatch.prove import placement, plan, steps
 from radpatch.registry.model import (
-    InsertDefinitions,
-    InsertStatements,
     Operation,
     Patch,
-    Replace,
     Rewrite,
 )
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+from radpatch.rewrite.ops.insert_statements import InsertStatements
+from radpatch.rewrite.ops.replace import Replace
 
 PYENV = Path("/root/.pyenv/versions")
 

@@ -16,16 +16,16 @@ from packaging.specifiers import SpecifierSet
 from radpatch.errors import RefusedError
 from radpatch.prove import plan, steps
 from radpatch.registry.model import (
-    AddParameter,
-    Delete,
-    InsertDefinitions,
-    InsertStatements,
     Operation,
     Patch,
-    Replace,
     Rewrite,
 )
 from radpatch.rewrite import runner
+from radpatch.rewrite.ops.add_parameter import AddParameter
+from radpatch.rewrite.ops.delete import Delete
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
+from radpatch.rewrite.ops.insert_statements import InsertStatements
+from radpatch.rewrite.ops.replace import Replace
 
 
 def dedent(code: str) -> str:

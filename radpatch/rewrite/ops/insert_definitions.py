@@ -1,6 +1,6 @@
 """insert_definitions: a payload's top-level defs, classes and constants go next to a named
 top-level definition of the target, as whole lines located with `ast` (no libcst parse of the
-target); its imports go after the target's imports (imports.py), unless the target has them.
+target); its imports go after the target's imports (ops/common.py), unless the target has them.
 
 Nothing of the payload is dropped silently: the loader refuses statements that cannot move (a
 call, an `if`); the payload's docstring describes the payload; a `from __future__` import must
@@ -11,23 +11,109 @@ refused: the payload would take it over.
 from __future__ import annotations
 
 import ast
-import difflib
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
-from radpatch.registry.model import InsertDefinitions
-from radpatch.rewrite.matching import (
-    Ambiguous,
-    Clash,
-    MatchFailure,
-    NearMiss,
-    NotFound,
-    NotUndoable,
-)
-from radpatch.rewrite.ops import imports
-from radpatch.rewrite.ops.common import near
+from radpatch.registry.model import Fail, Field, Operation, PayloadFile
 from radpatch.rewrite.source import Source, Top, bound_names, decode, payload_statement
+
+if TYPE_CHECKING:
+    import difflib
+
+    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
+    from radpatch.rewrite.ops.common import add_import, has_import, near, remove_import
+
+
+@dataclass(frozen=True)
+class InsertDefinitions(Operation):
+    """Insert top-level definitions (and the imports and constants they need) from a payload file
+    before or after a named top-level definition."""
+
+    payload: Path
+    payload_source: bytes
+    names: tuple[str, ...]
+    anchor: str
+    where: Literal["before", "after"]
+
+    KEY: ClassVar[str] = "insert_definitions"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("payload", "payload", "path of a Python file, relative to the registry file"),
+        Field(
+            "names", "names", "optional: which definitions and constants (default: all, in file order)", required=False
+        ),
+        Field("before", "identifier", "a top-level def/class of the target; give `before` or `after`", required=False),
+        Field("after", "identifier", "a top-level def/class of the target; give `before` or `after`", required=False),
+    )
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("before", "after"),)
+    EXAMPLE: ClassVar[str] = (
+        "payload: ../patches/kv_group_size/payload.py\nbefore: _get_kv_cache_groups_uniform_page_size"
+    )
+
+    @classmethod
+    def read(cls, key: str, value: object, fail: Callable[[str], Exception]) -> object:
+        """The payload holds only what can move into another module: defs, classes, imports and
+        NAME = value constants, each name once. Returns (file, bytes, the names it defines)."""
+        if key != "payload":
+            return value
+        p = cast(PayloadFile, value)
+        defs: list[str] = []
+        for i, stmt in enumerate(p.tree.body):
+            kind = payload_statement(stmt, first=i == 0)
+            if kind is None:
+                raise fail(
+                    f"payload {p.path}:{stmt.lineno}: a top-level {type(stmt).__name__} statement cannot be "
+                    "inserted into another module; payloads hold defs, classes, imports and NAME = value constants"
+                )
+            for name in bound_names(stmt) if kind in ("def", "constant") else ():
+                if name in defs:
+                    raise fail(f"payload {p.path}:{stmt.lineno}: {name!r} is defined twice; keep one")
+                defs.append(name)
+        return p.path, p.data, defs
+
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        side: Literal["before", "after"] = "after" if "after" in values else "before"
+        file, data, defs = cast("tuple[Path, bytes, list[str]]", values["payload"])
+        names = cast("tuple[str, ...] | None", values.get("names"))
+        if names is None:
+            if not defs:
+                raise fail("names", f"payload {file.name} has no top-level definition or constant to insert", "payload")
+            names = tuple(defs)
+        missing = [n for n in names if n not in defs]
+        if missing:
+            raise fail("names", f"payload {file.name} defines no top-level {', '.join(map(repr, missing))}")
+        return cls(file, data, names, str(values[side]), side)
+
+    def describe(self) -> str:
+        return f"insert {', '.join(self.names)} from {self.payload.name} {self.where} {self.anchor}"
+
+    def scope_name(self) -> str:
+        return self.anchor
+
+    def may_be_present(self, text: str) -> bool:
+        return all(name in text for name in self.names)
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return _forward(src, self)
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return _inverse(src, self)
+
+
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global difflib, Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable, add_import, has_import, near
+    global remove_import
+    import difflib
+
+    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
+    from radpatch.rewrite.ops.common import add_import, has_import, near, remove_import
 
 
 @dataclass(frozen=True)
@@ -59,10 +145,10 @@ def _binding(src: Source, name: str) -> list[int]:
     return [i for i, t in enumerate(src.tops) if name in t.binds]
 
 
-def forward(src: Source, op: InsertDefinitions) -> Source:
+def _forward(src: Source, op: InsertDefinitions) -> Source:
     p = payload(op.payload_source)
     for future in p.futures:
-        if not imports.has(src, future):
+        if not has_import(src, future):
             raise MatchFailure(
                 f"the payload {op.payload.name} has `{future}` and the module does not",
                 "remove it from the payload (write annotations that work either way) or target a module that has it",
@@ -74,7 +160,7 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
                 f"the module defines {op.anchor!r} {len(anchor)} times "
                 f"(lines {', '.join(str(src.tops[a].start + 1) for a in anchor)})"
             )
-        close = difflib.get_close_matches(op.anchor, src.names(), n=3)
+        close = difflib.get_close_matches(op.anchor, src.names(), n=3)  # only on this refusal path
         raise (NearMiss if close else NotFound)(
             f"top-level definition {op.anchor!r} not found in the module; {near(op.anchor, src.names())}",
             "fix the name in `before:`/`after:` (a top-level def or class of the module)" if close else "",
@@ -89,7 +175,7 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
     _defined_before(src, op, anchor[0], p)
     src = _insert(src, op, anchor[0], p)
     for statement in p.imports:
-        src = imports.add(src, statement)
+        src = add_import(src, statement)
     return src
 
 
@@ -146,10 +232,10 @@ def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Sour
     return src.splice_lines(at_line, at_line, first, first, block, tuple(tops))
 
 
-def inverse(src: Source, op: InsertDefinitions) -> Source:
+def _inverse(src: Source, op: InsertDefinitions) -> Source:
     p = payload(op.payload_source)
     for statement in reversed(p.imports):
-        src = imports.remove(src, statement)
+        src = remove_import(src, statement)
     first = _binding(src, op.names[0])
     if len(first) != 1:
         raise NotUndoable(
