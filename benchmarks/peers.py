@@ -247,6 +247,16 @@ def why(default: dict[str, Any], other: dict[str, Any], r: float, cap: int) -> s
     return f"as many groups, {dk:+.2%} capacity"
 
 
+SENSITIVITY = (0.0, 0.2, 0.42, 0.75, 1.0, 2.0, 4.0)
+
+
+def pick_at(points: list[dict[str, Any]], r: float, cap: int) -> dict[str, Any] | None:
+    """The model's choice among vLLM's plans at step cost r (None: no plan within the cap keeps
+    the drafter together)."""
+    ok = [p for p in points if p["keeps_drafter"] and p["groups"] <= cap]
+    return max(ok, key=lambda p: (score(p, r), -p["groups"]), default=None)
+
+
 def front(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ok = [p for p in points if p["keeps_drafter"]]
     return [p for p in ok if not any(
@@ -361,6 +371,22 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
             "yes" if g[k] else "**NO**" for k in ("on the front", "within the cap", "keeps the drafter",
                                                   "no proposal has >= its tokens with fewer groups"))
                  + (f" ({', '.join(e['beaters'])})" if e["beaters"] else "") + " |")
+    L += ["", "## How the default moves with the step cost", "",
+          ("The model's choice over vLLM's own plans (sizes that keep the drafter, within the cap) "
+           "for other values of `RADIANCE_KV_GROUP_STEP_COST`: groups / KV tokens. r = 0 is "
+           "`RADIANCE_KV_GROUP_OBJECTIVE=capacity`; the upstream GPU figures (300–900 µs per group "
+           "per step) are 0.5–4% of a step depending on batch and model (patches/kv_group_size/README.md)."),
+          "", "| layout | " + " | ".join(f"r = {s:g}%" for s in SENSITIVITY) + " |",
+          "|---|" + "---|" * len(SENSITIVITY)]
+    for e in report["layouts"]:
+        if "error" in e:
+            continue
+        cells = []
+        for s in SENSITIVITY:
+            p = pick_at(e["points"], s, cap)
+            txt = f"{p['groups']} / {p['tokens']:,}" if p else "upstream"
+            cells.append(f"**{txt}**" if s == r else txt)
+        L.append(f"| {e['title']} | " + " | ".join(cells) + " |")
     L += ["", "## Beside what the proposals report", ""]
     L += report.get("reported", [])
     L.append("")
