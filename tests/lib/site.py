@@ -1,0 +1,95 @@
+"""A fake site-packages: installed distributions as pip lays them out (files, METADATA, RECORD).
+
+The in-process tests run radpatch's code over one of these in a temp dir; TOY_FILES and TOY_PATCH
+are the small two-module distribution and two-file patch most of them share."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from radpatch.install.environment import PythonEnv
+
+
+def record_hash(data: bytes) -> str:
+    """RECORD's form of a sha256: urlsafe base64 without padding."""
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+@dataclass
+class Site:
+    """A site-packages directory holding installed distributions, as pip lays them out."""
+
+    root: Path
+
+    @property
+    def env(self) -> PythonEnv:
+        return PythonEnv(sys.executable, (self.root,), self.root, (sys.version_info[0], sys.version_info[1]))
+
+    def install(self, name: str, version: str, files: dict[str, str]) -> None:
+        """Write `files` (relpath -> dedented source) and a dist-info whose RECORD hashes them."""
+        rows = []
+        for rel, text in files.items():
+            data = textwrap.dedent(text).encode()
+            path = self.root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            rows.append(f"{rel},sha256={record_hash(data)},{len(data)}")
+        dist_info = self.root / f"{name}-{version}.dist-info"
+        dist_info.mkdir()
+        (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n")
+        rows.append(f"{dist_info.name}/METADATA,,")
+        rows.append(f"{dist_info.name}/RECORD,,")
+        (dist_info / "RECORD").write_text("\n".join(rows) + "\n")
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file's bytes, except radpatch's own lock file (taking the lock creates it)."""
+        return {
+            str(p.relative_to(self.root)): p.read_bytes()
+            for p in sorted(self.root.rglob("*"))
+            if p.is_file() and p.relative_to(self.root).as_posix() != ".radpatch/lock"
+        }
+
+
+TOY_FILES = {
+    "toypkg/__init__.py": "",
+    "toypkg/core.py": """\
+        def plan(spec):
+            size = len(spec)
+            if size > 4:
+                size = 4
+            return size
+
+
+        def groups(spec):
+            return plan(spec)
+        """,
+    "toypkg/util.py": """\
+        def scale(x):
+            return x * 2
+        """,
+}
+
+TOY_PATCH = """\
+    summary: Toy two-file patch
+    description: Adds a parameter, passes it, and changes a factor in a second module.
+    distribution: toypkg
+    supported: ">=1.0,<2"
+    modules:
+      core: toypkg.core
+      util: toypkg.util
+    rewrites:
+      - id: cfg-param
+        file: core
+        add_parameter: {function: plan, name: cfg, default: "None"}
+      - id: pass-cfg
+        file: core
+        replace: {scope: groups, find: plan(spec), with: "plan(spec, None)"}
+      - id: triple
+        file: util
+        replace: {scope: scale, find: x * 2, with: x * 3}
+    """
