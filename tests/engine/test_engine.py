@@ -589,7 +589,7 @@ def test_an_installed_module_that_is_a_fifo_is_an_error_not_a_hang(site: Site, t
     assert r.code == 4 and "cannot read" in r.err and "not a regular file" in r.err, r.err
 
 
-# --- state safety (issue 10 classes 4-6, issue 11.6); the hardening tier repeats these on pip installs ---
+# --- state safety (issue 10 classes 4-6, issue 11.6); tests/state/ repeats these on pip installs -----------
 
 
 def test_stacked_patches_come_off_newest_first_whatever_the_command_line_order(

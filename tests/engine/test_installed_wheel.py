@@ -3,7 +3,6 @@ patched by the installed radpatch (`python -m radpatch --python <venv>/bin/pytho
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import importlib.util
 import json
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lib.site import recorded_sha256
 from tests.lib.venvs import Venv
 
 pytestmark = pytest.mark.wheel
@@ -34,15 +34,9 @@ def radpatch(venv: Venv, registry: Path, *argv: str, fault: str = "") -> subproc
     )
 
 
-def record_sha256(venv: Venv, relpath: str) -> str:
+def record_sha256(venv: Venv, relpath: str) -> str | None:
     """The sha256 (hex) pip wrote into RECORD for `relpath`."""
-    for line in (venv.site / "rpdemo-1.0.0.dist-info" / "RECORD").read_text().splitlines():
-        path, digest, _ = line.rsplit(",", 2)
-        if path == relpath:
-            assert digest.startswith("sha256=")
-            b64 = digest[len("sha256=") :]
-            return base64.urlsafe_b64decode(b64 + "=" * (-len(b64) % 4)).hex()
-    raise AssertionError(f"{relpath} not in RECORD")
+    return recorded_sha256(venv.site / "rpdemo-1.0.0.dist-info" / "RECORD", relpath)
 
 
 def sha256(path: Path) -> str:

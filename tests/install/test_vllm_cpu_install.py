@@ -12,7 +12,6 @@ The wheel is downloaded once into the harness cache (~/.cache/radpatch/harness/w
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -28,6 +27,7 @@ import pytest
 from harness import vllm_cpu
 from tests.lib import REPO
 from tests.lib.processes import run
+from tests.lib.site import recorded_sha256
 from tests.lib.wheels import download_wheel
 
 pytestmark = [pytest.mark.network, pytest.mark.vllm]
@@ -80,12 +80,8 @@ class Target:
         (d,) = self.site.glob("vllm_cpu-*.dist-info")
         return d
 
-    def record_sha256(self, rel: str) -> str:
-        for line in (self.dist_info() / "RECORD").read_text().splitlines():
-            path, digest, _ = line.rsplit(",", 2)
-            if path == rel:
-                return base64.urlsafe_b64decode(digest[7:] + "==").hex()
-        raise AssertionError(f"{rel} not in RECORD")
+    def record_sha256(self, rel: str) -> str | None:
+        return recorded_sha256(self.dist_info() / "RECORD", rel)
 
     def set_version(self, version: str) -> None:
         """Rewrite METADATA's Version (by temp file + rename: the copy shares inodes with the template)."""

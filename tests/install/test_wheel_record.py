@@ -13,10 +13,11 @@ import pytest
 
 from radpatch.install import wheel_record
 from tests.lib.fifo import fifo_in_place_of
+from tests.lib.site import record_hash
 
 
 def _b64(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "sha256=" + record_hash(data)
 
 
 def _write(path: Path, rows: list[list[str]], lineterminator: str) -> Path:

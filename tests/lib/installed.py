@@ -18,9 +18,7 @@ dist-info, RECORD written by pip), and radpatch always run as its own process
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import csv
 import fcntl
 import functools
 import hashlib
@@ -37,6 +35,7 @@ from pathlib import Path
 
 from harness import vllm_cpu
 from tests.lib.processes import clean_env
+from tests.lib.site import recorded_sha256
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import build_wheel, download_wheel
 
@@ -404,14 +403,9 @@ def build_backend_wheels() -> Path:
         return final
 
 
-def _record_sha(site: Path, rel: str) -> str | None:
-    for rec in site.glob("vllm-*.dist-info/RECORD"):
-        with open(rec, newline="") as fh:
-            for row in csv.reader(fh):
-                if row and row[0] == rel and len(row) > 1 and row[1].startswith("sha256="):
-                    d = row[1][7:]
-                    return base64.urlsafe_b64decode(d + "=" * (-len(d) % 4)).hex()
-    return None
+def _vllm_recorded(site: Path, rel: str) -> str | None:
+    """The sha256 vLLM's RECORD holds for `rel` (None: no dist-info or no such row)."""
+    return next((d for rec in site.glob("vllm-*.dist-info/RECORD") if (d := recorded_sha256(rec, rel))), None)
 
 
 def vllm_template(version: str = VLLM_VERSION) -> Path:
@@ -422,7 +416,7 @@ def vllm_template(version: str = VLLM_VERSION) -> Path:
         if marker.exists():
             site = site_packages(venv)
             if (
-                _record_sha(site, VLLM_TARGET) == sha256((site / VLLM_TARGET).read_bytes())
+                _vllm_recorded(site, VLLM_TARGET) == sha256((site / VLLM_TARGET).read_bytes())
                 and not (site / ".radpatch").exists()
             ):
                 return venv

@@ -6,6 +6,7 @@ are the small two-module distribution and two-file patch most of them share."""
 from __future__ import annotations
 
 import base64
+import csv
 import hashlib
 import sys
 import textwrap
@@ -18,6 +19,17 @@ from radpatch.install.environment import PythonEnv
 def record_hash(data: bytes) -> str:
     """RECORD's form of a sha256: urlsafe base64 without padding."""
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def recorded_sha256(record: Path, rel: str) -> str | None:
+    """The sha256 (hex) a RECORD file holds for `rel`, read as pip reads it (csv); None when it has
+    no sha256 row for `rel`, so a comparison with the file's own hash fails."""
+    with open(record, newline="") as fh:
+        for row in csv.reader(fh):
+            if row and row[0] == rel and len(row) > 1 and row[1].startswith("sha256="):
+                digest = row[1][len("sha256=") :]
+                return base64.urlsafe_b64decode(digest + "=" * (-len(digest) % 4)).hex()
+    return None
 
 
 @dataclass

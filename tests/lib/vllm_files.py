@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from pathlib import Path
+
+from tests.lib.site import record_hash
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vllm"
 VERSIONS = ("0.32.0", "0.33.0")
@@ -22,8 +22,7 @@ def install_vllm(root: Path, version: str) -> dict[str, bytes]:
         data = path.read_bytes()
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        rows.append(f"{rel},sha256={digest},{len(data)}")
+        rows.append(f"{rel},sha256={record_hash(data)},{len(data)}")
         files[rel] = data
     dist = root / f"vllm-{version}.dist-info"
     dist.mkdir()

@@ -1,5 +1,5 @@
 """The engine-start self-check (radpatch/plugin.py) on a fake site-packages; the real-engine
-tests (tests/real/test_engine_e2e.py) run the same entry point through vLLM's plugin loader."""
+tests (tests/engine/test_vllm_engine.py) run the same entry point through vLLM's plugin loader."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Issue 10 classes 4-7 and issue 11.6 on real installs: radpatch never writes bytes it did not
 plan, never trusts a record across installs, and never mistakes upstream's code for its own.
 
-Every target is a wheel pip-installed into a real venv (tests/hardening/conftest.py); radpatch
+Every target is a wheel pip-installed into a real venv (tests/lib/installed.py); radpatch
 runs as its own process. Other versions of the demo distribution are built here as real wheels
 and installed over it with pip, as an upgrade would be.
 """
