@@ -3,79 +3,27 @@
 from __future__ import annotations
 
 import ast
-import json as _json
 import os
-import textwrap
+import threading
 from pathlib import Path
 
-import jsonschema
 import pytest
-import yaml as _yaml
 from packaging.version import Version
 
 from radpatch.errors import RegistryError
-from radpatch.registry import json_schema
 from radpatch.registry.catalog import Registry, shipped_registry
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import (
-    OPERATIONS,
     AddParameter,
     InsertDefinitions,
     InsertStatements,
     Replace,
 )
-from tests.lib.registry import write_entry
-
-VALID = """\
-summary: Toy patch
-description: |
-  Two lines
-  of description.
-distribution: toypkg
-supported: ">=1.0,<2"
-knobs:
-  TOY_KNOB:
-    default: "1"
-    meaning: 0 turns it off
-modules:
-  core:
-    - versions: "<1.5"
-      module: toypkg.core
-    - versions: ">=1.5"
-      module: toypkg.planning
-rewrites:
-  - id: inject
-    insert_definitions:
-      payload: payload.py
-      before: plan
-  - add_parameter:
-      function: plan
-      name: cfg
-      default: None
-  - id: call
-    versions: ">=1.2"
-    replace:
-      scope: groups
-      find: plan(spec)
-      with: plan(spec, cfg)
-  - insert_after:
-      scope: plan
-      find: "size = len(spec)"
-      code: "size = _rp_helper(size)"
-"""
-
-PAYLOAD = '"""payload"""\n\n\ndef _rp_helper(x):\n    return x\n\n\nclass _RpThing:\n    pass\n'
-
-
-def write(dir_: Path, text: str, name: str = "toy", payload: str | None = PAYLOAD) -> Path:
-    """The entry exactly as typed (no dedent), with payload.py unless payload is None."""
-    return write_entry(dir_, name, text, None if payload is None else {"payload.py": payload}, dedent=False)
-
-
-def problems(file: Path) -> list[str]:
-    with pytest.raises(RegistryError) as info:
-        load_patch(file)
-    return info.value.problems
+from tests.lib.registry import TOY_ENTRY as VALID
+from tests.lib.registry import TOY_PAYLOAD as PAYLOAD
+from tests.lib.registry import load_problems as problems
+from tests.lib.registry import toy_entry_with
+from tests.lib.registry import write_toy as write
 
 
 def test_a_valid_entry_loads_into_typed_records(tmp_path: Path) -> None:
@@ -437,81 +385,11 @@ def test_non_yaml_files_are_ignored(tmp_path: Path) -> None:
     assert "toy" in names and not any(n.startswith(("notes", "README")) for n in names)
 
 
-# --- the operations' specs: loader, JSON Schema and README agree ---------------------------------
-
-README = Path(__file__).resolve().parents[2] / "README.md"
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "registry"
-
-
-def test_the_committed_json_schema_is_what_the_specs_generate() -> None:
-    assert json_schema.PATH.read_text() == json_schema.render(), "run: python -m radpatch.registry.json_schema"
-
-
-def _rewrite_entry(rewrite: str) -> str:
-    return VALID.split("rewrites:\n")[0] + "rewrites:\n" + textwrap.indent(textwrap.dedent(rewrite), "  ")
-
-
-SAMPLES_VALID = [
-    "- set_default: {function: A.f, parameter: t, from: 300, to: 900}",
-    "- add_decorator: {function: f, decorator: functools.cache, position: bottom}",
-    "- remove_decorator: {function: C.f, decorator: staticmethod}",
-    "- replace_decorator: {function: f, find: 'cache', with: 'cache(1)'}",
-    "- wrap_body:\n    function: f\n    with: |\n      try:\n          __body__\n      finally:\n          pass",
-    "- replace_body: {function: f, find: return 1, with: return 2}",
-    "- delete: {scope: f, find: x = 1, occurrence: 2}",
-    "- replace: {scope: f, find: x = 1, with: x = 2, within: 'for a in b:'}",
-    "- add_import: {import: from a import b}",
-    "- set_constant: {name: LIMIT, value: 3}",
-    "- id: call\n  versions: '>=1.2'\n  insert_before: {scope: plan, find: size = 1, code: pass}",
-    "- insert_definitions: {payload: payload.py, names: [_rp_helper], after: plan}",
-]
-SAMPLES_INVALID = [
-    "- set_default: {function: A.f, parameter: t, to: 900}",  # missing from
-    "- add_decorator: {function: f, decorator: x, position: middle}",  # bad position
-    "- wrap_body: {function: f, with: 'try:\\n    pass\\nfinally:\\n    pass'}".replace(
-        "'", '"'
-    ),  # no __body__ (loader only)
-    "- delete: {scope: f, find: x = 1, occurrence: 0}",  # occurrence from 1
-    "- replace: {scope: f, find: '', with: x}",  # empty find
-    "- add_import: {import: x = 1}",  # not an import
-    "- set_constant: {name: 1x, value: 3}",  # not an identifier
-    "- replace: {scope: f, find: a, with: b, extra: 1}",  # unknown key
-    "- insert_definitions: {payload: payload.py, before: a, after: b}",  # both sides
-    "- add_parameter: {function: f, name: x, default: 1}\n  replace: {scope: f, find: a, with: b}",  # two operations
-]
-SCHEMA_BLIND = {2}  # a rule JSON Schema cannot state (the template must hold `__body__`): the loader alone refuses it
-
-
-@pytest.mark.parametrize("sample", SAMPLES_VALID)
-def test_loader_and_schema_accept_the_same_valid_samples(tmp_path: Path, sample: str) -> None:
-    f = write(tmp_path, _rewrite_entry(sample))
-    load_patch(f)
-    jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(json_schema.render()))
-
-
-@pytest.mark.parametrize("index", range(len(SAMPLES_INVALID)))
-def test_loader_and_schema_refuse_the_same_invalid_samples(tmp_path: Path, index: int) -> None:
-    f = write(tmp_path, _rewrite_entry(SAMPLES_INVALID[index]))
-    assert problems(f)
-    if index not in SCHEMA_BLIND:
-        with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(json_schema.render()))
-
-
-def test_every_example_validates_against_the_schema() -> None:
-    schema = _json.loads(json_schema.render())
-    for f in sorted(EXAMPLES.glob("*.yaml")):
-        jsonschema.validate(_yaml.safe_load(f.read_text()), schema)
-
-
-def test_the_readme_documents_every_operation_with_an_example() -> None:
-    section = README.read_text().split("## The registry format")[1].split("\n## ")[0]
-    for key in OPERATIONS:
-        assert f"`{key}`" in section and f"{key}:" in section, key
+# --- entries as a new user types them ---------------------------------------------------------------
 
 
 def test_an_empty_with_points_to_delete(tmp_path: Path) -> None:
-    f = write(tmp_path, _rewrite_entry("- replace: {scope: plan, find: x = 1, with: ''}"))
+    f = write(tmp_path, toy_entry_with("- replace: {scope: plan, find: x = 1, with: ''}"))
     assert any("is empty" in p and "`delete`" in p for p in problems(f))
 
 
@@ -522,7 +400,7 @@ def test_a_payload_statement_that_cannot_move_is_refused_with_its_line(tmp_path:
 
 def test_a_deep_expression_in_find_is_a_registry_error(tmp_path: Path) -> None:
     deep = "1+" * 20000 + "1"
-    f = write(tmp_path, _rewrite_entry("- replace: {scope: f, find: '" + deep + "', with: '2'}"))
+    f = write(tmp_path, toy_entry_with("- replace: {scope: f, find: '" + deep + "', with: '2'}"))
     try:
         ast.parse(deep)
     except (RecursionError, MemoryError):  # 3.11+: the parser itself gives up
@@ -534,17 +412,7 @@ def test_a_deep_expression_in_find_is_a_registry_error(tmp_path: Path) -> None:
             assert all("nested too deeply" in p for p in exc.problems), exc.problems
 
 
-@pytest.mark.parametrize("key", list(OPERATIONS))
-def test_each_operations_declared_example_loads_and_validates(tmp_path: Path, key: str) -> None:
-    example = OPERATIONS[key].EXAMPLE.replace("../patches/kv_group_size/payload.py", "payload.py")  # type: ignore[attr-defined]
-    f = write(tmp_path, _rewrite_entry(f"- {key}:\n" + textwrap.indent(example, "    ") + "\n"))
-    load_patch(f)
-    jsonschema.validate(_yaml.safe_load(f.read_text()), _json.loads(json_schema.render()))
-
-
 # --- payload and registry paths that are not regular files ------------------------------------------
-
-import threading  # noqa: E402
 
 
 def _feed_fifo(fifo: Path, data: bytes) -> threading.Thread:
