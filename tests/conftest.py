@@ -20,7 +20,8 @@ from tests.lib import REPO
 from tests.lib.installed import Demo, Env, Vllm, make_demo, make_vllm
 from tests.lib.processes import run
 from tests.lib.registry import write_entry
-from tests.lib.site import TOY_FILES, TOY_PATCH, Site
+from tests.lib.site import Site
+from tests.lib.toy import TOY_FILES, TOY_PATCH
 from tests.lib.venvs import Venv, pip
 from tests.lib.vllm_release import VllmEnv
 from tests.lib.wheels import build_project

@@ -12,8 +12,7 @@ from click.testing import CliRunner
 
 from radpatch import __version__
 from radpatch.cli import cli
-
-Site = Any  # tests/conftest.py's Site
+from tests.lib.site import Site
 
 
 def test_list_shows_every_registry_with_a_readable_range(toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]

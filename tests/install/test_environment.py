@@ -14,7 +14,8 @@ import pytest
 
 from radpatch.install.environment import canonical_name
 from tests.lib import REPO
-from tests.lib.site import TOY_FILES, TOY_PATCH, Site
+from tests.lib.site import Site
+from tests.lib.toy import TOY_FILES, TOY_PATCH
 
 PYENV = Path("/root/.pyenv/versions")
 

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.lib.site import TOY_FILES, TOY_PATCH
-
-Site = Any
+from tests.lib.site import Site
+from tests.lib.toy import TOY_FILES, TOY_PATCH
 
 
 def _state(radpatch: Any, toy: Path) -> dict[str, Any]:
@@ -111,9 +110,7 @@ def test_a_stale_second_dist_info_is_refused_naming_both(site: Site, write_regis
 def test_a_shadowed_copy_later_on_the_path_is_ignored(
     site: Site, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from tests.lib.site import Site as SiteType
-
-    later = SiteType(tmp_path / "later")
+    later = Site(tmp_path / "later")
     later.root.mkdir()
     later.install("toypkg", "1.5", TOY_FILES)
     site.install("toypkg", "1.0", TOY_FILES)
@@ -125,9 +122,7 @@ def test_a_shadowed_copy_later_on_the_path_is_ignored(
 
 def test_an_unpacked_wheel_in_the_current_directory_is_never_the_target(tmp_path: Path, write_registry: Any) -> None:
     """`python -m radpatch` starts sys.path with the current directory (and `--python` probes with `-c`)."""
-    from tests.lib.site import Site as SiteType
-
-    here = SiteType(tmp_path / "unpacked")
+    here = Site(tmp_path / "unpacked")
     here.root.mkdir()
     here.install("toypkg", "1.0", TOY_FILES)
     toy = write_registry("toy", TOY_PATCH)
@@ -148,9 +143,7 @@ def test_an_unpacked_wheel_in_the_current_directory_is_never_the_target(tmp_path
 def test_a_restricted_entry_never_falls_back_to_a_shadowed_copy(
     site: Site, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from tests.lib.site import Site as SiteType
-
-    later = SiteType(tmp_path / "later")
+    later = Site(tmp_path / "later")
     later.root.mkdir()
     later.install("toypkg", "1.0", TOY_FILES)  # shadowed: `import toypkg` finds the fork first
     site.install("toypkg-fork", "1.0", TOY_FILES)

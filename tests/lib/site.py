@@ -1,7 +1,7 @@
 """A fake site-packages: installed distributions as pip lays them out (files, METADATA, RECORD).
 
-The in-process tests run radpatch's code over one of these in a temp dir; TOY_FILES and TOY_PATCH
-are the small two-module distribution and two-file patch most of them share."""
+The in-process tests run radpatch's code over one of these in a temp dir (tests/lib/toy.py holds
+the small distribution most of them install)."""
 
 from __future__ import annotations
 
@@ -65,43 +65,3 @@ class Site:
             for p in sorted(self.root.rglob("*"))
             if p.is_file() and p.relative_to(self.root).as_posix() != ".radpatch/lock"
         }
-
-
-TOY_FILES = {
-    "toypkg/__init__.py": "",
-    "toypkg/core.py": """\
-        def plan(spec):
-            size = len(spec)
-            if size > 4:
-                size = 4
-            return size
-
-
-        def groups(spec):
-            return plan(spec)
-        """,
-    "toypkg/util.py": """\
-        def scale(x):
-            return x * 2
-        """,
-}
-
-TOY_PATCH = """\
-    summary: Toy two-file patch
-    description: Adds a parameter, passes it, and changes a factor in a second module.
-    distribution: toypkg
-    supported: ">=1.0,<2"
-    modules:
-      core: toypkg.core
-      util: toypkg.util
-    rewrites:
-      - id: cfg-param
-        file: core
-        add_parameter: {function: plan, name: cfg, default: "None"}
-      - id: pass-cfg
-        file: core
-        replace: {scope: groups, find: plan(spec), with: "plan(spec, None)"}
-      - id: triple
-        file: util
-        replace: {scope: scale, find: x * 2, with: x * 3}
-    """

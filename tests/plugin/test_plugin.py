@@ -10,15 +10,13 @@ import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from radpatch import plugin
 from radpatch.plugin import RequiredPatchMissing, Seen
 from tests.lib.fifo import fifo_in_place_of
-
-Site = Any  # tests/conftest.py's Site
+from tests.lib.site import Site
 
 
 @pytest.fixture

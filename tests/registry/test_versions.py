@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from radpatch.registry import versions
 from tests.lib import REPO
-from tests.lib.site import TOY_FILES, TOY_PATCH
+from tests.lib.toy import TOY_FILES, TOY_PATCH
 
 SHIPPED = ">=0.22.0,<0.34"
 
