@@ -11,6 +11,8 @@
 - rewrites: a patch of given operations, planned on a literal module, checked whole
 - vllm_files: real vLLM module files (tests/fixtures/vllm) installed into a fake site-packages
 - fifo: a FIFO in place of a file, to prove radpatch never blocks reading one
+- index_server: a loopback package index that logs every request and byte, for `radpatch verify`
+- toy, sources: the toy distribution and patch; literal modules the rewrite tests share
 """
 
 from __future__ import annotations
