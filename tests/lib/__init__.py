@@ -1,7 +1,7 @@
 """Helpers shared by the tests, in one place; tests import these and conftest fixtures, never each other.
 
-- site: a fake site-packages (Site) with a dist-info whose RECORD hashes its files; the toy patch
-- registry: the one registry writer (an entry's YAML and its payloads)
+- site: a fake site-packages (Site) with a dist-info whose RECORD hashes its files; RECORD hashes
+- registry: the one registry writer (an entry's YAML and its payloads); the loader tests' toy entry
 - wheels: the one wheel builder (a wheel laid out as a backend writes it; a project built by its
   own backend; a release fetched from the package index)
 - venvs: venvs made without pip, and pip acting on them from this interpreter
