@@ -1,6 +1,7 @@
-"""Every operation on real vLLM 0.32.0 and 0.33.0 files, through the CLI on a fake site-packages:
-apply, idempotent second apply, byte-identical revert; refusals leave every file as it was and
-name the rewrite and its registry file:line."""
+"""Every operation on real vLLM 0.32.0 and 0.33.0 files (tests/fixtures/vllm), through the CLI on a
+fake site-packages: a table of one case per operation, each checked the same way (apply, idempotent
+second apply, byte-identical revert); refusals leave every file as it was and name the rewrite and
+its registry file:line; finds typed in another layout, or of several statements, on real code."""
 
 from __future__ import annotations
 
@@ -181,9 +182,10 @@ while not handshake_socket.poll(timeout=60_000):
         raise RuntimeError(f"Did not receive response from front-end process within {HANDSHAKE_TIMEOUT_MINS} minutes")
 """
 FINDS = {
-    "one line, one f-string": "if not handshake_socket.poll(timeout=HANDSHAKE_TIMEOUT_MINS * 60_000): raise "
-    "RuntimeError("
-    "f'Did not receive response from front-end process within {HANDSHAKE_TIMEOUT_MINS} minutes')",
+    "one line, one f-string": (
+        "if not handshake_socket.poll(timeout=HANDSHAKE_TIMEOUT_MINS * 60_000): raise RuntimeError("
+        "f'Did not receive response from front-end process within {HANDSHAKE_TIMEOUT_MINS} minutes')"
+    ),
     "comments and parentheses": """\
 if not (handshake_socket.poll(timeout=(HANDSHAKE_TIMEOUT_MINS * 60_000))):  # my comment
     # and another
@@ -251,9 +253,8 @@ MULTI = {
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("case", list(MULTI))
 def test_several_statements_on_real_vllm_apply_and_revert_byte_for_byte(
-    case: str, version: str, site, radpatch, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-
+    case: str, version: str, site: Any, radpatch: Any, tmp_path: Path
+) -> None:
     originals = install_vllm(site.root, version)
     reg = ("--registry", str(registry(tmp_path, CORE, MULTI[case])))
     r = radpatch(*reg, "apply", "op")
