@@ -1,0 +1,238 @@
+"""Which entries change the same code? Two rewrites of two entries overlap when, on a release both
+entries support and both rewrites apply to, they change the same module and:
+
+- change the same node: the same statement/expression (`replace`, `delete`: scope and `find`, compared
+  by syntax tree), the same parameter default, the same constant, the same decorator list, the same
+  function's signature or body (and a body rewrite contains every node of its function);
+- or insert at the same anchor: the same `find` on the same side, the same definition before/after
+  which definitions go.
+
+Overlapping entries may still stack (a quilt series does); what matters is that their order is known.
+An entry's `requires:` (the names it must come after; the registry key lands with the import work)
+orders it after those. `apply` refuses two overlapping entries with no order between them, naming
+both; `list` and `verify` report every overlap.
+
+The test is static (the registry text only): no wheel, no install, no libcst. Which releases it
+probes: every version the entries' ranges name, the installed one (apply), and the releases verify
+listed before (the cached list), so a list run never asks the index.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import combinations
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from radpatch.errors import RefusedError
+from radpatch.registry.model import (
+    AddDecorator,
+    AddParameter,
+    Delete,
+    InsertDefinitions,
+    InsertStatements,
+    Patch,
+    RemoveDecorator,
+    Replace,
+    ReplaceBody,
+    ReplaceDecorator,
+    Rewrite,
+    SetConstant,
+    SetDefault,
+    WrapBody,
+)
+from radpatch.registry.versions import allows
+
+
+@dataclass(frozen=True)
+class Touch:
+    """What one rewrite changes: `node` (the node itself) or `anchor` (a place it inserts at)."""
+
+    role: str  # "node", "anchor", "body"
+    scope: str  # the qualified name it is in ("<module>" for the module)
+    key: str  # the node's identity in that scope
+
+
+@dataclass(frozen=True)
+class Overlap:
+    first: str  # entry names
+    second: str
+    first_rewrite: str
+    second_rewrite: str
+    module: str
+    what: str
+    versions: tuple[Version, ...]  # the probed releases where they meet
+    ordered: bool  # `requires:` orders one after the other
+
+    def describe(self) -> str:
+        at = f"{self.versions[0]}" + (f" to {self.versions[-1]}" if len(self.versions) > 1 else "")
+        order = "ordered by `requires:`" if self.ordered else "no order between them (`requires:`)"
+        return (
+            f"{self.first} ({self.first_rewrite}) and {self.second} ({self.second_rewrite}) both {self.what} "
+            f"in {self.module} (e.g. {at}); {order}"
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "patches": [self.first, self.second],
+            "rewrites": [self.first_rewrite, self.second_rewrite],
+            "module": self.module,
+            "what": self.what,
+            "versions": [str(v) for v in self.versions],
+            "ordered": self.ordered,
+        }
+
+
+def _norm(code: str) -> str:
+    text = textwrap.dedent(code).strip()
+    try:
+        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
+    except SyntaxError:
+        pass
+    try:
+        return ast.dump(ast.parse(text))
+    except SyntaxError:
+        return text
+
+
+def touches(rw: Rewrite) -> tuple[Touch, ...]:
+    op = rw.op
+    if isinstance(op, (Replace, Delete)):
+        return (Touch("node", op.scope, f"code {_norm(op.find)}"),)
+    if isinstance(op, InsertStatements):
+        return (Touch("anchor", op.scope, f"{op.where} {_norm(op.find)}"),)
+    if isinstance(op, InsertDefinitions):
+        return (Touch("anchor", "<module>", f"definitions {op.where} {op.anchor}"),)
+    if isinstance(op, AddParameter):
+        return (Touch("node", op.function, "signature"),)
+    if isinstance(op, SetDefault):
+        return (Touch("node", op.function, f"default of {op.parameter}"),)
+    if isinstance(op, (AddDecorator, RemoveDecorator, ReplaceDecorator)):
+        return (Touch("node", op.function, "decorators"),)
+    if isinstance(op, (WrapBody, ReplaceBody)):
+        return (Touch("body", op.function, "body"),)
+    if isinstance(op, SetConstant):
+        return (Touch("node", "<module>", f"constant {op.name}"),)
+    return ()  # add_import: idempotent, stacks with anything
+
+
+def _meet(a: Touch, b: Touch) -> str | None:
+    """What the two touches share, in words, or None."""
+    if a.role == "body" or b.role == "body":
+        body, other = (a, b) if a.role == "body" else (b, a)
+        if other.scope == body.scope or other.scope.startswith(body.scope + "."):
+            return f"change the body of {body.scope}()"
+        return None
+    if a.scope != b.scope or a.key != b.key:
+        return None
+    if a.role == "anchor" and b.role == "anchor":
+        return f"insert at the same anchor in {a.scope}"
+    noun = a.key.split(" ")[0] if not a.key.startswith("code ") else "statement or expression"
+    if a.role != b.role:
+        return f"change and anchor at the same code in {a.scope}"
+    return f"change the same {noun} in {a.scope}"
+
+
+def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Version]:
+    """The versions to test: those every range of the entries names, the extra ones, and the cached list."""
+    out: set[Version] = set(extra)
+    for p in patches:
+        specs: list[SpecifierSet] = [p.supported, *(c.versions for t in p.targets for c in t.choices)]
+        specs += [r.versions for r in p.rewrites if r.versions is not None]
+        for spec in specs:
+            for s in spec:
+                try:
+                    out.add(Version(s.version.rstrip(".*")))
+                except InvalidVersion:
+                    pass
+        out.update(_cached_listing(p.distribution))
+    return sorted(out)
+
+
+def _cached_listing(dist: str) -> list[Version]:
+    from radpatch.releases.wheels import cache_root  # no network: only what verify listed before
+
+    try:
+        data = json.loads((cache_root() / canonicalize_name(dist) / "versions.json").read_text())
+        return [Version(v) for v in data["versions"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidVersion):
+        return []
+
+
+def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
+    if not allows(p.supported, v) or not rw.applies_to(v):
+        return None
+    choice = p.target(rw.target).module_for(v)
+    return choice.module if choice else None
+
+
+def _after(patches: list[Patch]) -> dict[str, set[str]]:
+    """Entry -> every entry it comes after, through `requires:` (transitively)."""
+    direct = {p.name: set(getattr(p, "requires", ()) or ()) for p in patches}
+    out: dict[str, set[str]] = {}
+    for name in direct:
+        seen: set[str] = set()
+        todo = list(direct[name])
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo.extend(direct.get(n, ()))
+        out[name] = seen
+    return out
+
+
+def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> list[Overlap]:
+    """Every overlap between two of the entries, on the probed releases (or on `versions` only)."""
+    probe = probes(patches) if versions is None else sorted(set(versions))
+    after = _after(patches)
+    out: list[Overlap] = []
+    for a, b in combinations(patches, 2):
+        if not set(a.named) & set(b.named) and not set(a.packages) & set(b.packages):
+            continue
+        for ra in a.rewrites:
+            for rb in b.rewrites:
+                for ta in touches(ra):
+                    for tb in touches(rb):
+                        what = _meet(ta, tb)
+                        if what is None:
+                            continue
+                        where: dict[str, list[Version]] = {}
+                        for v in probe:
+                            m = _module(a, ra, v)
+                            if m is not None and m == _module(b, rb, v):
+                                where.setdefault(m, []).append(v)
+                        for module, vs in where.items():
+                            ordered = a.name in after[b.name] or b.name in after[a.name]
+                            out.append(Overlap(a.name, b.name, ra.id, rb.id, module, what, tuple(vs), ordered))
+    return _unique(out)
+
+
+def _unique(found: list[Overlap]) -> list[Overlap]:
+    seen: set[tuple[str, str, str, str, str]] = set()
+    out = []
+    for o in found:
+        key = (o.first, o.second, o.first_rewrite, o.second_rewrite, o.module)
+        if key not in seen:
+            seen.add(key)
+            out.append(o)
+    return out
+
+
+def refuse_unordered(patches: list[Patch], versions: Iterable[Version] | None = None) -> None:
+    """For apply: refuse when two of the entries overlap with no order between them, naming both."""
+    bad = [o for o in find(patches, versions) if not o.ordered]
+    if bad:
+        o = bad[0]
+        raise RefusedError(
+            f"{o.first} and {o.second} overlap: {o.describe()}"
+            + (f" (and {len(bad) - 1} more overlap(s))" if len(bad) > 1 else ""),
+            f"say which comes first: add `requires: [{o.first}]` to {o.second} (or the other way round), "
+            "or apply only one of them",
+        )
