@@ -101,12 +101,13 @@ def rows(
     return out
 
 
-def cell(patch: Patch, r: Result, releases: Releases) -> Cell:
+def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) -> Cell:
+    """The cell of one release; `anywhere`: classify releases outside the range as if inside (port)."""
     if r.obsolete or r.note:
         links = upstream(patch)
         why = "declared `obsolete:`" if r.note else "the release already contains the change"
         return Cell(r.version, OBSOLETE, why + (f" (upstream: {', '.join(links)})" if links else ""))
-    if not r.in_range:
+    if not r.in_range and not anywhere:
         return Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails")
     if r.ok:
         return Cell(r.version, PASS)

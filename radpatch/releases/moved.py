@@ -36,7 +36,9 @@ from radpatch.releases.wheels import Release, Releases
 MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 430)
 MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it
 
-_SCOPE_GONE = re.compile(r"defines no function or class|the wheel \S+ has no ")
+_SCOPE_GONE = re.compile(
+    r"defines no function or class|top-level definition '[^']+' not found in the module|the wheel \S+ has no "
+)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _REWRITE = re.compile(r"rewrite '([^']+)'")
 
