@@ -121,12 +121,19 @@ def diff(ctx: Context, name: str) -> int:
 @click.argument("names", nargs=-1, shell_complete=complete_patch)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--check", is_flag=True, help="Exit 3 unless every named patch (default: every recorded one) is applied.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "cyclonedx"]),
+    default=None,
+    help="table (default), json (as --json), or cyclonedx: a CycloneDX 1.6 SBOM of the patched distributions.",
+)
 @pass_ctx
-def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
+def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, fmt: str | None) -> int:
     """Show each patch's state: applied, not-applied, drifted, incompatible, not-installed, obsolete."""
     from radpatch.commands import status as cmd
 
-    return cmd.run(ctx, names, as_json, check)
+    return cmd.run(ctx, names, as_json or fmt == "json", check, cyclonedx=fmt == "cyclonedx")
 
 
 @cli.command()

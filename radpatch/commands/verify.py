@@ -16,7 +16,8 @@ import json
 import click
 
 from radpatch.context import Context
-from radpatch.errors import EXIT_OK, RefusedError, UsageError
+from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
+from radpatch.registry.model import Patch
 from radpatch.releases import matrix, overlaps
 from radpatch.releases.verify import CHECKS, Report, first_failed, parse_spec, verify
 from radpatch.releases.wheels import Releases
@@ -64,6 +65,8 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         click.echo(render(report))
+        for o in _overlaps(ctx, patch):
+            click.echo(f"overlap: {o.describe()}")
     if not report.claimed:
         asked = ", ".join(str(r.version) for r in report.results)
         raise UsageError(
@@ -79,6 +82,19 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
             "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`",
         )
     return EXIT_OK
+
+
+def _overlaps(ctx: Context, patch: Patch) -> list[overlaps.Overlap]:
+    """The entry's overlaps with the other entries of the registries (an invalid other entry is
+    skipped here: `radpatch list` reports it)."""
+    others: list[Patch] = []
+    for name in ctx.registry.names():
+        if name != patch.name:
+            try:
+                others.append(ctx.registry.load(name))
+            except RadpatchError:
+                continue
+    return [o for o in overlaps.find([patch, *others]) if patch.name in (o.first, o.second)]
 
 
 _MARK = {True: "ok", False: "FAIL", None: "-"}

@@ -30,7 +30,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from radpatch.errors import RefusedError
+from radpatch.context import Context
+from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import (
     AddDecorator,
     AddParameter,
@@ -236,3 +237,35 @@ def refuse_unordered(patches: list[Patch], versions: Iterable[Version] | None = 
             f"say which comes first: add `requires: [{o.first}]` to {o.second} (or the other way round), "
             "or apply only one of them",
         )
+
+
+def check_apply(ctx: Context, patches: list[Patch]) -> None:
+    """apply's refusal: the entries named, and those radpatch's record says are applied in the
+    environment, must not overlap on the installed release unless `requires:` orders them."""
+    from radpatch.install import locate
+    from radpatch.state.record import Store
+
+    env = ctx.env
+    named = {p.name for p in patches}
+    recorded: dict[str, None] = {}
+    for d in env.paths:
+        for n in Store(d).records():
+            if n not in named:
+                recorded.setdefault(n, None)
+    others: list[Patch] = []
+    for n in recorded:
+        try:
+            others.append(ctx.registry.load(n))
+        except RadpatchError:
+            continue  # an entry no longer in the registries cannot be reasoned about: status says so
+    everyone = [*patches, *others]
+    installed: set[Version] = set()
+    for p in everyone:
+        try:
+            found = locate.find_target(env, p)
+        except RadpatchError:
+            continue
+        if found is not None:
+            installed.add(found.version)
+    if installed:
+        refuse_unordered(everyone, installed)
