@@ -131,9 +131,13 @@ def diff(ctx: Context, name: str) -> int:
 @pass_ctx
 def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, fmt: str | None) -> int:
     """Show each patch's state: applied, not-applied, drifted, incompatible, not-installed, obsolete."""
+    if fmt == "cyclonedx":
+        from radpatch.commands import sbom
+
+        return sbom.run(ctx, names)
     from radpatch.commands import status as cmd
 
-    return cmd.run(ctx, names, as_json or fmt == "json", check, cyclonedx=fmt == "cyclonedx")
+    return cmd.run(ctx, names, as_json or fmt == "json", check)
 
 
 @cli.command()

@@ -16,13 +16,15 @@ from radpatch.releases.wheels import cache_root
 
 def run_list(ctx: Context) -> int:
     patches = ctx.registry.load_many(ctx.registry.names())
-    rows = [(p.name, p.distribution, p.range, upstream_state(p), p.summary) for p in patches]
-    _table(("PATCH", "TARGET", "SUPPORTED", "UPSTREAM", "SUMMARY"), rows)
-    found = overlaps.find(patches)
-    if found:
+    rows = [(p.name, p.distribution, p.range, p.summary) for p in patches]
+    _table(("PATCH", "TARGET", "SUPPORTED", "SUMMARY"), rows)
+    # below the table, so the columns stay what scripts read: what is known upstream, then overlaps
+    notes = [f"upstream: {p.name}: {state}" for p in patches if (state := upstream_state(p)) != "-"]
+    notes += [f"overlap: {o.describe()}" for o in overlaps.find(patches)]
+    if notes:
         click.echo("")
-        for o in found:
-            click.echo(f"overlap: {o.describe()}")
+        for line in notes:
+            click.echo(line)
     return EXIT_OK
 
 

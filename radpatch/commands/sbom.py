@@ -28,9 +28,10 @@ import click
 
 from radpatch import __version__
 from radpatch.commands.diff import _original
+from radpatch.context import Context
 from radpatch.errors import EXIT_OK
 from radpatch.rewrite import runner
-from radpatch.state.decide import PatchState, State
+from radpatch.state.decide import PatchState, State, patch_state
 
 SPEC_VERSION = "1.6"
 _GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")
@@ -124,6 +125,8 @@ def bom(states: list[PatchState]) -> dict[str, object]:
     }
 
 
-def run(states: list[PatchState]) -> int:
-    click.echo(json.dumps(bom(states), indent=2))
+def run(ctx: Context, names: tuple[str, ...]) -> int:
+    """The named entries (default: every entry of the registries); only the applied ones are listed."""
+    patches = ctx.registry.load_many(list(names) if names else ctx.registry.names())
+    click.echo(json.dumps(bom([patch_state(p, ctx.env) for p in patches]), indent=2))
     return EXIT_OK

@@ -12,7 +12,7 @@ from radpatch.state.record import Store
 _SATISFIED = (State.APPLIED, State.OBSOLETE)
 
 
-def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, cyclonedx: bool = False) -> int:
+def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
     if names:
         wanted = list(names)
     elif check:
@@ -20,10 +20,6 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, cyclon
     else:
         wanted = ctx.registry.names()
     states = [patch_state(p, ctx.env) for p in ctx.registry.load_many(wanted)]
-    if cyclonedx:
-        from radpatch.commands import sbom
-
-        return sbom.run(states)
     if as_json:
         click.echo(json.dumps([to_json(s) for s in states], indent=2))  # README "JSON output": schema 1
     else:

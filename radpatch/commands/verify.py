@@ -41,7 +41,11 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
         click.echo(matrix.render(rows))
         for o in found:
             click.echo(f"overlap: {o.describe()}")
-    bad = [(row.patch.name, r) for row in rows for r in row.report.failing]
+    errors = [row for row in rows if row.error is not None]
+    first = errors[0].error if errors else None
+    if first is not None and len(errors) == len(rows):
+        raise first
+    bad = [(row.patch.name, r) for row in rows if row.report for r in row.report.failing]
     if bad:
         raise RefusedError(
             f"{len(bad)} release(s) inside the entries' supported ranges fail: "
@@ -49,7 +53,12 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
             "`radpatch port NAME --to VERSION` adds a moved module; fix a rewrite that no longer matches, "
             "or narrow `supported`",
         )
-    if not any(row.report.claimed for row in rows):
+    if errors:
+        raise RefusedError(
+            "not verified: " + "; ".join(f"{row.patch.name}: {row.error}" for row in errors),
+            "each entry's reason is above; verify it alone with `radpatch verify NAME`",
+        )
+    if not any(row.report.claimed for row in rows if row.report):
         raise UsageError(
             "none of the releases verified is in any entry's supported range: nothing the entries claim was verified",
             "drop --versions, or give a range the entries support",

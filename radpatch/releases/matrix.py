@@ -61,12 +61,10 @@ class Cell:
 
 @dataclass(frozen=True)
 class Row:
-    report: Report
+    patch: Patch
+    report: Report | None  # None: the entry could not be verified (error)
     cells: tuple[Cell, ...]
-
-    @property
-    def patch(self) -> Patch:
-        return self.report.patch
+    error: RadpatchError | None = None
 
 
 def upstream(patch: Patch) -> tuple[str, ...]:
@@ -80,7 +78,11 @@ def span(patches: list[Patch], releases: Releases) -> SpecifierSet:
     low: Version | None = None
     high: Version | None = None
     for p in patches:
-        listing = releases.versions(p.distribution, SpecifierSet()).versions
+        try:
+            listing = releases.versions(p.distribution, SpecifierSet()).versions
+        except RadpatchError:
+            continue  # its row says why
+
         mine = [v for v in listing if not v.is_prerelease and selects(p.supported, v)]
         if mine:
             low = min(low, mine[0]) if low else mine[0]
@@ -96,8 +98,12 @@ def rows(
     wanted = span(patches, releases) if spec is None else spec
     out = []
     for p in patches:
-        report = verify(p, wanted, releases, probe=False, stream=stream or sys.stderr)
-        out.append(Row(report, tuple(cell(p, r, releases) for r in report.results)))
+        try:
+            report = verify(p, wanted, releases, probe=False, stream=stream or sys.stderr)
+        except RadpatchError as exc:  # e.g. no release of its distribution in SPEC: one row says so
+            out.append(Row(p, None, (), exc))
+            continue
+        out.append(Row(p, report, tuple(cell(p, r, releases) for r in report.results)))
     return out
 
 
@@ -179,6 +185,7 @@ def render(rows_: list[Row]) -> str:
         for c in row.cells
         if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE)
     ]
+    notes += [f"{row.patch.name}: not verified: {row.error.message}" for row in rows_ if row.error is not None]
     if notes:
         lines += ["", *notes]
     lines.append("")
@@ -191,7 +198,10 @@ def render(rows_: list[Row]) -> str:
 def to_json(rows_: list[Row]) -> dict[str, object]:
     return {
         "schema_version": 1,
-        "entries": [row.report.to_json() for row in rows_],
+        "entries": [
+            row.report.to_json() if row.report else {"patch": row.patch.name, "error": row.error and row.error.message}
+            for row in rows_
+        ],
         "matrix": [
             {"patch": row.patch.name, "upstream": list(upstream(row.patch)), "cells": [c.to_json() for c in row.cells]}
             for row in rows_

@@ -200,15 +200,14 @@ def nearest(patch: Patch, rewrite_id: str, module: str, source: bytes) -> Neares
     pattern = _pattern(rw)
     if pattern is None:
         return None
-    want, as_name = pattern
+    want, kind = pattern
     scope = next(iter(scopes((rw,))), None)
     root: ast.AST = _scope_node(tree, scope) if scope else tree
-    if as_name:  # a definition that is gone: the most similar definition name
+    if kind == "name":  # a definition that is gone: the most similar definition name
         texts = [(n.lineno, n.name) for n in ast.walk(tree) if isinstance(n, _DEFS)]
-    else:
-        texts = [
-            (n.lineno, _unparse(n)) for n in ast.walk(root) if isinstance(n, (ast.stmt, ast.expr)) and n is not root
-        ]
+    else:  # like for like: a statement for a statement `find`, an expression for an expression
+        node_type: type[ast.expr | ast.stmt] = ast.expr if kind == "expr" else ast.stmt
+        texts = [(n.lineno, _unparse(n)) for n in ast.walk(root) if isinstance(n, node_type) and n is not root]
     best: tuple[float, int, str] | None = None
     for line, text in texts:
         if not text or len(text) > 4 * len(want) + 200:
@@ -224,18 +223,22 @@ def nearest(patch: Patch, rewrite_id: str, module: str, source: bytes) -> Neares
     return Nearest(rw.id, module, best[1], best[0], best[2])
 
 
-def _pattern(rw: Rewrite) -> tuple[str, bool] | None:
-    """What to look for: the `find` (normalised), else the name the rewrite needs (a definition)."""
+def _pattern(rw: Rewrite) -> tuple[str, str] | None:
+    """What to look for and its kind ("stmt", "expr", "name"): the `find` (normalised), else the
+    name of the definition the rewrite needs."""
     find = getattr(rw.op, "find", None)
     if isinstance(find, str):
         try:
-            return _unparse(ast.parse(textwrap.dedent(find))), False
+            tree = ast.parse(textwrap.dedent(find).strip())
         except SyntaxError:
-            return find.strip(), False
+            return find.strip(), "stmt"
+        if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
+            return _unparse(tree.body[0].value), "expr"
+        return _unparse(tree), "stmt"
     for attr in ("function", "anchor", "scope"):
         name = getattr(rw.op, attr, None)
         if isinstance(name, str) and name != "<module>":
-            return name.split(".")[-1], True
+            return name.split(".")[-1], "name"
     return None
 
 

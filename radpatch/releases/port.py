@@ -4,7 +4,8 @@ For the releases asked for (`--to VERSION|SPEC`), verify's engine proves the ent
 each release gets a cell (radpatch.releases.matrix):
 
 - every rewrite proves: the release is claimed by widening `supported:` (an upper bound `<X` moves
-  to the next minor release after it, keeping X's number of components, so `<0.34` becomes `<0.35`;
+  to the next minor release after it, keeping X's number of components, so `<0.34` becomes `<0.35`,
+  unless the index lists a release in between that was not proven: then `<=` the release;
   `<=X` and `>=X` move to the release; `==X` becomes `>=low,<=high`);
 - the scope moved to another module (found by its code, radpatch.releases.moved) and the rewrites
   prove there: the module variant is added (`modules:` gets `{versions: ">=V", module: NEW}` and the
@@ -80,7 +81,7 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
     changes: list[str] = []
     claimed = [c.version for c in cells]
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
-        text = widen(patch.range, claimed)
+        text = widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
@@ -138,14 +139,12 @@ def _add_choice(
         if isinstance(versions, yaml.ScalarNode):
             joined = f"{versions.value},<{low}" if versions.value.strip() else f"<{low}"
             edits.append(yamledit.set_scalar(versions, joined))
-        elif isinstance(item, yaml.MappingNode) and item.value:
-            first = item.value[0][0]
-            col = yamledit.indent_of(text, first.start_mark.index)
-            sep = ", " if item.flow_style else "\n" + " " * col
-            at = first.start_mark.index
-            edits.append(yamledit.Edit(at, at, f"versions: {yamledit.quoted(f'<{low}')}{sep}"))
+
     last = node.value[-1]
     assert isinstance(last, yaml.MappingNode)
+    if node.flow_style:  # [{...}, {...}]: one more item in the brackets
+        item = f"{{versions: {yamledit.quoted(f'>={low}')}, module: {module}}}"
+        return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
     flow = bool(last.flow_style)
     first_key = str(last.value[0][0].value) if last.value else "versions"
     indent = yamledit.indent_of(text, last.start_mark.index) - 2  # the item's `- `
@@ -155,9 +154,12 @@ def _add_choice(
     return edits
 
 
-def widen(spec_text: str, versions: Iterable[Version]) -> str:
-    """`spec_text` widened just enough to hold `versions`, in its own order and style."""
+def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] = ()) -> str:
+    """`spec_text` widened just enough to hold `versions`, in its own order and style. An upper
+    bound `<X` moves to the next minor release unless that would claim a `known` release (one
+    the index lists) that was not proven: then it becomes `<=` the highest release proven."""
     vs = sorted(versions)
+    others = [k for k in known if k not in vs and not k.is_prerelease]
     low, high = vs[0], vs[-1]
     out: list[str] = []
     for part in (p.strip() for p in spec_text.split(",")):
@@ -170,7 +172,9 @@ def widen(spec_text: str, versions: Iterable[Version]) -> str:
         if all(s.contains(v, prereleases=True) for v in vs):
             out.append(part)
         elif s.operator == "<":
-            out.append(f"<{_next_minor(high, len(Version(s.version).release))}")
+            bound = _next_minor(high, len(Version(s.version).release))
+            unproven = [k for k in others if high < k < Version(bound) and not s.contains(k, prereleases=True)]
+            out.append(f"<={high}" if unproven else f"<{bound}")
         elif s.operator == "<=":
             out.append(f"<={high}")
         elif s.operator in (">=", ">"):

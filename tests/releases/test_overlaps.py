@@ -1,0 +1,129 @@
+"""Overlapping entries: two entries changing the same node or inserting at the same anchor.
+
+`list` and `verify` report them; `apply` (through overlaps.check_apply) refuses two of them with
+no order between them. `requires:` (the order) is read with getattr until the registry key lands
+(the import work adds it to the model): these tests set it on the loaded Patch the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.version import Version
+
+from radpatch.context import Context
+from radpatch.errors import RefusedError
+from radpatch.registry.loader import load_patch
+from radpatch.registry.model import Patch
+from radpatch.releases import overlaps
+from tests.conftest import Site
+
+HEAD = """\
+summary: toy
+description: toy
+distribution: toypkg
+supported: "{supported}"
+modules:
+  core: toypkg.core
+rewrites:
+"""
+CAP = """\
+  - id: cap-{n}
+    replace: {{scope: plan, find: "size = 4", with: "size = {n}"}}
+"""
+AFTER = """\
+  - id: log-{n}
+    insert_after: {{scope: plan, find: "size = len(spec)", code: "size = size + {n}"}}
+"""
+WRAP = """\
+  - id: wrap
+    wrap_body: {function: plan, with: "try:\\n    __body__\\nfinally:\\n    pass"}
+"""
+DEFAULT = """\
+  - id: default-{n}
+    add_parameter: {{function: groups, name: p{n}, default: "None"}}
+"""
+
+
+def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2") -> Patch:
+    reg.mkdir(exist_ok=True)
+    (reg / f"{name}.yaml").write_text(HEAD.format(supported=supported) + body)
+    return load_patch(reg / f"{name}.yaml")
+
+
+def ordered(patch: Patch, *after: str) -> Patch:
+    object.__setattr__(patch, "requires", after)  # the `requires:` key, until the loader reads it
+    return patch
+
+
+def test_the_same_statement_and_the_same_anchor_overlap(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", CAP.format(n=5) + AFTER.format(n=1))
+    b = write(tmp_path, "b", CAP.format(n=6))
+    c = write(tmp_path, "c", AFTER.format(n=2))
+    found = overlaps.find([a, b, c], [Version("1.0")])
+    pairs = {(o.first, o.second, o.first_rewrite, o.second_rewrite, o.what) for o in found}
+    assert pairs == {
+        ("a", "b", "cap-5", "cap-6", "change the same statement or expression in plan"),
+        ("a", "c", "log-1", "log-2", "insert at the same anchor in plan"),
+    }
+    assert all(o.module == "toypkg.core" and not o.ordered for o in found)
+
+
+def test_a_body_rewrite_overlaps_everything_inside_the_function(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", WRAP)
+    b = write(tmp_path, "b", CAP.format(n=5))
+    c = write(tmp_path, "c", DEFAULT.format(n=1))  # another function: no overlap
+    found = overlaps.find([a, b, c], [Version("1.0")])
+    assert [(o.first, o.second, o.what) for o in found] == [("a", "b", "change the body of plan()")]
+
+
+def test_entries_that_never_meet_on_a_release_do_not_overlap(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", CAP.format(n=5), supported=">=1.0,<1.5")
+    b = write(tmp_path, "b", CAP.format(n=6), supported=">=1.5,<2")
+    assert overlaps.find([a, b]) == []  # probes: every version the ranges name
+    c = write(tmp_path, "c", CAP.format(n=7), supported=">=1.2,<2")
+    assert {(o.first, o.second) for o in overlaps.find([a, b, c])} == {("a", "c"), ("b", "c")}
+
+
+def test_requires_orders_an_overlap_and_apply_refuses_only_unordered_ones(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", CAP.format(n=5))
+    b = write(tmp_path, "b", CAP.format(n=6))
+    with pytest.raises(RefusedError) as err:
+        overlaps.refuse_unordered([a, b], [Version("1.0")])
+    assert "a and b overlap" in err.value.message and "requires: [a]" in err.value.hint
+    overlaps.refuse_unordered([a, ordered(b, "a")], [Version("1.0")])  # b comes after a: allowed
+    c = write(tmp_path, "c", CAP.format(n=7))
+    overlaps.refuse_unordered([a, ordered(b, "a"), ordered(c, "b")], [Version("1.0")])  # transitively
+
+
+def test_list_reports_overlaps(toy: Path, radpatch: Any, write_registry: Any) -> None:
+    write_registry(
+        "other",
+        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
+        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
+    )
+    r = radpatch("--registry", str(toy), "list")
+    assert r.code == 0, r.err
+    assert (
+        "overlap: other (pass-cfg-too) and toy (pass-cfg) both change the same statement or expression in groups "
+        "in toypkg.core" in r.out
+    )
+
+
+def test_check_apply_counts_what_is_applied_already(
+    site: Site, toy: Path, radpatch: Any, write_registry: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_registry(
+        "other",
+        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
+        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
+    )
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    ctx = Context(None, (str(toy),))
+    other = ctx.registry.load("other")
+    with pytest.raises(RefusedError) as err:
+        overlaps.check_apply(ctx, [other])
+    assert "other and toy overlap" in err.value.message or "toy and other overlap" in err.value.message
+    overlaps.check_apply(ctx, [ordered(other, "toy")])
