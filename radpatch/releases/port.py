@@ -69,7 +69,8 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
     before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
     blocked = [c for c in cells if c.kind not in CLAIMABLE or (c.kind == matrix.MOVED and not c.proven)]
     if blocked:
-        return Port(patch, cells, before, None, (), "; ".join(f"{c.version}: {c.kind}: {c.detail}" for c in blocked))
+        why = "not every release asked for proves (" + ", ".join(f"{c.version}: {c.kind}" for c in blocked) + ")"
+        return Port(patch, cells, before, None, (), why)
     new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
     if not new:
         return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves")
