@@ -202,6 +202,8 @@ def nearest(patch: Patch, rewrite_id: str, module: str, source: bytes) -> Neares
         return None
     want, kind = pattern
     scope = next(iter(scopes((rw,))), None)
+    if scope is not None and not defines(source, scope):  # the scope itself is gone: the nearest definition
+        want, kind = scope.split(".")[-1], "name"
     root: ast.AST = _scope_node(tree, scope) if scope else tree
     if kind == "name":  # a definition that is gone: the most similar definition name
         texts = [(n.lineno, n.name) for n in ast.walk(tree) if isinstance(n, _DEFS)]
