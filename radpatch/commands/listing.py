@@ -20,7 +20,7 @@ def run_list(ctx: Context) -> int:
     _table(("PATCH", "TARGET", "SUPPORTED", "SUMMARY"), rows)
     # below the table, so the columns stay what scripts read: what is known upstream, then overlaps
     notes = [f"upstream: {p.name}: {state}" for p in patches if (state := upstream_state(p)) != "-"]
-    notes += [f"overlap: {o.describe()}" for o in overlaps.find(patches)]
+    notes += [f"overlap: {line}" for line in overlaps.lines(overlaps.find(patches))]
     if notes:
         click.echo("")
         for line in notes:

@@ -39,8 +39,8 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
         click.echo(json.dumps(data, indent=2))
     else:
         click.echo(matrix.render(rows))
-        for o in found:
-            click.echo(f"overlap: {o.describe()}")
+        for line in overlaps.lines(found):
+            click.echo(f"overlap: {line}")
     errors = [row for row in rows if row.error is not None]
     first = errors[0].error if errors else None
     if first is not None and len(errors) == len(rows):
@@ -74,8 +74,8 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         click.echo(render(report))
-        for o in _overlaps(ctx, patch):
-            click.echo(f"overlap: {o.describe()}")
+        for line in overlaps.lines(_overlaps(ctx, patch)):
+            click.echo(f"overlap: {line}")
     if not report.claimed:
         asked = ", ".join(str(r.version) for r in report.results)
         raise UsageError(

@@ -133,7 +133,7 @@ def _meet(a: Touch, b: Touch) -> str | None:
     if a.scope != b.scope or a.key != b.key:
         return None
     if a.role == "anchor" and b.role == "anchor":
-        return f"insert at the same anchor in {a.scope}"
+        return f"insert {a.key}" if a.key.startswith("definitions ") else f"insert at the same anchor in {a.scope}"
     noun = a.key.split(" ")[0] if not a.key.startswith("code ") else "statement or expression"
     if a.role != b.role:
         return f"change and anchor at the same code in {a.scope}"
@@ -223,6 +223,22 @@ def _unique(found: list[Overlap]) -> list[Overlap]:
         if key not in seen:
             seen.add(key)
             out.append(o)
+    return out
+
+
+def lines(found: list[Overlap]) -> list[str]:
+    """One line per pair of entries (their overlapping rewrites listed), for list and verify."""
+    pairs: dict[tuple[str, str], list[Overlap]] = {}
+    for o in found:
+        pairs.setdefault((o.first, o.second), []).append(o)
+    out = []
+    for (a, b), os_ in pairs.items():
+        if len(os_) == 1:
+            out.append(os_[0].describe())
+            continue
+        order = "ordered by `requires:`" if all(o.ordered for o in os_) else "no order between them (`requires:`)"
+        each = "; ".join(f"{o.first_rewrite}/{o.second_rewrite}: {o.what} in {o.module}" for o in os_)
+        out.append(f"{a} and {b} overlap in {len(os_)} places ({each}); {order}")
     return out
 
 

@@ -43,6 +43,7 @@ RELEASES: dict[str, dict[str, str]] = {
     "1.1": {f"{PKG}/core.py": GOOD, f"{PKG}/other.py": "def unrelated():\n    return 1\n"},
     "2.0": {f"{PKG}/core.py": "from rptoy.planning import size\n", f"{PKG}/planning.py": GOOD},
     "2.1": {f"{PKG}/core.py": REWRITTEN},
+    "2.2": {f"{PKG}/planning.py": GOOD},  # core.py is gone altogether
     "3.0": {f"{PKG}/core.py": PATCHED},
 }
 
@@ -106,9 +107,24 @@ def test_the_matrix_names_each_cell_kind(
     r = radpatch("--registry", str(reg), "verify", "--all")
     assert r.code == 1, r.err  # 2.0 and 2.1 are claimed by `wide` and fail as written
     table = cells(r.out)
-    assert table["wide"] == {"1.0": "pass", "1.1": "pass", "2.0": "moved", "2.1": "no match", "3.0": "obsolete"}
-    assert table["narrow"] == {"1.0": "pass", "1.1": "out (pass)", "2.0": "out", "2.1": "out", "3.0": "obsolete"}
+    assert table["wide"] == {
+        "1.0": "pass",
+        "1.1": "pass",
+        "2.0": "moved",
+        "2.1": "no match",
+        "2.2": "moved",
+        "3.0": "obsolete",
+    }
+    assert table["narrow"] == {
+        "1.0": "pass",
+        "1.1": "out (pass)",
+        "2.0": "out",
+        "2.1": "out",
+        "2.2": "out",
+        "3.0": "obsolete",
+    }
     assert f"wide 2.0: moved: {PKG}.core -> {PKG}.planning (the rewrites prove there)" in r.out
+    assert f"wide 2.2: moved: {PKG}.core -> {PKG}.planning (the rewrites prove there)" in r.out  # module gone
     nearest = next(line for line in r.out.splitlines() if line.startswith("wide 2.1: no match"))
     assert f"nearest candidate {PKG}.core:3" in nearest and "n = len(list(items))" in nearest
     assert "wide 3.0: obsolete: the release already contains the change" in r.out
