@@ -21,10 +21,8 @@ def run_list(ctx: Context) -> int:
     # below the table, so the columns stay what scripts read: what is known upstream, then overlaps
     notes = [f"upstream: {p.name}: {state}" for p in patches if (state := upstream_state(p)) != "-"]
     notes += [f"overlap: {line}" for line in overlaps.lines(overlaps.find(patches))]
-    if notes:
-        click.echo("")
-        for line in notes:
-            click.echo(line)
+    for line in notes:  # no blank line before them: every line of `list` starts with a word
+        click.echo(line)
     return EXIT_OK
 
 

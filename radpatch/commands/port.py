@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from radpatch.context import Context
-from radpatch.errors import EXIT_OK, RefusedError
+from radpatch.errors import EXIT_OK, EnvironmentProblem, RefusedError
 from radpatch.releases import port as porting
 from radpatch.releases.verify import parse_spec
 from radpatch.releases.wheels import Releases
@@ -42,7 +42,14 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
             click.echo("  not written: the edited entry does not prove: " + "; ".join(failing))
             refused.append(patch.name)
             continue
-        porting.write(p)
+        try:
+            porting.write(p)
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"{patch.source}: cannot write the ported entry ({exc.strerror})",
+                "copy the entry into a registry you can write (--registry DIR), or run `port --dry-run` and apply "
+                "the diff by hand",
+            ) from None
         click.echo(f"  written: {patch.source} (proven over its new range {_range(p)})")
     if refused:
         raise RefusedError(

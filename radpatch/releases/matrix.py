@@ -1,8 +1,8 @@
 """A registry across releases: every entry verified on the same releases, one cell per entry and release.
 
 `radpatch verify --all` (or several names) runs verify's engine (radpatch.releases.verify) for each
-entry over the same releases (SPEC, default: from the lowest to the highest release any of the
-entries supports) and reduces each result to what a maintainer of a patch queue asks at a bump:
+entry over the same releases (SPEC, default: per distribution, from the lowest to the highest
+release any of its entries supports) and reduces each result to what a maintainer of a patch queue asks at a bump:
 
   pass          every check passes
   obsolete      the release already contains the change (or the entry declares it `obsolete:`)
@@ -72,32 +72,29 @@ def upstream(patch: Patch) -> tuple[str, ...]:
     return tuple(getattr(patch, "upstream", ()) or ())
 
 
-def span(patches: list[Patch], releases: Releases) -> SpecifierSet:
-    """From the lowest to the highest final release any of the entries supports (per distribution,
-    the widest), as one range every entry is verified over."""
-    low: Version | None = None
-    high: Version | None = None
+def span(patches: list[Patch], releases: Releases) -> dict[str, SpecifierSet]:
+    """Per distribution: from the lowest to the highest final release any of its entries supports,
+    the one range each of them is verified over."""
+    bounds: dict[str, tuple[Version, Version]] = {}
     for p in patches:
         try:
             listing = releases.versions(p.distribution, SpecifierSet()).versions
         except RadpatchError:
             continue  # its row says why
-
         mine = [v for v in listing if not v.is_prerelease and selects(p.supported, v)]
         if mine:
-            low = min(low, mine[0]) if low else mine[0]
-            high = max(high, mine[-1]) if high else mine[-1]
-    if low is None or high is None:
-        return SpecifierSet()
-    return SpecifierSet(f">={low},<={high}")
+            low, high = bounds.get(p.distribution, (mine[0], mine[-1]))
+            bounds[p.distribution] = (min(low, mine[0]), max(high, mine[-1]))
+    return {dist: SpecifierSet(f">={low},<={high}") for dist, (low, high) in bounds.items()}
 
 
 def rows(
     patches: list[Patch], spec: SpecifierSet | None, releases: Releases, stream: TextIO | None = None
 ) -> list[Row]:
-    wanted = span(patches, releases) if spec is None else spec
+    spans = span(patches, releases) if spec is None else {}
     out = []
     for p in patches:
+        wanted = spec if spec is not None else spans.get(p.distribution, p.supported)
         try:
             report = verify(p, wanted, releases, probe=False, stream=stream or sys.stderr)
         except RadpatchError as exc:  # e.g. no release of its distribution in SPEC: one row says so

@@ -146,7 +146,7 @@ def module_of(relpath: str) -> str:
 
 def find_moved(patch: Patch, target: str, version: Version, releases: Releases) -> Moved | None:
     """The module of `version`'s wheel that now holds `target`'s scopes (proven there if possible)."""
-    from radpatch.releases.verify import File, prove  # verify imports this module: not at the top
+    from radpatch.releases.verify import File, prove_cached  # verify's engine: imported when searching
 
     rewrites = rewrites_by_file(patch, version).get(target, ())
     wanted = scopes(rewrites)
@@ -165,7 +165,7 @@ def find_moved(patch: Patch, target: str, version: Version, releases: Releases) 
                 continue
             module = module_of(relpath)
             moved = with_module(patch, target, version, module)
-            checks, error = prove(moved, (File(target, module, relpath, rewrites, data),))
+            checks, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root)
             found.append(Moved(target, old.module, module, error is None, error))
             if error is None:
                 return found[-1]

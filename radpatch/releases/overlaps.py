@@ -143,6 +143,7 @@ def _meet(a: Touch, b: Touch) -> str | None:
 def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Version]:
     """The versions to test: those every range of the entries names, the extra ones, and the cached list."""
     out: set[Version] = set(extra)
+    listed: set[str] = set()
     for p in patches:
         specs: list[SpecifierSet] = [p.supported, *(c.versions for t in p.targets for c in t.choices)]
         specs += [r.versions for r in p.rewrites if r.versions is not None]
@@ -152,7 +153,9 @@ def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Vers
                     out.add(Version(s.version.rstrip(".*")))
                 except InvalidVersion:
                     pass
-        out.update(_cached_listing(p.distribution))
+        if p.distribution not in listed:
+            listed.add(p.distribution)
+            out.update(_cached_listing(p.distribution))
     return sorted(out)
 
 

@@ -105,6 +105,8 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
             )
         edits += _add_choice(before, root, patch, target, module, low)
         changes.append(f"modules.{target}: {module} for >={low}")
+    if "\r\n" in before:  # a CRLF file gets CRLF lines
+        edits = [yamledit.Edit(e.start, e.end, e.text.replace("\n", "\r\n")) for e in edits]
     after = yamledit.apply(before, edits)
     return Port(patch, cells, before, after, tuple(changes))
 

@@ -292,6 +292,12 @@ class _File:
 File = _File  # for radpatch.releases.moved: the proof of a scope found in another module
 
 
+def prove_cached(patch: Patch, files: tuple[_File, ...], root: Path) -> tuple[Checks, str | None]:
+    """`prove`, through the proof cache under `root` (as verify's own proofs are)."""
+    key: Key = tuple((f.target, f.relpath, tuple(r.id for r in f.rewrites), sha256(f.data)) for f in files)
+    return _prove_all(patch, {key: files}, root / "proofs")[key]
+
+
 @dataclass
 class _Verifier:
     patch: Patch

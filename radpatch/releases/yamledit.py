@@ -56,9 +56,11 @@ def indent_of(text: str, index: int) -> int:
 
 
 def line_end(text: str, index: int) -> int:
-    """The end of the line holding `index` (after a trailing comment), before its newline."""
+    """The end of the line holding `index` (after a trailing comment), before its newline (or CRLF)."""
     end = text.find("\n", index)
-    return len(text) if end < 0 else end
+    if end < 0:
+        return len(text)
+    return end - 1 if end > index and text[end - 1] == "\r" else end
 
 
 def choice_text(versions: str, module: str, flow: bool, indent: int, first_key: str = "versions") -> str:

@@ -278,3 +278,14 @@ def test_widen_keeps_the_ranges_style() -> None:
     known = [Version("0.34.0"), Version("0.34.1")]
     assert widen(">=0.32.0,<0.34", [Version("0.34.0")], known) == ">=0.32.0,<=0.34.0"
     assert widen(">=0.32.0,<0.34", known, known) == ">=0.32.0,<0.35"
+
+
+def test_port_keeps_a_crlf_file_crlf(index: IndexServer, write_registry: Any, radpatch: Any) -> None:
+    reg = write_registry("cap", entry(">=1.0,<2"))
+    path = reg / "cap.yaml"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 0, r.err
+    data = path.read_bytes()
+    assert b"module: rptoy.planning\r\n" in data, data
+    assert data.count(b"\n") == data.count(b"\r\n")
