@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 from radpatch import __version__
 from radpatch.context import Context
-from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError
+from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError, UsageError
 
 pass_ctx = click.make_pass_decorator(Context)
 
@@ -133,6 +133,12 @@ def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, fmt
     """Show each patch's state: applied, not-applied, drifted, incompatible, not-installed, obsolete."""
     if fmt == "cyclonedx":
         from radpatch.commands import sbom
+
+        if as_json or check:
+            raise UsageError(
+                "--format cyclonedx prints a BOM: it does not combine with --json or --check",
+                "run `radpatch status --check` separately",
+            )
 
         return sbom.run(ctx, names)
     from radpatch.commands import status as cmd

@@ -84,3 +84,9 @@ def test_nothing_applied_is_an_empty_but_valid_bom(site: Site, toy: Path, radpat
     assert r.code == 0
     validate(r.out)
     assert json.loads(r.out)["components"] == []
+
+
+def test_cyclonedx_does_not_combine_with_json_or_check(site: Site, toy: Path, radpatch: Any) -> None:
+    for flag in ("--json", "--check"):
+        r = radpatch("--registry", str(toy), "status", "--format", "cyclonedx", flag)
+        assert r.code == 2 and "does not combine" in r.err and r.out == ""
