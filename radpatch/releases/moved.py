@@ -165,7 +165,7 @@ def find_moved(patch: Patch, target: str, version: Version, releases: Releases) 
                 continue
             module = module_of(relpath)
             moved = with_module(patch, target, version, module)
-            checks, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root)
+            _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root)
             found.append(Moved(target, old.module, module, error is None, error))
             if error is None:
                 return found[-1]
