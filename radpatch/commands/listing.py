@@ -29,7 +29,7 @@ def run_list(ctx: Context) -> int:
 def upstream_state(p: Patch) -> str:
     """The entry's upstream links and, when verify has seen it (its cache, no network), from which
     release upstream contains the change: `-` when neither is known."""
-    links = tuple(getattr(p, "upstream", ()) or ())
+    links = p.upstream
     parts = [_short(link) for link in links]
     first = obsolete_from(cache_root(), p)
     if first is not None:

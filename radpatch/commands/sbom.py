@@ -44,8 +44,8 @@ class Applied:
 
 
 def upstream(state: PatchState) -> tuple[str, ...]:
-    """The entry's `upstream:` links (the registry key lands with the import work; absent: none)."""
-    return tuple(getattr(state.patch, "upstream", ()) or ())
+    """The entry's `upstream:` links (the PRs or issues whose change it carries)."""
+    return state.patch.upstream
 
 
 def unified_diff(ps: PatchState) -> str:

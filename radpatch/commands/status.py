@@ -121,7 +121,7 @@ def obsolete_upstream(s: PatchState) -> str:
     first = obsolete_from(cache_root(), s.patch)
     if first is None or s.dist.version < first:
         return ""
-    links = tuple(getattr(s.patch, "upstream", ()) or ())
+    links = s.patch.upstream
     return f"obsolete upstream from {first}" + (f" ({', '.join(links)})" if links else "")
 
 

@@ -68,8 +68,8 @@ class Row:
 
 
 def upstream(patch: Patch) -> tuple[str, ...]:
-    """The entry's `upstream:` links (the registry key lands with the import work; absent: none)."""
-    return tuple(getattr(patch, "upstream", ()) or ())
+    """The entry's `upstream:` links (the PRs or issues that make it obsolete)."""
+    return patch.upstream
 
 
 def span(patches: list[Patch], releases: Releases) -> dict[str, SpecifierSet]:

@@ -77,14 +77,9 @@ def failed_rewrite(error: str | None) -> str | None:
 
 
 def scopes(rewrites: tuple[Rewrite, ...]) -> tuple[str, ...]:
-    """The qualified names the rewrites look up (scope, function, insert_definitions' anchor)."""
-    out: dict[str, None] = {}
-    for rw in rewrites:
-        for attr in ("scope", "function", "anchor"):
-            name = getattr(rw.op, attr, None)
-            if isinstance(name, str) and name != "<module>":
-                out.setdefault(name, None)
-    return tuple(out)
+    """The qualified names the rewrites need defined (each operation's scope_name: its scope,
+    function, or insert_definitions' anchor), in order."""
+    return tuple(dict.fromkeys(n for rw in rewrites if (n := rw.op.scope_name()) != "<module>"))
 
 
 def wheel_modules(release: Release) -> list[tuple[str, int]]:

@@ -2,15 +2,15 @@
 entries support and both rewrites apply to, they change the same module and:
 
 - change the same node: the same statement/expression (`replace`, `delete`: scope and `find`, compared
-  by syntax tree), the same parameter default, the same constant, the same decorator list, the same
-  function's signature or body (and a body rewrite contains every node of its function);
+  by syntax tree), the same parameter default, keyword argument, constant or decorator list, the
+  same function's signature or body (and a body rewrite contains every node of its function);
 - or insert at the same anchor: the same `find` on the same side, the same definition before/after
   which definitions go.
 
 Overlapping entries may still stack (a quilt series does); what matters is that their order is known.
-An entry's `requires:` (the names it must come after; the registry key lands with the import work)
-orders it after those. `apply` refuses two overlapping entries with no order between them, naming
-both; `list` and `verify` report every overlap.
+An entry's `requires:` (the names it must come after) orders it after those. `apply` refuses two
+overlapping entries with no order between them, naming both; `list` and `verify` report every
+overlap.
 
 The test is static (the registry text only): no wheel, no install, no libcst. Which releases it
 probes: every version the entries' ranges name, the installed one (apply), and the releases verify
@@ -32,22 +32,7 @@ from packaging.version import InvalidVersion, Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
-from radpatch.registry.model import (
-    AddDecorator,
-    AddParameter,
-    Delete,
-    InsertDefinitions,
-    InsertStatements,
-    Patch,
-    RemoveDecorator,
-    Replace,
-    ReplaceBody,
-    ReplaceDecorator,
-    Rewrite,
-    SetConstant,
-    SetDefault,
-    WrapBody,
-)
+from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.versions import allows
 
 
@@ -103,24 +88,36 @@ def _norm(code: str) -> str:
 
 
 def touches(rw: Rewrite) -> tuple[Touch, ...]:
+    """What the rewrite changes, by its operation's YAML key (the specs live in rewrite/ops/, loaded
+    without libcst; their fields are read by name, so nothing here imports them)."""
     op = rw.op
-    if isinstance(op, (Replace, Delete)):
-        return (Touch("node", op.scope, f"code {_norm(op.find)}"),)
-    if isinstance(op, InsertStatements):
-        return (Touch("anchor", op.scope, f"{op.where} {_norm(op.find)}"),)
-    if isinstance(op, InsertDefinitions):
-        return (Touch("anchor", "<module>", f"definitions {op.where} {op.anchor}"),)
-    if isinstance(op, AddParameter):
-        return (Touch("node", op.function, "signature"),)
-    if isinstance(op, SetDefault):
-        return (Touch("node", op.function, f"default of {op.parameter}"),)
-    if isinstance(op, (AddDecorator, RemoveDecorator, ReplaceDecorator)):
-        return (Touch("node", op.function, "decorators"),)
-    if isinstance(op, (WrapBody, ReplaceBody)):
-        return (Touch("body", op.function, "body"),)
-    if isinstance(op, SetConstant):
-        return (Touch("node", "<module>", f"constant {op.name}"),)
-    return ()  # add_import: idempotent, stacks with anything
+    key = op.KEY
+    scope = op.scope_name()
+
+    def field(name: str) -> str:
+        return str(getattr(op, name, ""))
+
+    if key in ("replace", "delete"):
+        return (Touch("node", scope, f"code {_norm(field('find'))}"),)
+    if key in ("insert_after", "insert_before"):
+        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}"),)
+    if key == "insert_definitions":
+        return (Touch("anchor", "<module>", f"definitions {field('where')} {field('anchor')}"),)
+    if key == "add_parameter":
+        return (Touch("node", scope, "signature"),)
+    if key == "set_default":
+        return (Touch("node", scope, f"default of {field('parameter')}"),)
+    if key == "set_keyword":
+        return (Touch("node", scope, f"keyword {field('keyword')} of {_norm(field('call'))}"),)
+    if key in ("add_decorator", "remove_decorator", "replace_decorator"):
+        return (Touch("node", scope, "decorators"),)
+    if key in ("wrap_body", "replace_body"):
+        return (Touch("body", scope, "body"),)
+    if key == "set_constant":
+        return (Touch("node", "<module>", f"constant {field('name')}"),)
+    if key == "add_import":
+        return ()  # idempotent: stacks with anything
+    return (Touch("node", scope, key),)  # an operation this module does not know: the same kind, same scope
 
 
 def _meet(a: Touch, b: Touch) -> str | None:
@@ -178,7 +175,7 @@ def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
 
 def _after(patches: list[Patch]) -> dict[str, set[str]]:
     """Entry -> every entry it comes after, through `requires:` (transitively)."""
-    direct = {p.name: set(getattr(p, "requires", ()) or ()) for p in patches}
+    direct = {p.name: set(p.requires) for p in patches}
     out: dict[str, set[str]] = {}
     for name in direct:
         seen: set[str] = set()

@@ -13,9 +13,6 @@ from typing import Any
 from cyclonedx.schema import SchemaVersion
 from cyclonedx.validation.json import JsonStrictValidator
 
-from radpatch.commands import sbom
-from radpatch.context import Context
-from radpatch.state.decide import patch_state
 from tests.conftest import Site
 
 SECOND = """\
@@ -64,14 +61,13 @@ def test_two_applied_patches_are_the_pedigree_of_one_component(
 def test_upstream_links_make_a_backport_that_resolves_them(
     site: Site, toy: Path, write_registry: Any, radpatch: Any
 ) -> None:
-    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
-    ctx = Context(None, (str(toy),))
-    patch = ctx.registry.load("toy")
     links = ("https://github.com/vllm-project/vllm/pull/12345", "https://example.org/bug/7")
-    object.__setattr__(patch, "upstream", links)  # the `upstream:` key, until the loader reads it
-    bom = sbom.bom([patch_state(patch, ctx.env)])
-    validate(json.dumps(bom))
-    (p,) = bom["components"][0]["pedigree"]["patches"]  # type: ignore[index]
+    write_registry("backport", f"upstream: [{', '.join(links)}]\n" + SECOND.replace("floor", "backported"))
+    assert radpatch("--registry", str(toy), "apply", "backport").code == 0
+    r = radpatch("--registry", str(toy), "status", "--format", "cyclonedx", "backport")
+    assert r.code == 0, r.err
+    validate(r.out)
+    (p,) = json.loads(r.out)["components"][0]["pedigree"]["patches"]
     assert p["type"] == "backport"
     assert [(x["id"], x["references"]) for x in p["resolves"]] == [
         ("vllm-project/vllm#12345", [links[0]]),

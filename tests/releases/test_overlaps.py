@@ -1,8 +1,7 @@
 """Overlapping entries: two entries changing the same node or inserting at the same anchor.
 
 `list` and `verify` report them; `apply` (through overlaps.check_apply) refuses two of them with
-no order between them. `requires:` (the order) is read with getattr until the registry key lands
-(the import work adds it to the model): these tests set it on the loaded Patch the same way.
+no order between them; `requires:` gives the order.
 """
 
 from __future__ import annotations
@@ -47,15 +46,11 @@ DEFAULT = """\
 """
 
 
-def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2") -> Patch:
+def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
     reg.mkdir(exist_ok=True)
-    (reg / f"{name}.yaml").write_text(HEAD.format(supported=supported) + body)
+    after = f"requires: [{', '.join(requires)}]\n" if requires else ""
+    (reg / f"{name}.yaml").write_text(after + HEAD.format(supported=supported) + body)
     return load_patch(reg / f"{name}.yaml")
-
-
-def ordered(patch: Patch, *after: str) -> Patch:
-    object.__setattr__(patch, "requires", after)  # the `requires:` key, until the loader reads it
-    return patch
 
 
 def test_the_same_statement_and_the_same_anchor_overlap(tmp_path: Path) -> None:
@@ -93,9 +88,12 @@ def test_requires_orders_an_overlap_and_apply_refuses_only_unordered_ones(tmp_pa
     with pytest.raises(RefusedError) as err:
         overlaps.refuse_unordered([a, b], [Version("1.0")])
     assert "a and b overlap" in err.value.message and "requires: [a]" in err.value.hint
-    overlaps.refuse_unordered([a, ordered(b, "a")], [Version("1.0")])  # b comes after a: allowed
-    c = write(tmp_path, "c", CAP.format(n=7))
-    overlaps.refuse_unordered([a, ordered(b, "a"), ordered(c, "b")], [Version("1.0")])  # transitively
+    b_after_a = write(tmp_path, "b", CAP.format(n=6), requires=("a",))
+    overlaps.refuse_unordered([a, b_after_a], [Version("1.0")])  # b comes after a: allowed
+    c = write(tmp_path, "c", CAP.format(n=7), requires=("b",))
+    overlaps.refuse_unordered([a, b_after_a, c], [Version("1.0")])  # c after b after a: transitively
+    with pytest.raises(RefusedError):
+        overlaps.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
 
 
 def test_list_reports_overlaps(toy: Path, radpatch: Any, write_registry: Any) -> None:
@@ -122,8 +120,9 @@ def test_check_apply_counts_what_is_applied_already(
     )
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     ctx = Context(None, (str(toy),))
-    other = ctx.registry.load("other")
     with pytest.raises(RefusedError) as err:
-        overlaps.check_apply(ctx, [other])
+        overlaps.check_apply(ctx, [ctx.registry.load("other")])
     assert "other and toy overlap" in err.value.message or "toy and other overlap" in err.value.message
-    overlaps.check_apply(ctx, [ordered(other, "toy")])
+    other = (toy / "other.yaml").read_text()
+    (toy / "other.yaml").write_text("requires: [toy]\n" + other)
+    overlaps.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
