@@ -6,10 +6,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.releases.test_matrix_and_port import entry
-from tests.unit.test_verify import IndexServer, build_wheel, serve  # noqa: F401 (serve: a fixture)
+from tests.unit.test_verify import GOOD, PATCHED, PKG, build_wheel, serve  # noqa: F401 (serve: a fixture)
 
 LINK = "https://github.com/vllm-project/vllm/pull/31337"
+ENTRY = f"""\
+upstream: [{LINK}]
+summary: Cap the toy's size by its buckets
+description: A toy patch upstream took in 3.0.
+distribution: radpatch-toy
+supported: ">=1.0,<4"
+modules:
+  planner: {PKG}.core
+rewrites:
+  - id: cap
+    insert_after:
+      scope: size
+      find: n = len(items)
+      code: n = min(n, len(buckets))
+"""
 
 
 def test_list_names_the_links_then_obsolete_from_once_verify_saw_it(
@@ -18,12 +32,10 @@ def test_list_names_the_links_then_obsolete_from_once_verify_saw_it(
     write_registry: Any,
     radpatch: Any,
 ) -> None:
-    from tests.releases.test_matrix_and_port import RELEASES
-
-    for version in ("1.0", "3.0"):
-        build_wheel(tmp_path / "wheels", "radpatch-toy", version, dict(RELEASES[version]))
+    build_wheel(tmp_path / "wheels", "radpatch-toy", "1.0", {f"{PKG}/core.py": GOOD})
+    build_wheel(tmp_path / "wheels", "radpatch-toy", "3.0", {f"{PKG}/core.py": PATCHED})
     serve()
-    reg = write_registry("cap", f"upstream: [{LINK}]\n" + entry(">=1.0,<4"))
+    reg = write_registry("cap", ENTRY)
     before = radpatch("--registry", str(reg), "list")
     assert "upstream: cap: vllm-project/vllm#31337\n" in before.out
     v = radpatch("--registry", str(reg), "verify", "cap")
