@@ -7,7 +7,9 @@ release any of its entries supports) and reduces each result to what a maintaine
   pass          every check passes
   obsolete      the release already contains the change (or the entry declares it `obsolete:`)
   moved         the scope is no longer where the entry looks; another module of the wheel defines it
-                (radpatch.releases.moved found it by its code): named, and whether the rewrites prove there
+                (radpatch.releases.moved found it by its code): named, and whether the rewrites prove there;
+                also when no `modules:` choice covers the release and the latest choice's module still
+                defines the scope (the choice's range can be extended)
   no match      a rewrite does not match; the nearest candidate in the release is named
   out of range  outside the entry's `supported` range (and whether it would pass there)
   fail          another check fails (compile, names, placement, reverse, idempotent): named
@@ -38,6 +40,8 @@ class Cell:
     detail: str = ""  # moved: the module; no match: the nearest candidate; fail: the check; out: passes?
     module: str | None = None  # moved: the module now defining the scope
     proven: bool | None = None  # moved: the rewrites prove in that module
+    target: str | None = None  # moved: the entry's `modules:` name
+    old: str | None = None  # moved: the module the entry names (or its latest choice, when none covers it)
 
     @property
     def short(self) -> str:
@@ -119,13 +123,20 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) ->
         where = _moved(patch, r, releases)
         if where is not None:
             how = "the rewrites prove there" if where.proven else f"the rewrites do not prove there: {where.error}"
-            return Cell(r.version, MOVED, f"{where.old} -> {where.module} ({how})", where.module, where.proven)
+            if where.module == where.old:  # no choice of `modules:` covers the release; the latest still holds it
+                what = f"no `modules:` choice covers it; {where.old} still defines the scope ({how})"
+            else:
+                what = f"{where.old} -> {where.module} ({how})"
+            return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old)
     if failed == "match":
         return Cell(r.version, NO_MATCH, _nearest(patch, r, releases))
     return Cell(r.version, FAIL, f"{failed}: {r.error}")
 
 
 def _target_of(patch: Patch, r: Result) -> str | None:
+    uncovered = search.uncovered_target(r.error)
+    if uncovered is not None:
+        return uncovered
     rewrite = search.failed_rewrite(r.error)
     if rewrite is not None:
         return next((rw.target for rw in patch.rewrites if rw.id == rewrite), None)

@@ -38,7 +38,9 @@ MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it
 
 _SCOPE_GONE = re.compile(
     r"defines no function or class|top-level definition '[^']+' not found in the module|the wheel \S+ has no "
+    r"|declares no single module '[^']+' for"
 )
+_UNCOVERED = re.compile(r"declares no single module '([^']+)' for")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _REWRITE = re.compile(r"rewrite '([^']+)'")
 
@@ -69,6 +71,12 @@ class Nearest:
 def scope_gone(error: str | None) -> bool:
     """The failure says the scope (or the module itself) is not where the entry looks for it."""
     return bool(error and _SCOPE_GONE.search(error))
+
+
+def uncovered_target(error: str | None) -> str | None:
+    """The target no `modules:` choice covers the release for (the entry's own failure), if that is the failure."""
+    found = _UNCOVERED.search(error or "")
+    return found.group(1) if found else None
 
 
 def failed_rewrite(error: str | None) -> str | None:
@@ -148,11 +156,13 @@ def find_moved(patch: Patch, target: str, version: Version, releases: Releases) 
     if not wanted:
         return None
     choices = patch.target(target).choices
-    old = patch.target(target).module_for(version) or choices[-1]
+    declared = patch.target(target).module_for(version)
+    old = declared or choices[-1]  # no choice covers the release: start from the latest one, itself included
     release = releases.get(patch.distribution, version, frozenset())
     files = wheel_modules(release)
     found: list[Moved] = []
-    for tier in tiers(old.relpath, files):
+    first = [[old.relpath]] if declared is None and any(name == old.relpath for name, _ in files) else []
+    for tier in [*first, *tiers(old.relpath, files)]:
         release = releases.get(patch.distribution, version, frozenset(tier))
         for relpath in tier:
             data = release.read(relpath)

@@ -9,7 +9,8 @@ each release gets a cell (radpatch.releases.matrix):
   `<=X` and `>=X` move to the release; `==X` becomes `>=low,<=high`);
 - the scope moved to another module (found by its code, radpatch.releases.moved) and the rewrites
   prove there: the module variant is added (`modules:` gets `{versions: ">=V", module: NEW}` and the
-  choice it replaces ends at V);
+  choice it replaces ends at V); when no choice covers the release and the latest choice's module
+  still holds the scope, that choice's `versions:` is widened instead (as `supported:` is);
 - a rewrite no longer matches (or another check fails, or the release already contains the change):
   the nearest candidate is shown and the entry is left alone, whatever the other releases say.
 
@@ -88,17 +89,25 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
         edits.append(yamledit.set_scalar(node, text))
         changes.append(f"supported: {patch.range} -> {text}")
+    known = releases.versions(patch.distribution, SpecifierSet()).versions
     by_target: dict[str, list[matrix.Cell]] = {}
     for c in cells:
-        if c.kind == matrix.MOVED:
-            target = _moved_target(patch, c)
-            by_target.setdefault(target, []).append(c)
+        if c.kind == matrix.MOVED and c.target is not None:
+            by_target.setdefault(c.target, []).append(c)
     for target, moved in by_target.items():
-        module = moved[0].module or ""
-        if any(c.module != module for c in moved):
+        same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
+        other = [c for c in moved if c.module != c.old]
+        if same:
+            edit, change = _extend_choice(root, patch, target, same[0].module or "", [c.version for c in same], known)
+            edits.append(edit)
+            changes.append(change)
+        if not other:
+            continue
+        module = other[0].module or ""
+        if any(c.module != module for c in other):
             return Port(patch, cells, before, None, (), f"{target}: the scope moved to several modules: edit by hand")
-        low = min(c.version for c in moved)
-        stay = [c.version for c in cells if c.kind != matrix.MOVED and c.version >= low]
+        low = min(c.version for c in other)
+        stay = [c.version for c in cells if c not in other and c.version >= low]
         if stay:
             return Port(
                 patch, cells, before, None, (), f"{target}: releases after {low} still use the old module: edit by hand"
@@ -111,9 +120,19 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
     return Port(patch, cells, before, after, tuple(changes))
 
 
-def _moved_target(patch: Patch, c: matrix.Cell) -> str:
-    old = c.detail.split(" -> ")[0]
-    return next(t.name for t in patch.targets if any(ch.module == old for ch in t.choices))
+def _extend_choice(
+    root: yaml.MappingNode, patch: Patch, target: str, module: str, versions: list[Version], known: Iterable[Version]
+) -> tuple[yamledit.Edit, str]:
+    """Widen the `versions:` of the (last) choice of `target` naming `module` to hold `versions`."""
+    modules = yamledit.get(root, "modules")
+    node = yamledit.get(modules, target) if modules is not None else None
+    items = node.value if isinstance(node, yaml.SequenceNode) else []
+    for item, choice in reversed(list(zip(items, patch.target(target).choices))):
+        ranged = yamledit.get(item, "versions")
+        if choice.module == module and isinstance(ranged, yaml.ScalarNode):
+            text = widen(ranged.value, versions, known)
+            return yamledit.set_scalar(ranged, text), f"modules.{target}: {module} for {ranged.value} -> {text}"
+    raise UsageError(f"{patch.source}: no `modules: {target}:` choice names {module}", "edit it by hand")
 
 
 def _add_choice(

@@ -289,3 +289,42 @@ def test_port_keeps_a_crlf_file_crlf(index: IndexServer, write_registry: Any, ra
     data = path.read_bytes()
     assert b"module: rptoy.planning\r\n" in data, data
     assert data.count(b"\n") == data.count(b"\r\n")
+
+
+CLOSED = f'  planner:\n    - {{versions: ">=1.0,<1.1", module: {PKG}.core}}\n'
+
+
+def test_a_release_no_module_choice_covers_gets_the_latest_choice_extended(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", entry(">=1.0,<2", CLOSED))
+    write_registry("cap2", entry("==1.0"))  # a second entry: the matrix
+    v = json.loads(radpatch("--registry", str(reg), "verify", "cap", "cap2", "--versions", "<1.2", "--json").out)
+    (cell,) = [c for c in v["matrix"][0]["cells"] if c["version"] == "1.1"]
+    assert (cell["cell"], cell["module"], cell["proven"]) == ("moved", f"{PKG}.core", True)
+    assert cell["detail"].startswith(f"no `modules:` choice covers it; {PKG}.core still defines the scope")
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 0, r.err
+    text = (reg / "cap.yaml").read_text()
+    assert f'  planner:\n    - {{versions: ">=1.0,<1.2", module: {PKG}.core}}\n' in text
+    assert 'supported: ">=1.0,<2"' in text  # already claimed: untouched
+    assert radpatch("--registry", str(reg), "verify", "cap", "--versions", "<1.2").code == 0
+
+
+def test_releases_no_module_choice_covers_get_the_choice_extended_and_the_moved_module(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", entry(">=1.0,<2", CLOSED))
+    before = (reg / "cap.yaml").read_text()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 1  # 1.1 is claimed and no choice covers it: the edit for 2.0 alone does not prove
+    assert "not written: the edited entry does not prove: 1.1: module:" in r.out
+    assert (reg / "cap.yaml").read_text() == before
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1,<2.1")
+    assert r.code == 0, r.err
+    text = (reg / "cap.yaml").read_text()
+    assert (
+        f'  planner:\n    - {{versions: ">=1.0,<1.2", module: {PKG}.core}}\n'
+        f'    - {{versions: ">=2.0", module: {PKG}.planning}}\n'
+    ) in text
+    assert 'supported: ">=1.0,<=2.0"' in text  # `<3` would claim 2.1 and 2.2, listed and not proven
