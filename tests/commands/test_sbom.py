@@ -13,7 +13,7 @@ from typing import Any
 from cyclonedx.schema import SchemaVersion
 from cyclonedx.validation.json import JsonStrictValidator
 
-from tests.conftest import Site
+from tests.lib.site import Site
 
 SECOND = """\
 summary: Toy second patch

@@ -1,10 +1,10 @@
 """`verify --all` (the matrix) and `port`, on real wheels built here and served by a loopback index.
 
 The toy distribution's `size()` lives in rptoy/core.py up to 1.1; 2.0 moves it to rptoy/planning.py
-(core.py only re-imports it, as vLLM 0.33's kv_cache_utils does for the moved planner); 2.1 rewrites
-its body (the rewrite's `find` is gone); 3.0 already carries the change upstream. Each cell comes
-from verify's own proof of that wheel, read by range requests from tests/unit/test_verify.py's
-IndexServer.
+(core.py only re-imports it); 2.1 rewrites its body (the rewrite's `find` is gone); 2.2 has no
+core.py at all; 3.0 already carries the change upstream. Each cell comes from verify's own proof of
+that wheel, read by range requests from a loopback IndexServer (tests/lib/index_server.py, through
+the `loopback` fixture of tests/releases/conftest.py).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from tests.unit.test_verify import PKG, IndexServer, build_wheel, serve  # noqa: F401 (serve: a fixture)
+from tests.lib.index_server import IndexServer
 
 DIST = "radpatch-toy"
+PKG = "rptoy"
 
 GOOD = """\
 def size(items):
@@ -38,7 +39,7 @@ def size(items):
     n = min(n, len(buckets))
     return n
 """
-RELEASES: dict[str, dict[str, str]] = {
+RELEASES: dict[str, dict[str, str | bytes]] = {
     "1.0": {f"{PKG}/core.py": GOOD},
     "1.1": {f"{PKG}/core.py": GOOD, f"{PKG}/other.py": "def unrelated():\n    return 1\n"},
     "2.0": {f"{PKG}/core.py": "from rptoy.planning import size\n", f"{PKG}/planning.py": GOOD},
@@ -67,10 +68,8 @@ rewrites:
 
 
 @pytest.fixture
-def index(tmp_path: Path, serve: Any) -> IndexServer:  # noqa: F811
-    for version, files in RELEASES.items():
-        build_wheel(tmp_path / "wheels", DIST, version, dict(files))
-    return serve()  # type: ignore[no-any-return]
+def index(loopback: Any) -> IndexServer:
+    return loopback(DIST, RELEASES)  # type: ignore[no-any-return]
 
 
 def cells(out: str) -> dict[str, dict[str, str]]:

@@ -17,7 +17,7 @@ from radpatch.errors import RefusedError
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 from radpatch.releases import overlaps
-from tests.conftest import Site
+from tests.lib.site import Site
 
 HEAD = """\
 summary: toy

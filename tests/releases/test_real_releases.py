@@ -24,10 +24,10 @@ from cyclonedx.validation.json import JsonStrictValidator
 from packaging.version import Version
 
 from radpatch.releases.wheels import Releases
+from tests.lib import REPO
 
-pytestmark = pytest.mark.real
+pytestmark = [pytest.mark.network, pytest.mark.vllm]  # the package index's vLLM wheels; a provisioned release
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "registry"
 SPAN = ">=0.27,<0.34"
 PLANNER_UTILS, PLANNER_NEW = "vllm.v1.core.kv_cache_utils", "vllm.v1.core.kv_cache_planning"

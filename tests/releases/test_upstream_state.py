@@ -3,10 +3,11 @@ verify has seen the releases that contain the change)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from tests.unit.test_verify import GOOD, PATCHED, PKG, build_wheel, serve  # noqa: F401 (serve: a fixture)
+PKG = "rptoy"
+GOOD = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
+PATCHED = GOOD.replace("    return n", "    n = min(n, len(buckets))\n    return n")
 
 LINK = "https://github.com/vllm-project/vllm/pull/31337"
 ENTRY = f"""\
@@ -27,14 +28,9 @@ rewrites:
 
 
 def test_list_names_the_links_then_obsolete_from_once_verify_saw_it(
-    tmp_path: Path,
-    serve: Any,  # noqa: F811
-    write_registry: Any,
-    radpatch: Any,
+    loopback: Any, write_registry: Any, radpatch: Any
 ) -> None:
-    build_wheel(tmp_path / "wheels", "radpatch-toy", "1.0", {f"{PKG}/core.py": GOOD})
-    build_wheel(tmp_path / "wheels", "radpatch-toy", "3.0", {f"{PKG}/core.py": PATCHED})
-    serve()
+    loopback("radpatch-toy", {"1.0": {f"{PKG}/core.py": GOOD}, "3.0": {f"{PKG}/core.py": PATCHED}})
     reg = write_registry("cap", ENTRY)
     before = radpatch("--registry", str(reg), "list")
     assert "upstream: cap: vllm-project/vllm#31337\n" in before.out
