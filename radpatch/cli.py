@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 from radpatch import __version__
 from radpatch.context import Context
-from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError
+from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError, UsageError
 
 pass_ctx = click.make_pass_decorator(Context)
 
@@ -121,16 +121,36 @@ def diff(ctx: Context, name: str) -> int:
 @click.argument("names", nargs=-1, shell_complete=complete_patch)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--check", is_flag=True, help="Exit 3 unless every named patch (default: every recorded one) is applied.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "cyclonedx"]),
+    default=None,
+    help="table (default), json (as --json), or cyclonedx: a CycloneDX 1.6 SBOM of the patched distributions.",
+)
 @pass_ctx
-def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
+def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, fmt: str | None) -> int:
     """Show each patch's state: applied, not-applied, drifted, incompatible, not-installed, obsolete."""
+    if fmt == "cyclonedx":
+        from radpatch.commands import sbom
+
+        if as_json or check:
+            raise UsageError(
+                "--format cyclonedx prints a BOM: it does not combine with --json or --check",
+                "run `radpatch status --check` separately",
+            )
+
+        return sbom.run(ctx, names)
     from radpatch.commands import status as cmd
 
-    return cmd.run(ctx, names, as_json, check)
+    return cmd.run(ctx, names, as_json or fmt == "json", check)
 
 
 @cli.command()
-@click.argument("name", shell_complete=complete_patch)
+@click.argument("names", nargs=-1, shell_complete=complete_patch)
+@click.option(
+    "--all", "every", is_flag=True, help="Verify every patch of the registries: a matrix of patches x releases."
+)
 @click.option(
     "--versions",
     "spec",
@@ -139,11 +159,25 @@ def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> 
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
-def verify(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
-    """Prove a patch against every released version in its range, from the wheels (no GPU, no install)."""
+def verify(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None, as_json: bool) -> int:
+    """Prove a patch against every released version in its range, from the wheels (no GPU, no install).
+
+    With several names or --all: one matrix of patches x releases (pass, obsolete, moved, no match, out of range)."""
     from radpatch.commands import verify as cmd
 
-    return cmd.run(ctx, name, spec, as_json)
+    return cmd.run_many(ctx, names, every, spec, as_json)
+
+
+@cli.command()
+@click.argument("names", nargs=-1, required=True, shell_complete=complete_patch)
+@click.option("--to", "to", required=True, metavar="VERSION|SPEC", help="The release(s) to port the patches to.")
+@click.option("--dry-run", is_flag=True, help="Show the edit (a unified diff) and write nothing.")
+@pass_ctx
+def port(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
+    """Port patches to new releases: widen `supported`, add a moved module, or say why not (edits the YAML)."""
+    from radpatch.commands import port as cmd
+
+    return cmd.run(ctx, names, to, dry_run)
 
 
 def main(argv: list[str] | None = None) -> int:
