@@ -8,6 +8,7 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
+from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import overlaps
 from radpatch.releases.verify import obsolete_from
@@ -54,6 +55,11 @@ def run_show(ctx: Context, name: str) -> int:
     click.echo(f"  target:        {p.distribution} {p.range}")
     if p.obsolete is not None:
         click.echo(f"  obsolete from: {p.distribution} {p.obsolete} (fixed upstream)")
+    if p.requires:
+        click.echo(f"  requires:      {', '.join(p.requires)} (applied first)")
+    required_by = series.dependents(p.name, ctx.registry.load_valid())
+    if required_by:
+        click.echo(f"  required by:   {', '.join(required_by)}")
     click.echo("  modules:")
     for t in p.targets:
         for c in t.choices:
