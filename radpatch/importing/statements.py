@@ -1,0 +1,152 @@
+"""The syntax-tree facts the importer needs about a module: keys, scopes, source text, matches.
+
+Why its own: the importer must predict how radpatch's engine will match a `find` (a run of
+statements at any depth of its scope but not inside nested definitions, or an expression that
+`ast` sees as one) so that every `find` it writes matches exactly the code it means. It works on
+`ast` trees only, and reaches the engine through the registry text it writes, never its modules.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_CTX = re.compile(r", ctx=(Load|Store|Del)\(\)|ctx=(Load|Store|Del)\(\), |ctx=(Load|Store|Del)\(\)")
+AFTER = "_radpatch_after"  # attribute set on nodes taken from the after-file (their text is there)
+
+
+def key(node: ast.AST) -> str:
+    return ast.dump(node)
+
+
+def loose_key(node: ast.AST) -> str:
+    """An expression's key without load/store context: the engine compares code, not roles."""
+    return _CTX.sub("", ast.dump(node))
+
+
+@dataclass(frozen=True)
+class Sources:
+    before: tuple[str, ...]  # lines of the before-file, without newlines
+    after: tuple[str, ...]
+
+    def lines_of(self, node: ast.AST) -> tuple[str, ...]:
+        return self.after if getattr(node, AFTER, False) else self.before
+
+
+def start_line(node: ast.stmt) -> int:
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno - 1 for d in decorators)]) if decorators else node.lineno
+
+
+def text_of(src: Sources, run: list[ast.stmt], comments: bool = False) -> str:
+    """The source lines of consecutive statements of one block, dedented (with the comment lines
+    right above the first when `comments`, so an insertion keeps them)."""
+    lines = src.lines_of(run[0])
+    first = start_line(run[0])
+    if comments:
+        indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
+        while first > 1 and lines[first - 2].strip().startswith("#") and \
+                len(lines[first - 2]) - len(lines[first - 2].lstrip()) == indent:
+            first -= 1
+    last = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in run)
+    return textwrap.dedent("\n".join(lines[first - 1:last])).strip("\n") + "\n"
+
+
+def segment(src: Sources, node: ast.AST) -> str | None:
+    lines = src.lines_of(node)
+    text = ast.get_source_segment("\n".join(lines) + "\n", node)
+    return text
+
+
+def whole_lines(src: Sources, stmt: ast.stmt) -> bool:
+    """Whether the statement starts and ends its lines (no `;` neighbour, not a one-line suite)."""
+    lines = src.lines_of(stmt)
+    first = lines[start_line(stmt) - 1]
+    col = stmt.col_offset if not getattr(stmt, "decorator_list", None) else len(first) - len(first.lstrip())
+    if first[:col].strip():
+        return False
+    end = lines[(stmt.end_lineno or stmt.lineno) - 1][stmt.end_col_offset or 0:].strip()
+    return not end or end.startswith("#")
+
+
+def one_line_suite(stmt: ast.stmt) -> bool:
+    return any(b and b[0].lineno == stmt.lineno for b in blocks_of(stmt)) or any(
+        h.body and h.body[0].lineno == h.lineno for h in getattr(stmt, "handlers", []))
+
+
+def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists right inside a compound statement (not a definition's body)."""
+    if isinstance(stmt, DEFS):
+        return []
+    out: list[list[ast.stmt]] = []
+    for field in ("body", "orelse", "finalbody"):
+        value = getattr(stmt, field, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            out.append(value)
+    for h in getattr(stmt, "handlers", []):
+        out.append(h.body)
+    for case in getattr(stmt, "cases", []):
+        out.append(case.body)
+    return out
+
+
+def slots(body: list[ast.stmt]) -> Iterator[tuple[list[ast.stmt], int]]:
+    """(block, index) of every statement of a scope's body at any depth, in source order, not
+    inside nested definitions: what the engine's statement `find` and `occurrence:` walk."""
+    for i, stmt in enumerate(body):
+        yield body, i
+        for inner in blocks_of(stmt):
+            yield from slots(inner)
+
+
+def expressions(body: list[ast.stmt]) -> Iterator[ast.expr]:
+    """Every expression in a scope's body in source order, not inside nested definitions."""
+    for stmt in body:
+        if isinstance(stmt, DEFS):
+            continue
+        yield from _exprs(stmt)
+
+
+def _exprs(node: ast.AST) -> Iterator[ast.expr]:
+    for field in node._fields:
+        value = getattr(node, field, None)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, DEFS):
+                continue
+            if isinstance(item, ast.expr):
+                yield item
+            if isinstance(item, ast.AST):
+                yield from _exprs(item)
+
+
+def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
+    """The body of `<module>`, `f`, `Class.method`, ..., or None when it is not one definition."""
+    body = tree.body
+    if qualname == "<module>":
+        return body
+    for part in qualname.split("."):
+        hits = [s for s in body if isinstance(s, DEFS) and s.name == part]
+        if len(hits) != 1:
+            return None
+        body = hits[0].body
+    return body
+
+
+def statement_hits(body: list[ast.stmt], run: list[ast.stmt]) -> list[tuple[list[ast.stmt], int]]:
+    want = [key(s) for s in run]
+    n = len(want)
+    return [(block, i) for block, i in slots(body) if [key(s) for s in block[i:i + n]] == want]
+
+
+def expression_hits(body: list[ast.stmt], node: ast.expr) -> list[ast.expr]:
+    want = loose_key(node)
+    return [e for e in expressions(body) if loose_key(e) == want]
+
+
+def is_expression_statement(run: list[ast.stmt]) -> bool:
+    """One expression statement: the engine matches such a `replace` find as an expression."""
+    return len(run) == 1 and isinstance(run[0], ast.Expr)
