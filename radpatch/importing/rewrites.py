@@ -167,7 +167,7 @@ class Differ:
         hb, ha = _header(b), _header(a)
         if key(hb) != key(ha):
             chain = smallest_difference(hb, ha)
-            if not chain or not self._replace_expression(scope, chain, force=True):
+            if not chain or not self._replace_expression(scope, chain, force=True, swap=(bbody, i, a)):
                 return False
             _copy_header(b, a)
         for bb, ab, chain in zip(_blocks(b), _blocks(a), _elif_flags(self.src, b, a)):
@@ -197,16 +197,23 @@ class Differ:
         if not whole_lines(self.src, b) or type(b) is not type(a):
             return False
         chain = smallest_difference(b, a)
-        if not chain or not self._replace_expression(scope, chain, force=False):
+        if not chain or not self._replace_expression(scope, chain, force=False, swap=(bbody, i, a)):
             return False
         bbody[i] = _tag(a)
         return True
 
-    def _replace_expression(self, scope: _Scope, chain: list[tuple[ast.expr, ast.expr]], force: bool) -> bool:
+    def _replace_expression(self, scope: _Scope, chain: list[tuple[ast.expr, ast.expr]], force: bool,
+                            swap: tuple[list[ast.stmt], int, ast.stmt]) -> bool:
         """`replace` of one expression, growing to enclosing expressions until it is unique in the
-        scope; with `force`, the smallest one with `occurrence:` when none is."""
+        scope, before and after (the engine's proof finds `with` to undo it); with `force`, the
+        smallest one with `occurrence:` when none is."""
+        block, i, new = swap
         for eb, ea in chain:
-            if len(expression_hits(scope.body, eb)) == 1:
+            old = block[i]
+            block[i] = new
+            after = len(expression_hits(scope.body, ea))
+            block[i] = old
+            if len(expression_hits(scope.body, eb)) == 1 and after == 1:
                 return self._emit_expression(scope, eb, ea, None)
         if force and chain:
             eb, ea = chain[0]
@@ -235,8 +242,8 @@ class Differ:
             bbody[i:i] = [_tag(s) for s in new]
             return
         code = text_of(self.src, new, comments=True)
-        before = self._anchor(scope, bbody, i - 1, backward=True) if i > 0 else None
-        after = self._anchor(scope, bbody, i, backward=False) if i < len(bbody) else None
+        before = self._anchor(scope, bbody, i - 1, backward=True, new=(i, new)) if i > 0 else None
+        after = self._anchor(scope, bbody, i, backward=False, new=(i, new)) if i < len(bbody) else None
         pick = min((c for c in (before, after) if c is not None), key=lambda c: len(c[1]), default=None)
         if pick is None:
             raise Inexpressible(f"no statement to anchor the insertion in {scope.qualname} at")
@@ -247,14 +254,19 @@ class Differ:
         self.steps.append(Step(where, tuple(keys)))
         bbody[i:i] = [_tag(s) for s in new]
 
-    def _anchor(self, scope: _Scope, bbody: list[ast.stmt], k: int, backward: bool) -> tuple[str, str, int | None] | None:
+    def _anchor(self, scope: _Scope, bbody: list[ast.stmt], k: int, backward: bool,
+                new: tuple[int, list[ast.stmt]]) -> tuple[str, str, int | None] | None:
         """(insert_after|insert_before, find, occurrence) anchored at bbody[k], grown away from the
         insertion point until it is unique."""
         lo, hi = _atomic(self.src, bbody, k, k + 1)
         while True:
             run = bbody[lo:hi]
             hits = statement_hits(scope.body, run)
-            if len(hits) == 1:
+            at, stmts = new
+            bbody[at:at] = stmts
+            after = statement_hits(scope.body, run)  # the inverse finds the anchor again in the patched code
+            del bbody[at:at + len(stmts)]
+            if len(hits) == 1 and len(after) == 1:
                 return ("insert_after" if backward else "insert_before", text_of(self.src, run), None)
             if backward and lo > 0:
                 lo, hi = _atomic(self.src, bbody, lo - 1, hi)
@@ -269,10 +281,17 @@ class Differ:
     def delete(self, scope: _Scope, bbody: list[ast.stmt], i1: int, i2: int) -> None:
         if i2 < len(bbody):
             lo, hi = _atomic(self.src, bbody, i1, i2)
-            if (lo, hi) == (i1, i2) and len(statement_hits(scope.body, bbody[i1:i2])) == 1:
-                self.steps.append(Step("delete", (("scope", scope.qualname), ("find", text_of(self.src, bbody[i1:i2])))))
-                del bbody[i1:i2]
-                return
+            if (lo, hi) == (i1, i2):
+                # delete's inverse finds its own marker comment, so only the match itself must be unique
+                many = len(statement_hits(scope.body, bbody[i1:i2])) != 1
+                occurrence = self._occurrence(scope, bbody, i1, i2) if many else None
+                if not many or occurrence:
+                    keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", text_of(self.src, bbody[i1:i2]))]
+                    if occurrence:
+                        keys.append(("occurrence", occurrence))
+                    self.steps.append(Step("delete", tuple(keys)))
+                    del bbody[i1:i2]
+                    return
         # at a block's end `delete` leaves a `pass`; say it as the run with its neighbour, without it
         self.replace_run(scope, bbody, i1, i2, [])
 
@@ -290,7 +309,12 @@ class Differ:
             replacement = [*bbody[lo:i1], *new, *bbody[i2:hi]]
             as_expression = is_expression_statement(run) and is_expression_statement(replacement)
             count = len(expression_hits(scope.body, run[0].value)) if as_expression else len(statement_hits(scope.body, run))  # type: ignore[attr-defined]
-            if count == 1 or (lo == 0 and hi == len(bbody)):
+            saved = bbody[lo:hi]
+            bbody[lo:hi] = replacement
+            later = (len(expression_hits(scope.body, replacement[0].value)) if as_expression  # type: ignore[attr-defined]
+                     else len(statement_hits(scope.body, replacement)) if replacement else 1)
+            bbody[lo:lo + len(replacement)] = saved
+            if count == 1 and later == 1 or (lo == 0 and hi == len(bbody)):
                 break
             grown = _atomic(self.src, bbody, lo, hi + 1) if hi < len(bbody) else _atomic(self.src, bbody, lo - 1, hi)
             lo, hi = grown
