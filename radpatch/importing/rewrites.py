@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from radpatch.importing.model import Step, Value
 from radpatch.importing.statements import (
@@ -47,11 +48,17 @@ class Inexpressible(Exception):
     """The change cannot be written as rewrites (the caller names the file)."""
 
 
+class _Ambiguous(Exception):
+    """No run of statements around the change matches once in the patched code, so the engine's
+    proof could not find it to undo: the enclosing statement is replaced instead."""
+
+
 @dataclass
 class _Scope:
     qualname: str  # "<module>", "f", "Class.method"
     body: list[ast.stmt]  # the scope's body in the current (simulated) tree
     kind: str  # "module", "class", "function"
+    elif_: bool = False  # the statement at hand is an `elif` (libcst holds it inside its if, not in a block)
 
     def child(self, name: str) -> str:
         return name if self.qualname == "<module>" else f"{self.qualname}.{name}"
@@ -124,21 +131,35 @@ class Differ:
         b = bbody[i]
         if key(b) == key(a):
             return
-        if isinstance(b, DEFS) and type(b) is type(a) and scope.kind != "compound" and self._definable(scope, b.name):
-            self.definition(scope, bbody, i, a)
-            return
-        if blocks_of_same_shape(b, a) and whole_lines(self.src, b) and self.compound(scope, bbody, i, a):
+        if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and self._definable(scope, b.name):
+            if self._undoable(lambda: self.definition(scope, bbody, i, a), bbody, i):
+                return
+            self.fallbacks.append(f"{scope.child(b.name)}: no smaller change is unique in the patched code; replaced the whole definition")
+        if blocks_of_same_shape(b, a) and whole_lines(self.src, b) and self._undoable(lambda: self.compound(scope, bbody, i, a), bbody, i):
             return
         if scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             return
         if not isinstance(b, DEFS) and self.expression(scope, bbody, i, a):
             return
+        if scope.elif_:
+            raise _Ambiguous()  # no find names an elif: the if it belongs to is replaced
         self.replace_run(scope, bbody, i, i + 1, [a])
+
+    def _undoable(self, attempt: Callable[[], bool], bbody: list[ast.stmt], i: int) -> bool:
+        """Run `attempt` on bbody[i]; when a change inside it cannot be said unambiguously, take
+        back what it chose (rewrites and simulated tree) and answer False."""
+        steps, fallbacks, saved = len(self.steps), len(self.fallbacks), copy.deepcopy(bbody[i])
+        try:
+            return attempt()
+        except _Ambiguous:
+            del self.steps[steps:], self.fallbacks[fallbacks:]
+            bbody[i] = saved
+            return False
 
     def _definable(self, scope: _Scope, name: str) -> bool:
         return sum(1 for s in scope.body if isinstance(s, DEFS) and s.name == name) == 1
 
-    def definition(self, scope: _Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> None:
+    def definition(self, scope: _Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         b = bbody[i]
         assert isinstance(b, DEFS) and isinstance(a, DEFS)
         qual = scope.child(b.name)
@@ -147,7 +168,7 @@ class Differ:
             if steps is None:
                 self.fallbacks.append(f"{qual}: signature change no operation expresses; replaced the whole definition")
                 self.replace_run(scope, bbody, i, i + 1, [a])
-                return
+                return True
             self.steps.extend(steps)
             _copy_signature(b, a)
         if [key(d) for d in b.decorator_list] != [key(d) for d in a.decorator_list]:
@@ -155,11 +176,12 @@ class Differ:
             if steps is None:
                 self.fallbacks.append(f"{qual}: decorator change no operation expresses; replaced the whole definition")
                 self.replace_run(scope, bbody, i, i + 1, [a])
-                return
+                return True
             self.steps.extend(steps)
             b.decorator_list = [_tag(d) for d in a.decorator_list]  # type: ignore[misc]
         kind = "class" if isinstance(b, ast.ClassDef) else "function"
         self.block(_Scope(qual, b.body, kind), b.body, a.body)
+        return True
 
     def compound(self, scope: _Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         """An if/for/while/with/try of the same shape: its header by expression, then its blocks."""
@@ -172,9 +194,9 @@ class Differ:
             _copy_header(b, a)
         for bb, ab, chain in zip(_blocks(b), _blocks(a), _elif_flags(self.src, b, a)):
             if chain:  # an `elif`: libcst holds it as part of the if, not as a statement of a block
-                self.statement(_Scope(scope.qualname, scope.body, "compound"), bb, 0, ab[0])
+                self.statement(dataclasses.replace(scope, elif_=True), bb, 0, ab[0])
             else:
-                self.block(scope, bb, ab)
+                self.block(dataclasses.replace(scope, elif_=False), bb, ab)
         return True
 
     def constant(self, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
@@ -208,16 +230,17 @@ class Differ:
         scope, before and after (the engine's proof finds `with` to undo it); with `force`, the
         smallest one with `occurrence:` when none is."""
         block, i, new = swap
+        later: list[int] = []
         for eb, ea in chain:
             old = block[i]
             block[i] = new
-            after = len(expression_hits(scope.body, ea))
+            later.append(len(expression_hits(scope.body, ea)))
             block[i] = old
-            if len(expression_hits(scope.body, eb)) == 1 and after == 1:
+            if len(expression_hits(scope.body, eb)) == 1 and later[-1] == 1:
                 return self._emit_expression(scope, eb, ea, None)
-        if force and chain:
-            eb, ea = chain[0]
-            return self._emit_expression(scope, eb, ea, self._occurrence_of_expression(scope, eb))
+        for (eb, ea), after in zip(chain, later):
+            if force and after == 1:
+                return self._emit_expression(scope, eb, ea, self._occurrence_of_expression(scope, eb))
         return False
 
     def _emit_expression(self, scope: _Scope, b: ast.expr, a: ast.expr, occurrence: int | None) -> bool:
@@ -318,6 +341,8 @@ class Differ:
                 break
             grown = _atomic(self.src, bbody, lo, hi + 1) if hi < len(bbody) else _atomic(self.src, bbody, lo - 1, hi)
             lo, hi = grown
+        if later != 1:
+            raise _Ambiguous()
         occurrence = None
         if count != 1:
             occurrence = self._occurrence(scope, bbody, lo, hi)
@@ -672,7 +697,10 @@ def rewrites(before: str, after: str) -> Rewrites:
     tree, pristine, target = ast.parse(before), ast.parse(before), ast.parse(after)
     _tag(target)
     differ = Differ(Sources(tuple(before.splitlines()), tuple(after.splitlines())), tree, pristine)
-    differ.block(_Scope("<module>", tree.body, "module"), tree.body, target.body)
+    try:
+        differ.block(_Scope("<module>", tree.body, "module"), tree.body, target.body)
+    except _Ambiguous:
+        raise Inexpressible("a module-level change matches several times in the patched module; no find can name it") from None
     if key(tree) != key(target):
         raise Inexpressible("the rewrites found do not reproduce the patched module (an importer bug; please report it)")
     return Rewrites(tuple(differ.steps), tuple(differ.fallbacks))

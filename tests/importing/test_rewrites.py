@@ -1,0 +1,235 @@
+"""The rewrites the importer chooses, as data: a module before and after, and the whole list of
+rewrites a person would write for it (operation and keys, in order)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from radpatch.importing.rewrites import Inexpressible, rewrites
+
+
+def steps(before: str, after: str) -> list[tuple[str, dict[str, object]]]:
+    found = rewrites(textwrap.dedent(before), textwrap.dedent(after))
+    return [(s.op, dict(s.keys)) for s in found.steps]
+
+
+def test_the_smallest_expression_not_the_statement_or_the_function() -> None:
+    assert steps("""\
+        def f(a, b):
+            y = a + b
+            if y > 3:
+                return y
+            return 0
+        """, """\
+        def f(a, b):
+            y = a * b
+            if y > 4:
+                return y
+            return 0
+        """) == [("replace", {"scope": "f", "find": "a + b", "with": "a * b"}),
+                 ("replace", {"scope": "f", "find": "y > 3", "with": "y > 4"})]
+
+
+def test_a_keyword_argument_changes_as_its_call() -> None:
+    assert steps("""\
+        def start():
+            t = Thread(target=run, daemon=True)
+        """, """\
+        def start():
+            t = Thread(target=run, daemon=False)
+        """) == [("replace", {"scope": "start", "find": "Thread(target=run, daemon=True)",
+                              "with": "Thread(target=run, daemon=False)"})]
+
+
+def test_constants_defaults_parameters_decorators_and_imports() -> None:
+    assert steps("""\
+        import os
+
+        TIMEOUT = 5
+
+        @cache
+        def f(a, b=1):
+            return a
+
+        def g(x):
+            return x
+        """, """\
+        import os
+        import sys
+
+        TIMEOUT = 15
+
+        @cache
+        @traced
+        def f(a, b=2):
+            return a
+
+        def g(x, y=None):
+            return x
+        """) == [("add_import", {"import": "import sys"}),
+                 ("set_constant", {"name": "TIMEOUT", "from": "5", "value": "15"}),
+                 ("set_default", {"function": "f", "parameter": "b", "from": "1", "to": "2"}),
+                 ("add_decorator", {"function": "f", "decorator": "traced", "position": "bottom"}),
+                 ("add_parameter", {"function": "g", "name": "y", "default": "None"})]
+
+
+def test_inserted_statements_anchor_on_a_unique_neighbour_and_deleted_ones_go() -> None:
+    assert steps("""\
+        def f():
+            x = 1
+            log("a")
+            x = 1
+            return x
+        """, """\
+        def f():
+            x = 1
+            x = 1
+            # keep it even
+            x = x * 2
+            return x
+        """) == [("delete", {"scope": "f", "find": 'log("a")\n'}),
+                 ("insert_before", {"scope": "f", "find": "return x\n", "code": "# keep it even\nx = x * 2\n"})]
+
+
+def test_a_statement_that_is_not_unique_grows_by_its_neighbour() -> None:
+    assert steps("""\
+        class C:
+            def n(self):
+                x = 1
+                x = 1
+                return x
+        """, """\
+        class C:
+            def n(self):
+                x = 1
+                x = 2
+                return x
+        """) == [("replace", {"scope": "C.n", "find": "x = 1\nreturn x\n", "with": "x = 2\nreturn x\n"})]
+
+
+def test_new_definitions_become_payloads_next_to_a_named_anchor() -> None:
+    found = rewrites(textwrap.dedent("""\
+        def a():
+            return 1
+
+
+        class C:
+            def m(self):
+                return 1
+        """), textwrap.dedent("""\
+        def a():
+            return 1
+
+
+        def helper(x):
+            return x * 2
+
+
+        class C:
+            def m(self):
+                return 1
+
+            def m2(self):
+                return 2
+        """))
+    assert [(s.op, dict(s.keys), s.payload) for s in found.steps] == [
+        ("insert_definitions", {"payload": "helper", "after": "a"}, "def helper(x):\n    return x * 2\n"),
+        ("insert_definitions", {"payload": "m2", "after": "C.m"}, "def m2(self):\n    return 2\n"),
+    ]
+
+
+def test_a_deletion_at_the_end_of_a_block_is_a_replace_with_its_neighbour() -> None:
+    # `delete` would leave a `pass` where a block ends: not what patch gives
+    assert steps("""\
+        def f():
+            prepare()
+            cleanup()
+        """, """\
+        def f():
+            prepare()
+        """) == [("replace", {"scope": "f", "find": "prepare()\ncleanup()\n", "with": "prepare()\n"})]
+
+
+def test_the_rewrites_reproduce_the_patched_module_exactly_in_syntax() -> None:
+    with pytest.raises(SyntaxError):
+        rewrites("def f(:\n", "x = 1\n")
+    assert issubclass(Inexpressible, Exception)
+
+
+def test_an_elif_that_changes_beyond_an_expression_replaces_its_if() -> None:
+    # libcst holds an elif inside its if: no statement find names it
+    assert steps("""\
+        def f(x):
+            if x:
+                a()
+            elif x > 1:
+                b()
+            return 0
+        """, """\
+        def f(x):
+            if x:
+                a()
+            elif x > 2:
+                b()
+            return 0
+        """) == [("replace", {"scope": "f", "find": "x > 1", "with": "x > 2"})]
+    changed = steps("""\
+        def f(x):
+            if x:
+                a()
+            elif x > 1:
+                b()
+            return 0
+        """, """\
+        def f(x):
+            if x:
+                a()
+            elif x > 1:
+                b()
+                c()
+            return 0
+        """)
+    assert changed == [("insert_after", {"scope": "f", "find": "b()\n", "code": "c()\n"})]
+
+
+def test_a_change_that_is_ambiguous_after_patching_widens_to_its_statement() -> None:
+    # `log(q); return` would be found twice when the engine undoes the patch
+    assert steps("""\
+        def f(q):
+            if q:
+                log(q)
+                return
+            if not q:
+                log(q)
+                return 0
+        """, """\
+        def f(q):
+            if q:
+                log(q)
+                return
+            if not q:
+                log(q)
+                return
+        """) == [("replace", {"scope": "f", "find": "if not q:\n    log(q)\n    return 0\n",
+                              "with": "if not q:\n    log(q)\n    return\n"})]
+
+
+def test_a_repeated_statement_is_deleted_by_its_occurrence_in_the_installed_file() -> None:
+    assert steps("""\
+        def f(q):
+            if q:
+                log(q)
+                return
+            if not q:
+                log(q)
+                return
+        """, """\
+        def f(q):
+            if q:
+                log(q)
+                return
+            if not q:
+                return
+        """) == [("delete", {"scope": "f", "find": "log(q)\n", "occurrence": 2})]
