@@ -24,8 +24,9 @@ import ast
 import copy
 import dataclasses
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from radpatch.importing.model import Step, Value
 from radpatch.importing.statements import (
@@ -178,7 +179,7 @@ class Differ:
                 self.replace_run(scope, bbody, i, i + 1, [a])
                 return True
             self.steps.extend(steps)
-            b.decorator_list = [_tag(d) for d in a.decorator_list]  # type: ignore[misc]
+            b.decorator_list = [_tag(d) for d in a.decorator_list]
         kind = "class" if isinstance(b, ast.ClassDef) else "function"
         self.block(_Scope(qual, b.body, kind), b.body, a.body)
         return True
@@ -192,8 +193,8 @@ class Differ:
             if not chain or not self._replace_expression(scope, chain, force=True, swap=(bbody, i, a)):
                 return False
             _copy_header(b, a)
-        for bb, ab, chain in zip(_blocks(b), _blocks(a), _elif_flags(self.src, b, a)):
-            if chain:  # an `elif`: libcst holds it as part of the if, not as a statement of a block
+        for bb, ab, is_elif in zip(_blocks(b), _blocks(a), _elif_flags(self.src, b, a)):
+            if is_elif:  # an `elif`: libcst holds it as part of the if, not as a statement of a block
                 self.statement(dataclasses.replace(scope, elif_=True), bb, 0, ab[0])
             else:
                 self.block(dataclasses.replace(scope, elif_=False), bb, ab)
@@ -219,6 +220,8 @@ class Differ:
         if not whole_lines(self.src, b) or type(b) is not type(a):
             return False
         chain = smallest_difference(b, a)
+        if len(chain) == 1 and isinstance(chain[0][0], (ast.Name, ast.Constant)):
+            return False  # `find: 1` says less than the statement it is in: `self.limit = 1`
         if not chain or not self._replace_expression(scope, chain, force=False, swap=(bbody, i, a)):
             return False
         bbody[i] = _tag(a)

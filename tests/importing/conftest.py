@@ -91,7 +91,7 @@ class Venv:
 
     def radpatch(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "radpatch", "--python", str(self.python), *args],
-                              capture_output=True, text=True, env=clean_env(), timeout=600)
+                              capture_output=True, text=True, env=clean_env(), timeout=600, check=False)
 
 
 @pytest.fixture(scope="session")
@@ -106,7 +106,7 @@ def venv(tmp_path: Path, corpus_wheel: Path) -> Venv:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
     v = Venv(root)
     out = subprocess.run([sys.executable, "-m", "pip", "--python", str(v.python), "--disable-pip-version-check", "install",
-                          "--no-deps", "--no-index", "--no-compile", str(corpus_wheel)], capture_output=True, text=True, env=clean_env())
+                          "--no-deps", "--no-index", "--no-compile", str(corpus_wheel)], capture_output=True, text=True, env=clean_env(), check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     return v
 
@@ -114,4 +114,4 @@ def venv(tmp_path: Path, corpus_wheel: Path) -> Venv:
 def gnu_patch(directory: Path, patch: Path, strip: int, *extra: str) -> subprocess.CompletedProcess[str]:
     """GNU patch, forced (no questions, no reversed-patch guess), no backups or reject files."""
     return subprocess.run([PATCH, "-f", f"-p{strip}", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch), *extra],
-                          cwd=directory, capture_output=True, text=True, timeout=120)
+                          cwd=directory, capture_output=True, text=True, timeout=120, check=False)
