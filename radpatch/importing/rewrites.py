@@ -24,6 +24,7 @@ import ast
 import copy
 import dataclasses
 import difflib
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -39,6 +40,7 @@ from radpatch.importing.statements import (
     one_line_suite,
     scope_body,
     segment,
+    start_line,
     statement_hits,
     text_of,
     whole_lines,
@@ -240,15 +242,19 @@ class Differ:
             later.append(len(expression_hits(scope.body, ea)))
             block[i] = old
             if len(expression_hits(scope.body, eb)) == 1 and later[-1] == 1:
-                return self._emit_expression(scope, eb, ea, None)
+                return self._emit_expression(scope, eb, ea, None, block[i], new)
         for (eb, ea), after in zip(chain, later):
             if force and after == 1:
-                return self._emit_expression(scope, eb, ea, self._occurrence_of_expression(scope, eb))
+                return self._emit_expression(scope, eb, ea, self._occurrence_of_expression(scope, eb), block[i], new)
         return False
 
-    def _emit_expression(self, scope: _Scope, b: ast.expr, a: ast.expr, occurrence: int | None) -> bool:
+    def _emit_expression(self, scope: _Scope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt,
+                         target: ast.stmt) -> bool:
         old, new = segment(self.src, b), segment(self.src, a)
         if old is None or new is None:
+            return False
+        new = _fitting(self.src, stmt, b, new, target)
+        if new is None:
             return False
         keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", old), ("with", new)]
         if occurrence:
@@ -407,6 +413,26 @@ class Differ:
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _fitting(src: Sources, stmt: ast.stmt, old: ast.expr, new: str, target: ast.stmt) -> str | None:
+    """`new` as it must be written to stand where `old` stands in `stmt` and give `target`: as is, or
+    in parentheses where the operators around it bind tighter (`not (a and b)`); None if neither."""
+    lines = [ln.encode() for ln in src.lines_of(stmt)]
+    first, last = start_line(stmt), stmt.end_lineno or stmt.lineno
+    if old.end_lineno is None or old.end_col_offset is None:
+        return None
+    for text in (new, f"({new})"):
+        head = b"\n".join(lines[first - 1:old.lineno - 1] + [lines[old.lineno - 1][:old.col_offset]])
+        tail = b"\n".join([lines[old.end_lineno - 1][old.end_col_offset:]] + lines[old.end_lineno:last])
+        code = (head + text.encode() + tail).decode("utf-8", "surrogateescape")
+        try:
+            got = ast.parse(textwrap.dedent(code)).body
+        except SyntaxError:
+            continue
+        if len(got) == 1 and key(_header(got[0])) == key(_header(target)):
+            return text
+    return None
 
 
 def _after_imports(body: list[ast.stmt]) -> int:

@@ -16,87 +16,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PACKAGE, Venv, gnu_patch
+from conftest import PACKAGE, Venv, edit, gnu_patch
 
 pytestmark = pytest.mark.wheel
 
 MODULES = ("std_textwrap", "std_shlex", "std_fnmatch", "std_calendar", "std_configparser", "std_difflib", "std_argparse",
            "std_dataclasses", "vllm_0_32_0_core", "vllm_0_33_0_core", "vllm_0_32_0_kv_cache_utils")
-
-
-def _function_statements(tree: ast.Module, lines: list[str]) -> list[tuple[ast.stmt, list[ast.stmt]]]:
-    """Single-line simple statements of function bodies (with their block), whole lines only."""
-    out: list[tuple[ast.stmt, list[ast.stmt]]] = []
-
-    def visit(body: list[ast.stmt], in_function: bool) -> None:
-        for s in body:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(s.body, True)
-            elif isinstance(s, ast.ClassDef):
-                visit(s.body, False)
-            else:
-                for f in ("body", "orelse", "finalbody"):
-                    inner = getattr(s, f, None)
-                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) and inner[0].lineno != s.lineno:
-                        visit(inner, in_function)
-                if in_function and s.lineno == s.end_lineno and not hasattr(s, "body"):
-                    line = lines[s.lineno - 1]
-                    if line.strip() == ast.get_source_segment("\n".join(lines), s) and ";" not in line:
-                        out.append((s, body))
-    visit(tree.body, False)
-    return out
-
-
-# a method added to a class is imported as `insert_definitions` with a `Class.method` anchor, which
-# the engine does not read yet (issue 20, item 7): tests/importing/test_rewrites.py checks its shape
-TODAY = ("literal", "insert", "delete", "function", "import")
-
-
-def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY) -> str:
-    """One seeded, realistic edit of a module: a changed literal, an inserted or deleted statement,
-    a new function, method or import."""
-    lines = source.split("\n")
-    tree = ast.parse(source)
-    stmts = _function_statements(tree, lines)
-    kind = rng.choice(kinds)
-    if kind == "literal":
-        cands = [s for s, _ in stmts if re.search(r"(?<![\w.'\"])\d+(?![\w.'\"])", lines[s.lineno - 1])]
-        if cands:
-            s = rng.choice(cands)
-            lines[s.lineno - 1] = re.sub(r"(?<![\w.'\"])(\d+)(?![\w.'\"])", lambda m: str(int(m.group(1)) + 7), lines[s.lineno - 1], count=1)
-            return "\n".join(lines)
-    if kind == "delete":
-        cands = [s for s, body in stmts if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and body.index(s) < len(body) - 1]
-        if cands:
-            s = rng.choice(cands)
-            del lines[s.lineno - 1]
-            return "\n".join(lines)
-    if kind == "function":
-        defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef)) and not s.decorator_list]
-        if defs:
-            d = rng.choice(defs)
-            lines[d.lineno - 1:d.lineno - 1] = [f"def _rp_helper_{k}(x):", f"    return x + {k}", "", ""]
-            return "\n".join(lines)
-    if kind == "method":
-        classes = [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.col_offset == 0
-                   and any(isinstance(m, ast.FunctionDef) for m in c.body)]
-        if classes:
-            c = rng.choice(classes)
-            m = rng.choice([m for m in c.body if isinstance(m, ast.FunctionDef)])
-            at = m.end_lineno or m.lineno
-            lines[at:at] = ["", f"    def _rp_method_{k}(self):", f"        return {k}"]
-            return "\n".join(lines)
-    if kind == "import":
-        imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and s.lineno == s.end_lineno]
-        if imports:
-            last = imports[-1]
-            lines[last.end_lineno:last.end_lineno] = [f"import json as _rp_json_{k}"]  # type: ignore[index]
-            return "\n".join(lines)
-    # default: insert a statement after a function statement
-    s, _ = rng.choice([(s, b) for s, b in stmts if not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break))])
-    indent = lines[s.lineno - 1][:len(lines[s.lineno - 1]) - len(lines[s.lineno - 1].lstrip())]
-    lines[s.lineno:s.lineno] = [f"{indent}_rp_probe_{k} = {k}"]
-    return "\n".join(lines)
 
 
 def _record_hash(data: bytes) -> str:
