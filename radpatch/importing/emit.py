@@ -85,7 +85,7 @@ def build(spec: EntrySpec) -> Entry:
     ids: dict[str, int] = {}
     for change in spec.changes:
         for step in _steps(spec.label, change, fallbacks):
-            rid = _id(step, ids)
+            rid = _id(step, ids, keys[change.rel])
             fields: dict[str, Value] = dict(step.keys)
             if step.op == "insert_definitions":
                 payload = f"{spec.name}/{rid}.py"
@@ -141,8 +141,10 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _id(step: Step, ids: dict[str, int]) -> str:
+def _id(step: Step, ids: dict[str, int], module: str) -> str:
     where = step.get("scope") or step.get("function") or step.get("name") or step.get("after") or step.get("before") or ""
+    if step.op == "create_module":
+        where = module
     base = {"insert_after": "insert", "insert_before": "insert", "insert_definitions": "define", "add_import": "import",
             "set_constant": "constant", "set_default": "default", "add_parameter": "parameter", "create_module": "create"}.get(step.op, step.op.replace("_", "-"))
     if step.op == "add_import":

@@ -57,7 +57,7 @@ def test_a_series_stacks_in_order_and_later_entries_require_earlier_ones(venv: V
     assert first["rewrites"] == [{"id": "insert-TextWrapper.__init__", "insert_after": {
         "scope": "TextWrapper.__init__", "find": "self.width = width\n", "code": "self.rp_first = 1\n"}}]
     assert created["modules"] == {"helpers": f"{PACKAGE}.sub.helpers"}
-    assert created["rewrites"] == [{"id": "create", "create_module": {"content": f"0002-new-module/{new_module}"}}]
+    assert created["rewrites"] == [{"id": "create-helpers", "create_module": {"content": f"0002-new-module/{new_module}"}}]
     assert (reg / "0002-new-module" / new_module).read_text() == "VALUE = 1\n"
     assert second["requires"] == ["0001-first", "0002-new-module"]
     # the second entry is computed against what the first left: it changes the first's line
