@@ -24,6 +24,8 @@ import ast
 import copy
 import dataclasses
 import difflib
+import keyword
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -250,7 +252,7 @@ class Differ:
 
     def _emit_expression(self, scope: _Scope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt,
                          target: ast.stmt) -> bool:
-        old, new = segment(self.src, b), segment(self.src, a)
+        old, new = segment(self.src, b), _grouped(self.src, a)
         if old is None or new is None:
             return False
         new = _fitting(self.src, stmt, b, new, target)
@@ -413,6 +415,24 @@ class Differ:
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _grouped(src: Sources, node: ast.expr) -> str | None:
+    """The expression's text with the grouping parentheses the file puts around it (`(a and b)`),
+    so the replacement keeps the patch's bytes; not a call's or a tuple's own parentheses."""
+    text = segment(src, node)
+    if text is None or node.end_lineno is None or node.end_col_offset is None:
+        return text
+    lines = src.lines_of(node)
+    before = lines[node.lineno - 1].encode()[:node.col_offset].decode("utf-8", "surrogateescape").rstrip()
+    after = lines[node.end_lineno - 1].encode()[node.end_col_offset:].decode("utf-8", "surrogateescape").lstrip()
+    if before.endswith("(") and after.startswith(")"):
+        ahead = before[:-1].rstrip()
+        word = re.search(r"[A-Za-z_]\w*$", ahead)
+        if not ahead or (word is not None and keyword.iskeyword(word.group())) or \
+                not (ahead[-1].isalnum() or ahead[-1] in "_)]}'\""):
+            return f"({text})"
+    return text
 
 
 def _fitting(src: Sources, stmt: ast.stmt, old: ast.expr, new: str, target: ast.stmt) -> str | None:

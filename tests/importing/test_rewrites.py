@@ -273,3 +273,16 @@ def test_generated_edits_of_real_modules_are_said_by_rewrites_that_reproduce_the
             if k in ("find", "with", "code", "from", "to", "value", "default"):
                 ast.parse(textwrap.dedent(str(v)) if "\n" in str(v) else f"(\n{v}\n)")
     assert all("signature change" in f for f in found.fallbacks)
+
+
+def test_the_patch_s_own_grouping_parentheses_are_kept_for_its_bytes() -> None:
+    assert steps("""\
+        def f(m):
+            if m is None:
+                g(m is None)
+        """, """\
+        def f(m):
+            if (m is None and ready()):
+                g(m is None or m)
+        """) == [("replace", {"scope": "f", "find": "m is None", "with": "(m is None and ready())", "occurrence": 1}),
+                 ("replace", {"scope": "f", "find": "g(m is None)", "with": "g(m is None or m)"})]
