@@ -24,9 +24,11 @@ import ast
 import copy
 import dataclasses
 import difflib
+import io
 import keyword
 import re
 import textwrap
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -238,6 +240,7 @@ class Differ:
         smallest one with `occurrence:` when none is."""
         block, i, new = swap
         later: list[int] = []
+        chain = [(eb, ea) for eb, ea in chain if not _concatenated(self.src, eb)]
         for eb, ea in chain:
             old = block[i]
             block[i] = new
@@ -359,7 +362,12 @@ class Differ:
             occurrence = self._occurrence(scope, bbody, lo, hi)
             if occurrence is None:
                 raise Inexpressible(f"the code to replace in {scope.qualname} is not unique and cannot be counted")
-        with_text = _join(self.src, bbody[lo:i1], new, bbody[i2:hi])
+        # the engine merges equal counts statement by statement, and a one-line `from x import a` merged
+        # with a parenthesised multi-line one loses its parentheses: write such an import on one line
+        flat = {id(n) for o, n in zip(bbody[lo:hi], replacement) if len(bbody[lo:hi]) == len(replacement)
+                and isinstance(o, ast.ImportFrom) and isinstance(n, ast.ImportFrom) and o.lineno == o.end_lineno
+                and n.lineno != n.end_lineno}
+        with_text = _join(self.src, bbody[lo:i1], new, bbody[i2:hi], flat)
         keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", text_of(self.src, bbody[lo:hi])), ("with", with_text)]
         if occurrence:
             keys.append(("occurrence", occurrence))
@@ -415,6 +423,22 @@ class Differ:
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _concatenated(src: Sources, node: ast.expr) -> bool:
+    """A string written as several literals (`"a" f"{b}"`): no expression `find` matches it whole
+    (the engine sees one f-string where libcst holds a concatenation), so the enclosing one is used."""
+    if not isinstance(node, ast.JoinedStr) and not (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))):
+        return False
+    text = segment(src, node)
+    if text is None:
+        return True
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(f"(\n{textwrap.dedent(text).strip()}\n)").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    kinds = {tokenize.STRING, getattr(tokenize, "FSTRING_START", -1)}
+    return sum(1 for t in tokens if t.type in kinds) > 1
 
 
 def _grouped(src: Sources, node: ast.expr) -> str | None:
@@ -520,17 +544,19 @@ def _first_line(s: ast.stmt) -> int:
     return min([s.lineno, *(int(d.lineno) for d in decorators)])
 
 
-def _join(src: Sources, head: list[ast.stmt], new: list[ast.stmt], tail: list[ast.stmt]) -> str:
-    parts = [text_of(src, run) for run in _runs([*head, *new, *tail])]
+def _join(src: Sources, head: list[ast.stmt], new: list[ast.stmt], tail: list[ast.stmt], flat: set[int]) -> str:
+    parts = [ast.unparse(run[0]) + "\n" if id(run[0]) in flat else text_of(src, run)
+             for run in _runs([*head, *new, *tail], flat)]
     return "".join(parts)
 
 
-def _runs(stmts: list[ast.stmt]) -> list[list[ast.stmt]]:
-    """Consecutive statements from the same file (their text comes from one place)."""
+def _runs(stmts: list[ast.stmt], alone: set[int]) -> list[list[ast.stmt]]:
+    """Consecutive statements from the same file (their text comes from one place); those in
+    `alone` each on their own."""
     out: list[list[ast.stmt]] = []
     for s in stmts:
         if out and bool(getattr(out[-1][-1], AFTER, False)) == bool(getattr(s, AFTER, False)) and \
-                s.lineno > (out[-1][-1].end_lineno or 0):
+                s.lineno > (out[-1][-1].end_lineno or 0) and id(s) not in alone and id(out[-1][-1]) not in alone:
             out[-1].append(s)
         else:
             out.append([s])

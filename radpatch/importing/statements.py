@@ -53,13 +53,32 @@ def text_of(src: Sources, run: list[ast.stmt], comments: bool = False) -> str:
                 len(lines[first - 2]) - len(lines[first - 2].lstrip()) == indent:
             first -= 1
     last = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in run)
-    return textwrap.dedent("\n".join(lines[first - 1:last])).strip("\n") + "\n"
+    text = textwrap.dedent("\n".join(lines[first - 1:last])).strip("\n") + "\n"
+    return text if _same(text, run) else "\n".join(ast.unparse(s) for s in run) + "\n"
+
+
+def _same(text: str, run: list[ast.stmt]) -> bool:
+    """Whether `text`, dedented as radpatch reads code, is still these statements: dedenting a
+    multi-line string whose lines are indented with the code changes the string."""
+    try:
+        got = ast.parse(textwrap.dedent(text)).body
+    except SyntaxError:
+        return False
+    return [key(s) for s in got] == [key(s) for s in run]
 
 
 def segment(src: Sources, node: ast.AST) -> str | None:
+    """The expression's source text, or its unparsed form where the text would not read back as
+    the same expression once dedented (a multi-line string indented with the code)."""
     lines = src.lines_of(node)
     text = ast.get_source_segment("\n".join(lines) + "\n", node)
-    return text
+    if text is None:
+        return None
+    try:
+        same = key(ast.parse(f"(\n{textwrap.dedent(text).strip()}\n)", mode="eval").body) == key(node)
+    except SyntaxError:
+        same = False
+    return text if same else ast.unparse(node)
 
 
 def whole_lines(src: Sources, stmt: ast.stmt) -> bool:

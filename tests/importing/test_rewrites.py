@@ -286,3 +286,24 @@ def test_the_patch_s_own_grouping_parentheses_are_kept_for_its_bytes() -> None:
                 g(m is None or m)
         """) == [("replace", {"scope": "f", "find": "m is None", "with": "(m is None and ready())", "occurrence": 1}),
                  ("replace", {"scope": "f", "find": "g(m is None)", "with": "g(m is None or m)"})]
+
+
+def test_a_multi_line_string_indented_with_the_code_is_written_so_that_it_reads_back_the_same() -> None:
+    # radpatch dedents `find`/`with`: the docstring's own indentation must not go with it
+    found = steps('''\
+        class C:
+            """Doc.
+
+            More.
+            """
+            x = 1
+        ''', '''\
+        class C:
+            """Doc.
+
+            More, changed.
+            """
+            x = 1
+        ''')
+    assert found == [("replace", {"scope": "C", "find": "'Doc.\\n\\n    More.\\n    '\n",
+                                  "with": "'Doc.\\n\\n    More, changed.\\n    '\n"})]
