@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import edit, gnu_patch
+
 from harness import vllm_cpu
 
 pytestmark = pytest.mark.real
