@@ -39,8 +39,10 @@ def run(ctx: Context, patches: tuple[str, ...], strip: int | None, directory: st
     entries = [emit.build(_spec(imp, names[i], [names[j] for j in imp.requires], owners, supported))
                for i, imp in enumerate(imported)]
     written = emit.write(Path(out), entries)
-    for e in entries:
+    for e, imp in zip(entries, imported):
         click.echo(f"{Path(out) / (e.name + '.yaml')}: {e.steps} rewrite{'s' if e.steps != 1 else ''}")
+        for line in imp.said:  # as `patch` reports them: the entry is made from what patch would have written
+            click.echo(f"  {line}")
         for note in e.fallbacks:
             click.echo(f"  note: {note}")
     click.echo(f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch --registry {out} apply "

@@ -63,10 +63,11 @@ def _module_name(rel: str) -> str:
 
 
 def _short_names(rels: list[str]) -> dict[str, str]:
-    """A `modules:` key per file: its stem, with parent directories added where stems collide."""
+    """A `modules:` key per file: its stem (a package's name for its `__init__.py`), with parent
+    directories added where they collide."""
     depth = 1
     while True:
-        names = {r: "_".join(_module_name(r).split(".")[-depth:]) for r in rels}
+        names = {r: "_".join(_module_name(r).removesuffix(".__init__").split(".")[-depth:]) for r in rels}
         if len(set(names.values())) == len(rels) or depth > 20:
             return names
         depth += 1

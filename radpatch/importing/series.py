@@ -27,6 +27,7 @@ class Imported:
     subject: str
     changes: tuple[FileChange, ...]
     requires: tuple[int, ...]  # indexes of earlier patches in the series
+    said: tuple[str, ...] = ()  # what `patch` would say of its hunks: offsets and fuzz ("Hunk #2 succeeded at 130 with fuzz 1.")
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,13 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
     for n, (label, data) in enumerate(patches):
         parsed = unified.parse(label, data, options.strip)
         firsts: dict[str, str | None] = {}
+        said: list[str] = []
         for section in parsed.files:
             rel = _target(label, section, files, options)
             before = files.read(rel)
             outcome = hunks.apply(section, before)
             _check(label, rel, section, outcome)
+            said += [f"{rel}: {r.report()}" for r in outcome.results if r.report()]
             after: str | None = outcome.text
             if section.new_missing == 2 and after == "":
                 after = None
@@ -82,7 +85,7 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
         requires = tuple(sorted({touched[rel] for rel in firsts if rel in touched}))
         for rel in firsts:
             touched[rel] = n
-        out.append(Imported(label, parsed.subject, changes, requires))
+        out.append(Imported(label, parsed.subject, changes, requires, tuple(said)))
     return out
 
 

@@ -77,6 +77,8 @@ def test_imported_entry_gives_what_gnu_patch_gives(venv: Venv, tmp_path: Path, s
     reg = tmp_path / "reg"
     out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
     assert out.returncode == 0, out.stderr
+    said = [line for line in gnu.stdout.splitlines() if line.startswith("Hunk #")]
+    assert said and [line.split(": ", 1)[1] for line in out.stdout.splitlines() if ": Hunk #" in line] == said
     name = f"edit{seed}"
     entry = yaml.safe_load((reg / f"{name}.yaml").read_text())
     assert entry["distribution"] == "rpimport-corpus" and entry["supported"] == "==1.0.0"
