@@ -9,8 +9,10 @@ statements at any depth of its scope but not inside nested definitions, or an ex
 from __future__ import annotations
 
 import ast
+import io
 import re
 import textwrap
+import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -53,8 +55,36 @@ def text_of(src: Sources, run: list[ast.stmt], comments: bool = False) -> str:
                 len(lines[first - 2]) - len(lines[first - 2].lstrip()) == indent:
             first -= 1
     last = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in run)
-    text = textwrap.dedent("\n".join(lines[first - 1:last])).strip("\n") + "\n"
+    text = _dedent(list(lines[first - 1:last])).strip("\n") + "\n"
     return text if _same(text, run) else "\n".join(ast.unparse(s) for s in run) + "\n"
+
+
+def _dedent(lines: list[str]) -> str:
+    """Lines of code without their common indentation, except the lines inside a multi-line string,
+    which keep every byte (they are the string's content: radpatch and libcst leave them alone, so
+    the patched file gets them back exactly)."""
+    inside = _string_rows(lines)
+    code = [ln for i, ln in enumerate(lines) if i not in inside and ln.strip()]
+    cut = min((len(ln) - len(ln.lstrip()) for ln in code), default=0)
+    return "\n".join(ln if i in inside else ln[cut:] for i, ln in enumerate(lines))
+
+
+def _string_rows(lines: list[str]) -> set[int]:
+    """0-based rows that continue a string token begun on an earlier row."""
+    rows: set[int] = set()
+    starts: list[int] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            kind = tokenize.tok_name.get(tok.type, "")
+            if kind == "STRING":
+                rows.update(range(tok.start[0], tok.end[0]))
+            elif kind == "FSTRING_START":
+                starts.append(tok.start[0])
+            elif kind == "FSTRING_END" and starts:
+                rows.update(range(starts.pop(), tok.end[0]))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return set()
+    return rows
 
 
 def _same(text: str, run: list[ast.stmt]) -> bool:

@@ -288,8 +288,8 @@ def test_the_patch_s_own_grouping_parentheses_are_kept_for_its_bytes() -> None:
                  ("replace", {"scope": "f", "find": "g(m is None)", "with": "g(m is None or m)"})]
 
 
-def test_a_multi_line_string_indented_with_the_code_is_written_so_that_it_reads_back_the_same() -> None:
-    # radpatch dedents `find`/`with`: the docstring's own indentation must not go with it
+def test_a_multi_line_string_keeps_its_own_lines_while_the_code_is_dedented() -> None:
+    # radpatch dedents `find`/`with`; the docstring's continuation lines are its content, not code
     found = steps('''\
         class C:
             """Doc.
@@ -305,5 +305,5 @@ def test_a_multi_line_string_indented_with_the_code_is_written_so_that_it_reads_
             """
             x = 1
         ''')
-    assert found == [("replace", {"scope": "C", "find": "'Doc.\\n\\n    More.\\n    '\n",
-                                  "with": "'Doc.\\n\\n    More, changed.\\n    '\n"})]
+    assert found == [("replace", {"scope": "C", "find": '"""Doc.\n\n    More.\n    """\n',
+                                  "with": '"""Doc.\n\n    More, changed.\n    """\n'})]
