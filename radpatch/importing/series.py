@@ -74,6 +74,9 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
             rel = _target(label, section, files, options)
             before = files.read(rel)
             outcome = hunks.apply(section, before)
+            if section.old_missing == 2 and before and outcome.failed:
+                raise RefusedError(f"{label}: {rel}: Patch attempted to create file {rel}, which already exists. "
+                                   f"Hunk #1 FAILED at 1.", "the module exists in this install: is the patch applied already?")
             _check(label, rel, section, outcome)
             said += [f"{rel}: {r.report()}" for r in outcome.results if r.report()]
             after: str | None = outcome.text

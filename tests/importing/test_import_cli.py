@@ -155,3 +155,9 @@ def test_an_existing_entry_is_never_overwritten(venv: Venv, tmp_path: Path) -> N
     out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
     assert out.returncode == 1 and "exists already" in out.stderr
     assert (reg / "p.yaml").read_text() == "mine\n"
+
+
+def test_creating_a_module_that_exists_is_refused_as_patch_refuses_it(venv: Venv, tmp_path: Path) -> None:
+    text = _diff(tmp_path / "d", f"{PACKAGE}/std_shlex.py", None, "X = 1\n")
+    err = _refusal(venv, tmp_path, text, "-p1")
+    assert f"Patch attempted to create file {PACKAGE}/std_shlex.py, which already exists" in err
