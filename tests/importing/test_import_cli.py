@@ -161,3 +161,18 @@ def test_creating_a_module_that_exists_is_refused_as_patch_refuses_it(venv: Venv
     text = _diff(tmp_path / "d", f"{PACKAGE}/std_shlex.py", None, "X = 1\n")
     err = _refusal(venv, tmp_path, text, "-p1")
     assert f"Patch attempted to create file {PACKAGE}/std_shlex.py, which already exists" in err
+
+
+def test_a_new_module_given_as_a_plus_zero_hunk_on_a_missing_file_is_created(venv: Venv, tmp_path: Path) -> None:
+    # real series write new files both ways: `--- /dev/null`, and `--- a/path` with `@@ -0,0 +1,N @@`
+    rel = f"{PACKAGE}/sub/plain_new.py"
+    text = f"--- a/{rel}\n+++ b/{rel}\n@@ -0,0 +1,2 @@\n+A = 1\n+B = 2\n"
+    patch = _write(tmp_path / "plain.patch", text)
+    gnu = tmp_path / "gnu"
+    (gnu / PACKAGE / "sub").mkdir(parents=True)
+    assert gnu_patch(gnu, patch, 1).returncode == 0
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg"))
+    assert out.returncode == 0, out.stderr
+    entry = yaml.safe_load((tmp_path / "reg" / "plain.yaml").read_text())
+    assert entry["rewrites"] == [{"id": "create-plain_new", "create_module": {"content": f"plain/{rel}"}}]
+    assert (tmp_path / "reg" / "plain" / rel).read_bytes() == (gnu / rel).read_bytes()
