@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+sys.modules["radpatch_import_tests"] = sys.modules[__name__]  # test modules import helpers by this name (as tests/hardening does)
+
 REPO = Path(__file__).resolve().parents[2]
 PATCH = shutil.which("patch") or "/usr/bin/patch"
 DIST = "rpimport-corpus"

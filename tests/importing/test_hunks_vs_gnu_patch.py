@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import gnu_patch
+from radpatch_import_tests import gnu_patch
 
 from radpatch.importing import hunks, unified
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PACKAGE, Venv, gnu_patch
+from radpatch_import_tests import PACKAGE, Venv, gnu_patch
 
 pytestmark = pytest.mark.wheel
 

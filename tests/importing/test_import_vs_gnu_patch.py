@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PACKAGE, Venv, edit, gnu_patch
+from radpatch_import_tests import PACKAGE, Venv, edit, gnu_patch
 
 pytestmark = pytest.mark.wheel
 

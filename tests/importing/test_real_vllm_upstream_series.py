@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import edit, gnu_patch
+from radpatch_import_tests import edit, gnu_patch
 
 from harness import vllm_cpu
 

@@ -8,7 +8,7 @@ import random
 import textwrap
 
 import pytest
-from conftest import KINDS, corpus_files, edit
+from radpatch_import_tests import KINDS, corpus_files, edit
 
 from radpatch.importing.rewrites import rewrites
 
