@@ -100,8 +100,7 @@ def _same(text: str, run: list[ast.stmt]) -> bool:
 def segment(src: Sources, node: ast.AST) -> str | None:
     """The expression's source text, or its unparsed form where the text would not read back as
     the same expression once dedented (a multi-line string indented with the code)."""
-    lines = src.lines_of(node)
-    text = ast.get_source_segment("\n".join(lines) + "\n", node)
+    text = _source_segment(src.lines_of(node), node)
     if text is None:
         return None
     try:
@@ -109,6 +108,21 @@ def segment(src: Sources, node: ast.AST) -> str | None:
     except SyntaxError:
         same = False
     return text if same else ast.unparse(node)
+
+
+def _source_segment(lines: tuple[str, ...], node: ast.AST) -> str | None:
+    """ast.get_source_segment over lines already split (it splits the whole file on every call)."""
+    end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+    line, col = getattr(node, "lineno", None), getattr(node, "col_offset", None)
+    if end_line is None or end_col is None or line is None or col is None:
+        return None
+    chunk = [ln.encode() for ln in lines[line - 1:end_line]]
+    if not chunk:
+        return None
+    if len(chunk) == 1:
+        return chunk[0][col:end_col].decode("utf-8", "surrogateescape")
+    first, last = chunk[0][col:], chunk[-1][:end_col]
+    return b"\n".join([first, *chunk[1:-1], last]).decode("utf-8", "surrogateescape")
 
 
 def whole_lines(src: Sources, stmt: ast.stmt) -> bool:
@@ -187,13 +201,17 @@ def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
 
 def statement_hits(body: list[ast.stmt], run: list[ast.stmt]) -> list[tuple[list[ast.stmt], int]]:
     want = [key(s) for s in run]
+    kinds = [type(s) for s in run]
     n = len(want)
-    return [(block, i) for block, i in slots(body) if [key(s) for s in block[i:i + n]] == want]
+    # the types first: dumping every statement of a large scope is most of an import's time
+    return [(block, i) for block, i in slots(body)
+            if [type(s) for s in block[i:i + n]] == kinds and [key(s) for s in block[i:i + n]] == want]
 
 
 def expression_hits(body: list[ast.stmt], node: ast.expr) -> list[ast.expr]:
     want = loose_key(node)
-    return [e for e in expressions(body) if loose_key(e) == want]
+    kind = type(node)
+    return [e for e in expressions(body) if type(e) is kind and loose_key(e) == want]
 
 
 def is_expression_statement(run: list[ast.stmt]) -> bool:
