@@ -92,7 +92,9 @@ def build(spec: EntrySpec) -> Entry:
                 payload = f"{spec.name}/{rid}.py"
                 fields.pop("payload")  # the names it defines: all of the payload, in file order (the default)
                 fields = {"payload": payload, **fields}
-                payloads.append((f"{rid}.py", step.payload or ""))
+                where = f"{fields.get('after') or fields.get('before')}"
+                doc = f'"""Definitions {Path(spec.label).name} adds next to {where} (written by `radpatch import`)."""\n\n\n'
+                payloads.append((f"{rid}.py", doc + (step.payload or "")))
             elif step.op == "create_module":
                 content = f"{spec.name}/{change.rel}"
                 fields = {"content": content}
