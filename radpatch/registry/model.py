@@ -27,14 +27,37 @@ class Knob:
 
 @dataclass(frozen=True)
 class ModuleChoice:
-    """`module` holds the code to change for installed versions in `versions`."""
+    """`module` holds the code to change for installed versions in `versions`.
+
+    A module is named by its import name, as `import` takes it: `vllm.reasoning` is the package's
+    `vllm/reasoning/__init__.py` when the install has one (a package wins over a same-named
+    `.py`, as Python's import system decides), else `vllm/reasoning.py`. Which one the install
+    has is known only at install time: install.locate sets `package` (`relpath` follows it).
+    `vllm.reasoning.__init__` names the package's file directly, as before."""
 
     versions: SpecifierSet
     module: str  # dotted name, e.g. vllm.v1.core.kv_cache_utils
+    package: bool = False  # the installed module is a package: its code is in <module>/__init__.py
 
     @property
     def relpath(self) -> str:
+        return self.package_relpath if self.package else self.module_relpath
+
+    @property
+    def module_relpath(self) -> str:
         return self.module.replace(".", "/") + ".py"
+
+    @property
+    def package_relpath(self) -> str:
+        """Where the code is if the module is a package (`a/b/__init__.py` for `a.b`)."""
+        if self.module.endswith(".__init__"):
+            return self.module_relpath
+        return self.module.replace(".", "/") + "/__init__.py"
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """The files the import name may stand for, the package first (as Python looks them up)."""
+        return tuple(dict.fromkeys((self.package_relpath, self.module_relpath)))
 
 
 @dataclass(frozen=True)
@@ -197,8 +220,9 @@ class Patch:
 
     @property
     def module_files(self) -> tuple[str, ...]:
-        """Every file the patch may change, for any version (relative to site-packages)."""
-        return tuple(dict.fromkeys(c.relpath for t in self.targets for c in t.choices))
+        """Every file the patch may change, for any version (relative to site-packages): for a
+        module named by its import name, both the package's `__init__.py` and the `.py` file."""
+        return tuple(dict.fromkeys(p for t in self.targets for c in t.choices for p in c.candidates))
 
     @property
     def range(self) -> str:
