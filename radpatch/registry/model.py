@@ -107,6 +107,7 @@ OCCURRENCE = Field(
 )
 SCOPE = Field("scope", "qualname", "where to look: `<module>`, `f`, `Class`, `Class.method`, `Outer.Inner`")
 
+
 @dataclass(frozen=True)
 class PayloadFile:
     """A Python file beside the entry (a `payload` key), read and parsed by the loader."""
