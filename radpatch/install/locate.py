@@ -206,5 +206,24 @@ def _has_scope(tree: ast.Module, qualname: str) -> bool:
         )
         if hit is None:
             return False
-        body = hit.body
+        body = _blocks(hit.body) if isinstance(hit, (ast.FunctionDef, ast.AsyncFunctionDef)) else hit.body
     return True
+
+
+def _blocks(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A function's statements at any depth (a nested function may sit in an if/try/with block),
+    not those inside the functions and classes it defines: what a scope `f.inner` names."""
+    out: list[ast.stmt] = []
+    todo = list(body)
+    while todo:
+        stmt = todo.pop(0)
+        out.append(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            todo.extend(getattr(stmt, field, []))
+        for handler in getattr(stmt, "handlers", []):
+            todo.extend(handler.body)
+        for case in getattr(stmt, "cases", []):
+            todo.extend(case.body)
+    return out

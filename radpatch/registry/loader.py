@@ -176,13 +176,16 @@ def _within(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
-def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int:
+def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int | str:
     text = _str(ctx, node, path)
+    if text == "all":
+        return text
     if not text.isdigit() or int(text) < 1:
         raise ctx.fail(
             node,
             path,
-            f"{text!r} is not a match number; write 1 for the first match in source order, 2 for the second, ...",
+            f"{text!r} is not a match number; write 1 for the first match in the installed file's source order, "
+            "2 for the second, ..., or `all` for every match",
         )
     return int(text)
 

@@ -59,7 +59,10 @@ SCOPE_MISSING = (
 
 
 class Ambiguous(MatchFailure):
-    hint = "narrow it with `within:` (an enclosing statement, e.g. `for x in y:`) or pick one with `occurrence: N`"
+    hint = (
+        "narrow it with `within:` (an enclosing statement, e.g. `for x in y:`), pick one with `occurrence: N`, "
+        "or change every one with `occurrence: all`"
+    )
 
 
 class Clash(MatchFailure):
@@ -130,7 +133,14 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
         return path
     for part in qualname.split("."):
         body = _body(path[-1])
-        hits = [s for s in body if isinstance(s, _DEFS) and s.name.value == part]
+        if isinstance(path[-1], cst.FunctionDef):  # a nested function may sit in an if/try/with/for block
+            nested = _nested_defs(path, part)
+            if len(nested) == 1:
+                path = nested[0]
+                continue
+            hits = [p[-1] for p in nested]
+        else:
+            hits = [s for s in body if isinstance(s, _DEFS) and s.name.value == part]
         block = path[-1].body if isinstance(path[-1], _DEFS) else None
         if len(hits) != 1:
             where = "module" if len(path) == 1 else _name(path[-1])
@@ -150,6 +160,28 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
             )
         path = (*path, block, hits[0]) if block is not None else (*path, hits[0])
     return path
+
+
+def _nested_defs(path: Path_, name: str) -> list[Path_]:
+    """The defs and classes called `name` in the function at `path`, in any of its blocks (not
+    inside the functions nested in it), as paths."""
+    out = []
+    for block, i in statement_slots(path):
+        stmt = block_body(block[-1])[i]
+        if isinstance(stmt, _DEFS) and stmt.name.value == name:
+            out.append((*block, stmt))
+    return out
+
+
+def nested_scopes(path: Path_, qualname: str) -> Iterator[tuple[Path_, str]]:
+    """Every function and class defined inside the scope at `path` (at any depth, nested ones too),
+    with its qualified name, in source order: the scopes a statement or expression of `path` is not in."""
+    for p in walk(path, lambda n: isinstance(n, _DEFS), _block_holders):
+        node = p[-1]
+        assert isinstance(node, _DEFS)
+        inner = node.name.value if qualname == "<module>" else f"{qualname}.{node.name.value}"
+        yield p, inner
+        yield from nested_scopes(p, inner)
 
 
 def _name(node: cst.CSTNode) -> str:

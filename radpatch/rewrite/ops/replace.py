@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Operation
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
 from radpatch.rewrite.source import Source, is_expression, parse_problem
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         Explanation,
         candidates,
         in_scope,
+        nested_matches,
         select,
         slot_of,
         statement_candidates,
@@ -60,9 +61,10 @@ class Replace(Operation):
     find: str
     with_: str
     within: str | None = None
-    occurrence: int | None = None
+    occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "replace"
+    CONSUMES: ClassVar[bool] = True
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
         Field("find", "code", "an expression or statement(s), AST-compared: any layout, quotes, comments, parentheses"),
@@ -97,6 +99,9 @@ class Replace(Operation):
     def scope_name(self) -> str:
         return self.scope
 
+    def match_key(self) -> tuple[object, ...] | None:
+        return ("find", self.scope, code_key(self.find), self.within)
+
     def forward(self, src: Source) -> Source:
         _load()
         return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=False))
@@ -111,7 +116,7 @@ def _load() -> None:
     global cst, Path_, block_body, code_of, expr_key, find_expressions, find_scope, find_statements, lines_of, nodes_of
     global parse_statements
     global replace_on_path, run_length, merge, candidates, in_scope, select, slot_of, statement_candidates
-    global statement_paths, undo_pick, with_body, expression_text
+    global statement_paths, undo_pick, with_body, expression_text, nested_matches
     import libcst as cst
 
     from radpatch.rewrite.matching import (
@@ -132,6 +137,7 @@ def _load() -> None:
     from radpatch.rewrite.ops.common import (
         candidates,
         in_scope,
+        nested_matches,
         select,
         slot_of,
         statement_candidates,
@@ -177,6 +183,7 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             op,
             offset,
             candidates(module, lambda: [p[-1] for p in nodes_of(scope, kind)], old, offset),
+            nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
         )
     else:
         hit = select(
@@ -187,6 +194,7 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             op,
             offset,
             _keyword_or(statement_candidates(module, scope, old, offset), module, scope, op, offset),
+            nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
         )
     if expression:
         return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
