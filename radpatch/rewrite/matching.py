@@ -12,6 +12,7 @@ import contextvars
 import dataclasses
 import difflib
 import functools
+import re
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
@@ -467,6 +468,55 @@ def find_expressions(module: cst.Module, scope: Path_, pattern: str) -> list[Pat
         try:
             if expr_key(code_of(module, p[-1])) == key:
                 out.append(p)
+        except SyntaxError:
+            continue
+    return out
+
+
+def enclosing_expression(module: cst.Module, scope: Path_, pattern: str) -> cst.CSTNode | None:
+    """The smallest expression of the scope whose code (as ast.unparse writes it) holds the
+    expression `pattern` without `pattern` being one of its sub-expressions: `a and b` in
+    `a and b and c` (one operation over three operands to ast), `timeout` in `self.timeout` (an
+    attribute's name). Searched only for a refusal."""
+    want = pretty(pattern)
+    if isinstance(ast.parse(f"(\n{pattern}\n)", mode="eval").body, ast.Tuple) and want.startswith("("):
+        want = want[1:-1]  # `a, b` typed alone: the arguments of a call, the items of a list
+    bounded = re.compile(
+        ("\\b" if want[:1].isidentifier() else "")
+        + re.escape(want)
+        + ("\\b" if want[-1:].isalnum() or want[-1:] == "_" else "")
+    )
+    squeezed = "".join(want.split())
+    best: tuple[int, cst.CSTNode] | None = None
+    for p in walk(scope, lambda n: isinstance(n, cst.BaseExpression), _expression_holders):
+        code = code_of(module, p[-1])
+        if squeezed.replace('"', "").replace("'", "") not in "".join(code.split()).replace('"', "").replace("'", ""):
+            continue  # a cheap test before parsing: the pattern's characters, whatever its layout and quotes
+        try:
+            norm = pretty(code)
+        except (SyntaxError, RecursionError):
+            continue
+        if norm != want and bounded.search(norm) and (best is None or len(norm) < best[0]):
+            best = (len(norm), p[-1])
+    return best[1] if best else None
+
+
+def calls_to(module: cst.Module, scope: Path_, pattern: str) -> list[cst.CSTNode]:
+    """The calls of the scope to the callee of the call `pattern` (AST-compared), in source order."""
+    try:
+        tree = ast.parse(f"(\n{pattern}\n)", mode="eval").body
+    except SyntaxError:
+        return []
+    if not isinstance(tree, ast.Call):
+        return []
+    key = ast.dump(tree.func)
+    out: list[cst.CSTNode] = []
+    for p in nodes_of(scope, cst.Call):
+        call = p[-1]
+        assert isinstance(call, cst.Call)
+        try:
+            if expr_key(code_of(module, call.func)) == key:
+                out.append(call)
         except SyntaxError:
             continue
     return out
