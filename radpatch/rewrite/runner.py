@@ -188,9 +188,8 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
     try:
         return _encode(src, encoding, where)
     except RefusedError as exc:  # name the rewrite whose code the encoding lacks (only on this refusal path)
-        src = original
-        for rw in rws:
-            src = _step(patch, rw, src, where, undo=False)
+        for k, rw in enumerate(rws):  # each prefix as apply runs it (occurrences counted on the file)
+            src = _run(patch, rws[: k + 1], original, where, undo=False, applied=rws)
             try:
                 src.text.encode(encoding)
             except UnicodeEncodeError as bad:
