@@ -182,19 +182,39 @@ def port(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
 
 @cli.command("import")
 @click.argument("patches", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-p", "strip", type=click.IntRange(min=0), default=None, metavar="N", help="Strip N leading path components, as patch -pN (default: as patch, the base name).")
-@click.option("-d", "directory", default="", metavar="DIR", help="Resolve paths in DIR, relative to the site directory (as patch -d).")
-@click.option("--out", default=".", metavar="DIR", type=click.Path(file_okay=False), help="Registry directory to write the entries to (default: .).")
+@click.option(
+    "-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
+    help="Strip N leading path components, as patch -pN (default: as patch, the base name).",
+)
+@click.option(
+    "-d", "directory", default="", metavar="DIR",
+    help="Resolve paths in DIR, relative to the site directory (as patch -d).",
+)
+@click.option(
+    "--out", default=".", metavar="DIR", type=click.Path(file_okay=False),
+    help="Registry directory to write the entries to (default: .).",
+)
 @click.option("--name", default=None, metavar="NAME", help="Entry name (a prefix when several patch files are given).")
 @click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")
-@click.option("--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files the patches apply to.")
+@click.option(
+    "--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files the patches apply to."
+)
 @pass_ctx
-def import_(ctx: Context, patches: tuple[str, ...], strip: int | None, directory: str, out: str, name: str | None,
-            supported: str | None, python: str | None) -> int:
+def import_(
+    ctx: Context,
+    patches: tuple[str, ...],
+    strip: int | None,
+    directory: str,
+    out: str,
+    name: str | None,
+    supported: str | None,
+    python: str | None,
+) -> int:
     """Write registry entries from unified diffs (patch -pN series), one per patch file."""
     from radpatch.commands import importing
 
-    return importing.run(Context(python, ctx.registries) if python else ctx, patches, strip, directory, out, name, supported)
+    target = Context(python, ctx.registries) if python else ctx
+    return importing.run(target, patches, strip, directory, out, name, supported)
 
 
 def main(argv: list[str] | None = None) -> int:

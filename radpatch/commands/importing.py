@@ -20,24 +20,37 @@ from radpatch.importing.owners import Owners
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def run(ctx: Context, patches: tuple[str, ...], strip: int | None, directory: str, out: str, name: str | None,
-        supported: str | None) -> int:
+def run(
+    ctx: Context,
+    patches: tuple[str, ...],
+    strip: int | None,
+    directory: str,
+    out: str,
+    name: str | None,
+    supported: str | None,
+) -> int:
     if supported is not None:
         try:
             SpecifierSet(supported)
         except InvalidSpecifier:
-            raise UsageError(f"--supported {supported!r} is not a PEP 440 version range", "e.g. --supported '>=0.32,<0.34'")
+            raise UsageError(
+                f"--supported {supported!r} is not a PEP 440 version range", "e.g. --supported '>=0.32,<0.34'"
+            )
     data = [(p, _read(p)) for p in patches]
     site = ctx.env.purelib
     directory = directory.strip("/")
     if directory and not (site / directory).is_dir():
-        raise UsageError(f"-d {directory}: no such directory under the site directory {site}",
-                         "give -d relative to the target environment's site-packages, e.g. -d vllm")
+        raise UsageError(
+            f"-d {directory}: no such directory under the site directory {site}",
+            "give -d relative to the target environment's site-packages, e.g. -d vllm",
+        )
     owners = Owners.read(site)
     imported = series.apply_series(data, site, series.Options(strip, directory), owners)
     names = _names(patches, name)
-    entries = [emit.build(_spec(imp, names[i], [names[j] for j in imp.requires], owners, supported))
-               for i, imp in enumerate(imported)]
+    entries = [
+        emit.build(_spec(imp, names[i], [names[j] for j in imp.requires], owners, supported))
+        for i, imp in enumerate(imported)
+    ]
     written = emit.write(Path(out), entries)
     for e, imp in zip(entries, imported):
         click.echo(f"{Path(out) / (e.name + '.yaml')}: {e.steps} rewrite{'s' if e.steps != 1 else ''}")
@@ -45,8 +58,10 @@ def run(ctx: Context, patches: tuple[str, ...], strip: int | None, directory: st
             click.echo(f"  {line}")
         for note in e.fallbacks:
             click.echo(f"  note: {note}")
-    click.echo(f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch --registry {out} apply "
-               + " ".join(e.name for e in entries))
+    click.echo(
+        f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch --registry {out} apply "
+        + " ".join(e.name for e in entries)
+    )
     return EXIT_OK
 
 
@@ -58,25 +73,36 @@ def _read(path: str) -> bytes:
 
 
 def _names(patches: tuple[str, ...], name: str | None) -> list[str]:
-    stems = [_NAME.sub("-", Path(p).name.removesuffix(".patch").removesuffix(".diff")).strip("-.") or "patch" for p in patches]
+    stems = [
+        _NAME.sub("-", Path(p).name.removesuffix(".patch").removesuffix(".diff")).strip("-.") or "patch"
+        for p in patches
+    ]
     if name is not None:
         if not name or _NAME.search(name):
             raise UsageError(f"--name {name!r}: use letters, digits, '_', '-' and '.'", "e.g. --name fix_handshake")
         stems = [name] if len(patches) == 1 else [f"{name}-{s}" for s in stems]
     if len(set(stems)) != len(stems):
-        raise UsageError("two patch files give the same entry name: " + ", ".join(sorted({s for s in stems if stems.count(s) > 1})),
-                         "rename one of them or import them separately")
+        raise UsageError(
+            "two patch files give the same entry name: " + ", ".join(sorted({s for s in stems if stems.count(s) > 1})),
+            "rename one of them or import them separately",
+        )
     return stems
 
 
-def _spec(imp: series.Imported, name: str, requires: list[str], owners: Owners, supported: str | None) -> emit.EntrySpec:
+def _spec(
+    imp: series.Imported, name: str, requires: list[str], owners: Owners, supported: str | None
+) -> emit.EntrySpec:
     found = {c.owner for c in imp.changes if c.owner}
     if not found:
-        raise RefusedError(f"{imp.label}: no installed distribution owns {', '.join(c.rel for c in imp.changes)}",
-                           "radpatch patches files of an installed distribution (listed in its RECORD); check -p, -d and --python")
+        raise RefusedError(
+            f"{imp.label}: no installed distribution owns {', '.join(c.rel for c in imp.changes)}",
+            "radpatch patches files of an installed distribution (listed in its RECORD); check -p, -d and --python",
+        )
     if len(found) > 1:
-        raise RefusedError(f"{imp.label}: changes files of several distributions ({', '.join(sorted(found))})",
-                           "split the patch: one entry patches one distribution")
+        raise RefusedError(
+            f"{imp.label}: changes files of several distributions ({', '.join(sorted(found))})",
+            "split the patch: one entry patches one distribution",
+        )
     dist = found.pop()
     version = next(o.version for o in owners.files.values() if o.name == dist)
     base = version.split("+")[0]

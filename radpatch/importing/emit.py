@@ -93,8 +93,11 @@ def build(spec: EntrySpec) -> Entry:
                 fields.pop("payload")  # the names it defines: all of the payload, in file order (the default)
                 fields = {"payload": payload, **fields}
                 where = f"{fields.get('after') or fields.get('before')}"
-                doc = f'"""Definitions {Path(spec.label).name} adds next to {where} (written by `radpatch import`)."""\n\n\n'
-                payloads.append((f"{rid}.py", doc + (step.payload or "")))
+                header = (
+                    f'"""Definitions {Path(spec.label).name} adds next to {where} '
+                    '(written by `radpatch import`)."""\n\n\n'
+                )
+                payloads.append((f"{rid}.py", header + (step.payload or "")))
             elif step.op == "create_module":
                 content = f"{spec.name}/{change.rel}"
                 fields = {"content": content}
@@ -106,7 +109,9 @@ def build(spec: EntrySpec) -> Entry:
             rewrites_out.append(item)
     doc: dict[str, object] = {
         "summary": spec.subject or f"Imported from {Path(spec.label).name}",
-        "description": f"Imported by `radpatch import` from {spec.label}" + (f": {spec.subject}" if spec.subject else "") + "\n",
+        "description": f"Imported by `radpatch import` from {spec.label}"
+        + (f": {spec.subject}" if spec.subject else "")
+        + "\n",
         "distribution": spec.distribution,
         "supported": spec.supported,
     }
@@ -120,16 +125,20 @@ def build(spec: EntrySpec) -> Entry:
 
 def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[Step, ...]:
     if change.after is None:
-        raise RefusedError(f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",
-                           "leave the deletion out of the imported patch")
+        raise RefusedError(
+            f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",
+            "leave the deletion out of the imported patch",
+        )
     if change.before is None:
         return (Step("create_module", (), payload=change.after),)
     try:
         found = rewrites(change.before, change.after)
     except SyntaxError as exc:
         side = "patched" if _parses(change.before) else "installed"
-        raise RefusedError(f"{label}: {change.rel}: the {side} module does not parse ({exc.msg}, line {exc.lineno})",
-                           "radpatch rewrites Python code it can parse; check the patch")
+        raise RefusedError(
+            f"{label}: {change.rel}: the {side} module does not parse ({exc.msg}, line {exc.lineno})",
+            "radpatch rewrites Python code it can parse; check the patch",
+        )
     except Inexpressible as exc:
         raise RefusedError(f"{label}: {change.rel}: {exc}", "write this change by hand as a registry entry")
     fallbacks.extend(f"{change.rel}: {f}" for f in found.fallbacks)
@@ -145,11 +154,21 @@ def _parses(text: str) -> bool:
 
 
 def _id(step: Step, ids: dict[str, int], module: str) -> str:
-    where = step.get("scope") or step.get("function") or step.get("name") or step.get("after") or step.get("before") or ""
+    where = (
+        step.get("scope") or step.get("function") or step.get("name") or step.get("after") or step.get("before") or ""
+    )
     if step.op == "create_module":
         where = module
-    base = {"insert_after": "insert", "insert_before": "insert", "insert_definitions": "define", "add_import": "import",
-            "set_constant": "constant", "set_default": "default", "add_parameter": "parameter", "create_module": "create"}.get(step.op, step.op.replace("_", "-"))
+    base = {
+        "insert_after": "insert",
+        "insert_before": "insert",
+        "insert_definitions": "define",
+        "add_import": "import",
+        "set_constant": "constant",
+        "set_default": "default",
+        "add_parameter": "parameter",
+        "create_module": "create",
+    }.get(step.op, step.op.replace("_", "-"))
     if step.op == "add_import":
         where = str(step.get("import")).split()[1]
     rid = f"{base}-{_slug(str(where).replace('<module>', 'module'))}" if where else base
@@ -165,8 +184,10 @@ def write(out: Path, entries: list[Entry]) -> list[Path]:
         targets += [(out / e.name / rel, text) for rel, text in e.payloads]
     clash = [p for p, _ in targets if p.exists()]
     if clash:
-        raise RefusedError(f"{clash[0]} exists already ({len(clash)} file{'s' if len(clash) > 1 else ''} would be overwritten)",
-                           "choose another --out directory or --name, or remove the old entry first")
+        raise RefusedError(
+            f"{clash[0]} exists already ({len(clash)} file{'s' if len(clash) > 1 else ''} would be overwritten)",
+            "choose another --out directory or --name, or remove the old entry first",
+        )
     written: list[Path] = []
     for path, text in targets:
         path.parent.mkdir(parents=True, exist_ok=True)

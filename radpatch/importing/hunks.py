@@ -100,7 +100,11 @@ class _State:
             if suffix_fuzz < 0 and (pat_lines != len(self.input) or prefix < self.frozen):
                 return 0
             offset = 1 - first_guess
-            if self.frozen <= prefix and offset <= max_pos and self.matches(pattern, first_guess + offset, 0, suffix_fuzz):
+            if (
+                self.frozen <= prefix
+                and offset <= max_pos
+                and self.matches(pattern, first_guess + offset, 0, suffix_fuzz)
+            ):
                 self.in_offset += offset
                 return first_guess + offset
             return 0
@@ -124,7 +128,9 @@ class _State:
     def copy_till(self, last: int) -> None:
         while self.frozen < last:
             self.frozen += 1
-            if self.frozen <= len(self.input):  # past the end (a fuzzed-away trailing context): nothing, as ifetch gives
+            if self.frozen <= len(
+                self.input
+            ):  # past the end (a fuzzed-away trailing context): nothing, as ifetch gives
                 self._write(self.input[self.frozen - 1], check=True)
 
     def _write(self, text: str, check: bool) -> None:

@@ -51,7 +51,9 @@ class Owners:
             if init in self.files:
                 return self.files[init]
             prefix = "/".join(parts) + "/"
-            sibling = next((o for f, o in self.files.items() if f.startswith(prefix) and "/" not in f[len(prefix):]), None)
+            sibling = next(
+                (o for f, o in self.files.items() if f.startswith(prefix) and "/" not in f[len(prefix) :]), None
+            )
             if sibling is not None:
                 return sibling
             parts.pop()

@@ -57,6 +57,7 @@ def _best(names: list[str]) -> str:
     def key(item: tuple[int, str]) -> tuple[int, int, int, int]:
         i, n = item
         return (_components(n), len(posixpath.basename(n)), len(n), i)
+
     return min(enumerate(names), key=key)[1]
 
 
@@ -74,8 +75,10 @@ def resolve(label: str, section: FilePatch, tree: Tree, strip: int | None) -> Re
     for n in names:
         norm = posixpath.normpath(n)
         if n.startswith("/") or norm == ".." or norm.startswith("../"):
-            raise RefusedError(f"{label}:{section.header_line}: {n!r} is outside the directory patch works in",
-                               "radpatch patches files of the installed distribution only; check -p and -d")
+            raise RefusedError(
+                f"{label}:{section.header_line}: {n!r} is outside the directory patch works in",
+                "radpatch patches files of the installed distribution only; check -p and -d",
+            )
     existing = [n for n in names if tree.exists(posixpath.normpath(n))]
     if existing:
         return Resolved(posixpath.normpath(_best(existing)), True)
@@ -83,6 +86,12 @@ def resolve(label: str, section: FilePatch, tree: Tree, strip: int | None) -> Re
         fewest = min(_new_dirs(tree, n) for n in names)
         return Resolved(posixpath.normpath(_best([n for n in names if _new_dirs(tree, n) == fewest])), False)
     given = ", ".join(repr(n) for n in names) or "none after stripping"
-    tip = "Perhaps you should have used the -p option?" if strip is None else "Perhaps you used the wrong -p or -d option?"
-    raise RefusedError(f"{label}:{section.header_line}: can't find file to patch (names: {given})",
-                       f"{tip} Paths are resolved as `patch -pN -d DIR` would, DIR relative to the site directory")
+    tip = (
+        "Perhaps you should have used the -p option?"
+        if strip is None
+        else "Perhaps you used the wrong -p or -d option?"
+    )
+    raise RefusedError(
+        f"{label}:{section.header_line}: can't find file to patch (names: {given})",
+        f"{tip} Paths are resolved as `patch -pN -d DIR` would, DIR relative to the site directory",
+    )

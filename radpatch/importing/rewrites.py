@@ -104,7 +104,9 @@ class Differ:
     # --- blocks -------------------------------------------------------------------------------
 
     def block(self, scope: _Scope, bbody: list[ast.stmt], abody: list[ast.stmt], elif_chain: bool = False) -> None:
-        ops = difflib.SequenceMatcher(None, [key(s) for s in bbody], [key(s) for s in abody], autojunk=False).get_opcodes()
+        ops = difflib.SequenceMatcher(
+            None, [key(s) for s in bbody], [key(s) for s in abody], autojunk=False
+        ).get_opcodes()
         delta = 0
         for tag, i1, i2, j1, j2 in ops:
             if tag == "equal":
@@ -116,7 +118,9 @@ class Differ:
     def region(self, scope: _Scope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
         """bbody[i1:i2] becomes `new`: pair statements that are the same one changed, the rest is
         inserted, deleted or replaced as runs."""
-        ops = difflib.SequenceMatcher(None, [_ident(s) for s in bbody[i1:i2]], [_ident(s) for s in new], autojunk=False).get_opcodes()
+        ops = difflib.SequenceMatcher(
+            None, [_ident(s) for s in bbody[i1:i2]], [_ident(s) for s in new], autojunk=False
+        ).get_opcodes()
         delta = i1
         for tag, k1, k2, m1, m2 in ops:
             n = len(bbody)
@@ -141,8 +145,14 @@ class Differ:
         if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and self._definable(scope, b.name):
             if self._undoable(lambda: self.definition(scope, bbody, i, a), bbody, i):
                 return
-            self.fallbacks.append(f"{scope.child(b.name)}: no smaller change is unique in the patched code; replaced the whole definition")
-        if blocks_of_same_shape(b, a) and whole_lines(self.src, b) and self._undoable(lambda: self.compound(scope, bbody, i, a), bbody, i):
+            self.fallbacks.append(
+                f"{scope.child(b.name)}: no smaller change is unique in the patched code; replaced the whole definition"
+            )
+        if (
+            blocks_of_same_shape(b, a)
+            and whole_lines(self.src, b)
+            and self._undoable(lambda: self.compound(scope, bbody, i, a), bbody, i)
+        ):
             return
         if scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             return
@@ -233,8 +243,13 @@ class Differ:
         bbody[i] = _tag(a)
         return True
 
-    def _replace_expression(self, scope: _Scope, chain: list[tuple[ast.expr, ast.expr]], force: bool,
-                            swap: tuple[list[ast.stmt], int, ast.stmt]) -> bool:
+    def _replace_expression(
+        self,
+        scope: _Scope,
+        chain: list[tuple[ast.expr, ast.expr]],
+        force: bool,
+        swap: tuple[list[ast.stmt], int, ast.stmt],
+    ) -> bool:
         """`replace` of one expression, growing to enclosing expressions until it is unique in the
         scope, before and after (the engine's proof finds `with` to undo it); with `force`, the
         smallest one with `occurrence:` when none is."""
@@ -253,8 +268,9 @@ class Differ:
                 return self._emit_expression(scope, eb, ea, self._occurrence_of_expression(scope, eb), block[i], new)
         return False
 
-    def _emit_expression(self, scope: _Scope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt,
-                         target: ast.stmt) -> bool:
+    def _emit_expression(
+        self, scope: _Scope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt, target: ast.stmt
+    ) -> bool:
         old, new = segment(self.src, b), _grouped(self.src, a)
         if old is None or new is None:
             return False
@@ -291,8 +307,9 @@ class Differ:
         self.steps.append(Step(where, tuple(keys)))
         bbody[i:i] = [_tag(s) for s in new]
 
-    def _anchor(self, scope: _Scope, bbody: list[ast.stmt], k: int, backward: bool,
-                new: tuple[int, list[ast.stmt]]) -> tuple[str, str, int | None] | None:
+    def _anchor(
+        self, scope: _Scope, bbody: list[ast.stmt], k: int, backward: bool, new: tuple[int, list[ast.stmt]]
+    ) -> tuple[str, str, int | None] | None:
         """(insert_after|insert_before, find, occurrence) anchored at bbody[k], grown away from the
         insertion point until it is unique."""
         lo, hi = _atomic(self.src, bbody, k, k + 1)
@@ -302,7 +319,7 @@ class Differ:
             at, stmts = new
             bbody[at:at] = stmts
             after = statement_hits(scope.body, run)  # the inverse finds the anchor again in the patched code
-            del bbody[at:at + len(stmts)]
+            del bbody[at : at + len(stmts)]
             if len(hits) == 1 and len(after) == 1:
                 return ("insert_after" if backward else "insert_before", text_of(self.src, run), None)
             if backward and lo > 0:
@@ -323,7 +340,10 @@ class Differ:
                 many = len(statement_hits(scope.body, bbody[i1:i2])) != 1
                 occurrence = self._occurrence(scope, bbody, i1, i2) if many else None
                 if not many or occurrence:
-                    keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", text_of(self.src, bbody[i1:i2]))]
+                    keys: list[tuple[str, Value]] = [
+                        ("scope", scope.qualname),
+                        ("find", text_of(self.src, bbody[i1:i2])),
+                    ]
                     if occurrence:
                         keys.append(("occurrence", occurrence))
                     self.steps.append(Step("delete", tuple(keys)))
@@ -345,12 +365,21 @@ class Differ:
                 continue
             replacement = [*bbody[lo:i1], *new, *bbody[i2:hi]]
             as_expression = is_expression_statement(run) and is_expression_statement(replacement)
-            count = len(expression_hits(scope.body, run[0].value)) if as_expression else len(statement_hits(scope.body, run))  # type: ignore[attr-defined]
+            count = (
+                len(expression_hits(scope.body, run[0].value))  # type: ignore[attr-defined]
+                if as_expression
+                else len(statement_hits(scope.body, run))
+            )
             saved = bbody[lo:hi]
             bbody[lo:hi] = replacement
-            later = (len(expression_hits(scope.body, replacement[0].value)) if as_expression  # type: ignore[attr-defined]
-                     else len(statement_hits(scope.body, replacement)) if replacement else 1)
-            bbody[lo:lo + len(replacement)] = saved
+            later = (
+                len(expression_hits(scope.body, replacement[0].value))  # type: ignore[attr-defined]
+                if as_expression
+                else len(statement_hits(scope.body, replacement))
+                if replacement
+                else 1
+            )
+            bbody[lo : lo + len(replacement)] = saved
             if count == 1 and later == 1 or (lo == 0 and hi == len(bbody)):
                 break
             grown = _atomic(self.src, bbody, lo, hi + 1) if hi < len(bbody) else _atomic(self.src, bbody, lo - 1, hi)
@@ -364,11 +393,21 @@ class Differ:
                 raise Inexpressible(f"the code to replace in {scope.qualname} is not unique and cannot be counted")
         # the engine merges equal counts statement by statement, and a one-line `from x import a` merged
         # with a parenthesised multi-line one loses its parentheses: write such an import on one line
-        flat = {id(n) for o, n in zip(bbody[lo:hi], replacement) if len(bbody[lo:hi]) == len(replacement)
-                and isinstance(o, ast.ImportFrom) and isinstance(n, ast.ImportFrom) and o.lineno == o.end_lineno
-                and n.lineno != n.end_lineno}
+        flat = {
+            id(n)
+            for o, n in zip(bbody[lo:hi], replacement)
+            if len(bbody[lo:hi]) == len(replacement)
+            and isinstance(o, ast.ImportFrom)
+            and isinstance(n, ast.ImportFrom)
+            and o.lineno == o.end_lineno
+            and n.lineno != n.end_lineno
+        }
         with_text = _join(self.src, bbody[lo:i1], new, bbody[i2:hi], flat)
-        keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", text_of(self.src, bbody[lo:hi])), ("with", with_text)]
+        keys: list[tuple[str, Value]] = [
+            ("scope", scope.qualname),
+            ("find", text_of(self.src, bbody[lo:hi])),
+            ("with", with_text),
+        ]
         if occurrence:
             keys.append(("occurrence", occurrence))
         self.steps.append(Step("replace", tuple(keys)))
@@ -390,7 +429,11 @@ class Differ:
     # --- new definitions and imports -------------------------------------------------------------
 
     def _definitions(self, scope: _Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
-        if scope.kind not in ("module", "class") or bbody is not scope.body or not all(isinstance(s, DEFS) for s in new):
+        if (
+            scope.kind not in ("module", "class")
+            or bbody is not scope.body
+            or not all(isinstance(s, DEFS) for s in new)
+        ):
             return False
         names = [s.name for s in new]  # type: ignore[attr-defined]
         bound = {n for s in scope.body for n in _binds(s)}
@@ -428,7 +471,9 @@ class Differ:
 def _concatenated(src: Sources, node: ast.expr) -> bool:
     """A string written as several literals (`"a" f"{b}"`): no expression `find` matches it whole
     (the engine sees one f-string where libcst holds a concatenation), so the enclosing one is used."""
-    if not isinstance(node, ast.JoinedStr) and not (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))):
+    if not isinstance(node, ast.JoinedStr) and not (
+        isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+    ):
         return False
     text = segment(src, node)
     if text is None:
@@ -448,13 +493,16 @@ def _grouped(src: Sources, node: ast.expr) -> str | None:
     if text is None or node.end_lineno is None or node.end_col_offset is None:
         return text
     lines = src.lines_of(node)
-    before = lines[node.lineno - 1].encode()[:node.col_offset].decode("utf-8", "surrogateescape").rstrip()
-    after = lines[node.end_lineno - 1].encode()[node.end_col_offset:].decode("utf-8", "surrogateescape").lstrip()
+    before = lines[node.lineno - 1].encode()[: node.col_offset].decode("utf-8", "surrogateescape").rstrip()
+    after = lines[node.end_lineno - 1].encode()[node.end_col_offset :].decode("utf-8", "surrogateescape").lstrip()
     if before.endswith("(") and after.startswith(")"):
         ahead = before[:-1].rstrip()
         word = re.search(r"[A-Za-z_]\w*$", ahead)
-        if not ahead or (word is not None and keyword.iskeyword(word.group())) or \
-                not (ahead[-1].isalnum() or ahead[-1] in "_)]}'\""):
+        if (
+            not ahead
+            or (word is not None and keyword.iskeyword(word.group()))
+            or not (ahead[-1].isalnum() or ahead[-1] in "_)]}'\"")
+        ):
             return f"({text})"
     return text
 
@@ -467,8 +515,8 @@ def _fitting(src: Sources, stmt: ast.stmt, old: ast.expr, new: str, target: ast.
     if old.end_lineno is None or old.end_col_offset is None:
         return None
     for text in (new, f"({new})"):
-        head = b"\n".join(lines[first - 1:old.lineno - 1] + [lines[old.lineno - 1][:old.col_offset]])
-        tail = b"\n".join([lines[old.end_lineno - 1][old.end_col_offset:]] + lines[old.end_lineno:last])
+        head = b"\n".join(lines[first - 1 : old.lineno - 1] + [lines[old.lineno - 1][: old.col_offset]])
+        tail = b"\n".join([lines[old.end_lineno - 1][old.end_col_offset :]] + lines[old.end_lineno : last])
         code = (head + text.encode() + tail).decode("utf-8", "surrogateescape")
         try:
             got = ast.parse(textwrap.dedent(code)).body
@@ -486,8 +534,9 @@ def _after_imports(body: list[ast.stmt]) -> int:
     for i, s in enumerate(body):
         if isinstance(s, DEFS) or _binds(s) and not isinstance(s, (ast.Import, ast.ImportFrom)):
             break
-        if isinstance(s, (ast.Import, ast.ImportFrom)) or (i == 0 and isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                                            and isinstance(s.value.value, str)):
+        if isinstance(s, (ast.Import, ast.ImportFrom)) or (
+            i == 0 and isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+        ):
             at = i + 1
     return at
 
@@ -545,8 +594,10 @@ def _first_line(s: ast.stmt) -> int:
 
 
 def _join(src: Sources, head: list[ast.stmt], new: list[ast.stmt], tail: list[ast.stmt], flat: set[int]) -> str:
-    parts = [ast.unparse(run[0]) + "\n" if id(run[0]) in flat else text_of(src, run)
-             for run in _runs([*head, *new, *tail], flat)]
+    parts = [
+        ast.unparse(run[0]) + "\n" if id(run[0]) in flat else text_of(src, run)
+        for run in _runs([*head, *new, *tail], flat)
+    ]
     return "".join(parts)
 
 
@@ -555,8 +606,13 @@ def _runs(stmts: list[ast.stmt], alone: set[int]) -> list[list[ast.stmt]]:
     `alone` each on their own."""
     out: list[list[ast.stmt]] = []
     for s in stmts:
-        if out and bool(getattr(out[-1][-1], AFTER, False)) == bool(getattr(s, AFTER, False)) and \
-                s.lineno > (out[-1][-1].end_lineno or 0) and id(s) not in alone and id(out[-1][-1]) not in alone:
+        if (
+            out
+            and bool(getattr(out[-1][-1], AFTER, False)) == bool(getattr(s, AFTER, False))
+            and s.lineno > (out[-1][-1].end_lineno or 0)
+            and id(s) not in alone
+            and id(out[-1][-1]) not in alone
+        ):
             out[-1].append(s)
         else:
             out.append([s])
@@ -593,16 +649,22 @@ def _blocks(s: ast.stmt) -> list[list[ast.stmt]]:
 
 
 def blocks_of_same_shape(b: ast.stmt, a: ast.stmt) -> bool:
-    if type(b) is not type(a) or isinstance(b, DEFS) or not isinstance(b, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
-                                                                             ast.AsyncWith, ast.Try)):
+    if (
+        type(b) is not type(a)
+        or isinstance(b, DEFS)
+        or not isinstance(b, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try))
+    ):
         return False
     if one_line_suite(b) or one_line_suite(a):
         return False
     lb, la = _blocks(b), _blocks(a)
     if [len(x) > 0 for x in lb] != [len(x) > 0 for x in la]:
         return False
-    return not (isinstance(b, ast.Try) and isinstance(a, ast.Try)
-                and [key(_handler_head(h)) for h in b.handlers] != [key(_handler_head(h)) for h in a.handlers])
+    return not (
+        isinstance(b, ast.Try)
+        and isinstance(a, ast.Try)
+        and [key(_handler_head(h)) for h in b.handlers] != [key(_handler_head(h)) for h in a.handlers]
+    )
 
 
 def _handler_head(h: ast.excepthandler) -> ast.AST:
@@ -643,9 +705,15 @@ def smallest_difference(b: ast.AST, a: ast.AST) -> list[tuple[ast.expr, ast.expr
             return []
         if isinstance(eb, (ast.JoinedStr, ast.FormattedValue)) or isinstance(ea, (ast.JoinedStr, ast.FormattedValue)):
             out = []  # inside an f-string only the whole f-string is an expression to libcst
-        if not isinstance(eb, (ast.FormattedValue, ast.Slice, ast.Starred)) and not isinstance(ea, (ast.FormattedValue, ast.Slice, ast.Starred)):
+        if not isinstance(eb, (ast.FormattedValue, ast.Slice, ast.Starred)) and not isinstance(
+            ea, (ast.FormattedValue, ast.Slice, ast.Starred)
+        ):
             out.append((eb, ea))
-    if len(out) > 1 and isinstance(out[0][0], (ast.Name, ast.Constant)) and isinstance(out[0][1], (ast.Name, ast.Constant)):
+    if (
+        len(out) > 1
+        and isinstance(out[0][0], (ast.Name, ast.Constant))
+        and isinstance(out[0][1], (ast.Name, ast.Constant))
+    ):
         out = out[1:]
     return out
 
@@ -668,7 +736,11 @@ def _difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
             if isinstance(vx, list) and isinstance(vy, list):
                 if len(vx) != len(vy):
                     return path
-                diffs += [(p, q) for p, q in zip(vx, vy) if not (isinstance(p, ast.AST) and isinstance(q, ast.AST) and key(p) == key(q))]
+                diffs += [
+                    (p, q)
+                    for p, q in zip(vx, vy)
+                    if not (isinstance(p, ast.AST) and isinstance(q, ast.AST) and key(p) == key(q))
+                ]
             elif isinstance(vx, ast.AST) and isinstance(vy, ast.AST):
                 if key(vx) != key(vy):
                     diffs.append((vx, vy))
@@ -697,20 +769,37 @@ def _signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[
     """set_default / add_parameter when that is all that changed, else None."""
     if isinstance(b, ast.ClassDef) or isinstance(a, ast.ClassDef) or type(b) is not type(a):
         return None
-    assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))
+    assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(
+        a, (ast.FunctionDef, ast.AsyncFunctionDef)
+    )
     others = [f for f in b._fields if f not in ("body", "decorator_list", "args")]
-    if any(key(getattr(b, f)) != key(getattr(a, f)) if isinstance(getattr(b, f), ast.AST) else getattr(b, f) != getattr(a, f)
-           for f in others):
+    if any(
+        key(getattr(b, f)) != key(getattr(a, f))
+        if isinstance(getattr(b, f), ast.AST)
+        else getattr(b, f) != getattr(a, f)
+        for f in others
+    ):
         return None
     ab, aa = b.args, a.args
     steps: list[Step] = []
-    if [key(x) for x in ab.args] + [key(x) for x in ab.posonlyargs] == [key(x) for x in aa.args] + [key(x) for x in aa.posonlyargs] \
-            and [key(x) for x in ab.kwonlyargs] == [key(x) for x in aa.kwonlyargs] and key_or_none(ab.vararg) == key_or_none(aa.vararg) \
-            and key_or_none(ab.kwarg) == key_or_none(aa.kwarg) and len(ab.defaults) == len(aa.defaults) \
-            and [d is None for d in ab.kw_defaults] == [d is None for d in aa.kw_defaults]:
+    if (
+        [key(x) for x in ab.args] + [key(x) for x in ab.posonlyargs]
+        == [key(x) for x in aa.args] + [key(x) for x in aa.posonlyargs]
+        and [key(x) for x in ab.kwonlyargs] == [key(x) for x in aa.kwonlyargs]
+        and key_or_none(ab.vararg) == key_or_none(aa.vararg)
+        and key_or_none(ab.kwarg) == key_or_none(aa.kwarg)
+        and len(ab.defaults) == len(aa.defaults)
+        and [d is None for d in ab.kw_defaults] == [d is None for d in aa.kw_defaults]
+    ):
         positional = [*ab.posonlyargs, *ab.args]
-        named = [(p.arg, d, e) for p, d, e in zip(positional[len(positional) - len(ab.defaults):], ab.defaults, aa.defaults)]
-        named += [(p.arg, d, e) for p, d, e in zip(ab.kwonlyargs, ab.kw_defaults, aa.kw_defaults) if d is not None and e is not None]
+        named = [
+            (p.arg, d, e) for p, d, e in zip(positional[len(positional) - len(ab.defaults) :], ab.defaults, aa.defaults)
+        ]
+        named += [
+            (p.arg, d, e)
+            for p, d, e in zip(ab.kwonlyargs, ab.kw_defaults, aa.kw_defaults)
+            if d is not None and e is not None
+        ]
         for name, d, e in named:
             if key(d) != key(e):
                 old, new = segment(src, d), segment(src, e)
@@ -718,13 +807,19 @@ def _signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[
                     return None
                 steps.append(Step("set_default", (("function", qual), ("parameter", name), ("from", old), ("to", new))))
         return steps or None
-    added = aa.args[len(ab.args):]
-    if len(added) == 1 and added[0].annotation is None and [key(x) for x in aa.args[:-1]] == [key(x) for x in ab.args] \
-            and [key(x) for x in aa.posonlyargs] == [key(x) for x in ab.posonlyargs] \
-            and [key(x) for x in aa.kwonlyargs] == [key(x) for x in ab.kwonlyargs] \
-            and key_or_none(ab.vararg) == key_or_none(aa.vararg) and key_or_none(ab.kwarg) == key_or_none(aa.kwarg) \
-            and [key(x) for x in aa.defaults[:-1]] == [key(x) for x in ab.defaults] and len(aa.defaults) == len(ab.defaults) + 1 \
-            and [key_or_none(x) for x in aa.kw_defaults] == [key_or_none(x) for x in ab.kw_defaults]:
+    added = aa.args[len(ab.args) :]
+    if (
+        len(added) == 1
+        and added[0].annotation is None
+        and [key(x) for x in aa.args[:-1]] == [key(x) for x in ab.args]
+        and [key(x) for x in aa.posonlyargs] == [key(x) for x in ab.posonlyargs]
+        and [key(x) for x in aa.kwonlyargs] == [key(x) for x in ab.kwonlyargs]
+        and key_or_none(ab.vararg) == key_or_none(aa.vararg)
+        and key_or_none(ab.kwarg) == key_or_none(aa.kwarg)
+        and [key(x) for x in aa.defaults[:-1]] == [key(x) for x in ab.defaults]
+        and len(aa.defaults) == len(ab.defaults) + 1
+        and [key_or_none(x) for x in aa.kw_defaults] == [key_or_none(x) for x in ab.kw_defaults]
+    ):
         default = segment(src, aa.defaults[-1])
         if default is None:
             return None
@@ -737,8 +832,13 @@ def key_or_none(node: ast.AST | None) -> str | None:
 
 
 def _decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr]) -> list[Step] | None:
-    ops = [op for op in difflib.SequenceMatcher(None, [key(d) for d in old], [key(d) for d in new], autojunk=False).get_opcodes()
-           if op[0] != "equal"]
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(
+            None, [key(d) for d in old], [key(d) for d in new], autojunk=False
+        ).get_opcodes()
+        if op[0] != "equal"
+    ]
     if len(ops) != 1:
         return None
     tag, i1, i2, j1, j2 = ops[0]
@@ -751,12 +851,17 @@ def _decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast
     if tag == "insert" and i1 == 0:
         return [Step("add_decorator", (("function", qual), ("decorator", t))) for t in reversed(texts_new)]  # type: ignore[arg-type]
     if tag == "insert" and i1 == len(old):
-        return [Step("add_decorator", (("function", qual), ("decorator", t), ("position", "bottom"))) for t in texts_new]  # type: ignore[arg-type]
+        return [
+            Step("add_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
+            for t in texts_new
+        ]
     if tag == "delete" and i1 == 0:
         return [Step("remove_decorator", (("function", qual), ("decorator", t))) for t in texts_old]  # type: ignore[arg-type]
     if tag == "delete" and i2 == len(old):
-        return [Step("remove_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
-                for t in reversed(texts_old)]
+        return [
+            Step("remove_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
+            for t in reversed(texts_old)
+        ]
     return None
 
 
@@ -775,7 +880,11 @@ def rewrites(before: str, after: str) -> Rewrites:
     try:
         differ.block(_Scope("<module>", tree.body, "module"), tree.body, target.body)
     except _Ambiguous:
-        raise Inexpressible("a module-level change matches several times in the patched module; no find can name it") from None
+        raise Inexpressible(
+            "a module-level change matches several times in the patched module; no find can name it"
+        ) from None
     if key(tree) != key(target):
-        raise Inexpressible("the rewrites found do not reproduce the patched module (an importer bug; please report it)")
+        raise Inexpressible(
+            "the rewrites found do not reproduce the patched module (an importer bug; please report it)"
+        )
     return Rewrites(tuple(differ.steps), tuple(differ.fallbacks))

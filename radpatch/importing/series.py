@@ -27,7 +27,9 @@ class Imported:
     subject: str
     changes: tuple[FileChange, ...]
     requires: tuple[int, ...]  # indexes of earlier patches in the series
-    said: tuple[str, ...] = ()  # what `patch` would say of its hunks: offsets and fuzz ("Hunk #2 succeeded at 130 with fuzz 1.")
+    said: tuple[
+        str, ...
+    ] = ()  # what `patch` would say of its hunks: offsets and fuzz ("Hunk #2 succeeded at 130 with fuzz 1.")
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,8 @@ class _Files:
 
     def tree(self, directory: str) -> paths.Disk:
         prefix = f"{directory}/" if directory else ""
-        created = frozenset(r[len(prefix):] for r, t in self.text.items() if t is not None and r.startswith(prefix))
-        deleted = frozenset(r[len(prefix):] for r, t in self.text.items() if t is None and r.startswith(prefix))
+        created = frozenset(r[len(prefix) :] for r, t in self.text.items() if t is not None and r.startswith(prefix))
+        deleted = frozenset(r[len(prefix) :] for r, t in self.text.items() if t is None and r.startswith(prefix))
         return paths.Disk(self.site / directory if directory else self.site, created, deleted)
 
 
@@ -75,8 +77,10 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
             before = files.read(rel)
             outcome = hunks.apply(section, before)
             if section.old_missing == 2 and before and outcome.failed:
-                raise RefusedError(f"{label}: {rel}: Patch attempted to create file {rel}, which already exists. "
-                                   f"Hunk #1 FAILED at 1.", "the module exists in this install: is the patch applied already?")
+                raise RefusedError(
+                    f"{label}: {rel}: Patch attempted to create file {rel}, which already exists. Hunk #1 FAILED at 1.",
+                    "the module exists in this install: is the patch applied already?",
+                )
             _check(label, rel, section, outcome)
             said += [f"{rel}: {r.report()}" for r in outcome.results if r.report()]
             after: str | None = outcome.text
@@ -100,21 +104,30 @@ def _owner_name(owners: Owners, rel: str) -> str | None:
 def _target(label: str, section: unified.FilePatch, files: _Files, options: Options) -> str:
     where = f"{label}:{section.header_line}"
     if section.binary:
-        raise RefusedError(f"{where}: a binary diff of {section.shown}; radpatch rewrites Python source only",
-                           "leave binary files out of the imported patch (apply them another way)")
+        raise RefusedError(
+            f"{where}: a binary diff of {section.shown}; radpatch rewrites Python source only",
+            "leave binary files out of the imported patch (apply them another way)",
+        )
     if section.rename or section.copy:
-        raise RefusedError(f"{where}: a git {'rename' if section.rename else 'copy'} of {section.shown}; radpatch cannot "
-                           "express moving a module", "split it into creating the new module and changing the old one")
+        raise RefusedError(
+            f"{where}: a git {'rename' if section.rename else 'copy'} of {section.shown}; radpatch cannot "
+            "express moving a module",
+            "split it into creating the new module and changing the old one",
+        )
     if not section.hunks:
-        raise RefusedError(f"{where}: {section.shown} changes only its mode; radpatch cannot express a mode change",
-                           "leave the mode change out of the imported patch")
+        raise RefusedError(
+            f"{where}: {section.shown} changes only its mode; radpatch cannot express a mode change",
+            "leave the mode change out of the imported patch",
+        )
     resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
     rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
     if rel.startswith("../") or rel == "..":
         raise RefusedError(f"{where}: {rel} is outside the site directory", "check -d and -p")
     if not rel.endswith(".py"):
-        raise RefusedError(f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
-                           "leave it out of the imported patch, or ship it another way")
+        raise RefusedError(
+            f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
+            "leave it out of the imported patch, or ship it another way",
+        )
     return rel
 
 
@@ -123,10 +136,17 @@ def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outc
     if failed:
         lines = " ".join(r.report() for r in failed)
         total = len(outcome.results)
-        tip = ("it applies reversed: is it applied already? Reinstall the pristine files or leave this patch out"
-               if outcome.reversed_hint else "the installed file differs from the one the patch was made for; "
-               "check the installed version, and -p/-d")
-        raise RefusedError(f"{label}: {rel}: {lines} ({len(failed)} out of {total} hunk{'s' if total != 1 else ''} FAILED)", tip)
+        tip = (
+            "it applies reversed: is it applied already? Reinstall the pristine files or leave this patch out"
+            if outcome.reversed_hint
+            else "the installed file differs from the one the patch was made for; "
+            "check the installed version, and -p/-d"
+        )
+        raise RefusedError(
+            f"{label}: {rel}: {lines} ({len(failed)} out of {total} hunk{'s' if total != 1 else ''} FAILED)", tip
+        )
     if section.new_missing == 2 and outcome.text:
-        raise RefusedError(f"{label}: {rel}: Not deleting file {rel} as content differs from patch",
-                           "the installed file differs from the one the patch deletes")
+        raise RefusedError(
+            f"{label}: {rel}: Not deleting file {rel} as content differs from patch",
+            "the installed file differs from the one the patch deletes",
+        )

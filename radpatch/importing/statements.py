@@ -51,11 +51,14 @@ def text_of(src: Sources, run: list[ast.stmt], comments: bool = False) -> str:
     first = start_line(run[0])
     if comments:
         indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
-        while first > 1 and lines[first - 2].strip().startswith("#") and \
-                len(lines[first - 2]) - len(lines[first - 2].lstrip()) == indent:
+        while (
+            first > 1
+            and lines[first - 2].strip().startswith("#")
+            and len(lines[first - 2]) - len(lines[first - 2].lstrip()) == indent
+        ):
             first -= 1
     last = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in run)
-    text = _dedent(list(lines[first - 1:last])).strip("\n") + "\n"
+    text = _dedent(list(lines[first - 1 : last])).strip("\n") + "\n"
     return text if _same(text, run) else "\n".join(ast.unparse(s) for s in run) + "\n"
 
 
@@ -116,7 +119,7 @@ def _source_segment(lines: tuple[str, ...], node: ast.AST) -> str | None:
     line, col = getattr(node, "lineno", None), getattr(node, "col_offset", None)
     if end_line is None or end_col is None or line is None or col is None:
         return None
-    chunk = [ln.encode() for ln in lines[line - 1:end_line]]
+    chunk = [ln.encode() for ln in lines[line - 1 : end_line]]
     if not chunk:
         return None
     if len(chunk) == 1:
@@ -132,13 +135,14 @@ def whole_lines(src: Sources, stmt: ast.stmt) -> bool:
     col = stmt.col_offset if not getattr(stmt, "decorator_list", None) else len(first) - len(first.lstrip())
     if first[:col].strip():
         return False
-    end = lines[(stmt.end_lineno or stmt.lineno) - 1][stmt.end_col_offset or 0:].strip()
+    end = lines[(stmt.end_lineno or stmt.lineno) - 1][stmt.end_col_offset or 0 :].strip()
     return not end or end.startswith("#")
 
 
 def one_line_suite(stmt: ast.stmt) -> bool:
     return any(b and b[0].lineno == stmt.lineno for b in blocks_of(stmt)) or any(
-        h.body and h.body[0].lineno == h.lineno for h in getattr(stmt, "handlers", []))
+        h.body and h.body[0].lineno == h.lineno for h in getattr(stmt, "handlers", [])
+    )
 
 
 def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
@@ -204,8 +208,11 @@ def statement_hits(body: list[ast.stmt], run: list[ast.stmt]) -> list[tuple[list
     kinds = [type(s) for s in run]
     n = len(want)
     # the types first: dumping every statement of a large scope is most of an import's time
-    return [(block, i) for block, i in slots(body)
-            if [type(s) for s in block[i:i + n]] == kinds and [key(s) for s in block[i:i + n]] == want]
+    return [
+        (block, i)
+        for block, i in slots(body)
+        if [type(s) for s in block[i : i + n]] == kinds and [key(s) for s in block[i : i + n]] == want
+    ]
 
 
 def expression_hits(body: list[ast.stmt], node: ast.expr) -> list[ast.expr]:

@@ -154,11 +154,11 @@ def _c_string(text: str) -> tuple[str, str] | None:
     while i < len(text):
         c = text[i]
         if c == '"':
-            return out.decode("utf-8", "surrogateescape"), text[i + 1:]
+            return out.decode("utf-8", "surrogateescape"), text[i + 1 :]
         if c == "\\" and i + 1 < len(text):
             nxt = text[i + 1]
             if nxt in "01234567" and i + 3 < len(text):
-                out.append(int(text[i + 1:i + 4], 8) & 0xFF)
+                out.append(int(text[i + 1 : i + 4], 8) & 0xFF)
                 i += 4
                 continue
             if nxt not in _ESCAPES:
@@ -212,8 +212,8 @@ def _split_git(rest: str, strip: int | None) -> tuple[str | None, str | None]:
     if text.strip():  # names with spaces: git writes them unquoted; take the symmetric split
         half = rest.strip()
         mid = len(half) // 2
-        if half[mid] == " " and half[:mid][2:] == half[mid + 1:][2:]:
-            names = [half[:mid], half[mid + 1:]]
+        if half[mid] == " " and half[:mid][2:] == half[mid + 1 :][2:]:
+            names = [half[:mid], half[mid + 1 :]]
         else:
             return None, None
     return strip_name(names[0], strip), strip_name(names[1], strip)
@@ -256,7 +256,9 @@ class _Reader:
         self.i = 0
 
     def fail(self, line: int, what: str) -> MalformedPatch:
-        return MalformedPatch(f"{self.label}:{line}: {what}", "check the patch file: GNU patch would reject it the same way")
+        return MalformedPatch(
+            f"{self.label}:{line}: {what}", "check the patch file: GNU patch would reject it the same way"
+        )
 
     def read(self) -> tuple[FilePatch, ...]:
         out: list[FilePatch] = []
@@ -298,7 +300,9 @@ class _Reader:
                 h.rename = h.extended = True
             elif h.git and s.startswith(("copy from ", "copy to ")):
                 h.copy = h.extended = True
-            elif h.git and (s.startswith("GIT binary patch") or (s.startswith("Binary files ") and s.endswith(" differ"))):
+            elif h.git and (
+                s.startswith("GIT binary patch") or (s.startswith("Binary files ") and s.endswith(" differ"))
+            ):
                 h.binary = h.extended = True
                 self.i += 1
                 if s.startswith("GIT binary patch"):
@@ -326,8 +330,11 @@ class _Reader:
                 hunks = self._hunks()
                 return self._freeze(h, hunks)
             elif s.startswith("*** ") and self.i + 1 < len(self.lines) and self.lines[self.i + 1].startswith("--- "):
-                raise self.fail(self.i + 1, "a context diff (*** / ---); radpatch imports unified diffs only "
-                                            "(re-create it with diff -u or git diff)")
+                raise self.fail(
+                    self.i + 1,
+                    "a context diff (*** / ---); radpatch imports unified diffs only "
+                    "(re-create it with diff -u or git diff)",
+                )
             self.i += 1
         if h.extended:
             return self._freeze(h, ())
@@ -354,8 +361,21 @@ class _Reader:
                 new_missing = 2 if h.new_date.startswith(_EPOCH) else max(new_missing, 1)
         old = None if h.old_null and not h.git else h.old
         new = None if h.new_null and not h.git else h.new
-        return FilePatch(old, new, h.index, hunks, old_missing, new_missing, h.start or self.i, h.git, h.rename, h.copy,
-                         h.binary, h.old_mode, h.new_mode)
+        return FilePatch(
+            old,
+            new,
+            h.index,
+            hunks,
+            old_missing,
+            new_missing,
+            h.start or self.i,
+            h.git,
+            h.rename,
+            h.copy,
+            h.binary,
+            h.old_mode,
+            h.new_mode,
+        )
 
     def _hunks(self) -> tuple[Hunk, ...]:
         hunks: list[Hunk] = []
@@ -382,8 +402,11 @@ class _Reader:
                 if old_count + new_count - olds - news < 3 and olds < old_count and news < new_count:
                     raw = " \n"  # patch assumes blank lines the mailer chopped off at the end
                 else:
-                    raise self.fail(at, f"unexpected end of file in hunk #{number} (it promises {old_count} old and "
-                                        f"{new_count} new lines)")
+                    raise self.fail(
+                        at,
+                        f"unexpected end of file in hunk #{number} (it promises {old_count} old and "
+                        f"{new_count} new lines)",
+                    )
             else:
                 raw = self.lines[self.i]
                 self.i += 1
@@ -426,7 +449,7 @@ def subject_of(text: str) -> str:
         m = _SUBJECT.match(line)
         if m:
             out = m.group(1).strip()
-            for more in lines[i + 1:]:
+            for more in lines[i + 1 :]:
                 if not more.startswith((" ", "\t")):
                     break
                 out += " " + more.strip()
@@ -444,6 +467,8 @@ def parse(label: str, data: bytes, strip: int | None) -> PatchFile:
         text = text.replace("\r\n", "\n")  # patch strips the CRs of a CRLF patch (--binary aside)
     files = _Reader(label, text, strip).read()
     if not files:
-        raise MalformedPatch(f"{label}: no unified diff found (no `--- `/`+++ `/`@@` header)",
-                             "give a patch made by diff -u, git diff or git format-patch")
+        raise MalformedPatch(
+            f"{label}: no unified diff found (no `--- `/`+++ `/`@@` header)",
+            "give a patch made by diff -u, git diff or git format-patch",
+        )
     return PatchFile(label, subject_of(text), files)

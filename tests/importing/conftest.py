@@ -27,7 +27,9 @@ from pathlib import Path
 
 import pytest
 
-sys.modules["radpatch_import_tests"] = sys.modules[__name__]  # test modules import helpers by this name (as tests/hardening does)
+sys.modules["radpatch_import_tests"] = sys.modules[
+    __name__
+]  # test modules import helpers by this name (as tests/hardening does)
 
 REPO = Path(__file__).resolve().parents[2]
 PATCH = shutil.which("patch") or "/usr/bin/patch"
@@ -63,7 +65,9 @@ def build_wheel(dest: Path, name: str, version: str, files: dict[str, bytes]) ->
     info = f"{norm}-{version}.dist-info"
     entries = dict(files)
     entries[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n".encode()
-    entries[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: radpatch-import-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    entries[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: radpatch-import-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     for rel, data in entries.items():
@@ -95,8 +99,14 @@ class Venv:
         return self.root / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
 
     def radpatch(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "radpatch", "--python", str(self.python), *args],
-                              capture_output=True, text=True, env=clean_env(), timeout=600, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "radpatch", "--python", str(self.python), *args],
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=600,
+            check=False,
+        )
 
 
 @pytest.fixture(scope="session")
@@ -110,16 +120,39 @@ def venv(tmp_path: Path, corpus_wheel: Path) -> Venv:
     root = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
     v = Venv(root)
-    out = subprocess.run([sys.executable, "-m", "pip", "--python", str(v.python), "--disable-pip-version-check", "install",
-                          "--no-deps", "--no-index", "--no-compile", str(corpus_wheel)], capture_output=True, text=True, env=clean_env(), check=False)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(v.python),
+            "--disable-pip-version-check",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--no-compile",
+            str(corpus_wheel),
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return v
 
 
 def gnu_patch(directory: Path, patch: Path, strip: int, *extra: str) -> subprocess.CompletedProcess[str]:
     """GNU patch, forced (no questions, no reversed-patch guess), no backups or reject files."""
-    return subprocess.run([PATCH, "-f", f"-p{strip}", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch), *extra],
-                          cwd=directory, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [PATCH, "-f", f"-p{strip}", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch), *extra],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 # --- seeded, realistic edits of real modules ----------------------------------------------------
@@ -138,13 +171,19 @@ def _function_statements(tree: ast.Module, lines: list[str]) -> list[tuple[ast.s
             else:
                 for f in ("body", "orelse", "finalbody"):
                     inner = getattr(s, f, None)
-                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) and inner[0].lineno != s.lineno:
+                    if (
+                        isinstance(inner, list)
+                        and inner
+                        and isinstance(inner[0], ast.stmt)
+                        and inner[0].lineno != s.lineno
+                    ):
                         visit(inner, in_function)
                 if in_function and s.lineno == s.end_lineno and not hasattr(s, "body"):
                     line = lines[s.lineno - 1]
                     raw = line.encode()
-                    if line.strip() == raw[s.col_offset:s.end_col_offset].decode() and ";" not in line:
+                    if line.strip() == raw[s.col_offset : s.end_col_offset].decode() and ";" not in line:
                         out.append((s, body))
+
     visit(tree.body, False)
     return out
 
@@ -166,10 +205,16 @@ def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY
         cands = [s for s, _ in stmts if re.search(r"(?<![\w.'\"])\d+(?![\w.'\"])", lines[s.lineno - 1])]
         if cands:
             s = rng.choice(cands)
-            lines[s.lineno - 1] = re.sub(r"(?<![\w.'\"])(\d+)(?![\w.'\"])", lambda m: str(int(m.group(1)) + 7), lines[s.lineno - 1], count=1)
+            lines[s.lineno - 1] = re.sub(
+                r"(?<![\w.'\"])(\d+)(?![\w.'\"])", lambda m: str(int(m.group(1)) + 7), lines[s.lineno - 1], count=1
+            )
             return "\n".join(lines)
     if kind == "delete":
-        cands = [s for s, body in stmts if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and body.index(s) < len(body) - 1]
+        cands = [
+            s
+            for s, body in stmts
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and body.index(s) < len(body) - 1
+        ]
         if cands:
             s = rng.choice(cands)
             del lines[s.lineno - 1]
@@ -178,11 +223,14 @@ def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY
         defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef)) and not s.decorator_list]
         if defs:
             d = rng.choice(defs)
-            lines[d.lineno - 1:d.lineno - 1] = [f"def _rp_helper_{k}(x):", f"    return x + {k}", "", ""]
+            lines[d.lineno - 1 : d.lineno - 1] = [f"def _rp_helper_{k}(x):", f"    return x + {k}", "", ""]
             return "\n".join(lines)
     if kind == "method":
-        classes = [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.col_offset == 0
-                   and any(isinstance(m, ast.FunctionDef) for m in c.body)]
+        classes = [
+            c
+            for c in ast.walk(tree)
+            if isinstance(c, ast.ClassDef) and c.col_offset == 0 and any(isinstance(m, ast.FunctionDef) for m in c.body)
+        ]
         if classes:
             c = rng.choice(classes)
             m = rng.choice([m for m in c.body if isinstance(m, ast.FunctionDef)])
@@ -193,40 +241,77 @@ def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY
         imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and s.lineno == s.end_lineno]
         if imports:
             last = imports[-1]
-            lines[last.end_lineno:last.end_lineno] = [f"import json as _rp_json_{k}"]  # type: ignore[index]
+            lines[last.end_lineno : last.end_lineno] = [f"import json as _rp_json_{k}"]  # type: ignore[index]
             return "\n".join(lines)
     if kind == "keyword":
-        calls = [(s, kw) for s, _ in stmts for n in ast.walk(s) if isinstance(n, ast.Call)
-                 for kw in n.keywords if kw.arg and isinstance(kw.value, ast.Constant) and kw.value.lineno == s.lineno]
+        calls = [
+            (s, kw)
+            for s, _ in stmts
+            for n in ast.walk(s)
+            if isinstance(n, ast.Call)
+            for kw in n.keywords
+            if kw.arg and isinstance(kw.value, ast.Constant) and kw.value.lineno == s.lineno
+        ]
         if calls:
             s, kw = rng.choice(calls)
             line = lines[s.lineno - 1].encode()
             new = repr(not kw.value.value) if isinstance(kw.value.value, bool) else repr(f"rp{k}")
-            lines[s.lineno - 1] = (line[:kw.value.col_offset] + new.encode() + line[kw.value.end_col_offset:]).decode()  # type: ignore[operator]
+            lines[s.lineno - 1] = (
+                line[: kw.value.col_offset] + new.encode() + line[kw.value.end_col_offset :]
+            ).decode()  # type: ignore[operator]
             return "\n".join(lines)
     if kind == "header":
-        heads = [n for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While)) and n.test.lineno == n.test.end_lineno == n.lineno
-                 and n.body[0].lineno != n.lineno and isinstance(n.test, (ast.Name, ast.Attribute, ast.Compare, ast.Call))]
+        heads = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.If, ast.While))
+            and n.test.lineno == n.test.end_lineno == n.lineno
+            and n.body[0].lineno != n.lineno
+            and isinstance(n.test, (ast.Name, ast.Attribute, ast.Compare, ast.Call))
+        ]
         if heads:
             n = rng.choice(heads)
             line = lines[n.lineno - 1].encode()
-            lines[n.lineno - 1] = (line[:n.test.col_offset] + b"(" + line[n.test.col_offset:n.test.end_col_offset]
-                                   + f" and {k} > 0)".encode() + line[n.test.end_col_offset:]).decode()  # type: ignore[operator]
+            lines[n.lineno - 1] = (
+                line[: n.test.col_offset]
+                + b"("
+                + line[n.test.col_offset : n.test.end_col_offset]
+                + f" and {k} > 0)".encode()
+                + line[n.test.end_col_offset :]
+            ).decode()  # type: ignore[operator]
             return "\n".join(lines)
     if kind in ("default", "parameter", "decorator"):
-        funcs = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.body[0].lineno > f.lineno
-                 and ")" in lines[f.lineno - 1] and lines[f.lineno - 1].rstrip().endswith(":")]
+        funcs = [
+            f
+            for f in ast.walk(tree)
+            if isinstance(f, ast.FunctionDef)
+            and f.body[0].lineno > f.lineno
+            and ")" in lines[f.lineno - 1]
+            and lines[f.lineno - 1].rstrip().endswith(":")
+        ]
         if kind == "default":
-            cands = [(f, d) for f in funcs for d in f.args.defaults if isinstance(d, ast.Constant) and d.lineno == f.lineno
-                     and isinstance(d.value, (int, type(None))) and not isinstance(d.value, bool)]
+            cands = [
+                (f, d)
+                for f in funcs
+                for d in f.args.defaults
+                if isinstance(d, ast.Constant)
+                and d.lineno == f.lineno
+                and isinstance(d.value, (int, type(None)))
+                and not isinstance(d.value, bool)
+            ]
             if cands:
                 f, d = rng.choice(cands)
                 line = lines[f.lineno - 1].encode()
-                lines[f.lineno - 1] = (line[:d.col_offset] + str(k + 2).encode() + line[d.end_col_offset:]).decode()  # type: ignore[operator]
+                lines[f.lineno - 1] = (line[: d.col_offset] + str(k + 2).encode() + line[d.end_col_offset :]).decode()  # type: ignore[operator]
                 return "\n".join(lines)
         if kind == "parameter":
-            cands = [f for f in funcs if f.args.args and not (f.args.vararg or f.args.kwonlyargs or f.args.kwarg or f.returns)
-                     and lines[f.lineno - 1].rstrip().endswith("):")]
+            cands = [
+                f
+                for f in funcs
+                if f.args.args
+                and not (f.args.vararg or f.args.kwonlyargs or f.args.kwarg or f.returns)
+                and lines[f.lineno - 1].rstrip().endswith("):")
+            ]
             if cands:
                 f = rng.choice(cands)
                 lines[f.lineno - 1] = lines[f.lineno - 1].rstrip()[:-2] + f", rp_extra_{k}=None):"
@@ -235,13 +320,15 @@ def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY
             cands = [f for f in funcs if not f.decorator_list]
             if cands:
                 f = rng.choice(cands)
-                indent = lines[f.lineno - 1][:f.col_offset]
-                lines[f.lineno - 1:f.lineno - 1] = [f"{indent}@staticmethod"] if f.col_offset else [f"{indent}@functools.cache"]
+                indent = lines[f.lineno - 1][: f.col_offset]
+                lines[f.lineno - 1 : f.lineno - 1] = (
+                    [f"{indent}@staticmethod"] if f.col_offset else [f"{indent}@functools.cache"]
+                )
                 if not f.col_offset and "import functools" not in source:
                     return source  # the decorator's name must exist: leave this module alone
                 return "\n".join(lines)
     # default: insert a statement after a function statement
     s, _ = rng.choice([(s, b) for s, b in stmts if not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break))])
-    indent = lines[s.lineno - 1][:len(lines[s.lineno - 1]) - len(lines[s.lineno - 1].lstrip())]
-    lines[s.lineno:s.lineno] = [f"{indent}_rp_probe_{k} = {k}"]
+    indent = lines[s.lineno - 1][: len(lines[s.lineno - 1]) - len(lines[s.lineno - 1].lstrip())]
+    lines[s.lineno : s.lineno] = [f"{indent}_rp_probe_{k} = {k}"]
     return "\n".join(lines)

@@ -58,11 +58,21 @@ def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None
             (d / side / "f.py").write_text(text)
         git = rng.random() < 0.5
         if git:
-            diff = subprocess.run(["git", "diff", "--no-index", "--no-prefix", f"-U{rng.choice([0, 1, 3])}", "a/f.py", "b/f.py"], cwd=d,
-                                  capture_output=True, text=True, check=False).stdout
+            diff = subprocess.run(
+                ["git", "diff", "--no-index", "--no-prefix", f"-U{rng.choice([0, 1, 3])}", "a/f.py", "b/f.py"],
+                cwd=d,
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
         else:
-            diff = subprocess.run(["diff", f"-U{rng.choice([0, 1, 2, 3])}", "a/f.py", "b/f.py"], cwd=d, capture_output=True,
-                                  text=True, check=False).stdout
+            diff = subprocess.run(
+                ["diff", f"-U{rng.choice([0, 1, 2, 3])}", "a/f.py", "b/f.py"],
+                cwd=d,
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
         if not diff:
             continue
         (d / "w").mkdir()
@@ -81,11 +91,14 @@ def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None
 
 
 def test_new_and_deleted_files_and_git_headers() -> None:
-    text = (b"From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 2/5] Add a helper\n\nWhy it matters.\n---\n"
-            b" x.py | 1 +\n\ndiff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\nindex 0000000..e69de29\n"
-            b"--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1,2 @@\n+A = 1\n+B = 2\n\\ No newline at end of file\n"
-            b"diff --git a/pkg/old.py b/pkg/old.py\ndeleted file mode 100644\n--- a/pkg/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-X = 1\n"
-            b"--- a/pkg/plain.py\n+++ b/pkg/plain.py\n@@ -0,0 +1 @@\n+Y = 1\n-- \n2.43.0\n")
+    text = (
+        b"From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 2/5] Add a helper\n\nWhy it matters.\n---\n"
+        b" x.py | 1 +\n\ndiff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\nindex 0000000..e69de29\n"
+        b"--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1,2 @@\n+A = 1\n+B = 2\n\\ No newline at end of file\n"
+        b"diff --git a/pkg/old.py b/pkg/old.py\ndeleted file mode 100644\n"
+        b"--- a/pkg/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-X = 1\n"
+        b"--- a/pkg/plain.py\n+++ b/pkg/plain.py\n@@ -0,0 +1 @@\n+Y = 1\n-- \n2.43.0\n"
+    )
     pf = unified.parse("s.patch", text, 1)
     assert pf.subject == "Add a helper"
     new, old, plain = pf.files

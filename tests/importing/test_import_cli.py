@@ -27,7 +27,9 @@ def _diff(tmp: Path, rel: str, before: str | None, after: str | None) -> str:
             p.write_text(t)
     left = f"a/{rel}" if before is not None else "/dev/null"
     right = f"b/{rel}" if after is not None else "/dev/null"
-    out = subprocess.run(["git", "diff", "--no-index", left, right], cwd=tmp, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["git", "diff", "--no-index", left, right], cwd=tmp, capture_output=True, text=True, check=False
+    )
     assert out.returncode == 1, out.stderr
     return out.stdout.replace(f"a/a/{rel}", f"a/{rel}").replace(f"b/b/{rel}", f"b/{rel}")
 
@@ -39,14 +41,20 @@ def _write(path: Path, text: str) -> Path:
 
 def test_a_series_stacks_in_order_and_later_entries_require_earlier_ones(venv: Venv, tmp_path: Path) -> None:
     original = (venv.site / REL).read_text()
-    step1 = original.replace("        self.width = width\n", "        self.width = width\n        self.rp_first = 1\n", 1)
+    step1 = original.replace(
+        "        self.width = width\n", "        self.width = width\n        self.rp_first = 1\n", 1
+    )
     step2 = step1.replace("        self.rp_first = 1\n", "        self.rp_first = 2\n", 1)
     new_module = f"{PACKAGE}/sub/helpers.py"
-    p1 = _write(tmp_path / "0001-first.patch", "From x\nSubject: [PATCH 1/3] First change\n\n---\n"
-                + _diff(tmp_path / "d1", REL, original, step1))
+    p1 = _write(
+        tmp_path / "0001-first.patch",
+        "From x\nSubject: [PATCH 1/3] First change\n\n---\n" + _diff(tmp_path / "d1", REL, original, step1),
+    )
     p2 = _write(tmp_path / "0002-new-module.patch", _diff(tmp_path / "d2", new_module, None, "VALUE = 1\n"))
-    p3 = _write(tmp_path / "0003-second.patch", _diff(tmp_path / "d3", REL, step1, step2)
-                + _diff(tmp_path / "d4", new_module, "VALUE = 1\n", "VALUE = 2\n"))
+    p3 = _write(
+        tmp_path / "0003-second.patch",
+        _diff(tmp_path / "d3", REL, step1, step2) + _diff(tmp_path / "d4", new_module, "VALUE = 1\n", "VALUE = 2\n"),
+    )
     reg = tmp_path / "reg"
     out = venv.radpatch("import", str(p1), str(p2), str(p3), "-p1", "--out", str(reg))
     assert out.returncode == 0, out.stderr
@@ -54,17 +62,31 @@ def test_a_series_stacks_in_order_and_later_entries_require_earlier_ones(venv: V
     created = yaml.safe_load((reg / "0002-new-module.yaml").read_text())
     second = yaml.safe_load((reg / "0003-second.yaml").read_text())
     assert first["summary"] == "First change" and "requires" not in first
-    assert first["rewrites"] == [{"id": "insert-TextWrapper.__init__", "insert_after": {
-        "scope": "TextWrapper.__init__", "find": "self.width = width\n", "code": "self.rp_first = 1\n"}}]
+    assert first["rewrites"] == [
+        {
+            "id": "insert-TextWrapper.__init__",
+            "insert_after": {
+                "scope": "TextWrapper.__init__",
+                "find": "self.width = width\n",
+                "code": "self.rp_first = 1\n",
+            },
+        }
+    ]
     assert created["modules"] == {"helpers": f"{PACKAGE}.sub.helpers"}
-    assert created["rewrites"] == [{"id": "create-helpers", "create_module": {"content": f"0002-new-module/{new_module}"}}]
+    assert created["rewrites"] == [
+        {"id": "create-helpers", "create_module": {"content": f"0002-new-module/{new_module}"}}
+    ]
     assert (reg / "0002-new-module" / new_module).read_text() == "VALUE = 1\n"
     assert second["requires"] == ["0001-first", "0002-new-module"]
     # the second entry is computed against what the first left: it changes the first's line
     assert second["rewrites"] == [
-        {"id": "replace-TextWrapper.__init__", "file": "std_textwrap",
-         "replace": {"scope": "TextWrapper.__init__", "find": "self.rp_first = 1\n", "with": "self.rp_first = 2\n"}},
-        {"id": "constant-VALUE", "file": "helpers", "set_constant": {"name": "VALUE", "from": "1", "value": "2"}}]
+        {
+            "id": "replace-TextWrapper.__init__",
+            "file": "std_textwrap",
+            "replace": {"scope": "TextWrapper.__init__", "find": "self.rp_first = 1\n", "with": "self.rp_first = 2\n"},
+        },
+        {"id": "constant-VALUE", "file": "helpers", "set_constant": {"name": "VALUE", "from": "1", "value": "2"}},
+    ]
     assert (venv.site / REL).read_text() == original  # import writes nothing to the installed files
 
 
@@ -74,11 +96,20 @@ def test_the_first_entry_applies_and_reverts_with_the_engine_of_today(venv: Venv
     assert changed != original
     patch = _write(tmp_path / "ws.patch", _diff(tmp_path / "d", REL, original, changed))
     reg = tmp_path / "reg"
-    assert venv.radpatch("import", str(patch), "-p1", "--out", str(reg), "--name", "ws", "--supported", ">=1,<2").returncode == 0
+    assert (
+        venv.radpatch(
+            "import", str(patch), "-p1", "--out", str(reg), "--name", "ws", "--supported", ">=1,<2"
+        ).returncode
+        == 0
+    )
     entry = yaml.safe_load((reg / "ws.yaml").read_text())
     assert entry["supported"] == ">=1,<2"
-    assert entry["rewrites"] == [{"id": "constant-_whitespace", "set_constant": {
-        "name": "_whitespace", "from": "'\\t\\n\\x0b\\x0c\\r '", "value": "'\\t\\n\\x0b\\x0c '"}}]
+    assert entry["rewrites"] == [
+        {
+            "id": "constant-_whitespace",
+            "set_constant": {"name": "_whitespace", "from": "'\\t\\n\\x0b\\x0c\\r '", "value": "'\\t\\n\\x0b\\x0c '"},
+        }
+    ]
     assert venv.radpatch("--registry", str(reg), "apply", "ws").returncode == 0
     expected = tmp_path / "gnu"
     (expected / REL).parent.mkdir(parents=True)
@@ -123,12 +154,18 @@ def test_a_patch_already_applied_says_so(venv: Venv, tmp_path: Path) -> None:
 
 
 def test_what_radpatch_cannot_express_is_refused_by_name(venv: Venv, tmp_path: Path) -> None:
-    err = _refusal(venv, tmp_path, _diff(tmp_path / "d1", f"{PACKAGE}/data.txt", "not python\n", "still not python\n"), "-p1")
+    err = _refusal(
+        venv, tmp_path, _diff(tmp_path / "d1", f"{PACKAGE}/data.txt", "not python\n", "still not python\n"), "-p1"
+    )
     assert f"{PACKAGE}/data.txt is not a Python module" in err
-    binary = (f"diff --git a/{PACKAGE}/x.bin b/{PACKAGE}/x.bin\nindex 1234567..89abcde 100644\n"
-              f"Binary files a/{PACKAGE}/x.bin and b/{PACKAGE}/x.bin differ\n")
+    binary = (
+        f"diff --git a/{PACKAGE}/x.bin b/{PACKAGE}/x.bin\nindex 1234567..89abcde 100644\n"
+        f"Binary files a/{PACKAGE}/x.bin and b/{PACKAGE}/x.bin differ\n"
+    )
     assert "a binary diff" in _refusal(venv, tmp_path, binary, "-p1")
-    deleted = _diff(tmp_path / "d2", f"{PACKAGE}/std_fnmatch.py", (venv.site / PACKAGE / "std_fnmatch.py").read_text(), None)
+    deleted = _diff(
+        tmp_path / "d2", f"{PACKAGE}/std_fnmatch.py", (venv.site / PACKAGE / "std_fnmatch.py").read_text(), None
+    )
     assert "deletes this module" in _refusal(venv, tmp_path, deleted, "-p1")
 
 
@@ -139,9 +176,13 @@ def test_paths_resolve_as_patch_p_and_d_resolve_them(venv: Venv, tmp_path: Path)
     err = _refusal(venv, tmp_path, text)  # no -p: patch keeps the base name, which is not in the site directory
     assert "can't find file to patch" in err and "-p" in err
     inside = text.replace(f"a/{REL}", "a/std_textwrap.py").replace(f"b/{REL}", "b/std_textwrap.py")
-    out = venv.radpatch("import", str(_write(tmp_path / "in.patch", inside)), "-p1", "-d", PACKAGE, "--out", str(tmp_path / "r2"))
+    out = venv.radpatch(
+        "import", str(_write(tmp_path / "in.patch", inside)), "-p1", "-d", PACKAGE, "--out", str(tmp_path / "r2")
+    )
     assert out.returncode == 0, out.stderr
-    assert yaml.safe_load((tmp_path / "r2" / "in.yaml").read_text())["modules"] == {"std_textwrap": f"{PACKAGE}.std_textwrap"}
+    assert yaml.safe_load((tmp_path / "r2" / "in.yaml").read_text())["modules"] == {
+        "std_textwrap": f"{PACKAGE}.std_textwrap"
+    }
     assert "no such directory" in _refusal(venv, tmp_path, text, "-p1", "-d", "nope")
 
 

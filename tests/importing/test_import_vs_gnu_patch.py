@@ -20,8 +20,19 @@ from radpatch_import_tests import PACKAGE, Venv, edit, gnu_patch
 
 pytestmark = pytest.mark.wheel
 
-MODULES = ("std_textwrap", "std_shlex", "std_fnmatch", "std_calendar", "std_configparser", "std_difflib", "std_argparse",
-           "std_dataclasses", "vllm_0_32_0_core", "vllm_0_33_0_core", "vllm_0_32_0_kv_cache_utils")
+MODULES = (
+    "std_textwrap",
+    "std_shlex",
+    "std_fnmatch",
+    "std_calendar",
+    "std_configparser",
+    "std_difflib",
+    "std_argparse",
+    "std_dataclasses",
+    "vllm_0_32_0_core",
+    "vllm_0_33_0_core",
+    "vllm_0_32_0_kv_cache_utils",
+)
 
 
 def _record_hash(data: bytes) -> str:
@@ -33,7 +44,9 @@ def _diff(tmp: Path, rel: str, before: str, after: str, context: int) -> str:
     for p, t in ((a, before), (b, after)):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(t)
-    out = subprocess.run(["diff", f"-U{context}", f"a/{rel}", f"b/{rel}"], cwd=tmp, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["diff", f"-U{context}", f"a/{rel}", f"b/{rel}"], cwd=tmp, capture_output=True, text=True, check=False
+    )
     return out.stdout
 
 
@@ -63,7 +76,9 @@ def test_imported_entry_gives_what_gnu_patch_gives(venv: Venv, tmp_path: Path, s
             after = edit(after, rng, seed * 10 + k)
         # the diff is made against a copy with two comment lines more at the top: every hunk is at an offset
         shifted = "# vendored copy\n# of the module\n" + before
-        patch_text += _diff(tmp_path / "d", rel, shifted, "# vendored copy\n# of the module\n" + after, rng.choice([1, 3, 5]))
+        patch_text += _diff(
+            tmp_path / "d", rel, shifted, "# vendored copy\n# of the module\n" + after, rng.choice([1, 3, 5])
+        )
     patch = tmp_path / f"edit{seed}.patch"
     patch.write_text(patch_text)
     expected = tmp_path / "gnu"
@@ -97,5 +112,7 @@ def test_imported_entry_gives_what_gnu_patch_gives(venv: Venv, tmp_path: Path, s
     for rel, data in pristine.items():
         assert (venv.site / rel).read_bytes() == data
         assert f"{rel},{_record_hash(data)}," in record
-    print(f"byte-identical so far: {sum(BYTE_EQUAL)} of {len(BYTE_EQUAL)} files; "
-          f"but for radpatch's markers: {sum(BUT_MARKERS)}")
+    print(
+        f"byte-identical so far: {sum(BYTE_EQUAL)} of {len(BYTE_EQUAL)} files; "
+        f"but for radpatch's markers: {sum(BUT_MARKERS)}"
+    )

@@ -28,10 +28,18 @@ from harness import vllm_cpu
 pytestmark = pytest.mark.real
 
 MODULES = (
-    "vllm/v1/core/sched/output.py", "vllm/v1/engine/coordinator.py", "vllm/v1/engine/exceptions.py",
-    "vllm/v1/engine/output_processor.py", "vllm/v1/kv_offload/cpu/common.py", "vllm/v1/attention/selector.py",
-    "vllm/v1/attention/backends/triton_attn.py", "vllm/v1/worker/cpu_worker.py", "vllm/v1/structured_output/utils.py",
-    "vllm/v1/sample/sampler.py", "vllm/v1/metrics/stats.py", "vllm/v1/utils.py",
+    "vllm/v1/core/sched/output.py",
+    "vllm/v1/engine/coordinator.py",
+    "vllm/v1/engine/exceptions.py",
+    "vllm/v1/engine/output_processor.py",
+    "vllm/v1/kv_offload/cpu/common.py",
+    "vllm/v1/attention/selector.py",
+    "vllm/v1/attention/backends/triton_attn.py",
+    "vllm/v1/worker/cpu_worker.py",
+    "vllm/v1/structured_output/utils.py",
+    "vllm/v1/sample/sampler.py",
+    "vllm/v1/metrics/stats.py",
+    "vllm/v1/utils.py",
 )
 
 
@@ -53,8 +61,13 @@ def _diff(work: Path, rel: str, before: str, after: str) -> str:
 
 
 def _radpatch(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "radpatch", "--python", str(python), *args], capture_output=True, text=True,
-                          timeout=1800, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "radpatch", "--python", str(python), *args],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
 
 
 def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_path: Path) -> None:
@@ -104,8 +117,11 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
         mine, theirs = (site / rel).read_text(), (expected / rel).read_text()
         assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse(theirs)), rel
         same_bytes += mine == theirs
-    print(f"\nupstream series: {len(MODULES)} vLLM modules, {sum(len(e['rewrites']) for e in entries.values())} rewrites; "
-          f"AST-identical to GNU patch: {len(MODULES)}, byte-identical: {same_bytes}")
+    print(
+        f"\nupstream series: {len(MODULES)} vLLM modules, "
+        f"{sum(len(e['rewrites']) for e in entries.values())} rewrites; "
+        f"AST-identical to GNU patch: {len(MODULES)}, byte-identical: {same_bytes}"
+    )
     assert _radpatch(python, "--registry", str(runnable), "status", "--check", *names).returncode == 0
     reverted = _radpatch(python, "--registry", str(runnable), "revert", *names)
     assert reverted.returncode == 0, reverted.stderr
