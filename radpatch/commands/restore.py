@@ -9,8 +9,8 @@ unless they hash to the installed RECORD, so restore writes exactly what pip ins
 
 A file radpatch patched is not restore's to write: its record would then describe a file that is
 not there. As long as the file is as radpatch left it, `radpatch revert NAME` is the way back and
-restore refuses, naming it. A recorded file someone changed since (drifted, which revert refuses)
-is restored; the record then reads "not applied" and `revert NAME` forgets it.
+restore refuses, naming it. Once a file of the patch changed since (drifted, which revert refuses),
+its files are restored one by one; the record then reads "not applied" and `revert NAME` forgets it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from radpatch.install import wheel_record
 from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.releases import pristine
 from radpatch.state.hashes import applied_hashes
-from radpatch.state.record import Store
+from radpatch.state.record import PatchRecord, Store
 
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _NOT_LISTED_HINT = (
@@ -90,6 +90,13 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
             f"RECORD's bytes from {sources[t.dist.dist_info].describe()}"
             + ("; bytecode refreshed" if not dry_run and t.relpath.endswith(".py") else "")
         )
+        recorded = _recorded(t)
+        if recorded:
+            names = " ".join(recorded)
+            click.echo(
+                f"note: radpatch's record still names {', '.join(recorded)} for {t.relpath}; once every file "
+                f"of it is restored, `radpatch revert {names}` forgets it"
+            )
     return EXIT_OK
 
 
@@ -143,12 +150,12 @@ def _owner(env: PythonEnv, arg: str) -> tuple[Installed, str]:
             dist = _listing(d, rel)
             if dist is not None:
                 return dist, rel
-        if not Path(os.path.abspath(arg)).exists():  # not a file here either: say what was searched
+        path = Path(os.path.abspath(arg))  # else a path relative to the current directory (it may be deleted)
+        if not _within(env, path):
             raise UsageError(
                 f"{arg}: no installed distribution's RECORD lists {rel} (in {env.executable}'s site-packages)",
                 _NOT_LISTED_HINT,
             )
-        path = Path(os.path.abspath(arg))  # a path relative to the current directory
     home, rel = _under_site(env, path, arg)
     dist = _listing(home, rel)
     if dist is None:
@@ -161,6 +168,10 @@ def _relative(arg: str) -> str:
     if ".." in parts or not parts:
         raise UsageError(f"{arg}: give a path under site-packages (no '..'), or an absolute path or a module name")
     return "/".join(parts)
+
+
+def _within(env: PythonEnv, path: Path) -> bool:
+    return any(path.is_relative_to(d) and path != d for d in env.paths)
 
 
 def _under_site(env: PythonEnv, path: Path, arg: str) -> tuple[Path, str]:
@@ -195,23 +206,40 @@ def _listing(d: Path, rel: str) -> Installed | None:
 
 
 def _refuse_patched(t: Target) -> None:
-    """A file exactly as radpatch left it (any link of its hash chain) comes back with `revert`."""
+    """A file exactly as radpatch left it (any link of its hash chain) comes back with `revert`,
+    as long as every file of that patch is as radpatch left it (then revert restores them byte
+    for byte). A patch one of whose files changed since is one revert refuses: restore is then the
+    way back, file by file, and is not refused."""
     store = Store(t.dist.root)
     chain = store.chain(t.relpath)
     if not chain:
         return
-    try:
-        now = _sha(read_regular(t.path))
-    except OSError:
-        return  # gone: nothing of radpatch's is left to lose
+    now = _digest(t.path)
+    records = store.records()
     carrying = [name for name, rec in chain if now in applied_hashes(store, rec)]
-    if carrying:
-        names = " ".join(dict.fromkeys(carrying))
+    revertible = [n for n in dict.fromkeys(carrying) if n in records and _as_left(store, t.dist.root, records[n])]
+    if revertible:
         raise RefusedError(
-            f"{t.arg}: {t.relpath} carries radpatch's patch {names.replace(' ', ', ')} (radpatch's record); "
+            f"{t.arg}: {t.relpath} carries radpatch's patch {', '.join(revertible)} (radpatch's record); "
             "restoring it would leave that record wrong",
-            f"take it off with: radpatch revert {names}",
+            f"take it off with: radpatch revert {' '.join(revertible)}",
         )
+
+
+def _as_left(store: Store, root: Path, record: PatchRecord) -> bool:
+    return all(_digest(root / f.path) in applied_hashes(store, f) for f in record.files)
+
+
+def _recorded(t: Target) -> list[str]:
+    """The patches radpatch's record names for the file (left after a restore: revert forgets them)."""
+    return list(dict.fromkeys(name for name, _ in Store(t.dist.root).chain(t.relpath)))
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return _sha(read_regular(path))
+    except OSError:
+        return None
 
 
 # --- writing ----------------------------------------------------------------------------------------

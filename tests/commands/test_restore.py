@@ -5,10 +5,12 @@ or from PyPI (real tier), or from `--wheel FILE` offline; refusals leave every b
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
 import sys
+import textwrap
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +20,7 @@ import pytest
 
 from tests.lib.index_server import IndexServer
 from tests.lib.site import Site, recorded_sha256
-from tests.lib.toy import PATCHED_CORE
+from tests.lib.toy import PATCHED_CORE, TOY_FILES
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import build_wheel
 
@@ -253,3 +255,36 @@ def test_a_hand_edited_file_of_a_pip_installed_package_is_restored_from_pypi(
     assert sha(core.read_bytes()) == want
     assert "range requests" in out.stdout, out.stdout
     subprocess.run([str(python), "-c", "import click.core"], check=True, timeout=60)
+
+
+def test_a_deleted_file_is_named_by_its_path_from_the_current_directory(
+    site: Site, rtoy: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    core = site.root / "rtoy" / "core.py"
+    core.unlink()
+    monkeypatch.chdir(site.root.parent)
+    r = radpatch("restore", "--wheel", str(rtoy), "site-packages/rtoy/core.py")
+    assert r.code == 0, r.err
+    assert sha(core.read_bytes()) == record_of(site, "rtoy/core.py")
+
+
+def test_a_patched_file_edited_since_is_restored_and_revert_then_forgets_the_record(
+    toy: Path, site: Site, tmp_path: Path, radpatch: Any
+) -> None:
+    """Drifted: revert refuses it (its code changed since radpatch patched it); restore is the way back."""
+    wheel = build_wheel(tmp_path / "toywheel", "toypkg", "1.0", {k: textwrap.dedent(v) for k, v in TOY_FILES.items()})
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    core = site.root / "toypkg" / "core.py"
+    core.write_text(PATCHED_CORE.replace("size = 4", "size = 8"))
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 1
+    r = radpatch("restore", "--wheel", str(wheel), "toypkg.core", "toypkg.util")  # util is as radpatch left it
+    assert r.code == 0, r.err
+    assert "`radpatch revert toy` forgets it" in r.out, r.out
+    for rel in ("toypkg/core.py", "toypkg/util.py"):
+        assert sha((site.root / rel).read_bytes()) == recorded_sha256(
+            site.root / "toypkg-1.0.dist-info" / "RECORD", rel
+        )
+    r = radpatch("--registry", str(toy), "revert", "toy")
+    assert r.code == 0, r.err
+    states = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
+    assert [s["state"] for s in states] == ["not-applied"]
