@@ -193,8 +193,8 @@ def port(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
 def restore(ctx: Context, paths: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
     """Put files of an installed distribution back to their RECORD bytes, from its wheel (no reinstall).
 
-    PATH: a file under site-packages (absolute, or relative to site-packages) or a module name
-    (vllm.v1.core.kv_cache_utils)."""
+    PATH: a file under site-packages (absolute, or relative to site-packages), a module name
+    (vllm.v1.core.kv_cache_utils), or a directory (each of its files not as installed)."""
     from radpatch.commands import restore as cmd
 
     return cmd.run(ctx, paths, wheel, dry_run)

@@ -1,5 +1,6 @@
 """`radpatch restore PATH...`: put files of an installed distribution back to their RECORD bytes,
-from the wheel of the installed version, without reinstalling it.
+from the wheel of the installed version, without reinstalling it. A PATH is a file (a path or a
+module name) or a directory (each file RECORD lists under it that is not as installed).
 
 A hand edit, a sed step, a stray `patch` or a deleted file leaves a file that is neither pristine
 nor radpatch's; the only way back used to be `pip install --force-reinstall`, which for vLLM is a
@@ -16,8 +17,10 @@ its files are restored one by one; the record then reads "not applied" and `reve
 from __future__ import annotations
 
 import contextlib
+import csv
 import difflib
 import hashlib
+import io
 import os
 import re
 import tempfile
@@ -60,7 +63,7 @@ class Target:
 
 def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
     env = ctx.env
-    targets = list({(t.dist.root, t.relpath): t for t in (_target(env, a) for a in args)}.values())
+    targets = list({(t.dist.root, t.relpath): t for a in args for t in _targets(env, a)}.values())
     todo = []
     for t in targets:
         if t.current is not None and _sha(t.current) == t.want:
@@ -86,8 +89,7 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
             if t.relpath.endswith(".py"):
                 refresh_bytecode(t.path, env.executable, env.is_current)
         click.echo(
-            f"{verb} {t.relpath} ({t.dist.name} {t.dist.version}): {_what(t, data)}; "
-            f"RECORD's bytes from {sources[t.dist.dist_info].describe()}"
+            f"{verb} {t.relpath} ({t.dist.name} {t.dist.version}): {_what(t, data)}"
             + ("; bytecode refreshed" if not dry_run and t.relpath.endswith(".py") else "")
         )
         recorded = _recorded(t)
@@ -97,14 +99,82 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
                 f"note: radpatch's record still names {', '.join(recorded)} for {t.relpath}; once every file "
                 f"of it is restored, `radpatch revert {names}` forgets it"
             )
+    for dist_info, group in _by_dist(todo).items():
+        n = len(group)
+        click.echo(
+            f"{group[0].dist.name} {group[0].dist.version}: {n} file{'s' * (n != 1)} from "
+            f"{sources[dist_info].describe()}, {'each' if n > 1 else 'its bytes'} hashing to RECORD's sha256"
+        )
     return EXIT_OK
 
 
 # --- which file -----------------------------------------------------------------------------------
 
 
-def _target(env: PythonEnv, arg: str) -> Target:
-    dist, relpath = _owner(env, arg)
+def _targets(env: PythonEnv, arg: str) -> list[Target]:
+    """The file `arg` names, or each file RECORD lists under the directory it names (one that
+    was deleted too) that is not as installed; a file under it that carries a patch radpatch can
+    revert is left alone, with a note."""
+    rows = None if _MODULE.match(arg) and not arg.endswith(".py") else _directory(env, arg)
+    if rows is None:
+        return [_target(env, arg)]
+    out = []
+    for dist, relpath in rows:
+        want = dist.recorded_sha256(relpath)
+        path = dist.root / relpath
+        if want is None or path.is_symlink() or _digest(path) == want:
+            continue
+        try:
+            out.append(_target(env, arg, (dist, relpath)))
+        except RefusedError as exc:
+            click.echo(f"left {relpath} alone: {exc.message.split(': ', 1)[-1]} ({exc.hint})")
+    if not out:
+        click.echo(f"{arg}: every file RECORD lists under it is as installed, or left alone; nothing to do")
+    return out
+
+
+def _directory(env: PythonEnv, arg: str) -> list[tuple[Installed, str]] | None:
+    """The files (with their distribution) RECORD lists under the directory `arg` names, or None
+    when `arg` names a file (or nothing RECORD lists)."""
+    path = Path(arg)
+    if path.is_absolute():
+        homes = [_under_site(env, path, arg)] if _within(env, Path(os.path.abspath(path))) else []
+    else:
+        rel = _relative(arg)
+        homes = [(d, rel) for d in env.paths]
+        here = Path(os.path.abspath(arg))
+        if _within(env, here):
+            homes.append(_under_site(env, here, arg))
+    for home, rel in homes:
+        if _listing(home, rel) is not None:
+            return None
+        rows = _rows_under(home, rel)
+        if rows:
+            return rows
+    return None
+
+
+def _rows_under(home: Path, directory: str) -> list[tuple[Installed, str]]:
+    prefix = directory.rstrip("/") + "/"
+    try:
+        infos = sorted(e for e in os.listdir(home) if e.endswith(".dist-info"))
+    except OSError:
+        return []
+    out: list[tuple[Installed, str]] = []
+    for info in infos:
+        try:
+            text = read_regular(home / info / "RECORD").decode("utf-8", "surrogateescape")
+            rows = [r[0] for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].startswith(prefix)]
+        except (OSError, csv.Error):
+            continue
+        if rows:
+            dist = installed_from(home / info, info[: -len(".dist-info")].rsplit("-", 1)[0])
+            out.extend((dist, rel) for rel in dict.fromkeys(rows))
+    return out
+
+
+def _target(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = None) -> Target:
+    dist, relpath = owner or _owner(env, arg)
     want = dist.recorded_sha256(relpath)
     if want is None:
         raise RefusedError(

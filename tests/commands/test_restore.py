@@ -322,3 +322,35 @@ def test_vllm_0_33_files_edited_and_deleted_by_hand_are_restored_from_pypis_whee
         assert sha(path.read_bytes()) == recorded_sha256(record, rel)
         assert f"restored {rel} (vllm 0.33.0)" in out.stdout and "range requests" in out.stdout, out.stdout
         assert list((path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"))
+
+
+def test_a_directory_restores_each_file_not_as_installed_even_when_deleted(
+    site: Site, rtoy: Path, index: Any, radpatch: Any
+) -> None:
+    server = index(FILES)
+    (site.root / "rtoy" / "core.py").write_text("edited\n")
+    shutil.rmtree(site.root / "rtoy" / "sub")
+    r = radpatch("restore", "rtoy/")
+    assert r.code == 0, r.err
+    assert [line.split(" (")[0] for line in r.out.splitlines() if line.startswith("restored")] == [
+        "restored rtoy/core.py",
+        "restored rtoy/sub/__init__.py",
+    ]
+    for rel in ("rtoy/core.py", "rtoy/sub/__init__.py", "rtoy/blob.bin"):
+        assert sha((site.root / rel).read_bytes()) == record_of(site, rel)
+    assert "blob" not in " ".join(h.path for h in server.log)
+    assert server.sent(".whl") < next((site.root.parent / "served").glob("*.whl")).stat().st_size // 2
+
+
+def test_a_directory_leaves_files_radpatch_can_revert_alone(
+    toy: Path, site: Site, tmp_path: Path, radpatch: Any
+) -> None:
+    wheel = build_wheel(tmp_path / "toywheel", "toypkg", "1.0", {k: textwrap.dedent(v) for k, v in TOY_FILES.items()})
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    patched = {rel: (site.root / rel).read_bytes() for rel in ("toypkg/core.py", "toypkg/util.py")}
+    (site.root / "toypkg" / "__init__.py").write_text("edited = True\n")
+    r = radpatch("restore", "--wheel", str(wheel), str(site.root / "toypkg"))
+    assert r.code == 0, r.err
+    assert (site.root / "toypkg" / "__init__.py").read_bytes() == b""
+    assert {rel: (site.root / rel).read_bytes() for rel in patched} == patched
+    assert r.out.count("radpatch revert toy") == 2, r.out
