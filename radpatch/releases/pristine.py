@@ -25,7 +25,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
-from radpatch.errors import RefusedError, UsageError
+from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import head_lines
 from radpatch.install.environment import Installed
 from radpatch.releases.index import IndexFile
@@ -87,6 +87,8 @@ def from_index(
         listing = reader.versions(dist.name, SpecifierSet(f"=={dist.version}"))
     except UsageError as exc:  # the index has no such project at all
         raise RefusedError(exc.message, _WHEEL_HINT)
+    except EnvironmentProblem as exc:  # the index cannot be reached: a local wheel still can be read
+        raise EnvironmentProblem(exc.message, f"{exc.hint}; or read a local wheel: --wheel FILE")
     wheels = listing.wheels.get(dist.version)
     if wheels is None:
         raise RefusedError(
