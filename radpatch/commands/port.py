@@ -18,7 +18,7 @@ from radpatch.releases.wheels import Releases
 
 
 def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
-    wanted = parse_spec(to)
+    wanted = parse_spec(to, "--to")
     releases = Releases.from_env()
     refused: list[str] = []
     for patch in ctx.registry.load_many(names):

@@ -87,7 +87,7 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
-        edits.append(yamledit.set_scalar(node, text))
+        edits.append(yamledit.set_scalar(before, node, text))
         changes.append(f"supported: {patch.range} -> {text}")
     known = releases.versions(patch.distribution, SpecifierSet()).versions
     by_target: dict[str, list[matrix.Cell]] = {}
@@ -98,7 +98,9 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
         other = [c for c in moved if c.module != c.old]
         if same:
-            edit, change = _extend_choice(root, patch, target, same[0].module or "", [c.version for c in same], known)
+            edit, change = _extend_choice(
+                before, root, patch, target, same[0].module or "", [c.version for c in same], known
+            )
             edits.append(edit)
             changes.append(change)
         if not other:
@@ -116,12 +118,26 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         changes.append(f"modules.{target}: {module} for >={low}")
     if "\r\n" in before:  # a CRLF file gets CRLF lines
         edits = [yamledit.Edit(e.start, e.end, e.text.replace("\n", "\r\n")) for e in edits]
-    after = yamledit.apply(before, edits)
+    # one node reached twice (an alias `versions: *range` of `supported: &range ...`) is edited once
+    edits = list(dict.fromkeys(edits))
+    try:
+        after = yamledit.apply(before, edits)
+    except ValueError:  # the same text edited two ways: two keys share one anchor with different needs
+        raise UsageError(
+            f"{patch.source}: two ranges port would change differently are one node (an anchor and its alias)",
+            "write them apart, then port again",
+        ) from None
     return Port(patch, cells, before, after, tuple(changes))
 
 
 def _extend_choice(
-    root: yaml.MappingNode, patch: Patch, target: str, module: str, versions: list[Version], known: Iterable[Version]
+    text_of: str,
+    root: yaml.MappingNode,
+    patch: Patch,
+    target: str,
+    module: str,
+    versions: list[Version],
+    known: Iterable[Version],
 ) -> tuple[yamledit.Edit, str]:
     """Widen the `versions:` of the (last) choice of `target` naming `module` to hold `versions`."""
     modules = yamledit.get(root, "modules")
@@ -131,7 +147,8 @@ def _extend_choice(
         ranged = yamledit.get(item, "versions")
         if choice.module == module and isinstance(ranged, yaml.ScalarNode):
             text = widen(ranged.value, versions, known)
-            return yamledit.set_scalar(ranged, text), f"modules.{target}: {module} for {ranged.value} -> {text}"
+            change = f"modules.{target}: {module} for {ranged.value} -> {text}"
+            return yamledit.set_scalar(text_of, ranged, text), change
     raise UsageError(f"{patch.source}: no `modules: {target}:` choice names {module}", "edit it by hand")
 
 
@@ -143,6 +160,11 @@ def _add_choice(
     key = yamledit.key_node(modules, target) if isinstance(modules, yaml.MappingNode) else None
     if node is None or key is None:
         raise UsageError(f"{patch.source}: no `modules: {target}:` to edit", "port needs the entry's modules mapping")
+    if isinstance(node, yaml.ScalarNode) and getattr(modules, "flow_style", False):
+        # `modules: {NAME: module}`: block lines cannot go inside the braces; a flow list of two choices can
+        old = f"{{versions: {yamledit.quoted(f'<{low}')}, module: {node.value}}}"
+        new = f"{{versions: {yamledit.quoted(f'>={low}')}, module: {module}}}"
+        return [yamledit.set_whole(text, node, f"[{old}, {new}]")]
     if isinstance(node, yaml.ScalarNode):  # NAME: module -> a list of two choices
         indent = yamledit.indent_of(text, key.start_mark.index) + 2
         end = yamledit.line_end(text, node.end_mark.index)
@@ -160,7 +182,7 @@ def _add_choice(
         versions = yamledit.get(item, "versions")
         if isinstance(versions, yaml.ScalarNode):
             joined = f"{versions.value},<{low}" if versions.value.strip() else f"<{low}"
-            edits.append(yamledit.set_scalar(versions, joined))
+            edits.append(yamledit.set_scalar(text, versions, joined))
 
     last = node.value[-1]
     assert isinstance(last, yaml.MappingNode)

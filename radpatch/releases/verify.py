@@ -161,8 +161,8 @@ class Transfer:
         }
 
 
-def parse_spec(text: str) -> SpecifierSet:
-    """A PEP 440 range; a bare version means exactly that release."""
+def parse_spec(text: str, option: str = "--versions") -> SpecifierSet:
+    """A PEP 440 range; a bare version means exactly that release. `option` is what the user wrote it as."""
     text = text.strip()
     try:
         return SpecifierSet(f"=={Version(text)}")
@@ -176,7 +176,7 @@ def parse_spec(text: str) -> SpecifierSet:
         spec = None
     if not text or spec is None:
         raise UsageError(
-            f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
+            f"{option} {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
         )
     return spec
 

@@ -9,6 +9,7 @@ that span of the text, or inserts new lines right after a node, in the style of 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -43,11 +44,29 @@ def quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def set_scalar(node: yaml.Node, value: str) -> Edit:
-    """Replace a scalar's text, keeping its quote style where it has one."""
+_PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+)*")  # an anchor (`&range `) and a tag (`!!str `) before a scalar
+
+
+def set_scalar(text: str, node: yaml.Node, value: str) -> Edit:
+    """Replace a scalar's text, keeping its quote style where it has one. A node's marks span its
+    anchor and tag too (`&range ">=1"`): those stay, or an alias of the anchor would no longer
+    resolve. A block scalar (`>-` or `|` then indented lines) ends after its line breaks: those stay,
+    or the next key would be joined to the new value's line."""
     style = getattr(node, "style", None)
-    text = f"'{value}'" if style == "'" else quoted(value)
-    return Edit(node.start_mark.index, node.end_mark.index, text)
+    new = f"'{value}'" if style == "'" else quoted(value)
+    start, end = node.start_mark.index, node.end_mark.index
+    found = _PROPERTIES.match(text, start, end)
+    start = found.end() if found else start
+    if style in ("|", ">"):
+        end = start + len(text[start:end].rstrip())
+    return Edit(start, end, new)
+
+
+def set_whole(text: str, node: yaml.Node, new: str) -> Edit:
+    """Replace a node's text (after its anchor and tag) with `new` as written."""
+    start, end = node.start_mark.index, node.end_mark.index
+    found = _PROPERTIES.match(text, start, end)
+    return Edit(found.end() if found else start, end, new)
 
 
 def indent_of(text: str, index: int) -> int:

@@ -1,0 +1,126 @@
+"""Adversarial cases for issue 23's promises: `port` editing odd but valid YAML in place, the
+option its errors name, and the SBOM's purls.
+
+Each case is valid input a maintainer can write (an anchor on `supported:`, a block scalar, a
+flow-style `modules:` mapping, a local version such as vLLM's `+cpu`) on which a promise broke.
+The wheels are built here and served by the loopback index (tests/releases/conftest.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.lib.index_server import IndexServer
+
+DIST = "radpatch-toy"
+PKG = "rptoy"
+
+GOOD = """\
+def size(items):
+    buckets = [items]
+    n = len(items)
+    return n
+"""
+RELEASES: dict[str, dict[str, str | bytes]] = {
+    "1.0": {f"{PKG}/core.py": GOOD},
+    "1.1": {f"{PKG}/core.py": GOOD},
+    "2.0": {f"{PKG}/core.py": "from rptoy.planning import size\n", f"{PKG}/planning.py": GOOD},
+}
+
+REWRITES = """\
+rewrites:
+  - id: cap
+    insert_after:
+      scope: size
+      find: n = len(items)
+      code: n = min(n, len(buckets))
+"""
+
+
+def entry(supported: str, modules: str) -> str:
+    return (
+        "# an entry written by hand: port must keep what it does not change\n"
+        "summary: Cap the toy's size by its buckets\n"
+        "description: A toy patch.\n"
+        f"distribution: {DIST}\n"
+        f"{supported}\n"
+        f"{modules}\n"
+        f"{REWRITES}"
+    )
+
+
+@pytest.fixture
+def index(loopback: Any) -> IndexServer:
+    return loopback(DIST, RELEASES)  # type: ignore[no-any-return]
+
+
+def test_port_keeps_an_anchor_on_supported_that_an_alias_uses(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    # the choice's range is the entry's range, written once: widening one widens both
+    text = entry(
+        'supported: &range "==1.0"   # one range',
+        f"modules:\n  planner:\n    - {{versions: *range, module: {PKG}.core}}",
+    )
+    reg = write_registry("cap", text)
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 0, r.out + r.err
+    after = (reg / "cap.yaml").read_text()
+    assert 'supported: &range ">=1.0,<=1.1"   # one range' in after
+    assert yaml.safe_load(after)["modules"]["planner"][0]["versions"] == ">=1.0,<=1.1"
+
+
+def test_port_rewrites_a_block_scalar_supported_without_eating_the_next_key(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", entry("supported: >-\n  ==1.0\n", f"modules:\n  planner: {PKG}.core"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1", "--dry-run")
+    assert r.code == 0, r.out + r.err
+    assert '+supported: ">=1.0,<=1.1"' in r.out
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 0, r.out + r.err
+    after = (reg / "cap.yaml").read_text()
+    assert 'supported: ">=1.0,<=1.1"\n\nmodules:\n' in after
+    assert yaml.safe_load(after)["supported"] == ">=1.0,<=1.1"
+
+
+def test_port_keeps_a_tag_on_supported(index: IndexServer, write_registry: Any, radpatch: Any) -> None:
+    reg = write_registry("cap", entry('supported: !!str "==1.0"', f"modules:\n  planner: {PKG}.core"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 0, r.out + r.err
+    assert 'supported: !!str ">=1.0,<=1.1"\n' in (reg / "cap.yaml").read_text()
+
+
+def test_port_adds_a_moved_module_inside_a_flow_modules_mapping(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", entry('supported: ">=1.0,<2"', f"modules: {{planner: {PKG}.core}}   # one module"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 0, r.out + r.err
+    after = (reg / "cap.yaml").read_text()
+    assert (
+        f'modules: {{planner: [{{versions: "<2.0", module: {PKG}.core}}, '
+        f'{{versions: ">=2.0", module: {PKG}.planning}}]}}   # one module\n'
+    ) in after
+    assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+
+
+def test_a_bad_to_names_the_option_the_user_wrote(index: IndexServer, write_registry: Any, radpatch: Any) -> None:
+    reg = write_registry("cap", entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.x")
+    assert r.code == 2
+    assert "--to '1.x' is not a PEP 440 version range" in r.err and "--versions" not in r.err
+    assert "Traceback" not in r.err and len(r.err.strip().splitlines()) <= 2
+
+
+def test_the_purl_of_a_local_version_is_percent_encoded() -> None:
+    # vLLM's CPU wheels are `0.33.0+cpu`: a raw `+` in a purl's version is not a valid purl
+    from packageurl import PackageURL
+
+    from radpatch.commands.sbom import purl
+
+    for name, version in [("vllm", "0.33.0+cpu"), ("Radpatch_Toy", "1.0"), ("torch", "2.5.1+cpu.cxx11.abi")]:
+        assert purl(name, version) == PackageURL(type="pypi", name=name, version=version).to_string()
