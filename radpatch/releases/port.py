@@ -191,7 +191,7 @@ def _add_choice(
         return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
     flow = bool(last.flow_style)
     first_key = str(last.value[0][0].value) if last.value else "versions"
-    indent = yamledit.indent_of(text, last.start_mark.index) - 2  # the item's `- `
+    indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
     end_of = last.end_mark.index if flow else last.value[-1][1].end_mark.index
     at = yamledit.line_end(text, end_of)
     edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(f">={low}", module, flow, indent, first_key)))

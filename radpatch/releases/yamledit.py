@@ -74,6 +74,13 @@ def indent_of(text: str, index: int) -> int:
     return index - (text.rfind("\n", 0, index) + 1)
 
 
+def dash_of(text: str, index: int) -> int:
+    """The column of the `-` that opens the block sequence item starting at `index`."""
+    line = text.rfind("\n", 0, index) + 1
+    dash = text.rfind("-", line, index)
+    return (dash if dash >= 0 else index - 2) - line
+
+
 def line_end(text: str, index: int) -> int:
     """The end of the line holding `index` (after a trailing comment), before its newline (or CRLF)."""
     end = text.find("\n", index)

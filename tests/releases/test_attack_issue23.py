@@ -8,6 +8,8 @@ The wheels are built here and served by the loopback index (tests/releases/conft
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,3 +126,43 @@ def test_the_purl_of_a_local_version_is_percent_encoded() -> None:
 
     for name, version in [("vllm", "0.33.0+cpu"), ("Radpatch_Toy", "1.0"), ("torch", "2.5.1+cpu.cxx11.abi")]:
         assert purl(name, version) == PackageURL(type="pypi", name=name, version=version).to_string()
+
+
+# --- more YAML layouts port must keep valid --------------------------------------------------------
+
+
+def test_port_adds_a_choice_to_a_list_whose_dashes_are_followed_by_several_spaces(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    modules = f'modules:\n  planner:\n    -   versions: ">=1.0"\n        module: {PKG}.core'
+    reg = write_registry("cap", entry('supported: ">=1.0,<2"', modules))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 0, r.out + r.err
+    after = (reg / "cap.yaml").read_text()
+    assert yaml.safe_load(after)["modules"]["planner"] == [
+        {"versions": ">=1.0,<2.0", "module": f"{PKG}.core"},
+        {"versions": ">=2.0", "module": f"{PKG}.planning"},
+    ]
+    assert f'    - versions: ">=2.0"\n      module: {PKG}.planning\n' in after  # at the list's dash column
+
+
+# --- the matrix's JSON -------------------------------------------------------------------------------
+
+
+def test_the_matrix_json_entries_equal_verify_name_json_without_versions(
+    index: IndexServer, write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the docs: `entries` holds, per entry, exactly the object `verify NAME --json` prints
+    from radpatch.registry import catalog
+
+    (tmp_path / "none").mkdir()
+    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
+    modules = f"modules:\n  planner: {PKG}.core"
+    reg = write_registry("wide", entry('supported: ">=1.0,<2"', modules))
+    write_registry("narrow", entry('supported: "==1.0"', modules))
+    data = json.loads(radpatch("--registry", str(reg), "verify", "--all", "--json").out)
+    assert [e["patch"] for e in data["entries"]] == ["narrow", "wide"]
+    for e in data["entries"]:
+        alone = json.loads(radpatch("--registry", str(reg), "verify", e["patch"], "--json").out)
+        e.pop("fetched"), alone.pop("fetched")  # what each run read from the index
+        assert e == alone
