@@ -28,7 +28,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
             click.echo(f"  {c.version}: {c.kind}" + (f": {c.detail}" if c.detail else ""))
         if p.after is None:
             click.echo(f"  left alone: {p.why}")
-            if any(c.kind not in porting.CLAIMABLE or c.proven is False for c in p.cells):
+            if not all(porting.claimable(c) for c in p.cells):
                 refused.append(patch.name)
             continue
         click.echo(p.diff, nl=False)

@@ -40,7 +40,14 @@ from radpatch.releases import matrix, yamledit
 from radpatch.releases.verify import verify
 from radpatch.releases.wheels import Releases
 
-CLAIMABLE = (matrix.PASS, matrix.MOVED)
+
+def claimable(c: matrix.Cell) -> bool:
+    """port may claim the release: it passes, or the scope moved to one module where the rewrites prove."""
+    return c.kind == matrix.PASS or (c.kind == matrix.MOVED and bool(c.proven) and not c.also)
+
+
+def _kind(c: matrix.Cell) -> str:
+    return f"moved to several modules ({', '.join((c.module or '', *c.also))})" if c.also else c.kind
 
 
 @dataclass(frozen=True)
@@ -68,9 +75,9 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
     report = verify(patch, wanted, releases, probe=False, stream=stream)
     cells = tuple(matrix.cell(patch, r, releases, anywhere=True) for r in report.results)
     before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
-    blocked = [c for c in cells if c.kind not in CLAIMABLE or (c.kind == matrix.MOVED and not c.proven)]
+    blocked = [c for c in cells if not claimable(c)]
     if blocked:
-        why = "not every release asked for proves (" + ", ".join(f"{c.version}: {c.kind}" for c in blocked) + ")"
+        why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
         return Port(patch, cells, before, None, (), why)
     new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
     if not new:

@@ -226,3 +226,43 @@ def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) ->
     third = '  - id: c\n    replace: {scope: plan, find: "len(other)", with: "0"}\n'
     assert overlaps.find(_entries(tmp_path, first, second), [Version("1.0")]) == []
     assert overlaps.find(_entries(tmp_path, first, third), [Version("1.0")]) == []
+
+
+# --- moved: a scope name several modules define ------------------------------------------------------
+
+
+def test_a_scope_that_two_modules_define_and_prove_is_not_silently_given_to_the_first(
+    loopback: Any, write_registry: Any, radpatch: Any
+) -> None:
+    # 2.0 drops core.py; a compat shim and the new home both define size() with the same body:
+    # which one the program calls cannot be told from the code, so port must not pick one by name
+    loopback(
+        DIST,
+        {
+            "1.0": {f"{PKG}/core.py": GOOD},
+            "2.0": {f"{PKG}/compat.py": GOOD, f"{PKG}/planning.py": GOOD},
+        },
+    )
+    reg = write_registry("cap", entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core"))
+    before = (reg / "cap.yaml").read_bytes()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 1, r.out + r.err
+    assert f"{PKG}.compat" in r.out and f"{PKG}.planning" in r.out  # both named
+    assert (reg / "cap.yaml").read_bytes() == before
+
+
+# --- a rewrite's own `versions:` -------------------------------------------------------------------
+
+
+def test_port_does_not_claim_a_release_where_no_rewrite_applies(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    # the only rewrite is for 1.0: on 1.1 the entry would change nothing, so 1.1 is not "still proves"
+    text = entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core").replace(
+        "  - id: cap\n", '  - id: cap\n    versions: "==1.0"\n'
+    )
+    reg = write_registry("cap", text)
+    before = (reg / "cap.yaml").read_bytes()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 1, r.out + r.err
+    assert (reg / "cap.yaml").read_bytes() == before
