@@ -33,8 +33,8 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-from radpatch.errors import RadpatchError, UsageError
-from radpatch.registry.loader import load_patch
+from radpatch.errors import RadpatchError, RegistryError, UsageError
+from radpatch.registry import loader
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, yamledit
 from radpatch.releases.verify import verify
@@ -252,21 +252,32 @@ def _next_minor(v: Version, parts: int) -> str:
 
 
 def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> list[str]:
-    """Load the edited entry (from a temporary file next to it, so payload paths resolve) and prove it
-    over its whole new `supported` range; the releases that fail, with why."""
+    """Load the edited entry (its text, as the registry file it will become: payload paths resolve
+    and errors name that file; nothing is written, so --dry-run proves too and a read-only registry
+    is no internal error) and prove it over its whole new `supported` range; the releases that
+    fail, with why."""
     assert port.after is not None
-    src = port.patch.source
-    fd, tmp = tempfile.mkstemp(prefix=f".{src.stem}-port-", suffix=".yaml", dir=src.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(port.after)
-        edited = load_patch(Path(tmp))
+        edited = _load_text(port.patch.source, port.after)
         report = verify(edited, edited.supported, releases, probe=False, stream=stream)
     except RadpatchError as exc:
         return [exc.message]
-    finally:
-        Path(tmp).unlink(missing_ok=True)
     return [f"{r.version}: {r.error}" for r in report.failing]
+
+
+def _load_text(file: Path, text: str) -> Patch:
+    """loader.load_patch on `text` instead of the file's bytes (the same validation and problems)."""
+    ctx = loader._Ctx(file)
+    try:
+        patch = loader._load(ctx, text.encode("utf-8"))
+    except (loader._Invalid, loader._TooBig):
+        patch = None
+    except RecursionError:
+        ctx.problems.append(f"{file}: YAML nested too deeply")
+        patch = None
+    if ctx.problems or patch is None:
+        raise RegistryError(ctx.problems or [f"{file}: invalid registry file"])
+    return patch
 
 
 def write(port: Port) -> None:

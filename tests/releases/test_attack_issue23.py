@@ -266,3 +266,35 @@ def test_port_does_not_claim_a_release_where_no_rewrite_applies(
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
     assert r.code == 1, r.out + r.err
     assert (reg / "cap.yaml").read_bytes() == before
+
+
+# --- port --dry-run tells what a real run would do -------------------------------------------------
+
+CLOSED = f'modules:\n  planner:\n    - {{versions: ">=1.0,<1.1", module: {PKG}.core}}'
+
+
+def test_a_dry_run_of_an_edit_that_does_not_prove_says_so_and_fails(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    # 1.1 is claimed and no module choice covers it: the edit for 2.0 alone leaves it failing
+    reg = write_registry("cap", entry('supported: ">=1.0,<2"', CLOSED))
+    before = sorted((p.name, p.read_bytes()) for p in reg.iterdir())
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0", "--dry-run")
+    assert r.code == 1, r.out + r.err
+    assert "would not be written: the edited entry does not prove: 1.1:" in r.out
+    assert "port a range that holds it too" in r.err and "no longer matches" not in r.err
+    assert sorted((p.name, p.read_bytes()) for p in reg.iterdir()) == before  # not even a temporary file
+
+
+def test_an_edit_that_does_not_load_is_named_by_the_registry_file_not_a_temporary_one(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    from radpatch.registry.loader import load_patch
+    from radpatch.releases import port
+    from radpatch.releases.wheels import Releases
+
+    reg = write_registry("cap", entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core"))
+    patch = load_patch(reg / "cap.yaml")
+    broken = port.Port(patch, (), patch.source.read_text(), "supported: [\n", ("x",))
+    (why,) = port.prove_edit(broken, Releases.from_env())
+    assert why.startswith(f"{reg / 'cap.yaml'}:"), why
