@@ -23,7 +23,17 @@ class Edit:
 
 
 def compose(text: str) -> yaml.MappingNode:
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    """The file's node tree, its marks character offsets into `text`. The pure-Python parser counts
+    characters (libyaml, which the registry loader uses, does not count a BOM); it refuses a tab
+    before a value (`supported:<TAB>"..."`) that libyaml accepts, so it reads the text with each tab
+    a space: the same length, so the same offsets (a tab is only ever separation or scalar text,
+    and a value read here is only a module name or a version range)."""
+    try:
+        node = yaml.compose(text.replace("\t", " "), Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise ValueError(at + str(getattr(exc, "problem", None) or exc).replace("\n", " ")) from None
     if not isinstance(node, yaml.MappingNode):
         raise ValueError("the registry file is not a mapping")
     return node

@@ -298,3 +298,31 @@ def test_an_edit_that_does_not_load_is_named_by_the_registry_file_not_a_temporar
     broken = port.Port(patch, (), patch.source.read_text(), "supported: [\n", ("x",))
     (why,) = port.prove_edit(broken, Releases.from_env())
     assert why.startswith(f"{reg / 'cap.yaml'}:"), why
+
+
+def test_port_edits_at_the_right_place_after_a_bom_unicode_and_tabs(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    # character offsets, not bytes: a BOM, accents, a character outside the BMP and tabs before the edits
+    text = entry('supported:\t"==1.0"\t# écrit pour 1.0 🚀', f"modules: {{planner:\t{PKG}.core}}  # ünïcödé")
+    reg = write_registry("cap", "")
+    (reg / "cap.yaml").write_bytes(b"\xef\xbb\xbf" + text.replace("A toy patch.", "Ein Spielzeug — 玩具.").encode())
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1,<=2.0")
+    assert r.code == 0, r.out + r.err
+    after = (reg / "cap.yaml").read_bytes().decode("utf-8")
+    assert after.startswith("\ufeff# an entry")
+    assert 'supported:\t">=1.0,<=2.0"\t# écrit pour 1.0 🚀\n' in after
+    assert yaml.load(after.lstrip("\ufeff"), Loader=yaml.CSafeLoader)["modules"][
+        "planner"
+    ] == [  # as the registry reads it
+        {"versions": "<2.0", "module": f"{PKG}.core"},
+        {"versions": ">=2.0", "module": f"{PKG}.planning"},
+    ]
+
+
+def test_a_file_port_cannot_parse_is_named_in_one_line() -> None:
+    from radpatch.releases import yamledit
+
+    with pytest.raises(ValueError) as caught:
+        yamledit.compose('supported: ">=1.0"\nmodules: [a,\n')
+    assert "\n" not in str(caught.value) and str(caught.value).startswith("line "), str(caught.value)
