@@ -326,3 +326,29 @@ def test_a_file_port_cannot_parse_is_named_in_one_line() -> None:
     with pytest.raises(ValueError) as caught:
         yamledit.compose('supported: ">=1.0"\nmodules: [a,\n')
     assert "\n" not in str(caught.value) and str(caught.value).startswith("line "), str(caught.value)
+
+
+# --- list's upstream notes on a damaged cache ----------------------------------------------------
+
+
+def test_list_and_status_survive_a_summary_with_a_key_that_is_no_version(
+    write_registry: Any, radpatch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from radpatch.registry.loader import load_patch
+    from radpatch.releases.verify import summary_path
+    from radpatch.releases.wheels import cache_root
+
+    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
+    text = (
+        entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core") + "upstream: [https://github.com/o/r/pull/7]\n"
+    )
+    reg = write_registry("cap", text)
+    path = summary_path(cache_root(), load_patch(reg / "cap.yaml"))
+    path.parent.mkdir(parents=True)
+    # a cache written by another version, or damaged: one bad key must not hide the others
+    path.write_text(json.dumps({"patch": "cap", "obsolete": {"not a version": True, "1.0": True}}))
+    r = radpatch("--registry", str(reg), "list")
+    assert r.code == 0, r.err
+    assert "upstream: cap: o/r#7, obsolete from 1.0" in r.out
+    r = radpatch("--registry", str(reg), "status", "cap")
+    assert r.code != 70 and "internal error" not in r.err, r.err
