@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from packaging.specifiers import SpecifierSet
 
 from tests.lib.index_server import IndexServer
 
@@ -352,3 +353,39 @@ def test_list_and_status_survive_a_summary_with_a_key_that_is_no_version(
     assert "upstream: cap: o/r#7, obsolete from 1.0" in r.out
     r = radpatch("--registry", str(reg), "status", "cap")
     assert r.code != 70 and "internal error" not in r.err, r.err
+
+
+# --- writing the edit -------------------------------------------------------------------------------
+
+
+def test_port_edits_the_file_a_registry_symlink_points_at_and_keeps_the_link(
+    index: IndexServer, write_registry: Any, radpatch: Any, tmp_path: Path
+) -> None:
+    # a registry of links into a shared checkout: the checkout's file is the entry
+    shared = write_registry("cap", entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core"), dirname="shared")
+    reg = tmp_path / "links"
+    reg.mkdir()
+    (reg / "cap.yaml").symlink_to(shared / "cap.yaml")
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 0, r.out + r.err
+    assert (reg / "cap.yaml").is_symlink()
+    assert 'supported: ">=1.0,<=1.1"' in (shared / "cap.yaml").read_text()
+
+
+def test_port_does_not_overwrite_a_file_changed_after_it_was_read(
+    index: IndexServer, write_registry: Any, tmp_path: Path
+) -> None:
+    from radpatch.errors import RadpatchError
+    from radpatch.registry.loader import load_patch
+    from radpatch.releases import port
+    from radpatch.releases.wheels import Releases
+
+    reg = write_registry("cap", entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core"))
+    plan = port.plan(load_patch(reg / "cap.yaml"), SpecifierSet("==1.1"), Releases.from_env())
+    assert plan.after is not None
+    edited = (reg / "cap.yaml").read_text().replace("A toy patch.", "A toy patch, edited meanwhile.")
+    (reg / "cap.yaml").write_text(edited)  # an editor saved while port was proving
+    with pytest.raises(RadpatchError) as caught:
+        port.write(plan)
+    assert "changed" in caught.value.message
+    assert (reg / "cap.yaml").read_text() == edited
