@@ -9,8 +9,10 @@ each release gets a cell (radpatch.releases.matrix):
   `<=X` and `>=X` move to the release; `==X` becomes `>=low,<=high`);
 - the scope moved to another module (found by its code, radpatch.releases.moved) and the rewrites
   prove there: the module variant is added (`modules:` gets `{versions: ">=V", module: NEW}` and the
-  choice it replaces ends at V); when no choice covers the release and the latest choice's module
-  still holds the scope, that choice's `versions:` is widened instead (as `supported:` is);
+  choice it replaces ends at V; for a backport to older releases than the entry claims, the new
+  choice is `<B` and goes first, B the first release after them, and the old choice starts at B);
+  when no choice covers the release and the latest choice's module still holds the scope, that
+  choice's `versions:` is widened instead (as `supported:` is);
 - a rewrite no longer matches (or another check fails, or the release already contains the change):
   the nearest candidate is shown and the entry is left alone, whatever the other releases say.
 
@@ -115,14 +117,21 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         module = other[0].module or ""
         if any(c.module != module for c in other):
             return Port(patch, cells, before, None, (), f"{target}: the scope moved to several modules: edit by hand")
-        low = min(c.version for c in other)
-        stay = [c.version for c in cells if c not in other and c.version >= low]
+        low, high = min(c.version for c in other), max(c.version for c in other)
+        claimed = [k for k in known if not k.is_prerelease and patch.supported.contains(k, prereleases=True)]
+        if claimed and high < min(claimed):  # a backport: the older releases asked for used another module
+            bound = min(k for k in known if k > high and not k.is_prerelease)  # the old module's first release
+            move = _Move(f"<{bound}", f">={bound}", high, first=True)
+            stay = [c.version for c in cells if c not in other and c.version <= high]
+            side = f"releases before {high}"
+        else:
+            move = _Move(f">={low}", f"<{low}", low, first=False)
+            stay = [c.version for c in cells if c not in other and c.version >= low]
+            side = f"releases after {low}"
         if stay:
-            return Port(
-                patch, cells, before, None, (), f"{target}: releases after {low} still use the old module: edit by hand"
-            )
-        edits += _add_choice(before, root, patch, target, module, low)
-        changes.append(f"modules.{target}: {module} for >={low}")
+            return Port(patch, cells, before, None, (), f"{target}: {side} still use the old module: edit by hand")
+        edits += _add_choice(before, root, patch, target, module, move)
+        changes.append(f"modules.{target}: {module} for {move.new}")
     if "\r\n" in before:  # a CRLF file gets CRLF lines
         edits = [yamledit.Edit(e.start, e.end, e.text.replace("\n", "\r\n")) for e in edits]
     # one node reached twice (an alias `versions: *range` of `supported: &range ...`) is edited once
@@ -159,8 +168,20 @@ def _extend_choice(
     raise UsageError(f"{patch.source}: no `modules: {target}:` choice names {module}", "edit it by hand")
 
 
+@dataclass(frozen=True)
+class _Move:
+    """A module choice to add: its range `new`, what the choices it takes releases from get
+    (`old`, joined to their range), the release `at` that tells which choices those are, and
+    whether it goes before them (a backport: the older releases) or after (a bump)."""
+
+    new: str
+    old: str
+    at: Version
+    first: bool
+
+
 def _add_choice(
-    text: str, root: yaml.MappingNode, patch: Patch, target: str, module: str, low: Version
+    text: str, root: yaml.MappingNode, patch: Patch, target: str, module: str, move: _Move
 ) -> list[yamledit.Edit]:
     modules = yamledit.get(root, "modules")
     node = yamledit.get(modules, target) if modules is not None else None
@@ -169,39 +190,39 @@ def _add_choice(
         raise UsageError(f"{patch.source}: no `modules: {target}:` to edit", "port needs the entry's modules mapping")
     if isinstance(node, yaml.ScalarNode) and getattr(modules, "flow_style", False):
         # `modules: {NAME: module}`: block lines cannot go inside the braces; a flow list of two choices can
-        old = f"{{versions: {yamledit.quoted(f'<{low}')}, module: {node.value}}}"
-        new = f"{{versions: {yamledit.quoted(f'>={low}')}, module: {module}}}"
-        return [yamledit.set_whole(text, node, f"[{old}, {new}]")]
+        old = f"{{versions: {yamledit.quoted(move.old)}, module: {node.value}}}"
+        new = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
+        return [yamledit.set_whole(text, node, f"[{new}, {old}]" if move.first else f"[{old}, {new}]")]
     if isinstance(node, yaml.ScalarNode):  # NAME: module -> a list of two choices
         indent = yamledit.indent_of(text, key.start_mark.index) + 2
         end = yamledit.line_end(text, node.end_mark.index)
         comment = text[node.end_mark.index : end].rstrip()  # a trailing comment stays with the old module
-        old = yamledit.choice_text(f"<{low}", node.value, False, indent) + comment
-        new = yamledit.choice_text(f">={low}", module, False, indent)
-        return [yamledit.Edit(key.end_mark.index, end, f":\n{old}\n{new}")]
+        old = yamledit.choice_text(move.old, node.value, False, indent) + comment
+        new = yamledit.choice_text(move.new, module, False, indent)
+        return [yamledit.Edit(key.end_mark.index, end, f":\n{new}\n{old}" if move.first else f":\n{old}\n{new}")]
     if not isinstance(node, yaml.SequenceNode) or not node.value:
         raise UsageError(f"{patch.source}: `modules: {target}:` is neither a module nor a list of choices")
     edits: list[yamledit.Edit] = []
     choices = patch.target(target).choices
     for item, choice in zip(node.value, choices):
-        if not choice.versions.contains(low, prereleases=True):
+        if not choice.versions.contains(move.at, prereleases=True):
             continue
         versions = yamledit.get(item, "versions")
         if isinstance(versions, yaml.ScalarNode):
-            joined = f"{versions.value},<{low}" if versions.value.strip() else f"<{low}"
+            joined = f"{versions.value},{move.old}" if versions.value.strip() else move.old
             edits.append(yamledit.set_scalar(text, versions, joined))
 
     last = node.value[-1]
     assert isinstance(last, yaml.MappingNode)
     if node.flow_style:  # [{...}, {...}]: one more item in the brackets
-        item = f"{{versions: {yamledit.quoted(f'>={low}')}, module: {module}}}"
+        item = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
         return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
     flow = bool(last.flow_style)
     first_key = str(last.value[0][0].value) if last.value else "versions"
     indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
     end_of = last.end_mark.index if flow else last.value[-1][1].end_mark.index
     at = yamledit.line_end(text, end_of)
-    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(f">={low}", module, flow, indent, first_key)))
+    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(move.new, module, flow, indent, first_key)))
     return edits
 
 

@@ -389,3 +389,18 @@ def test_port_does_not_overwrite_a_file_changed_after_it_was_read(
         port.write(plan)
     assert "changed" in caught.value.message
     assert (reg / "cap.yaml").read_text() == edited
+
+
+def test_port_back_to_a_release_that_used_the_old_module(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    # written for 2.0 (planning); a team on 1.1 wants it too: core for the older releases, planning kept
+    reg = write_registry("cap", entry('supported: ">=2.0"', f"modules:\n  planner: {PKG}.planning"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 0, r.out + r.err
+    after = yaml.safe_load((reg / "cap.yaml").read_text())
+    assert after["supported"] == ">=1.1"
+    assert after["modules"]["planner"] == [
+        {"versions": "<2.0", "module": f"{PKG}.core"},
+        {"versions": ">=2.0", "module": f"{PKG}.planning"},
+    ]
