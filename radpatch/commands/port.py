@@ -30,7 +30,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
             click.echo(f"  {c.version}: {c.kind}" + (f": {c.detail}" if c.detail else ""))
         if p.after is None:
             click.echo(f"  left alone: {p.why}")
-            if not all(porting.claimable(c) for c in p.cells):
+            if not p.settled:  # a release does not prove, or the edit is one to make by hand
                 refused.append(patch.name)
             continue
         click.echo(p.diff, nl=False)
@@ -56,7 +56,8 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
         click.echo(f"  written: {patch.source} (proven over its new range {_range(p)})")
     if refused or unproven:
         hint = (
-            "see each release's cell above: fix the rewrite that no longer matches (its nearest candidate is shown)"
+            "see each release's cell above and why the entry is left alone: fix the rewrite that no longer matches "
+            "(its nearest candidate is shown), or make the edit by hand"
             if refused
             else "the edit above leaves a release of the new range failing (named above): port a range that "
             "holds it too, or edit the entry by hand"

@@ -60,6 +60,7 @@ class Port:
     after: str | None  # None: the entry is left alone
     changes: tuple[str, ...]  # what the edit does, one line each
     why: str = ""  # why it is left alone
+    settled: bool = False  # left alone because there is nothing to do (every release already claimed)
 
     @property
     def diff(self) -> str:
@@ -83,7 +84,7 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         return Port(patch, cells, before, None, (), why)
     new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
     if not new:
-        return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves")
+        return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
     try:
         root = yamledit.compose(before)
     except (yaml.YAMLError, ValueError) as exc:

@@ -404,3 +404,23 @@ def test_port_back_to_a_release_that_used_the_old_module(
         {"versions": "<2.0", "module": f"{PKG}.core"},
         {"versions": ">=2.0", "module": f"{PKG}.planning"},
     ]
+
+
+def test_an_entry_port_leaves_for_a_hand_edit_is_not_a_success(
+    loopback: Any, write_registry: Any, radpatch: Any
+) -> None:
+    # 2.0 moves size() to planning, 2.1 moves it again: port cannot write one variant, so nothing is ported
+    loopback(
+        DIST,
+        {
+            "1.0": {f"{PKG}/core.py": GOOD},
+            "2.0": {f"{PKG}/planning.py": GOOD},
+            "2.1": {f"{PKG}/placement.py": GOOD},
+        },
+    )
+    reg = write_registry("cap", entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core"))
+    before = (reg / "cap.yaml").read_bytes()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=2.0")
+    assert "left alone" in r.out and "several modules" in r.out, r.out
+    assert r.code == 1 and "not ported: cap" in r.err, r.err
+    assert (reg / "cap.yaml").read_bytes() == before
