@@ -260,6 +260,10 @@ def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] 
         else:
             raise UsageError(f"`supported: {spec_text}` ({part}) cannot be widened automatically", "edit it by hand")
     text = ",".join(out)
+    if not text:  # only exclusions, each dropped: every release (the loader refuses an empty range)
+        raise UsageError(
+            f"`supported: {spec_text}` widened to {', '.join(map(str, vs))} claims every release", "edit it by hand"
+        )
     if not all(SpecifierSet(text).contains(v, prereleases=True) for v in vs):
         raise UsageError(f"`supported: {spec_text}` cannot be widened to {', '.join(map(str, vs))}", "edit it by hand")
     return text

@@ -424,3 +424,15 @@ def test_an_entry_port_leaves_for_a_hand_edit_is_not_a_success(
     assert "left alone" in r.out and "several modules" in r.out, r.out
     assert r.code == 1 and "not ported: cap" in r.err, r.err
     assert (reg / "cap.yaml").read_bytes() == before
+
+
+def test_widening_a_range_of_exclusions_only_is_a_clear_usage_error_not_an_empty_range() -> None:
+    from packaging.version import Version
+
+    from radpatch.errors import UsageError
+    from radpatch.releases.port import widen
+
+    with pytest.raises(UsageError) as caught:
+        widen("!=1.1", [Version("1.1")])
+    assert "claims every release" in caught.value.message
+    assert widen(">=1.0, <2", [Version("2.0")]) == ">=1.0,<3"  # spaces after commas: still widened
