@@ -112,10 +112,15 @@ def touches(rw: Rewrite) -> tuple[Touch, ...]:
     def field(name: str) -> str:
         return str(getattr(op, name, ""))
 
+    # one match of the scope, not picked by `within:` or `occurrence:`: a `find` inside another
+    # rewrite's `find` is then that very code (with a pick it may be another copy of it: not compared)
+    unique = getattr(op, "occurrence", None) is None and getattr(op, "within", None) is None
+    code = _code(field("find")) if unique else ""
+
     if key in ("replace", "delete"):
-        return (Touch("node", scope, f"code {_norm(field('find'))}", _code(field("find"))),)
+        return (Touch("node", scope, f"code {_norm(field('find'))}", code),)
     if key in ("insert_after", "insert_before"):
-        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}", _code(field("find"))),)
+        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}", code),)
     if key == "insert_definitions":
         return (Touch("anchor", "<module>", f"definitions {field('where')} {field('anchor')}"),)
     if key == "add_parameter":

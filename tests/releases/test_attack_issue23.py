@@ -227,6 +227,9 @@ def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) ->
     third = '  - id: c\n    replace: {scope: plan, find: "len(other)", with: "0"}\n'
     assert overlaps.find(_entries(tmp_path, first, second), [Version("1.0")]) == []
     assert overlaps.find(_entries(tmp_path, first, third), [Version("1.0")]) == []
+    # an expression picked by `occurrence:` may be another copy than the one in the statement: not nested
+    picked = '  - id: d\n    replace: {scope: plan, find: "len(spec)", with: "0", occurrence: 2}\n'
+    assert overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")]) == []
 
 
 # --- moved: a scope name several modules define ------------------------------------------------------
