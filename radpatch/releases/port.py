@@ -35,7 +35,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-from radpatch.errors import RadpatchError, RefusedError, RegistryError, UsageError
+from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, RegistryError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, yamledit
@@ -77,7 +77,15 @@ class Port:
 def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO | None = None) -> Port:
     report = verify(patch, wanted, releases, probe=False, stream=stream)
     cells = tuple(matrix.cell(patch, r, releases, anywhere=True) for r in report.results)
-    before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
+    try:
+        before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
+    except UnicodeDecodeError:  # the loader also reads UTF-16 (with its BOM); port edits UTF-8 text only
+        raise UsageError(
+            f"{patch.source}: not UTF-8 text: port edits a registry file's text in place",
+            "save it as UTF-8 (the registry loads it the same), then port again",
+        ) from None
+    except OSError as exc:
+        raise EnvironmentProblem(f"{patch.source}: cannot be read ({exc.strerror})", "check the file") from None
     blocked = [c for c in cells if not claimable(c)]
     if blocked:
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"

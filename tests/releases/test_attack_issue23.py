@@ -439,3 +439,19 @@ def test_widening_a_range_of_exclusions_only_is_a_clear_usage_error_not_an_empty
         widen("!=1.1", [Version("1.1")])
     assert "claims every release" in caught.value.message
     assert widen(">=1.0, <2", [Version("2.0")]) == ">=1.0,<3"  # spaces after commas: still widened
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "latin-1"])
+def test_a_registry_file_that_is_not_utf8_is_a_clear_error_not_an_internal_one(
+    index: IndexServer, write_registry: Any, radpatch: Any, encoding: str
+) -> None:
+    text = entry('supported: "==1.0"   # für 1.0', f"modules:\n  planner: {PKG}.core")
+    reg = write_registry("cap", "")
+    (reg / "cap.yaml").write_bytes(text.encode(encoding))
+    before = (reg / "cap.yaml").read_bytes()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code in (0, 1, 2), r.err
+    assert "internal error" not in r.err and len(r.err.strip().splitlines()[-2:]) <= 2
+    if r.code != 0:
+        assert (reg / "cap.yaml").read_bytes() == before
+        assert "cap.yaml" in r.err
