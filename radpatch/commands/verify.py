@@ -31,6 +31,8 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     if len(names) == 1 and not every:
         return run(ctx, names[0], spec, as_json)
     patches = ctx.registry.load_many(list(names) if names else ctx.registry.names())
+    if not patches:
+        raise UsageError("verify --all: the registries hold no entries", "add a registry with --registry DIR")
     releases = Releases.from_env()
     rows = matrix.rows(patches, None if spec is None else parse_spec(spec), releases)
     found = overlaps.find(patches)

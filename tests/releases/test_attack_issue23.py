@@ -455,3 +455,14 @@ def test_a_registry_file_that_is_not_utf8_is_a_clear_error_not_an_internal_one(
     if r.code != 0:
         assert (reg / "cap.yaml").read_bytes() == before
         assert "cap.yaml" in r.err
+
+
+def test_verify_all_of_no_entries_says_so(radpatch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from radpatch.registry import catalog
+
+    (tmp_path / "none").mkdir()
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
+    r = radpatch("--registry", str(tmp_path / "empty"), "verify", "--all")
+    assert r.code == 2 and "no entries" in r.err, r.err
+    assert len(r.err.strip().splitlines()) <= 2 and r.out == ""
