@@ -21,6 +21,7 @@ import datetime
 import difflib
 import json
 import re
+import urllib.parse
 import uuid
 from dataclasses import dataclass
 
@@ -64,8 +65,9 @@ def unified_diff(ps: PatchState) -> str:
 
 
 def purl(name: str, version: str) -> str:
-    # PEP 503 normalised name, as the purl spec's pypi type asks (lowercase, '_' -> '-')
-    return f"pkg:pypi/{re.sub(r'[-_.]+', '-', name).lower()}@{version}"
+    # PEP 503 normalised name, as the purl spec's pypi type asks (lowercase, '_' -> '-'); the version
+    # percent-encoded, as every purl component is: a local version's `+` (vLLM's `0.33.0+cpu`) is `%2B`
+    return f"pkg:pypi/{re.sub(r'[-_.]+', '-', name).lower()}@{urllib.parse.quote(version, safe='')}"
 
 
 def _resolves(link: str) -> dict[str, object]:

@@ -31,10 +31,15 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     if len(names) == 1 and not every:
         return run(ctx, names[0], spec, as_json)
     patches = ctx.registry.load_many(list(names) if names else ctx.registry.names())
-    rows = matrix.rows(patches, None if spec is None else parse_spec(spec), Releases.from_env())
+    if not patches:
+        raise UsageError("verify --all: the registries hold no entries", "add a registry with --registry DIR")
+    releases = Releases.from_env()
+    rows = matrix.rows(patches, None if spec is None else parse_spec(spec), releases)
     found = overlaps.find(patches)
     if as_json:
         data = matrix.to_json(rows)
+        if spec is None:
+            data["entries"] = [_alone(row, releases) for row in rows]
         data["overlaps"] = [o.to_json() for o in found]
         click.echo(json.dumps(data, indent=2))
     else:
@@ -64,6 +69,19 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
             "drop --versions, or give a range the entries support",
         )
     return EXIT_OK
+
+
+def _alone(row: matrix.Row, releases: Releases) -> dict[str, object]:
+    """The object `verify NAME --json` prints for the row's entry. Without --versions the matrix
+    verifies every entry over its distribution's span (the same columns for all), while `verify NAME`
+    verifies the entry's own range and probes the releases next to it; `entries` promises the latter.
+    The wheels and proofs are cached by the matrix run: this reads the index only for the probes."""
+    if row.report is None:
+        return {"patch": row.patch.name, "error": row.error and row.error.message}
+    try:
+        return verify(row.patch, row.patch.supported, releases, probe=True).to_json()
+    except RadpatchError:
+        return row.report.to_json()
 
 
 def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:

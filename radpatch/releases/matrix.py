@@ -42,6 +42,7 @@ class Cell:
     proven: bool | None = None  # moved: the rewrites prove in that module
     target: str | None = None  # moved: the entry's `modules:` name
     old: str | None = None  # moved: the module the entry names (or its latest choice, when none covers it)
+    also: tuple[str, ...] = ()  # moved: other modules where the rewrites prove too (ambiguous: port stops)
 
     @property
     def short(self) -> str:
@@ -60,6 +61,7 @@ class Cell:
             "detail": self.detail or None,
             "module": self.module,
             "proven": self.proven,
+            "also": list(self.also) if self.also else None,
         }
 
 
@@ -127,7 +129,12 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) ->
                 what = f"no `modules:` choice covers it; {where.old} still defines the scope ({how})"
             else:
                 what = f"{where.old} -> {where.module} ({how})"
-            return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old)
+            if where.also:
+                what += (
+                    f"; {', '.join(where.also)} also define(s) the scope and the rewrites prove there too: "
+                    "which one the program uses cannot be told from the code (write the choice by hand)"
+                )
+            return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
     if failed == "match":
         return Cell(r.version, NO_MATCH, _nearest(patch, r, releases))
     return Cell(r.version, FAIL, f"{failed}: {r.error}")

@@ -7,6 +7,8 @@ with the dist-info) lists its modules; they are read with range requests, neares
 declared module's own package, then the package above it, up to the top-level package, within a
 budget), and parsed with `ast` (no libcst, nothing imported). A module that defines every scope the
 target's rewrites name is a candidate; the one where the rewrites prove (verify's own proof) wins.
+When several modules of the same tier prove (a compat copy beside the new home), which one the
+program calls cannot be told from the code: every one is named (`also`) and port leaves the entry alone.
 
 A rewrite that no longer matches gets its nearest candidate: the statement (or expression) of its
 scope (of the whole module when the scope is gone) most similar to its `find`, whatever the
@@ -54,6 +56,7 @@ class Moved:
     module: str
     proven: bool
     error: str | None  # the proof's failure there, when not proven
+    also: tuple[str, ...] = ()  # other modules of the same tier where the rewrites prove too: ambiguous
 
 
 @dataclass(frozen=True)
@@ -172,8 +175,9 @@ def find_moved(patch: Patch, target: str, version: Version, releases: Releases) 
             moved = with_module(patch, target, version, module)
             _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root)
             found.append(Moved(target, old.module, module, error is None, error))
-            if error is None:
-                return found[-1]
+        proven = [m for m in found if m.proven]
+        if proven:  # several proving modules at the same distance (a compat copy, a vendored one): ambiguous
+            return dataclasses.replace(proven[0], also=tuple(m.module for m in proven[1:]))
         if found:
             return found[0]
     return None

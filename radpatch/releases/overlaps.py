@@ -43,6 +43,7 @@ class Touch:
     role: str  # "node", "anchor", "body"
     scope: str  # the qualified name it is in ("<module>" for the module)
     key: str  # the node's identity in that scope
+    code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (_code), to see one inside another
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,20 @@ def _norm(code: str) -> str:
         return text
 
 
+def _code(code: str) -> str:
+    """The code's syntax trees without a wrapper (an expression's, or each statement's), so that a
+    node inside another is a substring of the other's: `len(spec)` is inside `size = len(spec)`."""
+    text = textwrap.dedent(code).strip()
+    try:
+        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
+    except SyntaxError:
+        pass
+    try:
+        return "; ".join(ast.dump(s.value if isinstance(s, ast.Expr) else s) for s in ast.parse(text).body)
+    except SyntaxError:
+        return ""
+
+
 def touches(rw: Rewrite) -> tuple[Touch, ...]:
     """What the rewrite changes, by its operation's YAML key (the specs live in rewrite/ops/, loaded
     without libcst; their fields are read by name, so nothing here imports them)."""
@@ -97,10 +112,15 @@ def touches(rw: Rewrite) -> tuple[Touch, ...]:
     def field(name: str) -> str:
         return str(getattr(op, name, ""))
 
+    # one match of the scope, not picked by `within:` or `occurrence:`: a `find` inside another
+    # rewrite's `find` is then that very code (with a pick it may be another copy of it: not compared)
+    unique = getattr(op, "occurrence", None) is None and getattr(op, "within", None) is None
+    code = _code(field("find")) if unique else ""
+
     if key in ("replace", "delete"):
-        return (Touch("node", scope, f"code {_norm(field('find'))}"),)
+        return (Touch("node", scope, f"code {_norm(field('find'))}", code),)
     if key in ("insert_after", "insert_before"):
-        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}"),)
+        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}", code),)
     if key == "insert_definitions":
         return (Touch("anchor", "<module>", f"definitions {field('where')} {field('anchor')}"),)
     if key == "add_parameter":
@@ -127,8 +147,17 @@ def _meet(a: Touch, b: Touch) -> str | None:
         if other.scope == body.scope or other.scope.startswith(body.scope + "."):
             return f"change the body of {body.scope}()"
         return None
-    if a.scope != b.scope or a.key != b.key:
+    if a.scope != b.scope:
         return None
+    if a.key != b.key:
+        # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
+        # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
+        nested = a.code and b.code and (a.code in b.code or b.code in a.code)
+        if not nested or (a.role == "anchor" and b.role == "anchor"):
+            return None
+        if a.role != b.role:
+            return f"change and anchor at the same code in {a.scope}"
+        return f"change the same code (one inside the other) in {a.scope}"
     if a.role == "anchor" and b.role == "anchor":
         return f"insert {a.key}" if a.key.startswith("definitions ") else f"insert at the same anchor in {a.scope}"
     noun = a.key.split(" ")[0] if not a.key.startswith("code ") else "statement or expression"

@@ -9,8 +9,10 @@ each release gets a cell (radpatch.releases.matrix):
   `<=X` and `>=X` move to the release; `==X` becomes `>=low,<=high`);
 - the scope moved to another module (found by its code, radpatch.releases.moved) and the rewrites
   prove there: the module variant is added (`modules:` gets `{versions: ">=V", module: NEW}` and the
-  choice it replaces ends at V); when no choice covers the release and the latest choice's module
-  still holds the scope, that choice's `versions:` is widened instead (as `supported:` is);
+  choice it replaces ends at V; for a backport to older releases than the entry claims, the new
+  choice is `<B` and goes first, B the first release after them, and the old choice starts at B);
+  when no choice covers the release and the latest choice's module still holds the scope, that
+  choice's `versions:` is widened instead (as `supported:` is);
 - a rewrite no longer matches (or another check fails, or the release already contains the change):
   the nearest candidate is shown and the entry is left alone, whatever the other releases say.
 
@@ -33,14 +35,21 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-from radpatch.errors import RadpatchError, UsageError
-from radpatch.registry.loader import load_patch
+from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, RegistryError, UsageError
+from radpatch.registry import loader
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, yamledit
 from radpatch.releases.verify import verify
 from radpatch.releases.wheels import Releases
 
-CLAIMABLE = (matrix.PASS, matrix.MOVED)
+
+def claimable(c: matrix.Cell) -> bool:
+    """port may claim the release: it passes, or the scope moved to one module where the rewrites prove."""
+    return c.kind == matrix.PASS or (c.kind == matrix.MOVED and bool(c.proven) and not c.also)
+
+
+def _kind(c: matrix.Cell) -> str:
+    return f"moved to several modules ({', '.join((c.module or '', *c.also))})" if c.also else c.kind
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,7 @@ class Port:
     after: str | None  # None: the entry is left alone
     changes: tuple[str, ...]  # what the edit does, one line each
     why: str = ""  # why it is left alone
+    settled: bool = False  # left alone because there is nothing to do (every release already claimed)
 
     @property
     def diff(self) -> str:
@@ -67,14 +77,22 @@ class Port:
 def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO | None = None) -> Port:
     report = verify(patch, wanted, releases, probe=False, stream=stream)
     cells = tuple(matrix.cell(patch, r, releases, anywhere=True) for r in report.results)
-    before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
-    blocked = [c for c in cells if c.kind not in CLAIMABLE or (c.kind == matrix.MOVED and not c.proven)]
+    try:
+        before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
+    except UnicodeDecodeError:  # the loader also reads UTF-16 (with its BOM); port edits UTF-8 text only
+        raise UsageError(
+            f"{patch.source}: not UTF-8 text: port edits a registry file's text in place",
+            "save it as UTF-8 (the registry loads it the same), then port again",
+        ) from None
+    except OSError as exc:
+        raise EnvironmentProblem(f"{patch.source}: cannot be read ({exc.strerror})", "check the file") from None
+    blocked = [c for c in cells if not claimable(c)]
     if blocked:
-        why = "not every release asked for proves (" + ", ".join(f"{c.version}: {c.kind}" for c in blocked) + ")"
+        why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
         return Port(patch, cells, before, None, (), why)
     new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
     if not new:
-        return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves")
+        return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
     try:
         root = yamledit.compose(before)
     except (yaml.YAMLError, ValueError) as exc:
@@ -87,7 +105,7 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
-        edits.append(yamledit.set_scalar(node, text))
+        edits.append(yamledit.set_scalar(before, node, text))
         changes.append(f"supported: {patch.range} -> {text}")
     known = releases.versions(patch.distribution, SpecifierSet()).versions
     by_target: dict[str, list[matrix.Cell]] = {}
@@ -98,7 +116,9 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
         other = [c for c in moved if c.module != c.old]
         if same:
-            edit, change = _extend_choice(root, patch, target, same[0].module or "", [c.version for c in same], known)
+            edit, change = _extend_choice(
+                before, root, patch, target, same[0].module or "", [c.version for c in same], known
+            )
             edits.append(edit)
             changes.append(change)
         if not other:
@@ -106,22 +126,43 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
         module = other[0].module or ""
         if any(c.module != module for c in other):
             return Port(patch, cells, before, None, (), f"{target}: the scope moved to several modules: edit by hand")
-        low = min(c.version for c in other)
-        stay = [c.version for c in cells if c not in other and c.version >= low]
+        low, high = min(c.version for c in other), max(c.version for c in other)
+        claimed = [k for k in known if not k.is_prerelease and patch.supported.contains(k, prereleases=True)]
+        if claimed and high < min(claimed):  # a backport: the older releases asked for used another module
+            bound = min(k for k in known if k > high and not k.is_prerelease)  # the old module's first release
+            move = _Move(f"<{bound}", f">={bound}", high, first=True)
+            stay = [c.version for c in cells if c not in other and c.version <= high]
+            side = f"releases before {high}"
+        else:
+            move = _Move(f">={low}", f"<{low}", low, first=False)
+            stay = [c.version for c in cells if c not in other and c.version >= low]
+            side = f"releases after {low}"
         if stay:
-            return Port(
-                patch, cells, before, None, (), f"{target}: releases after {low} still use the old module: edit by hand"
-            )
-        edits += _add_choice(before, root, patch, target, module, low)
-        changes.append(f"modules.{target}: {module} for >={low}")
+            return Port(patch, cells, before, None, (), f"{target}: {side} still use the old module: edit by hand")
+        edits += _add_choice(before, root, patch, target, module, move)
+        changes.append(f"modules.{target}: {module} for {move.new}")
     if "\r\n" in before:  # a CRLF file gets CRLF lines
         edits = [yamledit.Edit(e.start, e.end, e.text.replace("\n", "\r\n")) for e in edits]
-    after = yamledit.apply(before, edits)
+    # one node reached twice (an alias `versions: *range` of `supported: &range ...`) is edited once
+    edits = list(dict.fromkeys(edits))
+    try:
+        after = yamledit.apply(before, edits)
+    except ValueError:  # the same text edited two ways: two keys share one anchor with different needs
+        raise UsageError(
+            f"{patch.source}: two ranges port would change differently are one node (an anchor and its alias)",
+            "write them apart, then port again",
+        ) from None
     return Port(patch, cells, before, after, tuple(changes))
 
 
 def _extend_choice(
-    root: yaml.MappingNode, patch: Patch, target: str, module: str, versions: list[Version], known: Iterable[Version]
+    text_of: str,
+    root: yaml.MappingNode,
+    patch: Patch,
+    target: str,
+    module: str,
+    versions: list[Version],
+    known: Iterable[Version],
 ) -> tuple[yamledit.Edit, str]:
     """Widen the `versions:` of the (last) choice of `target` naming `module` to hold `versions`."""
     modules = yamledit.get(root, "modules")
@@ -131,48 +172,66 @@ def _extend_choice(
         ranged = yamledit.get(item, "versions")
         if choice.module == module and isinstance(ranged, yaml.ScalarNode):
             text = widen(ranged.value, versions, known)
-            return yamledit.set_scalar(ranged, text), f"modules.{target}: {module} for {ranged.value} -> {text}"
+            change = f"modules.{target}: {module} for {ranged.value} -> {text}"
+            return yamledit.set_scalar(text_of, ranged, text), change
     raise UsageError(f"{patch.source}: no `modules: {target}:` choice names {module}", "edit it by hand")
 
 
+@dataclass(frozen=True)
+class _Move:
+    """A module choice to add: its range `new`, what the choices it takes releases from get
+    (`old`, joined to their range), the release `at` that tells which choices those are, and
+    whether it goes before them (a backport: the older releases) or after (a bump)."""
+
+    new: str
+    old: str
+    at: Version
+    first: bool
+
+
 def _add_choice(
-    text: str, root: yaml.MappingNode, patch: Patch, target: str, module: str, low: Version
+    text: str, root: yaml.MappingNode, patch: Patch, target: str, module: str, move: _Move
 ) -> list[yamledit.Edit]:
     modules = yamledit.get(root, "modules")
     node = yamledit.get(modules, target) if modules is not None else None
     key = yamledit.key_node(modules, target) if isinstance(modules, yaml.MappingNode) else None
     if node is None or key is None:
         raise UsageError(f"{patch.source}: no `modules: {target}:` to edit", "port needs the entry's modules mapping")
+    if isinstance(node, yaml.ScalarNode) and getattr(modules, "flow_style", False):
+        # `modules: {NAME: module}`: block lines cannot go inside the braces; a flow list of two choices can
+        old = f"{{versions: {yamledit.quoted(move.old)}, module: {node.value}}}"
+        new = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
+        return [yamledit.set_whole(text, node, f"[{new}, {old}]" if move.first else f"[{old}, {new}]")]
     if isinstance(node, yaml.ScalarNode):  # NAME: module -> a list of two choices
         indent = yamledit.indent_of(text, key.start_mark.index) + 2
         end = yamledit.line_end(text, node.end_mark.index)
         comment = text[node.end_mark.index : end].rstrip()  # a trailing comment stays with the old module
-        old = yamledit.choice_text(f"<{low}", node.value, False, indent) + comment
-        new = yamledit.choice_text(f">={low}", module, False, indent)
-        return [yamledit.Edit(key.end_mark.index, end, f":\n{old}\n{new}")]
+        old = yamledit.choice_text(move.old, node.value, False, indent) + comment
+        new = yamledit.choice_text(move.new, module, False, indent)
+        return [yamledit.Edit(key.end_mark.index, end, f":\n{new}\n{old}" if move.first else f":\n{old}\n{new}")]
     if not isinstance(node, yaml.SequenceNode) or not node.value:
         raise UsageError(f"{patch.source}: `modules: {target}:` is neither a module nor a list of choices")
     edits: list[yamledit.Edit] = []
     choices = patch.target(target).choices
     for item, choice in zip(node.value, choices):
-        if not choice.versions.contains(low, prereleases=True):
+        if not choice.versions.contains(move.at, prereleases=True):
             continue
         versions = yamledit.get(item, "versions")
         if isinstance(versions, yaml.ScalarNode):
-            joined = f"{versions.value},<{low}" if versions.value.strip() else f"<{low}"
-            edits.append(yamledit.set_scalar(versions, joined))
+            joined = f"{versions.value},{move.old}" if versions.value.strip() else move.old
+            edits.append(yamledit.set_scalar(text, versions, joined))
 
     last = node.value[-1]
     assert isinstance(last, yaml.MappingNode)
     if node.flow_style:  # [{...}, {...}]: one more item in the brackets
-        item = f"{{versions: {yamledit.quoted(f'>={low}')}, module: {module}}}"
+        item = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
         return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
     flow = bool(last.flow_style)
     first_key = str(last.value[0][0].value) if last.value else "versions"
-    indent = yamledit.indent_of(text, last.start_mark.index) - 2  # the item's `- `
+    indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
     end_of = last.end_mark.index if flow else last.value[-1][1].end_mark.index
     at = yamledit.line_end(text, end_of)
-    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(f">={low}", module, flow, indent, first_key)))
+    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(move.new, module, flow, indent, first_key)))
     return edits
 
 
@@ -209,6 +268,10 @@ def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] 
         else:
             raise UsageError(f"`supported: {spec_text}` ({part}) cannot be widened automatically", "edit it by hand")
     text = ",".join(out)
+    if not text:  # only exclusions, each dropped: every release (the loader refuses an empty range)
+        raise UsageError(
+            f"`supported: {spec_text}` widened to {', '.join(map(str, vs))} claims every release", "edit it by hand"
+        )
     if not all(SpecifierSet(text).contains(v, prereleases=True) for v in vs):
         raise UsageError(f"`supported: {spec_text}` cannot be widened to {', '.join(map(str, vs))}", "edit it by hand")
     return text
@@ -223,33 +286,54 @@ def _next_minor(v: Version, parts: int) -> str:
 
 
 def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> list[str]:
-    """Load the edited entry (from a temporary file next to it, so payload paths resolve) and prove it
-    over its whole new `supported` range; the releases that fail, with why."""
+    """Load the edited entry (its text, as the registry file it will become: payload paths resolve
+    and errors name that file; nothing is written, so --dry-run proves too and a read-only registry
+    is no internal error) and prove it over its whole new `supported` range; the releases that
+    fail, with why."""
     assert port.after is not None
-    src = port.patch.source
-    fd, tmp = tempfile.mkstemp(prefix=f".{src.stem}-port-", suffix=".yaml", dir=src.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(port.after)
-        edited = load_patch(Path(tmp))
+        edited = _load_text(port.patch.source, port.after)
         report = verify(edited, edited.supported, releases, probe=False, stream=stream)
     except RadpatchError as exc:
         return [exc.message]
-    finally:
-        Path(tmp).unlink(missing_ok=True)
     return [f"{r.version}: {r.error}" for r in report.failing]
 
 
+def _load_text(file: Path, text: str) -> Patch:
+    """loader.load_patch on `text` instead of the file's bytes (the same validation and problems)."""
+    ctx = loader._Ctx(file)
+    try:
+        patch = loader._load(ctx, text.encode("utf-8"))
+    except (loader._Invalid, loader._TooBig):
+        patch = None
+    except RecursionError:
+        ctx.problems.append(f"{file}: YAML nested too deeply")
+        patch = None
+    if ctx.problems or patch is None:
+        raise RegistryError(ctx.problems or [f"{file}: invalid registry file"])
+    return patch
+
+
 def write(port: Port) -> None:
-    """Replace the registry file atomically (same directory, same mode)."""
+    """Replace the registry file atomically (same directory, same mode). A registry entry that is a
+    symlink (a registry of links into a shared checkout) is edited where it points, the link kept.
+    The file must still be what `plan` read: an editor that saved it while the edit was being
+    proven keeps its change (the edit would silently drop it)."""
     assert port.after is not None
     src = port.patch.source
-    fd, tmp = tempfile.mkstemp(prefix=f".{src.name}.", dir=src.parent)
+    real = Path(os.path.realpath(src))
+    try:
+        now: str | None = real.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        now = None
+    if now != port.before:
+        raise RefusedError(f"{src}: changed since port read it; the edit was not written", "run `radpatch port` again")
+    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(port.after)
-        os.chmod(tmp, src.stat().st_mode & 0o7777)
-        os.replace(tmp, src)
+        os.chmod(tmp, real.stat().st_mode & 0o7777)
+        os.replace(tmp, real)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

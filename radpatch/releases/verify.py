@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TextIO
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 import radpatch
 from radpatch.errors import RefusedError, UsageError
@@ -161,8 +161,8 @@ class Transfer:
         }
 
 
-def parse_spec(text: str) -> SpecifierSet:
-    """A PEP 440 range; a bare version means exactly that release."""
+def parse_spec(text: str, option: str = "--versions") -> SpecifierSet:
+    """A PEP 440 range; a bare version means exactly that release. `option` is what the user wrote it as."""
     text = text.strip()
     try:
         return SpecifierSet(f"=={Version(text)}")
@@ -176,7 +176,7 @@ def parse_spec(text: str) -> SpecifierSet:
         spec = None
     if not text or spec is None:
         raise UsageError(
-            f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
+            f"{option} {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
         )
     return spec
 
@@ -246,7 +246,7 @@ def read_summary(root: Path, patch: Patch) -> dict[str, bool]:
 
 def obsolete_from(root: Path, patch: Patch) -> Version | None:
     """The first release from which every verified release contains the change (None: none does)."""
-    known = sorted((Version(v), obs) for v, obs in read_summary(root, patch).items())
+    known = sorted((v, obs) for key, obs in read_summary(root, patch).items() if (v := _version(key)) is not None)
     first = None
     for v, obs in known:
         if obs and first is None:
@@ -254,6 +254,14 @@ def obsolete_from(root: Path, patch: Patch) -> Version | None:
         elif not obs:
             first = None
     return first
+
+
+def _version(text: str) -> Version | None:
+    """A summary's key as a version; None for one that is not (a damaged cache is no internal error)."""
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
 
 
 def selects(spec: SpecifierSet, v: Version) -> bool:

@@ -9,6 +9,7 @@ that span of the text, or inserts new lines right after a node, in the style of 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -22,7 +23,17 @@ class Edit:
 
 
 def compose(text: str) -> yaml.MappingNode:
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    """The file's node tree, its marks character offsets into `text`. The pure-Python parser counts
+    characters (libyaml, which the registry loader uses, does not count a BOM); it refuses a tab
+    before a value (`supported:<TAB>"..."`) that libyaml accepts, so it reads the text with each tab
+    a space: the same length, so the same offsets (a tab is only ever separation or scalar text,
+    and a value read here is only a module name or a version range)."""
+    try:
+        node = yaml.compose(text.replace("\t", " "), Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise ValueError(at + str(getattr(exc, "problem", None) or exc).replace("\n", " ")) from None
     if not isinstance(node, yaml.MappingNode):
         raise ValueError("the registry file is not a mapping")
     return node
@@ -43,16 +54,41 @@ def quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def set_scalar(node: yaml.Node, value: str) -> Edit:
-    """Replace a scalar's text, keeping its quote style where it has one."""
+_PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+)*")  # an anchor (`&range `) and a tag (`!!str `) before a scalar
+
+
+def set_scalar(text: str, node: yaml.Node, value: str) -> Edit:
+    """Replace a scalar's text, keeping its quote style where it has one. A node's marks span its
+    anchor and tag too (`&range ">=1"`): those stay, or an alias of the anchor would no longer
+    resolve. A block scalar (`>-` or `|` then indented lines) ends after its line breaks: those stay,
+    or the next key would be joined to the new value's line."""
     style = getattr(node, "style", None)
-    text = f"'{value}'" if style == "'" else quoted(value)
-    return Edit(node.start_mark.index, node.end_mark.index, text)
+    new = f"'{value}'" if style == "'" else quoted(value)
+    start, end = node.start_mark.index, node.end_mark.index
+    found = _PROPERTIES.match(text, start, end)
+    start = found.end() if found else start
+    if style in ("|", ">"):
+        end = start + len(text[start:end].rstrip())
+    return Edit(start, end, new)
+
+
+def set_whole(text: str, node: yaml.Node, new: str) -> Edit:
+    """Replace a node's text (after its anchor and tag) with `new` as written."""
+    start, end = node.start_mark.index, node.end_mark.index
+    found = _PROPERTIES.match(text, start, end)
+    return Edit(found.end() if found else start, end, new)
 
 
 def indent_of(text: str, index: int) -> int:
     """The column of `index` on its line."""
     return index - (text.rfind("\n", 0, index) + 1)
+
+
+def dash_of(text: str, index: int) -> int:
+    """The column of the `-` that opens the block sequence item starting at `index`."""
+    line = text.rfind("\n", 0, index) + 1
+    dash = text.rfind("-", line, index)
+    return (dash if dash >= 0 else index - 2) - line
 
 
 def line_end(text: str, index: int) -> int:
