@@ -429,11 +429,16 @@ def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
 
 def load_patch(file: Path) -> Patch:
     """Load and validate one registry file; raise RegistryError listing every problem."""
-    ctx = _Ctx(file)
     try:
         data = read_regular(file, MAX_BYTES)
     except OSError as exc:
         raise RegistryError([f"{file}: cannot read registry file ({exc.strerror})"])
+    return load_bytes(file, data)
+
+
+def load_bytes(file: Path, data: bytes) -> Patch:
+    """load_patch on `data` as the contents of `file` (e.g. an edit proven before it is written)."""
+    ctx = _Ctx(file)
     try:
         patch = _load(ctx, data)
     except (_Invalid, _TooBig):

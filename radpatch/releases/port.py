@@ -35,7 +35,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, RegistryError, UsageError
+from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, yamledit
@@ -292,26 +292,11 @@ def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> 
     fail, with why."""
     assert port.after is not None
     try:
-        edited = _load_text(port.patch.source, port.after)
+        edited = loader.load_bytes(port.patch.source, port.after.encode("utf-8"))
         report = verify(edited, edited.supported, releases, probe=False, stream=stream)
     except RadpatchError as exc:
         return [exc.message]
     return [f"{r.version}: {r.error}" for r in report.failing]
-
-
-def _load_text(file: Path, text: str) -> Patch:
-    """loader.load_patch on `text` instead of the file's bytes (the same validation and problems)."""
-    ctx = loader._Ctx(file)
-    try:
-        patch = loader._load(ctx, text.encode("utf-8"))
-    except (loader._Invalid, loader._TooBig):
-        patch = None
-    except RecursionError:
-        ctx.problems.append(f"{file}: YAML nested too deeply")
-        patch = None
-    if ctx.problems or patch is None:
-        raise RegistryError(ctx.problems or [f"{file}: invalid registry file"])
-    return patch
 
 
 def write(port: Port) -> None:
