@@ -1,0 +1,98 @@
+"""vLLM's own KV-cache planning unit tests, from the 0.33.0 sdist, on an install kv_group_size patched.
+
+harness/vllm_own_tests.py fetches the release's sdist from the package index, selects every test
+file under tests/v1 that calls vLLM's KV-cache planning, and runs them with pytest in a pristine
+copy of the CPU-provisioned release; then `radpatch apply kv_group_size` (the wheel's command)
+patches that copy and they run again. A pytest plugin of the harness records, in each test, what
+the planner kv_group_size patches returned and the capacity vLLM computed from it.
+
+Every outcome that changes must be listed in harness/vllm_own_tests_intended.json, with the plans
+(group counts, group size, blocks per request) and capacities vLLM computed for that test's
+layout, pristine and patched -- or this fails. After a deliberate change to the patch's objective:
+`python harness/vllm_own_tests.py compare 0.33.0 --write-intended`, review the diff, commit it.
+~3-4 min on 2 cores (two runs of ~400 tests, most of it importing vLLM).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness import vllm_cpu
+from harness.vllm_own_tests import Change, Run, compare, load_intended, render, run_vllm_tests
+from tests.real.conftest import radpatch_cmd, radpatch_wheel, run  # noqa: F401  (session fixtures)
+
+pytestmark = pytest.mark.real
+
+VERSION = "0.33.0"
+PATCH = "kv_group_size"
+REGENERATE = f"python harness/vllm_own_tests.py compare {VERSION} --write-intended"
+# files that must have run, passing tests, for the comparison to mean anything
+CORE_FILES = ("tests/v1/core/test_kv_cache_planning.py", "tests/v1/core/test_kv_cache_utils.py")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    pristine: Run
+    patched: Run
+    changes: list[Change]
+    state: str
+
+    def report(self) -> str:
+        return render(VERSION, self.pristine, self.patched, self.changes)
+
+
+@pytest.fixture(scope="module")
+def comparison(radpatch_cmd: Path, tmp_path_factory: pytest.TempPathFactory) -> Comparison:  # noqa: F811
+    tmp = tmp_path_factory.mktemp("vllm-own-tests")
+    python = Path(vllm_cpu.fresh(VERSION, dest=tmp / f"vllm-{VERSION}"))
+    pristine = run_vllm_tests(python, VERSION, log=tmp / "pristine.log")
+    run(radpatch_cmd, "--python", python, "apply", PATCH, cwd=tmp)
+    (entry,) = json.loads(run(radpatch_cmd, "--python", python, "status", "--json", PATCH, cwd=tmp).stdout)
+    patched = run_vllm_tests(python, VERSION, log=tmp / "patched.log")
+    result = Comparison(pristine, patched, compare(pristine, patched), str(entry["state"]))
+    print(result.report())
+    return result
+
+
+def test_vllms_tests_really_ran_on_each_install(comparison: Comparison) -> None:
+    pristine, patched = comparison.pristine, comparison.patched
+    assert pristine.vllm_version == patched.vllm_version == VERSION
+    assert pristine.files == patched.files and set(CORE_FILES) <= set(pristine.files)
+    for run_ in (pristine, patched):
+        for name in CORE_FILES:
+            passed = [t for t in run_.tests.values() if t.nodeid.startswith(name) and t.outcome == "passed"]
+            assert len(passed) >= 10, (name, run_.summary())
+        # vLLM's tests did reach the function kv_group_size patches, many times
+        assert sum(len(t.plans) for t in run_.tests.values()) >= 10
+    # the pristine run planned with upstream's function, the patched one with kv_group_size's
+    assert comparison.state == "applied"
+    assert (pristine.patched_signature, patched.patched_signature) == (False, True)
+
+
+def test_every_changed_outcome_is_listed_as_intended(comparison: Comparison) -> None:
+    intended = load_intended(VERSION)
+    got = {c.nodeid: c for c in comparison.changes}
+    unlisted = sorted(set(got) - set(intended))
+    stale = sorted(set(intended) - set(got))
+    assert not unlisted and not stale, (
+        f"outcomes changed that harness/vllm_own_tests_intended.json does not list: {unlisted}; "
+        f"listed but unchanged: {stale}\n{comparison.report()}\nIf intended: {REGENERATE}")
+    for nodeid, change in got.items():
+        assert change == intended[nodeid], (
+            f"{nodeid} changed differently from what is listed:\n  now:    {change}\n  listed: {intended[nodeid]}\n"
+            f"If intended: {REGENERATE}")
+
+
+def test_each_change_comes_from_a_different_plan(comparison: Comparison) -> None:
+    """A changed outcome is explained by kv_group_size planning other groups in that test,
+    with both group counts and blocks per request computed by vLLM -- not by a crash elsewhere."""
+    for change in comparison.changes:
+        assert change.plans, f"{change.nodeid}: {change.pristine} -> {change.patched} with no plan differing"
+        for upstream, patched in change.plans:
+            assert upstream.buckets == patched.buckets  # the same layout, planned differently
+            assert upstream.blocks_per_request is not None and patched.blocks_per_request is not None
+            assert (upstream.groups, upstream.group_size) != (patched.groups, patched.group_size)
