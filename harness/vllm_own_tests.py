@@ -121,7 +121,7 @@ class Capacity:
 
 
 @dataclass(frozen=True)
-class TestRecord:
+class CaseRecord:
     nodeid: str
     outcome: str                            # passed / failed / error / skipped
     plans: tuple[Plan, ...]
@@ -133,7 +133,7 @@ class Run:
     python: str
     vllm_version: str | None
     patched_signature: bool                 # the planner takes vllm_config: kv_group_size's
-    tests: dict[str, TestRecord]
+    tests: dict[str, CaseRecord]
     files: tuple[str, ...]
     wall_s: float
 
@@ -249,7 +249,7 @@ def run_vllm_tests(python: Path, version: str, cache: Path | None = None,
             raise vllm_cpu.ProvisionError(f"vLLM's tests did not run under {python} (exit {done.returncode}):\n"
                                           f"{(done.stdout + done.stderr)[-4000:]}")
         data = json.loads(record.read_text())
-    tests = {nodeid: TestRecord(nodeid, raw["outcome"], tuple(Plan.of(p) for p in raw.get("plans", [])),
+    tests = {nodeid: CaseRecord(nodeid, raw["outcome"], tuple(Plan.of(p) for p in raw.get("plans", [])),
                                 tuple(Capacity.of(c) for c in raw.get("capacities", [])))
              for nodeid, raw in data["tests"].items()}
     return Run(str(python), data.get("vllm_version"), bool(data.get("patched_signature")), tests,

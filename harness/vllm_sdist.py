@@ -26,6 +26,7 @@ CLI::
 from __future__ import annotations
 
 import hashlib
+import html.parser
 import json
 import os
 import sys
@@ -59,22 +60,54 @@ def index_url() -> str:
     return (os.environ.get("PIP_INDEX_URL") or DEFAULT_INDEX).rstrip("/")
 
 
+class _Anchors(html.parser.HTMLParser):
+    """(href, text) of every <a> in a PEP 503 simple page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
+        self._href: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self._href = dict(attrs).get("href") or ""
+
+    def handle_data(self, data: str) -> None:
+        if self._href is not None:
+            self.found.append((self._href, data.strip()))
+            self._href = None
+
+
+def _files(body: bytes, content_type: str) -> list[tuple[str, str, str]]:
+    """(filename, url, sha256) of each file a simple page lists (PEP 691 JSON or PEP 503 HTML)."""
+    if "json" in content_type:
+        return [(str(f.get("filename")), str(f.get("url")), str(f.get("hashes", {}).get("sha256", "")))
+                for f in json.loads(body).get("files", [])]
+    parser = _Anchors()
+    parser.feed(body.decode("utf-8", errors="replace"))
+    out = []
+    for href, text in parser.found:
+        _url, _, fragment = href.partition("#")
+        algo, _, digest = fragment.partition("=")
+        out.append((text, href, digest if algo == "sha256" else ""))
+    return out
+
+
 def sdist_entry(version: str) -> tuple[str, str, str]:
     """(filename, url, sha256) of vllm==version's sdist, as the index lists it."""
     url = f"{index_url()}/vllm/"
-    req = urllib.request.Request(url, headers={"Accept": JSON_ACCEPT})
+    req = urllib.request.Request(url, headers={"Accept": f"{JSON_ACCEPT}, text/html;q=0.1"})
     try:
         with urllib.request.urlopen(req, timeout=60) as resp:
-            listing = json.load(resp)
+            files = _files(resp.read(), resp.headers.get("Content-Type", ""))
     except (OSError, ValueError) as exc:
         raise ProvisionError(f"cannot read the package index's vllm page {url}: {exc}") from None
     wanted = f"vllm-{version}.tar.gz"
-    for entry in listing.get("files", []):
-        if entry.get("filename") == wanted:
-            sha = entry.get("hashes", {}).get("sha256")
+    for name, link, sha in files:
+        if name == wanted:
             if not sha:
                 raise ProvisionError(f"{url} lists {wanted} without a sha256")
-            return wanted, urllib.parse.urljoin(url, entry["url"]), sha
+            return wanted, urllib.parse.urljoin(url, link.partition("#")[0]), sha
     raise ProvisionError(f"{url} lists no {wanted} (is {version} a vLLM release with an sdist?)")
 
 

@@ -22,10 +22,20 @@ from pathlib import Path
 import pytest
 
 from harness import vllm_cpu
-from harness.vllm_own_tests import Change, Run, compare, load_intended, render, run_vllm_tests
+from harness.vllm_own_tests import (
+    Capacity,
+    CaseRecord,
+    Change,
+    Plan,
+    Run,
+    compare,
+    load_intended,
+    render,
+    run_vllm_tests,
+    select_test_files,
+    write_intended,
+)
 from tests.real.conftest import radpatch_cmd, radpatch_wheel, run  # noqa: F401  (session fixtures)
-
-pytestmark = pytest.mark.real
 
 VERSION = "0.33.0"
 PATCH = "kv_group_size"
@@ -58,6 +68,7 @@ def comparison(radpatch_cmd: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return result
 
 
+@pytest.mark.real
 def test_vllms_tests_really_ran_on_each_install(comparison: Comparison) -> None:
     pristine, patched = comparison.pristine, comparison.patched
     assert pristine.vllm_version == patched.vllm_version == VERSION
@@ -73,6 +84,7 @@ def test_vllms_tests_really_ran_on_each_install(comparison: Comparison) -> None:
     assert (pristine.patched_signature, patched.patched_signature) == (False, True)
 
 
+@pytest.mark.real
 def test_every_changed_outcome_is_listed_as_intended(comparison: Comparison) -> None:
     intended = load_intended(VERSION)
     got = {c.nodeid: c for c in comparison.changes}
@@ -87,6 +99,7 @@ def test_every_changed_outcome_is_listed_as_intended(comparison: Comparison) -> 
             f"If intended: {REGENERATE}")
 
 
+@pytest.mark.real
 def test_each_change_comes_from_a_different_plan(comparison: Comparison) -> None:
     """A changed outcome is explained by kv_group_size planning other groups in that test,
     with both group counts and blocks per request computed by vLLM -- not by a crash elsewhere."""
@@ -96,3 +109,54 @@ def test_each_change_comes_from_a_different_plan(comparison: Comparison) -> None
             assert upstream.buckets == patched.buckets  # the same layout, planned differently
             assert upstream.blocks_per_request is not None and patched.blocks_per_request is not None
             assert (upstream.groups, upstream.group_size) != (patched.groups, patched.group_size)
+
+
+# ------------------------------------------------------------ the comparison itself (fast tier)
+
+UPSTREAM = Plan((("FullAttentionSpec", 3), ("SlidingWindowSpec", 7)), 4, 3, 7)
+WIDER = Plan((("FullAttentionSpec", 3), ("SlidingWindowSpec", 7)), 10, 1, 17)
+
+
+def _run(outcomes: dict[str, tuple[str, tuple[Plan, ...], tuple[Capacity, ...]]]) -> Run:
+    tests = {n: CaseRecord(n, o, plans, caps) for n, (o, plans, caps) in outcomes.items()}
+    return Run("python", VERSION, False, tests, ("tests/v1/core/test_x.py",), 1.0)
+
+
+def test_compare_names_each_changed_outcome_with_the_plans_that_differ(tmp_path: Path) -> None:
+    probe, real = Capacity(4, 1, 2), Capacity(4, 32, 73)
+    pristine = _run({"a": ("passed", (UPSTREAM, UPSTREAM), (probe, real)), "b": ("passed", (UPSTREAM,), ()),
+                     "c": ("failed", (), ()), "d": ("passed", (UPSTREAM,), ())})
+    patched = _run({"a": ("failed", (WIDER, WIDER), (Capacity(10, 1, 0), Capacity(10, 96, 90))),
+                    "b": ("passed", (WIDER,), ()), "c": ("failed", (), ()), "d": ("error", (UPSTREAM,), ())})
+    changes = compare(pristine, patched)
+    assert [c.nodeid for c in changes] == ["a", "d"]  # b planned differently and still passed
+    (a, d) = changes
+    assert a.plans == ((UPSTREAM, WIDER),)  # the same call twice: one pair
+    assert a.capacities == ((probe, Capacity(10, 1, 0)), (real, Capacity(10, 96, 90)))
+    assert (d.pristine, d.patched, d.plans) == ("passed", "error", ())
+    # the intended file round-trips exactly what the real-tier test compares
+    path = tmp_path / "intended.json"
+    write_intended(VERSION, changes, pristine, patched, path)
+    assert load_intended(VERSION, path) == {"a": a, "d": d}
+    assert "size 3, 4 groups, 7 blocks/request" in render(VERSION, pristine, patched, changes)
+
+
+def test_selection_takes_test_files_that_call_the_planner(tmp_path: Path) -> None:
+    core = tmp_path / "tests" / "v1" / "core"
+    core.mkdir(parents=True)
+    (core / "test_planning.py").write_text("from vllm.v1.core.kv_cache_planning import get_kv_cache_groups\n")
+    (core / "test_other.py").write_text("def test_x(): pass\n")
+    (core / "helper_kv_cache_planning.py").write_text("import vllm.v1.core.kv_cache_planning\n")
+    (tmp_path / "tests" / "test_root.py").write_text("get_kv_cache_groups\n")  # outside tests/v1
+    assert select_test_files(tmp_path) == ["tests/v1/core/test_planning.py"]
+
+
+def test_the_committed_intended_list_explains_every_entry() -> None:
+    """Each listed change carries plans of the same layout that vLLM planned differently."""
+    intended = load_intended(VERSION)
+    for nodeid, change in intended.items():
+        assert change.pristine != change.patched, nodeid
+        assert change.plans, nodeid
+        for upstream, patched in change.plans:
+            assert upstream.buckets == patched.buckets, nodeid
+            assert (upstream.groups, upstream.group_size) != (patched.groups, patched.group_size), nodeid
