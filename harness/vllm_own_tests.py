@@ -325,10 +325,12 @@ def write_intended(version: str, changes: list[Change], pristine: Run, patched: 
 
 
 def render(version: str, pristine: Run, patched: Run, changes: list[Change]) -> str:
-    lines = [f"vLLM {version}'s own KV-cache planning tests ({len(pristine.files)} files from the sdist)",
-             f"  pristine: {pristine.summary()} ({pristine.wall_s:.0f} s)",
-             f"  patched:  {patched.summary()} ({patched.wall_s:.0f} s)",
-             f"  outcomes changed: {len(changes)}"]
+    lines = [f"vLLM {version}'s own KV-cache planning tests ({len(pristine.files)} files from the sdist)"]
+    for name, run in (("pristine", pristine), ("patched", patched)):
+        reached = [t for t in run.tests.values() if t.plans]
+        lines.append(f"  {name + ':':9} {run.summary()} ({run.wall_s:.0f} s); {len(reached)} tests called the planner "
+                     f"kv_group_size patches, {sum(len(t.plans) for t in reached)} times")
+    lines.append(f"  outcomes changed: {len(changes)}")
     for c in changes:
         lines.append(f"  - {c.nodeid}: {c.pristine} -> {c.patched}")
         lines.append(f"      {why(c)}")
