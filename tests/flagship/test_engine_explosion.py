@@ -118,6 +118,17 @@ def test_patched_engine_keeps_groups_within_the_cap(explosion: Explosion) -> Non
         f"({run.num_groups} > cap {cap}): {line}")
 
 
+def test_a_plan_below_upstreams_capacity_says_so_with_both_token_counts(explosion: Explosion) -> None:
+    """Issue 24: any trade below upstream's capacity is stated in the patch's line, with both token
+    counts -- here as the engine logs them (its KV cache is the harness's 1 GiB)."""
+    pristine, patched = explosion.runs["pristine"], explosion.runs["patched"]
+    assert pristine.kv_tokens is not None and patched.kv_tokens is not None
+    assert vllm_engine.KV_SPACE_BYTES == 1 << 30
+    (line,) = patched.radiance
+    if patched.kv_tokens < pristine.kv_tokens:
+        assert f"{patched.kv_tokens:,}" in line and f"{pristine.kv_tokens:,}" in line, line
+
+
 def test_greedy_outputs_identical(explosion: Explosion) -> None:
     """Same token ids with and without the patch, on a prompt inside the window and one past it."""
     pristine, patched = explosion.runs["pristine"].tokens, explosion.runs["patched"].tokens
