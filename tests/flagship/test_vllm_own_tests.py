@@ -1,10 +1,11 @@
 """vLLM's own KV-cache planning unit tests, from the 0.33.0 sdist, on an install kv_group_size patched.
 
 harness/vllm_own_tests.py fetches the release's sdist from the package index, selects every test
-file under tests/v1 that calls vLLM's KV-cache planning, and runs them with pytest in a pristine
-copy of the CPU-provisioned release; then `radpatch apply kv_group_size` (the wheel's command)
-patches that copy and they run again. A pytest plugin of the harness records, in each test, what
-the planner kv_group_size patches returned and the capacity vLLM computed from it.
+file under tests/v1 that calls vLLM's KV-cache planning, and runs them with pytest in two pristine
+copies of the CPU-provisioned release, one of them patched by `radpatch apply kv_group_size` (the
+wheel's command); tests whose outcome differs are run once more on both, and only a difference that
+comes back is a change. A pytest plugin of the harness records, in each test, what the planner
+kv_group_size patches returned and the capacity vLLM computed from it.
 
 Every outcome that changes must be listed in harness/vllm_own_tests_intended.json, with the plans
 (group counts, group size, blocks per request) and capacities vLLM computed for that test's
@@ -26,12 +27,13 @@ from harness.vllm_own_tests import (
     Capacity,
     CaseRecord,
     Change,
+    Comparison,
     Plan,
     Run,
     compare,
+    compare_installs,
     load_intended,
     render,
-    run_vllm_tests,
     select_test_files,
     write_intended,
 )
@@ -45,32 +47,34 @@ CORE_FILES = ("tests/v1/core/test_kv_cache_planning.py", "tests/v1/core/test_kv_
 
 
 @dataclass(frozen=True)
-class Comparison:
-    pristine: Run
-    patched: Run
-    changes: list[Change]
+class Outcome:
+    result: Comparison
     state: str
 
+    @property
+    def changes(self) -> list[Change]:
+        return self.result.changes
+
     def report(self) -> str:
-        return render(VERSION, self.pristine, self.patched, self.changes)
+        r = self.result
+        return render(VERSION, r.pristine, r.patched, r.changes, r.unconfirmed)
 
 
 @pytest.fixture(scope="module")
-def comparison(radpatch_cmd: Path, tmp_path_factory: pytest.TempPathFactory) -> Comparison:  # noqa: F811
+def comparison(radpatch_cmd: Path, tmp_path_factory: pytest.TempPathFactory) -> Outcome:  # noqa: F811
     tmp = tmp_path_factory.mktemp("vllm-own-tests")
-    python = Path(vllm_cpu.fresh(VERSION, dest=tmp / f"vllm-{VERSION}"))
-    pristine = run_vllm_tests(python, VERSION, log=tmp / "pristine.log")
-    run(radpatch_cmd, "--python", python, "apply", PATCH, cwd=tmp)
-    (entry,) = json.loads(run(radpatch_cmd, "--python", python, "status", "--json", PATCH, cwd=tmp).stdout)
-    patched = run_vllm_tests(python, VERSION, log=tmp / "patched.log")
-    result = Comparison(pristine, patched, compare(pristine, patched), str(entry["state"]))
+    pristine = Path(vllm_cpu.fresh(VERSION, dest=tmp / "pristine"))
+    patched = Path(vllm_cpu.fresh(VERSION, dest=tmp / "patched"))
+    run(radpatch_cmd, "--python", patched, "apply", PATCH, cwd=tmp)
+    (entry,) = json.loads(run(radpatch_cmd, "--python", patched, "status", "--json", PATCH, cwd=tmp).stdout)
+    result = Outcome(compare_installs(pristine, patched, VERSION, log_dir=tmp), str(entry["state"]))
     print(result.report())
     return result
 
 
 @pytest.mark.real
-def test_vllms_tests_really_ran_on_each_install(comparison: Comparison) -> None:
-    pristine, patched = comparison.pristine, comparison.patched
+def test_vllms_tests_really_ran_on_each_install(comparison: Outcome) -> None:
+    pristine, patched = comparison.result.pristine, comparison.result.patched
     assert pristine.vllm_version == patched.vllm_version == VERSION
     assert pristine.files == patched.files and set(CORE_FILES) <= set(pristine.files)
     for run_ in (pristine, patched):
@@ -85,7 +89,7 @@ def test_vllms_tests_really_ran_on_each_install(comparison: Comparison) -> None:
 
 
 @pytest.mark.real
-def test_every_changed_outcome_is_listed_as_intended(comparison: Comparison) -> None:
+def test_every_changed_outcome_is_listed_as_intended(comparison: Outcome) -> None:
     intended = load_intended(VERSION)
     got = {c.nodeid: c for c in comparison.changes}
     unlisted = sorted(set(got) - set(intended))
@@ -100,7 +104,7 @@ def test_every_changed_outcome_is_listed_as_intended(comparison: Comparison) -> 
 
 
 @pytest.mark.real
-def test_each_change_comes_from_a_different_plan(comparison: Comparison) -> None:
+def test_each_change_comes_from_a_different_plan(comparison: Outcome) -> None:
     """A changed outcome is explained by kv_group_size planning other groups in that test,
     with both group counts and blocks per request computed by vLLM -- not by a crash elsewhere."""
     for change in comparison.changes:
