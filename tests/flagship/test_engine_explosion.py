@@ -28,7 +28,6 @@ import yaml
 
 from harness import vllm_engine
 from harness.vllm_engine import EngineRun, ExplosionLayout
-from tests.real.conftest import radpatch_wheel  # noqa: F401  (a session fixture, shared with tests/real)
 
 pytestmark = pytest.mark.real
 

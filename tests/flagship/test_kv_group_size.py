@@ -18,7 +18,7 @@ import pytest
 
 from harness.kv_probe import BUILTIN_LAYOUTS, DEFAULTS
 
-pytestmark = pytest.mark.real  # tests/real's collection hook no longer marks this file
+pytestmark = pytest.mark.real
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -161,10 +161,11 @@ def test_container_build_flow(vllm_env, radpatch_wheel, tmp_path) -> None:  # ty
     import subprocess
     import sys
 
-    from tests.real.conftest import run
+    from tests.lib.processes import run
 
     env = vllm_env("0.33.0")
-    run(sys.executable, "-m", "pip", "--python", env.python, "install", "--quiet", "--disable-pip-version-check", radpatch_wheel)
+    pip = (sys.executable, "-m", "pip", "--python", env.python)
+    run(*pip, "install", "--quiet", "--disable-pip-version-check", radpatch_wheel)
     radpatch = env.python.parent / "radpatch"
     cwd = tmp_path / "build-context"
     cwd.mkdir()

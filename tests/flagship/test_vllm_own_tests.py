@@ -37,7 +37,7 @@ from harness.vllm_own_tests import (
     select_test_files,
     write_intended,
 )
-from tests.real.conftest import radpatch_cmd, radpatch_wheel, run  # noqa: F401  (session fixtures)
+from tests.lib.processes import run
 
 VERSION = "0.33.0"
 PATCH = "kv_group_size"

@@ -185,8 +185,13 @@ def test_a_patched_module_that_is_a_fifo_is_drifted_not_a_hang(as_vllm: Path, to
 
 
 def test_a_patch_with_another_stacked_on_its_file_reads_applied_at_engine_start(
-    as_vllm: Path, toy: Path, write_registry, radpatch, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+    as_vllm: Path,
+    toy: Path,
+    write_registry,  # type: ignore[no-untyped-def]
+    radpatch,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The self-check makes status's hash decision (state.hashes): the lower of two patches on one
     file is applied while the file carries the upper one too, so RADPATCH_REQUIRE lets vLLM start."""
     write_registry(
