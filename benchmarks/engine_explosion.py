@@ -142,7 +142,8 @@ def report(layout: ExplosionLayout, states: list[State], args: argparse.Namespac
         groups, _sizes, _blocks, tokens = min(state.facts(), key=str)
         up_groups, _s, _b, up_tokens = min(upstream.facts(), key=str)
         lines.append(f"- {state.name}: {up_groups} → {groups} groups; KV tokens {up_tokens:,} → {tokens:,} "
-                     f"({100 * (tokens / up_tokens - 1):+.1f}%); decode tok/s x{state.median('decode_tok_s') / base_tok:.3f}; "
+                     f"({100 * (tokens / up_tokens - 1):+.1f}%); "
+                     f"decode tok/s x{state.median('decode_tok_s') / base_tok:.3f}; "
                      f"step CPU time x{state.median('step_cpu_ms_median') / base_step:.3f}.")
     lines += ["", "What the patch said in each state:", ""]
     for state in states[1:]:

@@ -332,8 +332,10 @@ def why(change: Change) -> str:
     for upstream, patched in change.plans:
         rel = ""
         if upstream.blocks_per_request and patched.blocks_per_request:
-            ratio = (upstream.group_size * upstream.blocks_per_request) / (patched.group_size * patched.blocks_per_request)
-            rel = f" (capacity per byte x{ratio:.3f}: group size x blocks/request {upstream.group_size * upstream.blocks_per_request}"
+            ratio = ((upstream.group_size * upstream.blocks_per_request)
+                     / (patched.group_size * patched.blocks_per_request))
+            rel = (f" (capacity per byte x{ratio:.3f}: group size x blocks/request "
+                   f"{upstream.group_size * upstream.blocks_per_request}")
             rel += f" -> {patched.group_size * patched.blocks_per_request})"
         parts.append(f"upstream {upstream.describe()}; kv_group_size {patched.describe()}{rel}")
     for cap_upstream, cap_patched in change.capacities:

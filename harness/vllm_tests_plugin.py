@@ -42,7 +42,9 @@ _info: dict[str, Any] = {}
 
 
 @pytest.fixture()
-def caplog_vllm(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+def caplog_vllm(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> Iterator[pytest.LogCaptureFixture]:
     """vLLM's records reach pytest's caplog: propagate them for the test, capture at INFO."""
     logger_module = importlib.import_module("vllm.logger")
     default_config = getattr(logger_module, "DEFAULT_LOGGING_CONFIG", None)
