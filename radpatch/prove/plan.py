@@ -39,5 +39,5 @@ def plan(
     where = str(path)
     analyse(before)  # one parse of the original, for its proofs and the rewrites' index both
     after = forward(patch, rws, before, where)
-    pyc = prove(patch, rws, before, after, where, python)
+    pyc = prove(patch, rws, before, after, where, python, module)
     return FileChange(module, path, before, after, pyc=pyc)
