@@ -585,6 +585,7 @@ class _GlobalUse:
     line: int
     scope: _Scope
     import_time: bool
+    own: bool = False  # a `global` name the reading function itself has assigned before (on some path)
 
 
 class _Walker:
@@ -607,9 +608,12 @@ class _Walker:
         )
         # names a function binds in the module through `global` (an augmented assignment binds only
         # what it has read: `global x; x += 1` with x bound nowhere else is a NameError)
-        self.global_assigned = {
-            n for s in scopes.values() if s.kind != "module" for n in (s.bound - s.augmented_only) & s.globals_
-        }
+        self.global_assigners: dict[str, set[int]] = {}
+        for s in scopes.values():
+            if s.kind != "module":
+                for n in (s.bound - s.augmented_only) & s.globals_:
+                    self.global_assigners.setdefault(n, set()).add(id(s))
+        self.global_assigned = set(self.global_assigners)
         self.everywhere = {n for s in scopes.values() for n in s.bound}
 
     def flow(self, scope: _Scope) -> _Flow:
@@ -946,7 +950,7 @@ class _Walker:
         if scope.kind == "module":
             self.module_read(name, line, scope, c.flow)
         elif name in scope.globals_:
-            self.uses.append(_GlobalUse(name, line, scope, scope.import_time))
+            self.uses.append(_GlobalUse(name, line, scope, scope.import_time, name in c.flow.maybe))
         elif scope.kind == "class" and name in scope.locals:
             if name not in c.flow.maybe:  # not bound in the class yet: the module's (LOAD_NAME)
                 self.global_read(name, line, scope)
@@ -1032,9 +1036,15 @@ class _Walker:
             if name in module_flow.maybe:
                 self.out.append(Problem(use.line, name, use.scope.qual, LATER, f" (line {module_flow.maybe[name]})"))
                 return
-        elif name in module_flow.maybe or name in self.global_assigned or self.starred(name, None):
+        elif name in module_flow.maybe or self.assigned_elsewhere(use) or self.starred(name, None):
             return
         self.out.append(self.missing(use))
+
+    def assigned_elsewhere(self, use: _GlobalUse) -> bool:
+        """Does a function bind this `global` name before `use` may read it: another function (which may
+        run first), or the reading one itself, earlier on its path? Not the assignment that follows the
+        read in the same function: the first call fails there."""
+        return use.own or bool(self.global_assigners.get(use.name, set()) - {id(use.scope)})
 
     def missing(self, use: _GlobalUse) -> Problem:
         name, module_flow = use.name, self.flow(self.module)
