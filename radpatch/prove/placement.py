@@ -166,6 +166,8 @@ def _falls(s: ast.stmt) -> bool:
         if t.finalbody and not _block_falls(t.finalbody):
             return False
         return (_block_falls(t.body) and _block_falls(t.orelse)) or any(_block_falls(h.body) for h in t.handlers)
+    if isinstance(s, (ast.With, ast.AsyncWith)):  # a context manager may swallow an exception, not a return
+        return not (s.body and isinstance(s.body[-1], (ast.Return, ast.Continue, ast.Break)))
     if isinstance(s, ast.While):  # `while True:` without a break of its own never ends
         forever = isinstance(s.test, ast.Constant) and bool(s.test.value)
         return not forever or _breaks(s.body)
