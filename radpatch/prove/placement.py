@@ -325,26 +325,43 @@ def _replacer(d: ast.stmt, rest: tuple[_Next, ...]) -> tuple[ast.stmt, tuple[ast
         nested = _nested_rebind(s, name) if not isinstance(s, _DEFS) else None
         if nested is not None:
             return nested, (*between, *_before(s, nested)), True
-        between.append(s)
+        if not some:
+            between.extend(_certain(s))
     return None
 
 
-def _before(s: ast.stmt, nested: ast.stmt) -> tuple[ast.AST, ...]:
-    """What of compound `s` runs before `nested`: the simple statements that start before it and the
-    compound ones' own expressions (an `if` test, a `with` item), none of their bodies."""
-    out: list[ast.AST] = []
-    for x in ast.walk(s):
-        if not isinstance(x, ast.stmt) or x is nested or x.lineno > nested.lineno:
-            continue
-        if any(isinstance(getattr(x, f, None), list) for f in ("body", "handlers", "cases")):
-            out.extend(
-                c
-                for c in ast.iter_child_nodes(x)
-                if not isinstance(c, (ast.stmt, ast.ExceptHandler)) and type(c).__name__ != "match_case"
-            )
+def _certain(s: ast.stmt) -> Iterator[ast.AST]:
+    """What of `s` runs whenever `s` does: a read there keeps an earlier definition alive. A read on
+    some paths only (inside an `if`, a handler, a def's body) does not: on the others it is dead."""
+    if isinstance(s, _DEFS):
+        yield from s.decorator_list
+        if isinstance(s, ast.ClassDef):
+            yield from (*s.bases, *s.keywords)
         else:
-            out.append(x)
-    return tuple(out)
+            yield from (d for d in (*s.args.defaults, *s.args.kw_defaults) if d is not None)
+    elif isinstance(s, ast.If):
+        yield s.test
+    elif isinstance(s, (ast.For, ast.AsyncFor)):
+        yield s.iter
+    elif isinstance(s, ast.While):
+        yield s.test
+    elif isinstance(s, (ast.With, ast.AsyncWith)):
+        yield from s.items
+        for x in s.body:
+            yield from _certain(x)
+    elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+        for x in (*getattr(s, "body", ()), *getattr(s, "finalbody", ())):
+            yield from _certain(x)
+    elif type(s).__name__ == "Match":
+        yield s.subject  # type: ignore[attr-defined]
+    else:
+        yield s
+
+
+def _before(s: ast.stmt, nested: ast.stmt) -> tuple[ast.AST, ...]:
+    """What of compound `s` surely runs before `nested` replaces the definition: its own header
+    (an `if` test, a `with` item), nothing of its bodies."""
+    return tuple(x for x in _certain(s) if not isinstance(x, ast.stmt) and getattr(x, "lineno", 0) <= nested.lineno)
 
 
 def _plain(node: ast.stmt) -> bool:

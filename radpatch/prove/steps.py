@@ -293,6 +293,7 @@ NAMES_HINT = (
 
 COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
 PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
+UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
 REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
 
 
@@ -376,7 +377,9 @@ def _refuse_names(c: Case, r: Refusal) -> RefusedError:
 
 def _check_placement(c: Case) -> Refusal | None:
     why = placement_error(c.patch, c.rewrites, c.before, c.after, c.where, c.python, c.module)
-    return None if why is None else Refusal("placement", why, PLACEMENT_HINT)
+    if why is None:
+        return None
+    return Refusal("placement", why, UNREACHABLE_HINT if "is unreachable" in why else PLACEMENT_HINT)
 
 
 def _check_reverse(c: Case) -> Refusal | None:

@@ -62,7 +62,13 @@ def imports_cleanly(tmp: Path, source: str) -> bool:
     (pkg / "other.py").write_text("OTHER = 3\n")
     (pkg / "mod.py").write_text(source)
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {str(tmp)!r}); import pkg.mod; pkg.mod.use()"],
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(tmp)!r}); import pkg.mod; pkg.mod.use()",
+        ],
         capture_output=True,
         text=True,
     )
@@ -90,7 +96,9 @@ def test_a_self_import_is_refused_when_it_fails_or_imports_the_whole_module_at_i
         assert "circular import" in found[0].describe()
 
 
-@pytest.mark.parametrize("statement", ["import pkg", "from pkg import EARLY", "from . import EARLY", "from pkg import *"])
+@pytest.mark.parametrize(
+    "statement", ["import pkg", "from pkg import EARLY", "from . import EARLY", "from pkg import *"]
+)
 def test_a_packages_own_init(statement: str) -> None:
     """In pkg/__init__.py, `from . import x` may load the submodule pkg/x.py: only what cannot be a
     submodule is judged (the whole package, its star, nothing else)."""
