@@ -155,7 +155,9 @@ def names_error(
             return f"the patched {where} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
         return f"the patched {where} is too deeply nested to check its names"
     if new:
-        return f"the patched {where} would use undefined names{_for(python)}: " + "; ".join(p.describe() for p in new)
+        imports = {p.kind for p in new} <= {names.MISSING_MODULE, names.SELF_IMPORT}
+        what = "would fail to import" if imports else "would use undefined names"
+        return f"the patched {where} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
     return None
 
 
@@ -191,10 +193,19 @@ def placement_error(
         found_there = _target(python, before, after, where, module).placement
         if not found_there:
             return None
-        k = placement.first_failing(
-            len(rws),
-            lambda k: bool(_target(python, before, forward(patch, rws[:k], before, where), where, module).placement),
-        )
+        k: int | None = len(rws)
+        if len(rws) > 1:
+            try:
+                k = placement.first_failing(
+                    len(rws),
+                    lambda k: bool(
+                        _target(python, before, forward(patch, rws[:k], before, where), where, module).placement
+                    ),
+                )
+            except RefusedError:  # a prefix radpatch's own Python cannot run: name the last rewrite
+                k = len(rws)
+        if not rws:
+            return f"the patched {where}: {found_there[0]}"
         rw = rws[(k or len(rws)) - 1]
         return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found_there[0]}"
     if old.placement is None or new.placement is None:
@@ -291,6 +302,11 @@ NAMES_HINT = (
 )
 
 
+SELF_IMPORT_HINT = "use the module's own names directly: a module cannot import from itself while it is imported"
+MISSING_MODULE_HINT = (
+    "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
+    "or declare a `versions:` variant for the targets that lack it"
+)
 COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
 PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
 UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
@@ -360,7 +376,14 @@ def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
 
 def _check_names(c: Case) -> Refusal | None:
     why = names_error(c.before, c.after, c.where, c.python, c.module)
-    return None if why is None else Refusal("names", why, NAMES_HINT)
+    if why is None:
+        return None
+    hint = NAMES_HINT
+    if "comes from the module itself" in why:
+        hint = SELF_IMPORT_HINT
+    elif "standard library, nor installed there" in why:
+        hint = MISSING_MODULE_HINT
+    return Refusal("names", why, hint)
 
 
 def _refuse_names(c: Case, r: Refusal) -> RefusedError:
