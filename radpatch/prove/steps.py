@@ -165,14 +165,17 @@ _CHECKS = (placement.shadowed, placement.dead_changes, placement.unreachable_cha
 
 
 def _placed(
-    check: Callable[[placement.Placement, placement.Placement], list[str]], before: bytes, after: bytes
+    check: Callable[[placement.Placement, placement.Placement], list[str]],
+    before: bytes,
+    after: bytes,
+    me: tuple[str, bool] | None = None,
 ) -> list[str]:
-    old, new = _analysis(before).placement, _analysis(after).placement
+    old, new = _analysis(before, me).placement, _analysis(after, me).placement
     return [] if old is None or new is None else check(old, new)
 
 
-def _unparsable(before: bytes, after: bytes) -> bool:
-    return bool({_analysis(before).unparsed, _analysis(after).unparsed} & {"SyntaxError", "ValueError"})
+def _unparsable(before: bytes, after: bytes, me: tuple[str, bool] | None) -> bool:
+    return bool({_analysis(before, me).unparsed, _analysis(after, me).unparsed} & {"SyntaxError", "ValueError"})
 
 
 @pausing
@@ -187,8 +190,9 @@ def placement_error(
 ) -> str | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
     in a newer grammar than radpatch's own Python reads is judged by the target interpreter."""
-    old, new = _analysis(before), _analysis(after)
-    if (old.placement is None or new.placement is None) and _other(python) and _unparsable(before, after):
+    me = names.module_of(module, where)  # the key the names step analysed both versions under: one parse each
+    old, new = _analysis(before, me), _analysis(after, me)
+    if (old.placement is None or new.placement is None) and _other(python) and _unparsable(before, after, me):
         assert python is not None
         found_there = _target(python, before, after, where, module).placement
         if not found_there:
@@ -216,7 +220,7 @@ def placement_error(
     for check in _CHECKS:
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
-            rw = _first_showing(check, patch, rws, before, where)
+            rw = _first_showing(check, patch, rws, before, where, me)
             return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
     return None
 
@@ -227,11 +231,12 @@ def _first_showing(
     rws: tuple[Rewrite, ...],
     before: bytes,
     where: str,
+    me: tuple[str, bool] | None = None,
 ) -> Rewrite:
     """The rewrite that shows what `check` found: the first that, applied with those before it, is flagged
     (the last rewrite if no prefix is)."""
     k = placement.first_failing(
-        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where)))
+        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where), me))
     )
     return rws[(k or len(rws)) - 1]
 
@@ -491,6 +496,6 @@ def _text(data: bytes) -> str:
     return decode(data)[0]
 
 
-def analyse(data: bytes) -> None:
+def analyse(data: bytes, module: str | None = None, where: str = "") -> None:
     """Parse `data` once for its proofs and the rewrites' index of it (kept for the next steps)."""
-    _analysis(data)
+    _analysis(data, names.module_of(module, where))
