@@ -12,6 +12,13 @@ A patch must not add to this set. `problems(source)` follows Python's own rules:
   path has not (if/else, try/except, loops and `return`/`raise` are followed);
 - `if TYPE_CHECKING:` bodies never run: their imports serve annotations only (annotations are not
   evaluated under `from __future__ import annotations`, in function bodies, or on Python 3.14+);
+  such a name is compared use by use (PER_USE): a new run-time use is new even where the
+  original already had one on an error path;
+- `global x` must resolve to a module binding: `x += 1` reads x before binding it, and the
+  reading function's own later assignment does not bind it for that read;
+- self-imports: a module importing from itself while it is imported (given its dotted name);
+- the target's standard library (missing_modules): a new unguarded import of a module
+  radpatch's standard library has and the target's lacks, not found on the target's path;
 - a star import can provide any public name from its position on, nothing else; `globals()`
   (as in `globals().update(...)`) any name.
 

@@ -3,10 +3,14 @@
 - Shadowing: a definition the patch adds at module level must not share its name with anything
   the target binds there (import, assignment, def, class): one of the two would silently
   replace the other.
-- Dead code: a rewrite must not change a `def`/`class` that the same block redefines further
-  down (`def f` ... `def f` again, or `f = ...`, `from x import f`): the running code is the
-  later one. A definition whose name is read in between (`@f.setter`, `register(f)`) or that
-  has a decorator radpatch does not know (it may register it) is alive.
+- Dead code: a rewrite must not change a `def`/`class` that a later statement of its scope
+  replaces: in the same block or in one that runs after it (`def f` ... `def f` again, `f = ...`,
+  `from x import f`), or on some path only (`if cond: def f`, a try's fallback, a loop body).
+  A definition whose name is read by something that surely runs in between (`@f.setter`,
+  `register(f)`), or that has a decorator radpatch does not know (it may register it), is alive.
+- Unreachable code: nothing the patch adds or changes may follow, in its block, a statement
+  control never gets past (return, raise, continue, break, an if/else or try whose every path
+  leaves, `while True:` without a break, a `with` whose body returns).
 
 Each check is one pass over the top-level statements or over all statement lists, taken from each
 version's tree into a `Placement` (so only one whole-module tree is alive at a time); only the
