@@ -38,6 +38,10 @@ SHAPES = {
     "function": ("", "    import {m}\n    return 1\n"),
     "try-guarded": ("try:\n    import {m}\nexcept ImportError:\n    {m} = None\n", "    return 1\n"),
     "version-guarded": ("if sys.version_info < (3, 0):\n    import {m}\n", "    return 1\n"),
+    "flag-guarded": ("PY2 = sys.version_info < (3, 0)\nif PY2:\n    import {m}\n", "    return 1\n"),
+    "version-taken": ("if sys.version_info >= (3, 0):\n    import {m}\n", "    return 1\n"),
+    "version-sliced": ("if sys.version_info[:2] > (3, 9):\n    import {m}\n", "    return 1\n"),
+    "in-else": ("if sys.version_info < (3, 0):\n    pass\nelse:\n    import {m}\n", "    return 1\n"),
     "type-checking": ("if TYPE_CHECKING:\n    import {m}\n", "    return 1\n"),
 }
 
