@@ -168,7 +168,7 @@ def problems(
     enabled = gc.isenabled()
     gc.disable()  # the walk makes no cycles; the collector would rescan the whole tree again and again
     try:
-        return problems_in(ast.parse(source, filename), runtime, _self(module, filename))
+        return problems_in(ast.parse(source, filename), runtime, module_of(module, filename))
     finally:
         if enabled:
             gc.enable()
@@ -190,8 +190,6 @@ def module_of(module: str | None, filename: str) -> tuple[str, bool] | None:
         return None
     return module, filename.replace("\\", "/").rsplit("/", 1)[-1] == "__init__.py"
 
-
-_self = module_of
 
 
 def self_import(module: tuple[str, bool], node: ast.Import | ast.ImportFrom) -> list[tuple[str, str, bool]]:
