@@ -30,7 +30,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "expression": {"type": ["string", "number"], "pattern": "\\S"},
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
-    "occurrence": {"type": "integer", "minimum": 1},
+    "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
     "position": {"enum": list(loader.POSITIONS)},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
 }

@@ -155,6 +155,13 @@ def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
             node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)"
         )
     why = parse_problem(textwrap.dedent(code))
+    if why and code.strip().endswith(":") and not parse_problem(textwrap.dedent(code).strip() + "\n    pass"):
+        raise ctx.fail(
+            node,
+            path,
+            f"{code.strip()!r} is a compound statement's header without its body; write the whole statement "
+            "(header and body), or match a statement inside it and narrow with `within:` (which takes a header)",
+        )
     if why and (why.startswith("nested") or not is_expression(code)):
         raise ctx.fail(node, path, f"is not Python code: {why}")
     if not why and not ast.parse(textwrap.dedent(code)).body:
@@ -176,13 +183,16 @@ def _within(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
-def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int:
+def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int | str:
     text = _str(ctx, node, path)
+    if text == "all":
+        return text
     if not text.isdigit() or int(text) < 1:
         raise ctx.fail(
             node,
             path,
-            f"{text!r} is not a match number; write 1 for the first match in source order, 2 for the second, ...",
+            f"{text!r} is not a match number; write 1 for the first match in the installed file's source order, "
+            "2 for the second, ..., or `all` for every match",
         )
     return int(text)
 

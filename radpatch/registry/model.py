@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,14 +28,37 @@ class Knob:
 
 @dataclass(frozen=True)
 class ModuleChoice:
-    """`module` holds the code to change for installed versions in `versions`."""
+    """`module` holds the code to change for installed versions in `versions`.
+
+    A module is named by its import name, as `import` takes it: `vllm.reasoning` is the package's
+    `vllm/reasoning/__init__.py` when the install has one (a package wins over a same-named
+    `.py`, as Python's import system decides), else `vllm/reasoning.py`. Which one the install
+    has is known only at install time: install.locate sets `package` (`relpath` follows it).
+    `vllm.reasoning.__init__` names the package's file directly, as before."""
 
     versions: SpecifierSet
     module: str  # dotted name, e.g. vllm.v1.core.kv_cache_utils
+    package: bool = False  # the installed module is a package: its code is in <module>/__init__.py
 
     @property
     def relpath(self) -> str:
+        return self.package_relpath if self.package else self.module_relpath
+
+    @property
+    def module_relpath(self) -> str:
         return self.module.replace(".", "/") + ".py"
+
+    @property
+    def package_relpath(self) -> str:
+        """Where the code is if the module is a package (`a/b/__init__.py` for `a.b`)."""
+        if self.module.endswith(".__init__"):
+            return self.module_relpath
+        return self.module.replace(".", "/") + "/__init__.py"
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """The files the import name may stand for, the package first (as Python looks them up)."""
+        return tuple(dict.fromkeys((self.package_relpath, self.module_relpath)))
 
 
 @dataclass(frozen=True)
@@ -79,10 +103,13 @@ WITHIN = Field(
 OCCURRENCE = Field(
     "occurrence",
     "occurrence",
-    "optional: take the n-th match (1-based, in source order) instead of requiring exactly one",
+    "optional: the n-th match instead of requiring exactly one, counted from 1 in the installed file's source "
+    "order (as the file is before the entry's rewrites run: `occurrence: 2` stays the installed second match "
+    "after a rewrite above it changed the first); `all`: every match (at least one)",
     required=False,
 )
 SCOPE = Field("scope", "qualname", "where to look: `<module>`, `f`, `Class`, `Class.method`, `Outer.Inner`")
+
 
 @dataclass(frozen=True)
 class PayloadFile:
@@ -91,6 +118,14 @@ class PayloadFile:
     path: Path  # resolved
     data: bytes
     tree: ast.Module
+
+
+Occurrence = int | Literal["all"] | None  # `occurrence:`: the n-th match, every match, or the one match
+
+
+def code_key(code: str) -> str:
+    """The code's syntax tree (layout, comments and quotes play no part), for comparing patterns."""
+    return ast.dump(ast.parse(textwrap.dedent(code).strip()))
 
 
 Fail = Callable[..., Exception]  # fail(key, message, at=None): report at the YAML node of `at or key`
@@ -112,6 +147,9 @@ class Operation:
     # Applied to code that already holds its result it succeeds again, adding it a second time
     # (an insert: its anchor stays). apply then checks it on its own (engine._refuse_if_present).
     REPEATABLE: ClassVar[bool] = False
+    # Its edit changes the code it matched (a replace, a delete), so that code is no longer a match of
+    # its pattern: a later rewrite's `occurrence:` on the same pattern counts it still (rewrite.runner).
+    CONSUMES: ClassVar[bool] = False
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:
@@ -145,6 +183,12 @@ class Operation:
         """The definition the rewrite needs (`<module>` for module-level ones): when a target's
         module moved between releases, locate picks the candidate that defines it."""
         return "<module>"
+
+    def match_key(self) -> tuple[object, ...] | None:
+        """What the rewrite matches (scope, pattern, `within`), equal for two rewrites that match the
+        same code; None for an operation without `occurrence:`. rewrite.runner counts a rewrite's
+        `occurrence:` on the installed file by it."""
+        return None
 
     def may_be_present(self, text: str) -> bool:
         """False only when the file's text cannot hold what the operation adds: apply's cheap test
@@ -197,8 +241,9 @@ class Patch:
 
     @property
     def module_files(self) -> tuple[str, ...]:
-        """Every file the patch may change, for any version (relative to site-packages)."""
-        return tuple(dict.fromkeys(c.relpath for t in self.targets for c in t.choices))
+        """Every file the patch may change, for any version (relative to site-packages): for a
+        module named by its import name, both the package's `__init__.py` and the `.py` file."""
+        return tuple(dict.fromkeys(p for t in self.targets for c in t.choices for p in c.candidates))
 
     @property
     def range(self) -> str:

@@ -55,6 +55,8 @@ def forward(src: Source, op: Operation) -> Source:
     from radpatch.rewrite.ops.common import code_errors
 
     with code_errors():
+        if getattr(op, "occurrence", None) == "all":
+            return _every(src, op, undo=False)
         return op.forward(src)
 
 
@@ -62,4 +64,40 @@ def inverse(src: Source, op: Operation) -> Source:
     from radpatch.rewrite.ops.common import code_errors
 
     with code_errors():
+        if getattr(op, "occurrence", None) == "all":
+            return _every(src, op, undo=True)
         return op.inverse(src)
+
+
+def _every(src: Source, op: Operation, undo: bool) -> Source:
+    """`occurrence: all`: the edit once per match, the last match first (so editing one leaves the
+    matches before it where they were, and counting them again finds the same ones). No match is
+    the operation's own refusal. An operation whose edit replaces what it matched (CONSUMES) is
+    refused where its result is in the code already: undoing every match of its result would
+    undo that code too."""
+    from radpatch.rewrite.matching import MatchFailure
+    from radpatch.rewrite.ops.common import picking, probe
+
+    run = op.inverse if undo else op.forward
+    found = probe(lambda: run(src))
+    if found is None:  # it chose among no matches (delete's inverse puts back every deleted statement itself)
+        return run(src)
+    if not found:
+        return run(src)  # the refusal that no match gives
+    if not undo and op.CONSUMES:
+        try:
+            there = probe(lambda: op.inverse(src))
+        except MatchFailure:
+            there = []
+        if there is None or there:
+            lines = ", ".join(str(line) for line, _ in there or [])
+            raise MatchFailure(
+                "the rewrite's result is in the code already"
+                + (f" (line {lines})" if lines else "")
+                + ": with `occurrence: all`, undoing it would change that code too",
+                "list the matches to change by number instead: one rewrite per `occurrence: N`",
+            )
+    for index in range(len(found), 0, -1):
+        with picking(index):
+            src = run(src)
+    return src

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import contextvars
 import difflib
 import functools
 import textwrap
@@ -18,6 +19,7 @@ from typing import Protocol
 
 import libcst as cst
 
+from radpatch.registry.model import Occurrence
 from radpatch.rewrite.matching import (
     SCOPE_MISSING,
     SCOPE_NEAR,
@@ -35,6 +37,7 @@ from radpatch.rewrite.matching import (
     find_scope,
     inline_statements,
     lines_of,
+    nested_scopes,
     replace_on_path,
     starts,
     statement_slots,
@@ -49,7 +52,7 @@ class Selecting(Protocol):
     def within(self) -> str | None: ...
 
     @property
-    def occurrence(self) -> int | None: ...
+    def occurrence(self) -> Occurrence: ...
 
 
 @contextlib.contextmanager
@@ -154,6 +157,52 @@ def slot_of(path: Path_) -> tuple[Path_, int]:
 
 
 # --- selection ---------------------------------------------------------------------------------
+# `occurrence: all` and the installed file's count (rewrite.runner) need what select() sees: the
+# matches' positions (probe), and a match picked by its index whatever `occurrence:` says (picking).
+
+Position = tuple[int, int]  # (1-based line in the file, column) where a match starts
+
+
+class Probed(Exception):
+    """Raised by select() inside probe(): the positions of the matches it was given, in source order.
+    Not a MatchFailure: nothing catches it on the way out of the operation."""
+
+    def __init__(self, positions: list[Position]) -> None:
+        super().__init__(positions)
+        self.positions = positions
+
+
+_PROBE: contextvars.ContextVar[bool] = contextvars.ContextVar("radpatch_probe", default=False)
+_PICK: contextvars.ContextVar[int | None] = contextvars.ContextVar("radpatch_pick", default=None)
+
+
+def probe(run: Callable[[], object]) -> list[Position] | None:
+    """The positions of the matches the operation `run` runs would choose among (after `within`),
+    without editing anything; None when it finished without choosing among matches."""
+    token = _PROBE.set(True)
+    try:
+        run()
+    except Probed as found:
+        return found.positions
+    finally:
+        _PROBE.reset(token)
+    return None
+
+
+@contextlib.contextmanager
+def picking(index: int) -> Iterator[None]:
+    """While active, select() takes the index-th match (from 1, in source order) of what it is given."""
+    token = _PICK.set(index)
+    try:
+        yield
+    finally:
+        _PICK.reset(token)
+
+
+def positions(module: cst.Module, hits: Sequence[Path_], offset: int) -> list[Position]:
+    pos = starts(module)
+    return [(pos[h[-1]][0] + offset, pos[h[-1]][1]) for h in hits]
+
 
 Explanation = tuple[str, bool] | tuple[str, bool, str]  # (detail, plausible[, hint]) of a pattern that matched nowhere
 
@@ -167,14 +216,24 @@ def select(
     offset: int,
     no_match: Callable[[], Explanation],
     undo: cst.CSTNode | None = None,
+    nested: Callable[[], list[tuple[str, int]]] | None = None,
 ) -> Path_:
     """The one hit the rewrite means: narrowed by `within`, picked by `occurrence`, else unique.
-    `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was."""
+    `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was.
+    `nested`: the matches inside functions defined in the scope (which it does not search), for
+    a refusal that says which scope to write instead."""
     within = op.within if op else None
     everywhere = hits
     if within:
         hits = [h for h in hits if _is_within(module, h, within, undo)]
-    nth = op.occurrence if op else None
+    if _PROBE.get():
+        raise Probed(positions(module, hits, offset))
+    pick = _PICK.get()
+    nth = pick if pick is not None else op.occurrence if op else None
+    if nth == "all":  # ops.forward runs the edit once per match, picking each; here only when there is none
+        if hits:
+            raise MatchFailure("`occurrence: all` is run by radpatch.rewrite.ops.forward, one match at a time")
+        nth = None
     where = f"{scope}" + (f" within `{_one_line(within)}`" if within else "")
     if within and everywhere and not hits:
         lines = lines_of(module, [h[-1] for h in everywhere], offset)
@@ -184,14 +243,32 @@ def select(
             "fix `within:`: an enclosing statement of the match (a compound statement's header such as "
             "`for x in y:`, or a whole statement), written as in the code",
         )
+    inner = (
+        nested() if nested is not None and explaining() and (not hits or nth is not None and nth > len(hits)) else []
+    )
+    if inner and not hits:
+        raise NotFound(
+            f"{what} not found in {where} itself; it is inside a function defined in it: {_listed(inner)}",
+            _scope_hint(inner, within),
+        )
     if nth is not None:
         if nth <= len(hits):
             return hits[nth - 1]
         lines = lines_of(module, [h[-1] for h in hits], offset)
         shown = f" (the matches are at lines {', '.join(map(str, lines))})" if hits else ""
+        if inner:
+            raise NotFound(
+                f"{what} has {len(hits)} match(es) in {where}{shown}; occurrence {nth} does not exist there. "
+                f"{len(inner)} more {'is' if len(inner) == 1 else 'are'} inside a function defined in it, which "
+                f"`scope: {scope}` does not search: {_listed(inner)}",
+                _scope_hint(inner, within),
+            )
         raise NotFound(
             f"{what} has {len(hits)} match(es) in {where}; occurrence {nth} does not exist{shown}",
-            f"`occurrence:` counts the matches in source order from 1: pick one of 1..{len(hits)}" if hits else "",
+            f"`occurrence:` counts the matches in the installed file's source order from 1: pick one of "
+            f"1..{len(hits)}, or write `occurrence: all` for every one"
+            if hits
+            else "",
         )
     if len(hits) == 1:
         return hits[0]
@@ -200,6 +277,41 @@ def select(
         raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}", *hint)
     lines = lines_of(module, [h[-1] for h in hits], offset)
     raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
+
+
+def _listed(inner: list[tuple[str, int]]) -> str:
+    return ", ".join(f"line {line} in `{q}`" for q, line in inner)
+
+
+def _scope_hint(inner: list[tuple[str, int]], within: str | None) -> str:
+    q = inner[0][0]
+    several = sum(1 for name, _ in inner if name == q) > 1
+    return (
+        f"a function defined inside the scope is a scope of its own: write the rewrite for the match there with "
+        f"`scope: {q}`"
+        + (" and `occurrence:` (counted in that scope)" if several else "")
+        + (" (check `within:` too)" if within else "")
+        + "; `occurrence:` counts the matches of one scope"
+    )
+
+
+def nested_matches(
+    module: cst.Module, scope: Path_, qualname: str, match: Callable[[Path_], Sequence[Path_]], offset: int
+) -> Callable[[], list[tuple[str, int]]]:
+    """(qualified name, line) of each match of `match` in the functions and classes defined inside
+    the scope at `path`, which the scope's own search does not enter; gathered only for a refusal."""
+
+    def find() -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
+        for path, name in nested_scopes(scope, qualname):
+            try:
+                hits = match(path)
+            except SyntaxError:
+                continue
+            out.extend((name, line) for line in lines_of(module, [h[-1] for h in hits], offset))
+        return sorted(out, key=lambda hit: hit[1])
+
+    return find
 
 
 def _one_line(code: str) -> str:
@@ -264,7 +376,7 @@ def undo_pick(
     if op.within:
         find_hits = [h for h in find_hits if _is_within(module, h, op.within, None)]
         with_hits = [h for h in with_hits if _is_within(module, h, op.within, undo)]
-    if op.occurrence is None:
+    if op.occurrence is None or op.occurrence == "all" or _PICK.get() is not None:
         return select(
             module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False)
         )

@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Operation
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -30,7 +30,14 @@ if TYPE_CHECKING:
         run_length,
         statement_slots,
     )
-    from radpatch.rewrite.ops.common import in_scope, select, slot_of, statement_candidates, statement_paths
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+    )
 
 
 @dataclass(frozen=True)
@@ -40,9 +47,10 @@ class Delete(Operation):
     scope: str
     find: str
     within: str | None = None
-    occurrence: int | None = None
+    occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "delete"
+    CONSUMES: ClassVar[bool] = True
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
         Field("find", "code", "the statement(s) to delete, AST-compared"),
@@ -59,6 +67,9 @@ class Delete(Operation):
     def scope_name(self) -> str:
         return self.scope
 
+    def match_key(self) -> tuple[object, ...] | None:
+        return ("find", self.scope, code_key(self.find), self.within)
+
     def forward(self, src: Source) -> Source:
         _load()
         return _forward(src, self)
@@ -71,7 +82,7 @@ class Delete(Operation):
 def _load() -> None:
     """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
     global cst, NotUndoable, Path_, block_body, find_scope, find_statements, parse_statements, replace_on_path
-    global run_length, statement_slots, in_scope, select, slot_of, statement_candidates, statement_paths
+    global run_length, statement_slots, in_scope, select, slot_of, statement_candidates, statement_paths, nested_matches
     import libcst as cst
 
     from radpatch.rewrite.matching import (
@@ -85,7 +96,14 @@ def _load() -> None:
         run_length,
         statement_slots,
     )
-    from radpatch.rewrite.ops.common import in_scope, select, slot_of, statement_candidates, statement_paths
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+    )
 
 
 def _lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
@@ -114,6 +132,9 @@ def _forward(src: Source, op: Delete) -> Source:
                 op,
                 offset,
                 statement_candidates(module, scope, op.find, offset),
+                nested=nested_matches(
+                    module, scope, op.scope, lambda p: statement_paths(find_statements(module, p, op.find)), offset
+                ),
             )
         )
         holder = block[-1]
@@ -165,7 +186,13 @@ def _inverse(src: Source, op: Delete) -> Source:
             body[i:i] = restored
         return replace_on_path(block, holder.with_changes(body=body))
 
-    return in_scope(src, op.scope, edit)
+    src = in_scope(src, op.scope, edit)
+    while op.occurrence == "all":  # every statement it deleted, each marked by its comment
+        try:
+            src = in_scope(src, op.scope, edit)
+        except NotUndoable:
+            break
+    return src
 
 
 def _is(line: cst.EmptyLine, text: str) -> bool:

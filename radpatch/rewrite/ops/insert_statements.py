@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Operation
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -24,7 +24,15 @@ if TYPE_CHECKING:
         run_length,
         stmt_key,
     )
-    from radpatch.rewrite.ops.common import in_scope, select, slot_of, statement_candidates, statement_paths, with_body
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+        with_body,
+    )
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class InsertStatements(Operation):
     code: str
     where: Literal["before", "after"]
     within: str | None = None
-    occurrence: int | None = None
+    occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "insert_after"  # and insert_before (keys())
     FIELDS: ClassVar[tuple[Field, ...]] = (
@@ -67,6 +75,9 @@ class InsertStatements(Operation):
     def scope_name(self) -> str:
         return self.scope
 
+    def match_key(self) -> tuple[object, ...] | None:
+        return ("find", self.scope, code_key(self.find), self.within)
+
     def may_be_present(self, text: str) -> bool:
         lines = [ln.strip() for ln in self.code.splitlines() if ln.strip()]
         return all(ln in text for ln in lines)
@@ -83,7 +94,7 @@ class InsertStatements(Operation):
 def _load() -> None:
     """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
     global cst, NotUndoable, block_body, code_of, find_scope, find_statements, parse_statements, run_length
-    global stmt_key, in_scope, select, slot_of, statement_candidates, statement_paths, with_body
+    global stmt_key, in_scope, select, slot_of, statement_candidates, statement_paths, with_body, nested_matches
     import libcst as cst
 
     from radpatch.rewrite.matching import (
@@ -96,7 +107,15 @@ def _load() -> None:
         run_length,
         stmt_key,
     )
-    from radpatch.rewrite.ops.common import in_scope, select, slot_of, statement_candidates, statement_paths, with_body
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+        with_body,
+    )
 
 
 def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tuple[cst.CSTNode, ...], int]:
@@ -106,7 +125,16 @@ def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tupl
     hits = statement_paths(find_statements(module, scope, op.find))
     block, i = slot_of(
         select(
-            module, hits, "statement `find`", op.scope, op, offset, statement_candidates(module, scope, op.find, offset)
+            module,
+            hits,
+            "statement `find`",
+            op.scope,
+            op,
+            offset,
+            statement_candidates(module, scope, op.find, offset),
+            nested=nested_matches(
+                module, scope, op.scope, lambda p: statement_paths(find_statements(module, p, op.find)), offset
+            ),
         )
     )
     return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.where == "after" else i

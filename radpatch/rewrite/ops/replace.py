@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Operation
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
 from radpatch.rewrite.source import Source, is_expression, parse_problem
 
 if TYPE_CHECKING:
@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from radpatch.rewrite.matching import (
         Path_,
         block_body,
+        calls_to,
         code_of,
+        enclosing_expression,
         expr_key,
         find_expressions,
         find_scope,
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         lines_of,
         nodes_of,
         parse_statements,
+        pretty,
         replace_on_path,
         run_length,
     )
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
         Explanation,
         candidates,
         in_scope,
+        nested_matches,
         select,
         slot_of,
         statement_candidates,
@@ -60,9 +64,10 @@ class Replace(Operation):
     find: str
     with_: str
     within: str | None = None
-    occurrence: int | None = None
+    occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "replace"
+    CONSUMES: ClassVar[bool] = True
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
         Field("find", "code", "an expression or statement(s), AST-compared: any layout, quotes, comments, parentheses"),
@@ -97,6 +102,9 @@ class Replace(Operation):
     def scope_name(self) -> str:
         return self.scope
 
+    def match_key(self) -> tuple[object, ...] | None:
+        return ("find", self.scope, code_key(self.find), self.within)
+
     def forward(self, src: Source) -> Source:
         _load()
         return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=False))
@@ -108,16 +116,19 @@ class Replace(Operation):
 
 def _load() -> None:
     """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global calls_to, enclosing_expression, pretty
     global cst, Path_, block_body, code_of, expr_key, find_expressions, find_scope, find_statements, lines_of, nodes_of
     global parse_statements
     global replace_on_path, run_length, merge, candidates, in_scope, select, slot_of, statement_candidates
-    global statement_paths, undo_pick, with_body, expression_text
+    global statement_paths, undo_pick, with_body, expression_text, nested_matches
     import libcst as cst
 
     from radpatch.rewrite.matching import (
         Path_,
         block_body,
+        calls_to,
         code_of,
+        enclosing_expression,
         expr_key,
         find_expressions,
         find_scope,
@@ -125,6 +136,7 @@ def _load() -> None:
         lines_of,
         nodes_of,
         parse_statements,
+        pretty,
         replace_on_path,
         run_length,
     )
@@ -132,6 +144,7 @@ def _load() -> None:
     from radpatch.rewrite.ops.common import (
         candidates,
         in_scope,
+        nested_matches,
         select,
         slot_of,
         statement_candidates,
@@ -176,7 +189,14 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             op.scope,
             op,
             offset,
-            candidates(module, lambda: [p[-1] for p in nodes_of(scope, kind)], old, offset),
+            _part_or(
+                candidates(module, lambda: [p[-1] for p in nodes_of(scope, kind)], old, offset),
+                module,
+                scope,
+                old,
+                offset,
+            ),
+            nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
         )
     else:
         hit = select(
@@ -187,6 +207,7 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             op,
             offset,
             _keyword_or(statement_candidates(module, scope, old, offset), module, scope, op, offset),
+            nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
         )
     if expression:
         return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
@@ -252,6 +273,51 @@ def _keyword_or(
         )
 
     return explain
+
+
+def _part_or(
+    otherwise: Callable[[], Explanation], module: cst.Module, scope: Path_, pattern: str, offset: int
+) -> Callable[[], Explanation]:
+    """An expression `find` that no expression equals but the code holds: a call passing other
+    arguments, or a part of a larger expression that is not an expression of its own to `ast`
+    (`a and b` of `a and b and c`, `timeout` of `self.timeout`). Else the usual explanation."""
+
+    def explain() -> Explanation:
+        calls = calls_to(module, scope, pattern)
+        if calls:
+            shown = "; ".join(
+                f"line {line}: `{_short(pretty(code_of(module, c)))}`"
+                for line, c in zip(lines_of(module, calls[:3], offset), calls)
+            )
+            return (
+                f"the call(s) to the same callee in it pass other arguments: {shown}",
+                True,
+                "fix `find`: write the call with every argument it passes (any layout); to change one keyword "
+                "argument, use set_keyword",
+            )
+        outer = enclosing_expression(module, scope, pattern)
+        if outer is None:
+            return otherwise()
+        why = {
+            cst.BooleanOperation: "Python reads a chain of `and`/`or` as one operation over all its operands",
+            cst.BinaryOperation: "operators group left to right and by precedence (`x + a + b` is `(x + a) + b`)",
+            cst.Call: "a call's arguments are each an expression, not together",
+            cst.Attribute: "an attribute's name is not an expression of its own",
+            cst.Comparison: "Python reads a chained comparison as one comparison over all its operands",
+        }.get(type(outer), "it is not one of the expressions the code is made of")
+        return (
+            f"`{_short(pattern)}` is part of `{_short(pretty(code_of(module, outer)))}` "
+            f"(line {lines_of(module, [outer], offset)[0]}), but not an expression of its own there: {why}",
+            True,
+            "make `find` the whole expression shown, and `with` the whole expression it becomes",
+        )
+
+    return explain
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _as_keyword(code: str) -> tuple[str, str] | None:

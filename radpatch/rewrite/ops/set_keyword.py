@@ -13,7 +13,7 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Operation
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
 from radpatch.rewrite.source import Source, expression_text
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import Path_, code_of, expr_key, find_scope, lines_of, nodes_of, replace_on_path
     from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import Explanation, in_scope, select, undo_pick
+    from radpatch.rewrite.ops.common import Explanation, in_scope, nested_matches, select, undo_pick
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,10 @@ class SetKeyword(Operation):
     from_: str
     to: str
     within: str | None = None
-    occurrence: int | None = None
+    occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "set_keyword"
+    CONSUMES: ClassVar[bool] = True
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
         Field("call", "expression", "the callee as the code writes it, AST-compared: `threading.Thread`, `self.run`"),
@@ -58,6 +59,9 @@ class SetKeyword(Operation):
     def scope_name(self) -> str:
         return self.scope
 
+    def match_key(self) -> tuple[object, ...] | None:
+        return ("keyword", self.scope, code_key(self.call), self.keyword, code_key(self.from_), self.within)
+
     def forward(self, src: Source) -> Source:
         _load()
         return in_scope(src, self.scope, lambda m, offset: _set(m, self, offset, undo=False))
@@ -70,11 +74,12 @@ class SetKeyword(Operation):
 def _load() -> None:
     """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
     global cst, code_of, expr_key, find_scope, lines_of, nodes_of, replace_on_path, merge, in_scope, select, undo_pick
+    global nested_matches
     import libcst as cst
 
     from radpatch.rewrite.matching import code_of, expr_key, find_scope, lines_of, nodes_of, replace_on_path
     from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import in_scope, select, undo_pick
+    from radpatch.rewrite.ops.common import in_scope, nested_matches, select, undo_pick
 
 
 def _calls(module: cst.Module, scope: Path_, callee: str) -> list[Path_]:
@@ -128,7 +133,20 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool) -> cst.CST
         )
     else:
         hit = select(
-            module, _equal(module, values, old), what, op.scope, op, offset, lambda: _why(module, scope, op, offset)
+            module,
+            _equal(module, values, old),
+            what,
+            op.scope,
+            op,
+            offset,
+            lambda: _why(module, scope, op, offset),
+            nested=nested_matches(
+                module,
+                scope,
+                op.scope,
+                lambda p: _equal(module, _values(module, _calls(module, p, op.call), op.keyword), old),
+                offset,
+            ),
         )
     value = hit[-1]
     assert isinstance(value, cst.BaseExpression)

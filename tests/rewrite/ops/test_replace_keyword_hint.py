@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from radpatch.rewrite.matching import NotFound
-from tests.vllm_files import VERSIONS, install_vllm
+from tests.lib.vllm_files import VERSIONS, install_vllm
 
 CORE = "vllm/v1/engine/core.py"
 HEAD = """\

@@ -27,7 +27,7 @@ from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.matching import Ambiguous, NearMiss, NotFound
 from radpatch.rewrite.ops.set_keyword import SetKeyword
-from tests.vllm_files import VERSIONS, fixture, install_vllm
+from tests.lib.vllm_files import VERSIONS, fixture, install_vllm
 
 THREADS = '''\
 import threading
