@@ -217,6 +217,26 @@ def import_(
     return importing.run(target, patches, strip, directory, out, name, supported)
 
 
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option(
+    "--wheel",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, readable=False),
+    help="Read the pristine bytes from this wheel (offline) instead of the package index.",
+)
+@click.option("--dry-run", is_flag=True, help="Fetch and check the bytes, say what would be restored, write nothing.")
+@pass_ctx
+def restore(ctx: Context, paths: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
+    """Put files of an installed distribution back to their RECORD bytes, from its wheel (no reinstall).
+
+    PATH: a file under site-packages (absolute, or relative to site-packages), a module name
+    (vllm.v1.core.kv_cache_utils), or a directory (each of its files not as installed)."""
+    from radpatch.commands import restore as cmd
+
+    return cmd.run(ctx, paths, wheel, dry_run)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args

@@ -10,10 +10,6 @@ installed and RECORD lists, and compared with what /usr/bin/patch makes of the s
 from __future__ import annotations
 
 import ast
-import base64
-import csv
-import hashlib
-import io
 import os
 import random
 import re
@@ -21,11 +17,12 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.lib.wheels import build_wheel  # the one wheel builder (re-exported for the import tests)
 
 sys.modules["radpatch_import_tests"] = sys.modules[
     __name__
@@ -54,32 +51,6 @@ def corpus_files() -> dict[str, bytes]:
     files[f"{PACKAGE}/sub/__init__.py"] = b""
     files[f"{PACKAGE}/data.txt"] = b"not python\n"
     return files
-
-
-def _hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
-def build_wheel(dest: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
-    norm = name.replace("-", "_")
-    info = f"{norm}-{version}.dist-info"
-    entries = dict(files)
-    entries[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n".encode()
-    entries[f"{info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: radpatch-import-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    for rel, data in entries.items():
-        w.writerow([rel, _hash(data), len(data)])
-    w.writerow([f"{info}/RECORD", "", ""])
-    entries[f"{info}/RECORD"] = buf.getvalue().encode()
-    dest.mkdir(parents=True, exist_ok=True)
-    wheel = dest / f"{norm}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
-        for rel, data in entries.items():
-            zf.writestr(rel, data)
-    return wheel
 
 
 def clean_env() -> dict[str, str]:

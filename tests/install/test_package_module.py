@@ -17,7 +17,7 @@ from packaging.specifiers import SpecifierSet
 
 from radpatch.install.locate import package_file
 from radpatch.registry.model import ModuleChoice
-from tests.vllm_files import VERSIONS, install_vllm
+from tests.lib.vllm_files import VERSIONS, install_vllm
 
 INIT = "vllm/reasoning/__init__.py"
 ENTRY = """\

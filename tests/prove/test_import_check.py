@@ -17,7 +17,7 @@ import pytest
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import import_check
 from radpatch.prove.plan import FileChange
-from tests.conftest import Site
+from tests.lib.site import Site
 
 CORE = textwrap.dedent("""\
     import os

@@ -19,7 +19,7 @@ from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.matching import NotFound
 from radpatch.rewrite.ops.replace import Replace
-from tests.vllm_files import VERSIONS, fixture
+from tests.lib.vllm_files import VERSIONS, fixture
 
 SRC = """\
 def f(a, b, c, x, g):

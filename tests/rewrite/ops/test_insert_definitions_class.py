@@ -21,7 +21,7 @@ from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions, payload
-from tests.vllm_files import VERSIONS, install_vllm
+from tests.lib.vllm_files import VERSIONS, install_vllm
 
 TARGET = '''\
 import os

@@ -29,7 +29,7 @@ from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_keyword import SetKeyword
-from tests.vllm_files import VERSIONS, install_vllm
+from tests.lib.vllm_files import VERSIONS, install_vllm
 
 SRC = """\
 import threading
