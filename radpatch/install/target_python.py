@@ -2,11 +2,17 @@
 
 When the target interpreter is another Python version than radpatch's own, radpatch's
 `compile()` would accept syntax the target cannot parse (a PEP 695 `type X = int` for a 3.10
-target) and judge names against the wrong builtins. Then the target itself answers: it is run
-isolated (`-I -S`: no site-packages, no .pth files, nothing of the target package imported)
-with the patched and original source on stdin; it compiles the patched bytes and runs
-radpatch's own names.py (standard library only) on both. One answer per (interpreter,
-original, patched) serves both proof steps.
+target), judge names against the wrong builtins and the wrong standard library (`import tomllib`
+on 3.10), and could not parse a module written in a newer grammar than its own at all. Then the
+target itself answers: it is run isolated (`-I -S`: no site-packages, no .pth files, nothing of
+the target package imported) with the patched and original source on stdin; it compiles the
+patched bytes and runs radpatch's own names.py and placement.py (standard library only) on both.
+A new import of a module radpatch's own standard library has but the target's lacks is looked
+for on the target's import path (importlib's PathFinder: found, never imported). One answer per
+(interpreter, original, patched, module) serves the compile, names and placement steps.
+
+When the target is radpatch's own Python version none of this runs: the grammar, the builtins and
+sys.stdlib_module_names are the same, so a plain apply starts no subprocess.
 """
 
 from __future__ import annotations
@@ -19,26 +25,45 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.prove import names
+from radpatch.prove import names, placement
 
 TIMEOUT = 120  # seconds the target may take to answer (a 100k-line module compiles in a few)
 _MAX_ANSWER = 16 << 20
 
 _PROBE = r"""
-import base64, json, sys, types
+import ast, base64, importlib.machinery, json, sys, types
 data = json.loads(sys.stdin.buffer.read())
-mod = types.ModuleType("radpatch_names")
-sys.modules[mod.__name__] = mod
-exec(compile(data["names"], "radpatch/names.py", "exec"), mod.__dict__)
+
+def load(name, source):
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod
+    exec(compile(source, "radpatch/" + name + ".py", "exec"), mod.__dict__)
+    return mod
+
+mod, place = load("radpatch_names", data["names"]), load("radpatch_placement", data["placement"])
 after = base64.b64decode(data["after"])
-out = {"radpatch": 1, "version": list(sys.version_info[:2]), "compile": None, "problems": []}
+out = {"radpatch": 1, "version": list(sys.version_info[:2]), "compile": None, "problems": [], "placement": None}
 try:
     compile(after, data["where"], "exec", dont_inherit=True)
 except (SyntaxError, ValueError) as exc:
     out["compile"] = {"msg": str(getattr(exc, "msg", exc)), "lineno": getattr(exc, "lineno", None)}
 if out["compile"] is None:
-    found = mod.introduced(data["before"], data["after_text"], data["where"])
+    found = mod.introduced(data["before"], data["after_text"], data["where"], None, data["module"])
+    old, new = ast.parse(data["before"]), ast.parse(data["after_text"])
+    paths = [p for p in data["paths"] if isinstance(p, str)]
+
+    def installed(name):
+        if name == "distutils" and importlib.machinery.PathFinder.find_spec("setuptools", paths) is not None:
+            return True  # setuptools' distutils-precedence.pth provides it on 3.12+
+        return importlib.machinery.PathFinder.find_spec(name, paths) is not None
+
+    python = "%d.%d" % sys.version_info[:2]
+    std = frozenset(getattr(sys, "stdlib_module_names", ()))
+    found += mod.missing_modules(old, new, std, frozenset(data["stdlib"]), installed, python)
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
+    a, b = place.placement(old), place.placement(new)
+    out["placement"] = [msg for check in (place.shadowed, place.dead_changes, place.unreachable_changes)
+                        for msg in check(a, b)]
 sys.stdout.write(json.dumps(out))
 """
 
@@ -47,35 +72,51 @@ sys.stdout.write(json.dumps(out))
 class Verdict:
     compile_error: str | None  # "message (line N)", or None when it compiles
     problems: tuple[names.Problem, ...]
+    placement: tuple[str, ...] = ()  # what placement.py's checks found, in their order
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the probe needs of the target: its interpreter and import path, and the patched module's name."""
+
+    executable: str
+    paths: tuple[str, ...] = ()
+    module: str | None = None
 
 
 def same_grammar(executable: str | None, version: tuple[int, int] | None) -> bool:
     return executable is None or version is None or version == sys.version_info[:2]
 
 
-_memo: dict[tuple[str, bytes, bytes], Verdict] = {}
+_memo: dict[tuple[Target, bytes, bytes], Verdict] = {}
 
 
-def check(executable: str, before: str, after: bytes, after_text: str, where: str) -> Verdict:
-    """Ask `executable` to compile `after` and to name what it introduces over `before`."""
-    key = (executable, before.encode("utf-8", "surrogatepass"), after)
+def check(target: Target, before: str, after: bytes, after_text: str, where: str) -> Verdict:
+    """Ask the target interpreter to compile `after`, to name what it introduces over `before`, and
+    to say where its code lands."""
+    key = (target, before.encode("utf-8", "surrogatepass"), after)
     if key not in _memo:
         if len(_memo) >= 8:
             _memo.pop(next(iter(_memo)))
-        _memo[key] = _ask(executable, before, after, after_text, where)
+        _memo[key] = _ask(target, before, after, after_text, where)
     return _memo[key]
 
 
-def _ask(executable: str, before: str, after: bytes, after_text: str, where: str) -> Verdict:
+def _ask(target: Target, before: str, after: bytes, after_text: str, where: str) -> Verdict:
     request = json.dumps(
         {
-            "names": _names_source(),
+            "names": _source(names.__file__),
+            "placement": _source(placement.__file__),
             "before": before,
             "after": base64.b64encode(after).decode("ascii"),
             "after_text": after_text,
             "where": where,
+            "module": target.module,
+            "paths": list(target.paths),
+            "stdlib": sorted(getattr(sys, "stdlib_module_names", ())),  # what looks like standard library
         }
     ).encode("utf-8", "surrogatepass")
+    executable = target.executable
     what = f"the target interpreter {executable}"
     try:
         done = subprocess.run(
@@ -106,12 +147,13 @@ def _verdict(stdout: bytes, what: str) -> Verdict:
             None if comp is None else f"{comp['msg']} (line {comp['lineno'] if comp['lineno'] is not None else '?'})"
         )
         found = tuple(names.Problem(int(p[0]), str(p[1]), str(p[2]), str(p[3]), str(p[4])) for p in out["problems"])
+        placed = tuple(str(m) for m in out.get("placement") or ())
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise EnvironmentProblem(
             f"{what} gave an unexpected answer to radpatch's compile probe ({exc}): {stdout[:120]!r}"
         )
-    return Verdict(error, found)
+    return Verdict(error, found, placed)
 
 
-def _names_source() -> str:
-    return Path(names.__file__).read_text(encoding="utf-8")
+def _source(file: str) -> str:
+    return Path(file).read_text(encoding="utf-8")

@@ -12,6 +12,13 @@ A patch must not add to this set. `problems(source)` follows Python's own rules:
   path has not (if/else, try/except, loops and `return`/`raise` are followed);
 - `if TYPE_CHECKING:` bodies never run: their imports serve annotations only (annotations are not
   evaluated under `from __future__ import annotations`, in function bodies, or on Python 3.14+);
+  such a name is compared use by use (PER_USE): a new run-time use is new even where the
+  original already had one on an error path;
+- `global x` must resolve to a module binding: `x += 1` reads x before binding it, and the
+  reading function's own later assignment does not bind it for that read;
+- self-imports: a module importing from itself while it is imported (given its dotted name);
+- the target's standard library (missing_modules): a new unguarded import of a module
+  radpatch's standard library has and the target's lacks, not found on the target's path;
 - a star import can provide any public name from its position on, nothing else; `globals()`
   (as in `globals().update(...)`) any name.
 
@@ -57,6 +64,8 @@ UNDEFINED = "undefined"
 LATER = "used-before-definition"
 UNBOUND = "unbound-local"
 TYPING_ONLY = "type-checking-only"
+SELF_IMPORT = "self-import"
+MISSING_MODULE = "missing-module"
 CLASS_ATTRIBUTE = "class-attribute"
 DELETED = "deleted"
 
@@ -100,44 +109,224 @@ class Problem:
                 "(NameError; use self. or the class name)"
             ),
             DELETED: f"is deleted from the module{self.detail} before this code runs (NameError)",
+            SELF_IMPORT: (
+                f"comes from the module itself{self.detail} while it is still being imported "
+                "(a circular import: ImportError, or a half-initialised module)"
+            ),
+            MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
         }[self.kind]
         return f"`{self.name}` (line {self.line}, {where}) {what}"
 
 
 def introduced(
-    original: str, patched: str, filename: str = "<patched>", runtime: Runtime | None = None
+    original: str, patched: str, filename: str = "<patched>", runtime: Runtime | None = None, module: str | None = None
 ) -> list[Problem]:
-    """Problems of `patched` whose (scope, name, kind) the original does not already have."""
-    return new_problems(problems(original, filename, runtime), problems(patched, filename, runtime))
+    """Problems of `patched` whose (scope, name, kind) the original does not already have.
+    `module`: the module's dotted name (`pkg.mod`, `pkg` for a package's __init__), for self-imports."""
+    return new_problems(problems(original, filename, runtime, module), problems(patched, filename, runtime, module))
+
+
+# Kinds compared use by use: one more such use is a new failure, even where the original already
+# had one under the same name (a typing-only name on a new run-time path next to an old error path).
+PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, MISSING_MODULE})
 
 
 def new_problems(before: Iterable[Problem], after: Iterable[Problem]) -> list[Problem]:
-    """The problems of `after` whose (scope, name, kind) `before` does not have, each key once."""
+    """The problems of `after` the original does not have: by (scope, name, kind), each key once;
+    for the PER_USE kinds, each use beyond the original's count of them (lines the original has
+    are taken as its own)."""
+    before, after = list(before), list(after)
     old = {p.key for p in before}
+    counted: dict[tuple[str, str, str], list[int]] = {}
+    for p in before:
+        if p.kind in PER_USE:
+            counted.setdefault(p.key, []).append(p.line)
+    extra: dict[tuple[str, str, str], list[Problem]] = {}
+    for p in after:
+        if p.kind in PER_USE and p.key in counted:
+            extra.setdefault(p.key, []).append(p)
+    surplus: set[int] = set()
+    for key, uses in extra.items():
+        n = len(uses) - len(counted[key])
+        if n > 0:  # which uses are the new ones: those on lines the original does not have, else the last
+            lines = set(counted[key])
+            fresh = [p for p in uses if p.line not in lines] or uses
+            surplus.update(id(p) for p in (fresh[:n] if len(fresh) >= n else uses[-n:]))
     seen: set[tuple[str, str, str]] = set()
     out = []
     for p in after:
-        if p.key not in old and p.key not in seen:
-            seen.add(p.key)
+        if id(p) in surplus or (p.key not in old and p.key not in seen):
+            if id(p) not in surplus:
+                seen.add(p.key)
             out.append(p)
     return out
 
 
-def problems(source: str | bytes, filename: str = "<patched>", runtime: Runtime | None = None) -> list[Problem]:
+def problems(
+    source: str | bytes, filename: str = "<patched>", runtime: Runtime | None = None, module: str | None = None
+) -> list[Problem]:
     enabled = gc.isenabled()
     gc.disable()  # the walk makes no cycles; the collector would rescan the whole tree again and again
     try:
-        return problems_in(ast.parse(source, filename), runtime)
+        return problems_in(ast.parse(source, filename), runtime, module_of(module, filename))
     finally:
         if enabled:
             gc.enable()
 
 
-def problems_in(tree: ast.Module, runtime: Runtime | None = None) -> list[Problem]:
-    """problems() of an already parsed module (the caller keeps the collector paused)."""
+def problems_in(
+    tree: ast.Module, runtime: Runtime | None = None, module: tuple[str, bool] | None = None
+) -> list[Problem]:
+    """problems() of an already parsed module (the caller keeps the collector paused). `module`:
+    its dotted name and whether it is a package (see module_of)."""
     rt = runtime or current_runtime()
     scopes = _Collector(tree).scopes
-    return sorted(_Walker(tree, scopes, rt).run())
+    return sorted(_Walker(tree, scopes, rt, module).run())
+
+
+def module_of(module: str | None, filename: str) -> tuple[str, bool] | None:
+    """(dotted name, is a package) of the module `filename` holds, or None when unknown."""
+    if not module or module == "<patched>":
+        return None
+    return module, filename.replace("\\", "/").rsplit("/", 1)[-1] == "__init__.py"
+
+
+
+def self_import(module: tuple[str, bool], node: ast.Import | ast.ImportFrom) -> list[tuple[str, str, bool]]:
+    """What `node` imports of the module itself: (name, how, the module as a whole) for each; empty
+    when nothing. `import pkg.mod` in pkg/mod.py, `from pkg import mod`, `from . import mod`, or a
+    name from it: `from pkg.mod import x`, `from .mod import x`."""
+    name, package = module
+    if isinstance(node, ast.Import):
+        return [(a.asname or a.name.split(".")[0], f" (`import {a.name}`)", True) for a in node.names if a.name == name]
+    if node.level:
+        parts = name.split(".") if package else name.split(".")[:-1]
+        if node.level - 1 > len(parts):
+            return []
+        base = parts[: len(parts) - (node.level - 1)]
+        source = ".".join([*base, *([node.module] if node.module else [])])
+    else:
+        source = node.module or ""
+    how = "." * node.level + (node.module or "")
+    if source == name:  # a package's own names may be its submodules, which the import loads: not judged
+        return [] if package else [(a.name, f" (`from {how} import {a.name}`)", a.name == "*") for a in node.names]
+    return [(a.name, f" (`from {how} import {a.name}`)", True) for a in node.names if f"{source}.{a.name}" == name]
+
+
+# --- the target's standard library ----------------------------------------------------------------
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def imported_modules(tree: ast.Module, version: tuple[int, int] | None = None) -> list[tuple[str, int, str]]:
+    """(top-level module name, line, scope) of each absolute import that runs unguarded: not in a
+    `try` that catches ImportError, nor under an `if`. A `sys.version_info` comparison with a tuple
+    is decided for the target `version` (`if sys.version_info >= (3, 11): import tomllib` is how
+    code imports what only newer Pythons have); what another condition (a flag like `PY311`)
+    stands for is not followed: it counts as a guard."""
+    out: list[tuple[str, int, str]] = []
+    stack: list[tuple[ast.AST, str]] = [(s, "<module>") for s in reversed(tree.body)]
+    while stack:
+        node, qual = stack.pop()
+        if isinstance(node, ast.Import):
+            out.extend((a.name.split(".")[0], node.lineno, qual) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if not node.level and node.module:
+                out.append((node.module.split(".")[0], node.lineno, qual))
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            handlers = getattr(node, "handlers", [])
+            parts = [getattr(node, "orelse", []), getattr(node, "finalbody", [])]
+            if not any(_catches_import_error(h) for h in handlers):  # else the body and its fallbacks are guarded
+                parts = [getattr(node, "body", []), *(h.body for h in handlers), *parts]
+            for part in reversed(parts):
+                stack.extend((x, qual) for x in reversed(part))
+        elif isinstance(node, ast.If):  # a version check is decided for the target; any other `if` guards
+            taken = _version_check(node.test, version) if version is not None else None
+            if taken is not None:
+                stack.extend((x, qual) for x in reversed(node.body if taken else node.orelse))
+        elif isinstance(node, (*_FUNCS, ast.ClassDef)):
+            inner = node.name if qual == "<module>" else f"{qual}.{node.name}"
+            stack.extend((x, inner) for x in reversed(node.body))
+        elif isinstance(node, ast.stmt):
+            for f in ("finalbody", "orelse", "cases", "body"):
+                stack.extend((x, qual) for x in reversed(getattr(node, f, None) or []))
+        elif type(node).__name__ == "match_case":
+            stack.extend((x, qual) for x in reversed(getattr(node, "body", [])))
+    return out
+
+
+_COMPARE: dict[type, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+}
+
+
+def _version_check(test: ast.expr, version: tuple[int, int]) -> bool | None:
+    """The value of `sys.version_info <op> (3, 11)` (or `sys.version_info[:2]`) on `version`; None for
+    any other test. Only major.minor is known: a comparison that needs the micro version is None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _version_check(test.operand, version)
+        return None if inner is None else not inner
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE):
+        return None
+    left, right = test.left, test.comparators[0]
+    whole = not isinstance(left, ast.Subscript)
+    if not whole:
+        left = left.value  # type: ignore[attr-defined]
+    if whole and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        return None  # the whole version_info (3, 10, 13, 'final', 0) equals no short tuple
+    if not (isinstance(left, ast.Attribute) and left.attr == "version_info"):
+        return None
+    if not isinstance(right, ast.Tuple) or not all(
+        isinstance(e, ast.Constant) and type(e.value) is int for e in right.elts
+    ):
+        return None
+    want = tuple(e.value for e in right.elts)  # type: ignore[attr-defined]
+    if len(want) > 2:
+        return None
+    have = version[: len(want)]
+    return _COMPARE[type(test.ops[0])](have, want)
+
+
+def _catches_import_error(h: ast.ExceptHandler) -> bool:
+    if h.type is None:
+        return True
+    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+    return any(
+        (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "") in _IMPORT_ERRORS
+        for n in names
+    )
+
+
+def missing_modules(
+    before: ast.Module,
+    after: ast.Module,
+    stdlib: frozenset[str],
+    looks_stdlib: frozenset[str],
+    installed: Callable[[str], bool],
+    python: str,
+) -> list[Problem]:
+    """New unguarded imports of a module that looks like standard library (`looks_stdlib`: what some
+    Python's standard library has) but that the target's (`stdlib`) lacks and that is not installed
+    there either (`installed`: found on the target's path, without importing it)."""
+    version = tuple(int(x) for x in python.split(".")[:2])
+    v = (version[0], version[1]) if len(version) == 2 else None
+    had: dict[str, int] = {}
+    for name, _, _ in imported_modules(before, v):
+        had[name] = had.get(name, 0) + 1
+    out = []
+    for name, line, qual in imported_modules(after, v):
+        if had.get(name, 0):
+            had[name] -= 1
+            continue
+        if name in looks_stdlib and name not in stdlib and not installed(name):
+            detail = f" of Python {python}'s standard library, nor installed there"
+            out.append(Problem(line, name, qual, MISSING_MODULE, detail))
+    return out
 
 
 # --- pass 1: every scope's bindings ---------------------------------------------------------------
@@ -155,6 +344,8 @@ class _Scope:
     bound: set[str] = field(default_factory=set)
     globals_: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
+    augmented: set[str] = field(default_factory=set)  # targets of `x += ...` (which reads x before it binds it)
+    augmented_only: set[str] = field(default_factory=set)  # ... bound here by nothing else
 
     @property
     def locals(self) -> set[str]:
@@ -209,10 +400,17 @@ class _Collector:
             if kind is name:
                 if not isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
                     scope.bound.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.AugAssign and type(node.target) is name:  # type: ignore[attr-defined]
+                # `global x; x += 1` reads x before it binds it: it binds nothing the module lacked
+                scope.augmented.add(node.target.id)  # type: ignore[attr-defined]
+                stack.append((node.value, scope))  # type: ignore[attr-defined]
             elif kind in plain:
                 stack.extend((c, scope) for c in ast.iter_child_nodes(node))
             else:
                 stack.extend(self._visit(node, scope))
+        for s in self.scopes.values():
+            s.augmented_only = s.augmented - s.bound
+            s.bound |= s.augmented
 
     def _new(self, node: ast.AST, scope: _Scope, kind: str, name: str) -> _Scope:
         s = scope.child(kind, name)
@@ -433,11 +631,14 @@ class _GlobalUse:
     line: int
     scope: _Scope
     import_time: bool
+    own: bool = False  # a `global` name the reading function itself has assigned before (on some path)
 
 
 class _Walker:
-    def __init__(self, tree: ast.Module, scopes: dict[int, _Scope], runtime: Runtime) -> None:
-        self.tree, self.scopes, self.rt = tree, scopes, runtime
+    def __init__(
+        self, tree: ast.Module, scopes: dict[int, _Scope], runtime: Runtime, module: tuple[str, bool] | None = None
+    ) -> None:
+        self.tree, self.scopes, self.rt, self.self_module = tree, scopes, runtime, module
         self.module = scopes[id(tree)]
         self.flows: dict[int, _Flow] = {}
         self.out: list[Problem] = []
@@ -451,7 +652,14 @@ class _Walker:
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
         )
-        self.global_assigned = {n for s in scopes.values() if s.kind != "module" for n in s.bound & s.globals_}
+        # names a function binds in the module through `global` (an augmented assignment binds only
+        # what it has read: `global x; x += 1` with x bound nowhere else is a NameError)
+        self.global_assigners: dict[str, set[int]] = {}
+        for s in scopes.values():
+            if s.kind != "module":
+                for n in (s.bound - s.augmented_only) & s.globals_:
+                    self.global_assigners.setdefault(n, set()).add(id(s))
+        self.global_assigned = set(self.global_assigners)
         self.everywhere = {n for s in scopes.values() for n in s.bound}
 
     def flow(self, scope: _Scope) -> _Flow:
@@ -536,6 +744,8 @@ class _Walker:
         return True
 
     def s_Import(self, s: ast.Import | ast.ImportFrom, c: _Ctx) -> bool:
+        if self.self_module is not None and c.scope.import_time:
+            self.imports_itself(s, c)
         for a in s.names:
             if a.name == "*":
                 if self.star is None:
@@ -545,6 +755,15 @@ class _Walker:
         return True
 
     s_ImportFrom = s_Import
+
+    def imports_itself(self, s: ast.Import | ast.ImportFrom, c: _Ctx) -> None:
+        """While the module is being imported it is in sys.modules half done: `from itself import x`
+        fails unless x is bound already (ImportError), and any import of the whole of itself is a cycle."""
+        assert self.self_module is not None
+        bound = self.flow(self.module).maybe
+        for name, how, whole in self_import(self.self_module, s):
+            if whole or name not in bound:
+                self.out.append(Problem(s.lineno, name, c.scope.qual, SELF_IMPORT, how))
 
     def s_Delete(self, s: ast.Delete, c: _Ctx) -> bool:
         for t in s.targets:
@@ -777,7 +996,7 @@ class _Walker:
         if scope.kind == "module":
             self.module_read(name, line, scope, c.flow)
         elif name in scope.globals_:
-            self.uses.append(_GlobalUse(name, line, scope, scope.import_time))
+            self.uses.append(_GlobalUse(name, line, scope, scope.import_time, name in c.flow.maybe))
         elif scope.kind == "class" and name in scope.locals:
             if name not in c.flow.maybe:  # not bound in the class yet: the module's (LOAD_NAME)
                 self.global_read(name, line, scope)
@@ -863,9 +1082,15 @@ class _Walker:
             if name in module_flow.maybe:
                 self.out.append(Problem(use.line, name, use.scope.qual, LATER, f" (line {module_flow.maybe[name]})"))
                 return
-        elif name in module_flow.maybe or name in self.global_assigned or self.starred(name, None):
+        elif name in module_flow.maybe or self.assigned_elsewhere(use) or self.starred(name, None):
             return
         self.out.append(self.missing(use))
+
+    def assigned_elsewhere(self, use: _GlobalUse) -> bool:
+        """Does a function bind this `global` name before `use` may read it: another function (which may
+        run first), or the reading one itself, earlier on its path? Not the assignment that follows the
+        read in the same function: the first call fails there."""
+        return use.own or bool(self.global_assigners.get(use.name, set()) - {id(use.scope)})
 
     def missing(self, use: _GlobalUse) -> Problem:
         name, module_flow = use.name, self.flow(self.module)

@@ -37,7 +37,7 @@ def plan(
     patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes, python: PythonEnv | None = None
 ) -> FileChange:
     where = str(path)
-    analyse(before)  # one parse of the original, for its proofs and the rewrites' index both
+    analyse(before, module, where)  # one parse of the original, for its proofs and the rewrites' index both
     after = forward(patch, rws, before, where)
-    pyc = prove(patch, rws, before, after, where, python)
+    pyc = prove(patch, rws, before, after, where, python, module)
     return FileChange(module, path, before, after, pyc=pyc)

@@ -71,7 +71,7 @@ def _compiled(data: bytes, filename: str) -> tuple[str | None, CodeType | None]:
 
 
 @functools.lru_cache(maxsize=4)
-def _analysis(data: bytes) -> _Analysis:
+def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
     with paused():
         try:
             text: str | None = decode(data)[0]
@@ -84,7 +84,7 @@ def _analysis(data: bytes) -> _Analysis:
         if text is not None:
             remember(text, tree)  # the rewrites' own index of this text: no second parse
         try:
-            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree))
+            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree, None, module))
         except (RecursionError, MemoryError):
             found = None
         try:
@@ -93,19 +93,27 @@ def _analysis(data: bytes) -> _Analysis:
             return _Analysis(found, None, type(exc).__name__)
 
 
-def compile_error(after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None) -> str | None:
+def compile_error(
+    after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None, module: str | None = None
+) -> str | None:
     """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
-    return _compile(after, where, python, before, want_pyc=False)[0]
+    return _compile(after, where, python, before, want_pyc=False, module=module)[0]
 
 
 def _compile(
-    after: bytes, where: str, python: PythonEnv | None, before: bytes | None, want_pyc: bool = True
+    after: bytes,
+    where: str,
+    python: PythonEnv | None,
+    before: bytes | None,
+    want_pyc: bool = True,
+    module: str | None = None,
 ) -> tuple[str | None, bytes | None]:
     """(why `after` does not compile, None), or (None, its checked-hash .pyc when this
     interpreter compiled it: the bytecode apply writes, so the file is compiled once)."""
     out = None
-    if python is not None and not target_python.same_grammar(python.executable, python.version):
-        why = _target(python, before if before is not None else after, after, where).compile_error
+    if _other(python):
+        assert python is not None
+        why = _target(python, before if before is not None else after, after, where, module).compile_error
     else:
         why, code = _compiled(after, where)
         out = checked_pyc(after, code) if code is not None and want_pyc else None
@@ -113,53 +121,106 @@ def _compile(
     return (None, out) if why is None else (f"the patched {where} does not compile{_for(python)}: {why}", None)
 
 
-def _introduced(before: bytes, after: bytes) -> list[names.Problem] | None:
-    """Names `after` cannot resolve that `before` could (None when either could not be walked)."""
-    old, new = _analysis(before).problems, _analysis(after).problems
+def _other(python: PythonEnv | None) -> bool:
+    """Is the target another Python version than radpatch's own (its grammar, builtins, stdlib)?"""
+    return python is not None and not target_python.same_grammar(python.executable, python.version)
+
+
+def _introduced(
+    before: bytes, after: bytes, module: str | None = None, where: str = "", python: PythonEnv | None = None
+) -> list[names.Problem] | None:
+    """Names `after` cannot resolve that `before` could (None when either could not be walked), judged
+    by the target interpreter when it is another Python version."""
+    if _other(python):
+        assert python is not None
+        try:
+            return list(_target(python, before, after, where, module).problems)
+        except (RecursionError, MemoryError):
+            return None
+    me = names.module_of(module, where)
+    old, new = _analysis(before, me).problems, _analysis(after, me).problems
     return None if old is None or new is None else names.new_problems(old, new)
 
 
 @pausing
-def names_error(before: bytes, after: bytes, where: str, python: PythonEnv | None = None) -> str | None:
+def names_error(
+    before: bytes, after: bytes, where: str, python: PythonEnv | None = None, module: str | None = None
+) -> str | None:
     """Names the patch makes unresolvable at run time (see names.py), each with its line."""
-    new: list[names.Problem] | None
-    if python is not None and not target_python.same_grammar(python.executable, python.version):
-        try:
-            new = list(_target(python, before, after, where).problems)
-        except (RecursionError, MemoryError):
-            new = None
-    else:
-        new = _introduced(before, after)
+    new = _introduced(before, after, module, where, python)
     if new is None:
-        unparsed = _analysis(before).unparsed or _analysis(after).unparsed
+        me = names.module_of(module, where)
+        unparsed = _analysis(before, me).unparsed or _analysis(after, me).unparsed
         if unparsed in ("SyntaxError", "ValueError"):
             return f"the patched {where} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
         return f"the patched {where} is too deeply nested to check its names"
     if new:
-        return f"the patched {where} would use undefined names{_for(python)}: " + "; ".join(p.describe() for p in new)
+        imports = {p.kind for p in new} <= {names.MISSING_MODULE, names.SELF_IMPORT}
+        what = "would fail to import" if imports else "would use undefined names"
+        return f"the patched {where} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
     return None
 
 
+_CHECKS = (placement.shadowed, placement.dead_changes, placement.unreachable_changes)
+
+
 def _placed(
-    check: Callable[[placement.Placement, placement.Placement], list[str]], before: bytes, after: bytes
+    check: Callable[[placement.Placement, placement.Placement], list[str]],
+    before: bytes,
+    after: bytes,
+    me: tuple[str, bool] | None = None,
 ) -> list[str]:
-    old, new = _analysis(before).placement, _analysis(after).placement
+    old, new = _analysis(before, me).placement, _analysis(after, me).placement
     return [] if old is None or new is None else check(old, new)
 
 
+def _unparsable(before: bytes, after: bytes, me: tuple[str, bool] | None) -> bool:
+    return bool({_analysis(before, me).unparsed, _analysis(after, me).unparsed} & {"SyntaxError", "ValueError"})
+
+
 @pausing
-def placement_error(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str) -> str | None:
-    """A definition the patch adds shadows the module's own, or a rewrite lands in dead code."""
-    old, new = _analysis(before), _analysis(after)
+def placement_error(
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    before: bytes,
+    after: bytes,
+    where: str,
+    python: PythonEnv | None = None,
+    module: str | None = None,
+) -> str | None:
+    """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
+    in a newer grammar than radpatch's own Python reads is judged by the target interpreter."""
+    me = names.module_of(module, where)  # the key the names step analysed both versions under: one parse each
+    old, new = _analysis(before, me), _analysis(after, me)
+    if (old.placement is None or new.placement is None) and _other(python) and _unparsable(before, after, me):
+        assert python is not None
+        found_there = _target(python, before, after, where, module).placement
+        if not found_there:
+            return None
+        k: int | None = len(rws)
+        if len(rws) > 1:
+            try:
+                k = placement.first_failing(
+                    len(rws),
+                    lambda k: bool(
+                        _target(python, before, forward(patch, rws[:k], before, where), where, module).placement
+                    ),
+                )
+            except RefusedError:  # a prefix radpatch's own Python cannot run: name the last rewrite
+                k = len(rws)
+        if not rws:
+            return f"the patched {where}: {found_there[0]}"
+        rw = rws[(k or len(rws)) - 1]
+        return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found_there[0]}"
     if old.placement is None or new.placement is None:
         return (
             f"the patched {where} cannot be parsed by radpatch's own Python to check where its code lands "
             f"({old.unparsed or new.unparsed})"
         )
-    for check in (placement.shadowed, placement.dead_changes):
+    for check in _CHECKS:
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
-            rw = _first_showing(check, patch, rws, before, where)
+            rw = _first_showing(check, patch, rws, before, where, me)
             return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
     return None
 
@@ -170,25 +231,25 @@ def _first_showing(
     rws: tuple[Rewrite, ...],
     before: bytes,
     where: str,
+    me: tuple[str, bool] | None = None,
 ) -> Rewrite:
     """The rewrite that shows what `check` found: the first that, applied with those before it, is flagged
     (the last rewrite if no prefix is)."""
     k = placement.first_failing(
-        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where)))
+        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where), me))
     )
     return rws[(k or len(rws)) - 1]
 
 
-def _target(python: PythonEnv, before: bytes, after: bytes, where: str) -> target_python.Verdict:
-    return target_python.check(python.executable, _text(before), after, _text(after), where)
+def _target(
+    python: PythonEnv, before: bytes, after: bytes, where: str, module: str | None = None
+) -> target_python.Verdict:
+    target = target_python.Target(python.executable, tuple(str(p) for p in python.paths), module)
+    return target_python.check(target, _text(before), after, _text(after), where)
 
 
 def _for(python: PythonEnv | None) -> str:
-    return (
-        ""
-        if python is None or target_python.same_grammar(python.executable, python.version)
-        else f" for Python {python.version[0]}.{python.version[1]}"
-    )
+    return f" for Python {python.version[0]}.{python.version[1]}" if python is not None and _other(python) else ""
 
 
 @pausing
@@ -246,8 +307,14 @@ NAMES_HINT = (
 )
 
 
+SELF_IMPORT_HINT = "use the module's own names directly: a module cannot import from itself while it is imported"
+MISSING_MODULE_HINT = (
+    "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
+    "or declare a `versions:` variant for the targets that lack it"
+)
 COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
 PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
+UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
 REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
 
 
@@ -276,6 +343,7 @@ class Case:
     backward: Callable[[bytes], bytes] | None = None
     want_pyc: bool = False
     pyc: bytes | None = field(default=None, repr=False)
+    module: str | None = None  # the module's dotted name (self-imports), when known
 
     def fwd(self, data: bytes) -> bytes:
         return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.where)
@@ -296,37 +364,50 @@ class Step:
 
 
 def _check_compile(c: Case) -> Refusal | None:
-    why, c.pyc = _compile(c.after, c.where, c.python, c.before, want_pyc=c.want_pyc)
+    why, c.pyc = _compile(c.after, c.where, c.python, c.before, want_pyc=c.want_pyc, module=c.module)
     return None if why is None else Refusal("compile", why, COMPILE_HINT)
 
 
 def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
     culprit = _first(
-        c.patch, c.rewrites, c.before, c.where, lambda d: compile_error(d, c.where, c.python, c.before) is not None
+        c.patch,
+        c.rewrites,
+        c.before,
+        c.where,
+        lambda d: compile_error(d, c.where, c.python, c.before, c.module) is not None,
     )
     return _refusal(c.patch, culprit, r)
 
 
 def _check_names(c: Case) -> Refusal | None:
-    why = names_error(c.before, c.after, c.where, c.python)
-    return None if why is None else Refusal("names", why, NAMES_HINT)
+    why = names_error(c.before, c.after, c.where, c.python, c.module)
+    if why is None:
+        return None
+    hint = NAMES_HINT
+    if "comes from the module itself" in why:
+        hint = SELF_IMPORT_HINT
+    elif "standard library, nor installed there" in why:
+        hint = MISSING_MODULE_HINT
+    return Refusal("names", why, hint)
 
 
 def _refuse_names(c: Case, r: Refusal) -> RefusedError:
-    missing = {p.key for p in _introduced(c.before, c.after) or ()}
+    missing = {p.key for p in _introduced(c.before, c.after, c.module, c.where, c.python) or ()}
     culprit = _first(
         c.patch,
         c.rewrites,
         c.before,
         c.where,
-        lambda d: bool(missing & {p.key for p in _introduced(c.before, d) or ()}),
+        lambda d: bool(missing & {p.key for p in _introduced(c.before, d, c.module, c.where, c.python) or ()}),
     )
     return _refusal(c.patch, culprit, r)
 
 
 def _check_placement(c: Case) -> Refusal | None:
-    why = placement_error(c.patch, c.rewrites, c.before, c.after, c.where)
-    return None if why is None else Refusal("placement", why, PLACEMENT_HINT)
+    why = placement_error(c.patch, c.rewrites, c.before, c.after, c.where, c.python, c.module)
+    if why is None:
+        return None
+    return Refusal("placement", why, UNREACHABLE_HINT if "is unreachable" in why else PLACEMENT_HINT)
 
 
 def _check_reverse(c: Case) -> Refusal | None:
@@ -368,12 +449,18 @@ STEPS: tuple[Step, ...] = (
 
 @pausing
 def prove(
-    patch: Patch, rws: tuple[Rewrite, ...], before: bytes, after: bytes, where: str, python: PythonEnv | None = None
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    before: bytes,
+    after: bytes,
+    where: str,
+    python: PythonEnv | None = None,
+    module: str | None = None,
 ) -> bytes | None:
     """Run STEPS in order; refuse at the first that fails, naming the rewrite that causes it (its id
     and registry file:line). Returns `after`'s checked-hash .pyc when this interpreter compiled it
     (None when another interpreter was asked)."""
-    case = Case(patch, rws, before, after, where, python, want_pyc=True)
+    case = Case(patch, rws, before, after, where, python, want_pyc=True, module=module)
     for step in STEPS:
         refusal = step.check(case)
         if refusal is not None:
@@ -409,6 +496,6 @@ def _text(data: bytes) -> str:
     return decode(data)[0]
 
 
-def analyse(data: bytes) -> None:
+def analyse(data: bytes, module: str | None = None, where: str = "") -> None:
     """Parse `data` once for its proofs and the rewrites' index of it (kept for the next steps)."""
-    _analysis(data)
+    _analysis(data, names.module_of(module, where))

@@ -1,0 +1,110 @@
+"""Code a patch puts after a statement control never gets past (return, raise, continue, break,
+an if/else or try whose every path leaves, `while True:` without a break) never runs: refused.
+
+Generated: terminators times inserted code (a def, an assignment, a class, an import, a call)
+times the block it is in (a function body, a loop body). Every patched function is run under a
+line tracer for several arguments: the proof must refuse exactly the code no run reaches, and
+accept (and the run reach) the code after statements that only sometimes leave.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import sys
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from radpatch.prove import placement
+
+# (the statements, whether control can get past them); {I} is the indentation of the block
+ENDINGS = {
+    "return": ("{I}return x\n", False),
+    "raise": ("{I}raise ValueError(x)\n", False),
+    "if-else-return": ("{I}if x:\n{I}    return 1\n{I}else:\n{I}    return 2\n", False),
+    "if-return-else-raise": ("{I}if x:\n{I}    return 1\n{I}else:\n{I}    raise KeyError(x)\n", False),
+    "try-return-except-raise": ("{I}try:\n{I}    return 1 / x\n{I}except ZeroDivisionError:\n{I}    raise\n", False),
+    "try-finally-return": ("{I}try:\n{I}    x += 1\n{I}finally:\n{I}    return x\n", False),
+    "while-true": ("{I}while True:\n{I}    x += 1\n{I}    if x > 3:\n{I}        return x\n", False),
+    "with-return": ("{I}with contextlib.nullcontext():\n{I}    return x\n", False),
+    "if-return": ("{I}if x:\n{I}    return 1\n", True),
+    "try-return-except-pass": ("{I}try:\n{I}    return 1 / x\n{I}except ZeroDivisionError:\n{I}    pass\n", True),
+    "while-true-break": ("{I}while True:\n{I}    break\n", True),
+    "while-cond": ("{I}while x > 10:\n{I}    return x\n", True),
+    "with-raise": ("{I}with contextlib.suppress(ValueError):\n{I}    raise ValueError(x)\n", True),
+    "nothing": ("", True),
+}
+LOOP_ENDINGS = {"continue": ("{I}continue\n", False), "break": ("{I}break\n", False)}
+
+INSERTED = {
+    "def": "{I}def inner():\n{I}    return 1\n",
+    "assignment": "{I}y = 2\n",
+    "class": "{I}class Local:\n{I}    pass\n",
+    "import": "{I}import os\n",
+    "call": "{I}len([x])\n",
+}
+
+
+def build(ending: str, inserted: str | None, block: str) -> tuple[str, int]:
+    """The module, and the line the inserted code starts at."""
+    text = {**ENDINGS, **LOOP_ENDINGS}[ending][0]
+    head = "import contextlib\n\n\ndef f(x):\n"
+    if block == "loop":
+        head += "    for i in range(3):\n"
+    indent = "        " if block == "loop" else "    "
+    head += text.format(I=indent) or indent + "pass\n"
+    body = INSERTED[inserted].format(I=indent) if inserted else ""
+    return head + body + "    return 0\n" * (block == "loop"), len(head.splitlines()) + 1
+
+
+def reached_lines(source: str) -> set[int]:
+    lines: set[int] = set()
+
+    def trace(frame: FrameType, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename == "generated.py":
+            lines.add(frame.f_lineno)
+        return trace
+
+    namespace: dict[str, Any] = {"__name__": "generated"}
+    exec(compile(source, "generated.py", "exec"), namespace)
+    for x in (0, 1, 5, 20):
+        sys.settrace(trace)
+        try:
+            namespace["f"](x)
+        except (ValueError, KeyError, ZeroDivisionError):
+            pass
+        finally:
+            sys.settrace(None)
+    return lines
+
+
+def unreachable(before: str, after: str) -> list[str]:
+    return placement.unreachable_changes(placement.placement(ast.parse(before)), placement.placement(ast.parse(after)))
+
+
+CASES = [
+    (e, i, b)
+    for e, i, b in itertools.product([*ENDINGS, *LOOP_ENDINGS], INSERTED, ("function", "loop"))
+    if e not in LOOP_ENDINGS or b == "loop"
+]
+
+
+@pytest.mark.parametrize(("ending", "inserted", "block"), CASES, ids=["-".join(c) for c in CASES])
+def test_code_after_a_statement_control_never_gets_past_is_refused(ending: str, inserted: str, block: str) -> None:
+    (before, _), (after, first) = build(ending, None, block), build(ending, inserted, block)
+    runs = first in reached_lines(after)
+    found = unreachable(before, after)
+    falls = {**ENDINGS, **LOOP_ENDINGS}[ending][1]
+    assert runs == falls, (after, first)
+    assert bool(found) == (not runs), (after, found)
+    if found:
+        assert f"its code at line {first} " in found[0] and "never runs" in found[0], found
+
+
+def test_code_the_original_already_had_after_a_return_does_not_count() -> None:
+    before = "def f(x):\n    return x\n    y = 1\n"
+    assert unreachable(before, before.replace("return x", "return x + 1")) == []
+    # ... but changing that dead code is a change that never runs
+    assert unreachable(before, before.replace("y = 1", "y = 2")) != []

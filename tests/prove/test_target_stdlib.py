@@ -1,0 +1,138 @@
+"""A new import of a standard-library module the target Python lacks (`import tomllib` for 3.10,
+`import imp` for 3.12, `import cgi` for 3.13) is refused: the target interpreter is asked which
+modules its standard library has and looks for the rest on its own import path, without
+importing anything.
+
+Generated: for each real target interpreter under /root/.pyenv that is another version than
+radpatch's own, the modules radpatch's standard library has and that target's does not (read
+from both interpreters' sys.stdlib_module_names), plus one every version has, times how the patch
+imports it (module level, `from` import, inside the function, guarded by try/except ImportError
+or by a version check, under TYPE_CHECKING). Each patched module is also run by that
+interpreter: the proof must refuse exactly the modules that raise ModuleNotFoundError.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from radpatch.install.environment import PythonEnv, python_env
+from radpatch.prove import steps
+
+PYENV = Path("/root/.pyenv/versions")
+TARGETS = {
+    "3.10": sorted(PYENV.glob("3.10*/bin/python")),
+    "3.12": sorted(PYENV.glob("3.12*/bin/python")),
+    "3.13": sorted(PYENV.glob("3.13*/bin/python")),
+}
+OWN = f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+SHAPES = {
+    "import": ("import {m}\n", "    return 1\n"),
+    "import-as": ("import {m} as _rp_mod\n", "    return 1\n"),
+    "function": ("", "    import {m}\n    return 1\n"),
+    "try-guarded": ("try:\n    import {m}\nexcept ImportError:\n    {m} = None\n", "    return 1\n"),
+    "version-guarded": ("if sys.version_info < (3, 0):\n    import {m}\n", "    return 1\n"),
+    "flag-guarded": ("PY2 = sys.version_info < (3, 0)\nif PY2:\n    import {m}\n", "    return 1\n"),
+    "version-taken": ("if sys.version_info >= (3, 0):\n    import {m}\n", "    return 1\n"),
+    "version-sliced": ("if sys.version_info[:2] > (3, 9):\n    import {m}\n", "    return 1\n"),
+    "in-else": ("if sys.version_info < (3, 0):\n    pass\nelse:\n    import {m}\n", "    return 1\n"),
+    "type-checking": ("if TYPE_CHECKING:\n    import {m}\n", "    return 1\n"),
+}
+
+HEAD = "import sys\nfrom typing import TYPE_CHECKING\n"
+
+
+def module(name: str | None, shape: str) -> str:
+    top, body = SHAPES[shape]
+    if name is None:
+        top, body = "", "    return 1\n"
+    return HEAD + top.format(m=name) + "\n\ndef f():\n" + body.format(m=name)
+
+
+def lacking(executable: Path) -> list[str]:
+    """Public modules radpatch's standard library has that this interpreter's does not (at most 3)."""
+    theirs = subprocess.run(
+        [str(executable), "-I", "-S", "-c", "import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    missing = sorted(n for n in set(sys.stdlib_module_names) - set(json.loads(theirs)) if not n.startswith("_"))
+    preferred = [n for n in ("tomllib", "imp", "distutils", "cgi", "imghdr") if n in missing]
+    return (preferred + [n for n in missing if n not in preferred])[:3]
+
+
+def fails_when_run(executable: str, source: str, tmp: Path, path: Path | None = None) -> bool:
+    script = tmp / "generated.py"
+    script.write_text(source + "\nf()\n")
+    extra = f"import sys; sys.path.insert(0, {str(path)!r}); " if path else ""
+    done = subprocess.run(
+        [executable, "-I", "-c", extra + f"exec(compile(open({str(script)!r}).read(), 'generated.py', 'exec'))"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0 or "ModuleNotFoundError" in done.stderr, done.stderr
+    return done.returncode != 0
+
+
+def cases() -> list[tuple[str, str, str]]:
+    out = []
+    for version, found in TARGETS.items():
+        if not found or version == OWN:
+            continue
+        for name, shape in itertools.product([*lacking(found[-1]), "json"], SHAPES):
+            out.append((version, name, shape))
+    return out
+
+
+CASES = cases()
+
+
+@pytest.mark.skipif(not CASES, reason="no Python other than radpatch's own under /root/.pyenv")
+@pytest.mark.parametrize(("version", "name", "shape"), CASES, ids=["-".join(c) for c in CASES])
+def test_a_new_import_the_targets_standard_library_lacks_is_refused(
+    version: str, name: str, shape: str, tmp_path: Path
+) -> None:
+    target = python_env(str(TARGETS[version][-1]))
+    before, after = module(None, shape), module(name, shape)
+    why = steps.names_error(before.encode(), after.encode(), "m.py", target)
+    fails = fails_when_run(target.executable, after, tmp_path)
+    assert (why is not None) == fails, (after, why)
+    if why is not None:
+        assert why.startswith(f"the patched m.py would fail to import for Python {version}: `{name}` (line ")
+        assert f"is not a module of Python {version}'s standard library, nor installed there" in why
+
+
+def test_a_module_installed_on_the_targets_path_is_not_refused(tmp_path: Path) -> None:
+    found = TARGETS["3.10"]
+    if not found or OWN == "3.10":
+        pytest.skip("no Python 3.10 other than radpatch's own")
+    site = tmp_path / "site"
+    site.mkdir()
+    before, after = module(None, "import").encode(), module("tomllib", "import").encode()
+    bare = PythonEnv(str(found[-1]), (site,), site, (3, 10))
+    assert steps.names_error(before, after, "m.py", bare) is not None
+    other = tmp_path / "other-site"
+    other.mkdir()
+    (other / "tomllib.py").write_text("loads = None\n")  # a backport installed under the standard name
+    with_backport = PythonEnv(str(found[-1]), (other,), other, (3, 10))
+    assert not fails_when_run(bare.executable, after.decode(), tmp_path, other)
+    assert steps.names_error(before, after, "m.py", with_backport) is None
+
+
+def test_radpatchs_own_python_needs_no_subprocess(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On radpatch's own version the standard library is the same: the check asks no interpreter."""
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a subprocess was started")
+
+    monkeypatch.setattr(subprocess, "run", refuse)
+    own = PythonEnv(sys.executable, (), Path(sys.prefix), (sys.version_info[0], sys.version_info[1]))
+    before, after = module(None, "import").encode(), module("tomllib", "import").encode()
+    assert steps.names_error(before, after, "m.py", own) is None

@@ -1,0 +1,83 @@
+"""A name imported only under `if TYPE_CHECKING:` is judged use by use, not name by name.
+
+The original uses the typing-only name on an error path (which fails there, unseen); the patch
+adds another use of it. Every generated module is also run: the check must refuse exactly the
+patches whose new use raises NameError on the path the test calls, and accept the rest.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from radpatch.prove.names import TYPING_ONLY, introduced
+
+HEADER = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from vllm.config import Cfg\n\n\n"
+
+# where the original already uses Cfg: paths the test never takes (x is never None)
+OLD_USES = {
+    "raise": "    if x is None:\n        raise TypeError(Cfg)\n",
+    "isinstance": "    if x is None:\n        return isinstance(x, Cfg)\n",
+    "except": "    try:\n        pass\n    except KeyError:\n        return Cfg\n",
+    "nested": "    def err():\n        return Cfg()\n    if x is None:\n        err()\n",
+    "none": "",
+}
+
+# what the patch adds to the main path of f (`x` is 1 there), or off it
+NEW_USES = {
+    "return": ("    return Cfg(x)\n", True),
+    "assign": ("    y = Cfg\n    return y\n", True),
+    "isinstance": ("    return isinstance(x, Cfg)\n", True),
+    "call-arg": ("    return str(Cfg)\n", True),
+    "fstring": ('    return f"{Cfg}"\n', True),
+    "comprehension": ("    return [Cfg for _ in range(x)]\n", True),
+    "lambda-called": ("    return (lambda: Cfg)()\n", True),
+    "if-taken": ("    if x:\n        return Cfg\n", True),
+    "string-annotation": ('    y: "Cfg" = x\n    return y\n', False),
+    "local-annotation": ("    y: Cfg = x\n    return y\n", False),  # never evaluated in a function
+    "no-use": ("    return x\n", False),
+}
+
+
+def module(old: str, new: str) -> str:
+    return HEADER + "def f(x):\n" + OLD_USES[old] + NEW_USES[new][0] + "    return x\n"
+
+
+def original(old: str) -> str:
+    return HEADER + "def f(x):\n" + OLD_USES[old] + "    return x\n"
+
+
+def fails_when_run(source: str) -> bool:
+    namespace: dict[str, object] = {"__name__": "generated"}
+    exec(compile(source, "generated.py", "exec"), namespace)
+    try:
+        namespace["f"](1)  # type: ignore[operator]
+    except NameError:
+        return True
+    return False
+
+
+CASES = list(itertools.product(OLD_USES, NEW_USES))
+
+
+@pytest.mark.parametrize(("old", "new"), CASES, ids=[f"{o}-{n}" for o, n in CASES])
+def test_a_new_run_time_use_is_refused_even_where_the_original_had_one(old: str, new: str) -> None:
+    before, after = original(old), module(old, new)
+    assert not fails_when_run(before)  # the original's use is off the path the test calls
+    found = [p for p in introduced(before, after, "m.py") if p.kind == TYPING_ONLY]
+    assert bool(found) == fails_when_run(after) == NEW_USES[new][1], (before, after, found)
+    if found:
+        start = len((HEADER + "def f(x):\n" + OLD_USES[old]).splitlines())
+        line = start + next(i for i, t in enumerate(NEW_USES[new][0].splitlines(), 1) if "Cfg" in t)
+        assert found[0].name == "Cfg" and found[0].line == line, (found, line)
+        assert "TYPE_CHECKING" in found[0].describe() and "line 4" in found[0].describe()
+
+
+def test_moving_an_existing_use_is_not_a_new_use() -> None:
+    before = original("raise")
+    after = before.replace("        raise TypeError(Cfg)\n", "        raise ValueError(Cfg)\n")
+    assert introduced(before, after, "m.py") == []
+    # ... but a second one on the same error path is one more use: one more NameError to meet
+    twice = before.replace("raise TypeError(Cfg)", "raise TypeError(Cfg, Cfg)")
+    assert [(p.name, p.kind) for p in introduced(before, twice, "m.py")] == [("Cfg", TYPING_ONLY)]
