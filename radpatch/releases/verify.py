@@ -577,7 +577,7 @@ def _proof_step(name: str) -> Callable[[_Memo, _File, dict[str, bytes]], str | N
     def check(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
         step = next(s for s in STEPS if s.name == name)
         refusal = step.check(
-            Case(m.patch, f.rewrites, f.data, after[f.relpath], f.relpath, None, m.forward, m.backward)
+            Case(m.patch, f.rewrites, f.data, after[f.relpath], f.relpath, None, m.forward, m.backward, module=f.module)
         )
         return None if refusal is None else refusal.why
 
