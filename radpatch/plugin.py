@@ -220,15 +220,17 @@ def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
 def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store) -> tuple[Seen, str]:
     path = _imported_path(f.module) or root / f.path
     try:
-        digest = hashlib.sha256(read_regular(path)).hexdigest()
+        data = read_regular(path)
+        digest = hashlib.sha256(data).hexdigest()
     except OSError as exc:
         return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
     where = "" if path == root / f.path else f" (imported from {path})"
     # the one hash decision status makes first (state.hashes): patches stacked above this one count
-    # as this one applied; RECORD is read only when the record's own hashes do not decide
-    verdict = by_hash(digest, f, store, None)
-    if verdict is ByHash.UNDECIDED and dist_info:
-        verdict = by_hash(digest, f, store, wheel_record.sha256_of(dist_info / "RECORD", f.path))
+    # as this one applied, and so do comment or layout edits (the code hash, stdlib ast); RECORD is
+    # read only when the record's own hashes do not decide
+    verdict = by_hash(digest, f, store, None, data)
+    if verdict is ByHash.UNDECIDED and dist_info and digest == wheel_record.sha256_of(dist_info / "RECORD", f.path):
+        verdict = ByHash.NOT_APPLIED
     if verdict is ByHash.APPLIED:
         return Seen.APPLIED, where.strip()
     if verdict is ByHash.NOT_APPLIED:
