@@ -9,9 +9,10 @@ that patch. The links the file carries *now* are found from its bytes: the newes
 `before` of the one above. A link not on that walk is void: a reinstall replaced the bytes it
 wrote, so what it says is no longer true of the file.
 
-A file carries a patch when the patch's link is on the walk. It does not when the walk is found
-and the link is not on it, or when the file is the one the patch started from (its bytes or its
-code) or RECORD's (a reinstall). Anything else the hashes cannot decide: `status` then asks the
+A file carries a patch when the patch's link is on the walk. It does not when the walk is found,
+the link is not on it and the walk starts where the link started or at RECORD's bytes (a
+reinstall, then other patches stacked), or when the file is the one the patch started from (its
+bytes or its code) or RECORD's. Anything else the hashes cannot decide: `status` then asks the
 rewrites (state.decide), and the self-check, which never parses with libcst, reports it as
 changed.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -99,21 +101,45 @@ def _walk(chain: list[Link], digest: str, code: _Code) -> tuple[tuple[Link, ...]
 
 
 def by_hash(
-    digest: str, rec: FileRecord | None, store: Store, wheel_sha: str | None, data: bytes | None = None
+    digest: str,
+    rec: FileRecord | None,
+    store: Store,
+    wheel_sha: str | None | Callable[[], str | None],
+    data: bytes | None = None,
 ) -> ByHash:
     """What the hashes say of a file whose sha256 is `digest` (its bytes `data`, when the code
-    hash may be asked), for the patch that recorded `rec` (None: no trusted record of it)."""
+    hash may be asked), for the patch that recorded `rec` (None: no trusted record of it).
+    `wheel_sha` is RECORD's sha256 of the file, or a function reading it only when needed."""
+    wheel = _Lazy(wheel_sha)
     if rec is None:
-        return ByHash.NOT_APPLIED if wheel_sha is not None and digest == wheel_sha else ByHash.UNDECIDED
+        return ByHash.NOT_APPLIED if digest == wheel() else ByHash.UNDECIDED
     code = _Code(data)
     walked = _walk(links(store, rec.path), digest, code)
     if walked is not None:
-        return ByHash.APPLIED if any(ln.file == rec for ln in walked[0]) else ByHash.NOT_APPLIED
-    if digest == rec.original_sha256 or (wheel_sha is not None and digest == wheel_sha):
+        if any(ln.file == rec for ln in walked[0]):
+            return ByHash.APPLIED
+        # the link is void when the file went back to where it started (or to RECORD's bytes: a
+        # reinstall) and other patches were stacked since; on unknown bytes it is not decided
+        if walked[0][0].file.original_sha256 in (rec.original_sha256, wheel()):
+            return ByHash.NOT_APPLIED
+        return ByHash.UNDECIDED
+    if digest in (rec.original_sha256, wheel()):
         return ByHash.NOT_APPLIED
     if rec.original_code.startswith(CODE_SCHEME + ":") and code() == rec.original_code:
         return ByHash.NOT_APPLIED  # the file the patch started from, with comment or layout edits
     return ByHash.UNDECIDED
+
+
+class _Lazy:
+    def __init__(self, value: str | None | Callable[[], str | None]) -> None:
+        self._value, self._done = value, not callable(value)
+
+    def __call__(self) -> str | None:
+        if not self._done:
+            assert callable(self._value)
+            self._value, self._done = self._value(), True
+        assert not callable(self._value)
+        return self._value
 
 
 def above(store: Store, rec: FileRecord, digest: str, data: bytes | None = None) -> list[str]:
