@@ -33,7 +33,7 @@ from radpatch.state.decide import (
     record_digest,
     targets,
 )
-from radpatch.state.hashes import above, code_hash
+from radpatch.state.hashes import Link, above, base, code_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256
 
 Say = Callable[[str], None]
@@ -497,7 +497,7 @@ def _write_group(
                 records.pop(c.patch.patch.name, None)
             else:
                 seq += 1
-                records[c.patch.patch.name] = _record(c, seq)
+                records[c.patch.patch.name] = _record(c, seq, records)
         store.save(records, run)
     except BaseException:
         if _roll_back(store, files, written):
@@ -523,20 +523,27 @@ def _roll_back(store: Store, files: dict[Path, tuple[bytes, bytes]], written: li
     return ok
 
 
-def _record(c: Change, seq: int) -> PatchRecord:
+def _record(c: Change, seq: int, records: dict[str, PatchRecord]) -> PatchRecord:
+    """The record of a change, its links stacked on the links in `records` (this run's earlier
+    changes included)."""
     dist = c.patch.dist
     assert dist is not None
-    files = tuple(
-        FileRecord(
-            f.module,
-            str(f.path.relative_to(dist.root)),
-            sha256(f.original),
-            sha256(f.after),
-            code_hash(f.original),
-            code_hash(f.after),
+    files = []
+    for f in c.files:
+        relpath = str(f.path.relative_to(dist.root))
+        chain = [Link(r.patch, lf) for r in sorted(records.values(), key=lambda r: r.seq) for lf in r.files]
+        start = base([ln for ln in chain if ln.file.path == relpath], f.original)
+        files.append(
+            FileRecord(
+                f.module,
+                relpath,
+                sha256(f.original),
+                sha256(f.after),
+                code_hash(f.original),
+                code_hash(f.after),
+                *start,
+            )
         )
-        for f in c.files
-    )
     return PatchRecord(
-        c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files, seq, record_digest(dist)
+        c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, tuple(files), seq, record_digest(dist)
     )

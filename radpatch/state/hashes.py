@@ -3,18 +3,16 @@ and the engine-start self-check all make first (stdlib only: the self-check impo
 
 The model (docs/state.md): per file, radpatch's record holds a chain of links, one per patch it
 wrote there, in the order written; each link has the file's sha256 and code hash before and after
-that patch. The links the file carries *now* are found from its bytes: the newest link whose
-`after` is the file's sha256 (or, when someone edited only comments or layout since, whose
+that patch. The links the file carries *now* are found from its bytes (the walk): the newest link
+whose `after` is the file's sha256 (or, when someone edited only comments or layout since, whose
 `after` code hash is the file's code hash), then, going down, each link whose `after` is the
-`before` of the one above. A link not on that walk is void: a reinstall replaced the bytes it
-wrote, so what it says is no longer true of the file.
+`before` of the one above (by sha256, or by code hash when comments were edited between the two).
 
-A file carries a patch when the patch's link is on the walk. It does not when the walk is found,
-the link is not on it and the walk starts where the link started or at RECORD's bytes (a
-reinstall, then other patches stacked), or when the file is the one the patch started from (its
-bytes or its code) or RECORD's. Anything else the hashes cannot decide: `status` then asks the
-rewrites (state.decide), and the self-check, which never parses with libcst, reports it as
-changed.
+A file carries a patch when the patch's link is on the walk. It does not when the file, or the
+first `before` of the walk (a reinstall, then other patches stacked since), is a state from before
+the patch (where it or a patch under it started, by sha256 or code hash) or RECORD's bytes: the
+link is void. Anything else the hashes cannot decide: `status` then asks the rewrites
+(state.decide), and the self-check, which never parses with libcst, reports it as changed.
 """
 
 from __future__ import annotations
@@ -85,19 +83,30 @@ def live(store: Store, relpath: str, digest: str, data: bytes | None = None) -> 
 def _walk(chain: list[Link], digest: str, code: _Code) -> tuple[tuple[Link, ...], bool] | None:
     top = next((i for i in reversed(range(len(chain))) if chain[i].file.patched_sha256 == digest), None)
     exact = top is not None
-    if top is None and any(ln.file.patched_code.startswith(CODE_SCHEME + ":") for ln in chain):
+    if top is None and any(_ours(ln.file.patched_code) for ln in chain):
         mine = code()
         top = next((i for i in reversed(range(len(chain))) if mine and chain[i].file.patched_code == mine), None)
     if top is None:
         return None
     out = [top]
-    while True:
-        want = chain[out[-1]].file.original_sha256
-        below = next((i for i in reversed(range(out[-1])) if chain[i].file.patched_sha256 == want), None)
-        if below is None:
-            break
+    while (below := _below(chain, out[-1])) is not None:
         out.append(below)
     return tuple(chain[i] for i in reversed(out)), exact
+
+
+def _below(chain: list[Link], at: int) -> int | None:
+    """The link the one at `at` was stacked on: the newest earlier one whose `after` is its
+    `before`, by sha256, or by code hash (comments edited between the two)."""
+    f = chain[at].file
+    below = next((i for i in reversed(range(at)) if chain[i].file.patched_sha256 == f.original_sha256), None)
+    if below is None and _ours(f.original_code):
+        below = next((i for i in reversed(range(at)) if chain[i].file.patched_code == f.original_code), None)
+    return below
+
+
+def _ours(code: str) -> bool:
+    """A code hash this Python computed (another Python's is never compared)."""
+    return code.startswith(CODE_SCHEME + ":")
 
 
 def by_hash(
@@ -114,20 +123,49 @@ def by_hash(
     if rec is None:
         return ByHash.NOT_APPLIED if digest == wheel() else ByHash.UNDECIDED
     code = _Code(data)
-    walked = _walk(links(store, rec.path), digest, code)
-    if walked is not None:
-        if any(ln.file == rec for ln in walked[0]):
-            return ByHash.APPLIED
-        # the link is void when the file went back to where it started (or to RECORD's bytes: a
-        # reinstall) and other patches were stacked since; on unknown bytes it is not decided
-        if walked[0][0].file.original_sha256 in (rec.original_sha256, wheel()):
-            return ByHash.NOT_APPLIED
-        return ByHash.UNDECIDED
-    if digest in (rec.original_sha256, wheel()):
+    chain = links(store, rec.path)
+    walked = _walk(chain, digest, code)
+    if walked is not None and any(ln.file == rec for ln in walked[0]):
+        return ByHash.APPLIED
+    shas, codes = _before(chain, rec)
+    shas |= {rec.base_sha256} - {""}
+    codes |= {rec.base_code} if _ours(rec.base_code) else set()
+    if walked is not None:  # its link is off the walk: void if the walk starts before the patch
+        start, start_code = walked[0][0].file.original_sha256, walked[0][0].file.original_code
+    else:
+        start, start_code = digest, code() if codes else ""
+    if start in shas or start == wheel() or (start_code and start_code in codes):
         return ByHash.NOT_APPLIED
-    if rec.original_code.startswith(CODE_SCHEME + ":") and code() == rec.original_code:
-        return ByHash.NOT_APPLIED  # the file the patch started from, with comment or layout edits
     return ByHash.UNDECIDED
+
+
+def base(chain: list[Link], before: bytes) -> tuple[str, str]:
+    """Where the chain of a link written now on the bytes `before` starts (sha256, code hash):
+    the base of the link it is stacked on, or `before` itself."""
+    digest = hashlib.sha256(before).hexdigest()
+    under = next((ln.file for ln in reversed(chain) if ln.file.patched_sha256 == digest), None)
+    if under is None:
+        mine = code_hash(before) if any(_ours(ln.file.patched_code) for ln in chain) else ""
+        under = next((ln.file for ln in reversed(chain) if mine and ln.file.patched_code == mine), None)
+    if under is None:
+        return digest, code_hash(before)
+    if under.base_sha256:
+        return under.base_sha256, under.base_code
+    return under.original_sha256, under.original_code
+
+
+def _before(chain: list[Link], rec: FileRecord) -> tuple[set[str], set[str]]:
+    """The sha256s and code hashes of the states of the file before `rec`'s patch: its own
+    `before`, and going down, the `before` of each link it was stacked on."""
+    shas, codes = {rec.original_sha256}, {rec.original_code} if _ours(rec.original_code) else set()
+    at = next((i for i, ln in enumerate(chain) if ln.file == rec), None)
+    while at is not None:
+        f = chain[at].file
+        shas.add(f.original_sha256)
+        if _ours(f.original_code):
+            codes.add(f.original_code)
+        at = _below(chain, at)
+    return shas, codes
 
 
 class _Lazy:

@@ -62,6 +62,11 @@ class FileRecord:
     # "" in records written before format 3 or for a file that does not parse
     original_code: str = ""
     patched_code: str = ""
+    # where the file's chain started when this link was written: the state before every radpatch
+    # patch under this one (its own `before` when it was the first), as sha256 and code hash; it
+    # stays known when the links under it are replaced later ("" before format 3)
+    base_sha256: str = ""
+    base_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -434,7 +439,8 @@ def _file_record(f: dict[str, object]) -> FileRecord:
     _need(isinstance(rec.module, str) and isinstance(rec.path, str), f"file entry {f!r}")
     for digest in (rec.original_sha256, rec.patched_sha256):
         _need(isinstance(digest, str) and bool(_SHA.match(digest)), f"not a sha256: {digest!r}")
-    for code in (rec.original_code, rec.patched_code):
+    _need(isinstance(rec.base_sha256, str) and bool(_SHA.match(rec.base_sha256) or not rec.base_sha256), "base")
+    for code in (rec.original_code, rec.patched_code, rec.base_code):
         _need(isinstance(code, str) and bool(_CODE.match(code)), f"not a code hash: {code!r}")
     return rec
 
