@@ -219,6 +219,7 @@ class StateMachine(RuleBasedStateMachine):
         self.edits = 0
         self.log: list[str] = []
         sys.path.insert(0, str(self.site))
+        self.install()
 
     def teardown(self) -> None:
         with contextlib.suppress(ValueError):
@@ -226,7 +227,6 @@ class StateMachine(RuleBasedStateMachine):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # --- the installation ------------------------------------------------------------------------
-    @initialize()
     def install(self) -> None:
         rows = []
         for rel, text in PRISTINE.items():
@@ -243,6 +243,12 @@ class StateMachine(RuleBasedStateMachine):
         self.registry.mkdir()
         for p in PATCHES:
             self.write_entry(p)
+
+    @initialize(names=st.lists(st.sampled_from(PATCHES), max_size=3, unique=True))
+    def stacked(self, names: list[str]) -> None:
+        """Start from patches already stacked on the shared module (most steps then meet a stack)."""
+        if names:
+            self.apply(names)
 
     def write_entry(self, p: str) -> None:
         (self.registry / f"{p}.yaml").write_text(self.model.entries[p].yaml(p))
@@ -361,7 +367,7 @@ class StateMachine(RuleBasedStateMachine):
     # --- what must hold after every step ---------------------------------------------------------
     @invariant()
     def states_and_bytes_agree(self) -> None:
-        if not hasattr(self, "model") or not (self.registry / "a.yaml").exists() or self.pending:
+        if self.pending:
             return
         code, out = self.radpatch("status", "--json", *PATCHES)
         assert code == 0, out
