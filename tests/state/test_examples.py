@@ -9,7 +9,9 @@ Each test ends with a full revert, checked byte for byte against the distributio
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
+import types
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +114,16 @@ def test_stacked_patches_read_applied_at_engine_start(stk: Stk, monkeypatch: pyt
     stk.ok("apply", "high")
     checks = {c.name: c.state for c in plugin.check(stk.path(""), ("low", "high"))}
     assert checks == {"low": Seen.APPLIED, "high": Seen.APPLIED}
+    vllm = types.ModuleType("vllm")  # the engine's package stands for stk, imported from the site
+    vllm.__file__ = str(stk.path("stk/__init__.py"))
+    monkeypatch.setitem(sys.modules, "vllm", vllm)
+    monkeypatch.setattr(plugin, "_own_site", lambda root: True)
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "low,high")
+    plugin.register()  # a correctly patched engine starts: RequiredPatchMissing would be raised here
+    stk.path("stk/core.py").write_text(CORE)  # and one that is not refuses
+    with pytest.raises(plugin.RequiredPatchMissing):
+        plugin.register()
+    stk.ok("apply", "low", "high")
     stk.revert_all("low", "high")
 
 
