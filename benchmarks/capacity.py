@@ -329,7 +329,7 @@ def explain(entry: dict[str, Any], cap: int) -> list[str]:
                f"{fmt_pct(loose.get('vs_upstream'))} vs upstream, drafter in "
                f"{len(loose['drafter_groups'])} groups)."
                if (loose := entry.get("best_capped_drafter_may_split")) else ""))
-    for name, ok, detail in failed:
+    for name, _ok, detail in failed:
         if name == WITHIN and outcome != "drafter-spans-buckets":
             notes.append(f"Shipped choice {detail}: the patch minimises group size × blocks per "
                          "request, which is capacity up to vLLM's integer rounding, then takes "
@@ -417,7 +417,7 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
         b = e.get("buckets") or {}
         L.append(f"- as probed: block size {d['block_size']}, page {d['page_size']:,} B, "
                  f"{d['num_pages']:,} pages ({d['kv_cache_bytes'] / 2**30:.2f} GiB of KV cache)"
-                 + (f"; Mamba state shapes/dtypes (vLLM's calculators): "
+                 + ("; Mamba state shapes/dtypes (vLLM's calculators): "
                     + "; ".join(f"{s} {t}" for s, t in d["mamba_shapes"].values())
                     if d.get("mamba_shapes") else ""))
         if b:

@@ -148,7 +148,8 @@ def report(points: list[Point], args: argparse.Namespace, wall: float, load: tup
             f"## {layout.full} full + {layout.sliding} sliding-window layers (window {layout.window}, "
             f"hidden {layout.hidden}, {layout.heads} heads / {layout.kv_heads} KV head)",
             "",
-            "| forced size | groups (engine) | KV tokens | decode tok/s | step ms (wall) | step ms (CPU) | scheduler ms |",
+            "| forced size | groups (engine) | KV tokens | decode tok/s | step ms (wall) | step ms (CPU) "
+            "| scheduler ms |",
             "|---|---|---|---|---|---|---|",
         ]
         for p in mine:

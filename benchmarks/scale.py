@@ -64,7 +64,8 @@ def say(msg: str) -> None:
 def run(argv: list[str | Path], **kw: Any) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kw)
     if done.returncode != 0:
-        raise SystemExit(f"scale: {' '.join(map(str, argv))} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+        raise SystemExit(f"scale: {' '.join(map(str, argv))} exited {done.returncode}:\n"
+                         f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
     return done
 
 
@@ -107,7 +108,8 @@ def function(i: int) -> str:
 
 
 def module_source(funcs: int) -> str:
-    return '"""A synthetic module for radpatch\'s scaling benchmark."""\n\n' + "".join(function(i) for i in range(funcs))
+    return ('"""A synthetic module for radpatch\'s scaling benchmark."""\n\n'
+            + "".join(function(i) for i in range(funcs)))
 
 
 def record_hash(data: bytes) -> str:
@@ -118,7 +120,8 @@ def write_wheel(into: Path, modules: dict[str, str], version: str = "1.0") -> Pa
     info = f"{DIST}-{version}.dist-info"
     files = {f"{DIST}/__init__.py": b"", **{f"{DIST}/{m}.py": src.encode() for m, src in modules.items()}}
     files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {DIST}\nVersion: {version}\n\n".encode()
-    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: radpatch-scale\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: radpatch-scale\n"
+                              b"Root-Is-Purelib: true\nTag: py3-none-any\n")
     files[f"{info}/top_level.txt"] = f"{DIST}\n".encode()
     record = "".join(f"{rel},sha256={record_hash(d)},{len(d)}\n" for rel, d in files.items()) + f"{info}/RECORD,,\n"
     files[f"{info}/RECORD"] = record.encode()
@@ -206,7 +209,8 @@ def bench_patches(env: Env, tmp: Path, runs: int) -> list[dict[str, Any]]:
             reg = write_registry(tmp / "registry", patches)
             base = [env.radpatch, "--registry", reg]
             names = sorted(patches)
-            samples: dict[str, list[Sample]] = {k: [] for k in ("list", "status (none applied)", "apply", "status (all applied)", "revert")}
+            samples: dict[str, list[Sample]] = {
+                k: [] for k in ("list", "status (none applied)", "apply", "status (all applied)", "revert")}
             for _ in range(runs):
                 samples["list"].append(timed([*base, "list"]))
                 samples["status (none applied)"].append(timed([*base, "status"]))
@@ -258,12 +262,16 @@ def bench_verify(env: Env, tmp: Path, runs: int) -> list[dict[str, Any]]:
         assert json.loads(s.out)["fetched"]["bytes"] == 0, "a warm run read from the index"
     data = json.loads(cold[0].out)
     versions = [r["version"] for r in data["results"]]
-    rows.append({"run": "cold", "releases": fetched[0]["releases"], "bytes": statistics.median(f["bytes"] for f in fetched),
+    rows.append({"run": "cold", "releases": fetched[0]["releases"],
+                 "bytes": statistics.median(f["bytes"] for f in fetched),
                  "bytes_min": min(f["bytes"] for f in fetched), "bytes_max": max(f["bytes"] for f in fetched),
-                 "wheel_bytes": fetched[0]["wheel_bytes"], "whole_wheels": fetched[0]["whole_wheels"], "versions": versions,
+                 "wheel_bytes": fetched[0]["wheel_bytes"], "whole_wheels": fetched[0]["whole_wheels"],
+                 "versions": versions,
                  "passed": data["passed"], "claimed": data["claimed"], **stats(cold)})
-    rows.append({"run": "warm", "releases": 0, "bytes": 0, "bytes_min": 0, "bytes_max": 0, "wheel_bytes": fetched[0]["wheel_bytes"],
-                 "whole_wheels": 0, "versions": versions, "passed": data["passed"], "claimed": data["claimed"], **stats(warm)})
+    rows.append({"run": "warm", "releases": 0, "bytes": 0, "bytes_min": 0, "bytes_max": 0,
+                 "wheel_bytes": fetched[0]["wheel_bytes"],
+                 "whole_wheels": 0, "versions": versions, "passed": data["passed"], "claimed": data["claimed"],
+                 **stats(warm)})
     return rows
 
 
@@ -273,7 +281,8 @@ def revision() -> str:
     head = run(["git", "-C", REPO, "rev-parse", "HEAD"]).stdout.strip()
     branch = run(["git", "-C", REPO, "rev-parse", "--abbrev-ref", "HEAD"]).stdout.strip()
     # the figures this writes (benchmarks/results) do not make the measured code a different one
-    dirty = run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks/results"]).stdout.strip()
+    dirty = run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                 ":!benchmarks/results"]).stdout.strip()
     return f"{head} ({branch}){' + uncommitted changes' if dirty else ''}"
 
 
@@ -298,11 +307,14 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
     m = result["meta"]
     lines = ["# radpatch at scale", "",
              f"Generated by `python benchmarks/scale.py` on {m['date']}: commit `{m['commit']}`, Python {m['python']}, "
-             f"{m['cpus']} CPUs (load average {m['load']} at the start; the machine is shared), {m['runs']} runs per row. "
+             f"{m['cpus']} CPUs (load average {m['load']} at the start; the machine is shared), "
+             f"{m['runs']} runs per row. "
              "Whole `radpatch` processes from a non-editable install of this checkout's wheel in a temp venv, on a "
-             f"pip-installed synthetic distribution `{DIST}`. Seconds: median (min–max); CPU = user + system of the process "
+             f"pip-installed synthetic distribution `{DIST}`. Seconds: median (min–max); "
+             "CPU = user + system of the process "
              "and its workers. Wall time on a shared, loaded machine is noisy; CPU time is the steadier figure."
-             + (f" The commit's history meets main at `{m['main_base']}`: the engine rows measure that main, plus what this "
+             + (f" The commit's history meets main at `{m['main_base']}`: "
+                "the engine rows measure that main, plus what this "
                 "branch changed." if m.get("main_base") else "")
              + (f" {m['note']}" if m.get("note") else ""), ""]
     if result.get("patches"):
@@ -310,8 +322,10 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
                   "One `replace` per patch. *spread*: one module per patch; *stacked*: the patches share 5 modules "
                   "(N/5 patches on each). `apply`/`revert` take all N names in one run; `status (all applied)` is "
                   "`status --check` on all N.", "",
-                  "| layout | patches | modules | command | runs | CPU s | wall s |", "|---|---:|---:|---|---:|---:|---:|"]
-        lines += [f"| {r['layout']} | {r['patches']} | {r['modules']} | {r['command']} | {r['runs']} | {cell(r, 'cpu')} | {cell(r, 'wall')} |"
+                  "| layout | patches | modules | command | runs | CPU s | wall s |",
+                  "|---|---:|---:|---|---:|---:|---:|"]
+        lines += [f"| {r['layout']} | {r['patches']} | {r['modules']} | {r['command']} | {r['runs']} "
+                  f"| {cell(r, 'cpu')} | {cell(r, 'wall')} |"
                   for r in result["patches"]]
         by = {(r["layout"], r["patches"], r["command"]): r for r in result["patches"]}
         one, many = by.get(("stacked", 1, "status (all applied)")), by.get(("stacked", 200, "status (all applied)"))
@@ -324,7 +338,8 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
         lines += ["## One rewrite, growing module", "", *_kept(result, "modules"),
                   "Modules of 4-line top-level functions; the rewrite is in the middle one.", "",
                   "| lines | command | runs | CPU s | wall s |", "|---:|---|---:|---:|---:|"]
-        lines += [f"| {r['lines']:,} | {r['command']} | {r['runs']} | {cell(r, 'cpu')} | {cell(r, 'wall')} |" for r in result["modules"]]
+        lines += [f"| {r['lines']:,} | {r['command']} | {r['runs']} | {cell(r, 'cpu')} | {cell(r, 'wall')} |"
+                  for r in result["modules"]]
         by = {(r["lines"], r["command"]): r for r in result["modules"]}
         ten, hundred = by.get((10_000, "apply")), by.get((100_000, "apply"))
         if ten and hundred:
@@ -339,13 +354,16 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
                   f"({len(vs)} releases: {vs[0]} … {vs[-1]}; {cold['passed']} of {cold['claimed']} in the range pass), "
                   "against the real package index with this machine's pip settings. Cold: a new empty `RADPATCH_CACHE` "
                   "each run; warm: the first cold run's cache.", "",
-                  "| run | runs | releases read | bytes read | of the wheels' bytes | CPU s | wall s |", "|---|---:|---:|---:|---:|---:|---:|"]
+                  "| run | runs | releases read | bytes read | of the wheels' bytes | CPU s | wall s |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
         for r in (cold, warm):
             share = f"{100 * r['bytes'] / r['wheel_bytes']:.2f}%" if r["run"] == "cold" else "0"
             read = f"{mib(r['bytes'])} ({mib(r['bytes_min'])}–{mib(r['bytes_max'])})" if r["run"] == "cold" else "0"
-            lines.append(f"| {r['run']} | {r['runs']} | {r['releases']} | {read} | {share} | {cell(r, 'cpu')} | {cell(r, 'wall')} |")
+            lines.append(f"| {r['run']} | {r['runs']} | {r['releases']} | {read} | {share} "
+                         f"| {cell(r, 'cpu')} | {cell(r, 'wall')} |")
         lines += ["", f"The wheels themselves: {mib(cold['wheel_bytes'])}; {cold['whole_wheels']} downloaded whole. "
-                      f"Targets: cold under 1% of the wheels' bytes (**{100 * cold['bytes'] / cold['wheel_bytes']:.2f}%**) "
+                      "Targets: cold under 1% of the wheels' bytes "
+                      f"(**{100 * cold['bytes'] / cold['wheel_bytes']:.2f}%**) "
                       f"and under 30 s wall (**{cold['wall']:.1f} s**); warm under 3 s (**{warm['wall']:.1f} s**).", ""]
     path.write_text("\n".join(lines))
 
@@ -371,18 +389,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default="patches,modules,verify")
     ap.add_argument("--out", type=Path, default=HERE / "results")
-    ap.add_argument("--note", default="", help="A sentence about the conditions of this run (printed under the header).")
+    ap.add_argument("--note", default="",
+                    help="A sentence about the conditions of this run (printed under the header).")
     args = ap.parse_args(argv)
     parts = set(args.only.split(","))
     meta = {"date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": revision(),
-            "python": platform.python_version(), "cpus": os.cpu_count(), "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+            "python": platform.python_version(), "cpus": os.cpu_count(),
+            "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
             "runs": args.runs, "main_base": main_base(), "note": args.note}
     result: dict[str, Any] = {"meta": meta}
     previous = _previous(args.out / "scale.json")
     for name in ("verify", "patches", "modules"):
         if name not in parts and previous.get(name):  # a part not run this time keeps its earlier figures
             result[name] = previous[name]
-            result.setdefault("kept", {})[name] = {k: previous["meta"].get(k) for k in ("date", "commit", "load", "runs")}
+            result.setdefault("kept", {})[name] = {
+                k: previous["meta"].get(k) for k in ("date", "commit", "load", "runs")}
     steps: dict[str, Callable[[Env, Path, int], list[dict[str, Any]]]] = {
         "verify": bench_verify, "patches": bench_patches, "modules": bench_modules}
     with tempfile.TemporaryDirectory(prefix="radpatch-scale-") as tmp:

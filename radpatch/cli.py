@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 from radpatch import __version__
 from radpatch.context import Context
-from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError
+from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError, UsageError
 
 pass_ctx = click.make_pass_decorator(Context)
 
@@ -80,12 +80,20 @@ def show(ctx: Context, name: str) -> int:
 @cli.command()
 @click.argument("names", nargs=-1, required=True, shell_complete=complete_patch)
 @click.option("--dry-run", is_flag=True, help="Plan and prove, write nothing.")
+@click.option(
+    "--import-check/--no-import-check",
+    default=False,
+    envvar="RADPATCH_IMPORT_CHECK",
+    show_envvar=True,
+    help="Before writing, import each patched module in the target interpreter (a subprocess); "
+    "refuse if it fails only once patched.",
+)
 @pass_ctx
-def apply(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
+def apply(ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool) -> int:
     """Apply patches (all or nothing; already applied ones are left alone)."""
     from radpatch.commands import change
 
-    return change.apply(ctx, names, dry_run)
+    return change.apply(ctx, names, dry_run, import_check)
 
 
 @cli.command()
@@ -113,16 +121,36 @@ def diff(ctx: Context, name: str) -> int:
 @click.argument("names", nargs=-1, shell_complete=complete_patch)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--check", is_flag=True, help="Exit 3 unless every named patch (default: every recorded one) is applied.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "cyclonedx"]),
+    default=None,
+    help="table (default), json (as --json), or cyclonedx: a CycloneDX 1.6 SBOM of the patched distributions.",
+)
 @pass_ctx
-def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
+def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, fmt: str | None) -> int:
     """Show each patch's state: applied, not-applied, drifted, incompatible, not-installed, obsolete."""
+    if fmt == "cyclonedx":
+        from radpatch.commands import sbom
+
+        if as_json or check:
+            raise UsageError(
+                "--format cyclonedx prints a BOM: it does not combine with --json or --check",
+                "run `radpatch status --check` separately",
+            )
+
+        return sbom.run(ctx, names)
     from radpatch.commands import status as cmd
 
-    return cmd.run(ctx, names, as_json, check)
+    return cmd.run(ctx, names, as_json or fmt == "json", check)
 
 
 @cli.command()
-@click.argument("name", shell_complete=complete_patch)
+@click.argument("names", nargs=-1, shell_complete=complete_patch)
+@click.option(
+    "--all", "every", is_flag=True, help="Verify every patch of the registries: a matrix of patches x releases."
+)
 @click.option(
     "--versions",
     "spec",
@@ -131,11 +159,82 @@ def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> 
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
-def verify(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
-    """Prove a patch against every released version in its range, from the wheels (no GPU, no install)."""
+def verify(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None, as_json: bool) -> int:
+    """Prove a patch against every released version in its range, from the wheels (no GPU, no install).
+
+    With several names or --all: one matrix of patches x releases (pass, obsolete, moved, no match, out of range)."""
     from radpatch.commands import verify as cmd
 
-    return cmd.run(ctx, name, spec, as_json)
+    return cmd.run_many(ctx, names, every, spec, as_json)
+
+
+@cli.command()
+@click.argument("names", nargs=-1, required=True, shell_complete=complete_patch)
+@click.option("--to", "to", required=True, metavar="VERSION|SPEC", help="The release(s) to port the patches to.")
+@click.option("--dry-run", is_flag=True, help="Show the edit (a unified diff) and write nothing.")
+@pass_ctx
+def port(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
+    """Port patches to new releases: widen `supported`, add a moved module, or say why not (edits the YAML)."""
+    from radpatch.commands import port as cmd
+
+    return cmd.run(ctx, names, to, dry_run)
+
+
+@cli.command("import")
+@click.argument("patches", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
+    help="Strip N leading path components, as patch -pN (default: as patch, the base name).",
+)
+@click.option(
+    "-d", "directory", default="", metavar="DIR",
+    help="Resolve paths in DIR, relative to the site directory (as patch -d).",
+)
+@click.option(
+    "--out", default=".", metavar="DIR", type=click.Path(file_okay=False),
+    help="Registry directory to write the entries to (default: .).",
+)
+@click.option("--name", default=None, metavar="NAME", help="Entry name (a prefix when several patch files are given).")
+@click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")
+@click.option(
+    "--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files the patches apply to."
+)
+@pass_ctx
+def import_(
+    ctx: Context,
+    patches: tuple[str, ...],
+    strip: int | None,
+    directory: str,
+    out: str,
+    name: str | None,
+    supported: str | None,
+    python: str | None,
+) -> int:
+    """Write registry entries from unified diffs (patch -pN series), one per patch file."""
+    from radpatch.commands import importing
+
+    target = Context(python, ctx.registries) if python else ctx
+    return importing.run(target, patches, strip, directory, out, name, supported)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option(
+    "--wheel",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, readable=False),
+    help="Read the pristine bytes from this wheel (offline) instead of the package index.",
+)
+@click.option("--dry-run", is_flag=True, help="Fetch and check the bytes, say what would be restored, write nothing.")
+@pass_ctx
+def restore(ctx: Context, paths: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
+    """Put files of an installed distribution back to their RECORD bytes, from its wheel (no reinstall).
+
+    PATH: a file under site-packages (absolute, or relative to site-packages), a module name
+    (vllm.v1.core.kv_cache_utils), or a directory (each of its files not as installed)."""
+    from radpatch.commands import restore as cmd
+
+    return cmd.run(ctx, paths, wheel, dry_run)
 
 
 def main(argv: list[str] | None = None) -> int:

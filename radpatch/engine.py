@@ -15,13 +15,7 @@ from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv, module_path
 from radpatch.install.locate import find_target
 from radpatch.prove import plan
-from radpatch.registry.model import (
-    InsertDefinitions,
-    InsertStatements,
-    Operation,
-    Patch,
-    Rewrite,
-)
+from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.state.decide import (
     FileState,
@@ -92,9 +86,12 @@ def _committed(store: Store) -> bool:
 
 
 @pausing
-def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
+def apply(
+    env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False, import_check: bool = False
+) -> list[Change]:
     """Apply every patch that is not applied yet, and re-apply each whose entry has another
-    revision now; refuse all if any one cannot be proven.
+    revision now; refuse all if any one cannot be proven. `import_check`: also import each
+    changed module, as planned, in the target interpreter first.
 
     A re-applied patch comes off first (with every patch stacked above it on its files, which
     must be named too), then goes on again in its current revision, the ones above after it in
@@ -126,6 +123,10 @@ def apply(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False)
             raise _refuse_state(ps, "apply")
         changes.append(_change(ps, _planned(ps, list(ps.files), env, overlay)))
     _one_root(changes)
+    if import_check and any(c.files for c in changes):
+        from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
+
+        check.run(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say)
     if dry_run or not changes:
         return changes
     _commit(env, changes, "apply")
@@ -219,12 +220,12 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     dist = ps.dist
     assert dist is not None
     where, text = str(f.path), data.decode("utf-8", "replace")
-    maybe = [rw for rw in f.rewrites if _may_be_present(rw.op, text)]
+    maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
     if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
     else:
-        inserts = [rw for rw in maybe if isinstance(rw.op, InsertStatements) and len(f.rewrites) > 1]
-        present = [rw.id for rw in inserts if applied_error(ps.patch, (rw,), data, where) is None]
+        repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
+        present = [rw.id for rw in repeatable if applied_error(ps.patch, (rw,), data, where) is None]
         if not present:
             return
         what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
@@ -234,17 +235,6 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
         f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release)",
     )
-
-
-def _may_be_present(op: Operation, text: str) -> bool:
-    """False only when the file cannot hold what `op` adds (its text is nowhere in it): the cheap
-    test before the structural one."""
-    if isinstance(op, InsertStatements):
-        lines = [ln.strip() for ln in op.code.splitlines() if ln.strip()]
-        return all(ln in text for ln in lines)
-    if isinstance(op, InsertDefinitions):
-        return all(name in text for name in op.names)
-    return True
 
 
 def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False, off: bool = False) -> Change:

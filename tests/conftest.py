@@ -1,57 +1,64 @@
-"""Shared fixtures: a fake site-packages with a dist-info (METADATA + RECORD) and registry dirs."""
+"""Fixtures shared by every test, and the tiers.
+
+A test asks for what it needs by fixture; the fixture names the need as a marker (NEEDS below),
+and tests that need more than this machine offline (a vLLM release, the package index, root,
+strace) or that drive many radpatch processes (kills, races, reinstalls) also get `real`, the
+second tier: tools/test.sh runs `-m "not real"` under every interpreter and `-m real` once.
+The helpers behind the fixtures live in tests/lib/."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
+import shutil
 import sys
-import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from radpatch.install.environment import PythonEnv
+from tests.lib import REPO
+from tests.lib.installed import Demo, Env, Vllm, make_demo, make_vllm
+from tests.lib.processes import run
+from tests.lib.registry import write_entry
+from tests.lib.site import Site
+from tests.lib.toy import TOY_FILES, TOY_PATCH
+from tests.lib.venvs import Venv, pip
+from tests.lib.vllm_release import VllmEnv
+from tests.lib.wheels import build_project
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# fixture -> the markers a test using it gets: what it needs
+NEEDS: dict[str, tuple[str, ...]] = {
+    "radpatch_wheel": ("wheel",),
+    "radpatch_cmd": ("wheel", "network"),  # pip installs radpatch's dependencies from the index
+    "rpdemo_template": ("wheel",),
+    "demo": ("wheel", "processes"),
+    "vllm_install": ("wheel", "network", "vllm"),
+    "vllm_env": ("vllm",),
+}
+# a test with one of these markers is in the second tier
+SECOND_TIER = frozenset({"network", "vllm", "root", "strace", "processes"})
 
 
-def record_hash(data: bytes) -> str:
-    """RECORD's form of a sha256: urlsafe base64 without padding."""
-    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        for fixture, markers in NEEDS.items():
+            if fixture in fixtures:
+                for marker in markers:
+                    item.add_marker(marker)
+        if SECOND_TIER & {m.name for m in item.iter_markers()}:
+            item.add_marker(pytest.mark.real)
 
 
-@dataclass
-class Site:
-    """A site-packages directory holding installed distributions, as pip lays them out."""
+@pytest.fixture(autouse=True)
+def _no_ambient_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registries come only from what a test passes, never from the caller's environment."""
+    monkeypatch.delenv("RADPATCH_REGISTRY", raising=False)
 
-    root: Path
 
-    @property
-    def env(self) -> PythonEnv:
-        return PythonEnv(sys.executable, (self.root,), self.root, (sys.version_info[0], sys.version_info[1]))
-
-    def install(self, name: str, version: str, files: dict[str, str]) -> None:
-        """Write `files` (relpath -> dedented source) and a dist-info whose RECORD hashes them."""
-        rows = []
-        for rel, text in files.items():
-            data = textwrap.dedent(text).encode()
-            path = self.root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            rows.append(f"{rel},sha256={record_hash(data)},{len(data)}")
-        dist_info = self.root / f"{name}-{version}.dist-info"
-        dist_info.mkdir()
-        (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n")
-        rows.append(f"{dist_info.name}/METADATA,,")
-        rows.append(f"{dist_info.name}/RECORD,,")
-        (dist_info / "RECORD").write_text("\n".join(rows) + "\n")
-
-    def snapshot(self) -> dict[str, bytes]:
-        """Every file's bytes, except radpatch's own lock file (taking the lock creates it)."""
-        return {
-            str(p.relative_to(self.root)): p.read_bytes()
-            for p in sorted(self.root.rglob("*"))
-            if p.is_file() and p.relative_to(self.root).as_posix() != ".radpatch/lock"
-        }
+# --- a fake site-packages, radpatch's code in this process ------------------------------------------
 
 
 @pytest.fixture
@@ -62,25 +69,14 @@ def site(tmp_path: Path) -> Site:
 
 
 @pytest.fixture
-def write_registry(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """write_registry(name, yaml, payloads={relpath: source}, dir='registry') -> the registry dir."""
+def write_registry(tmp_path: Path) -> Callable[..., Path]:
+    """write_registry(name, yaml, payloads={relpath: source}, dirname='registry') -> the registry dir
+    (under tmp_path; the YAML and payloads dedented)."""
 
     def write(name: str, text: str, payloads: dict[str, str] | None = None, dirname: str = "registry") -> Path:
-        d = tmp_path / dirname
-        d.mkdir(exist_ok=True)
-        (d / f"{name}.yaml").write_text(textwrap.dedent(text))
-        for rel, source in (payloads or {}).items():
-            (d / rel).parent.mkdir(parents=True, exist_ok=True)
-            (d / rel).write_text(textwrap.dedent(source))
-        return d
+        return write_entry(tmp_path / dirname, name, text, payloads).parent
 
     return write
-
-
-@pytest.fixture(autouse=True)
-def _no_ambient_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Registries come only from what a test passes, never from the caller's environment."""
-    monkeypatch.delenv("RADPATCH_REGISTRY", raising=False)
 
 
 @dataclass
@@ -91,7 +87,7 @@ class Result:
 
 
 @pytest.fixture
-def radpatch(site: Site, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+def radpatch(site: Site, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
     """radpatch(*argv) -> Result, through cli.main (the real error handler) on `site` as radpatch's own env."""
     from radpatch.cli import main
 
@@ -106,48 +102,126 @@ def radpatch(site: Site, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
     return run
 
 
-TOY_FILES = {
-    "toypkg/__init__.py": "",
-    "toypkg/core.py": """\
-        def plan(spec):
-            size = len(spec)
-            if size > 4:
-                size = 4
-            return size
-
-
-        def groups(spec):
-            return plan(spec)
-        """,
-    "toypkg/util.py": """\
-        def scale(x):
-            return x * 2
-        """,
-}
-
-TOY_PATCH = """\
-    summary: Toy two-file patch
-    description: Adds a parameter, passes it, and changes a factor in a second module.
-    distribution: toypkg
-    supported: ">=1.0,<2"
-    modules:
-      core: toypkg.core
-      util: toypkg.util
-    rewrites:
-      - id: cfg-param
-        file: core
-        add_parameter: {function: plan, name: cfg, default: "None"}
-      - id: pass-cfg
-        file: core
-        replace: {scope: groups, find: plan(spec), with: "plan(spec, None)"}
-      - id: triple
-        file: util
-        replace: {scope: scale, find: x * 2, with: x * 3}
-    """
-
-
 @pytest.fixture
-def toy(site: Site, write_registry) -> Path:  # type: ignore[no-untyped-def]
+def toy(site: Site, write_registry: Callable[..., Path]) -> Path:
     """toypkg 1.0 installed in `site`; returns the registry dir holding the two-file patch `toy`."""
     site.install("toypkg", "1.0", TOY_FILES)
     return write_registry("toy", TOY_PATCH)
+
+
+# --- radpatch's own wheel ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def radpatch_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """radpatch's own wheel, built from this checkout (so the registry and payloads it ships are real)."""
+    return build_project(REPO, tmp_path_factory.mktemp("radpatch-wheel"))
+
+
+@pytest.fixture(scope="session")
+def radpatch_cmd(radpatch_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `radpatch` console script of a venv where the wheel was pip-installed with its deps."""
+    venv = tmp_path_factory.mktemp("radpatch-venv")
+    run(sys.executable, "-m", "venv", venv)
+    run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", radpatch_wheel)
+    return venv / "bin" / "radpatch"
+
+
+# --- rpdemo (tests/fixtures/rpdemo): a project built by its backend, pip-installed into a venv ------
+
+
+def _rpdemo_project(dest: Path) -> Path:
+    """Copy the fixture project; build it with hatchling if present here, else with setuptools."""
+    import importlib.util
+
+    project = dest / "rpdemo"
+    shutil.copytree(FIXTURES / "rpdemo", project)
+    if importlib.util.find_spec("hatchling") is None and importlib.util.find_spec("setuptools") is not None:
+        toml = project / "pyproject.toml"
+        text = toml.read_text().replace('requires = ["hatchling"]', 'requires = ["setuptools>=61"]')
+        text = text.replace('build-backend = "hatchling.build"', 'build-backend = "setuptools.build_meta"')
+        toml.write_text(text.replace("[tool.hatch.build.targets.wheel]", "[tool.setuptools]"))
+    return project
+
+
+@pytest.fixture(scope="session")
+def rpdemo_template(tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    """rpdemo 1.0.0 built as a wheel and pip-installed into a venv, once per session; never patched."""
+    base = tmp_path_factory.mktemp("rpdemo-build")
+    (base / "dist").mkdir()
+    wheel = build_project(_rpdemo_project(base), base / "dist")
+    assert wheel.name.startswith("rpdemo-1.0.0-"), wheel
+    venv = Venv(base / "venv")
+    run(sys.executable, "-m", "venv", "--without-pip", venv.root)
+    pip(venv.python, "install", "--no-deps", "--no-index", "--quiet", str(wheel))
+    assert (venv.site / "rpdemo-1.0.0.dist-info" / "RECORD").is_file()
+    return venv
+
+
+@pytest.fixture
+def rpdemo_venv_copy(rpdemo_template: Venv) -> Callable[[Path], Venv]:
+    """rpdemo_venv_copy(dest) -> a private copy of the venv with rpdemo 1.0.0 installed from its wheel.
+    (A venv without pip is a few files; a copy works because its python finds pyvenv.cfg beside itself.)"""
+
+    def copy(dest: Path) -> Venv:
+        shutil.copytree(rpdemo_template.root, dest, symlinks=True)
+        return Venv(dest)
+
+    return copy
+
+
+@pytest.fixture
+def rpdemo_venv(rpdemo_venv_copy: Callable[[Path], Venv], tmp_path: Path) -> Venv:
+    return rpdemo_venv_copy(tmp_path / "venv")
+
+
+@pytest.fixture
+def rpdemo_registry(tmp_path: Path) -> Path:
+    """The registry holding rpdemo_tune (a copy: registry paths appear in messages only)."""
+    return Path(shutil.copytree(FIXTURES / "rpdemo_registry", tmp_path / "registry"))
+
+
+@pytest.fixture
+def rpdemo_future_registry(tmp_path: Path) -> Path:
+    """The same patch as rpdemo_future, supported only from rpdemo 2.0."""
+    return Path(shutil.copytree(FIXTURES / "rpdemo_registry_future", tmp_path / "future"))
+
+
+# --- the demo and vLLM 0.33.0 targets, pip-installed from real wheels (tests/lib/installed.py) ------
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return make_demo(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture
+def demo_env(demo: Demo, tmp_path: Path) -> Env:
+    return demo.fresh(tmp_path / "venv")
+
+
+@pytest.fixture(scope="session")
+def vllm_install(tmp_path_factory: pytest.TempPathFactory) -> Vllm:
+    return make_vllm(tmp_path_factory.mktemp("vllm-scratch") / "venv")
+
+
+@pytest.fixture
+def vllm_install_env(vllm_install: Vllm, tmp_path: Path) -> Env:
+    return vllm_install.fresh(tmp_path / "venv")
+
+
+# --- provisioned CPU vLLM releases (harness/vllm_cpu.py), radpatch installed from its wheel ---------
+
+
+@pytest.fixture
+def vllm_env(radpatch_cmd: Path, tmp_path: Path) -> Callable[[str], VllmEnv]:
+    """vllm_env("0.33.0") -> a fresh copy of that release, radpatch aimed at it."""
+    from harness import vllm_cpu
+
+    def make(version: str) -> VllmEnv:
+        python = vllm_cpu.fresh(version, dest=tmp_path / f"vllm-{version}")
+        cwd = tmp_path / "elsewhere"
+        cwd.mkdir(exist_ok=True)
+        return VllmEnv(version, Path(python), radpatch_cmd, cwd)
+
+    return make

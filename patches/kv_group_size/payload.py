@@ -424,6 +424,7 @@ def _radiance_trade_note(
     upstream_size: int,
     max_groups: int,
     page_and_len: tuple[int, int] | None,
+    objective: str = "throughput",
 ) -> str:
     """The INFO line's suffix when the plan has less capacity than upstream's: both token
     counts (per GiB of KV cache memory: vLLM chooses the group size before it knows the
@@ -439,6 +440,8 @@ def _radiance_trade_note(
         mine = _radiance_tokens_per_gib(page, max_len, size, bpr)
         theirs = _radiance_tokens_per_gib(page, max_len, up_size, up_bpr)
         counts = f"{mine:,} instead of {theirs:,} KV tokens per GiB of KV cache ({loss:.2f}% less)"
+    if objective == "upstream-floor":  # the floor lapses only for a plan that cannot serve
+        return f" [below upstream's capacity: {counts} because upstream's size splits the drafter]"
     why = (
         f"upstream's {up_groups} groups are above the cap of {max_groups}"
         if up_groups > max_groups
@@ -516,7 +519,7 @@ def _radiance_plan(
     ) > _radiance_objective(sizes, costs, upstream_size):
         note += _radiance_trade_note(
             sizes, costs, chosen, upstream_size, max_groups,
-            _radiance_page_and_len(spec_buckets, vllm_config),
+            _radiance_page_and_len(spec_buckets, vllm_config), objective,
         )
     return (*chosen, note)
 

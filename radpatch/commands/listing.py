@@ -8,13 +8,44 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
+from radpatch.registry import series
+from radpatch.registry.model import Patch
+from radpatch.releases import overlaps
+from radpatch.releases.verify import obsolete_from
+from radpatch.releases.wheels import cache_root
 
 
 def run_list(ctx: Context) -> int:
     patches = ctx.registry.load_many(ctx.registry.names())
     rows = [(p.name, p.distribution, p.range, p.summary) for p in patches]
     _table(("PATCH", "TARGET", "SUPPORTED", "SUMMARY"), rows)
+    # below the table, so the columns stay what scripts read: what is known upstream, then overlaps
+    notes = [f"upstream: {p.name}: {state}" for p in patches if (state := upstream_state(p)) != "-"]
+    notes += [f"overlap: {line}" for line in overlaps.lines(overlaps.find(patches))]
+    for line in notes:  # no blank line before them: every line of `list` starts with a word
+        click.echo(line)
     return EXIT_OK
+
+
+def upstream_state(p: Patch) -> str:
+    """The entry's upstream links and, when verify has seen it (its cache, no network), from which
+    release upstream contains the change: `-` when neither is known."""
+    links = p.upstream
+    parts = [_short(link) for link in links]
+    first = obsolete_from(cache_root(), p)
+    if first is not None:
+        parts.append(f"obsolete from {first}")
+    elif p.obsolete is not None:
+        parts.append(f"obsolete {p.obsolete}")
+    return ", ".join(parts) or "-"
+
+
+def _short(link: str) -> str:
+    """github.com/OWNER/REPO/pull/N -> OWNER/REPO#N; any other link as written."""
+    parts = link.rstrip("/").split("/")
+    if "github.com" in parts and len(parts) >= 7 and parts[-2] in ("pull", "issues") and parts[-1].isdigit():
+        return f"{parts[-4]}/{parts[-3]}#{parts[-1]}"
+    return link
 
 
 def run_show(ctx: Context, name: str) -> int:
@@ -24,6 +55,11 @@ def run_show(ctx: Context, name: str) -> int:
     click.echo(f"  target:        {p.distribution} {p.range}")
     if p.obsolete is not None:
         click.echo(f"  obsolete from: {p.distribution} {p.obsolete} (fixed upstream)")
+    if p.requires:
+        click.echo(f"  requires:      {', '.join(p.requires)} (applied first)")
+    required_by = series.dependents(p.name, ctx.registry.load_valid())
+    if required_by:
+        click.echo(f"  required by:   {', '.join(required_by)}")
     click.echo("  modules:")
     for t in p.targets:
         for c in t.choices:

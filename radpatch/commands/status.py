@@ -128,8 +128,26 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
         detail = s.reason.splitlines()[0] if s.reason else ""
         if s.record and s.state is State.APPLIED and s.record.registry_digest != s.patch.digest:
             detail = "; ".join(d for d in (detail, "applied from a different revision of this registry entry") if d)
+        retired = obsolete_upstream(s)
+        if retired:
+            detail = "; ".join(d for d in (detail, retired) if d)
         out.append((s.patch.name, s.state.value, installed, s.patch.range, detail))
     return out
+
+
+def obsolete_upstream(s: PatchState) -> str:
+    """ "obsolete upstream from X" when verify found (radpatch.releases: its cache, no network) that
+    the releases from X contain the change and X <= the installed release."""
+    if s.dist is None:
+        return ""
+    from radpatch.releases.verify import obsolete_from
+    from radpatch.releases.wheels import cache_root
+
+    first = obsolete_from(cache_root(), s.patch)
+    if first is None or s.dist.version < first:
+        return ""
+    links = s.patch.upstream
+    return f"obsolete upstream from {first}" + (f" ({', '.join(links)})" if links else "")
 
 
 def _print(states: list[PatchState]) -> None:

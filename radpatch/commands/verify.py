@@ -4,6 +4,9 @@ Exit 1 when a release in the declared range (and in SPEC) fails; releases outsid
 range are reported, never counted against the patch. Exit 2 when SPEC holds no release of the
 declared range: nothing the patch claims was verified. `--json` prints one object
 (JSON_SCHEMA_VERSION in radpatch.releases.verify), also on exit 1 and 2.
+
+With several names or `--all`, one matrix of entries x releases (radpatch.releases.matrix), the
+entries' overlaps (radpatch.releases.overlaps), and the same exit codes over every entry.
 """
 
 from __future__ import annotations
@@ -13,9 +16,72 @@ import json
 import click
 
 from radpatch.context import Context
-from radpatch.errors import EXIT_OK, RefusedError, UsageError
+from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
+from radpatch.registry.model import Patch
+from radpatch.releases import matrix, overlaps
 from radpatch.releases.verify import CHECKS, Report, first_failed, parse_spec, verify
 from radpatch.releases.wheels import Releases
+
+
+def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None, as_json: bool) -> int:
+    if every and names:
+        raise UsageError("give patch names or --all, not both", "radpatch verify --all, or radpatch verify NAME...")
+    if not every and not names:
+        raise UsageError("verify needs a patch name, several names, or --all", "radpatch verify NAME [NAME...] | --all")
+    if len(names) == 1 and not every:
+        return run(ctx, names[0], spec, as_json)
+    patches = ctx.registry.load_many(list(names) if names else ctx.registry.names())
+    if not patches:
+        raise UsageError("verify --all: the registries hold no entries", "add a registry with --registry DIR")
+    releases = Releases.from_env()
+    rows = matrix.rows(patches, None if spec is None else parse_spec(spec), releases)
+    found = overlaps.find(patches)
+    if as_json:
+        data = matrix.to_json(rows)
+        if spec is None:
+            data["entries"] = [_alone(row, releases) for row in rows]
+        data["overlaps"] = [o.to_json() for o in found]
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(matrix.render(rows))
+        for line in overlaps.lines(found):
+            click.echo(f"overlap: {line}")
+    errors = [row for row in rows if row.error is not None]
+    first = errors[0].error if errors else None
+    if first is not None and len(errors) == len(rows):
+        raise first
+    bad = [(row.patch.name, r) for row in rows if row.report for r in row.report.failing]
+    if bad:
+        raise RefusedError(
+            f"{len(bad)} release(s) inside the entries' supported ranges fail: "
+            + ", ".join(f"{name} {r.version} ({first_failed(r)})" for name, r in bad),
+            "`radpatch port NAME --to VERSION` adds a moved module; fix a rewrite that no longer matches, "
+            "or narrow `supported`",
+        )
+    if errors:
+        raise RefusedError(
+            "not verified: " + "; ".join(f"{row.patch.name}: {row.error}" for row in errors),
+            "each entry's reason is above; verify it alone with `radpatch verify NAME`",
+        )
+    if not any(row.report.claimed for row in rows if row.report):
+        raise UsageError(
+            "none of the releases verified is in any entry's supported range: nothing the entries claim was verified",
+            "drop --versions, or give a range the entries support",
+        )
+    return EXIT_OK
+
+
+def _alone(row: matrix.Row, releases: Releases) -> dict[str, object]:
+    """The object `verify NAME --json` prints for the row's entry. Without --versions the matrix
+    verifies every entry over its distribution's span (the same columns for all), while `verify NAME`
+    verifies the entry's own range and probes the releases next to it; `entries` promises the latter.
+    The wheels and proofs are cached by the matrix run: this reads the index only for the probes."""
+    if row.report is None:
+        return {"patch": row.patch.name, "error": row.error and row.error.message}
+    try:
+        return verify(row.patch, row.patch.supported, releases, probe=True).to_json()
+    except RadpatchError:
+        return row.report.to_json()
 
 
 def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
@@ -26,6 +92,8 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         click.echo(render(report))
+        for line in overlaps.lines(_overlaps(ctx, patch)):
+            click.echo(f"overlap: {line}")
     if not report.claimed:
         asked = ", ".join(str(r.version) for r in report.results)
         raise UsageError(
@@ -37,11 +105,23 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     if bad:
         raise RefusedError(
             f"{patch.name}: {len(bad)} of {len(report.claimed)} releases of {patch.distribution} "
-            f"in {patch.range} fail: "
-            + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
+            f"in {patch.range} fail: " + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
             "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`",
         )
     return EXIT_OK
+
+
+def _overlaps(ctx: Context, patch: Patch) -> list[overlaps.Overlap]:
+    """The entry's overlaps with the other entries of the registries (an invalid other entry is
+    skipped here: `radpatch list` reports it)."""
+    others: list[Patch] = []
+    for name in ctx.registry.names():
+        if name != patch.name:
+            try:
+                others.append(ctx.registry.load(name))
+            except RadpatchError:
+                continue
+    return [o for o in overlaps.find([patch, *others]) if patch.name in (o.first, o.second)]
 
 
 _MARK = {True: "ok", False: "FAIL", None: "-"}
@@ -74,8 +154,10 @@ def render(report: Report) -> str:
         lines.append(
             f"range could be widened to include {', '.join(str(v) for v in report.widen)} (they pass every check)"
         )
+    links = matrix.upstream(p)
     for r in report.results:
         if r.obsolete:
             where = "declare it in `obsolete:`" if r.in_range else "the patch is obsolete there"
-            lines.append(f"{p.distribution} {r.version} already contains the change ({where})")
+            why = f"; upstream: {', '.join(links)}" if links else ""
+            lines.append(f"{p.distribution} {r.version} already contains the change ({where}{why})")
     return "\n".join(lines)

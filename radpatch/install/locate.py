@@ -29,7 +29,6 @@ from radpatch.install.environment import (
     installed_from,
 )
 from radpatch.registry.model import (
-    InsertDefinitions,
     ModuleChoice,
     Patch,
     Rewrite,
@@ -142,16 +141,19 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
     The `versions:` table decides for a final release it gives exactly one module for. Otherwise
     (a version between two ranges, e.g. 0.33.0rc1 between `<0.33` and `>=0.33`, a nightly, an rc,
     or a table that gives several) the code decides: the one candidate whose installed file
-    defines every scope the rewrites touch (read with ast, never imported)."""
+    defines every scope the rewrites touch (read with ast, never imported). Either way a module
+    named by its import name is resolved to the file the install has (`package_file`)."""
     by_table = target.module_for(dist.version)
     if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
         return (
-            by_table
-            or f"declares no module {target.name!r} for {dist.name} {dist.version} "
+            package_file(by_table, dist.root)
+            if by_table is not None
+            else f"declares no module {target.name!r} for {dist.name} {dist.version} "
             f"(its range is {target.choices[0].versions})"
         )
     scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
-    defining = [c for c in target.choices if _defines(dist.root / c.relpath, scopes)]
+    resolved = [package_file(c, dist.root) for c in target.choices]
+    defining = [c for c in resolved if _defines(dist.root / c.relpath, scopes)]
     if len(defining) == 1:
         return defining[0]
     listed = ", ".join(c.module for c in target.choices)
@@ -166,12 +168,18 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
     )
 
 
+def package_file(choice: ModuleChoice, root: Path) -> ModuleChoice:
+    """`choice` with `package` set when its import name is a package of the install (`vllm.reasoning`
+    is vllm/reasoning/__init__.py): a directory holding an `__init__.py` is what `import` loads,
+    even beside a same-named `.py`. Read from the file system only, never imported."""
+    if choice.package or choice.module.endswith(".__init__"):
+        return choice
+    init = root / choice.package_relpath
+    return replace(choice, package=True) if init.is_file() or init.is_symlink() else choice
+
+
 def _scopes(r: Rewrite) -> tuple[str, ...]:
-    op = r.op
-    if isinstance(op, InsertDefinitions):
-        name = op.anchor
-    else:  # every other operation names its place by `function` or `scope`; module-level ones by neither
-        name = getattr(op, "function", None) or getattr(op, "scope", None) or "<module>"
+    name = r.op.scope_name()
     return () if name == "<module>" else (name,)
 
 
@@ -198,5 +206,24 @@ def _has_scope(tree: ast.Module, qualname: str) -> bool:
         )
         if hit is None:
             return False
-        body = hit.body
+        body = _blocks(hit.body) if isinstance(hit, (ast.FunctionDef, ast.AsyncFunctionDef)) else hit.body
     return True
+
+
+def _blocks(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A function's statements at any depth (a nested function may sit in an if/try/with block),
+    not those inside the functions and classes it defines: what a scope `f.inner` names."""
+    out: list[ast.stmt] = []
+    todo = list(body)
+    while todo:
+        stmt = todo.pop(0)
+        out.append(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            todo.extend(getattr(stmt, field, []))
+        for handler in getattr(stmt, "handlers", []):
+            todo.extend(handler.body)
+        for case in getattr(stmt, "cases", []):
+            todo.extend(case.body)
+    return out

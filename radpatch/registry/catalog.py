@@ -72,6 +72,17 @@ class Registry:
             )
         return load_patch(self.files[name])
 
+    def load_valid(self) -> list[Patch]:
+        """Every entry of the registries that loads: another entry's problems are not the business
+        of a command about these (`show`'s dependents, `revert`'s check of them)."""
+        out: list[Patch] = []
+        for name in self.names():
+            try:
+                out.append(self.load(name))
+            except RegistryError:
+                continue
+        return out
+
     def load_many(self, names: tuple[str, ...] | list[str]) -> list[Patch]:
         """Load each named patch; report the problems of every invalid file at once."""
         patches: list[Patch] = []

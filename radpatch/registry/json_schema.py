@@ -1,6 +1,7 @@
 """The JSON Schema of a registry file, generated from the declarations the loader reads.
 
-The operations and their keys come from model.OPERATIONS and each spec's FIELDS; the top-level
+The operations and their keys come from rewrite.ops.OPERATIONS (one module per operation) and each
+spec's FIELDS; the top-level
 keys from loader.TOP_REQUIRED / TOP_OPTIONAL. `python -m radpatch.registry.json_schema` rewrites
 radpatch/registry.schema.json (shipped in the wheel); a test checks the committed file is current.
 Editors use it through a first line `# yaml-language-server: $schema=<path or URL>`.
@@ -16,7 +17,8 @@ from typing import Any
 import yaml
 
 from radpatch.registry import loader
-from radpatch.registry.model import OPERATIONS, Field
+from radpatch.registry.model import Field, Operation
+from radpatch.rewrite.ops import OPERATIONS
 
 PATH = Path(__file__).resolve().parents[1] / "registry.schema.json"
 _IDENT = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
@@ -28,7 +30,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "expression": {"type": ["string", "number"], "pattern": "\\S"},
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
-    "occurrence": {"type": "integer", "minimum": 1},
+    "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
     "position": {"enum": list(loader.POSITIONS)},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
 }
@@ -39,19 +41,18 @@ def _field(f: Field) -> dict[str, Any]:
     return {**KINDS[f.kind], "description": f.doc}
 
 
-def _operation(spec: type) -> dict[str, Any]:
-    fields: tuple[Field, ...] = spec.FIELDS  # type: ignore[attr-defined]
+def _operation(spec: type[Operation]) -> dict[str, Any]:
+    fields = spec.FIELDS
     out: dict[str, Any] = {
         "type": "object",
         "description": " ".join((spec.__doc__ or "").split()),
         "properties": {f.key: _field(f) for f in fields},
         "required": [f.key for f in fields if f.required],
         "additionalProperties": False,
-        "examples": [yaml.safe_load(spec.EXAMPLE)],  # type: ignore[attr-defined]
+        "examples": [yaml.safe_load(spec.EXAMPLE)],
     }
-    groups = getattr(spec, "ONE_OF", ())
-    if groups:
-        out["allOf"] = [{"oneOf": [{"required": [k]} for k in g]} for g in groups]
+    if spec.ONE_OF:
+        out["allOf"] = [{"oneOf": [{"required": [k]} for k in g]} for g in spec.ONE_OF]
     return out
 
 
@@ -121,6 +122,18 @@ def build() -> dict[str, Any]:
             },
         },
         "rewrites": {"type": "array", "minItems": 1, "items": rewrite},
+        "requires": {
+            "type": "array",
+            "items": {"type": "string", "pattern": loader._ENTRY.pattern},
+            "uniqueItems": True,
+            "description": "optional: the entries (by name) this one is applied after, e.g. [earlier_fix]",
+        },
+        "upstream": {
+            "type": "array",
+            "items": {"type": "string", "pattern": loader._URL.pattern},
+            "uniqueItems": True,
+            "description": "optional: URLs of the upstream PRs or issues whose release makes this entry obsolete",
+        },
     }
     assert top.keys() == loader.TOP_REQUIRED | loader.TOP_OPTIONAL
     return {

@@ -13,7 +13,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar, cast
+from typing import TypeVar
 
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -21,20 +21,16 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from radpatch.errors import RegistryError
 from radpatch.files import read_regular
 from radpatch.registry.model import (
-    BODY,
-    OPERATIONS,
-    InsertDefinitions,
-    InsertStatements,
     Knob,
     ModuleChoice,
     Operation,
     Patch,
-    Replace,
+    PayloadFile,
     Rewrite,
     Target,
-    WrapBody,
 )
-from radpatch.rewrite.source import bound_names, is_expression, payload_statement
+from radpatch.rewrite.ops import OPERATIONS
+from radpatch.rewrite.source import is_expression, parse_problem
 
 MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
@@ -44,6 +40,8 @@ _QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
 _ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry file's stem, as `radpatch list` shows
+_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
 
 T = TypeVar("T")
 
@@ -150,24 +148,20 @@ def _specifier(ctx: _Ctx, node: yaml.Node, path: str) -> SpecifierSet:
     return spec
 
 
-def _parses(code: str, mode: str = "exec") -> str | None:
-    """Why `code` does not parse, or None. Deep nesting is a problem of the code, not a crash."""
-    try:
-        ast.parse(code, mode=mode)
-    except SyntaxError as exc:
-        return f"{exc.msg} (line {exc.lineno})"
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return "nested too deeply for Python's parser" if not isinstance(exc, ValueError) else str(exc)
-    return None
-
-
 def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path)
     if not code.strip():
         raise ctx.fail(
             node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)"
         )
-    why = _parses(textwrap.dedent(code))
+    why = parse_problem(textwrap.dedent(code))
+    if why and code.strip().endswith(":") and not parse_problem(textwrap.dedent(code).strip() + "\n    pass"):
+        raise ctx.fail(
+            node,
+            path,
+            f"{code.strip()!r} is a compound statement's header without its body; write the whole statement "
+            "(header and body), or match a statement inside it and narrow with `within:` (which takes a header)",
+        )
     if why and (why.startswith("nested") or not is_expression(code)):
         raise ctx.fail(node, path, f"is not Python code: {why}")
     if not why and not ast.parse(textwrap.dedent(code)).body:
@@ -183,19 +177,22 @@ def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
 def _within(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path)
     text = textwrap.dedent(code).strip()
-    why = _parses(text + "\n    pass" if text.endswith(":") else text) if text else "empty"
+    why = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else "empty"
     if why:
         raise ctx.fail(node, path, f"is not a statement or a compound statement's header like `for x in y:`: {why}")
     return code
 
 
-def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int:
+def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int | str:
     text = _str(ctx, node, path)
+    if text == "all":
+        return text
     if not text.isdigit() or int(text) < 1:
         raise ctx.fail(
             node,
             path,
-            f"{text!r} is not a match number; write 1 for the first match in source order, 2 for the second, ...",
+            f"{text!r} is not a match number; write 1 for the first match in the installed file's source order, "
+            "2 for the second, ..., or `all` for every match",
         )
     return int(text)
 
@@ -226,27 +223,9 @@ def _import(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
-def _check_template(ctx: _Ctx, node: yaml.Node, path: str, code: str) -> None:
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return  # already reported by _pattern
-    holes = [
-        n for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Name) and n.value.id == BODY
-    ]
-    mentions = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == BODY]
-    if len(holes) != 1 or len(mentions) != 1:
-        raise ctx.fail(
-            node,
-            path,
-            f"a wrap_body template needs exactly one line `{BODY}` standing for the original body "
-            f"(found {len(holes)}); e.g. try:\\n    {BODY}\\nexcept Exception: ...",
-        )
-
-
 def _expression(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path).strip()
-    why = _parses(code, "eval") if code else "empty"
+    why = parse_problem(code, "eval") if code else "empty"
     if why:
         raise ctx.fail(node, path, f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {why}")
     return code
@@ -266,6 +245,15 @@ def _identifier(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return name
 
 
+def _names(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+    get = _Collector()
+    names = tuple(get(_identifier, ctx, n, f"{path}[{i}]") for i, n in enumerate(_seq(ctx, node, path)))
+    get.check()
+    if not names:
+        raise ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
+    return names
+
+
 POSITIONS = ("top", "bottom")
 READERS: dict[str, Callable[[_Ctx, yaml.Node, str], object]] = {
     "qualname": _qualname,
@@ -276,8 +264,8 @@ READERS: dict[str, Callable[[_Ctx, yaml.Node, str], object]] = {
     "position": _position,
     "import": _import,
     "within": _within,
+    "names": _names,
 }
-_ATTR = {"with": "with_", "from": "from_", "import": "statement"}  # YAML keys that are Python keywords
 
 
 class _Collector:
@@ -307,7 +295,7 @@ class _Loader:
     ctx: _Ctx
     payloads: dict[Path, bytes] = field(default_factory=dict)
 
-    def payload(self, node: yaml.Node, path: str) -> tuple[Path, bytes, list[str]]:
+    def payload(self, node: yaml.Node, path: str) -> PayloadFile:
         rel = _str(self.ctx, node, path)
         try:
             file = (self.ctx.file.parent / rel).resolve()
@@ -323,29 +311,13 @@ class _Loader:
         except ValueError as exc:
             raise self.ctx.fail(node, path, f"payload {file} is not Python source: {exc}")
         self.payloads[file] = data
-        defs: list[str] = []
-        for i, stmt in enumerate(tree.body):
-            kind = payload_statement(stmt, first=i == 0)
-            if kind is None:
-                raise self.ctx.fail(
-                    node,
-                    path,
-                    f"payload {file}:{stmt.lineno}: a top-level {type(stmt).__name__} statement cannot be "
-                    "inserted into another module; payloads hold defs, classes, imports and NAME = value constants",
-                )
-            for name in bound_names(stmt) if kind in ("def", "constant") else ():
-                if name in defs:
-                    raise self.ctx.fail(
-                        node, path, f"payload {file}:{stmt.lineno}: {name!r} is defined twice; keep one"
-                    )
-                defs.append(name)
-        return file, data, defs
+        return PayloadFile(file, data, tree)
 
     def op(self, kind: str, node: yaml.Node, path: str) -> Operation:
-        """Read one operation as its spec declares it (model.OPERATIONS, each spec's FIELDS)."""
+        """Read one operation as its spec declares it (its FIELDS, then its own read and build checks)."""
         ctx = self.ctx
         spec = OPERATIONS[kind]
-        fields = {f.key: f for f in spec.FIELDS}  # type: ignore[attr-defined]
+        fields = {f.key: f for f in spec.FIELDS}
         m = _mapping(
             ctx,
             node,
@@ -356,77 +328,20 @@ class _Loader:
         get = _Collector()
         values: dict[str, object] = {}
         for key, value in m.items():
-            values[key] = get(self.read, fields[key].kind, value, f"{path}.{key}")
-        for group in getattr(spec, "ONE_OF", ()):
+            values[key] = get(self.read, spec, key, fields[key].kind, value, f"{path}.{key}")
+        for group in spec.ONE_OF:
             if sum(k in m for k in group) != 1:
                 get.fail(ctx.fail(node, path, f"give exactly one of {' or '.join(repr(k) for k in group)}"))
         get.check()
-        return self.build(kind, spec, values, m, path)
 
-    def read(self, kind: str, node: yaml.Node, path: str) -> object:
-        if kind == "payload":
-            return self.payload(node, path)
-        if kind == "names":
-            get = _Collector()
-            names = tuple(
-                get(_identifier, self.ctx, n, f"{path}[{i}]") for i, n in enumerate(_seq(self.ctx, node, path))
-            )
-            get.check()
-            if not names:
-                raise self.ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
-            return names
-        return READERS[kind](self.ctx, node, path)
+        def fail(key: str, message: str, at: str | None = None) -> _Invalid:
+            return ctx.fail(m.get(at or key, node), f"{path}.{key}", message)
 
-    def build(self, kind: str, spec: type, values: dict[str, object], m: dict[str, yaml.Node], path: str) -> Operation:
-        ctx = self.ctx
-        if spec is InsertDefinitions:
-            side: Literal["before", "after"] = "after" if "after" in values else "before"
-            file, data, defs = cast("tuple[Path, bytes, list[str]]", values["payload"])
-            names = self._names(
-                cast("tuple[str, ...] | None", values.get("names")),
-                m.get("names"),
-                f"{path}.names",
-                file,
-                defs,
-                m["payload"],
-            )
-            return InsertDefinitions(file, data, names, str(values[side]), side)
-        args = {_ATTR.get(k, k): v for k, v in values.items()}
-        if spec is InsertStatements:
-            args["where"] = "after" if kind == "insert_after" else "before"
-        if spec is Replace and is_expression(str(args["find"])) != is_expression(str(args["with_"])):
-            key = "find" if is_expression(str(args["find"])) else "with"
-            if _parses(textwrap.dedent(str(args["find" if key == "find" else "with_"])).strip()):
-                raise ctx.fail(
-                    m[key],
-                    f"{path}.{key}",
-                    f"`{key}` is an expression spread over lines, the other side statements; "
-                    "write it as a statement (wrap it in parentheses) or make both sides expressions",
-                )
-        if spec is WrapBody:
-            _check_template(ctx, m["with"], f"{path}.with", str(args["with_"]))
-        return spec(**args)  # type: ignore[no-any-return]
+        return spec.build(kind, {fields[k].name: v for k, v in values.items()}, fail)
 
-    def _names(
-        self,
-        names: tuple[str, ...] | None,
-        node: yaml.Node | None,
-        path: str,
-        file: Path,
-        defs: list[str],
-        payload_node: yaml.Node,
-    ) -> tuple[str, ...]:
-        if names is None:
-            if not defs:
-                raise self.ctx.fail(
-                    payload_node, path, f"payload {file.name} has no top-level definition or constant to insert"
-                )
-            return tuple(defs)
-        missing = [n for n in names if n not in defs]
-        if missing:
-            assert node is not None
-            raise self.ctx.fail(node, path, f"payload {file.name} defines no top-level {', '.join(map(repr, missing))}")
-        return names
+    def read(self, spec: type[Operation], key: str, kind: str, node: yaml.Node, path: str) -> object:
+        value = self.payload(node, path) if kind == "payload" else READERS[kind](self.ctx, node, path)
+        return spec.read(key, value, lambda message: self.ctx.fail(node, path, message))
 
     def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
         ops = set(OPERATIONS)
@@ -490,7 +405,7 @@ class _Loader:
 
 
 TOP_REQUIRED = {"summary", "description", "distribution", "supported", "modules", "rewrites"}
-TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases"}
+TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases", "requires", "upstream"}
 
 
 def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
@@ -514,11 +429,16 @@ def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
 
 def load_patch(file: Path) -> Patch:
     """Load and validate one registry file; raise RegistryError listing every problem."""
-    ctx = _Ctx(file)
     try:
         data = read_regular(file, MAX_BYTES)
     except OSError as exc:
         raise RegistryError([f"{file}: cannot read registry file ({exc.strerror})"])
+    return load_bytes(file, data)
+
+
+def load_bytes(file: Path, data: bytes) -> Patch:
+    """load_patch on `data` as the contents of `file` (e.g. an edit proven before it is written)."""
+    ctx = _Ctx(file)
     try:
         patch = _load(ctx, data)
     except (_Invalid, _TooBig):
@@ -554,6 +474,8 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
     read("supported", lambda n, p: _specifier(ctx, n, p))
     read("obsolete", lambda n, p: _specifier(ctx, n, p))
     read("knobs", lambda n, p: _knobs(ctx, n, p))
+    read("requires", lambda n, p: _requires(ctx, n, p))
+    read("upstream", lambda n, p: _upstream(ctx, n, p))
     read("modules", lambda n, p: _targets(ctx, loader, n, p))
     targets = fields.get("modules")
     names = {t.name for t in targets} if isinstance(targets, tuple) else set()
@@ -579,6 +501,8 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
         source=ctx.file,
         digest=digest.hexdigest(),
         supported_text=_str(ctx, top["supported"], "supported").strip(),
+        requires=fields.get("requires", ()),  # type: ignore[arg-type]
+        upstream=fields.get("upstream", ()),  # type: ignore[arg-type]
     )
 
 
@@ -601,6 +525,56 @@ def _distributions(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
             )
     get.check()
     return names
+
+
+def _strings(
+    ctx: _Ctx, node: yaml.Node, path: str, example: str, check: Callable[[str], str | None]
+) -> tuple[str, ...]:
+    """A list of strings, each passing `check` (None, or what is wrong with it), none twice."""
+    if not isinstance(node, yaml.SequenceNode):
+        ctx.spend(node, path)
+        raise ctx.fail(node, path, f"expected a list, found {_describe(node)}; write e.g. {example}")
+    get = _Collector()
+    out: list[str] = []
+    for i, item in enumerate(_seq(ctx, node, path)):
+        text = get(_str, ctx, item, f"{path}[{i}]")
+        if text is None:
+            continue
+        why = check(text) or (f"{text!r} is listed twice" if text in out else None)
+        if why:
+            get.fail(ctx.fail(item, f"{path}[{i}]", why))
+        out.append(text)
+    get.check()
+    return tuple(out)
+
+
+def _requires(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`requires: [NAME, ...]`: the entries this one is applied after (by their names)."""
+
+    def check(name: str) -> str | None:
+        if name == ctx.file.stem:
+            return f"{name!r} is this entry itself; an entry cannot require itself"
+        if name.endswith((".yaml", ".yml")):
+            return f"{name!r}: write the entry's name without its file suffix: {name.rsplit('.', 1)[0]!r}"
+        if not _ENTRY.match(name):
+            return f"{name!r} is not an entry name (a registry file's name without .yaml, as `radpatch list` shows it)"
+        return None
+
+    return _strings(ctx, node, path, "[earlier_fix]", check)
+
+
+def _upstream(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`upstream: [URL, ...]`: the upstream PRs or issues whose release makes the entry obsolete."""
+
+    def check(url: str) -> str | None:
+        if not _URL.match(url):
+            return (
+                f"{url!r} is not an http(s) URL; give the address of the upstream PR or issue, "
+                "e.g. https://github.com/vllm-project/vllm/pull/12345"
+            )
+        return None
+
+    return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", check)
 
 
 def _choice(ctx: _Ctx, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:

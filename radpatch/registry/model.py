@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import ast
+import keyword
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.registry.versions import allows
+
+if TYPE_CHECKING:
+    from radpatch.rewrite.source import Source
 
 
 @dataclass(frozen=True)
@@ -21,14 +28,37 @@ class Knob:
 
 @dataclass(frozen=True)
 class ModuleChoice:
-    """`module` holds the code to change for installed versions in `versions`."""
+    """`module` holds the code to change for installed versions in `versions`.
+
+    A module is named by its import name, as `import` takes it: `vllm.reasoning` is the package's
+    `vllm/reasoning/__init__.py` when the install has one (a package wins over a same-named
+    `.py`, as Python's import system decides), else `vllm/reasoning.py`. Which one the install
+    has is known only at install time: install.locate sets `package` (`relpath` follows it).
+    `vllm.reasoning.__init__` names the package's file directly, as before."""
 
     versions: SpecifierSet
     module: str  # dotted name, e.g. vllm.v1.core.kv_cache_utils
+    package: bool = False  # the installed module is a package: its code is in <module>/__init__.py
 
     @property
     def relpath(self) -> str:
+        return self.package_relpath if self.package else self.module_relpath
+
+    @property
+    def module_relpath(self) -> str:
         return self.module.replace(".", "/") + ".py"
+
+    @property
+    def package_relpath(self) -> str:
+        """Where the code is if the module is a package (`a/b/__init__.py` for `a.b`)."""
+        if self.module.endswith(".__init__"):
+            return self.module_relpath
+        return self.module.replace(".", "/") + "/__init__.py"
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """The files the import name may stand for, the package first (as Python looks them up)."""
+        return tuple(dict.fromkeys((self.package_relpath, self.module_relpath)))
 
 
 @dataclass(frozen=True)
@@ -43,8 +73,9 @@ class Target:
         return hits[0] if len(hits) == 1 else None
 
 
-# --- operations: the typed specs. Each declares its YAML keys (FIELDS) once; the loader
-# (registry/loader.py), the JSON Schema (radpatch/registry.schema.json) and the README table read them.
+# --- operations: each lives in one module of radpatch/rewrite/ops/, its spec a frozen dataclass
+# subclassing Operation. The loader, the JSON Schema and the reference find them there
+# (radpatch.rewrite.ops.OPERATIONS) and read each spec's FIELDS.
 
 
 @dataclass(frozen=True)
@@ -52,9 +83,14 @@ class Field:
     """One YAML key of an operation: the reader kind decides validation and its JSON Schema."""
 
     key: str
-    kind: str  # a reader in loader.READERS (or payload, names) and a fragment in json_schema.KINDS
+    kind: str  # a reader in loader.READERS (or payload) and a fragment in json_schema.KINDS
     doc: str
     required: bool = True
+    attr: str = ""  # the spec's attribute, when it is not the key (default: `with` -> `with_`)
+
+    @property
+    def name(self) -> str:
+        return self.attr or (self.key + "_" if keyword.iskeyword(self.key) else self.key)
 
 
 WITHIN = Field(
@@ -67,352 +103,97 @@ WITHIN = Field(
 OCCURRENCE = Field(
     "occurrence",
     "occurrence",
-    "optional: take the n-th match (1-based, in source order) instead of requiring exactly one",
+    "optional: the n-th match instead of requiring exactly one, counted from 1 in the installed file's source "
+    "order (as the file is before the entry's rewrites run: `occurrence: 2` stays the installed second match "
+    "after a rewrite above it changed the first); `all`: every match (at least one)",
     required=False,
 )
+SCOPE = Field("scope", "qualname", "where to look: `<module>`, `f`, `Class`, `Class.method`, `Outer.Inner`")
 
 
 @dataclass(frozen=True)
-class InsertDefinitions:
-    """Insert top-level definitions (and the imports and constants they need) from a payload file
-    before or after a named top-level definition."""
+class PayloadFile:
+    """A Python file beside the entry (a `payload` key), read and parsed by the loader."""
 
-    payload: Path
-    payload_source: bytes
-    names: tuple[str, ...]
-    anchor: str
-    where: Literal["before", "after"]
-
-    KEY: ClassVar[str] = "insert_definitions"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("payload", "payload", "path of a Python file, relative to the registry file"),
-        Field(
-            "names", "names", "optional: which definitions and constants (default: all, in file order)", required=False
-        ),
-        Field("before", "identifier", "a top-level def/class of the target; give `before` or `after`", required=False),
-        Field("after", "identifier", "a top-level def/class of the target; give `before` or `after`", required=False),
-    )
-    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("before", "after"),)
-    EXAMPLE: ClassVar[str] = (
-        "payload: ../patches/kv_group_size/payload.py\nbefore: _get_kv_cache_groups_uniform_page_size"
-    )
-
-    def describe(self) -> str:
-        return f"insert {', '.join(self.names)} from {self.payload.name} {self.where} {self.anchor}"
+    path: Path  # resolved
+    data: bytes
+    tree: ast.Module
 
 
-@dataclass(frozen=True)
-class AddParameter:
-    """Add `name=default` as the last positional-or-keyword parameter of `function`."""
-
-    function: str
-    name: str
-    default: str
-
-    KEY: ClassVar[str] = "add_parameter"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("function", "qualname", "the function: `f`, `Class.method`, `Outer.Inner.method`"),
-        Field("name", "identifier", "the new parameter's name"),
-        Field("default", "expression", "its default value (existing calls keep working)"),
-    )
-    EXAMPLE: ClassVar[str] = "function: _get_kv_cache_groups_uniform_page_size\nname: vllm_config\ndefault: None"
-
-    def describe(self) -> str:
-        return f"add parameter {self.name}={self.default} to {self.function}()"
+Occurrence = int | Literal["all"] | None  # `occurrence:`: the n-th match, every match, or the one match
 
 
-@dataclass(frozen=True)
-class SetDefault:
-    """Change a parameter's default value from `from_` to `to`."""
+def code_key(code: str) -> str:
+    """The code's syntax tree (layout, comments and quotes play no part), for comparing patterns."""
+    return ast.dump(ast.parse(textwrap.dedent(code).strip()))
 
-    function: str
-    parameter: str
-    from_: str
-    to: str
 
-    KEY: ClassVar[str] = "set_default"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("function", "qualname", "the function: `f` or `Class.method`"),
-        Field("parameter", "identifier", "the parameter whose default changes"),
-        Field("from", "expression", "the default the installed code has (any layout); anything else is refused"),
-        Field("to", "expression", "the new default"),
-    )
-    EXAMPLE: ClassVar[str] = (
-        "function: AsyncLLM.wait_for_requests_to_drain\nparameter: drain_timeout\nfrom: 300\nto: 900"
-    )
+Fail = Callable[..., Exception]  # fail(key, message, at=None): report at the YAML node of `at or key`
+
+
+class Operation:
+    """What every operation's spec declares and does; radpatch/rewrite/ops/<name>.py subclasses it
+    once per YAML key family, as a frozen dataclass.
+
+    Declared (class level): KEY (its YAML key), FIELDS (its keys, for the loader, the JSON Schema
+    and the reference), EXAMPLE, ONE_OF (key groups of which exactly one is given) and a docstring
+    saying what it does. Done: forward and inverse (libcst loads only when they run), describe,
+    and the hooks the pipeline asks instead of testing the operation's type."""
+
+    KEY: ClassVar[str]
+    FIELDS: ClassVar[tuple[Field, ...]]
+    EXAMPLE: ClassVar[str]
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    # Applied to code that already holds its result it succeeds again, adding it a second time
+    # (an insert: its anchor stays). apply then checks it on its own (engine._refuse_if_present).
+    REPEATABLE: ClassVar[bool] = False
+    # Its edit changes the code it matched (a replace, a delete), so that code is no longer a match of
+    # its pattern: a later rewrite's `occurrence:` on the same pattern counts it still (rewrite.runner).
+    CONSUMES: ClassVar[bool] = False
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        """The YAML keys that load into this spec (insert_before and insert_after share one)."""
+        return (cls.KEY,)
+
+    @classmethod
+    def read(cls, key: str, value: object, fail: Callable[[str], Exception]) -> object:
+        """Check one key's value beyond what its reader kind checks; `raise fail(message)` reports
+        at that key. Returns the value the spec holds."""
+        return value
+
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        """The spec from its keys' values (by attribute name); checks across keys go here."""
+        return cls(**values)
 
     def describe(self) -> str:
-        return f"change the default of {self.function}({self.parameter}=...) from {self.from_} to {self.to}"
+        raise NotImplementedError
 
+    def forward(self, src: Source) -> Source:
+        """The module with the rewrite applied; a MatchFailure (with a hint) unless its anchor is found."""
+        raise NotImplementedError
 
-_SCOPE = Field("scope", "qualname", "where to look: `<module>`, `f`, `Class`, `Class.method`, `Outer.Inner`")
+    def inverse(self, src: Source) -> Source:
+        """The module with the rewrite undone: AST-equal to the code before (the exact bytes come
+        from the copy radpatch keeps); NotUndoable unless the result is there as forward writes it."""
+        raise NotImplementedError
 
+    def scope_name(self) -> str:
+        """The definition the rewrite needs (`<module>` for module-level ones): when a target's
+        module moved between releases, locate picks the candidate that defines it."""
+        return "<module>"
 
-@dataclass(frozen=True)
-class InsertStatements:
-    """Insert `code` right before/after the one statement in `scope` equal to `find`."""
+    def match_key(self) -> tuple[object, ...] | None:
+        """What the rewrite matches (scope, pattern, `within`), equal for two rewrites that match the
+        same code; None for an operation without `occurrence:`. rewrite.runner counts a rewrite's
+        `occurrence:` on the installed file by it."""
+        return None
 
-    scope: str
-    find: str
-    code: str
-    where: Literal["before", "after"]
-    within: str | None = None
-    occurrence: int | None = None
-
-    KEY: ClassVar[str] = "insert_after"  # and insert_before (see OPERATIONS)
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        _SCOPE,
-        Field("find", "code", "the statement(s) next to which to insert, AST-compared: any layout, quotes, comments"),
-        Field("code", "code", "the statement(s) to insert"),
-        WITHIN,
-        OCCURRENCE,
-    )
-    EXAMPLE: ClassVar[str] = (
-        "scope: _get_kv_cache_groups_uniform_page_size\nfind: |\n  if max_num_layers < min_num_layers * 1.5:\n"
-        "      group_size = max_num_layers\n"
-        "code: group_size = _radiance_kv_group_size(layer_buckets, spec_buckets, group_size, vllm_config)"
-    )
-
-    def describe(self) -> str:
-        return f"insert statements {self.where} a statement in {self.scope}"
-
-
-@dataclass(frozen=True)
-class Replace:
-    """Replace the one statement(s) or expression in `scope` equal to `find` by `with_`."""
-
-    scope: str
-    find: str
-    with_: str
-    within: str | None = None
-    occurrence: int | None = None
-
-    KEY: ClassVar[str] = "replace"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        _SCOPE,
-        Field("find", "code", "an expression or statement(s), AST-compared: any layout, quotes, comments, parentheses"),
-        Field(
-            "with", "code", "what replaces it: an expression for an expression, statements for statements (any number)"
-        ),
-        WITHIN,
-        OCCURRENCE,
-    )
-    EXAMPLE: ClassVar[str] = (
-        "scope: get_kv_cache_groups\n"
-        "find: _get_kv_cache_groups_uniform_page_size(filtered_spec)\n"
-        "with: _get_kv_cache_groups_uniform_page_size(filtered_spec, vllm_config)"
-    )
-
-    def describe(self) -> str:
-        return f"replace code in {self.scope}"
-
-
-@dataclass(frozen=True)
-class Delete:
-    """Delete the statement(s) in `scope` equal to `find`; a `# radpatch: deleted ...` comment marks the place."""
-
-    scope: str
-    find: str
-    within: str | None = None
-    occurrence: int | None = None
-
-    KEY: ClassVar[str] = "delete"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        _SCOPE,
-        Field("find", "code", "the statement(s) to delete, AST-compared"),
-        WITHIN,
-        OCCURRENCE,
-    )
-    EXAMPLE: ClassVar[str] = (
-        'scope: EngineCoreProc.startup_handshake\nfind: logger.debug("Waiting for init message from front-end.")'
-    )
-
-    def describe(self) -> str:
-        return f"delete a statement in {self.scope}"
-
-
-@dataclass(frozen=True)
-class AddDecorator:
-    """Add `@decorator` to a function or class, outermost (`top`, default) or innermost (`bottom`)."""
-
-    function: str
-    decorator: str
-    position: Literal["top", "bottom"] = "top"
-
-    KEY: ClassVar[str] = "add_decorator"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("function", "qualname", "the decorated function or class: `f`, `Class`, `Class.method`"),
-        Field("decorator", "expression", "the decorator without `@`, e.g. `functools.cache`"),
-        Field("position", "position", "optional: `top` (outermost, default) or `bottom` (innermost)", required=False),
-    )
-    EXAMPLE: ClassVar[str] = 'function: EngineCore.abort_requests\ndecorator: instrument(span_name="Abort requests")'
-
-    def describe(self) -> str:
-        return f"add @{self.decorator} to {self.function} ({self.position})"
-
-
-@dataclass(frozen=True)
-class RemoveDecorator:
-    """Remove `@decorator` from a function or class; it must be the outermost (`top`) or innermost (`bottom`)."""
-
-    function: str
-    decorator: str
-    position: Literal["top", "bottom"] = "top"
-
-    KEY: ClassVar[str] = "remove_decorator"
-    FIELDS: ClassVar[tuple[Field, ...]] = AddDecorator.FIELDS
-    EXAMPLE: ClassVar[str] = "function: EngineCoreProc.startup_handshake\ndecorator: staticmethod"
-
-    def describe(self) -> str:
-        return f"remove @{self.decorator} from {self.function}"
-
-
-@dataclass(frozen=True)
-class ReplaceDecorator:
-    """Replace the one decorator of a function or class equal to `find` by `with_`."""
-
-    function: str
-    find: str
-    with_: str
-
-    KEY: ClassVar[str] = "replace_decorator"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("function", "qualname", "the decorated function or class"),
-        Field("find", "expression", "the decorator now there, without `@` (AST-compared)"),
-        Field("with", "expression", "the decorator that replaces it"),
-    )
-    EXAMPLE: ClassVar[str] = (
-        'function: EngineCore._initialize_kv_caches\nfind: instrument(span_name="Prepare model")\n'
-        'with: instrument(span_name="Prepare model and KV cache")'
-    )
-
-    def describe(self) -> str:
-        return f"replace @{self.find} by @{self.with_} on {self.function}"
-
-
-BODY = "__body__"  # the placeholder statement of a wrap_body template
-
-
-@dataclass(frozen=True)
-class WrapBody:
-    """Run a function's body inside new code: `with_` is a template whose `__body__` line is the original body."""
-
-    function: str
-    with_: str
-
-    KEY: ClassVar[str] = "wrap_body"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("function", "qualname", "the function or method whose body is wrapped"),
-        Field(
-            "with", "code", f"the new body; one line `{BODY}` stands for the original body (the docstring stays first)"
-        ),
-    )
-    EXAMPLE: ClassVar[str] = (
-        f"function: EngineCore.abort_requests\nwith: |\n  try:\n      {BODY}\n  except Exception:\n"
-        '      logger.exception("abort failed")\n      raise'
-    )
-
-    def describe(self) -> str:
-        return f"wrap the body of {self.function}()"
-
-
-@dataclass(frozen=True)
-class ReplaceBody:
-    """Replace a function's whole body (AST-equal to `find`) by `with_`; its docstring stays."""
-
-    function: str
-    find: str
-    with_: str
-
-    KEY: ClassVar[str] = "replace_body"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("function", "qualname", "the function or method"),
-        Field("find", "code", "its current body without the docstring (AST-compared: any layout)"),
-        Field("with", "code", "the new body"),
-    )
-    EXAMPLE: ClassVar[str] = (
-        "function: EngineCore.abort_requests\n"
-        "find: self.scheduler.finish_requests(request_ids, RequestStatus.FINISHED_ABORTED)\n"
-        "with: self.scheduler.finish_requests(list(request_ids), RequestStatus.FINISHED_ABORTED)"
-    )
-
-    def describe(self) -> str:
-        return f"replace the body of {self.function}()"
-
-
-@dataclass(frozen=True)
-class AddImport:
-    """Add an import at module level after the module's imports; a no-op if it is already there."""
-
-    statement: str
-
-    KEY: ClassVar[str] = "add_import"
-    FIELDS: ClassVar[tuple[Field, ...]] = (Field("import", "import", "one `import x` or `from x import y` statement"),)
-    EXAMPLE: ClassVar[str] = "import: import os"
-
-    def describe(self) -> str:
-        return f"add `{self.statement.strip()}`"
-
-
-@dataclass(frozen=True)
-class SetConstant:
-    """Set a module-level constant: change `NAME = from` to `NAME = value`, or add `NAME = value` after the imports."""
-
-    name: str
-    value: str
-    from_: str | None = None
-
-    KEY: ClassVar[str] = "set_constant"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("name", "identifier", "the module-level name"),
-        Field("value", "expression", "its new value"),
-        Field(
-            "from",
-            "expression",
-            "optional: the value the module assigns now; without it the name must be new",
-            required=False,
-        ),
-    )
-    EXAMPLE: ClassVar[str] = "name: HANDSHAKE_TIMEOUT_MINS\nfrom: 5\nvalue: 15"
-
-    def describe(self) -> str:
-        was = f" (was {self.from_})" if self.from_ is not None else ""
-        return f"set {self.name} = {self.value}{was}"
-
-
-Operation = (
-    InsertDefinitions
-    | AddParameter
-    | SetDefault
-    | InsertStatements
-    | Replace
-    | Delete
-    | AddDecorator
-    | RemoveDecorator
-    | ReplaceDecorator
-    | WrapBody
-    | ReplaceBody
-    | AddImport
-    | SetConstant
-)
-
-# YAML key -> the spec it loads into (insert_before/insert_after share one record).
-OPERATIONS: dict[str, type] = {
-    "insert_definitions": InsertDefinitions,
-    "add_parameter": AddParameter,
-    "set_default": SetDefault,
-    "insert_before": InsertStatements,
-    "insert_after": InsertStatements,
-    "replace": Replace,
-    "delete": Delete,
-    "add_decorator": AddDecorator,
-    "remove_decorator": RemoveDecorator,
-    "replace_decorator": ReplaceDecorator,
-    "wrap_body": WrapBody,
-    "replace_body": ReplaceBody,
-    "add_import": AddImport,
-    "set_constant": SetConstant,
-}
+    def may_be_present(self, text: str) -> bool:
+        """False only when the file's text cannot hold what the operation adds: apply's cheap test
+        before the structural one (engine._refuse_if_present)."""
+        return True
 
 
 @dataclass(frozen=True)
@@ -446,6 +227,8 @@ class Patch:
     prereleases: Literal["accept", "refuse"] = (
         "accept"  # dev/rc versions inside `supported` (radpatch.registry.versions)
     )
+    requires: tuple[str, ...] = ()  # the entries (by name) this one is applied after, as written
+    upstream: tuple[str, ...] = ()  # URLs of the upstream PRs/issues that would make the entry obsolete
 
     @property
     def named(self) -> tuple[str, ...]:
@@ -458,8 +241,9 @@ class Patch:
 
     @property
     def module_files(self) -> tuple[str, ...]:
-        """Every file the patch may change, for any version (relative to site-packages)."""
-        return tuple(dict.fromkeys(c.relpath for t in self.targets for c in t.choices))
+        """Every file the patch may change, for any version (relative to site-packages): for a
+        module named by its import name, both the package's `__init__.py` and the `.py` file."""
+        return tuple(dict.fromkeys(p for t in self.targets for c in t.choices for p in c.candidates))
 
     @property
     def range(self) -> str:

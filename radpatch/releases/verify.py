@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TextIO
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 import radpatch
 from radpatch.errors import RefusedError, UsageError
@@ -59,8 +59,7 @@ MEANING = {
     "match": "every rewrite matches exactly once",
     **PROOF_STEPS,
     "idempotent": (
-        "the patched module classifies as applied (backward then forward reproduces it): "
-        "a second apply is a no-op"
+        "the patched module classifies as applied (backward then forward reproduces it): a second apply is a no-op"
     ),
 }
 CHECKS = tuple(MEANING)
@@ -162,8 +161,8 @@ class Transfer:
         }
 
 
-def parse_spec(text: str) -> SpecifierSet:
-    """A PEP 440 range; a bare version means exactly that release."""
+def parse_spec(text: str, option: str = "--versions") -> SpecifierSet:
+    """A PEP 440 range; a bare version means exactly that release. `option` is what the user wrote it as."""
     text = text.strip()
     try:
         return SpecifierSet(f"=={Version(text)}")
@@ -177,7 +176,7 @@ def parse_spec(text: str) -> SpecifierSet:
         spec = None
     if not text or spec is None:
         raise UsageError(
-            f"--versions {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
+            f"{option} {text!r} is not a PEP 440 version range", "write e.g. '>=0.22,<0.34', '==0.27.1' or 0.27.1"
         )
     return spec
 
@@ -213,7 +212,56 @@ def verify(
             results.update({r.version: r for r in verifier.run([v])})
     widen = tuple(sorted(v for side in (below, above) for v in _passing_prefix(side, results)))
     ordered = tuple(results[v] for v in sorted(results))
-    return Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer)
+    report = Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer)
+    remember(report, releases.root)
+    return report
+
+
+def summary_path(root: Path, patch: Patch) -> Path:
+    return root / "summaries" / f"{patch.name}-{patch.digest[:16]}.json"
+
+
+def remember(report: Report, root: Path) -> None:
+    """Keep which releases were found to contain the change (for `list` and `status`, which never
+    read the index): every release verified so far for this revision of the entry."""
+    path = summary_path(root, report.patch)
+    known = read_summary(root, report.patch)
+    for r in report.results:
+        if r.checks.get("pristine") is not None or r.note:
+            known[str(r.version)] = r.obsolete or bool(r.note)
+    try:
+        write_json(path, {"patch": report.patch.name, "digest": report.patch.digest, "obsolete": known})
+    except OSError:
+        pass  # a summary that cannot be written only means `list` cannot say obsolete-from
+
+
+def read_summary(root: Path, patch: Patch) -> dict[str, bool]:
+    """Release -> it already contains the change, for the releases verify has proven this entry on."""
+    try:
+        data = json.loads(summary_path(root, patch).read_text())
+        return {str(k): bool(v) for k, v in data["obsolete"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def obsolete_from(root: Path, patch: Patch) -> Version | None:
+    """The first release from which every verified release contains the change (None: none does)."""
+    known = sorted((v, obs) for key, obs in read_summary(root, patch).items() if (v := _version(key)) is not None)
+    first = None
+    for v, obs in known:
+        if obs and first is None:
+            first = v
+        elif not obs:
+            first = None
+    return first
+
+
+def _version(text: str) -> Version | None:
+    """A summary's key as a version; None for one that is not (a damaged cache is no internal error)."""
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
 
 
 def selects(spec: SpecifierSet, v: Version) -> bool:
@@ -247,6 +295,15 @@ class _File:
     relpath: str
     rewrites: tuple[Rewrite, ...]
     data: bytes
+
+
+File = _File  # for radpatch.releases.moved: the proof of a scope found in another module
+
+
+def prove_cached(patch: Patch, files: tuple[_File, ...], root: Path) -> tuple[Checks, str | None]:
+    """`prove`, through the proof cache under `root` (as verify's own proofs are)."""
+    key: Key = tuple((f.target, f.relpath, tuple(r.id for r in f.rewrites), sha256(f.data)) for f in files)
+    return _prove_all(patch, {key: files}, root / "proofs")[key]
 
 
 @dataclass

@@ -12,6 +12,7 @@ import contextvars
 import dataclasses
 import difflib
 import functools
+import re
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
@@ -59,7 +60,10 @@ SCOPE_MISSING = (
 
 
 class Ambiguous(MatchFailure):
-    hint = "narrow it with `within:` (an enclosing statement, e.g. `for x in y:`) or pick one with `occurrence: N`"
+    hint = (
+        "narrow it with `within:` (an enclosing statement, e.g. `for x in y:`), pick one with `occurrence: N`, "
+        "or change every one with `occurrence: all`"
+    )
 
 
 class Clash(MatchFailure):
@@ -130,7 +134,14 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
         return path
     for part in qualname.split("."):
         body = _body(path[-1])
-        hits = [s for s in body if isinstance(s, _DEFS) and s.name.value == part]
+        if isinstance(path[-1], cst.FunctionDef):  # a nested function may sit in an if/try/with/for block
+            nested = _nested_defs(path, part)
+            if len(nested) == 1:
+                path = nested[0]
+                continue
+            hits = [p[-1] for p in nested]
+        else:
+            hits = [s for s in body if isinstance(s, _DEFS) and s.name.value == part]
         block = path[-1].body if isinstance(path[-1], _DEFS) else None
         if len(hits) != 1:
             where = "module" if len(path) == 1 else _name(path[-1])
@@ -150,6 +161,28 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
             )
         path = (*path, block, hits[0]) if block is not None else (*path, hits[0])
     return path
+
+
+def _nested_defs(path: Path_, name: str) -> list[Path_]:
+    """The defs and classes called `name` in the function at `path`, in any of its blocks (not
+    inside the functions nested in it), as paths."""
+    out = []
+    for block, i in statement_slots(path):
+        stmt = block_body(block[-1])[i]
+        if isinstance(stmt, _DEFS) and stmt.name.value == name:
+            out.append((*block, stmt))
+    return out
+
+
+def nested_scopes(path: Path_, qualname: str) -> Iterator[tuple[Path_, str]]:
+    """Every function and class defined inside the scope at `path` (at any depth, nested ones too),
+    with its qualified name, in source order: the scopes a statement or expression of `path` is not in."""
+    for p in walk(path, lambda n: isinstance(n, _DEFS), _block_holders):
+        node = p[-1]
+        assert isinstance(node, _DEFS)
+        inner = node.name.value if qualname == "<module>" else f"{qualname}.{node.name.value}"
+        yield p, inner
+        yield from nested_scopes(p, inner)
 
 
 def _name(node: cst.CSTNode) -> str:
@@ -435,6 +468,55 @@ def find_expressions(module: cst.Module, scope: Path_, pattern: str) -> list[Pat
         try:
             if expr_key(code_of(module, p[-1])) == key:
                 out.append(p)
+        except SyntaxError:
+            continue
+    return out
+
+
+def enclosing_expression(module: cst.Module, scope: Path_, pattern: str) -> cst.CSTNode | None:
+    """The smallest expression of the scope whose code (as ast.unparse writes it) holds the
+    expression `pattern` without `pattern` being one of its sub-expressions: `a and b` in
+    `a and b and c` (one operation over three operands to ast), `timeout` in `self.timeout` (an
+    attribute's name). Searched only for a refusal."""
+    want = pretty(pattern)
+    if isinstance(ast.parse(f"(\n{pattern}\n)", mode="eval").body, ast.Tuple) and want.startswith("("):
+        want = want[1:-1]  # `a, b` typed alone: the arguments of a call, the items of a list
+    bounded = re.compile(
+        ("\\b" if want[:1].isidentifier() else "")
+        + re.escape(want)
+        + ("\\b" if want[-1:].isalnum() or want[-1:] == "_" else "")
+    )
+    squeezed = "".join(want.split())
+    best: tuple[int, cst.CSTNode] | None = None
+    for p in walk(scope, lambda n: isinstance(n, cst.BaseExpression), _expression_holders):
+        code = code_of(module, p[-1])
+        if squeezed.replace('"', "").replace("'", "") not in "".join(code.split()).replace('"', "").replace("'", ""):
+            continue  # a cheap test before parsing: the pattern's characters, whatever its layout and quotes
+        try:
+            norm = pretty(code)
+        except (SyntaxError, RecursionError):
+            continue
+        if norm != want and bounded.search(norm) and (best is None or len(norm) < best[0]):
+            best = (len(norm), p[-1])
+    return best[1] if best else None
+
+
+def calls_to(module: cst.Module, scope: Path_, pattern: str) -> list[cst.CSTNode]:
+    """The calls of the scope to the callee of the call `pattern` (AST-compared), in source order."""
+    try:
+        tree = ast.parse(f"(\n{pattern}\n)", mode="eval").body
+    except SyntaxError:
+        return []
+    if not isinstance(tree, ast.Call):
+        return []
+    key = ast.dump(tree.func)
+    out: list[cst.CSTNode] = []
+    for p in nodes_of(scope, cst.Call):
+        call = p[-1]
+        assert isinstance(call, cst.Call)
+        try:
+            if expr_key(code_of(module, call.func)) == key:
+                out.append(call)
         except SyntaxError:
             continue
     return out

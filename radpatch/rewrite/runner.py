@@ -2,9 +2,21 @@
 
 Each rewrite must match exactly once; a refusal names the rewrite (its id and registry
 file:line) and is reported on the file's own line numbers. The result keeps the file's encoding.
+
+`occurrence: N` counts the matches of the installed file, as it is before the entry's rewrites run:
+`occurrence: 1` and `occurrence: 2` of one `assert`, as two rewrites, change the installed file's
+first and second. Forward, the installed file's N-th match is found again by its position in the
+file as the rewrites before it left it (its line, mapped through their edits). Backward there is no
+installed file to look at, so the index is worked out from the entry: N, less the matches that
+rewrites above it with the same scope and pattern took before it (`_counted`); forward checks
+that the two agree, and refuses what backward could not undo.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import difflib
+from typing import Any
 
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
@@ -55,12 +67,23 @@ def _step(patch: Patch, rw: Rewrite, src: Source, where: str, undo: bool) -> Sou
         ) from None
 
 
-def _run(patch: Patch, order: tuple[Rewrite, ...], src: Source, where: str, undo: bool) -> Source:
-    """Apply (or undo) the rewrites in `order`. A refusal is reported on the file's own lines:
-    where the rewrites run before it moved them, the refused one is run again on the file."""
+def _run(
+    patch: Patch, order: tuple[Rewrite, ...], src: Source, where: str, undo: bool, applied: tuple[Rewrite, ...]
+) -> Source:
+    """Apply (or undo) the rewrites in `order` (`applied`: the same, in the order apply runs them).
+    A refusal is reported on the file's own lines: where the rewrites run before it moved them, the
+    refused one is run again on the file."""
     original = src
     for rw in order:
         moved = src is not original and src.lines != original.lines  # src's line numbers are not the file's
+        nth = getattr(rw.op, "occurrence", None)
+        if isinstance(nth, int):
+            counted = _counted(applied, rw, nth)
+            if undo:
+                rw = _with_occurrence(rw, counted)
+            elif moved or counted != nth:
+                src = _forward_counted(patch, rw, nth, counted, src, original, where)
+                continue
         try:
             with unexplained(moved):  # a refusal here is reported from the runs below, not from this one
                 src = _step(patch, rw, src, where, undo)
@@ -81,17 +104,92 @@ def _run(patch: Patch, order: tuple[Rewrite, ...], src: Source, where: str, undo
     return src
 
 
+def _with_occurrence(rw: Rewrite, nth: int) -> Rewrite:
+    op: Any = rw.op  # one of the operations with `occurrence:`, each a frozen dataclass
+    return dataclasses.replace(rw, op=dataclasses.replace(op, occurrence=nth))
+
+
+def _counted(applied: tuple[Rewrite, ...], rw: Rewrite, nth: int) -> int:
+    """Which match `occurrence: nth` (counted on the installed file) is once the rewrites before
+    it have run, as far as the entry says: the rewrites above it that change (CONSUMES) a match of
+    the same scope and pattern with a lower `occurrence:` took one match before it each."""
+    key = rw.op.match_key()
+    before = applied[: next(i for i, r in enumerate(applied) if r is rw)]
+    taken = 0
+    for r in before:
+        n = getattr(r.op, "occurrence", None)
+        if r.op.CONSUMES and isinstance(n, int) and n < nth and key is not None and r.op.match_key() == key:
+            taken += 1
+    return nth - taken
+
+
+def _line_map(before: tuple[str, ...], after: tuple[str, ...]) -> dict[int, int]:
+    """1-based line of `before` -> its line in `after`, for the lines the edits between them left alone."""
+    out: dict[int, int] = {}
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.update((i + 1, j1 + i - i1 + 1) for i in range(i1, i2))
+    return out
+
+
+def _forward_counted(
+    patch: Patch, rw: Rewrite, nth: int, counted: int, src: Source, original: Source, where: str
+) -> Source:
+    """Apply `rw` to the installed file's `nth` match, in `src` (the file as the rewrites before it
+    left it): found by its position in the installed file, mapped through their edits."""
+    from radpatch.rewrite.ops.common import code_errors, probe
+
+    def matches(of: Source) -> list[tuple[int, int]] | None:
+        with code_errors():
+            return probe(lambda: rw.op.forward(of))
+
+    try:
+        installed = matches(original)
+    except MatchFailure:
+        installed = None
+    if installed is None or nth > len(installed):
+        return _step(patch, rw, original, where, undo=False)  # refused there, on the file's own lines
+    line, column = installed[nth - 1]
+    to = _line_map(original.lines, src.lines).get(line)
+    try:
+        now = matches(src) or []
+    except MatchFailure as exc:
+        after = "after the rewrites before it; line numbers count the lines they added"
+        raise RewriteRefused(patch, rw, where, f"{exc} ({after})", exc.hint) from None
+    if to is None or (to, column) not in now:
+        raise RewriteRefused(
+            patch,
+            rw,
+            where,
+            f"occurrence {nth}, the installed file's match at line {line}, is changed by the rewrites before it",
+            "two rewrites cannot change the same code: write the change in one rewrite, or pick another "
+            "occurrence (`occurrence:` counts the installed file's matches)",
+        )
+    k = now.index((to, column)) + 1
+    if k != counted:
+        raise RewriteRefused(
+            patch,
+            rw,
+            where,
+            f"occurrence {nth} (the installed file's match at line {line}) is match {k} of the file as the "
+            f"rewrites before it leave it, and {counted} by the entry's count: radpatch could not undo it",
+            "the entry counts the matches that rewrites above it took only when they have the same scope, "
+            "pattern and `within:`: move this rewrite above the ones that change its other matches, or "
+            "give them the same scope and pattern",
+        )
+    return _step(patch, _with_occurrence(rw, k), src, where, undo=False)
+
+
 @pausing
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     src, encoding = _decode(source, where)
     original = src
-    src = _run(patch, rws, src, where, undo=False)
+    src = _run(patch, rws, src, where, undo=False, applied=rws)
     try:
         return _encode(src, encoding, where)
     except RefusedError as exc:  # name the rewrite whose code the encoding lacks (only on this refusal path)
-        src = original
-        for rw in rws:
-            src = _step(patch, rw, src, where, undo=False)
+        for k, rw in enumerate(rws):  # each prefix as apply runs it (occurrences counted on the file)
+            src = _run(patch, rws[: k + 1], original, where, undo=False, applied=rws)
             try:
                 src.text.encode(encoding)
             except UnicodeEncodeError as bad:
@@ -110,7 +208,7 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
 def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
     """The structural inverse: code AST-equal to the original (not necessarily its bytes)."""
     src, encoding = _decode(source, where)
-    return _encode(_run(patch, tuple(reversed(rws)), src, where, undo=True), encoding, where)
+    return _encode(_run(patch, tuple(reversed(rws)), src, where, undo=True, applied=rws), encoding, where)
 
 
 def _encode(src: Source, encoding: str, where: str) -> bytes:

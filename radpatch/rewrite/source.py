@@ -189,6 +189,17 @@ def _keep(text: str, src: Source) -> Source:
     return src
 
 
+def parse_problem(code: str, mode: str = "exec") -> str | None:
+    """Why `code` does not parse, or None. Deep nesting is a problem of the code, not a crash."""
+    try:
+        ast.parse(code, mode=mode)
+    except SyntaxError as exc:
+        return f"{exc.msg} (line {exc.lineno})"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return "nested too deeply for Python's parser" if not isinstance(exc, ValueError) else str(exc)
+    return None
+
+
 def is_expression(code: str) -> bool:
     """Whether a rewrite's `find`/`with` is matched as an expression (else as statements): one
     expression statement, or code that only parses as an expression (e.g. spanning lines)."""

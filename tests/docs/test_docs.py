@@ -25,9 +25,10 @@ from click.testing import CliRunner
 from packaging.specifiers import SpecifierSet
 
 from radpatch import errors
-from radpatch.registry import json_schema
 from radpatch.cli import cli
-from radpatch.registry.model import OPERATIONS, Field
+from radpatch.registry import json_schema
+from radpatch.registry.model import Field
+from radpatch.rewrite.ops import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

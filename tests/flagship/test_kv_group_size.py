@@ -18,7 +18,7 @@ import pytest
 
 from harness.kv_probe import BUILTIN_LAYOUTS, DEFAULTS
 
-pytestmark = pytest.mark.real  # tests/real's collection hook no longer marks this file
+pytestmark = pytest.mark.real
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -140,9 +140,9 @@ def _without_speculation() -> dict[str, Any]:
 def test_drafter_is_never_split_even_where_capacity_would_gain(vllm_env, version: str) -> None:  # type: ignore[no-untyped-def]
     env = vllm_env(version)
     env.radpatch("apply", "kv_group_size")
-    # no cap, and no tolerance: capacity alone (size 1 is only 0.8% above size 8, which the
-    # default tolerance would take for its 60 fewer groups)
-    no_cap = {"RADIANCE_KV_GROUP_MAX_GROUPS": "100", "RADIANCE_KV_GROUP_TOLERANCE": "0"}
+    # no cap, and the most capacity (size 1 is only 0.8% above size 8, which the default
+    # model gives up for its 60 fewer groups)
+    no_cap = {"RADIANCE_KV_GROUP_MAX_GROUPS": "100", "RADIANCE_KV_GROUP_OBJECTIVE": "capacity"}
     free, constrained = env.probe(
         {"layout": _without_speculation(), "env": no_cap},
         {"layout": SEED, "env": no_cap},
@@ -161,10 +161,11 @@ def test_container_build_flow(vllm_env, radpatch_wheel, tmp_path) -> None:  # ty
     import subprocess
     import sys
 
-    from tests.real.conftest import run
+    from tests.lib.processes import run
 
     env = vllm_env("0.33.0")
-    run(sys.executable, "-m", "pip", "--python", env.python, "install", "--quiet", "--disable-pip-version-check", radpatch_wheel)
+    pip = (sys.executable, "-m", "pip", "--python", env.python)
+    run(*pip, "install", "--quiet", "--disable-pip-version-check", radpatch_wheel)
     radpatch = env.python.parent / "radpatch"
     cwd = tmp_path / "build-context"
     cwd.mkdir()
@@ -174,7 +175,7 @@ def test_container_build_flow(vllm_env, radpatch_wheel, tmp_path) -> None:  # ty
     assert [(e["patch"], e["state"]) for e in listing] == [("kv_group_size", "applied")]
     (result,) = env.probe({"layout": SEED})
     assert upstream_numbers(result) == (9, 8, 382, 892_799)
-    assert subprocess.run([str(radpatch), "revert", "kv_group_size"], cwd=cwd).returncode == 0
+    assert subprocess.run([str(radpatch), "revert", "kv_group_size"], cwd=cwd, check=False).returncode == 0
 
 
 # ----------------------------------------------------------------------------- the tolerance
@@ -205,7 +206,7 @@ def expected_choice(sweep: list[dict[str, Any]], upstream: dict[str, Any], toler
 
 
 @pytest.mark.parametrize("layout_name", ["06_gemma3_27b", "07_mimo_v2_flash_mtp"])
-def test_tolerance_takes_fewer_groups_as_vllm_plans_them(vllm_env, layout_name: str) -> None:  # type: ignore[no-untyped-def]
+def test_floor_tolerance_takes_fewer_groups_as_vllm_plans_them(vllm_env, layout_name: str) -> None:  # type: ignore[no-untyped-def]
     env = vllm_env("0.33.0")
     layout = bench_layout(layout_name)
     (upstream,) = env.probe({"layout": layout})
@@ -217,8 +218,11 @@ def test_tolerance_takes_fewer_groups_as_vllm_plans_them(vllm_env, layout_name: 
     sweep = list({r["group_size"]: r for r in forced}.values())
     cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
     default_tolerance = float(knob_default("RADIANCE_KV_GROUP_TOLERANCE"))
-    tolerances = [0.0, default_tolerance, 3.0, 8.0]
-    results = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}}
+    tolerances = sorted({0.0, default_tolerance, 3.0, 8.0})
+    # the capacity tolerance of old: never below upstream, no step cost
+    floor = {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor", "RADIANCE_KV_GROUP_STEP_COST": "0"}
+    results = env.probe(*({"layout": layout,
+                           "env": {**floor, "RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}}
                           for t in tolerances))
     picked = {}
     for t, got in zip(tolerances, results):
@@ -236,3 +240,139 @@ def test_tolerance_takes_fewer_groups_as_vllm_plans_them(vllm_env, layout_name: 
         changed = picked[t]["group_size"] != picked[0.0]["group_size"]
         named = any("RADIANCE_KV_GROUP_TOLERANCE=" in m for m in messages(picked[t]))
         assert named == changed, t
+
+
+# ------------------------------------------------------------------ the model, as vLLM plans it
+
+EXPLOSIONS = [  # issue 24's rows whose upstream plan is above the group cap
+    "11_qwen36_27b_dflash_full_drafter",
+    "12_qwen36_35b_a3b_dflash_issue_geometry",
+    "13_flash_next_like_singleton",
+]
+
+
+def issue_layout(name: str) -> dict[str, Any]:
+    """A benchmark layout in its own geometry (issue 24's: 10,412 pages), as a harness layout."""
+    raw = json.loads((REPO / "benchmarks" / "layouts" / f"{name}.json").read_text())
+    return {k: v for k, v in raw.items() if k in HARNESS_TOP_KEYS}
+
+
+def drafter_buckets(layout: dict[str, Any]) -> int:
+    return sum(1 for b in layout["buckets"] if b.get("draft"))
+
+
+def model_choice(sweep: list[dict[str, Any]], layout: dict[str, Any], cap: int,
+                 step_cost: float) -> dict[str, Any]:
+    """The default objective applied to vLLM's own plans of every size: among plans that keep
+    the drafter in one group per drafter bucket and have at most `cap` groups, the most
+    tokens / (1 + step_cost% x groups); ties to fewer groups."""
+    ok = [r for r in sweep if len(r["drafter_groups"]) <= max(drafter_buckets(layout), 1)
+          and r["num_groups"] <= cap]
+    return max(ok, key=lambda r: (r["tokens"] / (1 + step_cost / 100 * r["num_groups"]),
+                                  -r["num_groups"]))
+
+
+def sweep_of(env: Any, layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """vLLM's plan at every size its allocator can produce (RADIANCE_KV_GROUP_SIZE sets it)."""
+    largest = max(int(b["count"]) for b in layout["buckets"])
+    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}}
+                         for g in range(1, largest + 1)))
+    assert all("error" not in r for r in forced)
+    return list({r["group_size"]: r for r in forced}.values())
+
+
+def test_explosion_rows_come_within_the_cap(vllm_env) -> None:  # type: ignore[no-untyped-def]
+    env = vllm_env("0.33.0")
+    layouts = [issue_layout(n) for n in EXPLOSIONS]
+    upstream = env.probe(*({"layout": lay} for lay in layouts))
+    env.radpatch("apply", "kv_group_size")
+    cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
+    step_cost = float(knob_default("RADIANCE_KV_GROUP_STEP_COST"))
+    for name, layout, up in zip(EXPLOSIONS, layouts, upstream):
+        default, floor, most = env.probe(
+            {"layout": layout},
+            {"layout": layout, "env": {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor"}},
+            {"layout": layout, "env": {"RADIANCE_KV_GROUP_OBJECTIVE": "capacity"}},
+        )
+        sweep = sweep_of(env, layout)
+        # upstream: size 1, one group per layer, above the cap
+        assert up["group_size"] == 1 and up["num_groups"] > cap, name
+        # the default: the model's choice over vLLM's own plans, within the cap
+        want = model_choice(sweep, layout, cap, step_cost)
+        assert (default["group_size"], default["num_groups"], default["tokens"]) == (
+            want["group_size"], want["num_groups"], want["tokens"]), name
+        assert default["num_groups"] <= cap
+        assert len(default["drafter_groups"]) <= max(drafter_buckets(layout), 1)
+        # below upstream's capacity, and the INFO line says so with both token counts (per GiB
+        # of KV cache: their ratio is vLLM's tokens ratio, up to vLLM's integer rounding)
+        assert default["tokens"] < up["tokens"]
+        (line,) = [m for m in messages(default) if "[radiance]" in m]
+        found = re.search(r"below upstream's capacity: ([\d,]+) instead of ([\d,]+) KV tokens per "
+                          rf"GiB of KV cache .* because upstream's {up['num_groups']} groups are "
+                          rf"above the cap of {cap}", line)
+        assert found, line
+        mine, theirs = (int(found.group(i).replace(",", "")) for i in (1, 2))
+        assert abs(mine / theirs - default["tokens"] / up["tokens"]) < 0.01
+        # never below upstream: no size within the cap reaches it -> upstream's plan, unchanged
+        assert upstream_numbers(floor) == upstream_numbers(up)
+        # the most capacity within the cap: at least the default's tokens, within the cap
+        assert most["num_groups"] <= cap and most["tokens"] >= default["tokens"]
+        assert most["tokens"] == max(r["tokens"] for r in sweep if r["num_groups"] <= cap
+                                     and len(r["drafter_groups"]) <= max(drafter_buckets(layout), 1))
+
+
+def test_the_flagship_keeps_its_numbers_under_the_model(vllm_env) -> None:  # type: ignore[no-untyped-def]
+    env = vllm_env("0.33.0")
+    env.radpatch("apply", "kv_group_size")
+    layout = copy.deepcopy(BUILTIN_LAYOUTS[SEED])
+    (default,) = env.probe({"layout": layout})
+    sweep = sweep_of(env, layout)
+    cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
+    step_cost = float(knob_default("RADIANCE_KV_GROUP_STEP_COST"))
+    want = model_choice(sweep, layout, cap, step_cost)
+    assert upstream_numbers(default) == upstream_numbers(want)
+    assert upstream_numbers(default) == (9, 8, 382, 892_799)  # issue 24: keep them
+    assert [m for m in messages(default) if "[radiance]" in m] == [INFO_LINE]
+    # the decision's margin, from vLLM's plans: size 16 (5 groups) overtakes size 8 once a
+    # group costs more than the break-even share of a step, above the default
+    sixteen = next(r for r in sweep if r["group_size"] == 16)
+    k8, k16 = default["tokens"], sixteen["tokens"]
+    n8, n16 = default["num_groups"], sixteen["num_groups"]
+    break_even = 100 * (k8 - k16) / (k16 * n8 - k8 * n16)
+    assert step_cost < break_even
+
+
+def test_packed_path_says_the_patch_is_out_of_play(vllm_env) -> None:  # type: ignore[no-untyped-def]
+    """vLLM 0.33.0 packs mixed page sizes itself on a block-outermost KV cache layout
+    (_get_packed_kv_cache_groups): the plan is vLLM's, unchanged, and one INFO line says so.
+    MiMo-V2-Flash's full and sliding-window layers have different page sizes."""
+    env = vllm_env("0.33.0")
+    mimo = issue_layout("07_mimo_v2_flash_mtp")
+    mimo["num_pages"] = 20000
+    packed = {**mimo, "kv_cache_layout": "BLNHC"}
+    seed_packed = {**copy.deepcopy(BUILTIN_LAYOUTS[SEED]), "kv_cache_layout": "BLNHC"}
+    before_packed, before_flat = env.probe({"layout": packed}, {"layout": mimo})
+    env.radpatch("apply", "kv_group_size")
+    after_packed, after_flat, seed_after, seed_flat = env.probe(
+        {"layout": packed}, {"layout": mimo}, {"layout": seed_packed}, {"layout": SEED})
+    assert all("error" not in r for r in (before_packed, after_packed, seed_after))
+    # vLLM packed: its groups are UniformTypeKVCacheSpecs mixing page sizes, and the patched
+    # install plans exactly what the pristine one does
+    assert set(after_packed["group_kinds"]) == {"UniformTypeKVCacheSpecs"}
+    for key in ("num_groups", "group_sizes", "num_blocks", "tokens"):
+        assert after_packed[key] == before_packed[key], key
+    lines = [m for m in messages(after_packed) if "[radiance]" in m]
+    assert lines == [(
+        "[radiance] kv cache groups: kv_group_size is not in effect for this engine: vLLM packed "
+        f"the layers into {after_packed['num_groups']} groups itself (KV cache layout BLNHC is "
+        "block-outermost and the layers have 2 page sizes: _get_packed_kv_cache_groups), so the "
+        "group size kv_group_size chooses is never used"
+    )]
+    # the same model on the default layout: the patch chooses, and says so its usual way
+    assert any(m.startswith("[radiance] kv cache groups: size") for m in messages(after_flat))
+    assert not any("not in effect" in m for m in messages(after_flat))
+    assert before_flat["num_groups"] > 0
+    # block-outermost with one page size (the flagship: GDN state padded to the attention
+    # page): vLLM does not pack, the patch is in effect, the same plan as the default layout
+    assert upstream_numbers(seed_after) == upstream_numbers(seed_flat)
+    assert [m for m in messages(seed_after) if "[radiance]" in m] == [INFO_LINE]

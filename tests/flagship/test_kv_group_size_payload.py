@@ -759,6 +759,27 @@ def test_glue_trade_note_without_a_page_size_gives_percentages() -> None:
                                   24, None)
     assert note.startswith(" [below upstream's capacity: 1.")
     assert "because 13 fewer groups per step" in note
+    # under the floor, a trade happens only when upstream's plan splits the drafter
+    floor = P._radiance_trade_note([4, 7, 23], [1, 40, 8], (7, 7, 304, "optimised"), 4, 24,
+                                   None, "upstream-floor")
+    assert floor.endswith("because upstream's size splits the drafter]")
+
+
+def test_floor_lapses_only_for_an_upstream_plan_that_splits_the_drafter() -> None:
+    # a 2-layer drafter bucket beside 5 target layers, upstream handed size 1: upstream's plan
+    # puts the drafter in 2 groups (vLLM's proposer rejects it) and no size that keeps the
+    # drafter reaches its capacity, so even upstream-floor trades below it
+    sizes, costs, drafters = [2, 5], [1, 1], {0: [0, 1]}
+    assert not P._radiance_keeps_drafters(sizes, drafters, 1)
+    got = P._radiance_choose_group_size(sizes, costs, 1, drafters=drafters,
+                                        objective="upstream-floor")
+    assert got[3] == "optimised" and P._radiance_keeps_drafters(sizes, drafters, got[0])
+    assert objective(sizes, costs, got[0]) > objective(sizes, costs, 1)
+    # with the drafter over two buckets the floor holds (such a drafter is served by a runner
+    # that accepts several draft groups, so upstream's plan stands)
+    got = P._radiance_choose_group_size(sizes, costs, 1, drafters={0: [0, 1], 1: [0]},
+                                        objective="upstream-floor")
+    assert (got[0], got[3]) == (1, "no-candidate")
 
 
 class PackedGroup:

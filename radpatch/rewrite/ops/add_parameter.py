@@ -5,39 +5,59 @@ The separator and line layout follow the list's own (rewrite/commas.py); the inv
 
 from __future__ import annotations
 
-import libcst as cst
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import AddParameter
-from radpatch.rewrite import commas
-from radpatch.rewrite.matching import (
-    MatchFailure,
-    NotUndoable,
-    Path_,
-    code_of,
-    find_scope,
-    replace_on_path,
-    stmt_key,
-)
-from radpatch.rewrite.ops.common import in_scope
+from radpatch.registry.model import Field, Operation
 from radpatch.rewrite.source import Source
 
+if TYPE_CHECKING:
+    import libcst as cst
 
-def function(module: cst.Module, qualname: str, offset: int = 0) -> tuple[Path_, cst.FunctionDef]:
-    path = find_scope(module, qualname, offset)
-    fn = path[-1]
-    if not isinstance(fn, cst.FunctionDef):
-        raise MatchFailure(
-            f"{qualname!r} is a class, not a function", "name a function or method: `f` or `Class.method`"
-        )
-    return path, fn
+    from radpatch.rewrite import commas
+    from radpatch.rewrite.matching import MatchFailure, NotUndoable, code_of, replace_on_path, stmt_key
+    from radpatch.rewrite.ops.common import function, in_scope
 
 
-def forward(src: Source, op: AddParameter) -> Source:
-    return in_scope(src, op.function, lambda m, offset: _add(m, op, offset))
+@dataclass(frozen=True)
+class AddParameter(Operation):
+    """Add `name=default` as the last positional-or-keyword parameter of `function`."""
+
+    function: str
+    name: str
+    default: str
+
+    KEY: ClassVar[str] = "add_parameter"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("function", "qualname", "the function: `f`, `Class.method`, `Outer.Inner.method`"),
+        Field("name", "identifier", "the new parameter's name"),
+        Field("default", "expression", "its default value (existing calls keep working)"),
+    )
+    EXAMPLE: ClassVar[str] = "function: _get_kv_cache_groups_uniform_page_size\nname: vllm_config\ndefault: None"
+
+    def describe(self) -> str:
+        return f"add parameter {self.name}={self.default} to {self.function}()"
+
+    def scope_name(self) -> str:
+        return self.function
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return in_scope(src, self.function, lambda m, offset: _add(m, self, offset))
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return in_scope(src, self.function, lambda m, offset: _remove(m, self, offset))
 
 
-def inverse(src: Source, op: AddParameter) -> Source:
-    return in_scope(src, op.function, lambda m, offset: _remove(m, op, offset))
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, commas, MatchFailure, NotUndoable, code_of, replace_on_path, stmt_key, function, in_scope
+    import libcst as cst
+
+    from radpatch.rewrite import commas
+    from radpatch.rewrite.matching import MatchFailure, NotUndoable, code_of, replace_on_path, stmt_key
+    from radpatch.rewrite.ops.common import function, in_scope
 
 
 def _add(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:

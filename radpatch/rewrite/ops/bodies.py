@@ -12,20 +12,120 @@ import ast
 import dataclasses
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
-import libcst as cst
-
-from radpatch.registry.model import BODY, ReplaceBody, WrapBody
-from radpatch.rewrite.matching import (
-    NotFound,
-    NotUndoable,
-    Path_,
-    code_of,
-    replace_on_path,
-)
-from radpatch.rewrite.ops.add_parameter import function
-from radpatch.rewrite.ops.common import in_scope
+from radpatch.registry.model import Fail, Field, Operation
 from radpatch.rewrite.source import Source
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import NotFound, NotUndoable, Path_, code_of, replace_on_path
+    from radpatch.rewrite.ops.common import function, in_scope
+
+BODY = "__body__"  # the placeholder statement of a wrap_body template
+
+
+@dataclass(frozen=True)
+class WrapBody(Operation):
+    """Run a function's body inside new code: `with_` is a template whose `__body__` line is the original body."""
+
+    function: str
+    with_: str
+
+    KEY: ClassVar[str] = "wrap_body"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("function", "qualname", "the function or method whose body is wrapped"),
+        Field(
+            "with", "code", f"the new body; one line `{BODY}` stands for the original body (the docstring stays first)"
+        ),
+    )
+    EXAMPLE: ClassVar[str] = (
+        f"function: EngineCore.abort_requests\nwith: |\n  try:\n      {BODY}\n  except Exception:\n"
+        '      logger.exception("abort failed")\n      raise'
+    )
+
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        _check_template(str(values["with_"]), fail)
+        return cls(**values)  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        return f"wrap the body of {self.function}()"
+
+    def scope_name(self) -> str:
+        return self.function
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return wrap(src, self)
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return unwrap(src, self)
+
+
+def _check_template(code: str, fail: Fail) -> None:
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # the `code` reader reported it
+    holes = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Name) and n.value.id == BODY
+    ]
+    mentions = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == BODY]
+    if len(holes) != 1 or len(mentions) != 1:
+        raise fail(
+            "with",
+            f"a wrap_body template needs exactly one line `{BODY}` standing for the original body "
+            f"(found {len(holes)}); e.g. try:\\n    {BODY}\\nexcept Exception: ...",
+        )
+
+
+@dataclass(frozen=True)
+class ReplaceBody(Operation):
+    """Replace a function's whole body (AST-equal to `find`) by `with_`; its docstring stays."""
+
+    function: str
+    find: str
+    with_: str
+
+    KEY: ClassVar[str] = "replace_body"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("function", "qualname", "the function or method"),
+        Field("find", "code", "its current body without the docstring (AST-compared: any layout)"),
+        Field("with", "code", "the new body"),
+    )
+    EXAMPLE: ClassVar[str] = (
+        "function: EngineCore.abort_requests\n"
+        "find: self.scheduler.finish_requests(request_ids, RequestStatus.FINISHED_ABORTED)\n"
+        "with: self.scheduler.finish_requests(list(request_ids), RequestStatus.FINISHED_ABORTED)"
+    )
+
+    def describe(self) -> str:
+        return f"replace the body of {self.function}()"
+
+    def scope_name(self) -> str:
+        return self.function
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return replace_body(src, self, undo=False)
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return replace_body(src, self, undo=True)
+
+
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, NotFound, NotUndoable, Path_, code_of, replace_on_path, function, in_scope
+    import libcst as cst
+
+    from radpatch.rewrite.matching import NotFound, NotUndoable, Path_, code_of, replace_on_path
+    from radpatch.rewrite.ops.common import function, in_scope
+
 
 Step = tuple[str, int | None]
 
@@ -173,11 +273,3 @@ def replace_body(src: Source, op: ReplaceBody, undo: bool) -> Source:
         return replace_on_path(path, _with_statements(fn, [*doc, *stmts]))
 
     return in_scope(src, op.function, edit)
-
-
-def forward(src: Source, op: WrapBody | ReplaceBody) -> Source:
-    return wrap(src, op) if isinstance(op, WrapBody) else replace_body(src, op, undo=False)
-
-
-def inverse(src: Source, op: WrapBody | ReplaceBody) -> Source:
-    return unwrap(src, op) if isinstance(op, WrapBody) else replace_body(src, op, undo=True)

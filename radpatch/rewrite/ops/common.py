@@ -1,11 +1,16 @@
-"""What every operation shares: running an edit on the one top-level definition it concerns,
-choosing the one match (`within:`, `occurrence:`), and saying clearly why nothing matched.
+"""What several operations share: running an edit on the one top-level definition it concerns,
+choosing the one match (`within:`, `occurrence:`), saying clearly why nothing matched, finding a
+function, and adding or removing a module-level line after the imports.
+
+Not an operation: radpatch.rewrite.ops loads every other module of the package as one, and this
+one only when an operation runs (it imports libcst).
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import contextvars
 import difflib
 import functools
 import textwrap
@@ -14,25 +19,30 @@ from typing import Protocol
 
 import libcst as cst
 
+from radpatch.registry.model import Occurrence
 from radpatch.rewrite.matching import (
     SCOPE_MISSING,
     SCOPE_NEAR,
     Ambiguous,
+    Clash,
     MatchFailure,
     NearMiss,
     NotFound,
+    NotUndoable,
     Path_,
     block_body,
     closest,
     code_of,
     explaining,
+    find_scope,
     inline_statements,
     lines_of,
+    nested_scopes,
     replace_on_path,
     starts,
     statement_slots,
 )
-from radpatch.rewrite.source import Source, Top
+from radpatch.rewrite.source import Source, Top, bound_names
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]
 
@@ -42,7 +52,7 @@ class Selecting(Protocol):
     def within(self) -> str | None: ...
 
     @property
-    def occurrence(self) -> int | None: ...
+    def occurrence(self) -> Occurrence: ...
 
 
 @contextlib.contextmanager
@@ -147,6 +157,52 @@ def slot_of(path: Path_) -> tuple[Path_, int]:
 
 
 # --- selection ---------------------------------------------------------------------------------
+# `occurrence: all` and the installed file's count (rewrite.runner) need what select() sees: the
+# matches' positions (probe), and a match picked by its index whatever `occurrence:` says (picking).
+
+Position = tuple[int, int]  # (1-based line in the file, column) where a match starts
+
+
+class Probed(Exception):
+    """Raised by select() inside probe(): the positions of the matches it was given, in source order.
+    Not a MatchFailure: nothing catches it on the way out of the operation."""
+
+    def __init__(self, positions: list[Position]) -> None:
+        super().__init__(positions)
+        self.positions = positions
+
+
+_PROBE: contextvars.ContextVar[bool] = contextvars.ContextVar("radpatch_probe", default=False)
+_PICK: contextvars.ContextVar[int | None] = contextvars.ContextVar("radpatch_pick", default=None)
+
+
+def probe(run: Callable[[], object]) -> list[Position] | None:
+    """The positions of the matches the operation `run` runs would choose among (after `within`),
+    without editing anything; None when it finished without choosing among matches."""
+    token = _PROBE.set(True)
+    try:
+        run()
+    except Probed as found:
+        return found.positions
+    finally:
+        _PROBE.reset(token)
+    return None
+
+
+@contextlib.contextmanager
+def picking(index: int) -> Iterator[None]:
+    """While active, select() takes the index-th match (from 1, in source order) of what it is given."""
+    token = _PICK.set(index)
+    try:
+        yield
+    finally:
+        _PICK.reset(token)
+
+
+def positions(module: cst.Module, hits: Sequence[Path_], offset: int) -> list[Position]:
+    pos = starts(module)
+    return [(pos[h[-1]][0] + offset, pos[h[-1]][1]) for h in hits]
+
 
 Explanation = tuple[str, bool] | tuple[str, bool, str]  # (detail, plausible[, hint]) of a pattern that matched nowhere
 
@@ -160,14 +216,24 @@ def select(
     offset: int,
     no_match: Callable[[], Explanation],
     undo: cst.CSTNode | None = None,
+    nested: Callable[[], list[tuple[str, int]]] | None = None,
 ) -> Path_:
     """The one hit the rewrite means: narrowed by `within`, picked by `occurrence`, else unique.
-    `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was."""
+    `undo` is what the hit replaced (inverse of a replace), so `within` is judged as it was.
+    `nested`: the matches inside functions defined in the scope (which it does not search), for
+    a refusal that says which scope to write instead."""
     within = op.within if op else None
     everywhere = hits
     if within:
         hits = [h for h in hits if _is_within(module, h, within, undo)]
-    nth = op.occurrence if op else None
+    if _PROBE.get():
+        raise Probed(positions(module, hits, offset))
+    pick = _PICK.get()
+    nth = pick if pick is not None else op.occurrence if op else None
+    if nth == "all":  # ops.forward runs the edit once per match, picking each; here only when there is none
+        if hits:
+            raise MatchFailure("`occurrence: all` is run by radpatch.rewrite.ops.forward, one match at a time")
+        nth = None
     where = f"{scope}" + (f" within `{_one_line(within)}`" if within else "")
     if within and everywhere and not hits:
         lines = lines_of(module, [h[-1] for h in everywhere], offset)
@@ -177,14 +243,32 @@ def select(
             "fix `within:`: an enclosing statement of the match (a compound statement's header such as "
             "`for x in y:`, or a whole statement), written as in the code",
         )
+    inner = (
+        nested() if nested is not None and explaining() and (not hits or nth is not None and nth > len(hits)) else []
+    )
+    if inner and not hits:
+        raise NotFound(
+            f"{what} not found in {where} itself; it is inside a function defined in it: {_listed(inner)}",
+            _scope_hint(inner, within),
+        )
     if nth is not None:
         if nth <= len(hits):
             return hits[nth - 1]
         lines = lines_of(module, [h[-1] for h in hits], offset)
         shown = f" (the matches are at lines {', '.join(map(str, lines))})" if hits else ""
+        if inner:
+            raise NotFound(
+                f"{what} has {len(hits)} match(es) in {where}{shown}; occurrence {nth} does not exist there. "
+                f"{len(inner)} more {'is' if len(inner) == 1 else 'are'} inside a function defined in it, which "
+                f"`scope: {scope}` does not search: {_listed(inner)}",
+                _scope_hint(inner, within),
+            )
         raise NotFound(
             f"{what} has {len(hits)} match(es) in {where}; occurrence {nth} does not exist{shown}",
-            f"`occurrence:` counts the matches in source order from 1: pick one of 1..{len(hits)}" if hits else "",
+            f"`occurrence:` counts the matches in the installed file's source order from 1: pick one of "
+            f"1..{len(hits)}, or write `occurrence: all` for every one"
+            if hits
+            else "",
         )
     if len(hits) == 1:
         return hits[0]
@@ -193,6 +277,41 @@ def select(
         raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}", *hint)
     lines = lines_of(module, [h[-1] for h in hits], offset)
     raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
+
+
+def _listed(inner: list[tuple[str, int]]) -> str:
+    return ", ".join(f"line {line} in `{q}`" for q, line in inner)
+
+
+def _scope_hint(inner: list[tuple[str, int]], within: str | None) -> str:
+    q = inner[0][0]
+    several = sum(1 for name, _ in inner if name == q) > 1
+    return (
+        f"a function defined inside the scope is a scope of its own: write the rewrite for the match there with "
+        f"`scope: {q}`"
+        + (" and `occurrence:` (counted in that scope)" if several else "")
+        + (" (check `within:` too)" if within else "")
+        + "; `occurrence:` counts the matches of one scope"
+    )
+
+
+def nested_matches(
+    module: cst.Module, scope: Path_, qualname: str, match: Callable[[Path_], Sequence[Path_]], offset: int
+) -> Callable[[], list[tuple[str, int]]]:
+    """(qualified name, line) of each match of `match` in the functions and classes defined inside
+    the scope at `path`, which the scope's own search does not enter; gathered only for a refusal."""
+
+    def find() -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
+        for path, name in nested_scopes(scope, qualname):
+            try:
+                hits = match(path)
+            except SyntaxError:
+                continue
+            out.extend((name, line) for line in lines_of(module, [h[-1] for h in hits], offset))
+        return sorted(out, key=lambda hit: hit[1])
+
+    return find
 
 
 def _one_line(code: str) -> str:
@@ -257,7 +376,7 @@ def undo_pick(
     if op.within:
         find_hits = [h for h in find_hits if _is_within(module, h, op.within, None)]
         with_hits = [h for h in with_hits if _is_within(module, h, op.within, undo)]
-    if op.occurrence is None:
+    if op.occurrence is None or op.occurrence == "all" or _PICK.get() is not None:
         return select(
             module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False)
         )
@@ -303,3 +422,123 @@ def candidates(
 ) -> Callable[[], tuple[str, bool]]:
     """The no-match explanation of `pattern` among `nodes()`, gathered only when nothing matched."""
     return lambda: closest(module, nodes(), pattern, offset)
+
+
+def function(module: cst.Module, qualname: str, offset: int = 0) -> tuple[Path_, cst.FunctionDef]:
+    path = find_scope(module, qualname, offset)
+    fn = path[-1]
+    if not isinstance(fn, cst.FunctionDef):
+        raise MatchFailure(
+            f"{qualname!r} is a class, not a function", "name a function or method: `f` or `Class.method`"
+        )
+    return path, fn
+
+
+# --- module-level lines: add_import (and a payload's imports) and new constants -----------------
+# An added import ends with `# radpatch: added import`, so the inverse removes exactly the line
+# radpatch added and never an import the module had of its own.
+
+MARK = "# radpatch: added import"
+
+
+def after_imports(src: Source) -> int:
+    """Index into src.tops after which module-level additions go: after the last import that comes
+    before the first def/class (else after the docstring and `from __future__` imports)."""
+    at = 0
+    for i, t in enumerate(src.tops):
+        if t.name is not None:
+            break
+        node = src.node(i)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or (i == 0 and _is_docstring(node)):
+            at = i + 1
+    return at
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def insert_line(src: Source, at: int, line: str, top: Top) -> Source:
+    """Insert one statement line after tops[at - 1] (at 0: at the very top)."""
+    nl = src.newline
+    start = src.tops[at - 1].end if at else 0
+    if at and at == len(src.tops) and src.lines and not src.lines[-1].endswith(("\n", "\r")):
+        return Source.parse(src.text + nl + line)
+    return src.splice_lines(start, start, at, at, line + nl, (Top(top.name, 0, 1, top.binds),))
+
+
+def _aliases(node: ast.stmt) -> set[tuple[str | None, int, str, str | None]]:
+    if isinstance(node, ast.Import):
+        return {(None, 0, a.name, a.asname) for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {(node.module, node.level, a.name, a.asname) for a in node.names}
+    return set()
+
+
+def _module_imports(src: Source) -> list[tuple[int, ast.stmt]]:
+    return [(i, src.node(i)) for i, t in enumerate(src.tops) if t.name is None and t.binds]
+
+
+def has_import(src: Source, statement: str) -> bool:
+    """Whether the module already imports every name of `statement` the same way, at top level."""
+    want = _aliases(ast.parse(statement.strip()).body[0])
+    have: set[tuple[str | None, int, str, str | None]] = set()
+    for _, node in _module_imports(src):
+        have |= _aliases(node)
+    return want <= have
+
+
+def _source(node: ast.stmt, name: str) -> str | None:
+    """Where an import statement takes `name` from ('os' for `import os.path`), else None."""
+    aliases: list[ast.alias] = node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+    for a in aliases:
+        bound = (a.asname or a.name).split(".")[0]
+        if bound == name:
+            if isinstance(node, ast.ImportFrom):
+                return f"{'.' * node.level}{node.module or ''}:{a.name}"
+            return str(a.name if a.asname else a.name.split(".")[0])
+    return None
+
+
+def _clash(src: Source, node: ast.stmt) -> None:
+    """Refuse an import that would rebind a name the module binds otherwise (a def, a constant,
+    another module's name)."""
+    for name in bound_names(node):
+        for i, t in enumerate(src.tops):
+            if name in t.binds:
+                have = src.node(i)
+                if not isinstance(have, (ast.Import, ast.ImportFrom)) or _source(have, name) != _source(node, name):
+                    raise Clash(
+                        f"`{ast.unparse(node)}` would rebind {name!r}, which the module binds at line {t.start + 1}",
+                        "rename it with `as` (e.g. `... import x as _yourpatch_x`) "
+                        "so it takes over nothing the module defines",
+                    )
+
+
+def add_import(src: Source, statement: str) -> Source:
+    if has_import(src, statement):
+        return src
+    node = ast.parse(statement.strip()).body[0]
+    _clash(src, node)
+    return insert_line(src, after_imports(src), f"{ast.unparse(node)}  {MARK}", Top(None, 0, 1, bound_names(node)))
+
+
+def remove_import(src: Source, statement: str) -> Source:
+    key = ast.dump(ast.parse(statement.strip()).body[0])
+    marked = [
+        i
+        for i, node in _module_imports(src)
+        if ast.dump(node) == key and src.lines[src.tops[i].end - 1].rstrip("\r\n").endswith(MARK)
+    ]
+    if len(marked) > 1:
+        raise NotUndoable(f"`{statement.strip()}` was added {len(marked)} times by radpatch")
+    if not marked:
+        if has_import(src, statement):
+            return src  # the module had it already: the forward edit changed nothing
+        raise NotUndoable(f"`{statement.strip()}` is not in the module")
+    i = marked[0]
+    t = src.tops[i]
+    if i == len(src.tops) - 1 and not src.lines[-1].endswith(("\n", "\r")):
+        kept = src.text_of(0, t.start)
+        return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
+    return src.splice_lines(t.start, t.end, i, i + 1, "", ())

@@ -7,29 +7,129 @@ Adding and removing happen at one end of the list (`position`), so each undoes t
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import libcst as cst
-
-from radpatch.registry.model import AddDecorator, RemoveDecorator, ReplaceDecorator
-from radpatch.rewrite.matching import (
-    MatchFailure,
-    NotFound,
-    NotUndoable,
-    Path_,
-    code_of,
-    expr_key,
-    find_scope,
-    replace_on_path,
-)
-from radpatch.rewrite.merge import merge
-from radpatch.rewrite.ops.common import in_scope
+from radpatch.registry.model import Field, Operation
 from radpatch.rewrite.source import Source, expression_text
 
-Decorated = cst.FunctionDef | cst.ClassDef
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        MatchFailure,
+        NotFound,
+        NotUndoable,
+        Path_,
+        code_of,
+        expr_key,
+        find_scope,
+        replace_on_path,
+    )
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import in_scope
+
+
+class _Decorators(Operation):
+    """The three decorator operations: what they share (a function or class, one undoing the other)."""
+
+    function: str
+
+    def scope_name(self) -> str:
+        return self.function
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return _forward(src, self)  # type: ignore[arg-type]
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return _inverse(src, self)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class AddDecorator(_Decorators):
+    """Add `@decorator` to a function or class, outermost (`top`, default) or innermost (`bottom`)."""
+
+    function: str
+    decorator: str
+    position: Literal["top", "bottom"] = "top"
+
+    KEY: ClassVar[str] = "add_decorator"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("function", "qualname", "the decorated function or class: `f`, `Class`, `Class.method`"),
+        Field("decorator", "expression", "the decorator without `@`, e.g. `functools.cache`"),
+        Field("position", "position", "optional: `top` (outermost, default) or `bottom` (innermost)", required=False),
+    )
+    EXAMPLE: ClassVar[str] = 'function: EngineCore.abort_requests\ndecorator: instrument(span_name="Abort requests")'
+
+    def describe(self) -> str:
+        return f"add @{self.decorator} to {self.function} ({self.position})"
+
+
+@dataclass(frozen=True)
+class RemoveDecorator(_Decorators):
+    """Remove `@decorator` from a function or class; it must be the outermost (`top`) or innermost (`bottom`)."""
+
+    function: str
+    decorator: str
+    position: Literal["top", "bottom"] = "top"
+
+    KEY: ClassVar[str] = "remove_decorator"
+    FIELDS: ClassVar[tuple[Field, ...]] = AddDecorator.FIELDS
+    EXAMPLE: ClassVar[str] = "function: EngineCoreProc.startup_handshake\ndecorator: staticmethod"
+
+    def describe(self) -> str:
+        return f"remove @{self.decorator} from {self.function}"
+
+
+@dataclass(frozen=True)
+class ReplaceDecorator(_Decorators):
+    """Replace the one decorator of a function or class equal to `find` by `with_`."""
+
+    function: str
+    find: str
+    with_: str
+
+    KEY: ClassVar[str] = "replace_decorator"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("function", "qualname", "the decorated function or class"),
+        Field("find", "expression", "the decorator now there, without `@` (AST-compared)"),
+        Field("with", "expression", "the decorator that replaces it"),
+    )
+    EXAMPLE: ClassVar[str] = (
+        'function: EngineCore._initialize_kv_caches\nfind: instrument(span_name="Prepare model")\n'
+        'with: instrument(span_name="Prepare model and KV cache")'
+    )
+
+    def describe(self) -> str:
+        return f"replace @{self.find} by @{self.with_} on {self.function}"
+
+
 Op = AddDecorator | RemoveDecorator | ReplaceDecorator
 
 
-def _target(module: cst.Module, qualname: str, offset: int) -> tuple[Path_, Decorated]:
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, MatchFailure, NotFound, NotUndoable, Path_, code_of, expr_key, find_scope, replace_on_path, merge
+    global in_scope
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        MatchFailure,
+        NotFound,
+        NotUndoable,
+        Path_,
+        code_of,
+        expr_key,
+        find_scope,
+        replace_on_path,
+    )
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import in_scope
+
+
+def _target(module: cst.Module, qualname: str, offset: int) -> tuple[Path_, cst.FunctionDef | cst.ClassDef]:
     path = find_scope(module, qualname, offset)
     node = path[-1]
     assert isinstance(node, (cst.FunctionDef, cst.ClassDef))
@@ -101,7 +201,7 @@ def _swap(
     return change
 
 
-def forward(src: Source, op: Op) -> Source:
+def _forward(src: Source, op: Op) -> Source:
     if isinstance(op, AddDecorator):
         return _edit(src, op, _add(op, NotFound))
     if isinstance(op, RemoveDecorator):
@@ -109,7 +209,7 @@ def forward(src: Source, op: Op) -> Source:
     return _edit(src, op, _swap(op, op.find, op.with_, NotFound))
 
 
-def inverse(src: Source, op: Op) -> Source:
+def _inverse(src: Source, op: Op) -> Source:
     if isinstance(op, AddDecorator):
         return _edit(src, op, _remove(op, NotUndoable))
     if isinstance(op, RemoveDecorator):

@@ -10,29 +10,100 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
-import libcst as cst
-
-from radpatch.registry.model import Delete
-from radpatch.rewrite.matching import (
-    NotUndoable,
-    Path_,
-    block_body,
-    find_scope,
-    find_statements,
-    parse_statements,
-    replace_on_path,
-    run_length,
-    statement_slots,
-)
-from radpatch.rewrite.ops.common import (
-    in_scope,
-    select,
-    slot_of,
-    statement_candidates,
-    statement_paths,
-)
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
 from radpatch.rewrite.source import Source
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        NotUndoable,
+        Path_,
+        block_body,
+        find_scope,
+        find_statements,
+        parse_statements,
+        replace_on_path,
+        run_length,
+        statement_slots,
+    )
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+    )
+
+
+@dataclass(frozen=True)
+class Delete(Operation):
+    """Delete the statement(s) in `scope` equal to `find`; a `# radpatch: deleted ...` comment marks the place."""
+
+    scope: str
+    find: str
+    within: str | None = None
+    occurrence: Occurrence = None
+
+    KEY: ClassVar[str] = "delete"
+    CONSUMES: ClassVar[bool] = True
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        SCOPE,
+        Field("find", "code", "the statement(s) to delete, AST-compared"),
+        WITHIN,
+        OCCURRENCE,
+    )
+    EXAMPLE: ClassVar[str] = (
+        'scope: EngineCoreProc.startup_handshake\nfind: logger.debug("Waiting for init message from front-end.")'
+    )
+
+    def describe(self) -> str:
+        return f"delete a statement in {self.scope}"
+
+    def scope_name(self) -> str:
+        return self.scope
+
+    def match_key(self) -> tuple[object, ...] | None:
+        return ("find", self.scope, code_key(self.find), self.within)
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return _forward(src, self)
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return _inverse(src, self)
+
+
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, NotUndoable, Path_, block_body, find_scope, find_statements, parse_statements, replace_on_path
+    global run_length, statement_slots, in_scope, select, slot_of, statement_candidates, statement_paths, nested_matches
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        NotUndoable,
+        Path_,
+        block_body,
+        find_scope,
+        find_statements,
+        parse_statements,
+        replace_on_path,
+        run_length,
+        statement_slots,
+    )
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+    )
 
 
 def _lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
@@ -48,7 +119,7 @@ def marker(op: Delete) -> str:
     return PREFIX + (code if len(code) <= 70 else code[:67] + "...")
 
 
-def forward(src: Source, op: Delete) -> Source:
+def _forward(src: Source, op: Delete) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         scope = find_scope(module, op.scope, offset)
         hits = statement_paths(find_statements(module, scope, op.find))
@@ -61,6 +132,9 @@ def forward(src: Source, op: Delete) -> Source:
                 op,
                 offset,
                 statement_candidates(module, scope, op.find, offset),
+                nested=nested_matches(
+                    module, scope, op.scope, lambda p: statement_paths(find_statements(module, p, op.find)), offset
+                ),
             )
         )
         holder = block[-1]
@@ -86,7 +160,7 @@ def forward(src: Source, op: Delete) -> Source:
     return in_scope(src, op.scope, edit)
 
 
-def inverse(src: Source, op: Delete) -> Source:
+def _inverse(src: Source, op: Delete) -> Source:
     text = marker(op)
 
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
@@ -112,7 +186,13 @@ def inverse(src: Source, op: Delete) -> Source:
             body[i:i] = restored
         return replace_on_path(block, holder.with_changes(body=body))
 
-    return in_scope(src, op.scope, edit)
+    src = in_scope(src, op.scope, edit)
+    while op.occurrence == "all":  # every statement it deleted, each marked by its comment
+        try:
+            src = in_scope(src, op.scope, edit)
+        except NotUndoable:
+            break
+    return src
 
 
 def _is(line: cst.EmptyLine, text: str) -> bool:

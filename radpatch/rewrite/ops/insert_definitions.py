@@ -1,33 +1,142 @@
 """insert_definitions: a payload's top-level defs, classes and constants go next to a named
-top-level definition of the target, as whole lines located with `ast` (no libcst parse of the
-target); its imports go after the target's imports (imports.py), unless the target has them.
+top-level definition of the target, or into a class (next to one of its methods, or at the end of
+its body, indented to it), as whole lines located with `ast` (no libcst parse of the target); its
+imports go after the target's imports (ops/common.py), unless the target has them.
 
 Nothing of the payload is dropped silently: the loader refuses statements that cannot move (a
 call, an `if`); the payload's docstring describes the payload; a `from __future__` import must
 be in the target already. A name the target binds already (def, class, import, assignment) is
-refused: the payload would take it over.
+refused: the payload would take it over; in a class, a name its body binds (a method, a class
+attribute) likewise.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
-from radpatch.registry.model import InsertDefinitions
-from radpatch.rewrite.matching import (
-    Ambiguous,
-    Clash,
-    MatchFailure,
-    NearMiss,
-    NotFound,
-    NotUndoable,
-)
-from radpatch.rewrite.ops import imports
-from radpatch.rewrite.ops.common import near
-from radpatch.rewrite.source import Source, Top, bound_names, decode, payload_statement
+from radpatch.registry.model import Fail, Field, Operation, PayloadFile
+from radpatch.rewrite.source import DEFS, Source, Top, bound_names, decode, payload_statement
+
+if TYPE_CHECKING:
+    import difflib
+
+    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
+    from radpatch.rewrite.ops.common import add_import, has_import, near, remove_import
+
+
+@dataclass(frozen=True)
+class InsertDefinitions(Operation):
+    """Insert definitions (and the imports and constants they need) from a payload file before or
+    after a named top-level definition, before or after a method of a class (`Class.method`), or at
+    the end of a class (`into: Class`); in a class they are indented into its body."""
+
+    payload: Path
+    payload_source: bytes
+    names: tuple[str, ...]
+    anchor: str
+    where: Literal["before", "after", "into"]
+
+    KEY: ClassVar[str] = "insert_definitions"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("payload", "payload", "path of a Python file, relative to the registry file"),
+        Field(
+            "names", "names", "optional: which definitions and constants (default: all, in file order)", required=False
+        ),
+        Field(
+            "before",
+            "qualname",
+            "a top-level def/class of the target, or a method of a class (`Class.method`): the payload goes into "
+            "that class; give one of `before`, `after`, `into`",
+            required=False,
+        ),
+        Field("after", "qualname", "like `before`, after it", required=False),
+        Field(
+            "into",
+            "qualname",
+            "a class (`Class`, `Outer.Inner`): the payload goes at the end of its body, as methods and class "
+            "attributes",
+            required=False,
+        ),
+    )
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("before", "after", "into"),)
+    EXAMPLE: ClassVar[str] = (
+        "payload: ../patches/kv_group_size/payload.py\nbefore: _get_kv_cache_groups_uniform_page_size"
+    )
+
+    @classmethod
+    def read(cls, key: str, value: object, fail: Callable[[str], Exception]) -> object:
+        """The payload holds only what can move into another module: defs, classes, imports and
+        NAME = value constants, each name once. Returns (file, bytes, the names it defines)."""
+        if key != "payload":
+            return value
+        p = cast(PayloadFile, value)
+        defs: list[str] = []
+        for i, stmt in enumerate(p.tree.body):
+            kind = payload_statement(stmt, first=i == 0)
+            if kind is None:
+                raise fail(
+                    f"payload {p.path}:{stmt.lineno}: a top-level {type(stmt).__name__} statement cannot be "
+                    "inserted into another module; payloads hold defs, classes, imports and NAME = value constants"
+                )
+            for name in bound_names(stmt) if kind in ("def", "constant") else ():
+                if name in defs:
+                    raise fail(f"payload {p.path}:{stmt.lineno}: {name!r} is defined twice; keep one")
+                defs.append(name)
+        return p.path, p.data, defs
+
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        side: Literal["before", "after", "into"] = next(k for k in ("before", "after", "into") if k in values)
+        if values[side] == "<module>":
+            raise fail(side, "name a definition of the target (`f`, `Class`, `Class.method`), not `<module>`")
+        file, data, defs = cast("tuple[Path, bytes, list[str]]", values["payload"])
+        names = cast("tuple[str, ...] | None", values.get("names"))
+        if names is None:
+            if not defs:
+                raise fail("names", f"payload {file.name} has no top-level definition or constant to insert", "payload")
+            names = tuple(defs)
+        missing = [n for n in names if n not in defs]
+        if missing:
+            raise fail("names", f"payload {file.name} defines no top-level {', '.join(map(repr, missing))}")
+        return cls(file, data, names, str(values[side]), side)
+
+    def describe(self) -> str:
+        return f"insert {', '.join(self.names)} from {self.payload.name} {self.where} {self.anchor}"
+
+    @property
+    def in_class(self) -> bool:
+        """The payload goes into a class body (`into:`, or next to a `Class.method`)."""
+        return self.where == "into" or "." in self.anchor
+
+    def scope_name(self) -> str:
+        return self.anchor
+
+    def may_be_present(self, text: str) -> bool:
+        return all(name in text for name in self.names)
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return _forward(src, self)
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return _inverse(src, self)
+
+
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global difflib, Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable, add_import, has_import, near
+    global remove_import
+    import difflib
+
+    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
+    from radpatch.rewrite.ops.common import add_import, has_import, near, remove_import
 
 
 @dataclass(frozen=True)
@@ -59,14 +168,19 @@ def _binding(src: Source, name: str) -> list[int]:
     return [i for i, t in enumerate(src.tops) if name in t.binds]
 
 
-def forward(src: Source, op: InsertDefinitions) -> Source:
+def _forward(src: Source, op: InsertDefinitions) -> Source:
     p = payload(op.payload_source)
     for future in p.futures:
-        if not imports.has(src, future):
+        if not has_import(src, future):
             raise MatchFailure(
                 f"the payload {op.payload.name} has `{future}` and the module does not",
                 "remove it from the payload (write annotations that work either way) or target a module that has it",
             )
+    if op.in_class:
+        src = _class_forward(src, op, p)
+        for statement in p.imports:
+            src = add_import(src, statement)
+        return src
     anchor = src.named(op.anchor)
     if len(anchor) != 1:
         if anchor:
@@ -74,7 +188,7 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
                 f"the module defines {op.anchor!r} {len(anchor)} times "
                 f"(lines {', '.join(str(src.tops[a].start + 1) for a in anchor)})"
             )
-        close = difflib.get_close_matches(op.anchor, src.names(), n=3)
+        close = difflib.get_close_matches(op.anchor, src.names(), n=3)  # only on this refusal path
         raise (NearMiss if close else NotFound)(
             f"top-level definition {op.anchor!r} not found in the module; {near(op.anchor, src.names())}",
             "fix the name in `before:`/`after:` (a top-level def or class of the module)" if close else "",
@@ -89,7 +203,7 @@ def forward(src: Source, op: InsertDefinitions) -> Source:
     _defined_before(src, op, anchor[0], p)
     src = _insert(src, op, anchor[0], p)
     for statement in p.imports:
-        src = imports.add(src, statement)
+        src = add_import(src, statement)
     return src
 
 
@@ -146,10 +260,12 @@ def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Sour
     return src.splice_lines(at_line, at_line, first, first, block, tuple(tops))
 
 
-def inverse(src: Source, op: InsertDefinitions) -> Source:
+def _inverse(src: Source, op: InsertDefinitions) -> Source:
     p = payload(op.payload_source)
     for statement in reversed(p.imports):
-        src = imports.remove(src, statement)
+        src = remove_import(src, statement)
+    if op.in_class:
+        return _class_inverse(src, op, p)
     first = _binding(src, op.names[0])
     if len(first) != 1:
         raise NotUndoable(
@@ -179,3 +295,220 @@ def inverse(src: Source, op: InsertDefinitions) -> Source:
         kept = src.text_of(0, start)  # the file had no final newline before the definitions came
         return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
     return src.splice_lines(start, end, i, i + n, "", ())
+
+
+# --- into a class: next to one of its methods (`Class.method`), or at the end of its body (`into`) ------
+
+
+@dataclass(frozen=True)
+class _Class:
+    """A class of the target as ast reads it, its lines relative to its top-level definition."""
+
+    top: int  # index into src.tops of the top-level definition holding it
+    node: ast.ClassDef  # line 1 is the first line of that top-level definition
+    indent: str  # its body's indentation
+
+
+def _abs(src: Source, c: _Class, lineno: int) -> int:
+    """The 0-based index into src.lines of the class tree's 1-based line `lineno`."""
+    return src.tops[c.top].start + lineno - 1
+
+
+def _start(node: ast.stmt) -> int:
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _end(node: ast.stmt) -> int:
+    assert node.end_lineno is not None
+    return node.end_lineno
+
+
+def _find_class(src: Source, qualname: str) -> _Class:
+    parts = qualname.split(".")
+    hits = src.named(parts[0])
+    if len(hits) != 1:
+        if hits:
+            raise Ambiguous(
+                f"the module defines {parts[0]!r} {len(hits)} times "
+                f"(lines {', '.join(str(src.tops[a].start + 1) for a in hits)})"
+            )
+        close = difflib.get_close_matches(parts[0], src.names(), n=3)
+        raise (NearMiss if close else NotFound)(
+            f"class {qualname!r} not found in the module; {near(parts[0], src.names())}",
+            "fix the class name (a class of the module: `Class`, `Outer.Inner`)" if close else "",
+        )
+    node = src.node(hits[0])
+    for k, part in enumerate(parts[1:], 1):
+        inner = [n for n in getattr(node, "body", []) if isinstance(n, DEFS) and n.name == part]
+        if len(inner) == 1 and not isinstance(inner[0], ast.ClassDef):
+            node = inner[0]
+            break
+        if len(inner) != 1:
+            raise NotFound(
+                f"{'.'.join(parts[:k])!r} defines {'no' if not inner else len(inner)} class {part!r}",
+                "name a class nested directly in it (`Outer.Inner`)",
+            )
+        node = inner[0]
+    if not isinstance(node, ast.ClassDef):
+        raise MatchFailure(
+            f"{qualname!r} is a function, not a class",
+            "name a class with `into:` (or `Class.method` with `before:`/`after:`); a top-level function goes "
+            "`before:`/`after:` without a dot",
+        )
+    first = node.body[0]
+    if first.lineno == node.lineno:
+        raise MatchFailure(
+            f"class {qualname!r} has its body on its header line (`class X: ...`); radpatch cannot indent into it",
+            "write the class's body on lines of its own in the target, or replace the class",
+        )
+    line = src.lines[src.tops[hits[0]].start + first.lineno - 1]
+    return _Class(hits[0], node, line[: len(line) - len(line.lstrip(" \t"))])
+
+
+def _class_binds(node: ast.ClassDef) -> dict[str, int]:
+    """The names the class body binds (methods, nested classes, attributes), with their first line."""
+    out: dict[str, int] = {}
+    for stmt in node.body:
+        for name in bound_names(stmt):
+            out.setdefault(name, stmt.lineno)
+    return out
+
+
+def _member(c: _Class, qualname: str, name: str) -> int:
+    """Index into the class body of its def or class `name`."""
+    defs = [
+        (k, n.name)
+        for k, n in enumerate(c.node.body)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    named = [k for k, n in defs if n == name]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise Ambiguous(
+            f"class {qualname!r} defines {name!r} {len(named)} times; the later one is the one that runs",
+            "anchor on another method of the class, or use `into:` (the end of the class)",
+        )
+    names = [n for _, n in defs]
+    close = difflib.get_close_matches(name, names, n=3)
+    raise (NearMiss if close else NotFound)(
+        f"class {qualname!r} defines no method {name!r}; {near(name, names)}",
+        "fix the method name in `before:`/`after:` (`Class.method`), or use `into: Class` (the end of the class)"
+        if close
+        else "",
+    )
+
+
+def _class_target(src: Source, op: InsertDefinitions) -> tuple[_Class, str, int | None]:
+    """(the class, its qualname, the index of the anchor method in its body, or None for `into`)."""
+    if op.where == "into":
+        return _find_class(src, op.anchor), op.anchor, None
+    qualname, name = op.anchor.rsplit(".", 1)
+    c = _find_class(src, qualname)
+    return c, qualname, _member(c, qualname, name)
+
+
+def _indented(text: str, indent: str, nl: str) -> str:
+    lines = Source.parse_lines(text)
+    return "".join(indent + ln if ln.strip() else ln for ln in lines).replace("\n", nl)
+
+
+def _class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
+    c, qualname, k = _class_target(src, op)
+    body = c.node.body
+    binds = _class_binds(c.node)
+    for name in op.names:
+        if name in binds:
+            raise Clash(
+                f"class {qualname!r} already binds {name!r} (line {_abs(src, c, binds[name]) + 1}); "
+                f"the payload's {name!r} would shadow it",
+                "rename it in the payload (e.g. a `_yourpatch_` prefix), or replace the class's own definition",
+            )
+    _class_reads_defined(src, op, p, c, qualname, body[: len(body) if k is None else k + (op.where == "after")])
+    nl = src.newline
+    items = [_indented(p.items[name][0], c.indent, nl) for name in op.names]
+    if k is not None and op.where == "before" and k == 0:
+        at, block = _abs(src, c, _start(body[0])), "".join(item + nl for item in items)
+    else:
+        last = body[-1] if k is None else body[k - 1 if op.where == "before" else k]
+        at, block = _abs(src, c, _end(last)) + 1, "".join(nl + item for item in items)
+    if at == len(src.lines) and not src.lines[-1].endswith(("\n", "\r")):
+        return Source.parse(src.text + nl + block[: -len(nl)])  # the file keeps having no final newline
+    top = src.tops[c.top]
+    text = src.text_of(top.start, at) + block + src.text_of(at, top.end)
+    return src.splice_lines(
+        top.start,
+        top.end,
+        c.top,
+        c.top + 1,
+        text,
+        (replace(top, start=0, end=top.end - top.start + len(Source.parse_lines(block))),),
+    )
+
+
+def _class_reads_defined(
+    src: Source, op: InsertDefinitions, p: Payload, c: _Class, qualname: str, before: list[ast.stmt]
+) -> None:
+    """Refuse a payload item that reads, when the class is created (a decorator, a base, an
+    attribute's value), a name neither the class body binds above it nor the module binds above
+    the class (creating the class would raise NameError)."""
+    own = {name for statement in p.imports for name in bound_names(ast.parse(statement).body[0])}
+    above = {name for stmt in before for name in bound_names(stmt)}
+    for k, name in enumerate(op.names):
+        reads = _import_time_reads(ast.parse(p.items[name][0]).body[0]) - own - above - set(op.names[:k])
+        for read in sorted(reads):
+            bound = _binding(src, read)
+            if bound and min(bound) >= c.top:
+                raise MatchFailure(
+                    f"the payload's {name!r} reads {read!r} when class {qualname!r} is created, and the module binds "
+                    f"{read!r} only at line {src.tops[min(bound)].start + 1}, below the class",
+                    "read it inside the method instead (at call time), or import it in the payload",
+                )
+
+
+def _class_inverse(src: Source, op: InsertDefinitions, p: Payload) -> Source:
+    c = _find_class(src, op.anchor if op.where == "into" else op.anchor.rsplit(".", 1)[0])
+    body = c.node.body
+    where = f"class {op.anchor if op.where == 'into' else op.anchor.rsplit('.', 1)[0]!r}"
+    first = [k for k, stmt in enumerate(body) if op.names[0] in bound_names(stmt)]
+    if len(first) != 1:
+        raise NotUndoable(
+            f"injected definition {op.names[0]!r} is {'not' if not first else 'several times'} in {where}"
+        )
+    j, n = first[0], len(op.names)
+    got = [ast.dump(stmt) for stmt in body[j : j + n]]
+    wanted = [p.items[name][1] for name in op.names]
+    if got != wanted:
+        differ = [name for name, g, w in zip(op.names, [*got, *[""] * n], wanted) if g != w]
+        raise NotUndoable(
+            f"injected definitions in {where} differ from the payload {op.payload.name}: {', '.join(differ)}"
+        )
+    member = op.anchor.rsplit(".", 1)[-1]
+
+    def is_anchor(k: int) -> bool:
+        return 0 <= k < len(body) and getattr(body[k], "name", None) == member
+
+    placed = {"into": j + n == len(body), "after": is_anchor(j - 1), "before": is_anchor(j + n)}[op.where]
+    if not placed or j == 0 and op.where != "before":
+        raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
+    if j == 0:
+        start, end = _abs(src, c, _start(body[0])), _abs(src, c, _start(body[n]))
+    else:
+        start, end = _abs(src, c, _end(body[j - 1])) + 1, _abs(src, c, _end(body[j + n - 1])) + 1
+    inside = {
+        line for stmt in body[j : j + n] for line in range(_abs(src, c, _start(stmt)), _abs(src, c, _end(stmt)) + 1)
+    }
+    stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
+    if stray:
+        raise NotUndoable(
+            f"lines {stray[:3]} between the injected definitions are not blank; cannot remove them exactly"
+        )
+    if end == len(src.lines) and not src.lines[-1].endswith(("\n", "\r")):
+        kept = src.text_of(0, start)  # the file had no final newline before the definitions came
+        return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
+    top = src.tops[c.top]
+    text = src.text_of(top.start, start) + src.text_of(end, top.end)
+    return src.splice_lines(
+        top.start, top.end, c.top, c.top + 1, text, (replace(top, start=0, end=top.end - top.start - (end - start)),)
+    )

@@ -5,28 +5,117 @@ The inverse finds the same anchor and removes exactly the statements that follow
 
 from __future__ import annotations
 
-import libcst as cst
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from radpatch.registry.model import InsertStatements
-from radpatch.rewrite.matching import (
-    NotUndoable,
-    block_body,
-    code_of,
-    find_scope,
-    find_statements,
-    parse_statements,
-    run_length,
-    stmt_key,
-)
-from radpatch.rewrite.ops.common import (
-    in_scope,
-    select,
-    slot_of,
-    statement_candidates,
-    statement_paths,
-    with_body,
-)
+from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
 from radpatch.rewrite.source import Source
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        NotUndoable,
+        block_body,
+        code_of,
+        find_scope,
+        find_statements,
+        parse_statements,
+        run_length,
+        stmt_key,
+    )
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+        with_body,
+    )
+
+
+@dataclass(frozen=True)
+class InsertStatements(Operation):
+    """Insert `code` right before/after the one statement in `scope` equal to `find`."""
+
+    scope: str
+    find: str
+    code: str
+    where: Literal["before", "after"]
+    within: str | None = None
+    occurrence: Occurrence = None
+
+    KEY: ClassVar[str] = "insert_after"  # and insert_before (keys())
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        SCOPE,
+        Field("find", "code", "the statement(s) next to which to insert, AST-compared: any layout, quotes, comments"),
+        Field("code", "code", "the statement(s) to insert"),
+        WITHIN,
+        OCCURRENCE,
+    )
+    EXAMPLE: ClassVar[str] = (
+        "scope: _get_kv_cache_groups_uniform_page_size\nfind: |\n  if max_num_layers < min_num_layers * 1.5:\n"
+        "      group_size = max_num_layers\n"
+        "code: group_size = _radiance_kv_group_size(layer_buckets, spec_buckets, group_size, vllm_config)"
+    )
+    REPEATABLE: ClassVar[bool] = True  # its anchor stays: applied again, it inserts the code a second time
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        return ("insert_before", "insert_after")
+
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        return cls(**values, where="after" if key == "insert_after" else "before")  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        return f"insert statements {self.where} a statement in {self.scope}"
+
+    def scope_name(self) -> str:
+        return self.scope
+
+    def match_key(self) -> tuple[object, ...] | None:
+        return ("find", self.scope, code_key(self.find), self.within)
+
+    def may_be_present(self, text: str) -> bool:
+        lines = [ln.strip() for ln in self.code.splitlines() if ln.strip()]
+        return all(ln in text for ln in lines)
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return _forward(src, self)
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return _inverse(src, self)
+
+
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, NotUndoable, block_body, code_of, find_scope, find_statements, parse_statements, run_length
+    global stmt_key, in_scope, select, slot_of, statement_candidates, statement_paths, with_body, nested_matches
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        NotUndoable,
+        block_body,
+        code_of,
+        find_scope,
+        find_statements,
+        parse_statements,
+        run_length,
+        stmt_key,
+    )
+    from radpatch.rewrite.ops.common import (
+        in_scope,
+        nested_matches,
+        select,
+        slot_of,
+        statement_candidates,
+        statement_paths,
+        with_body,
+    )
 
 
 def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tuple[cst.CSTNode, ...], int]:
@@ -36,13 +125,22 @@ def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tupl
     hits = statement_paths(find_statements(module, scope, op.find))
     block, i = slot_of(
         select(
-            module, hits, "statement `find`", op.scope, op, offset, statement_candidates(module, scope, op.find, offset)
+            module,
+            hits,
+            "statement `find`",
+            op.scope,
+            op,
+            offset,
+            statement_candidates(module, scope, op.find, offset),
+            nested=nested_matches(
+                module, scope, op.scope, lambda p: statement_paths(find_statements(module, p, op.find)), offset
+            ),
         )
     )
     return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.where == "after" else i
 
 
-def forward(src: Source, op: InsertStatements) -> Source:
+def _forward(src: Source, op: InsertStatements) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         block, i = _anchor(module, op, offset)
         body = list(block_body(block[-1]))
@@ -52,7 +150,7 @@ def forward(src: Source, op: InsertStatements) -> Source:
     return in_scope(src, op.scope, edit)
 
 
-def inverse(src: Source, op: InsertStatements) -> Source:
+def _inverse(src: Source, op: InsertStatements) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         block, i = _anchor(module, op, offset)
         body = list(block_body(block[-1]))

@@ -4,20 +4,62 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
-import libcst as cst
-
-from radpatch.registry.model import SetConstant
-from radpatch.rewrite.matching import (
-    Ambiguous,
-    Clash,
-    MatchFailure,
-    NotFound,
-    NotUndoable,
-)
-from radpatch.rewrite.merge import merge
-from radpatch.rewrite.ops.imports import after_imports, insert_line
+from radpatch.registry.model import Field, Operation
 from radpatch.rewrite.source import Source, Top, expression_text, is_constant
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import after_imports, insert_line
+
+
+@dataclass(frozen=True)
+class SetConstant(Operation):
+    """Set a module-level constant: change `NAME = from` to `NAME = value`, or add `NAME = value` after the imports."""
+
+    name: str
+    value: str
+    from_: str | None = None
+
+    KEY: ClassVar[str] = "set_constant"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("name", "identifier", "the module-level name"),
+        Field("value", "expression", "its new value"),
+        Field(
+            "from",
+            "expression",
+            "optional: the value the module assigns now; without it the name must be new",
+            required=False,
+        ),
+    )
+    EXAMPLE: ClassVar[str] = "name: HANDSHAKE_TIMEOUT_MINS\nfrom: 5\nvalue: 15"
+
+    def describe(self) -> str:
+        was = f" (was {self.from_})" if self.from_ is not None else ""
+        return f"set {self.name} = {self.value}{was}"
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return _forward(src, self)
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return _inverse(src, self)
+
+
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, Ambiguous, Clash, MatchFailure, NotFound, NotUndoable, merge, after_imports, insert_line
+    import libcst as cst
+
+    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import after_imports, insert_line
 
 
 def _assignments(src: Source, name: str) -> list[int]:
@@ -57,7 +99,7 @@ def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[Matc
     return src.splice(i, i + 1, code, (Top(None, 0, len(Source.parse_lines(code)), t.binds),))
 
 
-def forward(src: Source, op: SetConstant) -> Source:
+def _forward(src: Source, op: SetConstant) -> Source:
     if op.from_ is not None:
         return _change(src, op, op.from_, op.value, NotFound)
     bound = [i for i, t in enumerate(src.tops) if op.name in t.binds]
@@ -83,7 +125,7 @@ def _place(src: Source, value: str) -> int:
     return at
 
 
-def inverse(src: Source, op: SetConstant) -> Source:
+def _inverse(src: Source, op: SetConstant) -> Source:
     if op.from_ is not None:
         return _change(src, op, op.value, op.from_, NotUndoable)
     key = ast.dump(ast.parse(f"{op.name} = {expression_text(op.value)}").body[0])

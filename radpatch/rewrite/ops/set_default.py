@@ -2,29 +2,63 @@
 
 from __future__ import annotations
 
-import libcst as cst
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import SetDefault
-from radpatch.rewrite.matching import (
-    MatchFailure,
-    NotFound,
-    NotUndoable,
-    code_of,
-    expr_key,
-    replace_on_path,
-)
-from radpatch.rewrite.merge import merge
-from radpatch.rewrite.ops.add_parameter import function
-from radpatch.rewrite.ops.common import in_scope
+from radpatch.registry.model import Field, Operation
 from radpatch.rewrite.source import Source, expression_text
 
+if TYPE_CHECKING:
+    import libcst as cst
 
-def forward(src: Source, op: SetDefault) -> Source:
-    return in_scope(src, op.function, lambda m, offset: _set(m, op, op.from_, op.to, offset, NotFound))
+    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import function, in_scope
 
 
-def inverse(src: Source, op: SetDefault) -> Source:
-    return in_scope(src, op.function, lambda m, offset: _set(m, op, op.to, op.from_, offset, NotUndoable))
+@dataclass(frozen=True)
+class SetDefault(Operation):
+    """Change a parameter's default value from `from_` to `to`."""
+
+    function: str
+    parameter: str
+    from_: str
+    to: str
+
+    KEY: ClassVar[str] = "set_default"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("function", "qualname", "the function: `f` or `Class.method`"),
+        Field("parameter", "identifier", "the parameter whose default changes"),
+        Field("from", "expression", "the default the installed code has (any layout); anything else is refused"),
+        Field("to", "expression", "the new default"),
+    )
+    EXAMPLE: ClassVar[str] = (
+        "function: AsyncLLM.wait_for_requests_to_drain\nparameter: drain_timeout\nfrom: 300\nto: 900"
+    )
+
+    def describe(self) -> str:
+        return f"change the default of {self.function}({self.parameter}=...) from {self.from_} to {self.to}"
+
+    def scope_name(self) -> str:
+        return self.function
+
+    def forward(self, src: Source) -> Source:
+        _load()
+        return in_scope(src, self.function, lambda m, offset: _set(m, self, self.from_, self.to, offset, NotFound))
+
+    def inverse(self, src: Source) -> Source:
+        _load()
+        return in_scope(src, self.function, lambda m, offset: _set(m, self, self.to, self.from_, offset, NotUndoable))
+
+
+def _load() -> None:
+    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
+    global cst, MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path, merge, function, in_scope
+    import libcst as cst
+
+    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path
+    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.ops.common import function, in_scope
 
 
 def _set(

@@ -1,0 +1,109 @@
+"""`radpatch import PATCH...`: registry entries from unified diffs, one per patch file, in series.
+
+Thin: read the patch files, find the site directory of the target environment, apply the series
+in memory (importing.series), build and write the entries (importing.emit), say what was written.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from radpatch.context import Context
+from radpatch.errors import EXIT_OK, RefusedError, UsageError
+from radpatch.importing import emit, series
+from radpatch.importing.owners import Owners
+
+_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def run(
+    ctx: Context,
+    patches: tuple[str, ...],
+    strip: int | None,
+    directory: str,
+    out: str,
+    name: str | None,
+    supported: str | None,
+) -> int:
+    if supported is not None:
+        try:
+            SpecifierSet(supported)
+        except InvalidSpecifier:
+            raise UsageError(
+                f"--supported {supported!r} is not a PEP 440 version range", "e.g. --supported '>=0.32,<0.34'"
+            )
+    data = [(p, _read(p)) for p in patches]
+    site = ctx.env.purelib
+    directory = directory.strip("/")
+    if directory and not (site / directory).is_dir():
+        raise UsageError(
+            f"-d {directory}: no such directory under the site directory {site}",
+            "give -d relative to the target environment's site-packages, e.g. -d vllm",
+        )
+    owners = Owners.read(site)
+    imported = series.apply_series(data, site, series.Options(strip, directory), owners)
+    names = _names(patches, name)
+    entries = [
+        emit.build(_spec(imp, names[i], [names[j] for j in imp.requires], owners, supported))
+        for i, imp in enumerate(imported)
+    ]
+    written = emit.write(Path(out), entries)
+    for e, imp in zip(entries, imported):
+        click.echo(f"{Path(out) / (e.name + '.yaml')}: {e.steps} rewrite{'s' if e.steps != 1 else ''}")
+        for line in imp.said:  # as `patch` reports them: the entry is made from what patch would have written
+            click.echo(f"  {line}")
+        for note in e.fallbacks:
+            click.echo(f"  note: {note}")
+    click.echo(
+        f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch --registry {out} apply "
+        + " ".join(e.name for e in entries)
+    )
+    return EXIT_OK
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the patch file ({exc.strerror})", "give the path of a unified diff")
+
+
+def _names(patches: tuple[str, ...], name: str | None) -> list[str]:
+    stems = [
+        _NAME.sub("-", Path(p).name.removesuffix(".patch").removesuffix(".diff")).strip("-.") or "patch"
+        for p in patches
+    ]
+    if name is not None:
+        if not name or _NAME.search(name):
+            raise UsageError(f"--name {name!r}: use letters, digits, '_', '-' and '.'", "e.g. --name fix_handshake")
+        stems = [name] if len(patches) == 1 else [f"{name}-{s}" for s in stems]
+    if len(set(stems)) != len(stems):
+        raise UsageError(
+            "two patch files give the same entry name: " + ", ".join(sorted({s for s in stems if stems.count(s) > 1})),
+            "rename one of them or import them separately",
+        )
+    return stems
+
+
+def _spec(
+    imp: series.Imported, name: str, requires: list[str], owners: Owners, supported: str | None
+) -> emit.EntrySpec:
+    found = {c.owner for c in imp.changes if c.owner}
+    if not found:
+        raise RefusedError(
+            f"{imp.label}: no installed distribution owns {', '.join(c.rel for c in imp.changes)}",
+            "radpatch patches files of an installed distribution (listed in its RECORD); check -p, -d and --python",
+        )
+    if len(found) > 1:
+        raise RefusedError(
+            f"{imp.label}: changes files of several distributions ({', '.join(sorted(found))})",
+            "split the patch: one entry patches one distribution",
+        )
+    dist = found.pop()
+    version = next(o.version for o in owners.files.values() if o.name == dist)
+    base = version.split("+")[0]
+    return emit.EntrySpec(name, imp.label, imp.subject, dist, supported or f"=={base}", tuple(requires), imp.changes)

@@ -1,0 +1,70 @@
+"""`radpatch port NAME... --to VERSION|SPEC [--dry-run]`: plan (radpatch.releases.port), show, prove, write.
+
+For each entry: the cell of every release asked for, then the unified diff of the edit (or why the
+entry is left alone). The edit is proven over the entry's whole new range (a dry run too) and
+only then written (atomically; a dry run writes nothing). Exit 1 when an entry is left alone because a release does not
+prove (the nearest candidate is shown), or an edit does not prove (also with --dry-run, which proves
+the edit and writes nothing); 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import click
+
+from radpatch.context import Context
+from radpatch.errors import EXIT_OK, EnvironmentProblem, RefusedError
+from radpatch.releases import port as porting
+from radpatch.releases.verify import parse_spec
+from radpatch.releases.wheels import Releases
+
+
+def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
+    wanted = parse_spec(to, "--to")
+    releases = Releases.from_env()
+    refused: list[str] = []  # a release asked for does not prove as the entry is
+    unproven: list[str] = []  # the edit does not prove over the entry's whole new range
+    for patch in ctx.registry.load_many(names):
+        p = porting.plan(patch, wanted, releases)
+        click.echo(f"{patch.name} ({patch.source}):")
+        for c in p.cells:
+            click.echo(f"  {c.version}: {c.kind}" + (f": {c.detail}" if c.detail else ""))
+        if p.after is None:
+            click.echo(f"  left alone: {p.why}")
+            if not p.settled:  # a release does not prove, or the edit is one to make by hand
+                refused.append(patch.name)
+            continue
+        click.echo(p.diff, nl=False)
+        for line in p.changes:
+            click.echo(f"  {line}")
+        failing = porting.prove_edit(p, releases)  # a dry run proves too: its exit says what a real run would do
+        if failing:
+            not_written = "would not be written" if dry_run else "not written"
+            click.echo(f"  {not_written}: the edited entry does not prove: " + "; ".join(failing))
+            unproven.append(patch.name)
+            continue
+        if dry_run:
+            click.echo(f"  (dry run: nothing written; the edit proves over its new range {_range(p)})")
+            continue
+        try:
+            porting.write(p)
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"{patch.source}: cannot write the ported entry ({exc.strerror})",
+                "copy the entry into a registry you can write (--registry DIR), or run `port --dry-run` and apply "
+                "the diff by hand",
+            ) from None
+        click.echo(f"  written: {patch.source} (proven over its new range {_range(p)})")
+    if refused or unproven:
+        hint = (
+            "see each release's cell above and why the entry is left alone: fix the rewrite that no longer matches "
+            "(its nearest candidate is shown), or make the edit by hand"
+            if refused
+            else "the edit above leaves a release of the new range failing (named above): port a range that "
+            "holds it too, or edit the entry by hand"
+        )
+        raise RefusedError(f"not ported: {', '.join(refused + unproven)}", hint)
+    return EXIT_OK
+
+
+def _range(p: porting.Port) -> str:
+    return next((line.split(" -> ")[1] for line in p.changes if line.startswith("supported:")), p.patch.range)

@@ -1,0 +1,199 @@
+"""Write one registry entry per imported patch file, as a person would write it.
+
+Why by hand-shaped YAML: the entry is what a reviewer reads instead of the diff, so code keys are
+block literals (`find: |`), keys come in the README's order, ids say what and where
+(`replace-f`, `insert-C.m`), and payloads sit beside the entry in a directory named after it.
+
+Keys the engine does not read yet (emitted for issue 20; see the import report):
+- top-level `requires: [NAME, ...]`;
+- `create_module: {content: NAME/<path of the module>.py}`;
+- `insert_definitions` with a `Class.method` anchor.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from radpatch.errors import RefusedError
+from radpatch.importing.model import FileChange, Step, Value
+from radpatch.importing.rewrites import Inexpressible, rewrites
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    yaml: str
+    payloads: tuple[tuple[str, str], ...]  # (path relative to the entry's directory, text)
+    steps: int
+    fallbacks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EntrySpec:
+    name: str
+    label: str  # the patch file as given
+    subject: str
+    distribution: str
+    supported: str
+    requires: tuple[str, ...]
+    changes: tuple[FileChange, ...]
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    if "\n" in data and not any(line != line.rstrip() for line in data.splitlines()) and "\t" not in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def _module_name(rel: str) -> str:
+    return rel[:-3].replace("/", ".")
+
+
+def _short_names(rels: list[str]) -> dict[str, str]:
+    """A `modules:` key per file: its stem (a package's name for its `__init__.py`), with parent
+    directories added where they collide."""
+    depth = 1
+    while True:
+        names = {r: "_".join(_module_name(r).removesuffix(".__init__").split(".")[-depth:]) for r in rels}
+        if len(set(names.values())) == len(rels) or depth > 20:
+            return names
+        depth += 1
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]+", "-", text).strip("-") or "module"
+
+
+def build(spec: EntrySpec) -> Entry:
+    rels = [c.rel for c in spec.changes]
+    keys = _short_names(rels)
+    rewrites_out: list[dict[str, object]] = []
+    payloads: list[tuple[str, str]] = []
+    fallbacks: list[str] = []
+    ids: dict[str, int] = {}
+    for change in spec.changes:
+        for step in _steps(spec.label, change, fallbacks):
+            rid = _id(step, ids, keys[change.rel])
+            fields: dict[str, Value] = dict(step.keys)
+            if step.op == "insert_definitions":
+                payload = f"{spec.name}/{rid}.py"
+                fields.pop("payload")  # the names it defines: all of the payload, in file order (the default)
+                fields = {"payload": payload, **fields}
+                where = f"{fields.get('after') or fields.get('before')}"
+                header = (
+                    f'"""Definitions {Path(spec.label).name} adds next to {where} '
+                    '(written by `radpatch import`)."""\n\n\n'
+                )
+                payloads.append((f"{rid}.py", header + (step.payload or "")))
+            elif step.op == "create_module":
+                content = f"{spec.name}/{change.rel}"
+                fields = {"content": content}
+                payloads.append((change.rel, step.payload or ""))
+            item: dict[str, object] = {"id": rid}
+            if len(rels) > 1:
+                item["file"] = keys[change.rel]
+            item[step.op] = fields
+            rewrites_out.append(item)
+    doc: dict[str, object] = {
+        "summary": spec.subject or f"Imported from {Path(spec.label).name}",
+        "description": f"Imported by `radpatch import` from {spec.label}"
+        + (f": {spec.subject}" if spec.subject else "")
+        + "\n",
+        "distribution": spec.distribution,
+        "supported": spec.supported,
+    }
+    if spec.requires:
+        doc["requires"] = list(spec.requires)
+    doc["modules"] = {keys[r]: _module_name(r) for r in rels}
+    doc["rewrites"] = rewrites_out
+    text = yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120, default_flow_style=False)
+    return Entry(spec.name, text, tuple(payloads), len(rewrites_out), tuple(fallbacks))
+
+
+def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[Step, ...]:
+    if change.after is None:
+        raise RefusedError(
+            f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",
+            "leave the deletion out of the imported patch",
+        )
+    if change.before is None:
+        return (Step("create_module", (), payload=change.after),)
+    try:
+        found = rewrites(change.before, change.after)
+    except SyntaxError as exc:
+        side = "patched" if _parses(change.before) else "installed"
+        raise RefusedError(
+            f"{label}: {change.rel}: the {side} module does not parse ({exc.msg}, line {exc.lineno})",
+            "radpatch rewrites Python code it can parse; check the patch",
+        )
+    except Inexpressible as exc:
+        raise RefusedError(f"{label}: {change.rel}: {exc}", "write this change by hand as a registry entry")
+    fallbacks.extend(f"{change.rel}: {f}" for f in found.fallbacks)
+    return found.steps
+
+
+def _parses(text: str) -> bool:
+    try:
+        compile(text, "<before>", "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+    except SyntaxError:
+        return False
+    return True
+
+
+def _id(step: Step, ids: dict[str, int], module: str) -> str:
+    where = (
+        step.get("scope") or step.get("function") or step.get("name") or step.get("after") or step.get("before") or ""
+    )
+    if step.op == "create_module":
+        where = module
+    base = {
+        "insert_after": "insert",
+        "insert_before": "insert",
+        "insert_definitions": "define",
+        "add_import": "import",
+        "set_constant": "constant",
+        "set_default": "default",
+        "add_parameter": "parameter",
+        "create_module": "create",
+    }.get(step.op, step.op.replace("_", "-"))
+    if step.op == "add_import":
+        where = str(step.get("import")).split()[1]
+    rid = f"{base}-{_slug(str(where).replace('<module>', 'module'))}" if where else base
+    ids[rid] = ids.get(rid, 0) + 1
+    return rid if ids[rid] == 1 else f"{rid}-{ids[rid]}"
+
+
+def write(out: Path, entries: list[Entry]) -> list[Path]:
+    """Write every entry and payload, or nothing: refuse before writing when one exists already."""
+    targets: list[tuple[Path, str]] = []
+    for e in entries:
+        targets.append((out / f"{e.name}.yaml", e.yaml))
+        targets += [(out / e.name / rel, text) for rel, text in e.payloads]
+    clash = [p for p, _ in targets if p.exists()]
+    if clash:
+        raise RefusedError(
+            f"{clash[0]} exists already ({len(clash)} file{'s' if len(clash) > 1 else ''} would be overwritten)",
+            "choose another --out directory or --name, or remove the old entry first",
+        )
+    written: list[Path] = []
+    for path, text in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+        written.append(path)
+    return written

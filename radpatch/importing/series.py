@@ -1,0 +1,152 @@
+"""Import patch files together, in order, as GNU patch would apply them one after another.
+
+Why a series: real deployments apply 10 to 50 patch files to one pinned install, later ones
+changing files the earlier ones changed or created. Each patch is applied to the files as the
+earlier ones left them (in memory; nothing on disk changes), its own before/after become its
+entry's rewrites, and an entry that touches a file an earlier one touched (or created) requires
+that earlier entry (the latest one per file).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+
+from radpatch.errors import RefusedError
+from radpatch.importing import hunks, paths, unified
+from radpatch.importing.model import FileChange
+from radpatch.importing.owners import Owners
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One patch file, applied: the files it changes (before/after as `patch` gives them)."""
+
+    label: str
+    subject: str
+    changes: tuple[FileChange, ...]
+    requires: tuple[int, ...]  # indexes of earlier patches in the series
+    said: tuple[
+        str, ...
+    ] = ()  # what `patch` would say of its hunks: offsets and fuzz ("Hunk #2 succeeded at 130 with fuzz 1.")
+
+
+@dataclass(frozen=True)
+class Options:
+    strip: int | None  # -p (None: as patch without -p, the base name)
+    directory: str  # -d, relative to the site directory ("" for the site directory itself)
+
+
+class _Files:
+    """The site directory as the series has left it so far (in memory)."""
+
+    def __init__(self, site: Path) -> None:
+        self.site = site
+        self.text: dict[str, str | None] = {}
+
+    def read(self, rel: str) -> str | None:
+        if rel in self.text:
+            return self.text[rel]
+        path = self.site / rel
+        if not path.is_file():
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise RefusedError(f"cannot read {path}: {exc.strerror}", "check the file's permissions")
+        return data.decode("utf-8", "surrogateescape")
+
+    def tree(self, directory: str) -> paths.Disk:
+        prefix = f"{directory}/" if directory else ""
+        created = frozenset(r[len(prefix) :] for r, t in self.text.items() if t is not None and r.startswith(prefix))
+        deleted = frozenset(r[len(prefix) :] for r, t in self.text.items() if t is None and r.startswith(prefix))
+        return paths.Disk(self.site / directory if directory else self.site, created, deleted)
+
+
+def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options, owners: Owners) -> list[Imported]:
+    files = _Files(site)
+    touched: dict[str, int] = {}  # file -> latest patch that changed it
+    out: list[Imported] = []
+    for n, (label, data) in enumerate(patches):
+        parsed = unified.parse(label, data, options.strip)
+        firsts: dict[str, str | None] = {}
+        said: list[str] = []
+        for section in parsed.files:
+            rel = _target(label, section, files, options)
+            before = files.read(rel)
+            outcome = hunks.apply(section, before)
+            if section.old_missing == 2 and before and outcome.failed:
+                raise RefusedError(
+                    f"{label}: {rel}: Patch attempted to create file {rel}, which already exists. Hunk #1 FAILED at 1.",
+                    "the module exists in this install: is the patch applied already?",
+                )
+            _check(label, rel, section, outcome)
+            said += [f"{rel}: {r.report()}" for r in outcome.results if r.report()]
+            after: str | None = outcome.text
+            if section.new_missing == 2 and after == "":
+                after = None
+            firsts.setdefault(rel, before)
+            files.text[rel] = after
+        changes = tuple(FileChange(rel, firsts[rel], files.text[rel], _owner_name(owners, rel)) for rel in firsts)
+        requires = tuple(sorted({touched[rel] for rel in firsts if rel in touched}))
+        for rel in firsts:
+            touched[rel] = n
+        out.append(Imported(label, parsed.subject, changes, requires, tuple(said)))
+    return out
+
+
+def _owner_name(owners: Owners, rel: str) -> str | None:
+    owner = owners.of(rel)
+    return owner.name if owner else None
+
+
+def _target(label: str, section: unified.FilePatch, files: _Files, options: Options) -> str:
+    where = f"{label}:{section.header_line}"
+    if section.binary:
+        raise RefusedError(
+            f"{where}: a binary diff of {section.shown}; radpatch rewrites Python source only",
+            "leave binary files out of the imported patch (apply them another way)",
+        )
+    if section.rename or section.copy:
+        raise RefusedError(
+            f"{where}: a git {'rename' if section.rename else 'copy'} of {section.shown}; radpatch cannot "
+            "express moving a module",
+            "split it into creating the new module and changing the old one",
+        )
+    if not section.hunks:
+        raise RefusedError(
+            f"{where}: {section.shown} changes only its mode; radpatch cannot express a mode change",
+            "leave the mode change out of the imported patch",
+        )
+    resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
+    rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
+    if rel.startswith("../") or rel == "..":
+        raise RefusedError(f"{where}: {rel} is outside the site directory", "check -d and -p")
+    if not rel.endswith(".py"):
+        raise RefusedError(
+            f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
+            "leave it out of the imported patch, or ship it another way",
+        )
+    return rel
+
+
+def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outcome) -> None:
+    failed = outcome.failed
+    if failed:
+        lines = " ".join(r.report() for r in failed)
+        total = len(outcome.results)
+        tip = (
+            "it applies reversed: is it applied already? Reinstall the pristine files or leave this patch out"
+            if outcome.reversed_hint
+            else "the installed file differs from the one the patch was made for; "
+            "check the installed version, and -p/-d"
+        )
+        raise RefusedError(
+            f"{label}: {rel}: {lines} ({len(failed)} out of {total} hunk{'s' if total != 1 else ''} FAILED)", tip
+        )
+    if section.new_missing == 2 and outcome.text:
+        raise RefusedError(
+            f"{label}: {rel}: Not deleting file {rel} as content differs from patch",
+            "the installed file differs from the one the patch deletes",
+        )

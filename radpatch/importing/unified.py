@@ -1,0 +1,474 @@
+"""Read a patch file the way GNU patch 2.7 reads it: GNU diff and git diff/format-patch output.
+
+Why a faithful reader: a team's series is proven by `patch -p1` in their Dockerfile, so an import
+that reads it differently (another file, another hunk boundary, a lost `\\ No newline`) would
+silently import something else. The rules mirrored here are GNU patch's (pch.c, util.c):
+
+- anything before a header is preamble (mail headers, commit message, diffstat) and skipped;
+- `--- OLD` / `+++ NEW` name the file, `Index:` only when neither does, `diff --git a/X b/Y` with
+  its extended header lines (index, modes, new/deleted file, rename, copy, binary);
+- a name ends at the first white space unless a tab separates it from a date, or it is a C-quoted
+  string; `/dev/null`, and a name with fewer slashes than `-p` strips, are no name at all;
+- `-p N` strips N leading components (runs of slashes count once), no `-p` keeps the base name;
+- a hunk `@@ -a,b +c,d @@` reads exactly b old and d new lines; a line that is empty or starts
+  with a tab is context whose space was eaten; `\\ No newline at end of file` ends the line
+  before it without a newline;
+- `@@ -0,0` says the old file does not exist (for sure when its date is the epoch or it is
+  /dev/null), `+0,0` the same of the new file.
+
+Nothing here touches the file system: which file a section patches is decided in paths.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from radpatch.errors import UsageError
+
+Kind = Literal[" ", "-", "+"]
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ?\+(\d+)(?:,(\d+))? ?@@(?: (.*))?$")
+_EPOCH = ("1970-01-01", "1969-12-31")  # GNU diff -N dates a missing file at the epoch (any time zone)
+
+
+class MalformedPatch(UsageError):
+    """The patch file is not something GNU patch would read."""
+
+
+@dataclass(frozen=True)
+class Line:
+    kind: Kind
+    text: str  # with its newline, unless `\ No newline at end of file` followed it
+
+
+@dataclass(frozen=True)
+class Hunk:
+    number: int  # 1-based within its file section, as patch counts them
+    old_start: int  # as written in the header (0 for an empty old range)
+    old_count: int
+    new_start: int
+    new_count: int
+    lines: tuple[Line, ...]
+    patch_line: int  # line of the `@@` header in the patch file
+
+    @property
+    def first(self) -> int:
+        """The old line the hunk starts at, as patch uses it: an empty range appends after old_start."""
+        return self.old_start + (1 if self.old_count == 0 else 0)
+
+    @property
+    def pattern(self) -> tuple[str, ...]:
+        return tuple(ln.text for ln in self.lines if ln.kind != "+")
+
+    @property
+    def replacement(self) -> tuple[str, ...]:
+        return tuple(ln.text for ln in self.lines if ln.kind != "-")
+
+    @property
+    def prefix_context(self) -> int:
+        n = 0
+        for ln in self.lines:
+            if ln.kind != " ":
+                break
+            n += 1
+        return n
+
+    @property
+    def suffix_context(self) -> int:
+        n = 0
+        for ln in reversed(self.lines):
+            if ln.kind != " ":
+                break
+            n += 1
+        return n
+
+
+@dataclass(frozen=True)
+class FilePatch:
+    """One file's section of a patch file: the names it gives and its hunks."""
+
+    old_name: str | None  # after -p stripping; None: /dev/null, absent, or too few components
+    new_name: str | None
+    index_name: str | None  # from `Index:`, used only when neither old nor new gives a name
+    hunks: tuple[Hunk, ...]
+    old_missing: int  # 0: exists; 1: the hunk says so (@@ -0,0); 2: for sure (/dev/null, epoch, new file mode)
+    new_missing: int  # same for the result: 2 means patch deletes the file
+    header_line: int  # first header line of the section in the patch file (1-based)
+    git: bool = False
+    rename: bool = False
+    copy: bool = False
+    binary: bool = False
+    old_mode: int = 0
+    new_mode: int = 0
+
+    @property
+    def names(self) -> tuple[str | None, str | None, str | None]:
+        """Candidate names in patch's order (old, new, index); index only when neither other is given."""
+        index = self.index_name if self.old_name is None and self.new_name is None else None
+        return self.old_name, self.new_name, index
+
+    @property
+    def shown(self) -> str:
+        """The name to show in messages."""
+        return next((n for n in (self.new_name, self.old_name, self.index_name) if n), "?")
+
+
+@dataclass(frozen=True)
+class PatchFile:
+    label: str  # the path as the user gave it, for messages
+    subject: str  # format-patch's Subject (without [PATCH n/m]), or ""
+    files: tuple[FilePatch, ...]
+
+
+def strip_name(name: str, strip: int | None) -> str | None:
+    """`name` with `strip` leading components removed (None: all but the base name), or None when
+    it has too few slashes, as GNU patch's strip_leading_slashes decides."""
+    s = -1 if strip is None else strip
+    n = 0
+    i = 0
+    while i < len(name):
+        if name[i] == "/":
+            while i + 1 < len(name) and name[i + 1] == "/":
+                i += 1
+            if strip is None:
+                n = i + 1
+            else:
+                s -= 1
+                if s >= 0:
+                    n = i + 1
+        i += 1
+    if (strip is None or s <= 0) and name[n:]:
+        return name[n:]
+    return None
+
+
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", '"': '"'}
+
+
+def _c_string(text: str) -> tuple[str, str] | None:
+    """A C-quoted name as git writes it ("a/x\\ty.py"): (name, rest), or None when malformed."""
+    out = bytearray()
+    i = 1
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            return out.decode("utf-8", "surrogateescape"), text[i + 1 :]
+        if c == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt in "01234567" and i + 3 < len(text):
+                out.append(int(text[i + 1 : i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            if nxt not in _ESCAPES:
+                return None
+            out += _ESCAPES[nxt].encode()
+            i += 2
+            continue
+        out += c.encode("utf-8", "surrogateescape")
+        i += 1
+    return None
+
+
+def _fetch(rest: str, strip: int | None) -> tuple[str | None, bool, str]:
+    """(name, dev_null, date) of a `--- `/`+++ ` header's text."""
+    at = rest.lstrip()
+    if at.startswith('"'):
+        got = _c_string(at)
+        if got is None:
+            return None, False, ""
+        name, tail = got
+    else:
+        if "\t" in at:
+            name, _, tail = at.partition("\t")
+            name = name.rstrip()
+        else:
+            parts = at.split(None, 1)
+            name, tail = (parts[0], parts[1] if len(parts) > 1 else "") if parts else ("", "")
+    if name == "/dev/null":
+        return None, True, tail.strip()
+    return strip_name(name, strip), False, tail.strip()
+
+
+def _split_git(rest: str, strip: int | None) -> tuple[str | None, str | None]:
+    """The two names of `diff --git a/X b/Y` (each may be C-quoted)."""
+    names: list[str] = []
+    text = rest
+    for _ in range(2):
+        text = text.lstrip()
+        if text.startswith('"'):
+            got = _c_string(text)
+            if got is None:
+                return None, None
+            names.append(got[0])
+            text = got[1]
+        else:
+            parts = text.split(None, 1)
+            if not parts:
+                return None, None
+            names.append(parts[0])
+            text = parts[1] if len(parts) > 1 else ""
+    if text.strip():  # names with spaces: git writes them unquoted; take the symmetric split
+        half = rest.strip()
+        mid = len(half) // 2
+        if half[mid] == " " and half[:mid][2:] == half[mid + 1 :][2:]:
+            names = [half[:mid], half[mid + 1 :]]
+        else:
+            return None, None
+    return strip_name(names[0], strip), strip_name(names[1], strip)
+
+
+def _mode(text: str) -> int:
+    value = text.strip()
+    return int(value, 8) if re.fullmatch(r"[0-7]{6}", value) else 0
+
+
+@dataclass
+class _Header:
+    """The header being read for the next section (mutable while scanning, then frozen into FilePatch)."""
+
+    start: int = 0
+    old: str | None = None
+    new: str | None = None
+    index: str | None = None
+    old_null: bool = False
+    new_null: bool = False
+    old_date: str = ""
+    new_date: str = ""
+    git: bool = False
+    extended: bool = False
+    old_missing: int = 0
+    new_missing: int = 0
+    rename: bool = False
+    copy: bool = False
+    binary: bool = False
+    old_mode: int = 0
+    new_mode: int = 0
+    seen: bool = False  # any header line at all
+
+
+class _Reader:
+    def __init__(self, label: str, text: str, strip: int | None) -> None:
+        self.label = label
+        self.lines = text.splitlines(keepends=True)
+        self.strip = strip
+        self.i = 0
+
+    def fail(self, line: int, what: str) -> MalformedPatch:
+        return MalformedPatch(
+            f"{self.label}:{line}: {what}", "check the patch file: GNU patch would reject it the same way"
+        )
+
+    def read(self) -> tuple[FilePatch, ...]:
+        out: list[FilePatch] = []
+        while True:
+            section = self._section()
+            if section is None:
+                return tuple(out)
+            out.append(section)
+
+    def _section(self) -> FilePatch | None:
+        h = _Header()
+        while self.i < len(self.lines):
+            raw = self.lines[self.i]
+            s = raw.rstrip("\n").rstrip("\r")
+            if s.startswith("diff --git "):
+                if h.extended:
+                    return self._freeze(h, ())  # a git section without hunks (mode change, rename, binary)
+                h = _Header(start=self.i + 1, git=True, seen=True)
+                h.old, h.new = _split_git(s[11:], self.strip)
+            elif h.git and s.startswith("index "):
+                m = re.match(r"index ([0-9a-f]+)\.\.([0-9a-f]+)(?:\s+(\S+))?$", s)
+                if m:
+                    h.old_missing = max(h.old_missing, _sha_missing(m.group(1)))
+                    h.new_missing = max(h.new_missing, _sha_missing(m.group(2)))
+                    if m.group(3):
+                        h.old_mode = h.new_mode = _mode(m.group(3))
+                    h.extended = True
+            elif h.git and s.startswith(("old mode ", "new mode ")):
+                if s.startswith("old"):
+                    h.old_mode = _mode(s[9:])
+                else:
+                    h.new_mode = _mode(s[9:])
+                h.extended = True
+            elif h.git and s.startswith("deleted file mode "):
+                h.old_mode, h.new_missing, h.extended = _mode(s[18:]), 2, True
+            elif h.git and s.startswith("new file mode "):
+                h.new_mode, h.old_missing, h.extended = _mode(s[14:]), 2, True
+            elif h.git and s.startswith(("rename from ", "rename to ")):
+                h.rename = h.extended = True
+            elif h.git and s.startswith(("copy from ", "copy to ")):
+                h.copy = h.extended = True
+            elif h.git and (
+                s.startswith("GIT binary patch") or (s.startswith("Binary files ") and s.endswith(" differ"))
+            ):
+                h.binary = h.extended = True
+                self.i += 1
+                if s.startswith("GIT binary patch"):
+                    self._skip_binary()
+                return self._freeze(h, ())
+            elif s.startswith("--- ") and self._plus_follows():
+                if not h.git:
+                    h = _Header(start=self.i + 1, index=h.index)
+                h.seen = True
+                name, null, date = _fetch(s[4:], self.strip)
+                if name is not None or null:
+                    h.old = name if name is not None else h.old if h.git else None
+                h.old_null, h.old_date = null, date
+            elif s.startswith("+++ ") and h.seen:
+                name, null, date = _fetch(s[4:], self.strip)
+                if name is not None or null:
+                    h.new = name if name is not None else h.new if h.git else None
+                h.new_null, h.new_date = null, date
+            elif s.startswith("Index:"):
+                if not h.seen:
+                    h.start = self.i + 1
+                name, _, _ = _fetch(s[6:], self.strip)
+                h.index = name
+            elif s.startswith("@@ -") and (h.seen or h.index is not None):
+                hunks = self._hunks()
+                return self._freeze(h, hunks)
+            elif s.startswith("*** ") and self.i + 1 < len(self.lines) and self.lines[self.i + 1].startswith("--- "):
+                raise self.fail(
+                    self.i + 1,
+                    "a context diff (*** / ---); radpatch imports unified diffs only "
+                    "(re-create it with diff -u or git diff)",
+                )
+            self.i += 1
+        if h.extended:
+            return self._freeze(h, ())
+        return None
+
+    def _plus_follows(self) -> bool:
+        return self.i + 1 < len(self.lines) and self.lines[self.i + 1].startswith("+++ ")
+
+    def _skip_binary(self) -> None:
+        while self.i < len(self.lines) and not self.lines[self.i].startswith(("diff --git ", "--- ")):
+            self.i += 1
+
+    def _freeze(self, h: _Header, hunks: tuple[Hunk, ...]) -> FilePatch:
+        old_missing, new_missing = h.old_missing, h.new_missing
+        if h.old_null:
+            old_missing = 2
+        if h.new_null:
+            new_missing = 2
+        if hunks:
+            first = hunks[0]
+            if first.old_start == 0 and old_missing < 2:
+                old_missing = 2 if h.old_date.startswith(_EPOCH) else max(old_missing, 1)
+            if first.new_start == 0 and new_missing < 2:
+                new_missing = 2 if h.new_date.startswith(_EPOCH) else max(new_missing, 1)
+        old = None if h.old_null and not h.git else h.old
+        new = None if h.new_null and not h.git else h.new
+        return FilePatch(
+            old,
+            new,
+            h.index,
+            hunks,
+            old_missing,
+            new_missing,
+            h.start or self.i,
+            h.git,
+            h.rename,
+            h.copy,
+            h.binary,
+            h.old_mode,
+            h.new_mode,
+        )
+
+    def _hunks(self) -> tuple[Hunk, ...]:
+        hunks: list[Hunk] = []
+        while self.i < len(self.lines):
+            s = self.lines[self.i].rstrip("\n").rstrip("\r")
+            m = _HUNK.match(s)
+            if not s.startswith("@@ -"):
+                break
+            if not m:
+                raise self.fail(self.i + 1, f"malformed hunk header {s[:60]!r}")
+            hunks.append(self._hunk(len(hunks) + 1, m))
+        return tuple(hunks)
+
+    def _hunk(self, number: int, m: re.Match[str]) -> Hunk:
+        at = self.i + 1
+        old_start, new_start = int(m.group(1)), int(m.group(3))
+        old_count = 1 if m.group(2) is None else int(m.group(2))
+        new_count = 1 if m.group(4) is None else int(m.group(4))
+        self.i += 1
+        lines: list[Line] = []
+        olds = news = 0
+        while olds < old_count or news < new_count:
+            if self.i >= len(self.lines):
+                if old_count + new_count - olds - news < 3 and olds < old_count and news < new_count:
+                    raw = " \n"  # patch assumes blank lines the mailer chopped off at the end
+                else:
+                    raise self.fail(
+                        at,
+                        f"unexpected end of file in hunk #{number} (it promises {old_count} old and "
+                        f"{new_count} new lines)",
+                    )
+            else:
+                raw = self.lines[self.i]
+                self.i += 1
+            if raw.startswith(("\t", "\n", "\r\n")):
+                kind, text = " ", raw  # the leading space got eaten (mailers, editors)
+            else:
+                kind, text = raw[0], raw[1:]
+            if kind == "=":
+                kind = " "
+            if kind == "-" or kind == " ":
+                if olds >= old_count:
+                    raise self.fail(self.i, f"malformed patch: hunk #{number} has more old lines than its header says")
+                olds += 1
+            if kind == "+" or kind == " ":
+                if news >= new_count:
+                    raise self.fail(self.i, f"malformed patch: hunk #{number} has more new lines than its header says")
+                news += 1
+            if kind not in (" ", "-", "+"):
+                raise self.fail(self.i, f"malformed patch: unexpected line in hunk #{number}: {raw.rstrip()[:60]!r}")
+            lines.append(Line(kind, text))  # type: ignore[arg-type]
+            if self.i < len(self.lines) and self.lines[self.i].startswith("\\"):
+                self.i += 1  # `\ No newline at end of file`: the line before has none
+                lines[-1] = Line(lines[-1].kind, lines[-1].text.rstrip("\n"))
+        if not any(ln.kind != " " for ln in lines):
+            raise self.fail(at, f"malformed patch: hunk #{number} changes nothing")
+        return Hunk(number, old_start, old_count, new_start, new_count, tuple(lines), at)
+
+
+def _sha_missing(sha: str) -> int:
+    return 2 if set(sha) == {"0"} else 0
+
+
+_SUBJECT = re.compile(r"^Subject:\s*(?:\[[^\]]*\]\s*)?(.*)$")
+
+
+def subject_of(text: str) -> str:
+    """format-patch's Subject line, without its [PATCH n/m] tag (folded continuation lines joined)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:200]):
+        m = _SUBJECT.match(line)
+        if m:
+            out = m.group(1).strip()
+            for more in lines[i + 1 :]:
+                if not more.startswith((" ", "\t")):
+                    break
+                out += " " + more.strip()
+            return out
+        if line.startswith(("diff --git ", "--- ", "@@ ")):
+            break
+    return ""
+
+
+def parse(label: str, data: bytes, strip: int | None) -> PatchFile:
+    """Every file section of one patch file, in order. Bytes are read as UTF-8 (surrogates keep
+    anything else byte for byte)."""
+    text = data.decode("utf-8", "surrogateescape")
+    if "\r\n" in text and text.count("\r\n") == text.count("\n"):
+        text = text.replace("\r\n", "\n")  # patch strips the CRs of a CRLF patch (--binary aside)
+    files = _Reader(label, text, strip).read()
+    if not files:
+        raise MalformedPatch(
+            f"{label}: no unified diff found (no `--- `/`+++ `/`@@` header)",
+            "give a patch made by diff -u, git diff or git format-patch",
+        )
+    return PatchFile(label, subject_of(text), files)

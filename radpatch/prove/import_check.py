@@ -1,0 +1,295 @@
+"""The import check: import each patched module in the target interpreter before anything is written.
+
+The proof steps (steps.py) judge the patched text; some failures only show when Python runs it: an
+`import tomllib` on a 3.10 target, a payload that imports from the module it is inserted into
+(ImportError while the module is half initialised), an import-time call the patch breaks. So,
+when asked (`apply --import-check`, RADPATCH_IMPORT_CHECK=1), each patched module is imported by
+the target interpreter itself, in a subprocess: radpatch never imports the target in its own
+process. The subprocess gets a small standard-library script (no radpatch on its path) that puts a
+finder first on `sys.meta_path`; it serves the planned bytes of every file the run changes, at
+their real paths, so nothing is written and nothing else is shadowed.
+
+Why it sits in prove/ and not among steps.STEPS: it is a proof about the planned changes, run
+after the others and before the write, but it needs the installed environment (the rest of the
+package, its dependencies) and the whole run's files at once, so only `apply` runs it, never
+`verify`, and only when asked: it costs one interpreter start and real imports per module.
+
+How it decides: the patched import is compared with the pristine one (the current bytes, served
+the same way). Only a failure the patched module alone has is a refusal; a failure both share
+says nothing about the patch, so it is reported as inconclusive, with the pristine import's error,
+and does not refuse. The pristine import runs only when the patched one fails.
+
+Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
+and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
+time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
+subprocess's whole process group is killed and the result is inconclusive; no network: an audit
+hook makes every socket connection, send and name lookup raise OSError inside the import.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from radpatch import faults
+from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
+from radpatch.install.environment import PythonEnv
+from radpatch.prove.plan import FileChange
+
+TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
+DEFAULT_TIMEOUT = 300.0  # seconds per import: a vLLM module imports torch, which takes tens of seconds on a slow CPU
+_MAX_ANSWER = 1 << 20
+_STDERR_TAIL = 4096
+
+# Runs in the target interpreter: standard library only, Python 3.10+ (radpatch's oldest target).
+# Its answer goes to a duplicate of the original stdout; the module's own prints go to stderr.
+_SCRIPT = r"""
+import base64, importlib, importlib.machinery, importlib.util, json, os, sys, traceback
+_answer = os.dup(1)
+os.dup2(2, 1)
+req = json.loads(sys.stdin.buffer.read())
+files = {p: base64.b64decode(b) for p, b in req["files"].items()}
+modules = req["modules"]
+for root in req["roots"]:
+    if root not in sys.path:
+        sys.path.append(root)
+
+def _no_network(event, args):
+    if event in ("socket.connect", "socket.sendto") and isinstance(args[1], (str, bytes)):
+        return  # a Unix socket: local
+    if event in ("socket.connect", "socket.sendto", "socket.getaddrinfo", "socket.gethostbyname",
+                 "socket.gethostbyaddr"):
+        raise OSError(101, "no network during radpatch's import check (" + event + ")")
+
+sys.addaudithook(_no_network)
+
+class _Loader(importlib.machinery.SourceFileLoader):
+    def get_data(self, path):
+        if path in files:
+            return files[path]
+        return super().get_data(path)
+
+    def get_code(self, fullname):  # never the on-disk bytecode: it is of the bytes on disk
+        return self.source_to_code(files[self.path], self.path)
+
+class _Finder:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        where = modules.get(name)
+        if where is None:
+            return None
+        package = [os.path.dirname(where)] if os.path.basename(where) == "__init__.py" else None
+        return importlib.util.spec_from_file_location(
+            name, where, loader=_Loader(name, where), submodule_search_locations=package)
+
+sys.meta_path.insert(0, _Finder)
+out = {"radpatch": 1, "ok": True, "error": "", "where": None}
+try:
+    importlib.import_module(req["import"])
+except BaseException as exc:
+    out["ok"] = False
+    out["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()[:500]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in files]
+    if frames:
+        out["where"] = [frames[-1].filename, frames[-1].lineno]
+for stream in (sys.stdout, sys.stderr):
+    try:
+        stream.flush()
+    except BaseException:
+        pass
+os.write(_answer, json.dumps(out).encode())
+os._exit(0)
+"""
+
+Say = Callable[[str], None]
+
+
+class Result(Enum):
+    OK = "ok"
+    REFUSED = "refused"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One import in the target interpreter."""
+
+    ok: bool
+    error: str = ""  # the exception's last line, or why there is no answer
+    where: str = ""  # "module line N": the innermost frame in a changed file, when there is one
+    timed_out: bool = False
+
+    @property
+    def described(self) -> str:
+        return f"{self.error}, raised at {self.where}" if self.where else self.error
+
+
+@dataclass(frozen=True)
+class Verdict:
+    module: str  # the name imported
+    patches: tuple[str, ...]  # the patches that change its file
+    result: Result
+    reason: str = ""  # for a refusal: the patched import's error; inconclusive: why it cannot tell
+
+
+@dataclass(frozen=True)
+class _Served:
+    """What one subprocess is given: the bytes of every changed file, by path and by module name."""
+
+    files: dict[str, bytes]
+    modules: dict[str, str]
+    roots: tuple[str, ...]
+
+
+def import_name(module: str) -> str:
+    """The name `import` uses for a registry module: a package's `__init__` is the package."""
+    return module[: -len(".__init__")] if module.endswith(".__init__") else module
+
+
+def timeout_from_env() -> float:
+    raw = os.environ.get(TIMEOUT_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e6:
+        raise UsageError(
+            f"{TIMEOUT_VARIABLE}={raw!r} is not a number of seconds",
+            f"set it to a positive number, e.g. {TIMEOUT_VARIABLE}=600, or unset it for {DEFAULT_TIMEOUT:g}",
+        )
+    return value
+
+
+def run(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], say: Say) -> None:
+    """Check every module `planned` (patch name, change) changes; say each verdict, refuse on the first refusal."""
+    for v in check(env, planned, timeout_from_env()):
+        who = ", ".join(v.patches)
+        if v.result is Result.OK:
+            say(f"{who}: import check: {v.module} imports once patched ({env.executable})")
+        elif v.result is Result.INCONCLUSIVE:
+            say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal")
+        else:
+            raise RefusedError(
+                f"{who}: import check: {v.module} does not import once patched: {v.reason}; "
+                f"it imports unpatched ({env.executable}, Python {'.'.join(map(str, env.version))})",
+                "the patched code fails when this interpreter imports it: fix the registry entry "
+                "(or limit its versions); nothing was written",
+            )
+
+
+def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: float) -> Iterator[Verdict]:
+    """Import each changed module patched, then, only if that fails, pristine; yield a verdict per module."""
+    faults.point("import-check")  # the crash-test hook: a plain apply never reaches this line
+    patched, pristine = _served(planned)
+    by_module: dict[str, list[str]] = {}
+    for name, change in planned:
+        who = by_module.setdefault(import_name(change.module), [])
+        if name not in who:
+            who.append(name)
+    for module, who in by_module.items():
+        after = _attempt(env.executable, patched, module, timeout)
+        if after.ok:
+            yield Verdict(module, tuple(who), Result.OK)
+            continue
+        if after.timed_out:
+            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, f"the patched import {after.error}")
+            continue
+        before = _attempt(env.executable, pristine, module, timeout)
+        if before.ok:
+            yield Verdict(module, tuple(who), Result.REFUSED, after.described)
+        elif before.timed_out:
+            why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
+            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+        else:
+            why = f"the unpatched module does not import either ({before.described})"
+            if after.described != before.described:
+                why += f"; once patched: {after.described}"
+            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+
+
+def _served(planned: Sequence[tuple[str, FileChange]]) -> tuple[_Served, _Served]:
+    """The patched run serves each file's last planned bytes, the pristine run its current bytes."""
+    after: dict[str, bytes] = {}
+    before: dict[str, bytes] = {}
+    modules: dict[str, str] = {}
+    roots: dict[str, None] = {}
+    for _, change in planned:
+        path = str(change.path)
+        before.setdefault(path, change.before)  # stacked changes: the first one's before is what is on disk
+        after[path] = change.after
+        modules[import_name(change.module)] = path
+        parts = change.module.split(".")
+        root = change.path.parents[len(parts) - 1] if len(change.path.parents) >= len(parts) else None
+        if root is not None and root.joinpath(*parts[:-1], parts[-1] + ".py") == change.path:
+            roots.setdefault(str(root), None)  # so the package imports even from a directory -I leaves out
+    return _Served(after, modules, tuple(roots)), _Served(before, modules, tuple(roots))
+
+
+def _attempt(executable: str, served: _Served, module: str, timeout: float) -> Attempt:
+    request = json.dumps(
+        {
+            "import": module,
+            "files": {p: base64.b64encode(b).decode("ascii") for p, b in served.files.items()},
+            "modules": served.modules,
+            "roots": list(served.roots),
+        }
+    ).encode()
+    with tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd, tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(
+                [executable, "-I", "-B", "-c", _SCRIPT],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
+                start_new_session=True,  # its own process group: a timeout kills what it started too
+            )
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"the target interpreter {executable} cannot be run for the import check ({exc.strerror or exc})",
+                "give --python the path of an existing interpreter",
+            )
+        with _killing(proc):
+            try:
+                out, _ = proc.communicate(request, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True)
+        err.seek(0, os.SEEK_END)
+        err.seek(max(0, err.tell() - _STDERR_TAIL))
+        tail = err.read().decode("utf-8", "replace")
+    return _answer(out, proc.returncode, tail, {p: m for m, p in served.modules.items()})
+
+
+@contextlib.contextmanager
+def _killing(proc: subprocess.Popen[bytes]) -> Iterator[None]:
+    """On the way out (a timeout, Ctrl-C, any error), kill the subprocess's whole group, then reap it."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # also what the import started and left behind
+        proc.wait()
+
+
+def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) -> Attempt:
+    try:
+        answer = json.loads(out[:_MAX_ANSWER]) if out else None
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and answer.get("radpatch") == 1:
+        where = answer.get("where")
+        at = f"{modules.get(str(where[0]), where[0])} line {where[1]}" if isinstance(where, list) and where else ""
+        return Attempt(answer.get("ok") is True, str(answer.get("error", "")), at)
+    last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
+    how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+    return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})")

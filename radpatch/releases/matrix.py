@@ -1,0 +1,224 @@
+"""A registry across releases: every entry verified on the same releases, one cell per entry and release.
+
+`radpatch verify --all` (or several names) runs verify's engine (radpatch.releases.verify) for each
+entry over the same releases (SPEC, default: per distribution, from the lowest to the highest
+release any of its entries supports) and reduces each result to what a maintainer of a patch queue asks at a bump:
+
+  pass          every check passes
+  obsolete      the release already contains the change (or the entry declares it `obsolete:`)
+  moved         the scope is no longer where the entry looks; another module of the wheel defines it
+                (radpatch.releases.moved found it by its code): named, and whether the rewrites prove there;
+                also when no `modules:` choice covers the release and the latest choice's module still
+                defines the scope (the choice's range can be extended)
+  no match      a rewrite does not match; the nearest candidate in the release is named
+  out of range  outside the entry's `supported` range (and whether it would pass there)
+  fail          another check fails (compile, names, placement, reverse, idempotent): named
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from radpatch.errors import RadpatchError
+from radpatch.registry.model import Patch
+from radpatch.releases import moved as search
+from radpatch.releases.verify import Report, Result, first_failed, selects, verify
+from radpatch.releases.wheels import Releases
+
+PASS, OBSOLETE, MOVED, NO_MATCH, OUT, FAIL = "pass", "obsolete", "moved", "no match", "out of range", "fail"
+
+
+@dataclass(frozen=True)
+class Cell:
+    version: Version
+    kind: str  # one of PASS, OBSOLETE, MOVED, NO_MATCH, OUT, FAIL
+    detail: str = ""  # moved: the module; no match: the nearest candidate; fail: the check; out: passes?
+    module: str | None = None  # moved: the module now defining the scope
+    proven: bool | None = None  # moved: the rewrites prove in that module
+    target: str | None = None  # moved: the entry's `modules:` name
+    old: str | None = None  # moved: the module the entry names (or its latest choice, when none covers it)
+    also: tuple[str, ...] = ()  # moved: other modules where the rewrites prove too (ambiguous: port stops)
+
+    @property
+    def short(self) -> str:
+        if self.kind == OUT:
+            return "out (pass)" if self.detail == "passes" else "out"
+        if self.kind == FAIL:
+            return f"FAIL {self.detail.split(':')[0]}"
+        if self.kind == MOVED and not self.proven:
+            return "moved (FAIL)"
+        return self.kind
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "version": str(self.version),
+            "cell": self.kind,
+            "detail": self.detail or None,
+            "module": self.module,
+            "proven": self.proven,
+            "also": list(self.also) if self.also else None,
+        }
+
+
+@dataclass(frozen=True)
+class Row:
+    patch: Patch
+    report: Report | None  # None: the entry could not be verified (error)
+    cells: tuple[Cell, ...]
+    error: RadpatchError | None = None
+
+
+def upstream(patch: Patch) -> tuple[str, ...]:
+    """The entry's `upstream:` links (the PRs or issues that make it obsolete)."""
+    return patch.upstream
+
+
+def span(patches: list[Patch], releases: Releases) -> dict[str, SpecifierSet]:
+    """Per distribution: from the lowest to the highest final release any of its entries supports,
+    the one range each of them is verified over."""
+    bounds: dict[str, tuple[Version, Version]] = {}
+    for p in patches:
+        try:
+            listing = releases.versions(p.distribution, SpecifierSet()).versions
+        except RadpatchError:
+            continue  # its row says why
+        mine = [v for v in listing if not v.is_prerelease and selects(p.supported, v)]
+        if mine:
+            low, high = bounds.get(p.distribution, (mine[0], mine[-1]))
+            bounds[p.distribution] = (min(low, mine[0]), max(high, mine[-1]))
+    return {dist: SpecifierSet(f">={low},<={high}") for dist, (low, high) in bounds.items()}
+
+
+def rows(
+    patches: list[Patch], spec: SpecifierSet | None, releases: Releases, stream: TextIO | None = None
+) -> list[Row]:
+    spans = span(patches, releases) if spec is None else {}
+    out = []
+    for p in patches:
+        wanted = spec if spec is not None else spans.get(p.distribution, p.supported)
+        try:
+            report = verify(p, wanted, releases, probe=False, stream=stream or sys.stderr)
+        except RadpatchError as exc:  # e.g. no release of its distribution in SPEC: one row says so
+            out.append(Row(p, None, (), exc))
+            continue
+        out.append(Row(p, report, tuple(cell(p, r, releases) for r in report.results)))
+    return out
+
+
+def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) -> Cell:
+    """The cell of one release; `anywhere`: classify releases outside the range as if inside (port)."""
+    if r.obsolete or r.note:
+        links = upstream(patch)
+        why = "declared `obsolete:`" if r.note else "the release already contains the change"
+        return Cell(r.version, OBSOLETE, why + (f" (upstream: {', '.join(links)})" if links else ""))
+    if not r.in_range and not anywhere:
+        return Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails")
+    if r.ok:
+        return Cell(r.version, PASS)
+    failed = first_failed(r)
+    if failed in ("module", "match") and search.scope_gone(r.error):
+        where = _moved(patch, r, releases)
+        if where is not None:
+            how = "the rewrites prove there" if where.proven else f"the rewrites do not prove there: {where.error}"
+            if where.module == where.old:  # no choice of `modules:` covers the release; the latest still holds it
+                what = f"no `modules:` choice covers it; {where.old} still defines the scope ({how})"
+            else:
+                what = f"{where.old} -> {where.module} ({how})"
+            if where.also:
+                what += (
+                    f"; {', '.join(where.also)} also define(s) the scope and the rewrites prove there too: "
+                    "which one the program uses cannot be told from the code (write the choice by hand)"
+                )
+            return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
+    if failed == "match":
+        return Cell(r.version, NO_MATCH, _nearest(patch, r, releases))
+    return Cell(r.version, FAIL, f"{failed}: {r.error}")
+
+
+def _target_of(patch: Patch, r: Result) -> str | None:
+    uncovered = search.uncovered_target(r.error)
+    if uncovered is not None:
+        return uncovered
+    rewrite = search.failed_rewrite(r.error)
+    if rewrite is not None:
+        return next((rw.target for rw in patch.rewrites if rw.id == rewrite), None)
+    for t in patch.targets:  # the wheel has no module of this target
+        if any(c.relpath in (r.error or "") for c in t.choices):
+            return t.name
+    return None
+
+
+def _moved(patch: Patch, r: Result, releases: Releases) -> search.Moved | None:
+    target = _target_of(patch, r)
+    if target is None:
+        return None
+    try:
+        return search.find_moved(patch, target, r.version, releases)
+    except RadpatchError:
+        return None  # the index cannot be read now: the cell stays a failure
+
+
+def _nearest(patch: Patch, r: Result, releases: Releases) -> str:
+    rewrite = search.failed_rewrite(r.error)
+    target = _target_of(patch, r)
+    first = (r.error or "").splitlines()[0]
+    if rewrite is None or target is None:
+        return first
+    choice = patch.target(target).module_for(r.version)
+    if choice is None:
+        return first
+    try:
+        data = releases.get(patch.distribution, r.version, frozenset({choice.relpath})).read(choice.relpath)
+    except RadpatchError:
+        data = None
+    near = search.nearest(patch, rewrite, choice.module, data) if data is not None else None
+    if near is None:
+        return f"rewrite {rewrite!r}: nothing similar in {choice.module}"
+    return f"rewrite {rewrite!r}: nearest candidate {near.describe()}"
+
+
+# --- rendering -----------------------------------------------------------------------------------
+
+
+def render(rows_: list[Row]) -> str:
+    versions = sorted({c.version for row in rows_ for c in row.cells})
+    head = ["ENTRY", *(str(v) for v in versions)]
+    table = [head]
+    for row in rows_:
+        by_version = {c.version: c for c in row.cells}
+        table.append([row.patch.name, *(by_version[v].short if v in by_version else "-" for v in versions)])
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+    notes = [
+        f"{row.patch.name} {c.version}: {c.kind}: {c.detail}"
+        for row in rows_
+        for c in row.cells
+        if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE)
+    ]
+    notes += [f"{row.patch.name}: not verified: {row.error.message}" for row in rows_ if row.error is not None]
+    if notes:
+        lines += ["", *notes]
+    lines.append("")
+    lines.append(
+        "out: outside the entry's `supported` range; out (pass): it would pass there (`radpatch port` widens it)"
+    )
+    return "\n".join(lines)
+
+
+def to_json(rows_: list[Row]) -> dict[str, object]:
+    return {
+        "schema_version": 1,
+        "entries": [
+            row.report.to_json() if row.report else {"patch": row.patch.name, "error": row.error and row.error.message}
+            for row in rows_
+        ],
+        "matrix": [
+            {"patch": row.patch.name, "upstream": list(upstream(row.patch)), "cells": [c.to_json() for c in row.cells]}
+            for row in rows_
+        ],
+    }

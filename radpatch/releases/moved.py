@@ -1,0 +1,276 @@
+"""Where did the code go? Find a moved scope in a release's wheel, and the nearest candidate of a lost match.
+
+When a release no longer defines a rewrite's scope in the module the entry names (vLLM 0.33 moved
+`_get_kv_cache_groups_uniform_page_size` from `vllm.v1.core.kv_cache_utils` to
+`vllm.v1.core.kv_cache_planning`), the scope is looked for by its code: the wheel's RECORD (cached
+with the dist-info) lists its modules; they are read with range requests, nearest first (the
+declared module's own package, then the package above it, up to the top-level package, within a
+budget), and parsed with `ast` (no libcst, nothing imported). A module that defines every scope the
+target's rewrites name is a candidate; the one where the rewrites prove (verify's own proof) wins.
+When several modules of the same tier prove (a compat copy beside the new home), which one the
+program calls cannot be told from the code: every one is named (`also`) and port leaves the entry alone.
+
+A rewrite that no longer matches gets its nearest candidate: the statement (or expression) of its
+scope (of the whole module when the scope is gone) most similar to its `find`, whatever the
+similarity (the refusal itself shows one only from 75%): a maintainer porting a patch wants to see
+what became of the code, even when little of it is left.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import dataclasses
+import difflib
+import io
+import re
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from radpatch.registry.model import ModuleChoice, Patch, Rewrite, Target, rewrites_by_file
+from radpatch.releases.wheels import Release, Releases
+
+MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 430)
+MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it
+
+_SCOPE_GONE = re.compile(
+    r"defines no function or class|top-level definition '[^']+' not found in the module|the wheel \S+ has no "
+    r"|declares no single module '[^']+' for"
+)
+_UNCOVERED = re.compile(r"declares no single module '([^']+)' for")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_REWRITE = re.compile(r"rewrite '([^']+)'")
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The module of `release` that now defines the target's scopes; `proven`: the rewrites prove there."""
+
+    target: str
+    old: str  # the module the entry names for this release
+    module: str
+    proven: bool
+    error: str | None  # the proof's failure there, when not proven
+    also: tuple[str, ...] = ()  # other modules of the same tier where the rewrites prove too: ambiguous
+
+
+@dataclass(frozen=True)
+class Nearest:
+    rewrite: str
+    module: str
+    line: int
+    similarity: float
+    code: str
+
+    def describe(self) -> str:
+        return f"{self.module}:{self.line} ({self.similarity:.0%} similar): {_one_line(self.code)}"
+
+
+def scope_gone(error: str | None) -> bool:
+    """The failure says the scope (or the module itself) is not where the entry looks for it."""
+    return bool(error and _SCOPE_GONE.search(error))
+
+
+def uncovered_target(error: str | None) -> str | None:
+    """The target no `modules:` choice covers the release for (the entry's own failure), if that is the failure."""
+    found = _UNCOVERED.search(error or "")
+    return found.group(1) if found else None
+
+
+def failed_rewrite(error: str | None) -> str | None:
+    found = _REWRITE.search(error or "")
+    return found.group(1) if found else None
+
+
+def scopes(rewrites: tuple[Rewrite, ...]) -> tuple[str, ...]:
+    """The qualified names the rewrites need defined (each operation's scope_name: its scope,
+    function, or insert_definitions' anchor), in order."""
+    return tuple(dict.fromkeys(n for rw in rewrites if (n := rw.op.scope_name()) != "<module>"))
+
+
+def wheel_modules(release: Release) -> list[tuple[str, int]]:
+    """Every .py file of the wheel with its size, from its RECORD (cached with the dist-info)."""
+    record = next((n for n in release.members if n.endswith(".dist-info/RECORD")), None)
+    data = release.read(record) if record else None
+    if data is None:
+        return []
+    out = []
+    for row in csv.reader(io.StringIO(data.decode("utf-8", "replace"))):
+        if row and row[0].endswith(".py"):
+            size = int(row[2]) if len(row) > 2 and row[2].isdigit() else 0
+            out.append((row[0], size))
+    return out
+
+
+def tiers(declared: str, files: list[tuple[str, int]]) -> Iterator[list[str]]:
+    """The wheel's modules nearest `declared` first: its own package, then each package above it
+    (only what the one below did not hold), within MAX_FILES and MAX_BYTES in all."""
+    seen: set[str] = set()
+    budget_files, budget_bytes = MAX_FILES, MAX_BYTES
+    parent = PurePosixPath(declared).parent
+    top = PurePosixPath(declared).parts[0]
+    levels = [parent, *(p for p in parent.parents if p.parts and p.parts[0] == top)]
+    for depth, level in enumerate(levels):
+        tier = []
+        for name, size in sorted(files):
+            path = PurePosixPath(name)
+            inside = path.parent == level if depth == 0 else level in path.parents
+            if not inside or name in seen or name == declared:
+                continue
+            if budget_files <= 0 or budget_bytes - size < 0:
+                break
+            seen.add(name)
+            tier.append(name)
+            budget_files -= 1
+            budget_bytes -= size
+        if tier:
+            yield tier
+
+
+def defines(source: bytes, qualname: str) -> bool:
+    """The module defines `qualname` (`f`, `Class`, `Class.method`) at its top level / in its classes."""
+    try:
+        body: list[ast.stmt] = ast.parse(source).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for part in qualname.split("."):
+        hits = [s for s in body if isinstance(s, _DEFS) and s.name == part]
+        if not hits:
+            return False
+        body = hits[-1].body
+    return True
+
+
+def module_of(relpath: str) -> str:
+    return relpath[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+
+
+def find_moved(patch: Patch, target: str, version: Version, releases: Releases) -> Moved | None:
+    """The module of `version`'s wheel that now holds `target`'s scopes (proven there if possible)."""
+    from radpatch.releases.verify import File, prove_cached  # verify's engine: imported when searching
+
+    rewrites = rewrites_by_file(patch, version).get(target, ())
+    wanted = scopes(rewrites)
+    if not wanted:
+        return None
+    choices = patch.target(target).choices
+    declared = patch.target(target).module_for(version)
+    old = declared or choices[-1]  # no choice covers the release: start from the latest one, itself included
+    release = releases.get(patch.distribution, version, frozenset())
+    files = wheel_modules(release)
+    found: list[Moved] = []
+    first = [[old.relpath]] if declared is None and any(name == old.relpath for name, _ in files) else []
+    for tier in [*first, *tiers(old.relpath, files)]:
+        release = releases.get(patch.distribution, version, frozenset(tier))
+        for relpath in tier:
+            data = release.read(relpath)
+            if data is None or not all(defines(data, q) for q in wanted):
+                continue
+            module = module_of(relpath)
+            moved = with_module(patch, target, version, module)
+            _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root)
+            found.append(Moved(target, old.module, module, error is None, error))
+        proven = [m for m in found if m.proven]
+        if proven:  # several proving modules at the same distance (a compat copy, a vendored one): ambiguous
+            return dataclasses.replace(proven[0], also=tuple(m.module for m in proven[1:]))
+        if found:
+            return found[0]
+    return None
+
+
+def with_module(patch: Patch, target: str, version: Version, module: str) -> Patch:
+    """The entry with `target` pointing at `module` for `version` (and its other choices kept for the rest)."""
+    pinned = ModuleChoice(SpecifierSet(f"=={version}"), module)
+    others = tuple(
+        ModuleChoice(c.versions & SpecifierSet(f"!={version}"), c.module) for c in patch.target(target).choices
+    )
+    targets = tuple(Target(t.name, (pinned, *others)) if t.name == target else t for t in patch.targets)
+    return dataclasses.replace(patch, targets=targets)
+
+
+# --- the nearest candidate of a rewrite that does not match ------------------------------------
+
+
+def nearest(patch: Patch, rewrite_id: str, module: str, source: bytes) -> Nearest | None:
+    """The code of `source` most similar to the rewrite's `find` (or its scope's name), in its scope if
+    the module still defines it, else anywhere in the module."""
+    rw = next((r for r in patch.rewrites if r.id == rewrite_id), None)
+    if rw is None:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    pattern = _pattern(rw)
+    if pattern is None:
+        return None
+    want, kind = pattern
+    scope = next(iter(scopes((rw,))), None)
+    if scope is not None and not defines(source, scope):  # the scope itself is gone: the nearest definition
+        want, kind = scope.split(".")[-1], "name"
+    root: ast.AST = _scope_node(tree, scope) if scope else tree
+    if kind == "name":  # a definition that is gone: the most similar definition name
+        texts = [(n.lineno, n.name) for n in ast.walk(tree) if isinstance(n, _DEFS)]
+    else:  # like for like: a statement for a statement `find`, an expression for an expression
+        node_type: type[ast.expr | ast.stmt] = ast.expr if kind == "expr" else ast.stmt
+        texts = [(n.lineno, _unparse(n)) for n in ast.walk(root) if isinstance(n, node_type) and n is not root]
+    best: tuple[float, int, str] | None = None
+    for line, text in texts:
+        if not text or len(text) > 4 * len(want) + 200:
+            continue
+        sm = difflib.SequenceMatcher(None, want, text)
+        if best is not None and sm.real_quick_ratio() <= best[0]:
+            continue
+        ratio = sm.ratio()
+        if best is None or ratio > best[0]:
+            best = (ratio, line, text)
+    if best is None:
+        return None
+    return Nearest(rw.id, module, best[1], best[0], best[2])
+
+
+def _pattern(rw: Rewrite) -> tuple[str, str] | None:
+    """What to look for and its kind ("stmt", "expr", "name"): the `find` (normalised), else the
+    name of the definition the rewrite needs."""
+    find = getattr(rw.op, "find", None)
+    if isinstance(find, str):
+        try:
+            tree = ast.parse(textwrap.dedent(find).strip())
+        except SyntaxError:
+            return find.strip(), "stmt"
+        if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
+            return _unparse(tree.body[0].value), "expr"
+        return _unparse(tree), "stmt"
+    for attr in ("function", "anchor", "scope"):
+        name = getattr(rw.op, attr, None)
+        if isinstance(name, str) and name != "<module>":
+            return name.split(".")[-1], "name"
+    return None
+
+
+def _scope_node(tree: ast.Module, qualname: str) -> ast.AST:
+    node: ast.AST = tree
+    for part in qualname.split("."):
+        body = getattr(node, "body", [])
+        hits = [s for s in body if isinstance(s, _DEFS) and s.name == part]
+        if not hits:
+            return tree
+        node = hits[-1]
+    return node
+
+
+def _unparse(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except (ValueError, RecursionError):
+        return ""
+
+
+def _one_line(code: str) -> str:
+    text = " ".join(code.split())
+    return text if len(text) <= 100 else text[:97] + "..."

@@ -1,0 +1,316 @@
+"""Which entries change the same code? Two rewrites of two entries overlap when, on a release both
+entries support and both rewrites apply to, they change the same module and:
+
+- change the same node: the same statement/expression (`replace`, `delete`: scope and `find`, compared
+  by syntax tree), the same parameter default, keyword argument, constant or decorator list, the
+  same function's signature or body (and a body rewrite contains every node of its function);
+- or insert at the same anchor: the same `find` on the same side, the same definition before/after
+  which definitions go.
+
+Overlapping entries may still stack (a quilt series does); what matters is that their order is known.
+An entry's `requires:` (the names it must come after) orders it after those. `apply` refuses two
+overlapping entries with no order between them, naming both; `list` and `verify` report every
+overlap.
+
+The test is static (the registry text only): no wheel, no install, no libcst. Which releases it
+probes: every version the entries' ranges name, the installed one (apply), and the releases verify
+listed before (the cached list), so a list run never asks the index.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import combinations
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from radpatch.context import Context
+from radpatch.errors import RadpatchError, RefusedError
+from radpatch.registry.model import Patch, Rewrite
+from radpatch.registry.versions import allows
+
+
+@dataclass(frozen=True)
+class Touch:
+    """What one rewrite changes: `node` (the node itself) or `anchor` (a place it inserts at)."""
+
+    role: str  # "node", "anchor", "body"
+    scope: str  # the qualified name it is in ("<module>" for the module)
+    key: str  # the node's identity in that scope
+    code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (_code), to see one inside another
+
+
+@dataclass(frozen=True)
+class Overlap:
+    first: str  # entry names
+    second: str
+    first_rewrite: str
+    second_rewrite: str
+    module: str
+    what: str
+    versions: tuple[Version, ...]  # the probed releases where they meet
+    ordered: bool  # `requires:` orders one after the other
+
+    def describe(self) -> str:
+        at = f"{self.versions[0]}" + (f" to {self.versions[-1]}" if len(self.versions) > 1 else "")
+        order = "ordered by `requires:`" if self.ordered else "no order between them (`requires:`)"
+        return (
+            f"{self.first} ({self.first_rewrite}) and {self.second} ({self.second_rewrite}) both {self.what} "
+            f"in {self.module} (e.g. {at}); {order}"
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "patches": [self.first, self.second],
+            "rewrites": [self.first_rewrite, self.second_rewrite],
+            "module": self.module,
+            "what": self.what,
+            "versions": [str(v) for v in self.versions],
+            "ordered": self.ordered,
+        }
+
+
+def _norm(code: str) -> str:
+    text = textwrap.dedent(code).strip()
+    try:
+        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
+    except SyntaxError:
+        pass
+    try:
+        return ast.dump(ast.parse(text))
+    except SyntaxError:
+        return text
+
+
+def _code(code: str) -> str:
+    """The code's syntax trees without a wrapper (an expression's, or each statement's), so that a
+    node inside another is a substring of the other's: `len(spec)` is inside `size = len(spec)`."""
+    text = textwrap.dedent(code).strip()
+    try:
+        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
+    except SyntaxError:
+        pass
+    try:
+        return "; ".join(ast.dump(s.value if isinstance(s, ast.Expr) else s) for s in ast.parse(text).body)
+    except SyntaxError:
+        return ""
+
+
+def touches(rw: Rewrite) -> tuple[Touch, ...]:
+    """What the rewrite changes, by its operation's YAML key (the specs live in rewrite/ops/, loaded
+    without libcst; their fields are read by name, so nothing here imports them)."""
+    op = rw.op
+    key = op.KEY
+    scope = op.scope_name()
+
+    def field(name: str) -> str:
+        return str(getattr(op, name, ""))
+
+    # one match of the scope, not picked by `within:` or `occurrence:`: a `find` inside another
+    # rewrite's `find` is then that very code (with a pick it may be another copy of it: not compared)
+    unique = getattr(op, "occurrence", None) is None and getattr(op, "within", None) is None
+    code = _code(field("find")) if unique else ""
+
+    if key in ("replace", "delete"):
+        return (Touch("node", scope, f"code {_norm(field('find'))}", code),)
+    if key in ("insert_after", "insert_before"):
+        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}", code),)
+    if key == "insert_definitions":
+        return (Touch("anchor", "<module>", f"definitions {field('where')} {field('anchor')}"),)
+    if key == "add_parameter":
+        return (Touch("node", scope, "signature"),)
+    if key == "set_default":
+        return (Touch("node", scope, f"default of {field('parameter')}"),)
+    if key == "set_keyword":
+        return (Touch("node", scope, f"keyword {field('keyword')} of {_norm(field('call'))}"),)
+    if key in ("add_decorator", "remove_decorator", "replace_decorator"):
+        return (Touch("node", scope, "decorators"),)
+    if key in ("wrap_body", "replace_body"):
+        return (Touch("body", scope, "body"),)
+    if key == "set_constant":
+        return (Touch("node", "<module>", f"constant {field('name')}"),)
+    if key == "add_import":
+        return ()  # idempotent: stacks with anything
+    return (Touch("node", scope, key),)  # an operation this module does not know: the same kind, same scope
+
+
+def _meet(a: Touch, b: Touch) -> str | None:
+    """What the two touches share, in words, or None."""
+    if a.role == "body" or b.role == "body":
+        body, other = (a, b) if a.role == "body" else (b, a)
+        if other.scope == body.scope or other.scope.startswith(body.scope + "."):
+            return f"change the body of {body.scope}()"
+        return None
+    if a.scope != b.scope:
+        return None
+    if a.key != b.key:
+        # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
+        # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
+        nested = a.code and b.code and (a.code in b.code or b.code in a.code)
+        if not nested or (a.role == "anchor" and b.role == "anchor"):
+            return None
+        if a.role != b.role:
+            return f"change and anchor at the same code in {a.scope}"
+        return f"change the same code (one inside the other) in {a.scope}"
+    if a.role == "anchor" and b.role == "anchor":
+        return f"insert {a.key}" if a.key.startswith("definitions ") else f"insert at the same anchor in {a.scope}"
+    noun = a.key.split(" ")[0] if not a.key.startswith("code ") else "statement or expression"
+    if a.role != b.role:
+        return f"change and anchor at the same code in {a.scope}"
+    return f"change the same {noun} in {a.scope}"
+
+
+def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Version]:
+    """The versions to test: those every range of the entries names, the extra ones, and the cached list."""
+    out: set[Version] = set(extra)
+    listed: set[str] = set()
+    for p in patches:
+        specs: list[SpecifierSet] = [p.supported, *(c.versions for t in p.targets for c in t.choices)]
+        specs += [r.versions for r in p.rewrites if r.versions is not None]
+        for spec in specs:
+            for s in spec:
+                try:
+                    out.add(Version(s.version.rstrip(".*")))
+                except InvalidVersion:
+                    pass
+        if p.distribution not in listed:
+            listed.add(p.distribution)
+            out.update(_cached_listing(p.distribution))
+    return sorted(out)
+
+
+def _cached_listing(dist: str) -> list[Version]:
+    from radpatch.releases.wheels import cache_root  # no network: only what verify listed before
+
+    try:
+        data = json.loads((cache_root() / canonicalize_name(dist) / "versions.json").read_text())
+        return [Version(v) for v in data["versions"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidVersion):
+        return []
+
+
+def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
+    if not allows(p.supported, v) or not rw.applies_to(v):
+        return None
+    choice = p.target(rw.target).module_for(v)
+    return choice.module if choice else None
+
+
+def _after(patches: list[Patch]) -> dict[str, set[str]]:
+    """Entry -> every entry it comes after, through `requires:` (transitively)."""
+    direct = {p.name: set(p.requires) for p in patches}
+    out: dict[str, set[str]] = {}
+    for name in direct:
+        seen: set[str] = set()
+        todo = list(direct[name])
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo.extend(direct.get(n, ()))
+        out[name] = seen
+    return out
+
+
+def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> list[Overlap]:
+    """Every overlap between two of the entries, on the probed releases (or on `versions` only)."""
+    probe = probes(patches) if versions is None else sorted(set(versions))
+    after = _after(patches)
+    out: list[Overlap] = []
+    for a, b in combinations(patches, 2):
+        if not set(a.named) & set(b.named) and not set(a.packages) & set(b.packages):
+            continue
+        for ra in a.rewrites:
+            for rb in b.rewrites:
+                for ta in touches(ra):
+                    for tb in touches(rb):
+                        what = _meet(ta, tb)
+                        if what is None:
+                            continue
+                        where: dict[str, list[Version]] = {}
+                        for v in probe:
+                            m = _module(a, ra, v)
+                            if m is not None and m == _module(b, rb, v):
+                                where.setdefault(m, []).append(v)
+                        for module, vs in where.items():
+                            ordered = a.name in after[b.name] or b.name in after[a.name]
+                            out.append(Overlap(a.name, b.name, ra.id, rb.id, module, what, tuple(vs), ordered))
+    return _unique(out)
+
+
+def _unique(found: list[Overlap]) -> list[Overlap]:
+    seen: set[tuple[str, str, str, str, str]] = set()
+    out = []
+    for o in found:
+        key = (o.first, o.second, o.first_rewrite, o.second_rewrite, o.module)
+        if key not in seen:
+            seen.add(key)
+            out.append(o)
+    return out
+
+
+def lines(found: list[Overlap]) -> list[str]:
+    """One line per pair of entries (their overlapping rewrites listed), for list and verify."""
+    pairs: dict[tuple[str, str], list[Overlap]] = {}
+    for o in found:
+        pairs.setdefault((o.first, o.second), []).append(o)
+    out = []
+    for (a, b), os_ in pairs.items():
+        if len(os_) == 1:
+            out.append(os_[0].describe())
+            continue
+        order = "ordered by `requires:`" if all(o.ordered for o in os_) else "no order between them (`requires:`)"
+        each = "; ".join(f"{o.first_rewrite}/{o.second_rewrite}: {o.what} in {o.module}" for o in os_)
+        out.append(f"{a} and {b} overlap in {len(os_)} places ({each}); {order}")
+    return out
+
+
+def refuse_unordered(patches: list[Patch], versions: Iterable[Version] | None = None) -> None:
+    """For apply: refuse when two of the entries overlap with no order between them, naming both."""
+    bad = [o for o in find(patches, versions) if not o.ordered]
+    if bad:
+        o = bad[0]
+        raise RefusedError(
+            f"{o.first} and {o.second} overlap: {o.describe()}"
+            + (f" (and {len(bad) - 1} more overlap(s))" if len(bad) > 1 else ""),
+            f"say which comes first: add `requires: [{o.first}]` to {o.second} (or the other way round), "
+            "or apply only one of them",
+        )
+
+
+def check_apply(ctx: Context, patches: list[Patch]) -> None:
+    """apply's refusal: the entries named, and those radpatch's record says are applied in the
+    environment, must not overlap on the installed release unless `requires:` orders them."""
+    from radpatch.install import locate
+    from radpatch.state.record import Store
+
+    env = ctx.env
+    named = {p.name for p in patches}
+    recorded: dict[str, None] = {}
+    for d in env.paths:
+        for n in Store(d).records():
+            if n not in named:
+                recorded.setdefault(n, None)
+    others: list[Patch] = []
+    for n in recorded:
+        try:
+            others.append(ctx.registry.load(n))
+        except RadpatchError:
+            continue  # an entry no longer in the registries cannot be reasoned about: status says so
+    everyone = [*patches, *others]
+    installed: set[Version] = set()
+    for p in everyone:
+        try:
+            found = locate.find_target(env, p)
+        except RadpatchError:
+            continue
+        if found is not None:
+            installed.add(found.version)
+    if installed:
+        refuse_unordered(everyone, installed)

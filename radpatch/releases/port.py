@@ -1,0 +1,324 @@
+"""Port an entry to new releases: what a patch-queue maintainer does at a bump, done from the wheels.
+
+For the releases asked for (`--to VERSION|SPEC`), verify's engine proves the entry as it is and
+each release gets a cell (radpatch.releases.matrix):
+
+- every rewrite proves: the release is claimed by widening `supported:` (an upper bound `<X` moves
+  to the next minor release after it, keeping X's number of components, so `<0.34` becomes `<0.35`,
+  unless the index lists a release in between that was not proven: then `<=` the release;
+  `<=X` and `>=X` move to the release; `==X` becomes `>=low,<=high`);
+- the scope moved to another module (found by its code, radpatch.releases.moved) and the rewrites
+  prove there: the module variant is added (`modules:` gets `{versions: ">=V", module: NEW}` and the
+  choice it replaces ends at V; for a backport to older releases than the entry claims, the new
+  choice is `<B` and goes first, B the first release after them, and the old choice starts at B);
+  when no choice covers the release and the latest choice's module still holds the scope, that
+  choice's `versions:` is widened instead (as `supported:` is);
+- a rewrite no longer matches (or another check fails, or the release already contains the change):
+  the nearest candidate is shown and the entry is left alone, whatever the other releases say.
+
+The edit is made on the file's text at the nodes' marks (radpatch.releases.yamledit): comments and
+layout stay. Before anything is written the edited entry is loaded and proven again over its whole
+new `supported` range; an edit that does not prove is never written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import yaml
+from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
+from packaging.version import Version
+
+from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, UsageError
+from radpatch.registry import loader
+from radpatch.registry.model import Patch
+from radpatch.releases import matrix, yamledit
+from radpatch.releases.verify import verify
+from radpatch.releases.wheels import Releases
+
+
+def claimable(c: matrix.Cell) -> bool:
+    """port may claim the release: it passes, or the scope moved to one module where the rewrites prove."""
+    return c.kind == matrix.PASS or (c.kind == matrix.MOVED and bool(c.proven) and not c.also)
+
+
+def _kind(c: matrix.Cell) -> str:
+    return f"moved to several modules ({', '.join((c.module or '', *c.also))})" if c.also else c.kind
+
+
+@dataclass(frozen=True)
+class Port:
+    patch: Patch
+    cells: tuple[matrix.Cell, ...]
+    before: str
+    after: str | None  # None: the entry is left alone
+    changes: tuple[str, ...]  # what the edit does, one line each
+    why: str = ""  # why it is left alone
+    settled: bool = False  # left alone because there is nothing to do (every release already claimed)
+
+    @property
+    def diff(self) -> str:
+        if self.after is None or self.after == self.before:
+            return ""
+        name = self.patch.source.name
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True), self.after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+            )
+        )
+
+
+def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO | None = None) -> Port:
+    report = verify(patch, wanted, releases, probe=False, stream=stream)
+    cells = tuple(matrix.cell(patch, r, releases, anywhere=True) for r in report.results)
+    try:
+        before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
+    except UnicodeDecodeError:  # the loader also reads UTF-16 (with its BOM); port edits UTF-8 text only
+        raise UsageError(
+            f"{patch.source}: not UTF-8 text: port edits a registry file's text in place",
+            "save it as UTF-8 (the registry loads it the same), then port again",
+        ) from None
+    except OSError as exc:
+        raise EnvironmentProblem(f"{patch.source}: cannot be read ({exc.strerror})", "check the file") from None
+    blocked = [c for c in cells if not claimable(c)]
+    if blocked:
+        why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
+        return Port(patch, cells, before, None, (), why)
+    new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
+    if not new:
+        return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
+    try:
+        root = yamledit.compose(before)
+    except (yaml.YAMLError, ValueError) as exc:
+        raise UsageError(f"{patch.source}: cannot be edited in place: {exc}", "fix the YAML, then port again")
+    edits: list[yamledit.Edit] = []
+    changes: list[str] = []
+    claimed = [c.version for c in cells]
+    if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
+        text = widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
+        node = yamledit.get(root, "supported")
+        if node is None:
+            raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
+        edits.append(yamledit.set_scalar(before, node, text))
+        changes.append(f"supported: {patch.range} -> {text}")
+    known = releases.versions(patch.distribution, SpecifierSet()).versions
+    by_target: dict[str, list[matrix.Cell]] = {}
+    for c in cells:
+        if c.kind == matrix.MOVED and c.target is not None:
+            by_target.setdefault(c.target, []).append(c)
+    for target, moved in by_target.items():
+        same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
+        other = [c for c in moved if c.module != c.old]
+        if same:
+            edit, change = _extend_choice(
+                before, root, patch, target, same[0].module or "", [c.version for c in same], known
+            )
+            edits.append(edit)
+            changes.append(change)
+        if not other:
+            continue
+        module = other[0].module or ""
+        if any(c.module != module for c in other):
+            return Port(patch, cells, before, None, (), f"{target}: the scope moved to several modules: edit by hand")
+        low, high = min(c.version for c in other), max(c.version for c in other)
+        claimed = [k for k in known if not k.is_prerelease and patch.supported.contains(k, prereleases=True)]
+        if claimed and high < min(claimed):  # a backport: the older releases asked for used another module
+            bound = min(k for k in known if k > high and not k.is_prerelease)  # the old module's first release
+            move = _Move(f"<{bound}", f">={bound}", high, first=True)
+            stay = [c.version for c in cells if c not in other and c.version <= high]
+            side = f"releases before {high}"
+        else:
+            move = _Move(f">={low}", f"<{low}", low, first=False)
+            stay = [c.version for c in cells if c not in other and c.version >= low]
+            side = f"releases after {low}"
+        if stay:
+            return Port(patch, cells, before, None, (), f"{target}: {side} still use the old module: edit by hand")
+        edits += _add_choice(before, root, patch, target, module, move)
+        changes.append(f"modules.{target}: {module} for {move.new}")
+    if "\r\n" in before:  # a CRLF file gets CRLF lines
+        edits = [yamledit.Edit(e.start, e.end, e.text.replace("\n", "\r\n")) for e in edits]
+    # one node reached twice (an alias `versions: *range` of `supported: &range ...`) is edited once
+    edits = list(dict.fromkeys(edits))
+    try:
+        after = yamledit.apply(before, edits)
+    except ValueError:  # the same text edited two ways: two keys share one anchor with different needs
+        raise UsageError(
+            f"{patch.source}: two ranges port would change differently are one node (an anchor and its alias)",
+            "write them apart, then port again",
+        ) from None
+    return Port(patch, cells, before, after, tuple(changes))
+
+
+def _extend_choice(
+    text_of: str,
+    root: yaml.MappingNode,
+    patch: Patch,
+    target: str,
+    module: str,
+    versions: list[Version],
+    known: Iterable[Version],
+) -> tuple[yamledit.Edit, str]:
+    """Widen the `versions:` of the (last) choice of `target` naming `module` to hold `versions`."""
+    modules = yamledit.get(root, "modules")
+    node = yamledit.get(modules, target) if modules is not None else None
+    items = node.value if isinstance(node, yaml.SequenceNode) else []
+    for item, choice in reversed(list(zip(items, patch.target(target).choices))):
+        ranged = yamledit.get(item, "versions")
+        if choice.module == module and isinstance(ranged, yaml.ScalarNode):
+            text = widen(ranged.value, versions, known)
+            change = f"modules.{target}: {module} for {ranged.value} -> {text}"
+            return yamledit.set_scalar(text_of, ranged, text), change
+    raise UsageError(f"{patch.source}: no `modules: {target}:` choice names {module}", "edit it by hand")
+
+
+@dataclass(frozen=True)
+class _Move:
+    """A module choice to add: its range `new`, what the choices it takes releases from get
+    (`old`, joined to their range), the release `at` that tells which choices those are, and
+    whether it goes before them (a backport: the older releases) or after (a bump)."""
+
+    new: str
+    old: str
+    at: Version
+    first: bool
+
+
+def _add_choice(
+    text: str, root: yaml.MappingNode, patch: Patch, target: str, module: str, move: _Move
+) -> list[yamledit.Edit]:
+    modules = yamledit.get(root, "modules")
+    node = yamledit.get(modules, target) if modules is not None else None
+    key = yamledit.key_node(modules, target) if isinstance(modules, yaml.MappingNode) else None
+    if node is None or key is None:
+        raise UsageError(f"{patch.source}: no `modules: {target}:` to edit", "port needs the entry's modules mapping")
+    if isinstance(node, yaml.ScalarNode) and getattr(modules, "flow_style", False):
+        # `modules: {NAME: module}`: block lines cannot go inside the braces; a flow list of two choices can
+        old = f"{{versions: {yamledit.quoted(move.old)}, module: {node.value}}}"
+        new = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
+        return [yamledit.set_whole(text, node, f"[{new}, {old}]" if move.first else f"[{old}, {new}]")]
+    if isinstance(node, yaml.ScalarNode):  # NAME: module -> a list of two choices
+        indent = yamledit.indent_of(text, key.start_mark.index) + 2
+        end = yamledit.line_end(text, node.end_mark.index)
+        comment = text[node.end_mark.index : end].rstrip()  # a trailing comment stays with the old module
+        old = yamledit.choice_text(move.old, node.value, False, indent) + comment
+        new = yamledit.choice_text(move.new, module, False, indent)
+        return [yamledit.Edit(key.end_mark.index, end, f":\n{new}\n{old}" if move.first else f":\n{old}\n{new}")]
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise UsageError(f"{patch.source}: `modules: {target}:` is neither a module nor a list of choices")
+    edits: list[yamledit.Edit] = []
+    choices = patch.target(target).choices
+    for item, choice in zip(node.value, choices):
+        if not choice.versions.contains(move.at, prereleases=True):
+            continue
+        versions = yamledit.get(item, "versions")
+        if isinstance(versions, yaml.ScalarNode):
+            joined = f"{versions.value},{move.old}" if versions.value.strip() else move.old
+            edits.append(yamledit.set_scalar(text, versions, joined))
+
+    last = node.value[-1]
+    assert isinstance(last, yaml.MappingNode)
+    if node.flow_style:  # [{...}, {...}]: one more item in the brackets
+        item = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
+        return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
+    flow = bool(last.flow_style)
+    first_key = str(last.value[0][0].value) if last.value else "versions"
+    indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
+    end_of = last.end_mark.index if flow else last.value[-1][1].end_mark.index
+    at = yamledit.line_end(text, end_of)
+    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(move.new, module, flow, indent, first_key)))
+    return edits
+
+
+def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] = ()) -> str:
+    """`spec_text` widened just enough to hold `versions`, in its own order and style. An upper
+    bound `<X` moves to the next minor release unless that would claim a `known` release (one
+    the index lists) that was not proven: then it becomes `<=` the highest release proven."""
+    vs = sorted(versions)
+    others = [k for k in known if k not in vs and not k.is_prerelease]
+    low, high = vs[0], vs[-1]
+    out: list[str] = []
+    for part in (p.strip() for p in spec_text.split(",")):
+        if not part:
+            continue
+        try:
+            s = Specifier(part)
+        except InvalidSpecifier:
+            raise UsageError(f"`supported: {spec_text}` cannot be widened automatically", "edit it by hand")
+        if all(s.contains(v, prereleases=True) for v in vs):
+            out.append(part)
+        elif s.operator == "<":
+            bound = _next_minor(high, len(Version(s.version).release))
+            unproven = [k for k in others if high < k < Version(bound) and not s.contains(k, prereleases=True)]
+            out.append(f"<={high}" if unproven else f"<{bound}")
+        elif s.operator == "<=":
+            out.append(f"<={high}")
+        elif s.operator in (">=", ">"):
+            out.append(f">={low}")
+        elif s.operator == "==" and "*" not in s.version:
+            pinned = Version(s.version)
+            out += [f">={min(pinned, low)}", f"<={max(pinned, high)}"]
+        elif s.operator == "!=":
+            continue
+        else:
+            raise UsageError(f"`supported: {spec_text}` ({part}) cannot be widened automatically", "edit it by hand")
+    text = ",".join(out)
+    if not text:  # only exclusions, each dropped: every release (the loader refuses an empty range)
+        raise UsageError(
+            f"`supported: {spec_text}` widened to {', '.join(map(str, vs))} claims every release", "edit it by hand"
+        )
+    if not all(SpecifierSet(text).contains(v, prereleases=True) for v in vs):
+        raise UsageError(f"`supported: {spec_text}` cannot be widened to {', '.join(map(str, vs))}", "edit it by hand")
+    return text
+
+
+def _next_minor(v: Version, parts: int) -> str:
+    release = list(v.release) + [0, 0]
+    if parts <= 1:
+        return str(release[0] + 1)
+    bumped = [release[0], release[1] + 1] + [0] * (parts - 2)
+    return ".".join(str(n) for n in bumped)
+
+
+def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> list[str]:
+    """Load the edited entry (its text, as the registry file it will become: payload paths resolve
+    and errors name that file; nothing is written, so --dry-run proves too and a read-only registry
+    is no internal error) and prove it over its whole new `supported` range; the releases that
+    fail, with why."""
+    assert port.after is not None
+    try:
+        edited = loader.load_bytes(port.patch.source, port.after.encode("utf-8"))
+        report = verify(edited, edited.supported, releases, probe=False, stream=stream)
+    except RadpatchError as exc:
+        return [exc.message]
+    return [f"{r.version}: {r.error}" for r in report.failing]
+
+
+def write(port: Port) -> None:
+    """Replace the registry file atomically (same directory, same mode). A registry entry that is a
+    symlink (a registry of links into a shared checkout) is edited where it points, the link kept.
+    The file must still be what `plan` read: an editor that saved it while the edit was being
+    proven keeps its change (the edit would silently drop it)."""
+    assert port.after is not None
+    src = port.patch.source
+    real = Path(os.path.realpath(src))
+    try:
+        now: str | None = real.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        now = None
+    if now != port.before:
+        raise RefusedError(f"{src}: changed since port read it; the edit was not written", "run `radpatch port` again")
+    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(port.after)
+        os.chmod(tmp, real.stat().st_mode & 0o7777)
+        os.replace(tmp, real)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

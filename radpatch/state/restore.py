@@ -1,0 +1,324 @@
+"""Restore: which installed file a PATH names, and putting it back to RECORD's bytes.
+
+A PATH (a file under site-packages, a module name, or a directory) resolves to the rows of an
+installed distribution's RECORD (`targets`); a file radpatch patched is refused while `revert` can
+take the patch off (`refuse_patched`); the bytes, fetched and checked by the caller
+(radpatch.releases.pristine), are written under radpatch's lock only over the bytes the file was
+read as (`write`). `radpatch restore` (commands/restore.py) parses, calls these, renders.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import io
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
+from radpatch.files import ChangedMeanwhile, atomic_write, fsync_dir, read_regular
+from radpatch.install import wheel_record
+from radpatch.install.environment import Installed, PythonEnv, installed_from
+from radpatch.state.hashes import ByHash, by_hash
+from radpatch.state.record import FileRecord, PatchRecord, Store
+
+_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
+_NOT_LISTED_HINT = (
+    "restore puts back files a distribution installed: give a path under site-packages that its RECORD lists "
+    "(pip show -f NAME), or a module name"
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One file to restore: its distribution, its RECORD path, its bytes now (None: deleted)."""
+
+    arg: str  # as the command line gave it
+    dist: Installed
+    relpath: str
+    current: bytes | None
+    want: str  # RECORD's sha256 (hex)
+
+    @property
+    def path(self) -> Path:
+        return self.dist.root / self.relpath
+
+
+# --- which file -----------------------------------------------------------------------------------
+
+
+def targets(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[Target]:
+    """The file `arg` names, or each file RECORD lists under the directory it names (one that
+    was deleted too) that is not as installed; a file under it that carries a patch radpatch can
+    revert is left alone, with a note."""
+    rows = None if _MODULE.match(arg) and not arg.endswith(".py") else _directory(env, arg)
+    if rows is None:
+        return [_target(env, arg)]
+    out = []
+    for dist, relpath in rows:
+        want = dist.recorded_sha256(relpath)
+        path = dist.root / relpath
+        if want is None or path.is_symlink() or _digest(path) == want:
+            continue
+        try:
+            out.append(_target(env, arg, (dist, relpath)))
+        except RefusedError as exc:
+            say(f"left {relpath} alone: {exc.message.split(': ', 1)[-1]} ({exc.hint})")
+    if not out:
+        say(f"{arg}: every file RECORD lists under it is as installed, or left alone; nothing to do")
+    return out
+
+
+def _directory(env: PythonEnv, arg: str) -> list[tuple[Installed, str]] | None:
+    """The files (with their distribution) RECORD lists under the directory `arg` names, or None
+    when `arg` names a file (or nothing RECORD lists)."""
+    path = Path(arg)
+    if path.is_absolute():
+        homes = [_under_site(env, path, arg)] if _within(env, Path(os.path.abspath(path))) else []
+    else:
+        rel = _relative(arg)
+        homes = [(d, rel) for d in env.paths]
+        here = Path(os.path.abspath(arg))
+        if _within(env, here):
+            homes.append(_under_site(env, here, arg))
+    for home, rel in homes:
+        if _listing(home, rel) is not None:
+            return None
+        rows = _rows_under(home, rel)
+        if rows:
+            return rows
+    return None
+
+
+def _rows_under(home: Path, directory: str) -> list[tuple[Installed, str]]:
+    prefix = directory.rstrip("/") + "/"
+    try:
+        infos = sorted(e for e in os.listdir(home) if e.endswith(".dist-info"))
+    except OSError:
+        return []
+    out: list[tuple[Installed, str]] = []
+    for info in infos:
+        try:
+            text = read_regular(home / info / "RECORD").decode("utf-8", "surrogateescape")
+            rows = [r[0] for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].startswith(prefix)]
+        except (OSError, csv.Error):
+            continue
+        if rows:
+            dist = installed_from(home / info, info[: -len(".dist-info")].rsplit("-", 1)[0])
+            out.extend((dist, rel) for rel in dict.fromkeys(rows))
+    return out
+
+
+def _target(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = None) -> Target:
+    dist, relpath = owner or _owner(env, arg)
+    want = dist.recorded_sha256(relpath)
+    if want is None:
+        raise RefusedError(
+            f"{arg}: {dist.name} {dist.version}'s RECORD lists {relpath} without a sha256 (a file made at install "
+            "time, such as bytecode or RECORD itself): nothing says what its bytes should be",
+            f"reinstall {dist.name} if it is damaged (pip install --force-reinstall --no-deps {dist.name})",
+        )
+    path = dist.root / relpath
+    if path.is_symlink():
+        raise EnvironmentProblem(
+            f"{path} is a symbolic link; radpatch does not write through links",
+            "remove the link, then run radpatch restore again to put the file back",
+        )
+    try:
+        current: bytes | None = read_regular(path)
+    except FileNotFoundError:
+        current = None  # deleted by hand: restored too
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot read {path}: {exc.strerror}", "restore replaces regular files only")
+    t = Target(arg, dist, relpath, current, want)
+    refuse_patched(t)
+    return t
+
+
+def _owner(env: PythonEnv, arg: str) -> tuple[Installed, str]:
+    """The distribution whose RECORD lists the file `arg` names, and the file's RECORD path."""
+    if _MODULE.match(arg) and not arg.endswith(".py"):
+        parts = arg.split(".")
+        rels = ["/".join(parts) + ".py", "/".join(parts) + "/__init__.py"]
+        for d in env.paths:  # as import searches: the first directory that has it
+            for rel in rels:
+                dist = _listing(d, rel)
+                if dist is not None:
+                    return dist, rel
+        raise UsageError(
+            f"{arg}: no installed distribution's RECORD lists {rels[0]} or {rels[1]} (in {env.executable}'s path)",
+            _NOT_LISTED_HINT,
+        )
+    path = Path(arg)
+    if not path.is_absolute():
+        rel = _relative(arg)
+        for d in env.paths:
+            dist = _listing(d, rel)
+            if dist is not None:
+                return dist, rel
+        path = Path(os.path.abspath(arg))  # else a path relative to the current directory (it may be deleted)
+        if not _within(env, path):
+            raise UsageError(
+                f"{arg}: no installed distribution's RECORD lists {rel} (in {env.executable}'s site-packages)",
+                _NOT_LISTED_HINT,
+            )
+    home, rel = _under_site(env, path, arg)
+    dist = _listing(home, rel)
+    if dist is None:
+        raise UsageError(f"{arg}: no installed distribution's RECORD lists {rel} (in {home})", _NOT_LISTED_HINT)
+    return dist, rel
+
+
+def _relative(arg: str) -> str:
+    parts = [p for p in arg.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    if ".." in parts or not parts:
+        raise UsageError(f"{arg}: give a path under site-packages (no '..'), or an absolute path or a module name")
+    return "/".join(parts)
+
+
+def _within(env: PythonEnv, path: Path) -> bool:
+    return any(path.is_relative_to(d) and path != d for d in env.paths)
+
+
+def _under_site(env: PythonEnv, path: Path, arg: str) -> tuple[Path, str]:
+    """The deepest directory of the target's path holding `path` (site-packages sits inside the
+    standard library's directory), and the path relative to it."""
+    for candidate in (Path(os.path.abspath(path)), Path(os.path.realpath(path.parent)) / path.name):
+        homes = [d for d in env.paths if candidate.is_relative_to(d) and candidate != d]
+        if homes:
+            home = max(homes, key=lambda d: len(d.parts))
+            return home, candidate.relative_to(home).as_posix()
+    raise UsageError(
+        f"{arg}: not under a directory of {env.executable}'s path",
+        "give a file under its site-packages, or point --python at the environment it belongs to",
+    )
+
+
+def _listing(d: Path, rel: str) -> Installed | None:
+    """The one distribution in `d` whose RECORD lists `rel`; two are refused (which is installed?)."""
+    try:
+        infos = sorted(e for e in os.listdir(d) if e.endswith(".dist-info"))
+    except OSError:
+        return None
+    owners = [d / e for e in infos if wheel_record.lists(d / e / "RECORD", rel)]
+    if len(owners) > 1:
+        raise RefusedError(
+            f"{rel}: {len(owners)} distributions in {d} list it ({', '.join(o.name for o in owners)})",
+            "remove the stale one (pip uninstall, or delete its leftover .dist-info), then run radpatch again",
+        )
+    if not owners:
+        return None
+    return installed_from(owners[0], owners[0].name[: -len(".dist-info")].rsplit("-", 1)[0])
+
+
+def refuse_patched(t: Target) -> None:
+    """A file exactly as radpatch left it (any link of its hash chain) comes back with `revert`,
+    as long as every file of that patch is as radpatch left it (then revert restores them byte
+    for byte). A patch one of whose files changed since is one revert refuses: restore is then the
+    way back, file by file, and is not refused."""
+    store = Store(t.dist.root)
+    chain = store.chain(t.relpath)
+    if not chain:
+        return
+    now = _digest(t.path)
+    records = store.records()
+    carrying = [name for name, rec in chain if _carries(store, rec, now)]
+    revertible = [n for n in dict.fromkeys(carrying) if n in records and _as_left(store, t.dist.root, records[n])]
+    if revertible:
+        raise RefusedError(
+            f"{t.arg}: {t.relpath} carries radpatch's patch {', '.join(revertible)} (radpatch's record); "
+            "restoring it would leave that record wrong",
+            f"take it off with: radpatch revert {' '.join(revertible)}",
+        )
+
+
+def _as_left(store: Store, root: Path, record: PatchRecord) -> bool:
+    return all(_carries(store, f, _digest(root / f.path)) for f in record.files)
+
+
+def _carries(store: Store, rec: FileRecord, digest: str | None) -> bool:
+    """The file (sha256 `digest`) is exactly as radpatch left it with `rec`'s patch on (by bytes,
+    patches stacked above it counted: state.hashes's walk)."""
+    return digest is not None and by_hash(digest, rec, store, None) is ByHash.APPLIED
+
+
+def recorded(t: Target) -> list[str]:
+    """The patches radpatch's record names for the file (left after a restore: revert forgets them)."""
+    return list(dict.fromkeys(name for name, _ in Store(t.dist.root).chain(t.relpath)))
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return sha(read_regular(path))
+    except OSError:
+        return None
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """radpatch's lock, where radpatch keeps state (an apply must not run under a restore); where it
+    keeps none, nothing is created: the conditional write still refuses a file changed meanwhile."""
+    store = Store(root)
+    if not store.dir.is_dir():
+        yield
+        return
+    if store.journal.exists():
+        raise RefusedError(
+            f"an interrupted radpatch run left its journal in {store.journal}; restoring now could be undone by it",
+            "finish that run first: any `radpatch apply` or `radpatch revert` does, then run restore again",
+        )
+    with store.locked():
+        yield
+
+
+def write(t: Target, data: bytes) -> None:
+    if t.current is not None:
+        atomic_write(t.path, data, expect=sha(t.current))
+        return
+    try:
+        _create(t.path, data)
+    except FileExistsError:
+        raise ChangedMeanwhile(
+            f"{t.path} appeared while radpatch was restoring it (another process wrote it); radpatch left it alone",
+            "let the other process (pip?) finish, then run radpatch restore again",
+        )
+    except OSError as exc:
+        raise EnvironmentProblem(
+            f"cannot write {t.path}: {exc.strerror}; nothing was written",
+            "run as a user who may write the installation (root in an image build)",
+        )
+
+
+def _create(path: Path, data: bytes) -> None:
+    """A deleted file written back: complete under a temporary name, then linked into place,
+    which fails rather than replace a file that appeared meanwhile."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as pip creates it
+        os.link(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    fsync_dir(path.parent)
+
+
+# --- saying it ---------------------------------------------------------------------------------------
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

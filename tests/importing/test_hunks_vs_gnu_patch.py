@@ -1,0 +1,122 @@
+"""Hunk application and diff reading compared with /usr/bin/patch on generated files and diffs:
+offsets, fuzz, failed hunks (their "Hunk #N FAILED at L." lines), missing newlines at the end,
+GNU diff and git headers. Seeded, so a failure is reproducible."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from radpatch_import_tests import gnu_patch
+
+from radpatch.importing import hunks, unified
+
+WORDS = ["alpha", "beta", "gamma", "delta", "x = 1", "y = 2", "return x", "pass", ""]
+
+
+def _generate(rng: random.Random) -> tuple[str, str, str]:
+    """(before, after, the installed file): the installed file differs from `before` by shifted,
+    removed and changed lines, so hunks land at offsets, with fuzz, or fail."""
+    base = [rng.choice(WORDS) + "\n" for _ in range(rng.randint(0, 40))]
+    after = list(base)
+    for _ in range(rng.randint(1, 4)):
+        r, i = rng.random(), rng.randint(0, len(after))
+        if r < 0.4:
+            after.insert(i, f"new{rng.randint(0, 99)}\n")
+        elif r < 0.7 and after:
+            after.pop(min(i, len(after) - 1))
+        elif after:
+            after[min(i, len(after) - 1)] = f"chg{rng.randint(0, 99)}\n"
+    a, b = "".join(base), "".join(after)
+    if rng.random() < 0.2 and a:
+        a = a[:-1]
+    if rng.random() < 0.2 and b:
+        b = b[:-1]
+    target = a.splitlines(keepends=True)
+    for _ in range(rng.randint(0, 3)):
+        r, i = rng.random(), rng.randint(0, len(target))
+        if r < 0.5:
+            target.insert(i, "extra\n")
+        elif r < 0.8 and target:
+            target.pop(min(i, len(target) - 1))
+        elif target:
+            target[min(i, len(target) - 1)] = "fuzzed\n"
+    return a, b, "".join(target)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    compared = failed = 0
+    for trial in range(150):
+        before, after, installed = _generate(rng)
+        d = tmp_path / str(trial)
+        for side, text in (("a", before), ("b", after)):
+            (d / side).mkdir(parents=True)
+            (d / side / "f.py").write_text(text)
+        git = rng.random() < 0.5
+        if git:
+            diff = subprocess.run(
+                ["git", "diff", "--no-index", "--no-prefix", f"-U{rng.choice([0, 1, 3])}", "a/f.py", "b/f.py"],
+                cwd=d,
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+        else:
+            diff = subprocess.run(
+                ["diff", f"-U{rng.choice([0, 1, 2, 3])}", "a/f.py", "b/f.py"],
+                cwd=d,
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+        if not diff:
+            continue
+        (d / "w").mkdir()
+        (d / "w" / "f.py").write_text(installed)
+        (d / "p.diff").write_text(diff)
+        gnu = gnu_patch(d / "w", d / "p.diff", 1)
+        said = [ln for ln in gnu.stdout.splitlines() if ln.startswith("Hunk")]
+        section = unified.parse("p.diff", diff.encode(), 1).files[0]
+        outcome = hunks.apply(section, installed)
+        assert [r.report() for r in outcome.results if r.report()] == said, (diff, installed)
+        if not outcome.failed:
+            assert outcome.text == (d / "w" / "f.py").read_text(), (diff, installed)
+        compared += 1
+        failed += bool(outcome.failed)
+    assert compared > 100 and 0 < failed < compared  # both kinds were exercised
+
+
+def test_new_and_deleted_files_and_git_headers() -> None:
+    text = (
+        b"From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 2/5] Add a helper\n\nWhy it matters.\n---\n"
+        b" x.py | 1 +\n\ndiff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\nindex 0000000..e69de29\n"
+        b"--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1,2 @@\n+A = 1\n+B = 2\n\\ No newline at end of file\n"
+        b"diff --git a/pkg/old.py b/pkg/old.py\ndeleted file mode 100644\n"
+        b"--- a/pkg/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-X = 1\n"
+        b"--- a/pkg/plain.py\n+++ b/pkg/plain.py\n@@ -0,0 +1 @@\n+Y = 1\n-- \n2.43.0\n"
+    )
+    pf = unified.parse("s.patch", text, 1)
+    assert pf.subject == "Add a helper"
+    new, old, plain = pf.files
+    assert (new.new_name, new.old_missing, new.new_missing) == ("pkg/new.py", 2, 0)
+    assert hunks.apply(new, None).text == "A = 1\nB = 2"
+    assert (old.old_name, old.new_missing) == ("pkg/old.py", 2)
+    assert hunks.apply(old, "X = 1\n").text == ""
+    assert (plain.old_name, plain.old_missing) == ("pkg/plain.py", 1)  # `--- a/x` with @@ -0,0: created when missing
+
+
+def test_strip_as_patch_does() -> None:
+    assert unified.strip_name("a/b/c.py", 1) == "b/c.py"
+    assert unified.strip_name("a//b/c.py", 2) == "c.py"
+    assert unified.strip_name("a/b/c.py", 0) == "a/b/c.py"
+    assert unified.strip_name("a/b/c.py", None) == "c.py"
+    assert unified.strip_name("a/b/c.py", 3) is None
+
+
+def test_a_context_diff_is_refused_by_name() -> None:
+    with pytest.raises(unified.MalformedPatch, match="context diff"):
+        unified.parse("c.diff", b"*** a/x.py\n--- b/x.py\n***************\n", 1)

@@ -1,0 +1,219 @@
+"""`radpatch import` through its command line on a pip-installed wheel: series ordering
+(`requires:`), new modules (`create_module`), and every refusal a user can cause, each one or two
+lines naming the patch file, the target file and the hunk."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from radpatch_import_tests import PACKAGE, Venv, gnu_patch
+
+pytestmark = pytest.mark.wheel
+
+REL = f"{PACKAGE}/std_textwrap.py"
+
+
+def _diff(tmp: Path, rel: str, before: str | None, after: str | None) -> str:
+    """A git-style diff of one file (new or deleted files with /dev/null), as `git diff --no-index` writes it."""
+    a, b = tmp / "a" / rel, tmp / "b" / rel
+    for p, t in ((a, before), (b, after)):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if t is None:
+            p.unlink(missing_ok=True)
+        else:
+            p.write_text(t)
+    left = f"a/{rel}" if before is not None else "/dev/null"
+    right = f"b/{rel}" if after is not None else "/dev/null"
+    out = subprocess.run(
+        ["git", "diff", "--no-index", left, right], cwd=tmp, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 1, out.stderr
+    return out.stdout.replace(f"a/a/{rel}", f"a/{rel}").replace(f"b/b/{rel}", f"b/{rel}")
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_a_series_stacks_in_order_and_later_entries_require_earlier_ones(venv: Venv, tmp_path: Path) -> None:
+    original = (venv.site / REL).read_text()
+    step1 = original.replace(
+        "        self.width = width\n", "        self.width = width\n        self.rp_first = 1\n", 1
+    )
+    step2 = step1.replace("        self.rp_first = 1\n", "        self.rp_first = 2\n", 1)
+    new_module = f"{PACKAGE}/sub/helpers.py"
+    p1 = _write(
+        tmp_path / "0001-first.patch",
+        "From x\nSubject: [PATCH 1/3] First change\n\n---\n" + _diff(tmp_path / "d1", REL, original, step1),
+    )
+    p2 = _write(tmp_path / "0002-new-module.patch", _diff(tmp_path / "d2", new_module, None, "VALUE = 1\n"))
+    p3 = _write(
+        tmp_path / "0003-second.patch",
+        _diff(tmp_path / "d3", REL, step1, step2) + _diff(tmp_path / "d4", new_module, "VALUE = 1\n", "VALUE = 2\n"),
+    )
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(p1), str(p2), str(p3), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    first = yaml.safe_load((reg / "0001-first.yaml").read_text())
+    created = yaml.safe_load((reg / "0002-new-module.yaml").read_text())
+    second = yaml.safe_load((reg / "0003-second.yaml").read_text())
+    assert first["summary"] == "First change" and "requires" not in first
+    assert first["rewrites"] == [
+        {
+            "id": "insert-TextWrapper.__init__",
+            "insert_after": {
+                "scope": "TextWrapper.__init__",
+                "find": "self.width = width\n",
+                "code": "self.rp_first = 1\n",
+            },
+        }
+    ]
+    assert created["modules"] == {"helpers": f"{PACKAGE}.sub.helpers"}
+    assert created["rewrites"] == [
+        {"id": "create-helpers", "create_module": {"content": f"0002-new-module/{new_module}"}}
+    ]
+    assert (reg / "0002-new-module" / new_module).read_text() == "VALUE = 1\n"
+    assert second["requires"] == ["0001-first", "0002-new-module"]
+    # the second entry is computed against what the first left: it changes the first's line
+    assert second["rewrites"] == [
+        {
+            "id": "replace-TextWrapper.__init__",
+            "file": "std_textwrap",
+            "replace": {"scope": "TextWrapper.__init__", "find": "self.rp_first = 1\n", "with": "self.rp_first = 2\n"},
+        },
+        {"id": "constant-VALUE", "file": "helpers", "set_constant": {"name": "VALUE", "from": "1", "value": "2"}},
+    ]
+    assert (venv.site / REL).read_text() == original  # import writes nothing to the installed files
+
+
+def test_the_first_entry_applies_and_reverts_with_the_engine_of_today(venv: Venv, tmp_path: Path) -> None:
+    original = (venv.site / REL).read_text()
+    changed = original.replace("_whitespace = '\\t\\n\\x0b\\x0c\\r '", "_whitespace = '\\t\\n\\x0b\\x0c '", 1)
+    assert changed != original
+    patch = _write(tmp_path / "ws.patch", _diff(tmp_path / "d", REL, original, changed))
+    reg = tmp_path / "reg"
+    assert (
+        venv.radpatch(
+            "import", str(patch), "-p1", "--out", str(reg), "--name", "ws", "--supported", ">=1,<2"
+        ).returncode
+        == 0
+    )
+    entry = yaml.safe_load((reg / "ws.yaml").read_text())
+    assert entry["supported"] == ">=1,<2"
+    assert entry["rewrites"] == [
+        {
+            "id": "constant-_whitespace",
+            "set_constant": {"name": "_whitespace", "from": "'\\t\\n\\x0b\\x0c\\r '", "value": "'\\t\\n\\x0b\\x0c '"},
+        }
+    ]
+    assert venv.radpatch("--registry", str(reg), "apply", "ws").returncode == 0
+    expected = tmp_path / "gnu"
+    (expected / REL).parent.mkdir(parents=True)
+    (expected / REL).write_text(original)
+    assert gnu_patch(expected, patch, 1).returncode == 0
+    assert (venv.site / REL).read_bytes() == (expected / REL).read_bytes()
+    assert venv.radpatch("--registry", str(reg), "revert", "ws").returncode == 0
+    assert (venv.site / REL).read_text() == original
+
+
+def _refusal(venv: Venv, tmp_path: Path, patch_text: str, *args: str) -> str:
+    patch = _write(tmp_path / "bad.patch", patch_text)
+    out = venv.radpatch("import", str(patch), "--out", str(tmp_path / "reg"), *args)
+    assert out.returncode in (1, 2), out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 2, out.stderr
+    assert not (tmp_path / "reg").exists()  # nothing half-written
+    return out.stderr
+
+
+def test_a_hunk_that_does_not_apply_is_named_as_patch_dry_run_names_it(venv: Venv, tmp_path: Path) -> None:
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width + 0\n", 1)
+    changed = changed.replace("def dedent(text):", "def dedent(text, strict=False):", 1)
+    text = _diff(tmp_path / "d", REL, original, changed)
+    broken = text.replace("def dedent(text):", "def dedent(txt):")  # hunk 2's old side is not in the file
+    (tmp_path / "w" / REL).parent.mkdir(parents=True)
+    (tmp_path / "w" / REL).write_text(original)
+    (tmp_path / "broken.patch").write_text(broken)
+    said = gnu_patch(tmp_path / "w", tmp_path / "broken.patch", 1, "--dry-run").stdout
+    failed = next(line for line in said.splitlines() if "FAILED at" in line)
+    err = _refusal(venv, tmp_path, broken, "-p1")
+    assert f"bad.patch: {REL}: {failed}" in err and "(1 out of 2 hunks FAILED)" in err
+
+
+def test_a_patch_already_applied_says_so(venv: Venv, tmp_path: Path) -> None:
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width\n        self.rp = 1\n", 1)
+    forward = _diff(tmp_path / "d", REL, original, changed)
+    (venv.site / REL).write_text(changed)  # an earlier `patch` step of the image applied it already
+    err = _refusal(venv, tmp_path, forward, "-p1")
+    assert "Hunk #1 FAILED" in err and "applied already" in err
+
+
+def test_what_radpatch_cannot_express_is_refused_by_name(venv: Venv, tmp_path: Path) -> None:
+    err = _refusal(
+        venv, tmp_path, _diff(tmp_path / "d1", f"{PACKAGE}/data.txt", "not python\n", "still not python\n"), "-p1"
+    )
+    assert f"{PACKAGE}/data.txt is not a Python module" in err
+    binary = (
+        f"diff --git a/{PACKAGE}/x.bin b/{PACKAGE}/x.bin\nindex 1234567..89abcde 100644\n"
+        f"Binary files a/{PACKAGE}/x.bin and b/{PACKAGE}/x.bin differ\n"
+    )
+    assert "a binary diff" in _refusal(venv, tmp_path, binary, "-p1")
+    deleted = _diff(
+        tmp_path / "d2", f"{PACKAGE}/std_fnmatch.py", (venv.site / PACKAGE / "std_fnmatch.py").read_text(), None
+    )
+    assert "deletes this module" in _refusal(venv, tmp_path, deleted, "-p1")
+
+
+def test_paths_resolve_as_patch_p_and_d_resolve_them(venv: Venv, tmp_path: Path) -> None:
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width\n        self.rp = 1\n", 1)
+    text = _diff(tmp_path / "d", REL, original, changed)
+    err = _refusal(venv, tmp_path, text)  # no -p: patch keeps the base name, which is not in the site directory
+    assert "can't find file to patch" in err and "-p" in err
+    inside = text.replace(f"a/{REL}", "a/std_textwrap.py").replace(f"b/{REL}", "b/std_textwrap.py")
+    out = venv.radpatch(
+        "import", str(_write(tmp_path / "in.patch", inside)), "-p1", "-d", PACKAGE, "--out", str(tmp_path / "r2")
+    )
+    assert out.returncode == 0, out.stderr
+    assert yaml.safe_load((tmp_path / "r2" / "in.yaml").read_text())["modules"] == {
+        "std_textwrap": f"{PACKAGE}.std_textwrap"
+    }
+    assert "no such directory" in _refusal(venv, tmp_path, text, "-p1", "-d", "nope")
+
+
+def test_an_existing_entry_is_never_overwritten(venv: Venv, tmp_path: Path) -> None:
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width\n        self.rp = 1\n", 1)
+    patch = _write(tmp_path / "p.patch", _diff(tmp_path / "d", REL, original, changed))
+    reg = tmp_path / "reg"
+    reg.mkdir()
+    (reg / "p.yaml").write_text("mine\n")
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
+    assert out.returncode == 1 and "exists already" in out.stderr
+    assert (reg / "p.yaml").read_text() == "mine\n"
+
+
+def test_creating_a_module_that_exists_is_refused_as_patch_refuses_it(venv: Venv, tmp_path: Path) -> None:
+    text = _diff(tmp_path / "d", f"{PACKAGE}/std_shlex.py", None, "X = 1\n")
+    err = _refusal(venv, tmp_path, text, "-p1")
+    assert f"Patch attempted to create file {PACKAGE}/std_shlex.py, which already exists" in err
+
+
+def test_a_new_module_given_as_a_plus_zero_hunk_on_a_missing_file_is_created(venv: Venv, tmp_path: Path) -> None:
+    # real series write new files both ways: `--- /dev/null`, and `--- a/path` with `@@ -0,0 +1,N @@`
+    rel = f"{PACKAGE}/sub/plain_new.py"
+    text = f"--- a/{rel}\n+++ b/{rel}\n@@ -0,0 +1,2 @@\n+A = 1\n+B = 2\n"
+    patch = _write(tmp_path / "plain.patch", text)
+    gnu = tmp_path / "gnu"
+    (gnu / PACKAGE / "sub").mkdir(parents=True)
+    assert gnu_patch(gnu, patch, 1).returncode == 0
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg"))
+    assert out.returncode == 0, out.stderr
+    entry = yaml.safe_load((tmp_path / "reg" / "plain.yaml").read_text())
+    assert entry["rewrites"] == [{"id": "create-plain_new", "create_module": {"content": f"plain/{rel}"}}]
+    assert (tmp_path / "reg" / "plain" / rel).read_bytes() == (gnu / rel).read_bytes()

@@ -1,0 +1,22 @@
+"""Helpers shared by the tests, in one place; tests import these and conftest fixtures, never each other.
+
+- site: a fake site-packages (Site) with a dist-info whose RECORD hashes its files; RECORD hashes
+- registry: the one registry writer (an entry's YAML and its payloads); the loader tests' toy entry
+- wheels: the one wheel builder (a wheel laid out as a backend writes it; a project built by its
+  own backend; a release fetched from the package index)
+- venvs: venvs made without pip, and pip acting on them from this interpreter
+- processes: running a command and asserting it succeeded
+- installed: a target pip-installed from a real wheel into a venv, radpatch run as its own process
+- vllm_release: a provisioned CPU vLLM release (harness/) with radpatch aimed at it
+- rewrites: a patch of given operations, planned on a literal module, checked whole
+- vllm_files: real vLLM module files (tests/fixtures/vllm) installed into a fake site-packages
+- fifo: a FIFO in place of a file, to prove radpatch never blocks reading one
+- index_server: a loopback package index that logs every request and byte, for `radpatch verify`
+- toy, sources: the toy distribution and patch; literal modules the rewrite tests share
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]  # the checkout under test

@@ -1,0 +1,93 @@
+"""The one registry writer: a patch's YAML entry and its payload files, in a registry directory;
+and the toy entry the loader's and the JSON Schema's tests vary.
+
+Tests that need odd bytes (hostile input, tabs, whitespace-only lines) pass dedent=False so the
+file holds exactly what they typed."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from radpatch.errors import RegistryError
+from radpatch.registry.loader import load_patch
+
+
+def write_entry(
+    directory: Path, name: str, text: str, payloads: Mapping[str, str] | None = None, dedent: bool = True
+) -> Path:
+    """Write `directory`/`name`.yaml and each payload (relpath -> source); return the YAML file."""
+
+    def form(source: str) -> str:
+        return textwrap.dedent(source) if dedent else source
+
+    directory.mkdir(parents=True, exist_ok=True)
+    entry = directory / f"{name}.yaml"
+    entry.write_text(form(text))
+    for rel, source in (payloads or {}).items():
+        (directory / rel).parent.mkdir(parents=True, exist_ok=True)
+        (directory / rel).write_text(form(source))
+    return entry
+
+
+# --- the toy entry the loader's tests vary: every kind of key, a payload, versioned modules -------
+
+TOY_ENTRY = """\
+summary: Toy patch
+description: |
+  Two lines
+  of description.
+distribution: toypkg
+supported: ">=1.0,<2"
+knobs:
+  TOY_KNOB:
+    default: "1"
+    meaning: 0 turns it off
+modules:
+  core:
+    - versions: "<1.5"
+      module: toypkg.core
+    - versions: ">=1.5"
+      module: toypkg.planning
+rewrites:
+  - id: inject
+    insert_definitions:
+      payload: payload.py
+      before: plan
+  - add_parameter:
+      function: plan
+      name: cfg
+      default: None
+  - id: call
+    versions: ">=1.2"
+    replace:
+      scope: groups
+      find: plan(spec)
+      with: plan(spec, cfg)
+  - insert_after:
+      scope: plan
+      find: "size = len(spec)"
+      code: "size = _rp_helper(size)"
+"""
+
+TOY_PAYLOAD = '"""payload"""\n\n\ndef _rp_helper(x):\n    return x\n\n\nclass _RpThing:\n    pass\n'
+
+
+def write_toy(directory: Path, text: str, name: str = "toy", payload: str | None = TOY_PAYLOAD) -> Path:
+    """An entry exactly as typed (no dedent), with payload.py unless payload is None; the YAML file."""
+    return write_entry(directory, name, text, None if payload is None else {"payload.py": payload}, dedent=False)
+
+
+def load_problems(entry: Path) -> list[str]:
+    """The problems the loader reports for `entry` (it must refuse it)."""
+    with pytest.raises(RegistryError) as info:
+        load_patch(entry)
+    return info.value.problems
+
+
+def toy_entry_with(rewrites: str) -> str:
+    """The toy entry with `rewrites` (YAML list items, dedented) in place of its own."""
+    return TOY_ENTRY.split("rewrites:\n")[0] + "rewrites:\n" + textwrap.indent(textwrap.dedent(rewrites), "  ")

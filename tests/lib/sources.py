@@ -1,0 +1,77 @@
+"""Literal modules several rewrite tests start from (tests/rewrite/)."""
+
+from __future__ import annotations
+
+import textwrap
+
+CLASS = """\
+    class Outer:
+        class Config:
+            retries = 3
+            timeout = 10
+
+        def method(self):
+            x = 1
+            return x
+    """
+
+HEADER = '''\
+    """Engine core."""
+
+    import os
+    from typing import Any
+
+    logger = None
+
+    HANDSHAKE_TIMEOUT_MINS = 5
+
+
+    def f():
+        return HANDSHAKE_TIMEOUT_MINS
+    '''
+
+LOOP = """\
+    def f(items, flag):
+        total = 0
+        for x in items:
+            if flag:
+                total += x  # add
+            else:
+                total -= x
+        return total
+    """
+
+TWO = "def f(x):\n    a = 1\n    b = 2\n    return a + b\n"
+
+PAYLOAD = textwrap.dedent('''\
+    """A payload is an ordinary module: its docstring and imports are not inserted."""
+
+    import os
+
+
+    def _rp_helper(x):
+        return x + 1
+
+
+    # a comment between definitions
+    def _rp_glue(y):
+        """Docstring kept."""
+        return _rp_helper(y)
+    ''').encode()
+
+MODULE = """\
+    import os
+
+
+    def first():
+        return 1
+
+
+    # The anchor's own comment stays with it.
+    def target(a):
+        return a
+
+
+    def last():
+        return 3
+    """

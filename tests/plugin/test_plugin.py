@@ -1,0 +1,229 @@
+"""The engine-start self-check (radpatch/plugin.py) on a fake site-packages; the real-engine
+tests (tests/engine/test_vllm_engine.py) run the same entry point through vLLM's plugin loader."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from radpatch import plugin
+from radpatch.plugin import RequiredPatchMissing, Seen
+from tests.lib.fifo import fifo_in_place_of
+from tests.lib.site import Site
+
+
+@pytest.fixture
+def as_vllm(site: Site, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make `site` the site-packages the (stand-in) vllm package was imported from."""
+    module = types.ModuleType("vllm")
+    module.__file__ = str(site.root / "toypkg" / "__init__.py")
+    monkeypatch.setitem(sys.modules, "vllm", module)
+    monkeypatch.delenv(plugin.REQUIRE_ENV, raising=False)
+    monkeypatch.setattr(plugin, "_own_site", lambda root: True)  # the fake site stands for the interpreter's
+    return Path(site.root)
+
+
+def _line(caplog: pytest.LogCaptureFixture) -> str:
+    (rec,) = [r for r in caplog.records if r.name == plugin.LOGGER]
+    return rec.getMessage()
+
+
+def test_nothing_recorded(as_vllm: Path, toy: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger=plugin.LOGGER)
+    plugin.register()
+    assert _line(caplog).startswith(f"[radpatch] self-check of {as_vllm.resolve()}: no radpatch patch recorded [")
+
+
+def test_applied_then_drifted(as_vllm: Path, toy: Path, radpatch, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    (check,) = plugin.check(as_vllm)
+    digest = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)[0]["registry_digest"]
+    assert (check.name, check.state, check.detail) == ("toy", Seen.APPLIED, "")
+    assert check.describe() == f"toy applied (registry {digest[:12]}, toypkg 1.0)"
+    core = as_vllm / "toypkg" / "core.py"
+    core.write_text(core.read_text() + "\n# edited\n")  # issue 21: a comment is not code, so not drift
+    (check,) = plugin.check(as_vllm)
+    assert check.state is Seen.APPLIED, check
+    core.write_text(core.read_text() + "EDITED = 1\n")  # a line of code is
+    (check,) = plugin.check(as_vllm)
+    assert check.state is Seen.DRIFTED and "toypkg/core.py changed since radpatch wrote it" in check.detail
+
+
+def test_record_left_behind_by_a_reinstall_counts_as_not_applied(
+    site: Site, as_vllm: Path, toy: Path, radpatch
+) -> None:  # type: ignore[no-untyped-def]
+    pristine = {p: (as_vllm / p).read_bytes() for p in ("toypkg/core.py", "toypkg/util.py")}
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    for rel, data in pristine.items():  # what `pip install --force-reinstall` would do
+        (as_vllm / rel).write_bytes(data)
+    (check,) = plugin.check(as_vllm)
+    assert check.state is Seen.NOT_APPLIED and "toypkg/core.py is the pristine file" in check.detail
+
+
+def test_require_refuses_with_a_clear_message(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, radpatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy, toy")
+    with pytest.raises(RequiredPatchMissing) as err:
+        plugin.register()
+    assert str(err.value).startswith("refusing to start: RADPATCH_REQUIRE requires toy, but in ")
+    assert "toy is not applied (no record)" in str(err.value) and "radpatch apply toy --python " in str(err.value)
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    plugin.register()  # now satisfied: no exception
+
+
+def test_errors_are_logged_and_swallowed_unless_required(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (as_vllm / ".radpatch").mkdir()
+    (as_vllm / ".radpatch" / "record.json").write_text("{ not json")
+    caplog.set_level(logging.INFO, logger=plugin.LOGGER)
+    plugin.register()
+    assert _line(caplog).startswith("[radpatch] self-check failed (EnvironmentProblem: ")
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy")
+    with pytest.raises(RequiredPatchMissing, match="is set but the self-check failed"):
+        plugin.register()
+
+
+def test_no_vllm_imported_is_an_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delitem(sys.modules, "vllm", raising=False)
+    monkeypatch.delenv(plugin.REQUIRE_ENV, raising=False)
+    caplog.set_level(logging.INFO, logger=plugin.LOGGER)
+    plugin.register()
+    assert "vllm is not imported in this process" in _line(caplog)
+
+
+def test_imports_only_hashing_code(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    code = (
+        "import sys, types, json; from pathlib import Path; m = types.ModuleType('vllm'); "
+        f"m.__file__ = {str(site.root / 'toypkg' / '__init__.py')!r}; sys.modules['vllm'] = m; "
+        "import radpatch.plugin as p; p.register(); (c,) = p.check(Path(m.__file__).parent.parent); "
+        "print(json.dumps([c.state.value] + [n in sys.modules for n in "
+        "('libcst', 'yaml', 'radpatch.prove.plan', 'radpatch.registry.loader', 'radpatch.state.decide', 'click')]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == ["applied", False, False, False, False, False, False]
+
+
+def test_a_refusal_makes_the_next_engine_in_the_process_check_again(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM sets plugins_loaded before calling plugins: a retry would otherwise skip the check."""
+    plugins = types.ModuleType("vllm.plugins")
+    plugins.plugins_loaded = True  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vllm.plugins", plugins)
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy")
+    with pytest.raises(RequiredPatchMissing):
+        plugin.register()
+    assert plugins.plugins_loaded is False  # type: ignore[attr-defined]
+
+
+def test_an_unknown_required_name_says_what_is_recorded(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, radpatch
+) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy-patch")
+    with pytest.raises(RequiredPatchMissing) as err:
+        plugin.register()
+    assert "the patches recorded here are toy: check the names in RADPATCH_REQUIRE" in str(err.value)
+
+
+def test_a_shadowing_copy_is_named_not_patched_over(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plugin, "_own_site", lambda root: False)  # vllm found through PYTHONPATH / a volume
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy")
+    with pytest.raises(RequiredPatchMissing) as err:
+        plugin.register()
+    assert "outside" in str(err.value) and "PYTHONPATH or a mounted volume" in str(err.value)
+    assert "radpatch apply" not in str(err.value)
+
+
+def test_own_site_knows_this_interpreters_site_packages(tmp_path: Path) -> None:
+    import sysconfig
+
+    assert plugin._own_site(Path(sysconfig.get_paths()["purelib"]))
+    assert not plugin._own_site(tmp_path)
+
+
+def test_a_symlinked_package_directory_keeps_its_record_in_site_packages(
+    site: Site, as_vllm: Path, toy: Path, tmp_path: Path, radpatch
+) -> None:  # type: ignore[no-untyped-def]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (as_vllm / "toypkg").rename(elsewhere / "toypkg")
+    (as_vllm / "toypkg").symlink_to(elsewhere / "toypkg")
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert plugin.package_root() == as_vllm
+    (check,) = plugin.check(plugin.package_root())
+    assert check.state is Seen.APPLIED
+
+
+def test_two_dist_infos_are_named_as_ambiguous(site: Site, as_vllm: Path, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    (stale,) = [d for d in as_vllm.glob("toypkg-*.dist-info")]
+    shutil.copytree(stale, as_vllm / "toypkg-0.1.dist-info")
+    (check,) = plugin.check(as_vllm)
+    assert "2 dist-infos of toypkg" in check.detail and "remove the stale one" in check.detail
+    assert "toypkg-0.1.dist-info" in check.detail
+
+
+def test_a_patched_module_that_is_a_fifo_is_drifted_not_a_hang(as_vllm: Path, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    """At engine start a FIFO in place of a recorded module is reported, never read until a
+    writer comes (the helper feeds a blocked reader the patched bytes, which would read as applied)."""
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    with fifo_in_place_of(as_vllm / "toypkg" / "core.py"):
+        (check,) = plugin.check(as_vllm)
+    assert check.state is Seen.DRIFTED and "toypkg/core.py unreadable (not a regular file)" in check.detail, (
+        check.detail
+    )
+
+
+def test_a_patch_with_another_stacked_on_its_file_reads_applied_at_engine_start(
+    as_vllm: Path,
+    toy: Path,
+    write_registry,  # type: ignore[no-untyped-def]
+    radpatch,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The self-check makes status's hash decision (state.hashes): the lower of two patches on one
+    file is applied while the file carries the upper one too, so RADPATCH_REQUIRE lets vLLM start."""
+    write_registry(
+        "upper",
+        """\
+        summary: a second patch on toy's file
+        description: stacks on toy
+        distribution: toypkg
+        supported: ">=1.0,<2"
+        modules:
+          core: toypkg.core
+        rewrites:
+          - id: cap
+            file: core
+            replace: {scope: plan, find: "size = 4", with: "size = 5"}
+        """,
+    )
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    assert radpatch("--registry", str(toy), "apply", "upper").code == 0
+    status = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy", "upper").out)
+    assert [s["state"] for s in status] == ["applied", "applied"]
+    checks = {c.name: c.state for c in plugin.check(as_vllm)}
+    assert checks == {"toy": Seen.APPLIED, "upper": Seen.APPLIED}
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy,upper")
+    caplog.set_level(logging.INFO, logger=plugin.LOGGER)
+    plugin.register()  # raises RequiredPatchMissing when either reads otherwise
+    assert "toy applied" in _line(caplog) and "upper applied" in _line(caplog)
+    core = as_vllm / "toypkg" / "core.py"
+    core.write_text(core.read_text() + "\n# edited\n")  # issue 21: comments do not count, stacked or not
+    assert {c.name: c.state for c in plugin.check(as_vllm)} == {"toy": Seen.APPLIED, "upper": Seen.APPLIED}
+    core.write_text(core.read_text() + "EDITED = 1\n")
+    assert {c.name: c.state for c in plugin.check(as_vllm)} == {"toy": Seen.DRIFTED, "upper": Seen.DRIFTED}

@@ -1,0 +1,87 @@
+"""`requires:` and `upstream:` on a registry entry: parsed into Patch, refused with file:line and
+key path when wrong, and stated in the JSON Schema (the engine's use of them comes separately)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from radpatch.errors import RegistryError
+from radpatch.registry import json_schema
+from radpatch.registry.loader import load_patch
+
+ENTRY = """\
+summary: s
+description: d
+distribution: vllm
+supported: ">=0.1"
+modules: {core: vllm.core}
+rewrites:
+  - set_constant: {name: LIMIT, value: 3}
+"""
+PR = "https://github.com/vllm-project/vllm/pull/12345"
+
+
+def write(tmp_path: Path, extra: str, name: str = "later_fix") -> Path:
+    f = tmp_path / f"{name}.yaml"
+    f.write_text(ENTRY + extra)
+    return f
+
+
+def schema_accepts(f: Path) -> bool:
+    try:
+        jsonschema.validate(yaml.safe_load(f.read_text()), json.loads(json_schema.render()))
+    except jsonschema.ValidationError:
+        return False
+    return True
+
+
+def problems(f: Path) -> list[str]:
+    with pytest.raises(RegistryError) as info:
+        load_patch(f)
+    return info.value.problems
+
+
+def test_both_default_to_nothing(tmp_path: Path) -> None:
+    patch = load_patch(write(tmp_path, ""))
+    assert patch.requires == () and patch.upstream == ()
+
+
+def test_both_are_read_in_the_order_written(tmp_path: Path) -> None:
+    issue = "https://github.com/vllm-project/vllm/issues/999"
+    f = write(tmp_path, f"requires: [first_fix, kv_group_size]\nupstream:\n  - {PR}\n  - {issue}\n")
+    patch = load_patch(f)
+    assert patch.requires == ("first_fix", "kv_group_size") and patch.upstream == (PR, issue)
+    assert schema_accepts(f)
+
+
+@pytest.mark.parametrize(
+    ("extra", "line", "path", "says"),
+    [
+        ("requires: first_fix\n", 8, "requires", "expected a list, found 'first_fix'; write e.g. [earlier_fix]"),
+        ("requires: [later_fix]\n", 8, "requires[0]", "'later_fix' is this entry itself"),
+        ("requires: [a, first_fix.yaml]\n", 8, "requires[1]", "without its file suffix: 'first_fix'"),
+        ("requires:\n  - a\n  - a\n", 10, "requires[1]", "'a' is listed twice"),
+        ("requires: ['my fix']\n", 8, "requires[0]", "'my fix' is not an entry name"),
+        ("upstream: [github.com/vllm-project/vllm/pull/1]\n", 8, "upstream[0]", "is not an http(s) URL"),
+        ("upstream: ['https://x y']\n", 8, "upstream[0]", "is not an http(s) URL"),
+        (f"upstream: [{PR}, {PR}]\n", 8, "upstream[1]", "is listed twice"),
+        ("upstream: {pr: 1}\n", 8, "upstream", "expected a list, found a mapping"),
+    ],
+)
+def test_a_wrong_value_is_refused_at_its_file_line_and_key_path(
+    tmp_path: Path, extra: str, line: int, path: str, says: str
+) -> None:
+    f = write(tmp_path, extra)
+    found = [p for p in problems(f) if p.startswith(f"{f}:{line}:") and f": at {path}: " in p]
+    assert found and says in found[0], problems(f)
+    assert schema_accepts(f) is (path == "requires[0]" and "itself" in says)  # the editor flags all but this
+
+
+def test_every_wrong_item_is_reported_at_once(tmp_path: Path) -> None:
+    f = write(tmp_path, "requires: [later_fix, 'a b']\nupstream: [ftp://x]\n")
+    assert len(problems(f)) == 3

@@ -1,0 +1,44 @@
+"""The loopback package index for the matrix, port and upstream-state tests (releases/ tests)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.lib.index_server import IndexServer
+from tests.lib.wheels import build_wheel
+
+Wheels = dict[str, dict[str, str | bytes]]  # version -> the files of its wheel
+
+
+@pytest.fixture
+def loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str, Wheels], IndexServer]]:
+    """loopback(dist, {version: files}) -> an IndexServer serving those wheels (with Range), and
+    radpatch pointed at it through pip's own settings, with a cache of its own."""
+    started: list[IndexServer] = []
+    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PROXY", "PIP_TRUSTED_HOST"):
+        monkeypatch.delenv(var, raising=False)
+    for var in ("PIP_CERT", "PIP_CLIENT_CERT", "VIRTUAL_ENV", "RADPATCH_LISTING_TTL"):
+        monkeypatch.delenv(var, raising=False)
+    for var in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # this machine's pip.conf must not add indexes here
+    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RADPATCH_JOBS", "1")
+
+    def start(dist: str, wheels: Wheels) -> IndexServer:
+        for version, files in wheels.items():
+            build_wheel(tmp_path / "wheels", dist, version, files)
+        server = IndexServer(tmp_path / "wheels")
+        server.thread.start()
+        started.append(server)
+        monkeypatch.setenv("PIP_INDEX_URL", server.url)
+        return server
+
+    yield start
+    for server in started:
+        server.httpd.shutdown()
+        server.httpd.server_close()

@@ -1,0 +1,128 @@
+"""Overlapping entries: two entries changing the same node or inserting at the same anchor.
+
+`list` and `verify` report them; `apply` (through overlaps.check_apply) refuses two of them with
+no order between them; `requires:` gives the order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.version import Version
+
+from radpatch.context import Context
+from radpatch.errors import RefusedError
+from radpatch.registry.loader import load_patch
+from radpatch.registry.model import Patch
+from radpatch.releases import overlaps
+from tests.lib.site import Site
+
+HEAD = """\
+summary: toy
+description: toy
+distribution: toypkg
+supported: "{supported}"
+modules:
+  core: toypkg.core
+rewrites:
+"""
+CAP = """\
+  - id: cap-{n}
+    replace: {{scope: plan, find: "size = 4", with: "size = {n}"}}
+"""
+AFTER = """\
+  - id: log-{n}
+    insert_after: {{scope: plan, find: "size = len(spec)", code: "size = size + {n}"}}
+"""
+WRAP = """\
+  - id: wrap
+    wrap_body: {function: plan, with: "try:\\n    __body__\\nfinally:\\n    pass"}
+"""
+DEFAULT = """\
+  - id: default-{n}
+    add_parameter: {{function: groups, name: p{n}, default: "None"}}
+"""
+
+
+def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
+    reg.mkdir(exist_ok=True)
+    after = f"requires: [{', '.join(requires)}]\n" if requires else ""
+    (reg / f"{name}.yaml").write_text(after + HEAD.format(supported=supported) + body)
+    return load_patch(reg / f"{name}.yaml")
+
+
+def test_the_same_statement_and_the_same_anchor_overlap(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", CAP.format(n=5) + AFTER.format(n=1))
+    b = write(tmp_path, "b", CAP.format(n=6))
+    c = write(tmp_path, "c", AFTER.format(n=2))
+    found = overlaps.find([a, b, c], [Version("1.0")])
+    pairs = {(o.first, o.second, o.first_rewrite, o.second_rewrite, o.what) for o in found}
+    assert pairs == {
+        ("a", "b", "cap-5", "cap-6", "change the same statement or expression in plan"),
+        ("a", "c", "log-1", "log-2", "insert at the same anchor in plan"),
+    }
+    assert all(o.module == "toypkg.core" and not o.ordered for o in found)
+
+
+def test_a_body_rewrite_overlaps_everything_inside_the_function(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", WRAP)
+    b = write(tmp_path, "b", CAP.format(n=5))
+    c = write(tmp_path, "c", DEFAULT.format(n=1))  # another function: no overlap
+    found = overlaps.find([a, b, c], [Version("1.0")])
+    assert [(o.first, o.second, o.what) for o in found] == [("a", "b", "change the body of plan()")]
+
+
+def test_entries_that_never_meet_on_a_release_do_not_overlap(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", CAP.format(n=5), supported=">=1.0,<1.5")
+    b = write(tmp_path, "b", CAP.format(n=6), supported=">=1.5,<2")
+    assert overlaps.find([a, b]) == []  # probes: every version the ranges name
+    c = write(tmp_path, "c", CAP.format(n=7), supported=">=1.2,<2")
+    assert {(o.first, o.second) for o in overlaps.find([a, b, c])} == {("a", "c"), ("b", "c")}
+
+
+def test_requires_orders_an_overlap_and_apply_refuses_only_unordered_ones(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", CAP.format(n=5))
+    b = write(tmp_path, "b", CAP.format(n=6))
+    with pytest.raises(RefusedError) as err:
+        overlaps.refuse_unordered([a, b], [Version("1.0")])
+    assert "a and b overlap" in err.value.message and "requires: [a]" in err.value.hint
+    b_after_a = write(tmp_path, "b", CAP.format(n=6), requires=("a",))
+    overlaps.refuse_unordered([a, b_after_a], [Version("1.0")])  # b comes after a: allowed
+    c = write(tmp_path, "c", CAP.format(n=7), requires=("b",))
+    overlaps.refuse_unordered([a, b_after_a, c], [Version("1.0")])  # c after b after a: transitively
+    with pytest.raises(RefusedError):
+        overlaps.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
+
+
+def test_list_reports_overlaps(toy: Path, radpatch: Any, write_registry: Any) -> None:
+    write_registry(
+        "other",
+        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
+        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
+    )
+    r = radpatch("--registry", str(toy), "list")
+    assert r.code == 0, r.err
+    assert (
+        "overlap: other (pass-cfg-too) and toy (pass-cfg) both change the same statement or expression in groups "
+        "in toypkg.core" in r.out
+    )
+
+
+def test_check_apply_counts_what_is_applied_already(
+    site: Site, toy: Path, radpatch: Any, write_registry: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_registry(
+        "other",
+        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
+        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
+    )
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    ctx = Context(None, (str(toy),))
+    with pytest.raises(RefusedError) as err:
+        overlaps.check_apply(ctx, [ctx.registry.load("other")])
+    assert "other and toy overlap" in err.value.message or "toy and other overlap" in err.value.message
+    other = (toy / "other.yaml").read_text()
+    (toy / "other.yaml").write_text("requires: [toy]\n" + other)
+    overlaps.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])

@@ -1,0 +1,69 @@
+"""set_constant (radpatch/rewrite/ops/set_constant.py): a module constant changed, or a new one placed
+after what its value reads.
+
+Every case runs through plan.plan as the engine runs it (compile, names, reverse proof);
+tests/lib/rewrites.py's check compares whole modules and proves the structural inverse.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from radpatch.prove import plan
+from radpatch.rewrite import runner
+from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.rewrites import check, patch_of, refuse
+from tests.lib.sources import HEADER
+from tests.lib.vllm_files import VERSIONS, fixture
+
+
+def test_set_constant_changes_its_value() -> None:
+    check(HEADER, SetConstant("HANDSHAKE_TIMEOUT_MINS", "15", "5"), HEADER.replace("= 5", "= 15"))
+
+
+def test_set_constant_reading_an_environment_variable_with_an_import() -> None:
+    value = 'int(os.environ.get("VLLM_HANDSHAKE_TIMEOUT_MINS", "5"))'
+    check(
+        HEADER,
+        (AddImport("import os"), SetConstant("HANDSHAKE_TIMEOUT_MINS", value, "5")),
+        HEADER.replace("= 5", f"= {value}"),
+    )
+
+
+def test_set_constant_new_name_goes_after_imports() -> None:
+    check(
+        HEADER,
+        SetConstant("RETRIES", "3"),
+        HEADER.replace("from typing import Any\n", "from typing import Any\n    RETRIES = 3\n"),
+    )
+
+
+def test_set_constant_new_name_that_the_module_binds_is_a_clash() -> None:
+    exc = refuse(HEADER, SetConstant("logger", "3"))
+    assert "already binds logger (line 6)" in exc.message and "from:" in exc.hint
+
+
+def test_a_new_constant_goes_after_the_module_names_its_value_reads() -> None:
+    check(
+        "import os\n\nlogger = None\nTIMEOUT_MINS = 5\n\n\ndef f():\n    return TIMEOUT_MINS\n",
+        SetConstant("TIMEOUT_MS", "TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))"),
+        "import os\n\nlogger = None\nTIMEOUT_MINS = 5\n"
+        "TIMEOUT_MS = TIMEOUT_MINS * 60_000 + int(os.environ.get('X', '0'))\n\n\n"
+        "def f():\n    return TIMEOUT_MINS\n",
+    )
+
+
+def test_a_new_constant_reading_only_imports_goes_after_the_imports() -> None:
+    check("import os\n\nTIMEOUT_MINS = 5\n", SetConstant("X", "os.sep"), "import os\nX = os.sep\n\nTIMEOUT_MINS = 5\n")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_new_constant_from_an_upstream_constant_is_defined_after_it_in_real_core(version: str) -> None:
+    patch = patch_of(SetConstant("RADIANCE_HANDSHAKE_MS", "HANDSHAKE_TIMEOUT_MINS * 60_000"))
+    data = fixture(version, "vllm/v1/engine/core.py")
+    after = plan.plan(patch, patch.rewrites, "m", Path("core.py"), data).after.decode()
+    assert after.index("RADIANCE_HANDSHAKE_MS = ") > after.index("HANDSHAKE_TIMEOUT_MINS = 5")
+    assert runner.backward(patch, patch.rewrites, after.encode(), "core.py") == data
