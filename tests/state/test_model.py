@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from radpatch.cli import main
-from tests.conftest import record_hash
+from tests.lib.site import record_hash
 
 PATCHES = ("a", "b", "c")
 MODULE = "".join(f"def f{p}(v):\n    return v + 1\n\n\n" for p in PATCHES).rstrip("\n") + "\n"
