@@ -10,12 +10,12 @@ from pathlib import Path
 
 from radpatch import faults
 from radpatch.errors import RefusedError
-from radpatch.files import ChangedMeanwhile, atomic_write, refresh_bytecode
+from radpatch.files import ChangedMeanwhile, atomic_write, read_regular, refresh_bytecode
 from radpatch.gcpause import pausing
-from radpatch.install.environment import PythonEnv
+from radpatch.install.environment import PythonEnv, module_path
 from radpatch.install.locate import find_target
 from radpatch.prove import plan
-from radpatch.registry.model import Patch
+from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.state.decide import (
     FileState,
@@ -25,7 +25,9 @@ from radpatch.state.decide import (
     changed_scopes,
     patch_state,
     record_digest,
+    targets,
 )
+from radpatch.state.hashes import Link, above, base, code_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256
 
 Say = Callable[[str], None]
@@ -42,6 +44,7 @@ class Change:
     files: tuple[plan.FileChange, ...]
     root: Path  # the installation directory whose state records this change
     forget: bool = False  # revert: only drop a record that no longer describes the files
+    off: bool = False  # apply: the patch comes off these files (to go on again in its current revision)
 
 
 def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
@@ -86,18 +89,29 @@ def _committed(store: Store) -> bool:
 def apply(
     env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False, import_check: bool = False
 ) -> list[Change]:
-    """Apply every patch that is not applied yet; refuse all if any one cannot be proven.
-    `import_check`: also import each changed module, as planned, in the target interpreter first."""
+    """Apply every patch that is not applied yet, and re-apply each whose entry has another
+    revision now; refuse all if any one cannot be proven. `import_check`: also import each
+    changed module, as planned, in the target interpreter first.
+
+    A re-applied patch comes off first (with every patch stacked above it on its files, which
+    must be named too), then goes on again in its current revision, the ones above after it in
+    their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md)."""
+    states = {p.name: patch_state(p, env) for p in patches}
+    redo = _restack(patches, states)  # newest first
     changes: list[Change] = []
     overlay: dict[Path, bytes] = {}
-    for patch in patches:
-        ps = patch_state(patch, env)
+    for name in redo:
+        changes.append(_change(states[name], _take_off(states[name], set(redo), overlay, say), off=True))
+    again = sorted((p for p in patches if p.name in redo), key=lambda p: -redo.index(p.name))
+    for patch in [*again, *(p for p in patches if p.name not in redo)]:
+        ps = states[patch.name]
+        if patch.name in redo:
+            if ps.record and ps.record.registry_digest != patch.digest:
+                say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
+            changes.append(_change(ps, _planned(ps, _entry_files(ps), env, overlay)))
+            continue
         if ps.declined:
             say(f"{patch.name}: {ps.reason}; nothing to apply")
-            continue
-        if ps.state is State.APPLIED and ps.record and ps.record.registry_digest != patch.digest:
-            say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
-            changes.append(_change(ps, _replanned(ps, patch, env)))
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -107,14 +121,7 @@ def apply(
             continue
         if ps.state is not State.NOT_APPLIED:
             raise _refuse_state(ps, "apply")
-        files = []
-        for f in ps.files:
-            before = overlay.get(f.path, f.data)
-            _refuse_if_present(ps, f, before)
-            change = plan.plan(patch, f.rewrites, f.module, f.path, before, env)
-            overlay[f.path] = change.after
-            files.append(change)
-        changes.append(_change(ps, files))
+        changes.append(_change(ps, _planned(ps, list(ps.files), env, overlay)))
     _one_root(changes)
     if import_check and any(c.files for c in changes):
         from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
@@ -126,8 +133,84 @@ def apply(
     for c in changes:
         dist = c.patch.dist
         assert dist is not None  # a change is only planned for an installed distribution
-        say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(f.module for f in c.files)})")
+        if not c.off:
+            say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(f.module for f in c.files)})")
     return changes
+
+
+def _planned(
+    ps: PatchState, files: list[FileState], env: PythonEnv, overlay: dict[Path, bytes]
+) -> list[plan.FileChange]:
+    """Each file planned on what the run's earlier changes leave of it."""
+    out = []
+    for f in files:
+        before = overlay.get(f.path, f.data)
+        _refuse_if_present(ps, f, before)
+        change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before, env)
+        overlay[f.path] = change.after
+        out.append(change)
+    return out
+
+
+def _entry_files(ps: PatchState) -> list[FileState]:
+    """The files the entry's current revision rewrites (not those an earlier revision wrote)."""
+    dist = ps.dist
+    assert dist is not None
+    found = targets(ps.patch, dist)
+    if isinstance(found, str):
+        raise RefusedError(f"cannot re-apply {ps.patch.name}: {found}", _reinstall(ps))
+    out = []
+    for t in found:
+        path = module_path(dist, t.relpath)
+        try:
+            data = read_regular(path)
+        except OSError as exc:
+            raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", _reinstall(ps))
+        out.append(FileState(t.module, path, t.relpath, t.rewrites, data, State.NOT_APPLIED, "", None))
+    return out
+
+
+def _restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
+    """The applied patches this run takes off and puts on again, newest first: each whose entry has
+    another revision now, and every patch stacked above one of those (which must be named)."""
+    named = {p.name for p in patches}
+    todo = [
+        p.name
+        for p in patches
+        if states[p.name].state is State.APPLIED
+        and not states[p.name].declined
+        and states[p.name].record is not None
+        and states[p.name].record.registry_digest != p.digest  # type: ignore[union-attr]
+    ]
+    redo: dict[str, int] = {}
+    while todo:
+        name = todo.pop()
+        if name in redo:
+            continue
+        ps = states[name]
+        if ps.state is not State.APPLIED or ps.record is None or ps.dist is None:
+            raise _refuse_state(ps, "re-apply")
+        redo[name] = ps.record.seq
+        for f in ps.record.files:
+            for upper in _above(ps, f):
+                if upper not in named:
+                    raise RefusedError(
+                        f"{name}: {f.path} also carries {upper}, applied on top of it: re-applying {name} "
+                        f"takes {upper} off and puts it on again",
+                        f"re-apply them together: radpatch apply {name} {upper}",
+                    )
+                todo.append(upper)
+    return sorted(redo, key=lambda n: -redo[n])
+
+
+def _above(ps: PatchState, rec: FileRecord) -> list[str]:
+    """The patches stacked above `ps`'s link in the file as it is on disk."""
+    assert ps.root is not None
+    try:
+        data = read_regular(ps.root / rec.path)
+    except OSError:
+        return []
+    return above(Store(ps.root), rec, sha256(data), data)
 
 
 def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
@@ -154,10 +237,10 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     )
 
 
-def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False) -> Change:
+def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False, off: bool = False) -> Change:
     root = ps.root
     assert root is not None
-    return Change(ps, tuple(files), root, forget)
+    return Change(ps, tuple(files), root, forget, off)
 
 
 def _one_root(changes: list[Change]) -> None:
@@ -179,6 +262,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     exactly as radpatch left it gets its kept original back."""
     changes: list[Change] = []
     overlay: dict[Path, bytes] = {}
+    named = {p.name for p in patches}
     for patch in _newest_first(env, patches):
         ps = patch_state(patch, env)
         if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
@@ -196,14 +280,21 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             continue
         if ps.state is not State.APPLIED:
             raise _refuse_state(ps, "revert")
-        if ps.declined or ps.record and ps.record.registry_digest != patch.digest:
-            # written by another revision of the entry: its inverse is not this one's; restore the kept original
-            changes.append(_change(ps, _from_kept_original(ps, lambda f, pristine: pristine)))
+        if ps.record is not None:
+            changes.append(_change(ps, _take_off(ps, named, overlay, say)))
             continue
-        files = []
+        files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
         for f in ps.files:
             current = overlay.get(f.path, f.data)
-            pristine = _restored(ps, f, current, say)
+            if f.record_sha256 is None:
+                raise RefusedError(
+                    f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
+                    "RECORD has no hash for it: nothing proves what its original was",
+                    _reinstall(ps),
+                )
+            pristine = _inverse_checked(
+                ps, f.relpath, f.rewrites, current, {f.record_sha256}, "radpatch has no record of patching it"
+            )
             overlay[f.path] = pristine
             files.append(plan.FileChange(f.module, f.path, current, pristine))
         changes.append(_change(ps, files))
@@ -242,109 +333,114 @@ def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
     return sorted(patches, key=lambda p: -seq.get(p.name, -1))
 
 
-def _restored(ps: PatchState, f: FileState, current: bytes, say: Say) -> bytes:
-    """What `f` becomes when `ps.patch` comes off it: the kept original when the file is exactly
-    as radpatch left it; otherwise the structural inverse, accepted only if provably the original."""
-    assert ps.dist is not None
-    store = Store(ps.dist.root)
-    rec = next((r for r in (ps.record.files if ps.record else ()) if r.path == f.relpath), None)
-    digest = sha256(current)
-    if rec is not None and digest == rec.patched_sha256:
+def _take_off(ps: PatchState, named: set[str], overlay: dict[Path, bytes], say: Say) -> list[plan.FileChange]:
+    """Take the patch off every file its record names, each from what the run's earlier changes
+    left of it: the kept original when the file is exactly as radpatch left it, else the
+    structural inverse, accepted only when it is provably the recorded original's code."""
+    assert ps.record is not None and ps.root is not None
+    out = []
+    for rec in ps.record.files:
+        later = [n for n in _above(ps, rec) if n not in named]
+        if later:
+            raise RefusedError(
+                f"{ps.patch.name}: {rec.path} also carries {', '.join(later)}, applied on top of it",
+                f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}",
+            )
+        path = ps.root / rec.path
+        current = overlay.get(path)
+        if current is None:
+            try:
+                current = read_regular(path)
+            except OSError as exc:
+                raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", _reinstall(ps))
+        pristine = _restored(ps, rec, current, say)
+        overlay[path] = pristine
+        out.append(plan.FileChange(rec.module, path, current, pristine))
+    return out
+
+
+def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> bytes:
+    """What the file of `rec` becomes when `ps.patch` comes off it."""
+    assert ps.root is not None
+    store = Store(ps.root)
+    wheel = next((f.record_sha256 for f in ps.files if f.relpath == rec.path), None)
+    if sha256(current) == rec.patched_sha256:
         kept = store.original(rec.original_sha256)
         if kept is not None:
             return kept
         return _inverse_checked(
             ps,
-            f,
+            rec.path,
+            _rewrites_of(ps, rec.path),
             current,
-            {rec.original_sha256, f.record_sha256 or rec.original_sha256},
+            {rec.original_sha256, wheel or rec.original_sha256},
             "its kept original is gone from .radpatch/originals/",
         )
-    if rec is not None:
-        later = _later(store, f.relpath, rec)
-        if later:
-            raise RefusedError(
-                f"{ps.patch.name}: {f.relpath} also carries {', '.join(later)}, applied on top of it",
-                f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}",
-            )
-        return _layout_edited(ps, f, current, rec, store, say)
-    if f.record_sha256 is None:
+    return _layout_edited(ps, rec, current, store, say)
+
+
+def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:
+    """The current revision's rewrites of `relpath` (what undoes the patch structurally), or
+    refused when it has none: an earlier revision patched the file and the current one moved."""
+    found = targets(ps.patch, ps.dist) if ps.dist is not None else []
+    rws = next((t.rewrites for t in found if t.relpath == relpath), ()) if not isinstance(found, str) else ()
+    if not rws:
         raise RefusedError(
-            f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's RECORD "
-            "has no hash for it: nothing proves what its original was",
+            f"{ps.patch.name}: {relpath} is not exactly as radpatch left it, and the entry's current "
+            "revision does not rewrite it, so nothing can undo the earlier revision's change structurally",
             _reinstall(ps),
         )
-    return _inverse_checked(ps, f, current, {f.record_sha256}, "radpatch has no record of patching it")
+    return rws
 
 
-def _later(store: Store, relpath: str, rec: FileRecord) -> list[str]:
-    """The patches radpatch applied on top of `rec` in this file, in the order applied."""
-    links = {r.original_sha256: (name, r.patched_sha256) for name, r in store.chain(relpath)}
-    out, at = [], rec.patched_sha256
-    while at in links and links[at][0] not in out:
-        name, at = links[at]
-        out.append(name)
-    return out
-
-
-def _inverse_checked(ps: PatchState, f: FileState, current: bytes, accept: set[str], why: str) -> bytes:
+def _inverse_checked(
+    ps: PatchState, relpath: str, rws: tuple[Rewrite, ...], current: bytes, accept: set[str], why: str
+) -> bytes:
     """The structural inverse, only if it is byte for byte a known original (recorded or RECORD's)."""
+    assert ps.root is not None
     try:
-        pristine = runner.backward(ps.patch, f.rewrites, current, str(f.path))
+        pristine = runner.backward(ps.patch, rws, current, str(ps.root / relpath))
     except RefusedError as exc:
         raise RefusedError(
-            f"{ps.patch.name}: cannot revert {f.relpath} ({why}): undoing the patch stops at {runner.short(exc)}",
+            f"{ps.patch.name}: cannot revert {relpath} ({why}): undoing the patch stops at {runner.short(exc)}",
             _reinstall(ps),
         )
     if sha256(pristine) not in accept:
         raise RefusedError(
-            f"{ps.patch.name}: cannot revert {f.relpath} byte for byte ({why}, and undoing the patch does not "
+            f"{ps.patch.name}: cannot revert {relpath} byte for byte ({why}, and undoing the patch does not "
             "give back the recorded original or the file in the distribution's RECORD)",
             _reinstall(ps),
         )
     return pristine
 
 
-def _layout_edited(ps: PatchState, f: FileState, current: bytes, rec: FileRecord, store: Store, say: Say) -> bytes:
-    """A patched file someone touched since (status already judged the code unchanged): undo the
-    patch and keep their comment and layout edits, or refuse."""
-    pristine = runner.backward(ps.patch, f.rewrites, current, str(f.path))
+def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store, say: Say) -> bytes:
+    """A patched file someone touched since (status judged its code unchanged): undo the patch
+    structurally and keep their comment and layout edits, when the result is the recorded
+    original's code; else refuse."""
+    assert ps.root is not None
+    rws = _rewrites_of(ps, rec.path)
+    try:
+        pristine = runner.backward(ps.patch, rws, current, str(ps.root / rec.path))
+    except RefusedError as exc:
+        raise RefusedError(
+            f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {runner.short(exc)}",
+            _reinstall(ps),
+        )
     if sha256(pristine) == rec.original_sha256:
         return pristine
-    original = store.original(rec.original_sha256)
-    if original is not None and not changed_scopes(original, pristine):
-        say(f"{ps.patch.name}: note: {f.relpath} had comment or layout edits since it was patched; they are kept")
+    same = bool(rec.original_code) and code_hash(pristine) == rec.original_code
+    if not same and not rec.original_code:  # a record from before code hashes: compare with the kept original
+        original = store.original(rec.original_sha256)
+        same = original is not None and not changed_scopes(original, pristine)
+    if same:
+        say(f"{ps.patch.name}: note: {rec.path} had comment or layout edits since it was patched; they are kept")
         return pristine
     raise RefusedError(
-        f"{ps.patch.name}: reverting {f.relpath} would not give back the recorded original "
+        f"{ps.patch.name}: reverting {rec.path} would not give back the recorded original "
         f"(sha256 {rec.original_sha256[:12]}…)",
         "the file's code was edited since it was patched; reinstall the distribution instead",
     )
-
-
-def _replanned(ps: PatchState, patch: Patch, env: PythonEnv) -> list[plan.FileChange]:
-    """Each file planned afresh by `patch` from its kept original (a function, so the closure binds this patch)."""
-    return _from_kept_original(
-        ps, lambda f, pristine: plan.plan(patch, f.rewrites, f.module, f.path, pristine, env).after
-    )
-
-
-def _from_kept_original(ps: PatchState, make: Callable[[FileState, bytes], bytes]) -> list[plan.FileChange]:
-    """Changes computed from each file's kept original, for files exactly as radpatch left them."""
-    assert ps.dist is not None and ps.record is not None
-    store = Store(ps.dist.root)
-    out = []
-    for f in ps.files:
-        rec = next((r for r in ps.record.files if r.path == f.relpath), None)
-        original = store.original(rec.original_sha256) if rec and f.sha256 == rec.patched_sha256 else None
-        if rec is None or original is None:
-            raise RefusedError(
-                f"{ps.patch.name}: {f.relpath} was patched by another revision of this registry entry and "
-                "cannot be traced back to its original",
-                _reinstall(ps),
-            )
-        out.append(plan.FileChange(f.module, f.path, f.data, make(f, original), pristine=original))
-    return out
 
 
 def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
@@ -374,7 +470,7 @@ def _write_group(
     written: list[Path] = []
     try:
         for c in group if op == "apply" else ():  # before any file: a record never names an original not kept
-            for f in c.files:
+            for f in c.files if not c.off else ():
                 store.keep_original(f.original)
         for path, (before, after) in files.items():
             faults.point("before-file")
@@ -387,11 +483,11 @@ def _write_group(
         records = store.records()
         seq = max((r.seq for r in records.values()), default=0)
         for c in group:
-            if op == "revert":
+            if op == "revert" or c.off:
                 records.pop(c.patch.patch.name, None)
             else:
                 seq += 1
-                records[c.patch.patch.name] = _record(c, seq)
+                records[c.patch.patch.name] = _record(c, seq, records)
         store.save(records, run)
     except BaseException:
         if _roll_back(store, files, written):
@@ -417,12 +513,27 @@ def _roll_back(store: Store, files: dict[Path, tuple[bytes, bytes]], written: li
     return ok
 
 
-def _record(c: Change, seq: int) -> PatchRecord:
+def _record(c: Change, seq: int, records: dict[str, PatchRecord]) -> PatchRecord:
+    """The record of a change, its links stacked on the links in `records` (this run's earlier
+    changes included)."""
     dist = c.patch.dist
     assert dist is not None
-    files = tuple(
-        FileRecord(f.module, str(f.path.relative_to(dist.root)), sha256(f.original), sha256(f.after)) for f in c.files
-    )
+    files = []
+    for f in c.files:
+        relpath = str(f.path.relative_to(dist.root))
+        chain = [Link(r.patch, lf) for r in sorted(records.values(), key=lambda r: r.seq) for lf in r.files]
+        start = base([ln for ln in chain if ln.file.path == relpath], f.original)
+        files.append(
+            FileRecord(
+                f.module,
+                relpath,
+                sha256(f.original),
+                sha256(f.after),
+                code_hash(f.original),
+                code_hash(f.after),
+                *start,
+            )
+        )
     return PatchRecord(
-        c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, files, seq, record_digest(dist)
+        c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, tuple(files), seq, record_digest(dist)
     )

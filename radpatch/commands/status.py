@@ -1,12 +1,19 @@
+"""`radpatch status`: each patch's state (state.decide), and for an applied patch whether the
+target interpreter would import the patched files at all (state.imported); --check fails unless
+every patch named (or recorded) is applied and is what runs."""
+
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
 from radpatch.state.decide import PatchState, State, patch_state
+from radpatch.state.imported import Shadow, shadows
 from radpatch.state.record import Store
 
 _SATISFIED = (State.APPLIED, State.OBSOLETE)
@@ -20,12 +27,14 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     else:
         wanted = ctx.registry.names()
     states = [patch_state(p, ctx.env) for p in ctx.registry.load_many(wanted)]
+    shadowed = _shadowed(ctx, states)
+    states = [_with_shadow(s, shadowed) for s in states]
     if as_json:
-        click.echo(json.dumps([to_json(s) for s in states], indent=2))  # README "JSON output": schema 1
+        click.echo(json.dumps([to_json(s, shadowed) for s in states], indent=2))  # README "JSON output": schema 1
     else:
         _print(states)
     if check:
-        bad = [s for s in states if s.state not in _SATISFIED or s.pending]
+        bad = [s for s in states if s.state not in _SATISFIED or s.pending or any(f.path in shadowed for f in s.files)]
         if bad:
             fixable = [s.patch.name for s in bad if s.state is State.NOT_APPLIED and not s.pending]
             hint = (
@@ -47,6 +56,19 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     return EXIT_OK
 
 
+def _shadowed(ctx: Context, states: list[PatchState]) -> dict[Path, Shadow]:
+    """The applied files the target interpreter would not import (another copy shadows them)."""
+    files = [(f.module, f.path) for s in states if s.state is State.APPLIED for f in s.files]
+    return {sh.patched: sh for sh in shadows(ctx.env, files)}
+
+
+def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
+    mine = [shadowed[f.path].describe() for f in s.files if f.path in shadowed]
+    if not mine:
+        return s
+    return replace(s, reason="; ".join([*([s.reason] if s.reason else []), *mine]))
+
+
 def recorded_names(ctx: Context) -> list[str]:
     names: dict[str, None] = {}
     for d in ctx.env.paths:
@@ -58,7 +80,8 @@ def recorded_names(ctx: Context) -> list[str]:
 JSON_SCHEMA = 1  # bump when a change would break a reader of `status --json` (README "JSON output")
 
 
-def to_json(s: PatchState) -> dict[str, object]:
+def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[str, object]:
+    shadowed = shadowed or {}
     return {
         "schema_version": JSON_SCHEMA,
         "patch": s.patch.name,
@@ -80,6 +103,8 @@ def to_json(s: PatchState) -> dict[str, object]:
                 "sha256": f.sha256,
                 "record_sha256": f.record_sha256,
                 "record_match": f.record_match,
+                # the file the target interpreter would import instead of this one (it shadows it), or null
+                "imported_from": str(shadowed[f.path].imported) if f.path in shadowed else None,
             }
             for f in s.files
         ],

@@ -1,4 +1,6 @@
-"""Decide what state a patch is in, from the files themselves (the record only speeds it up)."""
+"""Decide what state a patch is in: from radpatch's record of what it wrote, read through the file
+chains of state.hashes first, and from the files' code (the rewrites, libcst) only when hashes
+cannot decide. The model is written down in docs/state.md."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from radpatch.install.environment import (
 )
 from radpatch.registry import versions
 from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
-from radpatch.state.hashes import ByHash, applied_hashes, by_hash
+from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256
 
 
@@ -153,12 +155,38 @@ def _not_installed(patch: Patch, env: PythonEnv) -> PatchState:
     return PatchState(patch, State.NOT_INSTALLED, locate.missing_reason(env, patch), None, (), None)
 
 
+@dataclass(frozen=True)
+class Target:
+    """One file the current revision of an entry rewrites in this install."""
+
+    module: str
+    relpath: str
+    rewrites: tuple[Rewrite, ...]
+
+
+def targets(patch: Patch, dist: Installed) -> list[Target] | str:
+    """The files the entry's current revision rewrites in `dist`, or why it cannot say."""
+    out: list[Target] = []
+    seen: dict[str, str] = {}
+    for target, rws in rewrites_by_file(patch, dist.version).items():
+        choice = locate.choose_module(patch, patch.target(target), rws, dist)
+        if isinstance(choice, str):
+            return f"{patch.name}: {choice}"
+        if choice.relpath in seen:
+            return (
+                f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} "
+                f"for {dist.name} {dist.version}; use one name for it"
+            )
+        seen[choice.relpath] = target
+        out.append(Target(choice.module, choice.relpath, rws))
+    return out
+
+
 def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> PatchState:
-    v = dist.version
     declined = _declined(patch, dist)
     if declined is not None:
         state, why = declined
-        still = _still_applied(patch, dist, store, record)
+        still = _still_applied(dist, store, record)
         if still:
             why = (
                 f"{why}; but radpatch's patch is still applied: "
@@ -166,23 +194,25 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
             )
             return PatchState(patch, State.APPLIED, why, dist, still, record, declined=True)
         return PatchState(patch, state, why, dist, (), record)
+    judged = record
+    if record is not None and record.registry_digest != patch.digest:
+        # another revision of the entry wrote these files (its rewrites, or even its modules, may
+        # differ from the current one's): what radpatch wrote decides, read from the record
+        still = _still_applied(dist, store, record)
+        if still:
+            return PatchState(patch, State.APPLIED, "", dist, still, record)
+        if _void(dist, store, record):  # a reinstall replaced every file it wrote: it says nothing true
+            judged = None
+    found = targets(patch, dist)
+    if isinstance(found, str):
+        return PatchState(patch, State.INCOMPATIBLE, found, dist, (), record)
     files = []
-    seen: dict[str, str] = {}
-    for target, rws in rewrites_by_file(patch, v).items():
-        choice = locate.choose_module(patch, patch.target(target), rws, dist)
-        if isinstance(choice, str):
-            return PatchState(patch, State.INCOMPATIBLE, f"{patch.name}: {choice}", dist, (), record)
-        if choice.relpath in seen:
-            why = (
-                f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} "
-                f"for {dist.name} {v}; use one name for it"
-            )
-            return PatchState(patch, State.INCOMPATIBLE, why, dist, (), record)
-        seen[choice.relpath] = target
+    for t in found:
         try:
-            files.append(_file_state(patch, dist, store, record, choice.module, choice.relpath, rws))
+            files.append(_file_state(patch, dist, store, judged, t.module, t.relpath, t.rewrites))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
+    files += _left_behind(dist, store, judged, {t.relpath for t in found})
     states = {f.state for f in files}
     overall = states.pop() if len(states) == 1 else State.DRIFTED
     reason = "; ".join(f"{f.relpath}: {f.detail}" for f in files if f.detail)
@@ -209,9 +239,39 @@ def _declined(patch: Patch, dist: Installed) -> tuple[State, str] | None:
     return None
 
 
-def _still_applied(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> tuple[FileState, ...]:
-    """The files of a trusted record that are still exactly as radpatch left them (all of them, or
-    none): an entry that stops covering a version must not hide a patched file from `revert`."""
+def _still_applied(dist: Installed, store: Store, record: PatchRecord | None) -> tuple[FileState, ...]:
+    """The files of a trusted record when every one still carries the patch (by the hashes of the
+    file chains: patches stacked on top, comment and layout edits count as carrying it), else ():
+    an entry that changed or stopped covering a version must not hide a patched file from `revert`."""
+    return _record_files(dist, store, record, ByHash.APPLIED)
+
+
+def _left_behind(dist: Installed, store: Store, record: PatchRecord | None, current: set[str]) -> list[FileState]:
+    """Files an earlier revision of the entry patched that the current one does not rewrite (it
+    moved to another module), when they do not read as pristine: such a file is radpatch's and
+    changed since, so the patch cannot read as applied or not applied."""
+    out = []
+    for f in record.files if record is not None else ():
+        if f.path in current:
+            continue
+        path = dist.root / f.path
+        try:
+            data = read_regular(path)
+        except OSError:
+            data = b""
+        wheel = dist.recorded_sha256(f.path)
+        if by_hash(sha256(data), f, store, wheel, data) is not ByHash.NOT_APPLIED:
+            why = "an earlier revision of the entry patched it, and it changed since"
+            out.append(FileState(f.module, path, f.path, (), data, State.DRIFTED, why, wheel))
+    return out
+
+
+def _void(dist: Installed, store: Store, record: PatchRecord) -> bool:
+    """Every file of the record reads not-applied by its hashes (a reinstall replaced them)."""
+    return bool(_record_files(dist, store, record, ByHash.NOT_APPLIED))
+
+
+def _record_files(dist: Installed, store: Store, record: PatchRecord | None, want: ByHash) -> tuple[FileState, ...]:
     if record is None or not record.files:
         return ()
     out = []
@@ -221,9 +281,11 @@ def _still_applied(patch: Patch, dist: Installed, store: Store, record: PatchRec
             data = read_regular(path)
         except OSError:
             return ()
-        if sha256(data) not in applied_hashes(store, f):
+        wheel = dist.recorded_sha256(f.path)
+        if by_hash(sha256(data), f, store, wheel, data) is not want:
             return ()
-        out.append(FileState(f.module, path, f.path, (), data, State.APPLIED, "", dist.recorded_sha256(f.path)))
+        state = State.APPLIED if want is ByHash.APPLIED else State.NOT_APPLIED
+        out.append(FileState(f.module, path, f.path, (), data, state, "", wheel))
     return tuple(out)
 
 
@@ -259,7 +321,7 @@ def _classify(
 ) -> tuple[State, str]:
     """Hashes first (the record's, the hash chain of stacked patches, RECORD's); libcst only
     when they cannot decide."""
-    verdict = by_hash(sha256(data), recorded, store, wheel_sha)
+    verdict = by_hash(sha256(data), recorded, store, wheel_sha, data)
     if verdict is ByHash.APPLIED:
         return State.APPLIED, ""
     if verdict is ByHash.NOT_APPLIED:

@@ -1,18 +1,32 @@
 """The state of one patched file from hashes alone: the one decision `status`, `apply`, `revert`
 and the engine-start self-check all make first (stdlib only: the self-check imports no libcst).
 
-A file carries a patch when its sha256 is the hash radpatch wrote for that patch, or a later link
-of the file's hash chain (patches radpatch stacked on top, in the order they were applied). It is
-pristine when its hash is the one the patch started from, or RECORD's (a reinstall). Anything
-else the hashes cannot decide: `status` then asks the rewrites (state.decide), and the
-self-check, which never parses code, reports it as changed.
+The model (docs/state.md): per file, radpatch's record holds a chain of links, one per patch it
+wrote there, in the order written; each link has the file's sha256 and code hash before and after
+that patch. The links the file carries *now* are found from its bytes (the walk): the newest link
+whose `after` is the file's sha256 (or, when someone edited only comments or layout since, whose
+`after` code hash is the file's code hash), then, going down, each link whose `after` is the
+`before` of the one above (by sha256, or by code hash when comments were edited between the two).
+
+A file carries a patch when the patch's link is on the walk. It does not when the file, or the
+first `before` of the walk (a reinstall, then other patches stacked since), is a state from before
+the patch (where it or a patch under it started, by sha256 or code hash) or RECORD's bytes: the
+link is void. Anything else the hashes cannot decide: `status` then asks the rewrites
+(state.decide), and the self-check, which never parses with libcst, reports it as changed.
 """
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import Enum
 
 from radpatch.state.record import FileRecord, Store
+
+CODE_SCHEME = f"ast{sys.version_info[0]}.{sys.version_info[1]}"  # ast.dump's text differs between Pythons
 
 
 class ByHash(str, Enum):
@@ -21,21 +35,156 @@ class ByHash(str, Enum):
     UNDECIDED = "undecided"
 
 
-def applied_hashes(store: Store, rec: FileRecord) -> set[str]:
-    """The hashes at which the file still carries the patch of `rec`: its own patched hash and
-    every later link of the file's hash chain (patches radpatch applied on top)."""
-    links = {f.original_sha256: f.patched_sha256 for _, f in store.chain(rec.path)}
-    out, at = {rec.patched_sha256}, rec.patched_sha256
-    while at in links and links[at] not in out:
-        at = links[at]
-        out.add(at)
-    return out
+@dataclass(frozen=True)
+class Link:
+    """One patch's change of one file, as recorded."""
+
+    patch: str
+    file: FileRecord
 
 
-def by_hash(digest: str, rec: FileRecord | None, store: Store, wheel_sha: str | None) -> ByHash:
-    """What the hashes say of a file whose sha256 is `digest`, for the patch that recorded `rec`."""
-    if rec is not None and digest in applied_hashes(store, rec):
+def code_hash(data: bytes) -> str:
+    """A hash of the file's code and nothing else: its syntax tree without positions, so comments,
+    blank lines and formatting do not change it. Tagged with this Python's version (another
+    Python's tree prints differently); "" for a file that does not parse."""
+    try:
+        tree = ast.parse(data)
+        text = ast.dump(tree)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    return f"{CODE_SCHEME}:{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+class _Code:
+    """The file's code hash, computed at most once and only when asked (parsing is the cost)."""
+
+    def __init__(self, data: bytes | None) -> None:
+        self._data, self._hash = data, None if data is not None else ""
+
+    def __call__(self) -> str:
+        if self._hash is None:
+            assert self._data is not None
+            self._hash = code_hash(self._data)
+        return self._hash
+
+
+def links(store: Store, relpath: str) -> list[Link]:
+    """Every recorded link of the file `relpath`, oldest first."""
+    return [Link(name, f) for name, f in store.chain(relpath)]
+
+
+def live(store: Store, relpath: str, digest: str, data: bytes | None = None) -> tuple[tuple[Link, ...], bool] | None:
+    """The links the file whose sha256 is `digest` carries now, oldest first, and whether its bytes
+    are exactly the top link's (False: found by code hash, comments or layout were edited since);
+    None when neither its bytes nor (given `data`) its code are any link's `after`."""
+    return _walk(links(store, relpath), digest, _Code(data))
+
+
+def _walk(chain: list[Link], digest: str, code: _Code) -> tuple[tuple[Link, ...], bool] | None:
+    top = next((i for i in reversed(range(len(chain))) if chain[i].file.patched_sha256 == digest), None)
+    exact = top is not None
+    if top is None and any(_ours(ln.file.patched_code) for ln in chain):
+        mine = code()
+        top = next((i for i in reversed(range(len(chain))) if mine and chain[i].file.patched_code == mine), None)
+    if top is None:
+        return None
+    out = [top]
+    while (below := _below(chain, out[-1])) is not None:
+        out.append(below)
+    return tuple(chain[i] for i in reversed(out)), exact
+
+
+def _below(chain: list[Link], at: int) -> int | None:
+    """The link the one at `at` was stacked on: the newest earlier one whose `after` is its
+    `before`, by sha256, or by code hash (comments edited between the two)."""
+    f = chain[at].file
+    below = next((i for i in reversed(range(at)) if chain[i].file.patched_sha256 == f.original_sha256), None)
+    if below is None and _ours(f.original_code):
+        below = next((i for i in reversed(range(at)) if chain[i].file.patched_code == f.original_code), None)
+    return below
+
+
+def _ours(code: str) -> bool:
+    """A code hash this Python computed (another Python's is never compared)."""
+    return code.startswith(CODE_SCHEME + ":")
+
+
+def by_hash(
+    digest: str,
+    rec: FileRecord | None,
+    store: Store,
+    wheel_sha: str | None | Callable[[], str | None],
+    data: bytes | None = None,
+) -> ByHash:
+    """What the hashes say of a file whose sha256 is `digest` (its bytes `data`, when the code
+    hash may be asked), for the patch that recorded `rec` (None: no trusted record of it).
+    `wheel_sha` is RECORD's sha256 of the file, or a function reading it only when needed."""
+    wheel = _Lazy(wheel_sha)
+    if rec is None:
+        return ByHash.NOT_APPLIED if digest == wheel() else ByHash.UNDECIDED
+    code = _Code(data)
+    chain = links(store, rec.path)
+    walked = _walk(chain, digest, code)
+    if walked is not None and any(ln.file == rec for ln in walked[0]):
         return ByHash.APPLIED
-    if (rec is not None and digest == rec.original_sha256) or (wheel_sha is not None and digest == wheel_sha):
+    shas, codes = _before(chain, rec)
+    shas |= {rec.base_sha256} - {""}
+    codes |= {rec.base_code} if _ours(rec.base_code) else set()
+    if walked is not None:  # its link is off the walk: void if the walk starts before the patch
+        start, start_code = walked[0][0].file.original_sha256, walked[0][0].file.original_code
+    else:
+        start, start_code = digest, code() if codes else ""
+    if start in shas or start == wheel() or (start_code and start_code in codes):
         return ByHash.NOT_APPLIED
     return ByHash.UNDECIDED
+
+
+def base(chain: list[Link], before: bytes) -> tuple[str, str]:
+    """Where the chain of a link written now on the bytes `before` starts (sha256, code hash):
+    the base of the link it is stacked on, or `before` itself."""
+    digest = hashlib.sha256(before).hexdigest()
+    under = next((ln.file for ln in reversed(chain) if ln.file.patched_sha256 == digest), None)
+    if under is None:
+        mine = code_hash(before) if any(_ours(ln.file.patched_code) for ln in chain) else ""
+        under = next((ln.file for ln in reversed(chain) if mine and ln.file.patched_code == mine), None)
+    if under is None:
+        return digest, code_hash(before)
+    if under.base_sha256:
+        return under.base_sha256, under.base_code
+    return under.original_sha256, under.original_code
+
+
+def _before(chain: list[Link], rec: FileRecord) -> tuple[set[str], set[str]]:
+    """The sha256s and code hashes of the states of the file before `rec`'s patch: its own
+    `before`, and going down, the `before` of each link it was stacked on."""
+    shas, codes = {rec.original_sha256}, {rec.original_code} if _ours(rec.original_code) else set()
+    at = next((i for i, ln in enumerate(chain) if ln.file == rec), None)
+    while at is not None:
+        f = chain[at].file
+        shas.add(f.original_sha256)
+        if _ours(f.original_code):
+            codes.add(f.original_code)
+        at = _below(chain, at)
+    return shas, codes
+
+
+class _Lazy:
+    def __init__(self, value: str | None | Callable[[], str | None]) -> None:
+        self._value, self._done = value, not callable(value)
+
+    def __call__(self) -> str | None:
+        if not self._done:
+            assert callable(self._value)
+            self._value, self._done = self._value(), True
+        assert not callable(self._value)
+        return self._value
+
+
+def above(store: Store, rec: FileRecord, digest: str, data: bytes | None = None) -> list[str]:
+    """The patches stacked on top of `rec` in the file as it is now (sha256 `digest`), oldest first."""
+    walked = live(store, rec.path, digest, data)
+    if walked is None:
+        return []
+    names = [ln.patch for ln in walked[0]]
+    mine = next((i for i, ln in enumerate(walked[0]) if ln.file == rec), None)
+    return [] if mine is None else names[mine + 1 :]

@@ -2,9 +2,10 @@
 
 State lives beside the distribution in `<site-packages>/.radpatch/`:
   record.json   patch -> the installed distribution it was applied to (name, version, sha256 of
-                its RECORD), its place in the order of runs (`seq`), and per file the sha256
-                before and after the patch; the links of all patches on one file are its hash
-                chain (pristine -> after patch 1 -> after patch 2 ...)
+                its RECORD), the entry's revision (`registry_digest`), its place in the order of
+                runs (`seq`), and per file the sha256 (and code hash) before and after the patch;
+                the links of all patches on one file are its chain (pristine -> after patch 1 ->
+                after patch 2 ...), read by state.hashes (docs/state.md)
   originals/    each file's bytes from before a patch, content-addressed by sha256: what
                 `revert` writes back, byte for byte
   journal/      present only while files are being written: the plan and each file's prior bytes,
@@ -32,8 +33,9 @@ from typing import Any
 from radpatch.errors import EnvironmentProblem
 from radpatch.files import atomic_write, fsync_dir, read_regular
 
-FORMAT = 2
+FORMAT = 3  # 3: each file link also carries the code hashes (state.hashes.code_hash) before and after
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
+_CODE = re.compile(r"(ast[0-9]+\.[0-9]+:[0-9a-f]{64})?\Z")
 _BLOB = re.compile(r"[0-9]+\.before\Z")
 
 
@@ -56,6 +58,15 @@ class FileRecord:
     path: str  # relative to the distribution root
     original_sha256: str  # the file before this patch (for a stacked patch: after the one below)
     patched_sha256: str  # the file right after this patch
+    # the same two states as code hashes (state.hashes.code_hash: comments and layout do not count),
+    # "" in records written before format 3 or for a file that does not parse
+    original_code: str = ""
+    patched_code: str = ""
+    # where the file's chain started when this link was written: the state before every radpatch
+    # patch under this one (its own `before` when it was the first), as sha256 and code hash; it
+    # stays known when the links under it are replaced later ("" before format 3)
+    base_sha256: str = ""
+    base_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -428,6 +439,9 @@ def _file_record(f: dict[str, object]) -> FileRecord:
     _need(isinstance(rec.module, str) and isinstance(rec.path, str), f"file entry {f!r}")
     for digest in (rec.original_sha256, rec.patched_sha256):
         _need(isinstance(digest, str) and bool(_SHA.match(digest)), f"not a sha256: {digest!r}")
+    _need(isinstance(rec.base_sha256, str) and bool(_SHA.match(rec.base_sha256) or not rec.base_sha256), "base")
+    for code in (rec.original_code, rec.patched_code, rec.base_code):
+        _need(isinstance(code, str) and bool(_CODE.match(code)), f"not a code hash: {code!r}")
     return rec
 
 

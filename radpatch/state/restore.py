@@ -24,8 +24,8 @@ from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import ChangedMeanwhile, atomic_write, fsync_dir, read_regular
 from radpatch.install import wheel_record
 from radpatch.install.environment import Installed, PythonEnv, installed_from
-from radpatch.state.hashes import applied_hashes
-from radpatch.state.record import PatchRecord, Store
+from radpatch.state.hashes import ByHash, by_hash
+from radpatch.state.record import FileRecord, PatchRecord, Store
 
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _NOT_LISTED_HINT = (
@@ -227,7 +227,7 @@ def refuse_patched(t: Target) -> None:
         return
     now = _digest(t.path)
     records = store.records()
-    carrying = [name for name, rec in chain if now in applied_hashes(store, rec)]
+    carrying = [name for name, rec in chain if _carries(store, rec, now)]
     revertible = [n for n in dict.fromkeys(carrying) if n in records and _as_left(store, t.dist.root, records[n])]
     if revertible:
         raise RefusedError(
@@ -238,7 +238,13 @@ def refuse_patched(t: Target) -> None:
 
 
 def _as_left(store: Store, root: Path, record: PatchRecord) -> bool:
-    return all(_digest(root / f.path) in applied_hashes(store, f) for f in record.files)
+    return all(_carries(store, f, _digest(root / f.path)) for f in record.files)
+
+
+def _carries(store: Store, rec: FileRecord, digest: str | None) -> bool:
+    """The file (sha256 `digest`) is exactly as radpatch left it with `rec`'s patch on (by bytes,
+    patches stacked above it counted: state.hashes's walk)."""
+    return digest is not None and by_hash(digest, rec, store, None) is ByHash.APPLIED
 
 
 def recorded(t: Target) -> list[str]:

@@ -48,7 +48,10 @@ def test_applied_then_drifted(as_vllm: Path, toy: Path, radpatch, caplog: pytest
     assert (check.name, check.state, check.detail) == ("toy", Seen.APPLIED, "")
     assert check.describe() == f"toy applied (registry {digest[:12]}, toypkg 1.0)"
     core = as_vllm / "toypkg" / "core.py"
-    core.write_text(core.read_text() + "\n# edited\n")
+    core.write_text(core.read_text() + "\n# edited\n")  # issue 21: a comment is not code, so not drift
+    (check,) = plugin.check(as_vllm)
+    assert check.state is Seen.APPLIED, check
+    core.write_text(core.read_text() + "EDITED = 1\n")  # a line of code is
     (check,) = plugin.check(as_vllm)
     assert check.state is Seen.DRIFTED and "toypkg/core.py changed since radpatch wrote it" in check.detail
 
@@ -220,5 +223,7 @@ def test_a_patch_with_another_stacked_on_its_file_reads_applied_at_engine_start(
     plugin.register()  # raises RequiredPatchMissing when either reads otherwise
     assert "toy applied" in _line(caplog) and "upper applied" in _line(caplog)
     core = as_vllm / "toypkg" / "core.py"
-    core.write_text(core.read_text() + "\n# edited\n")
+    core.write_text(core.read_text() + "\n# edited\n")  # issue 21: comments do not count, stacked or not
+    assert {c.name: c.state for c in plugin.check(as_vllm)} == {"toy": Seen.APPLIED, "upper": Seen.APPLIED}
+    core.write_text(core.read_text() + "EDITED = 1\n")
     assert {c.name: c.state for c in plugin.check(as_vllm)} == {"toy": Seen.DRIFTED, "upper": Seen.DRIFTED}

@@ -1,0 +1,103 @@
+"""Which file the target interpreter would import for a module: a patched file in site-packages
+is only what runs if nothing earlier on the import path shadows it (a checkout on PYTHONPATH, a
+copy in a mounted volume).
+
+radpatch never imports the target package: the target interpreter is asked, in a subprocess,
+where it would find each top-level package (`importlib.util.find_spec` of a top-level name
+imports nothing), with the import path radpatch resolved for it (`PythonEnv.paths`, which holds
+its PYTHONPATH entries); the submodule's file is then looked up in the package's directories as
+the path finder would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from radpatch.install.environment import PythonEnv
+
+_PROBE = """\
+import importlib.util, json, sys
+sys.path[:] = json.loads(sys.argv[1])
+out = {}
+for name in json.loads(sys.argv[2]):
+    try:
+        spec = importlib.util.find_spec(name)
+    except Exception:
+        spec = None
+    if spec is None:
+        out[name] = None
+    elif spec.submodule_search_locations is not None:
+        out[name] = {"origin": spec.origin, "dirs": list(spec.submodule_search_locations)}
+    else:
+        out[name] = {"origin": spec.origin, "dirs": None}
+print(json.dumps(out))
+"""
+
+
+@dataclass(frozen=True)
+class Shadow:
+    module: str
+    patched: Path  # the file radpatch patched
+    imported: Path  # the file the target interpreter would import instead
+
+    def describe(self) -> str:
+        return (
+            f"{self.module} would be imported from {self.imported}, not from the patched {self.patched} "
+            "(a copy earlier on the import path, e.g. PYTHONPATH, shadows the install): the patch does not run"
+        )
+
+
+def shadows(env: PythonEnv, files: list[tuple[str, Path]]) -> list[Shadow]:
+    """Of (module, patched file) pairs, those the target interpreter would import from elsewhere.
+    [] when it cannot be asked (the answer is then unknown, not a shadow)."""
+    if not files:
+        return []
+    tops = sorted({module.split(".")[0] for module, _ in files})
+    try:
+        done = subprocess.run(
+            [env.executable, "-c", _PROBE, json.dumps([str(p) for p in env.paths]), json.dumps(tops)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        found = json.loads(done.stdout) if done.returncode == 0 else {}
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return []
+    out = []
+    for module, patched in files:
+        where = _file_of(module, found.get(module.split(".")[0]))
+        if where is not None and not _same(where, patched):
+            out.append(Shadow(module, patched, where))
+    return out
+
+
+def _file_of(module: str, spec: object) -> Path | None:
+    """The file `module` would be loaded from, given its top-level package's spec."""
+    if not isinstance(spec, dict):
+        return None
+    rest = module.split(".")[1:]
+    origin, dirs = spec.get("origin"), spec.get("dirs")
+    if not rest:
+        return Path(origin) if isinstance(origin, str) else None
+    if not isinstance(dirs, list):
+        return None
+    for d in dirs:
+        for sub in rest[:-1]:
+            d = os.path.join(d, sub)
+        base = os.path.join(d, rest[-1])
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(candidate):
+                return Path(candidate)
+    return None
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)

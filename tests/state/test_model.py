@@ -1,0 +1,408 @@
+"""The state model against a small reference model (issue 21): hypothesis generates sequences of
+apply, revert, revise (an entry's code, its description, a move to another module, an added
+file), reinstall, hand edits (a comment line, a code line) and crashes (SIGKILL at a fault point
+of radpatch/faults.py, in a real radpatch process), with three patches stacked on shared files
+of a fake site-packages, and after every step compares:
+
+* each patch's state as `radpatch status --json` reads it with what the model says it must be;
+* every file's bytes with the model's (RECORD's bytes, each applied patch's revision, and the
+  lines edited in by hand);
+* whether a command was refused, and that a refused command changed nothing.
+
+Each patch (a, b, c) rewrites its own function (fa/fb/fc) in stk.core or stk.other, and, when its
+revision adds a file, its own function (ga/gb/gc) in stk.extra: the patches are independent but
+stack on the same files, so the order in which they go on and come off is the record's to keep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from radpatch.cli import main
+from tests.lib.site import record_hash
+
+PATCHES = ("a", "b", "c")
+MODULE = "".join(f"def f{p}(v):\n    return v + 1\n\n\n" for p in PATCHES).rstrip("\n") + "\n"
+EXTRA = "".join(f"def g{p}(w):\n    return w - 3\n\n\n" for p in PATCHES).rstrip("\n") + "\n"
+PRISTINE = {"stk/__init__.py": "", "stk/core.py": MODULE, "stk/other.py": MODULE, "stk/extra.py": EXTRA}
+EDITABLE = ("stk/core.py", "stk/other.py", "stk/extra.py")
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Rev:
+    """One revision of an entry: what its YAML says."""
+
+    k: int = 0  # the code: `v + 1` becomes `v + (10 + k)`
+    desc: int = 0  # the description (changes the entry's digest, not its code)
+    module: str = "core"  # the module it rewrites: core or other
+    extra: bool = False  # also rewrites stk/extra.py
+
+    def files(self) -> tuple[str, ...]:
+        return (f"stk/{self.module}.py", *(("stk/extra.py",) if self.extra else ()))
+
+    def yaml(self, p: str) -> str:
+        text = textwrap.dedent(f"""\
+            summary: s
+            description: d{self.desc}
+            distribution: stk
+            supported: ">=1.0,<2"
+            modules:
+              m: stk.{self.module}
+              x: stk.extra
+            rewrites:
+              - id: r
+                file: m
+                replace: {{scope: f{p}, find: "v + 1", with: "v + {10 + self.k}"}}
+            """)
+        if self.extra:
+            text += f'  - id: e\n    file: x\n    replace: {{scope: g{p}, find: "w - 3", with: "w - 30"}}\n'
+        return text
+
+    def same_code(self, other: Rev, path: str) -> bool:
+        """Whether the two revisions rewrite `path` the same way (so one undoes the other's change)."""
+        if path == "stk/extra.py":
+            return self.extra and other.extra
+        return self.module == other.module and self.k == other.k
+
+
+@dataclass
+class Model:
+    entries: dict[str, Rev] = field(default_factory=lambda: {p: Rev() for p in PATCHES})
+    on: dict[str, Rev] = field(default_factory=dict)  # the revision whose change each file holds
+    at: dict[str, dict[str, int]] = field(default_factory=dict)  # recorded patch -> file -> comments then
+    order: list[str] = field(default_factory=list)  # recorded patches, in the order written
+    broken: set[str] = field(default_factory=set)  # recorded patches whose file's code was edited since
+    lines: dict[str, list[str]] = field(default_factory=lambda: {f: [] for f in EDITABLE})
+    comments: dict[str, int] = field(default_factory=lambda: {f: 0 for f in EDITABLE})
+    coded: dict[str, int] = field(default_factory=lambda: {f: 0 for f in EDITABLE})  # code lines since reinstall
+    tainted: dict[str, set[str]] = field(default_factory=dict)  # patch -> files it was written on over code edits
+
+    def state(self, p: str) -> str:
+        return "drifted" if self.drifted(p) else "applied" if p in self.on else "not-applied"
+
+    def drifted(self, p: str) -> bool:
+        """A code edit since p was written; or p's link is void (a reinstall) but it started from a
+        hand-edited file, and the file has hand edits again: nothing proves it pristine (the
+        hashes know neither form, and RECORD's code is not known to compare with)."""
+        if p in self.broken:
+            return True
+        if p in self.on or p not in self.at:
+            return False
+        return any(
+            self.lines[path] and not any(path in self.on[q].files() for q in self.on)
+            for path in self.tainted.get(p, set())
+        )
+
+    def text(self, path: str) -> str:
+        text = PRISTINE[path]
+        for p, rev in self.on.items():
+            if path == f"stk/{rev.module}.py":
+                text = text.replace(f"def f{p}(v):\n    return v + 1\n", f"def f{p}(v):\n    return v + {10 + rev.k}\n")
+            if path == "stk/extra.py" and rev.extra:
+                text = text.replace(f"def g{p}(w):\n    return w - 3\n", f"def g{p}(w):\n    return w - 30\n")
+        return text + "".join(self.lines.get(path, []))
+
+    def above(self, p: str, path: str) -> list[str]:
+        later = self.order[self.order.index(p) + 1 :]
+        return [q for q in later if q in self.on and path in self.on[q].files()]
+
+    def takes_off(self, p: str) -> bool:
+        """Whether p's change can come off every file it holds: exactly (no comment since it was
+        written) or structurally (the current revision rewrites the file the same way)."""
+        rev = self.on[p]
+        for path in rev.files():
+            exact = self.comments[path] == self.at[p][path]
+            if not exact and not self.entries[p].same_code(rev, path):
+                return False
+        return True
+
+    def put_on(self, p: str) -> None:
+        rev = self.entries[p]
+        self.on[p] = rev
+        self.at[p] = {path: self.comments[path] for path in rev.files()}
+        self.tainted[p] = {path for path in rev.files() if self.coded[path]}
+        if p in self.order:
+            self.order.remove(p)
+        self.order.append(p)
+
+    def apply(self, names: list[str]) -> bool:
+        """The model's apply: False when radpatch must refuse (and change nothing)."""
+        if any(self.drifted(p) for p in names):
+            return False
+        redo: set[str] = set()
+        todo = [p for p in names if p in self.on and self.on[p] != self.entries[p]]
+        while todo:
+            p = todo.pop()
+            if p in redo:
+                continue
+            redo.add(p)
+            for path in self.on[p].files():
+                for q in self.above(p, path):
+                    if q not in names:
+                        return False
+                    todo.append(q)
+        if not all(self.takes_off(p) for p in redo):
+            return False
+        again = [p for p in self.order if p in redo]
+        for p in again:
+            self.put_on(p)
+        for p in names:
+            if p not in self.on:
+                self.put_on(p)
+        return True
+
+    def revert(self, names: list[str]) -> bool:
+        if any(self.drifted(p) for p in names):
+            return False
+        for p in names:
+            if p in self.on:
+                if any(q not in names for path in self.on[p].files() for q in self.above(p, path)):
+                    return False
+                if not self.takes_off(p):
+                    return False
+        for p in names:
+            self.on.pop(p, None)
+            self.at.pop(p, None)
+            self.tainted.pop(p, None)
+            self.broken.discard(p)
+            if p in self.order:
+                self.order.remove(p)
+        return True
+
+    def reinstall(self) -> None:
+        self.on.clear()
+        self.broken.clear()
+        self.lines = {f: [] for f in EDITABLE}
+        self.comments = {f: 0 for f in EDITABLE}
+        self.coded = {f: 0 for f in EDITABLE}
+
+    def edit(self, path: str, line: str, code: bool) -> None:
+        self.lines[path].append(line)
+        if code:
+            self.broken |= {p for p in self.at if path in self.at[p]}
+            self.coded[path] += 1
+        else:
+            self.comments[path] += 1
+
+
+names_st = st.lists(st.sampled_from(PATCHES), min_size=1, max_size=3, unique=True)
+
+
+class StateMachine(RuleBasedStateMachine):
+    """radpatch on a fake site-packages, step by step, against Model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tmp = Path(tempfile.mkdtemp(prefix="radpatch-model-"))
+        self.site = self.tmp / "site-packages"
+        self.registry = self.tmp / "registry"
+        self.model = Model()
+        self.pending = False  # a crashed run's journal awaits the next apply or revert
+        self.crashes = 0
+        self.edits = 0
+        self.log: list[str] = []
+        sys.path.insert(0, str(self.site))
+        self.install()
+
+    def teardown(self) -> None:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(self.site))
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # --- the installation ------------------------------------------------------------------------
+    def install(self) -> None:
+        rows = []
+        for rel, text in PRISTINE.items():
+            path = self.site / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            rows.append(f"{rel},sha256={record_hash(text.encode())},{len(text.encode())}")
+        dist_info = self.site / "stk-1.0.dist-info"
+        dist_info.mkdir()
+        (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: stk\nVersion: 1.0\n\n")
+        (dist_info / "RECORD").write_text(
+            "\n".join([*rows, "stk-1.0.dist-info/METADATA,,", "stk-1.0.dist-info/RECORD,,"])
+        )
+        self.registry.mkdir()
+        for p in PATCHES:
+            self.write_entry(p)
+
+    @initialize(names=st.lists(st.sampled_from(PATCHES), max_size=3, unique=True))
+    def stacked(self, names: list[str]) -> None:
+        """Start from patches already stacked on the shared module (most steps then meet a stack)."""
+        if names:
+            self.apply(names)
+
+    def write_entry(self, p: str) -> None:
+        (self.registry / f"{p}.yaml").write_text(self.model.entries[p].yaml(p))
+
+    def radpatch(self, *argv: str) -> tuple[int, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["--registry", str(self.registry), *argv])
+        return code, out.getvalue() + err.getvalue()
+
+    def files(self) -> dict[str, bytes]:
+        return {rel: (self.site / rel).read_bytes() for rel in EDITABLE}
+
+    def run(self, op: str, names: list[str], want: bool) -> None:
+        self.log.append(f"{op} {' '.join(names)}")
+        before = self.files()
+        code, out = self.radpatch(op, *names)
+        self.pending = False  # apply and revert finish an interrupted run first, whatever follows
+        assert code in (0, 1), f"{op} {names}: exit {code}: {out}\n{self.log}"
+        assert (code == 0) == want, f"{op} {names}: exit {code}, the model says {want}: {out}\n{self.log}"
+        if code == 1:
+            assert "Traceback" not in out and self.files() == before, f"a refused {op} changed a file: {out}"
+
+    # --- the steps -------------------------------------------------------------------------------
+    @precondition(lambda self: not self.pending)
+    @rule(names=names_st)
+    def apply(self, names: list[str]) -> None:
+        trial = _copy(self.model)
+        ok = trial.apply(names)
+        self.run("apply", names, ok)
+        if ok:
+            self.model = trial
+
+    @precondition(lambda self: not self.pending)
+    @rule(names=names_st)
+    def revert(self, names: list[str]) -> None:
+        trial = _copy(self.model)
+        ok = trial.revert(names)
+        self.run("revert", names, ok)
+        if ok:
+            self.model = trial
+
+    @precondition(lambda self: not self.pending)
+    @rule(p=st.sampled_from(PATCHES), kind=st.sampled_from(["code", "description", "move", "add-file"]))
+    def revise(self, p: str, kind: str) -> None:
+        self.log.append(f"revise {p} {kind}")
+        rev = self.model.entries[p]
+        self.model.entries[p] = {
+            "code": replace(rev, k=(rev.k + 1) % 3),
+            "description": replace(rev, desc=rev.desc + 1),
+            "move": replace(rev, module="other" if rev.module == "core" else "core"),
+            "add-file": replace(rev, extra=not rev.extra),
+        }[kind]
+        self.write_entry(p)
+
+    @precondition(lambda self: not self.pending)
+    @rule()
+    def reinstall(self) -> None:
+        """pip install --force-reinstall: RECORD's bytes back; radpatch's state directory stays."""
+        self.log.append("reinstall")
+        for rel in EDITABLE:
+            (self.site / rel).write_text(PRISTINE[rel])
+        self.model.reinstall()
+
+    @precondition(lambda self: not self.pending and self.edits < 4)
+    @rule(path=st.sampled_from(EDITABLE), code=st.booleans())
+    def hand_edit(self, path: str, code: bool) -> None:
+        self.edits += 1
+        line = f"EDITED_{self.edits} = {self.edits}\n" if code else f"# note {self.edits}\n"
+        self.log.append(f"edit {path} {line.strip()}")
+        with open(self.site / path, "a") as fh:
+            fh.write(line)
+        self.model.edit(path, line, code)
+
+    @precondition(lambda self: not self.pending and self.crashes < 1)
+    @rule(
+        op=st.sampled_from(["apply", "revert"]),
+        names=names_st,
+        fault=st.sampled_from(["after-file:1", "before-record:1"]),
+    )
+    def crash(self, op: str, names: list[str], fault: str) -> None:
+        """The same command in a real radpatch process, SIGKILLed at a fault point."""
+        self.crashes += 1
+        self.log.append(f"crash {op} {' '.join(names)} at {fault}")
+        trial = _copy(self.model)
+        ok = trial.apply(names) if op == "apply" else trial.revert(names)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(self.site), str(REPO)]), "RADPATCH_FAULT": fault}
+        done = subprocess.run(
+            [sys.executable, "-m", "radpatch", "--registry", str(self.registry), op, *names],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            cwd=str(self.tmp),
+        )
+        if done.returncode == -signal.SIGKILL:
+            self.pending = True  # the next apply or revert rolls it back: the model stays as it was
+            code, out = self.radpatch("status", "--check", *PATCHES)
+            assert code == 3 and "interrupted" in out, out
+            return
+        assert done.returncode == (0 if ok else 1), f"{done.returncode}: {done.stdout}{done.stderr}\n{self.log}"
+        if ok:  # the run wrote nothing (or did not reach the fault point): it simply happened
+            self.model = trial
+
+    @precondition(lambda self: self.pending)
+    @rule(op=st.sampled_from(["apply", "revert"]), names=names_st)
+    def after_crash(self, op: str, names: list[str]) -> None:
+        code, out = self.radpatch(op, *names)  # completes (rolls back) the killed run, then runs
+        self.pending = False
+        trial = _copy(self.model)
+        ok = trial.apply(names) if op == "apply" else trial.revert(names)
+        assert code == (0 if ok else 1), f"{op} {names} after a crash: exit {code}: {out}\n{self.log}"
+        if ok:
+            self.model = trial
+
+    # --- what must hold after every step ---------------------------------------------------------
+    @invariant()
+    def states_and_bytes_agree(self) -> None:
+        if self.pending:
+            return
+        code, out = self.radpatch("status", "--json", *PATCHES)
+        assert code == 0, out
+        seen = {s["patch"]: s["state"] for s in json.loads(out)}
+        want = {p: self.model.state(p) for p in PATCHES}
+        assert seen == want, f"status {seen}, model {want}\n{self.log}"
+        for rel in EDITABLE:
+            got = (self.site / rel).read_text()
+            assert got == self.model.text(rel), f"{rel}:\n{got}\nmodel:\n{self.model.text(rel)}\n{self.log}"
+
+
+def _copy(m: Model) -> Model:
+    return Model(
+        dict(m.entries),
+        dict(m.on),
+        {p: dict(v) for p, v in m.at.items()},
+        list(m.order),
+        set(m.broken),
+        {f: list(v) for f, v in m.lines.items()},
+        dict(m.comments),
+        dict(m.coded),
+        {p: set(v) for p, v in m.tainted.items()},
+    )
+
+
+TestStateModel = StateMachine.TestCase
+TestStateModel.settings = settings(
+    max_examples=int(os.environ.get("RADPATCH_MODEL_EXAMPLES", "12")),
+    stateful_step_count=10,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=os.environ.get("RADPATCH_MODEL_SEED") is None,
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RADPATCH_FAULT", raising=False)
