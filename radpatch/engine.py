@@ -34,8 +34,8 @@ Say = Callable[[str], None]
 
 
 def _reinstall(ps: PatchState) -> str:
-    name = ps.dist.name if ps.dist else ps.patch.distribution
-    return f"reinstall the distribution (pip install --force-reinstall --no-deps {name}), then apply again"
+    files = " ".join(f.relpath for f in ps.files) or (ps.dist.name if ps.dist else ps.patch.distribution)
+    return f"put the files back to the installed bytes (radpatch restore {files}, no reinstall), then apply again"
 
 
 @dataclass(frozen=True)
@@ -439,7 +439,8 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
     raise RefusedError(
         f"{ps.patch.name}: reverting {rec.path} would not give back the recorded original "
         f"(sha256 {rec.original_sha256[:12]}…)",
-        "the file's code was edited since it was patched; reinstall the distribution instead",
+        f"the file's code was edited since it was patched; put it back to the installed bytes instead "
+        f"(radpatch restore {rec.path})",
     )
 
 

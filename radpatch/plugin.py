@@ -217,7 +217,29 @@ def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
         )
     if version and version != rec.version:
         details.append(f"recorded for {rec.version}")
+    if state is Seen.APPLIED and rec.patch in _IN_EFFECT_ONLY_IF:
+        details.extend(note for note in [_IN_EFFECT_ONLY_IF[rec.patch]()] if note)
     return PatchCheck(rec.patch, state, "; ".join(details), rec, installed)
+
+
+def _kv_group_size_packed() -> str:
+    """kv_group_size changes the group size vLLM picks for one page size; on a block-outermost KV
+    cache layout vLLM 0.29+ packs layers of mixed page sizes itself (`_get_packed_kv_cache_groups`)
+    and never calls the patched function. Whether the page sizes differ is only known when vLLM
+    plans the cache, after this check: the planner logs the `[radiance] ... not in effect for this
+    engine` line then; this says, at start, that it may."""
+    layout = os.environ.get("VLLM_KV_CACHE_LAYOUT", "")
+    if not layout.upper().startswith("B"):
+        return ""
+    return (
+        f"not in effect if this model's layers have mixed page sizes: VLLM_KV_CACHE_LAYOUT={layout} is "
+        "block-outermost, where vLLM packs its KV cache groups itself (the planner logs '[radiance] kv cache "
+        "groups: kv_group_size is not in effect for this engine' when it does)"
+    )
+
+
+# patches that an applied state does not put in play on every engine: the reason, when it may not be
+_IN_EFFECT_ONLY_IF = {"kv_group_size": _kv_group_size_packed}
 
 
 def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store) -> tuple[Seen, str]:

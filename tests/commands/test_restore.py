@@ -354,3 +354,27 @@ def test_a_directory_leaves_files_radpatch_can_revert_alone(
     assert (site.root / "toypkg" / "__init__.py").read_bytes() == b""
     assert {rel: (site.root / rel).read_bytes() for rel in patched} == patched
     assert r.out.count("radpatch revert toy") == 2, r.out
+
+
+def test_a_drifted_refusal_points_at_restore_and_following_it_works(
+    site: Any, toy: Path, radpatch: Any, tmp_path: Path
+) -> None:
+    """A file edited by hand under a patch: apply refuses, naming `radpatch restore FILES`; the
+    restore puts RECORD's bytes back (from a local wheel here) and apply then works."""
+    from tests.lib.wheels import build_wheel
+
+    rels = ("toypkg/__init__.py", "toypkg/core.py", "toypkg/util.py")
+    pristine = {rel: (site.root / rel).read_bytes() for rel in rels}
+    wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", pristine)
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    core = site.root / "toypkg" / "core.py"
+    core.write_text(core.read_text().replace("size = 4", "size = 40"))
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 1
+    hint = r.err.split("hint: ", 1)[1]
+    assert "radpatch restore toypkg/core.py toypkg/util.py" in hint and "no reinstall" in hint, r.err
+    r = radpatch("restore", "--wheel", str(wheel), "toypkg/core.py", "toypkg/util.py")
+    assert r.code == 0, r.err
+    assert core.read_bytes() == pristine["toypkg/core.py"]
+    r = radpatch("--registry", str(toy), "apply", "toy")
+    assert r.code == 0, r.err

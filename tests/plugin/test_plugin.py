@@ -227,3 +227,20 @@ def test_a_patch_with_another_stacked_on_its_file_reads_applied_at_engine_start(
     assert {c.name: c.state for c in plugin.check(as_vllm)} == {"toy": Seen.APPLIED, "upper": Seen.APPLIED}
     core.write_text(core.read_text() + "EDITED = 1\n")
     assert {c.name: c.state for c in plugin.check(as_vllm)} == {"toy": Seen.DRIFTED, "upper": Seen.DRIFTED}
+
+
+def test_kv_group_size_on_a_block_outermost_layout_is_reported_as_possibly_not_in_effect(
+    as_vllm: Path, toy: Path, radpatch, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """vLLM packs mixed-page-size groups itself on a block-outermost layout (issue 24): the self-check
+    says the applied kv_group_size may not be in effect there, and nothing on the default layout.
+    The toy patch stands in for it (the shipped registry holds the real name)."""
+    monkeypatch.setattr(plugin, "_IN_EFFECT_ONLY_IF", {"toy": plugin._IN_EFFECT_ONLY_IF["kv_group_size"]})
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    monkeypatch.delenv("VLLM_KV_CACHE_LAYOUT", raising=False)
+    (check,) = plugin.check(as_vllm)
+    assert (check.state, check.detail) == (Seen.APPLIED, "")
+    monkeypatch.setenv("VLLM_KV_CACHE_LAYOUT", "BLHNC")
+    (check,) = plugin.check(as_vllm)
+    assert check.state is Seen.APPLIED
+    assert "not in effect if this model's layers have mixed page sizes: VLLM_KV_CACHE_LAYOUT=BLHNC" in check.detail
