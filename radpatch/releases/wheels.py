@@ -454,15 +454,30 @@ def _check_record(wheel: str, data: dict[str, bytes], modules: Iterable[str]) ->
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
+    """Write one cache file whole or not at all; a cache that cannot be written is the user's to
+    point elsewhere (exit 4), never an internal error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
+    except OSError as exc:
+        raise _unwritable(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise _unwritable(path, exc) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _unwritable(path: Path, exc: OSError) -> EnvironmentProblem:
+    return EnvironmentProblem(
+        f"cannot write radpatch's release cache at {path.parent}: {exc.strerror or exc}",
+        "set RADPATCH_CACHE to a writable directory (it holds the wheels' members read so far)",
+    )
 
 
 def write_json(path: Path, data: object) -> None:

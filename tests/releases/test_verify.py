@@ -247,6 +247,25 @@ def test_explicit_versions_verify_just_those(index: IndexServer, toyreg: Path, r
     assert [x["version"] for x in json.loads(r.out)["results"]] == ["1.0"]  # no neighbours probed
 
 
+@pytest.mark.parametrize("where", ["under-a-file", "read-only"])
+def test_a_cache_that_cannot_be_written_is_an_environment_error_not_a_crash(
+    index: IndexServer, toyreg: Path, radpatch: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str
+) -> None:
+    if where == "under-a-file":
+        (tmp_path / "file").write_text("")
+        cache = tmp_path / "file" / "cache"  # its parent is a regular file: NotADirectoryError
+    else:
+        cache = tmp_path / "ro"
+        cache.mkdir(mode=0o500)
+        if os.access(cache, os.W_OK):  # root ignores the mode
+            cache = Path("/proc/radpatch-test/cache")
+    monkeypatch.setenv("RADPATCH_CACHE", str(cache))
+    r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--versions", "1.0")
+    assert r.code == 4, r.err
+    assert r.err.startswith(f"radpatch: error: cannot write radpatch's release cache at {cache}")
+    assert "hint: set RADPATCH_CACHE to a writable directory" in r.err
+
+
 def test_a_spec_outside_the_declared_range_verifies_nothing_claimed_and_fails(
     index: IndexServer, toyreg: Path, radpatch: Any
 ) -> None:
