@@ -538,6 +538,18 @@ class _Memo:
 
         return applied_error(self.patch, self.f.rewrites, data, self.f.relpath, self.forward, self.backward) is None
 
+    def carries(self, data: bytes) -> bool:
+        """Whether `data` holds the patch's change as code, in whatever layout: undoing the rewrites
+        and applying them again gives a syntax tree equal to `data`'s. A release that wrote the
+        change itself (upstream merged the fix, formatted its own way) is obsolete for the patch
+        even where the bytes differ from radpatch's."""
+        from radpatch.prove.steps import ast_equal
+
+        try:
+            return ast_equal(self.forward(self.backward(data)), data)
+        except RefusedError:
+            return False
+
 
 def prove(patch: Patch, files: tuple[_File, ...]) -> tuple[Checks, str | None]:
     """Run PROOF over every file, check by check; stop at the first failure and say why."""
@@ -555,7 +567,7 @@ def prove(patch: Patch, files: tuple[_File, ...]) -> tuple[Checks, str | None]:
 
 
 def _pristine(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    if m.is_applied(f.data):
+    if m.is_applied(f.data) or m.carries(f.data):
         return (
             f"{f.relpath} already contains this change (it classifies as applied): "
             "the release is obsolete for this patch"
