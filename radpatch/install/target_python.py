@@ -59,7 +59,8 @@ if out["compile"] is None:
 
     python = "%d.%d" % sys.version_info[:2]
     std = frozenset(getattr(sys, "stdlib_module_names", ()))
-    found += mod.missing_modules(old, new, std, frozenset(data["stdlib"]), installed, python)
+    looks = frozenset(data["stdlib"]) | mod.ADDED_SINCE_310
+    found += mod.missing_modules(old, new, std, looks, installed, python)
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
     a, b = place.placement(old), place.placement(new)
     out["placement"] = [msg for check in (place.shadowed, place.dead_changes, place.unreachable_changes)

@@ -302,6 +302,12 @@ def _catches_import_error(h: ast.ExceptHandler) -> bool:
     )
 
 
+# Top-level standard-library modules a Python newer than the oldest radpatch supports (3.10) added:
+# they look like standard library even to a radpatch running on 3.10 (3.12 and 3.13 added no public
+# top-level module; what they removed is in the older interpreter's own stdlib_module_names).
+ADDED_SINCE_310 = frozenset({"tomllib"})
+
+
 def missing_modules(
     before: ast.Module,
     after: ast.Module,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.machinery
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
@@ -139,7 +141,30 @@ def _introduced(
             return None
     me = names.module_of(module, where)
     old, new = _analysis(before, me).problems, _analysis(after, me).problems
-    return None if old is None or new is None else names.new_problems(old, new)
+    if old is None or new is None:
+        return None
+    return names.new_problems(old, new) + _missing_here(before, after, python)
+
+
+def _missing_here(before: bytes, after: bytes, python: PythonEnv | None) -> list[names.Problem]:
+    """The target's standard library when it is radpatch's own version: a module only a newer
+    Python has (`import tomllib` on 3.10), newly imported and not installed on the target's path.
+    Looked for in the text first, so a plain apply parses nothing more."""
+    own = frozenset(getattr(sys, "stdlib_module_names", ()))
+    later = names.ADDED_SINCE_310 - own
+    if python is None or not any(after.count(n.encode()) > before.count(n.encode()) for n in later):
+        return []
+    paths = [str(p) for p in python.paths]
+
+    def installed(name: str) -> bool:
+        return importlib.machinery.PathFinder.find_spec(name, paths) is not None
+
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    version = f"{python.version[0]}.{python.version[1]}"
+    return names.missing_modules(old, new, own, own | later, installed, version)
 
 
 @pausing

@@ -9,6 +9,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -186,7 +187,9 @@ def test_import_tomllib_is_refused_on_a_310_target(target: Target, registry: Pat
     assert r.returncode == 1, r.stderr
     first = r.stderr.splitlines()[0]
     assert first.startswith("radpatch: error: rpic_tomllib: rewrite 'toml' ("), first
-    assert "would fail to import for Python 3.10: `tomllib` (line 2, at module level) is not a module of " in first
+    # " for Python 3.10" only when radpatch itself runs on another version than the target's
+    said = r"would fail to import( for Python 3\.10)?: `tomllib` \(line 2, at module level\) is not a module of "
+    assert re.search(said, first), first
     assert "Python 3.10's standard library, nor installed there (ModuleNotFoundError)" in first, first
     assert target.snapshot() == before  # nothing written: not the module, not a record, not bytecode
 
