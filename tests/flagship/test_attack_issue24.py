@@ -178,3 +178,78 @@ def test_forced_plan_below_upstream_states_both_counts(
         assert P._radiance_kv_group_size(layers, [[Spec(c)] for c in costs], 5, config) == 48
     (line,) = [r.getMessage() for r in caplog.records if "[radiance]" in r.getMessage()]
     assert re.search(r"[\d,]+ instead of [\d,]+ KV tokens per GiB", line), line
+
+
+def generated_layouts(seed: int, count: int) -> list[dict[str, Any]]:
+    """Hybrid layouts unlike benchmarks/layouts: GDN, full attention, sliding windows of several
+    sizes, an optional one-layer bucket of its own spec and a 1-8 layer drafter; target layers
+    interleaved at random; several context lengths and pool sizes."""
+    import random
+
+    rng = random.Random(seed)
+    base = split_drafter_layout()
+    gdn = base["buckets"][0]
+    layouts = []
+    for k in range(count):
+        kinds: list[tuple[str, int, dict[str, Any]]] = []
+        if rng.random() < 0.8:
+            kinds.append(("mamba", rng.choice([3, 12, 24, 30, 36, 45, 48, 60, 96, 120]), {}))
+        kinds.append(("full", rng.choice([1, 2, 4, 5, 8, 10, 12, 15, 16, 20, 40]), {}))
+        for window in rng.sample([128, 512, 1024, 2048, 4096, 8192], rng.randint(0, 3)):
+            kinds.append(("sliding_window", rng.choice([1, 2, 3, 5, 6, 12, 24, 39]), {"sliding_window": window}))
+        if rng.random() < 0.4:
+            kinds.append(("full", 1, {"num_kv_heads": 4, "head_size": 128}))
+        total = sum(n for _, n, _ in kinds)
+        ids = list(range(total))
+        rng.shuffle(ids)
+        buckets, start = [], 0
+        for kind, n, extra in kinds:
+            bucket = dict(gdn) if kind == "mamba" else {"kind": kind, "prefix": "model.layers.{i}.self_attn.attn"}
+            bucket.update(count=n, layer_ids=sorted(ids[start:start + n]), **extra)
+            buckets.append(bucket)
+            start += n
+        layout = {**base, "num_hidden_layers": total, "speculative": None,
+                  "max_model_len": rng.choice([32768, 131072, 262144]), "num_pages": rng.choice([3000, 10412, 40000])}
+        if rng.random() < 0.75:
+            d = rng.randint(1, 8)
+            draft: dict[str, Any] = {"kind": "sliding_window", "count": d, "draft": True, "sliding_window": 2048,
+                                     "prefix": "model.layers.{i}.self_attn.attn",
+                                     "layer_ids": list(range(total, total + d))}
+            buckets.append(draft)
+            layout["speculative"] = {"method": "dflash", "num_speculative_tokens": 7}
+        layout["buckets"] = buckets
+        layout["title"] = f"attack24 generated {seed}/{k}"
+        layouts.append(layout)
+    return layouts
+
+
+@pytest.mark.real
+def test_promises_on_generated_layouts_on_vllm_033(vllm_env) -> None:  # type: ignore[no-untyped-def]
+    env = vllm_env("0.33.0")
+    env.radpatch("apply", "kv_group_size")
+    knobs = [{"RADIANCE_KV_GROUP_OPT": "0"}, {}, {"RADIANCE_KV_GROUP_OBJECTIVE": "capacity"},
+             {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor"}]
+    layouts = generated_layouts(24, 12)
+    results = env.probe(*({"layout": layout, "env": k} for layout in layouts for k in knobs))
+    for i, layout in enumerate(layouts):
+        off, default, capacity, floor = results[4 * i: 4 * i + 4]
+        sizes = [b["count"] for b in layout["buckets"]]
+        drafters = {b: list(range(n["count"])) for b, n in enumerate(layout["buckets"]) if n.get("draft")}
+        within = any(P._radiance_keeps_drafters(sizes, drafters, g)
+                     and P._radiance_group_stats(sizes, [0] * len(sizes), g)[0] <= CAP
+                     for g in range(1, max(sizes) + 1))
+        lines = {name: [rec["message"] for rec in r["log_records"] if "[radiance]" in rec["message"]]
+                 for name, r in (("off", off), ("default", default))}
+        where = f"{layout['title']} {sizes}"
+        assert all("error" not in r for r in (off, default, capacity, floor)), where  # (e) never raises
+        assert within  # every generated layout has a size within the cap that keeps the drafter
+        for r in (default, capacity, floor):  # (a) within the cap, (e) drafter in one group
+            assert r["num_groups"] <= CAP or r is floor, where
+            assert len(r["drafter_groups"]) <= 1 or r is floor, where
+        if default["tokens"] < off["tokens"]:  # (c) both token counts
+            assert re.search(r"[\d,]+ instead of [\d,]+ KV tokens", lines["default"][0]), where
+        assert lines["off"] == ["[radiance] kv cache groups: optimisation disabled by RADIANCE_KV_GROUP_OPT=0; "
+                                f"keeping upstream size {off['group_size']}"], where  # (d)
+        assert capacity["tokens"] >= default["tokens"], where  # (d) the most capacity within the cap
+        if len(off["drafter_groups"]) <= 1:  # (d) never below upstream, unless upstream cannot serve
+            assert floor["tokens"] >= off["tokens"], where
