@@ -425,10 +425,16 @@ def _radiance_trade_note(
     max_groups: int,
     page_and_len: tuple[int, int] | None,
     objective: str = "throughput",
+    drafters: dict[int, list[int]] | None = None,
 ) -> str:
     """The INFO line's suffix when the plan has less capacity than upstream's: both token
     counts (per GiB of KV cache memory: vLLM chooses the group size before it knows the
-    memory) and why the trade was made."""
+    memory) and why the trade was made.
+
+    When upstream's size splits a one-bucket drafter and no size within the cap reaches
+    upstream's capacity, that is the reason, whatever the objective: upstream's plan does not
+    serve, and RADIANCE_KV_GROUP_OBJECTIVE=upstream-floor gives this same plan, so the line
+    must not point at it (issue 24 attack: it said "-4 fewer groups" or "above the cap")."""
     size, num_groups, bpr, _ = chosen
     up_groups, up_bpr = _radiance_group_stats(sizes, costs, upstream_size)
     up_size = _radiance_canonical_size(sizes, upstream_size)
@@ -440,7 +446,10 @@ def _radiance_trade_note(
         mine = _radiance_tokens_per_gib(page, max_len, size, bpr)
         theirs = _radiance_tokens_per_gib(page, max_len, up_size, up_bpr)
         counts = f"{mine:,} instead of {theirs:,} KV tokens per GiB of KV cache ({loss:.2f}% less)"
-    if objective == "upstream-floor":  # the floor lapses only for a plan that cannot serve
+    table = dict(drafters or {})
+    found = _radiance_candidates(sizes, costs, table, max_groups)
+    lapses = _radiance_upstream_floor(sizes, costs, upstream_size, table, found) is None
+    if objective == "upstream-floor" or lapses:  # the floor lapses only for a plan that cannot serve
         return f" [below upstream's capacity: {counts} because upstream's size splits the drafter]"
     why = (
         f"upstream's {up_groups} groups are above the cap of {max_groups}"
@@ -519,7 +528,7 @@ def _radiance_plan(
     ) > _radiance_objective(sizes, costs, upstream_size):
         note += _radiance_trade_note(
             sizes, costs, chosen, upstream_size, max_groups,
-            _radiance_page_and_len(spec_buckets, vllm_config), objective,
+            _radiance_page_and_len(spec_buckets, vllm_config), objective, drafters,
         )
     return (*chosen, note)
 
