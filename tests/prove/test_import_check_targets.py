@@ -215,7 +215,9 @@ def test_a_self_import_is_refused_on_a_312_target(target: Target, registry: Path
     assert r.returncode == 1, r.stderr
     first = r.stderr.splitlines()[0]
     assert first.startswith("radpatch: error: rpic_self: rewrite 'helper' ("), first
-    assert "would fail to import for Python 3.12: `limit` (line 2, at module level) comes from the module " in first
+    # " for Python 3.12" only when radpatch itself runs on another version than the target's
+    said = r"would fail to import( for Python 3\.12)?: `limit` \(line 2, at module level\) comes from the module "
+    assert re.search(said, first), first
     assert "itself (`from rpic_demo.core import limit`)" in first, first
     assert target.snapshot() == before
 
