@@ -18,7 +18,6 @@ matching advisories by purl still finds it.
 from __future__ import annotations
 
 import datetime
-import difflib
 import json
 import re
 import urllib.parse
@@ -28,11 +27,10 @@ from dataclasses import dataclass
 import click
 
 from radpatch import __version__
-from radpatch.commands.diff import _original
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
-from radpatch.rewrite import runner
 from radpatch.state.decide import PatchState, State, patch_state
+from radpatch.state.diffs import unified_diff
 
 SPEC_VERSION = "1.6"
 _GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")
@@ -47,21 +45,6 @@ class Applied:
 def upstream(state: PatchState) -> tuple[str, ...]:
     """The entry's `upstream:` links (the PRs or issues whose change it carries)."""
     return state.patch.upstream
-
-
-def unified_diff(ps: PatchState) -> str:
-    """What `radpatch diff NAME` prints for an applied entry: kept original (else the structural
-    inverse) -> the installed file, per file."""
-    out: list[str] = []
-    for f in ps.files:
-        before = _original(ps, f) or runner.backward(ps.patch, f.rewrites, f.data, str(f.path))
-        out += difflib.unified_diff(
-            before.decode("utf-8", "replace").splitlines(keepends=True),
-            f.data.decode("utf-8", "replace").splitlines(keepends=True),
-            f"a/{f.relpath}",
-            f"b/{f.relpath}",
-        )
-    return "".join(out)
 
 
 def purl(name: str, version: str) -> str:
