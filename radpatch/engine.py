@@ -5,16 +5,17 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from radpatch import faults
-from radpatch.errors import RefusedError
+from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
 from radpatch.files import ChangedMeanwhile, atomic_write, read_regular, refresh_bytecode
 from radpatch.gcpause import pausing
-from radpatch.install.environment import PythonEnv, module_path
+from radpatch.install.environment import Installed, PythonEnv, module_path
 from radpatch.install.locate import find_target
 from radpatch.prove import plan
+from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.state.decide import (
@@ -31,6 +32,9 @@ from radpatch.state.hashes import Link, above, base, code_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256
 
 Say = Callable[[str], None]
+# the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
+# and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
+WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
 
 
 def _reinstall(ps: PatchState) -> str:
@@ -45,6 +49,8 @@ class Change:
     root: Path  # the installation directory whose state records this change
     forget: bool = False  # revert: only drop a record that no longer describes the files
     off: bool = False  # apply: the patch comes off these files (to go on again in its current revision)
+    adopted: frozenset[Path] = frozenset()  # apply: files that carry the result already: recorded, not written
+    where: str = ""  # adopted: where their original (RECORD's bytes) came from
 
 
 def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
@@ -87,17 +93,28 @@ def _committed(store: Store) -> bool:
 
 @pausing
 def apply(
-    env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False, import_check: bool = False
+    env: PythonEnv,
+    patches: list[Patch],
+    say: Say,
+    dry_run: bool = False,
+    import_check: bool = False,
+    wheel: WheelBytes | None = None,
 ) -> list[Change]:
     """Apply every patch that is not applied yet, and re-apply each whose entry has another
     revision now; refuse all if any one cannot be proven. `import_check`: also import each
     changed module, as planned, in the target interpreter first.
+
+    Adopt: a file radpatch has no record of that already carries the patch's result (someone
+    applied it by hand, or with sed or `patch`) is recorded as applied without being written,
+    when the patch run on its RECORD bytes (read by `wheel`, only on this path) is its code; the
+    RECORD bytes are kept as its original, so revert gives them back.
 
     A re-applied patch comes off first (with every patch stacked above it on its files, which
     must be named too), then goes on again in its current revision, the ones above after it in
     their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md)."""
     states = {p.name: patch_state(p, env) for p in patches}
     redo = _restack(patches, states)  # newest first
+    adopted = _adoption(patches, states, redo, env, wheel, say)
     changes: list[Change] = []
     overlay: dict[Path, bytes] = {}
     for name in redo:
@@ -112,6 +129,9 @@ def apply(
             continue
         if ps.declined:
             say(f"{patch.name}: {ps.reason}; nothing to apply")
+            continue
+        if patch.name in adopted:
+            changes.append(_adopt(ps, adopted[patch.name], env, overlay))
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -133,9 +153,157 @@ def apply(
     for c in changes:
         dist = c.patch.dist
         assert dist is not None  # a change is only planned for an installed distribution
-        if not c.off:
-            say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(f.module for f in c.files)})")
+        written = [f.module for f in c.files if f.path not in c.adopted]
+        if not c.off and written:
+            say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(written)})")
+        if c.adopted:
+            say(f"{c.patch.patch.name}: {adopted_note(c)}")
     return changes
+
+
+def adopted_note(c: Change) -> str:
+    files = ", ".join(f.module for f in c.files if f.path in c.adopted)
+    return (
+        f"adopted: {files} already {'carries' if len(c.adopted) == 1 else 'carry'} this patch's result "
+        f"(AST-equal); recorded as applied, not written; original kept from {c.where}"
+    )
+
+
+@dataclass(frozen=True)
+class _Adopted:
+    files: dict[Path, plan.FileChange]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
+    where: str  # where the RECORD bytes came from (the wheel)
+
+
+def _adoption(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    redo: list[str],
+    env: PythonEnv,
+    wheel: WheelBytes | None,
+    say: Say,
+) -> dict[str, _Adopted]:
+    """The patches whose files already carry their result, planned on the files' RECORD bytes.
+
+    A candidate: no record of radpatch's, read `drifted` or applied (by its code), each such file
+    with no link of radpatch's and a sha256 in RECORD. Per file, the candidates run in order on its
+    RECORD bytes (with every proof step); the file is adopted when the result is its code (AST-equal).
+    Otherwise the run is refused (the file is neither as installed nor the result: restore it).
+    Without the RECORD bytes (no wheel, no index), a drifted candidate is refused, saying what to
+    give; an applied one stays as it was (applied by its code, not recorded)."""
+    todo = {p.name: _adoptable(states[p.name]) for p in patches if p.name not in redo}
+    todo = {n: fs for n, fs in todo.items() if fs}
+    if not todo:
+        return {}
+    pristine, where = _pristine(states, todo, wheel, say)
+    out: dict[str, _Adopted] = {}
+    by_path: dict[Path, list[tuple[str, FileState]]] = {}
+    for name, files in todo.items():
+        if name in pristine:
+            for f in files:
+                by_path.setdefault(f.path, []).append((name, f))
+    planned: dict[str, dict[Path, plan.FileChange]] = {}
+    for path, users in by_path.items():
+        data = pristine[users[0][0]][path]
+        steps: list[tuple[str, plan.FileChange]] = []
+        try:
+            for name, f in users:
+                change = plan.plan(states[name].patch, f.rewrites, f.module, path, data, env)
+                steps.append((name, change))
+                data = change.after
+        except RefusedError as exc:
+            raise _not_adopted(
+                states, [n for n, _ in users], users[0][1].relpath, f"on its RECORD bytes: {exc.message}"
+            )
+        disk = users[-1][1].data
+        if not ast_equal(data, disk):
+            rel = users[0][1].relpath
+            why = f"{rel}'s code is not what the patch makes of its RECORD bytes"
+            raise _not_adopted(states, [n for n, _ in users], rel, why)
+        last = steps[-1]
+        steps[-1] = (last[0], replace(last[1], after=disk, pyc=None))
+        for name, change in steps:
+            planned.setdefault(name, {})[path] = change
+    for name in todo:
+        if name in planned:
+            out[name] = _Adopted(planned[name], where[name])
+    return out
+
+
+def _adoptable(ps: PatchState) -> list[FileState]:
+    """The files of a patch that `apply` may adopt (none: the patch is not a candidate)."""
+    if ps.record is not None or ps.declined or ps.root is None or ps.state not in (State.DRIFTED, State.APPLIED):
+        return []
+    store = Store(ps.root)
+    files = [f for f in ps.files if f.state is not State.NOT_APPLIED]
+    if not files or any(store.chain(f.relpath) or f.record_sha256 is None or f.record_match for f in files):
+        return []
+    return files
+
+
+def _pristine(
+    states: dict[str, PatchState], todo: dict[str, list[FileState]], wheel: WheelBytes | None, say: Say
+) -> tuple[dict[str, dict[Path, bytes]], dict[str, str]]:
+    """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
+    candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left."""
+    got: dict[str, dict[Path, bytes]] = {}
+    where: dict[str, str] = {}
+    by_dist: dict[Path, list[str]] = {}
+    for name in todo:
+        dist = states[name].dist
+        assert dist is not None
+        by_dist.setdefault(dist.dist_info, []).append(name)
+    for names in by_dist.values():
+        dist = states[names[0]].dist
+        assert dist is not None
+        rels = list(dict.fromkeys(f.relpath for n in names for f in todo[n]))
+        try:
+            if wheel is None:
+                raise _NoWheel("no wheel to read the installed files' RECORD bytes from")
+            data, source = wheel(dist, rels)
+        except RadpatchError as exc:
+            for n in names:
+                ps = states[n]
+                if ps.state is State.DRIFTED or not isinstance(exc, (EnvironmentProblem, _NoWheel)):
+                    what = f"drifted: {ps.reason}" if ps.state is State.DRIFTED else "applied by its code, not recorded"
+                    raise RefusedError(
+                        f"{n}: cannot apply: {what}; to adopt a file that already carries the "
+                        f"patch, radpatch needs its RECORD bytes: {exc.message}",
+                        f"give the wheel {dist.name} {dist.version} was installed from: radpatch apply --wheel FILE "
+                        f"{n} (or let radpatch reach the package index); or {_reinstall(ps)}",
+                    )
+                say(f"{n}: applied (by its code), but not recorded: not adopted ({exc.message})")
+            continue
+        for n in names:
+            got[n] = {f.path: data[f.relpath] for f in todo[n]}
+            where[n] = source
+    return got, where
+
+
+class _NoWheel(RefusedError):
+    """apply was given no way to read a wheel."""
+
+
+def _not_adopted(states: dict[str, PatchState], names: list[str], relpath: str, why: str) -> RefusedError:
+    """The refusal of a file the candidates cannot adopt: it is neither as installed nor their result."""
+    ps = states[names[0]]
+    what = (
+        f"drifted: {ps.reason}" if ps.state is State.DRIFTED else f"{relpath} carries it by its code, with other edits"
+    )
+    together = f" (if the file carries other patches too, name them together: radpatch apply {names[0]} OTHER)"
+    return RefusedError(
+        f"{names[0]}: cannot apply: {what}; not adopted: {why}", _reinstall(ps) + (together if len(names) == 1 else "")
+    )
+
+
+def _adopt(ps: PatchState, adopted: _Adopted, env: PythonEnv, overlay: dict[Path, bytes]) -> Change:
+    """A patch some of whose files are adopted (planned already) and the rest applied as usual."""
+    normal = [f for f in ps.files if f.path not in adopted.files]
+    planned = {c.path: c for c in _planned(ps, normal, env, overlay)}
+    for path, change in adopted.files.items():
+        overlay[path] = change.after
+    files = [adopted.files.get(f.path) or planned[f.path] for f in ps.files]
+    return replace(_change(ps, files), adopted=frozenset(adopted.files), where=adopted.where)
 
 
 def _planned(
@@ -450,6 +618,9 @@ def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
     pycs: dict[Path, bytes | None] = {}  # the bytecode the proof compiled, of each file's last change
     for c in changes:
         for f in c.files:
+            if f.path in c.adopted:  # the file already is `after`: nothing to write, later changes start there
+                files[f.path] = (f.after, f.after)
+                continue
             first = files.get(f.path, (f.before, f.before))[0]
             files[f.path] = (first, f.after)
             pycs[f.path] = f.pyc
