@@ -259,7 +259,8 @@ def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store)
     if verdict is ByHash.APPLIED:
         return Seen.APPLIED, where.strip()
     if verdict is ByHash.NOT_APPLIED:
-        return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
+        what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
+        return Seen.NOT_APPLIED, f"{f.path} {what}{where}"
     return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
 
 

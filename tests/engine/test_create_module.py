@@ -268,3 +268,23 @@ def test_a_package_named_by_its_import_name_gets_its_init_from_the_content_files
     assert state(radpatch, reg, "pkg") == {"pkg": "applied"}
     assert radpatch("--registry", str(reg), "revert", "pkg").code == 0
     assert not (site.root / "toypkg/newpkg").exists() and not (site.root / "toypkg/plain.py").exists()
+
+
+def test_the_engine_start_check_reads_created_modules_from_hashes(
+    site: Site, installed: Path, registry: Path, radpatch: Any
+) -> None:
+    """radpatch.plugin's self-check (record and hashes only): a created module is applied; one
+    deleted by hand reads not applied (its state before the patch is no file), never unreadable."""
+    from radpatch.plugin import Seen, check
+
+    assert radpatch("--registry", str(registry), "apply", "change").code == 0
+    assert {c.name: c.state for c in check(site.root)} == {"create": Seen.APPLIED, "change": Seen.APPLIED}
+    (site.root / "toypkg/extra/deep/mod.py").unlink()
+    seen = {c.name: c for c in check(site.root)}
+    assert seen["change"].state is Seen.APPLIED
+    assert seen["create"].state is Seen.DRIFTED  # one file not applied, the others applied: changed since
+    detail = seen["create"].detail
+    assert "toypkg/extra/deep/mod.py is gone (as before the patch created it)" in detail, detail
+    for rel in CREATED:
+        (site.root / rel).unlink(missing_ok=True)
+    assert {c.name: c.state for c in check(site.root)} == {"create": Seen.NOT_APPLIED, "change": Seen.NOT_APPLIED}
