@@ -1,0 +1,128 @@
+"""`radpatch capture NAME [PATH...]`: a registry entry from edits already made to installed files.
+
+Thin: find the edited and new modules (importing.capture), read their pristine bytes from the
+wheel of the installed version (releases.pristine: the index with verify's cache, or --wheel),
+build the entry as `import` builds one and write it (importing.emit), then hand it to `apply`,
+which records it as applied without rewriting the edited files. An entry apply will not record
+is removed again: capture leaves a recorded entry or nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+
+import click
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from radpatch.commands import change
+from radpatch.context import Context
+from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
+from radpatch.importing import capture, emit
+from radpatch.releases import pristine
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+
+
+def run(
+    ctx: Context,
+    name: str,
+    paths: tuple[str, ...],
+    out: str,
+    distribution: str | None,
+    wheel: str | None,
+    supported: str | None,
+    dry_run: bool,
+) -> int:
+    _check_options(ctx, name, out, supported)
+    found = capture.find(ctx.env, paths, distribution)
+    dist = found.dist
+    for x in found.left_out:
+        click.echo(f"left out {x.relpath}: {x.why}")
+    if not found.edited:
+        raise RefusedError(
+            f"nothing to capture: no module of {dist.name} {dist.version} differs from its RECORD in {found.scanned}",
+            "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture",
+        )
+    changed = [e.relpath for e in found.edited if not e.new]
+    source = None
+    got: dict[str, bytes] = {}
+    if changed:
+        fetched, source = (
+            pristine.from_wheel(dist, changed, Path(wheel)) if wheel else pristine.from_index(dist, changed)
+        )
+        got = {p.relpath: p.data for p in fetched}
+    made = capture.build(name, found, got, supported)
+    for x in made.layout_only:
+        click.echo(f"left out {x.relpath}: {x.why}")
+    entry = made.entry
+    target = Path(out) / f"{name}.yaml"
+    if dry_run:
+        click.echo(f"# would write {target}")
+        click.echo(entry.yaml, nl=False)
+        for rel, text in entry.payloads:
+            n = text.count("\n")
+            click.echo(f"# would write {Path(out) / name / rel} ({n} line{'s' * (n != 1)})")
+        return EXIT_OK
+    written = emit.write(Path(out), [entry])
+    try:
+        change.apply(Context(ctx.python, (*ctx.registries, out)), (name,), dry_run=False)
+    except RadpatchError as exc:
+        _remove(written, Path(out) / name)
+        exc.message += f"\n  (capture kept no entry: it removed {target}, which could not be recorded)"
+        raise
+    for c in made.changes:
+        click.echo(f"captured {c.rel} ({dist.name} {dist.version}){' as a new module' if c.before is None else ''}")
+    if source is not None:
+        n = len(changed)
+        click.echo(
+            f"{dist.name} {dist.version}: the pristine bytes of {n} file{'s' * (n != 1)} from {source.describe()}, "
+            f"{'each' if n > 1 else 'its bytes'} hashing to RECORD's sha256"
+        )
+    click.echo(f"{target}: {entry.steps} rewrite{'s' * (entry.steps != 1)}")
+    for note in entry.fallbacks:
+        click.echo(f"  note: {note}")
+    click.echo(
+        f"try: radpatch --registry {out} status {name}; `radpatch --registry {out} revert {name}` puts the "
+        "wheel's bytes back"
+    )
+    return EXIT_OK
+
+
+def _check_options(ctx: Context, name: str, out: str, supported: str | None) -> None:
+    """Refusals that need neither the index nor the files: before anything is read."""
+    if not _NAME.match(name):
+        raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")
+    if supported is not None:
+        try:
+            SpecifierSet(supported)
+        except InvalidSpecifier:
+            raise UsageError(
+                f"--supported {supported!r} is not a PEP 440 version range", "e.g. --supported '>=0.32,<0.34'"
+            )
+    for path in (Path(out) / f"{name}.yaml", Path(out) / name):
+        if path.exists():
+            raise RefusedError(
+                f"{path} exists already: capture writes a new entry and never overwrites one",
+                "choose another NAME or --out directory, or remove the old entry first",
+            )
+    known = ctx.registry.files.get(name)
+    if known is not None:
+        raise RefusedError(
+            f"an entry named {name} exists already ({known}); entry names are unique across registries",
+            "choose another NAME",
+        )
+
+
+def _remove(written: list[Path], payloads: Path) -> None:
+    """The files this run wrote, and the directories under `payloads` (new in this run: checked
+    absent before) that they leave empty."""
+    for path in written:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        d = path.parent
+        while d == payloads or payloads in d.parents:
+            with contextlib.suppress(OSError):
+                d.rmdir()  # fails, harmlessly, while the directory still holds anything
+            d = d.parent
