@@ -70,7 +70,7 @@ def run(
         change.apply(Context(ctx.python, (*ctx.registries, out)), (name,), dry_run=False)
     except RadpatchError as exc:
         _remove(written, Path(out) / name)
-        exc.message += f"\n  (capture kept no entry: it removed {target}, which could not be recorded)"
+        exc.hint = f"capture kept no entry ({target} removed); " + (exc.hint or "fix the edit and capture again")
         raise
     for c in made.changes:
         click.echo(f"captured {c.rel} ({dist.name} {dist.version}){' as a new module' if c.before is None else ''}")

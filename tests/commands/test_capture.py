@@ -496,4 +496,4 @@ def test_an_entry_apply_refuses_is_removed_again(target: Target) -> None:
         ">=2",
         says=("fix: cannot apply: incompatible",),
     )
-    assert "(capture kept no entry: it removed fix.yaml, which could not be recorded)" in err, err
+    assert "hint: capture kept no entry (fix.yaml removed); install a supported version" in err, err
