@@ -38,8 +38,7 @@ def run(
     _check_options(ctx, name, out, supported)
     found = capture.find(ctx.env, paths, distribution)
     dist = found.dist
-    for x in found.left_out:
-        click.echo(f"left out {x.relpath}: {x.why}")
+    _say_left_out(found.left_out)
     if not found.edited:
         raise RefusedError(
             f"nothing to capture: no module of {dist.name} {dist.version} differs from its RECORD in {found.scanned}",
@@ -54,8 +53,7 @@ def run(
         )
         got = {p.relpath: p.data for p in fetched}
     made = capture.build(name, found, got, supported)
-    for x in made.layout_only:
-        click.echo(f"left out {x.relpath}: {x.why}")
+    _say_left_out(made.layout_only)
     entry = made.entry
     target = Path(out) / f"{name}.yaml"
     if dry_run:
@@ -88,6 +86,13 @@ def run(
         "wheel's bytes back"
     )
     return EXIT_OK
+
+
+def _say_left_out(left: tuple[capture.LeftOut, ...], most: int = 20) -> None:
+    for x in left[:most]:
+        click.echo(f"left out {x.relpath}: {x.why}")
+    if len(left) > most:
+        click.echo(f"left out {len(left) - most} more files as well")
 
 
 def _check_options(ctx: Context, name: str, out: str, supported: str | None) -> None:

@@ -33,6 +33,7 @@ from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import read_regular
 from radpatch.importing import emit
 from radpatch.importing.model import FileChange
+from radpatch.install import wheel_record
 from radpatch.install.environment import Installed, PythonEnv, canonical_name, installed_from
 from radpatch.state.hashes import live
 from radpatch.state.record import Store
@@ -136,6 +137,19 @@ def _dists(home: Path) -> list[Path]:
         return []
 
 
+class _Installs:
+    """Every distribution of a site directory with its RECORD read, once per `find` (several
+    PATHs in an environment holding torch would otherwise parse its 20,000-row RECORD each time)."""
+
+    def __init__(self) -> None:
+        self._read: dict[Path, list[_Dist]] = {}
+
+    def __call__(self, home: Path) -> list[_Dist]:
+        if home not in self._read:
+            self._read[home] = [_Dist.read(info) for info in _dists(home)]
+        return self._read[home]
+
+
 # --- finding what changed ---------------------------------------------------------------------------
 
 
@@ -146,11 +160,12 @@ def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Fo
         dist = _named(env, distribution) if distribution else _default(env)
         return _scan(dist, [*dist.rows], dist.packages(), f"{dist.installed.name} {dist.installed.version}'s files")
     picked: dict[Path, tuple[_Dist, list[str], list[str], list[str]]] = {}  # dist-info -> rows, dirs, args
+    installs = _Installs()
     for arg in paths:
         home, rel = _resolve(env, arg)
         path = home / rel
         if path.is_dir():
-            dist, rows = _directory(home, rel, arg)
+            dist, rows = _directory(installs(home), rel, arg)
             entry = picked.setdefault(dist.installed.dist_info, (dist, [], [], []))
             entry[1].extend(rows)
             entry[2].append(rel)
@@ -161,7 +176,7 @@ def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Fo
                 f"{arg}: not a Python module; capture records changes to .py files only",
                 "name the edited .py files (or a directory of them); ship other files another way",
             )
-        dist = _owner(home, rel, arg)
+        dist = _owner(installs(home), home, rel, arg)
         entry = picked.setdefault(dist.installed.dist_info, (dist, [], [], []))
         entry[1].append(rel)
         entry[3].append(arg)
@@ -183,9 +198,8 @@ def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Fo
 def _default(env: PythonEnv) -> _Dist:
     for d in env.paths:
         for info in _dists(d):
-            dist = _Dist.read(info)
-            if f"{DEFAULT_PACKAGE}/__init__.py" in dist.rows:
-                return dist
+            if wheel_record.lists(info / "RECORD", f"{DEFAULT_PACKAGE}/__init__.py"):
+                return _Dist.read(info)
     raise UsageError(
         f"no installed distribution provides the {DEFAULT_PACKAGE} package (in {env.executable}'s path)",
         "name the edited files (radpatch capture NAME PATH...) or the distribution (--distribution NAME), "
@@ -237,9 +251,9 @@ def _resolve(env: PythonEnv, arg: str) -> tuple[Path, str]:
     )
 
 
-def _owner(home: Path, rel: str, arg: str) -> _Dist:
-    """The one distribution whose RECORD lists `rel`, or (a new module) whose package it goes into."""
-    dists = [_Dist.read(info) for info in _dists(home)]
+def _owner(dists: list[_Dist], home: Path, rel: str, arg: str) -> _Dist:
+    """The one distribution (of those in `home`) whose RECORD lists `rel`, or (a new module) whose
+    package it goes into."""
     listing = [d for d in dists if rel in d.rows]
     if len(listing) > 1:
         raise RefusedError(
@@ -259,11 +273,10 @@ def _owner(home: Path, rel: str, arg: str) -> _Dist:
     )
 
 
-def _directory(home: Path, rel: str, arg: str) -> tuple[_Dist, list[str]]:
+def _directory(dists: list[_Dist], rel: str, arg: str) -> tuple[_Dist, list[str]]:
     prefix = rel.rstrip("/") + "/"
     found = []
-    for info in _dists(home):
-        dist = _Dist.read(info)
+    for dist in dists:
         rows = [r for r in dist.rows if r.startswith(prefix)]
         if rows or dist.owns_new(prefix + "x.py"):
             found.append((dist, rows))
@@ -310,10 +323,10 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
         if _radpatchs(store, rel, data, named, left):
             continue
         edited.append(Edited(rel, data, want))
-    listed = set(dist.rows)
+    listed = {*dist.rows, *rows}
     for d in dirs:
         for rel in _walk(dist.root, d):
-            if rel in listed or rel in rows:
+            if rel in listed:
                 continue
             if not rel.endswith(".py"):
                 left.append(LeftOut(rel, "not a Python module"))

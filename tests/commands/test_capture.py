@@ -497,3 +497,17 @@ def test_an_entry_apply_refuses_is_removed_again(target: Target) -> None:
         says=("fix: cannot apply: incompatible",),
     )
     assert "hint: capture kept no entry (fix.yaml removed); install a supported version" in err, err
+
+
+def test_a_long_list_of_left_out_files_is_cut_short(target: Target) -> None:
+    for i in range(23):
+        target.edit(f"rcap/data/{i:02}.txt", "not a module\n")
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 5"))
+    r = target.run("capture", "five", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    said = [ln for ln in r.stdout.splitlines() if ln.startswith("left out")]
+    assert said[:2] == [
+        "left out rcap/data/00.txt: not a Python module",
+        "left out rcap/data/01.txt: not a Python module",
+    ]
+    assert len(said) == 21 and said[-1] == "left out 3 more files as well", said
