@@ -81,9 +81,11 @@ def run(
     click.echo(f"{target}: {entry.steps} rewrite{'s' * (entry.steps != 1)}")
     for note in entry.fallbacks:
         click.echo(f"  note: {note}")
+    undo = ["the wheel's bytes back" * any(c.before is not None for c in made.changes)]
+    undo += ["the new modules removed" * any(c.before is None for c in made.changes)]
+    back = " and ".join(u for u in undo if u)
     click.echo(
-        f"try: radpatch --registry {out} status {name}; `radpatch --registry {out} revert {name}` puts the "
-        "wheel's bytes back"
+        f"try: radpatch --registry {out} status {name}; `radpatch --registry {out} revert {name}` undoes it ({back})"
     )
     return EXIT_OK
 
