@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -20,6 +21,7 @@ from radpatch.commands import change
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
 from radpatch.importing import capture, emit
+from radpatch.install.environment import Installed
 from radpatch.releases import pristine
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
@@ -36,65 +38,88 @@ def run(
     dry_run: bool,
 ) -> int:
     _check_options(ctx, name, out, supported)
+    say = _comment if dry_run else click.echo  # --dry-run's output is the entry: YAML, its notes comments
     found = capture.find(ctx.env, paths, distribution)
-    dist = found.dist
-    _say_left_out(found.left_out)
+    _say_left_out(found.left_out, say)
     if not found.edited:
         raise RefusedError(
-            f"nothing to capture: no module of {dist.name} {dist.version} differs from its RECORD in {found.scanned}",
+            f"nothing to capture: no module of {found.dist.name} {found.dist.version} differs from its RECORD in "
+            f"{found.scanned}",
             "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture",
         )
-    changed = [e.relpath for e in found.edited if not e.new]
-    source = None
-    got: dict[str, bytes] = {}
-    if changed:
-        fetched, source = (
-            pristine.from_wheel(dist, changed, Path(wheel)) if wheel else pristine.from_index(dist, changed)
-        )
-        got = {p.relpath: p.data for p in fetched}
-    made = capture.build(name, found, got, supported)
-    _say_left_out(made.layout_only)
-    entry = made.entry
-    target = Path(out) / f"{name}.yaml"
+    made = capture.build(name, found, _pristine(found, wheel, say), supported)
+    _say_left_out(made.layout_only, say)
     if dry_run:
-        click.echo(f"# would write {target}")
-        click.echo(entry.yaml, nl=False)
-        for rel, text in entry.payloads:
-            n = text.count("\n")
-            click.echo(f"# would write {Path(out) / name / rel} ({n} line{'s' * (n != 1)})")
+        _show(Path(out), name, made.entry)
         return EXIT_OK
-    written = emit.write(Path(out), [entry])
+    _write_and_record(ctx, Path(out), made.entry, wheel)
+    _say_captured(found.dist, out, made)
+    return EXIT_OK
+
+
+def _comment(text: str) -> None:
+    click.echo(f"# {text}")
+
+
+def _pristine(found: capture.Found, wheel: str | None, say: Callable[[str], None]) -> dict[str, bytes]:
+    """The RECORD bytes of the edited (not the new) modules, from the wheel; said where from."""
+    dist, changed = found.dist, [e.relpath for e in found.edited if not e.new]
+    if not changed:
+        return {}
+    got, source = pristine.from_wheel(dist, changed, Path(wheel)) if wheel else pristine.from_index(dist, changed)
+    n = len(changed)
+    say(
+        f"{dist.name} {dist.version}: the pristine bytes of {n} file{'s' * (n != 1)} from {source.describe()}, "
+        f"{'each' if n > 1 else 'its bytes'} hashing to RECORD's sha256"
+    )
+    return {p.relpath: p.data for p in got}
+
+
+def _show(out: Path, name: str, entry: emit.Entry) -> None:
+    click.echo(f"# would write {out / (name + '.yaml')}")
+    click.echo(entry.yaml, nl=False)
+    for rel, text in entry.payloads:
+        n = text.count("\n")
+        click.echo(f"# would write {out / name / rel} ({n} line{'s' * (n != 1)})")
+
+
+def _write_and_record(ctx: Context, out: Path, entry: emit.Entry, wheel: str | None) -> None:
+    """Write the entry, then apply it: apply adopts the files that carry it (records them as applied,
+    writes nothing). An entry apply refuses is removed again."""
+    written = emit.write(out, [entry])
     try:
-        change.apply(Context(ctx.python, (*ctx.registries, out)), (name,), dry_run=False)
+        change.apply(
+            Context(ctx.python, (*ctx.registries, str(out))), (entry.name,), False, wheels=(wheel,) if wheel else ()
+        )
     except RadpatchError as exc:
-        _remove(written, Path(out) / name)
-        exc.hint = f"capture kept no entry ({target} removed); " + (exc.hint or "fix the edit and capture again")
+        _remove(written, out / entry.name)
+        exc.hint = f"capture kept no entry ({out / (entry.name + '.yaml')} removed); " + (
+            exc.hint or "fix the edit and capture again"
+        )
         raise
+
+
+def _say_captured(dist: Installed, out: str, made: capture.Captured) -> None:
+    entry = made.entry
     for c in made.changes:
         click.echo(f"captured {c.rel} ({dist.name} {dist.version}){' as a new module' if c.before is None else ''}")
-    if source is not None:
-        n = len(changed)
-        click.echo(
-            f"{dist.name} {dist.version}: the pristine bytes of {n} file{'s' * (n != 1)} from {source.describe()}, "
-            f"{'each' if n > 1 else 'its bytes'} hashing to RECORD's sha256"
-        )
-    click.echo(f"{target}: {entry.steps} rewrite{'s' * (entry.steps != 1)}")
+    click.echo(f"{Path(out) / (entry.name + '.yaml')}: {entry.steps} rewrite{'s' * (entry.steps != 1)}")
     for note in entry.fallbacks:
         click.echo(f"  note: {note}")
     undo = ["the wheel's bytes back" * any(c.before is not None for c in made.changes)]
     undo += ["the new modules removed" * any(c.before is None for c in made.changes)]
     back = " and ".join(u for u in undo if u)
+    name = entry.name
     click.echo(
         f"try: radpatch --registry {out} status {name}; `radpatch --registry {out} revert {name}` undoes it ({back})"
     )
-    return EXIT_OK
 
 
-def _say_left_out(left: tuple[capture.LeftOut, ...], most: int = 20) -> None:
+def _say_left_out(left: tuple[capture.LeftOut, ...], say: Callable[[str], None], most: int = 20) -> None:
     for x in left[:most]:
-        click.echo(f"left out {x.relpath}: {x.why}")
+        say(f"left out {x.relpath}: {x.why}")
     if len(left) > most:
-        click.echo(f"left out {len(left) - most} more files as well")
+        say(f"left out {len(left) - most} more files as well")
 
 
 def _check_options(ctx: Context, name: str, out: str, supported: str | None) -> None:

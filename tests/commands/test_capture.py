@@ -213,6 +213,7 @@ def test_hand_edits_are_captured_as_import_writes_them_read_applied_and_revert_t
 
     assert r.returncode == 0, r.stderr
     assert "captured rcap/core.py (rcap 1.0)" in r.stdout and "range requests" in r.stdout, r.stdout
+    assert "fix_core: adopted: rcap.core already carries this patch's result" in r.stdout, r.stdout
     assert "left out rcap/table.json" not in r.stdout  # it is as installed
     # the edited file was not rewritten: same bytes, same inode
     assert core.read_text() == EDITED_CORE and core.stat().st_ino == inode
@@ -242,6 +243,10 @@ def test_hand_edits_are_captured_as_import_writes_them_read_applied_and_revert_t
     reg = target.cwd / "reg"
     status = json.loads(target.run("status", "--json", "fix_core", registry=reg).stdout)
     assert [s["state"] for s in status] == ["applied"], status
+    record = json.loads((target.site / ".radpatch" / "record.json").read_text())["patches"]
+    assert list(record) == ["fix_core"] and record["fix_core"]["files"][0]["patched_sha256"] == sha(
+        EDITED_CORE.encode()
+    )
     assert target.run("status", "--check", "fix_core", registry=reg).returncode == 0
 
     reverted = target.run("revert", "fix_core", registry=reg)
@@ -284,7 +289,9 @@ def test_dry_run_prints_the_entry_and_records_nothing(target: Target) -> None:
     before = target.snapshot()
     r = target.run("capture", "fix", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("# would write fix.yaml\nsummary: Hand edits to rcap/core.py, captured\n"), r.stdout
+    said = "# rcap 1.0: the pristine bytes of 1 file from rcap-1.0-py3-none-any.whl ("
+    assert r.stdout.startswith(said) and "\n# would write fix.yaml\nsummary: Hand edits to rcap/core.py" in r.stdout
+    assert yaml.safe_load(r.stdout)["modules"] == {"core": "rcap.core"}  # the notes are YAML comments
     assert "# would write fix/define-plan.py (" in r.stdout, r.stdout
     assert target.snapshot() == before
     assert not (target.site / ".radpatch").exists()
@@ -505,9 +512,68 @@ def test_a_long_list_of_left_out_files_is_cut_short(target: Target) -> None:
     target.edit("rcap/core.py", CORE.replace("size = 4", "size = 5"))
     r = target.run("capture", "five", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
     assert r.returncode == 0, r.stderr
-    said = [ln for ln in r.stdout.splitlines() if ln.startswith("left out")]
+    said = [ln for ln in r.stdout.splitlines() if ln.startswith("# left out")]  # --dry-run: YAML comments
     assert said[:2] == [
-        "left out rcap/data/00.txt: not a Python module",
-        "left out rcap/data/01.txt: not a Python module",
+        "# left out rcap/data/00.txt: not a Python module",
+        "# left out rcap/data/01.txt: not a Python module",
     ]
-    assert len(said) == 21 and said[-1] == "left out 3 more files as well", said
+    assert len(said) == 21 and said[-1] == "# left out 3 more files as well", said
+
+
+# --- recorded by apply's adopt path: the record, comment edits, the proof ---------------------------------
+
+
+def test_the_capture_is_in_radpatchs_record_and_reverts_byte_for_byte_with_comment_edits(target: Target) -> None:
+    """A code edit and a comment edit in one file: recorded (status --check without names passes),
+    and revert gives RECORD's bytes back, comment included, from the kept original."""
+    core = target.edit("rcap/core.py", EDITED_CORE.replace("# the upstream size", "# size, tuned by hand"))
+    edited = core.read_bytes()
+    r = target.run("capture", "tuned", "rcap/core.py", "--wheel", str(target.wheel))
+    assert r.returncode == 0, r.stderr
+    assert "tuned: adopted: rcap.core already carries this patch's result" in r.stdout, r.stdout
+    assert core.read_bytes() == edited
+    record = json.loads((target.site / ".radpatch" / "record.json").read_text())["patches"]
+    assert [f["path"] for f in record["tuned"]["files"]] == ["rcap/core.py"]
+    assert record["tuned"]["files"][0]["original_sha256"] == target.record_sha("rcap/core.py")
+    assert record["tuned"]["files"][0]["patched_sha256"] == sha(edited)
+    assert target.run("status", "--check", registry=target.cwd).returncode == 0  # every recorded patch
+    reverted = target.run("revert", "tuned", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert "restored byte for byte" in reverted.stdout, reverted.stdout
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+
+
+def test_an_edit_the_proof_refuses_leaves_no_entry(target: Target) -> None:
+    """A hand edit that calls a name defined nowhere: apply's proof refuses to record it, so capture
+    keeps nothing and the file stays as edited."""
+    target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "undefined_helper(x)"))
+    err = refused(
+        target,
+        1,
+        "capture",
+        "bad",
+        "rcap/sub/util.py",
+        "--wheel",
+        str(target.wheel),
+        says=("undefined_helper", "hint: capture kept no entry (bad.yaml removed); "),
+    )
+    assert not (target.site / ".radpatch" / "record.json").exists(), err
+
+
+def test_a_new_module_is_captured_recorded_and_deleted_on_revert(target: Target) -> None:
+    extra = target.edit("rcap/sub/extra.py", NEW_MODULE)
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 12"))
+    r = target.run("capture", "extra", "--distribution", "rcap", "--wheel", str(target.wheel))
+    assert r.returncode == 0, r.stderr
+    assert "captured rcap/sub/extra.py (rcap 1.0) as a new module" in r.stdout, r.stdout
+    entry = entry_of(target.cwd / "extra.yaml")
+    assert {"id": "create-extra", "file": "extra", "create_module": {"content": "extra/rcap/sub/extra.py"}} in entry[
+        "rewrites"
+    ], entry
+    assert (target.cwd / "extra" / "rcap" / "sub" / "extra.py").read_text() == NEW_MODULE
+    assert extra.read_text() == NEW_MODULE
+    assert target.run("status", "--check", registry=target.cwd).returncode == 0
+    reverted = target.run("revert", "extra", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert not extra.exists()
+    assert sha((target.site / "rcap/core.py").read_bytes()) == target.record_sha("rcap/core.py")
