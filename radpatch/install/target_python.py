@@ -6,7 +6,7 @@ target), judge names against the wrong builtins and the wrong standard library (
 on 3.10), and could not parse a module written in a newer grammar than its own at all. Then the
 target itself answers: it is run isolated (`-I -S`: no site-packages, no .pth files, nothing of
 the target package imported) with the patched and original source on stdin; it compiles the
-patched bytes and runs radpatch's own names.py and placement.py (standard library only) on both.
+patched bytes and runs radpatch's own names package and placement.py (standard library only) on both.
 A new import of a module radpatch's own standard library has but the target's lacks is looked
 for on the target's import path (importlib's PathFinder: found, never imported). One answer per
 (interpreter, original, patched, module) serves the compile, names and placement steps.
@@ -31,16 +31,22 @@ TIMEOUT = 120  # seconds the target may take to answer (a 100k-line module compi
 _MAX_ANSWER = 16 << 20
 
 _PROBE = r"""
-import ast, base64, importlib.machinery, json, sys, types
+import ast, base64, importlib.machinery, importlib.util, json, sys
 data = json.loads(sys.stdin.buffer.read())
 
-def load(name, source):
-    mod = types.ModuleType(name)
-    sys.modules[name] = mod
-    exec(compile(source, "radpatch/" + name + ".py", "exec"), mod.__dict__)
-    return mod
+class Served:  # radpatch's own analysis modules, served from the request (never from the target's path)
+    def find_spec(self, name, path=None, target=None):
+        top, _, sub = name.partition(".")
+        if top in data["modules"] and (sub or "__init__") in data["modules"][top]:
+            return importlib.util.spec_from_loader(name, self, is_package=not sub)
+    def create_module(self, spec):
+        return None
+    def exec_module(self, mod):
+        top, _, sub = mod.__name__.partition(".")
+        exec(compile(data["modules"][top][sub or "__init__"], "radpatch/" + mod.__name__, "exec"), mod.__dict__)
 
-mod, place = load("radpatch_names", data["names"]), load("radpatch_placement", data["placement"])
+sys.meta_path.insert(0, Served())
+import radpatch_names as mod, radpatch_placement as place
 after = base64.b64decode(data["after"])
 out = {"radpatch": 1, "version": list(sys.version_info[:2]), "compile": None, "problems": [], "placement": None}
 try:
@@ -106,8 +112,7 @@ def check(target: Target, before: str, after: bytes, after_text: str, where: str
 def _ask(target: Target, before: str, after: bytes, after_text: str, where: str) -> Verdict:
     request = json.dumps(
         {
-            "names": _source(names.__file__),
-            "placement": _source(placement.__file__),
+            "modules": {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)},
             "before": before,
             "after": base64.b64encode(after).decode("ascii"),
             "after_text": after_text,
@@ -156,5 +161,10 @@ def _verdict(stdout: bytes, what: str) -> Verdict:
     return Verdict(error, found, placed)
 
 
-def _source(file: str) -> str:
-    return Path(file).read_text(encoding="utf-8")
+def _package(file: str) -> dict[str, str]:
+    """The sources the probe serves for one of radpatch's analysis modules: {"__init__": its source}
+    for a module, and each of its modules' too for a package (they import each other relatively)."""
+    path = Path(file)
+    if path.name != "__init__.py":
+        return {"__init__": path.read_text(encoding="utf-8")}
+    return {p.stem: p.read_text(encoding="utf-8") for p in sorted(path.parent.glob("*.py"))}

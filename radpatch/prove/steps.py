@@ -171,7 +171,7 @@ def _missing_here(before: bytes, after: bytes, python: PythonEnv | None) -> list
 def names_error(
     before: bytes, after: bytes, where: str, python: PythonEnv | None = None, module: str | None = None
 ) -> str | None:
-    """Names the patch makes unresolvable at run time (see names.py), each with its line."""
+    """Names the patch makes unresolvable at run time (see the names package), each with its line."""
     new = _introduced(before, after, module, where, python)
     if new is None:
         me = names.module_of(module, where)
