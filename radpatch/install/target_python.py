@@ -69,8 +69,8 @@ if out["compile"] is None:
     found += mod.missing_modules(old, new, std, looks, installed, python)
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
     a, b = place.placement(old), place.placement(new)
-    out["placement"] = [msg for check in (place.shadowed, place.dead_changes, place.unreachable_changes)
-                        for msg in check(a, b)]
+    out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
+                        place.unreachable_changes) for msg in check(a, b)]
 sys.stdout.write(json.dumps(out))
 """
 
@@ -79,7 +79,7 @@ sys.stdout.write(json.dumps(out))
 class Verdict:
     compile_error: str | None  # "message (line N)", or None when it compiles
     problems: tuple[names.Problem, ...]
-    placement: tuple[str, ...] = ()  # what placement.py's checks found, in their order
+    placement: tuple[tuple[str, str], ...] = ()  # (check, what it found) of placement.py's checks, in their order
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def _verdict(stdout: bytes, what: str) -> Verdict:
             None if comp is None else f"{comp['msg']} (line {comp['lineno'] if comp['lineno'] is not None else '?'})"
         )
         found = tuple(names.Problem(int(p[0]), str(p[1]), str(p[2]), str(p[3]), str(p[4])) for p in out["problems"])
-        placed = tuple(str(m) for m in out.get("placement") or ())
+        placed = tuple((str(check), str(m)) for check, m in out.get("placement") or ())
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise EnvironmentProblem(
             f"{what} gave an unexpected answer to radpatch's compile probe ({exc}): {stdout[:120]!r}"
