@@ -6,7 +6,7 @@ target), judge names against the wrong builtins and the wrong standard library (
 on 3.10), and could not parse a module written in a newer grammar than its own at all. Then the
 target itself answers: it is run isolated (`-I -S`: no site-packages, no .pth files, nothing of
 the target package imported) with the patched and original source on stdin; it compiles the
-patched bytes and runs radpatch's own names package and placement.py (standard library only) on both.
+patched bytes and runs radpatch's own names and placement packages (standard library only) on both.
 A new import of a module radpatch's own standard library has but the target's lacks is looked
 for on the target's import path (importlib's PathFinder: found, never imported). One answer per
 (interpreter, original, patched, module) serves the compile, names and placement steps.
@@ -79,7 +79,7 @@ sys.stdout.write(json.dumps(out))
 class Verdict:
     compile_error: str | None  # "message (line N)", or None when it compiles
     problems: tuple[names.Problem, ...]
-    placement: tuple[tuple[str, str], ...] = ()  # (check, what it found) of placement.py's checks, in their order
+    placement: tuple[tuple[str, str], ...] = ()  # (check, what it found) of the placement checks, in order
 
 
 @dataclass(frozen=True)
