@@ -132,7 +132,11 @@ def _load() -> None:
 def _target(module: cst.Module, qualname: str, offset: int) -> tuple[Path_, cst.FunctionDef | cst.ClassDef]:
     path = find_scope(module, qualname, offset)
     node = path[-1]
-    assert isinstance(node, (cst.FunctionDef, cst.ClassDef))
+    if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        raise MatchFailure(
+            f"{qualname!r} is the module, which has no decorators",
+            "name the decorated function, method or class: `f`, `Class`, `Class.method`",
+        )
     return path, node
 
 

@@ -256,7 +256,7 @@ def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Sour
             )
         )
         block += text + nl + nl if at_top else nl + nl + text
-    at_line = 0 if at_top else src.tops[first - 1].end
+    at_line = src.head() if at_top else src.tops[first - 1].end
     return src.splice_lines(at_line, at_line, first, first, block, tuple(tops))
 
 
@@ -283,8 +283,8 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
     at = i + n if op.where == "before" else i - 1
     if not (0 <= at < len(src.tops) and src.tops[at].name == op.anchor):
         raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
-    start = 0 if i == 0 else src.tops[i - 1].end
-    end = src.tops[i + n].start if i == 0 else src.tops[i + n - 1].end
+    start = src.head() if i == 0 else src.tops[i - 1].end
+    end = min(src.tops[i + n - 1].end + 2, src.tops[i + n].start) if i == 0 else src.tops[i + n - 1].end
     inside = {line for t in src.tops[i : i + n] for line in range(t.start, t.end)}
     stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
     if stray:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         replace_on_path,
         run_length,
     )
-    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.merge import fit, merge
     from radpatch.rewrite.ops.common import (
         Explanation,
         candidates,
@@ -119,7 +119,7 @@ def _load() -> None:
     global calls_to, enclosing_expression, pretty
     global cst, Path_, block_body, code_of, expr_key, find_expressions, find_scope, find_statements, lines_of, nodes_of
     global parse_statements
-    global replace_on_path, run_length, merge, candidates, in_scope, select, slot_of, statement_candidates
+    global replace_on_path, run_length, fit, merge, candidates, in_scope, select, slot_of, statement_candidates
     global statement_paths, undo_pick, with_body, expression_text, nested_matches
     import libcst as cst
 
@@ -140,7 +140,7 @@ def _load() -> None:
         replace_on_path,
         run_length,
     )
-    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.merge import fit, merge
     from radpatch.rewrite.ops.common import (
         candidates,
         in_scope,
@@ -210,7 +210,9 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
         )
     if expression:
-        return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
+        return replace_on_path(
+            hit, fit(module, hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
+        )
     return _swap_statements(module, hit, old, new)
 
 
