@@ -221,22 +221,17 @@ class Source:
         return i + 1
 
     def head(self) -> int:
-        """The line (0-based) where code inserted at the top of the file goes: below a shebang
-        and a PEP 263 encoding declaration (Python reads them only on lines 1 and 2) and below a
-        comment header that a blank line ends; a comment right above the first statement stays
-        with it."""
+        """The line (0-based) where code inserted at the top of the file goes: below the comments
+        and blank lines before the first statement up to the last blank line among them (a comment
+        right above the first statement stays with it), or below all of them when no blank line
+        parts them (a header); never above a shebang or a PEP 263 encoding declaration, which
+        Python reads on lines 1 and 2 only."""
         first = self.tops[0].start if self.tops else len(self.lines)
-        at = 0
-        for k in range(first):
-            if not self.lines[k].strip():
-                at = k + 1
-        if first == len(self.lines) and self.lines:
-            at = first  # comments only: at the end
+        blank = [k + 1 for k in range(first) if not self.lines[k].strip()]
+        at = blank[-1] if blank else first
         for k, line in enumerate(self.lines[: min(2, first)]):
             if line.startswith("#!") and k == 0 or _CODING.match(line):
                 at = max(at, k + 1)
-            elif line.strip() and not line.lstrip().startswith("#"):
-                break
         return at
 
     def splice(self, first: int, last: int, new_text: str, new_tops: tuple[Top, ...]) -> Source:
