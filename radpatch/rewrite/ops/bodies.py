@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Fail, Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -58,11 +59,11 @@ class WrapBody(Operation):
         return self.function
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return wrap(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return unwrap(src, self)
 
 
@@ -130,21 +131,12 @@ class ReplaceBody(Operation):
         return self.function
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return replace_body(src, self, undo=False)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return replace_body(src, self, undo=True)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, MatchFailure, NotFound, NotUndoable, Path_, code_of, replace_on_path, function, in_scope
-    import libcst as cst
-
-    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, Path_, code_of, replace_on_path
-    from radpatch.rewrite.ops.common import function, in_scope
 
 
 Step = tuple[str, int | None]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -71,39 +72,12 @@ class Delete(Operation):
         return ("find", self.scope, code_key(self.find), self.within)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, NotUndoable, Path_, block_body, find_scope, find_statements, parse_statements, replace_on_path
-    global run_length, statement_slots, in_scope, select, slot_of, statement_candidates, statement_paths, nested_matches
-    import libcst as cst
-
-    from radpatch.rewrite.matching import (
-        NotUndoable,
-        Path_,
-        block_body,
-        find_scope,
-        find_statements,
-        parse_statements,
-        replace_on_path,
-        run_length,
-        statement_slots,
-    )
-    from radpatch.rewrite.ops.common import (
-        in_scope,
-        nested_matches,
-        select,
-        slot_of,
-        statement_candidates,
-        statement_paths,
-    )
 
 
 def _lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from radpatch.registry.model import Fail, Field, Operation, PayloadFile
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import DEFS, Source, Top, bound_names, decode, payload_statement
 
 if TYPE_CHECKING:
@@ -121,22 +122,12 @@ class InsertDefinitions(Operation):
         return all(name in text for name in self.names)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global difflib, Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable, add_import, has_import, near
-    global remove_import
-    import difflib
-
-    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
-    from radpatch.rewrite.ops.common import add_import, has_import, near, remove_import
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -83,39 +84,12 @@ class InsertStatements(Operation):
         return all(ln in text for ln in lines)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, NotUndoable, block_body, code_of, find_scope, find_statements, parse_statements, run_length
-    global stmt_key, in_scope, select, slot_of, statement_candidates, statement_paths, with_body, nested_matches
-    import libcst as cst
-
-    from radpatch.rewrite.matching import (
-        NotUndoable,
-        block_body,
-        code_of,
-        find_scope,
-        find_statements,
-        parse_statements,
-        run_length,
-        stmt_key,
-    )
-    from radpatch.rewrite.ops.common import (
-        in_scope,
-        nested_matches,
-        select,
-        slot_of,
-        statement_candidates,
-        statement_paths,
-        with_body,
-    )
 
 
 def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tuple[cst.CSTNode, ...], int]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, is_expression, parse_problem
 
 if TYPE_CHECKING:
@@ -106,53 +107,12 @@ class Replace(Operation):
         return ("find", self.scope, code_key(self.find), self.within)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=False))
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=True))
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global calls_to, enclosing_expression, pretty
-    global cst, Path_, block_body, code_of, expr_key, find_expressions, find_scope, find_statements, lines_of, nodes_of
-    global parse_statements
-    global replace_on_path, run_length, fit, merge, candidates, in_scope, select, slot_of, statement_candidates
-    global statement_paths, undo_pick, with_body, expression_text, nested_matches
-    import libcst as cst
-
-    from radpatch.rewrite.matching import (
-        Path_,
-        block_body,
-        calls_to,
-        code_of,
-        enclosing_expression,
-        expr_key,
-        find_expressions,
-        find_scope,
-        find_statements,
-        lines_of,
-        nodes_of,
-        parse_statements,
-        pretty,
-        replace_on_path,
-        run_length,
-    )
-    from radpatch.rewrite.merge import fit, merge
-    from radpatch.rewrite.ops.common import (
-        candidates,
-        in_scope,
-        nested_matches,
-        select,
-        slot_of,
-        statement_candidates,
-        statement_paths,
-        undo_pick,
-        with_body,
-    )
-    from radpatch.rewrite.source import expression_text
 
 
 def _hits(module: cst.Module, scope: Path_, code: str, expression: bool) -> list[Path_]:

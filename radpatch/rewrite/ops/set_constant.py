@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, Top, expression_text, is_constant
 
 if TYPE_CHECKING:
@@ -44,22 +45,12 @@ class SetConstant(Operation):
         return f"set {self.name} = {self.value}{was}"
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, Ambiguous, Clash, MatchFailure, NotFound, NotUndoable, merge, after_imports, insert_line
-    import libcst as cst
-
-    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable
-    from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import after_imports, insert_line
 
 
 def _assignments(src: Source, name: str) -> list[int]:
