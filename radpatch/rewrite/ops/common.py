@@ -36,6 +36,7 @@ from radpatch.rewrite.matching import (
     code_of,
     explaining,
     find_scope,
+    find_statements,
     inline_statements,
     lines_of,
     nested_scopes,
@@ -280,6 +281,35 @@ def select(
         raise (NearMiss if plausible else NotFound)(f"{what} not found in {where}; {detail}", *hint)
     lines = lines_of(module, [h[-1] for h in hits], offset)
     raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
+
+
+def statement_match(
+    module: cst.Module,
+    scope_name: str,
+    find: str,
+    op: Selecting | None,
+    offset: int,
+    explain: Callable[[Callable[[], Explanation], Path_], Callable[[], Explanation]] | None = None,
+) -> Path_:
+    """The path to the first statement of the one run of statements equal to `find` in the scope
+    (narrowed by `within:`, picked by `occurrence:`), or the refusal that says why not; `explain`
+    may put its own explanation before the usual one (given the scope's path)."""
+    scope = find_scope(module, scope_name, offset)
+
+    def hits(path: Path_) -> list[Path_]:
+        return statement_paths(find_statements(module, path, find))
+
+    otherwise = statement_candidates(module, scope, find, offset)
+    return select(
+        module,
+        hits(scope),
+        "statement `find`",
+        scope_name,
+        op,
+        offset,
+        explain(otherwise, scope) if explain else otherwise,
+        nested=nested_matches(module, scope, scope_name, hits, offset),
+    )
 
 
 def _listed(inner: list[tuple[str, int]]) -> str:

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
         Path_,
         block_body,
         find_scope,
-        find_statements,
         parse_statements,
         replace_on_path,
         run_length,
@@ -33,11 +32,8 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.ops.common import (
         in_scope,
-        nested_matches,
-        select,
         slot_of,
-        statement_candidates,
-        statement_paths,
+        statement_match,
     )
 
 
@@ -95,22 +91,7 @@ def marker(op: Delete) -> str:
 
 def _forward(src: Source, op: Delete) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
-        scope = find_scope(module, op.scope, offset)
-        hits = statement_paths(find_statements(module, scope, op.find))
-        block, i = slot_of(
-            select(
-                module,
-                hits,
-                "statement `find`",
-                op.scope,
-                op,
-                offset,
-                statement_candidates(module, scope, op.find, offset),
-                nested=nested_matches(
-                    module, scope, op.scope, lambda p: statement_paths(find_statements(module, p, op.find)), offset
-                ),
-            )
-        )
+        block, i = slot_of(statement_match(module, op.scope, op.find, op, offset))
         holder = block[-1]
         body = list(block_body(holder))
         n = run_length(module, body, i, op.find)

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
         nested_matches,
         select,
         slot_of,
-        statement_candidates,
+        statement_match,
         statement_paths,
         undo_pick,
         with_body,
@@ -159,15 +159,8 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
         )
     else:
-        hit = select(
-            module,
-            _hits(module, scope, old, expression),
-            "statement `find`",
-            op.scope,
-            op,
-            offset,
-            _keyword_or(statement_candidates(module, scope, old, offset), module, scope, op, offset),
-            nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
+        hit = statement_match(
+            module, op.scope, old, op, offset, lambda otherwise, at: _keyword_or(otherwise, module, at, op, offset)
         )
     if expression:
         return replace_on_path(
