@@ -46,6 +46,10 @@ def _bind(module: object, node: ast.stmt) -> None:
     elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
         source = importlib.import_module(node.module)
         for a in node.names:
-            setattr(module, a.asname or a.name, getattr(source, a.name))
+            try:
+                value = getattr(source, a.name)
+            except AttributeError:  # a submodule not imported yet (`from radpatch.rewrite import commas`)
+                value = importlib.import_module(f"{node.module}.{a.name}")
+            setattr(module, a.asname or a.name, value)
     else:
         raise ImportError(f"{ast.unparse(node)}: only absolute imports are loaded lazily")
