@@ -208,6 +208,12 @@ class Source:
         except SyntaxError:
             return None
 
+    def binding_line(self, i: int, name: str) -> int:
+        """The 1-based line where top-level statement i binds `name` (in a block: that line)."""
+        node = self.readable(i)
+        lines = [getattr(b, "lineno", 1) for n, b in bindings(node) if n == name] if node is not None else []
+        return self.tops[i].start + (lines[0] if lines else 1)
+
     def line_start(self, i: int) -> int:
         """The index of the first top-level statement on top-level statement i's line(s)."""
         while i > 0 and self.tops[i - 1].start == self.tops[i].start:

@@ -188,7 +188,7 @@ def _forward(src: Source, op: InsertDefinitions) -> Source:
         bound = _binding(src, name)
         if bound:
             raise Clash(
-                f"the module already binds {name!r} (line {src.tops[bound[0]].start + 1}); "
+                f"the module already binds {name!r} (line {src.binding_line(bound[0], name)}); "
                 f"the payload's {name!r} would take it over"
             )
     _defined_before(src, op, anchor[0], p)

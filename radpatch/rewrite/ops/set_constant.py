@@ -103,7 +103,7 @@ def _forward(src: Source, op: SetConstant) -> Source:
     bound = [i for i, t in enumerate(src.tops) if op.name in t.binds]
     if bound:
         raise Clash(
-            f"the module already binds {op.name} (line {src.tops[bound[0]].start + 1})",
+            f"the module already binds {op.name} (line {src.binding_line(bound[0], op.name)})",
             "to change it, give `from:` with its current value; to add a new constant, pick a new name",
         )
     return insert_line(

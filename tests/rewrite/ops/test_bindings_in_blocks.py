@@ -91,4 +91,4 @@ def test_a_payload_definition_under_a_name_a_block_binds_is_refused(kind: str, b
 def test_the_issue_case_orjson_fallback() -> None:
     src = "try:\n    import orjson as json\nexcept ImportError:\n    import json\n"
     assert "binds at line 2" in refuse(src, AddImport("import json")).message
-    assert "already binds json (line 1)" in refuse(src + "X = 1\n", SetConstant("json", "1")).message
+    assert "already binds json (line 2)" in refuse(src + "X = 1\n", SetConstant("json", "1")).message

@@ -75,7 +75,7 @@ def test_running_a_rewrite_loads_libcst_then() -> None:
 def test_each_operation_loads_what_it_uses_in_a_fresh_process() -> None:
     """An operation run first, alone in its process, finds every name its `if TYPE_CHECKING:`
     block lists (rewrite/lazy.py binds them), whatever other module would have imported them."""
-    for key, spec in OPERATIONS.items():
+    for spec in OPERATIONS.values():
         probe = (
             f"import sys; from radpatch.rewrite.lazy import load; import {spec.__module__} as m; "
             f"load({spec.__module__!r}); "
