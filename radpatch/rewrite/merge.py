@@ -9,8 +9,11 @@ the inverse, so a replacement undoes byte for byte wherever the change itself is
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import textwrap
 from collections.abc import Sequence
+from typing import Any, cast
 
 import libcst as cst
 
@@ -24,7 +27,7 @@ def merge(orig: cst.CSTNode, find: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode
     if find.deep_equals(new):
         return orig
     if not (type(orig) is type(find) is type(new)):
-        return _fresh(orig, new)
+        return _fresh(orig, find, new)
     changes: dict[str, object] = {}
     for f in dataclasses.fields(orig):
         o, a, b = getattr(orig, f.name), getattr(find, f.name), getattr(new, f.name)
@@ -33,12 +36,12 @@ def merge(orig: cst.CSTNode, find: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode
         elif _is_nodes(o) and _is_nodes(a) and _is_nodes(b):
             merged = _merge_list(orig, f.name, list(o), list(a), list(b))
             if merged is None:
-                return _fresh(orig, new)
+                return _fresh(orig, find, new)
             changes[f.name] = type(o)(merged) if isinstance(o, tuple) else merged
         elif _same(a, b):
             continue
         else:
-            return _fresh(orig, new)  # a plain value (a name, an operator's text) changes
+            return _fresh(orig, find, new)  # a plain value (a name, an operator's text) changes
     return orig.with_changes(**changes)
 
 
@@ -70,12 +73,54 @@ def _bare(el: cst.CSTNode) -> cst.CSTNode:
     return el.with_changes(comma=cst.MaybeSentinel.DEFAULT, **{attr: cst.SimpleWhitespace("")})
 
 
-def _fresh(orig: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
-    """`new` as written, keeping the parentheses, comment lines above and comment after `orig`."""
-    keep = {a: getattr(orig, a) for a in ("lpar", "rpar", "leading_lines") if hasattr(orig, a) and hasattr(new, a)}
+def _fresh(orig: cst.CSTNode, find: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """`new` as written, keeping the comment lines above and comment after `orig`, and its
+    parentheses: `orig`'s, unless `find` has some and `new` none (the change drops them), else
+    `new`'s (`a * b` to `a * (b + c)`: the parentheses `with` needs are kept)."""
+    keep = {a: getattr(orig, a) for a in ("leading_lines",) if hasattr(orig, a) and hasattr(new, a)}
+    if hasattr(orig, "lpar") and hasattr(new, "lpar"):
+        o: Any = orig  # an expression: parentheses of its own
+        dropped = getattr(find, "lpar", ()) and not cast(Any, new).lpar
+        if o.lpar and not dropped:
+            keep.update(lpar=o.lpar, rpar=o.rpar)
     if isinstance(orig, cst.SimpleStatementLine) and isinstance(new, cst.SimpleStatementLine):
         keep["trailing_whitespace"] = orig.trailing_whitespace
     return new.with_changes(**keep) if keep else new
+
+
+def fit(module: cst.Module, path: Sequence[cst.CSTNode], new: cst.CSTNode) -> cst.CSTNode:
+    """`new` (an expression) with the parentheses it needs in the place of path[-1]: the
+    replaced expression's own, unless they were there for it and `new` does without (`x * (a + b)`
+    to `x * c`); parentheses added where `new` needs them (`x * a` to `x * (b + c)`)."""
+    orig = path[-1]
+    if not (hasattr(orig, "lpar") and hasattr(new, "lpar")):
+        return new
+    bare = new.with_changes(lpar=[], rpar=[])
+    o: Any = orig
+    if o.lpar:
+        if _needs(module, path, orig.with_changes(lpar=[], rpar=[])) and not _needs(module, path, bare):
+            return bare
+        return new.with_changes(lpar=o.lpar, rpar=o.rpar)
+    if _needs(module, path, bare):
+        return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return bare
+
+
+def _needs(module: cst.Module, path: Sequence[cst.CSTNode], bare: cst.CSTNode) -> bool:
+    """Whether the expression `bare` (no parentheses of its own) in the place of path[-1] means
+    something else than with parentheses (or does not parse without them)."""
+    from radpatch.rewrite.matching import replace_on_path
+
+    at = max((k for k, n in enumerate(path) if isinstance(n, (cst.BaseStatement, cst.BaseSmallStatement))), default=0)
+    wrapped = bare.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    dumps: list[str | None] = []
+    for node in (bare, wrapped):
+        code = module.code_for_node(replace_on_path(tuple(path[at:]), node))
+        try:
+            dumps.append(ast.dump(ast.parse(textwrap.dedent(code).strip() + "\n")))
+        except (SyntaxError, ValueError):
+            dumps.append(None)
+    return dumps[1] is not None and dumps[0] != dumps[1]
 
 
 def _is_nodes(value: object) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import sys
 from typing import Any
 
 from radpatch.errors import RefusedError
@@ -32,7 +33,11 @@ def _decode(source: bytes, where: str) -> tuple[Source, str]:
     except Undecodable as exc:
         raise RefusedError(f"{where} cannot be decoded as Python source: {exc}")
     except SyntaxError as exc:
-        raise RefusedError(f"{where} does not parse as Python: {exc.msg} (line {exc.lineno})")
+        raise RefusedError(
+            f"{where} does not parse as Python: {exc.msg} (line {exc.lineno}; read with Python "
+            f"{sys.version_info[0]}.{sys.version_info[1]}'s grammar and libcst's)",
+            "check the file; code in a grammar newer than both is patched by a radpatch running on the target's Python",
+        )
     except (RecursionError, MemoryError):
         raise RefusedError(
             f"{where} is nested too deeply for radpatch to analyse", "radpatch cannot prove a patch of this file"

@@ -16,6 +16,7 @@ import textwrap
 import tokenize
 from dataclasses import dataclass, replace
 
+_CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -56,23 +57,74 @@ def _span(node: ast.stmt) -> tuple[int, int]:
 
 
 def index(tree: ast.Module) -> tuple[Top, ...]:
-    return tuple(Top(n.name if isinstance(n, DEFS) else None, *_span(n), bound_names(n)) for n in tree.body)
+    """One Top per top-level statement. Statements sharing a line (`A = 1; B = 2`) share its
+    range: a line is the smallest unit the index splices."""
+    spans = [_span(n) for n in tree.body]
+    k = 0
+    while k < len(spans):
+        j = k + 1
+        start, end = spans[k]
+        while j < len(spans) and spans[j][0] < end:
+            end = max(end, spans[j][1])
+            j += 1
+        spans[k:j] = [(start, end)] * (j - k)
+        k = j
+    return tuple(
+        Top(n.name if isinstance(n, DEFS) else None, *span, bound_names(n)) for n, span in zip(tree.body, spans)
+    )
+
+
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
+    """(name, the node that binds it) for each module-level binding of a top-level statement, in
+    source order: a def or class, an import, an assignment's (or for loop's, `with ... as`'s,
+    `:=`'s) target, an `except ... as` name, a match capture, including those inside its
+    if/try/with/for/while/match blocks (not inside functions, classes or comprehensions)."""
+    out: list[tuple[str, ast.AST]] = []
+
+    def visit(n: ast.AST, owner: ast.AST) -> None:
+        if isinstance(n, DEFS):
+            out.append((n.name, n))
+            for d in n.decorator_list:
+                visit(d, owner)
+            return
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.extend(((a.asname or a.name).split(".")[0], n) for a in n.names if a.name != "*")
+            return
+        if isinstance(n, _SCOPES):
+            return
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.append((n.id, owner))
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.append((n.name, n))
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            out.append((n.name, n))
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.append((n.rest, n))
+        elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is None:
+            return  # `x: int` binds nothing
+        for child in ast.iter_child_nodes(n):
+            visit(child, n if isinstance(n, ast.stmt) else owner)
+
+    visit(node, node)
+    return out
 
 
 def bound_names(node: ast.stmt) -> tuple[str, ...]:
-    """Names a top-level statement binds in its module (the ones a payload must not take over)."""
-    if isinstance(node, DEFS):
-        return (node.name,)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return tuple((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
-    targets = (
-        node.targets
-        if isinstance(node, ast.Assign)
-        else [node.target]
-        if isinstance(node, (ast.AnnAssign, ast.AugAssign))
-        else []
-    )
-    return tuple(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    """Names a top-level statement binds in its module (the ones a payload must not take over),
+    including inside its blocks (`try: import orjson as json`)."""
+    return tuple(dict.fromkeys(name for name, _ in bindings(node)))
 
 
 def is_constant(node: ast.stmt) -> bool:
@@ -144,9 +196,49 @@ class Source:
         return "".join(self.lines[start:end])
 
     def node(self, i: int) -> ast.stmt:
-        """The ast of top-level statement i, parsed from its own lines."""
+        """The ast of top-level statement i, parsed from its own lines (line 1: its first line)."""
         top = self.tops[i]
-        return ast.parse(self.text_of(top.start, top.end)).body[0]
+        k = i - self.line_start(i)  # its place among the statements of its line
+        return ast.parse(self.text_of(top.start, top.end)).body[k]
+
+    def readable(self, i: int) -> ast.stmt | None:
+        """node(i), or None when the running Python cannot parse it (a newer grammar's statement)."""
+        try:
+            return self.node(i)
+        except SyntaxError:
+            return None
+
+    def binding_line(self, i: int, name: str) -> int:
+        """The 1-based line where top-level statement i binds `name` (in a block: that line)."""
+        node = self.readable(i)
+        lines = [getattr(b, "lineno", 1) for n, b in bindings(node) if n == name] if node is not None else []
+        return self.tops[i].start + (lines[0] if lines else 1)
+
+    def line_start(self, i: int) -> int:
+        """The index of the first top-level statement on top-level statement i's line(s)."""
+        while i > 0 and self.tops[i - 1].start == self.tops[i].start:
+            i -= 1
+        return i
+
+    def line_end(self, i: int) -> int:
+        """One past the index of the last top-level statement on top-level statement i's line(s)."""
+        while i + 1 < len(self.tops) and self.tops[i + 1].start == self.tops[i].start:
+            i += 1
+        return i + 1
+
+    def head(self) -> int:
+        """The line (0-based) where code inserted at the top of the file goes: below the comments
+        and blank lines before the first statement up to the last blank line among them (a comment
+        right above the first statement stays with it), or below all of them when no blank line
+        parts them (a header); never above a shebang or a PEP 263 encoding declaration, which
+        Python reads on lines 1 and 2 only."""
+        first = self.tops[0].start if self.tops else len(self.lines)
+        blank = [k + 1 for k in range(first) if not self.lines[k].strip()]
+        at = blank[-1] if blank else first
+        for k, line in enumerate(self.lines[: min(2, first)]):
+            if line.startswith("#!") and k == 0 or _CODING.match(line):
+                at = max(at, k + 1)
+        return at
 
     def splice(self, first: int, last: int, new_text: str, new_tops: tuple[Top, ...]) -> Source:
         """Replace tops[first:last] (their lines) by `new_text`, whose own statements are
@@ -172,7 +264,43 @@ _KEEP = 3  # planning needs the original, the patched text and a payload
 
 def _parsed(text: str) -> Source:
     hit = _RECENT.get(text)
-    return remember(text, ast.parse(text)) if hit is None else _keep(text, hit)
+    if hit is not None:
+        return _keep(text, hit)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        return _keep(text, _newer(text, exc))
+    return remember(text, tree)
+
+
+def _newer(text: str, exc: SyntaxError) -> Source:
+    """The Source of a module in a grammar newer than the running Python's (a 3.12 `type X = ...`
+    read by radpatch on 3.10), indexed from libcst's parser, which reads the newer grammars.
+    Rewrites then run on the definitions the running Python can read; `exc` is raised when
+    libcst cannot parse the text either."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        raise exc from None
+    pos = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lines = tuple(_LINE.findall(text))
+    tops: list[Top] = []
+    for stmt in module.body:
+        first = min([pos[stmt].start.line, *(pos[d].start.line for d in getattr(stmt, "decorators", ()))])
+        start, end = first - 1, pos[stmt].end.line
+        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+        for small in smalls:
+            name = stmt.name.value if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
+            try:
+                binds = bound_names(ast.parse(textwrap.dedent(module.code_for_node(small))).body[0])
+            except (SyntaxError, IndexError):
+                alias = getattr(cst, "TypeAlias", None)
+                binds = (name,) if name else (small.name.value,) if alias and isinstance(small, alias) else ()
+            tops.append(Top(name, start, end, binds))
+    return Source(lines, tuple(tops))
 
 
 def remember(text: str, tree: ast.Module) -> Source:

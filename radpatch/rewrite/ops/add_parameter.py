@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -42,22 +43,12 @@ class AddParameter(Operation):
         return self.function
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.function, lambda m, offset: _add(m, self, offset))
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.function, lambda m, offset: _remove(m, self, offset))
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, commas, MatchFailure, NotUndoable, code_of, replace_on_path, stmt_key, function, in_scope
-    import libcst as cst
-
-    from radpatch.rewrite import commas
-    from radpatch.rewrite.matching import MatchFailure, NotUndoable, code_of, replace_on_path, stmt_key
-    from radpatch.rewrite.ops.common import function, in_scope
 
 
 def _add(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Fail, Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import NotFound, NotUndoable, Path_, code_of, replace_on_path
+    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, Path_, code_of, replace_on_path
     from radpatch.rewrite.ops.common import function, in_scope
 
 BODY = "__body__"  # the placeholder statement of a wrap_body template
@@ -58,11 +59,11 @@ class WrapBody(Operation):
         return self.function
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return wrap(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return unwrap(src, self)
 
 
@@ -81,6 +82,26 @@ def _check_template(code: str, fail: Fail) -> None:
             f"a wrap_body template needs exactly one line `{BODY}` standing for the original body "
             f"(found {len(holes)}); e.g. try:\\n    {BODY}\\nexcept Exception: ...",
         )
+    problem = hole_problem(code)
+    if problem:
+        raise fail("with", problem)
+
+
+def hole_problem(code: str) -> str | None:
+    """Why the template's `__body__` cannot stand for a body: it shares its line with other code
+    (`if x: __body__`, `x = 1; __body__`), where a block of statements cannot go."""
+    text = textwrap.dedent(code)
+    lines = text.splitlines()
+    for n in ast.walk(ast.parse(text)):
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Name) and n.value.id == BODY:
+            line = lines[n.lineno - 1]
+            rest = line[n.end_col_offset or 0 :].strip()
+            if line[: n.col_offset].strip() or rest and not rest.startswith("#"):
+                return (
+                    f"`{BODY}` shares line {n.lineno} of the template with other code: the body it stands for is "
+                    f"a block, so write `{BODY}` on a line of its own (e.g. `if x:\\n    {BODY}`)"
+                )
+    return None
 
 
 @dataclass(frozen=True)
@@ -110,21 +131,12 @@ class ReplaceBody(Operation):
         return self.function
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return replace_body(src, self, undo=False)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return replace_body(src, self, undo=True)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, NotFound, NotUndoable, Path_, code_of, replace_on_path, function, in_scope
-    import libcst as cst
-
-    from radpatch.rewrite.matching import NotFound, NotUndoable, Path_, code_of, replace_on_path
-    from radpatch.rewrite.ops.common import function, in_scope
 
 
 Step = tuple[str, int | None]
@@ -210,10 +222,11 @@ def wrap(src: Source, op: WrapBody) -> Source:
         path, fn = function(module, op.function, offset)
         doc, rest = _split(fn)
         template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
+        problem = hole_problem(op.with_)
         steps = _locate(template)
-        assert steps is not None  # the loader checked the template
-        holder = _follow(template, steps)
-        assert holder is not None
+        holder = _follow(template, steps) if steps is not None and problem is None else None
+        if holder is None or steps is None:
+            raise MatchFailure(problem or f"the template has no line `{BODY}` standing for the body", "fix `with`")
         name, i = steps[-1]
         assert i is not None
         items = list(getattr(holder[-1], name))
@@ -230,7 +243,8 @@ def unwrap(src: Source, op: WrapBody) -> Source:
         doc, rest = _split(fn)
         template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
         steps = _locate(template)
-        assert steps is not None
+        if steps is None or hole_problem(op.with_):
+            raise MatchFailure(hole_problem(op.with_) or f"the template has no line `{BODY}`", "fix `with`")
         current = cst.Module(body=rest)  # type: ignore[arg-type]
         holder = _follow(current, steps)
         t_holder = _follow(template, steps)

@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import difflib
 import functools
+import sys
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
@@ -35,6 +36,7 @@ from radpatch.rewrite.matching import (
     code_of,
     explaining,
     find_scope,
+    find_statements,
     inline_statements,
     lines_of,
     nested_scopes,
@@ -42,7 +44,7 @@ from radpatch.rewrite.matching import (
     starts,
     statement_slots,
 )
-from radpatch.rewrite.source import Source, Top, bound_names
+from radpatch.rewrite.source import Source, Top, bindings, bound_names
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]
 
@@ -64,7 +66,12 @@ def code_errors() -> Iterator[None]:
     except cst.ParserSyntaxError as exc:
         raise MatchFailure(f"libcst cannot parse the code involved: {exc.message} (line {exc.raw_line})") from None
     except SyntaxError as exc:
-        raise MatchFailure(f"the code involved does not parse: {exc.msg} (line {exc.lineno})") from None
+        raise MatchFailure(
+            f"the code involved does not parse for radpatch's Python {sys.version_info[0]}.{sys.version_info[1]}: "
+            f"{exc.msg} (line {exc.lineno})",
+            "code in a newer Python's grammar (the target's) is read only by a radpatch running on that Python or "
+            "newer: run radpatch with it, or write the rewrite on code this Python can read",
+        ) from None
     except (RecursionError, MemoryError):
         raise MatchFailure(
             "the code involved is nested too deeply for radpatch to analyse",
@@ -79,12 +86,9 @@ def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
     top = qualname.split(".")[0]
     hits = src.named(top)
     if len(hits) != 1:
-        if hits:
-            lines = ", ".join(str(src.tops[h].start + 1) for h in hits)
-            raise Ambiguous(
-                f"scope {qualname!r}: the module defines {top!r} {len(hits)} times (ambiguous: lines {lines})",
-                "the last definition is the one that runs; a rewrite cannot tell which one is meant",
-            )
+        if hits or any(top in t.binds for t in src.tops):
+            # several definitions (`@overload`s, if/else): the whole module, where find_scope chooses or says how
+            return Source.parse(as_module(edit(cst.parse_module(src.text), 0)).code)
         close = difflib.get_close_matches(top, src.names(), n=3)
         raise (NearMiss if close else NotFound)(
             f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}",
@@ -279,6 +283,35 @@ def select(
     raise Ambiguous(f"{what} matches {len(hits)} times in {where} (ambiguous): lines {', '.join(map(str, lines))}")
 
 
+def statement_match(
+    module: cst.Module,
+    scope_name: str,
+    find: str,
+    op: Selecting | None,
+    offset: int,
+    explain: Callable[[Callable[[], Explanation], Path_], Callable[[], Explanation]] | None = None,
+) -> Path_:
+    """The path to the first statement of the one run of statements equal to `find` in the scope
+    (narrowed by `within:`, picked by `occurrence:`), or the refusal that says why not; `explain`
+    may put its own explanation before the usual one (given the scope's path)."""
+    scope = find_scope(module, scope_name, offset)
+
+    def hits(path: Path_) -> list[Path_]:
+        return statement_paths(find_statements(module, path, find))
+
+    otherwise = statement_candidates(module, scope, find, offset)
+    return select(
+        module,
+        hits(scope),
+        "statement `find`",
+        scope_name,
+        op,
+        offset,
+        explain(otherwise, scope) if explain else otherwise,
+        nested=nested_matches(module, scope, scope_name, hits, offset),
+    )
+
+
 def _listed(inner: list[tuple[str, int]]) -> str:
     return ", ".join(f"line {line} in `{q}`" for q, line in inner)
 
@@ -428,8 +461,9 @@ def function(module: cst.Module, qualname: str, offset: int = 0) -> tuple[Path_,
     path = find_scope(module, qualname, offset)
     fn = path[-1]
     if not isinstance(fn, cst.FunctionDef):
+        what = "the module" if isinstance(fn, cst.Module) else "a class"
         raise MatchFailure(
-            f"{qualname!r} is a class, not a function", "name a function or method: `f` or `Class.method`"
+            f"{qualname!r} is {what}, not a function", "name a function or method: `f` or `Class.method`"
         )
     return path, fn
 
@@ -448,8 +482,8 @@ def after_imports(src: Source) -> int:
     for i, t in enumerate(src.tops):
         if t.name is not None:
             break
-        node = src.node(i)
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or (i == 0 and _is_docstring(node)):
+        node = src.readable(i)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or (i == 0 and node is not None and _is_docstring(node)):
             at = i + 1
     return at
 
@@ -459,10 +493,13 @@ def _is_docstring(node: ast.stmt) -> bool:
 
 
 def insert_line(src: Source, at: int, line: str, top: Top) -> Source:
-    """Insert one statement line after tops[at - 1] (at 0: at the very top)."""
+    """Insert one statement line after tops[at - 1] (and the statements sharing its line); at 0:
+    at the top of the file, below its shebang, encoding declaration and comment header."""
     nl = src.newline
-    start = src.tops[at - 1].end if at else 0
-    if at and at == len(src.tops) and src.lines and not src.lines[-1].endswith(("\n", "\r")):
+    if at:
+        at = src.line_end(at - 1)
+    start = src.tops[at - 1].end if at else src.head()
+    if start == len(src.lines) and src.lines and not src.lines[-1].endswith(("\n", "\r")):
         return Source.parse(src.text + nl + line)
     return src.splice_lines(start, start, at, at, line + nl, (Top(top.name, 0, 1, top.binds),))
 
@@ -476,7 +513,8 @@ def _aliases(node: ast.stmt) -> set[tuple[str | None, int, str, str | None]]:
 
 
 def _module_imports(src: Source) -> list[tuple[int, ast.stmt]]:
-    return [(i, src.node(i)) for i, t in enumerate(src.tops) if t.name is None and t.binds]
+    found = [(i, src.readable(i)) for i, t in enumerate(src.tops) if t.name is None and t.binds]
+    return [(i, node) for i, node in found if node is not None]
 
 
 def has_import(src: Source, statement: str) -> bool:
@@ -502,14 +540,21 @@ def _source(node: ast.stmt, name: str) -> str | None:
 
 def _clash(src: Source, node: ast.stmt) -> None:
     """Refuse an import that would rebind a name the module binds otherwise (a def, a constant,
-    another module's name)."""
+    another module's name), wherever the module binds it: at top level or in its blocks (`try:
+    import orjson as json`, `if TYPE_CHECKING:`); an import of the same name from the same
+    place is no clash."""
     for name in bound_names(node):
         for i, t in enumerate(src.tops):
-            if name in t.binds:
-                have = src.node(i)
-                if not isinstance(have, (ast.Import, ast.ImportFrom)) or _source(have, name) != _source(node, name):
+            if name not in t.binds:
+                continue
+            have = src.readable(i)
+            found: list[tuple[ast.AST | None, int]] = (
+                [(b, t.start + getattr(b, "lineno", 1)) for n, b in bindings(have) if n == name] if have else []
+            )
+            for b, line in found or [(None, t.start + 1)]:
+                if not isinstance(b, (ast.Import, ast.ImportFrom)) or _source(b, name) != _source(node, name):
                     raise Clash(
-                        f"`{ast.unparse(node)}` would rebind {name!r}, which the module binds at line {t.start + 1}",
+                        f"`{ast.unparse(node)}` would rebind {name!r}, which the module binds at line {line}",
                         "rename it with `as` (e.g. `... import x as _yourpatch_x`) "
                         "so it takes over nothing the module defines",
                     )
@@ -538,6 +583,8 @@ def remove_import(src: Source, statement: str) -> Source:
         raise NotUndoable(f"`{statement.strip()}` is not in the module")
     i = marked[0]
     t = src.tops[i]
+    if src.line_end(i) - src.line_start(i) > 1:
+        raise NotUndoable(f"`{statement.strip()}` shares its line with other statements; radpatch wrote it alone")
     if i == len(src.tops) - 1 and not src.lines[-1].endswith(("\n", "\r")):
         kept = src.text_of(0, t.start)
         return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from radpatch.registry.model import Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, expression_text
 
 if TYPE_CHECKING:
@@ -39,11 +40,11 @@ class _Decorators(Operation):
         return self.function
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)  # type: ignore[arg-type]
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)  # type: ignore[arg-type]
 
 
@@ -109,30 +110,14 @@ class ReplaceDecorator(_Decorators):
 Op = AddDecorator | RemoveDecorator | ReplaceDecorator
 
 
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, MatchFailure, NotFound, NotUndoable, Path_, code_of, expr_key, find_scope, replace_on_path, merge
-    global in_scope
-    import libcst as cst
-
-    from radpatch.rewrite.matching import (
-        MatchFailure,
-        NotFound,
-        NotUndoable,
-        Path_,
-        code_of,
-        expr_key,
-        find_scope,
-        replace_on_path,
-    )
-    from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import in_scope
-
-
 def _target(module: cst.Module, qualname: str, offset: int) -> tuple[Path_, cst.FunctionDef | cst.ClassDef]:
     path = find_scope(module, qualname, offset)
     node = path[-1]
-    assert isinstance(node, (cst.FunctionDef, cst.ClassDef))
+    if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        raise MatchFailure(
+            f"{qualname!r} is the module, which has no decorators",
+            "name the decorated function, method or class: `f`, `Class`, `Class.method`",
+        )
     return path, node
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
         Path_,
         block_body,
         find_scope,
-        find_statements,
         parse_statements,
         replace_on_path,
         run_length,
@@ -32,11 +32,8 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.ops.common import (
         in_scope,
-        nested_matches,
-        select,
         slot_of,
-        statement_candidates,
-        statement_paths,
+        statement_match,
     )
 
 
@@ -71,39 +68,12 @@ class Delete(Operation):
         return ("find", self.scope, code_key(self.find), self.within)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, NotUndoable, Path_, block_body, find_scope, find_statements, parse_statements, replace_on_path
-    global run_length, statement_slots, in_scope, select, slot_of, statement_candidates, statement_paths, nested_matches
-    import libcst as cst
-
-    from radpatch.rewrite.matching import (
-        NotUndoable,
-        Path_,
-        block_body,
-        find_scope,
-        find_statements,
-        parse_statements,
-        replace_on_path,
-        run_length,
-        statement_slots,
-    )
-    from radpatch.rewrite.ops.common import (
-        in_scope,
-        nested_matches,
-        select,
-        slot_of,
-        statement_candidates,
-        statement_paths,
-    )
 
 
 def _lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
@@ -121,22 +91,7 @@ def marker(op: Delete) -> str:
 
 def _forward(src: Source, op: Delete) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
-        scope = find_scope(module, op.scope, offset)
-        hits = statement_paths(find_statements(module, scope, op.find))
-        block, i = slot_of(
-            select(
-                module,
-                hits,
-                "statement `find`",
-                op.scope,
-                op,
-                offset,
-                statement_candidates(module, scope, op.find, offset),
-                nested=nested_matches(
-                    module, scope, op.scope, lambda p: statement_paths(find_statements(module, p, op.find)), offset
-                ),
-            )
-        )
+        block, i = slot_of(statement_match(module, op.scope, op.find, op, offset))
         holder = block[-1]
         body = list(block_body(holder))
         n = run_length(module, body, i, op.find)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -34,15 +35,9 @@ class AddImport(Operation):
         return f"add `{self.statement.strip()}`"
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return add_import(src, self.statement)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return remove_import(src, self.statement)
-
-
-def _load() -> None:
-    """The import helpers (with libcst), loaded when a rewrite runs (loading a registry must not)."""
-    global add_import, remove_import
-    from radpatch.rewrite.ops.common import add_import, remove_import

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from radpatch.registry.model import Fail, Field, Operation, PayloadFile
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import DEFS, Source, Top, bound_names, decode, payload_statement
 
 if TYPE_CHECKING:
@@ -121,22 +122,12 @@ class InsertDefinitions(Operation):
         return all(name in text for name in self.names)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global difflib, Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable, add_import, has_import, near
-    global remove_import
-    import difflib
-
-    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
-    from radpatch.rewrite.ops.common import add_import, has_import, near, remove_import
 
 
 @dataclass(frozen=True)
@@ -197,7 +188,7 @@ def _forward(src: Source, op: InsertDefinitions) -> Source:
         bound = _binding(src, name)
         if bound:
             raise Clash(
-                f"the module already binds {name!r} (line {src.tops[bound[0]].start + 1}); "
+                f"the module already binds {name!r} (line {src.binding_line(bound[0], name)}); "
                 f"the payload's {name!r} would take it over"
             )
     _defined_before(src, op, anchor[0], p)
@@ -256,7 +247,7 @@ def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Sour
             )
         )
         block += text + nl + nl if at_top else nl + nl + text
-    at_line = 0 if at_top else src.tops[first - 1].end
+    at_line = src.head() if at_top else src.tops[first - 1].end
     return src.splice_lines(at_line, at_line, first, first, block, tuple(tops))
 
 
@@ -283,8 +274,8 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
     at = i + n if op.where == "before" else i - 1
     if not (0 <= at < len(src.tops) and src.tops[at].name == op.anchor):
         raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
-    start = 0 if i == 0 else src.tops[i - 1].end
-    end = src.tops[i + n].start if i == 0 else src.tops[i + n - 1].end
+    start = src.head() if i == 0 else src.tops[i - 1].end
+    end = min(src.tops[i + n - 1].end + 2, src.tops[i + n].start) if i == 0 else src.tops[i + n - 1].end
     inside = {line for t in src.tops[i : i + n] for line in range(t.start, t.end)}
     stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
     if stray:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -18,19 +19,14 @@ if TYPE_CHECKING:
         NotUndoable,
         block_body,
         code_of,
-        find_scope,
-        find_statements,
         parse_statements,
         run_length,
         stmt_key,
     )
     from radpatch.rewrite.ops.common import (
         in_scope,
-        nested_matches,
-        select,
         slot_of,
-        statement_candidates,
-        statement_paths,
+        statement_match,
         with_body,
     )
 
@@ -83,60 +79,18 @@ class InsertStatements(Operation):
         return all(ln in text for ln in lines)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, NotUndoable, block_body, code_of, find_scope, find_statements, parse_statements, run_length
-    global stmt_key, in_scope, select, slot_of, statement_candidates, statement_paths, with_body, nested_matches
-    import libcst as cst
-
-    from radpatch.rewrite.matching import (
-        NotUndoable,
-        block_body,
-        code_of,
-        find_scope,
-        find_statements,
-        parse_statements,
-        run_length,
-        stmt_key,
-    )
-    from radpatch.rewrite.ops.common import (
-        in_scope,
-        nested_matches,
-        select,
-        slot_of,
-        statement_candidates,
-        statement_paths,
-        with_body,
-    )
 
 
 def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tuple[cst.CSTNode, ...], int]:
     """(block, index) where the new statements go: before the first statement `find` names, or
     after its last (`find` may be several statements)."""
-    scope = find_scope(module, op.scope, offset)
-    hits = statement_paths(find_statements(module, scope, op.find))
-    block, i = slot_of(
-        select(
-            module,
-            hits,
-            "statement `find`",
-            op.scope,
-            op,
-            offset,
-            statement_candidates(module, scope, op.find, offset),
-            nested=nested_matches(
-                module, scope, op.scope, lambda p: statement_paths(find_statements(module, p, op.find)), offset
-            ),
-        )
-    )
+    block, i = slot_of(statement_match(module, op.scope, op.find, op, offset))
     return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.where == "after" else i
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, is_expression, parse_problem
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
         replace_on_path,
         run_length,
     )
-    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.merge import fit, merge
     from radpatch.rewrite.ops.common import (
         Explanation,
         candidates,
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
         nested_matches,
         select,
         slot_of,
-        statement_candidates,
+        statement_match,
         statement_paths,
         undo_pick,
         with_body,
@@ -106,53 +107,12 @@ class Replace(Operation):
         return ("find", self.scope, code_key(self.find), self.within)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=False))
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=True))
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global calls_to, enclosing_expression, pretty
-    global cst, Path_, block_body, code_of, expr_key, find_expressions, find_scope, find_statements, lines_of, nodes_of
-    global parse_statements
-    global replace_on_path, run_length, merge, candidates, in_scope, select, slot_of, statement_candidates
-    global statement_paths, undo_pick, with_body, expression_text, nested_matches
-    import libcst as cst
-
-    from radpatch.rewrite.matching import (
-        Path_,
-        block_body,
-        calls_to,
-        code_of,
-        enclosing_expression,
-        expr_key,
-        find_expressions,
-        find_scope,
-        find_statements,
-        lines_of,
-        nodes_of,
-        parse_statements,
-        pretty,
-        replace_on_path,
-        run_length,
-    )
-    from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import (
-        candidates,
-        in_scope,
-        nested_matches,
-        select,
-        slot_of,
-        statement_candidates,
-        statement_paths,
-        undo_pick,
-        with_body,
-    )
-    from radpatch.rewrite.source import expression_text
 
 
 def _hits(module: cst.Module, scope: Path_, code: str, expression: bool) -> list[Path_]:
@@ -199,18 +159,13 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
             nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
         )
     else:
-        hit = select(
-            module,
-            _hits(module, scope, old, expression),
-            "statement `find`",
-            op.scope,
-            op,
-            offset,
-            _keyword_or(statement_candidates(module, scope, old, offset), module, scope, op, offset),
-            nested=nested_matches(module, scope, op.scope, lambda p: _hits(module, p, old, expression), offset),
+        hit = statement_match(
+            module, op.scope, old, op, offset, lambda otherwise, at: _keyword_or(otherwise, module, at, op, offset)
         )
     if expression:
-        return replace_on_path(hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
+        return replace_on_path(
+            hit, fit(module, hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
+        )
     return _swap_statements(module, hit, old, new)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, Top, expression_text, is_constant
 
 if TYPE_CHECKING:
@@ -44,26 +45,17 @@ class SetConstant(Operation):
         return f"set {self.name} = {self.value}{was}"
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _forward(src, self)
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return _inverse(src, self)
 
 
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, Ambiguous, Clash, MatchFailure, NotFound, NotUndoable, merge, after_imports, insert_line
-    import libcst as cst
-
-    from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable
-    from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import after_imports, insert_line
-
-
 def _assignments(src: Source, name: str) -> list[int]:
-    return [i for i, t in enumerate(src.tops) if t.name is None and name in t.binds]
+    """The top-level statements binding `name` (an assignment, a def, an import, a block binding it)."""
+    return [i for i, t in enumerate(src.tops) if name in t.binds]
 
 
 def _value(node: ast.stmt) -> ast.expr:
@@ -78,25 +70,31 @@ def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[Matc
     if len(hits) > 1:
         raise Ambiguous(
             f"the module binds {op.name} {len(hits)} times "
-            f"(lines {', '.join(str(src.tops[i].start + 1) for i in hits)})",
-            "radpatch changes a constant assigned once; use a `replace` rewrite with `occurrence:`",
+            f"(lines {', '.join(str(src.tops[i].start + 1) for i in hits)}): the last one run is the value",
+            "radpatch changes a constant bound once; use a `replace` rewrite with `occurrence:`",
         )
     i = hits[0]
-    node = src.node(i)
-    if not is_constant(node):
-        raise MatchFailure(f"line {src.tops[i].start + 1} binds {op.name} but is not `{op.name} = value`")
+    node = src.readable(i)
+    if node is None or not is_constant(node):
+        raise MatchFailure(
+            f"line {src.tops[i].start + 1} binds {op.name} but is not `{op.name} = value`",
+            "set_constant changes a top-level `NAME = value`; change this code with a `replace` rewrite",
+        )
     have = ast.unparse(_value(node))
     if ast.dump(_value(node)) != ast.dump(ast.parse(expression_text(old), mode="eval").body):
         raise failure(f"{op.name} is {have} at line {src.tops[i].start + 1}, not {old}")
+    first, last = src.line_start(i), src.line_end(i)  # the statements sharing its line: `A = 1; B = 2`
     t = src.tops[i]
     module = cst.parse_module(src.text_of(t.start, t.end))
     stmt = module.body[0]
-    assert isinstance(stmt, cst.SimpleStatementLine)
-    small = stmt.body[0]
+    assert isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == last - first
+    small = stmt.body[i - first]
     assert isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None
     value = merge(small.value, cst.parse_expression(expression_text(old)), cst.parse_expression(expression_text(new)))
-    code = module.with_changes(body=[stmt.with_changes(body=[small.with_changes(value=value), *stmt.body[1:]])]).code
-    return src.splice(i, i + 1, code, (Top(None, 0, len(Source.parse_lines(code)), t.binds),))
+    body = [*stmt.body[: i - first], small.with_changes(value=value), *stmt.body[i - first + 1 :]]
+    code = module.with_changes(body=[stmt.with_changes(body=body)]).code
+    n = len(Source.parse_lines(code))
+    return src.splice(first, last, code, tuple(Top(x.name, 0, n, x.binds) for x in src.tops[first:last]))
 
 
 def _forward(src: Source, op: SetConstant) -> Source:
@@ -105,7 +103,7 @@ def _forward(src: Source, op: SetConstant) -> Source:
     bound = [i for i, t in enumerate(src.tops) if op.name in t.binds]
     if bound:
         raise Clash(
-            f"the module already binds {op.name} (line {src.tops[bound[0]].start + 1})",
+            f"the module already binds {op.name} (line {src.binding_line(bound[0], op.name)})",
             "to change it, give `from:` with its current value; to add a new constant, pick a new name",
         )
     return insert_line(
@@ -129,11 +127,13 @@ def _inverse(src: Source, op: SetConstant) -> Source:
     if op.from_ is not None:
         return _change(src, op, op.value, op.from_, NotUndoable)
     key = ast.dump(ast.parse(f"{op.name} = {expression_text(op.value)}").body[0])
-    hits = [i for i in _assignments(src, op.name) if ast.dump(src.node(i)) == key]
+    hits = [i for i in _assignments(src, op.name) if ast.dump(src.readable(i) or ast.Pass()) == key]
     if len(hits) != 1:
         raise NotUndoable(f"expected one `{op.name} = {op.value}` at module level, found {len(hits)}")
     i = hits[0]
     t = src.tops[i]
+    if src.line_end(i) - src.line_start(i) > 1:
+        raise NotUndoable(f"`{op.name} = {op.value}` shares its line with other statements; radpatch wrote it alone")
     if i == len(src.tops) - 1 and not src.lines[-1].endswith(("\n", "\r")):
         kept = src.text_of(0, t.start)
         return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, expression_text
 
 if TYPE_CHECKING:
@@ -43,22 +44,12 @@ class SetDefault(Operation):
         return self.function
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.function, lambda m, offset: _set(m, self, self.from_, self.to, offset, NotFound))
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.function, lambda m, offset: _set(m, self, self.to, self.from_, offset, NotUndoable))
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path, merge, function, in_scope
-    import libcst as cst
-
-    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path
-    from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import function, in_scope
 
 
 def _set(

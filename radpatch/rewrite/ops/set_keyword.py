@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, expression_text
 
 if TYPE_CHECKING:
@@ -63,23 +64,12 @@ class SetKeyword(Operation):
         return ("keyword", self.scope, code_key(self.call), self.keyword, code_key(self.from_), self.within)
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _set(m, self, offset, undo=False))
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _set(m, self, offset, undo=True))
-
-
-def _load() -> None:
-    """libcst and the matching code, loaded when a rewrite runs (loading a registry must not)."""
-    global cst, code_of, expr_key, find_scope, lines_of, nodes_of, replace_on_path, merge, in_scope, select, undo_pick
-    global nested_matches
-    import libcst as cst
-
-    from radpatch.rewrite.matching import code_of, expr_key, find_scope, lines_of, nodes_of, replace_on_path
-    from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import in_scope, nested_matches, select, undo_pick
 
 
 def _calls(module: cst.Module, scope: Path_, callee: str) -> list[Path_]:

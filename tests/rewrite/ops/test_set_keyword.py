@@ -29,7 +29,7 @@ from radpatch.rewrite.matching import Ambiguous, NearMiss, NotFound
 from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.vllm_files import VERSIONS, fixture, install_vllm
 
-THREADS = '''\
+THREADS = """\
 import threading
 
 
@@ -43,7 +43,7 @@ def start(work):
     for _ in range(2):
         helper = threading.Thread(target=work, daemon = True)
     return ready, reader, writer, helper
-'''
+"""
 
 
 def patch_of(*ops: SetKeyword) -> Patch:
@@ -167,7 +167,7 @@ def test_the_inverse_refuses_when_the_result_is_not_there() -> None:
     patch = patch_of(SetKeyword("start", "threading.Thread", "name", '"writer"', '"radiance-writer"'))
     with pytest.raises(RefusedError) as info:
         runner.backward(patch, patch.rewrites, THREADS.encode(), "mod.py")
-    assert "cannot undo" in info.value.message and "`name=\"radiance-writer\"`" in info.value.message
+    assert "cannot undo" in info.value.message and '`name="radiance-writer"`' in info.value.message
 
 
 def test_refusal_classes() -> None:
