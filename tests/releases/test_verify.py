@@ -28,7 +28,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.errors import UsageError
-from radpatch.releases import verify
+from radpatch.releases import proof, verify
 from radpatch.releases.pipconf import read_settings
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
@@ -210,6 +210,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
     assert results["1.1"]["checks"] == {
         "wheel": True,
         "module": True,
+        "requires": True,  # it requires nothing
         "pristine": True,
         "match": True,
         "compile": True,
@@ -475,8 +476,8 @@ def test_identical_modules_are_proven_once_and_a_proof_is_kept(
     build_wheel(index.root, DIST, "1.0.1", dict(RELEASES["1.0"]))
     build_wheel(index.root, DIST, "1.0.2", dict(RELEASES["1.0"]))
     proofs = []
-    real = verify.prove
-    monkeypatch.setattr(verify, "prove", lambda patch, files: proofs.append(files) or real(patch, files))
+    real = proof.prove
+    monkeypatch.setattr(proof, "prove", lambda job: proofs.append(job) or real(job))
     reg = write_registry("vtoy", REGISTRY)
     r = radpatch("--registry", str(reg), "verify", "vtoy", "--versions", ">=1.0,<1.1", "--json")
     assert [x["ok"] for x in json.loads(r.out)["results"]] == [True, True, True]
