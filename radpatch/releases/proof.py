@@ -1,8 +1,9 @@
 """One release's proof of an entry, in memory (verify runs it in worker processes).
 
 A Job is a stack: the entry's requirements (`requires:`, in the order apply runs them) and the
-entry last, each Layer holding its target files as the release's wheel has them and as a base
-release has them (a release the entry is written for: its declared range). The checks:
+entry last, each Layer holding its target files as the release's wheel has them; and candidate
+Bases, releases the entry is written for (its declared range), the same targets' files as they
+have them: the first where every layer applies shows what the entry's change is. The checks:
 
   requires    each requirement applies to the release's files first (or the release already
               contains it, or declares it `obsolete:`); the entry is proven on the files as the
@@ -59,14 +60,16 @@ class File:
     data: bytes
 
 
+def _files_key(files: tuple[File, ...]) -> list[object]:
+    return [[f.target, f.relpath, [r.id for r in f.rewrites], _sha(f.data)] for f in files]
+
+
 @dataclass(frozen=True)
 class Layer:
-    """One entry of a stack: its files on the release, and the same targets on the base release."""
+    """One entry of a stack, and its files on the release."""
 
     patch: Patch
     files: tuple[File, ...]
-    base: tuple[File, ...] = ()  # () when there is no base release to compare with
-    base_version: Version | None = None
     version: Version | None = None  # the release (for a requirement's `obsolete:`)
 
     def declared_obsolete(self, version: Version | None) -> bool:
@@ -75,22 +78,25 @@ class Layer:
         return version is not None and obsolete is not None and policy.allows(obsolete, version)
 
     def key(self) -> list[object]:
-        def of(files: tuple[File, ...]) -> list[object]:
-            return [[f.target, f.relpath, [r.id for r in f.rewrites], _sha(f.data)] for f in files]
+        return [self.patch.name, self.patch.digest, self.declared_obsolete(self.version), _files_key(self.files)]
 
-        return [
-            self.patch.name,
-            self.patch.digest,
-            self.declared_obsolete(self.version),
-            self.declared_obsolete(self.base_version),
-            of(self.files),
-            of(self.base),
-        ]
+
+@dataclass(frozen=True)
+class Base:
+    """A release the entry is written for (its declared range), whose files show what the entry's
+    change is: each layer's files there, in the job's order."""
+
+    version: Version
+    files: tuple[tuple[File, ...], ...]  # per layer of the job
+
+    def key(self, layers: tuple[Layer, ...]) -> list[object]:
+        return [[la.declared_obsolete(self.version), _files_key(fs)] for la, fs in zip(layers, self.files)]
 
 
 @dataclass(frozen=True)
 class Job:
     layers: tuple[Layer, ...]  # the requirements, in order, then the entry
+    bases: tuple[Base, ...] = ()  # candidates, the first where every layer applies is used
 
     @property
     def entry(self) -> Layer:
@@ -98,7 +104,7 @@ class Job:
 
     def key(self) -> str:
         """What the proof's answer depends on besides radpatch's code: entries, rewrites, bytes."""
-        return json.dumps([layer.key() for layer in self.layers])
+        return json.dumps([[la.key() for la in self.layers], [b.key(self.layers) for b in self.bases]])
 
 
 @dataclass(frozen=True)
@@ -178,29 +184,27 @@ class _Run:
         return self.memos[key]
 
     def change(self, layer: int, target: str) -> tuple[bytes, bytes] | None:
-        """What layer `layer` does to `target` on the base release: (before, after); None when
-        there is no base, or a layer up to this one does not apply to it."""
+        """What layer `layer` does to `target` on a base release: (before, after); None when no
+        candidate base has every layer apply."""
         if self._changes is None:
-            self._changes = self._on_base()
+            self._changes = next((c for b in self.job.bases if (c := self._on_base(b)) is not None), [])
         return self._changes[layer].get(target) if layer < len(self._changes) else None
 
-    def _on_base(self) -> list[dict[str, tuple[bytes, bytes]]]:
-        """Every layer run on the base release in order: per layer, target -> (before, after). The
-        list stops at the first layer that has no base or does not apply to it."""
+    def _on_base(self, base: Base) -> list[dict[str, tuple[bytes, bytes]]] | None:
+        """Every layer run on `base` in order: per layer, target -> (before, after); None when one
+        does not apply there."""
         state: dict[str, bytes] = {}
         out: list[dict[str, tuple[bytes, bytes]]] = []
-        for layer in self.job.layers:
-            if not layer.base:
-                break
-            for f in layer.base:
+        for layer, files in zip(self.job.layers, base.files):
+            for f in files:
                 state.setdefault(f.relpath, f.data)
             changes: dict[str, tuple[bytes, bytes]] = {}
-            if not layer.declared_obsolete(layer.base_version):
-                for f in layer.base:
+            if not layer.declared_obsolete(base.version):
+                for f in files:
                     try:
                         after = self.memo(layer.patch, f).forward(state[f.relpath])
                     except RefusedError:
-                        return out
+                        return None
                     changes[f.target] = (state[f.relpath], after)
                     state[f.relpath] = after
             out.append(changes)

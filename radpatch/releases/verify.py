@@ -18,7 +18,6 @@ no release of the declared range: nothing the patch claims was verified.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -59,6 +58,7 @@ MEANING = {
 CHECKS = tuple(MEANING)
 PROOF = proof.PROOF  # the checks that read the modules' text (run in worker processes)
 NEIGHBOURS = 3  # releases probed on each side of the declared range
+BASES = 4  # releases of the declared range an entry's change is read off (radpatch.releases.carried)
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
 JSON_SCHEMA_VERSION = 1
 
@@ -317,17 +317,15 @@ class _Verifier:
     def stack(self) -> tuple[Patch, ...]:
         return (*self.requires, self.patch)
 
-    def base_of(self, v: Version) -> Version | None:
-        """The release the entry's change is read off, to tell whether `v` already contains it in
-        another layout: the lowest final release of the declared range (the one it was written for,
-        as far as the range says), unless that is `v` itself (then the next one)."""
+    @property
+    def bases(self) -> list[Version]:
+        """The releases an entry's change is read off, to tell whether a release already contains it
+        in another layout: the newest BASES final releases of the declared range."""
         claimed = [x for x in self.listing if not x.is_prerelease and policy.allows(self.patch.supported, x)]
-        return next((x for x in claimed if x != v), None)
+        return claimed[-BASES:][::-1]
 
     def run(self, versions: list[Version]) -> list[Result]:
-        bases = {v: self.base_of(v) for v in versions}
-        wanted = [*versions, *sorted({b for b in bases.values() if b is not None} - set(versions))]
-        fetched = self._fetch(wanted)
+        fetched = self._fetch([*versions, *(b for b in self.bases if b not in versions)])
         results: dict[Version, Result] = {}
         jobs: dict[str, proof.Job] = {}
         waiting: dict[Version, tuple[str, tuple[str, ...]]] = {}
@@ -356,7 +354,7 @@ class _Verifier:
             if v in results:
                 continue
             layers.append(proof.Layer(self.patch, files, version=v))
-            job = proof.Job(self._with_base(tuple(layers), bases[v], fetched))
+            job = proof.Job(tuple(layers), self._bases(tuple(layers), fetched))
             jobs.setdefault(job.key(), job)
             waiting[v] = (job.key(), modules)
         proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs")
@@ -365,22 +363,26 @@ class _Verifier:
             results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
         return [results[v] for v in versions]
 
-    def _with_base(
-        self, layers: tuple[proof.Layer, ...], base: Version | None, fetched: dict[Version, Release | str]
-    ) -> tuple[proof.Layer, ...]:
-        """The layers with their files on the base release (unchanged when it has none, or any
-        layer cannot pick its modules there)."""
-        release = fetched.get(base) if base is not None else None
-        if base is None or not isinstance(release, Release):
-            return layers
-        out = []
-        for layer in layers:
-            files, failure = _resolve(layer.patch, base, release)
-            if failure:
-                return layers
-            out.append(dataclasses.replace(layer, base=files, base_version=base))
-        if all(_same(layer.files, b.base) for layer, b in zip(layers, out)):
-            return layers  # the base has the release's very files: it tells nothing the round trip does not
+    def _bases(self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | str]) -> tuple[proof.Base, ...]:
+        """The candidate bases for a release whose files are `layers`: each base release whose
+        files differ from these (the same files tell nothing the round trip does not) and from
+        the bases before it, where every layer picks its modules."""
+        out: list[proof.Base] = []
+        seen = [tuple(la.files for la in layers)]
+        for b in self.bases:
+            release = fetched.get(b)
+            if not isinstance(release, Release):
+                continue
+            files = []
+            for layer in layers:
+                theirs, failure = _resolve(layer.patch, b, release)
+                if failure:
+                    break
+                files.append(theirs)
+            else:
+                if tuple(files) not in seen:
+                    seen.append(tuple(files))
+                    out.append(proof.Base(b, tuple(files)))
         return tuple(out)
 
     def _result(
@@ -431,10 +433,6 @@ class _Verifier:
             return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
             return exc.message
-
-
-def _same(files: tuple[File, ...], base: tuple[File, ...]) -> bool:
-    return [(f.relpath, f.rewrites, f.data) for f in files] == [(f.relpath, f.rewrites, f.data) for f in base]
 
 
 def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], str | None]:

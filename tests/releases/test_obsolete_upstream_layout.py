@@ -206,3 +206,21 @@ def test_undoing_the_rewrites_on_upstreams_layout_refuses_which_is_why_the_chang
     loopback(DIST, {"1.0": {f"{PKG}/core.py": BASE}, "2.0": {f"{PKG}/core.py": upstream}})
     r = radpatch("--registry", str(reg), "verify", "floor", "--versions", ">=1.0", "--json")
     assert json.loads(r.out)["obsolete"] == ["2.0"]
+
+
+def test_the_change_is_read_off_a_release_of_the_range_where_the_entry_applies(
+    loopback: Any, write_registry: Any, radpatch: Any
+) -> None:
+    """The declared range holds a release the entry does not apply to (its lowest) and the one
+    upstream made the change in (its newest): the change is read off the release where it applies."""
+    upstream = render(Variant(True, "done", True, True), random.Random(7))
+    older = BASE.replace('    debug = "size"\n', "")  # the entry's deletion finds nothing here
+    loopback(
+        DIST, {"0.9": {f"{PKG}/core.py": older}, "1.0": {f"{PKG}/core.py": BASE}, "2.0": {f"{PKG}/core.py": upstream}}
+    )
+    reg = write_registry("floor", ENTRY.replace('supported: "==1.0"', 'supported: ">=0.9,<3"'))
+    r = radpatch("--registry", str(reg), "verify", "floor", "--json")
+    data = json.loads(r.out)
+    results = {x["version"]: x for x in data["results"]}
+    assert data["obsolete"] == ["2.0"], results["2.0"]["error"]
+    assert results["0.9"]["checks"]["match"] is False and results["1.0"]["ok"] is True
