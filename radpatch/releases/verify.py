@@ -44,6 +44,7 @@ from packaging.version import InvalidVersion, Version
 
 import radpatch
 from radpatch.errors import UsageError
+from radpatch.prove.steps import Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
 from radpatch.releases import proof
@@ -337,7 +338,7 @@ class _Verifier:
             files, failure = _resolve(self.patch, v, got)
             modules = tuple(f.module for f in files)
             if failure:
-                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure}", modules)
+                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure.why}", modules)
                 continue
             if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
@@ -346,9 +347,9 @@ class _Verifier:
             layers: list[proof.Layer] = []
             for p in self.requires:
                 theirs, why = _resolve(p, v, got)
-                if why:
+                if why is not None:
                     checks: Checks = {"wheel": True, "module": True, "requires": False}
-                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why}", modules)
+                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", modules)
                     break
                 layers.append(proof.Layer(p, theirs, version=v))
             if v in results:
@@ -435,24 +436,26 @@ class _Verifier:
             return exc.message
 
 
-def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], str | None]:
-    """The files apply would change for release `v`, or why it cannot pick them."""
+def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
+    """The files apply would change for release `v`, or why it cannot pick them (the `module` check)."""
     by_target = rewrites_by_file(patch, v)
     if not by_target:
-        return (), f"no rewrite of {patch.name} applies to {patch.distribution} {v}"
+        why = f"no rewrite of {patch.name} applies to {patch.distribution} {v}"
+        return (), Refusal("module", why, "give a rewrite (or a variant) for this release, or narrow `supported`")
     files: list[File] = []
     for target, rws in by_target.items():
         choice = patch.target(target).module_for(v)
         if choice is None:
             declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.target(target).choices)
-            return tuple(files), f"{patch.name} declares no single module {target!r} for {v} ({declared})"
+            why = f"{patch.name} declares no single module {target!r} for {v} ({declared})"
+            return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` extends or adds a choice")
         data = release.read(choice.relpath)
         if data is None:
-            return (
-                tuple(files),
+            why = (
                 f"the wheel {release.wheel} has no {choice.relpath} "
-                f"(module {choice.module}, declared for {choice.versions or 'any version'})",
+                f"(module {choice.module}, declared for {choice.versions or 'any version'})"
             )
+            return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` finds where the code moved")
         files.append(File(target, choice.module, choice.relpath, rws, data))
     return tuple(files), None
 
