@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TextIO
 
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 import radpatch
@@ -186,7 +187,9 @@ def verify(
     requires: tuple[Patch, ...] = (),
 ) -> Report:
     """`requires`: the entries `patch` requires (transitively, in the order apply runs them): each
-    release's files are proven as they leave them (radpatch.registry.series orders them)."""
+    release's files are proven as they leave them (radpatch.registry.series orders them). Those of
+    another distribution change none of this one's files: they are not stacked."""
+    requires = tuple(p for p in requires if canonicalize_name(p.distribution) == canonicalize_name(patch.distribution))
     out = stream or sys.stderr
     found = releases.versions(patch.distribution, wanted)
     if found.offline:

@@ -141,3 +141,11 @@ def test_a_dependent_inside_its_range_fails_with_the_requirement_named(
 def test_an_entry_without_requirements_shows_no_requires_column(series: Path, radpatch: Any) -> None:
     r = radpatch("--registry", str(series), "verify", "lower")
     assert "REQUIRES" not in r.out and "MATCH" in r.out
+
+
+def test_a_requirement_of_another_distribution_is_not_stacked(series: Path, radpatch: Any, write_registry: Any) -> None:
+    write_registry("foreign", LOWER.replace(f"distribution: {DIST}", "distribution: another-dist"))
+    write_registry("upper", UPPER.replace("requires: [lower]", "requires: [foreign, lower]"))
+    r = radpatch("--registry", str(series), "verify", "upper", "--versions", "==1.0", "--json")
+    data = json.loads(r.out)
+    assert data["requires"] == ["lower"] and data["results"][0]["ok"] is True, r.out
