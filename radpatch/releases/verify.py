@@ -329,7 +329,20 @@ class _Verifier:
         return claimed[-BASES:][::-1]
 
     def run(self, versions: list[Version]) -> list[Result]:
-        fetched = self._fetch([*versions, *(b for b in self.bases if b not in versions)])
+        """Each release's result. A release where a rewrite (of the entry or a requirement) does not
+        apply is proven again with bases (releases of the declared range, read then): it may
+        contain the change in upstream's own layout."""
+        fetched = self._fetch(versions)
+        results = self._prove(versions, fetched, with_bases=False)
+        again = [v for v in versions if results[v].checks.get("match") is False or _requirement_refused(results[v])]
+        if again and any(b not in again for b in self.bases):
+            fetched = {**fetched, **self._fetch([b for b in self.bases if b not in fetched])}
+            results.update(self._prove(again, fetched, with_bases=True))
+        return [results[v] for v in versions]
+
+    def _prove(
+        self, versions: list[Version], fetched: dict[Version, Release | str], with_bases: bool
+    ) -> dict[Version, Result]:
         results: dict[Version, Result] = {}
         jobs: dict[str, proof.Job] = {}
         waiting: dict[Version, tuple[str, tuple[str, ...]]] = {}
@@ -358,14 +371,15 @@ class _Verifier:
             if v in results:
                 continue
             layers.append(proof.Layer(self.patch, files, version=v))
-            job = proof.Job(tuple(layers), self._bases(tuple(layers), fetched))
+            bases = self._bases(tuple(layers), fetched) if with_bases else ()
+            job = proof.Job(tuple(layers), bases)
             jobs.setdefault(job.key(), job)
             waiting[v] = (job.key(), modules)
         proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs")
         for v, (key, modules) in waiting.items():
             checks, error = proofs[key]
             results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
-        return [results[v] for v in versions]
+        return results
 
     def _bases(self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | str]) -> tuple[proof.Base, ...]:
         """The candidate bases for a release whose files are `layers`: each base release whose
@@ -437,6 +451,11 @@ class _Verifier:
             return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
             return exc.message
+
+
+def _requirement_refused(r: Result) -> bool:
+    """A requirement's rewrite did not apply (not: it names no module for the release)."""
+    return r.checks.get("requires") is False and " (required) does not apply" in (r.error or "")
 
 
 def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:

@@ -224,3 +224,22 @@ def test_the_change_is_read_off_a_release_of_the_range_where_the_entry_applies(
     results = {x["version"]: x for x in data["results"]}
     assert data["obsolete"] == ["2.0"], results["2.0"]["error"]
     assert results["0.9"]["checks"]["match"] is False and results["1.0"]["ok"] is True
+
+
+def test_the_releases_the_change_is_read_off_are_read_only_for_a_release_the_rewrites_do_not_apply_to(
+    loopback: Any, write_registry: Any, radpatch: Any
+) -> None:
+    upstream = render(Variant(True, "done", True, True), random.Random(11))
+    reformatted = render(Variant(False, "absent", False, False), random.Random(11))  # no change, other layout
+    loopback(
+        DIST,
+        {"1.0": {f"{PKG}/core.py": BASE}, "2.0": {f"{PKG}/core.py": upstream}, "2.1": {f"{PKG}/core.py": reformatted}},
+    )
+    reg = write_registry("floor", ENTRY)
+    passing = json.loads(radpatch("--registry", str(reg), "verify", "floor", "--versions", "==2.1", "--json").out)
+    assert passing["results"][0]["ok"] is True and passing["fetched"]["releases"] == 1  # 2.1 alone
+    carried = json.loads(radpatch("--registry", str(reg), "verify", "floor", "--versions", "==2.0", "--json").out)
+    assert (
+        carried["obsolete"] == ["2.0"] and carried["fetched"]["releases"] == 2
+    )  # 2.0, then 1.0 to read the change off
+    assert [r["version"] for r in carried["results"]] == ["2.0"]
