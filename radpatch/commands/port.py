@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import click
 
+from radpatch.commands.verify import requirements
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, EnvironmentProblem, RefusedError
 from radpatch.releases import port as porting
@@ -24,7 +25,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
     refused: list[str] = []  # a release asked for does not prove as the entry is
     unproven: list[str] = []  # the edit does not prove over the entry's whole new range
     for patch in ctx.registry.load_many(names):
-        p = porting.plan(patch, wanted, releases)
+        p = porting.plan(patch, wanted, releases, requires=requirements(ctx, patch))
         click.echo(f"{patch.name} ({patch.source}):")
         for c in p.cells:
             click.echo(f"  {c.version}: {c.kind}" + (f": {c.detail}" if c.detail else ""))

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import click
+from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
@@ -95,6 +96,8 @@ def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[s
         "registry_digest": s.patch.digest,
         "recorded_digest": s.record.registry_digest if s.record else None,
         "pending": s.pending,
+        # verify has seen the releases from `from` (<= the installed one) contain the change, or null
+        "obsolete_upstream": _obsolete_upstream_json(s),
         "files": [
             {
                 "module": f.module,
@@ -138,16 +141,27 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
 def obsolete_upstream(s: PatchState) -> str:
     """ "obsolete upstream from X" when verify found (radpatch.releases: its cache, no network) that
     the releases from X contain the change and X <= the installed release."""
-    if s.dist is None:
+    first = obsolete_upstream_from(s)
+    if first is None:
         return ""
+    links = s.patch.upstream
+    return f"obsolete upstream from {first}" + (f" ({', '.join(links)})" if links else "")
+
+
+def obsolete_upstream_from(s: PatchState) -> Version | None:
+    """X of "obsolete upstream from X" (None: verify has not seen the installed release contain the change)."""
+    if s.dist is None:
+        return None
     from radpatch.releases.verify import obsolete_from
     from radpatch.releases.wheels import cache_root
 
     first = obsolete_from(cache_root(), s.patch)
-    if first is None or s.dist.version < first:
-        return ""
-    links = s.patch.upstream
-    return f"obsolete upstream from {first}" + (f" ({', '.join(links)})" if links else "")
+    return None if first is None or s.dist.version < first else first
+
+
+def _obsolete_upstream_json(s: PatchState) -> dict[str, object] | None:
+    first = obsolete_upstream_from(s)
+    return None if first is None else {"from": str(first), "upstream": list(s.patch.upstream)}
 
 
 def _print(states: list[PatchState]) -> None:

@@ -17,9 +17,10 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
+from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, overlaps
-from radpatch.releases.verify import CHECKS, Report, first_failed, parse_spec, verify
+from radpatch.releases.verify import CHECKS, Report, Result, first_failed, parse_spec, verify
 from radpatch.releases.wheels import Releases
 
 
@@ -34,12 +35,13 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     if not patches:
         raise UsageError("verify --all: the registries hold no entries", "add a registry with --registry DIR")
     releases = Releases.from_env()
-    rows = matrix.rows(patches, None if spec is None else parse_spec(spec), releases)
+    wanted = None if spec is None else parse_spec(spec)
+    rows = matrix.rows(patches, wanted, releases, requires=lambda p: requirements(ctx, p))
     found = overlaps.find(patches)
     if as_json:
         data = matrix.to_json(rows)
         if spec is None:
-            data["entries"] = [_alone(row, releases) for row in rows]
+            data["entries"] = [_alone(ctx, row, releases) for row in rows]
         data["overlaps"] = [o.to_json() for o in found]
         click.echo(json.dumps(data, indent=2))
     else:
@@ -71,7 +73,13 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     return EXIT_OK
 
 
-def _alone(row: matrix.Row, releases: Releases) -> dict[str, object]:
+def requirements(ctx: Context, patch: Patch) -> tuple[Patch, ...]:
+    """The entries `patch` requires, transitively, in the order apply runs them (verify proves it on
+    what they leave)."""
+    return tuple(series.with_requirements([patch], ctx.registry.load)[:-1])
+
+
+def _alone(ctx: Context, row: matrix.Row, releases: Releases) -> dict[str, object]:
     """The object `verify NAME --json` prints for the row's entry. Without --versions the matrix
     verifies every entry over its distribution's span (the same columns for all), while `verify NAME`
     verifies the entry's own range and probes the releases next to it; `entries` promises the latter.
@@ -79,7 +87,8 @@ def _alone(row: matrix.Row, releases: Releases) -> dict[str, object]:
     if row.report is None:
         return {"patch": row.patch.name, "error": row.error and row.error.message}
     try:
-        return verify(row.patch, row.patch.supported, releases, probe=True).to_json()
+        below = requirements(ctx, row.patch)
+        return verify(row.patch, row.patch.supported, releases, probe=True, requires=below).to_json()
     except RadpatchError:
         return row.report.to_json()
 
@@ -87,7 +96,8 @@ def _alone(row: matrix.Row, releases: Releases) -> dict[str, object]:
 def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     patch = ctx.registry.load(name)
     wanted = patch.supported if spec is None else parse_spec(spec)
-    report = verify(patch, wanted, Releases.from_env(), probe=spec is None)
+    requires = requirements(ctx, patch)
+    report = verify(patch, wanted, Releases.from_env(), probe=spec is None, requires=requires)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
@@ -106,9 +116,15 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         raise RefusedError(
             f"{patch.name}: {len(bad)} of {len(report.claimed)} releases of {patch.distribution} "
             f"in {patch.range} fail: " + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
-            "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`",
+            _hint(bad, requires),
         )
     return EXIT_OK
+
+
+def _hint(bad: list[Result], requires: tuple[Patch, ...]) -> str:
+    if requires and all(first_failed(r) == "requires" for r in bad):
+        return f"an entry it requires does not apply there: verify {requires[-1].name} alone (its rows say why)"
+    return "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`"
 
 
 def _overlaps(ctx: Context, patch: Patch) -> list[overlaps.Overlap]:
@@ -129,12 +145,13 @@ _MARK = {True: "ok", False: "FAIL", None: "-"}
 
 def render(report: Report) -> str:
     p = report.patch
-    head = ("RELEASE", "RANGE", *(c.upper() for c in CHECKS), "RESULT", "TARGET MODULE")
+    shown = [c for c in CHECKS if c != "requires" or report.requires]  # the column of an entry that requires others
+    head = ("RELEASE", "RANGE", *(c.upper() for c in shown), "RESULT", "TARGET MODULE")
     rows = [
         (
             str(r.version),
             "in" if r.in_range else "out",
-            *(_MARK[r.checks[c]] for c in CHECKS),
+            *(_MARK[r.checks[c]] for c in shown),
             "ok" if r.ok else "FAIL",
             ", ".join(r.modules),
         )
@@ -145,6 +162,8 @@ def render(report: Report) -> str:
         f"{p.name}: {p.distribution} releases in {report.spec_text or 'any version'} (declared: {p.range}); "
         f"files cached in {report.cache}"
     ]
+    if report.requires:
+        lines.append(f"proven on what the entries it requires leave, applied first: {', '.join(report.requires)}")
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     for r in report.results:
         if r.error or r.note:

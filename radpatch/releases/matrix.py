@@ -18,6 +18,7 @@ release any of its entries supports) and reduces each result to what a maintaine
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -95,14 +96,20 @@ def span(patches: list[Patch], releases: Releases) -> dict[str, SpecifierSet]:
 
 
 def rows(
-    patches: list[Patch], spec: SpecifierSet | None, releases: Releases, stream: TextIO | None = None
+    patches: list[Patch],
+    spec: SpecifierSet | None,
+    releases: Releases,
+    stream: TextIO | None = None,
+    requires: Callable[[Patch], tuple[Patch, ...]] | None = None,
 ) -> list[Row]:
+    """`requires(p)`: the entries p requires, in the order apply runs them (each is proven on what they leave)."""
     spans = span(patches, releases) if spec is None else {}
     out = []
     for p in patches:
         wanted = spec if spec is not None else spans.get(p.distribution, p.supported)
         try:
-            report = verify(p, wanted, releases, probe=False, stream=stream or sys.stderr)
+            below = requires(p) if requires is not None else ()
+            report = verify(p, wanted, releases, probe=False, stream=stream or sys.stderr, requires=below)
         except RadpatchError as exc:  # e.g. no release of its distribution in SPEC: one row says so
             out.append(Row(p, None, (), exc))
             continue
@@ -137,7 +144,8 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) ->
             return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
     if failed == "match":
         return Cell(r.version, NO_MATCH, _nearest(patch, r, releases))
-    return Cell(r.version, FAIL, f"{failed}: {r.error}")
+    why = r.error or ""
+    return Cell(r.version, FAIL, why if why.startswith(f"{failed}: ") else f"{failed}: {why}")
 
 
 def _target_of(patch: Patch, r: Result) -> str | None:

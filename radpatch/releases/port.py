@@ -61,6 +61,7 @@ class Port:
     changes: tuple[str, ...]  # what the edit does, one line each
     why: str = ""  # why it is left alone
     settled: bool = False  # left alone because there is nothing to do (every release already claimed)
+    requires: tuple[Patch, ...] = ()  # the entries it requires: proven on what they leave
 
     @property
     def diff(self) -> str:
@@ -74,8 +75,15 @@ class Port:
         )
 
 
-def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO | None = None) -> Port:
-    report = verify(patch, wanted, releases, probe=False, stream=stream)
+def plan(
+    patch: Patch,
+    wanted: SpecifierSet,
+    releases: Releases,
+    stream: TextIO | None = None,
+    requires: tuple[Patch, ...] = (),
+) -> Port:
+    """`requires`: the entries `patch` requires, in the order apply runs them (verify stacks them)."""
+    report = verify(patch, wanted, releases, probe=False, stream=stream, requires=requires)
     cells = tuple(matrix.cell(patch, r, releases, anywhere=True) for r in report.results)
     try:
         before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
@@ -152,7 +160,7 @@ def plan(patch: Patch, wanted: SpecifierSet, releases: Releases, stream: TextIO 
             f"{patch.source}: two ranges port would change differently are one node (an anchor and its alias)",
             "write them apart, then port again",
         ) from None
-    return Port(patch, cells, before, after, tuple(changes))
+    return Port(patch, cells, before, after, tuple(changes), requires=requires)
 
 
 def _extend_choice(
@@ -293,7 +301,7 @@ def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> 
     assert port.after is not None
     try:
         edited = loader.load_bytes(port.patch.source, port.after.encode("utf-8"))
-        report = verify(edited, edited.supported, releases, probe=False, stream=stream)
+        report = verify(edited, edited.supported, releases, probe=False, stream=stream, requires=port.requires)
     except RadpatchError as exc:
         return [exc.message]
     return [f"{r.version}: {r.error}" for r in report.failing]

@@ -26,7 +26,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import (
     FIRST_COMPLETED,
     Executor,
@@ -40,36 +40,31 @@ from pathlib import Path
 from typing import TextIO
 
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 import radpatch
-from radpatch.errors import RefusedError, UsageError
-from radpatch.prove.steps import STEPS, Case
+from radpatch.errors import UsageError
+from radpatch.prove.steps import Refusal
 from radpatch.registry import versions as policy
-from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
+from radpatch.registry.model import Patch, rewrites_by_file
+from radpatch.releases import proof
 from radpatch.releases.progress import Progress
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases, write_json
-from radpatch.state.record import sha256
 
-PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
 MEANING = {
     "wheel": "the index has a wheel of the release (this platform's, if there are several)",
     "module": "the version picks exactly one module per target, and the wheel has it",
-    "pristine": "the unpatched module does not already classify as applied (else: obsolete)",
-    "match": "every rewrite matches exactly once",
-    **PROOF_STEPS,
-    "idempotent": (
-        "the patched module classifies as applied (backward then forward reproduces it): a second apply is a no-op"
-    ),
+    **proof.MEANING,
 }
 CHECKS = tuple(MEANING)
-PROOF = CHECKS[2:]  # the checks that read the module's text (run in worker processes)
+PROOF = proof.PROOF  # the checks that read the modules' text (run in worker processes)
 NEIGHBOURS = 3  # releases probed on each side of the declared range
+BASES = 4  # releases of the declared range an entry's change is read off (radpatch.releases.carried)
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
 JSON_SCHEMA_VERSION = 1
 
-Checks = dict[str, "bool | None"]
-Key = tuple[tuple[str, str, tuple[str, ...], str], ...]  # what a proof depends on: files, rewrites, bytes
+Checks = proof.Checks
 
 
 @dataclass(frozen=True)
@@ -109,6 +104,7 @@ class Report:
     widen: tuple[Version, ...]  # releases outside the declared range that pass, next to it
     cache: str
     fetched: Transfer
+    requires: tuple[str, ...] = ()  # the entries proven first on each release (`requires:`, transitively, in order)
 
     @property
     def spec_text(self) -> str:
@@ -131,6 +127,7 @@ class Report:
             "supported": self.patch.range,
             "versions": self.spec_text,
             "registry_digest": self.patch.digest,
+            "requires": list(self.requires),
             "results": [r.to_json() for r in self.results],
             "widen": [str(v) for v in self.widen],
             "obsolete": [str(r.version) for r in self.results if r.obsolete],
@@ -182,8 +179,17 @@ def parse_spec(text: str, option: str = "--versions") -> SpecifierSet:
 
 
 def verify(
-    patch: Patch, wanted: SpecifierSet, releases: Releases, probe: bool = True, stream: TextIO | None = None
+    patch: Patch,
+    wanted: SpecifierSet,
+    releases: Releases,
+    probe: bool = True,
+    stream: TextIO | None = None,
+    requires: tuple[Patch, ...] = (),
 ) -> Report:
+    """`requires`: the entries `patch` requires (transitively, in the order apply runs them): each
+    release's files are proven as they leave them (radpatch.registry.series orders them). Those of
+    another distribution change none of this one's files: they are not stacked."""
+    requires = tuple(p for p in requires if canonicalize_name(p.distribution) == canonicalize_name(patch.distribution))
     out = stream or sys.stderr
     found = releases.versions(patch.distribution, wanted)
     if found.offline:
@@ -203,7 +209,7 @@ def verify(
         others = [v for v in listing if not v.is_prerelease and not policy.allows(patch.supported, v)]
         below = [v for v in reversed(others) if v < chosen[0]][:NEIGHBOURS]
         above = [v for v in others if v > chosen[-1]][:NEIGHBOURS]
-    verifier = _Verifier(patch, releases, Progress(out, patch.distribution))
+    verifier = _Verifier(patch, releases, Progress(out, patch.distribution), listing, requires)
     results = {r.version: r for r in verifier.run([*chosen, *below[:1], *above[:1]])}
     for side in (below, above):  # walk outwards while releases keep passing
         for prev, v in zip(side, side[1:]):
@@ -212,7 +218,8 @@ def verify(
             results.update({r.version: r for r in verifier.run([v])})
     widen = tuple(sorted(v for side in (below, above) for v in _passing_prefix(side, results)))
     ordered = tuple(results[v] for v in sorted(results))
-    report = Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer)
+    stacked = tuple(p.name for p in requires)
+    report = Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer, stacked)
     remember(report, releases.root)
     return report
 
@@ -288,22 +295,13 @@ def _passing_prefix(side: list[Version], results: dict[Version, Result]) -> Iter
 # --- one release -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _File:
-    target: str
-    module: str
-    relpath: str
-    rewrites: tuple[Rewrite, ...]
-    data: bytes
+File = proof.File  # for radpatch.releases.moved: the proof of a scope found in another module
 
 
-File = _File  # for radpatch.releases.moved: the proof of a scope found in another module
-
-
-def prove_cached(patch: Patch, files: tuple[_File, ...], root: Path) -> tuple[Checks, str | None]:
-    """`prove`, through the proof cache under `root` (as verify's own proofs are)."""
-    key: Key = tuple((f.target, f.relpath, tuple(r.id for r in f.rewrites), sha256(f.data)) for f in files)
-    return _prove_all(patch, {key: files}, root / "proofs")[key]
+def prove_cached(patch: Patch, files: tuple[File, ...], root: Path) -> tuple[Checks, str | None]:
+    """`prove` of the entry alone on `files`, through the proof cache under `root` (as verify's own proofs are)."""
+    job = proof.Job((proof.Layer(patch, files),))
+    return _prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
 
 
 @dataclass
@@ -311,43 +309,106 @@ class _Verifier:
     patch: Patch
     releases: Releases
     progress: Progress
+    listing: tuple[Version, ...] = ()  # every release on the index (bases are picked from it)
+    requires: tuple[Patch, ...] = ()  # the entries it requires, transitively, in the order apply runs them
     needs: frozenset[str] = field(init=False)
     transfer: Transfer = field(default_factory=Transfer)
 
     def __post_init__(self) -> None:
-        self.needs = frozenset(c.relpath for t in self.patch.targets for c in t.choices)
+        self.needs = frozenset(c.relpath for p in self.stack for t in p.targets for c in t.choices)
+
+    @property
+    def stack(self) -> tuple[Patch, ...]:
+        return (*self.requires, self.patch)
+
+    @property
+    def bases(self) -> list[Version]:
+        """The releases an entry's change is read off, to tell whether a release already contains it
+        in another layout: the newest BASES final releases of the declared range."""
+        claimed = [x for x in self.listing if not x.is_prerelease and policy.allows(self.patch.supported, x)]
+        return claimed[-BASES:][::-1]
 
     def run(self, versions: list[Version]) -> list[Result]:
+        """Each release's result. A release where a rewrite (of the entry or a requirement) does not
+        apply is proven again with bases (releases of the declared range, read then): it may
+        contain the change in upstream's own layout."""
         fetched = self._fetch(versions)
+        results = self._prove(versions, fetched, with_bases=False)
+        again = [v for v in versions if results[v].checks.get("match") is False or _requirement_refused(results[v])]
+        if again and any(b not in again for b in self.bases):
+            fetched = {**fetched, **self._fetch([b for b in self.bases if b not in fetched])}
+            results.update(self._prove(again, fetched, with_bases=True))
+        return [results[v] for v in versions]
+
+    def _prove(
+        self, versions: list[Version], fetched: dict[Version, Release | str], with_bases: bool
+    ) -> dict[Version, Result]:
         results: dict[Version, Result] = {}
-        jobs: dict[Key, tuple[_File, ...]] = {}
-        waiting: dict[Version, tuple[Key, tuple[str, ...]]] = {}
+        jobs: dict[str, proof.Job] = {}
+        waiting: dict[Version, tuple[str, tuple[str, ...]]] = {}
         for v in versions:
             got = fetched[v]
             if isinstance(got, str):
                 results[v] = self._result(v, {"wheel": False}, f"wheel: {got}")
                 continue
-            files, failure = self._resolve(v, got)
+            files, failure = _resolve(self.patch, v, got)
             modules = tuple(f.module for f in files)
             if failure:
-                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure}", modules)
-            elif self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
+                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure.why}", modules)
+                continue
+            if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
                 results[v] = self._result(v, {"wheel": True, "module": True}, None, modules, note)
-            else:
-                key: Key = tuple((f.target, f.relpath, tuple(r.id for r in f.rewrites), sha256(f.data)) for f in files)
-                jobs.setdefault(key, files)
-                waiting[v] = (key, modules)
+                continue
+            layers: list[proof.Layer] = []
+            for p in self.requires:
+                theirs, why = _resolve(p, v, got)
+                if why is not None:
+                    checks: Checks = {"wheel": True, "module": True, "requires": False}
+                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", modules)
+                    break
+                layers.append(proof.Layer(p, theirs, version=v))
+            if v in results:
+                continue
+            layers.append(proof.Layer(self.patch, files, version=v))
+            bases = self._bases(tuple(layers), fetched) if with_bases else ()
+            job = proof.Job(tuple(layers), bases)
+            jobs.setdefault(job.key(), job)
+            waiting[v] = (job.key(), modules)
         proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs")
         for v, (key, modules) in waiting.items():
             checks, error = proofs[key]
             results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
-        return [results[v] for v in versions]
+        return results
+
+    def _bases(self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | str]) -> tuple[proof.Base, ...]:
+        """The candidate bases for a release whose files are `layers`: each base release whose
+        files differ from these (the same files tell nothing the round trip does not) and from
+        the bases before it, where every layer picks its modules."""
+        out: list[proof.Base] = []
+        seen = [tuple(la.files for la in layers)]
+        for b in self.bases:
+            release = fetched.get(b)
+            if not isinstance(release, Release):
+                continue
+            files = []
+            for layer in layers:
+                theirs, failure = _resolve(layer.patch, b, release)
+                if failure:
+                    break
+                files.append(theirs)
+            else:
+                if tuple(files) not in seen:
+                    seen.append(tuple(files))
+                    out.append(proof.Base(b, tuple(files)))
+        return tuple(out)
 
     def _result(
         self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = ""
     ) -> Result:
         full = {c: checks.get(c) for c in CHECKS}
+        for p in self.requires:
+            error = _relative(p, error, prefix=False)
         return Result(v, policy.allows(self.patch.supported, v), full, _relative(self.patch, error), modules, note)
 
     def _fetch(self, versions: list[Version]) -> dict[Version, Release | str]:
@@ -391,64 +452,74 @@ class _Verifier:
         except NoWheel as exc:
             return exc.message
 
-    def _resolve(self, v: Version, release: Release) -> tuple[tuple[_File, ...], str | None]:
-        """The files apply would change for release `v`, or why it cannot pick them."""
-        by_target = rewrites_by_file(self.patch, v)
-        if not by_target:
-            return (), f"no rewrite of {self.patch.name} applies to {self.patch.distribution} {v}"
-        files: list[_File] = []
-        for target, rws in by_target.items():
-            choice = self.patch.target(target).module_for(v)
-            if choice is None:
-                declared = "; ".join(
-                    f"{c.module} for {c.versions or 'any version'}" for c in self.patch.target(target).choices
-                )
-                return tuple(files), f"{self.patch.name} declares no single module {target!r} for {v} ({declared})"
-            data = release.read(choice.relpath)
-            if data is None:
-                return (
-                    tuple(files),
-                    f"the wheel {release.wheel} has no {choice.relpath} "
-                    f"(module {choice.module}, declared for {choice.versions or 'any version'})",
-                )
-            files.append(_File(target, choice.module, choice.relpath, rws, data))
-        return tuple(files), None
+
+def _requirement_refused(r: Result) -> bool:
+    """A requirement's rewrite did not apply (not: it names no module for the release)."""
+    return r.checks.get("requires") is False and " (required) does not apply" in (r.error or "")
 
 
-def _relative(patch: Patch, error: str | None) -> str | None:
-    """Messages without the patch-name prefix and with the registry file named, not its full path."""
+def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
+    """The files apply would change for release `v`, or why it cannot pick them (the `module` check)."""
+    by_target = rewrites_by_file(patch, v)
+    if not by_target:
+        why = f"no rewrite of {patch.name} applies to {patch.distribution} {v}"
+        return (), Refusal("module", why, "give a rewrite (or a variant) for this release, or narrow `supported`")
+    files: list[File] = []
+    for target, rws in by_target.items():
+        choice = patch.target(target).module_for(v)
+        if choice is None:
+            declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.target(target).choices)
+            why = f"{patch.name} declares no single module {target!r} for {v} ({declared})"
+            return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` extends or adds a choice")
+        data = release.read(choice.relpath)
+        if data is None:
+            why = (
+                f"the wheel {release.wheel} has no {choice.relpath} "
+                f"(module {choice.module}, declared for {choice.versions or 'any version'})"
+            )
+            return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` finds where the code moved")
+        files.append(File(target, choice.module, choice.relpath, rws, data))
+    return tuple(files), None
+
+
+def _relative(patch: Patch, error: str | None, prefix: bool = True) -> str | None:
+    """Messages with the registry file named, not its full path (and without the patch-name prefix)."""
     if error is None:
         return None
-    return error.replace(f"{patch.name}: ", "", 1).replace(str(patch.source), patch.source.name)
+    if prefix:
+        error = error.replace(f"{patch.name}: ", "", 1)
+    return error.replace(str(patch.source), patch.source.name)
 
 
 def first_failed(r: Result) -> str:
     return next((c for c, ok in r.checks.items() if ok is False), "error")
 
 
-# --- the proof (in worker processes) -----------------------------------------------------------
+# --- the proofs (in worker processes), and their cache -------------------------------------------
 
 
-def _prove_all(patch: Patch, jobs: dict[Key, tuple[_File, ...]], cache: Path) -> dict[Key, tuple[Checks, str | None]]:
+def _prove_all(patch: Patch, jobs: dict[str, proof.Job], cache: Path) -> dict[str, tuple[Checks, str | None]]:
     """Every job's proof: from the proof cache when this radpatch proved the same input before."""
     names = {key: _proof_name(patch, key) for key in jobs}
     done = {key: hit for key in jobs if (hit := _cached_proof(cache / names[key])) is not None}
-    todo = {key: files for key, files in jobs.items() if key not in done}
+    todo = {key: job for key, job in jobs.items() if key not in done}
     workers = _workers(len(todo))
     if workers <= 1:
-        fresh = {key: prove(patch, files) for key, files in todo.items()}
+        fresh = {key: _answer(proof.prove(job)) for key, job in todo.items()}
     else:
         with _pool(workers) as pool:
-            futures: dict[Key, Future[tuple[Checks, str | None]]] = {
-                key: pool.submit(prove, patch, files) for key, files in todo.items()
-            }
-            fresh = {key: f.result() for key, f in futures.items()}
+            futures: dict[str, Future[proof.Proof]] = {key: pool.submit(proof.prove, job) for key, job in todo.items()}
+            fresh = {key: _answer(f.result()) for key, f in futures.items()}
     for key, (checks, error) in fresh.items():
         try:
             write_json(cache / names[key], {"checks": checks, "error": error})
         except OSError:
             pass  # a cache that cannot be written only costs the next run the proof again
     return {**done, **fresh}
+
+
+def _answer(p: proof.Proof) -> tuple[Checks, str | None]:
+    return p.checks, p.error
 
 
 @functools.lru_cache(maxsize=1)
@@ -469,7 +540,7 @@ def libcst_version() -> str:
         return "?"
 
 
-def _proof_name(patch: Patch, key: Key) -> str:
+def _proof_name(patch: Patch, key: str) -> str:
     text = json.dumps([_code_fingerprint(), patch.name, patch.source.name, patch.digest, key])
     return hashlib.sha256(text.encode()).hexdigest() + ".json"
 
@@ -501,113 +572,3 @@ def _pool(workers: int) -> Executor:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork") if sys.platform == "linux" and "fork" in methods else None
     return ProcessPoolExecutor(workers, mp_context=context)
-
-
-class _Memo:
-    """runner.forward / runner.backward of one file's rewrites, each computed once per input."""
-
-    def __init__(self, patch: Patch, f: _File) -> None:
-        self.patch, self.f = patch, f
-        self.done: dict[tuple[str, bytes], bytes | RefusedError] = {}
-
-    def _call(self, way: str, data: bytes) -> bytes:
-        key = (way, data)
-        if key not in self.done:
-            # here, not at the top: a run whose proofs are all kept never loads libcst
-            from radpatch.rewrite import runner
-
-            fn = runner.forward if way == "forward" else runner.backward
-            try:
-                self.done[key] = fn(self.patch, self.f.rewrites, data, self.f.relpath)
-            except RefusedError as exc:
-                self.done[key] = exc
-        got = self.done[key]
-        if isinstance(got, RefusedError):
-            raise got
-        return got
-
-    def forward(self, data: bytes) -> bytes:
-        return self._call("forward", data)
-
-    def backward(self, data: bytes) -> bytes:
-        return self._call("backward", data)
-
-    def is_applied(self, data: bytes) -> bool:
-        """status's own test for "applied", on the memoised forward/backward."""
-        from radpatch.state.decide import applied_error
-
-        return applied_error(self.patch, self.f.rewrites, data, self.f.relpath, self.forward, self.backward) is None
-
-    def carries(self, data: bytes) -> bool:
-        """Whether `data` holds the patch's change as code, in whatever layout: undoing the rewrites
-        and applying them again gives a syntax tree equal to `data`'s. A release that wrote the
-        change itself (upstream merged the fix, formatted its own way) is obsolete for the patch
-        even where the bytes differ from radpatch's."""
-        from radpatch.prove.steps import ast_equal
-
-        try:
-            return ast_equal(self.forward(self.backward(data)), data)
-        except RefusedError:
-            return False
-
-
-def prove(patch: Patch, files: tuple[_File, ...]) -> tuple[Checks, str | None]:
-    """Run PROOF over every file, check by check; stop at the first failure and say why."""
-    checks: Checks = dict.fromkeys(PROOF)
-    memos = {f.relpath: _Memo(patch, f) for f in files}
-    after: dict[str, bytes] = {}
-    for check in PROOF:
-        for f in files:
-            why = _CHECK[check](memos[f.relpath], f, after)
-            if why:
-                checks[check] = False
-                return checks, f"{check}: {why}"
-        checks[check] = True
-    return checks, None
-
-
-def _pristine(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    if m.is_applied(f.data) or m.carries(f.data):
-        return (
-            f"{f.relpath} already contains this change (it classifies as applied): "
-            "the release is obsolete for this patch"
-        )
-    return None
-
-
-def _match(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    try:
-        after[f.relpath] = m.forward(f.data)
-    except RefusedError as exc:
-        return exc.message
-    return None
-
-
-def _proof_step(name: str) -> Callable[[_Memo, _File, dict[str, bytes]], str | None]:
-    """One of apply's proof steps (prove.steps.STEPS), on this release's module, as its own column."""
-
-    def check(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-        step = next(s for s in STEPS if s.name == name)
-        refusal = step.check(
-            Case(m.patch, f.rewrites, f.data, after[f.relpath], f.relpath, None, m.forward, m.backward, module=f.module)
-        )
-        return None if refusal is None else refusal.why
-
-    return check
-
-
-def _idempotent(m: _Memo, f: _File, after: dict[str, bytes]) -> str | None:
-    if m.is_applied(after[f.relpath]):
-        return None
-    return (
-        f"the patched {f.relpath} does not classify as applied (backward then forward does not reproduce it): "
-        "a second apply would not be a no-op"
-    )
-
-
-_CHECK = {
-    "pristine": _pristine,
-    "match": _match,
-    **{name: _proof_step(name) for name in PROOF_STEPS},
-    "idempotent": _idempotent,
-}

@@ -11,12 +11,16 @@ patch and every registry:
   blobs/<sha256>                    member bytes and zip tails, content-addressed
   <dist>/versions.json              the index's wheels of each release, and when they were listed
                                     (reused for $RADPATCH_LISTING_TTL seconds, default 24 h)
-  <dist>/<version>/<wheel>.json     one wheel: its URL and size, its tail (a blob), the members
-                                    kept ({name: sha256}) and the requested members it lacks
+  <dist>/<version>/<wheel>.json     one wheel: its URL and size, what identifies its bytes (the
+                                    index's sha256 of it, else its size), its tail (a blob), the
+                                    members kept ({name: sha256}) and the requested members it lacks
 
 A new patch fetches only the members it adds (the tail is cached), and a file shared by several
-releases is stored once. Every file is written to a temporary name and renamed into place, so a
-run killed at any point leaves the cache readable.
+releases is stored once. A wheel entry is used only while the index lists the same bytes under the
+wheel's name (the sha256 of the PEP 691 `hashes` or the URL's `#sha256=` fragment, else the size):
+a wheel re-published under the same file name is read again once the list of releases is. Every
+file is written to a temporary name and renamed into place, so a run killed at any point leaves
+the cache readable.
 """
 
 from __future__ import annotations
@@ -246,7 +250,7 @@ class Releases:
         except (EnvironmentProblem, RefusedError):
             return None
         entry = _read_entry(self._entry(dist, version, wheel.filename))
-        if entry is None or not entry.release(self.root, dist, version).covers(needs):
+        if entry is None or not entry.same_bytes(wheel) or not entry.release(self.root, dist, version).covers(needs):
             return None
         release = entry.release(self.root, dist, version)
         return release if _blobs_intact(self.root, release.members.values()) else None
@@ -259,8 +263,8 @@ class Releases:
         wheel = self.wheel_of(dist, version)
         path = self._entry(dist, version, wheel.filename)
         old = _read_entry(path)
-        if old is not None and not _blobs_intact(self.root, old.members.values()):
-            old = None
+        if old is not None and (not old.same_bytes(wheel) or not _blobs_intact(self.root, old.members.values())):
+            old = None  # another wheel under the same name (re-published), or a damaged cache: read it again
         known = old.members if old else {}
         missing = needs - set(known) - (old.absent if old else frozenset())
         tail = _read_tail(self.root, old)
@@ -296,6 +300,7 @@ class Releases:
             _write_blob(self.root, kept_tail.data) if kept_tail else None,
             members,
             frozenset((old.absent if old else frozenset()) | (needs - got.names)),
+            identity(wheel),
         )
         _drop_old_layout(path.parent)
         write_json(path, entry.to_json())
@@ -366,6 +371,12 @@ class _Entry:
     tail: str | None  # sha256 of the tail's blob
     members: dict[str, str]
     absent: frozenset[str]
+    identity: str | None = None  # what identified the wheel's bytes when it was read (`identity`)
+
+    def same_bytes(self, wheel: IndexFile) -> bool:
+        """The index lists the bytes this entry was read from (as far as it says what they are)."""
+        now = identity(wheel)
+        return now is None or now == self.identity
 
     def release(self, root: Path, dist: str, version: Version) -> Release:
         return Release(dist, version, root, self.wheel, self.members, self.absent)
@@ -379,7 +390,16 @@ class _Entry:
             "tail": None if self.tail is None else {"offset": self.tail_offset, "sha256": self.tail},
             "members": dict(sorted(self.members.items())),
             "absent": sorted(self.absent),
+            "identity": self.identity,
         }
+
+
+def identity(wheel: IndexFile) -> str | None:
+    """What identifies a wheel's bytes as the index lists them: its sha256, else its size (None:
+    the index says neither)."""
+    if wheel.sha256:
+        return f"sha256:{wheel.sha256.lower()}"
+    return None if wheel.size is None else f"size:{wheel.size}"
 
 
 def _read_entry(path: Path) -> _Entry | None:
@@ -396,6 +416,7 @@ def _read_entry(path: Path) -> _Entry | None:
             str(tail["sha256"]) if tail else None,
             {str(k): str(v) for k, v in data["members"].items()},
             frozenset(str(a) for a in data["absent"]),
+            str(data["identity"]) if data.get("identity") else None,
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -28,7 +28,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.errors import UsageError
-from radpatch.releases import verify
+from radpatch.releases import proof, verify
 from radpatch.releases.pipconf import read_settings
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
@@ -210,6 +210,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
     assert results["1.1"]["checks"] == {
         "wheel": True,
         "module": True,
+        "requires": True,  # it requires nothing
         "pristine": True,
         "match": True,
         "compile": True,
@@ -475,8 +476,8 @@ def test_identical_modules_are_proven_once_and_a_proof_is_kept(
     build_wheel(index.root, DIST, "1.0.1", dict(RELEASES["1.0"]))
     build_wheel(index.root, DIST, "1.0.2", dict(RELEASES["1.0"]))
     proofs = []
-    real = verify.prove
-    monkeypatch.setattr(verify, "prove", lambda patch, files: proofs.append(files) or real(patch, files))
+    real = proof.prove
+    monkeypatch.setattr(proof, "prove", lambda job: proofs.append(job) or real(job))
     reg = write_registry("vtoy", REGISTRY)
     r = radpatch("--registry", str(reg), "verify", "vtoy", "--versions", ">=1.0,<1.1", "--json")
     assert [x["ok"] for x in json.loads(r.out)["results"]] == [True, True, True]
@@ -755,3 +756,30 @@ def test_verify_runs_where_there_is_no_pip(index: IndexServer, toyreg: Path, tmp
     )
     assert done.returncode == 1, done.stderr
     assert [x["ok"] for x in json.loads(done.stdout)["results"]] == [False, True, True, False, True, False]
+
+
+# --- a wheel re-published under the same file name ----------------------------------------------------
+
+
+@pytest.mark.parametrize("api", ["html", "json"])  # the hash from the URL's #sha256= fragment, or PEP 691's hashes
+def test_a_wheel_republished_under_the_same_name_is_read_again(
+    tmp_path: Path, serve: Any, write_registry: Any, radpatch: Any, monkeypatch: pytest.MonkeyPatch, api: str
+) -> None:
+    wheels = tmp_path / "wheels"
+    first = build_wheel(wheels, DIST, "1.0", {f"{PKG}/core.py": GOOD})
+    server = serve(api=api)
+    reg = write_registry("vtoy", REGISTRY)
+    one = radpatch("--registry", str(reg), "verify", "vtoy", "--versions", "==1.0", "--json")
+    assert json.loads(one.out)["results"][0]["ok"] is True
+    again = build_wheel(wheels, DIST, "1.0", {f"{PKG}/core.py": OTHER_CODE})  # the same file name, other bytes
+    assert again == first
+    monkeypatch.setenv("RADPATCH_LISTING_TTL", "0")  # list the releases again: the index shows the new hash
+    before = server.sent(first.name)
+    two = radpatch("--registry", str(reg), "verify", "vtoy", "--versions", "==1.0", "--json")
+    result = json.loads(two.out)["results"][0]
+    assert result["ok"] is False and result["checks"]["match"] is False, result  # the new bytes were proven
+    after = server.sent(first.name)
+    assert after > before  # read from the index, not answered from the cache
+    three = radpatch("--registry", str(reg), "verify", "vtoy", "--versions", "==1.0", "--json")
+    assert json.loads(three.out)["results"][0] == result
+    assert server.sent(first.name) == after  # the same bytes listed: the cache answers

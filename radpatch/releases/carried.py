@@ -1,0 +1,115 @@
+"""Whether a release's module already carries an entry's change, in whatever layout upstream wrote it.
+
+The entry's change is read off a release it was written for (the base): its module before the
+rewrites and after them. Both, and the release's module, are cut into scopes as radpatch names
+them (`Class.method`; "" for the module), each scope a list of its own statements compared as
+syntax trees (comments, quotes, parentheses and line breaks do not count), with a nested
+definition standing in its parent's list by its header alone (name, decorators, signature or
+bases) and its body under its own scope.
+
+The release carries the change when, in every scope the rewrites changed, every statement whose
+count the change altered occurs in the release's scope as often as in the result (an inserted or
+replaced statement is there, a deleted one is gone), and the result's statements that the release
+has come in the same order (the change is where the rewrites put it; imports excepted: their
+order is the module author's). Other statements of the scope, and every scope the rewrites did
+not touch, may differ: upstream changed them too.
+
+The check needs no undo, so it holds where undoing the rewrites cannot run: radpatch marks what it
+deleted, and the import it added, with a comment that upstream's file does not have. A module whose
+code is unchanged by the rewrites (an entry that only reformats) carries nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_IMPORTS = ("Import(", "ImportFrom(")  # how ast.dump begins an import statement
+Shape = dict[str, list[str]]  # scope -> its own statements (nested definitions by their header)
+
+
+def shape(source: bytes) -> Shape | None:
+    """The module cut into scopes; None when it does not parse (or is too deep to walk)."""
+    try:
+        tree = ast.parse(source)
+        out: Shape = {}
+        _cut(tree.body, "", out)
+        return out
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _cut(body: list[ast.stmt], scope: str, out: Shape) -> None:
+    mine = out.setdefault(scope, [])
+    for stmt in body:
+        if isinstance(stmt, _DEFS):
+            name = f"{scope}.{stmt.name}" if scope else stmt.name
+            n = 2
+            while name in out:  # a second definition of the name in the same scope (a conditional redefinition)
+                name = f"{scope}.{stmt.name}#{n}" if scope else f"{stmt.name}#{n}"
+                n += 1
+            mine.append(_header(stmt))
+            _cut(stmt.body, name, out)
+        else:
+            mine.append(ast.dump(stmt))
+
+
+def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The definition without its body: what the parent scope holds of it."""
+    body, node.body = node.body, []
+    try:
+        return ast.dump(node)
+    finally:
+        node.body = body
+
+
+def carries(before: bytes, after: bytes, release: bytes) -> bool:
+    """`release` holds the change the rewrites make of `before` (giving `after`), wherever the rest of
+    it differs. False when any of the three does not parse, or the rewrites change no code."""
+    b, a, r = shape(before), shape(after), shape(release)
+    if b is None or a is None or r is None:
+        return False
+    changed = False
+    for scope in sorted(b.keys() | a.keys()):
+        old, new = b.get(scope, []), a.get(scope, [])
+        if old == new:
+            continue
+        changed = True
+        if scope not in a:
+            continue  # the rewrites removed the definition: its header's count in the parent decides
+        theirs = r.get(scope)
+        if theirs is None:
+            return False
+        counts_old, counts_new, counts_r = Counter(old), Counter(new), Counter(theirs)
+        if any(
+            counts_r[s] != counts_new[s]
+            for s in counts_old.keys() | counts_new.keys()
+            if counts_old[s] != counts_new[s]
+        ):
+            return False
+        if not _in_order(_shared(_placed(new), counts_r), _placed(theirs)):
+            return False
+    return changed
+
+
+def _placed(statements: list[str]) -> list[str]:
+    """The statements whose place counts: all but imports (the order of a module's imports is its
+    author's, not the change's)."""
+    return [s for s in statements if not s.startswith(_IMPORTS)]
+
+
+def _shared(new: list[str], theirs: Counter[str]) -> list[str]:
+    """The statements of `new` the release has, in `new`'s order, each as often as the release has it."""
+    left, out = Counter(theirs), []
+    for s in new:
+        if left[s] > 0:
+            left[s] -= 1
+            out.append(s)
+    return out
+
+
+def _in_order(wanted: list[str], seq: list[str]) -> bool:
+    """`wanted` is a subsequence of `seq`."""
+    it = iter(seq)
+    return all(any(s == x for x in it) for s in wanted)
