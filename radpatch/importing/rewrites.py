@@ -446,6 +446,11 @@ class Differ:
             anchor = ("before", scope.child(bbody[i].name) if scope.kind == "class" else bbody[i].name)  # type: ignore[attr-defined]
         if anchor is None:
             return False
+        if scope.kind == "class" and any(_multiline_string(s) for s in new):
+            # the engine indents every line of a payload it puts into a class, the lines inside a
+            # multi-line string too (changing the string): such methods go in as statements
+            # (insert_after/insert_before), which keep a string's lines as written
+            return False
         gap = "\n\n\n" if scope.kind == "module" else "\n\n"
         payload = gap.join(text_of(self.src, [s], comments=True).rstrip("\n") for s in new) + "\n"
         self.steps.append(Step("insert_definitions", (("payload", ", ".join(names)), anchor), payload=payload))
@@ -466,6 +471,16 @@ class Differ:
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _multiline_string(stmt: ast.stmt) -> bool:
+    """Whether a string literal (or f-string) of the statement spans lines."""
+    return any(
+        isinstance(n, (ast.Constant, ast.JoinedStr))
+        and (isinstance(n, ast.JoinedStr) or isinstance(n.value, (str, bytes)))
+        and (n.end_lineno or n.lineno) > n.lineno
+        for n in ast.walk(stmt)
+    )
 
 
 def _concatenated(src: Sources, node: ast.expr) -> bool:

@@ -217,3 +217,57 @@ def test_a_new_module_given_as_a_plus_zero_hunk_on_a_missing_file_is_created(ven
     entry = yaml.safe_load((tmp_path / "reg" / "plain.yaml").read_text())
     assert entry["rewrites"] == [{"id": "create-plain_new", "create_module": {"content": f"plain/{rel}"}}]
     assert (tmp_path / "reg" / "plain" / rel).read_bytes() == (gnu / rel).read_bytes()
+
+
+def test_include_and_exclude_leave_sections_out_and_say_which(venv: Venv, tmp_path: Path) -> None:
+    # a Debian-style patch: a module, a doc page and a test outside the package, in one file
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width\n        self.rp = 1\n", 1)
+    text = (
+        "Subject: [PATCH] Fix width\n\n---\n"
+        + _diff(tmp_path / "d1", REL, original, changed)
+        + _diff(tmp_path / "d2", "docs/width.rst", "Width\n", "Width, fixed\n")
+        + _diff(tmp_path / "d3", f"{PACKAGE}/data.txt", "not python\n", "still not python\n")
+    )
+    patch = _write(tmp_path / "0001-fix.patch", text)
+    err = _refusal(venv, tmp_path, text, "-p1")
+    assert "can't find file to patch" in err and "--exclude" in err  # docs/width.rst is not installed
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", f"--include={PACKAGE}/*.py", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    assert "  left out: b/docs/width.rst (1 hunk)" in out.stdout.splitlines()
+    assert f"  left out: b/{PACKAGE}/data.txt (1 hunk)" in out.stdout.splitlines()
+    entry = yaml.safe_load((reg / "0001-fix.yaml").read_text())
+    assert entry["modules"] == {"std_textwrap": f"{PACKAGE}.std_textwrap"} and len(entry["rewrites"]) == 1
+    # --exclude alone: the doc page and the data file named, the module kept
+    out = venv.radpatch(
+        "import", str(patch), "-p1", "--exclude=docs/*", f"--exclude={PACKAGE}/*.txt", "--out", str(tmp_path / "r2")
+    )
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "r2" / "0001-fix.yaml").exists()
+    # left out whole: no entry, said so; everything left out: a usage error
+    docs_only = _write(tmp_path / "0002-docs.patch", _diff(tmp_path / "d4", "docs/a.rst", "A\n", "B\n"))
+    out = venv.radpatch(
+        "import", str(patch), str(docs_only), "-p1", f"--include={PACKAGE}/*.py", "--out", str(tmp_path / "r3")
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"{docs_only}: left out (no section is imported)" in out.stdout
+    assert not (tmp_path / "r3" / "0002-docs.yaml").exists()
+    out = venv.radpatch("import", str(docs_only), "-p1", "--include=nothing/*", "--out", str(tmp_path / "r4"))
+    assert out.returncode == 2 and "left out every section" in out.stderr and not (tmp_path / "r4").exists()
+
+
+def test_refusals_name_the_exclude_that_leaves_the_section_out(venv: Venv, tmp_path: Path) -> None:
+    err = _refusal(
+        venv, tmp_path, _diff(tmp_path / "d1", f"{PACKAGE}/data.txt", "not python\n", "still not python\n"), "-p1"
+    )
+    assert f"--exclude '{PACKAGE}/data.txt'" in err
+    deleted = _diff(
+        tmp_path / "d2", f"{PACKAGE}/std_fnmatch.py", (venv.site / PACKAGE / "std_fnmatch.py").read_text(), None
+    )
+    assert f"--exclude '{PACKAGE}/std_fnmatch.py'" in _refusal(venv, tmp_path, deleted, "-p1")
+    # a change the syntax tree does not see (a comment, a shebang) would be an entry that says nothing
+    original = (venv.site / REL).read_text()
+    commented = original.replace("        self.width = width\n", "        self.width = width  # columns\n", 1)
+    err = _refusal(venv, tmp_path, _diff(tmp_path / "d3", REL, original, commented), "-p1")
+    assert "changes only comments or layout" in err and f"--exclude '{REL}'" in err
