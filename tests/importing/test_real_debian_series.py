@@ -2,9 +2,9 @@
 GNU patch to the release they target, pip-installed from its wheel.
 
 The series are Debian's (quilt, `patch -p1` over the upstream source tree), fetched from the
-Debian archive at test time and cached: Twisted 22.4.0 (twisted 22.4.0-4+deb12u1, 37 patches:
+Debian archive at test time and cached: Twisted 22.4.0 (twisted 22.4.0-4+deb12u1, 35 patches:
 CVE fixes, a new module twisted/web/pages.py and patches stacked on it, test changes, docs) and
-Django 3.2.25 (python-django 3:3.2.25-0+deb12u3, 39 patches: mostly CVE fixes, one new module).
+Django 3.2.25 (python-django 3:3.2.25-0+deb12u3, 38 patches: mostly CVE fixes, one new module).
 Each is imported as a user would: every patch file of debian/patches/series in one
 `radpatch import`, `-p` mapping the source tree's paths onto site-packages, `--include` keeping
 the package's Python files (docs, tests/ outside the package, setup.cfg, HTML templates and
