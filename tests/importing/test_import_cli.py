@@ -4,6 +4,7 @@ lines naming the patch file, the target file and the hunk."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 from pathlib import Path
 
@@ -271,3 +272,29 @@ def test_refusals_name_the_exclude_that_leaves_the_section_out(venv: Venv, tmp_p
     commented = original.replace("        self.width = width\n", "        self.width = width  # columns\n", 1)
     err = _refusal(venv, tmp_path, _diff(tmp_path / "d3", REL, original, commented), "-p1")
     assert "changes only comments or layout" in err and f"--exclude '{REL}'" in err
+
+
+def test_a_statement_moved_up_is_deleted_before_its_copy_is_inserted(venv: Venv, tmp_path: Path) -> None:
+    # found on a real vLLM 0.9.0 series (omni-infer's scheduler patch moves a statement above
+    # another): deleted after the insertion, the old statement is the second of two matches, and
+    # an `occurrence:` counted in the installed file cannot name it; deleted first, it is unique
+    original = (venv.site / REL).read_text()
+    moved = original.replace("        self.tabsize = tabsize\n", "", 1).replace(
+        "        self.width = width\n", "        self.tabsize = tabsize\n        self.width = width\n", 1
+    )
+    patch = _write(tmp_path / "move.patch", _diff(tmp_path / "d", REL, original, moved))
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    entry = yaml.safe_load((reg / "move.yaml").read_text())
+    assert [next(k for k in r if k not in ("id", "file")) for r in entry["rewrites"]] == ["delete", "insert_before"]
+    assert "occurrence" not in entry["rewrites"][0]["delete"]
+    gnu = tmp_path / "gnu"
+    (gnu / PACKAGE).mkdir(parents=True)
+    (gnu / REL).write_text(original)
+    assert gnu_patch(gnu, patch, 1).returncode == 0
+    applied = venv.radpatch("--registry", str(reg), "apply", "move")
+    assert applied.returncode == 0, applied.stderr
+    assert ast.dump(ast.parse((venv.site / REL).read_text())) == ast.dump(ast.parse((gnu / REL).read_text()))
+    assert venv.radpatch("--registry", str(reg), "revert", "move").returncode == 0
+    assert (venv.site / REL).read_text() == original
