@@ -87,12 +87,27 @@ def show(ctx: Context, name: str) -> int:
     help="Before writing, import each patched module in the target interpreter (a subprocess); "
     "refuse if it fails only once patched.  [env var: RADPATCH_IMPORT_CHECK]",
 )
+@click.option(
+    "--wheel",
+    "wheels",
+    multiple=True,
+    type=click.Path(dir_okay=True),
+    metavar="FILE|DIR",
+    help="Adopting a file that already carries a patch: read its RECORD bytes from this wheel (or a "
+    "directory of wheels), offline, instead of the package index. Repeatable.",
+)
 @pass_ctx
-def apply(ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool | None) -> int:
-    """Apply patches (all or nothing; already applied ones are left alone)."""
+def apply(
+    ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool | None, wheels: tuple[str, ...]
+) -> int:
+    """Apply patches (all or nothing; already applied ones are left alone).
+
+    A file that already carries a patch's result (a hand edit, a sed or `patch` step) is adopted:
+    recorded as applied and left as it is, its RECORD bytes (from the wheel) kept for revert."""
     from radpatch.commands import change
 
-    return change.apply(ctx, names, dry_run, _import_check_env() if import_check is None else import_check)
+    check = _import_check_env() if import_check is None else import_check
+    return change.apply(ctx, names, dry_run, check, wheels)
 
 
 def _import_check_env() -> bool:

@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from radpatch import faults
-from radpatch.errors import RefusedError
-from radpatch.files import ChangedMeanwhile, atomic_write, read_regular, refresh_bytecode
+from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
+from radpatch.files import (
+    ChangedMeanwhile,
+    atomic_write,
+    create_new,
+    missing_dirs,
+    read_regular,
+    refresh_bytecode,
+    remove_module,
+)
 from radpatch.gcpause import pausing
-from radpatch.install.environment import PythonEnv, module_path
+from radpatch.install.environment import Installed, PythonEnv, module_path
 from radpatch.install.locate import find_target
 from radpatch.prove import plan
-from radpatch.registry.model import Patch, Rewrite
+from radpatch.prove.steps import ast_equal
+from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.rewrite import runner
 from radpatch.state.decide import (
     FileState,
@@ -28,9 +37,12 @@ from radpatch.state.decide import (
     targets,
 )
 from radpatch.state.hashes import Link, above, base, code_hash
-from radpatch.state.record import FileRecord, PatchRecord, Store, sha256
+from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
 
 Say = Callable[[str], None]
+# the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
+# and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
+WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
 
 
 def _reinstall(ps: PatchState) -> str:
@@ -45,6 +57,14 @@ class Change:
     root: Path  # the installation directory whose state records this change
     forget: bool = False  # revert: only drop a record that no longer describes the files
     off: bool = False  # apply: the patch comes off these files (to go on again in its current revision)
+    adopted: frozenset[Path] = frozenset()  # apply: files that carry the result already: recorded, not written
+    where: str = ""  # adopted: where their original (RECORD's bytes) came from
+    created: frozenset[Path] = frozenset()  # files whose state before is no file (`before` is b""): created
+    deleted: Mapping[Path, tuple[Path, ...]] = field(default_factory=dict)  # files the change deletes -> the
+    # directories radpatch made for them (outermost first), removed if empty
+
+
+Overlay = dict[Path, "bytes | None"]  # each file as the run's earlier changes leave it (None: no file)
 
 
 def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
@@ -87,31 +107,48 @@ def _committed(store: Store) -> bool:
 
 @pausing
 def apply(
-    env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False, import_check: bool = False
+    env: PythonEnv,
+    patches: list[Patch],
+    say: Say,
+    dry_run: bool = False,
+    import_check: bool = False,
+    wheel: WheelBytes | None = None,
 ) -> list[Change]:
     """Apply every patch that is not applied yet, and re-apply each whose entry has another
     revision now; refuse all if any one cannot be proven. `import_check`: also import each
     changed module, as planned, in the target interpreter first.
+
+    Adopt: a file radpatch has no record of that already carries the patch's result (someone
+    applied it by hand, or with sed or `patch`) is recorded as applied without being written,
+    when the patch run on its RECORD bytes (read by `wheel`, only on this path) is its code; the
+    RECORD bytes are kept as its original, so revert gives them back.
 
     A re-applied patch comes off first (with every patch stacked above it on its files, which
     must be named too), then goes on again in its current revision, the ones above after it in
     their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md)."""
     states = {p.name: patch_state(p, env) for p in patches}
     redo = _restack(patches, states)  # newest first
+    adopted = _adoption(patches, states, redo, env, wheel, say)
     changes: list[Change] = []
-    overlay: dict[Path, bytes] = {}
+    overlay: Overlay = {}
     for name in redo:
-        changes.append(_change(states[name], _take_off(states[name], set(redo), overlay, say), off=True))
+        deleted: dict[Path, tuple[Path, ...]] = {}
+        off = _take_off(states[name], set(redo), overlay, say, deleted)
+        changes.append(_change(states[name], off, off=True, deleted=deleted))
     again = sorted((p for p in patches if p.name in redo), key=lambda p: -redo.index(p.name))
     for patch in [*again, *(p for p in patches if p.name not in redo)]:
         ps = states[patch.name]
         if patch.name in redo:
             if ps.record and ps.record.registry_digest != patch.digest:
                 say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
-            changes.append(_change(ps, _planned(ps, _entry_files(ps), env, overlay)))
+            created: set[Path] = set()
+            changes.append(_change(ps, _planned(ps, _entry_files(ps), env, overlay, created), created=created))
             continue
         if ps.declined:
             say(f"{patch.name}: {ps.reason}; nothing to apply")
+            continue
+        if patch.name in adopted:
+            changes.append(_adopt(ps, adopted[patch.name], env, overlay))
             continue
         if ps.state is State.APPLIED:
             say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
@@ -121,7 +158,8 @@ def apply(
             continue
         if ps.state is not State.NOT_APPLIED:
             raise _refuse_state(ps, "apply")
-        changes.append(_change(ps, _planned(ps, list(ps.files), env, overlay)))
+        created = set()
+        changes.append(_change(ps, _planned(ps, list(ps.files), env, overlay, created), created=created))
     _one_root(changes)
     if import_check and any(c.files for c in changes):
         from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
@@ -133,20 +171,200 @@ def apply(
     for c in changes:
         dist = c.patch.dist
         assert dist is not None  # a change is only planned for an installed distribution
-        if not c.off:
-            say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(f.module for f in c.files)})")
+        written = [f.module for f in c.files if f.path not in c.adopted]
+        if not c.off and written:
+            say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(written)})")
+        if c.adopted:
+            say(f"{c.patch.patch.name}: {adopted_note(c)}")
     return changes
 
 
+def adopted_note(c: Change) -> str:
+    files = ", ".join(f.module for f in c.files if f.path in c.adopted)
+    kept = f"original kept from {c.where}" if c.where else "revert removes it"
+    return (
+        f"adopted: {files} already {'carries' if len(c.adopted) == 1 else 'carry'} this patch's result "
+        f"(AST-equal); recorded as applied, not written; {kept}"
+    )
+
+
+@dataclass(frozen=True)
+class _Adopted:
+    files: dict[Path, plan.FileChange]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
+    where: str  # where the RECORD bytes came from (the wheel)
+    created: frozenset[Path] = frozenset()  # modules the patch creates: their state before is no file
+
+
+def _adoption(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    redo: list[str],
+    env: PythonEnv,
+    wheel: WheelBytes | None,
+    say: Say,
+) -> dict[str, _Adopted]:
+    """The patches whose files already carry their result, planned on the files' RECORD bytes.
+
+    A candidate: no record of radpatch's, read `drifted` or applied (by its code), each such file
+    with no link of radpatch's and a sha256 in RECORD, or a module the patch creates (its state
+    before is no file: no wheel is read for it). Per file, the candidates run in order on its
+    RECORD bytes (with every proof step); the file is adopted when the result is its code (AST-equal).
+    Otherwise the run is refused (the file is neither as installed nor the result: restore it).
+    Without the RECORD bytes (no wheel, no index), a drifted candidate is refused, saying what to
+    give; an applied one stays as it was (applied by its code, not recorded)."""
+    todo = {p.name: _adoptable(states[p.name]) for p in patches if p.name not in redo}
+    todo = {n: fs for n, fs in todo.items() if fs}
+    if not todo:
+        return {}
+    pristine, where = _pristine(states, todo, wheel, say)
+    out: dict[str, _Adopted] = {}
+    by_path: dict[Path, list[tuple[str, FileState]]] = {}
+    for name, files in todo.items():
+        if name in pristine:
+            for f in files:
+                by_path.setdefault(f.path, []).append((name, f))
+    planned: dict[str, dict[Path, plan.FileChange]] = {}
+    made: set[Path] = set()
+    for path, users in by_path.items():
+        first = pristine[users[0][0]][path]
+        if first is None:
+            made.add(path)
+        data = first or b""
+        steps: list[tuple[str, plan.FileChange]] = []
+        try:
+            for name, f in users:
+                change = plan.plan(states[name].patch, f.rewrites, f.module, path, data, env)
+                steps.append((name, change))
+                data = change.after
+        except RefusedError as exc:
+            raise _not_adopted(
+                states, [n for n, _ in users], users[0][1].relpath, f"on its RECORD bytes: {exc.message}"
+            )
+        disk = users[-1][1].data
+        if not ast_equal(data, disk):
+            rel = users[0][1].relpath
+            why = f"{rel}'s code is not what the patch makes of its RECORD bytes"
+            if first is None:
+                why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
+            raise _not_adopted(states, [n for n, _ in users], rel, why)
+        last = steps[-1]
+        steps[-1] = (last[0], replace(last[1], after=disk, pyc=None))
+        for name, change in steps:
+            planned.setdefault(name, {})[path] = change
+    for name in todo:
+        if name in planned:
+            out[name] = _Adopted(planned[name], where[name], frozenset(made & planned[name].keys()))
+    return out
+
+
+def _adoptable(ps: PatchState) -> list[FileState]:
+    """The files of a patch that `apply` may adopt (none: the patch is not a candidate)."""
+    if ps.record is not None or ps.declined or ps.root is None or ps.state not in (State.DRIFTED, State.APPLIED):
+        return []
+    store = Store(ps.root)
+    files = [f for f in ps.files if f.state is not State.NOT_APPLIED]
+    if not files or any(
+        store.chain(f.relpath) or f.record_match or _needs_wheel(f) and not f.record_sha256 for f in files
+    ):
+        return []
+    return files
+
+
+def _needs_wheel(f: FileState) -> bool:
+    """The file's state before the patch is its RECORD bytes (not a module the patch creates)."""
+    return not (creates(f.rewrites) and f.record_sha256 is None)
+
+
+def _pristine(
+    states: dict[str, PatchState], todo: dict[str, list[FileState]], wheel: WheelBytes | None, say: Say
+) -> tuple[dict[str, dict[Path, bytes | None]], dict[str, str]]:
+    """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
+    candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left.
+    A module the patch creates has no RECORD bytes: None (no file), and no wheel is read for it."""
+    got: dict[str, dict[Path, bytes | None]] = {}
+    where: dict[str, str] = {}
+    by_dist: dict[Path, list[str]] = {}
+    for name in todo:
+        dist = states[name].dist
+        assert dist is not None
+        by_dist.setdefault(dist.dist_info, []).append(name)
+    for names in by_dist.values():
+        dist = states[names[0]].dist
+        assert dist is not None
+        rels = list(dict.fromkeys(f.relpath for n in names for f in todo[n] if _needs_wheel(f)))
+        if not rels:
+            for n in names:
+                got[n] = {f.path: None for f in todo[n]}
+                where[n] = ""
+            continue
+        try:
+            if wheel is None:
+                raise _NoWheel("no wheel to read the installed files' RECORD bytes from")
+            data, source = wheel(dist, rels)
+        except RadpatchError as exc:
+            for n in names:
+                ps = states[n]
+                if ps.state is State.DRIFTED or not isinstance(exc, (EnvironmentProblem, _NoWheel)):
+                    what = f"drifted: {ps.reason}" if ps.state is State.DRIFTED else "applied by its code, not recorded"
+                    raise RefusedError(
+                        f"{n}: cannot apply: {what}; to adopt a file that already carries the "
+                        f"patch, radpatch needs its RECORD bytes: {exc.message}",
+                        f"give the wheel {dist.name} {dist.version} was installed from: radpatch apply --wheel FILE "
+                        f"{n} (or let radpatch reach the package index); or {_reinstall(ps)}",
+                    )
+                say(f"{n}: applied (by its code), but not recorded: not adopted ({exc.message})")
+            continue
+        for n in names:
+            got[n] = {f.path: data[f.relpath] if _needs_wheel(f) else None for f in todo[n]}
+            where[n] = source
+    return got, where
+
+
+class _NoWheel(RefusedError):
+    """apply was given no way to read a wheel."""
+
+
+def _not_adopted(states: dict[str, PatchState], names: list[str], relpath: str, why: str) -> RefusedError:
+    """The refusal of a file the candidates cannot adopt: it is neither as installed nor their result."""
+    ps = states[names[0]]
+    what = (
+        f"drifted: {ps.reason}" if ps.state is State.DRIFTED else f"{relpath} carries it by its code, with other edits"
+    )
+    together = f" (if the file carries other patches too, name them together: radpatch apply {names[0]} OTHER)"
+    return RefusedError(
+        f"{names[0]}: cannot apply: {what}; not adopted: {why}", _reinstall(ps) + (together if len(names) == 1 else "")
+    )
+
+
+def _adopt(ps: PatchState, adopted: _Adopted, env: PythonEnv, overlay: Overlay) -> Change:
+    """A patch some of whose files are adopted (planned already) and the rest applied as usual."""
+    normal = [f for f in ps.files if f.path not in adopted.files]
+    created = set(adopted.created)
+    planned = {c.path: c for c in _planned(ps, normal, env, overlay, created)}
+    for path, change in adopted.files.items():
+        overlay[path] = change.after
+    files = [adopted.files.get(f.path) or planned[f.path] for f in ps.files]
+    return replace(_change(ps, files, created=created), adopted=frozenset(adopted.files), where=adopted.where)
+
+
 def _planned(
-    ps: PatchState, files: list[FileState], env: PythonEnv, overlay: dict[Path, bytes]
+    ps: PatchState, files: list[FileState], env: PythonEnv, overlay: Overlay, created: set[Path]
 ) -> list[plan.FileChange]:
-    """Each file planned on what the run's earlier changes leave of it."""
+    """Each file planned on what the run's earlier changes leave of it; `created` gets the files
+    whose state before is no file (planned on an empty module: Operation.CREATES)."""
     out = []
     for f in files:
-        before = overlay.get(f.path, f.data)
-        _refuse_if_present(ps, f, before)
-        change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before, env)
+        before = overlay[f.path] if f.path in overlay else f.data if f.exists else None
+        if before is None:
+            if not creates(f.rewrites):
+                raise RefusedError(
+                    f"{ps.patch.name}: {f.relpath} does not exist, and no entry of this run creates it",
+                    "apply the entry that creates the module first, or name it in this entry's `requires:`",
+                )
+            created.add(f.path)
+        else:
+            _refuse_if_present(ps, f, before)
+        change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before or b"", env)
         overlay[f.path] = change.after
         out.append(change)
     return out
@@ -161,9 +379,14 @@ def _entry_files(ps: PatchState) -> list[FileState]:
         raise RefusedError(f"cannot re-apply {ps.patch.name}: {found}", _reinstall(ps))
     out = []
     for t in found:
-        path = module_path(dist, t.relpath)
+        path = module_path(dist, t.relpath, missing_ok=creates(t.rewrites))
         try:
             data = read_regular(path)
+        except FileNotFoundError:
+            if not creates(t.rewrites):
+                raise RefusedError(f"{ps.patch.name}: cannot read {path}: no such file", _reinstall(ps))
+            out.append(FileState(t.module, path, t.relpath, t.rewrites, b"", State.NOT_APPLIED, "", None, False))
+            continue
         except OSError as exc:
             raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", _reinstall(ps))
         out.append(FileState(t.module, path, t.relpath, t.rewrites, data, State.NOT_APPLIED, "", None))
@@ -237,10 +460,17 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     )
 
 
-def _change(ps: PatchState, files: list[plan.FileChange], forget: bool = False, off: bool = False) -> Change:
+def _change(
+    ps: PatchState,
+    files: list[plan.FileChange],
+    forget: bool = False,
+    off: bool = False,
+    created: set[Path] | frozenset[Path] = frozenset(),
+    deleted: Mapping[Path, tuple[Path, ...]] | None = None,
+) -> Change:
     root = ps.root
     assert root is not None
-    return Change(ps, tuple(files), root, forget, off)
+    return Change(ps, tuple(files), root, forget, off, created=frozenset(created), deleted=dict(deleted or {}))
 
 
 def _one_root(changes: list[Change]) -> None:
@@ -261,7 +491,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     of the order they went on), each planned on what the previous ones leave. Byte for byte: a file
     exactly as radpatch left it gets its kept original back."""
     changes: list[Change] = []
-    overlay: dict[Path, bytes] = {}
+    overlay: Overlay = {}
     named = {p.name for p in patches}
     for patch in _newest_first(env, patches):
         ps = patch_state(patch, env)
@@ -281,11 +511,12 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
         if ps.state is not State.APPLIED:
             raise _refuse_state(ps, "revert")
         if ps.record is not None:
-            changes.append(_change(ps, _take_off(ps, named, overlay, say)))
+            deleted: dict[Path, tuple[Path, ...]] = {}
+            changes.append(_change(ps, _take_off(ps, named, overlay, say, deleted), deleted=deleted))
             continue
         files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
         for f in ps.files:
-            current = overlay.get(f.path, f.data)
+            current = overlay.get(f.path, f.data) or b""
             if f.record_sha256 is None:
                 raise RefusedError(
                     f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
@@ -309,8 +540,14 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
                 f"forgot radpatch's record of it in {c.root / '.radpatch'}"
             )
         elif c.files:
-            how = "byte for byte" if all(_exact(c.patch, f) for f in c.files) else "(comment and layout edits kept)"
-            say(f"{c.patch.patch.name}: reverted; {', '.join(f.module for f in c.files)} restored {how}")
+            kept = [f for f in c.files if f.path not in c.deleted]
+            how = "byte for byte" if all(_exact(c.patch, f) for f in kept) else "(comment and layout edits kept)"
+            said = [f"{', '.join(f.module for f in kept)} restored {how}"] if kept else []
+            gone = [f.module for f in c.files if f.path in c.deleted]
+            said += (
+                [f"{', '.join(gone)} removed (the patch created {'it' if len(gone) == 1 else 'them'})"] if gone else []
+            )
+            say(f"{c.patch.patch.name}: reverted; {'; '.join(said)}")
     return changes
 
 
@@ -333,10 +570,13 @@ def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
     return sorted(patches, key=lambda p: -seq.get(p.name, -1))
 
 
-def _take_off(ps: PatchState, named: set[str], overlay: dict[Path, bytes], say: Say) -> list[plan.FileChange]:
+def _take_off(
+    ps: PatchState, named: set[str], overlay: Overlay, say: Say, deleted: dict[Path, tuple[Path, ...]]
+) -> list[plan.FileChange]:
     """Take the patch off every file its record names, each from what the run's earlier changes
     left of it: the kept original when the file is exactly as radpatch left it, else the
-    structural inverse, accepted only when it is provably the recorded original's code."""
+    structural inverse, accepted only when it is provably the recorded original's code. A file the
+    patch created comes off as no file (`deleted` gets it, with the directories made for it)."""
     assert ps.record is not None and ps.root is not None
     out = []
     for rec in ps.record.files:
@@ -355,15 +595,21 @@ def _take_off(ps: PatchState, named: set[str], overlay: dict[Path, bytes], say: 
                 raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", _reinstall(ps))
         pristine = _restored(ps, rec, current, say)
         overlay[path] = pristine
-        out.append(plan.FileChange(rec.module, path, current, pristine))
+        if pristine is None:
+            deleted[path] = tuple(ps.root / d for d in rec.made_dirs)
+        out.append(plan.FileChange(rec.module, path, current, pristine or b""))
     return out
 
 
-def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> bytes:
-    """What the file of `rec` becomes when `ps.patch` comes off it."""
+def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> bytes | None:
+    """What the file of `rec` becomes when `ps.patch` comes off it (None: no file, it created it)."""
     assert ps.root is not None
     store = Store(ps.root)
     wheel = next((f.record_sha256 for f in ps.files if f.relpath == rec.path), None)
+    if rec.created:
+        if sha256(current) != rec.patched_sha256:  # edited since: deleted only if its code is still the patch's
+            _layout_edited(ps, rec, current, store, say)
+        return None
     if sha256(current) == rec.patched_sha256:
         kept = store.original(rec.original_sha256)
         if kept is not None:
@@ -427,7 +673,7 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
             f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {runner.short(exc)}",
             _reinstall(ps),
         )
-    if sha256(pristine) == rec.original_sha256:
+    if sha256(pristine) == rec.original_sha256 or rec.created and not pristine.strip():
         return pristine
     same = bool(rec.original_code) and code_hash(pristine) == rec.original_code
     if not same and not rec.original_code:  # a record from before code hashes: compare with the kept original
@@ -446,40 +692,62 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
 
 def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:
     (root,) = {c.root for c in changes}
-    files: dict[Path, tuple[bytes, bytes]] = {}
+    files: dict[Path, tuple[bytes | None, bytes | None]] = {}  # None: no file
     pycs: dict[Path, bytes | None] = {}  # the bytecode the proof compiled, of each file's last change
+    removed: dict[Path, tuple[Path, ...]] = {}  # deleted files -> the directories made for them
     for c in changes:
         for f in c.files:
-            first = files.get(f.path, (f.before, f.before))[0]
-            files[f.path] = (first, f.after)
+            if f.path in c.adopted:  # the file already is `after`: nothing to write, later changes start there
+                files[f.path] = (f.after, f.after)
+                continue
+            before = None if f.path in c.created else f.before
+            after = None if f.path in c.deleted else f.after
+            first = files[f.path][0] if f.path in files else before
+            files[f.path] = (first, after)
             pycs[f.path] = f.pyc
-    _write_group(env, Store(root), changes, {p: ba for p, ba in files.items() if ba[0] != ba[1]}, op, pycs)
+            if f.path in c.deleted:
+                removed[f.path] = c.deleted[f.path]
+    todo = {p: ba for p, ba in files.items() if ba[0] != ba[1]}
+    made = {p: missing_dirs(p, root) for p, (before, _) in todo.items() if before is None}
+    dirs = {p: made.get(p) or removed.get(p, ()) for p in todo}
+    _write_group(env, Store(root), changes, todo, op, pycs, dirs)
 
 
 def _write_group(
     env: PythonEnv,
     store: Store,
     group: list[Change],
-    files: dict[Path, tuple[bytes, bytes]],
+    files: dict[Path, tuple[bytes | None, bytes | None]],
     op: str,
     pycs: dict[Path, bytes | None],
+    dirs: dict[Path, tuple[Path, ...]],
 ) -> None:
-    """Journal, keep originals, write every file (each only if it is still what was planned),
-    record: all of it, or (on any failure) none of it."""
+    """Journal, keep originals, write every file (each only if it is still what was planned;
+    creating one only where there is none, deleting one only if it is still what was planned),
+    record: all of it, or (on any failure) none of it. `dirs`: per file created, the directories
+    to make for it; per file deleted, the ones radpatch made for it (removed if empty)."""
     run = uuid.uuid4().hex
-    store.begin(run, op, [c.patch.patch.name for c in group], files)
+    created = {p: d for p, d in dirs.items() if files[p][0] is None}
+    store.begin(run, op, [c.patch.patch.name for c in group], files, created)
     written: list[Path] = []
     try:
         for c in group if op == "apply" else ():  # before any file: a record never names an original not kept
             for f in c.files if not c.off else ():
-                store.keep_original(f.original)
+                if f.path not in c.created:
+                    store.keep_original(f.original)
         for path, (before, after) in files.items():
             faults.point("before-file")
-            atomic_write(path, after, expect=sha256(before))
+            if before is None:
+                create_new(path, after or b"", dirs.get(path, ()))
+            elif after is None:
+                remove_module(path, sha256(before), dirs.get(path, ()))
+            else:
+                atomic_write(path, after, expect=sha256(before))
             written.append(path)
             faults.point("after-file")
         for path in written:  # only once every file is written: a failed run leaves .pyc files alone
-            refresh_bytecode(path, env.executable, env.is_current, pycs.get(path))
+            if files[path][1] is not None:
+                refresh_bytecode(path, env.executable, env.is_current, pycs.get(path))
         faults.point("before-record")
         records = store.records()
         seq = max((r.seq for r in records.values()), default=0)
@@ -488,23 +756,35 @@ def _write_group(
                 records.pop(c.patch.patch.name, None)
             else:
                 seq += 1
-                records[c.patch.patch.name] = _record(c, seq, records)
+                records[c.patch.patch.name] = _record(c, seq, records, created)
         store.save(records, run)
     except BaseException:
-        if _roll_back(store, files, written):
+        if _roll_back(store, files, written, dirs):
             store.end()
         raise
     store.end()
 
 
-def _roll_back(store: Store, files: dict[Path, tuple[bytes, bytes]], written: list[Path]) -> bool:
-    """Put back what this run wrote (only over its own bytes). False if something could not be
+def _roll_back(
+    store: Store,
+    files: dict[Path, tuple[bytes | None, bytes | None]],
+    written: list[Path],
+    dirs: dict[Path, tuple[Path, ...]],
+) -> bool:
+    """Put back what this run wrote (only over its own bytes): a file it created is removed (with
+    the directories made for it), one it deleted created again. False if something could not be
     put back: the journal then stays for the next run to finish."""
     ok = True
     for path in written:
         before, after = files[path]
         try:
-            atomic_write(path, before, expect=sha256(after))
+            if before is None:
+                remove_module(path, state_sha(after), dirs.get(path, ()))
+            elif after is None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                create_new(path, before)
+            else:
+                atomic_write(path, before, expect=sha256(after))
         except ChangedMeanwhile:
             continue  # someone replaced our bytes since: theirs stay
         except Exception:  # noqa: BLE001 - keep restoring the others; the journal finishes the job
@@ -514,25 +794,29 @@ def _roll_back(store: Store, files: dict[Path, tuple[bytes, bytes]], written: li
     return ok
 
 
-def _record(c: Change, seq: int, records: dict[str, PatchRecord]) -> PatchRecord:
+def _record(c: Change, seq: int, records: dict[str, PatchRecord], made: dict[Path, tuple[Path, ...]]) -> PatchRecord:
     """The record of a change, its links stacked on the links in `records` (this run's earlier
-    changes included)."""
+    changes included). A file the change created starts from no file (ABSENT), naming the
+    directories `made` for it."""
     dist = c.patch.dist
     assert dist is not None
     files = []
     for f in c.files:
         relpath = str(f.path.relative_to(dist.root))
         chain = [Link(r.patch, lf) for r in sorted(records.values(), key=lambda r: r.seq) for lf in r.files]
-        start = base([ln for ln in chain if ln.file.path == relpath], f.original)
+        original = None if f.path in c.created else f.original
+        start = base([ln for ln in chain if ln.file.path == relpath], original)
+        dirs = tuple(str(d.relative_to(dist.root)) for d in made.get(f.path, ())) if original is None else ()
         files.append(
             FileRecord(
                 f.module,
                 relpath,
-                sha256(f.original),
+                state_sha(original),
                 sha256(f.after),
-                code_hash(f.original),
+                code_hash(original) if original is not None else "",
                 code_hash(f.after),
                 *start,
+                made_dirs=dirs,
             )
         )
     return PatchRecord(

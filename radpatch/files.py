@@ -203,3 +203,90 @@ def refresh_bytecode(path: Path, python: str, same_interpreter: bool, pyc: bytes
         subprocess.run([python, "-c", code, str(path)], capture_output=True, timeout=120, check=False)
     except (OSError, subprocess.SubprocessError):
         pass  # the stale .pyc files are gone already; the interpreter will compile on import
+
+
+def missing_dirs(path: Path, root: Path) -> tuple[Path, ...]:
+    """The directories between `root` and `path`'s parent that do not exist, outermost first:
+    what creating `path` makes (and what removing it may take away again)."""
+    out: list[Path] = []
+    d = path.parent
+    while d != root and root in d.parents and not d.is_dir():
+        out.append(d)
+        d = d.parent
+    return tuple(reversed(out))
+
+
+def create_new(path: Path, data: bytes, dirs: tuple[Path, ...] = ()) -> None:
+    """Create `path` holding `data`, never over a file that exists: complete under a temporary
+    name, then linked into place, which fails (ChangedMeanwhile) if a file appeared meanwhile.
+    `dirs` (outermost first) are made first; the file's mode is what pip gives a new file."""
+    try:
+        for d in dirs:
+            d.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
+    except OSError as exc:
+        raise EnvironmentProblem(
+            f"cannot create {path}: {exc.strerror}",
+            "run as a user who may write the installation (root in an image build)",
+        )
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.link(tmp, path)
+    except FileExistsError:
+        raise ChangedMeanwhile(
+            f"{path} appeared while radpatch was creating it (another process wrote it); radpatch left it alone",
+            "let the other process (pip?) finish, then run radpatch again",
+        )
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot create {path}: {exc.strerror}; nothing was written")
+    finally:
+        _unlink(tmp)
+    fsync_dir(path.parent)
+
+
+def remove_module(path: Path, expect: str, dirs: tuple[Path, ...] = ()) -> None:
+    """Delete the module `path` only if it is still the bytes of sha256 `expect` (else
+    ChangedMeanwhile), with its cached bytecode; then each of `dirs` (radpatch made them, outermost
+    first) that is empty, innermost first, with an empty `__pycache__` in it."""
+    if path.is_symlink():
+        raise EnvironmentProblem(
+            f"{path} is a symlink; radpatch does not delete through links", "remove the link yourself"
+        )
+    try:
+        if _digest(path) != expect:
+            raise ChangedMeanwhile(
+                f"{path} changed while radpatch was removing it (another process replaced it); radpatch left it alone",
+                "let the other process (pip?) finish, then run radpatch again",
+            )
+        os.unlink(path)
+    except FileNotFoundError:
+        raise ChangedMeanwhile(f"{path} was removed by another process meanwhile", "run radpatch again")
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot remove {path}: {exc.strerror}; the file is unchanged")
+    fsync_dir(path.parent)
+    drop_bytecode(path)
+    remove_empty(dirs)
+
+
+def drop_bytecode(path: Path) -> None:
+    """Delete every cached .pyc of the module `path` (a removed module must not import from its bytecode)."""
+    cache = path.parent / "__pycache__"
+    for old in cache.glob(f"{path.stem}.*.pyc") if cache.is_dir() else []:
+        _unlink(str(old))
+
+
+def remove_empty(dirs: tuple[Path, ...]) -> None:
+    """Remove each of `dirs` (outermost first) that is empty but for an empty `__pycache__`, innermost first."""
+    for d in reversed(dirs):
+        for inner in (d / "__pycache__", d):
+            try:
+                inner.rmdir()
+            except OSError:
+                pass
+        fsync_dir(d.parent)

@@ -32,7 +32,7 @@ from pathlib import Path
 from radpatch.files import head_lines, read_regular
 from radpatch.install import wheel_record
 from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import FileRecord, PatchRecord, Store
+from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
 REQUIRE_ENV = "RADPATCH_REQUIRE"
@@ -245,8 +245,10 @@ _IN_EFFECT_ONLY_IF = {"kv_group_size": _kv_group_size_packed}
 def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store) -> tuple[Seen, str]:
     path = _imported_path(f.module) or root / f.path
     try:
-        data = read_regular(path)
-        digest = hashlib.sha256(data).hexdigest()
+        data: bytes | None = read_regular(path)
+        digest = hashlib.sha256(data or b"").hexdigest()
+    except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
+        data, digest = None, ABSENT
     except OSError as exc:
         return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
     where = "" if path == root / f.path else f" (imported from {path})"
@@ -257,7 +259,8 @@ def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store)
     if verdict is ByHash.APPLIED:
         return Seen.APPLIED, where.strip()
     if verdict is ByHash.NOT_APPLIED:
-        return Seen.NOT_APPLIED, f"{f.path} is the pristine file{where}"
+        what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
+        return Seen.NOT_APPLIED, f"{f.path} {what}{where}"
     return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
 
 

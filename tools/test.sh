@@ -55,6 +55,10 @@ run_pytest() {  # run_pytest PYTHON ARGS...
   return "$rc"
 }
 
+# The fast tier runs on every core (pytest-xdist; `worksteal` evens out the few long tests).
+# The real tier stays in one process: its tests kill, race and count radpatch processes.
+FAST_WORKERS=(-n auto --dist worksteal)
+
 pythons() {  # one interpreter per minor version 3.10-3.13, oldest first
   if [ -n "${RADPATCH_PYTHONS:-}" ]; then
     printf '%s\n' $RADPATCH_PYTHONS
@@ -82,14 +86,14 @@ matrix() {  # the fast tier under every interpreter, then with the dependency fl
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     echo "== fast tier on Python $minor ($python), newest dependencies"
     make_venv ".venv-matrix/py$minor" "$python"
-    run_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "$@" || failed+=("py$minor")
+    run_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("py$minor")
   done
   for python in "${floors[@]}"; do
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     echo "== fast tier on Python $minor, lowest allowed dependencies (tools/constraints-floor.txt)"
     make_venv ".venv-matrix/py$minor-floor" "$python" -c tools/constraints-floor.txt
     ".venv-matrix/py$minor-floor/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
-    run_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q "$@" || failed+=("py$minor-floor")
+    run_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("py$minor-floor")
   done
   if [ "${#failed[@]}" -gt 0 ]; then
     echo "tools/test.sh: the fast tier failed on: ${failed[*]}" >&2

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
 from radpatch import engine
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
+from radpatch.install.environment import Installed
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.state.decide import State, patch_state
@@ -18,14 +20,56 @@ from radpatch.state.decide import State, patch_state
 Step = Callable[..., list[engine.Change]]
 
 
-def apply(ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool = False) -> int:
+def apply(
+    ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool = False, wheels: tuple[str, ...] = ()
+) -> int:
     from radpatch.releases import overlaps  # overlapping entries need an order between them (`requires:`)
 
     # what the named entries require comes first (an applied requirement is a no-op)
     patches = series.with_requirements(ctx.registry.load_many(names), ctx.registry.load)
     overlaps.check_apply(ctx, patches)
-    step = functools.partial(engine.apply, import_check=True) if import_check else engine.apply
+    step = functools.partial(engine.apply, import_check=import_check, wheel=wheel_bytes(wheels))
     return _run(ctx, patches, dry_run, step, "would patch", reverse=False)
+
+
+def wheel_bytes(wheels: tuple[str, ...]) -> engine.WheelBytes:
+    """How apply reads installed files' RECORD bytes when it adopts: from the `--wheel` files (a
+    file, or a directory of wheels) that are the installed distribution's, else from the package
+    index by range requests (releases.pristine; checked against RECORD either way)."""
+
+    def read(dist: Installed, relpaths: list[str]) -> tuple[dict[str, bytes], str]:
+        from radpatch.releases import pristine
+
+        if wheels:
+            found = _wheel_of(dist, wheels)
+            got, source = pristine.from_wheel(dist, relpaths, found)
+        else:
+            got, source = pristine.from_index(dist, relpaths)
+        return {p.relpath: p.data for p in got}, source.describe()
+
+    return read
+
+
+def _wheel_of(dist: Installed, wheels: tuple[str, ...]) -> Path:
+    """The given wheel of `dist`'s name and version (a directory stands for the wheels in it)."""
+    from packaging.utils import canonicalize_name, parse_wheel_filename
+
+    files: list[Path] = []
+    for w in map(Path, wheels):
+        files += sorted(w.glob("*.whl")) if w.is_dir() else [w]
+    for f in files:
+        try:
+            name, version, _, _ = parse_wheel_filename(f.name)
+        except ValueError:
+            continue
+        if canonicalize_name(name) == canonicalize_name(dist.name) and version == dist.version:
+            return f
+    if len(files) == 1:
+        return files[0]  # pristine.from_wheel says what is wrong with it
+    raise RefusedError(
+        f"no --wheel given is {dist.name} {dist.version} ({', '.join(str(f) for f in files) or 'no .whl file'})",
+        f"give the wheel {dist.name} {dist.version} was installed from: --wheel FILE (or a directory holding it)",
+    )
 
 
 def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
@@ -59,7 +103,11 @@ def _run(ctx: Context, patches: list[Patch], dry_run: bool, step: Step, verb: st
     ordered = list(reversed(patches)) if reverse else patches
     if dry_run:
         for change in step(ctx.env, ordered, click.echo, dry_run=True):
+            if change.adopted:
+                click.echo(f"{change.patch.patch.name}: would be {engine.adopted_note(change)}")
             for f in change.files:
+                if f.path in change.adopted:
+                    continue
                 click.echo(
                     f"{change.patch.patch.name}: {verb} {f.path} ({len(f.before)} -> {len(f.after)} bytes; "
                     "proven: compiles, no new undefined names, reverses byte for byte)"

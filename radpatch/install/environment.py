@@ -210,7 +210,9 @@ def _is_editable(dist_info: Path) -> bool:
     return isinstance(dir_info, dict) and dir_info.get("editable") is True
 
 
-def module_path(dist: Installed, relpath: str) -> Path:
+def module_path(dist: Installed, relpath: str, missing_ok: bool = False) -> Path:
+    """Where the module `relpath` of `dist` is; refused unless it is a regular file there, or
+    (`missing_ok`: a module an entry creates) nothing is there yet."""
     path = dist.root / relpath
     if path.is_file() or path.is_symlink():
         return path
@@ -224,6 +226,8 @@ def module_path(dist: Installed, relpath: str) -> Path:
             f"{dist.name} {dist.version} is an editable install (pip install -e); {relpath} is not under {dist.root}",
             "radpatch patches installed files only: install a wheel of it, or patch the source tree with git",
         )
+    if missing_ok:
+        return path
     raise RefusedError(
         f"{dist.name} {dist.version} has no {relpath} under {dist.root}",
         "the module this patch declares for this version is not installed; check the registry's modules",

@@ -145,11 +145,12 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
     named by its import name is resolved to the file the install has (`package_file`)."""
     by_table = target.module_for(dist.version)
     if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
-        return (
+        return _created(
             package_file(by_table, dist.root)
             if by_table is not None
             else f"declares no module {target.name!r} for {dist.name} {dist.version} "
-            f"(its range is {target.choices[0].versions})"
+            f"(its range is {target.choices[0].versions})",
+            rws,
         )
     scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
     resolved = [package_file(c, dist.root) for c in target.choices]
@@ -166,6 +167,13 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
         f"several modules declared for {target.name!r} define {what} in {dist.name} {dist.version} "
         f"({', '.join(c.module for c in defining)}); give them `versions:` ranges that do not overlap"
     )
+
+
+def _created(choice: ModuleChoice | str, rws: tuple[Rewrite, ...]) -> ModuleChoice | str:
+    """A module the rewrites create as a package's `__init__.py` (Operation.creates_package)."""
+    if isinstance(choice, str) or not any(r.op.creates_package() for r in rws):
+        return choice
+    return replace(choice, package=True)
 
 
 def package_file(choice: ModuleChoice, root: Path) -> ModuleChoice:

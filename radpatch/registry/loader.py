@@ -641,4 +641,12 @@ def _rewrites(ctx: _Ctx, loader: _Loader, node: yaml.Node, path: str, files: set
         if r.id in seen:
             ctx.problems.append(f"{r.where}: at {path}: duplicate rewrite id {r.id!r}")
         seen.add(r.id)
+    for r in out:  # a module created by the entry has no other rewrite in it (a later entry may rewrite it)
+        others = [o.id for o in out if o.target == r.target and o is not r]
+        if r.op.CREATES and others:
+            ctx.problems.append(
+                f"{r.where}: at {path}: rewrite {r.id!r} creates its module, so it is the only rewrite of that "
+                f"module in the entry (also: {', '.join(map(repr, others))}); write the module whole in its "
+                "content file, or rewrite it in another entry that `requires:` this one"
+            )
     return tuple(out)

@@ -150,6 +150,11 @@ class Operation:
     # Its edit changes the code it matched (a replace, a delete), so that code is no longer a match of
     # its pattern: a later rewrite's `occurrence:` on the same pattern counts it still (rewrite.runner).
     CONSUMES: ClassVar[bool] = False
+    # Its module does not exist before it: the rewrite creates the file (create_module). Its state
+    # before is no file at all, which the rewrites and proofs read as an empty module, locate does not
+    # look for, and the state model records as absence (state.record.ABSENT; docs/state.md); revert
+    # deletes the file. Such a rewrite is the only one of its module in its entry (the loader checks).
+    CREATES: ClassVar[bool] = False
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:
@@ -178,6 +183,11 @@ class Operation:
         """The module with the rewrite undone: AST-equal to the code before (the exact bytes come
         from the copy radpatch keeps); NotUndoable unless the result is there as forward writes it."""
         raise NotImplementedError
+
+    def creates_package(self) -> bool:
+        """A rewrite that CREATES its module makes it a package's `__init__.py` even when the module
+        is named by its import name (`pkg.sub`): locate then resolves the name to `pkg/sub/__init__.py`."""
+        return False
 
     def scope_name(self) -> str:
         """The definition the rewrite needs (`<module>` for module-level ones): when a target's
@@ -254,6 +264,11 @@ class Patch:
 
     def rewrites_for(self, version: Version) -> tuple[Rewrite, ...]:
         return tuple(r for r in self.rewrites if r.applies_to(version))
+
+
+def creates(rws: tuple[Rewrite, ...]) -> bool:
+    """The rewrites of one module create it (its state before is no file: Operation.CREATES)."""
+    return any(r.op.CREATES for r in rws)
 
 
 def rewrites_by_file(patch: Patch, version: Version) -> dict[str, tuple[Rewrite, ...]]:

@@ -21,9 +21,9 @@ from radpatch.install.environment import (
     module_path,
 )
 from radpatch.registry import versions
-from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
+from radpatch.registry.model import Patch, Rewrite, creates, rewrites_by_file
 from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256
+from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256, state_sha
 
 
 class State(str, Enum):
@@ -45,10 +45,11 @@ class FileState:
     state: State
     detail: str
     record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
+    exists: bool = True  # False: no such file (a module an entry creates); `data` is then b""
 
     @property
     def sha256(self) -> str:
-        return sha256(self.data)
+        return state_sha(self.data if self.exists else None)
 
     @property
     def record_match(self) -> bool | None:
@@ -255,12 +256,10 @@ def _left_behind(dist: Installed, store: Store, record: PatchRecord | None, curr
         if f.path in current:
             continue
         path = dist.root / f.path
-        try:
-            data = read_regular(path)
-        except OSError:
-            data = b""
+        found = _read(path)
+        data = found or b""
         wheel = dist.recorded_sha256(f.path)
-        if by_hash(sha256(data), f, store, wheel, data) is not ByHash.NOT_APPLIED:
+        if by_hash(state_sha(found), f, store, wheel, found) is not ByHash.NOT_APPLIED:
             why = "an earlier revision of the entry patched it, and it changed since"
             out.append(FileState(f.module, path, f.path, (), data, State.DRIFTED, why, wheel))
     return out
@@ -278,15 +277,24 @@ def _record_files(dist: Installed, store: Store, record: PatchRecord | None, wan
     for f in record.files:
         path = dist.root / f.path
         try:
-            data = read_regular(path)
+            found = _read(path)
         except OSError:
             return ()
         wheel = dist.recorded_sha256(f.path)
-        if by_hash(sha256(data), f, store, wheel, data) is not want:
+        if by_hash(state_sha(found), f, store, wheel, found) is not want:
             return ()
         state = State.APPLIED if want is ByHash.APPLIED else State.NOT_APPLIED
-        out.append(FileState(f.module, path, f.path, (), data, state, "", wheel))
+        out.append(FileState(f.module, path, f.path, (), found or b"", state, "", wheel, found is not None))
     return tuple(out)
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes, or None when there is no such file (a module a patch created, or will);
+    any other failure is an OSError."""
+    try:
+        return read_regular(path)
+    except FileNotFoundError:
+        return None
 
 
 def _file_state(
@@ -298,16 +306,30 @@ def _file_state(
     relpath: str,
     rws: tuple[Rewrite, ...],
 ) -> FileState:
-    path = module_path(dist, relpath)
+    wheel = dist.recorded_sha256(relpath)
+    # a module the entry creates, or one the install never had (another entry creates it), may be absent
+    path = module_path(dist, relpath, missing_ok=creates(rws) or wheel is None)
     try:
         data = read_regular(path)
     except OSError as exc:
-        raise EnvironmentProblem(
-            f"cannot read {path}: {exc.strerror}", "check the installation (reinstall it) and radpatch's permissions"
+        # no such module: one the entry creates, or one another entry creates (the install never had
+        # it: RECORD does not list it); a module of the install that is gone is a broken install
+        if not isinstance(exc, FileNotFoundError) or not (creates(rws) or wheel is None):
+            raise EnvironmentProblem(
+                f"cannot read {path}: {exc.strerror}",
+                "check the installation (reinstall it) and radpatch's permissions",
+            )
+        recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
+        verdict = by_hash(state_sha(None), recorded, store, wheel) if recorded else ByHash.NOT_APPLIED
+        state, detail = (
+            (State.NOT_APPLIED, "" if creates(rws) else "no such module (yet): the entry that creates it comes first")
+            if verdict is ByHash.NOT_APPLIED
+            else (State.DRIFTED, "radpatch's module is gone")
         )
+        return FileState(module, path, relpath, rws, b"", state, detail, wheel, exists=False)
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-    state, detail = _classify(patch, rws, data, str(path), recorded, dist.recorded_sha256(relpath), store)
-    return FileState(module, path, relpath, rws, data, state, detail, dist.recorded_sha256(relpath))
+    state, detail = _classify(patch, rws, data, str(path), recorded, wheel, store)
+    return FileState(module, path, relpath, rws, data, state, detail, wheel)
 
 
 def _classify(

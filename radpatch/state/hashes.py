@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.state.record import FileRecord, Store
+from radpatch.state.record import ABSENT, FileRecord, Store
 
 CODE_SCHEME = f"ast{sys.version_info[0]}.{sys.version_info[1]}"  # ast.dump's text differs between Pythons
 
@@ -117,7 +117,8 @@ def by_hash(
     data: bytes | None = None,
 ) -> ByHash:
     """What the hashes say of a file whose sha256 is `digest` (its bytes `data`, when the code
-    hash may be asked), for the patch that recorded `rec` (None: no trusted record of it).
+    hash may be asked; ABSENT and None for no file), for the patch that recorded `rec` (None: no
+    trusted record of it). No file is the state before a link that created the file.
     `wheel_sha` is RECORD's sha256 of the file, or a function reading it only when needed."""
     wheel = _Lazy(wheel_sha)
     if rec is None:
@@ -139,9 +140,11 @@ def by_hash(
     return ByHash.UNDECIDED
 
 
-def base(chain: list[Link], before: bytes) -> tuple[str, str]:
+def base(chain: list[Link], before: bytes | None) -> tuple[str, str]:
     """Where the chain of a link written now on the bytes `before` starts (sha256, code hash):
-    the base of the link it is stacked on, or `before` itself."""
+    the base of the link it is stacked on, or `before` itself (None: no file, ABSENT)."""
+    if before is None:
+        return ABSENT, ""
     digest = hashlib.sha256(before).hexdigest()
     under = next((ln.file for ln in reversed(chain) if ln.file.patched_sha256 == digest), None)
     if under is None:

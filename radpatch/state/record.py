@@ -31,9 +31,21 @@ from pathlib import Path
 from typing import Any
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.files import atomic_write, fsync_dir, read_regular
+from radpatch.files import (
+    ChangedMeanwhile,
+    atomic_write,
+    create_new,
+    fsync_dir,
+    read_regular,
+    remove_empty,
+    remove_module,
+)
 
-FORMAT = 3  # 3: each file link also carries the code hashes (state.hashes.code_hash) before and after
+# 3: each file link also carries the code hashes (state.hashes.code_hash) before and after;
+# 4: a link may start from no file (ABSENT: a module the patch created) and name the directories it made
+FORMAT = 4
+# the sha256 a link records for no file at all: a created module's state before (no bytes hash to it)
+ABSENT = "0" * 64
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 _CODE = re.compile(r"(ast[0-9]+\.[0-9]+:[0-9a-f]{64})?\Z")
 _BLOB = re.compile(r"[0-9]+\.before\Z")
@@ -41,6 +53,11 @@ _BLOB = re.compile(r"[0-9]+\.before\Z")
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def state_sha(data: bytes | None) -> str:
+    """A file's state as a link records it: the sha256 of its bytes, or ABSENT for no file."""
+    return ABSENT if data is None else sha256(data)
 
 
 STATE_MAX = 64 << 20  # radpatch's own JSON files are a few KB; anything this large is not one
@@ -67,6 +84,14 @@ class FileRecord:
     # stays known when the links under it are replaced later ("" before format 3)
     base_sha256: str = ""
     base_code: str = ""
+    # the directories (relative to the root, outermost first) radpatch made to create the file
+    # (original_sha256 ABSENT): revert removes each that is empty once the file is gone
+    made_dirs: tuple[str, ...] = ()
+
+    @property
+    def created(self) -> bool:
+        """The patch created the file: its state before is no file."""
+        return self.original_sha256 == ABSENT
 
 
 @dataclass(frozen=True)
@@ -83,9 +108,10 @@ class PatchRecord:
 @dataclass(frozen=True)
 class JournalEntry:
     path: Path
-    before: str
-    after: str
+    before: str  # ABSENT: the run creates the file
+    after: str  # ABSENT: the run deletes the file
     blob: str
+    dirs: tuple[Path, ...] = ()  # directories the run makes for the file (outermost first)
 
 
 @dataclass(frozen=True)
@@ -285,17 +311,31 @@ class Store:
     def journal(self) -> Path:
         return self.dir / "journal"
 
-    def begin(self, run: str, op: str, patches: list[str], files: dict[Path, tuple[bytes, bytes]]) -> None:
-        """Durably save each file's prior bytes and the intended result before touching any."""
+    def begin(
+        self,
+        run: str,
+        op: str,
+        patches: list[str],
+        files: dict[Path, tuple[bytes | None, bytes | None]],
+        dirs: dict[Path, tuple[Path, ...]] | None = None,
+    ) -> None:
+        """Durably save each file's prior bytes and the intended result before touching any (None:
+        no file; `dirs`: the directories the run makes for a file it creates)."""
         tmp = self.dir / f"journal.{os.getpid()}.{time.time_ns()}"
         try:
             tmp.mkdir()
             entries = []
             for i, (path, (before, after)) in enumerate(files.items()):
-                _durable_write(tmp / f"{i}.before", before)
-                entries.append(
-                    {"path": str(path), "before": sha256(before), "after": sha256(after), "blob": f"{i}.before"}
-                )
+                _durable_write(tmp / f"{i}.before", before or b"")
+                entry: dict[str, object] = {
+                    "path": str(path),
+                    "before": state_sha(before),
+                    "after": state_sha(after),
+                    "blob": f"{i}.before",
+                }
+                if dirs and dirs.get(path):
+                    entry["dirs"] = [str(d) for d in dirs[path]]
+                entries.append(entry)
             _durable_write(
                 tmp / "plan.json", json.dumps({"run": run, "op": op, "patches": patches, "files": entries}).encode()
             )
@@ -330,12 +370,23 @@ class Store:
                 current = None
             except OSError as exc:
                 raise EnvironmentProblem(f"cannot read {entry.path} to finish the interrupted run: {exc.strerror}")
-            digest = None if current is None else sha256(current)
+            digest = state_sha(current)
             if digest == (entry.after if committed else entry.before):
+                if not committed:
+                    remove_empty(entry.dirs)  # a file it was to create, never created: its directories go too
                 continue
             if not committed and digest == entry.after:
+                if entry.before == ABSENT:  # the run created it: remove it again
+                    remove_module(entry.path, entry.after, entry.dirs)
+                    notes.append(f"removed {entry.path}")
+                    continue
                 blob = read_regular(self.journal / entry.blob)
-                atomic_write(entry.path, blob, expect=entry.after)
+                if current is None:  # the run deleted it: create it again
+                    with contextlib.suppress(ChangedMeanwhile):
+                        entry.path.parent.mkdir(parents=True, exist_ok=True)
+                        create_new(entry.path, blob)
+                else:
+                    atomic_write(entry.path, blob, expect=entry.after)
                 notes.append(f"restored {entry.path}")
             else:
                 what = "is gone" if current is None else "changed since (neither its state before nor after that run)"
@@ -385,7 +436,7 @@ class Store:
         return plan
 
     def _entry(self, e: dict[str, object]) -> JournalEntry:
-        path, before, after, blob = e["path"], e["before"], e["after"], e["blob"]
+        path, before, after, blob, dirs = e["path"], e["before"], e["after"], e["blob"], e.get("dirs", [])
         if not (
             isinstance(path, str)
             and os.path.isabs(path)
@@ -395,15 +446,17 @@ class Store:
             and _SHA.match(after)
             and isinstance(blob, str)
             and _BLOB.match(blob)
+            and isinstance(dirs, list)
+            and all(isinstance(d, str) and os.path.isabs(d) for d in dirs)
         ):
             raise TypeError(f"file entry {e!r}")
         try:
             data = read_regular(self.journal / blob)
         except OSError:
             raise self._damaged(f"it lacks {blob}, the saved bytes of {path}")
-        if sha256(data) != before:
+        if sha256(data) != before and not (before == ABSENT and not data):
             raise self._damaged(f"{blob} does not hold the saved bytes of {path}")
-        return JournalEntry(Path(path), before, after, blob)
+        return JournalEntry(Path(path), before, after, blob, tuple(Path(d) for d in dirs))
 
     def _damaged(self, why: str) -> DamagedJournal:
         return DamagedJournal(
@@ -435,7 +488,9 @@ def _patch_record(folder: Path, name: object, r: object) -> PatchRecord:
 
 
 def _file_record(f: dict[str, object]) -> FileRecord:
-    rec = FileRecord(**f)  # type: ignore[arg-type]
+    made = f.get("made_dirs", [])
+    _need(isinstance(made, list) and all(isinstance(d, str) for d in made), f"made_dirs of {f!r}")
+    rec = FileRecord(**{**f, "made_dirs": tuple(made)})  # type: ignore[arg-type]
     _need(isinstance(rec.module, str) and isinstance(rec.path, str), f"file entry {f!r}")
     for digest in (rec.original_sha256, rec.patched_sha256):
         _need(isinstance(digest, str) and bool(_SHA.match(digest)), f"not a sha256: {digest!r}")

@@ -1,0 +1,222 @@
+"""Adopt: `apply` on a file that already carries a patch's result (a hand edit, a sed or `patch`
+step in an older image) records the patch as applied and keeps the file's bytes; the original
+kept for `revert` is the file's RECORD bytes, read from the installed version's wheel (a loopback
+index by range requests, or `--wheel FILE` offline) and checked against RECORD."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.lib.index_server import IndexServer
+from tests.lib.site import Site, recorded_sha256
+from tests.lib.toy import ORIGINAL, PATCHED_CORE, PATCHED_UTIL, TOY_PATCH, refused
+from tests.lib.wheels import build_wheel
+
+CORE, UTIL = "toypkg/core.py", "toypkg/util.py"
+# a second entry stacked on `toy`'s core.py (it requires toy)
+ON_TOP = """\
+    summary: On top of toy
+    description: Doubles what plan returns, on top of toy's change.
+    distribution: toypkg
+    supported: ">=1.0,<2"
+    requires: [toy]
+    modules:
+      core: toypkg.core
+    rewrites:
+      - id: twice
+        replace: {scope: plan, find: return size, with: return size * 2}
+    """
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def wheel(site: Site, tmp_path: Path) -> Path:
+    """toypkg 1.0 installed into the fake site from its wheel, as pip lays it out; returns the wheel."""
+    built = build_wheel(tmp_path / "wheels", "toypkg", "1.0", ORIGINAL)
+    with zipfile.ZipFile(built) as zf:
+        zf.extractall(site.root)
+    return built
+
+
+@pytest.fixture
+def registry(write_registry: Callable[..., Path]) -> Path:
+    write_registry("toy", TOY_PATCH)
+    return write_registry("on_top", ON_TOP)
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """pip's settings point at an index nothing listens on: any index request fails at once."""
+    for var in [v for v in os.environ if v.startswith("PIP_")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
+    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def index(wheel: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[IndexServer]:
+    """A loopback index serving the installed wheel (with Range), radpatch pointed at it."""
+    for var in [v for v in os.environ if v.startswith("PIP_") or v.lower().endswith("_proxy")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / wheel.name).write_bytes(wheel.read_bytes())
+    server = IndexServer(served)
+    server.thread.start()
+    monkeypatch.setenv("PIP_INDEX_URL", server.url)
+    yield server
+    server.httpd.shutdown()
+    server.httpd.server_close()
+
+
+def record_of(site: Site, rel: str) -> str | None:
+    return recorded_sha256(site.root / "toypkg-1.0.dist-info" / "RECORD", rel)
+
+
+def state(radpatch: Any, registry: Path, name: str) -> str:
+    r = radpatch("--registry", str(registry), "status", name, "--json")
+    assert r.code == 0, r.err
+    return str(json.loads(r.out)[0]["state"])
+
+
+def test_a_hand_edit_equal_to_the_result_is_adopted_offline_and_revert_gives_record_bytes(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, offline: None
+) -> None:
+    core, util = site.root / CORE, site.root / UTIL
+    core.write_text(PATCHED_CORE)
+    util.write_text(PATCHED_UTIL)
+    assert state(radpatch, registry, "toy") == "applied"  # by its code; radpatch has no record of it
+
+    r = radpatch("--registry", str(registry), "apply", "toy", "--wheel", str(wheel))
+
+    assert r.code == 0, r.err
+    assert "toy: adopted: toypkg.core, toypkg.util already carry this patch's result (AST-equal)" in r.out, r.out
+    assert wheel.name in r.out and "applied to" not in r.out, r.out
+    assert core.read_text() == PATCHED_CORE and util.read_text() == PATCHED_UTIL
+    record = json.loads((site.root / ".radpatch" / "record.json").read_text())["patches"]["toy"]
+    assert {f["path"]: f["original_sha256"] for f in record["files"]} == {
+        CORE: record_of(site, CORE),
+        UTIL: record_of(site, UTIL),
+    }
+    assert state(radpatch, registry, "toy") == "applied"
+    assert radpatch("--registry", str(registry), "status", "--check", "toy").code == 0
+    assert radpatch("--registry", str(registry), "apply", "toy").code == 0  # nothing to do: no wheel asked
+
+    r = radpatch("--registry", str(registry), "revert", "toy")
+
+    assert r.code == 0, r.err
+    assert "byte for byte" in r.out, r.out
+    assert sha(core.read_bytes()) == record_of(site, CORE) and sha(util.read_bytes()) == record_of(site, UTIL)
+    assert not (site.root / ".radpatch").exists()
+
+
+def test_a_layout_different_hand_edit_is_adopted_from_the_index_and_its_bytes_kept(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, index: IndexServer
+) -> None:
+    """A sed-style edit: the same code as the patch's result, other comments and spacing. It reads
+    drifted (neither form byte for byte); apply adopts it, reading core.py from the index."""
+    core, util = site.root / CORE, site.root / UTIL
+    edited = "# patched by hand in an older image\n" + PATCHED_CORE.replace("spec, cfg=None", "spec,  cfg = None")
+    core.write_text(edited)
+    util.write_text(PATCHED_UTIL)
+    assert state(radpatch, registry, "toy") == "drifted"
+
+    r = radpatch("--registry", str(registry), "apply", "toy")
+
+    assert r.code == 0, r.err
+    assert "adopted" in r.out and "range requests" in r.out, r.out
+    assert server_read(index) > 0
+    assert core.read_text() == edited  # kept as it is
+    assert state(radpatch, registry, "toy") == "applied"
+    assert radpatch("--registry", str(registry), "status", "--check", "toy").code == 0
+    assert radpatch("--registry", str(registry), "revert", "toy").code == 0
+    assert core.read_bytes() == ORIGINAL[CORE] and util.read_bytes() == ORIGINAL[UTIL]
+
+
+def server_read(server: IndexServer) -> int:
+    return server.sent(".whl")
+
+
+def test_a_hand_edit_that_differs_from_the_result_is_refused_as_drifted(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, offline: None
+) -> None:
+    core = site.root / CORE
+    core.write_text(PATCHED_CORE.replace("size = 4", "size = 40"))
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+    err = refused(site, radpatch, registry, "apply", "toy", "--wheel", str(wheel))
+    assert "toypkg/core.py carries it by its code, with other edits" in err, err
+    assert "not adopted: toypkg/core.py's code is not what the patch makes of its RECORD bytes" in err, err
+    assert "radpatch restore toypkg/core.py" in err, err
+    assert not (site.root / ".radpatch" / "record.json").exists()
+
+
+def test_without_the_index_or_a_wheel_the_refusal_says_what_to_give(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, offline: None
+) -> None:
+    edited = PATCHED_CORE + "# by hand\n\n"
+    (site.root / CORE).write_text(edited.replace("spec, cfg=None", "spec, cfg = None"))
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+    err = refused(site, radpatch, registry, "apply", "toy")
+    assert "to adopt a file that already carries the patch, radpatch needs its RECORD bytes" in err, err
+    assert "radpatch apply --wheel FILE toy" in err, err
+
+
+def test_a_wheel_of_other_bytes_is_refused_and_nothing_recorded(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, offline: None, tmp_path: Path
+) -> None:
+    other = build_wheel(tmp_path / "other", "toypkg", "1.0", {**ORIGINAL, CORE: ORIGINAL[CORE] + b"# other\n"})
+    (site.root / CORE).write_text(PATCHED_CORE + "# by hand\n")
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+    err = refused(site, radpatch, registry, "apply", "toy", "--wheel", str(other.parent))
+    assert "does not hash to the installed RECORD" in err, err
+
+
+def test_a_stacked_pair_carried_by_hand_is_adopted_together_and_reverted_top_first(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, offline: None
+) -> None:
+    core, util = site.root / CORE, site.root / UTIL
+    both = PATCHED_CORE.replace("    return size\n", "    return size * 2\n")
+    core.write_text("# both patches, by hand\n" + both)
+    util.write_text(PATCHED_UTIL)
+
+    alone = radpatch("--registry", str(registry), "apply", "toy", "--wheel", str(wheel))  # toy alone is not it
+    assert alone.code == 1 and "not adopted" in alone.err and "radpatch apply" in alone.err, alone.err
+
+    r = radpatch("--registry", str(registry), "apply", "on_top", "--wheel", str(wheel.parent))
+
+    assert r.code == 0, r.err
+    assert r.out.count("adopted") == 2, r.out
+    assert core.read_text() == "# both patches, by hand\n" + both
+    assert state(radpatch, registry, "toy") == "applied" and state(radpatch, registry, "on_top") == "applied"
+    assert radpatch("--registry", str(registry), "status", "--check").code == 0
+    r = radpatch("--registry", str(registry), "revert", "on_top")
+    assert r.code == 0, r.err
+    assert sha(core.read_bytes()) != record_of(site, CORE)  # toy is still on
+    assert radpatch("--registry", str(registry), "revert", "toy").code == 0
+    assert sha(core.read_bytes()) == record_of(site, CORE) and sha(util.read_bytes()) == record_of(site, UTIL)
+
+
+def test_a_dry_run_says_it_would_adopt_and_records_nothing(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, offline: None
+) -> None:
+    (site.root / CORE).write_text(PATCHED_CORE)
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+    before = site.snapshot()
+    r = radpatch("--registry", str(registry), "apply", "--dry-run", "toy", "--wheel", str(wheel))
+    assert r.code == 0, r.err
+    assert "toy: would be adopted" in r.out, r.out
+    assert site.snapshot() == before
