@@ -285,11 +285,6 @@ def test_a_debian_series_imports_whole_and_applies_like_gnu_patch(series: Series
     ]
     assert not unasked, f"Python sections of the package left out unasked: {unasked}"
 
-    if "create_module" in "".join((reg / f"{n}.yaml").read_text() for n in names):
-        listed = _radpatch(python, "--registry", str(reg), "list")
-        if "unknown key 'create_module'" in listed.stderr:
-            pytest.xfail("the series creates modules; the engine does not read create_module yet")
-
     applied = _radpatch(python, "--registry", str(reg), "apply", *names)
     assert applied.returncode == 0, applied.stderr
     same_bytes = 0
