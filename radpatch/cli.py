@@ -256,6 +256,49 @@ def import_(
 
 
 @cli.command()
+@click.argument("name")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option(
+    "--out", default=".", metavar="DIR", type=click.Path(file_okay=False),
+    help="Registry directory to write the entry to (default: .).",
+)
+@click.option(
+    "--distribution", default=None, metavar="NAME",
+    help="Without PATH: the distribution whose edits to capture (default: the one installing the vllm package).",
+)
+@click.option(
+    "--wheel", metavar="FILE", type=click.Path(dir_okay=False, readable=False),
+    help="Read the pristine bytes from this wheel (offline) instead of the package index.",
+)
+@click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")
+@click.option("--dry-run", is_flag=True, help="Print the entry it would write; write and record nothing.")
+@click.option(
+    "--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files were edited."
+)
+@pass_ctx
+def capture(
+    ctx: Context,
+    name: str,
+    paths: tuple[str, ...],
+    out: str,
+    distribution: str | None,
+    wheel: str | None,
+    supported: str | None,
+    dry_run: bool,
+    python: str | None,
+) -> int:
+    """Write a registry entry NAME from edits already made to installed files, and record it as applied.
+
+    PATH: an edited or new .py file (absolute, or relative to site-packages), a module name, or a
+    directory; without PATH, every module of the distribution that differs from its RECORD, and
+    new .py files under its packages."""
+    from radpatch.commands import capture as cmd
+
+    target = Context(python, ctx.registries) if python else ctx
+    return cmd.run(target, name, paths, out, distribution, wheel, supported, dry_run)
+
+
+@cli.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option(
     "--wheel",

@@ -4,7 +4,7 @@
 collection the allocations trigger walks all of them again (and every tree still alive), which
 made parsing the same text cost 2.5x more at 100k lines than at 10k, line for line. The trees
 radpatch builds hold no reference cycles (reference counting frees them), so the analyses run
-with the collector off and switch it back on afterwards, as it was. names.py does the same for
+with the collector off and switch it back on afterwards, as it was. prove/names does the same for
 its own walk (it runs without radpatch in the target interpreter, so it keeps its own copy).
 """
 

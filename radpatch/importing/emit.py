@@ -43,6 +43,8 @@ class EntrySpec:
     supported: str
     requires: tuple[str, ...]
     changes: tuple[FileChange, ...]
+    description: str = ""  # the entry's description; "" for import's (the patch file it came from)
+    written_by: str = "radpatch import"  # the command named in payload headers
 
 
 class _Dumper(yaml.SafeDumper):
@@ -95,7 +97,7 @@ def build(spec: EntrySpec) -> Entry:
                 where = f"{fields.get('after') or fields.get('before')}"
                 header = (
                     f'"""Definitions {Path(spec.label).name} adds next to {where} '
-                    '(written by `radpatch import`)."""\n\n\n'
+                    f'(written by `{spec.written_by}`)."""\n\n\n'
                 )
                 payloads.append((f"{rid}.py", header + (step.payload or "")))
             elif step.op == "create_module":
@@ -109,9 +111,8 @@ def build(spec: EntrySpec) -> Entry:
             rewrites_out.append(item)
     doc: dict[str, object] = {
         "summary": spec.subject or f"Imported from {Path(spec.label).name}",
-        "description": f"Imported by `radpatch import` from {spec.label}"
-        + (f": {spec.subject}" if spec.subject else "")
-        + "\n",
+        "description": spec.description
+        or f"Imported by `radpatch import` from {spec.label}" + (f": {spec.subject}" if spec.subject else "") + "\n",
         "distribution": spec.distribution,
         "supported": spec.supported,
     }

@@ -6,7 +6,7 @@ target), judge names against the wrong builtins and the wrong standard library (
 on 3.10), and could not parse a module written in a newer grammar than its own at all. Then the
 target itself answers: it is run isolated (`-I -S`: no site-packages, no .pth files, nothing of
 the target package imported) with the patched and original source on stdin; it compiles the
-patched bytes and runs radpatch's own names.py and placement.py (standard library only) on both.
+patched bytes and runs radpatch's own names and placement packages (standard library only) on both.
 A new import of a module radpatch's own standard library has but the target's lacks is looked
 for on the target's import path (importlib's PathFinder: found, never imported). One answer per
 (interpreter, original, patched, module) serves the compile, names and placement steps.
@@ -31,16 +31,22 @@ TIMEOUT = 120  # seconds the target may take to answer (a 100k-line module compi
 _MAX_ANSWER = 16 << 20
 
 _PROBE = r"""
-import ast, base64, importlib.machinery, json, sys, types
+import ast, base64, importlib.machinery, importlib.util, json, sys
 data = json.loads(sys.stdin.buffer.read())
 
-def load(name, source):
-    mod = types.ModuleType(name)
-    sys.modules[name] = mod
-    exec(compile(source, "radpatch/" + name + ".py", "exec"), mod.__dict__)
-    return mod
+class Served:  # radpatch's own analysis modules, served from the request (never from the target's path)
+    def find_spec(self, name, path=None, target=None):
+        top, _, sub = name.partition(".")
+        if top in data["modules"] and (sub or "__init__") in data["modules"][top]:
+            return importlib.util.spec_from_loader(name, self, is_package=not sub)
+    def create_module(self, spec):
+        return None
+    def exec_module(self, mod):
+        top, _, sub = mod.__name__.partition(".")
+        exec(compile(data["modules"][top][sub or "__init__"], "radpatch/" + mod.__name__, "exec"), mod.__dict__)
 
-mod, place = load("radpatch_names", data["names"]), load("radpatch_placement", data["placement"])
+sys.meta_path.insert(0, Served())
+import radpatch_names as mod, radpatch_placement as place
 after = base64.b64decode(data["after"])
 out = {"radpatch": 1, "version": list(sys.version_info[:2]), "compile": None, "problems": [], "placement": None}
 try:
@@ -63,8 +69,8 @@ if out["compile"] is None:
     found += mod.missing_modules(old, new, std, looks, installed, python)
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
     a, b = place.placement(old), place.placement(new)
-    out["placement"] = [msg for check in (place.shadowed, place.dead_changes, place.unreachable_changes)
-                        for msg in check(a, b)]
+    out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
+                        place.unreachable_changes) for msg in check(a, b)]
 sys.stdout.write(json.dumps(out))
 """
 
@@ -73,7 +79,7 @@ sys.stdout.write(json.dumps(out))
 class Verdict:
     compile_error: str | None  # "message (line N)", or None when it compiles
     problems: tuple[names.Problem, ...]
-    placement: tuple[str, ...] = ()  # what placement.py's checks found, in their order
+    placement: tuple[tuple[str, str], ...] = ()  # (check, what it found) of the placement checks, in order
 
 
 @dataclass(frozen=True)
@@ -106,8 +112,7 @@ def check(target: Target, before: str, after: bytes, after_text: str, where: str
 def _ask(target: Target, before: str, after: bytes, after_text: str, where: str) -> Verdict:
     request = json.dumps(
         {
-            "names": _source(names.__file__),
-            "placement": _source(placement.__file__),
+            "modules": {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)},
             "before": before,
             "after": base64.b64encode(after).decode("ascii"),
             "after_text": after_text,
@@ -148,7 +153,7 @@ def _verdict(stdout: bytes, what: str) -> Verdict:
             None if comp is None else f"{comp['msg']} (line {comp['lineno'] if comp['lineno'] is not None else '?'})"
         )
         found = tuple(names.Problem(int(p[0]), str(p[1]), str(p[2]), str(p[3]), str(p[4])) for p in out["problems"])
-        placed = tuple(str(m) for m in out.get("placement") or ())
+        placed = tuple((str(check), str(m)) for check, m in out.get("placement") or ())
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise EnvironmentProblem(
             f"{what} gave an unexpected answer to radpatch's compile probe ({exc}): {stdout[:120]!r}"
@@ -156,5 +161,10 @@ def _verdict(stdout: bytes, what: str) -> Verdict:
     return Verdict(error, found, placed)
 
 
-def _source(file: str) -> str:
-    return Path(file).read_text(encoding="utf-8")
+def _package(file: str) -> dict[str, str]:
+    """The sources the probe serves for one of radpatch's analysis modules: {"__init__": its source}
+    for a module, and each of its modules' too for a package (they import each other relatively)."""
+    path = Path(file)
+    if path.name != "__init__.py":
+        return {"__init__": path.read_text(encoding="utf-8")}
+    return {p.stem: p.read_text(encoding="utf-8") for p in sorted(path.parent.glob("*.py"))}

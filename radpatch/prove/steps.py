@@ -14,7 +14,7 @@ import functools
 import importlib.machinery
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import CodeType
 
 from radpatch.errors import RefusedError
@@ -39,10 +39,49 @@ def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) 
     return runner.backward(patch, rws, source, where)
 
 
-def short(exc: RefusedError) -> str:
+def short(exc: RefusedError) -> tuple[str, str | None]:
+    """The refusal without the patch and file it concerns, and the id of the rewrite it names (if any)."""
     from radpatch.rewrite import runner
 
-    return runner.short(exc)
+    return runner.short(exc), exc.rewrite if isinstance(exc, runner.RewriteRefused) else None
+
+
+NAMES_HINT = (
+    "every name the patched code uses must be defined: import it first (an `add_import` rewrite before it, "
+    "or the import in the payload), keep the code that defines it, "
+    "or, if this version lacks it, declare a `versions:` variant"
+)
+
+
+SELF_IMPORT_HINT = "use the module's own names directly: a module cannot import from itself while it is imported"
+MISSING_MODULE_HINT = (
+    "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
+    "or declare a `versions:` variant for the targets that lack it"
+)
+COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
+PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
+UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
+REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why one proof step refuses a patched module: the step, the reason, what to do, and the rewrite
+    the reason names (its id), when it names one."""
+
+    step: str
+    why: str
+    hint: str
+    rewrite: str | None = None
+
+    def blame(self, rw: Rewrite | None) -> Refusal:
+        """The refusal naming `rw` (id and registry file:line) as its cause, unless it names one already."""
+        if rw is None or self.rewrite is not None:
+            return self
+        return replace(self, why=f"rewrite {rw.id!r} ({rw.where}): {self.why}", rewrite=rw.id)
+
+    def error(self, patch: Patch) -> RefusedError:
+        return RefusedError(f"{patch.name}: {self.why}", self.hint)
 
 
 @dataclass(frozen=True)
@@ -95,9 +134,9 @@ def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
             return _Analysis(found, None, type(exc).__name__)
 
 
-def compile_error(
+def compile_refusal(
     after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None, module: str | None = None
-) -> str | None:
+) -> Refusal | None:
     """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
     return _compile(after, where, python, before, want_pyc=False, module=module)[0]
 
@@ -109,7 +148,7 @@ def _compile(
     before: bytes | None,
     want_pyc: bool = True,
     module: str | None = None,
-) -> tuple[str | None, bytes | None]:
+) -> tuple[Refusal | None, bytes | None]:
     """(why `after` does not compile, None), or (None, its checked-hash .pyc when this
     interpreter compiled it: the bytecode apply writes, so the file is compiled once)."""
     out = None
@@ -120,7 +159,9 @@ def _compile(
         why, code = _compiled(after, where)
         out = checked_pyc(after, code) if code is not None and want_pyc else None
         del code  # the marshalled bytes are a fraction of the code objects: free them before the next proof
-    return (None, out) if why is None else (f"the patched {where} does not compile{_for(python)}: {why}", None)
+    if why is None:
+        return None, out
+    return Refusal("compile", f"the patched {where} does not compile{_for(python)}: {why}", COMPILE_HINT), None
 
 
 def _other(python: PythonEnv | None) -> bool:
@@ -168,25 +209,35 @@ def _missing_here(before: bytes, after: bytes, python: PythonEnv | None) -> list
 
 
 @pausing
-def names_error(
+def names_refusal(
     before: bytes, after: bytes, where: str, python: PythonEnv | None = None, module: str | None = None
-) -> str | None:
-    """Names the patch makes unresolvable at run time (see names.py), each with its line."""
+) -> Refusal | None:
+    """Names the patch makes unresolvable at run time (see the names package), each with its line."""
     new = _introduced(before, after, module, where, python)
     if new is None:
         me = names.module_of(module, where)
         unparsed = _analysis(before, me).unparsed or _analysis(after, me).unparsed
         if unparsed in ("SyntaxError", "ValueError"):
-            return f"the patched {where} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
-        return f"the patched {where} is too deeply nested to check its names"
-    if new:
-        imports = {p.kind for p in new} <= {names.MISSING_MODULE, names.SELF_IMPORT}
-        what = "would fail to import" if imports else "would use undefined names"
-        return f"the patched {where} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
-    return None
+            why = f"the patched {where} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
+            return Refusal("names", why, NAMES_HINT)
+        return Refusal("names", f"the patched {where} is too deeply nested to check its names", NAMES_HINT)
+    if not new:
+        return None
+    kinds = {p.kind for p in new}
+    what = "would fail to import" if kinds <= {names.MISSING_MODULE, names.SELF_IMPORT} else "would use undefined names"
+    why = f"the patched {where} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
+    hint = (
+        SELF_IMPORT_HINT
+        if names.SELF_IMPORT in kinds
+        else MISSING_MODULE_HINT
+        if names.MISSING_MODULE in kinds
+        else NAMES_HINT
+    )
+    return Refusal("names", why, hint)
 
 
 _CHECKS = (placement.shadowed, placement.dead_changes, placement.unreachable_changes)
+_PLACEMENT_HINTS = {"shadowed": PLACEMENT_HINT, "dead_changes": PLACEMENT_HINT, "unreachable_changes": UNREACHABLE_HINT}
 
 
 def _placed(
@@ -204,7 +255,7 @@ def _unparsable(before: bytes, after: bytes, me: tuple[str, bool] | None) -> boo
 
 
 @pausing
-def placement_error(
+def placement_refusal(
     patch: Patch,
     rws: tuple[Rewrite, ...],
     before: bytes,
@@ -212,7 +263,7 @@ def placement_error(
     where: str,
     python: PythonEnv | None = None,
     module: str | None = None,
-) -> str | None:
+) -> Refusal | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
     in a newer grammar than radpatch's own Python reads is judged by the target interpreter."""
     me = names.module_of(module, where)  # the key the names step analysed both versions under: one parse each
@@ -233,20 +284,24 @@ def placement_error(
                 )
             except RefusedError:  # a prefix radpatch's own Python cannot run: name the last rewrite
                 k = len(rws)
+        check_name, said = found_there[0]
+        hint = _PLACEMENT_HINTS.get(check_name, PLACEMENT_HINT)
         if not rws:
-            return f"the patched {where}: {found_there[0]}"
+            return Refusal("placement", f"the patched {where}: {said}", hint)
         rw = rws[(k or len(rws)) - 1]
-        return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found_there[0]}"
+        return Refusal("placement", f"rewrite {rw.id!r} ({rw.where}) on {where}: {said}", hint, rw.id)
     if old.placement is None or new.placement is None:
-        return (
+        why = (
             f"the patched {where} cannot be parsed by radpatch's own Python to check where its code lands "
             f"({old.unparsed or new.unparsed})"
         )
+        return Refusal("placement", why, PLACEMENT_HINT)
     for check in _CHECKS:
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
             rw = _first_showing(check, patch, rws, before, where, me)
-            return f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
+            why = f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
+            return Refusal("placement", why, _PLACEMENT_HINTS[check.__name__], rw.id)
     return None
 
 
@@ -285,9 +340,9 @@ def ast_equal(a: bytes, b: bytes) -> bool:
         return False
 
 
-def reverse_check(
+def reverse_refusal(
     before: bytes, after: bytes, backward_: Callable[[bytes], bytes], forward_: Callable[[bytes], bytes], where: str
-) -> str | None:
+) -> Refusal | None:
     """The reverse proof: None, or why the patched `after` cannot be undone. backward(after) must be
     AST-equal to `before` and forward(backward(after)) must give `after` again."""
     try:
@@ -295,22 +350,25 @@ def reverse_check(
         if restored == before:  # forward is a function of the bytes: forward(restored) is `after`
             return None
         if not ast_equal(restored, before):
-            return f"undoing the patch on {where} does not give back the original code (compared as syntax trees)"
+            why = f"undoing the patch on {where} does not give back the original code (compared as syntax trees)"
+            return Refusal("reverse", why, REVERSE_HINT)
         if forward_(restored) != after:
-            return f"the patched {where} is not stable: undoing and re-applying the patch gives different code"
+            why = f"the patched {where} is not stable: undoing and re-applying the patch gives different code"
+            return Refusal("reverse", why, REVERSE_HINT)
     except RefusedError as exc:
-        return short(exc)
+        why, rewrite = short(exc)
+        return Refusal("reverse", why, REVERSE_HINT, rewrite)
     return None
 
 
-def _undo_one(patch: Patch, one: tuple[Rewrite, ...], prior: bytes, after: bytes, where: str) -> str | None:
+def _undo_one(patch: Patch, one: tuple[Rewrite, ...], prior: bytes, after: bytes, where: str) -> Refusal | None:
     """The reverse proof of one rewrite's own step: `prior` patched by `one` gave `after`."""
-    return reverse_check(
+    return reverse_refusal(
         prior, after, lambda d: backward(patch, one, d, where), lambda d: forward(patch, one, d, where), where
     )
 
 
-def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) -> str | None:
+def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) -> Refusal | None:
     """The first rewrite whose own step does not undo, named with its registry file:line."""
     for k in range(len(rws)):
         one = rws[k : k + 1]
@@ -319,37 +377,10 @@ def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) ->
             after = forward(patch, one, prior, where)
         except RefusedError:
             return None
-        why = _undo_one(patch, one, prior, after, where)
-        if why is not None:
-            return why if why.startswith("rewrite ") else f"rewrite {rws[k].id!r} ({rws[k].where}): {why}"
+        refusal = _undo_one(patch, one, prior, after, where)
+        if refusal is not None:
+            return refusal.blame(rws[k])
     return None
-
-
-NAMES_HINT = (
-    "every name the patched code uses must be defined: import it first (an `add_import` rewrite before it, "
-    "or the import in the payload), keep the code that defines it, "
-    "or, if this version lacks it, declare a `versions:` variant"
-)
-
-
-SELF_IMPORT_HINT = "use the module's own names directly: a module cannot import from itself while it is imported"
-MISSING_MODULE_HINT = (
-    "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
-    "or declare a `versions:` variant for the targets that lack it"
-)
-COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
-PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
-UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
-REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why one proof step refuses a patched module: the step, the reason, what to do."""
-
-    step: str
-    why: str
-    hint: str
 
 
 @dataclass
@@ -389,8 +420,8 @@ class Step:
 
 
 def _check_compile(c: Case) -> Refusal | None:
-    why, c.pyc = _compile(c.after, c.where, c.python, c.before, want_pyc=c.want_pyc, module=c.module)
-    return None if why is None else Refusal("compile", why, COMPILE_HINT)
+    refusal, c.pyc = _compile(c.after, c.where, c.python, c.before, want_pyc=c.want_pyc, module=c.module)
+    return refusal
 
 
 def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
@@ -399,21 +430,13 @@ def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
         c.rewrites,
         c.before,
         c.where,
-        lambda d: compile_error(d, c.where, c.python, c.before, c.module) is not None,
+        lambda d: compile_refusal(d, c.where, c.python, c.before, c.module) is not None,
     )
-    return _refusal(c.patch, culprit, r)
+    return r.blame(culprit).error(c.patch)
 
 
 def _check_names(c: Case) -> Refusal | None:
-    why = names_error(c.before, c.after, c.where, c.python, c.module)
-    if why is None:
-        return None
-    hint = NAMES_HINT
-    if "comes from the module itself" in why:
-        hint = SELF_IMPORT_HINT
-    elif "standard library, nor installed there" in why:
-        hint = MISSING_MODULE_HINT
-    return Refusal("names", why, hint)
+    return names_refusal(c.before, c.after, c.where, c.python, c.module)
 
 
 def _refuse_names(c: Case, r: Refusal) -> RefusedError:
@@ -425,28 +448,23 @@ def _refuse_names(c: Case, r: Refusal) -> RefusedError:
         c.where,
         lambda d: bool(missing & {p.key for p in _introduced(c.before, d, c.module, c.where, c.python) or ()}),
     )
-    return _refusal(c.patch, culprit, r)
+    return r.blame(culprit).error(c.patch)
 
 
 def _check_placement(c: Case) -> Refusal | None:
-    why = placement_error(c.patch, c.rewrites, c.before, c.after, c.where, c.python, c.module)
-    if why is None:
-        return None
-    return Refusal("placement", why, UNREACHABLE_HINT if "is unreachable" in why else PLACEMENT_HINT)
+    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.where, c.python, c.module)
 
 
 def _check_reverse(c: Case) -> Refusal | None:
-    why = reverse_check(c.before, c.after, c.bwd, c.fwd, c.where)
-    return None if why is None else Refusal("reverse", why, REVERSE_HINT)
+    return reverse_refusal(c.before, c.after, c.bwd, c.fwd, c.where)
 
 
 def _refuse_reverse(c: Case, r: Refusal) -> RefusedError:
-    why = _blame(c.patch, c.rewrites, c.before, c.where) or r.why
-    return RefusedError(f"{c.patch.name}: {why}", r.hint)
+    return (_blame(c.patch, c.rewrites, c.before, c.where) or r).error(c.patch)
 
 
 def _as_is(c: Case, r: Refusal) -> RefusedError:
-    return RefusedError(f"{c.patch.name}: {r.why}", r.hint)
+    return r.error(c.patch)
 
 
 STEPS: tuple[Step, ...] = (
@@ -491,12 +509,6 @@ def prove(
         if refusal is not None:
             raise step.refuse(case, refusal)
     return case.pyc
-
-
-def _refusal(patch: Patch, culprit: Rewrite | None, r: Refusal) -> RefusedError:
-    if culprit is None:
-        return RefusedError(f"{patch.name}: {r.why}", r.hint)
-    return RefusedError(f"{patch.name}: rewrite {culprit.id!r} ({culprit.where}): {r.why}", r.hint)
 
 
 def _first(

@@ -288,3 +288,29 @@ def test_the_engine_start_check_reads_created_modules_from_hashes(
     for rel in CREATED:
         (site.root / rel).unlink(missing_ok=True)
     assert {c.name: c.state for c in check(site.root)} == {"create": Seen.NOT_APPLIED, "change": Seen.NOT_APPLIED}
+
+
+@pytest.mark.parametrize("fault", ["after-file:1", "after-file:3", "before-record:1"])
+def test_a_revert_killed_while_removing_created_modules_is_rolled_back(
+    site: Site, installed: Path, registry: Path, fault: str
+) -> None:
+    """A real radpatch process killed while reverting `create` (deleting its modules); the next run
+    puts them back (with their directories) and the patch reads applied, then reverts cleanly."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RADPATCH_REGISTRY", "PYTHONPATH", "RADPATCH_FAULT")}
+    env["PYTHONPATH"] = str(site.root)
+    cmd = [sys.executable, "-m", "radpatch", "--registry", str(registry)]
+
+    def run(*argv: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*cmd, *argv], capture_output=True, text=True, env={**env, **extra}, timeout=120)
+
+    pristine = site.snapshot()
+    assert run("apply", "create").returncode == 0
+    applied = {rel: (site.root / rel).read_bytes() for rel in CREATED}
+    killed = run("revert", "create", RADPATCH_FAULT=fault)
+    assert killed.returncode != 0, killed.stdout
+    r = run("apply", "create")  # finishes the interrupted run first: the modules are back
+    assert r.returncode == 0, r.stderr
+    assert "recovered from an interrupted run" in r.stdout, r.stdout
+    assert {rel: (site.root / rel).read_bytes() for rel in CREATED} == applied
+    assert run("revert", "create").returncode == 0
+    assert site.snapshot() == pristine

@@ -308,8 +308,8 @@ def test_main_a_docstring_mentioning_a_star_import_does_not_switch_the_check_off
     original = '"""Use it as:\n\nfrom mypkg import *\n"""\n\n\ndef f():\n    return 1\n'
     assert found(original.replace("return 1", "return missing"), original) == [("f", "missing", 8)]
     # through plan's names step, with the name and the line in the refusal
-    why = steps.names_error(original.encode(), original.replace("return 1", "return missing").encode(), "m.py")
-    assert why is not None and "`missing` (line 8, in f())" in why
+    refused = steps.names_refusal(original.encode(), original.replace("return 1", "return missing").encode(), "m.py")
+    assert refused is not None and "`missing` (line 8, in f())" in refused.why and refused.hint == steps.NAMES_HINT
 
 
 def test_type_parameters_and_match_patterns_bind_their_names() -> None:

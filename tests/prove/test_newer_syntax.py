@@ -97,9 +97,11 @@ def test_a_module_in_the_targets_newer_grammar_is_judged_by_the_target(exe: Path
     target = python_env(str(exe))
     before, after = source.encode(), (source + PATCHES[change][0]).encode()
     step = PATCHES[change][1]
-    names_why = steps.names_error(before, after, "m.py", target)
+    names_refused = steps.names_refusal(before, after, "m.py", target)
+    names_why = None if names_refused is None else names_refused.why
     patch, rws = patch_of()
-    placement_why = steps.placement_error(patch, rws, before, after, "m.py", target)
+    placed = steps.placement_refusal(patch, rws, before, after, "m.py", target)
+    placement_why = None if placed is None else placed.why
     assert (names_why is not None) == (step == "names"), names_why
     assert (placement_why is not None) == (step == "placement"), placement_why
     if step == "names":
@@ -112,6 +114,8 @@ def test_a_module_in_the_targets_newer_grammar_is_judged_by_the_target(exe: Path
         assert placement_why is not None and placement_why.startswith("rewrite 'r0' (t.yaml:1) on m.py: ")
         expected = "is unreachable" if change == "unreachable" else "it changes `second`"
         assert expected in placement_why, placement_why
+        hint = steps.UNREACHABLE_HINT if change == "unreachable" else steps.PLACEMENT_HINT
+        assert placed is not None and placed.hint == hint and placed.rewrite == "r0"
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="radpatch's own Python reads PEP 695")
@@ -123,7 +127,7 @@ def test_a_change_a_later_def_replaces_is_refused_in_the_newer_grammar_too() -> 
         "type Pair = tuple[int, int]\n\n\ndef first[T](p: T) -> T:\n    return p\n\n\ndef first(p):\n    return 0\n"
     )
     patch, rws = patch_of()
-    why = steps.placement_error(
+    refused = steps.placement_refusal(
         patch,
         rws,
         source.encode(),
@@ -131,4 +135,5 @@ def test_a_change_a_later_def_replaces_is_refused_in_the_newer_grammar_too() -> 
         "m.py",
         python_env(str(exe)),
     )
-    assert why is not None and "it changes `first` (line 4, at module level), which line 9 replaces" in why, why
+    assert refused is not None, source
+    assert "it changes `first` (line 4, at module level), which line 9 replaces" in refused.why, refused

@@ -80,27 +80,30 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
     before = b"X = 1\n"
     after = b"X = 1\ntype Pair = tuple[int, int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n"
     old = interpreter("3.10")
-    assert (
-        steps.compile_error(after, "m.py", old, before)
-        == f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)"
+    refused = steps.compile_refusal(after, "m.py", old, before)
+    assert refused == steps.Refusal(
+        "compile", f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)", steps.COMPILE_HINT
     )
     for new in (interpreter("3.12"), interpreter("3.13")):
-        assert steps.compile_error(after, "m.py", new, before) is None
-        assert steps.names_error(before, after, "m.py", new) is None
+        assert steps.compile_refusal(after, "m.py", new, before) is None
+        assert steps.names_refusal(before, after, "m.py", new) is None
         # ... and the names check runs in that grammar: a name the type parameters do not bind
         wrong = after.replace(b"return items[0]", b"return U(items[0])")
-        assert steps.names_error(before, wrong, "m.py", new) == (
+        assert steps.names_refusal(before, wrong, "m.py", new) == steps.Refusal(
+            "names",
             f"the patched m.py would use undefined names{for_(new)}: "
-            "`U` (line 6, in first()) is defined nowhere (NameError)"
+            "`U` (line 6, in first()) is defined nowhere (NameError)",
+            steps.NAMES_HINT,
         )
 
 
 def test_builtins_are_the_targets() -> None:
     before = b"def f():\n    return 1\n"
     after = b"def f():\n    return ExceptionGroup\n"  # a builtin from 3.11 on
-    assert steps.names_error(before, after, "m.py", interpreter("3.13")) is None
+    assert steps.names_refusal(before, after, "m.py", interpreter("3.13")) is None
     py310 = interpreter("3.10")
-    assert steps.names_error(before, after, "m.py", py310) == (
+    refused = steps.names_refusal(before, after, "m.py", py310)
+    assert refused is not None and refused.why == (
         f"the patched m.py would use undefined names{for_(py310)}: `ExceptionGroup` (line 2, in f()) is defined "
         "nowhere (NameError)"
     )
@@ -124,17 +127,17 @@ def test_an_interpreter_that_cannot_answer_is_an_environment_problem(tmp_path: P
     if py2 is not None:
         env = PythonEnv(str(py2), (), tmp_path, (2, 7))
         with pytest.raises(EnvironmentProblem) as info:
-            steps.compile_error(b"X = 1\n", "m.py", env, b"X = 1\n")
+            steps.compile_refusal(b"X = 1\n", "m.py", env, b"X = 1\n")
         assert info.value.message.startswith(f"the target interpreter {py2} could not compile m.py for radpatch (exit ")
         assert "3.10 or newer" in info.value.hint
     liar = tmp_path / "python3.7"
     liar.write_text("#!/bin/sh\ncat >/dev/null\necho 'Python 3.7: hello'\n")
     liar.chmod(liar.stat().st_mode | stat.S_IXUSR)
     with pytest.raises(EnvironmentProblem) as info:
-        steps.compile_error(b"X = 2\n", "m.py", PythonEnv(str(liar), (), tmp_path, (3, 7)), b"X = 1\n")
+        steps.compile_refusal(b"X = 2\n", "m.py", PythonEnv(str(liar), (), tmp_path, (3, 7)), b"X = 1\n")
     assert "gave an unexpected answer to radpatch's compile probe" in info.value.message
     with pytest.raises(EnvironmentProblem, match="does not exist"):
-        steps.compile_error(b"X = 3\n", "m.py", PythonEnv(str(tmp_path / "nope"), (), tmp_path, (3, 7)), b"X = 1\n")
+        steps.compile_refusal(b"X = 3\n", "m.py", PythonEnv(str(tmp_path / "nope"), (), tmp_path, (3, 7)), b"X = 1\n")
 
 
 def test_the_probe_runs_isolated_from_the_targets_site_packages(tmp_path: Path) -> None:
@@ -151,7 +154,7 @@ def test_the_probe_runs_isolated_from_the_targets_site_packages(tmp_path: Path) 
         (site / "evil.pth").write_text("import os; open(os.environ['RP_MARKER'], 'w').write('x')\n")
         target = python_env(str(venv / "bin" / "python"))
         marker.unlink(missing_ok=True)  # python_env's own probe is another helper's business
-        assert steps.compile_error(b"X = 2\n", "m.py", target, b"X = 1\n") is None
+        assert steps.compile_refusal(b"X = 2\n", "m.py", target, b"X = 1\n") is None
         assert not marker.exists()
     finally:
         del os.environ["RP_MARKER"]
@@ -266,3 +269,30 @@ def test_code_that_does_not_compile_names_the_rewrite_that_broke_it() -> None:
     err = refuse("class C:\n    x = 1\n", AddImport("import os"), InsertStatements("C", "x = 1", "return 3", "after"))
     assert "rewrite 'r1' (reg.yaml:2)" in err.message and "'return' outside function" in err.message
     assert "rewrite's code" in err.hint
+
+
+def test_a_reverse_refusal_is_typed_and_names_the_rewrite_that_cannot_undo_once() -> None:
+    source = "def f():\n    c(0)\n    a(1)\n    a(2)\n    a(1)\n"
+    ambiguous = Replace("f", "a(1)", "a(2)", occurrence=2)  # a(2) a(2): which one was a(1)?
+    patch = patch_of(Replace("f", "c(0)", "c(1)"), ambiguous)
+    before = source.encode()
+    after = steps.forward(patch, patch.rewrites, before, "mod.py")
+    case = steps.Case(patch, patch.rewrites, before, after, "mod.py")
+    step = next(s for s in steps.STEPS if s.name == "reverse")
+    refused = step.check(case)
+    assert refused is not None and refused.step == "reverse" and refused.rewrite == "r1", refused
+    assert refused.hint == steps.REVERSE_HINT
+    said = step.refuse(case, refused)
+    assert said.message == (
+        "t: rewrite 'r1' (reg.yaml:2): cannot undo: the replacement (`with`) matches 2 times in f (ambiguous): "
+        "lines 4, 5"
+    )
+    assert said.message.count("rewrite ") == 1  # blamed once: the reason already names it
+    # a reason that names no rewrite is blamed on the one given, once
+    plain = steps.Refusal("compile", "the patched mod.py does not compile: invalid syntax (line 2)", steps.COMPILE_HINT)
+    blamed = plain.blame(patch.rewrites[0])
+    assert blamed.rewrite == "r0" and blamed.blame(patch.rewrites[1]) == blamed
+    assert blamed.error(patch).message == (
+        "t: rewrite 'r0' (reg.yaml:1): the patched mod.py does not compile: invalid syntax (line 2)"
+    )
+    assert plain.blame(None) == plain

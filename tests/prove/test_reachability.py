@@ -2,9 +2,9 @@
 an if/else or try whose every path leaves, `while True:` without a break) never runs: refused.
 
 Generated: terminators times inserted code (a def, an assignment, a class, an import, a call)
-times the block it is in (a function body, a loop body). Every patched function is run under a
-line tracer for several arguments: the proof must refuse exactly the code no run reaches, and
-accept (and the run reach) the code after statements that only sometimes leave.
+times the block it is in (a function body, a loop, an `if` or a `with` in it). Every patched
+function is run under a line tracer for several arguments: the proof must refuse exactly the code
+no run reaches, and accept (and the run reach) the code after statements that only sometimes leave.
 """
 
 from __future__ import annotations
@@ -47,16 +47,24 @@ INSERTED = {
 }
 
 
+# the block the ending and the inserted code are in: the function's body, or a block in it that runs
+BLOCKS = {
+    "function": "",
+    "loop": "    for i in range(3):\n",
+    "if": "    if x is not None:\n",
+    "with": "    with contextlib.nullcontext():\n",
+}
+
+
 def build(ending: str, inserted: str | None, block: str) -> tuple[str, int]:
     """The module, and the line the inserted code starts at."""
     text = {**ENDINGS, **LOOP_ENDINGS}[ending][0]
     head = "import contextlib\n\n\ndef f(x):\n"
-    if block == "loop":
-        head += "    for i in range(3):\n"
-    indent = "        " if block == "loop" else "    "
+    head += BLOCKS[block]
+    indent = "        " if BLOCKS[block] else "    "
     head += text.format(I=indent) or indent + "pass\n"
     body = INSERTED[inserted].format(I=indent) if inserted else ""
-    return head + body + "    return 0\n" * (block == "loop"), len(head.splitlines()) + 1
+    return head + body + "    return 0\n" * bool(BLOCKS[block]), len(head.splitlines()) + 1
 
 
 def reached_lines(source: str) -> set[int]:
@@ -86,7 +94,7 @@ def unreachable(before: str, after: str) -> list[str]:
 
 CASES = [
     (e, i, b)
-    for e, i, b in itertools.product([*ENDINGS, *LOOP_ENDINGS], INSERTED, ("function", "loop"))
+    for e, i, b in itertools.product([*ENDINGS, *LOOP_ENDINGS], INSERTED, BLOCKS)
     if e not in LOOP_ENDINGS or b == "loop"
 ]
 

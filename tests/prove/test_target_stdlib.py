@@ -101,10 +101,12 @@ def test_a_new_import_the_targets_standard_library_lacks_is_refused(
 ) -> None:
     target = python_env(str(TARGETS[version][-1]))
     before, after = module(None, shape), module(name, shape)
-    why = steps.names_error(before.encode(), after.encode(), "m.py", target)
+    refused = steps.names_refusal(before.encode(), after.encode(), "m.py", target)
     fails = fails_when_run(target.executable, after, tmp_path)
-    assert (why is not None) == fails, (after, why)
-    if why is not None:
+    assert (refused is not None) == fails, (after, refused)
+    if refused is not None:
+        assert refused.hint == steps.MISSING_MODULE_HINT
+        why = refused.why
         assert why.startswith(f"the patched m.py would fail to import for Python {version}: `{name}` (line ")
         assert f"is not a module of Python {version}'s standard library, nor installed there" in why
 
@@ -117,13 +119,13 @@ def test_a_module_installed_on_the_targets_path_is_not_refused(tmp_path: Path) -
     site.mkdir()
     before, after = module(None, "import").encode(), module("tomllib", "import").encode()
     bare = PythonEnv(str(found[-1]), (site,), site, (3, 10))
-    assert steps.names_error(before, after, "m.py", bare) is not None
+    assert steps.names_refusal(before, after, "m.py", bare) is not None
     other = tmp_path / "other-site"
     other.mkdir()
     (other / "tomllib.py").write_text("loads = None\n")  # a backport installed under the standard name
     with_backport = PythonEnv(str(found[-1]), (other,), other, (3, 10))
     assert not fails_when_run(bare.executable, after.decode(), tmp_path, other)
-    assert steps.names_error(before, after, "m.py", with_backport) is None
+    assert steps.names_refusal(before, after, "m.py", with_backport) is None
 
 
 def test_radpatchs_own_python_needs_no_subprocess(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,11 +137,11 @@ def test_radpatchs_own_python_needs_no_subprocess(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(subprocess, "run", refuse)
     own = PythonEnv(sys.executable, (), Path(sys.prefix), (sys.version_info[0], sys.version_info[1]))
     before, after = module(None, "import").encode(), module("tomllib", "import").encode()
-    said = steps.names_error(before, after, "m.py", own)
+    refused = steps.names_refusal(before, after, "m.py", own)
     if sys.version_info >= (3, 11):  # tomllib is this interpreter's own
-        assert said is None
+        assert refused is None
     else:  # judged in process all the same: 3.10 has no tomllib, and no interpreter is asked
-        assert said == (
+        assert refused is not None and refused.why == (
             "the patched m.py would fail to import: `tomllib` (line 3, at module level) is not a module of "
             "Python 3.10's standard library, nor installed there (ModuleNotFoundError)"
         )

@@ -81,3 +81,62 @@ def test_moving_an_existing_use_is_not_a_new_use() -> None:
     # ... but a second one on the same error path is one more use: one more NameError to meet
     twice = before.replace("raise TypeError(Cfg)", "raise TypeError(Cfg, Cfg)")
     assert [(p.name, p.kind) for p in introduced(before, twice, "m.py")] == [("Cfg", TYPING_ONLY)]
+
+
+# Where the typing-only name is bound at run time too, or not: the header's shapes.
+HEADERS = {
+    "only-type-checking": "if TYPE_CHECKING:\n    from vllm.config import Cfg\n",
+    "not-type-checking-else": "if not TYPE_CHECKING:\n    pass\nelse:\n    from vllm.config import Cfg\n",
+    "typing-dot": "import typing\n\nif typing.TYPE_CHECKING:\n    from vllm.config import Cfg\n",
+    "else-binds": "if TYPE_CHECKING:\n    from vllm.config import Cfg\nelse:\n    Cfg = object\n",
+    "try-fallback": (
+        "if TYPE_CHECKING:\n    from vllm.config import Cfg\nelse:\n    try:\n"
+        "        from _rp_absent.config import Cfg\n    except ImportError:\n        Cfg = object\n"
+    ),
+}
+
+# New module-level code that uses the name: in annotations (evaluated at import unless the module
+# has `from __future__ import annotations`) or at run time (always evaluated)
+TOP_USES = {
+    "param-annotation": "def g(c: Cfg) -> None:\n    return None\n",
+    "return-annotation": "def g() -> Cfg:\n    return None\n",
+    "string-annotation": 'def g(c: "Cfg") -> "list[Cfg]":\n    return []\n',
+    "module-annotation": "LIMIT: Cfg = None\n",
+    "class-annotation": "class Holder:\n    cfg: Cfg\n",
+    "method-annotation": "class Holder:\n    def get(self) -> Cfg:\n        return None\n",
+    "default": "def g(c=Cfg):\n    return c\n",
+    "constant": "DEFAULT = Cfg\n",
+    "decorator": "def deco(x):\n    return lambda f: f\n\n\n@deco(Cfg)\ndef g():\n    return 1\n",
+    "base-class": "class Sub(Cfg):\n    pass\n",
+    "function-body": "def g():\n    return Cfg\n",
+}
+
+TOP_CASES = list(itertools.product(HEADERS, TOP_USES, (False, True)))
+
+
+def imports_with_name_error(source: str) -> bool:
+    """Run the module (vllm is not there: only what the run-time path binds exists), and call `g`."""
+    namespace: dict[str, object] = {"__name__": "generated"}
+    try:
+        exec(compile(source, "generated.py", "exec", dont_inherit=True), namespace)
+        if callable(namespace.get("g")) and not namespace["g"].__code__.co_argcount:  # type: ignore[attr-defined]
+            namespace["g"]()  # type: ignore[operator]
+    except NameError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize(
+    ("header", "use", "future"), TOP_CASES, ids=[f"{h}-{u}-{'future' if f else 'eager'}" for h, u, f in TOP_CASES]
+)
+def test_a_typing_only_name_is_refused_exactly_where_it_is_evaluated(header: str, use: str, future: bool) -> None:
+    """Annotations under `from __future__ import annotations` are never evaluated: a typing-only name
+    is fine there, and refused wherever the new code evaluates it (a default, a base class, a body)."""
+    head = ("from __future__ import annotations\n\n" if future else "") + "from typing import TYPE_CHECKING\n\n"
+    before = head + HEADERS[header] + "\nX = 1\n"
+    after = head + HEADERS[header] + "\nX = 1\n\n\n" + TOP_USES[use]
+    assert not imports_with_name_error(before)
+    found = [p for p in introduced(before, after, "m.py") if p.name == "Cfg"]
+    assert bool(found) == imports_with_name_error(after), (after, found)
+    if found:
+        assert found[0].kind == TYPING_ONLY and "TYPE_CHECKING" in found[0].describe(), found

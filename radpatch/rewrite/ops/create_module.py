@@ -40,7 +40,7 @@ class CreateModule(Operation):
     FIELDS: ClassVar[tuple[Field, ...]] = (
         Field("content", "payload", "path of the new module's Python file (UTF-8), relative to the registry file"),
     )
-    EXAMPLE: ClassVar[str] = "content: my_fix/vllm/my_fix/helpers.py"
+    EXAMPLE: ClassVar[str] = "content: ../patches/kv_group_size/payload.py  # becomes the new module, whole"
     CREATES: ClassVar[bool] = True
 
     @classmethod

@@ -1,0 +1,118 @@
+"""Names a module would fail to find when it runs: a flow-aware check on `ast`, in one walk.
+
+A patch must not add to this set. `problems(source)` follows Python's own rules:
+
+- scopes: function locals (a name bound anywhere in a function is local to all of it), `global`
+  and `nonlocal`, class bodies (not visible from their methods or comprehensions), comprehension
+  and lambda scopes, PEP 695 type-parameter scopes;
+- order: module-level code and what runs at definition time (decorators, defaults, base classes,
+  class bodies, evaluated annotations) must find a name bound *earlier*; a function body runs
+  later and sees what the module binds by the end of the import (so a module-level `del` counts);
+- binding flow: a local read where no path has assigned it yet (UnboundLocalError), or where some
+  path has not (if/else, try/except, loops and `return`/`raise` are followed);
+- `if TYPE_CHECKING:` bodies never run: their imports serve annotations only (annotations are not
+  evaluated under `from __future__ import annotations`, in function bodies, or on Python 3.14+);
+  such a name is compared use by use (PER_USE): a new run-time use is new even where the
+  original already had one on an error path;
+- `global x` must resolve to a module binding: `x += 1` reads x before binding it, and the
+  reading function's own later assignment does not bind it for that read;
+- self-imports: a module importing from itself while it is imported (given its dotted name);
+- the target's standard library (missing_modules): a new unguarded import of a module
+  radpatch's standard library has and the target's lacks, not found on the target's path;
+- a star import can provide any public name from its position on, nothing else; `globals()`
+  (as in `globals().update(...)`) any name.
+
+Conditional bindings at module level count as bindings (`try: import x / except ImportError:`,
+`if ...: def f`), so vLLM's modules pass as they are; `introduced()` compares the patched module
+with its original and reports only what is new. Each walk is linear in the size of the tree:
+one pass collects every scope's bindings, one pass follows the code in evaluation order.
+
+The package, by what each module does: `problem` (the Problem record, its kinds, the Runtime it
+is judged for, which problems are new), `scopes` (pass 1: scopes and their bindings),
+`flow` (binding flow), `resolve` (resolving a read), `expressions` and `walk` (pass 2),
+`typing_only` (`if TYPE_CHECKING:` names), `update_only` (`global x; x += 1`), `self_imports`,
+`target_stdlib` (the target's standard library).
+
+It only needs the standard library and imports itself only relatively: radpatch runs it inside
+the target interpreter when that one's grammar differs from radpatch's own (see
+install/target_python.py, which serves it there under another package name).
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+
+from .problem import (
+    CLASS_ATTRIBUTE,
+    DELETED,
+    LATER,
+    MISSING_MODULE,
+    PER_USE,
+    SELF_IMPORT,
+    TYPING_ONLY,
+    UNBOUND,
+    UNDEFINED,
+    Problem,
+    Runtime,
+    current_runtime,
+    new_problems,
+)
+from .scopes import Collector
+from .self_imports import module_of, self_import
+from .target_stdlib import ADDED_SINCE_310, imported_modules, missing_modules
+from .walk import Walker
+
+__all__ = [
+    "ADDED_SINCE_310",
+    "CLASS_ATTRIBUTE",
+    "DELETED",
+    "LATER",
+    "MISSING_MODULE",
+    "PER_USE",
+    "SELF_IMPORT",
+    "TYPING_ONLY",
+    "UNBOUND",
+    "UNDEFINED",
+    "Problem",
+    "Runtime",
+    "current_runtime",
+    "imported_modules",
+    "introduced",
+    "missing_modules",
+    "module_of",
+    "new_problems",
+    "problems",
+    "problems_in",
+    "self_import",
+]
+
+
+def introduced(
+    original: str, patched: str, filename: str = "<patched>", runtime: Runtime | None = None, module: str | None = None
+) -> list[Problem]:
+    """Problems of `patched` whose (scope, name, kind) the original does not already have.
+    `module`: the module's dotted name (`pkg.mod`, `pkg` for a package's __init__), for self-imports."""
+    return new_problems(problems(original, filename, runtime, module), problems(patched, filename, runtime, module))
+
+
+def problems(
+    source: str | bytes, filename: str = "<patched>", runtime: Runtime | None = None, module: str | None = None
+) -> list[Problem]:
+    enabled = gc.isenabled()
+    gc.disable()  # the walk makes no cycles; the collector would rescan the whole tree again and again
+    try:
+        return problems_in(ast.parse(source, filename), runtime, module_of(module, filename))
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def problems_in(
+    tree: ast.Module, runtime: Runtime | None = None, module: tuple[str, bool] | None = None
+) -> list[Problem]:
+    """problems() of an already parsed module (the caller keeps the collector paused). `module`:
+    its dotted name and whether it is a package (see module_of)."""
+    rt = runtime or current_runtime()
+    scopes = Collector(tree).scopes
+    return sorted(Walker(tree, scopes, rt, module).run())

@@ -1,0 +1,104 @@
+"""What the names check reports: one `Problem` (a name a module would fail to find, where, and
+why), its kinds, the interpreter it is judged for (`Runtime`), and which problems a patch adds."""
+
+from __future__ import annotations
+
+import builtins
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_SITE_BUILTINS = frozenset({"exit", "quit", "copyright", "credits", "license", "help"})  # added by `site`
+
+UNDEFINED = "undefined"
+LATER = "used-before-definition"
+UNBOUND = "unbound-local"
+TYPING_ONLY = "type-checking-only"
+SELF_IMPORT = "self-import"
+MISSING_MODULE = "missing-module"
+CLASS_ATTRIBUTE = "class-attribute"
+DELETED = "deleted"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What the target interpreter provides: its version (annotation semantics) and builtins."""
+
+    version: tuple[int, int]
+    builtins: frozenset[str]
+
+
+def current_runtime() -> Runtime:
+    return Runtime((sys.version_info[0], sys.version_info[1]), frozenset(dir(builtins)) | _SITE_BUILTINS)
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    line: int
+    name: str
+    scope: str  # "<module>", "f", "C.m", "f.g"
+    kind: str
+    detail: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.scope, self.name, self.kind)
+
+    def describe(self) -> str:
+        where = "at module level" if self.scope == "<module>" else f"in {self.scope}()"
+        what = {
+            UNDEFINED: "is defined nowhere (NameError)",
+            LATER: f"is used before the module defines it{self.detail} (NameError at import)",
+            UNBOUND: (
+                f"is local to {self.scope}() but read where it {self.detail or 'may not be assigned yet'} "
+                "(UnboundLocalError)"
+            ),
+            TYPING_ONLY: f"is imported only under `if TYPE_CHECKING:`{self.detail}, not at run time (NameError)",
+            CLASS_ATTRIBUTE: (
+                f"is a class attribute{self.detail}, not visible from methods or comprehensions "
+                "(NameError; use self. or the class name)"
+            ),
+            DELETED: f"is deleted from the module{self.detail} before this code runs (NameError)",
+            SELF_IMPORT: (
+                f"comes from the module itself{self.detail} while it is still being imported "
+                "(a circular import: ImportError, or a half-initialised module)"
+            ),
+            MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
+        }[self.kind]
+        return f"`{self.name}` (line {self.line}, {where}) {what}"
+
+
+# Kinds compared use by use: one more such use is a new failure, even where the original already
+# had one under the same name (a typing-only name on a new run-time path next to an old error path).
+PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, MISSING_MODULE})
+
+
+def new_problems(before: Iterable[Problem], after: Iterable[Problem]) -> list[Problem]:
+    """The problems of `after` the original does not have: by (scope, name, kind), each key once;
+    for the PER_USE kinds, each use beyond the original's count of them (lines the original has
+    are taken as its own)."""
+    before, after = list(before), list(after)
+    old = {p.key for p in before}
+    counted: dict[tuple[str, str, str], list[int]] = {}
+    for p in before:
+        if p.kind in PER_USE:
+            counted.setdefault(p.key, []).append(p.line)
+    extra: dict[tuple[str, str, str], list[Problem]] = {}
+    for p in after:
+        if p.kind in PER_USE and p.key in counted:
+            extra.setdefault(p.key, []).append(p)
+    surplus: set[int] = set()
+    for key, uses in extra.items():
+        n = len(uses) - len(counted[key])
+        if n > 0:  # which uses are the new ones: those on lines the original does not have, else the last
+            lines = set(counted[key])
+            fresh = [p for p in uses if p.line not in lines] or uses
+            surplus.update(id(p) for p in (fresh[:n] if len(fresh) >= n else uses[-n:]))
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for p in after:
+        if id(p) in surplus or (p.key not in old and p.key not in seen):
+            if id(p) not in surplus:
+                seen.add(p.key)
+            out.append(p)
+    return out

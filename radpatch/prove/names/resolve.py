@@ -1,0 +1,202 @@
+"""Resolving a read, pass 2's judgement: a name read in a scope is a local (bound yet on this path?),
+a free variable of an enclosing function, a class attribute, or a module name; module names are
+decided once the module is walked to its end (a function body sees what the import binds by then,
+module-level code only what is bound earlier). A `global` name must resolve to a module binding;
+a star import or globals() may provide any name from its position on.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .flow import Ctx, Flow
+from .problem import CLASS_ATTRIBUTE, DELETED, LATER, TYPING_ONLY, UNBOUND, UNDEFINED, Problem, Runtime
+from .scopes import Scope
+from .update_only import global_assigners
+
+_MODULE_DUNDERS = frozenset(
+    {
+        "__file__",
+        "__name__",
+        "__doc__",
+        "__spec__",
+        "__loader__",
+        "__package__",
+        "__builtins__",
+        "__path__",
+        "__cached__",
+        "__annotations__",
+        "__dict__",
+        "__debug__",
+    }
+)
+_CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__class__"})
+
+
+@dataclass(frozen=True)
+class GlobalUse:
+    name: str
+    line: int
+    scope: Scope
+    import_time: bool
+    own: bool = False  # a `global` name the reading function itself has assigned before (on some path)
+
+
+class Resolver:
+    """What pass 2 knows so far (each scope's flow, the reads of module names to decide at the end)
+    and how it resolves one read."""
+
+    def __init__(self, scopes: dict[int, Scope], module: Scope, runtime: Runtime) -> None:
+        self.module, self.rt = module, runtime
+        self.flows: dict[int, Flow] = {}
+        self.out: list[Problem] = []
+        self.uses: list[GlobalUse] = []
+        self.typing: dict[str, int] = {}  # names bound only for type checkers, where
+        self.star: int | None = None  # line of the first run-time star import
+        self.dynamic: int | None = None  # line of the first use of globals()
+        self.global_assigners = global_assigners(scopes.values())
+        self.global_assigned = set(self.global_assigners)
+
+    def flow(self, scope: Scope) -> Flow:
+        f = self.flows.get(id(scope))
+        if f is None:
+            f = self.flows[id(scope)] = Flow()
+        return f
+
+    def use(self, name: str, line: int, c: Ctx) -> None:
+        scope = c.scope
+        if name == "globals" and self.dynamic is None:  # globals().update(...) may bind any name from here on
+            self.dynamic = line
+        if scope.kind == "module":
+            self.module_read(name, line, scope, c.flow)
+        elif name in scope.globals_:
+            self.uses.append(GlobalUse(name, line, scope, scope.import_time, name in c.flow.maybe))
+        elif scope.kind == "class" and name in scope.locals:
+            if name not in c.flow.maybe:  # not bound in the class yet: the module's (LOAD_NAME)
+                self.global_read(name, line, scope)
+        elif name in scope.locals:
+            self.local_read(name, line, scope, c.flow)
+        else:
+            self.free_read(name, line, scope)
+
+    def local_read(self, name: str, line: int, scope: Scope, flow: Flow) -> None:
+        if name in flow.definite:
+            return
+        hides = name in self.module.bound or self.builtin(name) or name in flow.dels
+        if name in flow.maybe:
+            # Bound on some path only: the usual `if ...: x = ...` pattern, unless the local hides a
+            # module name or builtin (an assignment that turned a global into a local).
+            if hides:
+                self.out.append(
+                    Problem(line, name, scope.qual, UNBOUND, "is not assigned (or is deleted) on some path")
+                )
+            return
+        self.local_check(name, line, scope, flow, hides)
+
+    # A check that a loop decides later is queued as a partial of a method, never as a closure that
+    # names itself: that would be a reference cycle holding the walker, and with it the whole tree,
+    # until the cyclic collector runs (which radpatch pauses while it analyses a module).
+
+    def local_check(self, name: str, line: int, scope: Scope, flow: Flow, hides: bool) -> None:
+        if name in flow.maybe:  # assigned further down the loop: bound from the second iteration
+            if hides:
+                self.out.append(
+                    Problem(
+                        line,
+                        name,
+                        scope.qual,
+                        UNBOUND,
+                        "is not assigned before the loop's first pass (it hides the global)",
+                    )
+                )
+        elif not flow.later(functools.partial(self.local_check, name, line, scope, flow, hides)):
+            self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned yet"))
+
+    def module_read(self, name: str, line: int, scope: Scope, flow: Flow) -> None:
+        self.module_check(name, line, scope, self.flow(self.module))
+
+    def module_check(self, name: str, line: int, scope: Scope, module_flow: Flow) -> None:
+        if name not in module_flow.maybe and not module_flow.later(
+            functools.partial(self.module_check, name, line, scope, module_flow)
+        ):
+            self.uses.append(GlobalUse(name, line, scope, True))
+
+    def global_read(self, name: str, line: int, scope: Scope) -> None:
+        if scope.import_time:
+            self.module_read(name, line, scope, self.flow(self.module))
+        else:
+            self.uses.append(GlobalUse(name, line, scope, False))
+
+    def free_read(self, name: str, line: int, scope: Scope) -> None:
+        child, s = scope, scope.parent
+        while s is not None:
+            if s.kind == "module":
+                self.global_read(name, line, scope)
+                return
+            visible = s.kind != "class" or child.kind == "annotation"
+            if visible and name in s.globals_:
+                self.global_read(name, line, scope)
+                return
+            if visible and name in s.locals:
+                if name not in self.flow(s).maybe and s.kind != "class":
+                    self.out.append(
+                        Problem(line, name, scope.qual, UNBOUND, f"is not assigned yet in {s.qual}() (free variable)")
+                    )
+                return
+            child, s = s, s.parent
+
+    def resolve_global(self, use: GlobalUse) -> None:
+        name = use.name
+        if self.builtin(name) or (name in _CLASS_DUNDERS and use.scope.kind != "module"):
+            return
+        module_flow = self.flow(self.module)
+        if use.import_time:
+            if name in self.global_assigned or self.starred(name, use.line):
+                return
+            if name in module_flow.maybe:
+                self.out.append(Problem(use.line, name, use.scope.qual, LATER, f" (line {module_flow.maybe[name]})"))
+                return
+        elif name in module_flow.maybe or self.assigned_elsewhere(use) or self.starred(name, None):
+            return
+        self.out.append(self.missing(use))
+
+    def assigned_elsewhere(self, use: GlobalUse) -> bool:
+        """Does a function bind this `global` name before `use` may read it: another function (which may
+        run first), or the reading one itself, earlier on its path? Not the assignment that follows the
+        read in the same function: the first call fails there."""
+        return use.own or bool(self.global_assigners.get(use.name, set()) - {id(use.scope)})
+
+    def missing(self, use: GlobalUse) -> Problem:
+        name, module_flow = use.name, self.flow(self.module)
+        if name in module_flow.deleted:
+            return Problem(use.line, name, use.scope.qual, DELETED, f" (del at line {module_flow.deleted[name]})")
+        if name in self.typing:
+            return Problem(use.line, name, use.scope.qual, TYPING_ONLY, f" (line {self.typing[name]})")
+        owner = next((s for s in _ancestors(use.scope) if s.kind == "class" and name in s.locals), None)
+        if owner is not None:
+            return Problem(use.line, name, use.scope.qual, CLASS_ATTRIBUTE, f" of {owner.qual}")
+        return Problem(use.line, name, use.scope.qual, UNDEFINED)
+
+    def builtin(self, name: str) -> bool:
+        return name in self.rt.builtins or name in _MODULE_DUNDERS
+
+    def starred(self, name: str, line: int | None) -> bool:
+        """Could a run-time star import or globals() (before `line`, if given) provide `name`?"""
+        if self.dynamic is not None and (line is None or self.dynamic < line):
+            return True
+        return self.star is not None and not name.startswith("_") and (line is None or self.star < line)
+
+    def unbind(self, name: str, line: int, c: Ctx) -> None:
+        scope = c.scope
+        if scope.kind != "module" and name in scope.globals_:
+            return
+        c.flow.unbind(name, line)
+
+
+def _ancestors(scope: Scope) -> Iterator[Scope]:
+    s: Scope | None = scope.parent
+    while s is not None:
+        yield s
+        s = s.parent

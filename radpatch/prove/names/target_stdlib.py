@@ -1,0 +1,132 @@
+"""The target Python's standard library: a new unguarded import of a module that looks like standard
+library (some Python's has it) but that the target's lacks and that is not installed on its path
+(`import tomllib` on a 3.10 target). A `try` that catches ImportError guards; so does an `if`,
+except that a `sys.version_info` comparison is decided for the target's version.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from .problem import MISSING_MODULE, Problem
+from .scopes import FUNCS
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def imported_modules(tree: ast.Module, version: tuple[int, int] | None = None) -> list[tuple[str, int, str]]:
+    """(top-level module name, line, scope) of each absolute import that runs unguarded: not in a
+    `try` that catches ImportError, nor under an `if`. A `sys.version_info` comparison with a tuple
+    is decided for the target `version` (`if sys.version_info >= (3, 11): import tomllib` is how
+    code imports what only newer Pythons have); what another condition (a flag like `PY311`)
+    stands for is not followed: it counts as a guard."""
+    out: list[tuple[str, int, str]] = []
+    stack: list[tuple[ast.AST, str]] = [(s, "<module>") for s in reversed(tree.body)]
+    while stack:
+        node, qual = stack.pop()
+        if isinstance(node, ast.Import):
+            out.extend((a.name.split(".")[0], node.lineno, qual) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if not node.level and node.module:
+                out.append((node.module.split(".")[0], node.lineno, qual))
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            handlers = getattr(node, "handlers", [])
+            parts = [getattr(node, "orelse", []), getattr(node, "finalbody", [])]
+            if not any(_catches_import_error(h) for h in handlers):  # else the body and its fallbacks are guarded
+                parts = [getattr(node, "body", []), *(h.body for h in handlers), *parts]
+            for part in reversed(parts):
+                stack.extend((x, qual) for x in reversed(part))
+        elif isinstance(node, ast.If):  # a version check is decided for the target; any other `if` guards
+            taken = _version_check(node.test, version) if version is not None else None
+            if taken is not None:
+                stack.extend((x, qual) for x in reversed(node.body if taken else node.orelse))
+        elif isinstance(node, (*FUNCS, ast.ClassDef)):
+            inner = node.name if qual == "<module>" else f"{qual}.{node.name}"
+            stack.extend((x, inner) for x in reversed(node.body))
+        elif isinstance(node, ast.stmt):
+            for f in ("finalbody", "orelse", "cases", "body"):
+                stack.extend((x, qual) for x in reversed(getattr(node, f, None) or []))
+        elif type(node).__name__ == "match_case":
+            stack.extend((x, qual) for x in reversed(getattr(node, "body", [])))
+    return out
+
+
+_COMPARE: dict[type, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+}
+
+
+def _version_check(test: ast.expr, version: tuple[int, int]) -> bool | None:
+    """The value of `sys.version_info <op> (3, 11)` (or `sys.version_info[:2]`) on `version`; None for
+    any other test. Only major.minor is known: a comparison that needs the micro version is None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _version_check(test.operand, version)
+        return None if inner is None else not inner
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE):
+        return None
+    left, right = test.left, test.comparators[0]
+    whole = not isinstance(left, ast.Subscript)
+    if not whole:
+        left = left.value  # type: ignore[attr-defined]
+    if whole and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        return None  # the whole version_info (3, 10, 13, 'final', 0) equals no short tuple
+    if not (isinstance(left, ast.Attribute) and left.attr == "version_info"):
+        return None
+    if not isinstance(right, ast.Tuple) or not all(
+        isinstance(e, ast.Constant) and type(e.value) is int for e in right.elts
+    ):
+        return None
+    want = tuple(e.value for e in right.elts)  # type: ignore[attr-defined]
+    if len(want) > 2:
+        return None
+    have = version[: len(want)]
+    return _COMPARE[type(test.ops[0])](have, want)
+
+
+def _catches_import_error(h: ast.ExceptHandler) -> bool:
+    if h.type is None:
+        return True
+    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+    return any(
+        (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "") in _IMPORT_ERRORS
+        for n in names
+    )
+
+
+# Top-level standard-library modules a Python newer than the oldest radpatch supports (3.10) added:
+# they look like standard library even to a radpatch running on 3.10 (3.12 and 3.13 added no public
+# top-level module; what they removed is in the older interpreter's own stdlib_module_names).
+ADDED_SINCE_310 = frozenset({"tomllib"})
+
+
+def missing_modules(
+    before: ast.Module,
+    after: ast.Module,
+    stdlib: frozenset[str],
+    looks_stdlib: frozenset[str],
+    installed: Callable[[str], bool],
+    python: str,
+) -> list[Problem]:
+    """New unguarded imports of a module that looks like standard library (`looks_stdlib`: what some
+    Python's standard library has) but that the target's (`stdlib`) lacks and that is not installed
+    there either (`installed`: found on the target's path, without importing it)."""
+    version = tuple(int(x) for x in python.split(".")[:2])
+    v = (version[0], version[1]) if len(version) == 2 else None
+    had: dict[str, int] = {}
+    for name, _, _ in imported_modules(before, v):
+        had[name] = had.get(name, 0) + 1
+    out = []
+    for name, line, qual in imported_modules(after, v):
+        if had.get(name, 0):
+            had[name] -= 1
+            continue
+        if name in looks_stdlib and name not in stdlib and not installed(name):
+            detail = f" of Python {python}'s standard library, nor installed there"
+            out.append(Problem(line, name, qual, MISSING_MODULE, detail))
+    return out

@@ -1,0 +1,253 @@
+"""Pass 2 of the names check: follow a module's statements in evaluation order, module-level code
+first, then each function body once its enclosing scope is complete. Branches (if/else,
+try/except, match) and loops are joined by binding flow; `return`/`raise` end a path.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+from .expressions import Expressions
+from .flow import Ctx
+from .problem import UNDEFINED, Problem, Runtime
+from .scopes import FUNCS, Scope, arg_annotations, arg_names, import_name, type_params
+from .self_imports import self_import_problems
+from .typing_only import type_checking, typing_only
+
+
+class Walker(Expressions):
+    def __init__(
+        self, tree: ast.Module, scopes: dict[int, Scope], runtime: Runtime, module: tuple[str, bool] | None = None
+    ) -> None:
+        super().__init__(tree, scopes, runtime)
+        self.tree, self.self_module = tree, module
+        self.everywhere = {n for s in scopes.values() for n in s.bound}
+
+    def run(self) -> list[Problem]:
+        top = self.ctx(self.module)
+        self.block(self.tree.body, top)
+        i = 0
+        while i < len(self.deferred):  # function bodies, once their enclosing scope is complete
+            node, c = self.deferred[i]
+            self.deferred_body(node, c)
+            i += 1
+        for use in self.uses:
+            self.resolve_global(use)
+        for name, line, scope in self.lazy_uses:
+            if (
+                name not in self.everywhere
+                and name not in self.typing
+                and not self.builtin(name)
+                and not self.starred(name, None)
+            ):
+                self.out.append(Problem(line, name, scope.qual, UNDEFINED))
+        return self.out
+
+    def block(self, stmts: Iterable[ast.stmt], c: Ctx) -> bool:
+        """Walk statements in order; False when control cannot fall off the end."""
+        falls = True
+        for s in stmts:
+            falls = self.stmt(s, c) and falls
+        return falls
+
+    def branches(self, c: Ctx, parts: list[Callable[[], bool]]) -> bool:
+        nets = []
+        for part in parts:
+            mark = c.flow.open()
+            falls = part()
+            net = c.flow.close(mark)
+            if falls:
+                nets.append(net)
+        c.flow.join(nets)
+        return bool(nets)
+
+    def stmt(self, s: ast.stmt, c: Ctx) -> bool:
+        method = getattr(self, "s_" + type(s).__name__, None)
+        if method is not None:
+            return bool(method(s, c))
+        for child in ast.iter_child_nodes(s):  # Expr, Return, Raise, Assert, Delete, ...
+            if isinstance(child, ast.expr):
+                self.expr(child, c)
+        return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+    def s_Assign(self, s: ast.Assign, c: Ctx) -> bool:
+        self.expr(s.value, c)
+        for t in s.targets:
+            self.expr(t, c)
+        return True
+
+    def s_AugAssign(self, s: ast.AugAssign, c: Ctx) -> bool:
+        if isinstance(s.target, ast.Name):
+            self.use(s.target.id, s.target.lineno, c)
+        self.expr(s.value, c)
+        self.expr(s.target, c)
+        return True
+
+    def s_AnnAssign(self, s: ast.AnnAssign, c: Ctx) -> bool:
+        if s.value is not None:
+            self.expr(s.value, c)
+        if c.scope.kind in ("module", "class"):  # a function's local annotations are never evaluated
+            self.annotation(s.annotation, c)
+        if s.value is not None or not isinstance(s.target, ast.Name):
+            self.expr(s.target, c)
+        return True
+
+    def s_Import(self, s: ast.Import | ast.ImportFrom, c: Ctx) -> bool:
+        if self.self_module is not None and c.scope.import_time:
+            self.out += self_import_problems(self.self_module, s, self.flow(self.module).maybe, c.scope.qual)
+        for a in s.names:
+            if a.name == "*":
+                if self.star is None:
+                    self.star = s.lineno
+            else:
+                c.flow.bind(import_name(a), s.lineno)
+        return True
+
+    s_ImportFrom = s_Import
+
+    def s_Delete(self, s: ast.Delete, c: Ctx) -> bool:
+        for t in s.targets:
+            if isinstance(t, ast.Name):
+                self.use(t.id, t.lineno, c)
+                self.unbind(t.id, t.lineno, c)
+            else:
+                self.expr(t, c)
+        return True
+
+    def s_Global(self, s: ast.stmt, c: Ctx) -> bool:
+        return True
+
+    s_Nonlocal = s_Global
+
+    def s_If(self, s: ast.If, c: Ctx) -> bool:
+        typing = type_checking(s.test)
+        if typing is None:
+            self.expr(s.test, c)
+            return self.branches(c, [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)])
+        dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
+        typing_only(dead, self.typing)
+        return self.block(live, c)
+
+    def s_For(self, s: ast.For | ast.AsyncFor, c: Ctx) -> bool:
+        self.expr(s.iter, c)
+        self.loop(c, lambda: self.expr(s.target, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
+        return True
+
+    s_AsyncFor = s_For
+
+    def s_While(self, s: ast.While, c: Ctx) -> bool:
+        self.loop(c, lambda: self.expr(s.test, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
+        return True
+
+    def loop(self, c: Ctx, body: Callable[[], object]) -> None:
+        c.flow.loops.append([])
+        self.branches(c, [lambda: bool(body() or True), lambda: True])
+        pending = c.flow.loops.pop()
+        for check in pending:
+            check()
+
+    def s_With(self, s: ast.With | ast.AsyncWith, c: Ctx) -> bool:
+        for item in s.items:
+            self.expr(item.context_expr, c)
+            if item.optional_vars is not None:
+                self.expr(item.optional_vars, c)
+        return self.block(s.body, c)
+
+    s_AsyncWith = s_With
+
+    def s_Try(self, s: ast.Try, c: Ctx) -> bool:
+        def handler(h: ast.ExceptHandler) -> Callable[[], bool]:
+            def walk() -> bool:
+                if h.type is not None:
+                    self.expr(h.type, c)
+                had = h.name is not None and h.name in c.flow.maybe
+                if h.name:
+                    c.flow.bind(h.name, h.lineno)
+                falls = self.block(h.body, c)
+                if h.name:  # `except E as e` deletes e when the handler ends
+                    c.flow._set(h.name, False)
+                    if not had:
+                        c.flow.maybe.pop(h.name, None)
+                return falls
+
+            return walk
+
+        parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
+        parts += [handler(h) for h in s.handlers]
+        falls = self.branches(c, parts)
+        return self.block(s.finalbody, c) and falls
+
+    s_TryStar = s_Try
+
+    def s_Match(self, s: ast.stmt, c: Ctx) -> bool:
+        self.expr(s.subject, c)  # type: ignore[attr-defined]
+        parts: list[Callable[[], bool]] = []
+        for case in s.cases:  # type: ignore[attr-defined]
+
+            def walk(case: ast.AST = case) -> bool:
+                self.expr(case.pattern, c)  # type: ignore[attr-defined]
+                if case.guard is not None:  # type: ignore[attr-defined]
+                    self.expr(case.guard, c)  # type: ignore[attr-defined]
+                return self.block(case.body, c)  # type: ignore[attr-defined]
+
+            parts.append(walk)
+        parts.append(lambda: True)  # no case matched
+        return self.branches(c, parts)
+
+    def s_FunctionDef(self, s: ast.FunctionDef | ast.AsyncFunctionDef, c: Ctx) -> bool:
+        for d in s.decorator_list:
+            self.expr(d, c)
+        outer = self.params(s, c)
+        for default in [*s.args.defaults, *s.args.kw_defaults]:
+            if default is not None:
+                self.expr(default, outer)
+        for a in [*arg_annotations(s.args), s.returns]:
+            if a is not None:
+                self.annotation(a, outer)
+        self.deferred.append((s, self.ctx(self.scopes[id(s)])))
+        c.flow.bind(s.name, s.lineno)
+        return True
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, s: ast.ClassDef, c: Ctx) -> bool:
+        for d in s.decorator_list:
+            self.expr(d, c)
+        outer = self.params(s, c)
+        for b in [*s.bases, *s.keywords]:
+            self.expr(b, outer)
+        inner = self.ctx(self.scopes[id(s)])
+        self.block(s.body, inner)
+        c.flow.bind(s.name, s.lineno)
+        return True
+
+    def s_TypeAlias(self, s: ast.stmt, c: Ctx) -> bool:
+        name = s.name  # type: ignore[attr-defined]
+        self.deferred.append((s, self.ctx(self.scopes[id(s)])))
+        c.flow.bind(name.id, s.lineno)
+        return True
+
+    def params(self, s: ast.AST, c: Ctx) -> Ctx:
+        if not type_params(s):
+            return c
+        inner = self.ctx(self.scopes[id(s.type_params)])  # type: ignore[attr-defined]
+        for p in type_params(s):
+            inner.flow.bind(p.name, s.lineno)  # type: ignore[attr-defined]
+        return inner
+
+    def deferred_body(self, node: ast.AST, c: Ctx) -> None:
+        if isinstance(node, ast.Lambda):
+            for a in arg_names(node.args):
+                c.flow.bind(a.arg, node.lineno)
+            self.expr(node.body, c)
+        elif isinstance(node, FUNCS):
+            for a in arg_names(node.args):
+                c.flow.bind(a.arg, node.lineno)
+            self.block(node.body, c)
+        else:  # a type alias' value
+            for p in type_params(node):
+                c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
+            self.expr(node.value, c)  # type: ignore[attr-defined]

@@ -1,0 +1,63 @@
+"""Two proofs about where a patch's code ends up: it is not shadowed, and it is the code that runs.
+
+- Shadowing: a definition the patch adds at module level must not share its name with anything
+  the target binds there (import, assignment, def, class): one of the two would silently
+  replace the other.
+- Dead code: a rewrite must not change a `def`/`class` that a later statement of its scope
+  replaces: in the same block or in one that runs after it (`def f` ... `def f` again, `f = ...`,
+  `from x import f`), or on some path only (`if cond: def f`, a try's fallback, a loop body).
+  A definition whose name is read by something that surely runs in between (`@f.setter`,
+  `register(f)`), or that has a decorator radpatch does not know (it may register it), is alive.
+- Unreachable code: nothing the patch adds or changes may follow, in its block, a statement
+  control never gets past (return, raise, continue, break, an if/else or try whose every path
+  leaves, `while True:` without a break, a `with` whose body returns).
+
+Each check is one pass over the top-level statements or over all statement lists, taken from each
+version's tree into a `Placement` (so only one whole-module tree is alive at a time); only the
+definitions that could be dead are compared (with ast.dump) between the original and the patch.
+One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability`. Standard
+library only and relative imports: install/target_python serves the package to a target
+interpreter of another Python version.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .live import DeadDef, dead_changes, dead_definitions
+from .reachability import Unreachable, unreachable, unreachable_changes
+from .shadowing import Binding, module_bindings, shadowed
+
+__all__ = [
+    "Binding",
+    "DeadDef",
+    "Placement",
+    "Unreachable",
+    "dead_changes",
+    "first_failing",
+    "module_bindings",
+    "placement",
+    "shadowed",
+    "unreachable_changes",
+]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What both proofs need of one version of a module, taken from its tree in one pass, so the
+    tree can be freed before the other version is parsed."""
+
+    bindings: tuple[Binding, ...]
+    dead: dict[tuple[str, str, int], DeadDef]
+    unreachable: tuple[Unreachable, ...] = ()
+
+
+def placement(tree: ast.Module) -> Placement:
+    return Placement(tuple(module_bindings(tree)), dead_definitions(tree), tuple(unreachable(tree)))
+
+
+def first_failing(count: int, failing: Callable[[int], bool]) -> int | None:
+    """The first k in 1..count with failing(k) (which rewrite, applied in order, causes it)."""
+    return next((k for k in range(1, count + 1) if failing(k)), None)

@@ -1,0 +1,248 @@
+"""Live versus dead definitions: a rewrite must not change a `def`/`class` that a later statement of
+its scope replaces: in the same block or in one that runs after it (`def f` ... `def f` again,
+`f = ...`, `from x import f`), or on some path only (`if cond: def f`, a try's fallback, a loop
+body). A definition whose name is read by something that surely runs in between (`@f.setter`,
+`register(f)`), or that has a decorator radpatch does not know (it may register it), is alive.
+Only the definitions that could be dead are compared (with ast.dump) between the original and
+the patch.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .shadowing import DEFS, binds
+
+if TYPE_CHECKING:
+    from . import Placement
+
+_PURE_DECORATORS = frozenset(
+    {
+        "staticmethod",
+        "classmethod",
+        "property",
+        "cached_property",
+        "cache",
+        "lru_cache",
+        "overload",
+        "abstractmethod",
+        "override",
+        "final",
+        "wraps",
+        "contextmanager",
+        "asynccontextmanager",
+        "dataclass",
+        "total_ordering",
+    }
+)
+
+
+@dataclass(frozen=True)
+class DeadDef:
+    """A def/class a later statement of its block replaces, as far as the dead-code proof needs it."""
+
+    dump: str  # ast.dump of the definition: compared between the original and the patch
+    line: int
+    later_line: int
+    alive: bool  # its name is read before it is replaced (`@f.setter`, `register(f)`): it runs
+    conditional: bool = False  # replaced on some paths only (`if cond: def f`, a try's fallback)
+
+
+def dead_definitions(tree: ast.Module) -> dict[tuple[str, str, int], DeadDef]:
+    """Every plain def/class a later statement of its scope replaces, keyed by (scope, name, n-th
+    definition of that name in the scope)."""
+    dead = {}
+    for key, d in _dead(tree).items():
+        later = d.later
+        uses: tuple[ast.AST, ...] = (
+            *d.between,
+            *getattr(later, "decorator_list", ()),
+            *([later.value] if isinstance(later, ast.Assign) else []),
+        )
+        dead[key] = DeadDef(ast.dump(d.node), d.node.lineno, later.lineno, _read_in(uses, key[1]), d.conditional)
+    return dead
+
+
+@dataclass(frozen=True)
+class _Dead:
+    key: tuple[str, str, int]  # (scope, name, n-th definition of that name in the scope, in source order)
+    node: ast.stmt
+    later: ast.stmt
+    between: tuple[ast.AST, ...]
+    conditional: bool  # the later statement replaces it on some paths only
+
+
+def _rebinds(s: ast.stmt, name: str) -> bool:
+    if isinstance(s, DEFS):
+        return s.name == name
+    return any(b.name == name for b in binds(s)) and not isinstance(s, (ast.AugAssign,))
+
+
+def _typing_block(s: ast.stmt) -> bool:
+    test = s.test if isinstance(s, ast.If) else None
+    return test is not None and (
+        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    )
+
+
+def _nested_rebind(s: ast.stmt, name: str) -> ast.stmt | None:
+    """A statement inside compound `s` (in its scope: not in a def/class body, not under `if
+    TYPE_CHECKING:`) that binds `name`: it replaces an earlier definition on the paths through it."""
+    stack: list[ast.stmt] = [s]
+    while stack:
+        x = stack.pop()
+        if x is not s and _rebinds(x, name):
+            return x
+        if isinstance(x, DEFS):
+            continue
+        parts: list[list[ast.stmt]] = (
+            [getattr(x, "orelse", [])]
+            if _typing_block(x)
+            else [getattr(x, f, None) or [] for f in ("body", "orelse", "finalbody")]
+        )
+        parts += [h.body for h in getattr(x, "handlers", ())] + [c.body for c in getattr(x, "cases", ())]
+        for part in reversed(parts):
+            stack.extend(reversed([y for y in part if isinstance(y, ast.stmt)]))
+    return None
+
+
+_Next = tuple[ast.stmt, bool]  # a statement that may run after a block ends, and whether only on some paths
+
+
+def _dead(tree: ast.Module) -> dict[tuple[str, str, int], _Dead]:
+    """Every plain def/class that a later statement of its scope replaces: one in the same block
+    or in a block that runs after it (after the enclosing if/try/with/loop ends), directly or
+    on some path (inside a later if/try/loop: `def f` ... `if cond: def f`)."""
+    out: dict[tuple[str, str, int], _Dead] = {}
+    nth: dict[tuple[str, str], int] = {}
+    work: list[tuple[str, list[ast.stmt], tuple[_Next, ...]]] = [("<module>", tree.body, ())]
+    while work:
+        qual, stmts, after = work.pop()
+        for j, s in enumerate(stmts):
+            rest = tuple((x, False) for x in stmts[j + 1 :]) + after
+            if isinstance(s, DEFS):
+                k = (qual, s.name)
+                nth[k] = nth.get(k, 0) + 1
+                if _plain(s):
+                    found = _replacer(s, rest)
+                    if found is not None:
+                        key = (qual, s.name, nth[k] - 1)
+                        out[key] = _Dead(key, s, *found)
+                inner = s.name if qual == "<module>" else f"{qual}.{s.name}"
+                work.append((inner, s.body, ()))
+                continue
+            if isinstance(s, ast.If) and _typing_block(s):  # its body never runs: it replaces nothing
+                work.append((qual, s.orelse, rest))
+                continue
+            handlers = getattr(s, "handlers", ())
+            final = tuple((x, False) for x in getattr(s, "finalbody", ()))
+            if handlers:  # try: a handler may run after part of the body; else and finally after it
+                caught = tuple((x, True) for h in handlers for x in h.body)
+                orelse = tuple((x, False) for x in getattr(s, "orelse", ()))
+                work.append((qual, getattr(s, "body", []), caught + orelse + final + rest))
+                work.extend((qual, h.body, final + rest) for h in handlers)
+                work.append((qual, getattr(s, "orelse", []), final + rest))
+                work.append((qual, getattr(s, "finalbody", []), rest))
+            elif isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+                orelse = tuple((x, False) for x in s.orelse)
+                work.append((qual, s.body, orelse + rest))
+                work.append((qual, s.orelse, rest))
+            else:
+                for f in ("body", "orelse", "finalbody"):
+                    part = getattr(s, f, None)
+                    if isinstance(part, list) and part and isinstance(part[0], ast.stmt):
+                        work.append((qual, part, rest))
+                work.extend((qual, c.body, rest) for c in getattr(s, "cases", ()))
+    return out
+
+
+def _replacer(d: ast.stmt, rest: tuple[_Next, ...]) -> tuple[ast.stmt, tuple[ast.AST, ...], bool] | None:
+    """(the statement that replaces `d`, what runs between them, only on some paths), or None."""
+    name = d.name  # type: ignore[attr-defined]
+    between: list[ast.AST] = []
+    for s, some in rest:
+        if _rebinds(s, name):
+            return s, tuple(between), some
+        nested = _nested_rebind(s, name) if not isinstance(s, DEFS) else None
+        if nested is not None:
+            return nested, (*between, *_before(s, nested)), True
+        if not some:
+            between.extend(_certain(s))
+    return None
+
+
+def _certain(s: ast.stmt) -> Iterator[ast.AST]:
+    """What of `s` runs whenever `s` does: a read there keeps an earlier definition alive. A read on
+    some paths only (inside an `if`, a handler, a def's body) does not: on the others it is dead."""
+    if isinstance(s, DEFS):
+        yield from s.decorator_list
+        if isinstance(s, ast.ClassDef):
+            yield from (*s.bases, *s.keywords)
+        else:
+            yield from (d for d in (*s.args.defaults, *s.args.kw_defaults) if d is not None)
+    elif isinstance(s, ast.If):
+        yield s.test
+    elif isinstance(s, (ast.For, ast.AsyncFor)):
+        yield s.iter
+    elif isinstance(s, ast.While):
+        yield s.test
+    elif isinstance(s, (ast.With, ast.AsyncWith)):
+        yield from s.items
+        for x in s.body:
+            yield from _certain(x)
+    elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+        for x in (*getattr(s, "body", ()), *getattr(s, "finalbody", ())):
+            yield from _certain(x)
+    elif type(s).__name__ == "Match":
+        yield s.subject  # type: ignore[attr-defined]
+    else:
+        yield s
+
+
+def _before(s: ast.stmt, nested: ast.stmt) -> tuple[ast.AST, ...]:
+    """What of compound `s` surely runs before `nested` replaces the definition: its own header
+    (an `if` test, a `with` item), nothing of its bodies."""
+    return tuple(x for x in _certain(s) if not isinstance(x, ast.stmt) and getattr(x, "lineno", 0) <= nested.lineno)
+
+
+def _plain(node: ast.stmt) -> bool:
+    """No decorator that could keep (register) the definition somewhere."""
+    for d in getattr(node, "decorator_list", ()):
+        target = d.func if isinstance(d, ast.Call) else d
+        name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+        if name not in _PURE_DECORATORS:
+            return False
+    return True
+
+
+def _read_in(nodes: tuple[ast.AST, ...], name: str) -> bool:
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+        for node in nodes
+        for n in ast.walk(node)
+    )
+
+
+def dead_changes(before: Placement, after: Placement) -> list[str]:
+    """Definitions the patch changes that a later statement of the same block replaces."""
+    out = []
+    for key, d in after.dead.items():
+        o = before.dead.get(key)
+        if o is not None and o.dump == d.dump or d.alive:
+            continue
+        block = "at module level" if key[0] == "<module>" else f"in {key[0]}"
+        if d.conditional:
+            out.append(
+                f"it changes `{key[1]}` (line {d.line}, {block}), which line {d.later_line} replaces on some paths "
+                "(a conditional redefinition): the code that runs may be the later one"
+            )
+        else:
+            out.append(
+                f"it changes `{key[1]}` (line {d.line}, {block}), which line {d.later_line} replaces: "
+                "the running code is the later one"
+            )
+    return out

@@ -1,0 +1,579 @@
+"""`radpatch capture NAME [PATH...]`: an entry from edits already made to installed files.
+
+rcap 1.0 is built as a wheel (tests/lib/wheels.py) and pip-installed into a venv; each test edits
+a private copy by hand, and radpatch runs as its own process on it. The pristine bytes come from
+a loopback index by range requests (tests/lib/index_server.py) or from `--wheel FILE` offline.
+What capture writes is compared with what `radpatch import` writes for the same change as a
+unified diff; refusals leave the venv and the out directory as they were."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.lib.index_server import IndexServer
+from tests.lib.processes import clean_env
+from tests.lib.registry import write_entry
+from tests.lib.site import recorded_sha256
+from tests.lib.venvs import Venv, make_venv, pip
+from tests.lib.wheels import build_wheel
+
+pytestmark = pytest.mark.wheel
+
+CORE = textwrap.dedent('''\
+    """rcap's planner."""
+    import os
+
+
+    def plan(spec):
+        # the upstream size
+        size = 4
+        if os.environ.get("RCAP_BIG"):
+            size = 16
+        return len(spec) * size
+
+
+    class Planner:
+        def pick(self, sizes):
+            return min(sizes)
+    ''')
+UTIL = "def scale(x):\n    return x * 2\n"
+FILES: dict[str, str | bytes] = {
+    "rcap/__init__.py": "",
+    "rcap/core.py": CORE,
+    "rcap/sub/__init__.py": "",
+    "rcap/sub/util.py": UTIL,
+    "rcap/table.json": "{}\n",
+    # incompressible, so reading the whole wheel would show in the bytes the index sent
+    "rcap/blob.bin": os.urandom(300_000),
+}
+# a hand edit: a constant changed, a helper defined and called, a method's return changed
+EDITED_CORE = (
+    CORE.replace("size = 4", "size = 8")
+    .replace("def plan(spec):", "def _double(n):\n    return n * 2\n\n\ndef plan(spec):")
+    .replace("return len(spec) * size", "return _double(len(spec) * size)")
+    .replace("return min(sizes)", "return max(sizes)")
+)
+NEW_MODULE = '"""Added by hand."""\n\n\ndef helper():\n    return 42\n'
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Rcap:
+    wheel: Path
+    template: Venv
+
+
+@pytest.fixture(scope="session")
+def rcap(tmp_path_factory: pytest.TempPathFactory) -> Rcap:
+    """rcap 1.0's wheel, pip-installed (--no-deps, offline) into a template venv with another
+    distribution (rother), once per session."""
+    base = tmp_path_factory.mktemp("rcap")
+    wheel = build_wheel(base / "wheels", "rcap", "1.0", FILES)
+    other = build_wheel(base / "wheels", "rother", "1.0", {"rother/__init__.py": "", "rother/m.py": "A = 1\n"})
+    make_venv(base / "venv")
+    venv = Venv(base / "venv")
+    pip(venv.python, "install", "--no-deps", "--no-index", "--quiet", str(wheel), str(other))
+    return Rcap(wheel, venv)
+
+
+@dataclass
+class Target:
+    """A private copy of the venv, radpatch pointed at it with --python: in this process through
+    cli.main (the real error handler), or as its own process."""
+
+    venv: Venv
+    wheel: Path
+    cwd: Path
+    env: dict[str, str]  # PIP_* and RADPATCH_* settings for radpatch
+    capsys: pytest.CaptureFixture[str]
+
+    @property
+    def site(self) -> Path:
+        return self.venv.site
+
+    def run(self, *args: str, registry: Path | None = None, process: bool = False) -> subprocess.CompletedProcess[str]:
+        reg = ["--registry", str(registry)] if registry else []
+        argv = ["--python", str(self.venv.python), *reg, *args]
+        if process:
+            env = {k: v for k, v in clean_env().items() if not k.startswith("PIP_") and "proxy" not in k.lower()}
+            return subprocess.run(
+                [sys.executable, "-m", "radpatch", *argv],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**env, **self.env},
+                cwd=self.cwd,
+            )
+        from radpatch.cli import main
+
+        with pytest.MonkeyPatch.context() as mp:
+            for k in list(os.environ):
+                if k.startswith(("PIP_", "RADPATCH_")) or "proxy" in k.lower():
+                    mp.delenv(k)
+            for k, v in self.env.items():
+                mp.setenv(k, v)
+            mp.chdir(self.cwd)
+            self.capsys.readouterr()
+            code = main(argv)
+            out, err = self.capsys.readouterr()
+        return subprocess.CompletedProcess(argv, code, out, err)
+
+    def record_sha(self, rel: str) -> str | None:
+        return recorded_sha256(self.site / "rcap-1.0.dist-info" / "RECORD", rel)
+
+    def edit(self, rel: str, text: str) -> Path:
+        path = self.site / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file of the venv and of the working directory (the out directory), by content."""
+        out = {}
+        for top in (self.venv.root, self.cwd):
+            for p in sorted(top.rglob("*")):
+                if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts:
+                    out[str(p)] = p.read_bytes()
+        return out
+
+
+@pytest.fixture
+def target(rcap: Rcap, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Target:
+    venv = Venv(Path(shutil.copytree(rcap.template.root, tmp_path / "venv", symlinks=True)))
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    env = {"PIP_CONFIG_FILE": os.devnull, "RADPATCH_CACHE": str(tmp_path / "cache")}
+    env["PIP_INDEX_URL"] = "http://127.0.0.1:9/simple/"  # nothing listens: a test that needs an index starts one
+    return Target(venv, rcap.wheel, cwd, env, capsys)
+
+
+@pytest.fixture
+def index(target: Target, rcap: Rcap) -> Iterator[Callable[[dict[str, str | bytes] | None], IndexServer]]:
+    """index(files=None) -> a loopback index serving rcap 1.0's wheel (or one built of `files`), with Range."""
+    started: list[IndexServer] = []
+
+    def start(files: dict[str, str | bytes] | None = None) -> IndexServer:
+        served = target.cwd.parent / "served"
+        if files is None:
+            served.mkdir()
+            shutil.copy(rcap.wheel, served)
+        else:
+            build_wheel(served, "rcap", "1.0", files)
+        server = IndexServer(served)
+        server.thread.start()
+        started.append(server)
+        target.env["PIP_INDEX_URL"] = server.url
+        return server
+
+    yield start
+    for server in started:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+
+
+def entry_of(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text())
+    return data
+
+
+def unified(rel: str, before: str | None, after: str) -> str:
+    old = [] if before is None else before.splitlines(keepends=True)
+    head = ["--- /dev/null\n" if before is None else f"--- a/{rel}\n", f"+++ b/{rel}\n"]
+    return "".join(head + list(difflib.unified_diff(old, after.splitlines(keepends=True), n=3))[2:])
+
+
+# --- capturing ------------------------------------------------------------------------------------------
+
+
+def test_hand_edits_are_captured_as_import_writes_them_read_applied_and_revert_to_record_bytes(
+    target: Target, index: Any
+) -> None:
+    server = index()
+    core = target.edit("rcap/core.py", EDITED_CORE)
+    inode = core.stat().st_ino
+
+    r = target.run("capture", "fix_core", "--distribution", "rcap", "--out", "reg", process=True)
+
+    assert r.returncode == 0, r.stderr
+    assert "captured rcap/core.py (rcap 1.0)" in r.stdout and "range requests" in r.stdout, r.stdout
+    assert "fix_core: adopted: rcap.core already carries this patch's result" in r.stdout, r.stdout
+    assert "left out rcap/table.json" not in r.stdout  # it is as installed
+    # the edited file was not rewritten: same bytes, same inode
+    assert core.read_text() == EDITED_CORE and core.stat().st_ino == inode
+    # read from the index by range requests: the zip's tail and core.py, not the 300 kB blob
+    assert 0 < server.sent(".whl") < target.wheel.stat().st_size // 2
+    assert all(h.status == 206 for h in server.requests("/files/"))
+
+    # the entry is the one `radpatch import` writes for the same change as a unified diff
+    patch = target.cwd / "fix_core.patch"
+    patch.write_text(unified("rcap/core.py", CORE, EDITED_CORE))
+    core.write_text(CORE)
+    imported = target.run("import", "-p1", "--out", "imported", str(patch))
+    assert imported.returncode == 0, imported.stderr
+    core.write_text(EDITED_CORE)
+    captured, want = entry_of(target.cwd / "reg" / "fix_core.yaml"), entry_of(target.cwd / "imported" / "fix_core.yaml")
+    for key in ("distribution", "supported", "modules", "rewrites"):
+        assert captured[key] == want[key], key
+    assert {op for rw in captured["rewrites"] for op in rw} >= {"replace", "insert_definitions"}, captured
+    assert captured["supported"] == "==1.0" and "rcap/core.py" in captured["description"]
+    payloads = sorted(p.relative_to(target.cwd / "reg") for p in (target.cwd / "reg").rglob("*.py"))
+    assert payloads == sorted(p.relative_to(target.cwd / "imported") for p in (target.cwd / "imported").rglob("*.py"))
+    for rel in payloads:
+        body = (target.cwd / "reg" / rel).read_text()
+        assert "(written by `radpatch capture`)" in body.splitlines()[0]
+        assert body.split("\n", 1)[1] == (target.cwd / "imported" / rel).read_text().split("\n", 1)[1]
+
+    reg = target.cwd / "reg"
+    status = json.loads(target.run("status", "--json", "fix_core", registry=reg).stdout)
+    assert [s["state"] for s in status] == ["applied"], status
+    record = json.loads((target.site / ".radpatch" / "record.json").read_text())["patches"]
+    assert list(record) == ["fix_core"] and record["fix_core"]["files"][0]["patched_sha256"] == sha(
+        EDITED_CORE.encode()
+    )
+    assert target.run("status", "--check", "fix_core", registry=reg).returncode == 0
+
+    reverted = target.run("revert", "fix_core", registry=reg)
+    assert reverted.returncode == 0, reverted.stderr
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+    assert target.run("status", "--check", "fix_core", registry=reg).returncode == 3
+
+
+def test_wheel_file_reads_the_pristine_bytes_offline(target: Target) -> None:
+    target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 3"))
+    r = target.run("capture", "scale3", "rcap/sub/util.py", "--wheel", str(target.wheel))
+    assert r.returncode == 0, r.stderr
+    assert f"from {target.wheel.name} ({target.wheel})" in r.stdout, r.stdout
+    entry = entry_of(target.cwd / "scale3.yaml")  # --out defaults to the current directory, as import's
+    assert entry["modules"] == {"util": "rcap.sub.util"}
+    assert entry["rewrites"] == [
+        {"id": "replace-scale", "replace": {"scope": "scale", "find": "x * 2", "with": "x * 3"}}
+    ], entry
+    reg = target.cwd
+    assert target.run("status", "--check", "scale3", registry=reg).returncode == 0
+    assert target.run("revert", "scale3", registry=reg).returncode == 0
+    assert sha((target.site / "rcap/sub/util.py").read_bytes()) == target.record_sha("rcap/sub/util.py")
+
+
+def test_paths_as_module_names_absolute_paths_and_directories(target: Target) -> None:
+    util = target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 5"))
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 6"))
+    wheel = ("--wheel", str(target.wheel))
+    for i, paths in enumerate((("rcap.sub.util",), (str(util),), ("rcap/sub",), (str(util.parent),))):
+        r = target.run("capture", f"e{i}", *paths, *wheel, "--dry-run")
+        assert r.returncode == 0, (paths, r.stderr)
+        assert "rcap.sub.util" in r.stdout and "rcap.core" not in r.stdout, (paths, r.stdout)
+    r = target.run("capture", "both", "rcap/", *wheel, "--dry-run")  # the package's directory: both edits
+    assert "  core: rcap.core\n" in r.stdout and "  util: rcap.sub.util\n" in r.stdout, r.stdout
+    assert list(target.cwd.iterdir()) == []  # --dry-run writes nothing
+
+
+def test_dry_run_prints_the_entry_and_records_nothing(target: Target) -> None:
+    target.edit("rcap/core.py", EDITED_CORE)
+    before = target.snapshot()
+    r = target.run("capture", "fix", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    said = "# rcap 1.0: the pristine bytes of 1 file from rcap-1.0-py3-none-any.whl ("
+    assert r.stdout.startswith(said) and "\n# would write fix.yaml\nsummary: Hand edits to rcap/core.py" in r.stdout
+    assert yaml.safe_load(r.stdout)["modules"] == {"core": "rcap.core"}  # the notes are YAML comments
+    assert "# would write fix/define-plan.py (" in r.stdout, r.stdout
+    assert target.snapshot() == before
+    assert not (target.site / ".radpatch").exists()
+
+
+def test_non_python_files_comment_edits_and_bytecode_are_left_out_and_said(target: Target) -> None:
+    target.edit("rcap/table.json", '{"edited": true}\n')
+    target.edit("rcap/notes.txt", "new, not a module\n")
+    target.edit("rcap/__pycache__/core.cpython-311.pyc", "bytecode")
+    target.edit("rcap/sub/util.py", "# a comment added by hand\n" + UTIL)
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 5"))
+    r = target.run("capture", "five", "--distribution", "rcap", "--wheel", str(target.wheel))
+    assert r.returncode == 0, r.stderr
+    said = [ln for ln in r.stdout.splitlines() if ln.startswith("left out")]
+    assert said == [
+        "left out rcap/table.json: not a Python module",
+        "left out rcap/notes.txt: not a Python module",
+        "left out rcap/sub/util.py: only comments or layout changed: no code to capture",
+    ], r.stdout
+    assert entry_of(target.cwd / "five.yaml")["modules"] == {"core": "rcap.core"}
+
+
+def test_a_new_module_is_captured_as_create_module(target: Target) -> None:
+    target.edit("rcap/sub/extra.py", NEW_MODULE)
+    r = target.run("capture", "extra", "--distribution", "rcap", "--dry-run")  # no pristine bytes needed
+    assert r.returncode == 0, r.stderr
+    assert "create_module:\n    content: extra/rcap/sub/extra.py\n" in r.stdout, r.stdout
+    assert "# would write extra/rcap/sub/extra.py (5 lines)" in r.stdout, r.stdout
+
+
+def test_without_path_the_vllm_package_is_the_default_even_from_a_fork(tmp_path: Path) -> None:
+    """No PATH, no --distribution: the distribution installing the `vllm` package (here a fork's name)."""
+    wheel = build_wheel(tmp_path / "w", "vllm-fork", "0.1.0", {"vllm/__init__.py": "", "vllm/x.py": "A = 1\n"})
+    venv = Venv(tmp_path / "venv")
+    make_venv(venv.root)
+    pip(venv.python, "install", "--no-deps", "--no-index", "--quiet", str(wheel))
+    (venv.site / "vllm" / "x.py").write_text("A = 2\n")
+    cmd = [sys.executable, "-m", "radpatch", "--python", str(venv.python), "capture", "a2", "--wheel", str(wheel)]
+    r = subprocess.run([*cmd, "--dry-run"], capture_output=True, text=True, timeout=120, env=clean_env(), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "distribution: vllm-fork\nsupported: ==0.1.0\n" in r.stdout and "  x: vllm.x\n" in r.stdout, r.stdout
+
+
+# --- refusals: exit code, one clear message, nothing written -------------------------------------------
+
+
+def refused(target: Target, code: int, *args: str, says: tuple[str, ...]) -> str:
+    before = target.snapshot()
+    r = target.run(*args)
+    assert r.returncode == code, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and r.stderr.startswith("radpatch: error: "), r.stderr
+    for s in says:
+        assert s in r.stderr, r.stderr
+    assert target.snapshot() == before
+    return r.stderr
+
+
+def test_nothing_differs(target: Target) -> None:
+    refused(
+        target,
+        1,
+        "capture",
+        "none",
+        "--distribution",
+        "rcap",
+        says=("nothing to capture: no module of rcap 1.0 differs from its RECORD in rcap 1.0's files", "hint: edit"),
+    )
+    refused(target, 1, "capture", "none", "rcap/core.py", says=("in rcap/core.py",))
+
+
+def test_a_path_in_no_installed_distribution_or_not_a_module(target: Target, tmp_path: Path) -> None:
+    (target.site / "loose.py").write_text("X = 1\n")
+    refused(target, 2, "capture", "x", "loose.py", says=("loose.py is in no installed distribution",))
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("X = 1\n")
+    refused(target, 2, "capture", "x", str(outside), says=("not under a directory of",))
+    refused(target, 2, "capture", "x", "rcap/nothing_here.py", says=("no such file or module",))
+    target.edit("rcap/table.json", "[]\n")
+    refused(target, 2, "capture", "x", "rcap/table.json", says=("not a Python module; capture records",))
+    refused(
+        target, 2, "capture", "x", "--distribution", "nosuchdist", says=("--distribution nosuchdist: not installed",)
+    )
+    refused(target, 2, "capture", "x", says=("no installed distribution provides the vllm package",))
+
+
+def test_the_pristine_bytes_must_hash_to_record(target: Target, index: Any, tmp_path: Path) -> None:
+    index({**FILES, "rcap/core.py": CORE + "# rebuilt\n"})  # same name and version, other bytes
+    target.edit("rcap/core.py", EDITED_CORE)
+    refused(
+        target,
+        1,
+        "capture",
+        "fix",
+        "rcap/core.py",
+        says=(
+            "does not hash to the installed RECORD's sha256: the wheel on the package index is not the one",
+            "--wheel",
+        ),
+    )
+    other = build_wheel(tmp_path / "other", "rcap", "1.0", {**FILES, "rcap/core.py": "X = 1\n"})
+    refused(
+        target,
+        1,
+        "capture",
+        "fix",
+        "rcap/core.py",
+        "--wheel",
+        str(other),
+        says=("is not the wheel it was installed from",),
+    )
+
+
+def test_an_edit_that_does_not_parse_is_refused_at_its_line(target: Target) -> None:
+    path = target.edit("rcap/core.py", CORE.replace("size = 4", "size = = 4"))
+    line = CORE.splitlines().index("    size = 4") + 1
+    refused(
+        target,
+        1,
+        "capture",
+        "fix",
+        "rcap/core.py",
+        "--wheel",
+        str(target.wheel),
+        says=(f"{path}:{line}: the edited module does not parse", "radpatch restore rcap/core.py"),
+    )
+
+
+def test_an_existing_entry_is_never_overwritten(target: Target) -> None:
+    target.edit("rcap/core.py", EDITED_CORE)
+    (target.cwd / "fix.yaml").write_text("summary: mine\n")
+    refused(target, 1, "capture", "fix", "--distribution", "rcap", says=("fix.yaml exists already",))
+    refused(target, 2, "capture", "bad name", "--distribution", "rcap", says=("NAME 'bad name'",))
+    refused(target, 2, "capture", "ok", "--supported", "1.0", says=("--supported '1.0' is not a PEP 440",))
+
+
+def test_files_radpatch_patched_are_refused_when_named_and_left_out_of_a_scan(target: Target) -> None:
+    reg = write_entry(
+        target.cwd.parent / "shipped",
+        "bump",
+        """\
+        summary: bump
+        description: bump
+        distribution: rcap
+        supported: ">=1.0"
+        modules:
+          util: rcap.sub.util
+        rewrites:
+          - id: bump
+            replace: {scope: scale, find: "x * 2", with: "x * 7"}
+        """,
+    ).parent
+    assert target.run("apply", "bump", registry=reg).returncode == 0
+    refused(
+        target,
+        1,
+        "capture",
+        "x",
+        "rcap/sub/util.py",
+        says=("rcap/sub/util.py carries radpatch's patch bump", "radpatch revert bump"),
+    )
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 9"))
+    r = target.run("capture", "nine", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "left out rcap/sub/util.py: carries radpatch's patch bump" in r.stdout, r.stdout
+    assert "rcap.sub.util" not in r.stdout.split("modules:")[1]
+    # edited again after radpatch patched it: the record would be wrong either way
+    target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 8"))
+    refused(
+        target,
+        1,
+        "capture",
+        "x",
+        "--distribution",
+        "rcap",
+        "--wheel",
+        str(target.wheel),
+        says=("radpatch's record names bump for it, and the file changed since", "radpatch restore rcap/sub/util.py"),
+    )
+
+
+def test_a_deleted_module_and_paths_of_two_distributions_are_refused(target: Target) -> None:
+    (target.site / "rcap" / "sub" / "util.py").unlink()
+    refused(
+        target,
+        1,
+        "capture",
+        "x",
+        "--distribution",
+        "rcap",
+        says=("rcap/sub/util.py (rcap 1.0) was deleted; an entry cannot delete a module", "radpatch restore"),
+    )
+    target.edit("rother/m.py", "A = 2\n")
+    target.edit("rcap/core.py", EDITED_CORE)
+    refused(target, 2, "capture", "x", "rcap/core.py", "rother/m.py", says=("the paths belong to 2 distributions",))
+
+
+def test_an_entry_apply_refuses_is_removed_again(target: Target) -> None:
+    """--supported leaving out the installed version: apply refuses to record it, and capture keeps nothing."""
+    target.edit("rcap/core.py", EDITED_CORE)
+    err = refused(
+        target,
+        1,
+        "capture",
+        "fix",
+        "rcap/core.py",
+        "--wheel",
+        str(target.wheel),
+        "--supported",
+        ">=2",
+        says=("fix: cannot apply: incompatible",),
+    )
+    assert "hint: capture kept no entry (fix.yaml removed); install a supported version" in err, err
+
+
+def test_a_long_list_of_left_out_files_is_cut_short(target: Target) -> None:
+    for i in range(23):
+        target.edit(f"rcap/data/{i:02}.txt", "not a module\n")
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 5"))
+    r = target.run("capture", "five", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    said = [ln for ln in r.stdout.splitlines() if ln.startswith("# left out")]  # --dry-run: YAML comments
+    assert said[:2] == [
+        "# left out rcap/data/00.txt: not a Python module",
+        "# left out rcap/data/01.txt: not a Python module",
+    ]
+    assert len(said) == 21 and said[-1] == "# left out 3 more files as well", said
+
+
+# --- recorded by apply's adopt path: the record, comment edits, the proof ---------------------------------
+
+
+def test_the_capture_is_in_radpatchs_record_and_reverts_byte_for_byte_with_comment_edits(target: Target) -> None:
+    """A code edit and a comment edit in one file: recorded (status --check without names passes),
+    and revert gives RECORD's bytes back, comment included, from the kept original."""
+    core = target.edit("rcap/core.py", EDITED_CORE.replace("# the upstream size", "# size, tuned by hand"))
+    edited = core.read_bytes()
+    r = target.run("capture", "tuned", "rcap/core.py", "--wheel", str(target.wheel))
+    assert r.returncode == 0, r.stderr
+    assert "tuned: adopted: rcap.core already carries this patch's result" in r.stdout, r.stdout
+    assert core.read_bytes() == edited
+    record = json.loads((target.site / ".radpatch" / "record.json").read_text())["patches"]
+    assert [f["path"] for f in record["tuned"]["files"]] == ["rcap/core.py"]
+    assert record["tuned"]["files"][0]["original_sha256"] == target.record_sha("rcap/core.py")
+    assert record["tuned"]["files"][0]["patched_sha256"] == sha(edited)
+    assert target.run("status", "--check", registry=target.cwd).returncode == 0  # every recorded patch
+    reverted = target.run("revert", "tuned", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert "restored byte for byte" in reverted.stdout, reverted.stdout
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+
+
+def test_an_edit_the_proof_refuses_leaves_no_entry(target: Target) -> None:
+    """A hand edit that calls a name defined nowhere: apply's proof refuses to record it, so capture
+    keeps nothing and the file stays as edited."""
+    target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "undefined_helper(x)"))
+    err = refused(
+        target,
+        1,
+        "capture",
+        "bad",
+        "rcap/sub/util.py",
+        "--wheel",
+        str(target.wheel),
+        says=("undefined_helper", "hint: capture kept no entry (bad.yaml removed); "),
+    )
+    assert not (target.site / ".radpatch" / "record.json").exists(), err
+
+
+def test_a_new_module_is_captured_recorded_and_deleted_on_revert(target: Target) -> None:
+    extra = target.edit("rcap/sub/extra.py", NEW_MODULE)
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 12"))
+    r = target.run("capture", "extra", "--distribution", "rcap", "--wheel", str(target.wheel))
+    assert r.returncode == 0, r.stderr
+    assert "captured rcap/sub/extra.py (rcap 1.0) as a new module" in r.stdout, r.stdout
+    entry = entry_of(target.cwd / "extra.yaml")
+    assert {"id": "create-extra", "file": "extra", "create_module": {"content": "extra/rcap/sub/extra.py"}} in entry[
+        "rewrites"
+    ], entry
+    assert (target.cwd / "extra" / "rcap" / "sub" / "extra.py").read_text() == NEW_MODULE
+    assert extra.read_text() == NEW_MODULE
+    assert target.run("status", "--check", registry=target.cwd).returncode == 0
+    reverted = target.run("revert", "extra", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert not extra.exists()
+    assert sha((target.site / "rcap/core.py").read_bytes()) == target.record_sha("rcap/core.py")
