@@ -225,6 +225,14 @@ def port(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
 @click.option("--name", default=None, metavar="NAME", help="Entry name (a prefix when several patch files are given).")
 @click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")
 @click.option(
+    "--include", multiple=True, metavar="GLOB",
+    help="Import only sections whose file (after -p) matches GLOB; repeatable (as filterdiff -i).",
+)
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB",
+    help="Leave out sections whose file (after -p) matches GLOB; repeatable (as filterdiff -x).",
+)
+@click.option(
     "--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files the patches apply to."
 )
 @pass_ctx
@@ -236,13 +244,15 @@ def import_(
     out: str,
     name: str | None,
     supported: str | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
     python: str | None,
 ) -> int:
     """Write registry entries from unified diffs (patch -pN series), one per patch file."""
     from radpatch.commands import importing
 
     target = Context(python, ctx.registries) if python else ctx
-    return importing.run(target, patches, strip, directory, out, name, supported)
+    return importing.run(target, patches, strip, directory, out, name, supported, include, exclude)
 
 
 @cli.command()

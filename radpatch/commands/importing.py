@@ -28,6 +28,8 @@ def run(
     out: str,
     name: str | None,
     supported: str | None,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
 ) -> int:
     if supported is not None:
         try:
@@ -45,22 +47,34 @@ def run(
             "give -d relative to the target environment's site-packages, e.g. -d vllm",
         )
     owners = Owners.read(site)
-    imported = series.apply_series(data, site, series.Options(strip, directory), owners)
+    imported = series.apply_series(data, site, series.Options(strip, directory, include, exclude), owners)
     names = _names(patches, name)
-    entries = [
-        emit.build(_spec(imp, names[i], [names[j] for j in imp.requires], owners, supported))
-        for i, imp in enumerate(imported)
-    ]
-    written = emit.write(Path(out), entries)
-    for e, imp in zip(entries, imported):
-        click.echo(f"{Path(out) / (e.name + '.yaml')}: {e.steps} rewrite{'s' if e.steps != 1 else ''}")
+    kept = [i for i, imp in enumerate(imported) if imp.changes]
+    if not kept:
+        raise UsageError(
+            "--include/--exclude left out every section of every patch file: nothing to import",
+            "check the globs: they match the file names after -p (e.g. --include 'vllm/*')",
+        )
+    entries = {
+        i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, supported))
+        for i in kept
+    }
+    written = emit.write(Path(out), list(entries.values()))
+    for i, imp in enumerate(imported):
+        e = entries.get(i)
+        if e is None:
+            click.echo(f"{imp.label}: left out (no section is imported)")
+        else:
+            click.echo(f"{Path(out) / (e.name + '.yaml')}: {e.steps} rewrite{'s' if e.steps != 1 else ''}")
         for line in imp.said:  # as `patch` reports them: the entry is made from what patch would have written
             click.echo(f"  {line}")
-        for note in e.fallbacks:
+        for what in imp.left_out:
+            click.echo(f"  left out: {what}")
+        for note in e.fallbacks if e else ():
             click.echo(f"  note: {note}")
     click.echo(
         f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch --registry {out} apply "
-        + " ".join(e.name for e in entries)
+        + " ".join(e.name for e in entries.values())
     )
     return EXIT_OK
 

@@ -128,7 +128,7 @@ def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[Step, 
     if change.after is None:
         raise RefusedError(
             f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",
-            "leave the deletion out of the imported patch",
+            f"leave it out with --exclude '{change.name or change.rel}' (and delete the file another way)",
         )
     if change.before is None:
         return (Step("create_module", (), payload=change.after),)
@@ -142,6 +142,12 @@ def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[Step, 
         )
     except Inexpressible as exc:
         raise RefusedError(f"{label}: {change.rel}: {exc}", "write this change by hand as a registry entry")
+    if not found.steps and change.before != change.after:
+        raise RefusedError(
+            f"{label}: {change.rel}: the patch changes only comments or layout (the code is the same); radpatch "
+            "rewrites code, so an entry could not say this change",
+            f"leave it out with --exclude '{change.name or change.rel}', or make the change another way",
+        )
     fallbacks.extend(f"{change.rel}: {f}" for f in found.fallbacks)
     return found.steps
 

@@ -31,3 +31,4 @@ class FileChange:
     before: str | None  # None: the patch creates the file
     after: str | None  # None: the patch deletes it
     owner: str | None  # the distribution whose RECORD lists it (or its package), else None
+    name: str = ""  # the file's name in the patch after -p (what --exclude matches), for hints

@@ -93,5 +93,6 @@ def resolve(label: str, section: FilePatch, tree: Tree, strip: int | None) -> Re
     )
     raise RefusedError(
         f"{label}:{section.header_line}: can't find file to patch (names: {given})",
-        f"{tip} Paths are resolved as `patch -pN -d DIR` would, DIR relative to the site directory",
+        f"{tip} Paths are resolved as `patch -pN -d DIR` would, DIR relative to the site directory; "
+        "--exclude GLOB leaves out sections for files the install does not have (docs, tests)",
     )

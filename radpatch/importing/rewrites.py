@@ -100,6 +100,7 @@ class Differ:
     pristine: ast.Module  # the before-tree as installed (occurrence is counted there)
     steps: list[Step] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
+    made_by: dict[int, int] = field(default_factory=dict)  # id of a statement a step inserted -> that step's index
 
     # --- blocks -------------------------------------------------------------------------------
 
@@ -165,13 +166,44 @@ class Differ:
     def _undoable(self, attempt: Callable[[], bool], bbody: list[ast.stmt], i: int) -> bool:
         """Run `attempt` on bbody[i]; when a change inside it cannot be said unambiguously, take
         back what it chose (rewrites and simulated tree) and answer False."""
-        steps, fallbacks, saved = len(self.steps), len(self.fallbacks), copy.deepcopy(bbody[i])
+        steps, made_by = list(self.steps), dict(self.made_by)  # a hoisted step may land before this point
+        fallbacks, saved = len(self.fallbacks), copy.deepcopy(bbody[i])
         try:
             return attempt()
         except _Ambiguous:
-            del self.steps[steps:], self.fallbacks[fallbacks:]
+            self.steps[:], self.made_by = steps, made_by
+            del self.fallbacks[fallbacks:]
             bbody[i] = saved
             return False
+
+    def _record_inserted(self, stmts: list[ast.stmt]) -> None:
+        """The statements the last step put in (at any depth) came from it."""
+        for s in stmts:
+            for n in ast.walk(s):
+                if isinstance(n, ast.stmt):
+                    self.made_by[id(n)] = len(self.steps) - 1
+
+    def _earlier_slot(self, hits: list[tuple[list[ast.stmt], int]], n: int) -> int | None:
+        """Where a rewrite of a run must go so that it runs before the steps of this entry that
+        inserted its other matches (code moved up: inserted above, deleted below). The engine
+        counts `occurrence:` in the installed file and follows only rewrites of the same pattern,
+        so the rewrite must run while the run is still unique. None: the other matches were not
+        inserted by this entry's steps."""
+        made = []
+        others = 0
+        for block, i in hits:
+            run = block[i : i + n]
+            if all(getattr(s, AFTER, False) for s in run):
+                made += [self.made_by.get(id(s)) for s in run]
+            else:
+                others += 1
+        if others != 1 or not made or None in made:
+            return None
+        return min(m for m in made if m is not None)
+
+    def _emit_at(self, k: int, step: Step) -> None:
+        self.steps.insert(k, step)
+        self.made_by = {node: (m + 1 if m >= k else m) for node, m in self.made_by.items()}
 
     def _definable(self, scope: _Scope, name: str) -> bool:
         return sum(1 for s in scope.body if isinstance(s, DEFS) and s.name == name) == 1
@@ -306,6 +338,7 @@ class Differ:
             keys.append(("occurrence", occurrence))
         self.steps.append(Step(where, tuple(keys)))
         bbody[i:i] = [_tag(s) for s in new]
+        self._record_inserted(new)
 
     def _anchor(
         self, scope: _Scope, bbody: list[ast.stmt], k: int, backward: bool, new: tuple[int, list[ast.stmt]]
@@ -337,7 +370,14 @@ class Differ:
             lo, hi = _atomic(self.src, bbody, i1, i2)
             if (lo, hi) == (i1, i2):
                 # delete's inverse finds its own marker comment, so only the match itself must be unique
-                many = len(statement_hits(scope.body, bbody[i1:i2])) != 1
+                hits = statement_hits(scope.body, bbody[i1:i2])
+                many = len(hits) != 1
+                earlier = self._earlier_slot(hits, i2 - i1) if many else None
+                if earlier is not None:
+                    find = text_of(self.src, bbody[i1:i2])
+                    self._emit_at(earlier, Step("delete", (("scope", scope.qualname), ("find", find))))
+                    del bbody[i1:i2]
+                    return
                 occurrence = self._occurrence(scope, bbody, i1, i2) if many else None
                 if not many or occurrence:
                     keys: list[tuple[str, Value]] = [
@@ -412,6 +452,7 @@ class Differ:
             keys.append(("occurrence", occurrence))
         self.steps.append(Step("replace", tuple(keys)))
         bbody[i1:i2] = [_tag(s) for s in new]
+        self._record_inserted(new)
 
     def _occurrence(self, scope: _Scope, bbody: list[ast.stmt], lo: int, hi: int) -> int | None:
         """The run's number among its matches, in the installed file's source order (the engine's
@@ -446,6 +487,11 @@ class Differ:
             anchor = ("before", scope.child(bbody[i].name) if scope.kind == "class" else bbody[i].name)  # type: ignore[attr-defined]
         if anchor is None:
             return False
+        if scope.kind == "class" and any(_multiline_string(s) for s in new):
+            # the engine indents every line of a payload it puts into a class, the lines inside a
+            # multi-line string too (changing the string): such methods go in as statements
+            # (insert_after/insert_before), which keep a string's lines as written
+            return False
         gap = "\n\n\n" if scope.kind == "module" else "\n\n"
         payload = gap.join(text_of(self.src, [s], comments=True).rstrip("\n") for s in new) + "\n"
         self.steps.append(Step("insert_definitions", (("payload", ", ".join(names)), anchor), payload=payload))
@@ -466,6 +512,16 @@ class Differ:
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _multiline_string(stmt: ast.stmt) -> bool:
+    """Whether a string literal (or f-string) of the statement spans lines."""
+    return any(
+        isinstance(n, (ast.Constant, ast.JoinedStr))
+        and (isinstance(n, ast.JoinedStr) or isinstance(n.value, (str, bytes)))
+        and (n.end_lineno or n.lineno) > n.lineno
+        for n in ast.walk(stmt)
+    )
 
 
 def _concatenated(src: Sources, node: ast.expr) -> bool:

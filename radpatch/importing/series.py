@@ -9,8 +9,9 @@ that earlier entry (the latest one per file).
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from radpatch.errors import RefusedError
@@ -30,12 +31,23 @@ class Imported:
     said: tuple[
         str, ...
     ] = ()  # what `patch` would say of its hunks: offsets and fuzz ("Hunk #2 succeeded at 130 with fuzz 1.")
+    left_out: tuple[str, ...] = ()  # sections --include/--exclude left out: "docs/conf.py (2 hunks)"
 
 
 @dataclass(frozen=True)
 class Options:
     strip: int | None  # -p (None: as patch without -p, the base name)
     directory: str  # -d, relative to the site directory ("" for the site directory itself)
+    include: tuple[str, ...] = field(default=())  # globs: only sections naming a matching file
+    exclude: tuple[str, ...] = field(default=())  # globs: sections naming a matching file are left out
+
+    def keeps(self, section: unified.FilePatch) -> bool:
+        """Whether the section is imported: as filterdiff -i/-x decide, on the names after -p
+        (fnmatch: `*` crosses `/`); a section with no name left after -p matches no glob."""
+        names = [n for n in section.names if n]
+        if any(fnmatch.fnmatchcase(n, g) for n in names for g in self.exclude):
+            return False
+        return not self.include or any(fnmatch.fnmatchcase(n, g) for n in names for g in self.include)
 
 
 class _Files:
@@ -71,9 +83,16 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
     for n, (label, data) in enumerate(patches):
         parsed = unified.parse(label, data, options.strip)
         firsts: dict[str, str | None] = {}
+        shown: dict[str, str] = {}
         said: list[str] = []
+        left_out: list[str] = []
         for section in parsed.files:
-            rel = _target(label, section, files, options)
+            if not options.keeps(section):
+                count = len(section.hunks)
+                what = f"{count} hunk{'s' if count != 1 else ''}" if count else "no hunks"
+                left_out.append(f"{section.written or section.shown} ({what})")
+                continue
+            rel, name = _target(label, section, files, options)
             before = files.read(rel)
             outcome = hunks.apply(section, before)
             if section.old_missing == 2 and before and outcome.failed:
@@ -83,16 +102,23 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
                 )
             _check(label, rel, section, outcome)
             said += [f"{rel}: {r.report()}" for r in outcome.results if r.report()]
-            after: str | None = outcome.text
+            after = outcome.text
             if section.new_missing == 2 and after == "":
-                after = None
+                raise RefusedError(
+                    f"{label}:{section.header_line}: {rel}: the patch deletes this module; radpatch cannot "
+                    "express deleting a module",
+                    f"leave it out with --exclude '{name}' (and delete the file another way)",
+                )
             firsts.setdefault(rel, before)
+            shown.setdefault(rel, name)
             files.text[rel] = after
-        changes = tuple(FileChange(rel, firsts[rel], files.text[rel], _owner_name(owners, rel)) for rel in firsts)
+        changes = tuple(
+            FileChange(rel, firsts[rel], files.text[rel], _owner_name(owners, rel), shown[rel]) for rel in firsts
+        )
         requires = tuple(sorted({touched[rel] for rel in firsts if rel in touched}))
         for rel in firsts:
             touched[rel] = n
-        out.append(Imported(label, parsed.subject, changes, requires, tuple(said)))
+        out.append(Imported(label, parsed.subject, changes, requires, tuple(said), tuple(left_out)))
     return out
 
 
@@ -101,12 +127,13 @@ def _owner_name(owners: Owners, rel: str) -> str | None:
     return owner.name if owner else None
 
 
-def _target(label: str, section: unified.FilePatch, files: _Files, options: Options) -> str:
+def _target(label: str, section: unified.FilePatch, files: _Files, options: Options) -> tuple[str, str]:
+    """(the file relative to the site directory, its name in the patch after -p: what --exclude matches)."""
     where = f"{label}:{section.header_line}"
+    leave_out = f"leave it out with --exclude '{section.shown}' (and ship it another way)"
     if section.binary:
         raise RefusedError(
-            f"{where}: a binary diff of {section.shown}; radpatch rewrites Python source only",
-            "leave binary files out of the imported patch (apply them another way)",
+            f"{where}: a binary diff of {section.shown}; radpatch rewrites Python source only", leave_out
         )
     if section.rename or section.copy:
         raise RefusedError(
@@ -117,7 +144,7 @@ def _target(label: str, section: unified.FilePatch, files: _Files, options: Opti
     if not section.hunks:
         raise RefusedError(
             f"{where}: {section.shown} changes only its mode; radpatch cannot express a mode change",
-            "leave the mode change out of the imported patch",
+            leave_out,
         )
     resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
     rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
@@ -126,9 +153,9 @@ def _target(label: str, section: unified.FilePatch, files: _Files, options: Opti
     if not rel.endswith(".py"):
         raise RefusedError(
             f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
-            "leave it out of the imported patch, or ship it another way",
+            f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
         )
-    return rel
+    return rel, resolved.rel
 
 
 def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outcome) -> None:

@@ -102,6 +102,7 @@ class FilePatch:
     binary: bool = False
     old_mode: int = 0
     new_mode: int = 0
+    written: str = ""  # the name as the patch writes it, before -p (for messages about the section)
 
     @property
     def names(self) -> tuple[str | None, str | None, str | None]:
@@ -246,6 +247,7 @@ class _Header:
     old_mode: int = 0
     new_mode: int = 0
     seen: bool = False  # any header line at all
+    written: str = ""  # the last real name a header gave, unstripped
 
 
 class _Reader:
@@ -278,6 +280,7 @@ class _Reader:
                     return self._freeze(h, ())  # a git section without hunks (mode change, rename, binary)
                 h = _Header(start=self.i + 1, git=True, seen=True)
                 h.old, h.new = _split_git(s[11:], self.strip)
+                h.written = _split_git(s[11:], 0)[1] or h.written
             elif h.git and s.startswith("index "):
                 m = re.match(r"index ([0-9a-f]+)\.\.([0-9a-f]+)(?:\s+(\S+))?$", s)
                 if m:
@@ -316,16 +319,19 @@ class _Reader:
                 if name is not None or null:
                     h.old = name if name is not None else h.old if h.git else None
                 h.old_null, h.old_date = null, date
+                h.written = _fetch(s[4:], 0)[0] or h.written
             elif s.startswith("+++ ") and h.seen:
                 name, null, date = _fetch(s[4:], self.strip)
                 if name is not None or null:
                     h.new = name if name is not None else h.new if h.git else None
                 h.new_null, h.new_date = null, date
+                h.written = _fetch(s[4:], 0)[0] or h.written
             elif s.startswith("Index:"):
                 if not h.seen:
                     h.start = self.i + 1
                 name, _, _ = _fetch(s[6:], self.strip)
                 h.index = name
+                h.written = h.written or _fetch(s[6:], 0)[0] or ""
             elif s.startswith("@@ -") and (h.seen or h.index is not None):
                 hunks = self._hunks()
                 return self._freeze(h, hunks)
@@ -375,6 +381,7 @@ class _Reader:
             h.binary,
             h.old_mode,
             h.new_mode,
+            h.written,
         )
 
     def _hunks(self) -> tuple[Hunk, ...]:

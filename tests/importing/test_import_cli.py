@@ -4,6 +4,7 @@ lines naming the patch file, the target file and the hunk."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 from pathlib import Path
 
@@ -217,3 +218,83 @@ def test_a_new_module_given_as_a_plus_zero_hunk_on_a_missing_file_is_created(ven
     entry = yaml.safe_load((tmp_path / "reg" / "plain.yaml").read_text())
     assert entry["rewrites"] == [{"id": "create-plain_new", "create_module": {"content": f"plain/{rel}"}}]
     assert (tmp_path / "reg" / "plain" / rel).read_bytes() == (gnu / rel).read_bytes()
+
+
+def test_include_and_exclude_leave_sections_out_and_say_which(venv: Venv, tmp_path: Path) -> None:
+    # a Debian-style patch: a module, a doc page and a test outside the package, in one file
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width\n        self.rp = 1\n", 1)
+    text = (
+        "Subject: [PATCH] Fix width\n\n---\n"
+        + _diff(tmp_path / "d1", REL, original, changed)
+        + _diff(tmp_path / "d2", "docs/width.rst", "Width\n", "Width, fixed\n")
+        + _diff(tmp_path / "d3", f"{PACKAGE}/data.txt", "not python\n", "still not python\n")
+    )
+    patch = _write(tmp_path / "0001-fix.patch", text)
+    err = _refusal(venv, tmp_path, text, "-p1")
+    assert "can't find file to patch" in err and "--exclude" in err  # docs/width.rst is not installed
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", f"--include={PACKAGE}/*.py", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    assert "  left out: b/docs/width.rst (1 hunk)" in out.stdout.splitlines()
+    assert f"  left out: b/{PACKAGE}/data.txt (1 hunk)" in out.stdout.splitlines()
+    entry = yaml.safe_load((reg / "0001-fix.yaml").read_text())
+    assert entry["modules"] == {"std_textwrap": f"{PACKAGE}.std_textwrap"} and len(entry["rewrites"]) == 1
+    # --exclude alone: the doc page and the data file named, the module kept
+    out = venv.radpatch(
+        "import", str(patch), "-p1", "--exclude=docs/*", f"--exclude={PACKAGE}/*.txt", "--out", str(tmp_path / "r2")
+    )
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "r2" / "0001-fix.yaml").exists()
+    # left out whole: no entry, said so; everything left out: a usage error
+    docs_only = _write(tmp_path / "0002-docs.patch", _diff(tmp_path / "d4", "docs/a.rst", "A\n", "B\n"))
+    out = venv.radpatch(
+        "import", str(patch), str(docs_only), "-p1", f"--include={PACKAGE}/*.py", "--out", str(tmp_path / "r3")
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"{docs_only}: left out (no section is imported)" in out.stdout
+    assert not (tmp_path / "r3" / "0002-docs.yaml").exists()
+    out = venv.radpatch("import", str(docs_only), "-p1", "--include=nothing/*", "--out", str(tmp_path / "r4"))
+    assert out.returncode == 2 and "left out every section" in out.stderr and not (tmp_path / "r4").exists()
+
+
+def test_refusals_name_the_exclude_that_leaves_the_section_out(venv: Venv, tmp_path: Path) -> None:
+    err = _refusal(
+        venv, tmp_path, _diff(tmp_path / "d1", f"{PACKAGE}/data.txt", "not python\n", "still not python\n"), "-p1"
+    )
+    assert f"--exclude '{PACKAGE}/data.txt'" in err
+    deleted = _diff(
+        tmp_path / "d2", f"{PACKAGE}/std_fnmatch.py", (venv.site / PACKAGE / "std_fnmatch.py").read_text(), None
+    )
+    assert f"--exclude '{PACKAGE}/std_fnmatch.py'" in _refusal(venv, tmp_path, deleted, "-p1")
+    # a change the syntax tree does not see (a comment, a shebang) would be an entry that says nothing
+    original = (venv.site / REL).read_text()
+    commented = original.replace("        self.width = width\n", "        self.width = width  # columns\n", 1)
+    err = _refusal(venv, tmp_path, _diff(tmp_path / "d3", REL, original, commented), "-p1")
+    assert "changes only comments or layout" in err and f"--exclude '{REL}'" in err
+
+
+def test_a_statement_moved_up_is_deleted_before_its_copy_is_inserted(venv: Venv, tmp_path: Path) -> None:
+    # found on a real vLLM 0.9.0 series (omni-infer's scheduler patch moves a statement above
+    # another): deleted after the insertion, the old statement is the second of two matches, and
+    # an `occurrence:` counted in the installed file cannot name it; deleted first, it is unique
+    original = (venv.site / REL).read_text()
+    moved = original.replace("        self.tabsize = tabsize\n", "", 1).replace(
+        "        self.width = width\n", "        self.tabsize = tabsize\n        self.width = width\n", 1
+    )
+    patch = _write(tmp_path / "move.patch", _diff(tmp_path / "d", REL, original, moved))
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    entry = yaml.safe_load((reg / "move.yaml").read_text())
+    assert [next(k for k in r if k not in ("id", "file")) for r in entry["rewrites"]] == ["delete", "insert_before"]
+    assert "occurrence" not in entry["rewrites"][0]["delete"]
+    gnu = tmp_path / "gnu"
+    (gnu / PACKAGE).mkdir(parents=True)
+    (gnu / REL).write_text(original)
+    assert gnu_patch(gnu, patch, 1).returncode == 0
+    applied = venv.radpatch("--registry", str(reg), "apply", "move")
+    assert applied.returncode == 0, applied.stderr
+    assert ast.dump(ast.parse((venv.site / REL).read_text())) == ast.dump(ast.parse((gnu / REL).read_text()))
+    assert venv.radpatch("--registry", str(reg), "revert", "move").returncode == 0
+    assert (venv.site / REL).read_text() == original

@@ -380,3 +380,22 @@ def test_a_multi_line_string_keeps_its_own_lines_while_the_code_is_dedented() ->
             },
         )
     ]
+
+
+def test_a_method_with_a_multi_line_string_goes_into_its_class_as_statements() -> None:
+    # the engine indents every line of a payload it puts into a class, a docstring's too (found on
+    # Debian's Twisted series: the inverse then refused "injected definitions differ"); statements
+    # inserted with insert_after keep the string's lines as the file has them
+    before = 'class C:\n    def m(self):\n        return 1\n'
+    method = '    def m2(self):\n        """\n        Two.\n        """\n        return 2\n'
+    found = rewrites(before, before + "\n" + method)
+    assert [(s.op, dict(s.keys)) for s in found.steps] == [
+        (
+            "insert_after",
+            {
+                "scope": "C",
+                "find": "def m(self):\n    return 1\n",
+                "code": 'def m2(self):\n    """\n        Two.\n        """\n    return 2\n',
+            },
+        )
+    ]
