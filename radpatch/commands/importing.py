@@ -14,6 +14,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
+from radpatch.files import read_regular
 from radpatch.importing import emit, series
 from radpatch.importing.owners import Owners
 
@@ -80,10 +81,12 @@ def run(
 
 
 def _read(path: str) -> bytes:
+    """A regular file only: a named pipe or a device is refused, never read until it ends."""
     try:
-        return Path(path).read_bytes()
+        return read_regular(Path(path))
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read the patch file ({exc.strerror})", "give the path of a unified diff")
+        why = exc.strerror or str(exc)
+        raise UsageError(f"{path}: cannot read the patch file ({why})", "give the path of a unified diff")
 
 
 def _names(patches: tuple[str, ...], name: str | None) -> list[str]:

@@ -4,10 +4,9 @@ Why by hand-shaped YAML: the entry is what a reviewer reads instead of the diff,
 block literals (`find: |`), keys come in the README's order, ids say what and where
 (`replace-f`, `insert-C.m`), and payloads sit beside the entry in a directory named after it.
 
-Keys the engine does not read yet (emitted for issue 20; see the import report):
-- top-level `requires: [NAME, ...]`;
-- `create_module: {content: NAME/<path of the module>.py}`;
-- `insert_definitions` with a `Class.method` anchor.
+Beyond the plain rewrites it writes: top-level `requires: [NAME, ...]` along a series,
+`create_module: {content: NAME/<path of the module>.py}` for a new module (a new package by its
+`__init__`), and `insert_definitions` with a `Class.method` anchor for a method added to a class.
 """
 
 from __future__ import annotations

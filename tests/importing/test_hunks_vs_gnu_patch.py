@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from radpatch_import_tests import gnu_patch
 
 from radpatch.importing import hunks, unified
+from tests.lib.importing import gnu_patch
 
 WORDS = ["alpha", "beta", "gamma", "delta", "x = 1", "y = 2", "return x", "pass", ""]
 

@@ -5,12 +5,14 @@ lines naming the patch file, the target file and the hunk."""
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
-from radpatch_import_tests import PACKAGE, Venv, gnu_patch
+
+from tests.lib.importing import PACKAGE, Venv, gnu_patch
 
 pytestmark = pytest.mark.wheel
 
@@ -298,3 +300,20 @@ def test_a_statement_moved_up_is_deleted_before_its_copy_is_inserted(venv: Venv,
     assert ast.dump(ast.parse((venv.site / REL).read_text())) == ast.dump(ast.parse((gnu / REL).read_text()))
     assert venv.radpatch("--registry", str(reg), "revert", "move").returncode == 0
     assert (venv.site / REL).read_text() == original
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_patch_path_that_is_not_a_regular_file_is_refused_without_reading_it(
+    venv: Venv, tmp_path: Path, kind: str
+) -> None:
+    """A named pipe would block a plain read forever (no writer ever comes): it is refused at once."""
+    path = tmp_path / "odd.patch"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    r = venv.radpatch("import", str(path), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    said = "cannot read the patch file (not a regular file)" if kind == "fifo" else "is a directory"
+    assert str(path) in r.stderr and said in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from radpatch_import_tests import PACKAGE, Venv, gnu_patch
+
+from tests.lib.importing import PACKAGE, Venv, gnu_patch
 
 pytestmark = pytest.mark.wheel
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from radpatch_import_tests import PACKAGE, Venv, edit, gnu_patch
+
+from tests.lib.importing import PACKAGE, Venv, edit, gnu_patch
 
 pytestmark = pytest.mark.wheel
 

@@ -40,8 +40,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from radpatch_import_tests import clean_env, gnu_patch
 
+from tests.lib.importing import clean_env, gnu_patch
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import download_wheel
 

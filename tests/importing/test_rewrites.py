@@ -8,9 +8,9 @@ import random
 import textwrap
 
 import pytest
-from radpatch_import_tests import KINDS, corpus_files, edit
 
 from radpatch.importing.rewrites import rewrites
+from tests.lib.importing import KINDS, corpus_files, edit
 
 
 def steps(before: str, after: str) -> list[tuple[str, dict[str, object]]]:

@@ -1,0 +1,263 @@
+"""Helpers of the import tests (their fixtures: tests/importing/conftest.py): a real wheel
+pip-installs into a real venv, radpatch and GNU patch run as processes on it.
+
+The corpus is real code: modules of the standard library and the vLLM fixtures of
+tests/fixtures/vllm, installed as the modules of one small distribution (`rpimport-corpus`), so
+that what `radpatch import` writes is applied by the real engine through its CLI, to files pip
+installed and RECORD lists, and compared with what /usr/bin/patch makes of the same diff.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PATCH = shutil.which("patch") or "/usr/bin/patch"
+DIST = "rpimport-corpus"
+PACKAGE = "rpimport_corpus"
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+STDLIB_MODULES = ("textwrap", "shlex", "fnmatch", "calendar", "configparser", "difflib", "argparse", "dataclasses")
+
+
+def vllm_fixtures() -> list[Path]:
+    return sorted((REPO / "tests" / "fixtures" / "vllm").rglob("*.py"))
+
+
+def corpus_files() -> dict[str, bytes]:
+    """Package-relative path -> source, from the stdlib and the vLLM fixtures."""
+    files = {f"{PACKAGE}/__init__.py": b'"""Import-test corpus: real modules."""\n'}
+    for name in STDLIB_MODULES:
+        files[f"{PACKAGE}/std_{name}.py"] = (STDLIB / f"{name}.py").read_bytes()
+    for path in vllm_fixtures():
+        version = path.relative_to(REPO / "tests" / "fixtures" / "vllm").parts[0].replace(".", "_")
+        files[f"{PACKAGE}/vllm_{version}_{path.stem}.py"] = path.read_bytes()
+    files[f"{PACKAGE}/sub/__init__.py"] = b""
+    files[f"{PACKAGE}/data.txt"] = b"not python\n"
+    return files
+
+
+def clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("RADPATCH_")}
+
+
+@dataclass
+class Venv:
+    root: Path
+
+    @property
+    def python(self) -> Path:
+        return self.root / "bin" / "python"
+
+    @property
+    def site(self) -> Path:
+        return self.root / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+
+    def radpatch(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "radpatch", "--python", str(self.python), *args],
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=600,
+            check=False,
+        )
+
+
+def gnu_patch(directory: Path, patch: Path, strip: int, *extra: str) -> subprocess.CompletedProcess[str]:
+    """GNU patch, forced (no questions, no reversed-patch guess), no backups or reject files."""
+    return subprocess.run(
+        [PATCH, "-f", f"-p{strip}", "--no-backup-if-mismatch", "-r", "-", "-i", str(patch), *extra],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+# --- seeded, realistic edits of real modules ----------------------------------------------------
+
+
+def _function_statements(tree: ast.Module, lines: list[str]) -> list[tuple[ast.stmt, list[ast.stmt]]]:
+    """Single-line simple statements of function bodies (with their block), whole lines only."""
+    out: list[tuple[ast.stmt, list[ast.stmt]]] = []
+
+    def visit(body: list[ast.stmt], in_function: bool) -> None:
+        for s in body:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(s.body, True)
+            elif isinstance(s, ast.ClassDef):
+                visit(s.body, False)
+            else:
+                for f in ("body", "orelse", "finalbody"):
+                    inner = getattr(s, f, None)
+                    if (
+                        isinstance(inner, list)
+                        and inner
+                        and isinstance(inner[0], ast.stmt)
+                        and inner[0].lineno != s.lineno
+                    ):
+                        visit(inner, in_function)
+                if in_function and s.lineno == s.end_lineno and not hasattr(s, "body"):
+                    line = lines[s.lineno - 1]
+                    raw = line.encode()
+                    if line.strip() == raw[s.col_offset : s.end_col_offset].decode() and ";" not in line:
+                        out.append((s, body))
+
+    visit(tree.body, False)
+    return out
+
+
+# a method added to a class is imported as `insert_definitions` with a `Class.method` anchor, which
+# the engine does not read yet (issue 20, item 7): tests/importing/test_rewrites.py checks its shape
+TODAY = ("literal", "insert", "delete", "function", "import", "keyword", "header", "default", "parameter", "decorator")
+KINDS = (*TODAY, "method")
+
+
+def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY) -> str:
+    """One seeded, realistic edit of a module: a changed literal, an inserted or deleted statement,
+    a new function, method or import."""
+    lines = source.split("\n")
+    tree = ast.parse(source)
+    stmts = _function_statements(tree, lines)
+    kind = rng.choice(kinds)
+    if kind == "literal":
+        cands = [s for s, _ in stmts if re.search(r"(?<![\w.'\"])\d+(?![\w.'\"])", lines[s.lineno - 1])]
+        if cands:
+            s = rng.choice(cands)
+            lines[s.lineno - 1] = re.sub(
+                r"(?<![\w.'\"])(\d+)(?![\w.'\"])", lambda m: str(int(m.group(1)) + 7), lines[s.lineno - 1], count=1
+            )
+            return "\n".join(lines)
+    if kind == "delete":
+        cands = [
+            s
+            for s, body in stmts
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and body.index(s) < len(body) - 1
+        ]
+        if cands:
+            s = rng.choice(cands)
+            del lines[s.lineno - 1]
+            return "\n".join(lines)
+    if kind == "function":
+        defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef)) and not s.decorator_list]
+        if defs:
+            d = rng.choice(defs)
+            lines[d.lineno - 1 : d.lineno - 1] = [f"def _rp_helper_{k}(x):", f"    return x + {k}", "", ""]
+            return "\n".join(lines)
+    if kind == "method":
+        classes = [
+            c
+            for c in ast.walk(tree)
+            if isinstance(c, ast.ClassDef) and c.col_offset == 0 and any(isinstance(m, ast.FunctionDef) for m in c.body)
+        ]
+        if classes:
+            c = rng.choice(classes)
+            m = rng.choice([m for m in c.body if isinstance(m, ast.FunctionDef)])
+            at = m.end_lineno or m.lineno
+            lines[at:at] = ["", f"    def _rp_method_{k}(self):", f"        return {k}"]
+            return "\n".join(lines)
+    if kind == "import":
+        imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and s.lineno == s.end_lineno]
+        if imports:
+            last = imports[-1]
+            lines[last.end_lineno : last.end_lineno] = [f"import json as _rp_json_{k}"]  # type: ignore[index]
+            return "\n".join(lines)
+    if kind == "keyword":
+        calls = [
+            (s, kw)
+            for s, _ in stmts
+            for n in ast.walk(s)
+            if isinstance(n, ast.Call)
+            for kw in n.keywords
+            if kw.arg and isinstance(kw.value, ast.Constant) and kw.value.lineno == s.lineno
+        ]
+        if calls:
+            s, kw = rng.choice(calls)
+            line = lines[s.lineno - 1].encode()
+            new = repr(not kw.value.value) if isinstance(kw.value.value, bool) else repr(f"rp{k}")
+            lines[s.lineno - 1] = (
+                line[: kw.value.col_offset] + new.encode() + line[kw.value.end_col_offset :]
+            ).decode()  # type: ignore[operator]
+            return "\n".join(lines)
+    if kind == "header":
+        heads = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.If, ast.While))
+            and n.test.lineno == n.test.end_lineno == n.lineno
+            and n.body[0].lineno != n.lineno
+            and isinstance(n.test, (ast.Name, ast.Attribute, ast.Compare, ast.Call))
+        ]
+        if heads:
+            n = rng.choice(heads)
+            line = lines[n.lineno - 1].encode()
+            lines[n.lineno - 1] = (
+                line[: n.test.col_offset]
+                + b"("
+                + line[n.test.col_offset : n.test.end_col_offset]
+                + f" and {k} > 0)".encode()
+                + line[n.test.end_col_offset :]
+            ).decode()  # type: ignore[operator]
+            return "\n".join(lines)
+    if kind in ("default", "parameter", "decorator"):
+        funcs = [
+            f
+            for f in ast.walk(tree)
+            if isinstance(f, ast.FunctionDef)
+            and f.body[0].lineno > f.lineno
+            and ")" in lines[f.lineno - 1]
+            and lines[f.lineno - 1].rstrip().endswith(":")
+        ]
+        if kind == "default":
+            cands = [
+                (f, d)
+                for f in funcs
+                for d in f.args.defaults
+                if isinstance(d, ast.Constant)
+                and d.lineno == f.lineno
+                and isinstance(d.value, (int, type(None)))
+                and not isinstance(d.value, bool)
+            ]
+            if cands:
+                f, d = rng.choice(cands)
+                line = lines[f.lineno - 1].encode()
+                lines[f.lineno - 1] = (line[: d.col_offset] + str(k + 2).encode() + line[d.end_col_offset :]).decode()  # type: ignore[operator]
+                return "\n".join(lines)
+        if kind == "parameter":
+            cands = [
+                f
+                for f in funcs
+                if f.args.args
+                and not (f.args.vararg or f.args.kwonlyargs or f.args.kwarg or f.returns)
+                and lines[f.lineno - 1].rstrip().endswith("):")
+            ]
+            if cands:
+                f = rng.choice(cands)
+                lines[f.lineno - 1] = lines[f.lineno - 1].rstrip()[:-2] + f", rp_extra_{k}=None):"
+                return "\n".join(lines)
+        if kind == "decorator":
+            cands = [f for f in funcs if not f.decorator_list]
+            if cands:
+                f = rng.choice(cands)
+                indent = lines[f.lineno - 1][: f.col_offset]
+                lines[f.lineno - 1 : f.lineno - 1] = (
+                    [f"{indent}@staticmethod"] if f.col_offset else [f"{indent}@functools.cache"]
+                )
+                if not f.col_offset and "import functools" not in source:
+                    return source  # the decorator's name must exist: leave this module alone
+                return "\n".join(lines)
+    # default: insert a statement after a function statement
+    s, _ = rng.choice([(s, b) for s, b in stmts if not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break))])
+    indent = lines[s.lineno - 1][: len(lines[s.lineno - 1]) - len(lines[s.lineno - 1].lstrip())]
+    lines[s.lineno : s.lineno] = [f"{indent}_rp_probe_{k} = {k}"]
+    return "\n".join(lines)
