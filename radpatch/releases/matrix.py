@@ -27,6 +27,7 @@ from packaging.version import Version
 
 from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch
+from radpatch.releases import modules
 from radpatch.releases import moved as search
 from radpatch.releases.verify import Report, Result, first_failed, selects, verify
 from radpatch.releases.wheels import Releases
@@ -181,7 +182,8 @@ def _nearest(patch: Patch, r: Result, releases: Releases) -> str:
     if choice is None:
         return first
     try:
-        data = releases.get(patch.distribution, r.version, frozenset({choice.relpath})).read(choice.relpath)
+        release = releases.get(patch.distribution, r.version, frozenset(choice.candidates))
+        data = modules.read(patch, target, r.version, release)
     except RadpatchError:
         data = None
     near = search.nearest(patch, rewrite, choice.module, data) if data is not None else None

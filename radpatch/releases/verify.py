@@ -48,7 +48,7 @@ from radpatch.errors import UsageError
 from radpatch.prove.steps import Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
-from radpatch.releases import proof
+from radpatch.releases import modules, proof
 from radpatch.releases.progress import Progress
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases, write_json
 
@@ -315,7 +315,7 @@ class _Verifier:
     transfer: Transfer = field(default_factory=Transfer)
 
     def __post_init__(self) -> None:
-        self.needs = frozenset(c.relpath for p in self.stack for t in p.targets for c in t.choices)
+        self.needs = modules.needs(self.stack)
 
     @property
     def stack(self) -> tuple[Patch, ...]:
@@ -352,20 +352,20 @@ class _Verifier:
                 results[v] = self._result(v, {"wheel": False}, f"wheel: {got}")
                 continue
             files, failure = _resolve(self.patch, v, got)
-            modules = tuple(f.module for f in files)
+            names = tuple(f.module for f in files)
             if failure:
-                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure.why}", modules)
+                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure.why}", names)
                 continue
             if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
-                results[v] = self._result(v, {"wheel": True, "module": True}, None, modules, note)
+                results[v] = self._result(v, {"wheel": True, "module": True}, None, names, note)
                 continue
             layers: list[proof.Layer] = []
             for p in self.requires:
                 theirs, why = _resolve(p, v, got)
                 if why is not None:
                     checks: Checks = {"wheel": True, "module": True, "requires": False}
-                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", modules)
+                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
                     break
                 layers.append(proof.Layer(p, theirs, version=v))
             if v in results:
@@ -374,11 +374,11 @@ class _Verifier:
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
             job = proof.Job(tuple(layers), bases)
             jobs.setdefault(job.key(), job)
-            waiting[v] = (job.key(), modules)
+            waiting[v] = (job.key(), names)
         proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs")
-        for v, (key, modules) in waiting.items():
+        for v, (key, names) in waiting.items():
             checks, error = proofs[key]
-            results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
+            results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, names)
         return results
 
     def _bases(self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | str]) -> tuple[proof.Base, ...]:
@@ -471,14 +471,10 @@ def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ..
             declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.target(target).choices)
             why = f"{patch.name} declares no single module {target!r} for {v} ({declared})"
             return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` extends or adds a choice")
-        data = release.read(choice.relpath)
-        if data is None:
-            why = (
-                f"the wheel {release.wheel} has no {choice.relpath} "
-                f"(module {choice.module}, declared for {choice.versions or 'any version'})"
-            )
-            return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` finds where the code moved")
-        files.append(File(target, choice.module, choice.relpath, rws, data))
+        got = modules.file_of(patch, target, rws, choice, release)
+        if isinstance(got, Refusal):
+            return tuple(files), got
+        files.append(got)
     return tuple(files), None
 
 
