@@ -15,8 +15,6 @@ import ast
 import dataclasses
 from collections.abc import Iterable
 
-from packaging.version import Version
-
 from radpatch.prove.steps import Refusal
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, creates
 from radpatch.releases.proof import File
@@ -72,16 +70,6 @@ def choose_names(choice: ModuleChoice) -> tuple[str, ...]:
     if choice.package or choice.module.endswith(".__init__"):
         return (choice.relpath,)
     return (choice.module_relpath, choice.package_relpath)
-
-
-def read(patch: Patch, target: str, version: Version, release: Release) -> bytes | None:
-    """The target's bytes on the release (b"" for a module the entry creates and the release lacks)."""
-    choice = patch.target(target).module_for(version)
-    if choice is None:
-        return None
-    rws = tuple(r for r in patch.rewrites_for(version) if r.target == target)
-    got = file_of(patch, target, rws, choice, release)
-    return got.data if isinstance(got, File) else None
 
 
 def _created(rws: tuple[Rewrite, ...]) -> bytes:

@@ -315,7 +315,7 @@ def test_warm_cache_reads_nothing_from_the_index(index: IndexServer, toyreg: Pat
     assert len(index.requests("/simple/")) == 1
     # stderr is no terminal here: one line per release read (the range and the first neighbours,
     # then 0.8, probed because 0.9 passed), with its bytes
-    lines = [ln for ln in cold.err.splitlines() if re.match(r"radpatch: \[\d/\d\]", ln)]
+    lines = [ln for ln in cold.err.splitlines() if re.match(r"radpatch: \[\d/\d\] radpatch-toy ", ln)]
     assert [ln.split()[1] for ln in lines] == [*(f"[{i}/5]" for i in range(1, 6)), "[1/1]"]
     assert all(re.search(r": [\d.]+ (B|KiB) of a [\d.]+ (B|KiB) wheel \([\d.]+%\)", ln) for ln in lines), lines
     index.log.clear()
