@@ -57,8 +57,7 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
         raise RefusedError(
             f"{len(bad)} release(s) inside the entries' supported ranges fail: "
             + ", ".join(f"{name} {r.version} ({first_failed(r)})" for name, r in bad),
-            "`radpatch port NAME --to VERSION` adds a moved module; fix a rewrite that no longer matches, "
-            "or narrow `supported`",
+            _all_hint([r for _, r in bad]),
         )
     if errors:
         raise RefusedError(
@@ -119,6 +118,16 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
             _hint(bad, requires),
         )
     return EXIT_OK
+
+
+def _all_hint(bad: list[Result]) -> str:
+    """`port` only when a release lacks a declared module (the code may have moved)."""
+    if any(first_failed(r) == "module" and " has no " in (r.error or "") for r in bad):
+        return (
+            "`radpatch port NAME --to VERSION` adds a moved module; fix a rewrite that no longer matches, "
+            "or narrow `supported`"
+        )
+    return "each failing row's note says why: fix the rewrite it names, or narrow `supported`"
 
 
 def _hint(bad: list[Result], requires: tuple[Patch, ...]) -> str:

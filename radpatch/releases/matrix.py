@@ -27,8 +27,9 @@ from packaging.version import Version
 
 from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch
+from radpatch.releases import modules
 from radpatch.releases import moved as search
-from radpatch.releases.verify import Report, Result, first_failed, selects, verify
+from radpatch.releases.verify import Report, Result, first_failed, selects, stacked, verify
 from radpatch.releases.wheels import Releases
 
 PASS, OBSOLETE, MOVED, NO_MATCH, OUT, FAIL = "pass", "obsolete", "moved", "no match", "out of range", "fail"
@@ -113,12 +114,16 @@ def rows(
         except RadpatchError as exc:  # e.g. no release of its distribution in SPEC: one row says so
             out.append(Row(p, None, (), exc))
             continue
-        out.append(Row(p, report, tuple(cell(p, r, releases) for r in report.results)))
+        out.append(Row(p, report, tuple(cell(p, r, releases, requires=below) for r in report.results)))
     return out
 
 
-def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) -> Cell:
-    """The cell of one release; `anywhere`: classify releases outside the range as if inside (port)."""
+def cell(
+    patch: Patch, r: Result, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()
+) -> Cell:
+    """The cell of one release; `anywhere`: classify releases outside the range as if inside (port).
+    `requires`: the entries it requires, in apply's order: a moved module is proven, and the nearest
+    candidate read, on what they leave of the release's files, as verify proves."""
     if r.obsolete or r.note:
         links = upstream(patch)
         why = "declared `obsolete:`" if r.note else "the release already contains the change"
@@ -129,7 +134,7 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) ->
         return Cell(r.version, PASS)
     failed = first_failed(r)
     if failed in ("module", "match") and search.scope_gone(r.error):
-        where = _moved(patch, r, releases)
+        where = _moved(patch, r, releases, requires)
         if where is not None:
             how = "the rewrites prove there" if where.proven else f"the rewrites do not prove there: {where.error}"
             if where.module == where.old:  # no choice of `modules:` covers the release; the latest still holds it
@@ -143,7 +148,7 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False) ->
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
     if failed == "match":
-        return Cell(r.version, NO_MATCH, _nearest(patch, r, releases))
+        return Cell(r.version, NO_MATCH, _nearest(patch, r, releases, requires))
     why = r.error or ""
     return Cell(r.version, FAIL, why if why.startswith(f"{failed}: ") else f"{failed}: {why}")
 
@@ -161,17 +166,17 @@ def _target_of(patch: Patch, r: Result) -> str | None:
     return None
 
 
-def _moved(patch: Patch, r: Result, releases: Releases) -> search.Moved | None:
+def _moved(patch: Patch, r: Result, releases: Releases, requires: tuple[Patch, ...]) -> search.Moved | None:
     target = _target_of(patch, r)
     if target is None:
         return None
     try:
-        return search.find_moved(patch, target, r.version, releases)
+        return search.find_moved(patch, target, r.version, releases, requires)
     except RadpatchError:
         return None  # the index cannot be read now: the cell stays a failure
 
 
-def _nearest(patch: Patch, r: Result, releases: Releases) -> str:
+def _nearest(patch: Patch, r: Result, releases: Releases, requires: tuple[Patch, ...]) -> str:
     rewrite = search.failed_rewrite(r.error)
     target = _target_of(patch, r)
     first = (r.error or "").splitlines()[0]
@@ -181,7 +186,8 @@ def _nearest(patch: Patch, r: Result, releases: Releases) -> str:
     if choice is None:
         return first
     try:
-        data = releases.get(patch.distribution, r.version, frozenset({choice.relpath})).read(choice.relpath)
+        release = releases.get(patch.distribution, r.version, modules.needs((*requires, patch)))
+        data = stacked(requires, patch, target, r.version, release)
     except RadpatchError:
         data = None
     near = search.nearest(patch, rewrite, choice.module, data) if data is not None else None

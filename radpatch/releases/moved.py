@@ -150,9 +150,12 @@ def module_of(relpath: str) -> str:
     return relpath[: -len(".py")].replace("/", ".").removesuffix(".__init__")
 
 
-def find_moved(patch: Patch, target: str, version: Version, releases: Releases) -> Moved | None:
-    """The module of `version`'s wheel that now holds `target`'s scopes (proven there if possible)."""
-    from radpatch.releases.verify import File, prove_cached  # verify's engine: imported when searching
+def find_moved(
+    patch: Patch, target: str, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
+) -> Moved | None:
+    """The module of `version`'s wheel that now holds `target`'s scopes (proven there if possible,
+    on what `requires`, the entries it requires in apply's order, leave of the release's files)."""
+    from radpatch.releases.verify import File, prove_cached, requirement_layers  # verify's engine: when searching
 
     rewrites = rewrites_by_file(patch, version).get(target, ())
     wanted = scopes(rewrites)
@@ -173,7 +176,9 @@ def find_moved(patch: Patch, target: str, version: Version, releases: Releases) 
                 continue
             module = module_of(relpath)
             moved = with_module(patch, target, version, module)
-            _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root)
+            whole = releases.get(patch.distribution, version, _needs(requires))
+            below = requirement_layers(requires, moved, version, whole) or ()
+            _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root, below)
             found.append(Moved(target, old.module, module, error is None, error))
         proven = [m for m in found if m.proven]
         if proven:  # several proving modules at the same distance (a compat copy, a vendored one): ambiguous
@@ -274,3 +279,9 @@ def _unparse(node: ast.AST) -> str:
 def _one_line(code: str) -> str:
     text = " ".join(code.split())
     return text if len(text) <= 100 else text[:97] + "..."
+
+
+def _needs(requires: tuple[Patch, ...]) -> frozenset[str]:
+    from radpatch.releases.modules import needs
+
+    return needs(requires)

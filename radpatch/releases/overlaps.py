@@ -4,6 +4,9 @@ entries support and both rewrites apply to, they change the same module and:
 - change the same node: the same statement/expression (`replace`, `delete`: scope and `find`, compared
   by syntax tree), the same parameter default, keyword argument, constant or decorator list, the
   same function's signature or body (and a body rewrite contains every node of its function);
+- or change a node inside another's: a statement or expression one replaces holds the code another
+  changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
+  assignment in a module-level statement it replaces, one `find` inside the other's);
 - or insert at the same anchor: the same `find` on the same side, the same definition before/after
   which definitions go.
 
@@ -44,6 +47,8 @@ class Touch:
     scope: str  # the qualified name it is in ("<module>" for the module)
     key: str  # the node's identity in that scope
     code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (_code), to see one inside another
+    find: str = ""  # replace/delete of one match: the `find` as written, to see a smaller node inside it
+    part: tuple[str, ...] = ()  # a node inside a statement: ("keyword", call, name, from) or ("constant", name)
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,7 @@ def touches(rw: Rewrite) -> tuple[Touch, ...]:
     code = _code(field("find")) if unique else ""
 
     if key in ("replace", "delete"):
-        return (Touch("node", scope, f"code {_norm(field('find'))}", code),)
+        return (Touch("node", scope, f"code {_norm(field('find'))}", code, field("find") if unique else ""),)
     if key in ("insert_after", "insert_before"):
         return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}", code),)
     if key == "insert_definitions":
@@ -128,13 +133,14 @@ def touches(rw: Rewrite) -> tuple[Touch, ...]:
     if key == "set_default":
         return (Touch("node", scope, f"default of {field('parameter')}"),)
     if key == "set_keyword":
-        return (Touch("node", scope, f"keyword {field('keyword')} of {_norm(field('call'))}"),)
+        part = ("keyword", field("call"), field("keyword"), field("from_"))
+        return (Touch("node", scope, f"keyword {field('keyword')} of {_norm(field('call'))}", part=part),)
     if key in ("add_decorator", "remove_decorator", "replace_decorator"):
         return (Touch("node", scope, "decorators"),)
     if key in ("wrap_body", "replace_body"):
         return (Touch("body", scope, "body"),)
     if key == "set_constant":
-        return (Touch("node", "<module>", f"constant {field('name')}"),)
+        return (Touch("node", "<module>", f"constant {field('name')}", part=("constant", field("name"))),)
     if key == "add_import":
         return ()  # idempotent: stacks with anything
     return (Touch("node", scope, key),)  # an operation this module does not know: the same kind, same scope
@@ -149,6 +155,9 @@ def _meet(a: Touch, b: Touch) -> str | None:
         return None
     if a.scope != b.scope:
         return None
+    for whole, part in ((a, b), (b, a)):
+        if whole.find and part.part and _holds(whole.find, part.part):
+            return f"change the same code (the {_part_name(part.part)} is inside the other's `find`) in {a.scope}"
     if a.key != b.key:
         # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
         # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
@@ -164,6 +173,50 @@ def _meet(a: Touch, b: Touch) -> str | None:
     if a.role != b.role:
         return f"change and anchor at the same code in {a.scope}"
     return f"change the same {noun} in {a.scope}"
+
+
+def _tree(code: str) -> ast.AST | None:
+    text = textwrap.dedent(code).strip()
+    for wrapped, mode in ((f"(\n{text}\n)", "eval"), (text, "exec")):
+        try:
+            return ast.parse(wrapped, mode=mode)
+        except SyntaxError:
+            continue
+    return None
+
+
+def _holds(find: str, part: tuple[str, ...]) -> bool:
+    """The code `find` matches holds the node `part` names: a call's keyword argument (with the
+    value set_keyword expects there), or an assignment to a module constant."""
+    tree = _tree(find)
+    if tree is None:
+        return False
+    if part[0] == "keyword":
+        _, call, keyword, value = part
+        callee, was = _tree(call), _tree(value) if value else None
+        if callee is None:
+            return False
+        want = ast.dump(getattr(callee, "body", callee))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast.dump(node.func) == want:
+                for kw in node.keywords:
+                    if kw.arg == keyword and (was is None or ast.dump(kw.value) == ast.dump(getattr(was, "body", was))):
+                        return True
+        return False
+    if part[0] == "constant":
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                targets = [node.target]
+            if any(isinstance(t, ast.Name) and t.id == part[1] for t in targets):
+                return True
+    return False
+
+
+def _part_name(part: tuple[str, ...]) -> str:
+    if part[0] == "keyword":
+        return f"keyword argument `{part[2]}=` of a call to `{part[1]}`"
+    return f"constant `{part[1]}`"
 
 
 def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Version]:

@@ -84,7 +84,7 @@ def plan(
 ) -> Port:
     """`requires`: the entries `patch` requires, in the order apply runs them (verify stacks them)."""
     report = verify(patch, wanted, releases, probe=False, stream=stream, requires=requires)
-    cells = tuple(matrix.cell(patch, r, releases, anywhere=True) for r in report.results)
+    cells = tuple(matrix.cell(patch, r, releases, anywhere=True, requires=requires) for r in report.results)
     try:
         before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
     except UnicodeDecodeError:  # the loader also reads UTF-16 (with its BOM); port edits UTF-8 text only

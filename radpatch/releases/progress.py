@@ -1,4 +1,5 @@
-"""Verify's progress on stderr: a bar on a terminal, else one line per release; bytes read of the wheels."""
+"""Verify's progress on stderr: a bar on a terminal, else one line per release: the wheels read (bytes),
+then each entry's proofs (per release, or group of releases with identical files) as they end."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class Progress:
         self.whole_said = False
         self.active: list[Version] = []
         self.t0 = 0.0
+        self.entry = ""
         self.lock = threading.Lock()  # fetch threads report here
 
     def begin(self, total: int, releases: Releases) -> None:
@@ -77,6 +79,40 @@ class Progress:
             f"radpatch: read {self.done} of {self.total} wheel(s) of {self.dist}: {_size(self.bytes)} of "
             f"{_size(self.wheel_bytes)} ({_share(self.bytes, self.wheel_bytes)}) in {time.monotonic() - self.t0:.1f} s"
         )
+
+    # --- the proofs (apply's pipeline per entry x release; identical files are proven once) ---------
+
+    def proving(self, entry: str, total: int, kept: int, workers: int) -> None:
+        """`total` proofs of `entry` are to run (`kept` answered from the proof cache)."""
+        self.total, self.done, self.t0 = total, 0, time.monotonic()
+        self.entry = entry
+        kept_text = f", {kept} kept from earlier runs" if kept else ""
+        self._line(
+            f"radpatch: proving {entry} on {total} release file set(s) of {self.dist}{kept_text} "
+            f"({workers} process(es))"
+        )
+
+    def proved(self, entry: str, versions: list[Version], error: str | None) -> None:
+        self.done += 1
+        which = ", ".join(str(v) for v in versions) or "?"
+        outcome = "ok" if error is None else f"fails {error.split(':', 1)[0]}"
+        if self.tty:
+            width = 30
+            filled = width * self.done // max(self.total, 1)
+            self.stream.write(
+                f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} proofs of {entry}, "
+                f"{time.monotonic() - self.t0:.0f} s  last: {self.dist} {which} {outcome}"
+            )
+            self.stream.flush()
+        else:
+            self._line(
+                f"radpatch: [{self.done}/{self.total}] {entry} on {self.dist} {which}: {outcome} "
+                f"({time.monotonic() - self.t0:.0f} s)"
+            )
+
+    def proven(self) -> None:
+        if self.tty:
+            self._line(f"radpatch: proved {self.entry}: {self.done} proof(s) in {time.monotonic() - self.t0:.1f} s")
 
     def _bar(self) -> None:
         if not self.tty:

@@ -33,6 +33,7 @@ from concurrent.futures import (
     Future,
     ProcessPoolExecutor,
     ThreadPoolExecutor,
+    as_completed,
     wait,
 )
 from dataclasses import dataclass, field
@@ -48,13 +49,17 @@ from radpatch.errors import UsageError
 from radpatch.prove.steps import Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
-from radpatch.releases import proof
+from radpatch.releases import modules, proof
 from radpatch.releases.progress import Progress
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases, write_json
 
 MEANING = {
     "wheel": "the index has a wheel of the release (this platform's, if there are several)",
-    "module": "the version picks exactly one module per target, and the wheel has it",
+    "module": (
+        "the version picks exactly one module per target, and the wheel has it as apply resolves it "
+        "(an import name: the package's `__init__.py`, else the `.py`); a module the entry creates is "
+        "absent (the same module there: obsolete)"
+    ),
     **proof.MEANING,
 }
 CHECKS = tuple(MEANING)
@@ -298,10 +303,55 @@ def _passing_prefix(side: list[Version], results: dict[Version, Result]) -> Iter
 File = proof.File  # for radpatch.releases.moved: the proof of a scope found in another module
 
 
-def prove_cached(patch: Patch, files: tuple[File, ...], root: Path) -> tuple[Checks, str | None]:
-    """`prove` of the entry alone on `files`, through the proof cache under `root` (as verify's own proofs are)."""
-    job = proof.Job((proof.Layer(patch, files),))
+def prove_cached(
+    patch: Patch, files: tuple[File, ...], root: Path, below: tuple[proof.Layer, ...] = ()
+) -> tuple[Checks, str | None]:
+    """`prove` of the entry on `files` (on what the requirements' layers `below` leave of them),
+    through the proof cache under `root` (as verify's own proofs are)."""
+    job = proof.Job((*below, proof.Layer(patch, files)))
     return _prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
+
+
+def requirement_layers(
+    requires: tuple[Patch, ...], patch: Patch, v: Version, release: Release
+) -> tuple[proof.Layer, ...] | None:
+    """The layers of `patch`'s requirements (of its distribution) on release `v`, as verify stacks
+    them; None when one of them names no module there."""
+    out = []
+    for p in requires:
+        if canonicalize_name(p.distribution) != canonicalize_name(patch.distribution):
+            continue
+        files, why = _resolve(p, v, release)
+        if why is not None:
+            return None
+        out.append(proof.Layer(p, files, version=v))
+    return tuple(out)
+
+
+def stacked(requires: tuple[Patch, ...], patch: Patch, target: str, v: Version, release: Release) -> bytes | None:
+    """The target's bytes on release `v` as the requirements leave them (apply's order), or the
+    release's own when a requirement does not apply or names no module there."""
+    files, why = _resolve(patch, v, release)
+    mine = next((f for f in files if f.target == target), None)
+    if why is not None or mine is None:
+        return None
+    layers = requirement_layers(requires, patch, v, release)
+    if not layers:
+        return mine.data
+    from radpatch.errors import RefusedError
+    from radpatch.rewrite import runner
+
+    data = {mine.relpath: mine.data}
+    for layer in layers:
+        if layer.declared_obsolete(v):
+            continue
+        for f in layer.files:
+            if f.relpath in data:
+                try:
+                    data[f.relpath] = runner.forward(layer.patch, f.rewrites, data[f.relpath], f.relpath)
+                except RefusedError:
+                    return mine.data
+    return data[mine.relpath]
 
 
 @dataclass
@@ -315,7 +365,7 @@ class _Verifier:
     transfer: Transfer = field(default_factory=Transfer)
 
     def __post_init__(self) -> None:
-        self.needs = frozenset(c.relpath for p in self.stack for t in p.targets for c in t.choices)
+        self.needs = modules.needs(self.stack)
 
     @property
     def stack(self) -> tuple[Patch, ...]:
@@ -352,20 +402,20 @@ class _Verifier:
                 results[v] = self._result(v, {"wheel": False}, f"wheel: {got}")
                 continue
             files, failure = _resolve(self.patch, v, got)
-            modules = tuple(f.module for f in files)
+            names = tuple(f.module for f in files)
             if failure:
-                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure.why}", modules)
+                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure.why}", names)
                 continue
             if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
-                results[v] = self._result(v, {"wheel": True, "module": True}, None, modules, note)
+                results[v] = self._result(v, {"wheel": True, "module": True}, None, names, note)
                 continue
             layers: list[proof.Layer] = []
             for p in self.requires:
                 theirs, why = _resolve(p, v, got)
                 if why is not None:
                     checks: Checks = {"wheel": True, "module": True, "requires": False}
-                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", modules)
+                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
                     break
                 layers.append(proof.Layer(p, theirs, version=v))
             if v in results:
@@ -374,11 +424,14 @@ class _Verifier:
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
             job = proof.Job(tuple(layers), bases)
             jobs.setdefault(job.key(), job)
-            waiting[v] = (job.key(), modules)
-        proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs")
-        for v, (key, modules) in waiting.items():
+            waiting[v] = (job.key(), names)
+        releases_of: dict[str, list[Version]] = {}
+        for v, (key, _) in waiting.items():
+            releases_of.setdefault(key, []).append(v)
+        proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs", self.progress, releases_of)
+        for v, (key, names) in waiting.items():
             checks, error = proofs[key]
-            results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, modules)
+            results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, names)
         return results
 
     def _bases(self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | str]) -> tuple[proof.Base, ...]:
@@ -471,14 +524,10 @@ def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ..
             declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.target(target).choices)
             why = f"{patch.name} declares no single module {target!r} for {v} ({declared})"
             return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` extends or adds a choice")
-        data = release.read(choice.relpath)
-        if data is None:
-            why = (
-                f"the wheel {release.wheel} has no {choice.relpath} "
-                f"(module {choice.module}, declared for {choice.versions or 'any version'})"
-            )
-            return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` finds where the code moved")
-        files.append(File(target, choice.module, choice.relpath, rws, data))
+        got = modules.file_of(patch, target, rws, choice, release)
+        if isinstance(got, Refusal):
+            return tuple(files), got
+        files.append(got)
     return tuple(files), None
 
 
@@ -498,18 +547,41 @@ def first_failed(r: Result) -> str:
 # --- the proofs (in worker processes), and their cache -------------------------------------------
 
 
-def _prove_all(patch: Patch, jobs: dict[str, proof.Job], cache: Path) -> dict[str, tuple[Checks, str | None]]:
-    """Every job's proof: from the proof cache when this radpatch proved the same input before."""
+def _prove_all(
+    patch: Patch,
+    jobs: dict[str, proof.Job],
+    cache: Path,
+    progress: Progress | None = None,
+    versions: dict[str, list[Version]] | None = None,
+) -> dict[str, tuple[Checks, str | None]]:
+    """Every job's proof: from the proof cache when this radpatch proved the same input before.
+    `progress` hears of each proof run (the releases of `versions[key]`) as it ends."""
     names = {key: _proof_name(patch, key) for key in jobs}
     done = {key: hit for key in jobs if (hit := _cached_proof(cache / names[key])) is not None}
     todo = {key: job for key, job in jobs.items() if key not in done}
     workers = _workers(len(todo))
+    fresh: dict[str, tuple[Checks, str | None]] = {}
+    if progress is not None and todo:
+        progress.proving(patch.name, len(todo), len(done), workers)
+
+    def proved(key: str, answer: tuple[Checks, str | None]) -> None:
+        fresh[key] = answer
+        if progress is not None:
+            progress.proved(patch.name, (versions or {}).get(key, []), answer[1])
+
+    if todo:
+        # here, not in each worker: forked workers start with libcst and the rewrites loaded
+        from radpatch.rewrite import runner  # noqa: F401
     if workers <= 1:
-        fresh = {key: _answer(proof.prove(job)) for key, job in todo.items()}
+        for key, job in todo.items():
+            proved(key, _answer(proof.prove(job)))
     else:
         with _pool(workers) as pool:
-            futures: dict[str, Future[proof.Proof]] = {key: pool.submit(proof.prove, job) for key, job in todo.items()}
-            fresh = {key: _answer(f.result()) for key, f in futures.items()}
+            futures: dict[Future[proof.Proof], str] = {pool.submit(proof.prove, job): key for key, job in todo.items()}
+            for f in as_completed(futures):
+                proved(futures[f], _answer(f.result()))
+    if progress is not None and todo:
+        progress.proven()
     for key, (checks, error) in fresh.items():
         try:
             write_json(cache / names[key], {"checks": checks, "error": error})

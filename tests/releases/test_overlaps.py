@@ -126,3 +126,61 @@ def test_check_apply_counts_what_is_applied_already(
     other = (toy / "other.yaml").read_text()
     (toy / "other.yaml").write_text("requires: [toy]\n" + other)
     overlaps.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
+
+
+KEYWORD = """\
+  - id: kw
+    set_keyword: {scope: groups, call: plan, keyword: cfg, from: "None", to: "1"}
+"""
+WHOLE_CALL = """\
+  - id: whole
+    replace: {scope: groups, find: "plan(spec, cfg=None)", with: "plan(spec.copy(), cfg=None)"}
+"""
+CONSTANT = """\
+  - id: const
+    set_constant: {name: LIMIT, from: "4", value: "8"}
+"""
+WHOLE_ASSIGN = """\
+  - id: assign
+    replace: {scope: <module>, find: "LIMIT = 4", with: "LIMIT: int = 4"}
+"""
+
+
+def test_a_node_inside_a_replaced_statement_overlaps(tmp_path: Path) -> None:
+    kw = write(tmp_path, "kw", KEYWORD)
+    whole = write(tmp_path, "whole", WHOLE_CALL)
+    found = overlaps.find([kw, whole], [Version("1.0")])
+    assert [(o.first, o.second, o.first_rewrite, o.second_rewrite) for o in found] == [("kw", "whole", "kw", "whole")]
+    assert "keyword argument `cfg=` of a call to `plan` is inside the other's `find`" in found[0].what
+    const = write(tmp_path, "const", CONSTANT)
+    assign = write(tmp_path, "assign", WHOLE_ASSIGN)
+    assert [(o.first, o.second) for o in overlaps.find([const, assign], [Version("1.0")])] == [("const", "assign")]
+
+
+def test_a_keyword_the_replaced_call_does_not_pass_or_another_scope_is_no_overlap(tmp_path: Path) -> None:
+    kw = write(tmp_path, "kw", KEYWORD)
+    other_value = write(tmp_path, "v", WHOLE_CALL.replace('cfg=None)"', 'cfg=2)"', 1))
+    other_callee = write(tmp_path, "c", WHOLE_CALL.replace('find: "plan(', 'find: "plan2(', 1))
+    other_scope = write(tmp_path, "s", WHOLE_CALL.replace("scope: groups", "scope: plan"))
+    assert overlaps.find([kw, other_value, other_callee, other_scope], [Version("1.0")]) == []
+
+
+NESTED_FILES = {
+    "toypkg/__init__.py": "",
+    "toypkg/core.py": (
+        "def plan(spec, cfg=None):\n    return spec\n\n\ndef groups(spec):\n    return plan(spec, cfg=None)\n"
+    ),
+}
+
+
+def test_list_and_apply_see_a_nested_overlap(site: Site, radpatch: Any, write_registry: Any) -> None:
+    site.install("toypkg", "1.0", NESTED_FILES)
+    write_registry("kw", HEAD.format(supported=">=1.0,<2") + KEYWORD)
+    reg = write_registry("whole", HEAD.format(supported=">=1.0,<2") + WHOLE_CALL)
+    before = (site.root / "toypkg/core.py").read_bytes()
+    r = radpatch("--registry", str(reg), "list")
+    assert "overlap: kw (kw) and whole (whole) both change the same code (the keyword argument" in r.out, r.out
+    r = radpatch("--registry", str(reg), "apply", "kw", "whole")
+    assert r.code == 1, r.out + r.err
+    assert "kw and whole overlap" in r.err and "requires: [kw]" in r.err
+    assert (site.root / "toypkg/core.py").read_bytes() == before
