@@ -144,9 +144,28 @@ def _add(
                 "this version may already have the change: check it, and declare it `obsolete:` if so",
             )
         new = cst.Decorator(decorator=cst.parse_expression(expression_text(op.decorator)))
+        if op.position == "top" and decs and failure is NotFound:
+            outer = code_of(module, decs[0].decorator)
+            if _descriptor(outer):
+                # @lru_cache over @staticmethod wraps the descriptor: calls through an instance break
+                raise MatchFailure(
+                    f"{op.function}'s outermost decorator @{outer} makes it a descriptor; "
+                    f"@{op.decorator} above it would wrap the descriptor, not the function",
+                    "say `position: bottom` to decorate the function itself",
+                )
         return [new, *decs] if op.position == "top" else [*decs, new]
 
     return change
+
+
+_DESCRIPTORS = frozenset(
+    {"staticmethod", "classmethod", "property", "cached_property", "abstractproperty", "setter", "getter", "deleter"}
+)
+
+
+def _descriptor(expr: str) -> bool:
+    """`@staticmethod`, `@classmethod`, `@property`, `@functools.cached_property`, `@x.setter`, ..."""
+    return expr.split("(")[0].strip().split(".")[-1].strip() in _DESCRIPTORS
 
 
 def _remove(
