@@ -108,7 +108,12 @@ OCCURRENCE = Field(
     "after a rewrite above it changed the first); `all`: every match (at least one)",
     required=False,
 )
-SCOPE = Field("scope", "qualname", "where to look: `<module>`, `f`, `Class`, `Class.method`, `Outer.Inner`")
+SCOPE = Field(
+    "scope",
+    "qualname",
+    "where to look: `<module>`, `f`, `Class`, `Class.method`, `Outer.Inner`, a property's setter "
+    "`Class.prop.setter`; an `@overload`ed function's scope is its implementation",
+)
 
 
 @dataclass(frozen=True)

@@ -661,11 +661,47 @@ def _closest(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str
         if ratio >= PLAUSIBLE and (best is None or ratio > best[0]):
             best = (ratio, norm, node)
     if best is None:
+        same = _same_target(module, candidates, pattern)
+        if same is not None:
+            node, text = same
+            shown = text if len(text) < 400 else text[:400] + " ..."
+            line = line_of(module, node) + offset
+            return f"the code assigns the same target at line {line}:\n{textwrap.indent(shown, '      ')}", True
         return "nothing in the scope is similar to it", False
     ratio, norm, node = best
     line = line_of(module, node) + offset
     shown = norm if len(norm) < 400 else norm[:400] + " ..."
     return f"closest candidate (line {line}, {ratio:.0%} similar):\n{textwrap.indent(shown, '      ')}", True
+
+
+def _targets(code: str) -> set[str]:
+    """The targets `code` assigns when it is one assignment (`x = 1`, `x: T = 1`, `x += 1`), else none."""
+    try:
+        body = ast.parse(textwrap.dedent(code)).body
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    if len(body) != 1:
+        return set()
+    node = body[0]
+    if isinstance(node, ast.Assign):
+        return {ast.unparse(t) for t in node.targets}
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return {ast.unparse(node.target)}
+    return set()
+
+
+def _same_target(module: cst.Module, candidates: Sequence[cst.CSTNode], pattern: str) -> tuple[cst.CSTNode, str] | None:
+    """The first candidate statement assigning what the pattern assigns (`x = True` against the
+    code's `x: ClassVar[bool] = True`): a `find` that missed an annotation or the operator."""
+    want = _targets(pattern)
+    if not want:
+        return None
+    for node in candidates:
+        if isinstance(node, cst.SimpleStatementLine):
+            text = code_of(module, node).strip()
+            if _targets(text) & want:
+                return node, text
+    return None
 
 
 def line_of(module: cst.Module, node: cst.CSTNode) -> int:

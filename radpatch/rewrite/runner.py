@@ -85,7 +85,14 @@ def _run(
         if isinstance(nth, int):
             counted = _counted(applied, rw, nth)
             if undo:
+                run = _same_edit_run(applied, rw, nth)
                 rw = _with_occurrence(rw, counted)
+                if run is not None:
+                    from radpatch.rewrite.ops.common import undoing_in_run
+
+                    with undoing_in_run(*run):
+                        src = _step(patch, rw, src, where, undo)
+                    continue
             elif moved or counted != nth:
                 src = _forward_counted(patch, rw, nth, counted, src, original, where)
                 continue
@@ -112,6 +119,24 @@ def _run(
 def _with_occurrence(rw: Rewrite, nth: int) -> Rewrite:
     op: Any = rw.op  # one of the operations with `occurrence:`, each a frozen dataclass
     return dataclasses.replace(rw, op=dataclasses.replace(op, occurrence=nth))
+
+
+def _same_edit_run(applied: tuple[Rewrite, ...], rw: Rewrite, nth: int) -> tuple[int, int] | None:
+    """(index, size) of `rw`'s occurrence in the run of neighbouring installed occurrences that
+    rewrites making the same edit (equal but for `occurrence:`) and still applied when `rw` is
+    undone (those before it) changed; None when none is next to it."""
+    same = _as_occurrence(rw.op, 0)
+    before = applied[: next(i for i, r in enumerate(applied) if r is rw)]
+    taken = {
+        n for r in before if isinstance(n := getattr(r.op, "occurrence", None), int) and _as_occurrence(r.op, 0) == same
+    }
+    below = next(k for k in range(nth) if nth - 1 - k not in taken)
+    above = next(k for k in range(len(taken) + 1) if nth + 1 + k not in taken)
+    return None if below == above == 0 else (below, below + 1 + above)
+
+
+def _as_occurrence(op: object, nth: int) -> object:
+    return dataclasses.replace(op, occurrence=nth) if dataclasses.is_dataclass(op) else op  # type: ignore[type-var]
 
 
 def _counted(applied: tuple[Rewrite, ...], rw: Rewrite, nth: int) -> int:

@@ -5,6 +5,9 @@ The separator and line layout follow the list's own (rewrite/commas.py); the inv
 
 from __future__ import annotations
 
+import builtins
+import re
+import symtable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -44,6 +47,13 @@ class AddParameter(Operation):
 
     def forward(self, src: Source) -> Source:
         load(__name__)
+        shadowed = _shadowed(src.text, self.function, self.name)
+        if shadowed is not None:
+            raise MatchFailure(
+                f"{self.function}() reads {self.name!r} from {shadowed}; "
+                f"a parameter {self.name!r} would take its place there",
+                "pick another name for the new parameter",
+            )
         return in_scope(src, self.function, lambda m, offset: _add(m, self, offset))
 
     def inverse(self, src: Source) -> Source:
@@ -70,6 +80,14 @@ def _add(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:
         # `def f(a, new=None, *args)` would make existing calls f(1, 2) bind `new`: refuse.
         raise MatchFailure(
             f"{op.function}() takes *{params.star_arg.name.value}; "
+            "a new parameter before it would change how existing calls bind",
+            "use a `replace` of the signature's call sites, or wrap the function instead",
+        )
+    if isinstance(params.star_kwarg, cst.Param):
+        # `def f(a, new=None, **kw)`: an existing call f(1, new=2) would bind `new` instead of
+        # putting it into kw; radpatch cannot prove no caller passes that keyword.
+        raise MatchFailure(
+            f"{op.function}() takes **{params.star_kwarg.name.value}; "
             "a new parameter before it would change how existing calls bind",
             "use a `replace` of the signature's call sites, or wrap the function instead",
         )
@@ -107,3 +125,64 @@ def _remove(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:
         slash = slash.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after=last.whitespace_after_param)
         params = params.with_changes(posonly_ind=slash)
     return replace_on_path(path, fn.with_changes(params=params.with_changes(params=commas.pop(plist))))
+
+
+def _shadowed(text: str, qualname: str, name: str) -> str | None:
+    """Where `qualname`'s body (or a scope nested in it) reads `name` from when the function does
+    not bind it: "the module", "the builtins" or "an enclosing function"; None when it reads no
+    such name (a read of an undefined name is the patch's own use of the new parameter)."""
+    try:
+        top = symtable.symtable(text, "<module>", "exec")
+    except (SyntaxError, ValueError):
+        # newer syntax than radpatch's Python: any mention of the name refuses
+        return "outside the function" if re.search(rf"\b{re.escape(name)}\b", text) else None
+    tables = [top]
+    for part in qualname.split("."):
+        inner = [c for t in tables for c in t.get_children() if c.get_name() == part]
+        if not inner:
+            break  # `Class.prop.setter`: every `prop` is checked
+        tables = inner
+    for table in tables:
+        if table is top:
+            continue
+        where = _free_read(table, name)
+        if where is None:
+            continue
+        if where == "free":
+            return "an enclosing function"
+        if name in top.get_identifiers():
+            sym = top.lookup(name)
+            if sym.is_assigned() or sym.is_imported() or sym.is_namespace() or sym.is_global():
+                return "the module"
+        if hasattr(builtins, name):
+            return "the builtins"
+        if _declared_global(top, name):
+            return "the module"
+    return None
+
+
+def _free_read(table: symtable.SymbolTable, name: str) -> str | None:
+    """Returns "free" or "global" when `table` or a scope nested in it reads `name` without binding it."""
+    if name in table.get_identifiers():
+        sym = table.lookup(name)
+        if sym.is_free() and sym.is_referenced():
+            return "free"
+        if sym.is_global() and sym.is_referenced():
+            return "global"
+        if sym.is_local() or sym.is_parameter():
+            return None
+    for child in table.get_children():
+        found = _free_read(child, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _declared_global(table: symtable.SymbolTable, name: str) -> bool:
+    """A `global name` in some function of the module binds it at module level."""
+    for child in table.get_children():
+        if name in child.get_identifiers() and child.lookup(name).is_declared_global():
+            return True
+        if _declared_global(child, name):
+            return True
+    return False

@@ -415,8 +415,30 @@ def undo_pick(
         )
     pos = lines_positions(module, [h[-1] for h in [*find_hits, *with_hits]])
     fpos, wpos = pos[: len(find_hits)], pos[len(find_hits) :]
-    chosen = [h for h, p in zip(with_hits, wpos) if sum(q < p for q in fpos) == op.occurrence - 1]
+    chosen = [
+        h for h, p in sorted(zip(with_hits, wpos), key=lambda x: x[1]) if sum(q < p for q in fpos) == op.occurrence - 1
+    ]
+    run = _UNDO_RUN.get()
+    if run is not None and len(chosen) > 1 and len(chosen) == run[1]:
+        # the same edit at neighbouring occurrences (`occurrence: 1` and `occurrence: 2`, one `with`):
+        # their results stand in occurrence order, and nothing else between them reads as the result
+        chosen = [chosen[run[0]]]
     return select(module, chosen, what, scope, None, offset, lambda: ("the rewrite's result is not there", False))
+
+
+_UNDO_RUN: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("radpatch_undo_run", default=None)
+
+
+@contextlib.contextmanager
+def undoing_in_run(index: int, size: int) -> Iterator[None]:
+    """While active, an undo whose `occurrence:` result matches `size` times takes the index-th
+    (from 0, in source order): rewrite.runner sets it for a rewrite that makes the same edit as
+    others still applied at the occurrences next to its own (a run of `size`, it the index-th)."""
+    token = _UNDO_RUN.set((index, size))
+    try:
+        yield
+    finally:
+        _UNDO_RUN.reset(token)
 
 
 def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tuple[int, int]]:

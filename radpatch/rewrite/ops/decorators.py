@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import (
         MatchFailure,
+        NearMiss,
         NotFound,
         NotUndoable,
         Path_,
@@ -144,9 +145,33 @@ def _add(
                 "this version may already have the change: check it, and declare it `obsolete:` if so",
             )
         new = cst.Decorator(decorator=cst.parse_expression(expression_text(op.decorator)))
+        if op.position == "top" and decs and failure is NotFound:
+            outer = code_of(module, decs[0].decorator)
+            if _descriptor(outer):
+                # @lru_cache over @staticmethod wraps the descriptor: calls through an instance break
+                raise MatchFailure(
+                    f"{op.function}'s outermost decorator @{outer} makes it a descriptor; "
+                    f"@{op.decorator} above it would wrap the descriptor, not the function",
+                    "say `position: bottom` to decorate the function itself",
+                )
         return [new, *decs] if op.position == "top" else [*decs, new]
 
     return change
+
+
+_DESCRIPTORS = frozenset(
+    {"staticmethod", "classmethod", "property", "cached_property", "abstractproperty", "setter", "getter", "deleter"}
+)
+
+
+def _dotted(expr: str) -> str:
+    """The decorator's name without its call: `torch.inference_mode` for `torch.inference_mode()`."""
+    return "".join(expr.split("(")[0].split())
+
+
+def _descriptor(expr: str) -> bool:
+    """`@staticmethod`, `@classmethod`, `@property`, `@functools.cached_property`, `@x.setter`, ..."""
+    return expr.split("(")[0].strip().split(".")[-1].strip() in _DESCRIPTORS
 
 
 def _remove(
@@ -162,6 +187,16 @@ def _remove(
                 if there
                 else "it is not there"
             )
+            near = [
+                code_of(module, d.decorator)
+                for d in decs
+                if _dotted(code_of(module, d.decorator)) == _dotted(op.decorator)
+            ]
+            if not there and near and failure is NotFound:
+                raise NearMiss(
+                    f"{op.function}: no {where} decorator @{op.decorator}; it has @{near[0]}",
+                    f"fix `decorator`: write `decorator: {near[0]}` (the decorator as the code writes it)",
+                )
             raise failure(f"{op.function}: no {where} decorator @{op.decorator}; {detail}")
         return decs[:at] + decs[at + 1 :]
 
@@ -175,7 +210,12 @@ def _swap(
         hits = [i for i, d in enumerate(decs) if _is(module, d, old)]
         if len(hits) != 1:
             shown = ", ".join("@" + code_of(module, d.decorator) for d in decs) or "none"
-            raise failure(f"{op.function}: {len(hits)} decorators equal @{old} (it has: {shown})")
+            message = f"{op.function}: {len(hits)} decorators equal @{old} (it has: {shown})"
+            near = [code_of(module, d.decorator) for d in decs if _dotted(code_of(module, d.decorator)) == _dotted(old)]
+            if not hits and len(near) == 1 and failure is NotFound:
+                # `torch.inference_mode` for the code's `torch.inference_mode()`: a typo, not another version
+                raise NearMiss(message, f"fix `find`: write `find: {near[0]}` (the decorator as the code writes it)")
+            raise failure(message)
         d = decs[hits[0]]
         merged = merge(
             d.decorator, cst.parse_expression(expression_text(old)), cst.parse_expression(expression_text(new))

@@ -358,12 +358,40 @@ def _find_class(src: Source, qualname: str) -> _Class:
 
 
 def _class_binds(node: ast.ClassDef) -> dict[str, int]:
-    """The names the class body binds (methods, nested classes, attributes), with their first line."""
+    """The names the class body binds (methods, nested classes, attributes, the names its
+    `__slots__` lists: a class attribute of such a name makes creating the class fail), with
+    their first line. A `__slots__` radpatch cannot read binds every name ("*")."""
     out: dict[str, int] = {}
     for stmt in node.body:
         for name in bound_names(stmt):
             out.setdefault(name, stmt.lineno)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and "__slots__" in bound_names(stmt):
+            value = stmt.value
+            items = value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else [value]
+            for item in items:
+                readable = isinstance(item, ast.Constant) and isinstance(item.value, str)
+                out.setdefault(item.value if readable else "*", stmt.lineno)  # type: ignore[union-attr]
     return out
+
+
+_ENUMS = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
+
+
+def _special_class(node: ast.ClassDef, qualname: str, name: str, item: ast.stmt) -> str | None:
+    """Why a payload constant cannot go into this class as a plain attribute: an annotated one
+    becomes a field of a dataclass/NamedTuple/TypedDict/pydantic model (any decorated class or
+    class with bases may be one), a plain one a member of an Enum."""
+    bases = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
+    decorators = [ast.unparse(d) for d in node.decorator_list]
+    made_by = ", ".join([*(f"@{d}" for d in decorators), *(f"base {b}" for b in bases if b != "object")])
+    if isinstance(item, ast.AnnAssign) and made_by:
+        return (
+            f"the payload's {name!r} is annotated, and class {qualname!r} ({made_by}) may make an annotated "
+            f"attribute a field (dataclass, NamedTuple, TypedDict, pydantic)"
+        )
+    if isinstance(item, ast.Assign) and any(b.split(".")[-1].split("[")[0] in _ENUMS for b in bases):
+        return f"class {qualname!r} is an enum ({made_by}): the payload's {name!r} would become a member"
+    return None
 
 
 def _member(c: _Class, qualname: str, name: str) -> int:
@@ -401,8 +429,18 @@ def _class_target(src: Source, op: InsertDefinitions) -> tuple[_Class, str, int 
 
 
 def _indented(text: str, indent: str, nl: str) -> str:
+    """`text` indented into a class body, except the lines that begin inside a multi-line string
+    (indenting them would change the string's value, and the inverse would not find the payload)."""
     lines = Source.parse_lines(text)
-    return "".join(indent + ln if ln.strip() else ln for ln in lines).replace("\n", nl)
+    inside = {
+        k
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, (ast.Constant, ast.JoinedStr)) and n.end_lineno is not None
+        for k in range(n.lineno, n.end_lineno)  # 0-based: the lines after the string's first
+    }
+    return "".join(indent + ln if ln.strip() and k not in inside else ln for k, ln in enumerate(lines)).replace(
+        "\n", nl
+    )
 
 
 def _class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
@@ -410,11 +448,20 @@ def _class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
     body = c.node.body
     binds = _class_binds(c.node)
     for name in op.names:
-        if name in binds:
+        if name in binds or "*" in binds:
+            line = binds.get(name, binds.get("*", 0))
             raise Clash(
-                f"class {qualname!r} already binds {name!r} (line {_abs(src, c, binds[name]) + 1}); "
+                f"class {qualname!r} already binds {name!r} (line {_abs(src, c, line) + 1}"
+                f"{'' if name in binds else ', a __slots__ radpatch cannot read'}); "
                 f"the payload's {name!r} would shadow it",
                 "rename it in the payload (e.g. a `_yourpatch_` prefix), or replace the class's own definition",
+            )
+        why = _special_class(c.node, qualname, name, ast.parse(p.items[name][0]).body[0])
+        if why is not None:
+            raise MatchFailure(
+                why,
+                "write it as a method, or set the attribute after the class with a module-level statement "
+                "(an insert_after of the class)",
             )
     _class_reads_defined(src, op, p, c, qualname, body[: len(body) if k is None else k + (op.where == "after")])
     nl = src.newline

@@ -94,11 +94,31 @@ def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tupl
     return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.where == "after" else i
 
 
+def _blank_lead(block: tuple[cst.CSTNode, ...], body: list[cst.BaseStatement], i: int) -> int:
+    """How many blank lines above the module-level anchor body[i] go above the new code: its
+    leading blank lines, when the statement before it is a def or class (else 0)."""
+    if not isinstance(block[-1], cst.Module) or i == 0 or i >= len(body):
+        return 0
+    if not isinstance(body[i - 1], (cst.FunctionDef, cst.ClassDef)):
+        return 0
+    lead = list(getattr(body[i], "leading_lines", ()))
+    return next((k for k, e in enumerate(lead) if e.comment is not None), len(lead))
+
+
 def _forward(src: Source, op: InsertStatements) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         block, i = _anchor(module, op, offset)
         body = list(block_body(block[-1]))
-        body[i:i] = parse_statements(op.code)
+        new = parse_statements(op.code)
+        blank = _blank_lead(block, body, i) if op.where == "before" else 0
+        if blank:
+            # at module level the blank lines above the anchor stay above the new code (PEP 8's two
+            # after a def), instead of gluing it to the end of the statement before
+            anchor = body[i]
+            lead = list(anchor.leading_lines)  # type: ignore[attr-defined]
+            new[0] = new[0].with_changes(leading_lines=[*lead[:blank], *new[0].leading_lines])  # type: ignore[attr-defined]
+            body[i] = anchor.with_changes(leading_lines=lead[blank:])
+        body[i:i] = new
         return with_body(block, body)
 
     return in_scope(src, op.scope, edit)
@@ -114,6 +134,13 @@ def _inverse(src: Source, op: InsertStatements) -> Source:
         keys = [stmt_key(code_of(module, s)) for s in got]
         if keys != [stmt_key(code_of(module, s)) for s in parse_statements(op.code)]:
             raise NotUndoable(f"the inserted statements are not {op.where} `find` in {op.scope}")
+        if op.where == "before" and start >= 0 and isinstance(block[-1], cst.Module) and start + n < len(body):
+            own = len(parse_statements(op.code)[0].leading_lines)  # type: ignore[attr-defined]
+            lead = list(got[0].leading_lines)  # type: ignore[attr-defined]
+            moved = lead[: len(lead) - own]
+            if moved and all(e.comment is None for e in moved):  # the blank lines forward moved above the code
+                anchor = body[start + n]
+                body[start + n] = anchor.with_changes(leading_lines=[*moved, *anchor.leading_lines])  # type: ignore[attr-defined]
         del body[start : start + n]
         return with_body(block, body)
 

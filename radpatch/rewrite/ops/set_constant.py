@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -63,6 +64,27 @@ def _value(node: ast.stmt) -> ast.expr:
     return node.value
 
 
+def _global_lines(src: Source, name: str) -> list[int]:
+    """The lines of `global name` declarations in the module's functions: each binds the
+    module's `name` when the function runs (an `init()` called at import, or later)."""
+    if not re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", src.text):
+        return []
+    try:
+        tree = ast.parse(src.text)
+    except (SyntaxError, ValueError):
+        return [1]  # newer syntax than radpatch's Python: the text has such a declaration somewhere
+    return sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Global) and name in n.names)
+
+
+def _refuse_global(src: Source, name: str) -> None:
+    lines = _global_lines(src, name)
+    if lines:
+        raise Clash(
+            f"a function of the module declares `global {name}` (line {lines[0]}) and binds it when it runs",
+            "radpatch cannot tell which value the module ends up with; change the code with a `replace` rewrite",
+        )
+
+
 def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[MatchFailure]) -> Source:
     hits = _assignments(src, op.name)
     if not hits:
@@ -98,6 +120,7 @@ def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[Matc
 
 
 def _forward(src: Source, op: SetConstant) -> Source:
+    _refuse_global(src, op.name)
     if op.from_ is not None:
         return _change(src, op, op.from_, op.value, NotFound)
     bound = [i for i, t in enumerate(src.tops) if op.name in t.binds]

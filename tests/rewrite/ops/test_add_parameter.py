@@ -178,3 +178,64 @@ def test_add_parameter_ambiguous_function() -> None:
 )
 def test_same_add_parameter_matches_any_layout(before: str, after: str) -> None:
     check(before, param(), after)
+
+
+def test_add_parameter_refuses_a_function_with_star_kwargs() -> None:
+    # `def f(a, cfg=None, **kw)` would make an existing call f(1, cfg=2) bind cfg instead of kw
+    for signature in ("a, **kw", "a, *, k=1, **kw", "**kw"):
+        message = refusal(f"def f({signature}):\n    return kw\n", param())
+        assert "takes **kw" in message and "change how existing calls bind" in message, signature
+
+
+@pytest.mark.parametrize(
+    ("source", "where"),
+    [
+        ("cfg = 1\n\n\ndef f(a):\n    return a + cfg\n", "the module"),
+        ("import cfg\n\n\ndef f(a):\n    return cfg.x\n", "the module"),
+        ("def cfg():\n    pass\n\n\ndef f(a):\n    return cfg()\n", "the module"),
+        (
+            "try:\n    import ujson as cfg\nexcept ImportError:\n    cfg = None\n\n\ndef f(a):\n    return cfg\n",
+            "the module",
+        ),
+        ("def f(a):\n    def g():\n        return cfg\n    return g()\n\n\ncfg = 2\n", "the module"),
+        ("def f(a):\n    return [cfg for _ in a]\n\n\ncfg = 2\n", "the module"),
+        ("def outer():\n    cfg = 1\n\n    def f(a):\n        return cfg\n    return f\n", "an enclosing function"),
+        ("def init():\n    global cfg\n    cfg = 3\n\n\ndef f(a):\n    return cfg\n", "the module"),
+        ("class C:\n    def f(self):\n        return cfg\n\n\ncfg = 1\n", "the module"),
+    ],
+    ids=[
+        "constant",
+        "import",
+        "def",
+        "try-import",
+        "closure-read",
+        "comprehension",
+        "enclosing",
+        "global-decl",
+        "method",
+    ],
+)
+def test_add_parameter_refuses_a_name_the_body_reads_from_outside(source: str, where: str) -> None:
+    function = "outer.f" if source.startswith("def outer") else "C.f" if source.startswith("class") else "f"
+    message = refusal(source, param(function))
+    assert f"reads 'cfg' from {where}" in message, message
+
+
+def test_add_parameter_refuses_a_builtin_the_body_reads() -> None:
+    message = refusal("def f(a):\n    return len(a)\n", param(name="len"))
+    assert "reads 'len' from the builtins" in message
+
+
+def test_add_parameter_allows_a_name_the_body_binds_or_a_new_use() -> None:
+    # the function's own local, a nested function's own local, and an undefined name the patch uses
+    check("def f(a):\n    cfg = a\n    return cfg\n", param(), "def f(a, cfg=None):\n    cfg = a\n    return cfg\n")
+    check(
+        "cfg = 1\n\n\ndef f(a):\n    def g(cfg):\n        return cfg\n    return g(a)\n",
+        param(),
+        "cfg = 1\n\n\ndef f(a, cfg=None):\n    def g(cfg):\n        return cfg\n    return g(a)\n",
+    )
+    check(
+        "def f(a):\n    return a\n\n\ncfg = 1\n\n\ndef g():\n    return cfg\n",
+        param(),
+        "def f(a, cfg=None):\n    return a\n\n\ncfg = 1\n\n\ndef g():\n    return cfg\n",
+    )

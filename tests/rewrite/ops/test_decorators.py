@@ -6,6 +6,8 @@ tests/lib/rewrites.py's check compares whole modules and proves the structural i
 
 from __future__ import annotations
 
+import pytest
+
 from radpatch.rewrite.ops.decorators import AddDecorator, RemoveDecorator, ReplaceDecorator
 from tests.lib.rewrites import check, refuse
 
@@ -38,7 +40,7 @@ def test_add_decorator_outermost_and_innermost() -> None:
         """,
     )
     check(
-        DECORATED,
+        DECORATED.replace("@property", "@functools.wraps(len)"),
         AddDecorator("C.size", "functools.cache"),
         """\
         import functools
@@ -47,7 +49,7 @@ def test_add_decorator_outermost_and_innermost() -> None:
         class C:
             # the method's comment
             @functools.cache
-            @property
+            @functools.wraps(len)
             def size(self):
                 return 1
         """,
@@ -106,3 +108,18 @@ def test_replace_decorator_keeps_the_rest_of_the_call() -> None:
 def test_a_misspelt_decorated_function_hints_at_the_name() -> None:
     err = refuse("def run():\n    return 1\n", AddDecorator("rnu", "staticmethod"))
     assert "`function:`" in err.hint
+
+
+@pytest.mark.parametrize(
+    "descriptor",
+    ["staticmethod", "classmethod", "property", "functools.cached_property", "size.setter", "abc.abstractproperty"],
+)
+def test_add_decorator_on_top_of_a_descriptor_is_refused_with_the_bottom_hint(descriptor: str) -> None:
+    # @functools.cache over @staticmethod wraps the descriptor: C().size() would pass self
+    exc = refuse(DECORATED.replace("@property", f"@{descriptor}"), AddDecorator("C.size", "functools.cache"))
+    assert f"outermost decorator @{descriptor} makes it a descriptor" in exc.message and "position: bottom" in exc.hint
+    check(
+        DECORATED.replace("@property", f"@{descriptor}"),
+        AddDecorator("C.size", "functools.cache", "bottom"),
+        DECORATED.replace("@property", f"@{descriptor}\n        @functools.cache"),
+    )

@@ -101,3 +101,50 @@ def test_real_core_part_of_has_works_or_chain(version: str) -> None:
     (line,) = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.BoolOp) and ast.unparse(n) == chain]
     assert f"is part of `{chain}` (line {line})" in exc.message
     assert "version range" not in exc.hint
+
+
+CLASS = """\
+from typing import ClassVar
+
+
+class Model:
+    is_3d_moe_weight: ClassVar[bool] = True
+    packed_modules_mapping: dict[str, list[str]] = {"qkv_proj": ["q_proj", "k_proj", "v_proj"], "gate": ["up"]}
+    retries = 3
+
+    def f(self):
+        self.count += 1
+        return self.count
+"""
+
+
+@pytest.mark.parametrize(
+    ("scope", "find", "code"),
+    [
+        ("Model", "is_3d_moe_weight = True", "is_3d_moe_weight: ClassVar[bool] = True"),
+        ("Model", "packed_modules_mapping = {}", "packed_modules_mapping: dict[str, list[str]] = {"),
+        ("Model", "retries: int = 5", "retries = 3"),
+        ("Model.f", "self.count = self.count + 1", "self.count += 1"),
+    ],
+    ids=["missing-annotation", "other-value", "extra-annotation", "augmented"],
+)
+def test_an_assignment_to_the_same_target_is_shown_and_the_hint_says_fix_find(scope: str, find: str, code: str) -> None:
+    exc = refusal(CLASS, Replace(scope, find, "x = 1"))
+    assert f"the code assigns the same target at line {line_of(code, CLASS)}" in exc.message, exc.message
+    assert code in exc.message and "fix `find`" in exc.hint and "version" not in exc.hint
+
+
+def test_a_decorator_without_its_call_is_shown_and_the_hint_says_what_to_write() -> None:
+    from radpatch.rewrite.ops.decorators import RemoveDecorator, ReplaceDecorator
+
+    source = "import torch\n\n\nclass W:\n    @torch.inference_mode()\n    def run(self):\n        return 1\n"
+    for op in (
+        ReplaceDecorator("W.run", "torch.inference_mode", "torch.no_grad()"),
+        RemoveDecorator("W.run", "torch.inference_mode"),
+    ):
+        rw = Rewrite("r", "mod", None, op, "reg.yaml:1")
+        patch = Patch("t", "t", "t", "toypkg", SpecifierSet(""), None, (), (), (rw,), Path("t.yaml"), "0")
+        with pytest.raises(RefusedError) as info:
+            runner.forward(patch, patch.rewrites, source.encode(), "mod.py")
+        assert "torch.inference_mode()" in info.value.hint and "fix `" in info.value.hint, info.value.hint
+        assert "version" not in info.value.hint

@@ -255,3 +255,61 @@ def test_the_loader_reads_into_and_dotted_anchors_and_refuses_module(tmp_path: P
     with pytest.raises(RegistryError) as info:
         load_patch(f)
     assert any("not `<module>`" in p for p in info.value.problems)
+
+
+def _refused(src: str, payload_bytes: bytes, name: str, anchor: str = "P") -> str:
+    patch = patch_of(InsertDefinitions(Path("payload.py"), payload_bytes, (name,), anchor, "into"))
+    with pytest.raises(RefusedError) as info:
+        runner.forward(patch, patch.rewrites, src.encode(), "mod.py")
+    return info.value.message
+
+
+@pytest.mark.parametrize(
+    ("slots", "name"),
+    [('("cache",)', "cache"), ('["a", "cache"]', "cache"), ('"cache"', "cache"), ("tuple(NAMES)", "other")],
+    ids=["tuple", "list", "one-string", "unreadable"],
+)
+def test_a_name_in_the_class_slots_is_a_class_binding(slots: str, name: str) -> None:
+    # `cache = None` in a class whose __slots__ lists cache: creating the class raises ValueError
+    src = f"NAMES = ()\n\n\nclass P:\n    __slots__ = {slots}\n\n    def f(self):\n        return 1\n"
+    for item in (f"{name} = None\n", f"def {name}(self):\n    return 1\n"):
+        message = _refused(src, item.encode(), name)
+        assert f"class 'P' already binds {name!r} (line 5" in message, message
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "import typing\n\n\nclass P(typing.NamedTuple):\n",
+        "import dataclasses\n\n\n@dataclasses.dataclass\nclass P:\n",
+        "from typing import TypedDict\n\n\nclass P(TypedDict):\n",
+        "class Base:\n    pass\n\n\nclass P(Base):\n",
+    ],
+    ids=["namedtuple", "dataclass", "typeddict", "any-base"],
+)
+def test_an_annotated_payload_constant_is_refused_in_a_class_that_may_make_it_a_field(header: str) -> None:
+    src = header + "    x: int\n"
+    message = _refused(src, b"_rp_extra: int = 0\n", "_rp_extra")
+    assert "the payload's '_rp_extra' is annotated" in message and "field" in message, message
+    # the plain (unannotated) constant and a method go in
+    for item, name in ((b"_rp_extra = 0\n", "_rp_extra"), (b"def _rp_m(self):\n    return 1\n", "_rp_m")):
+        after = apply(src, InsertDefinitions(Path("payload.py"), item, (name,), "P", "into"))
+        assert name in body_names(after, "P")
+
+
+def test_a_plain_payload_constant_is_refused_in_an_enum() -> None:
+    src = "import enum\n\n\nclass P(enum.Enum):\n    A = 1\n"
+    assert "is an enum" in _refused(src, b"_RP_B = 2\n", "_RP_B")
+
+
+def test_a_payload_method_with_a_multi_line_string_keeps_the_string_and_undoes() -> None:
+    # indenting the lines inside a docstring or a triple-quoted value would change it (and the undo)
+    item = b'def _rp_help(self):\n    """First line.\n\n    More.\n"""\n    return """a\nb\n  c"""\n'
+    after = apply(TARGET, InsertDefinitions(Path("payload.py"), item, ("_rp_help",), "Engine", "into"))
+    ns: dict[str, object] = {}
+    exec(compile(ast.parse(item), "payload", "exec"), ns)  # the payload's own function
+    tree = ast.parse(after)
+    engine = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
+    method = next(n for n in engine.body if isinstance(n, ast.FunctionDef) and n.name == "_rp_help")
+    assert ast.get_docstring(method, clean=False) == ns["_rp_help"].__doc__  # type: ignore[attr-defined]
+    assert '    return """a\nb\n  c"""\n' in after

@@ -193,3 +193,35 @@ def test_insert_before_a_find_typed_with_a_semicolon() -> None:
         InsertStatements("f", "a = 1; b = 2", "c = 3", "before"),
         "def f(x):\n    c = 3\n    a = 1\n    b = 2\n    return a + b\n",
     )
+
+
+def test_insert_before_a_module_statement_after_a_def_keeps_the_blank_lines_above_the_new_code() -> None:
+    # the study's reasoning-parser registration: the new line is not glued to the def's body
+    check(
+        """\
+        TABLE = {}
+
+
+        def register():
+            return TABLE
+
+
+        # register them
+        register()
+        """,
+        InsertStatements("<module>", "register()", 'TABLE["x"] = 1', "before"),
+        """\
+        TABLE = {}
+
+
+        def register():
+            return TABLE
+
+
+        TABLE["x"] = 1
+        # register them
+        register()
+        """,
+    )
+    # not after a def: unchanged, the blank lines stay with the statement `find` names
+    check("X = 1\n\nY = 2\n", InsertStatements("<module>", "Y = 2", "Z = 3", "before"), "X = 1\nZ = 3\n\nY = 2\n")

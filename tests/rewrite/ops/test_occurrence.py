@@ -9,6 +9,7 @@ undone by runner.backward byte for byte; counts come from `ast` on the source, n
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import textwrap
 from pathlib import Path
@@ -116,6 +117,35 @@ def test_a_count_backward_could_not_reproduce_is_refused_before_anything_is_writ
     assert "move this rewrite above" in exc.hint
     after = apply(SRC, tagged(2), Replace("f", "x > 0", "x > 1", occurrence=1))  # the order the hint gives
     assert messages(after)[ASSERT_LINES[1]] == "occurrence 2"
+
+
+def _orders() -> list[tuple[int, ...]]:
+    """Every order of every subset of the three occurrences with two or more members."""
+    subsets = [c for k in (2, 3) for c in itertools.combinations((1, 2, 3), k)]
+    return [order for c in subsets for order in itertools.permutations(c)]
+
+
+@pytest.mark.parametrize("order", _orders(), ids=str)
+def test_the_same_edit_at_several_occurrences_applies_and_undoes_in_any_order(order: tuple[int, ...]) -> None:
+    """`occurrence: 1` and `occurrence: 2` with one `with` (the study's kv-transfer fix): the undo
+    takes the results by position order; apply() checks the undo is byte for byte."""
+    same = [Replace("f", "assert x > 0", "assert x > 0, 'same'", occurrence=n) for n in order]
+    after = apply(SRC, *same)
+    want = {line: ("same" if i + 1 in order else None) for i, line in enumerate(ASSERT_LINES)}
+    assert messages(after) == want
+    keyword = [SetKeyword("f", "threading.Thread", "daemon", "True", "False", occurrence=n) for n in order if n < 3]
+    if len(keyword) == 2:
+        assert apply(SRC, *keyword).count("daemon=False") == 2
+
+
+def test_the_same_edit_next_to_a_result_already_in_the_code_is_refused() -> None:
+    # a third `assert x > 0, 'same'` in the installed file between them: which result is whose is unknown
+    src = SRC.replace("    for _ in range(2):", "    assert x > 0, 'same'\n    for _ in range(2):")
+    same = [Replace("f", "assert x > 0", "assert x > 0, 'same'", occurrence=n) for n in (1, 2)]
+    patch = patch_of(*same)
+    with pytest.raises(RefusedError) as info:
+        plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), src.encode())
+    assert "cannot undo" in info.value.message
 
 
 # --- occurrence: all ---------------------------------------------------------------------------

@@ -146,7 +146,8 @@ FACTORIES: dict[str, Callable[[], st.SearchStrategy[Operation]]] = {
 
 
 def test_every_operation_has_a_generator() -> None:
-    assert set(FACTORIES) == set(OPERATIONS)
+    # create_module writes a file the install lacks, not code of a module (tests/engine/test_create_module.py)
+    assert set(FACTORIES) == set(OPERATIONS) - {"create_module"}
 
 
 def _applies_and_undoes(source: bytes, op: Operation) -> bool:

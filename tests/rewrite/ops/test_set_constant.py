@@ -67,3 +67,40 @@ def test_a_new_constant_from_an_upstream_constant_is_defined_after_it_in_real_co
     after = plan.plan(patch, patch.rewrites, "m", Path("core.py"), data).after.decode()
     assert after.index("RADIANCE_HANDSHAKE_MS = ") > after.index("HANDSHAKE_TIMEOUT_MINS = 5")
     assert runner.backward(patch, patch.rewrites, after.encode(), "core.py") == data
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "if cond:\n    LIMIT = 8\n",
+        "with cm() as LIMIT:\n    pass\n",
+        "if (LIMIT := 9):\n    pass\n",
+        "class LIMIT:\n    pass\n",
+        "def LIMIT():\n    pass\n",
+        "for LIMIT in range(3):\n    pass\n",
+        "try:\n    pass\nexcept Exception as LIMIT:\n    pass\n",
+        "try:\n    from x import LIMIT\nexcept ImportError:\n    pass\n",
+    ],
+    ids=["if", "with-as", "walrus", "class", "def", "for", "except-as", "try-import"],
+)
+def test_set_constant_refuses_a_name_a_later_statement_rebinds(later: str) -> None:
+    # `LIMIT = 4` then a compound statement binding LIMIT: the module's LIMIT is not the one set
+    source = f"LIMIT = 4\n{later}"
+    assert "binds LIMIT 2 times" in refuse(source, SetConstant("LIMIT", "16", "4")).message
+    assert "already binds LIMIT" in refuse(later, SetConstant("LIMIT", "16")).message
+
+
+@pytest.mark.parametrize("with_from", [True, False], ids=["from", "new"])
+@pytest.mark.parametrize(
+    "binder",
+    [
+        "def init():\n    global LIMIT\n    LIMIT = 4\n\n\ninit()\n",
+        "class C:\n    def setup(self):\n        global LIMIT, OTHER\n        LIMIT = 4\n",
+        "def outer():\n    def inner():\n        global LIMIT\n        LIMIT += 1\n",
+    ],
+    ids=["function", "method", "nested"],
+)
+def test_set_constant_refuses_a_name_a_function_declares_global(binder: str, with_from: bool) -> None:
+    source = ("LIMIT = 4\n\n\n" if with_from else "import os\n\n\n") + binder
+    exc = refuse(source, SetConstant("LIMIT", "16", "4" if with_from else None))
+    assert "declares `global LIMIT` (line" in exc.message and "replace" in exc.hint, exc.message
