@@ -19,6 +19,12 @@ the same way). Only a failure the patched module alone has is a refusal; a failu
 says nothing about the patch, so it is reported as inconclusive, with the pristine import's error,
 and does not refuse. The pristine import runs only when the patched one fails.
 
+What the served module is seen as: its code object comes from the planned bytes, and so does its
+source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
+traceback); `site` runs only once the finder is in place (`-S`, then site.main()), so a .pth or
+sitecustomize that imports the package at interpreter start imports the served bytes, not the
+file on disk. A module that opens its own `__file__` still reads the disk (a documented limit).
+
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
 and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
 time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
@@ -90,10 +96,26 @@ class _Finder:
         return importlib.util.spec_from_file_location(
             name, where, loader=_Loader(name, where), submodule_search_locations=package)
 
+# What asks for a served file's source (inspect.getsource, tracebacks: linecache) gets the served
+# text, not the file on disk; mtime None keeps linecache.checkcache from dropping it.
+import linecache
+for _path, _data in files.items():
+    try:
+        _lines = importlib.util.decode_source(_data).splitlines(True)
+    except Exception:
+        continue
+    linecache.cache[_path] = (len(_data), None, _lines, _path)
+
 sys.meta_path.insert(0, _Finder)
-out = {"radpatch": 1, "ok": True, "error": "", "where": None}
+# site runs only now (-S): a .pth or sitecustomize that imports the package gets the served bytes.
+import site
+site.main()
+out = {"radpatch": 1, "ok": True, "error": "", "where": None, "preloaded": None}
 try:
     importlib.import_module(req["import"])
+    _spec = getattr(sys.modules.get(req["import"]), "__spec__", None)
+    if getattr(_spec, "origin", None) in files and not isinstance(getattr(_spec, "loader", None), _Loader):
+        out["preloaded"] = _spec.origin  # loaded from disk before the finder was in place: not what was served
 except BaseException as exc:
     out["ok"] = False
     out["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()[:500]
@@ -126,6 +148,7 @@ class Attempt:
     error: str = ""  # the exception's last line, or why there is no answer
     where: str = ""  # "module line N": the innermost frame in a changed file, when there is one
     timed_out: bool = False
+    preloaded: bool = False  # the module came from its file on disk, not the served bytes: says nothing
 
     @property
     def described(self) -> str:
@@ -198,6 +221,10 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
             who.append(name)
     for module, who in by_module.items():
         after = _attempt(env.executable, patched, module, timeout)
+        if after.preloaded:
+            why = "the interpreter had already imported it from its file on disk, so the patched bytes were not run"
+            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            continue
         if after.ok:
             yield Verdict(module, tuple(who), Result.OK)
             continue
@@ -247,7 +274,7 @@ def _attempt(executable: str, served: _Served, module: str, timeout: float) -> A
     with tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd, tempfile.TemporaryFile() as err:
         try:
             proc = subprocess.Popen(
-                [executable, "-I", "-B", "-c", _SCRIPT],
+                [executable, "-I", "-S", "-B", "-c", _SCRIPT],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=err,
@@ -289,7 +316,8 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
     if isinstance(answer, dict) and answer.get("radpatch") == 1:
         where = answer.get("where")
         at = f"{modules.get(str(where[0]), where[0])} line {where[1]}" if isinstance(where, list) and where else ""
-        return Attempt(answer.get("ok") is True, str(answer.get("error", "")), at)
+        ok, error = answer.get("ok") is True, str(answer.get("error", ""))
+        return Attempt(ok, error, at, preloaded=bool(answer.get("preloaded")))
     last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
     how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
     return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})")
