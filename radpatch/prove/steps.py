@@ -58,6 +58,12 @@ MISSING_MODULE_HINT = (
     "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
     "or declare a `versions:` variant for the targets that lack it"
 )
+SHADOW_BUILTIN_HINT = (
+    "rename the new name (a `_rp_` prefix, say): the module's own code would call it in place of the builtin"
+)
+METHOD_ONLY_HINT = (
+    "keep zero-argument super() in the method's own body, or name the class and instance: super(ClassName, self)"
+)
 COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
 PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
 UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
@@ -125,7 +131,7 @@ def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
         if text is not None:
             remember(text, tree)  # the rewrites' own index of this text: no second parse
         try:
-            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree, None, module))
+            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree, None, module, facts=True))
         except (RecursionError, MemoryError):
             found = None
         try:
@@ -224,10 +230,22 @@ def names_refusal(
     if not new:
         return None
     kinds = {p.kind for p in new}
-    what = "would fail to import" if kinds <= {names.MISSING_MODULE, names.SELF_IMPORT} else "would use undefined names"
+    what = (
+        "would fail to import"
+        if kinds <= {names.MISSING_MODULE, names.SELF_IMPORT}
+        else "would take over a builtin"
+        if kinds == {names.SHADOWS_BUILTIN}
+        else "would call super() where it fails"
+        if kinds == {names.METHOD_ONLY}
+        else "would use undefined names"
+    )
     why = f"the patched {where} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
     hint = (
-        SELF_IMPORT_HINT
+        SHADOW_BUILTIN_HINT
+        if names.SHADOWS_BUILTIN in kinds
+        else METHOD_ONLY_HINT
+        if names.METHOD_ONLY in kinds
+        else SELF_IMPORT_HINT
         if names.SELF_IMPORT in kinds
         else MISSING_MODULE_HINT
         if names.MISSING_MODULE in kinds
