@@ -19,6 +19,8 @@ A patch must not add to this set. `problems(source)` follows Python's own rules:
 - self-imports: a module importing from itself while it is imported (given its dotted name);
 - the target's standard library (missing_modules): a new unguarded import of a module
   radpatch's standard library has and the target's lacks, not found on the target's path;
+- the target's import path (missing_imports): a new unguarded import of a module not found there,
+  of a submodule that is not there, or of a name a parsed module does not bind;
 - a star import can provide any public name from its position on, nothing else; `globals()`
   (as in `globals().update(...)`) any name;
 - a new module-level binding of a builtin the original reads (`def filter`, `len = 5`): the
@@ -35,7 +37,7 @@ The package, by what each module does: `problem` (the Problem record, its kinds,
 is judged for, which problems are new), `scopes` (pass 1: scopes and their bindings),
 `flow` (binding flow), `resolve` (resolving a read), `expressions` and `walk` (pass 2),
 `typing_only` (`if TYPE_CHECKING:` names), `update_only` (`global x; x += 1`), `self_imports`,
-`target_stdlib` (the target's standard library).
+`target_stdlib` (the target's standard library), `imports` (the target's import path).
 
 It only needs the standard library and imports itself only relatively: radpatch runs it inside
 the target interpreter when that one's grammar differs from radpatch's own (see
@@ -47,6 +49,7 @@ from __future__ import annotations
 import ast
 import gc
 
+from .imports import Lookup, missing_imports, path_lookup
 from .problem import (
     CLASS_ATTRIBUTE,
     DELETED,
@@ -54,6 +57,7 @@ from .problem import (
     LATER,
     METHOD_ONLY,
     MISSING_MODULE,
+    MISSING_NAME,
     PER_USE,
     SELF_IMPORT,
     SHADOWS_BUILTIN,
@@ -76,8 +80,10 @@ __all__ = [
     "DELETED",
     "FACTS",
     "LATER",
+    "Lookup",
     "METHOD_ONLY",
     "MISSING_MODULE",
+    "MISSING_NAME",
     "PER_USE",
     "SELF_IMPORT",
     "SHADOWS_BUILTIN",
@@ -89,9 +95,11 @@ __all__ = [
     "current_runtime",
     "imported_modules",
     "introduced",
+    "missing_imports",
     "missing_modules",
     "module_of",
     "new_problems",
+    "path_lookup",
     "problems",
     "problems_in",
     "self_import",

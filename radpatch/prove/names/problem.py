@@ -16,6 +16,7 @@ UNBOUND = "unbound-local"
 TYPING_ONLY = "type-checking-only"
 SELF_IMPORT = "self-import"
 MISSING_MODULE = "missing-module"
+MISSING_NAME = "missing-name"
 CLASS_ATTRIBUTE = "class-attribute"
 DELETED = "deleted"
 SHADOWS_BUILTIN = "shadows-builtin"
@@ -71,6 +72,7 @@ class Problem:
                 "(a circular import: ImportError, or a half-initialised module)"
             ),
             MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
+            MISSING_NAME: f"is not in {self.detail}: it neither binds it nor has such a submodule (ImportError)",
             SHADOWS_BUILTIN: (
                 f"is a builtin the module's own code reads{self.detail}: a module-level binding of it takes "
                 "over those uses"
@@ -87,7 +89,7 @@ class Problem:
 
 # Kinds compared use by use: one more such use is a new failure, even where the original already
 # had one under the same name (a typing-only name on a new run-time path next to an old error path).
-PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, MISSING_MODULE, METHOD_ONLY})
+PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, MISSING_MODULE, MISSING_NAME, METHOD_ONLY})
 
 
 def shadowed_builtins(before: list[Problem], after: list[Problem]) -> list[Problem]:
