@@ -25,6 +25,9 @@ traceback); `site` runs only once the finder is in place (`-S`, then site.main()
 sitecustomize that imports the package at interpreter start imports the served bytes, not the
 file on disk. A module that opens its own `__file__` still reads the disk (a documented limit).
 
+Import cycles (cycles.py): when the patched module imports fine, each module of its package on an
+import cycle a new import of the patch closes is imported first too, in its own subprocess.
+
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
 and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
 time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
@@ -48,6 +51,7 @@ from enum import Enum
 from radpatch import faults
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.install.environment import PythonEnv
+from radpatch.prove.cycles import closed_cycles
 from radpatch.prove.plan import FileChange
 
 TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
@@ -226,7 +230,7 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
             continue
         if after.ok:
-            yield Verdict(module, tuple(who), Result.OK)
+            yield _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
             continue
         if after.timed_out:
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, f"the patched import {after.error}")
@@ -242,6 +246,40 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
             if after.described != before.described:
                 why += f"; once patched: {after.described}"
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+
+
+def _first_in_cycle(
+    executable: str,
+    planned: Sequence[tuple[str, FileChange]],
+    patched: _Served,
+    pristine: _Served,
+    module: str,
+    who: tuple[str, ...],
+    timeout: float,
+) -> Verdict:
+    """`module` imports once patched; so must each module of its package on an import cycle a new
+    import of the patch closes, imported first (each in its own subprocess, patched, then pristine
+    if that fails): `b` imports `a`, the patch makes `a` import from `b`, and `import b` fails."""
+    changes = [c for _, c in planned if import_name(c.module) == module]
+    if not changes:
+        return Verdict(module, who, Result.OK)
+    first, last = changes[0], changes[-1]
+    depth = len(first.module.split(".")) - 1
+    if first.path.name == "__init__.py" and not first.module.endswith(".__init__"):
+        depth += 1  # `pkg.sub` names pkg/sub/__init__.py
+    if len(first.path.parents) <= depth:
+        return Verdict(module, who, Result.OK)
+    root = first.path.parents[depth]
+    cycle = closed_cycles(root, module, first.before, last.after, patched.files)
+    for other in cycle:
+        after = _attempt(executable, patched, other, timeout)
+        if after.ok or after.timed_out:
+            continue
+        before = _attempt(executable, pristine, other, timeout)
+        if before.ok:
+            why = f"importing {other} first (it imports {module} back, a cycle the patch closes): {after.described}"
+            return Verdict(module, who, Result.REFUSED, why)
+    return Verdict(module, who, Result.OK)
 
 
 def _served(planned: Sequence[tuple[str, FileChange]]) -> tuple[_Served, _Served]:
