@@ -19,6 +19,15 @@ the same way). Only a failure the patched module alone has is a refusal; a failu
 says nothing about the patch, so it is reported as inconclusive, with the pristine import's error,
 and does not refuse. The pristine import runs only when the patched one fails.
 
+What the served module is seen as: its code object comes from the planned bytes, and so does its
+source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
+traceback); `site` runs only once the finder is in place (`-S`, then site.main()), so a .pth or
+sitecustomize that imports the package at interpreter start imports the served bytes, not the
+file on disk. A module that opens its own `__file__` still reads the disk (a documented limit).
+
+Import cycles (cycles.py): when the patched module imports fine, each module of its package on an
+import cycle a new import of the patch closes is imported first too, in its own subprocess.
+
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
 and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
 time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
@@ -42,6 +51,7 @@ from enum import Enum
 from radpatch import faults
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.install.environment import PythonEnv
+from radpatch.prove.cycles import closed_cycles
 from radpatch.prove.plan import FileChange
 
 TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
@@ -90,10 +100,26 @@ class _Finder:
         return importlib.util.spec_from_file_location(
             name, where, loader=_Loader(name, where), submodule_search_locations=package)
 
+# What asks for a served file's source (inspect.getsource, tracebacks: linecache) gets the served
+# text, not the file on disk; mtime None keeps linecache.checkcache from dropping it.
+import linecache
+for _path, _data in files.items():
+    try:
+        _lines = importlib.util.decode_source(_data).splitlines(True)
+    except Exception:
+        continue
+    linecache.cache[_path] = (len(_data), None, _lines, _path)
+
 sys.meta_path.insert(0, _Finder)
-out = {"radpatch": 1, "ok": True, "error": "", "where": None}
+# site runs only now (-S): a .pth or sitecustomize that imports the package gets the served bytes.
+import site
+site.main()
+out = {"radpatch": 1, "ok": True, "error": "", "where": None, "preloaded": None}
 try:
     importlib.import_module(req["import"])
+    _spec = getattr(sys.modules.get(req["import"]), "__spec__", None)
+    if getattr(_spec, "origin", None) in files and not isinstance(getattr(_spec, "loader", None), _Loader):
+        out["preloaded"] = _spec.origin  # loaded from disk before the finder was in place: not what was served
 except BaseException as exc:
     out["ok"] = False
     out["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()[:500]
@@ -126,6 +152,7 @@ class Attempt:
     error: str = ""  # the exception's last line, or why there is no answer
     where: str = ""  # "module line N": the innermost frame in a changed file, when there is one
     timed_out: bool = False
+    preloaded: bool = False  # the module came from its file on disk, not the served bytes: says nothing
 
     @property
     def described(self) -> str:
@@ -198,8 +225,12 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
             who.append(name)
     for module, who in by_module.items():
         after = _attempt(env.executable, patched, module, timeout)
+        if after.preloaded:
+            why = "the interpreter had already imported it from its file on disk, so the patched bytes were not run"
+            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            continue
         if after.ok:
-            yield Verdict(module, tuple(who), Result.OK)
+            yield _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
             continue
         if after.timed_out:
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, f"the patched import {after.error}")
@@ -215,6 +246,40 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
             if after.described != before.described:
                 why += f"; once patched: {after.described}"
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+
+
+def _first_in_cycle(
+    executable: str,
+    planned: Sequence[tuple[str, FileChange]],
+    patched: _Served,
+    pristine: _Served,
+    module: str,
+    who: tuple[str, ...],
+    timeout: float,
+) -> Verdict:
+    """`module` imports once patched; so must each module of its package on an import cycle a new
+    import of the patch closes, imported first (each in its own subprocess, patched, then pristine
+    if that fails): `b` imports `a`, the patch makes `a` import from `b`, and `import b` fails."""
+    changes = [c for _, c in planned if import_name(c.module) == module]
+    if not changes:
+        return Verdict(module, who, Result.OK)
+    first, last = changes[0], changes[-1]
+    depth = len(first.module.split(".")) - 1
+    if first.path.name == "__init__.py" and not first.module.endswith(".__init__"):
+        depth += 1  # `pkg.sub` names pkg/sub/__init__.py
+    if len(first.path.parents) <= depth:
+        return Verdict(module, who, Result.OK)
+    root = first.path.parents[depth]
+    cycle = closed_cycles(root, module, first.before, last.after, patched.files)
+    for other in cycle:
+        after = _attempt(executable, patched, other, timeout)
+        if after.ok or after.timed_out:
+            continue
+        before = _attempt(executable, pristine, other, timeout)
+        if before.ok:
+            why = f"importing {other} first (it imports {module} back, a cycle the patch closes): {after.described}"
+            return Verdict(module, who, Result.REFUSED, why)
+    return Verdict(module, who, Result.OK)
 
 
 def _served(planned: Sequence[tuple[str, FileChange]]) -> tuple[_Served, _Served]:
@@ -247,7 +312,7 @@ def _attempt(executable: str, served: _Served, module: str, timeout: float) -> A
     with tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd, tempfile.TemporaryFile() as err:
         try:
             proc = subprocess.Popen(
-                [executable, "-I", "-B", "-c", _SCRIPT],
+                [executable, "-I", "-S", "-B", "-c", _SCRIPT],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=err,
@@ -289,7 +354,8 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
     if isinstance(answer, dict) and answer.get("radpatch") == 1:
         where = answer.get("where")
         at = f"{modules.get(str(where[0]), where[0])} line {where[1]}" if isinstance(where, list) and where else ""
-        return Attempt(answer.get("ok") is True, str(answer.get("error", "")), at)
+        ok, error = answer.get("ok") is True, str(answer.get("error", ""))
+        return Attempt(ok, error, at, preloaded=bool(answer.get("preloaded")))
     last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
     how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
     return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})")

@@ -58,6 +58,12 @@ MISSING_MODULE_HINT = (
     "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
     "or declare a `versions:` variant for the targets that lack it"
 )
+SHADOW_BUILTIN_HINT = (
+    "rename the new name (a `_rp_` prefix, say): the module's own code would call it in place of the builtin"
+)
+METHOD_ONLY_HINT = (
+    "keep zero-argument super() in the method's own body, or name the class and instance: super(ClassName, self)"
+)
 COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
 PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
 UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
@@ -125,7 +131,7 @@ def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
         if text is not None:
             remember(text, tree)  # the rewrites' own index of this text: no second parse
         try:
-            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree, None, module))
+            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree, None, module, facts=True))
         except (RecursionError, MemoryError):
             found = None
         try:
@@ -170,21 +176,64 @@ def _other(python: PythonEnv | None) -> bool:
 
 
 def _introduced(
-    before: bytes, after: bytes, module: str | None = None, where: str = "", python: PythonEnv | None = None
+    before: bytes,
+    after: bytes,
+    module: str | None = None,
+    where: str = "",
+    python: PythonEnv | None = None,
+    skip: tuple[str, ...] | None = (),
 ) -> list[names.Problem] | None:
     """Names `after` cannot resolve that `before` could (None when either could not be walked), judged
     by the target interpreter when it is another Python version."""
     if _other(python):
         assert python is not None
         try:
-            return list(_target(python, before, after, where, module).problems)
+            there = list(_target(python, before, after, where, module).problems)
         except (RecursionError, MemoryError):
             return None
+        return there + _missing_imports(before, after, names.module_of(module, where), python, skip)
     me = names.module_of(module, where)
     old, new = _analysis(before, me).problems, _analysis(after, me).problems
     if old is None or new is None:
         return None
-    return names.new_problems(old, new) + _missing_here(before, after, python)
+    return (
+        names.new_problems(old, new)
+        + _missing_here(before, after, python)
+        + _missing_imports(before, after, me, python, skip)
+    )
+
+
+def _missing_imports(
+    before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None, skip: tuple[str, ...] | None
+) -> list[names.Problem]:
+    """New unguarded imports of what the target's import path lacks (names.missing_imports), looked
+    up without importing. `skip`: the modules whose planned text is not on disk; None: judge no
+    `from` import's names (a patch applied after others, which may add them)."""
+    if python is None or before == after:
+        return []
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lookup = names.path_lookup([str(p) for p in python.paths])
+    if skip is None:
+        lookup = _modules_only(lookup)
+    stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
+    version = (python.version[0], python.version[1])
+    return names.missing_imports(old, new, me, stdlib, stdlib | names.ADDED_SINCE_310, lookup, version, skip or ())
+
+
+def _modules_only(lookup: names.Lookup) -> names.Lookup:
+    return lambda module, name: lookup(module, None) if name is None else None
+
+
+def unjudged(patch: Patch) -> tuple[str, ...] | None:
+    """The modules a patch's own text changes or creates (their files on disk are not what runs), or
+    None when it requires other entries (which may add names the files do not have yet)."""
+    if patch.requires:
+        return None
+    whole = (c.module for t in patch.targets for c in t.choices)
+    return tuple(dict.fromkeys(m[: -len(".__init__")] if m.endswith(".__init__") else m for m in whole))
 
 
 def _missing_here(before: bytes, after: bytes, python: PythonEnv | None) -> list[names.Problem]:
@@ -210,10 +259,15 @@ def _missing_here(before: bytes, after: bytes, python: PythonEnv | None) -> list
 
 @pausing
 def names_refusal(
-    before: bytes, after: bytes, where: str, python: PythonEnv | None = None, module: str | None = None
+    before: bytes,
+    after: bytes,
+    where: str,
+    python: PythonEnv | None = None,
+    module: str | None = None,
+    skip: tuple[str, ...] | None = (),
 ) -> Refusal | None:
     """Names the patch makes unresolvable at run time (see the names package), each with its line."""
-    new = _introduced(before, after, module, where, python)
+    new = _introduced(before, after, module, where, python, skip)
     if new is None:
         me = names.module_of(module, where)
         unparsed = _analysis(before, me).unparsed or _analysis(after, me).unparsed
@@ -224,13 +278,25 @@ def names_refusal(
     if not new:
         return None
     kinds = {p.kind for p in new}
-    what = "would fail to import" if kinds <= {names.MISSING_MODULE, names.SELF_IMPORT} else "would use undefined names"
+    what = (
+        "would fail to import"
+        if kinds <= {names.MISSING_MODULE, names.MISSING_NAME, names.SELF_IMPORT}
+        else "would take over a builtin"
+        if kinds == {names.SHADOWS_BUILTIN}
+        else "would call super() where it fails"
+        if kinds == {names.METHOD_ONLY}
+        else "would use undefined names"
+    )
     why = f"the patched {where} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
     hint = (
-        SELF_IMPORT_HINT
+        SHADOW_BUILTIN_HINT
+        if names.SHADOWS_BUILTIN in kinds
+        else METHOD_ONLY_HINT
+        if names.METHOD_ONLY in kinds
+        else SELF_IMPORT_HINT
         if names.SELF_IMPORT in kinds
         else MISSING_MODULE_HINT
-        if names.MISSING_MODULE in kinds
+        if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else NAMES_HINT
     )
     return Refusal("names", why, hint)
@@ -436,17 +502,18 @@ def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
 
 
 def _check_names(c: Case) -> Refusal | None:
-    return names_refusal(c.before, c.after, c.where, c.python, c.module)
+    return names_refusal(c.before, c.after, c.where, c.python, c.module, unjudged(c.patch))
 
 
 def _refuse_names(c: Case, r: Refusal) -> RefusedError:
-    missing = {p.key for p in _introduced(c.before, c.after, c.module, c.where, c.python) or ()}
+    skip = unjudged(c.patch)
+    missing = {p.key for p in _introduced(c.before, c.after, c.module, c.where, c.python, skip) or ()}
     culprit = _first(
         c.patch,
         c.rewrites,
         c.before,
         c.where,
-        lambda d: bool(missing & {p.key for p in _introduced(c.before, d, c.module, c.where, c.python) or ()}),
+        lambda d: bool(missing & {p.key for p in _introduced(c.before, d, c.module, c.where, c.python, skip) or ()}),
     )
     return r.blame(culprit).error(c.patch)
 

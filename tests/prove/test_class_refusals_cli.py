@@ -75,6 +75,40 @@ WRONG = {  # case: (the rewrite, a payload or None, what the refusal says)
         None,
         "it changes `limit` (line 14, at module level), which line 29 replaces on some paths",
     ),
+    "attribute-store": (
+        "  - id: r\n    file: core\n    replace: {scope: limit, find: cap = 10, with: cap = 20}\n",
+        None,
+        "it changes `limit` (line 14), which a module-level store at line 27 replaces",
+    ),
+    "builtin-taken-over": (
+        "  - id: r\n    file: core\n    insert_definitions: {payload: payload.py, after: limit}\n",
+        "def min(*args):\n    return 0\n",
+        "`min` (line 21, at module level) is a builtin the module's own code reads (line 18 of the original)",
+    ),
+    "super-moved": (
+        "  - id: r\n    file: core\n"
+        '    wrap_body: {function: Sub.f, with: "def _call():\\n    __body__\\nreturn _call()"}\n',
+        None,
+        "`super` (line 35, in Sub.f._call()) is a zero-argument super() call outside the body of a method",
+    ),
+    "missing-module": (
+        "  - id: r\n    file: core\n    add_import: {import: import rp_not_installed_xyz}\n",
+        None,
+        "`rp_not_installed_xyz` (line 2, at module level) is not a module on the target's import path",
+    ),
+    "missing-name": (
+        "  - id: r\n    file: core\n    add_import: {import: from rpcls.config import Nope}\n",
+        None,
+        "`Nope` (line 2, at module level) is not in rpcls.config",
+    ),
+}
+EXTRA = {  # what the case's module has after CORE
+    "conditional-def": "\n\nif COUNT:\n\n    def limit(n):\n        return n\n",
+    "attribute-store": "\n\nglobals()['limit'] = min\n",
+    "super-moved": (
+        "\n\nclass Base:\n    def f(self):\n        return 1\n\n\nclass Sub(Base):\n    def f(self):\n"
+        "        return super().f()\n"
+    ),
 }
 
 
@@ -87,7 +121,7 @@ def install(site: Site, core: str) -> None:
 @pytest.mark.parametrize("case", list(WRONG))
 def test_wrong_code_is_refused_naming_the_rewrite(case: str, site: Site, write_registry: Any, radpatch: Any) -> None:
     rewrite, payload, says = WRONG[case]
-    core = CORE + ("\n\nif COUNT:\n\n    def limit(n):\n        return n\n" if case == "conditional-def" else "")
+    core = CORE + EXTRA.get(case, "")
     install(site, core)
     reg = write_registry("cls", ENTRY + rewrite, {"payload.py": payload} if payload else None)
     before = site.snapshot()
@@ -111,6 +145,14 @@ RIGHT = {
     ),
     "global-bound": (
         "  - id: r\n    file: core\n    insert_after: {scope: bump, find: global COUNT, code: 'COUNT = abs(COUNT)'}\n",
+        None,
+    ),
+    "builtin-renamed": (
+        "  - id: r\n    file: core\n    insert_definitions: {payload: payload.py, after: limit}\n",
+        "def _rp_min(*args):\n    return 0\n",
+    ),
+    "import-installed": (
+        "  - id: r\n    file: core\n    add_import: {import: from rpcls.config import Cfg as _rp_cfg}\n",
         None,
     ),
     "before-return": (

@@ -261,7 +261,7 @@ def test_a_plain_apply_never_starts_the_check(
 
     assert radpatch("--registry", str(reg), "revert", "ic").code == 0
     assert radpatch("--registry", str(reg), "apply", "--import-check", "ic").code == 0
-    checks = [a for a in launches.argvs if a[1:4] == ["-I", "-B", "-c"]]
+    checks = [a for a in launches.argvs if a[1:5] == ["-I", "-S", "-B", "-c"]]
     assert len(checks) == 1 and checks[0][0] == sys.executable  # the counter sees the check when it runs
 
 

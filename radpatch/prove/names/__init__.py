@@ -19,8 +19,14 @@ A patch must not add to this set. `problems(source)` follows Python's own rules:
 - self-imports: a module importing from itself while it is imported (given its dotted name);
 - the target's standard library (missing_modules): a new unguarded import of a module
   radpatch's standard library has and the target's lacks, not found on the target's path;
+- the target's import path (missing_imports): a new unguarded import of a module not found there,
+  of a submodule that is not there, or of a name a parsed module does not bind;
 - a star import can provide any public name from its position on, nothing else; `globals()`
-  (as in `globals().update(...)`) any name.
+  (as in `globals().update(...)`) any name;
+- a new module-level binding of a builtin the original reads (`def filter`, `len = 5`): the
+  original's uses would get it (SHADOWS_BUILTIN, from the FACTS each version records);
+- a zero-argument `super()` outside the body of a method defined in a class (in a nested
+  function, a lambda, a generator expression), and `__class__` outside any method (METHOD_ONLY).
 
 Conditional bindings at module level count as bindings (`try: import x / except ImportError:`,
 `if ...: def f`), so vLLM's modules pass as they are; `introduced()` compares the patched module
@@ -31,7 +37,7 @@ The package, by what each module does: `problem` (the Problem record, its kinds,
 is judged for, which problems are new), `scopes` (pass 1: scopes and their bindings),
 `flow` (binding flow), `resolve` (resolving a read), `expressions` and `walk` (pass 2),
 `typing_only` (`if TYPE_CHECKING:` names), `update_only` (`global x; x += 1`), `self_imports`,
-`target_stdlib` (the target's standard library).
+`target_stdlib` (the target's standard library), `imports` (the target's import path).
 
 It only needs the standard library and imports itself only relatively: radpatch runs it inside
 the target interpreter when that one's grammar differs from radpatch's own (see
@@ -43,13 +49,18 @@ from __future__ import annotations
 import ast
 import gc
 
+from .imports import Lookup, missing_imports, path_lookup
 from .problem import (
     CLASS_ATTRIBUTE,
     DELETED,
+    FACTS,
     LATER,
+    METHOD_ONLY,
     MISSING_MODULE,
+    MISSING_NAME,
     PER_USE,
     SELF_IMPORT,
+    SHADOWS_BUILTIN,
     TYPING_ONLY,
     UNBOUND,
     UNDEFINED,
@@ -67,10 +78,15 @@ __all__ = [
     "ADDED_SINCE_310",
     "CLASS_ATTRIBUTE",
     "DELETED",
+    "FACTS",
     "LATER",
+    "Lookup",
+    "METHOD_ONLY",
     "MISSING_MODULE",
+    "MISSING_NAME",
     "PER_USE",
     "SELF_IMPORT",
+    "SHADOWS_BUILTIN",
     "TYPING_ONLY",
     "UNBOUND",
     "UNDEFINED",
@@ -79,9 +95,11 @@ __all__ = [
     "current_runtime",
     "imported_modules",
     "introduced",
+    "missing_imports",
     "missing_modules",
     "module_of",
     "new_problems",
+    "path_lookup",
     "problems",
     "problems_in",
     "self_import",
@@ -93,26 +111,35 @@ def introduced(
 ) -> list[Problem]:
     """Problems of `patched` whose (scope, name, kind) the original does not already have.
     `module`: the module's dotted name (`pkg.mod`, `pkg` for a package's __init__), for self-imports."""
-    return new_problems(problems(original, filename, runtime, module), problems(patched, filename, runtime, module))
+    return new_problems(
+        problems(original, filename, runtime, module, facts=True),
+        problems(patched, filename, runtime, module, facts=True),
+    )
 
 
 def problems(
-    source: str | bytes, filename: str = "<patched>", runtime: Runtime | None = None, module: str | None = None
+    source: str | bytes,
+    filename: str = "<patched>",
+    runtime: Runtime | None = None,
+    module: str | None = None,
+    facts: bool = False,
 ) -> list[Problem]:
     enabled = gc.isenabled()
     gc.disable()  # the walk makes no cycles; the collector would rescan the whole tree again and again
     try:
-        return problems_in(ast.parse(source, filename), runtime, module_of(module, filename))
+        return problems_in(ast.parse(source, filename), runtime, module_of(module, filename), facts)
     finally:
         if enabled:
             gc.enable()
 
 
 def problems_in(
-    tree: ast.Module, runtime: Runtime | None = None, module: tuple[str, bool] | None = None
+    tree: ast.Module, runtime: Runtime | None = None, module: tuple[str, bool] | None = None, facts: bool = False
 ) -> list[Problem]:
     """problems() of an already parsed module (the caller keeps the collector paused). `module`:
-    its dotted name and whether it is a package (see module_of)."""
+    its dotted name and whether it is a package (see module_of). `facts`: also what new_problems
+    needs to compare two versions (which builtins it reads, which it binds: FACTS)."""
     rt = runtime or current_runtime()
     scopes = Collector(tree).scopes
-    return sorted(Walker(tree, scopes, rt, module).run())
+    found = Walker(tree, scopes, rt, module).run()
+    return sorted(found if facts else [p for p in found if p.kind not in FACTS])

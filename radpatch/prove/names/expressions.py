@@ -46,6 +46,8 @@ class Expressions(Resolver):
                 continue
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
+                    if node.id == "__class__":
+                        self.method_only("__class__", node.lineno, cx.scope)
                     self.use(node.id, node.lineno, cx)
                 elif isinstance(node.ctx, ast.Store):
                     cx.flow.bind(node.id, node.lineno)
@@ -57,6 +59,14 @@ class Expressions(Resolver):
                 stack.append((ast.Name(target.id, ast.Store(), lineno=target.lineno, col_offset=0), home))
                 stack.append((node.value, cx))
                 continue
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "super"
+                and not node.args
+                and not node.keywords
+            ):
+                self.method_only("super", node.lineno, cx.scope)
             if isinstance(node, ast.Lambda):
                 for d in [*node.args.defaults, *node.args.kw_defaults]:
                     if d is not None:

@@ -16,8 +16,16 @@ UNBOUND = "unbound-local"
 TYPING_ONLY = "type-checking-only"
 SELF_IMPORT = "self-import"
 MISSING_MODULE = "missing-module"
+MISSING_NAME = "missing-name"
 CLASS_ATTRIBUTE = "class-attribute"
 DELETED = "deleted"
+SHADOWS_BUILTIN = "shadows-builtin"
+METHOD_ONLY = "method-only"
+# Facts, not problems: what one version of a module reads as a builtin and which builtin names it
+# binds at module level; new_problems turns them into SHADOWS_BUILTIN across the two versions.
+READS_BUILTIN = "reads-builtin"
+BINDS_BUILTIN = "binds-builtin"
+FACTS = frozenset({READS_BUILTIN, BINDS_BUILTIN})
 
 
 @dataclass(frozen=True)
@@ -64,20 +72,47 @@ class Problem:
                 "(a circular import: ImportError, or a half-initialised module)"
             ),
             MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
+            MISSING_NAME: f"is not in {self.detail}: it neither binds it nor has such a submodule (ImportError)",
+            SHADOWS_BUILTIN: (
+                f"is a builtin the module's own code reads{self.detail}: a module-level binding of it takes "
+                "over those uses"
+            ),
+            METHOD_ONLY: (
+                "is a zero-argument super() call outside the body of a method defined in a class "
+                "(RuntimeError: super(): no arguments, or the wrong instance, when it runs)"
+                if self.name == "super"
+                else "is outside any method defined in a class (NameError)"
+            ),
         }[self.kind]
         return f"`{self.name}` (line {self.line}, {where}) {what}"
 
 
 # Kinds compared use by use: one more such use is a new failure, even where the original already
 # had one under the same name (a typing-only name on a new run-time path next to an old error path).
-PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, MISSING_MODULE})
+PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, MISSING_MODULE, MISSING_NAME, METHOD_ONLY})
+
+
+def shadowed_builtins(before: list[Problem], after: list[Problem]) -> list[Problem]:
+    """Builtin names `after` binds at module level that `before` did not bind and read as builtins:
+    the original's own uses of them would get the new binding (a payload's `def filter`, `len = 5`)."""
+    reads = {p.name: p.line for p in before if p.kind == READS_BUILTIN}
+    had = {p.name for p in before if p.kind == BINDS_BUILTIN}
+    return [
+        Problem(p.line, p.name, "<module>", SHADOWS_BUILTIN, f" (line {reads[p.name]} of the original)")
+        for p in after
+        if p.kind == BINDS_BUILTIN and p.name in reads and p.name not in had
+    ]
 
 
 def new_problems(before: Iterable[Problem], after: Iterable[Problem]) -> list[Problem]:
     """The problems of `after` the original does not have: by (scope, name, kind), each key once;
     for the PER_USE kinds, each use beyond the original's count of them (lines the original has
-    are taken as its own)."""
+    are taken as its own). Facts (FACTS) become SHADOWS_BUILTIN problems, never problems
+    themselves."""
     before, after = list(before), list(after)
+    shadows = shadowed_builtins(before, after)
+    before = [p for p in before if p.kind not in FACTS]
+    after = [p for p in after if p.kind not in FACTS]
     old = {p.key for p in before}
     counted: dict[tuple[str, str, str], list[int]] = {}
     for p in before:
@@ -101,4 +136,4 @@ def new_problems(before: Iterable[Problem], after: Iterable[Problem]) -> list[Pr
             if id(p) not in surplus:
                 seen.add(p.key)
             out.append(p)
-    return out
+    return out + shadows

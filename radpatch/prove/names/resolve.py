@@ -12,7 +12,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .flow import Ctx, Flow
-from .problem import CLASS_ATTRIBUTE, DELETED, LATER, TYPING_ONLY, UNBOUND, UNDEFINED, Problem, Runtime
+from .problem import (
+    BINDS_BUILTIN,
+    CLASS_ATTRIBUTE,
+    DELETED,
+    LATER,
+    METHOD_ONLY,
+    READS_BUILTIN,
+    TYPING_ONLY,
+    UNBOUND,
+    UNDEFINED,
+    Problem,
+    Runtime,
+)
 from .scopes import Scope
 from .update_only import global_assigners
 
@@ -58,6 +70,7 @@ class Resolver:
         self.dynamic: int | None = None  # line of the first use of globals()
         self.global_assigners = global_assigners(scopes.values())
         self.global_assigned = set(self.global_assigners)
+        self.builtin_reads: dict[str, int] = {}  # builtins read where the module binds no such name: first line
 
     def flow(self, scope: Scope) -> Flow:
         f = self.flows.get(id(scope))
@@ -149,9 +162,11 @@ class Resolver:
 
     def resolve_global(self, use: GlobalUse) -> None:
         name = use.name
-        if self.builtin(name) or (name in _CLASS_DUNDERS and use.scope.kind != "module"):
-            return
         module_flow = self.flow(self.module)
+        if self.builtin(name) or (name in _CLASS_DUNDERS and use.scope.kind != "module"):
+            if name in self.rt.builtins and name not in module_flow.maybe and name not in self.global_assigned:
+                self.builtin_reads.setdefault(name, use.line)
+            return
         if use.import_time:
             if name in self.global_assigned or self.starred(name, use.line):
                 return
@@ -179,6 +194,31 @@ class Resolver:
             return Problem(use.line, name, use.scope.qual, CLASS_ATTRIBUTE, f" of {owner.qual}")
         return Problem(use.line, name, use.scope.qual, UNDEFINED)
 
+    def facts(self) -> list[Problem]:
+        """What new_problems compares across versions: builtins read, builtin names bound at module level."""
+        out = [Problem(line, name, "<module>", READS_BUILTIN) for name, line in self.builtin_reads.items()]
+        bound = self.flow(self.module).maybe
+        for name in sorted(set(bound) | self.global_assigned):
+            if name in self.rt.builtins and not (name.startswith("__") and name.endswith("__")):
+                out.append(Problem(bound.get(name, 0), name, "<module>", BINDS_BUILTIN))
+        return out
+
+    def method_only(self, name: str, line: int, scope: Scope) -> None:
+        """A zero-argument super() must sit in the body of a function defined in a class (a generator
+        expression, or before 3.12 any comprehension, is a function of its own); `__class__` in any
+        function nested in such a method."""
+        if name == "super":
+            s = scope
+            while s.kind == "comprehension" and s.parent is not None:
+                if s.generator or self.rt.version < (3, 12):
+                    break
+                s = s.parent
+            ok = s.kind == "function" and _owner(s) == "class"
+        else:
+            ok = any(s.kind == "function" and _owner(s) == "class" for s in (scope, *_ancestors(scope)))
+        if not ok:
+            self.out.append(Problem(line, name, scope.qual, METHOD_ONLY))
+
     def builtin(self, name: str) -> bool:
         return name in self.rt.builtins or name in _MODULE_DUNDERS
 
@@ -193,6 +233,14 @@ class Resolver:
         if scope.kind != "module" and name in scope.globals_:
             return
         c.flow.unbind(name, line)
+
+
+def _owner(scope: Scope) -> str:
+    """The kind of scope a function is defined in (past a PEP 695 type-parameter scope)."""
+    s = scope.parent
+    while s is not None and s.kind == "annotation":
+        s = s.parent
+    return s.kind if s is not None else ""
 
 
 def _ancestors(scope: Scope) -> Iterator[Scope]:

@@ -25,6 +25,7 @@ class Scope:
     nonlocals: set[str] = field(default_factory=set)
     augmented: set[str] = field(default_factory=set)  # targets of `x += ...` (which reads x before it binds it)
     augmented_only: set[str] = field(default_factory=set)  # ... bound here by nothing else
+    generator: bool = False  # a generator expression's scope (never inlined, unlike 3.12's comprehensions)
 
     @property
     def locals(self) -> set[str]:
@@ -169,6 +170,7 @@ class Collector:
     ) -> Iterator[tuple[ast.AST, Scope]]:
         yield (node.generators[0].iter, scope)
         inner = self._new(node, scope, "comprehension", "")
+        inner.generator = isinstance(node, ast.GeneratorExp)
         for i, gen in enumerate(node.generators):
             if i:
                 yield (gen.iter, inner)

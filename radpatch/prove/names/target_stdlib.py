@@ -16,20 +16,31 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "
 
 
 def imported_modules(tree: ast.Module, version: tuple[int, int] | None = None) -> list[tuple[str, int, str]]:
-    """(top-level module name, line, scope) of each absolute import that runs unguarded: not in a
-    `try` that catches ImportError, nor under an `if`. A `sys.version_info` comparison with a tuple
-    is decided for the target `version` (`if sys.version_info >= (3, 11): import tomllib` is how
-    code imports what only newer Pythons have); what another condition (a flag like `PY311`)
-    stands for is not followed: it counts as a guard."""
+    """(top-level module name, line, scope) of each absolute import that runs unguarded (see
+    unguarded_imports)."""
     out: list[tuple[str, int, str]] = []
+    for node, qual in unguarded_imports(tree, version):
+        if isinstance(node, ast.Import):
+            out.extend((a.name.split(".")[0], node.lineno, qual) for a in node.names)
+        elif not node.level and node.module:
+            out.append((node.module.split(".")[0], node.lineno, qual))
+    return out
+
+
+def unguarded_imports(
+    tree: ast.Module, version: tuple[int, int] | None = None
+) -> list[tuple[ast.Import | ast.ImportFrom, str]]:
+    """(import statement, scope) of each import that runs unguarded: not in a `try` that catches
+    ImportError, nor under an `if`. A `sys.version_info` comparison with a tuple is decided for
+    the target `version` (`if sys.version_info >= (3, 11): import tomllib` is how code imports
+    what only newer Pythons have); what another condition (a flag like `PY311`) stands for is not
+    followed: it counts as a guard."""
+    out: list[tuple[ast.Import | ast.ImportFrom, str]] = []
     stack: list[tuple[ast.AST, str]] = [(s, "<module>") for s in reversed(tree.body)]
     while stack:
         node, qual = stack.pop()
-        if isinstance(node, ast.Import):
-            out.extend((a.name.split(".")[0], node.lineno, qual) for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if not node.level and node.module:
-                out.append((node.module.split(".")[0], node.lineno, qual))
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append((node, qual))
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
             handlers = getattr(node, "handlers", [])
             parts = [getattr(node, "orelse", []), getattr(node, "finalbody", [])]

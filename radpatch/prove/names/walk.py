@@ -42,7 +42,7 @@ class Walker(Expressions):
                 and not self.starred(name, None)
             ):
                 self.out.append(Problem(line, name, scope.qual, UNDEFINED))
-        return self.out
+        return self.out + self.facts()
 
     def block(self, stmts: Iterable[ast.stmt], c: Ctx) -> bool:
         """Walk statements in order; False when control cannot fall off the end."""

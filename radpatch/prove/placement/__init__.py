@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .live import DeadDef, dead_changes, dead_definitions
+from .live import DeadDef, dead_changes, dead_definitions, stored_definitions
 from .reachability import Unreachable, unreachable, unreachable_changes
 from .shadowing import Binding, module_bindings, shadowed
 
@@ -52,10 +52,13 @@ class Placement:
     bindings: tuple[Binding, ...]
     dead: dict[tuple[str, str, int], DeadDef]
     unreachable: tuple[Unreachable, ...] = ()
+    stored: dict[tuple[str, str, int], DeadDef] = field(default_factory=dict)  # replaced by an attribute store
 
 
 def placement(tree: ast.Module) -> Placement:
-    return Placement(tuple(module_bindings(tree)), dead_definitions(tree), tuple(unreachable(tree)))
+    return Placement(
+        tuple(module_bindings(tree)), dead_definitions(tree), tuple(unreachable(tree)), stored_definitions(tree)
+    )
 
 
 def first_failing(count: int, failing: Callable[[int], bool]) -> int | None:

@@ -4,7 +4,8 @@ its scope replaces: in the same block or in one that runs after it (`def f` ... 
 body). A definition whose name is read by something that surely runs in between (`@f.setter`,
 `register(f)`), or that has a decorator radpatch does not know (it may register it), is alive.
 Only the definitions that could be dead are compared (with ast.dump) between the original and
-the patch.
+the patch. A later module-level attribute store replaces a definition too (`C.f = ...`,
+`setattr(C, "f", ...)`, `globals()["f"] = ...`, `f.__defaults__ = ...`: stored_definitions).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class DeadDef:
     later_line: int
     alive: bool  # its name is read before it is replaced (`@f.setter`, `register(f)`): it runs
     conditional: bool = False  # replaced on some paths only (`if cond: def f`, a try's fallback)
+    part: str = ""  # what of it a later attribute store replaces ("defaults"), when not all of it
 
 
 def dead_definitions(tree: ast.Module) -> dict[tuple[str, str, int], DeadDef]:
@@ -113,10 +115,13 @@ def _nested_rebind(s: ast.stmt, name: str) -> ast.stmt | None:
 _Next = tuple[ast.stmt, bool]  # a statement that may run after a block ends, and whether only on some paths
 
 
-def _dead(tree: ast.Module) -> dict[tuple[str, str, int], _Dead]:
+def _dead(
+    tree: ast.Module, keys: dict[tuple[str, str, int], ast.stmt] | None = None
+) -> dict[tuple[str, str, int], _Dead]:
     """Every plain def/class that a later statement of its scope replaces: one in the same block
     or in a block that runs after it (after the enclosing if/try/with/loop ends), directly or
-    on some path (inside a later if/try/loop: `def f` ... `if cond: def f`)."""
+    on some path (inside a later if/try/loop: `def f` ... `if cond: def f`). `keys`, when given,
+    gets every definition by its key."""
     out: dict[tuple[str, str, int], _Dead] = {}
     nth: dict[tuple[str, str], int] = {}
     work: list[tuple[str, list[ast.stmt], tuple[_Next, ...]]] = [("<module>", tree.body, ())]
@@ -127,6 +132,8 @@ def _dead(tree: ast.Module) -> dict[tuple[str, str, int], _Dead]:
             if isinstance(s, DEFS):
                 k = (qual, s.name)
                 nth[k] = nth.get(k, 0) + 1
+                if keys is not None:
+                    keys[(qual, s.name, nth[k] - 1)] = s
                 if _plain(s):
                     found = _replacer(s, rest)
                     if found is not None:
@@ -228,8 +235,20 @@ def _read_in(nodes: tuple[ast.AST, ...], name: str) -> bool:
 
 
 def dead_changes(before: Placement, after: Placement) -> list[str]:
-    """Definitions the patch changes that a later statement of the same block replaces."""
+    """Definitions the patch changes that a later statement of the same block replaces, or that a later
+    module-level attribute store replaces (`C.f = ...`, `f.__defaults__ = ...`)."""
     out = []
+    for key, d in after.stored.items():
+        o = before.stored.get(key)
+        if o is not None and o.dump == d.dump:
+            continue
+        what = f"`{key[1]}`" if key[0] == "<module>" else f"`{key[0]}.{key[1]}`"
+        how = "on some paths " if d.conditional else ""
+        part = f"the {d.part} of " if d.part in ("defaults", "keyword defaults") else ""
+        out.append(
+            f"it changes {part}{what} (line {d.line}), which a module-level store at line {d.later_line} "
+            f"replaces {how}(an attribute assignment, setattr or globals()): what runs is what is stored there"
+        )
     for key, d in after.dead.items():
         o = before.dead.get(key)
         if o is not None and o.dump == d.dump or d.alive:
@@ -246,3 +265,192 @@ def dead_changes(before: Placement, after: Placement) -> list[str]:
                 "the running code is the later one"
             )
     return out
+
+
+# Attribute stores at module level that replace a definition after it runs: `C.f = ...`,
+# `setattr(C, "f", ...)`, `del C.f`, `globals()["f"] = ...`, `setattr(sys.modules[__name__], "f", ...)`,
+# or, of a function, the part `f.__defaults__` / `f.__kwdefaults__` / `f.__code__` names.
+_PARTS = {"__defaults__": "defaults", "__kwdefaults__": "keyword defaults", "__code__": "code"}
+# A replaced `__code__` keeps the function's defaults, which the new code may or may not read: the
+# whole definition counts as replaced.
+
+
+@dataclass(frozen=True)
+class _Store:
+    key: tuple[str, str]  # (scope, name) of the definition it replaces
+    part: str  # "" for the whole definition, else a _PARTS value
+    node: ast.stmt
+    conditional: bool
+
+
+def stored_definitions(tree: ast.Module) -> dict[tuple[str, str, int], DeadDef]:
+    """Every def (module level, or in a class reachable from the module by name) that a later
+    module-level statement replaces by an attribute store, keyed as dead_definitions keys it.
+    Kept alive when what runs before the store, or its value, reads the definition (`C.f =
+    wrap(C.f)`, `_orig = C.f`): its code still runs. A replaced part (`__defaults__`) is compared
+    alone: a change elsewhere in the function still runs."""
+    keys: dict[tuple[str, str, int], ast.stmt] = {}
+    _dead(tree, keys)
+    classes: set[str] = set()  # classes reachable from the module by name: C, C.D
+    for (scope, name, _), node in sorted(keys.items(), key=lambda kv: kv[0][0].count(".")):
+        if isinstance(node, ast.ClassDef) and (scope == "<module>" or scope in classes):
+            classes.add(name if scope == "<module>" else f"{scope}.{name}")
+    stores = list(_stores(tree, classes))
+    if not stores:
+        return {}
+    top = _module_statements(tree)
+    out: dict[tuple[str, str, int], DeadDef] = {}
+    for key, node in keys.items():
+        for st in stores:
+            if st.key != key[:2] or st.node.lineno <= _end(node):
+                continue
+            if not st.part:
+                ran = [x for x, _ in top if node.lineno < x.lineno < st.node.lineno] + [st.node]
+                if _reads(ran, key):
+                    continue
+            dump = _part_dump(node, st.part)
+            out[key] = DeadDef(dump, node.lineno, st.node.lineno, False, st.conditional, st.part)
+            break
+    return out
+
+
+def _end(node: ast.stmt) -> int:
+    return getattr(node, "end_lineno", None) or node.lineno
+
+
+def _part_dump(node: ast.stmt, part: str) -> str:
+    args = getattr(node, "args", None)
+    if part == "defaults" and args is not None:
+        return ast.dump(ast.Tuple(list(args.defaults), ast.Load()))
+    if part == "keyword defaults" and args is not None:
+        return ast.dump(ast.Tuple([d for d in args.kw_defaults if d is not None], ast.Load()))
+    return ast.dump(node)
+
+
+def _module_statements(tree: ast.Module) -> list[tuple[ast.stmt, bool]]:
+    """Module-level statements, in source order, with those inside if/try/with/loops (not def/class
+    bodies, not `if TYPE_CHECKING:`), each with whether it runs on some paths only."""
+    out: list[tuple[ast.stmt, bool]] = []
+    stack: list[tuple[ast.stmt, bool]] = [(s, False) for s in reversed(tree.body)]
+    while stack:
+        s, some = stack.pop()
+        out.append((s, some))
+        if isinstance(s, DEFS) or _typing_block(s):
+            continue
+        inner = some or not isinstance(s, (ast.With, ast.AsyncWith))
+        parts = [getattr(s, f, None) or [] for f in ("body", "orelse", "finalbody")]
+        parts += [h.body for h in getattr(s, "handlers", ())] + [c.body for c in getattr(s, "cases", ())]
+        for part in reversed(parts):
+            stack.extend(reversed([(x, inner) for x in part if isinstance(x, ast.stmt)]))
+    return out
+
+
+def _chain(node: ast.expr) -> str | None:
+    """`A.B.c` as "A.B.c" (Names and attributes only); `sys.modules[__name__]` as "<module>"."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if (
+        isinstance(node, ast.Subscript)
+        and _chain(node.value) == "sys.modules"
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == "__name__"
+        and not parts
+    ):
+        return "<module>"
+    return None
+
+
+def _store_key(owner: str | None, attr: str, classes: set[str]) -> tuple[tuple[str, str], str] | None:
+    """What a store of `attr` on `owner` replaces: ((scope, name), part), or None."""
+    if owner is None:
+        return None
+    if owner == "<module>":
+        return ("<module>", attr), ""
+    if attr in _PARTS:  # f.__defaults__, C.m.__code__: a part of the function `owner`
+        scope, _, name = owner.rpartition(".")
+        return (scope or "<module>", name), _PARTS[attr]
+    if owner in classes:
+        return (owner, attr), ""
+    return None
+
+
+def _stores(tree: ast.Module, classes: set[str]) -> Iterator[_Store]:
+    for s, some in _module_statements(tree):
+        targets: list[ast.expr] = []
+        if isinstance(s, ast.Assign):
+            targets = list(s.targets)
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:
+            targets = [s.target]
+        elif isinstance(s, ast.Delete):
+            targets = list(s.targets)
+        flat: list[ast.expr] = []
+        while targets:
+            t = targets.pop()
+            if isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+            else:
+                flat.append(t)
+        for t in flat:
+            found = None
+            if isinstance(t, ast.Attribute):
+                found = _store_key(_chain(t.value), t.attr, classes)
+            elif (
+                isinstance(t, ast.Subscript)
+                and isinstance(t.value, ast.Call)
+                and _chain(t.value.func) in ("globals", "vars")
+                and isinstance(t.slice, ast.Constant)
+                and isinstance(t.slice.value, str)
+            ):
+                found = ("<module>", t.slice.value), ""
+            if found is not None:
+                yield _Store(found[0], found[1], s, some)
+        call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+        if call is None:
+            continue
+        how = _chain(call.func)
+        if how in ("setattr", "delattr") and len(call.args) >= 2:
+            name = call.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                found = _store_key(_chain(call.args[0]), name.value, classes)
+                if found is not None:
+                    yield _Store(found[0], found[1], s, some)
+        elif (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "update"
+            and isinstance(call.func.value, ast.Call)
+            and _chain(call.func.value.func) in ("globals", "vars")
+        ):
+            for kw in call.keywords:
+                if kw.arg:
+                    yield _Store(("<module>", kw.arg), "", s, some)
+            for a in call.args:
+                if isinstance(a, ast.Dict):
+                    for k in a.keys:
+                        if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                            yield _Store(("<module>", k.value), "", s, some)
+
+
+def _reads(nodes: list[ast.stmt], key: tuple[str, str, int]) -> bool:
+    """Does any of `nodes` read the definition `key` names (`C.f`, `f`, `getattr(C, "f")`)? A store's
+    own target is not a read."""
+    scope, name = key[0], key[1]
+    want = name if scope == "<module>" else f"{scope}.{name}"
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and _chain(n) == want:
+                return True
+            if (
+                isinstance(n, ast.Call)
+                and _chain(n.func) == "getattr"
+                and len(n.args) >= 2
+                and _chain(n.args[0]) == (scope if scope != "<module>" else "<module>")
+                and isinstance(n.args[1], ast.Constant)
+                and n.args[1].value == name
+            ):
+                return True
+    return False

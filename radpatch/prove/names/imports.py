@@ -1,0 +1,210 @@
+"""New unguarded imports of what the target does not have: a top-level module not on the target's
+import path, a submodule that is not there, a name a module does not bind (`from pkg import nope`).
+
+Looked up on the target's path without importing anything (importlib's PathFinder finds the file;
+a `.py` module is parsed with ast for its module-level bindings). What cannot be told from the
+files is unknown and passes: an extension module, a module that binds names dynamically (a star
+import, a module `__getattr__`, `globals()`, `sys.modules`, `__path__` edits), a name an import
+hook may provide (an editable install's finder, a .pth that names it), and the modules the patch
+itself changes or creates (their planned text is not the file on disk).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.machinery
+import os
+from collections.abc import Callable, Collection
+from typing import Any
+
+from .problem import MISSING_MODULE, MISSING_NAME, Problem
+from .scopes import Collector
+from .target_stdlib import unguarded_imports
+
+# (module, None): is there such a module?  (module, name): does it bind `name` or have that submodule?
+# True / False, or None when the files cannot tell.
+Lookup = Callable[[str, "str | None"], "bool | None"]
+
+_UNKNOWN = object()
+_MAX_SOURCE = 4 << 20
+
+
+def resolved(node: ast.ImportFrom, module: tuple[str, bool] | None) -> str | None:
+    """The absolute module a `from ... import` reads from (None for a relative one without `module`)."""
+    if not node.level:
+        return node.module or None
+    if module is None:
+        return None
+    name, package = module
+    parts = name.split(".") if package else name.split(".")[:-1]
+    if node.level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])]) or None
+
+
+def _uses(tree: ast.Module, module: tuple[str, bool] | None, version: tuple[int, int] | None) -> list[Any]:
+    out: list[tuple[tuple[str, str, str], int, str]] = []
+    for node, qual in unguarded_imports(tree, version):
+        if isinstance(node, ast.Import):
+            out.extend((("import", a.name, ""), node.lineno, qual) for a in node.names)
+        else:
+            base = resolved(node, module)
+            if base is None or base == "__future__":
+                continue
+            out.extend((("from", base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
+    return out
+
+
+def missing_imports(
+    before: ast.Module,
+    after: ast.Module,
+    module: tuple[str, bool] | None,
+    stdlib: Collection[str],
+    looks_stdlib: Collection[str],
+    lookup: Lookup,
+    version: tuple[int, int] | None,
+    skip: Collection[str] = (),
+) -> list[Problem]:
+    """New unguarded imports `lookup` says the target lacks; a standard-library-looking top-level
+    module the target's stdlib lacks is missing_modules' to report. `skip`: modules whose planned
+    text is not on disk (the patch's own), never judged by their files."""
+    had: dict[tuple[str, str, str], int] = {}
+    for key, _, _ in _uses(before, module, version):
+        had[key] = had.get(key, 0) + 1
+    out: list[Problem] = []
+    for key, line, qual in _uses(after, module, version):
+        if had.get(key, 0):
+            had[key] -= 1
+            continue
+        kind, base, name = key
+        top = base.split(".")[0]
+        if top in looks_stdlib and top not in stdlib:
+            continue  # missing_modules' case (`import tomllib` on 3.10)
+        if any(m == base or base.startswith(m + ".") or f"{base}.{name}" == m for m in skip):
+            continue
+        if top not in stdlib and lookup(top, None) is False:
+            out.append(Problem(line, top, qual, MISSING_MODULE, " on the target's import path"))
+            continue
+        if kind == "import":
+            parts = base.split(".")
+            for i in range(2, len(parts) + 1):
+                if lookup(".".join(parts[: i - 1]), None) and lookup(".".join(parts[:i]), None) is False:
+                    out.append(Problem(line, base, qual, MISSING_MODULE, f" (no {'.'.join(parts[:i])} there)"))
+                    break
+            continue
+        there = lookup(base, None)
+        if there is False and top in stdlib:
+            continue  # a builtin or frozen module, or a standard library outside `paths`: not told by files
+        if there is False:
+            out.append(Problem(line, base, qual, MISSING_MODULE, " on the target's import path"))
+        elif there and lookup(base, name) is False:
+            out.append(Problem(line, name, qual, MISSING_NAME, base))
+    return out
+
+
+def path_lookup(paths: list[str]) -> Lookup:
+    """A Lookup over the target's import path `paths`, finding files without importing them."""
+    specs: dict[str, Any] = {}
+    bound: dict[str, Any] = {}
+
+    def spec(dotted: str) -> Any:
+        if dotted in specs:
+            return specs[dotted]
+        parent, _, _ = dotted.rpartition(".")
+        result: Any
+        try:
+            if not parent:
+                result = importlib.machinery.PathFinder.find_spec(dotted, paths)
+                if result is None and _hooked(dotted, paths):
+                    result = _UNKNOWN
+            else:
+                p = spec(parent)
+                if p is None or p is _UNKNOWN:
+                    result = p
+                elif not p.submodule_search_locations or binds(parent) is _UNKNOWN:
+                    result = None if not p.submodule_search_locations else _UNKNOWN
+                else:
+                    result = importlib.machinery.PathFinder.find_spec(dotted, list(p.submodule_search_locations))
+        except (ImportError, OSError, ValueError):
+            result = _UNKNOWN
+        specs[dotted] = result
+        return result
+
+    def binds(dotted: str) -> Any:
+        if dotted in bound:
+            return bound[dotted]
+        s = spec(dotted)
+        names: Any = _UNKNOWN
+        origin = getattr(s, "origin", None)
+        if s is not None and s is not _UNKNOWN and origin in (None, "namespace"):
+            names = frozenset()  # a namespace package binds nothing of its own
+        elif isinstance(origin, str) and origin.endswith(".py"):
+            names = _bindings(origin)
+        bound[dotted] = names
+        return names
+
+    def lookup(dotted: str, name: str | None) -> bool | None:
+        s = spec(dotted)
+        if s is _UNKNOWN:
+            return None
+        if name is None:
+            return s is not None
+        if s is None:
+            return None
+        names = binds(dotted)
+        if names is _UNKNOWN:
+            return None
+        if name in names:
+            return True
+        if s.submodule_search_locations:
+            sub = spec(f"{dotted}.{name}")
+            return None if sub is _UNKNOWN else sub is not None
+        return False
+
+    return lookup
+
+
+def _hooked(name: str, paths: list[str]) -> bool:
+    """Could an import hook provide top-level `name`: a .pth file or an editable install's finder naming it?"""
+    for d in paths:
+        try:
+            entries = os.listdir(d)
+        except OSError:
+            continue
+        for e in entries:
+            if e.endswith(".pth") or (e.startswith("__editable__") and e.endswith(".py")):
+                try:
+                    with open(os.path.join(d, e), "rb") as fh:
+                        if name.encode() in fh.read(_MAX_SOURCE):
+                            return True
+                except OSError:
+                    return True
+    return False
+
+
+def _bindings(path: str) -> Any:
+    """The names module `path` binds at module level (or declares `global` in a function); _UNKNOWN
+    when it binds names dynamically or cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(_MAX_SOURCE + 1)
+        if len(data) > _MAX_SOURCE:
+            return _UNKNOWN
+        tree = ast.parse(data)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return _UNKNOWN
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
+            return _UNKNOWN
+        if isinstance(n, ast.Name) and n.id in ("globals", "vars", "__path__", "__getattr__"):
+            return _UNKNOWN
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__getattr__":
+            return _UNKNOWN
+        if isinstance(n, ast.Attribute) and n.attr in ("modules", "__dict__", "__path__"):
+            return _UNKNOWN
+    scopes = Collector(tree).scopes
+    names = set(scopes[id(tree)].bound)
+    for s in scopes.values():
+        names |= s.globals_
+    return frozenset(names)

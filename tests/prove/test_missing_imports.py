@@ -1,0 +1,121 @@
+"""A new unguarded import of what the target's import path lacks fails at import: a top-level
+module not installed, a submodule that is not there, a name a module does not bind. The names
+step looks them up on the target's path without importing anything; what it cannot tell from the
+files (a module that binds names dynamically, one the patch itself changes) passes.
+
+Generated: each import added to a module of a small installed package; the oracle imports the
+patched module in a subprocess of this interpreter: the proof must refuse exactly the imports
+that fail, except the cases it documents as unknown (which must pass)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import textwrap
+
+import pytest
+
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import names, steps
+from tests.lib.site import Site
+
+FILES = {
+    "icimp/__init__.py": "VERSION = 1\n",
+    "icimp/core.py": "import os\n\n\ndef limit(n):\n    return n\n",
+    "icimp/sub.py": "X = 1\n\n\ndef _setup():\n    global Y\n    Y = 2\n\n\n_setup()\n",
+    "icimp/lazy.py": "def __getattr__(name):\n    return name\n",
+    "icimp/inner/__init__.py": "",
+    "icimp/inner/deep.py": "Z = 3\n",
+    "icdep/__init__.py": "DEP = 1\n",
+}
+# the import added at the top of icimp/core.py -> whether the proof cannot tell (it must pass then)
+IMPORTS = {
+    "import rp_not_installed_xyz": False,
+    "import icdep": False,
+    "import json": False,
+    "import icimp.nosuch": False,
+    "import icimp.inner.deep": False,
+    "import icimp.inner.nosuch": False,
+    "import json.nosuch": False,
+    "from icimp import sub": False,
+    "from icimp import nosuch": False,
+    "from icimp import VERSION": False,
+    "from icimp.sub import X, Y": False,
+    "from icimp.sub import nosuch": False,
+    "from icimp.inner import deep": False,
+    "from icimp.inner import nosuch": False,
+    "from .sub import X": False,
+    "from .sub import nosuch": False,
+    "from . import nosuch": False,
+    "from json import dumps": False,
+    "from json import nosuch_name": False,
+    "from icdep import DEP": False,
+    "from icdep import nosuch": False,
+    "from rp_not_installed_xyz import a": False,
+    "from icimp.lazy import anything": True,  # a module __getattr__ provides any name
+    "from os import nosuch_name": True,  # os binds names dynamically (a star import from posix)
+    "try:\n    import rp_not_installed_xyz\nexcept ImportError:\n    pass": False,
+    "if os.environ.get('RP_NEVER_SET'):\n    import rp_not_installed_xyz": False,
+    "def later():\n    import rp_not_installed_xyz": False,  # fails when called (the oracle calls it)
+}
+
+
+def _env(site: Site) -> PythonEnv:
+    """This interpreter with the site and its standard library on the path, as a target's sys.path has."""
+    stdlib = sysconfig.get_paths()["stdlib"]
+    return PythonEnv(sys.executable, (site.root, stdlib), site.root, (sys.version_info[0], sys.version_info[1]))
+
+
+def _fails(site: Site, source: str) -> bool:
+    (site.root / "icimp" / "core.py").write_text(source)
+    code = (
+        f"import sys; sys.path.insert(0, {str(site.root)!r}); import icimp.core as m\nif hasattr(m, 'later'): m.later()"
+    )
+    return subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True).returncode != 0
+
+
+@pytest.mark.parametrize("added", list(IMPORTS))
+def test_a_new_import_the_target_lacks_is_refused(site: Site, added: str) -> None:
+    site.install("icimp", "1.0", FILES)
+    before = FILES["icimp/core.py"].encode()
+    after = (FILES["icimp/core.py"] + "\n\n" + added + "\n").encode()
+    env = _env(site)
+    where = str(site.root / "icimp" / "core.py")
+
+    refusal = steps.names_refusal(before, after, where, env, "icimp.core")
+    fails = _fails(site, after.decode())
+
+    if IMPORTS[added]:
+        assert refusal is None, refusal
+    else:
+        assert (refusal is not None) == fails, (added, fails, refusal)
+    if refusal is not None:
+        assert "would fail to import" in refusal.why and "guard the import" in refusal.hint
+
+
+def test_the_patch_own_modules_and_a_patch_with_requirements_are_not_judged_by_their_files(site: Site) -> None:
+    """Their planned text is not on disk: a payload this patch inserts into icimp.sub, imported here."""
+    site.install("icimp", "1.0", FILES)
+    before = FILES["icimp/core.py"].encode()
+    after = b"from icimp.sub import _rp_helper\n" + before
+    env = _env(site)
+    where = str(site.root / "icimp" / "core.py")
+
+    assert steps.names_refusal(before, after, where, env, "icimp.core") is not None
+    assert steps.names_refusal(before, after, where, env, "icimp.core", ("icimp.core", "icimp.sub")) is None
+    assert steps.names_refusal(before, after, where, env, "icimp.core", None) is None
+    missing = b"import rp_not_installed_xyz\n" + before  # a missing module is still missing
+    assert steps.names_refusal(before, missing, where, env, "icimp.core", None) is not None
+
+
+def test_an_import_hook_that_may_provide_a_module_makes_it_unknown(site: Site) -> None:
+    site.install("icimp", "1.0", FILES)
+    (site.root / "__editable___rp_devpkg_finder.py").write_text(textwrap.dedent("MAPPING = {'rp_devpkg': '/src'}\n"))
+    before = FILES["icimp/core.py"].encode()
+    env = _env(site)
+    where = str(site.root / "icimp" / "core.py")
+    assert steps.names_refusal(before, b"import rp_devpkg\n" + before, where, env, "icimp.core") is None
+    assert names.MISSING_NAME in {
+        p.kind for p in steps._missing_imports(before, b"from icdep import nope\n" + before, None, env, ())
+    }
