@@ -15,7 +15,7 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
-from radpatch.state.record import Store
+from radpatch.state.record import DamagedJournal, Store
 
 _SATISFIED = (State.APPLIED, State.OBSOLETE)
 
@@ -71,11 +71,27 @@ def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
 
 
 def recorded_names(ctx: Context) -> list[str]:
+    """The patches the record says are applied, and those an interrupted run was writing (its
+    journal is looked at first: a run killed before its record leaves files half patched)."""
     names: dict[str, None] = {}
     for d in ctx.env.paths:
-        for n in Store(d).records():
+        store = Store(d)
+        for n in _pending_names(store):
+            names.setdefault(n, None)
+        for n in store.records():
             names.setdefault(n, None)
     return list(names)
+
+
+def _pending_names(store: Store) -> list[str]:
+    """The patches of an interrupted run's journal in `store` ([] when none is pending); a
+    damaged journal fails the check with its own message and way out."""
+    if not store.journal.is_dir():
+        return []
+    try:
+        return list(store.journal_plan().patches)
+    except DamagedJournal as exc:
+        raise CheckFailed(exc.message, exc.hint) from None
 
 
 JSON_SCHEMA = 1  # bump when a change would break a reader of `status --json` (README "JSON output")

@@ -143,6 +143,8 @@ class Store:
 
     # --- record ---------------------------------------------------------------------------------
     def _raw(self) -> dict[str, object]:
+        if self.record_path.is_symlink():  # a dangling link is no absent record (revert refuses it too)
+            raise _unreadable(self.dir, "it is a symbolic link; radpatch never reads, writes or deletes through one")
         try:
             raw = _load_json(self.record_path)
         except FileNotFoundError:

@@ -244,3 +244,18 @@ def test_kv_group_size_on_a_block_outermost_layout_is_reported_as_possibly_not_i
     (check,) = plugin.check(as_vllm)
     assert check.state is Seen.APPLIED
     assert "not in effect if this model's layers have mixed page sizes: VLLM_KV_CACHE_LAYOUT=BLHNC" in check.detail
+
+
+@pytest.mark.parametrize("spelled", ["rpshadow.sub", "rpshadow.sub.__init__"])
+def test_an_imported_package_is_followed_whichever_way_the_entry_spells_it(
+    spelled: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pkg.sub.__init__` and `pkg.sub` name one file; the process imported it as `pkg.sub`, maybe
+    from a shadowing checkout, and the check reads that copy for either spelling."""
+    checkout = tmp_path / "checkout" / "rpshadow" / "sub" / "__init__.py"
+    checkout.parent.mkdir(parents=True)
+    checkout.write_text("X = 1\n")
+    module = types.ModuleType("rpshadow.sub")
+    module.__file__ = str(checkout)
+    monkeypatch.setitem(sys.modules, "rpshadow.sub", module)
+    assert plugin._imported_path(spelled) == checkout.resolve()
