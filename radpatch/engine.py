@@ -34,9 +34,10 @@ from radpatch.state.decide import (
     changed_scopes,
     patch_state,
     record_digest,
+    still_unpatched,
     targets,
 )
-from radpatch.state.hashes import Link, above, base, code_hash
+from radpatch.state.hashes import Link, above, base, code_hash, target_code_hashes
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
 
 Say = Callable[[str], None]
@@ -243,7 +244,7 @@ def _adoption(
         disk = users[-1][1].data
         if not ast_equal(data, disk):
             rel = users[0][1].relpath
-            why = f"{rel}'s code is not what the patch makes of its RECORD bytes"
+            why = f"{rel}'s code is not what the patch makes of its RECORD bytes ({_other_edits(data, disk)})"
             if first is None:
                 why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
             raise _not_adopted(states, [n for n, _ in users], rel, why)
@@ -255,6 +256,20 @@ def _adoption(
         if name in planned:
             out[name] = _Adopted(planned[name], where[name], frozenset(made & planned[name].keys()))
     return out
+
+
+def _other_edits(result: bytes, disk: bytes) -> str:
+    """Where the file differs from the patch's result on its RECORD bytes, as the file's lines."""
+    import difflib
+
+    ours, theirs = result.decode("utf-8", "replace").splitlines(), disk.decode("utf-8", "replace").splitlines()
+    spans = [
+        (j1 + 1, max(j2, j1 + 1))
+        for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, ours, theirs, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans[:5]) + (", ..." if len(spans) > 5 else "")
+    return f"other edits at line{'s' if len(spans) > 1 or spans and spans[0][0] != spans[0][1] else ''} {shown}"
 
 
 def _adoptable(ps: PatchState) -> list[FileState]:
@@ -444,6 +459,8 @@ def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     assert dist is not None
     where, text = str(f.path), data.decode("utf-8", "replace")
     maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
+    if still_unpatched(ps.patch, f.rewrites, data, where):
+        return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
     if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
     else:
@@ -751,12 +768,13 @@ def _write_group(
         faults.point("before-record")
         records = store.records()
         seq = max((r.seq for r in records.values()), default=0)
+        theirs = _target_codes(env, group) if op == "apply" else {}
         for c in group:
             if op == "revert" or c.off:
                 records.pop(c.patch.patch.name, None)
             else:
                 seq += 1
-                records[c.patch.patch.name] = _record(c, seq, records, created)
+                records[c.patch.patch.name] = _record(c, seq, records, created, theirs)
         store.save(records, run)
     except BaseException:
         if _roll_back(store, files, written, dirs):
@@ -794,7 +812,29 @@ def _roll_back(
     return ok
 
 
-def _record(c: Change, seq: int, records: dict[str, PatchRecord], made: dict[Path, tuple[Path, ...]]) -> PatchRecord:
+def _theirs(theirs: dict[str, str], before: str | None, after: str) -> tuple[str, ...]:
+    if after not in theirs or (before is not None and before not in theirs):
+        return ()
+    return (theirs[before] if before is not None else "", theirs[after])
+
+
+def _target_codes(env: PythonEnv, group: list[Change]) -> dict[str, str]:
+    """sha256 -> code hash as the target interpreter computes it, for every state this run records,
+    when the target is another Python than radpatch's (its engine-start self-check compares them)."""
+    if env.is_current:
+        return {}
+    blobs = {sha256(b): b for c in group if not c.off for f in c.files for b in (f.original, f.after) if b is not None}
+    got = target_code_hashes(env.executable, list(blobs.values()))
+    return dict(zip(blobs, got)) if got is not None else {}
+
+
+def _record(
+    c: Change,
+    seq: int,
+    records: dict[str, PatchRecord],
+    made: dict[Path, tuple[Path, ...]],
+    theirs: dict[str, str] | None = None,
+) -> PatchRecord:
     """The record of a change, its links stacked on the links in `records` (this run's earlier
     changes included). A file the change created starts from no file (ABSENT), naming the
     directories `made` for it."""
@@ -817,8 +857,16 @@ def _record(c: Change, seq: int, records: dict[str, PatchRecord], made: dict[Pat
                 code_hash(f.after),
                 *start,
                 made_dirs=dirs,
+                target_code=_theirs(theirs or {}, None if original is None else sha256(original), sha256(f.after)),
             )
         )
     return PatchRecord(
-        c.patch.patch.name, dist.name, str(dist.version), c.patch.patch.digest, tuple(files), seq, record_digest(dist)
+        c.patch.patch.name,
+        dist.name,
+        str(dist.version),
+        c.patch.patch.digest,
+        tuple(files),
+        seq,
+        record_digest(dist),
+        c.patch.patch.requires,
     )

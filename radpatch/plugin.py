@@ -270,7 +270,8 @@ def _wheel_sha(dist_info: Path | None, relpath: str) -> str | None:
 
 def _imported_path(module: str) -> Path | None:
     """The file of `module` if this process already imported it (it may shadow site-packages)."""
-    origin = getattr(sys.modules.get(module), "__file__", None)
+    name = module[: -len(".__init__")] if module.endswith(".__init__") else module  # imported as `pkg`
+    origin = getattr(sys.modules.get(name), "__file__", None)
     return Path(origin).resolve() if origin else None
 
 

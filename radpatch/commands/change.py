@@ -84,13 +84,24 @@ def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
 
 def _refuse_applied_dependents(ctx: Context, named: list[Patch]) -> None:
     """An entry that an applied entry requires stays until that one is reverted with it or first."""
+    from radpatch.state.requirements import recorded_dependents
+
     everything = ctx.registry.load_valid()
+    loaded = {p.name for p in everything}
     leaving = {p.name for p in named}
-    if not any(p.requires for p in everything):
-        return
     for p in named:
         staying = [d for d in series.dependents(p.name, everything) if d not in leaving]
         applied = [d for d in staying if patch_state(ctx.registry.load(d), ctx.env).state is State.APPLIED]
+        # the record keeps each applied entry's `requires:`: a dependent whose registry is not given counts too
+        unseen = [d for d in recorded_dependents(ctx.env, p.name, leaving) if d not in loaded]
+        if unseen:
+            raise RefusedError(
+                f"{p.name}: {', '.join(unseen)} {'is' if len(unseen) == 1 else 'are'} recorded as applied and "
+                f"require{'s' if len(unseen) == 1 else ''} it (`requires:`); "
+                f"{'its entry is' if len(unseen) == 1 else 'their entries are'} in no registry given",
+                f"give the registry that holds {', '.join(unseen)} (--registry DIR) and revert "
+                f"{'it' if len(unseen) == 1 else 'them'} with it",
+            )
         if applied:
             raise RefusedError(
                 f"{p.name}: {', '.join(applied)} {'is' if len(applied) == 1 else 'are'} applied and "

@@ -15,7 +15,7 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
-from radpatch.state.record import Store
+from radpatch.state.record import DamagedJournal, Store
 
 _SATISFIED = (State.APPLIED, State.OBSOLETE)
 
@@ -29,15 +29,19 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = ctx.registry.names()
     states = [patch_state(p, ctx.env) for p in ctx.registry.load_many(wanted)]
     shadowed = _shadowed(ctx, states)
-    states = [_with_shadow(s, shadowed) for s in states]
+    states = _requirements_met(ctx, [_with_shadow(s, shadowed) for s in states])
     if as_json:
         click.echo(json.dumps([to_json(s, shadowed) for s in states], indent=2))  # README "JSON output": schema 1
     else:
         _print(states)
     if check:
-        bad = [s for s in states if s.state not in _SATISFIED or s.pending or any(f.path in shadowed for f in s.files)]
+        bad = [
+            s
+            for s in states
+            if s.state not in _SATISFIED or s.pending or s.unrecorded or any(f.path in shadowed for f in s.files)
+        ]
         if bad:
-            fixable = [s.patch.name for s in bad if s.state is State.NOT_APPLIED and not s.pending]
+            fixable = [s.patch.name for s in bad if (s.state is State.NOT_APPLIED or s.unrecorded) and not s.pending]
             hint = (
                 f"apply: radpatch apply {' '.join(fixable)}"
                 if len(fixable) == len(bad)
@@ -57,6 +61,32 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     return EXIT_OK
 
 
+def _requirements_met(ctx: Context, states: list[PatchState]) -> list[PatchState]:
+    """An applied entry whose requirement (`requires:`, as written or as recorded) is not applied
+    is not what runs as tested: it reads drifted, naming the requirement."""
+    from radpatch.state.requirements import unmet
+
+    by_name = {s.patch.name: s for s in states}
+    known = set(ctx.registry.names())
+
+    def judge(name: str) -> bool | None:
+        if name in by_name:
+            return by_name[name].state in _SATISFIED
+        if name in known:
+            return patch_state(ctx.registry.load(name), ctx.env).state in _SATISFIED
+        return None
+
+    applied = [s for s in states if s.state is State.APPLIED]
+    missing = unmet(ctx.env, [s.record for s in applied], [(s.patch.name, s.patch.requires) for s in applied], judge)
+    out = []
+    for s in states:
+        if s.patch.name in missing:
+            why = f"it requires {', '.join(missing[s.patch.name])}, which is not applied"
+            s = replace(s, state=State.DRIFTED, reason="; ".join([*([s.reason] if s.reason else []), why]))
+        out.append(s)
+    return out
+
+
 def _shadowed(ctx: Context, states: list[PatchState]) -> dict[Path, Shadow]:
     """The applied files the target interpreter would not import (another copy shadows them)."""
     files = [(f.module, f.path) for s in states if s.state is State.APPLIED for f in s.files]
@@ -71,11 +101,27 @@ def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
 
 
 def recorded_names(ctx: Context) -> list[str]:
+    """The patches the record says are applied, and those an interrupted run was writing (its
+    journal is looked at first: a run killed before its record leaves files half patched)."""
     names: dict[str, None] = {}
     for d in ctx.env.paths:
-        for n in Store(d).records():
+        store = Store(d)
+        for n in _pending_names(store):
+            names.setdefault(n, None)
+        for n in store.records():
             names.setdefault(n, None)
     return list(names)
+
+
+def _pending_names(store: Store) -> list[str]:
+    """The patches of an interrupted run's journal in `store` ([] when none is pending); a
+    damaged journal fails the check with its own message and way out."""
+    if not store.journal.is_dir():
+        return []
+    try:
+        return list(store.journal_plan().patches)
+    except DamagedJournal as exc:
+        raise CheckFailed(exc.message, exc.hint) from None
 
 
 JSON_SCHEMA = 1  # bump when a change would break a reader of `status --json` (README "JSON output")

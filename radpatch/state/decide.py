@@ -65,6 +65,9 @@ class PatchState:
     files: tuple[FileState, ...]
     record: PatchRecord | None  # radpatch's record of this patch, only if it belongs to this very install
     pending: bool = False  # an interrupted run's journal awaits the next apply/revert
+    # applied by its code alone: no record of radpatch's says it wrote it (a hand edit, perhaps
+    # with other edits only the wheel's bytes would show): `status --check` does not count it
+    unrecorded: bool = False
     stale: PatchRecord | None = None  # a record left from another install (upgrade, reinstall of another build)
     orphan: Path | None = None  # the distribution is gone; its state directory still records this patch
     declined: bool = False  # applied, but the entry no longer patches this version (only revert applies)
@@ -219,7 +222,17 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
     reason = "; ".join(f"{f.relpath}: {f.detail}" for f in files if f.detail)
     if overall is State.DRIFTED and not reason:
         reason = "some files are patched and some are not"
+    if overall is State.APPLIED and judged is None and any(f.exists for f in files):
+        reason = "; ".join(d for d in (reason, unrecorded_note(patch.name)) if d)
+        return PatchState(patch, overall, reason, dist, tuple(files), record, unrecorded=True)
     return PatchState(patch, overall, reason, dist, tuple(files), record)
+
+
+def unrecorded_note(name: str) -> str:
+    return (
+        "carries the patch's code but radpatch has no record of it (a hand edit; other edits may be present): "
+        f"`radpatch apply {name}` adopts it after checking it against the installed wheel"
+    )
 
 
 def _declined(patch: Patch, dist: Installed) -> tuple[State, str] | None:
@@ -353,6 +366,8 @@ def _classify(
 
     with kept_trees():  # undoing and applying read the same definitions
         undo = applied_error(patch, rws, data, where)
+        if undo is None and not recorded and still_unpatched(patch, rws, data, where):
+            return State.NOT_APPLIED, ""
         if undo is None:
             edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
             return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
@@ -410,6 +425,35 @@ def changed_scopes(a: bytes, b: bytes) -> list[str]:
         moved = {name for pair in zip(old, new) if pair[0] != pair[1] for name in (pair[0][0], pair[1][0])}
         return [f"{n} (moved)" for n in sorted(moved)]
     return sorted(differ)
+
+
+def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str) -> bool:
+    """A file that reads as patched by the round trip only because a rewrite's `with` is part of
+    its `find` (`int(timeout)` -> `timeout`): the `with` match inside the unpatched `find` is no
+    evidence of the patch. True when some rewrite is such a replace and applying still takes it."""
+    if not any(_with_inside_find(rw) for rw in rws):
+        return False
+    from radpatch.rewrite import runner
+
+    try:
+        return runner.forward(patch, rws, data, where) != data
+    except RefusedError:
+        return False
+
+
+def _with_inside_find(rw: Rewrite) -> bool:
+    find, with_ = getattr(rw.op, "find", None), getattr(rw.op, "with_", None)
+    if not isinstance(find, str) or not isinstance(with_, str):
+        return False
+    try:
+        f, w = ast.parse(find.strip()), ast.parse(with_.strip())
+    except (SyntaxError, ValueError):
+        return False
+    inner = ast.dump(w.body[0].value) if len(w.body) == 1 and isinstance(w.body[0], ast.Expr) else None
+    if inner is None:
+        return False
+    top = f.body[0].value if len(f.body) == 1 and isinstance(f.body[0], ast.Expr) else None
+    return any(ast.dump(n) == inner for n in ast.walk(f) if n is not top and n is not f.body[0])
 
 
 @pausing

@@ -43,6 +43,45 @@ class Link:
     file: FileRecord
 
 
+# the same hash computed by another interpreter (the target's, for its engine-start self-check)
+TARGET_PROBE = """\
+import ast, base64, hashlib, json, sys
+tag = "ast%d.%d" % sys.version_info[:2]
+out = []
+for blob in json.loads(sys.stdin.read()):
+    try:
+        text = ast.dump(ast.parse(base64.b64decode(blob)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        out.append("")
+        continue
+    out.append(tag + ":" + hashlib.sha256(text.encode()).hexdigest())
+print(json.dumps(out))
+"""
+
+
+def target_code_hashes(executable: str, blobs: list[bytes]) -> list[str] | None:
+    """The code hashes of `blobs` as the interpreter `executable` computes them, or None when it
+    cannot be asked (the record then keeps radpatch's own only)."""
+    import base64
+    import json
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [executable, "-I", "-c", TARGET_PROBE],
+            input=json.dumps([base64.b64encode(b).decode() for b in blobs]),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        out = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    if not isinstance(out, list) or len(out) != len(blobs) or not all(isinstance(c, str) for c in out):
+        return None
+    return out
+
+
 def code_hash(data: bytes) -> str:
     """A hash of the file's code and nothing else: its syntax tree without positions, so comments,
     blank lines and formatting do not change it. Tagged with this Python's version (another
@@ -80,12 +119,26 @@ def live(store: Store, relpath: str, digest: str, data: bytes | None = None) -> 
     return _walk(links(store, relpath), digest, _Code(data))
 
 
+def _patched(f: FileRecord) -> str:
+    """The file's code hash after the link, as this Python computes it ("" if none is known)."""
+    if _ours(f.patched_code):
+        return f.patched_code
+    return f.target_code[1] if len(f.target_code) == 2 and _ours(f.target_code[1]) else ""
+
+
+def _original(f: FileRecord) -> str:
+    """The file's code hash before the link, as this Python computes it ("" if none is known)."""
+    if _ours(f.original_code):
+        return f.original_code
+    return f.target_code[0] if len(f.target_code) == 2 and _ours(f.target_code[0]) else ""
+
+
 def _walk(chain: list[Link], digest: str, code: _Code) -> tuple[tuple[Link, ...], bool] | None:
     top = next((i for i in reversed(range(len(chain))) if chain[i].file.patched_sha256 == digest), None)
     exact = top is not None
-    if top is None and any(_ours(ln.file.patched_code) for ln in chain):
+    if top is None and any(_patched(ln.file) for ln in chain):
         mine = code()
-        top = next((i for i in reversed(range(len(chain))) if mine and chain[i].file.patched_code == mine), None)
+        top = next((i for i in reversed(range(len(chain))) if mine and _patched(chain[i].file) == mine), None)
     if top is None:
         return None
     out = [top]
@@ -99,8 +152,8 @@ def _below(chain: list[Link], at: int) -> int | None:
     `before`, by sha256, or by code hash (comments edited between the two)."""
     f = chain[at].file
     below = next((i for i in reversed(range(at)) if chain[i].file.patched_sha256 == f.original_sha256), None)
-    if below is None and _ours(f.original_code):
-        below = next((i for i in reversed(range(at)) if chain[i].file.patched_code == f.original_code), None)
+    if below is None and _original(f):
+        below = next((i for i in reversed(range(at)) if _patched(chain[i].file) == _original(f)), None)
     return below
 
 
@@ -132,7 +185,7 @@ def by_hash(
     shas |= {rec.base_sha256} - {""}
     codes |= {rec.base_code} if _ours(rec.base_code) else set()
     if walked is not None:  # its link is off the walk: void if the walk starts before the patch
-        start, start_code = walked[0][0].file.original_sha256, walked[0][0].file.original_code
+        start, start_code = walked[0][0].file.original_sha256, _original(walked[0][0].file)
     else:
         start, start_code = digest, code() if codes else ""
     if start in shas or start == wheel() or (start_code and start_code in codes):
@@ -160,13 +213,13 @@ def base(chain: list[Link], before: bytes | None) -> tuple[str, str]:
 def _before(chain: list[Link], rec: FileRecord) -> tuple[set[str], set[str]]:
     """The sha256s and code hashes of the states of the file before `rec`'s patch: its own
     `before`, and going down, the `before` of each link it was stacked on."""
-    shas, codes = {rec.original_sha256}, {rec.original_code} if _ours(rec.original_code) else set()
+    shas, codes = {rec.original_sha256}, {_original(rec)} - {""}
     at = next((i for i, ln in enumerate(chain) if ln.file == rec), None)
     while at is not None:
         f = chain[at].file
         shas.add(f.original_sha256)
-        if _ours(f.original_code):
-            codes.add(f.original_code)
+        if _original(f):
+            codes.add(_original(f))
         at = _below(chain, at)
     return shas, codes
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from radpatch.install.environment import PythonEnv
 
 _PROBE = """\
-import importlib.util, json, sys
+import importlib.machinery as m, importlib.util, json, sys
 sys.path[:] = json.loads(sys.argv[1])
 out = {}
 for name in json.loads(sys.argv[2]):
@@ -34,7 +34,9 @@ for name in json.loads(sys.argv[2]):
         out[name] = {"origin": spec.origin, "dirs": list(spec.submodule_search_locations)}
     else:
         out[name] = {"origin": spec.origin, "dirs": None}
-print(json.dumps(out))
+# the path finder's loader order: extension modules, then source, then sourceless bytecode
+suffixes = [*m.EXTENSION_SUFFIXES, *m.SOURCE_SUFFIXES, *m.BYTECODE_SUFFIXES]
+print(json.dumps({"specs": out, "suffixes": suffixes}))
 """
 
 
@@ -45,6 +47,12 @@ class Shadow:
     imported: Path  # the file the target interpreter would import instead
 
     def describe(self) -> str:
+        if self.imported.parent == self.patched.parent or self.imported.parent == self.patched.parent.parent:
+            return (
+                f"{self.module} would be imported from {self.imported}, not from the patched {self.patched} "
+                "(the import system prefers it: a package directory, then a compiled extension module, "
+                "then .py, then .pyc): the patch does not run"
+            )
         return (
             f"{self.module} would be imported from {self.imported}, not from the patched {self.patched} "
             "(a copy earlier on the import path, e.g. PYTHONPATH, shadows the install): the patch does not run"
@@ -65,19 +73,28 @@ def shadows(env: PythonEnv, files: list[tuple[str, Path]]) -> list[Shadow]:
             timeout=60,
             stdin=subprocess.DEVNULL,
         )
-        found = json.loads(done.stdout) if done.returncode == 0 else {}
-    except (OSError, subprocess.TimeoutExpired, ValueError):
+        answer = json.loads(done.stdout) if done.returncode == 0 else {}
+        found, suffixes = answer.get("specs", {}), [str(x) for x in answer.get("suffixes", [".py"])]
+    except (OSError, subprocess.TimeoutExpired, ValueError, AttributeError, TypeError):
         return []
     out = []
     for module, patched in files:
-        where = _file_of(module, found.get(module.split(".")[0]))
+        where = _file_of(import_name(module), found.get(module.split(".")[0]), suffixes)
         if where is not None and not _same(where, patched):
             out.append(Shadow(module, patched, where))
     return out
 
 
-def _file_of(module: str, spec: object) -> Path | None:
-    """The file `module` would be loaded from, given its top-level package's spec."""
+def import_name(module: str) -> str:
+    """`pkg.sub.__init__` is imported as `pkg.sub` (both spellings name the package's file)."""
+    return module[: -len(".__init__")] if module.endswith(".__init__") else module
+
+
+def _file_of(module: str, spec: object, suffixes: list[str]) -> Path | None:
+    """The file `module` would be loaded from, given its top-level package's spec and the target's
+    loader suffixes in the path finder's order (`importlib.machinery.FileFinder`): in each
+    directory of the parent package, a package directory with an `__init__` first, then a module
+    file of each suffix in turn."""
     if not isinstance(spec, dict):
         return None
     rest = module.split(".")[1:]
@@ -90,9 +107,14 @@ def _file_of(module: str, spec: object) -> Path | None:
         for sub in rest[:-1]:
             d = os.path.join(d, sub)
         base = os.path.join(d, rest[-1])
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.isfile(candidate):
-                return Path(candidate)
+        if os.path.isdir(base):
+            for suffix in suffixes:
+                init = os.path.join(base, "__init__" + suffix)
+                if os.path.isfile(init):
+                    return Path(init)
+        for suffix in suffixes:
+            if os.path.isfile(base + suffix):
+                return Path(base + suffix)
     return None
 
 

@@ -87,6 +87,10 @@ class FileRecord:
     # the directories (relative to the root, outermost first) radpatch made to create the file
     # (original_sha256 ABSENT): revert removes each that is empty once the file is gone
     made_dirs: tuple[str, ...] = ()
+    # the code hashes before and after, computed by the target interpreter when it is another
+    # Python than radpatch's (a code hash is only compared by the Python that computed it): the
+    # engine-start self-check runs there ((): the same Python, or written before they were kept)
+    target_code: tuple[str, ...] = ()
 
     @property
     def created(self) -> bool:
@@ -103,6 +107,9 @@ class PatchRecord:
     files: tuple[FileRecord, ...]
     seq: int = 0  # order of application among the records of this store (format 1: 0)
     dist_record_sha256: str = ""  # sha256 of the distribution's RECORD when applied ("" in format 1)
+    # the entry's `requires:` when it was applied (() before they were recorded): a revert of a
+    # requirement, and `status --check`, find this dependent even when its registry is not loaded
+    requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,8 @@ class Store:
 
     # --- record ---------------------------------------------------------------------------------
     def _raw(self) -> dict[str, object]:
+        if self.record_path.is_symlink():  # a dangling link is no absent record: every command refuses it
+            raise _link_refusal(self.record_path)
         try:
             raw = _load_json(self.record_path)
         except FileNotFoundError:
@@ -254,10 +263,7 @@ class Store:
         a delete anywhere, so none is followed."""
         for path in (self.dir, self.record_path, self.dir / "originals", self.journal, self.dir / "lock"):
             if path.is_symlink():
-                raise EnvironmentProblem(
-                    f"radpatch's state {path} is a symbolic link; radpatch never writes or deletes through one",
-                    "remove the link (its target is left alone) and run radpatch again",
-                )
+                raise _link_refusal(path)
 
     # --- lock -----------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -473,8 +479,13 @@ def _patch_record(folder: Path, name: object, r: object) -> PatchRecord:
         if not isinstance(r, dict):
             raise TypeError("the entry is not an object")
         files = tuple(_file_record(f) for f in r["files"])
-        seq, dist_sha = r.get("seq", 0), r.get("dist_record_sha256", "")
-        rec = PatchRecord(str(name), r["distribution"], r["version"], r["registry_digest"], files, seq, dist_sha)
+        seq, dist_sha, requires = r.get("seq", 0), r.get("dist_record_sha256", ""), r.get("requires", [])
+        _need(
+            isinstance(requires, list) and all(isinstance(n, str) for n in requires), "requires is not a list of names"
+        )
+        rec = PatchRecord(
+            str(name), r["distribution"], r["version"], r["registry_digest"], files, seq, dist_sha, tuple(requires)
+        )
         _need(
             all(
                 isinstance(v, str) for v in (rec.distribution, rec.version, rec.registry_digest, rec.dist_record_sha256)
@@ -488,9 +499,10 @@ def _patch_record(folder: Path, name: object, r: object) -> PatchRecord:
 
 
 def _file_record(f: dict[str, object]) -> FileRecord:
-    made = f.get("made_dirs", [])
+    made, target = f.get("made_dirs", []), f.get("target_code", [])
     _need(isinstance(made, list) and all(isinstance(d, str) for d in made), f"made_dirs of {f!r}")
-    rec = FileRecord(**{**f, "made_dirs": tuple(made)})  # type: ignore[arg-type]
+    _need(isinstance(target, list) and all(isinstance(c, str) and _CODE.match(c) for c in target), "target_code")
+    rec = FileRecord(**{**f, "made_dirs": tuple(made), "target_code": tuple(target)})  # type: ignore[arg-type]
     _need(isinstance(rec.module, str) and isinstance(rec.path, str), f"file entry {f!r}")
     for digest in (rec.original_sha256, rec.patched_sha256):
         _need(isinstance(digest, str) and bool(_SHA.match(digest)), f"not a sha256: {digest!r}")
@@ -503,6 +515,13 @@ def _file_record(f: dict[str, object]) -> FileRecord:
 def _need(ok: bool, what: str) -> None:
     if not ok:
         raise TypeError(what)
+
+
+def _link_refusal(path: Path) -> EnvironmentProblem:
+    return EnvironmentProblem(
+        f"radpatch's state {path} is a symbolic link; radpatch never writes or deletes through one",
+        "remove the link (its target is left alone) and run radpatch again",
+    )
 
 
 def _unreadable(folder: Path, why: str) -> EnvironmentProblem:

@@ -56,7 +56,9 @@ def targets(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[Targ
     """The file `arg` names, or each file RECORD lists under the directory it names (one that
     was deleted too) that is not as installed; a file under it that carries a patch radpatch can
     revert is left alone, with a note."""
-    rows = None if _MODULE.match(arg) and not arg.endswith(".py") else _directory(env, arg)
+    # a package name that is also a directory under site-packages (`vllm`) names the directory, as
+    # documented: every file under it, not only its `__init__.py`
+    rows = _directory(env, arg)
     if rows is None:
         return [_target(env, arg)]
     out = []

@@ -342,6 +342,19 @@ def test_a_directory_restores_each_file_not_as_installed_even_when_deleted(
     assert server.sent(".whl") < next((site.root.parent / "served").glob("*.whl")).stat().st_size // 2
 
 
+@pytest.mark.parametrize("spelled", ["rtoy", "rtoy/"])
+def test_a_package_name_that_is_a_directory_restores_the_directory(
+    site: Site, rtoy: Path, radpatch: Any, spelled: str
+) -> None:
+    """`rtoy` is both a package name and a directory under site-packages: the directory, as
+    documented (every file under it), not only its `__init__.py`."""
+    (site.root / "rtoy" / "core.py").write_text("edited\n")
+    r = radpatch("restore", "--wheel", str(rtoy), spelled)
+    assert r.code == 0, r.err
+    assert "restored rtoy/core.py" in r.out, r.out
+    assert sha((site.root / "rtoy" / "core.py").read_bytes()) == record_of(site, "rtoy/core.py")
+
+
 def test_a_directory_leaves_files_radpatch_can_revert_alone(
     toy: Path, site: Site, tmp_path: Path, radpatch: Any
 ) -> None:

@@ -100,6 +100,11 @@ def test_a_hand_edit_equal_to_the_result_is_adopted_offline_and_revert_gives_rec
     core.write_text(PATCHED_CORE)
     util.write_text(PATCHED_UTIL)
     assert state(radpatch, registry, "toy") == "applied"  # by its code; radpatch has no record of it
+    check = radpatch("--registry", str(registry), "status", "--check")
+    assert check.code == 0 and "no patch is recorded" in check.err, check  # nothing named, nothing recorded
+    check = radpatch("--registry", str(registry), "status", "--check", "toy")
+    assert check.code == 3 and "radpatch has no record of it" in check.err, check  # adopt it first
+    assert "radpatch apply toy" in check.err, check
 
     r = radpatch("--registry", str(registry), "apply", "toy", "--wheel", str(wheel))
 
@@ -157,9 +162,16 @@ def test_a_hand_edit_that_differs_from_the_result_is_refused_as_drifted(
     core = site.root / CORE
     core.write_text(PATCHED_CORE.replace("size = 4", "size = 40"))
     (site.root / UTIL).write_text(PATCHED_UTIL)
+    st = json.loads(radpatch("--registry", str(registry), "status", "--json", "toy").out)[0]
+    if st["state"] == "applied":  # by its code: never counted by --check without a record
+        assert "radpatch has no record of it" in st["reason"], st
+    check = radpatch("--registry", str(registry), "status", "--check", "toy")
+    assert check.code == 3, check
     err = refused(site, radpatch, registry, "apply", "toy", "--wheel", str(wheel))
     assert "toypkg/core.py carries it by its code, with other edits" in err, err
     assert "not adopted: toypkg/core.py's code is not what the patch makes of its RECORD bytes" in err, err
+    line = PATCHED_CORE.splitlines().index("        size = 4") + 1
+    assert f"(other edits at line {line})" in err, err
     assert "radpatch restore toypkg/core.py" in err, err
     assert not (site.root / ".radpatch" / "record.json").exists()
 

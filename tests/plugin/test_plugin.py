@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -244,3 +246,74 @@ def test_kv_group_size_on_a_block_outermost_layout_is_reported_as_possibly_not_i
     (check,) = plugin.check(as_vllm)
     assert check.state is Seen.APPLIED
     assert "not in effect if this model's layers have mixed page sizes: VLLM_KV_CACHE_LAYOUT=BLHNC" in check.detail
+
+
+@pytest.mark.parametrize("spelled", ["rpshadow.sub", "rpshadow.sub.__init__"])
+def test_an_imported_package_is_followed_whichever_way_the_entry_spells_it(
+    spelled: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pkg.sub.__init__` and `pkg.sub` name one file; the process imported it as `pkg.sub`, maybe
+    from a shadowing checkout, and the check reads that copy for either spelling."""
+    checkout = tmp_path / "checkout" / "rpshadow" / "sub" / "__init__.py"
+    checkout.parent.mkdir(parents=True)
+    checkout.write_text("X = 1\n")
+    module = types.ModuleType("rpshadow.sub")
+    module.__file__ = str(checkout)
+    monkeypatch.setitem(sys.modules, "rpshadow.sub", module)
+    assert plugin._imported_path(spelled) == checkout.resolve()
+
+
+OTHER_PYTHON = next(
+    (
+        p
+        for v in ("3.12", "3.13", "3.10")
+        for p in sorted(Path("/root/.pyenv/versions").glob(f"{v}*/bin/python{v}"))
+        if f"{sys.version_info[0]}.{sys.version_info[1]}" != v
+    ),
+    None,
+)
+
+
+@pytest.mark.skipif(OTHER_PYTHON is None, reason="needs a second Python besides radpatch's")
+def test_a_comment_edit_reads_applied_at_engine_start_on_another_python(tmp_path: Path, write_registry: Any) -> None:
+    """radpatch on one Python patches a target on another; a code hash is only compared by the
+    Python that computed it, so apply records the target's too, and its self-check follows a
+    comment edit as radpatch's own status does."""
+    import zipfile
+
+    from tests.lib.toy import ORIGINAL, TOY_PATCH
+    from tests.lib.wheels import build_wheel
+
+    assert OTHER_PYTHON is not None
+    venv = tmp_path / "target"
+    subprocess.run([str(OTHER_PYTHON), "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = venv.glob("lib/python*/site-packages")
+    with zipfile.ZipFile(build_wheel(tmp_path / "wheels", "toypkg", "1.0", ORIGINAL)) as zf:
+        zf.extractall(site)
+    reg = write_registry("toy", TOY_PATCH)
+    cli = [sys.executable, "-m", "radpatch", "--python", str(venv / "bin" / "python"), "--registry", str(reg)]
+    applied = subprocess.run([*cli, "apply", "toy"], capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    core = site / "toypkg" / "core.py"
+    core.write_text("# reviewed\n" + core.read_text())
+    code = (
+        "import sys; from pathlib import Path; from radpatch import plugin; "
+        "print([(c.state.value, c.detail) for c in plugin.check(Path(sys.argv[1]), ('toy',))])"
+    )
+    repo = str(Path(plugin.__file__).resolve().parents[1])
+    seen = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code, str(site)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": repo},
+    )
+    assert seen.returncode == 0, seen.stderr
+    assert seen.stdout.strip() == "[('applied', '')]", seen.stdout
+    core.write_text(core.read_text() + "EDITED = 1\n")  # a line of code is drift there too
+    seen = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code, str(site)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": repo},
+    )
+    assert "drifted" in seen.stdout, seen.stdout

@@ -324,6 +324,36 @@ def test_a_damaged_journal_is_a_clear_error(demo_env: Env, damage: str) -> None:
     assert env.path(ALPHA).read_bytes() == env.patched[ALPHA]  # nothing written on a guess
 
 
+@pytest.mark.parametrize("fault", ["after-file:1", "before-record:1"])
+def test_check_without_names_fails_while_a_run_is_pending(demo_env: Env, fault: str) -> None:
+    """A run killed before its record leaves no record to name the patch: the journal is read
+    first, so `status --check` (every patch recorded or pending) fails on the half-patched install."""
+    env = demo_env
+    assert env.run("apply", env.patch, fault=fault).returncode == -signal.SIGKILL
+    assert not (env.state_dir / "record.json").exists()
+    check = env.run("status", "--check")
+    assert check.returncode == 3 and "interrupted run is pending" in check.stderr, check
+    ok(env.run("apply", env.patch))
+    ok(env.run("status", "--check"))
+
+
+@pytest.mark.parametrize("target", ["dangling", "a record"])
+def test_a_record_that_is_a_symbolic_link_is_a_clear_error_for_every_command(demo_env: Env, target: str) -> None:
+    env = demo_env
+    ok(env.run("apply", env.patch))
+    record = env.state_dir / "record.json"
+    if target == "dangling":
+        record.unlink()
+        record.symlink_to(env.state_dir / "gone.json")
+    else:
+        record.rename(env.state_dir / "real.json")
+        record.symlink_to(env.state_dir / "real.json")
+    for args in (("status", "--check"), ("status", env.patch), ("revert", env.patch)):
+        out = env.run(*args)
+        assert out.returncode == 4 and "symbolic link" in out.stderr, (args, out)
+    assert env.path(ALPHA).read_bytes() == env.patched[ALPHA]
+
+
 def test_a_record_with_fields_of_the_wrong_type_is_a_clear_error(demo_env: Env) -> None:
     env = demo_env
     ok(env.run("apply", env.patch))

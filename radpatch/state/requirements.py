@@ -1,0 +1,70 @@
+"""`requires:` as radpatch's record keeps it: an applied entry's requirements were recorded with
+it, so a revert of a requirement, and `status --check`, find the dependent even when the registry
+that holds its entry is not loaded (docs/state.md "Stacked entries")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from radpatch.install import wheel_record
+from radpatch.install.environment import PythonEnv, canonical_name
+from radpatch.state.record import PatchRecord, Store
+
+Judge = Callable[[str], bool | None]
+
+
+def recorded_dependents(env: PythonEnv, name: str, leaving: set[str]) -> list[str]:
+    """The patches the record says are applied on this install and require `name` (directly or
+    through other recorded patches), apart from those in `leaving`, nearest first."""
+    found: list[str] = []
+    records = applied_records(env)
+    frontier = [name]
+    while frontier:
+        current = frontier.pop(0)
+        for rec in records.values():
+            if current in rec.requires and rec.patch not in found and rec.patch != name:
+                found.append(rec.patch)
+                frontier.append(rec.patch)
+    return [n for n in found if n not in leaving]
+
+
+def applied_records(env: PythonEnv) -> dict[str, PatchRecord]:
+    """Every record entry of the environment that speaks for the install it names (the same
+    distribution, version and RECORD as when it was written: a reinstall voids it)."""
+    out: dict[str, PatchRecord] = {}
+    for root in env.paths:
+        for name, rec in Store(root).records().items():
+            if name not in out and _current(root, rec):
+                out[name] = rec
+    return out
+
+
+def _current(root: Path, rec: PatchRecord) -> bool:
+    want = canonical_name(rec.distribution)
+    for dist_info in root.glob("*.dist-info"):
+        name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-")
+        if canonical_name(name) == want and version == rec.version:
+            digest = wheel_record.digest(dist_info / "RECORD")
+            return not rec.dist_record_sha256 or digest == rec.dist_record_sha256
+    return False
+
+
+def unmet(
+    env: PythonEnv, applied: list[PatchRecord | None], named: list[tuple[str, tuple[str, ...]]], judge: Judge
+) -> dict[str, list[str]]:
+    """For each (entry, its `requires:`) of an applied entry, joined with what its record kept:
+    the requirements that are not applied (nor obsolete). `judge(name)` is True/False for an
+    entry a loaded registry holds, None for one it does not (the record then decides)."""
+    records: dict[str, PatchRecord] | None = None
+    out: dict[str, list[str]] = {}
+    for rec, (name, requires) in zip(applied, named):
+        wanted = dict.fromkeys([*requires, *(rec.requires if rec else ())])
+        for req in wanted:
+            ok = judge(req)
+            if ok is None:
+                records = applied_records(env) if records is None else records
+                ok = req in records
+            if not ok:
+                out.setdefault(name, []).append(req)
+    return out

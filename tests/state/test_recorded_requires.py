@@ -1,0 +1,73 @@
+"""An applied entry's `requires:` is kept in radpatch's record: a revert of the requirement is
+refused even when the dependent's registry is not given, and `status --check` fails for an
+applied entry whose requirement is not applied (for each way of losing the requirement)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.lib.site import Site
+from tests.lib.toy import TOY_FILES, TOY_PATCH
+
+ON_TOP = """\
+    summary: On top of toy
+    description: Calls plan with the parameter toy adds (another module than toy's).
+    distribution: toypkg
+    supported: ">=1.0,<2"
+    requires: [toy]
+    modules:
+      extra: toypkg.extra
+    rewrites:
+      - replace: {scope: use, find: "plan([1])", with: "plan([1], cfg=None)"}
+    """
+FILES = {**TOY_FILES, "toypkg/extra.py": "from toypkg.core import plan\n\n\ndef use():\n    return plan([1])\n"}
+
+
+@pytest.fixture
+def two(site: Site, write_registry: Callable[..., Path]) -> tuple[Path, Path]:
+    site.install("toypkg", "1.0", FILES)
+    return write_registry("toy", TOY_PATCH, dirname="reg_a"), write_registry("on_top", ON_TOP, dirname="reg_b")
+
+
+def test_the_record_keeps_requires(site: Site, two: tuple[Path, Path], radpatch: Any) -> None:
+    a, b = two
+    assert radpatch("--registry", str(a), "--registry", str(b), "apply", "on_top").code == 0
+    rec = json.loads((site.root / ".radpatch" / "record.json").read_text())["patches"]
+    assert (rec["on_top"]["requires"], rec["toy"]["requires"]) == (["toy"], [])
+
+
+def test_revert_of_a_requirement_is_refused_without_the_dependents_registry(
+    site: Site, two: tuple[Path, Path], radpatch: Any
+) -> None:
+    a, b = two
+    assert radpatch("--registry", str(a), "--registry", str(b), "apply", "on_top").code == 0
+    core = (site.root / "toypkg" / "core.py").read_bytes()
+    out = radpatch("--registry", str(a), "revert", "toy")
+    assert out.code == 1, out
+    assert "on_top is recorded as applied and requires it" in out.err and "--registry" in out.err, out.err
+    assert (site.root / "toypkg" / "core.py").read_bytes() == core
+    assert radpatch("--registry", str(a), "--registry", str(b), "revert", "on_top", "toy").code == 0
+
+
+@pytest.mark.parametrize("loaded", ["both", "dependent only"])
+def test_check_fails_for_an_applied_entry_whose_requirement_is_not_applied(
+    site: Site, two: tuple[Path, Path], radpatch: Any, loaded: str
+) -> None:
+    """A record written before `requires:` was kept lets the requirement be reverted from under
+    its dependent (its registry not given); `status --check` then fails, whichever registries it reads."""
+    a, b = two
+    assert radpatch("--registry", str(a), "--registry", str(b), "apply", "on_top").code == 0
+    path = site.root / ".radpatch" / "record.json"
+    rec = json.loads(path.read_text())
+    for entry in rec["patches"].values():
+        del entry["requires"]
+    path.write_text(json.dumps(rec))
+    assert radpatch("--registry", str(a), "revert", "toy").code == 0
+    regs = ["--registry", str(a), "--registry", str(b)] if loaded == "both" else ["--registry", str(b)]
+    out = radpatch(*regs, "status", "--check")
+    assert out.code == 3 and "on_top" in out.err and "it requires toy, which is not applied" in out.err, out
