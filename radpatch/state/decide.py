@@ -374,6 +374,15 @@ def _classify(
         try:
             runner.forward(patch, rws, data, where)
         except RefusedError as exc:
+            if patch.requires and not recorded:
+                # an entry of a series rewrites what its requirements leave: on a file radpatch never
+                # patched, matching neither form on its own says the requirements come first, not that
+                # someone changed the file (apply runs and proves them all before it writes anything)
+                first = ", ".join(patch.requires)
+                return (
+                    State.NOT_APPLIED,
+                    f"it rewrites what {first} leaves: {first} comes first",
+                )
             return (
                 State.DRIFTED,
                 f"matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",

@@ -71,3 +71,61 @@ def test_check_fails_for_an_applied_entry_whose_requirement_is_not_applied(
     regs = ["--registry", str(a), "--registry", str(b)] if loaded == "both" else ["--registry", str(b)]
     out = radpatch(*regs, "status", "--check")
     assert out.code == 3 and "on_top" in out.err and "it requires toy, which is not applied" in out.err, out
+
+
+SAME_FILE = """\
+    summary: On top of toy, in toy's own file
+    description: Rewrites the call toy's pass-cfg rewrite leaves (it matches only after toy).
+    distribution: toypkg
+    supported: ">=1.0,<2"
+    requires: [toy]
+    modules:
+      core: toypkg.core
+    rewrites:
+      - replace: {scope: groups, find: "plan(spec, None)", with: "plan(spec, {})"}
+    """
+
+
+@pytest.mark.parametrize("edit", ["none", "comment on top", "comment in the function", "blank lines"])
+def test_a_dependent_on_its_requirements_file_reads_not_applied_and_the_series_applies(
+    site: Site, write_registry: Callable[..., Path], radpatch: Any, edit: str
+) -> None:
+    """Nothing applied, the file's code the wheel's (a comment or layout edit at most): the dependent
+    reads not applied (never drifted), and applying it applies toy first, then it, then reverts."""
+    site.install("toypkg", "1.0", FILES)
+    a = write_registry("toy", TOY_PATCH, dirname="reg_a")
+    b = write_registry("on_top", SAME_FILE, dirname="reg_b")
+    core = site.root / "toypkg" / "core.py"
+    text = core.read_text()
+    edited = {
+        "none": text,
+        "comment on top": "# ops note\n" + text,
+        "comment in the function": text.replace("    size = len(spec)\n", "    # why\n    size = len(spec)\n"),
+        "blank lines": text.replace("\n\n\ndef groups", "\n\n\n\ndef groups"),
+    }[edit]
+    core.write_text(edited)
+    regs = ("--registry", str(a), "--registry", str(b))
+    st = radpatch(*regs, "status", "--json", "toy", "on_top")
+    states = {p["patch"]: p["state"] for p in json.loads(st.out)}
+    assert states == {"toy": "not-applied", "on_top": "not-applied"}, st.out
+    assert radpatch(*regs, "apply", "on_top").code == 0
+    assert "plan(spec, {})" in core.read_text() and "cfg=None" in core.read_text()
+    assert radpatch(*regs, "status", "--check", "toy", "on_top").code == 0
+    assert radpatch(*regs, "revert", "on_top", "toy").code == 0
+    assert core.read_text() == edited
+
+
+def test_a_dependent_on_a_file_someone_changed_is_still_refused_before_anything_is_written(
+    site: Site, write_registry: Callable[..., Path], radpatch: Any
+) -> None:
+    """Reading not applied is not a licence: apply proves the requirement first, and a file whose
+    code another hand changed is refused with nothing written."""
+    site.install("toypkg", "1.0", FILES)
+    a = write_registry("toy", TOY_PATCH, dirname="reg_a")
+    b = write_registry("on_top", SAME_FILE, dirname="reg_b")
+    core = site.root / "toypkg" / "core.py"
+    changed = core.read_text().replace("return plan(spec)", "return plan(list(spec))")
+    core.write_text(changed)
+    out = radpatch("--registry", str(a), "--registry", str(b), "apply", "on_top")
+    assert out.code != 0 and "Traceback" not in out.err, out
+    assert core.read_text() == changed
