@@ -12,13 +12,15 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.machinery
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from types import CodeType
 
 from radpatch.errors import RefusedError
-from radpatch.files import checked_pyc
+from radpatch.files import checked_pyc, head_lines
 from radpatch.gcpause import paused, pausing
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
@@ -220,7 +222,38 @@ def _missing_imports(
         lookup = _modules_only(lookup)
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
     version = (python.version[0], python.version[1])
-    return names.missing_imports(old, new, me, stdlib, stdlib | names.ADDED_SINCE_310, lookup, version, skip or ())
+    found = names.missing_imports(old, new, me, stdlib, stdlib | names.ADDED_SINCE_310, lookup, version, skip or ())
+    if not any(p.kind == names.MISSING_MODULE for p in found):
+        return found
+    shared = _expected_modules(old, python)
+    return [p for p in found if p.kind != names.MISSING_MODULE or _top(p.name) not in shared]
+
+
+def _top(dotted: str) -> str:
+    return dotted.split(".")[0].lower().replace("-", "_")
+
+
+_REQUIRES = re.compile(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
+
+
+def _expected_modules(before: ast.Module, python: PythonEnv) -> frozenset[str]:
+    """Top-level modules whose absence is the install's failure, not the patch's: those the unpatched
+    module already imports, and those an installed distribution declares it requires (Requires-Dist;
+    a target installed without its dependencies fails to import them patched or not)."""
+    out = {_top(a.name) for n in ast.walk(before) if isinstance(n, ast.Import) for a in n.names}
+    out |= {_top(n.module) for n in ast.walk(before) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+    for root in python.paths:
+        try:
+            metas = [*Path(root).glob("*.dist-info/METADATA"), *Path(root).glob("*.egg-info/PKG-INFO")]
+        except OSError:
+            continue
+        for meta in metas:
+            try:
+                head = "".join(head_lines(meta))
+            except OSError:
+                continue
+            out |= {_top(m) for m in _REQUIRES.findall(head)}
+    return frozenset(out)
 
 
 def _modules_only(lookup: names.Lookup) -> names.Lookup:

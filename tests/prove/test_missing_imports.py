@@ -119,3 +119,31 @@ def test_an_import_hook_that_may_provide_a_module_makes_it_unknown(site: Site) -
     assert names.MISSING_NAME in {
         p.kind for p in steps._missing_imports(before, b"from icdep import nope\n" + before, None, env, ())
     }
+
+
+@pytest.mark.parametrize("shared", ["declared by an installed distribution", "imported by the unpatched module"])
+def test_a_module_the_install_already_needs_is_the_installs_failure_not_the_patchs(site: Site, shared: str) -> None:
+    """A target installed without its dependencies (pip --no-deps) lacks what its own code imports:
+    the patched module fails there as the unpatched one does, so only what nothing expects is refused."""
+    site.install("icimp", "1.0", FILES)
+    before = FILES["icimp/core.py"].encode()
+    env = _env(site)
+    where = str(site.root / "icimp" / "core.py")
+    added_ = ("import rp_not_installed_xyz", "from rp_not_installed_xyz.sub import thing")
+    for added in added_:  # refused while nothing expects the module
+        assert steps.names_refusal(before, (added + "\n").encode() + before, where, env, "icimp.core") is not None
+    for added in added_:
+        after = (added + "\n").encode() + before
+        if shared.startswith("declared"):
+            meta = site.root / "icneeds-1.0.dist-info"
+            meta.mkdir(exist_ok=True)
+            (meta / "METADATA").write_text(
+                "Metadata-Version: 2.1\nName: icneeds\nVersion: 1.0\nRequires-Dist: rp-not-installed-xyz (>=1)\n"
+            )
+            old = before
+        else:
+            old = before + b"\n\ndef _late():\n    import rp_not_installed_xyz\n"
+            after = (added + "\n").encode() + old
+        assert steps.names_refusal(old, after, where, env, "icimp.core") is None, added
+        other = (b"import rp_other_missing_xyz\n") + old  # what nothing expects is still refused
+        assert steps.names_refusal(old, other, where, env, "icimp.core") is not None
