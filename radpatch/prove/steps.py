@@ -226,7 +226,36 @@ def _missing_imports(
     if not any(p.kind == names.MISSING_MODULE for p in found):
         return found
     shared = _expected_modules(old, python)
-    return [p for p in found if p.kind != names.MISSING_MODULE or _top(p.name) not in shared]
+    # only a missing top-level module (a dotted name is a submodule or package the files can tell)
+    found = [p for p in found if p.kind != names.MISSING_MODULE or "." in p.name or _top(p.name) not in shared]
+    own = me[0].split(".")[0] if me else None
+    if skip is None and own:  # its requirements may create modules of its own package: not told by files
+        found = [p for p in found if p.kind != names.MISSING_MODULE or _top(p.name) != own.lower()]
+    if own:  # what the distribution's own modules already import, it already needs
+        found = [
+            p
+            for p in found
+            if p.kind != names.MISSING_MODULE or "." in p.name or not _package_imports(python, own, p.name)
+        ]
+    return found
+
+
+def _package_imports(python: PythonEnv, package: str, module: str) -> bool:
+    """Whether any module of `package` (on the target's path) imports `module`'s top-level module:
+    read as text, only when a new import names a module the target lacks."""
+    top = module.split(".")[0]
+    pattern = re.compile(rf"^[ \t]*(?:import|from)[ \t]+{re.escape(top)}\b", re.MULTILINE)
+    for root in python.paths:
+        home = Path(root) / package
+        if not home.is_dir():
+            continue
+        for file in home.rglob("*.py"):
+            try:
+                if pattern.search(file.read_text("utf-8", "replace")):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def _top(dotted: str) -> str:

@@ -147,3 +147,22 @@ def test_a_module_the_install_already_needs_is_the_installs_failure_not_the_patc
         assert steps.names_refusal(old, after, where, env, "icimp.core") is None, added
         other = (b"import rp_other_missing_xyz\n") + old  # what nothing expects is still refused
         assert steps.names_refusal(old, other, where, env, "icimp.core") is not None
+
+
+def test_a_module_the_packages_own_modules_import_is_expected_and_a_series_may_create_its_own(site: Site) -> None:
+    """A distribution installed without its dependencies: another module of the package imports the
+    missing module already (it fails patched or not). An entry with requirements may import a
+    module of its own package that a requirement creates. A missing submodule is still refused."""
+    site.install("icimp", "1.0", FILES)
+    before = FILES["icimp/core.py"].encode()
+    env = _env(site)
+    where = str(site.root / "icimp" / "core.py")
+    after = b"import rp_not_installed_xyz\n" + before
+    assert steps.names_refusal(before, after, where, env, "icimp.core") is not None
+    (site.root / "icimp" / "other.py").write_text("import rp_not_installed_xyz\n")
+    assert steps.names_refusal(before, after, where, env, "icimp.core") is None
+    created = b"from icimp.made_by_a_requirement import thing\n" + before
+    assert steps.names_refusal(before, created, where, env, "icimp.core") is not None
+    assert steps.names_refusal(before, created, where, env, "icimp.core", None) is None
+    nosub = b"import icimp.nosuch\n" + before
+    assert steps.names_refusal(before, nosub, where, env, "icimp.core") is not None
