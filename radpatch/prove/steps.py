@@ -223,12 +223,14 @@ def _missing_imports(
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
     version = (python.version[0], python.version[1])
     found = names.missing_imports(old, new, me, stdlib, stdlib | names.ADDED_SINCE_310, lookup, version, skip or ())
+    own = me[0].split(".")[0] if me else None
+    if own:  # the package's own modules may be changed by the entries applied before it in the same run
+        found = [p for p in found if p.kind != names.MISSING_NAME or _top(p.detail) != own.lower()]
     if not any(p.kind == names.MISSING_MODULE for p in found):
         return found
     shared = _expected_modules(old, python)
     # only a missing top-level module (a dotted name is a submodule or package the files can tell)
     found = [p for p in found if p.kind != names.MISSING_MODULE or "." in p.name or _top(p.name) not in shared]
-    own = me[0].split(".")[0] if me else None
     if skip is None and own:  # its requirements may create modules of its own package: not told by files
         found = [p for p in found if p.kind != names.MISSING_MODULE or _top(p.name) != own.lower()]
     if own:  # what the distribution's own modules already import, it already needs

@@ -97,9 +97,9 @@ WRONG = {  # case: (the rewrite, a payload or None, what the refusal says)
         "`rp_not_installed_xyz` (line 2, at module level) is not a module on the target's import path",
     ),
     "missing-name": (
-        "  - id: r\n    file: core\n    add_import: {import: from rpcls.config import Nope}\n",
+        "  - id: r\n    file: core\n    add_import: {import: from json import Nope}\n",
         None,
-        "`Nope` (line 2, at module level) is not in rpcls.config",
+        "`Nope` (line 2, at module level) is not in json",
     ),
 }
 EXTRA = {  # what the case's module has after CORE

@@ -39,15 +39,15 @@ IMPORTS = {
     "import icimp.inner.nosuch": False,
     "import json.nosuch": False,
     "from icimp import sub": False,
-    "from icimp import nosuch": False,
+    "from icimp import nosuch": True,  # the package's own module: another entry of the run may add it
     "from icimp import VERSION": False,
     "from icimp.sub import X, Y": False,
-    "from icimp.sub import nosuch": False,
+    "from icimp.sub import nosuch": True,  # the package's own module: another entry of the run may add it
     "from icimp.inner import deep": False,
-    "from icimp.inner import nosuch": False,
+    "from icimp.inner import nosuch": True,  # the package's own module: another entry of the run may add it
     "from .sub import X": False,
-    "from .sub import nosuch": False,
-    "from . import nosuch": False,
+    "from .sub import nosuch": True,  # the package's own module: another entry of the run may add it
+    "from . import nosuch": True,  # the package's own module: another entry of the run may add it
     "from json import dumps": False,
     "from json import nosuch_name": False,
     "from icdep import DEP": False,
@@ -102,7 +102,8 @@ def test_the_patch_own_modules_and_a_patch_with_requirements_are_not_judged_by_t
     env = _env(site)
     where = str(site.root / "icimp" / "core.py")
 
-    assert steps.names_refusal(before, after, where, env, "icimp.core") is not None
+    # a name of the package's own module: an entry applied before it in the same run may add it
+    assert steps.names_refusal(before, after, where, env, "icimp.core") is None
     assert steps.names_refusal(before, after, where, env, "icimp.core", ("icimp.core", "icimp.sub")) is None
     assert steps.names_refusal(before, after, where, env, "icimp.core", None) is None
     missing = b"import rp_not_installed_xyz\n" + before  # a missing module is still missing
