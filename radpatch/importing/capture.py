@@ -19,7 +19,6 @@ to record it as applied.
 from __future__ import annotations
 
 import ast
-import base64
 import csv
 import hashlib
 import io
@@ -90,7 +89,7 @@ class _Dist:
             for row in csv.reader(io.StringIO(text, newline="")):
                 if not row or row[0].startswith(("/", "../")) or ".." in row[0].split("/"):
                     continue
-                hashed = _hex(row[1]) if len(row) > 1 and row[1].startswith("sha256=") else None
+                hashed = wheel_record.hex_digest(row[1]) if len(row) > 1 and row[1].startswith("sha256=") else None
                 if hashed or row[0] not in rows:
                     rows[row[0]] = hashed
         except (OSError, csv.Error) as exc:
@@ -120,14 +119,6 @@ class _Dist:
                 continue
             return False
         return False
-
-
-def _hex(field: str) -> str | None:
-    raw = field[len("sha256=") :]
-    try:
-        return base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
-    except ValueError:
-        return None
 
 
 def _dists(home: Path) -> list[Path]:

@@ -116,7 +116,7 @@ def _lookup(data: bytes, relpath: str) -> tuple[bool, str | None]:
             continue
         listed = True
         if len(fields) >= 2 and fields[1].startswith("sha256="):
-            return True, _hex(fields[1])
+            return True, hex_digest(fields[1])
     return listed, None
 
 
@@ -130,13 +130,14 @@ def _every_row(data: bytes) -> dict[str, tuple[bool, str | None]]:
                 continue
             hashed = len(row) >= 2 and row[1].startswith("sha256=")
             if hashed or row[0] not in out:
-                out[row[0]] = (True, _hex(row[1]) if hashed else None)
+                out[row[0]] = (True, hex_digest(row[1]) if hashed else None)
     except csv.Error:
         return {}
     return out
 
 
-def _hex(field: str) -> str | None:
+def hex_digest(field: str) -> str | None:
+    """The hex sha256 of a RECORD hash field (`sha256=<urlsafe base64>`), or None if it does not decode."""
     raw = field[len("sha256=") :]
     try:
         return base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
