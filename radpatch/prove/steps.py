@@ -131,7 +131,10 @@ def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             return _Analysis(None, None, type(exc).__name__)
         if text is not None:
-            remember(text, tree)  # the rewrites' own index of this text: no second parse
+            try:
+                remember(text, tree)  # the rewrites' own index of this text: no second parse
+            except (RecursionError, MemoryError) as exc:  # a tree Python parses but is too deep to walk
+                return _Analysis(None, None, type(exc).__name__)
         try:
             found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree, None, module, facts=True))
         except (RecursionError, MemoryError):

@@ -30,7 +30,7 @@ from radpatch.registry.model import (
     Target,
 )
 from radpatch.rewrite.ops import OPERATIONS
-from radpatch.rewrite.source import is_expression, parse_problem
+from radpatch.rewrite.source import MAX_DEPTH, depth_over, is_expression, parse_problem
 
 MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
@@ -310,6 +310,11 @@ class _Loader:
             raise self.ctx.fail(node, path, f"payload {file}:{exc.lineno} does not parse: {exc.msg}")
         except ValueError as exc:
             raise self.ctx.fail(node, path, f"payload {file} is not Python source: {exc}")
+        except (RecursionError, MemoryError):
+            tree = None
+        if tree is None or depth_over(tree):
+            why = f"nested too deeply (more than {MAX_DEPTH} levels) for radpatch to analyse"
+            raise self.ctx.fail(node, path, f"payload {file} is {why}")
         self.payloads[file] = data
         return PayloadFile(file, data, tree)
 

@@ -456,13 +456,13 @@ def _with_inside_find(rw: Rewrite) -> bool:
         return False
     try:
         f, w = ast.parse(find.strip()), ast.parse(with_.strip())
-    except (SyntaxError, ValueError):
+        inner = ast.dump(w.body[0].value) if len(w.body) == 1 and isinstance(w.body[0], ast.Expr) else None
+        if inner is None:
+            return False
+        top = f.body[0].value if len(f.body) == 1 and isinstance(f.body[0], ast.Expr) else None
+        return any(ast.dump(n) == inner for n in ast.walk(f) if n is not top and n is not f.body[0])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to walk: the rewrite refuses it
         return False
-    inner = ast.dump(w.body[0].value) if len(w.body) == 1 and isinstance(w.body[0], ast.Expr) else None
-    if inner is None:
-        return False
-    top = f.body[0].value if len(f.body) == 1 and isinstance(f.body[0], ast.Expr) else None
-    return any(ast.dump(n) == inner for n in ast.walk(f) if n is not top and n is not f.body[0])
 
 
 @pausing

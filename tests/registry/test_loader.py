@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import threading
 from pathlib import Path
@@ -17,6 +16,7 @@ from radpatch.rewrite.ops.add_parameter import AddParameter
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
+from radpatch.rewrite.source import MAX_DEPTH
 from tests.lib.registry import TOY_ENTRY as VALID
 from tests.lib.registry import TOY_PAYLOAD as PAYLOAD
 from tests.lib.registry import load_problems as problems
@@ -396,18 +396,45 @@ def test_a_payload_statement_that_cannot_move_is_refused_with_its_line(tmp_path:
     assert any("payload.py:3: a top-level Expr statement cannot be inserted" in p for p in problems(f))
 
 
-def test_a_deep_expression_in_find_is_a_registry_error(tmp_path: Path) -> None:
-    deep = "1+" * 20000 + "1"
-    f = write(tmp_path, toy_entry_with("- replace: {scope: f, find: '" + deep + "', with: '2'}"))
-    try:
-        ast.parse(deep)
-    except (RecursionError, MemoryError):  # 3.11+: the parser itself gives up
-        assert any("nested too deeply" in p for p in problems(f))
-    else:  # 3.10's parser copes with it: then it is a valid pattern, or (libcst) a clear problem
-        try:
-            load_patch(f)
-        except RegistryError as exc:
-            assert all("nested too deeply" in p for p in exc.problems), exc.problems
+# Code nested past MAX_DEPTH is refused at load on every interpreter, whether this Python's parser
+# gives up on it (3.11, 3.12 at 3,000 terms) or parses it (3.10, 3.13) and a later walk would recurse.
+NESTINGS = {
+    "sum chain": lambda n: "1+" * n + "1",
+    "nested calls": lambda n: "f(" * min(n, 190) + "1" + ")" * min(n, 190) + " + " + "1+" * max(n - 190, 0) + "1",
+    "attribute chain": lambda n: "a" + ".b" * n,
+    "not chain": lambda n: "not " * n + "x",
+}
+FIELDS = {
+    "find": lambda code: f"- replace: {{scope: plan, find: '{code}', with: '2'}}",
+    "with": lambda code: f"- replace: {{scope: plan, find: x = 1, with: 'x = {code}'}}",
+    "set_constant value": lambda code: f"- set_constant: {{name: LIMIT, value: '{code}'}}",
+}
+
+
+@pytest.mark.parametrize("depth", [400, 3000])
+@pytest.mark.parametrize("field", list(FIELDS))
+@pytest.mark.parametrize("nesting", list(NESTINGS))
+def test_code_nested_too_deeply_is_a_registry_error_on_every_interpreter(
+    nesting: str, field: str, depth: int, tmp_path: Path
+) -> None:
+    f = write(tmp_path, toy_entry_with(FIELDS[field](NESTINGS[nesting](depth))))
+    found = problems(f)
+    assert any("nested too deeply" in p and f"{f}:" in p for p in found), found
+
+
+@pytest.mark.parametrize("field", list(FIELDS))
+@pytest.mark.parametrize("nesting", list(NESTINGS))
+def test_code_nested_within_the_bound_loads(nesting: str, field: str, tmp_path: Path) -> None:
+    code = NESTINGS[nesting](MAX_DEPTH // 4)
+    assert load_patch(write(tmp_path, toy_entry_with(FIELDS[field](code)))).rewrites
+
+
+@pytest.mark.parametrize("nesting", list(NESTINGS))
+def test_a_payload_nested_too_deeply_is_a_registry_error(nesting: str, tmp_path: Path) -> None:
+    payload = f"def _rp_helper():\n    return {NESTINGS[nesting](3000)}\n\n\nclass _RpThing:\n    pass\n"
+    f = write(tmp_path, VALID, payload=payload)
+    found = problems(f)
+    assert any("payload" in p and "nested too deeply" in p for p in found), found
 
 
 # --- payload and registry paths that are not regular files ------------------------------------------

@@ -306,10 +306,12 @@ def test_a_payload_method_with_a_multi_line_string_keeps_the_string_and_undoes()
     # indenting the lines inside a docstring or a triple-quoted value would change it (and the undo)
     item = b'def _rp_help(self):\n    """First line.\n\n    More.\n"""\n    return """a\nb\n  c"""\n'
     after = apply(TARGET, InsertDefinitions(Path("payload.py"), item, ("_rp_help",), "Engine", "into"))
-    ns: dict[str, object] = {}
-    exec(compile(ast.parse(item), "payload", "exec"), ns)  # the payload's own function
+    payload = ast.parse(item).body[0]  # the payload's own function
+    assert isinstance(payload, ast.FunctionDef)
     tree = ast.parse(after)
     engine = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
     method = next(n for n in engine.body if isinstance(n, ast.FunctionDef) and n.name == "_rp_help")
-    assert ast.get_docstring(method, clean=False) == ns["_rp_help"].__doc__  # type: ignore[attr-defined]
+    # the string constants themselves (Python 3.13's compiler dedents __doc__, so not __doc__)
+    raw = ast.get_docstring(payload, clean=False)
+    assert ast.get_docstring(method, clean=False) == raw == "First line.\n\n    More.\n"
     assert '    return """a\nb\n  c"""\n' in after
