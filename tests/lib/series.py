@@ -7,16 +7,14 @@ bytes back and removes the modules the series created."""
 from __future__ import annotations
 
 import ast
-import base64
-import csv
 import hashlib
-import io
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tests.lib.importing import clean_env
+from tests.lib.site import recorded_sha256
 
 
 def radpatch(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -29,18 +27,6 @@ def radpatch(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=clean_env(),
         check=False,
     )
-
-
-def record_hash(data: bytes) -> str:
-    """The hash field RECORD gives a file of these bytes."""
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
-def recorded(site: Path, package: str) -> dict[str, str]:
-    """Path -> hash field of the RECORD of the one distribution in `site` named like `package`."""
-    (dist_info,) = (d for d in site.glob("*.dist-info") if d.name.lower().startswith(package))
-    rows = csv.reader(io.StringIO((dist_info / "RECORD").read_text()))
-    return {r[0]: r[1] for r in rows if r and len(r) > 1}
 
 
 def apply_like_gnu(python: Path, reg: Path, names: Sequence[str], site: Path, gnu: Path, changed: Iterable[str]) -> int:
@@ -77,12 +63,13 @@ def revert_to_record(
     pristine: dict[str, bytes],
     created: Iterable[str] = (),
 ) -> None:
-    """`revert` the entries `names`: each file of `pristine` has those bytes again, the ones RECORD
-    lists for it, and each of `created` is gone."""
+    """`revert` the entries `names`: each file of `pristine` has those bytes again, the ones the RECORD
+    of the distribution named like `package` hashes, and each of `created` is gone."""
     reverted = radpatch(python, "--registry", str(reg), "revert", *names)
     assert reverted.returncode == 0, reverted.stderr
-    record = recorded(site, package)
+    (dist_info,) = (d for d in site.glob("*.dist-info") if d.name.lower().startswith(package))
     for rel, data in pristine.items():
-        assert (site / rel).read_bytes() == data and record[rel] == record_hash(data), rel
+        assert (site / rel).read_bytes() == data, rel
+        assert recorded_sha256(dist_info / "RECORD", rel) == hashlib.sha256(data).hexdigest(), rel
     for rel in created:
         assert not (site / rel).exists(), rel
