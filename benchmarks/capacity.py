@@ -133,7 +133,7 @@ def patch_outcome(result: dict[str, Any]) -> str:
     match = re.search(r"no admissible group size \(([^)]+)\)", text)
     if match:
         return match.group(1)
-    if "[forced by RADIANCE_KV_GROUP_SIZE]" in text:
+    if "[forced by RADIANCE_KV_GROUP_SIZE" in text:
         return "forced"
     if "optimisation disabled" in text:
         return "disabled"

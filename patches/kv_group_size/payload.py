@@ -417,6 +417,27 @@ def _radiance_tokens_per_gib(page_size: int, max_model_len: int, size: int, bpr:
     return (2**30 * max_model_len) // (page_size * size * bpr)
 
 
+def _radiance_counts(
+    sizes: list[int],
+    costs: list[int],
+    chosen: tuple[int, int, int, str],
+    upstream_size: int,
+    page_and_len: tuple[int, int] | None,
+) -> str:
+    """Both plans' KV tokens per GiB of KV cache memory (vLLM chooses the group size before
+    it knows the memory), or the percentage alone when the page or length is unknown."""
+    size, _, bpr, _ = chosen
+    up_bpr = _radiance_group_stats(sizes, costs, upstream_size)[1]
+    up_size = _radiance_canonical_size(sizes, upstream_size)
+    loss = 100 * (1 - (up_size * up_bpr) / (size * bpr))
+    if page_and_len is None:
+        return f"{loss:.2f}% less KV cache capacity"
+    page, max_len = page_and_len
+    mine = _radiance_tokens_per_gib(page, max_len, size, bpr)
+    theirs = _radiance_tokens_per_gib(page, max_len, up_size, up_bpr)
+    return f"{mine:,} instead of {theirs:,} KV tokens per GiB of KV cache ({loss:.2f}% less)"
+
+
 def _radiance_trade_note(
     sizes: list[int],
     costs: list[int],
@@ -435,17 +456,9 @@ def _radiance_trade_note(
     upstream's capacity, that is the reason, whatever the objective: upstream's plan does not
     serve, and RADIANCE_KV_GROUP_OBJECTIVE=upstream-floor gives this same plan, so the line
     must not point at it (issue 24 attack: it said "-4 fewer groups" or "above the cap")."""
-    size, num_groups, bpr, _ = chosen
-    up_groups, up_bpr = _radiance_group_stats(sizes, costs, upstream_size)
-    up_size = _radiance_canonical_size(sizes, upstream_size)
-    loss = 100 * (1 - (up_size * up_bpr) / (size * bpr))
-    if page_and_len is None:
-        counts = f"{loss:.2f}% less KV cache capacity"
-    else:
-        page, max_len = page_and_len
-        mine = _radiance_tokens_per_gib(page, max_len, size, bpr)
-        theirs = _radiance_tokens_per_gib(page, max_len, up_size, up_bpr)
-        counts = f"{mine:,} instead of {theirs:,} KV tokens per GiB of KV cache ({loss:.2f}% less)"
+    num_groups = chosen[1]
+    up_groups = _radiance_group_stats(sizes, costs, upstream_size)[0]
+    counts = _radiance_counts(sizes, costs, chosen, upstream_size, page_and_len)
     table = dict(drafters or {})
     found = _radiance_candidates(sizes, costs, table, max_groups)
     lapses = _radiance_upstream_floor(sizes, costs, upstream_size, table, found) is None
@@ -521,6 +534,16 @@ def _radiance_plan(
 
     chosen = choose(tolerance)
     note = ""
+    if chosen[3] == "forced":
+        below = _radiance_objective(sizes, costs, chosen[0]) > _radiance_objective(
+            sizes, costs, upstream_size
+        )
+        counts = _radiance_counts(
+            sizes, costs, chosen, upstream_size, _radiance_page_and_len(spec_buckets, vllm_config)
+        )
+        note = " [forced by RADIANCE_KV_GROUP_SIZE" + (
+            f"; below upstream's capacity: {counts}]" if below else "]"
+        )
     if chosen[3] == "tolerance":
         note = _radiance_tolerance_note(sizes, costs, chosen, choose(0.0), tolerance)
     if chosen[3] in ("optimised", "tolerance") and _radiance_objective(
@@ -592,7 +615,7 @@ def _radiance_kv_group_size(
             "[radiance] kv cache groups: size %d, %d groups, %d blocks/request "
             "(upstream would pick size %d)%s",
             size, num_groups, blocks_per_request, upstream_size,
-            " [forced by RADIANCE_KV_GROUP_SIZE]" if reason == "forced" else note,
+            note,
         )
     elif reason == "disabled":
         logger.info(

@@ -129,7 +129,7 @@ def path_lookup(paths: list[str]) -> Lookup:
                 p = spec(parent)
                 if p is None or p is _UNKNOWN:
                     result = p
-                elif not p.submodule_search_locations or binds(parent) is _UNKNOWN:
+                elif not p.submodule_search_locations or _finds_submodules_itself(getattr(p, "origin", None)):
                     result = None if not p.submodule_search_locations else _UNKNOWN
                 else:
                     result = importlib.machinery.PathFinder.find_spec(dotted, list(p.submodule_search_locations))
@@ -187,6 +187,30 @@ def _hooked(name: str, paths: list[str]) -> bool:
                             return True
                 except OSError:
                     return True
+    return False
+
+
+def _finds_submodules_itself(origin: object) -> bool:
+    """Whether a package's `__init__` may change where its submodules are found (`__path__`,
+    `sys.modules`, the import system's hooks), or cannot be read. A module `__getattr__` or
+    `globals()` binds attributes, never a submodule: `import pkg.sub` searches `pkg.__path__`."""
+    if not isinstance(origin, str) or not origin.endswith(".py"):
+        return origin not in (None, "namespace")
+    try:
+        with open(origin, "rb") as fh:
+            data = fh.read(_MAX_SOURCE + 1)
+        if len(data) > _MAX_SOURCE:
+            return True
+        tree = ast.parse(data)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
+            return True  # it may bind __path__
+        if isinstance(n, ast.Name) and n.id in ("__path__", "extend_path"):
+            return True
+        if isinstance(n, ast.Attribute) and n.attr in ("modules", "__path__", "meta_path", "path_hooks", "extend_path"):
+            return True
     return False
 
 
