@@ -129,8 +129,10 @@ def path_lookup(paths: list[str]) -> Lookup:
                 p = spec(parent)
                 if p is None or p is _UNKNOWN:
                     result = p
-                elif not p.submodule_search_locations or _finds_submodules_itself(getattr(p, "origin", None)):
-                    result = None if not p.submodule_search_locations else _UNKNOWN
+                elif _finds_submodules_itself(getattr(p, "origin", None)):
+                    result = _UNKNOWN  # six.moves: a module that installs an import hook serves its own
+                elif not p.submodule_search_locations:
+                    result = None
                 else:
                     result = importlib.machinery.PathFinder.find_spec(dotted, list(p.submodule_search_locations))
         except (ImportError, OSError, ValueError):
@@ -191,9 +193,10 @@ def _hooked(name: str, paths: list[str]) -> bool:
 
 
 def _finds_submodules_itself(origin: object) -> bool:
-    """Whether a package's `__init__` may change where its submodules are found (`__path__`,
-    `sys.modules`, the import system's hooks), or cannot be read. A module `__getattr__` or
-    `globals()` binds attributes, never a submodule: `import pkg.sub` searches `pkg.__path__`."""
+    """Whether a module (a package's `__init__`, or a plain module like six) may change where its
+    submodules are found (`__path__`, `sys.modules`, the import system's hooks), or cannot be read.
+    A module `__getattr__` or `globals()` binds attributes, never a submodule: `import pkg.sub`
+    searches `pkg.__path__`."""
     if not isinstance(origin, str) or not origin.endswith(".py"):
         return origin not in (None, "namespace")
     try:
