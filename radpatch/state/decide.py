@@ -474,16 +474,26 @@ def applied_error(
     forward: Callable[[bytes], bytes] | None = None,
     backward: Callable[[bytes], bytes] | None = None,
 ) -> str | None:
-    """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
-    else where undoing the patch stops. `forward`/`backward` default to plan's (verify passes
-    memoised ones)."""
+    """None when `data` is the patched form (reverse-applying and re-applying reproduces its code:
+    the same bytes, or the same syntax tree when the patch was written by another tool with its own
+    layout, e.g. GNU patch from the diff the entry was imported from), else where undoing the patch
+    stops. `forward`/`backward` default to plan's (verify passes memoised ones)."""
     from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
 
     fwd = forward or (lambda d: runner.forward(patch, rws, d, where))
     bwd = backward or (lambda d: runner.backward(patch, rws, d, where))
     try:
-        if fwd(bwd(data)) == data:
-            return None
+        again = fwd(bwd(data))
     except RefusedError as exc:
         return runner.short(exc)
+    if again == data or same_code(again, data):
+        return None
     return "reverse-applying and re-applying does not reproduce the file"
+
+
+def same_code(a: bytes, b: bytes) -> bool:
+    """The same module code (syntax trees equal: layout and comments aside)."""
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
