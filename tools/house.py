@@ -34,9 +34,13 @@ class Module:
         self.tree = ast.parse(path.read_text())
         self.defs: dict[str, ast.AST] = {}
         self.names: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
+        methods = {
+            id(n) for c in ast.walk(self.tree) if isinstance(c, ast.ClassDef) for n in c.body
+        }  # a bare name never calls a method: `sha256(x)` is the imported function, not a property
         for node in ast.walk(self.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in self.defs:
-                self.defs[node.name] = node
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name not in self.defs and id(node) not in methods:
+                    self.defs[node.name] = node
             elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "radpatch":
                 for a in node.names:
                     full = f"{node.module}.{a.name}"
@@ -53,9 +57,7 @@ def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
         seen.add((mod, fn))
         trail.append(mod)
         m = mods[mod]
-        for node in ast.walk(m.defs[fn]):
-            if not isinstance(node, ast.Call):
-                continue
+        for node in _calls(m.defs[fn]):
             f = node.func
             if isinstance(f, ast.Name):
                 if f.id in m.defs:
@@ -69,6 +71,12 @@ def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
 
     visit(*entry)
     return trail  # the functions' modules, in the order the walk enters them
+
+
+def _calls(fn: ast.AST) -> list[ast.Call]:
+    """The calls in a function, in source order (ast.walk alone goes breadth first: a call nested in
+    an `if` or a loop would come after every call at the function's top level, wherever it is)."""
+    return sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
 
 
 def _stays(trail: list[str]) -> tuple[list[str], int]:
