@@ -20,23 +20,15 @@ from radpatch.files import (
     remove_module,
 )
 from radpatch.gcpause import pausing
-from radpatch.install.environment import Installed, PythonEnv, module_path
+from radpatch.install import targets as installed
+from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.locate import find_target
 from radpatch.prove import plan
+from radpatch.prove.form import applied_error, changed_scopes, judge, still_unpatched
 from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.rewrite import runner
-from radpatch.state.decide import (
-    FileState,
-    PatchState,
-    State,
-    applied_error,
-    changed_scopes,
-    patch_state,
-    record_digest,
-    still_unpatched,
-    targets,
-)
+from radpatch.state.decide import FileState, PatchState, State, decide
 from radpatch.state.hashes import Link, above, base, code_hash, target_code_hashes
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
 
@@ -127,7 +119,8 @@ def apply(
     A re-applied patch comes off first (with every patch stacked above it on its files, which
     must be named too), then goes on again in its current revision, the ones above after it in
     their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md)."""
-    states = {p.name: patch_state(p, env) for p in patches}
+    found = [installed.read(p, env) for p in patches]  # what is installed: the distribution, its files
+    states = {f.patch.name: decide(f, env, judge) for f in found}  # their state: hashes first
     redo = _restack(patches, states)  # newest first
     adopted = _adoption(patches, states, redo, env, wheel, say)
     changes: list[Change] = []
@@ -386,25 +379,39 @@ def _planned(
 
 
 def _entry_files(ps: PatchState) -> list[FileState]:
-    """The files the entry's current revision rewrites (not those an earlier revision wrote)."""
-    dist = ps.dist
-    assert dist is not None
-    found = targets(ps.patch, dist)
-    if isinstance(found, str):
-        raise RefusedError(f"cannot re-apply {ps.patch.name}: {found}", _reinstall(ps))
+    """The files the entry's current revision rewrites (not those an earlier revision wrote), as read."""
+    if isinstance(ps.targets, str):
+        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets}", _reinstall(ps))
     out = []
-    for t in found:
-        path = module_path(dist, t.relpath, missing_ok=creates(t.rewrites))
-        try:
-            data = read_regular(path)
-        except FileNotFoundError:
-            if not creates(t.rewrites):
-                raise RefusedError(f"{ps.patch.name}: cannot read {path}: no such file", _reinstall(ps))
-            out.append(FileState(t.module, path, t.relpath, t.rewrites, b"", State.NOT_APPLIED, "", None, False))
-            continue
-        except OSError as exc:
-            raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", _reinstall(ps))
-        out.append(FileState(t.module, path, t.relpath, t.rewrites, data, State.NOT_APPLIED, "", None))
+    for t in ps.targets:
+        if t.problem is not None:
+            raise t.problem
+        if t.absent is not None and not t.creates:
+            raise t.absent
+        if t.data is None:
+            if isinstance(t.error, FileNotFoundError):
+                if not t.creates:
+                    raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", _reinstall(ps))
+                out.append(
+                    FileState(
+                        t.target.module,
+                        t.path,
+                        t.target.relpath,
+                        t.target.rewrites,
+                        b"",
+                        State.NOT_APPLIED,
+                        "",
+                        None,
+                        False,
+                    )
+                )
+                continue
+            raise RefusedError(
+                f"{ps.patch.name}: cannot read {t.path}: {t.error.strerror if t.error else ''}", _reinstall(ps)
+            )
+        out.append(
+            FileState(t.target.module, t.path, t.target.relpath, t.target.rewrites, t.data, State.NOT_APPLIED, "", None)
+        )
     return out
 
 
@@ -511,7 +518,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     overlay: Overlay = {}
     named = {p.name for p in patches}
     for patch in _newest_first(env, patches):
-        ps = patch_state(patch, env)
+        ps = decide(installed.read(patch, env), env, judge)
         if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
             changes.append(_change(ps, [], forget=True))
             continue
@@ -645,8 +652,12 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
 def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:
     """The current revision's rewrites of `relpath` (what undoes the patch structurally), or
     refused when it has none: an earlier revision patched the file and the current one moved."""
-    found = targets(ps.patch, ps.dist) if ps.dist is not None else []
-    rws = next((t.rewrites for t in found if t.relpath == relpath), ()) if not isinstance(found, str) else ()
+    found = ps.targets
+    rws = (
+        next((t.target.rewrites for t in found if t.target.relpath == relpath), ())
+        if not isinstance(found, str)
+        else ()
+    )
     if not rws:
         raise RefusedError(
             f"{ps.patch.name}: {relpath} is not exactly as radpatch left it, and the entry's current "
@@ -867,6 +878,6 @@ def _record(
         c.patch.patch.digest,
         tuple(files),
         seq,
-        record_digest(dist),
+        c.patch.dist_record,
         c.patch.patch.requires,
     )
