@@ -28,19 +28,15 @@ from radpatch.prove.form import applied_error, changed_scopes, judge, still_unpa
 from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.rewrite import runner
-from radpatch.state.decide import FileState, PatchState, State, decide
-from radpatch.state.hashes import Link, above, base, code_hash, target_code_hashes
+from radpatch.state.decide import FileState, PatchState, State, decide, refused, reinstall_hint
+from radpatch.state.hashes import Link, base, code_hash, target_code_hashes
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
+from radpatch.state.restack import restack, stacked_above
 
 Say = Callable[[str], None]
 # the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
 # and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
 WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
-
-
-def _reinstall(ps: PatchState) -> str:
-    files = " ".join(f.relpath for f in ps.files) or (ps.dist.name if ps.dist else ps.patch.distribution)
-    return f"put the files back to the installed bytes (radpatch restore {files}, no reinstall), then apply again"
 
 
 @dataclass(frozen=True)
@@ -58,15 +54,6 @@ class Change:
 
 
 Overlay = dict[Path, "bytes | None"]  # each file as the run's earlier changes leave it (None: no file)
-
-
-def _refuse_state(ps: PatchState, doing: str) -> RefusedError:
-    hints = {
-        State.DRIFTED: f"someone else changed the file; {_reinstall(ps)}",
-        State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
-        State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
-    }
-    return RefusedError(f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}", hints.get(ps.state, ""))
 
 
 @contextlib.contextmanager
@@ -121,7 +108,7 @@ def apply(
     their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md)."""
     found = [installed.read(p, env) for p in patches]  # what is installed: the distribution, its files
     states = {f.patch.name: decide(f, env, judge) for f in found}  # their state: hashes first
-    redo = _restack(patches, states)  # newest first
+    redo = restack(patches, states)  # newest first
     adopted = _adoption(patches, states, redo, env, wheel, say)
     changes: list[Change] = []
     overlay: Overlay = {}
@@ -151,7 +138,7 @@ def apply(
             say(f"{patch.name}: {ps.reason}; nothing to do")
             continue
         if ps.state is not State.NOT_APPLIED:
-            raise _refuse_state(ps, "apply")
+            raise refused(ps, "apply")
         created = set()
         changes.append(_change(ps, _planned(ps, list(ps.files), env, overlay, created), created=created))
     _one_root(changes)
@@ -318,7 +305,7 @@ def _pristine(
                         f"{n}: cannot apply: {what}; to adopt a file that already carries the "
                         f"patch, radpatch needs its RECORD bytes: {exc.message}",
                         f"give the wheel {dist.name} {dist.version} was installed from: radpatch apply --wheel FILE "
-                        f"{n} (or let radpatch reach the package index); or {_reinstall(ps)}",
+                        f"{n} (or let radpatch reach the package index); or {reinstall_hint(ps)}",
                     )
                 say(f"{n}: applied (by its code), but not recorded: not adopted ({exc.message})")
             continue
@@ -340,7 +327,8 @@ def _not_adopted(states: dict[str, PatchState], names: list[str], relpath: str, 
     )
     together = f" (if the file carries other patches too, name them together: radpatch apply {names[0]} OTHER)"
     return RefusedError(
-        f"{names[0]}: cannot apply: {what}; not adopted: {why}", _reinstall(ps) + (together if len(names) == 1 else "")
+        f"{names[0]}: cannot apply: {what}; not adopted: {why}",
+        reinstall_hint(ps) + (together if len(names) == 1 else ""),
     )
 
 
@@ -381,7 +369,7 @@ def _planned(
 def _entry_files(ps: PatchState) -> list[FileState]:
     """The files the entry's current revision rewrites (not those an earlier revision wrote), as read."""
     if isinstance(ps.targets, str):
-        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets}", _reinstall(ps))
+        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets}", reinstall_hint(ps))
     out = []
     for t in ps.targets:
         if t.problem is not None:
@@ -391,7 +379,7 @@ def _entry_files(ps: PatchState) -> list[FileState]:
         if t.data is None:
             if isinstance(t.error, FileNotFoundError):
                 if not t.creates:
-                    raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", _reinstall(ps))
+                    raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", reinstall_hint(ps))
                 out.append(
                     FileState(
                         t.target.module,
@@ -407,55 +395,12 @@ def _entry_files(ps: PatchState) -> list[FileState]:
                 )
                 continue
             raise RefusedError(
-                f"{ps.patch.name}: cannot read {t.path}: {t.error.strerror if t.error else ''}", _reinstall(ps)
+                f"{ps.patch.name}: cannot read {t.path}: {t.error.strerror if t.error else ''}", reinstall_hint(ps)
             )
         out.append(
             FileState(t.target.module, t.path, t.target.relpath, t.target.rewrites, t.data, State.NOT_APPLIED, "", None)
         )
     return out
-
-
-def _restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
-    """The applied patches this run takes off and puts on again, newest first: each whose entry has
-    another revision now, and every patch stacked above one of those (which must be named)."""
-    named = {p.name for p in patches}
-    todo = [
-        p.name
-        for p in patches
-        if states[p.name].state is State.APPLIED
-        and not states[p.name].declined
-        and states[p.name].record is not None
-        and states[p.name].record.registry_digest != p.digest  # type: ignore[union-attr]
-    ]
-    redo: dict[str, int] = {}
-    while todo:
-        name = todo.pop()
-        if name in redo:
-            continue
-        ps = states[name]
-        if ps.state is not State.APPLIED or ps.record is None or ps.dist is None:
-            raise _refuse_state(ps, "re-apply")
-        redo[name] = ps.record.seq
-        for f in ps.record.files:
-            for upper in _above(ps, f):
-                if upper not in named:
-                    raise RefusedError(
-                        f"{name}: {f.path} also carries {upper}, applied on top of it: re-applying {name} "
-                        f"takes {upper} off and puts it on again",
-                        f"re-apply them together: radpatch apply {name} {upper}",
-                    )
-                todo.append(upper)
-    return sorted(redo, key=lambda n: -redo[n])
-
-
-def _above(ps: PatchState, rec: FileRecord) -> list[str]:
-    """The patches stacked above `ps`'s link in the file as it is on disk."""
-    assert ps.root is not None
-    try:
-        data = read_regular(ps.root / rec.path)
-    except OSError:
-        return []
-    return above(Store(ps.root), rec, sha256(data), data)
 
 
 def _refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
@@ -533,7 +478,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
                 changes.append(_change(ps, [], forget=True))
             continue
         if ps.state is not State.APPLIED:
-            raise _refuse_state(ps, "revert")
+            raise refused(ps, "revert")
         if ps.record is not None:
             deleted: dict[Path, tuple[Path, ...]] = {}
             changes.append(_change(ps, _take_off(ps, named, overlay, say, deleted), deleted=deleted))
@@ -545,7 +490,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
                 raise RefusedError(
                     f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
                     "RECORD has no hash for it: nothing proves what its original was",
-                    _reinstall(ps),
+                    reinstall_hint(ps),
                 )
             pristine = _inverse_checked(
                 ps, f.relpath, f.rewrites, current, {f.record_sha256}, "radpatch has no record of patching it"
@@ -604,7 +549,7 @@ def _take_off(
     assert ps.record is not None and ps.root is not None
     out = []
     for rec in ps.record.files:
-        later = [n for n in _above(ps, rec) if n not in named]
+        later = [n for n in stacked_above(ps, rec) if n not in named]
         if later:
             raise RefusedError(
                 f"{ps.patch.name}: {rec.path} also carries {', '.join(later)}, applied on top of it",
@@ -616,7 +561,7 @@ def _take_off(
             try:
                 current = read_regular(path)
             except OSError as exc:
-                raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", _reinstall(ps))
+                raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", reinstall_hint(ps))
         pristine = _restored(ps, rec, current, say)
         overlay[path] = pristine
         if pristine is None:
@@ -662,7 +607,7 @@ def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:
         raise RefusedError(
             f"{ps.patch.name}: {relpath} is not exactly as radpatch left it, and the entry's current "
             "revision does not rewrite it, so nothing can undo the earlier revision's change structurally",
-            _reinstall(ps),
+            reinstall_hint(ps),
         )
     return rws
 
@@ -677,13 +622,13 @@ def _inverse_checked(
     except RefusedError as exc:
         raise RefusedError(
             f"{ps.patch.name}: cannot revert {relpath} ({why}): undoing the patch stops at {runner.short(exc)}",
-            _reinstall(ps),
+            reinstall_hint(ps),
         )
     if sha256(pristine) not in accept:
         raise RefusedError(
             f"{ps.patch.name}: cannot revert {relpath} byte for byte ({why}, and undoing the patch does not "
             "give back the recorded original or the file in the distribution's RECORD)",
-            _reinstall(ps),
+            reinstall_hint(ps),
         )
     return pristine
 
@@ -699,7 +644,7 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
     except RefusedError as exc:
         raise RefusedError(
             f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {runner.short(exc)}",
-            _reinstall(ps),
+            reinstall_hint(ps),
         )
     if sha256(pristine) == rec.original_sha256 or rec.created and not pristine.strip():
         return pristine

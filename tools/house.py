@@ -32,7 +32,7 @@ class Module:
     def __init__(self, name: str, path: Path, known: set[str]) -> None:
         self.name = name
         self.tree = ast.parse(path.read_text())
-        self.defs: dict[str, ast.AST] = {}
+        self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.names: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
         methods = {
             id(n) for c in ast.walk(self.tree) if isinstance(c, ast.ClassDef) for n in c.body
@@ -57,8 +57,13 @@ def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
         seen.add((mod, fn))
         trail.append(mod)
         m = mods[mod]
-        for node in _calls(m.defs[fn]):
+        func = m.defs[fn]
+        assert isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+        own = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}  # a parameter is never an import
+        for node in _calls(func):
             f = node.func
+            if isinstance(f, ast.Name) and f.id in own or isinstance(f, ast.Attribute) and _base(f) in own:
+                continue  # a callable passed in: the walk does not know which (state.decide's `judge`)
             if isinstance(f, ast.Name):
                 if f.id in m.defs:
                     visit(mod, f.id)
@@ -71,6 +76,10 @@ def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
 
     visit(*entry)
     return trail  # the functions' modules, in the order the walk enters them
+
+
+def _base(f: ast.Attribute) -> str:
+    return f.value.id if isinstance(f.value, ast.Name) else ""
 
 
 def _calls(fn: ast.AST) -> list[ast.Call]:

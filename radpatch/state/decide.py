@@ -15,8 +15,7 @@ from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
 from radpatch.install.environment import Installed, PythonEnv, canonical_name
 from radpatch.install.targets import Found, TargetFile
-from radpatch.registry import versions
-from radpatch.registry.model import Patch, Rewrite, rewrites_by_file
+from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256, state_sha
 
@@ -147,9 +146,9 @@ def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:
 
 def _decide(found: Found, dist: Installed, store: Store, record: PatchRecord | None, judge: Judge) -> PatchState:
     patch = found.patch
-    declined = _declined(patch, dist)
-    if declined is not None:
-        state, why = declined
+    if found.declined is not None:  # the entry does not patch this version
+        state = State.OBSOLETE if found.declined.obsolete else State.INCOMPATIBLE
+        why = found.declined.why
         still = _still_applied(dist, store, record)
         if still:
             why = (
@@ -192,24 +191,6 @@ def unrecorded_note(name: str) -> str:
         "carries the patch's code but radpatch has no record of it (a hand edit; other edits may be present): "
         f"`radpatch apply {name}` adopts it after checking it against the installed wheel"
     )
-
-
-def _declined(patch: Patch, dist: Installed) -> tuple[State, str] | None:
-    """Why the entry does not patch this version (out of range, obsolete, no rewrite), or None."""
-    v = dist.version
-    why = versions.refusal(
-        patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}"
-    )
-    if why is not None:
-        return State.INCOMPATIBLE, why
-    if patch.obsolete is not None and versions.allows(patch.obsolete, v):
-        return State.OBSOLETE, f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
-    if not rewrites_by_file(patch, v):
-        return State.INCOMPATIBLE, (
-            f"{patch.name} has no rewrite for {dist.name} {v} (every rewrite is limited to other versions): "
-            "nothing to apply; the entry needs a variant for this version"
-        )
-    return None
 
 
 def _still_applied(dist: Installed, store: Store, record: PatchRecord | None) -> tuple[FileState, ...]:
@@ -303,3 +284,19 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
     else:  # the hashes cannot decide: the rewrites judge (libcst)
         state, detail = judge(patch, rws, data, str(path), recorded, store)
     return FileState(module, path, relpath, rws, data, state, detail, wheel)
+
+
+def reinstall_hint(ps: PatchState) -> str:
+    """How to get past a refusal of a file someone else changed."""
+    files = " ".join(f.relpath for f in ps.files) or (ps.dist.name if ps.dist else ps.patch.distribution)
+    return f"put the files back to the installed bytes (radpatch restore {files}, no reinstall), then apply again"
+
+
+def refused(ps: PatchState, doing: str) -> RefusedError:
+    """The refusal to `doing` (apply, re-apply, revert) a patch in a state that does not allow it."""
+    hints = {
+        State.DRIFTED: f"someone else changed the file; {reinstall_hint(ps)}",
+        State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
+        State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
+    }
+    return RefusedError(f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}", hints.get(ps.state, ""))
