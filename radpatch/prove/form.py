@@ -13,7 +13,7 @@ from collections.abc import Callable
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.state.decide import State
+from radpatch.state.decide import FileState, PatchState, State
 from radpatch.state.record import FileRecord, Store, sha256
 
 
@@ -149,3 +149,29 @@ def applied_error(
     except RefusedError as exc:
         return runner.short(exc)
     return "reverse-applying and re-applying does not reproduce the file"
+
+
+def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
+    """The installed code already carries what the patch (or one of its inserts) adds: applying
+    would add it a second time. Refused: only the entry's author can tell upstream took the change.
+    (A replace whose `with` is there already fails its own proof; an insert would not.)"""
+    dist = ps.dist
+    assert dist is not None
+    where, text = str(f.path), data.decode("utf-8", "replace")
+    maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
+    if still_unpatched(ps.patch, f.rewrites, data, where):
+        return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
+    if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
+        what = "what the patch adds (it reads as patched although radpatch did not patch it)"
+    else:
+        repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
+        present = [rw.id for rw in repeatable if applied_error(ps.patch, (rw,), data, where) is None]
+        if not present:
+            return
+        what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
+    raise RefusedError(
+        f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; "
+        "applying would add it a second time",
+        f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
+        f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release)",
+    )
