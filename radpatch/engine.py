@@ -1,4 +1,6 @@
-"""Apply and revert patches: decide, plan and prove in memory, then write all or nothing."""
+"""Apply and revert patches, one step after the other (docs/architecture.md, the walk of apply):
+read what is installed (install.targets), decide each patch's state (state.decide, hashes first),
+plan and prove every change in memory (prove/), then write all or nothing and record it."""
 
 from __future__ import annotations
 
@@ -87,11 +89,11 @@ def apply(
     A re-applied patch comes off first (with every patch stacked above it on its files, which
     must be named too), then goes on again in its current revision, the ones above after it in
     their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md)."""
-    found = [installed.read(p, env) for p in patches]  # what is installed: the distribution, its files
-    states = {f.patch.name: decide(f, env, judge) for f in found}  # their state: hashes first
-    redo = restack(patches, states)  # newest first
-    adopted = adopt.adoption(patches, states, redo, env, wheel, say)
-    changes = run.for_apply(patches, states, redo, adopted, env, say)  # in memory, each proven
+    found = [installed.read(p, env) for p in patches]  # 1. what is installed: the distribution, its files
+    states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
+    redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
+    adopted = adopt.adoption(patches, states, redo, env, wheel, say)  # 3. prove: files carrying the result
+    changes = run.for_apply(patches, states, redo, adopted, env, say)  # 3. every change in memory, proven
     if import_check and any(c.files for c in changes):
         from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
 

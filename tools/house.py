@@ -5,9 +5,10 @@ the walk of `radpatch apply` through the package.
 
 The walk starts at the function `apply` runs (default: radpatch.engine:apply) and follows, in
 source order, every call it can resolve statically (a function of the same module, or a name or
-module attribute imported from radpatch), each function once. A *stay* is a run of consecutive
-functions in one module; a *return* is a stay in a module the walk had already left. Fewer stays
-and returns mean a reader follows `apply` down the layers once instead of back and forth.
+module attribute imported from radpatch; not a method, nor a parameter: which callable is passed
+in is not known), each function once. A *stay* is a run of consecutive functions in one module;
+a *return* is a stay in a module the walk had already left. Fewer stays and returns mean a reader
+follows `apply` down the layers once instead of back and forth.
 """
 
 from __future__ import annotations
