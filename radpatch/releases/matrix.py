@@ -118,7 +118,9 @@ def rows(
     return out
 
 
-def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()) -> Cell:
+def cell(
+    patch: Patch, r: Result, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()
+) -> Cell:
     """The cell of one release; `anywhere`: classify releases outside the range as if inside (port).
     `requires`: the entries it requires, in apply's order: a moved module is proven, and the nearest
     candidate read, on what they leave of the release's files, as verify proves."""
