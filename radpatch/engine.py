@@ -130,7 +130,8 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     overlay: Overlay = {}
     named = {p.name for p in patches}
     for patch in _newest_first(env, patches):
-        ps = decide(installed.read(patch, env), env, judge)
+        found = installed.read(patch, env)  # what is installed, then its state: the steps apply takes
+        ps = decide(found, env, judge)
         if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
             changes.append(run.change(ps, [], forget=True))
             continue
