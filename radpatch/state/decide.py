@@ -71,6 +71,7 @@ class PatchState:
     stale: PatchRecord | None = None  # a record left from another install (upgrade, reinstall of another build)
     orphan: Path | None = None  # the distribution is gone; its state directory still records this patch
     declined: bool = False  # applied, but the entry no longer patches this version (only revert applies)
+    hint: str = ""  # what to do, when the reason has its own (a compiled extension shadows the module)
 
     @property
     def root(self) -> Path | None:
@@ -207,7 +208,10 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
             return PatchState(patch, State.APPLIED, "", dist, still, record)
         if _void(dist, store, record):  # a reinstall replaced every file it wrote: it says nothing true
             judged = None
-    found = targets(patch, dist)
+    try:
+        found = targets(patch, dist)
+    except RefusedError as exc:  # a compiled extension is what the target imports, not the module's .py
+        return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record, hint=exc.hint)
     if isinstance(found, str):
         return PatchState(patch, State.INCOMPATIBLE, found, dist, (), record)
     files = []
