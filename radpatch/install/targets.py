@@ -63,6 +63,7 @@ class Found:
     dist_record: str = ""  # sha256 of the distribution's RECORD ("" when it cannot be read)
     declined: Declined | None = None  # the entry does not patch this version
     files: tuple[TargetFile, ...] | str = ()  # the current revision's files, or why they cannot be named
+    hint: str = ""  # what to do about that why, when it has its own (a compiled extension shadows the module)
 
 
 def read(patch: Patch, env: PythonEnv) -> Found:
@@ -74,7 +75,10 @@ def read(patch: Patch, env: PythonEnv) -> Found:
     if dist is None:
         return Found(patch, None, missing=locate.missing_reason(env, patch))
     declined, by_file, made = _entry(patch, dist)
-    found = targets(patch, dist, by_file)
+    try:
+        found = targets(patch, dist, by_file)
+    except RefusedError as exc:  # a compiled extension is what the target imports, not the module's .py
+        return Found(patch, dist, dist_record=record_digest(dist), declined=declined, files=exc.message, hint=exc.hint)
     files = found if isinstance(found, str) else tuple(_read_file(dist, t, t.declared in made) for t in found)
     return Found(patch, dist, dist_record=record_digest(dist), declined=declined, files=files)
 

@@ -47,11 +47,13 @@ def adoption(
     Otherwise the run is refused (the file is neither as installed nor the result: restore it).
     Without the RECORD bytes (no wheel, no index), a drifted candidate is refused, saying what to
     give; an applied one stays as it was (applied by its code, not recorded)."""
-    todo = {p.name: _adoptable(states[p.name]) for p in patches if p.name not in redo}
+    # a module a patch of the run creates, which another one changes: no file before either
+    created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
+    todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
     todo = {n: fs for n, fs in todo.items() if fs}
     if not todo:
         return {}
-    pristine, where = _pristine(states, todo, wheel, say)
+    pristine, where = _pristine(states, todo, wheel, say, created)
     out: dict[str, Adopted] = {}
     by_path: dict[Path, list[tuple[str, FileState]]] = {}
     for name, files in todo.items():
@@ -59,11 +61,11 @@ def adoption(
             for f in files:
                 by_path.setdefault(f.path, []).append((name, f))
     planned: dict[str, dict[Path, plan.FileChange]] = {}
-    made: set[Path] = set()
+    made: dict[Path, str] = {}  # a file no file was before -> the candidate that creates it (the first)
     for path, users in by_path.items():
         first = pristine[users[0][0]][path]
         if first is None:
-            made.add(path)
+            made[path] = users[0][0]
         data = first or b""
         steps: list[tuple[str, plan.FileChange]] = []
         try:
@@ -88,7 +90,7 @@ def adoption(
             planned.setdefault(name, {})[path] = change
     for name in todo:
         if name in planned:
-            out[name] = Adopted(planned[name], where[name], frozenset(made & planned[name].keys()))
+            out[name] = Adopted(planned[name], where[name], frozenset(p for p in planned[name] if made.get(p) == name))
     return out
 
 
@@ -106,26 +108,31 @@ def _other_edits(result: bytes, disk: bytes) -> str:
     return f"other edits at line{'s' if len(spans) > 1 or spans and spans[0][0] != spans[0][1] else ''} {shown}"
 
 
-def _adoptable(ps: PatchState) -> list[FileState]:
+def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[FileState]:
     """The files of a patch that `apply` may adopt (none: the patch is not a candidate)."""
     if ps.record is not None or ps.declined or ps.root is None or ps.state not in (State.DRIFTED, State.APPLIED):
         return []
     store = Store(ps.root)
     files = [f for f in ps.files if f.state is not State.NOT_APPLIED]
     if not files or any(
-        store.chain(f.relpath) or f.record_match or _needs_wheel(f) and not f.record_sha256 for f in files
+        store.chain(f.relpath) or f.record_match or _needs_wheel(f, created) and not f.record_sha256 for f in files
     ):
         return []
     return files
 
 
-def _needs_wheel(f: FileState) -> bool:
-    """The file's state before the patch is its RECORD bytes (not a module the patch creates)."""
-    return not (creates(f.rewrites) and f.record_sha256 is None)
+def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
+    """The file's state before the patch is its RECORD bytes (not a module the patch, or another
+    patch of the run, creates)."""
+    return not ((creates(f.rewrites) or f.path in created) and f.record_sha256 is None)
 
 
 def _pristine(
-    states: dict[str, PatchState], todo: dict[str, list[FileState]], wheel: WheelBytes | None, say: Say
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    wheel: WheelBytes | None,
+    say: Say,
+    created: frozenset[Path] = frozenset(),
 ) -> tuple[dict[str, dict[Path, bytes | None]], dict[str, str]]:
     """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
     candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left.
@@ -140,7 +147,7 @@ def _pristine(
     for names in by_dist.values():
         dist = states[names[0]].dist
         assert dist is not None
-        rels = list(dict.fromkeys(f.relpath for n in names for f in todo[n] if _needs_wheel(f)))
+        rels = list(dict.fromkeys(f.relpath for n in names for f in todo[n] if _needs_wheel(f, created)))
         if not rels:
             for n in names:
                 got[n] = {f.path: None for f in todo[n]}
@@ -167,7 +174,7 @@ def _pristine(
                 )
             continue
         for n in names:
-            got[n] = {f.path: data[f.relpath] if _needs_wheel(f) else None for f in todo[n]}
+            got[n] = {f.path: data[f.relpath] if _needs_wheel(f, created) else None for f in todo[n]}
             where[n] = source
     return got, where
 

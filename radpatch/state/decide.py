@@ -68,6 +68,7 @@ class PatchState:
     # the files the entry's current revision rewrites, as read (install.targets), or why it cannot name them
     targets: tuple[TargetFile, ...] | str = ()
     dist_record: str = ""  # sha256 of the distribution's RECORD, as read
+    hint: str = ""  # what to do, when the reason has its own (a compiled extension shadows the module)
 
     @property
     def root(self) -> Path | None:
@@ -167,7 +168,7 @@ def _decide(found: Found, dist: Installed, store: Store, record: PatchRecord | N
         if _void(dist, store, record):  # a reinstall replaced every file it wrote: it says nothing true
             judged = None
     if isinstance(found.files, str):
-        return PatchState(patch, State.INCOMPATIBLE, found.files, dist, (), record)
+        return PatchState(patch, State.INCOMPATIBLE, found.files, dist, (), record, hint=found.hint)
     files = []
     for t in found.files:
         try:
@@ -299,4 +300,6 @@ def refused(ps: PatchState, doing: str) -> RefusedError:
         State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
         State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
     }
-    return RefusedError(f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}", hints.get(ps.state, ""))
+    return RefusedError(
+        f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}", ps.hint or hints.get(ps.state, "")
+    )
