@@ -8,7 +8,14 @@ entries support and both rewrites apply to, they change the same module and:
   changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
   assignment in a module-level statement it replaces, one `find` inside the other's);
 - or insert at the same anchor: the same `find` on the same side, the same definition before/after
-  which definitions go.
+  which definitions go;
+- or stack: one's `find` is in the code the other writes (`with`, `code`).
+
+Copies of one `find` picked by `occurrence:` are the same code when the numbers are equal, and also
+when one rewrite removes (delete, replace) or adds (an insertion of the `find` itself) a copy at or
+before the other's: the other then counts a different copy depending on which runs first. Different
+numbers otherwise are different code. Different `within:` picks are reported as an overlap that
+radpatch cannot decide from the registry text (which copies each encloses depends on the file).
 
 Overlapping entries may still stack (a quilt series does); what matters is that their order is known.
 An entry's `requires:` (the names it must come after) orders it after those. `apply` refuses two
@@ -49,6 +56,12 @@ class Touch:
     code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (_code), to see one inside another
     find: str = ""  # replace/delete of one match: the `find` as written, to see a smaller node inside it
     part: tuple[str, ...] = ()  # a node inside a statement: ("keyword", call, name, from) or ("constant", name)
+    # replace/delete/insert_*: which copy of `find` it picks, and what it writes
+    same: str = ""  # the `find` as one syntax tree: equal for two rewrites that match the same code
+    occurrence: int | str | None = None  # `occurrence:` (None: the one match)
+    within: str = ""  # `within:` as a syntax tree ("" without one)
+    consumes: bool = False  # it removes the copy it picks (delete, replace): later copies are counted anew
+    writes: str = ""  # the code it writes (`with`, `code`) as syntax trees (_code), to see another's `find` in it
 
 
 @dataclass(frozen=True)
@@ -117,15 +130,30 @@ def touches(rw: Rewrite) -> tuple[Touch, ...]:
     def field(name: str) -> str:
         return str(getattr(op, name, ""))
 
-    # one match of the scope, not picked by `within:` or `occurrence:`: a `find` inside another
-    # rewrite's `find` is then that very code (with a pick it may be another copy of it: not compared)
-    unique = getattr(op, "occurrence", None) is None and getattr(op, "within", None) is None
-    code = _code(field("find")) if unique else ""
+    # a `find` inside another rewrite's `find` is compared whatever picks the copies (`within:`,
+    # `occurrence:`): one copy of the smaller may be inside the copy of the larger the other picks
+    pick = getattr(op, "occurrence", None)
+    within = getattr(op, "within", None)
+    unique = pick is None and within is None
+
+    def on_find(role: str, key: str, writes: str) -> Touch:
+        return Touch(
+            role,
+            scope,
+            key,
+            _code(field("find")),
+            field("find") if unique else "",
+            same=_norm(field("find")),
+            occurrence=pick if isinstance(pick, (int, str)) else None,
+            within=_norm(str(within)) if within else "",
+            consumes=bool(getattr(op, "CONSUMES", False)),
+            writes=writes,
+        )
 
     if key in ("replace", "delete"):
-        return (Touch("node", scope, f"code {_norm(field('find'))}", code, field("find") if unique else ""),)
+        return (on_find("node", f"code {_norm(field('find'))}", _code(field("with_")) if key == "replace" else ""),)
     if key in ("insert_after", "insert_before"):
-        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}", code),)
+        return (on_find("anchor", f"{field('where')} {_norm(field('find'))}", _code(field("code"))),)
     if key == "insert_definitions":
         return (Touch("anchor", "<module>", f"definitions {field('where')} {field('anchor')}"),)
     if key == "add_parameter":
@@ -158,6 +186,15 @@ def _meet(a: Touch, b: Touch) -> str | None:
     for whole, part in ((a, b), (b, a)):
         if whole.find and part.part and _holds(whole.find, part.part):
             return f"change the same code (the {_part_name(part.part)} is inside the other's `find`) in {a.scope}"
+    if a.same and a.same == b.same:
+        why = _copies(a, b)
+        if why is None:
+            return None  # two copies of one statement that no order of the two can make the same
+        if why:
+            return f"pick copies of the same code in {a.scope} ({why})"
+    for first, then in ((a, b), (b, a)):
+        if first.writes and then.code and then.code in first.writes:
+            return f"change the same code in {a.scope} (one's `find` is in the code the other writes)"
     if a.key != b.key:
         # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
         # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
@@ -173,6 +210,28 @@ def _meet(a: Touch, b: Touch) -> str | None:
     if a.role != b.role:
         return f"change and anchor at the same code in {a.scope}"
     return f"change the same {noun} in {a.scope}"
+
+
+def _copies(a: Touch, b: Touch) -> str | None:
+    """Two rewrites with the same `find` in one scope: "" when they pick the same copy, None when
+    they cannot (different `occurrence:` numbers of the same copies, neither removing or adding a
+    copy that would re-number the other's), else why they may (the reason, in words)."""
+    if a.occurrence == "all" or b.occurrence == "all":
+        return ""
+    if a.within != b.within:
+        return "their `within:` differ, and which copies each encloses depends on the file"
+    if a.occurrence is None or b.occurrence is None or a.occurrence == b.occurrence:
+        return ""
+    for first, then in ((a, b), (b, a)):
+        adds = bool(first.writes and first.code and first.code in first.writes)
+        n, m = first.occurrence, then.occurrence
+        if (first.consumes or adds) and isinstance(n, int) and isinstance(m, int) and m >= n:
+            done = "removes" if first.consumes else "adds"
+            return (
+                f"one {done} copy {n}, so the other's `occurrence: {m}` counts a different copy "
+                "depending on which runs first"
+            )
+    return None
 
 
 def _tree(code: str) -> ast.AST | None:
