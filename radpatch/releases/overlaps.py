@@ -201,6 +201,12 @@ def _meet(a: Touch, b: Touch) -> str | None:
         nested = a.code and b.code and (a.code in b.code or b.code in a.code)
         if not nested or (a.role == "anchor" and b.role == "anchor"):
             return None
+        if (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, ""):
+            # a copy of the smaller is inside the larger; whether it is the one picked depends on the file
+            return (
+                f"may change the same code in {a.scope} (one's `find` is inside the other's, and which "
+                "copy `occurrence:`/`within:` picks depends on the file)"
+            )
         if a.role != b.role:
             return f"change and anchor at the same code in {a.scope}"
         return f"change the same code (one inside the other) in {a.scope}"
