@@ -178,6 +178,8 @@ def _meet(a: Touch, b: Touch) -> str | None:
     """What the two touches share, in words, or None."""
     if a.role == "body" or b.role == "body":
         body, other = (a, b) if a.role == "body" else (b, a)
+        if other.role != "body" and other.scope == body.scope and _outside_body(other.key):
+            return None  # the function's decorators or signature: not its body, and the two commute
         if other.scope == body.scope or other.scope.startswith(body.scope + "."):
             return f"change the body of {body.scope}()"
         return None
@@ -216,6 +218,10 @@ def _meet(a: Touch, b: Touch) -> str | None:
     if a.role != b.role:
         return f"change and anchor at the same code in {a.scope}"
     return f"change the same {noun} in {a.scope}"
+
+
+def _outside_body(key: str) -> bool:
+    return key in ("decorators", "signature") or key.startswith("default of ")
 
 
 def _copies(a: Touch, b: Touch) -> str | None:
@@ -317,7 +323,8 @@ def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
     if not allows(p.supported, v) or not rw.applies_to(v):
         return None
     choice = p.target(rw.target).module_for(v)
-    return choice.module if choice else None
+    # one file, however it is spelled: a package is its `__init__` (`radpatch import` writes `pkg.__init__`)
+    return choice.module.removesuffix(".__init__") if choice else None
 
 
 def _after(patches: list[Patch]) -> dict[str, set[str]]:

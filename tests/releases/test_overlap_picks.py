@@ -112,3 +112,54 @@ def test_a_find_in_the_code_another_writes_is_an_overlap(tmp_path: Path) -> None
     assert run(b, a) is None and run(a, b) is not None  # b stacks on a
     (o,) = overlaps.find([a, b], [Version("1.0")])
     assert "in the code the other writes" in o.what
+
+
+# --- a function's decorators and signature are not its body ------------------------------------------
+
+FUNC = b"""\
+import functools
+
+
+@functools.cache
+def plan(spec, limit=4):
+    size = len(spec)
+    return min(size, limit)
+"""
+BESIDE = {
+    "add_decorator": "add_decorator: {function: plan, decorator: staticmethod}",
+    "remove_decorator": "remove_decorator: {function: plan, decorator: functools.cache}",
+    "set_default": "set_default: {function: plan, parameter: limit, from: '4', to: '8'}",
+    "add_parameter": "add_parameter: {function: plan, name: extra, default: 'None'}",
+}
+BODY = {
+    "wrap_body": 'wrap_body: {function: plan, with: "try:\\n    __body__\\nfinally:\\n    pass"}',
+    "replace_body": 'replace_body: {function: plan, find: "size = len(spec)\\nreturn min(size, limit)", '
+    'with: "return len(spec)"}',
+}
+
+
+def test_decorators_and_signature_beside_a_body_rewrite_commute_and_do_not_overlap(tmp_path: Path) -> None:
+    def load(name: str, rewrite: str) -> Patch:
+        (tmp_path / f"{name}.yaml").write_text(HEAD.format(rewrite=rewrite))
+        return load_patch(tmp_path / f"{name}.yaml")
+
+    def both(first: Patch, then: Patch) -> bytes:
+        out = runner.forward(first, first.rewrites, FUNC, "core.py")
+        return runner.forward(then, then.rewrites, out, "core.py")
+
+    for beside in BESIDE.values():
+        for body in BODY.values():
+            a, b = load("a", beside), load("b", body)
+            assert both(a, b) == both(b, a)  # the reference: the order does not matter
+            assert overlaps.find([a, b], [Version("1.0")]) == [], (beside, body)
+    c = load("c", "replace: {scope: plan, find: 'len(spec)', with: 'len(spec) + 1'}")
+    assert overlaps.find([load("b", BODY["wrap_body"]), c], [Version("1.0")])  # the body itself still does
+
+
+def test_a_package_spelled_with_and_without_its_init_is_one_file(tmp_path: Path) -> None:
+    rewrite = KINDS["after"].format(pick="")
+    for name, module in (("a", "toypkg.sub"), ("b", "toypkg.sub.__init__")):
+        (tmp_path / f"{name}.yaml").write_text(HEAD.replace("toypkg.core", module).format(rewrite=rewrite))
+    a, b = load_patch(tmp_path / "a.yaml"), load_patch(tmp_path / "b.yaml")
+    (o,) = overlaps.find([a, b], [Version("1.0")])
+    assert o.module == "toypkg.sub" and not o.ordered
