@@ -8,6 +8,7 @@ modules whose path is most like the scope, not on the alphabet's first ones.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -61,3 +62,26 @@ def test_the_budget_is_spent_on_the_modules_most_like_the_scope_first() -> None:
     assert target in read  # alphabetically it is past the budget; by its name it comes first
     assert len(read) == moved.MAX_FILES and read[0] == "pkg/renderers/other.py"  # the own package first
     assert target not in [n for t in moved.tiers(declared, files) for n in t]  # the alphabet alone misses it
+
+
+# --- a kept proof names the registry file of the run that reads it -----------------------------------
+
+
+def test_a_kept_proof_names_the_entry_file_where_it_is_now(loopback: Any, tmp_path: Any, radpatch: Any) -> None:
+    from tests.releases.test_matrix_and_port import RELEASES as TOY
+
+    loopback(DIST, TOY)
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "cap.yaml").write_text(entry("==1.0"))
+    r = radpatch("--registry", str(first), "verify", "cap", "--versions", "==2.1", "--json")
+    (fresh,) = json.loads(r.out)["results"]
+    assert "cap.yaml" in fresh["error"]  # the failure names the entry's file
+    (first / "cap.yaml").rename(second / "cap.yaml")
+    first.rmdir()
+    r = radpatch("--registry", str(second), "verify", "cap", "--versions", "==2.1", "--json")
+    (kept,) = json.loads(r.out)["results"]
+    assert kept["error"] == fresh["error"] and str(first) not in r.out + r.err
+    moved_out = radpatch("--registry", str(second), "port", "cap", "--to", "2.1")
+    assert str(first) not in moved_out.out + moved_out.err
