@@ -37,6 +37,7 @@ from radpatch.releases.wheels import Release, Releases
 
 MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 430)
 MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it
+NAMED = 20  # modules anywhere in the package read early because their path is most like the scope's names
 
 _SCOPE_GONE = re.compile(
     r"defines no function or class|top-level definition '[^']+' not found in the module|the wheel \S+ has no "
@@ -132,37 +133,40 @@ def wheel_modules(release: Release) -> list[tuple[str, int]]:
 
 def tiers(declared: str, files: list[tuple[str, int]], hints: tuple[str, ...] = ()) -> Iterator[list[str]]:
     """The wheel's modules nearest `declared` first: its own package (with the package a module became:
-    `pkg/mod.py` split into `pkg/mod/`), then each package above it (only what the one below did not
-    hold), within MAX_FILES and MAX_BYTES in all. In a tier, the modules whose path is most like the
-    `hints` (the scope names, the declared module's name) come first: the budget is spent where the
-    code most likely went, not in alphabetical order."""
-    seen: set[str] = set()
-    budget_files, budget_bytes = MAX_FILES, MAX_BYTES
+    `pkg/mod.py` split into `pkg/mod/`); then the top-level package's modules whose path holds at least
+    two of the `hints`' words (the scope names, the declared module's name), NAMED at most, wherever they
+    are; then each package above it (only what the ones before did not hold); within MAX_FILES and
+    MAX_BYTES in all. In a tier, the modules whose path is most like the hints come first: the budget
+    is spent where the code most likely went, not in alphabetical order."""
+    seen: set[str] = {declared}
+    budget = [MAX_FILES, MAX_BYTES]
     parent = PurePosixPath(declared).parent
     split = parent / PurePosixPath(declared).stem
     top = PurePosixPath(declared).parts[0]
-    levels = [parent, *(p for p in parent.parents if p.parts and p.parts[0] == top)]
     words = _words(" ".join((*hints, PurePosixPath(declared).stem)))
-    for depth, level in enumerate(levels):
+
+    def like(f: tuple[str, int]) -> tuple[int, str]:
+        return (-_likeness(words, f[0]), f[0])
+
+    def take(candidates: list[tuple[str, int]]) -> list[str]:
         tier = []
-        inside = [
-            (name, size)
-            for name, size in files
-            if (
-                (PurePosixPath(name).parent == level or split in PurePosixPath(name).parents)
-                if depth == 0
-                else level in PurePosixPath(name).parents
-            )
-            and name not in seen
-            and name != declared
-        ]
-        for name, size in sorted(inside, key=lambda f: (-_likeness(words, f[0]), f[0])):
-            if budget_files <= 0 or budget_bytes - size < 0:
+        for name, size in sorted(candidates, key=like):
+            if name in seen:
+                continue
+            if budget[0] <= 0 or budget[1] - size < 0:
                 break
             seen.add(name)
             tier.append(name)
-            budget_files -= 1
-            budget_bytes -= size
+            budget[0] -= 1
+            budget[1] -= size
+        return tier
+
+    own = [f for f in files if PurePosixPath(f[0]).parent == parent or split in PurePosixPath(f[0]).parents]
+    named = [f for f in files if PurePosixPath(f[0]).parts[0] == top and _likeness(words, f[0]) >= 2]
+    stages = [own, sorted(named, key=like)[:NAMED]]
+    stages += [[f for f in files if level in PurePosixPath(f[0]).parents] for level in parent.parents if level.parts]
+    for stage in stages:
+        tier = take(stage)
         if tier:
             yield tier
 
