@@ -203,7 +203,8 @@ def _meet(a: Touch, b: Touch) -> str | None:
         nested = a.code and b.code and (a.code in b.code or b.code in a.code)
         if not nested or (a.role == "anchor" and b.role == "anchor"):
             return None
-        if (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, ""):
+        picked = (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, "")
+        if picked and a.same != b.same:
             # a copy of the smaller is inside the larger; whether it is the one picked depends on the file
             return (
                 f"may change the same code in {a.scope} (one's `find` is inside the other's, and which "

@@ -87,7 +87,7 @@ def test_a_delete_and_an_insertion_at_the_same_copy_overlap(tmp_path: Path) -> N
     b = entry(tmp_path, "b", "after", 1)
     assert run(a, b) != run(b, a)  # the case the check exists for: two programs from one pair
     (o,) = overlaps.find([a, b], [Version("1.0")])
-    assert "same code" in o.what and not o.ordered
+    assert o.what == "change and anchor at the same code in plan" and not o.ordered  # the same copy: said so
     c = entry(tmp_path, "c", "after", 3)  # removing copy 1 re-numbers copy 3
     (o,) = overlaps.find([a, c], [Version("1.0")])
     assert "removes copy 1" in o.what
