@@ -176,6 +176,11 @@ def _bytes(path: Path, digest: str) -> bytes | None:
     return data if sha256(data) == digest else None
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 3] + "..."
+
+
 def _installed(root: Path, dist: str, version: str) -> bool:
     want = (re.sub(r"[-_.]+", "-", dist).lower(), version)
     for info in root.glob("*.dist-info"):
@@ -245,7 +250,7 @@ def run(ctx: Context, names: tuple[str, ...]) -> int:
     if flagged:
         click.echo(
             f"radpatch: {len(flagged)} recorded entr{'y is' if len(flagged) == 1 else 'ies are'} not as applied "
-            f"(flagged in the BOM): {flagged[0].name}: {flagged[0].flag}",
+            f"(flagged in the BOM's radpatch:state): {flagged[0].name}: {_one_line(flagged[0].flag)}",
             err=True,
         )
         return EXIT_CHECK_FAILED
