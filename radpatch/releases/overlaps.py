@@ -32,9 +32,10 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -44,6 +45,9 @@ from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.versions import allows
+
+if TYPE_CHECKING:
+    from radpatch.install.environment import PythonEnv
 
 
 @dataclass(frozen=True)
@@ -397,9 +401,12 @@ def lines(found: list[Overlap]) -> list[str]:
     return out
 
 
-def refuse_unordered(patches: list[Patch], versions: Iterable[Version] | None = None) -> None:
-    """For apply: refuse when two of the entries overlap with no order between them, naming both."""
-    bad = [o for o in find(patches, versions) if not o.ordered]
+def refuse_unordered(
+    patches: list[Patch], versions: Iterable[Version] | None = None, apart: Callable[[Overlap], bool] | None = None
+) -> None:
+    """For apply: refuse when two of the entries overlap with no order between them, naming both.
+    `apart`: tells, from the installed file, an overlap the registry text could not decide that is none."""
+    bad = [o for o in find(patches, versions) if not o.ordered and not (apart is not None and apart(o))]
     if bad:
         o = bad[0]
         raise RefusedError(
@@ -439,4 +446,66 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
         if found is not None:
             installed.add(found.version)
     if installed:
-        refuse_unordered(everyone, installed)
+        refuse_unordered(everyone, installed, lambda o: _apart_on_file(env, everyone, o))
+
+
+def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
+    """Two insertions at copies of one `find` the registry text could not tell apart (different
+    `within:`), neither adding a copy: on the installed file, do they pick different copies? An
+    insertion that adds no copy leaves every copy's number as it was, applied or not, so the copy
+    each picks is the same on the file before, between and after them. False whenever it cannot tell."""
+    if not o.what.startswith("pick copies of the same code"):
+        return False
+    by_name = {p.name: p for p in patches}
+    picks = []
+    for name, rid in ((o.first, o.first_rewrite), (o.second, o.second_rewrite)):
+        p = by_name.get(name)
+        rw = next((r for r in p.rewrites if r.id == rid), None) if p is not None else None
+        if p is None or rw is None:
+            return False
+        (t,) = touches(rw) or (None,)
+        if t is None or t.role != "anchor" or t.consumes or t.occurrence == "all" or (t.code and t.code in t.writes):
+            return False
+        copy = _copy_on_file(env, p, rw)
+        if copy is None:
+            return False
+        picks.append(copy)
+    return picks[0][0] == picks[1][0] and picks[0][1] != picks[1][1]
+
+
+def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:
+    """(the file, which copy of its `find` in its scope, from 1) the rewrite picks on the installed file."""
+    import dataclasses
+
+    from radpatch.files import read_regular
+    from radpatch.install import locate
+    from radpatch.rewrite.matching import MatchFailure
+    from radpatch.rewrite.ops.common import code_errors, probe
+    from radpatch.rewrite.source import Source
+    from radpatch.state.decide import targets
+
+    try:
+        dist = locate.find_target(env, patch)
+        found = targets(patch, dist) if dist is not None else "not installed"
+        if dist is None or isinstance(found, str):
+            return None
+        target = next((t for t in found if rw in t.rewrites), None)
+        if target is None:
+            return None
+        src = Source.parse(read_regular(dist.root / target.relpath).decode("utf-8"))
+        op = rw.op
+        everywhere = dataclasses.replace(op, within=None, occurrence=None)  # type: ignore[type-var]
+        with code_errors():
+            chosen = probe(lambda: op.forward(src))
+            every = probe(lambda: everywhere.forward(src))
+    except (RadpatchError, MatchFailure, OSError, UnicodeDecodeError, TypeError, ValueError):
+        return None
+    if not chosen or not every:
+        return None
+    n = getattr(op, "occurrence", None)
+    if n is None and len(chosen) != 1:
+        return None
+    pick = chosen[0] if n is None else chosen[n - 1] if isinstance(n, int) and 0 < n <= len(chosen) else None
+    if pick is None or pick not in every:
+        return None
+    return str(dist.root / target.relpath), every.index(pick) + 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 from pathlib import Path
+from typing import Any
 
 from packaging.version import Version
 
@@ -18,6 +19,7 @@ from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 from radpatch.releases import overlaps
 from radpatch.rewrite import runner
+from tests.lib.site import Site
 
 SOURCE = b"""\
 def plan(spec):
@@ -163,3 +165,26 @@ def test_a_package_spelled_with_and_without_its_init_is_one_file(tmp_path: Path)
     a, b = load_patch(tmp_path / "a.yaml"), load_patch(tmp_path / "b.yaml")
     (o,) = overlaps.find([a, b], [Version("1.0")])
     assert o.module == "toypkg.sub" and not o.ordered
+
+
+# --- apply decides `within:` picks on the installed file -------------------------------------------
+
+WITHIN_FILES = {
+    "toypkg/__init__.py": "",
+    "toypkg/core.py": "def sync():\n    pass\n\n\ndef log(what):\n    pass\n\n\n"
+    "def plan(spec, other):\n    if spec:\n        sync()\n    if other:\n        sync()\n",
+}
+
+
+def test_apply_tells_within_picks_apart_on_the_installed_file(site: Site, radpatch: Any, write_registry: Any) -> None:
+    site.install("toypkg", "1.0", WITHIN_FILES)
+    for name, within in (("a", "if spec:"), ("b", "if other:"), ("c", "if spec:")):
+        rewrite = f"insert_after: {{scope: plan, find: 'sync()', code: 'log(\"{name}\")', within: '{within}'}}"
+        reg = write_registry(name, HEAD.format(rewrite=rewrite))
+    assert "`within:` differ" in radpatch("--registry", str(reg), "list").out  # the registry text cannot tell
+    r = radpatch("--registry", str(reg), "apply", "a", "b")  # two copies on the file: no overlap
+    assert r.code == 0, r.err
+    core = (site.root / "toypkg/core.py").read_text()
+    assert core.index('log("a")') < core.index("if other:") < core.index('log("b")')
+    r = radpatch("--registry", str(reg), "apply", "c")  # the copy `a` inserted after: still refused
+    assert r.code == 1 and " overlap" in r.err and "a (" in r.err and "c (" in r.err, r.err
