@@ -200,7 +200,7 @@ def _meet(a: Touch, b: Touch) -> str | None:
             return f"pick copies of the same code in {a.scope} ({why})"
     for first, then in ((a, b), (b, a)):
         if first.writes and then.code and then.code in first.writes:
-            return f"change the same code in {a.scope} (one's `find` is in the code the other writes)"
+            return f"change the same code in {a.scope} (the second's `find` is in the code the first writes)"
     if a.key != b.key:
         # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
         # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
@@ -368,9 +368,14 @@ def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> lis
                             m = _module(a, ra, v)
                             if m is not None and m == _module(b, rb, v):
                                 where.setdefault(m, []).append(v)
+                        # one stacks on the other: the writer first, so that the refusal's hint has the order right
+                        stacks = "the second's `find`" in what and not (tb.code and tb.code in ta.writes)
                         for module, vs in where.items():
                             ordered = a.name in after[b.name] or b.name in after[a.name]
-                            out.append(Overlap(a.name, b.name, ra.id, rb.id, module, what, tuple(vs), ordered))
+                            if stacks:
+                                out.append(Overlap(b.name, a.name, rb.id, ra.id, module, what, tuple(vs), ordered))
+                            else:
+                                out.append(Overlap(a.name, b.name, ra.id, rb.id, module, what, tuple(vs), ordered))
     return _unique(out)
 
 

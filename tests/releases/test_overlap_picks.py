@@ -112,8 +112,9 @@ def test_a_find_in_the_code_another_writes_is_an_overlap(tmp_path: Path) -> None
     (tmp_path / "b.yaml").write_text(HEAD.format(rewrite="replace: {scope: plan, find: 'f(1) - 1', with: 'g(0)'}"))
     a, b = load_patch(tmp_path / "a.yaml"), load_patch(tmp_path / "b.yaml")
     assert run(b, a) is None and run(a, b) is not None  # b stacks on a
-    (o,) = overlaps.find([a, b], [Version("1.0")])
-    assert "in the code the other writes" in o.what
+    for order in ([a, b], [b, a]):
+        (o,) = overlaps.find(order, [Version("1.0")])
+        assert "in the code the first writes" in o.what and (o.first, o.second) == ("a", "b")  # b comes after a
 
 
 # --- a function's decorators and signature are not its body ------------------------------------------
