@@ -9,7 +9,8 @@ entries support and both rewrites apply to, they change the same module and:
   assignment in a module-level statement it replaces, one `find` inside the other's);
 - or insert at the same anchor: the same `find` on the same side, the same definition before/after
   which definitions go;
-- or stack: one's `find` is in the code the other writes (`with`, `code`).
+- or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
+  order it needs, but not refused by apply (the other order fails to match by itself).
 
 Copies of one `find` picked by `occurrence:` are the same code when the numbers are equal, and also
 when one rewrite removes (delete, replace) or adds (an insertion of the `find` itself) a copy at or
@@ -411,7 +412,9 @@ def refuse_unordered(
 ) -> None:
     """For apply: refuse when two of the entries overlap with no order between them, naming both.
     `apart`: tells, from the installed file, an overlap the registry text could not decide that is none."""
-    bad = [o for o in find(patches, versions) if not o.ordered and not (apart is not None and apart(o))]
+    bad = [
+        o for o in find(patches, versions) if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
+    ]
     if bad:
         o = bad[0]
         raise RefusedError(
@@ -420,6 +423,13 @@ def refuse_unordered(
             f"say which comes first: add `requires: [{o.first}]` to {o.second} (or the other way round), "
             "or apply only one of them",
         )
+
+
+def _stacks(o: Overlap) -> bool:
+    """One entry's `find` is in the code the other writes: `list` and `verify` report it (naming the
+    order), apply does not refuse it. Run in the other order, the stacked rewrite does not match and
+    the engine refuses it by itself; in the order written it is the series the author meant."""
+    return "the second's `find` is in the code the first writes" in o.what
 
 
 def check_apply(ctx: Context, patches: list[Patch]) -> None:
