@@ -14,6 +14,7 @@ import click
 from radpatch.commands.verify import requirements
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, EnvironmentProblem, RefusedError
+from radpatch.registry.model import Patch
 from radpatch.releases import port as porting
 from radpatch.releases.verify import parse_spec
 from radpatch.releases.wheels import Releases
@@ -24,8 +25,10 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
     releases = Releases.from_env()
     refused: list[str] = []  # a release asked for does not prove as the entry is
     unproven: list[str] = []  # the edit does not prove over the entry's whole new range
-    for patch in ctx.registry.load_many(names):
-        p = porting.plan(patch, wanted, releases, requires=requirements(ctx, patch))
+    ported: dict[str, Patch] = {}  # entries this run edited (written, or proven in a dry run): as edited
+    for patch in porting.in_series(ctx.registry.load_many(names), ctx.registry.load):
+        below = tuple(ported.get(r.name, r) for r in requirements(ctx, patch))
+        p = porting.plan(patch, wanted, releases, requires=below)
         click.echo(f"{patch.name} ({patch.source}):")
         for c in p.cells:
             click.echo(f"  {c.version}: {c.kind}" + (f": {c.detail}" if c.detail else ""))
@@ -33,6 +36,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
             click.echo(f"  left alone: {p.why}")
             if not p.settled:  # a release does not prove, or the edit is one to make by hand
                 refused.append(patch.name)
+                _requirement_hint(patch, names, ported, to)
             continue
         click.echo(p.diff, nl=False)
         for line in p.changes:
@@ -40,9 +44,11 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
         failing = porting.prove_edit(p, releases)  # a dry run proves too: its exit says what a real run would do
         if failing:
             not_written = "would not be written" if dry_run else "not written"
-            click.echo(f"  {not_written}: the edited entry does not prove: " + "; ".join(failing))
+            claimed = [c.version for c in p.cells]
+            click.echo(f"  {not_written}: the edited entry does not prove: {porting.summary(failing, claimed)}")
             unproven.append(patch.name)
             continue
+        ported[patch.name] = porting.edited(p)
         if dry_run:
             click.echo(f"  (dry run: nothing written; the edit proves over its new range {_range(p)})")
             continue
@@ -65,6 +71,22 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
         )
         raise RefusedError(f"not ported: {', '.join(refused + unproven)}", hint)
     return EXIT_OK
+
+
+def _requirement_hint(patch: Patch, names: tuple[str, ...], ported: dict[str, Patch], to: str) -> None:
+    """An entry of a series left alone: its requirements may need porting with it."""
+    missing = [r for r in patch.requires if r not in ported]
+    if not missing:
+        return
+    others = [r for r in missing if r not in names]
+    if others:
+        together = " ".join([*others, patch.name])
+        click.echo(
+            f"  it requires {', '.join(missing)}, proven here as they are: if they need porting too, port them "
+            f"together (`radpatch port {together} --to {to}`)"
+        )
+    else:
+        click.echo(f"  it requires {', '.join(missing)}, which this run did not port (above)")
 
 
 def _range(p: porting.Port) -> str:

@@ -12,7 +12,10 @@ count the change altered occurs in the release's scope as often as in the result
 replaced statement is there, a deleted one is gone), and the result's statements that the release
 has come in the same order (the change is where the rewrites put it; imports excepted: their
 order is the module author's). Other statements of the scope, and every scope the rewrites did
-not touch, may differ: upstream changed them too.
+not touch, may differ: upstream changed them too. A scope the change only removes statements from
+needs positive evidence, since a release lacking them may just have moved them: the release's scope
+keeps the statements next to each removed one, and the module holds the removed statements nowhere
+else (a wrapper that now calls a helper still running them is not the change).
 
 The check needs no undo, so it holds where undoing the rewrites cannot run: radpatch marks what it
 deleted, and the import it added, with a comment that upstream's file does not have. A module whose
@@ -90,7 +93,33 @@ def carries(before: bytes, after: bytes, release: bytes) -> bool:
             return False
         if not _in_order(_shared(_placed(new), counts_r), _placed(theirs)):
             return False
+        if not any(counts_new[s] > counts_old[s] for s in counts_new) and not _removed_here(old, new, theirs, a, r):
+            return False
     return changed
+
+
+def _removed_here(old: list[str], new: list[str], theirs: list[str], after: Shape, release: Shape) -> bool:
+    """A scope the change only removes statements from: the release's scope lacking them is no evidence
+    by itself (a scope upstream emptied, or turned into a call of a helper that still runs them,
+    lacks them too). The release must keep the statements around each removed one (its nearest kept
+    neighbours in the base), and hold the removed statements nowhere in the module more often than
+    the change's result does."""
+    gone = Counter(old) - Counter(new)
+    left, removed = Counter(gone), []
+    for i, s in enumerate(old):
+        if left[s] > 0:
+            left[s] -= 1
+            removed.append(i)
+    dropped = set(removed)
+    have = Counter(theirs)
+    for i in removed:
+        before = next((old[j] for j in range(i - 1, -1, -1) if j not in dropped), None)
+        after_ = next((old[j] for j in range(i + 1, len(old)) if j not in dropped), None)
+        if any(n is not None and have[n] == 0 for n in (before, after_)):
+            return False
+    everywhere_after = Counter(s for body in after.values() for s in body)
+    everywhere_release = Counter(s for body in release.values() for s in body)
+    return all(everywhere_release[s] <= everywhere_after[s] for s in gone)
 
 
 def _placed(statements: list[str]) -> list[str]:

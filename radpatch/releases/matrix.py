@@ -118,9 +118,7 @@ def rows(
     return out
 
 
-def cell(
-    patch: Patch, r: Result, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()
-) -> Cell:
+def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()) -> Cell:
     """The cell of one release; `anywhere`: classify releases outside the range as if inside (port).
     `requires`: the entries it requires, in apply's order: a moved module is proven, and the nearest
     candidate read, on what they leave of the release's files, as verify proves."""
@@ -133,9 +131,12 @@ def cell(
     if r.ok:
         return Cell(r.version, PASS)
     failed = first_failed(r)
+    unsure = ""  # what the search for a moved scope could not rule out
     if failed in ("module", "match") and search.scope_gone(r.error):
         where = _moved(patch, r, releases, requires)
-        if where is not None:
+        if isinstance(where, search.NotFound):
+            unsure = where.describe()
+        elif where is not None:
             how = "the rewrites prove there" if where.proven else f"the rewrites do not prove there: {where.error}"
             if where.module == where.old:  # no choice of `modules:` covers the release; the latest still holds it
                 what = f"no `modules:` choice covers it; {where.old} still defines the scope ({how})"
@@ -148,9 +149,11 @@ def cell(
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
     if failed == "match":
-        return Cell(r.version, NO_MATCH, _nearest(patch, r, releases, requires))
+        near = _nearest(patch, r, releases, requires)
+        return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
     why = r.error or ""
-    return Cell(r.version, FAIL, why if why.startswith(f"{failed}: ") else f"{failed}: {why}")
+    why = why if why.startswith(f"{failed}: ") else f"{failed}: {why}"
+    return Cell(r.version, FAIL, f"{why}; {unsure}" if unsure else why)
 
 
 def _target_of(patch: Patch, r: Result) -> str | None:
@@ -166,7 +169,9 @@ def _target_of(patch: Patch, r: Result) -> str | None:
     return None
 
 
-def _moved(patch: Patch, r: Result, releases: Releases, requires: tuple[Patch, ...]) -> search.Moved | None:
+def _moved(
+    patch: Patch, r: Result, releases: Releases, requires: tuple[Patch, ...]
+) -> search.Moved | search.NotFound | None:
     target = _target_of(patch, r)
     if target is None:
         return None

@@ -37,6 +37,7 @@ from radpatch.releases.wheels import Release, Releases
 
 MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 430)
 MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it
+NAMED = 20  # modules anywhere in the package read early because their path is most like the scope's names
 
 _SCOPE_GONE = re.compile(
     r"defines no function or class|top-level definition '[^']+' not found in the module|the wheel \S+ has no "
@@ -57,6 +58,29 @@ class Moved:
     proven: bool
     error: str | None  # the proof's failure there, when not proven
     also: tuple[str, ...] = ()  # other modules of the same tier where the rewrites prove too: ambiguous
+
+
+@dataclass(frozen=True)
+class NotFound:
+    """No module of the release was found to hold the scopes: what the search could not rule out."""
+
+    searched: int  # modules read
+    total: int  # modules of the wheel in the declared module's top-level package
+    namesakes: tuple[str, ...] = ()  # modules that define the scopes, but did already next to the old one
+
+    def describe(self) -> str:
+        out = []
+        if self.namesakes:
+            out.append(
+                f"{', '.join(self.namesakes)} define(s) the scope but did already where the entry was written "
+                "(a namesake, not where the code went)"
+            )
+        if self.searched < self.total:
+            out.append(
+                f"unknown whether it moved: the search read the {self.searched} modules nearest the declared one, "
+                f"of {self.total}"
+            )
+        return "; ".join(out)
 
 
 @dataclass(frozen=True)
@@ -107,29 +131,53 @@ def wheel_modules(release: Release) -> list[tuple[str, int]]:
     return out
 
 
-def tiers(declared: str, files: list[tuple[str, int]]) -> Iterator[list[str]]:
-    """The wheel's modules nearest `declared` first: its own package, then each package above it
-    (only what the one below did not hold), within MAX_FILES and MAX_BYTES in all."""
-    seen: set[str] = set()
-    budget_files, budget_bytes = MAX_FILES, MAX_BYTES
+def tiers(declared: str, files: list[tuple[str, int]], hints: tuple[str, ...] = ()) -> Iterator[list[str]]:
+    """The wheel's modules nearest `declared` first: its own package (with the package a module became:
+    `pkg/mod.py` split into `pkg/mod/`); then the top-level package's modules whose path holds at least
+    two of the `hints`' words (the scope names, the declared module's name), NAMED at most, wherever they
+    are; then each package above it (only what the ones before did not hold); within MAX_FILES and
+    MAX_BYTES in all. In a tier, the modules whose path is most like the hints come first: the budget
+    is spent where the code most likely went, not in alphabetical order."""
+    seen: set[str] = {declared}
+    budget = [MAX_FILES, MAX_BYTES]
     parent = PurePosixPath(declared).parent
+    split = parent / PurePosixPath(declared).stem
     top = PurePosixPath(declared).parts[0]
-    levels = [parent, *(p for p in parent.parents if p.parts and p.parts[0] == top)]
-    for depth, level in enumerate(levels):
+    words = _words(" ".join((*hints, PurePosixPath(declared).stem)))
+
+    def like(f: tuple[str, int]) -> tuple[int, str]:
+        return (-_likeness(words, f[0]), f[0])
+
+    def take(candidates: list[tuple[str, int]]) -> list[str]:
         tier = []
-        for name, size in sorted(files):
-            path = PurePosixPath(name)
-            inside = path.parent == level if depth == 0 else level in path.parents
-            if not inside or name in seen or name == declared:
+        for name, size in sorted(candidates, key=like):
+            if name in seen:
                 continue
-            if budget_files <= 0 or budget_bytes - size < 0:
+            if budget[0] <= 0 or budget[1] - size < 0:
                 break
             seen.add(name)
             tier.append(name)
-            budget_files -= 1
-            budget_bytes -= size
+            budget[0] -= 1
+            budget[1] -= size
+        return tier
+
+    own = [f for f in files if PurePosixPath(f[0]).parent == parent or split in PurePosixPath(f[0]).parents]
+    named = [f for f in files if PurePosixPath(f[0]).parts[0] == top and _likeness(words, f[0]) >= 2]
+    stages = [own, sorted(named, key=like)[:NAMED]]
+    stages += [[f for f in files if level in PurePosixPath(f[0]).parents] for level in parent.parents if level.parts]
+    for stage in stages:
+        tier = take(stage)
         if tier:
             yield tier
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def _likeness(words: set[str], relpath: str) -> int:
+    """How many of the hint words the module's path holds."""
+    return len(words & _words(relpath[: -len(".py")]))
 
 
 def defines(source: bytes, qualname: str) -> bool:
@@ -152,9 +200,13 @@ def module_of(relpath: str) -> str:
 
 def find_moved(
     patch: Patch, target: str, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
-) -> Moved | None:
+) -> Moved | NotFound | None:
     """The module of `version`'s wheel that now holds `target`'s scopes (proven there if possible,
-    on what `requires`, the entries it requires in apply's order, leave of the release's files)."""
+    on what `requires`, the entries it requires in apply's order, leave of the release's files);
+    NotFound when none was found but the search could not rule one out (its budget ran out before
+    the package's end) or found only namesakes. A module that defined the scopes already in the
+    release the entry was written for is a namesake (a copy of the code in another model, say), not
+    where the code went: it is never taken."""
     from radpatch.releases.verify import File, prove_cached, requirement_layers  # verify's engine: when searching
 
     rewrites = rewrites_by_file(patch, version).get(target, ())
@@ -167,14 +219,20 @@ def find_moved(
     release = releases.get(patch.distribution, version, frozenset())
     files = wheel_modules(release)
     found: list[Moved] = []
+    namesakes: list[str] = []
+    searched = 0
     first = [[old.relpath]] if declared is None and any(name == old.relpath for name, _ in files) else []
-    for tier in [*first, *tiers(old.relpath, files)]:
+    for tier in [*first, *tiers(old.relpath, files, wanted)]:
+        searched += len(tier)
         release = releases.get(patch.distribution, version, frozenset(tier))
         for relpath in tier:
             data = release.read(relpath)
             if data is None or not all(defines(data, q) for q in wanted):
                 continue
             module = module_of(relpath)
+            if module != old.module and _defined_before(patch, target, version, releases, relpath, wanted):
+                namesakes.append(module)
+                continue
             moved = with_module(patch, target, version, module)
             whole = releases.get(patch.distribution, version, _needs(requires))
             below = requirement_layers(requires, moved, version, whole) or ()
@@ -185,7 +243,28 @@ def find_moved(
             return dataclasses.replace(proven[0], also=tuple(m.module for m in proven[1:]))
         if found:
             return found[0]
+    top = PurePosixPath(old.relpath).parts[0]
+    total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)
+    if namesakes or searched < total:
+        return NotFound(searched, total, tuple(namesakes))
     return None
+
+
+def _defined_before(
+    patch: Patch, target: str, version: Version, releases: Releases, relpath: str, wanted: tuple[str, ...]
+) -> bool:
+    """The module `relpath` defined the scopes already in the entry's own release nearest `version`
+    (where the entry's declared module held them): two copies then, not a move."""
+    listed = releases.versions(patch.distribution, patch.supported).versions
+    own = [
+        v for v in listed if v != version and patch.supported.contains(v, True) and patch.target(target).module_for(v)
+    ]
+    if not own:
+        return False
+    below = [v for v in own if v < version]
+    base = below[-1] if below else own[0]
+    data = releases.get(patch.distribution, base, frozenset([relpath])).read(relpath)
+    return data is not None and all(defines(data, q) for q in wanted)
 
 
 def with_module(patch: Patch, target: str, version: Version, module: str) -> Patch:

@@ -8,7 +8,15 @@ entries support and both rewrites apply to, they change the same module and:
   changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
   assignment in a module-level statement it replaces, one `find` inside the other's);
 - or insert at the same anchor: the same `find` on the same side, the same definition before/after
-  which definitions go.
+  which definitions go;
+- or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
+  order it needs, but not refused by apply (the other order fails to match by itself).
+
+Copies of one `find` picked by `occurrence:` are the same code when the numbers are equal, and also
+when one rewrite removes (delete, replace) or adds (an insertion of the `find` itself) a copy at or
+before the other's: the other then counts a different copy depending on which runs first. Different
+numbers otherwise are different code. Different `within:` picks are reported as an overlap that
+radpatch cannot decide from the registry text (which copies each encloses depends on the file).
 
 Overlapping entries may still stack (a quilt series does); what matters is that their order is known.
 An entry's `requires:` (the names it must come after) orders it after those. `apply` refuses two
@@ -25,9 +33,10 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -37,6 +46,9 @@ from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.versions import allows
+
+if TYPE_CHECKING:
+    from radpatch.install.environment import PythonEnv
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,12 @@ class Touch:
     code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (_code), to see one inside another
     find: str = ""  # replace/delete of one match: the `find` as written, to see a smaller node inside it
     part: tuple[str, ...] = ()  # a node inside a statement: ("keyword", call, name, from) or ("constant", name)
+    # replace/delete/insert_*: which copy of `find` it picks, and what it writes
+    same: str = ""  # the `find` as one syntax tree: equal for two rewrites that match the same code
+    occurrence: int | str | None = None  # `occurrence:` (None: the one match)
+    within: str = ""  # `within:` as a syntax tree ("" without one)
+    consumes: bool = False  # it removes the copy it picks (delete, replace): later copies are counted anew
+    writes: str = ""  # the code it writes (`with`, `code`) as syntax trees (_code), to see another's `find` in it
 
 
 @dataclass(frozen=True)
@@ -117,15 +135,30 @@ def touches(rw: Rewrite) -> tuple[Touch, ...]:
     def field(name: str) -> str:
         return str(getattr(op, name, ""))
 
-    # one match of the scope, not picked by `within:` or `occurrence:`: a `find` inside another
-    # rewrite's `find` is then that very code (with a pick it may be another copy of it: not compared)
-    unique = getattr(op, "occurrence", None) is None and getattr(op, "within", None) is None
-    code = _code(field("find")) if unique else ""
+    # a `find` inside another rewrite's `find` is compared whatever picks the copies (`within:`,
+    # `occurrence:`): one copy of the smaller may be inside the copy of the larger the other picks
+    pick = getattr(op, "occurrence", None)
+    within = getattr(op, "within", None)
+    unique = pick is None and within is None
+
+    def on_find(role: str, key: str, writes: str) -> Touch:
+        return Touch(
+            role,
+            scope,
+            key,
+            _code(field("find")),
+            field("find") if unique else "",
+            same=_norm(field("find")),
+            occurrence=pick if isinstance(pick, (int, str)) else None,
+            within=_norm(str(within)) if within else "",
+            consumes=bool(getattr(op, "CONSUMES", False)),
+            writes=writes,
+        )
 
     if key in ("replace", "delete"):
-        return (Touch("node", scope, f"code {_norm(field('find'))}", code, field("find") if unique else ""),)
+        return (on_find("node", f"code {_norm(field('find'))}", _code(field("with_")) if key == "replace" else ""),)
     if key in ("insert_after", "insert_before"):
-        return (Touch("anchor", scope, f"{field('where')} {_norm(field('find'))}", code),)
+        return (on_find("anchor", f"{field('where')} {_norm(field('find'))}", _code(field("code"))),)
     if key == "insert_definitions":
         return (Touch("anchor", "<module>", f"definitions {field('where')} {field('anchor')}"),)
     if key == "add_parameter":
@@ -150,6 +183,8 @@ def _meet(a: Touch, b: Touch) -> str | None:
     """What the two touches share, in words, or None."""
     if a.role == "body" or b.role == "body":
         body, other = (a, b) if a.role == "body" else (b, a)
+        if other.role != "body" and other.scope == body.scope and _outside_body(other.key):
+            return None  # the function's decorators or signature: not its body, and the two commute
         if other.scope == body.scope or other.scope.startswith(body.scope + "."):
             return f"change the body of {body.scope}()"
         return None
@@ -158,12 +193,28 @@ def _meet(a: Touch, b: Touch) -> str | None:
     for whole, part in ((a, b), (b, a)):
         if whole.find and part.part and _holds(whole.find, part.part):
             return f"change the same code (the {_part_name(part.part)} is inside the other's `find`) in {a.scope}"
+    if a.same and a.same == b.same:
+        why = _copies(a, b)
+        if why is None:
+            return None  # two copies of one statement that no order of the two can make the same
+        if why:
+            return f"pick copies of the same code in {a.scope} ({why})"
+    for first, then in ((a, b), (b, a)):
+        if first.writes and then.code and then.code in first.writes:
+            return f"change the same code in {a.scope} (the second's `find` is in the code the first writes)"
     if a.key != b.key:
         # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
         # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
         nested = a.code and b.code and (a.code in b.code or b.code in a.code)
         if not nested or (a.role == "anchor" and b.role == "anchor"):
             return None
+        picked = (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, "")
+        if picked and a.same != b.same:
+            # a copy of the smaller is inside the larger; whether it is the one picked depends on the file
+            return (
+                f"may change the same code in {a.scope} (one's `find` is inside the other's, and which "
+                "copy `occurrence:`/`within:` picks depends on the file)"
+            )
         if a.role != b.role:
             return f"change and anchor at the same code in {a.scope}"
         return f"change the same code (one inside the other) in {a.scope}"
@@ -173,6 +224,32 @@ def _meet(a: Touch, b: Touch) -> str | None:
     if a.role != b.role:
         return f"change and anchor at the same code in {a.scope}"
     return f"change the same {noun} in {a.scope}"
+
+
+def _outside_body(key: str) -> bool:
+    return key in ("decorators", "signature") or key.startswith("default of ")
+
+
+def _copies(a: Touch, b: Touch) -> str | None:
+    """Two rewrites with the same `find` in one scope: "" when they pick the same copy, None when
+    they cannot (different `occurrence:` numbers of the same copies, neither removing or adding a
+    copy that would re-number the other's), else why they may (the reason, in words)."""
+    if a.occurrence == "all" or b.occurrence == "all":
+        return ""
+    if a.within != b.within:
+        return "their `within:` differ, and which copies each encloses depends on the file"
+    if a.occurrence is None or b.occurrence is None or a.occurrence == b.occurrence:
+        return ""
+    for first, then in ((a, b), (b, a)):
+        adds = bool(first.writes and first.code and first.code in first.writes)
+        n, m = first.occurrence, then.occurrence
+        if (first.consumes or adds) and isinstance(n, int) and isinstance(m, int) and m >= n:
+            done = "removes" if first.consumes else "adds"
+            return (
+                f"one {done} copy {n}, so the other's `occurrence: {m}` counts a different copy "
+                "depending on which runs first"
+            )
+    return None
 
 
 def _tree(code: str) -> ast.AST | None:
@@ -252,7 +329,8 @@ def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
     if not allows(p.supported, v) or not rw.applies_to(v):
         return None
     choice = p.target(rw.target).module_for(v)
-    return choice.module if choice else None
+    # one file, however it is spelled: a package is its `__init__` (`radpatch import` writes `pkg.__init__`)
+    return choice.module.removesuffix(".__init__") if choice else None
 
 
 def _after(patches: list[Patch]) -> dict[str, set[str]]:
@@ -291,9 +369,14 @@ def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> lis
                             m = _module(a, ra, v)
                             if m is not None and m == _module(b, rb, v):
                                 where.setdefault(m, []).append(v)
+                        # one stacks on the other: the writer first, so that the refusal's hint has the order right
+                        stacks = "the second's `find`" in what and not (tb.code and tb.code in ta.writes)
                         for module, vs in where.items():
                             ordered = a.name in after[b.name] or b.name in after[a.name]
-                            out.append(Overlap(a.name, b.name, ra.id, rb.id, module, what, tuple(vs), ordered))
+                            if stacks:
+                                out.append(Overlap(b.name, a.name, rb.id, ra.id, module, what, tuple(vs), ordered))
+                            else:
+                                out.append(Overlap(a.name, b.name, ra.id, rb.id, module, what, tuple(vs), ordered))
     return _unique(out)
 
 
@@ -324,9 +407,14 @@ def lines(found: list[Overlap]) -> list[str]:
     return out
 
 
-def refuse_unordered(patches: list[Patch], versions: Iterable[Version] | None = None) -> None:
-    """For apply: refuse when two of the entries overlap with no order between them, naming both."""
-    bad = [o for o in find(patches, versions) if not o.ordered]
+def refuse_unordered(
+    patches: list[Patch], versions: Iterable[Version] | None = None, apart: Callable[[Overlap], bool] | None = None
+) -> None:
+    """For apply: refuse when two of the entries overlap with no order between them, naming both.
+    `apart`: tells, from the installed file, an overlap the registry text could not decide that is none."""
+    bad = [
+        o for o in find(patches, versions) if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
+    ]
     if bad:
         o = bad[0]
         raise RefusedError(
@@ -335,6 +423,13 @@ def refuse_unordered(patches: list[Patch], versions: Iterable[Version] | None = 
             f"say which comes first: add `requires: [{o.first}]` to {o.second} (or the other way round), "
             "or apply only one of them",
         )
+
+
+def _stacks(o: Overlap) -> bool:
+    """One entry's `find` is in the code the other writes: `list` and `verify` report it (naming the
+    order), apply does not refuse it. Run in the other order, the stacked rewrite does not match and
+    the engine refuses it by itself; in the order written it is the series the author meant."""
+    return "the second's `find` is in the code the first writes" in o.what
 
 
 def check_apply(ctx: Context, patches: list[Patch]) -> None:
@@ -366,4 +461,66 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
         if found is not None:
             installed.add(found.version)
     if installed:
-        refuse_unordered(everyone, installed)
+        refuse_unordered(everyone, installed, lambda o: _apart_on_file(env, everyone, o))
+
+
+def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
+    """Two insertions at copies of one `find` the registry text could not tell apart (different
+    `within:`), neither adding a copy: on the installed file, do they pick different copies? An
+    insertion that adds no copy leaves every copy's number as it was, applied or not, so the copy
+    each picks is the same on the file before, between and after them. False whenever it cannot tell."""
+    if not o.what.startswith("pick copies of the same code"):
+        return False
+    by_name = {p.name: p for p in patches}
+    picks = []
+    for name, rid in ((o.first, o.first_rewrite), (o.second, o.second_rewrite)):
+        p = by_name.get(name)
+        rw = next((r for r in p.rewrites if r.id == rid), None) if p is not None else None
+        if p is None or rw is None:
+            return False
+        (t,) = touches(rw) or (None,)
+        if t is None or t.role != "anchor" or t.consumes or t.occurrence == "all" or (t.code and t.code in t.writes):
+            return False
+        copy = _copy_on_file(env, p, rw)
+        if copy is None:
+            return False
+        picks.append(copy)
+    return picks[0][0] == picks[1][0] and picks[0][1] != picks[1][1]
+
+
+def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:
+    """(the file, which copy of its `find` in its scope, from 1) the rewrite picks on the installed file."""
+    import dataclasses
+
+    from radpatch.files import read_regular
+    from radpatch.install import locate
+    from radpatch.rewrite.matching import MatchFailure
+    from radpatch.rewrite.ops.common import code_errors, probe
+    from radpatch.rewrite.source import Source
+    from radpatch.state.decide import targets
+
+    try:
+        dist = locate.find_target(env, patch)
+        found = targets(patch, dist) if dist is not None else "not installed"
+        if dist is None or isinstance(found, str):
+            return None
+        target = next((t for t in found if rw in t.rewrites), None)
+        if target is None:
+            return None
+        src = Source.parse(read_regular(dist.root / target.relpath).decode("utf-8"))
+        op = rw.op
+        everywhere = dataclasses.replace(op, within=None, occurrence=None)  # type: ignore[type-var]
+        with code_errors():
+            chosen = probe(lambda: op.forward(src))
+            every = probe(lambda: everywhere.forward(src))
+    except (RadpatchError, MatchFailure, OSError, UnicodeDecodeError, TypeError, ValueError):
+        return None
+    if not chosen or not every:
+        return None
+    n = getattr(op, "occurrence", None)
+    if n is None and len(chosen) != 1:
+        return None
+    pick = chosen[0] if n is None else chosen[n - 1] if isinstance(n, int) and 0 < n <= len(chosen) else None
+    if pick is None or pick not in every:
+        return None
+    return str(dist.root / target.relpath), every.index(pick) + 1

@@ -26,7 +26,7 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -293,18 +293,68 @@ def _next_minor(v: Version, parts: int) -> str:
     return ".".join(str(n) for n in bumped)
 
 
-def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> list[str]:
-    """Load the edited entry (its text, as the registry file it will become: payload paths resolve
-    and errors name that file; nothing is written, so --dry-run proves too and a read-only registry
-    is no internal error) and prove it over its whole new `supported` range; the releases that
-    fail, with why."""
+def edited(port: Port) -> Patch:
+    """The edited entry, loaded from its text as the registry file it will become (payload paths
+    resolve and errors name that file; nothing is written, so --dry-run proves too and a read-only
+    registry is no internal error)."""
     assert port.after is not None
+    return loader.load_bytes(port.patch.source, port.after.encode("utf-8"))
+
+
+def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> list[tuple[Version | None, str]]:
+    """Prove the edited entry over its whole new `supported` range: the releases that fail, with why
+    (no version: the edit itself cannot be loaded or verified)."""
     try:
-        edited = loader.load_bytes(port.patch.source, port.after.encode("utf-8"))
-        report = verify(edited, edited.supported, releases, probe=False, stream=stream, requires=port.requires)
+        entry = edited(port)
+        report = verify(entry, entry.supported, releases, probe=False, stream=stream, requires=port.requires)
     except RadpatchError as exc:
-        return [exc.message]
-    return [f"{r.version}: {r.error}" for r in report.failing]
+        return [(None, exc.message)]
+    return [(r.version, r.error or "fails") for r in report.failing]
+
+
+def summary(failing: list[tuple[Version | None, str]], claimed: Iterable[Version] = ()) -> str:
+    """The failing releases in one bounded line: grouped by the check that fails (each group's count,
+    first and last release, and one example), and, when every one lies below (or above) the releases
+    asked for, which bound of `supported` to move."""
+    if any(v is None for v, _ in failing):
+        return "; ".join(_short(e) for v, e in failing if v is None)
+    groups: dict[str, list[tuple[Version, str]]] = {}
+    for v, e in failing:
+        assert v is not None
+        groups.setdefault(e.split(":", 1)[0], []).append((v, e))
+    parts = []
+    for check, items in groups.items():
+        vs = sorted(v for v, _ in items)
+        span = f"{vs[0]}" if len(vs) == 1 else f"{len(vs)} releases from {vs[0]} to {vs[-1]}"
+        parts.append(f"{span} fail {check} (e.g. {vs[-1]}: {_short(dict(items)[vs[-1]])})")
+    out = "; ".join(parts)
+    asked = sorted(claimed)
+    bad = sorted(v for v, _ in failing if v is not None)
+    if asked and bad and bad[-1] < asked[0]:
+        out += (
+            f"; every one is below {asked[0]}, the releases asked for: raise `supported`'s lower bound, "
+            "or port them too"
+        )
+    elif asked and bad and bad[0] > asked[-1]:
+        out += (
+            f"; every one is above {asked[-1]}, the releases asked for: lower `supported`'s upper bound, "
+            "or port them too"
+        )
+    return out
+
+
+def _short(text: str, limit: int = 160) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 3] + "..."
+
+
+def in_series(patches: list[Patch], load: Callable[[str], Patch]) -> list[Patch]:
+    """The named entries in the order apply runs them (an entry after those it requires): a requirement
+    ported in the same command is ported first, and the entries after it are proven on its edit."""
+    from radpatch.registry import series
+
+    named = {p.name for p in patches}
+    return [p for p in series.with_requirements(patches, load) if p.name in named]
 
 
 def write(port: Port) -> None:

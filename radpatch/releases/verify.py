@@ -557,7 +557,11 @@ def _prove_all(
     """Every job's proof: from the proof cache when this radpatch proved the same input before.
     `progress` hears of each proof run (the releases of `versions[key]`) as it ends."""
     names = {key: _proof_name(patch, key) for key in jobs}
-    done = {key: hit for key in jobs if (hit := _cached_proof(cache / names[key])) is not None}
+    done = {
+        key: (hit[0], _placed(hit[1], jobs[key], back=True))
+        for key in jobs
+        if (hit := _cached_proof(cache / names[key])) is not None
+    }
     todo = {key: job for key, job in jobs.items() if key not in done}
     workers = _workers(len(todo))
     fresh: dict[str, tuple[Checks, str | None]] = {}
@@ -584,10 +588,25 @@ def _prove_all(
         progress.proven()
     for key, (checks, error) in fresh.items():
         try:
-            write_json(cache / names[key], {"checks": checks, "error": error})
+            write_json(cache / names[key], {"checks": checks, "error": _placed(error, jobs[key], back=False)})
         except OSError:
             pass  # a cache that cannot be written only costs the next run the proof again
     return {**done, **fresh}
+
+
+def _placed(error: str | None, job: proof.Job, back: bool) -> str | None:
+    """A kept proof's failure names no registry file: each layer's entry file is a placeholder in the
+    cache (`back`: put the current run's files in), so a registry moved or checked out elsewhere is
+    not pointed at the directory of the run that made the proof."""
+    if error is None:
+        return None
+    sources = sorted(
+        ((f"<radpatch:entry-file:{i}>", str(la.patch.source)) for i, la in enumerate(job.layers)),
+        key=lambda pair: -len(pair[1]),
+    )
+    for token, path in sources:
+        error = error.replace(path, token) if not back else error.replace(token, path)
+    return error
 
 
 def _answer(p: proof.Proof) -> tuple[Checks, str | None]:

@@ -227,9 +227,11 @@ def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) ->
     third = '  - id: c\n    replace: {scope: plan, find: "len(other)", with: "0"}\n'
     assert overlaps.find(_entries(tmp_path, first, second), [Version("1.0")]) == []
     assert overlaps.find(_entries(tmp_path, first, third), [Version("1.0")]) == []
-    # an expression picked by `occurrence:` may be another copy than the one in the statement: not nested
+    # an expression picked by `occurrence:` may be another copy than the one in the statement, or that
+    # one: which, only the file tells, and the overlap says so rather than call them independent
     picked = '  - id: d\n    replace: {scope: plan, find: "len(spec)", with: "0", occurrence: 2}\n'
-    assert overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")]) == []
+    (o,) = overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")])
+    assert o.what.startswith("may change the same code") and "depends on the file" in o.what
 
 
 # --- moved: a scope name several modules define ------------------------------------------------------
@@ -285,7 +287,7 @@ def test_a_dry_run_of_an_edit_that_does_not_prove_says_so_and_fails(
     before = sorted((p.name, p.read_bytes()) for p in reg.iterdir())
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0", "--dry-run")
     assert r.code == 1, r.out + r.err
-    assert "would not be written: the edited entry does not prove: 1.1:" in r.out
+    assert "would not be written: the edited entry does not prove: 1.1 fail " in r.out
     assert "port a range that holds it too" in r.err and "no longer matches" not in r.err
     assert sorted((p.name, p.read_bytes()) for p in reg.iterdir()) == before  # not even a temporary file
 
@@ -300,8 +302,8 @@ def test_an_edit_that_does_not_load_is_named_by_the_registry_file_not_a_temporar
     reg = write_registry("cap", entry('supported: "==1.0"', f"modules:\n  planner: {PKG}.core"))
     patch = load_patch(reg / "cap.yaml")
     broken = port.Port(patch, (), patch.source.read_text(), "supported: [\n", ("x",))
-    (why,) = port.prove_edit(broken, Releases.from_env())
-    assert why.startswith(f"{reg / 'cap.yaml'}:"), why
+    ((version, why),) = port.prove_edit(broken, Releases.from_env())
+    assert version is None and why.startswith(f"{reg / 'cap.yaml'}:"), why
 
 
 def test_port_edits_at_the_right_place_after_a_bom_unicode_and_tabs(

@@ -1,0 +1,91 @@
+"""`status --format cyclonedx` lists what the environment's record says radpatch changed.
+
+A BOM made without the entries' registry (a later build stage, a scanner) lists them from the
+record, diff included; the digest named is the revision applied, not the registry's current one;
+a recorded entry whose file was changed by hand is listed, flagged, and the command exits 3.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cyclonedx.schema import SchemaVersion
+from cyclonedx.validation.json import JsonStrictValidator
+
+from tests.commands.test_sbom import SECOND
+from tests.lib.site import Site
+
+
+def bom_of(text: str) -> dict[str, Any]:
+    error = JsonStrictValidator(SchemaVersion.V1_6).validate_str(text)
+    assert error is None, error
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def props(component: dict[str, Any], name: str) -> list[str]:
+    return [p["value"] for p in component["properties"] if p["name"] == name]
+
+
+def changes(diff: str) -> list[str]:
+    return [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+
+
+def test_without_the_registry_the_record_lists_every_applied_entry_with_its_diff(
+    site: Site, toy: Path, write_registry: Any, radpatch: Any
+) -> None:
+    write_registry("second", SECOND)
+    assert radpatch("--registry", str(toy), "apply", "toy", "second").code == 0
+    full = bom_of(radpatch("--registry", str(toy), "status", "--format", "cyclonedx").out)
+    diffs = {name: radpatch("--registry", str(toy), "diff", name).out for name in ("toy", "second")}
+    r = radpatch("status", "--format", "cyclonedx")  # no registry holds them
+    assert r.code == 0, r.err
+    (component,) = bom_of(r.out)["components"]
+    assert (component["name"], component["version"]) == ("toypkg", "1.0")
+    assert sorted(props(component, "radpatch:patch")) == ["second", "toy"]
+    listed = dict(zip(props(component, "radpatch:patch"), component["pedigree"]["patches"], strict=True))
+    assert listed["second"]["diff"]["text"]["content"] == diffs["second"]  # the top of the stack: the same diff
+    for name, diff in diffs.items():  # under another entry: the same changes, with the context of its time
+        assert changes(listed[name]["diff"]["text"]["content"]) == changes(diff) != []
+    (with_registry,) = full["components"]
+    assert sorted(props(component, "radpatch:registry_digest")) == sorted(
+        props(with_registry, "radpatch:registry_digest")
+    )
+    files = props(component, "radpatch:file")
+    assert any(f.startswith("toy: toypkg/util.py sha256:") for f in files)
+    assert all(v.endswith(": applied") for v in props(component, "radpatch:state"))
+
+
+def test_the_digest_is_the_applied_revision_and_a_later_edit_of_the_entry_is_named_beside_it(
+    site: Site, toy: Path, radpatch: Any
+) -> None:
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    (status,) = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
+    entry = toy / "toy.yaml"
+    entry.write_text(entry.read_text().replace("summary: Toy two-file patch", "summary: Toy two-file patch, edited"))
+    (after,) = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
+    assert after["registry_digest"] != status["recorded_digest"]  # the registry has moved on
+    r = radpatch("--registry", str(toy), "status", "--format", "cyclonedx")
+    (component,) = bom_of(r.out)["components"]
+    assert props(component, "radpatch:registry_digest") == [status["recorded_digest"]]
+    assert props(component, "radpatch:current_registry_digest") == [f"toy: {after['registry_digest']}"]
+    assert "has changed since it was applied" in component["pedigree"]["notes"]
+
+
+def test_a_recorded_entry_edited_by_hand_is_flagged_and_exits_3_with_or_without_its_registry(
+    site: Site, toy: Path, radpatch: Any
+) -> None:
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    util = site.root / "toypkg" / "util.py"
+    util.write_text(util.read_text() + "\nEXTRA = 1\n")
+    for registry in (("--registry", str(toy)), ()):
+        r = radpatch(*registry, "status", "--format", "cyclonedx")
+        assert r.code == 3, (registry, r.err)
+        (component,) = bom_of(r.out)["components"]
+        assert props(component, "radpatch:patch") == ["toy"]
+        (state,) = props(component, "radpatch:state")
+        assert (
+            state.startswith("toy: ") and "applied" != state[5:] and "NOT AS APPLIED" in component["pedigree"]["notes"]
+        )
+        assert "toy" in r.err and len(r.err.strip().splitlines()) == 1
