@@ -494,14 +494,15 @@ def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] 
 
     from radpatch.files import read_regular
     from radpatch.install import locate
+    from radpatch.install.targets import targets
+    from radpatch.registry.model import rewrites_by_file
     from radpatch.rewrite.matching import MatchFailure
     from radpatch.rewrite.ops.common import code_errors, probe
     from radpatch.rewrite.source import Source
-    from radpatch.state.decide import targets
 
     try:
         dist = locate.find_target(env, patch)
-        found = targets(patch, dist) if dist is not None else "not installed"
+        found = targets(patch, dist, rewrites_by_file(patch, dist.version)) if dist is not None else "not installed"
         if dist is None or isinstance(found, str):
             return None
         target = next((t for t in found if rw in t.rewrites), None)
