@@ -25,6 +25,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from radpatch.importing.emit import as_python
 from radpatch.importing.model import FileChange
 
 
@@ -56,8 +57,8 @@ def _parse(text: str | None) -> ast.Module | None:
     if not text:
         return None
     try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ast.parse(as_python(text)[0])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # Undecodable is a ValueError
         return None
 
 
