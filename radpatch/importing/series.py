@@ -245,7 +245,9 @@ def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outc
         lines = " ".join(r.report() for r in failed)
         total = len(outcome.results)
         tip = (
-            "it applies reversed: is it applied already? Reinstall the pristine files or leave this patch out"
+            "it applies reversed: is it applied already? `radpatch status` says if radpatch applied it "
+            "(`radpatch revert NAME` undoes it); `radpatch restore FILE` puts a file back to the installed "
+            "version's bytes; or leave this patch out"
             if outcome.reversed_hint
             else "the installed file differs from the one the patch was made for; "
             "check the installed version, and -p/-d"
