@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -276,17 +276,7 @@ def import_(
     "--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files were edited."
 )
 @pass_ctx
-def capture(
-    ctx: Context,
-    name: str,
-    paths: tuple[str, ...],
-    out: str,
-    distribution: str | None,
-    wheel: str | None,
-    supported: str | None,
-    dry_run: bool,
-    python: str | None,
-) -> int:
+def capture(ctx: Context, /, python: str | None, **options: Any) -> int:
     """Write a registry entry NAME from edits already made to installed files, and record it as applied.
 
     PATH: an edited or new .py file (absolute, or relative to site-packages), a module name, or a
@@ -295,7 +285,7 @@ def capture(
     from radpatch.commands import capture as cmd
 
     target = Context(python, ctx.registries) if python else ctx
-    return cmd.run(target, name, paths, out, distribution, wheel, supported, dry_run)
+    return cmd.run(target, cmd.Options(**options))
 
 
 @cli.command()

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
 
@@ -72,6 +73,22 @@ class ChangedMeanwhile(EnvironmentProblem):
     """The file is no longer what radpatch planned to replace (another process wrote it)."""
 
 
+WRITER_HINT = "run as a user who may write the installation (root in an image build)"
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temporary file in `path`'s directory (so os.replace and os.link stay on its file system)."""
+    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
+
+
+def _fill(fd: int, data: bytes) -> None:
+    """Write `data` to the new temporary file `fd`, on disk before it is linked or renamed into place."""
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def atomic_write(path: Path, data: bytes, expect: str | None = None) -> None:
     """Temp file in the same directory, fsync, os.replace, mode and owner preserved.
 
@@ -85,17 +102,11 @@ def atomic_write(path: Path, data: bytes, expect: str | None = None) -> None:
         )
     try:
         st = path.stat()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
+        fd, tmp = _temp_beside(path)
     except OSError as exc:
-        raise EnvironmentProblem(
-            f"cannot write {path}: {exc.strerror}",
-            "run as a user who may write the installation (root in an image build)",
-        )
+        raise EnvironmentProblem(f"cannot write {path}: {exc.strerror}", WRITER_HINT)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _fill(fd, data)
         os.chmod(tmp, st.st_mode & 0o7777)
         if hasattr(os, "chown"):
             try:
@@ -216,35 +227,44 @@ def missing_dirs(path: Path, root: Path) -> tuple[Path, ...]:
     return tuple(reversed(out))
 
 
-def create_new(path: Path, data: bytes, dirs: tuple[Path, ...] = ()) -> None:
+@dataclass(frozen=True)
+class Creating:
+    """How create_new words its refusals: `cannot {verb} PATH`, `PATH appeared while radpatch was
+    {doing} it`, then `{again}`. `explained`: every failure says nothing was written and who may write."""
+
+    verb: str = "create"
+    doing: str = "creating"
+    again: str = "run radpatch again"
+    explained: bool = False
+
+
+def create_new(path: Path, data: bytes, dirs: tuple[Path, ...] = (), wording: Creating = Creating()) -> None:
     """Create `path` holding `data`, never over a file that exists: complete under a temporary
     name, then linked into place, which fails (ChangedMeanwhile) if a file appeared meanwhile.
     `dirs` (outermost first) are made first; the file's mode is what pip gives a new file."""
+    cannot = f"cannot {wording.verb} {path}"
+    unwritten = "; nothing was written" if wording.explained else ""
     try:
         for d in dirs:
             d.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
+        fd, tmp = _temp_beside(path)
     except OSError as exc:
-        raise EnvironmentProblem(
-            f"cannot create {path}: {exc.strerror}",
-            "run as a user who may write the installation (root in an image build)",
-        )
+        raise EnvironmentProblem(f"{cannot}: {exc.strerror}{unwritten}", WRITER_HINT)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _fill(fd, data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.link(tmp, path)
     except FileExistsError:
         raise ChangedMeanwhile(
-            f"{path} appeared while radpatch was creating it (another process wrote it); radpatch left it alone",
-            "let the other process (pip?) finish, then run radpatch again",
+            f"{path} appeared while radpatch was {wording.doing} it (another process wrote it); radpatch left it alone",
+            f"let the other process (pip?) finish, then {wording.again}",
         )
     except OSError as exc:
-        raise EnvironmentProblem(f"cannot create {path}: {exc.strerror}; nothing was written")
+        raise EnvironmentProblem(
+            f"{cannot}: {exc.strerror}; nothing was written", WRITER_HINT if wording.explained else ""
+        )
     finally:
         _unlink(tmp)
     fsync_dir(path.parent)

@@ -5,9 +5,10 @@ the walk of `radpatch apply` through the package.
 
 The walk starts at the function `apply` runs (default: radpatch.engine:apply) and follows, in
 source order, every call it can resolve statically (a function of the same module, or a name or
-module attribute imported from radpatch), each function once. A *stay* is a run of consecutive
-functions in one module; a *return* is a stay in a module the walk had already left. Fewer stays
-and returns mean a reader follows `apply` down the layers once instead of back and forth.
+module attribute imported from radpatch; not a method, nor a parameter: which callable is passed
+in is not known), each function once. A *stay* is a run of consecutive functions in one module;
+a *return* is a stay in a module the walk had already left. Fewer stays and returns mean a reader
+follows `apply` down the layers once instead of back and forth.
 """
 
 from __future__ import annotations
@@ -32,11 +33,15 @@ class Module:
     def __init__(self, name: str, path: Path, known: set[str]) -> None:
         self.name = name
         self.tree = ast.parse(path.read_text())
-        self.defs: dict[str, ast.AST] = {}
+        self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.names: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
+        methods = {
+            id(n) for c in ast.walk(self.tree) if isinstance(c, ast.ClassDef) for n in c.body
+        }  # a bare name never calls a method: `sha256(x)` is the imported function, not a property
         for node in ast.walk(self.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in self.defs:
-                self.defs[node.name] = node
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name not in self.defs and id(node) not in methods:
+                    self.defs[node.name] = node
             elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "radpatch":
                 for a in node.names:
                     full = f"{node.module}.{a.name}"
@@ -53,10 +58,13 @@ def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
         seen.add((mod, fn))
         trail.append(mod)
         m = mods[mod]
-        for node in ast.walk(m.defs[fn]):
-            if not isinstance(node, ast.Call):
-                continue
+        func = m.defs[fn]
+        assert isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+        own = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}  # a parameter is never an import
+        for node in _calls(func):
             f = node.func
+            if isinstance(f, ast.Name) and f.id in own or isinstance(f, ast.Attribute) and _base(f) in own:
+                continue  # a callable passed in: the walk does not know which (state.decide's `judge`)
             if isinstance(f, ast.Name):
                 if f.id in m.defs:
                     visit(mod, f.id)
@@ -69,6 +77,16 @@ def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
 
     visit(*entry)
     return trail  # the functions' modules, in the order the walk enters them
+
+
+def _base(f: ast.Attribute) -> str:
+    return f.value.id if isinstance(f.value, ast.Name) else ""
+
+
+def _calls(fn: ast.AST) -> list[ast.Call]:
+    """The calls in a function, in source order (ast.walk alone goes breadth first: a call nested in
+    an `if` or a loop would come after every call at the function's top level, wherever it is)."""
+    return sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
 
 
 def _stays(trail: list[str]) -> tuple[list[str], int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -27,19 +28,23 @@ from radpatch.releases import pristine
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
 
-def run(
-    ctx: Context,
-    name: str,
-    paths: tuple[str, ...],
-    out: str,
-    distribution: str | None,
-    wheel: str | None,
-    supported: str | None,
-    dry_run: bool,
-) -> int:
-    _check_options(ctx, name, out, supported)
-    say = _comment if dry_run else click.echo  # --dry-run's output is the entry: YAML, its notes comments
-    found = capture.find(ctx.env, paths, distribution)
+@dataclass(frozen=True)
+class Options:
+    """What the command line asks of `radpatch capture` (its arguments and options, by their names)."""
+
+    name: str
+    paths: tuple[str, ...]
+    out: str
+    distribution: str | None
+    wheel: str | None
+    supported: str | None
+    dry_run: bool
+
+
+def run(ctx: Context, options: Options) -> int:
+    _check_options(ctx, options)
+    say = _comment if options.dry_run else click.echo  # --dry-run's output is the entry: YAML, its notes comments
+    found = capture.find(ctx.env, options.paths, options.distribution)
     _say_left_out(found.left_out, say)
     if not found.edited:
         raise RefusedError(
@@ -47,13 +52,13 @@ def run(
             f"{found.scanned}",
             "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture",
         )
-    made = capture.build(name, found, _pristine(found, wheel, say), supported)
+    made = capture.build(options.name, found, _pristine(found, options.wheel, say), options.supported)
     _say_left_out(made.layout_only, say)
-    if dry_run:
-        _show(Path(out), name, made.entry)
+    if options.dry_run:
+        _show(Path(options.out), options.name, made.entry)
         return EXIT_OK
-    _write_and_record(ctx, Path(out), made.entry, wheel)
-    _say_captured(found.dist, out, made)
+    _write_and_record(ctx, Path(options.out), made.entry, options.wheel)
+    _say_captured(found.dist, options.out, made)
     return EXIT_OK
 
 
@@ -122,8 +127,9 @@ def _say_left_out(left: tuple[capture.LeftOut, ...], say: Callable[[str], None],
         say(f"left out {len(left) - most} more files as well")
 
 
-def _check_options(ctx: Context, name: str, out: str, supported: str | None) -> None:
+def _check_options(ctx: Context, options: Options) -> None:
     """Refusals that need neither the index nor the files: before anything is read."""
+    name, out, supported = options.name, options.out, options.supported
     if not _NAME.match(name):
         raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")
     if supported is not None:

@@ -174,6 +174,7 @@ class Installed:
     root: Path  # the directory the distribution's files are installed relative to
     editable: bool = field(default=False)
     provides: str = ""  # set when recognised by the package it installs, not by a name the entry gives
+    python: str = ""  # the target interpreter that imports it (install.locate sets it), when known
 
     def recorded_sha256(self, relpath: str) -> str | None:
         """RECORD's sha256 (hex) of the file at `relpath`, or None when RECORD lists it without one."""

@@ -9,13 +9,24 @@ interpreter imports the package from counts, so a shadowed copy elsewhere on the
 patched. Two distributions (or two dist-infos of one distribution) providing the package there are
 refused, naming both: which one pip or Python would consider installed is not defined.
 
+A module whose `.py` a compiled extension beside it shadows (`m.cpython-311-x86_64-linux-gnu.so`,
+`m.abi3.so`, `m.so` next to `m.py`; `__init__.<ext>` in a package's directory) is refused: the
+import system loads the extension first, so a patched `.py` would never run. The extension suffixes
+are the target interpreter's own (asked in a subprocess that imports nothing but importlib), and
+asked only when such a file is there.
+
 Nothing here imports the target package: files and dist-info metadata are read as bytes.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.machinery
+import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -57,11 +68,13 @@ def find_target(env: PythonEnv, patch: Patch) -> Installed | None:
         if len(found) > 1:  # ambiguous whatever the entry accepts: the files may be either's
             _one(found, patch, home)
         if found:  # what `import` finds; a copy elsewhere on the path is shadowed by it
-            return _one(found, patch, home) if found[0].named or patch.providers == "any" else None
+            if found[0].named or patch.providers == "any":
+                return replace(_one(found, patch, home), python=env.executable)
+            return None
     for d in env.paths:  # e.g. an editable install: the dist-info is here, its code elsewhere
         named = [c for c in _candidates(d, patch, look_inside=False) if c.named]
         if named:
-            return _one(named, patch, d)
+            return replace(_one(named, patch, d), python=env.executable)
     return None
 
 
@@ -142,7 +155,15 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
     (a version between two ranges, e.g. 0.33.0rc1 between `<0.33` and `>=0.33`, a nightly, an rc,
     or a table that gives several) the code decides: the one candidate whose installed file
     defines every scope the rewrites touch (read with ast, never imported). Either way a module
-    named by its import name is resolved to the file the install has (`package_file`)."""
+    named by its import name is resolved to the file the install has (`package_file`). Raises
+    RefusedError when a compiled extension module beside that file is what the target imports."""
+    choice = _chosen(patch, target, rws, dist)
+    if not isinstance(choice, str):
+        _refuse_compiled(choice, dist)
+    return choice
+
+
+def _chosen(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed) -> ModuleChoice | str:
     by_table = target.module_for(dist.version)
     if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
         return _created(
@@ -167,6 +188,53 @@ def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: 
         f"several modules declared for {target.name!r} define {what} in {dist.name} {dist.version} "
         f"({', '.join(c.module for c in defining)}); give them `versions:` ranges that do not overlap"
     )
+
+
+def _refuse_compiled(choice: ModuleChoice, dist: Installed) -> None:
+    """Raise RefusedError when a compiled extension module beside `choice`'s file is what the target imports."""
+    path = dist.root / choice.relpath
+    stem = path.name[: -len(".py")]
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(stem + ".") and n.endswith((".so", ".pyd"))]
+    except OSError:
+        return  # no directory yet: a module the entry creates in a package it creates
+    if not names:
+        return
+    suffixes = extension_suffixes(dist.python or sys.executable)
+    if suffixes is None:
+        return  # the target could not be asked: status --check still asks it which file it imports
+    ext = next((stem + s for s in suffixes if (path.parent / (stem + s)).is_file()), None)
+    if ext is None:
+        return  # another interpreter's extension (a cpython-312 one beside a 3.11 target): not imported
+    shown = (Path(choice.relpath).parent / ext).as_posix()
+    raise RefusedError(
+        f"{choice.module} is imported from the compiled extension {shown}, not from {choice.relpath} beside it "
+        f"in {dist.root} (the import system loads an extension module before the .py): patching the .py "
+        "would have no effect",
+        f"patch a source install of {dist.name} (pip install --no-binary {dist.name} {dist.name}=={dist.version}), "
+        f"or remove {shown} so that the .py runs; then apply again",
+    )
+
+
+_SUFFIXES = "import importlib.machinery as m, json; print(json.dumps(m.EXTENSION_SUFFIXES))"
+
+
+@functools.lru_cache(maxsize=8)
+def extension_suffixes(python: str) -> tuple[str, ...] | None:
+    """The target interpreter's importlib.machinery.EXTENSION_SUFFIXES, in its loader order; None
+    when it cannot be asked. radpatch's own when the target is the interpreter radpatch runs on."""
+    try:
+        if os.path.realpath(python) == os.path.realpath(sys.executable):
+            return tuple(importlib.machinery.EXTENSION_SUFFIXES)
+        done = subprocess.run(
+            [python, "-I", "-S", "-c", _SUFFIXES], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
+        found = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    if not isinstance(found, list) or not all(isinstance(x, str) for x in found):
+        return None
+    return tuple(found)
 
 
 def _created(choice: ModuleChoice | str, rws: tuple[Rewrite, ...]) -> ModuleChoice | str:

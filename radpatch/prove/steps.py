@@ -12,11 +12,9 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.machinery
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import CodeType
 
 from radpatch.errors import RefusedError
@@ -140,7 +138,7 @@ def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
         except (RecursionError, MemoryError):
             found = None
         try:
-            return _Analysis(found, placement.placement(tree))
+            return _Analysis(found, placement.placement(tree, data))
         except (RecursionError, MemoryError) as exc:
             return _Analysis(found, None, type(exc).__name__)
 
@@ -211,87 +209,14 @@ def _introduced(
 def _missing_imports(
     before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None, skip: tuple[str, ...] | None
 ) -> list[names.Problem]:
-    """New unguarded imports of what the target's import path lacks (names.missing_imports), looked
-    up without importing. `skip`: the modules whose planned text is not on disk; None: judge no
-    `from` import's names (a patch applied after others, which may add them)."""
-    if python is None or before == after:
+    """New unguarded imports of what the target's import path lacks and nothing else expects
+    (names.introduced_missing). `skip`: the modules whose planned text is not on disk; None: the
+    patch requires other entries, applied before it in the same run (they may add names and modules)."""
+    if python is None:
         return []
-    try:
-        old, new = ast.parse(before), ast.parse(after)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    lookup = names.path_lookup([str(p) for p in python.paths])
-    if skip is None:
-        lookup = _modules_only(lookup)
-    stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
+    paths = [str(p) for p in python.paths]
     version = (python.version[0], python.version[1])
-    found = names.missing_imports(old, new, me, stdlib, stdlib | names.ADDED_SINCE_310, lookup, version, skip or ())
-    own = me[0].split(".")[0] if me else None
-    if own:  # the package's own modules may be changed by the entries applied before it in the same run
-        found = [p for p in found if p.kind != names.MISSING_NAME or _top(p.detail) != own.lower()]
-    if not any(p.kind == names.MISSING_MODULE for p in found):
-        return found
-    shared = _expected_modules(old, python)
-    # only a missing top-level module (a dotted name is a submodule or package the files can tell)
-    found = [p for p in found if p.kind != names.MISSING_MODULE or "." in p.name or _top(p.name) not in shared]
-    if skip is None and own:  # its requirements may create modules of its own package: not told by files
-        found = [p for p in found if p.kind != names.MISSING_MODULE or _top(p.name) != own.lower()]
-    if own:  # what the distribution's own modules already import, it already needs
-        found = [
-            p
-            for p in found
-            if p.kind != names.MISSING_MODULE or "." in p.name or not _package_imports(python, own, p.name)
-        ]
-    return found
-
-
-def _package_imports(python: PythonEnv, package: str, module: str) -> bool:
-    """Whether any module of `package` (on the target's path) imports `module`'s top-level module:
-    read as text, only when a new import names a module the target lacks."""
-    top = module.split(".")[0]
-    pattern = re.compile(rf"^[ \t]*(?:import|from)[ \t]+{re.escape(top)}\b", re.MULTILINE)
-    for root in python.paths:
-        home = Path(root) / package
-        if not home.is_dir():
-            continue
-        for file in home.rglob("*.py"):
-            try:
-                if pattern.search(file.read_text("utf-8", "replace")):
-                    return True
-            except OSError:
-                continue
-    return False
-
-
-def _top(dotted: str) -> str:
-    return dotted.split(".")[0].lower().replace("-", "_")
-
-
-_REQUIRES = re.compile(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
-
-
-def _expected_modules(before: ast.Module, python: PythonEnv) -> frozenset[str]:
-    """Top-level modules whose absence is the install's failure, not the patch's: those the unpatched
-    module already imports, and those an installed distribution declares it requires (Requires-Dist;
-    a target installed without its dependencies fails to import them patched or not)."""
-    out = {_top(a.name) for n in ast.walk(before) if isinstance(n, ast.Import) for a in n.names}
-    out |= {_top(n.module) for n in ast.walk(before) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
-    for root in python.paths:
-        try:
-            metas = [*Path(root).glob("*.dist-info/METADATA"), *Path(root).glob("*.egg-info/PKG-INFO")]
-        except OSError:
-            continue
-        for meta in metas:
-            try:
-                head = "".join(head_lines(meta))
-            except OSError:
-                continue
-            out |= {_top(m) for m in _REQUIRES.findall(head)}
-    return frozenset(out)
-
-
-def _modules_only(lookup: names.Lookup) -> names.Lookup:
-    return lambda module, name: lookup(module, None) if name is None else None
+    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines)
 
 
 def unjudged(patch: Patch) -> tuple[str, ...] | None:

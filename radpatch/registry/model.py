@@ -150,7 +150,7 @@ class Operation:
     EXAMPLE: ClassVar[str]
     ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = ()
     # Applied to code that already holds its result it succeeds again, adding it a second time
-    # (an insert: its anchor stays). apply then checks it on its own (engine._refuse_if_present).
+    # (an insert: its anchor stays). apply then checks it on its own (prove.form.refuse_if_present).
     REPEATABLE: ClassVar[bool] = False
     # Its edit changes the code it matched (a replace, a delete), so that code is no longer a match of
     # its pattern: a later rewrite's `occurrence:` on the same pattern counts it still (rewrite.runner).
@@ -207,7 +207,7 @@ class Operation:
 
     def may_be_present(self, text: str) -> bool:
         """False only when the file's text cannot hold what the operation adds: apply's cheap test
-        before the structural one (engine._refuse_if_present)."""
+        before the structural one (prove.form.refuse_if_present)."""
         return True
 
 

@@ -152,7 +152,7 @@ class Memo:
 
     def is_applied(self, data: bytes) -> bool:
         """status's own test for "applied", on the memoised forward/backward."""
-        from radpatch.state.decide import applied_error
+        from radpatch.prove.form import applied_error
 
         return applied_error(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward) is None
 

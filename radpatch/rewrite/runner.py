@@ -215,6 +215,10 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
     src, encoding = _decode(source, where)
     original = src
     src = _run(patch, rws, src, where, undo=False, applied=rws)
+    if src.lines != original.lines:  # a rewrite ran: libcst and the operations are loaded
+        from radpatch.rewrite.ops.common import imports_before_uses
+
+        src = imports_before_uses(original, src)
     try:
         return _encode(src, encoding, where)
     except RefusedError as exc:  # name the rewrite whose code the encoding lacks (only on this refusal path)

@@ -1,10 +1,11 @@
-"""Decide what state a patch is in: from radpatch's record of what it wrote, read through the file
-chains of state.hashes first, and from the files' code (the rewrites, libcst) only when hashes
-cannot decide. The model is written down in docs/state.md."""
+"""Decide what state a patch is in, from what install.targets read of the install (`Found`) and
+from radpatch's record of what it wrote: read through the file chains of state.hashes first, and
+from the files' code only when hashes cannot decide, by the judgement the caller passes in
+(`Judge`: prove.form.judge runs the rewrites; nothing here loads libcst or calls install/ back).
+The model is written down in docs/state.md."""
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -12,16 +13,9 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
-from radpatch.gcpause import pausing
-from radpatch.install import locate, wheel_record
-from radpatch.install.environment import (
-    Installed,
-    PythonEnv,
-    canonical_name,
-    module_path,
-)
-from radpatch.registry import versions
-from radpatch.registry.model import Patch, Rewrite, creates, rewrites_by_file
+from radpatch.install.environment import Installed, PythonEnv, canonical_name
+from radpatch.install.targets import Found, TargetFile
+from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256, state_sha
 
@@ -71,65 +65,57 @@ class PatchState:
     stale: PatchRecord | None = None  # a record left from another install (upgrade, reinstall of another build)
     orphan: Path | None = None  # the distribution is gone; its state directory still records this patch
     declined: bool = False  # applied, but the entry no longer patches this version (only revert applies)
+    # the files the entry's current revision rewrites, as read (install.targets), or why it cannot name them
+    targets: tuple[TargetFile, ...] | str = ()
+    dist_record: str = ""  # sha256 of the distribution's RECORD, as read
+    hint: str = ""  # what to do, when the reason has its own (a compiled extension shadows the module)
 
     @property
     def root(self) -> Path | None:
         return self.dist.root if self.dist else self.orphan
 
 
-def record_digest(dist: Installed) -> str:
-    """sha256 of the distribution's RECORD: it changes whenever pip installs it again from another wheel."""
-    return wheel_record.digest(dist.dist_info / "RECORD")
-
-
-_FOUND: dict[tuple[object, ...], tuple[tuple[object, ...], Installed | None]] = {}
-
-
-def _distribution(env: PythonEnv, patch: Patch) -> Installed | None:
-    """locate.find_target, once per process for as long as no search directory and no RECORD
-    changed (a patch-by-patch `status` of 200 patches reads RECORD once, not 200 times). Keyed
-    by what the search reads of the patch, so patches stacked on the same modules search once."""
-
-    def stamp(found: Installed | None) -> tuple[object, ...]:
-        out: list[object] = []
-        for p in (*env.paths, *((found.dist_info / "RECORD",) if found else ())):
-            try:
-                st = p.stat()
-                out.append((st.st_ino, st.st_mtime_ns, st.st_size))
-            except OSError:
-                out.append(None)
-        return tuple(out)
-
-    key = (env, patch.named, patch.packages, patch.providers, patch.module_files)
-    hit = _FOUND.get(key)
-    if hit and stamp(hit[1]) == hit[0]:
-        return hit[1]
-    found = locate.find_target(env, patch)
-    _FOUND[key] = (stamp(found), found)
-    return found
-
-
-def trusted(record: PatchRecord | None, dist: Installed) -> bool:
-    """A record speaks for this install only if it was written for it: same distribution and
-    version, and (format 2 on) the same RECORD."""
-    if record is None:
-        return False
-    same = canonical_name(record.distribution) == canonical_name(dist.name) and record.version == str(dist.version)
-    return same and (not record.dist_record_sha256 or record.dist_record_sha256 == record_digest(dist))
+# how a file's code reads when its hashes cannot decide: (patch, its rewrites of the file, the
+# file's bytes, where (for messages), radpatch's record of the file if any, the store of kept
+# originals) -> its state and why; prove.form.judge, made by whoever asks (apply, status)
+Judge = Callable[[Patch, tuple[Rewrite, ...], bytes, str, "FileRecord | None", Store], tuple[State, str]]
 
 
 def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
-    try:
-        dist = _distribution(env, patch)
-    except RefusedError as exc:  # two distributions (or dist-infos) provide the package
+    """The state of `patch` in `env`: what is installed read first (install.targets), then decided
+    here, the rewrites judging (prove.form) only what the hashes cannot. What `status`, `diff` and
+    the SBOM ask; `apply` and `revert` run the same two steps themselves."""
+    from radpatch.install.targets import read
+    from radpatch.prove.form import judge
+
+    return decide(read(patch, env), env, judge)
+
+
+def trusted(record: PatchRecord | None, dist: Installed, dist_record: str) -> bool:
+    """A record speaks for this install only if it was written for it: same distribution and
+    version, and (format 2 on) the same RECORD (`dist_record`: the sha256 of the install's)."""
+    if record is None:
+        return False
+    same = canonical_name(record.distribution) == canonical_name(dist.name) and record.version == str(dist.version)
+    return same and (not record.dist_record_sha256 or record.dist_record_sha256 == dist_record)
+
+
+def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
+    """The state of `found.patch`, from what was read of the install and radpatch's record (the
+    hashes first; `judge` only for a file they cannot decide). `env`: where to look for the record
+    of a distribution no longer installed (an orphan)."""
+    patch, dist = found.patch, found.dist
+    if found.ambiguous is not None:  # two distributions (or dist-infos) provide the package
+        exc = found.ambiguous
         return PatchState(patch, State.INCOMPATIBLE, f"{exc.message}; {exc.hint}", None, (), None)
     if dist is None:
-        return _not_installed(patch, env)
+        return _not_installed(patch, found.missing, env)
     store = Store(dist.root)
     raw = store.records().get(patch.name)
-    record = raw if trusted(raw, dist) else None
+    record = raw if trusted(raw, dist, found.dist_record) else None
     stale = raw if record is None else None
-    ps = _decide(patch, dist, store, record)
+    ps = _decide(found, dist, store, record, judge)
+    ps = replace(ps, targets=found.files, dist_record=found.dist_record)
     if stale is not None:
         note = (
             f"radpatch's record of {patch.name} is from {stale.distribution} {stale.version}, not this install of "
@@ -146,7 +132,7 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     return ps
 
 
-def _not_installed(patch: Patch, env: PythonEnv) -> PatchState:
+def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:
     for d in env.paths:
         store = Store(d)
         if store.record_path.is_file() and patch.name in store.records():
@@ -156,40 +142,14 @@ def _not_installed(patch: Patch, env: PythonEnv) -> PatchState:
                 f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)"
             )
             return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
-    return PatchState(patch, State.NOT_INSTALLED, locate.missing_reason(env, patch), None, (), None)
+    return PatchState(patch, State.NOT_INSTALLED, missing, None, (), None)
 
 
-@dataclass(frozen=True)
-class Target:
-    """One file the current revision of an entry rewrites in this install."""
-
-    module: str
-    relpath: str
-    rewrites: tuple[Rewrite, ...]
-
-
-def targets(patch: Patch, dist: Installed) -> list[Target] | str:
-    """The files the entry's current revision rewrites in `dist`, or why it cannot say."""
-    out: list[Target] = []
-    seen: dict[str, str] = {}
-    for target, rws in rewrites_by_file(patch, dist.version).items():
-        choice = locate.choose_module(patch, patch.target(target), rws, dist)
-        if isinstance(choice, str):
-            return f"{patch.name}: {choice}"
-        if choice.relpath in seen:
-            return (
-                f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} "
-                f"for {dist.name} {dist.version}; use one name for it"
-            )
-        seen[choice.relpath] = target
-        out.append(Target(choice.module, choice.relpath, rws))
-    return out
-
-
-def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | None) -> PatchState:
-    declined = _declined(patch, dist)
-    if declined is not None:
-        state, why = declined
+def _decide(found: Found, dist: Installed, store: Store, record: PatchRecord | None, judge: Judge) -> PatchState:
+    patch = found.patch
+    if found.declined is not None:  # the entry does not patch this version
+        state = State.OBSOLETE if found.declined.obsolete else State.INCOMPATIBLE
+        why = found.declined.why
         still = _still_applied(dist, store, record)
         if still:
             why = (
@@ -207,16 +167,15 @@ def _decide(patch: Patch, dist: Installed, store: Store, record: PatchRecord | N
             return PatchState(patch, State.APPLIED, "", dist, still, record)
         if _void(dist, store, record):  # a reinstall replaced every file it wrote: it says nothing true
             judged = None
-    found = targets(patch, dist)
-    if isinstance(found, str):
-        return PatchState(patch, State.INCOMPATIBLE, found, dist, (), record)
+    if isinstance(found.files, str):
+        return PatchState(patch, State.INCOMPATIBLE, found.files, dist, (), record, hint=found.hint)
     files = []
-    for t in found:
+    for t in found.files:
         try:
-            files.append(_file_state(patch, dist, store, judged, t.module, t.relpath, t.rewrites))
+            files.append(_file_state(patch, store, judged, t, judge))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
-    files += _left_behind(dist, store, judged, {t.relpath for t in found})
+    files += _left_behind(dist, store, judged, {t.target.relpath for t in found.files})
     states = {f.state for f in files}
     overall = states.pop() if len(states) == 1 else State.DRIFTED
     reason = "; ".join(f"{f.relpath}: {f.detail}" for f in files if f.detail)
@@ -233,24 +192,6 @@ def unrecorded_note(name: str) -> str:
         "carries the patch's code but radpatch has no record of it (a hand edit; other edits may be present): "
         f"`radpatch apply {name}` adopts it after checking it against the installed wheel"
     )
-
-
-def _declined(patch: Patch, dist: Installed) -> tuple[State, str] | None:
-    """Why the entry does not patch this version (out of range, obsolete, no rewrite), or None."""
-    v = dist.version
-    why = versions.refusal(
-        patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}"
-    )
-    if why is not None:
-        return State.INCOMPATIBLE, why
-    if patch.obsolete is not None and versions.allows(patch.obsolete, v):
-        return State.OBSOLETE, f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
-    if not rewrites_by_file(patch, v):
-        return State.INCOMPATIBLE, (
-            f"{patch.name} has no rewrite for {dist.name} {v} (every rewrite is limited to other versions): "
-            "nothing to apply; the entry needs a variant for this version"
-        )
-    return None
 
 
 def _still_applied(dist: Installed, store: Store, record: PatchRecord | None) -> tuple[FileState, ...]:
@@ -310,180 +251,55 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _file_state(
-    patch: Patch,
-    dist: Installed,
-    store: Store,
-    record: PatchRecord | None,
-    module: str,
-    relpath: str,
-    rws: tuple[Rewrite, ...],
-) -> FileState:
-    wheel = dist.recorded_sha256(relpath)
+def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: TargetFile, judge: Judge) -> FileState:
+    module, relpath, rws = t.target.module, t.target.relpath, t.target.rewrites
+    path, wheel = t.path, t.wheel_sha
+    if t.problem is not None:
+        raise t.problem
     # a module the entry creates, or one the install never had (another entry creates it), may be absent
-    path = module_path(dist, relpath, missing_ok=creates(rws) or wheel is None)
-    try:
-        data = read_regular(path)
-    except OSError as exc:
+    if t.absent is not None and not (t.creates or wheel is None):
+        raise t.absent
+    if t.data is None:
         # no such module: one the entry creates, or one another entry creates (the install never had
         # it: RECORD does not list it); a module of the install that is gone is a broken install
-        if not isinstance(exc, FileNotFoundError) or not (creates(rws) or wheel is None):
+        if not isinstance(t.error, FileNotFoundError) or not (t.creates or wheel is None):
             raise EnvironmentProblem(
-                f"cannot read {path}: {exc.strerror}",
+                f"cannot read {path}: {t.error.strerror if t.error else ''}",
                 "check the installation (reinstall it) and radpatch's permissions",
             )
         recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
         verdict = by_hash(state_sha(None), recorded, store, wheel) if recorded else ByHash.NOT_APPLIED
         state, detail = (
-            (State.NOT_APPLIED, "" if creates(rws) else "no such module (yet): the entry that creates it comes first")
+            (State.NOT_APPLIED, "" if t.creates else "no such module (yet): the entry that creates it comes first")
             if verdict is ByHash.NOT_APPLIED
             else (State.DRIFTED, "radpatch's module is gone")
         )
         return FileState(module, path, relpath, rws, b"", state, detail, wheel, exists=False)
+    data = t.data
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-    state, detail = _classify(patch, rws, data, str(path), recorded, wheel, store)
+    verdict = by_hash(sha256(data), recorded, store, wheel, data)
+    if verdict is ByHash.APPLIED:
+        state, detail = State.APPLIED, ""
+    elif verdict is ByHash.NOT_APPLIED:  # as it started, or byte-identical to the installed wheel, whatever it contains
+        state, detail = State.NOT_APPLIED, ""
+    else:  # the hashes cannot decide: the rewrites judge (libcst)
+        state, detail = judge(patch, rws, data, str(path), recorded, store)
     return FileState(module, path, relpath, rws, data, state, detail, wheel)
 
 
-def _classify(
-    patch: Patch,
-    rws: tuple[Rewrite, ...],
-    data: bytes,
-    where: str,
-    recorded: FileRecord | None,
-    wheel_sha: str | None,
-    store: Store,
-) -> tuple[State, str]:
-    """Hashes first (the record's, the hash chain of stacked patches, RECORD's); libcst only
-    when they cannot decide."""
-    verdict = by_hash(sha256(data), recorded, store, wheel_sha, data)
-    if verdict is ByHash.APPLIED:
-        return State.APPLIED, ""
-    if verdict is ByHash.NOT_APPLIED:
-        return State.NOT_APPLIED, ""  # as it started, or byte-identical to the installed wheel, whatever it contains
-    from radpatch.rewrite import runner
-    from radpatch.rewrite.ops.common import kept_trees
-
-    with kept_trees():  # undoing and applying read the same definitions
-        undo = applied_error(patch, rws, data, where)
-        if undo is None and not recorded and still_unpatched(patch, rws, data, where):
-            return State.NOT_APPLIED, ""
-        if undo is None:
-            edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
-            return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
-        try:
-            runner.forward(patch, rws, data, where)
-        except RefusedError as exc:
-            if patch.requires and not recorded:
-                # an entry of a series rewrites what its requirements leave: on a file radpatch never
-                # patched, matching neither form on its own says the requirements come first, not that
-                # someone changed the file (apply runs and proves them all before it writes anything)
-                first = ", ".join(patch.requires)
-                return (
-                    State.NOT_APPLIED,
-                    f"it rewrites what {first} leaves: {first} comes first",
-                )
-            return (
-                State.DRIFTED,
-                f"matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
-            )
-    if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
-        return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
-    return State.NOT_APPLIED, ""
+def reinstall_hint(ps: PatchState) -> str:
+    """How to get past a refusal of a file someone else changed."""
+    files = " ".join(f.relpath for f in ps.files) or (ps.dist.name if ps.dist else ps.patch.distribution)
+    return f"put the files back to the installed bytes (radpatch restore {files}, no reinstall), then apply again"
 
 
-def _edited_since_patched(
-    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord, store: Store
-) -> str:
-    """Why a file that still carries the patch counts as drifted, or "" if it does not: code
-    outside the patch changed since radpatch wrote it (comments and layout do not count)."""
-    from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
-
-    pristine = runner.backward(patch, rws, data, where)
-    if sha256(pristine) == recorded.original_sha256:
-        return ""
-    original = store.original(recorded.original_sha256)
-    if original is None:
-        return "changed since radpatch patched it (and its original is not kept to compare with)"
-    differ = changed_scopes(original, pristine)
-    return f"edited since radpatch patched it: {', '.join(differ)} changed" if differ else ""
-
-
-@pausing
-def changed_scopes(a: bytes, b: bytes) -> list[str]:
-    """Top-level definitions (or `<module>`) whose code differs between two versions of a file.
-    Order is code too: top-level statements that moved count as changed."""
-
-    def scopes(data: bytes) -> list[tuple[str, str]]:
-        out = []
-        for node in ast.parse(data).body:
-            name = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else "<module>"
-            out.append((name, ast.dump(node)))
-        return out
-
-    def grouped(items: list[tuple[str, str]]) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for name, dump in items:
-            out.setdefault(name, []).append(dump)
-        return out
-
-    old, new = scopes(a), scopes(b)
-    g_old, g_new = grouped(old), grouped(new)
-    differ = {n for n in g_old.keys() | g_new.keys() if g_old.get(n) != g_new.get(n)}
-    if not differ and old != new:  # the same statements in another order
-        moved = {name for pair in zip(old, new) if pair[0] != pair[1] for name in (pair[0][0], pair[1][0])}
-        return [f"{n} (moved)" for n in sorted(moved)]
-    return sorted(differ)
-
-
-def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str) -> bool:
-    """A file that reads as patched by the round trip only because a rewrite's `with` is part of
-    its `find` (`int(timeout)` -> `timeout`): the `with` match inside the unpatched `find` is no
-    evidence of the patch. True when some rewrite is such a replace and applying still takes it."""
-    if not any(_with_inside_find(rw) for rw in rws):
-        return False
-    from radpatch.rewrite import runner
-
-    try:
-        return runner.forward(patch, rws, data, where) != data
-    except RefusedError:
-        return False
-
-
-def _with_inside_find(rw: Rewrite) -> bool:
-    find, with_ = getattr(rw.op, "find", None), getattr(rw.op, "with_", None)
-    if not isinstance(find, str) or not isinstance(with_, str):
-        return False
-    try:
-        f, w = ast.parse(find.strip()), ast.parse(with_.strip())
-        inner = ast.dump(w.body[0].value) if len(w.body) == 1 and isinstance(w.body[0], ast.Expr) else None
-        if inner is None:
-            return False
-        top = f.body[0].value if len(f.body) == 1 and isinstance(f.body[0], ast.Expr) else None
-        return any(ast.dump(n) == inner for n in ast.walk(f) if n is not top and n is not f.body[0])
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to walk: the rewrite refuses it
-        return False
-
-
-@pausing
-def applied_error(
-    patch: Patch,
-    rws: tuple[Rewrite, ...],
-    data: bytes,
-    where: str,
-    forward: Callable[[bytes], bytes] | None = None,
-    backward: Callable[[bytes], bytes] | None = None,
-) -> str | None:
-    """None when `data` is the patched form (reverse-applying and re-applying reproduces it),
-    else where undoing the patch stops. `forward`/`backward` default to plan's (verify passes
-    memoised ones)."""
-    from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
-
-    fwd = forward or (lambda d: runner.forward(patch, rws, d, where))
-    bwd = backward or (lambda d: runner.backward(patch, rws, d, where))
-    try:
-        if fwd(bwd(data)) == data:
-            return None
-    except RefusedError as exc:
-        return runner.short(exc)
-    return "reverse-applying and re-applying does not reproduce the file"
+def refused(ps: PatchState, doing: str) -> RefusedError:
+    """The refusal to `doing` (apply, re-apply, revert) a patch in a state that does not allow it."""
+    hints = {
+        State.DRIFTED: f"someone else changed the file; {reinstall_hint(ps)}",
+        State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",
+        State.NOT_INSTALLED: "install it first, or point --python at the environment that has it",
+    }
+    return RefusedError(
+        f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}", ps.hint or hints.get(ps.state, "")
+    )

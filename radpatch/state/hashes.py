@@ -12,7 +12,8 @@ A file carries a patch when the patch's link is on the walk. It does not when th
 first `before` of the walk (a reinstall, then other patches stacked since), is a state from before
 the patch (where it or a patch under it started, by sha256 or code hash) or RECORD's bytes: the
 link is void. Anything else the hashes cannot decide: `status` then asks the rewrites
-(state.decide), and the self-check, which never parses with libcst, reports it as changed.
+(state.decide, through prove.form), and the self-check, which never parses with libcst, reports
+it as changed.
 """
 
 from __future__ import annotations

@@ -15,13 +15,12 @@ import hashlib
 import io
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
-from radpatch.files import ChangedMeanwhile, atomic_write, fsync_dir, read_regular
+from radpatch.files import Creating, atomic_write, create_new, missing_dirs, read_regular
 from radpatch.install import wheel_record
 from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.state.hashes import ByHash, by_hash
@@ -281,42 +280,15 @@ def locked(root: Path) -> Iterator[None]:
         yield
 
 
+_RESTORING = Creating(verb="write", doing="restoring", again="run radpatch restore again", explained=True)
+
+
 def write(t: Target, data: bytes) -> None:
+    """The file's bytes put back: over exactly the bytes it was read as, or created where it was deleted."""
     if t.current is not None:
         atomic_write(t.path, data, expect=sha(t.current))
         return
-    try:
-        _create(t.path, data)
-    except FileExistsError:
-        raise ChangedMeanwhile(
-            f"{t.path} appeared while radpatch was restoring it (another process wrote it); radpatch left it alone",
-            "let the other process (pip?) finish, then run radpatch restore again",
-        )
-    except OSError as exc:
-        raise EnvironmentProblem(
-            f"cannot write {t.path}: {exc.strerror}; nothing was written",
-            "run as a user who may write the installation (root in an image build)",
-        )
-
-
-def _create(path: Path, data: bytes) -> None:
-    """A deleted file written back: complete under a temporary name, then linked into place,
-    which fails rather than replace a file that appeared meanwhile."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".radpatch-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as pip creates it
-        os.link(tmp, path)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-    fsync_dir(path.parent)
+    create_new(t.path, data, missing_dirs(t.path, t.dist.root), _RESTORING)
 
 
 # --- saying it ---------------------------------------------------------------------------------------

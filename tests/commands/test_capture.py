@@ -80,17 +80,22 @@ class Rcap:
     template: Venv
 
 
+def installed(root: Path, *wheels: Path) -> Venv:
+    """A new venv at `root` with `wheels` pip-installed (--no-deps, offline)."""
+    make_venv(root)
+    venv = Venv(root)
+    pip(venv.python, "install", "--no-deps", "--no-index", "--quiet", *map(str, wheels))
+    return venv
+
+
 @pytest.fixture(scope="session")
 def rcap(tmp_path_factory: pytest.TempPathFactory) -> Rcap:
-    """rcap 1.0's wheel, pip-installed (--no-deps, offline) into a template venv with another
-    distribution (rother), once per session."""
+    """rcap 1.0's wheel, pip-installed into a template venv with another distribution (rother),
+    once per session."""
     base = tmp_path_factory.mktemp("rcap")
     wheel = build_wheel(base / "wheels", "rcap", "1.0", FILES)
     other = build_wheel(base / "wheels", "rother", "1.0", {"rother/__init__.py": "", "rother/m.py": "A = 1\n"})
-    make_venv(base / "venv")
-    venv = Venv(base / "venv")
-    pip(venv.python, "install", "--no-deps", "--no-index", "--quiet", str(wheel), str(other))
-    return Rcap(wheel, venv)
+    return Rcap(wheel, installed(base / "venv", wheel, other))
 
 
 @dataclass
@@ -134,6 +139,11 @@ class Target:
             code = main(argv)
             out, err = self.capsys.readouterr()
         return subprocess.CompletedProcess(argv, code, out, err)
+
+    @property
+    def offline(self) -> tuple[str, str]:
+        """The options that read the pristine bytes from rcap's wheel file, not an index."""
+        return ("--wheel", str(self.wheel))
 
     def record_sha(self, rel: str) -> str | None:
         return recorded_sha256(self.site / "rcap-1.0.dist-info" / "RECORD", rel)
@@ -188,6 +198,12 @@ def index(target: Target, rcap: Rcap) -> Iterator[Callable[[dict[str, str | byte
         server.httpd.server_close()
 
 
+@pytest.fixture
+def edited(target: Target) -> Path:
+    """rcap/core.py edited by hand (EDITED_CORE): the edit most tests capture."""
+    return target.edit("rcap/core.py", EDITED_CORE)
+
+
 def entry_of(path: Path) -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load(path.read_text())
     return data
@@ -203,10 +219,10 @@ def unified(rel: str, before: str | None, after: str) -> str:
 
 
 def test_hand_edits_are_captured_as_import_writes_them_read_applied_and_revert_to_record_bytes(
-    target: Target, index: Any
+    target: Target, index: Any, edited: Path
 ) -> None:
     server = index()
-    core = target.edit("rcap/core.py", EDITED_CORE)
+    core = edited
     inode = core.stat().st_ino
 
     r = target.run("capture", "fix_core", "--distribution", "rcap", "--out", "reg", process=True)
@@ -257,7 +273,7 @@ def test_hand_edits_are_captured_as_import_writes_them_read_applied_and_revert_t
 
 def test_wheel_file_reads_the_pristine_bytes_offline(target: Target) -> None:
     target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 3"))
-    r = target.run("capture", "scale3", "rcap/sub/util.py", "--wheel", str(target.wheel))
+    r = target.run("capture", "scale3", "rcap/sub/util.py", *target.offline)
     assert r.returncode == 0, r.stderr
     assert f"from {target.wheel.name} ({target.wheel})" in r.stdout, r.stdout
     entry = entry_of(target.cwd / "scale3.yaml")  # --out defaults to the current directory, as import's
@@ -274,20 +290,18 @@ def test_wheel_file_reads_the_pristine_bytes_offline(target: Target) -> None:
 def test_paths_as_module_names_absolute_paths_and_directories(target: Target) -> None:
     util = target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 5"))
     target.edit("rcap/core.py", CORE.replace("size = 4", "size = 6"))
-    wheel = ("--wheel", str(target.wheel))
     for i, paths in enumerate((("rcap.sub.util",), (str(util),), ("rcap/sub",), (str(util.parent),))):
-        r = target.run("capture", f"e{i}", *paths, *wheel, "--dry-run")
+        r = target.run("capture", f"e{i}", *paths, *target.offline, "--dry-run")
         assert r.returncode == 0, (paths, r.stderr)
         assert "rcap.sub.util" in r.stdout and "rcap.core" not in r.stdout, (paths, r.stdout)
-    r = target.run("capture", "both", "rcap/", *wheel, "--dry-run")  # the package's directory: both edits
+    r = target.run("capture", "both", "rcap/", *target.offline, "--dry-run")  # the package's directory: both edits
     assert "  core: rcap.core\n" in r.stdout and "  util: rcap.sub.util\n" in r.stdout, r.stdout
     assert list(target.cwd.iterdir()) == []  # --dry-run writes nothing
 
 
-def test_dry_run_prints_the_entry_and_records_nothing(target: Target) -> None:
-    target.edit("rcap/core.py", EDITED_CORE)
+def test_dry_run_prints_the_entry_and_records_nothing(target: Target, edited: Path) -> None:
     before = target.snapshot()
-    r = target.run("capture", "fix", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
+    r = target.run("capture", "fix", "--distribution", "rcap", *target.offline, "--dry-run")
     assert r.returncode == 0, r.stderr
     said = "# rcap 1.0: the pristine bytes of 1 file from rcap-1.0-py3-none-any.whl ("
     assert r.stdout.startswith(said) and "\n# would write fix.yaml\nsummary: Hand edits to rcap/core.py" in r.stdout
@@ -303,7 +317,7 @@ def test_non_python_files_comment_edits_and_bytecode_are_left_out_and_said(targe
     target.edit("rcap/__pycache__/core.cpython-311.pyc", "bytecode")
     target.edit("rcap/sub/util.py", "# a comment added by hand\n" + UTIL)
     target.edit("rcap/core.py", CORE.replace("size = 4", "size = 5"))
-    r = target.run("capture", "five", "--distribution", "rcap", "--wheel", str(target.wheel))
+    r = target.run("capture", "five", "--distribution", "rcap", *target.offline)
     assert r.returncode == 0, r.stderr
     said = [ln for ln in r.stdout.splitlines() if ln.startswith("left out")]
     assert said == [
@@ -325,9 +339,7 @@ def test_a_new_module_is_captured_as_create_module(target: Target) -> None:
 def test_without_path_the_vllm_package_is_the_default_even_from_a_fork(tmp_path: Path) -> None:
     """No PATH, no --distribution: the distribution installing the `vllm` package (here a fork's name)."""
     wheel = build_wheel(tmp_path / "w", "vllm-fork", "0.1.0", {"vllm/__init__.py": "", "vllm/x.py": "A = 1\n"})
-    venv = Venv(tmp_path / "venv")
-    make_venv(venv.root)
-    pip(venv.python, "install", "--no-deps", "--no-index", "--quiet", str(wheel))
+    venv = installed(tmp_path / "venv", wheel)
     (venv.site / "vllm" / "x.py").write_text("A = 2\n")
     cmd = [sys.executable, "-m", "radpatch", "--python", str(venv.python), "capture", "a2", "--wheel", str(wheel)]
     r = subprocess.run([*cmd, "--dry-run"], capture_output=True, text=True, timeout=120, env=clean_env(), cwd=tmp_path)
@@ -377,9 +389,8 @@ def test_a_path_in_no_installed_distribution_or_not_a_module(target: Target, tmp
     refused(target, 2, "capture", "x", says=("no installed distribution provides the vllm package",))
 
 
-def test_the_pristine_bytes_must_hash_to_record(target: Target, index: Any, tmp_path: Path) -> None:
+def test_the_pristine_bytes_must_hash_to_record(target: Target, index: Any, edited: Path, tmp_path: Path) -> None:
     index({**FILES, "rcap/core.py": CORE + "# rebuilt\n"})  # same name and version, other bytes
-    target.edit("rcap/core.py", EDITED_CORE)
     refused(
         target,
         1,
@@ -413,14 +424,12 @@ def test_an_edit_that_does_not_parse_is_refused_at_its_line(target: Target) -> N
         "capture",
         "fix",
         "rcap/core.py",
-        "--wheel",
-        str(target.wheel),
+        *target.offline,
         says=(f"{path}:{line}: the edited module does not parse", "radpatch restore rcap/core.py"),
     )
 
 
-def test_an_existing_entry_is_never_overwritten(target: Target) -> None:
-    target.edit("rcap/core.py", EDITED_CORE)
+def test_an_existing_entry_is_never_overwritten(target: Target, edited: Path) -> None:
     (target.cwd / "fix.yaml").write_text("summary: mine\n")
     refused(target, 1, "capture", "fix", "--distribution", "rcap", says=("fix.yaml exists already",))
     refused(target, 2, "capture", "bad name", "--distribution", "rcap", says=("NAME 'bad name'",))
@@ -453,7 +462,7 @@ def test_files_radpatch_patched_are_refused_when_named_and_left_out_of_a_scan(ta
         says=("rcap/sub/util.py carries radpatch's patch bump", "radpatch revert bump"),
     )
     target.edit("rcap/core.py", CORE.replace("size = 4", "size = 9"))
-    r = target.run("capture", "nine", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
+    r = target.run("capture", "nine", "--distribution", "rcap", *target.offline, "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "left out rcap/sub/util.py: carries radpatch's patch bump" in r.stdout, r.stdout
     assert "rcap.sub.util" not in r.stdout.split("modules:")[1]
@@ -466,8 +475,7 @@ def test_files_radpatch_patched_are_refused_when_named_and_left_out_of_a_scan(ta
         "x",
         "--distribution",
         "rcap",
-        "--wheel",
-        str(target.wheel),
+        *target.offline,
         says=("radpatch's record names bump for it, and the file changed since", "radpatch restore rcap/sub/util.py"),
     )
 
@@ -488,17 +496,15 @@ def test_a_deleted_module_and_paths_of_two_distributions_are_refused(target: Tar
     refused(target, 2, "capture", "x", "rcap/core.py", "rother/m.py", says=("the paths belong to 2 distributions",))
 
 
-def test_an_entry_apply_refuses_is_removed_again(target: Target) -> None:
+def test_an_entry_apply_refuses_is_removed_again(target: Target, edited: Path) -> None:
     """--supported leaving out the installed version: apply refuses to record it, and capture keeps nothing."""
-    target.edit("rcap/core.py", EDITED_CORE)
     err = refused(
         target,
         1,
         "capture",
         "fix",
         "rcap/core.py",
-        "--wheel",
-        str(target.wheel),
+        *target.offline,
         "--supported",
         ">=2",
         says=("fix: cannot apply: incompatible",),
@@ -510,7 +516,7 @@ def test_a_long_list_of_left_out_files_is_cut_short(target: Target) -> None:
     for i in range(23):
         target.edit(f"rcap/data/{i:02}.txt", "not a module\n")
     target.edit("rcap/core.py", CORE.replace("size = 4", "size = 5"))
-    r = target.run("capture", "five", "--distribution", "rcap", "--wheel", str(target.wheel), "--dry-run")
+    r = target.run("capture", "five", "--distribution", "rcap", *target.offline, "--dry-run")
     assert r.returncode == 0, r.stderr
     said = [ln for ln in r.stdout.splitlines() if ln.startswith("# left out")]  # --dry-run: YAML comments
     assert said[:2] == [
@@ -528,7 +534,7 @@ def test_the_capture_is_in_radpatchs_record_and_reverts_byte_for_byte_with_comme
     and revert gives RECORD's bytes back, comment included, from the kept original."""
     core = target.edit("rcap/core.py", EDITED_CORE.replace("# the upstream size", "# size, tuned by hand"))
     edited = core.read_bytes()
-    r = target.run("capture", "tuned", "rcap/core.py", "--wheel", str(target.wheel))
+    r = target.run("capture", "tuned", "rcap/core.py", *target.offline)
     assert r.returncode == 0, r.stderr
     assert "tuned: adopted: rcap.core already carries this patch's result" in r.stdout, r.stdout
     assert core.read_bytes() == edited
@@ -553,8 +559,7 @@ def test_an_edit_the_proof_refuses_leaves_no_entry(target: Target) -> None:
         "capture",
         "bad",
         "rcap/sub/util.py",
-        "--wheel",
-        str(target.wheel),
+        *target.offline,
         says=("undefined_helper", "hint: capture kept no entry (bad.yaml removed); "),
     )
     assert not (target.site / ".radpatch" / "record.json").exists(), err
@@ -563,7 +568,7 @@ def test_an_edit_the_proof_refuses_leaves_no_entry(target: Target) -> None:
 def test_a_new_module_is_captured_recorded_and_deleted_on_revert(target: Target) -> None:
     extra = target.edit("rcap/sub/extra.py", NEW_MODULE)
     target.edit("rcap/core.py", CORE.replace("size = 4", "size = 12"))
-    r = target.run("capture", "extra", "--distribution", "rcap", "--wheel", str(target.wheel))
+    r = target.run("capture", "extra", "--distribution", "rcap", *target.offline)
     assert r.returncode == 0, r.stderr
     assert "captured rcap/sub/extra.py (rcap 1.0) as a new module" in r.stdout, r.stdout
     entry = entry_of(target.cwd / "extra.yaml")

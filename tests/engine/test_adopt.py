@@ -133,12 +133,15 @@ def test_a_layout_different_hand_edit_is_adopted_from_the_index_and_its_bytes_ke
     site: Site, wheel: Path, registry: Path, radpatch: Any, index: IndexServer
 ) -> None:
     """A sed-style edit: the same code as the patch's result, other comments and spacing. It reads
-    drifted (neither form byte for byte); apply adopts it, reading core.py from the index."""
+    applied by its code, without a record (undoing and re-applying gives its code, not its bytes);
+    apply adopts it, reading core.py from the index."""
     core, util = site.root / CORE, site.root / UTIL
     edited = "# patched by hand in an older image\n" + PATCHED_CORE.replace("spec, cfg=None", "spec,  cfg = None")
     core.write_text(edited)
     util.write_text(PATCHED_UTIL)
-    assert state(radpatch, registry, "toy") == "drifted"
+    st = json.loads(radpatch("--registry", str(registry), "status", "--json", "toy").out)[0]
+    assert st["state"] == "applied" and "radpatch has no record of it" in st["reason"], st
+    assert radpatch("--registry", str(registry), "status", "--check", "toy").code == 3
 
     r = radpatch("--registry", str(registry), "apply", "toy")
 
@@ -182,9 +185,11 @@ def test_without_the_index_or_a_wheel_the_refusal_says_what_to_give(
     edited = PATCHED_CORE + "# by hand\n\n"
     (site.root / CORE).write_text(edited.replace("spec, cfg=None", "spec, cfg = None"))
     (site.root / UTIL).write_text(PATCHED_UTIL)
-    err = refused(site, radpatch, registry, "apply", "toy")
-    assert "to adopt a file that already carries the patch, radpatch needs its RECORD bytes" in err, err
-    assert "radpatch apply --wheel FILE toy" in err, err
+    r = radpatch("--registry", str(registry), "apply", "toy")  # it carries the code: nothing to write
+    assert r.code == 0 and "not recorded: not adopted (cannot reach the package index" in r.out, r
+    assert "radpatch apply --wheel FILE toy" in r.out, r.out
+    assert not (site.root / ".radpatch" / "record.json").exists()
+    assert radpatch("--registry", str(registry), "status", "--check", "toy").code == 3
 
 
 def test_a_wheel_of_other_bytes_is_refused_and_nothing_recorded(

@@ -20,18 +20,12 @@ reader of its own), applied to a copy of the pristine package; then:
 
 from __future__ import annotations
 
-import ast
-import base64
-import csv
 import fcntl
 import fnmatch
 import hashlib
-import io
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tarfile
 import tempfile
 import urllib.request
@@ -41,7 +35,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.lib.importing import clean_env, gnu_patch
+from tests.lib.importing import gnu_patch
+from tests.lib.series import apply_like_gnu, check_applied, radpatch, revert_to_record
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import download_wheel
 
@@ -211,27 +206,6 @@ def _filtered(text: str, series: Series) -> str:
 # --- the test ------------------------------------------------------------------------------------
 
 
-def _radpatch(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "radpatch", "--python", str(python), *args],
-        capture_output=True,
-        text=True,
-        timeout=3600,
-        env=clean_env(),
-        check=False,
-    )
-
-
-def _record(site: Path, package: str) -> dict[str, str]:
-    (dist_info,) = (d for d in site.glob("*.dist-info") if d.name.lower().startswith(package))
-    rows = csv.reader(io.StringIO((dist_info / "RECORD").read_text()))
-    return {r[0]: r[1] for r in rows if r and len(r) > 1}
-
-
-def _record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
 def _tree(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root.parent).as_posix(): p.read_bytes()
@@ -269,7 +243,7 @@ def test_a_debian_series_imports_whole_and_applies_like_gnu_patch(series: Series
     reg = tmp_path / "reg"
     flags = [f"-p{series.strip}", *(f"--include={g}" for g in series.include)]
     flags += [f"--exclude={g}" for g in series.exclude]
-    out = _radpatch(python, "import", *map(str, patches), *flags, "--out", str(reg))
+    out = radpatch(python, "import", *map(str, patches), *flags, "--out", str(reg))
     assert out.returncode == 0, out.stderr
     names = [n for n in (p.stem for p in patches) if (reg / f"{n}.yaml").exists()]
     entries = {n: yaml.safe_load((reg / f"{n}.yaml").read_text()) for n in names}
@@ -285,34 +259,13 @@ def test_a_debian_series_imports_whole_and_applies_like_gnu_patch(series: Series
     ]
     assert not unasked, f"Python sections of the package left out unasked: {unasked}"
 
-    applied = _radpatch(python, "--registry", str(reg), "apply", *names)
-    assert applied.returncode == 0, applied.stderr
-    same_bytes = 0
-    for rel in changed:
-        mine = (site / rel).read_bytes()
-        if rel.endswith(".py"):
-            assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse(expected[rel])), rel
-        else:
-            assert mine == expected[rel], rel
-        same_bytes += mine == expected[rel]
+    same_bytes = apply_like_gnu(python, reg, names, site, gnu, changed)
     rewrites = sum(len(e["rewrites"]) for e in entries.values())
     print(
         f"\n{series.name}: {len(patches)} patch files, {len(entries)} entries, {rewrites} rewrites, "
         f"{len(changed)} files ({len(created)} created); AST-equal to GNU patch: {len(changed)}, "
         f"byte-equal: {same_bytes}; sections left out: {len(left_out)}"
     )
-
-    status = _radpatch(python, "--registry", str(reg), "status", "--check", *names)
-    assert status.returncode == 0, status.stdout + status.stderr
-    states = {ln.split()[0]: ln.split()[1] for ln in status.stdout.splitlines()[1:] if ln.strip()}
-    assert states == {n: "applied" for n in names}, status.stdout
-
-    reverted = _radpatch(python, "--registry", str(reg), "revert", *names)
-    assert reverted.returncode == 0, reverted.stderr
-    record = _record(site, series.package)
-    for rel in changed:
-        if rel in created:
-            assert not (site / rel).exists(), rel
-        else:
-            assert (site / rel).read_bytes() == pristine[rel], rel
-            assert record[rel] == _record_hash(pristine[rel]), rel
+    check_applied(python, reg, names)
+    originals = {rel: pristine[rel] for rel in changed if rel not in created}
+    revert_to_record(python, reg, names, site, series.package, originals, created)

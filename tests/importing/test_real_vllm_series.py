@@ -21,14 +21,7 @@ with every entry applied, and `revert` give RECORD's bytes back.
 
 from __future__ import annotations
 
-import ast
-import base64
-import csv
-import hashlib
-import io
 import re
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -37,7 +30,8 @@ import yaml
 
 from harness import vllm_sdist
 from tests.lib import REPO
-from tests.lib.importing import clean_env, gnu_patch
+from tests.lib.importing import gnu_patch
+from tests.lib.series import apply_like_gnu, check_applied, radpatch, revert_to_record
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import build_wheel
 
@@ -45,17 +39,6 @@ pytestmark = [pytest.mark.real, pytest.mark.network]
 
 FIXTURE = REPO / "tests" / "fixtures" / "series" / "omni-infer-vllm-0.9.0"
 VERSION = "0.9.0"
-
-
-def _radpatch(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "radpatch", "--python", str(python), *args],
-        capture_output=True,
-        text=True,
-        timeout=3600,
-        env=clean_env(),
-        check=False,
-    )
 
 
 def _vllm_files() -> dict[str, bytes]:
@@ -69,10 +52,6 @@ def _vllm_files() -> dict[str, bytes]:
                 assert data is not None
                 files[m.name[len(top) :]] = data.read()
     return files
-
-
-def _record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
 def test_a_real_vllm_series_imports_whole_and_applies_like_gnu_patch(tmp_path: Path) -> None:
@@ -98,7 +77,7 @@ def test_a_real_vllm_series_imports_whole_and_applies_like_gnu_patch(tmp_path: P
     changed = sorted(rel for rel in files if (gnu / rel).read_bytes() != files[rel])
 
     reg = tmp_path / "reg"
-    out = _radpatch(python, "import", *map(str, patches), "-p1", "--include=vllm/*.py", "--out", str(reg))
+    out = radpatch(python, "import", *map(str, patches), "-p1", "--include=vllm/*.py", "--out", str(reg))
     assert out.returncode == 0, out.stderr
     left_out = re.findall(r"^  left out: (\S+)", out.stdout, re.MULTILINE)
     assert left_out == ["b/requirements/common.txt"], out.stdout
@@ -108,27 +87,11 @@ def test_a_real_vllm_series_imports_whole_and_applies_like_gnu_patch(tmp_path: P
     stacked = [n for n, e in entries.items() if e.get("requires")]
     assert len(stacked) >= 10, stacked
 
-    applied = _radpatch(python, "--registry", str(reg), "apply", *names)
-    assert applied.returncode == 0, applied.stderr
-    same_bytes = 0
-    for rel in changed:
-        mine, theirs = (site / rel).read_bytes(), (gnu / rel).read_bytes()
-        assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse(theirs)), rel
-        same_bytes += mine == theirs
+    same_bytes = apply_like_gnu(python, reg, names, site, gnu, changed)
     print(
         f"\nomni-infer vLLM {VERSION} series: {len(patches)} patch files, {len(entries)} entries "
         f"({len(stacked)} stacked), {sum(len(e['rewrites']) for e in entries.values())} rewrites, "
         f"{len(changed)} files; AST-equal to GNU patch: {len(changed)}, byte-equal: {same_bytes}"
     )
-
-    status = _radpatch(python, "--registry", str(reg), "status", "--check", *names)
-    assert status.returncode == 0, status.stdout + status.stderr
-    states = {ln.split()[0]: ln.split()[1] for ln in status.stdout.splitlines()[1:] if ln.strip()}
-    assert states == {n: "applied" for n in names}, status.stdout
-
-    reverted = _radpatch(python, "--registry", str(reg), "revert", *names)
-    assert reverted.returncode == 0, reverted.stderr
-    (dist_info,) = site.glob("vllm-*.dist-info")
-    record = {r[0]: r[1] for r in csv.reader(io.StringIO((dist_info / "RECORD").read_text())) if len(r) > 1}
-    for rel in changed:
-        assert (site / rel).read_bytes() == pristine[rel] and record[rel] == _record_hash(pristine[rel]), rel
+    check_applied(python, reg, names)
+    revert_to_record(python, reg, names, site, "vllm", {rel: pristine[rel] for rel in changed})

@@ -10,14 +10,10 @@ The modules are the ones whose upstream change imports into operations the engin
 
 from __future__ import annotations
 
-import ast
-import base64
-import hashlib
 import json
 import random
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +21,7 @@ import yaml
 
 from harness import vllm_cpu
 from tests.lib.importing import edit, gnu_patch
+from tests.lib.series import apply_like_gnu, check_applied, radpatch, revert_to_record
 
 pytestmark = pytest.mark.real
 
@@ -48,10 +45,6 @@ def _site(python: Path) -> Path:
     return vllm_cpu.site_packages(vllm_cpu.venv_of(python))
 
 
-def _record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
 def _diff(work: Path, rel: str, before: str, after: str) -> str:
     for side, text in (("a", before), ("b", after)):
         (work / side / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -59,16 +52,6 @@ def _diff(work: Path, rel: str, before: str, after: str) -> str:
     out = subprocess.run(["diff", "-u", f"a/{rel}", f"b/{rel}"], cwd=work, capture_output=True, text=True, check=False)
     assert out.returncode == 1, out.stderr
     return out.stdout
-
-
-def _radpatch(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "radpatch", "--python", str(python), *args],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
 
 
 def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_path: Path) -> None:
@@ -96,7 +79,7 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
         assert done.returncode == 0, done.stdout + done.stderr
 
     reg = tmp_path / "reg"
-    out = _radpatch(python, "import", *map(str, patches), "-p1", "--out", str(reg))
+    out = radpatch(python, "import", *map(str, patches), "-p1", "--out", str(reg))
     assert out.returncode == 0, out.stderr
     names = [p.stem for p in patches]
     entries = {n: yaml.safe_load((reg / f"{n}.yaml").read_text()) for n in names}
@@ -104,26 +87,16 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
     assert entries[names[-1]]["requires"] == [names[0]] and all("requires" not in entries[n] for n in names[:-1])
 
     # apply in the order `requires:` gives (the stacked patch last, whatever the command line says)
-    applied = _radpatch(python, "--registry", str(reg), "apply", *reversed(names))
-    assert applied.returncode == 0, applied.stderr
-    same_bytes = 0
-    for rel in MODULES:
-        mine, theirs = (site / rel).read_text(), (expected / rel).read_text()
-        assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse(theirs)), rel
-        same_bytes += mine == theirs
+    same_bytes = apply_like_gnu(python, reg, list(reversed(names)), site, expected, MODULES)
     print(
         f"\nupstream series: {len(MODULES)} vLLM modules, "
         f"{sum(len(e['rewrites']) for e in entries.values())} rewrites; "
         f"AST-identical to GNU patch: {len(MODULES)}, byte-identical: {same_bytes}"
     )
-    assert _radpatch(python, "--registry", str(reg), "status", "--check", *names).returncode == 0
-    refused = _radpatch(python, "--registry", str(reg), "revert", names[0])  # the stacked one requires it
+    check_applied(python, reg, names)
+    refused = radpatch(python, "--registry", str(reg), "revert", names[0])  # the stacked one requires it
     assert refused.returncode == 1 and f"{names[-1]} is applied and requires it" in refused.stderr
-    reverted = _radpatch(python, "--registry", str(reg), "revert", *names)
-    assert reverted.returncode == 0, reverted.stderr
-    record = next(site.glob("vllm*.dist-info")).joinpath("RECORD").read_text()
-    for rel, data in pristine.items():
-        assert (site / rel).read_bytes() == data and f"{rel},{_record_hash(data)}," in record
+    revert_to_record(python, reg, names, site, "vllm", pristine)
 
 
 def test_the_matrix_of_an_imported_series_across_0_27_to_0_33(tmp_path: Path) -> None:
@@ -138,9 +111,9 @@ def test_the_matrix_of_an_imported_series_across_0_27_to_0_33(tmp_path: Path) ->
         p.write_text(_diff(tmp_path / "d" / str(n), rel, (site / rel).read_text(), (upstream / rel).read_text()))
         patches.append(p)
     reg = tmp_path / "reg"
-    out = _radpatch(python, "import", *map(str, patches), "-p1", "--out", str(reg))
+    out = radpatch(python, "import", *map(str, patches), "-p1", "--out", str(reg))
     assert out.returncode == 0, out.stderr
-    r = _radpatch(python, "--registry", str(reg), "verify", "--all", "--versions", ">=0.27.0,<0.34", "--json")
+    r = radpatch(python, "--registry", str(reg), "verify", "--all", "--versions", ">=0.27.0,<0.34", "--json")
     data = json.loads(r.stdout)
     cells = {(m["patch"], c["version"]): c for m in data["matrix"] for c in m["cells"]}
     versions = sorted({v for _, v in cells}, key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))

@@ -28,6 +28,21 @@ FILES = {
     "icimp/inner/__init__.py": "",
     "icimp/inner/deep.py": "Z = 3\n",
     "icdep/__init__.py": "DEP = 1\n",
+    # a package __init__ with a module __getattr__ (as vllm/__init__.py has): attributes, not submodules
+    "iclazy/__init__.py": "def __getattr__(name):\n    return name\n",
+    "iclazy/real.py": "R = 1\n",
+    # a package __init__ that extends its own __path__: its submodules may be anywhere
+    "icpath/__init__.py": "import os\n__path__.append(os.path.join(os.path.dirname(__file__), 'more'))\n",
+    "icpath/more/extra.py": "E = 1\n",
+    # a plain module that serves submodules through an import hook, as six serves six.moves
+    "icsix.py": (
+        "import sys, types\n\n\nclass _Finder:\n    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'icsix.moves':\n            import importlib.util\n"
+        "            return importlib.util.spec_from_loader(name, self)\n        return None\n\n"
+        "    def create_module(self, spec):\n        return types.ModuleType(spec.name)\n\n"
+        "    def exec_module(self, module):\n        module.M = 1\n\n\nsys.meta_path.append(_Finder())\n"
+    ),
+    "icplain.py": "P = 1\n",
 }
 # the import added at the top of icimp/core.py -> whether the proof cannot tell (it must pass then)
 IMPORTS = {
@@ -54,6 +69,16 @@ IMPORTS = {
     "from icdep import nosuch": False,
     "from rp_not_installed_xyz import a": False,
     "from icimp.lazy import anything": True,  # a module __getattr__ provides any name
+    "from iclazy import anything": True,  # ... and any attribute of a package
+    "import iclazy.nosuch": False,  # but never a submodule: `import pkg.sub` searches pkg.__path__
+    "from iclazy.nosuch import x": False,
+    "import iclazy.real": False,
+    "from iclazy.real import R": False,
+    "import icpath.extra": True,  # an __init__ that edits __path__ finds submodules elsewhere
+    "import icpath.nosuch": True,
+    "from icsix.moves import M": True,  # a module that installs an import hook may serve submodules
+    "import icsix.moves": True,
+    "import icplain.nosuch": False,  # a plain module has no submodules
     "from os import nosuch_name": True,  # os binds names dynamically (a star import from posix)
     "try:\n    import rp_not_installed_xyz\nexcept ImportError:\n    pass": False,
     "if os.environ.get('RP_NEVER_SET'):\n    import rp_not_installed_xyz": False,

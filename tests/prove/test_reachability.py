@@ -89,7 +89,9 @@ def reached_lines(source: str) -> set[int]:
 
 
 def unreachable(before: str, after: str) -> list[str]:
-    return placement.unreachable_changes(placement.placement(ast.parse(before)), placement.placement(ast.parse(after)))
+    return placement.unreachable_changes(
+        placement.placement(ast.parse(before), before), placement.placement(ast.parse(after), after)
+    )
 
 
 CASES = [
@@ -116,3 +118,41 @@ def test_code_the_original_already_had_after_a_return_does_not_count() -> None:
     assert unreachable(before, before.replace("return x", "return x + 1")) == []
     # ... but changing that dead code is a change that never runs
     assert unreachable(before, before.replace("y = 1", "y = 2")) != []
+
+
+EXITS = [(e, b) for e in [*ENDINGS, *LOOP_ENDINGS] for b in BLOCKS if not {**ENDINGS, **LOOP_ENDINGS}[e][1]]
+EXITS = [(e, b) for e, b in EXITS if e not in LOOP_ENDINGS or b == "loop"]
+
+
+@pytest.mark.parametrize(("ending", "block"), EXITS, ids=["-".join(c) for c in EXITS])
+@pytest.mark.parametrize("kept", list(INSERTED))
+def test_an_early_exit_the_patch_adds_before_the_originals_code_is_its_meaning(
+    ending: str, block: str, kept: str
+) -> None:
+    """A Debian CVE backport adds a `raise` and leaves the install's next line behind it: the
+    original's statement the exit now skips is what the patch means, not code it adds. Code the
+    patch adds there, or an original statement it changes there, still never runs: refused."""
+    indent = "        " if BLOCKS[block] else "    "
+    original = INSERTED[kept].format(I=indent)
+    head = "import contextlib\n\n\ndef f(x):\n" + BLOCKS[block]
+    tail = "    return 0\n" * bool(BLOCKS[block])
+    exit_ = {**ENDINGS, **LOOP_ENDINGS}[ending][0].format(I=indent)
+    before = head + original + tail
+    after = head + exit_ + original + tail
+    first = len((head + exit_).splitlines()) + 1
+    assert first not in reached_lines(after)  # the original's code no longer runs: the exit's meaning
+    assert unreachable(before, after) == [], after
+    added = head + exit_ + original + f"{indent}z = 3\n" + tail
+    found = unreachable(before, added)
+    assert len(found) == 1 and f"its code at line {first + len(original.splitlines())} " in found[0], found
+    changed = (
+        head
+        + exit_
+        + original.replace("1", "7")
+        .replace("2", "8")
+        .replace("os", "sys")
+        .replace("Local", "Other")
+        .replace("[x]", "[x, x]")
+        + tail
+    )
+    assert changed != after and unreachable(before, changed) != [], changed

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -406,3 +407,240 @@ TestStateModel.settings = settings(
 @pytest.fixture(autouse=True)
 def _no_fault(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RADPATCH_FAULT", raising=False)
+
+
+# --- created modules and adoption --------------------------------------------------------------
+# A second machine: `n` creates stk/made.py (create_module), `s` (requires: [n]) changes it, and
+# `a` rewrites stk/core.py; the steps add to apply, revert and reinstall a hand edit that makes a
+# file equal to a patch's result before radpatch records it (the file `a` would write, in another
+# layout; the module `n` would create), which `apply` then adopts: recorded, not written. The
+# distribution is installed from its wheel, which `apply --wheel` reads RECORD's bytes from.
+
+MADE = "stk/made.py"
+CORE = "stk/core.py"
+MADE_CODE = "def h(v):\n    return v * 2\n"
+MADE_CHANGED = "def h(v):\n    return v * 20\n"
+CORE_PATCHED = MODULE.replace("def fa(v):\n    return v + 1\n", "def fa(v):\n    return v + 10\n")
+CORE_BY_HAND = MODULE.replace("def fa(v):\n    return v + 1\n", "def fa(v):\n    return v+10  # by hand\n")
+CORE_UNDONE = MODULE.replace("def fa(v):\n    return v + 1\n", "def fa(v):\n    return v+1  # by hand\n")
+CREATED = ("n", "s", "a")
+ENTRIES = {
+    "n": """\
+        summary: s
+        description: creates stk.made
+        distribution: stk
+        supported: ">=1.0,<2"
+        modules:
+          made: stk.made
+        rewrites:
+          - id: create
+            file: made
+            create_module: {content: made.py}
+        """,
+    "s": """\
+        summary: s
+        description: changes the module n creates
+        distribution: stk
+        supported: ">=1.0,<2"
+        requires: [n]
+        modules:
+          made: stk.made
+        rewrites:
+          - id: r
+            file: made
+            replace: {scope: h, find: v * 2, with: v * 20}
+        """,
+    "a": """\
+        summary: s
+        description: changes fa
+        distribution: stk
+        supported: ">=1.0,<2"
+        modules:
+          core: stk.core
+        rewrites:
+          - id: r
+            file: core
+            replace: {scope: fa, find: v + 1, with: v + 10}
+        """,
+}
+
+
+@dataclass
+class CreatedModel:
+    """The files (None: no file) and which patches radpatch has recorded."""
+
+    core: str = MODULE
+    made: str | None = None
+    recorded: set[str] = field(default_factory=set)
+    linked: str = ""  # the bytes `a`'s link says radpatch left (wrote, or adopted as they were)
+
+    def by_hand(self) -> bool:
+        """`s`'s module written by hand, neither `n` nor `s` recorded: both read drifted until an
+        apply of `s` adopts the two (state.md: an unrecorded file carrying a patch's result reads
+        drifted, or applied by its code); `n`'s own result is not that file."""
+        return self.made == MADE_CHANGED and not {"n", "s"} & self.recorded
+
+    def state(self, p: str) -> str:
+        if p in ("n", "s") and self.by_hand():
+            return "drifted"
+        if p == "a":
+            on = self.core in (CORE_PATCHED, CORE_BY_HAND)
+        elif p == "n":
+            on = self.made is not None
+        else:
+            on = self.made == MADE_CHANGED
+        return "applied" if on else "not-applied"
+
+    def apply(self, names: list[str]) -> bool:
+        """Every apply here succeeds: `s` brings its requirement `n`; a file that carries the
+        result already (by hand) is adopted, its bytes kept; the rest are written."""
+        todo = set(names) | ({"n"} if "s" in names else set())
+        if self.by_hand() and "s" not in todo and "n" in todo:
+            return False
+        if "n" in todo and self.made is None:
+            self.made = MADE_CODE
+        if "s" in todo and self.made == MADE_CODE:
+            self.made = MADE_CHANGED
+        if "a" in todo and self.state("a") == "not-applied":
+            self.core = self.linked = CORE_PATCHED
+        elif "a" in todo and "a" not in self.recorded:
+            self.linked = self.core  # adopted
+        self.recorded |= todo
+        return True
+
+    def revert(self, names: list[str]) -> bool:
+        """Refused when `n` would come off under an applied `s` not named too, and for a patch
+        applied by hand that radpatch never recorded (it wrote nothing to take off: `radpatch
+        restore` is the way back); else each recorded patch comes off (`a` to RECORD's bytes,
+        even when adopted; `n`'s file deleted)."""
+        if "n" in names and "s" not in names and self.state("s") == "applied":
+            return False
+        if any(self.state(p) == "drifted" for p in names):
+            return False
+        if any(self.state(p) == "applied" and p not in self.recorded for p in names):
+            return False
+        if "s" in names and self.made == MADE_CHANGED:
+            self.made = MADE_CODE
+        if "n" in names and self.made is not None:
+            self.made = None
+        if "a" in names and self.state("a") == "applied":
+            # the kept original (RECORD's bytes) when the file is as the link left it; else the
+            # structural inverse, which keeps the layout edits (the hand edit after a reinstall)
+            self.core = MODULE if self.core == self.linked else CORE_UNDONE
+        self.recorded -= set(names)
+        return True
+
+    def reinstall(self) -> None:
+        """RECORD's files back; the created module is no file of RECORD's: pip leaves it. `a`'s
+        record stays (its link void): a file made to carry `a`'s code again by hand then reads as
+        radpatch's, with a layout edit (the walk finds the link by its code hash)."""
+        self.core = MODULE
+
+
+class CreatedMachine(RuleBasedStateMachine):
+    """radpatch on a fake site-packages installed from a wheel, step by step, against CreatedModel."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from tests.lib.wheels import build_wheel
+
+        self.tmp = Path(tempfile.mkdtemp(prefix="radpatch-created-"))
+        self.site = self.tmp / "site-packages"
+        self.registry = self.tmp / "registry"
+        self.model = CreatedModel()
+        self.log: list[str] = []
+        self.wheel = build_wheel(self.tmp / "wheels", "stk", "1.0", {"stk/__init__.py": "", CORE: MODULE})
+        with zipfile.ZipFile(self.wheel) as zf:
+            zf.extractall(self.site)
+        self.registry.mkdir()
+        for p, text in ENTRIES.items():
+            (self.registry / f"{p}.yaml").write_text(textwrap.dedent(text))
+        (self.registry / "made.py").write_text(MADE_CODE)
+        sys.path.insert(0, str(self.site))
+
+    def teardown(self) -> None:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(self.site))
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def radpatch(self, *argv: str) -> tuple[int, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["--registry", str(self.registry), *argv])
+        return code, out.getvalue() + err.getvalue()
+
+    def files(self) -> tuple[str, str | None]:
+        made = self.site / MADE
+        return (self.site / CORE).read_text(), made.read_text() if made.exists() else None
+
+    def run(self, argv: list[str], ok: bool) -> None:
+        self.log.append(" ".join(argv))
+        before = self.files()
+        code, out = self.radpatch(*argv)
+        assert code in (0, 1), f"{argv}: exit {code}: {out}\n{self.log}"
+        assert (code == 0) == ok, f"{argv}: exit {code}, the model says {ok}: {out}\n{self.log}"
+        if code == 1:
+            assert "Traceback" not in out and self.files() == before, f"a refused {argv} changed a file: {out}"
+
+    @rule(names=st.lists(st.sampled_from(CREATED), min_size=1, max_size=3, unique=True))
+    def apply(self, names: list[str]) -> None:
+        trial = replace(self.model, recorded=set(self.model.recorded))
+        ok = trial.apply(names)
+        self.run(["apply", *names, "--wheel", str(self.wheel)], ok)
+        if ok:
+            self.model = trial
+
+    @rule(names=st.lists(st.sampled_from(CREATED), min_size=1, max_size=3, unique=True))
+    def revert(self, names: list[str]) -> None:
+        trial = replace(self.model, recorded=set(self.model.recorded))
+        ok = trial.revert(names)
+        self.run(["revert", *names], ok)
+        if ok:
+            self.model = trial
+
+    @rule()
+    def reinstall(self) -> None:
+        """pip install --force-reinstall: RECORD's files back, other files and `.radpatch/` left."""
+        self.log.append("reinstall")
+        with zipfile.ZipFile(self.wheel) as zf:
+            zf.extract(CORE, self.site)
+        self.model.reinstall()
+
+    @precondition(lambda self: self.model.state("a") == "not-applied")
+    @rule()
+    def hand_patch_core(self) -> None:
+        """The install made equal to `a`'s result by hand (another layout), with no record of it."""
+        self.log.append("hand-patch core")
+        (self.site / CORE).write_text(CORE_BY_HAND)
+        self.model.core = CORE_BY_HAND
+
+    @precondition(lambda self: self.model.made is None)
+    @rule(changed=st.booleans())
+    def hand_create(self, changed: bool) -> None:
+        """The module `n` creates (or that module as `s` changes it), written by hand, with no record of it."""
+        self.log.append(f"hand-create made{' changed' if changed else ''}")
+        text = MADE_CHANGED if changed else MADE_CODE
+        (self.site / MADE).write_text(text)
+        self.model.made = text
+
+    @invariant()
+    def states_and_bytes_agree(self) -> None:
+        code, out = self.radpatch("status", "--json", *CREATED)
+        assert code == 0, out
+        found = json.loads(out)
+        seen = {s["patch"]: s["state"] for s in found}
+        want = {p: self.model.state(p) for p in CREATED}
+        assert seen == want, f"status {seen}, model {want}\n{self.log}"
+        mine = {s["patch"] for s in found if s["state"] == "applied" and s["recorded_digest"] is not None}
+        assert mine == {p for p in self.model.recorded if want[p] == "applied"}, f"recorded {mine}\n{self.log}"
+        assert self.files() == (self.model.core, self.model.made), f"{self.files()}\n{self.log}"
+
+
+TestCreatedModules = CreatedMachine.TestCase
+TestCreatedModules.settings = settings(
+    max_examples=int(os.environ.get("RADPATCH_MODEL_EXAMPLES", "12")),
+    stateful_step_count=10,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=os.environ.get("RADPATCH_MODEL_SEED") is None,
+)

@@ -49,7 +49,7 @@ from __future__ import annotations
 import ast
 import gc
 
-from .imports import Lookup, missing_imports, path_lookup
+from .imports import Lookup, introduced_missing, missing_imports, path_lookup
 from .problem import (
     CLASS_ATTRIBUTE,
     DELETED,
@@ -95,6 +95,7 @@ __all__ = [
     "current_runtime",
     "imported_modules",
     "introduced",
+    "introduced_missing",
     "missing_imports",
     "missing_modules",
     "module_of",

@@ -7,6 +7,10 @@ files is unknown and passes: an extension module, a module that binds names dyna
 import, a module `__getattr__`, `globals()`, `sys.modules`, `__path__` edits), a name an import
 hook may provide (an editable install's finder, a .pth that names it), and the modules the patch
 itself changes or creates (their planned text is not the file on disk).
+
+introduced_missing is what the names step asks: the new missing imports less those that are not the
+patch's failure (a module the install already expects, a name or module of the patched package's
+own that entries applied before it in the same run may add).
 """
 
 from __future__ import annotations
@@ -14,12 +18,15 @@ from __future__ import annotations
 import ast
 import importlib.machinery
 import os
-from collections.abc import Callable, Collection
+import re
+import sys
+from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
 from typing import Any
 
 from .problem import MISSING_MODULE, MISSING_NAME, Problem
 from .scopes import Collector
-from .target_stdlib import unguarded_imports
+from .target_stdlib import ADDED_SINCE_310, unguarded_imports
 
 # (module, None): is there such a module?  (module, name): does it bind `name` or have that submodule?
 # True / False, or None when the files cannot tell.
@@ -122,8 +129,10 @@ def path_lookup(paths: list[str]) -> Lookup:
                 p = spec(parent)
                 if p is None or p is _UNKNOWN:
                     result = p
-                elif not p.submodule_search_locations or binds(parent) is _UNKNOWN:
-                    result = None if not p.submodule_search_locations else _UNKNOWN
+                elif _finds_submodules_itself(getattr(p, "origin", None)):
+                    result = _UNKNOWN  # six.moves: a module that installs an import hook serves its own
+                elif not p.submodule_search_locations:
+                    result = None
                 else:
                     result = importlib.machinery.PathFinder.find_spec(dotted, list(p.submodule_search_locations))
         except (ImportError, OSError, ValueError):
@@ -183,6 +192,31 @@ def _hooked(name: str, paths: list[str]) -> bool:
     return False
 
 
+def _finds_submodules_itself(origin: object) -> bool:
+    """Whether a module (a package's `__init__`, or a plain module like six) may change where its
+    submodules are found (`__path__`, `sys.modules`, the import system's hooks), or cannot be read.
+    A module `__getattr__` or `globals()` binds attributes, never a submodule: `import pkg.sub`
+    searches `pkg.__path__`."""
+    if not isinstance(origin, str) or not origin.endswith(".py"):
+        return origin not in (None, "namespace")
+    try:
+        with open(origin, "rb") as fh:
+            data = fh.read(_MAX_SOURCE + 1)
+        if len(data) > _MAX_SOURCE:
+            return True
+        tree = ast.parse(data)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
+            return True  # it may bind __path__
+        if isinstance(n, ast.Name) and n.id in ("__path__", "extend_path"):
+            return True
+        if isinstance(n, ast.Attribute) and n.attr in ("modules", "__path__", "meta_path", "path_hooks", "extend_path"):
+            return True
+    return False
+
+
 def _bindings(path: str) -> Any:
     """The names module `path` binds at module level (or declares `global` in a function); _UNKNOWN
     when it binds names dynamically or cannot be read."""
@@ -208,3 +242,100 @@ def _bindings(path: str) -> Any:
     for s in scopes.values():
         names |= s.globals_
     return frozenset(names)
+
+
+def introduced_missing(
+    before: bytes,
+    after: bytes,
+    module: tuple[str, bool] | None,
+    paths: list[str],
+    version: tuple[int, int],
+    own: Collection[str],
+    follows: bool,
+    read_head: Callable[[Path], Iterable[str]],
+) -> list[Problem]:
+    """New unguarded imports of what the target's import path `paths` lacks (missing_imports), looked
+    up without importing, that are the patch's failure. `own`: the modules whose planned text is not
+    on disk (the patch's own), never judged by their files. `follows`: the patch requires entries
+    applied before it in the same run, which may add names (no `from` import's names are judged) and
+    modules of its package. `read_head`: the lines of a metadata file from its start (a regular file
+    only), for the requirements installed distributions declare."""
+    if before == after:
+        return []
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lookup = path_lookup(paths)
+    if follows:
+        lookup = _modules_only(lookup)
+    stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
+    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own)
+    package = module[0].split(".")[0] if module else None
+    if package:  # the package's own modules may be changed by the entries applied before it in the same run
+        found = [p for p in found if p.kind != MISSING_NAME or _top(p.detail) != package.lower()]
+    if not any(p.kind == MISSING_MODULE for p in found):
+        return found
+    shared = _expected_modules(old, paths, read_head)
+    # only a missing top-level module (a dotted name is a submodule or package the files can tell)
+    found = [p for p in found if p.kind != MISSING_MODULE or "." in p.name or _top(p.name) not in shared]
+    if follows and package:  # its requirements may create modules of its own package: not told by files
+        found = [p for p in found if p.kind != MISSING_MODULE or _top(p.name) != package.lower()]
+    if package:  # what the distribution's own modules already import, it already needs
+        found = [
+            p
+            for p in found
+            if p.kind != MISSING_MODULE or "." in p.name or not _package_imports(paths, package, p.name)
+        ]
+    return found
+
+
+def _modules_only(lookup: Lookup) -> Lookup:
+    return lambda module, name: lookup(module, None) if name is None else None
+
+
+def _package_imports(paths: list[str], package: str, module: str) -> bool:
+    """Whether any module of `package` (on the target's path) imports `module`'s top-level module:
+    read as text, only when a new import names a module the target lacks."""
+    top = module.split(".")[0]
+    pattern = re.compile(rf"^[ \t]*(?:import|from)[ \t]+{re.escape(top)}\b", re.MULTILINE)
+    for root in paths:
+        home = Path(root) / package
+        if not home.is_dir():
+            continue
+        for file in home.rglob("*.py"):
+            try:
+                if pattern.search(file.read_text("utf-8", "replace")):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def _top(dotted: str) -> str:
+    return dotted.split(".")[0].lower().replace("-", "_")
+
+
+_REQUIRES = re.compile(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
+
+
+def _expected_modules(
+    before: ast.Module, paths: list[str], read_head: Callable[[Path], Iterable[str]]
+) -> frozenset[str]:
+    """Top-level modules whose absence is the install's failure, not the patch's: those the unpatched
+    module already imports, and those an installed distribution declares it requires (Requires-Dist;
+    a target installed without its dependencies fails to import them patched or not)."""
+    out = {_top(a.name) for n in ast.walk(before) if isinstance(n, ast.Import) for a in n.names}
+    out |= {_top(n.module) for n in ast.walk(before) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+    for root in paths:
+        try:
+            metas = [*Path(root).glob("*.dist-info/METADATA"), *Path(root).glob("*.egg-info/PKG-INFO")]
+        except OSError:
+            continue
+        for meta in metas:
+            try:
+                head = "".join(read_head(meta))
+            except OSError:
+                continue
+            out |= {_top(m) for m in _REQUIRES.findall(head)}
+    return frozenset(out)

@@ -53,11 +53,16 @@ class Placement:
     dead: dict[tuple[str, str, int], DeadDef]
     unreachable: tuple[Unreachable, ...] = ()
     stored: dict[tuple[str, str, int], DeadDef] = field(default_factory=dict)  # replaced by an attribute store
+    source: str | bytes | None = None  # the version's text, parsed again only on a refusal path
 
 
-def placement(tree: ast.Module) -> Placement:
+def placement(tree: ast.Module, source: str | bytes | None = None) -> Placement:
     return Placement(
-        tuple(module_bindings(tree)), dead_definitions(tree), tuple(unreachable(tree)), stored_definitions(tree)
+        tuple(module_bindings(tree)),
+        dead_definitions(tree),
+        tuple(unreachable(tree)),
+        stored_definitions(tree),
+        source,
     )
 
 

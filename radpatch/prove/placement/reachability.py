@@ -85,19 +85,54 @@ def _breaks(stmts: list[ast.stmt]) -> bool:
     return False
 
 
+def statements_in(tree: ast.Module, scopes: set[str]) -> dict[tuple[str, str], int]:
+    """How often each statement (ast.dump) occurs in each of `scopes` (a def's own blocks, as
+    `unreachable` names them; nested defs are scopes of their own)."""
+    out: dict[tuple[str, str], int] = {}
+    stack: list[tuple[str, ast.AST]] = [("<module>", tree)]
+    while stack:
+        qual, node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt) and qual in scopes:
+                key = (qual, ast.dump(child))
+                out[key] = out.get(key, 0) + 1
+            if isinstance(child, DEFS):
+                stack.append((child.name if qual == "<module>" else f"{qual}.{child.name}", child))
+            elif isinstance(child, (ast.stmt, ast.ExceptHandler)) or type(child).__name__ == "match_case":
+                stack.append((qual, child))
+    return out
+
+
 def unreachable_changes(before: Placement, after: Placement) -> list[str]:
-    """Code the patch adds or changes where it can never run: after a return/raise/continue/break."""
+    """Code the patch adds or changes where it can never run: after a return/raise/continue/break.
+    A statement of the original that the patch leaves behind a new return or raise is the patch's
+    meaning (an early exit), not code it adds: it counts only when the original does not have it
+    in that scope (the original is parsed again only on this path)."""
     old: dict[tuple[str, str], int] = {}
     for u in before.unreachable:
         old[u.scope, u.dump] = old.get((u.scope, u.dump), 0) + 1
+    new = [u for u in after.unreachable if not _take(old, (u.scope, u.dump))]
+    if new and before.source is not None:
+        try:
+            had = statements_in(ast.parse(before.source), {u.scope for u in new})
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            had = {}
+        for u in before.unreachable:  # already matched above: not available again
+            if (u.scope, u.dump) in had:
+                had[u.scope, u.dump] -= 1
+        new = [u for u in new if not _take(had, (u.scope, u.dump))]
     out = []
-    for u in after.unreachable:
-        if old.get((u.scope, u.dump), 0):
-            old[u.scope, u.dump] -= 1
-            continue
+    for u in new:
         block = "at module level" if u.scope == "<module>" else f"in {u.scope}"
         out.append(
             f"its code at line {u.line} ({block}) is unreachable: line {u.after} returns, raises, breaks or "
             "continues before it, so it never runs"
         )
     return out
+
+
+def _take(counts: dict[tuple[str, str], int], key: tuple[str, str]) -> bool:
+    if counts.get(key, 0) > 0:
+        counts[key] -= 1
+        return True
+    return False

@@ -497,11 +497,12 @@ def function(module: cst.Module, qualname: str, offset: int = 0) -> tuple[Path_,
 MARK = "# radpatch: added import"
 
 
-def after_imports(src: Source) -> int:
+def after_imports(src: Source, limit: int | None = None) -> int:
     """Index into src.tops after which module-level additions go: after the last import that comes
-    before the first def/class (else after the docstring and `from __future__` imports)."""
+    before the first def/class (else after the docstring and `from __future__` imports); with
+    `limit`, only the statements before tops[limit] count."""
     at = 0
-    for i, t in enumerate(src.tops):
+    for i, t in enumerate(src.tops[:limit]):
         if t.name is not None:
             break
         node = src.readable(i)
@@ -588,6 +589,55 @@ def add_import(src: Source, statement: str) -> Source:
     node = ast.parse(statement.strip()).body[0]
     _clash(src, node)
     return insert_line(src, after_imports(src), f"{ast.unparse(node)}  {MARK}", Top(None, 0, 1, bound_names(node)))
+
+
+def imports_before_uses(original: Source, src: Source) -> Source:
+    """`src` (the entry's result on `original`) with each import line radpatch added there moved up
+    above the first module-level code that uses a name of it, when that code runs at import time
+    above the line after_imports chose (`import os / X = 1 / import sys`, and a later rewrite of the
+    same entry makes `X = json.dumps(1)`): after the last import before that code, else at the
+    head. Only then: an entry whose result the names proof would not refuse for this very reason
+    keeps the placement of after_imports, byte for byte. remove_import finds the line by its mark
+    wherever it is, so the inverse is unchanged."""
+    have = {line.strip() for line in original.lines if line.rstrip("\r\n").endswith(MARK)}
+    done: set[str] = set()
+    while True:
+        moved = _move_one(src, have | done)
+        if moved is None:
+            return src
+        src, line = moved
+        done.add(line)
+
+
+def _move_one(src: Source, skip: set[str]) -> tuple[Source, str] | None:
+    """Move the first added import line (not in `skip`) used above itself at import time; None when none is."""
+    import re
+
+    from radpatch.prove import names
+
+    later: list[names.Problem] | None = None
+    for i, t in enumerate(src.tops):
+        line = src.lines[t.start] if t.end - t.start == 1 else ""
+        if not line.rstrip("\r\n").endswith(MARK) or line.strip() in skip or not t.binds:
+            continue
+        if src.line_start(i) != i or src.line_end(i) != i + 1:
+            continue  # not a line of its own: not one radpatch wrote
+        above = src.text_of(0, t.start)
+        if not any(re.search(rf"\b{re.escape(n)}\b", above) for n in t.binds):
+            continue
+        if later is None:
+            try:
+                later = [p for p in names.problems(src.text) if p.kind == names.LATER]
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None  # the proof says why
+        uses = [p.line for p in later if p.name in t.binds and p.line <= t.start]
+        if not uses:
+            continue
+        first = min(uses)
+        k = next(j for j, u in enumerate(src.tops) if u.end >= first)
+        kept = src.splice_lines(t.start, t.end, i, i + 1, "", ())
+        return insert_line(kept, after_imports(kept, k), line.rstrip("\r\n"), Top(None, 0, 1, t.binds)), line.strip()
+    return None
 
 
 def remove_import(src: Source, statement: str) -> Source:

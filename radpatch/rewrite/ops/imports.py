@@ -1,5 +1,7 @@
 """add_import: one import line after the module's imports, unless the module already imports
-the same names from the same place (then nothing changes).
+the same names from the same place (then nothing changes). When the entry's own later rewrites use
+the name at import time above that line (a late import below module-level code), the runner moves
+the line above that use (ops/common.py: imports_before_uses).
 
 The line ends with `# radpatch: added import`, so the inverse removes exactly the line radpatch
 added and never an import the module had of its own (ops/common.py: insert_definitions adds a

@@ -1,0 +1,196 @@
+"""Adopt: a file radpatch has no record of that already carries a patch's result (someone applied
+it by hand, or with sed or `patch`) is recorded as applied without being written, when the patch
+run on its RECORD bytes (read from the wheel, only on this path) is its code (AST-equal). The
+proof that decides it, run by `apply` before it plans anything else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
+from radpatch.install.environment import Installed, PythonEnv
+from radpatch.prove import plan
+from radpatch.prove.steps import ast_equal
+from radpatch.registry.model import Patch, creates
+from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
+from radpatch.state.record import Store
+
+Say = Callable[[str], None]
+# the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
+# and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
+WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
+
+
+@dataclass(frozen=True)
+class Adopted:
+    files: dict[Path, plan.FileChange]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
+    where: str  # where the RECORD bytes came from (the wheel)
+    created: frozenset[Path] = frozenset()  # modules the patch creates: their state before is no file
+
+
+def adoption(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    redo: list[str],
+    env: PythonEnv,
+    wheel: WheelBytes | None,
+    say: Say,
+) -> dict[str, Adopted]:
+    """The patches whose files already carry their result, planned on the files' RECORD bytes.
+
+    A candidate: no record of radpatch's, read `drifted` or applied (by its code), each such file
+    with no link of radpatch's and a sha256 in RECORD, or a module the patch creates (its state
+    before is no file: no wheel is read for it). Per file, the candidates run in order on its
+    RECORD bytes (with every proof step); the file is adopted when the result is its code (AST-equal).
+    Otherwise the run is refused (the file is neither as installed nor the result: restore it).
+    Without the RECORD bytes (no wheel, no index), a drifted candidate is refused, saying what to
+    give; an applied one stays as it was (applied by its code, not recorded)."""
+    # a module a patch of the run creates, which another one changes: no file before either
+    created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
+    todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
+    todo = {n: fs for n, fs in todo.items() if fs}
+    if not todo:
+        return {}
+    pristine, where = _pristine(states, todo, wheel, say, created)
+    out: dict[str, Adopted] = {}
+    by_path: dict[Path, list[tuple[str, FileState]]] = {}
+    for name, files in todo.items():
+        if name in pristine:
+            for f in files:
+                by_path.setdefault(f.path, []).append((name, f))
+    planned: dict[str, dict[Path, plan.FileChange]] = {}
+    made: dict[Path, str] = {}  # a file no file was before -> the candidate that creates it (the first)
+    for path, users in by_path.items():
+        first = pristine[users[0][0]][path]
+        if first is None:
+            made[path] = users[0][0]
+        data = first or b""
+        steps: list[tuple[str, plan.FileChange]] = []
+        try:
+            for name, f in users:
+                change = plan.plan(states[name].patch, f.rewrites, f.module, path, data, env)
+                steps.append((name, change))
+                data = change.after
+        except RefusedError as exc:
+            raise _not_adopted(
+                states, [n for n, _ in users], users[0][1].relpath, f"on its RECORD bytes: {exc.message}"
+            )
+        disk = users[-1][1].data
+        if not ast_equal(data, disk):
+            rel = users[0][1].relpath
+            why = f"{rel}'s code is not what the patch makes of its RECORD bytes ({_other_edits(data, disk)})"
+            if first is None:
+                why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
+            raise _not_adopted(states, [n for n, _ in users], rel, why)
+        last = steps[-1]
+        steps[-1] = (last[0], replace(last[1], after=disk, pyc=None))
+        for name, change in steps:
+            planned.setdefault(name, {})[path] = change
+    for name in todo:
+        if name in planned:
+            out[name] = Adopted(planned[name], where[name], frozenset(p for p in planned[name] if made.get(p) == name))
+    return out
+
+
+def _other_edits(result: bytes, disk: bytes) -> str:
+    """Where the file differs from the patch's result on its RECORD bytes, as the file's lines."""
+    import difflib
+
+    ours, theirs = result.decode("utf-8", "replace").splitlines(), disk.decode("utf-8", "replace").splitlines()
+    spans = [
+        (j1 + 1, max(j2, j1 + 1))
+        for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, ours, theirs, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans[:5]) + (", ..." if len(spans) > 5 else "")
+    return f"other edits at line{'s' if len(spans) > 1 or spans and spans[0][0] != spans[0][1] else ''} {shown}"
+
+
+def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[FileState]:
+    """The files of a patch that `apply` may adopt (none: the patch is not a candidate)."""
+    if ps.record is not None or ps.declined or ps.root is None or ps.state not in (State.DRIFTED, State.APPLIED):
+        return []
+    store = Store(ps.root)
+    files = [f for f in ps.files if f.state is not State.NOT_APPLIED]
+    if not files or any(
+        store.chain(f.relpath) or f.record_match or _needs_wheel(f, created) and not f.record_sha256 for f in files
+    ):
+        return []
+    return files
+
+
+def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
+    """The file's state before the patch is its RECORD bytes (not a module the patch, or another
+    patch of the run, creates)."""
+    return not ((creates(f.rewrites) or f.path in created) and f.record_sha256 is None)
+
+
+def _pristine(
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    wheel: WheelBytes | None,
+    say: Say,
+    created: frozenset[Path] = frozenset(),
+) -> tuple[dict[str, dict[Path, bytes | None]], dict[str, str]]:
+    """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
+    candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left.
+    A module the patch creates has no RECORD bytes: None (no file), and no wheel is read for it."""
+    got: dict[str, dict[Path, bytes | None]] = {}
+    where: dict[str, str] = {}
+    by_dist: dict[Path, list[str]] = {}
+    for name in todo:
+        dist = states[name].dist
+        assert dist is not None
+        by_dist.setdefault(dist.dist_info, []).append(name)
+    for names in by_dist.values():
+        dist = states[names[0]].dist
+        assert dist is not None
+        rels = list(dict.fromkeys(f.relpath for n in names for f in todo[n] if _needs_wheel(f, created)))
+        if not rels:
+            for n in names:
+                got[n] = {f.path: None for f in todo[n]}
+                where[n] = ""
+            continue
+        try:
+            if wheel is None:
+                raise _NoWheel("no wheel to read the installed files' RECORD bytes from")
+            data, source = wheel(dist, rels)
+        except RadpatchError as exc:
+            for n in names:
+                ps = states[n]
+                if ps.state is State.DRIFTED or not isinstance(exc, (EnvironmentProblem, _NoWheel)):
+                    what = f"drifted: {ps.reason}" if ps.state is State.DRIFTED else "applied by its code, not recorded"
+                    raise RefusedError(
+                        f"{n}: cannot apply: {what}; to adopt a file that already carries the "
+                        f"patch, radpatch needs its RECORD bytes: {exc.message}",
+                        f"give the wheel {dist.name} {dist.version} was installed from: radpatch apply --wheel FILE "
+                        f"{n} (or let radpatch reach the package index); or {reinstall_hint(ps)}",
+                    )
+                say(
+                    f"{n}: applied (by its code), but not recorded: not adopted ({exc.message}); to record it, "
+                    f"give the wheel {dist.name} {dist.version} was installed from: radpatch apply --wheel FILE {n}"
+                )
+            continue
+        for n in names:
+            got[n] = {f.path: data[f.relpath] if _needs_wheel(f, created) else None for f in todo[n]}
+            where[n] = source
+    return got, where
+
+
+class _NoWheel(RefusedError):
+    """apply was given no way to read a wheel."""
+
+
+def _not_adopted(states: dict[str, PatchState], names: list[str], relpath: str, why: str) -> RefusedError:
+    """The refusal of a file the candidates cannot adopt: it is neither as installed nor their result."""
+    ps = states[names[0]]
+    what = (
+        f"drifted: {ps.reason}" if ps.state is State.DRIFTED else f"{relpath} carries it by its code, with other edits"
+    )
+    together = f" (if the file carries other patches too, name them together: radpatch apply {names[0]} OTHER)"
+    return RefusedError(
+        f"{names[0]}: cannot apply: {what}; not adopted: {why}",
+        reinstall_hint(ps) + (together if len(names) == 1 else ""),
+    )

@@ -1,0 +1,187 @@
+"""How a file's code reads by the patch's rewrites (libcst), when its hashes cannot decide: in
+the patched form (undoing and re-applying the patch gives it back), in the unpatched form, or
+neither. state.decide asks it through the `Judge` it is given (status and apply pass `judge`);
+apply asks it again before planning a patch (does the install already carry what it adds?).
+libcst is loaded only inside these functions: `status` imports this module, and stays on hashes
+when they decide."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from radpatch.errors import RefusedError
+from radpatch.gcpause import pausing
+from radpatch.registry.model import Patch, Rewrite
+from radpatch.state.decide import FileState, PatchState, State
+from radpatch.state.record import FileRecord, Store, sha256
+
+
+def judge(
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord | None, store: Store
+) -> tuple[State, str]:
+    """The state of a file whose hashes cannot decide (state.decide.Judge), from the rewrites:
+    applied when undoing and re-applying the patch reproduces it (drifted when code outside the
+    patch changed since radpatch wrote it), not applied when the patch applies to it, else drifted."""
+    from radpatch.rewrite import runner
+    from radpatch.rewrite.ops.common import kept_trees
+
+    with kept_trees():  # undoing and applying read the same definitions
+        undo = applied_error(patch, rws, data, where)
+        if undo is None and not recorded and still_unpatched(patch, rws, data, where):
+            return State.NOT_APPLIED, ""
+        if undo is None:
+            edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
+            return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
+        try:
+            runner.forward(patch, rws, data, where)
+        except RefusedError as exc:
+            if patch.requires and not recorded:
+                # an entry of a series rewrites what its requirements leave: on a file radpatch never
+                # patched, matching neither form on its own says the requirements come first, not that
+                # someone changed the file (apply runs and proves them all before it writes anything)
+                first = ", ".join(patch.requires)
+                return (
+                    State.NOT_APPLIED,
+                    f"it rewrites what {first} leaves: {first} comes first",
+                )
+            return (
+                State.DRIFTED,
+                f"matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
+            )
+    if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
+        return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
+    return State.NOT_APPLIED, ""
+
+
+def _edited_since_patched(
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord, store: Store
+) -> str:
+    """Why a file that still carries the patch counts as drifted, or "" if it does not: code
+    outside the patch changed since radpatch wrote it (comments and layout do not count)."""
+    from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
+
+    pristine = runner.backward(patch, rws, data, where)
+    if sha256(pristine) == recorded.original_sha256:
+        return ""
+    original = store.original(recorded.original_sha256)
+    if original is None:
+        return "changed since radpatch patched it (and its original is not kept to compare with)"
+    differ = changed_scopes(original, pristine)
+    return f"edited since radpatch patched it: {', '.join(differ)} changed" if differ else ""
+
+
+@pausing
+def changed_scopes(a: bytes, b: bytes) -> list[str]:
+    """Top-level definitions (or `<module>`) whose code differs between two versions of a file.
+    Order is code too: top-level statements that moved count as changed."""
+
+    def scopes(data: bytes) -> list[tuple[str, str]]:
+        out = []
+        for node in ast.parse(data).body:
+            name = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else "<module>"
+            out.append((name, ast.dump(node)))
+        return out
+
+    def grouped(items: list[tuple[str, str]]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name, dump in items:
+            out.setdefault(name, []).append(dump)
+        return out
+
+    old, new = scopes(a), scopes(b)
+    g_old, g_new = grouped(old), grouped(new)
+    differ = {n for n in g_old.keys() | g_new.keys() if g_old.get(n) != g_new.get(n)}
+    if not differ and old != new:  # the same statements in another order
+        moved = {name for pair in zip(old, new) if pair[0] != pair[1] for name in (pair[0][0], pair[1][0])}
+        return [f"{n} (moved)" for n in sorted(moved)]
+    return sorted(differ)
+
+
+def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str) -> bool:
+    """A file that reads as patched by the round trip only because a rewrite's `with` is part of
+    its `find` (`int(timeout)` -> `timeout`): the `with` match inside the unpatched `find` is no
+    evidence of the patch. True when some rewrite is such a replace and applying still takes it."""
+    if not any(_with_inside_find(rw) for rw in rws):
+        return False
+    from radpatch.rewrite import runner
+
+    try:
+        return runner.forward(patch, rws, data, where) != data
+    except RefusedError:
+        return False
+
+
+def _with_inside_find(rw: Rewrite) -> bool:
+    find, with_ = getattr(rw.op, "find", None), getattr(rw.op, "with_", None)
+    if not isinstance(find, str) or not isinstance(with_, str):
+        return False
+    try:
+        f, w = ast.parse(find.strip()), ast.parse(with_.strip())
+        inner = ast.dump(w.body[0].value) if len(w.body) == 1 and isinstance(w.body[0], ast.Expr) else None
+        if inner is None:
+            return False
+        top = f.body[0].value if len(f.body) == 1 and isinstance(f.body[0], ast.Expr) else None
+        return any(ast.dump(n) == inner for n in ast.walk(f) if n is not top and n is not f.body[0])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to walk: the rewrite refuses it
+        return False
+
+
+@pausing
+def applied_error(
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    data: bytes,
+    where: str,
+    forward: Callable[[bytes], bytes] | None = None,
+    backward: Callable[[bytes], bytes] | None = None,
+) -> str | None:
+    """None when `data` is the patched form (reverse-applying and re-applying reproduces its code:
+    the same bytes, or the same syntax tree when the patch was written by another tool with its own
+    layout, e.g. GNU patch from the diff the entry was imported from), else where undoing the patch
+    stops. `forward`/`backward` default to plan's (verify passes memoised ones)."""
+    from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
+
+    fwd = forward or (lambda d: runner.forward(patch, rws, d, where))
+    bwd = backward or (lambda d: runner.backward(patch, rws, d, where))
+    try:
+        again = fwd(bwd(data))
+    except RefusedError as exc:
+        return runner.short(exc)
+    if again == data or same_code(again, data):
+        return None
+    return "reverse-applying and re-applying does not reproduce the file"
+
+
+def same_code(a: bytes, b: bytes) -> bool:
+    """The same module code (syntax trees equal: layout and comments aside)."""
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
+    """The installed code already carries what the patch (or one of its inserts) adds: applying
+    would add it a second time. Refused: only the entry's author can tell upstream took the change.
+    (A replace whose `with` is there already fails its own proof; an insert would not.)"""
+    dist = ps.dist
+    assert dist is not None
+    where, text = str(f.path), data.decode("utf-8", "replace")
+    maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
+    if still_unpatched(ps.patch, f.rewrites, data, where):
+        return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
+    if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
+        what = "what the patch adds (it reads as patched although radpatch did not patch it)"
+    else:
+        repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
+        present = [rw.id for rw in repeatable if applied_error(ps.patch, (rw,), data, where) is None]
+        if not present:
+            return
+        what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
+    raise RefusedError(
+        f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; "
+        "applying would add it a second time",
+        f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
+        f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release)",
+    )

@@ -1,0 +1,177 @@
+"""The changes of a run, planned in memory and proven before anything is written: for `apply`,
+each patch it re-applies taken off (prove.undo) and put on again, each file an adopted patch
+already carries recorded as it is (prove.adopt), every other file planned (prove.plan: the
+rewrites, then every proof step) on what the run's earlier changes leave of it. One run changes
+one installation directory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from radpatch.errors import RefusedError
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import adopt, plan, undo
+from radpatch.prove.form import refuse_if_present
+from radpatch.prove.undo import Overlay
+from radpatch.registry.model import Patch, creates
+from radpatch.state.decide import FileState, PatchState, State, refused, reinstall_hint
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Change:
+    patch: PatchState
+    files: tuple[plan.FileChange, ...]
+    root: Path  # the installation directory whose state records this change
+    forget: bool = False  # revert: only drop a record that no longer describes the files
+    off: bool = False  # apply: the patch comes off these files (to go on again in its current revision)
+    adopted: frozenset[Path] = frozenset()  # apply: files that carry the result already: recorded, not written
+    where: str = ""  # adopted: where their original (RECORD's bytes) came from
+    created: frozenset[Path] = frozenset()  # files whose state before is no file (`before` is b""): created
+    deleted: Mapping[Path, tuple[Path, ...]] = field(default_factory=dict)  # files the change deletes -> the
+    # directories radpatch made for them (outermost first), removed if empty
+
+
+def for_apply(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    redo: list[str],
+    adopted: dict[str, adopt.Adopted],
+    env: PythonEnv,
+    say: Say,
+) -> list[Change]:
+    """apply's changes, in the order they are made, each planned on what the earlier ones leave
+    and proven: the patches it re-applies come off (`redo`, newest first) and go on again in their
+    current revision, then every other patch named goes on (`adopted`: planned already)."""
+    changes: list[Change] = []
+    overlay: Overlay = {}
+    for name in redo:
+        deleted: dict[Path, tuple[Path, ...]] = {}
+        off = undo.take_off(states[name], set(redo), overlay, say, deleted)
+        changes.append(change(states[name], off, off=True, deleted=deleted))
+    again = sorted((p for p in patches if p.name in redo), key=lambda p: -redo.index(p.name))
+    for patch in [*again, *(p for p in patches if p.name not in redo)]:
+        ps = states[patch.name]
+        if patch.name in redo:
+            if ps.record and ps.record.registry_digest != patch.digest:
+                say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")
+            created: set[Path] = set()
+            changes.append(change(ps, _planned(ps, _entry_files(ps), env, overlay, created), created=created))
+            continue
+        if ps.declined:
+            say(f"{patch.name}: {ps.reason}; nothing to apply")
+            continue
+        if patch.name in adopted:
+            changes.append(_adopt(ps, adopted[patch.name], env, overlay))
+            continue
+        if ps.state is State.APPLIED:
+            say(f"{patch.name}: already applied to {ps.dist.name} {ps.dist.version}; nothing to do")  # type: ignore[union-attr]
+            continue
+        if ps.state is State.OBSOLETE:
+            say(f"{patch.name}: {ps.reason}; nothing to do")
+            continue
+        if ps.state is not State.NOT_APPLIED:
+            raise refused(ps, "apply")
+        created = set()
+        changes.append(change(ps, _planned(ps, list(ps.files), env, overlay, created), created=created))
+    one_root(changes)
+    return changes
+
+
+def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Overlay) -> Change:
+    """A patch some of whose files are adopted (planned already) and the rest applied as usual."""
+    normal = [f for f in ps.files if f.path not in adopted.files]
+    created = set(adopted.created)
+    planned = {c.path: c for c in _planned(ps, normal, env, overlay, created)}
+    for path, fc in adopted.files.items():
+        overlay[path] = fc.after
+    files = [adopted.files.get(f.path) or planned[f.path] for f in ps.files]
+    return replace(change(ps, files, created=created), adopted=frozenset(adopted.files), where=adopted.where)
+
+
+def _planned(
+    ps: PatchState, files: list[FileState], env: PythonEnv, overlay: Overlay, created: set[Path]
+) -> list[plan.FileChange]:
+    """Each file planned on what the run's earlier changes leave of it; `created` gets the files
+    whose state before is no file (planned on an empty module: Operation.CREATES)."""
+    out = []
+    for f in files:
+        before = overlay[f.path] if f.path in overlay else f.data if f.exists else None
+        if before is None:
+            if not creates(f.rewrites):
+                raise RefusedError(
+                    f"{ps.patch.name}: {f.relpath} does not exist, and no entry of this run creates it",
+                    "apply the entry that creates the module first, or name it in this entry's `requires:`",
+                )
+            created.add(f.path)
+        else:
+            refuse_if_present(ps, f, before)
+        change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before or b"", env)
+        overlay[f.path] = change.after
+        out.append(change)
+    return out
+
+
+def _entry_files(ps: PatchState) -> list[FileState]:
+    """The files the entry's current revision rewrites (not those an earlier revision wrote), as read."""
+    if isinstance(ps.targets, str):
+        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets}", reinstall_hint(ps))
+    out = []
+    for t in ps.targets:
+        if t.problem is not None:
+            raise t.problem
+        if t.absent is not None and not t.creates:
+            raise t.absent
+        if t.data is None:
+            if isinstance(t.error, FileNotFoundError):
+                if not t.creates:
+                    raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", reinstall_hint(ps))
+                out.append(
+                    FileState(
+                        t.target.module,
+                        t.path,
+                        t.target.relpath,
+                        t.target.rewrites,
+                        b"",
+                        State.NOT_APPLIED,
+                        "",
+                        None,
+                        False,
+                    )
+                )
+                continue
+            raise RefusedError(
+                f"{ps.patch.name}: cannot read {t.path}: {t.error.strerror if t.error else ''}", reinstall_hint(ps)
+            )
+        out.append(
+            FileState(t.target.module, t.path, t.target.relpath, t.target.rewrites, t.data, State.NOT_APPLIED, "", None)
+        )
+    return out
+
+
+def change(
+    ps: PatchState,
+    files: list[plan.FileChange],
+    forget: bool = False,
+    off: bool = False,
+    created: set[Path] | frozenset[Path] = frozenset(),
+    deleted: Mapping[Path, tuple[Path, ...]] | None = None,
+) -> Change:
+    root = ps.root
+    assert root is not None
+    return Change(ps, tuple(files), root, forget, off, created=frozenset(created), deleted=dict(deleted or {}))
+
+
+def one_root(changes: list[Change]) -> None:
+    """One run changes one installation directory: all-or-nothing cannot span two journals."""
+    roots = {c.root for c in changes if c.files or c.forget}
+    if len(roots) > 1:
+        where = "; ".join(f"{c.patch.patch.name} in {c.root}" for c in changes)
+        raise RefusedError(
+            f"these patches change files in {len(roots)} installation directories ({where}); "
+            "radpatch changes one directory per run, all or nothing",
+            "run radpatch once per directory, naming only the patches of that directory",
+        )

@@ -1,0 +1,147 @@
+"""Take a patch off a file: the kept original when the file is exactly as radpatch left it, else
+the structural inverse (rewrite.runner.backward), accepted only when it is provably the recorded
+original (byte for byte, or its code when only comments and layout were edited since). `revert`
+runs it, and `apply` for a patch it re-applies in its current revision."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from radpatch.errors import RefusedError
+from radpatch.files import read_regular
+from radpatch.prove import plan
+from radpatch.prove.form import changed_scopes
+from radpatch.registry.model import Rewrite
+from radpatch.rewrite import runner
+from radpatch.state.decide import PatchState, reinstall_hint
+from radpatch.state.hashes import code_hash
+from radpatch.state.record import FileRecord, Store, sha256
+from radpatch.state.restack import stacked_above
+
+Say = Callable[[str], None]
+Overlay = dict[Path, "bytes | None"]  # each file as the run's earlier changes leave it (None: no file)
+
+
+def take_off(
+    ps: PatchState, named: set[str], overlay: Overlay, say: Say, deleted: dict[Path, tuple[Path, ...]]
+) -> list[plan.FileChange]:
+    """Take the patch off every file its record names, each from what the run's earlier changes
+    left of it: the kept original when the file is exactly as radpatch left it, else the
+    structural inverse, accepted only when it is provably the recorded original's code. A file the
+    patch created comes off as no file (`deleted` gets it, with the directories made for it)."""
+    assert ps.record is not None and ps.root is not None
+    out = []
+    for rec in ps.record.files:
+        later = [n for n in stacked_above(ps, rec) if n not in named]
+        if later:
+            raise RefusedError(
+                f"{ps.patch.name}: {rec.path} also carries {', '.join(later)}, applied on top of it",
+                f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}",
+            )
+        path = ps.root / rec.path
+        current = overlay.get(path)
+        if current is None:
+            try:
+                current = read_regular(path)
+            except OSError as exc:
+                raise RefusedError(f"{ps.patch.name}: cannot read {path}: {exc.strerror}", reinstall_hint(ps))
+        pristine = _restored(ps, rec, current, say)
+        overlay[path] = pristine
+        if pristine is None:
+            deleted[path] = tuple(ps.root / d for d in rec.made_dirs)
+        out.append(plan.FileChange(rec.module, path, current, pristine or b""))
+    return out
+
+
+def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> bytes | None:
+    """What the file of `rec` becomes when `ps.patch` comes off it (None: no file, it created it)."""
+    assert ps.root is not None
+    store = Store(ps.root)
+    wheel = next((f.record_sha256 for f in ps.files if f.relpath == rec.path), None)
+    if rec.created:
+        if sha256(current) != rec.patched_sha256:  # edited since: deleted only if its code is still the patch's
+            _layout_edited(ps, rec, current, store, say)
+        return None
+    if sha256(current) == rec.patched_sha256:
+        kept = store.original(rec.original_sha256)
+        if kept is not None:
+            return kept
+        return inverse_checked(
+            ps,
+            rec.path,
+            _rewrites_of(ps, rec.path),
+            current,
+            {rec.original_sha256, wheel or rec.original_sha256},
+            "its kept original is gone from .radpatch/originals/",
+        )
+    return _layout_edited(ps, rec, current, store, say)
+
+
+def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:
+    """The current revision's rewrites of `relpath` (what undoes the patch structurally), or
+    refused when it has none: an earlier revision patched the file and the current one moved."""
+    found = ps.targets
+    rws = (
+        next((t.target.rewrites for t in found if t.target.relpath == relpath), ())
+        if not isinstance(found, str)
+        else ()
+    )
+    if not rws:
+        raise RefusedError(
+            f"{ps.patch.name}: {relpath} is not exactly as radpatch left it, and the entry's current "
+            "revision does not rewrite it, so nothing can undo the earlier revision's change structurally",
+            reinstall_hint(ps),
+        )
+    return rws
+
+
+def inverse_checked(
+    ps: PatchState, relpath: str, rws: tuple[Rewrite, ...], current: bytes, accept: set[str], why: str
+) -> bytes:
+    """The structural inverse, only if it is byte for byte a known original (recorded or RECORD's)."""
+    assert ps.root is not None
+    try:
+        pristine = runner.backward(ps.patch, rws, current, str(ps.root / relpath))
+    except RefusedError as exc:
+        raise RefusedError(
+            f"{ps.patch.name}: cannot revert {relpath} ({why}): undoing the patch stops at {runner.short(exc)}",
+            reinstall_hint(ps),
+        )
+    if sha256(pristine) not in accept:
+        raise RefusedError(
+            f"{ps.patch.name}: cannot revert {relpath} byte for byte ({why}, and undoing the patch does not "
+            "give back the recorded original or the file in the distribution's RECORD)",
+            reinstall_hint(ps),
+        )
+    return pristine
+
+
+def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store, say: Say) -> bytes:
+    """A patched file someone touched since (status judged its code unchanged): undo the patch
+    structurally and keep their comment and layout edits, when the result is the recorded
+    original's code; else refuse."""
+    assert ps.root is not None
+    rws = _rewrites_of(ps, rec.path)
+    try:
+        pristine = runner.backward(ps.patch, rws, current, str(ps.root / rec.path))
+    except RefusedError as exc:
+        raise RefusedError(
+            f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {runner.short(exc)}",
+            reinstall_hint(ps),
+        )
+    if sha256(pristine) == rec.original_sha256 or rec.created and not pristine.strip():
+        return pristine
+    same = bool(rec.original_code) and code_hash(pristine) == rec.original_code
+    if not same and not rec.original_code:  # a record from before code hashes: compare with the kept original
+        original = store.original(rec.original_sha256)
+        same = original is not None and not changed_scopes(original, pristine)
+    if same:
+        say(f"{ps.patch.name}: note: {rec.path} had comment or layout edits since it was patched; they are kept")
+        return pristine
+    raise RefusedError(
+        f"{ps.patch.name}: reverting {rec.path} would not give back the recorded original "
+        f"(sha256 {rec.original_sha256[:12]}…)",
+        f"the file's code was edited since it was patched; put it back to the installed bytes instead "
+        f"(radpatch restore {rec.path})",
+    )

@@ -1,0 +1,56 @@
+"""Which applied patches an `apply` takes off and puts on again: each whose registry entry has
+another revision now, and every patch stacked above one of those on its files (found by the file
+chains' hashes, state.hashes). Part of the state decision: read from radpatch's record and the
+files' hashes only, before anything is planned."""
+
+from __future__ import annotations
+
+from radpatch.errors import RefusedError
+from radpatch.files import read_regular
+from radpatch.registry.model import Patch
+from radpatch.state.decide import PatchState, State, refused
+from radpatch.state.hashes import above
+from radpatch.state.record import FileRecord, Store, sha256
+
+
+def restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
+    """The applied patches this run takes off and puts on again, newest first: each whose entry has
+    another revision now, and every patch stacked above one of those (which must be named)."""
+    named = {p.name for p in patches}
+    todo = [
+        p.name
+        for p in patches
+        if states[p.name].state is State.APPLIED
+        and not states[p.name].declined
+        and states[p.name].record is not None
+        and states[p.name].record.registry_digest != p.digest  # type: ignore[union-attr]
+    ]
+    redo: dict[str, int] = {}
+    while todo:
+        name = todo.pop()
+        if name in redo:
+            continue
+        ps = states[name]
+        if ps.state is not State.APPLIED or ps.record is None or ps.dist is None:
+            raise refused(ps, "re-apply")
+        redo[name] = ps.record.seq
+        for f in ps.record.files:
+            for upper in stacked_above(ps, f):
+                if upper not in named:
+                    raise RefusedError(
+                        f"{name}: {f.path} also carries {upper}, applied on top of it: re-applying {name} "
+                        f"takes {upper} off and puts it on again",
+                        f"re-apply them together: radpatch apply {name} {upper}",
+                    )
+                todo.append(upper)
+    return sorted(redo, key=lambda n: -redo[n])
+
+
+def stacked_above(ps: PatchState, rec: FileRecord) -> list[str]:
+    """The patches stacked above `ps`'s link in the file as it is on disk."""
+    assert ps.root is not None
+    try:
+        data = read_regular(ps.root / rec.path)
+    except OSError:
+        return []
+    return above(Store(ps.root), rec, sha256(data), data)
