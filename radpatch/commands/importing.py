@@ -39,6 +39,7 @@ def run(
             raise UsageError(
                 f"--supported {supported!r} is not a PEP 440 version range", "e.g. --supported '>=0.32,<0.34'"
             )
+    names = _names(patches, name)
     data = [(p, _read(p)) for p in patches]
     site = ctx.env.purelib
     directory = directory.strip("/")
@@ -49,7 +50,6 @@ def run(
         )
     owners = Owners.read(site)
     imported = series.apply_series(data, site, series.Options(strip, directory, include, exclude), owners)
-    names = _names(patches, name)
     kept = [i for i, imp in enumerate(imported) if imp.changes]
     if not kept:
         raise UsageError(
@@ -90,20 +90,35 @@ def _read(path: str) -> bytes:
 
 
 def _names(patches: tuple[str, ...], name: str | None) -> list[str]:
-    stems = [
-        _NAME.sub("-", Path(p).name.removesuffix(".patch").removesuffix(".diff")).strip("-.") or "patch"
-        for p in patches
-    ]
+    """An entry name per patch file: its file name without .patch/.diff; where two give the same
+    one (a series laid out like the tree it patches: `configs/__init__.py.patch` and
+    `models/__init__.py.patch`), the directories above them are added until they differ
+    (`configs-__init__.py`, `models-__init__.py`)."""
+    parts = [Path(p).resolve().parts for p in patches]
+    stems = [_stem(p, 1) for p in parts]
+    for depth in range(2, max((len(p) for p in parts), default=1) + 1):
+        clash = {s for s in stems if stems.count(s) > 1}
+        if not clash:
+            break
+        stems = [_stem(p, depth) if s in clash else s for p, s in zip(parts, stems, strict=True)]
     if name is not None:
         if not name or _NAME.search(name):
             raise UsageError(f"--name {name!r}: use letters, digits, '_', '-' and '.'", "e.g. --name fix_handshake")
         stems = [name] if len(patches) == 1 else [f"{name}-{s}" for s in stems]
     if len(set(stems)) != len(stems):
+        same = next(s for s in stems if stems.count(s) > 1)
+        files = [p for p, s in zip(patches, stems, strict=True) if s == same]
         raise UsageError(
-            "two patch files give the same entry name: " + ", ".join(sorted({s for s in stems if stems.count(s) > 1})),
-            "rename one of them or import them separately",
+            f"{' and '.join(files)} give the same entry name {same!r} (the same file given twice?)",
+            "give each patch file once",
         )
     return stems
+
+
+def _stem(parts: tuple[str, ...], depth: int) -> str:
+    """The last `depth` components of a patch file's path as an entry name."""
+    tail = [*parts[-depth:-1], parts[-1].removesuffix(".patch").removesuffix(".diff")]
+    return _NAME.sub("-", "-".join(tail)).strip("-.") or "patch"
 
 
 def _spec(

@@ -34,6 +34,7 @@ from radpatch.importing import emit
 from radpatch.importing.model import FileChange
 from radpatch.install import wheel_record
 from radpatch.install.environment import Installed, PythonEnv, canonical_name, installed_from
+from radpatch.rewrite.source import Undecodable
 from radpatch.state.hashes import live
 from radpatch.state.record import Store
 
@@ -451,9 +452,16 @@ def build(name: str, found: Found, pristine: dict[str, bytes], supported: str | 
 
 
 def _parsed(e: Edited, dist: Installed) -> str:
+    """The edited file's bytes as the text import reads (UTF-8, surrogate escapes), once it is
+    checked to be Python source (decoded as Python decodes it: coding declaration, BOM)."""
     text = e.current.decode("utf-8", "surrogateescape")
     try:
-        ast.parse(text)
+        ast.parse(emit.as_python(text)[0])
+    except Undecodable as exc:
+        raise RefusedError(
+            f"{dist.root / e.relpath}: the edited module is not text in the encoding Python reads it in ({exc})",
+            "fix the file's coding declaration or its bytes, and capture again",
+        )
     except SyntaxError as exc:
         where = f"{dist.root / e.relpath}:{exc.lineno or 1}"
         raise RefusedError(
@@ -470,6 +478,6 @@ def _parsed(e: Edited, dist: Installed) -> str:
 
 def _same_code(before: str, after: str) -> bool:
     try:
-        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
-    except (SyntaxError, ValueError):
+        return ast.dump(ast.parse(emit.as_python(before)[0])) == ast.dump(ast.parse(emit.as_python(after)[0]))
+    except (SyntaxError, ValueError):  # Undecodable is a ValueError
         return False

@@ -11,6 +11,7 @@ Beyond the plain rewrites it writes: top-level `requires: [NAME, ...]` along a s
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import tempfile
@@ -22,6 +23,7 @@ import yaml
 from radpatch.errors import RefusedError
 from radpatch.importing.model import FileChange, Step, Value
 from radpatch.importing.rewrites import Inexpressible, rewrites
+from radpatch.rewrite.source import Undecodable, decode
 
 
 @dataclass(frozen=True)
@@ -123,25 +125,52 @@ def build(spec: EntrySpec) -> Entry:
     return Entry(spec.name, text, tuple(payloads), len(rewrites_out), tuple(fallbacks))
 
 
+def as_python(text: str) -> tuple[str, str]:
+    """(the module's text as Python reads it, its encoding): the file's bytes (kept in `text` as
+    UTF-8 with surrogate escapes, as patch reads bytes) decoded as PEP 263 says, by a coding
+    declaration or a UTF-8 byte order mark (dropped). Raises Undecodable."""
+    data = text.encode("utf-8", "surrogateescape")
+    decoded, encoding = decode(data)
+    return decoded.removeprefix("\ufeff"), encoding
+
+
+def _python(label: str, change: FileChange, side: str, text: str) -> tuple[str, str]:
+    try:
+        return as_python(text)
+    except Undecodable as exc:
+        raise RefusedError(
+            f"{label}: {change.rel}: the {side} module is not text in the encoding Python reads it in ({exc})",
+            "radpatch rewrites Python source: check the file's coding declaration and the patch",
+        )
+
+
 def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[Step, ...]:
     if change.after is None:
         raise RefusedError(
             f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",
             f"leave it out with --exclude '{change.name or change.rel}' (and delete the file another way)",
         )
+    after, encoding = _python(label, change, "patched", change.after)
     if change.before is None:
-        return (Step("create_module", (), payload=change.after),)
+        if codecs.lookup(encoding).name != "utf-8":
+            raise RefusedError(
+                f"{label}: {change.rel}: the new module is written in {encoding}; a created module's content is UTF-8",
+                f"save it as UTF-8 (and drop its coding declaration), or leave it out with "
+                f"--exclude '{change.name or change.rel}'",
+            )
+        return (Step("create_module", (), payload=after),)
+    before, _ = _python(label, change, "installed", change.before)
     try:
-        found = rewrites(change.before, change.after)
+        found = rewrites(before, after)
     except SyntaxError as exc:
-        side = "patched" if _parses(change.before) else "installed"
+        side = "patched" if _parses(before) else "installed"
         raise RefusedError(
             f"{label}: {change.rel}: the {side} module does not parse ({exc.msg}, line {exc.lineno})",
             "radpatch rewrites Python code it can parse; check the patch",
         )
     except Inexpressible as exc:
         raise RefusedError(f"{label}: {change.rel}: {exc}", "write this change by hand as a registry entry")
-    if not found.steps and change.before != change.after:
+    if not found.steps and before != after:
         raise RefusedError(
             f"{label}: {change.rel}: the patch changes only comments or layout (the code is the same); radpatch "
             "rewrites code, so an entry could not say this change",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from radpatch.errors import RefusedError
-from radpatch.importing import hunks, paths, unified
+from radpatch.importing import depends, hunks, paths, unified
 from radpatch.importing.model import FileChange
 from radpatch.importing.owners import Owners
 
@@ -93,11 +93,22 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
                 left_out.append(f"{section.written or section.shown} ({what})")
                 continue
             rel, name = _target(label, section, files, options)
+            source = _copied_from(label, section, files, options) if section.copy else None
             before = files.read(rel)
-            outcome = hunks.apply(section, before)
+            if source is not None and before is not None:
+                raise RefusedError(
+                    f"{label}:{section.header_line}: {rel}: the patch copies {source} to it, but it exists already",
+                    "the module exists in this install: is the patch applied already?",
+                )
+            outcome = hunks.apply(section, files.read(source) if source is not None else before)
             if section.old_missing == 2 and before and outcome.failed:
                 raise RefusedError(
                     f"{label}: {rel}: Patch attempted to create file {rel}, which already exists. Hunk #1 FAILED at 1.",
+                    "the module exists in this install: is the patch applied already?",
+                )
+            if section.old_missing == 2 and not section.hunks and before is not None:
+                raise RefusedError(
+                    f"{label}:{section.header_line}: {rel}: the patch creates this file (empty), which already exists",
                     "the module exists in this install: is the patch applied already?",
                 )
             _check(label, rel, section, outcome)
@@ -112,6 +123,9 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
             firsts.setdefault(rel, before)
             shown.setdefault(rel, name)
             files.text[rel] = after
+            mode = _mode_left_out(section, name)
+            if mode:
+                left_out.append(mode)
         changes = tuple(
             FileChange(rel, firsts[rel], files.text[rel], _owner_name(owners, rel), shown[rel]) for rel in firsts
         )
@@ -119,7 +133,61 @@ def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options,
         for rel in firsts:
             touched[rel] = n
         out.append(Imported(label, parsed.subject, changes, requires, tuple(said), tuple(left_out)))
-    return out
+    return _linked(out)
+
+
+def _linked(entries: list[Imported]) -> list[Imported]:
+    """The entries with what each needs to import added to its `requires` (importing.depends):
+    the entry creating a module it imports, or adding a name it imports, earlier or later."""
+    graph = {n: set(e.requires) for n, e in enumerate(entries)}
+    for need in depends.needs([e.changes for e in entries]):
+        if need.provider in graph[need.needs]:
+            continue
+        if depends.reaches(graph, need.provider, need.needs):
+            user, provider = entries[need.needs].label, entries[need.provider].label
+            gives = "creates" if need.created else "adds to its module"
+            raise RefusedError(
+                f"{user} imports {need.what}, which {provider} {gives}, but {provider} is applied on top of "
+                f"{user}'s changes (it changes what {user} changed, directly or through other patches): "
+                "neither entry can be applied without the other",
+                f"combine the two patch files into one and import that in their place, or leave the import "
+                f"out of {user} and put it in {provider}",
+            )
+        graph[need.needs].add(need.provider)
+    return [
+        Imported(e.label, e.subject, e.changes, tuple(sorted(graph[n])), e.said, e.left_out)
+        if graph[n] != set(e.requires)
+        else e
+        for n, e in enumerate(entries)
+    ]
+
+
+def _copied_from(label: str, section: unified.FilePatch, files: _Files, options: Options) -> str:
+    """The existing module a git copy section copies (its old name, resolved as patch resolves it)."""
+    source = unified.FilePatch(
+        section.old_name, None, None, (), 0, 0, section.header_line, True, written=section.written
+    )
+    resolved = paths.resolve(label, source, files.tree(options.directory), options.strip)
+    rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
+    if not rel.endswith(".py"):
+        raise RefusedError(
+            f"{label}:{section.header_line}: {rel} is not a Python module; radpatch rewrites .py files only",
+            f"leave the copy out with --exclude '{section.shown}' (and ship it another way)",
+        )
+    return rel
+
+
+def _mode_left_out(section: unified.FilePatch, name: str) -> str:
+    """What a section with content says of modes that an entry cannot carry (radpatch writes
+    source, not file modes): a new mode, or a new file's executable mode; "" when none."""
+    if section.new_missing == 2:
+        return ""
+    old, new = section.old_mode, section.new_mode
+    if section.old_missing == 2 or section.copy:
+        return f"the mode {new:o} of {name} (radpatch does not set file modes)" if new & 0o111 else ""
+    if old and new and old != new:
+        return f"the mode change {old:o} -> {new:o} of {name} (radpatch does not set file modes)"
+    return ""
 
 
 def _owner_name(owners: Owners, rel: str) -> str | None:
@@ -135,16 +203,29 @@ def _target(label: str, section: unified.FilePatch, files: _Files, options: Opti
         raise RefusedError(
             f"{where}: a binary diff of {section.shown}; radpatch rewrites Python source only", leave_out
         )
-    if section.rename or section.copy:
+    if section.rename:
         raise RefusedError(
-            f"{where}: a git {'rename' if section.rename else 'copy'} of {section.shown}; radpatch cannot "
-            "express moving a module",
-            "split it into creating the new module and changing the old one",
+            f"{where}: a git rename of {section.old_name or '?'} to {section.shown}; radpatch cannot express "
+            f"moving a module (it would delete {section.old_name or 'the old module'})",
+            f"leave it out with --exclude '{section.shown}' (and move the module another way)",
         )
-    if not section.hunks:
+    if not section.hunks and not section.copy and section.old_missing < 2 and section.new_missing < 2:
+        # a git section that neither creates, deletes nor copies a file and has no hunk: a mode change
+        old, new = section.old_mode, section.new_mode
+        if old and new and old != new:
+            raise RefusedError(
+                f"{where}: {section.shown} changes only its mode ({old:o} -> {new:o}); radpatch cannot express "
+                "a mode change",
+                leave_out,
+            )
         raise RefusedError(
-            f"{where}: {section.shown} changes only its mode; radpatch cannot express a mode change",
+            f"{where}: the git section of {section.shown} has no hunk and creates, deletes, copies or renames "
+            "no file: there is no change to import",
             leave_out,
+        )
+    if section.copy:  # the new name is the file patched (created); the old name the copy's source
+        section = unified.FilePatch(
+            None, section.new_name, None, section.hunks, 2, 0, section.header_line, True, written=section.written
         )
     resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
     rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
@@ -164,7 +245,9 @@ def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outc
         lines = " ".join(r.report() for r in failed)
         total = len(outcome.results)
         tip = (
-            "it applies reversed: is it applied already? Reinstall the pristine files or leave this patch out"
+            "it applies reversed: is it applied already? `radpatch status` says if radpatch applied it "
+            "(`radpatch revert NAME` undoes it); `radpatch restore FILE` puts a file back to the installed "
+            "version's bytes; or leave this patch out"
             if outcome.reversed_hint
             else "the installed file differs from the one the patch was made for; "
             "check the installed version, and -p/-d"

@@ -317,3 +317,33 @@ def test_a_patch_path_that_is_not_a_regular_file_is_refused_without_reading_it(
     said = "cannot read the patch file (not a regular file)" if kind == "fifo" else "is a directory"
     assert str(path) in r.stderr and said in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_patch_files_laid_out_like_the_tree_get_entry_names_from_their_directories(venv: Venv, tmp_path: Path) -> None:
+    # a series kept as <path of the module>.patch (Emu3.5's vLLM series): the same file name twice
+    names = {}
+    for directory, module in (("configs", "std_textwrap"), ("models", "std_shlex")):
+        rel = f"{PACKAGE}/{module}.py"
+        original = (venv.site / rel).read_text()
+        changed = _with_line(original)
+        path = tmp_path / "series" / directory / "__init__.py.patch"
+        path.parent.mkdir(parents=True)
+        names[directory] = _write(path, _diff(tmp_path / directory, rel, original, changed))
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", *map(str, names.values()), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in reg.glob("*.yaml")) == ["configs-__init__.py.yaml", "models-__init__.py.yaml"]
+    twice = venv.radpatch("import", str(names["configs"]), str(names["configs"]), "-p1", "--out", str(tmp_path / "r2"))
+    assert twice.returncode == 2 and f"{names['configs']} and {names['configs']}" in twice.stderr, twice.stderr
+
+
+def _with_line(text: str) -> str:
+    """A module with one statement added to its first function's body (after its first line)."""
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("def "))
+    body = next(
+        i
+        for i in range(at + 1, len(lines))
+        if lines[i].startswith("    ") and lines[i].strip() and not lines[i].strip().startswith(('"', "'", "#"))
+    )
+    return "".join([*lines[:body], "    rp_added = 1\n", *lines[body:]])

@@ -1,0 +1,127 @@
+"""Modules Python reads in another encoding than plain UTF-8 (a PEP 263 coding declaration, a UTF-8
+byte order mark) import like any other: seeded edits of each (non-ASCII text added or changed,
+statements inserted), diffed with GNU diff on the bytes, imported, applied by the engine to a
+pip-installed wheel and compared with what GNU patch makes of the same diff (as syntax trees, in
+the module's own encoding; byte-equal ones counted); revert gives the wheel's bytes back. A new
+module in latin-1 is refused by name (a created module's content is UTF-8), never a crash."""
+
+from __future__ import annotations
+
+import ast
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.lib.importing import Venv, clean_env, gnu_patch
+from tests.lib.wheels import build_wheel
+
+pytestmark = pytest.mark.wheel
+
+PKG = "rpenc"
+MODULES = {
+    f"{PKG}/legacy.py": ("latin-1", "# -*- coding: latin-1 -*-\n"),
+    f"{PKG}/windows.py": ("cp1252", "# coding: cp1252\n"),
+    f"{PKG}/marked.py": ("utf-8-sig", ""),
+}
+BODY = "NAME = 'caf\xe9'\n\n\ndef greet(who):\n    word = 'h\xe9llo'\n    return word + ' ' + who\n\n\nLIMIT = 10\n"
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Venv:
+    files: dict[str, str | bytes] = {f"{PKG}/__init__.py": ""}
+    for rel, (encoding, head) in MODULES.items():
+        files[rel] = (head + BODY).encode(encoding)
+    wheel = build_wheel(tmp_path / "wheel", PKG, "1.0", files)
+    root = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
+    v = Venv(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(v.python), "--disable-pip-version-check", "install"]
+        + ["--no-deps", "--no-index", "--no-compile", str(wheel)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return v
+
+
+def _edit(text: str, rng: random.Random) -> str:
+    choices = [
+        lambda t: t.replace("'caf\xe9'", "'caf\xe9 cr\xe8me'"),
+        lambda t: t.replace("LIMIT = 10", "LIMIT = 11"),
+        lambda t: t.replace("    return word", "    word = word.upper()  # \xe9t\xe9\n    return word"),
+        lambda t: t + "\n\ndef extra():\n    return '\xfcber'\n",
+    ]
+    for f in rng.sample(choices, rng.randint(1, len(choices))):
+        text = f(text)
+    return text
+
+
+def _udiff(work: Path, rel: str, old: bytes, new: bytes) -> bytes:
+    for side, data in (("a", old), ("b", new)):
+        (work / side / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / side / rel).write_bytes(data)
+    out = subprocess.run(["diff", "-u", f"a/{rel}", f"b/{rel}"], cwd=work, capture_output=True, check=False)
+    assert out.returncode == 1
+    return out.stdout
+
+
+def test_modules_in_a_declared_encoding_import_and_apply_as_gnu_patch_applies_them(env: Venv, tmp_path: Path) -> None:
+    same_bytes = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        work = tmp_path / str(seed)
+        patches = []
+        for rel, (encoding, head) in MODULES.items():
+            old = (env.site / rel).read_bytes()
+            new = (head + _edit(BODY, rng)).encode(encoding)
+            patches.append(work / f"{rel.split('/')[1][:-3]}.patch")
+            patches[-1].parent.mkdir(parents=True, exist_ok=True)
+            patches[-1].write_bytes(_udiff(work / "d" / rel, rel, old, new))
+        gnu = work / "gnu"
+        shutil.copytree(env.site / PKG, gnu / PKG, ignore=shutil.ignore_patterns("__pycache__"))
+        for p in patches:
+            assert gnu_patch(gnu, p, 1).returncode == 0
+        reg = work / "reg"
+        out = env.radpatch("import", *map(str, patches), "-p1", "--out", str(reg))
+        assert out.returncode == 0, (seed, out.stderr)
+        names = [p.stem for p in patches]
+        applied = env.radpatch("--registry", str(reg), "apply", *names)
+        assert applied.returncode == 0, (seed, applied.stderr)
+        for rel, (encoding, head) in MODULES.items():
+            mine, theirs = (env.site / rel).read_bytes(), (gnu / rel).read_bytes()
+            assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse(theirs)), (seed, rel)  # bytes: as Python reads them
+            assert mine.decode(encoding).startswith(head), (seed, rel)  # in the module's own encoding, BOM kept
+            same_bytes += mine == theirs
+        ran = subprocess.run(
+            [str(env.python), "-c", f"import {PKG}.legacy, {PKG}.windows, {PKG}.marked"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert env.radpatch("--registry", str(reg), "status", "--check", *names).returncode == 0
+        assert env.radpatch("--registry", str(reg), "revert", *names).returncode == 0
+        for rel, (encoding, head) in MODULES.items():
+            assert (env.site / rel).read_bytes() == (head + BODY).encode(encoding), (seed, rel)
+    print(
+        f"modules in a declared encoding: {same_bytes} of {4 * len(MODULES)} byte-equal to GNU patch's, all AST-equal"
+    )
+
+
+def test_a_new_module_in_latin_1_is_refused_by_name(env: Venv, tmp_path: Path) -> None:
+    rel = f"{PKG}/fresh.py"
+    text = b"--- /dev/null\n+++ b/" + rel.encode() + b"\n@@ -0,0 +1,2 @@\n+# -*- coding: latin-1 -*-\n+X = '\xe9'\n"
+    patch = tmp_path / "fresh.patch"
+    patch.write_bytes(text)
+    out = env.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg"))
+    assert out.returncode == 1, out.stderr
+    assert f"{rel}: the new module is written in iso-8859-1" in out.stderr or "latin-1" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 2
+    assert not (tmp_path / "reg").exists()
