@@ -114,6 +114,15 @@ def path_lookup(paths: list[str]) -> Lookup:
     """A Lookup over the target's import path `paths`, finding files without importing them."""
     specs: dict[str, Any] = {}
     bound: dict[str, Any] = {}
+    facts: dict[str, tuple[Any, bool]] = {}  # a module file -> what it binds, whether it finds submodules itself
+
+    def read(origin: object) -> tuple[Any, bool]:
+        """(_bindings, _finds_submodules_itself) of a spec's origin, its file parsed once per lookup."""
+        if not isinstance(origin, str) or not origin.endswith(".py"):
+            return _UNKNOWN, origin not in (None, "namespace")
+        if origin not in facts:
+            facts[origin] = _module_facts(origin)
+        return facts[origin]
 
     def spec(dotted: str) -> Any:
         if dotted in specs:
@@ -129,7 +138,7 @@ def path_lookup(paths: list[str]) -> Lookup:
                 p = spec(parent)
                 if p is None or p is _UNKNOWN:
                     result = p
-                elif _finds_submodules_itself(getattr(p, "origin", None)):
+                elif read(getattr(p, "origin", None))[1]:
                     result = _UNKNOWN  # six.moves: a module that installs an import hook serves its own
                 elif not p.submodule_search_locations:
                     result = None
@@ -149,7 +158,7 @@ def path_lookup(paths: list[str]) -> Lookup:
         if s is not None and s is not _UNKNOWN and origin in (None, "namespace"):
             names = frozenset()  # a namespace package binds nothing of its own
         elif isinstance(origin, str) and origin.endswith(".py"):
-            names = _bindings(origin)
+            names = read(origin)[0]
         bound[dotted] = names
         return names
 
@@ -192,21 +201,25 @@ def _hooked(name: str, paths: list[str]) -> bool:
     return False
 
 
-def _finds_submodules_itself(origin: object) -> bool:
-    """Whether a module (a package's `__init__`, or a plain module like six) may change where its
-    submodules are found (`__path__`, `sys.modules`, the import system's hooks), or cannot be read.
-    A module `__getattr__` or `globals()` binds attributes, never a submodule: `import pkg.sub`
-    searches `pkg.__path__`."""
-    if not isinstance(origin, str) or not origin.endswith(".py"):
-        return origin not in (None, "namespace")
+def _module_facts(path: str) -> tuple[Any, bool]:
+    """What module `path` binds (_bindings) and whether it finds its submodules itself
+    (_finds_submodules_itself), from one read; (_UNKNOWN, True) when it cannot be read."""
     try:
-        with open(origin, "rb") as fh:
+        with open(path, "rb") as fh:
             data = fh.read(_MAX_SOURCE + 1)
         if len(data) > _MAX_SOURCE:
-            return True
+            return _UNKNOWN, True
         tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
+        return _UNKNOWN, True
+    return _bindings(tree), _finds_submodules_itself(tree)
+
+
+def _finds_submodules_itself(tree: ast.Module) -> bool:
+    """Whether a module (a package's `__init__`, or a plain module like six) may change where its
+    submodules are found (`__path__`, `sys.modules`, the import system's hooks). A module
+    `__getattr__` or `globals()` binds attributes, never a submodule: `import pkg.sub` searches
+    `pkg.__path__`."""
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
             return True  # it may bind __path__
@@ -217,17 +230,9 @@ def _finds_submodules_itself(origin: object) -> bool:
     return False
 
 
-def _bindings(path: str) -> Any:
-    """The names module `path` binds at module level (or declares `global` in a function); _UNKNOWN
-    when it binds names dynamically or cannot be read."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(_MAX_SOURCE + 1)
-        if len(data) > _MAX_SOURCE:
-            return _UNKNOWN
-        tree = ast.parse(data)
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return _UNKNOWN
+def _bindings(tree: ast.Module) -> Any:
+    """The names a module binds at module level (or declares `global` in a function); _UNKNOWN
+    when it binds names dynamically."""
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
             return _UNKNOWN
