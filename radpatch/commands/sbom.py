@@ -25,7 +25,6 @@ so a scanner matching advisories by purl still finds it.
 from __future__ import annotations
 
 import datetime
-import difflib
 import json
 import re
 import urllib.parse
@@ -40,8 +39,8 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
 from radpatch.files import read_regular
 from radpatch.state.decide import PatchState, State, patch_state
-from radpatch.state.diffs import unified_diff
-from radpatch.state.record import ABSENT, PatchRecord, Store, sha256, state_sha
+from radpatch.state.diffs import recorded_diff, unified_diff
+from radpatch.state.record import ABSENT, PatchRecord, Store, state_sha
 
 SPEC_VERSION = "1.6"
 _GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")
@@ -148,34 +147,6 @@ def bom(listed: list[Listed]) -> dict[str, object]:
     }
 
 
-def _recorded_diff(store: Store, rec: PatchRecord) -> str | None:
-    """The entry's diff from the record alone: each file's kept original before it, and the bytes it
-    wrote (the file itself, or the original kept for the entry stacked on it)."""
-    out: list[str] = []
-    for f in rec.files:
-        before = b"" if f.original_sha256 == ABSENT else store.original(f.original_sha256)
-        after = b"" if f.patched_sha256 == ABSENT else _bytes(store.root / f.path, f.patched_sha256)
-        if after is None:
-            after = store.original(f.patched_sha256)
-        if before is None or after is None:
-            return None
-        out += difflib.unified_diff(
-            before.decode("utf-8", "replace").splitlines(keepends=True),
-            after.decode("utf-8", "replace").splitlines(keepends=True),
-            f"a/{f.path}",
-            f"b/{f.path}",
-        )
-    return "".join(out)
-
-
-def _bytes(path: Path, digest: str) -> bytes | None:
-    try:
-        data = read_regular(path)
-    except OSError:
-        return None
-    return data if sha256(data) == digest else None
-
-
 def _one_line(text: str, limit: int = 200) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 3] + "..."
@@ -220,7 +191,7 @@ def collect(ctx: Context, names: tuple[str, ...]) -> list[Listed]:
         seen.add(p.name)
         store = Store(s.dist.root)
         applied = s.state is State.APPLIED
-        diff = unified_diff(s) if applied else (_recorded_diff(store, s.record) if s.record else None)
+        diff = unified_diff(s) if applied else (recorded_diff(store, s.record) if s.record else None)
         files = tuple((f.path, f.patched_sha256) for f in s.record.files) if s.record else ()
         flag = "" if applied else f"{s.state.value}: {s.reason}" if s.reason else s.state.value
         dist = (s.dist.name, str(s.dist.version))
@@ -236,7 +207,7 @@ def collect(ctx: Context, names: tuple[str, ...]) -> list[Listed]:
             seen.add(name)
             files = tuple((f.path, f.patched_sha256) for f in rec.files)
             dist = (rec.distribution, rec.version)
-            diff = _recorded_diff(store, rec)
+            diff = recorded_diff(store, rec)
             out.append(Listed(name, dist, rec.registry_digest, "", (), "", diff, files, _intact(store, rec)))
     return out
 

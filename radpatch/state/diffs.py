@@ -9,10 +9,12 @@ patched form. Nothing is written.
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 
+from radpatch.files import read_regular
 from radpatch.install.environment import PythonEnv
 from radpatch.state.decide import FileState, PatchState, State
-from radpatch.state.record import Store
+from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
 
 
 def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:
@@ -27,13 +29,44 @@ def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:
             after = f.data
         else:
             before, after = f.data, plan.plan(ps.patch, f.rewrites, f.module, f.path, f.data, env).after
-        out += difflib.unified_diff(
+        out += _file_diff(before, after, f.relpath)
+    return "".join(out)
+
+
+def recorded_diff(store: Store, rec: PatchRecord) -> str | None:
+    """An entry's diff from the record alone (no registry): each file's kept original before it, and
+    the bytes it wrote (the file itself, or the original kept for the entry stacked on it); None when
+    either is no longer there."""
+    out: list[str] = []
+    for f in rec.files:
+        before = b"" if f.original_sha256 == ABSENT else store.original(f.original_sha256)
+        after = b"" if f.patched_sha256 == ABSENT else _bytes(store.root / f.path, f.patched_sha256)
+        if after is None:
+            after = store.original(f.patched_sha256)
+        if before is None or after is None:
+            return None
+        out += _file_diff(before, after, f.path)
+    return "".join(out)
+
+
+def _file_diff(before: bytes, after: bytes, relpath: str) -> list[str]:
+    return list(
+        difflib.unified_diff(
             before.decode("utf-8", "replace").splitlines(keepends=True),
             after.decode("utf-8", "replace").splitlines(keepends=True),
-            f"a/{f.relpath}",
-            f"b/{f.relpath}",
+            f"a/{relpath}",
+            f"b/{relpath}",
         )
-    return "".join(out)
+    )
+
+
+def _bytes(path: Path, digest: str) -> bytes | None:
+    """The file's bytes if they hash to `digest`."""
+    try:
+        data = read_regular(path)
+    except OSError:
+        return None
+    return data if sha256(data) == digest else None
 
 
 def _original(ps: PatchState, f: FileState) -> bytes | None:
