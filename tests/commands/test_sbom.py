@@ -14,18 +14,8 @@ from cyclonedx.schema import SchemaVersion
 from cyclonedx.validation.json import JsonStrictValidator
 
 from tests.lib.site import Site
+from tests.lib.toy import TOY_SECOND as SECOND
 
-SECOND = """\
-summary: Toy second patch
-description: Inserts a statement in plan().
-distribution: toypkg
-supported: ">=1.0,<2"
-modules:
-  core: toypkg.core
-rewrites:
-  - id: floor
-    insert_after: {scope: plan, find: "size = len(spec)", code: "size = max(size, 1)"}
-"""
 UNAPPLIED = SECOND.replace("floor", "never").replace("max(size, 1)", "max(size, 2)")
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from cyclonedx.schema import SchemaVersion
 from cyclonedx.validation.json import JsonStrictValidator
 
-from tests.commands.test_sbom import SECOND
 from tests.lib.site import Site
+from tests.lib.toy import TOY_SECOND as SECOND
 
 
 def bom_of(text: str) -> dict[str, Any]:

@@ -98,3 +98,17 @@ def refused(site: Site, radpatch: Callable[..., Any], registry: Path, *argv: str
     assert r.err.startswith("radpatch: error: ")
     assert site.snapshot() == before
     return r.err
+
+
+# a second entry over toypkg, on the same file as `toy`
+TOY_SECOND = """\
+summary: Toy second patch
+description: Inserts a statement in plan().
+distribution: toypkg
+supported: ">=1.0,<2"
+modules:
+  core: toypkg.core
+rewrites:
+  - id: floor
+    insert_after: {scope: plan, find: "size = len(spec)", code: "size = max(size, 1)"}
+"""

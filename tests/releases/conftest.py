@@ -42,3 +42,9 @@ def loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callab
     for server in started:
         server.httpd.shutdown()
         server.httpd.server_close()
+
+
+@pytest.fixture
+def real_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's pip settings and radpatch's shared cache (not a test's loopback index)."""
+    monkeypatch.delenv("RADPATCH_CACHE", raising=False)

@@ -16,55 +16,7 @@ from typing import Any
 import pytest
 
 from tests.lib.index_server import IndexServer
-
-DIST = "radpatch-toy"
-PKG = "rptoy"
-
-GOOD = """\
-def size(items):
-    buckets = [items]
-    n = len(items)
-    return n
-"""
-REWRITTEN = """\
-def size(items):
-    buckets = [items]
-    n = len(list(items))
-    return n
-"""
-PATCHED = """\
-def size(items):
-    buckets = [items]
-    n = len(items)
-    n = min(n, len(buckets))
-    return n
-"""
-RELEASES: dict[str, dict[str, str | bytes]] = {
-    "1.0": {f"{PKG}/core.py": GOOD},
-    "1.1": {f"{PKG}/core.py": GOOD, f"{PKG}/other.py": "def unrelated():\n    return 1\n"},
-    "2.0": {f"{PKG}/core.py": "from rptoy.planning import size\n", f"{PKG}/planning.py": GOOD},
-    "2.1": {f"{PKG}/core.py": REWRITTEN},
-    "2.2": {f"{PKG}/planning.py": GOOD},  # core.py is gone altogether
-    "3.0": {f"{PKG}/core.py": PATCHED},
-}
-
-
-def entry(supported: str, modules: str = f"  planner: {PKG}.core   # where size() lives\n") -> str:
-    return f"""\
-# a toy entry: its comments and layout must survive `port`
-summary: Cap the toy's size by its buckets
-description: A toy patch.
-distribution: {DIST}
-supported: "{supported}"    # the releases it was written for
-modules:
-{modules}
-rewrites:
-  - id: cap
-    insert_after:
-      scope: size
-      find: n = len(items)
-      code: n = min(n, len(buckets))
-"""
+from tests.lib.toy_releases import DIST, PKG, RELEASES, entry
 
 
 @pytest.fixture

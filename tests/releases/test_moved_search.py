@@ -16,7 +16,7 @@ import pytest
 
 from radpatch.releases import moved
 from tests.lib.index_server import IndexServer
-from tests.releases.test_matrix_and_port import DIST, GOOD, PKG, entry
+from tests.lib.toy_releases import DIST, GOOD, PKG, entry
 
 RELEASES: dict[str, dict[str, str | bytes]] = {
     "1.0": {f"{PKG}/core.py": GOOD, f"{PKG}/twin.py": GOOD},  # twin: a copy of size() all along
@@ -68,7 +68,7 @@ def test_the_budget_is_spent_on_the_modules_most_like_the_scope_first() -> None:
 
 
 def test_a_kept_proof_names_the_entry_file_where_it_is_now(loopback: Any, tmp_path: Any, radpatch: Any) -> None:
-    from tests.releases.test_matrix_and_port import RELEASES as TOY
+    from tests.lib.toy_releases import RELEASES as TOY
 
     loopback(DIST, TOY)
     first, second = tmp_path / "first", tmp_path / "second"

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.lib.index_server import IndexServer
+from tests.lib.toy_releases import DIST
+from tests.lib.toy_releases import MOVED as CODE
 from tests.releases.conftest import Wheels
 
-DIST = "radpatch-toy"
-CODE = "def size(items):\n    n = len(items)\n    return n\n"
 FIRST = f"""\
 summary: Count one more
 description: Moves with the code (a choice per layout).

@@ -12,8 +12,9 @@ from packaging.version import Version
 
 from radpatch.releases import port
 from tests.lib.index_server import IndexServer
+from tests.lib.toy_releases import DIST
+from tests.lib.toy_releases import MOVED as CODE
 from tests.releases.conftest import Wheels
-from tests.releases.test_moved_stacked import CODE, DIST
 
 FIRST = f"""\
 summary: Count one more

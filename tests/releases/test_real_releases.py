@@ -33,12 +33,6 @@ SPAN = ">=0.27,<0.34"
 PLANNER_UTILS, PLANNER_NEW = "vllm.v1.core.kv_cache_utils", "vllm.v1.core.kv_cache_planning"
 
 
-@pytest.fixture
-def real_index(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The machine's pip settings and radpatch's shared cache (not a test's loopback index)."""
-    monkeypatch.delenv("RADPATCH_CACHE", raising=False)
-
-
 def json_of(r: Any) -> Any:
     return json.loads(r.out)
 

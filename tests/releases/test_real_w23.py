@@ -13,10 +13,8 @@ from packaging.version import Version
 
 from radpatch.releases import moved
 from radpatch.releases.wheels import Releases
-from tests.releases.test_real_releases import real_index
 
 pytestmark = [pytest.mark.network, pytest.mark.vllm]  # the package index's vLLM wheels
-__all__ = ["real_index"]
 
 GC = """\
 summary: do not freeze the GC heap after warm-up
