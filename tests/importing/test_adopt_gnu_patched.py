@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import ast
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.lib.importing import PACKAGE, Venv, edit, gnu_patch
+from tests.lib.importing import PACKAGE, Venv, edit, gnu_diff, gnu_patch
 
 pytestmark = pytest.mark.wheel
 
@@ -54,15 +53,6 @@ def _wrap(source: str, rng: random.Random) -> str:
     return "\n".join(out)
 
 
-def _diff(tmp: Path, rel: str, before: str, after: str) -> str:
-    a, b = tmp / "a" / rel, tmp / "b" / rel
-    for p, t in ((a, before), (b, after)):
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(t)
-    out = subprocess.run(["diff", "-U3", f"a/{rel}", f"b/{rel}"], cwd=tmp, capture_output=True, text=True, check=False)
-    return out.stdout
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_a_file_gnu_patch_already_patched_is_adopted_not_patched_again(
     venv: Venv, corpus_wheel: Path, tmp_path: Path, seed: int
@@ -76,7 +66,7 @@ def test_a_file_gnu_patch_already_patched_is_adopted_not_patched_again(
     after = _wrap(after, rng)
     assert after != pristine.decode()
     patch = tmp_path / f"fix{seed}.patch"
-    patch.write_text(_diff(tmp_path / "d", rel, pristine.decode(), after))
+    patch.write_bytes(gnu_diff(tmp_path / "d", rel, pristine, after).stdout)
     reg = tmp_path / "reg"
     out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
     assert out.returncode == 0, out.stderr

@@ -11,12 +11,11 @@ import ast
 import random
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.lib.importing import Venv, clean_env, gnu_patch
+from tests.lib.importing import Venv, gnu_diff, gnu_patch, pip_install
 from tests.lib.wheels import build_wheel
 
 pytestmark = pytest.mark.wheel
@@ -36,19 +35,7 @@ def env(tmp_path: Path) -> Venv:
     for rel, (encoding, head) in MODULES.items():
         files[rel] = (head + BODY).encode(encoding)
     wheel = build_wheel(tmp_path / "wheel", PKG, "1.0", files)
-    root = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
-    v = Venv(root)
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(v.python), "--disable-pip-version-check", "install"]
-        + ["--no-deps", "--no-index", "--no-compile", str(wheel)],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return v
+    return pip_install(tmp_path / "venv", wheel)
 
 
 def _edit(text: str, rng: random.Random) -> str:
@@ -64,10 +51,7 @@ def _edit(text: str, rng: random.Random) -> str:
 
 
 def _udiff(work: Path, rel: str, old: bytes, new: bytes) -> bytes:
-    for side, data in (("a", old), ("b", new)):
-        (work / side / rel).parent.mkdir(parents=True, exist_ok=True)
-        (work / side / rel).write_bytes(data)
-    out = subprocess.run(["diff", "-u", f"a/{rel}", f"b/{rel}"], cwd=work, capture_output=True, check=False)
+    out = gnu_diff(work, rel, old, new)
     assert out.returncode == 1
     return out.stdout
 

@@ -11,13 +11,12 @@ import base64
 import hashlib
 import random
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.lib.importing import PACKAGE, Venv, edit, gnu_patch
+from tests.lib.importing import PACKAGE, Venv, edit, gnu_diff, gnu_patch
 
 pytestmark = pytest.mark.wheel
 
@@ -41,14 +40,7 @@ def _record_hash(data: bytes) -> str:
 
 
 def _diff(tmp: Path, rel: str, before: str, after: str, context: int) -> str:
-    a, b = tmp / "a" / rel, tmp / "b" / rel
-    for p, t in ((a, before), (b, after)):
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(t)
-    out = subprocess.run(
-        ["diff", f"-U{context}", f"a/{rel}", f"b/{rel}"], cwd=tmp, capture_output=True, text=True, check=False
-    )
-    return out.stdout
+    return gnu_diff(tmp, rel, before, after, context).stdout.decode()
 
 
 BYTE_EQUAL: list[bool] = []

@@ -72,6 +72,33 @@ class Venv:
         )
 
 
+def gnu_diff(
+    work: Path, rel: str, before: str | bytes, after: str | bytes, context: int = 3
+) -> subprocess.CompletedProcess[bytes]:
+    """GNU `diff -U<context> a/REL b/REL` of two versions of one file, written under `work`."""
+    for side, data in (("a", before), ("b", after)):
+        path = work / side / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return subprocess.run(["diff", f"-U{context}", f"a/{rel}", f"b/{rel}"], cwd=work, capture_output=True, check=False)
+
+
+def pip_install(root: Path, wheel: Path) -> Venv:
+    """A fresh venv at `root` with `wheel` installed by pip (real dist-info, RECORD written by pip)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
+    v = Venv(root)
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(v.python), "--disable-pip-version-check", "install"]
+        + ["--no-deps", "--no-index", "--no-compile", str(wheel)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return v
+
+
 def gnu_patch(directory: Path, patch: Path, strip: int, *extra: str) -> subprocess.CompletedProcess[str]:
     """GNU patch, forced (no questions, no reversed-patch guess), no backups or reject files."""
     return subprocess.run(
