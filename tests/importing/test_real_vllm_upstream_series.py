@@ -37,8 +37,11 @@ MODULES = (
     "vllm/v1/structured_output/utils.py",
     "vllm/v1/sample/sampler.py",
     "vllm/v1/metrics/stats.py",
-    "vllm/v1/utils.py",
 )
+# upstream's change to this one imports `vllm.entrypoints.common.startup`, a module 0.33.0 added
+# and the series does not carry: GNU patch applies it, and the method that imports it would raise
+# ModuleNotFoundError when called; the proof refuses it, naming the module
+NEEDS_A_MODULE_NOT_CARRIED = "vllm/v1/utils.py"
 
 
 def _site(python: Path) -> Path:
@@ -97,6 +100,22 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
     refused = radpatch(python, "--registry", str(reg), "revert", names[0])  # the stacked one requires it
     assert refused.returncode == 1 and f"{names[-1]} is applied and requires it" in refused.stderr
     revert_to_record(python, reg, names, site, "vllm", pristine)
+
+    rel = NEEDS_A_MODULE_NOT_CARRIED
+    lone = tmp_path / "lone.patch"
+    lone.write_text(_diff(tmp_path / "d" / "lone", rel, (site / rel).read_text(), (upstream / rel).read_text()))
+    (tmp_path / "gnu-lone" / rel).parent.mkdir(parents=True)
+    (tmp_path / "gnu-lone" / rel).write_bytes((site / rel).read_bytes())
+    assert gnu_patch(tmp_path / "gnu-lone", lone, 1).returncode == 0  # GNU patch takes it as it is
+    out = radpatch(python, "import", str(lone), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    before = (site / rel).read_bytes()
+    refused = radpatch(python, "--registry", str(reg), "apply", "lone")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    first = refused.stderr.splitlines()[0]
+    assert "would fail to import: `vllm.entrypoints.common.startup`" in first, refused.stderr
+    assert "is not a module on the target's import path" in first and "Traceback" not in refused.stderr
+    assert (site / rel).read_bytes() == before  # nothing written
 
 
 def test_the_matrix_of_an_imported_series_across_0_27_to_0_33(tmp_path: Path) -> None:

@@ -162,10 +162,15 @@ def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp
     assert moved["checks"]["match"] is False
     assert "top-level definition '_get_kv_cache_groups_uniform_page_size' not found" in moved["error"]
     failing = ", ".join(f"{v} (names)" for v in BEFORE_027) + ", 0.33.0 (match)"
-    assert (
-        err.splitlines()[0]
-        == f"radpatch: error: kv_group_size_027_everywhere: 8 of 15 releases of vllm in >=0.22.0,<0.34 fail: {failing}"
-    )
+    # stderr carries the progress lines first; the error is the one summary line after them
+    errors = [ln for ln in err.splitlines() if ln.startswith("radpatch: error:")]
+    assert errors == [
+        f"radpatch: error: kv_group_size_027_everywhere: 8 of 15 releases of vllm in >=0.22.0,<0.34 fail: {failing}"
+    ]
+    lines = err.splitlines()
+    assert lines.index(errors[0]) > max(
+        (i for i, ln in enumerate(lines) if ln.startswith("radpatch: [")), default=-1
+    ), "the error must follow the progress lines"
 
 
 def test_exit_codes_when_nothing_claimed_is_verified(radpatch: Any) -> None:
