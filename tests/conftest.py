@@ -1,9 +1,12 @@
 """Fixtures shared by every test, and the tiers.
 
-A test asks for what it needs by fixture; the fixture names the need as a marker (NEEDS below),
-and tests that need more than this machine offline (a vLLM release, the package index, root,
-strace) or that drive many radpatch processes (kills, races, reinstalls) also get `real`, the
-second tier: tools/test.sh runs `-m "not real"` under every interpreter and `-m real` once.
+A test asks for what it needs by fixture; the fixture names the need as a marker (NEEDS below).
+Tests that need real parts get `real`, the second tier: a wheel built and pip-installed into a
+temp venv, real vLLM code (a release, its wheels, or its modules in tests/fixtures/vllm), the
+package index, other CPython versions as targets (a process per case), root, strace, or
+radpatch processes killed, raced or reinstalled.
+tools/test.sh runs `-m "not real"` (in-process, seconds per file) under every interpreter and
+`-m real` once.
 The helpers behind the fixtures live in tests/lib/."""
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "vllm_env": ("vllm",),
 }
 # a test with one of these markers is in the second tier
-SECOND_TIER = frozenset({"network", "vllm", "root", "strace", "processes"})
+SECOND_TIER = frozenset({"wheel", "network", "vllm", "interpreters", "root", "strace", "processes"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

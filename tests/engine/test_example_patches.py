@@ -34,6 +34,7 @@ def test_there_are_at_least_five_examples_each_with_the_schema_line_and_a_descri
         assert len(load_patch(f).description) > 200
 
 
+@pytest.mark.vllm  # real vLLM modules (tests/fixtures/vllm) through the whole pipeline: the real tier
 @pytest.mark.parametrize(("name", "version"), CASES)
 def test_example_applies_and_reverts_byte_for_byte(name: str, version: str, site: Any, radpatch: Any) -> None:
     originals = install_vllm(site.root, version)
@@ -55,6 +56,7 @@ def test_example_applies_and_reverts_byte_for_byte(name: str, version: str, site
     assert {rel: (site.root / rel).read_bytes() for rel in originals} == originals
 
 
+@pytest.mark.vllm  # real vLLM modules (tests/fixtures/vllm) through the whole pipeline: the real tier
 @pytest.mark.parametrize(("name", "version"), CASES)
 def test_example_plan_is_reversible_without_the_kept_original(name: str, version: str) -> None:
     """What apply proves: the structural inverse is AST-equal to the original and re-applies to the same bytes."""

@@ -148,6 +148,7 @@ def test_every_changed_file_is_served_patched_together(site: Site, write_registr
     assert "ic: import check: icpkg.util imports once patched" in r.out
 
 
+@pytest.mark.processes  # waits out the check's own timeout, then kills what the import started
 def test_a_hanging_import_is_killed_with_what_it_started_and_is_inconclusive(
     site: Site, write_registry: Any, radpatch: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -88,6 +88,7 @@ def parses_here(source: str) -> bool:
     return True
 
 
+@pytest.mark.interpreters
 @pytest.mark.skipif(not CASES, reason="no Python 3.12 or newer under /root/.pyenv")
 @pytest.mark.parametrize(("exe", "original", "change"), CASES, ids=[f"{version_of(e)[1]}-{o}-{c}" for e, o, c in CASES])
 def test_a_module_in_the_targets_newer_grammar_is_judged_by_the_target(exe: Path, original: str, change: str) -> None:

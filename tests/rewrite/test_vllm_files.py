@@ -14,6 +14,9 @@ import pytest
 from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm
 
+# real vLLM modules through the whole pipeline, per operation and release: the real tier
+pytestmark = pytest.mark.vllm
+
 HEAD = """\
 summary: one operation on real vLLM code
 description: test

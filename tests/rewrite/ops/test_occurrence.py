@@ -264,6 +264,7 @@ AS_THE_HINT_SAYS = (
 )
 
 
+@pytest.mark.vllm  # real vLLM modules (tests/fixtures/vllm) through the whole pipeline: the real tier
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_studys_two_occurrences_of_one_assert_get_the_scope_to_write_then_apply_on_real_vllm(
     version: str, site: Any, radpatch: Any, tmp_path: Path
@@ -307,6 +308,7 @@ def _aborts(source: bytes) -> list[str]:
     return [ast.unparse(n) for n in sorted(found, key=lambda n: n.lineno) if "self.abort" in ast.unparse(n)]
 
 
+@pytest.mark.vllm  # real vLLM modules (tests/fixtures/vllm) through the whole pipeline: the real tier
 @pytest.mark.parametrize("version", VERSIONS)
 def test_occurrences_1_and_3_of_one_statement_and_all_of_a_keyword_on_real_vllm(
     version: str, site: Any, radpatch: Any, tmp_path: Path

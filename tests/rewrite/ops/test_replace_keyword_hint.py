@@ -35,6 +35,7 @@ def daemon_lines(source: str, value: str) -> list[int]:
     return [i + 1 for i, line in enumerate(source.splitlines()) if line.strip() == f"daemon={value},"]
 
 
+@pytest.mark.vllm  # real vLLM modules (tests/fixtures/vllm) through the whole pipeline: the real tier
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_refusal_gives_the_set_keyword_rewrite_and_that_rewrite_applies(
     version: str, site: Any, radpatch: Any, tmp_path: Path

@@ -203,6 +203,7 @@ def _thread_lines(source: str) -> list[int]:
     ]
 
 
+@pytest.mark.vllm  # real vLLM modules (tests/fixtures/vllm) through the whole pipeline: the real tier
 @pytest.mark.parametrize("version", VERSIONS)
 def test_real_core_two_daemon_threads_are_ambiguous_until_occurrence_picks_the_output_thread(version: str) -> None:
     source = fixture(version, CORE).decode()
@@ -231,6 +232,7 @@ rewrites:
 ENTRY = HEAD + textwrap.indent(SetKeyword.EXAMPLE, "      ") + "\n"
 
 
+@pytest.mark.vllm  # real vLLM modules (tests/fixtures/vllm) through the whole pipeline: the real tier
 @pytest.mark.parametrize("version", VERSIONS)
 def test_real_core_applies_reads_applied_and_reverts_byte_for_byte_through_the_cli(
     version: str, site: Any, radpatch: Any, tmp_path: Path
