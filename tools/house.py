@@ -42,10 +42,29 @@ class Module:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if node.name not in self.defs and id(node) not in methods:
                     self.defs[node.name] = node
-            elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "radpatch":
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(node, name, path)
+                if base is None or base.split(".")[0] != "radpatch":
+                    continue
                 for a in node.names:
-                    full = f"{node.module}.{a.name}"
-                    self.names[a.asname or a.name] = (full, None) if full in known else (node.module, a.name)
+                    full = f"{base}.{a.name}"
+                    self.names[a.asname or a.name] = (full, None) if full in known else (base, a.name)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.split(".")[0] == "radpatch" and a.asname and a.name in known:
+                        self.names[a.asname] = (a.name, None)
+
+
+def _absolute(node: ast.ImportFrom, module: str, path: Path) -> str | None:
+    """The absolute module a `from` import reads: `from .x import y` in radpatch.prove.names (a
+    package's __init__) or in radpatch.prove.names.walk both mean radpatch.prove.names.x."""
+    if not node.level:
+        return node.module
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    if node.level - 1 > len(package):
+        return None
+    parts = package[: len(package) - (node.level - 1)]
+    return ".".join([*parts, *([node.module] if node.module else [])])
 
 
 def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:

@@ -55,7 +55,10 @@ class _TooBig(Exception):
 
 
 @dataclass
-class _Ctx:
+class _Problems:
+    """One registry file's problems as it is read, each at file:line:column and key path, and the
+    node budget that stops an alias bomb."""
+
     file: Path
     problems: list[str] = field(default_factory=list)
     budget: int = MAX_NODES
@@ -84,7 +87,7 @@ def _describe(node: yaml.Node) -> str:
     return "a mapping" if isinstance(node, yaml.MappingNode) else "a list"
 
 
-def _str(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _str(ctx: _Problems, node: yaml.Node, path: str) -> str:
     ctx.spend(node, path)
     if not isinstance(node, yaml.ScalarNode):
         raise ctx.fail(node, path, f"expected a string, found {_describe(node)}")
@@ -95,7 +98,9 @@ def _str(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return str(node.value)
 
 
-def _mapping(ctx: _Ctx, node: yaml.Node, path: str, required: set[str], optional: set[str]) -> dict[str, yaml.Node]:
+def _mapping(
+    ctx: _Problems, node: yaml.Node, path: str, required: set[str], optional: set[str]
+) -> dict[str, yaml.Node]:
     ctx.spend(node, path)
     if not isinstance(node, yaml.MappingNode):
         raise ctx.fail(node, path, f"expected a mapping, found {_describe(node)}")
@@ -117,7 +122,7 @@ def _mapping(ctx: _Ctx, node: yaml.Node, path: str, required: set[str], optional
     return out
 
 
-def _seq(ctx: _Ctx, node: yaml.Node, path: str) -> list[yaml.Node]:
+def _seq(ctx: _Problems, node: yaml.Node, path: str) -> list[yaml.Node]:
     ctx.spend(node, path)
     if not isinstance(node, yaml.SequenceNode):
         raise ctx.fail(node, path, f"expected a list, found {_describe(node)}")
@@ -133,7 +138,7 @@ def _each(items: list[T], fn: Callable[[T], object]) -> None:
             pass
 
 
-def _specifier(ctx: _Ctx, node: yaml.Node, path: str) -> SpecifierSet:
+def _specifier(ctx: _Problems, node: yaml.Node, path: str) -> SpecifierSet:
     text = _str(ctx, node, path)
     try:
         spec = SpecifierSet(text)
@@ -148,7 +153,7 @@ def _specifier(ctx: _Ctx, node: yaml.Node, path: str) -> SpecifierSet:
     return spec
 
 
-def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _pattern(ctx: _Problems, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path)
     if not code.strip():
         raise ctx.fail(
@@ -174,7 +179,7 @@ def _pattern(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
-def _within(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _within(ctx: _Problems, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path)
     text = textwrap.dedent(code).strip()
     why = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else "empty"
@@ -183,7 +188,7 @@ def _within(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
-def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int | str:
+def _occurrence(ctx: _Problems, node: yaml.Node, path: str) -> int | str:
     text = _str(ctx, node, path)
     if text == "all":
         return text
@@ -197,14 +202,14 @@ def _occurrence(ctx: _Ctx, node: yaml.Node, path: str) -> int | str:
     return int(text)
 
 
-def _position(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _position(ctx: _Problems, node: yaml.Node, path: str) -> str:
     text = _str(ctx, node, path)
     if text not in POSITIONS:
         raise ctx.fail(node, path, f"{text!r}: expected one of {', '.join(POSITIONS)}")
     return text
 
 
-def _import(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _import(ctx: _Problems, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path).strip()
     try:
         body = ast.parse(code).body
@@ -223,7 +228,7 @@ def _import(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
-def _expression(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _expression(ctx: _Problems, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path).strip()
     why = parse_problem(code, "eval") if code else "empty"
     if why:
@@ -231,22 +236,22 @@ def _expression(ctx: _Ctx, node: yaml.Node, path: str) -> str:
     return code
 
 
-def _qualname(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _qualname(ctx: _Problems, node: yaml.Node, path: str) -> str:
     name = _str(ctx, node, path)
     if not _QUALNAME.match(name):
         raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
     return name
 
 
-def _identifier(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _identifier(ctx: _Problems, node: yaml.Node, path: str) -> str:
     name = _str(ctx, node, path)
     if not name.isidentifier():
         raise ctx.fail(node, path, f"{name!r} is not a Python identifier")
     return name
 
 
-def _names(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
-    get = _Collector()
+def _names(ctx: _Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
+    get = _EveryProblem()
     names = tuple(get(_identifier, ctx, n, f"{path}[{i}]") for i, n in enumerate(_seq(ctx, node, path)))
     get.check()
     if not names:
@@ -255,7 +260,7 @@ def _names(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
 
 
 POSITIONS = ("top", "bottom")
-READERS: dict[str, Callable[[_Ctx, yaml.Node, str], object]] = {
+READERS: dict[str, Callable[[_Problems, yaml.Node, str], object]] = {
     "qualname": _qualname,
     "identifier": _identifier,
     "code": _pattern,
@@ -268,7 +273,7 @@ READERS: dict[str, Callable[[_Ctx, yaml.Node, str], object]] = {
 }
 
 
-class _Collector:
+class _EveryProblem:
     """Call readers one after another; remember whether any failed, so every problem of a
     mapping is reported before giving up on it."""
 
@@ -292,7 +297,7 @@ class _Collector:
 
 @dataclass
 class _Loader:
-    ctx: _Ctx
+    ctx: _Problems
     payloads: dict[Path, bytes] = field(default_factory=dict)
 
     def payload(self, node: yaml.Node, path: str) -> PayloadFile:
@@ -330,7 +335,7 @@ class _Loader:
             {k for k, f in fields.items() if f.required},
             {k for k, f in fields.items() if not f.required},
         )
-        get = _Collector()
+        get = _EveryProblem()
         values: dict[str, object] = {}
         for key, value in m.items():
             values[key] = get(self.read, spec, key, fields[key].kind, value, f"{path}.{key}")
@@ -351,7 +356,7 @@ class _Loader:
     def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
         ops = set(OPERATIONS)
         m = _mapping(self.ctx, node, path, set(), {"id", "versions", "file"} | ops)
-        get = _Collector()
+        get = _EveryProblem()
         kinds = sorted(ops & m.keys())
         if len(kinds) != 1:
             get.fail(
@@ -413,7 +418,7 @@ TOP_REQUIRED = {"summary", "description", "distribution", "supported", "modules"
 TOP_OPTIONAL = {"obsolete", "knobs", "providers", "prereleases", "requires", "upstream"}
 
 
-def compose(ctx: _Ctx, data: bytes) -> yaml.Node:
+def compose(ctx: _Problems, data: bytes) -> yaml.Node:
     if len(data) > MAX_BYTES:
         ctx.problems.append(f"{ctx.file}: file is larger than {MAX_BYTES} bytes")
         raise _Invalid()
@@ -443,7 +448,7 @@ def load_patch(file: Path) -> Patch:
 
 def load_bytes(file: Path, data: bytes) -> Patch:
     """load_patch on `data` as the contents of `file` (e.g. an edit proven before it is written)."""
-    ctx = _Ctx(file)
+    ctx = _Problems(file)
     try:
         patch = _load(ctx, data)
     except (_Invalid, _TooBig):
@@ -456,7 +461,7 @@ def load_bytes(file: Path, data: bytes) -> Patch:
     return patch
 
 
-def _load(ctx: _Ctx, data: bytes) -> Patch:
+def _load(ctx: _Problems, data: bytes) -> Patch:
     root = compose(ctx, data)
     top = _mapping(ctx, root, "", set(), TOP_REQUIRED | TOP_OPTIONAL)
     for key in sorted(TOP_REQUIRED - top.keys()):
@@ -511,12 +516,12 @@ def _load(ctx: _Ctx, data: bytes) -> Patch:
     )
 
 
-def _distributions(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+def _distributions(ctx: _Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     """`distribution: NAME` or `distribution: [NAME, ...]`: the distributions the entry names."""
     items = [node] if isinstance(node, yaml.ScalarNode) else _seq(ctx, node, path)
     if not items:
         raise ctx.fail(node, path, "an empty list; name the distribution the patch changes, e.g. vllm")
-    get = _Collector()
+    get = _EveryProblem()
     names = tuple(get(_str, ctx, n, path if n is node else f"{path}[{i}]") for i, n in enumerate(items))
     get.check()
     for i, (n, text) in enumerate(zip(items, names)):
@@ -533,13 +538,13 @@ def _distributions(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
 
 
 def _strings(
-    ctx: _Ctx, node: yaml.Node, path: str, example: str, check: Callable[[str], str | None]
+    ctx: _Problems, node: yaml.Node, path: str, example: str, check: Callable[[str], str | None]
 ) -> tuple[str, ...]:
     """A list of strings, each passing `check` (None, or what is wrong with it), none twice."""
     if not isinstance(node, yaml.SequenceNode):
         ctx.spend(node, path)
         raise ctx.fail(node, path, f"expected a list, found {_describe(node)}; write e.g. {example}")
-    get = _Collector()
+    get = _EveryProblem()
     out: list[str] = []
     for i, item in enumerate(_seq(ctx, node, path)):
         text = get(_str, ctx, item, f"{path}[{i}]")
@@ -553,7 +558,7 @@ def _strings(
     return tuple(out)
 
 
-def _requires(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+def _requires(ctx: _Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     """`requires: [NAME, ...]`: the entries this one is applied after (by their names)."""
 
     def check(name: str) -> str | None:
@@ -568,7 +573,7 @@ def _requires(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
     return _strings(ctx, node, path, "[earlier_fix]", check)
 
 
-def _upstream(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
+def _upstream(ctx: _Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     """`upstream: [URL, ...]`: the upstream PRs or issues whose release makes the entry obsolete."""
 
     def check(url: str) -> str | None:
@@ -582,21 +587,21 @@ def _upstream(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[str, ...]:
     return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", check)
 
 
-def _choice(ctx: _Ctx, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:
+def _choice(ctx: _Problems, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:
     text = _str(ctx, node, path)
     if text not in allowed:
         raise ctx.fail(node, path, f"{text!r} is not one of: {', '.join(allowed)}")
     return text
 
 
-def _one_line(ctx: _Ctx, node: yaml.Node, path: str) -> str:
+def _one_line(ctx: _Problems, node: yaml.Node, path: str) -> str:
     text = _str(ctx, node, path).strip()
     if "\n" in text or not text:
         raise ctx.fail(node, path, "expected a non-empty one-line summary")
     return text
 
 
-def _knobs(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[Knob, ...]:
+def _knobs(ctx: _Problems, node: yaml.Node, path: str) -> tuple[Knob, ...]:
     ctx.spend(node, path)
     if not isinstance(node, yaml.MappingNode):
         raise ctx.fail(node, path, f"expected a mapping of ENV_VAR: {{default, meaning}}, found {_describe(node)}")
@@ -619,7 +624,7 @@ def _knobs(ctx: _Ctx, node: yaml.Node, path: str) -> tuple[Knob, ...]:
     return tuple(out)
 
 
-def _targets(ctx: _Ctx, loader: _Loader, node: yaml.Node, path: str) -> tuple[Target, ...]:
+def _targets(ctx: _Problems, loader: _Loader, node: yaml.Node, path: str) -> tuple[Target, ...]:
     ctx.spend(node, path)
     if not isinstance(node, yaml.MappingNode) or not node.value:
         raise ctx.fail(node, path, "expected a mapping NAME: module or NAME: [{versions, module}, ...]")
@@ -635,7 +640,7 @@ def _targets(ctx: _Ctx, loader: _Loader, node: yaml.Node, path: str) -> tuple[Ta
     return tuple(out)
 
 
-def _rewrites(ctx: _Ctx, loader: _Loader, node: yaml.Node, path: str, files: set[str]) -> tuple[Rewrite, ...]:
+def _rewrites(ctx: _Problems, loader: _Loader, node: yaml.Node, path: str, files: set[str]) -> tuple[Rewrite, ...]:
     items = _seq(ctx, node, path)
     if not items:
         raise ctx.fail(node, path, "a patch needs at least one rewrite")
