@@ -29,41 +29,17 @@ import json
 import re
 import urllib.parse
 import uuid
-from dataclasses import dataclass
-from pathlib import Path
 
 import click
 
 from radpatch import __version__
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
-from radpatch.files import read_regular
-from radpatch.state.decide import PatchState, State, patch_state
-from radpatch.state.diffs import recorded_diff, unified_diff
-from radpatch.state.record import ABSENT, PatchRecord, Store, state_sha
+from radpatch.state.diffs import NoDiff
+from radpatch.state.inventory import Listed, collect
 
 SPEC_VERSION = "1.6"
 _GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")
-
-
-@dataclass(frozen=True)
-class Listed:
-    """One entry of a component's pedigree: from its state (a loaded entry) and/or its record."""
-
-    name: str
-    dist: tuple[str, str]  # (distribution, version)
-    digest: str  # the revision applied (the record's), else the loaded entry's
-    current: str  # the loaded entry's digest ("" when no registry has it)
-    links: tuple[str, ...]  # `upstream:` of the loaded entry
-    summary: str
-    diff: str | None  # None: it cannot be made (a kept original is gone)
-    files: tuple[tuple[str, str], ...]  # (relpath, sha256 radpatch wrote)
-    flag: str  # "" when the files are as radpatch left them, else why not
-
-
-def upstream(state: PatchState) -> tuple[str, ...]:
-    """The entry's `upstream:` links (the PRs or issues whose change it carries)."""
-    return state.patch.upstream
 
 
 def purl(name: str, version: str) -> str:
@@ -80,7 +56,7 @@ def _resolves(link: str) -> dict[str, object]:
 
 def _patch(a: Listed) -> dict[str, object]:
     out: dict[str, object] = {"type": "backport" if a.links else "unofficial"}
-    if a.diff is not None:
+    if isinstance(a.diff, str):
         out["diff"] = {"text": {"contentType": "text/x-diff", "content": a.diff}}
     if a.links:
         out["resolves"] = [_resolves(link) for link in a.links]
@@ -93,8 +69,8 @@ def _note(a: Listed) -> str:
         note += (
             f" (the registry's entry has changed since it was applied: applied {a.digest[:12]}, now {a.current[:12]})"
         )
-    if a.diff is None:
-        note += " (no diff: a kept original is gone)"
+    if isinstance(a.diff, NoDiff):
+        note += f" (no diff: {a.diff.why})"
     return note + (f"; NOT AS APPLIED: {a.flag}" if a.flag else "")
 
 
@@ -152,70 +128,10 @@ def _one_line(text: str, limit: int = 200) -> str:
     return one if len(one) <= limit else one[: limit - 3] + "..."
 
 
-def _installed(root: Path, dist: str, version: str) -> bool:
-    want = (re.sub(r"[-_.]+", "-", dist).lower(), version)
-    for info in root.glob("*.dist-info"):
-        name, _, ver = info.name[: -len(".dist-info")].partition("-")
-        if (re.sub(r"[-_.]+", "-", name).lower(), ver) == want:
-            return True
-    return False
-
-
-def _intact(store: Store, rec: PatchRecord) -> str:
-    """Empty when every file of the record is as radpatch's chain of entries left it, else what is not."""
-    if not _installed(store.root, rec.distribution, rec.version):
-        return f"recorded for {rec.distribution} {rec.version}, which is not installed here (a stale record)"
-    for f in rec.files:
-        top = store.chain(f.path)[-1][1].patched_sha256
-        try:
-            now = state_sha(read_regular(store.root / f.path))
-        except FileNotFoundError:
-            now = ABSENT
-        except OSError as exc:
-            return f"{f.path} cannot be read ({exc.strerror})"
-        if now != top:
-            return f"{f.path} is not what radpatch wrote (sha256 {now[:12]}, recorded {top[:12]}): drifted"
-    return ""
-
-
-def collect(ctx: Context, names: tuple[str, ...]) -> list[Listed]:
-    """The named entries (default: every entry of the registries, and every entry the environment's
-    record holds), as the BOM lists them."""
-    patches = ctx.registry.load_many(list(names) if names else ctx.registry.names())
-    out: list[Listed] = []
-    seen: set[str] = set()
-    for p in patches:
-        s = patch_state(p, ctx.env)
-        if s.dist is None or (s.state is not State.APPLIED and s.record is None):
-            continue  # not in the image
-        seen.add(p.name)
-        store = Store(s.dist.root)
-        applied = s.state is State.APPLIED
-        diff = unified_diff(s) if applied else (recorded_diff(store, s.record) if s.record else None)
-        files = tuple((f.path, f.patched_sha256) for f in s.record.files) if s.record else ()
-        flag = "" if applied else f"{s.state.value}: {s.reason}" if s.reason else s.state.value
-        dist = (s.dist.name, str(s.dist.version))
-        digest = s.record.registry_digest if s.record else p.digest
-        out.append(Listed(p.name, dist, digest, p.digest, p.upstream, p.summary, diff, files, flag))
-    if names:
-        return out
-    for d in ctx.env.paths:
-        store = Store(d)
-        for name, rec in sorted(store.records().items(), key=lambda item: item[1].seq):
-            if name in seen:
-                continue
-            seen.add(name)
-            files = tuple((f.path, f.patched_sha256) for f in rec.files)
-            dist = (rec.distribution, rec.version)
-            diff = recorded_diff(store, rec)
-            out.append(Listed(name, dist, rec.registry_digest, "", (), "", diff, files, _intact(store, rec)))
-    return out
-
-
 def run(ctx: Context, names: tuple[str, ...]) -> int:
     """The BOM of the named entries (default: every entry of the registries and of the record); exit 3
     when a recorded entry's files are not as radpatch wrote them."""
-    listed = collect(ctx, names)
+    listed = collect(ctx.registry.load_many(list(names) if names else ctx.registry.names()), ctx.env, bool(names))
     click.echo(json.dumps(bom(listed), indent=2))
     flagged = [a for a in listed if a.flag]
     if flagged:

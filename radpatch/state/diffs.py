@@ -9,6 +9,7 @@ patched form. Nothing is written.
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.files import read_regular
@@ -33,18 +34,27 @@ def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:
     return "".join(out)
 
 
-def recorded_diff(store: Store, rec: PatchRecord) -> str | None:
+@dataclass(frozen=True)
+class NoDiff:
+    """Why an entry's diff cannot be made from the record."""
+
+    why: str
+
+
+def recorded_diff(store: Store, rec: PatchRecord) -> str | NoDiff:
     """An entry's diff from the record alone (no registry): each file's kept original before it, and
-    the bytes it wrote (the file itself, or the original kept for the entry stacked on it); None when
-    either is no longer there."""
+    the bytes it wrote (the file itself, or the original kept for the entry stacked on it); NoDiff,
+    naming the file, when either is no longer there."""
     out: list[str] = []
     for f in rec.files:
         before = b"" if f.original_sha256 == ABSENT else store.original(f.original_sha256)
+        if before is None:
+            return NoDiff(f"the kept original of {f.path} is gone")
         after = b"" if f.patched_sha256 == ABSENT else _bytes(store.root / f.path, f.patched_sha256)
         if after is None:
             after = store.original(f.patched_sha256)
-        if before is None or after is None:
-            return None
+        if after is None:
+            return NoDiff(f"{f.path} is not the bytes radpatch wrote there, and no copy of them is kept")
         out += _file_diff(before, after, f.path)
     return "".join(out)
 

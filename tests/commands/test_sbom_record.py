@@ -89,3 +89,19 @@ def test_a_recorded_entry_edited_by_hand_is_flagged_and_exits_3_with_or_without_
             state.startswith("toy: ") and "applied" != state[5:] and "NOT AS APPLIED" in component["pedigree"]["notes"]
         )
         assert "toy" in r.err and len(r.err.strip().splitlines()) == 1
+        # its diff cannot be made: the note says which bytes are missing (the edited file's), not the original
+        assert "(no diff: toypkg/util.py is not the bytes radpatch wrote there" in component["pedigree"]["notes"]
+        assert "kept original" not in component["pedigree"]["notes"]
+
+
+def test_a_recorded_entry_whose_kept_original_is_gone_says_so_in_its_note(site: Site, toy: Path, radpatch: Any) -> None:
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    kept = [p for p in (site.root / ".radpatch").rglob("*") if p.is_file() and p.parent.name == "originals"]
+    assert kept, "apply keeps the originals it replaced"
+    for p in kept:
+        p.unlink()
+    r = radpatch("status", "--format", "cyclonedx")  # from the record alone
+    (component,) = bom_of(r.out)["components"]
+    (patch,) = component["pedigree"]["patches"]
+    assert "diff" not in patch
+    assert "(no diff: the kept original of toypkg/" in component["pedigree"]["notes"]

@@ -1,0 +1,103 @@
+"""What radpatch has changed in an environment, entry by entry: every entry applied, and every
+entry the environment's record (`.radpatch/record.json`) holds, whether or not a loaded registry
+has it, with its diff and whether its files are still as radpatch wrote them. The CycloneDX SBOM
+(`status --format cyclonedx`, commands/sbom.py) renders it.
+
+An entry that is not applied and not recorded is not in the image. The digest named is the one
+applied (the record's), with the registry's current one beside it when the entry has changed
+since. A recorded entry whose files are not what radpatch wrote (drifted, edited by hand) is
+listed with why (`flag`): its diff cannot be vouched for."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from radpatch.files import read_regular
+from radpatch.install.environment import PythonEnv
+from radpatch.registry.model import Patch
+from radpatch.state.decide import State, patch_state
+from radpatch.state.diffs import NoDiff, recorded_diff, unified_diff
+from radpatch.state.record import ABSENT, PatchRecord, Store, state_sha
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One entry of a component's pedigree: from its state (a loaded entry) and/or its record."""
+
+    name: str
+    dist: tuple[str, str]  # (distribution, version)
+    digest: str  # the revision applied (the record's), else the loaded entry's
+    current: str  # the loaded entry's digest ("" when no registry has it)
+    links: tuple[str, ...]  # `upstream:` of the loaded entry
+    summary: str
+    diff: str | NoDiff  # NoDiff: it cannot be made, and why
+    files: tuple[tuple[str, str], ...]  # (relpath, sha256 radpatch wrote)
+    flag: str  # "" when the files are as radpatch left them, else why not
+
+
+def _installed(root: Path, dist: str, version: str) -> bool:
+    want = (re.sub(r"[-_.]+", "-", dist).lower(), version)
+    for info in root.glob("*.dist-info"):
+        name, _, ver = info.name[: -len(".dist-info")].partition("-")
+        if (re.sub(r"[-_.]+", "-", name).lower(), ver) == want:
+            return True
+    return False
+
+
+def _intact(store: Store, rec: PatchRecord) -> str:
+    """Empty when every file of the record is as radpatch's chain of entries left it, else what is not."""
+    if not _installed(store.root, rec.distribution, rec.version):
+        return f"recorded for {rec.distribution} {rec.version}, which is not installed here (a stale record)"
+    for f in rec.files:
+        top = store.chain(f.path)[-1][1].patched_sha256
+        try:
+            now = state_sha(read_regular(store.root / f.path))
+        except FileNotFoundError:
+            now = ABSENT
+        except OSError as exc:
+            return f"{f.path} cannot be read ({exc.strerror})"
+        if now != top:
+            return f"{f.path} is not what radpatch wrote (sha256 {now[:12]}, recorded {top[:12]}): drifted"
+    return ""
+
+
+def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Listed]:
+    """The entries `patches` that are in the image and, unless `named` (the user named them), every
+    other entry the environment's record holds."""
+    out: list[Listed] = []
+    seen: set[str] = set()
+    for p in patches:
+        s = patch_state(p, env)
+        if s.dist is None or (s.state is not State.APPLIED and s.record is None):
+            continue  # not in the image
+        seen.add(p.name)
+        store = Store(s.dist.root)
+        applied = s.state is State.APPLIED
+        diff: str | NoDiff = (
+            unified_diff(s)
+            if applied
+            else recorded_diff(store, s.record)
+            if s.record
+            else NoDiff(f"{p.name} has no record")
+        )
+        files = tuple((f.path, f.patched_sha256) for f in s.record.files) if s.record else ()
+        flag = "" if applied else f"{s.state.value}: {s.reason}" if s.reason else s.state.value
+        dist = (s.dist.name, str(s.dist.version))
+        digest = s.record.registry_digest if s.record else p.digest
+        out.append(Listed(p.name, dist, digest, p.digest, p.upstream, p.summary, diff, files, flag))
+    if named:
+        return out
+    for d in env.paths:
+        store = Store(d)
+        for name, rec in sorted(store.records().items(), key=lambda item: item[1].seq):
+            if name in seen:
+                continue
+            seen.add(name)
+            files = tuple((f.path, f.patched_sha256) for f in rec.files)
+            dist = (rec.distribution, rec.version)
+            diff = recorded_diff(store, rec)
+            out.append(Listed(name, dist, rec.registry_digest, "", (), "", diff, files, _intact(store, rec)))
+    return out
