@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from radpatch.commands import change
+from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
 from radpatch.importing import capture, emit
@@ -132,13 +132,7 @@ def _check_options(ctx: Context, options: Options) -> None:
     name, out, supported = options.name, options.out, options.supported
     if not _NAME.match(name):
         raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")
-    if supported is not None:
-        try:
-            SpecifierSet(supported)
-        except InvalidSpecifier:
-            raise UsageError(
-                f"--supported {supported!r} is not a PEP 440 version range", "e.g. --supported '>=0.32,<0.34'"
-            )
+    check_supported(supported)
     for path in (Path(out) / f"{name}.yaml", Path(out) / name):
         if path.exists():
             raise RefusedError(

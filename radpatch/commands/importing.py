@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 import click
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
@@ -32,13 +32,7 @@ def run(
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
 ) -> int:
-    if supported is not None:
-        try:
-            SpecifierSet(supported)
-        except InvalidSpecifier:
-            raise UsageError(
-                f"--supported {supported!r} is not a PEP 440 version range", "e.g. --supported '>=0.32,<0.34'"
-            )
+    check_supported(supported)
     names = _names(patches, name)
     data = [(p, _read(p)) for p in patches]
     site = ctx.env.purelib
