@@ -17,14 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import CodeType
 
-from radpatch.errors import RefusedError
+from radpatch.errors import RefusedError, Undecodable
 from radpatch.files import checked_pyc, head_lines
 from radpatch.gcpause import paused, pausing
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, placement
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.rewrite.source import Undecodable, decode, remember
+from radpatch.rewrite.source import decode, remember
 
 
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:

@@ -19,11 +19,11 @@ import difflib
 import sys
 from typing import Any
 
-from radpatch.errors import RefusedError
+from radpatch.errors import RefusedError, Undecodable
 from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.matching import MatchFailure, unexplained
-from radpatch.rewrite.source import Source, Undecodable, decode
+from radpatch.rewrite.source import Source, decode
 
 
 def _decode(source: bytes, where: str) -> tuple[Source, str]:

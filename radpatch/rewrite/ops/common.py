@@ -20,6 +20,7 @@ from typing import Protocol
 
 import libcst as cst
 
+from radpatch.errors import Position, Probed
 from radpatch.registry.model import Occurrence
 from radpatch.rewrite.matching import (
     SCOPE_MISSING,
@@ -163,18 +164,6 @@ def slot_of(path: Path_) -> tuple[Path_, int]:
 # --- selection ---------------------------------------------------------------------------------
 # `occurrence: all` and the installed file's count (rewrite.runner) need what select() sees: the
 # matches' positions (probe), and a match picked by its index whatever `occurrence:` says (picking).
-
-Position = tuple[int, int]  # (1-based line in the file, column) where a match starts
-
-
-class Probed(Exception):
-    """Raised by select() inside probe(): the positions of the matches it was given, in source order.
-    Not a MatchFailure: nothing catches it on the way out of the operation."""
-
-    def __init__(self, positions: list[Position]) -> None:
-        super().__init__(positions)
-        self.positions = positions
-
 
 _PROBE: contextvars.ContextVar[bool] = contextvars.ContextVar("radpatch_probe", default=False)
 _PICK: contextvars.ContextVar[int | None] = contextvars.ContextVar("radpatch_pick", default=None)
