@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from radpatch.registry.model import Fail, Field, Operation, PayloadFile
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import DEFS, Source, Top, bound_names, decode, payload_statement
 
@@ -117,6 +118,10 @@ class InsertDefinitions(Operation):
 
     def scope_name(self) -> str:
         return self.anchor
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The anchor: its side of the top-level definition (or into the class) it inserts at."""
+        return (Touch("anchor", "<module>", f"definitions {self.where} {self.anchor}"),)
 
     def may_be_present(self, text: str) -> bool:
         return all(name in text for name in self.names)
