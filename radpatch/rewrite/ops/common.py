@@ -94,6 +94,7 @@ def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
         raise (NearMiss if close else NotFound)(
             f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}",
             SCOPE_NEAR if close else SCOPE_MISSING,
+            scope_gone=True,
         )
     t = src.tops[hits[0]]
     new = as_module(edit(parse_top(src.text_of(t.start, t.end)), t.start)).code

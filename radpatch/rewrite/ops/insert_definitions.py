@@ -188,6 +188,7 @@ def _forward(src: Source, op: InsertDefinitions) -> Source:
         raise (NearMiss if close else NotFound)(
             f"top-level definition {op.anchor!r} not found in the module; {near(op.anchor, src.names())}",
             "fix the name in `before:`/`after:` (a top-level def or class of the module)" if close else "",
+            scope_gone=True,
         )
     for name in op.names:
         bound = _binding(src, name)
