@@ -59,3 +59,38 @@ class CheckFailed(RadpatchError):
 
 class EnvironmentProblem(RadpatchError):
     exit_code = EXIT_ENVIRONMENT
+
+
+# --- errors raised and caught inside radpatch (each is turned into one of the above, or into a value,
+# before the user sees it); here so that every exception radpatch defines has the one root.
+
+
+class RequiredPatchMissing(RefusedError, RuntimeError):
+    """RADPATCH_REQUIRE named a patch the engine's files do not carry (radpatch.plugin, at engine
+    start). Also a RuntimeError, as it always was: vLLM does not catch a general plugin's exception,
+    so it stops the engine, and code around an engine that handles a failed start as a RuntimeError
+    keeps seeing one."""
+
+
+class Undecodable(RadpatchError, ValueError):
+    """Bytes that do not decode as Python source (PEP 263), or do not round-trip through their
+    encoding (rewrite.source.decode); a ValueError as before, for callers that catch one."""
+
+
+class Inexpressible(RadpatchError):
+    """A change `radpatch import`/`capture` cannot write as rewrites (importing.rewrites; the caller
+    names the file)."""
+
+
+Position = tuple[int, int]  # (1-based line in the file, column) where a match starts
+
+
+class Probed(RadpatchError):
+    """Raised by an operation's select() inside rewrite.ops.common.probe(): the positions of the
+    matches it was given, in source order. A signal, not a refusal (not a RefusedError or a
+    MatchFailure): nothing catches it on the way out of the operation, and probe() turns it into a
+    value."""
+
+    def __init__(self, positions: list[Position]) -> None:
+        super().__init__(f"probed {len(positions)} match(es)")
+        self.positions = positions

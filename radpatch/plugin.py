@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # raised here, imported from here
 from radpatch.files import head_lines, read_regular
 from radpatch.install import wheel_record
 from radpatch.state.hashes import ByHash, by_hash
@@ -65,10 +66,6 @@ class PatchCheck:
         if parts:
             text += f" ({', '.join(parts)})"
         return f"{text}: {self.detail}" if self.detail else text
-
-
-class RequiredPatchMissing(RuntimeError):
-    """RADPATCH_REQUIRE named a patch the engine's files do not carry."""
 
 
 def register() -> None:

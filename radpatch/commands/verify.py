@@ -17,6 +17,7 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
+from radpatch.prove.steps import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, overlaps
@@ -122,7 +123,7 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
 
 def _all_hint(bad: list[Result]) -> str:
     """`port` only when a release lacks a declared module (the code may have moved)."""
-    if any(first_failed(r) == "module" and " has no " in (r.error or "") for r in bad):
+    if any(first_failed(r) == "module" and r.kind.cause is Cause.NO_MODULE for r in bad):
         return (
             "`radpatch port NAME --to VERSION` adds a moved module; fix a rewrite that no longer matches, "
             "or narrow `supported`"

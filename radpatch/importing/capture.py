@@ -28,13 +28,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
+from radpatch.errors import EnvironmentProblem, RefusedError, Undecodable, UsageError
 from radpatch.files import read_regular
 from radpatch.importing import emit
 from radpatch.importing.model import FileChange
 from radpatch.install import wheel_record
 from radpatch.install.environment import Installed, PythonEnv, canonical_name, installed_from
-from radpatch.rewrite.source import Undecodable
 from radpatch.state.hashes import live
 from radpatch.state.record import Store
 

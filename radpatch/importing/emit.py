@@ -20,10 +20,10 @@ from pathlib import Path
 
 import yaml
 
-from radpatch.errors import RefusedError
+from radpatch.errors import Inexpressible, RefusedError, Undecodable
 from radpatch.importing.model import FileChange, Step, Value
-from radpatch.importing.rewrites import Inexpressible, rewrites
-from radpatch.rewrite.source import Undecodable, decode
+from radpatch.importing.rewrites import rewrites
+from radpatch.rewrite.source import decode
 
 
 @dataclass(frozen=True)

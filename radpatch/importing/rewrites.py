@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from radpatch.errors import Inexpressible, RadpatchError
 from radpatch.importing.model import Step, Value
 from radpatch.importing.statements import (
     AFTER,
@@ -51,13 +52,13 @@ from radpatch.importing.statements import (
 )
 
 
-class Inexpressible(Exception):
-    """The change cannot be written as rewrites (the caller names the file)."""
-
-
-class _Ambiguous(Exception):
+class _Ambiguous(RadpatchError):
     """No run of statements around the change matches once in the patched code, so the engine's
-    proof could not find it to undo: the enclosing statement is replaced instead."""
+    proof could not find it to undo: the enclosing statement is replaced instead. Internal, under
+    the one root, never shown."""
+
+    def __init__(self) -> None:
+        super().__init__("no run of statements around the change matches once")
 
 
 @dataclass

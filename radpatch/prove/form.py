@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
 
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
@@ -27,10 +29,11 @@ def judge(
     from radpatch.rewrite.ops.common import kept_trees
 
     with kept_trees():  # undoing and applying read the same definitions
-        undo = applied_error(patch, rws, data, where)
-        if undo is None and not recorded and still_unpatched(patch, rws, data, where):
+        trip = round_trip(patch, rws, data, where)
+        undo = trip.stops
+        if trip.patched and not recorded and still_unpatched(patch, rws, data, where):
             return State.NOT_APPLIED, ""
-        if undo is None:
+        if trip.patched:
             edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
             return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
         try:
@@ -127,16 +130,35 @@ def _with_inside_find(rw: Rewrite) -> bool:
         return False
 
 
+class Trip(Enum):
+    PATCHED = "patched"  # reverse-applying and re-applying reproduces the code
+    REFUSED = "refused"  # undoing (or re-applying) the patch stops at a rewrite
+    DIFFERS = "differs"  # both run, and give other code
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """Whether a file's code is the patched form, by the round trip: reverse-applying and re-applying
+    the patch reproduces it. `stops`: where it does not, in words (for the state's reason)."""
+
+    trip: Trip
+    stops: str = ""
+
+    @property
+    def patched(self) -> bool:
+        return self.trip is Trip.PATCHED
+
+
 @pausing
-def applied_error(
+def round_trip(
     patch: Patch,
     rws: tuple[Rewrite, ...],
     data: bytes,
     where: str,
     forward: Callable[[bytes], bytes] | None = None,
     backward: Callable[[bytes], bytes] | None = None,
-) -> str | None:
-    """None when `data` is the patched form (reverse-applying and re-applying reproduces its code:
+) -> RoundTrip:
+    """Patched when `data` is the patched form (reverse-applying and re-applying reproduces its code:
     the same bytes, or the same syntax tree when the patch was written by another tool with its own
     layout, e.g. GNU patch from the diff the entry was imported from), else where undoing the patch
     stops. `forward`/`backward` default to plan's (verify passes memoised ones)."""
@@ -147,10 +169,10 @@ def applied_error(
     try:
         again = fwd(bwd(data))
     except RefusedError as exc:
-        return runner.short(exc)
+        return RoundTrip(Trip.REFUSED, runner.short(exc))
     if again == data or same_code(again, data):
-        return None
-    return "reverse-applying and re-applying does not reproduce the file"
+        return RoundTrip(Trip.PATCHED)
+    return RoundTrip(Trip.DIFFERS, "reverse-applying and re-applying does not reproduce the file")
 
 
 def same_code(a: bytes, b: bytes) -> bool:
@@ -171,11 +193,11 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
     if still_unpatched(ps.patch, f.rewrites, data, where):
         return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
-    if len(maybe) == len(f.rewrites) and applied_error(ps.patch, f.rewrites, data, where) is None:
+    if len(maybe) == len(f.rewrites) and round_trip(ps.patch, f.rewrites, data, where).patched:
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
     else:
         repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
-        present = [rw.id for rw in repeatable if applied_error(ps.patch, (rw,), data, where) is None]
+        present = [rw.id for rw in repeatable if round_trip(ps.patch, (rw,), data, where).patched]
         if not present:
             return
         what = f"what rewrite {', '.join(repr(r) for r in present)} adds"

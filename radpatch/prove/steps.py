@@ -15,16 +15,17 @@ import importlib.machinery
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from types import CodeType
 
-from radpatch.errors import RefusedError
+from radpatch.errors import RefusedError, Undecodable
 from radpatch.files import checked_pyc, head_lines
 from radpatch.gcpause import paused, pausing
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, placement
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.rewrite.source import Undecodable, decode, remember
+from radpatch.rewrite.source import decode, remember
 
 
 def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
@@ -70,15 +71,57 @@ UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in t
 REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
 
 
+class Cause(Enum):
+    """What a refusal is, for the code that acts on it (verify's matrix, port), never read from its words."""
+
+    SCOPE_GONE = "scope gone"  # a rewrite's scope (a definition it needs) is not in the module
+    NO_MODULE = "no module"  # the release has none of the files the target's module may be
+    UNCOVERED = "uncovered"  # no `modules:` choice of the target covers the release
+    REQUIREMENT = "requirement"  # a rewrite of a required entry does not apply
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A refusal as code acts on it (kept with a proof in verify's cache): what it is, the target it
+    concerns and the rewrite it names, each when known."""
+
+    cause: Cause | None = None
+    target: str | None = None
+    rewrite: str | None = None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"cause": self.cause.value if self.cause else None, "target": self.target, "rewrite": self.rewrite}
+
+    @classmethod
+    def from_json(cls, data: object) -> Kind | None:
+        """The kind a cache file holds, or None when it holds none that reads as one."""
+        if not isinstance(data, dict) or set(data) != {"cause", "target", "rewrite"}:
+            return None
+        cause, target, rewrite = data["cause"], data["target"], data["rewrite"]
+        if not all(v is None or isinstance(v, str) for v in (cause, target, rewrite)):
+            return None
+        try:
+            return cls(Cause(cause) if cause is not None else None, target, rewrite)
+        except ValueError:
+            return None
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why one proof step refuses a patched module: the step, the reason, what to do, and the rewrite
-    the reason names (its id), when it names one."""
+    the reason names (its id), when it names one; what it is (`cause`), and the target it concerns,
+    when the code acting on it needs to know."""
 
     step: str
     why: str
     hint: str
     rewrite: str | None = None
+    cause: Cause | None = None
+    target: str | None = None
+
+    @property
+    def kind(self) -> Kind:
+        return Kind(self.cause, self.target, self.rewrite)
 
     def blame(self, rw: Rewrite | None) -> Refusal:
         """The refusal naming `rw` (id and registry file:line) as its cause, unless it names one already."""

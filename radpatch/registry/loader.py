@@ -18,7 +18,7 @@ from typing import TypeVar
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from radpatch.errors import RegistryError
+from radpatch.errors import RadpatchError, RegistryError
 from radpatch.files import read_regular
 from radpatch.registry.model import (
     Knob,
@@ -46,12 +46,19 @@ _URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
 T = TypeVar("T")
 
 
-class _Invalid(Exception):
-    """Internal: this node could not be read; its problem is already recorded."""
+class _Invalid(RadpatchError):
+    """Internal: this node could not be read; its problem is already recorded (a RegistryError
+    reports it). Under the one root, never shown."""
+
+    def __init__(self) -> None:
+        super().__init__("a registry node could not be read (already reported)")
 
 
-class _TooBig(Exception):
-    """Internal: the node budget is spent; stop reading the file at once."""
+class _TooBig(RadpatchError):
+    """Internal: the node budget is spent; stop reading the file at once. Under the one root, never shown."""
+
+    def __init__(self) -> None:
+        super().__init__("the registry file's node budget is spent")
 
 
 @dataclass

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
 
 if TYPE_CHECKING:
@@ -204,6 +205,13 @@ class Operation:
         same code; None for an operation without `occurrence:`. rewrite.runner counts a rewrite's
         `occurrence:` on the installed file by it."""
         return None
+
+    def touches(self) -> tuple[Touch, ...]:
+        """What the rewrite changes, for releases.overlaps (registry.touch): the node it changes or
+        the anchor it inserts at, in its scope; () for an edit that stacks with anything. The default,
+        for an operation that does not say: it may change anything in its module, so it overlaps every
+        other rewrite there (apply refuses two such entries unless `requires:` orders them)."""
+        return (Touch("any", self.scope_name(), self.KEY),)
 
     def may_be_present(self, text: str) -> bool:
         """False only when the file's text cannot hold what the operation adds: apply's cheap test

@@ -132,7 +132,7 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
         return Cell(r.version, PASS)
     failed = first_failed(r)
     unsure = ""  # what the search for a moved scope could not rule out
-    if failed in ("module", "match") and search.scope_gone(r.error):
+    if failed in ("module", "match") and search.scope_gone(r.kind):
         where = _moved(patch, r, releases, requires)
         if isinstance(where, search.NotFound):
             unsure = where.describe()
@@ -157,16 +157,12 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
 
 
 def _target_of(patch: Patch, r: Result) -> str | None:
-    uncovered = search.uncovered_target(r.error)
-    if uncovered is not None:
-        return uncovered
-    rewrite = search.failed_rewrite(r.error)
-    if rewrite is not None:
-        return next((rw.target for rw in patch.rewrites if rw.id == rewrite), None)
-    for t in patch.targets:  # the wheel has no module of this target
-        if any(c.relpath in (r.error or "") for c in t.choices):
-            return t.name
-    return None
+    """The target the failure concerns: the one no choice covers, whose module the wheel lacks, or
+    whose rewrite does not match."""
+    if r.kind.target is not None:
+        return r.kind.target
+    rewrite = r.kind.rewrite
+    return next((rw.target for rw in patch.rewrites if rw.id == rewrite), None) if rewrite is not None else None
 
 
 def _moved(
@@ -182,7 +178,7 @@ def _moved(
 
 
 def _nearest(patch: Patch, r: Result, releases: Releases, requires: tuple[Patch, ...]) -> str:
-    rewrite = search.failed_rewrite(r.error)
+    rewrite = r.kind.rewrite
     target = _target_of(patch, r)
     first = (r.error or "").splitlines()[0]
     if rewrite is None or target is None:

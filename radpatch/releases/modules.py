@@ -15,7 +15,7 @@ import ast
 import dataclasses
 from collections.abc import Iterable
 
-from radpatch.prove.steps import Refusal
+from radpatch.prove.steps import Cause, Refusal
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, creates
 from radpatch.releases.proof import File
 from radpatch.releases.wheels import Release
@@ -61,7 +61,8 @@ def file_of(
             f"the wheel {release.wheel} has no {' or '.join(choose_names(choice))} "
             f"(module {choice.module}, declared for {choice.versions or 'any version'})"
         )
-        return Refusal("module", why, "`radpatch port NAME --to VERSION` finds where the code moved")
+        hint = "`radpatch port NAME --to VERSION` finds where the code moved"
+        return Refusal("module", why, hint, cause=Cause.NO_MODULE, target=target)
     return File(target, choice.module, choice.relpath, rws, data)
 
 

@@ -32,6 +32,7 @@ from pathlib import PurePosixPath
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from radpatch.prove.steps import Cause, Kind
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, Target, rewrites_by_file
 from radpatch.releases.wheels import Release, Releases
 
@@ -39,13 +40,7 @@ MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 
 MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it
 NAMED = 20  # modules anywhere in the package read early because their path is most like the scope's names
 
-_SCOPE_GONE = re.compile(
-    r"defines no function or class|top-level definition '[^']+' not found in the module|the wheel \S+ has no "
-    r"|declares no single module '[^']+' for"
-)
-_UNCOVERED = re.compile(r"declares no single module '([^']+)' for")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_REWRITE = re.compile(r"rewrite '([^']+)'")
 
 
 @dataclass(frozen=True)
@@ -95,20 +90,11 @@ class Nearest:
         return f"{self.module}:{self.line} ({self.similarity:.0%} similar): {_one_line(self.code)}"
 
 
-def scope_gone(error: str | None) -> bool:
-    """The failure says the scope (or the module itself) is not where the entry looks for it."""
-    return bool(error and _SCOPE_GONE.search(error))
-
-
-def uncovered_target(error: str | None) -> str | None:
-    """The target no `modules:` choice covers the release for (the entry's own failure), if that is the failure."""
-    found = _UNCOVERED.search(error or "")
-    return found.group(1) if found else None
-
-
-def failed_rewrite(error: str | None) -> str | None:
-    found = _REWRITE.search(error or "")
-    return found.group(1) if found else None
+def scope_gone(kind: Kind) -> bool:
+    """The failure is that the scope (or the module itself) is not where the entry looks for it: a
+    rewrite's scope is not in the module, the wheel has no file of the module, or no `modules:`
+    choice covers the release."""
+    return kind.cause in (Cause.SCOPE_GONE, Cause.NO_MODULE, Cause.UNCOVERED)
 
 
 def scopes(rewrites: tuple[Rewrite, ...]) -> tuple[str, ...]:

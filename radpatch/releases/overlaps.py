@@ -23,6 +23,10 @@ An entry's `requires:` (the names it must come after) orders it after those. `ap
 overlapping entries with no order between them, naming both; `list` and `verify` report every
 overlap.
 
+Each operation says what it changes (`Operation.touches`, in its module of rewrite/ops/: a
+`registry.touch.Touch` per node or anchor); one that does not say may change anything of its module,
+and overlaps every other rewrite there.
+
 The test is static (the registry text only): no wheel, no install, no libcst. Which releases it
 probes: every version the entries' ranges name, the installed one (apply), and the releases verify
 listed before (the cached list), so a list run never asks the index.
@@ -35,6 +39,7 @@ import json
 import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import Enum
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -45,28 +50,31 @@ from packaging.version import InvalidVersion, Version
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch, Rewrite
+from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
 
 if TYPE_CHECKING:
     from radpatch.install.environment import PythonEnv
 
 
-@dataclass(frozen=True)
-class Touch:
-    """What one rewrite changes: `node` (the node itself) or `anchor` (a place it inserts at)."""
+class Meet(Enum):
+    """How two rewrites meet: what apply and `list` decide by (never by the words of `what`)."""
 
-    role: str  # "node", "anchor", "body"
-    scope: str  # the qualified name it is in ("<module>" for the module)
-    key: str  # the node's identity in that scope
-    code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (_code), to see one inside another
-    find: str = ""  # replace/delete of one match: the `find` as written, to see a smaller node inside it
-    part: tuple[str, ...] = ()  # a node inside a statement: ("keyword", call, name, from) or ("constant", name)
-    # replace/delete/insert_*: which copy of `find` it picks, and what it writes
-    same: str = ""  # the `find` as one syntax tree: equal for two rewrites that match the same code
-    occurrence: int | str | None = None  # `occurrence:` (None: the one match)
-    within: str = ""  # `within:` as a syntax tree ("" without one)
-    consumes: bool = False  # it removes the copy it picks (delete, replace): later copies are counted anew
-    writes: str = ""  # the code it writes (`with`, `code`) as syntax trees (_code), to see another's `find` in it
+    BODY = "body"  # one changes a function's body, the other code inside it
+    PART = "part"  # one changes a node inside the statement or expression the other's `find` takes whole
+    COPIES = "copies"  # both pick copies of one `find`, and may pick the same one
+    STACKS = "stacks"  # one's `find` is in the code the other writes: a series, the writer first
+    MAY_NEST = "may nest"  # one's `find` is inside the other's, and which copy each picks depends on the file
+    NESTED = "nested"  # one's `find` is inside the other's (or the same code, written apart)
+    ANCHOR = "anchor"  # both insert at the same anchor
+    NODE = "node"  # both change (or one changes and one anchors at) the same node
+    UNDECLARED = "undeclared"  # an operation that does not say what it changes (Operation.touches)
+
+
+@dataclass(frozen=True)
+class Meeting:
+    kind: Meet
+    what: str  # in words, for the user
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,7 @@ class Overlap:
     what: str
     versions: tuple[Version, ...]  # the probed releases where they meet
     ordered: bool  # `requires:` orders one after the other
+    kind: Meet
 
     def describe(self) -> str:
         at = f"{self.versions[0]}" + (f" to {self.versions[-1]}" if len(self.versions) > 1 else "")
@@ -99,109 +108,38 @@ class Overlap:
         }
 
 
-def _norm(code: str) -> str:
-    text = textwrap.dedent(code).strip()
-    try:
-        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
-    except SyntaxError:
-        pass
-    try:
-        return ast.dump(ast.parse(text))
-    except SyntaxError:
-        return text
-
-
-def _code(code: str) -> str:
-    """The code's syntax trees without a wrapper (an expression's, or each statement's), so that a
-    node inside another is a substring of the other's: `len(spec)` is inside `size = len(spec)`."""
-    text = textwrap.dedent(code).strip()
-    try:
-        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
-    except SyntaxError:
-        pass
-    try:
-        return "; ".join(ast.dump(s.value if isinstance(s, ast.Expr) else s) for s in ast.parse(text).body)
-    except SyntaxError:
-        return ""
-
-
-def touches(rw: Rewrite) -> tuple[Touch, ...]:
-    """What the rewrite changes, by its operation's YAML key (the specs live in rewrite/ops/, loaded
-    without libcst; their fields are read by name, so nothing here imports them)."""
-    op = rw.op
-    key = op.KEY
-    scope = op.scope_name()
-
-    def field(name: str) -> str:
-        return str(getattr(op, name, ""))
-
-    # a `find` inside another rewrite's `find` is compared whatever picks the copies (`within:`,
-    # `occurrence:`): one copy of the smaller may be inside the copy of the larger the other picks
-    pick = getattr(op, "occurrence", None)
-    within = getattr(op, "within", None)
-    unique = pick is None and within is None
-
-    def on_find(role: str, key: str, writes: str) -> Touch:
-        return Touch(
-            role,
-            scope,
-            key,
-            _code(field("find")),
-            field("find") if unique else "",
-            same=_norm(field("find")),
-            occurrence=pick if isinstance(pick, (int, str)) else None,
-            within=_norm(str(within)) if within else "",
-            consumes=bool(getattr(op, "CONSUMES", False)),
-            writes=writes,
+def _meet(a: Touch, b: Touch) -> Meeting | None:
+    """What the two touches share (how, and in words), or None."""
+    if a.role == "any" or b.role == "any":  # it did not say what it changes: it may change anything of the module
+        undeclared = a if a.role == "any" else b
+        return Meeting(
+            Meet.UNDECLARED,
+            f"may change the same code (the `{undeclared.key}` operation does not say what it changes)",
         )
-
-    if key in ("replace", "delete"):
-        return (on_find("node", f"code {_norm(field('find'))}", _code(field("with_")) if key == "replace" else ""),)
-    if key in ("insert_after", "insert_before"):
-        return (on_find("anchor", f"{field('where')} {_norm(field('find'))}", _code(field("code"))),)
-    if key == "insert_definitions":
-        return (Touch("anchor", "<module>", f"definitions {field('where')} {field('anchor')}"),)
-    if key == "add_parameter":
-        return (Touch("node", scope, "signature"),)
-    if key == "set_default":
-        return (Touch("node", scope, f"default of {field('parameter')}"),)
-    if key == "set_keyword":
-        part = ("keyword", field("call"), field("keyword"), field("from_"))
-        return (Touch("node", scope, f"keyword {field('keyword')} of {_norm(field('call'))}", part=part),)
-    if key in ("add_decorator", "remove_decorator", "replace_decorator"):
-        return (Touch("node", scope, "decorators"),)
-    if key in ("wrap_body", "replace_body"):
-        return (Touch("body", scope, "body"),)
-    if key == "set_constant":
-        return (Touch("node", "<module>", f"constant {field('name')}", part=("constant", field("name"))),)
-    if key == "add_import":
-        return ()  # idempotent: stacks with anything
-    return (Touch("node", scope, key),)  # an operation this module does not know: the same kind, same scope
-
-
-def _meet(a: Touch, b: Touch) -> str | None:
-    """What the two touches share, in words, or None."""
     if a.role == "body" or b.role == "body":
         body, other = (a, b) if a.role == "body" else (b, a)
-        if other.role != "body" and other.scope == body.scope and _outside_body(other.key):
+        if other.role != "body" and other.scope == body.scope and other.beside_body:
             return None  # the function's decorators or signature: not its body, and the two commute
         if other.scope == body.scope or other.scope.startswith(body.scope + "."):
-            return f"change the body of {body.scope}()"
+            return Meeting(Meet.BODY, f"change the body of {body.scope}()")
         return None
     if a.scope != b.scope:
         return None
     for whole, part in ((a, b), (b, a)):
         if whole.find and part.part and _holds(whole.find, part.part):
-            return f"change the same code (the {_part_name(part.part)} is inside the other's `find`) in {a.scope}"
+            inside = f"the {_part_name(part.part)} is inside the other's `find`"
+            return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
     if a.same and a.same == b.same:
         why = _copies(a, b)
         if why is None:
             return None  # two copies of one statement that no order of the two can make the same
         if why:
-            return f"pick copies of the same code in {a.scope} ({why})"
+            return Meeting(Meet.COPIES, f"pick copies of the same code in {a.scope} ({why})")
     for first, then in ((a, b), (b, a)):
         if first.writes and then.code and then.code in first.writes:
-            return f"change the same code in {a.scope} (the second's `find` is in the code the first writes)"
+            return Meeting(
+                Meet.STACKS, f"change the same code in {a.scope} (the second's `find` is in the code the first writes)"
+            )
     if a.key != b.key:
         # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
         # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
@@ -211,23 +149,23 @@ def _meet(a: Touch, b: Touch) -> str | None:
         picked = (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, "")
         if picked and a.same != b.same:
             # a copy of the smaller is inside the larger; whether it is the one picked depends on the file
-            return (
+            return Meeting(
+                Meet.MAY_NEST,
                 f"may change the same code in {a.scope} (one's `find` is inside the other's, and which "
-                "copy `occurrence:`/`within:` picks depends on the file)"
+                "copy `occurrence:`/`within:` picks depends on the file)",
             )
         if a.role != b.role:
-            return f"change and anchor at the same code in {a.scope}"
-        return f"change the same code (one inside the other) in {a.scope}"
+            return Meeting(Meet.NESTED, f"change and anchor at the same code in {a.scope}")
+        return Meeting(Meet.NESTED, f"change the same code (one inside the other) in {a.scope}")
     if a.role == "anchor" and b.role == "anchor":
-        return f"insert {a.key}" if a.key.startswith("definitions ") else f"insert at the same anchor in {a.scope}"
+        return Meeting(
+            Meet.ANCHOR,
+            f"insert {a.key}" if a.key.startswith("definitions ") else f"insert at the same anchor in {a.scope}",
+        )
     noun = a.key.split(" ")[0] if not a.key.startswith("code ") else "statement or expression"
     if a.role != b.role:
-        return f"change and anchor at the same code in {a.scope}"
-    return f"change the same {noun} in {a.scope}"
-
-
-def _outside_body(key: str) -> bool:
-    return key in ("decorators", "signature") or key.startswith("default of ")
+        return Meeting(Meet.NODE, f"change and anchor at the same code in {a.scope}")
+    return Meeting(Meet.NODE, f"change the same {noun} in {a.scope}")
 
 
 def _copies(a: Touch, b: Touch) -> str | None:
@@ -359,10 +297,10 @@ def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> lis
             continue
         for ra in a.rewrites:
             for rb in b.rewrites:
-                for ta in touches(ra):
-                    for tb in touches(rb):
-                        what = _meet(ta, tb)
-                        if what is None:
+                for ta in ra.op.touches():
+                    for tb in rb.op.touches():
+                        meeting = _meet(ta, tb)
+                        if meeting is None:
                             continue
                         where: dict[str, list[Version]] = {}
                         for v in probe:
@@ -370,13 +308,14 @@ def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> lis
                             if m is not None and m == _module(b, rb, v):
                                 where.setdefault(m, []).append(v)
                         # one stacks on the other: the writer first, so that the refusal's hint has the order right
-                        stacks = "the second's `find`" in what and not (tb.code and tb.code in ta.writes)
+                        stacks = meeting.kind is Meet.STACKS and not (tb.code and tb.code in ta.writes)
                         for module, vs in where.items():
                             ordered = a.name in after[b.name] or b.name in after[a.name]
+                            how = (meeting.what, tuple(vs), ordered, meeting.kind)
                             if stacks:
-                                out.append(Overlap(b.name, a.name, rb.id, ra.id, module, what, tuple(vs), ordered))
+                                out.append(Overlap(b.name, a.name, rb.id, ra.id, module, *how))
                             else:
-                                out.append(Overlap(a.name, b.name, ra.id, rb.id, module, what, tuple(vs), ordered))
+                                out.append(Overlap(a.name, b.name, ra.id, rb.id, module, *how))
     return _unique(out)
 
 
@@ -429,7 +368,7 @@ def _stacks(o: Overlap) -> bool:
     """One entry's `find` is in the code the other writes: `list` and `verify` report it (naming the
     order), apply does not refuse it. Run in the other order, the stacked rewrite does not match and
     the engine refuses it by itself; in the order written it is the series the author meant."""
-    return "the second's `find` is in the code the first writes" in o.what
+    return o.kind is Meet.STACKS
 
 
 def check_apply(ctx: Context, patches: list[Patch]) -> None:
@@ -469,7 +408,7 @@ def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
     `within:`), neither adding a copy: on the installed file, do they pick different copies? An
     insertion that adds no copy leaves every copy's number as it was, applied or not, so the copy
     each picks is the same on the file before, between and after them. False whenever it cannot tell."""
-    if not o.what.startswith("pick copies of the same code"):
+    if o.kind is not Meet.COPIES:
         return False
     by_name = {p.name: p for p in patches}
     picks = []
@@ -478,7 +417,7 @@ def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
         rw = next((r for r in p.rewrites if r.id == rid), None) if p is not None else None
         if p is None or rw is None:
             return False
-        (t,) = touches(rw) or (None,)
+        (t,) = rw.op.touches() or (None,)
         if t is None or t.role != "anchor" or t.consumes or t.occurrence == "all" or (t.code and t.code in t.writes):
             return False
         copy = _copy_on_file(env, p, rw)

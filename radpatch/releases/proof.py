@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
-from radpatch.prove.steps import STEPS, Case, Refusal
+from radpatch.prove.steps import STEPS, Case, Cause, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.releases import carried
@@ -152,9 +152,9 @@ class Memo:
 
     def is_applied(self, data: bytes) -> bool:
         """status's own test for "applied", on the memoised forward/backward."""
-        from radpatch.prove.form import applied_error
+        from radpatch.prove.form import round_trip
 
-        return applied_error(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward) is None
+        return round_trip(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward).patched
 
     def round_trips(self, data: bytes) -> bool:
         """Undoing the rewrites and applying them again gives a syntax tree equal to `data`'s."""
@@ -260,6 +260,7 @@ def _requires(run: _Run) -> Refusal | None:
                     "requires",
                     f"{layer.patch.name} (required) does not apply to {f.relpath}: {short(exc)}",
                     f"verify {layer.patch.name} alone; the entry is proven only on what its requirements leave",
+                    cause=Cause.REQUIREMENT,
                 )
     return None
 
@@ -288,7 +289,12 @@ def _match(run: _Run) -> Refusal | None:
         try:
             run.after[f.relpath] = run.memo(patch, f).forward(f.data)
         except RefusedError as exc:
-            return Refusal("match", exc.message, exc.hint or "")
+            from radpatch.rewrite.runner import RewriteRefused  # loaded by the forward that raised it
+
+            if not isinstance(exc, RewriteRefused):
+                return Refusal("match", exc.message, exc.hint or "")
+            gone = Cause.SCOPE_GONE if exc.scope_gone else None
+            return Refusal("match", exc.message, exc.hint or "", exc.rewrite, cause=gone, target=f.target)
     return None
 
 

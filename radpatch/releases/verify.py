@@ -18,6 +18,7 @@ no release of the declared range: nothing the patch claims was verified.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -46,7 +47,7 @@ from packaging.version import InvalidVersion, Version
 
 import radpatch
 from radpatch.errors import UsageError
-from radpatch.prove.steps import Refusal
+from radpatch.prove.steps import Cause, Kind, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
 from radpatch.releases import modules, proof
@@ -80,6 +81,7 @@ class Result:
     error: str | None  # the first failing check's reason
     modules: tuple[str, ...] = ()
     note: str = ""
+    kind: Kind = Kind()  # what the failure is, as code acts on it (not shown: `error` says it)
 
     @property
     def ok(self) -> bool:
@@ -309,7 +311,8 @@ def prove_cached(
     """`prove` of the entry on `files` (on what the requirements' layers `below` leave of them),
     through the proof cache under `root` (as verify's own proofs are)."""
     job = proof.Job((*below, proof.Layer(patch, files)))
-    return _prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
+    answer = _prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
+    return answer.checks, answer.error
 
 
 def requirement_layers(
@@ -404,7 +407,8 @@ class _Verifier:
             files, failure = _resolve(self.patch, v, got)
             names = tuple(f.module for f in files)
             if failure:
-                results[v] = self._result(v, {"wheel": True, "module": False}, f"module: {failure.why}", names)
+                checks: Checks = {"wheel": True, "module": False}
+                results[v] = self._result(v, checks, f"module: {failure.why}", names, kind=failure.kind)
                 continue
             if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
@@ -414,7 +418,7 @@ class _Verifier:
             for p in self.requires:
                 theirs, why = _resolve(p, v, got)
                 if why is not None:
-                    checks: Checks = {"wheel": True, "module": True, "requires": False}
+                    checks = {"wheel": True, "module": True, "requires": False}
                     results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
                     break
                 layers.append(proof.Layer(p, theirs, version=v))
@@ -430,8 +434,9 @@ class _Verifier:
             releases_of.setdefault(key, []).append(v)
         proofs = _prove_all(self.patch, jobs, self.releases.root / "proofs", self.progress, releases_of)
         for v, (key, names) in waiting.items():
-            checks, error = proofs[key]
-            results[v] = self._result(v, {"wheel": True, "module": True, **checks}, error, names)
+            answer = proofs[key]
+            proven: Checks = {"wheel": True, "module": True, **answer.checks}
+            results[v] = self._result(v, proven, answer.error, names, kind=answer.kind)
         return results
 
     def _bases(self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | str]) -> tuple[proof.Base, ...]:
@@ -457,12 +462,19 @@ class _Verifier:
         return tuple(out)
 
     def _result(
-        self, v: Version, checks: Checks, error: str | None, modules: tuple[str, ...] = (), note: str = ""
+        self,
+        v: Version,
+        checks: Checks,
+        error: str | None,
+        modules: tuple[str, ...] = (),
+        note: str = "",
+        kind: Kind = Kind(),
     ) -> Result:
         full = {c: checks.get(c) for c in CHECKS}
         for p in self.requires:
             error = _relative(p, error, prefix=False)
-        return Result(v, policy.allows(self.patch.supported, v), full, _relative(self.patch, error), modules, note)
+        in_range = policy.allows(self.patch.supported, v)
+        return Result(v, in_range, full, _relative(self.patch, error), modules, note, kind)
 
     def _fetch(self, versions: list[Version]) -> dict[Version, Release | str]:
         dist = self.patch.distribution
@@ -508,7 +520,7 @@ class _Verifier:
 
 def _requirement_refused(r: Result) -> bool:
     """A requirement's rewrite did not apply (not: it names no module for the release)."""
-    return r.checks.get("requires") is False and " (required) does not apply" in (r.error or "")
+    return r.checks.get("requires") is False and r.kind.cause is Cause.REQUIREMENT
 
 
 def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
@@ -523,7 +535,8 @@ def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ..
         if choice is None:
             declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.target(target).choices)
             why = f"{patch.name} declares no single module {target!r} for {v} ({declared})"
-            return tuple(files), Refusal("module", why, "`radpatch port NAME --to VERSION` extends or adds a choice")
+            hint = "`radpatch port NAME --to VERSION` extends or adds a choice"
+            return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED, target=target)
         got = modules.file_of(patch, target, rws, choice, release)
         if isinstance(got, Refusal):
             return tuple(files), got
@@ -553,25 +566,25 @@ def _prove_all(
     cache: Path,
     progress: Progress | None = None,
     versions: dict[str, list[Version]] | None = None,
-) -> dict[str, tuple[Checks, str | None]]:
+) -> dict[str, Answer]:
     """Every job's proof: from the proof cache when this radpatch proved the same input before.
     `progress` hears of each proof run (the releases of `versions[key]`) as it ends."""
     names = {key: _proof_name(patch, key) for key in jobs}
     done = {
-        key: (hit[0], _placed(hit[1], jobs[key], back=True))
+        key: dataclasses.replace(hit, error=_placed(hit.error, jobs[key], back=True))
         for key in jobs
         if (hit := _cached_proof(cache / names[key])) is not None
     }
     todo = {key: job for key, job in jobs.items() if key not in done}
     workers = _workers(len(todo))
-    fresh: dict[str, tuple[Checks, str | None]] = {}
+    fresh: dict[str, Answer] = {}
     if progress is not None and todo:
         progress.proving(patch.name, len(todo), len(done), workers)
 
-    def proved(key: str, answer: tuple[Checks, str | None]) -> None:
+    def proved(key: str, answer: Answer) -> None:
         fresh[key] = answer
         if progress is not None:
-            progress.proved(patch.name, (versions or {}).get(key, []), answer[1])
+            progress.proved(patch.name, (versions or {}).get(key, []), answer.error)
 
     if todo:
         # here, not in each worker: forked workers start with libcst and the rewrites loaded
@@ -586,9 +599,10 @@ def _prove_all(
                 proved(futures[f], _answer(f.result()))
     if progress is not None and todo:
         progress.proven()
-    for key, (checks, error) in fresh.items():
+    for key, answer in fresh.items():
         try:
-            write_json(cache / names[key], {"checks": checks, "error": _placed(error, jobs[key], back=False)})
+            error = _placed(answer.error, jobs[key], back=False)
+            write_json(cache / names[key], {"checks": answer.checks, "error": error, "kind": answer.kind.to_json()})
         except OSError:
             pass  # a cache that cannot be written only costs the next run the proof again
     return {**done, **fresh}
@@ -609,8 +623,17 @@ def _placed(error: str | None, job: proof.Job, back: bool) -> str | None:
     return error
 
 
-def _answer(p: proof.Proof) -> tuple[Checks, str | None]:
-    return p.checks, p.error
+@dataclass(frozen=True)
+class Answer:
+    """One proof's answer, as verify keeps it: each check's outcome, the failure in words, and what it is."""
+
+    checks: Checks
+    error: str | None
+    kind: Kind = Kind()
+
+
+def _answer(p: proof.Proof) -> Answer:
+    return Answer(p.checks, p.error, p.refusal.kind if p.refusal is not None else Kind())
 
 
 @functools.lru_cache(maxsize=1)
@@ -636,16 +659,17 @@ def _proof_name(patch: Patch, key: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest() + ".json"
 
 
-def _cached_proof(path: Path) -> tuple[Checks, str | None] | None:
+def _cached_proof(path: Path) -> Answer | None:
     try:
         data = json.loads(path.read_text())
         checks = {str(k): v for k, v in data["checks"].items() if v is None or isinstance(v, bool)}
         error = data["error"]
+        kind = Kind.from_json(data["kind"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if set(checks) != set(PROOF) or not (error is None or isinstance(error, str)):
+    if set(checks) != set(PROOF) or not (error is None or isinstance(error, str)) or kind is None:
         return None
-    return checks, error
+    return Answer(checks, error, kind)
 
 
 def _workers(jobs: int) -> int:

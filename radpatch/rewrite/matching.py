@@ -32,8 +32,9 @@ class MatchFailure(RefusedError):
 
     hint = "the installed code differs from what the rewrite expects: check the version range and the rewrite"
 
-    def __init__(self, message: str, hint: str = "") -> None:
+    def __init__(self, message: str, hint: str = "", *, scope_gone: bool = False) -> None:
         super().__init__(message, hint or type(self).hint)
+        self.scope_gone = scope_gone  # the rewrite's scope (a definition it needs) is not in the module
 
 
 class NotFound(MatchFailure):
@@ -228,6 +229,7 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
             raise (NearMiss if close else NotFound)(
                 f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}",
                 SCOPE_NEAR if close else SCOPE_MISSING,
+                scope_gone=True,
             )
         chosen, used = choose(module, hits, part, qualname, where, offset, parts[k:])
         if chosen is None:

@@ -19,11 +19,11 @@ import difflib
 import sys
 from typing import Any
 
-from radpatch.errors import RefusedError
+from radpatch.errors import RefusedError, Undecodable
 from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.matching import MatchFailure, unexplained
-from radpatch.rewrite.source import Source, Undecodable, decode
+from radpatch.rewrite.source import Source, decode
 
 
 def _decode(source: bytes, where: str) -> tuple[Source, str]:
@@ -45,11 +45,13 @@ def _decode(source: bytes, where: str) -> tuple[Source, str]:
 
 
 class RewriteRefused(RefusedError):
-    """A rewrite did not match (or could not be undone) exactly once."""
+    """A rewrite did not match (or could not be undone) exactly once. `scope_gone`: because its scope
+    (a definition it needs) is not in the module (MatchFailure.scope_gone)."""
 
-    def __init__(self, patch: Patch, rw: Rewrite, where: str, detail: str, hint: str) -> None:
+    def __init__(self, patch: Patch, rw: Rewrite, where: str, detail: str, hint: str, scope_gone: bool = False) -> None:
         super().__init__(f"{patch.name}: rewrite {rw.id!r} ({rw.where}) on {where}: {detail}", hint)
         self.rewrite, self.rewrite_where, self.detail = rw.id, rw.where, detail
+        self.scope_gone = scope_gone
 
 
 def short(exc: RefusedError) -> str:
@@ -65,7 +67,8 @@ def _step(patch: Patch, rw: Rewrite, src: Source, where: str, undo: bool) -> Sou
     try:
         return ops.inverse(src, rw.op) if undo else ops.forward(src, rw.op)
     except MatchFailure as exc:
-        raise RewriteRefused(patch, rw, where, f"cannot undo: {exc}" if undo else str(exc), exc.hint) from None
+        detail = f"cannot undo: {exc}" if undo else str(exc)
+        raise RewriteRefused(patch, rw, where, detail, exc.hint, exc.scope_gone) from None
     except (RecursionError, MemoryError):
         raise RewriteRefused(
             patch, rw, where, "the code is nested too deeply for radpatch to analyse", "simplify the rewrite's code"
@@ -111,7 +114,7 @@ def _run(
                     if undo
                     else "after the rewrites before it; line numbers count the lines they added"
                 )
-                raise RewriteRefused(patch, rw, where, f"{exc.detail} ({after})", exc.hint) from None
+                raise RewriteRefused(patch, rw, where, f"{exc.detail} ({after})", exc.hint, exc.scope_gone) from None
             raise
     return src
 
@@ -185,7 +188,7 @@ def _forward_counted(
         now = matches(src) or []
     except MatchFailure as exc:
         after = "after the rewrites before it; line numbers count the lines they added"
-        raise RewriteRefused(patch, rw, where, f"{exc} ({after})", exc.hint) from None
+        raise RewriteRefused(patch, rw, where, f"{exc} ({after})", exc.hint, exc.scope_gone) from None
     if to is None or (to, column) not in now:
         raise RewriteRefused(
             patch,

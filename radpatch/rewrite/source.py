@@ -16,13 +16,11 @@ import textwrap
 import tokenize
 from dataclasses import dataclass, replace
 
+from radpatch.errors import Undecodable
+
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-class Undecodable(ValueError):
-    pass
 
 
 def decode(data: bytes) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -44,6 +45,10 @@ class AddParameter(Operation):
 
     def scope_name(self) -> str:
         return self.function
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The function's signature."""
+        return (Touch("node", self.function, "signature", beside_body=True),)
 
     def forward(self, src: Source) -> Source:
         load(__name__)

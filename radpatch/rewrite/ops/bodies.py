@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Fail, Field, Operation
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -57,6 +58,10 @@ class WrapBody(Operation):
 
     def scope_name(self) -> str:
         return self.function
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The function's whole body: every node inside it."""
+        return (Touch("body", self.function, "body"),)
 
     def forward(self, src: Source) -> Source:
         load(__name__)
@@ -129,6 +134,10 @@ class ReplaceBody(Operation):
 
     def scope_name(self) -> str:
         return self.function
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The function's whole body: every node inside it."""
+        return (Touch("body", self.function, "body"),)
 
     def forward(self, src: Source) -> Source:
         load(__name__)

@@ -20,6 +20,7 @@ from typing import Protocol
 
 import libcst as cst
 
+from radpatch.errors import Position, Probed
 from radpatch.registry.model import Occurrence
 from radpatch.rewrite.matching import (
     SCOPE_MISSING,
@@ -93,6 +94,7 @@ def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
         raise (NearMiss if close else NotFound)(
             f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}",
             SCOPE_NEAR if close else SCOPE_MISSING,
+            scope_gone=True,
         )
     t = src.tops[hits[0]]
     new = as_module(edit(parse_top(src.text_of(t.start, t.end)), t.start)).code
@@ -163,18 +165,6 @@ def slot_of(path: Path_) -> tuple[Path_, int]:
 # --- selection ---------------------------------------------------------------------------------
 # `occurrence: all` and the installed file's count (rewrite.runner) need what select() sees: the
 # matches' positions (probe), and a match picked by its index whatever `occurrence:` says (picking).
-
-Position = tuple[int, int]  # (1-based line in the file, column) where a match starts
-
-
-class Probed(Exception):
-    """Raised by select() inside probe(): the positions of the matches it was given, in source order.
-    Not a MatchFailure: nothing catches it on the way out of the operation."""
-
-    def __init__(self, positions: list[Position]) -> None:
-        super().__init__(positions)
-        self.positions = positions
-
 
 _PROBE: contextvars.ContextVar[bool] = contextvars.ContextVar("radpatch_probe", default=False)
 _PICK: contextvars.ContextVar[int | None] = contextvars.ContextVar("radpatch_pick", default=None)

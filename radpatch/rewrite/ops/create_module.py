@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from radpatch.registry.model import Field, Operation, PayloadFile
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ class CreateModule(Operation):
 
     def describe(self) -> str:
         return f"create the module from {self.content.name}"
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The module itself: another entry creating it overlaps (one that `requires:` this one rewrites it after)."""
+        return (Touch("node", "<module>", self.KEY),)
 
     def creates_package(self) -> bool:
         return self.content.name == "__init__.py"  # `pkg.sub` with content `.../sub/__init__.py`: a package

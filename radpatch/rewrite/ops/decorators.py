@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from radpatch.registry.model import Field, Operation
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, expression_text
 
@@ -39,6 +40,10 @@ class _Decorators(Operation):
 
     def scope_name(self) -> str:
         return self.function
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The function's decorator list (outside its body: a body rewrite commutes with it)."""
+        return (Touch("node", self.function, "decorators", beside_body=True),)
 
     def forward(self, src: Source) -> Source:
         load(__name__)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
+from radpatch.registry.touch import Touch, norm, on_find
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -63,6 +64,10 @@ class Delete(Operation):
 
     def scope_name(self) -> str:
         return self.scope
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The statement its `find` matches."""
+        return (on_find(self, self.find, "node", f"code {norm(self.find)}", ""),)
 
     def match_key(self) -> tuple[object, ...] | None:
         return ("find", self.scope, code_key(self.find), self.within)

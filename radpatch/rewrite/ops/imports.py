@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -35,6 +36,10 @@ class AddImport(Operation):
 
     def describe(self) -> str:
         return f"add `{self.statement.strip()}`"
+
+    def touches(self) -> tuple[Touch, ...]:
+        """Nothing another rewrite changes: it is idempotent, and stacks with anything."""
+        return ()
 
     def forward(self, src: Source) -> Source:
         load(__name__)

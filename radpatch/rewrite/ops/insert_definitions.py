@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from radpatch.registry.model import Fail, Field, Operation, PayloadFile
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import DEFS, Source, Top, bound_names, decode, payload_statement
 
@@ -118,6 +119,10 @@ class InsertDefinitions(Operation):
     def scope_name(self) -> str:
         return self.anchor
 
+    def touches(self) -> tuple[Touch, ...]:
+        """The anchor: its side of the top-level definition (or into the class) it inserts at."""
+        return (Touch("anchor", "<module>", f"definitions {self.where} {self.anchor}"),)
+
     def may_be_present(self, text: str) -> bool:
         return all(name in text for name in self.names)
 
@@ -183,6 +188,7 @@ def _forward(src: Source, op: InsertDefinitions) -> Source:
         raise (NearMiss if close else NotFound)(
             f"top-level definition {op.anchor!r} not found in the module; {near(op.anchor, src.names())}",
             "fix the name in `before:`/`after:` (a top-level def or class of the module)" if close else "",
+            scope_gone=True,
         )
     for name in op.names:
         bound = _binding(src, name)

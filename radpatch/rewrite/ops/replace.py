@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
+from radpatch.registry.touch import Touch, code_trees, norm, on_find
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, is_expression, parse_problem
 
@@ -102,6 +103,10 @@ class Replace(Operation):
 
     def scope_name(self) -> str:
         return self.scope
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The statement or expression its `find` matches (and the code it writes, which another's `find` may be in)."""
+        return (on_find(self, self.find, "node", f"code {norm(self.find)}", code_trees(self.with_)),)
 
     def match_key(self) -> tuple[object, ...] | None:
         return ("find", self.scope, code_key(self.find), self.within)

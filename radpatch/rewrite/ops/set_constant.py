@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, Top, expression_text, is_constant
 
@@ -44,6 +45,10 @@ class SetConstant(Operation):
     def describe(self) -> str:
         was = f" (was {self.from_})" if self.from_ is not None else ""
         return f"set {self.name} = {self.value}{was}"
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The module-level assignment to the name (a node inside a statement another rewrite may replace)."""
+        return (Touch("node", "<module>", f"constant {self.name}", part=("constant", self.name)),)
 
     def forward(self, src: Source) -> Source:
         load(__name__)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
+from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, expression_text
 
@@ -42,6 +43,10 @@ class SetDefault(Operation):
 
     def scope_name(self) -> str:
         return self.function
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The parameter's default."""
+        return (Touch("node", self.function, f"default of {self.parameter}", beside_body=True),)
 
     def forward(self, src: Source) -> Source:
         load(__name__)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
+from radpatch.registry.touch import Touch, norm
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, expression_text
 
@@ -59,6 +60,11 @@ class SetKeyword(Operation):
 
     def scope_name(self) -> str:
         return self.scope
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The keyword argument of the call (a node inside a statement another rewrite may take whole)."""
+        part = ("keyword", self.call, self.keyword, self.from_)
+        return (Touch("node", self.scope, f"keyword {self.keyword} of {norm(self.call)}", part=part),)
 
     def match_key(self) -> tuple[object, ...] | None:
         return ("keyword", self.scope, code_key(self.call), self.keyword, code_key(self.from_), self.within)

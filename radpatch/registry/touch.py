@@ -1,0 +1,91 @@
+"""What one rewrite changes, as releases.overlaps compares it: each operation says it of itself
+(`Operation.touches`, in its own module of rewrite/ops/), so that an operation added there is
+checked for overlaps without editing overlaps.py. Standard library only (the registry loads light).
+
+An operation that does not say (the `Operation.touches` default) gets one `any` touch: it may
+change anything in its module, so it overlaps every other rewrite there (apply refuses two such
+entries with no order between them; list and verify report them) until its module says better.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from radpatch.registry.model import Operation
+
+# node: it changes the node itself; anchor: it inserts at a place; body: it changes a function's
+# whole body (and so every node inside it); any: it did not say, and may change anything in its module
+Role = Literal["node", "anchor", "body", "any"]
+
+
+@dataclass(frozen=True)
+class Touch:
+    """What one rewrite changes (`role`): the node itself, a place it inserts at (`anchor`), a
+    function's whole `body`, or, undeclared, `any` code of its module."""
+
+    role: Role
+    scope: str  # the qualified name it is in ("<module>" for the module)
+    key: str  # the node's identity in that scope
+    code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (code_trees), to see one inside another
+    find: str = ""  # replace/delete of one match: the `find` as written, to see a smaller node inside it
+    part: tuple[str, ...] = ()  # a node inside a statement: ("keyword", call, name, from) or ("constant", name)
+    # replace/delete/insert_*: which copy of `find` it picks, and what it writes
+    same: str = ""  # the `find` as one syntax tree: equal for two rewrites that match the same code
+    occurrence: int | str | None = None  # `occurrence:` (None: the one match)
+    within: str = ""  # `within:` as a syntax tree ("" without one)
+    consumes: bool = False  # it removes the copy it picks (delete, replace): later copies are counted anew
+    writes: str = ""  # the code it writes (`with`, `code`) as syntax trees (code_trees), to see another's `find` in it
+    # a function's part outside its body (its signature, a default, its decorators): commutes with a body rewrite
+    beside_body: bool = False
+
+
+def norm(code: str) -> str:
+    """The code as one syntax tree (an expression's, else the module's), or the text when it does not parse."""
+    text = textwrap.dedent(code).strip()
+    try:
+        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
+    except SyntaxError:
+        pass
+    try:
+        return ast.dump(ast.parse(text))
+    except SyntaxError:
+        return text
+
+
+def code_trees(code: str) -> str:
+    """The code's syntax trees without a wrapper (an expression's, or each statement's), so that a
+    node inside another is a substring of the other's: `len(spec)` is inside `size = len(spec)`."""
+    text = textwrap.dedent(code).strip()
+    try:
+        return ast.dump(ast.parse(f"(\n{text}\n)", mode="eval").body)
+    except SyntaxError:
+        pass
+    try:
+        return "; ".join(ast.dump(s.value if isinstance(s, ast.Expr) else s) for s in ast.parse(text).body)
+    except SyntaxError:
+        return ""
+
+
+def on_find(op: Operation, find: str, role: Role, key: str, writes: str) -> Touch:
+    """The touch of an operation matched by its `find` (replace, delete, insert_before/after), with
+    its `within:`/`occurrence:`. A `find` inside another rewrite's `find` is compared whatever picks
+    the copies: one copy of the smaller may be inside the copy of the larger the other picks."""
+    pick = getattr(op, "occurrence", None)
+    within = getattr(op, "within", None)
+    unique = pick is None and within is None
+    return Touch(
+        role,
+        op.scope_name(),
+        key,
+        code_trees(find),
+        find if unique else "",
+        same=norm(find),
+        occurrence=pick if isinstance(pick, (int, str)) else None,
+        within=norm(str(within)) if within else "",
+        consumes=op.CONSUMES,
+        writes=writes,
+    )
