@@ -225,3 +225,45 @@ def test_insert_before_a_module_statement_after_a_def_keeps_the_blank_lines_abov
     )
     # not after a def: unchanged, the blank lines stay with the statement `find` names
     check("X = 1\n\nY = 2\n", InsertStatements("<module>", "Y = 2", "Z = 3", "before"), "X = 1\nZ = 3\n\nY = 2\n")
+
+
+def test_comment_lines_above_the_inserted_code_are_written_with_it_and_undone_with_it() -> None:
+    """A patch's `code` often opens with why (`# workaround for upstream #123`): libcst parses those
+    lines apart from the statements (the module header); they go above the first one, before or
+    after the anchor, and the inverse takes them away again (check proves the inverse)."""
+    for where, code, expected in (
+        (
+            "before",
+            "# negative items count down\nx = -x",
+            """\
+            def f(items, flag):
+                total = 0
+                for x in items:
+                    if flag:
+                        total += x  # add
+                    else:
+                        # negative items count down
+                        x = -x
+                        total -= x
+                return total
+            """,
+        ),
+        (
+            "after",
+            "# then log it\n# (twice)\nprint(x)  # here",
+            """\
+            def f(items, flag):
+                total = 0
+                for x in items:
+                    if flag:
+                        total += x  # add
+                    else:
+                        total -= x
+                        # then log it
+                        # (twice)
+                        print(x)  # here
+                return total
+            """,
+        ),
+    ):
+        check(LOOP, InsertStatements("f", "total -= x", code, where), expected)  # type: ignore[arg-type]
