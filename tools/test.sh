@@ -85,6 +85,26 @@ matrix() {  # the fast tier under every interpreter, then with the dependency fl
   # the floors on the newest interpreter only: its lowest libcst and pyyaml are the first with its
   # wheels, the riskiest pairing; one floor run keeps the whole CI run inside its hour
   local floors=("${list[-1]}")
+  # every venv first, all at once (mostly downloads, minutes one after another); the runs follow
+  local pids=() logs=.venv-matrix/logs pid
+  mkdir -p "$logs"
+  for python in "${list[@]}"; do
+    minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    make_venv ".venv-matrix/py$minor" "$python" > "$logs/py$minor.log" 2>&1 &
+    pids+=("$!")
+  done
+  for python in "${floors[@]}"; do
+    minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    make_venv ".venv-matrix/py$minor-floor" "$python" -c tools/constraints-floor.txt > "$logs/py$minor-floor.log" 2>&1 &
+    pids+=("$!")
+  done
+  for pid in "${pids[@]}"; do
+    if ! wait "$pid"; then
+      echo "tools/test.sh: a test venv could not be built; its log:" >&2
+      tail -n 30 "$logs"/*.log >&2
+      return 1
+    fi
+  done
   for python in "${list[@]}"; do
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     echo "== fast tier on Python $minor ($python), newest dependencies"
@@ -145,8 +165,8 @@ lint() {  # the style the house keeps: ruff (lint, import order; pyproject.toml)
 if [ "$#" -gt 0 ]; then
   run_pytest "$VENV/bin/python" "$@"
 else
-  lint
   prefetch
+  lint
   echo "== fast tier (-m \"not real\") under every supported Python here"
   fast_rc=0
   matrix || fast_rc=$?
