@@ -16,8 +16,8 @@ from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Found, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256, state_sha
-from radpatch.state.verdict import DistInfo, FileVerdict, Verdict, combine, verdict
+from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
+from radpatch.state.verdict import DistInfo, FileVerdict, Verdict, combine, pending_note, verdict
 from radpatch.state.verdict import State as State
 
 
@@ -113,7 +113,7 @@ def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
         return combine(patch.name, judged, each)
 
     raw = store.records().get(patch.name)
-    v = verdict(patch.name, raw, [_dist_info(dist)], found.dist_record, files, pending=_pending(store))
+    v = verdict(patch.name, raw, [_dist_info(dist)], found.dist_record, files, pending=pending_note(store))
     trusted = raw if v.stale is None else None
     if early:
         ps = replace(early[0], reason=v.reason)
@@ -125,17 +125,6 @@ def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
 
 def _dist_info(dist: Installed) -> DistInfo:
     return DistInfo(dist.name, str(dist.version), dist.dist_info.name)
-
-
-def _pending(store: Store) -> str:
-    """The note of an interrupted run whose journal awaits the next apply or revert ("": none)."""
-    if not store.journal.is_dir():
-        return ""
-    try:
-        store.journal_plan()
-        return "a radpatch run was interrupted: the next apply or revert completes it"
-    except DamagedJournal as exc:
-        return f"{exc.message}: {exc.hint}"
 
 
 def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from radpatch.state.hashes import ByHash
-from radpatch.state.record import PatchRecord
+from radpatch.state.record import DamagedJournal, PatchRecord, Store
 
 
 class State(str, Enum):
@@ -99,6 +99,17 @@ def ambiguous(patch: str, packages: str, where: object, dists: Sequence[DistInfo
     install.locate refuses with; its hint is AMBIGUOUS_HINT)."""
     listed = " and ".join(f"{d.name} {d.version} ({d.dir_name})" for d in dists)
     return f"{patch}: {len(dists)} installed distributions provide {packages} in {where}: {listed}"
+
+
+def pending_note(store: Store) -> str:
+    """The note of an interrupted run whose journal in `store` awaits the next apply or revert ("": none)."""
+    if not store.journal.is_dir():
+        return ""
+    try:
+        store.journal_plan()
+        return "a radpatch run was interrupted: the next apply or revert completes it"
+    except DamagedJournal as exc:
+        return f"{exc.message}: {exc.hint}"
 
 
 def stale_note(patch: str, stale: PatchRecord, dist: DistInfo) -> str:
