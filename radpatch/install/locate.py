@@ -33,6 +33,7 @@ from pathlib import Path
 from radpatch.errors import RefusedError
 from radpatch.files import read_regular
 from radpatch.install import wheel_record
+from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous
 from radpatch.install.environment import (
     Installed,
     PythonEnv,
@@ -45,7 +46,6 @@ from radpatch.registry.model import (
     Rewrite,
     Target,
 )
-from radpatch.state.verdict import AMBIGUOUS_HINT, DistInfo, ambiguous
 
 _DIST_INFO = ".dist-info"
 

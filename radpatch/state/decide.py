@@ -12,12 +12,13 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
+from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Found, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
-from radpatch.state.verdict import DistInfo, FileVerdict, Verdict, combine, pending_note, verdict
+from radpatch.state.verdict import FileVerdict, Verdict, combine, pending_note, verdict
 from radpatch.state.verdict import State as State
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from radpatch.install.dist_infos import DistInfo
 from radpatch.state.hashes import ByHash
 from radpatch.state.record import DamagedJournal, PatchRecord, Store
 
@@ -37,15 +38,6 @@ _SEPARATORS = re.compile(r"[-_.]+")
 def canonical(name: str) -> str:
     """A project name as PEP 503 normalises it (install.environment.canonical_name, without its imports)."""
     return _SEPARATORS.sub("-", name).lower()
-
-
-@dataclass(frozen=True)
-class DistInfo:
-    """One installed distribution found providing the patched package."""
-
-    name: str
-    version: str
-    dir_name: str  # its *.dist-info directory's name
 
 
 @dataclass(frozen=True)
@@ -86,19 +78,6 @@ def trusted(record: PatchRecord | None, dist: DistInfo, dist_record: str) -> boo
 def by_hash_state(verdict: ByHash) -> State | None:
     """A file's state when its hashes decide it (state.hashes.by_hash), else None."""
     return {ByHash.APPLIED: State.APPLIED, ByHash.NOT_APPLIED: State.NOT_APPLIED}.get(verdict)
-
-
-AMBIGUOUS_HINT = (
-    "which one is installed is ambiguous: remove the stale one "
-    "(pip uninstall, or delete its leftover .dist-info directory), then run radpatch again"
-)
-
-
-def ambiguous(patch: str, packages: str, where: object, dists: Sequence[DistInfo]) -> str:
-    """Why two dist-infos providing the package in `where` make the install ambiguous (what
-    install.locate refuses with; its hint is AMBIGUOUS_HINT)."""
-    listed = " and ".join(f"{d.name} {d.version} ({d.dir_name})" for d in dists)
-    return f"{patch}: {len(dists)} installed distributions provide {packages} in {where}: {listed}"
 
 
 def pending_note(store: Store) -> str:
