@@ -210,7 +210,8 @@ class Model:
 
 
 def _step(rng: random.Random, m: Model) -> str:
-    steps = ["apply a", "apply b", "revert a", "revert b", "code", "comment", "stale"]
+    steps = ["apply a", "apply a", "apply b", "apply b", "revert a", "revert b", "code", "comment"]
+    steps += ["stale"] * (4 if m.stale else 1)  # a stale dist-info comes, and mostly goes again soon
     if not m.stale:
         steps.append("reinstall")
     return rng.choice(steps)
