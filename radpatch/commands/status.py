@@ -16,8 +16,9 @@ from radpatch.errors import EXIT_OK, CheckFailed
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
 from radpatch.state.record import DamagedJournal, Store
+from radpatch.state.verdict import SATISFIED, requirement_note
 
-_SATISFIED = (State.APPLIED, State.OBSOLETE)
+_SATISFIED = SATISFIED
 
 
 def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
@@ -81,7 +82,7 @@ def _requirements_met(ctx: Context, states: list[PatchState]) -> list[PatchState
     out = []
     for s in states:
         if s.patch.name in missing:
-            why = f"it requires {', '.join(missing[s.patch.name])}, which is not applied"
+            why = requirement_note(missing[s.patch.name])  # the engine-start check's words too
             s = replace(s, state=State.DRIFTED, reason="; ".join([*([s.reason] if s.reason else []), why]))
         out.append(s)
     return out

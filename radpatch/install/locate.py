@@ -33,6 +33,7 @@ from pathlib import Path
 from radpatch.errors import RefusedError
 from radpatch.files import read_regular
 from radpatch.install import wheel_record
+from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous
 from radpatch.install.environment import (
     Installed,
     PythonEnv,
@@ -133,16 +134,19 @@ def _provides(dist_info: Path, patch: Patch) -> bool:
     return any(wheel_record.lists(dist_info / "RECORD", rel) for rel in patch.module_files)
 
 
+class Ambiguous(RefusedError):
+    """Two distributions (or two dist-infos of one) provide the package in one directory."""
+
+    def __init__(self, message: str, hint: str, dists: tuple[Installed, ...]) -> None:
+        super().__init__(message, hint)
+        self.dists = dists
+
+
 def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
     if len(found) > 1:
-        both = [installed_from(c.dist_info, c.name) for c in found]
-        listed = " and ".join(f"{i.name} {i.version} ({i.dist_info.name})" for i in both)
-        raise RefusedError(
-            f"{patch.name}: {len(found)} installed distributions provide {', '.join(patch.packages)} "
-            f"in {where}: {listed}",
-            "which one is installed is ambiguous: remove the stale one "
-            "(pip uninstall, or delete its leftover .dist-info directory), then run radpatch again",
-        )
+        both = tuple(installed_from(c.dist_info, c.name) for c in found)
+        seen = [DistInfo(i.name, str(i.version), i.dist_info.name) for i in both]
+        raise Ambiguous(ambiguous(patch.name, ", ".join(patch.packages), where, seen), AMBIGUOUS_HINT, both)
     (c,) = found
     dist = installed_from(c.dist_info, c.name)
     return dist if c.named else replace(dist, provides=", ".join(patch.packages))

@@ -58,7 +58,7 @@ class Found:
 
     patch: Patch
     dist: Installed | None
-    ambiguous: RefusedError | None = None  # two distributions (or dist-infos) provide the package
+    ambiguous: locate.Ambiguous | None = None  # two distributions (or dist-infos) provide the package
     missing: str = ""  # why no distribution is found (dist None)
     dist_record: str = ""  # sha256 of the distribution's RECORD ("" when it cannot be read)
     declined: Declined | None = None  # the entry does not patch this version
@@ -70,7 +70,7 @@ def read(patch: Patch, env: PythonEnv) -> Found:
     """The distribution the patch targets in `env` and its target files, read (see the module)."""
     try:
         dist = distribution(env, patch)
-    except RefusedError as exc:
+    except locate.Ambiguous as exc:
         return Found(patch, None, ambiguous=exc)
     if dist is None:
         return Found(patch, None, missing=locate.missing_reason(env, patch))

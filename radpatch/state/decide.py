@@ -8,25 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
-from radpatch.install.environment import Installed, PythonEnv, canonical_name
+from radpatch.install.dist_infos import DistInfo
+from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Found, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256, state_sha
-
-
-class State(str, Enum):
-    APPLIED = "applied"
-    NOT_APPLIED = "not-applied"
-    DRIFTED = "drifted"
-    INCOMPATIBLE = "incompatible"
-    NOT_INSTALLED = "not-installed"
-    OBSOLETE = "obsolete"
+from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
+from radpatch.state.verdict import FileVerdict, Verdict, combine, pending_note, verdict
+from radpatch.state.verdict import State as State
 
 
 @dataclass(frozen=True)
@@ -91,45 +84,48 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     return decide(read(patch, env), env, judge)
 
 
-def trusted(record: PatchRecord | None, dist: Installed, dist_record: str) -> bool:
-    """A record speaks for this install only if it was written for it: same distribution and
-    version, and (format 2 on) the same RECORD (`dist_record`: the sha256 of the install's)."""
-    if record is None:
-        return False
-    same = canonical_name(record.distribution) == canonical_name(dist.name) and record.version == str(dist.version)
-    return same and (not record.dist_record_sha256 or record.dist_record_sha256 == dist_record)
-
-
 def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
-    """The state of `found.patch`, from what was read of the install and radpatch's record (the
-    hashes first; `judge` only for a file they cannot decide). `env`: where to look for the record
-    of a distribution no longer installed (an orphan)."""
+    """The state of `found.patch`, from what was read of the install and radpatch's record: the
+    overall decision is state.verdict's (the engine-start self-check makes the same one); what only
+    the registry knows, and `judge` for a file the hashes cannot decide, are asked from here.
+    `env`: where to look for the record of a distribution no longer installed (an orphan)."""
     patch, dist = found.patch, found.dist
     if found.ambiguous is not None:  # two distributions (or dist-infos) provide the package
         exc = found.ambiguous
-        return PatchState(patch, State.INCOMPATIBLE, f"{exc.message}; {exc.hint}", None, (), None)
+        dists = [_dist_info(d) for d in exc.dists]
+        v = verdict(patch.name, None, dists, "", lambda _: (), ambiguity=f"{exc.message}; {exc.hint}")
+        return PatchState(patch, v.state, v.reason, None, (), None)
     if dist is None:
         return _not_installed(patch, found.missing, env)
     store = Store(dist.root)
+    early: list[PatchState] = []  # what the registry decided above the files
+    read: list[FileState] = []
+
+    def files(record: PatchRecord | None) -> Verdict:
+        got = _decide(found, dist, store, record, judge)
+        if isinstance(got, PatchState):
+            early.append(got)
+            return Verdict(got.state, got.reason, record)
+        judged, states = got
+        read.extend(states)
+        each = [
+            FileVerdict(f.relpath, f.state, f"{f.relpath}: {f.detail}" if f.detail else "", f.exists) for f in states
+        ]
+        return combine(patch.name, judged, each)
+
     raw = store.records().get(patch.name)
-    record = raw if trusted(raw, dist, found.dist_record) else None
-    stale = raw if record is None else None
-    ps = _decide(found, dist, store, record, judge)
-    ps = replace(ps, targets=found.files, dist_record=found.dist_record)
-    if stale is not None:
-        note = (
-            f"radpatch's record of {patch.name} is from {stale.distribution} {stale.version}, not this install of "
-            f"{dist.name} {dist.version}: it is not trusted (the files decide)"
-        )
-        ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, stale=stale)
-    if store.journal.is_dir():
-        try:
-            store.journal_plan()
-            note = "a radpatch run was interrupted: the next apply or revert completes it"
-        except DamagedJournal as exc:
-            note = f"{exc.message}: {exc.hint}"
-        ps = replace(ps, reason=f"{ps.reason}; {note}" if ps.reason else note, pending=True)
-    return ps
+    v = verdict(patch.name, raw, [_dist_info(dist)], found.dist_record, files, pending=pending_note(store))
+    trusted = raw if v.stale is None else None
+    if early:
+        ps = replace(early[0], reason=v.reason)
+    else:
+        kept = tuple(read) if v.state is not State.INCOMPATIBLE else ()
+        ps = PatchState(patch, v.state, v.reason, dist, kept, trusted, unrecorded=v.unrecorded)
+    return replace(ps, targets=found.files, dist_record=found.dist_record, stale=v.stale, pending=v.pending)
+
+
+def _dist_info(dist: Installed) -> DistInfo:
+    return DistInfo(dist.name, str(dist.version), dist.dist_info.name)
 
 
 def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:
@@ -142,10 +138,17 @@ def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:
                 f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)"
             )
             return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
-    return PatchState(patch, State.NOT_INSTALLED, missing, None, (), None)
+    v = verdict(patch.name, None, [], "", lambda _: (), missing=missing)
+    return PatchState(patch, v.state, v.reason, None, (), None)
 
 
-def _decide(found: Found, dist: Installed, store: Store, record: PatchRecord | None, judge: Judge) -> PatchState:
+def _decide(
+    found: Found, dist: Installed, store: Store, record: PatchRecord | None, judge: Judge
+) -> PatchState | tuple[PatchRecord | None, list[FileState]]:
+    """What the registry decides of the patch above its files (a whole state), or its files' states
+    for state.verdict to combine with the record that judged them (None: the files alone decided;
+    `record`, radpatch's record when it speaks for this install, is void for another revision
+    whose files a reinstall replaced)."""
     patch = found.patch
     if found.declined is not None:  # the entry does not patch this version
         state = State.OBSOLETE if found.declined.obsolete else State.INCOMPATIBLE
@@ -176,22 +179,7 @@ def _decide(found: Found, dist: Installed, store: Store, record: PatchRecord | N
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
     files += _left_behind(dist, store, judged, {t.target.relpath for t in found.files})
-    states = {f.state for f in files}
-    overall = states.pop() if len(states) == 1 else State.DRIFTED
-    reason = "; ".join(f"{f.relpath}: {f.detail}" for f in files if f.detail)
-    if overall is State.DRIFTED and not reason:
-        reason = "some files are patched and some are not"
-    if overall is State.APPLIED and judged is None and any(f.exists for f in files):
-        reason = "; ".join(d for d in (reason, unrecorded_note(patch.name)) if d)
-        return PatchState(patch, overall, reason, dist, tuple(files), record, unrecorded=True)
-    return PatchState(patch, overall, reason, dist, tuple(files), record)
-
-
-def unrecorded_note(name: str) -> str:
-    return (
-        "carries the patch's code but radpatch has no record of it (a hand edit; other edits may be present): "
-        f"`radpatch apply {name}` adopts it after checking it against the installed wheel"
-    )
+    return judged, files
 
 
 def _still_applied(dist: Installed, store: Store, record: PatchRecord | None) -> tuple[FileState, ...]:

@@ -8,8 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from radpatch.install import wheel_record
+from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import PythonEnv, canonical_name
 from radpatch.state.record import PatchRecord, Store
+from radpatch.state.verdict import trusted
 
 Judge = Callable[[str], bool | None]
 
@@ -45,8 +47,8 @@ def _current(root: Path, rec: PatchRecord) -> bool:
     for dist_info in root.glob("*.dist-info"):
         name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-")
         if canonical_name(name) == want and version == rec.version:
-            digest = wheel_record.digest(dist_info / "RECORD")
-            return not rec.dist_record_sha256 or digest == rec.dist_record_sha256
+            found = DistInfo(name, version, dist_info.name)
+            return trusted(rec, found, wheel_record.digest(dist_info / "RECORD"))  # as status and the check trust it
     return False
 
 

@@ -282,8 +282,12 @@ def test_the_engine_start_check_reads_created_modules_from_hashes(
     assert {c.name: c.state for c in check(site.root)} == {"create": Seen.APPLIED, "change": Seen.APPLIED}
     (site.root / "toypkg/extra/deep/mod.py").unlink()
     seen = {c.name: c for c in check(site.root)}
-    assert seen["change"].state is Seen.APPLIED
     assert seen["create"].state is Seen.DRIFTED  # one file not applied, the others applied: changed since
+    # `change` carries its change, but requires `create`, which is not applied: status reads it
+    # drifted (status --check fails), and so does the engine-start check
+    assert seen["change"].state is Seen.DRIFTED and "it requires create, which is not applied" in seen["change"].detail
+    status = json.loads(radpatch("--registry", str(registry), "status", "--json", "create", "change").out)
+    assert [s["state"] for s in status] == ["drifted", "drifted"]
     detail = seen["create"].detail
     assert "toypkg/extra/deep/mod.py is gone (as before the patch created it)" in detail, detail
     for rel in CREATED:

@@ -170,12 +170,16 @@ def test_a_symlinked_package_directory_keeps_its_record_in_site_packages(
 
 
 def test_two_dist_infos_are_named_as_ambiguous(site: Site, as_vllm: Path, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
+    """A stale dist-info beside the installed one: status says incompatible (which one is
+    installed is not defined), and so does the engine-start check, with status's words."""
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     (stale,) = [d for d in as_vllm.glob("toypkg-*.dist-info")]
     shutil.copytree(stale, as_vllm / "toypkg-0.1.dist-info")
     (check,) = plugin.check(as_vllm)
-    assert "2 dist-infos of toypkg" in check.detail and "remove the stale one" in check.detail
-    assert "toypkg-0.1.dist-info" in check.detail
+    (status,) = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
+    assert (status["state"], check.state, check.satisfied) == ("incompatible", Seen.INCOMPATIBLE, False)
+    assert check.detail == status["reason"]
+    assert "remove the stale one" in check.detail and "toypkg-0.1.dist-info" in check.detail
 
 
 def test_a_patched_module_that_is_a_fifo_is_drifted_not_a_hang(as_vllm: Path, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,173 @@
+"""The one decision of a patch's overall state from what the hashes say: `status` (state.decide,
+for `apply` and `revert` too) and the engine-start self-check (radpatch/plugin.py) both call
+`verdict`, so they cannot disagree on what a stale second dist-info, a record written for another
+install, a missing file or a mix of file states means (docs/state.md).
+
+Standard library and radpatch's record only (no libcst, no registry, no packaging): the
+self-check imports it in every engine process. What only the registry or the rewrites can say
+(an entry that no longer covers the version, another revision of it, a file whose hashes cannot
+decide) is the caller's `files` function's to say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from radpatch.install.dist_infos import DistInfo
+from radpatch.state.hashes import ByHash
+from radpatch.state.record import DamagedJournal, PatchRecord, Store
+
+
+class State(str, Enum):
+    APPLIED = "applied"
+    NOT_APPLIED = "not-applied"
+    DRIFTED = "drifted"
+    INCOMPATIBLE = "incompatible"
+    NOT_INSTALLED = "not-installed"
+    OBSOLETE = "obsolete"
+
+
+SATISFIED = (State.APPLIED, State.OBSOLETE)  # what `status --check` (and RADPATCH_REQUIRE) accepts
+
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def canonical(name: str) -> str:
+    """A project name as PEP 503 normalises it (install.environment.canonical_name, without its imports)."""
+    return _SEPARATORS.sub("-", name).lower()
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    """One file's state, as the hashes (or, where they cannot decide, the caller) read it."""
+
+    relpath: str
+    state: State  # APPLIED, NOT_APPLIED, DRIFTED; INCOMPATIBLE: the install cannot be patched there
+    detail: str = ""  # the whole sentence, naming the file ("" when there is nothing to say)
+    exists: bool = True
+
+
+@dataclass(frozen=True)
+class Verdict:
+    state: State
+    reason: str
+    record: PatchRecord | None  # the record, when it speaks for this very install
+    stale: PatchRecord | None = None  # a record written for another install: not trusted
+    files: tuple[FileVerdict, ...] = ()
+    unrecorded: bool = False  # applied by its code, but no trusted record says radpatch wrote it
+    pending: bool = False  # an interrupted run awaits the next apply or revert
+
+    @property
+    def satisfied(self) -> bool:
+        """What `status --check` passes and RADPATCH_REQUIRE lets an engine start with."""
+        return self.state in SATISFIED and not self.unrecorded and not self.pending
+
+
+def trusted(record: PatchRecord | None, dist: DistInfo, dist_record: str) -> bool:
+    """A record speaks for this install only if it was written for it: same distribution and
+    version, and (format 2 on) the same RECORD (`dist_record`: the sha256 of the install's)."""
+    if record is None:
+        return False
+    same = canonical(record.distribution) == canonical(dist.name) and record.version == dist.version
+    return same and (not record.dist_record_sha256 or record.dist_record_sha256 == dist_record)
+
+
+def by_hash_state(verdict: ByHash) -> State | None:
+    """A file's state when its hashes decide it (state.hashes.by_hash), else None."""
+    return {ByHash.APPLIED: State.APPLIED, ByHash.NOT_APPLIED: State.NOT_APPLIED}.get(verdict)
+
+
+def pending_note(store: Store) -> str:
+    """The note of an interrupted run whose journal in `store` awaits the next apply or revert ("": none)."""
+    if not store.journal.is_dir():
+        return ""
+    try:
+        store.journal_plan()
+        return "a radpatch run was interrupted: the next apply or revert completes it"
+    except DamagedJournal as exc:
+        return f"{exc.message}: {exc.hint}"
+
+
+def stale_note(patch: str, stale: PatchRecord, dist: DistInfo) -> str:
+    return (
+        f"radpatch's record of {patch} is from {stale.distribution} {stale.version}, not this install of "
+        f"{dist.name} {dist.version}: it is not trusted (the files decide)"
+    )
+
+
+def unrecorded_note(name: str) -> str:
+    return (
+        "carries the patch's code but radpatch has no record of it (a hand edit; other edits may be present): "
+        f"`radpatch apply {name}` adopts it after checking it against the installed wheel"
+    )
+
+
+def verdict(
+    patch: str,
+    raw: PatchRecord | None,
+    dists: Sequence[DistInfo],
+    dist_record: str,
+    files: Callable[[PatchRecord | None], Sequence[FileVerdict] | Verdict],
+    *,
+    ambiguity: str = "",
+    missing: str = "",
+    pending: str = "",
+) -> Verdict:
+    """The state of `patch` in one install directory.
+
+    `raw`: radpatch's record of it there (trusted or not); `dists`: the dist-infos found providing
+    its package there (two or more: `ambiguity` says why, and the patch is incompatible; none:
+    `missing` says why, and it is not installed); `dist_record`: the sha256 of the one's RECORD;
+    `files(record)`: each file's state, given the record when it is trusted (None: the files alone
+    decide), or a whole verdict when something above the files decides (the registry: an entry
+    that no longer covers the version); `pending`: the note of an interrupted run ("": none)."""
+    if len(dists) > 1:
+        return Verdict(State.INCOMPATIBLE, ambiguity, None)
+    if not dists:
+        return Verdict(State.NOT_INSTALLED, missing, None)
+    (dist,) = dists
+    record = raw if trusted(raw, dist, dist_record) else None
+    stale = raw if record is None else None
+    got = files(record)
+    out = got if isinstance(got, Verdict) else combine(patch, record, got)
+    notes = [out.reason] if out.reason else []
+    if stale is not None:
+        notes.append(stale_note(patch, stale, dist))
+    if pending:
+        notes.append(pending)
+    return Verdict(
+        out.state, "; ".join(notes), out.record, stale, out.files, out.unrecorded, out.pending or bool(pending)
+    )
+
+
+def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict]) -> Verdict:
+    """The patch's state from its files' (`record`: the record that judged them, None when the
+    files alone did: a patch applied by its code then has no record of radpatch's)."""
+    files = tuple(each)
+    broken = [f for f in files if f.state is State.INCOMPATIBLE]
+    if broken:  # the install cannot be read or patched there: nothing else is said of it
+        return Verdict(State.INCOMPATIBLE, broken[0].detail, record)
+    states = {f.state for f in files}
+    overall = states.pop() if len(states) == 1 else State.DRIFTED
+    reason = "; ".join(f.detail for f in files if f.detail)
+    if not files:
+        overall, reason = State.DRIFTED, "the record lists no file"
+    if overall is State.DRIFTED and not reason:
+        reason = "some files are patched and some are not"
+    if overall is State.APPLIED and record is None and any(f.exists for f in files):
+        reason = "; ".join(d for d in (reason, unrecorded_note(patch)) if d)
+        return Verdict(overall, reason, record, files=files, unrecorded=True)
+    return Verdict(overall, reason, record, files=files)
+
+
+def unmet_requirements(record: PatchRecord | None, applied: Callable[[str], bool]) -> list[str]:
+    """The requirements recorded with an applied patch (`requires:` when it was applied) that are
+    not applied now: the patch is then not what runs as tested, and reads drifted."""
+    return [req for req in (record.requires if record else ()) if not applied(req)]
+
+
+def requirement_note(missing: Sequence[str]) -> str:
+    return f"it requires {', '.join(missing)}, which is not applied"
