@@ -276,9 +276,21 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
 
 
 def reinstall_hint(ps: PatchState) -> str:
-    """How to get past a refusal of a file someone else changed."""
-    files = " ".join(f.relpath for f in ps.files) or (ps.dist.name if ps.dist else ps.patch.distribution)
-    return f"put the files back to the installed bytes (radpatch restore {files}, no reinstall), then apply again"
+    """How to get past a refusal of a file someone else changed: a file the wheel installed goes back
+    to its bytes (`radpatch restore`); a module the patch creates has none to go back to (RECORD does
+    not list it), so it is removed."""
+    installed = [f.relpath for f in ps.files if f.record_sha256 is not None]
+    made = [f.relpath for f in ps.files if f.record_sha256 is None and f.exists]
+    if not installed and not made:
+        installed = [ps.dist.name if ps.dist else ps.patch.distribution]
+    steps = []
+    if installed:
+        steps.append(
+            f"put the files back to the installed bytes (radpatch restore {' '.join(installed)}, no reinstall)"
+        )
+    if made:
+        steps.append(f"remove {' '.join(made)} (the module the patch creates: the wheel has no bytes of it to restore)")
+    return f"{' and '.join(steps)}, then apply again"
 
 
 def refused(ps: PatchState, doing: str) -> RefusedError:

@@ -320,3 +320,20 @@ def test_a_revert_killed_while_removing_created_modules_is_rolled_back(
     assert {rel: (site.root / rel).read_bytes() for rel in CREATED} == applied
     assert run("revert", "create").returncode == 0
     assert site.snapshot() == pristine
+
+
+def test_a_created_module_edited_by_hand_is_refused_with_a_hint_that_removes_it_rather_than_restores_it(
+    site: Site, installed: Path, registry: Path, radpatch: Any
+) -> None:
+    """`radpatch restore` puts a file back to the bytes its wheel installed; a module the patch
+    created has none (RECORD does not list it): the hint says to remove it, and restore the rest."""
+    assert radpatch("--registry", str(registry), "apply", "create").code == 0
+    helpers = site.root / "toypkg" / "helpers.py"
+    helpers.write_text(helpers.read_text() + "\n\ndef extra():\n    return 1\n")
+    r = radpatch("--registry", str(registry), "revert", "create")
+    assert r.code == 1, r
+    hint = r.err.splitlines()[-1]
+    assert "remove toypkg/helpers.py" in hint and "the wheel has no bytes of it to restore" in hint, r.err
+    assert "radpatch restore toypkg/helpers.py" not in r.err
+    restore = radpatch("restore", "toypkg/helpers.py")  # what the old hint advised: refused, as it must be
+    assert restore.code != 0
