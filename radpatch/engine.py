@@ -76,10 +76,12 @@ def apply(
     dry_run: bool = False,
     import_check: bool = False,
     wheel: WheelBytes | None = None,
+    record_only: bool = False,
 ) -> list[Change]:
     """Apply every patch that is not applied yet, and re-apply each whose entry has another
     revision now; refuse all if any one cannot be proven. `import_check`: also import each
-    changed module, as planned, in the target interpreter first.
+    changed module, as planned, in the target interpreter first. `record_only` (capture): refuse,
+    before anything is written, a run that would write any file rather than adopt it.
 
     Adopt: a file radpatch has no record of that already carries the patch's result (someone
     applied it by hand, or with sed or `patch`) is recorded as applied without being written,
@@ -93,7 +95,10 @@ def apply(
     states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
     redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
     adopted = adopt.adoption(patches, states, redo, env, wheel, say)  # 3. prove: files carrying the result
+    states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
     changes = run.for_apply(patches, states, redo, adopted, env, say)  # 3. every change in memory, proven
+    if record_only:
+        _refuse_writes(changes)
     if import_check and any(c.files for c in changes):
         from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
 
@@ -110,6 +115,19 @@ def apply(
         if c.adopted:
             say(f"{c.patch.patch.name}: {adopted_note(c)}")
     return changes
+
+
+def _refuse_writes(changes: list[Change]) -> None:
+    """A run that may only record what the files carry: refused if a change would write a file."""
+    for c in changes:
+        written = [f for f in c.files if f.path not in c.adopted]
+        if written:
+            ps, rel = c.patch, written[0].path.relative_to(c.root).as_posix()
+            why = f"it reads {ps.state.value} there" + (f" ({ps.reason})" if ps.reason else "")
+            raise RefusedError(
+                f"{ps.patch.name}: recording only, but apply would write {rel} instead of recording it as it is: {why}",
+                f"nothing was written; check {rel} (radpatch --registry DIR status {ps.patch.name})",
+            )
 
 
 def adopted_note(c: Change) -> str:
@@ -252,6 +270,8 @@ def _write_group(
             for f in c.files if not c.off else ():
                 if f.path not in c.created:
                     store.keep_original(f.original)
+                if f.path in c.adopted:  # the bytes as found: nothing else holds them for an edit on top (prove.onto)
+                    store.keep_original(f.after)
         for path, (before, after) in files.items():
             faults.point("before-file")
             if before is None:

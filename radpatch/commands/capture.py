@@ -1,10 +1,12 @@
 """`radpatch capture NAME [PATH...]`: a registry entry from edits already made to installed files.
 
 Thin: find the edited and new modules (importing.capture), read their pristine bytes from the
-wheel of the installed version (releases.pristine: the index with verify's cache, or --wheel),
-build the entry as `import` builds one and write it (importing.emit), then hand it to `apply`,
-which records it as applied without rewriting the edited files. An entry apply will not record
-is removed again: capture leaves a recorded entry or nothing.
+wheel of the installed version (releases.pristine: the index with verify's cache, or --wheel), or,
+for a file edited on top of radpatch's patches, the bytes they left (prove.onto), build the entry
+as `import` builds one and write it (importing.emit), then hand it to `apply`, which records it
+as applied without rewriting the edited files (record only: a run that would write is refused,
+and the files are checked byte for byte after it). An entry apply will not record is removed
+again: capture leaves a recorded entry or nothing.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from radpatch.commands import change
 from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
+from radpatch.files import read_regular
 from radpatch.importing import capture, emit
 from radpatch.install.environment import Installed
+from radpatch.prove import onto
 from radpatch.releases import pristine
+from radpatch.state.record import Store
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
@@ -52,14 +57,52 @@ def run(ctx: Context, options: Options) -> int:
             f"{found.scanned}",
             "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture",
         )
-    made = capture.build(options.name, found, _pristine(found, options.wheel, say), options.supported)
+    entries = _entries(ctx, options.out)
+    tops = {e.on.patch: f"{e.relpath} was edited on top of it" for e in reversed(found.edited) if e.on is not None}
+    _need_entries(options.name, tops, entries)
+    before = {**_stacked(ctx, found, entries, say), **_pristine(found, options.wheel, say)}
+    made = capture.build(options.name, found, before, options.supported)
+    _need_entries(options.name, {r: "the new code imports what it created" for r in made.requires}, entries)
     _say_left_out(made.layout_only, say)
     if options.dry_run:
         _show(Path(options.out), options.name, made.entry)
         return EXIT_OK
-    _write_and_record(ctx, Path(options.out), made.entry, options.wheel)
+    _write_and_record(ctx, Path(options.out), made.entry, options.wheel, found)
     _say_captured(found.dist, options.out, made)
     return EXIT_OK
+
+
+def _entries(ctx: Context, out: str) -> onto.Entries:
+    """The registry entries capture's `apply` will load (the registries given, and --out)."""
+    registry = Context(ctx.python, (*ctx.registries, out) if Path(out).is_dir() else ctx.registries).registry
+    return lambda name: registry.load(name) if name in registry.files else None
+
+
+def _need_entries(name: str, required: dict[str, str], entries: onto.Entries) -> None:
+    """The entries the capture will require (name -> why) must be loadable: apply applies them first."""
+    missing = {r: why for r, why in required.items() if entries(r) is None}
+    if missing:
+        n = len(missing)
+        raise RefusedError(
+            f"{name} would require {'; '.join(f'{r} ({why})' for r, why in missing.items())}, applied as radpatch's "
+            f"record says, but no registry given holds {'its entry' if n == 1 else 'their entries'}",
+            f"give the registry directory holding {', '.join(r + '.yaml' for r in missing)}: "
+            f"radpatch --registry DIR capture {name} ... (or capture into it: --out DIR)",
+        )
+
+
+def _stacked(ctx: Context, found: capture.Found, entries: onto.Entries, say: Callable[[str], None]) -> dict[str, bytes]:
+    """The before of each file edited on top of radpatch's patches: the bytes they left; said how."""
+    out: dict[str, bytes] = {}
+    store = Store(found.dist.root)
+    for e in found.edited:
+        if e.on is None:
+            continue
+        base = onto.left_by(store, e.on, entries, ctx.env)
+        how = "kept by radpatch" if base.kept else f"rebuilt by {e.on.patch}'s entry from its kept original"
+        say(f"{e.relpath}: edited on top of {e.on.patch}; starts from the bytes {e.on.patch} left ({how})")
+        out[e.relpath] = base.data
+    return out
 
 
 def _comment(text: str) -> None:
@@ -68,7 +111,7 @@ def _comment(text: str) -> None:
 
 def _pristine(found: capture.Found, wheel: str | None, say: Callable[[str], None]) -> dict[str, bytes]:
     """The RECORD bytes of the edited (not the new) modules, from the wheel; said where from."""
-    dist, changed = found.dist, [e.relpath for e in found.edited if not e.new]
+    dist, changed = found.dist, [e.relpath for e in found.edited if not e.new and e.on is None]
     if not changed:
         return {}
     got, source = pristine.from_wheel(dist, changed, Path(wheel)) if wheel else pristine.from_index(dist, changed)
@@ -88,20 +131,41 @@ def _show(out: Path, name: str, entry: emit.Entry) -> None:
         click.echo(f"# would write {out / name / rel} ({n} line{'s' * (n != 1)})")
 
 
-def _write_and_record(ctx: Context, out: Path, entry: emit.Entry, wheel: str | None) -> None:
-    """Write the entry, then apply it: apply adopts the files that carry it (records them as applied,
-    writes nothing). An entry apply refuses is removed again."""
+def _write_and_record(ctx: Context, out: Path, entry: emit.Entry, wheel: str | None, found: capture.Found) -> None:
+    """Write the entry, then apply it, recording only: apply adopts the files that carry it
+    (records them as applied, writes nothing) and refuses a run that would write a file. Then
+    every captured file must still be the bytes it was. An entry apply refuses is removed again."""
     written = emit.write(out, [entry])
+    with_out = Context(ctx.python, (*ctx.registries, str(out)))
     try:
-        change.apply(
-            Context(ctx.python, (*ctx.registries, str(out))), (entry.name,), False, wheels=(wheel,) if wheel else ()
-        )
+        change.apply(with_out, (entry.name,), False, wheels=(wheel,) if wheel else (), record_only=True)
+        _unwritten(with_out, entry.name, found)
     except RadpatchError as exc:
         _remove(written, out / entry.name)
         exc.hint = f"capture kept no entry ({out / (entry.name + '.yaml')} removed); " + (
             exc.hint or "fix the edit and capture again"
         )
         raise
+
+
+def _unwritten(ctx: Context, name: str, found: capture.Found) -> None:
+    """Each captured file is still the user's bytes; if apply wrote one anyway, its record is taken
+    off again (revert gives back the bytes it started from: the user's) and capture refuses."""
+    changed = [e.relpath for e in found.edited if _bytes(found.dist.root / e.relpath) != e.current]
+    if changed:
+        change.revert(ctx, (name,), False)
+        raise RefusedError(
+            f"{name}: apply wrote {', '.join(changed)} instead of recording the edits as they are; "
+            "reverted (the edited bytes are back)",
+            "this is a bug in radpatch: please report it with the edited file",
+        )
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return read_regular(path)
+    except OSError:
+        return None
 
 
 def _say_captured(dist: Installed, out: str, made: capture.Captured) -> None:
@@ -111,7 +175,10 @@ def _say_captured(dist: Installed, out: str, made: capture.Captured) -> None:
     click.echo(f"{Path(out) / (entry.name + '.yaml')}: {entry.steps} rewrite{'s' * (entry.steps != 1)}")
     for note in entry.fallbacks:
         click.echo(f"  note: {note}")
-    undo = ["the wheel's bytes back" * any(c.before is not None for c in made.changes)]
+    on = dict(made.stacked)
+    tops = list(dict.fromkeys(on.values()))
+    undo = [f"the bytes {', '.join(tops)} left back" * bool(tops)]
+    undo += ["the wheel's bytes back" * any(c.before is not None and c.rel not in on for c in made.changes)]
     undo += ["the new modules removed" * any(c.before is None for c in made.changes)]
     back = " and ".join(u for u in undo if u)
     name = entry.name

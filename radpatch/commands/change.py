@@ -21,14 +21,22 @@ Step = Callable[..., list[engine.Change]]
 
 
 def apply(
-    ctx: Context, names: tuple[str, ...], dry_run: bool, import_check: bool = False, wheels: tuple[str, ...] = ()
+    ctx: Context,
+    names: tuple[str, ...],
+    dry_run: bool,
+    import_check: bool = False,
+    wheels: tuple[str, ...] = (),
+    record_only: bool = False,
 ) -> int:
+    """`record_only` (capture): adopt what the files carry, and refuse a run that would write one."""
     from radpatch.releases import overlaps  # overlapping entries need an order between them (`requires:`)
 
     # what the named entries require comes first (an applied requirement is a no-op)
     patches = series.with_requirements(ctx.registry.load_many(names), ctx.registry.load)
     overlaps.check_apply(ctx, patches)
-    step = functools.partial(engine.apply, import_check=import_check, wheel=wheel_bytes(wheels))
+    step = functools.partial(
+        engine.apply, import_check=import_check, wheel=wheel_bytes(wheels), record_only=record_only
+    )
     return _run(ctx, patches, dry_run, step, "would patch", reverse=False)
 
 

@@ -10,7 +10,13 @@ The before of each file is its pristine bytes (radpatch.releases.pristine: the w
 installed version, checked against RECORD), the after what is on disk; from there the entry is
 built exactly as `radpatch import` builds one (importing.emit), so the two cannot disagree. A new
 module becomes `create_module`. What is left out (bytecode silently; other files, comment-only
-edits and files radpatch patched itself, with a reason) is said, never guessed at.
+edits and files as radpatch's patches left them, with a reason) is said, never guessed at.
+
+A second round (quilt's, patch-package's): a file that carries radpatch's patches (an earlier
+capture, say) and was edited by hand since is captured on top of them. Its before is the bytes
+the newest of them left (prove.onto: kept, or rebuilt from that entry), and the entry requires
+that one; an entry whose new code imports a module or name an applied entry created requires it
+too (importing.depends), as `import` writes `requires:` along a series.
 
 This module finds and checks; commands/capture.py fetches, writes the entry and asks the engine
 to record it as applied.
@@ -30,12 +36,13 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError, Undecodable, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import emit
+from radpatch.importing import depends, emit
 from radpatch.importing.model import FileChange
 from radpatch.install import wheel_record
 from radpatch.install.environment import Installed, PythonEnv, canonical_name, installed_from
-from radpatch.state.hashes import live
-from radpatch.state.record import Store
+from radpatch.prove import onto
+from radpatch.state.hashes import Link, live
+from radpatch.state.record import ABSENT, Store
 
 DEFAULT_PACKAGE = "vllm"  # without PATH or --distribution: the distribution installing this package
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
@@ -45,15 +52,17 @@ _TEMP = (".radpatch-tmp", ".tmp")
 
 @dataclass(frozen=True)
 class Edited:
-    """One module to capture: its RECORD path, its bytes now, RECORD's sha256 (None: a new module)."""
+    """One module to capture: its RECORD path, its bytes now, RECORD's sha256 (None: a new module,
+    or one a patch created), and the link of radpatch's the edit went on top of (None: the wheel's bytes)."""
 
     relpath: str
     current: bytes
     want: str | None
+    on: Link | None = None
 
     @property
     def new(self) -> bool:
-        return self.want is None
+        return self.want is None and self.on is None
 
 
 @dataclass(frozen=True)
@@ -313,7 +322,7 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
             )
         if _radpatchs(store, rel, data, named, left):
             continue
-        edited.append(Edited(rel, data, want))
+        edited.append(Edited(rel, data, want, onto.edited_on(store, rel, data)))
     listed = {*dist.rows, *rows}
     for d in dirs:
         for rel in _walk(dist.root, d):
@@ -325,7 +334,7 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
             data = _read(dist.root / rel, rel, dist)
             if data is None or _radpatchs(store, rel, data, named, left):
                 continue
-            edited.append(Edited(rel, data, None))
+            edited.append(Edited(rel, data, None, onto.edited_on(store, rel, data)))
     return Found(dist.installed, tuple(edited), tuple(left), scanned)
 
 
@@ -371,28 +380,21 @@ def _read(path: Path, rel: str, dist: _Dist) -> bytes | None:
 
 def _radpatchs(store: Store, rel: str, data: bytes, named: bool, left: list[LeftOut]) -> bool:
     """True when the file is radpatch's: exactly as (or, comments aside, as) one of its patches left it,
-    which is left out of a scan and refused when named. A file radpatch patched and someone
-    edited since is refused: capture starts from the wheel's bytes, and the record would be wrong."""
-    chain = store.chain(rel)
-    if not chain:
+    which is left out of a scan and refused when named. A file radpatch patched and someone edited
+    since is not: its edits are captured on top of radpatch's patches (Edited.on)."""
+    if not store.chain(rel):
         return False
     carried = live(store, rel, hashlib.sha256(data).hexdigest(), data)
     names = list(dict.fromkeys(link.patch for link in carried[0])) if carried else []
-    if names and not named:
+    if not names:
+        return False
+    if not named:
         left.append(LeftOut(rel, f"carries radpatch's patch {', '.join(names)}"))
         return True
-    recorded = names or list(dict.fromkeys(name for name, _ in chain))
-    if names:
-        raise RefusedError(
-            f"{rel} carries radpatch's patch {', '.join(names)} (radpatch's record): it is radpatch's change, "
-            "not a hand edit",
-            f"`radpatch revert {' '.join(names)}` takes it off; capture only the files edited by hand",
-        )
     raise RefusedError(
-        f"{rel}: radpatch's record names {', '.join(recorded)} for it, and the file changed since; capture starts "
-        "from the wheel's bytes and would leave that record wrong",
-        f"put the file back first (radpatch restore {rel}; then `radpatch revert {' '.join(recorded)}` forgets "
-        "the record), edit it again and capture",
+        f"{rel} carries radpatch's patch {', '.join(names)} (radpatch's record): it is radpatch's change, "
+        "not a hand edit",
+        f"`radpatch revert {' '.join(names)}` takes it off; capture only the files edited by hand",
     )
 
 
@@ -407,11 +409,13 @@ class Captured:
     entry: emit.Entry
     changes: tuple[FileChange, ...]
     layout_only: tuple[LeftOut, ...]
+    requires: tuple[str, ...] = ()  # the entry's `requires:`
+    stacked: tuple[tuple[str, str], ...] = ()  # (file, the patch its edits went on top of)
 
 
 def build(name: str, found: Found, pristine: dict[str, bytes], supported: str | None) -> Captured:
-    """The entry, built as `radpatch import` builds one, from each file's pristine bytes (before)
-    and its bytes now (after)."""
+    """The entry, built as `radpatch import` builds one, from each file's pristine bytes (before;
+    for a file edited on top of radpatch's patches, the bytes they left) and its bytes now (after)."""
     dist = found.dist
     changes: list[FileChange] = []
     layout: list[LeftOut] = []
@@ -433,8 +437,11 @@ def build(name: str, found: Found, pristine: dict[str, bytes], supported: str | 
     rels = [c.rel for c in changes]
     shown = rels[0] if len(rels) == 1 else f"{len(rels)} modules of {dist.name}"
     version = str(dist.version)
+    on = {e.relpath: e.on.patch for e in found.edited if e.on is not None}
+    requires = requirements(found, tuple(changes))
     description = f"Captured by `radpatch capture` from edits made by hand to {dist.name} {version}:\n" + "".join(
-        f"- {c.rel}{' (new)' if c.before is None else ''}\n" for c in changes
+        f"- {c.rel}{' (new)' if c.before is None else ''}{f' (on top of {on[c.rel]})' if c.rel in on else ''}\n"
+        for c in changes
     )
     spec = emit.EntrySpec(
         name,
@@ -442,12 +449,51 @@ def build(name: str, found: Found, pristine: dict[str, bytes], supported: str | 
         f"Hand edits to {shown}, captured",
         dist.name,
         supported or f"=={version.split('+')[0]}",
-        (),
+        requires,
         tuple(changes),
         description=description,
         written_by="radpatch capture",
     )
-    return Captured(emit.build(spec), tuple(changes), tuple(layout))
+    stacked = tuple((c.rel, on[c.rel]) for c in changes if c.rel in on)
+    return Captured(emit.build(spec), tuple(changes), tuple(layout), requires, stacked)
+
+
+def requirements(found: Found, changes: tuple[FileChange, ...]) -> tuple[str, ...]:
+    """The entries a capture requires: each whose result a file was edited on top of, and each
+    applied entry that created a module, or added a name, that the captured code newly imports."""
+    tops = [e.on.patch for e in found.edited if e.on is not None]
+    applied = _applied(found.dist)
+    needs = depends.needs([*(c for _, c in applied), changes])
+    return tuple(dict.fromkeys([*tops, *(applied[n.provider][0] for n in needs if n.needs == len(applied))]))
+
+
+def _applied(dist: Installed) -> list[tuple[str, tuple[FileChange, ...]]]:
+    """Each entry radpatch recorded for `dist`, oldest first, with the files that carry it as it
+    left them (before: its kept original; after: its result), for importing.depends."""
+    store = Store(dist.root)
+    out = []
+    for rec in sorted(store.records().values(), key=lambda r: r.seq):
+        if canonical_name(rec.distribution) != canonical_name(dist.name):
+            continue
+        files = []
+        for f in rec.files:
+            try:
+                data = read_regular(dist.root / f.path)
+            except OSError:
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            walked = live(store, f.path, digest, data)
+            if walked is None or f not in (ln.file for ln in walked[0]):
+                continue  # not applied any more (or edited since): it provides nothing now
+            before = None if f.original_sha256 == ABSENT else store.original(f.original_sha256)
+            after = data if digest == f.patched_sha256 else store.original(f.patched_sha256)
+            if after is None or before is None and f.original_sha256 != ABSENT:
+                continue
+            text = before.decode("utf-8", "surrogateescape") if before is not None else None
+            files.append(FileChange(f.path, text, after.decode("utf-8", "surrogateescape"), dist.name))
+        if files:
+            out.append((rec.patch, tuple(files)))
+    return out
 
 
 def _parsed(e: Edited, dist: Installed) -> str:

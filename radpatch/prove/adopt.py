@@ -1,17 +1,20 @@
 """Adopt: a file radpatch has no record of that already carries a patch's result (someone applied
 it by hand, or with sed or `patch`) is recorded as applied without being written, when the patch
-run on its RECORD bytes (read from the wheel, only on this path) is its code (AST-equal). The
-proof that decides it, run by `apply` before it plans anything else."""
+run on its RECORD bytes (read from the wheel, only on this path) is its code (AST-equal). A file
+radpatch patched and someone edited since is adopted the same way on top of what radpatch left
+(prove.onto: a second `capture` round): the patch run on those bytes must give its code, and the
+patches under it read applied again once it is recorded. The proof that decides it, run by
+`apply` before it plans anything else."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
 from radpatch.install.environment import Installed, PythonEnv
-from radpatch.prove import plan
+from radpatch.prove import onto, plan
 from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
@@ -26,8 +29,10 @@ WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
 @dataclass(frozen=True)
 class Adopted:
     files: dict[Path, plan.FileChange]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
-    where: str  # where the RECORD bytes came from (the wheel)
+    where: str  # where the RECORD bytes came from (the wheel), or what radpatch left (stacked)
     created: frozenset[Path] = frozenset()  # modules the patch creates: their state before is no file
+    # files edited on top of radpatch's patches: what each went on
+    stacked: dict[Path, onto.Base] = field(default_factory=dict)
 
 
 def adoption(
@@ -42,18 +47,23 @@ def adoption(
 
     A candidate: no record of radpatch's, read `drifted` or applied (by its code), each such file
     with no link of radpatch's and a sha256 in RECORD, or a module the patch creates (its state
-    before is no file: no wheel is read for it). Per file, the candidates run in order on its
-    RECORD bytes (with every proof step); the file is adopted when the result is its code (AST-equal).
-    Otherwise the run is refused (the file is neither as installed nor the result: restore it).
-    Without the RECORD bytes (no wheel, no index), a drifted candidate is refused, saying what to
-    give; an applied one stays as it was (applied by its code, not recorded)."""
+    before is no file: no wheel is read for it), or a file radpatch patched and someone edited
+    since (it starts from what the newest link of its chain left: prove.onto). Per file, the
+    candidates run in order on those bytes (with every proof step); the file is adopted when the
+    result is its code (AST-equal). Otherwise the run is refused (the file is neither as installed
+    nor the result: restore it). Without the RECORD bytes (no wheel, no index), a drifted candidate
+    is refused, saying what to give; an applied one stays as it was (applied by its code, not recorded)."""
     # a module a patch of the run creates, which another one changes: no file before either
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
     todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
     todo = {n: fs for n, fs in todo.items() if fs}
     if not todo:
         return {}
-    pristine, where = _pristine(states, todo, wheel, say, created)
+    bases, unknown = _bases(states, todo, env)
+    todo = {n: fs for n, fs in todo.items() if n not in unknown}
+    if not todo:
+        return {}
+    pristine, where = _pristine(states, todo, wheel, say, created, bases)
     out: dict[str, Adopted] = {}
     by_path: dict[Path, list[tuple[str, FileState]]] = {}
     for name, files in todo.items():
@@ -67,6 +77,7 @@ def adoption(
         if first is None:
             made[path] = users[0][0]
         data = first or b""
+        of = f"what {bases[path].top.patch} left" if path in bases else "its RECORD bytes"
         steps: list[tuple[str, plan.FileChange]] = []
         try:
             for name, f in users:
@@ -74,13 +85,11 @@ def adoption(
                 steps.append((name, change))
                 data = change.after
         except RefusedError as exc:
-            raise _not_adopted(
-                states, [n for n, _ in users], users[0][1].relpath, f"on its RECORD bytes: {exc.message}"
-            )
+            raise _not_adopted(states, [n for n, _ in users], users[0][1].relpath, f"on {of}: {exc.message}")
         disk = users[-1][1].data
         if not ast_equal(data, disk):
             rel = users[0][1].relpath
-            why = f"{rel}'s code is not what the patch makes of its RECORD bytes ({_other_edits(data, disk)})"
+            why = f"{rel}'s code is not what the patch makes of {of} ({_other_edits(data, disk)})"
             if first is None:
                 why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
             raise _not_adopted(states, [n for n, _ in users], rel, why)
@@ -90,7 +99,29 @@ def adoption(
             planned.setdefault(name, {})[path] = change
     for name in todo:
         if name in planned:
-            out[name] = Adopted(planned[name], where[name], frozenset(p for p in planned[name] if made.get(p) == name))
+            mine = planned[name]
+            stacked = {p: bases[p] for p in mine if p in bases}
+            out[name] = Adopted(mine, where[name], frozenset(p for p in mine if made.get(p) == name), stacked)
+    return out
+
+
+def carried(states: dict[str, PatchState], adopted: dict[str, Adopted]) -> dict[str, PatchState]:
+    """The states once the adopted patches are recorded: a patch under a stacked adoption carries
+    its file again (its link is on the walk from the adopted file down), so the run does not
+    refuse it as drifted; it reads applied when every other file of it does too."""
+    back: dict[str, set[Path]] = {}
+    for a in adopted.values():
+        for path, b in a.stacked.items():
+            for name in b.under:
+                back.setdefault(name, set()).add(path)
+    out = dict(states)
+    for name, paths in back.items():
+        ps = states.get(name)
+        if ps is None or ps.record is None or ps.state is State.APPLIED:
+            continue
+        files = tuple(replace(f, state=State.APPLIED, detail="") if f.path in paths else f for f in ps.files)
+        if all(f.state is State.APPLIED for f in files):
+            out[name] = replace(ps, state=State.APPLIED, reason="", files=files)
     return out
 
 
@@ -114,11 +145,13 @@ def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[F
         return []
     store = Store(ps.root)
     files = [f for f in ps.files if f.state is not State.NOT_APPLIED]
-    if not files or any(
-        store.chain(f.relpath) or f.record_match or _needs_wheel(f, created) and not f.record_sha256 for f in files
-    ):
-        return []
-    return files
+
+    def fits(f: FileState) -> bool:
+        if store.chain(f.relpath):  # radpatch patched it: only a hand edit on top of its patches
+            return f.exists and onto.edited_on(store, f.relpath, f.data) is not None
+        return not f.record_match and not (_needs_wheel(f, created) and not f.record_sha256)
+
+    return files if files and all(fits(f) for f in files) else []
 
 
 def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
@@ -127,16 +160,42 @@ def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
     return not ((creates(f.rewrites) or f.path in created) and f.record_sha256 is None)
 
 
+def _bases(
+    states: dict[str, PatchState], todo: dict[str, list[FileState]], env: PythonEnv
+) -> tuple[dict[Path, onto.Base], set[str]]:
+    """What each file edited on top of radpatch's patches went on (the bytes kept, or rebuilt by
+    the entry of a patch of this run), and the candidates that are none because those bytes are
+    unknown (they stay refused as drifted, as any file radpatch patched and someone changed)."""
+    out: dict[Path, onto.Base] = {}
+    unknown: set[str] = set()
+    for name, files in todo.items():
+        root = states[name].root
+        assert root is not None
+        store = Store(root)
+        for f in files:
+            link = onto.edited_on(store, f.relpath, f.data) if f.path not in out else None
+            if link is None:
+                continue
+            try:
+                out[f.path] = onto.left_by(store, link, lambda n: states[n].patch if n in states else None, env)
+            except onto.NotKept:
+                unknown.add(name)
+    return out, unknown
+
+
 def _pristine(
     states: dict[str, PatchState],
     todo: dict[str, list[FileState]],
     wheel: WheelBytes | None,
     say: Say,
     created: frozenset[Path] = frozenset(),
+    bases: dict[Path, onto.Base] | None = None,
 ) -> tuple[dict[str, dict[Path, bytes | None]], dict[str, str]]:
     """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
     candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left.
-    A module the patch creates has no RECORD bytes: None (no file), and no wheel is read for it."""
+    A module the patch creates has no RECORD bytes: None (no file), and no wheel is read for it;
+    a file edited on top of radpatch's patches starts from `bases` (what they left)."""
+    bases = bases or {}
     got: dict[str, dict[Path, bytes | None]] = {}
     where: dict[str, str] = {}
     by_dist: dict[Path, list[str]] = {}
@@ -144,14 +203,26 @@ def _pristine(
         dist = states[name].dist
         assert dist is not None
         by_dist.setdefault(dist.dist_info, []).append(name)
+
+    def start(f: FileState, data: dict[str, bytes]) -> bytes | None:
+        if f.path in bases:
+            return bases[f.path].data
+        return data[f.relpath] if _needs_wheel(f, created) else None
+
+    def said(n: str, source: str) -> str:
+        tops = list(dict.fromkeys(bases[f.path].top.patch for f in todo[n] if f.path in bases))
+        return "; ".join([*([source] if source else []), *(f"what {t} left (stacked on it)" for t in tops)])
+
     for names in by_dist.values():
         dist = states[names[0]].dist
         assert dist is not None
-        rels = list(dict.fromkeys(f.relpath for n in names for f in todo[n] if _needs_wheel(f, created)))
+        rels = list(
+            dict.fromkeys(f.relpath for n in names for f in todo[n] if _needs_wheel(f, created) and f.path not in bases)
+        )
         if not rels:
             for n in names:
-                got[n] = {f.path: None for f in todo[n]}
-                where[n] = ""
+                got[n] = {f.path: start(f, {}) for f in todo[n]}
+                where[n] = said(n, "")
             continue
         try:
             if wheel is None:
@@ -174,8 +245,8 @@ def _pristine(
                 )
             continue
         for n in names:
-            got[n] = {f.path: data[f.relpath] if _needs_wheel(f, created) else None for f in todo[n]}
-            where[n] = source
+            got[n] = {f.path: start(f, data) for f in todo[n]}
+            where[n] = said(n, source)
     return got, where
 
 

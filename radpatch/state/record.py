@@ -7,7 +7,8 @@ State lives beside the distribution in `<site-packages>/.radpatch/`:
                 the links of all patches on one file are its chain (pristine -> after patch 1 ->
                 after patch 2 ...), read by state.hashes (docs/state.md)
   originals/    each file's bytes from before a patch, content-addressed by sha256: what
-                `revert` writes back, byte for byte
+                `revert` writes back, byte for byte; and an adopted file's bytes as found
+                (what a hand edit on top of it starts from: prove.onto)
   journal/      present only while files are being written: the plan and each file's prior bytes,
                 so an interrupted run is rolled back (or, if its record was written, completed)
   lock          fcntl lock serialising radpatch processes; the kernel releases it if one dies
@@ -230,8 +231,10 @@ class Store:
         self.prune(records)  # housekeeping: never fails the run whose record is now written
 
     def prune(self, records: dict[str, PatchRecord] | None = None) -> None:
-        """Drop kept originals no record names (a rolled-back run may have kept some)."""
-        wanted = {f.original_sha256 for r in (self.records() if records is None else records).values() for f in r.files}
+        """Drop kept bytes no record names (a rolled-back run may have kept some): each link's
+        original, and its result when kept (an adopted file's bytes, which nothing else holds)."""
+        files = [f for r in (self.records() if records is None else records).values() for f in r.files]
+        wanted = {f.original_sha256 for f in files} | {f.patched_sha256 for f in files}
         originals = self.dir / "originals"
         if originals.is_symlink():  # never delete in a directory it points to
             return

@@ -466,7 +466,7 @@ def test_files_radpatch_patched_are_refused_when_named_and_left_out_of_a_scan(ta
     assert r.returncode == 0, r.stderr
     assert "left out rcap/sub/util.py: carries radpatch's patch bump" in r.stdout, r.stdout
     assert "rcap.sub.util" not in r.stdout.split("modules:")[1]
-    # edited again after radpatch patched it: the record would be wrong either way
+    # edited again after radpatch patched it: captured on top of bump, whose entry must be given
     target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 8"))
     refused(
         target,
@@ -476,7 +476,7 @@ def test_files_radpatch_patched_are_refused_when_named_and_left_out_of_a_scan(ta
         "--distribution",
         "rcap",
         *target.offline,
-        says=("radpatch's record names bump for it, and the file changed since", "radpatch restore rcap/sub/util.py"),
+        says=("x would require bump (rcap/sub/util.py was edited on top of it)", "--registry DIR"),
     )
 
 
@@ -582,3 +582,156 @@ def test_a_new_module_is_captured_recorded_and_deleted_on_revert(target: Target)
     assert reverted.returncode == 0, reverted.stderr
     assert not extra.exists()
     assert sha((target.site / "rcap/core.py").read_bytes()) == target.record_sha("rcap/core.py")
+
+
+# --- a second round: edits on top of what radpatch recorded ------------------------------------------
+
+ROUND_ONE = EDITED_CORE.replace("# the upstream size", "# size, tuned by hand")  # a comment the rewrites do not make
+ROUND_TWO = ROUND_ONE.replace('"""rcap\'s planner."""\n', '"""rcap\'s planner."""\n# round two, by hand\n').replace(
+    "size = 16", "size = 32"
+)
+
+
+def record_of(target: Target) -> dict[str, Any]:
+    patches: dict[str, Any] = json.loads((target.site / ".radpatch" / "record.json").read_text())["patches"]
+    return patches
+
+
+def states(target: Target, reg: Path, *names: str) -> dict[str, str]:
+    r = target.run("status", "--json", *names, registry=reg)
+    return {s["patch"]: s["state"] for s in json.loads(r.stdout)}
+
+
+def test_a_second_round_is_captured_on_top_of_the_first_and_reverts_to_its_bytes(target: Target) -> None:
+    """Capture A, edit A's file again, capture B: B holds only the new edits (before: the bytes A
+    left, kept by radpatch), requires A, and is recorded stacked on A; the files are never written."""
+    from radpatch.plugin import Seen, check
+
+    core = target.edit("rcap/core.py", ROUND_ONE)
+    assert target.run("capture", "fix_a", "rcap/core.py", "--out", "reg", *target.offline).returncode == 0
+    core.write_text(ROUND_TWO)
+    inode, reg = core.stat().st_ino, target.cwd / "reg"
+
+    r = target.run("capture", "fix_b", "rcap/core.py", "--out", "reg", *target.offline)
+
+    assert r.returncode == 0, r.stderr
+    assert "rcap/core.py: edited on top of fix_a; starts from the bytes fix_a left (kept by radpatch)" in r.stdout
+    assert "pristine bytes" not in r.stdout  # no wheel is read for it
+    assert "fix_b: adopted: rcap.core already carries this patch's result" in r.stdout, r.stdout
+    assert core.read_text() == ROUND_TWO and core.stat().st_ino == inode  # the user's bytes, never rewritten
+    entry = entry_of(reg / "fix_b.yaml")
+    assert entry["requires"] == ["fix_a"] and "- rcap/core.py (on top of fix_a)" in entry["description"]
+    assert entry["rewrites"] == [
+        {"id": "replace-plan", "replace": {"scope": "plan", "find": "size = 16\n", "with": "size = 32\n"}}
+    ], entry  # only what changed since fix_a
+    record = record_of(target)
+    (a,), (b,) = record["fix_a"]["files"], record["fix_b"]["files"]
+    assert b["original_sha256"] == a["patched_sha256"] == sha(ROUND_ONE.encode())
+    assert b["patched_sha256"] == sha(ROUND_TWO.encode()) and record["fix_b"]["requires"] == ["fix_a"]
+    assert states(target, reg, "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}
+    assert target.run("status", "--check", registry=reg).returncode == 0
+    assert {c.name: c.state for c in check(target.site)} == {"fix_a": Seen.APPLIED, "fix_b": Seen.APPLIED}
+
+    refusal = target.run("revert", "fix_a", registry=reg)
+    assert refusal.returncode == 1 and "fix_b is applied and requires it" in refusal.stderr, refusal.stderr
+    assert target.run("revert", "fix_b", registry=reg).returncode == 0
+    assert core.read_bytes() == ROUND_ONE.encode()  # exactly the bytes fix_a left
+    assert states(target, reg, "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "not-applied"}
+    assert target.run("revert", "fix_a", registry=reg).returncode == 0
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+
+
+def test_a_second_round_on_a_file_radpatch_wrote_rebuilds_its_bytes_from_the_entry(target: Target) -> None:
+    """The bytes an entry radpatch wrote left are rebuilt from its entry (checked against the
+    record's sha256), so its registry must be given; without it capture says which to pass."""
+    shipped = target.cwd.parent / "shipped"
+    write_entry(
+        shipped,
+        "bump",
+        """\
+        summary: bump
+        description: bump
+        distribution: rcap
+        supported: ">=1.0"
+        modules:
+          util: rcap.sub.util
+        rewrites:
+          - id: bump
+            replace: {scope: scale, find: "x * 2", with: "x * 7"}
+        """,
+    )
+    assert target.run("apply", "bump", registry=shipped).returncode == 0
+    bumped = (target.site / "rcap/sub/util.py").read_bytes()
+    target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 7 + 1"))
+
+    refused(
+        target,
+        1,
+        "capture",
+        "plus",
+        "rcap/sub/util.py",
+        says=("plus would require bump (rcap/sub/util.py was edited on top of it)", "holding bump.yaml: radpatch"),
+    )
+    r = target.run("capture", "plus", "rcap/sub/util.py", registry=shipped)
+    assert r.returncode == 0, r.stderr
+    assert "starts from the bytes bump left (rebuilt by bump's entry from its kept original)" in r.stdout, r.stdout
+    assert entry_of(target.cwd / "plus.yaml")["requires"] == ["bump"]
+    reg = (str(shipped), "--registry", str(target.cwd))
+    assert target.run("--registry", *reg, "status", "--check", "bump", "plus").returncode == 0
+    assert target.run("--registry", *reg, "revert", "plus").returncode == 0
+    assert (target.site / "rcap/sub/util.py").read_bytes() == bumped
+
+
+def test_a_second_round_elsewhere_requires_only_what_it_imports_and_a_created_module_stacks(target: Target) -> None:
+    """A created a module; B edits another file without importing it (no `requires:`), C imports
+    it (requires A), D edits A's module by hand (stacked on A: a rewrite of it, not a new module)."""
+    extra = target.edit("rcap/sub/extra.py", NEW_MODULE)
+    assert target.run("capture", "new_a", "rcap/sub/extra.py").returncode == 0
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 6"))
+    r = target.run("capture", "plain_b", "rcap/core.py", *target.offline, "--dry-run")
+    assert r.returncode == 0 and "requires" not in yaml.safe_load(r.stdout), r.stdout
+    target.edit("rcap/sub/util.py", "from rcap.sub.extra import helper\n\n\n" + UTIL.replace("x * 2", "x * helper()"))
+    assert target.run("capture", "uses_c", "rcap/sub/util.py", *target.offline).returncode == 0
+    assert entry_of(target.cwd / "uses_c.yaml")["requires"] == ["new_a"]
+    extra.write_text(NEW_MODULE.replace("return 42", "return 43"))
+
+    r = target.run("capture", "edit_d", "rcap/sub/extra.py")
+
+    assert r.returncode == 0, r.stderr
+    assert "captured rcap/sub/extra.py (rcap 1.0)\n" in r.stdout, r.stdout  # not "as a new module"
+    entry = entry_of(target.cwd / "edit_d.yaml")
+    assert entry["requires"] == ["new_a"] and "create_module" not in str(entry["rewrites"]), entry
+    three = ("new_a", "uses_c", "edit_d")
+    assert states(target, target.cwd, *three) == dict.fromkeys(three, "applied")
+    assert target.run("revert", "edit_d", registry=target.cwd).returncode == 0
+    assert extra.read_text() == NEW_MODULE
+    assert target.run("revert", "uses_c", "new_a", registry=target.cwd).returncode == 0
+    assert not extra.exists()
+
+
+def test_recording_only_refuses_a_run_that_would_write(target: Target) -> None:
+    """capture asks apply to record only: a run that would write a file (here an entry whose file
+    is as installed) is refused before anything is written."""
+    from radpatch.commands import change
+    from radpatch.context import Context
+    from radpatch.errors import RefusedError
+
+    reg = write_entry(
+        target.cwd.parent / "shipped",
+        "bump",
+        """\
+        summary: bump
+        description: bump
+        distribution: rcap
+        supported: ">=1.0"
+        modules:
+          util: rcap.sub.util
+        rewrites:
+          - id: bump
+            replace: {scope: scale, find: "x * 2", with: "x * 7"}
+        """,
+    ).parent
+    before = target.snapshot()
+    with pytest.raises(RefusedError, match="recording only, but apply would write rcap/sub/util.py instead"):
+        change.apply(Context(str(target.venv.python), (str(reg),)), ("bump",), False, record_only=True)
+    assert target.snapshot() == before
