@@ -4,17 +4,12 @@ and radpatch run as its own process with `--python <venv>`."""
 
 from __future__ import annotations
 
-import base64
-import csv
-import hashlib
-import io
 import os
 import re
 import shutil
 import subprocess
 import sys
 import textwrap
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +18,8 @@ import pytest
 from radpatch.install.environment import python_env
 from radpatch.prove import import_check
 from radpatch.prove.plan import FileChange
+from tests.lib.registry import write_entry
+from tests.lib.wheels import build_wheel
 
 pytestmark = pytest.mark.wheel
 
@@ -90,28 +87,6 @@ SELF_PAYLOAD = textwrap.dedent("""\
     """)
 
 
-def _wheel(dest: Path) -> Path:
-    """A pure-Python wheel as a build backend writes it (METADATA, WHEEL, RECORD), zipped here."""
-    dist_info = f"rpic_demo-{VERSION}.dist-info"
-    entries = {rel: text.encode() for rel, text in FILES.items()}
-    entries[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {DIST}\nVersion: {VERSION}\n\n".encode()
-    entries[f"{dist_info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: radpatch-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
-    record = io.StringIO()
-    writer = csv.writer(record, lineterminator="\n")
-    for rel, data in entries.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        writer.writerow([rel, f"sha256={digest}", len(data)])
-    writer.writerow([f"{dist_info}/RECORD", "", ""])
-    entries[f"{dist_info}/RECORD"] = record.getvalue().encode()
-    wheel = dest / f"rpic_demo-{VERSION}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as zf:
-        for rel, data in entries.items():
-            zf.writestr(rel, data)
-    return wheel
-
-
 def _run(*argv: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=600, env=env)
 
@@ -138,7 +113,7 @@ class Target:
 def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Target]:
     """One venv per target interpreter with the wheel pip-installed (no pip inside: pip runs with --python)."""
     base = tmp_path_factory.mktemp("rpic")
-    wheel = _wheel(base)
+    wheel = build_wheel(base, DIST, VERSION, FILES)
     out = {}
     for version, exe in PYTHONS.items():
         if not exe.is_file():
@@ -166,10 +141,8 @@ def target(templates: dict[str, Target], tmp_path: Path, request: pytest.Fixture
 @pytest.fixture
 def registry(tmp_path: Path) -> Path:
     reg = tmp_path / "registry"
-    reg.mkdir()
     for name, text in PATCHES.items():
-        (reg / f"{name}.yaml").write_text(text)
-    (reg / "rpic_self_payload.py").write_text(SELF_PAYLOAD)
+        write_entry(reg, name, text, {"rpic_self_payload.py": SELF_PAYLOAD} if name == "rpic_self" else None)
     return reg
 
 
