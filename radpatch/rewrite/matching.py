@@ -128,23 +128,6 @@ def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
     return tuple(cst.parse_module(text).body)
 
 
-def parse_code(code: str) -> list[cst.BaseStatement]:
-    """The statements of `code` a rewrite writes into a module: parse_statements', with the comment
-    lines above the first statement (libcst keeps them apart, as the module's header) moved above
-    it, so `code: "# why\\nx = 1"` writes the comment too."""
-    return list(_parse_code(code))
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_code(code: str) -> tuple[cst.BaseStatement, ...]:
-    body = list(_parse_statements(code))
-    header = cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").header
-    if body and any(e.comment is not None for e in header):
-        first = body[0]
-        body[0] = first.with_changes(leading_lines=[*header, *first.leading_lines])  # type: ignore[attr-defined]
-    return tuple(body)
-
-
 ACCESSORS = ("getter", "setter", "deleter")  # `scope: Class.prop.setter` names one accessor of a property
 
 

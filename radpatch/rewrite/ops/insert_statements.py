@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         NotUndoable,
         block_body,
         code_of,
-        parse_code,
         parse_statements,
         run_length,
         stmt_key,
@@ -115,7 +114,7 @@ def _forward(src: Source, op: InsertStatements) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         block, i = _anchor(module, op, offset)
         body = list(block_body(block[-1]))
-        new = parse_code(op.code)
+        new = parse_statements(op.code)
         blank = _blank_lead(block, body, i) if op.where == "before" else 0
         if blank:
             # at module level the blank lines above the anchor stay above the new code (PEP 8's two
@@ -141,7 +140,7 @@ def _inverse(src: Source, op: InsertStatements) -> Source:
         if keys != [stmt_key(code_of(module, s)) for s in parse_statements(op.code)]:
             raise NotUndoable(f"the inserted statements are not {op.where} `find` in {op.scope}")
         if op.where == "before" and start >= 0 and isinstance(block[-1], cst.Module) and start + n < len(body):
-            own = len(parse_code(op.code)[0].leading_lines)  # type: ignore[attr-defined]
+            own = len(parse_statements(op.code)[0].leading_lines)  # type: ignore[attr-defined]
             lead = list(got[0].leading_lines)  # type: ignore[attr-defined]
             moved = lead[: len(lead) - own]
             if moved and all(e.comment is None for e in moved):  # the blank lines forward moved above the code
