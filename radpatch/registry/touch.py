@@ -56,6 +56,20 @@ def norm(code: str) -> str:
         return text
 
 
+def boundary(find: str, where: str) -> str:
+    """The statement an insertion's code goes next to, as `norm` gives it: `find`'s first statement
+    for `before`, its last for `after` (a `find` of several statements inserts next to one of them,
+    the same place as another entry's insertion whose `find` is that statement alone)."""
+    text = textwrap.dedent(find).strip()
+    try:
+        body = ast.parse(text).body
+    except SyntaxError:
+        return norm(find)
+    if len(body) < 2:
+        return norm(find)
+    return norm(ast.unparse(body[0] if where == "before" else body[-1]))
+
+
 def code_trees(code: str) -> str:
     """The code's syntax trees without a wrapper (an expression's, or each statement's), so that a
     node inside another is a substring of the other's: `len(spec)` is inside `size = len(spec)`."""

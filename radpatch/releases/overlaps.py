@@ -7,8 +7,9 @@ entries support and both rewrites apply to, they change the same module and:
 - or change a node inside another's: a statement or expression one replaces holds the code another
   changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
   assignment in a module-level statement it replaces, one `find` inside the other's);
-- or insert at the same anchor: the same `find` on the same side, the same definition before/after
-  which definitions go;
+- or insert at the same anchor: the same statement on the same side (the first statement of an
+  `insert_before`'s `find`, the last of an `insert_after`'s: `find: "x = 1\ny = 2"` after and
+  `find: "y = 2"` after insert at one place), the same definition before/after which definitions go;
 - or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
   order it needs, but not refused by apply (the other order fails to match by itself).
 
@@ -158,6 +159,13 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
             return Meeting(Meet.NESTED, f"change and anchor at the same code in {a.scope}")
         return Meeting(Meet.NESTED, f"change the same code (one inside the other) in {a.scope}")
     if a.role == "anchor" and b.role == "anchor":
+        picked = (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, "")
+        if picked and a.same != b.same:  # two `find`s ending (starting) at one statement, counted apart
+            return Meeting(
+                Meet.ANCHOR,
+                f"may insert at the same anchor in {a.scope} (their `find`s differ, and which copy "
+                "`occurrence:`/`within:` picks depends on the file)",
+            )
         return Meeting(
             Meet.ANCHOR,
             f"insert {a.key}" if a.key.startswith("definitions ") else f"insert at the same anchor in {a.scope}",
