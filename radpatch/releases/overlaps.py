@@ -56,6 +56,7 @@ from radpatch.registry.versions import allows
 
 if TYPE_CHECKING:
     from radpatch.install.environment import PythonEnv
+    from radpatch.state.record import PatchRecord
 
 
 class Meet(Enum):
@@ -281,7 +282,11 @@ def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
 
 def _after(patches: list[Patch]) -> dict[str, set[str]]:
     """Entry -> every entry it comes after, through `requires:` (transitively)."""
-    direct = {p.name: set(p.requires) for p in patches}
+    return _after_names({p.name: set(p.requires) for p in patches})
+
+
+def _after_names(direct: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Entry -> every entry it comes after, from entry -> the entries it requires."""
     out: dict[str, set[str]] = {}
     for name in direct:
         seen: set[str] = set()
@@ -355,20 +360,25 @@ def lines(found: list[Overlap]) -> list[str]:
 
 
 def refuse_unordered(
-    patches: list[Patch], versions: Iterable[Version] | None = None, apart: Callable[[Overlap], bool] | None = None
+    patches: list[Patch],
+    versions: Iterable[Version] | None = None,
+    apart: Callable[[Overlap], bool] | None = None,
+    applied: Iterable[str] = (),
 ) -> None:
     """For apply: refuse when two of the entries overlap with no order between them, naming both.
-    `apart`: tells, from the installed file, an overlap the registry text could not decide that is none."""
+    `apart`: tells, from the installed file, an overlap the registry text could not decide that is none.
+    `applied`: the entries already applied here (the hint asks the other one to require them)."""
     bad = [
         o for o in find(patches, versions) if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
     ]
     if bad:
-        o = bad[0]
+        o, applied = bad[0], set(applied)
+        before, after = (o.second, o.first) if o.second in applied and o.first not in applied else (o.first, o.second)
+        either = "" if before in applied else " (or the other way round)"
         raise RefusedError(
             f"{o.first} and {o.second} overlap: {o.describe()}"
             + (f" (and {len(bad) - 1} more overlap(s))" if len(bad) > 1 else ""),
-            f"say which comes first: add `requires: [{o.first}]` to {o.second} (or the other way round), "
-            "or apply only one of them",
+            f"say which comes first: add `requires: [{before}]` to {after}{either}, or apply only one of them",
         )
 
 
@@ -387,19 +397,21 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
 
     env = ctx.env
     named = {p.name for p in patches}
-    recorded: dict[str, None] = {}
+    recorded: dict[str, PatchRecord] = {}
     for d in env.paths:
-        for n in Store(d).records():
+        for n, rec in Store(d).records().items():
             if n not in named:
-                recorded.setdefault(n, None)
+                recorded.setdefault(n, rec)
     others: list[Patch] = []
-    for n in recorded:
+    unloaded: list[PatchRecord] = []
+    for n, rec in recorded.items():
         try:
             others.append(ctx.registry.load(n))
         except RadpatchError:
-            continue  # an entry no longer in the registries cannot be reasoned about: status says so
+            unloaded.append(rec)  # compared by what its record says it changed (releases.applied)
     everyone = [*patches, *others]
     installed: set[Version] = set()
+    mine: list[tuple[Patch, Version]] = []
     for p in everyone:
         try:
             found = locate.find_target(env, p)
@@ -407,8 +419,15 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
             continue
         if found is not None:
             installed.add(found.version)
+            if p.name in named:
+                mine.append((p, found.version))
     if installed:
-        refuse_unordered(everyone, installed, lambda o: _apart_on_file(env, everyone, o))
+        refuse_unordered(everyone, installed, lambda o: _apart_on_file(env, everyone, o), set(recorded))
+    if unloaded:
+        from radpatch.releases import applied
+
+        direct = {p.name: set(p.requires) for p in everyone} | {r.patch: set(r.requires) for r in unloaded}
+        applied.refuse(mine, unloaded, _after_names(direct))
 
 
 def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
