@@ -41,6 +41,8 @@ class Touch:
     writes: str = ""  # the code it writes (`with`, `code`) as syntax trees (code_trees), to see another's `find` in it
     # a function's part outside its body (its signature, a default, its decorators): commutes with a body rewrite
     beside_body: bool = False
+    # replace/delete: the definitions (qualified names) its `find` takes whole, so every node inside them
+    defines: tuple[str, ...] = ()
 
 
 def norm(code: str) -> str:
@@ -102,4 +104,15 @@ def on_find(op: Operation, find: str, role: Role, key: str, writes: str) -> Touc
         within=norm(str(within)) if within else "",
         consumes=op.CONSUMES,
         writes=writes,
+        defines=_definitions(op.scope_name(), find) if role == "node" else (),
     )
+
+
+def _definitions(scope: str, find: str) -> tuple[str, ...]:
+    """The qualified names of the functions and classes `find` holds whole (its own statements)."""
+    try:
+        body = ast.parse(textwrap.dedent(find).strip()).body
+    except SyntaxError:
+        return ()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return tuple(s.name if scope == "<module>" else f"{scope}.{s.name}" for s in body if isinstance(s, kinds))

@@ -4,7 +4,9 @@ entries support and both rewrites apply to, they change the same module and:
 - change the same node: the same statement/expression (`replace`, `delete`: scope and `find`, compared
   by syntax tree), the same parameter default, keyword argument, constant or decorator list, the
   same function's signature or body (and a body rewrite contains every node of its function);
-- or change a node inside another's: a statement or expression one replaces holds the code another
+- or change a node inside another's: a function or class one replaces or deletes whole (its
+  `find` is the `def`/`class`) holds every node another changes in it, and the place beside it
+  where definitions are inserted; a statement or expression one replaces holds the code another
   changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
   assignment in a module-level statement it replaces, one `find` inside the other's);
 - or insert at the same anchor: the same statement on the same side (the first statement of an
@@ -70,6 +72,7 @@ class Meet(Enum):
     NESTED = "nested"  # one's `find` is inside the other's (or the same code, written apart)
     ANCHOR = "anchor"  # both insert at the same anchor
     NODE = "node"  # both change (or one changes and one anchors at) the same node
+    WHOLE = "whole"  # one replaces or deletes a whole definition, the other changes code in it (or next to it)
     UNDECLARED = "undeclared"  # an operation that does not say what it changes (Operation.touches)
 
 
@@ -118,6 +121,19 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
             Meet.UNDECLARED,
             f"may change the same code (the `{undeclared.key}` operation does not say what it changes)",
         )
+    for whole, other in ((a, b), (b, a)):
+        for name in whole.defines:
+            short = name.rsplit(".", 1)[-1]
+            beside = other.key in (f"definitions before {short}", f"definitions after {short}")
+            if other.scope == name or other.scope.startswith(name + ".") or (beside and whole.scope == other.scope):
+                if whole.writes and other.code and other.code in whole.writes:
+                    return Meeting(
+                        Meet.STACKS,
+                        f"change {name} (the second's `find` is in the definition the first writes in its place)",
+                    )
+                return Meeting(
+                    Meet.WHOLE, f"change {name} (one replaces or deletes the definition whole, the other code of it)"
+                )
     if a.role == "body" or b.role == "body":
         body, other = (a, b) if a.role == "body" else (b, a)
         if other.role != "body" and other.scope == body.scope and other.beside_body:

@@ -61,10 +61,11 @@ def parse(raw: object) -> tuple[Touched, ...] | None:
         rewrite, module, t = item.get("rewrite"), item.get("module"), dict(item["touch"])
         if not isinstance(rewrite, str) or not isinstance(module, str) or set(t) - set(_FIELDS):
             raise TypeError(f"touch {item!r}")
-        part = t.get("part", [])
-        if not isinstance(part, list) or not all(isinstance(p, str) for p in part):
-            raise TypeError(f"touch part {part!r}")
-        t["part"] = tuple(part)
+        for name in ("part", "defines"):
+            names = t.get(name, [])
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise TypeError(f"touch {name} {names!r}")
+            t[name] = tuple(names)
         for name in ("role", "scope", "key"):
             if not isinstance(t.get(name), str):
                 raise TypeError(f"touch {name} {t.get(name)!r}")
