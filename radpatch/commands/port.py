@@ -63,8 +63,9 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
         click.echo(f"  written: {patch.source} (proven over its new range {_range(p)})")
     if refused or unproven:
         hint = (
-            "see each release's cell above and why the entry is left alone: fix the rewrite that no longer matches "
-            "(its nearest candidate is shown), or make the edit by hand"
+            "see each release's cell above and why the entry is left alone: fix what fails there (a rewrite that "
+            "no longer matches shows its nearest candidate), or make the edit by hand; a release marked obsolete "
+            "already contains the change: port to the others only"
             if refused
             else "the edit above leaves a release of the new range failing (named above): port a range that "
             "holds it too, or edit the entry by hand"

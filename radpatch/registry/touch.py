@@ -41,6 +41,8 @@ class Touch:
     writes: str = ""  # the code it writes (`with`, `code`) as syntax trees (code_trees), to see another's `find` in it
     # a function's part outside its body (its signature, a default, its decorators): commutes with a body rewrite
     beside_body: bool = False
+    # replace/delete: the definitions (qualified names) its `find` takes whole, so every node inside them
+    defines: tuple[str, ...] = ()
 
 
 def norm(code: str) -> str:
@@ -54,6 +56,20 @@ def norm(code: str) -> str:
         return ast.dump(ast.parse(text))
     except SyntaxError:
         return text
+
+
+def boundary(find: str, where: str) -> str:
+    """The statement an insertion's code goes next to, as `norm` gives it: `find`'s first statement
+    for `before`, its last for `after` (a `find` of several statements inserts next to one of them,
+    the same place as another entry's insertion whose `find` is that statement alone)."""
+    text = textwrap.dedent(find).strip()
+    try:
+        body = ast.parse(text).body
+    except SyntaxError:
+        return norm(find)
+    if len(body) < 2:
+        return norm(find)
+    return norm(ast.unparse(body[0] if where == "before" else body[-1]))
 
 
 def code_trees(code: str) -> str:
@@ -88,4 +104,15 @@ def on_find(op: Operation, find: str, role: Role, key: str, writes: str) -> Touc
         within=norm(str(within)) if within else "",
         consumes=op.CONSUMES,
         writes=writes,
+        defines=_definitions(op.scope_name(), find) if role == "node" else (),
     )
+
+
+def _definitions(scope: str, find: str) -> tuple[str, ...]:
+    """The qualified names of the functions and classes `find` holds whole (its own statements)."""
+    try:
+        body = ast.parse(textwrap.dedent(find).strip()).body
+    except SyntaxError:
+        return ()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return tuple(s.name if scope == "<module>" else f"{scope}.{s.name}" for s in body if isinstance(s, kinds))

@@ -15,7 +15,8 @@ order is the module author's). Other statements of the scope, and every scope th
 not touch, may differ: upstream changed them too. A scope the change only removes statements from
 needs positive evidence, since a release lacking them may just have moved them: the release's scope
 keeps the statements next to each removed one, and the module holds the removed statements nowhere
-else (a wrapper that now calls a helper still running them is not the change).
+else (a wrapper that now calls a helper still running them is not the change), nor a removed call
+with other arguments (a call moved into another function, given what that function has at hand).
 
 The check needs no undo, so it holds where undoing the rewrites cannot run: radpatch marks what it
 deleted, and the import it added, with a comment that upstream's file does not have. A module whose
@@ -25,6 +26,7 @@ code is unchanged by the rewrites (an entry that only reformats) carries nothing
 from __future__ import annotations
 
 import ast
+import builtins
 from collections import Counter
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -95,7 +97,57 @@ def carries(before: bytes, after: bytes, release: bytes) -> bool:
             return False
         if not any(counts_new[s] > counts_old[s] for s in counts_new) and not _removed_here(old, new, theirs, a, r):
             return False
+        if not any(counts_new[s] > counts_old[s] for s in counts_new) and _called_still(scope, before, after, release):
+            return False
     return changed
+
+
+def _called_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool:
+    """A scope the change only removes statements from: a call the change removed from it (by its
+    callee: `f(a, b)` and `f(c)` alike) that the release still makes in some function more often
+    than the change's result makes it there (upstream moved the call into a caller, with other
+    arguments, say) is no removal upstream. Calls of builtins do not count."""
+    b, a, r = calls(before), calls(after), calls(release)
+    if b is None or a is None or r is None:
+        return True
+    removed = set(b.get(scope, Counter()) - a.get(scope, Counter()))
+    return any(theirs[c] > a.get(name, Counter())[c] for name, theirs in r.items() for c in removed)
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def calls(source: bytes) -> dict[str, Counter[str]] | None:
+    """Per scope (named as `shape` names them), the callees of the calls its own code makes (nested
+    blocks included, nested definitions under their own scope); None when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    out: dict[str, Counter[str]] = {}
+
+    def visit(body: list[ast.stmt], scope: str) -> None:
+        mine = out.setdefault(scope, Counter())
+        todo: list[ast.AST] = list(body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, _DEFS):
+                name = f"{scope}.{node.name}" if scope else node.name
+                n = 2
+                while name in out:
+                    name = f"{scope}.{node.name}#{n}" if scope else f"{node.name}#{n}"
+                    n += 1
+                visit(node.body, name)
+                continue
+            if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _BUILTINS):
+                mine[ast.dump(node.func)] += 1
+            todo.extend(ast.iter_child_nodes(node))
+
+    try:
+        visit(tree.body, "")
+    except RecursionError:
+        return None
+    return out
 
 
 def _removed_here(old: list[str], new: list[str], theirs: list[str], after: Shape, release: Shape) -> bool:

@@ -4,11 +4,14 @@ entries support and both rewrites apply to, they change the same module and:
 - change the same node: the same statement/expression (`replace`, `delete`: scope and `find`, compared
   by syntax tree), the same parameter default, keyword argument, constant or decorator list, the
   same function's signature or body (and a body rewrite contains every node of its function);
-- or change a node inside another's: a statement or expression one replaces holds the code another
+- or change a node inside another's: a function or class one replaces or deletes whole (its
+  `find` is the `def`/`class`) holds every node another changes in it, and the place beside it
+  where definitions are inserted; a statement or expression one replaces holds the code another
   changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
   assignment in a module-level statement it replaces, one `find` inside the other's);
-- or insert at the same anchor: the same `find` on the same side, the same definition before/after
-  which definitions go;
+- or insert at the same anchor: the same statement on the same side (the first statement of an
+  `insert_before`'s `find`, the last of an `insert_after`'s: `find: "x = 1\ny = 2"` after and
+  `find: "y = 2"` after insert at one place), the same definition before/after which definitions go;
 - or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
   order it needs, but not refused by apply (the other order fails to match by itself).
 
@@ -55,6 +58,7 @@ from radpatch.registry.versions import allows
 
 if TYPE_CHECKING:
     from radpatch.install.environment import PythonEnv
+    from radpatch.state.record import PatchRecord
 
 
 class Meet(Enum):
@@ -68,6 +72,7 @@ class Meet(Enum):
     NESTED = "nested"  # one's `find` is inside the other's (or the same code, written apart)
     ANCHOR = "anchor"  # both insert at the same anchor
     NODE = "node"  # both change (or one changes and one anchors at) the same node
+    WHOLE = "whole"  # one replaces or deletes a whole definition, the other changes code in it (or next to it)
     UNDECLARED = "undeclared"  # an operation that does not say what it changes (Operation.touches)
 
 
@@ -116,6 +121,19 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
             Meet.UNDECLARED,
             f"may change the same code (the `{undeclared.key}` operation does not say what it changes)",
         )
+    for whole, other in ((a, b), (b, a)):
+        for name in whole.defines:
+            short = name.rsplit(".", 1)[-1]
+            beside = other.key in (f"definitions before {short}", f"definitions after {short}")
+            if other.scope == name or other.scope.startswith(name + ".") or (beside and whole.scope == other.scope):
+                if whole.writes and other.code and other.code in whole.writes:
+                    return Meeting(
+                        Meet.STACKS,
+                        f"change {name} (the second's `find` is in the definition the first writes in its place)",
+                    )
+                return Meeting(
+                    Meet.WHOLE, f"change {name} (one replaces or deletes the definition whole, the other code of it)"
+                )
     if a.role == "body" or b.role == "body":
         body, other = (a, b) if a.role == "body" else (b, a)
         if other.role != "body" and other.scope == body.scope and other.beside_body:
@@ -158,6 +176,13 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
             return Meeting(Meet.NESTED, f"change and anchor at the same code in {a.scope}")
         return Meeting(Meet.NESTED, f"change the same code (one inside the other) in {a.scope}")
     if a.role == "anchor" and b.role == "anchor":
+        picked = (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, "")
+        if picked and a.same != b.same:  # two `find`s ending (starting) at one statement, counted apart
+            return Meeting(
+                Meet.ANCHOR,
+                f"may insert at the same anchor in {a.scope} (their `find`s differ, and which copy "
+                "`occurrence:`/`within:` picks depends on the file)",
+            )
         return Meeting(
             Meet.ANCHOR,
             f"insert {a.key}" if a.key.startswith("definitions ") else f"insert at the same anchor in {a.scope}",
@@ -273,7 +298,11 @@ def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
 
 def _after(patches: list[Patch]) -> dict[str, set[str]]:
     """Entry -> every entry it comes after, through `requires:` (transitively)."""
-    direct = {p.name: set(p.requires) for p in patches}
+    return _after_names({p.name: set(p.requires) for p in patches})
+
+
+def _after_names(direct: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Entry -> every entry it comes after, from entry -> the entries it requires."""
     out: dict[str, set[str]] = {}
     for name in direct:
         seen: set[str] = set()
@@ -347,20 +376,25 @@ def lines(found: list[Overlap]) -> list[str]:
 
 
 def refuse_unordered(
-    patches: list[Patch], versions: Iterable[Version] | None = None, apart: Callable[[Overlap], bool] | None = None
+    patches: list[Patch],
+    versions: Iterable[Version] | None = None,
+    apart: Callable[[Overlap], bool] | None = None,
+    applied: Iterable[str] = (),
 ) -> None:
     """For apply: refuse when two of the entries overlap with no order between them, naming both.
-    `apart`: tells, from the installed file, an overlap the registry text could not decide that is none."""
+    `apart`: tells, from the installed file, an overlap the registry text could not decide that is none.
+    `applied`: the entries already applied here (the hint asks the other one to require them)."""
     bad = [
         o for o in find(patches, versions) if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
     ]
     if bad:
-        o = bad[0]
+        o, applied = bad[0], set(applied)
+        before, after = (o.second, o.first) if o.second in applied and o.first not in applied else (o.first, o.second)
+        either = "" if before in applied else " (or the other way round)"
         raise RefusedError(
             f"{o.first} and {o.second} overlap: {o.describe()}"
             + (f" (and {len(bad) - 1} more overlap(s))" if len(bad) > 1 else ""),
-            f"say which comes first: add `requires: [{o.first}]` to {o.second} (or the other way round), "
-            "or apply only one of them",
+            f"say which comes first: add `requires: [{before}]` to {after}{either}, or apply only one of them",
         )
 
 
@@ -379,19 +413,21 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
 
     env = ctx.env
     named = {p.name for p in patches}
-    recorded: dict[str, None] = {}
+    recorded: dict[str, PatchRecord] = {}
     for d in env.paths:
-        for n in Store(d).records():
+        for n, rec in Store(d).records().items():
             if n not in named:
-                recorded.setdefault(n, None)
+                recorded.setdefault(n, rec)
     others: list[Patch] = []
-    for n in recorded:
+    unloaded: list[PatchRecord] = []
+    for n, rec in recorded.items():
         try:
             others.append(ctx.registry.load(n))
         except RadpatchError:
-            continue  # an entry no longer in the registries cannot be reasoned about: status says so
+            unloaded.append(rec)  # compared by what its record says it changed (releases.applied)
     everyone = [*patches, *others]
     installed: set[Version] = set()
+    mine: list[tuple[Patch, Version]] = []
     for p in everyone:
         try:
             found = locate.find_target(env, p)
@@ -399,8 +435,15 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
             continue
         if found is not None:
             installed.add(found.version)
+            if p.name in named:
+                mine.append((p, found.version))
     if installed:
-        refuse_unordered(everyone, installed, lambda o: _apart_on_file(env, everyone, o))
+        refuse_unordered(everyone, installed, lambda o: _apart_on_file(env, everyone, o), set(recorded))
+    if unloaded:
+        from radpatch.releases import applied
+
+        direct = {p.name: set(p.requires) for p in everyone} | {r.patch: set(r.requires) for r in unloaded}
+        applied.refuse(mine, unloaded, _after_names(direct))
 
 
 def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:

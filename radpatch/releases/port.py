@@ -95,6 +95,13 @@ def plan(
     except OSError as exc:
         raise EnvironmentProblem(f"{patch.source}: cannot be read ({exc.strerror})", "check the file") from None
     blocked = [c for c in cells if not claimable(c)]
+    if blocked and all(c.kind == matrix.OBSOLETE for c in blocked):
+        at = ", ".join(str(c.version) for c in blocked)
+        why = (
+            f"{at} already contain{'s' if len(blocked) == 1 else ''} the change (obsolete there): nothing to port; "
+            "retire the entry for those releases (`obsolete:`, or narrow `supported:`), or keep it as it is"
+        )
+        return Port(patch, cells, before, None, (), why, True)
     if blocked:
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
         return Port(patch, cells, before, None, (), why)

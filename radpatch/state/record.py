@@ -41,6 +41,7 @@ from radpatch.files import (
     remove_empty,
     remove_module,
 )
+from radpatch.state.touched import Touched, parse, plain
 
 # 3: each file link also carries the code hashes (state.hashes.code_hash) before and after;
 # 4: a link may start from no file (ABSENT: a module the patch created) and name the directories it made
@@ -111,6 +112,9 @@ class PatchRecord:
     # the entry's `requires:` when it was applied (() before they were recorded): a revert of a
     # requirement, and `status --check`, find this dependent even when its registry is not loaded
     requires: tuple[str, ...] = ()
+    # what each rewrite changed (state.touched), so that a run without the entry's registry still
+    # checks overlaps with it; None in records written before they were kept
+    touches: tuple[Touched, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -487,7 +491,15 @@ def _patch_record(folder: Path, name: object, r: object) -> PatchRecord:
             isinstance(requires, list) and all(isinstance(n, str) for n in requires), "requires is not a list of names"
         )
         rec = PatchRecord(
-            str(name), r["distribution"], r["version"], r["registry_digest"], files, seq, dist_sha, tuple(requires)
+            str(name),
+            r["distribution"],
+            r["version"],
+            r["registry_digest"],
+            files,
+            seq,
+            dist_sha,
+            tuple(requires),
+            parse(r.get("touches")),
         )
         _need(
             all(
@@ -544,6 +556,9 @@ def _durable_write(path: Path, data: bytes) -> None:
 def _plain(r: PatchRecord) -> dict[str, object]:
     d = asdict(r)
     d.pop("patch")
+    d["touches"] = plain(r.touches)
+    if d["touches"] is None:
+        d.pop("touches")
     return d
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.install.environment import PythonEnv
+from radpatch.state import touched
 from radpatch.state.decide import PatchState
 from radpatch.state.hashes import Link, base, code_hash, target_code_hashes
 from radpatch.state.record import FileRecord, PatchRecord, sha256, state_sha
@@ -73,6 +74,7 @@ def record(
         seq,
         ps.dist_record,
         ps.patch.requires,
+        touched.of(ps.patch, dist.version),
     )
 
 

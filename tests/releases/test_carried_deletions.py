@@ -66,3 +66,13 @@ def test_a_deletion_beside_an_insertion_elsewhere_still_needs_its_own_evidence()
     kept = release("kept", False, False, False).replace("    return 1\n", "    return 2\n")
     assert not carried.carries(base.encode(), after.encode(), helper.encode())
     assert carried.carries(base.encode(), after.encode(), kept.encode())
+
+
+def test_a_removed_call_still_made_elsewhere_with_other_arguments_is_not_carried() -> None:
+    base = "def groups(cfg, spec):\n    out = plan(spec)\n    warn(cfg, out)\n    return out\n"
+    after = base.replace("    warn(cfg, out)\n", "")
+    kept = "def groups(cfg, spec):\n    out = plan(spec)\n    return out\n\n\n"
+    moved = kept + "def plan(spec):\n    if spec:\n        warn(spec.cfg, [spec])\n"  # in a caller, other arguments
+    gone = kept + "def plan(spec):\n    return [spec]\n"
+    assert carried.carries(base.encode(), after.encode(), moved.encode()) is False
+    assert carried.carries(base.encode(), after.encode(), gone.encode()) is True

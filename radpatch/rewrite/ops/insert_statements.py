@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
-from radpatch.registry.touch import Touch, code_trees, norm, on_find
+from radpatch.registry.touch import Touch, boundary, code_trees, on_find
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -73,8 +73,10 @@ class InsertStatements(Operation):
         return self.scope
 
     def touches(self) -> tuple[Touch, ...]:
-        """The anchor: its side of the statement its `find` matches (and the code it writes)."""
-        return (on_find(self, self.find, "anchor", f"{self.where} {norm(self.find)}", code_trees(self.code)),)
+        """The anchor: its side of the statement its `find` matches (of the first statement of a
+        several-statement `find` for `before`, of the last for `after`), and the code it writes."""
+        key = f"{self.where} {boundary(self.find, self.where)}"
+        return (on_find(self, self.find, "anchor", key, code_trees(self.code)),)
 
     def match_key(self) -> tuple[object, ...] | None:
         return ("find", self.scope, code_key(self.find), self.within)

@@ -1,0 +1,62 @@
+"""apply's overlap check against an entry applied earlier from a registry this run does not load
+(two build stages, each with its own `--registry`): the record keeps what each entry changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.lib.site import Site
+from tests.releases.test_overlaps import HEAD
+
+CORE = "def plan(spec):\n    total = 0\n    size = len(spec)\n    return total + size\n"
+AT_TOTAL = '  - id: {id}\n    insert_after: {{scope: plan, find: "total = 0", code: "total = {n}"}}\n'
+ELSEWHERE = '  - id: size\n    replace: {scope: plan, find: "len(spec)", with: "len(spec) + 1"}\n'
+
+
+def stages(site: Site, write_registry: Any, second: str) -> tuple[Path, Path]:
+    site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": CORE})
+    one = write_registry("pa", HEAD.format(supported=">=1.0,<2") + AT_TOTAL.format(id="pa", n=1), dirname="r1")
+    two = write_registry("pb", HEAD.format(supported=">=1.0,<2") + second, dirname="r2")
+    return one, two
+
+
+def test_a_later_stage_is_refused_an_entry_overlapping_one_applied_from_another_registry(
+    site: Site, radpatch: Any, write_registry: Any
+) -> None:
+    one, two = stages(site, write_registry, AT_TOTAL.format(id="pb", n=2))
+    assert radpatch("--registry", str(one), "apply", "pa").code == 0
+    after_first = (site.root / "toypkg/core.py").read_bytes()
+    r = radpatch("--registry", str(two), "apply", "pb")
+    assert r.code == 1, r.out + r.err
+    assert "pb and pa overlap" in r.err and "insert at the same anchor in plan" in r.err
+    assert "requires: [pa]` to pb" in r.err and "pass pa's registry with --registry as well" in r.err
+    assert (site.root / "toypkg/core.py").read_bytes() == after_first
+
+
+def test_a_later_stage_changing_other_code_of_the_file_applies(site: Site, radpatch: Any, write_registry: Any) -> None:
+    one, two = stages(site, write_registry, ELSEWHERE)
+    assert radpatch("--registry", str(one), "apply", "pa").code == 0
+    r = radpatch("--registry", str(two), "apply", "pb")
+    assert r.code == 0, r.err
+    assert "total = 1" in (site.root / "toypkg/core.py").read_text()
+    assert "len(spec) + 1" in (site.root / "toypkg/core.py").read_text()
+
+
+def test_a_record_that_does_not_say_what_it_changed_refuses_stacking_on_its_file(
+    site: Site, radpatch: Any, write_registry: Any
+) -> None:
+    one, two = stages(site, write_registry, ELSEWHERE)
+    assert radpatch("--registry", str(one), "apply", "pa").code == 0
+    record = site.root / ".radpatch/record.json"
+    data = json.loads(record.read_text())
+    assert data["patches"]["pa"]["touches"][0]["module"] == "toypkg.core"
+    del data["patches"]["pa"]["touches"]  # as an older radpatch wrote it
+    record.write_text(json.dumps(data))
+    assert radpatch("--registry", str(one), "status").code == 0  # still readable
+    r = radpatch("--registry", str(two), "apply", "pb")
+    assert r.code == 1, r.out + r.err
+    assert "pb changes toypkg/core.py, which the applied entry pa changed too" in r.err
+    assert "pass pa's registry with --registry" in r.err
+    assert radpatch("--registry", str(one), "--registry", str(two), "apply", "pb").code == 0
