@@ -259,7 +259,8 @@ def _missing_imports(
         return []
     paths = [str(p) for p in python.paths]
     version = (python.version[0], python.version[1])
-    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines)
+    ask = functools.partial(target_python.stdlib_binds, python.executable)
+    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask)
 
 
 def unjudged(patch: Patch) -> tuple[str, ...] | None:
