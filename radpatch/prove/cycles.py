@@ -26,7 +26,7 @@ def module_file(root: Path, dotted: str) -> Path | None:
     return None
 
 
-def _edges(data: bytes, module: str, package: bool) -> set[str]:
+def edges(data: bytes, module: str, package: bool) -> set[str]:
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -73,11 +73,11 @@ def closed_cycles(root: Path, module: str, before: bytes, after: bytes, served: 
     if me is None:
         return []
     package = me.name == "__init__.py"
-    new = {t for t in _edges(after, module, package) - _edges(before, module, package) if t.split(".")[0] == top}
+    new = {t for t in edges(after, module, package) - edges(before, module, package) if t.split(".")[0] == top}
     new = {t for t in new if module_file(root, t) is not None}
     if not new:
         return []
-    graph: dict[str, set[str]] = {module: _edges(after, module, package)}
+    graph: dict[str, set[str]] = {module: edges(after, module, package)}
     todo = sorted(new)
     while todo and len(graph) < MAX_MODULES:
         m = todo.pop()
@@ -93,7 +93,7 @@ def closed_cycles(root: Path, module: str, before: bytes, after: bytes, served: 
                 data = f.read_bytes()
             except OSError:
                 data = b""
-        graph[m] = {t for t in _edges(data, m, f.name == "__init__.py") if t.split(".")[0] == top}
+        graph[m] = {t for t in edges(data, m, f.name == "__init__.py") if t.split(".")[0] == top}
         todo.extend(t for t in graph[m] if t not in graph)
     back: dict[str, set[str]] = {}
     for m, ts in graph.items():

@@ -24,6 +24,7 @@ from radpatch.gcpause import paused, pausing
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, placement
+from radpatch.prove.partial_package import partial_package_imports
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.source import decode, remember
 
@@ -55,6 +56,10 @@ NAMES_HINT = (
 
 
 SELF_IMPORT_HINT = "use the module's own names directly: a module cannot import from itself while it is imported"
+PARTIAL_PACKAGE_HINT = (
+    "import the name inside the function that uses it (it runs after the package is imported), "
+    "or take it from the module that defines it"
+)
 MISSING_MODULE_HINT = (
     "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
     "or declare a `versions:` variant for the targets that lack it"
@@ -237,7 +242,8 @@ def _introduced(
             there = list(_target(python, before, after, where, module).problems)
         except (RecursionError, MemoryError):
             return None
-        return there + _missing_imports(before, after, names.module_of(module, where), python, skip)
+        me = names.module_of(module, where)
+        return there + _missing_imports(before, after, me, python, skip) + _partial(before, after, me, python)
     me = names.module_of(module, where)
     old, new = _analysis(before, me).problems, _analysis(after, me).problems
     if old is None or new is None:
@@ -246,7 +252,16 @@ def _introduced(
         names.new_problems(old, new)
         + _missing_here(before, after, python)
         + _missing_imports(before, after, me, python, skip)
+        + _partial(before, after, me, python)
     )
+
+
+def _partial(before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None) -> list[names.Problem]:
+    """New imports of a name from the module's own parent package that its `__init__` binds only after
+    importing the module (prove.partial_package)."""
+    if python is None:
+        return []
+    return partial_package_imports(before, after, me, [str(p) for p in python.paths])
 
 
 def _missing_imports(
@@ -259,7 +274,8 @@ def _missing_imports(
         return []
     paths = [str(p) for p in python.paths]
     version = (python.version[0], python.version[1])
-    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines)
+    ask = functools.partial(target_python.stdlib_binds, python.executable)
+    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask)
 
 
 def unjudged(patch: Patch) -> tuple[str, ...] | None:
@@ -315,7 +331,7 @@ def names_refusal(
     kinds = {p.kind for p in new}
     what = (
         "would fail to import"
-        if kinds <= {names.MISSING_MODULE, names.MISSING_NAME, names.SELF_IMPORT}
+        if kinds <= {names.MISSING_MODULE, names.MISSING_NAME, names.SELF_IMPORT, names.PARTIAL_PACKAGE}
         else "would take over a builtin"
         if kinds == {names.SHADOWS_BUILTIN}
         else "would call super() where it fails"
@@ -330,6 +346,8 @@ def names_refusal(
         if names.METHOD_ONLY in kinds
         else SELF_IMPORT_HINT
         if names.SELF_IMPORT in kinds
+        else PARTIAL_PACKAGE_HINT
+        if names.PARTIAL_PACKAGE in kinds
         else MISSING_MODULE_HINT
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else NAMES_HINT

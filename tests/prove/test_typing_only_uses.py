@@ -140,3 +140,37 @@ def test_a_typing_only_name_is_refused_exactly_where_it_is_evaluated(header: str
     assert bool(found) == imports_with_name_error(after), (after, found)
     if found:
         assert found[0].kind == TYPING_ONLY and "TYPE_CHECKING" in found[0].describe(), found
+
+
+# how a module writes a guard that is false at run time (the import under it never runs) or true
+GUARDS = {
+    "plain": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    {imp}\n",
+    "alias": "from typing import TYPE_CHECKING as TC\nif TC:\n    {imp}\n",
+    "assigned-alias": "import typing\nTC = typing.TYPE_CHECKING\nif TC:\n    {imp}\n",
+    "attribute": "import typing as t\nif t.TYPE_CHECKING:\n    {imp}\n",
+    "and-true": "from typing import TYPE_CHECKING\nif TYPE_CHECKING and True:\n    {imp}\n",
+    "true-and": "from typing import TYPE_CHECKING as TC\nif True and TC:\n    {imp}\n",
+    "else-of-not": "from typing import TYPE_CHECKING\nif not TYPE_CHECKING:\n    pass\nelse:\n    {imp}\n",
+    "else-of-not-or": "from typing import TYPE_CHECKING as TC\nif not TC or len('x'):\n    pass\nelse:\n    {imp}\n",
+    "runs-not": "from typing import TYPE_CHECKING as TC\nif not TC:\n    {imp}\n",
+    "runs-or": "from typing import TYPE_CHECKING\nif TYPE_CHECKING or True:\n    {imp}\n",
+    "runs-not-and": "from typing import TYPE_CHECKING as TC\nif not TC and True:\n    {imp}\n",
+}
+IMPORT = "from decimal import Decimal as Cfg"
+
+
+def guarded(guard: str, use: str) -> str:
+    return GUARDS[guard].format(imp=IMPORT) + "\n\ndef f(x):\n    return " + use + "\n"
+
+
+@pytest.mark.parametrize("guard", list(GUARDS))
+def test_a_typing_only_import_is_found_however_the_guard_is_written(guard: str) -> None:
+    """The guard spellings: a new run-time use is refused exactly when the import under the guard
+    never runs (the patched module, run, raises NameError)."""
+    before, after = guarded(guard, "x"), guarded(guard, "Cfg(x)")
+    assert not fails_when_run(before)
+    found = introduced(before, after, "m.py")
+    fails = fails_when_run(after)
+    assert fails == (not guard.startswith("runs-"))  # both outcomes are exercised
+    assert bool(found) == fails, (guard, found)
+    assert all(p.kind == TYPING_ONLY and p.name == "Cfg" for p in found), found

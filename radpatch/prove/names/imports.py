@@ -2,8 +2,11 @@
 import path, a submodule that is not there, a name a module does not bind (`from pkg import nope`).
 
 Looked up on the target's path without importing anything (importlib's PathFinder finds the file;
-a `.py` module is parsed with ast for its module-level bindings). What cannot be told from the
-files is unknown and passes: an extension module, a module that binds names dynamically (a star
+a `.py` module is parsed with ast for its module-level bindings). A name taken from a module of the
+standard library (`from typing import Self` on 3.10) is the target interpreter's to tell (`Ask`):
+its own standard library binds names the files do not show (star imports from C modules,
+`enum.global_enum`), so the files never decide it. What cannot be told from the files is unknown
+and passes: an extension module, a module that binds names dynamically (a star
 import, a module `__getattr__`, `globals()`, `sys.modules`, `__path__` edits), a name an import
 hook may provide (an editable install's finder, a .pth that names it), and the modules the patch
 itself changes or creates (their planned text is not the file on disk).
@@ -31,6 +34,9 @@ from .target_stdlib import ADDED_SINCE_310, unguarded_imports
 # (module, None): is there such a module?  (module, name): does it bind `name` or have that submodule?
 # True / False, or None when the files cannot tell.
 Lookup = Callable[[str, "str | None"], "bool | None"]
+# [(standard-library module, name), ...] -> per pair: does the target's module bind `name` (or have
+# that submodule)? None when it cannot tell.
+Ask = Callable[[list[tuple[str, str]]], "list[bool | None]"]
 
 _UNKNOWN = object()
 _MAX_SOURCE = 4 << 20
@@ -72,14 +78,17 @@ def missing_imports(
     lookup: Lookup,
     version: tuple[int, int] | None,
     skip: Collection[str] = (),
+    ask: Ask | None = None,
 ) -> list[Problem]:
     """New unguarded imports `lookup` says the target lacks; a standard-library-looking top-level
     module the target's stdlib lacks is missing_modules' to report. `skip`: modules whose planned
-    text is not on disk (the patch's own), never judged by their files."""
+    text is not on disk (the patch's own), never judged by their files. `ask`: the target, for the
+    names a `from` import takes from its standard library (without it they pass)."""
     had: dict[tuple[str, str, str], int] = {}
     for key, _, _ in _uses(before, module, version):
         had[key] = had.get(key, 0) + 1
     out: list[Problem] = []
+    asked: list[tuple[str, str, int, str]] = []  # (module, name, line, scope) for the target to tell
     for key, line, qual in _uses(after, module, version):
         if had.get(key, 0):
             had[key] -= 1
@@ -100,6 +109,9 @@ def missing_imports(
                     out.append(Problem(line, base, qual, MISSING_MODULE, f" (no {'.'.join(parts[:i])} there)"))
                     break
             continue
+        if top in stdlib and ask is not None:  # the target's standard library: the target tells what it binds
+            asked.append((base, name, line, qual))
+            continue
         there = lookup(base, None)
         if there is False and top in stdlib:
             continue  # a builtin or frozen module, or a standard library outside `paths`: not told by files
@@ -107,6 +119,14 @@ def missing_imports(
             out.append(Problem(line, base, qual, MISSING_MODULE, " on the target's import path"))
         elif there and lookup(base, name) is False:
             out.append(Problem(line, name, qual, MISSING_NAME, base))
+    if asked and ask is not None:
+        answers = ask([(base, name) for base, name, _, _ in asked])
+        for (base, name, line, qual), binds in zip(asked, answers):
+            if binds is None and lookup(base, None):  # not the target's own (a backport on its path)
+                binds = lookup(base, name)
+            if binds is False:
+                out.append(Problem(line, name, qual, MISSING_NAME, base))
+        out.sort(key=lambda p: p.line)
     return out
 
 
@@ -258,13 +278,15 @@ def introduced_missing(
     own: Collection[str],
     follows: bool,
     read_head: Callable[[Path], Iterable[str]],
+    ask: Ask | None = None,
 ) -> list[Problem]:
     """New unguarded imports of what the target's import path `paths` lacks (missing_imports), looked
-    up without importing, that are the patch's failure. `own`: the modules whose planned text is not
-    on disk (the patch's own), never judged by their files. `follows`: the patch requires entries
-    applied before it in the same run, which may add names (no `from` import's names are judged) and
-    modules of its package. `read_head`: the lines of a metadata file from its start (a regular file
-    only), for the requirements installed distributions declare."""
+        up without importing, that are the patch's failure. `own`: the modules whose planned text is not
+        on disk (the patch's own), never judged by their files. `follows`: the patch requires entries
+        applied before it in the same run, which may add names (no `from` import's names are judged) and
+        modules of its package. `read_head`: the lines of a metadata file from its start (a regular file
+        only), for the requirements installed distributions declare. `ask`: the target, for the names a
+    `from` import takes from its standard library."""
     if before == after:
         return []
     try:
@@ -275,7 +297,7 @@ def introduced_missing(
     if follows:
         lookup = _modules_only(lookup)
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
-    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own)
+    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask)
     package = module[0].split(".")[0] if module else None
     if package:  # the package's own modules may be changed by the entries applied before it in the same run
         found = [p for p in found if p.kind != MISSING_NAME or _top(p.detail) != package.lower()]

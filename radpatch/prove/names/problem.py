@@ -15,6 +15,7 @@ LATER = "used-before-definition"
 UNBOUND = "unbound-local"
 TYPING_ONLY = "type-checking-only"
 SELF_IMPORT = "self-import"
+PARTIAL_PACKAGE = "partial-package"  # from a parent package whose __init__ is still running
 MISSING_MODULE = "missing-module"
 MISSING_NAME = "missing-name"
 CLASS_ATTRIBUTE = "class-attribute"
@@ -71,6 +72,7 @@ class Problem:
                 f"comes from the module itself{self.detail} while it is still being imported "
                 "(a circular import: ImportError, or a half-initialised module)"
             ),
+            PARTIAL_PACKAGE: (f"is taken from {self.detail} (ImportError from a partially initialised module)"),
             MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
             MISSING_NAME: f"is not in {self.detail}: it neither binds it nor has such a submodule (ImportError)",
             SHADOWS_BUILTIN: (
@@ -89,7 +91,7 @@ class Problem:
 
 # Kinds compared use by use: one more such use is a new failure, even where the original already
 # had one under the same name (a typing-only name on a new run-time path next to an old error path).
-PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, MISSING_MODULE, MISSING_NAME, METHOD_ONLY})
+PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, PARTIAL_PACKAGE, MISSING_MODULE, MISSING_NAME, METHOD_ONLY})
 
 
 def shadowed_builtins(before: list[Problem], after: list[Problem]) -> list[Problem]:

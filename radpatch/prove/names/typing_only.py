@@ -1,4 +1,5 @@
-"""`if TYPE_CHECKING:` bodies never run: what they bind serves annotations only. A use of such a
+"""`if TYPE_CHECKING:` bodies never run (however the test is written: an alias of TYPE_CHECKING,
+`TYPE_CHECKING and ...`): what they bind serves annotations only. A use of such a
 name where it runs is a NameError (reported per use); a use in an annotation that is never
 evaluated (`from __future__ import annotations`, Python 3.14+) is fine.
 """
@@ -6,19 +7,48 @@ evaluated (`from __future__ import annotations`, Python 3.14+) is fine.
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 
 from .scopes import FUNCS, import_name
 
 
-def type_checking(test: ast.expr) -> bool | None:
-    """True for `if TYPE_CHECKING:`, False for `if not TYPE_CHECKING:`, None otherwise."""
-    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
-    if (isinstance(inner, ast.Name) and inner.id == "TYPE_CHECKING") or (
-        isinstance(inner, ast.Attribute) and inner.attr == "TYPE_CHECKING"
-    ):
-        return not negated
+def type_checking(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
+    """True when `test` is false at run time, so an `if` body under it never runs (`if TYPE_CHECKING:`,
+    `if TC:` after `from typing import TYPE_CHECKING as TC`, `if TYPE_CHECKING and x:`); False when it
+    is true at run time, so the `else` never runs (`if not TYPE_CHECKING:`, `if not TC or x:`); None
+    otherwise. `aliases`: other names the module binds to TYPE_CHECKING (type_checking_names)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = type_checking(test.operand, aliases)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [type_checking(v, aliases) for v in test.values]
+        if isinstance(test.op, ast.And) and True in values:
+            return True  # one operand is false at run time: so is the whole
+        if isinstance(test.op, ast.Or) and False in values:
+            return False  # one operand is true at run time: so is the whole
+        return None
+    if _names_it(test, aliases):
+        return True
     return None
+
+
+def _names_it(node: ast.expr, aliases: Collection[str]) -> bool:
+    return (isinstance(node, ast.Name) and (node.id == "TYPE_CHECKING" or node.id in aliases)) or (
+        isinstance(node, ast.Attribute) and node.attr == "TYPE_CHECKING"
+    )
+
+
+def type_checking_names(tree: ast.Module) -> frozenset[str]:
+    """Other names the module binds to TYPE_CHECKING: `from typing import TYPE_CHECKING as TC`,
+    `TC = typing.TYPE_CHECKING`."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom):
+            out.update(a.asname for a in n.names if a.name == "TYPE_CHECKING" and a.asname)
+        elif isinstance(n, ast.Assign) and _names_it(n.value, ()):
+            out.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    out.discard("TYPE_CHECKING")
+    return frozenset(out)
 
 
 def typing_only(stmts: list[ast.stmt], typing: dict[str, int]) -> None:

@@ -13,7 +13,7 @@ from .flow import Ctx
 from .problem import UNDEFINED, Problem, Runtime
 from .scopes import FUNCS, Scope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
-from .typing_only import type_checking, typing_only
+from .typing_only import type_checking, type_checking_names, typing_only
 
 
 class Walker(Expressions):
@@ -23,6 +23,7 @@ class Walker(Expressions):
         super().__init__(tree, scopes, runtime)
         self.tree, self.self_module = tree, module
         self.everywhere = {n for s in scopes.values() for n in s.bound}
+        self.type_checking_aliases = type_checking_names(tree)
 
     def run(self) -> list[Problem]:
         top = self.ctx(self.module)
@@ -121,7 +122,7 @@ class Walker(Expressions):
     s_Nonlocal = s_Global
 
     def s_If(self, s: ast.If, c: Ctx) -> bool:
-        typing = type_checking(s.test)
+        typing = type_checking(s.test, self.type_checking_aliases)
         if typing is None:
             self.expr(s.test, c)
             return self.branches(c, [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)])

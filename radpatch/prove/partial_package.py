@@ -1,0 +1,134 @@
+"""A module taking a name from its own parent package while that package's `__init__` is still
+running: `pkg/__init__.py` does `from .mod import VALUE` and then `EXTRA = 5`; the patched
+`pkg/mod.py` does `from pkg import EXTRA`. `import pkg.mod` runs `pkg/__init__.py` first, which
+imports `pkg.mod` at its line 1, so `pkg.mod` runs while `pkg` has no EXTRA yet: ImportError
+(partially initialized module). The direct self-import's class, one package up.
+
+Found with `ast` from the files on the target's path, never by importing: the first module-level
+statement of the package's `__init__` whose imports reach the patched module (directly, or
+through the package's other modules: prove.cycles' import edges), and the names the `__init__`
+binds before it. An `__init__` that binds names dynamically (a star import, `globals()`) is not
+judged.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from pathlib import Path
+
+from radpatch.prove import cycles
+from radpatch.prove.names import PARTIAL_PACKAGE, Problem
+from radpatch.prove.names.scopes import Collector
+from radpatch.prove.names.target_stdlib import unguarded_imports
+
+MAX_MODULES = 500  # modules followed per package __init__ statement
+
+
+def partial_package_imports(
+    before: bytes, after: bytes, module: tuple[str, bool] | None, paths: Sequence[str]
+) -> list[Problem]:
+    """New import-time `from <parent package> import name` in `after` whose name the parent's
+    `__init__` binds only after it imports this module (so not yet, when this module runs)."""
+    if module is None or before == after or "." not in module[0]:
+        return []
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    name, package = module
+    had: dict[tuple[str, str], int] = {}
+    for key, _, _ in _from_parents(old, name, package):
+        had[key] = had.get(key, 0) + 1
+    out: list[Problem] = []
+    for key, line, qual in _from_parents(new, name, package):
+        if had.get(key, 0):
+            had[key] -= 1
+            continue
+        parent, taken = key
+        found = _bound_too_late(parent, taken, name, paths)
+        if found is not None:
+            at, init = found
+            where = f"package {parent} while its __init__ is still running (it imports {name} at {init}:{at} "
+            out.append(Problem(line, taken, qual, PARTIAL_PACKAGE, where + f"and binds {taken} only after it)"))
+    return out
+
+
+def _from_parents(tree: ast.Module, name: str, package: bool) -> list[tuple[tuple[str, str], int, str]]:
+    """((parent package, name), line, scope) of each import-time `from <a parent package> import name`."""
+    parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+    own = name.split(".") if package else name.split(".")[:-1]
+    out: list[tuple[tuple[str, str], int, str]] = []
+    for node, qual in unguarded_imports(tree):
+        if not isinstance(node, ast.ImportFrom) or qual != "<module>":
+            continue
+        if node.level:
+            if node.level - 1 > len(own):
+                continue
+            base = ".".join([*own[: len(own) - (node.level - 1)], *([node.module] if node.module else [])])
+        else:
+            base = node.module or ""
+        if base in parents and base != name:
+            out.extend(((base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
+    return out
+
+
+def _bound_too_late(parent: str, taken: str, module: str, paths: Sequence[str]) -> tuple[int, str] | None:
+    """(line, file) of the statement of `parent`'s __init__ that first imports `module`, when the
+    __init__ binds `taken` only after it (not before, and `taken` is not a submodule); else None."""
+    for root in map(Path, paths):
+        init = cycles.module_file(root, parent)
+        if init is None:
+            continue
+        if init.name != "__init__.py":
+            return None
+        if cycles.module_file(root, f"{parent}.{taken}") is not None:
+            return None  # a submodule: `from pkg import sub` imports it
+        try:
+            tree = ast.parse(init.read_bytes())
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        for i, stmt in enumerate(tree.body):
+            if not _reaches(root, parent, stmt, module):
+                continue
+            if _dynamic(tree):
+                return None
+            before = Collector(ast.Module(body=tree.body[:i], type_ignores=[])).module.bound
+            after = Collector(tree).module.bound
+            return (stmt.lineno, str(init.relative_to(root))) if taken not in before and taken in after else None
+        return None
+    return None
+
+
+def _reaches(root: Path, parent: str, stmt: ast.stmt, module: str) -> bool:
+    """Whether module-level statement `stmt` of `parent`'s __init__ imports `module`, directly or through
+    the package's other modules (their import-time imports, read from their files)."""
+    top = module.split(".")[0]
+    text = ast.unparse(ast.Module(body=[stmt], type_ignores=[])).encode()
+    todo = sorted(cycles.edges(text, parent, True))
+    seen: set[str] = set()
+    while todo and len(seen) < MAX_MODULES:
+        m = todo.pop()
+        if m == module:
+            return True
+        if m in seen or m.split(".")[0] != top:
+            continue
+        seen.add(m)
+        f = cycles.module_file(root, m)
+        if f is None or m == parent:
+            continue
+        try:
+            data = f.read_bytes()
+        except OSError:
+            continue
+        todo.extend(t for t in cycles.edges(data, m, f.name == "__init__.py") if t not in seen)
+    return False
+
+
+def _dynamic(tree: ast.Module) -> bool:
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
+            return True
+        if isinstance(n, ast.Name) and n.id in ("globals", "vars"):
+            return True
+    return False

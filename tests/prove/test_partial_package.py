@@ -1,0 +1,85 @@
+"""A module that takes a name from its own parent package while the package's `__init__` is still
+running is refused like a direct self-import: `pp/__init__.py` imports `pp.mod` (directly, or
+through a sibling) before it binds EXTRA, and the patch makes `pp/mod.py` do `from pp import EXTRA`.
+
+Generated: package `__init__` shapes times how the patch takes the name. Each patched package is
+imported by this interpreter in a subprocess: the proof must refuse exactly those that fail."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import names, steps
+
+INITS = {
+    "from-module": ("from .mod import VALUE\nEXTRA = 5\n", {}),
+    "import-module": ("from . import mod\nEXTRA = 5\n", {}),
+    "absolute": ("import pp.mod\nEXTRA = 5\n", {}),
+    "through-sibling": ("from .other import O\nEXTRA = 5\n", {"other.py": "from pp.mod import VALUE\nO = VALUE\n"}),
+    "in-try": ("try:\n    from .mod import VALUE\nexcept ImportError:\n    pass\nEXTRA = 5\n", {}),
+    "bound-before": ("EXTRA = 5\nfrom .mod import VALUE\n", {}),
+    "no-import": ("EXTRA = 5\n", {}),
+    "import-in-function": ("def load():\n    from .mod import VALUE\n\n\nEXTRA = 5\n", {}),
+}
+TAKES = {
+    "absolute": "from pp import EXTRA\n",
+    "relative": "from . import EXTRA\n",
+    "in-function": "def later():\n    from pp import EXTRA\n    return EXTRA\n",
+}
+ORIGINAL = "VALUE = 1\n\n\ndef f():\n    return VALUE\n"
+
+
+def build(root: Path, init: str, take: str | None) -> Path:
+    text, extra = INITS[init]
+    pkg = root / "pp"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text(text)
+    for name, body in extra.items():
+        (pkg / name).write_text(body)
+    (pkg / "mod.py").write_text((TAKES[take] if take else "") + ORIGINAL)
+    return pkg / "mod.py"
+
+
+def fails(root: Path) -> bool:
+    """Whether `import pp.mod` fails, or leaves pp without a name its __init__ takes from it at import
+    time (an `except ImportError` in the __init__ swallowed the failure)."""
+    init = (root / "pp" / "__init__.py").read_text()
+    check = "; pp.VALUE" if init.startswith(("from .mod import VALUE", "try:", "EXTRA = 5\nfrom")) else ""
+    code = f"import sys; sys.path.insert(0, {str(root)!r}); import pp.mod, pp{check}"
+    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
+    return done.returncode != 0
+
+
+CASES = list(itertools.product(INITS, TAKES))
+
+
+@pytest.mark.parametrize(("init", "take"), CASES, ids=[f"{i}-{t}" for i, t in CASES])
+def test_a_name_from_a_parent_package_still_being_imported_is_refused(init: str, take: str, tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    mod = build(root, init, None)
+    before = mod.read_bytes()
+    assert not fails(root)
+    build(root, init, take)
+    after = mod.read_bytes()
+    truth = fails(root)
+    mod.write_bytes(before)  # the proof reads the package as installed, before the patch is written
+    refused = steps.names_refusal(before, after, str(mod), env, "pp.mod")
+    assert (refused is not None) == truth, (init, take, refused)
+    if refused is not None:
+        assert "`EXTRA` (line 1, at module level) is taken from package pp while its __init__" in refused.why
+        assert "pp/__init__.py:" in refused.why and refused.hint == steps.PARTIAL_PACKAGE_HINT
+        assert names.PARTIAL_PACKAGE in names.PER_USE
+
+
+def test_both_outcomes_are_generated() -> None:
+    assert any(i in ("from-module", "through-sibling") for i, _ in CASES)
+    assert any(i == "bound-before" for i, _ in CASES)
