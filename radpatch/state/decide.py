@@ -14,7 +14,7 @@ from pathlib import Path
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
 from radpatch.install.environment import Installed, PythonEnv, canonical_name
-from radpatch.install.targets import Found, TargetFile
+from radpatch.install.targets import Declined, Found, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import DamagedJournal, FileRecord, PatchRecord, Store, sha256, state_sha
@@ -64,7 +64,9 @@ class PatchState:
     unrecorded: bool = False
     stale: PatchRecord | None = None  # a record left from another install (upgrade, reinstall of another build)
     orphan: Path | None = None  # the distribution is gone; its state directory still records this patch
-    declined: bool = False  # applied, but the entry no longer patches this version (only revert applies)
+    # applied, but the entry no longer patches this version (only revert applies), and why (`obsolete`: the
+    # version contains the change; else the entry does not cover it)
+    declined: Declined | None = None
     # the files the entry's current revision rewrites, as read (install.targets), or why it cannot name them
     targets: tuple[TargetFile, ...] | str = ()
     dist_record: str = ""  # sha256 of the distribution's RECORD, as read
@@ -156,7 +158,7 @@ def _decide(found: Found, dist: Installed, store: Store, record: PatchRecord | N
                 f"{why}; but radpatch's patch is still applied: "
                 f"`radpatch revert {patch.name}` restores the kept originals"
             )
-            return PatchState(patch, State.APPLIED, why, dist, still, record, declined=True)
+            return PatchState(patch, State.APPLIED, why, dist, still, record, declined=found.declined)
         return PatchState(patch, state, why, dist, (), record)
     judged = record
     if record is not None and record.registry_digest != patch.digest:
