@@ -107,6 +107,10 @@ def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
     hashes first; `judge` only for a file they cannot decide). `env`: where to look for the record
     of a distribution no longer installed (an orphan)."""
     patch, dist = found.patch, found.dist
+    if patch.from_record:  # no registry given has the entry: its record alone decides
+        from radpatch.state import unloaded
+
+        return unloaded.decide(patch, env)
     if found.ambiguous is not None:  # two distributions (or dist-infos) provide the package
         exc = found.ambiguous
         return PatchState(patch, State.INCOMPATIBLE, f"{exc.message}; {exc.hint}", None, (), None)
