@@ -32,6 +32,7 @@ from pathlib import Path
 from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # raised here, imported from here
 from radpatch.files import head_lines, read_regular
 from radpatch.install import wheel_record
+from radpatch.state import zipped
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store
 
@@ -241,14 +242,17 @@ _IN_EFFECT_ONLY_IF = {"kv_group_size": _kv_group_size_packed}
 
 def _file_state(root: Path, f: FileRecord, dist_info: Path | None, store: Store) -> tuple[Seen, str]:
     path = _imported_path(f.module) or root / f.path
+    inside = zipped.split(path) if path != root / f.path else None  # imported from a zip archive (zipimport)
     try:
-        data: bytes | None = read_regular(path)
+        data: bytes | None = zipped.read(*inside) if inside else read_regular(path)
         digest = hashlib.sha256(data or b"").hexdigest()
     except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
         data, digest = None, ABSENT
     except OSError as exc:
-        return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror})"
+        return Seen.DRIFTED, f"{f.path} unreadable ({exc.strerror or exc})"
     where = "" if path == root / f.path else f" (imported from {path})"
+    if inside:
+        where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
     # the one hash decision status makes first (state.hashes): patches stacked above this one count
     # as this one applied, and so do comment or layout edits (the code hash, stdlib ast); RECORD is
     # read only when the record's own hashes do not decide
