@@ -25,7 +25,7 @@ import logging
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
@@ -194,7 +194,28 @@ def check(root: Path, required: tuple[str, ...] = ()) -> list[PatchCheck]:
     records = store.records()
     out = [_check_one(root, rec, store) for _, rec in sorted(records.items())]
     out += [PatchCheck(name, Seen.NOT_APPLIED, "no record", None, "") for name in required if name not in records]
-    return out
+    return _interrupted(store, out)
+
+
+def _interrupted(store: Store, checks: list[PatchCheck]) -> list[PatchCheck]:
+    """A run killed while writing leaves its journal: a file it wrote reads changed, but radpatch
+    wrote it, and the next apply or revert completes the run or rolls it back. Say so."""
+    if not store.journal.is_dir():
+        return checks
+    try:
+        involved: set[str] | None = set(store.journal_plan().patches)
+    except Exception:  # a damaged journal: every patch may be involved
+        involved = None
+    note = (
+        f"a radpatch run was interrupted while writing (its journal is in {store.journal}): "
+        "the next `radpatch apply` or `radpatch revert` completes it or rolls it back"
+    )
+    return [
+        replace(c, detail="; ".join(d for d in (c.detail, note) if d))
+        if c.state is not Seen.APPLIED and (involved is None or c.name in involved)
+        else c
+        for c in checks
+    ]
 
 
 def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
