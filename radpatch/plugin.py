@@ -38,6 +38,7 @@ from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # rais
 from radpatch.files import head_lines, read_regular
 from radpatch.install import wheel_record
 from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous
+from radpatch.state import zipped
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store
 from radpatch.state.verdict import (
@@ -318,14 +319,17 @@ def _file_state(
     root: Path, f: FileRecord, dist_info: Path | None, store: Store, trusted: bool, dist: DistInfo
 ) -> FileVerdict:
     path = _imported_path(f.module) or root / f.path
+    inside = zipped.split(path) if path != root / f.path else None  # imported from a zip archive (zipimport)
     try:
-        data: bytes | None = read_regular(path)
+        data: bytes | None = zipped.read(*inside) if inside else read_regular(path)
         digest = hashlib.sha256(data or b"").hexdigest()
     except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
         data, digest = None, ABSENT
     except OSError as exc:
-        return FileVerdict(f.path, State.DRIFTED, f"{f.path} unreadable ({exc.strerror})")
+        return FileVerdict(f.path, State.DRIFTED, f"{f.path} unreadable ({exc.strerror or exc})")
     where = "" if path == root / f.path else f" (imported from {path})"
+    if inside:
+        where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
     wheel = _Wheel(dist_info, f.path)
     if data is None and wheel() is not None and not any(link.created for _, link in store.chain(f.path)):
         # a module of the install that is gone (no patch created it): status refuses it the same way

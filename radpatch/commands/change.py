@@ -81,7 +81,9 @@ def _wheel_of(dist: Installed, wheels: tuple[str, ...]) -> Path:
 
 
 def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
-    named = ctx.registry.load_many(names)
+    from radpatch.state import unloaded
+
+    named = unloaded.load_many(ctx.registry, ctx.env, names)  # a recorded entry no registry has: from its record
     _refuse_applied_dependents(ctx, named)
     # undo in the reverse of the order they were applied in (dependents, then the command line's
     # order, reversed), so patches stacked on a file come off top first

@@ -13,6 +13,7 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
+from radpatch.state import unloaded
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
 from radpatch.state.record import DamagedJournal, Store
@@ -26,9 +27,9 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = list(names)
     elif check:
         wanted = recorded_names(ctx)
-    else:
-        wanted = ctx.registry.names()
-    states = [patch_state(p, ctx.env) for p in ctx.registry.load_many(wanted)]
+    else:  # every entry of the registries, and every one the record holds that none of them has
+        wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
+    states = [patch_state(p, ctx.env) for p in unloaded.load_many(ctx.registry, ctx.env, wanted)]
     shadowed = _shadowed(ctx, states)
     states = _requirements_met(ctx, [_with_shadow(s, shadowed) for s in states])
     if as_json:
@@ -139,8 +140,8 @@ def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[s
         "distribution": s.dist.name if s.dist else None,
         "provides": s.dist.provides or None if s.dist else None,
         "installed_version": str(s.dist.version) if s.dist else None,
-        "supported": s.patch.range,
-        "registry_digest": s.patch.digest,
+        "supported": None if s.patch.from_record else s.patch.range,  # null: no registry given has the entry
+        "registry_digest": None if s.patch.from_record else s.patch.digest,
         "recorded_digest": s.record.registry_digest if s.record else None,
         "pending": s.pending,
         # verify has seen the releases from `from` (<= the installed one) contain the change, or null
@@ -197,7 +198,7 @@ def obsolete_upstream(s: PatchState) -> str:
 
 def obsolete_upstream_from(s: PatchState) -> Version | None:
     """X of "obsolete upstream from X" (None: verify has not seen the installed release contain the change)."""
-    if s.dist is None:
+    if s.dist is None or s.patch.from_record:
         return None
     from radpatch.releases.verify import obsolete_from
     from radpatch.releases.wheels import cache_root

@@ -47,6 +47,9 @@ class PythonEnv:
     paths: tuple[Path, ...]
     purelib: Path
     version: tuple[int, int]
+    # the whole import path in order, zip archives (and zipped eggs) included: `paths` holds only its
+    # directories; state.imported asks where a module is found with this one (a zip may shadow the install)
+    import_path: tuple[Path, ...] = ()
 
     @property
     def is_current(self) -> bool:
@@ -69,6 +72,7 @@ def python_env(python: str | None) -> PythonEnv:
             _dirs(_import_path()),
             Path(sysconfig.get_paths()["purelib"]),
             (sys.version_info[0], sys.version_info[1]),
+            _entries(_import_path()),
         )
     exe = interpreter(python)
     try:
@@ -123,6 +127,7 @@ def _parse_probe(python: str, out: subprocess.CompletedProcess[str]) -> PythonEn
             _dirs([str(p) for p in info["path"]]),
             Path(info["purelib"]),
             (int(info["version"][0]), int(info["version"][1])),
+            _entries([str(p) for p in info["path"]]),
         )
         if not (
             isinstance(info["path"], list) and isinstance(info["executable"], str) and isinstance(info["purelib"], str)
@@ -156,6 +161,15 @@ def _import_path() -> list[str]:
     if first and (first[0] == "" or os.path.realpath(first[0]) == os.path.realpath(os.getcwd())):
         return sys.path[1:]
     return sys.path
+
+
+def _entries(entries: list[str]) -> tuple[Path, ...]:
+    """The import path's directories and files (zip archives), in order."""
+    seen: dict[Path, None] = {}
+    for e in entries:
+        if e and (os.path.isdir(e) or os.path.isfile(e)):
+            seen.setdefault(Path(e).resolve(), None)
+    return tuple(seen)
 
 
 def _dirs(entries: list[str]) -> tuple[Path, ...]:

@@ -55,6 +55,12 @@ def for_apply(
     again = sorted((p for p in patches if p.name in redo), key=lambda p: -redo.index(p.name))
     for patch in [*again, *(p for p in patches if p.name not in redo)]:
         ps = states[patch.name]
+        if patch.name in redo and ps.declined is not None:  # obsolete (state.restack refused the others)
+            say(
+                f"{patch.name}: {ps.declined.why}: taken off to re-apply the patches under it and not put back "
+                "(a fresh apply of it does nothing on this version)"
+            )
+            continue
         if patch.name in redo:
             if ps.record and ps.record.registry_digest != patch.digest:
                 say(f"{patch.name}: applied from another revision of its registry entry; re-applying the current one")

@@ -87,6 +87,14 @@ def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:
         if not isinstance(found, str)
         else ()
     )
+    if not rws and ps.patch.from_record:
+        raise RefusedError(
+            f"{ps.patch.name}: {relpath} is not exactly as radpatch left it, and no registry given has the entry, "
+            "so nothing can undo its change structurally (only a file exactly as radpatch left it gets its "
+            "kept original back from the record alone)",
+            f"give the registry that holds {ps.patch.name} (--registry DIR) and revert again, or put the file "
+            f"back to the installed bytes (radpatch restore {relpath})",
+        )
     if not rws:
         raise RefusedError(
             f"{ps.patch.name}: {relpath} is not exactly as radpatch left it, and the entry's current "

@@ -252,6 +252,9 @@ class Patch:
     )
     requires: tuple[str, ...] = ()  # the entries (by name) this one is applied after, as written
     upstream: tuple[str, ...] = ()  # URLs of the upstream PRs/issues that would make the entry obsolete
+    # a stand-in for an entry radpatch's record holds that no loaded registry has (state.unloaded):
+    # no rewrites, its recorded digest; its state is read from the record alone
+    from_record: bool = False
 
     @property
     def named(self) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
 from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
-from radpatch.install.targets import Found, TargetFile
+from radpatch.install.targets import Declined, Found, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
@@ -57,7 +57,9 @@ class PatchState:
     unrecorded: bool = False
     stale: PatchRecord | None = None  # a record left from another install (upgrade, reinstall of another build)
     orphan: Path | None = None  # the distribution is gone; its state directory still records this patch
-    declined: bool = False  # applied, but the entry no longer patches this version (only revert applies)
+    # applied, but the entry no longer patches this version (only revert applies), and why (`obsolete`: the
+    # version contains the change; else the entry does not cover it)
+    declined: Declined | None = None
     # the files the entry's current revision rewrites, as read (install.targets), or why it cannot name them
     targets: tuple[TargetFile, ...] | str = ()
     dist_record: str = ""  # sha256 of the distribution's RECORD, as read
@@ -90,6 +92,10 @@ def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
     the registry knows, and `judge` for a file the hashes cannot decide, are asked from here.
     `env`: where to look for the record of a distribution no longer installed (an orphan)."""
     patch, dist = found.patch, found.dist
+    if patch.from_record:  # no registry given has the entry: its record alone decides
+        from radpatch.state import unloaded
+
+        return unloaded.decide(patch, env)
     if found.ambiguous is not None:  # two distributions (or dist-infos) provide the package
         exc = found.ambiguous
         dists = [_dist_info(d) for d in exc.dists]
@@ -159,7 +165,7 @@ def _decide(
                 f"{why}; but radpatch's patch is still applied: "
                 f"`radpatch revert {patch.name}` restores the kept originals"
             )
-            return PatchState(patch, State.APPLIED, why, dist, still, record, declined=True)
+            return PatchState(patch, State.APPLIED, why, dist, still, record, declined=found.declined)
         return PatchState(patch, state, why, dist, (), record)
     judged = record
     if record is not None and record.registry_digest != patch.digest:

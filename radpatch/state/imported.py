@@ -1,6 +1,6 @@
 """Which file the target interpreter would import for a module: a patched file in site-packages
 is only what runs if nothing earlier on the import path shadows it (a checkout on PYTHONPATH, a
-copy in a mounted volume).
+copy in a mounted volume, a zip archive or zipped egg that holds the package: state.zipped).
 
 radpatch never imports the target package: the target interpreter is asked, in a subprocess,
 where it would find each top-level package (`importlib.util.find_spec` of a top-level name
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.install.environment import PythonEnv
+from radpatch.state import zipped
 
 _PROBE = """\
 import importlib.machinery as m, importlib.util, json, sys
@@ -53,6 +54,13 @@ class Shadow:
                 "(the import system prefers it: a package directory, then a compiled extension module, "
                 "then .py, then .pyc): the patch does not run"
             )
+        inside = zipped.split(self.imported)
+        if inside is not None:
+            return (
+                f"{self.module} would be imported from the zip archive {inside[0]} ({inside[1]}), not from the "
+                f"patched {self.patched} (the archive is earlier on the import path, e.g. PYTHONPATH, and "
+                "shadows the install): the patch does not run"
+            )
         return (
             f"{self.module} would be imported from {self.imported}, not from the patched {self.patched} "
             "(a copy earlier on the import path, e.g. PYTHONPATH, shadows the install): the patch does not run"
@@ -65,9 +73,10 @@ def shadows(env: PythonEnv, files: list[tuple[str, Path]]) -> list[Shadow]:
     if not files:
         return []
     tops = sorted({module.split(".")[0] for module, _ in files})
+    path = json.dumps([str(p) for p in env.import_path or env.paths])  # zip archives included
     try:
         done = subprocess.run(
-            [env.executable, "-c", _PROBE, json.dumps([str(p) for p in env.paths]), json.dumps(tops)],
+            [env.executable, "-c", _PROBE, path, json.dumps(tops)],
             capture_output=True,
             text=True,
             timeout=60,
@@ -106,6 +115,12 @@ def _file_of(module: str, spec: object, suffixes: list[str]) -> Path | None:
     for d in dirs:
         for sub in rest[:-1]:
             d = os.path.join(d, sub)
+        inside = zipped.split(d)
+        if inside is not None:  # a package in a zip archive (zipimport): its module there is what is imported
+            member = zipped.module_in(inside[0], inside[1], rest[-1])
+            if member is not None:
+                return member
+            continue
         base = os.path.join(d, rest[-1])
         if os.path.isdir(base):
             for suffix in suffixes:

@@ -165,6 +165,16 @@ class Store:
             raise _unreadable(self.dir, str(exc))
         if not isinstance(raw, dict):
             raise _unreadable(self.dir, "not a JSON object")
+        fmt = raw.get("format", 1)  # format 1 wrote none
+        if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
+            raise _unreadable(self.dir, f"'format' is {fmt!r}, not a format number")
+        if fmt > FORMAT:  # a newer radpatch's record: its meaning is unknown here, so nothing acts on it
+            raise EnvironmentProblem(
+                f"{self.record_path} was written by a newer radpatch (record format {fmt}; this radpatch "
+                f"reads formats 1 to {FORMAT})",
+                "upgrade radpatch (pip install --upgrade radpatch), then run the command again: "
+                "this radpatch does not act on a record it cannot understand",
+            )
         return raw
 
     def records(self) -> dict[str, PatchRecord]:

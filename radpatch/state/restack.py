@@ -1,7 +1,9 @@
 """Which applied patches an `apply` takes off and puts on again: each whose registry entry has
 another revision now, and every patch stacked above one of those on its files (found by the file
-chains' hashes, state.hashes). Part of the state decision: read from radpatch's record and the
-files' hashes only, before anything is planned."""
+chains' hashes, state.hashes). Each goes back on only as a fresh apply of its current revision
+would put it: one whose entry no longer covers the installed version is refused here, one whose
+entry declares it `obsolete:` comes off and stays off (prove.run). Part of the state decision:
+read from radpatch's record and the files' hashes only, before anything is planned."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ def restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
         and states[p.name].record.registry_digest != p.digest  # type: ignore[union-attr]
     ]
     redo: dict[str, int] = {}
+    under: dict[str, str] = {}  # a patch stacked above a re-applied one -> that one
     while todo:
         name = todo.pop()
         if name in redo:
@@ -33,6 +36,13 @@ def restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
         ps = states[name]
         if ps.state is not State.APPLIED or ps.record is None or ps.dist is None:
             raise refused(ps, "re-apply")
+        if ps.declined is not None and not ps.declined.obsolete:  # a fresh apply of it is refused: so is this
+            raise RefusedError(
+                f"{name}: re-applying {under.get(name, 'the patch under it')} takes {name} off and puts it on "
+                f"again, but {name}'s current registry entry does not patch this version ({ps.declined.why})",
+                f"take it off first (radpatch revert {name}), or change its entry to cover "
+                f"{ps.dist.name} {ps.dist.version}",
+            )
         redo[name] = ps.record.seq
         for f in ps.record.files:
             for upper in stacked_above(ps, f):
@@ -43,6 +53,7 @@ def restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
                         f"re-apply them together: radpatch apply {name} {upper}",
                     )
                 todo.append(upper)
+                under.setdefault(upper, name)
     return sorted(redo, key=lambda n: -redo[n])
 
 

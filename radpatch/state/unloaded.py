@@ -1,0 +1,155 @@
+"""Entries radpatch's record holds that no loaded registry has (the entry was renamed or dropped
+from a newer radpatch's shipped registry, or its `--registry` was not given): they still changed
+the install, so `status` lists them and `revert` takes them off, from the record alone.
+
+Such an entry is named by a stand-in `Patch` built from its record (`from_record`: no rewrites,
+its recorded digest); its state is read as the engine-start self-check reads one (docs/state.md):
+each recorded file's hashes walked along the file's chain (state.hashes), never its code. So a
+file exactly as radpatch left it (or with comment and layout edits) reads applied; one RECORD's
+bytes or a link's before reads not applied; anything else drifted. `revert` writes back the
+kept originals only where a file is exactly as radpatch left it (prove.undo); anything else
+needs the entry's rewrites, and the refusal names --registry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+
+from radpatch.files import read_regular
+from radpatch.install.dist_infos import DistInfo
+from radpatch.install.environment import Installed, PythonEnv, canonical_name, installed_from
+from radpatch.install.targets import record_digest
+from radpatch.registry.catalog import Registry
+from radpatch.registry.model import Patch
+from radpatch.state.decide import FileState, PatchState, State
+from radpatch.state.hashes import ByHash, by_hash
+from radpatch.state.record import DamagedJournal, PatchRecord, Store, state_sha
+from radpatch.state.verdict import trusted
+
+_DIST_INFO = ".dist-info"
+
+
+def recorded(env: PythonEnv, known: Sequence[str]) -> dict[str, Path]:
+    """The entries the environment's record holds that are not in `known` (the loaded
+    registries' names), each with the installation directory whose record holds it."""
+    out: dict[str, Path] = {}
+    for d in env.paths:
+        store = Store(d)
+        if not store.record_path.is_file():
+            continue
+        for name, _rec in sorted(store.records().items(), key=lambda item: item[1].seq):
+            if name not in known:
+                out.setdefault(name, d)
+    return out
+
+
+def load_many(registry: Registry, env: PythonEnv, names: Sequence[str]) -> list[Patch]:
+    """Each named entry from the registries, or (not in any, but recorded) its stand-in; a name
+    neither knows is the registry's usage error, as before."""
+    only = recorded(env, registry.names())
+    loaded = {p.name: p for p in registry.load_many([n for n in names if n not in only])}
+    return [stand_in(n, only[n]) if n in only else loaded[n] for n in dict.fromkeys(names)]
+
+
+def stand_in(name: str, root: Path) -> Patch:
+    """The Patch that names a recorded entry no registry has: no rewrites, its record's digest."""
+    rec = Store(root).records()[name]
+    return Patch(
+        name=name,
+        summary="",
+        description="",
+        distribution=rec.distribution,
+        supported=SpecifierSet(),
+        obsolete=None,
+        knobs=(),
+        targets=(),
+        rewrites=(),
+        source=Store(root).record_path,
+        digest=rec.registry_digest,
+        supported_text="-",
+        from_record=True,
+    )
+
+
+def note(name: str) -> str:
+    return (
+        f"its registry entry is not loaded (no registry given has {name}): the state is read from radpatch's "
+        "record alone"
+    )
+
+
+def decide(patch: Patch, env: PythonEnv) -> PatchState:
+    """The state of a stand-in's entry, from its record and the files' hashes (see the module)."""
+    root = patch.source.parent.parent
+    store = Store(root)
+    rec = store.records().get(patch.name)
+    hint = f"give the registry that holds {patch.name} (--registry DIR) to judge its files by its code"
+    if rec is None:  # the record changed since the stand-in was made
+        return PatchState(patch, State.NOT_APPLIED, f"radpatch has no record of {patch.name}", None, (), None)
+    found = _dist_infos(root, rec)
+    if len(found) > 1:  # a stale dist-info beside the installed one: which version is unknown
+        why = f"{len(found)} dist-infos of {rec.distribution} in {root} ({', '.join(d.name for d in found)})"
+        return PatchState(patch, State.INCOMPATIBLE, why, None, (), None, hint="remove the stale one, then run again")
+    dist = installed_from(found[0], _name(found[0])) if found else None
+    if dist is None:
+        why = (
+            f"{rec.distribution} was uninstalled from {root}; radpatch's record of {patch.name} remains in "
+            f"{store.dir}: `radpatch revert {patch.name}` forgets it (nothing is left to restore)"
+        )
+        return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=root)
+    dist_record = record_digest(dist)
+    files = tuple(_file(dist, store, rec, i) for i in range(len(rec.files)))
+    states = {f.state for f in files}
+    overall = states.pop() if len(states) == 1 else State.DRIFTED
+    reasons = [note(patch.name), *(f"{f.relpath}: {f.detail}" for f in files if f.detail)]
+    ps = PatchState(patch, overall, "; ".join(reasons), dist, files, rec, dist_record=dist_record, hint=hint)
+    if not trusted(rec, DistInfo(dist.name, str(dist.version), dist.dist_info.name), dist_record):
+        stale = (
+            f"radpatch's record of {patch.name} is from {rec.distribution} {rec.version}, not this install of "
+            f"{dist.name} {dist.version}: it is not trusted"
+        )
+        state = State.NOT_APPLIED if overall is State.NOT_APPLIED else State.DRIFTED
+        ps = replace(ps, state=state, reason=f"{ps.reason}; {stale}", record=None, stale=rec)
+    if store.journal.is_dir():
+        try:
+            store.journal_plan()
+            pending = "a radpatch run was interrupted: the next apply or revert completes it"
+        except DamagedJournal as exc:
+            pending = f"{exc.message}: {exc.hint}"
+        ps = replace(ps, reason=f"{ps.reason}; {pending}", pending=True)
+    return ps
+
+
+def _file(dist: Installed, store: Store, rec: PatchRecord, i: int) -> FileState:
+    f = rec.files[i]
+    path = dist.root / f.path
+    wheel = dist.recorded_sha256(f.path)
+    data: bytes | None
+    try:
+        data = read_regular(path)
+    except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
+        data = None
+    except OSError as exc:
+        return FileState(f.module, path, f.path, (), b"", State.DRIFTED, f"cannot be read ({exc.strerror})", wheel)
+    verdict = by_hash(state_sha(data), f, store, wheel, data)
+    state, detail = (
+        (State.APPLIED, "")
+        if verdict is ByHash.APPLIED
+        else (State.NOT_APPLIED, "")
+        if verdict is ByHash.NOT_APPLIED
+        else (State.DRIFTED, "changed since radpatch wrote it")
+    )
+    return FileState(f.module, path, f.path, (), data or b"", state, detail, wheel, data is not None)
+
+
+def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
+    """The recorded distribution's dist-info(s) in `root`, by name."""
+    want = canonical_name(rec.distribution)
+    return [d for d in sorted(root.glob(f"*{_DIST_INFO}")) if canonical_name(_name(d)) == want]
+
+
+def _name(dist_info: Path) -> str:
+    return dist_info.name[: -len(_DIST_INFO)].rpartition("-")[0]

@@ -1,0 +1,75 @@
+"""A recorded entry whose registry entry is not loaded (renamed, dropped from the shipped registry,
+or its --registry not given) is still in the install: `status` lists it, reading its state from
+the record alone (as the engine-start check does), `status --check` passes only when its files
+are as radpatch wrote them, and `revert` takes it off from the record alone (kept originals,
+only onto files exactly as radpatch left them). On a real wheel pip-installed into a venv
+(tests/lib/installed.py's demo), radpatch run as its own process."""
+
+from __future__ import annotations
+
+import json
+
+from tests.lib.installed import DEMO_PATCH, DEMO_TARGETS, Env
+
+
+def _applied_then_unloaded(env: Env) -> tuple[str, ...]:
+    out = env.run("apply", DEMO_PATCH)
+    assert out.returncode == 0, out.stderr
+    registries, env.registries = env.registries, ()  # the entry is in no registry given now
+    return tuple(str(r) for r in registries)
+
+
+def _listed(env: Env) -> dict[str, dict[str, object]]:
+    out = env.run("status", "--json")
+    assert out.returncode == 0, out.stderr
+    return {s["patch"]: s for s in json.loads(out.stdout)}
+
+
+def test_status_lists_it_and_check_passes_while_its_files_are_as_radpatch_wrote_them(demo_env: Env) -> None:
+    _applied_then_unloaded(demo_env)
+    listed = _listed(demo_env)
+    assert DEMO_PATCH in listed, listed.keys()
+    st = listed[DEMO_PATCH]
+    assert st["state"] == "applied" and "not loaded" in str(st["reason"]), st
+    assert st["registry_digest"] is None and st["recorded_digest"], st
+    assert {f["state"] for f in st["files"]} == {"applied"}, st  # type: ignore[attr-defined]
+    table = demo_env.run("status")
+    assert table.returncode == 0 and DEMO_PATCH in table.stdout and "not loaded" in table.stdout, table.stdout
+    assert demo_env.run("status", "--check").returncode == 0
+    assert demo_env.run("status", "--check", DEMO_PATCH).returncode == 0
+
+
+def test_check_fails_when_a_file_of_it_changed_since(demo_env: Env) -> None:
+    _applied_then_unloaded(demo_env)
+    path = demo_env.path(DEMO_TARGETS[1])
+    path.write_text(path.read_text().replace("return min(n, cap)", "return max(n, cap)"))
+    check = demo_env.run("status", "--check")
+    assert check.returncode == 3, check.stdout + check.stderr
+    assert DEMO_PATCH in check.stderr and "drifted" in check.stderr, check.stderr
+    assert _listed(demo_env)[DEMO_PATCH]["state"] == "drifted"
+    out = demo_env.run("revert", DEMO_PATCH)  # nothing is written over someone else's code
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert demo_env.path(DEMO_TARGETS[0]).read_bytes() == demo_env.patched[DEMO_TARGETS[0]]
+
+
+def test_revert_restores_the_kept_originals_from_the_record_alone(demo_env: Env) -> None:
+    _applied_then_unloaded(demo_env)
+    out = demo_env.run("revert", DEMO_PATCH)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert demo_env.read() == demo_env.original
+    assert not demo_env.state_dir.exists()  # nothing is recorded any more
+    assert DEMO_PATCH not in _listed(demo_env)
+
+
+def test_revert_of_a_file_edited_since_is_refused_naming_the_registry(demo_env: Env) -> None:
+    registries = _applied_then_unloaded(demo_env)
+    path = demo_env.path(DEMO_TARGETS[0])
+    path.write_text(path.read_text() + "# a comment added since\n")  # only the entry's rewrites can undo this
+    assert _listed(demo_env)[DEMO_PATCH]["state"] == "applied"  # the code is radpatch's: the code hash
+    out = demo_env.run("revert", DEMO_PATCH)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "--registry" in out.stderr, out.stderr
+    assert demo_env.read()[DEMO_TARGETS[1]] == demo_env.patched[DEMO_TARGETS[1]]  # all or nothing
+    again = demo_env.run("--registry", registries[0], "revert", DEMO_PATCH)  # the way out the hint names
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert demo_env.read()[DEMO_TARGETS[1]] == demo_env.original[DEMO_TARGETS[1]]
