@@ -73,7 +73,10 @@ def record(
         tuple(out),
         seq,
         ps.dist_record,
-        ps.patch.requires,
+        # the requirements radpatch applied (recorded): one a run found obsolete on this install
+        # needs nothing applied, and the engine-start check, which reads no registry, must not
+        # read it as missing
+        tuple(n for n in ps.patch.requires if n in records),
         touched.of(ps.patch, dist.version),
     )
 

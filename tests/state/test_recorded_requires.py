@@ -129,3 +129,50 @@ def test_a_dependent_on_a_file_someone_changed_is_still_refused_before_anything_
     out = radpatch("--registry", str(a), "--registry", str(b), "apply", "on_top")
     assert out.code != 0 and "Traceback" not in out.err, out
     assert core.read_text() == changed
+
+
+OBSOLETE_BASE = """\
+    summary: Upstream has it from 1.0
+    description: A fix toypkg 1.0 already ships.
+    distribution: toypkg
+    supported: ">=0.5,<2"
+    obsolete: ">=1.0"
+    modules:
+      core: toypkg.core
+    rewrites:
+      - id: four
+        file: core
+        replace: {scope: plan, find: "size = 4", with: "size = 5"}
+    """
+NEEDS_BASE = """\
+    summary: Needs the fix
+    description: Requires the entry that is obsolete on 1.0.
+    distribution: toypkg
+    supported: ">=0.5,<2"
+    requires: [base]
+    modules:
+      util: toypkg.util
+    rewrites:
+      - id: triple
+        file: util
+        replace: {scope: scale, find: x * 2, with: x * 3}
+    """
+
+
+def test_a_requirement_obsolete_on_the_install_is_not_recorded_and_the_engine_start_check_agrees(
+    site: Site, write_registry: Callable[..., Path], radpatch: Any
+) -> None:
+    """`base` is obsolete on toypkg 1.0 (the release ships it): `apply needs` applies `needs` alone,
+    `status --check needs` passes, and the engine-start check, which reads no registry, must say
+    the same: the record does not name a requirement radpatch never applied."""
+    from radpatch import plugin
+
+    site.install("toypkg", "1.0", TOY_FILES)
+    reg = write_registry("base", OBSOLETE_BASE)
+    write_registry("needs", NEEDS_BASE)
+    assert radpatch("--registry", str(reg), "apply", "needs").code == 0
+    assert radpatch("--registry", str(reg), "status", "--check", "needs").code == 0
+    rec = json.loads((site.root / ".radpatch" / "record.json").read_text())["patches"]["needs"]
+    assert rec.get("requires", []) == []
+    (check,) = plugin.check(site.root, ("needs",), package="toypkg")
+    assert check.state is plugin.Seen.APPLIED and check.satisfied, check
