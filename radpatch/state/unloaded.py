@@ -13,7 +13,6 @@ needs the entry's rewrites, and the refusal names --registry."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
@@ -26,8 +25,8 @@ from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
 from radpatch.state.decide import FileState, PatchState, State
 from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import DamagedJournal, PatchRecord, Store, state_sha
-from radpatch.state.verdict import trusted
+from radpatch.state.record import PatchRecord, Store, state_sha
+from radpatch.state.verdict import FileVerdict, pending_note, verdict
 
 _DIST_INFO = ".dist-info"
 
@@ -101,29 +100,45 @@ def decide(patch: Patch, env: PythonEnv) -> PatchState:
         )
         return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=root)
     dist_record = record_digest(dist)
-    files = tuple(_file(dist, store, rec, i) for i in range(len(rec.files)))
-    states = {f.state for f in files}
-    overall = states.pop() if len(states) == 1 else State.DRIFTED
-    reasons = [note(patch.name), *(f"{f.relpath}: {f.detail}" for f in files if f.detail)]
-    ps = PatchState(patch, overall, "; ".join(reasons), dist, files, rec, dist_record=dist_record, hint=hint)
-    if not trusted(rec, DistInfo(dist.name, str(dist.version), dist.dist_info.name), dist_record):
-        stale = (
-            f"radpatch's record of {patch.name} is from {rec.distribution} {rec.version}, not this install of "
-            f"{dist.name} {dist.version}: it is not trusted"
-        )
-        state = State.NOT_APPLIED if overall is State.NOT_APPLIED else State.DRIFTED
-        ps = replace(ps, state=state, reason=f"{ps.reason}; {stale}", record=None, stale=rec)
-    if store.journal.is_dir():
-        try:
-            store.journal_plan()
-            pending = "a radpatch run was interrupted: the next apply or revert completes it"
-        except DamagedJournal as exc:
-            pending = f"{exc.message}: {exc.hint}"
-        ps = replace(ps, reason=f"{ps.reason}; {pending}", pending=True)
-    return ps
+    read: list[FileState] = []
+
+    def files(record: PatchRecord | None) -> Sequence[FileVerdict]:
+        # the one decision status and the engine-start check make (state.verdict): each file by
+        # its hashes, the record's links walked only when the record speaks for this install
+        read.extend(_file(dist, store, rec, i, record is not None) for i in range(len(rec.files)))
+        return [
+            FileVerdict(
+                f.relpath,
+                f.state,
+                f"{f.relpath}: {f.detail}" if f.detail and f.state is not State.INCOMPATIBLE else f.detail,
+                f.exists,
+            )
+            for f in read
+        ]
+
+    info = DistInfo(dist.name, str(dist.version), dist.dist_info.name)
+    v = verdict(patch.name, rec, [info], dist_record, files, pending=pending_note(store))
+    reason = "; ".join(r for r in (note(patch.name), v.reason) if r)
+    kept = tuple(read) if v.state is not State.INCOMPATIBLE else ()
+    record = rec if v.stale is None else None
+    return PatchState(
+        patch,
+        v.state,
+        reason,
+        dist,
+        kept,
+        record,
+        dist_record=dist_record,
+        hint=hint,
+        stale=v.stale,
+        pending=v.pending,
+        unrecorded=v.unrecorded,
+    )
 
 
-def _file(dist: Installed, store: Store, rec: PatchRecord, i: int) -> FileState:
+def _file(dist: Installed, store: Store, rec: PatchRecord, i: int, trusted: bool) -> FileState:
+    """One recorded file by its hashes, as the engine-start check reads it: a file of the install
+    that is gone (no patch created it) is a broken install, as status says."""
     f = rec.files[i]
     path = dist.root / f.path
     wheel = dist.recorded_sha256(f.path)
@@ -134,12 +149,15 @@ def _file(dist: Installed, store: Store, rec: PatchRecord, i: int) -> FileState:
         data = None
     except OSError as exc:
         return FileState(f.module, path, f.path, (), b"", State.DRIFTED, f"cannot be read ({exc.strerror})", wheel)
-    verdict = by_hash(state_sha(data), f, store, wheel, data)
+    if data is None and wheel is not None and not any(link.created for _, link in store.chain(f.path)):
+        why = f"{dist.name} {dist.version} has no {f.path} under {dist.root}"
+        return FileState(f.module, path, f.path, (), b"", State.INCOMPATIBLE, why, wheel, False)
+    seen = by_hash(state_sha(data), f if trusted else None, store, wheel, data)
     state, detail = (
         (State.APPLIED, "")
-        if verdict is ByHash.APPLIED
+        if seen is ByHash.APPLIED
         else (State.NOT_APPLIED, "")
-        if verdict is ByHash.NOT_APPLIED
+        if seen is ByHash.NOT_APPLIED
         else (State.DRIFTED, "changed since radpatch wrote it")
     )
     return FileState(f.module, path, f.path, (), data or b"", state, detail, wheel, data is not None)
