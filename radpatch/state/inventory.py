@@ -99,7 +99,7 @@ def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Liste
             files = _left(store, rec)
             dist = (rec.distribution, rec.version)
             diff = recorded_diff(store, rec)
-            out.append(Listed(name, dist, rec.registry_digest, "", (), "", diff, files, _intact(store, rec)))
+            out.append(Listed(name, dist, rec.registry_digest, "", rec.upstream, "", diff, files, _intact(store, rec)))
     return out
 
 

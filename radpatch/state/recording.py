@@ -75,6 +75,7 @@ def record(
         ps.dist_record,
         ps.patch.requires,
         touched.of(ps.patch, dist.version),
+        ps.patch.upstream,
     )
 
 
