@@ -17,7 +17,10 @@ package, its dependencies) and the whole run's files at once, so only `apply` ru
 How it decides: the patched import is compared with the pristine one (the current bytes, served
 the same way). Only a failure the patched module alone has is a refusal; a failure both share
 says nothing about the patch, so it is reported as inconclusive, with the pristine import's error,
-and does not refuse. The pristine import runs only when the patched one fails.
+and does not refuse. When both fail with different exceptions, the patched one is the patch's own
+unless it is a missing module (ImportError, ModuleNotFoundError: what an environment without an
+optional or GPU-only module raises either way): a new line raising KeyError before the pristine
+module's own failure is reached is refused. The pristine import runs only when the patched one fails.
 
 What the served module is seen as: its code object comes from the planned bytes, and so does its
 source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
@@ -241,11 +244,26 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
         elif before.timed_out:
             why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+        elif _own_failure(after, before):
+            why = f"{after.described}; the unpatched module fails elsewhere ({before.described})"
+            yield Verdict(module, tuple(who), Result.REFUSED, why)
         else:
             why = f"the unpatched module does not import either ({before.described})"
             if after.described != before.described:
                 why += f"; once patched: {after.described}"
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+
+
+_MISSING = ("ImportError", "ModuleNotFoundError")  # what an environment lacking an optional module raises
+
+
+def _own_failure(after: Attempt, before: Attempt) -> bool:
+    """Both imports fail: the patched one's failure is the patch's own when it is another kind of
+    exception than the unpatched one's and not a missing module (a CPU image lacking what a GPU
+    build has fails both ways; a KeyError the patch's new line raises before the unpatched
+    module's failure is reached is not that)."""
+    kind = after.error.split(":", 1)[0].strip()
+    return bool(kind) and kind != before.error.split(":", 1)[0].strip() and kind not in _MISSING
 
 
 def _first_in_cycle(

@@ -83,7 +83,7 @@ def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Liste
             if s.record
             else NoDiff(f"{p.name} has no record")
         )
-        files = tuple((f.path, f.patched_sha256) for f in s.record.files) if s.record else ()
+        files = _left(store, s.record) if s.record else ()
         flag = "" if applied else f"{s.state.value}: {s.reason}" if s.reason else s.state.value
         dist = (s.dist.name, str(s.dist.version))
         digest = s.record.registry_digest if s.record else p.digest
@@ -96,8 +96,18 @@ def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Liste
             if name in seen:
                 continue
             seen.add(name)
-            files = tuple((f.path, f.patched_sha256) for f in rec.files)
+            files = _left(store, rec)
             dist = (rec.distribution, rec.version)
             diff = recorded_diff(store, rec)
-            out.append(Listed(name, dist, rec.registry_digest, "", (), "", diff, files, _intact(store, rec)))
+            out.append(Listed(name, dist, rec.registry_digest, "", rec.upstream, "", diff, files, _intact(store, rec)))
     return out
+
+
+def _left(store: Store, rec: PatchRecord) -> tuple[tuple[str, str], ...]:
+    """Each file of the entry with the sha256 of the bytes radpatch left there: the top of the file's
+    chain of recorded links (an entry stacked above this one wrote last), what the image holds."""
+    out = []
+    for f in rec.files:
+        chain = store.chain(f.path)
+        out.append((f.path, chain[-1][1].patched_sha256 if chain else f.patched_sha256))
+    return tuple(out)

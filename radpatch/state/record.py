@@ -115,6 +115,9 @@ class PatchRecord:
     # what each rewrite changed (state.touched), so that a run without the entry's registry still
     # checks overlaps with it; None in records written before they were kept
     touches: tuple[Touched, ...] | None = None
+    # the entry's `upstream:` links when it was applied (() when it had none, or before they were
+    # kept): an SBOM made without the registry still says which upstream change it carries
+    upstream: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -497,6 +500,10 @@ def _patch_record(folder: Path, name: object, r: object) -> PatchRecord:
             raise TypeError("the entry is not an object")
         files = tuple(_file_record(f) for f in r["files"])
         seq, dist_sha, requires = r.get("seq", 0), r.get("dist_record_sha256", ""), r.get("requires", [])
+        upstream = r.get("upstream", [])
+        _need(
+            isinstance(upstream, list) and all(isinstance(n, str) for n in upstream), "upstream is not a list of links"
+        )
         _need(
             isinstance(requires, list) and all(isinstance(n, str) for n in requires), "requires is not a list of names"
         )
@@ -510,6 +517,7 @@ def _patch_record(folder: Path, name: object, r: object) -> PatchRecord:
             dist_sha,
             tuple(requires),
             parse(r.get("touches")),
+            tuple(upstream),
         )
         _need(
             all(
@@ -569,6 +577,8 @@ def _plain(r: PatchRecord) -> dict[str, object]:
     d["touches"] = plain(r.touches)
     if d["touches"] is None:
         d.pop("touches")
+    if not r.upstream:
+        d.pop("upstream")  # the record as before links were kept: older radpatch reads it unchanged
     return d
 
 

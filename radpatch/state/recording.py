@@ -78,6 +78,7 @@ def record(
         # read it as missing
         tuple(n for n in ps.patch.requires if n in records),
         touched.of(ps.patch, dist.version),
+        ps.patch.upstream,
     )
 
 

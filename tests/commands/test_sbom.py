@@ -63,6 +63,12 @@ def test_upstream_links_make_a_backport_that_resolves_them(
         ("vllm-project/vllm#12345", [links[0]]),
         (links[1], [links[1]]),
     ]
+    # made without the registry (a later build stage, a scanner): the record keeps the links
+    r = radpatch("status", "--format", "cyclonedx")
+    assert r.code == 0, r.err
+    validate(r.out)
+    (alone,) = json.loads(r.out)["components"][0]["pedigree"]["patches"]
+    assert alone["type"] == "backport" and alone["resolves"] == p["resolves"]
 
 
 def test_nothing_applied_is_an_empty_but_valid_bom(site: Site, toy: Path, radpatch: Any) -> None:

@@ -105,3 +105,24 @@ def test_a_recorded_entry_whose_kept_original_is_gone_says_so_in_its_note(site: 
     (patch,) = component["pedigree"]["patches"]
     assert "diff" not in patch
     assert "(no diff: the kept original of toypkg/" in component["pedigree"]["notes"]
+
+
+def test_each_file_property_is_the_hash_the_image_holds_under_stacked_entries(
+    site: Site, toy: Path, write_registry: Any, radpatch: Any
+) -> None:
+    """`radpatch:file` is there to check the image by: for an entry with another stacked above it
+    on the same file, it is the file as installed (what the upper entry left), not the bytes the
+    lower entry wrote before the upper one changed them."""
+    import hashlib
+
+    write_registry("second", SECOND)
+    assert radpatch("--registry", str(toy), "apply", "toy", "second").code == 0
+    installed = {
+        rel: hashlib.sha256((site.root / rel).read_bytes()).hexdigest() for rel in ("toypkg/core.py", "toypkg/util.py")
+    }
+    for registry in (("--registry", str(toy)), ()):
+        (component,) = bom_of(radpatch(*registry, "status", "--format", "cyclonedx").out)["components"]
+        files = props(component, "radpatch:file")
+        shared = sorted(v for v in files if " toypkg/core.py " in v)
+        assert shared == sorted(f"{n}: toypkg/core.py sha256:{installed['toypkg/core.py']}" for n in ("second", "toy"))
+        assert f"toy: toypkg/util.py sha256:{installed['toypkg/util.py']}" in files

@@ -119,6 +119,45 @@ def test_a_module_that_already_fails_to_import_is_inconclusive_with_the_reason(
     assert b"cap = 20" in core.read_bytes()
 
 
+def test_a_failure_only_the_patched_module_raises_before_the_shared_one_is_refused(
+    site: Site, write_registry: Any, radpatch: Any
+) -> None:
+    """The pristine module fails late (an optional module missing on this image); the patch adds a
+    line that raises KeyError earlier: that failure is the patch's own, not the image's. A new
+    import that is missing too stays inconclusive (a CPU image lacking GPU-only modules)."""
+    late = CORE.replace("import os\n", "import os\n", 1) + "\nimport rp_missing_optional_dependency\n"
+    core = install(site, late, **{"icpkg/gpu_only.py": "raise ImportError('this build has no CUDA kernels')\n"})
+    before = core.read_bytes()
+    reg = write_registry(
+        "ic",
+        ENTRY
+        + textwrap.dedent("""\
+          - id: env
+            file: core
+            insert_after: {scope: <module>, find: import os, code: "LIMIT = os.environ['RP_SURELY_UNSET_VARIABLE']"}
+        """),
+    )
+    r = radpatch("--registry", str(reg), "apply", "--import-check", "ic")
+    assert r.code == 1, r
+    first = r.err.splitlines()[0]
+    assert "KeyError" in first and "the unpatched module fails elsewhere (ModuleNotFoundError" in first, r.err
+    assert core.read_bytes() == before  # nothing written
+
+    missing = write_registry(
+        "ic2",
+        ENTRY
+        + textwrap.dedent("""\
+          - id: gpu
+            file: core
+            insert_after: {scope: <module>, find: import os, code: "import icpkg.gpu_only"}
+        """),
+        dirname="registry2",
+    )
+    r = radpatch("--registry", str(missing), "apply", "--import-check", "ic2")
+    assert r.code == 0, r
+    assert "import check inconclusive for icpkg.core" in r.out
+
+
 def test_a_module_that_imports_once_patched_is_applied(site: Site, write_registry: Any, radpatch: Any) -> None:
     core = install(site)
     reg = write_registry("ic", ENTRY + CAP)
