@@ -10,17 +10,16 @@ listed with why (`flag`): its diff cannot be vouched for."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch.files import read_regular
 from radpatch.install.environment import PythonEnv
 from radpatch.registry.model import Patch
+from radpatch.state import unloaded
 from radpatch.state.decide import State, patch_state
 from radpatch.state.diffs import NoDiff, recorded_diff, unified_diff
-from radpatch.state.record import ABSENT, PatchRecord, Store, state_sha
+from radpatch.state.record import PatchRecord, Store
 
 
 @dataclass(frozen=True)
@@ -38,30 +37,15 @@ class Listed:
     flag: str  # "" when the files are as radpatch left them, else why not
 
 
-def _installed(root: Path, dist: str, version: str) -> bool:
-    want = (re.sub(r"[-_.]+", "-", dist).lower(), version)
-    for info in root.glob("*.dist-info"):
-        name, _, ver = info.name[: -len(".dist-info")].partition("-")
-        if (re.sub(r"[-_.]+", "-", name).lower(), ver) == want:
-            return True
-    return False
-
-
-def _intact(store: Store, rec: PatchRecord) -> str:
-    """Empty when every file of the record is as radpatch's chain of entries left it, else what is not."""
-    if not _installed(store.root, rec.distribution, rec.version):
-        return f"recorded for {rec.distribution} {rec.version}, which is not installed here (a stale record)"
-    for f in rec.files:
-        top = store.chain(f.path)[-1][1].patched_sha256
-        try:
-            now = state_sha(read_regular(store.root / f.path))
-        except FileNotFoundError:
-            now = ABSENT
-        except OSError as exc:
-            return f"{f.path} cannot be read ({exc.strerror})"
-        if now != top:
-            return f"{f.path} is not what radpatch wrote (sha256 {now[:12]}, recorded {top[:12]}): drifted"
-    return ""
+def _intact(env: PythonEnv, name: str, root: Path) -> str:
+    """Empty when the recorded entry `name` (no loaded registry has it) reads applied, else why not:
+    decided as status and the engine-start check decide it (state.unloaded, state.verdict), so a
+    comment edit is not drift here either."""
+    ps = unloaded.decide(unloaded.stand_in(name, root), env)
+    if ps.state is State.APPLIED:
+        return ""
+    reason = ps.reason.replace(unloaded.note(name), "").strip("; ")
+    return f"{ps.state.value}: {reason}" if reason else ps.state.value
 
 
 def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Listed]:
@@ -99,7 +83,9 @@ def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Liste
             files = _left(store, rec)
             dist = (rec.distribution, rec.version)
             diff = recorded_diff(store, rec)
-            out.append(Listed(name, dist, rec.registry_digest, "", rec.upstream, "", diff, files, _intact(store, rec)))
+            out.append(
+                Listed(name, dist, rec.registry_digest, "", rec.upstream, "", diff, files, _intact(env, name, d))
+            )
     return out
 
 

@@ -126,3 +126,21 @@ def test_each_file_property_is_the_hash_the_image_holds_under_stacked_entries(
         shared = sorted(v for v in files if " toypkg/core.py " in v)
         assert shared == sorted(f"{n}: toypkg/core.py sha256:{installed['toypkg/core.py']}" for n in ("second", "toy"))
         assert f"toy: toypkg/util.py sha256:{installed['toypkg/util.py']}" in files
+
+
+def test_a_comment_edit_is_not_drift_in_the_sbom_made_without_the_registry(
+    site: Site, toy: Path, radpatch: Any
+) -> None:
+    """The BOM made from the record alone decides as status and the engine-start check do: a
+    comment added to a patched file leaves it applied (its code hash is radpatch's)."""
+    from radpatch import plugin
+
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    util = site.root / "toypkg" / "util.py"
+    util.write_text(util.read_text() + "\n# a note added in the image\n")
+    assert radpatch("status", "--check", "toy").code == 0
+    assert {c.name: c.state for c in plugin.check(site.root, package="toypkg")} == {"toy": plugin.Seen.APPLIED}
+    r = radpatch("status", "--format", "cyclonedx")
+    assert r.code == 0, r.err
+    (component,) = bom_of(r.out)["components"]
+    assert props(component, "radpatch:state") == ["toy: applied"]
