@@ -72,7 +72,7 @@ METHOD_ONLY_HINT = (
 )
 COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
 PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
-UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
+UNREACHABLE_HINT = "put the code where it runs: before the return/raise/continue/break, or in the branch that runs"
 REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
 
 

@@ -1,6 +1,10 @@
 """Reachability: nothing the patch adds or changes may follow, in its block, a statement control
 never gets past (return, raise, continue, break, an if/else or try whose every path leaves,
-`while True:` without a break, a `with` whose body returns).
+`while True:` without a break, a `with` whose body returns), nor sit in a block that never runs:
+the body of `if TYPE_CHECKING:` (False at run time; the imports there are for type checkers and
+pass), of `if False:`/`if 0:`/`while False:`, or the `else` of `if True:`/`while True:`. A test
+counts as constant only when it is one by itself (a literal, TYPE_CHECKING, `not`/`and`/`or` of
+those); `__debug__` is not (`python -O` runs the other branch).
 """
 
 from __future__ import annotations
@@ -24,13 +28,15 @@ class Unreachable:
     scope: str
     dump: str
     line: int
-    after: int  # the line of the statement control cannot get past
+    after: int  # the line of the statement control cannot get past, or of the block's `if`/`while`
+    block: str = ""  # the block that never runs (`if TYPE_CHECKING:`), when that is why
 
 
 def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
     stack: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while stack:
         qual, node = stack.pop()
+        yield from _dead_block(qual, node)
         parts = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
         for stmts in parts:
             if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt)):
@@ -46,11 +52,57 @@ def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
                 stack.append((qual, child))
 
 
+def _dead_block(qual: str, node: ast.AST) -> Iterator[Unreachable]:
+    """The statements of a block of `node` that never runs: an `if`/`while` body whose test is
+    always false at run time, or the `else` of one whose test is always true."""
+    if not isinstance(node, (ast.If, ast.While)):
+        return
+    truth = constant_truth(node.test)
+    if truth is None:
+        return
+    stmts = node.orelse if truth else node.body
+    head = f"{'if' if isinstance(node, ast.If) else 'while'} {ast.unparse(node.test)}:"
+    typing_only = any(_type_checking(n) for n in ast.walk(node.test) if isinstance(n, ast.expr))
+    block = f"the {'else of `' + head + '`' if truth else '`' + head + '` block'} at line {node.lineno}"
+    for x in stmts:
+        if typing_only and isinstance(x, (ast.Import, ast.ImportFrom)):
+            continue  # an import for type checkers: what the block is for
+        yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block)
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def constant_truth(test: ast.expr) -> bool | None:
+    """The truth of a test that is the same on every run (a literal, TYPE_CHECKING, and `not`,
+    `and`, `or` of those), or None when it may vary."""
+    if isinstance(test, ast.Constant) and not isinstance(test.value, type(...)):
+        return bool(test.value)
+    if _type_checking(test):
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = constant_truth(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [constant_truth(v) for v in test.values]
+        decides = isinstance(test.op, ast.Or)  # `or`: one true decides; `and`: one false does
+        if decides in values:
+            return decides
+        return None if None in values else not decides
+    return None
+
+
 def _falls(s: ast.stmt) -> bool:
     """Can control get past `s` to the next statement of its block?"""
     if isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
         return False
     if isinstance(s, ast.If):
+        truth = constant_truth(s.test)
+        if truth is not None:  # only one branch ever runs
+            return _block_falls(s.body if truth else s.orelse)
         return not s.orelse or _block_falls(s.body) or _block_falls(s.orelse)
     if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
         t: ast.Try = s  # type: ignore[assignment]
@@ -124,10 +176,12 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
     out = []
     for u in new:
         block = "at module level" if u.scope == "<module>" else f"in {u.scope}"
-        out.append(
-            f"its code at line {u.line} ({block}) is unreachable: line {u.after} returns, raises, breaks or "
-            "continues before it, so it never runs"
+        why = (
+            f"it is in {u.block}, which never runs at run time"
+            if u.block
+            else f"line {u.after} returns, raises, breaks or continues before it, so it never runs"
         )
+        out.append(f"its code at line {u.line} ({block}) is unreachable: {why}")
     return out
 
 
