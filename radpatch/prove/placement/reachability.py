@@ -1,6 +1,7 @@
 """Reachability: nothing the patch adds or changes may follow, in its block, a statement control
-never gets past (return, raise, continue, break, an if/else or try whose every path leaves,
-`while True:` without a break, a `with` whose body returns), nor sit in a block that never runs:
+never gets past (return, raise, continue, break, an if/else, try or match (with a `case _:`)
+whose every path leaves, a loop without a break whose `else` leaves, `while True:` without a
+break, a `with` whose body returns), nor sit in a block that never runs:
 the body of `if TYPE_CHECKING:` (False at run time; the imports there are for type checkers and
 pass), of `if False:`/`if 0:`/`while False:`, or the `else` of `if True:`/`while True:`. A test
 counts as constant only when it is one by itself (a literal, TYPE_CHECKING, `not`/`and`/`or` of
@@ -95,30 +96,51 @@ def constant_truth(test: ast.expr) -> bool | None:
     return None
 
 
-def _falls(s: ast.stmt) -> bool:
-    """Can control get past `s` to the next statement of its block?"""
-    if isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+def _falls(s: ast.stmt, swallowed: bool = False) -> bool:
+    """Can control get past `s` to the next statement of its block? `swallowed`: inside a `with`,
+    whose context manager may swallow an exception (a raise falls through it, a return does not)."""
+    if isinstance(s, (ast.Return, ast.Continue, ast.Break)):
         return False
+    if isinstance(s, ast.Raise):
+        return swallowed
     if isinstance(s, ast.If):
         truth = constant_truth(s.test)
         if truth is not None:  # only one branch ever runs
-            return _block_falls(s.body if truth else s.orelse)
-        return not s.orelse or _block_falls(s.body) or _block_falls(s.orelse)
+            return _block_falls(s.body if truth else s.orelse, swallowed)
+        return not s.orelse or _block_falls(s.body, swallowed) or _block_falls(s.orelse, swallowed)
     if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
         t: ast.Try = s  # type: ignore[assignment]
-        if t.finalbody and not _block_falls(t.finalbody):
+        if t.finalbody and not _block_falls(t.finalbody, swallowed):
             return False
-        return (_block_falls(t.body) and _block_falls(t.orelse)) or any(_block_falls(h.body) for h in t.handlers)
+        return (_block_falls(t.body, swallowed) and _block_falls(t.orelse, swallowed)) or any(
+            _block_falls(h.body, swallowed) for h in t.handlers
+        )
     if isinstance(s, (ast.With, ast.AsyncWith)):  # a context manager may swallow an exception, not a return
-        return not (s.body and isinstance(s.body[-1], (ast.Return, ast.Continue, ast.Break)))
-    if isinstance(s, ast.While):  # `while True:` without a break of its own never ends
-        forever = isinstance(s.test, ast.Constant) and bool(s.test.value)
-        return not forever or _breaks(s.body)
+        return _block_falls(s.body, True)
+    if isinstance(s, (ast.While, ast.For, ast.AsyncFor)):  # a loop ends by a break, or into its else
+        if _breaks(s.body):
+            return True
+        if isinstance(s, ast.While) and constant_truth(s.test):  # `while True:` never ends by its test
+            return False
+        return _block_falls(s.orelse, swallowed)
+    if type(s).__name__ == "Match":  # leaves when a case always matches and every case leaves
+        cases = s.cases  # type: ignore[attr-defined]
+        total = any(c.guard is None and _irrefutable(c.pattern) for c in cases)
+        return not total or any(_block_falls(c.body, swallowed) for c in cases)
     return True
 
 
-def _block_falls(stmts: list[ast.stmt]) -> bool:
-    return all(_falls(s) for s in stmts)
+def _irrefutable(p: ast.AST) -> bool:
+    """`case _:`, `case name:`, or an `|` with one of those: matches every subject."""
+    if type(p).__name__ == "MatchAs":
+        return p.pattern is None or _irrefutable(p.pattern)  # type: ignore[attr-defined]
+    if type(p).__name__ == "MatchOr":
+        return any(_irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
+    return False
+
+
+def _block_falls(stmts: list[ast.stmt], swallowed: bool = False) -> bool:
+    return all(_falls(s, swallowed) for s in stmts)
 
 
 def _breaks(stmts: list[ast.stmt]) -> bool:
