@@ -76,7 +76,7 @@ if out["compile"] is None:
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
     a, b = place.placement(old, data["before"]), place.placement(new)
     out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
-                        place.unreachable_changes) for msg in check(a, b)]
+                        place.unreachable_changes, place.rebound_changes) for msg in check(a, b)]
 sys.stdout.write(json.dumps(out))
 """
 

@@ -24,6 +24,7 @@ from radpatch.gcpause import paused, pausing
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, placement
+from radpatch.prove.names.imports import resolved
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.source import decode, remember
@@ -72,7 +73,10 @@ METHOD_ONLY_HINT = (
 )
 COMPILE_HINT = "fix the rewrite's code so the patched file is valid Python at that place"
 PLACEMENT_HINT = "rename the payload definition, or point the rewrite at the definition that runs"
-UNREACHABLE_HINT = "put the code before the return/raise/continue/break (or in the branch that runs)"
+REBIND_HINT = (
+    "make the change where the later statement takes its value (for a star import, in the module it reads), or after it"
+)
+UNREACHABLE_HINT = "put the code where it runs: before the return/raise/continue/break, or in the branch that runs"
 REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
 
 
@@ -356,7 +360,33 @@ def names_refusal(
 
 
 _CHECKS = (placement.shadowed, placement.dead_changes, placement.unreachable_changes)
-_PLACEMENT_HINTS = {"shadowed": PLACEMENT_HINT, "dead_changes": PLACEMENT_HINT, "unreachable_changes": UNREACHABLE_HINT}
+_PLACEMENT_HINTS = {
+    "shadowed": PLACEMENT_HINT,
+    "dead_changes": PLACEMENT_HINT,
+    "unreachable_changes": UNREACHABLE_HINT,
+    "rebound_changes": REBIND_HINT,
+}
+
+
+def _rebound_check(
+    python: PythonEnv | None, me: tuple[str, bool] | None
+) -> Callable[[placement.Placement, placement.Placement], list[str]]:
+    """placement.rebound_changes, a star import's module looked up on the target's path (without a
+    target, as in verify, a star import after the change is refused)."""
+    star_binds: placement.StarBinds | None = None
+    if python is not None:
+        lookup = names.path_lookup([str(p) for p in python.paths])
+
+        def star_binds(star: tuple[int, str | None], name: str) -> bool | None:
+            base = resolved(ast.ImportFrom(module=star[1], names=[], level=star[0]), me)
+            if base is None or lookup(base, None) is not True:
+                return None
+            return lookup(base, name)
+
+    def rebound_changes(before: placement.Placement, after: placement.Placement) -> list[str]:
+        return placement.rebound_changes(before, after, star_binds)
+
+    return rebound_changes
 
 
 def _placed(
@@ -415,7 +445,7 @@ def placement_refusal(
             f"({old.unparsed or new.unparsed})"
         )
         return Refusal("placement", why, PLACEMENT_HINT)
-    for check in _CHECKS:
+    for check in (*_CHECKS, _rebound_check(python, me)):
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
             rw = _first_showing(check, patch, rws, before, where, me)

@@ -1,8 +1,8 @@
 """Code a patch puts after a statement control never gets past (return, raise, continue, break,
 an if/else or try whose every path leaves, `while True:` without a break) never runs: refused.
 
-Generated: terminators times inserted code (a def, an assignment, a class, an import, a call)
-times the block it is in (a function body, a loop, an `if` or a `with` in it). Every patched
+Generated: terminators (a match with a `case _:`, a loop whose else leaves, a `with`, a constant
+test among them) times inserted code (a def, an assignment, a class, an import, a call) times the block it is in (a function body, a loop, an `if` or a `with` in it). Every patched
 function is run under a line tracer for several arguments: the proof must refuse exactly the code
 no run reaches, and accept (and the run reach) the code after statements that only sometimes leave.
 """
@@ -35,6 +35,47 @@ ENDINGS = {
     "while-cond": ("{I}while x > 10:\n{I}    return x\n", True),
     "with-raise": ("{I}with contextlib.suppress(ValueError):\n{I}    raise ValueError(x)\n", True),
     "nothing": ("", True),
+    # match, loops with an else, `with` and constant tests (att21 F4)
+    "match-every-case-returns": (
+        "{I}match x:\n{I}    case 1:\n{I}        return 1\n{I}    case _:\n{I}        return 2\n",
+        False,
+    ),
+    "match-capture-raises": (
+        "{I}match x:\n{I}    case 0:\n{I}        return 0\n{I}    case y:\n{I}        raise KeyError(y)\n",
+        False,
+    ),
+    "match-or-wildcard": ("{I}match x:\n{I}    case 1 | _:\n{I}        return 1\n", False),
+    "match-no-wildcard": (
+        "{I}match x:\n{I}    case 1:\n{I}        return 1\n{I}    case 5:\n{I}        return 2\n",
+        True,
+    ),
+    "match-guarded-wildcard": ("{I}match x:\n{I}    case _ if x > 3:\n{I}        return 1\n", True),
+    "match-one-case-falls": (
+        "{I}match x:\n{I}    case 1:\n{I}        return 1\n{I}    case _:\n{I}        pass\n",
+        True,
+    ),
+    "for-else-raise": (
+        "{I}for i in range(x):\n{I}    if i > 2:\n{I}        return i\n{I}else:\n{I}    raise ValueError(x)\n",
+        False,
+    ),
+    "while-cond-else-return": ("{I}while x > 10:\n{I}    x -= 1\n{I}else:\n{I}    return x\n", False),
+    "for-break-else-raise": (
+        "{I}for i in range(x):\n{I}    if i > 2:\n{I}        break\n{I}else:\n{I}    raise ValueError(x)\n",
+        True,
+    ),
+    "for-else-pass": ("{I}for i in range(x):\n{I}    return i\n{I}else:\n{I}    pass\n", True),
+    "with-if-else-return": (
+        "{I}with contextlib.nullcontext():\n{I}    if x:\n{I}        return 1\n{I}    else:\n{I}        return 2\n",
+        False,
+    ),
+    "with-if-return-else-raise": (
+        "{I}with contextlib.suppress(KeyError):\n{I}    if x:\n{I}        return 1\n"
+        "{I}    else:\n{I}        raise KeyError(x)\n",
+        True,
+    ),
+    "try-except-both-return": ("{I}try:\n{I}    return 1 / x\n{I}except ZeroDivisionError:\n{I}    return 0\n", False),
+    "if-true-return": ("{I}if True:\n{I}    return x\n", False),
+    "if-false-return": ("{I}if False:\n{I}    return x\n", True),
 }
 LOOP_ENDINGS = {"continue": ("{I}continue\n", False), "break": ("{I}break\n", False)}
 

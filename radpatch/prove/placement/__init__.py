@@ -1,4 +1,4 @@
-"""Two proofs about where a patch's code ends up: it is not shadowed, and it is the code that runs.
+"""Proofs about where a patch's code ends up: it is not shadowed, and it is the code that runs.
 
 - Shadowing: a definition the patch adds at module level must not share its name with anything
   the target binds there (import, assignment, def, class): one of the two would silently
@@ -9,15 +9,20 @@
   A definition whose name is read by something that surely runs in between (`@f.setter`,
   `register(f)`), or that has a decorator radpatch does not know (it may register it), is alive.
 - Unreachable code: nothing the patch adds or changes may follow, in its block, a statement
-  control never gets past (return, raise, continue, break, an if/else or try whose every path
-  leaves, `while True:` without a break, a `with` whose body returns).
+  control never gets past (return, raise, continue, break, an if/else, try or match whose every
+  path leaves, a loop without a break whose else leaves, `while True:` without a break, a `with`
+  whose body returns), nor sit in a block that never runs (`if TYPE_CHECKING:` but for its
+  imports, `if False:`, `while 0:`, the else of `if True:`).
+- Dynamic rebinding: a binding the patch adds or changes must not be followed by a module-level
+  star import, `globals().update(...)` or a computed-name `setattr` that may replace it, unless a
+  star-imported module on the target's path provably does not bind the name.
 
 Each check is one pass over the top-level statements or over all statement lists, taken from each
 version's tree into a `Placement` (so only one whole-module tree is alive at a time); only the
 definitions that could be dead are compared (with ast.dump) between the original and the patch.
-One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability`. Standard
-library only and relative imports: install/target_python serves the package to a target
-interpreter of another Python version.
+One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability`,
+`rebinding`. Standard library only and relative imports: install/target_python serves the package
+to a target interpreter of another Python version.
 """
 
 from __future__ import annotations
@@ -28,17 +33,21 @@ from dataclasses import dataclass, field
 
 from .live import DeadDef, dead_changes, dead_definitions, stored_definitions
 from .reachability import Unreachable, unreachable, unreachable_changes
+from .rebinding import Rebinder, StarBinds, bindings, rebinders, rebound_changes
 from .shadowing import Binding, module_bindings, shadowed
 
 __all__ = [
     "Binding",
     "DeadDef",
     "Placement",
+    "Rebinder",
+    "StarBinds",
     "Unreachable",
     "dead_changes",
     "first_failing",
     "module_bindings",
     "placement",
+    "rebound_changes",
     "shadowed",
     "unreachable_changes",
 ]
@@ -54,15 +63,20 @@ class Placement:
     unreachable: tuple[Unreachable, ...] = ()
     stored: dict[tuple[str, str, int], DeadDef] = field(default_factory=dict)  # replaced by an attribute store
     source: str | bytes | None = None  # the version's text, parsed again only on a refusal path
+    rebinders: tuple[Rebinder, ...] = ()  # later statements that may bind names radpatch cannot list
+    bound: dict[tuple[str, str], tuple[tuple[int, str], ...]] = field(default_factory=dict)  # their owners' bindings
 
 
 def placement(tree: ast.Module, source: str | bytes | None = None) -> Placement:
+    dynamic = rebinders(tree)
     return Placement(
         tuple(module_bindings(tree)),
         dead_definitions(tree),
         tuple(unreachable(tree)),
         stored_definitions(tree),
         source,
+        dynamic,
+        bindings(tree, {r.owner for r in dynamic}) if dynamic else {},
     )
 
 

@@ -1,6 +1,11 @@
 """Reachability: nothing the patch adds or changes may follow, in its block, a statement control
-never gets past (return, raise, continue, break, an if/else or try whose every path leaves,
-`while True:` without a break, a `with` whose body returns).
+never gets past (return, raise, continue, break, an if/else, try or match (with a `case _:`)
+whose every path leaves, a loop without a break whose `else` leaves, `while True:` without a
+break, a `with` whose body returns), nor sit in a block that never runs:
+the body of `if TYPE_CHECKING:` (False at run time; the imports there are for type checkers and
+pass), of `if False:`/`if 0:`/`while False:`, or the `else` of `if True:`/`while True:`. A test
+counts as constant only when it is one by itself (a literal, TYPE_CHECKING, `not`/`and`/`or` of
+those); `__debug__` is not (`python -O` runs the other branch).
 """
 
 from __future__ import annotations
@@ -24,13 +29,15 @@ class Unreachable:
     scope: str
     dump: str
     line: int
-    after: int  # the line of the statement control cannot get past
+    after: int  # the line of the statement control cannot get past, or of the block's `if`/`while`
+    block: str = ""  # the block that never runs (`if TYPE_CHECKING:`), when that is why
 
 
 def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
     stack: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while stack:
         qual, node = stack.pop()
+        yield from _dead_block(qual, node)
         parts = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
         for stmts in parts:
             if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt)):
@@ -46,27 +53,94 @@ def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
                 stack.append((qual, child))
 
 
-def _falls(s: ast.stmt) -> bool:
-    """Can control get past `s` to the next statement of its block?"""
-    if isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+def _dead_block(qual: str, node: ast.AST) -> Iterator[Unreachable]:
+    """The statements of a block of `node` that never runs: an `if`/`while` body whose test is
+    always false at run time, or the `else` of one whose test is always true."""
+    if not isinstance(node, (ast.If, ast.While)):
+        return
+    truth = constant_truth(node.test)
+    if truth is None:
+        return
+    stmts = node.orelse if truth else node.body
+    head = f"{'if' if isinstance(node, ast.If) else 'while'} {ast.unparse(node.test)}:"
+    typing_only = any(_type_checking(n) for n in ast.walk(node.test) if isinstance(n, ast.expr))
+    block = f"the {'else of `' + head + '`' if truth else '`' + head + '` block'} at line {node.lineno}"
+    for x in stmts:
+        if typing_only and isinstance(x, (ast.Import, ast.ImportFrom)):
+            continue  # an import for type checkers: what the block is for
+        yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block)
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def constant_truth(test: ast.expr) -> bool | None:
+    """The truth of a test that is the same on every run (a literal, TYPE_CHECKING, and `not`,
+    `and`, `or` of those), or None when it may vary."""
+    if isinstance(test, ast.Constant) and not isinstance(test.value, type(...)):
+        return bool(test.value)
+    if _type_checking(test):
         return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = constant_truth(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [constant_truth(v) for v in test.values]
+        decides = isinstance(test.op, ast.Or)  # `or`: one true decides; `and`: one false does
+        if decides in values:
+            return decides
+        return None if None in values else not decides
+    return None
+
+
+def _falls(s: ast.stmt, swallowed: bool = False) -> bool:
+    """Can control get past `s` to the next statement of its block? `swallowed`: inside a `with`,
+    whose context manager may swallow an exception (a raise falls through it, a return does not)."""
+    if isinstance(s, (ast.Return, ast.Continue, ast.Break)):
+        return False
+    if isinstance(s, ast.Raise):
+        return swallowed
     if isinstance(s, ast.If):
-        return not s.orelse or _block_falls(s.body) or _block_falls(s.orelse)
+        truth = constant_truth(s.test)
+        if truth is not None:  # only one branch ever runs
+            return _block_falls(s.body if truth else s.orelse, swallowed)
+        return not s.orelse or _block_falls(s.body, swallowed) or _block_falls(s.orelse, swallowed)
     if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
         t: ast.Try = s  # type: ignore[assignment]
-        if t.finalbody and not _block_falls(t.finalbody):
+        if t.finalbody and not _block_falls(t.finalbody, swallowed):
             return False
-        return (_block_falls(t.body) and _block_falls(t.orelse)) or any(_block_falls(h.body) for h in t.handlers)
+        return (_block_falls(t.body, swallowed) and _block_falls(t.orelse, swallowed)) or any(
+            _block_falls(h.body, swallowed) for h in t.handlers
+        )
     if isinstance(s, (ast.With, ast.AsyncWith)):  # a context manager may swallow an exception, not a return
-        return not (s.body and isinstance(s.body[-1], (ast.Return, ast.Continue, ast.Break)))
-    if isinstance(s, ast.While):  # `while True:` without a break of its own never ends
-        forever = isinstance(s.test, ast.Constant) and bool(s.test.value)
-        return not forever or _breaks(s.body)
+        return _block_falls(s.body, True)
+    if isinstance(s, (ast.While, ast.For, ast.AsyncFor)):  # a loop ends by a break, or into its else
+        if _breaks(s.body):
+            return True
+        if isinstance(s, ast.While) and constant_truth(s.test):  # `while True:` never ends by its test
+            return False
+        return _block_falls(s.orelse, swallowed)
+    if type(s).__name__ == "Match":  # leaves when a case always matches and every case leaves
+        cases = s.cases  # type: ignore[attr-defined]
+        total = any(c.guard is None and _irrefutable(c.pattern) for c in cases)
+        return not total or any(_block_falls(c.body, swallowed) for c in cases)
     return True
 
 
-def _block_falls(stmts: list[ast.stmt]) -> bool:
-    return all(_falls(s) for s in stmts)
+def _irrefutable(p: ast.AST) -> bool:
+    """`case _:`, `case name:`, or an `|` with one of those: matches every subject."""
+    if type(p).__name__ == "MatchAs":
+        return p.pattern is None or _irrefutable(p.pattern)  # type: ignore[attr-defined]
+    if type(p).__name__ == "MatchOr":
+        return any(_irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
+    return False
+
+
+def _block_falls(stmts: list[ast.stmt], swallowed: bool = False) -> bool:
+    return all(_falls(s, swallowed) for s in stmts)
 
 
 def _breaks(stmts: list[ast.stmt]) -> bool:
@@ -124,10 +198,12 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
     out = []
     for u in new:
         block = "at module level" if u.scope == "<module>" else f"in {u.scope}"
-        out.append(
-            f"its code at line {u.line} ({block}) is unreachable: line {u.after} returns, raises, breaks or "
-            "continues before it, so it never runs"
+        why = (
+            f"it is in {u.block}, which never runs at run time"
+            if u.block
+            else f"line {u.after} returns, raises, breaks or continues before it, so it never runs"
         )
+        out.append(f"its code at line {u.line} ({block}) is unreachable: {why}")
     return out
 
 

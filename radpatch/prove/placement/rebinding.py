@@ -1,0 +1,202 @@
+"""Later dynamic rebinding: a module-level statement after the binding a patch adds or changes
+may replace it by a name radpatch cannot read from the code: a star import (`from .local import
+*`, Django's settings pattern), `globals().update(...)`, `vars()[name] = ...`, `setattr(C, name,
+...)` or `setattr(sys.modules[__name__], name, ...)` with a computed name, `exec(...)`. With a
+literal name (`globals().update(X=7)`, `setattr(mod, "X", ...)`) it replaces that name only.
+The patch's binding is then what runs only if the later statement does not bind it: refused,
+unless a star import's module is found on the target's path and provably does not bind the name
+(`star_binds`, read from its source without importing). Stores inside functions (run when called)
+are not followed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .live import _chain, _module_statements
+from .shadowing import DEFS, binds
+
+if TYPE_CHECKING:
+    from . import Placement
+
+# (star import's level, module), name -> does that module bind name? None when it cannot tell
+StarBinds = Callable[[tuple[int, "str | None"], str], "bool | None"]
+
+
+@dataclass(frozen=True)
+class Rebinder:
+    """A module-level statement that may bind names of `owner` radpatch cannot list."""
+
+    owner: str  # "<module>", or a class reachable from the module by name ("C", "C.D")
+    line: int
+    what: str  # the statement, shortened, for the message
+    names: frozenset[str] | None  # the names it binds; None: it may bind any
+    star: tuple[int, str | None] | None  # a star import's (level, module)
+    conditional: bool  # it runs on some paths only
+    reads: frozenset[str] = frozenset()  # what it reads (`f`, `C.f`): a store that wraps the old value keeps it
+
+
+def rebinders(tree: ast.Module) -> tuple[Rebinder, ...]:
+    out: list[Rebinder] = []
+    classes = _classes(tree)
+    for s, some in _module_statements(tree):
+        for owner, names, star in _rebinds(s, classes):
+            text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else ""
+            what = text if len(text) <= 60 else text[:57] + "..."
+            out.append(Rebinder(owner, s.lineno, what, names, star, some, _reads(s)))
+    return tuple(out)
+
+
+def bindings(tree: ast.Module, owners: set[str]) -> dict[tuple[str, str], tuple[tuple[int, str], ...]]:
+    """Per (owner, name): the (line, ast.dump) of each statement binding it, for `owners` only."""
+    out: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    blocks: list[tuple[str, list[ast.stmt]]] = [("<module>", tree.body)]
+    while blocks:
+        owner, body = blocks.pop()
+        for s, _ in _module_statements(ast.Module(body=body, type_ignores=[])):
+            if owner in owners:
+                for b in binds(s):
+                    out.setdefault((owner, b.name), []).append((s.lineno, ast.dump(s)))
+            if isinstance(s, ast.ClassDef):
+                blocks.append((s.name if owner == "<module>" else f"{owner}.{s.name}", s.body))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _classes(tree: ast.Module) -> set[str]:
+    out: set[str] = set()
+    blocks: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
+    while blocks:
+        prefix, body = blocks.pop()
+        for s, _ in _module_statements(ast.Module(body=body, type_ignores=[])):
+            if isinstance(s, ast.ClassDef):
+                out.add(prefix + s.name)
+                blocks.append((prefix + s.name + ".", s.body))
+    return out
+
+
+def _reads(s: ast.stmt) -> frozenset[str]:
+    out = set()
+    for n in ast.walk(s):
+        if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load):
+            chain = _chain(n)
+            if chain is not None:
+                out.add(chain)
+    return frozenset(out)
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _owner(node: ast.expr, classes: set[str]) -> str | None:
+    chain = _chain(node)
+    return chain if chain == "<module>" or chain in classes else None
+
+
+def _namespace(node: ast.expr) -> bool:
+    """`globals()`, `vars()` (at module level: the module's namespace), `sys.modules[__name__].__dict__`."""
+    if isinstance(node, ast.Call) and _chain(node.func) in ("globals", "vars") and not node.args:
+        return True
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and _chain(node.value) == "<module>"
+
+
+Found = tuple[str, "frozenset[str] | None", "tuple[int, str | None] | None"]
+
+
+def _rebinds(s: ast.stmt, classes: set[str]) -> Iterator[Found]:
+    if isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names):
+        yield "<module>", None, (s.level, s.module)
+        return
+    targets: list[ast.expr] = []
+    if isinstance(s, (ast.Assign, ast.Delete)):
+        targets = list(s.targets)
+    elif isinstance(s, (ast.AnnAssign, ast.AugAssign)):
+        targets = [s.target]
+    for t in targets:
+        if isinstance(t, ast.Subscript) and _namespace(t.value):
+            key = _literal(t.slice)
+            yield "<module>", None if key is None else frozenset({key}), None
+        elif isinstance(t, ast.Attribute) and _owner(t.value, classes) is not None:
+            yield _owner(t.value, classes) or "", frozenset({t.attr}), None
+    call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+    if call is None:
+        return
+    how = _chain(call.func)
+    if how in ("setattr", "delattr") and len(call.args) >= 2:
+        owner = _owner(call.args[0], classes)
+        if owner is not None:
+            key = _literal(call.args[1])
+            yield owner, None if key is None else frozenset({key}), None
+    elif how in ("exec", "eval") and (len(call.args) < 2 or _namespace(call.args[1])):
+        yield "<module>", None, None
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("update", "setdefault", "__setitem__"):
+        if not _namespace(call.func.value):
+            return
+        if call.func.attr != "update":
+            key = _literal(call.args[0]) if call.args else None
+            yield "<module>", None if key is None else frozenset({key}), None
+            return
+        names: set[str] = set()
+        for kw in call.keywords:
+            if kw.arg is None:
+                yield "<module>", None, None
+                return
+            names.add(kw.arg)
+        for a in call.args:
+            keys = [_literal(k) for k in a.keys] if isinstance(a, ast.Dict) else [None]
+            if None in keys:
+                yield "<module>", None, None
+                return
+            names.update(k for k in keys if k is not None)
+        yield "<module>", frozenset(names), None
+
+
+def rebound_changes(before: Placement, after: Placement, star_binds: StarBinds | None = None) -> list[str]:
+    """Bindings the patch adds or changes that a later dynamic rebinding may replace."""
+    if not after.rebinders:
+        return []
+    had: dict[tuple[tuple[str, str], str], int] = {}
+    for key, entries in before.bound.items():
+        for _, dump in entries:
+            had[key, dump] = had.get((key, dump), 0) + 1
+    out = []
+    for key, entries in after.bound.items():
+        for line, dump in entries:
+            if had.get((key, dump), 0):
+                had[key, dump] -= 1
+                continue
+            found = _first_rebinder(after.rebinders, key, line, star_binds)
+            if found is None:
+                continue
+            r, star_bound = found
+            owner, name = key
+            what = f"`{name}`" if owner == "<module>" else f"`{owner}.{name}`"
+            how = " on some paths" if r.conditional else ""
+            if r.names is not None or star_bound:
+                why = f"rebinds it{how}: the value that runs is the later one"
+            elif r.star is not None:
+                why = f"may rebind it{how} (radpatch cannot tell that the module it reads does not bind {what})"
+            else:
+                why = f"may rebind it{how} (radpatch cannot tell which names it binds)"
+            out.append(f"it changes {what} (line {line}), and `{r.what}` at line {r.line} {why}")
+            break
+    return out
+
+
+def _first_rebinder(
+    found: tuple[Rebinder, ...], key: tuple[str, str], line: int, star_binds: StarBinds | None
+) -> tuple[Rebinder, bool] | None:
+    """The first later statement that may rebind `key`, and whether a star import's module surely binds it."""
+    for r in found:
+        if r.owner != key[0] or r.line <= line or (r.names is not None and key[1] not in r.names):
+            continue
+        if (key[1] if key[0] == "<module>" else f"{key[0]}.{key[1]}") in r.reads:
+            continue  # its value reads the patched binding (`C.f = wrap(C.f)`): the change still runs
+        told = star_binds(r.star, key[1]) if r.star is not None and star_binds is not None else None
+        if told is False:
+            continue  # the star-imported module is on the target's path and does not bind it
+        return r, bool(told)
+    return None
