@@ -2,7 +2,8 @@
 an if/else or try whose every path leaves, `while True:` without a break) never runs: refused.
 
 Generated: terminators (a match with a `case _:`, a loop whose else leaves, a `with`, a constant
-test among them) times inserted code (a def, an assignment, a class, an import, a call) times the block it is in (a function body, a loop, an `if` or a `with` in it). Every patched
+test among them) times inserted code (a def, an assignment, a class, an import, a call) times the
+block it is in (a function body, a loop, an `if` or a `with` in it). Every patched
 function is run under a line tracer for several arguments: the proof must refuse exactly the code
 no run reaches, and accept (and the run reach) the code after statements that only sometimes leave.
 """
