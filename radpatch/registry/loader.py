@@ -174,7 +174,7 @@ def _pattern(ctx: _Problems, node: yaml.Node, path: str) -> str:
             f"{code.strip()!r} is a compound statement's header without its body; write the whole statement "
             "(header and body), or match a statement inside it and narrow with `within:` (which takes a header)",
         )
-    if why and (why.startswith("nested") or not is_expression(code)):
+    if why and (why.nested or not is_expression(code)):
         raise ctx.fail(node, path, f"is not Python code: {why}")
     if not why and not ast.parse(textwrap.dedent(code)).body:
         raise ctx.fail(

@@ -45,13 +45,15 @@ class Cell:
     target: str | None = None  # moved: the entry's `modules:` name
     old: str | None = None  # moved: the module the entry names (or its latest choice, when none covers it)
     also: tuple[str, ...] = ()  # moved: other modules where the rewrites prove too (ambiguous: port stops)
+    passes: bool = False  # out: the entry would pass there all the same
+    step: str = ""  # fail: the proof step that fails
 
     @property
     def short(self) -> str:
         if self.kind == OUT:
-            return "out (pass)" if self.detail == "passes" else "out"
+            return "out (pass)" if self.passes else "out"
         if self.kind == FAIL:
-            return f"FAIL {self.detail.split(':')[0]}"
+            return f"FAIL {self.step}"
         if self.kind == MOVED and not self.proven:
             return "moved (FAIL)"
         return self.kind
@@ -127,7 +129,7 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
         why = "declared `obsolete:`" if r.note else "the release already contains the change"
         return Cell(r.version, OBSOLETE, why + (f" (upstream: {', '.join(links)})" if links else ""))
     if not r.in_range and not anywhere:
-        return Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails")
+        return Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails", passes=r.ok)
     if r.ok:
         return Cell(r.version, PASS)
     failed = first_failed(r)
@@ -152,8 +154,8 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
         near = _nearest(patch, r, releases, requires)
         return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
     why = r.error or ""
-    why = why if why.startswith(f"{failed}: ") else f"{failed}: {why}"
-    return Cell(r.version, FAIL, f"{why}; {unsure}" if unsure else why)
+    why = why if why.startswith(f"{failed}: ") else f"{failed}: {why}"  # the words only: the step is typed
+    return Cell(r.version, FAIL, f"{why}; {unsure}" if unsure else why, step=failed or "")
 
 
 def _target_of(patch: Patch, r: Result) -> str | None:

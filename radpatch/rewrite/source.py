@@ -333,16 +333,30 @@ def depth_over(tree: ast.AST, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def parse_problem(code: str, mode: str = "exec") -> str | None:
+class ParseProblem(str):
+    """Why code does not parse (the words), and whether it is nested too deeply (`nested`), which
+    no reading as an expression can mend: callers branch on the flag, never on the words."""
+
+    nested: bool = False
+
+    def __new__(cls, why: str, nested: bool = False) -> ParseProblem:
+        out = super().__new__(cls, why)
+        out.nested = nested
+        return out
+
+
+def parse_problem(code: str, mode: str = "exec") -> ParseProblem | None:
     """Why `code` does not parse, or None. Deep nesting is a problem of the code, not a crash."""
     try:
         tree = ast.parse(code, mode=mode)
     except SyntaxError as exc:
-        return f"{exc.msg} (line {exc.lineno})"
+        return ParseProblem(f"{exc.msg} (line {exc.lineno})")
     except (ValueError, RecursionError, MemoryError) as exc:
-        return "nested too deeply for Python's parser" if not isinstance(exc, ValueError) else str(exc)
+        if isinstance(exc, ValueError):
+            return ParseProblem(str(exc))
+        return ParseProblem("nested too deeply for Python's parser", nested=True)
     if depth_over(tree):
-        return f"nested too deeply (more than {MAX_DEPTH} levels) for radpatch to analyse"
+        return ParseProblem(f"nested too deeply (more than {MAX_DEPTH} levels) for radpatch to analyse", nested=True)
     return None
 
 
