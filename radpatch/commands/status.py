@@ -17,7 +17,8 @@ from radpatch.state import unloaded
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
 from radpatch.state.record import DamagedJournal, Store
-from radpatch.state.verdict import SATISFIED, requirement_note
+from radpatch.state.requirements import requirements_met
+from radpatch.state.verdict import SATISFIED
 
 _SATISFIED = SATISFIED
 
@@ -31,7 +32,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
     states = [patch_state(p, ctx.env) for p in unloaded.load_many(ctx.registry, ctx.env, wanted)]
     shadowed = _shadowed(ctx, states)
-    states = _requirements_met(ctx, [_with_shadow(s, shadowed) for s in states])
+    states = requirements_met(ctx.registry, ctx.env, [_with_shadow(s, shadowed) for s in states])
     if as_json:
         click.echo(json.dumps([to_json(s, shadowed) for s in states], indent=2))  # README "JSON output": schema 1
     else:
@@ -61,32 +62,6 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         if not states:
             click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
     return EXIT_OK
-
-
-def _requirements_met(ctx: Context, states: list[PatchState]) -> list[PatchState]:
-    """An applied entry whose requirement (`requires:`, as written or as recorded) is not applied
-    is not what runs as tested: it reads drifted, naming the requirement."""
-    from radpatch.state.requirements import unmet
-
-    by_name = {s.patch.name: s for s in states}
-    known = set(ctx.registry.names())
-
-    def judge(name: str) -> bool | None:
-        if name in by_name:
-            return by_name[name].state in _SATISFIED
-        if name in known:
-            return patch_state(ctx.registry.load(name), ctx.env).state in _SATISFIED
-        return None
-
-    applied = [s for s in states if s.state is State.APPLIED]
-    missing = unmet(ctx.env, [s.record for s in applied], [(s.patch.name, s.patch.requires) for s in applied], judge)
-    out = []
-    for s in states:
-        if s.patch.name in missing:
-            why = requirement_note(missing[s.patch.name])  # the engine-start check's words too
-            s = replace(s, state=State.DRIFTED, reason="; ".join([*([s.reason] if s.reason else []), why]))
-        out.append(s)
-    return out
 
 
 def _shadowed(ctx: Context, states: list[PatchState]) -> dict[Path, Shadow]:

@@ -5,13 +5,19 @@ that holds its entry is not loaded (docs/state.md "Stacked entries")."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from radpatch.install import wheel_record
 from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import PythonEnv, canonical_name
 from radpatch.state.record import PatchRecord, Store
-from radpatch.state.verdict import trusted
+from radpatch.state.verdict import SATISFIED, requirement_note, trusted
+
+if TYPE_CHECKING:
+    from radpatch.registry.catalog import Registry
+    from radpatch.state.decide import PatchState
 
 Judge = Callable[[str], bool | None]
 
@@ -69,4 +75,31 @@ def unmet(
                 ok = req in records
             if not ok:
                 out.setdefault(name, []).append(req)
+    return out
+
+
+def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState]) -> list[PatchState]:
+    """`states` with each applied entry whose requirement (`requires:`, as written or as recorded)
+    is not applied (nor obsolete) read drifted, naming it: it is not what runs as tested. What
+    `status` shows; the engine-start check reads the recorded requirements the same way."""
+    from radpatch.state.decide import State, patch_state
+
+    by_name = {s.patch.name: s for s in states}
+    known = set(registry.names())
+
+    def judge(name: str) -> bool | None:
+        if name in by_name:
+            return by_name[name].state in SATISFIED
+        if name in known:
+            return patch_state(registry.load(name), env).state in SATISFIED
+        return None
+
+    applied = [s for s in states if s.state is State.APPLIED]
+    missing = unmet(env, [s.record for s in applied], [(s.patch.name, s.patch.requires) for s in applied], judge)
+    out = []
+    for s in states:
+        if s.patch.name in missing:
+            why = requirement_note(missing[s.patch.name])  # the engine-start check's words too
+            s = replace(s, state=State.DRIFTED, reason="; ".join([*([s.reason] if s.reason else []), why]))
+        out.append(s)
     return out
