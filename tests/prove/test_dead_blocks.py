@@ -10,7 +10,6 @@ called with several arguments): the proof must refuse exactly the code no run re
 
 from __future__ import annotations
 
-import ast
 import itertools
 import sys
 from types import FrameType
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.prove import placement
+from tests.lib.reach import unreachable
 
 TESTS = {  # the test, whether it is always false / always true / varies (None)
     "False": False,
@@ -88,12 +87,6 @@ def reached_lines(source: str) -> set[int]:
     finally:
         sys.settrace(None)
     return lines
-
-
-def unreachable(before: str, after: str) -> list[str]:
-    return placement.unreachable_changes(
-        placement.placement(ast.parse(before), before), placement.placement(ast.parse(after), after)
-    )
 
 
 CASES = list(itertools.product(TESTS, WHERE, SCOPES, INSERTED))

@@ -10,7 +10,6 @@ no run reaches, and accept (and the run reach) the code after statements that on
 
 from __future__ import annotations
 
-import ast
 import itertools
 import sys
 from types import FrameType
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.prove import placement
+from tests.lib.reach import unreachable
 
 # (the statements, whether control can get past them); {I} is the indentation of the block
 ENDINGS = {
@@ -128,12 +127,6 @@ def reached_lines(source: str) -> set[int]:
         finally:
             sys.settrace(None)
     return lines
-
-
-def unreachable(before: str, after: str) -> list[str]:
-    return placement.unreachable_changes(
-        placement.placement(ast.parse(before), before), placement.placement(ast.parse(after), after)
-    )
 
 
 CASES = [
