@@ -44,7 +44,11 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
             if s.state not in _SATISFIED or s.pending or s.unrecorded or any(f.path in shadowed for f in s.files)
         ]
         if bad:
-            fixable = [s.patch.name for s in bad if (s.state is State.NOT_APPLIED or s.unrecorded) and not s.pending]
+            fixable = [
+                s.patch.name
+                for s in bad
+                if (s.state is State.NOT_APPLIED or s.unrecorded) and not s.pending and not s.patch.from_record
+            ]
             hint = (
                 f"apply: radpatch apply {' '.join(fixable)}"
                 if len(fixable) == len(bad)

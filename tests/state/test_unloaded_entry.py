@@ -8,6 +8,7 @@ only onto files exactly as radpatch left them). On a real wheel pip-installed in
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.lib.installed import DEMO_PATCH, DEMO_TARGETS, Env
 
@@ -73,3 +74,49 @@ def test_revert_of_a_file_edited_since_is_refused_naming_the_registry(demo_env: 
     again = demo_env.run("--registry", registries[0], "revert", DEMO_PATCH)  # the way out the hint names
     assert again.returncode == 0, again.stdout + again.stderr
     assert demo_env.read()[DEMO_TARGETS[1]] == demo_env.original[DEMO_TARGETS[1]]
+
+
+STACKED = """\
+summary: s
+description: d
+distribution: rphard-demo
+supported: ">=1.0,<2"
+modules:
+  m: rphard_demo.alpha
+rewrites:
+  - {op}: {{scope: {scope}, find: "{find}", code: "{code}"}}
+"""
+
+
+def test_a_stacked_pair_whose_lower_entry_is_not_loaded(demo_env: Env, tmp_path: Path) -> None:
+    reg = tmp_path / "stack-registry"
+    reg.mkdir()
+    low = STACKED.format(op="insert_after", scope="compute", find="y = x + 1", code="y = y + 100")
+    (reg / "low.yaml").write_text(low)
+    high = STACKED.format(op="insert_before", scope="caller", find="return compute(2)", code="_high = 1")
+    (reg / "high.yaml").write_text(high)
+    demo_env.registries = (reg,)
+    assert demo_env.run("apply", "low", "high").returncode == 0
+    (reg / "low.yaml").rename(tmp_path / "low.yaml")  # renamed, or dropped from the registry
+    listed = _listed(demo_env)
+    assert (listed["low"]["state"], listed["high"]["state"]) == ("applied", "applied"), listed
+    assert demo_env.run("status", "--check").returncode == 0
+    alone = demo_env.run("revert", "low")  # high is stacked on it: it comes off first, named
+    assert alone.returncode == 1 and "radpatch revert low high" in alone.stderr, alone.stdout + alone.stderr
+    both = demo_env.run("revert", "low", "high")
+    assert both.returncode == 0, both.stdout + both.stderr
+    assert demo_env.read() == demo_env.original
+    assert not demo_env.state_dir.exists()
+
+
+def test_after_a_reinstall_it_reads_not_applied_and_revert_forgets_it(demo_env: Env) -> None:
+    _applied_then_unloaded(demo_env)
+    for rel, data in demo_env.original.items():  # what a reinstall does to the files: RECORD's bytes back
+        demo_env.path(rel).write_bytes(data)
+    assert _listed(demo_env)[DEMO_PATCH]["state"] == "not-applied"
+    check = demo_env.run("status", "--check")
+    assert check.returncode == 3 and DEMO_PATCH in check.stderr, check.stdout + check.stderr
+    out = demo_env.run("revert", DEMO_PATCH)
+    assert out.returncode == 0 and "nothing to revert" in out.stdout, out.stdout + out.stderr
+    assert demo_env.read() == demo_env.original
+    assert DEMO_PATCH not in demo_env.record()
