@@ -48,6 +48,8 @@ def recorded(env: PythonEnv, known: Sequence[str]) -> dict[str, Path]:
 def load_many(registry: Registry, env: PythonEnv, names: Sequence[str]) -> list[Patch]:
     """Each named entry from the registries, or (not in any, but recorded) its stand-in; a name
     neither knows is the registry's usage error, as before."""
+    if all(n in registry.files for n in names):  # the usual case: no record is read for it
+        return registry.load_many(list(names))
     only = recorded(env, registry.names())
     loaded = {p.name: p for p in registry.load_many([n for n in names if n not in only])}
     return [stand_in(n, only[n]) if n in only else loaded[n] for n in dict.fromkeys(names)]
