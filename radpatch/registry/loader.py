@@ -30,7 +30,7 @@ from radpatch.registry.model import (
     Target,
 )
 from radpatch.rewrite.ops import OPERATIONS
-from radpatch.rewrite.source import MAX_DEPTH, depth_over, is_expression, parse_problem
+from radpatch.rewrite.source import MAX_DEPTH, depth_over, is_expression, newer_grammar, parse_problem
 
 MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
@@ -175,7 +175,7 @@ def _pattern(ctx: _Problems, node: yaml.Node, path: str) -> str:
             "(header and body), or match a statement inside it and narrow with `within:` (which takes a header)",
         )
     if why and (why.nested or not is_expression(code)):
-        raise ctx.fail(node, path, f"is not Python code: {why}")
+        raise ctx.fail(node, path, f"is not Python code: {why}{'' if why.nested else newer_grammar(code)}")
     if not why and not ast.parse(textwrap.dedent(code)).body:
         raise ctx.fail(
             node,
@@ -191,7 +191,10 @@ def _within(ctx: _Problems, node: yaml.Node, path: str) -> str:
     text = textwrap.dedent(code).strip()
     why = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else "empty"
     if why:
-        raise ctx.fail(node, path, f"is not a statement or a compound statement's header like `for x in y:`: {why}")
+        newer = newer_grammar(text + "\n    pass" if text.endswith(":") else text) if text else ""
+        raise ctx.fail(
+            node, path, f"is not a statement or a compound statement's header like `for x in y:`: {why}{newer}"
+        )
     return code
 
 
@@ -239,7 +242,10 @@ def _expression(ctx: _Problems, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path).strip()
     why = parse_problem(code, "eval") if code else "empty"
     if why:
-        raise ctx.fail(node, path, f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {why}")
+        newer = newer_grammar(code) if code and not getattr(why, "nested", False) else ""
+        raise ctx.fail(
+            node, path, f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {why}{newer}"
+        )
     return code
 
 
@@ -319,7 +325,8 @@ class _Loader:
         try:
             tree = ast.parse(data, filename=str(file))
         except SyntaxError as exc:
-            raise self.ctx.fail(node, path, f"payload {file}:{exc.lineno} does not parse: {exc.msg}")
+            why = f"payload {file}:{exc.lineno} does not parse: {exc.msg}{newer_grammar(data)}"
+            raise self.ctx.fail(node, path, why)
         except ValueError as exc:
             raise self.ctx.fail(node, path, f"payload {file} is not Python source: {exc}")
         except (RecursionError, MemoryError):

@@ -12,6 +12,7 @@ import ast
 import codecs
 import io
 import re
+import sys
 import textwrap
 import tokenize
 from dataclasses import dataclass, replace
@@ -358,6 +359,27 @@ def parse_problem(code: str, mode: str = "exec") -> ParseProblem | None:
     if depth_over(tree):
         return ParseProblem(f"nested too deeply (more than {MAX_DEPTH} levels) for radpatch to analyse", nested=True)
     return None
+
+
+def newer_grammar(code: str | bytes) -> str:
+    """What to do about code radpatch's own Python cannot parse but libcst's parser, which reads
+    newer grammars (PEP 695 `type X = int` and `def f[T]`, PEP 701's `f"{d["k"]}"`), accepts: a
+    sentence to append to the refusal; "" when libcst refuses it too (it is no Python's code).
+    A patch's code is matched and proved with the running Python's `ast`, so a newer grammar is
+    read only by a radpatch running on a Python that has it (docs/safety.md)."""
+    import libcst as cst  # only on this refusal path
+
+    try:
+        cst.parse_module(textwrap.dedent(code) if isinstance(code, str) else code)
+    except (cst.ParserSyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    mine = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return (
+        f"; if it is a newer Python's syntax (libcst's parser reads it: PEP 695 type parameters, PEP 701 "
+        f"f-strings), radpatch's own Python {mine} cannot: a patch's code is matched and proved with it. "
+        "Run radpatch with the target's interpreter (install radpatch there and run `python3.X -m radpatch`), "
+        f"or write the code in Python {mine} syntax"
+    )
 
 
 def is_expression(code: str) -> bool:

@@ -252,13 +252,13 @@ def _finds_submodules_itself(tree: ast.Module) -> bool:
 
 def _bindings(tree: ast.Module) -> Any:
     """The names a module binds at module level (or declares `global` in a function); _UNKNOWN
-    when it binds names dynamically."""
+    when it binds names dynamically. A module `__getattr__` (PEP 562: a module-level `def`, an
+    assignment or import of that name, a `global __getattr__`) answers any attribute; one in a class
+    or a function's own scope is that object's, not the module's."""
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
             return _UNKNOWN
-        if isinstance(n, ast.Name) and n.id in ("globals", "vars", "__path__", "__getattr__"):
-            return _UNKNOWN
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__getattr__":
+        if isinstance(n, ast.Name) and n.id in ("globals", "vars", "__path__"):
             return _UNKNOWN
         if isinstance(n, ast.Attribute) and n.attr in ("modules", "__dict__", "__path__"):
             return _UNKNOWN
@@ -266,7 +266,7 @@ def _bindings(tree: ast.Module) -> Any:
     names = set(scopes[id(tree)].bound)
     for s in scopes.values():
         names |= s.globals_
-    return frozenset(names)
+    return _UNKNOWN if "__getattr__" in names else frozenset(names)
 
 
 def introduced_missing(

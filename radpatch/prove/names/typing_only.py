@@ -13,10 +13,13 @@ from .scopes import FUNCS, import_name
 
 
 def type_checking(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
-    """True when `test` is false at run time, so an `if` body under it never runs (`if TYPE_CHECKING:`,
-    `if TC:` after `from typing import TYPE_CHECKING as TC`, `if TYPE_CHECKING and x:`); False when it
-    is true at run time, so the `else` never runs (`if not TYPE_CHECKING:`, `if not TC or x:`); None
-    otherwise. `aliases`: other names the module binds to TYPE_CHECKING (type_checking_names)."""
+    """The one TYPE_CHECKING guard predicate: the names walker (walk.py), the live-definition proof
+    (placement/live.py) and the reachability proof (placement/reachability.py) all read guards through
+    it and `type_checking_names`. True when `test` is false at run time, so an `if` body under it
+    never runs (`if TYPE_CHECKING:`, `if TC:` after `from typing import TYPE_CHECKING as TC`,
+    `if TYPE_CHECKING and x:`); False when it is true at run time, so the `else` never runs
+    (`if not TYPE_CHECKING:`, `if not TC or x:`); None otherwise. `aliases`: other names the
+    module binds to TYPE_CHECKING (type_checking_names)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = type_checking(test.operand, aliases)
         return None if inner is None else not inner
@@ -27,12 +30,13 @@ def type_checking(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
         if isinstance(test.op, ast.Or) and False in values:
             return False  # one operand is true at run time: so is the whole
         return None
-    if _names_it(test, aliases):
+    if names_type_checking(test, aliases):
         return True
     return None
 
 
-def _names_it(node: ast.expr, aliases: Collection[str]) -> bool:
+def names_type_checking(node: ast.expr, aliases: Collection[str] = ()) -> bool:
+    """`TYPE_CHECKING`, `typing.TYPE_CHECKING` (any `X.TYPE_CHECKING`), or an alias of it."""
     return (isinstance(node, ast.Name) and (node.id == "TYPE_CHECKING" or node.id in aliases)) or (
         isinstance(node, ast.Attribute) and node.attr == "TYPE_CHECKING"
     )
@@ -45,7 +49,7 @@ def type_checking_names(tree: ast.Module) -> frozenset[str]:
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom):
             out.update(a.asname for a in n.names if a.name == "TYPE_CHECKING" and a.asname)
-        elif isinstance(n, ast.Assign) and _names_it(n.value, ()):
+        elif isinstance(n, ast.Assign) and names_type_checking(n.value):
             out.update(t.id for t in n.targets if isinstance(t, ast.Name))
     out.discard("TYPE_CHECKING")
     return frozenset(out)

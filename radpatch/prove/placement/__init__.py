@@ -22,7 +22,8 @@ version's tree into a `Placement` (so only one whole-module tree is alive at a t
 definitions that could be dead are compared (with ast.dump) between the original and the patch.
 One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability`,
 `rebinding`. Standard library only and relative imports: install/target_python serves the package
-to a target interpreter of another Python version.
+to a target interpreter of another Python version. The TYPE_CHECKING guard predicate is the names
+package's own (`guards`: one rule for every reader).
 """
 
 from __future__ import annotations

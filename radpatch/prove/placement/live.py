@@ -11,10 +11,11 @@ the patch. A later module-level attribute store replaces a definition too (`C.f 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .guards import type_checking, type_checking_names
 from .shadowing import DEFS, binds
 
 if TYPE_CHECKING:
@@ -83,15 +84,25 @@ def _rebinds(s: ast.stmt, name: str) -> bool:
     return any(b.name == name for b in binds(s)) and not isinstance(s, (ast.AugAssign,))
 
 
-def _typing_block(s: ast.stmt) -> bool:
-    test = s.test if isinstance(s, ast.If) else None
-    return test is not None and (
-        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
-        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-    )
+def _never_runs(s: ast.stmt, aliases: Collection[str]) -> list[ast.stmt] | None:
+    """The branch of an `if` that never runs at run time, by the TYPE_CHECKING guard predicate: the
+    body of `if TYPE_CHECKING:` (an alias of it, `TYPE_CHECKING and ...`), the `else` of `if not
+    TYPE_CHECKING:`; None for any other statement."""
+    if not isinstance(s, ast.If):
+        return None
+    truth = type_checking(s.test, aliases)
+    return None if truth is None else s.body if truth else s.orelse
 
 
-def _nested_rebind(s: ast.stmt, name: str) -> ast.stmt | None:
+def _runs(s: ast.stmt, aliases: Collection[str]) -> list[list[ast.stmt]]:
+    """The statement lists of compound `s` that may run (all but a branch that never runs)."""
+    dead = _never_runs(s, aliases)
+    parts: list[list[ast.stmt]] = [getattr(s, f, None) or [] for f in ("body", "orelse", "finalbody")]
+    parts += [h.body for h in getattr(s, "handlers", ())] + [c.body for c in getattr(s, "cases", ())]
+    return [p for p in parts if p is not dead]
+
+
+def _nested_rebind(s: ast.stmt, name: str, aliases: Collection[str]) -> ast.stmt | None:
     """A statement inside compound `s` (in its scope: not in a def/class body, not under `if
     TYPE_CHECKING:`) that binds `name`: it replaces an earlier definition on the paths through it."""
     stack: list[ast.stmt] = [s]
@@ -101,13 +112,7 @@ def _nested_rebind(s: ast.stmt, name: str) -> ast.stmt | None:
             return x
         if isinstance(x, DEFS):
             continue
-        parts: list[list[ast.stmt]] = (
-            [getattr(x, "orelse", [])]
-            if _typing_block(x)
-            else [getattr(x, f, None) or [] for f in ("body", "orelse", "finalbody")]
-        )
-        parts += [h.body for h in getattr(x, "handlers", ())] + [c.body for c in getattr(x, "cases", ())]
-        for part in reversed(parts):
+        for part in reversed(_runs(x, aliases)):
             stack.extend(reversed([y for y in part if isinstance(y, ast.stmt)]))
     return None
 
@@ -123,6 +128,7 @@ def _dead(
     on some path (inside a later if/try/loop: `def f` ... `if cond: def f`). `keys`, when given,
     gets every definition by its key."""
     out: dict[tuple[str, str, int], _Dead] = {}
+    aliases = type_checking_names(tree)
     nth: dict[tuple[str, str], int] = {}
     work: list[tuple[str, list[ast.stmt], tuple[_Next, ...]]] = [("<module>", tree.body, ())]
     while work:
@@ -135,15 +141,16 @@ def _dead(
                 if keys is not None:
                     keys[(qual, s.name, nth[k] - 1)] = s
                 if _plain(s):
-                    found = _replacer(s, rest)
+                    found = _replacer(s, rest, aliases)
                     if found is not None:
                         key = (qual, s.name, nth[k] - 1)
                         out[key] = _Dead(key, s, *found)
                 inner = s.name if qual == "<module>" else f"{qual}.{s.name}"
                 work.append((inner, s.body, ()))
                 continue
-            if isinstance(s, ast.If) and _typing_block(s):  # its body never runs: it replaces nothing
-                work.append((qual, s.orelse, rest))
+            dead = _never_runs(s, aliases)
+            if isinstance(s, ast.If) and dead is not None:  # that branch replaces nothing
+                work.append((qual, s.orelse if dead is s.body else s.body, rest))
                 continue
             handlers = getattr(s, "handlers", ())
             final = tuple((x, False) for x in getattr(s, "finalbody", ()))
@@ -167,14 +174,16 @@ def _dead(
     return out
 
 
-def _replacer(d: ast.stmt, rest: tuple[_Next, ...]) -> tuple[ast.stmt, tuple[ast.AST, ...], bool] | None:
+def _replacer(
+    d: ast.stmt, rest: tuple[_Next, ...], aliases: Collection[str]
+) -> tuple[ast.stmt, tuple[ast.AST, ...], bool] | None:
     """(the statement that replaces `d`, what runs between them, only on some paths), or None."""
     name = d.name  # type: ignore[attr-defined]
     between: list[ast.AST] = []
     for s, some in rest:
         if _rebinds(s, name):
             return s, tuple(between), some
-        nested = _nested_rebind(s, name) if not isinstance(s, DEFS) else None
+        nested = _nested_rebind(s, name, aliases) if not isinstance(s, DEFS) else None
         if nested is not None:
             return nested, (*between, *_before(s, nested)), True
         if not some:
@@ -327,20 +336,22 @@ def _part_dump(node: ast.stmt, part: str) -> str:
     return ast.dump(node)
 
 
-def _module_statements(tree: ast.Module) -> list[tuple[ast.stmt, bool]]:
+def _module_statements(tree: ast.Module, aliases: Collection[str] | None = None) -> list[tuple[ast.stmt, bool]]:
     """Module-level statements, in source order, with those inside if/try/with/loops (not def/class
-    bodies, not `if TYPE_CHECKING:`), each with whether it runs on some paths only."""
+    bodies, not a branch that never runs: `if TYPE_CHECKING:`), each with whether it runs on some
+    paths only. `aliases`: the module's other names for TYPE_CHECKING, when `tree` is only a part of
+    it (a class body)."""
+    if aliases is None:
+        aliases = type_checking_names(tree)
     out: list[tuple[ast.stmt, bool]] = []
     stack: list[tuple[ast.stmt, bool]] = [(s, False) for s in reversed(tree.body)]
     while stack:
         s, some = stack.pop()
         out.append((s, some))
-        if isinstance(s, DEFS) or _typing_block(s):
+        if isinstance(s, DEFS):
             continue
         inner = some or not isinstance(s, (ast.With, ast.AsyncWith))
-        parts = [getattr(s, f, None) or [] for f in ("body", "orelse", "finalbody")]
-        parts += [h.body for h in getattr(s, "handlers", ())] + [c.body for c in getattr(s, "cases", ())]
-        for part in reversed(parts):
+        for part in reversed(_runs(s, aliases)):
             stack.extend(reversed([(x, inner) for x in part if isinstance(x, ast.stmt)]))
     return out
 

@@ -11,10 +11,11 @@ those); `__debug__` is not (`python -O` runs the other branch).
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .guards import names_type_checking, type_checking_names
 from .shadowing import DEFS
 
 if TYPE_CHECKING:
@@ -34,16 +35,17 @@ class Unreachable:
 
 
 def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
+    aliases = type_checking_names(tree)
     stack: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while stack:
         qual, node = stack.pop()
-        yield from _dead_block(qual, node)
+        yield from _dead_block(qual, node, aliases)
         parts = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
         for stmts in parts:
             if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt)):
                 continue
             for i, s in enumerate(stmts[:-1]):
-                if not _falls(s):
+                if not _falls(s, False, aliases):
                     yield from (Unreachable(qual, ast.dump(x), x.lineno, s.lineno) for x in stmts[i + 1 :])
                     break
         for child in ast.iter_child_nodes(node):
@@ -53,17 +55,17 @@ def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
                 stack.append((qual, child))
 
 
-def _dead_block(qual: str, node: ast.AST) -> Iterator[Unreachable]:
+def _dead_block(qual: str, node: ast.AST, aliases: Collection[str]) -> Iterator[Unreachable]:
     """The statements of a block of `node` that never runs: an `if`/`while` body whose test is
     always false at run time, or the `else` of one whose test is always true."""
     if not isinstance(node, (ast.If, ast.While)):
         return
-    truth = constant_truth(node.test)
+    truth = constant_truth(node.test, aliases)
     if truth is None:
         return
     stmts = node.orelse if truth else node.body
     head = f"{'if' if isinstance(node, ast.If) else 'while'} {ast.unparse(node.test)}:"
-    typing_only = any(_type_checking(n) for n in ast.walk(node.test) if isinstance(n, ast.expr))
+    typing_only = any(names_type_checking(n, aliases) for n in ast.walk(node.test) if isinstance(n, ast.expr))
     block = f"the {'else of `' + head + '`' if truth else '`' + head + '` block'} at line {node.lineno}"
     for x in stmts:
         if typing_only and isinstance(x, (ast.Import, ast.ImportFrom)):
@@ -71,24 +73,18 @@ def _dead_block(qual: str, node: ast.AST) -> Iterator[Unreachable]:
         yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block)
 
 
-def _type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def constant_truth(test: ast.expr) -> bool | None:
-    """The truth of a test that is the same on every run (a literal, TYPE_CHECKING, and `not`,
-    `and`, `or` of those), or None when it may vary."""
+def constant_truth(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
+    """The truth of a test that is the same on every run (a literal, TYPE_CHECKING or an alias of it
+    (`aliases`: guards.type_checking_names), and `not`, `and`, `or` of those), or None when it may vary."""
     if isinstance(test, ast.Constant) and not isinstance(test.value, type(...)):
         return bool(test.value)
-    if _type_checking(test):
+    if names_type_checking(test, aliases):
         return False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = constant_truth(test.operand)
+        inner = constant_truth(test.operand, aliases)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
-        values = [constant_truth(v) for v in test.values]
+        values = [constant_truth(v, aliases) for v in test.values]
         decides = isinstance(test.op, ast.Or)  # `or`: one true decides; `and`: one false does
         if decides in values:
             return decides
@@ -96,37 +92,38 @@ def constant_truth(test: ast.expr) -> bool | None:
     return None
 
 
-def _falls(s: ast.stmt, swallowed: bool = False) -> bool:
+def _falls(s: ast.stmt, swallowed: bool, aliases: Collection[str]) -> bool:
     """Can control get past `s` to the next statement of its block? `swallowed`: inside a `with`,
-    whose context manager may swallow an exception (a raise falls through it, a return does not)."""
+    whose context manager may swallow an exception (a raise falls through it, a return does not).
+    `aliases`: the module's other names for TYPE_CHECKING."""
     if isinstance(s, (ast.Return, ast.Continue, ast.Break)):
         return False
     if isinstance(s, ast.Raise):
         return swallowed
     if isinstance(s, ast.If):
-        truth = constant_truth(s.test)
+        truth = constant_truth(s.test, aliases)
         if truth is not None:  # only one branch ever runs
-            return _block_falls(s.body if truth else s.orelse, swallowed)
-        return not s.orelse or _block_falls(s.body, swallowed) or _block_falls(s.orelse, swallowed)
+            return _block_falls(s.body if truth else s.orelse, swallowed, aliases)
+        return not s.orelse or _block_falls(s.body, swallowed, aliases) or _block_falls(s.orelse, swallowed, aliases)
     if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
         t: ast.Try = s  # type: ignore[assignment]
-        if t.finalbody and not _block_falls(t.finalbody, swallowed):
+        if t.finalbody and not _block_falls(t.finalbody, swallowed, aliases):
             return False
-        return (_block_falls(t.body, swallowed) and _block_falls(t.orelse, swallowed)) or any(
-            _block_falls(h.body, swallowed) for h in t.handlers
+        return (_block_falls(t.body, swallowed, aliases) and _block_falls(t.orelse, swallowed, aliases)) or any(
+            _block_falls(h.body, swallowed, aliases) for h in t.handlers
         )
     if isinstance(s, (ast.With, ast.AsyncWith)):  # a context manager may swallow an exception, not a return
-        return _block_falls(s.body, True)
+        return _block_falls(s.body, True, aliases)
     if isinstance(s, (ast.While, ast.For, ast.AsyncFor)):  # a loop ends by a break, or into its else
         if _breaks(s.body):
             return True
-        if isinstance(s, ast.While) and constant_truth(s.test):  # `while True:` never ends by its test
+        if isinstance(s, ast.While) and constant_truth(s.test, aliases):  # `while True:` never ends by its test
             return False
-        return _block_falls(s.orelse, swallowed)
+        return _block_falls(s.orelse, swallowed, aliases)
     if type(s).__name__ == "Match":  # leaves when a case always matches and every case leaves
         cases = s.cases  # type: ignore[attr-defined]
         total = any(c.guard is None and _irrefutable(c.pattern) for c in cases)
-        return not total or any(_block_falls(c.body, swallowed) for c in cases)
+        return not total or any(_block_falls(c.body, swallowed, aliases) for c in cases)
     return True
 
 
@@ -139,8 +136,8 @@ def _irrefutable(p: ast.AST) -> bool:
     return False
 
 
-def _block_falls(stmts: list[ast.stmt], swallowed: bool = False) -> bool:
-    return all(_falls(s, swallowed) for s in stmts)
+def _block_falls(stmts: list[ast.stmt], swallowed: bool, aliases: Collection[str]) -> bool:
+    return all(_falls(s, swallowed, aliases) for s in stmts)
 
 
 def _breaks(stmts: list[ast.stmt]) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .guards import type_checking_names
 from .live import _chain, _module_statements
 from .shadowing import DEFS, binds
 
@@ -53,10 +54,11 @@ def rebinders(tree: ast.Module) -> tuple[Rebinder, ...]:
 def bindings(tree: ast.Module, owners: set[str]) -> dict[tuple[str, str], tuple[tuple[int, str], ...]]:
     """Per (owner, name): the (line, ast.dump) of each statement binding it, for `owners` only."""
     out: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    aliases = type_checking_names(tree)
     blocks: list[tuple[str, list[ast.stmt]]] = [("<module>", tree.body)]
     while blocks:
         owner, body = blocks.pop()
-        for s, _ in _module_statements(ast.Module(body=body, type_ignores=[])):
+        for s, _ in _module_statements(ast.Module(body=body, type_ignores=[]), aliases):
             if owner in owners:
                 for b in binds(s):
                     out.setdefault((owner, b.name), []).append((s.lineno, ast.dump(s)))
@@ -67,10 +69,11 @@ def bindings(tree: ast.Module, owners: set[str]) -> dict[tuple[str, str], tuple[
 
 def _classes(tree: ast.Module) -> set[str]:
     out: set[str] = set()
+    aliases = type_checking_names(tree)
     blocks: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
     while blocks:
         prefix, body = blocks.pop()
-        for s, _ in _module_statements(ast.Module(body=body, type_ignores=[])):
+        for s, _ in _module_statements(ast.Module(body=body, type_ignores=[]), aliases):
             if isinstance(s, ast.ClassDef):
                 out.add(prefix + s.name)
                 blocks.append((prefix + s.name + ".", s.body))

@@ -230,6 +230,12 @@ def wrap(src: Source, op: WrapBody) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         path, fn = function(module, op.function, offset)
         doc, rest = _split(fn)
+        if not rest:  # `__body__` would stand for nothing: the template's block would be left empty
+            raise MatchFailure(
+                f"{op.function}() has no statements to wrap: its body is only a docstring",
+                "wrap_body moves the statements after the docstring into the template; to give the function "
+                "code, use insert_after with `find` its docstring",
+            )
         template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
         problem = hole_problem(op.with_)
         steps = _locate(template)
