@@ -6,7 +6,7 @@ that moved. Each test here reads what the program or the registry says and compa
 README.md and docs/*.md say, both ways where both ways can go wrong.
 
 docs/registry.md's operation reference is generated from the operation specs (the same
-declarations the loader and the JSON Schema read): `python tests/docs/test_docs.py` rewrites its
+declarations the loader and the JSON Schema read): `python -m radpatch.registry.reference` rewrites its
 generated blocks, and a test fails while the committed page differs from what the specs render.
 """
 
@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ from packaging.specifiers import SpecifierSet
 from radpatch import errors
 from radpatch.cli import cli
 from radpatch.registry import json_schema
-from radpatch.registry.model import Field
+from radpatch.registry.reference import regenerate
 from radpatch.rewrite.ops import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -268,82 +267,27 @@ def test_the_link_check_finds_a_missing_file_and_a_missing_anchor(tmp_path: Path
 
 
 # --- docs/registry.md: the operation reference, generated from the operation specs ---------------
-
-BEGIN = "<!-- BEGIN generated: {name}; from the operation specs by `python tests/docs/test_docs.py`; do not edit -->"
-END = "<!-- END generated: {name} -->"
-
-
-def _keys_of(fields: tuple[Field, ...]) -> str:
-    return ", ".join(f"`{f.key}`" + ("" if f.required else "?") for f in fields)
-
-
-def _yaml_words(text: str) -> str:
-    """Spec docstrings name the Python fields (`with_`, `from_`); the reader writes the YAML keys.
-    A 'quoted' value becomes `code` (Markdown would read `<operation>` as an HTML tag)."""
-    text = re.sub(r"`(with|from)_`", r"`\1`", " ".join(text.split()))
-    return re.sub(r"'([^'\s]+)'", r"`\1`", text)
-
-
-def _field_doc(f: Field) -> str:
-    """A field's doc without the `optional:` its column already says."""
-    return re.sub(r"^optional[:;] ", "", _yaml_words(f.doc))
-
-
-def _spec_doc(spec: type) -> str:
-    return _yaml_words(spec.__doc__ or "")
-
-
-def render_operation_table() -> str:
-    rows = ["| operation | keys (`?`: optional) | what it does |", "|---|---|---|"]
-    for key, spec in OPERATIONS.items():
-        fields: tuple[Field, ...] = spec.FIELDS  # type: ignore[attr-defined]
-        rows.append(f"| [`{key}`](#{key}) | {_keys_of(fields)} | {_spec_doc(spec)} |")
-    return "\n".join(rows)
-
-
-def render_operation_details() -> str:
-    parts = []
-    for key, spec in OPERATIONS.items():
-        fields: tuple[Field, ...] = spec.FIELDS  # type: ignore[attr-defined]
-        rows = "\n".join(f"| `{f.key}` | {'required' if f.required else 'optional'} | {_field_doc(f)} |"
-                         for f in fields)
-        groups = getattr(spec, "ONE_OF", ())
-        one_of = "".join(f"\nGive exactly one of {' or '.join(f'`{k}`' for k in g)}.\n" for g in groups)
-        example = f"- {key}:\n" + textwrap.indent(spec.EXAMPLE, "    ")  # type: ignore[attr-defined]
-        parts.append(f"### {key}\n\n{_spec_doc(spec)}\n\n| key | | meaning |\n|---|---|---|\n{rows}\n{one_of}\n"
-                     f"```yaml\n{example}\n```")
-    return "\n\n".join(parts)
-
-
-def render_rewrite_keys() -> str:
-    rewrite = json_schema.build()["properties"]["rewrites"]["items"]["properties"]
-    rows = ["| key | meaning |", "|---|---|"]
-    rows += [f"| `{k}` | {_yaml_words(v['description'])} |" for k, v in rewrite.items() if k not in OPERATIONS]
-    rows.append("| one operation | exactly one of the operations below, holding its keys |")
-    return "\n".join(rows)
-
-
-GENERATED: dict[str, Callable[[], str]] = {
-    "rewrite keys": render_rewrite_keys,
-    "operation table": render_operation_table,
-    "operations": render_operation_details,
-}
-
-
-def regenerate(text: str) -> str:
-    """`text` with every generated block replaced by what the specs render now."""
-    for name, render in GENERATED.items():
-        begin, end = BEGIN.format(name=name), END.format(name=name)
-        assert text.count(begin) == 1 and text.count(end) == 1, f"docs/registry.md: one `{begin}` ... `{end}` block"
-        head, rest = text.split(begin)
-        _, tail = rest.split(end)
-        text = f"{head}{begin}\n{render()}\n{end}{tail}"
-    return text
+# (radpatch/registry/reference.py renders it; `python -m radpatch.registry.reference` rewrites it)
 
 
 def test_the_registry_reference_is_what_the_operation_specs_render() -> None:
     text = REGISTRY_DOC.read_text()
-    assert text == regenerate(text), "docs/registry.md is stale: run python tests/docs/test_docs.py"
+    assert text == regenerate(text), "docs/registry.md is stale: run python -m radpatch.registry.reference"
+
+
+def readme_operations(text: str) -> set[str]:
+    """The operations the README's overview paragraph names."""
+    paragraph = text[text.index("There are operations for") :].split(":\n", 1)[0]
+    return set(re.findall(r"`([a-z_]+)`", paragraph))
+
+
+def test_the_readme_names_every_operation_and_no_other() -> None:
+    assert readme_operations(README.read_text()) == set(OPERATIONS)
+
+
+def test_the_readme_check_catches_a_missing_operation() -> None:
+    text = README.read_text().replace("(`set_keyword`)", "(calls)")
+    assert readme_operations(text) == set(OPERATIONS) - {"set_keyword"}
 
 
 def test_every_operation_has_a_heading_and_an_example_in_the_registry_reference() -> None:
@@ -417,6 +361,3 @@ def test_a_wrong_yaml_example_is_caught(tmp_path: Path) -> None:
     assert load_problems(wrong, tmp_path) != []
 
 
-if __name__ == "__main__":
-    REGISTRY_DOC.write_text(regenerate(REGISTRY_DOC.read_text()))
-    print(f"wrote {REGISTRY_DOC.relative_to(ROOT)}", file=sys.stderr)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 
 from radpatch.registry.model import Field, Operation, PayloadFile
 from radpatch.registry.touch import Touch
+from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ class CreateModule(Operation):
         return False  # a module that does not exist holds nothing; one that exists is refused by forward
 
     def forward(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         if src.lines:
             raise MatchFailure(
                 "the module exists already (create_module creates a module the install does not have)",
@@ -84,7 +85,7 @@ class CreateModule(Operation):
         return Source.parse(self.data.decode("utf-8"))
 
     def inverse(self, src: Source) -> Source:
-        _load()
+        load(__name__)
         import ast
 
         try:
@@ -97,8 +98,3 @@ class CreateModule(Operation):
             )
         return Source.parse("")
 
-
-def _load() -> None:
-    """The refusals (rewrite.matching loads libcst), loaded when a rewrite runs."""
-    global MatchFailure, NotUndoable
-    from radpatch.rewrite.matching import MatchFailure, NotUndoable
