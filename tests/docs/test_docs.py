@@ -275,6 +275,30 @@ def test_the_registry_reference_is_what_the_operation_specs_render() -> None:
     assert text == regenerate(text), "docs/registry.md is stale: run python -m radpatch.registry.reference"
 
 
+VARIABLE = re.compile(r"(?<![A-Z_])RADPATCH_[A-Z_]+")
+
+
+def variables_in(paths: Iterator[Path] | list[Path]) -> set[str]:
+    return {v for p in paths for v in VARIABLE.findall(p.read_text(encoding="utf-8"))}
+
+
+def test_every_environment_variable_radpatch_reads_is_documented() -> None:
+    read = variables_in(sorted((ROOT / "radpatch").rglob("*.py")))
+    assert read, "the scan found no RADPATCH_ variable in radpatch/"
+    assert read - variables_in(user_docs()) == set()
+
+
+def test_every_documented_environment_variable_is_read_by_radpatch_or_its_tools() -> None:
+    code = [*(ROOT / "radpatch").rglob("*.py"), *(ROOT / "harness").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
+    read = variables_in(code) | variables_in((ROOT / "tools").glob("*.sh"))
+    assert variables_in(user_docs()) - read == set()
+
+
+def test_the_variable_scan_reads_a_variable_and_not_clicks_completion() -> None:
+    found = VARIABLE.findall('os.environ.get("RADPATCH_JOBS") or _RADPATCH_COMPLETE=bash_source')
+    assert found == ["RADPATCH_JOBS"]
+
+
 def readme_operations(text: str) -> set[str]:
     """The operations the README's overview paragraph names."""
     paragraph = text[text.index("There are operations for") :].split(":\n", 1)[0]
