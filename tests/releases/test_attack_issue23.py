@@ -17,6 +17,7 @@ import yaml
 from packaging.specifiers import SpecifierSet
 
 from tests.lib.index_server import IndexServer
+from tests.lib.registry import write_entry
 
 DIST = "radpatch-toy"
 PKG = "rptoy"
@@ -187,8 +188,7 @@ def _entries(tmp_path: Path, first: str, second: str) -> list[Any]:
 
     out = []
     for name, body in (("first", first), ("second", second)):
-        (tmp_path / f"{name}.yaml").write_text(OVERLAP_HEAD + body)
-        out.append(load_patch(tmp_path / f"{name}.yaml"))
+        out.append(load_patch(write_entry(tmp_path, name, OVERLAP_HEAD + body)))
     return out
 
 

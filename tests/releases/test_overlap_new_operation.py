@@ -18,6 +18,7 @@ from radpatch.registry.model import Operation, Patch
 from radpatch.releases import overlaps
 from radpatch.releases.overlaps import Meet
 from radpatch.rewrite.ops import OPERATIONS
+from tests.lib.registry import write_entry
 
 NAME = "set_docstring"  # the new operation's module and YAML key
 MODULE = '''\
@@ -93,10 +94,8 @@ def new_operation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 
 
 def write(reg: Path, name: str, body: str, requires: tuple[str, ...] = ()) -> Patch:
-    reg.mkdir(exist_ok=True)
     after = f"requires: [{', '.join(requires)}]\n" if requires else ""
-    (reg / f"{name}.yaml").write_text(after + HEAD + body)
-    return load_patch(reg / f"{name}.yaml")
+    return load_patch(write_entry(reg, name, after + HEAD + body))
 
 
 def add(folder: Path, monkeypatch: pytest.MonkeyPatch, touches: str) -> None:

@@ -17,6 +17,7 @@ from radpatch.errors import RefusedError
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 from radpatch.releases import overlaps
+from tests.lib.registry import write_entry
 from tests.lib.site import Site
 
 HEAD = """\
@@ -47,10 +48,8 @@ DEFAULT = """\
 
 
 def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
-    reg.mkdir(exist_ok=True)
     after = f"requires: [{', '.join(requires)}]\n" if requires else ""
-    (reg / f"{name}.yaml").write_text(after + HEAD.format(supported=supported) + body)
-    return load_patch(reg / f"{name}.yaml")
+    return load_patch(write_entry(reg, name, after + HEAD.format(supported=supported) + body))
 
 
 def test_the_same_statement_and_the_same_anchor_overlap(tmp_path: Path) -> None:

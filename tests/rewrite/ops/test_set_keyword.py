@@ -27,6 +27,7 @@ from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.matching import Ambiguous, NearMiss, NotFound
 from radpatch.rewrite.ops.set_keyword import SetKeyword
+from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, fixture, install_vllm
 
 THREADS = """\
@@ -239,8 +240,7 @@ def test_real_core_applies_reads_applied_and_reverts_byte_for_byte_through_the_c
 ) -> None:
     originals = install_vllm(site.root, version)
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "daemon.yaml").write_text(ENTRY)
+    write_entry(reg, "daemon", ENTRY)
     r = radpatch("--registry", str(reg), "apply", "daemon")
     assert r.code == 0, r.err
     patched = (site.root / CORE).read_text()
@@ -257,9 +257,7 @@ def test_real_core_applies_reads_applied_and_reverts_byte_for_byte_through_the_c
 
 
 def _entry(tmp_path: Path, body: str) -> Path:
-    f = tmp_path / "k.yaml"
-    f.write_text(HEAD + textwrap.indent(textwrap.dedent(body), "      "))
-    return f
+    return write_entry(tmp_path, "k", HEAD + textwrap.indent(textwrap.dedent(body), "      "))
 
 
 def test_the_example_loads_into_the_spec_and_validates_against_the_json_schema(tmp_path: Path) -> None:
