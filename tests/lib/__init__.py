@@ -10,6 +10,7 @@
 - vllm_release: a provisioned CPU vLLM release (harness/) with radpatch aimed at it
 - rewrites: a patch of given operations, planned on a literal module, checked whole
 - reach: what the placement proof says no run reaches (the reachability tests)
+- overlaps: the toy entry the overlap tests write, written and loaded
 - vllm_files: real vLLM module files (tests/fixtures/vllm) installed into a fake site-packages
 - fifo: a FIFO in place of a file, to prove radpatch never blocks reading one
 - index_server: a loopback package index that logs every request and byte, for `radpatch verify`

@@ -17,7 +17,7 @@ import yaml
 from packaging.specifiers import SpecifierSet
 
 from tests.lib.index_server import IndexServer
-from tests.lib.registry import write_entry
+from tests.lib.overlaps import write
 
 DIST = "radpatch-toy"
 PKG = "rptoy"
@@ -172,24 +172,9 @@ def test_the_matrix_json_entries_equal_verify_name_json_without_versions(
 
 # --- overlaps: the same code changed by two entries written differently --------------------------
 
-OVERLAP_HEAD = """\
-summary: toy
-description: toy
-distribution: toypkg
-supported: ">=1.0,<2"
-modules:
-  core: toypkg.core
-rewrites:
-"""
-
 
 def _entries(tmp_path: Path, first: str, second: str) -> list[Any]:
-    from radpatch.registry.loader import load_patch
-
-    out = []
-    for name, body in (("first", first), ("second", second)):
-        out.append(load_patch(write_entry(tmp_path, name, OVERLAP_HEAD + body)))
-    return out
+    return [write(tmp_path, "first", first), write(tmp_path, "second", second)]
 
 
 @pytest.mark.parametrize(

@@ -14,21 +14,10 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RefusedError
-from radpatch.registry.loader import load_patch
-from radpatch.registry.model import Patch
 from radpatch.releases import overlaps
-from tests.lib.registry import write_entry
+from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
-HEAD = """\
-summary: toy
-description: toy
-distribution: toypkg
-supported: "{supported}"
-modules:
-  core: toypkg.core
-rewrites:
-"""
 CAP = """\
   - id: cap-{n}
     replace: {{scope: plan, find: "size = 4", with: "size = {n}"}}
@@ -45,11 +34,6 @@ DEFAULT = """\
   - id: default-{n}
     add_parameter: {{function: groups, name: p{n}, default: "None"}}
 """
-
-
-def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
-    after = f"requires: [{', '.join(requires)}]\n" if requires else ""
-    return load_patch(write_entry(reg, name, after + HEAD.format(supported=supported) + body))
 
 
 def test_the_same_statement_and_the_same_anchor_overlap(tmp_path: Path) -> None:
