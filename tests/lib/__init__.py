@@ -9,7 +9,7 @@
 - installed: a target pip-installed from a real wheel into a venv, radpatch run as its own process
 - vllm_release: a provisioned CPU vLLM release (harness/) with radpatch aimed at it
 - rewrites: a patch of given operations, planned on a literal module, checked whole
-- reach: what the placement proof says no run reaches (the reachability tests)
+- reach: what the placement proof says no run reaches, and which lines run (the reachability tests)
 - overlaps: the toy entry the overlap tests write, written and loaded
 - vllm_files: real vLLM module files (tests/fixtures/vllm) installed into a fake site-packages
 - fifo: a FIFO in place of a file, to prove radpatch never blocks reading one
