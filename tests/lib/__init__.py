@@ -4,6 +4,7 @@
 - registry: the one registry writer (an entry's YAML and its payloads); the loader tests' toy entry
 - wheels: the one wheel builder (a wheel laid out as a backend writes it; a project built by its
   own backend; a release fetched from the package index)
+- interpreters: the real target Pythons under /root/.pyenv, and generated modules run by one
 - venvs: venvs made without pip, and pip acting on them from this interpreter
 - processes: running a command and asserting it succeeded
 - installed: a target pip-installed from a real wheel into a venv, radpatch run as its own process
