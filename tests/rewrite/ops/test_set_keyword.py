@@ -17,17 +17,16 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from packaging.specifiers import SpecifierSet
 
 from radpatch.errors import RefusedError, RegistryError
 from radpatch.prove import plan
 from radpatch.registry import json_schema
 from radpatch.registry.loader import load_patch
-from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.matching import Ambiguous, NearMiss, NotFound
 from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.registry import write_entry
+from tests.lib.rewrites import patch_of
 from tests.lib.vllm_files import VERSIONS, fixture, install_vllm
 
 THREADS = """\
@@ -45,23 +44,6 @@ def start(work):
         helper = threading.Thread(target=work, daemon = True)
     return ready, reader, writer, helper
 """
-
-
-def patch_of(*ops: SetKeyword) -> Patch:
-    rws = tuple(Rewrite(f"r{i}", "mod", None, op, f"reg.yaml:{i + 1}") for i, op in enumerate(ops))
-    return Patch(
-        name="t",
-        summary="t",
-        description="t",
-        distribution="toypkg",
-        supported=SpecifierSet(""),
-        obsolete=None,
-        knobs=(),
-        targets=(),
-        rewrites=rws,
-        source=Path("t.yaml"),
-        digest="0",
-    )
 
 
 def apply(before: str, op: SetKeyword, exact: bool = True) -> str:
