@@ -430,7 +430,7 @@ def test_an_edit_that_does_not_parse_is_refused_at_its_line(target: Target) -> N
 
 
 def test_an_existing_entry_is_never_overwritten(target: Target, edited: Path) -> None:
-    (target.cwd / "fix.yaml").write_text("summary: mine\n")
+    write_entry(target.cwd, "fix", "summary: mine\n")
     refused(target, 1, "capture", "fix", "--distribution", "rcap", says=("fix.yaml exists already",))
     refused(target, 2, "capture", "bad name", "--distribution", "rcap", says=("NAME 'bad name'",))
     refused(target, 2, "capture", "ok", "--supported", "1.0", says=("--supported '1.0' is not a PEP 440",))

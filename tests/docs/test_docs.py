@@ -28,6 +28,7 @@ from radpatch.cli import cli
 from radpatch.registry import json_schema
 from radpatch.registry.reference import regenerate
 from radpatch.rewrite.ops import OPERATIONS
+from tests.lib.registry import write_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -75,7 +76,7 @@ def help_usage(command: str) -> str:
     """`radpatch apply [OPTIONS] NAMES...`: click's usage line for the command."""
     line = _help(command).splitlines()[0]
     assert line.startswith("Usage: "), line
-    return line[len("Usage: "):]
+    return line[len("Usage: ") :]
 
 
 def doc_sections(text: str, level: str = "## ") -> dict[str, str]:
@@ -87,7 +88,7 @@ def doc_sections(text: str, level: str = "## ") -> dict[str, str]:
         if line.startswith("```"):
             fenced = not fenced
         if not fenced and line.startswith(level):
-            current = line[len(level):].strip()
+            current = line[len(level) :].strip()
             out[current] = ""
         elif current is not None:
             out[current] += line + "\n"
@@ -122,7 +123,7 @@ def test_each_commands_options_and_usage_match_its_section(command: str) -> None
 def test_the_global_options_match_the_global_options_table() -> None:
     section = doc_sections(CLI_DOC.read_text())["Global options"]
     assert table_options(section) == help_options()
-    assert f"`{_help().splitlines()[0][len('Usage: '):]}`" in section
+    assert f"`{_help().splitlines()[0][len('Usage: ') :]}`" in section
 
 
 # --- exit codes ------------------------------------------------------------------------------------
@@ -133,8 +134,11 @@ def program_exit_codes() -> set[int]:
     codes = {value for name, value in vars(errors).items() if name.startswith("EXIT_") and isinstance(value, int)}
     tree = ast.parse((ROOT / "radpatch" / "cli.py").read_text())
     main = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main")
-    codes |= {n.value.value for n in ast.walk(main)
-              if isinstance(n, ast.Return) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, int)}
+    codes |= {
+        n.value.value
+        for n in ast.walk(main)
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, int)
+    }
     return codes
 
 
@@ -181,7 +185,7 @@ def stated_ranges(text: str, patch: str) -> Iterator[tuple[str, str]]:
         if not re.search(rf"(?<![\w/]){re.escape(patch)}(?![\w])", block):
             continue
         for m in RANGE.finditer(block):
-            if not SELECTS_A_SUBSET.search(block[:m.start()]):
+            if not SELECTS_A_SUBSET.search(block[: m.start()]):
                 yield m.group(0), block
 
 
@@ -199,8 +203,10 @@ def test_every_range_the_docs_state_for_a_shipped_patch_is_the_registrys() -> No
             for found, block in stated_ranges(page.read_text(), name):
                 stated += 1
                 if SpecifierSet(found) != SpecifierSet(supported):
-                    wrong.append(f"{page.relative_to(ROOT)}: {found} for {name}, "
-                                 f"registry/{name}.yaml says {supported}:\n" + textwrap.indent(block, "    | "))
+                    wrong.append(
+                        f"{page.relative_to(ROOT)}: {found} for {name}, "
+                        f"registry/{name}.yaml says {supported}:\n" + textwrap.indent(block, "    | ")
+                    )
     assert wrong == []
     assert stated >= 2  # the README and the registry reference state it at least; the check saw them
 
@@ -208,9 +214,11 @@ def test_every_range_the_docs_state_for_a_shipped_patch_is_the_registrys() -> No
 def test_the_range_check_catches_a_stale_range() -> None:
     """The check above must not pass vacuously: a stale range in a block naming the patch is found,
     a verify --versions selection and a variant's versions are not."""
-    text = ("kv_group_size supports `>=0.22.0,<0.34`.\n\n"
-            "radpatch verify kv_group_size --versions \">=0.32,<0.34\"\n\n"
-            "- id: choose-size  # kv_group_size\n  versions: \">=0.18.0,<0.27.0\"\n")
+    text = (
+        "kv_group_size supports `>=0.22.0,<0.34`.\n\n"
+        'radpatch verify kv_group_size --versions ">=0.32,<0.34"\n\n'
+        '- id: choose-size  # kv_group_size\n  versions: ">=0.18.0,<0.27.0"\n'
+    )
     assert [r for r, _ in stated_ranges(text, "kv_group_size")] == [">=0.22.0,<0.34"]
 
 
@@ -259,11 +267,15 @@ def test_every_relative_link_resolves(page: Path) -> None:
 def test_the_link_check_finds_a_missing_file_and_a_missing_anchor(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     (tmp_path / "there.md").write_text("# There\n\n## Exit codes\n")
-    page.write_text("[a](there.md#exit-codes) [b](gone.md) [c](there.md#nowhere) `[d](gone2.md)` [e](https://x.org/y)\n"
-                    "```\n[f](gone3.md)\n```\n[g](#there)\n")
-    assert broken_links(page, tmp_path) == ["page.md: gone.md: no such file",
-                                            "page.md: there.md#nowhere: no heading gives #nowhere",
-                                            "page.md: #there: no heading gives #there"]
+    page.write_text(
+        "[a](there.md#exit-codes) [b](gone.md) [c](there.md#nowhere) `[d](gone2.md)` [e](https://x.org/y)\n"
+        "```\n[f](gone3.md)\n```\n[g](#there)\n"
+    )
+    assert broken_links(page, tmp_path) == [
+        "page.md: gone.md: no such file",
+        "page.md: there.md#nowhere: no heading gives #nowhere",
+        "page.md: #there: no heading gives #there",
+    ]
 
 
 # --- docs/registry.md: the operation reference, generated from the operation specs ---------------
@@ -332,7 +344,7 @@ def test_every_top_level_key_is_in_the_registry_references_key_table() -> None:
 # --- the docs' YAML examples load ------------------------------------------------------------------
 
 PAYLOAD = "../patches/kv_group_size/payload.py"  # the examples' payload path, relative to registry/
-HEADER = "summary: s\ndescription: d\ndistribution: vllm\nsupported: \">=0.1\"\nmodules: {core: vllm.core}\nrewrites:\n"
+HEADER = 'summary: s\ndescription: d\ndistribution: vllm\nsupported: ">=0.1"\nmodules: {core: vllm.core}\nrewrites:\n'
 
 
 def yaml_examples() -> Iterator[tuple[str, str]]:
@@ -356,11 +368,9 @@ def load_problems(entry: str, tmp: Path) -> list[str]:
     from radpatch.errors import RegistryError
     from radpatch.registry.loader import load_patch
 
-    (tmp / "registry").mkdir(exist_ok=True)
     if not (tmp / "patches").exists():
         (tmp / "patches").symlink_to(ROOT / "patches")  # payload paths as the shipped registry gives them
-    f = tmp / "registry" / "example.yaml"
-    f.write_text(entry)
+    f = write_entry(tmp / "registry", "example", entry, dedent=False)
     try:
         load_patch(f)
     except RegistryError as exc:

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from tests.lib.importing import PACKAGE, Venv, gnu_patch
+from tests.lib.registry import write_entry
 
 pytestmark = pytest.mark.wheel
 
@@ -194,8 +195,7 @@ def test_an_existing_entry_is_never_overwritten(venv: Venv, tmp_path: Path) -> N
     changed = original.replace("        self.width = width\n", "        self.width = width\n        self.rp = 1\n", 1)
     patch = _write(tmp_path / "p.patch", _diff(tmp_path / "d", REL, original, changed))
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "p.yaml").write_text("mine\n")
+    write_entry(reg, "p", "mine\n")  # not an entry: any file there already
     out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
     assert out.returncode == 1 and "exists already" in out.stderr
     assert (reg / "p.yaml").read_text() == "mine\n"

@@ -17,6 +17,7 @@ from packaging.specifiers import SpecifierSet
 
 from radpatch.install.locate import package_file
 from radpatch.registry.model import ModuleChoice
+from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm
 
 INIT = "vllm/reasoning/__init__.py"
@@ -59,8 +60,7 @@ def test_a_package_named_by_its_import_name_applies_and_reverts(
     originals = install_vllm(site.root, version)
     assert not (site.root / "vllm/reasoning.py").exists()
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "parser.yaml").write_text(ENTRY.format(module=module))
+    write_entry(reg, "parser", ENTRY.format(module=module))
     assert _registered(originals[INIT]) == []
     r = radpatch("--registry", str(reg), "apply", "parser")
     assert r.code == 0, r.err

@@ -27,6 +27,7 @@ import pytest
 from harness import vllm_cpu
 from tests.lib import REPO
 from tests.lib.processes import run
+from tests.lib.registry import write_entry
 from tests.lib.site import recorded_sha256
 from tests.lib.wheels import download_wheel
 
@@ -197,12 +198,10 @@ def test_prerelease_policy_on_real_files_under_oldest_and_newest_packaging(
 ) -> None:
     cmd = radpatch_cmd if which == "newest" else radpatch_floor
     refuse = tmp_path / "registry"
-    refuse.mkdir()
     shipped = (REPO / "registry" / "kv_group_size.yaml").read_text()
     payload = REPO / "patches" / "kv_group_size" / "payload.py"
-    (refuse / "kv_group_size_final.yaml").write_text(
-        shipped.replace("../patches/kv_group_size/payload.py", str(payload)) + "\nprereleases: refuse\n"
-    )
+    text = shipped.replace("../patches/kv_group_size/payload.py", str(payload)) + "\nprereleases: refuse\n"
+    write_entry(refuse, "kv_group_size_final", text, dedent=False)
     seen = {}
     for version, (state, phrase) in POLICY.items():
         target.set_version(version)

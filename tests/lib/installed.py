@@ -35,6 +35,7 @@ from pathlib import Path
 
 from harness import vllm_cpu
 from tests.lib.processes import clean_env
+from tests.lib.registry import write_entry
 from tests.lib.site import recorded_sha256
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import build_wheel, download_wheel
@@ -336,9 +337,7 @@ def make_demo(base: Path) -> Demo:
     record what one real `radpatch apply` makes of it."""
     wheel = build_wheel(base / "wheels", DEMO_DIST, DEMO_VERSION, DEMO_FILES)
     registry = base / "registry"
-    registry.mkdir()
-    (registry / f"{DEMO_PATCH}.yaml").write_text(DEMO_REGISTRY)
-    (registry / "rphard_payload.py").write_text(DEMO_PAYLOAD)
+    write_entry(registry, DEMO_PATCH, DEMO_REGISTRY, {"rphard_payload.py": DEMO_PAYLOAD}, dedent=False)
     template = base / "template"
     python = make_venv(template)
     pip(python, "install", "--no-deps", "--no-index", "--find-links", str(wheel.parent), f"{DEMO_DIST}=={DEMO_VERSION}")

@@ -19,14 +19,15 @@ from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.rewrite import runner
 
 
-def patch_of(*ops: Operation) -> Patch:
-    """A patch of one rewrite per operation, on module `mod`: rewrite `r<i>` at reg.yaml:<i + 1>."""
-    rws = tuple(Rewrite(f"r{i}", "mod", None, op, f"reg.yaml:{i + 1}") for i, op in enumerate(ops))
+def patch_of(*ops: Operation, distribution: str = "toypkg", module: str = "mod", where: str = "reg.yaml:{n}") -> Patch:
+    """A patch of one rewrite per operation, on module `mod`: rewrite `r<i>` at `where` (formatted
+    with n = i + 1: reg.yaml:1, reg.yaml:2, ... unless the test names another)."""
+    rws = tuple(Rewrite(f"r{i}", module, None, op, where.format(n=i + 1)) for i, op in enumerate(ops))
     return Patch(
         name="t",
         summary="t",
         description="t",
-        distribution="toypkg",
+        distribution=distribution,
         supported=SpecifierSet(""),
         obsolete=None,
         knobs=(),

@@ -4,7 +4,8 @@
   WHEEL, a RECORD hashing them all), for distributions a test invents;
 - build_project: a source tree (radpatch itself, tests/fixtures/rpdemo) built by its own backend
   with `pip wheel`, offline when the backend is importable here;
-- download_wheel: a release's wheel from the package index, fetched once into a cache directory.
+- download_wheel: a release's wheel from the package index, fetched once into a cache directory;
+- Wheels: the releases a test serves from a loopback index (tests/releases/conftest.py's `loopback`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 
 from tests.lib.processes import run
 from tests.lib.site import record_hash
+
+Wheels = dict[str, dict[str, str | bytes]]  # version -> the files of its wheel (build_wheel's), for an index
 
 
 def build_wheel(into: Path, dist: str, version: str, files: Mapping[str, str | bytes]) -> Path:

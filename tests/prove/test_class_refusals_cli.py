@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Site
+from tests.lib.site import Site
 
 CORE = textwrap.dedent("""\
     from typing import TYPE_CHECKING

@@ -11,13 +11,11 @@ called with several arguments): the proof must refuse exactly the code no run re
 from __future__ import annotations
 
 import itertools
-import sys
-from types import FrameType
 from typing import Any
 
 import pytest
 
-from tests.lib.reach import unreachable
+from tests.lib.reach import lines_run, unreachable
 
 TESTS = {  # the test, whether it is always false / always true / varies (None)
     "False": False,
@@ -70,22 +68,12 @@ def build(test: str, where: str, scope: str, inserted: str | None) -> tuple[str,
 
 
 def reached_lines(source: str) -> set[int]:
-    lines: set[int] = set()
-
-    def trace(frame: FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code.co_filename == "generated.py":
-            lines.add(frame.f_lineno)
-        return trace
-
     namespace: dict[str, Any] = {"__name__": "generated"}
-    sys.settrace(trace)
-    try:
+    with lines_run("generated.py") as lines:
         exec(compile(source, "generated.py", "exec"), namespace)
         for x in (0, 1, 5):
             if "f" in namespace:
                 namespace["f"](x)
-    finally:
-        sys.settrace(None)
     return lines
 
 

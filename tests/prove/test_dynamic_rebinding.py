@@ -20,12 +20,11 @@ import types
 from pathlib import Path
 
 import pytest
-from packaging.specifiers import SpecifierSet
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import placement, steps
-from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.rewrites import patch_of
 
 STAR_MODULES = {"rp_star_binds": "X = lambda *a: 7\n", "rp_star_other": "Y = 7\n"}
 
@@ -129,24 +128,6 @@ def test_without_a_target_to_read_a_star_imported_module_from_it_is_refused() ->
     assert found and "cannot tell that the module it reads does not bind `X`" in found[0], found
 
 
-def _patch() -> tuple[Patch, tuple[Rewrite, ...]]:
-    rw = Rewrite("r0", "m", None, SetConstant("TIMEOUT", "50", "5"), "t.yaml:3")
-    patch = Patch(
-        name="t",
-        summary="t",
-        description="t",
-        distribution="rpstar",
-        supported=SpecifierSet(""),
-        obsolete=None,
-        knobs=(),
-        targets=(),
-        rewrites=(rw,),
-        source=Path("t.yaml"),
-        digest="0",
-    )
-    return patch, (rw,)
-
-
 @pytest.mark.parametrize(("local", "refused"), [("DEBUG = True\n", False), ("TIMEOUT = 7\n", True), (None, True)])
 def test_the_star_imported_module_is_read_from_the_targets_path(
     tmp_path: Path, local: str | None, refused: bool
@@ -159,7 +140,8 @@ def test_the_star_imported_module_is_read_from_the_targets_path(
         (tmp_path / "rpstar" / "local.py").write_text(local)
     source = "TIMEOUT = 5\ntry:\n    from .local import *\nexcept ImportError:\n    pass\n"
     env = PythonEnv(sys.executable, (tmp_path, Path(sysconfig.get_paths()["stdlib"])), tmp_path, sys.version_info[:2])
-    patch, rws = _patch()
+    patch = patch_of(SetConstant("TIMEOUT", "50", "5"), distribution="rpstar", module="m", where="t.yaml:3")
+    rws = patch.rewrites
     before = source.encode()
     after = source.replace("TIMEOUT = 5", "TIMEOUT = 50").encode()
     found = steps.placement_refusal(patch, rws, before, after, "rpstar/settings.py", env, "rpstar.settings")

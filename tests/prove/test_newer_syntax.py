@@ -19,12 +19,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from packaging.specifiers import SpecifierSet
 
 from radpatch.install.environment import python_env
 from radpatch.prove import steps
-from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.ops.replace import Replace
+from tests.lib.rewrites import patch_of
 
 PYENV = Path("/root/.pyenv/versions")
 
@@ -55,24 +54,6 @@ def version_of(exe: Path) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-def patch_of() -> tuple[Patch, tuple[Rewrite, ...]]:
-    rw = Rewrite("r0", "mod", None, Replace("first", "items[0]", "items[0]"), "t.yaml:1")
-    patch = Patch(
-        name="t",
-        summary="t",
-        description="t",
-        distribution="toypkg",
-        supported=SpecifierSet(""),
-        obsolete=None,
-        knobs=(),
-        targets=(),
-        rewrites=(rw,),
-        source=Path("t.yaml"),
-        digest="0",
-    )
-    return patch, (rw,)
-
-
 CASES = [
     (exe, original, change)
     for exe, original, change in itertools.product(targets(), ORIGINALS, PATCHES)
@@ -100,7 +81,8 @@ def test_a_module_in_the_targets_newer_grammar_is_judged_by_the_target(exe: Path
     step = PATCHES[change][1]
     names_refused = steps.names_refusal(before, after, "m.py", target)
     names_why = None if names_refused is None else names_refused.why
-    patch, rws = patch_of()
+    patch = patch_of(Replace("first", "items[0]", "items[0]"), where="t.yaml:{n}")
+    rws = patch.rewrites
     placed = steps.placement_refusal(patch, rws, before, after, "m.py", target)
     placement_why = None if placed is None else placed.why
     assert (names_why is not None) == (step == "names"), names_why
@@ -127,7 +109,8 @@ def test_a_change_a_later_def_replaces_is_refused_in_the_newer_grammar_too() -> 
     source = (
         "type Pair = tuple[int, int]\n\n\ndef first[T](p: T) -> T:\n    return p\n\n\ndef first(p):\n    return 0\n"
     )
-    patch, rws = patch_of()
+    patch = patch_of(Replace("first", "items[0]", "items[0]"), where="t.yaml:{n}")
+    rws = patch.rewrites
     refused = steps.placement_refusal(
         patch,
         rws,

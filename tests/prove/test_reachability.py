@@ -10,14 +10,13 @@ no run reaches, and accept (and the run reach) the code after statements that on
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import sys
-from types import FrameType
 from typing import Any
 
 import pytest
 
-from tests.lib.reach import unreachable
+from tests.lib.reach import lines_run, unreachable
 
 # (the statements, whether control can get past them); {I} is the indentation of the block
 ENDINGS = {
@@ -109,23 +108,12 @@ def build(ending: str, inserted: str | None, block: str) -> tuple[str, int]:
 
 
 def reached_lines(source: str) -> set[int]:
-    lines: set[int] = set()
-
-    def trace(frame: FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code.co_filename == "generated.py":
-            lines.add(frame.f_lineno)
-        return trace
-
     namespace: dict[str, Any] = {"__name__": "generated"}
     exec(compile(source, "generated.py", "exec"), namespace)
-    for x in (0, 1, 5, 20):
-        sys.settrace(trace)
-        try:
-            namespace["f"](x)
-        except (ValueError, KeyError, ZeroDivisionError):
-            pass
-        finally:
-            sys.settrace(None)
+    with lines_run("generated.py") as lines:
+        for x in (0, 1, 5, 20):
+            with contextlib.suppress(ValueError, KeyError, ZeroDivisionError):
+                namespace["f"](x)
     return lines
 
 

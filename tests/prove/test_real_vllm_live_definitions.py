@@ -16,21 +16,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from packaging.specifiers import SpecifierSet
 
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
-from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.ops.replace import Replace
+from tests.lib.rewrites import patch_of
 
 pytestmark = pytest.mark.real
 
 MODULE = "vllm.model_executor.layers.mamba.ops.causal_conv1d"
-
-
-def patch_of(op: Replace) -> Patch:
-    rw = Rewrite("r0", "mod", None, op, "t.yaml:1")
-    return Patch("t", "t", "t", "vllm", SpecifierSet(""), None, (), (), (rw,), Path("t.yaml"), "0")
 
 
 def line_of(lines: list[str], starts: str) -> int:
@@ -57,7 +51,11 @@ def test_a_rewrite_in_a_definition_the_cpu_platform_replaces_is_refused() -> Non
     lines = source.decode().splitlines()
 
     for name in ("causal_conv1d_fn", "causal_conv1d_update"):
-        patch = patch_of(Replace(name, "return out.to(original_x_dtype)", "return out.to(original_x_dtype).float()"))
+        patch = patch_of(
+            Replace(name, "return out.to(original_x_dtype)", "return out.to(original_x_dtype).float()"),
+            distribution="vllm",
+            where="t.yaml:{n}",
+        )
         with pytest.raises(RefusedError) as info:
             plan.plan(patch, patch.rewrites, MODULE, path, source)
         assert info.value.message == (

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from radpatch.prove.form import Trip, round_trip
 from radpatch.registry.loader import load_patch
+from tests.lib.registry import write_entry
 from tests.lib.toy_releases import GOOD, PATCHED, REWRITTEN, entry
 
 
 def test_the_round_trip_says_patched_or_where_it_stops(tmp_path: Path) -> None:
-    (tmp_path / "cap.yaml").write_text(entry(">=1.0"))
-    patch = load_patch(tmp_path / "cap.yaml")
+    patch = load_patch(write_entry(tmp_path, "cap", entry(">=1.0")))
     patched = round_trip(patch, patch.rewrites, PATCHED.encode(), "core.py")
     assert patched.patched and patched.trip is Trip.PATCHED and patched.stops == ""
     for before in (GOOD, REWRITTEN):  # not patched: undoing finds no inserted line to take out

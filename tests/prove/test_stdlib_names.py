@@ -12,8 +12,6 @@ proof must refuse exactly the ones that raise ImportError."""
 from __future__ import annotations
 
 import itertools
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,8 +19,8 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import steps
+from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
 
-PYENV = Path("/root/.pyenv/versions")
 NAMES = [
     ("typing", "Self"),  # 3.11
     ("typing", "override"),  # 3.12
@@ -51,28 +49,6 @@ def source(pair: tuple[str, str] | None, shape: str) -> str:
     return "import sys\n" + top.format(m=m, n=n) + "\n\ndef f():\n" + body.format(m=m, n=n)
 
 
-_RUN_ALL = """
-import json, sys
-failed = []
-for source in json.load(open(sys.argv[1])):
-    try:
-        exec(compile(source + "\\nf()\\n", "generated.py", "exec"), {"__name__": "generated"})
-        failed.append(False)
-    except ImportError:
-        failed.append(True)
-print(json.dumps(failed))
-"""
-
-
-def fail_when_run(executable: str, sources: list[str], tmp: Path) -> list[bool]:
-    batch = tmp / "generated.json"
-    batch.write_text(json.dumps(sources))
-    done = subprocess.run([executable, "-I", "-c", _RUN_ALL, str(batch)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    failed: list[bool] = json.loads(done.stdout)
-    return failed
-
-
 def check(executable: str, tmp: Path) -> None:
     target = python_env(executable)
     cases = list(itertools.product(NAMES, SHAPES))
@@ -91,11 +67,7 @@ def test_a_name_radpatchs_own_pythons_standard_library_lacks_is_refused(tmp_path
     check(sys.executable, tmp_path)
 
 
-OTHERS = sorted(
-    str(p)
-    for p in PYENV.glob("3.1[0-9]*/bin/python")
-    if not p.parent.parent.name.startswith(f"{sys.version_info[0]}.{sys.version_info[1]}.")
-)
+OTHERS = [str(p) for p in OTHER_TARGETS.values()]
 
 
 @pytest.mark.interpreters

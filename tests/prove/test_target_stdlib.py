@@ -23,14 +23,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv, python_env
 from radpatch.prove import steps
-
-PYENV = Path("/root/.pyenv/versions")
-TARGETS = {
-    "3.10": sorted(PYENV.glob("3.10*/bin/python")),
-    "3.12": sorted(PYENV.glob("3.12*/bin/python")),
-    "3.13": sorted(PYENV.glob("3.13*/bin/python")),
-}
-OWN = f"{sys.version_info[0]}.{sys.version_info[1]}"
+from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
 
 SHAPES = {
     "import": ("import {m}\n", "    return 1\n"),
@@ -84,38 +77,12 @@ def fails_when_run(executable: str, source: str, tmp: Path, path: Path | None = 
 def cases() -> dict[str, list[tuple[str, str]]]:
     """Per target version: (module name, shape) of every case."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for version, found in TARGETS.items():
-        if not found or version == OWN:
-            continue
-        out[version] = list(itertools.product([*lacking(found[-1]), "json"], SHAPES))
+    for version, executable in OTHER_TARGETS.items():
+        out[version] = list(itertools.product([*lacking(executable), "json"], SHAPES))
     return out
 
 
 CASES = cases()
-
-_RUN_ALL = """
-import json, sys
-failed = []
-for source in json.load(open(sys.argv[1])):
-    scope = {"__name__": "generated"}
-    try:
-        exec(compile(source + "\\nf()\\n", "generated.py", "exec"), scope)
-        failed.append(False)
-    except ModuleNotFoundError:
-        failed.append(True)
-print(json.dumps(failed))
-"""
-
-
-def fail_when_run(executable: str, sources: list[str], tmp: Path) -> list[bool]:
-    """Which of `sources` raise ModuleNotFoundError when the target runs them (one process for all;
-    any other exception fails the test)."""
-    batch = tmp / "generated.json"
-    batch.write_text(json.dumps(sources))
-    done = subprocess.run([executable, "-I", "-c", _RUN_ALL, str(batch)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    failed: list[bool] = json.loads(done.stdout)
-    return failed
 
 
 @pytest.mark.interpreters
@@ -124,9 +91,10 @@ def fail_when_run(executable: str, sources: list[str], tmp: Path) -> list[bool]:
 def test_a_new_import_the_targets_standard_library_lacks_is_refused(version: str, tmp_path: Path) -> None:
     """Every (module, shape) case for one target: the proof refuses exactly the modules the target
     fails to run (ModuleNotFoundError), with the target's version in the message."""
-    target = python_env(str(TARGETS[version][-1]))
+    target = python_env(str(OTHER_TARGETS[version]))
     cases = CASES[version]
-    truth = fail_when_run(target.executable, [module(name, shape) for name, shape in cases], tmp_path)
+    sources = [module(name, shape) for name, shape in cases]
+    truth = fail_when_run(target.executable, sources, tmp_path, "ModuleNotFoundError")
     assert any(truth) and not all(truth), truth  # both outcomes are exercised
     for (name, shape), fails in zip(cases, truth):
         before, after = module(None, shape), module(name, shape)
@@ -140,18 +108,18 @@ def test_a_new_import_the_targets_standard_library_lacks_is_refused(version: str
 
 
 def test_a_module_installed_on_the_targets_path_is_not_refused(tmp_path: Path) -> None:
-    found = TARGETS["3.10"]
-    if not found or OWN == "3.10":
+    python = OTHER_TARGETS.get("3.10")
+    if python is None:
         pytest.skip("no Python 3.10 other than radpatch's own")
     site = tmp_path / "site"
     site.mkdir()
     before, after = module(None, "import").encode(), module("tomllib", "import").encode()
-    bare = PythonEnv(str(found[-1]), (site,), site, (3, 10))
+    bare = PythonEnv(str(python), (site,), site, (3, 10))
     assert steps.names_refusal(before, after, "m.py", bare) is not None
     other = tmp_path / "other-site"
     other.mkdir()
     (other / "tomllib.py").write_text("loads = None\n")  # a backport installed under the standard name
-    with_backport = PythonEnv(str(found[-1]), (other,), other, (3, 10))
+    with_backport = PythonEnv(str(python), (other,), other, (3, 10))
     assert not fails_when_run(bare.executable, after.decode(), tmp_path, other)
     assert steps.names_refusal(before, after, "m.py", with_backport) is None
 

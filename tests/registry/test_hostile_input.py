@@ -33,6 +33,7 @@ from radpatch.rewrite import runner
 from tests.lib import REPO
 from tests.lib.installed import DEMO_PAYLOAD, DEMO_REGISTRY, RADPATCH, Env
 from tests.lib.processes import clean_env
+from tests.lib.registry import write_entry
 
 FUZZ = settings(
     max_examples=int(os.environ.get("RADPATCH_FUZZ_EXAMPLES", "250")),
@@ -71,6 +72,7 @@ def _load(text: str | bytes, name: str = "fuzz") -> object:
     """load_patch on this text; only RadpatchError may escape (anything else fails the test)."""
     d = Path(tempfile.mkdtemp(dir=WORK))
     f = d / f"{name}.yaml"
+    # bytes, not text, so not through tests/lib/registry's writer: lone surrogates and invalid UTF-8 included
     f.write_bytes(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
     try:
         return load_patch(f)
@@ -400,8 +402,6 @@ def _rewrite(draw: st.DrawFn) -> tuple[dict[str, object], str | None]:
 def _plan(rewrites: list[tuple[dict[str, object], str | None]]) -> None:
     d = Path(tempfile.mkdtemp(dir=WORK))
     payloads = [p for _, p in rewrites if p is not None]
-    if payloads:
-        (d / "payload.py").write_text(payloads[0])
     doc = {
         "summary": "s",
         "description": "d",
@@ -410,10 +410,10 @@ def _plan(rewrites: list[tuple[dict[str, object], str | None]]) -> None:
         "modules": {"m": "demo.mod"},
         "rewrites": [r for r, _ in rewrites],
     }
-    (d / "p.yaml").write_text(_dump(doc))
+    entry = write_entry(d, "p", _dump(doc), {"payload.py": payloads[0]} if payloads else None, dedent=False)
     where = str(d / "mod.py")
     try:
-        patch = load_patch(d / "p.yaml")
+        patch = load_patch(entry)
         rws = rewrites_by_file(patch, Version("1.0"))["m"]
         change = plan.plan(patch, rws, "demo.mod", Path(where), MODULE)  # forward + compile + names + reverse
         assert runner.backward(patch, rws, change.after, where) == MODULE
@@ -511,10 +511,8 @@ def test_alias_bomb_is_refused_fast(where: str) -> None:
 
 def test_alias_bomb_through_the_cli(tmp_path: Path) -> None:
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "bomb.yaml").write_text(
-        BOMBS["rewrites"] + "summary: s\ndescription: d\ndistribution: x\nsupported: '>=1'\nmodules: {m: a.b}\n"
-    )
+    bomb = BOMBS["rewrites"] + "summary: s\ndescription: d\ndistribution: x\nsupported: '>=1'\nmodules: {m: a.b}\n"
+    write_entry(reg, "bomb", bomb, dedent=False)
     # the timeout only turns a hang into a failure; the node budget is what bounds the work
     out = subprocess.run(
         [*RADPATCH, "--registry", str(reg), "show", "bomb"],
@@ -568,9 +566,8 @@ def test_python_tags_never_honoured_through_the_cli(demo_env: Env, tmp_path: Pat
     env = demo_env
     marker = tmp_path / "MARKER-tag-executed"
     reg = tmp_path / "reg"
-    reg.mkdir()
     for name, text in _tag_cases(marker).items():
-        (reg / f"tag_{name.replace(' ', '_')}.yaml").write_text(text)
+        write_entry(reg, f"tag_{name.replace(' ', '_')}", text, dedent=False)
     runs = (
         ["list"],
         ["status"],
@@ -605,8 +602,7 @@ def test_payload_is_never_executed_or_imported(demo_env: Env, tmp_path: Path) ->
     env = demo_env
     top, deftime, imported = tmp_path / "MARKER-top-level", tmp_path / "MARKER-def-time", tmp_path / "MARKER-imported"
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "rphard.yaml").write_text((env.registries[0] / "rphard.yaml").read_text())
+    write_entry(reg, "rphard", (env.registries[0] / "rphard.yaml").read_text(), dedent=False)
     definition = textwrap.dedent(f'''\
         def _rphard_double(v, _probe=__import__("pathlib").Path({str(deftime)!r}).write_text("def-time code ran")):
             """Injected by the rphard test patch."""
@@ -661,8 +657,7 @@ def test_payload_side_effects_only_ever_reach_the_target_file(demo_env: Env, tmp
     env = demo_env
     deftime = tmp_path / "MARKER-def-time"
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "rphard.yaml").write_text((env.registries[0] / "rphard.yaml").read_text())
+    write_entry(reg, "rphard", (env.registries[0] / "rphard.yaml").read_text(), dedent=False)
     (reg / "rphard_payload.py").write_text(
         f"def _rphard_double(v, _probe=__import__('pathlib').Path({str(deftime)!r}).touch()):\n    return v * 2\n"
     )
@@ -690,8 +685,9 @@ def test_hostile_rewrite_through_the_cli(demo_env: Env, tmp_path: Path, case: st
     """radpatch's own error (exit 1 or 2), never an internal error (exit 70); nothing written."""
     env = demo_env
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "evil.yaml").write_text(
+    write_entry(
+        reg,
+        "evil",
         textwrap.dedent("""\
         summary: hostile
         description: d
@@ -701,7 +697,8 @@ def test_hostile_rewrite_through_the_cli(demo_env: Env, tmp_path: Path, case: st
           alpha: rphard_demo.alpha
         rewrites:
           - """)
-        + CLI_HOSTILE[case]
+        + CLI_HOSTILE[case],
+        dedent=False,
     )
     env.registries = (*env.registries, reg)
     for args in (["show", "evil"], ["diff", "evil"], ["apply", "evil"]):

@@ -13,6 +13,7 @@ import yaml
 from radpatch.errors import RegistryError
 from radpatch.registry import json_schema
 from radpatch.registry.loader import load_patch
+from tests.lib.registry import write_entry
 
 ENTRY = """\
 summary: s
@@ -27,9 +28,7 @@ PR = "https://github.com/vllm-project/vllm/pull/12345"
 
 
 def write(tmp_path: Path, extra: str, name: str = "later_fix") -> Path:
-    f = tmp_path / f"{name}.yaml"
-    f.write_text(ENTRY + extra)
-    return f
+    return write_entry(tmp_path, name, ENTRY + extra)
 
 
 def schema_accepts(f: Path) -> bool:

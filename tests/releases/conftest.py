@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.lib.index_server import IndexServer
-from tests.lib.wheels import build_wheel
-
-Wheels = dict[str, dict[str, str | bytes]]  # version -> the files of its wheel
+from tests.lib.wheels import Wheels, build_wheel
 
 
 @pytest.fixture

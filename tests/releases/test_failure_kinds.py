@@ -19,6 +19,7 @@ from radpatch.releases import moved
 from radpatch.releases.pipconf import read_settings
 from radpatch.releases.verify import Result, verify
 from radpatch.releases.wheels import Releases
+from tests.lib.registry import write_entry
 from tests.lib.toy_releases import DIST, RELEASES, entry
 
 
@@ -29,9 +30,7 @@ def _results(patch: Any, cache: Path) -> dict[Version, Result]:
 
 def test_each_failure_says_what_it_is_and_a_kept_proof_says_it_again(loopback: Any, tmp_path: Path) -> None:
     loopback(DIST, RELEASES)
-    (tmp_path / "reg").mkdir()
-    (tmp_path / "reg" / "cap.yaml").write_text(entry(">=1.0,<2"))
-    patch = load_patch(tmp_path / "reg" / "cap.yaml")
+    patch = load_patch(write_entry(tmp_path / "reg", "cap", entry(">=1.0,<2")))
     fresh = _results(patch, tmp_path / "cache")
     gone, rewritten, no_file = fresh[Version("2.0")], fresh[Version("2.1")], fresh[Version("2.2")]
     # 2.0: core.py no longer defines size() (it moved to planning.py)

@@ -16,6 +16,7 @@ import pytest
 
 from radpatch.releases import moved
 from tests.lib.index_server import IndexServer
+from tests.lib.registry import write_entry
 from tests.lib.toy_releases import DIST, GOOD, PKG, entry
 
 RELEASES: dict[str, dict[str, str | bytes]] = {
@@ -72,9 +73,8 @@ def test_a_kept_proof_names_the_entry_file_where_it_is_now(loopback: Any, tmp_pa
 
     loopback(DIST, TOY)
     first, second = tmp_path / "first", tmp_path / "second"
-    first.mkdir()
     second.mkdir()
-    (first / "cap.yaml").write_text(entry("==1.0"))
+    write_entry(first, "cap", entry("==1.0"))
     r = radpatch("--registry", str(first), "verify", "cap", "--versions", "==2.1", "--json")
     (fresh,) = json.loads(r.out)["results"]
     assert "cap.yaml" in fresh["error"]  # the failure names the entry's file

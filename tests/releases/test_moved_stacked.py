@@ -10,7 +10,7 @@ from typing import Any
 from tests.lib.index_server import IndexServer
 from tests.lib.toy_releases import DIST
 from tests.lib.toy_releases import MOVED as CODE
-from tests.releases.conftest import Wheels
+from tests.lib.wheels import Wheels
 
 FIRST = f"""\
 summary: Count one more

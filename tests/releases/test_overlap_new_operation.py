@@ -13,11 +13,11 @@ from packaging.version import Version
 
 import radpatch.rewrite.ops as ops_package
 from radpatch.errors import RefusedError
-from radpatch.registry.loader import load_patch
-from radpatch.registry.model import Operation, Patch
+from radpatch.registry.model import Operation
 from radpatch.releases import overlaps
 from radpatch.releases.overlaps import Meet
 from radpatch.rewrite.ops import OPERATIONS
+from tests.lib.overlaps import write
 
 NAME = "set_docstring"  # the new operation's module and YAML key
 MODULE = '''\
@@ -58,15 +58,6 @@ DOC = """\
   - id: doc-{n}
     set_docstring: {{function: {function}, text: Doc{n}}}
 """
-HEAD = """\
-summary: toy
-description: toy
-distribution: toypkg
-supported: ">=1.0,<2"
-modules:
-  core: toypkg.core
-rewrites:
-"""
 CAP = """\
   - id: cap
     replace: {scope: plan, find: "size = 4", with: "size = 5"}
@@ -90,13 +81,6 @@ def new_operation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     monkeypatch.setattr(ops_package, "__path__", [*ops_package.__path__, str(folder)])
     yield folder
     sys.modules.pop(f"radpatch.rewrite.ops.{NAME}", None)
-
-
-def write(reg: Path, name: str, body: str, requires: tuple[str, ...] = ()) -> Patch:
-    reg.mkdir(exist_ok=True)
-    after = f"requires: [{', '.join(requires)}]\n" if requires else ""
-    (reg / f"{name}.yaml").write_text(after + HEAD + body)
-    return load_patch(reg / f"{name}.yaml")
 
 
 def add(folder: Path, monkeypatch: pytest.MonkeyPatch, touches: str) -> None:

@@ -19,6 +19,7 @@ from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 from radpatch.releases import overlaps
 from radpatch.rewrite import runner
+from tests.lib.registry import write_entry
 from tests.lib.site import Site
 
 SOURCE = b"""\
@@ -56,8 +57,7 @@ KINDS = {
 
 def entry(tmp: Path, name: str, kind: str, n: int | str) -> Patch:
     pick = f", occurrence: {n}"
-    (tmp / f"{name}.yaml").write_text(HEAD.format(rewrite=KINDS[kind].format(pick=pick)))
-    return load_patch(tmp / f"{name}.yaml")
+    return load_patch(write_entry(tmp, name, HEAD.format(rewrite=KINDS[kind].format(pick=pick))))
 
 
 def run(first: Patch, then: Patch) -> bytes | None:
@@ -99,18 +99,21 @@ def test_a_delete_and_an_insertion_at_the_same_copy_overlap(tmp_path: Path) -> N
 
 
 def test_within_picks_that_differ_are_reported_as_undecided(tmp_path: Path) -> None:
-    (tmp_path / "a.yaml").write_text(
-        HEAD.format(rewrite="insert_after: {scope: plan, find: 'sync()', code: 'log(1)', within: 'if spec:'}")
+    a = write_entry(
+        tmp_path,
+        "a",
+        HEAD.format(rewrite="insert_after: {scope: plan, find: 'sync()', code: 'log(1)', within: 'if spec:'}"),
     )
-    (tmp_path / "b.yaml").write_text(HEAD.format(rewrite=KINDS["after"].format(pick=", occurrence: 1")))
-    (o,) = overlaps.find([load_patch(tmp_path / "a.yaml"), load_patch(tmp_path / "b.yaml")], [Version("1.0")])
+    b = write_entry(tmp_path, "b", HEAD.format(rewrite=KINDS["after"].format(pick=", occurrence: 1")))
+    (o,) = overlaps.find([load_patch(a), load_patch(b)], [Version("1.0")])
     assert "`within:` differ" in o.what
 
 
 def test_a_find_in_the_code_another_writes_is_an_overlap(tmp_path: Path) -> None:
-    (tmp_path / "a.yaml").write_text(HEAD.format(rewrite="replace: {scope: plan, find: 'a = 1', with: 'a = f(1) - 1'}"))
-    (tmp_path / "b.yaml").write_text(HEAD.format(rewrite="replace: {scope: plan, find: 'f(1) - 1', with: 'g(0)'}"))
-    a, b = load_patch(tmp_path / "a.yaml"), load_patch(tmp_path / "b.yaml")
+    first = "replace: {scope: plan, find: 'a = 1', with: 'a = f(1) - 1'}"
+    then = "replace: {scope: plan, find: 'f(1) - 1', with: 'g(0)'}"
+    a = load_patch(write_entry(tmp_path, "a", HEAD.format(rewrite=first)))
+    b = load_patch(write_entry(tmp_path, "b", HEAD.format(rewrite=then)))
     assert run(b, a) is None and run(a, b) is not None  # b stacks on a
     for order in ([a, b], [b, a]):
         (o,) = overlaps.find(order, [Version("1.0")])
@@ -143,8 +146,7 @@ BODY = {
 
 def test_decorators_and_signature_beside_a_body_rewrite_commute_and_do_not_overlap(tmp_path: Path) -> None:
     def load(name: str, rewrite: str) -> Patch:
-        (tmp_path / f"{name}.yaml").write_text(HEAD.format(rewrite=rewrite))
-        return load_patch(tmp_path / f"{name}.yaml")
+        return load_patch(write_entry(tmp_path, name, HEAD.format(rewrite=rewrite)))
 
     def both(first: Patch, then: Patch) -> bytes:
         out = runner.forward(first, first.rewrites, FUNC, "core.py")
@@ -162,7 +164,7 @@ def test_decorators_and_signature_beside_a_body_rewrite_commute_and_do_not_overl
 def test_a_package_spelled_with_and_without_its_init_is_one_file(tmp_path: Path) -> None:
     rewrite = KINDS["after"].format(pick="")
     for name, module in (("a", "toypkg.sub"), ("b", "toypkg.sub.__init__")):
-        (tmp_path / f"{name}.yaml").write_text(HEAD.replace("toypkg.core", module).format(rewrite=rewrite))
+        write_entry(tmp_path, name, HEAD.replace("toypkg.core", module).format(rewrite=rewrite))
     a, b = load_patch(tmp_path / "a.yaml"), load_patch(tmp_path / "b.yaml")
     (o,) = overlaps.find([a, b], [Version("1.0")])
     assert o.module == "toypkg.sub" and not o.ordered

@@ -14,20 +14,10 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RefusedError
-from radpatch.registry.loader import load_patch
-from radpatch.registry.model import Patch
 from radpatch.releases import overlaps
+from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
-HEAD = """\
-summary: toy
-description: toy
-distribution: toypkg
-supported: "{supported}"
-modules:
-  core: toypkg.core
-rewrites:
-"""
 CAP = """\
   - id: cap-{n}
     replace: {{scope: plan, find: "size = 4", with: "size = {n}"}}
@@ -44,13 +34,6 @@ DEFAULT = """\
   - id: default-{n}
     add_parameter: {{function: groups, name: p{n}, default: "None"}}
 """
-
-
-def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
-    reg.mkdir(exist_ok=True)
-    after = f"requires: [{', '.join(requires)}]\n" if requires else ""
-    (reg / f"{name}.yaml").write_text(after + HEAD.format(supported=supported) + body)
-    return load_patch(reg / f"{name}.yaml")
 
 
 def test_the_same_statement_and_the_same_anchor_overlap(tmp_path: Path) -> None:
@@ -184,3 +167,44 @@ def test_list_and_apply_see_a_nested_overlap(site: Site, radpatch: Any, write_re
     assert r.code == 1, r.out + r.err
     assert "kw and whole overlap" in r.err and "requires: [kw]" in r.err
     assert (site.root / "toypkg/core.py").read_bytes() == before
+
+
+# --- overlaps: the same code changed by two entries written differently --------------------------
+
+
+def _entries(tmp_path: Path, first: str, second: str) -> list[Any]:
+    return [write(tmp_path, "first", first), write(tmp_path, "second", second)]
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        (  # one replaces the statement the other inserts after: its anchor is gone once the first applied
+            '  - id: a\n    replace: {scope: plan, find: "size = len(spec)", with: "size = 4"}\n',
+            "  - id: b\n    insert_after: {scope: plan, find: \"size=len( spec )\", code: 'size = size + 1'}\n",
+        ),
+        (  # one replaces an expression inside the statement the other replaces
+            '  - id: a\n    replace: {scope: plan, find: "len(spec)", with: "len(spec) + 1"}\n',
+            '  - id: b\n    replace: {scope: plan, find: "size = len(spec)", with: "size = 4"}\n',
+        ),
+    ],
+    ids=["replace-vs-anchor", "expression-inside-statement"],
+)
+def test_two_entries_changing_the_same_code_written_differently_overlap(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    found = overlaps.find(_entries(tmp_path, first, second), [Version("1.0")])
+    assert [(o.first, o.second, o.ordered) for o in found] == [("first", "second", False)], found
+
+
+def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) -> None:
+    first = '  - id: a\n    replace: {scope: plan, find: "size = len(spec)", with: "size = 4"}\n'
+    second = '  - id: b\n    insert_after: {scope: plan, find: "spec = list(spec)", code: "spec = spec[:1]"}\n'
+    third = '  - id: c\n    replace: {scope: plan, find: "len(other)", with: "0"}\n'
+    assert overlaps.find(_entries(tmp_path, first, second), [Version("1.0")]) == []
+    assert overlaps.find(_entries(tmp_path, first, third), [Version("1.0")]) == []
+    # an expression picked by `occurrence:` may be another copy than the one in the statement, or that
+    # one: which, only the file tells, and the overlap says so rather than call them independent
+    picked = '  - id: d\n    replace: {scope: plan, find: "len(spec)", with: "0", occurrence: 2}\n'
+    (o,) = overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")])
+    assert o.what.startswith("may change the same code") and "depends on the file" in o.what

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.lib.overlaps import HEAD
 from tests.lib.site import Site
-from tests.releases.test_overlaps import HEAD
 
 CORE = "def plan(spec):\n    total = 0\n    size = len(spec)\n    return total + size\n"
 AT_TOTAL = '  - id: {id}\n    insert_after: {{scope: plan, find: "total = 0", code: "total = {n}"}}\n'

@@ -12,8 +12,8 @@ from packaging.version import Version
 
 from radpatch.errors import RefusedError
 from radpatch.releases import overlaps
+from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
-from tests.releases.test_overlaps import HEAD, write
 
 ONE = '  - id: {id}\n    {op}: {{scope: plan, find: "{find}", code: "{code}"}}\n'
 

@@ -14,7 +14,7 @@ from radpatch.releases import port
 from tests.lib.index_server import IndexServer
 from tests.lib.toy_releases import DIST
 from tests.lib.toy_releases import MOVED as CODE
-from tests.releases.conftest import Wheels
+from tests.lib.wheels import Wheels
 
 FIRST = f"""\
 summary: Count one more

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ from packaging.version import Version
 
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
+from tests.lib.registry import write_entry
 
 pytestmark = [pytest.mark.network, pytest.mark.vllm]  # the package index's vLLM wheels; a provisioned release
 
@@ -40,15 +40,13 @@ def json_of(r: Any) -> Any:
 def flagship_with(tmp_path: Path, supported: str, modules: str) -> Path:
     """The shipped kv_group_size entry with another range and `modules:`, next to its payload."""
     reg = tmp_path / "series"
-    reg.mkdir(exist_ok=True)
-    shutil.copy(REPO / "patches" / "kv_group_size" / "payload.py", reg / "payload.py")
     text = (REPO / "registry" / "kv_group_size.yaml").read_text()
     start, end = text.index("modules:\n"), text.index("rewrites:\n")
     text = text[:start] + modules + "\n" + text[end:]
     text = text.replace('supported: ">=0.12.0,<0.34"', f'supported: "{supported}"')
     text = text.replace("../patches/kv_group_size/payload.py", "payload.py")
-    (reg / "kvonly.yaml").write_text(text)
-    return reg
+    payload = (REPO / "patches" / "kv_group_size" / "payload.py").read_text()
+    return write_entry(reg, "kvonly", text, {"payload.py": payload}, dedent=False).parent
 
 
 def example(reg: Path, name: str, new_name: str, *replace: tuple[str, str]) -> Path:
@@ -56,9 +54,7 @@ def example(reg: Path, name: str, new_name: str, *replace: tuple[str, str]) -> P
     for old, new in replace:
         assert old in text
         text = text.replace(old, new)
-    reg.mkdir(exist_ok=True)
-    (reg / f"{new_name}.yaml").write_text(text)
-    return reg / f"{new_name}.yaml"
+    return write_entry(reg, new_name, text, dedent=False)
 
 
 # --- the matrix ------------------------------------------------------------------------------------
@@ -169,8 +165,7 @@ def test_port_of_an_entry_whose_code_is_gone_shows_the_nearest_candidate_and_edi
     real_index: None, radpatch: Any, tmp_path: Path
 ) -> None:
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "gone.yaml").write_text(GONE)
+    write_entry(reg, "gone", GONE)
     assert radpatch("--registry", str(reg), "verify", "gone").code == 0  # it proves where it was written
     r = radpatch("--registry", str(reg), "port", "gone", "--to", "0.33.0")
     assert r.code == 1

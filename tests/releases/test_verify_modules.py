@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.lib.index_server import IndexServer
-from tests.releases.conftest import Wheels
+from tests.lib.wheels import Wheels
 
 DIST = "radpatch-toy"
 EXTRA = 'NAME = "extra"\n\n\ndef parse(text):\n    return text\n'

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.lib.index_server import IndexServer
-from tests.releases.conftest import Wheels
+from tests.lib.wheels import Wheels
 
 DIST = "radpatch-toy"
 CODE = "def size(items):\n    n = len(items)\n    return n\n"

@@ -9,13 +9,13 @@ run, read only the cache.
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib import REPO
+from tests.lib.registry import write_entry
 
 pytestmark = [pytest.mark.network, pytest.mark.vllm]
 
@@ -139,8 +139,7 @@ rewrites:
 
 
 def test_verify_catches_a_027_patch_claimed_for_every_release(radpatch: Any, tmp_path: Path) -> None:
-    (tmp_path / "wrong").mkdir()
-    (tmp_path / "wrong" / "kv_group_size_027_everywhere.yaml").write_text(textwrap.dedent(WRONG))
+    write_entry(tmp_path / "wrong", "kv_group_size_027_everywhere", WRONG)
     code, data, err = verify_json(
         radpatch, "--registry", str(tmp_path / "wrong"), "verify", "kv_group_size_027_everywhere"
     )

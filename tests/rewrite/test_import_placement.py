@@ -35,8 +35,8 @@ from radpatch.rewrite import runner
 from radpatch.rewrite.ops import common
 from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.replace import Replace
-from tests.conftest import Site
 from tests.lib.rewrites import patch_of
+from tests.lib.site import Site
 
 HEADS = {
     "bare": "",

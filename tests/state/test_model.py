@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from radpatch.cli import main
+from tests.lib.registry import write_entry
 from tests.lib.site import record_hash
 
 PATCHES = ("a", "b", "c")
@@ -241,18 +242,14 @@ class StateMachine(RuleBasedStateMachine):
         (dist_info / "RECORD").write_text(
             "\n".join([*rows, "stk-1.0.dist-info/METADATA,,", "stk-1.0.dist-info/RECORD,,"])
         )
-        self.registry.mkdir()
         for p in PATCHES:
-            self.write_entry(p)
+            write_entry(self.registry, p, self.model.entries[p].yaml(p))
 
     @initialize(names=st.lists(st.sampled_from(PATCHES), max_size=3, unique=True))
     def stacked(self, names: list[str]) -> None:
         """Start from patches already stacked on the shared module (most steps then meet a stack)."""
         if names:
             self.apply(names)
-
-    def write_entry(self, p: str) -> None:
-        (self.registry / f"{p}.yaml").write_text(self.model.entries[p].yaml(p))
 
     def radpatch(self, *argv: str) -> tuple[int, str]:
         out, err = io.StringIO(), io.StringIO()
@@ -303,7 +300,7 @@ class StateMachine(RuleBasedStateMachine):
             "move": replace(rev, module="other" if rev.module == "core" else "core"),
             "add-file": replace(rev, extra=not rev.extra),
         }[kind]
-        self.write_entry(p)
+        write_entry(self.registry, p, self.model.entries[p].yaml(p))
 
     @precondition(lambda self: not self.pending)
     @rule()
@@ -552,10 +549,8 @@ class CreatedMachine(RuleBasedStateMachine):
         self.wheel = build_wheel(self.tmp / "wheels", "stk", "1.0", {"stk/__init__.py": "", CORE: MODULE})
         with zipfile.ZipFile(self.wheel) as zf:
             zf.extractall(self.site)
-        self.registry.mkdir()
         for p, text in ENTRIES.items():
-            (self.registry / f"{p}.yaml").write_text(textwrap.dedent(text))
-        (self.registry / "made.py").write_text(MADE_CODE)
+            write_entry(self.registry, p, text, {"made.py": MADE_CODE})
         sys.path.insert(0, str(self.site))
 
     def teardown(self) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.lib.installed import DEMO_DIST, Env
+from tests.lib.registry import write_entry
 
 ALPHA = "rphard_demo/alpha.py"
 
@@ -52,9 +53,8 @@ def high(extra: str = "", supported: str = ">=1.0,<2") -> str:
 @pytest.fixture
 def stacked(demo_env: Env, tmp_path: Path) -> tuple[Env, Path]:
     reg = tmp_path / "stack-registry"
-    reg.mkdir()
-    (reg / "low.yaml").write_text(entry(*LOW))
-    (reg / "high.yaml").write_text(high())
+    write_entry(reg, "low", entry(*LOW))
+    write_entry(reg, "high", high())
     demo_env.registries = (*demo_env.registries, reg)
     out = demo_env.run("apply", "low", "high")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -71,8 +71,8 @@ def _states(env: Env) -> dict[str, str]:
 
 def test_a_stacked_entry_whose_current_revision_refuses_the_version_is_not_put_back(stacked: tuple[Env, Path]) -> None:
     env, reg = stacked
-    (reg / "high.yaml").write_text(high(supported="<1.0"))
-    (reg / "low.yaml").write_text(entry("compute", "y = x + 1", "y = y + 400"))
+    write_entry(reg, "high", high(supported="<1.0"))
+    write_entry(reg, "low", entry("compute", "y = x + 1", "y = y + 400"))
     before = env.path(ALPHA).read_bytes()
     fresh = env.run("apply", "high")  # what a fresh apply of the current revision says of it
     out = env.run("apply", "low", "high")
@@ -93,8 +93,8 @@ def test_a_stacked_entry_whose_current_revision_refuses_the_version_is_not_put_b
 
 def test_a_stacked_entry_now_declared_obsolete_is_taken_off_and_not_put_back(stacked: tuple[Env, Path]) -> None:
     env, reg = stacked
-    (reg / "high.yaml").write_text(high(extra='obsolete: ">=1.0"\n'))
-    (reg / "low.yaml").write_text(entry("compute", "y = x + 1", "y = y + 400"))
+    write_entry(reg, "high", high(extra='obsolete: ">=1.0"\n'))
+    write_entry(reg, "low", entry("compute", "y = x + 1", "y = y + 400"))
     out = env.run("apply", "low", "high")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "high" in out.stdout and "not put back" in out.stdout, out.stdout

@@ -7,7 +7,6 @@ and on real vLLM 0.32.0/0.33.0 core.py.
 from __future__ import annotations
 
 import ast
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.matching import NotFound
 from radpatch.rewrite.ops.replace import Replace
+from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, fixture
 
 SRC = """\
@@ -69,9 +69,10 @@ def test_code_the_scope_does_not_hold_at_all_keeps_the_version_hint() -> None:
 
 
 def test_a_compound_statements_header_as_find_is_a_registry_error_saying_what_to_write(tmp_path: Path) -> None:
-    f = tmp_path / "h.yaml"
-    f.write_text(
-        textwrap.dedent("""\
+    f = write_entry(
+        tmp_path,
+        "h",
+        """\
             summary: s
             description: d
             distribution: toypkg
@@ -79,7 +80,7 @@ def test_a_compound_statements_header_as_find_is_a_registry_error_saying_what_to
             modules: {m: toypkg.m}
             rewrites:
               - replace: {scope: f, find: "if a and b:", with: "if a:"}
-            """)
+            """,
     )
     with pytest.raises(RegistryError) as info:
         load_patch(f)

@@ -21,6 +21,7 @@ from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions, payload
+from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm
 
 TARGET = '''\
@@ -227,9 +228,7 @@ def test_real_coordinator_gets_a_method_applies_reads_applied_and_reverts_byte_f
 ) -> None:
     originals = install_vllm(site.root, version)
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "method.py").write_text(METHOD)
-    (reg / "count.yaml").write_text(entry(where, anchor))
+    write_entry(reg, "count", entry(where, anchor), {"method.py": METHOD})
     r = radpatch("--registry", str(reg), "apply", "count")
     assert r.code == 0, r.err
     patched = (site.root / COORD).read_text()
@@ -243,15 +242,13 @@ def test_real_coordinator_gets_a_method_applies_reads_applied_and_reverts_byte_f
 
 
 def test_the_loader_reads_into_and_dotted_anchors_and_refuses_module(tmp_path: Path) -> None:
-    (tmp_path / "method.py").write_text(METHOD)
-    f = tmp_path / "e.yaml"
-    f.write_text(entry("into", "DPCoordinatorProc"))
+    f = write_entry(tmp_path, "e", entry("into", "DPCoordinatorProc"), {"method.py": METHOD})
     (rw,) = load_patch(f).rewrites
     assert isinstance(rw.op, InsertDefinitions) and (rw.op.where, rw.op.anchor) == ("into", "DPCoordinatorProc")
-    f.write_text(entry("before", "DPCoordinatorProc.run_coordinator"))
+    write_entry(tmp_path, "e", entry("before", "DPCoordinatorProc.run_coordinator"))
     (rw,) = load_patch(f).rewrites
     assert isinstance(rw.op, InsertDefinitions) and rw.op.in_class
-    f.write_text(entry("into", "'<module>'"))
+    write_entry(tmp_path, "e", entry("into", "'<module>'"))
     with pytest.raises(RegistryError) as info:
         load_patch(f)
     assert any("not `<module>`" in p for p in info.value.problems)

@@ -11,18 +11,18 @@ import ast
 from pathlib import Path
 
 import pytest
-from packaging.specifiers import SpecifierSet
 
 from radpatch.errors import RefusedError
 from radpatch.install.locate import _has_scope
 from radpatch.prove import plan
-from radpatch.registry.model import Operation, Patch, Rewrite
+from radpatch.registry.model import Operation
 from radpatch.rewrite import runner
 from radpatch.rewrite.matching import NotFound
 from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_keyword import SetKeyword
+from tests.lib.rewrites import patch_of
 
 SRC = """\
 import threading
@@ -43,11 +43,6 @@ def serve(x):
 
 def line_of(text: str) -> int:
     return next(i + 1 for i, ln in enumerate(SRC.splitlines()) if text in ln)
-
-
-def patch_of(*ops: Operation) -> Patch:
-    rws = tuple(Rewrite(f"r{i}", "mod", None, o, f"reg.yaml:{i + 1}") for i, o in enumerate(ops))
-    return Patch("t", "t", "t", "toypkg", SpecifierSet(""), None, (), (), rws, Path("t.yaml"), "0")
 
 
 def refusal(op: Operation) -> RefusedError:

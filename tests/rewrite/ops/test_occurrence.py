@@ -30,6 +30,7 @@ from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_keyword import SetKeyword
+from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm
 
 SRC = """\
@@ -277,14 +278,13 @@ def test_the_studys_two_occurrences_of_one_assert_get_the_scope_to_write_then_ap
     nested = _asserts(originals[CORE], nested=True)
     assert len(before) == 1 and len(nested) == 1
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "asserts.yaml").write_text(STUDY)
+    write_entry(reg, "asserts", STUDY)
     r = radpatch("--registry", str(reg), "apply", "asserts")
     assert r.code == 1 and "rewrite 'second-assert'" in r.err
     assert "1 more is inside a function defined in it" in r.err and f"line {nested[0][0]} in `{NESTED}`" in r.err
     assert f"`scope: {NESTED}`" in r.err and "pick one of 1..1" not in r.err
     assert site.snapshot()[CORE] == originals[CORE]
-    (reg / "asserts.yaml").write_text(AS_THE_HINT_SAYS)
+    write_entry(reg, "asserts", AS_THE_HINT_SAYS)
     r = radpatch("--registry", str(reg), "apply", "asserts")
     assert r.code == 0, r.err
     patched = (site.root / CORE).read_bytes()
@@ -334,10 +334,7 @@ def test_occurrences_1_and_3_of_one_statement_and_all_of_a_keyword_on_real_vllm(
       {scope: AsyncLLM.generate, call: self.abort, keyword: internal, from: 'True', to: 'False', occurrence: all}
 """
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "aborts.yaml").write_text(
-        HEAD.replace("core: vllm.v1.engine.core", "llm: vllm.v1.engine.async_llm") + rewrites
-    )
+    write_entry(reg, "aborts", HEAD.replace("core: vllm.v1.engine.core", "llm: vllm.v1.engine.async_llm") + rewrites)
     r = radpatch("--registry", str(reg), "apply", "aborts")
     assert r.code == 0, r.err
     after = _aborts((site.root / ASYNC).read_bytes())
@@ -352,11 +349,9 @@ def test_occurrences_1_and_3_of_one_statement_and_all_of_a_keyword_on_real_vllm(
 
 
 def test_occurrence_all_loads_and_validates_and_other_words_are_refused_at_file_and_line(tmp_path: Path) -> None:
-    f = tmp_path / "a.yaml"
-    f.write_text(
-        HEAD
-        + "  - delete: {scope: EngineCoreProc.run_engine_core, find: assert engine_core is not None, occurrence: all}\n"
-    )
+    delete = "  - delete: {scope: EngineCoreProc.run_engine_core, find: assert engine_core is not None, "
+    delete += "occurrence: all}\n"
+    f = write_entry(tmp_path, "a", HEAD + delete)
     (rw,) = load_patch(f).rewrites
     assert isinstance(rw.op, Delete) and rw.op.occurrence == "all"
     jsonschema.validate(yaml.safe_load(f.read_text()), json.loads(json_schema.render()))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from radpatch.rewrite.matching import NotFound
+from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm
 
 CORE = "vllm/v1/engine/core.py"
@@ -27,8 +28,7 @@ rewrites:
 
 
 def entry(reg: Path, rewrite: str) -> None:
-    reg.mkdir(exist_ok=True)
-    (reg / "daemon.yaml").write_text(HEAD + textwrap.indent(rewrite.strip() + "\n", "  "))
+    write_entry(reg, "daemon", HEAD + textwrap.indent(rewrite.strip() + "\n", "  "))
 
 
 def daemon_lines(source: str, value: str) -> list[int]:

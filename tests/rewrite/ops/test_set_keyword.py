@@ -17,16 +17,16 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from packaging.specifiers import SpecifierSet
 
 from radpatch.errors import RefusedError, RegistryError
 from radpatch.prove import plan
 from radpatch.registry import json_schema
 from radpatch.registry.loader import load_patch
-from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.matching import Ambiguous, NearMiss, NotFound
 from radpatch.rewrite.ops.set_keyword import SetKeyword
+from tests.lib.registry import write_entry
+from tests.lib.rewrites import patch_of
 from tests.lib.vllm_files import VERSIONS, fixture, install_vllm
 
 THREADS = """\
@@ -44,23 +44,6 @@ def start(work):
         helper = threading.Thread(target=work, daemon = True)
     return ready, reader, writer, helper
 """
-
-
-def patch_of(*ops: SetKeyword) -> Patch:
-    rws = tuple(Rewrite(f"r{i}", "mod", None, op, f"reg.yaml:{i + 1}") for i, op in enumerate(ops))
-    return Patch(
-        name="t",
-        summary="t",
-        description="t",
-        distribution="toypkg",
-        supported=SpecifierSet(""),
-        obsolete=None,
-        knobs=(),
-        targets=(),
-        rewrites=rws,
-        source=Path("t.yaml"),
-        digest="0",
-    )
 
 
 def apply(before: str, op: SetKeyword, exact: bool = True) -> str:
@@ -239,8 +222,7 @@ def test_real_core_applies_reads_applied_and_reverts_byte_for_byte_through_the_c
 ) -> None:
     originals = install_vllm(site.root, version)
     reg = tmp_path / "reg"
-    reg.mkdir()
-    (reg / "daemon.yaml").write_text(ENTRY)
+    write_entry(reg, "daemon", ENTRY)
     r = radpatch("--registry", str(reg), "apply", "daemon")
     assert r.code == 0, r.err
     patched = (site.root / CORE).read_text()
@@ -257,9 +239,7 @@ def test_real_core_applies_reads_applied_and_reverts_byte_for_byte_through_the_c
 
 
 def _entry(tmp_path: Path, body: str) -> Path:
-    f = tmp_path / "k.yaml"
-    f.write_text(HEAD + textwrap.indent(textwrap.dedent(body), "      "))
-    return f
+    return write_entry(tmp_path, "k", HEAD + textwrap.indent(textwrap.dedent(body), "      "))
 
 
 def test_the_example_loads_into_the_spec_and_validates_against_the_json_schema(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from cyclonedx.schema import SchemaVersion
 from cyclonedx.validation.json import JsonStrictValidator
 from packageurl import PackageURL
 
+from radpatch.commands.sbom import purl
 from tests.lib.site import Site
 
 OTHER = """\
@@ -71,3 +72,10 @@ def test_an_entry_changed_after_apply_gives_a_valid_bom_and_no_internal_error(
     listed = [p["value"] for c in bom["components"] for p in c["properties"] if p["name"] == "radpatch:patch"]
     assert listed == ["toy"]  # recorded as applied: in the image, whatever its files are now
     assert (r.code == 0) == (" applied " in state), (state, r.err)  # flagged, exit 3, unless status says applied
+
+
+def test_the_purl_of_a_local_version_is_percent_encoded() -> None:
+    # vLLM's CPU wheels are `0.33.0+cpu`: a raw `+` in a purl's version is not a valid purl
+
+    for name, version in [("vllm", "0.33.0+cpu"), ("Radpatch_Toy", "1.0"), ("torch", "2.5.1+cpu.cxx11.abi")]:
+        assert purl(name, version) == PackageURL(type="pypi", name=name, version=version).to_string()

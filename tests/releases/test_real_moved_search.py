@@ -13,6 +13,7 @@ from packaging.version import Version
 
 from radpatch.releases import moved
 from radpatch.releases.wheels import Releases
+from tests.lib.registry import write_entry
 
 pytestmark = [pytest.mark.network, pytest.mark.vllm]  # the package index's vLLM wheels
 
@@ -59,7 +60,7 @@ def read(version: str, relpath: str) -> bytes | None:
 def test_a_deletion_upstream_moved_into_a_helper_is_not_obsolete(
     real_index: None, radpatch: Any, tmp_path: Path
 ) -> None:
-    (tmp_path / "gc.yaml").write_text(GC)
+    write_entry(tmp_path, "gc", GC)
     r = radpatch("--registry", str(tmp_path), "verify", "gc", "--versions", "==0.33.0", "--json")
     source = read("0.33.0", "vllm/v1/worker/gpu_worker.py")
     assert source is not None and b"freeze_gc_heap()" in source  # 0.33.0 still runs it (in a helper)
@@ -69,7 +70,7 @@ def test_a_deletion_upstream_moved_into_a_helper_is_not_obsolete(
 def test_a_namesake_in_another_model_is_not_where_the_code_went(
     real_index: None, radpatch: Any, tmp_path: Path
 ) -> None:
-    (tmp_path / "cohere.yaml").write_text(COHERE)
+    write_entry(tmp_path, "cohere", COHERE)
     twin = read("0.32.0", "vllm/model_executor/models/commandr.py")
     assert twin is not None and moved.defines(twin, "RMSNorm.forward")  # the copy was there already
     r = radpatch("--registry", str(tmp_path), "port", "cohere", "--to", "0.33.0")
@@ -78,7 +79,7 @@ def test_a_namesake_in_another_model_is_not_where_the_code_went(
 
 
 def test_a_module_that_became_a_package_is_found_in_it(real_index: None, radpatch: Any, tmp_path: Path) -> None:
-    (tmp_path / "chat.yaml").write_text(CHAT)
+    write_entry(tmp_path, "chat", CHAT)
     assert read("0.33.0", "vllm/renderers/chat_utils.py") is None  # a package in 0.33.0
     r = radpatch("--registry", str(tmp_path), "port", "chat", "--to", "0.33.0", "--dry-run")
     assert "0.33.0: moved: vllm.renderers.chat_utils -> vllm.renderers.chat_utils." in r.out, r.out

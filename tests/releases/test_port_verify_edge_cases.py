@@ -1,5 +1,5 @@
-"""Adversarial cases for issue 23's promises: `port` editing odd but valid YAML in place, the
-option its errors name, and the SBOM's purls.
+"""Edge cases of `port` and `verify`: `port` editing odd but valid YAML in place, the option its
+errors name, the matrix's JSON, a scope several modules define, dry runs, a damaged cache.
 
 Each case is valid input a maintainer can write (an anchor on `supported:`, a block scalar, a
 flow-style `modules:` mapping, a local version such as vLLM's `+cpu`) on which a promise broke.
@@ -119,16 +119,6 @@ def test_a_bad_to_names_the_option_the_user_wrote(index: IndexServer, write_regi
     assert "Traceback" not in r.err and len(r.err.strip().splitlines()) <= 2
 
 
-def test_the_purl_of_a_local_version_is_percent_encoded() -> None:
-    # vLLM's CPU wheels are `0.33.0+cpu`: a raw `+` in a purl's version is not a valid purl
-    from packageurl import PackageURL
-
-    from radpatch.commands.sbom import purl
-
-    for name, version in [("vllm", "0.33.0+cpu"), ("Radpatch_Toy", "1.0"), ("torch", "2.5.1+cpu.cxx11.abi")]:
-        assert purl(name, version) == PackageURL(type="pypi", name=name, version=version).to_string()
-
-
 # --- more YAML layouts port must keep valid --------------------------------------------------------
 
 
@@ -167,71 +157,6 @@ def test_the_matrix_json_entries_equal_verify_name_json_without_versions(
         alone = json.loads(radpatch("--registry", str(reg), "verify", e["patch"], "--json").out)
         e.pop("fetched"), alone.pop("fetched")  # what each run read from the index
         assert e == alone
-
-
-# --- overlaps: the same code changed by two entries written differently --------------------------
-
-OVERLAP_HEAD = """\
-summary: toy
-description: toy
-distribution: toypkg
-supported: ">=1.0,<2"
-modules:
-  core: toypkg.core
-rewrites:
-"""
-
-
-def _entries(tmp_path: Path, first: str, second: str) -> list[Any]:
-    from radpatch.registry.loader import load_patch
-
-    out = []
-    for name, body in (("first", first), ("second", second)):
-        (tmp_path / f"{name}.yaml").write_text(OVERLAP_HEAD + body)
-        out.append(load_patch(tmp_path / f"{name}.yaml"))
-    return out
-
-
-@pytest.mark.parametrize(
-    "first, second",
-    [
-        (  # one replaces the statement the other inserts after: its anchor is gone once the first applied
-            '  - id: a\n    replace: {scope: plan, find: "size = len(spec)", with: "size = 4"}\n',
-            "  - id: b\n    insert_after: {scope: plan, find: \"size=len( spec )\", code: 'size = size + 1'}\n",
-        ),
-        (  # one replaces an expression inside the statement the other replaces
-            '  - id: a\n    replace: {scope: plan, find: "len(spec)", with: "len(spec) + 1"}\n',
-            '  - id: b\n    replace: {scope: plan, find: "size = len(spec)", with: "size = 4"}\n',
-        ),
-    ],
-    ids=["replace-vs-anchor", "expression-inside-statement"],
-)
-def test_two_entries_changing_the_same_code_written_differently_overlap(
-    tmp_path: Path, first: str, second: str
-) -> None:
-    from packaging.version import Version
-
-    from radpatch.releases import overlaps
-
-    found = overlaps.find(_entries(tmp_path, first, second), [Version("1.0")])
-    assert [(o.first, o.second, o.ordered) for o in found] == [("first", "second", False)], found
-
-
-def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) -> None:
-    from packaging.version import Version
-
-    from radpatch.releases import overlaps
-
-    first = '  - id: a\n    replace: {scope: plan, find: "size = len(spec)", with: "size = 4"}\n'
-    second = '  - id: b\n    insert_after: {scope: plan, find: "spec = list(spec)", code: "spec = spec[:1]"}\n'
-    third = '  - id: c\n    replace: {scope: plan, find: "len(other)", with: "0"}\n'
-    assert overlaps.find(_entries(tmp_path, first, second), [Version("1.0")]) == []
-    assert overlaps.find(_entries(tmp_path, first, third), [Version("1.0")]) == []
-    # an expression picked by `occurrence:` may be another copy than the one in the statement, or that
-    # one: which, only the file tells, and the overlap says so rather than call them independent
-    picked = '  - id: d\n    replace: {scope: plan, find: "len(spec)", with: "0", occurrence: 2}\n'
-    (o,) = overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")])
-    assert o.what.startswith("may change the same code") and "depends on the file" in o.what
 
 
 # --- moved: a scope name several modules define ------------------------------------------------------

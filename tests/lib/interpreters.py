@@ -1,0 +1,46 @@
+"""The real target interpreters under /root/.pyenv, and generated modules run by one of them: what
+the proof's tests of another Python's standard library (tests/prove/test_stdlib_names.py,
+test_target_stdlib.py) check its answers against."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PYENV = Path("/root/.pyenv/versions")
+OWN = f"{sys.version_info[0]}.{sys.version_info[1]}"  # radpatch's own Python
+SUPPORTED = ("3.10", "3.11", "3.12", "3.13")
+
+
+def _newest(version: str) -> Path | None:
+    found = sorted(PYENV.glob(f"{version}.*/bin/python"))
+    return found[-1] if found else None
+
+
+# version -> its newest interpreter under PYENV, for each supported version but radpatch's own
+OTHER_TARGETS: dict[str, Path] = {v: p for v in SUPPORTED if v != OWN and (p := _newest(v)) is not None}
+
+_RUN_ALL = """
+import json, sys
+failed = []
+for source in json.load(open(sys.argv[1])):
+    try:
+        exec(compile(source + "\\nf()\\n", "generated.py", "exec"), {"__name__": "generated"})
+        failed.append(False)
+    except %s:
+        failed.append(True)
+print(json.dumps(failed))
+"""
+
+
+def fail_when_run(executable: str, sources: list[str], tmp: Path, error: str = "ImportError") -> list[bool]:
+    """Which of `sources` (each a module defining f(), called after it) raise `error` when
+    `executable` runs them, in one process for all; any other exception fails the test."""
+    batch = tmp / "generated.json"
+    batch.write_text(json.dumps(sources))
+    done = subprocess.run([executable, "-I", "-c", _RUN_ALL % error, str(batch)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    failed: list[bool] = json.loads(done.stdout)
+    return failed
