@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The hardening tier SIGKILLs radpatch at syscalls with strace; install it where we can.
+# The real tier's strace tests SIGKILL radpatch at syscalls; install it where we can.
 if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   (apt-get update -qq && apt-get install -y -qq strace) >/dev/null 2>&1 || echo "tools/test.sh: could not install strace" >&2
 fi

@@ -395,3 +395,30 @@ def test_a_wrong_yaml_example_is_caught(tmp_path: Path) -> None:
     assert load_problems(wrong, tmp_path) != []
 
 
+
+
+# --- tests/README.md's tier table against the markers tests/conftest.py gives --------------------
+
+
+def second_tier() -> set[str]:
+    """tests/conftest.py's SECOND_TIER, read from its source (a test imports only tests/lib)."""
+    tree = ast.parse((ROOT / "tests" / "conftest.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign | ast.Assign) and "SECOND_TIER" in ast.unparse(node).split("=")[0]:
+            return {ast.literal_eval(e) for e in ast.walk(node.value) if isinstance(e, ast.Constant)}  # type: ignore[arg-type]
+    raise AssertionError("tests/conftest.py defines no SECOND_TIER")
+
+
+def documented_tiers(text: str) -> dict[str, str]:
+    rows = re.findall(r"^\| ((?:`[a-z]+`(?:, )?)+) \| .* \| (fast|real) \|$", text, flags=re.MULTILINE)
+    return {marker: tier for markers, tier in rows for marker in re.findall(r"`([a-z]+)`", markers)}
+
+
+def test_the_tests_readme_gives_each_marker_the_tier_conftest_gives_it() -> None:
+    tiers = documented_tiers((ROOT / "tests" / "README.md").read_text())
+    assert tiers == dict.fromkeys(second_tier(), "real")
+
+
+def test_the_tier_check_catches_a_marker_in_the_wrong_tier() -> None:
+    text = (ROOT / "tests" / "README.md").read_text().replace("offline | real |", "offline | fast |")
+    assert documented_tiers(text)["wheel"] == "fast"
