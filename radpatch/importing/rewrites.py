@@ -39,6 +39,7 @@ from radpatch.importing.statements import (
     AFTER,
     DEFS,
     Sources,
+    added_comments,
     expression_hits,
     is_expression_statement,
     key,
@@ -156,9 +157,12 @@ class Differ:
             and self._undoable(lambda: self.compound(scope, bbody, i, a), bbody, i)
         ):
             return
-        if scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
+        # a comment the patch writes on the changed line goes with the statement: an expression's
+        # `replace` (or set_constant) keeps the line's old comment
+        said = _line_rest(self.src, b) == _line_rest(self.src, a)
+        if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             return
-        if not isinstance(b, DEFS) and self.expression(scope, bbody, i, a):
+        if said and not isinstance(b, DEFS) and self.expression(scope, bbody, i, a):
             return
         if scope.elif_:
             raise _Ambiguous()  # no find names an elif: the if it belongs to is replaced
@@ -333,6 +337,13 @@ class Differ:
         pick = min((c for c in (before, after) if c is not None), key=lambda c: len(c[1]), default=None)
         if pick is None:
             raise Inexpressible(f"no statement to anchor the insertion in {scope.qualname} at")
+        if (
+            before is not None
+            and len(before[1]) <= len(pick[1])  # never a wider `find` than the insertion's, for a comment
+            and added_comments(self.src, new[0])
+            and self._insert_with_comment(scope, bbody, i, new, code, before)
+        ):
+            return
         where, find, occurrence = pick
         keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find), ("code", code)]
         if occurrence:
@@ -340,6 +351,38 @@ class Differ:
         self.steps.append(Step(where, tuple(keys)))
         bbody[i:i] = [_tag(s) for s in new]
         self._record_inserted(new)
+
+    def _insert_with_comment(
+        self,
+        scope: _Scope,
+        bbody: list[ast.stmt],
+        i: int,
+        new: list[ast.stmt],
+        code: str,
+        anchor: tuple[str, str, int | None],
+    ) -> bool:
+        """New statements under a comment the patch adds (`# why` above `x = 1`), said as a `replace`
+        of the statement above them by itself and them: the engine writes the comment lines that
+        open an insertion's `code` as nothing (it parses them as a module header), while comment
+        lines between statements of `with` are written. `anchor` is the insertion's own above it.
+        False when the engine would move a comment after it (a replace of one line by several keeps
+        the old last line's comment on the new last one) and no statement below can end both sides."""
+        last, end = bbody[i - 1], new[-1]
+        _, find, occurrence = anchor
+        tail = ""
+        rests = (_line_rest(self.src, last), _line_rest(self.src, end))
+        if None not in rests and rests[0] != rests[1]:
+            # the statement below, right below the anchor in the installed file, ends both sides
+            if occurrence or i == len(bbody) or start_line(bbody[i]) != (last.end_lineno or 0) + 1:
+                return False
+            tail = text_of(self.src, [bbody[i]])
+        keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find + tail), ("with", find + code + tail)]
+        if occurrence:
+            keys.append(("occurrence", occurrence))
+        self.steps.append(Step("replace", tuple(keys)))
+        bbody[i:i] = [_tag(s) for s in new]
+        self._record_inserted(new)
+        return True
 
     def _anchor(
         self, scope: _Scope, bbody: list[ast.stmt], k: int, backward: bool, new: tuple[int, list[ast.stmt]]
@@ -508,11 +551,22 @@ class Differ:
         if i != _after_imports(bbody) or any(_already_imports(bbody, s) for s in new):
             return False
         for s in new:
-            self.steps.append(Step("add_import", (("import", ast.unparse(s)),)))
+            comment = _line_rest(self.src, s)  # the patch's own word on the line: add_import writes it too
+            text = f"{ast.unparse(s)}  {comment}" if comment and comment.startswith("#") else ast.unparse(s)
+            self.steps.append(Step("add_import", (("import", text),)))
         return True
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def _line_rest(src: Sources, stmt: ast.stmt) -> str | None:
+    """What follows a simple statement on its last line (a comment), None for a compound one: the
+    engine keeps that text of a replaced run's last line, so it must be the same on both sides."""
+    if any(isinstance(getattr(stmt, f, None), list) for f in _BLOCK_FIELDS):
+        return None
+    line = src.lines_of(stmt)[(stmt.end_lineno or stmt.lineno) - 1].encode()
+    return line[stmt.end_col_offset or 0 :].decode("utf-8", "surrogateescape").strip()
 
 
 def _multiline_string(stmt: ast.stmt) -> bool:
@@ -933,7 +987,7 @@ def rewrites(before: str, after: str) -> Rewrites:
     either does not parse, Inexpressible when no rewrite says the change."""
     tree, pristine, target = ast.parse(before), ast.parse(before), ast.parse(after)
     _tag(target)
-    differ = Differ(Sources(tuple(before.splitlines()), tuple(after.splitlines())), tree, pristine)
+    differ = Differ(Sources.of(before, after), tree, pristine)
     try:
         differ.block(_Scope("<module>", tree.body, "module"), tree.body, target.body)
     except _Ambiguous:

@@ -9,6 +9,7 @@ statements at any depth of its scope but not inside nested definitions, or an ex
 from __future__ import annotations
 
 import ast
+import difflib
 import io
 import re
 import textwrap
@@ -34,9 +35,39 @@ def loose_key(node: ast.AST) -> str:
 class Sources:
     before: tuple[str, ...]  # lines of the before-file, without newlines
     after: tuple[str, ...]
+    added: frozenset[int] = frozenset()  # 1-based lines of the after-file the patch adds (not context)
 
     def lines_of(self, node: ast.AST) -> tuple[str, ...]:
         return self.after if getattr(node, AFTER, False) else self.before
+
+    @staticmethod
+    def of(before: str, after: str) -> Sources:
+        """Both files' lines, and which lines of the after-file are added ones (`+` lines of a diff
+        between them): a comment line there is the patch's own, a comment line elsewhere (the
+        file's header, a comment above the anchor) is not, and an entry must not write it again."""
+        b, a = tuple(before.splitlines()), tuple(after.splitlines())
+        kept: set[int] = set()
+        for block in difflib.SequenceMatcher(None, b, a, autojunk=False).get_matching_blocks():
+            kept.update(range(block.b + 1, block.b + block.size + 1))
+        return Sources(b, a, frozenset(set(range(1, len(a) + 1)) - kept))
+
+
+def added_comments(src: Sources, node: ast.stmt) -> int:
+    """How many lines right above the statement (taken from the after-file) are comment lines at its
+    indentation, or blank lines between them, that the patch adds: the comment it wrote for it."""
+    if not getattr(node, AFTER, False):
+        return 0
+    lines, first = src.after, start_line(node)
+    indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
+    n = 0
+    while first - n > 1 and first - n - 1 in src.added:
+        line = lines[first - n - 2]
+        if line.strip() and not (line.strip().startswith("#") and len(line) - len(line.lstrip()) == indent):
+            break
+        n += 1
+    while n and not lines[first - n - 1].strip():  # blank lines above the comment are layout, not comment
+        n -= 1
+    return n
 
 
 def start_line(node: ast.stmt) -> int:
@@ -46,17 +77,12 @@ def start_line(node: ast.stmt) -> int:
 
 def text_of(src: Sources, run: list[ast.stmt], comments: bool = False) -> str:
     """The source lines of consecutive statements of one block, dedented (with the comment lines
-    right above the first when `comments`, so an insertion keeps them)."""
+    the patch adds right above the first when `comments`, so an insertion keeps them; never the
+    file's own comments there, such as its header, which the file keeps anyway)."""
     lines = src.lines_of(run[0])
     first = start_line(run[0])
     if comments:
-        indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
-        while (
-            first > 1
-            and lines[first - 2].strip().startswith("#")
-            and len(lines[first - 2]) - len(lines[first - 2].lstrip()) == indent
-        ):
-            first -= 1
+        first -= added_comments(src, run[0])
     last = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in run)
     text = _dedent(list(lines[first - 1 : last])).strip("\n") + "\n"
     return text if _same(text, run) else "\n".join(ast.unparse(s) for s in run) + "\n"

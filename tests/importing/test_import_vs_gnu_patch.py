@@ -10,13 +10,12 @@ import ast
 import base64
 import hashlib
 import random
-import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.lib.importing import PACKAGE, Venv, edit, gnu_diff, gnu_patch
+from tests.lib.importing import PACKAGE, Venv, edit, gnu_diff, gnu_patch, without_markers
 
 pytestmark = pytest.mark.wheel
 
@@ -45,12 +44,6 @@ def _diff(tmp: Path, rel: str, before: str, after: str, context: int) -> str:
 
 BYTE_EQUAL: list[bool] = []
 BUT_MARKERS: list[bool] = []
-_MARKERS = re.compile(r"^[ \t]*# radpatch: deleted: .*\n|  # radpatch: added import(?=\n)", re.MULTILINE)
-
-
-def without_markers(text: str) -> str:
-    """The file without the comments radpatch's delete and add_import leave on purpose (revert finds them)."""
-    return _MARKERS.sub("", text)
 
 
 @pytest.mark.parametrize("seed", range(16))

@@ -99,6 +99,14 @@ def pip_install(root: Path, wheel: Path) -> Venv:
     return v
 
 
+_MARKERS = re.compile(r"^[ \t]*# radpatch: deleted: .*\n|  # radpatch: added import(?=\n)", re.MULTILINE)
+
+
+def without_markers(text: str) -> str:
+    """The file without the comments radpatch's delete and add_import leave on purpose (revert finds them)."""
+    return _MARKERS.sub("", text)
+
+
 def gnu_patch(directory: Path, patch: Path, strip: int, *extra: str) -> subprocess.CompletedProcess[str]:
     """GNU patch, forced (no questions, no reversed-patch guess), no backups or reject files."""
     return subprocess.run(

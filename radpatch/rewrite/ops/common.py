@@ -13,8 +13,10 @@ import contextlib
 import contextvars
 import difflib
 import functools
+import io
 import sys
 import textwrap
+import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
@@ -574,11 +576,23 @@ def _clash(src: Source, node: ast.stmt) -> None:
 
 
 def add_import(src: Source, statement: str) -> Source:
+    """The import on a line of its own, as ast writes it, with the comment `statement` carries
+    (`import json  # for dumps`: a patch's own word on its line) and then the mark."""
     if has_import(src, statement):
         return src
     node = ast.parse(statement.strip()).body[0]
     _clash(src, node)
-    return insert_line(src, after_imports(src), f"{ast.unparse(node)}  {MARK}", Top(None, 0, 1, bound_names(node)))
+    line = f"{ast.unparse(node)}{''.join(f'  {c}' for c in _comments(statement))}  {MARK}"
+    return insert_line(src, after_imports(src), line, Top(None, 0, 1, bound_names(node)))
+
+
+def _comments(code: str) -> list[str]:
+    """The comments of a line of code, in order (none when it does not tokenize)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code.strip() + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return [t.string for t in tokens if t.type == tokenize.COMMENT and t.string.strip() != MARK]
 
 
 def imports_before_uses(original: Source, src: Source) -> Source:
