@@ -20,7 +20,7 @@ from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
 from radpatch.prove.steps import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, overlaps
+from radpatch.releases import gaps, matrix, overlaps
 from radpatch.releases.verify import CHECKS, Report, Result, first_failed, parse_spec, verify
 from radpatch.releases.wheels import Releases
 
@@ -38,7 +38,7 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     releases = Releases.from_env()
     wanted = None if spec is None else parse_spec(spec)
     rows = matrix.rows(patches, wanted, releases, requires=lambda p: requirements(ctx, p))
-    found = overlaps.find(patches)
+    found = overlaps.find(patches, texts=gaps.cached())
     if as_json:
         data = matrix.to_json(rows)
         if spec is None:
@@ -147,7 +147,7 @@ def _overlaps(ctx: Context, patch: Patch) -> list[overlaps.Overlap]:
                 others.append(ctx.registry.load(name))
             except RadpatchError:
                 continue
-    return [o for o in overlaps.find([patch, *others]) if patch.name in (o.first, o.second)]
+    return [o for o in overlaps.find([patch, *others], texts=gaps.cached()) if patch.name in (o.first, o.second)]
 
 
 _MARK = {True: "ok", False: "FAIL", None: "-"}
