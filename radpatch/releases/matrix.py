@@ -17,6 +17,7 @@ release any of its entries supports) and reduces each result to what a maintaine
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ class Cell:
     @property
     def short(self) -> str:
         if self.kind == OUT:
-            return "out (pass)" if self.passes else "out"
+            return "out (pass)" if self.passes else f"out (moved: {self.module})" if self.module else "out"
         if self.kind == FAIL:
             return f"FAIL {self.step}"
         if self.kind == MOVED and not self.proven:
@@ -129,7 +130,16 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
         why = "declared `obsolete:`" if r.note else "the release already contains the change"
         return Cell(r.version, OBSOLETE, why + (f" (upstream: {', '.join(links)})" if links else ""))
     if not r.in_range and not anywhere:
-        return Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails", passes=r.ok)
+        out = Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails", passes=r.ok)
+        if r.ok or first_failed(r) not in ("module", "match") or not search.scope_gone(r.kind):
+            return out
+        where = _moved(patch, r, releases, requires)  # port would carry it: say where to
+        if isinstance(where, search.Moved) and where.proven and where.module != where.old and not where.also:
+            detail = f"{out.detail}; moved: {where.old} -> {where.module} (the rewrites prove there)"
+            return dataclasses.replace(
+                out, detail=detail, module=where.module, proven=True, target=where.target, old=where.old
+            )
+        return out
     if r.ok:
         return Cell(r.version, PASS)
     failed = first_failed(r)
@@ -222,7 +232,8 @@ def render(rows_: list[Row]) -> str:
         lines += ["", *notes]
     lines.append("")
     lines.append(
-        "out: outside the entry's `supported` range; out (pass): it would pass there (`radpatch port` widens it)"
+        "out: outside the entry's `supported` range; out (pass): it would pass there (`radpatch port` widens it); "
+        "out (moved: MODULE): it would pass in MODULE (`radpatch port` adds it)"
     )
     return "\n".join(lines)
 
