@@ -137,7 +137,8 @@ def run(ctx: Context, names: tuple[str, ...]) -> int:
     if flagged:
         click.echo(
             f"radpatch: {len(flagged)} recorded entr{'y is' if len(flagged) == 1 else 'ies are'} not as applied "
-            f"(flagged in the BOM's radpatch:state): {flagged[0].name}: {_one_line(flagged[0].flag)}",
+            "(flagged in the BOM's radpatch:state): "
+            + "; ".join(f"{a.name}: {_one_line(a.flag, 200 // len(flagged) + 40)}" for a in flagged),
             err=True,
         )
         return EXIT_CHECK_FAILED
