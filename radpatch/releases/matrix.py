@@ -133,17 +133,16 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
         out = Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails", passes=r.ok)
         if r.ok or first_failed(r) not in ("module", "match") or not search.scope_gone(r.kind):
             return out
-        where = _moved(patch, r, releases, requires)  # port would carry it: say where to
-        if isinstance(where, search.Moved) and where.proven and where.module != where.old and not where.also:
-            detail = f"{out.detail}; moved: {where.old} -> {where.module} (the rewrites prove there)"
-            return dataclasses.replace(
-                out, detail=detail, module=where.module, proven=True, target=where.target, old=where.old
-            )
+        to = _moved(patch, r, releases, requires)  # port would carry it: say where to
+        if isinstance(to, search.Moved) and to.proven and to.module != to.old and not to.also:
+            detail = f"{out.detail}; moved: {to.old} -> {to.module} (the rewrites prove there)"
+            return dataclasses.replace(out, detail=detail, module=to.module, proven=True, target=to.target, old=to.old)
         return out
     if r.ok:
         return Cell(r.version, PASS)
     failed = first_failed(r)
     unsure = ""  # what the search for a moved scope could not rule out
+    where: search.Moved | search.NotFound | None = None
     if failed in ("module", "match") and search.scope_gone(r.kind):
         where = _moved(patch, r, releases, requires)
         if isinstance(where, search.NotFound):
@@ -161,6 +160,8 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
     if failed == "match":
+        if isinstance(where, search.NotFound) and where.complete:  # where each scope is: not a namesake by name
+            return Cell(r.version, NO_MATCH, unsure)
         near = _nearest(patch, r, releases, requires)
         return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
     why = r.error or ""
