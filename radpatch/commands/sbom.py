@@ -16,8 +16,9 @@ stage, a scanner) still lists what radpatch changed, from the record (name, dige
 hashes, the diff from the kept originals). An entry that is not applied and not recorded is not in
 the image. The digest named is the one applied (the record's), with the registry's current one
 beside it when the entry has changed since. A recorded entry whose files are not what radpatch
-wrote (drifted, edited by hand) is listed and flagged (`radpatch:state`), and the command exits 3
-after printing the BOM, as `status --check` would: its diff cannot be vouched for.
+wrote (drifted, edited by hand) is listed and flagged (`radpatch:state`), without a diff (every
+entry of the file alike, as `radpatch diff` refuses each), and the command exits 3 after printing
+the BOM, as `status --check` would.
 The wheel the component comes from is its `pedigree.ancestors` (the unmodified release, same purl),
 so a scanner matching advisories by purl still finds it.
 """

@@ -30,7 +30,9 @@ Each operation says what it changes (`Operation.touches`, in its module of rewri
 `registry.touch.Touch` per node or anchor); one that does not say may change anything of its module,
 and overlaps every other rewrite there.
 
-The test is static (the registry text only): no wheel, no install, no libcst. Which releases it
+The test is static (the registry text only): no wheel, no install, no libcst; except for two
+insertions whose anchors differ, which only a file shows to be one place (releases.gaps: the
+installed file for apply, verify's cached release files for list and verify). Which releases it
 probes: every version the entries' ranges name, the installed one (apply), and the releases verify
 listed before (the cached list), so a list run never asks the index.
 """
