@@ -16,8 +16,9 @@ stage, a scanner) still lists what radpatch changed, from the record (name, dige
 hashes, the diff from the kept originals). An entry that is not applied and not recorded is not in
 the image. The digest named is the one applied (the record's), with the registry's current one
 beside it when the entry has changed since. A recorded entry whose files are not what radpatch
-wrote (drifted, edited by hand) is listed and flagged (`radpatch:state`), and the command exits 3
-after printing the BOM, as `status --check` would: its diff cannot be vouched for.
+wrote (drifted, edited by hand) is listed and flagged (`radpatch:state`), without a diff (every
+entry of the file alike, as `radpatch diff` refuses each), and the command exits 3 after printing
+the BOM, as `status --check` would.
 The wheel the component comes from is its `pedigree.ancestors` (the unmodified release, same purl),
 so a scanner matching advisories by purl still finds it.
 """
@@ -137,7 +138,8 @@ def run(ctx: Context, names: tuple[str, ...]) -> int:
     if flagged:
         click.echo(
             f"radpatch: {len(flagged)} recorded entr{'y is' if len(flagged) == 1 else 'ies are'} not as applied "
-            f"(flagged in the BOM's radpatch:state): {flagged[0].name}: {_one_line(flagged[0].flag)}",
+            "(flagged in the BOM's radpatch:state): "
+            + "; ".join(f"{a.name}: {_one_line(a.flag, 200 // len(flagged) + 40)}" for a in flagged),
             err=True,
         )
         return EXIT_CHECK_FAILED

@@ -13,6 +13,7 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
+from radpatch.releases import applied
 from radpatch.state import unloaded
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
@@ -43,6 +44,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
             for s in states
             if s.state not in _SATISFIED or s.pending or s.unrecorded or any(f.path in shadowed for f in s.files)
         ]
+        _check_overlaps(ctx, states, bool(bad))
         if bad:
             fixable = [
                 s.patch.name
@@ -66,6 +68,22 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         if not states:
             click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
     return EXIT_OK
+
+
+def _check_overlaps(ctx: Context, states: list[PatchState], failing: bool) -> None:
+    """--check: an applied entry of the loaded registries must not overlap, unordered, an applied
+    entry only the record knows (releases.applied, apply's own test); one whose record does not say
+    what it changed is named as unchecked."""
+    known = set(ctx.registry.names())
+    clashes = applied.in_env(ctx, [s.patch for s in states if s.patch.name in known and s.state in _SATISFIED])
+    for c in clashes:
+        if not c.known:
+            click.echo(f"radpatch: {c.line()}", err=True)
+    overlapping = [c for c in clashes if c.known]
+    if overlapping and not failing:
+        raise CheckFailed("; ".join(c.what for c in overlapping), overlapping[0].hint)
+    for c in overlapping:  # the states' own failure is raised next; the overlap is said too
+        click.echo(f"radpatch: {c.what}", err=True)
 
 
 def _shadowed(ctx: Context, states: list[PatchState]) -> dict[Path, Shadow]:

@@ -20,7 +20,7 @@ from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
 from radpatch.prove.steps import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, overlaps
+from radpatch.releases import applied, gaps, matrix, overlaps
 from radpatch.releases.verify import CHECKS, Report, Result, first_failed, parse_spec, verify
 from radpatch.releases.wheels import Releases
 
@@ -38,16 +38,18 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     releases = Releases.from_env()
     wanted = None if spec is None else parse_spec(spec)
     rows = matrix.rows(patches, wanted, releases, requires=lambda p: requirements(ctx, p))
-    found = overlaps.find(patches)
+    found = overlaps.find(patches, texts=gaps.cached())
+    with_applied = applied.in_env(ctx, patches)
     if as_json:
         data = matrix.to_json(rows)
         if spec is None:
             data["entries"] = [_alone(ctx, row, releases) for row in rows]
         data["overlaps"] = [o.to_json() for o in found]
+        data["applied_overlaps"] = [c.to_json() for c in with_applied]
         click.echo(json.dumps(data, indent=2))
     else:
         click.echo(matrix.render(rows))
-        for line in overlaps.lines(found):
+        for line in [*overlaps.lines(found), *(c.line() for c in with_applied)]:
             click.echo(f"overlap: {line}")
     errors = [row for row in rows if row.error is not None]
     first = errors[0].error if errors else None
@@ -102,7 +104,7 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         click.echo(render(report))
-        for line in overlaps.lines(_overlaps(ctx, patch)):
+        for line in [*overlaps.lines(_overlaps(ctx, patch)), *(c.line() for c in applied.in_env(ctx, [patch]))]:
             click.echo(f"overlap: {line}")
     if not report.claimed:
         asked = ", ".join(str(r.version) for r in report.results)
@@ -147,7 +149,7 @@ def _overlaps(ctx: Context, patch: Patch) -> list[overlaps.Overlap]:
                 others.append(ctx.registry.load(name))
             except RadpatchError:
                 continue
-    return [o for o in overlaps.find([patch, *others]) if patch.name in (o.first, o.second)]
+    return [o for o in overlaps.find([patch, *others], texts=gaps.cached()) if patch.name in (o.first, o.second)]
 
 
 _MARK = {True: "ok", False: "FAIL", None: "-"}

@@ -1,51 +1,130 @@
-"""apply's overlap check against entries already applied whose registry this run does not load
-(a later build stage run with another `--registry`): their record says what they changed
-(state.touched), so a new entry is compared with that. A record that does not say (written before
-it was kept) leaves the overlap unknown, and apply refuses to change a file such an entry changed."""
+"""Overlaps with entries already applied whose registry this run does not load (a later build stage
+run with another `--registry`): their record says what they changed (state.touched), so a loaded
+entry is compared with that. A record that does not say (written before it was kept) leaves the
+overlap unknown. One path (`clashes`) for every command: `apply` refuses on the first (releases.
+overlaps.check_apply), `list` and `verify` report them (`report`), `status --check` fails on an
+overlap and says which it cannot check."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from packaging.version import Version
 
-from radpatch.errors import RefusedError
+from radpatch.context import Context
+from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch
-from radpatch.releases.overlaps import Meet, _meet
+from radpatch.releases.overlaps import Meet, _after_names, _meet
 from radpatch.state import touched
-from radpatch.state.record import PatchRecord
+from radpatch.state.record import PatchRecord, Store
 
 
-def refuse(mine: list[tuple[Patch, Version]], records: list[PatchRecord], requires: dict[str, set[str]]) -> None:
-    """Refuse when an entry about to be applied (with its installed release) overlaps an applied
-    entry known only from its record, unless `requires:` (`requires`: entry -> every entry it comes
-    after) orders it after that one; and when that record does not say what its entry changed."""
+@dataclass(frozen=True)
+class Clash:
+    """A loaded entry against an applied entry known only from its record."""
+
+    entry: str
+    applied: str
+    what: str  # in words: the overlap, or why it cannot be checked
+    hint: str
+    known: bool  # False: the record does not say what its entry changed (the overlap is unknown)
+
+    def to_json(self) -> dict[str, object]:
+        return {"patch": self.entry, "applied": self.applied, "what": self.line(), "known": self.known}
+
+    def line(self) -> str:
+        if self.known:
+            return self.what
+        return f"cannot check {self.entry} against {self.applied}: {self.what}"
+
+
+def clashes(
+    mine: list[tuple[Patch, Version]], records: list[PatchRecord], requires: dict[str, set[str]]
+) -> list[Clash]:
+    """Each entry (with its installed release) that overlaps an applied entry known only from its
+    record, unless `requires:` (`requires`: entry -> every entry it comes after) orders the two;
+    and each whose file such a record changed without saying what (the overlap is unknown)."""
+    out: list[Clash] = []
     for p, version in mine:
         ours = touched.of(p, version)
         modules = {t.module for t in ours}
         for r in records:
-            if r.patch in requires.get(p.name, set()):
+            if r.patch == p.name or r.patch in requires.get(p.name, set()) or p.name in requires.get(r.patch, set()):
                 continue
             if r.touches is None:
                 files = [f.path for f in r.files if f.module.removesuffix(".__init__") in modules]
                 if files:
-                    raise RefusedError(
-                        f"{p.name} changes {files[0]}, which the applied entry {r.patch} changed too; {r.patch}'s "
-                        "registry is not loaded and its record (written by an older radpatch) does not say what "
-                        "it changed, so radpatch cannot tell whether the two overlap",
-                        f"pass {r.patch}'s registry with --registry as well (and add `requires: [{r.patch}]` to "
-                        f"{p.name} if it is meant to stack on it)",
+                    out.append(
+                        Clash(
+                            p.name,
+                            r.patch,
+                            f"{p.name} changes {files[0]}, which the applied entry {r.patch} changed too; {r.patch}'s "
+                            "registry is not loaded and its record (written by an older radpatch) does not say what "
+                            "it changed, so radpatch cannot tell whether the two overlap",
+                            f"pass {r.patch}'s registry with --registry as well (and add `requires: [{r.patch}]` to "
+                            f"{p.name} if it is meant to stack on it)",
+                            False,
+                        )
                     )
                 continue
-            for t in ours:
-                for theirs in r.touches:
-                    if theirs.module != t.module:
-                        continue
-                    meeting = _meet(t.touch, theirs.touch)
-                    if meeting is None or meeting.kind is Meet.STACKS:
-                        continue
-                    raise RefusedError(
-                        f"{p.name} and {r.patch} overlap: {p.name} ({t.rewrite}) and {r.patch} ({theirs.rewrite}) "
-                        f"both {meeting.what} in {t.module}; {r.patch} is applied here (from a registry this run "
-                        "does not load) and nothing orders them (`requires:`)",
-                        f"if {p.name} is meant to stack on {r.patch}, add `requires: [{r.patch}]` to {p.name} and "
-                        f"pass {r.patch}'s registry with --registry as well; else revert {r.patch} first",
-                    )
+            out.extend(_meeting(p, ours, r))
+    return out
+
+
+def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> list[Clash]:
+    for t in ours:
+        for theirs in r.touches or ():
+            if theirs.module != t.module:
+                continue
+            meeting = _meet(t.touch, theirs.touch)
+            if meeting is None or meeting.kind is Meet.STACKS:
+                continue
+            return [
+                Clash(
+                    p.name,
+                    r.patch,
+                    f"{p.name} and {r.patch} overlap: {p.name} ({t.rewrite}) and {r.patch} ({theirs.rewrite}) "
+                    f"both {meeting.what} in {t.module}; {r.patch} is applied here (from a registry this run "
+                    "does not load) and nothing orders them (`requires:`)",
+                    f"if {p.name} is meant to stack on {r.patch}, add `requires: [{r.patch}]` to {p.name} and "
+                    f"pass {r.patch}'s registry with --registry as well; else revert {r.patch} first",
+                    True,
+                )
+            ]
+    return []
+
+
+def refuse(mine: list[tuple[Patch, Version]], records: list[PatchRecord], requires: dict[str, set[str]]) -> None:
+    """apply: refuse on the first clash (an overlap, or one radpatch cannot check)."""
+    found = clashes(mine, records, requires)
+    if found:
+        raise RefusedError(found[0].what, found[0].hint)
+
+
+def in_env(ctx: Context, patches: list[Patch]) -> list[Clash]:
+    """The clashes of the loaded entries installed in the target environment with the entries its
+    record holds that no loaded registry has (list, verify, status --check)."""
+    from radpatch.install import locate
+
+    known = set(ctx.registry.names())
+    records: dict[str, PatchRecord] = {}
+    for d in ctx.env.paths:
+        try:
+            found = Store(d).records()
+        except RadpatchError:
+            continue  # an unreadable record is status's to explain, not an overlap
+        for n, rec in found.items():
+            if n not in known:
+                records.setdefault(n, rec)
+    if not records:
+        return []
+    mine: list[tuple[Patch, Version]] = []
+    for p in patches:
+        try:
+            dist = locate.find_target(ctx.env, p)
+        except RadpatchError:
+            continue
+        if dist is not None:
+            mine.append((p, dist.version))
+    direct = {p.name: set(p.requires) for p in patches} | {r.patch: set(r.requires) for r in records.values()}
+    return clashes(mine, list(records.values()), _after_names(direct))

@@ -17,6 +17,7 @@ release any of its entries supports) and reduces each result to what a maintaine
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ class Cell:
     @property
     def short(self) -> str:
         if self.kind == OUT:
-            return "out (pass)" if self.passes else "out"
+            return "out (pass)" if self.passes else f"out (moved: {self.module})" if self.module else "out"
         if self.kind == FAIL:
             return f"FAIL {self.step}"
         if self.kind == MOVED and not self.proven:
@@ -129,11 +130,19 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
         why = "declared `obsolete:`" if r.note else "the release already contains the change"
         return Cell(r.version, OBSOLETE, why + (f" (upstream: {', '.join(links)})" if links else ""))
     if not r.in_range and not anywhere:
-        return Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails", passes=r.ok)
+        out = Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails", passes=r.ok)
+        if r.ok or first_failed(r) not in ("module", "match") or not search.scope_gone(r.kind):
+            return out
+        to = _moved(patch, r, releases, requires)  # port would carry it: say where to
+        if isinstance(to, search.Moved) and to.proven and to.module != to.old and not to.also:
+            detail = f"{out.detail}; moved: {to.old} -> {to.module} (the rewrites prove there)"
+            return dataclasses.replace(out, detail=detail, module=to.module, proven=True, target=to.target, old=to.old)
+        return out
     if r.ok:
         return Cell(r.version, PASS)
     failed = first_failed(r)
     unsure = ""  # what the search for a moved scope could not rule out
+    where: search.Moved | search.NotFound | None = None
     if failed in ("module", "match") and search.scope_gone(r.kind):
         where = _moved(patch, r, releases, requires)
         if isinstance(where, search.NotFound):
@@ -151,6 +160,8 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
     if failed == "match":
+        if isinstance(where, search.NotFound) and where.complete:  # where each scope is: not a namesake by name
+            return Cell(r.version, NO_MATCH, unsure)
         near = _nearest(patch, r, releases, requires)
         return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
     why = r.error or ""
@@ -222,7 +233,8 @@ def render(rows_: list[Row]) -> str:
         lines += ["", *notes]
     lines.append("")
     lines.append(
-        "out: outside the entry's `supported` range; out (pass): it would pass there (`radpatch port` widens it)"
+        "out: outside the entry's `supported` range; out (pass): it would pass there (`radpatch port` widens it); "
+        "out (moved: MODULE): it would pass in MODULE (`radpatch port` adds it)"
     )
     return "\n".join(lines)
 

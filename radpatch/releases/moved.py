@@ -62,9 +62,24 @@ class NotFound:
     searched: int  # modules read
     total: int  # modules of the wheel in the declared module's top-level package
     namesakes: tuple[str, ...] = ()  # modules that define the scopes, but did already next to the old one
+    # the target's scopes split: (scope, module now defining it) for those gone from the declared
+    # module, found elsewhere; and the scopes the declared module still defines
+    split: tuple[tuple[str, str], ...] = ()
+    stays: tuple[str, ...] = ()
+    old: str = ""  # the declared module
+    complete: bool = False  # every scope gone from the declared module was found elsewhere
 
     def describe(self) -> str:
         out = []
+        if self.split and self.stays:
+            moved = "; ".join(f"{scope} is now defined in {module}" for scope, module in self.split)
+            out.append(
+                f"the target's scopes split across modules: {moved} (the search read it), while "
+                f"{', '.join(self.stays)} stay(s) in {self.old}: give the moved scope's rewrites a `modules:` "
+                "target of their own (by hand)"
+            )
+            if self.complete:
+                return "; ".join(out)
         if self.namesakes:
             out.append(
                 f"{', '.join(self.namesakes)} define(s) the scope but did already where the entry was written "
@@ -207,12 +222,20 @@ def find_moved(
     found: list[Moved] = []
     namesakes: list[str] = []
     searched = 0
+    here = release_read(releases, patch, version, old.relpath)
+    missing = [q for q in wanted if here is None or not defines(here, q)]
+    split: dict[str, str] = {}  # a scope gone from the declared module -> the nearest module defining it
     first = [[old.relpath]] if declared is None and any(name == old.relpath for name, _ in files) else []
     for tier in [*first, *tiers(old.relpath, files, wanted)]:
         searched += len(tier)
         release = releases.get(patch.distribution, version, frozenset(tier))
         for relpath in tier:
             data = release.read(relpath)
+            if data is not None and len(missing) < len(wanted):  # some scopes stay: where did the others go?
+                for q in missing:
+                    if q not in split and defines(data, q) and relpath != old.relpath:
+                        if not _defined_before(patch, target, version, releases, relpath, (q,)):
+                            split[q] = module_of(relpath)
             if data is None or not all(defines(data, q) for q in wanted):
                 continue
             module = module_of(relpath)
@@ -231,9 +254,18 @@ def find_moved(
             return found[0]
     top = PurePosixPath(old.relpath).parts[0]
     total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)
+    stays = tuple(q for q in wanted if q not in missing)
+    if split and stays:
+        gone = tuple((q, split[q]) for q in missing if q in split)
+        return NotFound(searched, total, tuple(namesakes), gone, stays, old.module, len(gone) == len(missing))
     if namesakes or searched < total:
         return NotFound(searched, total, tuple(namesakes))
     return None
+
+
+def release_read(releases: Releases, patch: Patch, version: Version, relpath: str) -> bytes | None:
+    """The wheel member `relpath` of the release (None when the wheel has no such file)."""
+    return releases.get(patch.distribution, version, frozenset([relpath])).read(relpath)
 
 
 def _defined_before(

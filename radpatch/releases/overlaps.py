@@ -30,7 +30,9 @@ Each operation says what it changes (`Operation.touches`, in its module of rewri
 `registry.touch.Touch` per node or anchor); one that does not say may change anything of its module,
 and overlaps every other rewrite there.
 
-The test is static (the registry text only): no wheel, no install, no libcst. Which releases it
+The test is static (the registry text only): no wheel, no install, no libcst; except for two
+insertions whose anchors differ, which only a file shows to be one place (releases.gaps: the
+installed file for apply, verify's cached release files for list and verify). Which releases it
 probes: every version the entries' ranges name, the installed one (apply), and the releases verify
 listed before (the cached list), so a list run never asks the index.
 """
@@ -55,6 +57,7 @@ from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
+from radpatch.releases import gaps
 
 if TYPE_CHECKING:
     from radpatch.install.environment import PythonEnv
@@ -71,6 +74,7 @@ class Meet(Enum):
     MAY_NEST = "may nest"  # one's `find` is inside the other's, and which copy each picks depends on the file
     NESTED = "nested"  # one's `find` is inside the other's (or the same code, written apart)
     ANCHOR = "anchor"  # both insert at the same anchor
+    GAP = "gap"  # both insert at one place, their anchors apart: the file shows it (releases.gaps)
     NODE = "node"  # both change (or one changes and one anchors at) the same node
     WHOLE = "whole"  # one replaces or deletes a whole definition, the other changes code in it (or next to it)
     UNDECLARED = "undeclared"  # an operation that does not say what it changes (Operation.touches)
@@ -316,8 +320,12 @@ def _after_names(direct: dict[str, set[str]]) -> dict[str, set[str]]:
     return out
 
 
-def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> list[Overlap]:
-    """Every overlap between two of the entries, on the probed releases (or on `versions` only)."""
+def find(
+    patches: list[Patch], versions: Iterable[Version] | None = None, texts: gaps.Texts | None = None
+) -> list[Overlap]:
+    """Every overlap between two of the entries, on the probed releases (or on `versions` only).
+    `texts`: the modules' text per release, to see two insertions at one place whose anchors differ
+    (releases.gaps); without it (or where it has no text) only the registry text is compared."""
     probe = probes(patches) if versions is None else sorted(set(versions))
     after = _after(patches)
     out: list[Overlap] = []
@@ -329,13 +337,19 @@ def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> lis
                 for ta in ra.op.touches():
                     for tb in rb.op.touches():
                         meeting = _meet(ta, tb)
-                        if meeting is None:
+                        gap = meeting is None and texts is not None and gaps.maybe(ta, tb)
+                        if meeting is None and not gap:
                             continue
                         where: dict[str, list[Version]] = {}
                         for v in probe:
                             m = _module(a, ra, v)
-                            if m is not None and m == _module(b, rb, v):
-                                where.setdefault(m, []).append(v)
+                            if m is None or m != _module(b, rb, v):
+                                continue
+                            if gap and not _one_place(a, ra, b, rb, v, texts):
+                                continue
+                            where.setdefault(m, []).append(v)
+                        if meeting is None:
+                            meeting = Meeting(Meet.GAP, _gap_words(ta, tb))
                         # one stacks on the other: the writer first, so that the refusal's hint has the order right
                         stacks = meeting.kind is Meet.STACKS and not (tb.code and tb.code in ta.writes)
                         for module, vs in where.items():
@@ -346,6 +360,19 @@ def find(patches: list[Patch], versions: Iterable[Version] | None = None) -> lis
                             else:
                                 out.append(Overlap(a.name, b.name, ra.id, rb.id, module, *how))
     return _unique(out)
+
+
+def _one_place(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts | None) -> bool:
+    text = texts(a, ra, v) if texts is not None else None
+    return text is not None and gaps.same_place(ra.op, rb.op, text)
+
+
+def _gap_words(a: Touch, b: Touch) -> str:
+    """Two insertions at one gap, in words: where each anchors."""
+    where = [
+        t.key if t.key.startswith("definitions ") else f"{t.key.split()[0]} a statement of {t.scope}" for t in (a, b)
+    ]
+    return f"insert at the same place ({where[0]} and {where[1]} are one gap on the file)"
 
 
 def _unique(found: list[Overlap]) -> list[Overlap]:
@@ -380,12 +407,16 @@ def refuse_unordered(
     versions: Iterable[Version] | None = None,
     apart: Callable[[Overlap], bool] | None = None,
     applied: Iterable[str] = (),
+    texts: gaps.Texts | None = None,
 ) -> None:
     """For apply: refuse when two of the entries overlap with no order between them, naming both.
     `apart`: tells, from the installed file, an overlap the registry text could not decide that is none.
-    `applied`: the entries already applied here (the hint asks the other one to require them)."""
+    `applied`: the entries already applied here (the hint asks the other one to require them).
+    `texts`: the modules' text, to see two insertions at one place (find)."""
     bad = [
-        o for o in find(patches, versions) if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
+        o
+        for o in find(patches, versions, texts)
+        if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
     ]
     if bad:
         o, applied = bad[0], set(applied)
@@ -438,7 +469,8 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
             if p.name in named:
                 mine.append((p, found.version))
     if installed:
-        refuse_unordered(everyone, installed, lambda o: _apart_on_file(env, everyone, o), set(recorded))
+        apart = lambda o: _apart_on_file(env, everyone, o)  # noqa: E731
+        refuse_unordered(everyone, installed, apart, set(recorded), gaps.installed(env))
     if unloaded:
         from radpatch.releases import applied
 

@@ -223,7 +223,11 @@ def _add_choice(
         comment = text[node.end_mark.index : end].rstrip()  # a trailing comment stays with the old module
         old = yamledit.choice_text(move.old, node.value, False, indent) + comment
         new = yamledit.choice_text(move.new, module, False, indent)
-        return [yamledit.Edit(key.end_mark.index, end, f":\n{new}\n{old}" if move.first else f":\n{old}\n{new}")]
+        # comments between the key and its value (`kv: # note`, then the module on the next line) stay
+        head = yamledit.comments_between(text, key.end_mark.index, node.start_mark.index)
+        return [
+            yamledit.Edit(key.end_mark.index, end, f"{head}\n{new}\n{old}" if move.first else f"{head}\n{old}\n{new}")
+        ]
     if not isinstance(node, yaml.SequenceNode) or not node.value:
         raise UsageError(f"{patch.source}: `modules: {target}:` is neither a module nor a list of choices")
     edits: list[yamledit.Edit] = []

@@ -99,6 +99,18 @@ def line_end(text: str, index: int) -> int:
     return end - 1 if end > index and text[end - 1] == "\r" else end
 
 
+def comments_between(text: str, start: int, end: int) -> str:
+    """`:` and the comments between a key (ending at `start`) and its value (at `end`), as written:
+    one after the `:` on the key's line, and whole comment lines before the value."""
+    lines = text[start:end].split("\n")
+    first = lines[0].strip().removeprefix(":").strip()
+    out = ":" + (f" {first}" if first.startswith("#") else "")
+    for line in lines[1:]:
+        if line.strip().startswith("#"):
+            out += "\n" + line.rstrip("\r")
+    return out
+
+
 def choice_text(versions: str, module: str, flow: bool, indent: int, first_key: str = "versions") -> str:
     """One `modules:` list item, flow (`- {versions: ..., module: ...}`) or block, at `indent`."""
     if flow:

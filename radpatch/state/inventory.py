@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from radpatch.files import read_regular
 from radpatch.install.environment import PythonEnv
 from radpatch.registry.model import Patch
 from radpatch.state import unloaded
 from radpatch.state.decide import State, patch_state
 from radpatch.state.diffs import NoDiff, recorded_diff, unified_diff
-from radpatch.state.record import PatchRecord, Store
+from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Liste
         )
         files = _left(store, s.record) if s.record else ()
         flag = "" if applied else f"{s.state.value}: {s.reason}" if s.reason else s.state.value
+        diff = _withheld(store, p.name, files, flag) if flag and s.record else diff
         dist = (s.dist.name, str(s.dist.version))
         digest = s.record.registry_digest if s.record else p.digest
         out.append(Listed(p.name, dist, digest, p.digest, p.upstream, p.summary, diff, files, flag))
@@ -82,11 +84,27 @@ def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Liste
             seen.add(name)
             files = _left(store, rec)
             dist = (rec.distribution, rec.version)
-            diff = recorded_diff(store, rec)
-            out.append(
-                Listed(name, dist, rec.registry_digest, "", rec.upstream, "", diff, files, _intact(env, name, d))
-            )
+            flag = _intact(env, name, d)
+            diff = _withheld(store, name, files, flag) if flag else recorded_diff(store, rec)
+            out.append(Listed(name, dist, rec.registry_digest, "", rec.upstream, "", diff, files, flag))
     return out
+
+
+def _withheld(store: Store, name: str, files: tuple[tuple[str, str], ...], flag: str) -> NoDiff:
+    """Why a flagged entry gets no diff: the same for every entry of a drifted file, the lower of two
+    stacked ones too (whose own bytes are kept), as `radpatch diff` refuses each: the image does
+    not hold what radpatch wrote, so no diff of the entry says what it holds."""
+    for relpath, left in files:
+        try:
+            held = sha256(read_regular(store.root / relpath))
+        except OSError:
+            held = ABSENT
+        if held != left:
+            return NoDiff(
+                f"{relpath} is not the bytes radpatch wrote there, so the image does not hold the entry's diff "
+                f"(`radpatch diff {name}` refuses it too)"
+            )
+    return NoDiff(f"it is not as applied ({flag.split(':')[0]}), so the image does not hold the entry's diff")
 
 
 def _left(store: Store, rec: PatchRecord) -> tuple[tuple[str, str], ...]:
