@@ -3,13 +3,12 @@
 the next, `into:` a class (the end of its body) and after its last method. The registry text cannot
 tell (it does not say which statement follows which); a release's file can. On the file, each
 insertion alone goes into a gap between two lines of code: the same gap, at the same indentation
-(one block), is one place. The text comes out the same in either order, but the two entries then
-change the same place with nothing saying which comes first (which one's code runs last is decided
-by the sides they anchor on, not by the series), so they overlap like two insertions at one anchor.
+(one block), is one place. `list` and `verify` report such a pair, since a reviewer of a patch queue
+wants to know that two entries meet; `apply` does not refuse it: each insertion stays next to its
+own anchor, so either order writes the same file and a `requires:` between them would change nothing.
 
 releases.overlaps asks here for the pairs of anchors its static test leaves apart (`maybe`), with
-the module's text: the installed file (apply, before radpatch changed it), or the release's file
-from verify's cache (`list`, `verify`; no network).
+the release's module from verify's cache (`list`, `verify`; no network).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import Touch
 
 if TYPE_CHECKING:
-    from radpatch.install.environment import PythonEnv
+    pass
 
 # (entry, rewrite, release) -> the text of the module the rewrite changes there, before any entry did, or None
 Texts = Callable[[Patch, Rewrite, Version], str | None]
@@ -92,35 +91,6 @@ def cached() -> Texts:
         release = releases[0].cached(p.distribution, v, frozenset(choice.candidates))
         data = None if release is None else release.read(modules.choose(choice, (rw,), release).relpath)
         return _decoded(data)
-
-    return text
-
-
-def installed(env: PythonEnv) -> Texts:
-    """The installed module as it was before radpatch changed it (the kept original under the first
-    recorded entry of the file), on the installed release only."""
-    from radpatch.files import read_regular
-    from radpatch.install import locate
-    from radpatch.install.targets import targets
-    from radpatch.registry.model import rewrites_by_file
-    from radpatch.state.record import Store
-
-    def text(p: Patch, rw: Rewrite, v: Version) -> str | None:
-        try:
-            dist = locate.find_target(env, p)
-            if dist is None or dist.version != v:
-                return None
-            found = targets(p, dist, rewrites_by_file(p, dist.version))
-            target = None if isinstance(found, str) else next((t for t in found if rw in t.rewrites), None)
-            if target is None:
-                return None
-            store = Store(dist.root)
-            chain = store.chain(target.relpath)
-            if chain:
-                return _decoded(store.original(chain[0][1].original_sha256))
-            return _decoded(read_regular(dist.root / target.relpath))
-        except (RadpatchError, OSError):
-            return None
 
     return text
 

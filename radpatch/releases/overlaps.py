@@ -407,16 +407,15 @@ def refuse_unordered(
     versions: Iterable[Version] | None = None,
     apart: Callable[[Overlap], bool] | None = None,
     applied: Iterable[str] = (),
-    texts: gaps.Texts | None = None,
 ) -> None:
     """For apply: refuse when two of the entries overlap with no order between them, naming both.
     `apart`: tells, from the installed file, an overlap the registry text could not decide that is none.
     `applied`: the entries already applied here (the hint asks the other one to require them).
-    `texts`: the modules' text, to see two insertions at one place (find)."""
+    Two insertions in one gap are not refused (see the note above _stacks), so no module text is read."""
     bad = [
         o
-        for o in find(patches, versions, texts)
-        if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
+        for o in find(patches, versions)
+        if not o.ordered and not _stacks(o) and o.kind is not Meet.GAP and not (apart is not None and apart(o))
     ]
     if bad:
         o, applied = bad[0], set(applied)
@@ -427,6 +426,11 @@ def refuse_unordered(
             + (f" (and {len(bad) - 1} more overlap(s))" if len(bad) > 1 else ""),
             f"say which comes first: add `requires: [{before}]` to {after}{either}, or apply only one of them",
         )
+
+
+# Two insertions in one gap of the file (releases.gaps) are reported by `list` and `verify`, and not
+# refused: each is adjacent to its own anchor (after the one statement, before the next), so either
+# order writes the same file, and a `requires:` between them would change nothing.
 
 
 def _stacks(o: Overlap) -> bool:
@@ -470,7 +474,7 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
                 mine.append((p, found.version))
     if installed:
         apart = lambda o: _apart_on_file(env, everyone, o)  # noqa: E731
-        refuse_unordered(everyone, installed, apart, set(recorded), gaps.installed(env))
+        refuse_unordered(everyone, installed, apart, set(recorded))
     if unloaded:
         from radpatch.releases import applied
 

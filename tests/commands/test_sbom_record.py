@@ -11,21 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cyclonedx.schema import SchemaVersion
-from cyclonedx.validation.json import JsonStrictValidator
-
+from tests.lib.sbom import bom_of, props
 from tests.lib.site import Site
 from tests.lib.toy import TOY_SECOND as SECOND
-
-
-def bom_of(text: str) -> dict[str, Any]:
-    error = JsonStrictValidator(SchemaVersion.V1_6).validate_str(text)
-    assert error is None, error
-    return json.loads(text)  # type: ignore[no-any-return]
-
-
-def props(component: dict[str, Any], name: str) -> list[str]:
-    return [p["value"] for p in component["properties"] if p["name"] == name]
 
 
 def changes(diff: str) -> list[str]:

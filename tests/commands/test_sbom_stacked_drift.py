@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.commands.test_sbom_record import bom_of, props
+from tests.lib.sbom import bom_of, props
 from tests.lib.site import Site
 from tests.lib.toy import TOY_SECOND as SECOND
 

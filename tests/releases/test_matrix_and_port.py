@@ -16,26 +16,13 @@ from typing import Any
 import pytest
 
 from tests.lib.index_server import IndexServer
+from tests.lib.matrix import cells
 from tests.lib.toy_releases import DIST, PKG, RELEASES, entry
 
 
 @pytest.fixture
 def index(loopback: Any) -> IndexServer:
     return loopback(DIST, RELEASES)  # type: ignore[no-any-return]
-
-
-def cells(out: str) -> dict[str, dict[str, str]]:
-    """The matrix table: entry -> release -> cell text (cells are split on two spaces or more)."""
-    lines = out.splitlines()
-    head = lines[0].split()
-    assert head[0] == "ENTRY"
-    table: dict[str, dict[str, str]] = {}
-    for line in lines[1:]:
-        if not line.strip():
-            break
-        parts = [p for p in line.split("  ") if p.strip()]
-        table[parts[0].strip()] = dict(zip(head[1:], (p.strip() for p in parts[1:])))
-    return table
 
 
 # --- the matrix ---------------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.lib.index_server import IndexServer
+from tests.lib.matrix import cells
 from tests.lib.toy_releases import DIST, PKG, RELEASES, entry
-from tests.releases.test_matrix_and_port import cells
 
 
 @pytest.fixture

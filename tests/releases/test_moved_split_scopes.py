@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.lib.index_server import IndexServer
-from tests.releases.test_matrix_and_port import cells
+from tests.lib.matrix import cells
 
 DIST, PKG = "radpatch-split", "rpsplit"
 SIZE = "def size(items):\n    n = len(items)\n    return n\n"

@@ -4,22 +4,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from tests.lib.overlaps import HEAD
+from tests.lib.overlaps import AT_TOTAL, ELSEWHERE, stages
 from tests.lib.site import Site
-
-CORE = "def plan(spec):\n    total = 0\n    size = len(spec)\n    return total + size\n"
-AT_TOTAL = '  - id: {id}\n    insert_after: {{scope: plan, find: "total = 0", code: "total = {n}"}}\n'
-ELSEWHERE = '  - id: size\n    replace: {scope: plan, find: "len(spec)", with: "len(spec) + 1"}\n'
-
-
-def stages(site: Site, write_registry: Any, second: str) -> tuple[Path, Path]:
-    site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": CORE})
-    one = write_registry("pa", HEAD.format(supported=">=1.0,<2") + AT_TOTAL.format(id="pa", n=1), dirname="r1")
-    two = write_registry("pb", HEAD.format(supported=">=1.0,<2") + second, dirname="r2")
-    return one, two
 
 
 def test_a_later_stage_is_refused_an_entry_overlapping_one_applied_from_another_registry(

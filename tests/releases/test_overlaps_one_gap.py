@@ -1,7 +1,8 @@
 """Two insertions whose anchors differ but that go into one gap of the file: after a statement and
 before the next one, after a definition and before the next, at the end of a class and after its
-last method. The registry text cannot tell; the file can (releases.gaps): `apply` refuses the pair
-(the installed file), `verify` and `list` report it (the release's file from verify's cache)."""
+last method. The registry text cannot tell; the file can (releases.gaps): `verify` and `list` report
+the pair (the release's file from verify's cache); `apply` applies it, since either order writes the
+same file (each insertion stays next to its own anchor)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from radpatch.errors import RefusedError
 from radpatch.releases import overlaps
 from tests.lib.index_server import IndexServer
+from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
-from tests.releases.test_overlaps import HEAD, write
 
 SRC = """\
 def plan(spec):
@@ -82,11 +82,7 @@ def test_two_anchors_at_one_gap_of_the_file_overlap(tmp_path: Path, op_a: str, o
     on_file = overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
     assert [(o.first, o.second, o.kind) for o in on_file] == [("a", "b", overlaps.Meet.GAP)]
     assert "insert at the same place" in on_file[0].what
-    with pytest.raises(RefusedError) as err:
-        overlaps.refuse_unordered([a, b], [Version("1.0")], texts=lambda *_: SRC)
-    assert "a and b overlap" in err.value.message
-    ordered = write(tmp_path, "b", f"  - id: b\n    {op_b}\n", requires=("a",))
-    overlaps.refuse_unordered([a, ordered], [Version("1.0")], texts=lambda *_: SRC)  # `requires:` orders them
+    overlaps.refuse_unordered([a, b], [Version("1.0")])  # apply's check: not refused
 
 
 @pytest.mark.parametrize(("op_a", "op_b"), APART)
@@ -98,20 +94,22 @@ def test_two_anchors_at_different_gaps_do_not_overlap(tmp_path: Path, op_a: str,
 ENTRY = HEAD.format(supported=">=1.0,<2") + "  - id: {name}\n    {op}\n"
 
 
-def test_apply_refuses_the_pair_in_either_order_naming_both(site: Site, radpatch: Any, write_registry: Any) -> None:
+def test_apply_writes_the_same_file_in_either_order(site: Site, radpatch: Any, write_registry: Any) -> None:
     site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
     write_registry("a", ENTRY.format(name="a", op=AFTER_LEN))
     reg = write_registry("b", ENTRY.format(name="b", op=BEFORE_TWICE))
     before = (site.root / "toypkg/core.py").read_bytes()
-    for names in (("a", "b"), ("b", "a")):
+    results = []
+    for names in (("a", "b"), ("b", "a"), ("a",), ("b",)):
         r = radpatch("--registry", str(reg), "apply", *names)
-        assert r.code == 1, r.out + r.err
-        assert f"{names[0]} and {names[1]} overlap" in r.err and "insert at the same place" in r.err
+        assert r.code == 0, r.out + r.err
+        if len(names) == 1:  # one at a time: the second onto the first
+            continue
+        results.append((site.root / "toypkg/core.py").read_bytes())
+        assert radpatch("--registry", str(reg), "revert", "a", "b").code == 0
         assert (site.root / "toypkg/core.py").read_bytes() == before
-    # one at a time: the second is refused against the first, read on the file as it was before it
-    assert radpatch("--registry", str(reg), "apply", "a").code == 0
-    r = radpatch("--registry", str(reg), "apply", "b")
-    assert r.code == 1 and "b and a overlap" in r.err, r.out + r.err
+    results.append((site.root / "toypkg/core.py").read_bytes())
+    assert results[0] != before and results[0] == results[1] == results[2]
 
 
 def test_verify_and_list_report_the_pair_from_the_release(

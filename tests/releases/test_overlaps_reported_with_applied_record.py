@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.lib.overlaps import AT_TOTAL, CORE, ELSEWHERE, HEAD, stages
 from tests.lib.site import Site
-from tests.releases.test_overlaps_applied import AT_TOTAL, CORE, ELSEWHERE, HEAD, stages
 
 
 def test_list_and_verify_report_an_overlap_with_an_entry_only_the_record_has(
