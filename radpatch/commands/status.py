@@ -13,7 +13,6 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
-from radpatch.releases import applied
 from radpatch.state import unloaded
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
@@ -74,6 +73,8 @@ def _check_overlaps(ctx: Context, states: list[PatchState], failing: bool) -> No
     """--check: an applied entry of the loaded registries must not overlap, unordered, an applied
     entry only the record knows (releases.applied, apply's own test); one whose record does not say
     what it changed is named as unchecked."""
+    from radpatch.releases import applied  # --check only: it loads the overlap rules
+
     known = set(ctx.registry.names())
     clashes = applied.in_env(ctx, [s.patch for s in states if s.patch.name in known and s.state in _SATISFIED])
     for c in clashes:

@@ -49,11 +49,11 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
+from radpatch.install.environment import canonical_name
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
@@ -286,7 +286,7 @@ def _cached_listing(dist: str) -> list[Version]:
     from radpatch.releases.wheels import cache_root  # no network: only what verify listed before
 
     try:
-        data = json.loads((cache_root() / canonicalize_name(dist) / "versions.json").read_text())
+        data = json.loads((cache_root() / canonical_name(dist) / "versions.json").read_text())
         return [Version(v) for v in data["versions"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidVersion):
         return []
