@@ -18,8 +18,8 @@ the newest of them left (prove.onto: kept, or rebuilt from that entry), and the 
 that one; an entry whose new code imports a module or name an applied entry created requires it
 too (importing.depends), as `import` writes `requires:` along a series.
 
-This module finds and checks; commands/capture.py fetches, writes the entry and asks the engine
-to record it as applied.
+This module finds and checks; importing.capture_run fetches, writes the entry and has `apply`
+record it as applied.
 """
 
 from __future__ import annotations
