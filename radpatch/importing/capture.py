@@ -18,8 +18,8 @@ the newest of them left (prove.onto: kept, or rebuilt from that entry), and the 
 that one; an entry whose new code imports a module or name an applied entry created requires it
 too (importing.depends), as `import` writes `requires:` along a series.
 
-This module finds and checks; commands/capture.py fetches, writes the entry and asks the engine
-to record it as applied.
+This module finds and checks; importing.capture_run fetches, writes the entry and has `apply`
+record it as applied.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 import csv
 import hashlib
-import io
 import os
 import re
 from collections.abc import Iterator
@@ -38,8 +37,9 @@ from radpatch.errors import EnvironmentProblem, RefusedError, Undecodable, Usage
 from radpatch.files import read_regular
 from radpatch.importing import depends, emit
 from radpatch.importing.model import FileChange
-from radpatch.install import wheel_record
-from radpatch.install.environment import Installed, PythonEnv, canonical_name, installed_from
+from radpatch.install import dist_infos, wheel_record
+from radpatch.install.dist_infos import canonical_name
+from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.prove import onto
 from radpatch.state.hashes import Link, live
 from radpatch.state.record import ABSENT, Store
@@ -91,16 +91,9 @@ class _Dist:
 
     @classmethod
     def read(cls, dist_info: Path) -> _Dist:
-        installed = installed_from(dist_info, dist_info.name[: -len(".dist-info")].rsplit("-", 1)[0])
+        installed = installed_from(dist_info)
         try:
-            text = read_regular(dist_info / "RECORD", limit=1 << 28).decode("utf-8", "surrogateescape")
-            rows: dict[str, str | None] = {}
-            for row in csv.reader(io.StringIO(text, newline="")):
-                if not row or row[0].startswith(("/", "../")) or ".." in row[0].split("/"):
-                    continue
-                hashed = wheel_record.hex_digest(row[1]) if len(row) > 1 and row[1].startswith("sha256=") else None
-                if hashed or row[0] not in rows:
-                    rows[row[0]] = hashed
+            rows = wheel_record.rows(dist_info / "RECORD")
         except (OSError, csv.Error) as exc:
             raise EnvironmentProblem(
                 f"cannot read {dist_info / 'RECORD'}: {exc}", f"reinstall {installed.name}, or check its permissions"
@@ -130,13 +123,6 @@ class _Dist:
         return False
 
 
-def _dists(home: Path) -> list[Path]:
-    try:
-        return sorted(home / e for e in os.listdir(home) if e.endswith(".dist-info"))
-    except OSError:
-        return []
-
-
 class _Installs:
     """Every distribution of a site directory with its RECORD read, once per `find` (several
     PATHs in an environment holding torch would otherwise parse its 20,000-row RECORD each time)."""
@@ -146,7 +132,7 @@ class _Installs:
 
     def __call__(self, home: Path) -> list[_Dist]:
         if home not in self._read:
-            self._read[home] = [_Dist.read(info) for info in _dists(home)]
+            self._read[home] = [_Dist.read(info) for info in dist_infos.in_dir(home)]
         return self._read[home]
 
 
@@ -197,7 +183,7 @@ def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Fo
 
 def _default(env: PythonEnv) -> _Dist:
     for d in env.paths:
-        for info in _dists(d):
+        for info in dist_infos.in_dir(d):
             if wheel_record.lists(info / "RECORD", f"{DEFAULT_PACKAGE}/__init__.py"):
                 return _Dist.read(info)
     raise UsageError(
@@ -208,11 +194,10 @@ def _default(env: PythonEnv) -> _Dist:
 
 
 def _named(env: PythonEnv, name: str) -> _Dist:
-    want = canonical_name(name)
     for d in env.paths:
-        for info in _dists(d):
-            if canonical_name(info.name[: -len(".dist-info")].rsplit("-", 1)[0]) == want:
-                return _Dist.read(info)
+        infos = dist_infos.named(d, name)
+        if infos:
+            return _Dist.read(infos[0])
     raise UsageError(
         f"--distribution {name}: not installed in {env.executable}'s environment",
         "check the name (pip list), or point --python at the environment that has it",

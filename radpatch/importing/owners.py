@@ -9,9 +9,10 @@ goes into (the nearest `__init__.py` above it, or any file of that directory).
 from __future__ import annotations
 
 import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
+
+from radpatch.install import dist_infos, wheel_record
 
 
 @dataclass(frozen=True)
@@ -28,17 +29,16 @@ class Owners:
     @classmethod
     def read(cls, site: Path) -> Owners:
         files: dict[str, Owner] = {}
-        for dist_info in sorted(site.glob("*.dist-info")):
+        for dist_info in dist_infos.in_dir(site):
             owner = _metadata(dist_info)
             if owner is None:
                 continue
             try:
-                text = (dist_info / "RECORD").read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                listed = wheel_record.rows(dist_info / "RECORD")
+            except (OSError, csv.Error):
                 continue
-            for row in csv.reader(io.StringIO(text)):
-                if row and not row[0].startswith(("/", "..")):
-                    files.setdefault(row[0], owner)
+            for rel in listed:
+                files.setdefault(rel, owner)
         return cls(site, files)
 
     def of(self, rel: str) -> Owner | None:
@@ -61,17 +61,8 @@ class Owners:
 
 
 def _metadata(dist_info: Path) -> Owner | None:
-    name = version = None
     try:
-        with open(dist_info / "METADATA", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if not line.strip():
-                    break
-                k, _, v = line.partition(":")
-                if k == "Name" and name is None:
-                    name = v.strip()
-                elif k == "Version" and version is None:
-                    version = v.strip()
+        meta = dist_infos.metadata(dist_info)
     except OSError:
         return None
-    return Owner(name, version) if name and version else None
+    return Owner(meta.name, meta.version) if meta.name and meta.version else None

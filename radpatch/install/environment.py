@@ -1,14 +1,14 @@
 """Resolve the target environment and an installed distribution from its metadata only.
 
 Nothing here imports the target package: the interpreter is asked for its search path, and the
-distribution is found by its *.dist-info directory (METADATA for the version, RECORD for hashes).
+distribution is found by its *.dist-info directory (install.dist_infos: METADATA for the version;
+RECORD for hashes).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import sysconfig
@@ -18,8 +18,9 @@ from pathlib import Path
 from packaging.version import Version
 
 from radpatch.errors import EnvironmentProblem, RefusedError
-from radpatch.files import head_lines, read_regular
-from radpatch.install import wheel_record
+from radpatch.files import read_regular
+from radpatch.install import dist_infos, wheel_record
+from radpatch.install.dist_infos import canonical_name
 
 # sys.path[0] is the directory of the script or "" (the current directory) for `-c`: what the
 # target's own programs (`vllm serve`, a service's entry point) import from never includes it, so
@@ -29,16 +30,6 @@ _PROBE = (
     "print(json.dumps({'executable': sys.executable, 'path': p, "
     "'purelib': sysconfig.get_paths()['purelib'], 'version': list(sys.version_info[:3])}))"
 )
-
-
-_SEPARATORS = re.compile(r"[-_.]+")
-
-
-def canonical_name(name: str) -> str:
-    """A project name as PEP 503 normalises it: what packaging.utils.canonicalize_name returns.
-    That module is not imported for it: it loads packaging.tags and its platform probes, 1.6 MiB
-    of every radpatch process, for this one line."""
-    return _SEPARATORS.sub("-", name).lower()
 
 
 @dataclass(frozen=True)
@@ -195,19 +186,16 @@ class Installed:
         return wheel_record.sha256_of(self.dist_info / "RECORD", relpath)
 
 
-def installed_from(dist_info: Path, name: str) -> Installed:
-    version = None
+def installed_from(dist_info: Path, name: str | None = None) -> Installed:
+    """The distribution `dist_info` describes (`name`: as its directory's name spells it, by default)."""
+    name = name or dist_infos.name_of(dist_info)
     try:
-        for line in head_lines(dist_info / "METADATA"):
-            if not line.strip():
-                break  # end of the header
-            key, _, value = line.partition(":")
-            if key == "Version" and version is None:
-                version = value.strip()
-            elif key == "Name" and canonical_name(value.strip()) == canonical_name(name):
-                name = value.strip()  # as the project spells it (the directory name is normalised)
+        meta = dist_infos.metadata(dist_info)
     except OSError as exc:
         raise EnvironmentProblem(f"{dist_info}: cannot read METADATA ({exc.strerror})")
+    if meta.name is not None and canonical_name(meta.name) == canonical_name(name):
+        name = meta.name  # as the project spells it (the directory name is normalised)
+    version = meta.version
     try:
         parsed = Version(version or "")
     except ValueError:  # InvalidVersion, or a number too long to convert

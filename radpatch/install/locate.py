@@ -32,22 +32,15 @@ from pathlib import Path
 
 from radpatch.errors import RefusedError
 from radpatch.files import read_regular
-from radpatch.install import wheel_record
-from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous
-from radpatch.install.environment import (
-    Installed,
-    PythonEnv,
-    canonical_name,
-    installed_from,
-)
+from radpatch.install import dist_infos, wheel_record
+from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous, canonical_name
+from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.registry.model import (
     ModuleChoice,
     Patch,
     Rewrite,
     Target,
 )
-
-_DIST_INFO = ".dist-info"
 
 
 @dataclass(frozen=True)
@@ -104,17 +97,10 @@ def package_home(env: PythonEnv, packages: tuple[str, ...]) -> Path | None:
 
 
 def _candidates(d: Path, patch: Patch, look_inside: bool = True) -> list[_Candidate]:
-    try:
-        entries = sorted(os.listdir(d))
-    except OSError:
-        return []
     named = {canonical_name(n) for n in patch.named}
     out = []
-    for entry in entries:
-        if not entry.endswith(_DIST_INFO):
-            continue
-        name = entry[: -len(_DIST_INFO)].rsplit("-", 1)[0]
-        path = d / entry
+    for path in dist_infos.in_dir(d):
+        name = dist_infos.name_of(path)
         is_named = canonical_name(name) in named
         provides = look_inside and _provides(path, patch)
         if is_named or provides:

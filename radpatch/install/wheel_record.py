@@ -145,6 +145,22 @@ def hex_digest(field: str) -> str | None:
         return None
 
 
+def rows(path: Path) -> dict[str, str | None]:
+    """Every path the RECORD at `path` lists, in order, with its sha256 hex (the last row that has
+    one; None: listed without one). Rows outside the install directory (absolute, or with a `..`)
+    are left out. Unreadable is an OSError, unparsable a csv.Error. (The whole RECORD, parsed: for
+    the commands that scan a distribution's every file; the lookups above need no parse.)"""
+    text = read_regular(path).decode("utf-8", "surrogateescape")
+    out: dict[str, str | None] = {}
+    for row in csv.reader(io.StringIO(text, newline="")):
+        if not row or row[0].startswith("/") or ".." in row[0].split("/"):
+            continue
+        hashed = hex_digest(row[1]) if len(row) > 1 and row[1].startswith("sha256=") else None
+        if hashed or row[0] not in out:
+            out[row[0]] = hashed
+    return out
+
+
 def digest(path: Path) -> str:
     """sha256 (hex) of the RECORD file's bytes as they are on disk; "" when it cannot be read."""
     return _answer(path, None)[0]

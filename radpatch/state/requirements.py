@@ -9,9 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from radpatch.install import wheel_record
-from radpatch.install.dist_infos import DistInfo
-from radpatch.install.environment import PythonEnv, canonical_name
+from radpatch.install import dist_infos, wheel_record
+from radpatch.install.environment import PythonEnv
 from radpatch.state.record import PatchRecord, Store
 from radpatch.state.verdict import SATISFIED, requirement_note, trusted
 
@@ -49,11 +48,9 @@ def applied_records(env: PythonEnv) -> dict[str, PatchRecord]:
 
 
 def _current(root: Path, rec: PatchRecord) -> bool:
-    want = canonical_name(rec.distribution)
-    for dist_info in root.glob("*.dist-info"):
-        name, _, version = dist_info.name[: -len(".dist-info")].rpartition("-")
-        if canonical_name(name) == want and version == rec.version:
-            found = DistInfo(name, version, dist_info.name)
+    for dist_info in dist_infos.named(root, rec.distribution):
+        found = dist_infos.describe(dist_info)  # name and version as status and the check read them
+        if found.version == rec.version:
             return trusted(rec, found, wheel_record.digest(dist_info / "RECORD"))  # as status and the check trust it
     return False
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
-import io
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import Creating, atomic_write, create_new, missing_dirs, read_regular
-from radpatch.install import wheel_record
+from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store
@@ -98,20 +97,15 @@ def _directory(env: PythonEnv, arg: str) -> list[tuple[Installed, str]] | None:
 
 def _rows_under(home: Path, directory: str) -> list[tuple[Installed, str]]:
     prefix = directory.rstrip("/") + "/"
-    try:
-        infos = sorted(e for e in os.listdir(home) if e.endswith(".dist-info"))
-    except OSError:
-        return []
     out: list[tuple[Installed, str]] = []
-    for info in infos:
+    for info in dist_infos.in_dir(home):
         try:
-            text = read_regular(home / info / "RECORD").decode("utf-8", "surrogateescape")
-            rows = [r[0] for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].startswith(prefix)]
+            rows = [r for r in wheel_record.rows(info / "RECORD") if r.startswith(prefix)]
         except (OSError, csv.Error):
             continue
         if rows:
-            dist = installed_from(home / info, info[: -len(".dist-info")].rsplit("-", 1)[0])
-            out.extend((dist, rel) for rel in dict.fromkeys(rows))
+            dist = installed_from(info)
+            out.extend((dist, rel) for rel in rows)
     return out
 
 
@@ -202,11 +196,7 @@ def _under_site(env: PythonEnv, path: Path, arg: str) -> tuple[Path, str]:
 
 def _listing(d: Path, rel: str) -> Installed | None:
     """The one distribution in `d` whose RECORD lists `rel`; two are refused (which is installed?)."""
-    try:
-        infos = sorted(e for e in os.listdir(d) if e.endswith(".dist-info"))
-    except OSError:
-        return None
-    owners = [d / e for e in infos if wheel_record.lists(d / e / "RECORD", rel)]
+    owners = [e for e in dist_infos.in_dir(d) if wheel_record.lists(e / "RECORD", rel)]
     if len(owners) > 1:
         raise RefusedError(
             f"{rel}: {len(owners)} distributions in {d} list it ({', '.join(o.name for o in owners)})",
@@ -214,7 +204,7 @@ def _listing(d: Path, rel: str) -> Installed | None:
         )
     if not owners:
         return None
-    return installed_from(owners[0], owners[0].name[: -len(".dist-info")].rsplit("-", 1)[0])
+    return installed_from(owners[0])
 
 
 def refuse_patched(t: Target) -> None:

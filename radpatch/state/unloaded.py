@@ -18,8 +18,9 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 
 from radpatch.files import read_regular
+from radpatch.install import dist_infos
 from radpatch.install.dist_infos import DistInfo
-from radpatch.install.environment import Installed, PythonEnv, canonical_name, installed_from
+from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.install.targets import record_digest
 from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
@@ -27,8 +28,6 @@ from radpatch.state.decide import FileState, PatchState, State
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import PatchRecord, Store, state_sha
 from radpatch.state.verdict import FileVerdict, pending_note, verdict
-
-_DIST_INFO = ".dist-info"
 
 
 def recorded(env: PythonEnv, known: Sequence[str]) -> dict[str, Path]:
@@ -90,11 +89,11 @@ def decide(patch: Patch, env: PythonEnv) -> PatchState:
     hint = f"give the registry that holds {patch.name} (--registry DIR) to judge its files by its code"
     if rec is None:  # the record changed since the stand-in was made
         return PatchState(patch, State.NOT_APPLIED, f"radpatch has no record of {patch.name}", None, (), None)
-    found = _dist_infos(root, rec)
+    found = dist_infos.named(root, rec.distribution)
     if len(found) > 1:  # a stale dist-info beside the installed one: which version is unknown
         why = f"{len(found)} dist-infos of {rec.distribution} in {root} ({', '.join(d.name for d in found)})"
         return PatchState(patch, State.INCOMPATIBLE, why, None, (), None, hint="remove the stale one, then run again")
-    dist = installed_from(found[0], _name(found[0])) if found else None
+    dist = installed_from(found[0]) if found else None
     if dist is None:
         why = (
             f"{rec.distribution} was uninstalled from {root}; radpatch's record of {patch.name} remains in "
@@ -163,13 +162,3 @@ def _file(dist: Installed, store: Store, rec: PatchRecord, i: int, trusted: bool
         else (State.DRIFTED, "changed since radpatch wrote it")
     )
     return FileState(f.module, path, f.path, (), data or b"", state, detail, wheel, data is not None)
-
-
-def _dist_infos(root: Path, rec: PatchRecord) -> list[Path]:
-    """The recorded distribution's dist-info(s) in `root`, by name."""
-    want = canonical_name(rec.distribution)
-    return [d for d in sorted(root.glob(f"*{_DIST_INFO}")) if canonical_name(_name(d)) == want]
-
-
-def _name(dist_info: Path) -> str:
-    return dist_info.name[: -len(_DIST_INFO)].rpartition("-")[0]

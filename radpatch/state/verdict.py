@@ -11,12 +11,11 @@ decide) is the caller's `files` function's to say.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.install.dist_infos import DistInfo
+from radpatch.install.dist_infos import DistInfo, canonical_name
 from radpatch.state.hashes import ByHash
 from radpatch.state.record import DamagedJournal, PatchRecord, Store
 
@@ -31,13 +30,6 @@ class State(str, Enum):
 
 
 SATISFIED = (State.APPLIED, State.OBSOLETE)  # what `status --check` (and RADPATCH_REQUIRE) accepts
-
-_SEPARATORS = re.compile(r"[-_.]+")
-
-
-def canonical(name: str) -> str:
-    """A project name as PEP 503 normalises it (install.environment.canonical_name, without its imports)."""
-    return _SEPARATORS.sub("-", name).lower()
 
 
 @dataclass(frozen=True)
@@ -71,7 +63,7 @@ def trusted(record: PatchRecord | None, dist: DistInfo, dist_record: str) -> boo
     version, and (format 2 on) the same RECORD (`dist_record`: the sha256 of the install's)."""
     if record is None:
         return False
-    same = canonical(record.distribution) == canonical(dist.name) and record.version == dist.version
+    same = canonical_name(record.distribution) == canonical_name(dist.name) and record.version == dist.version
     return same and (not record.dist_record_sha256 or record.dist_record_sha256 == dist_record)
 
 

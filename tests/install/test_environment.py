@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.install.environment import canonical_name
+from radpatch.install.dist_infos import canonical_name
 from tests.lib import REPO
 from tests.lib.site import Site
 from tests.lib.toy import TOY_FILES, TOY_PATCH
