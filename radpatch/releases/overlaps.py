@@ -53,7 +53,7 @@ from packaging.version import InvalidVersion, Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
-from radpatch.install.environment import canonical_name
+from radpatch.install.dist_infos import canonical_name
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
