@@ -24,7 +24,6 @@ Without it, any error in the self-check is logged and swallowed: it must never b
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sys
@@ -39,8 +38,8 @@ from radpatch.files import read_regular
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous, canonical_name
 from radpatch.state import zipped
-from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store
+from radpatch.state.hashes import ByHash, read_file
+from radpatch.state.record import FileRecord, PatchRecord, Store
 from radpatch.state.verdict import (
     FileVerdict,
     State,
@@ -320,27 +319,27 @@ def _file_state(
 ) -> FileVerdict:
     path = _imported_path(f.module) or root / f.path
     inside = zipped.split(path) if path != root / f.path else None  # imported from a zip archive (zipimport)
-    try:
-        data: bytes | None = zipped.read(*inside) if inside else read_regular(path)
-        digest = hashlib.sha256(data or b"").hexdigest()
-    except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
-        data, digest = None, ABSENT
-    except OSError as exc:
-        return FileVerdict(f.path, State.DRIFTED, f"{f.path} unreadable ({exc.strerror or exc})")
-    where = "" if path == root / f.path else f" (imported from {path})"
-    if inside:
-        where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
-    wheel = _Wheel(dist_info, f.path)
-    if data is None and wheel() is not None and not any(link.created for _, link in store.chain(f.path)):
-        # a module of the install that is gone (no patch created it): status refuses it the same way
-        return FileVerdict(f.path, State.INCOMPATIBLE, f"{dist.name} {dist.version} has no {f.path} under {root}")
     # the one hash decision status makes first (state.hashes): patches stacked above this one count
     # as this one applied, and so do comment or layout edits (the code hash, stdlib ast); RECORD is
     # read only when the record's own hashes do not decide; a record that does not speak for this
     # install (state.verdict.trusted) is not asked, as status does not ask it
+    read = read_file(
+        f,
+        (lambda: zipped.read(*inside)) if inside else (lambda: read_regular(path)),
+        store,
+        lambda: wheel_record.sha256_of(dist_info / "RECORD", f.path) if dist_info else None,
+        trusted,
+    )
+    if read.error is not None:
+        return FileVerdict(f.path, State.DRIFTED, f"{f.path} unreadable ({read.error.strerror or read.error})")
+    where = "" if path == root / f.path else f" (imported from {path})"
+    if inside:
+        where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
+    if read.lost:  # a module of the install that is gone (no patch created it): status refuses it the same way
+        return FileVerdict(f.path, State.INCOMPATIBLE, f"{dist.name} {dist.version} has no {f.path} under {root}")
+    data, seen = read.data, read.seen
     if data is None and not trusted:  # no file, and no record of radpatch's that says it made one
         return FileVerdict(f.path, State.NOT_APPLIED, f"{f.path} is gone{where}", False)
-    seen = by_hash(digest, f if trusted else None, store, wheel, data)
     if seen is ByHash.APPLIED:
         return FileVerdict(f.path, State.APPLIED, where.strip(), data is not None)
     if seen is ByHash.NOT_APPLIED:
@@ -350,23 +349,6 @@ def _file_state(
         why = f"{f.path} is not the installed file, and no record of radpatch's for this install says what it is{where}"
         return FileVerdict(f.path, State.DRIFTED, why, data is not None)
     return FileVerdict(f.path, State.DRIFTED, f"{f.path} changed since radpatch wrote it{where}", data is not None)
-
-
-class _Wheel:
-    """RECORD's sha256 of one file, read at most once and only when asked."""
-
-    def __init__(self, dist_info: Path | None, relpath: str) -> None:
-        self._dist_info, self._relpath, self._done = dist_info, relpath, False
-        self._sha: str | None = None
-
-    def __call__(self) -> str | None:
-        if not self._done:
-            self._sha, self._done = _wheel_sha(self._dist_info, self._relpath), True
-        return self._sha
-
-
-def _wheel_sha(dist_info: Path | None, relpath: str) -> str | None:
-    return wheel_record.sha256_of(dist_info / "RECORD", relpath) if dist_info else None
 
 
 def _imported_path(module: str) -> Path | None:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.state.record import ABSENT, FileRecord, Store
+from radpatch.state.record import ABSENT, FileRecord, Store, state_sha
 
 CODE_SCHEME = f"ast{sys.version_info[0]}.{sys.version_info[1]}"  # ast.dump's text differs between Pythons
 
@@ -245,3 +245,37 @@ def above(store: Store, rec: FileRecord, digest: str, data: bytes | None = None)
     names = [ln.patch for ln in walked[0]]
     mine = next((i for i, ln in enumerate(walked[0]) if ln.file == rec), None)
     return [] if mine is None else names[mine + 1 :]
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """One recorded file as read for the hash decision, before anyone words it: `status` for an
+    entry no registry has (state.unloaded) and the engine-start self-check (plugin.py) both read
+    their files with `read_file`, and each says what it found in its own words."""
+
+    data: bytes | None = None  # its bytes; None: no file (or unreadable)
+    seen: ByHash = ByHash.UNDECIDED  # what the hashes say (by_hash), once it was read
+    error: OSError | None = None  # it could not be read: nothing else is known
+    lost: bool = False  # no file, though RECORD lists it and no patch created it: the install is broken
+
+
+def read_file(
+    rec: FileRecord,
+    load: Callable[[], bytes],
+    store: Store,
+    wheel_sha: str | None | Callable[[], str | None],
+    trusted: bool,
+) -> FileRead:
+    """Read the recorded file (`load`: its bytes; FileNotFoundError for no file) and ask the hashes
+    what it is (by_hash; `trusted`: the record speaks for this install, so its link is walked).
+    `wheel_sha`: RECORD's sha256 of it, or a function read only when needed (and once)."""
+    try:
+        data: bytes | None = load()
+    except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
+        data = None
+    except OSError as exc:
+        return FileRead(error=exc)
+    wheel = _Lazy(wheel_sha)
+    if data is None and wheel() is not None and not any(link.created for _, link in store.chain(rec.path)):
+        return FileRead(lost=True)
+    return FileRead(data, by_hash(state_sha(data), rec if trusted else None, store, wheel, data))

@@ -25,8 +25,8 @@ from radpatch.install.targets import record_digest
 from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
 from radpatch.state.decide import FileState, PatchState, State
-from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import PatchRecord, Store, state_sha
+from radpatch.state.hashes import ByHash, read_file
+from radpatch.state.record import PatchRecord, Store
 from radpatch.state.verdict import FileVerdict, pending_note, verdict
 
 
@@ -143,17 +143,14 @@ def _file(dist: Installed, store: Store, rec: PatchRecord, i: int, trusted: bool
     f = rec.files[i]
     path = dist.root / f.path
     wheel = dist.recorded_sha256(f.path)
-    data: bytes | None
-    try:
-        data = read_regular(path)
-    except FileNotFoundError:  # no file: the state before a link that created it (state.record.ABSENT)
-        data = None
-    except OSError as exc:
-        return FileState(f.module, path, f.path, (), b"", State.DRIFTED, f"cannot be read ({exc.strerror})", wheel)
-    if data is None and wheel is not None and not any(link.created for _, link in store.chain(f.path)):
+    read = read_file(f, lambda: read_regular(path), store, wheel, trusted)
+    if read.error is not None:
+        why = f"cannot be read ({read.error.strerror})"
+        return FileState(f.module, path, f.path, (), b"", State.DRIFTED, why, wheel)
+    if read.lost:
         why = f"{dist.name} {dist.version} has no {f.path} under {dist.root}"
         return FileState(f.module, path, f.path, (), b"", State.INCOMPATIBLE, why, wheel, False)
-    seen = by_hash(state_sha(data), f if trusted else None, store, wheel, data)
+    data, seen = read.data, read.seen
     state, detail = (
         (State.APPLIED, "")
         if seen is ByHash.APPLIED
