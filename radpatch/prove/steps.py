@@ -23,7 +23,7 @@ from radpatch.files import checked_pyc, head_lines
 from radpatch.gcpause import paused, pausing
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import names, placement
+from radpatch.prove import names, placement, star_exports
 from radpatch.prove.names.imports import resolved
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.registry.model import Patch, Rewrite
@@ -285,8 +285,11 @@ def _missing_imports(
 def unjudged(patch: Patch) -> tuple[str, ...] | None:
     """The modules a patch's own text changes or creates (their files on disk are not what runs), or
     None when it requires other entries (which may add names the files do not have yet)."""
-    if patch.requires:
-        return None
+    return None if patch.requires else own_modules(patch)
+
+
+def own_modules(patch: Patch) -> tuple[str, ...]:
+    """The modules a patch's own text changes or creates (their files on disk are not what runs)."""
     whole = (c.module for t in patch.targets for c in t.choices)
     return tuple(dict.fromkeys(m[: -len(".__init__")] if m.endswith(".__init__") else m for m in whole))
 
@@ -369,19 +372,28 @@ _PLACEMENT_HINTS = {
 
 
 def _rebound_check(
-    python: PythonEnv | None, me: tuple[str, bool] | None
+    python: PythonEnv | None,
+    me: tuple[str, bool] | None,
+    stars: tuple[star_exports.Source, ...] | None = None,
+    own: tuple[str, ...] = (),
 ) -> Callable[[placement.Placement, placement.Placement], list[str]]:
-    """placement.rebound_changes, a star import's module looked up on the target's path (without a
-    target, as in verify, a star import after the change is refused)."""
+    """placement.rebound_changes, with what a later star import binds told by one rule
+    (star_exports): its module read from the target's path (apply), or from `stars`, the modules
+    verify read from the release's wheel. Without either, or for a module of `own` (the patch's
+    modules: their planned text is not what the files hold), a star import after the change is refused."""
     star_binds: placement.StarBinds | None = None
+    read: star_exports.Read | None = None
+    submodule: star_exports.Submodule = star_exports.no_submodule_known
     if python is not None:
-        lookup = names.path_lookup([str(p) for p in python.paths])
+        read, submodule = star_exports.path_reader([str(p) for p in python.paths], own)
+    elif stars is not None:
+        read = star_exports.wheel_reader(stars, own)
+    if read is not None:
+        reader = read
 
         def star_binds(star: tuple[int, str | None], name: str) -> bool | None:
             base = resolved(ast.ImportFrom(module=star[1], names=[], level=star[0]), me)
-            if base is None or lookup(base, None) is not True:
-                return None
-            return lookup(base, name)
+            return None if base is None else star_exports.star_binds(reader, base, name, submodule)
 
     def rebound_changes(before: placement.Placement, after: placement.Placement) -> list[str]:
         return placement.rebound_changes(before, after, star_binds)
@@ -412,6 +424,7 @@ def placement_refusal(
     where: str,
     python: PythonEnv | None = None,
     module: str | None = None,
+    stars: tuple[star_exports.Source, ...] | None = None,
 ) -> Refusal | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
     in a newer grammar than radpatch's own Python reads is judged by the target interpreter."""
@@ -445,7 +458,7 @@ def placement_refusal(
             f"({old.unparsed or new.unparsed})"
         )
         return Refusal("placement", why, PLACEMENT_HINT)
-    for check in (*_CHECKS, _rebound_check(python, me)):
+    for check in (*_CHECKS, _rebound_check(python, me, stars, own_modules(patch))):
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
             rw = _first_showing(check, patch, rws, before, where, me)
@@ -549,6 +562,7 @@ class Case:
     want_pyc: bool = False
     pyc: bytes | None = field(default=None, repr=False)
     module: str | None = None  # the module's dotted name (self-imports), when known
+    stars: tuple[star_exports.Source, ...] | None = None  # verify: the star-imported modules read from the wheel
 
     def fwd(self, data: bytes) -> bytes:
         return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.where)
@@ -602,7 +616,7 @@ def _refuse_names(c: Case, r: Refusal) -> RefusedError:
 
 
 def _check_placement(c: Case) -> Refusal | None:
-    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.where, c.python, c.module)
+    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.where, c.python, c.module, c.stars)
 
 
 def _check_reverse(c: Case) -> Refusal | None:

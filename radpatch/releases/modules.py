@@ -15,6 +15,7 @@ import ast
 import dataclasses
 from collections.abc import Iterable
 
+from radpatch.prove.star_exports import reachable
 from radpatch.prove.steps import Cause, Refusal
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, creates
 from radpatch.releases.proof import File
@@ -63,7 +64,7 @@ def file_of(
         )
         hint = "`radpatch port NAME --to VERSION` finds where the code moved"
         return Refusal("module", why, hint, cause=Cause.NO_MODULE, target=target)
-    return File(target, choice.module, choice.relpath, rws, data)
+    return File(target, choice.module, choice.relpath, rws, data, reachable(release.read, choice.relpath))
 
 
 def choose_names(choice: ModuleChoice) -> tuple[str, ...]:

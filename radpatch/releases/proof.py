@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
+from radpatch.prove.star_exports import Source
 from radpatch.prove.steps import STEPS, Case, Cause, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, Rewrite
@@ -58,10 +59,22 @@ class File:
     relpath: str
     rewrites: tuple[Rewrite, ...]
     data: bytes
+    # the modules its star imports read (followed through theirs), as the release's wheel has them:
+    # the placement step tells from them whether a later star import rebinds what the patch changes
+    stars: tuple[Source, ...] = ()
 
 
 def _files_key(files: tuple[File, ...]) -> list[object]:
-    return [[f.target, f.relpath, [r.id for r in f.rewrites], _sha(f.data)] for f in files]
+    return [
+        [
+            f.target,
+            f.relpath,
+            [r.id for r in f.rewrites],
+            _sha(f.data),
+            [[s.module, s.package, _sha(s.data)] for s in f.stars],
+        ]
+        for f in files
+    ]
 
 
 @dataclass(frozen=True)
@@ -307,7 +320,16 @@ def _proof_step(name: str) -> Callable[[_Run], Refusal | None]:
         for f in _entry_files(run):
             m = run.memo(patch, f)
             case = Case(
-                patch, f.rewrites, f.data, run.after[f.relpath], f.relpath, None, m.forward, m.backward, module=f.module
+                patch,
+                f.rewrites,
+                f.data,
+                run.after[f.relpath],
+                f.relpath,
+                None,
+                m.forward,
+                m.backward,
+                module=f.module,
+                stars=f.stars,
             )
             refusal = step.check(case)
             if refusal is not None:

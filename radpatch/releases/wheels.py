@@ -253,13 +253,25 @@ class Releases:
         if entry is None or not entry.same_bytes(wheel) or not entry.release(self.root, dist, version).covers(needs):
             return None
         release = entry.release(self.root, dist, version)
-        return release if _blobs_intact(self.root, release.members.values()) else None
+        if not _blobs_intact(self.root, release.members.values()):
+            return None
+        return release if release.covers(with_stars(release, needs)) else None
 
     def get(self, dist: str, version: Version, needs: frozenset[str]) -> Release:
         return self.cached(dist, version, needs) or self.fetch(dist, version, needs).release
 
     def fetch(self, dist: str, version: Version, needs: frozenset[str], count: Counter = _ignore) -> Fetch:
-        """Read what `needs` adds to the cache entry of the release's wheel (tail, dist-info, members)."""
+        """Read what `needs` adds to the cache entry of the release's wheel (tail, dist-info,
+        members), and the modules the star imports of its modules read (with_stars)."""
+        got = self._fetch(dist, version, needs, count)
+        more = with_stars(got.release, needs)
+        while not got.release.covers(more):
+            again = self._fetch(dist, version, more, count)
+            got = Fetch(again.release, got.received + again.received, again.size, got.whole or again.whole)
+            more = with_stars(got.release, more)
+        return got
+
+    def _fetch(self, dist: str, version: Version, needs: frozenset[str], count: Counter) -> Fetch:
         wheel = self.wheel_of(dist, version)
         path = self._entry(dist, version, wheel.filename)
         old = _read_entry(path)
@@ -305,6 +317,22 @@ class Releases:
         _drop_old_layout(path.parent)
         write_json(path, entry.to_json())
         return Fetch(entry.release(self.root, dist, version), received[0], got.size, got.whole)
+
+
+def with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
+    """`needs` and both files each module a star import among them reads may be, followed through
+    their own star imports, as far as `release` holds them: verify tells from the star-imported
+    module whether a later star import rebinds what a patch changes, as apply does from the
+    target's path (radpatch.prove.star_exports). A module the wheel lacks (another distribution's)
+    stays unread: the proof then cannot tell."""
+    from radpatch.prove import star_exports  # only for wheels read or checked, not on import
+
+    out = needs
+    while True:
+        more = out | star_exports.wanted(release.read, [n for n in out if n in release.members])
+        if more == out:
+            return out
+        out = more
 
 
 def _drop_old_layout(entry: Path) -> None:

@@ -4,8 +4,9 @@ may replace it by a name radpatch cannot read from the code: a star import (`fro
 ...)` or `setattr(sys.modules[__name__], name, ...)` with a computed name, `exec(...)`. With a
 literal name (`globals().update(X=7)`, `setattr(mod, "X", ...)`) it replaces that name only.
 The patch's binding is then what runs only if the later statement does not bind it: refused,
-unless a star import's module is found on the target's path and provably does not bind the name
-(`star_binds`, read from its source without importing). Stores inside functions (run when called)
+unless a star import's module provably does not bind the name (`star_binds`: prove.star_exports,
+one rule for its source read without importing it from the target's path, or, in verify, from the
+release's wheel). Stores inside functions (run when called)
 are not followed.
 """
 
@@ -200,6 +201,6 @@ def _first_rebinder(
             continue  # its value reads the patched binding (`C.f = wrap(C.f)`): the change still runs
         told = star_binds(r.star, key[1]) if r.star is not None and star_binds is not None else None
         if told is False:
-            continue  # the star-imported module is on the target's path and does not bind it
+            continue  # the star-imported module was read and does not bind it
         return r, bool(told)
     return None
