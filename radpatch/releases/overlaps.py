@@ -520,8 +520,10 @@ def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] 
 
     try:
         dist = locate.find_target(env, patch)
-        found = targets(patch, dist, rewrites_by_file(patch, dist.version)) if dist is not None else "not installed"
-        if dist is None or isinstance(found, str):
+        if dist is None:
+            return None
+        found = targets(patch, dist, rewrites_by_file(patch, dist.version))
+        if isinstance(found, RefusedError):
             return None
         target = next((t for t in found if rw in t.rewrites), None)
         if target is None:
