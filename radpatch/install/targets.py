@@ -87,11 +87,11 @@ def _entry(patch: Patch, dist: Installed) -> tuple[Declined | None, dict[str, tu
     v = dist.version
     by_file = rewrites_by_file(patch, v)
     made = {target for target, rws in by_file.items() if creates(rws)}
-    why = versions.refusal(
+    refused = versions.refusal(
         patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}"
     )
-    if why is not None:
-        return Declined(why), by_file, made
+    if refused is not None:
+        return Declined(refused.message), by_file, made
     if patch.obsolete is not None and versions.allows(patch.obsolete, v):
         obsolete = f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
         return Declined(obsolete, obsolete=True), by_file, made

@@ -51,17 +51,17 @@ def test_policy_is_the_same_under_every_packaging(text: str, admitted: bool) -> 
 def test_a_refused_prerelease_says_which_rule() -> None:
     spec = SpecifierSet(SHIPPED)
     below = versions.refusal(spec, SHIPPED, Version("0.22.0rc1"), "accept", "p")
-    assert below is not None and "orders before 0.22.0 itself, so `>=0.22.0` excludes it" in below
+    assert below is not None and "orders before 0.22.0 itself, so `>=0.22.0` excludes it" in below.message
     above = versions.refusal(spec, SHIPPED, Version("0.34.0rc1"), "accept", "p")
-    assert above is not None and "`<0.34` exclude 0.34's own pre-releases" in above
+    assert above is not None and "`<0.34` exclude 0.34's own pre-releases" in above.message
     policy = versions.refusal(spec, SHIPPED, Version("0.33.1.dev42+g1234abc"), "refuse", "p")
     assert (
         policy is not None
-        and "accepts only final releases (prereleases: refuse)" in policy
-        and "development build of 0.33.1" in policy
+        and "accepts only final releases (prereleases: refuse)" in policy.message
+        and "development build of 0.33.1" in policy.message
     )
     plain = versions.refusal(spec, SHIPPED, Version("0.35.0"), "accept", "p")
-    assert plain == f"p supports {SHIPPED}"
+    assert plain is not None and plain.message == f"p supports {SHIPPED}" and plain.hint == ""
 
 
 def test_the_rc_between_two_module_ranges_is_in_neither() -> None:
