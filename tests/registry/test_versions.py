@@ -145,17 +145,30 @@ def test_both_or_neither_defining_is_refused(site: Any, write_registry: Any, rad
     entry = _status(radpatch, reg)
     assert entry["state"] == "incompatible"
     assert (
-        "several modules declared for 'core' define plan and groups in toypkg 1.5rc1 (toypkg.core, toypkg.planning)"
-        in entry["reason"]
+        "toy: several modules declared for 'core' define plan and groups in toypkg 1.5rc1 (toypkg.core, "
+        "toypkg.planning); give them `versions:` ranges that do not overlap" in entry["reason"]
     )
     (site.root / "toypkg" / "core.py").write_text("X = 1\n")
     (site.root / "toypkg" / "planning.py").write_text("Y = 2\n")
     entry = _status(radpatch, reg)
     assert entry["state"] == "incompatible"
     assert (
-        "none of the modules declared for 'core' (toypkg.core, toypkg.planning) defines plan and groups"
-        in entry["reason"]
+        "toy: none of the modules declared for 'core' (toypkg.core, toypkg.planning) defines plan and groups "
+        "in toypkg 1.5rc1" in entry["reason"]
     )
+
+
+def test_a_release_the_only_module_choice_does_not_cover_is_refused(
+    site: Any, write_registry: Any, radpatch: Any
+) -> None:
+    _moved_site(site, "1.6", TOY_FILES)
+    only = MOVED.replace('        - versions: ">=1.5"\n          module: toypkg.planning\n', "")
+    reg = write_registry("toy", only)
+    entry = _status(radpatch, reg)
+    assert entry["state"] == "incompatible"
+    assert "toy: declares no module 'core' for toypkg 1.6 (its range is <1.5)" in entry["reason"], entry["reason"]
+    r = radpatch("--registry", str(reg), "apply", "toy")
+    assert r.code == 1 and "declares no module 'core' for toypkg 1.6" in r.err and "Traceback" not in r.err, r.err
 
 
 def test_a_final_release_follows_the_table(site: Any, write_registry: Any, radpatch: Any) -> None:
