@@ -50,7 +50,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
             continue
         ported[patch.name] = porting.edited(p)
         if dry_run:
-            click.echo(f"  (dry run: nothing written; the edit proves over its new range {_range(p)})")
+            click.echo(f"  (dry run: nothing written; the edit proves over its new range {p.range_after})")
             continue
         try:
             porting.write(p)
@@ -60,7 +60,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
                 "copy the entry into a registry you can write (--registry DIR), or run `port --dry-run` and apply "
                 "the diff by hand",
             ) from None
-        click.echo(f"  written: {patch.source} (proven over its new range {_range(p)})")
+        click.echo(f"  written: {patch.source} (proven over its new range {p.range_after})")
     if refused or unproven:
         hint = (
             "see each release's cell above and why the entry is left alone: fix what fails there (a rewrite that "
@@ -88,7 +88,3 @@ def _requirement_hint(patch: Patch, names: tuple[str, ...], ported: dict[str, Pa
         )
     else:
         click.echo(f"  it requires {', '.join(missing)}, which this run did not port (above)")
-
-
-def _range(p: porting.Port) -> str:
-    return next((line.split(" -> ")[1] for line in p.changes if line.startswith("supported:")), p.patch.range)

@@ -138,29 +138,35 @@ def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
     return dist if c.named else replace(dist, provides=", ".join(patch.packages))
 
 
-def choose_module(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed) -> ModuleChoice | str:
-    """The module holding `target`'s code in the installed release, or why none can be chosen.
+def choose_module(
+    patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed
+) -> ModuleChoice | RefusedError:
+    """The module holding `target`'s code in the installed release, or the refusal saying why none
+    can be chosen (a value, never raised; its message names the patch, except the compiled
+    extension's, which names the module and the file).
 
     The `versions:` table decides for a final release it gives exactly one module for. Otherwise
     (a version between two ranges, e.g. 0.33.0rc1 between `<0.33` and `>=0.33`, a nightly, an rc,
     or a table that gives several) the code decides: the one candidate whose installed file
     defines every scope the rewrites touch (read with ast, never imported). Either way a module
-    named by its import name is resolved to the file the install has (`package_file`). Raises
-    RefusedError when a compiled extension module beside that file is what the target imports."""
+    named by its import name is resolved to the file the install has (`package_file`). Refused
+    too when a compiled extension module beside that file is what the target imports."""
     choice = _chosen(patch, target, rws, dist)
-    if not isinstance(choice, str):
-        _refuse_compiled(choice, dist)
-    return choice
+    if isinstance(choice, RefusedError):
+        return choice
+    return _compiled(choice, dist) or choice
 
 
-def _chosen(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed) -> ModuleChoice | str:
+def _chosen(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed) -> ModuleChoice | RefusedError:
     by_table = target.module_for(dist.version)
     if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
         return _created(
             package_file(by_table, dist.root)
             if by_table is not None
-            else f"declares no module {target.name!r} for {dist.name} {dist.version} "
-            f"(its range is {target.choices[0].versions})",
+            else RefusedError(
+                f"{patch.name}: declares no module {target.name!r} for {dist.name} {dist.version} "
+                f"(its range is {target.choices[0].versions})"
+            ),
             rws,
         )
     scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
@@ -171,33 +177,34 @@ def _chosen(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Instal
     listed = ", ".join(c.module for c in target.choices)
     what = " and ".join(scopes) or "the code to change"
     if not defining:
-        return (
-            f"none of the modules declared for {target.name!r} ({listed}) defines {what} in {dist.name} {dist.version}"
+        return RefusedError(
+            f"{patch.name}: none of the modules declared for {target.name!r} ({listed}) defines {what} "
+            f"in {dist.name} {dist.version}"
         )
-    return (
-        f"several modules declared for {target.name!r} define {what} in {dist.name} {dist.version} "
+    return RefusedError(
+        f"{patch.name}: several modules declared for {target.name!r} define {what} in {dist.name} {dist.version} "
         f"({', '.join(c.module for c in defining)}); give them `versions:` ranges that do not overlap"
     )
 
 
-def _refuse_compiled(choice: ModuleChoice, dist: Installed) -> None:
-    """Raise RefusedError when a compiled extension module beside `choice`'s file is what the target imports."""
+def _compiled(choice: ModuleChoice, dist: Installed) -> RefusedError | None:
+    """The refusal when a compiled extension module beside `choice`'s file is what the target imports, else None."""
     path = dist.root / choice.relpath
     stem = path.name[: -len(".py")]
     try:
         names = [n for n in os.listdir(path.parent) if n.startswith(stem + ".") and n.endswith((".so", ".pyd"))]
     except OSError:
-        return  # no directory yet: a module the entry creates in a package it creates
+        return None  # no directory yet: a module the entry creates in a package it creates
     if not names:
-        return
+        return None
     suffixes = extension_suffixes(dist.python or sys.executable)
     if suffixes is None:
-        return  # the target could not be asked: status --check still asks it which file it imports
+        return None  # the target could not be asked: status --check still asks it which file it imports
     ext = next((stem + s for s in suffixes if (path.parent / (stem + s)).is_file()), None)
     if ext is None:
-        return  # another interpreter's extension (a cpython-312 one beside a 3.11 target): not imported
+        return None  # another interpreter's extension (a cpython-312 one beside a 3.11 target): not imported
     shown = (Path(choice.relpath).parent / ext).as_posix()
-    raise RefusedError(
+    return RefusedError(
         f"{choice.module} is imported from the compiled extension {shown}, not from {choice.relpath} beside it "
         f"in {dist.root} (the import system loads an extension module before the .py): patching the .py "
         "would have no effect",
@@ -227,9 +234,9 @@ def extension_suffixes(python: str) -> tuple[str, ...] | None:
     return tuple(found)
 
 
-def _created(choice: ModuleChoice | str, rws: tuple[Rewrite, ...]) -> ModuleChoice | str:
+def _created(choice: ModuleChoice | RefusedError, rws: tuple[Rewrite, ...]) -> ModuleChoice | RefusedError:
     """A module the rewrites create as a package's `__init__.py` (Operation.creates_package)."""
-    if isinstance(choice, str) or not any(r.op.creates_package() for r in rws):
+    if isinstance(choice, RefusedError) or not any(r.op.creates_package() for r in rws):
         return choice
     return replace(choice, package=True)
 

@@ -62,8 +62,9 @@ class Found:
     missing: str = ""  # why no distribution is found (dist None)
     dist_record: str = ""  # sha256 of the distribution's RECORD ("" when it cannot be read)
     declined: Declined | None = None  # the entry does not patch this version
-    files: tuple[TargetFile, ...] | str = ()  # the current revision's files, or why they cannot be named
-    hint: str = ""  # what to do about that why, when it has its own (a compiled extension shadows the module)
+    # the current revision's files, or the refusal saying why they cannot be named (with its own hint
+    # when it has one: a compiled extension shadows the module)
+    files: tuple[TargetFile, ...] | RefusedError = ()
 
 
 def read(patch: Patch, env: PythonEnv) -> Found:
@@ -75,11 +76,8 @@ def read(patch: Patch, env: PythonEnv) -> Found:
     if dist is None:
         return Found(patch, None, missing=locate.missing_reason(env, patch))
     declined, by_file, made = _entry(patch, dist)
-    try:
-        found = targets(patch, dist, by_file)
-    except RefusedError as exc:  # a compiled extension is what the target imports, not the module's .py
-        return Found(patch, dist, dist_record=record_digest(dist), declined=declined, files=exc.message, hint=exc.hint)
-    files = found if isinstance(found, str) else tuple(_read_file(dist, t, t.declared in made) for t in found)
+    found = targets(patch, dist, by_file)
+    files = found if isinstance(found, RefusedError) else tuple(_read_file(dist, t, t.declared in made) for t in found)
     return Found(patch, dist, dist_record=record_digest(dist), declined=declined, files=files)
 
 
@@ -89,11 +87,11 @@ def _entry(patch: Patch, dist: Installed) -> tuple[Declined | None, dict[str, tu
     v = dist.version
     by_file = rewrites_by_file(patch, v)
     made = {target for target, rws in by_file.items() if creates(rws)}
-    why = versions.refusal(
+    refused = versions.refusal(
         patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}"
     )
-    if why is not None:
-        return Declined(why), by_file, made
+    if refused is not None:
+        return Declined(refused.message), by_file, made
     if patch.obsolete is not None and versions.allows(patch.obsolete, v):
         obsolete = f"{dist.name} {v} already contains this change (obsolete for {patch.obsolete})"
         return Declined(obsolete, obsolete=True), by_file, made
@@ -114,17 +112,18 @@ def record_digest(dist: Installed) -> str:
     return wheel_record.digest(dist.dist_info / "RECORD")
 
 
-def targets(patch: Patch, dist: Installed, by_file: dict[str, tuple[Rewrite, ...]]) -> list[Target] | str:
+def targets(patch: Patch, dist: Installed, by_file: dict[str, tuple[Rewrite, ...]]) -> list[Target] | RefusedError:
     """The files the entry's current revision rewrites in `dist` (`by_file`: its rewrites for this
-    version, by the module names it declares), or why it cannot say."""
+    version, by the module names it declares), or the refusal saying why it cannot say (a value,
+    never raised)."""
     out: list[Target] = []
     seen: dict[str, str] = {}
     for target, rws in by_file.items():
         choice = locate.choose_module(patch, patch.target(target), rws, dist)
-        if isinstance(choice, str):
-            return f"{patch.name}: {choice}"
+        if isinstance(choice, RefusedError):
+            return choice
         if choice.relpath in seen:
-            return (
+            return RefusedError(
                 f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} "
                 f"for {dist.name} {dist.version}; use one name for it"
             )

@@ -79,7 +79,7 @@ def _rebuild(store: Store, link: Link, patch: Patch, env: PythonEnv) -> bytes | 
     f = link.file
     before = b"" if f.original_sha256 == ABSENT else store.original(f.original_sha256)
     found = read(patch, env)
-    targets = found.files if not isinstance(found.files, str) else ()
+    targets = found.files if not isinstance(found.files, RefusedError) else ()
     rws = next((t.target.rewrites for t in targets if t.target.relpath == f.path), None)
     if before is None or rws is None:
         return None

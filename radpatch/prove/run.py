@@ -123,8 +123,8 @@ def _planned(
 
 def _entry_files(ps: PatchState) -> list[FileState]:
     """The files the entry's current revision rewrites (not those an earlier revision wrote), as read."""
-    if isinstance(ps.targets, str):
-        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets}", reinstall_hint(ps))
+    if isinstance(ps.targets, RefusedError):
+        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets.message}", reinstall_hint(ps))
     out = []
     for t in ps.targets:
         if t.problem is not None:

@@ -84,7 +84,7 @@ def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:
     found = ps.targets
     rws = (
         next((t.target.rewrites for t in found if t.target.relpath == relpath), ())
-        if not isinstance(found, str)
+        if not isinstance(found, RefusedError)
         else ()
     )
     if not rws and ps.patch.from_record:

@@ -26,6 +26,8 @@ from typing import Literal
 from packaging.specifiers import Specifier, SpecifierSet
 from packaging.version import Version
 
+from radpatch.errors import RefusedError
+
 Policy = Literal["accept", "refuse"]
 
 
@@ -45,20 +47,21 @@ def kind(version: Version) -> str:
     return "release"
 
 
-def refusal(spec: SpecifierSet, spec_text: str, version: Version, policy: Policy, who: str) -> str | None:
-    """None when the policy admits `version` under `spec`; else why not, in one line.
+def refusal(spec: SpecifierSet, spec_text: str, version: Version, policy: Policy, who: str) -> RefusedError | None:
+    """None when the policy admits `version` under `spec`; else the refusal (a value, never raised)
+    saying why not, in one line.
 
     `who` names the installed distribution and patch for the message,
     e.g. "vllm 0.34.0rc1 is installed; kv_group_size"."""
     if policy == "refuse" and version.is_prerelease:
-        return (
+        return RefusedError(
             f"{who} supports {spec_text} and accepts only final releases (prereleases: refuse); "
             f"{version} is a {kind(version)} of {version.base_version}"
         )
     if allows(spec, version):
         return None
     why = _prerelease_rule(spec, version)
-    return f"{who} supports {spec_text}" + (f"; {why}" if why else "")
+    return RefusedError(f"{who} supports {spec_text}" + (f"; {why}" if why else ""))
 
 
 def _prerelease_rule(spec: SpecifierSet, version: Version) -> str:

@@ -86,6 +86,20 @@ class Meeting:
     what: str  # in words, for the user
 
 
+class Copies(Enum):
+    """Which copies two rewrites with the same `find` in one scope pick (`_copies`)."""
+
+    SAME = "same"  # the same copy (or every copy): they meet as two rewrites of one node
+    APART = "apart"  # different copies that no order of the two can make the same
+    MAY = "may"  # the same copy, or not, depending on the file or the order they run in
+
+
+@dataclass(frozen=True)
+class Picks:
+    copies: Copies
+    why: str = ""  # for MAY: why they may pick the same copy, in words
+
+
 @dataclass(frozen=True)
 class Overlap:
     first: str  # entry names
@@ -152,11 +166,11 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
             inside = f"the {_part_name(part.part)} is inside the other's `find`"
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
     if a.same and a.same == b.same:
-        why = _copies(a, b)
-        if why is None:
+        picks = _copies(a, b)
+        if picks.copies is Copies.APART:
             return None  # two copies of one statement that no order of the two can make the same
-        if why:
-            return Meeting(Meet.COPIES, f"pick copies of the same code in {a.scope} ({why})")
+        if picks.copies is Copies.MAY:
+            return Meeting(Meet.COPIES, f"pick copies of the same code in {a.scope} ({picks.why})")
     for first, then in ((a, b), (b, a)):
         if first.writes and then.code and then.code in first.writes:
             return Meeting(
@@ -197,26 +211,27 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
     return Meeting(Meet.NODE, f"change the same {noun} in {a.scope}")
 
 
-def _copies(a: Touch, b: Touch) -> str | None:
-    """Two rewrites with the same `find` in one scope: "" when they pick the same copy, None when
-    they cannot (different `occurrence:` numbers of the same copies, neither removing or adding a
-    copy that would re-number the other's), else why they may (the reason, in words)."""
+def _copies(a: Touch, b: Touch) -> Picks:
+    """Two rewrites with the same `find` in one scope: SAME when they pick the same copy, APART
+    when they cannot (different `occurrence:` numbers of the same copies, neither removing or adding
+    a copy that would re-number the other's), else MAY, with why they may (in words)."""
     if a.occurrence == "all" or b.occurrence == "all":
-        return ""
+        return Picks(Copies.SAME)
     if a.within != b.within:
-        return "their `within:` differ, and which copies each encloses depends on the file"
+        return Picks(Copies.MAY, "their `within:` differ, and which copies each encloses depends on the file")
     if a.occurrence is None or b.occurrence is None or a.occurrence == b.occurrence:
-        return ""
+        return Picks(Copies.SAME)
     for first, then in ((a, b), (b, a)):
         adds = bool(first.writes and first.code and first.code in first.writes)
         n, m = first.occurrence, then.occurrence
         if (first.consumes or adds) and isinstance(n, int) and isinstance(m, int) and m >= n:
             done = "removes" if first.consumes else "adds"
-            return (
+            return Picks(
+                Copies.MAY,
                 f"one {done} copy {n}, so the other's `occurrence: {m}` counts a different copy "
-                "depending on which runs first"
+                "depending on which runs first",
             )
-    return None
+    return Picks(Copies.APART)
 
 
 def _tree(code: str) -> ast.AST | None:
@@ -520,8 +535,10 @@ def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] 
 
     try:
         dist = locate.find_target(env, patch)
-        found = targets(patch, dist, rewrites_by_file(patch, dist.version)) if dist is not None else "not installed"
-        if dist is None or isinstance(found, str):
+        if dist is None:
+            return None
+        found = targets(patch, dist, rewrites_by_file(patch, dist.version))
+        if isinstance(found, RefusedError):
             return None
         target = next((t for t in found if rw in t.rewrites), None)
         if target is None:

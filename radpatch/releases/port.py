@@ -62,6 +62,12 @@ class Port:
     why: str = ""  # why it is left alone
     settled: bool = False  # left alone because there is nothing to do (every release already claimed)
     requires: tuple[Patch, ...] = ()  # the entries it requires: proven on what they leave
+    new_range: str | None = None  # the widened `supported:` the edit writes (None: the edit leaves it as it is)
+
+    @property
+    def range_after(self) -> str:
+        """The entry's `supported:` range once edited: the widened one, else the entry's own."""
+        return self.new_range if self.new_range is not None else self.patch.range
 
     @property
     def diff(self) -> str:
@@ -114,6 +120,7 @@ def plan(
         raise UsageError(f"{patch.source}: cannot be edited in place: {exc}", "fix the YAML, then port again")
     edits: list[yamledit.Edit] = []
     changes: list[str] = []
+    new_range: str | None = None
     claimed = [c.version for c in cells]
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
         text = widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
@@ -122,6 +129,7 @@ def plan(
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
         edits.append(yamledit.set_scalar(before, node, text))
         changes.append(f"supported: {patch.range} -> {text}")
+        new_range = text
     known = releases.versions(patch.distribution, SpecifierSet()).versions
     by_target: dict[str, list[matrix.Cell]] = {}
     for c in cells:
@@ -167,7 +175,7 @@ def plan(
             f"{patch.source}: two ranges port would change differently are one node (an anchor and its alias)",
             "write them apart, then port again",
         ) from None
-    return Port(patch, cells, before, after, tuple(changes), requires=requires)
+    return Port(patch, cells, before, after, tuple(changes), requires=requires, new_range=new_range)
 
 
 def _extend_choice(

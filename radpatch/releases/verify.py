@@ -394,15 +394,15 @@ class _Verifier:
         return [results[v] for v in versions]
 
     def _prove(
-        self, versions: list[Version], fetched: dict[Version, Release | str], with_bases: bool
+        self, versions: list[Version], fetched: dict[Version, Release | NoWheel], with_bases: bool
     ) -> dict[Version, Result]:
         results: dict[Version, Result] = {}
         jobs: dict[str, proof.Job] = {}
         waiting: dict[Version, tuple[str, tuple[str, ...]]] = {}
         for v in versions:
             got = fetched[v]
-            if isinstance(got, str):
-                results[v] = self._result(v, {"wheel": False}, f"wheel: {got}")
+            if isinstance(got, NoWheel):
+                results[v] = self._result(v, {"wheel": False}, f"wheel: {got.message}")
                 continue
             files, failure = _resolve(self.patch, v, got)
             names = tuple(f.module for f in files)
@@ -439,7 +439,9 @@ class _Verifier:
             results[v] = self._result(v, proven, answer.error, names, kind=answer.kind)
         return results
 
-    def _bases(self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | str]) -> tuple[proof.Base, ...]:
+    def _bases(
+        self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | NoWheel]
+    ) -> tuple[proof.Base, ...]:
         """The candidate bases for a release whose files are `layers`: each base release whose
         files differ from these (the same files tell nothing the round trip does not) and from
         the bases before it, where every layer picks its modules."""
@@ -476,9 +478,10 @@ class _Verifier:
         in_range = policy.allows(self.patch.supported, v)
         return Result(v, in_range, full, _relative(self.patch, error), modules, note, kind)
 
-    def _fetch(self, versions: list[Version]) -> dict[Version, Release | str]:
+    def _fetch(self, versions: list[Version]) -> dict[Version, Release | NoWheel]:
+        """Each release's files (from the cache, else fetched), or the index's refusal (no wheel) as a value."""
         dist = self.patch.distribution
-        out: dict[Version, Release | str] = {}
+        out: dict[Version, Release | NoWheel] = {}
         missing = []
         for v in versions:
             hit = self.releases.cached(dist, v, self.needs)
@@ -510,12 +513,12 @@ class _Verifier:
                 self.progress.end()
         return out
 
-    def _fetch_one(self, v: Version) -> Fetch | str:
+    def _fetch_one(self, v: Version) -> Fetch | NoWheel:
         self.progress.started(v)
         try:
             return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
-            return exc.message
+            return exc
 
 
 def _requirement_refused(r: Result) -> bool:

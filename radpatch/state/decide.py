@@ -60,8 +60,9 @@ class PatchState:
     # applied, but the entry no longer patches this version (only revert applies), and why (`obsolete`: the
     # version contains the change; else the entry does not cover it)
     declined: Declined | None = None
-    # the files the entry's current revision rewrites, as read (install.targets), or why it cannot name them
-    targets: tuple[TargetFile, ...] | str = ()
+    # the files the entry's current revision rewrites, as read (install.targets), or the refusal saying
+    # why it cannot name them
+    targets: tuple[TargetFile, ...] | RefusedError = ()
     dist_record: str = ""  # sha256 of the distribution's RECORD, as read
     hint: str = ""  # what to do, when the reason has its own (a compiled extension shadows the module)
 
@@ -176,8 +177,8 @@ def _decide(
             return PatchState(patch, State.APPLIED, "", dist, still, record)
         if _void(dist, store, record):  # a reinstall replaced every file it wrote: it says nothing true
             judged = None
-    if isinstance(found.files, str):
-        return PatchState(patch, State.INCOMPATIBLE, found.files, dist, (), record, hint=found.hint)
+    if isinstance(found.files, RefusedError):
+        return PatchState(patch, State.INCOMPATIBLE, found.files.message, dist, (), record, hint=found.files.hint)
     files = []
     for t in found.files:
         try:

@@ -51,17 +51,17 @@ def test_policy_is_the_same_under_every_packaging(text: str, admitted: bool) -> 
 def test_a_refused_prerelease_says_which_rule() -> None:
     spec = SpecifierSet(SHIPPED)
     below = versions.refusal(spec, SHIPPED, Version("0.22.0rc1"), "accept", "p")
-    assert below is not None and "orders before 0.22.0 itself, so `>=0.22.0` excludes it" in below
+    assert below is not None and "orders before 0.22.0 itself, so `>=0.22.0` excludes it" in below.message
     above = versions.refusal(spec, SHIPPED, Version("0.34.0rc1"), "accept", "p")
-    assert above is not None and "`<0.34` exclude 0.34's own pre-releases" in above
+    assert above is not None and "`<0.34` exclude 0.34's own pre-releases" in above.message
     policy = versions.refusal(spec, SHIPPED, Version("0.33.1.dev42+g1234abc"), "refuse", "p")
     assert (
         policy is not None
-        and "accepts only final releases (prereleases: refuse)" in policy
-        and "development build of 0.33.1" in policy
+        and "accepts only final releases (prereleases: refuse)" in policy.message
+        and "development build of 0.33.1" in policy.message
     )
     plain = versions.refusal(spec, SHIPPED, Version("0.35.0"), "accept", "p")
-    assert plain == f"p supports {SHIPPED}"
+    assert plain is not None and plain.message == f"p supports {SHIPPED}" and plain.hint == ""
 
 
 def test_the_rc_between_two_module_ranges_is_in_neither() -> None:
@@ -145,17 +145,30 @@ def test_both_or_neither_defining_is_refused(site: Any, write_registry: Any, rad
     entry = _status(radpatch, reg)
     assert entry["state"] == "incompatible"
     assert (
-        "several modules declared for 'core' define plan and groups in toypkg 1.5rc1 (toypkg.core, toypkg.planning)"
-        in entry["reason"]
+        "toy: several modules declared for 'core' define plan and groups in toypkg 1.5rc1 (toypkg.core, "
+        "toypkg.planning); give them `versions:` ranges that do not overlap" in entry["reason"]
     )
     (site.root / "toypkg" / "core.py").write_text("X = 1\n")
     (site.root / "toypkg" / "planning.py").write_text("Y = 2\n")
     entry = _status(radpatch, reg)
     assert entry["state"] == "incompatible"
     assert (
-        "none of the modules declared for 'core' (toypkg.core, toypkg.planning) defines plan and groups"
-        in entry["reason"]
+        "toy: none of the modules declared for 'core' (toypkg.core, toypkg.planning) defines plan and groups "
+        "in toypkg 1.5rc1" in entry["reason"]
     )
+
+
+def test_a_release_the_only_module_choice_does_not_cover_is_refused(
+    site: Any, write_registry: Any, radpatch: Any
+) -> None:
+    _moved_site(site, "1.6", TOY_FILES)
+    only = MOVED.replace('        - versions: ">=1.5"\n          module: toypkg.planning\n', "")
+    reg = write_registry("toy", only)
+    entry = _status(radpatch, reg)
+    assert entry["state"] == "incompatible"
+    assert "toy: declares no module 'core' for toypkg 1.6 (its range is <1.5)" in entry["reason"], entry["reason"]
+    r = radpatch("--registry", str(reg), "apply", "toy")
+    assert r.code == 1 and "declares no module 'core' for toypkg 1.6" in r.err and "Traceback" not in r.err, r.err
 
 
 def test_a_final_release_follows_the_table(site: Any, write_registry: Any, radpatch: Any) -> None:

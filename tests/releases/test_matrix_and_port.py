@@ -118,7 +118,7 @@ def test_port_widens_supported_where_every_rewrite_proves(
     after = (reg / "cap.yaml").read_text()
     assert after == before.replace('supported: "==1.0"', 'supported: ">=1.0,<=1.1"')  # one scalar, comments kept
     assert '-supported: "==1.0"    # the releases it was written for' in r.out
-    assert "written:" in r.out
+    assert "written:" in r.out and "(proven over its new range >=1.0,<=1.1)" in r.out  # the widened range
     assert radpatch("--registry", str(reg), "verify", "cap").code == 0  # the edited entry proves on 1.0 and 1.1
 
 
@@ -128,6 +128,7 @@ def test_port_dry_run_shows_the_diff_and_writes_nothing(index: IndexServer, writ
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1", "--dry-run")
     assert r.code == 0, r.err
     assert '+supported: ">=1.0,<=1.1"' in r.out and "dry run: nothing written" in r.out
+    assert "the edit proves over its new range >=1.0,<=1.1)" in r.out
     assert (reg / "cap.yaml").read_bytes() == before
 
 
@@ -249,6 +250,7 @@ def test_a_release_no_module_choice_covers_gets_the_latest_choice_extended(
     text = (reg / "cap.yaml").read_text()
     assert f'  planner:\n    - {{versions: ">=1.0,<1.2", module: {PKG}.core}}\n' in text
     assert 'supported: ">=1.0,<2"' in text  # already claimed: untouched
+    assert "(proven over its new range >=1.0,<2)" in r.out  # the range it had: port did not widen it
     assert radpatch("--registry", str(reg), "verify", "cap", "--versions", "<1.2").code == 0
 
 
