@@ -283,9 +283,10 @@ def capture(ctx: Context, /, python: str | None, **options: Any) -> int:
     directory; without PATH, every module of the distribution that differs from its RECORD, and
     new .py files under its packages."""
     from radpatch.commands import capture as cmd
+    from radpatch.commands import change
 
     target = Context(python, ctx.registries) if python else ctx
-    return cmd.run(target, cmd.Options(**options))
+    return cmd.run(target, cmd.Options(**options), change.apply, change.revert)
 
 
 @cli.command()

@@ -2,18 +2,20 @@
 
 Thin: check the options, run capture's transaction (importing.capture_run: find the edits, read
 their befores, build the entry, write it and have `apply` record it, or leave nothing), and say
-what it captured. `apply` and `revert` are handed to the transaction from commands.change.
+what it captured. `apply` and `revert` (commands.change's) are handed in by cli.py, and on to the
+transaction: a command does not import another.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import click
 
-from radpatch.commands import change
 from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, UsageError
@@ -36,7 +38,18 @@ class Options:
     dry_run: bool
 
 
-def run(ctx: Context, options: Options) -> int:
+class Apply(Protocol):
+    """commands.change.apply, as capture calls it: record only, the pristine bytes from `wheels`."""
+
+    def __call__(
+        self, ctx: Context, names: tuple[str, ...], dry_run: bool, *, wheels: tuple[str, ...], record_only: bool
+    ) -> int: ...
+
+
+Revert = Callable[[Context, tuple[str, ...], bool], int]  # commands.change.revert
+
+
+def run(ctx: Context, options: Options, apply_command: Apply, revert_command: Revert) -> int:
     name, out, wheel = options.name, options.out, options.wheel
     if not _NAME.match(name):  # refusals that need neither the index nor the files: before anything is read
         raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")
@@ -50,9 +63,9 @@ def run(ctx: Context, options: Options) -> int:
         return EXIT_OK
 
     def apply(c: Context, entry: str) -> int:  # records only: a run that would write is refused
-        return change.apply(c, (entry,), False, wheels=(wheel,) if wheel else (), record_only=True)
+        return apply_command(c, (entry,), False, wheels=(wheel,) if wheel else (), record_only=True)
 
-    capture_run.write_and_record(ctx, Path(out), prepared, apply, lambda c, entry: change.revert(c, (entry,), False))
+    capture_run.write_and_record(ctx, Path(out), prepared, apply, lambda c, entry: revert_command(c, (entry,), False))
     _say_captured(prepared.found.dist, out, prepared.made)
     return EXIT_OK
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import click
 
-from radpatch.commands.verify import requirements
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, EnvironmentProblem, RefusedError
 from radpatch.registry.model import Patch
+from radpatch.registry.series import requirements_of
 from radpatch.releases import port as porting
 from radpatch.releases.verify import parse_spec
 from radpatch.releases.wheels import Releases
@@ -27,7 +27,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
     unproven: list[str] = []  # the edit does not prove over the entry's whole new range
     ported: dict[str, Patch] = {}  # entries this run edited (written, or proven in a dry run): as edited
     for patch in porting.in_series(ctx.registry.load_many(names), ctx.registry.load):
-        below = tuple(ported.get(r.name, r) for r in requirements(ctx, patch))
+        below = tuple(ported.get(r.name, r) for r in requirements_of(patch, ctx.registry.load))
         p = porting.plan(patch, wanted, releases, requires=below)
         click.echo(f"{patch.name} ({patch.source}):")
         for c in p.cells:

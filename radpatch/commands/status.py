@@ -14,20 +14,18 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
 from radpatch.state import unloaded
+from radpatch.state.check import failing, failure, recorded_names
 from radpatch.state.decide import PatchState, State, patch_state
 from radpatch.state.imported import Shadow, shadows
-from radpatch.state.record import DamagedJournal, Store
 from radpatch.state.requirements import requirements_met
 from radpatch.state.verdict import SATISFIED
-
-_SATISFIED = SATISFIED
 
 
 def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
     if names:
         wanted = list(names)
     elif check:
-        wanted = recorded_names(ctx)
+        wanted = recorded_names(ctx.env.paths)
     else:  # every entry of the registries, and every one the record holds that none of them has
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
     states = [patch_state(p, ctx.env) for p in unloaded.load_many(ctx.registry, ctx.env, wanted)]
@@ -38,50 +36,28 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     else:
         _print(states)
     if check:
-        bad = [
-            s
-            for s in states
-            if s.state not in _SATISFIED or s.pending or s.unrecorded or any(f.path in shadowed for f in s.files)
-        ]
+        bad = failing(states, shadowed)
         _check_overlaps(ctx, states, bool(bad))
         if bad:
-            fixable = [
-                s.patch.name
-                for s in bad
-                if (s.state is State.NOT_APPLIED or s.unrecorded) and not s.pending and not s.patch.from_record
-            ]
-            hint = (
-                f"apply: radpatch apply {' '.join(fixable)}"
-                if len(fixable) == len(bad)
-                else "see why above; `radpatch status NAME` explains each state"
-            )
-            raise CheckFailed(
-                "; ".join(
-                    f"{s.patch.name} is {s.state.value}"
-                    + (" (an interrupted run is pending)" if s.pending else "")
-                    + (f" ({s.reason})" if s.reason else "")
-                    for s in bad
-                ),
-                hint,
-            )
+            raise failure(bad)
         if not states:
             click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
     return EXIT_OK
 
 
-def _check_overlaps(ctx: Context, states: list[PatchState], failing: bool) -> None:
+def _check_overlaps(ctx: Context, states: list[PatchState], states_fail: bool) -> None:
     """--check: an applied entry of the loaded registries must not overlap, unordered, an applied
     entry only the record knows (releases.applied, apply's own test); one whose record does not say
     what it changed is named as unchecked."""
     from radpatch.releases import applied  # --check only: it loads the overlap rules
 
     known = set(ctx.registry.names())
-    clashes = applied.in_env(ctx, [s.patch for s in states if s.patch.name in known and s.state in _SATISFIED])
+    clashes = applied.in_env(ctx, [s.patch for s in states if s.patch.name in known and s.state in SATISFIED])
     for c in clashes:
         if not c.known:
             click.echo(f"radpatch: {c.line()}", err=True)
     overlapping = [c for c in clashes if c.known]
-    if overlapping and not failing:
+    if overlapping and not states_fail:
         raise CheckFailed("; ".join(c.what for c in overlapping), overlapping[0].hint)
     for c in overlapping:  # the states' own failure is raised next; the overlap is said too
         click.echo(f"radpatch: {c.what}", err=True)
@@ -98,30 +74,6 @@ def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
     if not mine:
         return s
     return replace(s, reason="; ".join([*([s.reason] if s.reason else []), *mine]))
-
-
-def recorded_names(ctx: Context) -> list[str]:
-    """The patches the record says are applied, and those an interrupted run was writing (its
-    journal is looked at first: a run killed before its record leaves files half patched)."""
-    names: dict[str, None] = {}
-    for d in ctx.env.paths:
-        store = Store(d)
-        for n in _pending_names(store):
-            names.setdefault(n, None)
-        for n in store.records():
-            names.setdefault(n, None)
-    return list(names)
-
-
-def _pending_names(store: Store) -> list[str]:
-    """The patches of an interrupted run's journal in `store` ([] when none is pending); a
-    damaged journal fails the check with its own message and way out."""
-    if not store.journal.is_dir():
-        return []
-    try:
-        return list(store.journal_plan().patches)
-    except DamagedJournal as exc:
-        raise CheckFailed(exc.message, exc.hint) from None
 
 
 JSON_SCHEMA = 1  # bump when a change would break a reader of `status --json` (README "JSON output")

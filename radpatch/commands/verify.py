@@ -37,7 +37,7 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
         raise UsageError("verify --all: the registries hold no entries", "add a registry with --registry DIR")
     releases = Releases.from_env()
     wanted = None if spec is None else parse_spec(spec)
-    rows = matrix.rows(patches, wanted, releases, requires=lambda p: requirements(ctx, p))
+    rows = matrix.rows(patches, wanted, releases, requires=lambda p: series.requirements_of(p, ctx.registry.load))
     found = overlaps.find(patches, texts=gaps.cached())
     with_applied = applied.in_env(ctx, patches)
     if as_json:
@@ -75,12 +75,6 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     return EXIT_OK
 
 
-def requirements(ctx: Context, patch: Patch) -> tuple[Patch, ...]:
-    """The entries `patch` requires, transitively, in the order apply runs them (verify proves it on
-    what they leave)."""
-    return tuple(series.with_requirements([patch], ctx.registry.load)[:-1])
-
-
 def _alone(ctx: Context, row: matrix.Row, releases: Releases) -> dict[str, object]:
     """The object `verify NAME --json` prints for the row's entry. Without --versions the matrix
     verifies every entry over its distribution's span (the same columns for all), while `verify NAME`
@@ -89,7 +83,7 @@ def _alone(ctx: Context, row: matrix.Row, releases: Releases) -> dict[str, objec
     if row.report is None:
         return {"patch": row.patch.name, "error": row.error and row.error.message}
     try:
-        below = requirements(ctx, row.patch)
+        below = series.requirements_of(row.patch, ctx.registry.load)
         return verify(row.patch, row.patch.supported, releases, probe=True, requires=below).to_json()
     except RadpatchError:
         return row.report.to_json()
@@ -98,7 +92,7 @@ def _alone(ctx: Context, row: matrix.Row, releases: Releases) -> dict[str, objec
 def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     patch = ctx.registry.load(name)
     wanted = patch.supported if spec is None else parse_spec(spec)
-    requires = requirements(ctx, patch)
+    requires = series.requirements_of(patch, ctx.registry.load)
     report = verify(patch, wanted, Releases.from_env(), probe=spec is None, requires=requires)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))

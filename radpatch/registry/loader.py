@@ -30,7 +30,14 @@ from radpatch.registry.model import (
     Target,
 )
 from radpatch.rewrite.ops import OPERATIONS
-from radpatch.rewrite.source import MAX_DEPTH, depth_over, is_expression, newer_grammar, parse_problem
+from radpatch.rewrite.source import (
+    MAX_DEPTH,
+    ParseProblem,
+    depth_over,
+    is_expression,
+    newer_grammar,
+    parse_problem,
+)
 
 MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
@@ -166,17 +173,17 @@ def _pattern(ctx: _Problems, node: yaml.Node, path: str) -> str:
         raise ctx.fail(
             node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)"
         )
-    why = parse_problem(textwrap.dedent(code))
-    if why and code.strip().endswith(":") and not parse_problem(textwrap.dedent(code).strip() + "\n    pass"):
+    problem = parse_problem(textwrap.dedent(code))
+    if problem and code.strip().endswith(":") and not parse_problem(textwrap.dedent(code).strip() + "\n    pass"):
         raise ctx.fail(
             node,
             path,
             f"{code.strip()!r} is a compound statement's header without its body; write the whole statement "
             "(header and body), or match a statement inside it and narrow with `within:` (which takes a header)",
         )
-    if why and (why.nested or not is_expression(code)):
-        raise ctx.fail(node, path, f"is not Python code: {why}{'' if why.nested else newer_grammar(code)}")
-    if not why and not ast.parse(textwrap.dedent(code)).body:
+    if problem and (problem.nested or not is_expression(code)):
+        raise ctx.fail(node, path, f"is not Python code: {problem.why}{'' if problem.nested else newer_grammar(code)}")
+    if not problem and not ast.parse(textwrap.dedent(code)).body:
         raise ctx.fail(
             node,
             path,
@@ -189,11 +196,11 @@ def _pattern(ctx: _Problems, node: yaml.Node, path: str) -> str:
 def _within(ctx: _Problems, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path)
     text = textwrap.dedent(code).strip()
-    why = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else "empty"
-    if why:
+    problem = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else ParseProblem("empty")
+    if problem:
         newer = newer_grammar(text + "\n    pass" if text.endswith(":") else text) if text else ""
         raise ctx.fail(
-            node, path, f"is not a statement or a compound statement's header like `for x in y:`: {why}{newer}"
+            node, path, f"is not a statement or a compound statement's header like `for x in y:`: {problem.why}{newer}"
         )
     return code
 
@@ -240,11 +247,13 @@ def _import(ctx: _Problems, node: yaml.Node, path: str) -> str:
 
 def _expression(ctx: _Problems, node: yaml.Node, path: str) -> str:
     code = _str(ctx, node, path).strip()
-    why = parse_problem(code, "eval") if code else "empty"
-    if why:
-        newer = newer_grammar(code) if code and not getattr(why, "nested", False) else ""
+    problem = parse_problem(code, "eval") if code else ParseProblem("empty")
+    if problem:
+        newer = newer_grammar(code) if code and not problem.nested else ""
         raise ctx.fail(
-            node, path, f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {why}{newer}"
+            node,
+            path,
+            f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {problem.why}{newer}",
         )
     return code
 

@@ -41,6 +41,12 @@ def with_requirements(patches: list[Patch], load: Callable[[str], Patch]) -> lis
     return list(out.values())
 
 
+def requirements_of(patch: Patch, load: Callable[[str], Patch]) -> tuple[Patch, ...]:
+    """The entries `patch` requires, transitively, in the order apply runs them (verify and port
+    prove it on what they leave)."""
+    return tuple(with_requirements([patch], load)[:-1])
+
+
 def dependents(name: str, everything: list[Patch]) -> list[str]:
     """The entries that require `name`, directly or through others, nearest first."""
     found: list[str] = []

@@ -334,16 +334,14 @@ def depth_over(tree: ast.AST, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-class ParseProblem(str):
-    """Why code does not parse (the words), and whether it is nested too deeply (`nested`), which
-    no reading as an expression can mend: callers branch on the flag, never on the words."""
+@dataclass(frozen=True)
+class ParseProblem:
+    """Why code does not parse (`why`, the words a refusal shows), and whether it is nested too
+    deeply (`nested`), which no reading as an expression can mend: callers branch on the flag,
+    never on the words."""
 
+    why: str
     nested: bool = False
-
-    def __new__(cls, why: str, nested: bool = False) -> ParseProblem:
-        out = super().__new__(cls, why)
-        out.nested = nested
-        return out
 
 
 def parse_problem(code: str, mode: str = "exec") -> ParseProblem | None:

@@ -1,0 +1,143 @@
+"""One expression of a statement as the importer's rewrite chooser says it (importing.rewrites): the
+smallest pair of expressions that holds a statement's whole difference, and the text a `replace`
+of one expression is written with (its grouping parentheses kept, parentheses added where the
+operators around it bind tighter; a string of several literals never a `find` by itself)."""
+
+from __future__ import annotations
+
+import ast
+import io
+import keyword
+import re
+import textwrap
+import tokenize
+
+from radpatch.importing.shapes import (
+    header,
+)
+from radpatch.importing.statements import (
+    Sources,
+    key,
+    segment,
+    start_line,
+)
+
+
+def concatenated(src: Sources, node: ast.expr) -> bool:
+    """A string written as several literals (`"a" f"{b}"`): no expression `find` matches it whole
+    (the engine sees one f-string where libcst holds a concatenation), so the enclosing one is used."""
+    if not isinstance(node, ast.JoinedStr) and not (
+        isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+    ):
+        return False
+    text = segment(src, node)
+    if text is None:
+        return True
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(f"(\n{textwrap.dedent(text).strip()}\n)").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    kinds = {tokenize.STRING, getattr(tokenize, "FSTRING_START", -1)}
+    return sum(1 for t in tokens if t.type in kinds) > 1
+
+
+def grouped(src: Sources, node: ast.expr) -> str | None:
+    """The expression's text with the grouping parentheses the file puts around it (`(a and b)`),
+    so the replacement keeps the patch's bytes; not a call's or a tuple's own parentheses."""
+    text = segment(src, node)
+    if text is None or node.end_lineno is None or node.end_col_offset is None:
+        return text
+    lines = src.lines_of(node)
+    before = lines[node.lineno - 1].encode()[: node.col_offset].decode("utf-8", "surrogateescape").rstrip()
+    after = lines[node.end_lineno - 1].encode()[node.end_col_offset :].decode("utf-8", "surrogateescape").lstrip()
+    if before.endswith("(") and after.startswith(")"):
+        ahead = before[:-1].rstrip()
+        word = re.search(r"[A-Za-z_]\w*$", ahead)
+        if (
+            not ahead
+            or (word is not None and keyword.iskeyword(word.group()))
+            or not (ahead[-1].isalnum() or ahead[-1] in "_)]}'\"")
+        ):
+            return f"({text})"
+    return text
+
+
+def fitting(src: Sources, stmt: ast.stmt, old: ast.expr, new: str, target: ast.stmt) -> str | None:
+    """`new` as it must be written to stand where `old` stands in `stmt` and give `target`: as is, or
+    in parentheses where the operators around it bind tighter (`not (a and b)`); None if neither."""
+    lines = [ln.encode() for ln in src.lines_of(stmt)]
+    first, last = start_line(stmt), stmt.end_lineno or stmt.lineno
+    if old.end_lineno is None or old.end_col_offset is None:
+        return None
+    for text in (new, f"({new})"):
+        head = b"\n".join(lines[first - 1 : old.lineno - 1] + [lines[old.lineno - 1][: old.col_offset]])
+        tail = b"\n".join([lines[old.end_lineno - 1][old.end_col_offset :]] + lines[old.end_lineno : last])
+        code = (head + text.encode() + tail).decode("utf-8", "surrogateescape")
+        try:
+            got = ast.parse(textwrap.dedent(code)).body
+        except SyntaxError:
+            continue
+        if len(got) == 1 and key(header(got[0])) == key(header(target)):
+            return text
+    return None
+
+
+def smallest_difference(b: ast.AST, a: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    """The pairs of expressions that hold every difference between b and a, innermost first (a lone
+    name or constant gives way to the expression around it: `y > 3`, not `3`). Empty when the
+    difference is not inside one expression, or is a name being bound."""
+    path = _difference_path(b, a)
+    out: list[tuple[ast.expr, ast.expr]] = []
+    for eb, ea in reversed(path):
+        if not (isinstance(eb, ast.expr) and isinstance(ea, ast.expr)):
+            if isinstance(eb, ast.stmt):
+                break
+            continue  # an operator, keyword or argument list: the expression holding it
+        if not (_loadable(eb) and _loadable(ea)):
+            return []
+        if isinstance(eb, (ast.JoinedStr, ast.FormattedValue)) or isinstance(ea, (ast.JoinedStr, ast.FormattedValue)):
+            out = []  # inside an f-string only the whole f-string is an expression to libcst
+        if not isinstance(eb, (ast.FormattedValue, ast.Slice, ast.Starred)) and not isinstance(
+            ea, (ast.FormattedValue, ast.Slice, ast.Starred)
+        ):
+            out.append((eb, ea))
+    if (
+        len(out) > 1
+        and isinstance(out[0][0], (ast.Name, ast.Constant))
+        and isinstance(out[0][1], (ast.Name, ast.Constant))
+    ):
+        out = out[1:]
+    return out
+
+
+def _loadable(e: ast.expr) -> bool:
+    ctx = getattr(e, "ctx", None)
+    return ctx is None or isinstance(ctx, ast.Load)
+
+
+def _difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """From (b, a) down, the pairs of nodes on the one path holding all differences."""
+    path = [(b, a)]
+    while True:
+        x, y = path[-1]
+        if type(x) is not type(y):
+            return path
+        diffs: list[tuple[ast.AST, ast.AST]] = []
+        for f in x._fields:
+            vx, vy = getattr(x, f, None), getattr(y, f, None)
+            if isinstance(vx, list) and isinstance(vy, list):
+                if len(vx) != len(vy):
+                    return path
+                diffs += [
+                    (p, q)
+                    for p, q in zip(vx, vy)
+                    if not (isinstance(p, ast.AST) and isinstance(q, ast.AST) and key(p) == key(q))
+                ]
+            elif isinstance(vx, ast.AST) and isinstance(vy, ast.AST):
+                if key(vx) != key(vy):
+                    diffs.append((vx, vy))
+            elif vx != vy:
+                return path
+        if len(diffs) != 1 or not all(isinstance(n, ast.AST) for n in diffs[0]):
+            return path
+        path.append(diffs[0])

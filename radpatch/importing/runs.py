@@ -1,0 +1,315 @@
+"""Runs of statements as the importer's rewrite chooser says them (importing.rewrites): inserted
+next to an anchor that matches once (`insert_after`/`insert_before`, grown by neighbours, else
+counted with `occurrence:`), deleted, or replaced as the smallest run that is unique before and
+after; new definitions (`insert_definitions` with a payload) and imports (`add_import`). Each is
+simulated on the before-tree as it is chosen."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from radpatch.errors import Inexpressible
+from radpatch.importing.model import Step, Value
+from radpatch.importing.shapes import (
+    Ambiguous,
+    Scope,
+    after_imports,
+    already_imports,
+    atomic,
+    binds,
+    join_runs,
+    line_rest,
+    mark_after,
+    multiline_string,
+)
+from radpatch.importing.statements import (
+    AFTER,
+    DEFS,
+    Sources,
+    added_comments,
+    expression_hits,
+    is_expression_statement,
+    scope_body,
+    start_line,
+    statement_hits,
+    text_of,
+    whole_lines,
+)
+
+
+@dataclass
+class Runs:
+    """The chooser's state and the rewrites of whole statements: runs inserted, deleted or
+    replaced, new definitions and imports. importing.rewrites.Differ enters blocks and statements
+    on top of it."""
+
+    src: Sources
+    tree: ast.Module  # the before-tree, changed as rewrites are chosen
+    pristine: ast.Module  # the before-tree as installed (occurrence is counted there)
+    steps: list[Step] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)
+    made_by: dict[int, int] = field(default_factory=dict)  # id of a statement a step inserted -> that step's index
+
+    def _record_inserted(self, stmts: list[ast.stmt]) -> None:
+        """The statements the last step put in (at any depth) came from it."""
+        for s in stmts:
+            for n in ast.walk(s):
+                if isinstance(n, ast.stmt):
+                    self.made_by[id(n)] = len(self.steps) - 1
+
+    def _earlier_slot(self, hits: list[tuple[list[ast.stmt], int]], n: int) -> int | None:
+        """Where a rewrite of a run must go so that it runs before the steps of this entry that
+        inserted its other matches (code moved up: inserted above, deleted below). The engine
+        counts `occurrence:` in the installed file and follows only rewrites of the same pattern,
+        so the rewrite must run while the run is still unique. None: the other matches were not
+        inserted by this entry's steps."""
+        made = []
+        others = 0
+        for block, i in hits:
+            run = block[i : i + n]
+            if all(getattr(s, AFTER, False) for s in run):
+                made += [self.made_by.get(id(s)) for s in run]
+            else:
+                others += 1
+        if others != 1 or not made or None in made:
+            return None
+        return min(m for m in made if m is not None)
+
+    def _emit_at(self, k: int, step: Step) -> None:
+        self.steps.insert(k, step)
+        self.made_by = {node: (m + 1 if m >= k else m) for node, m in self.made_by.items()}
+
+    def _definable(self, scope: Scope, name: str) -> bool:
+        return sum(1 for s in scope.body if isinstance(s, DEFS) and s.name == name) == 1
+
+    # --- runs of statements ---------------------------------------------------------------------
+
+    def insert(self, scope: Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> None:
+        if self._definitions(scope, bbody, i, new) or self._imports(scope, bbody, i, new):
+            bbody[i:i] = [mark_after(s) for s in new]
+            return
+        code = text_of(self.src, new, comments=True)
+        before = self._anchor(scope, bbody, i - 1, backward=True, new=(i, new)) if i > 0 else None
+        after = self._anchor(scope, bbody, i, backward=False, new=(i, new)) if i < len(bbody) else None
+        pick = min((c for c in (before, after) if c is not None), key=lambda c: len(c[1]), default=None)
+        if pick is None:
+            raise Inexpressible(f"no statement to anchor the insertion in {scope.qualname} at")
+        if (
+            before is not None
+            and len(before[1]) <= len(pick[1])  # never a wider `find` than the insertion's, for a comment
+            and added_comments(self.src, new[0])
+            and self._insert_with_comment(scope, bbody, i, new, code, before)
+        ):
+            return
+        where, find, occurrence = pick
+        keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find), ("code", code)]
+        if occurrence:
+            keys.append(("occurrence", occurrence))
+        self.steps.append(Step(where, tuple(keys)))
+        bbody[i:i] = [mark_after(s) for s in new]
+        self._record_inserted(new)
+
+    def _insert_with_comment(
+        self,
+        scope: Scope,
+        bbody: list[ast.stmt],
+        i: int,
+        new: list[ast.stmt],
+        code: str,
+        anchor: tuple[str, str, int | None],
+    ) -> bool:
+        """New statements under a comment the patch adds (`# why` above `x = 1`), said as a `replace`
+        of the statement above them by itself and them: the engine writes the comment lines that
+        open an insertion's `code` as nothing (it parses them as a module header), while comment
+        lines between statements of `with` are written. `anchor` is the insertion's own above it.
+        False when the engine would move a comment after it (a replace of one line by several keeps
+        the old last line's comment on the new last one) and no statement below can end both sides."""
+        last, end = bbody[i - 1], new[-1]
+        _, find, occurrence = anchor
+        tail = ""
+        rests = (line_rest(self.src, last), line_rest(self.src, end))
+        if None not in rests and rests[0] != rests[1]:
+            # the statement below, right below the anchor in the installed file, ends both sides
+            if occurrence or i == len(bbody) or start_line(bbody[i]) != (last.end_lineno or 0) + 1:
+                return False
+            tail = text_of(self.src, [bbody[i]])
+        keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find + tail), ("with", find + code + tail)]
+        if occurrence:
+            keys.append(("occurrence", occurrence))
+        self.steps.append(Step("replace", tuple(keys)))
+        bbody[i:i] = [mark_after(s) for s in new]
+        self._record_inserted(new)
+        return True
+
+    def _anchor(
+        self, scope: Scope, bbody: list[ast.stmt], k: int, backward: bool, new: tuple[int, list[ast.stmt]]
+    ) -> tuple[str, str, int | None] | None:
+        """(insert_after|insert_before, find, occurrence) anchored at bbody[k], grown away from the
+        insertion point until it is unique."""
+        lo, hi = atomic(self.src, bbody, k, k + 1)
+        while True:
+            run = bbody[lo:hi]
+            hits = statement_hits(scope.body, run)
+            at, stmts = new
+            bbody[at:at] = stmts
+            after = statement_hits(scope.body, run)  # the inverse finds the anchor again in the patched code
+            del bbody[at : at + len(stmts)]
+            if len(hits) == 1 and len(after) == 1:
+                return ("insert_after" if backward else "insert_before", text_of(self.src, run), None)
+            if backward and lo > 0:
+                lo, hi = atomic(self.src, bbody, lo - 1, hi)
+            elif not backward and hi < len(bbody):
+                lo, hi = atomic(self.src, bbody, lo, hi + 1)
+            else:
+                occurrence = self._occurrence(scope, bbody, lo, hi)
+                if occurrence is None:
+                    return None
+                return ("insert_after" if backward else "insert_before", text_of(self.src, run), occurrence)
+
+    def delete(self, scope: Scope, bbody: list[ast.stmt], i1: int, i2: int) -> None:
+        if i2 < len(bbody):
+            lo, hi = atomic(self.src, bbody, i1, i2)
+            if (lo, hi) == (i1, i2):
+                # delete's inverse finds its own marker comment, so only the match itself must be unique
+                hits = statement_hits(scope.body, bbody[i1:i2])
+                many = len(hits) != 1
+                earlier = self._earlier_slot(hits, i2 - i1) if many else None
+                if earlier is not None:
+                    find = text_of(self.src, bbody[i1:i2])
+                    self._emit_at(earlier, Step("delete", (("scope", scope.qualname), ("find", find))))
+                    del bbody[i1:i2]
+                    return
+                occurrence = self._occurrence(scope, bbody, i1, i2) if many else None
+                if not many or occurrence:
+                    keys: list[tuple[str, Value]] = [
+                        ("scope", scope.qualname),
+                        ("find", text_of(self.src, bbody[i1:i2])),
+                    ]
+                    if occurrence:
+                        keys.append(("occurrence", occurrence))
+                    self.steps.append(Step("delete", tuple(keys)))
+                    del bbody[i1:i2]
+                    return
+        # at a block's end `delete` leaves a `pass`; say it as the run with its neighbour, without it
+        self.replace_run(scope, bbody, i1, i2, [])
+
+    def replace_run(self, scope: Scope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
+        lo, hi = atomic(self.src, bbody, i1, i2)
+        if lo == hi:  # nothing old in the run: it needs a neighbour to stand for
+            lo, hi = atomic(self.src, bbody, lo - 1, hi) if lo > 0 else atomic(self.src, bbody, lo, hi + 1)
+        while True:
+            run = bbody[lo:hi]
+            if not new and lo == i1 and hi == i2 or not run:
+                lo, hi = atomic(self.src, bbody, lo - 1, hi) if lo > 0 else atomic(self.src, bbody, lo, hi + 1)
+                if lo == hi or hi > len(bbody):
+                    raise Inexpressible(f"a block of {scope.qualname} would become empty")
+                continue
+            replacement = [*bbody[lo:i1], *new, *bbody[i2:hi]]
+            as_expression = is_expression_statement(run) and is_expression_statement(replacement)
+            count = (
+                len(expression_hits(scope.body, run[0].value))  # type: ignore[attr-defined]
+                if as_expression
+                else len(statement_hits(scope.body, run))
+            )
+            saved = bbody[lo:hi]
+            bbody[lo:hi] = replacement
+            later = (
+                len(expression_hits(scope.body, replacement[0].value))  # type: ignore[attr-defined]
+                if as_expression
+                else len(statement_hits(scope.body, replacement))
+                if replacement
+                else 1
+            )
+            bbody[lo : lo + len(replacement)] = saved
+            if count == 1 and later == 1 or (lo == 0 and hi == len(bbody)):
+                break
+            grown = atomic(self.src, bbody, lo, hi + 1) if hi < len(bbody) else atomic(self.src, bbody, lo - 1, hi)
+            lo, hi = grown
+        if later != 1:
+            raise Ambiguous()
+        occurrence = None
+        if count != 1:
+            occurrence = self._occurrence(scope, bbody, lo, hi)
+            if occurrence is None:
+                raise Inexpressible(f"the code to replace in {scope.qualname} is not unique and cannot be counted")
+        # the engine merges equal counts statement by statement, and a one-line `from x import a` merged
+        # with a parenthesised multi-line one loses its parentheses: write such an import on one line
+        flat = {
+            id(n)
+            for o, n in zip(bbody[lo:hi], replacement)
+            if len(bbody[lo:hi]) == len(replacement)
+            and isinstance(o, ast.ImportFrom)
+            and isinstance(n, ast.ImportFrom)
+            and o.lineno == o.end_lineno
+            and n.lineno != n.end_lineno
+        }
+        with_text = join_runs(self.src, bbody[lo:i1], new, bbody[i2:hi], flat)
+        keys: list[tuple[str, Value]] = [
+            ("scope", scope.qualname),
+            ("find", text_of(self.src, bbody[lo:hi])),
+            ("with", with_text),
+        ]
+        if occurrence:
+            keys.append(("occurrence", occurrence))
+        self.steps.append(Step("replace", tuple(keys)))
+        bbody[i1:i2] = [mark_after(s) for s in new]
+        self._record_inserted(new)
+
+    def _occurrence(self, scope: Scope, bbody: list[ast.stmt], lo: int, hi: int) -> int | None:
+        """The run's number among its matches, in the installed file's source order (the engine's
+        documented count); None when the run is not code of the installed file."""
+        run = bbody[lo:hi]
+        if any(getattr(s, AFTER, False) for s in run):
+            return None
+        body = scope_body(self.pristine, scope.qualname)
+        if body is None:
+            return None
+        hits = statement_hits(body, run)
+        line = run[0].lineno
+        return next((n for n, (block, i) in enumerate(hits, 1) if block[i].lineno == line), None)
+
+    # --- new definitions and imports -------------------------------------------------------------
+
+    def _definitions(self, scope: Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
+        if (
+            scope.kind not in ("module", "class")
+            or bbody is not scope.body
+            or not all(isinstance(s, DEFS) for s in new)
+        ):
+            return False
+        names = [s.name for s in new]  # type: ignore[attr-defined]
+        bound = {n for s in scope.body for n in binds(s)}
+        if len(set(names)) != len(names) or bound & set(names) or any(not whole_lines(self.src, s) for s in new):
+            return False
+        anchor = None
+        if i > 0 and isinstance(bbody[i - 1], DEFS) and self._definable(scope, bbody[i - 1].name):  # type: ignore[attr-defined]
+            anchor = ("after", scope.child(bbody[i - 1].name) if scope.kind == "class" else bbody[i - 1].name)  # type: ignore[attr-defined]
+        elif i < len(bbody) and isinstance(bbody[i], DEFS) and self._definable(scope, bbody[i].name):  # type: ignore[attr-defined]
+            anchor = ("before", scope.child(bbody[i].name) if scope.kind == "class" else bbody[i].name)  # type: ignore[attr-defined]
+        if anchor is None:
+            return False
+        if scope.kind == "class" and any(multiline_string(s) for s in new):
+            # the engine indents every line of a payload it puts into a class, the lines inside a
+            # multi-line string too (changing the string): such methods go in as statements
+            # (insert_after/insert_before), which keep a string's lines as written
+            return False
+        gap = "\n\n\n" if scope.kind == "module" else "\n\n"
+        payload = gap.join(text_of(self.src, [s], comments=True).rstrip("\n") for s in new) + "\n"
+        self.steps.append(Step("insert_definitions", (("payload", ", ".join(names)), anchor), payload=payload))
+        return True
+
+    def _imports(self, scope: Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
+        if scope.kind != "module" or bbody is not scope.body:
+            return False
+        if not all(isinstance(s, (ast.Import, ast.ImportFrom)) and whole_lines(self.src, s) for s in new):
+            return False
+        if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in new):
+            return False
+        if i != after_imports(bbody) or any(already_imports(bbody, s) for s in new):
+            return False
+        for s in new:
+            comment = line_rest(self.src, s)  # the patch's own word on the line: add_import writes it too
+            text = f"{ast.unparse(s)}  {comment}" if comment and comment.startswith("#") else ast.unparse(s)
+            self.steps.append(Step("add_import", (("import", text),)))
+        return True

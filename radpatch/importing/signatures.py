@@ -1,0 +1,134 @@
+"""A definition's signature and decorators as the importer's rewrite chooser says them
+(importing.rewrites): `set_default` and `add_parameter` when that is all that changed in the
+signature, `add_decorator`, `remove_decorator` and `replace_decorator` for one run of decorators;
+None when no operation says it (the whole definition is replaced then)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+
+from radpatch.importing.model import Step
+from radpatch.importing.shapes import (
+    mark_after,
+)
+from radpatch.importing.statements import (
+    Sources,
+    key,
+    segment,
+)
+
+
+def signature(d: ast.stmt) -> str:
+    c = copy.copy(d)
+    c.body = []  # type: ignore[attr-defined]
+    c.decorator_list = []  # type: ignore[attr-defined]
+    return key(c)
+
+
+def copy_signature(b: ast.stmt, a: ast.stmt) -> None:
+    for f in b._fields:
+        if f not in ("body", "decorator_list"):
+            value = getattr(a, f)
+            setattr(b, f, mark_after(value) if isinstance(value, ast.AST) else value)
+
+
+def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[Step] | None:
+    """set_default / add_parameter when that is all that changed, else None."""
+    if isinstance(b, ast.ClassDef) or isinstance(a, ast.ClassDef) or type(b) is not type(a):
+        return None
+    assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(
+        a, (ast.FunctionDef, ast.AsyncFunctionDef)
+    )
+    others = [f for f in b._fields if f not in ("body", "decorator_list", "args")]
+    if any(
+        key(getattr(b, f)) != key(getattr(a, f))
+        if isinstance(getattr(b, f), ast.AST)
+        else getattr(b, f) != getattr(a, f)
+        for f in others
+    ):
+        return None
+    ab, aa = b.args, a.args
+    steps: list[Step] = []
+    if (
+        [key(x) for x in ab.args] + [key(x) for x in ab.posonlyargs]
+        == [key(x) for x in aa.args] + [key(x) for x in aa.posonlyargs]
+        and [key(x) for x in ab.kwonlyargs] == [key(x) for x in aa.kwonlyargs]
+        and key_or_none(ab.vararg) == key_or_none(aa.vararg)
+        and key_or_none(ab.kwarg) == key_or_none(aa.kwarg)
+        and len(ab.defaults) == len(aa.defaults)
+        and [d is None for d in ab.kw_defaults] == [d is None for d in aa.kw_defaults]
+    ):
+        positional = [*ab.posonlyargs, *ab.args]
+        named = [
+            (p.arg, d, e) for p, d, e in zip(positional[len(positional) - len(ab.defaults) :], ab.defaults, aa.defaults)
+        ]
+        named += [
+            (p.arg, d, e)
+            for p, d, e in zip(ab.kwonlyargs, ab.kw_defaults, aa.kw_defaults)
+            if d is not None and e is not None
+        ]
+        for name, d, e in named:
+            if key(d) != key(e):
+                old, new = segment(src, d), segment(src, e)
+                if old is None or new is None:
+                    return None
+                steps.append(Step("set_default", (("function", qual), ("parameter", name), ("from", old), ("to", new))))
+        return steps or None
+    added = aa.args[len(ab.args) :]
+    if (
+        len(added) == 1
+        and added[0].annotation is None
+        and [key(x) for x in aa.args[:-1]] == [key(x) for x in ab.args]
+        and [key(x) for x in aa.posonlyargs] == [key(x) for x in ab.posonlyargs]
+        and [key(x) for x in aa.kwonlyargs] == [key(x) for x in ab.kwonlyargs]
+        and key_or_none(ab.vararg) == key_or_none(aa.vararg)
+        and key_or_none(ab.kwarg) == key_or_none(aa.kwarg)
+        and [key(x) for x in aa.defaults[:-1]] == [key(x) for x in ab.defaults]
+        and len(aa.defaults) == len(ab.defaults) + 1
+        and [key_or_none(x) for x in aa.kw_defaults] == [key_or_none(x) for x in ab.kw_defaults]
+    ):
+        default = segment(src, aa.defaults[-1])
+        if default is None:
+            return None
+        return [Step("add_parameter", (("function", qual), ("name", added[0].arg), ("default", default)))]
+    return None
+
+
+def key_or_none(node: ast.AST | None) -> str | None:
+    return None if node is None else key(node)
+
+
+def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr]) -> list[Step] | None:
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(
+            None, [key(d) for d in old], [key(d) for d in new], autojunk=False
+        ).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 1:
+        return None
+    tag, i1, i2, j1, j2 = ops[0]
+    texts_old = [segment(src, d) for d in old[i1:i2]]
+    texts_new = [segment(src, d) for d in new[j1:j2]]
+    if None in texts_old or None in texts_new:
+        return None
+    if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and [key(d) for d in old].count(key(old[i1])) == 1:
+        return [Step("replace_decorator", (("function", qual), ("find", texts_old[0]), ("with", texts_new[0])))]  # type: ignore[arg-type]
+    if tag == "insert" and i1 == 0:
+        return [Step("add_decorator", (("function", qual), ("decorator", t))) for t in reversed(texts_new)]  # type: ignore[arg-type]
+    if tag == "insert" and i1 == len(old):
+        return [
+            Step("add_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
+            for t in texts_new
+        ]
+    if tag == "delete" and i1 == 0:
+        return [Step("remove_decorator", (("function", qual), ("decorator", t))) for t in texts_old]  # type: ignore[arg-type]
+    if tag == "delete" and i2 == len(old):
+        return [
+            Step("remove_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
+            for t in reversed(texts_old)
+        ]
+    return None

@@ -1,0 +1,71 @@
+"""`status --check`'s rule, on the states decided: which patches it checks when none is named (the
+record's, and an interrupted run's), which of them fail it, and the failure's words and way out.
+(`commands.status` asks, prints the table, and raises what `failure` returns.)"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable
+from pathlib import Path
+
+from radpatch.errors import CheckFailed
+from radpatch.state.decide import PatchState, State
+from radpatch.state.record import DamagedJournal, Store
+from radpatch.state.verdict import SATISFIED
+
+
+def recorded_names(paths: Iterable[Path]) -> list[str]:
+    """The patches the record says are applied, and those an interrupted run was writing (its
+    journal is looked at first: a run killed before its record leaves files half patched)."""
+    names: dict[str, None] = {}
+    for d in paths:
+        store = Store(d)
+        for n in _pending_names(store):
+            names.setdefault(n, None)
+        for n in store.records():
+            names.setdefault(n, None)
+    return list(names)
+
+
+def _pending_names(store: Store) -> list[str]:
+    """The patches of an interrupted run's journal in `store` ([] when none is pending); a
+    damaged journal fails the check with its own message and way out."""
+    if not store.journal.is_dir():
+        return []
+    try:
+        return list(store.journal_plan().patches)
+    except DamagedJournal as exc:
+        raise CheckFailed(exc.message, exc.hint) from None
+
+
+def failing(states: list[PatchState], shadowed: Container[Path]) -> list[PatchState]:
+    """The states --check refuses: not applied (nor obsolete), an interrupted run pending, applied
+    without radpatch's record, or a patched file the target interpreter would not import."""
+    return [
+        s
+        for s in states
+        if s.state not in SATISFIED or s.pending or s.unrecorded or any(f.path in shadowed for f in s.files)
+    ]
+
+
+def failure(bad: list[PatchState]) -> CheckFailed:
+    """What --check raises for the states `failing` found: each patch's state, and `radpatch apply`
+    as the way out when applying them all would do."""
+    fixable = [
+        s.patch.name
+        for s in bad
+        if (s.state is State.NOT_APPLIED or s.unrecorded) and not s.pending and not s.patch.from_record
+    ]
+    hint = (
+        f"apply: radpatch apply {' '.join(fixable)}"
+        if len(fixable) == len(bad)
+        else "see why above; `radpatch status NAME` explains each state"
+    )
+    return CheckFailed(
+        "; ".join(
+            f"{s.patch.name} is {s.state.value}"
+            + (" (an interrupted run is pending)" if s.pending else "")
+            + (f" ({s.reason})" if s.reason else "")
+            for s in bad
+        ),
+        hint,
+    )
