@@ -308,10 +308,10 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
     at = i + n if op.where == "before" else i - 1
     if not (0 <= at < len(src.tops) and src.tops[at].name == op.anchor):
         raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
-    start = src.head() if i == 0 else src.tops[i - 1].end
+    own = _own_lines(src, op, p, [t.start for t in src.tops[i : i + n]])
+    start = min([src.head(), *own]) if i == 0 else src.tops[i - 1].end  # at the top: from its own comments
     end = min(src.tops[i + n - 1].end + 2, src.tops[i + n].start) if i == 0 else src.tops[i + n - 1].end
-    inside = {line for t in src.tops[i : i + n] for line in range(t.start, t.end)}
-    inside |= _own_lines(src, op, p, [t.start for t in src.tops[i : i + n]])
+    inside = {line for t in src.tops[i : i + n] for line in range(t.start, t.end)} | own
     stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
     if stray:
         raise NotUndoable(
@@ -565,14 +565,14 @@ def _class_inverse(src: Source, op: InsertDefinitions, p: Payload) -> Source:
     placed = {"into": j + n == len(body), "after": is_anchor(j - 1), "before": is_anchor(j + n)}[op.where]
     if not placed or j == 0 and op.where != "before":
         raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
-    if j == 0:
-        start, end = _abs(src, c, _start(body[0])), _abs(src, c, _start(body[n]))
+    own = _own_lines(src, op, p, [_abs(src, c, _start(stmt)) for stmt in body[j : j + n]])
+    if j == 0:  # from the first one's own comment lines
+        start, end = min([_abs(src, c, _start(body[0])), *own]), _abs(src, c, _start(body[n]))
     else:
         start, end = _abs(src, c, _end(body[j - 1])) + 1, _abs(src, c, _end(body[j + n - 1])) + 1
     inside = {
         line for stmt in body[j : j + n] for line in range(_abs(src, c, _start(stmt)), _abs(src, c, _end(stmt)) + 1)
-    }
-    inside |= _own_lines(src, op, p, [_abs(src, c, _start(stmt)) for stmt in body[j : j + n]])
+    } | own
     stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
     if stray:
         raise NotUndoable(

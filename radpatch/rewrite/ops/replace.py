@@ -2,9 +2,10 @@
 
 An expression is merged node by node (rewrite/merge.py), so only what differs is rewritten; statements of
 the same count are merged one by one; any other count is replaced whole, keeping the comments
-above the first and after the last. The inverse is the same edit from `with` back to `find`:
-AST-equal to the original whatever the layout `find` was typed in (revert restores the exact
-bytes from the kept original).
+above the first and after the last. Comment lines `with` writes above a statement (or after it)
+where `find` says others are written in their place (merge.comment_lines). The inverse is the
+same edit from `with` back to `find`: AST-equal to the original whatever the layout `find` was
+typed in (revert restores the exact bytes from the kept original).
 """
 
 from __future__ import annotations

@@ -90,3 +90,23 @@ def test_a_blank_line_in_with_is_written_empty_inside_a_block() -> None:
         Replace("f", "y = x", "y = x\n\n# then\nz = y"),
         BODY.replace("    y = x\n", "    y = x\n\n    # then\n    z = y\n"),
     )
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_payload_comment_goes_with_its_definition_at_the_top_of_a_module(where: str) -> None:
+    """Before a module's first statement the definitions go at the top, each followed by two
+    blank lines; the comment lines go with theirs either way."""
+    payload = b'"""Payload."""\n\n\n# why g\ndef g(x):\n    return x // 2\n'
+    before = "def f(x):\n    return x\n"
+    new = "# why g\ndef g(x):\n    return x // 2\n"
+    after = new + "\n\n" + before if where == "before" else before + "\n\n" + new
+    check(before, InsertDefinitions(Path("p.py"), payload, ("g",), "f", where), after)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("anchor", "where"), [("C", "into"), ("C.a", "before"), ("C.a", "after")])
+def test_a_payload_comment_goes_with_its_method_into_a_class(anchor: str, where: str) -> None:
+    payload = b'"""Payload."""\n\n\n# why g\n# (twice)\ndef g(self):\n    return 2\n'
+    before = "class C:\n    def a(self):\n        return 1\n"
+    new = "    # why g\n    # (twice)\n    def g(self):\n        return 2\n"
+    after = f"class C:\n{new}\n    def a(self):\n        return 1\n" if where == "before" else before + "\n" + new
+    check(before, InsertDefinitions(Path("p.py"), payload, ("g",), anchor, where), after)  # type: ignore[arg-type]
