@@ -128,6 +128,35 @@ def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
     return tuple(cst.parse_module(text).body)
 
 
+def parse_code(code: str) -> list[cst.BaseStatement]:
+    """The statements of `code` a rewrite writes into a module: parse_statements', with the comment
+    lines above the first statement (libcst keeps them apart, as the module's header) moved above
+    it, so `code: "# why\\nx = 1"` writes the comment too. Blank lines above a statement carry no
+    indentation (written into a block, they stay empty lines)."""
+    return list(_parse_code(code))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_code(code: str) -> tuple[cst.BaseStatement, ...]:
+    body = list(_parse_statements(code))
+    header = list(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").header)
+    if body and any(e.comment is not None for e in header):
+        body[0] = body[0].with_changes(leading_lines=[*header, *body[0].leading_lines])  # type: ignore[attr-defined]
+    return tuple(
+        s.with_changes(leading_lines=[_unindented(e) for e in s.leading_lines])  # type: ignore[attr-defined]
+        for s in body
+    )
+
+
+def _unindented(line: cst.EmptyLine) -> cst.EmptyLine:
+    return line.with_changes(indent=False) if line.comment is None and not line.whitespace.value else line
+
+
+def own_comments(lines: Sequence[cst.EmptyLine]) -> list[str]:
+    """The comments of the lines above a statement, as text: what a `find` or `with` says there."""
+    return [e.comment.value for e in lines if e.comment is not None]
+
+
 ACCESSORS = ("getter", "setter", "deleter")  # `scope: Class.prop.setter` names one accessor of a property
 
 

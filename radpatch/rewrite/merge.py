@@ -31,7 +31,9 @@ def merge(orig: cst.CSTNode, find: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode
     changes: dict[str, object] = {}
     for f in dataclasses.fields(orig):
         o, a, b = getattr(orig, f.name), getattr(find, f.name), getattr(new, f.name)
-        if isinstance(o, cst.CSTNode) and isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
+        if f.name == "leading_lines":  # the comment lines above a statement
+            changes[f.name] = comment_lines(o, a, b)
+        elif isinstance(o, cst.CSTNode) and isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
             changes[f.name] = merge(o, a, b)
         elif _is_nodes(o) and _is_nodes(a) and _is_nodes(b):
             merged = _merge_list(orig, f.name, list(o), list(a), list(b))
@@ -77,15 +79,52 @@ def _fresh(orig: cst.CSTNode, find: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNod
     """`new` as written, keeping the comment lines above and comment after `orig`, and its
     parentheses: `orig`'s, unless `find` has some and `new` none (the change drops them), else
     `new`'s (`a * b` to `a * (b + c)`: the parentheses `with` needs are kept)."""
-    keep = {a: getattr(orig, a) for a in ("leading_lines",) if hasattr(orig, a) and hasattr(new, a)}
+    keep: dict[str, object] = {}
+    if hasattr(orig, "leading_lines") and hasattr(find, "leading_lines") and hasattr(new, "leading_lines"):
+        keep["leading_lines"] = comment_lines(orig.leading_lines, find.leading_lines, new.leading_lines)
     if hasattr(orig, "lpar") and hasattr(new, "lpar"):
         o: Any = orig  # an expression: parentheses of its own
         dropped = getattr(find, "lpar", ()) and not cast(Any, new).lpar
         if o.lpar and not dropped:
             keep.update(lpar=o.lpar, rpar=o.rpar)
-    if isinstance(orig, cst.SimpleStatementLine) and isinstance(new, cst.SimpleStatementLine):
+    if (
+        isinstance(orig, cst.SimpleStatementLine)
+        and isinstance(new, cst.SimpleStatementLine)
+        and same_trailing_comment(find, new)
+    ):
         keep["trailing_whitespace"] = orig.trailing_whitespace
     return new.with_changes(**keep) if keep else new
+
+
+def comment_lines(
+    orig: Sequence[cst.EmptyLine], find: Sequence[cst.EmptyLine], new: Sequence[cst.EmptyLine]
+) -> list[cst.EmptyLine]:
+    """The lines above a replaced statement: `orig`'s, unless `find` and `new` say different
+    comments there; then `new`'s comment lines (from its first comment) in place of those of
+    `orig` that `find` names (its last lines, when their comments are `find`'s), or below `orig`'s
+    when `find` names none. With `find` and `new` swapped, the inverse takes them back out."""
+    said, says = _comments(find), _comments(new)
+    if said == says:
+        return list(orig)
+    keep = len(orig)
+    if said:
+        at = [k for k, e in enumerate(orig) if e.comment is not None]
+        if len(at) < len(said) or _comments(orig[at[-len(said)] :]) != said:
+            return list(orig)  # the comments `find` names are not there: nothing to replace them by
+        keep = at[-len(said)]
+    first = next((k for k, e in enumerate(new) if e.comment is not None), len(new))
+    return [*orig[:keep], *new[first:]]
+
+
+def _comments(lines: Sequence[cst.EmptyLine]) -> list[str]:
+    return [e.comment.value for e in lines if e.comment is not None]
+
+
+def same_trailing_comment(find: cst.CSTNode, new: cst.CSTNode) -> bool:
+    """Whether `find` and `new` say the same comment after a simple statement's line (or none)."""
+    a, b = getattr(find, "trailing_whitespace", None), getattr(new, "trailing_whitespace", None)
+    ca, cb = getattr(a, "comment", None), getattr(b, "comment", None)
+    return (ca.value if ca else None) == (cb.value if cb else None)
 
 
 def fit(module: cst.Module, path: Sequence[cst.CSTNode], new: cst.CSTNode) -> cst.CSTNode:

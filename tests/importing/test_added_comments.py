@@ -100,19 +100,23 @@ ON_A_LINE = {
     "import": _insert("import re", "import json  # for dumps"),
     "from-import": _insert("import re", "from os import path as _p  # short name"),
     "trailing-on-changed": _change("size = len(spec)", "size = len(spec) + 1  # one for the header"),
+    "trailing-on-changed-constant": _change("LIMIT = 8", "LIMIT = 16  # doubled"),
 }
 
-CASES = {**ABOVE_NEW_STATEMENTS, **ON_A_LINE}
-
-# what the engine does not write yet: the comment lines that open an insert_definitions payload
-# (module level: dropped), a comment line above a statement a `replace` changes (the old
-# statement's comment lines are kept), a comment a module-level `replace` writes on its line (the
-# old line's is kept) and a blank line inside `with` (written indented)
-NOT_YET = {
-    "trailing-on-changed-constant": _change("LIMIT = 8", "LIMIT = 16  # doubled"),
+# 3. comment lines above a new definition (the payload's own lines, written with it)
+ABOVE_NEW_DEFINITIONS = {
     "above-a-new-function": _insert(
         "return x * 2", "", "", "# the inverse of helper", "def unhelper(x):", "    return x // 2"
     ),
+}
+
+CASES = {**ABOVE_NEW_STATEMENTS, **ON_A_LINE, **ABOVE_NEW_DEFINITIONS}
+
+# what an imported entry does not write yet, though the engine would (the importer's choice of
+# rewrite, radpatch/importing/): a comment line above a statement whose expression changes (the
+# importer replaces the expression `[]`, not the statement) and a blank line the `with` of an
+# insertion would need above its comment (the importer leaves it out of `with`)
+NOT_YET = {
     "above-changed": _insert("self.name = name", "        # no steps yet").replace(
         "self.steps = []\n", "self.steps = [None]\n"
     ),

@@ -152,12 +152,38 @@ def payload(source: bytes) -> Payload:
     for i, top in enumerate(src.tops):
         node = src.node(i)
         kind = payload_statement(node, first=i == 0)
-        text = src.text_of(top.start, top.end)
+        text = src.text_of(_comments_above(src, i), top.end)
         if kind in ("def", "constant"):
             items[bound_names(node)[0]] = (text if text.endswith("\n") else text + "\n", ast.dump(node))
         elif kind in found:
             found[kind].append(ast.unparse(node))
     return Payload(items, tuple(found["import"]), tuple(found["future"]))
+
+
+def _comments_above(src: Source, i: int) -> int:
+    """The first of the comment lines right above top-level statement i (its own: they go with it)."""
+    start, floor = src.tops[i].start, src.tops[i - 1].end if i else 0
+    while start > floor and src.lines[start - 1].lstrip().startswith("#"):
+        start -= 1
+    return start
+
+
+def _lead(text: str) -> int:
+    """How many comment lines open a payload item's text."""
+    lines = Source.parse_lines(text)
+    return next((k for k, ln in enumerate(lines) if not ln.lstrip().startswith("#")), len(lines))
+
+
+def _own_lines(src: Source, op: InsertDefinitions, p: Payload, starts: list[int]) -> set[int]:
+    """The lines of the payload items' own comments above their statements (0-based starts)."""
+    out: set[int] = set()
+    for name, start in zip(op.names, starts):
+        text = p.items[name][0]
+        k = _lead(text)
+        want = [ln.strip() for ln in Source.parse_lines(text)[:k]]
+        if k and start >= k and [ln.strip() for ln in src.lines[start - k : start]] == want:
+            out.update(range(start - k, start))
+    return out
 
 
 def _binding(src: Source, name: str) -> list[int]:
@@ -244,10 +270,12 @@ def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Sour
     block, tops = "", []
     for name, text in zip(op.names, defs):
         start = len(Source.parse_lines(block)) + (0 if at_top else 2)
+        lead = _lead(text)
+        code = "".join(Source.parse_lines(text)[lead:])
         tops.append(
             Top(
-                name if text.lstrip().startswith(("def ", "async ", "class ", "@")) else None,
-                start,
+                name if code.lstrip().startswith(("def ", "async ", "class ", "@")) else None,
+                start + lead,
                 start + len(Source.parse_lines(text)),
                 (name,),
             )
@@ -280,9 +308,10 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
     at = i + n if op.where == "before" else i - 1
     if not (0 <= at < len(src.tops) and src.tops[at].name == op.anchor):
         raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
-    start = src.head() if i == 0 else src.tops[i - 1].end
+    own = _own_lines(src, op, p, [t.start for t in src.tops[i : i + n]])
+    start = min([src.head(), *own]) if i == 0 else src.tops[i - 1].end  # at the top: from its own comments
     end = min(src.tops[i + n - 1].end + 2, src.tops[i + n].start) if i == 0 else src.tops[i + n - 1].end
-    inside = {line for t in src.tops[i : i + n] for line in range(t.start, t.end)}
+    inside = {line for t in src.tops[i : i + n] for line in range(t.start, t.end)} | own
     stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
     if stray:
         raise NotUndoable(
@@ -536,13 +565,14 @@ def _class_inverse(src: Source, op: InsertDefinitions, p: Payload) -> Source:
     placed = {"into": j + n == len(body), "after": is_anchor(j - 1), "before": is_anchor(j + n)}[op.where]
     if not placed or j == 0 and op.where != "before":
         raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
-    if j == 0:
-        start, end = _abs(src, c, _start(body[0])), _abs(src, c, _start(body[n]))
+    own = _own_lines(src, op, p, [_abs(src, c, _start(stmt)) for stmt in body[j : j + n]])
+    if j == 0:  # from the first one's own comment lines
+        start, end = min([_abs(src, c, _start(body[0])), *own]), _abs(src, c, _start(body[n]))
     else:
         start, end = _abs(src, c, _end(body[j - 1])) + 1, _abs(src, c, _end(body[j + n - 1])) + 1
     inside = {
         line for stmt in body[j : j + n] for line in range(_abs(src, c, _start(stmt)), _abs(src, c, _end(stmt)) + 1)
-    }
+    } | own
     stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
     if stray:
         raise NotUndoable(

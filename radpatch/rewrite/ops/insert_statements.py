@@ -20,6 +20,8 @@ if TYPE_CHECKING:
         NotUndoable,
         block_body,
         code_of,
+        own_comments,
+        parse_code,
         parse_statements,
         run_length,
         stmt_key,
@@ -116,7 +118,7 @@ def _forward(src: Source, op: InsertStatements) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         block, i = _anchor(module, op, offset)
         body = list(block_body(block[-1]))
-        new = parse_statements(op.code)
+        new = parse_code(op.code)
         blank = _blank_lead(block, body, i) if op.where == "before" else 0
         if blank:
             # at module level the blank lines above the anchor stay above the new code (PEP 8's two
@@ -135,20 +137,39 @@ def _inverse(src: Source, op: InsertStatements) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         block, i = _anchor(module, op, offset)
         body = list(block_body(block[-1]))
-        n = len(parse_statements(op.code))
+        code = parse_code(op.code)
+        n = len(code)
         start = i if op.where == "after" else i - n
         got = body[start : start + n] if start >= 0 else []
         keys = [stmt_key(code_of(module, s)) for s in got]
         if keys != [stmt_key(code_of(module, s)) for s in parse_statements(op.code)]:
             raise NotUndoable(f"the inserted statements are not {op.where} `find` in {op.scope}")
         if op.where == "before" and start >= 0 and isinstance(block[-1], cst.Module) and start + n < len(body):
-            own = len(parse_statements(op.code)[0].leading_lines)  # type: ignore[attr-defined]
+            own = len(code[0].leading_lines)  # type: ignore[attr-defined]
             lead = list(got[0].leading_lines)  # type: ignore[attr-defined]
             moved = lead[: len(lead) - own]
             if moved and all(e.comment is None for e in moved):  # the blank lines forward moved above the code
                 anchor = body[start + n]
                 body[start + n] = anchor.with_changes(leading_lines=[*moved, *anchor.leading_lines])  # type: ignore[attr-defined]
         del body[start : start + n]
+        if start == 0 and isinstance(block[-1], cst.Module):
+            return _without_own_header(block[-1].with_changes(body=body), code[0])
         return with_body(block, body)
 
     return in_scope(src, op.scope, edit)
+
+
+def _without_own_header(module: cst.Module, first: cst.BaseStatement) -> cst.Module:
+    """Code inserted above a module's first statement: its own comment lines, re-read, are the
+    tail of the module's header (libcst reads every line above the first statement as the header),
+    so they go with the code (and the header lines above them stay)."""
+    own = list(first.leading_lines)  # type: ignore[attr-defined]
+    at = next((k for k, e in enumerate(own) if e.comment is not None), len(own))
+    own = own[at:]
+    header = list(module.header)
+    if not own or len(header) < len(own):
+        return module
+    tail = header[len(header) - len(own) :]
+    if own_comments(tail) != own_comments(own) or [e.comment is None for e in tail] != [e.comment is None for e in own]:
+        return module
+    return module.with_changes(header=header[: len(header) - len(own)])

@@ -2,9 +2,10 @@
 
 An expression is merged node by node (rewrite/merge.py), so only what differs is rewritten; statements of
 the same count are merged one by one; any other count is replaced whole, keeping the comments
-above the first and after the last. The inverse is the same edit from `with` back to `find`:
-AST-equal to the original whatever the layout `find` was typed in (revert restores the exact
-bytes from the kept original).
+above the first and after the last. Comment lines `with` writes above a statement (or after it)
+where `find` says others are written in their place (merge.comment_lines). The inverse is the
+same edit from `with` back to `find`: AST-equal to the original whatever the layout `find` was
+typed in (revert restores the exact bytes from the kept original).
 """
 
 from __future__ import annotations
@@ -37,12 +38,13 @@ if TYPE_CHECKING:
         find_statements,
         lines_of,
         nodes_of,
+        parse_code,
         parse_statements,
         pretty,
         replace_on_path,
         run_length,
     )
-    from radpatch.rewrite.merge import fit, merge
+    from radpatch.rewrite.merge import comment_lines, fit, merge, same_trailing_comment
     from radpatch.rewrite.ops.common import (
         Explanation,
         candidates,
@@ -178,15 +180,21 @@ def _swap_statements(module: cst.Module, hit: Path_, old_code: str, new_code: st
     block, i = slot_of(hit)
     body = list(block_body(block[-1]))
     n = run_length(module, body, i, old_code)  # `find` typed as `a; b` spans two upstream lines
-    old, new = parse_statements(old_code), parse_statements(new_code)
+    old, new = parse_code(old_code), parse_code(new_code)
     if n == len(old) == len(new):
         stmts = [merge(o, a, b) for o, a, b in zip(body[i : i + n], old, new)]
     else:
-        # The replaced lines' comments (above, and after the last one) stay where they were.
+        # The replaced lines' comments (above, and after the last one) stay where they were, unless
+        # `with` writes others there than `find` says.
         stmts = list(new)
-        stmts[0] = stmts[0].with_changes(leading_lines=body[i].leading_lines)  # type: ignore[attr-defined]
+        lead = comment_lines(body[i].leading_lines, old[0].leading_lines, new[0].leading_lines)  # type: ignore[attr-defined]
+        stmts[0] = stmts[0].with_changes(leading_lines=lead)
         last = body[i + n - 1]
-        if isinstance(last, cst.SimpleStatementLine) and isinstance(stmts[-1], cst.SimpleStatementLine):
+        if (
+            isinstance(last, cst.SimpleStatementLine)
+            and isinstance(stmts[-1], cst.SimpleStatementLine)
+            and same_trailing_comment(old[-1], stmts[-1])
+        ):
             stmts[-1] = stmts[-1].with_changes(trailing_whitespace=last.trailing_whitespace)
     body[i : i + n] = stmts  # type: ignore[assignment]
     return with_body(block, body)

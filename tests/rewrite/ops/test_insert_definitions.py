@@ -67,6 +67,7 @@ def test_insert_definitions_before_a_named_def() -> None:
             return x + 1
 
 
+        # a comment between definitions
         def _rp_glue(y):
             """Docstring kept."""
             return _rp_helper(y)
@@ -104,6 +105,7 @@ def test_insert_definitions_after_a_named_def() -> None:
             return x + 1
 
 
+        # a comment between definitions
         def _rp_glue(y):
             """Docstring kept."""
             return _rp_helper(y)
@@ -140,6 +142,7 @@ def test_insert_definitions_after_the_last_def() -> None:
             return x + 1
 
 
+        # a comment between definitions
         def _rp_glue(y):
             """Docstring kept."""
             return _rp_helper(y)
