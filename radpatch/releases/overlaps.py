@@ -367,6 +367,11 @@ def find(
                             meeting = Meeting(Meet.GAP, _gap_words(ta, tb))
                         # one stacks on the other: the writer first, so that the refusal's hint has the order right
                         stacks = meeting.kind is Meet.STACKS and not (tb.code and tb.code in ta.writes)
+                        if meeting.kind is Meet.STACKS and getattr((ra if stacks else rb).op, "occurrence", None):
+                            # an `occurrence:` picks a copy in either order (the installed code has one
+                            # too): the order decides what is written, as for two picks of one `find`
+                            meeting = Meeting(Meet.COPIES, meeting.what + ", and `occurrence:` matches in either order")
+                            stacks = False
                         for module, vs in where.items():
                             ordered = a.name in after[b.name] or b.name in after[a.name]
                             how = (meeting.what, tuple(vs), ordered, meeting.kind)

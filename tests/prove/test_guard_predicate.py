@@ -4,7 +4,8 @@ live-definition proof (a `def` or a store under the guard replaces nothing).
 
 Generated: how the module spells TYPE_CHECKING (bare, `as` alias, `typing.TYPE_CHECKING`, an
 alias of the module, an assigned alias, a local `TYPE_CHECKING = False`) times how the test wraps
-it (`G`, `G and X`, `X and G`, `not G` with the code in the `else`). Each module is run first, to
+it (`G`, `G and X`, `X and G`, `not G` with the code in the `else`, `G is True`, `G == True`,
+`G is not False`, `False != G`, `bool(G)`, `G is False`, `G is not True`). Each module is run first, to
 learn which branch is dead at run time; every reader must then agree with that run.
 """
 
@@ -33,6 +34,13 @@ WRAPS = {  # (test, whether the dead code sits in the else)
     "and-before": ("X and {g}", False),
     "not": ("not {g}", True),
     "not-or": ("not {g} or X", True),
+    "is-true": ("{g} is True", False),
+    "eq-true": ("{g} == True", False),
+    "is-not-false": ("{g} is not False", False),
+    "ne-false-reversed": ("False != {g}", False),
+    "bool": ("bool({g})", False),
+    "is-false": ("{g} is False", True),
+    "is-not-true": ("{g} is not True", True),
 }
 CASES = list(itertools.product(SPELLINGS, WRAPS))
 

@@ -32,6 +32,19 @@ def type_checking(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
         return None
     if names_type_checking(test, aliases):
         return True
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "bool" and test.args:
+        return type_checking(test.args[0], aliases)  # bool(TYPE_CHECKING)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        # `TYPE_CHECKING is True`, `== True`, `is not False`, `!= False` (either side): the guard itself;
+        # against False (or `is not`/`!=` True): its negation
+        left, right = test.left, test.comparators[0]
+        guard, other = (left, right) if names_type_checking(left, aliases) else (right, left)
+        op = test.ops[0]
+        if names_type_checking(guard, aliases) and isinstance(other, ast.Constant) and isinstance(other.value, bool):
+            if isinstance(op, (ast.Is, ast.Eq)):
+                return other.value
+            if isinstance(op, (ast.IsNot, ast.NotEq)):
+                return not other.value
     return None
 
 

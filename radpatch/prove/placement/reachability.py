@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .guards import names_type_checking, type_checking_names
+from .guards import names_type_checking, type_checking, type_checking_names
 from .shadowing import DEFS
 
 if TYPE_CHECKING:
@@ -80,6 +80,9 @@ def constant_truth(test: ast.expr, aliases: Collection[str] = ()) -> bool | None
         return bool(test.value)
     if names_type_checking(test, aliases):
         return False
+    if isinstance(test, (ast.Compare, ast.Call)):  # `TYPE_CHECKING is True`, `bool(TYPE_CHECKING)`: the one predicate
+        guard = type_checking(test, aliases)
+        return None if guard is None else not guard
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = constant_truth(test.operand, aliases)
         return None if inner is None else not inner
