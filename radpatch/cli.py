@@ -286,7 +286,7 @@ def capture(ctx: Context, /, python: str | None, **options: Any) -> int:
     from radpatch.commands import change
 
     target = Context(python, ctx.registries) if python else ctx
-    return cmd.run(target, cmd.Options(**options), change.apply, change.revert)
+    return cmd.run(target, cmd.CaptureOptions(**options), change.apply, change.revert)
 
 
 @cli.command()

@@ -26,7 +26,7 @@ _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 
 
 @dataclass(frozen=True)
-class Options:
+class CaptureOptions:
     """What the command line asks of `radpatch capture` (its arguments and options, by their names)."""
 
     name: str
@@ -49,7 +49,7 @@ class Apply(Protocol):
 Revert = Callable[[Context, tuple[str, ...], bool], int]  # commands.change.revert
 
 
-def run(ctx: Context, options: Options, apply_command: Apply, revert_command: Revert) -> int:
+def run(ctx: Context, options: CaptureOptions, apply_command: Apply, revert_command: Revert) -> int:
     name, out, wheel = options.name, options.out, options.wheel
     if not _NAME.match(name):  # refusals that need neither the index nor the files: before anything is read
         raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")

@@ -43,7 +43,7 @@ def run(
             "give -d relative to the target environment's site-packages, e.g. -d vllm",
         )
     owners = Owners.read(site)
-    imported = series.apply_series(data, site, series.Options(strip, directory, include, exclude), owners)
+    imported = series.apply_series(data, site, series.SeriesOptions(strip, directory, include, exclude), owners)
     kept = [i for i, imp in enumerate(imported) if imp.changes]
     if not kept:
         raise UsageError(

@@ -25,7 +25,7 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_OK
 from radpatch.files import refresh_bytecode
 from radpatch.releases import pristine
-from radpatch.state.restore import Target, locked, recorded, refuse_patched, sha, targets, write
+from radpatch.state.restore import RestoreFile, locked, recorded, refuse_patched, sha, targets, write
 
 
 def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
@@ -40,7 +40,7 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
     if not todo:
         return EXIT_OK
     fetched: dict[tuple[Path, str], bytes] = {}
-    sources: dict[Path, pristine.Source] = {}
+    sources: dict[Path, pristine.PristineSource] = {}
     for dist_info, group in _by_dist(todo).items():
         dist, rels = group[0].dist, [t.relpath for t in group]
         got, source = pristine.from_wheel(dist, rels, Path(wheel)) if wheel else pristine.from_index(dist, rels)
@@ -75,14 +75,14 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
     return EXIT_OK
 
 
-def _by_dist(targets: list[Target]) -> dict[Path, list[Target]]:
-    out: dict[Path, list[Target]] = {}
+def _by_dist(targets: list[RestoreFile]) -> dict[Path, list[RestoreFile]]:
+    out: dict[Path, list[RestoreFile]] = {}
     for t in targets:
         out.setdefault(t.dist.dist_info, []).append(t)
     return out
 
 
-def _what(t: Target, data: bytes) -> str:
+def _what(t: RestoreFile, data: bytes) -> str:
     if t.current is None:
         return "was missing"
     try:

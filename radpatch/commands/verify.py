@@ -21,7 +21,7 @@ from radpatch.prove.steps import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, matrix, overlaps
-from radpatch.releases.verify import CHECKS, Report, Result, first_failed, parse_spec, verify
+from radpatch.releases.verify import CHECKS, ReleaseResult, Report, first_failed, parse_spec, verify
 from radpatch.releases.wheels import Releases
 
 
@@ -117,7 +117,7 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     return EXIT_OK
 
 
-def _all_hint(bad: list[Result]) -> str:
+def _all_hint(bad: list[ReleaseResult]) -> str:
     """`port` only when a release lacks a declared module (the code may have moved)."""
     if any(first_failed(r) == "module" and r.kind.cause is Cause.NO_MODULE for r in bad):
         return (
@@ -127,7 +127,7 @@ def _all_hint(bad: list[Result]) -> str:
     return "each failing row's note says why: fix the rewrite it names, or narrow `supported`"
 
 
-def _hint(bad: list[Result], requires: tuple[Patch, ...]) -> str:
+def _hint(bad: list[ReleaseResult], requires: tuple[Patch, ...]) -> str:
     if requires and all(first_failed(r) == "requires" for r in bad):
         return f"an entry it requires does not apply there: verify {requires[-1].name} alone (its rows say why)"
     return "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`"

@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from radpatch.errors import Inexpressible, RefusedError, Undecodable
-from radpatch.importing.model import FileChange, Step, Value
+from radpatch.importing.model import FileChange, ImportStep, Value
 from radpatch.importing.rewrites import rewrites
 from radpatch.rewrite.source import decode
 
@@ -144,7 +144,7 @@ def _python(label: str, change: FileChange, side: str, text: str) -> tuple[str, 
         )
 
 
-def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[Step, ...]:
+def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[ImportStep, ...]:
     if change.after is None:
         raise RefusedError(
             f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",
@@ -158,7 +158,7 @@ def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[Step, 
                 f"save it as UTF-8 (and drop its coding declaration), or leave it out with "
                 f"--exclude '{change.name or change.rel}'",
             )
-        return (Step("create_module", (), payload=after),)
+        return (ImportStep("create_module", (), payload=after),)
     before, _ = _python(label, change, "installed", change.before)
     try:
         found = rewrites(before, after)
@@ -188,7 +188,7 @@ def _parses(text: str) -> bool:
     return True
 
 
-def _id(step: Step, ids: dict[str, int], module: str) -> str:
+def _id(step: ImportStep, ids: dict[str, int], module: str) -> str:
     where = (
         step.get("scope") or step.get("function") or step.get("name") or step.get("after") or step.get("before") or ""
     )

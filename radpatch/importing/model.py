@@ -1,6 +1,6 @@
 """What the importer produces, before it is written as YAML: typed records, no raw dicts.
 
-A `Step` is one rewrite as a person would write it in a registry entry: the operation key and
+A `ImportStep` is one rewrite as a person would write it in a registry entry: the operation key and
 its keys in the order the README shows them. `payload` holds the text of a file that goes beside
 the entry (definitions for `insert_definitions`, a whole new module for `create_module`).
 """
@@ -13,7 +13,7 @@ Value = str | int
 
 
 @dataclass(frozen=True)
-class Step:
+class ImportStep:
     op: str  # the operation's YAML key: replace, insert_after, create_module, ...
     keys: tuple[tuple[str, Value], ...]
     payload: str | None = None  # the file the `payload`/`content` key names, written beside the entry

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
 from radpatch.importing.expressions import concatenated, fitting, grouped, smallest_difference
-from radpatch.importing.model import Step, Value
+from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
-    Ambiguous,
+    NoUniqueRun,
     Scope,
     binds,
     blocks,
@@ -127,7 +127,7 @@ class Differ(Runs):
         if said and not isinstance(b, DEFS) and self.expression(scope, bbody, i, a):
             return
         if scope.elif_:
-            raise Ambiguous()  # no find names an elif: the if it belongs to is replaced
+            raise NoUniqueRun()  # no find names an elif: the if it belongs to is replaced
         self.replace_run(scope, bbody, i, i + 1, [a])
 
     def _undoable(self, attempt: Callable[[], bool], bbody: list[ast.stmt], i: int) -> bool:
@@ -137,7 +137,7 @@ class Differ(Runs):
         fallbacks, saved = len(self.fallbacks), copy.deepcopy(bbody[i])
         try:
             return attempt()
-        except Ambiguous:
+        except NoUniqueRun:
             self.steps[:], self.made_by = steps, made_by
             del self.fallbacks[fallbacks:]
             bbody[i] = saved
@@ -194,7 +194,7 @@ class Differ(Runs):
         old, new = segment(self.src, b.value), segment(self.src, a.value)
         if old is None or new is None or "\n" in old or "\n" in new:
             return False
-        self.steps.append(Step("set_constant", (("name", name), ("from", old), ("value", new))))
+        self.steps.append(ImportStep("set_constant", (("name", name), ("from", old), ("value", new))))
         bbody[i] = mark_after(a)
         return True
 
@@ -247,7 +247,7 @@ class Differ(Runs):
         keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", old), ("with", new)]
         if occurrence:
             keys.append(("occurrence", occurrence))
-        self.steps.append(Step("replace", tuple(keys)))
+        self.steps.append(ImportStep("replace", tuple(keys)))
         return True
 
     def _occurrence_of_expression(self, scope: Scope, b: ast.expr) -> int | None:
@@ -258,7 +258,7 @@ class Differ(Runs):
 
 @dataclass(frozen=True)
 class Rewrites:
-    steps: tuple[Step, ...]
+    steps: tuple[ImportStep, ...]
     fallbacks: tuple[str, ...]  # where a wider rewrite than the change had to be used, and why
 
 
@@ -270,7 +270,7 @@ def rewrites(before: str, after: str) -> Rewrites:
     differ = Differ(Sources.of(before, after), tree, pristine)
     try:
         differ.block(Scope("<module>", tree.body, "module"), tree.body, target.body)
-    except Ambiguous:
+    except NoUniqueRun:
         raise Inexpressible(
             "a module-level change matches several times in the patched module; no find can name it"
         ) from None

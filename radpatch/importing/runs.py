@@ -10,9 +10,9 @@ import ast
 from dataclasses import dataclass, field
 
 from radpatch.errors import Inexpressible
-from radpatch.importing.model import Step, Value
+from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.shapes import (
-    Ambiguous,
+    NoUniqueRun,
     Scope,
     after_imports,
     already_imports,
@@ -47,7 +47,7 @@ class Runs:
     src: Sources
     tree: ast.Module  # the before-tree, changed as rewrites are chosen
     pristine: ast.Module  # the before-tree as installed (occurrence is counted there)
-    steps: list[Step] = field(default_factory=list)
+    steps: list[ImportStep] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
     made_by: dict[int, int] = field(default_factory=dict)  # id of a statement a step inserted -> that step's index
 
@@ -76,7 +76,7 @@ class Runs:
             return None
         return min(m for m in made if m is not None)
 
-    def _emit_at(self, k: int, step: Step) -> None:
+    def _emit_at(self, k: int, step: ImportStep) -> None:
         self.steps.insert(k, step)
         self.made_by = {node: (m + 1 if m >= k else m) for node, m in self.made_by.items()}
 
@@ -106,7 +106,7 @@ class Runs:
         keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find), ("code", code)]
         if occurrence:
             keys.append(("occurrence", occurrence))
-        self.steps.append(Step(where, tuple(keys)))
+        self.steps.append(ImportStep(where, tuple(keys)))
         bbody[i:i] = [mark_after(s) for s in new]
         self._record_inserted(new)
 
@@ -137,7 +137,7 @@ class Runs:
         keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find + tail), ("with", find + code + tail)]
         if occurrence:
             keys.append(("occurrence", occurrence))
-        self.steps.append(Step("replace", tuple(keys)))
+        self.steps.append(ImportStep("replace", tuple(keys)))
         bbody[i:i] = [mark_after(s) for s in new]
         self._record_inserted(new)
         return True
@@ -177,7 +177,7 @@ class Runs:
                 earlier = self._earlier_slot(hits, i2 - i1) if many else None
                 if earlier is not None:
                     find = text_of(self.src, bbody[i1:i2])
-                    self._emit_at(earlier, Step("delete", (("scope", scope.qualname), ("find", find))))
+                    self._emit_at(earlier, ImportStep("delete", (("scope", scope.qualname), ("find", find))))
                     del bbody[i1:i2]
                     return
                 occurrence = self._occurrence(scope, bbody, i1, i2) if many else None
@@ -188,7 +188,7 @@ class Runs:
                     ]
                     if occurrence:
                         keys.append(("occurrence", occurrence))
-                    self.steps.append(Step("delete", tuple(keys)))
+                    self.steps.append(ImportStep("delete", tuple(keys)))
                     del bbody[i1:i2]
                     return
         # at a block's end `delete` leaves a `pass`; say it as the run with its neighbour, without it
@@ -227,7 +227,7 @@ class Runs:
             grown = atomic(self.src, bbody, lo, hi + 1) if hi < len(bbody) else atomic(self.src, bbody, lo - 1, hi)
             lo, hi = grown
         if later != 1:
-            raise Ambiguous()
+            raise NoUniqueRun()
         occurrence = None
         if count != 1:
             occurrence = self._occurrence(scope, bbody, lo, hi)
@@ -252,7 +252,7 @@ class Runs:
         ]
         if occurrence:
             keys.append(("occurrence", occurrence))
-        self.steps.append(Step("replace", tuple(keys)))
+        self.steps.append(ImportStep("replace", tuple(keys)))
         bbody[i1:i2] = [mark_after(s) for s in new]
         self._record_inserted(new)
 
@@ -296,7 +296,7 @@ class Runs:
             return False
         gap = "\n\n\n" if scope.kind == "module" else "\n\n"
         payload = gap.join(text_of(self.src, [s], comments=True).rstrip("\n") for s in new) + "\n"
-        self.steps.append(Step("insert_definitions", (("payload", ", ".join(names)), anchor), payload=payload))
+        self.steps.append(ImportStep("insert_definitions", (("payload", ", ".join(names)), anchor), payload=payload))
         return True
 
     def _imports(self, scope: Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
@@ -311,5 +311,5 @@ class Runs:
         for s in new:
             comment = line_rest(self.src, s)  # the patch's own word on the line: add_import writes it too
             text = f"{ast.unparse(s)}  {comment}" if comment and comment.startswith("#") else ast.unparse(s)
-            self.steps.append(Step("add_import", (("import", text),)))
+            self.steps.append(ImportStep("add_import", (("import", text),)))
         return True

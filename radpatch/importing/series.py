@@ -35,7 +35,7 @@ class Imported:
 
 
 @dataclass(frozen=True)
-class Options:
+class SeriesOptions:
     strip: int | None  # -p (None: as patch without -p, the base name)
     directory: str  # -d, relative to the site directory ("" for the site directory itself)
     include: tuple[str, ...] = field(default=())  # globs: only sections naming a matching file
@@ -76,7 +76,9 @@ class _Files:
         return paths.Disk(self.site / directory if directory else self.site, created, deleted)
 
 
-def apply_series(patches: list[tuple[str, bytes]], site: Path, options: Options, owners: Owners) -> list[Imported]:
+def apply_series(
+    patches: list[tuple[str, bytes]], site: Path, options: SeriesOptions, owners: Owners
+) -> list[Imported]:
     files = _Files(site)
     touched: dict[str, int] = {}  # file -> latest patch that changed it
     out: list[Imported] = []
@@ -162,7 +164,7 @@ def _linked(entries: list[Imported]) -> list[Imported]:
     ]
 
 
-def _copied_from(label: str, section: unified.FilePatch, files: _Files, options: Options) -> str:
+def _copied_from(label: str, section: unified.FilePatch, files: _Files, options: SeriesOptions) -> str:
     """The existing module a git copy section copies (its old name, resolved as patch resolves it)."""
     source = unified.FilePatch(
         section.old_name, None, None, (), 0, 0, section.header_line, True, written=section.written
@@ -195,7 +197,7 @@ def _owner_name(owners: Owners, rel: str) -> str | None:
     return owner.name if owner else None
 
 
-def _target(label: str, section: unified.FilePatch, files: _Files, options: Options) -> tuple[str, str]:
+def _target(label: str, section: unified.FilePatch, files: _Files, options: SeriesOptions) -> tuple[str, str]:
     """(the file relative to the site directory, its name in the patch after -p: what --exclude matches)."""
     where = f"{label}:{section.header_line}"
     leave_out = f"leave it out with --exclude '{section.shown}' (and ship it another way)"

@@ -21,7 +21,7 @@ from radpatch.importing.statements import (
 )
 
 
-class Ambiguous(RadpatchError):
+class NoUniqueRun(RadpatchError):
     """No run of statements around the change matches once in the patched code, so the engine's
     proof could not find it to undo: the enclosing statement is replaced instead. Internal, under
     the one root, never shown."""

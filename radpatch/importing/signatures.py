@@ -9,7 +9,7 @@ import ast
 import copy
 import difflib
 
-from radpatch.importing.model import Step
+from radpatch.importing.model import ImportStep
 from radpatch.importing.shapes import (
     mark_after,
 )
@@ -34,7 +34,7 @@ def copy_signature(b: ast.stmt, a: ast.stmt) -> None:
             setattr(b, f, mark_after(value) if isinstance(value, ast.AST) else value)
 
 
-def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[Step] | None:
+def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[ImportStep] | None:
     """set_default / add_parameter when that is all that changed, else None."""
     if isinstance(b, ast.ClassDef) or isinstance(a, ast.ClassDef) or type(b) is not type(a):
         return None
@@ -50,7 +50,7 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[S
     ):
         return None
     ab, aa = b.args, a.args
-    steps: list[Step] = []
+    steps: list[ImportStep] = []
     if (
         [key(x) for x in ab.args] + [key(x) for x in ab.posonlyargs]
         == [key(x) for x in aa.args] + [key(x) for x in aa.posonlyargs]
@@ -74,7 +74,9 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[S
                 old, new = segment(src, d), segment(src, e)
                 if old is None or new is None:
                     return None
-                steps.append(Step("set_default", (("function", qual), ("parameter", name), ("from", old), ("to", new))))
+                steps.append(
+                    ImportStep("set_default", (("function", qual), ("parameter", name), ("from", old), ("to", new)))
+                )
         return steps or None
     added = aa.args[len(ab.args) :]
     if (
@@ -92,7 +94,7 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[S
         default = segment(src, aa.defaults[-1])
         if default is None:
             return None
-        return [Step("add_parameter", (("function", qual), ("name", added[0].arg), ("default", default)))]
+        return [ImportStep("add_parameter", (("function", qual), ("name", added[0].arg), ("default", default)))]
     return None
 
 
@@ -100,7 +102,7 @@ def key_or_none(node: ast.AST | None) -> str | None:
     return None if node is None else key(node)
 
 
-def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr]) -> list[Step] | None:
+def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr]) -> list[ImportStep] | None:
     ops = [
         op
         for op in difflib.SequenceMatcher(
@@ -116,19 +118,19 @@ def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.
     if None in texts_old or None in texts_new:
         return None
     if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and [key(d) for d in old].count(key(old[i1])) == 1:
-        return [Step("replace_decorator", (("function", qual), ("find", texts_old[0]), ("with", texts_new[0])))]  # type: ignore[arg-type]
+        return [ImportStep("replace_decorator", (("function", qual), ("find", texts_old[0]), ("with", texts_new[0])))]  # type: ignore[arg-type]
     if tag == "insert" and i1 == 0:
-        return [Step("add_decorator", (("function", qual), ("decorator", t))) for t in reversed(texts_new)]  # type: ignore[arg-type]
+        return [ImportStep("add_decorator", (("function", qual), ("decorator", t))) for t in reversed(texts_new)]  # type: ignore[arg-type]
     if tag == "insert" and i1 == len(old):
         return [
-            Step("add_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
+            ImportStep("add_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
             for t in texts_new
         ]
     if tag == "delete" and i1 == 0:
-        return [Step("remove_decorator", (("function", qual), ("decorator", t))) for t in texts_old]  # type: ignore[arg-type]
+        return [ImportStep("remove_decorator", (("function", qual), ("decorator", t))) for t in texts_old]  # type: ignore[arg-type]
     if tag == "delete" and i2 == len(old):
         return [
-            Step("remove_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
+            ImportStep("remove_decorator", (("function", qual), ("decorator", t), ("position", "bottom")))  # type: ignore[arg-type]
             for t in reversed(texts_old)
         ]
     return None

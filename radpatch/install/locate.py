@@ -120,7 +120,7 @@ def _provides(dist_info: Path, patch: Patch) -> bool:
     return any(wheel_record.lists(dist_info / "RECORD", rel) for rel in patch.module_files)
 
 
-class Ambiguous(RefusedError):
+class AmbiguousProvider(RefusedError):
     """Two distributions (or two dist-infos of one) provide the package in one directory."""
 
     def __init__(self, message: str, hint: str, dists: tuple[Installed, ...]) -> None:
@@ -132,7 +132,7 @@ def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
     if len(found) > 1:
         both = tuple(installed_from(c.dist_info, c.name) for c in found)
         seen = [DistInfo(i.name, str(i.version), i.dist_info.name) for i in both]
-        raise Ambiguous(ambiguous(patch.name, ", ".join(patch.packages), where, seen), AMBIGUOUS_HINT, both)
+        raise AmbiguousProvider(ambiguous(patch.name, ", ".join(patch.packages), where, seen), AMBIGUOUS_HINT, both)
     (c,) = found
     dist = installed_from(c.dist_info, c.name)
     return dist if c.named else replace(dist, provides=", ".join(patch.packages))

@@ -126,14 +126,14 @@ def stdlib_binds(executable: str, asked: list[tuple[str, str]]) -> list[bool | N
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ProbeResult:
     compile_error: str | None  # "message (line N)", or None when it compiles
     problems: tuple[names.Problem, ...]
     placement: tuple[tuple[str, str], ...] = ()  # (check, what it found) of the placement checks, in order
 
 
 @dataclass(frozen=True)
-class Target:
+class Probe:
     """What the probe needs of the target: its interpreter and import path, and the patched module's name."""
 
     executable: str
@@ -145,10 +145,10 @@ def same_grammar(executable: str | None, version: tuple[int, int] | None) -> boo
     return executable is None or version is None or version == sys.version_info[:2]
 
 
-_memo: dict[tuple[Target, bytes, bytes], Verdict] = {}
+_memo: dict[tuple[Probe, bytes, bytes], ProbeResult] = {}
 
 
-def check(target: Target, before: str, after: bytes, after_text: str, where: str) -> Verdict:
+def check(target: Probe, before: str, after: bytes, after_text: str, where: str) -> ProbeResult:
     """Ask the target interpreter to compile `after`, to name what it introduces over `before`, and
     to say where its code lands."""
     key = (target, before.encode("utf-8", "surrogatepass"), after)
@@ -159,7 +159,7 @@ def check(target: Target, before: str, after: bytes, after_text: str, where: str
     return _memo[key]
 
 
-def _ask(target: Target, before: str, after: bytes, after_text: str, where: str) -> Verdict:
+def _ask(target: Probe, before: str, after: bytes, after_text: str, where: str) -> ProbeResult:
     request = json.dumps(
         {
             "modules": {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)},
@@ -193,7 +193,7 @@ def _ask(target: Target, before: str, after: bytes, after_text: str, where: str)
     return _verdict(done.stdout, what)
 
 
-def _verdict(stdout: bytes, what: str) -> Verdict:
+def _verdict(stdout: bytes, what: str) -> ProbeResult:
     try:
         out = json.loads(stdout)
         if not isinstance(out, dict) or out.get("radpatch") != 1:
@@ -208,7 +208,7 @@ def _verdict(stdout: bytes, what: str) -> Verdict:
         raise EnvironmentProblem(
             f"{what} gave an unexpected answer to radpatch's compile probe ({exc}): {stdout[:120]!r}"
         )
-    return Verdict(error, found, placed)
+    return ProbeResult(error, found, placed)
 
 
 def _package(file: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ from radpatch.registry.model import Patch, Rewrite, creates, rewrites_by_file
 
 
 @dataclass(frozen=True)
-class Target:
+class RewrittenFile:
     """One file the current revision of an entry rewrites in this install."""
 
     module: str
@@ -34,7 +34,7 @@ class Target:
 class TargetFile:
     """A target file as read: its bytes (None: no such file), or what stopped the read."""
 
-    target: Target
+    target: RewrittenFile
     path: Path  # dist.root / relpath, where module_path looked
     data: bytes | None = None
     wheel_sha: str | None = None  # RECORD's sha256 of it (None: RECORD gives none)
@@ -58,7 +58,7 @@ class Found:
 
     patch: Patch
     dist: Installed | None
-    ambiguous: locate.Ambiguous | None = None  # two distributions (or dist-infos) provide the package
+    ambiguous: locate.AmbiguousProvider | None = None  # two distributions (or dist-infos) provide the package
     missing: str = ""  # why no distribution is found (dist None)
     dist_record: str = ""  # sha256 of the distribution's RECORD ("" when it cannot be read)
     declined: Declined | None = None  # the entry does not patch this version
@@ -71,7 +71,7 @@ def read(patch: Patch, env: PythonEnv) -> Found:
     """The distribution the patch targets in `env` and its target files, read (see the module)."""
     try:
         dist = distribution(env, patch)
-    except locate.Ambiguous as exc:
+    except locate.AmbiguousProvider as exc:
         return Found(patch, None, ambiguous=exc)
     if dist is None:
         return Found(patch, None, missing=locate.missing_reason(env, patch))
@@ -112,11 +112,13 @@ def record_digest(dist: Installed) -> str:
     return wheel_record.digest(dist.dist_info / "RECORD")
 
 
-def targets(patch: Patch, dist: Installed, by_file: dict[str, tuple[Rewrite, ...]]) -> list[Target] | RefusedError:
+def targets(
+    patch: Patch, dist: Installed, by_file: dict[str, tuple[Rewrite, ...]]
+) -> list[RewrittenFile] | RefusedError:
     """The files the entry's current revision rewrites in `dist` (`by_file`: its rewrites for this
     version, by the module names it declares), or the refusal saying why it cannot say (a value,
     never raised)."""
-    out: list[Target] = []
+    out: list[RewrittenFile] = []
     seen: dict[str, str] = {}
     for target, rws in by_file.items():
         choice = locate.choose_module(patch, patch.target(target), rws, dist)
@@ -128,11 +130,11 @@ def targets(patch: Patch, dist: Installed, by_file: dict[str, tuple[Rewrite, ...
                 f"for {dist.name} {dist.version}; use one name for it"
             )
         seen[choice.relpath] = target
-        out.append(Target(choice.module, choice.relpath, rws, target))
+        out.append(RewrittenFile(choice.module, choice.relpath, rws, target))
     return out
 
 
-def _read_file(dist: Installed, t: Target, made: bool) -> TargetFile:
+def _read_file(dist: Installed, t: RewrittenFile, made: bool) -> TargetFile:
     path = dist.root / t.relpath
     wheel = dist.recorded_sha256(t.relpath)
     try:

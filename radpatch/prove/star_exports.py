@@ -29,7 +29,7 @@ _STAR = re.compile(rb"\bimport[ \t\\\r\n]*\*")  # a cheap test before parsing: a
 
 
 @dataclass(frozen=True)
-class Source:
+class ModuleSource:
     """A module's source as a reader found it."""
 
     module: str  # its dotted name
@@ -37,7 +37,7 @@ class Source:
     data: bytes
 
 
-Read = Callable[[str], "Source | None"]  # dotted module -> its source, None: not readable here
+Read = Callable[[str], "ModuleSource | None"]  # dotted module -> its source, None: not readable here
 Submodule = Callable[[str, str], "bool | None"]  # (package, name) -> has it that submodule? None: cannot tell
 
 
@@ -68,7 +68,7 @@ def _exports(read: Read, module: str, name: str, submodule: Submodule, seen: tup
 
 
 def _attribute(
-    read: Read, found: Source, facts: _Facts, name: str, submodule: Submodule, seen: tuple[str, ...]
+    read: Read, found: ModuleSource, facts: _Facts, name: str, submodule: Submodule, seen: tuple[str, ...]
 ) -> bool | None:
     """Is `name` in the module's namespace once it ran?"""
     if facts.dynamic:
@@ -211,10 +211,10 @@ def wanted(read: Callable[[str], bytes | None], relpaths_: Collection[str]) -> f
     return frozenset(out)
 
 
-def reachable(read: Callable[[str], bytes | None], relpath: str) -> tuple[Source, ...]:
+def reachable(read: Callable[[str], bytes | None], relpath: str) -> tuple[ModuleSource, ...]:
     """The modules a file's star imports read, followed through theirs, as `read` has them (a
     module it does not have is left out: readers then cannot tell)."""
-    out: dict[str, Source] = {}
+    out: dict[str, ModuleSource] = {}
     todo = [relpath]
     while todo:
         rel = todo.pop()
@@ -225,12 +225,12 @@ def reachable(read: Callable[[str], bytes | None], relpath: str) -> tuple[Source
                 continue
             if not got[1] and read(relpaths(got[0])[1]) is not None:
                 continue  # a package wins over a same-named `.py`, as `import` decides
-            out[got[0]] = Source(got[0], got[1], data)
+            out[got[0]] = ModuleSource(got[0], got[1], data)
             todo.append(more)
     return tuple(sorted(out.values(), key=lambda s: s.module))
 
 
-def wheel_reader(sources: Collection[Source], skip: Collection[str] = ()) -> Read:
+def wheel_reader(sources: Collection[ModuleSource], skip: Collection[str] = ()) -> Read:
     """A Read over the modules verify read from the release's wheel; `skip`: the patch's own modules."""
     by_name = {s.module: s for s in sources if s.module not in skip}
     return by_name.get
@@ -255,7 +255,7 @@ def path_reader(paths: list[str], skip: Collection[str] = ()) -> tuple[Read, Sub
                 specs[dotted] = None
         return specs[dotted]
 
-    def read(dotted: str) -> Source | None:
+    def read(dotted: str) -> ModuleSource | None:
         if dotted in skip:
             return None
         s = spec(dotted)
@@ -267,7 +267,7 @@ def path_reader(paths: list[str], skip: Collection[str] = ()) -> tuple[Read, Sub
                 data = fh.read(_MAX_SOURCE + 1)
         except OSError:
             return None
-        return Source(dotted, getattr(s, "submodule_search_locations", None) is not None, data)
+        return ModuleSource(dotted, getattr(s, "submodule_search_locations", None) is not None, data)
 
     def submodule(package: str, name: str) -> bool | None:
         try:

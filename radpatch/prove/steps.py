@@ -374,7 +374,7 @@ _PLACEMENT_HINTS = {
 def _rebound_check(
     python: PythonEnv | None,
     me: tuple[str, bool] | None,
-    stars: tuple[star_exports.Source, ...] | None = None,
+    stars: tuple[star_exports.ModuleSource, ...] | None = None,
     own: tuple[str, ...] = (),
 ) -> Callable[[placement.Placement, placement.Placement], list[str]]:
     """placement.rebound_changes, with what a later star import binds told by one rule
@@ -424,7 +424,7 @@ def placement_refusal(
     where: str,
     python: PythonEnv | None = None,
     module: str | None = None,
-    stars: tuple[star_exports.Source, ...] | None = None,
+    stars: tuple[star_exports.ModuleSource, ...] | None = None,
 ) -> Refusal | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
     in a newer grammar than radpatch's own Python reads is judged by the target interpreter."""
@@ -485,8 +485,8 @@ def _first_showing(
 
 def _target(
     python: PythonEnv, before: bytes, after: bytes, where: str, module: str | None = None
-) -> target_python.Verdict:
-    target = target_python.Target(python.executable, tuple(str(p) for p in python.paths), module)
+) -> target_python.ProbeResult:
+    target = target_python.Probe(python.executable, tuple(str(p) for p in python.paths), module)
     return target_python.check(target, _text(before), after, _text(after), where)
 
 
@@ -562,7 +562,7 @@ class Case:
     want_pyc: bool = False
     pyc: bytes | None = field(default=None, repr=False)
     module: str | None = None  # the module's dotted name (self-imports), when known
-    stars: tuple[star_exports.Source, ...] | None = None  # verify: the star-imported modules read from the wheel
+    stars: tuple[star_exports.ModuleSource, ...] | None = None  # verify: the star-imported modules read from the wheel
 
     def fwd(self, data: bytes) -> bytes:
         return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.where)

@@ -20,7 +20,7 @@ from radpatch.state.record import PatchRecord, Store
 
 
 @dataclass(frozen=True)
-class Clash:
+class AppliedClash:
     """A loaded entry against an applied entry known only from its record."""
 
     entry: str
@@ -40,11 +40,11 @@ class Clash:
 
 def clashes(
     mine: list[tuple[Patch, Version]], records: list[PatchRecord], requires: dict[str, set[str]]
-) -> list[Clash]:
+) -> list[AppliedClash]:
     """Each entry (with its installed release) that overlaps an applied entry known only from its
     record, unless `requires:` (`requires`: entry -> every entry it comes after) orders the two;
     and each whose file such a record changed without saying what (the overlap is unknown)."""
-    out: list[Clash] = []
+    out: list[AppliedClash] = []
     for p, version in mine:
         ours = touched.of(p, version)
         modules = {t.module for t in ours}
@@ -55,7 +55,7 @@ def clashes(
                 files = [f.path for f in r.files if f.module.removesuffix(".__init__") in modules]
                 if files:
                     out.append(
-                        Clash(
+                        AppliedClash(
                             p.name,
                             r.patch,
                             f"{p.name} changes {files[0]}, which the applied entry {r.patch} changed too; {r.patch}'s "
@@ -71,7 +71,7 @@ def clashes(
     return out
 
 
-def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> list[Clash]:
+def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> list[AppliedClash]:
     for t in ours:
         for theirs in r.touches or ():
             if theirs.module != t.module:
@@ -80,7 +80,7 @@ def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> lis
             if meeting is None or meeting.kind is Meet.STACKS:
                 continue
             return [
-                Clash(
+                AppliedClash(
                     p.name,
                     r.patch,
                     f"{p.name} and {r.patch} overlap: {p.name} ({t.rewrite}) and {r.patch} ({theirs.rewrite}) "
@@ -101,7 +101,7 @@ def refuse(mine: list[tuple[Patch, Version]], records: list[PatchRecord], requir
         raise RefusedError(found[0].what, found[0].hint)
 
 
-def in_env(ctx: Context, patches: list[Patch]) -> list[Clash]:
+def in_env(ctx: Context, patches: list[Patch]) -> list[AppliedClash]:
     """The clashes of the loaded entries installed in the target environment with the entries its
     record holds that no loaded registry has (list, verify, status --check)."""
     from radpatch.install import locate

@@ -30,7 +30,7 @@ from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch
 from radpatch.releases import modules
 from radpatch.releases import moved as search
-from radpatch.releases.verify import Report, Result, first_failed, selects, stacked, verify
+from radpatch.releases.verify import ReleaseResult, Report, first_failed, selects, stacked, verify
 from radpatch.releases.wheels import Releases
 
 PASS, OBSOLETE, MOVED, NO_MATCH, OUT, FAIL = "pass", "obsolete", "moved", "no match", "out of range", "fail"
@@ -121,7 +121,9 @@ def rows(
     return out
 
 
-def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()) -> Cell:
+def cell(
+    patch: Patch, r: ReleaseResult, releases: Releases, anywhere: bool = False, requires: tuple[Patch, ...] = ()
+) -> Cell:
     """The cell of one release; `anywhere`: classify releases outside the range as if inside (port).
     `requires`: the entries it requires, in apply's order: a moved module is proven, and the nearest
     candidate read, on what they leave of the release's files, as verify proves."""
@@ -142,10 +144,10 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
         return Cell(r.version, PASS)
     failed = first_failed(r)
     unsure = ""  # what the search for a moved scope could not rule out
-    where: search.Moved | search.NotFound | None = None
+    where: search.Moved | search.NoMove | None = None
     if failed in ("module", "match") and search.scope_gone(r.kind):
         where = _moved(patch, r, releases, requires)
-        if isinstance(where, search.NotFound):
+        if isinstance(where, search.NoMove):
             unsure = where.describe()
         elif where is not None:
             how = "the rewrites prove there" if where.proven else f"the rewrites do not prove there: {where.error}"
@@ -160,7 +162,7 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
     if failed == "match":
-        if isinstance(where, search.NotFound) and where.complete:  # where each scope is: not a namesake by name
+        if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)
         near = _nearest(patch, r, releases, requires)
         return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
@@ -169,7 +171,7 @@ def cell(patch: Patch, r: Result, releases: Releases, anywhere: bool = False, re
     return Cell(r.version, FAIL, f"{why}; {unsure}" if unsure else why, step=failed or "")
 
 
-def _target_of(patch: Patch, r: Result) -> str | None:
+def _target_of(patch: Patch, r: ReleaseResult) -> str | None:
     """The target the failure concerns: the one no choice covers, whose module the wheel lacks, or
     whose rewrite does not match."""
     if r.kind.target is not None:
@@ -179,8 +181,8 @@ def _target_of(patch: Patch, r: Result) -> str | None:
 
 
 def _moved(
-    patch: Patch, r: Result, releases: Releases, requires: tuple[Patch, ...]
-) -> search.Moved | search.NotFound | None:
+    patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]
+) -> search.Moved | search.NoMove | None:
     target = _target_of(patch, r)
     if target is None:
         return None
@@ -190,7 +192,7 @@ def _moved(
         return None  # the index cannot be read now: the cell stays a failure
 
 
-def _nearest(patch: Patch, r: Result, releases: Releases, requires: tuple[Patch, ...]) -> str:
+def _nearest(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> str:
     rewrite = r.kind.rewrite
     target = _target_of(patch, r)
     first = (r.error or "").splitlines()[0]

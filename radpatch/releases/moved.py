@@ -56,7 +56,7 @@ class Moved:
 
 
 @dataclass(frozen=True)
-class NotFound:
+class NoMove:
     """No module of the release was found to hold the scopes: what the search could not rule out."""
 
     searched: int  # modules read
@@ -201,10 +201,10 @@ def module_of(relpath: str) -> str:
 
 def find_moved(
     patch: Patch, target: str, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
-) -> Moved | NotFound | None:
+) -> Moved | NoMove | None:
     """The module of `version`'s wheel that now holds `target`'s scopes (proven there if possible,
     on what `requires`, the entries it requires in apply's order, leave of the release's files);
-    NotFound when none was found but the search could not rule one out (its budget ran out before
+    NoMove when none was found but the search could not rule one out (its budget ran out before
     the package's end) or found only namesakes. A module that defined the scopes already in the
     release the entry was written for is a namesake (a copy of the code in another model, say), not
     where the code went: it is never taken."""
@@ -257,9 +257,9 @@ def find_moved(
     stays = tuple(q for q in wanted if q not in missing)
     if split and stays:
         gone = tuple((q, split[q]) for q in missing if q in split)
-        return NotFound(searched, total, tuple(namesakes), gone, stays, old.module, len(gone) == len(missing))
+        return NoMove(searched, total, tuple(namesakes), gone, stays, old.module, len(gone) == len(missing))
     if namesakes or searched < total:
-        return NotFound(searched, total, tuple(namesakes))
+        return NoMove(searched, total, tuple(namesakes))
     return None
 
 

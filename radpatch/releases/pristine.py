@@ -45,7 +45,7 @@ class Pristine:
 
 
 @dataclass(frozen=True)
-class Source:
+class PristineSource:
     """Where pristine bytes came from, said to the user: a wheel and how much of it was read."""
 
     wheel: str  # the wheel's file name
@@ -78,7 +78,7 @@ def members_of(dist: Installed, relpath: str) -> tuple[str, ...]:
 
 def from_index(
     dist: Installed, relpaths: Iterable[str], releases: Releases | None = None
-) -> tuple[list[Pristine], Source]:
+) -> tuple[list[Pristine], PristineSource]:
     """The RECORD bytes of `relpaths` (files of `dist`, each with a sha256 in RECORD), read from the
     index's wheel of the installed version with range requests, through verify's cache."""
     wanted = list(dict.fromkeys(relpaths))
@@ -105,11 +105,11 @@ def from_index(
     needs = frozenset(m for rel in wanted for m in members_of(dist, rel))
     fetch = _Chosen(reader, wheel).fetch(dist.name, dist.version, needs)
     got = {rel: _first(dist, rel, fetch.release.read) for rel in wanted}
-    source = Source(wheel.filename, "index", fetch.received, fetch.size, fetch.whole)
+    source = PristineSource(wheel.filename, "index", fetch.received, fetch.size, fetch.whole)
     return _checked(dist, got, source, "the wheel on the package index is not the one installed"), source
 
 
-def from_wheel(dist: Installed, relpaths: Iterable[str], wheel: Path) -> tuple[list[Pristine], Source]:
+def from_wheel(dist: Installed, relpaths: Iterable[str], wheel: Path) -> tuple[list[Pristine], PristineSource]:
     """The RECORD bytes of `relpaths`, read from a local wheel (`--wheel FILE`): offline."""
     wanted = list(dict.fromkeys(relpaths))
     if not wheel.is_file():
@@ -130,7 +130,7 @@ def from_wheel(dist: Installed, relpaths: Iterable[str], wheel: Path) -> tuple[l
             size = wheel.stat().st_size
     except (OSError, zipfile.BadZipFile, EOFError) as exc:
         raise UsageError(f"--wheel {wheel}: not a readable wheel ({exc})", "give a .whl file (a zip archive)")
-    source = Source(wheel.name, str(wheel), 0, size, False)
+    source = PristineSource(wheel.name, str(wheel), 0, size, False)
     return _checked(dist, got, source, f"{wheel.name} is not the wheel it was installed from"), source
 
 
@@ -170,7 +170,7 @@ def _first(dist: Installed, relpath: str, read: Callable[[str], bytes | None]) -
     return None
 
 
-def _checked(dist: Installed, got: dict[str, bytes | None], source: Source, why: str) -> list[Pristine]:
+def _checked(dist: Installed, got: dict[str, bytes | None], source: PristineSource, why: str) -> list[Pristine]:
     """Each file's bytes, refused unless they hash to the installed RECORD's sha256 of it."""
     out = []
     for rel, data in got.items():
@@ -191,5 +191,5 @@ def _checked(dist: Installed, got: dict[str, bytes | None], source: Source, why:
     return out
 
 
-def _hint(source: Source) -> str:
+def _hint(source: PristineSource) -> str:
     return _WHEEL_HINT if source.where == "index" else "give the wheel it was installed from, or reinstall it"

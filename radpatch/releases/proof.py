@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
-from radpatch.prove.star_exports import Source
+from radpatch.prove.star_exports import ModuleSource
 from radpatch.prove.steps import STEPS, Case, Cause, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, Rewrite
@@ -61,7 +61,7 @@ class File:
     data: bytes
     # the modules its star imports read (followed through theirs), as the release's wheel has them:
     # the placement step tells from them whether a later star import rebinds what the patch changes
-    stars: tuple[Source, ...] = ()
+    stars: tuple[ModuleSource, ...] = ()
 
 
 def _files_key(files: tuple[File, ...]) -> list[object]:
@@ -95,7 +95,7 @@ class Layer:
 
 
 @dataclass(frozen=True)
-class Base:
+class ProofBase:
     """A release the entry is written for (its declared range), whose files show what the entry's
     change is: each layer's files there, in the job's order."""
 
@@ -109,7 +109,7 @@ class Base:
 @dataclass(frozen=True)
 class Job:
     layers: tuple[Layer, ...]  # the requirements, in order, then the entry
-    bases: tuple[Base, ...] = ()  # candidates, the first where every layer applies is used
+    bases: tuple[ProofBase, ...] = ()  # candidates, the first where every layer applies is used
 
     @property
     def entry(self) -> Layer:
@@ -203,7 +203,7 @@ class _Run:
             self._changes = next((c for b in self.job.bases if (c := self._on_base(b)) is not None), [])
         return self._changes[layer].get(target) if layer < len(self._changes) else None
 
-    def _on_base(self, base: Base) -> list[dict[str, tuple[bytes, bytes]]] | None:
+    def _on_base(self, base: ProofBase) -> list[dict[str, tuple[bytes, bytes]]] | None:
         """Every layer run on `base` in order: per layer, target -> (before, after); None when one
         does not apply there."""
         state: dict[str, bytes] = {}

@@ -74,7 +74,7 @@ Checks = proof.Checks
 
 
 @dataclass(frozen=True)
-class Result:
+class ReleaseResult:
     version: Version
     in_range: bool  # in the patch's declared `supported` range
     checks: Checks
@@ -107,7 +107,7 @@ class Result:
 class Report:
     patch: Patch
     spec: SpecifierSet
-    results: tuple[Result, ...]  # ascending by version
+    results: tuple[ReleaseResult, ...]  # ascending by version
     widen: tuple[Version, ...]  # releases outside the declared range that pass, next to it
     cache: str
     fetched: Transfer
@@ -118,12 +118,12 @@ class Report:
         return self.patch.range if self.spec == self.patch.supported else str(self.spec)
 
     @property
-    def claimed(self) -> list[Result]:
+    def claimed(self) -> list[ReleaseResult]:
         """The releases the patch claims (declared range) that were asked for (SPEC)."""
         return [r for r in self.results if r.in_range and r.version in self.spec]
 
     @property
-    def failing(self) -> list[Result]:
+    def failing(self) -> list[ReleaseResult]:
         return [r for r in self.claimed if not r.ok]
 
     def to_json(self) -> dict[str, object]:
@@ -292,7 +292,7 @@ def _is_pre(text: str) -> bool:
         return False
 
 
-def _passing_prefix(side: list[Version], results: dict[Version, Result]) -> Iterator[Version]:
+def _passing_prefix(side: list[Version], results: dict[Version, ReleaseResult]) -> Iterator[Version]:
     for v in side:
         if v not in results or not results[v].ok:
             return
@@ -381,7 +381,7 @@ class _Verifier:
         claimed = [x for x in self.listing if not x.is_prerelease and policy.allows(self.patch.supported, x)]
         return claimed[-BASES:][::-1]
 
-    def run(self, versions: list[Version]) -> list[Result]:
+    def run(self, versions: list[Version]) -> list[ReleaseResult]:
         """Each release's result. A release where a rewrite (of the entry or a requirement) does not
         apply is proven again with bases (releases of the declared range, read then): it may
         contain the change in upstream's own layout."""
@@ -395,8 +395,8 @@ class _Verifier:
 
     def _prove(
         self, versions: list[Version], fetched: dict[Version, Release | NoWheel], with_bases: bool
-    ) -> dict[Version, Result]:
-        results: dict[Version, Result] = {}
+    ) -> dict[Version, ReleaseResult]:
+        results: dict[Version, ReleaseResult] = {}
         jobs: dict[str, proof.Job] = {}
         waiting: dict[Version, tuple[str, tuple[str, ...]]] = {}
         for v in versions:
@@ -441,11 +441,11 @@ class _Verifier:
 
     def _bases(
         self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | NoWheel]
-    ) -> tuple[proof.Base, ...]:
+    ) -> tuple[proof.ProofBase, ...]:
         """The candidate bases for a release whose files are `layers`: each base release whose
         files differ from these (the same files tell nothing the round trip does not) and from
         the bases before it, where every layer picks its modules."""
-        out: list[proof.Base] = []
+        out: list[proof.ProofBase] = []
         seen = [tuple(la.files for la in layers)]
         for b in self.bases:
             release = fetched.get(b)
@@ -460,7 +460,7 @@ class _Verifier:
             else:
                 if tuple(files) not in seen:
                     seen.append(tuple(files))
-                    out.append(proof.Base(b, tuple(files)))
+                    out.append(proof.ProofBase(b, tuple(files)))
         return tuple(out)
 
     def _result(
@@ -471,12 +471,12 @@ class _Verifier:
         modules: tuple[str, ...] = (),
         note: str = "",
         kind: Kind = Kind(),
-    ) -> Result:
+    ) -> ReleaseResult:
         full = {c: checks.get(c) for c in CHECKS}
         for p in self.requires:
             error = _relative(p, error, prefix=False)
         in_range = policy.allows(self.patch.supported, v)
-        return Result(v, in_range, full, _relative(self.patch, error), modules, note, kind)
+        return ReleaseResult(v, in_range, full, _relative(self.patch, error), modules, note, kind)
 
     def _fetch(self, versions: list[Version]) -> dict[Version, Release | NoWheel]:
         """Each release's files (from the cache, else fetched), or the index's refusal (no wheel) as a value."""
@@ -521,7 +521,7 @@ class _Verifier:
             return exc
 
 
-def _requirement_refused(r: Result) -> bool:
+def _requirement_refused(r: ReleaseResult) -> bool:
     """A requirement's rewrite did not apply (not: it names no module for the release)."""
     return r.checks.get("requires") is False and r.kind.cause is Cause.REQUIREMENT
 
@@ -556,7 +556,7 @@ def _relative(patch: Patch, error: str | None, prefix: bool = True) -> str | Non
     return error.replace(str(patch.source), patch.source.name)
 
 
-def first_failed(r: Result) -> str:
+def first_failed(r: ReleaseResult) -> str:
     return next((c for c, ok in r.checks.items() if ok is False), "error")
 
 

@@ -33,7 +33,7 @@ _NOT_LISTED_HINT = (
 
 
 @dataclass(frozen=True)
-class Target:
+class RestoreFile:
     """One file to restore: its distribution, its RECORD path, its bytes now (None: deleted)."""
 
     arg: str  # as the command line gave it
@@ -50,7 +50,7 @@ class Target:
 # --- which file -----------------------------------------------------------------------------------
 
 
-def targets(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[Target]:
+def targets(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[RestoreFile]:
     """The file `arg` names, or each file RECORD lists under the directory it names (one that
     was deleted too) that is not as installed; a file under it that carries a patch radpatch can
     revert is left alone, with a note."""
@@ -109,7 +109,7 @@ def _rows_under(home: Path, directory: str) -> list[tuple[Installed, str]]:
     return out
 
 
-def _target(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = None) -> Target:
+def _target(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = None) -> RestoreFile:
     dist, relpath = owner or _owner(env, arg)
     want = dist.recorded_sha256(relpath)
     if want is None:
@@ -130,7 +130,7 @@ def _target(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = None
         current = None  # deleted by hand: restored too
     except OSError as exc:
         raise EnvironmentProblem(f"cannot read {path}: {exc.strerror}", "restore replaces regular files only")
-    t = Target(arg, dist, relpath, current, want)
+    t = RestoreFile(arg, dist, relpath, current, want)
     refuse_patched(t)
     return t
 
@@ -207,7 +207,7 @@ def _listing(d: Path, rel: str) -> Installed | None:
     return installed_from(owners[0])
 
 
-def refuse_patched(t: Target) -> None:
+def refuse_patched(t: RestoreFile) -> None:
     """A file exactly as radpatch left it (any link of its hash chain) comes back with `revert`,
     as long as every file of that patch is as radpatch left it (then revert restores them byte
     for byte). A patch one of whose files changed since is one revert refuses: restore is then the
@@ -238,7 +238,7 @@ def _carries(store: Store, rec: FileRecord, digest: str | None) -> bool:
     return digest is not None and by_hash(digest, rec, store, None) is ByHash.APPLIED
 
 
-def recorded(t: Target) -> list[str]:
+def recorded(t: RestoreFile) -> list[str]:
     """The patches radpatch's record names for the file (left after a restore: revert forgets them)."""
     return list(dict.fromkeys(name for name, _ in Store(t.dist.root).chain(t.relpath)))
 
@@ -273,7 +273,7 @@ def locked(root: Path) -> Iterator[None]:
 _RESTORING = Creating(verb="write", doing="restoring", again="run radpatch restore again", explained=True)
 
 
-def write(t: Target, data: bytes) -> None:
+def write(t: RestoreFile, data: bytes) -> None:
     """The file's bytes put back: over exactly the bytes it was read as, or created where it was deleted."""
     if t.current is not None:
         atomic_write(t.path, data, expect=sha(t.current))

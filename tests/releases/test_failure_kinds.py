@@ -17,13 +17,13 @@ from radpatch.prove.steps import Cause
 from radpatch.registry.loader import load_patch
 from radpatch.releases import moved
 from radpatch.releases.pipconf import read_settings
-from radpatch.releases.verify import Result, verify
+from radpatch.releases.verify import ReleaseResult, verify
 from radpatch.releases.wheels import Releases
 from tests.lib.registry import write_entry
 from tests.lib.toy_releases import DIST, RELEASES, entry
 
 
-def _results(patch: Any, cache: Path) -> dict[Version, Result]:
+def _results(patch: Any, cache: Path) -> dict[Version, ReleaseResult]:
     report = verify(patch, SpecifierSet(">=2.0,<2.3"), Releases(cache, read_settings()), stream=io.StringIO())
     return {r.version: r for r in report.results}
 
