@@ -74,7 +74,8 @@ if out["compile"] is None:
     looks = frozenset(data["stdlib"]) | mod.ADDED_SINCE_310
     found += mod.missing_modules(old, new, std, looks, installed, python)
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
-    a, b = place.placement(old, data["before"]), place.placement(new)
+    me = mod.module_of(data["module"], data["where"])
+    a, b = place.placement(old, data["before"], me), place.placement(new, None, me)
     out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
                         place.unreachable_changes, place.rebound_changes) for msg in check(a, b)]
 sys.stdout.write(json.dumps(out))

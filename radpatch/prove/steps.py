@@ -190,7 +190,7 @@ def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
         except (RecursionError, MemoryError):
             found = None
         try:
-            return _Analysis(found, placement.placement(tree, data))
+            return _Analysis(found, placement.placement(tree, data, module))
         except (RecursionError, MemoryError) as exc:
             return _Analysis(found, None, type(exc).__name__)
 

@@ -68,13 +68,14 @@ class Placement:
     bound: dict[tuple[str, str], tuple[tuple[int, str], ...]] = field(default_factory=dict)  # their owners' bindings
 
 
-def placement(tree: ast.Module, source: str | bytes | None = None) -> Placement:
-    dynamic = rebinders(tree)
+def placement(tree: ast.Module, source: str | bytes | None = None, module: tuple[str, bool] | None = None) -> Placement:
+    """`module`: the module's (dotted name, is a package), to see stores through an import of itself."""
+    dynamic = rebinders(tree, module)
     return Placement(
         tuple(module_bindings(tree)),
         dead_definitions(tree),
         tuple(unreachable(tree)),
-        stored_definitions(tree),
+        stored_definitions(tree, module),
         source,
         dynamic,
         bindings(tree, {r.owner for r in dynamic}) if dynamic else {},

@@ -1,12 +1,13 @@
 """Live versus dead definitions: a rewrite must not change a `def`/`class` that a later statement of
 its scope replaces: in the same block or in one that runs after it (`def f` ... `def f` again,
-`f = ...`, `from x import f`), or on some path only (`if cond: def f`, a try's fallback, a loop
+`f = ...`, `from x import f`, `if (f := g):`), or on some path only (`if cond: def f`, a try's fallback, a loop
 body). A definition whose name is read by something that surely runs in between (`@f.setter`,
 `register(f)`), or that has a decorator radpatch does not know (it may register it), is alive.
 Only the definitions that could be dead are compared (with ast.dump) between the original and
 the patch. A later module-level attribute store replaces a definition too (`C.f = ...`,
-`setattr(C, "f", ...)`, `globals()["f"] = ...`, `f.__defaults__ = ...`: stored_definitions).
-"""
+`setattr(C, "f", ...)`, `globals()["f"] = ...`, `f.__defaults__ = ...`: stored_definitions), also
+through an alias of the namespace or of the module (`_g = globals()`, `import pkg.mod as _me`:
+module_aliases)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .guards import type_checking, type_checking_names
-from .shadowing import DEFS, binds
+from .shadowing import DEFS, binds, walrus
 
 if TYPE_CHECKING:
     from . import Placement
@@ -64,6 +65,7 @@ def dead_definitions(tree: ast.Module) -> dict[tuple[str, str, int], DeadDef]:
             *d.between,
             *getattr(later, "decorator_list", ()),
             *([later.value] if isinstance(later, ast.Assign) else []),
+            *(n.value for n in walrus(later)),  # `if (f := wrap(f)):` keeps f's code running
         )
         dead[key] = DeadDef(ast.dump(d.node), d.node.lineno, later.lineno, _read_in(uses, key[1]), d.conditional)
     return dead
@@ -292,19 +294,22 @@ class _Store:
     conditional: bool
 
 
-def stored_definitions(tree: ast.Module) -> dict[tuple[str, str, int], DeadDef]:
+def stored_definitions(tree: ast.Module, module: tuple[str, bool] | None = None) -> dict[tuple[str, str, int], DeadDef]:
     """Every def (module level, or in a class reachable from the module by name) that a later
     module-level statement replaces by an attribute store, keyed as dead_definitions keys it.
     Kept alive when what runs before the store, or its value, reads the definition (`C.f =
     wrap(C.f)`, `_orig = C.f`): its code still runs. A replaced part (`__defaults__`) is compared
-    alone: a change elsewhere in the function still runs."""
+    alone: a change elsewhere in the function still runs. A store through an alias of the module or
+    of its namespace (`_g = globals()`, `_self = sys.modules[__name__]`, `import pkg.mod as _me`:
+    module_aliases; `module` is (dotted name, is a package)) counts as the direct form."""
     keys: dict[tuple[str, str, int], ast.stmt] = {}
     _dead(tree, keys)
     classes: set[str] = set()  # classes reachable from the module by name: C, C.D
     for (scope, name, _), node in sorted(keys.items(), key=lambda kv: kv[0][0].count(".")):
         if isinstance(node, ast.ClassDef) and (scope == "<module>" or scope in classes):
             classes.add(name if scope == "<module>" else f"{scope}.{name}")
-    stores = list(_stores(tree, classes))
+    aliases = module_aliases(tree, module)
+    stores = list(_stores(tree, classes, aliases))
     if not stores:
         return {}
     top = _module_statements(tree)
@@ -315,7 +320,7 @@ def stored_definitions(tree: ast.Module) -> dict[tuple[str, str, int], DeadDef]:
                 continue
             if not st.part:
                 ran = [x for x, _ in top if node.lineno < x.lineno < st.node.lineno] + [st.node]
-                if _reads(ran, key):
+                if _reads(ran, key, aliases):
                     continue
             dump = _part_dump(node, st.part)
             out[key] = DeadDef(dump, node.lineno, st.node.lineno, False, st.conditional, st.part)
@@ -356,24 +361,105 @@ def _module_statements(tree: ast.Module, aliases: Collection[str] | None = None)
     return out
 
 
-def _chain(node: ast.expr) -> str | None:
-    """`A.B.c` as "A.B.c" (Names and attributes only); `sys.modules[__name__]` as "<module>"."""
+@dataclass(frozen=True)
+class Aliases:
+    """The module's other names for its own namespace and for itself, bound at module level:
+    `_g = globals()` / `vars()` (namespace), `_self = sys.modules[__name__]`,
+    `sys.modules.get(__name__)`, `import pkg.mod as _me`, `from pkg import mod` in pkg/mod.py
+    (module; `pkg.mod` itself after `import pkg.mod`). A store through one rebinds like the direct
+    form. A name bound so anywhere at module level counts, whatever else it is bound to."""
+
+    namespace: frozenset[str] = frozenset()
+    module: frozenset[str] = frozenset()
+
+
+NO_ALIASES = Aliases()
+
+
+def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> Aliases:
+    """The Aliases of `tree`; `module`: its (dotted name, is a package), for imports of itself."""
+    space: set[str] = set()
+    self: set[str] = set()
+    for s, _ in _module_statements(tree):
+        if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
+            self.update(_imports_itself(s, module))
+            continue
+        pairs: list[tuple[ast.expr, ast.expr | None]] = []
+        if isinstance(s, ast.Assign):
+            pairs = [(t, s.value) for t in s.targets]
+        elif isinstance(s, ast.AnnAssign):
+            pairs = [(s.target, s.value)]
+        pairs += [(n.target, n.value) for n in walrus(s)]
+        for target, value in pairs:
+            if isinstance(target, ast.Name) and value is not None:
+                if _namespace_call(value):
+                    space.add(target.id)
+                elif _chain(value) == "<module>":
+                    self.add(target.id)
+    return Aliases(frozenset(space), frozenset(self))
+
+
+def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) -> Iterator[str]:
+    """The names (or dotted chain) import `s` binds to the module itself."""
+    name, package = module
+    if isinstance(s, ast.Import):
+        yield from (a.asname or a.name for a in s.names if a.name == name)
+        return
+    if s.level:
+        parts = name.split(".") if package else name.split(".")[:-1]
+        if s.level - 1 > len(parts):
+            return
+        source = ".".join([*parts[: len(parts) - (s.level - 1)], *([s.module] if s.module else [])])
+    else:
+        source = s.module or ""
+    yield from (a.asname or a.name for a in s.names if f"{source}.{a.name}" == name)
+
+
+def _namespace_call(node: ast.expr) -> bool:
+    """`globals()`, `vars()` (at module level: the module's namespace)."""
+    return isinstance(node, ast.Call) and _chain(node.func) in ("globals", "vars") and not node.args
+
+
+def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
+    """The module's namespace: `globals()`, `vars()`, an alias of them, `vars(<module>)`,
+    `<module>.__dict__` (<module>: `sys.modules[__name__]`, an alias of it)."""
+    if _namespace_call(node) or isinstance(node, ast.Name) and node.id in aliases.namespace:
+        return True
+    if isinstance(node, ast.Call) and _chain(node.func) == "vars" and len(node.args) == 1:
+        return _chain(node.args[0], aliases) == "<module>"
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and _chain(node.value, aliases) == "<module>"
+
+
+def _chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
+    """`A.B.c` as "A.B.c" (Names and attributes only); the module itself (`sys.modules[__name__]`,
+    `sys.modules.get(__name__)`, an alias of it) as "<module>", and `_me.C` as "C"."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
     if isinstance(node, ast.Name):
         parts.append(node.id)
-        return ".".join(reversed(parts))
-    if (
-        isinstance(node, ast.Subscript)
-        and _chain(node.value) == "sys.modules"
-        and isinstance(node.slice, ast.Name)
-        and node.slice.id == "__name__"
-        and not parts
-    ):
+        dotted = ".".join(reversed(parts))
+        for alias in aliases.module:
+            if dotted == alias:
+                return "<module>"
+            if dotted.startswith(alias + "."):
+                return dotted[len(alias) + 1 :]
+        return dotted
+    if not parts and _itself(node):
         return "<module>"
     return None
+
+
+def _itself(node: ast.expr) -> bool:
+    """`sys.modules[__name__]`, `sys.modules.get(__name__)`."""
+    if isinstance(node, ast.Subscript) and _chain(node.value) == "sys.modules":
+        key: ast.expr | None = node.slice
+    elif isinstance(node, ast.Call) and _chain(node.func) == "sys.modules.get" and node.args:
+        key = node.args[0]
+    else:
+        return False
+    return isinstance(key, ast.Name) and key.id == "__name__"
 
 
 def _store_key(owner: str | None, attr: str, classes: set[str]) -> tuple[tuple[str, str], str] | None:
@@ -390,7 +476,7 @@ def _store_key(owner: str | None, attr: str, classes: set[str]) -> tuple[tuple[s
     return None
 
 
-def _stores(tree: ast.Module, classes: set[str]) -> Iterator[_Store]:
+def _stores(tree: ast.Module, classes: set[str], aliases: Aliases) -> Iterator[_Store]:
     for s, some in _module_statements(tree):
         targets: list[ast.expr] = []
         if isinstance(s, ast.Assign):
@@ -409,11 +495,10 @@ def _stores(tree: ast.Module, classes: set[str]) -> Iterator[_Store]:
         for t in flat:
             found = None
             if isinstance(t, ast.Attribute):
-                found = _store_key(_chain(t.value), t.attr, classes)
+                found = _store_key(_chain(t.value, aliases), t.attr, classes)
             elif (
                 isinstance(t, ast.Subscript)
-                and isinstance(t.value, ast.Call)
-                and _chain(t.value.func) in ("globals", "vars")
+                and namespace(t.value, aliases)
                 and isinstance(t.slice, ast.Constant)
                 and isinstance(t.slice.value, str)
             ):
@@ -427,15 +512,19 @@ def _stores(tree: ast.Module, classes: set[str]) -> Iterator[_Store]:
         if how in ("setattr", "delattr") and len(call.args) >= 2:
             name = call.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                found = _store_key(_chain(call.args[0]), name.value, classes)
+                found = _store_key(_chain(call.args[0], aliases), name.value, classes)
                 if found is not None:
                     yield _Store(found[0], found[1], s, some)
         elif (
             isinstance(call.func, ast.Attribute)
-            and call.func.attr == "update"
-            and isinstance(call.func.value, ast.Call)
-            and _chain(call.func.value.func) in ("globals", "vars")
+            and call.func.attr in ("update", "__setitem__")  # setdefault keeps a bound name
+            and namespace(call.func.value, aliases)
         ):
+            if call.func.attr != "update":
+                key = call.args[0] if call.args else None
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    yield _Store(("<module>", key.value), "", s, some)
+                continue
             for kw in call.keywords:
                 if kw.arg:
                     yield _Store(("<module>", kw.arg), "", s, some)
@@ -446,20 +535,20 @@ def _stores(tree: ast.Module, classes: set[str]) -> Iterator[_Store]:
                             yield _Store(("<module>", k.value), "", s, some)
 
 
-def _reads(nodes: list[ast.stmt], key: tuple[str, str, int]) -> bool:
+def _reads(nodes: list[ast.stmt], key: tuple[str, str, int], aliases: Aliases) -> bool:
     """Does any of `nodes` read the definition `key` names (`C.f`, `f`, `getattr(C, "f")`)? A store's
     own target is not a read."""
     scope, name = key[0], key[1]
     want = name if scope == "<module>" else f"{scope}.{name}"
     for node in nodes:
         for n in ast.walk(node):
-            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and _chain(n) == want:
+            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and _chain(n, aliases) == want:
                 return True
             if (
                 isinstance(n, ast.Call)
                 and _chain(n.func) == "getattr"
                 and len(n.args) >= 2
-                and _chain(n.args[0]) == (scope if scope != "<module>" else "<module>")
+                and _chain(n.args[0], aliases) == scope
                 and isinstance(n.args[1], ast.Constant)
                 and n.args[1].value == name
             ):

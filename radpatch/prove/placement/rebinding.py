@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .guards import type_checking_names
-from .live import _chain, _module_statements
+from .live import Aliases, _chain, _module_statements, module_aliases, namespace
 from .shadowing import DEFS, binds
 
 if TYPE_CHECKING:
@@ -41,14 +41,16 @@ class Rebinder:
     reads: frozenset[str] = frozenset()  # what it reads (`f`, `C.f`): a store that wraps the old value keeps it
 
 
-def rebinders(tree: ast.Module) -> tuple[Rebinder, ...]:
+def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple[Rebinder, ...]:
+    """`module`: (dotted name, is a package), to see a store through an import of the module itself."""
     out: list[Rebinder] = []
     classes = _classes(tree)
+    aliases = module_aliases(tree, module)
     for s, some in _module_statements(tree):
-        for owner, names, star in _rebinds(s, classes):
+        for owner, names, star in _rebinds(s, classes, aliases):
             text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else ""
             what = text if len(text) <= 60 else text[:57] + "..."
-            out.append(Rebinder(owner, s.lineno, what, names, star, some, _reads(s)))
+            out.append(Rebinder(owner, s.lineno, what, names, star, some, _reads(s, aliases)))
     return tuple(out)
 
 
@@ -81,11 +83,11 @@ def _classes(tree: ast.Module) -> set[str]:
     return out
 
 
-def _reads(s: ast.stmt) -> frozenset[str]:
+def _reads(s: ast.stmt, aliases: Aliases) -> frozenset[str]:
     out = set()
     for n in ast.walk(s):
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load):
-            chain = _chain(n)
+            chain = _chain(n, aliases)
             if chain is not None:
                 out.add(chain)
     return frozenset(out)
@@ -95,22 +97,15 @@ def _literal(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _owner(node: ast.expr, classes: set[str]) -> str | None:
-    chain = _chain(node)
+def _owner(node: ast.expr, classes: set[str], aliases: Aliases) -> str | None:
+    chain = _chain(node, aliases)
     return chain if chain == "<module>" or chain in classes else None
-
-
-def _namespace(node: ast.expr) -> bool:
-    """`globals()`, `vars()` (at module level: the module's namespace), `sys.modules[__name__].__dict__`."""
-    if isinstance(node, ast.Call) and _chain(node.func) in ("globals", "vars") and not node.args:
-        return True
-    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and _chain(node.value) == "<module>"
 
 
 Found = tuple[str, "frozenset[str] | None", "tuple[int, str | None] | None"]
 
 
-def _rebinds(s: ast.stmt, classes: set[str]) -> Iterator[Found]:
+def _rebinds(s: ast.stmt, classes: set[str], aliases: Aliases) -> Iterator[Found]:
     if isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names):
         yield "<module>", None, (s.level, s.module)
         return
@@ -120,24 +115,24 @@ def _rebinds(s: ast.stmt, classes: set[str]) -> Iterator[Found]:
     elif isinstance(s, (ast.AnnAssign, ast.AugAssign)):
         targets = [s.target]
     for t in targets:
-        if isinstance(t, ast.Subscript) and _namespace(t.value):
+        if isinstance(t, ast.Subscript) and namespace(t.value, aliases):
             key = _literal(t.slice)
             yield "<module>", None if key is None else frozenset({key}), None
-        elif isinstance(t, ast.Attribute) and _owner(t.value, classes) is not None:
-            yield _owner(t.value, classes) or "", frozenset({t.attr}), None
+        elif isinstance(t, ast.Attribute) and _owner(t.value, classes, aliases) is not None:
+            yield _owner(t.value, classes, aliases) or "", frozenset({t.attr}), None
     call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
     if call is None:
         return
     how = _chain(call.func)
     if how in ("setattr", "delattr") and len(call.args) >= 2:
-        owner = _owner(call.args[0], classes)
+        owner = _owner(call.args[0], classes, aliases)
         if owner is not None:
             key = _literal(call.args[1])
             yield owner, None if key is None else frozenset({key}), None
-    elif how in ("exec", "eval") and (len(call.args) < 2 or _namespace(call.args[1])):
+    elif how in ("exec", "eval") and (len(call.args) < 2 or namespace(call.args[1], aliases)):
         yield "<module>", None, None
-    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("update", "setdefault", "__setitem__"):
-        if not _namespace(call.func.value):
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("update", "__setitem__"):
+        if not namespace(call.func.value, aliases):
             return
         if call.func.attr != "update":
             key = _literal(call.args[0]) if call.args else None

@@ -53,6 +53,20 @@ def binds(s: ast.stmt) -> Iterator[Binding]:
         yield from (
             Binding(n.id, s.lineno, "with target") for i in s.items if i.optional_vars for n in _stored(i.optional_vars)
         )
+    yield from (Binding(n.target.id, s.lineno, "assignment") for n in walrus(s) if isinstance(n.target, ast.Name))
+
+
+def walrus(s: ast.stmt) -> Iterator[ast.NamedExpr]:
+    """The assignment expressions `s` itself runs in its scope: in its own expressions (an `if` or
+    `while` test, a comprehension, a decorator), not in its bodies nor in a lambda."""
+    stack: list[ast.AST] = [s]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.NamedExpr):
+            yield n
+        if isinstance(n, ast.Lambda) or (n is not s and isinstance(n, ast.stmt)):
+            continue
+        stack.extend(x for x in ast.iter_child_nodes(n) if not isinstance(x, ast.stmt))
 
 
 def _stored(target: ast.expr) -> Iterator[ast.Name]:
