@@ -20,7 +20,10 @@ says nothing about the patch, so it is reported as inconclusive, with the pristi
 and does not refuse. When both fail with different exceptions, the patched one is the patch's own
 unless it is a missing module (ImportError, ModuleNotFoundError: what an environment without an
 optional or GPU-only module raises either way): a new line raising KeyError before the pristine
-module's own failure is reached is refused. The pristine import runs only when the patched one fails.
+module's own failure is reached is refused. So is any exception a line the patch added or changed
+raises itself (the innermost frame, ImportError included: a `from mod import name` this version
+lacks); a module that line imports failing in its own body keeps the missing-module carve-out.
+The pristine import runs only when the patched one fails.
 
 What the served module is seen as: its code object comes from the planned bytes, and so does its
 source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import difflib
 import json
 import os
 import signal
@@ -117,7 +121,7 @@ sys.meta_path.insert(0, _Finder)
 # site runs only now (-S): a .pth or sitecustomize that imports the package gets the served bytes.
 import site
 site.main()
-out = {"radpatch": 1, "ok": True, "error": "", "where": None, "preloaded": None}
+out = {"radpatch": 1, "ok": True, "error": "", "where": None, "preloaded": None, "innermost": False}
 try:
     importlib.import_module(req["import"])
     _spec = getattr(sys.modules.get(req["import"]), "__spec__", None)
@@ -126,9 +130,11 @@ try:
 except BaseException as exc:
     out["ok"] = False
     out["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()[:500]
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in files]
+    every = traceback.extract_tb(exc.__traceback__)
+    frames = [f for f in every if f.filename in files]
     if frames:
         out["where"] = [frames[-1].filename, frames[-1].lineno]
+        out["innermost"] = frames[-1] is every[-1]  # raised by that line itself, not deeper in what it called
 for stream in (sys.stdout, sys.stderr):
     try:
         stream.flush()
@@ -156,6 +162,9 @@ class Attempt:
     where: str = ""  # "module line N": the innermost frame in a changed file, when there is one
     timed_out: bool = False
     preloaded: bool = False  # the module came from its file on disk, not the served bytes: says nothing
+    path: str = ""  # the file of `where`
+    line: int = 0  # the line of `where`
+    innermost: bool = False  # `where` is the traceback's innermost frame: that line itself raised
 
     @property
     def described(self) -> str:
@@ -244,6 +253,10 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
         elif before.timed_out:
             why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
             yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+        elif _raised_by_added_line(after, patched, pristine):
+            why = f"{after.described}, a line the patch added; "
+            why += f"the unpatched module fails elsewhere ({before.described})"
+            yield Verdict(module, tuple(who), Result.REFUSED, why)
         elif _own_failure(after, before):
             why = f"{after.described}; the unpatched module fails elsewhere ({before.described})"
             yield Verdict(module, tuple(who), Result.REFUSED, why)
@@ -264,6 +277,26 @@ def _own_failure(after: Attempt, before: Attempt) -> bool:
     module's failure is reached is not that)."""
     kind = after.error.split(":", 1)[0].strip()
     return bool(kind) and kind != before.error.split(":", 1)[0].strip() and kind not in _MISSING
+
+
+def _raised_by_added_line(after: Attempt, patched: _Served, pristine: _Served) -> bool:
+    """The patched import's exception was raised by a line the patch added or changed itself (its
+    innermost frame, not a module that line imports failing in its own body): whatever the exception,
+    even an ImportError, it is the patch's failure, reached before the unpatched module's own one
+    (a `from mod import name` that this version's `mod` does not have)."""
+    if not after.innermost or after.path not in patched.files:
+        return False
+    return after.line in added_lines(pristine.files.get(after.path, b""), patched.files[after.path])
+
+
+def added_lines(before: bytes, after: bytes) -> frozenset[int]:
+    """The 1-based lines of `after` that are not `before`'s (inserted or changed)."""
+    old, new = before.splitlines(), after.splitlines()
+    lines: set[int] = set()
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("replace", "insert"):
+            lines.update(range(j1 + 1, j2 + 1))
+    return frozenset(lines)
 
 
 def _first_in_cycle(
@@ -373,7 +406,10 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
         where = answer.get("where")
         at = f"{modules.get(str(where[0]), where[0])} line {where[1]}" if isinstance(where, list) and where else ""
         ok, error = answer.get("ok") is True, str(answer.get("error", ""))
-        return Attempt(ok, error, at, preloaded=bool(answer.get("preloaded")))
+        path, line = (str(where[0]), int(where[1])) if isinstance(where, list) and len(where) == 2 else ("", 0)
+        innermost = answer.get("innermost") is True
+        preloaded = bool(answer.get("preloaded"))
+        return Attempt(ok, error, at, preloaded=preloaded, path=path, line=line, innermost=innermost)
     last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
     how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
     return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})")

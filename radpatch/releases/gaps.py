@@ -1,14 +1,21 @@
 """Two insertions at one place although their anchors differ: `insert_after` a statement and
 `insert_before` the statement right after it, `insert_definitions` after one definition and before
-the next, `into:` a class (the end of its body) and after its last method. The registry text cannot
-tell (it does not say which statement follows which); a release's file can. On the file, each
-insertion alone goes into a gap between two lines of code: the same gap, at the same indentation
-(one block), is one place. `list` and `verify` report such a pair, since a reviewer of a patch queue
-wants to know that two entries meet; `apply` does not refuse it: each insertion stays next to its
-own anchor, so either order writes the same file and a `requires:` between them would change nothing.
+the next, `into:` a class (the end of its body) and after its last method; and `add_import` (or a
+`set_constant` of a new name, which goes after the imports) with an insertion anchored on the last
+import (att23 F2). The registry text cannot tell (it does not say which statement follows which); a
+release's file can. On the file, each insertion alone goes into a gap between two lines of code:
+the same gap, at the same indentation (one block), is one place. Imports commute with imports (two
+runs of imports only at one gap are not a pair), not with a statement inserted at that gap.
+`list` and `verify` report such a pair, since a reviewer of a patch queue wants to know that two
+entries meet; `apply` refuses it unordered only when the two orders write different files
+(`same_either_way` on the installed text): an insertion that stays next to its own anchor (after
+the one statement, before the next) writes the same file in either order, and a `requires:`
+between them would change nothing; two that both go after the same statement (an `insert_after`
+the last import and the new import) do not.
 
-releases.overlaps asks here for the pairs of anchors its static test leaves apart (`maybe`), with
-the release's module from verify's cache (`list`, `verify`; no network).
+releases.overlaps asks here for the pairs of anchors its static test leaves apart (`maybe`,
+`maybe_ops`), with the release's module from verify's cache (`list`, `verify`; no network) or the
+installed file (`apply`).
 """
 
 from __future__ import annotations
@@ -39,15 +46,66 @@ def maybe(a: Touch, b: Touch) -> bool:
     return a.scope == b.scope or a.key.startswith("definitions ") or b.key.startswith("definitions ")
 
 
+def at_imports(op: Operation) -> bool:
+    """An insertion the registry anchors nowhere: it goes after the module's imports (`add_import`,
+    `set_constant` of a new name)."""
+    from radpatch.rewrite.ops.imports import AddImport
+    from radpatch.rewrite.ops.set_constant import SetConstant
+
+    return isinstance(op, AddImport) or (isinstance(op, SetConstant) and op.from_ is None)
+
+
+def maybe_ops(a: Operation, b: Operation) -> bool:
+    """One goes after the imports, the other inserts at an anchor or after the imports too (not two
+    `add_import`s: imports commute): only the file can tell whether they meet."""
+    from radpatch.rewrite.ops.imports import AddImport
+
+    for one, other in ((a, b), (b, a)):
+        if at_imports(one) and (
+            any(t.role == "anchor" for t in other.touches())
+            or (at_imports(other) and not (isinstance(one, AddImport) and isinstance(other, AddImport)))
+        ):
+            return True
+    return False
+
+
 def same_place(a: Operation, b: Operation, text: str) -> bool:
-    """On `text`, each insertion alone goes into the same gap between two lines of code, in one block."""
-    return bool(_places(a, text) & _places(b, text))
+    """On `text`, each insertion alone goes into the same gap between two lines of code, in one
+    block, and not both with imports only there (imports commute)."""
+    pa, pb = _places(a, text), _places(b, text)
+    return any(
+        (line, indent) == (other_line, other_indent) and not (imports and other_imports)
+        for line, indent, imports in pa
+        for other_line, other_indent, other_imports in pb
+    )
+
+
+def same_either_way(a: Operation, b: Operation, text: str) -> bool | None:
+    """Do `a` then `b` and `b` then `a` write the same text from `text`? False too when one order
+    fails and the other does not (`import json` refused after `json = None`, and `json = None` left
+    dead before it in the other order); None when both fail."""
+    one, two = _in_order(a, b, text), _in_order(b, a, text)
+    if one is None and two is None:
+        return None
+    return one == two
+
+
+def _in_order(first: Operation, then: Operation, text: str) -> str | None:
+    from radpatch.rewrite.matching import MatchFailure
+    from radpatch.rewrite.ops.common import code_errors
+    from radpatch.rewrite.source import Source
+
+    try:
+        with code_errors():
+            return then.forward(first.forward(Source.parse(text))).text
+    except (RadpatchError, MatchFailure, SyntaxError, ValueError, TypeError):
+        return None
 
 
 @functools.lru_cache(maxsize=256)
-def _places(op: Operation, text: str) -> frozenset[tuple[int, str]]:
+def _places(op: Operation, text: str) -> frozenset[tuple[int, str, bool]]:
     """Where the insertion goes in `text`: (the last line of code before it, the indentation of its
-    first line) per inserted run of lines; an insertion of imports only is left out (imports commute)."""
+    first line, whether it is imports only) per inserted run of lines."""
     from radpatch.rewrite.matching import MatchFailure
     from radpatch.rewrite.ops.common import code_errors
     from radpatch.rewrite.source import Source
@@ -58,15 +116,16 @@ def _places(op: Operation, text: str) -> frozenset[tuple[int, str]]:
     except (RadpatchError, MatchFailure, SyntaxError, ValueError, TypeError):
         return frozenset()
     old, new = text.splitlines(), after.splitlines()
-    out: set[tuple[int, str]] = set()
+    out: set[tuple[int, str, bool]] = set()
     for tag, i1, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         added = [ln for ln in new[j1:j2] if _code(ln)]
-        if tag != "insert" or not added or all(ln.lstrip().startswith(("import ", "from ")) for ln in added):
+        if tag != "insert" or not added:
             continue
+        imports = all(ln.lstrip().startswith(("import ", "from ")) for ln in added)
         before = i1 - 1
         while before >= 0 and not _code(old[before]):
             before -= 1
-        out.add((before, added[0][: len(added[0]) - len(added[0].lstrip())]))
+        out.add((before, added[0][: len(added[0]) - len(added[0].lstrip())], imports))
     return frozenset(out)
 
 

@@ -379,7 +379,25 @@ def find(
                                 out.append(Overlap(b.name, a.name, rb.id, ra.id, module, *how))
                             else:
                                 out.append(Overlap(a.name, b.name, ra.id, rb.id, module, *how))
+                if texts is not None and gaps.maybe_ops(ra.op, rb.op):
+                    out.extend(
+                        _import_gap(a, ra, b, rb, probe, texts, a.name in after[b.name] or b.name in after[a.name])
+                    )
     return _unique(out)
+
+
+def _import_gap(
+    a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, probe: list[Version], texts: gaps.Texts, ordered: bool
+) -> list[Overlap]:
+    """`add_import` (or a new `set_constant`) and an insertion that go into one gap of the file: the
+    imports' end (releases.gaps); they say no anchor the touches could compare."""
+    where: dict[str, list[Version]] = {}
+    for v in probe:
+        m = _module(a, ra, v)
+        if m is not None and m == _module(b, rb, v) and _one_place(a, ra, b, rb, v, texts):
+            where.setdefault(m, []).append(v)
+    what = f"insert at the same place ({ra.op.describe()} and {rb.op.describe()} go into one gap on the file)"
+    return [Overlap(a.name, b.name, ra.id, rb.id, m, what, tuple(vs), ordered, Meet.GAP) for m, vs in where.items()]
 
 
 def _one_place(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts | None) -> bool:
@@ -427,15 +445,18 @@ def refuse_unordered(
     versions: Iterable[Version] | None = None,
     apart: Callable[[Overlap], bool] | None = None,
     applied: Iterable[str] = (),
+    texts: gaps.Texts | None = None,
 ) -> None:
     """For apply: refuse when two of the entries overlap with no order between them, naming both.
     `apart`: tells, from the installed file, an overlap the registry text could not decide that is none.
     `applied`: the entries already applied here (the hint asks the other one to require them).
-    Two insertions in one gap are not refused (see the note above _stacks), so no module text is read."""
+    `texts`: the modules' installed text, to see two insertions in one gap (releases.gaps); such a
+    pair is refused only when `apart` says the two orders write different files (see the note above _stacks)."""
     bad = [
         o
-        for o in find(patches, versions)
-        if not o.ordered and not _stacks(o) and o.kind is not Meet.GAP and not (apart is not None and apart(o))
+        for o in find(patches, versions, texts)
+        if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
+        if o.kind is not Meet.GAP or apart is not None
     ]
     if bad:
         o, applied = bad[0], set(applied)
@@ -448,9 +469,12 @@ def refuse_unordered(
         )
 
 
-# Two insertions in one gap of the file (releases.gaps) are reported by `list` and `verify`, and not
-# refused: each is adjacent to its own anchor (after the one statement, before the next), so either
-# order writes the same file, and a `requires:` between them would change nothing.
+# Two insertions in one gap of the file (releases.gaps) are reported by `list` and `verify`; apply
+# refuses them unordered only when the two orders write different files on the installed text
+# (`_orders_agree`): an `insert_after` the last import and an `add_import` both go after that import,
+# so the order decides which comes first; an `insert_after` one statement and an `insert_before` the
+# next each stay next to their own anchor, so either order writes the same file and a `requires:`
+# between them would change nothing.
 
 
 def _stacks(o: Overlap) -> bool:
@@ -494,7 +518,8 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
                 mine.append((p, found.version))
     if installed:
         apart = lambda o: _apart_on_file(env, everyone, o)  # noqa: E731
-        refuse_unordered(everyone, installed, apart, set(recorded))
+        texts = _installed_texts(env)
+        refuse_unordered(everyone, installed, apart, set(recorded), texts)
     if unloaded:
         from radpatch.releases import applied
 
@@ -506,7 +531,10 @@ def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
     """Two insertions at copies of one `find` the registry text could not tell apart (different
     `within:`), neither adding a copy: on the installed file, do they pick different copies? An
     insertion that adds no copy leaves every copy's number as it was, applied or not, so the copy
-    each picks is the same on the file before, between and after them. False whenever it cannot tell."""
+    each picks is the same on the file before, between and after them. False whenever it cannot tell.
+    Two insertions in one gap (GAP): apart when both orders write the same file, or it cannot tell."""
+    if o.kind is Meet.GAP:
+        return _orders_agree(env, patches, o)
     if o.kind is not Meet.COPIES:
         return False
     by_name = {p.name: p for p in patches}
@@ -524,6 +552,47 @@ def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
             return False
         picks.append(copy)
     return picks[0][0] == picks[1][0] and picks[0][1] != picks[1][1]
+
+
+def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
+    """Two insertions in one gap: do both orders write the same file from the installed text? True
+    when they do, or when it cannot tell (an order that fails is refused by the engine by itself)."""
+    by_name = {p.name: p for p in patches}
+    pairs = []
+    for name, rid in ((o.first, o.first_rewrite), (o.second, o.second_rewrite)):
+        p = by_name.get(name)
+        rw = next((r for r in p.rewrites if r.id == rid), None) if p is not None else None
+        if p is None or rw is None:
+            return True
+        pairs.append((p, rw))
+    text = _installed_text(env, *pairs[0])
+    if text is None:
+        return True
+    return gaps.same_either_way(pairs[0][1].op, pairs[1][1].op, text) is not False
+
+
+def _installed_texts(env: PythonEnv) -> gaps.Texts:
+    """The module a rewrite changes, as installed (for apply's one-gap check); None when unreadable."""
+    return lambda p, rw, v: _installed_text(env, p, rw)
+
+
+def _installed_text(env: PythonEnv, patch: Patch, rw: Rewrite) -> str | None:
+    from radpatch.files import read_regular
+    from radpatch.install import locate
+    from radpatch.install.targets import targets
+    from radpatch.registry.model import rewrites_by_file
+
+    try:
+        dist = locate.find_target(env, patch)
+        if dist is None:
+            return None
+        found = targets(patch, dist, rewrites_by_file(patch, dist.version))
+        if isinstance(found, RefusedError):
+            return None
+        target = next((t for t in found if rw in t.rewrites), None)
+        return None if target is None else read_regular(dist.root / target.relpath).decode("utf-8")
+    except (RadpatchError, OSError, UnicodeDecodeError, TypeError, ValueError):
+        return None
 
 
 def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:

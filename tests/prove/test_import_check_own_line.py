@@ -1,0 +1,71 @@
+"""The import check: an ImportError raised by a line the patch added, before the pristine module's
+own failure further down, is the patch's failure (att21 N6), not the image's."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from tests.lib.site import Site
+
+ENTRY = textwrap.dedent("""\
+    summary: import check own line
+    description: changes icpkg.core
+    distribution: icpkg
+    supported: ">=1.0,<2"
+    modules:
+      core: icpkg.core
+    rewrites:
+      - id: kern
+        file: core
+        insert_after: {scope: <module>, find: X = 1, code: "CODE"}
+    """)
+
+# The pristine module fails at its last line on this image (a GPU-only extension is missing).
+CORE = "X = 1\n\n\ndef f():\n    return 1\n\n\nimport rp_gpu_only_ext_surely_missing\n"
+# A module __getattr__ that raises AttributeError: the static names check lets `from icpkg.dyn import x` pass.
+DYN = "def __getattr__(n):\n    raise AttributeError(n)\n"
+
+
+def _install(site: Site) -> bytes:
+    site.install(
+        "icpkg",
+        "1.0",
+        {
+            "icpkg/__init__.py": "",
+            "icpkg/core.py": CORE,
+            "icpkg/dyn.py": DYN,
+            "icpkg/gpu_only.py": "raise ImportError('this build has no CUDA kernels')\n",
+        },
+    )
+    return (site.root / "icpkg" / "core.py").read_bytes()
+
+
+def test_an_import_error_raised_at_the_patch_own_line_is_refused(
+    site: Site, write_registry: Any, radpatch: Any
+) -> None:
+    before = _install(site)
+    reg = write_registry("ic", ENTRY.replace("CODE", "from icpkg.dyn import fast_kernel"))
+
+    r = radpatch("--registry", str(reg), "apply", "--import-check", "ic")
+
+    assert r.code == 1, r
+    first = r.err.splitlines()[0]
+    assert "ic: import check: icpkg.core does not import once patched: ImportError: cannot import name" in first, r.err
+    assert "raised at icpkg.core line 2" in first and "a line the patch added" in first, r.err
+    assert (site.root / "icpkg" / "core.py").read_bytes() == before  # nothing written
+
+
+def test_a_module_the_patch_imports_failing_inside_itself_stays_inconclusive(
+    site: Site, write_registry: Any, radpatch: Any
+) -> None:
+    """The patch's line imports a module that raises ImportError in its own body (no CUDA on this
+    image): the failure is the image's, as the pristine one is; not a refusal."""
+    _install(site)
+    reg = write_registry("ic", ENTRY.replace("CODE", "import icpkg.gpu_only"))
+
+    r = radpatch("--registry", str(reg), "apply", "--import-check", "ic")
+
+    assert r.code == 0, r
+    assert "ic: import check inconclusive for icpkg.core" in r.out, r.out
+    assert b"import icpkg.gpu_only" in (site.root / "icpkg" / "core.py").read_bytes()
