@@ -37,9 +37,11 @@ SPELLINGS = (
     "sys.hexversion >= 0x030{m:X}0000",
     "0x030{m:X}0000 <= sys.hexversion",
     "sys.version_info < (3, {m}) or sys.version_info.major > 3",
+    "_vi >= (3, {m})",
+    "_hv >= 0x030{m:X}0000",
 )
 
-HEAD = "import sys\nfrom sys import version_info\n"
+HEAD = "import sys\nfrom sys import version_info\nfrom sys import version_info as _vi, hexversion as _hv\n"
 
 
 def module(missing: str | None, test: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .problem import MISSING_MODULE, Problem
 from .scopes import FUNCS
-from .version_guard import OPEN, decide
+from .version_guard import OPEN, aliases, decide
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -39,6 +39,7 @@ def unguarded_imports(
     followed: it counts as a guard."""
     out: list[tuple[ast.Import | ast.ImportFrom, str]] = []
     stack: list[tuple[ast.AST, str]] = [(s, "<module>") for s in reversed(tree.body)]
+    renamed = aliases(tree)
     while stack:
         node, qual = stack.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -51,7 +52,7 @@ def unguarded_imports(
             for part in reversed(parts):
                 stack.extend((x, qual) for x in reversed(part))
         elif isinstance(node, ast.If):  # a version check is decided for the target; any other `if` guards
-            taken = decide(node.test, version) if version is not None else None
+            taken = decide(node.test, version, renamed) if version is not None else None
             if taken == OPEN:  # a version test not understood: either branch may run
                 stack.extend((x, qual) for x in reversed([*node.body, *node.orelse]))
             elif taken is not None:

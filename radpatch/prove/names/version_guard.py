@@ -11,6 +11,8 @@ guards; None when the test does not read the version (a flag like `PY311`: it co
 from __future__ import annotations
 
 import ast
+import copy
+from collections.abc import Mapping
 from typing import Final, Literal
 
 OPEN: Final = "open"
@@ -119,13 +121,39 @@ def _compare(left: ast.expr, op: ast.cmpop, right: ast.expr, version: tuple[int,
     return c in _OPS[type(op)]
 
 
-def decide(test: ast.expr, version: tuple[int, int]) -> Decision:
-    """The value of `test` on the target's `version`, OPEN, or None (see the module's docstring)."""
+def aliases(tree: ast.Module) -> dict[str, str]:
+    """The names `from sys import version_info as vi` (or hexversion) binds anywhere in `tree`."""
+    return {
+        a.asname: a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.module == "sys" and not n.level
+        for a in n.names
+        if a.asname and a.name in ("version_info", "hexversion")
+    }
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        return ast.Name(self.names.get(node.id, node.id), node.ctx)
+
+
+def decide(test: ast.expr, version: tuple[int, int], renamed: Mapping[str, str] | None = None) -> Decision:
+    """The value of `test` on the target's `version`, OPEN, or None (see the module's docstring).
+    `renamed`: the aliases of version_info and hexversion the module binds (aliases())."""
+    if renamed:
+        test = _Rename(renamed).visit(copy.deepcopy(test))
+    return _decide(test, version)
+
+
+def _decide(test: ast.expr, version: tuple[int, int]) -> Decision:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = decide(test.operand, version)
+        inner = _decide(test.operand, version)
         return inner if inner is None or inner == OPEN else not inner
     if isinstance(test, ast.BoolOp):
-        parts = [decide(v, version) for v in test.values]
+        parts = [_decide(v, version) for v in test.values]
         if all(p is None for p in parts):
             return None
         stop = isinstance(test.op, ast.Or)  # the value that decides the whole
