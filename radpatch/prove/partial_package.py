@@ -28,8 +28,10 @@ MAX_MODULES = 500  # modules followed per package __init__ statement
 def partial_package_imports(
     before: bytes, after: bytes, module: tuple[str, bool] | None, paths: Sequence[str]
 ) -> list[Problem]:
-    """New import-time `from <parent package> import name` in `after` whose name the parent's
-    `__init__` binds only after it imports this module (so not yet, when this module runs)."""
+    """New import-time `from <parent package> import name` in `after`, or read of `<parent
+    package>.name` through a module-level import of it (`import pkg`, then `LIMIT = pkg.EXTRA`),
+    whose name the parent's `__init__` binds only after it imports this module (so not yet, when
+    this module runs)."""
     if module is None or before == after or "." not in module[0]:
         return []
     try:
@@ -38,10 +40,10 @@ def partial_package_imports(
         return []
     name, package = module
     had: dict[tuple[str, str], int] = {}
-    for key, _, _ in _from_parents(old, name, package):
+    for key, _, _ in [*_from_parents(old, name, package), *_parent_attributes(old, name)]:
         had[key] = had.get(key, 0) + 1
     out: list[Problem] = []
-    for key, line, qual in _from_parents(new, name, package):
+    for key, line, qual in [*_from_parents(new, name, package), *_parent_attributes(new, name)]:
         if had.get(key, 0):
             had[key] -= 1
             continue
@@ -70,6 +72,62 @@ def _from_parents(tree: ast.Module, name: str, package: bool) -> list[tuple[tupl
             base = node.module or ""
         if base in parents and base != name:
             out.extend(((base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
+    return out
+
+
+def _parent_attributes(tree: ast.Module, name: str) -> list[tuple[tuple[str, str], int, str]]:
+    """((parent package, attribute), line, scope) of each read at import time of an attribute of a
+    parent package, through a name a module-level import binds to it (`import pkg` or `import
+    pkg.sub`: `pkg`; `import pkg.sub as s`, `from pkg import sub as s`: `s`). Code in a function
+    or lambda body is not run at import time; a class body, a decorator, a default is."""
+    parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+    bound: dict[str, str] = {}  # local name -> the parent package it is bound to
+    for imp, qual in unguarded_imports(tree):
+        if qual != "<module>":
+            continue
+        for a in imp.names:
+            if isinstance(imp, ast.Import):
+                target = a.name if a.asname else a.name.split(".")[0]
+            elif not imp.level and imp.module:
+                target = f"{imp.module}.{a.name}"
+            else:
+                continue
+            if target in parents:
+                bound[a.asname or target.split(".")[0]] = target
+    out: list[tuple[tuple[str, str], int, str]] = []
+    if not bound:
+        return out
+    for node in _import_time(tree):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
+            continue
+        chain: list[str] = []
+        value: ast.expr = node
+        while isinstance(value, ast.Attribute):
+            chain.insert(0, value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name) or value.id not in bound:
+            continue
+        base, depth = bound[value.id], 0
+        while depth < len(chain) and f"{base}.{chain[depth]}" in parents:
+            base, depth = f"{base}.{chain[depth]}", depth + 1
+        if len(chain) == depth + 1:  # `parent.X` itself, not a longer chain through it
+            out.append(((base, chain[depth]), node.lineno, "<module>"))
+    return out
+
+
+def _import_time(tree: ast.Module) -> list[ast.AST]:
+    """The nodes of `tree` that run when the module is imported (not function or lambda bodies)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todo.extend([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+        elif isinstance(node, ast.Lambda):
+            todo.extend([*node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+        else:
+            todo.extend(ast.iter_child_nodes(node))
     return out
 
 

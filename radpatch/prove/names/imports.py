@@ -89,6 +89,7 @@ def missing_imports(
         had[key] = had.get(key, 0) + 1
     out: list[Problem] = []
     asked: list[tuple[str, str, int, str]] = []  # (module, name, line, scope) for the target to tell
+    chains: list[tuple[str, int, str]] = []  # (dotted submodule, line, scope) of the standard library's
     for key, line, qual in _uses(after, module, version):
         if had.get(key, 0):
             had[key] -= 1
@@ -108,6 +109,9 @@ def missing_imports(
                 if lookup(".".join(parts[: i - 1]), None) and lookup(".".join(parts[:i]), None) is False:
                     out.append(Problem(line, base, qual, MISSING_MODULE, f" (no {'.'.join(parts[:i])} there)"))
                     break
+            else:  # the files cannot tell a standard-library package's submodules (asyncio's star imports)
+                if top in stdlib and ask is not None and len(parts) > 1:
+                    chains.append((base, line, qual))
             continue
         if top in stdlib and ask is not None:  # the target's standard library: the target tells what it binds
             asked.append((base, name, line, qual))
@@ -126,7 +130,29 @@ def missing_imports(
                 binds = lookup(base, name)
             if binds is False:
                 out.append(Problem(line, name, qual, MISSING_NAME, base))
-        out.sort(key=lambda p: p.line)
+    if chains and ask is not None:
+        out.extend(_missing_submodules(chains, ask))
+    out.sort(key=lambda p: p.line)
+    return out
+
+
+def _missing_submodules(chains: list[tuple[str, int, str]], ask: Ask) -> list[Problem]:
+    """`import a.b.c` of the standard library, each step asked of the target (does `a` have `b`,
+    does `a.b` have `c`): the first it says no to is missing; one it cannot tell passes."""
+    steps = sorted(
+        {(".".join(p[: i - 1]), p[i - 1]) for d, _, _ in chains for p in [d.split(".")] for i in range(2, len(p) + 1)}
+    )
+    told = dict(zip(steps, ask(steps)))
+    out = []
+    for dotted, line, qual in chains:
+        parts = dotted.split(".")
+        for i in range(2, len(parts) + 1):
+            answer = told.get((".".join(parts[: i - 1]), parts[i - 1]))
+            if answer is None:
+                break
+            if answer is False:
+                out.append(Problem(line, dotted, qual, MISSING_MODULE, f" (no {'.'.join(parts[:i])} there)"))
+                break
     return out
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from .problem import MISSING_MODULE, Problem
 from .scopes import FUNCS
+from .version_guard import OPEN, aliases, decide
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -31,12 +32,14 @@ def unguarded_imports(
     tree: ast.Module, version: tuple[int, int] | None = None
 ) -> list[tuple[ast.Import | ast.ImportFrom, str]]:
     """(import statement, scope) of each import that runs unguarded: not in a `try` that catches
-    ImportError, nor under an `if`. A `sys.version_info` comparison with a tuple is decided for
-    the target `version` (`if sys.version_info >= (3, 11): import tomllib` is how code imports
-    what only newer Pythons have); what another condition (a flag like `PY311`) stands for is not
+    ImportError, nor under an `if`. A test of the Python version is decided for the target
+    `version` (`if sys.version_info >= (3, 11): import tomllib` is how code imports what only newer
+    Pythons have; version_guard.decide), and one that reads the version in a way not understood
+    guards neither branch; what another condition (a flag like `PY311`) stands for is not
     followed: it counts as a guard."""
     out: list[tuple[ast.Import | ast.ImportFrom, str]] = []
     stack: list[tuple[ast.AST, str]] = [(s, "<module>") for s in reversed(tree.body)]
+    renamed = aliases(tree)
     while stack:
         node, qual = stack.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -49,8 +52,10 @@ def unguarded_imports(
             for part in reversed(parts):
                 stack.extend((x, qual) for x in reversed(part))
         elif isinstance(node, ast.If):  # a version check is decided for the target; any other `if` guards
-            taken = _version_check(node.test, version) if version is not None else None
-            if taken is not None:
+            taken = decide(node.test, version, renamed) if version is not None else None
+            if taken == OPEN:  # a version test not understood: either branch may run
+                stack.extend((x, qual) for x in reversed([*node.body, *node.orelse]))
+            elif taken is not None:
                 stack.extend((x, qual) for x in reversed(node.body if taken else node.orelse))
         elif isinstance(node, (*FUNCS, ast.ClassDef)):
             inner = node.name if qual == "<module>" else f"{qual}.{node.name}"
@@ -61,43 +66,6 @@ def unguarded_imports(
         elif type(node).__name__ == "match_case":
             stack.extend((x, qual) for x in reversed(getattr(node, "body", [])))
     return out
-
-
-_COMPARE: dict[type, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
-    ast.Lt: lambda a, b: a < b,
-    ast.LtE: lambda a, b: a <= b,
-    ast.Gt: lambda a, b: a > b,
-    ast.GtE: lambda a, b: a >= b,
-    ast.Eq: lambda a, b: a == b,
-    ast.NotEq: lambda a, b: a != b,
-}
-
-
-def _version_check(test: ast.expr, version: tuple[int, int]) -> bool | None:
-    """The value of `sys.version_info <op> (3, 11)` (or `sys.version_info[:2]`) on `version`; None for
-    any other test. Only major.minor is known: a comparison that needs the micro version is None."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _version_check(test.operand, version)
-        return None if inner is None else not inner
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE):
-        return None
-    left, right = test.left, test.comparators[0]
-    whole = not isinstance(left, ast.Subscript)
-    if not whole:
-        left = left.value  # type: ignore[attr-defined]
-    if whole and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
-        return None  # the whole version_info (3, 10, 13, 'final', 0) equals no short tuple
-    if not (isinstance(left, ast.Attribute) and left.attr == "version_info"):
-        return None
-    if not isinstance(right, ast.Tuple) or not all(
-        isinstance(e, ast.Constant) and type(e.value) is int for e in right.elts
-    ):
-        return None
-    want = tuple(e.value for e in right.elts)  # type: ignore[attr-defined]
-    if len(want) > 2:
-        return None
-    have = version[: len(want)]
-    return _COMPARE[type(test.ops[0])](have, want)
 
 
 def _catches_import_error(h: ast.ExceptHandler) -> bool:

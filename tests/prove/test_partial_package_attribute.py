@@ -1,0 +1,68 @@
+"""Reading an attribute of the parent package while its `__init__` is still running is refused like
+`from pp import EXTRA` (att21 N5): `pp/__init__.py` imports `pp.mod` before it binds EXTRA, and
+the patch makes `pp/mod.py` do `import pp` and `LIMIT = pp.EXTRA * 2` at import time.
+
+Generated: the package `__init__` shapes of test_partial_package times how the patch reads the
+attribute (module level, through an alias, a class body, a default, a decorator, or only inside a
+function). Each patched package is imported by this interpreter: the proof refuses exactly those
+that fail.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import steps
+from tests.prove.test_partial_package import INITS, fails
+
+READS = {
+    "module-level": "import pp\n\nLIMIT = pp.EXTRA * 2\n",
+    "alias": "import pp as _pkg\n\nLIMIT = _pkg.EXTRA\n",
+    "class-body": "import pp\n\n\nclass C:\n    L = pp.EXTRA\n",
+    "default": "import pp\n\n\ndef g(x=pp.EXTRA):\n    return x\n",
+    "decorator": "import pp\n\n\n@(pp.EXTRA and (lambda fn: fn))\ndef g():\n    return 1\n",
+    "longer-chain": "import pp\n\nLIMIT = pp.EXTRA.real\n",
+    "in-function": "import pp\n\n\ndef g():\n    return pp.EXTRA\n",
+    "in-lambda": "import pp\n\nG = lambda: pp.EXTRA\n",
+}
+ORIGINAL = "VALUE = 1\n\n\ndef f():\n    return VALUE\n"
+CASES = list(itertools.product(INITS, READS))
+
+
+def build(root: Path, init: str, read: str | None) -> Path:
+    text, extra = INITS[init]
+    pkg = root / "pp"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text(text)
+    for name, body in extra.items():
+        (pkg / name).write_text(body)
+    (pkg / "mod.py").write_text(ORIGINAL + ("\n" + READS[read] if read else ""))
+    return pkg / "mod.py"
+
+
+@pytest.mark.parametrize(("init", "read"), CASES, ids=[f"{i}-{r}" for i, r in CASES])
+def test_an_attribute_of_a_parent_package_still_being_imported_is_refused(init: str, read: str, tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    mod = build(root, init, None)
+    before = mod.read_bytes()
+    assert not fails(root)
+    build(root, init, read)
+    after = mod.read_bytes()
+    truth = fails(root)
+    mod.write_bytes(before)  # the proof reads the package as installed, before the patch is written
+    refused = steps.names_refusal(before, after, str(mod), env, "pp.mod")
+    assert (refused is not None) == truth, (init, read, refused)
+    if refused is not None:
+        assert "`EXTRA` (line " in refused.why and "is taken from package pp while its __init__" in refused.why
+        assert refused.hint == steps.PARTIAL_PACKAGE_HINT
+
+
+def test_both_outcomes_are_generated() -> None:
+    assert "from-module" in INITS and "bound-before" in INITS and "in-function" in READS
