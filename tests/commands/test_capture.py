@@ -735,3 +735,22 @@ def test_recording_only_refuses_a_run_that_would_write(target: Target) -> None:
     with pytest.raises(RefusedError, match="recording only, but apply would write rcap/sub/util.py instead"):
         change.apply(Context(str(target.venv.python), (str(reg),)), ("bump",), False, record_only=True)
     assert target.snapshot() == before
+
+
+def test_a_captured_new_package_is_removed_with_its_directories_on_revert(target: Target) -> None:
+    """A package made by hand (imported once: bytecode beside it), captured, then reverted: the
+    directories it made go with its modules, as when `apply` created it (att20 F3); a directory
+    RECORD lists a file in stays."""
+    init = target.edit("rcap/newpkg/deep/__init__.py", "")
+    util = target.edit("rcap/newpkg/deep/util.py", NEW_MODULE)
+    (init.parent / "__pycache__").mkdir()
+    (init.parent / "__pycache__" / "util.cpython-311.pyc").write_bytes(b"bytecode")
+    r = target.run("capture", "newpkg", "--distribution", "rcap", *target.offline)
+    assert r.returncode == 0, r.stderr
+    dirs = {f["path"]: f["made_dirs"] for f in record_of(target)["newpkg"]["files"]}
+    assert dirs["rcap/newpkg/deep/util.py"] == ["rcap/newpkg", "rcap/newpkg/deep"], dirs
+    reverted = target.run("revert", "newpkg", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert not util.exists() and not init.exists()
+    assert not (target.site / "rcap" / "newpkg").exists()
+    assert (target.site / "rcap" / "sub" / "util.py").is_file()
