@@ -754,3 +754,24 @@ def test_a_captured_new_package_is_removed_with_its_directories_on_revert(target
     assert not util.exists() and not init.exists()
     assert not (target.site / "rcap" / "newpkg").exists()
     assert (target.site / "rcap" / "sub" / "util.py").is_file()
+
+
+def test_a_statement_doubled_by_hand_is_captured_as_an_entry_the_pristine_release_takes(target: Target) -> None:
+    """A statement inserted next to an identical one (att20 F1): the entry capture writes reads as
+    applied on the edited file and as not applied on the release, so after revert `apply` puts it on
+    the RECORD bytes again (it refused them as "already contains what the patch adds")."""
+    core = target.site / "rcap/core.py"
+    twin = '    if os.environ.get("RCAP_BIG"):\n        size = 16\n'
+    doubled = CORE.replace(twin, twin + twin)
+    assert doubled != CORE
+    target.edit("rcap/core.py", doubled)
+    r = target.run("capture", "dup", "rcap/core.py", *target.offline)
+    assert r.returncode == 0, r.stderr
+    assert target.run("revert", "dup", registry=target.cwd).returncode == 0
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+    applied = target.run("apply", "dup", registry=target.cwd)
+    assert applied.returncode == 0, applied.stderr
+    assert core.read_text() == doubled
+    assert target.run("status", "--check", registry=target.cwd).returncode == 0
+    assert target.run("revert", "dup", registry=target.cwd).returncode == 0
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
