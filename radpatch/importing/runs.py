@@ -92,7 +92,14 @@ class Runs:
         code = text_of(self.src, new, comments=True)
         before = self._anchor(scope, bbody, i - 1, backward=True, new=(i, new)) if i > 0 else None
         after = self._anchor(scope, bbody, i, backward=False, new=(i, new)) if i < len(bbody) else None
-        pick = min((c for c in (before, after) if c is not None), key=lambda c: len(c[1]), default=None)
+        # an anchor whose inverse would take away a twin: undoing `insert_after` removes the statements
+        # after its `find`, `insert_before` those before it, so when the inserted code equals them in
+        # the installed file that file reads as patched too (apply refused it as "already contains"):
+        # the other side's anchor, which finds the twin itself, tells the two apart
+        sides = ((before, _same(bbody[i : i + len(new)], new)), (after, _same(bbody[max(i - len(new), 0) : i], new)))
+        found = [c for c, _ in sides if c is not None]
+        clear = [c for c, twin in sides if c is not None and not twin]
+        pick = min(clear or found, key=lambda c: len(c[1]), default=None)
         if pick is None:
             raise Inexpressible(f"no statement to anchor the insertion in {scope.qualname} at")
         if (
@@ -313,3 +320,8 @@ class Runs:
             text = f"{ast.unparse(s)}  {comment}" if comment and comment.startswith("#") else ast.unparse(s)
             self.steps.append(ImportStep("add_import", (("import", text),)))
         return True
+
+
+def _same(run: list[ast.stmt], new: list[ast.stmt]) -> bool:
+    """The installed statements `run` are the inserted ones (the same code)."""
+    return len(run) == len(new) and [ast.dump(s) for s in run] == [ast.dump(s) for s in new]

@@ -195,15 +195,24 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
     if len(maybe) == len(f.rewrites) and round_trip(ps.patch, f.rewrites, data, where).patched:
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
+        present = list(f.rewrites)
     else:
         repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
-        present = [rw.id for rw in repeatable if round_trip(ps.patch, (rw,), data, where).patched]
+        present = [rw for rw in repeatable if round_trip(ps.patch, (rw,), data, where).patched]
         if not present:
             return
-        what = f"what rewrite {', '.join(repr(r) for r in present)} adds"
+        what = f"what rewrite {', '.join(repr(r.id) for r in present)} adds"
+    twin = ""
+    if all(rw.op.KEY == "insert_after" for rw in present):  # insert_after and insert_before
+        # undoing an insert removes the code next to its anchor: a statement the code is meant to
+        # sit beside reads as the insert (att20 F1), which only another anchor tells apart
+        twin = (
+            "; if the code is meant to go next to an identical statement, anchor the insert on that "
+            "statement (its `find` with a neighbour, or `occurrence:`), which reads the two files apart"
+        )
     raise RefusedError(
         f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; "
         "applying would add it a second time",
         f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
-        f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release)",
+        f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release){twin}",
     )

@@ -735,3 +735,43 @@ def test_recording_only_refuses_a_run_that_would_write(target: Target) -> None:
     with pytest.raises(RefusedError, match="recording only, but apply would write rcap/sub/util.py instead"):
         change.apply(Context(str(target.venv.python), (str(reg),)), ("bump",), False, record_only=True)
     assert target.snapshot() == before
+
+
+def test_a_captured_new_package_is_removed_with_its_directories_on_revert(target: Target) -> None:
+    """A package made by hand (imported once: bytecode beside it), captured, then reverted: the
+    directories it made go with its modules, as when `apply` created it (att20 F3); a directory
+    RECORD lists a file in stays."""
+    init = target.edit("rcap/newpkg/deep/__init__.py", "")
+    util = target.edit("rcap/newpkg/deep/util.py", NEW_MODULE)
+    (init.parent / "__pycache__").mkdir()
+    (init.parent / "__pycache__" / "util.cpython-311.pyc").write_bytes(b"bytecode")
+    r = target.run("capture", "newpkg", "--distribution", "rcap", *target.offline)
+    assert r.returncode == 0, r.stderr
+    dirs = {f["path"]: f["made_dirs"] for f in record_of(target)["newpkg"]["files"]}
+    assert dirs["rcap/newpkg/deep/util.py"] == ["rcap/newpkg", "rcap/newpkg/deep"], dirs
+    reverted = target.run("revert", "newpkg", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert not util.exists() and not init.exists()
+    assert not (target.site / "rcap" / "newpkg").exists()
+    assert (target.site / "rcap" / "sub" / "util.py").is_file()
+
+
+def test_a_statement_doubled_by_hand_is_captured_as_an_entry_the_pristine_release_takes(target: Target) -> None:
+    """A statement inserted next to an identical one (att20 F1): the entry capture writes reads as
+    applied on the edited file and as not applied on the release, so after revert `apply` puts it on
+    the RECORD bytes again (it refused them as "already contains what the patch adds")."""
+    core = target.site / "rcap/core.py"
+    twin = '    if os.environ.get("RCAP_BIG"):\n        size = 16\n'
+    doubled = CORE.replace(twin, twin + twin)
+    assert doubled != CORE
+    target.edit("rcap/core.py", doubled)
+    r = target.run("capture", "dup", "rcap/core.py", *target.offline)
+    assert r.returncode == 0, r.stderr
+    assert target.run("revert", "dup", registry=target.cwd).returncode == 0
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+    applied = target.run("apply", "dup", registry=target.cwd)
+    assert applied.returncode == 0, applied.stderr
+    assert core.read_text() == doubled
+    assert target.run("status", "--check", registry=target.cwd).returncode == 0
+    assert target.run("revert", "dup", registry=target.cwd).returncode == 0
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
