@@ -19,7 +19,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import steps
-from tests.prove.test_partial_package import INITS, fails
+from tests.lib.partial_package import INITS, fails
 
 READS = {
     "module-level": "import pp\n\nLIMIT = pp.EXTRA * 2\n",

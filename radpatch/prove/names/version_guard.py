@@ -13,14 +13,16 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Mapping
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 OPEN: Final = "open"
-Decision = bool | Literal["open"] | None
+if TYPE_CHECKING:  # aliases for the checker only: this module also runs in targets as old as 3.9
+    Decision = bool | Literal["open"] | None
 
 # an operand: an exact int, or a tuple prefix and whether unknown elements follow it
 _Tuple = tuple[tuple[int, ...], bool]
-_Operand = int | _Tuple | Literal["open"] | None
+if TYPE_CHECKING:
+    _Operand = int | _Tuple | Literal["open"] | None
 
 _OPS: dict[type, tuple[int, ...]] = {  # the comparison results (-1, 0, 1) each operator accepts
     ast.Lt: (-1,),
