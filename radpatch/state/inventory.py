@@ -70,6 +70,8 @@ def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Liste
         )
         files = _left(store, s.record) if s.record else ()
         flag = "" if applied else f"{s.state.value}: {s.reason}" if s.reason else s.state.value
+        if applied and s.unrecorded:  # its code is there, but radpatch never applied it (status --check fails it too)
+            flag = f"not recorded: {s.reason}" if s.reason else "not recorded: radpatch has no record of applying it"
         diff = _withheld(store, p.name, files, flag) if flag and s.record else diff
         dist = (s.dist.name, str(s.dist.version))
         digest = s.record.registry_digest if s.record else p.digest
