@@ -286,7 +286,8 @@ def capture(ctx: Context, /, python: str | None, **options: Any) -> int:
     from radpatch.commands import change
 
     target = Context(python, ctx.registries) if python else ctx
-    return cmd.run(target, cmd.CaptureOptions(**options), change.apply, change.revert)
+    dry_run = options.pop("dry_run")
+    return cmd.run(target, cmd.Request(**options), dry_run, change.apply, change.revert)
 
 
 @cli.command()

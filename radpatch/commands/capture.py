@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -20,22 +19,10 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, UsageError
 from radpatch.importing import capture, capture_run, emit
+from radpatch.importing.capture_run import Request as Request  # the command line builds it
 from radpatch.install.environment import Installed
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
-
-
-@dataclass(frozen=True)
-class CaptureOptions:
-    """What the command line asks of `radpatch capture` (its arguments and options, by their names)."""
-
-    name: str
-    paths: tuple[str, ...]
-    out: str
-    distribution: str | None
-    wheel: str | None
-    supported: str | None
-    dry_run: bool
 
 
 class Apply(Protocol):
@@ -49,16 +36,15 @@ class Apply(Protocol):
 Revert = Callable[[Context, tuple[str, ...], bool], int]  # commands.change.revert
 
 
-def run(ctx: Context, options: CaptureOptions, apply_command: Apply, revert_command: Revert) -> int:
-    name, out, wheel = options.name, options.out, options.wheel
+def run(ctx: Context, req: Request, dry_run: bool, apply_command: Apply, revert_command: Revert) -> int:
+    name, out, wheel = req.name, req.out, req.wheel
     if not _NAME.match(name):  # refusals that need neither the index nor the files: before anything is read
         raise UsageError(f"NAME {name!r}: use letters, digits, '_', '-' and '.'", "e.g. radpatch capture fix_handshake")
-    check_supported(options.supported)
+    check_supported(req.supported)
     capture_run.check_new(ctx, name, out)
-    say = _comment if options.dry_run else click.echo  # --dry-run's output is the entry: YAML, its notes comments
-    req = capture_run.Request(name, options.paths, out, options.distribution, wheel, options.supported)
+    say = _comment if dry_run else click.echo  # --dry-run's output is the entry: YAML, its notes comments
     prepared = capture_run.prepare(ctx, req, say)
-    if options.dry_run:
+    if dry_run:
         _show(Path(out), name, prepared.made.entry)
         return EXIT_OK
 
