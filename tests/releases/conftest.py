@@ -46,3 +46,20 @@ def loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callab
 def real_index(monkeypatch: pytest.MonkeyPatch) -> None:
     """The machine's pip settings and radpatch's shared cache (not a test's loopback index)."""
     monkeypatch.delenv("RADPATCH_CACHE", raising=False)
+
+
+@pytest.fixture
+def index(loopback: Callable[[str, Wheels], IndexServer]) -> IndexServer:
+    """The toy releases (tests/lib/toy_releases: `size()` moving from core.py to planning.py) served."""
+    from tests.lib.toy_releases import DIST, RELEASES
+
+    return loopback(DIST, RELEASES)
+
+
+@pytest.fixture
+def no_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`verify --all` and `list` see only the registries a test writes, not the shipped one."""
+    from radpatch.registry import catalog
+
+    (tmp_path / "none").mkdir()
+    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")

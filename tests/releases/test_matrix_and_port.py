@@ -10,31 +10,15 @@ the `loopback` fixture of tests/releases/conftest.py).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib.index_server import IndexServer
 from tests.lib.matrix import cells
-from tests.lib.toy_releases import DIST, PKG, RELEASES, entry
-
-
-@pytest.fixture
-def index(loopback: Any) -> IndexServer:
-    return loopback(DIST, RELEASES)  # type: ignore[no-any-return]
-
+from tests.lib.toy_releases import PKG, entry
 
 # --- the matrix ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def no_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """--all means every entry of the registries: here only the test's (the shipped one patches vLLM)."""
-    from radpatch.registry import catalog
-
-    (tmp_path / "none").mkdir()
-    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
 
 
 def test_the_matrix_names_each_cell_kind(

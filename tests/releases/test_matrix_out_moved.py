@@ -5,27 +5,11 @@ an `out` release where it would not match stays plain `out`."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.lib.index_server import IndexServer
 from tests.lib.matrix import cells
-from tests.lib.toy_releases import DIST, PKG, RELEASES, entry
-
-
-@pytest.fixture
-def index(loopback: Any) -> IndexServer:
-    return loopback(DIST, RELEASES)  # type: ignore[no-any-return]
-
-
-@pytest.fixture
-def no_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from radpatch.registry import catalog
-
-    (tmp_path / "none").mkdir()
-    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
+from tests.lib.toy_releases import PKG, entry
 
 
 def test_an_out_cell_names_the_module_port_would_carry_the_entry_to(

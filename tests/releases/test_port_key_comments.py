@@ -9,12 +9,7 @@ from typing import Any
 import pytest
 
 from tests.lib.index_server import IndexServer
-from tests.lib.toy_releases import DIST, PKG, RELEASES, entry
-
-
-@pytest.fixture
-def index(loopback: Any) -> IndexServer:
-    return loopback(DIST, RELEASES)  # type: ignore[no-any-return]
+from tests.lib.toy_releases import PKG, entry
 
 
 @pytest.mark.parametrize(
