@@ -577,35 +577,16 @@ def _installed_texts(env: PythonEnv) -> gaps.Texts:
 
 
 def _installed_text(env: PythonEnv, patch: Patch, rw: Rewrite) -> str | None:
+    found = _installed_file(env, patch, rw)
+    return None if found is None else found[1]
+
+
+def _installed_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, str] | None:
+    """(its path, its text): the installed file the rewrite changes; None when unreadable."""
     from radpatch.files import read_regular
     from radpatch.install import locate
     from radpatch.install.targets import targets
     from radpatch.registry.model import rewrites_by_file
-
-    try:
-        dist = locate.find_target(env, patch)
-        if dist is None:
-            return None
-        found = targets(patch, dist, rewrites_by_file(patch, dist.version))
-        if isinstance(found, RefusedError):
-            return None
-        target = next((t for t in found if rw in t.rewrites), None)
-        return None if target is None else read_regular(dist.root / target.relpath).decode("utf-8")
-    except (RadpatchError, OSError, UnicodeDecodeError, TypeError, ValueError):
-        return None
-
-
-def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:
-    """(the file, which copy of its `find` in its scope, from 1) the rewrite picks on the installed file."""
-    import dataclasses
-
-    from radpatch.files import read_regular
-    from radpatch.install import locate
-    from radpatch.install.targets import targets
-    from radpatch.registry.model import rewrites_by_file
-    from radpatch.rewrite.matching import MatchFailure
-    from radpatch.rewrite.ops.common import code_errors, probe
-    from radpatch.rewrite.source import Source
 
     try:
         dist = locate.find_target(env, patch)
@@ -617,7 +598,26 @@ def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] 
         target = next((t for t in found if rw in t.rewrites), None)
         if target is None:
             return None
-        src = Source.parse(read_regular(dist.root / target.relpath).decode("utf-8"))
+        path = dist.root / target.relpath
+        return str(path), read_regular(path).decode("utf-8")
+    except (RadpatchError, OSError, UnicodeDecodeError, TypeError, ValueError):
+        return None
+
+
+def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:
+    """(the file, which copy of its `find` in its scope, from 1) the rewrite picks on the installed file."""
+    import dataclasses
+
+    from radpatch.rewrite.matching import MatchFailure
+    from radpatch.rewrite.ops.common import code_errors, probe
+    from radpatch.rewrite.source import Source
+
+    installed = _installed_file(env, patch, rw)
+    if installed is None:
+        return None
+    path, text = installed
+    try:
+        src = Source.parse(text)
         op = rw.op
         everywhere = dataclasses.replace(op, within=None, occurrence=None)  # type: ignore[type-var]
         with code_errors():
@@ -633,4 +633,4 @@ def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] 
     pick = chosen[0] if n is None else chosen[n - 1] if isinstance(n, int) and 0 < n <= len(chosen) else None
     if pick is None or pick not in every:
         return None
-    return str(dist.root / target.relpath), every.index(pick) + 1
+    return path, every.index(pick) + 1
