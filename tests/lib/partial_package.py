@@ -29,3 +29,19 @@ def fails(root: Path) -> bool:
     done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
     return done.returncode != 0
+
+
+ORIGINAL = "VALUE = 1\n\n\ndef f():\n    return VALUE\n"
+
+
+def build(root: Path, init: str, mod: str) -> Path:
+    """The package `pp` under `root`: the `__init__` INITS[init] names (and its other files), and
+    `pp/mod.py` holding `mod`; returns mod.py's path."""
+    text, extra = INITS[init]
+    pkg = root / "pp"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text(text)
+    for name, body in extra.items():
+        (pkg / name).write_text(body)
+    (pkg / "mod.py").write_text(mod)
+    return pkg / "mod.py"

@@ -16,25 +16,18 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, steps
-from tests.lib.partial_package import INITS, fails
+from tests.lib import partial_package
+from tests.lib.partial_package import INITS, ORIGINAL, fails
 
 TAKES = {
     "absolute": "from pp import EXTRA\n",
     "relative": "from . import EXTRA\n",
     "in-function": "def later():\n    from pp import EXTRA\n    return EXTRA\n",
 }
-ORIGINAL = "VALUE = 1\n\n\ndef f():\n    return VALUE\n"
 
 
 def build(root: Path, init: str, take: str | None) -> Path:
-    text, extra = INITS[init]
-    pkg = root / "pp"
-    pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text(text)
-    for name, body in extra.items():
-        (pkg / name).write_text(body)
-    (pkg / "mod.py").write_text((TAKES[take] if take else "") + ORIGINAL)
-    return pkg / "mod.py"
+    return partial_package.build(root, init, (TAKES[take] if take else "") + ORIGINAL)
 
 
 CASES = list(itertools.product(INITS, TAKES))

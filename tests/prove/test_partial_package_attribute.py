@@ -19,7 +19,8 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import steps
-from tests.lib.partial_package import INITS, fails
+from tests.lib import partial_package
+from tests.lib.partial_package import INITS, ORIGINAL, fails
 
 READS = {
     "module-level": "import pp\n\nLIMIT = pp.EXTRA * 2\n",
@@ -31,19 +32,11 @@ READS = {
     "in-function": "import pp\n\n\ndef g():\n    return pp.EXTRA\n",
     "in-lambda": "import pp\n\nG = lambda: pp.EXTRA\n",
 }
-ORIGINAL = "VALUE = 1\n\n\ndef f():\n    return VALUE\n"
 CASES = list(itertools.product(INITS, READS))
 
 
 def build(root: Path, init: str, read: str | None) -> Path:
-    text, extra = INITS[init]
-    pkg = root / "pp"
-    pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text(text)
-    for name, body in extra.items():
-        (pkg / name).write_text(body)
-    (pkg / "mod.py").write_text(ORIGINAL + ("\n" + READS[read] if read else ""))
-    return pkg / "mod.py"
+    return partial_package.build(root, init, ORIGINAL + ("\n" + READS[read] if read else ""))
 
 
 @pytest.mark.parametrize(("init", "read"), CASES, ids=[f"{i}-{r}" for i, r in CASES])
