@@ -508,26 +508,70 @@ def find_statements(module: cst.Module, scope: Path_, code: str) -> list[tuple[P
     return hits
 
 
-def inline_statements(module: cst.Module, scope: Path_, code: str) -> list[cst.CSTNode]:
-    """The statements equal to the one statement `code` that share their line with another
-    (`if x: return 1`, `a = 1; b = 2`), which find_statements does not match."""
-    want = parse_statements(code)
-    if len(_flat(want)) != 1:
-        return []
-    key = _code_key(code)
-    lines = walk(scope, lambda n: type(n) in (cst.SimpleStatementSuite, cst.SimpleStatementLine), _block_holders)
-    out: list[cst.CSTNode] = []
-    for p in lines:
-        line = p[-1]
-        assert isinstance(line, (cst.SimpleStatementSuite, cst.SimpleStatementLine))
-        if isinstance(line, cst.SimpleStatementSuite) or len(line.body) > 1:
-            for small in line.body:
-                try:
-                    if stmt_key(code_of(module, small)) == key:
-                        out.append(small)
-                except SyntaxError:
-                    continue
+@dataclasses.dataclass(frozen=True)
+class Inline:
+    """Statements equal to a `find` that start or end inside a line: `first`, the first of them;
+    `lines`, the whole lines they are part of (None in a one-line suite such as `if x: y`)."""
+
+    first: cst.CSTNode
+    lines: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Item:
+    """One `ast` statement of a block: a simple statement of a line, or a compound statement."""
+
+    node: cst.CSTNode
+    line: int  # index of its line in the block
+    first: bool  # the first statement of its line
+    last: bool  # the last statement of its line
+
+
+def _items(body: Sequence[cst.CSTNode]) -> list[_Item]:
+    out: list[_Item] = []
+    for j, st in enumerate(body):
+        if isinstance(st, cst.SimpleStatementLine):
+            out.extend(_Item(small, j, k == 0, k == len(st.body) - 1) for k, small in enumerate(st.body))
+        else:
+            out.append(_Item(st, j, True, True))
     return out
+
+
+def inline_statements(module: cst.Module, scope: Path_, code: str) -> list[Inline]:
+    """The runs of statements equal to the statements of `code` that start or end inside a line
+    (`if x: return 1`, `a = 1; b = 2` for `b = 2`, `x = 0; a = 1; b = 2` for `a = 1` and `b = 2`),
+    which find_statements does not match (it matches whole lines). Searched only for a refusal."""
+    want = _flat(parse_statements(code))
+    key = _code_key(code)
+    holders = walk(scope, lambda n: type(n) in (cst.IndentedBlock, cst.SimpleStatementSuite), _block_holders)
+    out: list[Inline] = []
+    for holder in (
+        [scope[-1], *(p[-1] for p in holders)] if isinstance(scope[-1], cst.Module) else (p[-1] for p in holders)
+    ):
+        suite = isinstance(holder, cst.SimpleStatementSuite)
+        body: Sequence[cst.CSTNode] = holder.body  # type: ignore[attr-defined]
+        items = [_Item(small, 0, False, False) for small in body] if suite else _items(body)
+        for i in range(len(items) - len(want) + 1):
+            run = items[i : i + len(want)]
+            if (run[0].first and run[-1].last) or [type(t.node) for t in run] != want:
+                continue  # whole lines: find_statements' to match
+            try:
+                if stmt_key("\n".join(textwrap.dedent(code_of(module, t.node)).strip() for t in run) + "\n") != key:
+                    continue
+            except SyntaxError:
+                continue
+            whole = None
+            if not suite:
+                lines = list(body[run[0].line : run[-1].line + 1])
+                lines[0] = lines[0].with_changes(leading_lines=())
+                whole = textwrap.dedent("".join(code_of(module, line) for line in lines)).strip()
+            out.append(Inline(run[0].node, whole))
+    return out
+
+
+def statement_count(code: str) -> int:
+    """How many `ast` statements `code` is (a line `a; b` is two)."""
+    return len(_flat(parse_statements(code)))
 
 
 def run_length(module: cst.Module, body: Sequence[cst.BaseStatement], i: int, code: str) -> int:

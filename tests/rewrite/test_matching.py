@@ -388,9 +388,8 @@ def test_a_statement_that_shares_its_line_is_refused_with_where_it_is(source: st
             plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), textwrap.dedent(source).encode())
         assert "statement `find` not found in f" in info.value.message
         assert f"it is at line {line}, but not on a line of its own" in info.value.message
-        assert info.value.hint.startswith(
-            "statements match as whole lines: make `find` the whole statement it is part of"
-        )
+        whole = "the whole line it is part of, `" if ";" in source else "the whole statement it is part of"
+        assert info.value.hint.startswith(f"statements match as whole lines: make `find` {whole}"), info.value.hint
 
 
 def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .problem import MISSING_MODULE, Problem
 from .scopes import FUNCS
-from .version_guard import OPEN, aliases, decide
+from .version_guard import OPEN, aliases, decide, flags
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -35,11 +35,12 @@ def unguarded_imports(
     ImportError, nor under an `if`. A test of the Python version is decided for the target
     `version` (`if sys.version_info >= (3, 11): import tomllib` is how code imports what only newer
     Pythons have; version_guard.decide), and one that reads the version in a way not understood
-    guards neither branch; what another condition (a flag like `PY311`) stands for is not
-    followed: it counts as a guard."""
+    guards neither branch; a module-level name bound once to a version test (`PY311 = sys.version_info
+    >= (3, 11)`) is decided as that test; what another condition stands for is not followed: it
+    counts as a guard."""
     out: list[tuple[ast.Import | ast.ImportFrom, str]] = []
     stack: list[tuple[ast.AST, str]] = [(s, "<module>") for s in reversed(tree.body)]
-    renamed = aliases(tree)
+    renamed, flagged = aliases(tree), flags(tree)
     while stack:
         node, qual = stack.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -52,7 +53,7 @@ def unguarded_imports(
             for part in reversed(parts):
                 stack.extend((x, qual) for x in reversed(part))
         elif isinstance(node, ast.If):  # a version check is decided for the target; any other `if` guards
-            taken = decide(node.test, version, renamed) if version is not None else None
+            taken = decide(node.test, version, renamed, flagged) if version is not None else None
             if taken == OPEN:  # a version test not understood: either branch may run
                 stack.extend((x, qual) for x in reversed([*node.body, *node.orelse]))
             elif taken is not None:

@@ -3,9 +3,12 @@
 (`[0]`, `[1]`) or by field (`.major`, `.minor`), `sys.hexversion` compared with an int, chained,
 negated, or joined by `and` / `or`.
 
+A module-level name bound once, to a test that reads the version (`PY311 = sys.version_info >= (3, 11)`,
+then `if PY311:`), stands for that test (flags()); a name bound more than once is not followed.
+
 decide() answers True or False when the test is decided, OPEN when it reads the version in a way
 that is not understood (or that needs the micro version): then both branches may run, so neither
-guards; None when the test does not read the version (a flag like `PY311`: it counts as a guard).
+guards; None when the test does not read the version (any other condition: it counts as a guard).
 """
 
 from __future__ import annotations
@@ -142,9 +145,74 @@ class _Rename(ast.NodeTransformer):
         return ast.Name(self.names.get(node.id, node.id), node.ctx)
 
 
-def decide(test: ast.expr, version: tuple[int, int], renamed: Mapping[str, str] | None = None) -> Decision:
+class _Expand(ast.NodeTransformer):
+    """Each flag's name read in a test replaced by (a copy of) the test it stands for."""
+
+    def __init__(self, flags: Mapping[str, ast.expr]) -> None:
+        self.flags = flags
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        flag = self.flags.get(node.id)
+        return copy.deepcopy(flag) if flag is not None and isinstance(node.ctx, ast.Load) else node
+
+
+def _bound_names(tree: ast.Module) -> dict[str, int]:
+    """How many times each name is bound (or deleted) anywhere in `tree`, in any scope."""
+    count: dict[str, int] = {}
+    for n in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names = [n.id]
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [n.name]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names = [a.asname or a.name.split(".")[0] for a in n.names]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names = list(n.names)
+        elif isinstance(n, ast.arg):
+            names = [n.arg]
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names = [n.name]
+        else:
+            bound = getattr(n, "name", None) or getattr(n, "rest", None)  # match patterns' captures
+            names = [bound] if isinstance(bound, str) and type(n).__name__.startswith("Match") else []
+        for name in names:
+            count[name] = count.get(name, 0) + 1
+    return count
+
+
+def flags(tree: ast.Module) -> dict[str, ast.expr]:
+    """The module-level names bound once in `tree`, by `NAME = test` (or `NAME: T = test`) where the
+    test reads the Python version, each with its test (the flags it reads already replaced, and the
+    aliases of version_info and hexversion renamed): a name bound anywhere else too is not one."""
+    once = {name for name, n in _bound_names(tree).items() if n == 1}
+    renamed = aliases(tree)
+    out: dict[str, ast.expr] = {}
+    for s in tree.body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1:
+            target, value = s.targets[0], s.value
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:
+            target, value = s.target, s.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in once:
+            test = _Rename(renamed).visit(_Expand(out).visit(copy.deepcopy(value)))
+            if _reads_version(test):
+                out[target.id] = test
+    return out
+
+
+def decide(
+    test: ast.expr,
+    version: tuple[int, int],
+    renamed: Mapping[str, str] | None = None,
+    flagged: Mapping[str, ast.expr] | None = None,
+) -> Decision:
     """The value of `test` on the target's `version`, OPEN, or None (see the module's docstring).
-    `renamed`: the aliases of version_info and hexversion the module binds (aliases())."""
+    `renamed`: the aliases of version_info and hexversion the module binds (aliases()); `flagged`:
+    its names that stand for a version test (flags())."""
+    if flagged:
+        test = _Expand(flagged).visit(copy.deepcopy(test))
     if renamed:
         test = _Rename(renamed).visit(copy.deepcopy(test))
     return _decide(test, version)

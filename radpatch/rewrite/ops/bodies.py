@@ -151,8 +151,9 @@ class ReplaceBody(Operation):
 Step = tuple[str, int | None]
 
 
-def _split(fn: cst.FunctionDef) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement]]:
-    """(docstring statement or nothing, the rest of the body); a one-line body becomes a block."""
+def _split(fn: cst.FunctionDef) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement], bool]:
+    """(docstring statement or nothing, the rest of the body, whether the docstring shares its line
+    with the rest's first statements: `'doc'; return 1`); a one-line body becomes a block."""
     body = fn.body
     stmts: list[cst.BaseStatement] = (
         list(body.body) if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[arg-type]
@@ -160,17 +161,40 @@ def _split(fn: cst.FunctionDef) -> tuple[list[cst.BaseStatement], list[cst.BaseS
     first = stmts[0] if stmts else None
     if (
         isinstance(first, cst.SimpleStatementLine)
-        and len(first.body) == 1
         and isinstance(first.body[0], cst.Expr)
         and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     ):
-        return stmts[:1], stmts[1:]
-    return [], stmts
+        if len(first.body) == 1:
+            return stmts[:1], stmts[1:], False
+        doc = first.with_changes(body=first.body[:1], trailing_whitespace=cst.TrailingWhitespace())
+        beside = cst.SimpleStatementLine(body=first.body[1:], trailing_whitespace=first.trailing_whitespace)
+        return [doc], [beside, *stmts[1:]], True
+    return [], stmts, False
 
 
-def _with_statements(fn: cst.FunctionDef, stmts: list[cst.BaseStatement]) -> cst.FunctionDef:
+def _with_statements(
+    fn: cst.FunctionDef, doc: list[cst.BaseStatement], stmts: list[cst.BaseStatement], shared: bool = False
+) -> cst.FunctionDef:
+    """`fn` with the body `doc` + `stmts`. A docstring that shared its line (_split) shares it with the
+    first line of `stmts` when that is a line of simple statements (so undoing gives the line back),
+    else it stands alone."""
+    if doc and shared:
+        line = doc[0]
+        assert isinstance(line, cst.SimpleStatementLine)
+        if stmts and isinstance(stmts[0], cst.SimpleStatementLine):
+            merged = line.with_changes(
+                body=[*line.body, *stmts[0].body], trailing_whitespace=stmts[0].trailing_whitespace
+            )
+            doc, stmts = [merged], stmts[1:]
+        else:
+            alone = line.body[0].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            doc = [line.with_changes(body=[alone])]
     body = fn.body
-    block = body.with_changes(body=stmts) if isinstance(body, cst.IndentedBlock) else cst.IndentedBlock(body=stmts)
+    block = (
+        body.with_changes(body=[*doc, *stmts])
+        if isinstance(body, cst.IndentedBlock)
+        else cst.IndentedBlock(body=[*doc, *stmts])
+    )
     return fn.with_changes(body=block)
 
 
@@ -229,7 +253,7 @@ def _ast(module: cst.Module) -> str:
 def wrap(src: Source, op: WrapBody) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         path, fn = function(module, op.function, offset)
-        doc, rest = _split(fn)
+        doc, rest, shared = _split(fn)
         if not rest:  # `__body__` would stand for nothing: the template's block would be left empty
             raise MatchFailure(
                 f"{op.function}() has no statements to wrap: its body is only a docstring",
@@ -247,7 +271,7 @@ def wrap(src: Source, op: WrapBody) -> Source:
         items = list(getattr(holder[-1], name))
         filled = replace_on_path(holder, holder[-1].with_changes(**{name: [*items[:i], *rest, *items[i + 1 :]]}))
         assert isinstance(filled, cst.Module)
-        return replace_on_path(path, _with_statements(fn, [*doc, *filled.body]))
+        return replace_on_path(path, _with_statements(fn, doc, list(filled.body), shared))
 
     return in_scope(src, op.function, edit)
 
@@ -255,7 +279,7 @@ def wrap(src: Source, op: WrapBody) -> Source:
 def unwrap(src: Source, op: WrapBody) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         path, fn = function(module, op.function, offset)
-        doc, rest = _split(fn)
+        doc, rest, shared = _split(fn)
         template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
         steps = _locate(template)
         if steps is None or hole_problem(op.with_):
@@ -277,7 +301,7 @@ def unwrap(src: Source, op: WrapBody) -> Source:
             raise NotUndoable(
                 f"the body of {op.function}() is not wrapped in the template (the code around `{BODY}` differs)"
             )
-        return replace_on_path(path, _with_statements(fn, [*doc, *inner]))
+        return replace_on_path(path, _with_statements(fn, doc, list(inner), shared))
 
     return in_scope(src, op.function, edit)
 
@@ -291,7 +315,7 @@ def replace_body(src: Source, op: ReplaceBody, undo: bool) -> Source:
 
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         path, fn = function(module, op.function, offset)
-        doc, rest = _split(fn)
+        doc, rest, shared = _split(fn)
         if _body_key(module, rest) != ast.dump(ast.parse(textwrap.dedent(old))):
             raise (NotUndoable if undo else NotFound)(
                 f"the body of {op.function}() (docstring aside) is not {'the replacement' if undo else '`find`'}"
@@ -299,6 +323,6 @@ def replace_body(src: Source, op: ReplaceBody, undo: bool) -> Source:
         stmts = _statements(new)
         if rest:
             stmts[0] = stmts[0].with_changes(leading_lines=rest[0].leading_lines)  # type: ignore[attr-defined]
-        return replace_on_path(path, _with_statements(fn, [*doc, *stmts]))
+        return replace_on_path(path, _with_statements(fn, doc, stmts, shared))
 
     return in_scope(src, op.function, edit)

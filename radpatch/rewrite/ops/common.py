@@ -45,6 +45,7 @@ from radpatch.rewrite.matching import (
     nested_scopes,
     replace_on_path,
     starts,
+    statement_count,
     statement_slots,
 )
 from radpatch.rewrite.source import Source, Top, bindings, bound_names
@@ -446,13 +447,25 @@ def statement_candidates(module: cst.Module, scope: Path_, pattern: str, offset:
     def explain() -> Explanation:
         inline = inline_statements(module, scope, pattern)
         if inline:
-            lines = ", ".join(map(str, lines_of(module, inline, offset)))
-            return (
-                f"it is at line {lines}, but not on a line of its own (in a one-line suite such as `if x: y`, or "
-                "beside another statement after `;`)",
-                True,
-                INLINE_HINT,
+            first = lines_of(module, [i.first for i in inline], offset)
+            shown = ", ".join(map(str, first))
+            where = (
+                f"it is at line {shown}, but not on lines of its own: it starts or ends inside a line"
+                if statement_count(pattern) > 1
+                else f"it is at line {shown}, but not on a line of its own"
             )
+            whole = inline[0].lines
+            if whole is None:
+                return f"{where} (in a one-line suite such as `if x: y`)", True, INLINE_HINT
+            if "\n" not in whole and len(whole) < 160:
+                hint = f"statements match as whole lines: make `find` the whole line it is part of, `{whole}`"
+            else:
+                end = first[0] + whole.count("\n")
+                hint = (
+                    f"statements match as whole lines: make `find` the whole lines {first[0]}-{end} it is part "
+                    "of, every statement on them"
+                )
+            return f"{where} (beside another statement after `;`)", True, hint
         return closest(module, scope_statements(scope), pattern, offset)
 
     return explain

@@ -77,7 +77,7 @@ def test_statement_operations_refuse_one_statement_of_a_shared_line(
     }[kind]
     exc = refuse(before, op)
     assert "not on a line of its own" in exc.message and "`;`" in exc.message, exc.message
-    assert "whole statement" in exc.hint
+    assert "whole line" in exc.hint and f"`{line}`" in exc.hint, exc.hint
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
@@ -98,3 +98,51 @@ def test_wrap_body_with_the_body_on_a_shared_line_is_refused(template: str) -> N
     exc = refuse("def f(x):\n    return x\n", WrapBody("f", template))
     assert "shares line 1 of the template" in exc.message and "line of its own" in exc.message
     ast.parse(template)  # the template itself is valid Python: only its `__body__` placement is refused
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> tuple[list[list[str]], int, int]:
+    """Lines of 1 to 3 `;`-separated statements (at least one line holds several), and a run of 2 or
+    more consecutive statements (start, length) that starts or ends inside a line."""
+    sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3).filter(lambda s: max(s) > 1 and sum(s) > 2))
+    rows, n = [], 0
+    for size in sizes:
+        rows.append([f"V{n + j} = {n + j}" for j in range(size)])
+        n += size
+    firsts = {sum(sizes[:i]) for i in range(len(sizes))}
+    lasts = {sum(sizes[: i + 1]) - 1 for i in range(len(sizes))}
+    spans = [(s, k) for s in range(n) for k in range(2, n - s + 1) if not (s in firsts and s + k - 1 in lasts)]
+    start, length = draw(st.sampled_from(spans))
+    return rows, start, length
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(runs(), st.sampled_from(("f", "<module>")), st.sampled_from(("replace", "delete", "insert_after")))
+def test_a_run_of_statements_starting_or_ending_inside_a_line_is_refused_naming_the_line(
+    case: tuple[list[list[str]], int, int], scope: str, kind: str
+) -> None:
+    """Issue 21: `find: "a = 1\\nb = 2"` on `x = 0; a = 1; b = 2` was refused as 'nothing similar'.
+    The refusal names the line and the whole lines to find instead; finding them works, byte for byte."""
+    rows, start, length = case
+    texts = ["; ".join(r) for r in rows]
+    flat = [(i, s) for i, r in enumerate(rows) for s in r]
+    find = "\n".join(s for _, s in flat[start : start + length])
+    first, last = flat[start][0], flat[start + length - 1][0]
+    indent, top = ("    ", 2) if scope == "f" else ("", 1)
+    body = "".join(f"{indent}{t}\n" for t in texts)
+    before = f"def f():\n{body}    return 0\n" if scope == "f" else body
+    op = {
+        "replace": Replace(scope, find, "X = 0"),
+        "delete": Delete(scope, find),
+        "insert_after": InsertStatements(scope, find, "pass", "after"),
+    }[kind]
+    exc = refuse(before, op)
+    assert f"it is at line {top + first}, but not on lines of its own" in exc.message, exc.message
+    assert "`;`" in exc.message and "\n" not in exc.message, exc.message
+    wanted = f"`{texts[first]}`" if first == last else f"lines {top + first}-{top + last}"
+    assert wanted in exc.hint, exc.hint
+    whole = "\n".join(texts[first : last + 1])
+    rest = [*texts[:first], "X = 0", *texts[last + 1 :]]
+    after_body = "".join(f"{indent}{t}\n" for t in rest)
+    after = f"def f():\n{after_body}    return 0\n" if scope == "f" else after_body
+    check(before, Replace(scope, whole, "X = 0"), after)
