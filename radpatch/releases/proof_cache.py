@@ -28,9 +28,9 @@ import radpatch
 from radpatch.prove.steps import Kind
 from radpatch.registry.model import Patch
 from radpatch.releases import proof
+from radpatch.releases.cache import write_json
 from radpatch.releases.progress import Progress
 from radpatch.releases.results import PROOF, Checks
-from radpatch.releases.wheels import write_json
 
 
 def prove_all(

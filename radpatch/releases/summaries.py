@@ -10,8 +10,8 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from radpatch.registry.model import Patch
+from radpatch.releases.cache import write_json
 from radpatch.releases.results import Report
-from radpatch.releases.wheels import write_json
 
 
 def summary_path(root: Path, patch: Patch) -> Path:
