@@ -21,7 +21,7 @@ OUT = REPO / "docs" / "compatibility.md"
 sys.path.insert(0, str(REPO))
 
 from radpatch.registry.catalog import shipped_registry  # noqa: E402
-from radpatch.releases.verify import MEANING  # noqa: E402
+from radpatch.releases.results import MEANING  # noqa: E402
 
 MARK = {True: "✓", False: "✗", None: "·"}
 

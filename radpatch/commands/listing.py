@@ -11,7 +11,7 @@ from radpatch.errors import EXIT_OK
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, overlaps
-from radpatch.releases.verify import obsolete_from
+from radpatch.releases.summaries import obsolete_from
 from radpatch.releases.wheels import cache_root
 
 

@@ -150,7 +150,7 @@ def obsolete_upstream_from(s: PatchState) -> Version | None:
     """X of "obsolete upstream from X" (None: verify has not seen the installed release contain the change)."""
     if s.dist is None or s.patch.from_record:
         return None
-    from radpatch.releases.verify import obsolete_from
+    from radpatch.releases.summaries import obsolete_from
     from radpatch.releases.wheels import cache_root
 
     first = obsolete_from(cache_root(), s.patch)

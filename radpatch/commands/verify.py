@@ -3,7 +3,7 @@
 Exit 1 when a release in the declared range (and in SPEC) fails; releases outside the declared
 range are reported, never counted against the patch. Exit 2 when SPEC holds no release of the
 declared range: nothing the patch claims was verified. `--json` prints one object
-(JSON_SCHEMA_VERSION in radpatch.releases.verify), also on exit 1 and 2.
+(JSON_SCHEMA_VERSION in radpatch.releases.results), also on exit 1 and 2.
 
 With several names or `--all`, one matrix of entries x releases (radpatch.releases.matrix), the
 entries' overlaps (radpatch.releases.overlaps), and the same exit codes over every entry.
@@ -21,7 +21,8 @@ from radpatch.prove.steps import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, matrix, overlaps
-from radpatch.releases.verify import CHECKS, ReleaseResult, Report, first_failed, parse_spec, verify
+from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
+from radpatch.releases.verify import parse_spec, verify
 from radpatch.releases.wheels import Releases
 
 

@@ -17,13 +17,14 @@ from typing import Any
 import yaml
 
 from radpatch.registry import loader
+from radpatch.registry.loader import nodes
 from radpatch.registry.model import Field, Operation
 from radpatch.rewrite.ops import OPERATIONS
 
 PATH = Path(__file__).resolve().parents[1] / "registry.schema.json"
 _IDENT = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
 KINDS: dict[str, dict[str, Any]] = {
-    "qualname": {"type": "string", "pattern": loader._QUALNAME.pattern},
+    "qualname": {"type": "string", "pattern": nodes.QUALNAME.pattern},
     "identifier": _IDENT,
     "code": {"type": "string", "pattern": "\\S"},
     "within": {"type": "string", "pattern": "\\S"},
@@ -31,7 +32,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
     "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
-    "position": {"enum": list(loader.POSITIONS)},
+    "position": {"enum": list(nodes.POSITIONS)},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
 }
 _RANGE = {"type": "string", "pattern": "\\S", "description": "PEP 440 version range, e.g. '>=0.22,<0.34'"}
@@ -74,7 +75,7 @@ def build() -> dict[str, Any]:
     }
     module_choice = {
         "type": "object",
-        "properties": {"versions": _RANGE, "module": {"type": "string", "pattern": loader._DOTTED.pattern}},
+        "properties": {"versions": _RANGE, "module": {"type": "string", "pattern": nodes.DOTTED.pattern}},
         "required": ["versions", "module"],
         "additionalProperties": False,
     }
@@ -102,7 +103,7 @@ def build() -> dict[str, Any]:
         "knobs": {
             "type": "object",
             "patternProperties": {
-                loader._ENVVAR.pattern: {
+                nodes.ENVVAR.pattern: {
                     "type": "object",
                     "properties": {"default": {"type": ["string", "number"]}, "meaning": {"type": "string"}},
                     "required": ["default", "meaning"],
@@ -116,7 +117,7 @@ def build() -> dict[str, Any]:
             "minProperties": 1,
             "additionalProperties": {
                 "oneOf": [
-                    {"type": "string", "pattern": loader._DOTTED.pattern},
+                    {"type": "string", "pattern": nodes.DOTTED.pattern},
                     {"type": "array", "items": module_choice},
                 ]
             },
@@ -124,13 +125,13 @@ def build() -> dict[str, Any]:
         "rewrites": {"type": "array", "minItems": 1, "items": rewrite},
         "requires": {
             "type": "array",
-            "items": {"type": "string", "pattern": loader._ENTRY.pattern},
+            "items": {"type": "string", "pattern": nodes.ENTRY.pattern},
             "uniqueItems": True,
             "description": "optional: the entries (by name) this one is applied after, e.g. [earlier_fix]",
         },
         "upstream": {
             "type": "array",
-            "items": {"type": "string", "pattern": loader._URL.pattern},
+            "items": {"type": "string", "pattern": nodes.URL.pattern},
             "uniqueItems": True,
             "description": "optional: URLs of the upstream PRs or issues whose release makes this entry obsolete",
         },

@@ -84,7 +84,7 @@ class Field:
     """One YAML key of an operation: the reader kind decides validation and its JSON Schema."""
 
     key: str
-    kind: str  # a reader in loader.READERS (or payload) and a fragment in json_schema.KINDS
+    kind: str  # a reader in loader.nodes.READERS (or payload) and a fragment in json_schema.KINDS
     doc: str
     required: bool = True
     attr: str = ""  # the spec's attribute, when it is not the key (default: `with` -> `with_`)

@@ -30,7 +30,9 @@ from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch
 from radpatch.releases import modules
 from radpatch.releases import moved as search
-from radpatch.releases.verify import ReleaseResult, Report, first_failed, selects, stacked, verify
+from radpatch.releases.results import ReleaseResult, Report, first_failed
+from radpatch.releases.verifier import stacked
+from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
 
 PASS, OBSOLETE, MOVED, NO_MATCH, OUT, FAIL = "pass", "obsolete", "moved", "no match", "out of range", "fail"

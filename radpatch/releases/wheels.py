@@ -15,6 +15,8 @@ patch and every registry:
                                     index's sha256 of it, else its size), its tail (a blob), the
                                     members kept ({name: sha256}) and the requested members it lacks
 
+The cache's files are read and written by radpatch.releases.cache.
+
 A new patch fetches only the members it adds (the tail is cached), and a file shared by several
 releases is stored once. A wheel entry is used only while the index lists the same bytes under the
 wheel's name (the sha256 of the PEP 691 `hashes` or the URL's `#sha256=` fragment, else the size):
@@ -32,9 +34,7 @@ import hashlib
 import io
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -47,11 +47,22 @@ from packaging.version import InvalidVersion, Version
 
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.releases import remotezip
+from radpatch.releases.cache import (
+    FORMAT,
+    Entry,
+    blobs_intact,
+    drop_old_layout,
+    identity,
+    read_blob,
+    read_entry,
+    read_tail,
+    write_blob,
+    write_json,
+)
 from radpatch.releases.index import Http, IndexFile, Offline, project_files
 from radpatch.releases.pipconf import PipSettings, read_settings
 
 LISTING_TTL = 24 * 3600.0
-_FORMAT = 2
 DIST_INFO_FILES = ("RECORD", "METADATA", "WHEEL", "top_level.txt")
 
 
@@ -116,7 +127,12 @@ class Release:
 
     def read(self, relpath: str) -> bytes | None:
         digest = self.members.get(relpath)
-        return None if digest is None else _read_blob(self.root, digest)
+        return None if digest is None else read_blob(self.root, digest)
+
+
+def _release(entry: Entry, root: Path, dist: str, version: Version) -> Release:
+    """The release a cache entry holds."""
+    return Release(dist, version, root, entry.wheel, entry.members, entry.absent)
 
 
 @dataclass(frozen=True)
@@ -200,7 +216,7 @@ class Releases:
         write_json(
             self.dist_dir(dist) / "versions.json",
             {
-                "format": _FORMAT,
+                "format": FORMAT,
                 "distribution": dist,
                 "listed_at": listing.listed_at,
                 "sources": self.sources,
@@ -213,7 +229,7 @@ class Releases:
     def _cached_listing(self, dist: str) -> Listing | None:
         try:
             data = json.loads((self.dist_dir(dist) / "versions.json").read_text())
-            if data.get("format") != _FORMAT or data.get("sources") != self.sources:
+            if data.get("format") != FORMAT or data.get("sources") != self.sources:
                 return None  # another layout, or other index settings: list again
             wheels = {Version(v): tuple(IndexFile.from_json(w) for w in ws) for v, ws in data["versions"].items()}
             return Listing(tuple(sorted(wheels)), float(data["listed_at"]), True, "", wheels)
@@ -249,11 +265,11 @@ class Releases:
             wheel = self.wheel_of(dist, version)
         except (EnvironmentProblem, RefusedError):
             return None
-        entry = _read_entry(self._entry(dist, version, wheel.filename))
-        if entry is None or not entry.same_bytes(wheel) or not entry.release(self.root, dist, version).covers(needs):
+        entry = read_entry(self._entry(dist, version, wheel.filename))
+        if entry is None or not entry.same_bytes(wheel) or not _release(entry, self.root, dist, version).covers(needs):
             return None
-        release = entry.release(self.root, dist, version)
-        if not _blobs_intact(self.root, release.members.values()):
+        release = _release(entry, self.root, dist, version)
+        if not blobs_intact(self.root, release.members.values()):
             return None
         return release if release.covers(with_stars(release, needs)) else None
 
@@ -274,14 +290,14 @@ class Releases:
     def _fetch(self, dist: str, version: Version, needs: frozenset[str], count: Counter) -> Fetch:
         wheel = self.wheel_of(dist, version)
         path = self._entry(dist, version, wheel.filename)
-        old = _read_entry(path)
-        if old is not None and (not old.same_bytes(wheel) or not _blobs_intact(self.root, old.members.values())):
+        old = read_entry(path)
+        if old is not None and (not old.same_bytes(wheel) or not blobs_intact(self.root, old.members.values())):
             old = None  # another wheel under the same name (re-published), or a damaged cache: read it again
         known = old.members if old else {}
         missing = needs - set(known) - (old.absent if old else frozenset())
-        tail = _read_tail(self.root, old)
+        tail = read_tail(self.root, old)
         if old is not None and not missing:
-            return Fetch(old.release(self.root, dist, version), 0, old.size, False)
+            return Fetch(_release(old, self.root, dist, version), 0, old.size, False)
         received = [0]
 
         def counted(n: int) -> None:
@@ -298,25 +314,25 @@ class Releases:
             got = remotezip.read_members(self.http, wheel.url, want, tail, counted)
         except Offline as exc:
             raise _offline(f"read {wheel.filename}", exc.message)
-        data = {**{n: _read_blob(self.root, d) or b"" for n, d in known.items()}, **got.data}
+        data = {**{n: read_blob(self.root, d) or b"" for n, d in known.items()}, **got.data}
         _check_record(wheel.filename, data, missing & got.names)
         members = dict(known)
         for name, content in got.data.items():
-            members[name] = _write_blob(self.root, content)
+            members[name] = write_blob(self.root, content)
         kept_tail = got.tail or (tail if tail else None)
-        entry = _Entry(
+        entry = Entry(
             wheel.filename,
             wheel.url,
             got.size,
             kept_tail.offset if kept_tail else None,
-            _write_blob(self.root, kept_tail.data) if kept_tail else None,
+            write_blob(self.root, kept_tail.data) if kept_tail else None,
             members,
             frozenset((old.absent if old else frozenset()) | (needs - got.names)),
             identity(wheel),
         )
-        _drop_old_layout(path.parent)
+        drop_old_layout(path.parent)
         write_json(path, entry.to_json())
-        return Fetch(entry.release(self.root, dist, version), received[0], got.size, got.whole)
+        return Fetch(_release(entry, self.root, dist, version), received[0], got.size, got.whole)
 
 
 def with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
@@ -333,16 +349,6 @@ def with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
         if more == out:
             return out
         out = more
-
-
-def _drop_old_layout(entry: Path) -> None:
-    """radpatch 0.1's entries (files extracted next to a manifest.json) are replaced by blobs."""
-    if (entry / "manifest.json").is_file():
-        for p in entry.iterdir():
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            elif p.name == "manifest.json":
-                p.unlink(missing_ok=True)
 
 
 def pick_wheel(wheels: Iterable[IndexFile]) -> IndexFile | None:
@@ -387,106 +393,6 @@ def _is_version(text: str) -> bool:
     return True
 
 
-# --- cache entries --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Entry:
-    wheel: str
-    url: str
-    size: int
-    tail_offset: int | None
-    tail: str | None  # sha256 of the tail's blob
-    members: dict[str, str]
-    absent: frozenset[str]
-    identity: str | None = None  # what identified the wheel's bytes when it was read (`identity`)
-
-    def same_bytes(self, wheel: IndexFile) -> bool:
-        """The index lists the bytes this entry was read from (as far as it says what they are)."""
-        now = identity(wheel)
-        return now is None or now == self.identity
-
-    def release(self, root: Path, dist: str, version: Version) -> Release:
-        return Release(dist, version, root, self.wheel, self.members, self.absent)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "format": _FORMAT,
-            "wheel": self.wheel,
-            "url": self.url,
-            "size": self.size,
-            "tail": None if self.tail is None else {"offset": self.tail_offset, "sha256": self.tail},
-            "members": dict(sorted(self.members.items())),
-            "absent": sorted(self.absent),
-            "identity": self.identity,
-        }
-
-
-def identity(wheel: IndexFile) -> str | None:
-    """What identifies a wheel's bytes as the index lists them: its sha256, else its size (None:
-    the index says neither)."""
-    if wheel.sha256:
-        return f"sha256:{wheel.sha256.lower()}"
-    return None if wheel.size is None else f"size:{wheel.size}"
-
-
-def _read_entry(path: Path) -> _Entry | None:
-    try:
-        data = json.loads(path.read_text())
-        if data.get("format") != _FORMAT:
-            return None
-        tail = data.get("tail")
-        return _Entry(
-            str(data["wheel"]),
-            str(data["url"]),
-            int(data["size"]),
-            int(tail["offset"]) if tail else None,
-            str(tail["sha256"]) if tail else None,
-            {str(k): str(v) for k, v in data["members"].items()},
-            frozenset(str(a) for a in data["absent"]),
-            str(data["identity"]) if data.get("identity") else None,
-        )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _read_tail(root: Path, entry: _Entry | None) -> remotezip.Tail | None:
-    if entry is None or entry.tail is None or entry.tail_offset is None:
-        return None
-    data = _read_blob(root, entry.tail)
-    return None if data is None else remotezip.Tail(entry.tail_offset, data)
-
-
-def _blob(root: Path, digest: str) -> Path:
-    return root / "blobs" / digest
-
-
-def _blobs_intact(root: Path, digests: Iterable[str]) -> bool:
-    """Every blob is there and hashes to its name (a damaged one is dropped, to be read again)."""
-    return all(_read_blob(root, d) is not None for d in digests)
-
-
-def _read_blob(root: Path, digest: str) -> bytes | None:
-    """A blob's bytes, or None when it is missing or does not hash to its name (then it is dropped)."""
-    path = _blob(root, digest)
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if hashlib.sha256(data).hexdigest() != digest:
-        path.unlink(missing_ok=True)
-        return None
-    return data
-
-
-def _write_blob(root: Path, data: bytes) -> str:
-    digest = hashlib.sha256(data).hexdigest()
-    path = _blob(root, digest)
-    if not path.is_file():
-        _write_atomic(path, data)
-    return digest
-
-
 def _check_record(wheel: str, data: dict[str, bytes], modules: Iterable[str]) -> None:
     record = next((content for name, content in data.items() if name.endswith(".dist-info/RECORD")), None)
     if record is None:
@@ -500,34 +406,3 @@ def _check_record(wheel: str, data: dict[str, bytes], modules: Iterable[str]) ->
                 raise EnvironmentProblem(
                     f"{wheel}: {name} does not match the wheel's RECORD (corrupt download?)", "run verify again"
                 )
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write one cache file whole or not at all; a cache that cannot be written is the user's to
-    point elsewhere (exit 4), never an internal error."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
-    except OSError as exc:
-        raise _unwritable(path, exc) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise _unwritable(path, exc) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _unwritable(path: Path, exc: OSError) -> EnvironmentProblem:
-    return EnvironmentProblem(
-        f"cannot write radpatch's release cache at {path.parent}: {exc.strerror or exc}",
-        "set RADPATCH_CACHE to a writable directory (it holds the wheels' members read so far)",
-    )
-
-
-def write_json(path: Path, data: object) -> None:
-    _write_atomic(path, json.dumps(data, indent=1).encode())

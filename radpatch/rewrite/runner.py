@@ -91,7 +91,7 @@ def _run(
                 run = _same_edit_run(applied, rw, nth)
                 rw = _with_occurrence(rw, counted)
                 if run is not None:
-                    from radpatch.rewrite.ops.common import undoing_in_run
+                    from radpatch.rewrite.ops.common.selection import undoing_in_run
 
                     with undoing_in_run(*run):
                         src = _step(patch, rw, src, where, undo)
@@ -170,7 +170,8 @@ def _forward_counted(
 ) -> Source:
     """Apply `rw` to the installed file's `nth` match, in `src` (the file as the rewrites before it
     left it): found by its position in the installed file, mapped through their edits."""
-    from radpatch.rewrite.ops.common import code_errors, probe
+    from radpatch.rewrite.ops.common import code_errors
+    from radpatch.rewrite.ops.common.selection import probe
 
     def matches(of: Source) -> list[tuple[int, int]] | None:
         with code_errors():
@@ -219,7 +220,7 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
     original = src
     src = _run(patch, rws, src, where, undo=False, applied=rws)
     if src.lines != original.lines:  # a rewrite ran: libcst and the operations are loaded
-        from radpatch.rewrite.ops.common import imports_before_uses
+        from radpatch.rewrite.ops.common.import_lines import imports_before_uses
 
         src = imports_before_uses(original, src)
     try:

@@ -485,7 +485,7 @@ def test_a_payload_that_is_a_device_is_refused_not_read(tmp_path: Path) -> None:
 
 
 def test_a_payload_larger_than_the_limit_is_refused(tmp_path: Path) -> None:
-    from radpatch.registry.loader import MAX_BYTES
+    from radpatch.registry.loader.nodes import MAX_BYTES
 
     file = write(tmp_path, VALID, payload=PAYLOAD + "#" * MAX_BYTES + "\n")
     found = problems(file)

@@ -12,7 +12,7 @@ from types import ModuleType
 
 from radpatch.registry.catalog import shipped_registry
 from radpatch.registry.loader import load_patch
-from radpatch.releases.verify import MEANING
+from radpatch.releases.results import MEANING
 from tests.lib import REPO
 
 PAGE = REPO / "docs" / "compatibility.md"

@@ -17,7 +17,8 @@ from radpatch.prove.steps import Cause
 from radpatch.registry.loader import load_patch
 from radpatch.releases import moved
 from radpatch.releases.pipconf import read_settings
-from radpatch.releases.verify import ReleaseResult, verify
+from radpatch.releases.results import ReleaseResult
+from radpatch.releases.verify import verify
 from radpatch.releases.wheels import Releases
 from tests.lib.registry import write_entry
 from tests.lib.toy_releases import DIST, RELEASES, entry

@@ -30,6 +30,7 @@ from packaging.version import Version
 from radpatch.errors import UsageError
 from radpatch.releases import proof, verify
 from radpatch.releases.pipconf import read_settings
+from radpatch.releases.results import JSON_SCHEMA_VERSION
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
 from tests.lib.index_server import IndexServer
@@ -192,7 +193,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
     r = radpatch("--registry", str(toyreg), "verify", "vtoy", "--json")
     assert r.code == 1
     data = json.loads(r.out)
-    assert data["schema_version"] == verify.JSON_SCHEMA_VERSION == 1
+    assert data["schema_version"] == JSON_SCHEMA_VERSION == 1
     assert data["patch"] == "vtoy" and data["distribution"] == DIST and data["supported"] == ">=1.0,<3"
     results = {x["version"]: x for x in data["results"]}
     assert list(results) == ["0.8", "0.9", "1.0", "1.1", "2.0", "3.0"]

@@ -1,5 +1,5 @@
 """Where add_import puts its line when a later rewrite of the same entry uses the name at import
-time (rewrite/ops/common.py: imports_before_uses).
+time (rewrite/ops/common/import_lines.py: imports_before_uses).
 
 Generated: module layouts (a docstring, `from __future__`, a comment header, a coding line; no
 early import, a plain one, a try/except import, a TYPE_CHECKING block; a late import after each of
@@ -32,7 +32,7 @@ import pytest
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from radpatch.rewrite import runner
-from radpatch.rewrite.ops import common
+from radpatch.rewrite.ops.common import import_lines
 from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.replace import Replace
 from tests.lib.rewrites import patch_of
@@ -74,7 +74,7 @@ def old_placement(monkeypatch: pytest.MonkeyPatch, patch: Any, before: bytes) ->
     """The patched bytes as they were before imports_before_uses (after_imports alone), or None
     when the proof refused them."""
     with monkeypatch.context() as m:
-        m.setattr(common, "imports_before_uses", lambda original, src: src)
+        m.setattr(import_lines, "imports_before_uses", lambda original, src: src)
         try:
             return plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before).after
         except RefusedError:

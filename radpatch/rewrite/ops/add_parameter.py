@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite import commas
     from radpatch.rewrite.matching import MatchFailure, NotUndoable, code_of, replace_on_path, stmt_key
-    from radpatch.rewrite.ops.common import function, in_scope
+    from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.selection import function
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, Path_, code_of, replace_on_path
-    from radpatch.rewrite.ops.common import function, in_scope
+    from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.selection import function
 
 BODY = "__body__"  # the placeholder statement of a wrap_body template
 

@@ -31,11 +31,8 @@ if TYPE_CHECKING:
         run_length,
         statement_slots,
     )
-    from radpatch.rewrite.ops.common import (
-        in_scope,
-        slot_of,
-        statement_match,
-    )
+    from radpatch.rewrite.ops.common import in_scope, slot_of
+    from radpatch.rewrite.ops.common.selection import statement_match
 
 
 @dataclass(frozen=True)

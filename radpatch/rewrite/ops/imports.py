@@ -1,11 +1,11 @@
 """add_import: one import line after the module's imports, unless the module already imports
 the same names from the same place (then nothing changes). When the entry's own later rewrites use
 the name at import time above that line (a late import below module-level code), the runner moves
-the line above that use (ops/common.py: imports_before_uses).
+the line above that use (ops/common/import_lines.py: imports_before_uses).
 
 The line ends with `# radpatch: added import`, so the inverse removes exactly the line radpatch
-added and never an import the module had of its own (ops/common.py: insert_definitions adds a
-payload's imports the same way).
+added and never an import the module had of its own (ops/common/import_lines.py: insert_definitions
+adds a payload's imports the same way).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
-    from radpatch.rewrite.ops.common import add_import, remove_import
+    from radpatch.rewrite.ops.common.import_lines import add_import, remove_import
 
 
 @dataclass(frozen=True)

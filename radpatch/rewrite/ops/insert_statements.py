@@ -26,12 +26,8 @@ if TYPE_CHECKING:
         run_length,
         stmt_key,
     )
-    from radpatch.rewrite.ops.common import (
-        in_scope,
-        slot_of,
-        statement_match,
-        with_body,
-    )
+    from radpatch.rewrite.ops.common import in_scope, slot_of, with_body
+    from radpatch.rewrite.ops.common.selection import statement_match
 
 
 @dataclass(frozen=True)

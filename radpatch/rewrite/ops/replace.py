@@ -45,17 +45,15 @@ if TYPE_CHECKING:
         run_length,
     )
     from radpatch.rewrite.merge import comment_lines, fit, merge, same_trailing_comment
-    from radpatch.rewrite.ops.common import (
+    from radpatch.rewrite.ops.common import in_scope, slot_of, with_body
+    from radpatch.rewrite.ops.common.selection import (
         Explanation,
         candidates,
-        in_scope,
         nested_matches,
         select,
-        slot_of,
         statement_match,
         statement_paths,
         undo_pick,
-        with_body,
     )
     from radpatch.rewrite.source import expression_text
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NotFound, NotUndoable
     from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import after_imports, insert_line
+    from radpatch.rewrite.ops.common.import_lines import after_imports, insert_line
 
 
 @dataclass(frozen=True)

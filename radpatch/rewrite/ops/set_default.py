@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path
     from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import function, in_scope
+    from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.selection import function
 
 
 @dataclass(frozen=True)

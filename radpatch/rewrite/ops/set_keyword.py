@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import Path_, code_of, expr_key, find_scope, lines_of, nodes_of, replace_on_path
     from radpatch.rewrite.merge import merge
-    from radpatch.rewrite.ops.common import Explanation, in_scope, nested_matches, select, undo_pick
+    from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.selection import Explanation, nested_matches, select, undo_pick
 
 
 @dataclass(frozen=True)

