@@ -56,7 +56,7 @@ def adoption(
     # a module a patch of the run creates, which another one changes: no file before either
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
     todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
-    todo = {n: fs for n, fs in todo.items() if fs}
+    todo = _with_required(patches, states, {n: fs for n, fs in todo.items() if fs}, created)
     if not todo:
         return {}
     bases, unknown = _bases(states, todo, env)
@@ -152,6 +152,44 @@ def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[F
         return not f.record_match and not (_needs_wheel(f, created) and not f.record_sha256)
 
     return files if files and all(fits(f) for f in files) else []
+
+
+def _with_required(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    created: frozenset[Path],
+) -> dict[str, list[FileState]]:
+    """`todo` with each entry of the run that a candidate requires (`requires:`, followed through)
+    and that reads not applied only because the candidate's result stacks on its own on the same
+    files (a series `patch -p1` applied whole): it goes under the candidate in each file's run, in
+    the run's order. Only when every file of it is a file of a candidate that requires it."""
+    by_name = {p.name: p for p in patches}
+    wanted: dict[str, set[Path]] = {}
+    for name, files in todo.items():
+        seen: set[str] = set()
+        stack = list(by_name[name].requires)
+        while stack:
+            req = stack.pop()
+            if req in seen or req not in by_name:
+                continue
+            seen.add(req)
+            stack.extend(by_name[req].requires)
+            wanted.setdefault(req, set()).update(f.path for f in files)
+    extra: dict[str, list[FileState]] = {}
+    for req, paths in wanted.items():
+        ps = states[req]
+        if req in todo or ps.record is not None or ps.declined or ps.root is None or ps.state is not State.NOT_APPLIED:
+            continue
+        files = list(ps.files)
+        fits = (
+            f.path in paths and not f.record_match and (f.record_sha256 or not _needs_wheel(f, created)) for f in files
+        )
+        if files and all(fits):
+            extra[req] = files
+    if not extra:
+        return todo
+    return {p.name: todo.get(p.name) or extra[p.name] for p in patches if p.name in todo or p.name in extra}
 
 
 def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
