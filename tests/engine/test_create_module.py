@@ -337,3 +337,18 @@ def test_a_created_module_edited_by_hand_is_refused_with_a_hint_that_removes_it_
     assert "radpatch restore toypkg/helpers.py" not in r.err
     restore = radpatch("restore", "toypkg/helpers.py")  # what the old hint advised: refused, as it must be
     assert restore.code != 0
+
+
+def test_a_created_module_that_defines_a_name_twice_is_created_as_python_allows(
+    write_registry: Callable[..., Path], site: Site, installed: Path, radpatch: Any
+) -> None:
+    """A real module may define a function twice (the second wins): creating the whole file replaces
+    no definition, so apply creates it as written and revert removes it."""
+    twice = "def clamp(x):\n    return x\n\n\ndef clamp(x, top=4):\n    return min(x, top)\n"
+    reg = write_registry("create", CREATE, {**PAYLOADS, "create/toypkg/helpers.py": twice})
+    r = radpatch("--registry", str(reg), "apply", "create")
+    assert r.code == 0, r.err
+    assert (site.root / "toypkg/helpers.py").read_text() == twice
+    assert radpatch("--registry", str(reg), "status", "--check", "create").code == 0
+    assert radpatch("--registry", str(reg), "revert", "create").code == 0
+    assert not (site.root / "toypkg/helpers.py").exists()
