@@ -8,6 +8,7 @@ patches under it read applied again once it is recorded. The proof that decides 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,8 +16,8 @@ from pathlib import Path
 from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import onto, plan
-from radpatch.prove.steps import ast_equal
-from radpatch.registry.model import Patch, creates
+from radpatch.prove.steps import ast_equal, forward
+from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
 from radpatch.state.record import Store
 
@@ -85,6 +86,9 @@ def adoption(
                 steps.append((name, change))
                 data = change.after
         except RefusedError as exc:
+            name, f = users[len(steps)]
+            if _matches(states[name].patch, f.rewrites, data, path):
+                raise _refused_result(name, f.relpath, path, of, exc) from None
             raise _not_adopted(states, [n for n, _ in users], users[0][1].relpath, f"on {of}: {exc.message}")
         disk = users[-1][1].data
         if not ast_equal(data, disk):
@@ -123,6 +127,28 @@ def carried(states: dict[str, PatchState], adopted: dict[str, Adopted]) -> dict[
         if all(f.state is State.APPLIED for f in files):
             out[name] = replace(ps, state=State.APPLIED, reason="", files=files)
     return out
+
+
+def _matches(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, path: Path) -> bool:
+    """The rewrites run on `data` (so a refusal of the plan is its proof's, not a missing match)."""
+    try:
+        forward(patch, rws, data, str(path))
+    except RadpatchError:
+        return False
+    return True
+
+
+def _refused_result(name: str, relpath: str, path: Path, of: str, exc: RefusedError) -> RefusedError:
+    """The file carries the patch's result, and the proof refuses that result itself (an undefined
+    name, code that does not compile): that is the reason, said with the file's site-relative path."""
+    why = exc.message.replace(str(path), relpath).removeprefix(f"{name}: ")
+    line = re.search(r"\(line (\d+)", why)
+    at = f"{relpath}:{line.group(1)}" if line else relpath
+    return RefusedError(
+        f"{name}: not recorded as applied: {at} carries the patch's result (run on {of}), and the proof refuses "
+        f"it: {why}",
+        exc.hint,
+    )
 
 
 def _other_edits(result: bytes, disk: bytes) -> str:
