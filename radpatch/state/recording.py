@@ -33,7 +33,7 @@ def hand_made_dirs(dist: Installed | None, paths: Iterable[Path]) -> dict[Path, 
     """Per module a change adopts where there was none (created by hand, or by `patch`): the
     directories above it, outermost first, that the distribution's RECORD lists no file in. They
     were made for it as apply makes them for a module it creates, so its record names them and
-    revert removes them once empty (capture's rule: importing.capture.Dist.new_dirs)."""
+    revert removes them once empty (capture records a package made by hand through this too)."""
     paths = list(paths)
     if dist is None or not paths:
         return {}
