@@ -295,7 +295,8 @@ def _write_group(
                 records.pop(c.patch.patch.name, None)
             else:
                 seq += 1
-                records[c.patch.patch.name] = recording.record(c.patch, _wrote(c, created), seq, records, theirs)
+                made = {**created, **recording.hand_made_dirs(c.patch.dist, c.created & c.adopted)}
+                records[c.patch.patch.name] = recording.record(c.patch, _wrote(c, made), seq, records, theirs)
         store.save(records, run_id)
     except BaseException:
         if _roll_back(store, files, written, dirs):

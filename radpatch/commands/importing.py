@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import click
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from radpatch.commands.options import check_supported
 from radpatch.context import Context
@@ -17,6 +19,7 @@ from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
 from radpatch.importing import emit, series
 from radpatch.importing.owners import Owners
+from radpatch.registry import versions
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -55,6 +58,10 @@ def run(
         for i in kept
     }
     written = emit.write(Path(out), list(entries.values()))
+    if supported is not None:
+        _warn_out_of_range(
+            supported, [e.name for e in entries.values()], {c.owner for i in kept for c in imported[i].changes}, owners
+        )
     for i, imp in enumerate(imported):
         e = entries.get(i)
         if e is None:
@@ -72,6 +79,23 @@ def run(
         + " ".join(e.name for e in entries.values())
     )
     return EXIT_OK
+
+
+def _warn_out_of_range(supported: str, names: list[str], dists: set[str | None], owners: Owners) -> None:
+    """One line on stderr when `--supported` leaves out the installed version: the entries are
+    written as asked, but none of them applies to this environment."""
+    for dist in sorted(d for d in dists if d):
+        version = _version(owners, dist)
+        if not versions.allows(SpecifierSet(supported), Version(version)):
+            click.echo(
+                f"radpatch: warning: --supported {supported!r} leaves out the installed {dist} {version}: "
+                f"{', '.join(names)} will not apply here (status reads incompatible)",
+                err=True,
+            )
+
+
+def _version(owners: Owners, dist: str) -> str:
+    return next(o.version for o in owners.files.values() if o.name == dist)
 
 
 def _read(path: str) -> bytes:
@@ -130,6 +154,6 @@ def _spec(
             "split the patch: one entry patches one distribution",
         )
     dist = found.pop()
-    version = next(o.version for o in owners.files.values() if o.name == dist)
+    version = _version(owners, dist)
     base = version.split("+")[0]
     return emit.EntrySpec(name, imp.label, imp.subject, dist, supported or f"=={base}", tuple(requires), imp.changes)

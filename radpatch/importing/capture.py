@@ -31,7 +31,6 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError, Undecodable, UsageError
@@ -60,9 +59,6 @@ class Edited:
     current: bytes
     want: str | None
     on: Link | None = None
-    # a new module: the directories above it (relative, outermost first) RECORD lists no file in,
-    # made by hand with it; revert removes those it leaves empty, as for a module `apply` created
-    dirs: tuple[str, ...] = ()
 
     @property
     def new(self) -> bool:
@@ -112,17 +108,6 @@ class _Dist:
         """Its top-level package directories (those whose `__init__.py` RECORD lists)."""
         tops = {r.split("/", 1)[0] for r in self.rows if "/" in r}
         return sorted(t for t in tops if f"{t}/__init__.py" in self.rows)
-
-    @cached_property
-    def listed_dirs(self) -> frozenset[str]:
-        """Every directory RECORD lists a file in (or below)."""
-        return frozenset("/".join(r.split("/")[:i]) for r in self.rows for i in range(1, r.count("/") + 1))
-
-    def new_dirs(self, rel: str) -> tuple[str, ...]:
-        """The directories above the unlisted file `rel`, outermost first, RECORD lists no file in."""
-        parts = rel.split("/")[:-1]
-        above = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
-        return tuple(d for d in above if d not in self.listed_dirs)
 
     def owns_new(self, rel: str) -> bool:
         """A file RECORD does not list goes into one of its packages: the nearest `__init__.py` above it."""
@@ -323,7 +308,7 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
         if _radpatchs(store, rel, data, named, left):
             continue
         on = onto.edited_on(store, rel, data)
-        edited.append(Edited(rel, data, want, on, dist.new_dirs(rel) if want is None and on is None else ()))
+        edited.append(Edited(rel, data, want, on))
     listed = {*dist.rows, *rows}
     for d in dirs:
         for rel in _walk(dist.root, d):
@@ -336,7 +321,7 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
             if data is None or _radpatchs(store, rel, data, named, left):
                 continue
             on = onto.edited_on(store, rel, data)
-            edited.append(Edited(rel, data, None, on, dist.new_dirs(rel) if on is None else ()))
+            edited.append(Edited(rel, data, None, on))
     return Found(dist.installed, tuple(edited), tuple(left), scanned)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.context import Context
@@ -151,7 +151,6 @@ def write_and_record(ctx: Context, out: Path, prepared: Prepared, apply: Run, re
     try:
         apply(with_out, entry.name)
         _unwritten(with_out, entry.name, prepared.found, revert)
-        _keep_dirs(prepared.found, entry.name)
     except RadpatchError as exc:
         _remove(written, out / entry.name)
         exc.hint = f"capture kept no entry ({out / (entry.name + '.yaml')} removed); " + (
@@ -171,28 +170,6 @@ def _unwritten(ctx: Context, name: str, found: capture.Found, revert: Run) -> No
             "reverted (the edited bytes are back)",
             "this is a bug in radpatch: please report it with the edited file",
         )
-
-
-def _keep_dirs(found: capture.Found, name: str) -> None:
-    """The directories made by hand for the new modules captured go into their record, so that
-    revert removes them (once empty) as it removes those `apply` made for a module it created:
-    apply, adopting the modules, made none (they were there)."""
-    made = {e.relpath: e.dirs for e in found.edited if e.new and e.dirs}
-    if not made:
-        return
-    store = Store(found.dist.root)
-    with store.locked():
-        records = store.records()
-        rec = records.get(name)
-        if rec is None:
-            return
-        files = tuple(
-            replace(f, made_dirs=made[f.path]) if f.created and f.path in made and not f.made_dirs else f
-            for f in rec.files
-        )
-        if files != rec.files:
-            records[name] = replace(rec, files=files)
-            store.save(records, store.last_run() or "")
 
 
 def _bytes(path: Path) -> bytes | None:

@@ -8,6 +8,7 @@ patches under it read applied again once it is recorded. The proof that decides 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,8 +16,8 @@ from pathlib import Path
 from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import onto, plan
-from radpatch.prove.steps import ast_equal
-from radpatch.registry.model import Patch, creates
+from radpatch.prove.steps import ast_equal, forward
+from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
 from radpatch.state.record import Store
 
@@ -56,7 +57,7 @@ def adoption(
     # a module a patch of the run creates, which another one changes: no file before either
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
     todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
-    todo = {n: fs for n, fs in todo.items() if fs}
+    todo = _with_required(patches, states, {n: fs for n, fs in todo.items() if fs}, created)
     if not todo:
         return {}
     bases, unknown = _bases(states, todo, env)
@@ -85,6 +86,9 @@ def adoption(
                 steps.append((name, change))
                 data = change.after
         except RefusedError as exc:
+            name, f = users[len(steps)]
+            if _matches(states[name].patch, f.rewrites, data, path):
+                raise _refused_result(name, f.relpath, path, of, exc) from None
             raise _not_adopted(states, [n for n, _ in users], users[0][1].relpath, f"on {of}: {exc.message}")
         disk = users[-1][1].data
         if not ast_equal(data, disk):
@@ -125,6 +129,28 @@ def carried(states: dict[str, PatchState], adopted: dict[str, Adopted]) -> dict[
     return out
 
 
+def _matches(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, path: Path) -> bool:
+    """The rewrites run on `data` (so a refusal of the plan is its proof's, not a missing match)."""
+    try:
+        forward(patch, rws, data, str(path))
+    except RadpatchError:
+        return False
+    return True
+
+
+def _refused_result(name: str, relpath: str, path: Path, of: str, exc: RefusedError) -> RefusedError:
+    """The file carries the patch's result, and the proof refuses that result itself (an undefined
+    name, code that does not compile): that is the reason, said with the file's site-relative path."""
+    why = exc.message.replace(str(path), relpath).removeprefix(f"{name}: ")
+    line = re.search(r"\(line (\d+)", why)
+    at = f"{relpath}:{line.group(1)}" if line else relpath
+    return RefusedError(
+        f"{name}: not recorded as applied: {at} carries the patch's result (run on {of}), and the proof refuses "
+        f"it: {why}",
+        exc.hint,
+    )
+
+
 def _other_edits(result: bytes, disk: bytes) -> str:
     """Where the file differs from the patch's result on its RECORD bytes, as the file's lines."""
     import difflib
@@ -152,6 +178,44 @@ def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[F
         return not f.record_match and not (_needs_wheel(f, created) and not f.record_sha256)
 
     return files if files and all(fits(f) for f in files) else []
+
+
+def _with_required(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    created: frozenset[Path],
+) -> dict[str, list[FileState]]:
+    """`todo` with each entry of the run that a candidate requires (`requires:`, followed through)
+    and that reads not applied only because the candidate's result stacks on its own on the same
+    files (a series `patch -p1` applied whole): it goes under the candidate in each file's run, in
+    the run's order. Only when every file of it is a file of a candidate that requires it."""
+    by_name = {p.name: p for p in patches}
+    wanted: dict[str, set[Path]] = {}
+    for name, files in todo.items():
+        seen: set[str] = set()
+        stack = list(by_name[name].requires)
+        while stack:
+            req = stack.pop()
+            if req in seen or req not in by_name:
+                continue
+            seen.add(req)
+            stack.extend(by_name[req].requires)
+            wanted.setdefault(req, set()).update(f.path for f in files)
+    extra: dict[str, list[FileState]] = {}
+    for req, paths in wanted.items():
+        ps = states[req]
+        if req in todo or ps.record is not None or ps.declined or ps.root is None or ps.state is not State.NOT_APPLIED:
+            continue
+        files = list(ps.files)
+        fits = (
+            f.path in paths and not f.record_match and (f.record_sha256 or not _needs_wheel(f, created)) for f in files
+        )
+        if files and all(fits):
+            extra[req] = files
+    if not extra:
+        return todo
+    return {p.name: todo.get(p.name) or extra[p.name] for p in patches if p.name in todo or p.name in extra}
 
 
 def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:

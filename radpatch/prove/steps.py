@@ -26,7 +26,7 @@ from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, placement, star_exports
 from radpatch.prove.names.imports import resolved
 from radpatch.prove.partial_package import partial_package_imports
-from radpatch.registry.model import Patch, Rewrite
+from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.rewrite.source import decode, remember
 
 
@@ -427,7 +427,11 @@ def placement_refusal(
     stars: tuple[star_exports.ModuleSource, ...] | None = None,
 ) -> Refusal | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
-    in a newer grammar than radpatch's own Python reads is judged by the target interpreter."""
+    in a newer grammar than radpatch's own Python reads is judged by the target interpreter. A module
+    the rewrites create is written whole: it has no code of its own to shadow or leave dead (a name
+    defined twice in it is the author's, as Python runs it), so it is not checked."""
+    if creates(rws):
+        return None
     me = names.module_of(module, where)  # the key the names step analysed both versions under: one parse each
     old, new = _analysis(before, me), _analysis(after, me)
     if (old.placement is None or new.placement is None) and _other(python) and _unparsable(before, after, me):

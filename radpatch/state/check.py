@@ -60,12 +60,18 @@ def failure(bad: list[PatchState]) -> CheckFailed:
         if len(fixable) == len(bad)
         else "see why above; `radpatch status NAME` explains each state"
     )
-    return CheckFailed(
-        "; ".join(
-            f"{s.patch.name} is {s.state.value}"
-            + (" (an interrupted run is pending)" if s.pending else "")
-            + (f" ({s.reason})" if s.reason else "")
-            for s in bad
-        ),
-        hint,
-    )
+    return CheckFailed("; ".join(_wrong(s) for s in bad), hint)
+
+
+def _wrong(s: PatchState) -> str:
+    """What fails the check, for one patch: its state when that is not applied; else what is wrong
+    with an applied one (never just "is applied", which reads as no failure)."""
+    if s.state not in SATISFIED:
+        head = f"{s.patch.name} is {s.state.value}" + (" (an interrupted run is pending)" if s.pending else "")
+    elif s.pending:
+        head = f"{s.patch.name}: an interrupted run is pending on its files"
+    elif s.unrecorded:
+        head = f"{s.patch.name} is not recorded as applied"
+    else:  # `failing`: a patched file the target interpreter does not import
+        head = f"{s.patch.name}'s patched code does not run"
+    return head + (f" ({s.reason})" if s.reason else "")

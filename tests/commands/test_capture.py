@@ -563,6 +563,8 @@ def test_an_edit_the_proof_refuses_leaves_no_entry(target: Target) -> None:
         says=("undefined_helper", "hint: capture kept no entry (bad.yaml removed); "),
     )
     assert not (target.site / ".radpatch" / "record.json").exists(), err
+    # the reason is the undefined name, at its file and line, not "other edits" in the file
+    assert "other edits" not in err and "rcap/sub/util.py:2" in err, err
 
 
 def test_a_new_module_is_captured_recorded_and_deleted_on_revert(target: Target) -> None:

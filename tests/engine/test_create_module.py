@@ -337,3 +337,43 @@ def test_a_created_module_edited_by_hand_is_refused_with_a_hint_that_removes_it_
     assert "radpatch restore toypkg/helpers.py" not in r.err
     restore = radpatch("restore", "toypkg/helpers.py")  # what the old hint advised: refused, as it must be
     assert restore.code != 0
+
+
+def test_a_created_module_that_defines_a_name_twice_is_created_as_python_allows(
+    write_registry: Callable[..., Path], site: Site, installed: Path, radpatch: Any
+) -> None:
+    """A real module may define a function twice (the second wins): creating the whole file replaces
+    no definition, so apply creates it as written and revert removes it."""
+    twice = "def clamp(x):\n    return x\n\n\ndef clamp(x, top=4):\n    return min(x, top)\n"
+    reg = write_registry("create", CREATE, {**PAYLOADS, "create/toypkg/helpers.py": twice})
+    r = radpatch("--registry", str(reg), "apply", "create")
+    assert r.code == 0, r.err
+    assert (site.root / "toypkg/helpers.py").read_text() == twice
+    assert radpatch("--registry", str(reg), "status", "--check", "create").code == 0
+    assert radpatch("--registry", str(reg), "revert", "create").code == 0
+    assert not (site.root / "toypkg/helpers.py").exists()
+
+
+def test_a_new_package_made_by_hand_is_adopted_with_its_directories_and_revert_removes_them(
+    site: Site, installed: Path, registry: Path, radpatch: Any
+) -> None:
+    """Every file `create` would make exists already (an older image ran `patch`): apply adopts them
+    all and records the directories RECORD lists no file in as made for them, as it does for the
+    modules it creates itself, so revert leaves no empty package directory behind."""
+    before = site.snapshot()
+    for rel, text in zip(CREATED, (HELPERS, EXTRA_INIT, DEEP_MOD), strict=True):
+        (site.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site.root / rel).write_text(text)
+    r = radpatch("--registry", str(registry), "apply", "create")
+    assert r.code == 0, r.err
+    assert "create: adopted:" in r.out and "applied to" not in r.out, r.out
+    record = json.loads((site.root / ".radpatch/record.json").read_text())["patches"]
+    links = {f["path"]: f for f in record["create"]["files"]}
+    assert links["toypkg/extra/deep/mod.py"]["made_dirs"] == ["toypkg/extra", "toypkg/extra/deep"]
+    assert links["toypkg/helpers.py"]["made_dirs"] == []  # toypkg is the wheel's own
+
+    r = radpatch("--registry", str(registry), "revert", "create")
+
+    assert r.code == 0, r.err
+    assert not (site.root / "toypkg" / "extra").exists()
+    assert site.snapshot() == before

@@ -347,3 +347,39 @@ def _with_line(text: str) -> str:
         if lines[i].startswith("    ") and lines[i].strip() and not lines[i].strip().startswith(('"', "'", "#"))
     )
     return "".join([*lines[:body], "    rp_added = 1\n", *lines[body:]])
+
+
+def test_supported_leaving_out_the_installed_version_warns_in_one_line(venv: Venv, tmp_path: Path) -> None:
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width + 1\n", 1)
+    patch = _write(tmp_path / "w.patch", _diff(tmp_path / "d", REL, original, changed))
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg), "--supported", ">=2")
+    assert out.returncode == 0, out.stderr
+    assert yaml.safe_load((reg / "w.yaml").read_text())["supported"] == ">=2"  # written as asked
+    warned = [ln for ln in out.stderr.splitlines() if "warning" in ln]
+    assert warned == [
+        "radpatch: warning: --supported '>=2' leaves out the installed rpimport-corpus 1.0.0: "
+        "w will not apply here (status reads incompatible)"
+    ], out.stderr
+    status = venv.radpatch("--registry", str(reg), "status", "w")
+    assert "incompatible" in status.stdout, status.stdout
+    inside = venv.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg2"), "--supported", ">=1,<2")
+    assert inside.returncode == 0 and "warning" not in inside.stderr, inside.stderr
+
+
+def test_a_new_module_that_defines_a_function_twice_imports_applies_and_reverts(venv: Venv, tmp_path: Path) -> None:
+    """Python runs a module that defines `f` twice (the second wins); a patch that creates one is
+    imported as create_module, and apply creates it as the diff has it."""
+    rel = f"{PACKAGE}/sub/twice.py"
+    text = "def f():\n    return 1\n\n\ndef f():\n    return 2\n"
+    patch = _write(tmp_path / "twice.patch", _diff(tmp_path / "d", rel, None, text))
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    applied = venv.radpatch("--registry", str(reg), "apply", "twice")
+    assert applied.returncode == 0, applied.stderr
+    assert (venv.site / rel).read_text() == text
+    reverted = venv.radpatch("--registry", str(reg), "revert", "twice")
+    assert reverted.returncode == 0, reverted.stderr
+    assert not (venv.site / rel).exists()

@@ -227,7 +227,7 @@ def _keyword_or(
         yaml += ", occurrence: 1" if len(same) > 1 else ""
         several = (
             f" ({len(same)} calls to `{callee}` pass it, at lines {', '.join(map(str, lines))}: "
-            "`occurrence:` picks one, in source order)"
+            "`occurrence:` picks one, in source order, or `occurrence: all` changes every one)"
             if len(same) > 1
             else ""
         )

@@ -49,6 +49,7 @@ def test_the_refusal_gives_the_set_keyword_rewrite_and_that_rewrite_applies(
     assert len(lines) == 2  # vLLM 0.32/0.33 start two socket threads in EngineCoreProc.__init__
     assert f"`daemon=True` is a keyword argument of the call to `threading.Thread` at line {lines[0]}" in r.err
     assert f"at lines {lines[0]}, {lines[1]}: `occurrence:` picks one" in r.err
+    assert "`occurrence: all` changes every one" in r.err  # both socket threads may be the fix
     assert "check the version range" not in r.err  # not NotFound's hint: the code is there
     suggested = re.search(r"^\s*(- set_keyword: \{.*\})$", r.err, flags=re.MULTILINE)
     assert suggested is not None, r.err
@@ -88,3 +89,14 @@ def test_an_assignment_no_call_passes_keeps_the_usual_refusal() -> None:
     with pytest.raises(NotFound) as info:
         Replace("f", "daemon=True", "daemon=False").forward(src)
     assert "keyword argument" not in str(info.value) and "set_keyword" not in info.value.hint
+
+
+def test_several_calls_passing_the_keyword_name_occurrence_all_too() -> None:
+    from radpatch.rewrite.ops.replace import Replace
+    from radpatch.rewrite.source import Source
+
+    src = Source.parse("def f(t):\n    t.Thread(daemon=True)\n    t.Thread(daemon=True)\n")
+    with pytest.raises(NotFound) as info:
+        Replace("f", "daemon=True", "daemon=False").forward(src)
+    assert "2 calls to `t.Thread` pass it, at lines 2, 3" in info.value.hint, info.value.hint
+    assert "`occurrence: all` changes every one" in info.value.hint, info.value.hint
