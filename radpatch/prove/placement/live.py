@@ -420,9 +420,18 @@ def _namespace_call(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and _chain(node.func) in ("globals", "vars") and not node.args
 
 
+def _bare(node: ast.expr) -> ast.expr:
+    """`node` without the assignment expressions around it: `(_g := globals())` is `globals()`."""
+    while isinstance(node, ast.NamedExpr):
+        node = node.value
+    return node
+
+
 def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
     """The module's namespace: `globals()`, `vars()`, an alias of them, `vars(<module>)`,
-    `<module>.__dict__` (<module>: `sys.modules[__name__]`, an alias of it)."""
+    `<module>.__dict__` (<module>: `sys.modules[__name__]`, an alias of it), each also inside an
+    assignment expression (`(_g := globals())`)."""
+    node = _bare(node)
     if _namespace_call(node) or isinstance(node, ast.Name) and node.id in aliases.namespace:
         return True
     if isinstance(node, ast.Call) and _chain(node.func) == "vars" and len(node.args) == 1:
@@ -432,11 +441,13 @@ def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
 
 def _chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
     """`A.B.c` as "A.B.c" (Names and attributes only); the module itself (`sys.modules[__name__]`,
-    `sys.modules.get(__name__)`, an alias of it) as "<module>", and `_me.C` as "C"."""
+    `sys.modules.get(__name__)`, an alias of it) as "<module>", and `_me.C` as "C". An assignment
+    expression stands for its value (`(_m := sys.modules[__name__]).f`)."""
     parts: list[str] = []
+    node = _bare(node)
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
-        node = node.value
+        node = _bare(node.value)
     if isinstance(node, ast.Name):
         parts.append(node.id)
         dotted = ".".join(reversed(parts))
