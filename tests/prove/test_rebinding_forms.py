@@ -1,7 +1,8 @@
 """A name an operation adds or sets (set_constant, add_import, insert_definitions)
 may be rebound later at module level by a store radpatch must see through: an assignment
 expression binding an alias of the namespace or of the module (`(_g := globals())['X'] = ...`),
-the module by its literal name (`sys.modules['pkg.mod'].X = ...`), an alias of an alias (`_g =
+the module by its literal name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s`
+or `from sys import modules`; `sys.modules['pkg']` is another module), an alias of an alias (`_g =
 globals(); _h = _g; _h['X'] = ...`), or the parent package's attribute (`import pkg; pkg.mod.X =
 ...`, which raises during the module's own import: it never rebinds).
 
@@ -55,6 +56,15 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "walrus-module-attr": "(_m := sys.modules[__name__]).{n} = {v}",
     "walrus-module-setattr": "setattr((_m := sys.modules[__name__]), '{n}', {v})",
     "walrus-vars-module": "vars(_m := sys.modules[__name__])['{n}'] = {v}",
+    "by-name-attr": "sys.modules[__name__].{n} = {v}",
+    "literal-attr": "sys.modules['PKG.mod'].{n} = {v}",
+    "literal-setattr": "setattr(sys.modules['PKG.mod'], '{n}', {v})",
+    "literal-get-attr": "sys.modules.get('PKG.mod').{n} = {v}",
+    "literal-dict-item": "sys.modules['PKG.mod'].__dict__['{n}'] = {v}",
+    "spec-name-attr": "sys.modules[__spec__.name].{n} = {v}",
+    "literal-package-attr": "sys.modules['PKG'].{n} = {v}",  # the package, not this module
+    "sys-alias": "import sys as _s\n_s.modules[__name__].{n} = {v}",
+    "sys-modules-imported": "from sys import modules as _ms\n_ms['PKG.mod'].{n} = {v}",
 }
 
 

@@ -12,7 +12,7 @@ module_aliases)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -367,10 +367,14 @@ class Aliases:
     `_g = globals()` / `vars()` (namespace), `_self = sys.modules[__name__]`,
     `sys.modules.get(__name__)`, `import pkg.mod as _me`, `from pkg import mod` in pkg/mod.py
     (module; `pkg.mod` itself after `import pkg.mod`). A store through one rebinds like the direct
-    form. A name bound so anywhere at module level counts, whatever else it is bound to."""
+    form. A name bound so anywhere at module level counts, whatever else it is bound to.
+    `sys.modules` is also read through `import sys as _s` (`_s.modules`) and `from sys import
+    modules`, and keyed by `__name__`, `__spec__.name` or the module's own dotted name (`name`)."""
 
     namespace: frozenset[str] = frozenset()
     module: frozenset[str] = frozenset()
+    sys_modules: frozenset[str] = frozenset({"sys.modules"})
+    name: str | None = None
 
 
 NO_ALIASES = Aliases()
@@ -380,7 +384,9 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
     """The Aliases of `tree`; `module`: its (dotted name, is a package), for imports of itself."""
     space: set[str] = set()
     self: set[str] = set()
-    for s, _ in _module_statements(tree):
+    statements = _module_statements(tree)
+    found = Aliases(sys_modules=frozenset(_sys_modules(s for s, _ in statements)), name=module[0] if module else None)
+    for s, _ in statements:
         if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
             self.update(_imports_itself(s, module))
             continue
@@ -394,9 +400,20 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
             if isinstance(target, ast.Name) and value is not None:
                 if _namespace_call(value):
                     space.add(target.id)
-                elif _chain(value) == "<module>":
+                elif _chain(value, found) == "<module>":
                     self.add(target.id)
-    return Aliases(frozenset(space), frozenset(self))
+    return Aliases(frozenset(space), frozenset(self), found.sys_modules, found.name)
+
+
+def _sys_modules(statements: Iterable[ast.stmt]) -> Iterator[str]:
+    """The module's spellings of `sys.modules`: itself, `_s.modules` after `import sys as _s`,
+    `modules` after `from sys import modules`."""
+    yield "sys.modules"
+    for s in statements:
+        if isinstance(s, ast.Import):
+            yield from (f"{a.asname}.modules" for a in s.names if a.name == "sys" and a.asname)
+        elif isinstance(s, ast.ImportFrom) and s.module == "sys" and not s.level:
+            yield from (a.asname or a.name for a in s.names if a.name == "modules")
 
 
 def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) -> Iterator[str]:
@@ -457,20 +474,29 @@ def _chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
             if dotted.startswith(alias + "."):
                 return dotted[len(alias) + 1 :]
         return dotted
-    if not parts and _itself(node):
+    if not parts and _itself(node, aliases):
         return "<module>"
     return None
 
 
-def _itself(node: ast.expr) -> bool:
-    """`sys.modules[__name__]`, `sys.modules.get(__name__)`."""
-    if isinstance(node, ast.Subscript) and _chain(node.value) == "sys.modules":
+def _itself(node: ast.expr, aliases: Aliases) -> bool:
+    """`sys.modules[__name__]`, `sys.modules.get(__name__)`, keyed also by `__spec__.name` or the
+    module's own dotted name; `sys.modules` in any of the module's spellings of it."""
+    if isinstance(node, ast.Subscript) and _chain(node.value) in aliases.sys_modules:
         key: ast.expr | None = node.slice
-    elif isinstance(node, ast.Call) and _chain(node.func) == "sys.modules.get" and node.args:
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and _chain(node.func.value) in aliases.sys_modules
+        and node.args
+    ):
         key = node.args[0]
     else:
         return False
-    return isinstance(key, ast.Name) and key.id == "__name__"
+    if isinstance(key, ast.Constant):
+        return aliases.name is not None and key.value == aliases.name
+    return key is not None and _chain(key) in ("__name__", "__spec__.name")
 
 
 def _store_key(owner: str | None, attr: str, classes: set[str]) -> tuple[tuple[str, str], str] | None:
