@@ -3,7 +3,8 @@ may be rebound later at module level by a store radpatch must see through: an as
 expression binding an alias of the namespace or of the module (`(_g := globals())['X'] = ...`),
 the module by its literal name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s`
 or `from sys import modules`; `sys.modules['pkg']` is another module), an alias of an alias (`_g =
-globals(); _h = _g; _h['X'] = ...`), or the parent package's attribute (`import pkg; pkg.mod.X =
+globals(); _h = _g; _h['X'] = ...`, `_m = sys.modules[__name__]; _d = _m.__dict__`, one bound by
+unpacking), or the parent package's attribute (`import pkg; pkg.mod.X =
 ...`, which raises during the module's own import: it never rebinds).
 
 Generated: each form times each operation times a value that replaces the name (`7`) or keeps it
@@ -65,6 +66,14 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "literal-package-attr": "sys.modules['PKG'].{n} = {v}",  # the package, not this module
     "sys-alias": "import sys as _s\n_s.modules[__name__].{n} = {v}",
     "sys-modules-imported": "from sys import modules as _ms\n_ms['PKG.mod'].{n} = {v}",
+    "namespace-alias-of-alias": "_a = globals()\n_b = _a\n_b['{n}'] = {v}",
+    "namespace-alias-three-deep": "_a = vars()\n_b = _a\n_c = _b\n_c.update({n}={v})",
+    "module-alias-of-alias": "_a = sys.modules[__name__]\n_b = _a\n_b.{n} = {v}",
+    "module-alias-of-alias-setattr": "_a = sys.modules[__name__]\n_b = _a\nsetattr(_b, '{n}', {v})",
+    "module-alias-dict": "_a = sys.modules[__name__]\n_b = _a.__dict__\n_b['{n}'] = {v}",
+    "import-self-alias-of-alias": "from PKG import mod as _me\n_b = _me\n_b.{n} = {v}",
+    "namespace-alias-walrus-of-alias": "_a = globals()\nif (_b := _a):\n    _b['{n}'] = {v}",
+    "namespace-alias-unpacked": "_a, _z = globals(), 0\n_a['{n}'] = {v}",
 }
 
 

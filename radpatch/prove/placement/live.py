@@ -381,28 +381,40 @@ NO_ALIASES = Aliases()
 
 
 def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> Aliases:
-    """The Aliases of `tree`; `module`: its (dotted name, is a package), for imports of itself."""
+    """The Aliases of `tree`; `module`: its (dotted name, is a package), for imports of itself. An
+    alias of an alias counts (`_b = _a`, `_d = _me.__dict__`, `_a, _z = globals(), 0`), to a fixed point."""
     space: set[str] = set()
     self: set[str] = set()
     statements = _module_statements(tree)
-    found = Aliases(sys_modules=frozenset(_sys_modules(s for s, _ in statements)), name=module[0] if module else None)
+    sys_modules = frozenset(_sys_modules(s for s, _ in statements))
+    name = module[0] if module else None
+    pairs: list[tuple[str, ast.expr]] = []
     for s, _ in statements:
         if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
             self.update(_imports_itself(s, module))
             continue
-        pairs: list[tuple[ast.expr, ast.expr | None]] = []
+        found: list[tuple[ast.expr, ast.expr | None]] = []
         if isinstance(s, ast.Assign):
-            pairs = [(t, s.value) for t in s.targets]
+            found = [(t, s.value) for t in s.targets]
         elif isinstance(s, ast.AnnAssign):
-            pairs = [(s.target, s.value)]
-        pairs += [(n.target, n.value) for n in walrus(s)]
-        for target, value in pairs:
+            found = [(s.target, s.value)]
+        found += [(n.target, n.value) for n in walrus(s)]
+        while found:
+            target, value = found.pop()
             if isinstance(target, ast.Name) and value is not None:
-                if _namespace_call(value):
-                    space.add(target.id)
-                elif _chain(value, found) == "<module>":
-                    self.add(target.id)
-    return Aliases(frozenset(space), frozenset(self), found.sys_modules, found.name)
+                pairs.append((target.id, value))
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+                if len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                    found.extend(zip(target.elts, value.elts))
+    while True:
+        aliases = Aliases(frozenset(space), frozenset(self), sys_modules, name)
+        for target_name, value in pairs:
+            if namespace(value, aliases):
+                space.add(target_name)
+            elif _chain(value, aliases) == "<module>":
+                self.add(target_name)
+        if len(space) + len(self) == len(aliases.namespace) + len(aliases.module):
+            return aliases
 
 
 def _sys_modules(statements: Iterable[ast.stmt]) -> Iterator[str]:
