@@ -74,6 +74,10 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "import-self-alias-of-alias": "from PKG import mod as _me\n_b = _me\n_b.{n} = {v}",
     "namespace-alias-walrus-of-alias": "_a = globals()\nif (_b := _a):\n    _b['{n}'] = {v}",
     "namespace-alias-unpacked": "_a, _z = globals(), 0\n_a['{n}'] = {v}",
+    # the parent's attribute for this module is bound only after the module has run: never a store here
+    "parent-attribute": "import PKG\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",
+    "dotted-import-attribute": "import PKG.mod\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",
+    "dotted-import-setattr": "import PKG.mod\ntry:\n    setattr(PKG.mod, '{n}', {v})\nexcept AttributeError:\n    pass",
 }
 
 

@@ -366,8 +366,10 @@ class Aliases:
     """The module's other names for its own namespace and for itself, bound at module level:
     `_g = globals()` / `vars()` (namespace), `_self = sys.modules[__name__]`,
     `sys.modules.get(__name__)`, `import pkg.mod as _me`, `from pkg import mod` in pkg/mod.py
-    (module; `pkg.mod` itself after `import pkg.mod`). A store through one rebinds like the direct
-    form. A name bound so anywhere at module level counts, whatever else it is bound to.
+    (module; not `pkg.mod` after `import pkg.mod`: the import system binds the parent's attribute
+    only after the module has run, so a store through it raises AttributeError). A store through
+    one rebinds like the direct form. A name bound so anywhere at module level counts, whatever
+    else it is bound to.
     `sys.modules` is also read through `import sys as _s` (`_s.modules`) and `from sys import
     modules`, and keyed by `__name__`, `__spec__.name` or the module's own dotted name (`name`)."""
 
@@ -431,8 +433,8 @@ def _sys_modules(statements: Iterable[ast.stmt]) -> Iterator[str]:
 def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) -> Iterator[str]:
     """The names (or dotted chain) import `s` binds to the module itself."""
     name, package = module
-    if isinstance(s, ast.Import):
-        yield from (a.asname or a.name for a in s.names if a.name == name)
+    if isinstance(s, ast.Import):  # `import pkg.mod` binds pkg, whose attribute mod is not set yet
+        yield from (a.asname or a.name for a in s.names if a.name == name and (a.asname or "." not in name))
         return
     if s.level:
         parts = name.split(".") if package else name.split(".")[:-1]
