@@ -1,11 +1,12 @@
-"""A name an operation adds or sets (set_constant, add_import, insert_definitions)
-may be rebound later at module level by a store radpatch must see through: an assignment
-expression binding an alias of the namespace or of the module (`(_g := globals())['X'] = ...`),
-the module by its literal name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s`
-or `from sys import modules`; `sys.modules['pkg']` is another module), an alias of an alias (`_g =
+"""A name an operation adds or sets (set_constant, add_import, insert_definitions) may be rebound
+later at module level by a store radpatch must see through: an assignment expression binding an
+alias of the namespace or of the module (`(_g := globals())['X'] = ...`); the module by its literal
+name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s` or `from sys import
+modules`, or `importlib.import_module(__name__)`; `sys.modules['pkg']` is another module); a store
+by `mod.__setattr__`, `object.__setattr__` or `builtins.globals()`; an alias of an alias (`_g =
 globals(); _h = _g; _h['X'] = ...`, `_m = sys.modules[__name__]; _d = _m.__dict__`, one bound by
-unpacking), or the parent package's attribute (`import pkg; pkg.mod.X =
-...`, which raises during the module's own import: it never rebinds).
+unpacking); or the parent package's attribute (`import pkg; pkg.mod.X = ...`, which raises during
+the module's own import: it never rebinds).
 
 Generated: each form times each operation times a value that replaces the name (`7`) or keeps it
 (the name itself), unconditionally or under `if COND:`. Every original and patched module is
@@ -74,6 +75,12 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "import-self-alias-of-alias": "from PKG import mod as _me\n_b = _me\n_b.{n} = {v}",
     "namespace-alias-walrus-of-alias": "_a = globals()\nif (_b := _a):\n    _b['{n}'] = {v}",
     "namespace-alias-unpacked": "_a, _z = globals(), 0\n_a['{n}'] = {v}",
+    "import-module-by-name": "import importlib\nimportlib.import_module(__name__).{n} = {v}",
+    "import-module-literal": "from importlib import import_module\nsetattr(import_module('PKG.mod'), '{n}', {v})",
+    "import-module-package": "import importlib\nimportlib.import_module('PKG').{n} = {v}",  # another module
+    "module-dunder-setattr": "sys.modules[__name__].__setattr__('{n}', {v})",
+    "object-setattr": "object.__setattr__(sys.modules[__name__], '{n}', {v})",
+    "builtins-globals": "import builtins\nbuiltins.globals()['{n}'] = {v}",
     # the parent's attribute for this module is bound only after the module has run: never a store here
     "parent-attribute": "import PKG\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",
     "dotted-import-attribute": "import PKG.mod\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",

@@ -371,12 +371,14 @@ class Aliases:
     one rebinds like the direct form. A name bound so anywhere at module level counts, whatever
     else it is bound to.
     `sys.modules` is also read through `import sys as _s` (`_s.modules`) and `from sys import
-    modules`, and keyed by `__name__`, `__spec__.name` or the module's own dotted name (`name`)."""
+    modules`, and keyed by `__name__`, `__spec__.name` or the module's own dotted name (`name`);
+    `importlib.import_module(<key>)` (in the same spellings: `importers`) returns it too."""
 
     namespace: frozenset[str] = frozenset()
     module: frozenset[str] = frozenset()
     sys_modules: frozenset[str] = frozenset({"sys.modules"})
     name: str | None = None
+    importers: frozenset[str] = frozenset({"importlib.import_module"})
 
 
 NO_ALIASES = Aliases()
@@ -388,7 +390,8 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
     space: set[str] = set()
     self: set[str] = set()
     statements = _module_statements(tree)
-    sys_modules = frozenset(_sys_modules(s for s, _ in statements))
+    sys_modules = frozenset(_spellings([s for s, _ in statements], "sys", "modules"))
+    importers = frozenset(_spellings([s for s, _ in statements], "importlib", "import_module"))
     name = module[0] if module else None
     pairs: list[tuple[str, ast.expr]] = []
     for s, _ in statements:
@@ -409,7 +412,7 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
                 if len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
                     found.extend(zip(target.elts, value.elts))
     while True:
-        aliases = Aliases(frozenset(space), frozenset(self), sys_modules, name)
+        aliases = Aliases(frozenset(space), frozenset(self), sys_modules, name, importers)
         for target_name, value in pairs:
             if namespace(value, aliases):
                 space.add(target_name)
@@ -419,15 +422,15 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
             return aliases
 
 
-def _sys_modules(statements: Iterable[ast.stmt]) -> Iterator[str]:
-    """The module's spellings of `sys.modules`: itself, `_s.modules` after `import sys as _s`,
-    `modules` after `from sys import modules`."""
-    yield "sys.modules"
+def _spellings(statements: Iterable[ast.stmt], module: str, attr: str) -> Iterator[str]:
+    """The module's spellings of `module.attr`: itself, `_s.attr` after `import module as _s`,
+    `attr` after `from module import attr` (or its `as` name)."""
+    yield f"{module}.{attr}"
     for s in statements:
         if isinstance(s, ast.Import):
-            yield from (f"{a.asname}.modules" for a in s.names if a.name == "sys" and a.asname)
-        elif isinstance(s, ast.ImportFrom) and s.module == "sys" and not s.level:
-            yield from (a.asname or a.name for a in s.names if a.name == "modules")
+            yield from (f"{a.asname}.{attr}" for a in s.names if a.name == module and a.asname)
+        elif isinstance(s, ast.ImportFrom) and s.module == module and not s.level:
+            yield from (a.asname or a.name for a in s.names if a.name == attr)
 
 
 def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) -> Iterator[str]:
@@ -448,7 +451,10 @@ def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) ->
 
 def _namespace_call(node: ast.expr) -> bool:
     """`globals()`, `vars()` (at module level: the module's namespace)."""
-    return isinstance(node, ast.Call) and _chain(node.func) in ("globals", "vars") and not node.args
+    return isinstance(node, ast.Call) and _chain(node.func) in _NAMESPACE_CALLS and not node.args
+
+
+_NAMESPACE_CALLS = ("globals", "vars", "builtins.globals", "builtins.vars")
 
 
 def _bare(node: ast.expr) -> ast.expr:
@@ -494,8 +500,9 @@ def _chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
 
 
 def _itself(node: ast.expr, aliases: Aliases) -> bool:
-    """`sys.modules[__name__]`, `sys.modules.get(__name__)`, keyed also by `__spec__.name` or the
-    module's own dotted name; `sys.modules` in any of the module's spellings of it."""
+    """`sys.modules[__name__]`, `sys.modules.get(__name__)`, `importlib.import_module(__name__)`,
+    keyed also by `__spec__.name` or the module's own dotted name; `sys.modules` in any of the
+    module's spellings of it."""
     if isinstance(node, ast.Subscript) and _chain(node.value) in aliases.sys_modules:
         key: ast.expr | None = node.slice
     elif (
@@ -506,11 +513,31 @@ def _itself(node: ast.expr, aliases: Aliases) -> bool:
         and node.args
     ):
         key = node.args[0]
+    elif isinstance(node, ast.Call) and _chain(node.func) in aliases.importers and len(node.args) == 1:
+        key = node.args[0]  # importlib.import_module(__name__): sys.modules' entry
     else:
         return False
     if isinstance(key, ast.Constant):
         return aliases.name is not None and key.value == aliases.name
     return key is not None and _chain(key) in ("__name__", "__spec__.name")
+
+
+def setattr_call(call: ast.Call, aliases: Aliases) -> tuple[ast.expr, ast.expr] | None:
+    """(owner, name) of a call that sets or deletes an attribute: `setattr(o, name, v)`,
+    `delattr(o, name)`, `object.__setattr__(o, name, v)`, and on the module itself
+    `<module>.__setattr__(name, v)` (a class's own `C.__setattr__` is object's, unbound)."""
+    how = _chain(call.func)
+    if how in ("setattr", "delattr", "object.__setattr__", "object.__delattr__") and len(call.args) >= 2:
+        return call.args[0], call.args[1]
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in ("__setattr__", "__delattr__")
+        and call.args
+        and _chain(func.value, aliases) == "<module>"
+    ):
+        return func.value, call.args[0]
+    return None
 
 
 def _store_key(owner: str | None, attr: str, classes: set[str]) -> tuple[tuple[str, str], str] | None:
@@ -559,11 +586,11 @@ def _stores(tree: ast.Module, classes: set[str], aliases: Aliases) -> Iterator[_
         call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
         if call is None:
             continue
-        how = _chain(call.func)
-        if how in ("setattr", "delattr") and len(call.args) >= 2:
-            name = call.args[1]
+        sets = setattr_call(call, aliases)
+        if sets is not None:
+            owner, name = sets
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                found = _store_key(_chain(call.args[0], aliases), name.value, classes)
+                found = _store_key(_chain(owner, aliases), name.value, classes)
                 if found is not None:
                     yield _Store(found[0], found[1], s, some)
         elif (

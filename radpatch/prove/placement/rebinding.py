@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .guards import type_checking_names
-from .live import Aliases, _chain, _module_statements, module_aliases, namespace
+from .live import Aliases, _chain, _module_statements, module_aliases, namespace, setattr_call
 from .shadowing import DEFS, binds
 
 if TYPE_CHECKING:
@@ -124,10 +124,11 @@ def _rebinds(s: ast.stmt, classes: set[str], aliases: Aliases) -> Iterator[Found
     if call is None:
         return
     how = _chain(call.func)
-    if how in ("setattr", "delattr") and len(call.args) >= 2:
-        owner = _owner(call.args[0], classes, aliases)
+    sets = setattr_call(call, aliases)
+    if sets is not None:
+        owner = _owner(sets[0], classes, aliases)
         if owner is not None:
-            key = _literal(call.args[1])
+            key = _literal(sets[1])
             yield owner, None if key is None else frozenset({key}), None
     elif how in ("exec", "eval") and (len(call.args) < 2 or namespace(call.args[1], aliases)):
         yield "<module>", None, None
