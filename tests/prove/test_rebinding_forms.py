@@ -5,8 +5,8 @@ name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s` or `from
 modules`, or `importlib.import_module(__name__)`; `sys.modules['pkg']` is another module); a store
 by `mod.__setattr__`, `object.__setattr__` or `builtins.globals()`; an alias of an alias (`_g =
 globals(); _h = _g; _h['X'] = ...`, `_m = sys.modules[__name__]; _d = _m.__dict__`, one bound by
-unpacking); or the parent package's attribute (`import pkg; pkg.mod.X = ...`, which raises during
-the module's own import: it never rebinds).
+unpacking or as the variable of a loop over a literal list); or the parent package's attribute
+(`import pkg; pkg.mod.X = ...`, which raises during the module's own import: it never rebinds).
 
 Generated: each form times each operation times a value that replaces the name (`7`) or keeps it
 (the name itself), unconditionally or under `if COND:`. Every original and patched module is
@@ -75,6 +75,8 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "import-self-alias-of-alias": "from PKG import mod as _me\n_b = _me\n_b.{n} = {v}",
     "namespace-alias-walrus-of-alias": "_a = globals()\nif (_b := _a):\n    _b['{n}'] = {v}",
     "namespace-alias-unpacked": "_a, _z = globals(), 0\n_a['{n}'] = {v}",
+    "namespace-loop-variable": "for _a in [globals()]:\n    _a['{n}'] = {v}",
+    "module-loop-variable": "for _a in (sys.modules[__name__],):\n    setattr(_a, '{n}', {v})",
     "import-module-by-name": "import importlib\nimportlib.import_module(__name__).{n} = {v}",
     "import-module-literal": "from importlib import import_module\nsetattr(import_module('PKG.mod'), '{n}', {v})",
     "import-module-package": "import importlib\nimportlib.import_module('PKG').{n} = {v}",  # another module

@@ -386,7 +386,8 @@ NO_ALIASES = Aliases()
 
 def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> Aliases:
     """The Aliases of `tree`; `module`: its (dotted name, is a package), for imports of itself. An
-    alias of an alias counts (`_b = _a`, `_d = _me.__dict__`, `_a, _z = globals(), 0`), to a fixed point."""
+    alias of an alias counts (`_b = _a`, `_d = _me.__dict__`, `_a, _z = globals(), 0`, the variable
+    of a loop over a literal list), to a fixed point."""
     space: set[str] = set()
     self: set[str] = set()
     statements = _module_statements(tree)
@@ -403,6 +404,8 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
             found = [(t, s.value) for t in s.targets]
         elif isinstance(s, ast.AnnAssign):
             found = [(s.target, s.value)]
+        elif isinstance(s, (ast.For, ast.AsyncFor)) and isinstance(s.iter, (ast.List, ast.Tuple, ast.Set)):
+            found = [(s.target, e) for e in s.iter.elts]  # `for _g in [globals()]:`
         found += [(n.target, n.value) for n in walrus(s)]
         while found:
             target, value = found.pop()
