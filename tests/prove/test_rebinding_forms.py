@@ -3,7 +3,7 @@ later at module level by a store radpatch must see through: an assignment expres
 alias of the namespace or of the module (`(_g := globals())['X'] = ...`); the module by its literal
 name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s` or `from sys import
 modules`, or `importlib.import_module(__name__)`; `sys.modules['pkg']` is another module); a store
-by `mod.__setattr__`, `object.__setattr__` or `builtins.globals()`; an alias of an alias (`_g =
+by `mod.__setattr__`, `object.__setattr__`, `builtins.globals()` or `_gl = globals; _gl()`; an alias of an alias (`_g =
 globals(); _h = _g; _h['X'] = ...`, `_m = sys.modules[__name__]; _d = _m.__dict__`, one bound by
 unpacking or as the variable of a loop over a literal list); or the parent package's attribute
 (`import pkg; pkg.mod.X = ...`, which raises during the module's own import: it never rebinds).
@@ -83,6 +83,8 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "module-dunder-setattr": "sys.modules[__name__].__setattr__('{n}', {v})",
     "object-setattr": "object.__setattr__(sys.modules[__name__], '{n}', {v})",
     "builtins-globals": "import builtins\nbuiltins.globals()['{n}'] = {v}",
+    "globals-function-alias": "_gl = globals\n_gl()['{n}'] = {v}",
+    "vars-function-alias-update": "_v = vars\n_v().update({n}={v})",
     # the parent's attribute for this module is bound only after the module has run: never a store here
     "parent-attribute": "import PKG\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",
     "dotted-import-attribute": "import PKG.mod\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",

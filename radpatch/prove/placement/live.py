@@ -379,6 +379,7 @@ class Aliases:
     sys_modules: frozenset[str] = frozenset({"sys.modules"})
     name: str | None = None
     importers: frozenset[str] = frozenset({"importlib.import_module"})
+    namespace_functions: frozenset[str] = frozenset()  # `_gl = globals`: `_gl()` is the namespace
 
 
 NO_ALIASES = Aliases()
@@ -387,7 +388,7 @@ NO_ALIASES = Aliases()
 def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> Aliases:
     """The Aliases of `tree`; `module`: its (dotted name, is a package), for imports of itself. An
     alias of an alias counts (`_b = _a`, `_d = _me.__dict__`, `_a, _z = globals(), 0`, the variable
-    of a loop over a literal list), to a fixed point."""
+    of a loop over a literal list, `_gl = globals` then `_gl()`), to a fixed point."""
     space: set[str] = set()
     self: set[str] = set()
     statements = _module_statements(tree)
@@ -395,6 +396,7 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
     importers = frozenset(_spellings([s for s, _ in statements], "importlib", "import_module"))
     name = module[0] if module else None
     pairs: list[tuple[str, ast.expr]] = []
+    functions: set[str] = set()
     for s, _ in statements:
         if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
             self.update(_imports_itself(s, module))
@@ -415,13 +417,20 @@ def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> 
                 if len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
                     found.extend(zip(target.elts, value.elts))
     while True:
-        aliases = Aliases(frozenset(space), frozenset(self), sys_modules, name, importers)
+        aliases = Aliases(frozenset(space), frozenset(self), sys_modules, name, importers, frozenset(functions))
         for target_name, value in pairs:
-            if namespace(value, aliases):
+            how = _chain(value)
+            if how in _NAMESPACE_CALLS or how in functions:
+                functions.add(target_name)
+            elif namespace(value, aliases):
                 space.add(target_name)
             elif _chain(value, aliases) == "<module>":
                 self.add(target_name)
-        if len(space) + len(self) == len(aliases.namespace) + len(aliases.module):
+        if (len(space), len(self), len(functions)) == (
+            len(aliases.namespace),
+            len(aliases.module),
+            len(aliases.namespace_functions),
+        ):  # the sets only grow: the same sizes are the same sets
             return aliases
 
 
@@ -452,9 +461,12 @@ def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) ->
     yield from (a.asname or a.name for a in s.names if f"{source}.{a.name}" == name)
 
 
-def _namespace_call(node: ast.expr) -> bool:
+def _namespace_call(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
     """`globals()`, `vars()` (at module level: the module's namespace)."""
-    return isinstance(node, ast.Call) and _chain(node.func) in _NAMESPACE_CALLS and not node.args
+    if not isinstance(node, ast.Call) or node.args:
+        return False
+    how = _chain(node.func)
+    return how in _NAMESPACE_CALLS or how in aliases.namespace_functions
 
 
 _NAMESPACE_CALLS = ("globals", "vars", "builtins.globals", "builtins.vars")
@@ -472,7 +484,7 @@ def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
     `<module>.__dict__` (<module>: `sys.modules[__name__]`, an alias of it), each also inside an
     assignment expression (`(_g := globals())`)."""
     node = _bare(node)
-    if _namespace_call(node) or isinstance(node, ast.Name) and node.id in aliases.namespace:
+    if _namespace_call(node, aliases) or isinstance(node, ast.Name) and node.id in aliases.namespace:
         return True
     if isinstance(node, ast.Call) and _chain(node.func) == "vars" and len(node.args) == 1:
         return _chain(node.args[0], aliases) == "<module>"
