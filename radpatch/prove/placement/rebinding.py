@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .aliases import Aliases, chain, namespace, setattr_call
 from .guards import type_checking_names
-from .live import Aliases, _chain, _module_statements, module_aliases, namespace, setattr_call
+from .live import _module_statements, module_aliases
 from .shadowing import DEFS, binds
 
 if TYPE_CHECKING:
@@ -87,9 +88,9 @@ def _reads(s: ast.stmt, aliases: Aliases) -> frozenset[str]:
     out = set()
     for n in ast.walk(s):
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load):
-            chain = _chain(n, aliases)
-            if chain is not None:
-                out.add(chain)
+            dotted = chain(n, aliases)
+            if dotted is not None:
+                out.add(dotted)
     return frozenset(out)
 
 
@@ -98,8 +99,8 @@ def _literal(node: ast.expr | None) -> str | None:
 
 
 def _owner(node: ast.expr, classes: set[str], aliases: Aliases) -> str | None:
-    chain = _chain(node, aliases)
-    return chain if chain == "<module>" or chain in classes else None
+    dotted = chain(node, aliases)
+    return dotted if dotted == "<module>" or dotted in classes else None
 
 
 Found = tuple[str, "frozenset[str] | None", "tuple[int, str | None] | None"]
@@ -123,7 +124,7 @@ def _rebinds(s: ast.stmt, classes: set[str], aliases: Aliases) -> Iterator[Found
     call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
     if call is None:
         return
-    how = _chain(call.func)
+    how = chain(call.func)
     sets = setattr_call(call, aliases)
     if sets is not None:
         owner = _owner(sets[0], classes, aliases)
