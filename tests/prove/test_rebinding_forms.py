@@ -5,8 +5,10 @@ name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s` or `from
 modules`, or `importlib.import_module(__name__)`; `sys.modules['pkg']` is another module); a store
 by `mod.__setattr__`, `object.__setattr__`, `builtins.globals()` or `_gl = globals; _gl()`; an alias of an alias (`_g =
 globals(); _h = _g; _h['X'] = ...`, `_m = sys.modules[__name__]; _d = _m.__dict__`, one bound by
-unpacking or as the variable of a loop over a literal list); or the parent package's attribute
-(`import pkg; pkg.mod.X = ...`, which raises during the module's own import: it never rebinds).
+unpacking or as the variable of a loop over a literal list); a module-level call of a function that
+stores it (`global X; X = ...` or `globals()['X'] = ...` in its body); or the parent package's
+attribute (`import pkg; pkg.mod.X = ...`, which raises during the module's own import: it never
+rebinds).
 
 Generated: each form times each operation times a value that replaces the name (`7`) or keeps it
 (the name itself), unconditionally or under `if COND:`. Every original and patched module is
@@ -85,6 +87,10 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "builtins-globals": "import builtins\nbuiltins.globals()['{n}'] = {v}",
     "globals-function-alias": "_gl = globals\n_gl()['{n}'] = {v}",
     "vars-function-alias-update": "_v = vars\n_v().update({n}={v})",
+    "called-function-global": "def _s():\n    global {n}\n    {n} = {v}\n\n\n_s()",
+    "called-function-globals": "def _s():\n    globals()['{n}'] = {v}\n\n\n_s()",
+    "called-function-in-expression": "def _s():\n    globals().update({n}={v})\n    return 1\n\n\n_one = _s() + 0",
+    "uncalled-function-global": "def _s():\n    global {n}\n    {n} = {v}",  # never runs: no rebinding
     # the parent's attribute for this module is bound only after the module has run: never a store here
     "parent-attribute": "import PKG\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",
     "dotted-import-attribute": "import PKG.mod\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",
@@ -125,9 +131,13 @@ def source(form: str, op: str, value: str, wrap: str, cond: bool, pkg: str) -> s
     return HEAD.format(cond=cond) + tail + "\n"
 
 
-def patched(op: str, before: str, pkg: str) -> str:
+def patched(op: str, before: str, pkg: str) -> str | None:
+    """The patched module, or None when the rewrite itself refuses it."""
     patch = patch_of(OPS[op].op, distribution=pkg, module=f"{pkg}.mod")
-    return forward(patch, patch.rewrites, before.encode(), f"{pkg}/mod.py").decode()
+    try:
+        return forward(patch, patch.rewrites, before.encode(), f"{pkg}/mod.py").decode()
+    except RefusedError:
+        return None
 
 
 def refusal(op: str, before: str, pkg: str) -> str | None:
@@ -153,9 +163,9 @@ print(json.dumps(out))
 
 
 @pytest.fixture(scope="module")
-def truth(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str, str], list[object]]:
-    """Per case: for each COND, (whether the original shows the change, whether the patch does),
-    from importing every module in one subprocess."""
+def truth(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str, str], list[tuple[object, object]]]:
+    """Per case: for each COND, (whether the original shows the change, whether the patch does: None
+    when the rewrite refuses it), from importing every module in one subprocess."""
     root = tmp_path_factory.mktemp("forms")
     asked: dict[str, str] = {}
     where: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
@@ -167,27 +177,33 @@ def truth(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str,
             for kind in ("before", "after"):
                 pkg = f"rp_form_{next(count)}"
                 before = source(form, op, value, wrap, cond, pkg)
+                text = before if kind == "before" else patched(op, before, pkg)
+                if text is None:
+                    break  # the rewrite refuses it: nothing to run
                 (root / pkg).mkdir()
                 (root / pkg / "__init__.py").write_text("")
-                (root / pkg / "mod.py").write_text(before if kind == "before" else patched(op, before, pkg))
+                (root / pkg / "mod.py").write_text(text)
                 asked[pkg] = OPS[op].shows
                 pair.append(pkg)
-            where.setdefault(case, []).append((pair[0], pair[1]))
+            where.setdefault(case, []).append((pair[0], pair[1] if len(pair) == 2 else ""))
     run = subprocess.run(
         [sys.executable, "-I", "-c", RUNNER, json.dumps(asked), str(root)], capture_output=True, text=True, check=True
     )
     found = json.loads(run.stdout)
-    return {case: [(found[b], found[a]) for b, a in pairs] for case, pairs in where.items()}
+    return {case: [(found[b], found.get(a)) for b, a in pairs] for case, pairs in where.items()}
 
 
 @pytest.mark.parametrize(("form", "op", "value", "wrap"), CASES, ids=["-".join(c) for c in CASES])
 def test_refused_exactly_when_the_change_does_not_run(
-    truth: dict[tuple[str, str, str, str], list[object]], form: str, op: str, value: str, wrap: str
+    truth: dict[tuple[str, str, str, str], list[tuple[object, object]]], form: str, op: str, value: str, wrap: str
 ) -> None:
     runs = truth[form, op, value, wrap]
     assert all(before is False for before, _ in runs), runs  # the original imports and lacks the change
-    assert all(isinstance(after, bool) for _, after in runs), runs
     said = refusal(op, source(form, op, value, wrap, True, "rp_me"), "rp_me")
+    if any(after is None for _, after in runs):  # the rewrite itself refused it
+        assert said is not None and "global" in said, said
+        return
+    assert all(isinstance(after, bool) for _, after in runs), runs
     shows = all(after for _, after in runs)
     assert (said is not None) == (not shows), (runs, said)
     if said is not None:
