@@ -2,7 +2,9 @@
 running: `pkg/__init__.py` does `from .mod import VALUE` and then `EXTRA = 5`; the patched
 `pkg/mod.py` does `from pkg import EXTRA`. `import pkg.mod` runs `pkg/__init__.py` first, which
 imports `pkg.mod` at its line 1, so `pkg.mod` runs while `pkg` has no EXTRA yet: ImportError
-(partially initialized module). The direct self-import's class, one package up.
+(partially initialized module). The direct self-import's class, one package up. Reading the
+module itself as its parent's attribute (`import pkg`, then `pkg.mod` in pkg/mod.py) fails
+whatever the `__init__` does: the import system binds that attribute only after the module has run.
 
 Found with `ast` from the files on the target's path, never by importing: the first module-level
 statement of the package's `__init__` whose imports reach the patched module (directly, or
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from radpatch.prove import cycles
-from radpatch.prove.names import PARTIAL_PACKAGE, Problem
+from radpatch.prove.names import PARTIAL_PACKAGE, SELF_IMPORT, Problem
 from radpatch.prove.names.scopes import Collector
 from radpatch.prove.names.target_stdlib import unguarded_imports
 
@@ -31,7 +33,8 @@ def partial_package_imports(
     """New import-time `from <parent package> import name` in `after`, or read of `<parent
     package>.name` through a module-level import of it (`import pkg`, then `LIMIT = pkg.EXTRA`),
     whose name the parent's `__init__` binds only after it imports this module (so not yet, when
-    this module runs)."""
+    this module runs), or read of this module itself as its parent's attribute (`pkg.mod`, which the
+    import system binds only after the module has run)."""
     if module is None or before == after or "." not in module[0]:
         return []
     try:
@@ -39,21 +42,34 @@ def partial_package_imports(
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     name, package = module
-    had: dict[tuple[str, str], int] = {}
-    for key, _, _ in [*_from_parents(old, name, package), *_parent_attributes(old, name)]:
-        had[key] = had.get(key, 0) + 1
+    had: dict[tuple[tuple[str, str], bool], int] = {}
+    for key, _, _, itself in _taken(old, name, package):
+        had[key, itself] = had.get((key, itself), 0) + 1
     out: list[Problem] = []
-    for key, line, qual in [*_from_parents(new, name, package), *_parent_attributes(new, name)]:
-        if had.get(key, 0):
-            had[key] -= 1
+    for key, line, qual, itself in _taken(new, name, package):
+        if had.get((key, itself), 0):
+            had[key, itself] -= 1
             continue
         parent, taken = key
+        if itself:  # `pkg.mod` in pkg/mod.py: the parent's attribute is bound only after this module has run
+            why = f" (as {name}, an attribute {parent} gets only after it has run: AttributeError)"
+            out.append(Problem(line, taken, qual, SELF_IMPORT, why))
+            continue
         found = _bound_too_late(parent, taken, name, paths)
         if found is not None:
             at, init = found
             where = f"package {parent} while its __init__ is still running (it imports {name} at {init}:{at} "
             out.append(Problem(line, taken, qual, PARTIAL_PACKAGE, where + f"and binds {taken} only after it)"))
     return out
+
+
+def _taken(tree: ast.Module, name: str, package: bool) -> list[tuple[tuple[str, str], int, str, bool]]:
+    """_from_parents and _parent_attributes, each with whether it is a read of this very module through
+    its parent's attribute (`import pkg`, then `pkg.mod` in pkg/mod.py: AttributeError at import)."""
+    return [
+        *((*found, False) for found in _from_parents(tree, name, package)),
+        *((*found, ".".join(found[0]) == name) for found in _parent_attributes(tree, name)),
+    ]
 
 
 def _from_parents(tree: ast.Module, name: str, package: bool) -> list[tuple[tuple[str, str], int, str]]:

@@ -23,7 +23,8 @@ definitions that could be dead are compared (with ast.dump) between the original
 One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability`,
 `rebinding`. Standard library only and relative imports: install/target_python serves the package
 to a target interpreter of another Python version. The TYPE_CHECKING guard predicate is the names
-package's own (`guards`: one rule for every reader).
+package's own (`guards`: one rule for every reader); the module's other names for itself and its
+namespace, which `live` and `rebinding` both follow, are `aliases`.
 """
 
 from __future__ import annotations

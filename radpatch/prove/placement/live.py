@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .aliases import Aliases, chain, collect, namespace, setattr_call
 from .guards import type_checking, type_checking_names
 from .shadowing import DEFS, binds, walrus
 
@@ -361,105 +362,10 @@ def _module_statements(tree: ast.Module, aliases: Collection[str] | None = None)
     return out
 
 
-@dataclass(frozen=True)
-class Aliases:
-    """The module's other names for its own namespace and for itself, bound at module level:
-    `_g = globals()` / `vars()` (namespace), `_self = sys.modules[__name__]`,
-    `sys.modules.get(__name__)`, `import pkg.mod as _me`, `from pkg import mod` in pkg/mod.py
-    (module; `pkg.mod` itself after `import pkg.mod`). A store through one rebinds like the direct
-    form. A name bound so anywhere at module level counts, whatever else it is bound to."""
-
-    namespace: frozenset[str] = frozenset()
-    module: frozenset[str] = frozenset()
-
-
-NO_ALIASES = Aliases()
-
-
 def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> Aliases:
-    """The Aliases of `tree`; `module`: its (dotted name, is a package), for imports of itself."""
-    space: set[str] = set()
-    self: set[str] = set()
-    for s, _ in _module_statements(tree):
-        if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
-            self.update(_imports_itself(s, module))
-            continue
-        pairs: list[tuple[ast.expr, ast.expr | None]] = []
-        if isinstance(s, ast.Assign):
-            pairs = [(t, s.value) for t in s.targets]
-        elif isinstance(s, ast.AnnAssign):
-            pairs = [(s.target, s.value)]
-        pairs += [(n.target, n.value) for n in walrus(s)]
-        for target, value in pairs:
-            if isinstance(target, ast.Name) and value is not None:
-                if _namespace_call(value):
-                    space.add(target.id)
-                elif _chain(value) == "<module>":
-                    self.add(target.id)
-    return Aliases(frozenset(space), frozenset(self))
-
-
-def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) -> Iterator[str]:
-    """The names (or dotted chain) import `s` binds to the module itself."""
-    name, package = module
-    if isinstance(s, ast.Import):
-        yield from (a.asname or a.name for a in s.names if a.name == name)
-        return
-    if s.level:
-        parts = name.split(".") if package else name.split(".")[:-1]
-        if s.level - 1 > len(parts):
-            return
-        source = ".".join([*parts[: len(parts) - (s.level - 1)], *([s.module] if s.module else [])])
-    else:
-        source = s.module or ""
-    yield from (a.asname or a.name for a in s.names if f"{source}.{a.name}" == name)
-
-
-def _namespace_call(node: ast.expr) -> bool:
-    """`globals()`, `vars()` (at module level: the module's namespace)."""
-    return isinstance(node, ast.Call) and _chain(node.func) in ("globals", "vars") and not node.args
-
-
-def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
-    """The module's namespace: `globals()`, `vars()`, an alias of them, `vars(<module>)`,
-    `<module>.__dict__` (<module>: `sys.modules[__name__]`, an alias of it)."""
-    if _namespace_call(node) or isinstance(node, ast.Name) and node.id in aliases.namespace:
-        return True
-    if isinstance(node, ast.Call) and _chain(node.func) == "vars" and len(node.args) == 1:
-        return _chain(node.args[0], aliases) == "<module>"
-    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and _chain(node.value, aliases) == "<module>"
-
-
-def _chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
-    """`A.B.c` as "A.B.c" (Names and attributes only); the module itself (`sys.modules[__name__]`,
-    `sys.modules.get(__name__)`, an alias of it) as "<module>", and `_me.C` as "C"."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        dotted = ".".join(reversed(parts))
-        for alias in aliases.module:
-            if dotted == alias:
-                return "<module>"
-            if dotted.startswith(alias + "."):
-                return dotted[len(alias) + 1 :]
-        return dotted
-    if not parts and _itself(node):
-        return "<module>"
-    return None
-
-
-def _itself(node: ast.expr) -> bool:
-    """`sys.modules[__name__]`, `sys.modules.get(__name__)`."""
-    if isinstance(node, ast.Subscript) and _chain(node.value) == "sys.modules":
-        key: ast.expr | None = node.slice
-    elif isinstance(node, ast.Call) and _chain(node.func) == "sys.modules.get" and node.args:
-        key = node.args[0]
-    else:
-        return False
-    return isinstance(key, ast.Name) and key.id == "__name__"
+    """The Aliases of `tree` (aliases.collect over its module-level statements); `module`: its
+    (dotted name, is a package), for imports of itself."""
+    return collect([s for s, _ in _module_statements(tree)], module)
 
 
 def _store_key(owner: str | None, attr: str, classes: set[str]) -> tuple[tuple[str, str], str] | None:
@@ -495,7 +401,7 @@ def _stores(tree: ast.Module, classes: set[str], aliases: Aliases) -> Iterator[_
         for t in flat:
             found = None
             if isinstance(t, ast.Attribute):
-                found = _store_key(_chain(t.value, aliases), t.attr, classes)
+                found = _store_key(chain(t.value, aliases), t.attr, classes)
             elif (
                 isinstance(t, ast.Subscript)
                 and namespace(t.value, aliases)
@@ -508,11 +414,11 @@ def _stores(tree: ast.Module, classes: set[str], aliases: Aliases) -> Iterator[_
         call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
         if call is None:
             continue
-        how = _chain(call.func)
-        if how in ("setattr", "delattr") and len(call.args) >= 2:
-            name = call.args[1]
+        sets = setattr_call(call, aliases)
+        if sets is not None:
+            owner, name = sets
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                found = _store_key(_chain(call.args[0], aliases), name.value, classes)
+                found = _store_key(chain(owner, aliases), name.value, classes)
                 if found is not None:
                     yield _Store(found[0], found[1], s, some)
         elif (
@@ -542,13 +448,13 @@ def _reads(nodes: list[ast.stmt], key: tuple[str, str, int], aliases: Aliases) -
     want = name if scope == "<module>" else f"{scope}.{name}"
     for node in nodes:
         for n in ast.walk(node):
-            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and _chain(n, aliases) == want:
+            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and chain(n, aliases) == want:
                 return True
             if (
                 isinstance(n, ast.Call)
-                and _chain(n.func) == "getattr"
+                and chain(n.func) == "getattr"
                 and len(n.args) >= 2
-                and _chain(n.args[0], aliases) == scope
+                and chain(n.args[0], aliases) == scope
                 and isinstance(n.args[1], ast.Constant)
                 and n.args[1].value == name
             ):

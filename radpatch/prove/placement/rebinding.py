@@ -6,8 +6,9 @@ literal name (`globals().update(X=7)`, `setattr(mod, "X", ...)`) it replaces tha
 The patch's binding is then what runs only if the later statement does not bind it: refused,
 unless a star import's module provably does not bind the name (`star_binds`: prove.star_exports,
 one rule for its source read without importing it from the target's path, or, in verify, from the
-release's wheel). Stores inside functions (run when called)
-are not followed.
+release's wheel). Stores inside functions (run when called) are followed only into a module-level
+function the module calls at module level by its name (`def _setup(): global X; X = ...` then
+`_setup()`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .aliases import Aliases, chain, namespace, setattr_call
 from .guards import type_checking_names
-from .live import Aliases, _chain, _module_statements, module_aliases, namespace
+from .live import _module_statements, module_aliases
 from .shadowing import DEFS, binds
 
 if TYPE_CHECKING:
@@ -46,12 +48,60 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
     out: list[Rebinder] = []
     classes = _classes(tree)
     aliases = module_aliases(tree, module)
-    for s, some in _module_statements(tree):
-        for owner, names, star in _rebinds(s, classes, aliases):
+    statements = _module_statements(tree)
+    called = _storing_functions([s for s, _ in statements], classes, aliases)
+    for s, some in statements:
+        found = list(_rebinds(s, classes, aliases))
+        reads = _reads(s, aliases)
+        for name in _calls(s) & called.keys() if called else ():
+            found += called[name][0]
+            reads |= called[name][1]
+        for owner, names, star in found:
             text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else ""
             what = text if len(text) <= 60 else text[:57] + "..."
-            out.append(Rebinder(owner, s.lineno, what, names, star, some, _reads(s, aliases)))
+            out.append(Rebinder(owner, s.lineno, what, names, star, some, reads))
     return tuple(out)
+
+
+def _storing_functions(
+    statements: list[ast.stmt], classes: set[str], aliases: Aliases
+) -> dict[str, tuple[list[Found], frozenset[str]]]:
+    """Module-level functions that store module names when called (`global X; X = ...`,
+    `globals()['X'] = ...` in their body, nested code too): name -> (what they rebind, what they read)."""
+    out: dict[str, tuple[list[Found], frozenset[str]]] = {}
+    for f in statements:
+        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        declared = {n for x in ast.walk(f) if isinstance(x, ast.Global) for n in x.names}
+        names = [x for x in ast.walk(f) if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)]
+        stored = {x.id for x in names if x.id in declared}
+        for x in ast.walk(f):
+            if x is not f and isinstance(x, DEFS) and x.name in declared:
+                stored.add(x.name)
+            elif isinstance(x, (ast.Import, ast.ImportFrom)):
+                stored.update(b for a in x.names if (b := a.asname or a.name.split(".")[0]) in declared)
+        found: list[Found] = [("<module>", frozenset(stored), None)] if stored else []
+        for x in ast.walk(f):
+            if x is not f and isinstance(x, ast.stmt):
+                found += _rebinds(x, classes, aliases)
+        if found:
+            reads = frozenset(n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+            out[f.name] = (found, reads)
+    return out
+
+
+def _calls(s: ast.stmt) -> set[str]:
+    """The names `s` itself calls at module level (in its own expressions: not in a def, class or lambda body)."""
+    out: set[str] = set()
+    stack: list[ast.AST] = [s]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+            out.add(n.func.id)
+        if isinstance(n, ast.Lambda) or (n is not s and isinstance(n, ast.stmt)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def bindings(tree: ast.Module, owners: set[str]) -> dict[tuple[str, str], tuple[tuple[int, str], ...]]:
@@ -87,9 +137,9 @@ def _reads(s: ast.stmt, aliases: Aliases) -> frozenset[str]:
     out = set()
     for n in ast.walk(s):
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load):
-            chain = _chain(n, aliases)
-            if chain is not None:
-                out.add(chain)
+            dotted = chain(n, aliases)
+            if dotted is not None:
+                out.add(dotted)
     return frozenset(out)
 
 
@@ -98,8 +148,8 @@ def _literal(node: ast.expr | None) -> str | None:
 
 
 def _owner(node: ast.expr, classes: set[str], aliases: Aliases) -> str | None:
-    chain = _chain(node, aliases)
-    return chain if chain == "<module>" or chain in classes else None
+    dotted = chain(node, aliases)
+    return dotted if dotted == "<module>" or dotted in classes else None
 
 
 Found = tuple[str, "frozenset[str] | None", "tuple[int, str | None] | None"]
@@ -123,11 +173,12 @@ def _rebinds(s: ast.stmt, classes: set[str], aliases: Aliases) -> Iterator[Found
     call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
     if call is None:
         return
-    how = _chain(call.func)
-    if how in ("setattr", "delattr") and len(call.args) >= 2:
-        owner = _owner(call.args[0], classes, aliases)
+    how = chain(call.func)
+    sets = setattr_call(call, aliases)
+    if sets is not None:
+        owner = _owner(sets[0], classes, aliases)
         if owner is not None:
-            key = _literal(call.args[1])
+            key = _literal(sets[1])
             yield owner, None if key is None else frozenset({key}), None
     elif how in ("exec", "eval") and (len(call.args) < 2 or namespace(call.args[1], aliases)):
         yield "<module>", None, None

@@ -1,0 +1,206 @@
+"""The module's other names for its own namespace and for itself (`_g = globals()`, `_self =
+sys.modules[__name__]`, `import pkg.mod as _me`, ...), and the spellings that reach them (`chain`,
+`namespace`, `setattr_call`): a store through any of them rebinds like the direct form, for the
+live-definition (live) and the dynamic-rebinding (rebinding) proofs both. Standard library only."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .shadowing import walrus
+
+
+@dataclass(frozen=True)
+class Aliases:
+    """The module's other names for its own namespace and for itself, bound at module level:
+    `_g = globals()` / `vars()` (namespace), `_self = sys.modules[__name__]`,
+    `sys.modules.get(__name__)`, `import pkg.mod as _me`, `from pkg import mod` in pkg/mod.py
+    (module; not `pkg.mod` after `import pkg.mod`: the import system binds the parent's attribute
+    only after the module has run, so a store through it raises AttributeError). A store through
+    one rebinds like the direct form. A name bound so anywhere at module level counts, whatever
+    else it is bound to.
+    `sys.modules` is also read through `import sys as _s` (`_s.modules`) and `from sys import
+    modules`, and keyed by `__name__`, `__spec__.name` or the module's own dotted name (`name`);
+    `importlib.import_module(<key>)` (in the same spellings: `importers`) returns it too."""
+
+    namespace: frozenset[str] = frozenset()
+    module: frozenset[str] = frozenset()
+    sys_modules: frozenset[str] = frozenset({"sys.modules"})
+    name: str | None = None
+    importers: frozenset[str] = frozenset({"importlib.import_module"})
+    namespace_functions: frozenset[str] = frozenset()  # `_gl = globals`: `_gl()` is the namespace
+
+
+NO_ALIASES = Aliases()
+
+
+def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) -> Aliases:
+    """The Aliases bound by a module's module-level `statements` (those inside its if/try/with/loops
+    too); `module`: its (dotted name, is a package), for imports of itself. An alias of an alias
+    counts (`_b = _a`, `_d = _me.__dict__`, `_a, _z = globals(), 0`, the variable of a loop over a
+    literal list, `_gl = globals` then `_gl()`), to a fixed point."""
+    space: set[str] = set()
+    self: set[str] = set()
+    sys_modules = frozenset(_spellings(statements, "sys", "modules"))
+    importers = frozenset(_spellings(statements, "importlib", "import_module"))
+    name = module[0] if module else None
+    pairs: list[tuple[str, ast.expr]] = []
+    functions: set[str] = set()
+    for s in statements:
+        if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
+            self.update(_imports_itself(s, module))
+            continue
+        found: list[tuple[ast.expr, ast.expr | None]] = []
+        if isinstance(s, ast.Assign):
+            found = [(t, s.value) for t in s.targets]
+        elif isinstance(s, ast.AnnAssign):
+            found = [(s.target, s.value)]
+        elif isinstance(s, (ast.For, ast.AsyncFor)) and isinstance(s.iter, (ast.List, ast.Tuple, ast.Set)):
+            found = [(s.target, e) for e in s.iter.elts]  # `for _g in [globals()]:`
+        found += [(n.target, n.value) for n in walrus(s)]
+        while found:
+            target, value = found.pop()
+            if isinstance(target, ast.Name) and value is not None:
+                pairs.append((target.id, value))
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+                if len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                    found.extend(zip(target.elts, value.elts))
+    while True:
+        aliases = Aliases(frozenset(space), frozenset(self), sys_modules, name, importers, frozenset(functions))
+        for target_name, value in pairs:
+            how = chain(value)
+            if how in _NAMESPACE_CALLS or how in functions:
+                functions.add(target_name)
+            elif namespace(value, aliases):
+                space.add(target_name)
+            elif chain(value, aliases) == "<module>":
+                self.add(target_name)
+        if (len(space), len(self), len(functions)) == (
+            len(aliases.namespace),
+            len(aliases.module),
+            len(aliases.namespace_functions),
+        ):  # the sets only grow: the same sizes are the same sets
+            return aliases
+
+
+def _spellings(statements: Iterable[ast.stmt], module: str, attr: str) -> Iterator[str]:
+    """The module's spellings of `module.attr`: itself, `_s.attr` after `import module as _s`,
+    `attr` after `from module import attr` (or its `as` name)."""
+    yield f"{module}.{attr}"
+    for s in statements:
+        if isinstance(s, ast.Import):
+            yield from (f"{a.asname}.{attr}" for a in s.names if a.name == module and a.asname)
+        elif isinstance(s, ast.ImportFrom) and s.module == module and not s.level:
+            yield from (a.asname or a.name for a in s.names if a.name == attr)
+
+
+def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) -> Iterator[str]:
+    """The names (or dotted chain) import `s` binds to the module itself."""
+    name, package = module
+    if isinstance(s, ast.Import):  # `import pkg.mod` binds pkg, whose attribute mod is not set yet
+        yield from (a.asname or a.name for a in s.names if a.name == name and (a.asname or "." not in name))
+        return
+    if s.level:
+        parts = name.split(".") if package else name.split(".")[:-1]
+        if s.level - 1 > len(parts):
+            return
+        source = ".".join([*parts[: len(parts) - (s.level - 1)], *([s.module] if s.module else [])])
+    else:
+        source = s.module or ""
+    yield from (a.asname or a.name for a in s.names if f"{source}.{a.name}" == name)
+
+
+def _namespace_call(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
+    """`globals()`, `vars()` (at module level: the module's namespace)."""
+    if not isinstance(node, ast.Call) or node.args:
+        return False
+    how = chain(node.func)
+    return how in _NAMESPACE_CALLS or how in aliases.namespace_functions
+
+
+_NAMESPACE_CALLS = ("globals", "vars", "builtins.globals", "builtins.vars")
+
+
+def _bare(node: ast.expr) -> ast.expr:
+    """`node` without the assignment expressions around it: `(_g := globals())` is `globals()`."""
+    while isinstance(node, ast.NamedExpr):
+        node = node.value
+    return node
+
+
+def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
+    """The module's namespace: `globals()`, `vars()`, an alias of them, `vars(<module>)`,
+    `<module>.__dict__` (<module>: `sys.modules[__name__]`, an alias of it), each also inside an
+    assignment expression (`(_g := globals())`)."""
+    node = _bare(node)
+    if _namespace_call(node, aliases) or isinstance(node, ast.Name) and node.id in aliases.namespace:
+        return True
+    if isinstance(node, ast.Call) and chain(node.func) == "vars" and len(node.args) == 1:
+        return chain(node.args[0], aliases) == "<module>"
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and chain(node.value, aliases) == "<module>"
+
+
+def chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
+    """`A.B.c` as "A.B.c" (Names and attributes only); the module itself (`sys.modules[__name__]`,
+    `sys.modules.get(__name__)`, an alias of it) as "<module>", and `_me.C` as "C". An assignment
+    expression stands for its value (`(_m := sys.modules[__name__]).f`)."""
+    parts: list[str] = []
+    node = _bare(node)
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = _bare(node.value)
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        dotted = ".".join(reversed(parts))
+        for alias in aliases.module:
+            if dotted == alias:
+                return "<module>"
+            if dotted.startswith(alias + "."):
+                return dotted[len(alias) + 1 :]
+        return dotted
+    if not parts and _itself(node, aliases):
+        return "<module>"
+    return None
+
+
+def _itself(node: ast.expr, aliases: Aliases) -> bool:
+    """`sys.modules[__name__]`, `sys.modules.get(__name__)`, `importlib.import_module(__name__)`,
+    keyed also by `__spec__.name` or the module's own dotted name; `sys.modules` in any of the
+    module's spellings of it."""
+    if isinstance(node, ast.Subscript) and chain(node.value) in aliases.sys_modules:
+        key: ast.expr | None = node.slice
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and chain(node.func.value) in aliases.sys_modules
+        and node.args
+    ):
+        key = node.args[0]
+    elif isinstance(node, ast.Call) and chain(node.func) in aliases.importers and len(node.args) == 1:
+        key = node.args[0]  # importlib.import_module(__name__): sys.modules' entry
+    else:
+        return False
+    if isinstance(key, ast.Constant):
+        return aliases.name is not None and key.value == aliases.name
+    return key is not None and chain(key) in ("__name__", "__spec__.name")
+
+
+def setattr_call(call: ast.Call, aliases: Aliases) -> tuple[ast.expr, ast.expr] | None:
+    """(owner, name) of a call that sets or deletes an attribute: `setattr(o, name, v)`,
+    `delattr(o, name)`, `object.__setattr__(o, name, v)`, and on the module itself
+    `<module>.__setattr__(name, v)` (a class's own `C.__setattr__` is object's, unbound)."""
+    how = chain(call.func)
+    if how in ("setattr", "delattr", "object.__setattr__", "object.__delattr__") and len(call.args) >= 2:
+        return call.args[0], call.args[1]
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in ("__setattr__", "__delattr__")
+        and call.args
+        and chain(func.value, aliases) == "<module>"
+    ):
+        return func.value, call.args[0]
+    return None
