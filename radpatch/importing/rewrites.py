@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
 from radpatch.importing.expressions import concatenated, fitting, grouped, smallest_difference
+from radpatch.importing.keywords import keyword_added_or_removed, keyword_change, set_keyword
 from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
@@ -124,11 +125,41 @@ class Differ(Runs):
         said = line_rest(self.src, b) == line_rest(self.src, a)
         if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             return
+        if said and not isinstance(b, DEFS) and self.keyword(scope, bbody, i, a):
+            return
         if said and not isinstance(b, DEFS) and self.expression(scope, bbody, i, a):
+            self._note_keyword(scope, b, a, "the call")
             return
         if scope.elif_:
             raise NoUniqueRun()  # no find names an elif: the if it belongs to is replaced
+        self._note_keyword(scope, b, a, "its statement")
         self.replace_run(scope, bbody, i, i + 1, [a])
+
+    def _note_keyword(self, scope: Scope, b: ast.AST, a: ast.AST, what: str) -> None:
+        """A keyword added to a call or taken from it: no operation says it, so the import notes why
+        the rewrite is wider than the keyword."""
+        said = keyword_added_or_removed(self.src, b, a)
+        if said:
+            self.fallbacks.append(
+                f"{scope.qualname}: {said}: set_keyword changes only a keyword a call passes; replaced {what}"
+            )
+
+    def keyword(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt, head: bool = False) -> bool:
+        """`set_keyword` when all that changed (in a compound statement's header, with `head`) is one
+        keyword argument's value."""
+        b = bbody[i]
+        change = keyword_change(header(b), header(a)) if head else keyword_change(b, a)
+        if change is None:
+            return False
+        step = set_keyword(self.src, scope, change, (bbody, i, a))
+        if step is None:
+            return False
+        self.steps.append(step)
+        if head:
+            copy_header(b, a)
+        else:
+            bbody[i] = mark_after(a)
+        return True
 
     def _undoable(self, attempt: Callable[[], bool], bbody: list[ast.stmt], i: int) -> bool:
         """Run `attempt` on bbody[i]; when a change inside it cannot be said unambiguously, take
@@ -171,7 +202,9 @@ class Differ(Runs):
         """An if/for/while/with/try of the same shape: its header by expression, then its blocks."""
         b = bbody[i]
         hb, ha = header(b), header(a)
-        if key(hb) != key(ha):
+        if key(hb) != key(ha) and self.keyword(scope, bbody, i, a, head=True):
+            pass
+        elif key(hb) != key(ha):
             chain = smallest_difference(hb, ha)
             if not chain or not self._replace_expression(scope, chain, force=True, swap=(bbody, i, a)):
                 return False

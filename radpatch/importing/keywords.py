@@ -1,0 +1,113 @@
+"""A keyword argument of a call as the importer's rewrite chooser says it (importing.rewrites):
+`set_keyword` when a statement's whole difference is the value of one keyword argument of one call
+(`Thread(target=f, daemon=True)` -> `daemon=False`), with `occurrence:` when the scope has several
+calls passing that value. A keyword added or taken away, which no operation says (set_keyword
+changes one a call passes), is named for the import's note on the wider `replace` it gets."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from radpatch.importing.expressions import difference_path
+from radpatch.importing.model import ImportStep, Value
+from radpatch.importing.shapes import Scope
+from radpatch.importing.statements import Sources, expressions, key, loose_key, segment
+
+
+@dataclass(frozen=True)
+class KeywordChange:
+    call: ast.Call  # the call in the before-file
+    name: str  # the keyword
+    old: ast.expr  # its value before and after
+    new: ast.expr
+
+
+def keyword_change(b: ast.AST, a: ast.AST) -> KeywordChange | None:
+    """The keyword argument whose value is all that differs between b and a, else None."""
+    path = difference_path(b, a)
+    if len(path) < 3:
+        return None
+    (cb, ca), (kb, ka), (vb, va) = path[-3:]
+    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)):
+        return None
+    if not (isinstance(kb, ast.keyword) and isinstance(ka, ast.keyword)) or kb.arg is None or kb.arg != ka.arg:
+        return None
+    if vb is not kb.value or va is not ka.value:
+        return None
+    return KeywordChange(cb, kb.arg, kb.value, ka.value)
+
+
+def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None:
+    """`keyword `daemon` added to a call to `Thread`` when that is the difference, else None."""
+    cb, ca = difference_path(b, a)[-1]
+    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)) or key(cb.func) != key(ca.func):
+        return None
+    if [key(x) for x in cb.args] != [key(x) for x in ca.args]:
+        return None
+    old, new = [key(k) for k in cb.keywords], [key(k) for k in ca.keywords]
+    callee = segment(src, cb.func)
+    if len(new) == len(old) + 1 and all(k in new for k in old):
+        added = next(k for k in ca.keywords if key(k) not in old)
+        return f"keyword `{added.arg}` added to a call to `{callee}`"
+    if len(old) == len(new) + 1 and all(k in old for k in new):
+        gone = next(k for k in cb.keywords if key(k) not in new)
+        return f"keyword `{gone.arg}` taken from a call to `{callee}`"
+    return None
+
+
+def set_keyword(
+    src: Sources, scope: Scope, change: KeywordChange, swap: tuple[list[ast.stmt], int, ast.stmt]
+) -> ImportStep | None:
+    """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the engine
+    counts, and its result found once again by the inverse; None where it would not be."""
+    callee, old, new = segment(src, change.call.func), segment(src, change.old), segment(src, change.new)
+    if callee is None or old is None or new is None:
+        return None
+    block, i, target = swap
+    froms = [v for tag, v in _values(scope.body, change) if tag == "from"]
+    if change.old not in [v for v in froms]:
+        return None
+    occurrence = None if len(froms) == 1 else next(n for n, v in enumerate(froms, 1) if v is change.old)
+    saved = block[i]
+    block[i] = target
+    after = _values(scope.body, change)
+    block[i] = saved
+    # the inverse: the `to` value preceded by occurrence - 1 `from` values (engine.ops.common.undo_pick)
+    seen, undone = 0, []
+    for tag, _ in after:
+        if tag == "from":
+            seen += 1
+        elif occurrence is None or seen == occurrence - 1:
+            undone.append(tag)
+    if len(undone) != 1:
+        return None
+    keys: list[tuple[str, Value]] = [
+        ("scope", scope.qualname),
+        ("call", callee),
+        ("keyword", change.name),
+        ("from", old),
+        ("to", new),
+    ]
+    if occurrence:
+        keys.append(("occurrence", occurrence))
+    return ImportStep("set_keyword", tuple(keys))
+
+
+def _values(body: list[ast.stmt], change: KeywordChange) -> list[tuple[str, ast.expr]]:
+    """("from"|"to", value) of every call in the scope to the callee passing the keyword with the
+    old or the new value, in the order the engine walks them."""
+    callee = loose_key(change.call.func)
+    old, new = loose_key(change.old), loose_key(change.new)
+    out: list[tuple[str, ast.expr]] = []
+    for e in expressions(body):
+        if not isinstance(e, ast.Call) or loose_key(e.func) != callee:
+            continue
+        for k in e.keywords:
+            if k.arg == change.name:
+                value = loose_key(k.value)
+                if value == old:
+                    out.append(("from", k.value))
+                elif value == new:
+                    out.append(("to", k.value))
+    return out

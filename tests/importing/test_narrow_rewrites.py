@@ -1,0 +1,64 @@
+"""Issue 20: an imported rewrite covers the smallest statements that change, and where no narrower
+operation says a change the import's note says why. Each shape is checked as data (the rewrites
+chosen) and against the oracle: the entry, applied by the real engine to a module pip installed,
+gives what GNU patch makes of the same diff (tests/lib/importing.imported_as_gnu_patch_gives)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from radpatch.importing.rewrites import rewrites
+from tests.lib.importing import imported_as_gnu_patch_gives
+
+
+def _rewrites(entry: dict[str, object]) -> list[tuple[str, dict[str, object]]]:
+    items = entry["rewrites"]
+    assert isinstance(items, list)
+    return [next((k, v) for k, v in item.items() if k not in ("id", "file")) for item in items]
+
+
+THREADS = """\
+from threading import Thread
+
+
+def start(run, log):
+    t = Thread(target=run, daemon=True)
+    t.start()
+    u = Thread(target=log, daemon=True)
+    u.start()
+    return t, u
+"""
+
+
+@pytest.mark.wheel
+def test_a_keyword_argument_changes_by_set_keyword_counted_where_the_call_repeats(tmp_path: Path) -> None:
+    after = THREADS.replace("target=log, daemon=True", "target=log, daemon=False")
+    entry = imported_as_gnu_patch_gives(tmp_path, THREADS, after)
+    assert _rewrites(entry) == [
+        (
+            "set_keyword",
+            {"scope": "start", "call": "Thread", "keyword": "daemon", "from": "True", "to": "False", "occurrence": 2},
+        )
+    ]
+
+
+def test_a_keyword_argument_of_one_call_needs_no_occurrence() -> None:
+    before = "def start(run):\n    return Thread(target=run, daemon=True).start()\n"
+    found = rewrites(before, before.replace("daemon=True", "daemon=None"))
+    assert [(s.op, dict(s.keys)) for s in found.steps] == [
+        ("set_keyword", {"scope": "start", "call": "Thread", "keyword": "daemon", "from": "True", "to": "None"})
+    ]
+    assert not found.fallbacks
+
+
+@pytest.mark.wheel
+def test_a_keyword_added_to_a_call_replaces_the_call_and_says_why(tmp_path: Path) -> None:
+    before = THREADS.replace("target=run, daemon=True", "target=run")
+    entry = imported_as_gnu_patch_gives(tmp_path, before, THREADS)
+    assert _rewrites(entry) == [
+        ("replace", {"scope": "start", "find": "Thread(target=run)", "with": "Thread(target=run, daemon=True)"})
+    ]
+    notes = [line for line in str(entry["_stdout"]).splitlines() if "daemon" in line]
+    assert len(notes) == 1 and "set_keyword" in notes[0] and "rpnarrow/m.py" in notes[0]
