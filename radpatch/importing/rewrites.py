@@ -57,6 +57,7 @@ from radpatch.importing.statements import (
     Sources,
     expression_hits,
     key,
+    scoped_name,
     segment,
     whole_lines,
 )
@@ -108,11 +109,17 @@ class Differ(Runs):
         b = bbody[i]
         if key(b) == key(a):
             return
-        if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and self._definable(scope, b.name):
-            if self._undoable(lambda: self.definition(scope, bbody, i, a), bbody, i):
+        name = scoped_name(scope.body, b) if isinstance(b, DEFS) else None
+        if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and name is not None:
+            if self._undoable(lambda: self.definition(scope, bbody, i, a, name), bbody, i):
                 return
             self.fallbacks.append(
-                f"{scope.child(b.name)}: no smaller change is unique in the patched code; replaced the whole definition"
+                f"{scope.child(name)}: no smaller change is unique in the patched code; replaced the whole definition"
+            )
+        elif isinstance(b, DEFS) and not scope.elif_ and not self._definable(scope, b.name) and b in scope.body:
+            self.fallbacks.append(
+                f"{scope.child(b.name)}: {scope.qualname} defines {b.name!r} more than once and no scope name picks "
+                "this one (only an @overload's implementation or one property accessor); replaced the whole definition"
             )
         if (
             blocks_of_same_shape(b, a)
@@ -174,10 +181,11 @@ class Differ(Runs):
             bbody[i] = saved
             return False
 
-    def definition(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+    def definition(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt, name: str) -> bool:
+        """Inside the definition bbody[i], which the scope name `name` gives (`f`, `prop.setter`)."""
         b = bbody[i]
         assert isinstance(b, DEFS) and isinstance(a, DEFS)
-        qual = scope.child(b.name)
+        qual = scope.child(name)
         if signature(b) != signature(a):
             steps = signature_steps(self.src, qual, b, a)
             if steps is None:

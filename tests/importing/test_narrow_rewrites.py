@@ -62,3 +62,56 @@ def test_a_keyword_added_to_a_call_replaces_the_call_and_says_why(tmp_path: Path
     ]
     notes = [line for line in str(entry["_stdout"]).splitlines() if "daemon" in line]
     assert len(notes) == 1 and "set_keyword" in notes[0] and "rpnarrow/m.py" in notes[0]
+
+
+TWICE = """\
+from typing import overload
+
+from logging import debug as check, info as notify, warning as log
+
+
+class C:
+    @overload
+    def get(self, k: int) -> int: ...
+    @overload
+    def get(self, k: str) -> str: ...
+    def get(self, k):
+        v = self.d[k]
+        log(k)
+        return v
+
+    @property
+    def size(self):
+        return self._size
+
+    @size.setter
+    def size(self, value):
+        check(value)
+        self._size = value
+"""
+
+
+@pytest.mark.wheel
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("log(k)", "log(k, 2)", ("replace", {"scope": "C.get", "find": "log(k)", "with": "log(k, 2)"})),
+        (
+            "check(value)",
+            "check(value)\n        notify(value)",
+            ("insert_after", {"scope": "C.size.setter", "find": "check(value)\n", "code": "notify(value)\n"}),
+        ),
+    ],
+    ids=["overload-implementation", "property-setter"],
+)
+def test_a_line_of_a_method_defined_twice_is_scoped_to_the_one_definition(
+    tmp_path: Path, old: str, new: str, expected: tuple[str, dict[str, object]]
+) -> None:
+    entry = imported_as_gnu_patch_gives(tmp_path, TWICE, TWICE.replace(old, new))
+    assert _rewrites(entry) == [expected]
+
+
+def test_an_overload_declaration_that_changes_is_replaced_whole_and_the_import_says_why() -> None:
+    found = rewrites(TWICE, TWICE.replace("k: str) -> str", "k: bytes) -> str"))
+    assert [s.op for s in found.steps] == ["replace"] and found.steps[0].get("scope") == "C"
+    assert len(found.fallbacks) == 1 and "C.get" in found.fallbacks[0] and "@overload" in found.fallbacks[0]
