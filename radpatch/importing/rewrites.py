@@ -140,6 +140,11 @@ class Differ(Runs):
         if scope.elif_:
             raise NoUniqueRun()  # no find names an elif: the if it belongs to is replaced
         self._note_keyword(scope, b, a, "its statement")
+        if isinstance(b, ast.Match) and isinstance(a, ast.Match):
+            self.fallbacks.append(
+                f"{scope.qualname}: the cases of a `match` change (a pattern, a guard, a case added or removed, "
+                "or one written on its case's line): no find names a case; replaced the whole match"
+            )
         self.replace_run(scope, bbody, i, i + 1, [a])
 
     def _note_keyword(self, scope: Scope, b: ast.AST, a: ast.AST, what: str) -> None:

@@ -115,3 +115,47 @@ def test_an_overload_declaration_that_changes_is_replaced_whole_and_the_import_s
     found = rewrites(TWICE, TWICE.replace("k: str) -> str", "k: bytes) -> str"))
     assert [s.op for s in found.steps] == ["replace"] and found.steps[0].get("scope") == "C"
     assert len(found.fallbacks) == 1 and "C.get" in found.fallbacks[0] and "@overload" in found.fallbacks[0]
+
+
+MATCH = """\
+def handle(cmd, log):
+    match cmd:
+        case "start":
+            log("starting")
+            return 1
+        case "stop" if log:
+            log("stopping")
+            return 2
+        case _:
+            return 0
+"""
+
+
+@pytest.mark.wheel
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "return 2\n",
+            "return 2, 3\n",
+            ("replace", {"scope": "handle", "find": "return 2\n", "with": "return 2, 3\n"}),
+        ),
+        (
+            "            return 2\n",
+            '            log("stopped")\n            return 2\n',
+            ("insert_before", {"scope": "handle", "find": "return 2\n", "code": 'log("stopped")\n'}),
+        ),
+    ],
+    ids=["changed-line", "inserted-line"],
+)
+def test_a_line_changed_in_one_case_is_said_inside_the_case_not_as_the_whole_match(
+    tmp_path: Path, old: str, new: str, expected: tuple[str, dict[str, object]]
+) -> None:
+    entry = imported_as_gnu_patch_gives(tmp_path, MATCH, MATCH.replace(old, new))
+    assert _rewrites(entry) == [expected]
+
+
+def test_a_case_pattern_that_changes_replaces_the_match_and_the_import_says_why() -> None:
+    found = rewrites(MATCH, MATCH.replace('case "stop"', 'case "halt"'))
+    assert [s.op for s in found.steps] == ["replace"] and str(found.steps[0].get("find")).startswith("match cmd:")
+    assert len(found.fallbacks) == 1 and "`match`" in found.fallbacks[0]
