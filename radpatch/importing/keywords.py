@@ -1,5 +1,5 @@
 """A keyword argument of a call as the importer's rewrite chooser says it (importing.rewrites):
-`set_keyword` when a statement's whole difference is the value of one keyword argument of one call
+`set_keyword` when a statement's whole difference is the value of keyword arguments of one call
 (`Thread(target=f, daemon=True)` -> `daemon=False`), with `occurrence:` when the scope has several
 calls passing that value. A keyword added or taken away, which no operation says (set_keyword
 changes one a call passes), is named for the import's note on the wider `replace` it gets."""
@@ -23,19 +23,32 @@ class KeywordChange:
     new: ast.expr
 
 
-def keyword_change(b: ast.AST, a: ast.AST) -> KeywordChange | None:
-    """The keyword argument whose value is all that differs between b and a, else None."""
+def keyword_changes(b: ast.AST, a: ast.AST) -> list[KeywordChange]:
+    """The keyword arguments of one call whose values are all that differs between b and a (one, or
+    several of the same call: `dict(x=1, y=2)` -> `dict(x=3, y=4)`), else none."""
     path = difference_path(b, a)
-    if len(path) < 3:
-        return None
-    (cb, ca), (kb, ka), (vb, va) = path[-3:]
-    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)):
-        return None
-    if not (isinstance(kb, ast.keyword) and isinstance(ka, ast.keyword)) or kb.arg is None or kb.arg != ka.arg:
-        return None
-    if vb is not kb.value or va is not ka.value:
-        return None
-    return KeywordChange(cb, kb.arg, kb.value, ka.value)
+    if len(path) >= 3:
+        (cb, ca), (kb, ka), (vb, va) = path[-3:]
+        if (
+            isinstance(cb, ast.Call)
+            and isinstance(ca, ast.Call)
+            and isinstance(kb, ast.keyword)
+            and isinstance(ka, ast.keyword)
+            and kb.arg is not None
+            and kb.arg == ka.arg
+            and vb is kb.value
+            and va is ka.value
+        ):
+            return [KeywordChange(cb, kb.arg, kb.value, ka.value)]
+    cb, ca = path[-1]
+    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)) or len(cb.keywords) != len(ca.keywords):
+        return []
+    if key(cb.func) != key(ca.func) or [key(x) for x in cb.args] != [key(x) for x in ca.args]:
+        return []
+    if any(x.arg is None or x.arg != y.arg for x, y in zip(cb.keywords, ca.keywords)):
+        return []
+    pairs = zip(cb.keywords, ca.keywords)
+    return [KeywordChange(cb, str(x.arg), x.value, y.value) for x, y in pairs if key(x) != key(y)]
 
 
 def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None:

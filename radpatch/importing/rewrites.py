@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
 from radpatch.importing.expressions import concatenated, fitting, grouped, smallest_difference
-from radpatch.importing.keywords import keyword_added_or_removed, keyword_change, set_keyword
+from radpatch.importing.keywords import keyword_added_or_removed, keyword_changes, set_keyword
 from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
@@ -157,16 +157,14 @@ class Differ(Runs):
             )
 
     def keyword(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt, head: bool = False) -> bool:
-        """`set_keyword` when all that changed (in a compound statement's header, with `head`) is one
-        keyword argument's value."""
+        """`set_keyword` when all that changed (in a compound statement's header, with `head`) is the
+        value of keyword arguments of one call."""
         b = bbody[i]
-        change = keyword_change(header(b), header(a)) if head else keyword_change(b, a)
-        if change is None:
+        changes = keyword_changes(header(b), header(a)) if head else keyword_changes(b, a)
+        steps = [set_keyword(self.src, scope, change, (bbody, i, a)) for change in changes]
+        if not steps or None in steps:
             return False
-        step = set_keyword(self.src, scope, change, (bbody, i, a))
-        if step is None:
-            return False
-        self.steps.append(step)
+        self.steps.extend(s for s in steps if s is not None)
         if head:
             copy_header(b, a)
         else:

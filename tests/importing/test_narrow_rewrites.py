@@ -5,18 +5,35 @@ gives what GNU patch makes of the same diff (tests/lib/importing.imported_as_gnu
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from radpatch.importing.rewrites import rewrites
-from tests.lib.importing import imported_as_gnu_patch_gives
+from tests.lib.importing import PACKAGE, corpus_files, edit, imported_as_gnu_patch_gives
 
 
 def _rewrites(entry: dict[str, object]) -> list[tuple[str, dict[str, object]]]:
     items = entry["rewrites"]
     assert isinstance(items, list)
     return [next((k, v) for k, v in item.items() if k not in ("id", "file")) for item in items]
+
+
+@pytest.mark.wheel
+@pytest.mark.parametrize("seed", range(6))
+def test_generated_keyword_edits_of_real_modules_import_as_set_keyword(tmp_path: Path, seed: int) -> None:
+    """Seeded keyword-value edits of stdlib modules (tests/lib/importing.edit): each entry changes
+    them by set_keyword, and gives what GNU patch gives."""
+    rng = random.Random(seed)
+    module = rng.choice(("textwrap", "calendar", "configparser", "difflib"))
+    before = corpus_files()[f"{PACKAGE}/std_{module}.py"].decode()
+    after = before
+    for k in range(rng.randint(1, 2)):
+        after = edit(after, rng, seed * 10 + k, ("keyword",))
+    assert after != before
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    assert "set_keyword" in [op for op, _ in _rewrites(entry)]
 
 
 THREADS = """\
@@ -51,6 +68,15 @@ def test_a_keyword_argument_of_one_call_needs_no_occurrence() -> None:
         ("set_keyword", {"scope": "start", "call": "Thread", "keyword": "daemon", "from": "True", "to": "None"})
     ]
     assert not found.fallbacks
+
+
+def test_two_keyword_arguments_of_one_call_are_two_set_keywords() -> None:
+    before = "def start(run):\n    return Thread(target=run, daemon=True, name='a').start()\n"
+    found = rewrites(before, before.replace("daemon=True, name='a'", "daemon=False, name='b'"))
+    assert [(s.op, dict(s.keys)) for s in found.steps] == [
+        ("set_keyword", {"scope": "start", "call": "Thread", "keyword": "daemon", "from": "True", "to": "False"}),
+        ("set_keyword", {"scope": "start", "call": "Thread", "keyword": "name", "from": "'a'", "to": "'b'"}),
+    ]
 
 
 @pytest.mark.wheel
