@@ -86,7 +86,7 @@ def smallest_difference(b: ast.AST, a: ast.AST) -> list[tuple[ast.expr, ast.expr
     """The pairs of expressions that hold every difference between b and a, innermost first (a lone
     name or constant gives way to the expression around it: `y > 3`, not `3`). Empty when the
     difference is not inside one expression, or is a name being bound."""
-    path = _difference_path(b, a)
+    path = difference_path(b, a)
     out: list[tuple[ast.expr, ast.expr]] = []
     for eb, ea in reversed(path):
         if not (isinstance(eb, ast.expr) and isinstance(ea, ast.expr)):
@@ -115,7 +115,7 @@ def _loadable(e: ast.expr) -> bool:
     return ctx is None or isinstance(ctx, ast.Load)
 
 
-def _difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+def difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
     """From (b, a) down, the pairs of nodes on the one path holding all differences."""
     path = [(b, a)]
     while True:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
 from radpatch.importing.expressions import concatenated, fitting, grouped, smallest_difference
+from radpatch.importing.keywords import keyword_added_or_removed, keyword_changes, set_keyword
 from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
@@ -56,6 +57,7 @@ from radpatch.importing.statements import (
     Sources,
     expression_hits,
     key,
+    scoped_name,
     segment,
     whole_lines,
 )
@@ -107,11 +109,17 @@ class Differ(Runs):
         b = bbody[i]
         if key(b) == key(a):
             return
-        if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and self._definable(scope, b.name):
-            if self._undoable(lambda: self.definition(scope, bbody, i, a), bbody, i):
+        name = scoped_name(scope.body, b) if isinstance(b, DEFS) else None
+        if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and name is not None:
+            if self._undoable(lambda: self.definition(scope, bbody, i, a, name), bbody, i):
                 return
             self.fallbacks.append(
-                f"{scope.child(b.name)}: no smaller change is unique in the patched code; replaced the whole definition"
+                f"{scope.child(name)}: no smaller change is unique in the patched code; replaced the whole definition"
+            )
+        elif isinstance(b, DEFS) and not scope.elif_ and not self._definable(scope, b.name) and b in scope.body:
+            self.fallbacks.append(
+                f"{scope.child(b.name)}: {scope.qualname} defines {b.name!r} more than once and no scope name picks "
+                "this one (only an @overload's implementation or one property accessor); replaced the whole definition"
             )
         if (
             blocks_of_same_shape(b, a)
@@ -124,11 +132,44 @@ class Differ(Runs):
         said = line_rest(self.src, b) == line_rest(self.src, a)
         if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             return
+        if said and not isinstance(b, DEFS) and self.keyword(scope, bbody, i, a):
+            return
         if said and not isinstance(b, DEFS) and self.expression(scope, bbody, i, a):
+            self._note_keyword(scope, b, a, "the call")
             return
         if scope.elif_:
             raise NoUniqueRun()  # no find names an elif: the if it belongs to is replaced
+        self._note_keyword(scope, b, a, "its statement")
+        if isinstance(b, ast.Match) and isinstance(a, ast.Match):
+            self.fallbacks.append(
+                f"{scope.qualname}: the cases of a `match` change (a pattern, a guard, a case added or removed, "
+                "or one written on its case's line): no find names a case; replaced the whole match"
+            )
         self.replace_run(scope, bbody, i, i + 1, [a])
+
+    def _note_keyword(self, scope: Scope, b: ast.AST, a: ast.AST, what: str) -> None:
+        """A keyword added to a call or taken from it: no operation says it, so the import notes why
+        the rewrite is wider than the keyword."""
+        said = keyword_added_or_removed(self.src, b, a)
+        if said:
+            self.fallbacks.append(
+                f"{scope.qualname}: {said}: set_keyword changes only a keyword a call passes; replaced {what}"
+            )
+
+    def keyword(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt, head: bool = False) -> bool:
+        """`set_keyword` when all that changed (in a compound statement's header, with `head`) is the
+        value of keyword arguments of one call."""
+        b = bbody[i]
+        changes = keyword_changes(header(b), header(a)) if head else keyword_changes(b, a)
+        steps = [set_keyword(self.src, scope, change, (bbody, i, a)) for change in changes]
+        if not steps or None in steps:
+            return False
+        self.steps.extend(s for s in steps if s is not None)
+        if head:
+            copy_header(b, a)
+        else:
+            bbody[i] = mark_after(a)
+        return True
 
     def _undoable(self, attempt: Callable[[], bool], bbody: list[ast.stmt], i: int) -> bool:
         """Run `attempt` on bbody[i]; when a change inside it cannot be said unambiguously, take
@@ -143,10 +184,11 @@ class Differ(Runs):
             bbody[i] = saved
             return False
 
-    def definition(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+    def definition(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt, name: str) -> bool:
+        """Inside the definition bbody[i], which the scope name `name` gives (`f`, `prop.setter`)."""
         b = bbody[i]
         assert isinstance(b, DEFS) and isinstance(a, DEFS)
-        qual = scope.child(b.name)
+        qual = scope.child(name)
         if signature(b) != signature(a):
             steps = signature_steps(self.src, qual, b, a)
             if steps is None:
@@ -171,7 +213,9 @@ class Differ(Runs):
         """An if/for/while/with/try of the same shape: its header by expression, then its blocks."""
         b = bbody[i]
         hb, ha = header(b), header(a)
-        if key(hb) != key(ha):
+        if key(hb) != key(ha) and self.keyword(scope, bbody, i, a, head=True):
+            pass
+        elif key(hb) != key(ha):
             chain = smallest_difference(hb, ha)
             if not chain or not self._replace_expression(scope, chain, force=True, swap=(bbody, i, a)):
                 return False

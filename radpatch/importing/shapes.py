@@ -200,6 +200,8 @@ def blocks(s: ast.stmt) -> list[list[ast.stmt]]:
             out.append(v)
     for h in getattr(s, "handlers", []):
         out.append(h.body)
+    for c in getattr(s, "cases", []):
+        out.append(c.body)
     return out
 
 
@@ -207,11 +209,16 @@ def blocks_of_same_shape(b: ast.stmt, a: ast.stmt) -> bool:
     if (
         type(b) is not type(a)
         or isinstance(b, DEFS)
-        or not isinstance(b, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try))
+        or not isinstance(b, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match))
     ):
         return False
     if one_line_suite(b) or one_line_suite(a):
         return False
+    if isinstance(b, ast.Match) and isinstance(a, ast.Match):
+        # the same cases (patterns and guards), each on lines of its own: only their statements change
+        heads = [[key(_case_head(c)) for c in m.cases] for m in (b, a)]
+        if heads[0] != heads[1] or any(c.body[0].lineno == c.pattern.lineno for m in (b, a) for c in m.cases):
+            return False
     lb, la = blocks(b), blocks(a)
     if [len(x) > 0 for x in lb] != [len(x) > 0 for x in la]:
         return False
@@ -220,6 +227,12 @@ def blocks_of_same_shape(b: ast.stmt, a: ast.stmt) -> bool:
         and isinstance(a, ast.Try)
         and [key(_handler_head(h)) for h in b.handlers] != [key(_handler_head(h)) for h in a.handlers]
     )
+
+
+def _case_head(c: ast.match_case) -> ast.AST:
+    h = copy.copy(c)
+    h.body = []
+    return h
 
 
 def _handler_head(h: ast.excepthandler) -> ast.AST:

@@ -217,16 +217,74 @@ def _exprs(node: ast.AST) -> Iterator[ast.expr]:
 
 
 def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
-    """The body of `<module>`, `f`, `Class.method`, ..., or None when it is not one definition."""
+    """The body of `<module>`, `f`, `Class.method`, `Class.prop.setter`, ..., chosen as the engine
+    chooses among definitions of one name (rewrite.matching.find_scope), or None when no one
+    definition is named."""
     body = tree.body
     if qualname == "<module>":
         return body
-    for part in qualname.split("."):
+    parts = qualname.split(".")
+    k = 0
+    while k < len(parts):
+        part, k = parts[k], k + 1
         hits = [s for s in body if isinstance(s, DEFS) and s.name == part]
+        if len(hits) > 1:
+            hits = [s for s in hits if not _overload(s)]
+        if len(hits) > 1 and k < len(parts) and parts[k] in ACCESSORS:
+            hits, k = [s for s in hits if _accessor(s, part) == parts[k]], k + 1
         if len(hits) != 1:
             return None
         body = hits[0].body
     return body
+
+
+ACCESSORS = ("getter", "setter", "deleter")
+
+
+def scoped_name(body: list[ast.stmt], d: ast.stmt) -> str | None:
+    """What names the definition `d` of `body` in a scope, as the engine resolves it: its name when
+    it is the only definition of it or the only one not `@overload`; `prop.setter` (`getter`,
+    `deleter`) for one accessor of a property; None when no scope name gives just `d`."""
+    assert isinstance(d, DEFS)
+    same = [s for s in body if isinstance(s, DEFS) and s.name == d.name]
+    if same == [d]:
+        return d.name
+    live = [s for s in same if not _overload(s)]
+    if d not in live:
+        return None
+    if len(live) == 1:
+        return d.name
+    kinds = [_accessor(s, d.name) for s in live]
+    kind = _accessor(d, d.name)
+    if kind is None or None in kinds or kinds.count(kind) != 1:
+        return None
+    return f"{d.name}.{kind}"
+
+
+def _decorator_names(d: ast.stmt) -> list[str]:
+    out = []
+    for e in getattr(d, "decorator_list", []):
+        e = e.func if isinstance(e, ast.Call) else e
+        parts = []
+        while isinstance(e, ast.Attribute):
+            parts.append(e.attr)
+            e = e.value
+        if isinstance(e, ast.Name):
+            out.append(".".join([e.id, *reversed(parts)]))
+    return out
+
+
+def _overload(d: ast.stmt) -> bool:
+    return any(n == "overload" or n.endswith(".overload") for n in _decorator_names(d))
+
+
+def _accessor(d: ast.stmt, name: str) -> str | None:
+    for n in _decorator_names(d):
+        if n in ("property", "functools.cached_property", "cached_property") or n == f"{name}.getter":
+            return "getter"
+        if n in (f"{name}.setter", f"{name}.deleter"):
+            return n.rsplit(".", 1)[1]
+    return None
 
 
 def statement_hits(body: list[ast.stmt], run: list[ast.stmt]) -> list[tuple[list[ast.stmt], int]]:

@@ -20,6 +20,10 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
+from tests.lib.wheels import build_wheel
+
 REPO = Path(__file__).resolve().parents[2]
 PATCH = shutil.which("patch") or "/usr/bin/patch"
 DIST = "rpimport-corpus"
@@ -296,3 +300,35 @@ def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY
     indent = lines[s.lineno - 1][: len(lines[s.lineno - 1]) - len(lines[s.lineno - 1].lstrip())]
     lines[s.lineno : s.lineno] = [f"{indent}_rp_probe_{k} = {k}"]
     return "\n".join(lines)
+
+
+def imported_as_gnu_patch_gives(tmp: Path, before: str, after: str) -> dict[str, object]:
+    """One module `rpnarrow/m.py` installed by pip as `before`, the GNU diff to `after` imported, and
+    the entry applied by the real engine: the patched module must be AST-identical to what GNU patch
+    makes of the diff, `status --check` must pass and `revert` must give the installed bytes back.
+    The entry, as read from its YAML (with the import's output under `_stdout`)."""
+    rel = "rpnarrow/m.py"
+    wheel = build_wheel(tmp / "wheel", "rpnarrow", "1.0.0", {"rpnarrow/__init__.py": "", rel: before})
+    venv = pip_install(tmp / "venv", wheel)
+    patch = tmp / "change.patch"
+    patch.write_bytes(gnu_diff(tmp / "d", rel, before, after).stdout)
+    expected = tmp / "gnu"
+    (expected / rel).parent.mkdir(parents=True)
+    (expected / rel).write_text(before)
+    gnu = gnu_patch(expected, patch, 1)
+    assert gnu.returncode == 0, gnu.stdout + gnu.stderr
+    reg = tmp / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    text = (reg / "change.yaml").read_text()
+    applied = venv.radpatch("--registry", str(reg), "apply", "change")
+    assert applied.returncode == 0, applied.stderr + text
+    mine = (venv.site / rel).read_text()
+    assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse((expected / rel).read_text())), text + mine
+    assert venv.radpatch("--registry", str(reg), "status", "--check", "change").returncode == 0, text
+    reverted = venv.radpatch("--registry", str(reg), "revert", "change")
+    assert reverted.returncode == 0, reverted.stderr + text
+    assert (venv.site / rel).read_text() == before
+    entry: dict[str, object] = yaml.safe_load(text)
+    entry["_stdout"] = out.stdout
+    return entry

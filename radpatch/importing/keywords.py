@@ -1,0 +1,126 @@
+"""A keyword argument of a call as the importer's rewrite chooser says it (importing.rewrites):
+`set_keyword` when a statement's whole difference is the value of keyword arguments of one call
+(`Thread(target=f, daemon=True)` -> `daemon=False`), with `occurrence:` when the scope has several
+calls passing that value. A keyword added or taken away, which no operation says (set_keyword
+changes one a call passes), is named for the import's note on the wider `replace` it gets."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from radpatch.importing.expressions import difference_path
+from radpatch.importing.model import ImportStep, Value
+from radpatch.importing.shapes import Scope
+from radpatch.importing.statements import Sources, expressions, key, loose_key, segment
+
+
+@dataclass(frozen=True)
+class KeywordChange:
+    call: ast.Call  # the call in the before-file
+    name: str  # the keyword
+    old: ast.expr  # its value before and after
+    new: ast.expr
+
+
+def keyword_changes(b: ast.AST, a: ast.AST) -> list[KeywordChange]:
+    """The keyword arguments of one call whose values are all that differs between b and a (one, or
+    several of the same call: `dict(x=1, y=2)` -> `dict(x=3, y=4)`), else none."""
+    path = difference_path(b, a)
+    if len(path) >= 3:
+        (cb, ca), (kb, ka), (vb, va) = path[-3:]
+        if (
+            isinstance(cb, ast.Call)
+            and isinstance(ca, ast.Call)
+            and isinstance(kb, ast.keyword)
+            and isinstance(ka, ast.keyword)
+            and kb.arg is not None
+            and kb.arg == ka.arg
+            and vb is kb.value
+            and va is ka.value
+        ):
+            return [KeywordChange(cb, kb.arg, kb.value, ka.value)]
+    cb, ca = path[-1]
+    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)) or len(cb.keywords) != len(ca.keywords):
+        return []
+    if key(cb.func) != key(ca.func) or [key(x) for x in cb.args] != [key(x) for x in ca.args]:
+        return []
+    if any(x.arg is None or x.arg != y.arg for x, y in zip(cb.keywords, ca.keywords)):
+        return []
+    pairs = zip(cb.keywords, ca.keywords)
+    return [KeywordChange(cb, str(x.arg), x.value, y.value) for x, y in pairs if key(x) != key(y)]
+
+
+def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None:
+    """`keyword `daemon` added to a call to `Thread`` when that is the difference, else None."""
+    cb, ca = difference_path(b, a)[-1]
+    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)) or key(cb.func) != key(ca.func):
+        return None
+    if [key(x) for x in cb.args] != [key(x) for x in ca.args]:
+        return None
+    old, new = [key(k) for k in cb.keywords], [key(k) for k in ca.keywords]
+    callee = segment(src, cb.func)
+    if len(new) == len(old) + 1 and all(k in new for k in old):
+        added = next(k for k in ca.keywords if key(k) not in old)
+        return f"keyword `{added.arg}` added to a call to `{callee}`"
+    if len(old) == len(new) + 1 and all(k in old for k in new):
+        gone = next(k for k in cb.keywords if key(k) not in new)
+        return f"keyword `{gone.arg}` taken from a call to `{callee}`"
+    return None
+
+
+def set_keyword(
+    src: Sources, scope: Scope, change: KeywordChange, swap: tuple[list[ast.stmt], int, ast.stmt]
+) -> ImportStep | None:
+    """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the engine
+    counts, and its result found once again by the inverse; None where it would not be."""
+    callee, old, new = segment(src, change.call.func), segment(src, change.old), segment(src, change.new)
+    if callee is None or old is None or new is None:
+        return None
+    block, i, target = swap
+    froms = [v for tag, v in _values(scope.body, change) if tag == "from"]
+    if change.old not in [v for v in froms]:
+        return None
+    occurrence = None if len(froms) == 1 else next(n for n, v in enumerate(froms, 1) if v is change.old)
+    saved = block[i]
+    block[i] = target
+    after = _values(scope.body, change)
+    block[i] = saved
+    # the inverse: the `to` value preceded by occurrence - 1 `from` values (engine.ops.common.undo_pick)
+    seen, undone = 0, []
+    for tag, _ in after:
+        if tag == "from":
+            seen += 1
+        elif occurrence is None or seen == occurrence - 1:
+            undone.append(tag)
+    if len(undone) != 1:
+        return None
+    keys: list[tuple[str, Value]] = [
+        ("scope", scope.qualname),
+        ("call", callee),
+        ("keyword", change.name),
+        ("from", old),
+        ("to", new),
+    ]
+    if occurrence:
+        keys.append(("occurrence", occurrence))
+    return ImportStep("set_keyword", tuple(keys))
+
+
+def _values(body: list[ast.stmt], change: KeywordChange) -> list[tuple[str, ast.expr]]:
+    """("from"|"to", value) of every call in the scope to the callee passing the keyword with the
+    old or the new value, in the order the engine walks them."""
+    callee = loose_key(change.call.func)
+    old, new = loose_key(change.old), loose_key(change.new)
+    out: list[tuple[str, ast.expr]] = []
+    for e in expressions(body):
+        if not isinstance(e, ast.Call) or loose_key(e.func) != callee:
+            continue
+        for k in e.keywords:
+            if k.arg == change.name:
+                value = loose_key(k.value)
+                if value == old:
+                    out.append(("from", k.value))
+                elif value == new:
+                    out.append(("to", k.value))
+    return out
