@@ -12,6 +12,9 @@ entries support and both rewrites apply to, they change the same module and:
 - or insert at the same anchor: the same statement on the same side (the first statement of an
   `insert_before`'s `find`, the last of an `insert_after`'s: `find: "x = 1\ny = 2"` after and
   `find: "y = 2"` after insert at one place), the same definition before/after which definitions go;
+- or insert inside the span of statements the other's `find` matches (between two of them, or next
+  to one nested in them), or share a statement with the span the other replaces or deletes: run
+  first, it breaks the other's match (`Touch.statements`);
 - or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
   order it needs, but not refused by apply (the other order fails to match by itself).
 
@@ -179,8 +182,12 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
     if a.key != b.key:
         # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
         # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
-        nested = a.code and b.code and (a.code in b.code or b.code in a.code)
-        if not nested or (a.role == "anchor" and b.role == "anchor"):
+        both_anchor = a.role == "anchor" and b.role == "anchor"
+        if both_anchor:  # one goes between two statements the other's `find` matches (or inside one)
+            nested = _inside_span(a, b) or _inside_span(b, a)
+        else:  # one changes a statement the other's `find` matches (or one `find` is inside the other's)
+            nested = bool(a.code and b.code and (a.code in b.code or b.code in a.code)) or _shares(a, b)
+        if not nested:
             return None
         picked = (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, "")
         if picked and a.same != b.same:
@@ -190,6 +197,8 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
                 f"may change the same code in {a.scope} (one's `find` is inside the other's, and which "
                 "copy `occurrence:`/`within:` picks depends on the file)",
             )
+        if both_anchor:
+            return Meeting(Meet.NESTED, f"insert inside the code the other's `find` matches in {a.scope}")
         if a.role != b.role:
             return Meeting(Meet.NESTED, f"change and anchor at the same code in {a.scope}")
         return Meeting(Meet.NESTED, f"change the same code (one inside the other) in {a.scope}")
@@ -209,6 +218,32 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
     if a.role != b.role:
         return Meeting(Meet.NODE, f"change and anchor at the same code in {a.scope}")
     return Meeting(Meet.NODE, f"change the same {noun} in {a.scope}")
+
+
+def _gap(t: Touch) -> tuple[str, str] | None:
+    """Where an insertion matched by its `find` goes: (its side, the statement of its `find` it goes
+    next to); None for another touch."""
+    side = t.key.split(" ", 1)[0]
+    if t.role != "anchor" or not t.statements or side not in ("before", "after"):
+        return None
+    return side, t.statements[0 if side == "before" else -1]
+
+
+def _inside_span(span: Touch, t: Touch) -> bool:
+    """`t` inserts inside the code `span`'s `find` matches: between two of its statements (after one
+    but the last, before one but the first), or next to a statement nested in one of them. Run
+    first, it breaks `span`'s match; run second, it goes where `span` inserted or not."""
+    gap = _gap(t)
+    if gap is None or not span.statements:
+        return False
+    body = span.statements
+    between = {("after", s) for s in body[:-1]} | {("before", s) for s in body[1:]}
+    return gap in between or any(gap[1] in s and gap[1] != s for s in body)
+
+
+def _shares(a: Touch, b: Touch) -> bool:
+    """Two `find`s that share a statement: when one of them changes it, the other no longer matches."""
+    return any(s in b.code for s in a.statements) or any(s in a.code for s in b.statements)
 
 
 def _copies(a: Touch, b: Touch) -> Picks:
