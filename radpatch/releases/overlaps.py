@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
@@ -436,7 +437,10 @@ def _import_gap(
 
 
 def _one_place(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts | None) -> bool:
-    text = texts(a, ra, v) if texts is not None else None
+    if isinstance(texts, _Installed):  # apply: the file before either of the two, as a one-stage apply reads it
+        text = texts.before(a, ra, b.name)
+    else:
+        text = texts(a, ra, v) if texts is not None else None
     return text is not None and gaps.same_place(ra.op, rb.op, text)
 
 
@@ -600,20 +604,61 @@ def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
         if p is None or rw is None:
             return True
         pairs.append((p, rw))
-    text = _installed_text(env, *pairs[0])
+    text = _Installed(env).before(*pairs[0], pairs[1][0].name)
     if text is None:
         return True
     return gaps.same_either_way(pairs[0][1].op, pairs[1][1].op, text) is not False
 
 
+@dataclass(frozen=True)
+class _Installed:
+    """apply's one-gap check reads the module a rewrite changes as installed; None when unreadable."""
+
+    env: PythonEnv
+
+    def __call__(self, patch: Patch, rw: Rewrite, v: Version) -> str | None:
+        found = _installed_file(self.env, patch, rw)
+        return None if found is None else found[1]
+
+    def before(self, patch: Patch, rw: Rewrite, other: str) -> str | None:
+        """The file as it was before `patch` and `other` when radpatch's record says one of them
+        is applied to it (the kept original of the lower one's link, while the file is as radpatch
+        left it), else as installed: an entry applied in an earlier stage is judged with the other
+        on the text a one-stage apply of both reads, not on the text it patched (gx23)."""
+        from radpatch.state.record import ABSENT, Store, sha256
+
+        found = _installed_file(self.env, patch, rw)
+        if found is None:
+            return None
+        path, text = found
+        store = _store_of(Path(path), self.env)
+        if store is None:
+            return text
+        root, relpath = store
+        chain = Store(root).chain(relpath)
+        ours = [f for name, f in chain if name in (patch.name, other)]
+        if not ours or chain[-1][1].patched_sha256 != sha256(text.encode("utf-8")) or ours[0].original_sha256 == ABSENT:
+            return text
+        kept = Store(root).original(ours[0].original_sha256)
+        try:
+            return text if kept is None else kept.decode("utf-8")
+        except UnicodeDecodeError:
+            return text
+
+
+def _store_of(path: Path, env: PythonEnv) -> tuple[Path, str] | None:
+    """(the installation directory holding `path`, its path there)."""
+    for root in env.paths:
+        try:
+            return root, path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
 def _installed_texts(env: PythonEnv) -> gaps.Texts:
     """The module a rewrite changes, as installed (for apply's one-gap check); None when unreadable."""
-    return lambda p, rw, v: _installed_text(env, p, rw)
-
-
-def _installed_text(env: PythonEnv, patch: Patch, rw: Rewrite) -> str | None:
-    found = _installed_file(env, patch, rw)
-    return None if found is None else found[1]
+    return _Installed(env)
 
 
 def _installed_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, str] | None:
