@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from radpatch import faults
@@ -140,13 +141,31 @@ def adopted_note(c: Change) -> str:
 
 
 @pausing
-def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
+def revert(
+    env: PythonEnv,
+    patches: list[Patch],
+    say: Say,
+    dry_run: bool = False,
+    load: Callable[[str], Patch] | None = None,
+) -> list[Change]:
     """Revert, the most recently applied first (patches stacked on a file come off in the reverse
     of the order they went on), each planned on what the previous ones leave. Byte for byte: a file
-    exactly as radpatch left it gets its kept original back."""
+    exactly as radpatch left it gets its kept original back.
+
+    A patch not named that is stacked above a named one on a file (and does not require it: the
+    command refuses that first) is lifted: taken off, then put on again in its current revision
+    (`load`: its registry entry) on what the reverted ones leave, in the same run, so reverting
+    either of two independent entries on one file works whichever went on first. One that does
+    not apply without the patch under it is refused: revert them together."""
     changes: list[Change] = []
     overlay: Overlay = {}
     named = {p.name for p in patches}
+    lifted = _lifted(env, patches, named, load)
+    for ps in lifted:
+        deleted_: dict[Path, tuple[Path, ...]] = {}
+        off = undo.take_off(ps, named | {p.patch.name for p in lifted}, overlay, say, deleted_)
+        changes.append(run.change(ps, off, off=True, deleted=deleted_))
+    named |= {ps.patch.name for ps in lifted}
     for patch in _newest_first(env, patches):
         found = installed.read(patch, env)  # what is installed, then its state: the steps apply takes
         ps = decide(found, env, judge)
@@ -184,11 +203,20 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             overlay[f.path] = pristine
             files.append(plan.FileChange(f.module, f.path, current, pristine))
         changes.append(run.change(ps, files))
+    if lifted:  # one run that records the lifted ones again: the reverted ones come off (`off`) in it
+        changes = [c if c.off else replace(c, off=True) for c in changes]
+        changes += [_put_back(ps, env, overlay, patches) for ps in reversed(lifted)]
     run.one_root(changes)
     if dry_run or not changes:
         return changes
-    _commit(env, changes, "revert")
+    _commit(env, changes, "apply" if lifted else "revert")
+    again = {ps.patch.name for ps in lifted}
     for c in changes:
+        if c.patch.patch.name in again:
+            if not c.off:
+                under = ", ".join(p.name for p in patches)
+                say(f"{c.patch.patch.name}: taken off and put on again without {under} (stacked above it)")
+            continue
         if c.forget and c.patch.orphan is not None:
             say(
                 f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; "
@@ -204,6 +232,47 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
             )
             say(f"{c.patch.patch.name}: reverted; {'; '.join(said)}")
     return changes
+
+
+def _lifted(
+    env: PythonEnv, patches: list[Patch], named: set[str], load: Callable[[str], Patch] | None
+) -> list[PatchState]:
+    """The applied patches not named stacked above a named one on its files, newest first; [] when
+    one cannot be put on again as it is (no `load`, no entry, not applied as its entry says):
+    prove.undo then refuses the revert, naming them."""
+    from radpatch.errors import RadpatchError
+    from radpatch.state.restack import stacked_above
+
+    above: set[str] = set()
+    for patch in patches:
+        ps = decide(installed.read(patch, env), env, judge)
+        if ps.state is State.APPLIED and ps.record is not None:
+            above |= {n for rec in ps.record.files for n in stacked_above(ps, rec) if n not in named}
+    if not above or load is None:
+        return []
+    out = []
+    for name in above:
+        try:
+            ps = decide(installed.read(load(name), env), env, judge)
+        except RadpatchError:
+            return []
+        if ps.state is not State.APPLIED or ps.record is None or ps.declined is not None or ps.patch.from_record:
+            return []
+        out.append(ps)
+    return sorted(out, key=lambda ps: -ps.record.seq)  # type: ignore[union-attr]
+
+
+def _put_back(ps: PatchState, env: PythonEnv, overlay: Overlay, patches: list[Patch]) -> Change:
+    """A lifted patch on again; refused, naming it, when it does not apply without the ones reverted."""
+    try:
+        return run.put_on(ps, env, overlay)
+    except RefusedError as exc:
+        names = [p.name for p in patches]
+        raise RefusedError(
+            f"{', '.join(names)}: {ps.patch.name} is applied on top of it and does not apply without it "
+            f"({exc.message})",
+            f"revert them together: radpatch revert {' '.join([*names, ps.patch.name])}",
+        ) from None
 
 
 def _exact(ps: PatchState, f: plan.FileChange) -> bool:

@@ -89,7 +89,8 @@ def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
     # order, reversed), so patches stacked on a file come off top first
     wanted = {p.name for p in named}
     ordered = [p for p in series.with_requirements(named, ctx.registry.load) if p.name in wanted]
-    return _run(ctx, ordered, dry_run, engine.revert, "would restore", reverse=True)
+    lift = functools.partial(engine.revert, load=ctx.registry.load)  # patches stacked above go on again
+    return _run(ctx, ordered, dry_run, lift, "would restore", reverse=True)
 
 
 def _refuse_applied_dependents(ctx: Context, named: list[Patch]) -> None:

@@ -121,6 +121,13 @@ def _planned(
     return out
 
 
+def put_on(ps: PatchState, env: PythonEnv, overlay: Overlay) -> Change:
+    """A patch taken off earlier in the run put on again, on what the run's changes leave of its
+    files, as a fresh apply of its current revision would put it (revert's lifted patches)."""
+    created: set[Path] = set()
+    return change(ps, _planned(ps, _entry_files(ps), env, overlay, created), created=created)
+
+
 def _entry_files(ps: PatchState) -> list[FileState]:
     """The files the entry's current revision rewrites (not those an earlier revision wrote), as read."""
     if isinstance(ps.targets, RefusedError):

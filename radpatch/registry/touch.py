@@ -43,6 +43,9 @@ class Touch:
     beside_body: bool = False
     # replace/delete: the definitions (qualified names) its `find` takes whole, so every node inside them
     defines: tuple[str, ...] = ()
+    # replace/delete/insert_*: the span its `find` matches, each of its statements as code_trees gives
+    # it: an insertion anchored between two of them (or a rewrite of one of them) meets this rewrite
+    statements: tuple[str, ...] = ()
 
 
 def norm(code: str) -> str:
@@ -86,6 +89,15 @@ def code_trees(code: str) -> str:
         return ""
 
 
+def statements(find: str) -> tuple[str, ...]:
+    """Each statement of `find` (its top level) as `code_trees` gives it; () when it does not parse."""
+    try:
+        body = ast.parse(textwrap.dedent(find).strip()).body
+    except SyntaxError:
+        return ()
+    return tuple(ast.dump(s.value if isinstance(s, ast.Expr) else s) for s in body)
+
+
 def on_find(op: Operation, find: str, role: Role, key: str, writes: str) -> Touch:
     """The touch of an operation matched by its `find` (replace, delete, insert_before/after), with
     its `within:`/`occurrence:`. A `find` inside another rewrite's `find` is compared whatever picks
@@ -105,6 +117,7 @@ def on_find(op: Operation, find: str, role: Role, key: str, writes: str) -> Touc
         consumes=op.CONSUMES,
         writes=writes,
         defines=_definitions(op.scope_name(), find) if role == "node" else (),
+        statements=statements(find),
     )
 
 

@@ -84,13 +84,14 @@ def same_either_way(a: Operation, b: Operation, text: str) -> bool | None:
     """Do `a` then `b` and `b` then `a` write the same text from `text`? False too when one order
     fails and the other does not (`import json` refused after `json = None`, and `json = None` left
     dead before it in the other order); None when both fail."""
-    one, two = _in_order(a, b, text), _in_order(b, a, text)
+    one, two = in_order(a, b, text), in_order(b, a, text)
     if one is None and two is None:
         return None
     return one == two
 
 
-def _in_order(first: Operation, then: Operation, text: str) -> str | None:
+def in_order(first: Operation, then: Operation, text: str) -> str | None:
+    """`first` then `then` on `text`: the text written, or None when either fails."""
     from radpatch.rewrite.matching import MatchFailure
     from radpatch.rewrite.ops.common import code_errors
     from radpatch.rewrite.source import Source

@@ -12,6 +12,9 @@ entries support and both rewrites apply to, they change the same module and:
 - or insert at the same anchor: the same statement on the same side (the first statement of an
   `insert_before`'s `find`, the last of an `insert_after`'s: `find: "x = 1\ny = 2"` after and
   `find: "y = 2"` after insert at one place), the same definition before/after which definitions go;
+- or insert inside the span of statements the other's `find` matches (between two of them, or next
+  to one nested in them), or share a statement with the span the other replaces or deletes: run
+  first, it breaks the other's match (`Touch.statements`);
 - or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
   order it needs, but not refused by apply (the other order fails to match by itself).
 
@@ -46,6 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
@@ -179,8 +183,12 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
     if a.key != b.key:
         # code changed by one and found by the other, written apart: the same statement (`x=f( a )` and
         # `x = f(a)` are one tree), or one inside the other (an expression of the statement replaced)
-        nested = a.code and b.code and (a.code in b.code or b.code in a.code)
-        if not nested or (a.role == "anchor" and b.role == "anchor"):
+        both_anchor = a.role == "anchor" and b.role == "anchor"
+        if both_anchor:  # one goes between two statements the other's `find` matches (or inside one)
+            nested = _inside_span(a, b) or _inside_span(b, a)
+        else:  # one changes a statement the other's `find` matches (or one `find` is inside the other's)
+            nested = bool(a.code and b.code and (a.code in b.code or b.code in a.code)) or _shares(a, b)
+        if not nested:
             return None
         picked = (a.occurrence, a.within, b.occurrence, b.within) != (None, "", None, "")
         if picked and a.same != b.same:
@@ -190,6 +198,8 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
                 f"may change the same code in {a.scope} (one's `find` is inside the other's, and which "
                 "copy `occurrence:`/`within:` picks depends on the file)",
             )
+        if both_anchor:
+            return Meeting(Meet.NESTED, f"insert inside the code the other's `find` matches in {a.scope}")
         if a.role != b.role:
             return Meeting(Meet.NESTED, f"change and anchor at the same code in {a.scope}")
         return Meeting(Meet.NESTED, f"change the same code (one inside the other) in {a.scope}")
@@ -209,6 +219,32 @@ def _meet(a: Touch, b: Touch) -> Meeting | None:
     if a.role != b.role:
         return Meeting(Meet.NODE, f"change and anchor at the same code in {a.scope}")
     return Meeting(Meet.NODE, f"change the same {noun} in {a.scope}")
+
+
+def _gap(t: Touch) -> tuple[str, str] | None:
+    """Where an insertion matched by its `find` goes: (its side, the statement of its `find` it goes
+    next to); None for another touch."""
+    side = t.key.split(" ", 1)[0]
+    if t.role != "anchor" or not t.statements or side not in ("before", "after"):
+        return None
+    return side, t.statements[0 if side == "before" else -1]
+
+
+def _inside_span(span: Touch, t: Touch) -> bool:
+    """`t` inserts inside the code `span`'s `find` matches: between two of its statements (after one
+    but the last, before one but the first), or next to a statement nested in one of them. Run
+    first, it breaks `span`'s match; run second, it goes where `span` inserted or not."""
+    gap = _gap(t)
+    if gap is None or not span.statements:
+        return False
+    body = span.statements
+    between = {("after", s) for s in body[:-1]} | {("before", s) for s in body[1:]}
+    return gap in between or any(gap[1] in s and gap[1] != s for s in body)
+
+
+def _shares(a: Touch, b: Touch) -> bool:
+    """Two `find`s that share a statement: when one of them changes it, the other no longer matches."""
+    return any(s in b.code for s in a.statements) or any(s in a.code for s in b.statements)
 
 
 def _copies(a: Touch, b: Touch) -> Picks:
@@ -401,7 +437,10 @@ def _import_gap(
 
 
 def _one_place(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts | None) -> bool:
-    text = texts(a, ra, v) if texts is not None else None
+    if isinstance(texts, _Installed):  # apply: the file before either of the two, as a one-stage apply reads it
+        text = texts.before(a, ra, b.name)
+    else:
+        text = texts(a, ra, v) if texts is not None else None
     return text is not None and gaps.same_place(ra.op, rb.op, text)
 
 
@@ -565,20 +604,61 @@ def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
         if p is None or rw is None:
             return True
         pairs.append((p, rw))
-    text = _installed_text(env, *pairs[0])
+    text = _Installed(env).before(*pairs[0], pairs[1][0].name)
     if text is None:
         return True
     return gaps.same_either_way(pairs[0][1].op, pairs[1][1].op, text) is not False
 
 
+@dataclass(frozen=True)
+class _Installed:
+    """apply's one-gap check reads the module a rewrite changes as installed; None when unreadable."""
+
+    env: PythonEnv
+
+    def __call__(self, patch: Patch, rw: Rewrite, v: Version) -> str | None:
+        found = _installed_file(self.env, patch, rw)
+        return None if found is None else found[1]
+
+    def before(self, patch: Patch, rw: Rewrite, other: str) -> str | None:
+        """The file as it was before `patch` and `other` when radpatch's record says one of them
+        is applied to it (the kept original of the lower one's link, while the file is as radpatch
+        left it), else as installed: an entry applied in an earlier stage is judged with the other
+        on the text a one-stage apply of both reads, not on the text it patched (gx23)."""
+        from radpatch.state.record import ABSENT, Store, sha256
+
+        found = _installed_file(self.env, patch, rw)
+        if found is None:
+            return None
+        path, text = found
+        store = _store_of(Path(path), self.env)
+        if store is None:
+            return text
+        root, relpath = store
+        chain = Store(root).chain(relpath)
+        ours = [f for name, f in chain if name in (patch.name, other)]
+        if not ours or chain[-1][1].patched_sha256 != sha256(text.encode("utf-8")) or ours[0].original_sha256 == ABSENT:
+            return text
+        kept = Store(root).original(ours[0].original_sha256)
+        try:
+            return text if kept is None else kept.decode("utf-8")
+        except UnicodeDecodeError:
+            return text
+
+
+def _store_of(path: Path, env: PythonEnv) -> tuple[Path, str] | None:
+    """(the installation directory holding `path`, its path there)."""
+    for root in env.paths:
+        try:
+            return root, path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
 def _installed_texts(env: PythonEnv) -> gaps.Texts:
     """The module a rewrite changes, as installed (for apply's one-gap check); None when unreadable."""
-    return lambda p, rw, v: _installed_text(env, p, rw)
-
-
-def _installed_text(env: PythonEnv, patch: Patch, rw: Rewrite) -> str | None:
-    found = _installed_file(env, patch, rw)
-    return None if found is None else found[1]
+    return _Installed(env)
 
 
 def _installed_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, str] | None:

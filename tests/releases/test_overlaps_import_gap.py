@@ -99,3 +99,32 @@ def test_apply_does_not_refuse_a_pair_whose_orders_write_the_same_file(
     r = radpatch("--registry", str(reg), "apply", "a", "b")
     assert r.code == 0, r.out + r.err
     assert "import sys" in (site.root / "toypkg/core.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("op_a", "op_b"),
+    [
+        pytest.param(ADD_SYS, AFTER_OS, id="add_import, then the insertion after the last import"),
+        pytest.param(AFTER_OS, ADD_SYS, id="the insertion after the last import, then add_import"),
+        pytest.param(NEW_CONST, AFTER_OS, id="set_constant, then the insertion"),
+        pytest.param(AFTER_OS, NEW_CONST, id="the insertion, then set_constant"),
+        pytest.param(ADD_SYS, 'insert_before: {scope: <module>, find: "X = 1", code: "Z = 0"}', id="same file"),
+    ],
+)
+def test_a_pair_applied_in_two_stages_gets_the_one_stage_verdict(
+    site: Site, radpatch: Any, write_registry: Any, op_a: str, op_b: str
+) -> None:
+    """Stage 1 applies a, stage 2 b: the check reads the file as it was before a (the kept
+    original), as it does when neither is applied, not the file a patched (gx23)."""
+    site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
+    write_registry("a", ENTRY.format(name="a", op=op_a))
+    reg = write_registry("b", ENTRY.format(name="b", op=op_b))
+    one = radpatch("--registry", str(reg), "apply", "a", "b")
+    if one.code == 0:
+        assert radpatch("--registry", str(reg), "revert", "a", "b").code == 0
+    assert (site.root / "toypkg/core.py").read_text() == SRC
+    assert radpatch("--registry", str(reg), "apply", "a").code == 0
+    two = radpatch("--registry", str(reg), "apply", "b")
+    assert two.code == one.code, two.out + two.err
+    if one.code:
+        assert ("a and b overlap" in two.err or "b and a overlap" in two.err) and "insert at the same place" in two.err

@@ -42,11 +42,23 @@ def test_a_several_statement_find_inserts_where_its_edge_statement_alone_does(
 
 
 def test_the_other_edge_of_a_several_statement_find_is_another_place(tmp_path: Path) -> None:
-    # after the block's last statement is not after its first, nor before its first
+    # before the block's first statement is not after its last: either order writes the same code
+    a = insertion(tmp_path, "a", "insert_after", "size = len(spec)\\nif size > 4:\\n    size = 4", "n = 3")
+    d = insertion(tmp_path, "d", "insert_before", "size = len(spec)", "n = 4")
+    assert [(o.first, o.second) for o in overlaps.find([a, d], [Version("1.0")])] == []
+
+
+def test_an_insertion_between_the_statements_of_a_several_statement_find_overlaps(tmp_path: Path) -> None:
+    # after its first statement or before its last is inside the code `a` matches (gx23): run first,
+    # it breaks a's match; this test said before that it was "another place"
     a = insertion(tmp_path, "a", "insert_after", "size = len(spec)\\nif size > 4:\\n    size = 4", "n = 3")
     b = insertion(tmp_path, "b", "insert_after", "size = len(spec)", "n = 4")
     c = insertion(tmp_path, "c", "insert_before", "if size > 4:\\n    size = 4", "n = 5")
-    assert [(o.first, o.second) for o in overlaps.find([a, b, c], [Version("1.0")])] == []
+    found = overlaps.find([a, b, c], [Version("1.0")])
+    assert [(o.first, o.second, o.what) for o in found] == [
+        ("a", "b", "insert inside the code the other's `find` matches in plan"),
+        ("a", "c", "insert inside the code the other's `find` matches in plan"),
+    ]
 
 
 def test_apply_refuses_two_insertions_at_one_place_in_either_order(
