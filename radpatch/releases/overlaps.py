@@ -689,7 +689,8 @@ def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] 
     import dataclasses
 
     from radpatch.rewrite.matching import MatchFailure
-    from radpatch.rewrite.ops.common import code_errors, probe
+    from radpatch.rewrite.ops.common import code_errors
+    from radpatch.rewrite.ops.common.selection import probe
     from radpatch.rewrite.source import Source
 
     installed = _installed_file(env, patch, rw)

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     import difflib
 
     from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
-    from radpatch.rewrite.ops.common import add_import, has_import, near, remove_import
+    from radpatch.rewrite.ops.common import near
+    from radpatch.rewrite.ops.common.import_lines import add_import, has_import, remove_import
 
 
 @dataclass(frozen=True)

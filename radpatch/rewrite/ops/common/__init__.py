@@ -27,14 +27,7 @@ from radpatch.rewrite.matching import (
     block_body,
     replace_on_path,
 )
-from radpatch.rewrite.ops.common.import_lines import add_import as add_import
-from radpatch.rewrite.ops.common.import_lines import has_import as has_import
-from radpatch.rewrite.ops.common.import_lines import remove_import as remove_import
-from radpatch.rewrite.ops.common.selection import probe as probe
 from radpatch.rewrite.source import Source, Top
-
-# add_import, has_import, remove_import and probe are named here too, for the modules that import
-# them from `common` (ops.insert_definitions, releases.overlaps)
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]
 
