@@ -172,14 +172,14 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
         files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
         for f in ps.files:
             current = overlay.get(f.path, f.data) or b""
-            if f.record_sha256 is None:
+            if f.wheel_record_sha256 is None:
                 raise RefusedError(
                     f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
                     "RECORD has no hash for it: nothing proves what its original was",
                     reinstall_hint(ps),
                 )
             pristine = undo.inverse_checked(
-                ps, f.relpath, f.rewrites, current, {f.record_sha256}, "radpatch has no record of patching it"
+                ps, f.relpath, f.rewrites, current, {f.wheel_record_sha256}, "radpatch has no record of patching it"
             )
             overlay[f.path] = pristine
             files.append(plan.FileChange(f.module, f.path, current, pristine))
@@ -213,7 +213,7 @@ def _exact(ps: PatchState, f: plan.FileChange) -> bool:
         for r in (ps.record.files if ps.record else ())
         if r.path == str(f.path.relative_to(ps.root or f.path.parent))
     }
-    return digest in known | {s.record_sha256 for s in ps.files if s.path == f.path}
+    return digest in known | {s.wheel_record_sha256 for s in ps.files if s.path == f.path}
 
 
 def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:

@@ -149,7 +149,7 @@ def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[F
     def fits(f: FileState) -> bool:
         if store.chain(f.relpath):  # radpatch patched it: only a hand edit on top of its patches
             return f.exists and onto.edited_on(store, f.relpath, f.data) is not None
-        return not f.record_match and not (_needs_wheel(f, created) and not f.record_sha256)
+        return not f.wheel_record_match and not (_needs_wheel(f, created) and not f.wheel_record_sha256)
 
     return files if files and all(fits(f) for f in files) else []
 
@@ -157,7 +157,7 @@ def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[F
 def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
     """The file's state before the patch is its RECORD bytes (not a module the patch, or another
     patch of the run, creates)."""
-    return not ((creates(f.rewrites) or f.path in created) and f.record_sha256 is None)
+    return not ((creates(f.rewrites) or f.path in created) and f.wheel_record_sha256 is None)
 
 
 def _bases(

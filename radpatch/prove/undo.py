@@ -58,7 +58,7 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
     """What the file of `rec` becomes when `ps.patch` comes off it (None: no file, it created it)."""
     assert ps.root is not None
     store = Store(ps.root)
-    wheel = next((f.record_sha256 for f in ps.files if f.relpath == rec.path), None)
+    wheel = next((f.wheel_record_sha256 for f in ps.files if f.relpath == rec.path), None)
     if rec.created:
         if sha256(current) != rec.patched_sha256:  # edited since: deleted only if its code is still the patch's
             _layout_edited(ps, rec, current, store, say)

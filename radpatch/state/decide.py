@@ -31,7 +31,7 @@ class FileState:
     data: bytes
     state: State
     detail: str
-    record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
+    wheel_record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
     exists: bool = True  # False: no such file (a module an entry creates); `data` is then b""
 
     @property
@@ -39,8 +39,8 @@ class FileState:
         return state_sha(self.data if self.exists else None)
 
     @property
-    def record_match(self) -> bool | None:
-        return None if self.record_sha256 is None else self.record_sha256 == self.sha256
+    def wheel_record_match(self) -> bool | None:
+        return None if self.wheel_record_sha256 is None else self.wheel_record_sha256 == self.sha256
 
 
 @dataclass(frozen=True)
@@ -286,8 +286,8 @@ def reinstall_hint(ps: PatchState) -> str:
     """How to get past a refusal of a file someone else changed: a file the wheel installed goes back
     to its bytes (`radpatch restore`); a module the patch creates has none to go back to (RECORD does
     not list it), so it is removed."""
-    installed = [f.relpath for f in ps.files if f.record_sha256 is not None]
-    made = [f.relpath for f in ps.files if f.record_sha256 is None and f.exists]
+    installed = [f.relpath for f in ps.files if f.wheel_record_sha256 is not None]
+    made = [f.relpath for f in ps.files if f.wheel_record_sha256 is None and f.exists]
     if not installed and not made:
         installed = [ps.dist.name if ps.dist else ps.patch.distribution]
     steps = []

