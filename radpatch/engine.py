@@ -182,7 +182,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
                 ps, f.relpath, f.rewrites, current, {f.wheel_record_sha256}, "radpatch has no record of patching it"
             )
             overlay[f.path] = pristine
-            files.append(plan.FileChange(f.module, f.path, current, pristine))
+            files.append(plan.PlannedFile(f.module, f.path, current, pristine))
         changes.append(run.change(ps, files))
     run.one_root(changes)
     if dry_run or not changes:
@@ -206,7 +206,7 @@ def revert(env: PythonEnv, patches: list[Patch], say: Say, dry_run: bool = False
     return changes
 
 
-def _exact(ps: PatchState, f: plan.FileChange) -> bool:
+def _exact(ps: PatchState, f: plan.PlannedFile) -> bool:
     digest = sha256(f.after)
     known = {
         r.original_sha256

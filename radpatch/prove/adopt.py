@@ -28,11 +28,11 @@ WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
 
 @dataclass(frozen=True)
 class Adopted:
-    files: dict[Path, plan.FileChange]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
+    files: dict[Path, plan.PlannedFile]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
     where: str  # where the RECORD bytes came from (the wheel), or what radpatch left (stacked)
     created: frozenset[Path] = frozenset()  # modules the patch creates: their state before is no file
     # files edited on top of radpatch's patches: what each went on
-    stacked: dict[Path, onto.Base] = field(default_factory=dict)
+    stacked: dict[Path, onto.HandEditBase] = field(default_factory=dict)
 
 
 def adoption(
@@ -70,7 +70,7 @@ def adoption(
         if name in pristine:
             for f in files:
                 by_path.setdefault(f.path, []).append((name, f))
-    planned: dict[str, dict[Path, plan.FileChange]] = {}
+    planned: dict[str, dict[Path, plan.PlannedFile]] = {}
     made: dict[Path, str] = {}  # a file no file was before -> the candidate that creates it (the first)
     for path, users in by_path.items():
         first = pristine[users[0][0]][path]
@@ -78,7 +78,7 @@ def adoption(
             made[path] = users[0][0]
         data = first or b""
         of = f"what {bases[path].top.patch} left" if path in bases else "its RECORD bytes"
-        steps: list[tuple[str, plan.FileChange]] = []
+        steps: list[tuple[str, plan.PlannedFile]] = []
         try:
             for name, f in users:
                 change = plan.plan(states[name].patch, f.rewrites, f.module, path, data, env)
@@ -162,11 +162,11 @@ def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
 
 def _bases(
     states: dict[str, PatchState], todo: dict[str, list[FileState]], env: PythonEnv
-) -> tuple[dict[Path, onto.Base], set[str]]:
+) -> tuple[dict[Path, onto.HandEditBase], set[str]]:
     """What each file edited on top of radpatch's patches went on (the bytes kept, or rebuilt by
     the entry of a patch of this run), and the candidates that are none because those bytes are
     unknown (they stay refused as drifted, as any file radpatch patched and someone changed)."""
-    out: dict[Path, onto.Base] = {}
+    out: dict[Path, onto.HandEditBase] = {}
     unknown: set[str] = set()
     for name, files in todo.items():
         root = states[name].root
@@ -189,7 +189,7 @@ def _pristine(
     wheel: WheelBytes | None,
     say: Say,
     created: frozenset[Path] = frozenset(),
-    bases: dict[Path, onto.Base] | None = None,
+    bases: dict[Path, onto.HandEditBase] | None = None,
 ) -> tuple[dict[str, dict[Path, bytes | None]], dict[str, str]]:
     """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
     candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left.

@@ -24,7 +24,7 @@ Say = Callable[[str], None]
 @dataclass(frozen=True)
 class Change:
     patch: PatchState
-    files: tuple[plan.FileChange, ...]
+    files: tuple[plan.PlannedFile, ...]
     root: Path  # the installation directory whose state records this change
     forget: bool = False  # revert: only drop a record that no longer describes the files
     off: bool = False  # apply: the patch comes off these files (to go on again in its current revision)
@@ -100,7 +100,7 @@ def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Over
 
 def _planned(
     ps: PatchState, files: list[FileState], env: PythonEnv, overlay: Overlay, created: set[Path]
-) -> list[plan.FileChange]:
+) -> list[plan.PlannedFile]:
     """Each file planned on what the run's earlier changes leave of it; `created` gets the files
     whose state before is no file (planned on an empty module: Operation.CREATES)."""
     out = []
@@ -160,7 +160,7 @@ def _entry_files(ps: PatchState) -> list[FileState]:
 
 def change(
     ps: PatchState,
-    files: list[plan.FileChange],
+    files: list[plan.PlannedFile],
     forget: bool = False,
     off: bool = False,
     created: set[Path] | frozenset[Path] = frozenset(),

@@ -25,7 +25,7 @@ Overlay = dict[Path, "bytes | None"]  # each file as the run's earlier changes l
 
 def take_off(
     ps: PatchState, named: set[str], overlay: Overlay, say: Say, deleted: dict[Path, tuple[Path, ...]]
-) -> list[plan.FileChange]:
+) -> list[plan.PlannedFile]:
     """Take the patch off every file its record names, each from what the run's earlier changes
     left of it: the kept original when the file is exactly as radpatch left it, else the
     structural inverse, accepted only when it is provably the recorded original's code. A file the
@@ -50,7 +50,7 @@ def take_off(
         overlay[path] = pristine
         if pristine is None:
             deleted[path] = tuple(ps.root / d for d in rec.made_dirs)
-        out.append(plan.FileChange(rec.module, path, current, pristine or b""))
+        out.append(plan.PlannedFile(rec.module, path, current, pristine or b""))
     return out
 
 

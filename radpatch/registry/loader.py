@@ -318,7 +318,7 @@ class _EveryProblem:
 
 
 @dataclass
-class _Loader:
+class _EntryReader:
     ctx: _Problems
     payloads: dict[Path, bytes] = field(default_factory=dict)
 
@@ -489,7 +489,7 @@ def _load(ctx: _Problems, data: bytes) -> Patch:
     top = _mapping(ctx, root, "", set(), TOP_REQUIRED | TOP_OPTIONAL)
     for key in sorted(TOP_REQUIRED - top.keys()):
         ctx.fail(root, "", f"missing required key {key!r}")
-    loader = _Loader(ctx)
+    loader = _EntryReader(ctx)
     fields: dict[str, object] = {}
 
     def read(key: str, fn: Callable[[yaml.Node, str], object]) -> None:
@@ -647,7 +647,7 @@ def _knobs(ctx: _Problems, node: yaml.Node, path: str) -> tuple[Knob, ...]:
     return tuple(out)
 
 
-def _targets(ctx: _Problems, loader: _Loader, node: yaml.Node, path: str) -> tuple[Target, ...]:
+def _targets(ctx: _Problems, loader: _EntryReader, node: yaml.Node, path: str) -> tuple[Target, ...]:
     ctx.spend(node, path)
     if not isinstance(node, yaml.MappingNode) or not node.value:
         raise ctx.fail(node, path, "expected a mapping NAME: module or NAME: [{versions, module}, ...]")
@@ -663,7 +663,7 @@ def _targets(ctx: _Problems, loader: _Loader, node: yaml.Node, path: str) -> tup
     return tuple(out)
 
 
-def _rewrites(ctx: _Problems, loader: _Loader, node: yaml.Node, path: str, files: set[str]) -> tuple[Rewrite, ...]:
+def _rewrites(ctx: _Problems, loader: _EntryReader, node: yaml.Node, path: str, files: set[str]) -> tuple[Rewrite, ...]:
     items = _seq(ctx, node, path)
     if not items:
         raise ctx.fail(node, path, "a patch needs at least one rewrite")
