@@ -131,7 +131,7 @@ def _radpatch(
 
 def _status(cmd: Path, python: Path | str, cwd: Path, *extra: str) -> dict[str, Any]:
     (entry,) = json.loads(_radpatch(cmd, python, *extra, "status", "--json", "kv_group_size", cwd=cwd).stdout)
-    assert entry["schema_version"] == 1
+    assert entry["schema_version"] == 2
     return entry  # type: ignore[no-any-return]
 
 
