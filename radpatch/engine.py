@@ -132,7 +132,7 @@ def _refuse_writes(changes: list[Change]) -> None:
 
 def adopted_note(c: Change) -> str:
     files = ", ".join(f.module for f in c.files if f.path in c.adopted)
-    kept = f"original kept from {c.where}" if c.where else "revert removes it"
+    kept = f"original kept from {c.original_from}" if c.original_from else "revert removes it"
     return (
         f"adopted: {files} already {'carries' if len(c.adopted) == 1 else 'carry'} this patch's result "
         f"(AST-equal); recorded as applied, not written; {kept}"

@@ -29,7 +29,7 @@ WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
 @dataclass(frozen=True)
 class Adopted:
     files: dict[Path, plan.PlannedFile]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
-    where: str  # where the RECORD bytes came from (the wheel), or what radpatch left (stacked)
+    original_from: str  # where the RECORD bytes came from (the wheel), or what radpatch left (stacked)
     created: frozenset[Path] = frozenset()  # modules the patch creates: their state before is no file
     # files edited on top of radpatch's patches: what each went on
     stacked: dict[Path, onto.HandEditBase] = field(default_factory=dict)
@@ -63,7 +63,7 @@ def adoption(
     todo = {n: fs for n, fs in todo.items() if n not in unknown}
     if not todo:
         return {}
-    pristine, where = _pristine(states, todo, wheel, say, created, bases)
+    pristine, original_from = _pristine(states, todo, wheel, say, created, bases)
     out: dict[str, Adopted] = {}
     by_path: dict[Path, list[tuple[str, FileState]]] = {}
     for name, files in todo.items():
@@ -101,7 +101,7 @@ def adoption(
         if name in planned:
             mine = planned[name]
             stacked = {p: bases[p] for p in mine if p in bases}
-            out[name] = Adopted(mine, where[name], frozenset(p for p in mine if made.get(p) == name), stacked)
+            out[name] = Adopted(mine, original_from[name], frozenset(p for p in mine if made.get(p) == name), stacked)
     return out
 
 
@@ -197,7 +197,7 @@ def _pristine(
     a file edited on top of radpatch's patches starts from `bases` (what they left)."""
     bases = bases or {}
     got: dict[str, dict[Path, bytes | None]] = {}
-    where: dict[str, str] = {}
+    original_from: dict[str, str] = {}
     by_dist: dict[Path, list[str]] = {}
     for name in todo:
         dist = states[name].dist
@@ -222,7 +222,7 @@ def _pristine(
         if not rels:
             for n in names:
                 got[n] = {f.path: start(f, {}) for f in todo[n]}
-                where[n] = said(n, "")
+                original_from[n] = said(n, "")
             continue
         try:
             if wheel is None:
@@ -246,8 +246,8 @@ def _pristine(
             continue
         for n in names:
             got[n] = {f.path: start(f, data) for f in todo[n]}
-            where[n] = said(n, source)
-    return got, where
+            original_from[n] = said(n, source)
+    return got, original_from
 
 
 class _NoWheel(RefusedError):

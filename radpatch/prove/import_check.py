@@ -159,16 +159,16 @@ class Attempt:
 
     ok: bool
     error: str = ""  # the exception's last line, or why there is no answer
-    where: str = ""  # "module line N": the innermost frame in a changed file, when there is one
+    raised_at: str = ""  # "module line N": the innermost frame in a changed file, when there is one
     timed_out: bool = False
     preloaded: bool = False  # the module came from its file on disk, not the served bytes: says nothing
-    path: str = ""  # the file of `where`
-    line: int = 0  # the line of `where`
-    innermost: bool = False  # `where` is the traceback's innermost frame: that line itself raised
+    path: str = ""  # the file of `raised_at`
+    line: int = 0  # the line of `raised_at`
+    innermost: bool = False  # `raised_at` is the traceback's innermost frame: that line itself raised
 
     @property
     def described(self) -> str:
-        return f"{self.error}, raised at {self.where}" if self.where else self.error
+        return f"{self.error}, raised at {self.raised_at}" if self.raised_at else self.error
 
 
 @dataclass(frozen=True)

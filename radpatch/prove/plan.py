@@ -36,8 +36,8 @@ class PlannedFile:
 def plan(
     patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes, python: PythonEnv | None = None
 ) -> PlannedFile:
-    where = str(path)
-    analyse(before, module, where)  # one parse of the original, for its proofs and the rewrites' index both
-    after = forward(patch, rws, before, where)
-    pyc = prove(patch, rws, before, after, where, python, module)
+    filename = str(path)
+    analyse(before, module, filename)  # one parse of the original, for its proofs and the rewrites' index both
+    after = forward(patch, rws, before, filename)
+    pyc = prove(patch, rws, before, after, filename, python, module)
     return PlannedFile(module, path, before, after, pyc=pyc)

@@ -77,12 +77,12 @@ class _Problems:
     problems: list[str] = field(default_factory=list)
     budget: int = MAX_NODES
 
-    def where(self, node: yaml.Node) -> str:
+    def location(self, node: yaml.Node) -> str:
         m = node.start_mark
         return f"{self.file}:{m.line + 1}:{m.column + 1}"
 
     def fail(self, node: yaml.Node, path: str, message: str) -> _Invalid:
-        self.problems.append(f"{self.where(node)}: at {path or '<top>'}: {message}")
+        self.problems.append(f"{self.location(node)}: at {path or '<top>'}: {message}")
         return _Invalid()
 
     def spend(self, node: yaml.Node, path: str) -> None:
@@ -393,7 +393,7 @@ class _EntryReader:
         op = get(self.op, kinds[0], m[kinds[0]], f"{path}.{kinds[0]}") if len(kinds) == 1 else None
         get.check()
         assert op is not None
-        return Rewrite(rid, target, versions, op, self.ctx.where(node))
+        return Rewrite(rid, target, versions, op, self.ctx.location(node))
 
     def _file(self, node: yaml.Node | None, rewrite: yaml.Node, path: str, files: set[str]) -> str:
         if node is not None:
@@ -672,13 +672,13 @@ def _rewrites(ctx: _Problems, loader: _EntryReader, node: yaml.Node, path: str, 
     seen: set[str] = set()
     for r in out:
         if r.id in seen:
-            ctx.problems.append(f"{r.where}: at {path}: duplicate rewrite id {r.id!r}")
+            ctx.problems.append(f"{r.location}: at {path}: duplicate rewrite id {r.id!r}")
         seen.add(r.id)
     for r in out:  # a module created by the entry has no other rewrite in it (a later entry may rewrite it)
         others = [o.id for o in out if o.target == r.target and o is not r]
         if r.op.CREATES and others:
             ctx.problems.append(
-                f"{r.where}: at {path}: rewrite {r.id!r} creates its module, so it is the only rewrite of that "
+                f"{r.location}: at {path}: rewrite {r.id!r} creates its module, so it is the only rewrite of that "
                 f"module in the entry (also: {', '.join(map(repr, others))}); write the module whole in its "
                 "content file, or rewrite it in another entry that `requires:` this one"
             )
