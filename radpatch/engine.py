@@ -133,7 +133,7 @@ def _refuse_writes(changes: list[Change]) -> None:
 
 def adopted_note(c: Change) -> str:
     files = ", ".join(f.module for f in c.files if f.path in c.adopted)
-    kept = f"original kept from {c.where}" if c.where else "revert removes it"
+    kept = f"original kept from {c.original_from}" if c.original_from else "revert removes it"
     return (
         f"adopted: {files} already {'carries' if len(c.adopted) == 1 else 'carry'} this patch's result "
         f"(AST-equal); recorded as applied, not written; {kept}"
@@ -191,17 +191,17 @@ def revert(
         files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
         for f in ps.files:
             current = overlay.get(f.path, f.data) or b""
-            if f.record_sha256 is None:
+            if f.wheel_record_sha256 is None:
                 raise RefusedError(
                     f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
                     "RECORD has no hash for it: nothing proves what its original was",
                     reinstall_hint(ps),
                 )
             pristine = undo.inverse_checked(
-                ps, f.relpath, f.rewrites, current, {f.record_sha256}, "radpatch has no record of patching it"
+                ps, f.relpath, f.rewrites, current, {f.wheel_record_sha256}, "radpatch has no record of patching it"
             )
             overlay[f.path] = pristine
-            files.append(plan.FileChange(f.module, f.path, current, pristine))
+            files.append(plan.PlannedFile(f.module, f.path, current, pristine))
         changes.append(run.change(ps, files))
     if lifted:  # one run that records the lifted ones again: the reverted ones come off (`off`) in it
         changes = [c if c.off else replace(c, off=True) for c in changes]
@@ -275,14 +275,14 @@ def _put_back(ps: PatchState, env: PythonEnv, overlay: Overlay, patches: list[Pa
         ) from None
 
 
-def _exact(ps: PatchState, f: plan.FileChange) -> bool:
+def _exact(ps: PatchState, f: plan.PlannedFile) -> bool:
     digest = sha256(f.after)
     known = {
         r.original_sha256
         for r in (ps.record.files if ps.record else ())
         if r.path == str(f.path.relative_to(ps.root or f.path.parent))
     }
-    return digest in known | {s.record_sha256 for s in ps.files if s.path == f.path}
+    return digest in known | {s.wheel_record_sha256 for s in ps.files if s.path == f.path}
 
 
 def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:

@@ -42,8 +42,8 @@ from radpatch.state.hashes import ByHash, read_file
 from radpatch.state.record import FileRecord, PatchRecord, Store
 from radpatch.state.verdict import (
     FileVerdict,
+    PatchVerdict,
     State,
-    Verdict,
     pending_note,
     requirement_note,
     unmet_requirements,
@@ -83,7 +83,7 @@ class PatchCheck:
     detail: str  # why it is drifted / not applied, or "" when applied
     record: PatchRecord | None
     installed: str  # "<distribution> <version>" found beside the package, or ""
-    # what `status --check` would pass (state.verdict.Verdict.satisfied): applied, no run pending
+    # what `status --check` would pass (state.verdict.PatchVerdict.satisfied): applied, no run pending
     satisfied: bool = False
 
     def describe(self) -> str:
@@ -244,7 +244,7 @@ def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str)
         None,
         dists if len(dists) > 1 else [DistInfo("", "", "")],
         "",
-        lambda _: Verdict(State.NOT_APPLIED, "no record", None),
+        lambda _: PatchVerdict(State.NOT_APPLIED, "no record", None),
         ambiguity=f"{ambiguous(name, _package(files) if files else package, root, dists)}; {AMBIGUOUS_HINT}",
     )
     return PatchCheck(name, _SEEN[v.state], v.reason, None, "", v.satisfied)

@@ -32,7 +32,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     shadowed = _shadowed(ctx, states)
     states = requirements_met(ctx.registry, ctx.env, [_with_shadow(s, shadowed) for s in states])
     if as_json:
-        click.echo(json.dumps([to_json(s, shadowed) for s in states], indent=2))  # README "JSON output": schema 1
+        click.echo(json.dumps([to_json(s, shadowed) for s in states], indent=2))  # docs/cli.md "status --json"
     else:
         _print(states)
     if check:
@@ -76,7 +76,7 @@ def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
     return replace(s, reason="; ".join([*([s.reason] if s.reason else []), *mine]))
 
 
-JSON_SCHEMA = 1  # bump when a change would break a reader of `status --json` (README "JSON output")
+JSON_SCHEMA = 2  # bump when a change would break a reader of `status --json` (docs/cli.md "status --json")
 
 
 def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[str, object]:
@@ -92,7 +92,7 @@ def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[s
         "installed_version": str(s.dist.version) if s.dist else None,
         "supported": None if s.patch.from_record else s.patch.range,  # null: no registry given has the entry
         "registry_digest": None if s.patch.from_record else s.patch.digest,
-        "recorded_digest": s.record.registry_digest if s.record else None,
+        "applied_registry_digest": s.record.registry_digest if s.record else None,
         "pending": s.pending,
         # verify has seen the releases from `from` (<= the installed one) contain the change, or null
         "obsolete_upstream": _obsolete_upstream_json(s),
@@ -102,8 +102,8 @@ def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[s
                 "path": str(f.path),
                 "state": f.state.value,
                 "sha256": f.sha256,
-                "record_sha256": f.record_sha256,
-                "record_match": f.record_match,
+                "wheel_record_sha256": f.wheel_record_sha256,
+                "wheel_record_match": f.wheel_record_match,
                 # the file the target interpreter would import instead of this one (it shadows it), or null
                 "imported_from": str(shadowed[f.path].imported) if f.path in shadowed else None,
             }

@@ -36,7 +36,7 @@ from pathlib import Path
 from radpatch.errors import EnvironmentProblem, RefusedError, Undecodable, UsageError
 from radpatch.files import read_regular
 from radpatch.importing import depends, emit
-from radpatch.importing.model import FileChange
+from radpatch.importing.model import DiffFile
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.dist_infos import canonical_name
 from radpatch.install.environment import Installed, PythonEnv, installed_from
@@ -74,7 +74,7 @@ class LeftOut:
 
 
 @dataclass(frozen=True)
-class Found:
+class CapturedEdits:
     dist: Installed
     edited: tuple[Edited, ...]
     left_out: tuple[LeftOut, ...]
@@ -139,7 +139,7 @@ class _Installs:
 # --- finding what changed ---------------------------------------------------------------------------
 
 
-def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Found:
+def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> CapturedEdits:
     """What to capture: the PATHs' files (a directory: its changed and new files), else every
     changed or new module of the distribution."""
     if not paths:
@@ -279,7 +279,7 @@ def _directory(dists: list[_Dist], rel: str, arg: str) -> tuple[_Dist, list[str]
     return found[0]
 
 
-def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bool = False) -> Found:
+def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bool = False) -> CapturedEdits:
     """Each of `rows` (RECORD paths) whose bytes are not RECORD's, and each `.py` file under `dirs`
     that RECORD does not list. `named`: the user named these files one by one (a file radpatch
     patched is then refused, not left out)."""
@@ -322,7 +322,7 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
                 continue
             on = onto.edited_on(store, rel, data)
             edited.append(Edited(rel, data, None, on))
-    return Found(dist.installed, tuple(edited), tuple(left), scanned)
+    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned)
 
 
 def _walk(root: Path, top: str) -> Iterator[str]:
@@ -394,28 +394,28 @@ class Captured:
     layout changed."""
 
     entry: emit.Entry
-    changes: tuple[FileChange, ...]
+    changes: tuple[DiffFile, ...]
     layout_only: tuple[LeftOut, ...]
     requires: tuple[str, ...] = ()  # the entry's `requires:`
     stacked: tuple[tuple[str, str], ...] = ()  # (file, the patch its edits went on top of)
 
 
-def build(name: str, found: Found, pristine: dict[str, bytes], supported: str | None) -> Captured:
+def build(name: str, found: CapturedEdits, pristine: dict[str, bytes], supported: str | None) -> Captured:
     """The entry, built as `radpatch import` builds one, from each file's pristine bytes (before;
     for a file edited on top of radpatch's patches, the bytes they left) and its bytes now (after)."""
     dist = found.dist
-    changes: list[FileChange] = []
+    changes: list[DiffFile] = []
     layout: list[LeftOut] = []
     for e in found.edited:
         after = _parsed(e, dist)
         if e.new:
-            changes.append(FileChange(e.relpath, None, after, dist.name))
+            changes.append(DiffFile(e.relpath, None, after, dist.name))
             continue
         before = pristine[e.relpath].decode("utf-8", "surrogateescape")
         if _same_code(before, after):
             layout.append(LeftOut(e.relpath, "only comments or layout changed: no code to capture"))
             continue
-        changes.append(FileChange(e.relpath, before, after, dist.name))
+        changes.append(DiffFile(e.relpath, before, after, dist.name))
     if not changes:
         raise RefusedError(
             f"no code differs from the wheel in {found.scanned}: " + "; ".join(f"{x.relpath}: {x.why}" for x in layout),
@@ -445,7 +445,7 @@ def build(name: str, found: Found, pristine: dict[str, bytes], supported: str | 
     return Captured(emit.build(spec), tuple(changes), tuple(layout), requires, stacked)
 
 
-def requirements(found: Found, changes: tuple[FileChange, ...]) -> tuple[str, ...]:
+def requirements(found: CapturedEdits, changes: tuple[DiffFile, ...]) -> tuple[str, ...]:
     """The entries a capture requires: each whose result a file was edited on top of, and each
     applied entry that created a module, or added a name, that the captured code newly imports."""
     tops = [e.on.patch for e in found.edited if e.on is not None]
@@ -454,7 +454,7 @@ def requirements(found: Found, changes: tuple[FileChange, ...]) -> tuple[str, ..
     return tuple(dict.fromkeys([*tops, *(applied[n.provider][0] for n in needs if n.needs == len(applied))]))
 
 
-def _applied(dist: Installed) -> list[tuple[str, tuple[FileChange, ...]]]:
+def _applied(dist: Installed) -> list[tuple[str, tuple[DiffFile, ...]]]:
     """Each entry radpatch recorded for `dist`, oldest first, with the files that carry it as it
     left them (before: its kept original; after: its result), for importing.depends."""
     store = Store(dist.root)
@@ -477,7 +477,7 @@ def _applied(dist: Installed) -> list[tuple[str, tuple[FileChange, ...]]]:
             if after is None or before is None and f.original_sha256 != ABSENT:
                 continue
             text = before.decode("utf-8", "surrogateescape") if before is not None else None
-            files.append(FileChange(f.path, text, after.decode("utf-8", "surrogateescape"), dist.name))
+            files.append(DiffFile(f.path, text, after.decode("utf-8", "surrogateescape"), dist.name))
         if files:
             out.append((rec.patch, tuple(files)))
     return out

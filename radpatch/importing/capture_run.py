@@ -47,7 +47,7 @@ class Request:
 class Prepared:
     """The edits found and the entry built from them, not written yet."""
 
-    found: capture.Found
+    found: capture.CapturedEdits
     made: capture.Captured
 
 
@@ -113,7 +113,7 @@ def _need_entries(name: str, required: dict[str, str], entries: onto.Entries) ->
         )
 
 
-def _stacked(ctx: Context, found: capture.Found, entries: onto.Entries, say: Say) -> dict[str, bytes]:
+def _stacked(ctx: Context, found: capture.CapturedEdits, entries: onto.Entries, say: Say) -> dict[str, bytes]:
     """The before of each file edited on top of radpatch's patches: the bytes they left; said how."""
     out: dict[str, bytes] = {}
     store = Store(found.dist.root)
@@ -127,7 +127,7 @@ def _stacked(ctx: Context, found: capture.Found, entries: onto.Entries, say: Say
     return out
 
 
-def _pristine(found: capture.Found, wheel: str | None, say: Say) -> dict[str, bytes]:
+def _pristine(found: capture.CapturedEdits, wheel: str | None, say: Say) -> dict[str, bytes]:
     """The RECORD bytes of the edited (not the new) modules, from the wheel; said where from."""
     dist, changed = found.dist, [e.relpath for e in found.edited if not e.new and e.on is None]
     if not changed:
@@ -159,7 +159,7 @@ def write_and_record(ctx: Context, out: Path, prepared: Prepared, apply: Run, re
         raise
 
 
-def _unwritten(ctx: Context, name: str, found: capture.Found, revert: Run) -> None:
+def _unwritten(ctx: Context, name: str, found: capture.CapturedEdits, revert: Run) -> None:
     """Each captured file is still the user's bytes; if apply wrote one anyway, its record is taken
     off again (revert gives back the bytes it started from: the user's) and capture refuses."""
     changed = [e.relpath for e in found.edited if _bytes(found.dist.root / e.relpath) != e.current]

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from radpatch.importing.emit import as_python
-from radpatch.importing.model import FileChange
+from radpatch.importing.model import DiffFile
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def _bound(body: Iterable[ast.stmt]) -> Iterator[str]:
                 yield from _bound(h.body)
 
 
-def needs(entries: list[tuple[FileChange, ...]]) -> list[Need]:
+def needs(entries: list[tuple[DiffFile, ...]]) -> list[Need]:
     """Every requirement by import among the entries of one series (each: the files it changes,
     before and after as GNU patch gives them), in entry order; none on itself."""
     creates: dict[str, list[int]] = {}

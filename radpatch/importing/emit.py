@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from radpatch.errors import Inexpressible, RefusedError, Undecodable
-from radpatch.importing.model import FileChange, ImportStep, Value
+from radpatch.importing.model import DiffFile, ImportStep, Value
 from radpatch.importing.rewrites import rewrites
 from radpatch.rewrite.source import decode
 
@@ -43,7 +43,7 @@ class EntrySpec:
     distribution: str
     supported: str
     requires: tuple[str, ...]
-    changes: tuple[FileChange, ...]
+    changes: tuple[DiffFile, ...]
     description: str = ""  # the entry's description; "" for import's (the patch file it came from)
     written_by: str = "radpatch import"  # the command named in payload headers
 
@@ -134,7 +134,7 @@ def as_python(text: str) -> tuple[str, str]:
     return decoded.removeprefix("\ufeff"), encoding
 
 
-def _python(label: str, change: FileChange, side: str, text: str) -> tuple[str, str]:
+def _python(label: str, change: DiffFile, side: str, text: str) -> tuple[str, str]:
     try:
         return as_python(text)
     except Undecodable as exc:
@@ -144,7 +144,7 @@ def _python(label: str, change: FileChange, side: str, text: str) -> tuple[str, 
         )
 
 
-def _steps(label: str, change: FileChange, fallbacks: list[str]) -> tuple[ImportStep, ...]:
+def _steps(label: str, change: DiffFile, fallbacks: list[str]) -> tuple[ImportStep, ...]:
     if change.after is None:
         raise RefusedError(
             f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",

@@ -141,9 +141,9 @@ class _State:
         self.out.append(text)
         self.after_newline = text.endswith("\n")
 
-    def apply(self, hunk: Hunk, where: int) -> None:
+    def apply(self, hunk: Hunk, first_line: int) -> None:
         """patch.c's apply_hunk, walking the hunk's lines in order (same output for any interleaving)."""
-        pos = where  # the input line the next pattern line stands for
+        pos = first_line  # the input line the next pattern line stands for
         lines = hunk.lines
         # '+' lines after the hunk's last context line are apply_hunk's tail: only they get patch's
         # "the previous line had no newline" check

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from radpatch.importing.expressions import difference_path
 from radpatch.importing.model import ImportStep, Value
-from radpatch.importing.shapes import Scope
+from radpatch.importing.shapes import DiffScope
 from radpatch.importing.statements import Sources, expressions, key, loose_key, segment
 
 
@@ -70,7 +70,7 @@ def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None
 
 
 def set_keyword(
-    src: Sources, scope: Scope, change: KeywordChange, swap: tuple[list[ast.stmt], int, ast.stmt]
+    src: Sources, scope: DiffScope, change: KeywordChange, swap: tuple[list[ast.stmt], int, ast.stmt]
 ) -> ImportStep | None:
     """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the engine
     counts, and its result found once again by the inverse; None where it would not be."""

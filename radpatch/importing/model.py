@@ -24,7 +24,7 @@ class ImportStep:
 
 
 @dataclass(frozen=True)
-class FileChange:
+class DiffFile:
     """One module of an entry: what the series had before this patch and what `patch` gives."""
 
     rel: str  # relative to the site directory, e.g. vllm/v1/core/sched/output.py

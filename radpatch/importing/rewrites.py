@@ -38,8 +38,8 @@ from radpatch.importing.keywords import keyword_added_or_removed, keyword_change
 from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
+    DiffScope,
     NoUniqueRun,
-    Scope,
     binds,
     blocks,
     blocks_of_same_shape,
@@ -70,7 +70,7 @@ class Differ(Runs):
 
     # --- blocks -------------------------------------------------------------------------------
 
-    def block(self, scope: Scope, bbody: list[ast.stmt], abody: list[ast.stmt], elif_chain: bool = False) -> None:
+    def block(self, scope: DiffScope, bbody: list[ast.stmt], abody: list[ast.stmt], elif_chain: bool = False) -> None:
         ops = difflib.SequenceMatcher(
             None, [key(s) for s in bbody], [key(s) for s in abody], autojunk=False
         ).get_opcodes()
@@ -82,7 +82,7 @@ class Differ(Runs):
             self.region(scope, bbody, i1 + delta, i2 + delta, abody[j1:j2])
             delta += len(bbody) - n
 
-    def region(self, scope: Scope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
+    def region(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
         """bbody[i1:i2] becomes `new`: pair statements that are the same one changed, the rest is
         inserted, deleted or replaced as runs."""
         ops = difflib.SequenceMatcher(
@@ -105,7 +105,7 @@ class Differ(Runs):
 
     # --- one statement, changed ----------------------------------------------------------------
 
-    def statement(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> None:
+    def statement(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> None:
         b = bbody[i]
         if key(b) == key(a):
             return
@@ -147,7 +147,7 @@ class Differ(Runs):
             )
         self.replace_run(scope, bbody, i, i + 1, [a])
 
-    def _note_keyword(self, scope: Scope, b: ast.AST, a: ast.AST, what: str) -> None:
+    def _note_keyword(self, scope: DiffScope, b: ast.AST, a: ast.AST, what: str) -> None:
         """A keyword added to a call or taken from it: no operation says it, so the import notes why
         the rewrite is wider than the keyword."""
         said = keyword_added_or_removed(self.src, b, a)
@@ -156,7 +156,7 @@ class Differ(Runs):
                 f"{scope.qualname}: {said}: set_keyword changes only a keyword a call passes; replaced {what}"
             )
 
-    def keyword(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt, head: bool = False) -> bool:
+    def keyword(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, head: bool = False) -> bool:
         """`set_keyword` when all that changed (in a compound statement's header, with `head`) is the
         value of keyword arguments of one call."""
         b = bbody[i]
@@ -184,7 +184,7 @@ class Differ(Runs):
             bbody[i] = saved
             return False
 
-    def definition(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt, name: str) -> bool:
+    def definition(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, name: str) -> bool:
         """Inside the definition bbody[i], which the scope name `name` gives (`f`, `prop.setter`)."""
         b = bbody[i]
         assert isinstance(b, DEFS) and isinstance(a, DEFS)
@@ -206,10 +206,10 @@ class Differ(Runs):
             self.steps.extend(steps)
             b.decorator_list = [mark_after(d) for d in a.decorator_list]
         kind = "class" if isinstance(b, ast.ClassDef) else "function"
-        self.block(Scope(qual, b.body, kind), b.body, a.body)
+        self.block(DiffScope(qual, b.body, kind), b.body, a.body)
         return True
 
-    def compound(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+    def compound(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         """An if/for/while/with/try of the same shape: its header by expression, then its blocks."""
         b = bbody[i]
         hb, ha = header(b), header(a)
@@ -242,7 +242,7 @@ class Differ(Runs):
         bbody[i] = mark_after(a)
         return True
 
-    def expression(self, scope: Scope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+    def expression(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         b = bbody[i]
         if not whole_lines(self.src, b) or type(b) is not type(a):
             return False
@@ -256,7 +256,7 @@ class Differ(Runs):
 
     def _replace_expression(
         self,
-        scope: Scope,
+        scope: DiffScope,
         chain: list[tuple[ast.expr, ast.expr]],
         force: bool,
         swap: tuple[list[ast.stmt], int, ast.stmt],
@@ -280,7 +280,7 @@ class Differ(Runs):
         return False
 
     def _emit_expression(
-        self, scope: Scope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt, target: ast.stmt
+        self, scope: DiffScope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt, target: ast.stmt
     ) -> bool:
         old, new = segment(self.src, b), grouped(self.src, a)
         if old is None or new is None:
@@ -294,7 +294,7 @@ class Differ(Runs):
         self.steps.append(ImportStep("replace", tuple(keys)))
         return True
 
-    def _occurrence_of_expression(self, scope: Scope, b: ast.expr) -> int | None:
+    def _occurrence_of_expression(self, scope: DiffScope, b: ast.expr) -> int | None:
         hits = expression_hits(scope.body, b)
         at = next((n for n, e in enumerate(hits, 1) if e is b), None)
         return at
@@ -313,7 +313,7 @@ def rewrites(before: str, after: str) -> Rewrites:
     mark_after(target)
     differ = Differ(Sources.of(before, after), tree, pristine)
     try:
-        differ.block(Scope("<module>", tree.body, "module"), tree.body, target.body)
+        differ.block(DiffScope("<module>", tree.body, "module"), tree.body, target.body)
     except NoUniqueRun:
         raise Inexpressible(
             "a module-level change matches several times in the patched module; no find can name it"

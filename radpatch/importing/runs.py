@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from radpatch.errors import Inexpressible
 from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.shapes import (
+    DiffScope,
     NoUniqueRun,
-    Scope,
     after_imports,
     already_imports,
     atomic,
@@ -80,12 +80,12 @@ class Runs:
         self.steps.insert(k, step)
         self.made_by = {node: (m + 1 if m >= k else m) for node, m in self.made_by.items()}
 
-    def _definable(self, scope: Scope, name: str) -> bool:
+    def _definable(self, scope: DiffScope, name: str) -> bool:
         return sum(1 for s in scope.body if isinstance(s, DEFS) and s.name == name) == 1
 
     # --- runs of statements ---------------------------------------------------------------------
 
-    def insert(self, scope: Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> None:
+    def insert(self, scope: DiffScope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> None:
         if self._definitions(scope, bbody, i, new) or self._imports(scope, bbody, i, new):
             bbody[i:i] = [mark_after(s) for s in new]
             return
@@ -119,7 +119,7 @@ class Runs:
 
     def _insert_with_comment(
         self,
-        scope: Scope,
+        scope: DiffScope,
         bbody: list[ast.stmt],
         i: int,
         new: list[ast.stmt],
@@ -150,7 +150,7 @@ class Runs:
         return True
 
     def _anchor(
-        self, scope: Scope, bbody: list[ast.stmt], k: int, backward: bool, new: tuple[int, list[ast.stmt]]
+        self, scope: DiffScope, bbody: list[ast.stmt], k: int, backward: bool, new: tuple[int, list[ast.stmt]]
     ) -> tuple[str, str, int | None] | None:
         """(insert_after|insert_before, find, occurrence) anchored at bbody[k], grown away from the
         insertion point until it is unique."""
@@ -174,7 +174,7 @@ class Runs:
                     return None
                 return ("insert_after" if backward else "insert_before", text_of(self.src, run), occurrence)
 
-    def delete(self, scope: Scope, bbody: list[ast.stmt], i1: int, i2: int) -> None:
+    def delete(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int) -> None:
         if i2 < len(bbody):
             lo, hi = atomic(self.src, bbody, i1, i2)
             if (lo, hi) == (i1, i2):
@@ -201,7 +201,7 @@ class Runs:
         # at a block's end `delete` leaves a `pass`; say it as the run with its neighbour, without it
         self.replace_run(scope, bbody, i1, i2, [])
 
-    def replace_run(self, scope: Scope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
+    def replace_run(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
         lo, hi = atomic(self.src, bbody, i1, i2)
         if lo == hi:  # nothing old in the run: it needs a neighbour to stand for
             lo, hi = atomic(self.src, bbody, lo - 1, hi) if lo > 0 else atomic(self.src, bbody, lo, hi + 1)
@@ -263,7 +263,7 @@ class Runs:
         bbody[i1:i2] = [mark_after(s) for s in new]
         self._record_inserted(new)
 
-    def _occurrence(self, scope: Scope, bbody: list[ast.stmt], lo: int, hi: int) -> int | None:
+    def _occurrence(self, scope: DiffScope, bbody: list[ast.stmt], lo: int, hi: int) -> int | None:
         """The run's number among its matches, in the installed file's source order (the engine's
         documented count); None when the run is not code of the installed file."""
         run = bbody[lo:hi]
@@ -278,7 +278,7 @@ class Runs:
 
     # --- new definitions and imports -------------------------------------------------------------
 
-    def _definitions(self, scope: Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
+    def _definitions(self, scope: DiffScope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
         if (
             scope.kind not in ("module", "class")
             or bbody is not scope.body
@@ -306,7 +306,7 @@ class Runs:
         self.steps.append(ImportStep("insert_definitions", (("payload", ", ".join(names)), anchor), payload=payload))
         return True
 
-    def _imports(self, scope: Scope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
+    def _imports(self, scope: DiffScope, bbody: list[ast.stmt], i: int, new: list[ast.stmt]) -> bool:
         if scope.kind != "module" or bbody is not scope.body:
             return False
         if not all(isinstance(s, (ast.Import, ast.ImportFrom)) and whole_lines(self.src, s) for s in new):

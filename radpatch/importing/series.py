@@ -16,7 +16,7 @@ from pathlib import Path
 
 from radpatch.errors import RefusedError
 from radpatch.importing import depends, hunks, paths, unified
-from radpatch.importing.model import FileChange
+from radpatch.importing.model import DiffFile
 from radpatch.importing.owners import Owners
 
 
@@ -26,7 +26,7 @@ class Imported:
 
     label: str
     subject: str
-    changes: tuple[FileChange, ...]
+    changes: tuple[DiffFile, ...]
     requires: tuple[int, ...]  # indexes of earlier patches in the series
     said: tuple[
         str, ...
@@ -129,7 +129,7 @@ def apply_series(
             if mode:
                 left_out.append(mode)
         changes = tuple(
-            FileChange(rel, firsts[rel], files.text[rel], _owner_name(owners, rel), shown[rel]) for rel in firsts
+            DiffFile(rel, firsts[rel], files.text[rel], _owner_name(owners, rel), shown[rel]) for rel in firsts
         )
         requires = tuple(sorted({touched[rel] for rel in firsts if rel in touched}))
         for rel in firsts:

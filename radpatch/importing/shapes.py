@@ -31,7 +31,7 @@ class NoUniqueRun(RadpatchError):
 
 
 @dataclass
-class Scope:
+class DiffScope:
     qualname: str  # "<module>", "f", "Class.method"
     body: list[ast.stmt]  # the scope's body in the current (simulated) tree
     kind: str  # "module", "class", "function"

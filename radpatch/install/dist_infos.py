@@ -115,8 +115,8 @@ AMBIGUOUS_HINT = (
 )
 
 
-def ambiguous(patch: str, packages: str, where: object, dists: Sequence[DistInfo]) -> str:
+def ambiguous(patch: str, packages: str, site_dir: object, dists: Sequence[DistInfo]) -> str:
     """Why two dist-infos providing the package in `where` make the install ambiguous (what
     install.locate refuses with; its hint is AMBIGUOUS_HINT)."""
     listed = " and ".join(f"{d.name} {d.version} ({d.dir_name})" for d in dists)
-    return f"{patch}: {len(dists)} installed distributions provide {packages} in {where}: {listed}"
+    return f"{patch}: {len(dists)} installed distributions provide {packages} in {site_dir}: {listed}"

@@ -128,11 +128,11 @@ class AmbiguousProvider(RefusedError):
         self.dists = dists
 
 
-def _one(found: list[_Candidate], patch: Patch, where: Path) -> Installed:
+def _one(found: list[_Candidate], patch: Patch, site_dir: Path) -> Installed:
     if len(found) > 1:
         both = tuple(installed_from(c.dist_info, c.name) for c in found)
         seen = [DistInfo(i.name, str(i.version), i.dist_info.name) for i in both]
-        raise AmbiguousProvider(ambiguous(patch.name, ", ".join(patch.packages), where, seen), AMBIGUOUS_HINT, both)
+        raise AmbiguousProvider(ambiguous(patch.name, ", ".join(patch.packages), site_dir, seen), AMBIGUOUS_HINT, both)
     (c,) = found
     dist = installed_from(c.dist_info, c.name)
     return dist if c.named else replace(dist, provides=", ".join(patch.packages))

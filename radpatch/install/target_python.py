@@ -56,11 +56,11 @@ import radpatch_names as mod, radpatch_placement as place
 after = base64.b64decode(data["after"])
 out = {"radpatch": 1, "version": list(sys.version_info[:2]), "compile": None, "problems": [], "placement": None}
 try:
-    compile(after, data["where"], "exec", dont_inherit=True)
+    compile(after, data["filename"], "exec", dont_inherit=True)
 except (SyntaxError, ValueError) as exc:
     out["compile"] = {"msg": str(getattr(exc, "msg", exc)), "lineno": getattr(exc, "lineno", None)}
 if out["compile"] is None:
-    found = mod.introduced(data["before"], data["after_text"], data["where"], None, data["module"])
+    found = mod.introduced(data["before"], data["after_text"], data["filename"], None, data["module"])
     old, new = ast.parse(data["before"]), ast.parse(data["after_text"])
     paths = [p for p in data["paths"] if isinstance(p, str)]
 
@@ -74,7 +74,7 @@ if out["compile"] is None:
     looks = frozenset(data["stdlib"]) | mod.ADDED_SINCE_310
     found += mod.missing_modules(old, new, std, looks, installed, python)
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
-    me = mod.module_of(data["module"], data["where"])
+    me = mod.module_of(data["module"], data["filename"])
     a, b = place.placement(old, data["before"], me), place.placement(new, None, me)
     out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
                         place.unreachable_changes, place.rebound_changes) for msg in check(a, b)]
@@ -149,25 +149,25 @@ def same_grammar(executable: str | None, version: tuple[int, int] | None) -> boo
 _memo: dict[tuple[Probe, bytes, bytes], ProbeResult] = {}
 
 
-def check(target: Probe, before: str, after: bytes, after_text: str, where: str) -> ProbeResult:
+def check(target: Probe, before: str, after: bytes, after_text: str, filename: str) -> ProbeResult:
     """Ask the target interpreter to compile `after`, to name what it introduces over `before`, and
     to say where its code lands."""
     key = (target, before.encode("utf-8", "surrogatepass"), after)
     if key not in _memo:
         if len(_memo) >= 8:
             _memo.pop(next(iter(_memo)))
-        _memo[key] = _ask(target, before, after, after_text, where)
+        _memo[key] = _ask(target, before, after, after_text, filename)
     return _memo[key]
 
 
-def _ask(target: Probe, before: str, after: bytes, after_text: str, where: str) -> ProbeResult:
+def _ask(target: Probe, before: str, after: bytes, after_text: str, filename: str) -> ProbeResult:
     request = json.dumps(
         {
             "modules": {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)},
             "before": before,
             "after": base64.b64encode(after).decode("ascii"),
             "after_text": after_text,
-            "where": where,
+            "filename": filename,
             "module": target.module,
             "paths": list(target.paths),
             "stdlib": sorted(getattr(sys, "stdlib_module_names", ())),  # what looks like standard library
@@ -182,13 +182,13 @@ def _ask(target: Probe, before: str, after: bytes, after_text: str, where: str) 
     except FileNotFoundError:
         raise EnvironmentProblem(f"{what} does not exist", "give --python the path of an existing interpreter")
     except subprocess.TimeoutExpired:
-        raise EnvironmentProblem(f"{what} did not answer within {TIMEOUT} s while compiling {where}")
+        raise EnvironmentProblem(f"{what} did not answer within {TIMEOUT} s while compiling {filename}")
     except OSError as exc:
         raise EnvironmentProblem(f"{what} cannot be run ({exc.strerror or exc})")
     if done.returncode != 0 or len(done.stdout) > _MAX_ANSWER:
         last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1][:200]
         raise EnvironmentProblem(
-            f"{what} could not compile {where} for radpatch (exit {done.returncode}: {last})",
+            f"{what} could not compile {filename} for radpatch (exit {done.returncode}: {last})",
             "radpatch needs a Python 3.10 or newer target interpreter",
         )
     return _verdict(done.stdout, what)

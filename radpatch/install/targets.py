@@ -53,7 +53,7 @@ class Declined:
 
 
 @dataclass(frozen=True)
-class Found:
+class InstalledTargets:
     """What is installed for a patch: its distribution and its target files, read."""
 
     patch: Patch
@@ -67,18 +67,18 @@ class Found:
     files: tuple[TargetFile, ...] | RefusedError = ()
 
 
-def read(patch: Patch, env: PythonEnv) -> Found:
+def read(patch: Patch, env: PythonEnv) -> InstalledTargets:
     """The distribution the patch targets in `env` and its target files, read (see the module)."""
     try:
         dist = distribution(env, patch)
     except locate.AmbiguousProvider as exc:
-        return Found(patch, None, ambiguous=exc)
+        return InstalledTargets(patch, None, ambiguous=exc)
     if dist is None:
-        return Found(patch, None, missing=locate.missing_reason(env, patch))
+        return InstalledTargets(patch, None, missing=locate.missing_reason(env, patch))
     declined, by_file, made = _entry(patch, dist)
     found = targets(patch, dist, by_file)
     files = found if isinstance(found, RefusedError) else tuple(_read_file(dist, t, t.declared in made) for t in found)
-    return Found(patch, dist, dist_record=record_digest(dist), declined=declined, files=files)
+    return InstalledTargets(patch, dist, dist_record=record_digest(dist), declined=declined, files=files)
 
 
 def _entry(patch: Patch, dist: Installed) -> tuple[Declined | None, dict[str, tuple[Rewrite, ...]], set[str]]:

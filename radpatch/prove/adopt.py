@@ -29,11 +29,11 @@ WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
 
 @dataclass(frozen=True)
 class Adopted:
-    files: dict[Path, plan.FileChange]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
-    where: str  # where the RECORD bytes came from (the wheel), or what radpatch left (stacked)
+    files: dict[Path, plan.PlannedFile]  # planned on the RECORD bytes; the last adopter's `after` is the file's bytes
+    original_from: str  # where the RECORD bytes came from (the wheel), or what radpatch left (stacked)
     created: frozenset[Path] = frozenset()  # modules the patch creates: their state before is no file
     # files edited on top of radpatch's patches: what each went on
-    stacked: dict[Path, onto.Base] = field(default_factory=dict)
+    stacked: dict[Path, onto.HandEditBase] = field(default_factory=dict)
 
 
 def adoption(
@@ -64,14 +64,14 @@ def adoption(
     todo = {n: fs for n, fs in todo.items() if n not in unknown}
     if not todo:
         return {}
-    pristine, where = _pristine(states, todo, wheel, say, created, bases)
+    pristine, original_from = _pristine(states, todo, wheel, say, created, bases)
     out: dict[str, Adopted] = {}
     by_path: dict[Path, list[tuple[str, FileState]]] = {}
     for name, files in todo.items():
         if name in pristine:
             for f in files:
                 by_path.setdefault(f.path, []).append((name, f))
-    planned: dict[str, dict[Path, plan.FileChange]] = {}
+    planned: dict[str, dict[Path, plan.PlannedFile]] = {}
     made: dict[Path, str] = {}  # a file no file was before -> the candidate that creates it (the first)
     for path, users in by_path.items():
         first = pristine[users[0][0]][path]
@@ -79,7 +79,7 @@ def adoption(
             made[path] = users[0][0]
         data = first or b""
         of = f"what {bases[path].top.patch} left" if path in bases else "its RECORD bytes"
-        steps: list[tuple[str, plan.FileChange]] = []
+        steps: list[tuple[str, plan.PlannedFile]] = []
         try:
             for name, f in users:
                 change = plan.plan(states[name].patch, f.rewrites, f.module, path, data, env)
@@ -105,7 +105,7 @@ def adoption(
         if name in planned:
             mine = planned[name]
             stacked = {p: bases[p] for p in mine if p in bases}
-            out[name] = Adopted(mine, where[name], frozenset(p for p in mine if made.get(p) == name), stacked)
+            out[name] = Adopted(mine, original_from[name], frozenset(p for p in mine if made.get(p) == name), stacked)
     return out
 
 
@@ -175,7 +175,7 @@ def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[F
     def fits(f: FileState) -> bool:
         if store.chain(f.relpath):  # radpatch patched it: only a hand edit on top of its patches
             return f.exists and onto.edited_on(store, f.relpath, f.data) is not None
-        return not f.record_match and not (_needs_wheel(f, created) and not f.record_sha256)
+        return not f.wheel_record_match and not (_needs_wheel(f, created) and not f.wheel_record_sha256)
 
     return files if files and all(fits(f) for f in files) else []
 
@@ -209,7 +209,8 @@ def _with_required(
             continue
         files = list(ps.files)
         fits = (
-            f.path in paths and not f.record_match and (f.record_sha256 or not _needs_wheel(f, created)) for f in files
+            f.path in paths and not f.wheel_record_match and (f.wheel_record_sha256 or not _needs_wheel(f, created))
+            for f in files
         )
         if files and all(fits):
             extra[req] = files
@@ -221,16 +222,16 @@ def _with_required(
 def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
     """The file's state before the patch is its RECORD bytes (not a module the patch, or another
     patch of the run, creates)."""
-    return not ((creates(f.rewrites) or f.path in created) and f.record_sha256 is None)
+    return not ((creates(f.rewrites) or f.path in created) and f.wheel_record_sha256 is None)
 
 
 def _bases(
     states: dict[str, PatchState], todo: dict[str, list[FileState]], env: PythonEnv
-) -> tuple[dict[Path, onto.Base], set[str]]:
+) -> tuple[dict[Path, onto.HandEditBase], set[str]]:
     """What each file edited on top of radpatch's patches went on (the bytes kept, or rebuilt by
     the entry of a patch of this run), and the candidates that are none because those bytes are
     unknown (they stay refused as drifted, as any file radpatch patched and someone changed)."""
-    out: dict[Path, onto.Base] = {}
+    out: dict[Path, onto.HandEditBase] = {}
     unknown: set[str] = set()
     for name, files in todo.items():
         root = states[name].root
@@ -253,7 +254,7 @@ def _pristine(
     wheel: WheelBytes | None,
     say: Say,
     created: frozenset[Path] = frozenset(),
-    bases: dict[Path, onto.Base] | None = None,
+    bases: dict[Path, onto.HandEditBase] | None = None,
 ) -> tuple[dict[str, dict[Path, bytes | None]], dict[str, str]]:
     """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
     candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left.
@@ -261,7 +262,7 @@ def _pristine(
     a file edited on top of radpatch's patches starts from `bases` (what they left)."""
     bases = bases or {}
     got: dict[str, dict[Path, bytes | None]] = {}
-    where: dict[str, str] = {}
+    original_from: dict[str, str] = {}
     by_dist: dict[Path, list[str]] = {}
     for name in todo:
         dist = states[name].dist
@@ -286,7 +287,7 @@ def _pristine(
         if not rels:
             for n in names:
                 got[n] = {f.path: start(f, {}) for f in todo[n]}
-                where[n] = said(n, "")
+                original_from[n] = said(n, "")
             continue
         try:
             if wheel is None:
@@ -310,8 +311,8 @@ def _pristine(
             continue
         for n in names:
             got[n] = {f.path: start(f, data) for f in todo[n]}
-            where[n] = said(n, source)
-    return got, where
+            original_from[n] = said(n, source)
+    return got, original_from
 
 
 class _NoWheel(RefusedError):

@@ -20,7 +20,7 @@ from radpatch.state.record import FileRecord, Store, sha256
 
 
 def judge(
-    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord | None, store: Store
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord | None, store: Store
 ) -> tuple[State, str]:
     """The state of a file whose hashes cannot decide (state.decide.Judge), from the rewrites:
     applied when undoing and re-applying the patch reproduces it (drifted when code outside the
@@ -29,15 +29,15 @@ def judge(
     from radpatch.rewrite.ops.common import kept_trees
 
     with kept_trees():  # undoing and applying read the same definitions
-        trip = round_trip(patch, rws, data, where)
+        trip = round_trip(patch, rws, data, filename)
         undo = trip.stops
-        if trip.patched and not recorded and still_unpatched(patch, rws, data, where):
+        if trip.patched and not recorded and still_unpatched(patch, rws, data, filename):
             return State.NOT_APPLIED, ""
         if trip.patched:
-            edited = _edited_since_patched(patch, rws, data, where, recorded, store) if recorded else ""
+            edited = _edited_since_patched(patch, rws, data, filename, recorded, store) if recorded else ""
             return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
         try:
-            runner.forward(patch, rws, data, where)
+            runner.forward(patch, rws, data, filename)
         except RefusedError as exc:
             if patch.requires and not recorded:
                 # an entry of a series rewrites what its requirements leave: on a file radpatch never
@@ -58,13 +58,13 @@ def judge(
 
 
 def _edited_since_patched(
-    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str, recorded: FileRecord, store: Store
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord, store: Store
 ) -> str:
     """Why a file that still carries the patch counts as drifted, or "" if it does not: code
     outside the patch changed since radpatch wrote it (comments and layout do not count)."""
     from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
 
-    pristine = runner.backward(patch, rws, data, where)
+    pristine = runner.backward(patch, rws, data, filename)
     if sha256(pristine) == recorded.original_sha256:
         return ""
     original = store.original(recorded.original_sha256)
@@ -101,7 +101,7 @@ def changed_scopes(a: bytes, b: bytes) -> list[str]:
     return sorted(differ)
 
 
-def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: str) -> bool:
+def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) -> bool:
     """A file that reads as patched by the round trip only because a rewrite's `with` is part of
     its `find` (`int(timeout)` -> `timeout`): the `with` match inside the unpatched `find` is no
     evidence of the patch. True when some rewrite is such a replace and applying still takes it."""
@@ -110,7 +110,7 @@ def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, where: 
     from radpatch.rewrite import runner
 
     try:
-        return runner.forward(patch, rws, data, where) != data
+        return runner.forward(patch, rws, data, filename) != data
     except RefusedError:
         return False
 
@@ -154,7 +154,7 @@ def round_trip(
     patch: Patch,
     rws: tuple[Rewrite, ...],
     data: bytes,
-    where: str,
+    filename: str,
     forward: Callable[[bytes], bytes] | None = None,
     backward: Callable[[bytes], bytes] | None = None,
 ) -> RoundTrip:
@@ -164,8 +164,8 @@ def round_trip(
     stops. `forward`/`backward` default to plan's (verify passes memoised ones)."""
     from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
 
-    fwd = forward or (lambda d: runner.forward(patch, rws, d, where))
-    bwd = backward or (lambda d: runner.backward(patch, rws, d, where))
+    fwd = forward or (lambda d: runner.forward(patch, rws, d, filename))
+    bwd = backward or (lambda d: runner.backward(patch, rws, d, filename))
     try:
         again = fwd(bwd(data))
     except RefusedError as exc:
@@ -189,16 +189,16 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     (A replace whose `with` is there already fails its own proof; an insert would not.)"""
     dist = ps.dist
     assert dist is not None
-    where, text = str(f.path), data.decode("utf-8", "replace")
+    filename, text = str(f.path), data.decode("utf-8", "replace")
     maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
-    if still_unpatched(ps.patch, f.rewrites, data, where):
+    if still_unpatched(ps.patch, f.rewrites, data, filename):
         return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
-    if len(maybe) == len(f.rewrites) and round_trip(ps.patch, f.rewrites, data, where).patched:
+    if len(maybe) == len(f.rewrites) and round_trip(ps.patch, f.rewrites, data, filename).patched:
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
         present = list(f.rewrites)
     else:
         repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
-        present = [rw for rw in repeatable if round_trip(ps.patch, (rw,), data, where).patched]
+        present = [rw for rw in repeatable if round_trip(ps.patch, (rw,), data, filename).patched]
         if not present:
             return
         what = f"what rewrite {', '.join(repr(r.id) for r in present)} adds"

@@ -59,7 +59,7 @@ from radpatch import faults
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.cycles import closed_cycles
-from radpatch.prove.plan import FileChange
+from radpatch.prove.plan import PlannedFile
 
 TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
 DEFAULT_TIMEOUT = 300.0  # seconds per import: a vLLM module imports torch, which takes tens of seconds on a slow CPU
@@ -88,7 +88,7 @@ def _no_network(event, args):
 
 sys.addaudithook(_no_network)
 
-class _Loader(importlib.machinery.SourceFileLoader):
+class _ServedLoader(importlib.machinery.SourceFileLoader):
     def get_data(self, path):
         if path in files:
             return files[path]
@@ -105,7 +105,7 @@ class _Finder:
             return None
         package = [os.path.dirname(where)] if os.path.basename(where) == "__init__.py" else None
         return importlib.util.spec_from_file_location(
-            name, where, loader=_Loader(name, where), submodule_search_locations=package)
+            name, where, loader=_ServedLoader(name, where), submodule_search_locations=package)
 
 # What asks for a served file's source (inspect.getsource, tracebacks: linecache) gets the served
 # text, not the file on disk; mtime None keeps linecache.checkcache from dropping it.
@@ -125,7 +125,7 @@ out = {"radpatch": 1, "ok": True, "error": "", "where": None, "preloaded": None,
 try:
     importlib.import_module(req["import"])
     _spec = getattr(sys.modules.get(req["import"]), "__spec__", None)
-    if getattr(_spec, "origin", None) in files and not isinstance(getattr(_spec, "loader", None), _Loader):
+    if getattr(_spec, "origin", None) in files and not isinstance(getattr(_spec, "loader", None), _ServedLoader):
         out["preloaded"] = _spec.origin  # loaded from disk before the finder was in place: not what was served
 except BaseException as exc:
     out["ok"] = False
@@ -159,20 +159,20 @@ class Attempt:
 
     ok: bool
     error: str = ""  # the exception's last line, or why there is no answer
-    where: str = ""  # "module line N": the innermost frame in a changed file, when there is one
+    raised_at: str = ""  # "module line N": the innermost frame in a changed file, when there is one
     timed_out: bool = False
     preloaded: bool = False  # the module came from its file on disk, not the served bytes: says nothing
-    path: str = ""  # the file of `where`
-    line: int = 0  # the line of `where`
-    innermost: bool = False  # `where` is the traceback's innermost frame: that line itself raised
+    path: str = ""  # the file of `raised_at`
+    line: int = 0  # the line of `raised_at`
+    innermost: bool = False  # `raised_at` is the traceback's innermost frame: that line itself raised
 
     @property
     def described(self) -> str:
-        return f"{self.error}, raised at {self.where}" if self.where else self.error
+        return f"{self.error}, raised at {self.raised_at}" if self.raised_at else self.error
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ImportCheckVerdict:
     module: str  # the name imported
     patches: tuple[str, ...]  # the patches that change its file
     result: Result
@@ -209,7 +209,7 @@ def timeout_from_env() -> float:
     return value
 
 
-def run(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], say: Say) -> None:
+def run(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) -> None:
     """Check every module `planned` (patch name, change) changes; say each verdict, refuse on the first refusal."""
     for v in check(env, planned, timeout_from_env()):
         who = ", ".join(v.patches)
@@ -226,7 +226,7 @@ def run(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], say: Say) -> 
             )
 
 
-def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: float) -> Iterator[Verdict]:
+def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: float) -> Iterator[ImportCheckVerdict]:
     """Import each changed module patched, then, only if that fails, pristine; yield a verdict per module."""
     faults.point("import-check")  # the crash-test hook: a plain apply never reaches this line
     patched, pristine = _served(planned)
@@ -239,32 +239,32 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, FileChange]], timeout: fl
         after = _attempt(env.executable, patched, module, timeout)
         if after.preloaded:
             why = "the interpreter had already imported it from its file on disk, so the patched bytes were not run"
-            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
             continue
         if after.ok:
             yield _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
             continue
         if after.timed_out:
-            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, f"the patched import {after.error}")
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, f"the patched import {after.error}")
             continue
         before = _attempt(env.executable, pristine, module, timeout)
         if before.ok:
-            yield Verdict(module, tuple(who), Result.REFUSED, after.described)
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, after.described)
         elif before.timed_out:
             why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
-            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
         elif _raised_by_added_line(after, patched, pristine):
             why = f"{after.described}, a line the patch added; "
             why += f"the unpatched module fails elsewhere ({before.described})"
-            yield Verdict(module, tuple(who), Result.REFUSED, why)
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
         elif _own_failure(after, before):
             why = f"{after.described}; the unpatched module fails elsewhere ({before.described})"
-            yield Verdict(module, tuple(who), Result.REFUSED, why)
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
         else:
             why = f"the unpatched module does not import either ({before.described})"
             if after.described != before.described:
                 why += f"; once patched: {after.described}"
-            yield Verdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
 
 
 _MISSING = ("ImportError", "ModuleNotFoundError")  # what an environment lacking an optional module raises
@@ -301,25 +301,25 @@ def added_lines(before: bytes, after: bytes) -> frozenset[int]:
 
 def _first_in_cycle(
     executable: str,
-    planned: Sequence[tuple[str, FileChange]],
+    planned: Sequence[tuple[str, PlannedFile]],
     patched: _Served,
     pristine: _Served,
     module: str,
     who: tuple[str, ...],
     timeout: float,
-) -> Verdict:
+) -> ImportCheckVerdict:
     """`module` imports once patched; so must each module of its package on an import cycle a new
     import of the patch closes, imported first (each in its own subprocess, patched, then pristine
     if that fails): `b` imports `a`, the patch makes `a` import from `b`, and `import b` fails."""
     changes = [c for _, c in planned if import_name(c.module) == module]
     if not changes:
-        return Verdict(module, who, Result.OK)
+        return ImportCheckVerdict(module, who, Result.OK)
     first, last = changes[0], changes[-1]
     depth = len(first.module.split(".")) - 1
     if first.path.name == "__init__.py" and not first.module.endswith(".__init__"):
         depth += 1  # `pkg.sub` names pkg/sub/__init__.py
     if len(first.path.parents) <= depth:
-        return Verdict(module, who, Result.OK)
+        return ImportCheckVerdict(module, who, Result.OK)
     root = first.path.parents[depth]
     cycle = closed_cycles(root, module, first.before, last.after, patched.files)
     for other in cycle:
@@ -329,11 +329,11 @@ def _first_in_cycle(
         before = _attempt(executable, pristine, other, timeout)
         if before.ok:
             why = f"importing {other} first (it imports {module} back, a cycle the patch closes): {after.described}"
-            return Verdict(module, who, Result.REFUSED, why)
-    return Verdict(module, who, Result.OK)
+            return ImportCheckVerdict(module, who, Result.REFUSED, why)
+    return ImportCheckVerdict(module, who, Result.OK)
 
 
-def _served(planned: Sequence[tuple[str, FileChange]]) -> tuple[_Served, _Served]:
+def _served(planned: Sequence[tuple[str, PlannedFile]]) -> tuple[_Served, _Served]:
     """The patched run serves each file's last planned bytes, the pristine run its current bytes."""
     after: dict[str, bytes] = {}
     before: dict[str, bytes] = {}

@@ -21,7 +21,7 @@ Entries = Callable[[str], "Patch | None"]
 
 
 @dataclass(frozen=True)
-class Base:
+class HandEditBase:
     """What a hand edit of `relpath` went on top of: `top`'s link, and the bytes it left."""
 
     relpath: str
@@ -45,14 +45,14 @@ def edited_on(store: Store, relpath: str, data: bytes | None) -> Link | None:
     return chain[-1]
 
 
-def left_by(store: Store, link: Link, entries: Entries, env: PythonEnv) -> Base:
+def left_by(store: Store, link: Link, entries: Entries, env: PythonEnv) -> HandEditBase:
     """The bytes `link` left in its file: kept, or rebuilt and checked against its sha256."""
     rel, f = link.file.path, link.file
     walked = live(store, rel, f.patched_sha256)
     under = tuple(ln.patch for ln in walked[0]) if walked else (link.patch,)
     kept = b"" if f.patched_sha256 == ABSENT else store.original(f.patched_sha256)
     if kept is not None:
-        return Base(rel, link, kept, under, True)
+        return HandEditBase(rel, link, kept, under, True)
     patch = entries(link.patch)
     what = f"{rel} carries radpatch's patch {link.patch} and was edited by hand since"
     if patch is None:
@@ -69,7 +69,7 @@ def left_by(store: Store, link: Link, entries: Entries, env: PythonEnv) -> Base:
             f"put the file back first (radpatch revert {link.patch}, then edit again), or use the entry's "
             "revision that was applied",
         )
-    return Base(rel, link, rebuilt, under, False)
+    return HandEditBase(rel, link, rebuilt, under, False)
 
 
 def _rebuild(store: Store, link: Link, patch: Patch, env: PythonEnv) -> bytes | None:

@@ -19,7 +19,7 @@ from radpatch.rewrite.runner import forward
 
 
 @dataclass(frozen=True)
-class FileChange:
+class PlannedFile:
     module: str
     path: Path
     before: bytes
@@ -35,9 +35,9 @@ class FileChange:
 @pausing
 def plan(
     patch: Patch, rws: tuple[Rewrite, ...], module: str, path: Path, before: bytes, python: PythonEnv | None = None
-) -> FileChange:
-    where = str(path)
-    analyse(before, module, where)  # one parse of the original, for its proofs and the rewrites' index both
-    after = forward(patch, rws, before, where)
-    pyc = prove(patch, rws, before, after, where, python, module)
-    return FileChange(module, path, before, after, pyc=pyc)
+) -> PlannedFile:
+    filename = str(path)
+    analyse(before, module, filename)  # one parse of the original, for its proofs and the rewrites' index both
+    after = forward(patch, rws, before, filename)
+    pyc = prove(patch, rws, before, after, filename, python, module)
+    return PlannedFile(module, path, before, after, pyc=pyc)

@@ -24,12 +24,12 @@ Say = Callable[[str], None]
 @dataclass(frozen=True)
 class Change:
     patch: PatchState
-    files: tuple[plan.FileChange, ...]
+    files: tuple[plan.PlannedFile, ...]
     root: Path  # the installation directory whose state records this change
     forget: bool = False  # revert: only drop a record that no longer describes the files
     off: bool = False  # apply: the patch comes off these files (to go on again in its current revision)
     adopted: frozenset[Path] = frozenset()  # apply: files that carry the result already: recorded, not written
-    where: str = ""  # adopted: where their original (RECORD's bytes) came from
+    original_from: str = ""  # adopted: where their original (RECORD's bytes) came from
     created: frozenset[Path] = frozenset()  # files whose state before is no file (`before` is b""): created
     deleted: Mapping[Path, tuple[Path, ...]] = field(default_factory=dict)  # files the change deletes -> the
     # directories radpatch made for them (outermost first), removed if empty
@@ -95,12 +95,14 @@ def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Over
     for path, fc in adopted.files.items():
         overlay[path] = fc.after
     files = [adopted.files.get(f.path) or planned[f.path] for f in ps.files]
-    return replace(change(ps, files, created=created), adopted=frozenset(adopted.files), where=adopted.where)
+    return replace(
+        change(ps, files, created=created), adopted=frozenset(adopted.files), original_from=adopted.original_from
+    )
 
 
 def _planned(
     ps: PatchState, files: list[FileState], env: PythonEnv, overlay: Overlay, created: set[Path]
-) -> list[plan.FileChange]:
+) -> list[plan.PlannedFile]:
     """Each file planned on what the run's earlier changes leave of it; `created` gets the files
     whose state before is no file (planned on an empty module: Operation.CREATES)."""
     out = []
@@ -167,7 +169,7 @@ def _entry_files(ps: PatchState) -> list[FileState]:
 
 def change(
     ps: PatchState,
-    files: list[plan.FileChange],
+    files: list[plan.PlannedFile],
     forget: bool = False,
     off: bool = False,
     created: set[Path] | frozenset[Path] = frozenset(),
@@ -182,9 +184,9 @@ def one_root(changes: list[Change]) -> None:
     """One run changes one installation directory: all-or-nothing cannot span two journals."""
     roots = {c.root for c in changes if c.files or c.forget}
     if len(roots) > 1:
-        where = "; ".join(f"{c.patch.patch.name} in {c.root}" for c in changes)
+        listed = "; ".join(f"{c.patch.patch.name} in {c.root}" for c in changes)
         raise RefusedError(
-            f"these patches change files in {len(roots)} installation directories ({where}); "
+            f"these patches change files in {len(roots)} installation directories ({listed}); "
             "radpatch changes one directory per run, all or nothing",
             "run radpatch once per directory, naming only the patches of that directory",
         )

@@ -30,16 +30,16 @@ from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.rewrite.source import decode, remember
 
 
-def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, filename: str) -> bytes:
     from radpatch.rewrite import runner  # libcst loads only when a proof runs the rewrites
 
-    return runner.forward(patch, rws, source, where)
+    return runner.forward(patch, rws, source, filename)
 
 
-def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, filename: str) -> bytes:
     from radpatch.rewrite import runner
 
-    return runner.backward(patch, rws, source, where)
+    return runner.backward(patch, rws, source, filename)
 
 
 def short(exc: RefusedError) -> tuple[str, str | None]:
@@ -136,7 +136,7 @@ class Refusal:
         """The refusal naming `rw` (id and registry file:line) as its cause, unless it names one already."""
         if rw is None or self.rewrite is not None:
             return self
-        return replace(self, why=f"rewrite {rw.id!r} ({rw.where}): {self.why}", rewrite=rw.id)
+        return replace(self, why=f"rewrite {rw.id!r} ({rw.location}): {self.why}", rewrite=rw.id)
 
     def error(self, patch: Patch) -> RefusedError:
         return RefusedError(f"{patch.name}: {self.why}", self.hint)
@@ -196,15 +196,15 @@ def _analysis(data: bytes, module: tuple[str, bool] | None = None) -> _Analysis:
 
 
 def compile_refusal(
-    after: bytes, where: str, python: PythonEnv | None = None, before: bytes | None = None, module: str | None = None
+    after: bytes, filename: str, python: PythonEnv | None = None, before: bytes | None = None, module: str | None = None
 ) -> Refusal | None:
     """Compiled with the target interpreter's grammar (asked directly when it is another version)."""
-    return _compile(after, where, python, before, want_pyc=False, module=module)[0]
+    return _compile(after, filename, python, before, want_pyc=False, module=module)[0]
 
 
 def _compile(
     after: bytes,
-    where: str,
+    filename: str,
     python: PythonEnv | None,
     before: bytes | None,
     want_pyc: bool = True,
@@ -215,14 +215,14 @@ def _compile(
     out = None
     if _other(python):
         assert python is not None
-        why = _target(python, before if before is not None else after, after, where, module).compile_error
+        why = _target(python, before if before is not None else after, after, filename, module).compile_error
     else:
-        why, code = _compiled(after, where)
+        why, code = _compiled(after, filename)
         out = checked_pyc(after, code) if code is not None and want_pyc else None
         del code  # the marshalled bytes are a fraction of the code objects: free them before the next proof
     if why is None:
         return None, out
-    return Refusal("compile", f"the patched {where} does not compile{_for(python)}: {why}", COMPILE_HINT), None
+    return Refusal("compile", f"the patched {filename} does not compile{_for(python)}: {why}", COMPILE_HINT), None
 
 
 def _other(python: PythonEnv | None) -> bool:
@@ -234,7 +234,7 @@ def _introduced(
     before: bytes,
     after: bytes,
     module: str | None = None,
-    where: str = "",
+    filename: str = "",
     python: PythonEnv | None = None,
     skip: tuple[str, ...] | None = (),
 ) -> list[names.Problem] | None:
@@ -243,12 +243,12 @@ def _introduced(
     if _other(python):
         assert python is not None
         try:
-            there = list(_target(python, before, after, where, module).problems)
+            there = list(_target(python, before, after, filename, module).problems)
         except (RecursionError, MemoryError):
             return None
-        me = names.module_of(module, where)
+        me = names.module_of(module, filename)
         return there + _missing_imports(before, after, me, python, skip) + _partial(before, after, me, python)
-    me = names.module_of(module, where)
+    me = names.module_of(module, filename)
     old, new = _analysis(before, me).problems, _analysis(after, me).problems
     if old is None or new is None:
         return None
@@ -319,20 +319,20 @@ def _missing_here(before: bytes, after: bytes, python: PythonEnv | None) -> list
 def names_refusal(
     before: bytes,
     after: bytes,
-    where: str,
+    filename: str,
     python: PythonEnv | None = None,
     module: str | None = None,
     skip: tuple[str, ...] | None = (),
 ) -> Refusal | None:
     """Names the patch makes unresolvable at run time (see the names package), each with its line."""
-    new = _introduced(before, after, module, where, python, skip)
+    new = _introduced(before, after, module, filename, python, skip)
     if new is None:
-        me = names.module_of(module, where)
+        me = names.module_of(module, filename)
         unparsed = _analysis(before, me).unparsed or _analysis(after, me).unparsed
         if unparsed in ("SyntaxError", "ValueError"):
-            why = f"the patched {where} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
+            why = f"the patched {filename} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
             return Refusal("names", why, NAMES_HINT)
-        return Refusal("names", f"the patched {where} is too deeply nested to check its names", NAMES_HINT)
+        return Refusal("names", f"the patched {filename} is too deeply nested to check its names", NAMES_HINT)
     if not new:
         return None
     kinds = {p.kind for p in new}
@@ -345,7 +345,7 @@ def names_refusal(
         if kinds == {names.METHOD_ONLY}
         else "would use undefined names"
     )
-    why = f"the patched {where} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
+    why = f"the patched {filename} {what}{_for(python)}: " + "; ".join(p.describe() for p in new)
     hint = (
         SHADOW_BUILTIN_HINT
         if names.SHADOWS_BUILTIN in kinds
@@ -421,7 +421,7 @@ def placement_refusal(
     rws: tuple[Rewrite, ...],
     before: bytes,
     after: bytes,
-    where: str,
+    filename: str,
     python: PythonEnv | None = None,
     module: str | None = None,
     stars: tuple[star_exports.ModuleSource, ...] | None = None,
@@ -432,11 +432,11 @@ def placement_refusal(
     defined twice in it is the author's, as Python runs it), so it is not checked."""
     if creates(rws):
         return None
-    me = names.module_of(module, where)  # the key the names step analysed both versions under: one parse each
+    me = names.module_of(module, filename)  # the key the names step analysed both versions under: one parse each
     old, new = _analysis(before, me), _analysis(after, me)
     if (old.placement is None or new.placement is None) and _other(python) and _unparsable(before, after, me):
         assert python is not None
-        found_there = _target(python, before, after, where, module).placement
+        found_there = _target(python, before, after, filename, module).placement
         if not found_there:
             return None
         k: int | None = len(rws)
@@ -445,7 +445,7 @@ def placement_refusal(
                 k = placement.first_failing(
                     len(rws),
                     lambda k: bool(
-                        _target(python, before, forward(patch, rws[:k], before, where), where, module).placement
+                        _target(python, before, forward(patch, rws[:k], before, filename), filename, module).placement
                     ),
                 )
             except RefusedError:  # a prefix radpatch's own Python cannot run: name the last rewrite
@@ -453,20 +453,20 @@ def placement_refusal(
         check_name, said = found_there[0]
         hint = _PLACEMENT_HINTS.get(check_name, PLACEMENT_HINT)
         if not rws:
-            return Refusal("placement", f"the patched {where}: {said}", hint)
+            return Refusal("placement", f"the patched {filename}: {said}", hint)
         rw = rws[(k or len(rws)) - 1]
-        return Refusal("placement", f"rewrite {rw.id!r} ({rw.where}) on {where}: {said}", hint, rw.id)
+        return Refusal("placement", f"rewrite {rw.id!r} ({rw.location}) on {filename}: {said}", hint, rw.id)
     if old.placement is None or new.placement is None:
         why = (
-            f"the patched {where} cannot be parsed by radpatch's own Python to check where its code lands "
+            f"the patched {filename} cannot be parsed by radpatch's own Python to check where its code lands "
             f"({old.unparsed or new.unparsed})"
         )
         return Refusal("placement", why, PLACEMENT_HINT)
     for check in (*_CHECKS, _rebound_check(python, me, stars, own_modules(patch))):
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
-            rw = _first_showing(check, patch, rws, before, where, me)
-            why = f"rewrite {rw.id!r} ({rw.where}) on {where}: {found[0]}"
+            rw = _first_showing(check, patch, rws, before, filename, me)
+            why = f"rewrite {rw.id!r} ({rw.location}) on {filename}: {found[0]}"
             return Refusal("placement", why, _PLACEMENT_HINTS[check.__name__], rw.id)
     return None
 
@@ -476,22 +476,22 @@ def _first_showing(
     patch: Patch,
     rws: tuple[Rewrite, ...],
     before: bytes,
-    where: str,
+    filename: str,
     me: tuple[str, bool] | None = None,
 ) -> Rewrite:
     """The rewrite that shows what `check` found: the first that, applied with those before it, is flagged
     (the last rewrite if no prefix is)."""
     k = placement.first_failing(
-        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, where), me))
+        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, filename), me))
     )
     return rws[(k or len(rws)) - 1]
 
 
 def _target(
-    python: PythonEnv, before: bytes, after: bytes, where: str, module: str | None = None
+    python: PythonEnv, before: bytes, after: bytes, filename: str, module: str | None = None
 ) -> target_python.ProbeResult:
     target = target_python.Probe(python.executable, tuple(str(p) for p in python.paths), module)
-    return target_python.check(target, _text(before), after, _text(after), where)
+    return target_python.check(target, _text(before), after, _text(after), filename)
 
 
 def _for(python: PythonEnv | None) -> str:
@@ -507,7 +507,7 @@ def ast_equal(a: bytes, b: bytes) -> bool:
 
 
 def reverse_refusal(
-    before: bytes, after: bytes, backward_: Callable[[bytes], bytes], forward_: Callable[[bytes], bytes], where: str
+    before: bytes, after: bytes, backward_: Callable[[bytes], bytes], forward_: Callable[[bytes], bytes], filename: str
 ) -> Refusal | None:
     """The reverse proof: None, or why the patched `after` cannot be undone. backward(after) must be
     AST-equal to `before` and forward(backward(after)) must give `after` again."""
@@ -516,10 +516,10 @@ def reverse_refusal(
         if restored == before:  # forward is a function of the bytes: forward(restored) is `after`
             return None
         if not ast_equal(restored, before):
-            why = f"undoing the patch on {where} does not give back the original code (compared as syntax trees)"
+            why = f"undoing the patch on {filename} does not give back the original code (compared as syntax trees)"
             return Refusal("reverse", why, REVERSE_HINT)
         if forward_(restored) != after:
-            why = f"the patched {where} is not stable: undoing and re-applying the patch gives different code"
+            why = f"the patched {filename} is not stable: undoing and re-applying the patch gives different code"
             return Refusal("reverse", why, REVERSE_HINT)
     except RefusedError as exc:
         why, rewrite = short(exc)
@@ -527,23 +527,23 @@ def reverse_refusal(
     return None
 
 
-def _undo_one(patch: Patch, one: tuple[Rewrite, ...], prior: bytes, after: bytes, where: str) -> Refusal | None:
+def _undo_one(patch: Patch, one: tuple[Rewrite, ...], prior: bytes, after: bytes, filename: str) -> Refusal | None:
     """The reverse proof of one rewrite's own step: `prior` patched by `one` gave `after`."""
     return reverse_refusal(
-        prior, after, lambda d: backward(patch, one, d, where), lambda d: forward(patch, one, d, where), where
+        prior, after, lambda d: backward(patch, one, d, filename), lambda d: forward(patch, one, d, filename), filename
     )
 
 
-def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str) -> Refusal | None:
+def _blame(patch: Patch, rws: tuple[Rewrite, ...], before: bytes, filename: str) -> Refusal | None:
     """The first rewrite whose own step does not undo, named with its registry file:line."""
     for k in range(len(rws)):
         one = rws[k : k + 1]
         try:
-            prior = forward(patch, rws[:k], before, where)
-            after = forward(patch, one, prior, where)
+            prior = forward(patch, rws[:k], before, filename)
+            after = forward(patch, one, prior, filename)
         except RefusedError:
             return None
-        refusal = _undo_one(patch, one, prior, after, where)
+        refusal = _undo_one(patch, one, prior, after, filename)
         if refusal is not None:
             return refusal.blame(rws[k])
     return None
@@ -559,7 +559,7 @@ class Case:
     rewrites: tuple[Rewrite, ...]
     before: bytes
     after: bytes
-    where: str
+    filename: str
     python: PythonEnv | None = None
     forward: Callable[[bytes], bytes] | None = None
     backward: Callable[[bytes], bytes] | None = None
@@ -569,10 +569,10 @@ class Case:
     stars: tuple[star_exports.ModuleSource, ...] | None = None  # verify: the star-imported modules read from the wheel
 
     def fwd(self, data: bytes) -> bytes:
-        return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.where)
+        return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.filename)
 
     def bwd(self, data: bytes) -> bytes:
-        return self.backward(data) if self.backward else backward(self.patch, self.rewrites, data, self.where)
+        return self.backward(data) if self.backward else backward(self.patch, self.rewrites, data, self.filename)
 
 
 @dataclass(frozen=True)
@@ -587,7 +587,7 @@ class Step:
 
 
 def _check_compile(c: Case) -> Refusal | None:
-    refusal, c.pyc = _compile(c.after, c.where, c.python, c.before, want_pyc=c.want_pyc, module=c.module)
+    refusal, c.pyc = _compile(c.after, c.filename, c.python, c.before, want_pyc=c.want_pyc, module=c.module)
     return refusal
 
 
@@ -596,39 +596,39 @@ def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
         c.patch,
         c.rewrites,
         c.before,
-        c.where,
-        lambda d: compile_refusal(d, c.where, c.python, c.before, c.module) is not None,
+        c.filename,
+        lambda d: compile_refusal(d, c.filename, c.python, c.before, c.module) is not None,
     )
     return r.blame(culprit).error(c.patch)
 
 
 def _check_names(c: Case) -> Refusal | None:
-    return names_refusal(c.before, c.after, c.where, c.python, c.module, unjudged(c.patch))
+    return names_refusal(c.before, c.after, c.filename, c.python, c.module, unjudged(c.patch))
 
 
 def _refuse_names(c: Case, r: Refusal) -> RefusedError:
     skip = unjudged(c.patch)
-    missing = {p.key for p in _introduced(c.before, c.after, c.module, c.where, c.python, skip) or ()}
+    missing = {p.key for p in _introduced(c.before, c.after, c.module, c.filename, c.python, skip) or ()}
     culprit = _first(
         c.patch,
         c.rewrites,
         c.before,
-        c.where,
-        lambda d: bool(missing & {p.key for p in _introduced(c.before, d, c.module, c.where, c.python, skip) or ()}),
+        c.filename,
+        lambda d: bool(missing & {p.key for p in _introduced(c.before, d, c.module, c.filename, c.python, skip) or ()}),
     )
     return r.blame(culprit).error(c.patch)
 
 
 def _check_placement(c: Case) -> Refusal | None:
-    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.where, c.python, c.module, c.stars)
+    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.filename, c.python, c.module, c.stars)
 
 
 def _check_reverse(c: Case) -> Refusal | None:
-    return reverse_refusal(c.before, c.after, c.bwd, c.fwd, c.where)
+    return reverse_refusal(c.before, c.after, c.bwd, c.fwd, c.filename)
 
 
 def _refuse_reverse(c: Case, r: Refusal) -> RefusedError:
-    return (_blame(c.patch, c.rewrites, c.before, c.where) or r).error(c.patch)
+    return (_blame(c.patch, c.rewrites, c.before, c.filename) or r).error(c.patch)
 
 
 def _as_is(c: Case, r: Refusal) -> RefusedError:
@@ -664,14 +664,14 @@ def prove(
     rws: tuple[Rewrite, ...],
     before: bytes,
     after: bytes,
-    where: str,
+    filename: str,
     python: PythonEnv | None = None,
     module: str | None = None,
 ) -> bytes | None:
     """Run STEPS in order; refuse at the first that fails, naming the rewrite that causes it (its id
     and registry file:line). Returns `after`'s checked-hash .pyc when this interpreter compiled it
     (None when another interpreter was asked)."""
-    case = Case(patch, rws, before, after, where, python, want_pyc=True, module=module)
+    case = Case(patch, rws, before, after, filename, python, want_pyc=True, module=module)
     for step in STEPS:
         refusal = step.check(case)
         if refusal is not None:
@@ -680,13 +680,13 @@ def prove(
 
 
 def _first(
-    patch: Patch, rws: tuple[Rewrite, ...], before: bytes, where: str, bad: Callable[[bytes], bool]
+    patch: Patch, rws: tuple[Rewrite, ...], before: bytes, filename: str, bad: Callable[[bytes], bool]
 ) -> Rewrite | None:
     """The first rewrite after which the file is `bad` (None when a prefix cannot be planned)."""
     data = before
     for rw in rws:
         try:
-            data = forward(patch, (rw,), data, where)
+            data = forward(patch, (rw,), data, filename)
         except RefusedError:
             return None
         try:
@@ -701,6 +701,6 @@ def _text(data: bytes) -> str:
     return decode(data)[0]
 
 
-def analyse(data: bytes, module: str | None = None, where: str = "") -> None:
+def analyse(data: bytes, module: str | None = None, filename: str = "") -> None:
     """Parse `data` once for its proofs and the rewrites' index of it (kept for the next steps)."""
-    _analysis(data, names.module_of(module, where))
+    _analysis(data, names.module_of(module, filename))

@@ -25,7 +25,7 @@ Overlay = dict[Path, "bytes | None"]  # each file as the run's earlier changes l
 
 def take_off(
     ps: PatchState, named: set[str], overlay: Overlay, say: Say, deleted: dict[Path, tuple[Path, ...]]
-) -> list[plan.FileChange]:
+) -> list[plan.PlannedFile]:
     """Take the patch off every file its record names, each from what the run's earlier changes
     left of it: the kept original when the file is exactly as radpatch left it, else the
     structural inverse, accepted only when it is provably the recorded original's code. A file the
@@ -50,7 +50,7 @@ def take_off(
         overlay[path] = pristine
         if pristine is None:
             deleted[path] = tuple(ps.root / d for d in rec.made_dirs)
-        out.append(plan.FileChange(rec.module, path, current, pristine or b""))
+        out.append(plan.PlannedFile(rec.module, path, current, pristine or b""))
     return out
 
 
@@ -58,7 +58,7 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
     """What the file of `rec` becomes when `ps.patch` comes off it (None: no file, it created it)."""
     assert ps.root is not None
     store = Store(ps.root)
-    wheel = next((f.record_sha256 for f in ps.files if f.relpath == rec.path), None)
+    wheel = next((f.wheel_record_sha256 for f in ps.files if f.relpath == rec.path), None)
     if rec.created:
         if sha256(current) != rec.patched_sha256:  # edited since: deleted only if its code is still the patch's
             _layout_edited(ps, rec, current, store, say)

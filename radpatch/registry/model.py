@@ -225,7 +225,7 @@ class Rewrite:
     target: str
     versions: SpecifierSet | None
     op: Operation
-    where: str  # "file:line" of the rewrite in its registry file, for messages
+    location: str  # "file:line" of the rewrite in its registry file, for messages
 
     def applies_to(self, version: Version) -> bool:
         return self.versions is None or allows(self.versions, version)

@@ -61,7 +61,7 @@ def norm(code: str) -> str:
         return text
 
 
-def boundary(find: str, where: str) -> str:
+def boundary(find: str, side: str) -> str:
     """The statement an insertion's code goes next to, as `norm` gives it: `find`'s first statement
     for `before`, its last for `after` (a `find` of several statements inserts next to one of them,
     the same place as another entry's insertion whose `find` is that statement alone)."""
@@ -72,7 +72,7 @@ def boundary(find: str, where: str) -> str:
         return norm(find)
     if len(body) < 2:
         return norm(find)
-    return norm(ast.unparse(body[0] if where == "before" else body[-1]))
+    return norm(ast.unparse(body[0] if side == "before" else body[-1]))
 
 
 def code_trees(code: str) -> str:

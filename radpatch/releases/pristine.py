@@ -49,14 +49,14 @@ class PristineSource:
     """Where pristine bytes came from, said to the user: a wheel and how much of it was read."""
 
     wheel: str  # the wheel's file name
-    where: str  # "the package index", or the local path given with --wheel
+    origin: str  # "the package index", or the local path given with --wheel
     received: int  # bytes received from the index in this run (0: all from verify's cache, or a local file)
     size: int  # the wheel's size
     whole: bool  # the server ignored ranges: the whole wheel was downloaded
 
     def describe(self) -> str:
-        if self.where != "index":
-            return f"{self.wheel} ({self.where})"
+        if self.origin != "index":
+            return f"{self.wheel} ({self.origin})"
         if self.received == 0:
             return f"{self.wheel} (verify's cache)"
         how = "downloaded whole: the server ignores ranges" if self.whole else "range requests"
@@ -192,4 +192,4 @@ def _checked(dist: Installed, got: dict[str, bytes | None], source: PristineSour
 
 
 def _hint(source: PristineSource) -> str:
-    return _WHEEL_HINT if source.where == "index" else "give the wheel it was installed from, or reinstall it"
+    return _WHEEL_HINT if source.origin == "index" else "give the wheel it was installed from, or reinstall it"

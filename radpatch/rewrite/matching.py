@@ -189,7 +189,7 @@ def accessor(node: cst.CSTNode, name: str) -> str | None:
 
 
 def choose(
-    module: cst.Module, hits: list[cst.CSTNode], part: str, qualname: str, where: str, offset: int, rest: list[str]
+    module: cst.Module, hits: list[cst.CSTNode], part: str, qualname: str, container: str, offset: int, rest: list[str]
 ) -> tuple[cst.CSTNode | None, bool]:
     """The one definition `part` names among several (`hits`): the implementation of an
     `@overload`-ed function (its overloads are declarations); a property's accessor named by the
@@ -214,7 +214,7 @@ def choose(
     if not live:
         return None, False
     raise Ambiguous(
-        f"scope {qualname!r}: {where} defines {part!r} {len(live)} times "
+        f"scope {qualname!r}: {container} defines {part!r} {len(live)} times "
         f"(ambiguous: lines {', '.join(str(n) for n in lines)})",
         "the later definition is the one that runs (one defined in if/else or try blocks runs as the condition "
         "decides): a scope names one definition, so replace the whole statement that defines them with "
@@ -250,19 +250,19 @@ def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
             hits = [s for s in body if isinstance(s, _DEFS) and s.name.value == part]
             block = path[-1].body if isinstance(path[-1], _DEFS) else None
             paths = {h: (*path, block, h) if block is not None else (*path, h) for h in hits}
-        where = "module" if len(path) == 1 else _name(path[-1])
+        container = "module" if len(path) == 1 else _name(path[-1])
         if not hits:
             names = [s.name.value for s in body if isinstance(s, _DEFS)]
             close = difflib.get_close_matches(part, names, n=3)
             tip = f"; closest: {', '.join(close)}" if close else ""
             raise (NearMiss if close else NotFound)(
-                f"scope {qualname!r}: {where} defines no function or class {part!r}{tip}",
+                f"scope {qualname!r}: {container} defines no function or class {part!r}{tip}",
                 SCOPE_NEAR if close else SCOPE_MISSING,
                 scope_gone=True,
             )
-        chosen, used = choose(module, hits, part, qualname, where, offset, parts[k:])
+        chosen, used = choose(module, hits, part, qualname, container, offset, parts[k:])
         if chosen is None:
-            raise NotFound(f"scope {qualname!r}: every definition of {part!r} in {where} is an `@overload`")
+            raise NotFound(f"scope {qualname!r}: every definition of {part!r} in {container} is an `@overload`")
         k += used
         path = paths[chosen]
     return path

@@ -26,21 +26,21 @@ from radpatch.rewrite.matching import MatchFailure, unexplained
 from radpatch.rewrite.source import Source, decode
 
 
-def _decode(source: bytes, where: str) -> tuple[Source, str]:
+def _decode(source: bytes, filename: str) -> tuple[Source, str]:
     try:
         text, encoding = decode(source)
         return Source.parse(text), encoding
     except Undecodable as exc:
-        raise RefusedError(f"{where} cannot be decoded as Python source: {exc}")
+        raise RefusedError(f"{filename} cannot be decoded as Python source: {exc}")
     except SyntaxError as exc:
         raise RefusedError(
-            f"{where} does not parse as Python: {exc.msg} (line {exc.lineno}; read with Python "
+            f"{filename} does not parse as Python: {exc.msg} (line {exc.lineno}; read with Python "
             f"{sys.version_info[0]}.{sys.version_info[1]}'s grammar and libcst's)",
             "check the file; code in a grammar newer than both is patched by a radpatch running on the target's Python",
         )
     except (RecursionError, MemoryError):
         raise RefusedError(
-            f"{where} is nested too deeply for radpatch to analyse", "radpatch cannot prove a patch of this file"
+            f"{filename} is nested too deeply for radpatch to analyse", "radpatch cannot prove a patch of this file"
         ) from None
 
 
@@ -48,35 +48,37 @@ class RewriteRefused(RefusedError):
     """A rewrite did not match (or could not be undone) exactly once. `scope_gone`: because its scope
     (a definition it needs) is not in the module (MatchFailure.scope_gone)."""
 
-    def __init__(self, patch: Patch, rw: Rewrite, where: str, detail: str, hint: str, scope_gone: bool = False) -> None:
-        super().__init__(f"{patch.name}: rewrite {rw.id!r} ({rw.where}) on {where}: {detail}", hint)
-        self.rewrite, self.rewrite_where, self.detail = rw.id, rw.where, detail
+    def __init__(
+        self, patch: Patch, rw: Rewrite, filename: str, detail: str, hint: str, scope_gone: bool = False
+    ) -> None:
+        super().__init__(f"{patch.name}: rewrite {rw.id!r} ({rw.location}) on {filename}: {detail}", hint)
+        self.rewrite, self.rewrite_location, self.detail = rw.id, rw.location, detail
         self.scope_gone = scope_gone
 
 
 def short(exc: RefusedError) -> str:
     """A refusal without the patch and file it concerns (for messages that already name them)."""
     if isinstance(exc, RewriteRefused):
-        return f"rewrite {exc.rewrite!r} ({exc.rewrite_where}): {exc.detail}"
+        return f"rewrite {exc.rewrite!r} ({exc.rewrite_location}): {exc.detail}"
     return exc.message
 
 
-def _step(patch: Patch, rw: Rewrite, src: Source, where: str, undo: bool) -> Source:
+def _step(patch: Patch, rw: Rewrite, src: Source, filename: str, undo: bool) -> Source:
     from radpatch.rewrite import ops  # libcst is loaded only when a rewrite really runs
 
     try:
         return ops.inverse(src, rw.op) if undo else ops.forward(src, rw.op)
     except MatchFailure as exc:
         detail = f"cannot undo: {exc}" if undo else str(exc)
-        raise RewriteRefused(patch, rw, where, detail, exc.hint, exc.scope_gone) from None
+        raise RewriteRefused(patch, rw, filename, detail, exc.hint, exc.scope_gone) from None
     except (RecursionError, MemoryError):
         raise RewriteRefused(
-            patch, rw, where, "the code is nested too deeply for radpatch to analyse", "simplify the rewrite's code"
+            patch, rw, filename, "the code is nested too deeply for radpatch to analyse", "simplify the rewrite's code"
         ) from None
 
 
 def _run(
-    patch: Patch, order: tuple[Rewrite, ...], src: Source, where: str, undo: bool, applied: tuple[Rewrite, ...]
+    patch: Patch, order: tuple[Rewrite, ...], src: Source, filename: str, undo: bool, applied: tuple[Rewrite, ...]
 ) -> Source:
     """Apply (or undo) the rewrites in `order` (`applied`: the same, in the order apply runs them).
     A refusal is reported on the file's own lines: where the rewrites run before it moved them, the
@@ -94,27 +96,27 @@ def _run(
                     from radpatch.rewrite.ops.common.selection import undoing_in_run
 
                     with undoing_in_run(*run):
-                        src = _step(patch, rw, src, where, undo)
+                        src = _step(patch, rw, src, filename, undo)
                     continue
             elif moved or counted != nth:
-                src = _forward_counted(patch, rw, nth, counted, src, original, where)
+                src = _forward_counted(patch, rw, nth, counted, src, original, filename)
                 continue
         try:
             with unexplained(moved):  # a refusal here is reported from the runs below, not from this one
-                src = _step(patch, rw, src, where, undo)
+                src = _step(patch, rw, src, filename, undo)
         except RewriteRefused:
             if not moved:
                 raise
-            _step(patch, rw, original, where, undo)  # its refusal there gives the file's own line numbers
+            _step(patch, rw, original, filename, undo)  # its refusal there gives the file's own line numbers
             try:  # it runs on the file but not on what the rewrites run before it made of it: say why
-                _step(patch, rw, src, where, undo)
+                _step(patch, rw, src, filename, undo)
             except RewriteRefused as exc:
                 after = (
                     "after undoing the rewrites after it; line numbers count the lines undoing them removed"
                     if undo
                     else "after the rewrites before it; line numbers count the lines they added"
                 )
-                raise RewriteRefused(patch, rw, where, f"{exc.detail} ({after})", exc.hint, exc.scope_gone) from None
+                raise RewriteRefused(patch, rw, filename, f"{exc.detail} ({after})", exc.hint, exc.scope_gone) from None
             raise
     return src
 
@@ -166,7 +168,7 @@ def _line_map(before: tuple[str, ...], after: tuple[str, ...]) -> dict[int, int]
 
 
 def _forward_counted(
-    patch: Patch, rw: Rewrite, nth: int, counted: int, src: Source, original: Source, where: str
+    patch: Patch, rw: Rewrite, nth: int, counted: int, src: Source, original: Source, filename: str
 ) -> Source:
     """Apply `rw` to the installed file's `nth` match, in `src` (the file as the rewrites before it
     left it): found by its position in the installed file, mapped through their edits."""
@@ -182,19 +184,19 @@ def _forward_counted(
     except MatchFailure:
         installed = None
     if installed is None or nth > len(installed):
-        return _step(patch, rw, original, where, undo=False)  # refused there, on the file's own lines
+        return _step(patch, rw, original, filename, undo=False)  # refused there, on the file's own lines
     line, column = installed[nth - 1]
     to = _line_map(original.lines, src.lines).get(line)
     try:
         now = matches(src) or []
     except MatchFailure as exc:
         after = "after the rewrites before it; line numbers count the lines they added"
-        raise RewriteRefused(patch, rw, where, f"{exc} ({after})", exc.hint, exc.scope_gone) from None
+        raise RewriteRefused(patch, rw, filename, f"{exc} ({after})", exc.hint, exc.scope_gone) from None
     if to is None or (to, column) not in now:
         raise RewriteRefused(
             patch,
             rw,
-            where,
+            filename,
             f"occurrence {nth}, the installed file's match at line {line}, is changed by the rewrites before it",
             "two rewrites cannot change the same code: write the change in one rewrite, or pick another "
             "occurrence (`occurrence:` counts the installed file's matches)",
@@ -204,37 +206,37 @@ def _forward_counted(
         raise RewriteRefused(
             patch,
             rw,
-            where,
+            filename,
             f"occurrence {nth} (the installed file's match at line {line}) is match {k} of the file as the "
             f"rewrites before it leave it, and {counted} by the entry's count: radpatch could not undo it",
             "the entry counts the matches that rewrites above it took only when they have the same scope, "
             "pattern and `within:`: move this rewrite above the ones that change its other matches, or "
             "give them the same scope and pattern",
         )
-    return _step(patch, _with_occurrence(rw, k), src, where, undo=False)
+    return _step(patch, _with_occurrence(rw, k), src, filename, undo=False)
 
 
 @pausing
-def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
-    src, encoding = _decode(source, where)
+def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, filename: str) -> bytes:
+    src, encoding = _decode(source, filename)
     original = src
-    src = _run(patch, rws, src, where, undo=False, applied=rws)
+    src = _run(patch, rws, src, filename, undo=False, applied=rws)
     if src.lines != original.lines:  # a rewrite ran: libcst and the operations are loaded
         from radpatch.rewrite.ops.common.import_lines import imports_before_uses
 
         src = imports_before_uses(original, src)
     try:
-        return _encode(src, encoding, where)
+        return _encode(src, encoding, filename)
     except RefusedError as exc:  # name the rewrite whose code the encoding lacks (only on this refusal path)
         for k, rw in enumerate(rws):  # each prefix as apply runs it (occurrences counted on the file)
-            src = _run(patch, rws[: k + 1], original, where, undo=False, applied=rws)
+            src = _run(patch, rws[: k + 1], original, filename, undo=False, applied=rws)
             try:
                 src.text.encode(encoding)
             except UnicodeEncodeError as bad:
                 raise RewriteRefused(
                     patch,
                     rw,
-                    where,
+                    filename,
                     f"its code cannot be written in the file's encoding {encoding}: "
                     f"{bad.object[bad.start : bad.end]!r} ({bad.reason})",
                     exc.hint,
@@ -243,17 +245,17 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -
 
 
 @pausing
-def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, where: str) -> bytes:
+def backward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, filename: str) -> bytes:
     """The structural inverse: code AST-equal to the original (not necessarily its bytes)."""
-    src, encoding = _decode(source, where)
-    return _encode(_run(patch, tuple(reversed(rws)), src, where, undo=True, applied=rws), encoding, where)
+    src, encoding = _decode(source, filename)
+    return _encode(_run(patch, tuple(reversed(rws)), src, filename, undo=True, applied=rws), encoding, filename)
 
 
-def _encode(src: Source, encoding: str, where: str) -> bytes:
+def _encode(src: Source, encoding: str, filename: str) -> bytes:
     try:
         return src.text.encode(encoding)
     except UnicodeEncodeError as exc:
         raise RefusedError(
-            f"the patched {where} cannot be written in its encoding {encoding}: {exc.reason}",
+            f"the patched {filename} cannot be written in its encoding {encoding}: {exc.reason}",
             "write the rewrite's code in characters the file's encoding has (or as escapes)",
         ) from None

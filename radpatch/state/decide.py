@@ -1,4 +1,4 @@
-"""Decide what state a patch is in, from what install.targets read of the install (`Found`) and
+"""Decide what state a patch is in, from what install.targets read of the install (`InstalledTargets`) and
 from radpatch's record of what it wrote: read through the file chains of state.hashes first, and
 from the files' code only when hashes cannot decide, by the judgement the caller passes in
 (`Judge`: prove.form.judge runs the rewrites; nothing here loads libcst or calls install/ back).
@@ -14,11 +14,11 @@ from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
 from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
-from radpatch.install.targets import Declined, Found, TargetFile
+from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, by_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
-from radpatch.state.verdict import FileVerdict, Verdict, combine, pending_note, verdict
+from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, pending_note, verdict
 from radpatch.state.verdict import State as State
 
 
@@ -31,7 +31,7 @@ class FileState:
     data: bytes
     state: State
     detail: str
-    record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
+    wheel_record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
     exists: bool = True  # False: no such file (a module an entry creates); `data` is then b""
 
     @property
@@ -39,8 +39,8 @@ class FileState:
         return state_sha(self.data if self.exists else None)
 
     @property
-    def record_match(self) -> bool | None:
-        return None if self.record_sha256 is None else self.record_sha256 == self.sha256
+    def wheel_record_match(self) -> bool | None:
+        return None if self.wheel_record_sha256 is None else self.wheel_record_sha256 == self.sha256
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     return decide(read(patch, env), env, judge)
 
 
-def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
+def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:
     """The state of `found.patch`, from what was read of the install and radpatch's record: the
     overall decision is state.verdict's (the engine-start self-check makes the same one); what only
     the registry knows, and `judge` for a file the hashes cannot decide, are asked from here.
@@ -108,11 +108,11 @@ def decide(found: Found, env: PythonEnv, judge: Judge) -> PatchState:
     early: list[PatchState] = []  # what the registry decided above the files
     read: list[FileState] = []
 
-    def files(record: PatchRecord | None) -> Verdict:
+    def files(record: PatchRecord | None) -> PatchVerdict:
         got = _decide(found, dist, store, record, judge)
         if isinstance(got, PatchState):
             early.append(got)
-            return Verdict(got.state, got.reason, record)
+            return PatchVerdict(got.state, got.reason, record)
         judged, states = got
         read.extend(states)
         each = [
@@ -150,7 +150,7 @@ def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:
 
 
 def _decide(
-    found: Found, dist: Installed, store: Store, record: PatchRecord | None, judge: Judge
+    found: InstalledTargets, dist: Installed, store: Store, record: PatchRecord | None, judge: Judge
 ) -> PatchState | tuple[PatchRecord | None, list[FileState]]:
     """What the registry decides of the patch above its files (a whole state), or its files' states
     for state.verdict to combine with the record that judged them (None: the files alone decided;
@@ -286,8 +286,8 @@ def reinstall_hint(ps: PatchState) -> str:
     """How to get past a refusal of a file someone else changed: a file the wheel installed goes back
     to its bytes (`radpatch restore`); a module the patch creates has none to go back to (RECORD does
     not list it), so it is removed."""
-    installed = [f.relpath for f in ps.files if f.record_sha256 is not None]
-    made = [f.relpath for f in ps.files if f.record_sha256 is None and f.exists]
+    installed = [f.relpath for f in ps.files if f.wheel_record_sha256 is not None]
+    made = [f.relpath for f in ps.files if f.wheel_record_sha256 is None and f.exists]
     if not installed and not made:
         installed = [ps.dist.name if ps.dist else ps.patch.distribution]
     steps = []

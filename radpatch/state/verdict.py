@@ -43,7 +43,7 @@ class FileVerdict:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class PatchVerdict:
     state: State
     reason: str
     record: PatchRecord | None  # the record, when it speaks for this very install
@@ -102,12 +102,12 @@ def verdict(
     raw: PatchRecord | None,
     dists: Sequence[DistInfo],
     dist_record: str,
-    files: Callable[[PatchRecord | None], Sequence[FileVerdict] | Verdict],
+    files: Callable[[PatchRecord | None], Sequence[FileVerdict] | PatchVerdict],
     *,
     ambiguity: str = "",
     missing: str = "",
     pending: str = "",
-) -> Verdict:
+) -> PatchVerdict:
     """The state of `patch` in one install directory.
 
     `raw`: radpatch's record of it there (trusted or not); `dists`: the dist-infos found providing
@@ -117,31 +117,31 @@ def verdict(
     decide), or a whole verdict when something above the files decides (the registry: an entry
     that no longer covers the version); `pending`: the note of an interrupted run ("": none)."""
     if len(dists) > 1:
-        return Verdict(State.INCOMPATIBLE, ambiguity, None)
+        return PatchVerdict(State.INCOMPATIBLE, ambiguity, None)
     if not dists:
-        return Verdict(State.NOT_INSTALLED, missing, None)
+        return PatchVerdict(State.NOT_INSTALLED, missing, None)
     (dist,) = dists
     record = raw if trusted(raw, dist, dist_record) else None
     stale = raw if record is None else None
     got = files(record)
-    out = got if isinstance(got, Verdict) else combine(patch, record, got)
+    out = got if isinstance(got, PatchVerdict) else combine(patch, record, got)
     notes = [out.reason] if out.reason else []
     if stale is not None:
         notes.append(stale_note(patch, stale, dist))
     if pending:
         notes.append(pending)
-    return Verdict(
+    return PatchVerdict(
         out.state, "; ".join(notes), out.record, stale, out.files, out.unrecorded, out.pending or bool(pending)
     )
 
 
-def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict]) -> Verdict:
+def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict]) -> PatchVerdict:
     """The patch's state from its files' (`record`: the record that judged them, None when the
     files alone did: a patch applied by its code then has no record of radpatch's)."""
     files = tuple(each)
     broken = [f for f in files if f.state is State.INCOMPATIBLE]
     if broken:  # the install cannot be read or patched there: nothing else is said of it
-        return Verdict(State.INCOMPATIBLE, broken[0].detail, record)
+        return PatchVerdict(State.INCOMPATIBLE, broken[0].detail, record)
     states = {f.state for f in files}
     overall = states.pop() if len(states) == 1 else State.DRIFTED
     reason = "; ".join(f.detail for f in files if f.detail)
@@ -151,8 +151,8 @@ def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict])
         reason = "some files are patched and some are not"
     if overall is State.APPLIED and record is None and any(f.exists for f in files):
         reason = "; ".join(d for d in (reason, unrecorded_note(patch)) if d)
-        return Verdict(overall, reason, record, files=files, unrecorded=True)
-    return Verdict(overall, reason, record, files=files)
+        return PatchVerdict(overall, reason, record, files=files, unrecorded=True)
+    return PatchVerdict(overall, reason, record, files=files)
 
 
 def unmet_requirements(record: PatchRecord | None, applied: Callable[[str], bool]) -> list[str]:

@@ -130,7 +130,7 @@ def test_status_json(site: Site, toy: Path, radpatch) -> None:  # type: ignore[n
             "pending",
         )
     } == {
-        "schema_version": 1,
+        "schema_version": 2,
         "patch": "toy",
         "state": "not-applied",
         "package": "toypkg",
@@ -144,14 +144,16 @@ def test_status_json(site: Site, toy: Path, radpatch) -> None:  # type: ignore[n
     assert set(files) == {site.root / "toypkg/core.py", site.root / "toypkg/util.py"}
     for path, f in files.items():
         assert f["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-        assert f["record_match"] is True
+        assert f["wheel_record_sha256"] == f["sha256"]
+        assert f["wheel_record_match"] is True
 
     radpatch("--registry", str(toy), "apply", "toy")
     entry = status()
-    assert entry["state"] == "applied"
+    assert entry["state"] == "applied" and entry["applied_registry_digest"] == entry["registry_digest"]
+    assert not {"record_sha256", "record_match", "recorded_digest"} & {*entry, *entry["files"][0]}
     for f in entry["files"]:
         assert f["sha256"] == hashlib.sha256(Path(f["path"]).read_bytes()).hexdigest()
-        assert f["record_match"] is False  # patched: no longer what the wheel's RECORD says
+        assert f["wheel_record_match"] is False  # patched: no longer what the wheel's RECORD says
 
 
 def test_status_check_exit_codes(site: Site, toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]

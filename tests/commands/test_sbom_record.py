@@ -53,10 +53,10 @@ def test_the_digest_is_the_applied_revision_and_a_later_edit_of_the_entry_is_nam
     entry = toy / "toy.yaml"
     entry.write_text(entry.read_text().replace("summary: Toy two-file patch", "summary: Toy two-file patch, edited"))
     (after,) = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
-    assert after["registry_digest"] != status["recorded_digest"]  # the registry has moved on
+    assert after["registry_digest"] != status["applied_registry_digest"]  # the registry has moved on
     r = radpatch("--registry", str(toy), "status", "--format", "cyclonedx")
     (component,) = bom_of(r.out)["components"]
-    assert props(component, "radpatch:registry_digest") == [status["recorded_digest"]]
+    assert props(component, "radpatch:registry_digest") == [status["applied_registry_digest"]]
     assert props(component, "radpatch:current_registry_digest") == [f"toy: {after['registry_digest']}"]
     assert "has changed since it was applied" in component["pedigree"]["notes"]
 

@@ -34,7 +34,7 @@ def radpatch(venv: Venv, registry: Path, *argv: str, fault: str = "") -> subproc
     )
 
 
-def record_sha256(venv: Venv, relpath: str) -> str | None:
+def wheel_record_sha256(venv: Venv, relpath: str) -> str | None:
     """The sha256 (hex) pip wrote into RECORD for `relpath`."""
     return recorded_sha256(venv.site / "rpdemo-1.0.0.dist-info" / "RECORD", relpath)
 
@@ -49,7 +49,7 @@ MODULES = ("rpdemo/core.py", "rpdemo/util.py")
 def test_status_apply_diff_check_revert(rpdemo_venv: Venv, rpdemo_registry: Path) -> None:
     assert rpdemo_venv.run(BEHAVIOUR) == "group size 4 4\n"
     originals = {rel: (rpdemo_venv.site / rel).read_bytes() for rel in MODULES}
-    assert all(sha256(rpdemo_venv.site / rel) == record_sha256(rpdemo_venv, rel) for rel in MODULES)
+    assert all(sha256(rpdemo_venv.site / rel) == wheel_record_sha256(rpdemo_venv, rel) for rel in MODULES)
 
     status = radpatch(rpdemo_venv, rpdemo_registry, "status", "rpdemo_tune")
     assert (status.returncode, status.stdout) == (
@@ -77,16 +77,16 @@ def test_status_apply_diff_check_revert(rpdemo_venv: Venv, rpdemo_registry: Path
 
     info = json.loads(radpatch(rpdemo_venv, rpdemo_registry, "status", "--json", "rpdemo_tune").stdout)[0]
     assert (info["state"], info["installed_version"]) == ("applied", "1.0.0")
-    assert [f["record_match"] for f in info["files"]] == [False, False]
+    assert [f["wheel_record_match"] for f in info["files"]] == [False, False]
 
     reverted = radpatch(rpdemo_venv, rpdemo_registry, "revert", "rpdemo_tune")
     assert reverted.returncode == 0, reverted.stderr
     for rel in MODULES:
-        assert sha256(rpdemo_venv.site / rel) == record_sha256(rpdemo_venv, rel)
+        assert sha256(rpdemo_venv.site / rel) == wheel_record_sha256(rpdemo_venv, rel)
         assert (rpdemo_venv.site / rel).read_bytes() == originals[rel]
     assert rpdemo_venv.run(BEHAVIOUR) == "group size 4 4\n"
     info = json.loads(radpatch(rpdemo_venv, rpdemo_registry, "status", "--json", "rpdemo_tune").stdout)[0]
-    assert info["state"] == "not-applied" and [f["record_match"] for f in info["files"]] == [True, True]
+    assert info["state"] == "not-applied" and [f["wheel_record_match"] for f in info["files"]] == [True, True]
 
 
 def test_second_apply_writes_nothing(rpdemo_venv: Venv, rpdemo_registry: Path) -> None:

@@ -53,7 +53,7 @@ def test_apply_raises_capacity_then_revert_restores_the_wheel(vllm_env, version:
     status = env.status()
     assert (status["state"], status["installed_version"]) == ("not-applied", version)
     (file,) = status["files"]
-    assert file["record_match"] is True
+    assert file["wheel_record_match"] is True
     target = env.target()
     original = target.read_bytes()
 
@@ -104,7 +104,7 @@ def test_apply_raises_capacity_then_revert_restores_the_wheel(vllm_env, version:
     env.radpatch("revert", "kv_group_size")
     restored = target.read_bytes()
     assert restored == original
-    assert hashlib.sha256(restored).hexdigest() == file["record_sha256"]
+    assert hashlib.sha256(restored).hexdigest() == file["wheel_record_sha256"]
     (after,) = env.probe({"layout": SEED})
     assert upstream_numbers(after) == upstream_numbers(before)
     assert env.status()["state"] == "not-applied"

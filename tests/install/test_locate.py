@@ -17,7 +17,7 @@ def _state(radpatch: Any, toy: Path) -> dict[str, Any]:
     r = radpatch("--registry", str(toy), "status", "--json", "toy")
     assert r.code == 0, r.err
     (entry,) = json.loads(r.out)
-    assert entry["schema_version"] == 1
+    assert entry["schema_version"] == 2
     return entry  # type: ignore[no-any-return]
 
 

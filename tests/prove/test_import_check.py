@@ -17,7 +17,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import import_check
-from radpatch.prove.plan import FileChange
+from radpatch.prove.plan import PlannedFile
 from tests.lib.site import Site
 
 CORE = textwrap.dedent("""\
@@ -326,10 +326,10 @@ def test_the_verdicts_of_check_directly(site: Site) -> None:
     bad = site.root / "icpkg" / "bad.py"
     init = site.root / "icpkg" / "__init__.py"
     planned = [
-        ("p1", FileChange("icpkg.__init__", init, b"", b"VERSION = 2\n")),
-        ("p1", FileChange("icpkg.core", core, core.read_bytes(), core.read_bytes() + b"raise KeyError('x')\n")),
-        ("p2", FileChange("icpkg.core", core, core.read_bytes() + b"raise KeyError('x')\n", core.read_bytes())),
-        ("p2", FileChange("icpkg.bad", bad, bad.read_bytes(), bad.read_bytes() + b"x = 1\n")),
+        ("p1", PlannedFile("icpkg.__init__", init, b"", b"VERSION = 2\n")),
+        ("p1", PlannedFile("icpkg.core", core, core.read_bytes(), core.read_bytes() + b"raise KeyError('x')\n")),
+        ("p2", PlannedFile("icpkg.core", core, core.read_bytes() + b"raise KeyError('x')\n", core.read_bytes())),
+        ("p2", PlannedFile("icpkg.bad", bad, bad.read_bytes(), bad.read_bytes() + b"x = 1\n")),
     ]
     verdicts = list(import_check.check(env, planned, timeout=60))
     assert [(v.module, v.patches, v.result) for v in verdicts] == [
@@ -337,11 +337,11 @@ def test_the_verdicts_of_check_directly(site: Site) -> None:
         ("icpkg.core", ("p1", "p2"), import_check.Result.OK),  # p2 takes back what p1 broke: the last bytes count
         ("icpkg.bad", ("p2",), import_check.Result.INCONCLUSIVE),
     ]
-    planned[2] = ("p2", FileChange("icpkg.core", core, planned[1][1].after, planned[1][1].after + b"\n"))
+    planned[2] = ("p2", PlannedFile("icpkg.core", core, planned[1][1].after, planned[1][1].after + b"\n"))
     (_, refused, _) = import_check.check(env, planned, timeout=60)
     assert refused.result is import_check.Result.REFUSED
     assert refused.reason == "KeyError: 'x', raised at icpkg.core line 7"
-    planned[3] = ("p2", FileChange("icpkg.bad", bad, bad.read_bytes(), b"import rp_other\n" + bad.read_bytes()))
+    planned[3] = ("p2", PlannedFile("icpkg.bad", bad, bad.read_bytes(), b"import rp_other\n" + bad.read_bytes()))
     (_, _, both) = import_check.check(env, planned, timeout=60)
     assert (both.result, both.reason) == (  # the patch's own new line raises first: its failure (att21 N6)
         import_check.Result.REFUSED,

@@ -12,7 +12,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import import_check
-from radpatch.prove.plan import FileChange
+from radpatch.prove.plan import PlannedFile
 from tests.lib.site import Site
 from tests.lib.venvs import make_venv, site_packages
 
@@ -27,8 +27,8 @@ def _venv(tmp_path: Path, files: dict[str, str]) -> tuple[PythonEnv, Path]:
     return PythonEnv(str(python), (sp,), sp, (sys.version_info[0], sys.version_info[1])), sp
 
 
-def _verdict(env: PythonEnv, path: Path, module: str, after: bytes) -> import_check.Verdict:
-    (v,) = import_check.check(env, [("p", FileChange(module, path, path.read_bytes(), after))], timeout=120)
+def _verdict(env: PythonEnv, path: Path, module: str, after: bytes) -> import_check.ImportCheckVerdict:
+    (v,) = import_check.check(env, [("p", PlannedFile(module, path, path.read_bytes(), after))], timeout=120)
     return v
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import import_check
-from radpatch.prove.plan import FileChange
+from radpatch.prove.plan import PlannedFile
 from tests.lib.registry import write_entry
 from tests.lib.wheels import build_wheel
 
@@ -224,7 +224,7 @@ def test_check_refuses_on_the_target_whatever_the_other_proofs_say(target: Targe
     patched = pristine.replace(b"import os\n", b"import os\n" + added, 1)
     assert patched != pristine
     (verdict,) = import_check.check(
-        env, [("by-hand", FileChange("rpic_demo.core", target.core, pristine, patched))], 300
+        env, [("by-hand", PlannedFile("rpic_demo.core", target.core, pristine, patched))], 300
     )
     assert verdict.result is import_check.Result.REFUSED, verdict
     assert verdict.reason.startswith(error) and verdict.reason.endswith("raised at rpic_demo.core line 2"), verdict

@@ -20,7 +20,7 @@ import pytest
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import import_check
 from radpatch.prove.cycles import closed_cycles
-from radpatch.prove.plan import FileChange
+from radpatch.prove.plan import PlannedFile
 from tests.lib.site import Site
 
 A = "LIMIT = 4\n\n\ndef f():\n    return LIMIT\n"
@@ -66,7 +66,7 @@ def test_a_cycle_the_patch_closes_is_refused_exactly_when_a_sibling_imported_fir
     breaks = any(before_ok[m] and not after_ok[m] for m in modules)
 
     env = PythonEnv(sys.executable, (site.root,), site.root, (sys.version_info[0], sys.version_info[1]))
-    (v,) = import_check.check(env, [("p", FileChange("icyc.a", a, a.read_bytes(), after))], timeout=120)
+    (v,) = import_check.check(env, [("p", PlannedFile("icyc.a", a, a.read_bytes(), after))], timeout=120)
 
     assert (v.result is import_check.Result.REFUSED) == breaks, (siblings, added, v, before_ok, after_ok)
     if breaks and after_ok["icyc.a"]:  # else the changed module's own import already fails

@@ -81,7 +81,7 @@ def test_a_module_in_the_targets_newer_grammar_is_judged_by_the_target(exe: Path
     step = PATCHES[change][1]
     names_refused = steps.names_refusal(before, after, "m.py", target)
     names_why = None if names_refused is None else names_refused.why
-    patch = patch_of(Replace("first", "items[0]", "items[0]"), where="t.yaml:{n}")
+    patch = patch_of(Replace("first", "items[0]", "items[0]"), location="t.yaml:{n}")
     rws = patch.rewrites
     placed = steps.placement_refusal(patch, rws, before, after, "m.py", target)
     placement_why = None if placed is None else placed.why
@@ -109,7 +109,7 @@ def test_a_change_a_later_def_replaces_is_refused_in_the_newer_grammar_too() -> 
     source = (
         "type Pair = tuple[int, int]\n\n\ndef first[T](p: T) -> T:\n    return p\n\n\ndef first(p):\n    return 0\n"
     )
-    patch = patch_of(Replace("first", "items[0]", "items[0]"), where="t.yaml:{n}")
+    patch = patch_of(Replace("first", "items[0]", "items[0]"), location="t.yaml:{n}")
     rws = patch.rewrites
     refused = steps.placement_refusal(
         patch,

@@ -54,7 +54,7 @@ def test_a_rewrite_in_a_definition_the_cpu_platform_replaces_is_refused() -> Non
         patch = patch_of(
             Replace(name, "return out.to(original_x_dtype)", "return out.to(original_x_dtype).float()"),
             distribution="vllm",
-            where="t.yaml:{n}",
+            location="t.yaml:{n}",
         )
         with pytest.raises(RefusedError) as info:
             plan.plan(patch, patch.rewrites, MODULE, path, source)

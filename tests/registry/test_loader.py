@@ -37,7 +37,7 @@ def test_a_valid_entry_loads_into_typed_records(tmp_path: Path) -> None:
     inject = patch.rewrites[0].op
     assert isinstance(inject, InsertDefinitions) and inject.names == ("_rp_helper", "_RpThing")
     assert [r.id for r in patch.rewrites_for(Version("1.1"))] == ["inject", "add_parameter#2", "insert_after#4"]
-    assert patch.rewrites[0].where == f"{tmp_path / 'toy.yaml'}:18:5"
+    assert patch.rewrites[0].location == f"{tmp_path / 'toy.yaml'}:18:5"
 
 
 def test_the_shipped_registry_is_valid() -> None:

@@ -74,7 +74,7 @@ def _status(radpatch: Any, reg: Path) -> dict[str, Any]:
     r = radpatch("--registry", str(reg), "status", "--json", "toy")
     assert r.code == 0, r.err
     (entry,) = json.loads(r.out)
-    assert entry["schema_version"] == 1
+    assert entry["schema_version"] == 2
     return entry  # type: ignore[no-any-return]
 
 

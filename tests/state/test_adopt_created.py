@@ -50,7 +50,7 @@ def test_a_hand_made_module_carrying_a_stack_is_adopted_by_both_entries(
 
     def states() -> dict[str, tuple[str, bool]]:
         out = json.loads(radpatch("--registry", str(reg), "status", "--json", "n", "s").out)
-        return {s["patch"]: (s["state"], s["recorded_digest"] is not None) for s in out}
+        return {s["patch"]: (s["state"], s["applied_registry_digest"] is not None) for s in out}
 
     r = radpatch("--registry", str(reg), "apply", "n", "s")
     assert r.code == 0, r.err

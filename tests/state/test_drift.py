@@ -147,7 +147,7 @@ def _cosmetic_is_not_drift(env: Env, rel: str, old: str, new: str) -> None:
     st = env.status()
     assert st["state"] == "not-applied", f"a comment/formatting change is reported {st['state']!r}: {st['reason']}"
     f = {f["path"]: f for f in st["files"]}[str(env.path(rel))]  # type: ignore[union-attr, index]
-    assert f["record_match"] is False and f["state"] == "not-applied"
+    assert f["wheel_record_match"] is False and f["state"] == "not-applied"
     out = env.run("apply", env.patch)
     assert out.returncode == 0, out.stderr
     patched = env.path(rel).read_bytes()

@@ -133,7 +133,7 @@ def test_a_revision_that_moves_the_entry_to_another_module(stk: Stk) -> None:
     stk.write("low", entry(*LOW, module="stk.other"))
     st = stk.states("low")["low"]
     assert st["state"] == "applied", st  # never "not-applied" while stk/core.py carries the patch
-    assert st["recorded_digest"] != st["registry_digest"]
+    assert st["applied_registry_digest"] != st["registry_digest"]
     assert [f["path"] for f in st["files"]] == [str(stk.path("stk/core.py"))]
     assert "another revision" in stk.ok("status", "low").out or "different revision" in stk.ok("status", "low").out
     assert {c.name: c.state for c in plugin.check(stk.path(""))} == {"low": Seen.APPLIED}
@@ -143,7 +143,7 @@ def test_a_revision_that_moves_the_entry_to_another_module(stk: Stk) -> None:
     assert stk.path("stk/core.py").read_bytes() == stk.pristine["stk/core.py"]
     assert stk.path("stk/other.py").read_bytes() == patched  # the same function, patched the same way
     st = stk.states("low")["low"]
-    assert st["state"] == "applied" and st["recorded_digest"] == st["registry_digest"], st
+    assert st["state"] == "applied" and st["applied_registry_digest"] == st["registry_digest"], st
     stk.revert_all("low")
 
 
@@ -186,7 +186,8 @@ def test_a_revision_that_adds_a_file_under_a_stacked_patch(stk: Stk) -> None:
     stk.ok("apply", "low", "high")
     assert "x + 10" in stk.text() and "y * 20" in stk.text() and "z - 30" in stk.text("stk/extra.py")
     sts = stk.states("low", "high")
-    assert all(s["state"] == "applied" and s["recorded_digest"] == s["registry_digest"] for s in sts.values()), sts
+    applied = [s["state"] == "applied" and s["applied_registry_digest"] == s["registry_digest"] for s in sts.values()]
+    assert all(applied), sts
     assert {c.name: c.state for c in plugin.check(stk.path(""))} == {"low": Seen.APPLIED, "high": Seen.APPLIED}
     stk.revert_all("low", "high")
 
@@ -256,7 +257,8 @@ def test_reapplying_a_revised_entry_in_the_same_run_as_a_stacked_one(stk: Stk, c
     text = stk.text()
     assert all(w in text for w in want) and "x + 10" not in text.replace(want[0], ""), text
     sts = stk.states("low", "high")
-    assert all(s["state"] == "applied" and s["recorded_digest"] == s["registry_digest"] for s in sts.values()), sts
+    applied = [s["state"] == "applied" and s["applied_registry_digest"] == s["registry_digest"] for s in sts.values()]
+    assert all(applied), sts
     assert stk("apply", "low", "high").out.count("nothing to do") == 2
     stk.revert_all("low", "high")
 

@@ -626,7 +626,7 @@ class CreatedMachine(RuleBasedStateMachine):
         seen = {s["patch"]: s["state"] for s in found}
         want = {p: self.model.state(p) for p in CREATED}
         assert seen == want, f"status {seen}, model {want}\n{self.log}"
-        mine = {s["patch"] for s in found if s["state"] == "applied" and s["recorded_digest"] is not None}
+        mine = {s["patch"] for s in found if s["state"] == "applied" and s["applied_registry_digest"] is not None}
         assert mine == {p for p in self.model.recorded if want[p] == "applied"}, f"recorded {mine}\n{self.log}"
         assert self.files() == (self.model.core, self.model.made), f"{self.files()}\n{self.log}"
 

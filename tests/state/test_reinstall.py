@@ -26,7 +26,7 @@ def _reinstall_is_reconciled(env: Env, reinstall: Callable[[], None]) -> None:
 
     st = env.status()
     assert st["state"] == "not-applied", f"after a reinstall status says {st['state']!r}: {st['reason']}"
-    assert all(f["record_match"] is True and f["state"] == "not-applied" for f in st["files"]), st  # type: ignore[union-attr, index]
+    assert all(f["wheel_record_match"] is True and f["state"] == "not-applied" for f in st["files"]), st  # type: ignore[union-attr, index]
     check = env.run("status", "--check")  # no names: every patch the record says was applied
     assert check.returncode == 3, (
         f"status --check after a reinstall: exit {check.returncode}\n{check.stdout}{check.stderr}"

@@ -32,7 +32,7 @@ def test_status_lists_it_and_check_passes_while_its_files_are_as_radpatch_wrote_
     assert DEMO_PATCH in listed, listed.keys()
     st = listed[DEMO_PATCH]
     assert st["state"] == "applied" and "not loaded" in str(st["reason"]), st
-    assert st["registry_digest"] is None and st["recorded_digest"], st
+    assert st["registry_digest"] is None and st["applied_registry_digest"], st
     assert {f["state"] for f in st["files"]} == {"applied"}, st  # type: ignore[attr-defined]
     table = demo_env.run("status")
     assert table.returncode == 0 and DEMO_PATCH in table.stdout and "not loaded" in table.stdout, table.stdout

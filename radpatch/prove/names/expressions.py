@@ -10,23 +10,23 @@ import ast
 from .flow import Ctx
 from .problem import Runtime
 from .resolve import Resolver
-from .scopes import COMPS, Scope
+from .scopes import COMPS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
 
 
 class Expressions(Resolver):
-    def __init__(self, tree: ast.Module, scopes: dict[int, Scope], runtime: Runtime) -> None:
+    def __init__(self, tree: ast.Module, scopes: dict[int, NameScope], runtime: Runtime) -> None:
         super().__init__(scopes, scopes[id(tree)], runtime)
         self.scopes = scopes
         self.deferred: list[tuple[ast.AST, Ctx]] = []
-        self.lazy_uses: list[tuple[str, int, Scope]] = []
+        self.lazy_uses: list[tuple[str, int, NameScope]] = []
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
         )
 
-    def ctx(self, scope: Scope) -> Ctx:
+    def ctx(self, scope: NameScope) -> Ctx:
         lazy = self.future_annotations or self.rt.version >= (3, 14)
         return Ctx(scope, self.flow(scope), lazy)
 

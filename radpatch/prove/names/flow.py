@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .scopes import Scope
+from .scopes import NameScope
 
 
 class Flow:
@@ -80,6 +80,6 @@ class Flow:
 
 @dataclass(frozen=True)
 class Ctx:
-    scope: Scope
+    scope: NameScope
     flow: Flow
     annotations_lazy: bool

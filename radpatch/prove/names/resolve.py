@@ -25,7 +25,7 @@ from .problem import (
     Problem,
     Runtime,
 )
-from .scopes import Scope
+from .scopes import NameScope
 from .update_only import global_assigners
 
 _MODULE_DUNDERS = frozenset(
@@ -51,7 +51,7 @@ _CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__class__"})
 class GlobalUse:
     name: str
     line: int
-    scope: Scope
+    scope: NameScope
     import_time: bool
     own: bool = False  # a `global` name the reading function itself has assigned before (on some path)
 
@@ -60,7 +60,7 @@ class Resolver:
     """What pass 2 knows so far (each scope's flow, the reads of module names to decide at the end)
     and how it resolves one read."""
 
-    def __init__(self, scopes: dict[int, Scope], module: Scope, runtime: Runtime) -> None:
+    def __init__(self, scopes: dict[int, NameScope], module: NameScope, runtime: Runtime) -> None:
         self.module, self.rt = module, runtime
         self.flows: dict[int, Flow] = {}
         self.out: list[Problem] = []
@@ -72,7 +72,7 @@ class Resolver:
         self.global_assigned = set(self.global_assigners)
         self.builtin_reads: dict[str, int] = {}  # builtins read where the module binds no such name: first line
 
-    def flow(self, scope: Scope) -> Flow:
+    def flow(self, scope: NameScope) -> Flow:
         f = self.flows.get(id(scope))
         if f is None:
             f = self.flows[id(scope)] = Flow()
@@ -94,7 +94,7 @@ class Resolver:
         else:
             self.free_read(name, line, scope)
 
-    def local_read(self, name: str, line: int, scope: Scope, flow: Flow) -> None:
+    def local_read(self, name: str, line: int, scope: NameScope, flow: Flow) -> None:
         if name in flow.definite:
             return
         hides = name in self.module.bound or self.builtin(name) or name in flow.dels
@@ -112,7 +112,7 @@ class Resolver:
     # names itself: that would be a reference cycle holding the walker, and with it the whole tree,
     # until the cyclic collector runs (which radpatch pauses while it analyses a module).
 
-    def local_check(self, name: str, line: int, scope: Scope, flow: Flow, hides: bool) -> None:
+    def local_check(self, name: str, line: int, scope: NameScope, flow: Flow, hides: bool) -> None:
         if name in flow.maybe:  # assigned further down the loop: bound from the second iteration
             if hides:
                 self.out.append(
@@ -127,22 +127,22 @@ class Resolver:
         elif not flow.later(functools.partial(self.local_check, name, line, scope, flow, hides)):
             self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned yet"))
 
-    def module_read(self, name: str, line: int, scope: Scope, flow: Flow) -> None:
+    def module_read(self, name: str, line: int, scope: NameScope, flow: Flow) -> None:
         self.module_check(name, line, scope, self.flow(self.module))
 
-    def module_check(self, name: str, line: int, scope: Scope, module_flow: Flow) -> None:
+    def module_check(self, name: str, line: int, scope: NameScope, module_flow: Flow) -> None:
         if name not in module_flow.maybe and not module_flow.later(
             functools.partial(self.module_check, name, line, scope, module_flow)
         ):
             self.uses.append(GlobalUse(name, line, scope, True))
 
-    def global_read(self, name: str, line: int, scope: Scope) -> None:
+    def global_read(self, name: str, line: int, scope: NameScope) -> None:
         if scope.import_time:
             self.module_read(name, line, scope, self.flow(self.module))
         else:
             self.uses.append(GlobalUse(name, line, scope, False))
 
-    def free_read(self, name: str, line: int, scope: Scope) -> None:
+    def free_read(self, name: str, line: int, scope: NameScope) -> None:
         child, s = scope, scope.parent
         while s is not None:
             if s.kind == "module":
@@ -203,7 +203,7 @@ class Resolver:
                 out.append(Problem(bound.get(name, 0), name, "<module>", BINDS_BUILTIN))
         return out
 
-    def method_only(self, name: str, line: int, scope: Scope) -> None:
+    def method_only(self, name: str, line: int, scope: NameScope) -> None:
         """A zero-argument super() must sit in the body of a function defined in a class (a generator
         expression, or before 3.12 any comprehension, is a function of its own); `__class__` in any
         function nested in such a method."""
@@ -235,7 +235,7 @@ class Resolver:
         c.flow.unbind(name, line)
 
 
-def _owner(scope: Scope) -> str:
+def _owner(scope: NameScope) -> str:
     """The kind of scope a function is defined in (past a PEP 695 type-parameter scope)."""
     s = scope.parent
     while s is not None and s.kind == "annotation":
@@ -243,8 +243,8 @@ def _owner(scope: Scope) -> str:
     return s.kind if s is not None else ""
 
 
-def _ancestors(scope: Scope) -> Iterator[Scope]:
-    s: Scope | None = scope.parent
+def _ancestors(scope: NameScope) -> Iterator[NameScope]:
+    s: NameScope | None = scope.parent
     while s is not None:
         yield s
         s = s.parent

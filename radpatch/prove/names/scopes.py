@@ -15,10 +15,10 @@ COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 @dataclass(eq=False)
-class Scope:
+class NameScope:
     kind: str  # module | function | class | comprehension | annotation
     qual: str
-    parent: Scope | None
+    parent: NameScope | None
     import_time: bool  # runs while the module is imported (module, class bodies and comprehensions in them)
     bound: set[str] = field(default_factory=set)
     globals_: set[str] = field(default_factory=set)
@@ -31,14 +31,14 @@ class Scope:
     def locals(self) -> set[str]:
         return self.bound - self.globals_ - self.nonlocals
 
-    def child(self, kind: str, name: str) -> Scope:
+    def child(self, kind: str, name: str) -> NameScope:
         if kind in ("comprehension", "annotation"):  # anonymous: problems name the scope around them
             qual = self.qual
         else:
             qual = name if self.qual == "<module>" else f"{self.qual}.{name}"
-        return Scope(kind, qual, self, self.import_time and kind in ("class", "comprehension", "annotation"))
+        return NameScope(kind, qual, self, self.import_time and kind in ("class", "comprehension", "annotation"))
 
-    def binding_scope(self) -> Scope:
+    def binding_scope(self) -> NameScope:
         """Where an assignment expression (:=) in this scope binds: past comprehensions."""
         s = self
         while s.kind == "comprehension" and s.parent is not None:
@@ -67,12 +67,12 @@ def arg_annotations(args: ast.arguments) -> Iterator[ast.expr]:
 
 
 class Collector:
-    """Scope tree and bindings (what symtable would say), without recursion."""
+    """NameScope tree and bindings (what symtable would say), without recursion."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self.module = Scope("module", "<module>", None, True)
-        self.scopes: dict[int, Scope] = {id(tree): self.module}
-        stack: list[tuple[ast.AST, Scope]] = [(n, self.module) for n in tree.body]
+        self.module = NameScope("module", "<module>", None, True)
+        self.scopes: dict[int, NameScope] = {id(tree): self.module}
+        stack: list[tuple[ast.AST, NameScope]] = [(n, self.module) for n in tree.body]
         name, plain = ast.Name, _PLAIN
         while stack:  # the order does not matter here: this pass only collects
             node, scope = stack.pop()
@@ -92,12 +92,12 @@ class Collector:
             s.augmented_only = s.augmented - s.bound
             s.bound |= s.augmented
 
-    def _new(self, node: ast.AST, scope: Scope, kind: str, name: str) -> Scope:
+    def _new(self, node: ast.AST, scope: NameScope, kind: str, name: str) -> NameScope:
         s = scope.child(kind, name)
         self.scopes[id(node)] = s
         return s
 
-    def _visit(self, node: ast.AST, scope: Scope) -> Iterator[tuple[ast.AST, Scope]]:
+    def _visit(self, node: ast.AST, scope: NameScope) -> Iterator[tuple[ast.AST, NameScope]]:
         if isinstance(node, (*FUNCS, ast.ClassDef)):
             yield from self._definition(node, scope)
         elif isinstance(node, ast.Lambda):
@@ -121,7 +121,7 @@ class Collector:
             self._bind(node, scope)
             yield from ((c, scope) for c in ast.iter_child_nodes(node))
 
-    def _bind(self, node: ast.AST, scope: Scope) -> None:
+    def _bind(self, node: ast.AST, scope: NameScope) -> None:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             scope.bound.add(node.id)
         elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
@@ -139,14 +139,14 @@ class Collector:
         elif type(node).__name__ == "MatchMapping" and getattr(node, "rest", None):
             scope.bound.add(node.rest)  # type: ignore[attr-defined]
 
-    def _params(self, node: ast.AST, scope: Scope) -> Iterator[tuple[ast.AST, Scope]]:
+    def _params(self, node: ast.AST, scope: NameScope) -> Iterator[tuple[ast.AST, NameScope]]:
         for p in type_params(node):
             scope.bound.add(p.name)  # type: ignore[attr-defined]
             yield from ((c, scope) for c in ast.iter_child_nodes(p))
 
     def _definition(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope
-    ) -> Iterator[tuple[ast.AST, Scope]]:
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: NameScope
+    ) -> Iterator[tuple[ast.AST, NameScope]]:
         scope.bound.add(node.name)
         yield from ((d, scope) for d in node.decorator_list)
         outer = scope
@@ -166,8 +166,8 @@ class Collector:
         yield from ((s, inner) for s in node.body)
 
     def _comprehension(
-        self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, scope: Scope
-    ) -> Iterator[tuple[ast.AST, Scope]]:
+        self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, scope: NameScope
+    ) -> Iterator[tuple[ast.AST, NameScope]]:
         yield (node.generators[0].iter, scope)
         inner = self._new(node, scope, "comprehension", "")
         inner.generator = isinstance(node, ast.GeneratorExp)

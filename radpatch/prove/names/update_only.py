@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .scopes import Scope
+from .scopes import NameScope
 
 
-def global_assigners(scopes: Iterable[Scope]) -> dict[str, set[int]]:
+def global_assigners(scopes: Iterable[NameScope]) -> dict[str, set[int]]:
     """The names functions bind in the module through `global`, each with the ids of the scopes that
     do (an augmented assignment binds only what it has read: it does not count)."""
     out: dict[str, set[int]] = {}

@@ -11,14 +11,14 @@ from collections.abc import Callable, Iterable
 from .expressions import Expressions
 from .flow import Ctx
 from .problem import UNDEFINED, Problem, Runtime
-from .scopes import FUNCS, Scope, arg_annotations, arg_names, import_name, type_params
+from .scopes import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
 from .typing_only import type_checking, type_checking_names, typing_only
 
 
 class Walker(Expressions):
     def __init__(
-        self, tree: ast.Module, scopes: dict[int, Scope], runtime: Runtime, module: tuple[str, bool] | None = None
+        self, tree: ast.Module, scopes: dict[int, NameScope], runtime: Runtime, module: tuple[str, bool] | None = None
     ) -> None:
         super().__init__(tree, scopes, runtime)
         self.tree, self.self_module = tree, module

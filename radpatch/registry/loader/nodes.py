@@ -62,12 +62,12 @@ class Problems:
     problems: list[str] = field(default_factory=list)
     budget: int = MAX_NODES
 
-    def where(self, node: yaml.Node) -> str:
+    def location(self, node: yaml.Node) -> str:
         m = node.start_mark
         return f"{self.file}:{m.line + 1}:{m.column + 1}"
 
     def fail(self, node: yaml.Node, path: str, message: str) -> Invalid:
-        self.problems.append(f"{self.where(node)}: at {path or '<top>'}: {message}")
+        self.problems.append(f"{self.location(node)}: at {path or '<top>'}: {message}")
         return Invalid()
 
     def spend(self, node: yaml.Node, path: str) -> None:

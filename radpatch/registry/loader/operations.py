@@ -116,7 +116,7 @@ class EntryReader:
         op = get(self.op, kinds[0], m[kinds[0]], f"{path}.{kinds[0]}") if len(kinds) == 1 else None
         get.check()
         assert op is not None
-        return Rewrite(rid, target, versions, op, self.ctx.where(node))
+        return Rewrite(rid, target, versions, op, self.ctx.location(node))
 
     def _file(self, node: yaml.Node | None, rewrite: yaml.Node, path: str, files: set[str]) -> str:
         if node is not None:

@@ -164,13 +164,13 @@ def rewrites(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str, fil
     seen: set[str] = set()
     for r in out:
         if r.id in seen:
-            ctx.problems.append(f"{r.where}: at {path}: duplicate rewrite id {r.id!r}")
+            ctx.problems.append(f"{r.location}: at {path}: duplicate rewrite id {r.id!r}")
         seen.add(r.id)
     for r in out:  # a module created by the entry has no other rewrite in it (a later entry may rewrite it)
         others = [o.id for o in out if o.target == r.target and o is not r]
         if r.op.CREATES and others:
             ctx.problems.append(
-                f"{r.where}: at {path}: rewrite {r.id!r} creates its module, so it is the only rewrite of that "
+                f"{r.location}: at {path}: rewrite {r.id!r} creates its module, so it is the only rewrite of that "
                 f"module in the entry (also: {', '.join(map(repr, others))}); write the module whole in its "
                 "content file, or rewrite it in another entry that `requires:` this one"
             )

@@ -43,7 +43,7 @@ class InsertDefinitions(Operation):
     payload_source: bytes
     names: tuple[str, ...]
     anchor: str
-    where: Literal["before", "after", "into"]
+    side: Literal["before", "after", "into"]
 
     KEY: ClassVar[str] = "insert_definitions"
     FIELDS: ClassVar[tuple[Field, ...]] = (
@@ -110,19 +110,19 @@ class InsertDefinitions(Operation):
         return cls(file, data, names, str(values[side]), side)
 
     def describe(self) -> str:
-        return f"insert {', '.join(self.names)} from {self.payload.name} {self.where} {self.anchor}"
+        return f"insert {', '.join(self.names)} from {self.payload.name} {self.side} {self.anchor}"
 
     @property
     def in_class(self) -> bool:
         """The payload goes into a class body (`into:`, or next to a `Class.method`)."""
-        return self.where == "into" or "." in self.anchor
+        return self.side == "into" or "." in self.anchor
 
     def scope_name(self) -> str:
         return self.anchor
 
     def touches(self) -> tuple[Touch, ...]:
         """The anchor: its side of the top-level definition (or into the class) it inserts at."""
-        return (Touch("anchor", "<module>", f"definitions {self.where} {self.anchor}"),)
+        return (Touch("anchor", "<module>", f"definitions {self.side} {self.anchor}"),)
 
     def may_be_present(self, text: str) -> bool:
         return all(name in text for name in self.names)
@@ -244,7 +244,7 @@ def _import_time_reads(node: ast.stmt) -> set[str]:
 def _defined_before(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> None:
     """Refuse a payload item that reads, at import time, a module name bound only below the
     place it goes (importing the patched module would raise NameError)."""
-    first = anchor if op.where == "before" else anchor + 1
+    first = anchor if op.side == "before" else anchor + 1
     own = {name for statement in p.imports for name in bound_names(ast.parse(statement).body[0])}
     for k, name in enumerate(op.names):
         for read in sorted(_import_time_reads(ast.parse(p.items[name][0]).body[0]) - own - set(op.names[:k])):
@@ -264,7 +264,7 @@ def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Sour
     file's line endings are used, and a file without a final newline stays without one."""
     nl = src.newline
     defs = [p.items[name][0].replace("\n", nl) for name in op.names]
-    first = anchor if op.where == "before" else anchor + 1
+    first = anchor if op.side == "before" else anchor + 1
     if first == len(src.tops) and src.tops and not src.lines[-1].endswith(("\n", "\r")):
         return Source.parse(src.text + nl + "".join(nl + nl + d for d in defs)[: -len(nl)])
     at_top = first == 0
@@ -306,9 +306,9 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
     if got != wanted:
         differ = [name for name, g, w in zip(op.names, got, wanted) if g != w]
         raise NotUndoable(f"injected definitions differ from the payload {op.payload.name}: {', '.join(differ)}")
-    at = i + n if op.where == "before" else i - 1
+    at = i + n if op.side == "before" else i - 1
     if not (0 <= at < len(src.tops) and src.tops[at].name == op.anchor):
-        raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
+        raise NotUndoable(f"injected definitions are not {op.side} {op.anchor!r}")
     own = _own_lines(src, op, p, [t.start for t in src.tops[i : i + n]])
     start = min([src.head(), *own]) if i == 0 else src.tops[i - 1].end  # at the top: from its own comments
     end = min(src.tops[i + n - 1].end + 2, src.tops[i + n].start) if i == 0 else src.tops[i + n - 1].end
@@ -457,7 +457,7 @@ def _member(c: _Class, qualname: str, name: str) -> int:
 
 def _class_target(src: Source, op: InsertDefinitions) -> tuple[_Class, str, int | None]:
     """(the class, its qualname, the index of the anchor method in its body, or None for `into`)."""
-    if op.where == "into":
+    if op.side == "into":
         return _find_class(src, op.anchor), op.anchor, None
     qualname, name = op.anchor.rsplit(".", 1)
     c = _find_class(src, qualname)
@@ -499,13 +499,13 @@ def _class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
                 "write it as a method, or set the attribute after the class with a module-level statement "
                 "(an insert_after of the class)",
             )
-    _class_reads_defined(src, op, p, c, qualname, body[: len(body) if k is None else k + (op.where == "after")])
+    _class_reads_defined(src, op, p, c, qualname, body[: len(body) if k is None else k + (op.side == "after")])
     nl = src.newline
     items = [_indented(p.items[name][0], c.indent, nl) for name in op.names]
-    if k is not None and op.where == "before" and k == 0:
+    if k is not None and op.side == "before" and k == 0:
         at, block = _abs(src, c, _start(body[0])), "".join(item + nl for item in items)
     else:
-        last = body[-1] if k is None else body[k - 1 if op.where == "before" else k]
+        last = body[-1] if k is None else body[k - 1 if op.side == "before" else k]
         at, block = _abs(src, c, _end(last)) + 1, "".join(nl + item for item in items)
     if at == len(src.lines) and not src.lines[-1].endswith(("\n", "\r")):
         return Source.parse(src.text + nl + block[: -len(nl)])  # the file keeps having no final newline
@@ -542,30 +542,28 @@ def _class_reads_defined(
 
 
 def _class_inverse(src: Source, op: InsertDefinitions, p: Payload) -> Source:
-    c = _find_class(src, op.anchor if op.where == "into" else op.anchor.rsplit(".", 1)[0])
+    c = _find_class(src, op.anchor if op.side == "into" else op.anchor.rsplit(".", 1)[0])
     body = c.node.body
-    where = f"class {op.anchor if op.where == 'into' else op.anchor.rsplit('.', 1)[0]!r}"
+    side = f"class {op.anchor if op.side == 'into' else op.anchor.rsplit('.', 1)[0]!r}"
     first = [k for k, stmt in enumerate(body) if op.names[0] in bound_names(stmt)]
     if len(first) != 1:
-        raise NotUndoable(
-            f"injected definition {op.names[0]!r} is {'not' if not first else 'several times'} in {where}"
-        )
+        raise NotUndoable(f"injected definition {op.names[0]!r} is {'not' if not first else 'several times'} in {side}")
     j, n = first[0], len(op.names)
     got = [ast.dump(stmt) for stmt in body[j : j + n]]
     wanted = [p.items[name][1] for name in op.names]
     if got != wanted:
         differ = [name for name, g, w in zip(op.names, [*got, *[""] * n], wanted) if g != w]
         raise NotUndoable(
-            f"injected definitions in {where} differ from the payload {op.payload.name}: {', '.join(differ)}"
+            f"injected definitions in {side} differ from the payload {op.payload.name}: {', '.join(differ)}"
         )
     member = op.anchor.rsplit(".", 1)[-1]
 
     def is_anchor(k: int) -> bool:
         return 0 <= k < len(body) and getattr(body[k], "name", None) == member
 
-    placed = {"into": j + n == len(body), "after": is_anchor(j - 1), "before": is_anchor(j + n)}[op.where]
-    if not placed or j == 0 and op.where != "before":
-        raise NotUndoable(f"injected definitions are not {op.where} {op.anchor!r}")
+    placed = {"into": j + n == len(body), "after": is_anchor(j - 1), "before": is_anchor(j + n)}[op.side]
+    if not placed or j == 0 and op.side != "before":
+        raise NotUndoable(f"injected definitions are not {op.side} {op.anchor!r}")
     own = _own_lines(src, op, p, [_abs(src, c, _start(stmt)) for stmt in body[j : j + n]])
     if j == 0:  # from the first one's own comment lines
         start, end = min([_abs(src, c, _start(body[0])), *own]), _abs(src, c, _start(body[n]))

@@ -37,7 +37,7 @@ class InsertStatements(Operation):
     scope: str
     find: str
     code: str
-    where: Literal["before", "after"]
+    side: Literal["before", "after"]
     within: str | None = None
     occurrence: Occurrence = None
 
@@ -62,10 +62,10 @@ class InsertStatements(Operation):
 
     @classmethod
     def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
-        return cls(**values, where="after" if key == "insert_after" else "before")  # type: ignore[arg-type]
+        return cls(**values, side="after" if key == "insert_after" else "before")  # type: ignore[arg-type]
 
     def describe(self) -> str:
-        return f"insert statements {self.where} a statement in {self.scope}"
+        return f"insert statements {self.side} a statement in {self.scope}"
 
     def scope_name(self) -> str:
         return self.scope
@@ -73,7 +73,7 @@ class InsertStatements(Operation):
     def touches(self) -> tuple[Touch, ...]:
         """The anchor: its side of the statement its `find` matches (of the first statement of a
         several-statement `find` for `before`, of the last for `after`), and the code it writes."""
-        key = f"{self.where} {boundary(self.find, self.where)}"
+        key = f"{self.side} {boundary(self.find, self.side)}"
         return (on_find(self, self.find, "anchor", key, code_trees(self.code)),)
 
     def match_key(self) -> tuple[object, ...] | None:
@@ -96,7 +96,7 @@ def _anchor(module: cst.Module, op: InsertStatements, offset: int) -> tuple[tupl
     """(block, index) where the new statements go: before the first statement `find` names, or
     after its last (`find` may be several statements)."""
     block, i = slot_of(statement_match(module, op.scope, op.find, op, offset))
-    return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.where == "after" else i
+    return block, i + run_length(module, block_body(block[-1]), i, op.find) if op.side == "after" else i
 
 
 def _blank_lead(block: tuple[cst.CSTNode, ...], body: list[cst.BaseStatement], i: int) -> int:
@@ -115,7 +115,7 @@ def _forward(src: Source, op: InsertStatements) -> Source:
         block, i = _anchor(module, op, offset)
         body = list(block_body(block[-1]))
         new = parse_code(op.code)
-        blank = _blank_lead(block, body, i) if op.where == "before" else 0
+        blank = _blank_lead(block, body, i) if op.side == "before" else 0
         if blank:
             # at module level the blank lines above the anchor stay above the new code (PEP 8's two
             # after a def), instead of gluing it to the end of the statement before
@@ -135,12 +135,12 @@ def _inverse(src: Source, op: InsertStatements) -> Source:
         body = list(block_body(block[-1]))
         code = parse_code(op.code)
         n = len(code)
-        start = i if op.where == "after" else i - n
+        start = i if op.side == "after" else i - n
         got = body[start : start + n] if start >= 0 else []
         keys = [stmt_key(code_of(module, s)) for s in got]
         if keys != [stmt_key(code_of(module, s)) for s in parse_statements(op.code)]:
-            raise NotUndoable(f"the inserted statements are not {op.where} `find` in {op.scope}")
-        if op.where == "before" and start >= 0 and isinstance(block[-1], cst.Module) and start + n < len(body):
+            raise NotUndoable(f"the inserted statements are not {op.side} `find` in {op.scope}")
+        if op.side == "before" and start >= 0 and isinstance(block[-1], cst.Module) and start + n < len(body):
             own = len(code[0].leading_lines)  # type: ignore[attr-defined]
             lead = list(got[0].leading_lines)  # type: ignore[attr-defined]
             moved = lead[: len(lead) - own]

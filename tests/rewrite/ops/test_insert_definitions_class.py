@@ -244,7 +244,7 @@ def test_real_coordinator_gets_a_method_applies_reads_applied_and_reverts_byte_f
 def test_the_loader_reads_into_and_dotted_anchors_and_refuses_module(tmp_path: Path) -> None:
     f = write_entry(tmp_path, "e", entry("into", "DPCoordinatorProc"), {"method.py": METHOD})
     (rw,) = load_patch(f).rewrites
-    assert isinstance(rw.op, InsertDefinitions) and (rw.op.where, rw.op.anchor) == ("into", "DPCoordinatorProc")
+    assert isinstance(rw.op, InsertDefinitions) and (rw.op.side, rw.op.anchor) == ("into", "DPCoordinatorProc")
     write_entry(tmp_path, "e", entry("before", "DPCoordinatorProc.run_coordinator"))
     (rw,) = load_patch(f).rewrites
     assert isinstance(rw.op, InsertDefinitions) and rw.op.in_class
