@@ -61,9 +61,9 @@ def test_stacked_patches_agree_through_revert_reapply_and_edits(
     assert target.radpatch("apply", "a")[0] == 0
     assert target.radpatch("apply", "b")[0] == 0  # b's link on a's in core.py
     assert agree(target, monkeypatch, "a", "b") == {"a": "applied", "b": "applied"}
-    assert target.radpatch("revert", "a")[0] == 1  # b is stacked on it: refused, nothing changes
-    assert agree(target, monkeypatch, "a", "b") == {"a": "applied", "b": "applied"}
-    assert target.radpatch("revert", "b", "a")[0] == 0
+    assert target.radpatch("revert", "a")[0] == 0  # b, stacked on it but not requiring it, is lifted and put back
+    assert agree(target, monkeypatch, "a", "b") == {"a": "not-applied", "b": "applied"}
+    assert target.radpatch("revert", "b")[0] == 0
     assert agree(target, monkeypatch, "a", "b") == {"a": "not-applied", "b": "not-applied"}
     assert target.radpatch("apply", "b")[0] == 0  # now a goes on b
     assert target.radpatch("apply", "a")[0] == 0
