@@ -20,6 +20,7 @@ import pytest
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import steps
 from tests.lib import partial_package
+from tests.lib.generated import sample
 from tests.lib.partial_package import INITS, ORIGINAL, fails
 
 READS = {
@@ -32,7 +33,7 @@ READS = {
     "in-function": "import pp\n\n\ndef g():\n    return pp.EXTRA\n",
     "in-lambda": "import pp\n\nG = lambda: pp.EXTRA\n",
 }
-CASES = list(itertools.product(INITS, READS))
+CASES = sample(itertools.product(INITS, READS))
 
 
 def build(root: Path, init: str, read: str | None) -> Path:
