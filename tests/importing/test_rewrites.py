@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from radpatch.importing.rewrites import rewrites
+from tests.lib.generated import seeds
 from tests.lib.importing import KINDS, corpus_files, edit
 
 
@@ -311,7 +312,7 @@ def test_a_replacement_is_parenthesised_where_the_operators_around_it_need_it() 
     ) == [("replace", {"scope": "f", "find": "a", "with": "(a and b)"})]
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_generated_edits_of_real_modules_are_said_by_rewrites_that_reproduce_them(seed: int) -> None:
     """Seeded edits of stdlib and vLLM modules (every kind the generator knows): the rewrites chosen,
     simulated on the before-tree, give exactly the after-tree (rewrites() checks it), every code key
@@ -386,7 +387,7 @@ def test_a_method_with_a_multi_line_string_goes_into_its_class_as_statements() -
     # the engine indents every line of a payload it puts into a class, a docstring's too (found on
     # Debian's Twisted series: the inverse then refused "injected definitions differ"); statements
     # inserted with insert_after keep the string's lines as the file has them
-    before = 'class C:\n    def m(self):\n        return 1\n'
+    before = "class C:\n    def m(self):\n        return 1\n"
     method = '    def m2(self):\n        """\n        Two.\n        """\n        return 2\n'
     found = rewrites(before, before + "\n" + method)
     assert [(s.op, dict(s.keys)) for s in found.steps] == [

@@ -4,7 +4,8 @@ case on one interpreter, a sample on the others.
 RADPATCH_TEST_SAMPLE=N keeps about one case in N of each generated family, and always at least one
 case with each value of each axis, so every spelling, block, shape... still runs on that
 interpreter; which cases are kept turns with the interpreter's minor version, so the matrix runs
-more of them together than any one interpreter. Hypothesis searches run 1/N of their examples.
+more of them together than any one interpreter. Hypothesis searches run 1/N of their examples, and
+seeded families 1/N of their seeds.
 Unset (or 1): every case, as the development venv and `pytest` by hand run them. tools/test.sh sets
 it for every fast-tier run but the first interpreter's, which runs every case."""
 
@@ -44,6 +45,13 @@ def sample(cases: Iterable[Case], every: int | None = None, turn: int = sys.vers
             kept.append(case)
             seen |= values
     return kept
+
+
+def seeds(full: int, every: int | None = None, turn: int = sys.version_info[1]) -> list[int]:
+    """The seeds of a seeded family (each seed an independent random case): range(`full`), or the
+    one in `every` (RADPATCH_TEST_SAMPLE) at `turn`, at least one."""
+    n = sample_every() if every is None else every
+    return [i for i in range(full) if n <= 1 or i % n == turn % n] or [turn % full]
 
 
 def examples(full: int, every: int | None = None) -> int:

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from tests.lib.generated import SAMPLE_ENV, examples, sample, sample_every
+from tests.lib.generated import SAMPLE_ENV, examples, sample, sample_every, seeds
 
 CASES = list(itertools.product("abcdefg", range(5), ("x", "y"), (False, True)))
 
@@ -43,6 +43,13 @@ def test_a_one_axis_family_runs_whole_and_order_is_kept() -> None:
     assert sample(list(range(40)), 8, 3) == list(range(40))
     kept = sample(CASES, 8, 3)
     assert kept == sorted(kept, key=CASES.index)
+
+
+def test_seeds_are_every_nth_turning_with_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert seeds(40, 4, 13) == list(range(1, 40, 4)) and seeds(40, 4, 12) == list(range(0, 40, 4))
+    assert seeds(3, 8, 13) == [1] and seeds(2, 8, 13) == [1]  # at least one
+    monkeypatch.delenv(SAMPLE_ENV, raising=False)
+    assert seeds(40) == list(range(40))
 
 
 def test_the_env_var_sets_the_sample_and_hypothesis_examples(monkeypatch: pytest.MonkeyPatch) -> None:
