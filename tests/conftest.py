@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.lib import REPO
+from tests.lib.generated import SAMPLE_ENV, sample_every
 from tests.lib.installed import Demo, Env, Vllm, make_demo, make_vllm
 from tests.lib.processes import run
 from tests.lib.registry import write_entry
@@ -42,6 +43,13 @@ NEEDS: dict[str, tuple[str, ...]] = {
 }
 # a test with one of these markers is in the second tier
 SECOND_TIER = frozenset({"wheel", "network", "vllm", "interpreters", "root", "strace", "processes"})
+
+
+def pytest_report_header() -> str:
+    every = sample_every()
+    if every == 1:
+        return f"generated families: every case ({SAMPLE_ENV} unset)"
+    return f"generated families: a sample, about 1 case in {every} ({SAMPLE_ENV}={every}; unset it for every case)"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -105,18 +105,26 @@ matrix() {  # the fast tier under every interpreter, then with the dependency fl
       return 1
     fi
   done
+  # the generated families (tests/lib/generated.py) run every case on the first interpreter and a
+  # sample, another on each, on the others and the floors (RADPATCH_TEST_SAMPLE; a value set by the
+  # caller is kept, RADPATCH_TEST_SAMPLE=1 runs every case everywhere)
+  local sample full=1
   for python in "${list[@]}"; do
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    sample=${RADPATCH_TEST_SAMPLE:-$([ "$full" = 1 ] && echo 1 || echo 4)}
+    full=0
     echo "== fast tier on Python $minor ($python), newest dependencies"
     make_venv ".venv-matrix/py$minor" "$python"
-    run_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("py$minor")
+    RADPATCH_TEST_SAMPLE=$sample run_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
+      || failed+=("py$minor")
   done
   for python in "${floors[@]}"; do
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     echo "== fast tier on Python $minor, lowest allowed dependencies (tools/constraints-floor.txt)"
     make_venv ".venv-matrix/py$minor-floor" "$python" -c tools/constraints-floor.txt
     ".venv-matrix/py$minor-floor/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
-    run_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("py$minor-floor")
+    RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-4} run_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q \
+      "${FAST_WORKERS[@]}" "$@" || failed+=("py$minor-floor")
   done
   if [ "${#failed[@]}" -gt 0 ]; then
     echo "tools/test.sh: the fast tier failed on: ${failed[*]}" >&2

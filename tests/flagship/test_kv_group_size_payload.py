@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patches.kv_group_size import payload as P
+from tests.lib.generated import examples
 
 SEED_SIZES = [48, 16, 5]  # GDN, full attention, drafter sliding window
 SEED_COSTS = [9, 160, 8]  # blocks/request per group
@@ -316,7 +317,7 @@ def reference(sizes: list[int], costs: list[int], up: int, drafters: dict[int, l
     return taken, "optimised" if taken == best else "tolerance"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.integers(1, 64), min_size=1, max_size=5),
     st.lists(st.integers(0, 400), min_size=5, max_size=5),
@@ -351,7 +352,7 @@ def test_chooser_matches_the_reference(
     assert bpr == sum(cdiv(s, size) * c for s, c in zip(sizes, costs))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.integers(1, 64), min_size=2, max_size=5),
     st.lists(st.integers(1, 400), min_size=5, max_size=5),

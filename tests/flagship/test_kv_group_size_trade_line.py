@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patches.kv_group_size import payload as P
+from tests.lib.generated import examples
 
 CAP = 24
 PAGE_AND_LEN = (1648 * 2 * 2 * 256 * 2, 262144)  # any page and length: the line's counts only
@@ -105,7 +106,7 @@ def test_negative_fewer_groups_never_printed() -> None:
     check_suffix(sizes, costs, drafters)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.lists(st.integers(1, 70), min_size=2, max_size=5),
     st.lists(st.sampled_from([1, 7, 8, 9, 16, 64, 160, 320]), min_size=5, max_size=5),

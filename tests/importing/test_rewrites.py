@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from radpatch.importing.rewrites import rewrites
+from tests.lib.generated import seeds
 from tests.lib.importing import KINDS, corpus_files, edit
 
 
@@ -306,7 +307,7 @@ def test_a_replacement_is_parenthesised_where_the_operators_around_it_need_it() 
     ) == [("replace", {"scope": "f", "find": "a", "with": "(a and b)"})]
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_generated_edits_of_real_modules_are_said_by_rewrites_that_reproduce_them(seed: int) -> None:
     """Seeded edits of stdlib and vLLM modules (every kind the generator knows): the rewrites chosen,
     simulated on the before-tree, give exactly the after-tree (rewrites() checks it), every code key

@@ -5,6 +5,7 @@
 - wheels: the one wheel builder (a wheel laid out as a backend writes it; a project built by its
   own backend; a release fetched from the package index)
 - interpreters: the real target Pythons under /root/.pyenv, and generated modules run by one
+- generated: a generated family's cases, all of them or a sample (RADPATCH_TEST_SAMPLE)
 - venvs: venvs made without pip, and pip acting on them from this interpreter
 - processes: running a command and asserting it succeeded
 - installed: a target pip-installed from a real wheel into a venv, radpatch run as its own process

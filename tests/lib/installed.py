@@ -241,6 +241,24 @@ class Env:
         return out
 
 
+def add_registry(env: Env, tmp: Path, name: str, text: str, payloads: dict[str, str] | None = None) -> None:
+    """A registry of its own (`tmp`/registry-`name`) holding entry `name` (`text` and `payloads`
+    dedented), added to the ones `env`'s runs load."""
+    d = tmp / f"registry-{name}"
+    assert not d.exists(), d
+    write_entry(d, name, textwrap.dedent(text), payloads, dedent=False)
+    env.registries = (*env.registries, d)
+
+
+def beta_entry(rewrite: str, rewrite_id: str = "r") -> str:
+    """An rphard-demo entry with one rewrite of rphard_demo/sub/beta.py: `rewrite`, its operation
+    (one line of YAML, e.g. `replace: {scope: limit, find: "cap = 10", with: "cap = 11"}`)."""
+    return (
+        'summary: s\ndescription: d\ndistribution: rphard-demo\nsupported: ">=1.0,<2"\n'
+        f"modules:\n  beta: rphard_demo.sub.beta\nrewrites:\n  - id: {rewrite_id}\n    file: beta\n    {rewrite}\n"
+    )
+
+
 def assert_forms_and_compile(env: Env) -> dict[str, str]:
     forms = env.forms()
     bad = {rel: f for rel, f in forms.items() if f == "OTHER"}

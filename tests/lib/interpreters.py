@@ -4,6 +4,7 @@ test_target_stdlib.py) check its answers against."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -21,6 +22,25 @@ def _newest(version: str) -> Path | None:
 
 # version -> its newest interpreter under PYENV, for each supported version but radpatch's own
 OTHER_TARGETS: dict[str, Path] = {v: p for v in SUPPORTED if v != OWN and (p := _newest(v)) is not None}
+
+# the modules a newer or older standard library lacks that the tests prefer to import, in order
+PREFERRED_LACKING = ("tomllib", "imp", "distutils", "cgi", "imghdr")
+
+
+@functools.cache
+def stdlib_lacking(executable: Path) -> tuple[str, ...]:
+    """The public modules radpatch's standard library has that `executable`'s does not (asked once
+    per interpreter, from its sys.stdlib_module_names): PREFERRED_LACKING's first, then the rest sorted."""
+    theirs = subprocess.run(
+        [str(executable), "-I", "-S", "-c", "import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    missing = sorted(n for n in set(sys.stdlib_module_names) - set(json.loads(theirs)) if not n.startswith("_"))
+    preferred = [n for n in PREFERRED_LACKING if n in missing]
+    return (*preferred, *(n for n in missing if n not in preferred))
+
 
 _RUN_ALL = """
 import json, sys

@@ -22,10 +22,15 @@ rewrites:
 """
 
 
-def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
-    """`reg`/`name`.yaml: HEAD (with `requires:` first when given) and `body`, its rewrites; loaded."""
+def text(body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> str:
+    """HEAD (with `requires:` first when given) and `body`, its rewrites."""
     after = f"requires: [{', '.join(requires)}]\n" if requires else ""
-    return load_patch(write_entry(reg, name, after + HEAD.format(supported=supported) + body))
+    return after + HEAD.format(supported=supported) + body
+
+
+def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires: tuple[str, ...] = ()) -> Patch:
+    """`reg`/`name`.yaml: text(body, supported, requires), loaded."""
+    return load_patch(write_entry(reg, name, text(body, supported, requires)))
 
 
 # Two build stages (tests/releases/test_overlaps_applied*.py): `pa` from registry r1 inserts at `total = 0`;
@@ -37,6 +42,9 @@ ELSEWHERE = '  - id: size\n    replace: {scope: plan, find: "len(spec)", with: "
 
 def stages(site: Site, write_registry: Any, second: str) -> tuple[Path, Path]:
     site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": CORE})
-    one = write_registry("pa", HEAD.format(supported=">=1.0,<2") + AT_TOTAL.format(id="pa", n=1), dirname="r1")
-    two = write_registry("pb", HEAD.format(supported=">=1.0,<2") + second, dirname="r2")
-    return one, two
+    return stage(write_registry, "pa", AT_TOTAL.format(id="pa", n=1), "r1"), stage(write_registry, "pb", second, "r2")
+
+
+def stage(write_registry: Any, name: str, body: str, dirname: str, requires: tuple[str, ...] = ()) -> Path:
+    """Registry `dirname` holding entry `name`: text(body, requires=requires)."""
+    return write_registry(name, text(body, requires=requires), dirname=dirname)  # type: ignore[no-any-return]

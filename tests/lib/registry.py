@@ -33,6 +33,16 @@ def write_entry(
     return entry
 
 
+def entry_head(summary: str, distribution: str, modules: Mapping[str, str], supported: str = ">=1.0,<2") -> str:
+    """An entry's keys up to `rewrites:` (its items follow, indented two spaces), one module per
+    name; its description names the modules."""
+    lines = "".join(f"  {name}: {module}\n" for name, module in modules.items())
+    return (
+        f"summary: {summary}\ndescription: changes {', '.join(modules.values())}\ndistribution: {distribution}\n"
+        f'supported: "{supported}"\nmodules:\n{lines}rewrites:\n'
+    )
+
+
 # --- the toy entry the loader's tests vary: every kind of key, a payload, versioned modules -------
 
 TOY_ENTRY = """\

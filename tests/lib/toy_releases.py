@@ -39,6 +39,16 @@ RELEASES: dict[str, dict[str, str | bytes]] = {
     "3.0": {f"{PKG}/core.py": PATCHED},
 }
 
+# the toy entry's rewrites: its `cap` insertion into size()
+REWRITES = """\
+rewrites:
+  - id: cap
+    insert_after:
+      scope: size
+      find: n = len(items)
+      code: n = min(n, len(buckets))
+"""
+
 
 def entry(supported: str, modules: str = f"  planner: {PKG}.core   # where size() lives\n") -> str:
     return f"""\
@@ -49,13 +59,7 @@ distribution: {DIST}
 supported: "{supported}"    # the releases it was written for
 modules:
 {modules}
-rewrites:
-  - id: cap
-    insert_after:
-      scope: size
-      find: n = len(items)
-      code: n = min(n, len(buckets))
-"""
+{REWRITES}"""
 
 
 # a shorter size() the stacked-series tests move between releases

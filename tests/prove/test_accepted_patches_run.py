@@ -31,6 +31,7 @@ from radpatch.rewrite.ops.add_parameter import AddParameter
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
+from tests.lib.generated import examples
 
 ARGS = [(0, 1), (3, -2), (7, 5)]
 SAFE = ("bump", "tail", "param", "local_limit", "helper")
@@ -145,7 +146,12 @@ def run_in_target(source: bytes, tmp: Path, with_extra: list[str]) -> dict[str, 
     return result
 
 
-@settings(max_examples=20, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(20),
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(case=cases())
 def test_accepted_patches_import_and_behave_and_breaking_ones_are_refused(case: Case, tmp_path: Path) -> None:
     ops = case.ops()

@@ -19,6 +19,7 @@ import types
 import pytest
 
 from radpatch.prove import placement
+from tests.lib.generated import sample
 
 HEAD = """import sys
 
@@ -92,7 +93,7 @@ def refused(before: str, after: str) -> list[str]:
     return placement.dead_changes(placement.placement(ast.parse(before)), placement.placement(ast.parse(after)))
 
 
-CASES = list(itertools.product(sorted(STORES), (False, True), sorted(PATCHES)))
+CASES = sample(itertools.product(sorted(STORES), (False, True), sorted(PATCHES)))
 
 
 @pytest.mark.parametrize(("store", "conditional", "patch"), CASES)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.lib.generated import sample
 from tests.lib.reach import lines_run, unreachable
 
 TESTS = {  # the test, whether it is always false / always true / varies (None)
@@ -77,7 +78,7 @@ def reached_lines(source: str) -> set[int]:
     return lines
 
 
-CASES = list(itertools.product(TESTS, WHERE, SCOPES, INSERTED))
+CASES = sample(itertools.product(TESTS, WHERE, SCOPES, INSERTED))
 
 
 @pytest.mark.parametrize(("test", "where", "scope", "inserted"), CASES, ids=["-".join(c) for c in CASES])

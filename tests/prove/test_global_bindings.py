@@ -13,6 +13,7 @@ import itertools
 import pytest
 
 from radpatch.prove.names import introduced
+from tests.lib.generated import sample
 
 UPDATES = {
     "+=": "    x += 1\n",
@@ -60,7 +61,7 @@ def fails_when_run(source: str) -> bool:
     return False
 
 
-CASES = list(itertools.product(BINDINGS, UPDATES))
+CASES = sample(itertools.product(BINDINGS, UPDATES))
 
 
 @pytest.mark.parametrize(("binding", "update"), CASES, ids=[f"{b}-{u}" for b, u in CASES])

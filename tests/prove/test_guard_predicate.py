@@ -18,6 +18,7 @@ import pytest
 
 from radpatch.prove import placement
 from radpatch.prove.names import TYPING_ONLY, introduced
+from tests.lib.generated import sample
 from tests.lib.reach import unreachable
 
 SPELLINGS = {
@@ -42,7 +43,7 @@ WRAPS = {  # (test, whether the dead code sits in the else)
     "is-false": ("{g} is False", True),
     "is-not-true": ("{g} is not True", True),
 }
-CASES = list(itertools.product(SPELLINGS, WRAPS))
+CASES = sample(itertools.product(SPELLINGS, WRAPS))
 
 
 def guarded(spelling: str, wrap: str, dead: str, live: str = "pass\n") -> str:

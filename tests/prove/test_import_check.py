@@ -18,6 +18,7 @@ import pytest
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import import_check
 from radpatch.prove.plan import PlannedFile
+from tests.lib.registry import entry_head
 from tests.lib.site import Site
 
 CORE = textwrap.dedent("""\
@@ -29,15 +30,7 @@ CORE = textwrap.dedent("""\
         return min(n, cap)
     """)
 
-ENTRY = textwrap.dedent("""\
-    summary: import check test patch
-    description: changes icpkg.core
-    distribution: icpkg
-    supported: ">=1.0,<2"
-    modules:
-      core: icpkg.core
-    rewrites:
-    """)
+ENTRY = entry_head("import check test patch", "icpkg", {"core": "icpkg.core"})
 
 CAP = textwrap.dedent("""\
       - id: cap
@@ -172,7 +165,7 @@ def test_a_module_that_imports_once_patched_is_applied(site: Site, write_registr
 def test_every_changed_file_is_served_patched_together(site: Site, write_registry: Any, radpatch: Any) -> None:
     """core imports a name the same run adds to util: only served together does patched core import."""
     install(site, **{"icpkg/util.py": "def scale(x):\n    return x * 2\n"})
-    entry = ENTRY.replace("  core: icpkg.core\n", "  core: icpkg.core\n  util: icpkg.util\n") + (
+    entry = entry_head("import check test patch", "icpkg", {"core": "icpkg.core", "util": "icpkg.util"}) + (
         "  - id: new-helper\n"
         "    file: util\n"
         "    insert_definitions: {payload: helper.py, after: scale}\n"

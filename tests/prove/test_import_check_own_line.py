@@ -3,23 +3,14 @@ own failure further down, is the patch's failure (att21 N6), not the image's."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
+from tests.lib.registry import entry_head
 from tests.lib.site import Site
 
-ENTRY = textwrap.dedent("""\
-    summary: import check own line
-    description: changes icpkg.core
-    distribution: icpkg
-    supported: ">=1.0,<2"
-    modules:
-      core: icpkg.core
-    rewrites:
-      - id: kern
-        file: core
-        insert_after: {scope: <module>, find: X = 1, code: "CODE"}
-    """)
+ENTRY = entry_head("import check own line", "icpkg", {"core": "icpkg.core"}) + (
+    '  - id: kern\n    file: core\n    insert_after: {scope: <module>, find: X = 1, code: "CODE"}\n'
+)
 
 # The pristine module fails at its last line on this image (a GPU-only extension is missing).
 CORE = "X = 1\n\n\ndef f():\n    return 1\n\n\nimport rp_gpu_only_ext_surely_missing\n"

@@ -18,7 +18,7 @@ import pytest
 from radpatch.install.environment import python_env
 from radpatch.prove import import_check
 from radpatch.prove.plan import PlannedFile
-from tests.lib.registry import write_entry
+from tests.lib.registry import entry_head, write_entry
 from tests.lib.wheels import build_wheel
 
 pytestmark = pytest.mark.wheel
@@ -48,16 +48,9 @@ FILES = {
         """),
 }
 
-ENTRY_HEAD = textwrap.dedent("""\
-    summary: import check target test patch
-    description: changes rpic_demo
-    distribution: rpic-demo
-    supported: ">=1.0,<2"
-    modules:
-      core: rpic_demo.core
-      optional: rpic_demo.optional
-    rewrites:
-    """)
+ENTRY_HEAD = entry_head(
+    "import check target test patch", "rpic-demo", {"core": "rpic_demo.core", "optional": "rpic_demo.optional"}
+)
 PATCHES = {
     "rpic_tomllib": ENTRY_HEAD
     + textwrap.dedent("""\

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.lib.generated import sample
 from tests.lib.reach import lines_run, unreachable
 
 # (the statements, whether control can get past them); {I} is the indentation of the block
@@ -117,11 +118,11 @@ def reached_lines(source: str) -> set[int]:
     return lines
 
 
-CASES = [
+CASES = sample(
     (e, i, b)
     for e, i, b in itertools.product([*ENDINGS, *LOOP_ENDINGS], INSERTED, BLOCKS)
     if e not in LOOP_ENDINGS or b == "loop"
-]
+)
 
 
 @pytest.mark.parametrize(("ending", "inserted", "block"), CASES, ids=["-".join(c) for c in CASES])
@@ -145,10 +146,10 @@ def test_code_the_original_already_had_after_a_return_does_not_count() -> None:
 
 EXITS = [(e, b) for e in [*ENDINGS, *LOOP_ENDINGS] for b in BLOCKS if not {**ENDINGS, **LOOP_ENDINGS}[e][1]]
 EXITS = [(e, b) for e, b in EXITS if e not in LOOP_ENDINGS or b == "loop"]
+EXITS_KEPT = sample((e, b, k) for (e, b), k in itertools.product(EXITS, INSERTED))
 
 
-@pytest.mark.parametrize(("ending", "block"), EXITS, ids=["-".join(c) for c in EXITS])
-@pytest.mark.parametrize("kept", list(INSERTED))
+@pytest.mark.parametrize(("ending", "block", "kept"), EXITS_KEPT, ids=["-".join(c) for c in EXITS_KEPT])
 def test_an_early_exit_the_patch_adds_before_the_originals_code_is_its_meaning(
     ending: str, block: str, kept: str
 ) -> None:

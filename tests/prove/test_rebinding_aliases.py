@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.prove import placement
+from tests.lib.generated import sample
 
 HEAD = """import sys
 
@@ -65,7 +66,7 @@ FORMS = {  # the later statement(s); {v} is the value stored, PKG the package's 
 }
 VALUES = {"replaces": "g", "keeps": "_keep(f)"}
 WRAPS = ("always", "if-cond")
-CASES = list(itertools.product(FORMS, VALUES, WRAPS))
+CASES = sample(itertools.product(FORMS, VALUES, WRAPS))
 _made = itertools.count()
 
 

@@ -14,7 +14,6 @@ interpreter: the proof must refuse exactly the modules that raise ModuleNotFound
 from __future__ import annotations
 
 import itertools
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv, python_env
 from radpatch.prove import steps
-from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
+from tests.lib.interpreters import OTHER_TARGETS, fail_when_run, stdlib_lacking
 
 SHAPES = {
     "import": ("import {m}\n", "    return 1\n"),
@@ -50,15 +49,7 @@ def module(name: str | None, shape: str) -> str:
 
 def lacking(executable: Path) -> list[str]:
     """Public modules radpatch's standard library has that this interpreter's does not (at most 3)."""
-    theirs = subprocess.run(
-        [str(executable), "-I", "-S", "-c", "import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    missing = sorted(n for n in set(sys.stdlib_module_names) - set(json.loads(theirs)) if not n.startswith("_"))
-    preferred = [n for n in ("tomllib", "imp", "distutils", "cgi", "imghdr") if n in missing]
-    return (preferred + [n for n in missing if n not in preferred])[:3]
+    return list(stdlib_lacking(executable)[:3])
 
 
 def fails_when_run(executable: str, source: str, tmp: Path, path: Path | None = None) -> bool:

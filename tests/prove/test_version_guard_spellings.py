@@ -10,16 +10,13 @@ target's. The target runs each patched module: the proof refuses exactly those t
 from __future__ import annotations
 
 import itertools
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import steps
-from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
+from tests.lib.interpreters import OTHER_TARGETS, PREFERRED_LACKING, fail_when_run, stdlib_lacking
 
 SPELLINGS = (
     "sys.version_info >= (3, {m})",
@@ -51,14 +48,7 @@ def module(missing: str | None, test: str) -> str:
 
 def lacking(executable: Path) -> str | None:
     """A public module radpatch's standard library has that this interpreter's does not."""
-    theirs = subprocess.run(
-        [str(executable), "-I", "-S", "-c", "import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    missing = set(sys.stdlib_module_names) - set(json.loads(theirs))
-    return next((n for n in ("tomllib", "imp", "distutils", "cgi", "imghdr") if n in missing), None)
+    return next((n for n in stdlib_lacking(executable) if n in PREFERRED_LACKING), None)
 
 
 TARGETS = {v: p for v, p in OTHER_TARGETS.items() if lacking(p) is not None}

@@ -31,12 +31,13 @@ from radpatch.registry.loader import load_patch
 from radpatch.registry.model import rewrites_by_file
 from radpatch.rewrite import runner
 from tests.lib import REPO
+from tests.lib.generated import examples
 from tests.lib.installed import DEMO_PAYLOAD, DEMO_REGISTRY, RADPATCH, Env
 from tests.lib.processes import clean_env
 from tests.lib.registry import write_entry
 
 FUZZ = settings(
-    max_examples=int(os.environ.get("RADPATCH_FUZZ_EXAMPLES", "250")),
+    max_examples=int(os.environ.get("RADPATCH_FUZZ_EXAMPLES", str(examples(250)))),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],

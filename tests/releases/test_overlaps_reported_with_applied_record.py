@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.lib.overlaps import AT_TOTAL, CORE, ELSEWHERE, HEAD, stages
+from tests.lib.overlaps import AT_TOTAL, CORE, ELSEWHERE, stage, stages
 from tests.lib.site import Site
 
 
@@ -41,9 +41,7 @@ def test_status_check_fails_on_two_applied_entries_that_overlap_unordered(
     site: Site, radpatch: Any, write_registry: Any
 ) -> None:
     one, two = stages(site, write_registry, AT_TOTAL.format(id="pb", n=2))
-    ordered = write_registry(
-        "pb", "requires: [pa]\n" + HEAD.format(supported=">=1.0,<2") + AT_TOTAL.format(id="pb", n=2), dirname="r3"
-    )
+    ordered = stage(write_registry, "pb", AT_TOTAL.format(id="pb", n=2), "r3", requires=("pa",))
     assert radpatch("--registry", str(one), "apply", "pa").code == 0
     assert radpatch("--registry", str(one), "--registry", str(ordered), "apply", "pb").code == 0
     assert radpatch("--registry", str(ordered), "status", "--check").code == 0  # pb still requires pa

@@ -17,30 +17,11 @@ import yaml
 from packaging.specifiers import SpecifierSet
 
 from tests.lib.index_server import IndexServer
+from tests.lib.toy_releases import DIST, GOOD, PKG, REWRITES
+from tests.lib.toy_releases import RELEASES as TOY
 
-DIST = "radpatch-toy"
-PKG = "rptoy"
-
-GOOD = """\
-def size(items):
-    buckets = [items]
-    n = len(items)
-    return n
-"""
-RELEASES: dict[str, dict[str, str | bytes]] = {
-    "1.0": {f"{PKG}/core.py": GOOD},
-    "1.1": {f"{PKG}/core.py": GOOD},
-    "2.0": {f"{PKG}/core.py": "from rptoy.planning import size\n", f"{PKG}/planning.py": GOOD},
-}
-
-REWRITES = """\
-rewrites:
-  - id: cap
-    insert_after:
-      scope: size
-      find: n = len(items)
-      code: n = min(n, len(buckets))
-"""
+# the toy's releases up to 2.0 (2.0 moves size() to planning.py)
+RELEASES = {v: TOY[v] for v in ("1.0", "1.1", "2.0")}
 
 
 def entry(supported: str, modules: str) -> str:

@@ -7,31 +7,15 @@ its own process."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-from tests.lib.installed import DEMO_FILES, Env
-from tests.lib.registry import write_entry
+from tests.lib.installed import DEMO_FILES, Env, add_registry, beta_entry
 
 BETA = "rphard_demo/sub/beta.py"
 
 
 def entry(env: Env, tmp: Path, name: str, op: str) -> None:
-    d = tmp / f"registry-{name}"
-    text = f"""\
-        summary: s
-        description: d
-        distribution: rphard-demo
-        supported: ">=1.0,<2"
-        modules:
-          beta: rphard_demo.sub.beta
-        rewrites:
-          - id: twin
-            file: beta
-            {op}
-        """
-    write_entry(d, name, textwrap.dedent(text), None, dedent=False)
-    env.registries = (*env.registries, d)
+    add_registry(env, tmp, name, beta_entry(op, rewrite_id="twin"))
 
 
 def test_an_insert_whose_undo_takes_its_twin_is_refused_with_the_anchor_that_works(

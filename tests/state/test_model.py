@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from radpatch.cli import main
+from tests.lib.generated import examples
 from tests.lib.registry import write_entry
 from tests.lib.site import record_hash
 
@@ -393,7 +394,7 @@ def _copy(m: Model) -> Model:
 
 TestStateModel = StateMachine.TestCase
 TestStateModel.settings = settings(
-    max_examples=int(os.environ.get("RADPATCH_MODEL_EXAMPLES", "12")),
+    max_examples=int(os.environ.get("RADPATCH_MODEL_EXAMPLES", str(examples(12)))),
     stateful_step_count=10,
     deadline=None,
     suppress_health_check=list(HealthCheck),
@@ -633,7 +634,7 @@ class CreatedMachine(RuleBasedStateMachine):
 
 TestCreatedModules = CreatedMachine.TestCase
 TestCreatedModules.settings = settings(
-    max_examples=int(os.environ.get("RADPATCH_MODEL_EXAMPLES", "12")),
+    max_examples=int(os.environ.get("RADPATCH_MODEL_EXAMPLES", str(examples(12)))),
     stateful_step_count=10,
     deadline=None,
     suppress_health_check=list(HealthCheck),

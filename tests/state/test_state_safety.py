@@ -18,8 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.lib.installed import DEMO_DIST, DEMO_FILES, DEMO_REGISTRY, Env, assert_settled, sha256
-from tests.lib.registry import write_entry
+from tests.lib.installed import (
+    DEMO_DIST,
+    DEMO_FILES,
+    DEMO_REGISTRY,
+    Env,
+    add_registry,
+    assert_settled,
+    beta_entry,
+    sha256,
+)
 from tests.lib.venvs import pip
 from tests.lib.wheels import build_wheel
 
@@ -37,26 +45,8 @@ def ok(out: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str
     return out
 
 
-def add_registry(env: Env, tmp: Path, name: str, text: str, payloads: dict[str, str] | None = None) -> None:
-    d = tmp / f"registry-{name}"
-    assert not d.exists(), d
-    write_entry(d, name, textwrap.dedent(text), payloads, dedent=False)
-    env.registries = (*env.registries, d)
-
-
 def one_patch(scope: str, find: str, with_: str) -> str:
-    return textwrap.dedent(f"""\
-        summary: s
-        description: d
-        distribution: rphard-demo
-        supported: ">=1.0,<2"
-        modules:
-          beta: rphard_demo.sub.beta
-        rewrites:
-          - id: r
-            file: beta
-            replace: {{scope: {scope}, find: "{find}", with: "{with_}"}}
-        """)
+    return beta_entry(f'replace: {{scope: {scope}, find: "{find}", with: "{with_}"}}')
 
 
 # --- class 4: upstream already has the change -----------------------------------------------------
@@ -209,10 +199,7 @@ def test_an_edit_to_radpatchs_injected_code_is_drift(demo_env: Env, tmp_path: Pa
         env,
         tmp_path,
         "grow",
-        one_patch("limit", "cap = 10", "cap = 10").replace(
-            'replace: {scope: limit, find: "cap = 10", with: "cap = 10"}',
-            'insert_after: {scope: limit, find: "cap = 10", code: "cap = cap + 5"}',
-        ),
+        beta_entry('insert_after: {scope: limit, find: "cap = 10", code: "cap = cap + 5"}'),
     )
     ok(env.run("apply", "grow"))
     beta = env.path(BETA)

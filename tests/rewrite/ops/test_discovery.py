@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import radpatch.rewrite.ops as ops_package
 from radpatch.registry.model import Operation
 from radpatch.rewrite.ops import OPERATIONS
@@ -72,16 +74,18 @@ def test_running_a_rewrite_loads_libcst_then() -> None:
     assert loaded["libcst"] and loaded["radpatch.rewrite.matching"] and loaded["radpatch.rewrite.ops.common"]
 
 
-def test_each_operation_loads_what_it_uses_in_a_fresh_process() -> None:
+@pytest.mark.parametrize("module", sorted({spec.__module__ for spec in OPERATIONS.values()}))
+def test_each_operation_loads_what_it_uses_in_a_fresh_process(module: str) -> None:
     """An operation run first, alone in its process, finds every name its `if TYPE_CHECKING:`
-    block lists (rewrite/lazy.py binds them), whatever other module would have imported them."""
-    for spec in OPERATIONS.values():
-        probe = (
-            f"import sys; from radpatch.rewrite.lazy import load; import {spec.__module__} as m; "
-            f"load({spec.__module__!r}); "
-            "import ast, inspect; tree = ast.parse(inspect.getsource(m)); "
-            "names = [a.asname or a.name.split('.')[0] for s in tree.body if isinstance(s, ast.If) "
-            "and getattr(s.test, 'id', '') == 'TYPE_CHECKING' for n in s.body for a in n.names]; "
-            "assert names and all(hasattr(m, n) for n in names), names"
-        )
-        subprocess.run([sys.executable, "-c", probe], check=True, cwd=ROOT, capture_output=True)
+    block lists (rewrite/lazy.py binds them), whatever other module would have imported them.
+    One case per operation module: a process each, spread over the workers."""
+    probe = (
+        f"import sys; from radpatch.rewrite.lazy import load; import {module} as m; "
+        f"load({module!r}); "
+        "import ast, inspect; tree = ast.parse(inspect.getsource(m)); "
+        "names = [a.asname or a.name.split('.')[0] for s in tree.body if isinstance(s, ast.If) "
+        "and getattr(s.test, 'id', '') == 'TYPE_CHECKING' for n in s.body for a in n.names]; "
+        "assert names and all(hasattr(m, n) for n in names), names"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -29,6 +29,7 @@ from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
 from radpatch.rewrite.ops.set_default import SetDefault
 from radpatch.rewrite.ops.set_keyword import SetKeyword
+from tests.lib.generated import examples
 from tests.lib.rewrites import patch_of
 
 SOURCES: dict[str, bytes] = {
@@ -183,7 +184,7 @@ def test_every_operation_but_the_file_makers_is_generated() -> None:
     assert set(OPERATIONS) - set(GENERATED) == {"create_module"}
 
 
-@settings(max_examples=50, deadline=None, derandomize=True)
+@settings(max_examples=examples(50), deadline=None, derandomize=True)
 @given(from_fields(SetKeyword))  # type: ignore[arg-type]
 def test_an_operation_no_table_names_is_generated_from_its_fields(op: Operation) -> None:
     """set_keyword, built from its fields alone, gives operations of its own kind with every field set."""
@@ -204,7 +205,7 @@ def _applies_and_undoes(source: bytes, op: Operation) -> bool:
     return True
 
 
-@settings(max_examples=600, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(SOURCES)), st.sampled_from(GENERATED).flatmap(strategy))
 def test_any_operation_on_odd_code_is_refused_or_applies_and_undoes(source: str, op: Operation) -> None:
     _applies_and_undoes(SOURCES[source], op)

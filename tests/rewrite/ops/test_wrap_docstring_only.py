@@ -19,6 +19,7 @@ from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from radpatch.rewrite.ops.bodies import WrapBody
 from radpatch.rewrite.ops.insert_statements import InsertStatements
+from tests.lib.generated import sample
 from tests.lib.rewrites import check, patch_of, refusal
 
 DOCS = ['"""Doc."""', "'doc'", '"""Multi\nline."""', '"a" "b"', '"""Doc."""  # note', "r'raw'"]
@@ -54,7 +55,7 @@ def refused(src: str, op: WrapBody) -> str | None:
     return None
 
 
-@pytest.mark.parametrize(("holder", "doc", "template"), list(itertools.product(HOLDERS, DOCS, TEMPLATES)))
+@pytest.mark.parametrize(("holder", "doc", "template"), sample(itertools.product(HOLDERS, DOCS, TEMPLATES)))
 def test_wrapping_a_docstring_only_body_is_refused_with_its_reason(holder: str, doc: str, template: str) -> None:
     qual = HOLDERS[holder][2]
     src = module(holder, doc)
@@ -64,7 +65,7 @@ def test_wrapping_a_docstring_only_body_is_refused_with_its_reason(holder: str, 
     assert refused(module(holder, doc, "return 1"), WrapBody(qual, template)) is None
 
 
-@pytest.mark.parametrize(("holder", "doc"), list(itertools.product(HOLDERS, DOCS)))
+@pytest.mark.parametrize(("holder", "doc"), sample(itertools.product(HOLDERS, DOCS)))
 def test_the_hints_way_gives_a_docstring_only_function_code(holder: str, doc: str) -> None:
     src = module(holder, doc)
     fn = next(n for n in ast.walk(ast.parse(src)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))

@@ -1,0 +1,65 @@
+"""RADPATCH_TEST_SAMPLE (tests/lib/generated.py): a sampled family still has every value of every
+axis, about one case in N, a different sample on another interpreter; unset, every case."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tests.lib.generated import SAMPLE_ENV, examples, sample, sample_every, seeds
+
+CASES = list(itertools.product("abcdefg", range(5), ("x", "y"), (False, True)))
+
+
+def axis_values(cases: list[tuple[object, ...]]) -> list[set[object]]:
+    return [set(axis) for axis in zip(*cases)]
+
+
+def test_unset_runs_every_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SAMPLE_ENV, raising=False)
+    assert sample(CASES) == CASES and sample_every() == 1 and examples(250) == 250
+    monkeypatch.setenv(SAMPLE_ENV, "1")
+    assert sample(CASES) == CASES
+
+
+@pytest.mark.parametrize("every", [2, 4, 8, 100])
+@pytest.mark.parametrize("turn", [10, 11, 12, 13])
+def test_a_sample_keeps_every_value_of_every_axis(every: int, turn: int) -> None:
+    kept = sample(CASES, every, turn)
+    assert axis_values(kept) == axis_values(CASES)
+    assert set(kept) <= set(CASES) and len(set(kept)) == len(kept)
+    assert len(CASES) // every <= len(kept) < len(CASES)
+
+
+def test_each_interpreter_runs_another_sample_and_together_more() -> None:
+    samples = [set(sample(CASES, 4, minor)) for minor in (10, 11, 12, 13)]
+    assert len({frozenset(s) for s in samples}) == 4
+    assert len(set.union(*samples)) > max(len(s) for s in samples)
+
+
+def test_a_one_axis_family_runs_whole_and_order_is_kept() -> None:
+    """Each case of a one-axis family is the only one with its value: none is left out."""
+    assert sample(list(range(40)), 8, 3) == list(range(40))
+    kept = sample(CASES, 8, 3)
+    assert kept == sorted(kept, key=CASES.index)
+
+
+def test_seeds_are_every_nth_turning_with_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert seeds(40, 4, 13) == list(range(1, 40, 4)) and seeds(40, 4, 12) == list(range(0, 40, 4))
+    assert seeds(3, 8, 13) == [1] and seeds(2, 8, 13) == [1]  # at least one
+    monkeypatch.delenv(SAMPLE_ENV, raising=False)
+    assert seeds(40) == list(range(40))
+
+
+def test_the_env_var_sets_the_sample_and_hypothesis_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SAMPLE_ENV, "8")
+    assert sample_every() == 8 and examples(300) == 38 and examples(40) == 5 and examples(3) == 1
+    assert len(sample(CASES)) < len(CASES)
+
+
+@pytest.mark.parametrize("raw", ["0", "-2", "half", "1.5"])
+def test_a_bad_value_says_what_it_expects(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
+    monkeypatch.setenv(SAMPLE_ENV, raw)
+    with pytest.raises(ValueError, match=f"{SAMPLE_ENV}=.*expected a whole number of at least 1"):
+        sample_every()
