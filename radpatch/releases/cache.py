@@ -32,7 +32,7 @@ def drop_old_layout(entry: Path) -> None:
 
 
 @dataclass(frozen=True)
-class Entry:
+class CachedWheel:
     wheel: str
     url: str
     size: int
@@ -68,13 +68,13 @@ def identity(wheel: IndexFile) -> str | None:
     return None if wheel.size is None else f"size:{wheel.size}"
 
 
-def read_entry(path: Path) -> Entry | None:
+def read_entry(path: Path) -> CachedWheel | None:
     try:
         data = json.loads(path.read_text())
         if data.get("format") != FORMAT:
             return None
         tail = data.get("tail")
-        return Entry(
+        return CachedWheel(
             str(data["wheel"]),
             str(data["url"]),
             int(data["size"]),
@@ -88,7 +88,7 @@ def read_entry(path: Path) -> Entry | None:
         return None
 
 
-def read_tail(root: Path, entry: Entry | None) -> remotezip.Tail | None:
+def read_tail(root: Path, entry: CachedWheel | None) -> remotezip.Tail | None:
     if entry is None or entry.tail is None or entry.tail_offset is None:
         return None
     data = read_blob(root, entry.tail)

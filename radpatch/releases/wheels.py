@@ -49,7 +49,7 @@ from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.releases import remotezip
 from radpatch.releases.cache import (
     FORMAT,
-    Entry,
+    CachedWheel,
     blobs_intact,
     drop_old_layout,
     identity,
@@ -130,7 +130,7 @@ class Release:
         return None if digest is None else read_blob(self.root, digest)
 
 
-def _release(entry: Entry, root: Path, dist: str, version: Version) -> Release:
+def _release(entry: CachedWheel, root: Path, dist: str, version: Version) -> Release:
     """The release a cache entry holds."""
     return Release(dist, version, root, entry.wheel, entry.members, entry.absent)
 
@@ -320,7 +320,7 @@ class Releases:
         for name, content in got.data.items():
             members[name] = write_blob(self.root, content)
         kept_tail = got.tail or (tail if tail else None)
-        entry = Entry(
+        entry = CachedWheel(
             wheel.filename,
             wheel.url,
             got.size,
