@@ -202,14 +202,8 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         if not present:
             return
         what = f"what rewrite {', '.join(repr(r.id) for r in present)} adds"
-    twin = ""
-    if all(rw.op.KEY == "insert_after" for rw in present):  # insert_after and insert_before
-        # undoing an insert removes the code next to its anchor: a statement the code is meant to
-        # sit beside reads as the insert (att20 F1), which only another anchor tells apart
-        twin = (
-            "; if the code is meant to go next to an identical statement, anchor the insert on that "
-            "statement (its `find` with a neighbour, or `occurrence:`), which reads the two files apart"
-        )
+    hints = {rw.op.present_hint() for rw in present}
+    twin = hints.pop() if len(hints) == 1 else ""  # a hint every rewrite found present gives
     raise RefusedError(
         f"{ps.patch.name}: {f.relpath} of {dist.name} {dist.version} already contains {what}; "
         "applying would add it a second time",

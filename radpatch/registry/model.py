@@ -206,6 +206,18 @@ class Operation:
         `occurrence:` on the installed file by it."""
         return None
 
+    def at_imports(self) -> str | None:
+        """Where the rewrite inserts when the registry anchors it nowhere: "import" for a line that
+        goes after the module's imports and commutes with another such import (`add_import`), "line"
+        for one that goes there but does not commute (`set_constant` of a new name); None for a
+        rewrite anchored in the code. releases.gaps asks it for the one-gap overlaps."""
+        return None
+
+    def present_hint(self) -> str:
+        """Added to apply's refusal when the installed file already carries what the rewrite adds
+        (prove.form.refuse_if_present): how to tell the rewrite's result from code already there."""
+        return ""
+
     def touches(self) -> tuple[Touch, ...]:
         """What the rewrite changes, for releases.overlaps (registry.touch): the node it changes or
         the anchor it inserts at, in its scope; () for an edit that stacks with anything. The default,

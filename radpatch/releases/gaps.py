@@ -48,22 +48,17 @@ def maybe(a: Touch, b: Touch) -> bool:
 
 def at_imports(op: Operation) -> bool:
     """An insertion the registry anchors nowhere: it goes after the module's imports (`add_import`,
-    `set_constant` of a new name)."""
-    from radpatch.rewrite.ops.imports import AddImport
-    from radpatch.rewrite.ops.set_constant import SetConstant
-
-    return isinstance(op, AddImport) or (isinstance(op, SetConstant) and op.from_ is None)
+    `set_constant` of a new name: the operation's `at_imports()`)."""
+    return op.at_imports() is not None
 
 
 def maybe_ops(a: Operation, b: Operation) -> bool:
     """One goes after the imports, the other inserts at an anchor or after the imports too (not two
-    `add_import`s: imports commute): only the file can tell whether they meet."""
-    from radpatch.rewrite.ops.imports import AddImport
-
+    imports: imports commute): only the file can tell whether they meet."""
     for one, other in ((a, b), (b, a)):
         if at_imports(one) and (
             any(t.role == "anchor" for t in other.touches())
-            or (at_imports(other) and not (isinstance(one, AddImport) and isinstance(other, AddImport)))
+            or (at_imports(other) and not (one.at_imports() == other.at_imports() == "import"))
         ):
             return True
     return False

@@ -37,6 +37,9 @@ class AddImport(Operation):
     def describe(self) -> str:
         return f"add `{self.statement.strip()}`"
 
+    def at_imports(self) -> str | None:
+        return "import"
+
     def touches(self) -> tuple[Touch, ...]:
         """Nothing another rewrite changes: it is idempotent, and stacks with anything."""
         return ()

@@ -70,6 +70,14 @@ class InsertStatements(Operation):
     def scope_name(self) -> str:
         return self.scope
 
+    def present_hint(self) -> str:
+        # undoing an insert removes the code next to its anchor: a statement the code is meant to
+        # sit beside reads as the insert (att20 F1), which only another anchor tells apart
+        return (
+            "; if the code is meant to go next to an identical statement, anchor the insert on that "
+            "statement (its `find` with a neighbour, or `occurrence:`), which reads the two files apart"
+        )
+
     def touches(self) -> tuple[Touch, ...]:
         """The anchor: its side of the statement its `find` matches (of the first statement of a
         several-statement `find` for `before`, of the last for `after`), and the code it writes."""

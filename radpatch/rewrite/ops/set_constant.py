@@ -46,6 +46,9 @@ class SetConstant(Operation):
         was = f" (was {self.from_})" if self.from_ is not None else ""
         return f"set {self.name} = {self.value}{was}"
 
+    def at_imports(self) -> str | None:
+        return "line" if self.from_ is None else None
+
     def touches(self) -> tuple[Touch, ...]:
         """The module-level assignment to the name (a node inside a statement another rewrite may replace)."""
         return (Touch("node", "<module>", f"constant {self.name}", part=("constant", self.name)),)
