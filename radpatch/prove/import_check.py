@@ -121,7 +121,8 @@ sys.meta_path.insert(0, _Finder)
 # site runs only now (-S): a .pth or sitecustomize that imports the package gets the served bytes.
 import site
 site.main()
-out = {"radpatch": 1, "ok": True, "error": "", "where": None, "preloaded": None, "innermost": False}
+out = {"radpatch": 1, "ok": True, "error": "", "kind": "", "missing": False}
+out.update({"where": None, "preloaded": None, "innermost": False})
 try:
     importlib.import_module(req["import"])
     _spec = getattr(sys.modules.get(req["import"]), "__spec__", None)
@@ -129,7 +130,12 @@ try:
         out["preloaded"] = _spec.origin  # loaded from disk before the finder was in place: not what was served
 except BaseException as exc:
     out["ok"] = False
+    _notes = exc.__dict__.pop("__notes__", None)  # add_note() lines follow the exception's own line
     out["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()[:500]
+    if _notes is not None:
+        exc.__notes__ = _notes
+    out["kind"] = type(exc).__module__ + "." + type(exc).__qualname__
+    out["missing"] = isinstance(exc, ImportError)  # ModuleNotFoundError and any subclass
     every = traceback.extract_tb(exc.__traceback__)
     frames = [f for f in every if f.filename in files]
     if frames:
@@ -165,6 +171,8 @@ class Attempt:
     path: str = ""  # the file of `raised_at`
     line: int = 0  # the line of `raised_at`
     innermost: bool = False  # `raised_at` is the traceback's innermost frame: that line itself raised
+    kind: str = ""  # the exception's type, module-qualified ("" when there is no answer)
+    missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
 
     @property
     def described(self) -> str:
@@ -267,16 +275,12 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
 
 
-_MISSING = ("ImportError", "ModuleNotFoundError")  # what an environment lacking an optional module raises
-
-
 def _own_failure(after: Attempt, before: Attempt) -> bool:
     """Both imports fail: the patched one's failure is the patch's own when it is another kind of
     exception than the unpatched one's and not a missing module (a CPU image lacking what a GPU
     build has fails both ways; a KeyError the patch's new line raises before the unpatched
     module's failure is reached is not that)."""
-    kind = after.error.split(":", 1)[0].strip()
-    return bool(kind) and kind != before.error.split(":", 1)[0].strip() and kind not in _MISSING
+    return bool(after.kind) and after.kind != before.kind and not after.missing
 
 
 def _raised_by_added_line(after: Attempt, patched: _Served, pristine: _Served) -> bool:
@@ -409,7 +413,10 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
         path, line = (str(where[0]), int(where[1])) if isinstance(where, list) and len(where) == 2 else ("", 0)
         innermost = answer.get("innermost") is True
         preloaded = bool(answer.get("preloaded"))
-        return Attempt(ok, error, at, preloaded=preloaded, path=path, line=line, innermost=innermost)
+        kind, missing = str(answer.get("kind", "")), answer.get("missing") is True
+        return Attempt(
+            ok, error, at, preloaded=preloaded, path=path, line=line, innermost=innermost, kind=kind, missing=missing
+        )
     last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
     how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
     return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.lib.registry import entry_head
 from tests.lib.site import Site
 
@@ -60,3 +62,28 @@ def test_a_module_the_patch_imports_failing_inside_itself_stays_inconclusive(
     assert r.code == 0, r
     assert "ic: import check inconclusive for icpkg.core" in r.out, r.out
     assert b"import icpkg.gpu_only" in (site.root / "icpkg" / "core.py").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "raises",
+    [
+        "class NoKernels(ImportError):\n    pass\n\n\nraise NoKernels('this build has no CUDA kernels')\n",
+        "e = ImportError('this build has no CUDA kernels')\ne.__notes__ = ['hint: install the cuda extra']\nraise e\n",
+    ],
+    ids=["import-error-subclass", "import-error-with-a-note"],
+)
+def test_a_missing_module_is_told_by_the_exception_type_not_its_text(
+    site: Site, write_registry: Any, radpatch: Any, raises: str
+) -> None:
+    """An ImportError subclass, or an ImportError carrying a note (add_note: the note's line comes
+    after the exception's in its text), raised inside a module the patch imports, is still a
+    missing module on this image: inconclusive, and the words shown are the exception's own."""
+    _install(site)
+    (site.root / "icpkg" / "gpu_only.py").write_text(raises)
+    reg = write_registry("ic", ENTRY.replace("CODE", "import icpkg.gpu_only"))
+
+    r = radpatch("--registry", str(reg), "apply", "--import-check", "ic")
+
+    assert r.code == 0, r
+    assert "ic: import check inconclusive for icpkg.core" in r.out, r.out
+    assert "this build has no CUDA kernels" in r.out and "hint: install" not in r.out, r.out
