@@ -121,7 +121,7 @@ def _stays(trail: list[str]) -> tuple[list[str], int]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]), help="a checkout of radpatch")
     ap.add_argument("--entry", default="radpatch.engine:apply", help="MODULE:FUNCTION the walk starts at")
     args = ap.parse_args()
