@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from radpatch import faults
+from radpatch.context import Context
 from radpatch.errors import RefusedError
 from radpatch.files import (
     ChangedMeanwhile,
@@ -26,10 +27,12 @@ from radpatch.install.environment import PythonEnv
 from radpatch.install.locate import find_target
 from radpatch.prove import adopt, plan, run, undo
 from radpatch.prove.form import judge
+from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.state import recording
 from radpatch.state.decide import PatchState, State, decide, refused, reinstall_hint
 from radpatch.state.record import Store, sha256, state_sha
+from radpatch.state.requirements import refuse_applied_dependents
 from radpatch.state.restack import restack
 
 Say = Callable[[str], None]
@@ -71,7 +74,7 @@ def _committed(store: Store) -> bool:
 
 @pausing
 def apply(
-    env: PythonEnv,
+    ctx: Context,
     patches: list[Patch],
     say: Say,
     dry_run: bool = False,
@@ -91,7 +94,15 @@ def apply(
 
     A re-applied patch comes off first (with every patch stacked above it on its files, which
     must be named too), then goes on again in its current revision, the ones above after it in
-    their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md)."""
+    their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md).
+
+    Refused first, under the lock the command holds (engine.exclusive): entries that overlap on
+    the installed release, the named ones or those radpatch's record says are applied, unless
+    `requires:` orders them (releases.overlaps.check_apply)."""
+    from radpatch.releases import overlaps  # overlapping entries need an order between them (`requires:`)
+
+    env = ctx.env
+    overlaps.check_apply(ctx, patches)
     found = [installed.read(p, env) for p in patches]  # 1. what is installed: the distribution, its files
     states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
     redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
@@ -141,12 +152,25 @@ def adopted_note(c: Change) -> str:
 
 
 @pausing
-def revert(
+def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
+    """Revert `named` (and none they require), dependents first, then in the reverse of the order
+    given; refused first, under the lock the command holds (engine.exclusive), while an applied
+    entry not named requires one of them (state.requirements.refuse_applied_dependents)."""
+    refuse_applied_dependents(ctx.registry, ctx.env, named)
+    # undo in the reverse of the order they were applied in (dependents, then the order given,
+    # reversed), so patches stacked on a file come off top first
+    wanted = {p.name for p in named}
+    ordered = [p for p in series.with_requirements(named, ctx.registry.load) if p.name in wanted]
+    # `load`: patches stacked above go on again from their registry entries
+    return _revert(ctx.env, list(reversed(ordered)), say, dry_run, ctx.registry.load)
+
+
+def _revert(
     env: PythonEnv,
     patches: list[Patch],
     say: Say,
-    dry_run: bool = False,
-    load: Callable[[str], Patch] | None = None,
+    dry_run: bool,
+    load: Callable[[str], Patch] | None,
 ) -> list[Change]:
     """Revert, the most recently applied first (patches stacked on a file come off in the reverse
     of the order they went on), each planned on what the previous ones leave. Byte for byte: a file

@@ -15,7 +15,6 @@ from radpatch.errors import EXIT_OK, RefusedError
 from radpatch.install.environment import Installed
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.state.decide import State, patch_state
 
 Step = Callable[..., list[engine.Change]]
 
@@ -29,15 +28,12 @@ def apply(
     record_only: bool = False,
 ) -> int:
     """`record_only` (capture): adopt what the files carry, and refuse a run that would write one."""
-    from radpatch.releases import overlaps  # overlapping entries need an order between them (`requires:`)
-
     # what the named entries require comes first (an applied requirement is a no-op)
     patches = series.with_requirements(ctx.registry.load_many(names), ctx.registry.load)
-    overlaps.check_apply(ctx, patches)
     step = functools.partial(
         engine.apply, import_check=import_check, wheel=wheel_bytes(wheels), record_only=record_only
     )
-    return _run(ctx, patches, dry_run, step, "would patch", reverse=False)
+    return _run(ctx, patches, dry_run, step, "would patch")
 
 
 def wheel_bytes(wheels: tuple[str, ...]) -> engine.WheelBytes:
@@ -84,47 +80,13 @@ def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
     from radpatch.state import unloaded
 
     named = unloaded.load_many(ctx.registry, ctx.env, names)  # a recorded entry no registry has: from its record
-    _refuse_applied_dependents(ctx, named)
-    # undo in the reverse of the order they were applied in (dependents, then the command line's
-    # order, reversed), so patches stacked on a file come off top first
-    wanted = {p.name for p in named}
-    ordered = [p for p in series.with_requirements(named, ctx.registry.load) if p.name in wanted]
-    lift = functools.partial(engine.revert, load=ctx.registry.load)  # patches stacked above go on again
-    return _run(ctx, ordered, dry_run, lift, "would restore", reverse=True)
+    # engine.revert refuses while an applied entry requires one, and undoes them newest first
+    return _run(ctx, named, dry_run, engine.revert, "would restore")
 
 
-def _refuse_applied_dependents(ctx: Context, named: list[Patch]) -> None:
-    """An entry that an applied entry requires stays until that one is reverted with it or first."""
-    from radpatch.state.requirements import recorded_dependents
-
-    everything = ctx.registry.load_valid()
-    loaded = {p.name for p in everything}
-    leaving = {p.name for p in named}
-    for p in named:
-        staying = [d for d in series.dependents(p.name, everything) if d not in leaving]
-        applied = [d for d in staying if patch_state(ctx.registry.load(d), ctx.env).state is State.APPLIED]
-        # the record keeps each applied entry's `requires:`: a dependent whose registry is not given counts too
-        unseen = [d for d in recorded_dependents(ctx.env, p.name, leaving) if d not in loaded]
-        if unseen:
-            raise RefusedError(
-                f"{p.name}: {', '.join(unseen)} {'is' if len(unseen) == 1 else 'are'} recorded as applied and "
-                f"require{'s' if len(unseen) == 1 else ''} it (`requires:`); "
-                f"{'its entry is' if len(unseen) == 1 else 'their entries are'} in no registry given",
-                f"give the registry that holds {', '.join(unseen)} (--registry DIR) and revert "
-                f"{'it' if len(unseen) == 1 else 'them'} with it",
-            )
-        if applied:
-            raise RefusedError(
-                f"{p.name}: {', '.join(applied)} {'is' if len(applied) == 1 else 'are'} applied and "
-                f"require{'s' if len(applied) == 1 else ''} it (`requires:`)",
-                f"revert them with it: radpatch revert {' '.join([*applied, *(q.name for q in named)])}",
-            )
-
-
-def _run(ctx: Context, patches: list[Patch], dry_run: bool, step: Step, verb: str, reverse: bool) -> int:
-    ordered = list(reversed(patches)) if reverse else patches
+def _run(ctx: Context, patches: list[Patch], dry_run: bool, step: Step, verb: str) -> int:
     if dry_run:
-        for change in step(ctx.env, ordered, click.echo, dry_run=True):
+        for change in step(ctx, patches, click.echo, dry_run=True):
             if change.adopted:
                 click.echo(f"{change.patch.patch.name}: would be {engine.adopted_note(change)}")
             for f in change.files:
@@ -135,6 +97,6 @@ def _run(ctx: Context, patches: list[Patch], dry_run: bool, step: Step, verb: st
                     "proven: compiles, no new undefined names, reverses byte for byte)"
                 )
         return EXIT_OK
-    with engine.exclusive(ctx.env, patches, click.echo):
-        step(ctx.env, ordered, click.echo)
+    with engine.exclusive(ctx.env, patches, click.echo):  # the refusals and the decisions run under it
+        step(ctx, patches, click.echo)
     return EXIT_OK

@@ -31,7 +31,7 @@ def judge(
     with kept_trees():  # undoing and applying read the same definitions
         trip = round_trip(patch, rws, data, filename)
         undo = trip.stops
-        if trip.patched and not recorded and still_unpatched(patch, rws, data, filename):
+        if trip.patched and not recorded and not carries(patch, rws, data, filename, trip=trip):
             return State.NOT_APPLIED, ""
         if trip.patched:
             edited = _edited_since_patched(patch, rws, data, filename, recorded, store) if recorded else ""
@@ -101,7 +101,28 @@ def changed_scopes(a: bytes, b: bytes) -> list[str]:
     return sorted(differ)
 
 
-def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) -> bool:
+def carries(
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    data: bytes,
+    filename: str,
+    forward: Callable[[bytes], bytes] | None = None,
+    backward: Callable[[bytes], bytes] | None = None,
+    trip: RoundTrip | None = None,
+) -> bool:
+    """The one judgement of whether a file radpatch has no record of already carries the patch:
+    the round trip reproduces it, and it is not an unpatched file that only reads so because a
+    rewrite's `with` lies inside its `find` (still_unpatched). status (judge), apply
+    (refuse_if_present) and verify (releases.proof) all ask this. `trip`: the round trip, when
+    the caller has it already; `forward`/`backward` as round_trip's."""
+    if not (trip or round_trip(patch, rws, data, filename, forward, backward)).patched:
+        return False
+    return not still_unpatched(patch, rws, data, filename, forward)
+
+
+def still_unpatched(
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, forward: Callable[[bytes], bytes] | None = None
+) -> bool:
     """A file that reads as patched by the round trip only because a rewrite's `with` is part of
     its `find` (`int(timeout)` -> `timeout`): the `with` match inside the unpatched `find` is no
     evidence of the patch. True when some rewrite is such a replace and applying still takes it."""
@@ -110,7 +131,7 @@ def still_unpatched(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filenam
     from radpatch.rewrite import runner
 
     try:
-        return runner.forward(patch, rws, data, filename) != data
+        return (forward or (lambda d: runner.forward(patch, rws, d, filename)))(data) != data
     except RefusedError:
         return False
 
@@ -193,7 +214,7 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
     if still_unpatched(ps.patch, f.rewrites, data, filename):
         return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
-    if len(maybe) == len(f.rewrites) and round_trip(ps.patch, f.rewrites, data, filename).patched:
+    if len(maybe) == len(f.rewrites) and carries(ps.patch, f.rewrites, data, filename):
         what = "what the patch adds (it reads as patched although radpatch did not patch it)"
         present = list(f.rewrites)
     else:

@@ -8,8 +8,8 @@ have them: the first where every layer applies shows what the entry's change is.
   requires    each requirement applies to the release's files first (or the release already
               contains it, or declares it `obsolete:`); the entry is proven on the files as the
               requirements leave them, as apply leaves them
-  pristine    the entry's files do not already contain its change: not in radpatch's own layout
-              (undoing then redoing the rewrites gives them back), and not in any layout
+  pristine    the entry's files do not already contain its change: not as status and apply judge
+              it (prove.form.carries: the round trip, and not a `with` inside its `find`), and not in any layout
               (radpatch.releases.carried: the change the rewrites make of the base is there)
   match ... idempotent   as apply: the rewrites match, then apply's proof steps, then a second
               apply is a no-op
@@ -163,20 +163,19 @@ class Memo:
     def backward(self, data: bytes) -> bytes:
         return self._call("backward", data)
 
-    def is_applied(self, data: bytes) -> bool:
-        """status's own test for "applied", on the memoised forward/backward."""
+    def reads_patched(self, data: bytes) -> bool:
+        """status's round trip, on the memoised forward/backward: how a file radpatch patched (the
+        patched module, for the idempotent check) reads as applied."""
         from radpatch.prove.form import round_trip
 
         return round_trip(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward).patched
 
-    def round_trips(self, data: bytes) -> bool:
-        """Undoing the rewrites and applying them again gives a syntax tree equal to `data`'s."""
-        from radpatch.prove.steps import ast_equal
+    def carries(self, data: bytes) -> bool:
+        """A release's file already carries the change, as status and apply judge a file radpatch
+        has no record of (prove.form.carries), on the memoised forward/backward."""
+        from radpatch.prove.form import carries
 
-        try:
-            return ast_equal(self.forward(self.backward(data)), data)
-        except RefusedError:
-            return False
+        return carries(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward)
 
 
 @dataclass
@@ -241,10 +240,11 @@ def prove(job: Job) -> Proof:
 
 
 def _contains(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
-    """`data` (a file of layer `index`) already holds the layer's change. In radpatch's layout, the
-    round trip tells; in upstream's own, only where the rewrites do not apply (where they apply,
-    apply makes the change: an insertion already there is told by the round trip)."""
-    if memo.is_applied(data) or memo.round_trips(data):
+    """`data` (a file of layer `index`) already holds the layer's change. In radpatch's layout,
+    status's and apply's judgement tells (prove.form.carries); in upstream's own, only where the
+    rewrites do not apply (where they apply, apply makes the change: an insertion already there is
+    told by the round trip)."""
+    if memo.carries(data):
         return True
     try:
         memo.forward(data)
@@ -342,7 +342,7 @@ def _proof_step(name: str) -> Callable[[_Run], Refusal | None]:
 def _idempotent(run: _Run) -> Refusal | None:
     patch = run.job.entry.patch
     for f in _entry_files(run):
-        if not run.memo(patch, f).is_applied(run.after[f.relpath]):
+        if not run.memo(patch, f).reads_patched(run.after[f.relpath]):
             return Refusal(
                 "idempotent",
                 f"the patched {f.relpath} does not classify as applied (backward then forward does not reproduce it): "

@@ -1,6 +1,7 @@
 """`requires:` as radpatch's record keeps it: an applied entry's requirements were recorded with
 it, so a revert of a requirement, and `status --check`, find the dependent even when the registry
-that holds its entry is not loaded (docs/state.md "Stacked entries")."""
+that holds its entry is not loaded (docs/state.md "Stacked entries"); revert's refusal while an
+applied entry requires what it takes off."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from radpatch.errors import RefusedError
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.state.record import PatchRecord, Store
@@ -16,6 +18,7 @@ from radpatch.state.verdict import SATISFIED, requirement_note, trusted
 
 if TYPE_CHECKING:
     from radpatch.registry.catalog import Registry
+    from radpatch.registry.model import Patch
     from radpatch.state.decide import PatchState
 
 Judge = Callable[[str], bool | None]
@@ -100,3 +103,33 @@ def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState
             s = replace(s, state=State.DRIFTED, reason="; ".join([*([s.reason] if s.reason else []), why]))
         out.append(s)
     return out
+
+
+def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch]) -> None:
+    """revert's refusal: an entry that an applied entry requires stays until that one is reverted
+    with it or first (engine.revert asks it under the lock, so no apply slips in between)."""
+    from radpatch.registry import series
+    from radpatch.state.decide import State, patch_state
+
+    everything = registry.load_valid()
+    loaded = {p.name for p in everything}
+    leaving = {p.name for p in named}
+    for p in named:
+        staying = [d for d in series.dependents(p.name, everything) if d not in leaving]
+        applied = [d for d in staying if patch_state(registry.load(d), env).state is State.APPLIED]
+        # the record keeps each applied entry's `requires:`: a dependent whose registry is not given counts too
+        unseen = [d for d in recorded_dependents(env, p.name, leaving) if d not in loaded]
+        if unseen:
+            raise RefusedError(
+                f"{p.name}: {', '.join(unseen)} {'is' if len(unseen) == 1 else 'are'} recorded as applied and "
+                f"require{'s' if len(unseen) == 1 else ''} it (`requires:`); "
+                f"{'its entry is' if len(unseen) == 1 else 'their entries are'} in no registry given",
+                f"give the registry that holds {', '.join(unseen)} (--registry DIR) and revert "
+                f"{'it' if len(unseen) == 1 else 'them'} with it",
+            )
+        if applied:
+            raise RefusedError(
+                f"{p.name}: {', '.join(applied)} {'is' if len(applied) == 1 else 'are'} applied and "
+                f"require{'s' if len(applied) == 1 else ''} it (`requires:`)",
+                f"revert them with it: radpatch revert {' '.join([*applied, *(q.name for q in named)])}",
+            )
