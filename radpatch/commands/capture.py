@@ -18,7 +18,7 @@ import click
 from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, UsageError
-from radpatch.importing import capture, capture_run, emit
+from radpatch.importing import capture_run, captured, emit
 from radpatch.importing.capture_run import Request as Request  # the command line builds it
 from radpatch.install.environment import Installed
 
@@ -68,7 +68,7 @@ def _show(out: Path, name: str, entry: emit.Entry) -> None:
         click.echo(f"# would write {out / name / rel} ({n} line{'s' * (n != 1)})")
 
 
-def _say_captured(dist: Installed, out: str, made: capture.Captured) -> None:
+def _say_captured(dist: Installed, out: str, made: captured.Captured) -> None:
     entry = made.entry
     for c in made.changes:
         click.echo(f"captured {c.rel} ({dist.name} {dist.version}){' as a new module' if c.before is None else ''}")

@@ -17,7 +17,7 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
-from radpatch.prove.steps import Cause
+from radpatch.prove.refusal import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, matrix, overlaps

@@ -3,7 +3,7 @@ write it and have `apply` record it, or leave nothing.
 
 The befores: the pristine bytes from the wheel of the installed version (releases.pristine: the
 index with verify's cache, or --wheel), or, for a file edited on top of radpatch's patches, the
-bytes they left (prove.onto). The entry is built as `import` builds one (importing.capture,
+bytes they left (prove.onto). The entry is built as `import` builds one (importing.captured,
 importing.emit) and written; then `apply` (passed in by the command: commands/ alone call the
 engine) records it as applied without rewriting the edited files (record only: a run that would
 write is refused, and the files are checked byte for byte after it). An entry apply will not
@@ -22,7 +22,7 @@ from pathlib import Path
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.files import read_regular
-from radpatch.importing import capture, emit
+from radpatch.importing import capture, captured, emit
 from radpatch.prove import onto
 from radpatch.releases import pristine
 from radpatch.state.record import Store
@@ -48,7 +48,7 @@ class Prepared:
     """The edits found and the entry built from them, not written yet."""
 
     found: capture.CapturedEdits
-    made: capture.Captured
+    made: captured.Captured
 
 
 def check_new(ctx: Context, name: str, out: str) -> None:
@@ -81,7 +81,7 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
     tops = {e.on.patch: f"{e.relpath} was edited on top of it" for e in reversed(found.edited) if e.on is not None}
     _need_entries(req.name, tops, entries)
     before = {**_stacked(ctx, found, entries, say), **_pristine(found, req.wheel, say)}
-    made = capture.build(req.name, found, before, req.supported)
+    made = captured.build(req.name, found, before, req.supported)
     _need_entries(req.name, {r: "the new code imports what it created" for r in made.requires}, entries)
     say_left_out(made.layout_only, say)
     return Prepared(found, made)

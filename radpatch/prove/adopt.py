@@ -16,7 +16,8 @@ from pathlib import Path
 from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import onto, plan
-from radpatch.prove.steps import ast_equal, forward
+from radpatch.prove.analysis import forward
+from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
 from radpatch.state.record import Store

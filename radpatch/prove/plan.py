@@ -13,7 +13,8 @@ from pathlib import Path
 
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
-from radpatch.prove.steps import analyse, prove
+from radpatch.prove.analysis import analyse
+from radpatch.prove.steps import prove
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.runner import forward
 

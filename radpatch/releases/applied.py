@@ -14,7 +14,8 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch
-from radpatch.releases.overlaps import Meet, _after_names, _meet
+from radpatch.releases.overlaps import _after_names
+from radpatch.releases.touching import Meet, meet
 from radpatch.state import touched
 from radpatch.state.record import PatchRecord, Store
 
@@ -76,7 +77,7 @@ def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> lis
         for theirs in r.touches or ():
             if theirs.module != t.module:
                 continue
-            meeting = _meet(t.touch, theirs.touch)
+            meeting = meet(t.touch, theirs.touch)
             if meeting is None or meeting.kind is Meet.STACKS:
                 continue
             return [

@@ -15,8 +15,8 @@ import ast
 import dataclasses
 from collections.abc import Iterable
 
+from radpatch.prove.refusal import Cause, Refusal
 from radpatch.prove.star_exports import reachable
-from radpatch.prove.steps import Cause, Refusal
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, creates
 from radpatch.releases.proof import File
 from radpatch.releases.wheels import Release

@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from radpatch.prove.steps import Cause, Kind
+from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, Target, rewrites_by_file
 from radpatch.releases.wheels import Release, Releases
 

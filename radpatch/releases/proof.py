@@ -14,7 +14,7 @@ have them: the first where every layer applies shows what the entry's change is.
   match ... idempotent   as apply: the rewrites match, then apply's proof steps, then a second
               apply is a no-op
 
-A failing check is a Refusal (radpatch.prove.steps), the check's name as its step.
+A failing check is a Refusal (radpatch.prove.refusal), the check's name as its step.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
+from radpatch.prove.refusal import Cause, Refusal
 from radpatch.prove.star_exports import ModuleSource
-from radpatch.prove.steps import STEPS, Case, Cause, Refusal
+from radpatch.prove.steps import STEPS, Case
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.releases import carried

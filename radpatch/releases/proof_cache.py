@@ -25,7 +25,7 @@ from pathlib import Path
 from packaging.version import Version
 
 import radpatch
-from radpatch.prove.steps import Kind
+from radpatch.prove.refusal import Kind
 from radpatch.registry.model import Patch
 from radpatch.releases import proof
 from radpatch.releases.cache import write_json

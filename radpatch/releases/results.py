@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from radpatch.prove.steps import Kind
+from radpatch.prove.refusal import Kind
 from radpatch.registry.model import Patch
 from radpatch.releases import proof
 from radpatch.releases.wheels import Fetch

@@ -18,7 +18,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from radpatch.prove.steps import Cause, Kind, Refusal
+from radpatch.prove.refusal import Cause, Kind, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
 from radpatch.releases import modules, proof

@@ -181,7 +181,7 @@ def test_drifted_target_is_reported_and_apply_and_revert_refuse(site: Site, toy:
 def test_drifted_status_names_the_closest_candidate_both_ways_and_searches_once(  # type: ignore[no-untyped-def]
     site: Site, toy: Path, write_registry, radpatch, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from radpatch.rewrite import matching
+    from radpatch.rewrite import nearest
 
     reg = write_registry(
         "two",
@@ -200,8 +200,8 @@ def test_drifted_status_names_the_closest_candidate_both_ways_and_searches_once(
     core = site.root / "toypkg/core.py"
     core.write_text(ORIGINAL_CORE.replace("size = 4", "size = 5"))  # a hand edit of the code `clamp` anchors on
     searched = []
-    real = matching._closest
-    monkeypatch.setattr(matching, "_closest", lambda *a: searched.append(a) or real(*a))
+    real = nearest._closest
+    monkeypatch.setattr(nearest, "_closest", lambda *a: searched.append(a) or real(*a))
     r = radpatch("--registry", str(reg), "status", "two")
     assert r.code == 0, r.err
     applying, undoing = r.out.split("; undoing stops at ")

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import placement, steps
+from radpatch.prove import placement, placement_check, refusal
 from radpatch.rewrite.ops.set_constant import SetConstant
 from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of
@@ -145,8 +145,8 @@ def test_the_star_imported_module_is_read_from_the_targets_path(
     rws = patch.rewrites
     before = source.encode()
     after = source.replace("TIMEOUT = 5", "TIMEOUT = 50").encode()
-    found = steps.placement_refusal(patch, rws, before, after, "rpstar/settings.py", env, "rpstar.settings")
+    found = placement_check.placement_refusal(patch, rws, before, after, "rpstar/settings.py", env, "rpstar.settings")
     assert (found is not None) == refused, found
     if found is not None:
         assert found.why.startswith("rewrite 'r0' (t.yaml:3) on rpstar/settings.py: it changes `TIMEOUT` (line 1)")
-        assert "`from .local import *` at line 3" in found.why and found.hint == steps.REBIND_HINT, found
+        assert "`from .local import *` at line 3" in found.why and found.hint == refusal.REBIND_HINT, found

@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import names, steps
+from radpatch.prove import names, names_check
 from tests.lib.site import Site
 
 FILES = {
@@ -108,7 +108,7 @@ def test_a_new_import_the_target_lacks_is_refused(site: Site, added: str) -> Non
     env = _env(site)
     where = str(site.root / "icimp" / "core.py")
 
-    refusal = steps.names_refusal(before, after, where, env, "icimp.core")
+    refusal = names_check.names_refusal(before, after, where, env, "icimp.core")
     fails = _fails(site, after.decode())
 
     if IMPORTS[added]:
@@ -128,11 +128,11 @@ def test_the_patch_own_modules_and_a_patch_with_requirements_are_not_judged_by_t
     where = str(site.root / "icimp" / "core.py")
 
     # a name of the package's own module: an entry applied before it in the same run may add it
-    assert steps.names_refusal(before, after, where, env, "icimp.core") is None
-    assert steps.names_refusal(before, after, where, env, "icimp.core", ("icimp.core", "icimp.sub")) is None
-    assert steps.names_refusal(before, after, where, env, "icimp.core", None) is None
+    assert names_check.names_refusal(before, after, where, env, "icimp.core") is None
+    assert names_check.names_refusal(before, after, where, env, "icimp.core", ("icimp.core", "icimp.sub")) is None
+    assert names_check.names_refusal(before, after, where, env, "icimp.core", None) is None
     missing = b"import rp_not_installed_xyz\n" + before  # a missing module is still missing
-    assert steps.names_refusal(before, missing, where, env, "icimp.core", None) is not None
+    assert names_check.names_refusal(before, missing, where, env, "icimp.core", None) is not None
 
 
 def test_an_import_hook_that_may_provide_a_module_makes_it_unknown(site: Site) -> None:
@@ -141,9 +141,9 @@ def test_an_import_hook_that_may_provide_a_module_makes_it_unknown(site: Site) -
     before = FILES["icimp/core.py"].encode()
     env = _env(site)
     where = str(site.root / "icimp" / "core.py")
-    assert steps.names_refusal(before, b"import rp_devpkg\n" + before, where, env, "icimp.core") is None
+    assert names_check.names_refusal(before, b"import rp_devpkg\n" + before, where, env, "icimp.core") is None
     assert names.MISSING_NAME in {
-        p.kind for p in steps._missing_imports(before, b"from icdep import nope\n" + before, None, env, ())
+        p.kind for p in names_check._missing_imports(before, b"from icdep import nope\n" + before, None, env, ())
     }
 
 
@@ -157,7 +157,7 @@ def test_a_module_the_install_already_needs_is_the_installs_failure_not_the_patc
     where = str(site.root / "icimp" / "core.py")
     added_ = ("import rp_not_installed_xyz", "from rp_not_installed_xyz.sub import thing")
     for added in added_:  # refused while nothing expects the module
-        assert steps.names_refusal(before, (added + "\n").encode() + before, where, env, "icimp.core") is not None
+        assert names_check.names_refusal(before, (added + "\n").encode() + before, where, env, "icimp.core") is not None
     for added in added_:
         after = (added + "\n").encode() + before
         if shared.startswith("declared"):
@@ -170,9 +170,9 @@ def test_a_module_the_install_already_needs_is_the_installs_failure_not_the_patc
         else:
             old = before + b"\n\ndef _late():\n    import rp_not_installed_xyz\n"
             after = (added + "\n").encode() + old
-        assert steps.names_refusal(old, after, where, env, "icimp.core") is None, added
+        assert names_check.names_refusal(old, after, where, env, "icimp.core") is None, added
         other = (b"import rp_other_missing_xyz\n") + old  # what nothing expects is still refused
-        assert steps.names_refusal(old, other, where, env, "icimp.core") is not None
+        assert names_check.names_refusal(old, other, where, env, "icimp.core") is not None
 
 
 def test_a_module_the_packages_own_modules_import_is_expected_and_a_series_may_create_its_own(site: Site) -> None:
@@ -184,11 +184,11 @@ def test_a_module_the_packages_own_modules_import_is_expected_and_a_series_may_c
     env = _env(site)
     where = str(site.root / "icimp" / "core.py")
     after = b"import rp_not_installed_xyz\n" + before
-    assert steps.names_refusal(before, after, where, env, "icimp.core") is not None
+    assert names_check.names_refusal(before, after, where, env, "icimp.core") is not None
     (site.root / "icimp" / "other.py").write_text("import rp_not_installed_xyz\n")
-    assert steps.names_refusal(before, after, where, env, "icimp.core") is None
+    assert names_check.names_refusal(before, after, where, env, "icimp.core") is None
     created = b"from icimp.made_by_a_requirement import thing\n" + before
-    assert steps.names_refusal(before, created, where, env, "icimp.core") is not None
-    assert steps.names_refusal(before, created, where, env, "icimp.core", None) is None
+    assert names_check.names_refusal(before, created, where, env, "icimp.core") is not None
+    assert names_check.names_refusal(before, created, where, env, "icimp.core", None) is None
     nosub = b"import icimp.nosuch\n" + before
-    assert steps.names_refusal(before, nosub, where, env, "icimp.core") is not None
+    assert names_check.names_refusal(before, nosub, where, env, "icimp.core") is not None

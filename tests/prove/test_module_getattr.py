@@ -18,7 +18,7 @@ import sysconfig
 import pytest
 
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import steps
+from radpatch.prove import names_check
 from tests.lib.site import Site
 
 GETTER = "def __getattr__(self, name):\n    return name\n"
@@ -63,7 +63,7 @@ def test_only_a_module_getattr_makes_names_unknown(site: Site, form: str, name: 
     after = f"from gadep import {name}\n{core}"
     (site.root / "gaimp" / "core.py").write_text(after)
     fails = _fails(site)
-    refusal = steps.names_refusal(
+    refusal = names_check.names_refusal(
         core.encode(), after.encode(), str(site.root / "gaimp" / "core.py"), _env(site), "gaimp.core"
     )
     if dynamic:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.prove import steps
+from radpatch.prove import names_check, refusal
 from radpatch.prove.names import introduced, problems
 from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.imports import AddImport
@@ -308,8 +308,10 @@ def test_main_a_docstring_mentioning_a_star_import_does_not_switch_the_check_off
     original = '"""Use it as:\n\nfrom mypkg import *\n"""\n\n\ndef f():\n    return 1\n'
     assert found(original.replace("return 1", "return missing"), original) == [("f", "missing", 8)]
     # through plan's names step, with the name and the line in the refusal
-    refused = steps.names_refusal(original.encode(), original.replace("return 1", "return missing").encode(), "m.py")
-    assert refused is not None and "`missing` (line 8, in f())" in refused.why and refused.hint == steps.NAMES_HINT
+    refused = names_check.names_refusal(
+        original.encode(), original.replace("return 1", "return missing").encode(), "m.py"
+    )
+    assert refused is not None and "`missing` (line 8, in f())" in refused.why and refused.hint == refusal.NAMES_HINT
 
 
 def test_type_parameters_and_match_patterns_bind_their_names() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import python_env
-from radpatch.prove import steps
+from radpatch.prove import names_check, placement_check, refusal
 from radpatch.rewrite.ops.replace import Replace
 from tests.lib.rewrites import patch_of
 
@@ -79,11 +79,11 @@ def test_a_module_in_the_targets_newer_grammar_is_judged_by_the_target(exe: Path
     target = python_env(str(exe))
     before, after = source.encode(), (source + PATCHES[change][0]).encode()
     step = PATCHES[change][1]
-    names_refused = steps.names_refusal(before, after, "m.py", target)
+    names_refused = names_check.names_refusal(before, after, "m.py", target)
     names_why = None if names_refused is None else names_refused.why
     patch = patch_of(Replace("first", "items[0]", "items[0]"), location="t.yaml:{n}")
     rws = patch.rewrites
-    placed = steps.placement_refusal(patch, rws, before, after, "m.py", target)
+    placed = placement_check.placement_refusal(patch, rws, before, after, "m.py", target)
     placement_why = None if placed is None else placed.why
     assert (names_why is not None) == (step == "names"), names_why
     assert (placement_why is not None) == (step == "placement"), placement_why
@@ -97,7 +97,7 @@ def test_a_module_in_the_targets_newer_grammar_is_judged_by_the_target(exe: Path
         assert placement_why is not None and placement_why.startswith("rewrite 'r0' (t.yaml:1) on m.py: ")
         expected = "is unreachable" if change == "unreachable" else "it changes `second`"
         assert expected in placement_why, placement_why
-        hint = steps.UNREACHABLE_HINT if change == "unreachable" else steps.PLACEMENT_HINT
+        hint = refusal.UNREACHABLE_HINT if change == "unreachable" else refusal.PLACEMENT_HINT
         assert placed is not None and placed.hint == hint and placed.rewrite == "r0"
 
 
@@ -111,7 +111,7 @@ def test_a_change_a_later_def_replaces_is_refused_in_the_newer_grammar_too() -> 
     )
     patch = patch_of(Replace("first", "items[0]", "items[0]"), location="t.yaml:{n}")
     rws = patch.rewrites
-    refused = steps.placement_refusal(
+    refused = placement_check.placement_refusal(
         patch,
         rws,
         source.encode(),

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import names, steps
+from radpatch.prove import names, names_check, refusal
 from tests.lib import partial_package
 from tests.lib.partial_package import INITS, ORIGINAL, fails
 
@@ -44,11 +44,11 @@ def test_a_name_from_a_parent_package_still_being_imported_is_refused(init: str,
     after = mod.read_bytes()
     truth = fails(root)
     mod.write_bytes(before)  # the proof reads the package as installed, before the patch is written
-    refused = steps.names_refusal(before, after, str(mod), env, "pp.mod")
+    refused = names_check.names_refusal(before, after, str(mod), env, "pp.mod")
     assert (refused is not None) == truth, (init, take, refused)
     if refused is not None:
         assert "`EXTRA` (line 1, at module level) is taken from package pp while its __init__" in refused.why
-        assert "pp/__init__.py:" in refused.why and refused.hint == steps.PARTIAL_PACKAGE_HINT
+        assert "pp/__init__.py:" in refused.why and refused.hint == refusal.PARTIAL_PACKAGE_HINT
         assert names.PARTIAL_PACKAGE in names.PER_USE
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import steps
+from radpatch.prove import names_check, refusal
 from tests.lib import partial_package
 from tests.lib.generated import sample
 from tests.lib.partial_package import INITS, ORIGINAL, fails
@@ -58,14 +58,14 @@ def test_an_attribute_of_a_parent_package_still_being_imported_is_refused(init: 
     after = mod.read_bytes()
     truth = fails(root)
     mod.write_bytes(before)  # the proof reads the package as installed, before the patch is written
-    refused = steps.names_refusal(before, after, str(mod), env, "pp.mod")
+    refused = names_check.names_refusal(before, after, str(mod), env, "pp.mod")
     assert (refused is not None) == truth, (init, read, refused)
     if refused is not None and read.startswith("own-module"):  # `pp.mod`, or `import pp.mod`, in pp/mod.py itself
-        assert "comes from the module itself" in refused.why and refused.hint == steps.SELF_IMPORT_HINT, refused
+        assert "comes from the module itself" in refused.why and refused.hint == refusal.SELF_IMPORT_HINT, refused
         assert read.endswith("dotted-import") or "(as pp.mod, an attribute pp gets only after" in refused.why
     elif refused is not None:
         assert "`EXTRA` (line " in refused.why and "is taken from package pp while its __init__" in refused.why
-        assert refused.hint == steps.PARTIAL_PACKAGE_HINT
+        assert refused.hint == refusal.PARTIAL_PACKAGE_HINT
 
 
 def test_both_outcomes_are_generated() -> None:

@@ -17,7 +17,8 @@ import pytest
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.install.environment import PythonEnv, python_env
-from radpatch.prove import placement, plan, steps
+from radpatch.prove import analysis, names_check, placement, plan, steps
+from radpatch.prove.refusal import COMPILE_HINT, NAMES_HINT, REVERSE_HINT, Refusal
 from radpatch.registry.model import Operation
 from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
@@ -81,28 +82,28 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
     after = b"X = 1\ntype Pair = tuple[int, int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n"
     old = interpreter("3.10")
     refused = steps.compile_refusal(after, "m.py", old, before)
-    assert refused == steps.Refusal(
-        "compile", f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)", steps.COMPILE_HINT
+    assert refused == Refusal(
+        "compile", f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)", COMPILE_HINT
     )
     for new in (interpreter("3.12"), interpreter("3.13")):
         assert steps.compile_refusal(after, "m.py", new, before) is None
-        assert steps.names_refusal(before, after, "m.py", new) is None
+        assert names_check.names_refusal(before, after, "m.py", new) is None
         # ... and the names check runs in that grammar: a name the type parameters do not bind
         wrong = after.replace(b"return items[0]", b"return U(items[0])")
-        assert steps.names_refusal(before, wrong, "m.py", new) == steps.Refusal(
+        assert names_check.names_refusal(before, wrong, "m.py", new) == Refusal(
             "names",
             f"the patched m.py would use undefined names{for_(new)}: "
             "`U` (line 6, in first()) is defined nowhere (NameError)",
-            steps.NAMES_HINT,
+            NAMES_HINT,
         )
 
 
 def test_builtins_are_the_targets() -> None:
     before = b"def f():\n    return 1\n"
     after = b"def f():\n    return ExceptionGroup\n"  # a builtin from 3.11 on
-    assert steps.names_refusal(before, after, "m.py", interpreter("3.13")) is None
+    assert names_check.names_refusal(before, after, "m.py", interpreter("3.13")) is None
     py310 = interpreter("3.10")
-    refused = steps.names_refusal(before, after, "m.py", py310)
+    refused = names_check.names_refusal(before, after, "m.py", py310)
     assert refused is not None and refused.why == (
         f"the patched m.py would use undefined names{for_(py310)}: `ExceptionGroup` (line 2, in f()) is defined "
         "nowhere (NameError)"
@@ -276,12 +277,12 @@ def test_a_reverse_refusal_is_typed_and_names_the_rewrite_that_cannot_undo_once(
     ambiguous = Replace("f", "a(1)", "a(2)", occurrence=2)  # a(2) a(2): which one was a(1)?
     patch = patch_of(Replace("f", "c(0)", "c(1)"), ambiguous)
     before = source.encode()
-    after = steps.forward(patch, patch.rewrites, before, "mod.py")
+    after = analysis.forward(patch, patch.rewrites, before, "mod.py")
     case = steps.Case(patch, patch.rewrites, before, after, "mod.py")
     step = next(s for s in steps.STEPS if s.name == "reverse")
     refused = step.check(case)
     assert refused is not None and refused.step == "reverse" and refused.rewrite == "r1", refused
-    assert refused.hint == steps.REVERSE_HINT
+    assert refused.hint == REVERSE_HINT
     said = step.refuse(case, refused)
     assert said.message == (
         "t: rewrite 'r1' (reg.yaml:2): cannot undo: the replacement (`with`) matches 2 times in f (ambiguous): "
@@ -289,7 +290,7 @@ def test_a_reverse_refusal_is_typed_and_names_the_rewrite_that_cannot_undo_once(
     )
     assert said.message.count("rewrite ") == 1  # blamed once: the reason already names it
     # a reason that names no rewrite is blamed on the one given, once
-    plain = steps.Refusal("compile", "the patched mod.py does not compile: invalid syntax (line 2)", steps.COMPILE_HINT)
+    plain = Refusal("compile", "the patched mod.py does not compile: invalid syntax (line 2)", COMPILE_HINT)
     blamed = plain.blame(patch.rewrites[0])
     assert blamed.rewrite == "r0" and blamed.blame(patch.rewrites[1]) == blamed
     assert blamed.error(patch).message == (

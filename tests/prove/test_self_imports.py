@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.prove import steps
+from radpatch.prove import names_check, refusal
 from radpatch.prove.names import SELF_IMPORT, introduced
 
 FORMS = {  # form: (statement in pkg/mod.py, the whole module itself)
@@ -96,10 +96,10 @@ def test_a_self_import_is_refused_when_it_fails_or_imports_the_whole_module_at_i
         assert f"(`{how.split(' as ')[0]}" in found[0].describe(), found[0].describe()
         assert "circular import" in found[0].describe()
     # the names step refuses the same modules, with the self-import hint
-    refused = steps.names_refusal(before.encode(), after.encode(), "pkg/mod.py", None, "pkg.mod")
+    refused = names_check.names_refusal(before.encode(), after.encode(), "pkg/mod.py", None, "pkg.mod")
     assert (refused is not None) == bool(found), (after, refused)
     if refused is not None:
-        assert refused.step == "names" and refused.hint == steps.SELF_IMPORT_HINT, refused
+        assert refused.step == "names" and refused.hint == refusal.SELF_IMPORT_HINT, refused
         assert refused.why.startswith("the patched pkg/mod.py would fail to import: "), refused.why
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import python_env
-from radpatch.prove import steps
+from radpatch.prove import names_check, refusal
 from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
 
 NAMES = [
@@ -56,10 +56,10 @@ def check(executable: str, tmp: Path) -> None:
     assert any(truth) and not all(truth), truth  # both outcomes are exercised
     for (pair, shape), fails in zip(cases, truth):
         before, after = source(None, shape), source(pair, shape)
-        refused = steps.names_refusal(before.encode(), after.encode(), "m.py", target)
+        refused = names_check.names_refusal(before.encode(), after.encode(), "m.py", target)
         assert (refused is not None) == fails, (target.version, pair, shape, refused)
         if refused is not None:
-            assert refused.hint == steps.MISSING_MODULE_HINT
+            assert refused.hint == refusal.MISSING_MODULE_HINT
             assert f"`{pair[1]}` (line " in refused.why and f"is not in {pair[0]}" in refused.why, refused.why
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import python_env
-from radpatch.prove import steps
+from radpatch.prove import names_check
 from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
 
 _LIST = r"""
@@ -77,7 +77,7 @@ def test_a_standard_library_submodule_the_target_lacks_is_refused(version: str, 
     truth = fail_when_run(target.executable, [module(n) for n in names], tmp_path)
     assert any(truth) and not all(truth), list(zip(names, truth))
     for name, fails in zip(names, truth):
-        refused = steps.names_refusal(module(None).encode(), module(name).encode(), "m.py", target)
+        refused = names_check.names_refusal(module(None).encode(), module(name).encode(), "m.py", target)
         assert (refused is not None) == fails, (name, refused)
         if refused is not None:
             assert refused.why.startswith(f"the patched m.py would fail to import for Python {version}: `")
@@ -89,5 +89,5 @@ def test_a_standard_library_submodule_the_target_lacks_is_refused(version: str, 
 def test_the_reported_submodules_are_refused_on_310(dotted: str, tmp_path: Path) -> None:
     target = python_env(str(OTHER_TARGETS["3.10"]))
     assert fail_when_run(target.executable, [module(dotted)], tmp_path) == [True]
-    refused = steps.names_refusal(module(None).encode(), module(dotted).encode(), "m.py", target)
+    refused = names_check.names_refusal(module(None).encode(), module(dotted).encode(), "m.py", target)
     assert refused is not None and f"`{dotted}`" in refused.why

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import PythonEnv, python_env
-from radpatch.prove import steps
+from radpatch.prove import names_check, refusal
 from tests.lib.interpreters import OTHER_TARGETS, fail_when_run, stdlib_lacking
 
 SHAPES = {
@@ -89,10 +89,10 @@ def test_a_new_import_the_targets_standard_library_lacks_is_refused(version: str
     assert any(truth) and not all(truth), truth  # both outcomes are exercised
     for (name, shape), fails in zip(cases, truth):
         before, after = module(None, shape), module(name, shape)
-        refused = steps.names_refusal(before.encode(), after.encode(), "m.py", target)
+        refused = names_check.names_refusal(before.encode(), after.encode(), "m.py", target)
         assert (refused is not None) == fails, (name, shape, after, refused)
         if refused is not None:
-            assert refused.hint == steps.MISSING_MODULE_HINT
+            assert refused.hint == refusal.MISSING_MODULE_HINT
             why = refused.why
             assert why.startswith(f"the patched m.py would fail to import for Python {version}: `{name}` (line ")
             assert f"is not a module of Python {version}'s standard library, nor installed there" in why
@@ -106,13 +106,13 @@ def test_a_module_installed_on_the_targets_path_is_not_refused(tmp_path: Path) -
     site.mkdir()
     before, after = module(None, "import").encode(), module("tomllib", "import").encode()
     bare = PythonEnv(str(python), (site,), site, (3, 10))
-    assert steps.names_refusal(before, after, "m.py", bare) is not None
+    assert names_check.names_refusal(before, after, "m.py", bare) is not None
     other = tmp_path / "other-site"
     other.mkdir()
     (other / "tomllib.py").write_text("loads = None\n")  # a backport installed under the standard name
     with_backport = PythonEnv(str(python), (other,), other, (3, 10))
     assert not fails_when_run(bare.executable, after.decode(), tmp_path, other)
-    assert steps.names_refusal(before, after, "m.py", with_backport) is None
+    assert names_check.names_refusal(before, after, "m.py", with_backport) is None
 
 
 def test_radpatchs_own_python_needs_no_subprocess(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,7 +124,7 @@ def test_radpatchs_own_python_needs_no_subprocess(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(subprocess, "run", refuse)
     own = PythonEnv(sys.executable, (), Path(sys.prefix), (sys.version_info[0], sys.version_info[1]))
     before, after = module(None, "import").encode(), module("tomllib", "import").encode()
-    refused = steps.names_refusal(before, after, "m.py", own)
+    refused = names_check.names_refusal(before, after, "m.py", own)
     if sys.version_info >= (3, 11):  # tomllib is this interpreter's own
         assert refused is None
     else:  # judged in process all the same: 3.10 has no tomllib, and no interpreter is asked

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import python_env
-from radpatch.prove import steps
+from radpatch.prove import names_check
 from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
 
 FLAGS = (
@@ -66,5 +66,5 @@ def test_a_flag_bound_once_to_a_version_test_is_decided_for_the_target(version: 
     assert any(truth) and not all(truth), truth
     before = module(None, "", "")
     for (flag, m, use), fails, after in zip(cases, truth, sources):
-        refused = steps.names_refusal(before.encode(), after.encode(), "m.py", target)
+        refused = names_check.names_refusal(before.encode(), after.encode(), "m.py", target)
         assert (refused is not None) == fails, (flag.format(m=m), use, refused)

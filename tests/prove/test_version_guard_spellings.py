@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.install.environment import python_env
-from radpatch.prove import steps
+from radpatch.prove import names_check
 from tests.lib.interpreters import OTHER_TARGETS, PREFERRED_LACKING, fail_when_run, stdlib_lacking
 
 SPELLINGS = (
@@ -67,7 +67,7 @@ def test_a_version_guard_is_decided_for_the_target_however_spelled(version: str,
     assert any(truth) and not all(truth), truth
     for (spelling, m), fails, after in zip(cases, truth, sources):
         before = module(None, "")
-        refused = steps.names_refusal(before.encode(), after.encode(), "m.py", target)
+        refused = names_check.names_refusal(before.encode(), after.encode(), "m.py", target)
         assert (refused is not None) == fails, (spelling.format(m=m), refused)
 
 
@@ -79,5 +79,5 @@ def test_a_version_test_not_understood_guards_neither_branch(test: str, tmp_path
     target = python_env(str(TARGETS["3.10"]))
     after = module("tomllib", test)
     assert fail_when_run(target.executable, [after], tmp_path, "ModuleNotFoundError") == [True]
-    refused = steps.names_refusal(module(None, "").encode(), after.encode(), "m.py", target)
+    refused = names_check.names_refusal(module(None, "").encode(), after.encode(), "m.py", target)
     assert refused is not None and "`tomllib`" in refused.why

@@ -1,5 +1,5 @@
 """Issue 22 (F6): what a release's failure is reaches the code that acts on it as a typed value
-(prove.steps.Kind: the cause, the target, the rewrite), never read back from its words; a kept proof
+(prove.refusal.Kind: the cause, the target, the rewrite), never read back from its words; a kept proof
 keeps it. The words are unchanged: they are what the user reads."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.commands.verify import _all_hint
-from radpatch.prove.steps import Cause
+from radpatch.prove.refusal import Cause
 from radpatch.registry.loader import load_patch
 from radpatch.releases import moved
 from radpatch.releases.pipconf import read_settings

@@ -15,7 +15,7 @@ import radpatch.rewrite.ops as ops_package
 from radpatch.errors import RefusedError
 from radpatch.registry.model import Operation
 from radpatch.releases import overlaps
-from radpatch.releases.overlaps import Meet
+from radpatch.releases.touching import Meet
 from radpatch.rewrite.ops import OPERATIONS
 from tests.lib.overlaps import write
 

@@ -12,6 +12,7 @@ import pytest
 from packaging.version import Version
 
 from radpatch.releases import overlaps
+from radpatch.releases.touching import Meet
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
@@ -43,7 +44,7 @@ def _pair(reg: Path, op_a: str, op_b: str) -> list[Any]:
 def test_an_insertion_at_the_import_gap_overlaps_on_the_file(tmp_path: Path, op_a: str, op_b: str) -> None:
     a, b = _pair(tmp_path, op_a, op_b)
     found = overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
-    assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", overlaps.Meet.GAP)]
+    assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", Meet.GAP)]
     assert "insert at the same place" in found[0].what
 
 
@@ -95,7 +96,7 @@ def test_apply_does_not_refuse_a_pair_whose_orders_write_the_same_file(
     before_x = 'insert_before: {scope: <module>, find: "X = 1", code: "Z = 0"}'
     reg = write_registry("b", ENTRY.format(name="b", op=before_x))
     a, b = _pair(Path(reg), ADD_SYS, before_x)
-    assert [o.kind for o in overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)] == [overlaps.Meet.GAP]
+    assert [o.kind for o in overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)] == [Meet.GAP]
     r = radpatch("--registry", str(reg), "apply", "a", "b")
     assert r.code == 0, r.out + r.err
     assert "import sys" in (site.root / "toypkg/core.py").read_text()

@@ -13,6 +13,7 @@ import pytest
 from packaging.version import Version
 
 from radpatch.releases import overlaps
+from radpatch.releases.touching import Meet
 from tests.lib.index_server import IndexServer
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
@@ -80,7 +81,7 @@ def test_two_anchors_at_one_gap_of_the_file_overlap(tmp_path: Path, op_a: str, o
     tmp_path.mkdir(exist_ok=True)
     a, b = entry(tmp_path, "a", op_a), entry(tmp_path, "b", op_b)
     on_file = overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
-    assert [(o.first, o.second, o.kind) for o in on_file] == [("a", "b", overlaps.Meet.GAP)]
+    assert [(o.first, o.second, o.kind) for o in on_file] == [("a", "b", Meet.GAP)]
     assert "insert at the same place" in on_file[0].what
     overlaps.refuse_unordered([a, b], [Version("1.0")])  # apply's check: not refused
 

@@ -12,6 +12,7 @@ from packaging.version import Version
 
 from radpatch.errors import RefusedError
 from radpatch.releases import overlaps
+from radpatch.releases.touching import Meet
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
@@ -135,7 +136,7 @@ def test_an_edit_of_code_a_whole_definition_replace_writes_again_stacks_on_it(tm
     stacked = write(tmp_path, "stacked", STACKED)
     new = write(tmp_path, "new", WHOLE_DEF.format(id="new", op="replace", with_=NEW_PLAN))
     found = overlaps.find([stacked, new], [Version("1.0")])
-    assert [(o.first, o.second, o.kind) for o in found] == [("new", "stacked", overlaps.Meet.STACKS)]
+    assert [(o.first, o.second, o.kind) for o in found] == [("new", "stacked", Meet.STACKS)]
     overlaps.refuse_unordered([stacked, new], [Version("1.0")])  # a series, the writer first: not refused
 
 

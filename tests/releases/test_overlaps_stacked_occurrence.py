@@ -12,6 +12,7 @@ from packaging.version import Version
 
 from radpatch.errors import RefusedError
 from radpatch.releases import overlaps
+from radpatch.releases.touching import Meet
 from tests.lib.overlaps import write
 
 WRITER = '  - id: w\n    insert_after: {scope: f, find: "p = a + 1", code: "q = p * 2\\np = 0"}\n'
@@ -39,5 +40,5 @@ def test_a_stacked_rewrite_without_occurrence_is_reported_not_refused(tmp_path: 
     a = write(tmp_path, "a", WRITER)
     b = write(tmp_path, "b", body.format(occ=""))
     found = overlaps.find([a, b], [Version("1.0")])
-    assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", overlaps.Meet.STACKS)]
+    assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", Meet.STACKS)]
     overlaps.refuse_unordered([a, b], [Version("1.0")])

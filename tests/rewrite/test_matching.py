@@ -26,6 +26,7 @@ from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
+from radpatch.rewrite.tree import blocks, nodes_of, walk
 from tests.lib.rewrites import check, patch_of, refusal, refuse
 from tests.lib.sources import LOOP
 
@@ -265,17 +266,15 @@ def test_the_pruned_walks_find_what_ast_calls_expressions(source: str) -> None:
         (top, node) for top, node in zip(module.body, tree.body) if isinstance(top, (cst.FunctionDef, cst.ClassDef))
     ]
     for scope, region in [((module,), tree), *(((module, top), node) for top, node in defs)]:
-        every = [p[-1] for p in matching.walk(scope, lambda n: True)]
-        assert [p[-1] for p in matching.blocks(scope)] == [n for n in every if isinstance(n, cst.IndentedBlock)]
+        every = [p[-1] for p in walk(scope, lambda n: True)]
+        assert [p[-1] for p in blocks(scope)] == [n for n in every if isinstance(n, cst.IndentedBlock)]
         expected = _ast_region(region)
-        names = [
-            n.value for p in matching.nodes_of(scope, cst.Name) if (n := p[-1]).value not in ("True", "False", "None")
-        ]
+        names = [n.value for p in nodes_of(scope, cst.Name) if (n := p[-1]).value not in ("True", "False", "None")]
         assert names == [n.id for n in expected if isinstance(n, ast.Name)]
-        attrs = [p[-1].attr.value for p in matching.nodes_of(scope, cst.Attribute)]
+        attrs = [p[-1].attr.value for p in nodes_of(scope, cst.Attribute)]
         assert attrs == [n.attr for n in expected if isinstance(n, ast.Attribute)]
         strings = [
-            v for p in matching.nodes_of(scope, cst.SimpleString) if (v := p[-1].evaluated_value) is not None
+            v for p in nodes_of(scope, cst.SimpleString) if (v := p[-1].evaluated_value) is not None
         ]  # None: has f-strings
         assert strings == [
             n.value
@@ -291,7 +290,7 @@ def test_the_pruned_walks_find_what_ast_calls_expressions(source: str) -> None:
             cst.ConcatenatedString,
             cst.FormattedString,
         }:
-            assert [p[-1] for p in matching.nodes_of(scope, kind)] == [n for n in every if type(n) is kind], kind
+            assert [p[-1] for p in nodes_of(scope, kind)] == [n for n in every if type(n) is kind], kind
 
 
 def _parent_of(tree: ast.AST, child: ast.AST) -> ast.AST | None:

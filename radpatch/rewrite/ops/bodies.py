@@ -23,9 +23,10 @@ from radpatch.rewrite.source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, Path_, code_of, replace_on_path
+    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, replace_on_path
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.selection import function
+    from radpatch.rewrite.tree import Path_
 
 BODY = "__body__"  # the placeholder statement of a wrap_body template
 

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
         NearMiss,
         NotFound,
         NotUndoable,
-        Path_,
         code_of,
         expr_key,
         find_scope,
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.merge import merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.tree import Path_
 
 
 class _Decorators(Operation):

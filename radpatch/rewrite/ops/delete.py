@@ -21,18 +21,10 @@ from radpatch.rewrite.source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import (
-        NotUndoable,
-        Path_,
-        block_body,
-        find_scope,
-        parse_statements,
-        replace_on_path,
-        run_length,
-        statement_slots,
-    )
+    from radpatch.rewrite.matching import NotUndoable, find_scope, parse_statements, replace_on_path, run_length
     from radpatch.rewrite.ops.common import in_scope, slot_of
     from radpatch.rewrite.ops.common.selection import statement_match
+    from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
 
 @dataclass(frozen=True)

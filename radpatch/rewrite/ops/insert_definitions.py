@@ -2,6 +2,8 @@
 top-level definition of the target, or into a class (next to one of its methods, or at the end of
 its body, indented to it), as whole lines located with `ast` (no libcst parse of the target); its
 imports go after the target's imports (ops/common.py), unless the target has them.
+The edit into a class, and what both kinds use to place a payload item, are in
+ops/common/class_body.py.
 
 Nothing of the payload is dropped silently: the loader refuses statements that cannot move (a
 call, an `if`); the payload's docstring describes the payload; a `from __future__` import must
@@ -16,20 +18,28 @@ import ast
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from radpatch.registry.model import Fail, Field, Operation, PayloadFile
 from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import DEFS, Source, Top, bound_names, decode, payload_statement
+from radpatch.rewrite.source import Source, Top, bound_names, decode, payload_statement
 
 if TYPE_CHECKING:
     import difflib
 
     from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
     from radpatch.rewrite.ops.common import near
+    from radpatch.rewrite.ops.common.class_body import (
+        binding,
+        class_forward,
+        class_inverse,
+        import_time_reads,
+        leading_comments,
+        own_lines,
+    )
     from radpatch.rewrite.ops.common.import_lines import add_import, has_import, remove_import
 
 
@@ -169,28 +179,6 @@ def _comments_above(src: Source, i: int) -> int:
     return start
 
 
-def _lead(text: str) -> int:
-    """How many comment lines open a payload item's text."""
-    lines = Source.parse_lines(text)
-    return next((k for k, ln in enumerate(lines) if not ln.lstrip().startswith("#")), len(lines))
-
-
-def _own_lines(src: Source, op: InsertDefinitions, p: Payload, starts: list[int]) -> set[int]:
-    """The lines of the payload items' own comments above their statements (0-based starts)."""
-    out: set[int] = set()
-    for name, start in zip(op.names, starts):
-        text = p.items[name][0]
-        k = _lead(text)
-        want = [ln.strip() for ln in Source.parse_lines(text)[:k]]
-        if k and start >= k and [ln.strip() for ln in src.lines[start - k : start]] == want:
-            out.update(range(start - k, start))
-    return out
-
-
-def _binding(src: Source, name: str) -> list[int]:
-    return [i for i, t in enumerate(src.tops) if name in t.binds]
-
-
 def _forward(src: Source, op: InsertDefinitions) -> Source:
     p = payload(op.payload_source)
     for future in p.futures:
@@ -200,7 +188,7 @@ def _forward(src: Source, op: InsertDefinitions) -> Source:
                 "remove it from the payload (write annotations that work either way) or target a module that has it",
             )
     if op.in_class:
-        src = _class_forward(src, op, p)
+        src = class_forward(src, op, p)
         for statement in p.imports:
             src = add_import(src, statement)
         return src
@@ -218,7 +206,7 @@ def _forward(src: Source, op: InsertDefinitions) -> Source:
             scope_gone=True,
         )
     for name in op.names:
-        bound = _binding(src, name)
+        bound = binding(src, name)
         if bound:
             raise Clash(
                 f"the module already binds {name!r} (line {src.binding_line(bound[0], name)}); "
@@ -231,24 +219,14 @@ def _forward(src: Source, op: InsertDefinitions) -> Source:
     return src
 
 
-def _import_time_reads(node: ast.stmt) -> set[str]:
-    """Module names a payload item reads when the module is imported: a constant's value, a
-    def's or class's decorators (and a class's bases)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        exprs: list[ast.expr] = [*node.decorator_list, *(node.bases if isinstance(node, ast.ClassDef) else [])]
-    else:
-        exprs = [v for v in (getattr(node, "value", None),) if v is not None]
-    return {n.id for e in exprs for n in ast.walk(e) if isinstance(n, ast.Name)}
-
-
 def _defined_before(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> None:
     """Refuse a payload item that reads, at import time, a module name bound only below the
     place it goes (importing the patched module would raise NameError)."""
     first = anchor if op.side == "before" else anchor + 1
     own = {name for statement in p.imports for name in bound_names(ast.parse(statement).body[0])}
     for k, name in enumerate(op.names):
-        for read in sorted(_import_time_reads(ast.parse(p.items[name][0]).body[0]) - own - set(op.names[:k])):
-            bound = _binding(src, read)
+        for read in sorted(import_time_reads(ast.parse(p.items[name][0]).body[0]) - own - set(op.names[:k])):
+            bound = binding(src, read)
             if bound and min(bound) >= first:
                 raise MatchFailure(
                     f"the payload's {name!r} reads {read!r} when the module is imported, and the module binds "
@@ -271,7 +249,7 @@ def _insert(src: Source, op: InsertDefinitions, anchor: int, p: Payload) -> Sour
     block, tops = "", []
     for name, text in zip(op.names, defs):
         start = len(Source.parse_lines(block)) + (0 if at_top else 2)
-        lead = _lead(text)
+        lead = leading_comments(text)
         code = "".join(Source.parse_lines(text)[lead:])
         tops.append(
             Top(
@@ -291,8 +269,8 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
     for statement in reversed(p.imports):
         src = remove_import(src, statement)
     if op.in_class:
-        return _class_inverse(src, op, p)
-    first = _binding(src, op.names[0])
+        return class_inverse(src, op, p)
+    first = binding(src, op.names[0])
     if len(first) != 1:
         raise NotUndoable(
             f"injected definition {op.names[0]!r} is {'not there' if not first else 'there several times'}"
@@ -309,7 +287,7 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
     at = i + n if op.side == "before" else i - 1
     if not (0 <= at < len(src.tops) and src.tops[at].name == op.anchor):
         raise NotUndoable(f"injected definitions are not {op.side} {op.anchor!r}")
-    own = _own_lines(src, op, p, [t.start for t in src.tops[i : i + n]])
+    own = own_lines(src, op, p, [t.start for t in src.tops[i : i + n]])
     start = min([src.head(), *own]) if i == 0 else src.tops[i - 1].end  # at the top: from its own comments
     end = min(src.tops[i + n - 1].end + 2, src.tops[i + n].start) if i == 0 else src.tops[i + n - 1].end
     inside = {line for t in src.tops[i : i + n] for line in range(t.start, t.end)} | own
@@ -322,266 +300,3 @@ def _inverse(src: Source, op: InsertDefinitions) -> Source:
         kept = src.text_of(0, start)  # the file had no final newline before the definitions came
         return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
     return src.splice_lines(start, end, i, i + n, "", ())
-
-
-# --- into a class: next to one of its methods (`Class.method`), or at the end of its body (`into`) ------
-
-
-@dataclass(frozen=True)
-class _Class:
-    """A class of the target as ast reads it, its lines relative to its top-level definition."""
-
-    top: int  # index into src.tops of the top-level definition holding it
-    node: ast.ClassDef  # line 1 is the first line of that top-level definition
-    indent: str  # its body's indentation
-
-
-def _abs(src: Source, c: _Class, lineno: int) -> int:
-    """The 0-based index into src.lines of the class tree's 1-based line `lineno`."""
-    return src.tops[c.top].start + lineno - 1
-
-
-def _start(node: ast.stmt) -> int:
-    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
-
-
-def _end(node: ast.stmt) -> int:
-    assert node.end_lineno is not None
-    return node.end_lineno
-
-
-def _find_class(src: Source, qualname: str) -> _Class:
-    parts = qualname.split(".")
-    hits = src.named(parts[0])
-    if len(hits) != 1:
-        if hits:
-            raise Ambiguous(
-                f"the module defines {parts[0]!r} {len(hits)} times "
-                f"(lines {', '.join(str(src.tops[a].start + 1) for a in hits)})"
-            )
-        close = difflib.get_close_matches(parts[0], src.names(), n=3)
-        raise (NearMiss if close else NotFound)(
-            f"class {qualname!r} not found in the module; {near(parts[0], src.names())}",
-            "fix the class name (a class of the module: `Class`, `Outer.Inner`)" if close else "",
-        )
-    node = src.node(hits[0])
-    for k, part in enumerate(parts[1:], 1):
-        inner = [n for n in getattr(node, "body", []) if isinstance(n, DEFS) and n.name == part]
-        if len(inner) == 1 and not isinstance(inner[0], ast.ClassDef):
-            node = inner[0]
-            break
-        if len(inner) != 1:
-            raise NotFound(
-                f"{'.'.join(parts[:k])!r} defines {'no' if not inner else len(inner)} class {part!r}",
-                "name a class nested directly in it (`Outer.Inner`)",
-            )
-        node = inner[0]
-    if not isinstance(node, ast.ClassDef):
-        raise MatchFailure(
-            f"{qualname!r} is a function, not a class",
-            "name a class with `into:` (or `Class.method` with `before:`/`after:`); a top-level function goes "
-            "`before:`/`after:` without a dot",
-        )
-    first = node.body[0]
-    if first.lineno == node.lineno:
-        raise MatchFailure(
-            f"class {qualname!r} has its body on its header line (`class X: ...`); radpatch cannot indent into it",
-            "write the class's body on lines of its own in the target, or replace the class",
-        )
-    line = src.lines[src.tops[hits[0]].start + first.lineno - 1]
-    return _Class(hits[0], node, line[: len(line) - len(line.lstrip(" \t"))])
-
-
-def _class_binds(node: ast.ClassDef) -> dict[str, int]:
-    """The names the class body binds (methods, nested classes, attributes, the names its
-    `__slots__` lists: a class attribute of such a name makes creating the class fail), with
-    their first line. A `__slots__` radpatch cannot read binds every name ("*")."""
-    out: dict[str, int] = {}
-    for stmt in node.body:
-        for name in bound_names(stmt):
-            out.setdefault(name, stmt.lineno)
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and "__slots__" in bound_names(stmt):
-            value = stmt.value
-            items = value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else [value]
-            for item in items:
-                readable = isinstance(item, ast.Constant) and isinstance(item.value, str)
-                out.setdefault(item.value if readable else "*", stmt.lineno)  # type: ignore[union-attr]
-    return out
-
-
-_ENUMS = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
-
-
-def _special_class(node: ast.ClassDef, qualname: str, name: str, item: ast.stmt) -> str | None:
-    """Why a payload constant cannot go into this class as a plain attribute: an annotated one
-    becomes a field of a dataclass/NamedTuple/TypedDict/pydantic model (any decorated class or
-    class with bases may be one), a plain one a member of an Enum."""
-    bases = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
-    decorators = [ast.unparse(d) for d in node.decorator_list]
-    made_by = ", ".join([*(f"@{d}" for d in decorators), *(f"base {b}" for b in bases if b != "object")])
-    if isinstance(item, ast.AnnAssign) and made_by:
-        return (
-            f"the payload's {name!r} is annotated, and class {qualname!r} ({made_by}) may make an annotated "
-            f"attribute a field (dataclass, NamedTuple, TypedDict, pydantic)"
-        )
-    if isinstance(item, ast.Assign) and any(b.split(".")[-1].split("[")[0] in _ENUMS for b in bases):
-        return f"class {qualname!r} is an enum ({made_by}): the payload's {name!r} would become a member"
-    return None
-
-
-def _member(c: _Class, qualname: str, name: str) -> int:
-    """Index into the class body of its def or class `name`."""
-    defs = [
-        (k, n.name)
-        for k, n in enumerate(c.node.body)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-    ]
-    named = [k for k, n in defs if n == name]
-    if len(named) == 1:
-        return named[0]
-    if named:
-        raise Ambiguous(
-            f"class {qualname!r} defines {name!r} {len(named)} times; the later one is the one that runs",
-            "anchor on another method of the class, or use `into:` (the end of the class)",
-        )
-    names = [n for _, n in defs]
-    close = difflib.get_close_matches(name, names, n=3)
-    raise (NearMiss if close else NotFound)(
-        f"class {qualname!r} defines no method {name!r}; {near(name, names)}",
-        "fix the method name in `before:`/`after:` (`Class.method`), or use `into: Class` (the end of the class)"
-        if close
-        else "",
-    )
-
-
-def _class_target(src: Source, op: InsertDefinitions) -> tuple[_Class, str, int | None]:
-    """(the class, its qualname, the index of the anchor method in its body, or None for `into`)."""
-    if op.side == "into":
-        return _find_class(src, op.anchor), op.anchor, None
-    qualname, name = op.anchor.rsplit(".", 1)
-    c = _find_class(src, qualname)
-    return c, qualname, _member(c, qualname, name)
-
-
-def _indented(text: str, indent: str, nl: str) -> str:
-    """`text` indented into a class body, except the lines that begin inside a multi-line string
-    (indenting them would change the string's value, and the inverse would not find the payload)."""
-    lines = Source.parse_lines(text)
-    inside = {
-        k
-        for n in ast.walk(ast.parse(text))
-        if isinstance(n, (ast.Constant, ast.JoinedStr)) and n.end_lineno is not None
-        for k in range(n.lineno, n.end_lineno)  # 0-based: the lines after the string's first
-    }
-    return "".join(indent + ln if ln.strip() and k not in inside else ln for k, ln in enumerate(lines)).replace(
-        "\n", nl
-    )
-
-
-def _class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
-    c, qualname, k = _class_target(src, op)
-    body = c.node.body
-    binds = _class_binds(c.node)
-    for name in op.names:
-        if name in binds or "*" in binds:
-            line = binds.get(name, binds.get("*", 0))
-            raise Clash(
-                f"class {qualname!r} already binds {name!r} (line {_abs(src, c, line) + 1}"
-                f"{'' if name in binds else ', a __slots__ radpatch cannot read'}); "
-                f"the payload's {name!r} would shadow it",
-                "rename it in the payload (e.g. a `_yourpatch_` prefix), or replace the class's own definition",
-            )
-        why = _special_class(c.node, qualname, name, ast.parse(p.items[name][0]).body[0])
-        if why is not None:
-            raise MatchFailure(
-                why,
-                "write it as a method, or set the attribute after the class with a module-level statement "
-                "(an insert_after of the class)",
-            )
-    _class_reads_defined(src, op, p, c, qualname, body[: len(body) if k is None else k + (op.side == "after")])
-    nl = src.newline
-    items = [_indented(p.items[name][0], c.indent, nl) for name in op.names]
-    if k is not None and op.side == "before" and k == 0:
-        at, block = _abs(src, c, _start(body[0])), "".join(item + nl for item in items)
-    else:
-        last = body[-1] if k is None else body[k - 1 if op.side == "before" else k]
-        at, block = _abs(src, c, _end(last)) + 1, "".join(nl + item for item in items)
-    if at == len(src.lines) and not src.lines[-1].endswith(("\n", "\r")):
-        return Source.parse(src.text + nl + block[: -len(nl)])  # the file keeps having no final newline
-    top = src.tops[c.top]
-    text = src.text_of(top.start, at) + block + src.text_of(at, top.end)
-    return src.splice_lines(
-        top.start,
-        top.end,
-        c.top,
-        c.top + 1,
-        text,
-        (replace(top, start=0, end=top.end - top.start + len(Source.parse_lines(block))),),
-    )
-
-
-def _class_reads_defined(
-    src: Source, op: InsertDefinitions, p: Payload, c: _Class, qualname: str, before: list[ast.stmt]
-) -> None:
-    """Refuse a payload item that reads, when the class is created (a decorator, a base, an
-    attribute's value), a name neither the class body binds above it nor the module binds above
-    the class (creating the class would raise NameError)."""
-    own = {name for statement in p.imports for name in bound_names(ast.parse(statement).body[0])}
-    above = {name for stmt in before for name in bound_names(stmt)}
-    for k, name in enumerate(op.names):
-        reads = _import_time_reads(ast.parse(p.items[name][0]).body[0]) - own - above - set(op.names[:k])
-        for read in sorted(reads):
-            bound = _binding(src, read)
-            if bound and min(bound) >= c.top:
-                raise MatchFailure(
-                    f"the payload's {name!r} reads {read!r} when class {qualname!r} is created, and the module binds "
-                    f"{read!r} only at line {src.tops[min(bound)].start + 1}, below the class",
-                    "read it inside the method instead (at call time), or import it in the payload",
-                )
-
-
-def _class_inverse(src: Source, op: InsertDefinitions, p: Payload) -> Source:
-    c = _find_class(src, op.anchor if op.side == "into" else op.anchor.rsplit(".", 1)[0])
-    body = c.node.body
-    side = f"class {op.anchor if op.side == 'into' else op.anchor.rsplit('.', 1)[0]!r}"
-    first = [k for k, stmt in enumerate(body) if op.names[0] in bound_names(stmt)]
-    if len(first) != 1:
-        raise NotUndoable(f"injected definition {op.names[0]!r} is {'not' if not first else 'several times'} in {side}")
-    j, n = first[0], len(op.names)
-    got = [ast.dump(stmt) for stmt in body[j : j + n]]
-    wanted = [p.items[name][1] for name in op.names]
-    if got != wanted:
-        differ = [name for name, g, w in zip(op.names, [*got, *[""] * n], wanted) if g != w]
-        raise NotUndoable(
-            f"injected definitions in {side} differ from the payload {op.payload.name}: {', '.join(differ)}"
-        )
-    member = op.anchor.rsplit(".", 1)[-1]
-
-    def is_anchor(k: int) -> bool:
-        return 0 <= k < len(body) and getattr(body[k], "name", None) == member
-
-    placed = {"into": j + n == len(body), "after": is_anchor(j - 1), "before": is_anchor(j + n)}[op.side]
-    if not placed or j == 0 and op.side != "before":
-        raise NotUndoable(f"injected definitions are not {op.side} {op.anchor!r}")
-    own = _own_lines(src, op, p, [_abs(src, c, _start(stmt)) for stmt in body[j : j + n]])
-    if j == 0:  # from the first one's own comment lines
-        start, end = min([_abs(src, c, _start(body[0])), *own]), _abs(src, c, _start(body[n]))
-    else:
-        start, end = _abs(src, c, _end(body[j - 1])) + 1, _abs(src, c, _end(body[j + n - 1])) + 1
-    inside = {
-        line for stmt in body[j : j + n] for line in range(_abs(src, c, _start(stmt)), _abs(src, c, _end(stmt)) + 1)
-    } | own
-    stray = [k + 1 for k in range(start, end) if k not in inside and src.lines[k].strip()]
-    if stray:
-        raise NotUndoable(
-            f"lines {stray[:3]} between the injected definitions are not blank; cannot remove them exactly"
-        )
-    if end == len(src.lines) and not src.lines[-1].endswith(("\n", "\r")):
-        kept = src.text_of(0, start)  # the file had no final newline before the definitions came
-        return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
-    top = src.tops[c.top]
-    text = src.text_of(top.start, start) + src.text_of(end, top.end)
-    return src.splice_lines(
-        top.start, top.end, c.top, c.top + 1, text, (replace(top, start=0, end=top.end - top.start - (end - start)),)
-    )

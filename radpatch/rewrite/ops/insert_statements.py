@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
     from radpatch.rewrite.matching import (
         NotUndoable,
-        block_body,
         code_of,
         own_comments,
         parse_code,
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.ops.common import in_scope, slot_of, with_body
     from radpatch.rewrite.ops.common.selection import statement_match
+    from radpatch.rewrite.tree import block_body
 
 
 @dataclass(frozen=True)

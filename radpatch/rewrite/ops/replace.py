@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from radpatch.rewrite.matching import (
-        Path_,
-        block_body,
         calls_to,
         code_of,
         enclosing_expression,
@@ -37,7 +35,6 @@ if TYPE_CHECKING:
         find_scope,
         find_statements,
         lines_of,
-        nodes_of,
         parse_code,
         parse_statements,
         pretty,
@@ -56,6 +53,7 @@ if TYPE_CHECKING:
         undo_pick,
     )
     from radpatch.rewrite.source import expression_text
+    from radpatch.rewrite.tree import Path_, block_body, nodes_of
 
 
 @dataclass(frozen=True)

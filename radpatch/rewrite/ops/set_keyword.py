@@ -21,10 +21,11 @@ from radpatch.rewrite.source import Source, expression_text
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import Path_, code_of, expr_key, find_scope, lines_of, nodes_of, replace_on_path
+    from radpatch.rewrite.matching import code_of, expr_key, find_scope, lines_of, replace_on_path
     from radpatch.rewrite.merge import merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.selection import Explanation, nested_matches, select, undo_pick
+    from radpatch.rewrite.tree import Path_, nodes_of
 
 
 @dataclass(frozen=True)

@@ -17,17 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
-from radpatch.rewrite.matching import (
-    SCOPE_MISSING,
-    SCOPE_NEAR,
-    MatchFailure,
-    NearMiss,
-    NotFound,
-    Path_,
-    block_body,
-    replace_on_path,
-)
+from radpatch.rewrite.matching import SCOPE_MISSING, SCOPE_NEAR, MatchFailure, NearMiss, NotFound, replace_on_path
 from radpatch.rewrite.source import Source, Top
+from radpatch.rewrite.tree import Path_, block_body
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]
 

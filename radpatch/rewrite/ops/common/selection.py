@@ -19,26 +19,24 @@ import libcst as cst
 
 from radpatch.errors import Position, Probed
 from radpatch.registry.model import Occurrence
+from radpatch.rewrite.inline import inline_statements
 from radpatch.rewrite.matching import (
     Ambiguous,
     MatchFailure,
     NearMiss,
     NotFound,
-    Path_,
-    block_body,
-    closest,
     code_of,
     explaining,
     find_scope,
     find_statements,
-    inline_statements,
     lines_of,
     nested_scopes,
     replace_on_path,
     starts,
     statement_count,
-    statement_slots,
 )
+from radpatch.rewrite.nearest import closest
+from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]
 

@@ -1,0 +1,147 @@
+"""The entry `radpatch capture` writes (importing.capture found the edits): built from each file's
+before (its pristine bytes, or what radpatch's patches left under a hand edit) and after as
+`radpatch import` builds one (importing.emit), with the `requires:` it needs; files whose only
+change is comments or layout are left out, said with a reason."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass
+
+from radpatch.errors import RefusedError, Undecodable
+from radpatch.files import read_regular
+from radpatch.importing import depends, emit
+from radpatch.importing.capture import CapturedEdits, Edited, LeftOut
+from radpatch.importing.model import DiffFile
+from radpatch.install.dist_infos import canonical_name
+from radpatch.install.environment import Installed
+from radpatch.state.hashes import live
+from radpatch.state.record import ABSENT, Store
+
+
+@dataclass(frozen=True)
+class Captured:
+    """The entry to write, what it was made from, and the files left out because only comments or
+    layout changed."""
+
+    entry: emit.Entry
+    changes: tuple[DiffFile, ...]
+    layout_only: tuple[LeftOut, ...]
+    requires: tuple[str, ...] = ()  # the entry's `requires:`
+    stacked: tuple[tuple[str, str], ...] = ()  # (file, the patch its edits went on top of)
+
+
+def build(name: str, found: CapturedEdits, pristine: dict[str, bytes], supported: str | None) -> Captured:
+    """The entry, built as `radpatch import` builds one, from each file's pristine bytes (before;
+    for a file edited on top of radpatch's patches, the bytes they left) and its bytes now (after)."""
+    dist = found.dist
+    changes: list[DiffFile] = []
+    layout: list[LeftOut] = []
+    for e in found.edited:
+        after = _parsed(e, dist)
+        if e.new:
+            changes.append(DiffFile(e.relpath, None, after, dist.name))
+            continue
+        before = pristine[e.relpath].decode("utf-8", "surrogateescape")
+        if _same_code(before, after):
+            layout.append(LeftOut(e.relpath, "only comments or layout changed: no code to capture"))
+            continue
+        changes.append(DiffFile(e.relpath, before, after, dist.name))
+    if not changes:
+        raise RefusedError(
+            f"no code differs from the wheel in {found.scanned}: " + "; ".join(f"{x.relpath}: {x.why}" for x in layout),
+            "capture records code changes; comments and layout need no entry",
+        )
+    rels = [c.rel for c in changes]
+    shown = rels[0] if len(rels) == 1 else f"{len(rels)} modules of {dist.name}"
+    version = str(dist.version)
+    on = {e.relpath: e.on.patch for e in found.edited if e.on is not None}
+    requires = requirements(found, tuple(changes))
+    description = f"Captured by `radpatch capture` from edits made by hand to {dist.name} {version}:\n" + "".join(
+        f"- {c.rel}{' (new)' if c.before is None else ''}{f' (on top of {on[c.rel]})' if c.rel in on else ''}\n"
+        for c in changes
+    )
+    spec = emit.EntrySpec(
+        name,
+        name,
+        f"Hand edits to {shown}, captured",
+        dist.name,
+        supported or f"=={version.split('+')[0]}",
+        requires,
+        tuple(changes),
+        description=description,
+        written_by="radpatch capture",
+    )
+    stacked = tuple((c.rel, on[c.rel]) for c in changes if c.rel in on)
+    return Captured(emit.build(spec), tuple(changes), tuple(layout), requires, stacked)
+
+
+def requirements(found: CapturedEdits, changes: tuple[DiffFile, ...]) -> tuple[str, ...]:
+    """The entries a capture requires: each whose result a file was edited on top of, and each
+    applied entry that created a module, or added a name, that the captured code newly imports."""
+    tops = [e.on.patch for e in found.edited if e.on is not None]
+    applied = _applied(found.dist)
+    needs = depends.needs([*(c for _, c in applied), changes])
+    return tuple(dict.fromkeys([*tops, *(applied[n.provider][0] for n in needs if n.needs == len(applied))]))
+
+
+def _applied(dist: Installed) -> list[tuple[str, tuple[DiffFile, ...]]]:
+    """Each entry radpatch recorded for `dist`, oldest first, with the files that carry it as it
+    left them (before: its kept original; after: its result), for importing.depends."""
+    store = Store(dist.root)
+    out = []
+    for rec in sorted(store.records().values(), key=lambda r: r.seq):
+        if canonical_name(rec.distribution) != canonical_name(dist.name):
+            continue
+        files = []
+        for f in rec.files:
+            try:
+                data = read_regular(dist.root / f.path)
+            except OSError:
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            walked = live(store, f.path, digest, data)
+            if walked is None or f not in (ln.file for ln in walked[0]):
+                continue  # not applied any more (or edited since): it provides nothing now
+            before = None if f.original_sha256 == ABSENT else store.original(f.original_sha256)
+            after = data if digest == f.patched_sha256 else store.original(f.patched_sha256)
+            if after is None or before is None and f.original_sha256 != ABSENT:
+                continue
+            text = before.decode("utf-8", "surrogateescape") if before is not None else None
+            files.append(DiffFile(f.path, text, after.decode("utf-8", "surrogateescape"), dist.name))
+        if files:
+            out.append((rec.patch, tuple(files)))
+    return out
+
+
+def _parsed(e: Edited, dist: Installed) -> str:
+    """The edited file's bytes as the text import reads (UTF-8, surrogate escapes), once it is
+    checked to be Python source (decoded as Python decodes it: coding declaration, BOM)."""
+    text = e.current.decode("utf-8", "surrogateescape")
+    try:
+        ast.parse(emit.as_python(text)[0])
+    except Undecodable as exc:
+        raise RefusedError(
+            f"{dist.root / e.relpath}: the edited module is not text in the encoding Python reads it in ({exc})",
+            "fix the file's coding declaration or its bytes, and capture again",
+        )
+    except SyntaxError as exc:
+        where = f"{dist.root / e.relpath}:{exc.lineno or 1}"
+        raise RefusedError(
+            f"{where}: the edited module does not parse ({exc.msg}); capture records code it can parse",
+            "fix the edit and capture again"
+            + ("" if e.new else f", or put the file back: radpatch restore {e.relpath}"),
+        )
+    except ValueError as exc:  # a NUL byte
+        raise RefusedError(
+            f"{dist.root / e.relpath}: the edited module is not Python source ({exc})", "fix the file and capture again"
+        )
+    return text
+
+
+def _same_code(before: str, after: str) -> bool:
+    try:
+        return ast.dump(ast.parse(emit.as_python(before)[0])) == ast.dump(ast.parse(emit.as_python(after)[0]))
+    except (SyntaxError, ValueError):  # Undecodable is a ValueError
+        return False

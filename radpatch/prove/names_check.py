@@ -1,0 +1,160 @@
+"""The names step: names the patched module cannot resolve at run time that the original could (the
+names package's analysis, judged by the target interpreter when it is another Python version),
+new imports of what the target's import path lacks, and names taken from a package still importing."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.machinery
+import sys
+
+from radpatch.files import head_lines
+from radpatch.gcpause import pausing
+from radpatch.install import target_python
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import names
+from radpatch.prove.analysis import analysis_of, for_python, on_target, other_python
+from radpatch.prove.partial_package import partial_package_imports
+from radpatch.prove.refusal import (
+    METHOD_ONLY_HINT,
+    MISSING_MODULE_HINT,
+    NAMES_HINT,
+    PARTIAL_PACKAGE_HINT,
+    SELF_IMPORT_HINT,
+    SHADOW_BUILTIN_HINT,
+    Refusal,
+)
+from radpatch.registry.model import Patch
+
+
+def introduced(
+    before: bytes,
+    after: bytes,
+    module: str | None = None,
+    filename: str = "",
+    python: PythonEnv | None = None,
+    skip: tuple[str, ...] | None = (),
+) -> list[names.Problem] | None:
+    """Names `after` cannot resolve that `before` could (None when either could not be walked), judged
+    by the target interpreter when it is another Python version."""
+    if other_python(python):
+        assert python is not None
+        try:
+            there = list(on_target(python, before, after, filename, module).problems)
+        except (RecursionError, MemoryError):
+            return None
+        me = names.module_of(module, filename)
+        return there + _missing_imports(before, after, me, python, skip) + _partial(before, after, me, python)
+    me = names.module_of(module, filename)
+    old, new = analysis_of(before, me).problems, analysis_of(after, me).problems
+    if old is None or new is None:
+        return None
+    return (
+        names.new_problems(old, new)
+        + _missing_here(before, after, python)
+        + _missing_imports(before, after, me, python, skip)
+        + _partial(before, after, me, python)
+    )
+
+
+def _partial(before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None) -> list[names.Problem]:
+    """New imports of a name from the module's own parent package that its `__init__` binds only after
+    importing the module (prove.partial_package)."""
+    if python is None:
+        return []
+    return partial_package_imports(before, after, me, [str(p) for p in python.paths])
+
+
+def _missing_imports(
+    before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None, skip: tuple[str, ...] | None
+) -> list[names.Problem]:
+    """New unguarded imports of what the target's import path lacks and nothing else expects
+    (names.introduced_missing). `skip`: the modules whose planned text is not on disk; None: the
+    patch requires other entries, applied before it in the same run (they may add names and modules)."""
+    if python is None:
+        return []
+    paths = [str(p) for p in python.paths]
+    version = (python.version[0], python.version[1])
+    ask = functools.partial(target_python.stdlib_binds, python.executable)
+    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask)
+
+
+def unjudged(patch: Patch) -> tuple[str, ...] | None:
+    """The modules a patch's own text changes or creates (their files on disk are not what runs), or
+    None when it requires other entries (which may add names the files do not have yet)."""
+    return None if patch.requires else own_modules(patch)
+
+
+def own_modules(patch: Patch) -> tuple[str, ...]:
+    """The modules a patch's own text changes or creates (their files on disk are not what runs)."""
+    whole = (c.module for t in patch.targets for c in t.choices)
+    return tuple(dict.fromkeys(m[: -len(".__init__")] if m.endswith(".__init__") else m for m in whole))
+
+
+def _missing_here(before: bytes, after: bytes, python: PythonEnv | None) -> list[names.Problem]:
+    """The target's standard library when it is radpatch's own version: a module only a newer
+    Python has (`import tomllib` on 3.10), newly imported and not installed on the target's path.
+    Looked for in the text first, so a plain apply parses nothing more."""
+    own = frozenset(getattr(sys, "stdlib_module_names", ()))
+    later = names.ADDED_SINCE_310 - own
+    if python is None or not any(after.count(n.encode()) > before.count(n.encode()) for n in later):
+        return []
+    paths = [str(p) for p in python.paths]
+
+    def installed(name: str) -> bool:
+        return importlib.machinery.PathFinder.find_spec(name, paths) is not None
+
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    version = f"{python.version[0]}.{python.version[1]}"
+    return names.missing_modules(old, new, own, own | later, installed, version)
+
+
+@pausing
+def names_refusal(
+    before: bytes,
+    after: bytes,
+    filename: str,
+    python: PythonEnv | None = None,
+    module: str | None = None,
+    skip: tuple[str, ...] | None = (),
+) -> Refusal | None:
+    """Names the patch makes unresolvable at run time (see the names package), each with its line."""
+    new = introduced(before, after, module, filename, python, skip)
+    if new is None:
+        me = names.module_of(module, filename)
+        unparsed = analysis_of(before, me).unparsed or analysis_of(after, me).unparsed
+        if unparsed in ("SyntaxError", "ValueError"):
+            why = f"the patched {filename} cannot be parsed by radpatch's own Python to check its names ({unparsed})"
+            return Refusal("names", why, NAMES_HINT)
+        return Refusal("names", f"the patched {filename} is too deeply nested to check its names", NAMES_HINT)
+    if not new:
+        return None
+    kinds = {p.kind for p in new}
+    what = (
+        "would fail to import"
+        if kinds <= {names.MISSING_MODULE, names.MISSING_NAME, names.SELF_IMPORT, names.PARTIAL_PACKAGE}
+        else "would take over a builtin"
+        if kinds == {names.SHADOWS_BUILTIN}
+        else "would call super() where it fails"
+        if kinds == {names.METHOD_ONLY}
+        else "would use undefined names"
+    )
+    why = f"the patched {filename} {what}{for_python(python)}: " + "; ".join(p.describe() for p in new)
+    hint = (
+        SHADOW_BUILTIN_HINT
+        if names.SHADOWS_BUILTIN in kinds
+        else METHOD_ONLY_HINT
+        if names.METHOD_ONLY in kinds
+        else SELF_IMPORT_HINT
+        if names.SELF_IMPORT in kinds
+        else PARTIAL_PACKAGE_HINT
+        if names.PARTIAL_PACKAGE in kinds
+        else MISSING_MODULE_HINT
+        if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
+        else NAMES_HINT
+    )
+    return Refusal("names", why, hint)

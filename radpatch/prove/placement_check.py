@@ -1,0 +1,142 @@
+"""The placement step: a definition the patch adds shadows the module's own, a rewrite lands in dead
+or unreachable code, or a later star import or dynamic store rebinds what it changed (the placement
+package's analysis), and which rewrite shows it."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from radpatch.errors import RefusedError
+from radpatch.gcpause import pausing
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import names, placement, star_exports
+from radpatch.prove.analysis import analysis_of, forward, on_target, other_python
+from radpatch.prove.names.imports import resolved
+from radpatch.prove.names_check import own_modules
+from radpatch.prove.refusal import PLACEMENT_HINT, REBIND_HINT, UNREACHABLE_HINT, Refusal
+from radpatch.registry.model import Patch, Rewrite, creates
+
+_CHECKS = (placement.shadowed, placement.dead_changes, placement.unreachable_changes)
+_PLACEMENT_HINTS = {
+    "shadowed": PLACEMENT_HINT,
+    "dead_changes": PLACEMENT_HINT,
+    "unreachable_changes": UNREACHABLE_HINT,
+    "rebound_changes": REBIND_HINT,
+}
+
+
+def _rebound_check(
+    python: PythonEnv | None,
+    me: tuple[str, bool] | None,
+    stars: tuple[star_exports.ModuleSource, ...] | None = None,
+    own: tuple[str, ...] = (),
+) -> Callable[[placement.Placement, placement.Placement], list[str]]:
+    """placement.rebound_changes, with what a later star import binds told by one rule
+    (star_exports): its module read from the target's path (apply), or from `stars`, the modules
+    verify read from the release's wheel. Without either, or for a module of `own` (the patch's
+    modules: their planned text is not what the files hold), a star import after the change is refused."""
+    star_binds: placement.StarBinds | None = None
+    read: star_exports.Read | None = None
+    submodule: star_exports.Submodule = star_exports.no_submodule_known
+    if python is not None:
+        read, submodule = star_exports.path_reader([str(p) for p in python.paths], own)
+    elif stars is not None:
+        read = star_exports.wheel_reader(stars, own)
+    if read is not None:
+        reader = read
+
+        def star_binds(star: tuple[int, str | None], name: str) -> bool | None:
+            base = resolved(ast.ImportFrom(module=star[1], names=[], level=star[0]), me)
+            return None if base is None else star_exports.star_binds(reader, base, name, submodule)
+
+    def rebound_changes(before: placement.Placement, after: placement.Placement) -> list[str]:
+        return placement.rebound_changes(before, after, star_binds)
+
+    return rebound_changes
+
+
+def _placed(
+    check: Callable[[placement.Placement, placement.Placement], list[str]],
+    before: bytes,
+    after: bytes,
+    me: tuple[str, bool] | None = None,
+) -> list[str]:
+    old, new = analysis_of(before, me).placement, analysis_of(after, me).placement
+    return [] if old is None or new is None else check(old, new)
+
+
+def _unparsable(before: bytes, after: bytes, me: tuple[str, bool] | None) -> bool:
+    return bool({analysis_of(before, me).unparsed, analysis_of(after, me).unparsed} & {"SyntaxError", "ValueError"})
+
+
+@pausing
+def placement_refusal(
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    before: bytes,
+    after: bytes,
+    filename: str,
+    python: PythonEnv | None = None,
+    module: str | None = None,
+    stars: tuple[star_exports.ModuleSource, ...] | None = None,
+) -> Refusal | None:
+    """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
+    in a newer grammar than radpatch's own Python reads is judged by the target interpreter. A module
+    the rewrites create is written whole: it has no code of its own to shadow or leave dead (a name
+    defined twice in it is the author's, as Python runs it), so it is not checked."""
+    if creates(rws):
+        return None
+    me = names.module_of(module, filename)  # the key the names step analysed both versions under: one parse each
+    old, new = analysis_of(before, me), analysis_of(after, me)
+    if (old.placement is None or new.placement is None) and other_python(python) and _unparsable(before, after, me):
+        assert python is not None
+        found_there = on_target(python, before, after, filename, module).placement
+        if not found_there:
+            return None
+        k: int | None = len(rws)
+        if len(rws) > 1:
+            try:
+                k = placement.first_failing(
+                    len(rws),
+                    lambda k: bool(
+                        on_target(python, before, forward(patch, rws[:k], before, filename), filename, module).placement
+                    ),
+                )
+            except RefusedError:  # a prefix radpatch's own Python cannot run: name the last rewrite
+                k = len(rws)
+        check_name, said = found_there[0]
+        hint = _PLACEMENT_HINTS.get(check_name, PLACEMENT_HINT)
+        if not rws:
+            return Refusal("placement", f"the patched {filename}: {said}", hint)
+        rw = rws[(k or len(rws)) - 1]
+        return Refusal("placement", f"rewrite {rw.id!r} ({rw.location}) on {filename}: {said}", hint, rw.id)
+    if old.placement is None or new.placement is None:
+        why = (
+            f"the patched {filename} cannot be parsed by radpatch's own Python to check where its code lands "
+            f"({old.unparsed or new.unparsed})"
+        )
+        return Refusal("placement", why, PLACEMENT_HINT)
+    for check in (*_CHECKS, _rebound_check(python, me, stars, own_modules(patch))):
+        found = check(old.placement, new.placement)
+        if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
+            rw = _first_showing(check, patch, rws, before, filename, me)
+            why = f"rewrite {rw.id!r} ({rw.location}) on {filename}: {found[0]}"
+            return Refusal("placement", why, _PLACEMENT_HINTS[check.__name__], rw.id)
+    return None
+
+
+def _first_showing(
+    check: Callable[[placement.Placement, placement.Placement], list[str]],
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    before: bytes,
+    filename: str,
+    me: tuple[str, bool] | None = None,
+) -> Rewrite:
+    """The rewrite that shows what `check` found: the first that, applied with those before it, is flagged
+    (the last rewrite if no prefix is)."""
+    k = placement.first_failing(
+        len(rws), lambda k: bool(_placed(check, before, forward(patch, rws[:k], before, filename), me))
+    )
+    return rws[(k or len(rws)) - 1]
