@@ -15,8 +15,9 @@ order is the module author's). Other statements of the scope, and every scope th
 not touch, may differ: upstream changed them too. A scope the change only removes statements from
 needs positive evidence, since a release lacking them may just have moved them: the release's scope
 keeps the statements next to each removed one, and the module holds the removed statements nowhere
-else (a wrapper that now calls a helper still running them is not the change), nor a removed call
-with other arguments (a call moved into another function, given what that function has at hand).
+else, at any depth (a wrapper that now calls a helper still running them, inside a `with` block or
+not, is not the change), nor a removed call with other arguments (a call moved into another
+function, given what that function has at hand).
 
 The check needs no undo, so it holds where undoing the rewrites cannot run: radpatch marks what it
 deleted, and the import it added, with a comment that upstream's file does not have. A module whose
@@ -95,7 +96,9 @@ def carries(before: bytes, after: bytes, release: bytes) -> bool:
             return False
         if not _in_order(_shared(_placed(new), counts_r), _placed(theirs)):
             return False
-        if not any(counts_new[s] > counts_old[s] for s in counts_new) and not _removed_here(old, new, theirs, a, r):
+        if not any(counts_new[s] > counts_old[s] for s in counts_new) and not _removed_here(
+            old, new, theirs, after, release
+        ):
             return False
         if not any(counts_new[s] > counts_old[s] for s in counts_new) and _called_still(scope, before, after, release):
             return False
@@ -150,12 +153,13 @@ def calls(source: bytes) -> dict[str, Counter[str]] | None:
     return out
 
 
-def _removed_here(old: list[str], new: list[str], theirs: list[str], after: Shape, release: Shape) -> bool:
+def _removed_here(old: list[str], new: list[str], theirs: list[str], after: bytes, release: bytes) -> bool:
     """A scope the change only removes statements from: the release's scope lacking them is no evidence
     by itself (a scope upstream emptied, or turned into a call of a helper that still runs them,
     lacks them too). The release must keep the statements around each removed one (its nearest kept
-    neighbours in the base), and hold the removed statements nowhere in the module more often than
-    the change's result does."""
+    neighbours in the base), and hold the removed statements nowhere in the module, at any depth
+    (inside a `with`, `if`, `try` or loop body too, of any scope), more often than the change's
+    result does."""
     gone = Counter(old) - Counter(new)
     left, removed = Counter(gone), []
     for i, s in enumerate(old):
@@ -169,9 +173,27 @@ def _removed_here(old: list[str], new: list[str], theirs: list[str], after: Shap
         after_ = next((old[j] for j in range(i + 1, len(old)) if j not in dropped), None)
         if any(n is not None and have[n] == 0 for n in (before, after_)):
             return False
-    everywhere_after = Counter(s for body in after.values() for s in body)
-    everywhere_release = Counter(s for body in release.values() for s in body)
+    everywhere_after, everywhere_release = statements(after), statements(release)
+    if everywhere_after is None or everywhere_release is None:
+        return False
     return all(everywhere_release[s] <= everywhere_after[s] for s in gone)
+
+
+def statements(source: bytes) -> Counter[str] | None:
+    """Every statement of the module, at any depth (the bodies of compound statements and of
+    definitions included), as `shape` spells it (a definition by its header); None when it does
+    not parse."""
+    try:
+        tree = ast.parse(source)
+        out: Counter[str] = Counter()
+        for node in ast.walk(tree):
+            if isinstance(node, _DEFS):
+                out[_header(node)] += 1
+            elif isinstance(node, ast.stmt):
+                out[ast.dump(node)] += 1
+        return out
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _placed(statements: list[str]) -> list[str]:

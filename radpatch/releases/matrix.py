@@ -9,9 +9,10 @@ release any of its entries supports) and reduces each result to what a maintaine
   moved         the scope is no longer where the entry looks; another module of the wheel defines it
                 (radpatch.releases.moved found it by its code): named, and whether the rewrites prove there;
                 also when no `modules:` choice covers the release and the latest choice's module still
-                defines the scope (the choice's range can be extended)
+                defines the scope (the choice's range can be extended); when several modules define it
+                (a test double beside the new home, say), all are named and port leaves the entry alone
   no match      a rewrite does not match; the nearest candidate in the release is named
-  out of range  outside the entry's `supported` range (and whether it would pass there)
+  out of range  outside the entry's `supported` range (and whether it would pass there, or where it moved)
   fail          another check fails (compile, names, placement, reverse, idempotent): named
 """
 
@@ -47,13 +48,16 @@ class Cell:
     proven: bool | None = None  # moved: the rewrites prove in that module
     target: str | None = None  # moved: the entry's `modules:` name
     old: str | None = None  # moved: the module the entry names (or its latest choice, when none covers it)
-    also: tuple[str, ...] = ()  # moved: other modules where the rewrites prove too (ambiguous: port stops)
+    # moved: the other modules that define the scope too; out: every one (ambiguous either way: port stops)
+    also: tuple[str, ...] = ()
     passes: bool = False  # out: the entry would pass there all the same
     step: str = ""  # fail: the proof step that fails
 
     @property
     def short(self) -> str:
         if self.kind == OUT:
+            if self.also and not self.module:
+                return "out (moved: several)"
             return "out (pass)" if self.passes else f"out (moved: {self.module})" if self.module else "out"
         if self.kind == FAIL:
             return f"FAIL {self.step}"
@@ -141,6 +145,10 @@ def cell(
         if isinstance(to, search.Moved) and to.proven and to.module != to.old and not to.also:
             detail = f"{out.detail}; moved: {to.old} -> {to.module} (the rewrites prove there)"
             return dataclasses.replace(out, detail=detail, module=to.module, proven=True, target=to.target, old=to.old)
+        if isinstance(to, search.Moved) and to.also:  # port would leave it: say why
+            several = (to.module, *to.also)
+            detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
+            return dataclasses.replace(out, detail=detail, also=several)
         return out
     if r.ok:
         return Cell(r.version, PASS)
@@ -159,7 +167,7 @@ def cell(
                 what = f"{where.old} -> {where.module} ({how})"
             if where.also:
                 what += (
-                    f"; {', '.join(where.also)} also define(s) the scope and the rewrites prove there too: "
+                    f"; {', '.join(where.also)} also define(s) the scope: "
                     "which one the program uses cannot be told from the code (write the choice by hand)"
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
@@ -230,8 +238,9 @@ def render(rows_: list[Row]) -> str:
         f"{row.patch.name} {c.version}: {c.kind}: {c.detail}"
         for row in rows_
         for c in row.cells
-        if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE)
+        if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE) or (c.kind == OUT and c.also)
     ]
+    several = any(c.kind == OUT and c.also for row in rows_ for c in row.cells)
     notes += [f"{row.patch.name}: not verified: {row.error.message}" for row in rows_ if row.error is not None]
     if notes:
         lines += ["", *notes]
@@ -239,6 +248,7 @@ def render(rows_: list[Row]) -> str:
     lines.append(
         "out: outside the entry's `supported` range; out (pass): it would pass there (`radpatch port` widens it); "
         "out (moved: MODULE): it would pass in MODULE (`radpatch port` adds it)"
+        + ("; out (moved: several): several modules define the scope (named above; edit by hand)" if several else "")
     )
     return "\n".join(lines)
 

@@ -6,9 +6,12 @@ When a release no longer defines a rewrite's scope in the module the entry names
 with the dist-info) lists its modules; they are read with range requests, nearest first (the
 declared module's own package, then the package above it, up to the top-level package, within a
 budget), and parsed with `ast` (no libcst, nothing imported). A module that defines every scope the
-target's rewrites name is a candidate; the one where the rewrites prove (verify's own proof) wins.
-When several modules of the same tier prove (a compat copy beside the new home), which one the
-program calls cannot be told from the code: every one is named (`also`) and port leaves the entry alone.
+target's rewrites name is a candidate; the nearest one where the rewrites prove (verify's own proof)
+is named first. The search does not stop at the first tier holding a candidate: a new test double
+beside the declared module is as near as it gets, and the real new home may be a package away. When
+several modules define the scopes, in any tiers (a compat copy beside the new home, a test double),
+which one the program calls cannot be told from the code: every one is named (`also`) and port leaves
+the entry alone. Only a single candidate is taken for where the code went.
 
 A rewrite that no longer matches gets its nearest candidate: the statement (or expression) of its
 scope (of the whole module when the scope is gone) most similar to its `find`, whatever the
@@ -52,7 +55,7 @@ class Moved:
     module: str
     proven: bool
     error: str | None  # the proof's failure there, when not proven
-    also: tuple[str, ...] = ()  # other modules of the same tier where the rewrites prove too: ambiguous
+    also: tuple[str, ...] = ()  # other modules (any tier) that define the scopes too: ambiguous
 
 
 @dataclass(frozen=True)
@@ -247,11 +250,9 @@ def find_moved(
             below = requirement_layers(requires, moved, version, whole) or ()
             _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root, below)
             found.append(Moved(target, old.module, module, error is None, error))
-        proven = [m for m in found if m.proven]
-        if proven:  # several proving modules at the same distance (a compat copy, a vendored one): ambiguous
-            return dataclasses.replace(proven[0], also=tuple(m.module for m in proven[1:]))
-        if found:
-            return found[0]
+    if found:  # nearest proving one first; any other is ambiguity (a test double, a compat copy), in any tier
+        pick = next((m for m in found if m.proven), found[0])
+        return dataclasses.replace(pick, also=tuple(m.module for m in found if m is not pick))
     top = PurePosixPath(old.relpath).parts[0]
     total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)
     stays = tuple(q for q in wanted if q not in missing)

@@ -85,3 +85,46 @@ def test_a_kept_proof_names_the_entry_file_where_it_is_now(loopback: Any, tmp_pa
     assert kept["error"] == fresh["error"] and str(first) not in r.out + r.err
     moved_out = radpatch("--registry", str(second), "port", "cap", "--to", "2.1")
     assert str(first) not in moved_out.out + moved_out.err
+
+
+# --- candidates in several tiers: a new test double beside the declared module, the real home further --
+
+DOUBLE = "# a test double of size()\n" + GOOD
+OTHER = GOOD.replace("n = len(items)", "n = len(tuple(items))")  # size() too, where the rewrite does not match
+TIERS: dict[str, dict[str, str | bytes]] = {
+    "1.0": {f"{PKG}/sub/core.py": GOOD},
+    "1.1": {f"{PKG}/runtime/planning.py": GOOD, f"{PKG}/sub/fake.py": DOUBLE},  # both prove
+    "1.2": {f"{PKG}/runtime/planning.py": GOOD, f"{PKG}/sub/fake.py": OTHER},  # only the far one proves
+    "1.3": {f"{PKG}/runtime/planning.py": GOOD},  # the only home: port takes it
+}
+SUB = entry("==1.0", f"  planner: {PKG}.sub.core\n")
+
+
+@pytest.mark.parametrize("version", ["1.1", "1.2"])
+def test_a_candidate_in_the_nearer_tier_does_not_hide_one_further_away(
+    loopback: Any, write_registry: Any, radpatch: Any, no_shipped: None, version: str
+) -> None:
+    loopback(DIST, TIERS)
+    reg = write_registry("cap", SUB)
+    before = (reg / "cap.yaml").read_bytes()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", version)
+    assert r.code == 1, r.out + r.err
+    assert (reg / "cap.yaml").read_bytes() == before  # which one the program calls cannot be told
+    line = next(x for x in r.out.splitlines() if x.strip().startswith(f"{version}:"))
+    assert f"{PKG}.sub.fake" in line and f"{PKG}.runtime.planning" in line, r.out
+    m = radpatch("--registry", str(reg), "verify", "--all", "--versions", ">=1.0", "--json")
+    (row,) = (e for e in json.loads(m.out)["matrix"] if e["patch"] == "cap")
+    (cell,) = (c for c in row["cells"] if c["version"] == version)
+    assert cell["module"] is None  # not `out (moved: ...)`: port would not carry it
+    assert {f"{PKG}.sub.fake", f"{PKG}.runtime.planning"} <= set(cell["also"]), cell
+    text = radpatch("--registry", str(reg), "verify", "--all", "--versions", ">=1.0").out
+    note = next(x for x in text.splitlines() if x.startswith(f"cap {version}: "))
+    assert f"{PKG}.sub.fake" in note and f"{PKG}.runtime.planning" in note, text
+
+
+def test_a_single_candidate_further_away_is_taken(loopback: Any, write_registry: Any, radpatch: Any) -> None:
+    loopback(DIST, {v: TIERS[v] for v in ("1.0", "1.3")})
+    reg = write_registry("cap", SUB)
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.3")
+    assert r.code == 0, r.out + r.err
+    assert f"module: {PKG}.runtime.planning" in (reg / "cap.yaml").read_text()
