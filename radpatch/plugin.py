@@ -38,12 +38,13 @@ from radpatch.files import read_regular
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous, canonical_name
 from radpatch.state import zipped
-from radpatch.state.hashes import ByHash, read_file
+from radpatch.state.hashes import read_file
 from radpatch.state.record import FileRecord, PatchRecord, Store
 from radpatch.state.verdict import (
     FileVerdict,
     PatchVerdict,
     State,
+    file_verdict,
     pending_note,
     requirement_note,
     unmet_requirements,
@@ -330,25 +331,11 @@ def _file_state(
         lambda: wheel_record.sha256_of(dist_info / "RECORD", f.path) if dist_info else None,
         trusted,
     )
-    if read.error is not None:
-        return FileVerdict(f.path, State.DRIFTED, f"{f.path} unreadable ({read.error.strerror or read.error})")
     where = "" if path == root / f.path else f" (imported from {path})"
     if inside:
         where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
-    if read.lost:  # a module of the install that is gone (no patch created it): status refuses it the same way
-        return FileVerdict(f.path, State.INCOMPATIBLE, f"{dist.name} {dist.version} has no {f.path} under {root}")
-    data, seen = read.data, read.seen
-    if data is None and not trusted:  # no file, and no record of radpatch's that says it made one
-        return FileVerdict(f.path, State.NOT_APPLIED, f"{f.path} is gone{where}", False)
-    if seen is ByHash.APPLIED:
-        return FileVerdict(f.path, State.APPLIED, where.strip(), data is not None)
-    if seen is ByHash.NOT_APPLIED:
-        what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
-        return FileVerdict(f.path, State.NOT_APPLIED, f"{f.path} {what}{where}", data is not None)
-    if not trusted:  # status asks the rewrites (libcst), which the self-check never loads
-        why = f"{f.path} is not the installed file, and no record of radpatch's for this install says what it is{where}"
-        return FileVerdict(f.path, State.DRIFTED, why, data is not None)
-    return FileVerdict(f.path, State.DRIFTED, f"{f.path} changed since radpatch wrote it{where}", data is not None)
+    lost = f"{dist.name} {dist.version} has no {f.path} under {root}"  # status refuses it the same way
+    return file_verdict(f.path, read, trusted, lost=lost, where=where)
 
 
 def _imported_path(module: str) -> Path | None:

@@ -16,9 +16,9 @@ from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
-from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, pending_note, verdict
+from radpatch.state.hashes import ByHash, FileRead, by_hash
+from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
+from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, file_verdict, pending_note, verdict
 from radpatch.state.verdict import State as State
 
 
@@ -115,9 +115,7 @@ def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:
             return PatchVerdict(got.state, got.reason, record)
         judged, states = got
         read.extend(states)
-        each = [
-            FileVerdict(f.relpath, f.state, f"{f.relpath}: {f.detail}" if f.detail else "", f.exists) for f in states
-        ]
+        each = [FileVerdict(f.relpath, f.state, f.detail, f.exists) for f in states]
         return combine(patch.name, judged, each)
 
     raw = store.records().get(patch.name)
@@ -209,7 +207,7 @@ def _left_behind(dist: Installed, store: Store, record: PatchRecord | None, curr
         data = found or b""
         wheel = dist.recorded_sha256(f.path)
         if by_hash(state_sha(found), f, store, wheel, found) is not ByHash.NOT_APPLIED:
-            why = "an earlier revision of the entry patched it, and it changed since"
+            why = f"{f.path}: an earlier revision of the entry patched it, and it changed since"
             out.append(FileState(f.module, path, f.path, (), data, State.DRIFTED, why, wheel))
     return out
 
@@ -262,24 +260,22 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
                 f"cannot read {path}: {t.error.strerror if t.error else ''}",
                 "check the installation (reinstall it) and radpatch's permissions",
             )
-        recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-        verdict = by_hash(state_sha(None), recorded, store, wheel) if recorded else ByHash.NOT_APPLIED
-        state, detail = (
-            (State.NOT_APPLIED, "" if t.creates else "no such module (yet): the entry that creates it comes first")
-            if verdict is ByHash.NOT_APPLIED
-            else (State.DRIFTED, "radpatch's module is gone")
-        )
-        return FileState(module, path, relpath, rws, b"", state, detail, wheel, exists=False)
-    data = t.data
+    data = t.data or b""
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-    verdict = by_hash(sha256(data), recorded, store, wheel, data)
-    if verdict is ByHash.APPLIED:
-        state, detail = State.APPLIED, ""
-    elif verdict is ByHash.NOT_APPLIED:  # as it started, or byte-identical to the installed wheel, whatever it contains
-        state, detail = State.NOT_APPLIED, ""
-    else:  # the hashes cannot decide: the rewrites judge (libcst)
-        state, detail = judge(patch, rws, data, str(path), recorded, store)
-    return FileState(module, path, relpath, rws, data, state, detail, wheel)
+    # no record of a missing file: not applied (a module the entry creates, or another entry does)
+    seen = (
+        by_hash(state_sha(t.data), recorded, store, wheel, t.data)
+        if recorded or t.data is not None
+        else ByHash.NOT_APPLIED
+    )
+    v = file_verdict(relpath, FileRead(t.data, seen), record is not None, lost="", quiet=True)
+    state, detail = v.state, v.detail
+    if t.data is None and state is State.NOT_APPLIED and not t.creates:
+        detail = f"{relpath}: no such module (yet): the entry that creates it comes first"
+    elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
+        state, why = judge(patch, rws, data, str(path), recorded, store)
+        detail = f"{relpath}: {why}" if why else ""
+    return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
 
 
 def reinstall_hint(ps: PatchState) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from radpatch.install.dist_infos import DistInfo, canonical_name
-from radpatch.state.hashes import ByHash
+from radpatch.state.hashes import ByHash, FileRead
 from radpatch.state.record import DamagedJournal, PatchRecord, Store
 
 
@@ -67,9 +67,35 @@ def trusted(record: PatchRecord | None, dist: DistInfo, dist_record: str) -> boo
     return same and (not record.dist_record_sha256 or record.dist_record_sha256 == dist_record)
 
 
-def by_hash_state(verdict: ByHash) -> State | None:
-    """A file's state when its hashes decide it (state.hashes.by_hash), else None."""
-    return {ByHash.APPLIED: State.APPLIED, ByHash.NOT_APPLIED: State.NOT_APPLIED}.get(verdict)
+def file_verdict(
+    relpath: str, read: FileRead, trusted: bool, *, lost: str, where: str = "", quiet: bool = False
+) -> FileVerdict:
+    """One recorded file's state from what was read of it (state.hashes.read_file), with its words:
+    the one mapping status (state.decide, state.unloaded) and the engine-start check make.
+
+    `trusted`: the record speaks for this install; `lost`: the sentence for a module of the install
+    that is gone (no patch created it); `where`: " (imported from ...)" when not the installed
+    path; `quiet`: say nothing of a file that reads applied or not applied (status's table).
+    Where the hashes cannot decide (UNDECIDED, a file is there) this says drifted: status asks the
+    rewrites instead (decide passes its `judge`), which the engine-start check never loads."""
+    if read.error is not None:  # status reads the install first and stops there (exit 4): install.targets
+        return FileVerdict(relpath, State.DRIFTED, f"{relpath} unreadable ({read.error.strerror or read.error})")
+    if read.lost:  # a broken install: nothing else is said of the patch
+        return FileVerdict(relpath, State.INCOMPATIBLE, lost, False)
+    data, seen = read.data, read.seen
+    if data is None and not trusted:  # no file, and no record of radpatch's that says it made one
+        return FileVerdict(relpath, State.NOT_APPLIED, "" if quiet else f"{relpath} is gone{where}", False)
+    if seen is ByHash.APPLIED:
+        return FileVerdict(relpath, State.APPLIED, "" if quiet else where.strip(), data is not None)
+    if seen is ByHash.NOT_APPLIED:
+        what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
+        return FileVerdict(relpath, State.NOT_APPLIED, "" if quiet else f"{relpath} {what}{where}", data is not None)
+    if data is None:
+        return FileVerdict(relpath, State.DRIFTED, f"{relpath}: radpatch's module is gone{where}", False)
+    if not trusted:
+        why = f"{relpath} is not the installed file, and no record of radpatch's for this install says what it is"
+        return FileVerdict(relpath, State.DRIFTED, f"{why}{where}")
+    return FileVerdict(relpath, State.DRIFTED, f"{relpath} changed since radpatch wrote it{where}")
 
 
 def pending_note(store: Store) -> str:
