@@ -46,9 +46,9 @@ from radpatch.state.verdict import (
     State,
     file_verdict,
     pending_note,
-    requirement_note,
     unmet_requirements,
     verdict,
+    with_note,
 )
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
@@ -257,16 +257,19 @@ def _package(files: Sequence[FileRecord]) -> str:
 
 
 def _requirements_met(checks: list[PatchCheck]) -> list[PatchCheck]:
-    """An applied patch whose recorded requirement is not applied reads drifted, as in `status`."""
+    """An applied patch whose recorded requirement is not applied reads drifted: status's pass
+    (state.verdict.unmet_requirements), with the record's `requires:` only (no registry is loaded)
+    and only a requirement the hashes read applied counting as met (docs/plugin.md)."""
     applied = {c.name for c in checks if c.state is Seen.APPLIED}
-    out = []
-    for c in checks:
-        missing = unmet_requirements(c.record, applied.__contains__) if c.state is Seen.APPLIED else []
-        if missing:
-            detail = "; ".join([*([c.detail] if c.detail else []), requirement_note(missing)])
-            c = replace(c, state=Seen.DRIFTED, detail=detail, satisfied=False)
-        out.append(c)
-    return out
+    notes = unmet_requirements(
+        [(c.name, c.record.requires) for c in checks if c.state is Seen.APPLIED and c.record], applied.__contains__
+    )
+    return [
+        replace(c, state=Seen.DRIFTED, detail=with_note(c.detail, notes[c.name]), satisfied=False)
+        if c.name in notes
+        else c
+        for c in checks
+    ]
 
 
 def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:

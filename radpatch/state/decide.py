@@ -6,9 +6,10 @@ The model is written down in docs/state.md."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
@@ -20,6 +21,10 @@ from radpatch.state.hashes import ByHash, FileRead, by_hash
 from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
 from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, file_verdict, pending_note, verdict
 from radpatch.state.verdict import State as State
+
+if TYPE_CHECKING:
+    from radpatch.registry.catalog import Registry
+    from radpatch.state.imported import Shadow
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,36 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     from radpatch.prove.form import judge
 
     return decide(read(patch, env), env, judge)
+
+
+@dataclass(frozen=True)
+class States:
+    """Each patch's state as every command reads it (status, the SBOM, `diff`)."""
+
+    each: list[PatchState]
+    shadowed: dict[Path, Shadow]  # applied files the target interpreter would import from elsewhere
+
+
+def states(registry: Registry, env: PythonEnv, patches: Sequence[Patch], *, imported: bool = True) -> States:
+    """The states of `patches`: each decided (patch_state); with `imported`, an applied file the
+    target interpreter would not import named in its reason (state.imported: it asks the
+    interpreter); then an applied entry whose requirement is not applied read drifted
+    (state.requirements, the pass the engine-start check makes too)."""
+    from radpatch.state.imported import shadows
+    from radpatch.state.requirements import requirements_met
+
+    each = [patch_state(p, env) for p in patches]
+    shadowed: dict[Path, Shadow] = {}
+    if imported:
+        files = [(f.module, f.path) for s in each if s.state is State.APPLIED for f in s.files]
+        shadowed = {sh.patched: sh for sh in shadows(env, files)}
+        each = [_with_shadow(s, shadowed) for s in each]
+    return States(requirements_met(registry, env, each), shadowed)
+
+
+def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
+    mine = [shadowed[f.path].describe() for f in s.files if f.path in shadowed]
+    return replace(s, reason="; ".join([*([s.reason] if s.reason else []), *mine])) if mine else s
 
 
 def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:

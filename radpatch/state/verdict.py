@@ -181,10 +181,23 @@ def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict])
     return PatchVerdict(overall, reason, record, files=files)
 
 
-def unmet_requirements(record: PatchRecord | None, applied: Callable[[str], bool]) -> list[str]:
-    """The requirements recorded with an applied patch (`requires:` when it was applied) that are
-    not applied now: the patch is then not what runs as tested, and reads drifted."""
-    return [req for req in (record.requires if record else ()) if not applied(req)]
+def unmet_requirements(applied: Sequence[tuple[str, Sequence[str]]], met: Callable[[str], bool]) -> dict[str, str]:
+    """The one requirement pass (status, the SBOM, `diff`, the engine-start check): for each applied
+    entry, given as (its name, its requirements: as its registry writes them and as radpatch's
+    record kept them), the note naming those not met. Such an entry reads drifted: it is not what
+    runs as tested. `met(name)`: whether the caller reads that requirement applied (status: its
+    state, obsolete counting, or radpatch's record for an entry no registry loaded has; the
+    engine-start check: the record's patches the hashes read applied, the conservative reading)."""
+    out: dict[str, str] = {}
+    for name, requires in applied:
+        missing = [req for req in dict.fromkeys(requires) if not met(req)]
+        if missing:
+            out[name] = requirement_note(missing)
+    return out
+
+
+def with_note(reason: str, note: str) -> str:
+    return "; ".join(r for r in (reason, note) if r)
 
 
 def requirement_note(missing: Sequence[str]) -> str:
