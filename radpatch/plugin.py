@@ -17,8 +17,9 @@ patched modules.
 
 `RADPATCH_REQUIRE=kv_group_size[,other]` makes the engine refuse to start (the plugin raises,
 and vLLM does not catch a general plugin's exception) exactly when `radpatch status --check` would
-fail for a named patch on what the hashes decide (what only the registry knows, such as an entry
-that is obsolete for the installed version, the check cannot know: docs/plugin.md).
+fail for a named patch on what the hashes decide (what only the registry or the rewrites know,
+such as an entry that is obsolete for the installed version, the check cannot know; where it
+cannot, it answers the conservative way: docs/plugin.md "Where it differs from `status`").
 Without it, any error in the self-check is logged and swallowed: it must never break an engine.
 """
 
