@@ -256,8 +256,7 @@ class Model:
             return False
         if p not in self.recorded:
             return None
-        if p in self.on and self.on[-1] != p:  # a patch stacked above it (they share core.py)
-            return False
+        # a patch stacked above it (they share core.py) is lifted and put back: it stays applied (gx23)
         if p in self.on:
             self.on.remove(p)
         self.recorded.discard(p)
