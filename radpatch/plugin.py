@@ -17,8 +17,9 @@ patched modules.
 
 `RADPATCH_REQUIRE=kv_group_size[,other]` makes the engine refuse to start (the plugin raises,
 and vLLM does not catch a general plugin's exception) exactly when `radpatch status --check` would
-fail for a named patch on what the hashes decide (what only the registry knows, such as an entry
-that is obsolete for the installed version, the check cannot know: docs/plugin.md).
+fail for a named patch on what the hashes decide (what only the registry or the rewrites know,
+such as an entry that is obsolete for the installed version, the check cannot know; where it
+cannot, it answers the conservative way: docs/plugin.md "Where it differs from `status`").
 Without it, any error in the self-check is logged and swallowed: it must never break an engine.
 """
 
@@ -38,16 +39,17 @@ from radpatch.files import read_regular
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous, canonical_name
 from radpatch.state import zipped
-from radpatch.state.hashes import ByHash, read_file
+from radpatch.state.hashes import read_file
 from radpatch.state.record import FileRecord, PatchRecord, Store
 from radpatch.state.verdict import (
     FileVerdict,
     PatchVerdict,
     State,
+    file_verdict,
     pending_note,
-    requirement_note,
     unmet_requirements,
     verdict,
+    with_note,
 )
 
 LOGGER = "vllm.radpatch"  # a child of vLLM's "vllm" logger: vLLM's handler and format apply
@@ -256,16 +258,19 @@ def _package(files: Sequence[FileRecord]) -> str:
 
 
 def _requirements_met(checks: list[PatchCheck]) -> list[PatchCheck]:
-    """An applied patch whose recorded requirement is not applied reads drifted, as in `status`."""
+    """An applied patch whose recorded requirement is not applied reads drifted: status's pass
+    (state.verdict.unmet_requirements), with the record's `requires:` only (no registry is loaded)
+    and only a requirement the hashes read applied counting as met (docs/plugin.md)."""
     applied = {c.name for c in checks if c.state is Seen.APPLIED}
-    out = []
-    for c in checks:
-        missing = unmet_requirements(c.record, applied.__contains__) if c.state is Seen.APPLIED else []
-        if missing:
-            detail = "; ".join([*([c.detail] if c.detail else []), requirement_note(missing)])
-            c = replace(c, state=Seen.DRIFTED, detail=detail, satisfied=False)
-        out.append(c)
-    return out
+    notes = unmet_requirements(
+        [(c.name, c.record.requires) for c in checks if c.state is Seen.APPLIED and c.record], applied.__contains__
+    )
+    return [
+        replace(c, state=Seen.DRIFTED, detail=with_note(c.detail, notes[c.name]), satisfied=False)
+        if c.name in notes
+        else c
+        for c in checks
+    ]
 
 
 def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
@@ -330,25 +335,11 @@ def _file_state(
         lambda: wheel_record.sha256_of(dist_info / "RECORD", f.path) if dist_info else None,
         trusted,
     )
-    if read.error is not None:
-        return FileVerdict(f.path, State.DRIFTED, f"{f.path} unreadable ({read.error.strerror or read.error})")
     where = "" if path == root / f.path else f" (imported from {path})"
     if inside:
         where = f" (imported from the zip archive {inside[0]}: {inside[1]})"
-    if read.lost:  # a module of the install that is gone (no patch created it): status refuses it the same way
-        return FileVerdict(f.path, State.INCOMPATIBLE, f"{dist.name} {dist.version} has no {f.path} under {root}")
-    data, seen = read.data, read.seen
-    if data is None and not trusted:  # no file, and no record of radpatch's that says it made one
-        return FileVerdict(f.path, State.NOT_APPLIED, f"{f.path} is gone{where}", False)
-    if seen is ByHash.APPLIED:
-        return FileVerdict(f.path, State.APPLIED, where.strip(), data is not None)
-    if seen is ByHash.NOT_APPLIED:
-        what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
-        return FileVerdict(f.path, State.NOT_APPLIED, f"{f.path} {what}{where}", data is not None)
-    if not trusted:  # status asks the rewrites (libcst), which the self-check never loads
-        why = f"{f.path} is not the installed file, and no record of radpatch's for this install says what it is{where}"
-        return FileVerdict(f.path, State.DRIFTED, why, data is not None)
-    return FileVerdict(f.path, State.DRIFTED, f"{f.path} changed since radpatch wrote it{where}", data is not None)
+    lost = f"{dist.name} {dist.version} has no {f.path} under {root}"  # status refuses it the same way
+    return file_verdict(f.path, read, trusted, lost=lost, imported_from=where)
 
 
 def _imported_path(module: str) -> Path | None:

@@ -132,7 +132,9 @@ def _one_line(text: str, limit: int = 200) -> str:
 def run(ctx: Context, names: tuple[str, ...]) -> int:
     """The BOM of the named entries (default: every entry of the registries and of the record); exit 3
     when a recorded entry's files are not as radpatch wrote them."""
-    listed = collect(ctx.registry.load_many(list(names) if names else ctx.registry.names()), ctx.env, bool(names))
+    listed = collect(
+        ctx.registry, ctx.registry.load_many(list(names) if names else ctx.registry.names()), ctx.env, bool(names)
+    )
     click.echo(json.dumps(bom(listed), indent=2))
     flagged = [a for a in listed if a.flag]
     if flagged:

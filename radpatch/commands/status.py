@@ -5,7 +5,6 @@ every patch named (or recorded) is applied and is what runs."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -13,11 +12,10 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
-from radpatch.state import unloaded
+from radpatch.state import decide, unloaded
 from radpatch.state.check import failing, failure, recorded_names
-from radpatch.state.decide import PatchState, State, patch_state
-from radpatch.state.imported import Shadow, shadows
-from radpatch.state.requirements import requirements_met
+from radpatch.state.decide import PatchState, State
+from radpatch.state.imported import Shadow
 from radpatch.state.verdict import SATISFIED
 
 
@@ -28,9 +26,8 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = recorded_names(ctx.env.paths)
     else:  # every entry of the registries, and every one the record holds that none of them has
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
-    states = [patch_state(p, ctx.env) for p in unloaded.load_many(ctx.registry, ctx.env, wanted)]
-    shadowed = _shadowed(ctx, states)
-    states = requirements_met(ctx.registry, ctx.env, [_with_shadow(s, shadowed) for s in states])
+    read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted))
+    states, shadowed = read.each, read.shadowed
     if as_json:
         click.echo(json.dumps([to_json(s, shadowed) for s in states], indent=2))  # docs/cli.md "status --json"
     else:
@@ -61,19 +58,6 @@ def _check_overlaps(ctx: Context, states: list[PatchState], states_fail: bool) -
         raise CheckFailed("; ".join(c.what for c in overlapping), overlapping[0].hint)
     for c in overlapping:  # the states' own failure is raised next; the overlap is said too
         click.echo(f"radpatch: {c.what}", err=True)
-
-
-def _shadowed(ctx: Context, states: list[PatchState]) -> dict[Path, Shadow]:
-    """The applied files the target interpreter would not import (another copy shadows them)."""
-    files = [(f.module, f.path) for s in states if s.state is State.APPLIED for f in s.files]
-    return {sh.patched: sh for sh in shadows(ctx.env, files)}
-
-
-def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
-    mine = [shadowed[f.path].describe() for f in s.files if f.path in shadowed]
-    if not mine:
-        return s
-    return replace(s, reason="; ".join([*([s.reason] if s.reason else []), *mine]))
 
 
 JSON_SCHEMA = 2  # bump when a change would break a reader of `status --json` (docs/cli.md "status --json")

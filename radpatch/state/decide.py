@@ -6,9 +6,10 @@ The model is written down in docs/state.md."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
@@ -16,10 +17,14 @@ from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.state.hashes import ByHash, by_hash
-from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
-from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, pending_note, verdict
+from radpatch.state.hashes import ByHash, FileRead, by_hash
+from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
+from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, file_verdict, pending_note, verdict
 from radpatch.state.verdict import State as State
+
+if TYPE_CHECKING:
+    from radpatch.registry.catalog import Registry
+    from radpatch.state.imported import Shadow
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,36 @@ def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
     return decide(read(patch, env), env, judge)
 
 
+@dataclass(frozen=True)
+class States:
+    """Each patch's state as every command reads it (status, the SBOM, `diff`)."""
+
+    each: list[PatchState]
+    shadowed: dict[Path, Shadow]  # applied files the target interpreter would import from elsewhere
+
+
+def states(registry: Registry, env: PythonEnv, patches: Sequence[Patch], *, imported: bool = True) -> States:
+    """The states of `patches`: each decided (patch_state); with `imported`, an applied file the
+    target interpreter would not import named in its reason (state.imported: it asks the
+    interpreter); then an applied entry whose requirement is not applied read drifted
+    (state.requirements, the pass the engine-start check makes too)."""
+    from radpatch.state.imported import shadows
+    from radpatch.state.requirements import requirements_met
+
+    each = [patch_state(p, env) for p in patches]
+    shadowed: dict[Path, Shadow] = {}
+    if imported:
+        files = [(f.module, f.path) for s in each if s.state is State.APPLIED for f in s.files]
+        shadowed = {sh.patched: sh for sh in shadows(env, files)}
+        each = [_with_shadow(s, shadowed) for s in each]
+    return States(requirements_met(registry, env, each), shadowed)
+
+
+def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:
+    mine = [shadowed[f.path].describe() for f in s.files if f.path in shadowed]
+    return replace(s, reason="; ".join([*([s.reason] if s.reason else []), *mine])) if mine else s
+
+
 def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:
     """The state of `found.patch`, from what was read of the install and radpatch's record: the
     overall decision is state.verdict's (the engine-start self-check makes the same one); what only
@@ -115,9 +150,7 @@ def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:
             return PatchVerdict(got.state, got.reason, record)
         judged, states = got
         read.extend(states)
-        each = [
-            FileVerdict(f.relpath, f.state, f"{f.relpath}: {f.detail}" if f.detail else "", f.exists) for f in states
-        ]
+        each = [FileVerdict(f.relpath, f.state, f.detail, f.exists) for f in states]
         return combine(patch.name, judged, each)
 
     raw = store.records().get(patch.name)
@@ -209,7 +242,7 @@ def _left_behind(dist: Installed, store: Store, record: PatchRecord | None, curr
         data = found or b""
         wheel = dist.recorded_sha256(f.path)
         if by_hash(state_sha(found), f, store, wheel, found) is not ByHash.NOT_APPLIED:
-            why = "an earlier revision of the entry patched it, and it changed since"
+            why = f"{f.path}: an earlier revision of the entry patched it, and it changed since"
             out.append(FileState(f.module, path, f.path, (), data, State.DRIFTED, why, wheel))
     return out
 
@@ -262,24 +295,22 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
                 f"cannot read {path}: {t.error.strerror if t.error else ''}",
                 "check the installation (reinstall it) and radpatch's permissions",
             )
-        recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-        verdict = by_hash(state_sha(None), recorded, store, wheel) if recorded else ByHash.NOT_APPLIED
-        state, detail = (
-            (State.NOT_APPLIED, "" if t.creates else "no such module (yet): the entry that creates it comes first")
-            if verdict is ByHash.NOT_APPLIED
-            else (State.DRIFTED, "radpatch's module is gone")
-        )
-        return FileState(module, path, relpath, rws, b"", state, detail, wheel, exists=False)
-    data = t.data
+    data = t.data or b""
     recorded = next((f for f in (record.files if record else ()) if f.path == relpath), None)
-    verdict = by_hash(sha256(data), recorded, store, wheel, data)
-    if verdict is ByHash.APPLIED:
-        state, detail = State.APPLIED, ""
-    elif verdict is ByHash.NOT_APPLIED:  # as it started, or byte-identical to the installed wheel, whatever it contains
-        state, detail = State.NOT_APPLIED, ""
-    else:  # the hashes cannot decide: the rewrites judge (libcst)
-        state, detail = judge(patch, rws, data, str(path), recorded, store)
-    return FileState(module, path, relpath, rws, data, state, detail, wheel)
+    # no record of a missing file: not applied (a module the entry creates, or another entry does)
+    seen = (
+        by_hash(state_sha(t.data), recorded, store, wheel, t.data)
+        if recorded or t.data is not None
+        else ByHash.NOT_APPLIED
+    )
+    v = file_verdict(relpath, FileRead(t.data, seen), record is not None, lost="", quiet=True)
+    state, detail = v.state, v.detail
+    if t.data is None and state is State.NOT_APPLIED and not t.creates:
+        detail = f"{relpath}: no such module (yet): the entry that creates it comes first"
+    elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
+        state, why = judge(patch, rws, data, str(path), recorded, store)
+        detail = f"{relpath}: {why}" if why else ""
+    return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
 
 
 def reinstall_hint(ps: PatchState) -> str:

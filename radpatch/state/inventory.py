@@ -16,9 +16,10 @@ from pathlib import Path
 
 from radpatch.files import read_regular
 from radpatch.install.environment import PythonEnv
+from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
 from radpatch.state import unloaded
-from radpatch.state.decide import State, patch_state
+from radpatch.state.decide import State, states
 from radpatch.state.diffs import NoDiff, recorded_diff, unified_diff
 from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
 
@@ -49,13 +50,14 @@ def _intact(env: PythonEnv, name: str, root: Path) -> str:
     return f"{ps.state.value}: {reason}" if reason else ps.state.value
 
 
-def collect(patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Listed]:
-    """The entries `patches` that are in the image and, unless `named` (the user named them), every
-    other entry the environment's record holds."""
+def collect(registry: Registry, patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Listed]:
+    """The entries `patches` (of `registry`) that are in the image, read as status reads them
+    (state.decide.states: an unmet requirement reads drifted), and, unless `named` (the user named
+    them), every other entry the environment's record holds."""
     out: list[Listed] = []
     seen: set[str] = set()
-    for p in patches:
-        s = patch_state(p, env)
+    for s in states(registry, env, patches, imported=False).each:
+        p = s.patch
         if s.dist is None or (s.state is not State.APPLIED and s.record is None):
             continue  # not in the image
         seen.add(p.name)

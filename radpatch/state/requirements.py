@@ -5,7 +5,6 @@ applied entry requires what it takes off."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,14 +13,12 @@ from radpatch.errors import RefusedError
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.state.record import PatchRecord, Store
-from radpatch.state.verdict import SATISFIED, requirement_note, trusted
+from radpatch.state.verdict import SATISFIED, trusted, unmet_requirements, with_note
 
 if TYPE_CHECKING:
     from radpatch.registry.catalog import Registry
     from radpatch.registry.model import Patch
     from radpatch.state.decide import PatchState
-
-Judge = Callable[[str], bool | None]
 
 
 def recorded_dependents(env: PythonEnv, name: str, leaving: set[str]) -> list[str]:
@@ -58,51 +55,33 @@ def _current(root: Path, rec: PatchRecord) -> bool:
     return False
 
 
-def unmet(
-    env: PythonEnv, applied: list[PatchRecord | None], named: list[tuple[str, tuple[str, ...]]], judge: Judge
-) -> dict[str, list[str]]:
-    """For each (entry, its `requires:`) of an applied entry, joined with what its record kept:
-    the requirements that are not applied (nor obsolete). `judge(name)` is True/False for an
-    entry a loaded registry holds, None for one it does not (the record then decides)."""
-    records: dict[str, PatchRecord] | None = None
-    out: dict[str, list[str]] = {}
-    for rec, (name, requires) in zip(applied, named):
-        wanted = dict.fromkeys([*requires, *(rec.requires if rec else ())])
-        for req in wanted:
-            ok = judge(req)
-            if ok is None:
-                records = applied_records(env) if records is None else records
-                ok = req in records
-            if not ok:
-                out.setdefault(name, []).append(req)
-    return out
-
-
 def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState]) -> list[PatchState]:
     """`states` with each applied entry whose requirement (`requires:`, as written or as recorded)
-    is not applied (nor obsolete) read drifted, naming it: it is not what runs as tested. What
-    `status` shows; the engine-start check reads the recorded requirements the same way."""
+    is not applied (nor obsolete) read drifted, naming it: it is not what runs as tested. The one
+    pass (state.verdict.unmet_requirements) the engine-start check makes too, from the record."""
     from radpatch.state.decide import State, patch_state
 
     by_name = {s.patch.name: s for s in states}
     known = set(registry.names())
+    records: list[dict[str, PatchRecord]] = []
 
-    def judge(name: str) -> bool | None:
+    def met(name: str) -> bool:
         if name in by_name:
             return by_name[name].state in SATISFIED
         if name in known:
             return patch_state(registry.load(name), env).state in SATISFIED
-        return None
+        if not records:  # no registry given has it: its record decides
+            records.append(applied_records(env))
+        return name in records[0]
 
     applied = [s for s in states if s.state is State.APPLIED]
-    missing = unmet(env, [s.record for s in applied], [(s.patch.name, s.patch.requires) for s in applied], judge)
-    out = []
-    for s in states:
-        if s.patch.name in missing:
-            why = requirement_note(missing[s.patch.name])  # the engine-start check's words too
-            s = replace(s, state=State.DRIFTED, reason="; ".join([*([s.reason] if s.reason else []), why]))
-        out.append(s)
-    return out
+    notes = unmet_requirements(
+        [(s.patch.name, [*s.patch.requires, *(s.record.requires if s.record else ())]) for s in applied], met
+    )
+    return [
+        replace(s, state=State.DRIFTED, reason=with_note(s.reason, notes[s.patch.name])) if s.patch.name in notes else s
+        for s in states
+    ]
 
 
 def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch]) -> None:

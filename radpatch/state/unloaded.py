@@ -25,9 +25,9 @@ from radpatch.install.targets import record_digest
 from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
 from radpatch.state.decide import FileState, PatchState, State
-from radpatch.state.hashes import ByHash, read_file
+from radpatch.state.hashes import read_file
 from radpatch.state.record import PatchRecord, Store
-from radpatch.state.verdict import FileVerdict, pending_note, verdict
+from radpatch.state.verdict import FileVerdict, file_verdict, pending_note, verdict
 
 
 def recorded(env: PythonEnv, known: Sequence[str]) -> dict[str, Path]:
@@ -107,15 +107,7 @@ def decide(patch: Patch, env: PythonEnv) -> PatchState:
         # the one decision status and the engine-start check make (state.verdict): each file by
         # its hashes, the record's links walked only when the record speaks for this install
         read.extend(_file(dist, store, rec, i, record is not None) for i in range(len(rec.files)))
-        return [
-            FileVerdict(
-                f.relpath,
-                f.state,
-                f"{f.relpath}: {f.detail}" if f.detail and f.state is not State.INCOMPATIBLE else f.detail,
-                f.exists,
-            )
-            for f in read
-        ]
+        return [FileVerdict(f.relpath, f.state, f.detail, f.exists) for f in read]
 
     info = DistInfo(dist.name, str(dist.version), dist.dist_info.name)
     v = verdict(patch.name, rec, [info], dist_record, files, pending=pending_note(store))
@@ -144,18 +136,6 @@ def _file(dist: Installed, store: Store, rec: PatchRecord, i: int, trusted: bool
     path = dist.root / f.path
     wheel = dist.recorded_sha256(f.path)
     read = read_file(f, lambda: read_regular(path), store, wheel, trusted)
-    if read.error is not None:
-        why = f"cannot be read ({read.error.strerror})"
-        return FileState(f.module, path, f.path, (), b"", State.DRIFTED, why, wheel)
-    if read.lost:
-        why = f"{dist.name} {dist.version} has no {f.path} under {dist.root}"
-        return FileState(f.module, path, f.path, (), b"", State.INCOMPATIBLE, why, wheel, False)
-    data, seen = read.data, read.seen
-    state, detail = (
-        (State.APPLIED, "")
-        if seen is ByHash.APPLIED
-        else (State.NOT_APPLIED, "")
-        if seen is ByHash.NOT_APPLIED
-        else (State.DRIFTED, "changed since radpatch wrote it")
-    )
-    return FileState(f.module, path, f.path, (), data or b"", state, detail, wheel, data is not None)
+    lost = f"{dist.name} {dist.version} has no {f.path} under {dist.root}"
+    v = file_verdict(f.path, read, trusted, lost=lost, quiet=True)
+    return FileState(f.module, path, f.path, (), read.data or b"", v.state, v.detail, wheel, v.exists)

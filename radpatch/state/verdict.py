@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from radpatch.install.dist_infos import DistInfo, canonical_name
-from radpatch.state.hashes import ByHash
+from radpatch.state.hashes import ByHash, FileRead
 from radpatch.state.record import DamagedJournal, PatchRecord, Store
 
 
@@ -67,9 +67,37 @@ def trusted(record: PatchRecord | None, dist: DistInfo, dist_record: str) -> boo
     return same and (not record.dist_record_sha256 or record.dist_record_sha256 == dist_record)
 
 
-def by_hash_state(verdict: ByHash) -> State | None:
-    """A file's state when its hashes decide it (state.hashes.by_hash), else None."""
-    return {ByHash.APPLIED: State.APPLIED, ByHash.NOT_APPLIED: State.NOT_APPLIED}.get(verdict)
+def file_verdict(
+    relpath: str, read: FileRead, trusted: bool, *, lost: str, imported_from: str = "", quiet: bool = False
+) -> FileVerdict:
+    """One recorded file's state from what was read of it (state.hashes.read_file), with its words:
+    the one mapping status (state.decide, state.unloaded) and the engine-start check make.
+
+    `trusted`: the record speaks for this install; `lost`: the sentence for a module of the install
+    that is gone (no patch created it); `imported_from`: " (imported from ...)" when not the installed
+    path; `quiet`: say nothing of a file that reads applied or not applied (status's table).
+    Where the hashes cannot decide (UNDECIDED, a file is there) this says drifted: status asks the
+    rewrites instead (decide passes its `judge`), which the engine-start check never loads."""
+    if read.error is not None:  # status reads the install first and stops there (exit 4): install.targets
+        return FileVerdict(relpath, State.DRIFTED, f"{relpath} unreadable ({read.error.strerror or read.error})")
+    if read.lost:  # a broken install: nothing else is said of the patch
+        return FileVerdict(relpath, State.INCOMPATIBLE, lost, False)
+    data, seen = read.data, read.seen
+    if data is None and not trusted:  # no file, and no record of radpatch's that says it made one
+        return FileVerdict(relpath, State.NOT_APPLIED, "" if quiet else f"{relpath} is gone{imported_from}", False)
+    if seen is ByHash.APPLIED:
+        return FileVerdict(relpath, State.APPLIED, "" if quiet else imported_from.strip(), data is not None)
+    if seen is ByHash.NOT_APPLIED:
+        what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
+        return FileVerdict(
+            relpath, State.NOT_APPLIED, "" if quiet else f"{relpath} {what}{imported_from}", data is not None
+        )
+    if data is None:
+        return FileVerdict(relpath, State.DRIFTED, f"{relpath}: radpatch's module is gone{imported_from}", False)
+    if not trusted:
+        why = f"{relpath} is not the installed file, and no record of radpatch's for this install says what it is"
+        return FileVerdict(relpath, State.DRIFTED, f"{why}{imported_from}")
+    return FileVerdict(relpath, State.DRIFTED, f"{relpath} changed since radpatch wrote it{imported_from}")
 
 
 def pending_note(store: Store) -> str:
@@ -155,10 +183,23 @@ def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict])
     return PatchVerdict(overall, reason, record, files=files)
 
 
-def unmet_requirements(record: PatchRecord | None, applied: Callable[[str], bool]) -> list[str]:
-    """The requirements recorded with an applied patch (`requires:` when it was applied) that are
-    not applied now: the patch is then not what runs as tested, and reads drifted."""
-    return [req for req in (record.requires if record else ()) if not applied(req)]
+def unmet_requirements(applied: Sequence[tuple[str, Sequence[str]]], met: Callable[[str], bool]) -> dict[str, str]:
+    """The one requirement pass (status, the SBOM, `diff`, the engine-start check): for each applied
+    entry, given as (its name, its requirements: as its registry writes them and as radpatch's
+    record kept them), the note naming those not met. Such an entry reads drifted: it is not what
+    runs as tested. `met(name)`: whether the caller reads that requirement applied (status: its
+    state, obsolete counting, or radpatch's record for an entry no registry loaded has; the
+    engine-start check: the record's patches the hashes read applied, the conservative reading)."""
+    out: dict[str, str] = {}
+    for name, requires in applied:
+        missing = [req for req in dict.fromkeys(requires) if not met(req)]
+        if missing:
+            out[name] = requirement_note(missing)
+    return out
+
+
+def with_note(reason: str, note: str) -> str:
+    return "; ".join(r for r in (reason, note) if r)
 
 
 def requirement_note(missing: Sequence[str]) -> str:

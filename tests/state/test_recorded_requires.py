@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.lib.sbom import bom_of, props
 from tests.lib.site import Site
 from tests.lib.toy import TOY_FILES, TOY_PATCH
 
@@ -176,3 +177,28 @@ def test_a_requirement_obsolete_on_the_install_is_not_recorded_and_the_engine_st
     assert rec.get("requires", []) == []
     (check,) = plugin.check(site.root, ("needs",), package="toypkg")
     assert check.state is plugin.Seen.APPLIED and check.satisfied, check
+
+
+def test_the_sbom_and_diff_read_an_entry_whose_requirement_is_not_applied_as_status_does(
+    site: Site, two: tuple[Path, Path], radpatch: Any
+) -> None:
+    """status, the CycloneDX SBOM and `diff` share one reading of the states (state.decide.states):
+    the SBOM's `radpatch:state` of a dependent whose requirement was reverted from under it is
+    status's drifted, not applied, and `diff` refuses it as it refuses any drifted entry."""
+    a, b = two
+    assert radpatch("--registry", str(a), "--registry", str(b), "apply", "on_top").code == 0
+    path = site.root / ".radpatch" / "record.json"
+    rec = json.loads(path.read_text())
+    for entry in rec["patches"].values():
+        del entry["requires"]  # a record from before `requires:` was kept: nothing stops the revert
+    path.write_text(json.dumps(rec))
+    assert radpatch("--registry", str(a), "revert", "toy").code == 0
+    regs = ("--registry", str(a), "--registry", str(b))
+    st = {p["patch"]: p for p in json.loads(radpatch(*regs, "status", "--json", "on_top").out)}
+    assert st["on_top"]["state"] == "drifted", st
+    r = radpatch(*regs, "status", "--format", "cyclonedx")
+    (component,) = bom_of(r.out)["components"]
+    states = dict(s.split(": ", 1) for s in props(component, "radpatch:state"))
+    assert states["on_top"].startswith("drifted") and "it requires toy, which is not applied" in states["on_top"]
+    d = radpatch(*regs, "diff", "on_top")
+    assert d.code == 1 and "on_top: no diff: drifted" in d.err and "requires toy" in d.err, d
