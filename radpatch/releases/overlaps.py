@@ -346,7 +346,7 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
         from radpatch.releases import applied
 
         direct = {p.name: set(p.requires) for p in everyone} | {r.patch: set(r.requires) for r in unloaded}
-        applied.refuse(mine, unloaded, _after_names(direct))
+        applied.refuse(mine, unloaded, _after_names(direct), env)
 
 
 def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
