@@ -1,23 +1,34 @@
 """Overlaps with entries already applied whose registry this run does not load (a later build stage
 run with another `--registry`): their record says what they changed (state.touched), so a loaded
 entry is compared with that. A record that does not say (written before it was kept) leaves the
-overlap unknown. One path (`clashes`) for every command: `apply` refuses on the first (releases.
-overlaps.check_apply), `list` and `verify` report them (`report`), `status --check` fails on an
-overlap and says which it cannot check."""
+overlap unknown. Two insertions at one gap of the file (releases.gaps: an `add_import` and an
+`insert_after` the last import) say no anchor the touches could compare: the record's link of the
+file (its kept text before and after the entry) shows where the applied entry inserted, and its
+touches which side of its anchor; where they cannot tell, the pair is refused as unchecked.
+One path (`clashes`) for every command: `apply` refuses on the first (releases.overlaps.check_apply),
+`list` and `verify` report them (`report`), `status --check` fails on an overlap and says which it
+cannot check."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
-from radpatch.registry.model import Patch
+from radpatch.registry.model import Operation, Patch
+from radpatch.releases import gaps
+from radpatch.releases.installed_files import _store_of, installed_file
 from radpatch.releases.overlaps import _after_names
 from radpatch.releases.touching import Meet, meet
 from radpatch.state import touched
-from radpatch.state.record import PatchRecord, Store
+from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store, sha256
+
+if TYPE_CHECKING:
+    from radpatch.install.environment import PythonEnv
 
 
 @dataclass(frozen=True)
@@ -40,11 +51,15 @@ class AppliedClash:
 
 
 def clashes(
-    mine: list[tuple[Patch, Version]], records: list[PatchRecord], requires: dict[str, set[str]]
+    mine: list[tuple[Patch, Version]],
+    records: list[PatchRecord],
+    requires: dict[str, set[str]],
+    env: PythonEnv | None = None,
 ) -> list[AppliedClash]:
     """Each entry (with its installed release) that overlaps an applied entry known only from its
     record, unless `requires:` (`requires`: entry -> every entry it comes after) orders the two;
-    and each whose file such a record changed without saying what (the overlap is unknown)."""
+    and each whose file such a record changed without saying what (the overlap is unknown).
+    `env`: the environment, whose files show two insertions at one gap (`_one_gap`)."""
     out: list[AppliedClash] = []
     for p, version in mine:
         ours = touched.of(p, version)
@@ -68,8 +83,126 @@ def clashes(
                         )
                     )
                 continue
-            out.extend(_meeting(p, ours, r))
+            found = _meeting(p, ours, r)
+            gap = _one_gap(env, p, version, r) if env is not None and not found else None
+            out.extend(found if gap is None else [gap])
     return out
+
+
+def _side(op: Operation) -> str | None:
+    """Where an insertion goes at its gap: `imports` (after the module's imports), `after` or
+    `before` its anchor; None for a rewrite that is no insertion."""
+    if op.at_imports() is not None:
+        return "imports"
+    anchors = [t for t in op.touches() if t.role == "anchor"]
+    return _anchor_side([t.key for t in anchors]) if anchors else None
+
+
+def _anchor_side(keys: list[str]) -> str | None:
+    sides = set()
+    for key in keys:
+        words = key.split()
+        word = words[1] if words[0] == "definitions" and len(words) > 1 else words[0]
+        sides.add("before" if word == "before" else "after")  # `into:` a class: after its last line
+    return sides.pop() if len(sides) == 1 else None
+
+
+def _recorded_side(r: PatchRecord, module: str) -> str | None:
+    """Which side the applied entry inserted at, from its record: `imports` when it says it changes
+    nothing in the module (`add_import`, the one operation that says so), its anchors' side, or
+    None when the record cannot tell (a change it recorded as no anchor, or anchors on both sides)."""
+    here = [t.touch for t in r.touches or () if t.module == module]
+    if not here:
+        return "imports"
+    if any(t.role != "anchor" for t in here):
+        return None
+    return _anchor_side([t.key for t in here])
+
+
+def _link_texts(store: Store, link: FileRecord, current: str) -> tuple[str, str] | None:
+    """The file right before and right after the applied entry (its record's link), or None when
+    radpatch no longer holds them."""
+    if link.original_sha256 == ABSENT:
+        return None
+    before = store.original(link.original_sha256)
+    after = current.encode("utf-8")
+    if sha256(after) != link.patched_sha256:
+        after = store.original(link.patched_sha256) or b""
+        if sha256(after) != link.patched_sha256:
+            return None
+    try:
+        return None if before is None else (before.decode("utf-8"), after.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+
+
+def _one_gap(env: PythonEnv, p: Patch, version: Version, r: PatchRecord) -> AppliedClash | None:
+    """An insertion of `p` and the applied entry's change at one gap of the file, in an order that
+    decides the code (an `add_import` and an insertion after the last import), as a one-stage
+    apply of both refuses them (releases.overlaps); unchecked when the record cannot tell."""
+    for rw in p.rewrites_for(version):
+        ours = _side(rw.op)
+        choice = p.target(rw.target).module_for(version)
+        found = installed_file(env, p, rw) if ours is not None and choice is not None else None
+        if ours is None or found is None or choice is None:
+            continue
+        module = choice.module.removesuffix(".__init__")
+        held = _store_of(Path(found[0]), env)
+        if held is None:
+            continue
+        store = Store(held[0])
+        link = next((f for name, f in store.chain(held[1]) if name == r.patch), None)
+        if link is None:
+            continue
+        texts = _link_texts(store, link, found[1])
+        theirs = _recorded_side(r, module)
+        where = held[1]
+        if texts is not None:
+            before, after = texts
+            applied = gaps.inserted(before, after)
+            shared = [
+                line
+                for line, indent, imports in gaps.places(rw.op, before)
+                for other_line, other_indent, other_imports in applied
+                if (line, indent) == (other_line, other_indent) and not (imports and other_imports)
+            ]
+            if not shared:
+                continue
+            where = f"{held[1]}, after line {shared[0] + 1}" if shared[0] >= 0 else f"{held[1]}, at its top"
+            if theirs is not None and _orders_agree(ours, theirs):
+                continue
+        if theirs is not None and texts is not None:
+            return AppliedClash(
+                p.name,
+                r.patch,
+                f"{p.name} and {r.patch} overlap: {p.name} ({rw.id}) and {r.patch} insert at the same place "
+                f"({where}), so the order decides the code; {r.patch} is applied here (from a registry this run "
+                "does not load) and nothing orders them (`requires:`)",
+                f"if {p.name} is meant to go after {r.patch}, add `requires: [{r.patch}]` to {p.name} and pass "
+                f"{r.patch}'s registry with --registry as well; else revert {r.patch} first",
+                True,
+            )
+        return AppliedClash(
+            p.name,
+            r.patch,
+            f"{p.name} ({rw.id}) inserts at a place in {where} where the applied entry {r.patch} may have "
+            f"inserted too; {r.patch}'s registry is not loaded and its record does not say enough to tell "
+            "whether the order of the two matters, so radpatch cannot check them",
+            f"pass {r.patch}'s registry with --registry as well (radpatch then compares the two), and add "
+            f"`requires: [{r.patch}]` to {p.name} if it is meant to go after it",
+            False,
+        )
+    return None
+
+
+def _orders_agree(ours: str, theirs: str) -> bool:
+    """Two insertions at one gap write the same code in either order (releases.gaps): imports with
+    imports, and two that each stay next to their own anchor; not two that both go after the same
+    line (an `add_import` and an `insert_after` the last import)."""
+    if "imports" not in (ours, theirs):
+        return True  # two anchors: the same anchor is a meeting of their touches, else each stays by its own
+    other = theirs if ours == "imports" else ours
+    return other in ("imports", "before")
 
 
 def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> list[AppliedClash]:
@@ -95,9 +228,14 @@ def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> lis
     return []
 
 
-def refuse(mine: list[tuple[Patch, Version]], records: list[PatchRecord], requires: dict[str, set[str]]) -> None:
+def refuse(
+    mine: list[tuple[Patch, Version]],
+    records: list[PatchRecord],
+    requires: dict[str, set[str]],
+    env: PythonEnv | None = None,
+) -> None:
     """apply: refuse on the first clash (an overlap, or one radpatch cannot check)."""
-    found = clashes(mine, records, requires)
+    found = clashes(mine, records, requires, env)
     if found:
         raise RefusedError(found[0].what, found[0].hint)
 
@@ -128,4 +266,4 @@ def in_env(ctx: Context, patches: list[Patch]) -> list[AppliedClash]:
         if dist is not None:
             mine.append((p, dist.version))
     direct = {p.name: set(p.requires) for p in patches} | {r.patch: set(r.requires) for r in records.values()}
-    return clashes(mine, list(records.values()), _after_names(direct))
+    return clashes(mine, list(records.values()), _after_names(direct), ctx.env)

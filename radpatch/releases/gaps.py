@@ -111,17 +111,29 @@ def _places(op: Operation, text: str) -> frozenset[tuple[int, str, bool]]:
             after = op.forward(Source.parse(text)).text
     except (RadpatchError, MatchFailure, SyntaxError, ValueError, TypeError):
         return frozenset()
-    old, new = text.splitlines(), after.splitlines()
+    return inserted(text, after)
+
+
+def places(op: Operation, text: str) -> frozenset[tuple[int, str, bool]]:
+    """Where the insertion goes in `text` (see `_places`): empty when it inserts nothing or fails."""
+    return _places(op, text)
+
+
+def inserted(before: str, after: str) -> frozenset[tuple[int, str, bool]]:
+    """Each run of lines `after` adds to `before`: (the last line of code before it in `before`,
+    the indentation of its first line, whether it is imports only); for a change known only by
+    its two texts (an applied entry's record: releases.applied)."""
+    old, new = before.splitlines(), after.splitlines()
     out: set[tuple[int, str, bool]] = set()
     for tag, i1, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         added = [ln for ln in new[j1:j2] if _code(ln)]
         if tag != "insert" or not added:
             continue
         imports = all(ln.lstrip().startswith(("import ", "from ")) for ln in added)
-        before = i1 - 1
-        while before >= 0 and not _code(old[before]):
-            before -= 1
-        out.add((before, added[0][: len(added[0]) - len(added[0].lstrip())], imports))
+        last = i1 - 1
+        while last >= 0 and not _code(old[last]):
+            last -= 1
+        out.add((last, added[0][: len(added[0]) - len(added[0].lstrip())], imports))
     return frozenset(out)
 
 

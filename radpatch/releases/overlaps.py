@@ -127,7 +127,9 @@ def _cached_listing(dist: str) -> list[Version]:
 
 
 def _module(p: Patch, rw: Rewrite, v: Version) -> str | None:
-    if not allows(p.supported, v) or not rw.applies_to(v):
+    """The module the rewrite changes on release `v`; None where it changes nothing there (out of
+    the entry's range or its own, or the entry declared `obsolete:` there: apply does nothing)."""
+    if not allows(p.supported, v) or not rw.applies_to(v) or (p.obsolete is not None and allows(p.obsolete, v)):
         return None
     choice = p.target(rw.target).module_for(v)
     # one file, however it is spelled: a package is its `__init__` (`radpatch import` writes `pkg.__init__`)
@@ -308,7 +310,8 @@ def _stacks(o: Overlap) -> bool:
 
 def check_apply(ctx: Context, patches: list[Patch]) -> None:
     """apply's refusal: the entries named, and those radpatch's record says are applied in the
-    environment, must not overlap on the installed release unless `requires:` orders them."""
+    environment, must not overlap on the installed release unless `requires:` orders them. A named
+    entry declared `obsolete:` on the installed release takes no part: apply does nothing with it."""
     from radpatch.install import locate
     from radpatch.state.record import Store
 
@@ -329,15 +332,19 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
     everyone = [*patches, *others]
     installed: set[Version] = set()
     mine: list[tuple[Patch, Version]] = []
+    idle: set[str] = set()  # named entries declared obsolete on the installed release: they change nothing
     for p in everyone:
         try:
             found = locate.find_target(env, p)
         except RadpatchError:
             continue
-        if found is not None:
+        if found is not None and p.name in named and p.obsolete is not None and allows(p.obsolete, found.version):
+            idle.add(p.name)
+        elif found is not None:
             installed.add(found.version)
             if p.name in named:
                 mine.append((p, found.version))
+    everyone = [p for p in everyone if p.name not in idle]
     if installed:
         apart = lambda o: _apart_on_file(env, everyone, o)  # noqa: E731
         texts = installed_texts(env)
@@ -346,7 +353,7 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
         from radpatch.releases import applied
 
         direct = {p.name: set(p.requires) for p in everyone} | {r.patch: set(r.requires) for r in unloaded}
-        applied.refuse(mine, unloaded, _after_names(direct))
+        applied.refuse(mine, unloaded, _after_names(direct), env)
 
 
 def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
