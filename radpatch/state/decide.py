@@ -16,7 +16,7 @@ from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.state.hashes import ByHash, by_hash
+from radpatch.state.hashes import ByHash, by_hash, carried
 from radpatch.state.record import FileRecord, PatchRecord, Store, sha256, state_sha
 from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, pending_note, verdict
 from radpatch.state.verdict import State as State
@@ -33,6 +33,9 @@ class FileState:
     detail: str
     wheel_record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
     exists: bool = True  # False: no such file (a module an entry creates); `data` is then b""
+    # a never-applied entry that does not apply on a file only radpatch's other entries changed: those
+    # entries, oldest first (the file is theirs, not someone else's: not applied, never drifted)
+    left_by: tuple[str, ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -279,6 +282,11 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
         state, detail = State.NOT_APPLIED, ""
     else:  # the hashes cannot decide: the rewrites judge (libcst)
         state, detail = judge(patch, rws, data, str(path), recorded, store)
+        others = carried(store, relpath, sha256(data), wheel, data) if state is State.DRIFTED and not recorded else []
+        if others:  # never applied, on a file only radpatch's other entries changed: nobody else did
+            why = detail.removeprefix("matches neither form: ").split("; undoing stops at ")[0]
+            detail = f"does not apply as {', '.join(others)} left it: {why}"
+            return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
     return FileState(module, path, relpath, rws, data, state, detail, wheel)
 
 
