@@ -185,12 +185,18 @@ def _revert(
     overlay: Overlay = {}
     named = {p.name for p in patches}
     lifted = _lifted(env, patches, named, load)
-    for ps in lifted:
-        deleted_: dict[Path, tuple[Path, ...]] = {}
-        off = undo.take_off(ps, named | {p.patch.name for p in lifted}, overlay, say, deleted_)
-        changes.append(run.change(ps, off, off=True, deleted=deleted_))
     named |= {ps.patch.name for ps in lifted}
-    for patch in _newest_first(env, patches):
+    seq = _seqs(env, patches)
+    # newest first across both: a lifted patch comes off only after the named ones stacked above it
+    queue: list[PatchState | Patch] = [*lifted, *_newest_first(env, patches)]
+    queue.sort(key=lambda q: -(q.record.seq if q.record else -1) if isinstance(q, PatchState) else -seq.get(q.name, -1))
+    for item in queue:
+        if isinstance(item, PatchState):
+            deleted_: dict[Path, tuple[Path, ...]] = {}
+            off = undo.take_off(item, named, overlay, say, deleted_)
+            changes.append(run.change(item, off, off=True, deleted=deleted_))
+            continue
+        patch = item
         found = installed.read(patch, env)  # what is installed, then its state: the steps apply takes
         ps = decide(found, env, judge)
         if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
@@ -312,10 +318,16 @@ def _exact(ps: PatchState, f: plan.PlannedFile) -> bool:
 def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
     """The patches in the reverse of the order they were applied (by their records); those
     without a record keep the order given, after the others."""
+    seq = _seqs(env, patches)
+    return sorted(patches, key=lambda p: -seq.get(p.name, -1))
+
+
+def _seqs(env: PythonEnv, patches: list[Patch]) -> dict[str, int]:
+    """Each recorded patch's place in the order of application, in the stores of `patches`."""
     seq: dict[str, int] = {}
     for root in {r for r in (_root(env, p) for p in patches) if r}:
         seq.update({n: r.seq for n, r in Store(root).records().items()})
-    return sorted(patches, key=lambda p: -seq.get(p.name, -1))
+    return seq
 
 
 def _commit(env: PythonEnv, changes: list[Change], op: str) -> None:

@@ -87,6 +87,21 @@ def for_apply(
     return changes
 
 
+def _applies_on_wheel(ps: PatchState, f: FileState) -> bool:
+    """Whether the entry's rewrites run on the file's installed bytes (kept by radpatch's record)."""
+    from radpatch.rewrite import runner
+    from radpatch.state.record import Store
+
+    kept = Store(ps.root).original(f.wheel_record_sha256) if ps.root and f.wheel_record_sha256 else None
+    if kept is None:
+        return False
+    try:
+        runner.forward(ps.patch, f.rewrites, kept, str(f.path))
+    except RefusedError:
+        return False
+    return True
+
+
 def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Overlay) -> Change:
     """A patch some of whose files are adopted (planned already) and the rest applied as usual."""
     normal = [f for f in ps.files if f.path not in adopted.files]
@@ -117,7 +132,17 @@ def _planned(
             created.add(f.path)
         else:
             refuse_if_present(ps, f, before)
-        change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before or b"", env)
+        try:
+            change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before or b"", env)
+        except RefusedError as exc:
+            if not f.left_by or f.path in overlay or not _applies_on_wheel(ps, f):
+                raise
+            others = " ".join(f.left_by)
+            raise RefusedError(
+                f"{exc.message} (the file as {', '.join(f.left_by)} left it: {ps.patch.name} does not apply on it)",
+                f"{ps.patch.name} and {', '.join(f.left_by)} cannot both be applied as written: revert "
+                f"{others} first (radpatch revert {others}), or change one of the entries",
+            ) from None
         overlay[f.path] = change.after
         out.append(change)
     return out

@@ -17,7 +17,7 @@ from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.state.hashes import ByHash, FileRead, by_hash
+from radpatch.state.hashes import ByHash, FileRead, by_hash, carried
 from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
 from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, file_verdict, pending_note, verdict
 from radpatch.state.verdict import State as State
@@ -38,6 +38,9 @@ class FileState:
     detail: str
     wheel_record_sha256: str | None  # what the distribution's RECORD says, when it lists the file
     exists: bool = True  # False: no such file (a module an entry creates); `data` is then b""
+    # a never-applied entry that does not apply on a file only radpatch's other entries changed: those
+    # entries, oldest first (the file is theirs, not someone else's: not applied, never drifted)
+    left_by: tuple[str, ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -310,6 +313,13 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
     elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
         state, why = judge(patch, rws, data, str(path), recorded, store)
         detail = f"{relpath}: {why}" if why else ""
+        others = (
+            carried(store, relpath, state_sha(t.data), wheel, data) if state is State.DRIFTED and not recorded else []
+        )
+        if others:  # never applied, on a file only radpatch's other entries changed: nobody else did
+            why = why.removeprefix("matches neither form: ").split("; undoing stops at ")[0]
+            detail = f"does not apply as {', '.join(others)} left it: {why}"
+            return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
     return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
 
 

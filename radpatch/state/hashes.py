@@ -247,6 +247,16 @@ def above(store: Store, rec: FileRecord, digest: str, data: bytes | None = None)
     return [] if mine is None else names[mine + 1 :]
 
 
+def carried(store: Store, relpath: str, digest: str, wheel: str | None, data: bytes | None = None) -> list[str]:
+    """The patches whose recorded links make the file (sha256 `digest`) from the wheel's bytes, oldest
+    first: the file is only radpatch's work on the installed one; [] when it is anything else."""
+    walked = live(store, relpath, digest, data)
+    if walked is None or wheel is None:
+        return []
+    first = walked[0][0].file
+    return [ln.patch for ln in walked[0]] if wheel in (first.original_sha256, first.base_sha256) else []
+
+
 @dataclass(frozen=True)
 class FileRead:
     """One recorded file as read for the hash decision, before anyone words it: `status` for an

@@ -1,7 +1,10 @@
 """add_import: one import line after the module's imports, unless the module already imports
-the same names from the same place (then nothing changes). When the entry's own later rewrites use
-the name at import time above that line (a late import below module-level code), the runner moves
-the line above that use (ops/common/import_lines.py: imports_before_uses).
+the same names from the same place of its own (then nothing changes). A line another entry's
+add_import added is held by this one too (its mark counts the holders), so two independent entries
+adding the same import apply in either order and each comes off leaving the other's import.
+When the entry's own later rewrites use the name at import time above that line (a late import
+below module-level code), the runner moves the line above that use (ops/common/import_lines.py:
+imports_before_uses).
 
 The line ends with `# radpatch: added import`, so the inverse removes exactly the line radpatch
 added and never an import the module had of its own (ops/common/import_lines.py: insert_definitions
@@ -24,7 +27,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AddImport(Operation):
-    """Add an import at module level after the module's imports; a no-op if it is already there."""
+    """Add an import at module level after the module's imports; a no-op if the module has it of its
+    own, one more holder of the line when radpatch added it for another rewrite."""
 
     statement: str
 
@@ -41,7 +45,7 @@ class AddImport(Operation):
         return "import"
 
     def touches(self) -> tuple[Touch, ...]:
-        """Nothing another rewrite changes: it is idempotent, and stacks with anything."""
+        """Nothing another rewrite changes: the same import added twice is one line held twice."""
         return ()
 
     def forward(self, src: Source) -> Source:

@@ -37,3 +37,12 @@ def test_an_import_of_a_submodule_of_an_imported_module_is_no_clash() -> None:
             "from typing import Any\n", "from typing import Any\n    import os.path  # radpatch: added import\n"
         ),
     )
+
+
+def test_an_import_another_entry_added_is_held_by_both_and_each_inverse_takes_one_off() -> None:
+    added = HEADER.replace(
+        "from typing import Any\n", "from typing import Any\n    import re  # radpatch: added import\n"
+    )
+    held = added.replace("# radpatch: added import\n", "# radpatch: added import (by 2 rewrites)\n")
+    check(added, AddImport("import re"), held)  # the reverse proof gives back `added`, the line kept
+    check(held, AddImport("import re"), held.replace("(by 2 rewrites)", "(by 3 rewrites)"))

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from collections.abc import Callable
+from dataclasses import replace
 
 import libcst as cst
 
@@ -23,9 +25,32 @@ Edit = Callable[[cst.Module, int], cst.CSTNode]
 
 # --- module-level lines: add_import (and a payload's imports) and new constants -----------------
 # An added import ends with `# radpatch: added import`, so the inverse removes exactly the line
-# radpatch added and never an import the module had of its own.
+# radpatch added and never an import the module had of its own. A second add_import of the same
+# statement (another entry's, applied on top) holds the same line: the mark counts the rewrites
+# holding it (`# radpatch: added import (by 2 rewrites)`), each inverse takes one off, and the last
+# removes the line; so either entry comes off, in any order, leaving the other's import in place.
 
 MARK = "# radpatch: added import"
+_HELD = re.compile(r"# radpatch: added import(?: \(by (\d+) rewrites\))?$")
+
+
+def holders(line: str) -> int:
+    """How many rewrites hold a line radpatch added (0: not a line radpatch added)."""
+    found = _HELD.search(line.rstrip("\r\n"))
+    return 0 if found is None else int(found.group(1) or 1)
+
+
+def _unheld(line: str) -> str:
+    """An added line as one holder writes it, stripped (the same line whoever else holds it)."""
+    return _held(line, 1).strip()
+
+
+def _held(line: str, n: int) -> str:
+    """`line` with its mark saying `n` holders (n >= 1), its line ending kept."""
+    body = line.rstrip("\r\n")
+    found = _HELD.search(body)
+    assert found is not None
+    return body[: found.start()] + MARK + (f" (by {n} rewrites)" if n > 1 else "") + line[len(body) :]
 
 
 def after_imports(src: Source, limit: int | None = None) -> int:
@@ -71,13 +96,27 @@ def _module_imports(src: Source) -> list[tuple[int, ast.stmt]]:
     return [(i, node) for i, node in found if node is not None]
 
 
-def has_import(src: Source, statement: str) -> bool:
-    """Whether the module already imports every name of `statement` the same way, at top level."""
+def has_import(src: Source, statement: str, own: bool = False) -> bool:
+    """Whether the module already imports every name of `statement` the same way, at top level
+    (`own`: by imports of its own, not lines radpatch added)."""
     want = _aliases(ast.parse(statement.strip()).body[0])
     have: set[tuple[str | None, int, str, str | None]] = set()
-    for _, node in _module_imports(src):
-        have |= _aliases(node)
+    for i, node in _module_imports(src):
+        if not own or not holders(src.lines[src.tops[i].end - 1]):
+            have |= _aliases(node)
     return want <= have
+
+
+def _marked(src: Source, statement: str) -> list[int]:
+    """The tops radpatch added that are exactly `statement`."""
+    key = ast.dump(ast.parse(statement.strip()).body[0])
+    return [i for i, node in _module_imports(src) if ast.dump(node) == key and holders(src.lines[src.tops[i].end - 1])]
+
+
+def _rehold(src: Source, i: int, n: int) -> Source:
+    """Top i (a line radpatch added, alone on its line) with its mark saying `n` holders."""
+    t = src.tops[i]
+    return src.splice_lines(t.start, t.end, i, i + 1, _held(src.lines[t.start], n), (replace(t, start=0, end=1),))
 
 
 def _source(node: ast.stmt, name: str) -> str | None:
@@ -117,6 +156,13 @@ def _clash(src: Source, node: ast.stmt) -> None:
 def add_import(src: Source, statement: str) -> Source:
     """The import on a line of its own, as ast writes it, with the comment `statement` carries
     (`import json  # for dumps`: a patch's own word on its line) and then the mark."""
+    if has_import(src, statement, own=True):
+        return src
+    marked = _marked(src, statement)
+    if len(marked) == 1 and src.tops[marked[0]].end - src.tops[marked[0]].start == 1:
+        i = marked[0]  # radpatch added it for another rewrite: this one holds it too
+        if src.line_start(i) == i and src.line_end(i) == i + 1:
+            return _rehold(src, i, holders(src.lines[src.tops[i].start]) + 1)
     if has_import(src, statement):
         return src
     node = ast.parse(statement.strip()).body[0]
@@ -142,7 +188,7 @@ def imports_before_uses(original: Source, src: Source) -> Source:
     head. Only then: an entry whose result the names proof would not refuse for this very reason
     keeps the placement of after_imports, byte for byte. remove_import finds the line by its mark
     wherever it is, so the inverse is unchanged."""
-    have = {line.strip() for line in original.lines if line.rstrip("\r\n").endswith(MARK)}
+    have = {_unheld(line) for line in original.lines if holders(line)}
     done: set[str] = set()
     while True:
         moved = _move_one(src, have | done)
@@ -154,14 +200,12 @@ def imports_before_uses(original: Source, src: Source) -> Source:
 
 def _move_one(src: Source, skip: set[str]) -> tuple[Source, str] | None:
     """Move the first added import line (not in `skip`) used above itself at import time; None when none is."""
-    import re
-
     from radpatch.prove import names
 
     later: list[names.Problem] | None = None
     for i, t in enumerate(src.tops):
         line = src.lines[t.start] if t.end - t.start == 1 else ""
-        if not line.rstrip("\r\n").endswith(MARK) or line.strip() in skip or not t.binds:
+        if not holders(line) or _unheld(line) in skip or not t.binds:
             continue
         if src.line_start(i) != i or src.line_end(i) != i + 1:
             continue  # not a line of its own: not one radpatch wrote
@@ -179,17 +223,16 @@ def _move_one(src: Source, skip: set[str]) -> tuple[Source, str] | None:
         first = min(uses)
         k = next(j for j, u in enumerate(src.tops) if u.end >= first)
         kept = src.splice_lines(t.start, t.end, i, i + 1, "", ())
-        return insert_line(kept, after_imports(kept, k), line.rstrip("\r\n"), Top(None, 0, 1, t.binds)), line.strip()
+        return insert_line(kept, after_imports(kept, k), line.rstrip("\r\n"), Top(None, 0, 1, t.binds)), _unheld(line)
     return None
 
 
 def remove_import(src: Source, statement: str) -> Source:
-    key = ast.dump(ast.parse(statement.strip()).body[0])
-    marked = [
-        i
-        for i, node in _module_imports(src)
-        if ast.dump(node) == key and src.lines[src.tops[i].end - 1].rstrip("\r\n").endswith(MARK)
-    ]
+    """add_import's inverse: one holder less of the line radpatch added (the last removes it); nothing
+    when the module imports it of its own (add_import changed nothing then)."""
+    if has_import(src, statement, own=True):
+        return src
+    marked = _marked(src, statement)
     if len(marked) > 1:
         raise NotUndoable(f"`{statement.strip()}` was added {len(marked)} times by radpatch")
     if not marked:
@@ -200,6 +243,9 @@ def remove_import(src: Source, statement: str) -> Source:
     t = src.tops[i]
     if src.line_end(i) - src.line_start(i) > 1:
         raise NotUndoable(f"`{statement.strip()}` shares its line with other statements; radpatch wrote it alone")
+    held = holders(src.lines[t.end - 1])
+    if held > 1:
+        return _rehold(src, i, held - 1)
     if i == len(src.tops) - 1 and not src.lines[-1].endswith(("\n", "\r")):
         kept = src.text_of(0, t.start)
         return Source.parse(kept[: -len(src.newline)] if kept.endswith(src.newline) else kept)
