@@ -170,7 +170,12 @@ def _steps(label: str, change: DiffFile, fallbacks: list[str]) -> tuple[ImportSt
         )
     except Inexpressible as exc:
         raise RefusedError(f"{label}: {change.rel}: {exc}", "write this change by hand as a registry entry")
-    if not found.steps and before != after:
+    if not found.steps and before == after:
+        raise RefusedError(
+            f"{label}: no code change in {change.rel}: nothing to import (its hunks remove and add the same lines)",
+            f"leave it out with --exclude '{change.name or change.rel}'",
+        )
+    if not found.steps:
         raise RefusedError(
             f"{label}: {change.rel}: the patch changes only comments or layout (the code is the same); radpatch "
             "rewrites code, so an entry could not say this change",

@@ -8,6 +8,7 @@ when they decide."""
 from __future__ import annotations
 
 import ast
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -137,11 +138,16 @@ def still_unpatched(
 
 
 def _with_inside_find(rw: Rewrite) -> bool:
+    """The rewrite's `with` is part of its `find`: an expression inside it (`int(timeout)` ->
+    `timeout`), or a run of its statements (a method deleted after the one before it: `find` is
+    both, `with` the first alone)."""
     find, with_ = getattr(rw.op, "find", None), getattr(rw.op, "with_", None)
     if not isinstance(find, str) or not isinstance(with_, str):
         return False
     try:
-        f, w = ast.parse(find.strip()), ast.parse(with_.strip())
+        f, w = ast.parse(textwrap.dedent(find).strip()), ast.parse(textwrap.dedent(with_).strip())
+        if w.body and _statements_inside(f, [ast.dump(s) for s in w.body]):
+            return True
         inner = ast.dump(w.body[0].value) if len(w.body) == 1 and isinstance(w.body[0], ast.Expr) else None
         if inner is None:
             return False
@@ -149,6 +155,22 @@ def _with_inside_find(rw: Rewrite) -> bool:
         return any(ast.dump(n) == inner for n in ast.walk(f) if n is not top and n is not f.body[0])
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to walk: the rewrite refuses it
         return False
+
+
+def _statements_inside(tree: ast.Module, run: list[str]) -> bool:
+    """`run` (dumped statements) is a contiguous part of some block of `tree` other than all of its
+    top level."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
+                continue
+            dumped = [ast.dump(s) for s in block]
+            if node is tree and dumped == run:
+                continue
+            if any(dumped[i : i + len(run)] == run for i in range(len(dumped) - len(run) + 1)):
+                return True
+    return False
 
 
 class Trip(Enum):

@@ -58,6 +58,8 @@ class EntryReader:
             tree = ast.parse(data, filename=str(file))
         except SyntaxError as exc:
             why = f"payload {file}:{exc.lineno} does not parse: {exc.msg}{newer_grammar(data)}"
+            if isinstance(exc, IndentationError) and exc.lineno == _first_code_line(data):
+                why += "; payloads are written at column 0 (radpatch indents them where they go)"
             raise self.ctx.fail(node, path, why)
         except ValueError as exc:
             raise self.ctx.fail(node, path, f"payload {file} is not Python source: {exc}")
@@ -158,3 +160,11 @@ class EntryReader:
         if not DOTTED.match(name):
             raise self.ctx.fail(node, path, f"{name!r} is not a dotted module name like 'pkg.sub.mod'")
         return name
+
+
+def _first_code_line(data: bytes) -> int:
+    """The 1-based number of the payload's first line that is neither blank nor a comment."""
+    for n, line in enumerate(data.splitlines(), 1):
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return n
+    return 0

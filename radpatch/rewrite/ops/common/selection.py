@@ -140,7 +140,7 @@ def select(
             f"{what} not found in {where} itself; it is inside a function defined in it: {_listed(inner)}",
             _scope_hint(inner, within),
         )
-    if nth is not None:
+    if nth is not None and (hits or inner):  # no match at all: the usual explanation says why, as without it
         if nth <= len(hits):
             return hits[nth - 1]
         lines = lines_of(module, [h[-1] for h in hits], offset)
