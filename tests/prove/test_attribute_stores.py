@@ -1,6 +1,6 @@
 """A patch must land in the definition that runs: not in a method or function that a later
 module-level attribute store replaces (`C.f = ...`, `setattr(C, "f", ...)`, `del C.f`,
-`globals()["f"] = ...`, `setattr(sys.modules[__name__], "f", ...)`, `f.__defaults__ = ...`,
+`globals()["f"] = ...` or `locals()["f"] = ...`, `setattr(sys.modules[__name__], "f", ...)`, `f.__defaults__ = ...`,
 `f.__code__ = ...`), unconditionally or on some path.
 
 Generated: each store form, after the definitions, with or without a condition, against a patch
@@ -64,6 +64,9 @@ STORES = {
     "module-attr": "sys.modules[__name__].f = _other\n",
     "globals-item": 'globals()["f"] = _other\n',
     "globals-update": "globals().update(f=_other)\n",
+    "locals-item": 'locals()["f"] = _other\n',  # at module level locals() is globals()
+    "locals-update": "locals().update(f=_other)\n",
+    "vars-item": 'vars()["f"] = _other\n',
     "method-defaults": "C.f.__defaults__ = (7,)\n",
     "function-defaults": "f.__defaults__ = (7,)\n",
     "function-code": "f.__code__ = _other.__code__\n",

@@ -31,6 +31,7 @@ class Aliases:
     name: str | None = None
     importers: frozenset[str] = frozenset({"importlib.import_module"})
     namespace_functions: frozenset[str] = frozenset()  # `_gl = globals`: `_gl()` is the namespace
+    in_function: bool = False  # read in a function body: there `locals()` and `vars()` are its own locals
 
 
 NO_ALIASES = Aliases()
@@ -113,14 +114,17 @@ def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) ->
 
 
 def _namespace_call(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
-    """`globals()`, `vars()` (at module level: the module's namespace)."""
+    """`globals()`; at module level also `locals()` and `vars()`, which are the module's namespace there."""
     if not isinstance(node, ast.Call) or node.args:
         return False
     how = chain(node.func)
+    if how in _LOCALS_CALLS:
+        return not aliases.in_function
     return how in _NAMESPACE_CALLS or how in aliases.namespace_functions
 
 
-_NAMESPACE_CALLS = ("globals", "vars", "builtins.globals", "builtins.vars")
+_LOCALS_CALLS = ("vars", "locals", "builtins.vars", "builtins.locals")
+_NAMESPACE_CALLS = ("globals", "builtins.globals", *_LOCALS_CALLS)
 
 
 def _bare(node: ast.expr) -> ast.expr:
