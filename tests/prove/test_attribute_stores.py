@@ -1,6 +1,7 @@
 """A patch must land in the definition that runs: not in a method or function that a later
-module-level attribute store replaces (`C.f = ...`, `setattr(C, "f", ...)`, `del C.f`,
-`globals()["f"] = ...`, `setattr(sys.modules[__name__], "f", ...)`, `f.__defaults__ = ...`,
+module-level attribute store replaces (`C.f = ...`, `setattr(C, "f", ...)`, `del C.f`, the same
+through an alias of the class (`D = C; D.f = ...`), `type.__setattr__`, `builtins.setattr`,
+`globals()["f"] = ...` or `locals()["f"] = ...`, `setattr(sys.modules[__name__], "f", ...)`, `f.__defaults__ = ...`,
 `f.__code__ = ...`), unconditionally or on some path.
 
 Generated: each store form, after the definitions, with or without a condition, against a patch
@@ -64,6 +65,16 @@ STORES = {
     "module-attr": "sys.modules[__name__].f = _other\n",
     "globals-item": 'globals()["f"] = _other\n',
     "globals-update": "globals().update(f=_other)\n",
+    "locals-item": 'locals()["f"] = _other\n',  # at module level locals() is globals()
+    "locals-update": "locals().update(f=_other)\n",
+    "vars-item": 'vars()["f"] = _other\n',
+    "class-alias-attr": "D = C\nD.f = _other\n",
+    "class-alias-of-alias-setattr": 'D = C\nE = D\nsetattr(E, "f", _other)\n',
+    "class-alias-wrapped": "D = C\nD.f = _wrap(D.f)\n",
+    "type-setattr": 'type.__setattr__(C, "f", _other)\n',
+    "type-delattr": 'type.__delattr__(C, "f")\n',
+    "builtins-setattr": 'import builtins\nbuiltins.setattr(C, "f", _other)\n',
+    "builtins-setattr-module": 'import builtins\nbuiltins.setattr(sys.modules[__name__], "f", _other)\n',
     "method-defaults": "C.f.__defaults__ = (7,)\n",
     "function-defaults": "f.__defaults__ = (7,)\n",
     "function-code": "f.__code__ = _other.__code__\n",
@@ -109,3 +120,39 @@ def test_refused_exactly_when_the_change_does_not_run(store: str, conditional: b
     found = refused(before, after)
 
     assert bool(found) == (not runs), (store, conditional, patch, found)
+
+
+CLASS_HEAD = """def _other(self, x=1):
+    return ("other", x)
+
+
+class C:
+    def f(self, x=1):
+        return ("C.f", x)
+
+"""
+
+IN_CLASS = {  # a later statement of the class body: there locals() and vars() are the class namespace
+    "locals-item": 'locals()["f"] = _other\n',
+    "vars-item": 'vars()["f"] = _other\n',
+    "locals-update": "locals().update(f=_other)\n",
+    "locals-update-dict": 'locals().update({"f": _other})\n',
+    "locals-setitem": 'locals().__setitem__("f", _other)\n',
+    "locals-other-name": 'locals()["g"] = _other\n',
+    "in-a-method": 'def g(self):\n    locals()["f"] = _other\n',  # the method's own locals
+}
+IN_CLASS_CASES = sample(itertools.product(sorted(IN_CLASS), (False, True)))
+
+
+@pytest.mark.parametrize(("store", "conditional"), IN_CLASS_CASES)
+def test_class_body_namespace_stores_replace_the_method(store: str, conditional: bool) -> None:
+    tail = IN_CLASS[store]
+    if conditional:
+        tail = "if COND:\n" + "".join("    " + line for line in tail.splitlines(keepends=True))
+    before = CLASS_HEAD + "".join("    " + line for line in tail.splitlines(keepends=True))
+    after = before.replace('return ("C.f", x)', 'return ("C.f!", x)', 1)
+    runs = all(observe(before, cond)[0] != observe(after, cond)[0] for cond in (False, True))
+
+    found = refused(before, after)
+
+    assert bool(found) == (not runs), (store, conditional, found)

@@ -3,9 +3,10 @@ the guard is typing-only), the reachability proof (code added under the guard ne
 live-definition proof (a `def` or a store under the guard replaces nothing).
 
 Generated: how the module spells TYPE_CHECKING (bare, `as` alias, `typing.TYPE_CHECKING`, an
-alias of the module, an assigned alias, a local `TYPE_CHECKING = False`) times how the test wraps
-it (`G`, `G and X`, `X and G`, `not G` with the code in the `else`, `G is True`, `G == True`,
-`G is not False`, `False != G`, `bool(G)`, `G is False`, `G is not True`). Each module is run first, to
+alias of the module, an assigned alias, a local `TYPE_CHECKING = False`, `from typing import *`)
+times how the test wraps it (`G`, `G and X`, `X and G`, `not G` with the code in the `else`, `G is True`, `G == True`,
+`G is not False`, `False != G`, `bool(G)`, `G is False`, `G is not True`, and `or`/`and` with a
+constant: `G or False`, `False or G`, `G and True`, `not G or False`...). Each module is run first, to
 learn which branch is dead at run time; every reader must then agree with that run.
 """
 
@@ -28,6 +29,7 @@ SPELLINGS = {
     "module-alias": ("import typing as t\n", "t.TYPE_CHECKING"),
     "assigned": ("import typing\nTC = typing.TYPE_CHECKING\n", "TC"),
     "local-false": ("TYPE_CHECKING = False\n", "TYPE_CHECKING"),
+    "star": ("from typing import *\n", "TYPE_CHECKING"),
 }
 WRAPS = {  # (test, whether the dead code sits in the else)
     "plain": ("{g}", False),
@@ -42,6 +44,13 @@ WRAPS = {  # (test, whether the dead code sits in the else)
     "bool": ("bool({g})", False),
     "is-false": ("{g} is False", True),
     "is-not-true": ("{g} is not True", True),
+    "or-false": ("{g} or False", False),
+    "false-or": ("False or {g}", False),
+    "or-zero-paren": ("({g} or 0)", False),
+    "and-true": ("{g} and True", False),
+    "true-and": ("True and {g}", False),
+    "not-or-false": ("not {g} or False", True),
+    "not-and-true": ("not {g} and 1", True),
 }
 CASES = sample(itertools.product(SPELLINGS, WRAPS))
 

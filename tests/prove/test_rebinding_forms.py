@@ -3,7 +3,8 @@ later at module level by a store radpatch must see through: an assignment expres
 alias of the namespace or of the module (`(_g := globals())['X'] = ...`); the module by its literal
 name (`sys.modules['pkg.mod'].X = ...`, also through `import sys as _s` or `from sys import
 modules`, or `importlib.import_module(__name__)`; `sys.modules['pkg']` is another module); a store
-by `mod.__setattr__`, `object.__setattr__`, `builtins.globals()` or `_gl = globals; _gl()`; an alias of an alias (`_g =
+by `mod.__setattr__`, `object.__setattr__`, `builtins.globals()`, `_gl = globals; _gl()` or a
+module-level `locals()` (not a function's); an alias of an alias (`_g =
 globals(); _h = _g; _h['X'] = ...`, `_m = sys.modules[__name__]; _d = _m.__dict__`, one bound by
 unpacking or as the variable of a loop over a literal list); a module-level call of a function that
 stores it (`global X; X = ...` or `globals()['X'] = ...` in its body); or the parent package's
@@ -90,6 +91,12 @@ FORMS = {  # the later statement(s), storing {v} under the name {n}; PKG is the 
     "called-function-global": "def _s():\n    global {n}\n    {n} = {v}\n\n\n_s()",
     "called-function-globals": "def _s():\n    globals()['{n}'] = {v}\n\n\n_s()",
     "called-function-in-expression": "def _s():\n    globals().update({n}={v})\n    return 1\n\n\n_one = _s() + 0",
+    "locals-item": "locals()['{n}'] = {v}",  # at module level locals() is globals()
+    "locals-update": "locals().update({n}={v})",
+    "locals-computed": "for _k in ['{n}']:\n    locals()[_k] = {v}",
+    "builtins-locals": "import builtins\nbuiltins.locals()['{n}'] = {v}",
+    "called-function-locals": "def _s():\n    locals()['{n}'] = {v}\n\n\n_s()",  # its own locals: no rebinding
+    "called-function-vars": "def _s():\n    vars().update({n}={v})\n\n\n_s()",
     "uncalled-function-global": "def _s():\n    global {n}\n    {n} = {v}",  # never runs: no rebinding
     # the parent's attribute for this module is bound only after the module has run: never a store here
     "parent-attribute": "import PKG\ntry:\n    PKG.mod.{n} = {v}\nexcept AttributeError:\n    pass",

@@ -21,7 +21,8 @@ A patch must not add to this set. `problems(source)` follows Python's own rules:
   radpatch's standard library has and the target's lacks, not found on the target's path;
 - the target's import path (missing_imports): a new unguarded import of a module not found there,
   of a submodule that is not there, or of a name a parsed module does not bind;
-- a star import can provide any public name from its position on, nothing else; `globals()`
+- a star import can provide any public name from its position on, nothing else (`from typing
+  import *`: exactly the names in the interpreter's typing.__all__); `globals()`
   (as in `globals().update(...)`) any name;
 - a new module-level binding of a builtin the original reads (`def filter`, `len = 5`): the
   original's uses would get it (SHADOWS_BUILTIN, from the FACTS each version records);

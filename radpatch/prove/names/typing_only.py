@@ -17,19 +17,23 @@ def type_checking(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
     (placement/live.py) and the reachability proof (placement/reachability.py) all read guards through
     it and `type_checking_names`. True when `test` is false at run time, so an `if` body under it
     never runs (`if TYPE_CHECKING:`, `if TC:` after `from typing import TYPE_CHECKING as TC`,
-    `if TYPE_CHECKING and x:`); False when it is true at run time, so the `else` never runs
-    (`if not TYPE_CHECKING:`, `if not TC or x:`); None otherwise. `aliases`: other names the
+    `if TYPE_CHECKING and x:`, `if TYPE_CHECKING or False:`); False when it is true at run time, so
+    the `else` never runs (`if not TYPE_CHECKING:`, `if not TC or x:`); None otherwise. `aliases`: other names the
     module binds to TYPE_CHECKING (type_checking_names)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = type_checking(test.operand, aliases)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
-        values = [type_checking(v, aliases) for v in test.values]
-        if isinstance(test.op, ast.And) and True in values:
-            return True  # one operand is false at run time: so is the whole
-        if isinstance(test.op, ast.Or) and False in values:
-            return False  # one operand is true at run time: so is the whole
-        return None
+        # a literal operand folds (`TYPE_CHECKING or False`, `False or TC`, `TC and True`), but only a
+        # guard operand makes the test a guard: `X and False` is not this predicate's to decide
+        guards = [type_checking(v, aliases) for v in test.values if not isinstance(v, ast.Constant)]
+        if all(g is None for g in guards):
+            return None
+        values = [not v.value if isinstance(v, ast.Constant) else type_checking(v, aliases) for v in test.values]
+        decides = isinstance(test.op, ast.And)  # `and`: one operand false at run time decides; `or`: one true
+        if decides in values:
+            return decides
+        return None if None in values else not decides
     if names_type_checking(test, aliases):
         return True
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "bool" and test.args:

@@ -6,6 +6,7 @@ try/except, match) and loops are joined by binding flow; `return`/`raise` end a 
 from __future__ import annotations
 
 import ast
+import typing as _typing
 from collections.abc import Callable, Iterable
 
 from .expressions import Expressions
@@ -98,7 +99,10 @@ class Walker(Expressions):
         if self.self_module is not None and c.scope.import_time:
             self.out += self_import_problems(self.self_module, s, self.flow(self.module).maybe, c.scope.qual)
         for a in s.names:
-            if a.name == "*":
+            if a.name == "*" and isinstance(s, ast.ImportFrom) and s.module == "typing" and not s.level:
+                for name in _typing.__all__:  # this interpreter's (the target's, when served): no other name
+                    c.flow.bind(name, s.lineno)
+            elif a.name == "*":
                 if self.star is None:
                     self.star = s.lineno
             else:

@@ -31,6 +31,8 @@ class Aliases:
     name: str | None = None
     importers: frozenset[str] = frozenset({"importlib.import_module"})
     namespace_functions: frozenset[str] = frozenset()  # `_gl = globals`: `_gl()` is the namespace
+    in_function: bool = False  # read in a function body: there `locals()` and `vars()` are its own locals
+    classes: tuple[tuple[str, str], ...] = ()  # (alias, class): `D = C`, `E = C.Inner` at module level
 
 
 NO_ALIASES = Aliases()
@@ -48,6 +50,8 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
     name = module[0] if module else None
     pairs: list[tuple[str, ast.expr]] = []
     functions: set[str] = set()
+    defined = {s.name for s in statements if isinstance(s, ast.ClassDef)}
+    classes: dict[str, str] = {}
     for s in statements:
         if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
             self.update(_imports_itself(s, module))
@@ -68,7 +72,15 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
                 if len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
                     found.extend(zip(target.elts, value.elts))
     while True:
-        aliases = Aliases(frozenset(space), frozenset(self), sys_modules, name, importers, frozenset(functions))
+        aliases = Aliases(
+            frozenset(space),
+            frozenset(self),
+            sys_modules,
+            name,
+            importers,
+            frozenset(functions),
+            classes=tuple(sorted(classes.items())),
+        )
         for target_name, value in pairs:
             how = chain(value)
             if how in _NAMESPACE_CALLS or how in functions:
@@ -77,10 +89,15 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
                 space.add(target_name)
             elif chain(value, aliases) == "<module>":
                 self.add(target_name)
-        if (len(space), len(self), len(functions)) == (
+            else:  # `D = C`: a store through D is one on C
+                dotted = chain(value, aliases)
+                if dotted is not None and dotted.split(".")[0] in defined and target_name not in defined:
+                    classes.setdefault(target_name, dotted)
+        if (len(space), len(self), len(functions), len(classes)) == (
             len(aliases.namespace),
             len(aliases.module),
             len(aliases.namespace_functions),
+            len(aliases.classes),
         ):  # the sets only grow: the same sizes are the same sets
             return aliases
 
@@ -113,14 +130,17 @@ def _imports_itself(s: ast.Import | ast.ImportFrom, module: tuple[str, bool]) ->
 
 
 def _namespace_call(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
-    """`globals()`, `vars()` (at module level: the module's namespace)."""
+    """`globals()`; at module level also `locals()` and `vars()`, which are the module's namespace there."""
     if not isinstance(node, ast.Call) or node.args:
         return False
     how = chain(node.func)
+    if how in _LOCALS_CALLS:
+        return not aliases.in_function
     return how in _NAMESPACE_CALLS or how in aliases.namespace_functions
 
 
-_NAMESPACE_CALLS = ("globals", "vars", "builtins.globals", "builtins.vars")
+_LOCALS_CALLS = ("vars", "locals", "builtins.vars", "builtins.locals")
+_NAMESPACE_CALLS = ("globals", "builtins.globals", *_LOCALS_CALLS)
 
 
 def _bare(node: ast.expr) -> ast.expr:
@@ -159,6 +179,9 @@ def chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
                 return "<module>"
             if dotted.startswith(alias + "."):
                 return dotted[len(alias) + 1 :]
+        for alias, cls in aliases.classes:
+            if dotted == alias or dotted.startswith(alias + "."):
+                return cls + dotted[len(alias) :]
         return dotted
     if not parts and _itself(node, aliases):
         return "<module>"
@@ -188,12 +211,27 @@ def _itself(node: ast.expr, aliases: Aliases) -> bool:
     return key is not None and chain(key) in ("__name__", "__spec__.name")
 
 
+_SETATTRS = frozenset(
+    f"{owner}{how}"
+    for owner in ("", "builtins.")
+    for how in (
+        "setattr",
+        "delattr",
+        "object.__setattr__",
+        "object.__delattr__",
+        "type.__setattr__",
+        "type.__delattr__",
+    )
+)
+
+
 def setattr_call(call: ast.Call, aliases: Aliases) -> tuple[ast.expr, ast.expr] | None:
     """(owner, name) of a call that sets or deletes an attribute: `setattr(o, name, v)`,
-    `delattr(o, name)`, `object.__setattr__(o, name, v)`, and on the module itself
+    `delattr(o, name)`, `object.__setattr__(o, name, v)`, `type.__setattr__(C, name, v)`, each also
+    through `builtins.`, and on the module itself
     `<module>.__setattr__(name, v)` (a class's own `C.__setattr__` is object's, unbound)."""
     how = chain(call.func)
-    if how in ("setattr", "delattr", "object.__setattr__", "object.__delattr__") and len(call.args) >= 2:
+    if how in _SETATTRS and len(call.args) >= 2:
         return call.args[0], call.args[1]
     func = call.func
     if (

@@ -81,10 +81,61 @@ class _Dead:
     conditional: bool  # the later statement replaces it on some paths only
 
 
-def _rebinds(s: ast.stmt, name: str) -> bool:
+def _rebinds(s: ast.stmt, name: str, in_class: bool = False) -> bool:
+    """Does `s` bind `name` in its scope? `in_class`: `s` is in a class body, where `locals()` and
+    `vars()` are the class namespace (`locals()["m"] = g` replaces the method m)."""
     if isinstance(s, DEFS):
         return s.name == name
+    if type(s).__name__ == "Match" and name in _captures(s):
+        return True  # `case f:` binds f
+    if in_class and name in _namespace_stores(s):
+        return True
     return any(b.name == name for b in binds(s)) and not isinstance(s, (ast.AugAssign,))
+
+
+def _captures(s: ast.stmt) -> set[str]:
+    """The names a `match` statement's patterns capture (`case f:`, `case [*f]:`, `case {**f}:`)."""
+    out = set()
+    for case in getattr(s, "cases", ()):
+        for n in ast.walk(case.pattern):
+            name = getattr(n, "name", None) or getattr(n, "rest", None)
+            if isinstance(name, str):
+                out.add(name)
+    return out
+
+
+def _surely_binds(s: ast.stmt, name: str) -> bool:
+    """False for a `match` whose capture of `name` runs on some paths only: any but a first
+    `case name:` with no guard (another case may match first, a pattern may fail)."""
+    if type(s).__name__ != "Match":
+        return True
+    first = s.cases[0]  # type: ignore[attr-defined]
+    pattern = first.pattern
+    return first.guard is None and getattr(pattern, "pattern", 0) is None and getattr(pattern, "name", None) == name
+
+
+def _namespace_stores(s: ast.stmt) -> set[str]:
+    """The literal names `s` stores through `locals()`/`vars()` (in a class body: the class
+    namespace): `locals()["m"] = g`, `vars().update(m=g)`, `locals().__setitem__("m", g)`."""
+    out: set[str] = set()
+    if isinstance(s, ast.Assign):
+        for t in s.targets:
+            if isinstance(t, ast.Subscript) and _locals_call(t.value) and isinstance(t.slice, ast.Constant):
+                out.add(str(t.slice.value))
+    call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+    if call is not None and isinstance(call.func, ast.Attribute) and _locals_call(call.func.value):
+        if call.func.attr == "update":
+            out.update(kw.arg for kw in call.keywords if kw.arg)
+            for a in call.args:
+                if isinstance(a, ast.Dict):
+                    out.update(str(k.value) for k in a.keys if isinstance(k, ast.Constant))
+        elif call.func.attr == "__setitem__" and call.args and isinstance(call.args[0], ast.Constant):
+            out.add(str(call.args[0].value))
+    return out
+
+
+def _locals_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and not node.args and chain(node.func) in ("locals", "vars", "builtins.locals")
 
 
 def _never_runs(s: ast.stmt, aliases: Collection[str]) -> list[ast.stmt] | None:
@@ -105,13 +156,13 @@ def _runs(s: ast.stmt, aliases: Collection[str]) -> list[list[ast.stmt]]:
     return [p for p in parts if p is not dead]
 
 
-def _nested_rebind(s: ast.stmt, name: str, aliases: Collection[str]) -> ast.stmt | None:
+def _nested_rebind(s: ast.stmt, name: str, aliases: Collection[str], in_class: bool = False) -> ast.stmt | None:
     """A statement inside compound `s` (in its scope: not in a def/class body, not under `if
     TYPE_CHECKING:`) that binds `name`: it replaces an earlier definition on the paths through it."""
     stack: list[ast.stmt] = [s]
     while stack:
         x = stack.pop()
-        if x is not s and _rebinds(x, name):
+        if x is not s and _rebinds(x, name, in_class):
             return x
         if isinstance(x, DEFS):
             continue
@@ -134,8 +185,10 @@ def _dead(
     aliases = type_checking_names(tree)
     nth: dict[tuple[str, str], int] = {}
     work: list[tuple[str, list[ast.stmt], tuple[_Next, ...]]] = [("<module>", tree.body, ())]
+    classes: set[str] = set()  # quals of class bodies: there locals() is the class namespace
     while work:
         qual, stmts, after = work.pop()
+        in_class = qual in classes
         for j, s in enumerate(stmts):
             rest = tuple((x, False) for x in stmts[j + 1 :]) + after
             if isinstance(s, DEFS):
@@ -144,11 +197,15 @@ def _dead(
                 if keys is not None:
                     keys[(qual, s.name, nth[k] - 1)] = s
                 if _plain(s):
-                    found = _replacer(s, rest, aliases)
+                    found = _replacer(s, rest, aliases, in_class)
                     if found is not None:
                         key = (qual, s.name, nth[k] - 1)
                         out[key] = _Dead(key, s, *found)
                 inner = s.name if qual == "<module>" else f"{qual}.{s.name}"
+                if isinstance(s, ast.ClassDef):
+                    classes.add(inner)
+                else:
+                    classes.discard(inner)
                 work.append((inner, s.body, ()))
                 continue
             dead = _never_runs(s, aliases)
@@ -178,15 +235,16 @@ def _dead(
 
 
 def _replacer(
-    d: ast.stmt, rest: tuple[_Next, ...], aliases: Collection[str]
+    d: ast.stmt, rest: tuple[_Next, ...], aliases: Collection[str], in_class: bool = False
 ) -> tuple[ast.stmt, tuple[ast.AST, ...], bool] | None:
-    """(the statement that replaces `d`, what runs between them, only on some paths), or None."""
+    """(the statement that replaces `d`, what runs between them, only on some paths), or None.
+    `in_class`: `d` is in a class body."""
     name = d.name  # type: ignore[attr-defined]
     between: list[ast.AST] = []
     for s, some in rest:
-        if _rebinds(s, name):
-            return s, tuple(between), some
-        nested = _nested_rebind(s, name, aliases) if not isinstance(s, DEFS) else None
+        if _rebinds(s, name, in_class):
+            return s, tuple(between), some or not _surely_binds(s, name)
+        nested = _nested_rebind(s, name, aliases, in_class) if not isinstance(s, DEFS) else None
         if nested is not None:
             return nested, (*between, *_before(s, nested)), True
         if not some:

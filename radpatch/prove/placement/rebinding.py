@@ -1,6 +1,7 @@
 """Later dynamic rebinding: a module-level statement after the binding a patch adds or changes
 may replace it by a name radpatch cannot read from the code: a star import (`from .local import
-*`, Django's settings pattern), `globals().update(...)`, `vars()[name] = ...`, `setattr(C, name,
+*`, Django's settings pattern), `globals().update(...)`, `vars()[name] = ...` or `locals()[name] =
+...` (at module level both are `globals()`), `setattr(C, name,
 ...)` or `setattr(sys.modules[__name__], name, ...)` with a computed name, `exec(...)`. With a
 literal name (`globals().update(X=7)`, `setattr(mod, "X", ...)`) it replaces that name only.
 The patch's binding is then what runs only if the later statement does not bind it: refused,
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .aliases import Aliases, chain, namespace, setattr_call
@@ -81,9 +82,10 @@ def _storing_functions(
             elif isinstance(x, (ast.Import, ast.ImportFrom)):
                 stored.update(b for a in x.names if (b := a.asname or a.name.split(".")[0]) in declared)
         found: list[Found] = [("<module>", frozenset(stored), None)] if stored else []
+        inside = replace(aliases, in_function=True)  # its `locals()` is its own
         for x in ast.walk(f):
             if x is not f and isinstance(x, ast.stmt):
-                found += _rebinds(x, classes, aliases)
+                found += _rebinds(x, classes, inside)
         if found:
             reads = frozenset(n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
             out[f.name] = (found, reads)
