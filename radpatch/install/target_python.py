@@ -15,7 +15,8 @@ When the target is radpatch's own Python version none of this runs: the grammar,
 sys.stdlib_module_names are the same, so a plain apply starts no subprocess.
 
 One question goes to the target whatever its version (stdlib_binds), and only when a patch adds an
-unguarded `from` import from the standard library: does the target's module bind that name
+unguarded `from` import from the standard library, or an unguarded read of an imported
+standard-library module's attribute (`enum.StrEnum`): does the target's module bind that name
 (`from typing import Self` on 3.10, `from typing import override` on 3.11)? The files cannot tell:
 the standard library binds names through C modules' star imports and `enum.global_enum`. The target
 answers isolated (`-I -S`: its standard library only), importing just those standard-library modules.

@@ -18,6 +18,7 @@ from radpatch.prove.analysis import analysis_of, for_python, on_target, other_py
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.prove.refusal import (
     METHOD_ONLY_HINT,
+    MISSING_ATTRIBUTE_HINT,
     MISSING_MODULE_HINT,
     NAMES_HINT,
     PARTIAL_PACKAGE_HINT,
@@ -136,7 +137,8 @@ def names_refusal(
     kinds = {p.kind for p in new}
     what = (
         "would fail to import"
-        if kinds <= {names.MISSING_MODULE, names.MISSING_NAME, names.SELF_IMPORT, names.PARTIAL_PACKAGE}
+        if kinds
+        <= {names.MISSING_MODULE, names.MISSING_NAME, names.MISSING_ATTRIBUTE, names.SELF_IMPORT, names.PARTIAL_PACKAGE}
         else "would take over a builtin"
         if kinds == {names.SHADOWS_BUILTIN}
         else "would call super() where it fails"
@@ -155,6 +157,8 @@ def names_refusal(
         if names.PARTIAL_PACKAGE in kinds
         else MISSING_MODULE_HINT
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
+        else MISSING_ATTRIBUTE_HINT
+        if names.MISSING_ATTRIBUTE in kinds
         else NAMES_HINT
     )
     return Refusal("names", why, hint)

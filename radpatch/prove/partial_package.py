@@ -9,8 +9,9 @@ whatever the `__init__` does: the import system binds that attribute only after 
 Found with `ast` from the files on the target's path, never by importing: the first module-level
 statement of the package's `__init__` whose imports reach the patched module (directly, or
 through the package's other modules: prove.cycles' import edges), and the names the `__init__`
-binds before it. An `__init__` that binds names dynamically (a star import, `globals()`) is not
-judged.
+binds before it. An `__init__` that binds names dynamically (a star import, `globals()`) before
+that statement is not judged; a star import in or after it (`from .mod import *`) binds its names
+only after the module has run.
 """
 
 from __future__ import annotations
@@ -165,9 +166,10 @@ def _bound_too_late(parent: str, taken: str, module: str, paths: Sequence[str]) 
         for i, stmt in enumerate(tree.body):
             if not _reaches(root, parent, stmt, module):
                 continue
-            if _dynamic(tree):
-                return None
-            before = Collector(ast.Module(body=tree.body[:i], type_ignores=[])).module.bound
+            earlier = ast.Module(body=tree.body[:i], type_ignores=[])
+            if _dynamic(earlier):  # only what runs before it may bind `taken` unseen: a star import from
+                return None  # the module itself binds its names after the module has run
+            before = Collector(earlier).module.bound
             after = Collector(tree).module.bound
             return (stmt.lineno, str(init.relative_to(root))) if taken not in before and taken in after else None
         return None

@@ -25,6 +25,10 @@ MISSING_MODULE_HINT = (
     "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
     "or declare a `versions:` variant for the targets that lack it"
 )
+MISSING_ATTRIBUTE_HINT = (
+    "guard the read (`if sys.version_info >= ...:` or `try: ... except AttributeError:`), "
+    "or declare a `versions:` variant for the targets that lack it"
+)
 SHADOW_BUILTIN_HINT = (
     "rename the new name (a `_rp_` prefix, say): the module's own code would call it in place of the builtin"
 )

@@ -127,6 +127,14 @@ def same_trailing_comment(find: cst.CSTNode, new: cst.CSTNode) -> bool:
     return (ca.value if ca else None) == (cb.value if cb else None)
 
 
+def enclosed(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`expr` in parentheses when, bare, a comma or `=` would split it (a keyword argument's value, a
+    parameter's default, a subscript): a tuple or an assignment expression without its own."""
+    if isinstance(expr, (cst.Tuple, cst.NamedExpr)) and not expr.lpar:
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expr
+
+
 def fit(module: cst.Module, path: Sequence[cst.CSTNode], new: cst.CSTNode) -> cst.CSTNode:
     """`new` (an expression) with the parentheses it needs in the place of path[-1]: the
     replaced expression's own, unless they were there for it and `new` does without (`x * (a + b)`
@@ -136,11 +144,17 @@ def fit(module: cst.Module, path: Sequence[cst.CSTNode], new: cst.CSTNode) -> cs
         return new
     bare = new.with_changes(lpar=[], rpar=[])
     o: Any = orig
+
+    def needs(expr: cst.CSTNode) -> bool:
+        # `d[k, 0]` means `d[(k, 0)]`, but libcst reads it as two subscript elements, not the tuple written
+        in_subscript = isinstance(expr, cst.Tuple) and len(path) > 1 and isinstance(path[-2], cst.Index)
+        return in_subscript or _needs(module, path, expr)
+
     if o.lpar:
-        if _needs(module, path, orig.with_changes(lpar=[], rpar=[])) and not _needs(module, path, bare):
+        if needs(orig.with_changes(lpar=[], rpar=[])) and not needs(bare):
             return bare
         return new.with_changes(lpar=o.lpar, rpar=o.rpar)
-    if _needs(module, path, bare):
+    if needs(bare):
         return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return bare
 

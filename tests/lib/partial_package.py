@@ -17,6 +17,11 @@ INITS = {
     "bound-before": ("EXTRA = 5\nfrom .mod import VALUE\n", {}),
     "no-import": ("EXTRA = 5\n", {}),
     "import-in-function": ("def load():\n    from .mod import VALUE\n\n\nEXTRA = 5\n", {}),
+    # star imports: the one that imports mod binds its names only after mod has run (att21c F6)
+    "star-module": ("from .mod import *\nEXTRA = 5\n", {}),
+    "star-absolute": ("from pp.mod import *\nEXTRA = 5\n", {}),
+    "star-after": ("from .mod import VALUE\nfrom .other import *\nEXTRA = 5\n", {"other.py": "O = 1\n"}),
+    "star-bound-before": ("EXTRA = 5\nfrom .mod import *\n", {}),
 }
 
 

@@ -76,6 +76,24 @@ ENDINGS = {
     "try-except-both-return": ("{I}try:\n{I}    return 1 / x\n{I}except ZeroDivisionError:\n{I}    return 0\n", False),
     "if-true-return": ("{I}if True:\n{I}    return x\n", False),
     "if-false-return": ("{I}if False:\n{I}    return x\n", True),
+    # a break in a nested loop's else belongs to the outer loop; one in its body does not (att21c F9)
+    "while-true-for-else-break": (
+        "{I}while True:\n{I}    for i in range(x):\n{I}        pass\n{I}    else:\n{I}        break\n",
+        True,
+    ),
+    "while-true-while-else-break": (
+        "{I}while True:\n{I}    while x > 10:\n{I}        x -= 1\n{I}    else:\n{I}        break\n",
+        True,
+    ),
+    "while-true-try-for-else-break": (
+        "{I}while True:\n{I}    try:\n{I}        for i in range(x):\n{I}            pass\n"
+        "{I}        else:\n{I}            break\n{I}    finally:\n{I}        pass\n",
+        True,
+    ),
+    "while-true-nested-body-break": (
+        "{I}while True:\n{I}    for i in range(3):\n{I}        break\n{I}    else:\n{I}        pass\n{I}    return x\n",
+        False,
+    ),
 }
 LOOP_ENDINGS = {"continue": ("{I}continue\n", False), "break": ("{I}break\n", False)}
 

@@ -3,7 +3,8 @@ import path, a submodule that is not there, a name a module does not bind (`from
 
 Looked up on the target's path without importing anything (importlib's PathFinder finds the file;
 a `.py` module is parsed with ast for its module-level bindings). A name taken from a module of the
-standard library (`from typing import Self` on 3.10) is the target interpreter's to tell (`Ask`):
+standard library (`from typing import Self` on 3.10), or read as an attribute of the imported module (`typing.Self`:
+stdlib_attributes), is the target interpreter's to tell (`Ask`):
 its own standard library binds names the files do not show (star imports from C modules,
 `enum.global_enum`), so the files never decide it. What cannot be told from the files is unknown
 and passes: an extension module, a module that binds names dynamically (a star
@@ -27,8 +28,9 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from .problem import MISSING_MODULE, MISSING_NAME, Problem
+from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, Problem
 from .scopes import Collector
+from .stdlib_attributes import attribute_reads
 from .target_stdlib import ADDED_SINCE_310, unguarded_imports
 
 # (module, None): is there such a module?  (module, name): does it bind `name` or have that submodule?
@@ -66,6 +68,7 @@ def _uses(tree: ast.Module, module: tuple[str, bool] | None, version: tuple[int,
             if base is None or base == "__future__":
                 continue
             out.extend((("from", base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
+    out.extend((("attr", base, name), line, qual) for base, name, line, qual in attribute_reads(tree, version))
     return out
 
 
@@ -88,7 +91,7 @@ def missing_imports(
     for key, _, _ in _uses(before, module, version):
         had[key] = had.get(key, 0) + 1
     out: list[Problem] = []
-    asked: list[tuple[str, str, int, str]] = []  # (module, name, line, scope) for the target to tell
+    asked: list[tuple[str, str, int, str, str]] = []  # (module, name, line, scope, kind) for the target to tell
     chains: list[tuple[str, int, str]] = []  # (dotted submodule, line, scope) of the standard library's
     for key, line, qual in _uses(after, module, version):
         if had.get(key, 0):
@@ -103,6 +106,10 @@ def missing_imports(
         if top not in stdlib and lookup(top, None) is False:
             out.append(Problem(line, top, qual, MISSING_MODULE, " on the target's import path"))
             continue
+        if kind == "attr":  # `enum.StrEnum`: only the standard library's, asked of the target as a `from` import is
+            if top in stdlib and ask is not None:
+                asked.append((base, name, line, qual, MISSING_ATTRIBUTE))
+            continue
         if kind == "import":
             parts = base.split(".")
             for i in range(2, len(parts) + 1):
@@ -114,7 +121,7 @@ def missing_imports(
                     chains.append((base, line, qual))
             continue
         if top in stdlib and ask is not None:  # the target's standard library: the target tells what it binds
-            asked.append((base, name, line, qual))
+            asked.append((base, name, line, qual, MISSING_NAME))
             continue
         there = lookup(base, None)
         if there is False and top in stdlib:
@@ -124,12 +131,12 @@ def missing_imports(
         elif there and lookup(base, name) is False:
             out.append(Problem(line, name, qual, MISSING_NAME, base))
     if asked and ask is not None:
-        answers = ask([(base, name) for base, name, _, _ in asked])
-        for (base, name, line, qual), binds in zip(asked, answers):
+        answers = ask([(base, name) for base, name, _, _, _ in asked])
+        for (base, name, line, qual, missing), binds in zip(asked, answers):
             if binds is None and lookup(base, None):  # not the target's own (a backport on its path)
                 binds = lookup(base, name)
             if binds is False:
-                out.append(Problem(line, name, qual, MISSING_NAME, base))
+                out.append(Problem(line, name, qual, missing, base))
     if chains and ask is not None:
         out.extend(_missing_submodules(chains, ask))
     out.sort(key=lambda p: p.line)

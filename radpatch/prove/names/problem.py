@@ -18,6 +18,7 @@ SELF_IMPORT = "self-import"
 PARTIAL_PACKAGE = "partial-package"  # from a parent package whose __init__ is still running
 MISSING_MODULE = "missing-module"
 MISSING_NAME = "missing-name"
+MISSING_ATTRIBUTE = "missing-attribute"  # `enum.StrEnum`: a standard-library module read for what it lacks
 CLASS_ATTRIBUTE = "class-attribute"
 DELETED = "deleted"
 SHADOWS_BUILTIN = "shadows-builtin"
@@ -75,6 +76,9 @@ class Problem:
             PARTIAL_PACKAGE: (f"is taken from {self.detail} (ImportError from a partially initialised module)"),
             MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
             MISSING_NAME: f"is not in {self.detail}: it neither binds it nor has such a submodule (ImportError)",
+            MISSING_ATTRIBUTE: (
+                f"is not in {self.detail}: it neither binds it nor has such a submodule (AttributeError)"
+            ),
             SHADOWS_BUILTIN: (
                 f"is a builtin the module's own code reads{self.detail}: a module-level binding of it takes "
                 "over those uses"
@@ -91,7 +95,9 @@ class Problem:
 
 # Kinds compared use by use: one more such use is a new failure, even where the original already
 # had one under the same name (a typing-only name on a new run-time path next to an old error path).
-PER_USE = frozenset({TYPING_ONLY, SELF_IMPORT, PARTIAL_PACKAGE, MISSING_MODULE, MISSING_NAME, METHOD_ONLY})
+PER_USE = frozenset(
+    {TYPING_ONLY, SELF_IMPORT, PARTIAL_PACKAGE, MISSING_MODULE, MISSING_NAME, MISSING_ATTRIBUTE, METHOD_ONLY}
+)
 
 
 def shadowed_builtins(before: list[Problem], after: list[Problem]) -> list[Problem]:

@@ -144,13 +144,17 @@ def _block_falls(stmts: list[ast.stmt], swallowed: bool, aliases: Collection[str
 
 
 def _breaks(stmts: list[ast.stmt]) -> bool:
-    """Does a `break` of this loop (not of a nested one) occur in its body?"""
+    """Does a `break` of this loop (not of a nested one) occur in its body? A nested loop's `else`
+    is this loop's code: a `break` there leaves this loop."""
     stack = list(stmts)
     while stack:
         s = stack.pop()
         if isinstance(s, ast.Break):
             return True
-        if isinstance(s, (ast.For, ast.AsyncFor, ast.While, *DEFS)):
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(s.orelse)
+            continue
+        if isinstance(s, DEFS):
             continue
         for f in ("body", "orelse", "finalbody"):
             stack.extend(x for x in getattr(s, f, None) or () if isinstance(x, ast.stmt))

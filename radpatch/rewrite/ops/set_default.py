@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path
-    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.selection import function
 
@@ -75,6 +75,8 @@ def _set(
     if expr_key(have) != expr_key(old):
         raise failure(f"{op.function}(): parameter {op.parameter!r} defaults to {have}, not {old}")
     default = merge(
-        param.default, cst.parse_expression(expression_text(old)), cst.parse_expression(expression_text(new))
+        param.default,
+        enclosed(cst.parse_expression(expression_text(old))),
+        enclosed(cst.parse_expression(expression_text(new))),
     )
     return replace_on_path((*path, params, param), param.with_changes(default=default))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from radpatch.rewrite.matching import code_of, expr_key, find_scope, lines_of, replace_on_path
-    from radpatch.rewrite.merge import merge
+    from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.selection import Explanation, nested_matches, select, undo_pick
     from radpatch.rewrite.tree import Path_, nodes_of
@@ -148,7 +148,11 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool) -> cst.CST
         )
     value = hit[-1]
     assert isinstance(value, cst.BaseExpression)
-    merged = merge(value, cst.parse_expression(expression_text(old)), cst.parse_expression(expression_text(new)))
+    merged = merge(
+        value,
+        enclosed(cst.parse_expression(expression_text(old))),
+        enclosed(cst.parse_expression(expression_text(new))),
+    )
     return replace_on_path(hit, merged)
 
 
