@@ -363,8 +363,9 @@ def _write_group(
             for f in c.files if not c.off else ():
                 if f.path not in c.created:
                     store.keep_original(f.original)
-                if f.path in c.adopted:  # the bytes as found: nothing else holds them for an edit on top (prove.onto)
-                    store.keep_original(f.after)
+                # the result too: an adopted file's bytes as found hold nothing else for an edit on top
+                # (prove.onto), and an undo after comment edits goes by the applied revision (prove.undo)
+                store.keep_original(f.after)
         for path, (before, after) in files.items():
             faults.point("before-file")
             if before is None:
