@@ -25,7 +25,7 @@ raises in a changed file, itself or through the code it calls there (the innermo
 changed file, one of its callers there a patch line; ImportError included: a `from mod import
 name` this version lacks); a module that line imports failing in its own body keeps the
 missing-module carve-out.
-The pristine import runs only when the patched one fails.
+The pristine import runs only when the patched one fails (or times out).
 
 What the served module is seen as: its code object comes from the planned bytes, and so does its
 source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
@@ -39,7 +39,8 @@ import cycle a new import of the patch closes is imported first too, in its own 
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
 and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
 time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
-subprocess's whole process group is killed and the result is inconclusive; no network: an audit
+subprocess's whole process group is killed; then the pristine module is imported with the same limit,
+and a hang only the patched module has (the pristine one imports) is a refusal, else inconclusive; no network: an audit
 hook makes every socket connection, send and name lookup raise OSError inside the import.
 """
 
@@ -258,10 +259,15 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
         if after.ok:
             yield _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
             continue
-        if after.timed_out:
-            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, f"the patched import {after.error}")
-            continue
         before = _attempt(env.executable, pristine, module, timeout)
+        if after.timed_out and before.ok:  # a hang only the patched module has is the patch's own
+            why = f"the patched import {after.error}, and the unpatched module imports within that time"
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
+            continue
+        if after.timed_out:
+            why = f"the patched import {after.error}; the unpatched import {before.error or 'fails too'}"
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            continue
         if before.ok:
             yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, after.described)
         elif before.timed_out:
