@@ -306,13 +306,20 @@ def _put_back(ps: PatchState, env: PythonEnv, overlay: Overlay, patches: list[Pa
 
 
 def _exact(ps: PatchState, f: plan.PlannedFile) -> bool:
+    """The revert gave back the file byte for byte: the installed bytes (RECORD's), or the bytes
+    from before this patch with radpatch patches under it that started from the installed bytes. A
+    file that kept a comment line someone added (an earlier revert carried it over, so the chain
+    now starts from it) is not."""
     digest = sha256(f.after)
-    known = {
-        r.original_sha256
-        for r in (ps.record.files if ps.record else ())
-        if r.path == str(f.path.relative_to(ps.root or f.path.parent))
-    }
-    return digest in known | {s.wheel_record_sha256 for s in ps.files if s.path == f.path}
+    recs = [
+        r for r in (ps.record.files if ps.record else ()) if r.path == str(f.path.relative_to(ps.root or f.path.parent))
+    ]
+    wheel = {s.wheel_record_sha256 for s in ps.files if s.path == f.path and s.wheel_record_sha256}
+    if digest in wheel:
+        return True
+    if wheel and any(r.base_sha256 and r.base_sha256 not in wheel for r in recs):
+        return False  # the chain started from other bytes than the installed ones: edits kept since
+    return digest in {r.original_sha256 for r in recs}
 
 
 def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
@@ -375,8 +382,9 @@ def _write_group(
             for f in c.files if not c.off else ():
                 if f.path not in c.created:
                     store.keep_original(f.original)
-                if f.path in c.adopted:  # the bytes as found: nothing else holds them for an edit on top (prove.onto)
-                    store.keep_original(f.after)
+                # the result too: an adopted file's bytes as found hold nothing else for an edit on top
+                # (prove.onto), and an undo after comment edits goes by the applied revision (prove.undo)
+                store.keep_original(f.after)
         for path, (before, after) in files.items():
             faults.point("before-file")
             if before is None:

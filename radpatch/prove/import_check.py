@@ -21,9 +21,11 @@ and does not refuse. When both fail with different exceptions, the patched one i
 unless it is a missing module (ImportError, ModuleNotFoundError: what an environment without an
 optional or GPU-only module raises either way): a new line raising KeyError before the pristine
 module's own failure is reached is refused. So is any exception a line the patch added or changed
-raises itself (the innermost frame, ImportError included: a `from mod import name` this version
-lacks); a module that line imports failing in its own body keeps the missing-module carve-out.
-The pristine import runs only when the patched one fails.
+raises in a changed file, itself or through the code it calls there (the innermost frame in a
+changed file, one of its callers there a patch line; ImportError included: a `from mod import
+name` this version lacks); a module that line imports failing in its own body keeps the
+missing-module carve-out.
+The pristine import runs only when the patched one fails (or times out).
 
 What the served module is seen as: its code object comes from the planned bytes, and so does its
 source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
@@ -37,7 +39,8 @@ import cycle a new import of the patch closes is imported first too, in its own 
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
 and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
 time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
-subprocess's whole process group is killed and the result is inconclusive; no network: an audit
+subprocess's whole process group is killed; then the pristine module is imported with the same limit,
+and a hang only the patched module has (the pristine one imports) is a refusal, else inconclusive; no network: an audit
 hook makes every socket connection, send and name lookup raise OSError inside the import.
 """
 
@@ -141,6 +144,7 @@ except BaseException as exc:
     if frames:
         out["where"] = [frames[-1].filename, frames[-1].lineno]
         out["innermost"] = frames[-1] is every[-1]  # raised by that line itself, not deeper in what it called
+        out["chain"] = [[f.filename, f.lineno] for f in frames]  # every changed-file line on the way there
 for stream in (sys.stdout, sys.stderr):
     try:
         stream.flush()
@@ -171,6 +175,9 @@ class Attempt:
     path: str = ""  # the file of `raised_at`
     line: int = 0  # the line of `raised_at`
     innermost: bool = False  # `raised_at` is the traceback's innermost frame: that line itself raised
+    # every frame of the traceback in a changed file, outermost first (path, line): the lines that
+    # called the one that raised
+    chain: tuple[tuple[str, int], ...] = ()
     kind: str = ""  # the exception's type, module-qualified ("" when there is no answer)
     missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
 
@@ -252,17 +259,23 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
         if after.ok:
             yield _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
             continue
-        if after.timed_out:
-            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, f"the patched import {after.error}")
-            continue
         before = _attempt(env.executable, pristine, module, timeout)
+        if after.timed_out and before.ok:  # a hang only the patched module has is the patch's own
+            why = f"the patched import {after.error}, and the unpatched module imports within that time"
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
+            continue
+        if after.timed_out:
+            why = f"the patched import {after.error}; the unpatched import {before.error or 'fails too'}"
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            continue
         if before.ok:
             yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, after.described)
         elif before.timed_out:
             why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
-        elif _raised_by_added_line(after, patched, pristine):
-            why = f"{after.described}, a line the patch added; "
+        elif (own := _raised_by_added_line(after, patched, pristine)) is not None:
+            why = f"{after.described}, a line the patch added; " if own == (after.path, after.line) else ""
+            why = why or f"{after.described}, in code called from {_line_name(own, patched)}, a line the patch added; "
             why += f"the unpatched module fails elsewhere ({before.described})"
             yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
         elif _own_failure(after, before):
@@ -283,14 +296,28 @@ def _own_failure(after: Attempt, before: Attempt) -> bool:
     return bool(after.kind) and after.kind != before.kind and not after.missing
 
 
-def _raised_by_added_line(after: Attempt, patched: _Served, pristine: _Served) -> bool:
-    """The patched import's exception was raised by a line the patch added or changed itself (its
-    innermost frame, not a module that line imports failing in its own body): whatever the exception,
-    even an ImportError, it is the patch's failure, reached before the unpatched module's own one
-    (a `from mod import name` that this version's `mod` does not have)."""
+def _line_name(where: tuple[str, int], served: _Served) -> str:
+    modules = {p: m for m, p in served.modules.items()}
+    return f"{modules.get(where[0], where[0])} line {where[1]}"
+
+
+def _raised_by_added_line(after: Attempt, patched: _Served, pristine: _Served) -> tuple[str, int] | None:
+    """The patched import's exception was raised in a changed file (the traceback's innermost
+    frame, not a module imported from there failing in its own body) by a line the patch added or
+    changed, or by code such a line called (`Y = helper()`, unchanged `helper` raising): whatever
+    the exception, even an ImportError, it is the patch's failure, reached before the unpatched
+    module's own one (a `from mod import name` that this version's `mod` does not have). The
+    innermost such line on the traceback, or None."""
     if not after.innermost or after.path not in patched.files:
-        return False
-    return after.line in added_lines(pristine.files.get(after.path, b""), patched.files[after.path])
+        return None
+    added: dict[str, frozenset[int]] = {}
+    for path, line in reversed(after.chain or ((after.path, after.line),)):
+        if path in patched.files:
+            if path not in added:
+                added[path] = added_lines(pristine.files.get(path, b""), patched.files[path])
+            if line in added[path]:
+                return path, line
+    return None
 
 
 def added_lines(before: bytes, after: bytes) -> frozenset[int]:
@@ -414,8 +441,21 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
         innermost = answer.get("innermost") is True
         preloaded = bool(answer.get("preloaded"))
         kind, missing = str(answer.get("kind", "")), answer.get("missing") is True
+        raw = answer.get("chain")
+        chain = tuple(
+            (str(f[0]), f[1]) for f in (raw if isinstance(raw, list) else ()) if isinstance(f, list) and len(f) == 2
+        )
         return Attempt(
-            ok, error, at, preloaded=preloaded, path=path, line=line, innermost=innermost, kind=kind, missing=missing
+            ok,
+            error,
+            at,
+            preloaded=preloaded,
+            path=path,
+            line=line,
+            innermost=innermost,
+            kind=kind,
+            missing=missing,
+            chain=tuple((p, n) for p, n in chain if isinstance(n, int)),
         )
     last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
     how = f"killed by signal {-code}" if code < 0 else f"exit {code}"

@@ -5,6 +5,7 @@ runs it, and `apply` for a patch it re-applies in its current revision."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -130,6 +131,10 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
     structurally and keep their comment and layout edits, when the result is the recorded
     original's code; else refuse."""
     assert ps.root is not None
+    applied = _by_applied_revision(rec, current, store)
+    if applied is not None:
+        say(f"{ps.patch.name}: note: {rec.path} had comment or layout edits since it was patched; they are kept")
+        return applied
     rws = _rewrites_of(ps, rec.path)
     try:
         pristine = runner.backward(ps.patch, rws, current, str(ps.root / rec.path))
@@ -153,3 +158,33 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
         f"the file's code was edited since it was patched; put it back to the installed bytes instead "
         f"(radpatch restore {rec.path})",
     )
+
+
+def _by_applied_revision(rec: FileRecord, current: bytes, store: Store) -> bytes | None:
+    """The patch taken off as it was applied, whatever the entry says now: the edits someone made
+    to the kept result (comment and layout only, status judged) carried over onto the kept
+    original, line by line, when they touch no line the patch changed. None when either is not
+    kept (records from before results were kept), the edits meet the patch's, or the outcome is
+    not the recorded original's code."""
+    original, patched = store.original(rec.original_sha256), store.original(rec.patched_sha256)
+    if original is None or patched is None or not rec.original_code:
+        return None
+    base, mine, theirs = (b.splitlines(keepends=True) for b in (patched, current, original))
+    edits = sorted([*_edits(base, mine), *_edits(base, theirs)], key=lambda e: (e[0], e[1]))
+    inserts = [e[0] for e in edits if e[0] == e[1]]
+    if len(set(inserts)) < len(inserts):
+        return None  # two insertions at one place: which goes first is not known
+    out: list[bytes] = []
+    at = 0
+    for start, end, lines in edits:  # an insertion goes before a change starting where it is
+        if start < at:
+            return None  # the edits overlap
+        out += base[at:start] + lines
+        at = end
+    merged = b"".join(out + base[at:])
+    return merged if code_hash(merged) == rec.original_code else None
+
+
+def _edits(base: list[bytes], other: list[bytes]) -> list[tuple[int, int, list[bytes]]]:
+    ops = difflib.SequenceMatcher(None, base, other, autojunk=False).get_opcodes()
+    return [(i1, i2, other[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag != "equal"]

@@ -201,7 +201,7 @@ def test_a_hanging_import_is_killed_with_what_it_started_and_is_inconclusive(
     assert r.code == 0, r
     assert r.out.splitlines()[0] == (
         "ic: import check inconclusive for icpkg.core: the patched import did not finish within 8 s (killed); "
-        "not a refusal"
+        "the unpatched import did not finish within 8 s (killed); not a refusal"
     )
     sleeper = int(pidfile.read_text())
     # SIGKILL is delivered asynchronously: look a bounded number of times for it to have landed

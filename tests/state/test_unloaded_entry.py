@@ -7,6 +7,7 @@ only onto files exactly as radpatch left them). On a real wheel pip-installed in
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -62,10 +63,23 @@ def test_revert_restores_the_kept_originals_from_the_record_alone(demo_env: Env)
     assert DEMO_PATCH not in _listed(demo_env)
 
 
-def test_revert_of_a_file_edited_since_is_refused_naming_the_registry(demo_env: Env) -> None:
+def test_revert_of_a_file_with_a_comment_added_since_keeps_it_from_the_record_alone(demo_env: Env) -> None:
+    """The link's kept original and kept result carry the comment over (prove.undo, att21c F8)."""
+    _applied_then_unloaded(demo_env)
+    path = demo_env.path(DEMO_TARGETS[0])
+    path.write_text(path.read_text() + "# a comment added since\n")
+    out = demo_env.run("revert", DEMO_PATCH)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert path.read_bytes() == demo_env.original[DEMO_TARGETS[0]] + b"# a comment added since\n"
+    assert demo_env.read()[DEMO_TARGETS[1]] == demo_env.original[DEMO_TARGETS[1]]
+
+
+def test_revert_of_a_file_edited_since_without_its_kept_result_is_refused_naming_the_registry(demo_env: Env) -> None:
+    """A record from before results were kept: only the entry's rewrites can undo the edited file."""
     registries = _applied_then_unloaded(demo_env)
     path = demo_env.path(DEMO_TARGETS[0])
-    path.write_text(path.read_text() + "# a comment added since\n")  # only the entry's rewrites can undo this
+    (demo_env.state_dir / "originals" / hashlib.sha256(path.read_bytes()).hexdigest()).unlink()
+    path.write_text(path.read_text() + "# a comment added since\n")
     assert _listed(demo_env)[DEMO_PATCH]["state"] == "applied"  # the code is radpatch's: the code hash
     out = demo_env.run("revert", DEMO_PATCH)
     assert out.returncode == 1, out.stdout + out.stderr

@@ -171,9 +171,25 @@ def payload(source: bytes) -> Payload:
     return Payload(items, tuple(found["import"]), tuple(found["future"]))
 
 
+# PEP 263's coding declaration: the payload's own, never carried into the module (where on its
+# first two lines it would re-declare the module's encoding)
+_COOKIE = re.compile(r"[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+
+
+def _header_end(src: Source) -> int:
+    """The payload's lines before its first statement that are its file's own header: a `#!` line
+    and a coding declaration (on line 1 or 2)."""
+    end = 0
+    for n, line in enumerate(src.lines[:2]):
+        if _COOKIE.match(line) or n == 0 and line.startswith("#!"):
+            end = n + 1
+    return end
+
+
 def _comments_above(src: Source, i: int) -> int:
-    """The first of the comment lines right above top-level statement i (its own: they go with it)."""
-    start, floor = src.tops[i].start, src.tops[i - 1].end if i else 0
+    """The first of the comment lines right above top-level statement i (its own: they go with
+    it), not the payload file's header (#!, coding declaration)."""
+    start, floor = src.tops[i].start, src.tops[i - 1].end if i else _header_end(src)
     while start > floor and src.lines[start - 1].lstrip().startswith("#"):
         start -= 1
     return start
