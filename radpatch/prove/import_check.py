@@ -296,9 +296,9 @@ def _own_failure(after: Attempt, before: Attempt) -> bool:
     return bool(after.kind) and after.kind != before.kind and not after.missing
 
 
-def _line_name(where: tuple[str, int], served: _Served) -> str:
+def _line_name(frame: tuple[str, int], served: _Served) -> str:
     modules = {p: m for m, p in served.modules.items()}
-    return f"{modules.get(where[0], where[0])} line {where[1]}"
+    return f"{modules.get(frame[0], frame[0])} line {frame[1]}"
 
 
 def _raised_by_added_line(after: Attempt, patched: _Served, pristine: _Served) -> tuple[str, int] | None:

@@ -162,18 +162,20 @@ def test_a_move_never_loses_the_record_while_the_old_module_stays_patched(stk: S
     core = stk.path("stk/core.py")
     core.write_text("# a note\n" + core.read_text())  # a comment: the bytes are no longer radpatch's
     stk.write("low", entry(*LOW, module="stk.other"))
-    assert stk.state("low") == {"low": "applied"}
-    record = (stk.path(".radpatch/record.json")).read_bytes()
-    kept = sorted(p.name for p in stk.path(".radpatch/originals").iterdir())
-    for op in ("revert", "apply"):  # neither can take the old revision off an edited file: both refuse
-        r = stk(op, "low")
-        assert r.code == 1 and "reinstall" in r.err, (op, r.out, r.err)
-        assert core.read_text() == "# a note\n" + CORE.replace("x + 1", "x + 10")
-        assert stk.path(".radpatch/record.json").read_bytes() == record  # nothing forgotten
-        assert sorted(p.name for p in stk.path(".radpatch/originals").iterdir()) == kept
-    stk.reinstall()  # the way out the refusal names: the record then reads void, and revert forgets it
+    assert stk.state("low") == {"low": "applied"}  # the old module carries the applied revision
+    # the applied revision comes off the edited old module by the result kept when it was applied
+    # (not the moved entry's inverse), the comment kept; only then is the record forgotten
+    r = stk.ok("revert", "low")
+    assert "comment and layout edits kept" in r.out, r.out
+    assert core.read_text() == "# a note\n" + CORE
+    assert stk.path("stk/other.py").read_bytes() == stk.pristine["stk/other.py"]
+    assert not stk.path(".radpatch").exists()
     assert stk.state("low") == {"low": "not-applied"}
-    stk.revert_all("low")
+    stk.ok("apply", "low")  # the current revision goes into the module it now names
+    assert core.read_text() == "# a note\n" + CORE
+    assert stk.state("low") == {"low": "applied"}
+    stk.ok("revert", "low")
+    assert stk.files() == {**stk.pristine, "stk/core.py": ("# a note\n" + CORE).encode()}
 
 
 def test_a_revision_that_adds_a_file_under_a_stacked_patch(stk: Stk) -> None:
