@@ -172,21 +172,29 @@ class Model:
         return True
 
     def revert(self, names: list[str]) -> bool:
+        """An entry not named stacked above a named one (none requires another here) is lifted: taken
+        off, then put on again in its current revision, in the same run; refused when it is not
+        applied as recorded (drifted) or cannot come off."""
         if any(self.drifted(p) for p in names):
             return False
-        for p in names:
-            if p in self.on:
-                if any(q not in names for path in self.on[p].files() for q in self.above(p, path)):
-                    return False
-                if not self.takes_off(p):
-                    return False
-        for p in names:
+        lifted = {q for p in names if p in self.on for path in self.on[p].files() for q in self.above(p, path)} - set(
+            names
+        )
+        if any(self.drifted(q) for q in lifted):
+            return False
+        for p in [*names, *lifted]:
+            if p in self.on and not self.takes_off(p):
+                return False
+        again = [q for q in self.order if q in lifted]
+        for p in [*names, *again]:
             self.on.pop(p, None)
             self.at.pop(p, None)
             self.tainted.pop(p, None)
             self.broken.discard(p)
             if p in self.order:
                 self.order.remove(p)
+        for q in again:
+            self.put_on(q)
         return True
 
     def reinstall(self) -> None:
