@@ -48,6 +48,37 @@ class Touch:
     statements: tuple[str, ...] = ()
 
 
+BINDS = "name "  # the key of a binding touch: `name NAME`
+
+
+def binding(name: str, writes: str) -> Touch:
+    """A new module-level name the rewrite binds (add_import, set_constant of a new name); `writes`:
+    what it binds the name to (where an import takes it from, or the value as a syntax tree). Two
+    such touches of one name meet unless both bind the same thing (releases.touching)."""
+    return Touch("node", "<module>", BINDS + name, writes=writes)
+
+
+def is_binding(t: Touch) -> bool:
+    return t.role == "node" and t.scope == "<module>" and t.key.startswith(BINDS)
+
+
+def import_bindings(statement: str) -> tuple[Touch, ...]:
+    """The names an import statement binds, each with where it takes it from (`json:dumps` for
+    `from json import dumps as enc`, `os` for `import os.path`): two imports of one name from one
+    place bind the same thing. A star import binds names the registry text does not show: none."""
+    try:
+        node = ast.parse(textwrap.dedent(statement).strip()).body[0]
+    except (SyntaxError, IndexError):
+        return ()
+    if isinstance(node, ast.Import):
+        top = [a.name.split(".")[0] for a in node.names]
+        return tuple(binding(a.asname or t, a.name if a.asname else t) for a, t in zip(node.names, top))
+    if isinstance(node, ast.ImportFrom):
+        where = "." * node.level + (node.module or "")
+        return tuple(binding(a.asname or a.name, f"{where}:{a.name}") for a in node.names if a.name != "*")
+    return ()
+
+
 def norm(code: str) -> str:
     """The code as one syntax tree (an expression's, else the module's), or the text when it does not parse."""
     text = textwrap.dedent(code).strip()

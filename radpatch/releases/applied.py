@@ -20,6 +20,7 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Operation, Patch
+from radpatch.registry.touch import is_binding
 from radpatch.releases import gaps
 from radpatch.releases.installed_files import _store_of, installed_file
 from radpatch.releases.overlaps import _after_names
@@ -109,9 +110,9 @@ def _anchor_side(keys: list[str]) -> str | None:
 
 def _recorded_side(r: PatchRecord, module: str) -> str | None:
     """Which side the applied entry inserted at, from its record: `imports` when it says it changes
-    nothing in the module (`add_import`, the one operation that says so), its anchors' side, or
-    None when the record cannot tell (a change it recorded as no anchor, or anchors on both sides)."""
-    here = [t.touch for t in r.touches or () if t.module == module]
+    nothing in the module but the names it binds (`add_import`, the one operation that says so), its
+    anchors' side, or None when the record cannot tell (a change it recorded as no anchor, or anchors on both sides)."""
+    here = [t.touch for t in r.touches or () if t.module == module and not is_binding(t.touch)]
     if not here:
         return "imports"
     if any(t.role != "anchor" for t in here):

@@ -15,6 +15,8 @@ entries support and both rewrites apply to, they change the same module and:
 - or insert inside the span of statements the other's `find` matches (between two of them, or next
   to one nested in them), or share a statement with the span the other replaces or deletes: run
   first, it breaks the other's match (`Touch.statements`);
+- or bind the same new module-level name to different things (`add_import`, `set_constant` of a new
+  name: `registry.touch.binding`); two imports of one name from one place commute;
 - or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
   order it needs, but not refused by apply (the other order fails to match by itself).
 

@@ -9,7 +9,7 @@ import textwrap
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.registry.touch import Touch
+from radpatch.registry.touch import BINDS, Touch, is_binding
 
 
 class Meet(Enum):
@@ -23,6 +23,7 @@ class Meet(Enum):
     NESTED = "nested"  # one's `find` is inside the other's (or the same code, written apart)
     ANCHOR = "anchor"  # both insert at the same anchor
     GAP = "gap"  # both insert at one place, their anchors apart: the file shows it (releases.gaps)
+    BINDS = "binds"  # both bind the same new module-level name, to different things
     NODE = "node"  # both change (or one changes and one anchors at) the same node
     WHOLE = "whole"  # one replaces or deletes a whole definition, the other changes code in it (or next to it)
     UNDECLARED = "undeclared"  # an operation that does not say what it changes (Operation.touches)
@@ -50,6 +51,11 @@ class Picks:
 
 def meet(a: Touch, b: Touch) -> Meeting | None:
     """What the two touches share (how, and in words), or None."""
+    if is_binding(a) or is_binding(b):  # a new name meets only another binding of it (its other touches say the rest)
+        if a.key != b.key or a.writes == b.writes:
+            return None  # another name, or the same import twice (one line, held by both: they commute)
+        name = a.key.removeprefix(BINDS)
+        return Meeting(Meet.BINDS, f"bind the same module-level name `{name}`")
     if a.role == "any" or b.role == "any":  # it did not say what it changes: it may change anything of the module
         undeclared = a if a.role == "any" else b
         return Meeting(

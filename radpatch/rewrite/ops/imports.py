@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
-from radpatch.registry.touch import Touch
+from radpatch.registry.touch import Touch, import_bindings
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -45,8 +45,9 @@ class AddImport(Operation):
         return "import"
 
     def touches(self) -> tuple[Touch, ...]:
-        """Nothing another rewrite changes: the same import added twice is one line held twice."""
-        return ()
+        """The names it binds (registry.touch.import_bindings): another entry binding one of them to
+        something else overlaps it; the same import added twice is one line held twice, and commutes."""
+        return import_bindings(self.statement)
 
     def forward(self, src: Source) -> Source:
         load(__name__)

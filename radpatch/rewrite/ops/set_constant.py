@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import Field, Operation
-from radpatch.registry.touch import Touch
+from radpatch.registry.touch import Touch, binding, norm
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, Top, expression_text, is_constant
 
@@ -50,8 +50,12 @@ class SetConstant(Operation):
         return "line" if self.from_ is None else None
 
     def touches(self) -> tuple[Touch, ...]:
-        """The module-level assignment to the name (a node inside a statement another rewrite may replace)."""
-        return (Touch("node", "<module>", f"constant {self.name}", part=("constant", self.name)),)
+        """The module-level assignment to the name (a node inside a statement another rewrite may replace);
+        without `from:`, also the new name it binds (another entry binding it overlaps it)."""
+        constant = Touch("node", "<module>", f"constant {self.name}", part=("constant", self.name))
+        if self.from_ is not None:
+            return (constant,)
+        return constant, binding(self.name, norm(self.value))
 
     def forward(self, src: Source) -> Source:
         load(__name__)
