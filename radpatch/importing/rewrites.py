@@ -121,6 +121,11 @@ class Differ(Runs):
                 f"{scope.child(b.name)}: {scope.qualname} defines {b.name!r} more than once and no scope name picks "
                 "this one (only an @overload's implementation or one property accessor); replaced the whole definition"
             )
+        elif isinstance(b, DEFS) and not scope.elif_ and name is None and b not in scope.body:
+            self.fallbacks.append(
+                f"{scope.child(b.name)}: defined inside an if/try/with block of {scope.qualname} (as where each branch "
+                "defines its own); no scope name picks this one; replaced the whole definition"
+            )
         if (
             blocks_of_same_shape(b, a)
             and whole_lines(self.src, b)

@@ -9,7 +9,7 @@ import ast
 import copy
 import difflib
 
-from radpatch.importing.model import ImportStep
+from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.shapes import (
     mark_after,
 )
@@ -81,7 +81,6 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[I
     added = aa.args[len(ab.args) :]
     if (
         len(added) == 1
-        and added[0].annotation is None
         and [key(x) for x in aa.args[:-1]] == [key(x) for x in ab.args]
         and [key(x) for x in aa.posonlyargs] == [key(x) for x in ab.posonlyargs]
         and [key(x) for x in aa.kwonlyargs] == [key(x) for x in ab.kwonlyargs]
@@ -92,9 +91,13 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[I
         and [key_or_none(x) for x in aa.kw_defaults] == [key_or_none(x) for x in ab.kw_defaults]
     ):
         default = segment(src, aa.defaults[-1])
-        if default is None:
+        annotation = None if added[0].annotation is None else segment(src, added[0].annotation)
+        if default is None or (added[0].annotation is not None and annotation is None):
             return None
-        return [ImportStep("add_parameter", (("function", qual), ("name", added[0].arg), ("default", default)))]
+        keys: tuple[tuple[str, Value], ...] = (("function", qual), ("name", added[0].arg), ("default", default))
+        if annotation is not None:  # `scheme: str = "tcp"`
+            keys += (("annotation", annotation),)
+        return [ImportStep("add_parameter", keys)]
     return None
 
 

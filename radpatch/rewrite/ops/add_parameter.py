@@ -1,4 +1,5 @@
-"""add_parameter: `name=default` becomes the last positional-or-keyword parameter of a function.
+"""add_parameter: `name=default` (or `name: annotation = default`) becomes the last
+positional-or-keyword parameter of a function.
 
 The separator and line layout follow the list's own (rewrite/commas.py); the inverse pops it back.
 """
@@ -27,21 +28,28 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AddParameter(Operation):
-    """Add `name=default` as the last positional-or-keyword parameter of `function`."""
+    """Add `name=default` (`name: annotation = default` with `annotation`) as the last positional-or-keyword
+    parameter of `function`."""
 
     function: str
     name: str
     default: str
+    annotation: str | None = None
 
     KEY: ClassVar[str] = "add_parameter"
     FIELDS: ClassVar[tuple[Field, ...]] = (
         Field("function", "qualname", "the function: `f`, `Class.method`, `Outer.Inner.method`"),
         Field("name", "identifier", "the new parameter's name"),
         Field("default", "expression", "its default value (existing calls keep working)"),
+        Field(
+            "annotation", "expression", "optional: its annotation, written `name: annotation = default`", required=False
+        ),
     )
     EXAMPLE: ClassVar[str] = "function: _get_kv_cache_groups_uniform_page_size\nname: vllm_config\ndefault: None"
 
     def describe(self) -> str:
+        if self.annotation is not None:
+            return f"add parameter {self.name}: {self.annotation} = {self.default} to {self.function}()"
         return f"add parameter {self.name}={self.default} to {self.function}()"
 
     def scope_name(self) -> str:
@@ -76,11 +84,21 @@ def _add(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:
             f"{op.function}() already has a parameter {op.name!r}",
             "upstream may have added it: check whether this version already has the change",
         )
-    new = cst.Param(
-        name=cst.Name(op.name),
-        default=cst.parse_expression(op.default),
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
+    if op.annotation is None:
+        new = cst.Param(
+            name=cst.Name(op.name),
+            default=cst.parse_expression(op.default),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+            ),
+        )
+    else:  # PEP 8: an annotated parameter's `=` has spaces around it
+        new = cst.Param(
+            name=cst.Name(op.name),
+            annotation=cst.Annotation(cst.parse_expression(op.annotation)),
+            default=cst.parse_expression(op.default),
+            equal=cst.AssignEqual(),
+        )
     plist = list(params.params)
     if isinstance(params.star_arg, cst.Param):
         # `def f(a, new=None, *args)` would make existing calls f(1, 2) bind `new`: refuse.
@@ -125,6 +143,15 @@ def _remove(module: cst.Module, op: AddParameter, offset: int) -> cst.CSTNode:
     last = plist[-1]
     if last.default is None or stmt_key(code_of(module, last.default)) != stmt_key(op.default):
         raise NotUndoable(f"{op.function}(): parameter {op.name!r} does not default to {op.default}")
+    if op.annotation is None:
+        annotated = last.annotation is None
+    else:
+        annotated = last.annotation is not None and stmt_key(code_of(module, last.annotation.annotation)) == stmt_key(
+            op.annotation
+        )
+    if not annotated:
+        what = "no annotation" if op.annotation is None else f"the annotation {op.annotation}"
+        raise NotUndoable(f"{op.function}(): parameter {op.name!r} does not carry {what}")
     params = fn.params
     slash = params.posonly_ind
     if len(plist) == 1 and isinstance(slash, cst.ParamSlash) and not isinstance(last.comma, cst.Comma):

@@ -1,0 +1,80 @@
+"""Issue 20 (att20c F4): a parameter added with an annotation is an `add_parameter`, not the whole
+definition; an edit in a definition that no scope name reaches (one per branch of an if/else) is
+still replaced whole, and the import says why."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from radpatch.importing.rewrites import rewrites
+from tests.lib.importing import imported_as_gnu_patch_gives
+
+NETWORK = """\
+def is_v6(ip: str) -> bool:
+    return ":" in ip
+
+
+def get_tcp_uri(ip: str, port: int) -> str:
+    if is_v6(ip):
+        return f"tcp://[{ip}]:{port}"
+    else:
+        return f"tcp://{ip}:{port}"
+"""
+
+CONDITIONAL = """\
+import sys
+
+if sys.platform == "linux":
+
+    def round_int8(x):
+        return x.round().to(8)
+
+elif sys.platform == "win32":
+
+    def round_int8(x):
+        return x.floor().to(8)
+
+else:
+
+    def round_int8(x):
+        return x.to(8)
+"""
+
+
+def test_an_annotated_parameter_with_a_default_is_add_parameter(tmp_path: Path) -> None:
+    after = NETWORK.replace(
+        "def get_tcp_uri(ip: str, port: int) -> str:\n",
+        'def get_tcp_uri(ip: str, port: int, scheme: str = "tcp") -> str:\n'
+        '    if scheme != "tcp":\n'
+        '        return f"{scheme}://{ip}:{port}"\n',
+    )
+    entry = imported_as_gnu_patch_gives(tmp_path, NETWORK, after)
+    ops = entry["rewrites"]
+    assert isinstance(ops, list)
+    said = [(k, body) for op in ops for k, body in op.items() if isinstance(body, dict)]
+    added = {"function": "get_tcp_uri", "name": "scheme", "default": '"tcp"', "annotation": "str"}
+    assert ("add_parameter", added) in said, entry
+    assert "signature change" not in str(entry["_stdout"])
+    assert all(k != "replace" or body["scope"] == "get_tcp_uri" for k, body in said), ops
+
+
+def test_the_edit_of_one_branch_s_definition_says_why_it_is_wide(tmp_path: Path) -> None:
+    after = CONDITIONAL.replace("x.floor().to(8)", "x.floor().to(16)")
+    found = rewrites(CONDITIONAL, after)
+    assert [s.op for s in found.steps] == ["replace"]
+    assert any(
+        note.startswith("round_int8: defined inside an if/try/with block of <module>") for note in found.fallbacks
+    ), found.fallbacks
+    entry = imported_as_gnu_patch_gives(tmp_path, CONDITIONAL, after)
+    assert "round_int8: defined inside an if/try/with block" in str(entry["_stdout"]), entry["_stdout"]
+
+
+def test_an_unannotated_parameter_stays_name_equals_default() -> None:
+    before = "def f(a):\n    return a\n"
+    after = "def f(a, b=None):\n    return a, b\n"
+    found = rewrites(textwrap.dedent(before), textwrap.dedent(after))
+    assert [(s.op, dict(s.keys)) for s in found.steps][0] == (
+        "add_parameter",
+        {"function": "f", "name": "b", "default": "None"},
+    )
