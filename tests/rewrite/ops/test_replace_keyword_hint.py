@@ -12,19 +12,13 @@ from typing import Any
 import pytest
 
 from radpatch.rewrite.matching import NotFound
-from tests.lib.registry import write_entry
+from tests.lib.registry import entry_head, write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm
 
 CORE = "vllm/v1/engine/core.py"
-HEAD = """\
-summary: the engine's socket threads are not daemons
-description: test
-distribution: vllm
-supported: ">=0.32.0,<0.34"
-modules:
-  core: vllm.v1.engine.core
-rewrites:
-"""
+HEAD = entry_head(
+    "the engine's socket threads are not daemons", "vllm", {"core": "vllm.v1.engine.core"}, ">=0.32.0,<0.34"
+)
 
 
 def entry(reg: Path, rewrite: str) -> None:
