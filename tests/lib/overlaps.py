@@ -1,8 +1,10 @@
 """The toy entry the overlap tests (tests/releases/test_overlap*.py) write again and again: its head
-up to `rewrites:` and `write`, that head with given rewrites, written and loaded."""
+up to `rewrites:` and `write`, that head with given rewrites, written and loaded; and the toy
+installed package the state tests of stacked entries start from (`unpack_toy`, `toy_with_entries`)."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 from tests.lib.registry import write_entry
 from tests.lib.site import Site
+from tests.lib.wheels import build_wheel
 
 HEAD = """\
 summary: toy
@@ -48,3 +51,24 @@ def stages(site: Site, write_registry: Any, second: str) -> tuple[Path, Path]:
 def stage(write_registry: Any, name: str, body: str, dirname: str, requires: tuple[str, ...] = ()) -> Path:
     """Registry `dirname` holding entry `name`: text(body, requires=requires)."""
     return write_registry(name, text(body, requires=requires), dirname=dirname)  # type: ignore[no-any-return]
+
+
+def unpack_toy(site: Site, tmp_path: Path, src: str) -> Path:
+    """toypkg 1.0 (its core.py `src`) built as a wheel and unpacked into `site` as pip lays out a
+    pure-Python wheel, RECORD and all; the path of its core.py."""
+    wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": src})
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site.root)
+    return site.root / "toypkg/core.py"
+
+
+def toy_with_entries(
+    site: Site, write_registry: Any, tmp_path: Path, src: str, entries: dict[str, str]
+) -> tuple[Path, Path]:
+    """`unpack_toy`, and one registry holding each of `entries` (name -> its rewrites' lines) under
+    HEAD: the registry and toypkg/core.py."""
+    core = unpack_toy(site, tmp_path, src)
+    reg = Path()
+    for name, body in entries.items():
+        reg = write_registry(name, HEAD.format(supported=">=1.0,<2") + body)
+    return reg, core

@@ -4,13 +4,11 @@ comes off the file its own record left, newest first across named and lifted ali
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Any
 
-from tests.lib.overlaps import HEAD
+from tests.lib.overlaps import toy_with_entries
 from tests.lib.site import Site
-from tests.lib.wheels import build_wheel
 
 SRC = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    return 3\n"
 ENTRIES = {
@@ -23,14 +21,7 @@ ENTRIES = {
 def test_reverting_the_lowest_and_the_highest_lifts_the_middle_one(
     site: Site, radpatch: Any, write_registry: Any, tmp_path: Path
 ) -> None:
-    wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
-    with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(site.root)
-    head = HEAD.format(supported=">=1.0,<2")
-    reg = Path()
-    for name, body in ENTRIES.items():
-        reg = write_registry(name, head + body)
-    core = site.root / "toypkg/core.py"
+    reg, core = toy_with_entries(site, write_registry, tmp_path, SRC, ENTRIES)
     for name in ENTRIES:  # a, then b on it, then c on both
         assert radpatch("--registry", str(reg), "apply", name).code == 0
     r = radpatch("--registry", str(reg), "revert", "a", "c")

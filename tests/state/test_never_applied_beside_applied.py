@@ -4,13 +4,11 @@ whose change is in the way instead of advising to restore the file (which would 
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Any
 
-from tests.lib.overlaps import HEAD
+from tests.lib.overlaps import toy_with_entries
 from tests.lib.site import Site
-from tests.lib.wheels import build_wheel
 
 SRC = "import os\nimport sys\n\nLIMIT = 3\n\n\ndef helper(a):\n    return a + LIMIT\n"
 ENTRIES = {
@@ -29,14 +27,7 @@ def _states(radpatch: Any, reg: Path) -> dict[str, str]:
 def test_a_never_applied_entry_reads_not_applied_and_apply_names_the_one_in_its_way(
     site: Site, radpatch: Any, write_registry: Any, tmp_path: Path
 ) -> None:
-    wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
-    with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(site.root)
-    head = HEAD.format(supported=">=1.0,<2")
-    reg = Path()
-    for name, body in ENTRIES.items():
-        reg = write_registry(name, head + body)
-    core = site.root / "toypkg/core.py"
+    reg, core = toy_with_entries(site, write_registry, tmp_path, SRC, ENTRIES)
     assert set(_states(radpatch, reg).values()) == {"not-applied"}
     assert radpatch("--registry", str(reg), "apply", "const_enc").code == 0
     assert _states(radpatch, reg) == {"const_enc": "applied", "imp_json": "not-applied", "const_sys": "not-applied"}

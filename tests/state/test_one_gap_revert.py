@@ -5,7 +5,6 @@ order, leaves exactly the other's effect; reverting both leaves the wheel's file
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +12,8 @@ import pytest
 
 from radpatch.registry.loader import load_patch
 from radpatch.rewrite.source import Source
-from tests.lib.overlaps import HEAD
+from tests.lib.overlaps import HEAD, unpack_toy
 from tests.lib.site import Site
-from tests.lib.wheels import build_wheel
 
 SRC = "def plan(spec):\n    size = len(spec)\n    size = size * 2\n    return size\n"
 AFTER = '  - id: a\n    insert_after: {scope: plan, find: "size = len(spec)", code: "n = 3"}\n'
@@ -23,9 +21,7 @@ BEFORE = '  - id: b\n    insert_before: {scope: plan, find: "size = size * 2", c
 
 
 def _install_wheel(site: Site, tmp_path: Path) -> None:
-    wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
-    with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(site.root)  # laid out as pip installs a pure-Python wheel, RECORD and all
+    unpack_toy(site, tmp_path, SRC)
 
 
 def _alone(registry: Path, name: str) -> str:

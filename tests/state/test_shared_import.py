@@ -7,16 +7,14 @@ how many hold it, and each applied entry's own change), after every step."""
 from __future__ import annotations
 
 import random
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib.generated import seeds
-from tests.lib.overlaps import HEAD
+from tests.lib.overlaps import HEAD, toy_with_entries
 from tests.lib.site import Site
-from tests.lib.wheels import build_wheel
 
 SRC = """\
 import os
@@ -67,14 +65,7 @@ def _works(text: str) -> None:
 
 
 def _setup(site: Site, write_registry: Any, tmp_path: Path) -> tuple[Path, Path]:
-    wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
-    with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(site.root)  # laid out as pip installs a pure-Python wheel, RECORD and all
-    head = HEAD.format(supported=">=1.0,<2")
-    reg = Path()
-    for name, body in ENTRIES.items():
-        reg = write_registry(name, head + body)
-    return reg, site.root / "toypkg/core.py"
+    return toy_with_entries(site, write_registry, tmp_path, SRC, ENTRIES)
 
 
 @pytest.mark.parametrize("seed", seeds(12))
