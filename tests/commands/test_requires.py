@@ -7,19 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-UPPER = """\
-    summary: a second patch on toy's file
-    description: stacks on toy
-    distribution: toypkg
-    supported: ">=1.0,<2"
-    requires: [toy]
-    modules:
-      core: toypkg.core
-    rewrites:
-      - id: cap
-        file: core
-        replace: {scope: plan, find: "size = 4", with: "size = 5"}
-    """
+from tests.lib.toy import UPPER
 
 
 def _states(radpatch: Any, reg: Path, *names: str) -> dict[str, str]:

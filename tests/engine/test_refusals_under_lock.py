@@ -20,23 +20,10 @@ from typing import Any
 from tests.lib.overlaps import AT_TOTAL, CORE, text
 from tests.lib.processes import clean_env
 from tests.lib.site import Site
+from tests.lib.toy import UPPER
 
 REPO = Path(__file__).resolve().parents[2]
 WAITING = "waiting for another radpatch process"
-
-UPPER = """\
-    summary: a second patch on toy's file
-    description: stacks on toy
-    distribution: toypkg
-    supported: ">=1.0,<2"
-    requires: [toy]
-    modules:
-      core: toypkg.core
-    rewrites:
-      - id: cap
-        file: core
-        replace: {scope: plan, find: "size = 4", with: "size = 5"}
-    """
 
 
 def start(site: Site, reg: Path, *args: str, fault: str | None = None) -> subprocess.Popen[str]:

@@ -112,3 +112,18 @@ rewrites:
   - id: floor
     insert_after: {scope: plan, find: "size = len(spec)", code: "size = max(size, 1)"}
 """
+
+# An entry stacked on `toy`, requiring it (the requires: tests; write_registry dedents it).
+UPPER = """\
+    summary: a second patch on toy's file
+    description: stacks on toy
+    distribution: toypkg
+    supported: ">=1.0,<2"
+    requires: [toy]
+    modules:
+      core: toypkg.core
+    rewrites:
+      - id: cap
+        file: core
+        replace: {scope: plan, find: "size = 4", with: "size = 5"}
+    """
