@@ -16,7 +16,7 @@ import ast
 from collections.abc import Iterator
 
 from .scopes import FUNCS
-from .version_guard import OPEN, aliases, decide, flags
+from .version_guard import OPEN, aliases, catches, decide, flags
 
 _ATTRIBUTE_ERRORS = frozenset({"AttributeError", "Exception", "BaseException"})
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
@@ -93,7 +93,7 @@ def _unguarded_expressions(
         if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
             handlers = getattr(node, "handlers", [])
             parts = [getattr(node, "orelse", []), getattr(node, "finalbody", [])]
-            if not any(_catches(h) for h in handlers):
+            if not any(catches(h, _ATTRIBUTE_ERRORS) for h in handlers):
                 parts = [getattr(node, "body", []), *(h.body for h in handlers), *parts]
             for part in reversed(parts):
                 stack.extend((x, qual, local) for x in reversed(part))
@@ -134,13 +134,3 @@ def _unguarded_expressions(
             if case.guard is not None:
                 yield case.guard, qual
             stack.extend((x, qual, local) for x in reversed(case.body))
-
-
-def _catches(h: ast.ExceptHandler) -> bool:
-    if h.type is None:
-        return True
-    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
-    return any(
-        (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "") in _ATTRIBUTE_ERRORS
-        for n in names
-    )

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .problem import MISSING_MODULE, Problem
 from .scopes import FUNCS
-from .version_guard import OPEN, aliases, decide, flags
+from .version_guard import OPEN, aliases, catches, decide, flags
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -48,7 +48,7 @@ def unguarded_imports(
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
             handlers = getattr(node, "handlers", [])
             parts = [getattr(node, "orelse", []), getattr(node, "finalbody", [])]
-            if not any(_catches_import_error(h) for h in handlers):  # else the body and its fallbacks are guarded
+            if not any(catches(h, _IMPORT_ERRORS) for h in handlers):  # else the body and its fallbacks are guarded
                 parts = [getattr(node, "body", []), *(h.body for h in handlers), *parts]
             for part in reversed(parts):
                 stack.extend((x, qual) for x in reversed(part))
@@ -67,16 +67,6 @@ def unguarded_imports(
         elif type(node).__name__ == "match_case":
             stack.extend((x, qual) for x in reversed(getattr(node, "body", [])))
     return out
-
-
-def _catches_import_error(h: ast.ExceptHandler) -> bool:
-    if h.type is None:
-        return True
-    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
-    return any(
-        (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "") in _IMPORT_ERRORS
-        for n in names
-    )
 
 
 # Top-level standard-library modules a Python newer than the oldest radpatch supports (3.10) added:

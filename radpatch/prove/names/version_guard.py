@@ -243,3 +243,15 @@ def _decide(test: ast.expr, version: tuple[int, int]) -> Decision:
             return True
         return OPEN
     return OPEN if _reads_version(test) else None
+
+
+def catches(h: ast.ExceptHandler, errors: frozenset[str]) -> bool:
+    """Whether the handler catches one of `errors` (exception class names, by their last dotted
+    part), or everything (a bare `except:`): the try's body is then guarded against that failure,
+    as a version test guards it (target_stdlib's imports, stdlib_attributes' attribute reads)."""
+    if h.type is None:
+        return True
+    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+    return any(
+        (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "") in errors for n in names
+    )
