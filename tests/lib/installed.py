@@ -250,6 +250,21 @@ def add_registry(env: Env, tmp: Path, name: str, text: str, payloads: dict[str, 
     env.registries = (*env.registries, d)
 
 
+def alpha_entry(kind: str, scope: str, find: str, code: str) -> str:
+    """A one-rewrite entry on the demo's alpha module: `kind` (insert_after, insert_before...) at
+    `find` in `scope`, inserting `code`."""
+    return textwrap.dedent(f"""\
+        summary: s
+        description: d
+        distribution: {DEMO_DIST}
+        supported: ">=1.0,<2"
+        modules:
+          m: rphard_demo.alpha
+        rewrites:
+          - {kind}: {{scope: {scope}, find: "{find}", code: "{code}"}}
+        """)
+
+
 def beta_entry(rewrite: str, rewrite_id: str = "r") -> str:
     """An rphard-demo entry with one rewrite of rphard_demo/sub/beta.py: `rewrite`, its operation
     (one line of YAML, e.g. `replace: {scope: limit, find: "cap = 10", with: "cap = 11"}`)."""

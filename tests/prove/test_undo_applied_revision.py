@@ -8,12 +8,11 @@ builds the expected file from the pristine lines."""
 from __future__ import annotations
 
 import itertools
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.lib.installed import DEMO_DIST, Env
+from tests.lib.installed import Env, alpha_entry
 from tests.lib.registry import write_entry
 
 ALPHA = "rphard_demo/alpha.py"
@@ -29,16 +28,7 @@ COMMENT_BEFORE = ('"""First module', "def caller", None)  # None: at the end
 def entry(name: str, n: int) -> str:
     kind, scope, find, _ = ENTRIES[name]
     code = CODE[name].format(n=n)
-    return textwrap.dedent(f"""\
-        summary: s
-        description: d
-        distribution: {DEMO_DIST}
-        supported: ">=1.0,<2"
-        modules:
-          m: rphard_demo.alpha
-        rewrites:
-          - {kind}: {{scope: {scope}, find: "{find}", code: "{code}"}}
-        """)
+    return alpha_entry(kind, scope, find, code)
 
 
 def with_comment(text: str, before: str | None) -> str:

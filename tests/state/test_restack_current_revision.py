@@ -12,23 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.lib.installed import DEMO_DIST, Env
+from tests.lib.installed import DEMO_DIST, Env, alpha_entry
 from tests.lib.registry import write_entry
 
 ALPHA = "rphard_demo/alpha.py"
 
 
 def entry(scope: str, find: str, code: str) -> str:
-    return textwrap.dedent(f"""\
-        summary: s
-        description: d
-        distribution: {DEMO_DIST}
-        supported: ">=1.0,<2"
-        modules:
-          m: rphard_demo.alpha
-        rewrites:
-          - insert_after: {{scope: {scope}, find: "{find}", code: "{code}"}}
-        """)
+    return alpha_entry("insert_after", scope, find, code)
 
 
 LOW = ("compute", "y = x + 1", "y = y + 100")
