@@ -42,6 +42,17 @@ def stdlib_lacking(executable: Path) -> tuple[str, ...]:
     return (*preferred, *(n for n in missing if n not in preferred))
 
 
+def preferred_lacking(executable: Path) -> str | None:
+    """A public module radpatch's standard library has that `executable`'s does not, one the tests
+    prefer to import (PREFERRED_LACKING); None when it lacks none of them."""
+    return next((n for n in stdlib_lacking(executable) if n in PREFERRED_LACKING), None)
+
+
+def targets_lacking() -> dict[str, Path]:
+    """OTHER_TARGETS whose standard library lacks one of PREFERRED_LACKING."""
+    return {v: p for v, p in OTHER_TARGETS.items() if preferred_lacking(p) is not None}
+
+
 _RUN_ALL = """
 import json, sys
 failed = []

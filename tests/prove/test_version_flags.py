@@ -10,16 +10,13 @@ a module radpatch's has, flag spellings times the minor versions around the targ
 from __future__ import annotations
 
 import itertools
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import names_check
-from tests.lib.interpreters import OTHER_TARGETS, fail_when_run
+from tests.lib.interpreters import fail_when_run, preferred_lacking, targets_lacking
 
 FLAGS = (
     "PY = sys.version_info >= (3, {m})",
@@ -38,19 +35,7 @@ def module(missing: str | None, flag: str, use: str) -> str:
     return HEAD + guarded + "\n\ndef f():\n    return 1\n"
 
 
-def lacking(executable: Path) -> str | None:
-    """A public module radpatch's standard library has that this interpreter's does not."""
-    theirs = subprocess.run(
-        [str(executable), "-I", "-S", "-c", "import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    missing = set(sys.stdlib_module_names) - set(json.loads(theirs))
-    return next((n for n in ("tomllib", "imp", "distutils", "cgi", "imghdr") if n in missing), None)
-
-
-TARGETS = {v: p for v, p in OTHER_TARGETS.items() if lacking(p) is not None}
+TARGETS = targets_lacking()
 
 
 @pytest.mark.interpreters
@@ -58,7 +43,7 @@ TARGETS = {v: p for v, p in OTHER_TARGETS.items() if lacking(p) is not None}
 @pytest.mark.parametrize("version", sorted(TARGETS))
 def test_a_flag_bound_once_to_a_version_test_is_decided_for_the_target(version: str, tmp_path: Path) -> None:
     target = python_env(str(TARGETS[version]))
-    missing = lacking(TARGETS[version])
+    missing = preferred_lacking(TARGETS[version])
     minor = int(version.split(".")[1])
     cases = list(itertools.product(FLAGS, range(minor - 1, minor + 2), USES))
     sources = [module(missing, flag.format(m=m), use) for flag, m, use in cases]

@@ -16,7 +16,7 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import names_check
-from tests.lib.interpreters import OTHER_TARGETS, PREFERRED_LACKING, fail_when_run, stdlib_lacking
+from tests.lib.interpreters import fail_when_run, preferred_lacking, targets_lacking
 
 SPELLINGS = (
     "sys.version_info >= (3, {m})",
@@ -46,12 +46,7 @@ def module(missing: str | None, test: str) -> str:
     return HEAD + guarded + "\n\ndef f():\n    return 1\n"
 
 
-def lacking(executable: Path) -> str | None:
-    """A public module radpatch's standard library has that this interpreter's does not."""
-    return next((n for n in stdlib_lacking(executable) if n in PREFERRED_LACKING), None)
-
-
-TARGETS = {v: p for v, p in OTHER_TARGETS.items() if lacking(p) is not None}
+TARGETS = targets_lacking()
 
 
 @pytest.mark.interpreters
@@ -59,7 +54,7 @@ TARGETS = {v: p for v, p in OTHER_TARGETS.items() if lacking(p) is not None}
 @pytest.mark.parametrize("version", sorted(TARGETS))
 def test_a_version_guard_is_decided_for_the_target_however_spelled(version: str, tmp_path: Path) -> None:
     target = python_env(str(TARGETS[version]))
-    missing = lacking(TARGETS[version])
+    missing = preferred_lacking(TARGETS[version])
     minor = int(version.split(".")[1])
     cases = list(itertools.product(SPELLINGS, range(minor - 1, minor + 2)))
     sources = [module(missing, s.format(m=m)) for s, m in cases]
