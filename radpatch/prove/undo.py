@@ -5,7 +5,6 @@ runs it, and `apply` for a patch it re-applies in its current revision."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from radpatch.prove import plan
 from radpatch.prove.form import changed_scopes
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
+from radpatch.state import kept
 from radpatch.state.decide import PatchState, reinstall_hint
 from radpatch.state.hashes import code_hash
 from radpatch.state.record import FileRecord, Store, sha256
@@ -140,7 +140,8 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
         pristine = runner.backward(ps.patch, rws, current, str(ps.root / rec.path))
     except RefusedError as exc:
         raise RefusedError(
-            f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {runner.short(exc)}",
+            f"{ps.patch.name}: cannot revert {rec.path}: undoing the patch stops at {runner.short(exc)}"
+            f"{_older_record(ps, rec, store)}",
             reinstall_hint(ps),
         )
     if sha256(pristine) == rec.original_sha256 or rec.created and not pristine.strip():
@@ -154,9 +155,20 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
         return pristine
     raise RefusedError(
         f"{ps.patch.name}: reverting {rec.path} would not give back the recorded original "
-        f"(sha256 {rec.original_sha256[:12]}…)",
+        f"(sha256 {rec.original_sha256[:12]}…){_older_record(ps, rec, store)}",
         f"the file's code was edited since it was patched; put it back to the installed bytes instead "
         f"(radpatch restore {rec.path})",
+    )
+
+
+def _older_record(ps: PatchState, rec: FileRecord, store: Store) -> str:
+    """Why the applied revision could not be taken off instead, when that is the reason: the record
+    is from before results were kept and the entry was revised since ("" otherwise)."""
+    if ps.record is None or ps.record.registry_digest == ps.patch.digest or store.original(rec.patched_sha256):
+        return ""
+    return (
+        " (the entry was revised since it was applied, and radpatch's record, from an older radpatch, kept no "
+        "copy of what the applied revision wrote, to tell its change from the edits beside it)"
     )
 
 
@@ -164,13 +176,13 @@ def _by_applied_revision(rec: FileRecord, current: bytes, store: Store) -> bytes
     """The patch taken off as it was applied, whatever the entry says now: the edits someone made
     to the kept result (comment and layout only, status judged) carried over onto the kept
     original, line by line, when they touch no line the patch changed. None when either is not
-    kept (records from before results were kept), the edits meet the patch's, or the outcome is
-    not the recorded original's code."""
-    original, patched = store.original(rec.original_sha256), store.original(rec.patched_sha256)
+    known (kept, or rebuilt for a record from before results were kept: state.kept), the edits meet
+    the patch's, or the outcome is not the recorded original's code."""
+    original, patched = store.original(rec.original_sha256), kept.result(rec, current, store)
     if original is None or patched is None or not rec.original_code:
         return None
     base, mine, theirs = (b.splitlines(keepends=True) for b in (patched, current, original))
-    edits = sorted([*_edits(base, mine), *_edits(base, theirs)], key=lambda e: (e[0], e[1]))
+    edits = sorted([*kept.edits(base, mine), *kept.edits(base, theirs)], key=lambda e: (e[0], e[1]))
     inserts = [e[0] for e in edits if e[0] == e[1]]
     if len(set(inserts)) < len(inserts):
         return None  # two insertions at one place: which goes first is not known
@@ -183,8 +195,3 @@ def _by_applied_revision(rec: FileRecord, current: bytes, store: Store) -> bytes
         at = end
     merged = b"".join(out + base[at:])
     return merged if code_hash(merged) == rec.original_code else None
-
-
-def _edits(base: list[bytes], other: list[bytes]) -> list[tuple[int, int, list[bytes]]]:
-    ops = difflib.SequenceMatcher(None, base, other, autojunk=False).get_opcodes()
-    return [(i1, i2, other[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag != "equal"]

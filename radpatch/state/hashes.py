@@ -267,6 +267,10 @@ class FileRead:
     seen: ByHash = ByHash.UNDECIDED  # what the hashes say (by_hash), once it was read
     error: OSError | None = None  # it could not be read: nothing else is known
     lost: bool = False  # no file, though RECORD lists it and no patch created it: the install is broken
+    # when it reads not applied: whether its bytes are RECORD's, and else the patches it carries now
+    # (their links on the walk, oldest first): a reinstall, then another patch stacked again (att21c F13)
+    pristine: bool = False
+    carries: tuple[str, ...] = ()
 
 
 def read_file(
@@ -288,4 +292,11 @@ def read_file(
     wheel = _Lazy(wheel_sha)
     if data is None and wheel() is not None and not any(link.created for _, link in store.chain(rec.path)):
         return FileRead(lost=True)
-    return FileRead(data, by_hash(state_sha(data), rec if trusted else None, store, wheel, data))
+    digest = state_sha(data)
+    seen = by_hash(digest, rec if trusted else None, store, wheel, data)
+    if seen is not ByHash.NOT_APPLIED or data is None:
+        return FileRead(data, seen)
+    if digest == wheel():
+        return FileRead(data, seen, pristine=True)
+    walked = live(store, rec.path, digest, data) if trusted else None
+    return FileRead(data, seen, carries=tuple(ln.patch for ln in walked[0]) if walked else ())

@@ -88,7 +88,7 @@ def file_verdict(
     if seen is ByHash.APPLIED:
         return FileVerdict(relpath, State.APPLIED, "" if quiet else imported_from.strip(), data is not None)
     if seen is ByHash.NOT_APPLIED:
-        what = "is gone (as before the patch created it)" if data is None else "is the pristine file"
+        what = "is gone (as before the patch created it)" if data is None else _before(read)
         return FileVerdict(
             relpath, State.NOT_APPLIED, "" if quiet else f"{relpath} {what}{imported_from}", data is not None
         )
@@ -98,6 +98,17 @@ def file_verdict(
         why = f"{relpath} is not the installed file, and no record of radpatch's for this install says what it is"
         return FileVerdict(relpath, State.DRIFTED, f"{why}{imported_from}")
     return FileVerdict(relpath, State.DRIFTED, f"{relpath} changed since radpatch wrote it{imported_from}")
+
+
+def _before(read: FileRead) -> str:
+    """What a file that reads not applied is, truly: RECORD's bytes, radpatch's other patches on
+    them (a reinstall voided this one's link, then they were applied again), or a state from before
+    the patch that is not RECORD's bytes (comment edits, or someone's edit the patch was written on)."""
+    if read.pristine:
+        return "is the pristine file"
+    if read.carries:
+        return f"carries {', '.join(read.carries)} only"
+    return "is as it was before the patch"
 
 
 def pending_note(store: Store) -> str:

@@ -80,6 +80,28 @@ def test_stacked_patches_agree_through_revert_reapply_and_edits(
     assert agree(target, monkeypatch, "a", "b") == {"a": "not-applied", "b": "not-applied"}
 
 
+def test_a_reinstall_then_one_stacked_patch_again_says_what_the_file_carries_in_both(
+    target: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """att21c F13: a then b stacked in core.py, a reinstall, then b alone again: a is not applied in
+    both, and the reason says so truly. core.py carries b, not the pristine bytes (the self-check
+    used to say "core.py is the pristine file"); util.py, which only a rewrote, is the pristine file.
+    status says the same state (state.verdict) and, in its table, no words for a not-applied file."""
+    assert target.radpatch("apply", "a")[0] == 0
+    assert target.radpatch("apply", "b")[0] == 0
+    target.reinstall()
+    assert target.radpatch("apply", "b")[0] == 0
+    assert agree(target, monkeypatch, "a", "b") == {"a": "not-applied", "b": "applied"}
+    seen = target.engine("a")["a"].detail
+    assert f"{CORE} is the pristine file" not in seen, seen
+    assert f"{CORE} carries b only" in seen and f"{UTIL} is the pristine file" in seen, seen
+    util = target.site / UTIL
+    util.write_text(util.read_text() + "# reviewed\n")  # no longer RECORD's bytes, but a's before by its code
+    assert agree(target, monkeypatch, "a", "b") == {"a": "not-applied", "b": "applied"}
+    seen = target.engine("a")["a"].detail
+    assert f"{UTIL} is as it was before the patch" in seen and f"{UTIL} is the pristine file" not in seen, seen
+
+
 def test_a_record_from_another_version_is_not_trusted_in_either(
     target: Target, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

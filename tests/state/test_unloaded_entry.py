@@ -74,12 +74,34 @@ def test_revert_of_a_file_with_a_comment_added_since_keeps_it_from_the_record_al
     assert demo_env.read()[DEMO_TARGETS[1]] == demo_env.original[DEMO_TARGETS[1]]
 
 
-def test_revert_of_a_file_edited_since_without_its_kept_result_is_refused_naming_the_registry(demo_env: Env) -> None:
-    """A record from before results were kept: only the entry's rewrites can undo the edited file."""
-    registries = _applied_then_unloaded(demo_env)
+def test_revert_of_a_file_edited_since_without_its_kept_result_rebuilds_it_from_the_record_alone(
+    demo_env: Env,
+) -> None:
+    """A record from before results were kept, a comment added apart from the patch's lines: the
+    result is rebuilt from the kept original (state.kept, proven by its sha256) and the comment
+    carried over, with no registry (before: refused naming --registry)."""
+    _applied_then_unloaded(demo_env)
     path = demo_env.path(DEMO_TARGETS[0])
     (demo_env.state_dir / "originals" / hashlib.sha256(path.read_bytes()).hexdigest()).unlink()
     path.write_text(path.read_text() + "# a comment added since\n")
+    out = demo_env.run("revert", DEMO_PATCH)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert path.read_bytes() == demo_env.original[DEMO_TARGETS[0]] + b"# a comment added since\n"
+    assert "byte for byte" not in out.stdout, out.stdout
+    assert demo_env.read()[DEMO_TARGETS[1]] == demo_env.original[DEMO_TARGETS[1]]
+
+
+def test_revert_of_a_file_edited_beside_the_patch_without_its_kept_result_is_refused_naming_the_registry(
+    demo_env: Env,
+) -> None:
+    """A record from before results were kept, a comment right below the patch's line (one line
+    edit with it): the result cannot be rebuilt, so only the entry's rewrites can undo the file."""
+    registries = _applied_then_unloaded(demo_env)
+    path = demo_env.path(DEMO_TARGETS[0])
+    (demo_env.state_dir / "originals" / hashlib.sha256(path.read_bytes()).hexdigest()).unlink()
+    line = "    y = _rphard_double(y)\n"
+    assert line in path.read_text()
+    path.write_text(path.read_text().replace(line, line + "    # a comment added since\n"))
     assert _listed(demo_env)[DEMO_PATCH]["state"] == "applied"  # the code is radpatch's: the code hash
     out = demo_env.run("revert", DEMO_PATCH)
     assert out.returncode == 1, out.stdout + out.stderr
@@ -88,6 +110,7 @@ def test_revert_of_a_file_edited_since_without_its_kept_result_is_refused_naming
     again = demo_env.run("--registry", registries[0], "revert", DEMO_PATCH)  # the way out the hint names
     assert again.returncode == 0, again.stdout + again.stderr
     assert demo_env.read()[DEMO_TARGETS[1]] == demo_env.original[DEMO_TARGETS[1]]
+    assert "    # a comment added since\n" in path.read_text()
 
 
 STACKED = """\
