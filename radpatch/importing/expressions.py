@@ -175,9 +175,9 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
     db, da = b.value, a.value
     if not isinstance(db, ast.Dict) or not isinstance(da, ast.Dict):
         return None
-    kb, ka = [key(k) if k else None for k in db.keys], [key(k) if k else None for k in da.keys]
-    if None in kb or None in ka or len(set(kb)) != len(kb) or len(set(ka)) != len(ka):
-        return None  # `**other` or a key written twice: the literal's items are not one entry per key
+    kb, ka = _entries(db), _entries(da)  # a `**other` item stands for itself, its key its expression
+    if len(set(kb)) != len(kb) or len(set(ka)) != len(ka):
+        return None  # a key written twice: the literal's items are not one entry per key
     was = dict(zip(kb, db.values))
     kept = [k for k in ka if k in was]
     if len(kept) < len(kb):
@@ -186,7 +186,13 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
         return "its entries are reordered"
     if ka[: len(kb)] != kb:
         return "an entry is added before others (set_item adds one as the last item)"
+    if None in da.keys[len(kb) :]:
+        return "a `**` item is added (set_item adds one `key: value` entry)"
     changed = [ItemChange(k, was[key(k)], v) for k, v in zip(da.keys, da.values) if k and key(k) in was]
     out = [c for c in changed if c.old is not None and key(c.old) != key(c.new)]
     out += [ItemChange(k, None, v) for k, v in zip(da.keys[len(kb) :], da.values[len(kb) :]) if k]
     return (targets_b[0].id, out) if out else None
+
+
+def _entries(d: ast.Dict) -> list[str]:
+    return [key(k) if k is not None else "**" + key(v) for k, v in zip(d.keys, d.values)]

@@ -82,6 +82,17 @@ def test_a_removed_or_earlier_entry_stays_a_replace_with_a_note(after: str, why:
     assert len(found.fallbacks) == 1 and "_MODELS's dict literal" in found.fallbacks[0] and why in found.fallbacks[0]
 
 
+def test_a_literal_with_a_double_star_item_is_said_by_entry() -> None:
+    before = TABLES.replace("_VLLM = {**_MODELS}", '_VLLM = {\n    **_MODELS,\n    "X": 1,\n}')
+    after = before.replace('"X": 1,', '"X": 2,\n    "Y": 3,')
+    assert _ops(before, after) == [
+        ("set_item", {"scope": "<module>", "name": "_VLLM", "key": '"X"', "from": "1", "value": "2"}),
+        ("set_item", {"scope": "<module>", "name": "_VLLM", "key": '"Y"', "value": "3"}),
+    ]
+    found = rewrites(before, after.replace('    "Y": 3,', "    **os.environ,"))
+    assert "a `**` item is added" in found.fallbacks[0]
+
+
 def test_a_name_bound_twice_is_not_said_by_entry() -> None:
     before = TABLES + "\nif os.environ.get('X'):\n    _MODELS = {}\n"
     after = before.replace("}\n\n_VLLM", NEW_LINE)
@@ -117,3 +128,33 @@ def test_an_architecture_added_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_
         "key": '"MyHybridForCausalLM"',
         "value": '("my_hybrid", "MyHybridForCausalLM")',
     }
+
+
+@pytest.mark.real
+def test_entries_across_vllm_0_33_tables_apply_like_gnu_patch(tmp_path: Path) -> None:
+    """One patch: an entry added to two tables and a value changed in a third, each its own set_item."""
+    release = Path.home() / ".cache/radpatch/harness/releases/0.33.0-py311/lib/python3.11/site-packages"
+    source = release / "vllm/model_executor/models/registry.py"
+    if not source.is_file():
+        pytest.skip("vLLM 0.33.0 is not provisioned (harness/vllm_cpu.py)")
+    before = source.read_text()
+    edits = (
+        ('    "Qwen2ForProcessRewardModel": ("qwen2_rm", "Qwen2ForProcessRewardModel"),\n}\n', "reward"),
+        ('    "KimiK3MTPModel": ("vllm.models.kimi_k3", "KimiK3MTP"),\n}\n', "mtp"),
+    )
+    after = before
+    for last, tag in edits:
+        assert after.count(last) == 1
+        after = after.replace(last, last[:-2] + f'    "My{tag}": ("my_{tag}", "My{tag}"),\n}}\n')
+    changed = '"BertModel": ("bert", "BertEmbeddingModel"),'
+    assert after.count(changed) == 1
+    after = after.replace(changed, '"BertModel": ("my_bert", "BertEmbeddingModel"),')
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list)
+    got = [(item["set_item"]["name"], item["set_item"].get("from")) for item in items]
+    assert got == [
+        ("_EMBEDDING_MODELS", '("bert", "BertEmbeddingModel")'),
+        ("_REWARD_MODELS", None),
+        ("_SPECULATIVE_DECODING_MODELS", None),
+    ]
