@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from radpatch.importing.rewrites import rewrites
-from tests.lib.importing import imported_as_gnu_patch_gives
+from tests.lib.importing import imported_as_gnu_patch_gives, pip_install
+from tests.lib.wheels import build_wheel
 
 TABLES = """\
 import os
@@ -106,6 +107,17 @@ def test_added_and_changed_entries_apply_like_gnu_patch(tmp_path: Path) -> None:
     items = entry["rewrites"]
     assert isinstance(items, list)
     assert [next(k for k in item if k not in ("id", "file")) for item in items] == ["set_item", "set_item"]
+
+
+@pytest.mark.wheel
+def test_a_hand_added_entry_is_captured_as_set_item(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path / "w", "rpdict", "1.0.0", {"rpdict/__init__.py": "", "rpdict/reg.py": TABLES})
+    venv = pip_install(tmp_path / "venv", wheel)
+    (venv.site / "rpdict" / "reg.py").write_text(TABLES.replace("}\n\n_VLLM", NEW_LINE))
+    r = venv.radpatch("capture", "mine", "--distribution", "rpdict", "--wheel", str(wheel), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "set_item:" in r.stdout and "replace:" not in r.stdout, r.stdout
+    assert "name: _MODELS" in r.stdout and "MyForCausalLM" in r.stdout, r.stdout
 
 
 @pytest.mark.real
