@@ -208,7 +208,10 @@ def _id(step: ImportStep, ids: dict[str, int], module: str) -> str:
         "set_default": "default",
         "add_parameter": "parameter",
         "create_module": "create",
+        "set_item": "item",
     }.get(step.op, step.op.replace("_", "-"))
+    if step.op == "set_item":
+        where = step.get("name") or where
     if step.op == "add_import":
         where = str(step.get("import")).split()[1]
     rid = f"{base}-{_slug(str(where).replace('<module>', 'module'))}" if where else base

@@ -1,7 +1,8 @@
 """One expression of a statement as the importer's rewrite chooser says it (importing.rewrites): the
 smallest pair of expressions that holds a statement's whole difference, and the text a `replace`
 of one expression is written with (its grouping parentheses kept, parentheses added where the
-operators around it bind tighter; a string of several literals never a `find` by itself)."""
+operators around it bind tighter; a string of several literals never a `find` by itself); and the
+entries of a dict literal added or changed (`item_changes`, said as `set_item`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import keyword
 import re
 import textwrap
 import tokenize
+from dataclasses import dataclass
 
 from radpatch.importing.shapes import (
     header,
@@ -141,3 +143,56 @@ def difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
         if len(diffs) != 1 or not all(isinstance(n, ast.AST) for n in diffs[0]):
             return path
         path.append(diffs[0])
+
+
+@dataclass(frozen=True)
+class ItemChange:
+    """One entry of a dict literal, added (`old` None, as the literal's last items) or changed."""
+
+    key: ast.expr
+    old: ast.expr | None
+    new: ast.expr
+
+
+def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str | None:
+    """When b and a bind one name to a dict literal and differ only in its items: the name and the
+    entries added or changed (`set_item`), changed ones first. A string (why) when the difference is
+    in the items but set_item cannot say it: an entry removed, entries reordered, one added before
+    others. None when they are not such assignments, or differ elsewhere."""
+    if type(b) is not type(a) or not isinstance(b, (ast.Assign, ast.AnnAssign)):
+        return None
+    assert isinstance(a, (ast.Assign, ast.AnnAssign))
+    targets_b = b.targets if isinstance(b, ast.Assign) else [b.target]
+    targets_a = a.targets if isinstance(a, ast.Assign) else [a.target]
+    if (
+        len(targets_b) != 1
+        or not isinstance(targets_b[0], ast.Name)
+        or [key(t) for t in targets_b] != [key(t) for t in targets_a]
+    ):
+        return None
+    if isinstance(b, ast.AnnAssign) and isinstance(a, ast.AnnAssign) and key(b.annotation) != key(a.annotation):
+        return None
+    db, da = b.value, a.value
+    if not isinstance(db, ast.Dict) or not isinstance(da, ast.Dict):
+        return None
+    kb, ka = _entries(db), _entries(da)  # a `**other` item stands for itself, its key its expression
+    if len(set(kb)) != len(kb) or len(set(ka)) != len(ka):
+        return None  # a key written twice: the literal's items are not one entry per key
+    was = dict(zip(kb, db.values))
+    kept = [k for k in ka if k in was]
+    if len(kept) < len(kb):
+        return "an entry is removed"
+    if kept != kb:
+        return "its entries are reordered"
+    if ka[: len(kb)] != kb:
+        return "an entry is added before others (set_item adds one as the last item)"
+    if None in da.keys[len(kb) :]:
+        return "a `**` item is added (set_item adds one `key: value` entry)"
+    changed = [ItemChange(k, was[key(k)], v) for k, v in zip(da.keys, da.values) if k and key(k) in was]
+    out = [c for c in changed if c.old is not None and key(c.old) != key(c.new)]
+    out += [ItemChange(k, None, v) for k, v in zip(da.keys[len(kb) :], da.values[len(kb) :]) if k]
+    return (targets_b[0].id, out) if out else None
+
+
+def _entries(d: ast.Dict) -> list[str]:
+    return [key(k) if k is not None else "**" + key(v) for k, v in zip(d.keys, d.values)]

@@ -6,6 +6,7 @@ like the diff it came from. So the module is compared as a tree of statement blo
 statements are matched up (difflib over their syntax trees), definitions with the same name and
 compound statements of the same kind are entered, and only what differs becomes a rewrite, in the
 narrowest form that says it: one expression (`replace` of `f(x)`), a constant (`set_constant`),
+an entry of a dict literal added or changed (`set_item`),
 a default (`set_default`), a parameter (`add_parameter`), a decorator, an import (`add_import`),
 new definitions (`insert_definitions` with a payload), new statements next to an anchor
 (`insert_after`/`insert_before`), removed ones (`delete`), and otherwise the smallest run of
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
-from radpatch.importing.expressions import concatenated, fitting, grouped, smallest_difference
+from radpatch.importing.expressions import concatenated, fitting, grouped, item_changes, smallest_difference
 from radpatch.importing.keywords import keyword_added_or_removed, keyword_changes, set_keyword
 from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
@@ -135,6 +136,8 @@ class Differ(Runs):
         # a comment the patch writes on the changed line goes with the statement: an expression's
         # `replace` (or set_constant) keeps the line's old comment
         said = line_rest(self.src, b) == line_rest(self.src, a)
+        if said and scope.kind in ("module", "class") and scope.body is bbody and self.items(scope, bbody, i, a):
+            return
         if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             return
         if said and not isinstance(b, DEFS) and self.keyword(scope, bbody, i, a):
@@ -247,6 +250,36 @@ class Differ(Runs):
         bbody[i] = mark_after(a)
         return True
 
+    def items(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+        """`set_item` per entry when all that changed in `NAME = {...}` is entries added (as its last
+        items) or changed, and the scope binds NAME once (at any depth of its blocks, as set_item counts)."""
+        b = bbody[i]
+        found = item_changes(b, a)
+        if isinstance(found, str):
+            name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
+            self.fallbacks.append(
+                f"{scope.qualname}: {ast.unparse(name) if name else 'a'}'s dict literal: {found}: set_item adds an "
+                "entry as the last item or changes one; replaced the literal"
+            )
+            return False
+        if found is None or _bindings(scope.body, found[0]) != 1:
+            return False
+        name, changes = found
+        texts: list[tuple[str, str | None, str]] = []
+        for c in changes:
+            k, v = segment(self.src, c.key), segment(self.src, c.new)
+            o = segment(self.src, c.old) if c.old is not None else None
+            if k is None or v is None or (c.old is not None and o is None):
+                return False
+            texts.append((k, o, v))
+        for k, o, v in texts:
+            keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("name", name), ("key", k)]
+            if o is not None:
+                keys.append(("from", o))
+            self.steps.append(ImportStep("set_item", (*keys, ("value", v))))
+        bbody[i] = mark_after(a)
+        return True
+
     def expression(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         b = bbody[i]
         if not whole_lines(self.src, b) or type(b) is not type(a):
@@ -303,6 +336,19 @@ class Differ(Runs):
         hits = expression_hits(scope.body, b)
         at = next((n for n, e in enumerate(hits, 1) if e is b), None)
         return at
+
+
+def _bindings(body: list[ast.stmt], name: str) -> int:
+    """How many statements of the block bind `name`, in its compound statements too (not in definitions)."""
+    n = 0
+    for s in body:
+        n += name in binds(s)
+        if isinstance(s, DEFS):
+            continue
+        for child in ast.iter_child_nodes(s):
+            inner = child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
+            n += _bindings([c for c in inner if isinstance(c, ast.stmt)], name)
+    return n
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
 from radpatch.rewrite.ops.set_default import SetDefault
+from radpatch.rewrite.ops.set_item import SetItem
 from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.generated import examples
 from tests.lib.rewrites import patch_of
@@ -60,6 +61,7 @@ SOURCES: dict[str, bytes] = {
     "comments only": b"# -*- coding: utf-8 -*-\n# nothing here\n",
     "bom": codecs.BOM_UTF8 + b"# header\n\nA = 1\n\n\ndef f(x):\n    return x\n",
     "lambda and comprehension": b"A = [x for x in range(3)]\nf = lambda x: x\n\n\nclass C:\n    k = 1; j = 2\n",
+    "dict literals": b"D = {1: 2}; B = {\n    2: 1,  # c\n    None: (1, 2),\n}\n\n\nclass C:\n    D = {}\n",
 }
 
 SCOPES = ("<module>", "f", "g", "C", "C.D", "C.D.m", "C.m", "C.m.setter", "C.m.getter", "f.g", "missing")
@@ -172,7 +174,7 @@ def from_fields(spec: type[Operation]) -> st.SearchStrategy[Operation] | None:
 def strategy(key: str) -> st.SearchStrategy[Operation]:
     tuned = FACTORIES.get(key)
     generic = from_fields(OPERATIONS[key])
-    assert tuned or generic, key
+    assert tuned is not None or generic is not None, key
     return tuned() if tuned else generic  # type: ignore[return-value]
 
 
@@ -232,6 +234,7 @@ def test_the_generated_cases_reach_both_outcomes() -> None:
         "comments only": SetConstant("NEW", "2"),
         "bom": AddImport("import os"),
         "lambda and comprehension": SetConstant("A", "[1]", "[x for x in range(3)]"),
+        "dict literals": SetItem("<module>", "B", "(1, 2)", "None"),
     }
     assert set(fitting) == set(SOURCES)
     refused = [k for k, op in fitting.items() if not _applies_and_undoes(SOURCES[k], op)]

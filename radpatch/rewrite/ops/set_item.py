@@ -1,0 +1,265 @@
+"""set_item: one entry of a dict literal bound to a name, as its own rewrite.
+
+`NAME = {...}` (or `NAME: T = {...}`) in a module or class body: without `from`, the entry
+`key: value` is added as the literal's last item (refused if the key is there already); with
+`from`, the entry `key: from` changes to `key: value`. The key is AST-compared, so another entry
+added upstream (the common case: vLLM's model registry gains architectures every release) leaves
+the rewrite applying. The literal's layout is kept: one item per line with a trailing comma
+stays so, a comment on the last item's line stays on it. The inverse removes the added entry or
+puts `from` back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from radpatch.registry.model import SCOPE, Field, Operation
+from radpatch.registry.touch import Touch, norm
+from radpatch.rewrite.lazy import load
+from radpatch.rewrite.source import Source, expression_text
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        Ambiguous,
+        Clash,
+        MatchFailure,
+        NotFound,
+        NotUndoable,
+        code_of,
+        expr_key,
+        find_scope,
+        lines_of,
+        replace_on_path,
+    )
+    from radpatch.rewrite.merge import enclosed, merge
+    from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.tree import Path_, block_body, statement_slots
+
+
+@dataclass(frozen=True)
+class SetItem(Operation):
+    """Add one entry `key: value` to the dict literal bound to `name` in `scope` (as its last item),
+    or, with `from`, change the entry `key: from` to `key: value`."""
+
+    scope: str
+    name: str
+    key: str
+    value: str
+    from_: str | None = None
+
+    KEY: ClassVar[str] = "set_item"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        SCOPE,
+        Field("name", "identifier", "the variable bound to the dict literal (`NAME = {...}` or `NAME: T = {...}`)"),
+        Field("key", "expression", "the entry's key (AST-compared: quotes and layout do not matter)"),
+        Field("value", "expression", "the entry's new value"),
+        Field(
+            "from",
+            "expression",
+            "optional: the entry's value now (AST-compared), which changes; without it the key must be new, "
+            "and the entry is added as the literal's last item",
+            required=False,
+        ),
+    )
+    EXAMPLE: ClassVar[str] = (
+        "scope: <module>\nname: _TEXT_GENERATION_MODELS\nkey: '\"MyModelForCausalLM\"'\n"
+        'value: \'("my_model", "MyModelForCausalLM")\''
+    )
+
+    def describe(self) -> str:
+        where = "" if self.scope == "<module>" else f" in {self.scope}"
+        if self.from_ is None:
+            return f"add {self.key}: {self.value} to {self.name}{where}"
+        return f"set {self.name}[{self.key}] = {self.value} (was {self.from_}){where}"
+
+    def scope_name(self) -> str:
+        return self.scope
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The one entry of the literal (a node inside the assignment another rewrite may replace whole)."""
+        key = f"item {self.name}[{norm(self.key)}]"
+        return (Touch("node", self.scope, key, part=("constant", self.name)),)
+
+    def forward(self, src: Source) -> Source:
+        load(__name__)
+        return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=False))
+
+    def inverse(self, src: Source) -> Source:
+        load(__name__)
+        return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=True))
+
+
+def _binds(stmt: cst.CSTNode, name: str) -> bool:
+    """The statement binds `name` in its scope (an assignment, a def or class, an import)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return stmt.name.value == name
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        targets: list[cst.CSTNode] = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+            targets = [small.target]
+        elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(bound, cst.Name) and bound.value == name:
+                    return True
+                if isinstance(bound, cst.Attribute) and code_of(cst.Module([]), bound).split(".")[0] == name:
+                    return True
+        for t in targets:
+            if isinstance(t, cst.Name) and t.value == name:
+                return True
+            if isinstance(t, (cst.Tuple, cst.List)) and any(
+                isinstance(e.value, cst.Name) and e.value.value == name for e in t.elements
+            ):
+                return True
+    return False
+
+
+def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
+    """The path to the dict literal `name` is bound to, bound once in the scope (at any depth of its blocks)."""
+    scope = find_scope(module, op.scope, offset)
+    where = "the module" if op.scope == "<module>" else op.scope
+    hits = [(*b, block_body(b[-1])[i]) for b, i in statement_slots(scope) if _binds(block_body(b[-1])[i], op.name)]
+    if not hits:
+        raise NotFound(f"{where} does not bind {op.name}")
+    lines = lines_of(module, [p[-1] for p in hits], offset)
+    if len(hits) > 1:
+        raise Ambiguous(
+            f"{where} binds {op.name} {len(hits)} times (lines {', '.join(map(str, lines))}): which one holds the "
+            "entry depends on how the code runs",
+            "set_item changes a dict literal bound once; change the one you mean with a `replace` rewrite",
+        )
+    line = hits[0][-1]
+    assert isinstance(line, cst.SimpleStatementLine)
+    small = [s for s in line.body if _binds(cst.SimpleStatementLine([s]), op.name)][0]
+    value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+    plain = isinstance(small, cst.AnnAssign) or (
+        isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+    )
+    if not plain or not isinstance(value, cst.Dict):
+        raise MatchFailure(
+            f"line {lines[0]} binds {op.name} but not as `{op.name} = {{...}}` (a dict literal)",
+            "set_item changes an entry of a dict literal; change this code with a `replace` rewrite",
+        )
+    return (*hits[0], small, value)
+
+
+def _items(module: cst.Module, d: cst.Dict, key: str) -> list[int]:
+    want = expr_key(key)
+    return [
+        i
+        for i, e in enumerate(d.elements)
+        if isinstance(e, cst.DictElement) and expr_key(code_of(module, e.key)) == want
+    ]
+
+
+def _shown(module: cst.Module, e: cst.BaseDictElement) -> str:
+    assert isinstance(e, cst.DictElement)
+    return code_of(module, e.value).strip()
+
+
+def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNode:
+    path = _literal(module, op, offset)
+    d = path[-1]
+    assert isinstance(d, cst.Dict)
+    at = lines_of(module, [path[-3]], offset)[0]
+    hits = _items(module, d, op.key)
+    what = f"{op.name} (line {at})"
+    if len(hits) > 1:
+        raise Ambiguous(f"{what} writes the key {op.key} {len(hits)} times", "change the dict with a `replace` rewrite")
+    if op.from_ is None and not undo:
+        if hits:
+            raise Clash(
+                f"{what} has the key {op.key} already (value {_shown(module, d.elements[hits[0]])})",
+                "to change its value, give `from:` with the value it has now; else check the version range "
+                "(this version may carry the entry: declare it `obsolete:` if so)",
+            )
+        return replace_on_path(path, _added(d, op))
+    failure = NotUndoable if undo else NotFound
+    if not hits:
+        raise failure(f"{what} has no key {op.key}")
+    old, new = (op.value, op.from_) if undo else (op.from_, op.value)
+    i = hits[0]
+    element = d.elements[i]
+    assert isinstance(element, cst.DictElement)
+    if old is not None and expr_key(code_of(module, element.value)) != expr_key(old):
+        raise failure(
+            f"{what}: the key {op.key} has the value {_shown(module, element)}, not {old}",
+            "" if undo else "fix `from:` to the value the code has now (AST-compared)",
+        )
+    if new is None:  # undoing an added entry
+        return replace_on_path(path, _removed(d, i))
+    value = merge(
+        element.value,
+        enclosed(cst.parse_expression(expression_text(old or ""))),
+        enclosed(cst.parse_expression(expression_text(new))),
+    )
+    assert isinstance(value, cst.BaseExpression)
+    elements = [*d.elements[:i], element.with_changes(value=value), *d.elements[i + 1 :]]
+    return replace_on_path(path, d.with_changes(elements=elements))
+
+
+def _bare(ws: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
+    """The whitespace that starts an item's line, without the comments of the line it ends."""
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        return ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+    return ws
+
+
+def _separator(d: cst.Dict) -> cst.BaseParenthesizableWhitespace:
+    """What goes between two items of the literal, as its own items show it."""
+    if len(d.elements) >= 2 and isinstance(d.elements[-2].comma, cst.Comma):
+        return _bare(d.elements[-2].comma.whitespace_after)
+    if isinstance(d.lbrace.whitespace_after, cst.ParenthesizedWhitespace):
+        return _bare(d.lbrace.whitespace_after)
+    return cst.SimpleWhitespace(" ")
+
+
+def _added(d: cst.Dict, op: SetItem) -> cst.Dict:
+    key = cst.parse_expression(expression_text(op.key))
+    value = enclosed(cst.parse_expression(expression_text(op.value)))
+    if not d.elements:
+        return d.with_changes(elements=[cst.DictElement(key, value)])
+    last = d.elements[-1]
+    sep, close = _separator(d), d.rbrace.whitespace_before
+    after: cst.BaseParenthesizableWhitespace
+    if isinstance(sep, cst.ParenthesizedWhitespace) and isinstance(close, cst.ParenthesizedWhitespace):
+        # one item per line: the last item keeps its line's comments, the new one ends where it ended
+        after = sep.with_changes(first_line=close.first_line, empty_lines=close.empty_lines)
+        comma = last.comma if isinstance(last.comma, cst.Comma) else cst.Comma()
+        rbrace = d.rbrace.with_changes(whitespace_before=_bare(close))
+    else:
+        after, comma, rbrace = sep, cst.Comma(), d.rbrace
+    new = cst.DictElement(key, value, comma=last.comma)
+    last = last.with_changes(comma=comma.with_changes(whitespace_after=after))
+    return d.with_changes(elements=[*d.elements[:-1], last, new], rbrace=rbrace)
+
+
+def _removed(d: cst.Dict, i: int) -> cst.Dict:
+    """`d` without its i-th item: the inverse of _added for the last one."""
+    if i < len(d.elements) - 1 or i == 0:
+        return d.with_changes(elements=[*d.elements[:i], *d.elements[i + 1 :]])
+    prev, gone = d.elements[i - 1], d.elements[i]
+    assert isinstance(prev.comma, cst.Comma)
+    ws, close = prev.comma.whitespace_after, d.rbrace.whitespace_before
+    rbrace = d.rbrace
+    if isinstance(ws, cst.ParenthesizedWhitespace) and isinstance(close, cst.ParenthesizedWhitespace):
+        rbrace = rbrace.with_changes(
+            whitespace_before=close.with_changes(
+                first_line=ws.first_line, empty_lines=[*ws.empty_lines, *close.empty_lines]
+            )
+        )
+        comma = (
+            gone.comma.with_changes(whitespace_before=prev.comma.whitespace_before)
+            if isinstance(gone.comma, cst.Comma)
+            else gone.comma
+        )
+    else:
+        comma = gone.comma
+    return d.with_changes(elements=[*d.elements[: i - 1], prev.with_changes(comma=comma)], rbrace=rbrace)

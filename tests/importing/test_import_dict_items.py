@@ -1,0 +1,172 @@
+"""Issue 20: a diff that adds or changes entries of a dict literal bound to a name (vLLM's model
+registry, its parser tables) imports as one `set_item` per entry, not a `replace` of the whole
+literal, so the entry survives a release that adds any other key. A removed entry, a reordering
+or an entry added before others stays a `replace`, with a one-line note saying why. Checked as
+data (the steps chosen) and against GNU patch on the same diff (the real engine applies the
+entry to a module pip installed: AST-equal, `status --check`, byte-identical revert), and on
+vLLM 0.33.0's own model registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from radpatch.importing.rewrites import rewrites
+from tests.lib.importing import imported_as_gnu_patch_gives, pip_install
+from tests.lib.wheels import build_wheel
+
+TABLES = """\
+import os
+
+_MODELS = {
+    # [Decoder-only]
+    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),
+    "MistralForCausalLM": ("llama", "LlamaForCausalLM"),  # same code
+}
+
+_VLLM = {**_MODELS}
+
+
+class Parsers:
+    TABLE: dict[str, str] = {"deepseek_r1": "DeepSeekR1ReasoningParser"}
+"""
+NEW_LINE = '    "MyForCausalLM": ("my", "MyForCausalLM"),\n}\n\n_VLLM'
+
+
+def _ops(before: str, after: str) -> list[tuple[str, dict[str, object]]]:
+    return [(s.op, dict(s.keys)) for s in rewrites(before, after).steps]
+
+
+def test_an_added_entry_is_one_set_item() -> None:
+    after = TABLES.replace("}\n\n_VLLM", NEW_LINE)
+    assert _ops(TABLES, after) == [
+        (
+            "set_item",
+            {"scope": "<module>", "name": "_MODELS", "key": '"MyForCausalLM"', "value": '("my", "MyForCausalLM")'},
+        )
+    ]
+
+
+def test_a_changed_and_two_added_entries_are_one_set_item_each() -> None:
+    after = TABLES.replace('("llama", "LlamaForCausalLM"),  # same', '("mistral", "MistralForCausalLM"),  # same')
+    after = after.replace(
+        '{"deepseek_r1": "DeepSeekR1ReasoningParser"}',
+        '{"deepseek_r1": "DeepSeekR1ReasoningParser", "mine": "MyParser", "yours": "YourParser"}',
+    )
+    assert _ops(TABLES, after) == [
+        (
+            "set_item",
+            {
+                "scope": "<module>",
+                "name": "_MODELS",
+                "key": '"MistralForCausalLM"',
+                "from": '("llama", "LlamaForCausalLM")',
+                "value": '("mistral", "MistralForCausalLM")',
+            },
+        ),
+        ("set_item", {"scope": "Parsers", "name": "TABLE", "key": '"mine"', "value": '"MyParser"'}),
+        ("set_item", {"scope": "Parsers", "name": "TABLE", "key": '"yours"', "value": '"YourParser"'}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("after", "why"),
+    [
+        (TABLES.replace('    "MistralForCausalLM": ("llama", "LlamaForCausalLM"),  # same code\n', ""), "removed"),
+        (TABLES.replace("    # [Decoder-only]\n", '    # [Decoder-only]\n    "A": ("a", "A"),\n'), "before others"),
+    ],
+)
+def test_a_removed_or_earlier_entry_stays_a_replace_with_a_note(after: str, why: str) -> None:
+    found = rewrites(TABLES, after)
+    assert [s.op for s in found.steps] == ["replace"]
+    assert len(found.fallbacks) == 1 and "_MODELS's dict literal" in found.fallbacks[0] and why in found.fallbacks[0]
+
+
+def test_a_literal_with_a_double_star_item_is_said_by_entry() -> None:
+    before = TABLES.replace("_VLLM = {**_MODELS}", '_VLLM = {\n    **_MODELS,\n    "X": 1,\n}')
+    after = before.replace('"X": 1,', '"X": 2,\n    "Y": 3,')
+    assert _ops(before, after) == [
+        ("set_item", {"scope": "<module>", "name": "_VLLM", "key": '"X"', "from": "1", "value": "2"}),
+        ("set_item", {"scope": "<module>", "name": "_VLLM", "key": '"Y"', "value": "3"}),
+    ]
+    found = rewrites(before, after.replace('    "Y": 3,', "    **os.environ,"))
+    assert "a `**` item is added" in found.fallbacks[0]
+
+
+def test_a_name_bound_twice_is_not_said_by_entry() -> None:
+    before = TABLES + "\nif os.environ.get('X'):\n    _MODELS = {}\n"
+    after = before.replace("}\n\n_VLLM", NEW_LINE)
+    assert "set_item" not in [op for op, _ in _ops(before, after)]
+
+
+@pytest.mark.wheel
+def test_added_and_changed_entries_apply_like_gnu_patch(tmp_path: Path) -> None:
+    after = TABLES.replace("}\n\n_VLLM", NEW_LINE).replace('"deepseek_r1": "DeepSeekR1', '"deepseek_r1": "Better')
+    entry = imported_as_gnu_patch_gives(tmp_path, TABLES, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list)
+    assert [next(k for k in item if k not in ("id", "file")) for item in items] == ["set_item", "set_item"]
+
+
+@pytest.mark.wheel
+def test_a_hand_added_entry_is_captured_as_set_item(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path / "w", "rpdict", "1.0.0", {"rpdict/__init__.py": "", "rpdict/reg.py": TABLES})
+    venv = pip_install(tmp_path / "venv", wheel)
+    (venv.site / "rpdict" / "reg.py").write_text(TABLES.replace("}\n\n_VLLM", NEW_LINE))
+    r = venv.radpatch("capture", "mine", "--distribution", "rpdict", "--wheel", str(wheel), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "set_item:" in r.stdout and "replace:" not in r.stdout, r.stdout
+    assert "name: _MODELS" in r.stdout and "MyForCausalLM" in r.stdout, r.stdout
+
+
+@pytest.mark.real
+def test_an_architecture_added_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_path: Path) -> None:
+    release = Path.home() / ".cache/radpatch/harness/releases/0.33.0-py311/lib/python3.11/site-packages"
+    source = release / "vllm/model_executor/models/registry.py"
+    if not source.is_file():
+        pytest.skip("vLLM 0.33.0 is not provisioned (harness/vllm_cpu.py)")
+    before = source.read_text()  # read only: the test installs a copy in a wheel of its own
+    last = '    "Zamba2ForCausalLM": ("zamba2", "Zamba2ForCausalLM"),\n}\n'
+    assert before.count(last) == 1
+    added = '    "MyHybridForCausalLM": ("my_hybrid", "MyHybridForCausalLM"),\n'
+    after = before.replace(last, last[:-2] + added + "}\n")
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list) and len(items) == 1
+    assert items[0]["set_item"] == {
+        "scope": "<module>",
+        "name": "_TEXT_GENERATION_MODELS",
+        "key": '"MyHybridForCausalLM"',
+        "value": '("my_hybrid", "MyHybridForCausalLM")',
+    }
+
+
+@pytest.mark.real
+def test_entries_across_vllm_0_33_tables_apply_like_gnu_patch(tmp_path: Path) -> None:
+    """One patch: an entry added to two tables and a value changed in a third, each its own set_item."""
+    release = Path.home() / ".cache/radpatch/harness/releases/0.33.0-py311/lib/python3.11/site-packages"
+    source = release / "vllm/model_executor/models/registry.py"
+    if not source.is_file():
+        pytest.skip("vLLM 0.33.0 is not provisioned (harness/vllm_cpu.py)")
+    before = source.read_text()
+    edits = (
+        ('    "Qwen2ForProcessRewardModel": ("qwen2_rm", "Qwen2ForProcessRewardModel"),\n}\n', "reward"),
+        ('    "KimiK3MTPModel": ("vllm.models.kimi_k3", "KimiK3MTP"),\n}\n', "mtp"),
+    )
+    after = before
+    for last, tag in edits:
+        assert after.count(last) == 1
+        after = after.replace(last, last[:-2] + f'    "My{tag}": ("my_{tag}", "My{tag}"),\n}}\n')
+    changed = '"BertModel": ("bert", "BertEmbeddingModel"),'
+    assert after.count(changed) == 1
+    after = after.replace(changed, '"BertModel": ("my_bert", "BertEmbeddingModel"),')
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list)
+    got = [(item["set_item"]["name"], item["set_item"].get("from")) for item in items]
+    assert got == [
+        ("_EMBEDDING_MODELS", '("bert", "BertEmbeddingModel")'),
+        ("_REWARD_MODELS", None),
+        ("_SPECULATIVE_DECODING_MODELS", None),
+    ]
