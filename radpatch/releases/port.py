@@ -63,6 +63,9 @@ class Port:
     settled: bool = False  # left alone because there is nothing to do (every release already claimed)
     requires: tuple[Patch, ...] = ()  # the entries it requires: proven on what they leave
     new_range: str | None = None  # the widened `supported:` the edit writes (None: the edit leaves it as it is)
+    had: tuple[Version, ...] = ()  # the listed releases the entry claimed before the edit
+    # the edited nodes that are a YAML anchor another key uses as an alias, in words: the edit changes both
+    shared: tuple[str, ...] = ()
 
     @property
     def range_after(self) -> str:
@@ -175,7 +178,10 @@ def plan(
             f"{patch.source}: two ranges port would change differently are one node (an anchor and its alias)",
             "write them apart, then port again",
         ) from None
-    return Port(patch, cells, before, after, tuple(changes), requires=requires, new_range=new_range)
+    had = tuple(k for k in known if not k.is_prerelease and patch.supported.contains(k, prereleases=True))
+    shared = yamledit.shared(before, root, edits)
+    changed = tuple(changes)
+    return Port(patch, cells, before, after, changed, requires=requires, new_range=new_range, had=had, shared=shared)
 
 
 def _extend_choice(
@@ -331,10 +337,17 @@ def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> 
     return [(r.version, r.error or "fails") for r in report.failing]
 
 
-def summary(failing: list[tuple[Version | None, str]], claimed: Iterable[Version] = ()) -> str:
+def summary(
+    failing: list[tuple[Version | None, str]],
+    claimed: Iterable[Version] = (),
+    had: Iterable[Version] = (),
+    name: str = "NAME",
+) -> str:
     """The failing releases in one bounded line: grouped by the check that fails (each group's count,
     first and last release, and one example), and, when every one lies below (or above) the releases
-    asked for, which bound of `supported` to move."""
+    asked for, which bound of `supported` to move; failing releases between those the entry claimed
+    before (`had`) and those asked for are named with what to do (moving a bound would drop releases
+    that pass)."""
     if any(v is None for v, _ in failing):
         return "; ".join(_short(e) for v, e in failing if v is None)
     groups: dict[str, list[tuple[Version, str]]] = {}
@@ -349,7 +362,18 @@ def summary(failing: list[tuple[Version | None, str]], claimed: Iterable[Version
     out = "; ".join(parts)
     asked = sorted(claimed)
     bad = sorted(v for v, _ in failing if v is not None)
-    if asked and bad and bad[-1] < asked[0]:
+    own = sorted(had)
+    between = [v for v in bad if own and asked and (own[-1] < v < asked[0] or asked[-1] < v < own[0])]
+    if between:
+        names = ", ".join(map(str, between))
+        span = f'">={between[0]},<={between[-1]}"' if len(between) > 1 else str(between[0])
+        out += (
+            f"; {names} lie{'s' if len(between) == 1 else ''} between the releases the entry claimed and those "
+            f"asked for: port {'them' if len(between) > 1 else 'it'} first (`radpatch port {name} --to {span}`) "
+            f"to see what each needs, or leave {'them' if len(between) > 1 else 'it'} out of `supported:` "
+            f"({', '.join(f'!={v}' for v in between)}) by hand"
+        )
+    elif asked and bad and bad[-1] < asked[0]:
         out += (
             f"; every one is below {asked[0]}, the releases asked for: raise `supported`'s lower bound, "
             "or port them too"

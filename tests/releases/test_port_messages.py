@@ -1,0 +1,49 @@
+"""port's messages where the edit does not prove (issue 23, gy23): a release between those the entry
+claimed and those asked for that fails is named, with what to do (raising `supported`'s lower bound
+would drop releases that pass); an edited `supported:` that is a YAML anchor a module choice uses as
+an alias is named as the cause (the edit changed both). On the toy releases (tests/lib/toy_releases:
+size() moves to planning.py in 2.0, core.py's is rewritten in 2.1 and gone in 2.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.lib.index_server import IndexServer
+from tests.lib.toy_releases import DIST, PKG, REWRITES, entry
+
+
+def test_a_failing_release_between_the_old_range_and_the_one_asked_for_is_named(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", entry("==1.0"))
+    before = (reg / "cap.yaml").read_bytes()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.2")
+    assert r.code == 1, r.out + r.err
+    assert (reg / "cap.yaml").read_bytes() == before
+    line = next(x for x in r.out.splitlines() if "does not prove" in x)
+    assert "2.0, 2.1 lie between the releases the entry claimed and those asked for" in line, r.out
+    assert 'radpatch port cap --to ">=2.0,<=2.1"' in line and "!=2.0, !=2.1" in line, r.out
+    assert "raise `supported`'s lower bound" not in r.out, r.out
+
+
+ALIASED = f"""\
+summary: Cap the toy's size by its buckets
+description: A toy patch.
+distribution: {DIST}
+supported: &rng "==1.0"
+modules:
+  planner:
+    - {{versions: *rng, module: {PKG}.core}}
+{REWRITES}"""
+
+
+def test_an_edited_anchor_that_a_module_choice_uses_is_named(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", ALIASED)
+    before = (reg / "cap.yaml").read_bytes()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 1, r.out + r.err
+    assert (reg / "cap.yaml").read_bytes() == before
+    assert "`supported` (&rng) is also `modules.planner[0].versions` (*rng): the edit changed both" in r.out, r.out
+    assert "write the alias's range out in its place" in r.out, r.out
