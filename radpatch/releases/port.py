@@ -113,7 +113,7 @@ def plan(
         return Port(patch, cells, before, None, (), why, True)
     if blocked:
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
-        return Port(patch, cells, before, None, (), why)
+        return Port(patch, cells, before, None, (), why + _own_fails(patch, cells, releases, requires, stream))
     new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
     if not new:
         return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
@@ -182,6 +182,38 @@ def plan(
     shared = yamledit.shared(before, root, edits)
     changed = tuple(changes)
     return Port(patch, cells, before, after, changed, requires=requires, new_range=new_range, had=had, shared=shared)
+
+
+def _own_fails(
+    patch: Patch,
+    cells: tuple[matrix.Cell, ...],
+    releases: Releases,
+    requires: tuple[Patch, ...],
+    stream: TextIO | None,
+) -> str:
+    """When no release asked for is one the entry claims: whether it proves on its own release nearest
+    them. A nearest candidate on a new release says little of an entry that fails where it was written:
+    "" when it proves there (or the entry claims no listed release), else that release and why."""
+    asked = [c.version for c in cells]
+    if not asked or any(patch.supported.contains(v, prereleases=True) for v in asked):
+        return ""
+    listed = releases.versions(patch.distribution, patch.supported).versions
+    own = [v for v in listed if not v.is_prerelease and patch.supported.contains(v, prereleases=True)]
+    if not own:
+        return ""
+    below = [v for v in own if v < asked[0]]
+    at = below[-1] if below else own[0]
+    try:
+        report = verify(patch, SpecifierSet(f"=={at}"), releases, probe=False, stream=stream, requires=requires)
+        failing = report.failing
+    except RadpatchError:  # it cannot be read now: the cells above say what is known
+        return ""
+    if not failing:
+        return ""
+    return (
+        f"; it does not prove on its own release {at} either ({_short(failing[0].error or 'fails', 120)}): "
+        f"fix the entry there first (`radpatch verify {patch.name} --versions =={at}`)"
+    )
 
 
 def _extend_choice(

@@ -47,3 +47,27 @@ def test_an_edited_anchor_that_a_module_choice_uses_is_named(
     assert (reg / "cap.yaml").read_bytes() == before
     assert "`supported` (&rng) is also `modules.planner[0].versions` (*rng): the edit changed both" in r.out, r.out
     assert "write the alias's range out in its place" in r.out, r.out
+
+
+BROKEN = entry("==1.0").replace("find: n = len(items)", "find: n = len(items) * 2")
+
+
+def test_an_entry_that_fails_on_its_own_release_too_says_so(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    assert BROKEN != entry("==1.0")
+    reg = write_registry("cap", BROKEN)
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.1")
+    assert r.code == 1, r.out + r.err
+    line = next(x for x in r.out.splitlines() if "left alone" in x)
+    assert "2.1: no match" in r.out and "it does not prove on its own release 1.0 either" in line, r.out
+    assert "radpatch verify cap --versions ==1.0" in line, r.out
+
+
+def test_an_entry_that_proves_on_its_own_release_says_nothing_of_it(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", entry("==1.0"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.1")
+    assert r.code == 1 and "2.1: no match" in r.out, r.out + r.err
+    assert "own release" not in r.out, r.out
