@@ -106,6 +106,12 @@ def plan(
     blocked = [c for c in cells if not claimable(c)]
     if blocked and all(c.kind == matrix.OBSOLETE for c in blocked):
         at = ", ".join(str(c.version) for c in blocked)
+        if all(c.detail.startswith("declared") for c in blocked):  # the entry says so: nothing was read
+            why = (
+                f"the entry declares {at} obsolete (`obsolete: {patch.obsolete}`): nothing to port there; "
+                "port to the others only"
+            )
+            return Port(patch, cells, before, None, (), why, True)
         why = (
             f"{at} already contain{'s' if len(blocked) == 1 else ''} the change (obsolete there): nothing to port; "
             "retire the entry for those releases (`obsolete:`, or narrow `supported:`), or keep it as it is"

@@ -71,3 +71,13 @@ def test_an_entry_that_proves_on_its_own_release_says_nothing_of_it(
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.1")
     assert r.code == 1 and "2.1: no match" in r.out, r.out + r.err
     assert "own release" not in r.out, r.out
+
+
+def test_a_release_the_entry_declares_obsolete_is_said_to_be_declared(
+    index: IndexServer, write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("cap", 'obsolete: ">=1.1"\n' + entry(">=1.0"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")
+    assert r.code == 0, r.out + r.err
+    assert "the entry declares 1.1 obsolete (`obsolete: >=1.1`): nothing to port there" in r.out, r.out
+    assert "already contain" not in r.out, r.out
