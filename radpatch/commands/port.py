@@ -45,7 +45,12 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
         if failing:
             not_written = "would not be written" if dry_run else "not written"
             claimed = [c.version for c in p.cells]
-            click.echo(f"  {not_written}: the edited entry does not prove: {porting.summary(failing, claimed)}")
+            why = porting.summary(failing, claimed, p.had, patch.name)
+            click.echo(f"  {not_written}: the edited entry does not prove: {why}")
+            for line in p.shared:  # the edit of an anchor changed its aliases too: that may be why
+                click.echo(
+                    f"  {line}: the edit changed both; write the alias's range out in its place, then port again"
+                )
             unproven.append(patch.name)
             continue
         ported[patch.name] = porting.edited(p)

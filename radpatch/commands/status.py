@@ -111,6 +111,10 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
     for s in states:
         installed = installed_text(s) if s.dist else "-"
         detail = s.reason.splitlines()[0] if s.reason else ""
+        declared = declared_obsolete(s)
+        if declared:  # the entry says so (`obsolete:`): not that the installed files were read to contain it
+            why = s.declined.why if s.declined is not None else detail
+            detail = declared if s.state is State.OBSOLETE else detail.replace(why, declared)
         if s.record and s.state is State.APPLIED and s.record.registry_digest != s.patch.digest:
             detail = "; ".join(d for d in (detail, "applied from a different revision of this registry entry") if d)
         retired = obsolete_upstream(s)
@@ -118,6 +122,17 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
             detail = "; ".join(d for d in (detail, retired) if d)
         out.append((s.patch.name, s.state.value, installed, s.patch.range, detail))
     return out
+
+
+def declared_obsolete(s: PatchState) -> str:
+    """The entry declares the installed release obsolete (`obsolete:`), in words ("" otherwise)."""
+    declined = s.state is State.OBSOLETE or (s.declined is not None and s.declined.obsolete)
+    if not declined or s.patch.obsolete is None or s.dist is None:
+        return ""
+    return (
+        f"declared obsolete for {s.dist.name} {s.dist.version} by the entry (`obsolete: {s.patch.obsolete}`): "
+        "apply does nothing here"
+    )
 
 
 def obsolete_upstream(s: PatchState) -> str:

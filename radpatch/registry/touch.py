@@ -46,6 +46,10 @@ class Touch:
     # replace/delete/insert_*: the span its `find` matches, each of its statements as code_trees gives
     # it: an insertion anchored between two of them (or a rewrite of one of them) meets this rewrite
     statements: tuple[str, ...] = ()
+    # replace/delete/insert_* at module level: the module-level names its `find` (a rewrite of it) or
+    # the code it writes binds (an assignment, a def or class, an import): an `add_import` of one of
+    # them meets it (one order clashes, the other does not)
+    names: tuple[str, ...] = ()
 
 
 BINDS = "name "  # the key of a binding touch: `name NAME`
@@ -60,6 +64,15 @@ def binding(name: str, writes: str) -> Touch:
 
 def is_binding(t: Touch) -> bool:
     return t.role == "node" and t.scope == "<module>" and t.key.startswith(BINDS)
+
+
+def binds_name(t: Touch, name: str) -> bool:
+    """A touch that is no `binding` but changes what module-level `name` is bound to: a
+    `set_constant` of it (`from:` or not), or a module-level rewrite whose `find` or written code
+    binds it (`Touch.names`)."""
+    if t.scope != "<module>" or is_binding(t):
+        return False
+    return (len(t.part) == 2 and t.part[0] == "constant" and t.part[1] == name) or name in t.names
 
 
 def import_bindings(statement: str) -> tuple[Touch, ...]:
@@ -149,7 +162,42 @@ def on_find(op: Operation, find: str, role: Role, key: str, writes: str) -> Touc
         writes=writes,
         defines=_definitions(op.scope_name(), find) if role == "node" else (),
         statements=statements(find),
+        names=_module_names(op, find, role),
     )
+
+
+def _module_names(op: Operation, find: str, role: Role) -> tuple[str, ...]:
+    """At module level: the names the statements of `find` (a rewrite of them: replace, delete)
+    and of the code the operation writes (`with`, `code`) bind; () elsewhere."""
+    if op.scope_name() != "<module>":
+        return ()
+    texts = [find] if role == "node" else []
+    texts += [w for w in (getattr(op, "with_", None), getattr(op, "code", None)) if isinstance(w, str)]
+    out: list[str] = []
+    for text in texts:
+        try:
+            body = ast.parse(textwrap.dedent(text).strip()).body
+        except SyntaxError:
+            continue
+        for s in body:
+            out += [n for n in _statement_names(s) if n not in out]
+    return tuple(out)
+
+
+def _statement_names(s: ast.stmt) -> list[str]:
+    """The names a module-level statement binds: assignment targets, a def or class, an import's names."""
+    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [s.name]
+    if isinstance(s, ast.Import):
+        return [(a.asname or a.name).split(".")[0] for a in s.names]
+    if isinstance(s, ast.ImportFrom):
+        return [a.asname or a.name for a in s.names if a.name != "*"]
+    targets: list[ast.expr] = []
+    if isinstance(s, ast.Assign):
+        targets = s.targets
+    elif isinstance(s, (ast.AnnAssign, ast.AugAssign)):
+        targets = [s.target]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def _definitions(scope: str, find: str) -> tuple[str, ...]:

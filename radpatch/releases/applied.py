@@ -19,7 +19,7 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
-from radpatch.registry.model import Operation, Patch
+from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import is_binding
 from radpatch.releases import gaps
 from radpatch.releases.installed_files import _store_of, installed_file
@@ -70,6 +70,11 @@ def clashes(
                 continue
             if r.touches is None:
                 files = [f.path for f in r.files if f.module.removesuffix(".__init__") in modules]
+                if files and env is not None and _imports_only(p, version, r):
+                    read = _imports_read(env, p, version, r)
+                    if read is not _UNREAD:
+                        out.extend([read] if read is not None else [])
+                        continue
                 if files:
                     out.append(
                         AppliedClash(
@@ -88,6 +93,88 @@ def clashes(
             gap = _one_gap(env, p, version, r) if env is not None and not found else None
             out.extend(found if gap is None else [gap])
     return out
+
+
+_UNREAD = AppliedClash("", "", "", "", False)  # the files do not tell: the record's silence decides
+
+
+def _imports_only(p: Patch, version: Version, r: PatchRecord) -> bool:
+    """Every rewrite of `p` in a module the record changed adds an import (`add_import`)."""
+    changed = {f.module.removesuffix(".__init__") for f in r.files}
+    mine = [rw for rw in p.rewrites_for(version) if _module(p, rw, version) in changed]
+    return bool(mine) and all(rw.op.at_imports() == "import" for rw in mine)
+
+
+def _module(p: Patch, rw: Rewrite, version: Version) -> str | None:
+    choice = p.target(rw.target).module_for(version)
+    return choice.module.removesuffix(".__init__") if choice else None
+
+
+def _imports_read(env: PythonEnv, p: Patch, version: Version, r: PatchRecord) -> AppliedClash | None:
+    """An entry made only of `add_import`s against an applied entry whose record does not say what
+    it changed, decided from the files: the record's link (the file right before and after the
+    applied entry, kept by radpatch and checked by their hashes). The import overlaps it when it
+    applies to the file before the entry and not after it (the entry bound the name: a known overlap),
+    or when the entry inserted code (not imports) at the place the import goes (on which side of its
+    anchor the record does not say, nor so whether the order matters: unknown). None: no overlap;
+    _UNREAD: the files do not tell (radpatch no longer holds them)."""
+    from radpatch.rewrite.matching import MatchFailure
+    from radpatch.rewrite.ops.common import code_errors
+    from radpatch.rewrite.source import Source
+
+    changed = {f.module.removesuffix(".__init__") for f in r.files}
+    for rw in p.rewrites_for(version):
+        if _module(p, rw, version) not in changed:
+            continue
+        found = installed_file(env, p, rw)
+        held = _store_of(Path(found[0]), env) if found is not None else None
+        if found is None or held is None:
+            return _UNREAD
+        store = Store(held[0])
+        link = next((f for name, f in store.chain(held[1]) if name == r.patch), None)
+        texts = _link_texts(store, link, found[1]) if link is not None else None
+        if texts is None:
+            return _UNREAD
+        before, after = texts
+        fits: list[bool] = []
+        for text in (before, after):
+            try:
+                with code_errors():
+                    rw.op.forward(Source.parse(text))
+                fits.append(True)
+            except (RadpatchError, MatchFailure, SyntaxError, ValueError, TypeError):
+                fits.append(False)
+        if fits == [True, False]:
+            return AppliedClash(
+                p.name,
+                r.patch,
+                f"{p.name} and {r.patch} overlap: {p.name} ({rw.id}) adds an import the file takes before "
+                f"{r.patch} and refuses after it (in {held[1]}: {r.patch} binds the name or changed the imports); "
+                f"{r.patch} is applied here (from a registry this run does not load) and nothing orders them "
+                "(`requires:`)",
+                f"if {p.name} is meant to go after {r.patch}, add `requires: [{r.patch}]` to {p.name} and pass "
+                f"{r.patch}'s registry with --registry as well; else revert {r.patch} first",
+                True,
+            )
+        applied = gaps.inserted(before, after)
+        shared = [
+            line
+            for line, indent, imports in gaps.places(rw.op, before)
+            for other_line, other_indent, other_imports in applied
+            if (line, indent) == (other_line, other_indent) and not (imports and other_imports)
+        ]
+        if shared:
+            return AppliedClash(
+                p.name,
+                r.patch,
+                f"{p.name} ({rw.id}) adds an import where the applied entry {r.patch} inserted code ({held[1]}); "
+                f"{r.patch}'s registry is not loaded and its record (written by an older radpatch) does not say "
+                "on which side of its anchor, so radpatch cannot tell whether the order of the two matters",
+                f"pass {r.patch}'s registry with --registry as well (radpatch then compares the two), and add "
+                f"`requires: [{r.patch}]` to {p.name} if it is meant to go after it",
+                False,
+            )
+    return None
 
 
 def _side(op: Operation) -> str | None:

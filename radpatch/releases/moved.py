@@ -7,11 +7,14 @@ with the dist-info) lists its modules; they are read with range requests, neares
 declared module's own package, then the package above it, up to the top-level package, within a
 budget), and parsed with `ast` (no libcst, nothing imported). A module that defines every scope the
 target's rewrites name is a candidate; the nearest one where the rewrites prove (verify's own proof)
-is named first. The search does not stop at the first tier holding a candidate: a new test double
-beside the declared module is as near as it gets, and the real new home may be a package away. When
-several modules define the scopes, in any tiers (a compat copy beside the new home, a test double),
-which one the program calls cannot be told from the code: every one is named (`also`) and port leaves
-the entry alone. Only a single candidate is taken for where the code went.
+is named first. The search does not stop dead at the first tier holding a proving candidate: a new
+test double beside the declared module is as near as it gets, and the real new home may be a package
+away. It reads on up to the package above that tier, and there only the modules new since the
+entry's own release (the RECORDs say which): a copy that appeared with the move is looked for, the
+package's old modules are not (vLLM 0.33's kv_cache_planning: 19 modules read instead of the whole
+budget of 400). When several modules define the scopes, in any of the tiers read (a compat copy beside
+the new home, a test double), which one the program calls cannot be told from the code: every one is
+named (`also`) and port leaves the entry alone. Only a single candidate is taken for where the code went.
 
 A rewrite that no longer matches gets its nearest candidate: the statement (or expression) of its
 scope (of the whole module when the scope is gone) most similar to its `find`, whatever the
@@ -28,8 +31,9 @@ import difflib
 import io
 import re
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import PurePosixPath
 
 from packaging.specifiers import SpecifierSet
@@ -56,6 +60,7 @@ class Moved:
     proven: bool
     error: str | None  # the proof's failure there, when not proven
     also: tuple[str, ...] = ()  # other modules (any tier) that define the scopes too: ambiguous
+    searched: int = 0  # modules read
 
 
 @dataclass(frozen=True)
@@ -136,12 +141,25 @@ def wheel_modules(release: Release) -> list[tuple[str, int]]:
 
 
 def tiers(declared: str, files: list[tuple[str, int]], hints: tuple[str, ...] = ()) -> Iterator[list[str]]:
-    """The wheel's modules nearest `declared` first: its own package (with the package a module became:
-    `pkg/mod.py` split into `pkg/mod/`); then the top-level package's modules whose path holds at least
-    two of the `hints`' words (the scope names, the declared module's name), NAMED at most, wherever they
-    are; then each package above it (only what the ones before did not hold); within MAX_FILES and
-    MAX_BYTES in all. In a tier, the modules whose path is most like the hints come first: the budget
-    is spent where the code most likely went, not in alphabetical order."""
+    """The wheel's modules nearest `declared` first (`staged`, each tier's modules only)."""
+    for _, tier in staged(declared, files, hints):
+        yield tier
+
+
+def staged(
+    declared: str,
+    files: list[tuple[str, int]],
+    hints: tuple[str, ...] = (),
+    keep: Callable[[str], bool] = lambda _: True,
+) -> Iterator[tuple[bool, list[str]]]:
+    """The wheel's modules nearest `declared` first, each tier with whether it is a package's (not the
+    named tier): its own package (with the package a module became: `pkg/mod.py` split into
+    `pkg/mod/`); then the top-level package's modules whose path holds at least two of the `hints`'
+    words (the scope names, the declared module's name), NAMED at most, wherever they are; then each
+    package above it (only what the ones before did not hold); within MAX_FILES and MAX_BYTES in all.
+    In a tier, the modules whose path is most like the hints come first: the budget is spent where the
+    code most likely went, not in alphabetical order. `keep`, asked as each tier is taken (the caller
+    may change its answer between tiers), drops modules without spending the budget on them."""
     seen: set[str] = {declared}
     budget = [MAX_FILES, MAX_BYTES]
     parent = PurePosixPath(declared).parent
@@ -155,7 +173,7 @@ def tiers(declared: str, files: list[tuple[str, int]], hints: tuple[str, ...] = 
     def take(candidates: list[tuple[str, int]]) -> list[str]:
         tier = []
         for name, size in sorted(candidates, key=like):
-            if name in seen:
+            if name in seen or not keep(name):
                 continue
             if budget[0] <= 0 or budget[1] - size < 0:
                 break
@@ -167,12 +185,13 @@ def tiers(declared: str, files: list[tuple[str, int]], hints: tuple[str, ...] = 
 
     own = [f for f in files if PurePosixPath(f[0]).parent == parent or split in PurePosixPath(f[0]).parents]
     named = [f for f in files if PurePosixPath(f[0]).parts[0] == top and _likeness(words, f[0]) >= 2]
-    stages = [own, sorted(named, key=like)[:NAMED]]
-    stages += [[f for f in files if level in PurePosixPath(f[0]).parents] for level in parent.parents if level.parts]
-    for stage in stages:
+    stages = [(True, own), (False, sorted(named, key=like)[:NAMED])]
+    above = [level for level in parent.parents if level.parts]
+    stages += [(True, [f for f in files if level in PurePosixPath(f[0]).parents]) for level in above]
+    for package, stage in stages:
         tier = take(stage)
         if tier:
-            yield tier
+            yield package, tier
 
 
 def _words(text: str) -> set[str]:
@@ -228,8 +247,16 @@ def find_moved(
     here = release_read(releases, patch, version, old.relpath)
     missing = [q for q in wanted if here is None or not defines(here, q)]
     split: dict[str, str] = {}  # a scope gone from the declared module -> the nearest module defining it
-    first = [[old.relpath]] if declared is None and any(name == old.relpath for name, _ in files) else []
-    for tier in [*first, *tiers(old.relpath, files, wanted)]:
+    first = [(True, [old.relpath])] if declared is None and any(name == old.relpath for name, _ in files) else []
+    # once a tier holds a proving candidate, only modules new since the entry's own release are read, up
+    # to the package above it: where a test double or the real home beside a near candidate appears
+    new: list[set[str]] = []  # (once set) the modules new since the entry's own release
+
+    def keep(name: str) -> bool:
+        return not new or name in new[0]
+
+    for package, tier in chain(first, staged(old.relpath, files, wanted, keep)):
+        last = bool(new) and package  # the package tier above the one that answered: the search's last
         searched += len(tier)
         release = releases.get(patch.distribution, version, frozenset(tier))
         for relpath in tier:
@@ -250,9 +277,13 @@ def find_moved(
             below = requirement_layers(requires, moved, version, whole) or ()
             _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root, below)
             found.append(Moved(target, old.module, module, error is None, error))
+        if last:
+            break
+        if not new and any(m.proven for m in found):
+            new.append(_new_modules(patch, target, version, releases, files))
     if found:  # nearest proving one first; any other is ambiguity (a test double, a compat copy), in any tier
         pick = next((m for m in found if m.proven), found[0])
-        return dataclasses.replace(pick, also=tuple(m.module for m in found if m is not pick))
+        return dataclasses.replace(pick, also=tuple(m.module for m in found if m is not pick), searched=searched)
     top = PurePosixPath(old.relpath).parts[0]
     total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)
     stays = tuple(q for q in wanted if q not in missing)
@@ -284,6 +315,23 @@ def _defined_before(
     base = below[-1] if below else own[0]
     data = releases.get(patch.distribution, base, frozenset([relpath])).read(relpath)
     return data is not None and all(defines(data, q) for q in wanted)
+
+
+def _new_modules(
+    patch: Patch, target: str, version: Version, releases: Releases, files: list[tuple[str, int]]
+) -> set[str]:
+    """The modules of `files` (`version`'s wheel) that the entry's own release nearest `version` did
+    not have (its RECORD, cached with the dist-info); every one when the entry has no such release."""
+    listed = releases.versions(patch.distribution, patch.supported).versions
+    own = [
+        v for v in listed if v != version and patch.supported.contains(v, True) and patch.target(target).module_for(v)
+    ]
+    names = {name for name, _ in files}
+    if not own:
+        return names
+    below = [v for v in own if v < version]
+    base = below[-1] if below else own[0]
+    return names - {name for name, _ in wheel_modules(releases.get(patch.distribution, base, frozenset()))}
 
 
 def with_module(patch: Patch, target: str, version: Version, module: str) -> Patch:

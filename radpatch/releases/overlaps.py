@@ -16,7 +16,9 @@ entries support and both rewrites apply to, they change the same module and:
   to one nested in them), or share a statement with the span the other replaces or deletes: run
   first, it breaks the other's match (`Touch.statements`);
 - or bind the same new module-level name to different things (`add_import`, `set_constant` of a new
-  name: `registry.touch.binding`); two imports of one name from one place commute;
+  name: `registry.touch.binding`); two imports of one name from one place commute; an `add_import`
+  also meets a `set_constant` of its name and a module-level rewrite whose `find` or written code
+  binds it (`Touch.names`: an assignment, a def; one order clashes, the other does not);
 - or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
   order it needs, but not refused by apply (the other order fails to match by itself).
 

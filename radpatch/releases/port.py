@@ -63,6 +63,9 @@ class Port:
     settled: bool = False  # left alone because there is nothing to do (every release already claimed)
     requires: tuple[Patch, ...] = ()  # the entries it requires: proven on what they leave
     new_range: str | None = None  # the widened `supported:` the edit writes (None: the edit leaves it as it is)
+    had: tuple[Version, ...] = ()  # the listed releases the entry claimed before the edit
+    # the edited nodes that are a YAML anchor another key uses as an alias, in words: the edit changes both
+    shared: tuple[str, ...] = ()
 
     @property
     def range_after(self) -> str:
@@ -103,6 +106,12 @@ def plan(
     blocked = [c for c in cells if not claimable(c)]
     if blocked and all(c.kind == matrix.OBSOLETE for c in blocked):
         at = ", ".join(str(c.version) for c in blocked)
+        if all(c.detail.startswith("declared") for c in blocked):  # the entry says so: nothing was read
+            why = (
+                f"the entry declares {at} obsolete (`obsolete: {patch.obsolete}`): nothing to port there; "
+                "port to the others only"
+            )
+            return Port(patch, cells, before, None, (), why, True)
         why = (
             f"{at} already contain{'s' if len(blocked) == 1 else ''} the change (obsolete there): nothing to port; "
             "retire the entry for those releases (`obsolete:`, or narrow `supported:`), or keep it as it is"
@@ -110,7 +119,7 @@ def plan(
         return Port(patch, cells, before, None, (), why, True)
     if blocked:
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
-        return Port(patch, cells, before, None, (), why)
+        return Port(patch, cells, before, None, (), why + _own_fails(patch, cells, releases, requires, stream))
     new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
     if not new:
         return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
@@ -175,7 +184,42 @@ def plan(
             f"{patch.source}: two ranges port would change differently are one node (an anchor and its alias)",
             "write them apart, then port again",
         ) from None
-    return Port(patch, cells, before, after, tuple(changes), requires=requires, new_range=new_range)
+    had = tuple(k for k in known if not k.is_prerelease and patch.supported.contains(k, prereleases=True))
+    shared = yamledit.shared(before, root, edits)
+    changed = tuple(changes)
+    return Port(patch, cells, before, after, changed, requires=requires, new_range=new_range, had=had, shared=shared)
+
+
+def _own_fails(
+    patch: Patch,
+    cells: tuple[matrix.Cell, ...],
+    releases: Releases,
+    requires: tuple[Patch, ...],
+    stream: TextIO | None,
+) -> str:
+    """When no release asked for is one the entry claims: whether it proves on its own release nearest
+    them. A nearest candidate on a new release says little of an entry that fails where it was written:
+    "" when it proves there (or the entry claims no listed release), else that release and why."""
+    asked = [c.version for c in cells]
+    if not asked or any(patch.supported.contains(v, prereleases=True) for v in asked):
+        return ""
+    listed = releases.versions(patch.distribution, patch.supported).versions
+    own = [v for v in listed if not v.is_prerelease and patch.supported.contains(v, prereleases=True)]
+    if not own:
+        return ""
+    below = [v for v in own if v < asked[0]]
+    at = below[-1] if below else own[0]
+    try:
+        report = verify(patch, SpecifierSet(f"=={at}"), releases, probe=False, stream=stream, requires=requires)
+        failing = report.failing
+    except RadpatchError:  # it cannot be read now: the cells above say what is known
+        return ""
+    if not failing:
+        return ""
+    return (
+        f"; it does not prove on its own release {at} either ({_short(failing[0].error or 'fails', 120)}): "
+        f"fix the entry there first (`radpatch verify {patch.name} --versions =={at}`)"
+    )
 
 
 def _extend_choice(
@@ -331,10 +375,17 @@ def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> 
     return [(r.version, r.error or "fails") for r in report.failing]
 
 
-def summary(failing: list[tuple[Version | None, str]], claimed: Iterable[Version] = ()) -> str:
+def summary(
+    failing: list[tuple[Version | None, str]],
+    claimed: Iterable[Version] = (),
+    had: Iterable[Version] = (),
+    name: str = "NAME",
+) -> str:
     """The failing releases in one bounded line: grouped by the check that fails (each group's count,
     first and last release, and one example), and, when every one lies below (or above) the releases
-    asked for, which bound of `supported` to move."""
+    asked for, which bound of `supported` to move; failing releases between those the entry claimed
+    before (`had`) and those asked for are named with what to do (moving a bound would drop releases
+    that pass)."""
     if any(v is None for v, _ in failing):
         return "; ".join(_short(e) for v, e in failing if v is None)
     groups: dict[str, list[tuple[Version, str]]] = {}
@@ -349,7 +400,18 @@ def summary(failing: list[tuple[Version | None, str]], claimed: Iterable[Version
     out = "; ".join(parts)
     asked = sorted(claimed)
     bad = sorted(v for v, _ in failing if v is not None)
-    if asked and bad and bad[-1] < asked[0]:
+    own = sorted(had)
+    between = [v for v in bad if own and asked and (own[-1] < v < asked[0] or asked[-1] < v < own[0])]
+    if between:
+        names = ", ".join(map(str, between))
+        span = f'">={between[0]},<={between[-1]}"' if len(between) > 1 else str(between[0])
+        out += (
+            f"; {names} lie{'s' if len(between) == 1 else ''} between the releases the entry claimed and those "
+            f"asked for: port {'them' if len(between) > 1 else 'it'} first (`radpatch port {name} --to {span}`) "
+            f"to see what each needs, or leave {'them' if len(between) > 1 else 'it'} out of `supported:` "
+            f"({', '.join(f'!={v}' for v in between)}) by hand"
+        )
+    elif asked and bad and bad[-1] < asked[0]:
         out += (
             f"; every one is below {asked[0]}, the releases asked for: raise `supported`'s lower bound, "
             "or port them too"

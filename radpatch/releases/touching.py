@@ -9,7 +9,7 @@ import textwrap
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.registry.touch import BINDS, Touch, is_binding
+from radpatch.registry.touch import BINDS, Touch, binds_name, is_binding
 
 
 class Meet(Enum):
@@ -52,6 +52,12 @@ class Picks:
 def meet(a: Touch, b: Touch) -> Meeting | None:
     """What the two touches share (how, and in words), or None."""
     if is_binding(a) or is_binding(b):  # a new name meets only another binding of it (its other touches say the rest)
+        new, other = (a, b) if is_binding(a) else (b, a)
+        name = new.key.removeprefix(BINDS)
+        if not is_binding(other):  # a set_constant of it, or module-level code that binds it (a def, `x = ...`)
+            if binds_name(other, name):
+                return Meeting(Meet.BINDS, f"bind the same module-level name `{name}`")
+            return None
         if a.key != b.key or a.writes == b.writes:
             return None  # another name, or the same import twice (one line, held by both: they commute)
         name = a.key.removeprefix(BINDS)

@@ -39,6 +39,41 @@ def compose(text: str) -> yaml.MappingNode:
     return node
 
 
+def shared(text: str, root: yaml.Node, edits: list[Edit]) -> tuple[str, ...]:
+    """The edited scalars that several keys reach (an anchor `&a` and its aliases `*a`), in words:
+    `supported` (&range) is also `modules.planner[0].versions` (*range). An edit of one changes all."""
+    paths: dict[int, list[str]] = {}
+    nodes: dict[int, yaml.Node] = {}
+
+    def walk(node: yaml.Node, path: str) -> None:
+        seen = id(node) in nodes
+        nodes[id(node)] = node
+        paths.setdefault(id(node), []).append(path)
+        if seen:
+            return
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                walk(v, f"{path}.{k.value}" if path else str(k.value))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                walk(item, f"{path}[{i}]")
+
+    walk(root, "")
+    out = []
+    for key, where in paths.items():
+        node = nodes[key]
+        if len(where) < 2 or not isinstance(node, yaml.ScalarNode):
+            continue
+        start, end = node.start_mark.index, node.end_mark.index
+        if not any(start <= e.start and e.end <= end for e in edits):
+            continue
+        anchor = re.match(r"&(\S+)", text[start:end])
+        name = anchor.group(1) if anchor else "?"
+        others = ", ".join(f"`{p}` (*{name})" for p in where[1:])
+        out.append(f"`{where[0]}` (&{name}) is also {others}")
+    return tuple(out)
+
+
 def get(node: yaml.Node, key: str) -> yaml.Node | None:
     if not isinstance(node, yaml.MappingNode):
         return None

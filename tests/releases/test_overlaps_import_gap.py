@@ -33,19 +33,26 @@ def _pair(reg: Path, op_a: str, op_b: str) -> list[Any]:
     return [write(reg, "a", f"  - id: a\n    {op_a}\n"), write(reg, "b", f"  - id: b\n    {op_b}\n")]
 
 
+GAP = (Meet.GAP, "insert at the same place")
+# the inserted code binds the name the import adds: the registry text shows it, before the file does
+BINDS_JSON = (Meet.BINDS, "bind the same module-level name `json`")
+
+
 @pytest.mark.parametrize(
-    ("op_a", "op_b"),
+    ("op_a", "op_b", "meets"),
     [
-        pytest.param(ADD_SYS, AFTER_OS, id="add_import/insert_after the last import"),
-        pytest.param(ADD_JSON, AFTER_OS_JSON, id="add_import json/json = None after the last import"),
-        pytest.param(NEW_CONST, AFTER_OS, id="set_constant new name/insert_after the last import"),
+        pytest.param(ADD_SYS, AFTER_OS, GAP, id="add_import/insert_after the last import"),
+        pytest.param(ADD_JSON, AFTER_OS_JSON, BINDS_JSON, id="add_import json/json = None after the last import"),
+        pytest.param(NEW_CONST, AFTER_OS, GAP, id="set_constant new name/insert_after the last import"),
     ],
 )
-def test_an_insertion_at_the_import_gap_overlaps_on_the_file(tmp_path: Path, op_a: str, op_b: str) -> None:
+def test_an_insertion_at_the_import_gap_overlaps_on_the_file(
+    tmp_path: Path, op_a: str, op_b: str, meets: tuple[Meet, str]
+) -> None:
     a, b = _pair(tmp_path, op_a, op_b)
     found = overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
-    assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", Meet.GAP)]
-    assert "insert at the same place" in found[0].what
+    assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", meets[0])]
+    assert meets[1] in found[0].what
 
 
 @pytest.mark.parametrize(
@@ -62,15 +69,15 @@ def test_no_overlap_elsewhere_or_between_imports(tmp_path: Path, op_a: str, op_b
 
 
 @pytest.mark.parametrize(
-    ("op_a", "op_b"),
+    ("op_a", "op_b", "meets"),
     [
-        pytest.param(ADD_SYS, AFTER_OS, id="add_import"),
-        pytest.param(ADD_JSON, AFTER_OS_JSON, id="add_import json/json = None: refused in both orders"),
-        pytest.param(NEW_CONST, AFTER_OS, id="set_constant"),
+        pytest.param(ADD_SYS, AFTER_OS, GAP, id="add_import"),
+        pytest.param(ADD_JSON, AFTER_OS_JSON, BINDS_JSON, id="add_import json/json = None: refused in both orders"),
+        pytest.param(NEW_CONST, AFTER_OS, GAP, id="set_constant"),
     ],
 )
 def test_apply_refuses_the_unordered_pair_whose_orders_differ(
-    site: Site, radpatch: Any, write_registry: Any, op_a: str, op_b: str
+    site: Site, radpatch: Any, write_registry: Any, op_a: str, op_b: str, meets: tuple[Meet, str]
 ) -> None:
     site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
     write_registry("a", ENTRY.format(name="a", op=op_a))
@@ -78,7 +85,7 @@ def test_apply_refuses_the_unordered_pair_whose_orders_differ(
     for names in (("a", "b"), ("b", "a")):
         r = radpatch("--registry", str(reg), "apply", *names)
         assert r.code == 1, r.out + r.err
-        assert f"{names[0]} and {names[1]} overlap" in r.err and "insert at the same place" in r.err, r.err
+        assert f"{names[0]} and {names[1]} overlap" in r.err and meets[1] in r.err, r.err
         assert (site.root / "toypkg/core.py").read_text() == SRC  # nothing written
     ordered = write_registry("b", "requires: [a]\n" + ENTRY.format(name="b", op=op_b), dirname="r2")
     write_registry("a", ENTRY.format(name="a", op=op_a), dirname="r2")
