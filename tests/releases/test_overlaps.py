@@ -208,3 +208,21 @@ def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) ->
     picked = '  - id: d\n    replace: {scope: plan, find: "len(spec)", with: "0", occurrence: 2}\n'
     (o,) = overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")])
     assert o.what.startswith("may change the same code") and "depends on the file" in o.what
+
+
+def test_apply_s_overlap_check_takes_the_files_the_plan_read(site: Site, toy: Path, radpatch: Any) -> None:
+    """apply runs the overlap check after its plan, on the files the plan read (install.targets): a
+    named entry's file is not found and read again; an entry the plan did not read is. (`radpatch`:
+    `site` as radpatch's own environment.)"""
+    from radpatch.install import targets
+    from radpatch.releases.installed_files import InstalledTexts
+
+    ctx = Context(None, (str(toy),))
+    patch = ctx.registry.load("toy")
+    read = targets.read(patch, ctx.env)
+    core = site.root / "toypkg/core.py"
+    as_read = core.read_text()
+    core.write_text(as_read + "# changed after the plan read it\n")
+    (rw,) = [r for r in patch.rewrites if r.id == "pass-cfg"]
+    assert InstalledTexts(ctx.env, {"toy": read}).file(patch, rw) == (str(core), as_read)
+    assert InstalledTexts(ctx.env).file(patch, rw) == (str(core), core.read_text())  # not read by the plan
