@@ -15,7 +15,7 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import RefusedError
 from radpatch.releases import overlaps
-from tests.lib.overlaps import HEAD, write
+from tests.lib.overlaps import HEAD, text, write
 from tests.lib.site import Site
 
 CAP = """\
@@ -79,12 +79,11 @@ def test_requires_orders_an_overlap_and_apply_refuses_only_unordered_ones(tmp_pa
         overlaps.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
 
 
+PASS_CFG_TOO = '  - id: pass-cfg-too\n    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n'
+
+
 def test_list_reports_overlaps(toy: Path, radpatch: Any, write_registry: Any) -> None:
-    write_registry(
-        "other",
-        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
-        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
-    )
+    write_registry("other", text(PASS_CFG_TOO))
     r = radpatch("--registry", str(toy), "list")
     assert r.code == 0, r.err
     assert (
@@ -96,18 +95,13 @@ def test_list_reports_overlaps(toy: Path, radpatch: Any, write_registry: Any) ->
 def test_check_apply_counts_what_is_applied_already(
     site: Site, toy: Path, radpatch: Any, write_registry: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_registry(
-        "other",
-        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
-        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
-    )
+    write_registry("other", text(PASS_CFG_TOO))
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     ctx = Context(None, (str(toy),))
     with pytest.raises(RefusedError) as err:
         overlaps.check_apply(ctx, [ctx.registry.load("other")])
     assert "other and toy overlap" in err.value.message or "toy and other overlap" in err.value.message
-    other = (toy / "other.yaml").read_text()
-    (toy / "other.yaml").write_text("requires: [toy]\n" + other)
+    write_registry("other", text(PASS_CFG_TOO, requires=("toy",)))
     overlaps.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
 
 
