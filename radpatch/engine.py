@@ -12,7 +12,7 @@ from pathlib import Path
 
 from radpatch import faults
 from radpatch.context import Context
-from radpatch.errors import RefusedError
+from radpatch.errors import RadpatchError, RefusedError
 from radpatch.files import (
     ChangedMeanwhile,
     atomic_write,
@@ -96,19 +96,31 @@ def apply(
     must be named too), then goes on again in its current revision, the ones above after it in
     their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md).
 
-    Refused first, under the lock the command holds (engine.exclusive): entries that overlap on
-    the installed release, the named ones or those radpatch's record says are applied, unless
-    `requires:` orders them (releases.overlaps.check_apply)."""
+    Refused, under the lock the command holds (engine.exclusive), before anything is written:
+    entries that overlap on the installed release, the named ones or those radpatch's record says
+    are applied, unless `requires:` orders them (releases.overlaps.check_apply). The check runs
+    after the plan, on the files the plan read; when the plan refuses, an unordered overlap is
+    the refusal given, as it names what to do (`requires:`)."""
     from radpatch.releases import overlaps  # overlapping entries need an order between them (`requires:`)
 
     env = ctx.env
-    overlaps.check_apply(ctx, patches)
-    found = [installed.read(p, env) for p in patches]  # 1. what is installed: the distribution, its files
-    states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
-    redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
-    adopted = adopt.adoption(patches, states, redo, env, wheel, say)  # 3. prove: files carrying the result
-    states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
-    changes = run.for_apply(patches, states, redo, adopted, env, say)  # 3. every change in memory, proven
+    said: list[str] = []  # what the plan says, said once no overlap refuses the run (nothing before a refusal)
+    found: list[installed.InstalledTargets] = []
+    try:
+        found = [installed.read(p, env) for p in patches]  # 1. what is installed: the distribution, its files
+        states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
+        redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
+        adopted = adopt.adoption(patches, states, redo, env, wheel, said.append)  # 3. prove: files carrying it
+        states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
+        changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
+    except RadpatchError:
+        overlaps.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
+        for line in said:
+            say(line)
+        raise
+    overlaps.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
+    for line in said:
+        say(line)
     if record_only:
         _refuse_writes(changes)
     if import_check and any(c.files for c in changes):

@@ -22,7 +22,7 @@ from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import is_binding
 from radpatch.releases import gaps
-from radpatch.releases.installed_files import _store_of, installed_file
+from radpatch.releases.installed_files import InstalledTexts, _store_of
 from radpatch.releases.overlaps import _after_names
 from radpatch.releases.touching import Meet, meet
 from radpatch.state import touched
@@ -56,12 +56,15 @@ def clashes(
     records: list[PatchRecord],
     requires: dict[str, set[str]],
     env: PythonEnv | None = None,
+    texts: InstalledTexts | None = None,
 ) -> list[AppliedClash]:
     """Each entry (with its installed release) that overlaps an applied entry known only from its
     record, unless `requires:` (`requires`: entry -> every entry it comes after) orders the two;
     and each whose file such a record changed without saying what (the overlap is unknown).
-    `env`: the environment, whose files show two insertions at one gap (`_one_gap`)."""
+    `env`: the environment, whose files show two insertions at one gap (`_one_gap`); `texts`: those
+    files, with what apply's plan already read of them."""
     out: list[AppliedClash] = []
+    on_disk = texts if texts is not None else InstalledTexts(env) if env is not None else None
     for p, version in mine:
         ours = touched.of(p, version)
         modules = {t.module for t in ours}
@@ -90,7 +93,7 @@ def clashes(
                     )
                 continue
             found = _meeting(p, ours, r)
-            gap = _one_gap(env, p, version, r) if env is not None and not found else None
+            gap = _one_gap(on_disk, p, version, r) if on_disk is not None and not found else None
             out.extend(found if gap is None else [gap])
     return out
 
@@ -224,18 +227,18 @@ def _link_texts(store: Store, link: FileRecord, current: str) -> tuple[str, str]
         return None
 
 
-def _one_gap(env: PythonEnv, p: Patch, version: Version, r: PatchRecord) -> AppliedClash | None:
+def _one_gap(files: InstalledTexts, p: Patch, version: Version, r: PatchRecord) -> AppliedClash | None:
     """An insertion of `p` and the applied entry's change at one gap of the file, in an order that
     decides the code (an `add_import` and an insertion after the last import), as a one-stage
     apply of both refuses them (releases.overlaps); unchecked when the record cannot tell."""
     for rw in p.rewrites_for(version):
         ours = _side(rw.op)
         choice = p.target(rw.target).module_for(version)
-        found = installed_file(env, p, rw) if ours is not None and choice is not None else None
+        found = files.file(p, rw) if ours is not None and choice is not None else None
         if ours is None or found is None or choice is None:
             continue
         module = choice.module.removesuffix(".__init__")
-        held = _store_of(Path(found[0]), env)
+        held = _store_of(Path(found[0]), files.env)
         if held is None:
             continue
         store = Store(held[0])
@@ -321,9 +324,10 @@ def refuse(
     records: list[PatchRecord],
     requires: dict[str, set[str]],
     env: PythonEnv | None = None,
+    texts: InstalledTexts | None = None,
 ) -> None:
     """apply: refuse on the first clash (an overlap, or one radpatch cannot check)."""
-    found = clashes(mine, records, requires, env)
+    found = clashes(mine, records, requires, env, texts)
     if found:
         raise RefusedError(found[0].what, found[0].hint)
 

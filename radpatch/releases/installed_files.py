@@ -1,9 +1,12 @@
 """The installed file a rewrite changes, for apply's overlap check (releases.overlaps): its text as
-installed, or as it was before two entries when radpatch's record says one of them is applied."""
+installed, or as it was before two entries when radpatch's record says one of them is applied.
+apply hands in what its plan already read (install.targets, by entry): those files are not read
+again; only an entry the plan did not read (one radpatch's record says is applied) is."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,21 +14,40 @@ from packaging.version import Version
 
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.releases import gaps
 
 if TYPE_CHECKING:
     from radpatch.install.environment import PythonEnv
+    from radpatch.install.targets import InstalledTargets
 
 
 @dataclass(frozen=True)
 class InstalledTexts:
-    """apply's one-gap check reads the module a rewrite changes as installed; None when unreadable."""
+    """apply's one-gap check reads the module a rewrite changes as installed; None when unreadable.
+    `read`: what apply's plan already read, by entry name (install.targets), used instead of reading again."""
 
     env: PythonEnv
+    read: Mapping[str, InstalledTargets] = field(default_factory=dict)
 
     def __call__(self, patch: Patch, rw: Rewrite, v: Version) -> str | None:
-        found = installed_file(self.env, patch, rw)
+        found = self.file(patch, rw)
         return None if found is None else found[1]
+
+    def file(self, patch: Patch, rw: Rewrite) -> tuple[str, str] | None:
+        """(its path, its text): the installed file the rewrite changes; None when unreadable."""
+        found = self.read.get(patch.name)
+        if found is None or found.patch is not patch or found.dist is None:
+            return installed_file(self.env, patch, rw)
+        if isinstance(found.files, RefusedError):
+            return None  # the same refusal `installed_file` meets: no file to name
+        target = next((t for t in found.files if rw in t.target.rewrites), None)
+        if target is None:
+            return None
+        if target.problem is not None:  # the plan did not read it (not a module file): read as before
+            return installed_file(self.env, patch, rw)
+        try:
+            return None if target.data is None else (str(target.path), target.data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
 
     def before(self, patch: Patch, rw: Rewrite, other: str) -> str | None:
         """The file as it was before `patch` and `other` when radpatch's record says one of them
@@ -34,7 +56,7 @@ class InstalledTexts:
         on the text a one-stage apply of both reads, not on the text it patched (gx23)."""
         from radpatch.state.record import ABSENT, Store, sha256
 
-        found = installed_file(self.env, patch, rw)
+        found = self.file(patch, rw)
         if found is None:
             return None
         path, text = found
@@ -63,9 +85,10 @@ def _store_of(path: Path, env: PythonEnv) -> tuple[Path, str] | None:
     return None
 
 
-def installed_texts(env: PythonEnv) -> gaps.Texts:
-    """The module a rewrite changes, as installed (for apply's one-gap check); None when unreadable."""
-    return InstalledTexts(env)
+def installed_texts(env: PythonEnv, read: Mapping[str, InstalledTargets] | None = None) -> InstalledTexts:
+    """The module a rewrite changes, as installed (for apply's one-gap check); None when unreadable.
+    `read`: what apply's plan already read, by entry name."""
+    return InstalledTexts(env, dict(read or {}))
 
 
 def installed_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, str] | None:

@@ -47,7 +47,7 @@ listed before (the cached list), so a list run never asks the index.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING
@@ -62,11 +62,11 @@ from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
 from radpatch.releases import gaps
-from radpatch.releases.installed_files import InstalledTexts, installed_file, installed_texts
+from radpatch.releases.installed_files import InstalledTexts, installed_texts
 from radpatch.releases.touching import Meet, Meeting, meet
 
 if TYPE_CHECKING:
-    from radpatch.install.environment import PythonEnv
+    from radpatch.install.targets import InstalledTargets
     from radpatch.state.record import PatchRecord
 
 
@@ -312,14 +312,17 @@ def _stacks(o: Overlap) -> bool:
     return o.kind is Meet.STACKS
 
 
-def check_apply(ctx: Context, patches: list[Patch]) -> None:
+def check_apply(ctx: Context, patches: list[Patch], read: Sequence[InstalledTargets] = ()) -> None:
     """apply's refusal: the entries named, and those radpatch's record says are applied in the
     environment, must not overlap on the installed release unless `requires:` orders them. A named
-    entry declared `obsolete:` on the installed release takes no part: apply does nothing with it."""
+    entry declared `obsolete:` on the installed release takes no part: apply does nothing with it.
+    `read`: what apply's plan already read of the named entries (install.targets): their
+    distributions and files are taken from it, not found and read again."""
     from radpatch.install import locate
     from radpatch.state.record import Store
 
     env = ctx.env
+    plan = {r.patch.name: r for r in read}
     named = {p.name for p in patches}
     recorded: dict[str, PatchRecord] = {}
     for d in env.paths:
@@ -338,10 +341,15 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
     mine: list[tuple[Patch, Version]] = []
     idle: set[str] = set()  # named entries declared obsolete on the installed release: they change nothing
     for p in everyone:
-        try:
-            found = locate.find_target(env, p)
-        except RadpatchError:
-            continue
+        if p.name in plan and plan[p.name].patch is p:
+            if plan[p.name].ambiguous is not None:
+                continue  # locate refused it: as below
+            found = plan[p.name].dist
+        else:
+            try:
+                found = locate.find_target(env, p)
+            except RadpatchError:
+                continue
         if found is not None and p.name in named and p.obsolete is not None and allows(p.obsolete, found.version):
             idle.add(p.name)
         elif found is not None:
@@ -349,25 +357,25 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
             if p.name in named:
                 mine.append((p, found.version))
     everyone = [p for p in everyone if p.name not in idle]
+    texts = installed_texts(env, plan)
     if installed:
-        apart = lambda o: _apart_on_file(env, everyone, o)  # noqa: E731
-        texts = installed_texts(env)
+        apart = lambda o: _apart_on_file(texts, everyone, o)  # noqa: E731
         refuse_unordered(everyone, installed, apart, set(recorded), texts)
     if unloaded:
         from radpatch.releases import applied
 
         direct = {p.name: set(p.requires) for p in everyone} | {r.patch: set(r.requires) for r in unloaded}
-        applied.refuse(mine, unloaded, _after_names(direct), env)
+        applied.refuse(mine, unloaded, _after_names(direct), env, texts)
 
 
-def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
+def _apart_on_file(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> bool:
     """Two insertions at copies of one `find` the registry text could not tell apart (different
     `within:`), neither adding a copy: on the installed file, do they pick different copies? An
     insertion that adds no copy leaves every copy's number as it was, applied or not, so the copy
     each picks is the same on the file before, between and after them. False whenever it cannot tell.
     Two insertions in one gap (GAP): apart when both orders write the same file, or it cannot tell."""
     if o.kind is Meet.GAP:
-        return _orders_agree(env, patches, o)
+        return _orders_agree(texts, patches, o)
     if o.kind is not Meet.COPIES:
         return False
     by_name = {p.name: p for p in patches}
@@ -380,14 +388,14 @@ def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
         (t,) = rw.op.touches() or (None,)
         if t is None or t.role != "anchor" or t.consumes or t.occurrence == "all" or (t.code and t.code in t.writes):
             return False
-        copy = _copy_on_file(env, p, rw)
+        copy = _copy_on_file(texts, p, rw)
         if copy is None:
             return False
         picks.append(copy)
     return picks[0][0] == picks[1][0] and picks[0][1] != picks[1][1]
 
 
-def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
+def _orders_agree(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> bool:
     """Two insertions in one gap: do both orders write the same file from the installed text? True
     when they do, or when it cannot tell (an order that fails is refused by the engine by itself)."""
     by_name = {p.name: p for p in patches}
@@ -398,13 +406,13 @@ def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
         if p is None or rw is None:
             return True
         pairs.append((p, rw))
-    text = InstalledTexts(env).before(*pairs[0], pairs[1][0].name)
+    text = texts.before(*pairs[0], pairs[1][0].name)
     if text is None:
         return True
     return gaps.same_either_way(pairs[0][1].op, pairs[1][1].op, text) is not False
 
 
-def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:
+def _copy_on_file(texts: InstalledTexts, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:
     """(the file, which copy of its `find` in its scope, from 1) the rewrite picks on the installed file."""
     import dataclasses
 
@@ -413,7 +421,7 @@ def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] 
     from radpatch.rewrite.ops.common.selection import probe
     from radpatch.rewrite.source import Source
 
-    installed = installed_file(env, patch, rw)
+    installed = texts.file(patch, rw)
     if installed is None:
         return None
     path, text = installed

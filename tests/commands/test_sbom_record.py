@@ -8,11 +8,14 @@ a recorded entry whose file was changed by hand is listed, flagged, and the comm
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from tests.lib.registry import write_entry
 from tests.lib.sbom import bom_of, props
 from tests.lib.site import Site
+from tests.lib.toy import TOY_PATCH
 from tests.lib.toy import TOY_SECOND as SECOND
 
 
@@ -50,8 +53,7 @@ def test_the_digest_is_the_applied_revision_and_a_later_edit_of_the_entry_is_nam
 ) -> None:
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     (status,) = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
-    entry = toy / "toy.yaml"
-    entry.write_text(entry.read_text().replace("summary: Toy two-file patch", "summary: Toy two-file patch, edited"))
+    write_entry(toy, "toy", TOY_PATCH.replace("summary: Toy two-file patch", "summary: Toy two-file patch, edited"))
     (after,) = json.loads(radpatch("--registry", str(toy), "status", "--json", "toy").out)
     assert after["registry_digest"] != status["applied_registry_digest"]  # the registry has moved on
     r = radpatch("--registry", str(toy), "status", "--format", "cyclonedx")
@@ -140,8 +142,7 @@ def test_an_entry_whose_code_is_there_but_never_applied_is_flagged_not_listed_as
     """A second entry with the same rewrites as an applied one reads applied by its code, but radpatch
     never applied it: the BOM must not count the change twice as two applied patches."""
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
-    text = (toy / "toy.yaml").read_text()
-    (toy / "twin.yaml").write_text(text + "upstream: [https://github.com/o/r/pull/1]\n")
+    write_entry(toy, "twin", textwrap.dedent(TOY_PATCH) + "upstream: [https://github.com/o/r/pull/1]\n")
     r = radpatch("--registry", str(toy), "status", "--format", "cyclonedx")
     assert r.code == 3, r.out + r.err
     (component,) = bom_of(r.out)["components"]

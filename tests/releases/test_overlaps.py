@@ -15,7 +15,7 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import RefusedError
 from radpatch.releases import overlaps
-from tests.lib.overlaps import HEAD, write
+from tests.lib.overlaps import HEAD, text, write
 from tests.lib.site import Site
 
 CAP = """\
@@ -79,12 +79,11 @@ def test_requires_orders_an_overlap_and_apply_refuses_only_unordered_ones(tmp_pa
         overlaps.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
 
 
+PASS_CFG_TOO = '  - id: pass-cfg-too\n    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n'
+
+
 def test_list_reports_overlaps(toy: Path, radpatch: Any, write_registry: Any) -> None:
-    write_registry(
-        "other",
-        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
-        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
-    )
+    write_registry("other", text(PASS_CFG_TOO))
     r = radpatch("--registry", str(toy), "list")
     assert r.code == 0, r.err
     assert (
@@ -96,18 +95,13 @@ def test_list_reports_overlaps(toy: Path, radpatch: Any, write_registry: Any) ->
 def test_check_apply_counts_what_is_applied_already(
     site: Site, toy: Path, radpatch: Any, write_registry: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_registry(
-        "other",
-        HEAD.format(supported=">=1.0,<2") + "  - id: pass-cfg-too\n"
-        '    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n',
-    )
+    write_registry("other", text(PASS_CFG_TOO))
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     ctx = Context(None, (str(toy),))
     with pytest.raises(RefusedError) as err:
         overlaps.check_apply(ctx, [ctx.registry.load("other")])
     assert "other and toy overlap" in err.value.message or "toy and other overlap" in err.value.message
-    other = (toy / "other.yaml").read_text()
-    (toy / "other.yaml").write_text("requires: [toy]\n" + other)
+    write_registry("other", text(PASS_CFG_TOO, requires=("toy",)))
     overlaps.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
 
 
@@ -208,3 +202,21 @@ def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) ->
     picked = '  - id: d\n    replace: {scope: plan, find: "len(spec)", with: "0", occurrence: 2}\n'
     (o,) = overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")])
     assert o.what.startswith("may change the same code") and "depends on the file" in o.what
+
+
+def test_apply_s_overlap_check_takes_the_files_the_plan_read(site: Site, toy: Path, radpatch: Any) -> None:
+    """apply runs the overlap check after its plan, on the files the plan read (install.targets): a
+    named entry's file is not found and read again; an entry the plan did not read is. (`radpatch`:
+    `site` as radpatch's own environment.)"""
+    from radpatch.install import targets
+    from radpatch.releases.installed_files import InstalledTexts
+
+    ctx = Context(None, (str(toy),))
+    patch = ctx.registry.load("toy")
+    read = targets.read(patch, ctx.env)
+    core = site.root / "toypkg/core.py"
+    as_read = core.read_text()
+    core.write_text(as_read + "# changed after the plan read it\n")
+    (rw,) = [r for r in patch.rewrites if r.id == "pass-cfg"]
+    assert InstalledTexts(ctx.env, {"toy": read}).file(patch, rw) == (str(core), as_read)
+    assert InstalledTexts(ctx.env).file(patch, rw) == (str(core), core.read_text())  # not read by the plan

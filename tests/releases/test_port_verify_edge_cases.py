@@ -218,6 +218,8 @@ def test_port_edits_at_the_right_place_after_a_bom_unicode_and_tabs(
     # character offsets, not bytes: a BOM, accents, a character outside the BMP and tabs before the edits
     text = entry('supported:\t"==1.0"\t# écrit pour 1.0 🚀', f"modules: {{planner:\t{PKG}.core}}  # ünïcödé")
     reg = write_registry("cap", "")
+    # written as bytes by hand, not by tests/lib's writer: the test is about the file's bytes (a BOM
+    # before the text), which the writer (text, dedented) does not write
     (reg / "cap.yaml").write_bytes(b"\xef\xbb\xbf" + text.replace("A toy patch.", "Ein Spielzeug — 玩具.").encode())
     r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1,<=2.0")
     assert r.code == 0, r.out + r.err
@@ -295,7 +297,9 @@ def test_port_does_not_overwrite_a_file_changed_after_it_was_read(
     plan = port.plan(load_patch(reg / "cap.yaml"), SpecifierSet("==1.1"), Releases.from_env())
     assert plan.after is not None
     edited = (reg / "cap.yaml").read_text().replace("A toy patch.", "A toy patch, edited meanwhile.")
-    (reg / "cap.yaml").write_text(edited)  # an editor saved while port was proving
+    # by hand, not by tests/lib's writer: the test is about the file's text an editor saved while port
+    # was proving (port must not overwrite it), not about an entry
+    (reg / "cap.yaml").write_text(edited)
     with pytest.raises(RadpatchError) as caught:
         port.write(plan)
     assert "changed" in caught.value.message
@@ -355,6 +359,7 @@ def test_a_registry_file_that_is_not_utf8_is_a_clear_error_not_an_internal_one(
 ) -> None:
     text = entry('supported: "==1.0"   # für 1.0', f"modules:\n  planner: {PKG}.core")
     reg = write_registry("cap", "")
+    # written as bytes by hand, not by tests/lib's writer: the test is about the file's encoding
     (reg / "cap.yaml").write_bytes(text.encode(encoding))
     before = (reg / "cap.yaml").read_bytes()
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.1")

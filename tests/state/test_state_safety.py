@@ -28,6 +28,7 @@ from tests.lib.installed import (
     beta_entry,
     sha256,
 )
+from tests.lib.registry import write_entry
 from tests.lib.venvs import pip
 from tests.lib.wheels import build_wheel
 
@@ -240,8 +241,8 @@ def test_a_patch_with_no_rewrite_for_the_installed_version_says_so(demo_env: Env
 def test_an_entry_declaring_the_version_obsolete_later_does_not_hide_a_patched_file(demo_env: Env) -> None:
     env = demo_env
     ok(env.run("apply", env.patch))
-    entry = env.registries[0] / "rphard.yaml"
-    entry.write_text(DEMO_REGISTRY.replace('supported: ">=1.0,<2"\n', 'supported: ">=1.0,<2"\nobsolete: ">=1.0"\n'))
+    obsolete = DEMO_REGISTRY.replace('supported: ">=1.0,<2"\n', 'supported: ">=1.0,<2"\nobsolete: ">=1.0"\n')
+    write_entry(env.registries[0], env.patch, obsolete, dedent=False)
     try:
         st = env.status()
         assert st["state"] == "applied", st
@@ -250,7 +251,7 @@ def test_an_entry_declaring_the_version_obsolete_later_does_not_hide_a_patched_f
         ok(env.run("revert", env.patch))
         assert env.read() == env.original
     finally:
-        entry.write_text(DEMO_REGISTRY)
+        write_entry(env.registries[0], env.patch, DEMO_REGISTRY, dedent=False)  # the demo's registry is shared
 
 
 def test_two_patches_overlapping_on_one_file(demo_env: Env, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from tests.lib.installed import DEMO_PATCH, DEMO_TARGETS, Env
+from tests.lib.registry import entry_head, write_entry
 
 
 def _applied_then_unloaded(env: Env) -> tuple[str, ...]:
@@ -113,25 +114,17 @@ def test_revert_of_a_file_edited_beside_the_patch_without_its_kept_result_is_ref
     assert "    # a comment added since\n" in path.read_text()
 
 
-STACKED = """\
-summary: s
-description: d
-distribution: rphard-demo
-supported: ">=1.0,<2"
-modules:
-  m: rphard_demo.alpha
-rewrites:
-  - {op}: {{scope: {scope}, find: "{find}", code: "{code}"}}
-"""
+STACKED = entry_head("s", "rphard-demo", {"m": "rphard_demo.alpha"}) + (
+    '  - {op}: {{scope: {scope}, find: "{find}", code: "{code}"}}\n'
+)
 
 
 def test_a_stacked_pair_whose_lower_entry_is_not_loaded(demo_env: Env, tmp_path: Path) -> None:
     reg = tmp_path / "stack-registry"
-    reg.mkdir()
     low = STACKED.format(op="insert_after", scope="compute", find="y = x + 1", code="y = y + 100")
-    (reg / "low.yaml").write_text(low)
+    write_entry(reg, "low", low)
     high = STACKED.format(op="insert_before", scope="caller", find="return compute(2)", code="_high = 1")
-    (reg / "high.yaml").write_text(high)
+    write_entry(reg, "high", high)
     demo_env.registries = (reg,)
     assert demo_env.run("apply", "low", "high").returncode == 0
     (reg / "low.yaml").rename(tmp_path / "low.yaml")  # renamed, or dropped from the registry

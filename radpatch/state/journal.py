@@ -1,0 +1,210 @@
+"""The journal, `.radpatch/journal/`: present only while files are being written, it holds the
+run's plan and each file's prior bytes, so that an interrupted run is rolled back (or, if its record
+was written, completed) by the next one; and what a killed run may leave, swept."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from radpatch.errors import EnvironmentProblem
+from radpatch.files import (
+    ChangedMeanwhile,
+    atomic_write,
+    create_new,
+    fsync_dir,
+    read_regular,
+    remove_empty,
+    remove_module,
+)
+from radpatch.state.layout import ABSENT, durable_write, load_json, sha256, state_sha
+from radpatch.state.originals import Originals
+
+_SHA = re.compile(r"[0-9a-f]{64}\Z")
+_BLOB = re.compile(r"[0-9]+\.before\Z")
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    path: Path
+    before: str  # ABSENT: the run creates the file
+    after: str  # ABSENT: the run deletes the file
+    blob: str
+    dirs: tuple[Path, ...] = ()  # directories the run makes for the file (outermost first)
+
+
+@dataclass(frozen=True)
+class JournalPlan:
+    run: str
+    op: str
+    patches: tuple[str, ...]
+    files: tuple[JournalEntry, ...]
+
+
+class DamagedJournal(EnvironmentProblem):
+    pass
+
+
+class Journal(Originals):
+    """Writing, finishing and checking the journal (a part of state.record's `Store`)."""
+
+    def begin(
+        self,
+        run: str,
+        op: str,
+        patches: list[str],
+        files: dict[Path, tuple[bytes | None, bytes | None]],
+        dirs: dict[Path, tuple[Path, ...]] | None = None,
+    ) -> None:
+        """Durably save each file's prior bytes and the intended result before touching any (None:
+        no file; `dirs`: the directories the run makes for a file it creates)."""
+        tmp = self.dir / f"journal.{os.getpid()}.{time.time_ns()}"
+        try:
+            tmp.mkdir()
+            entries = []
+            for i, (path, (before, after)) in enumerate(files.items()):
+                durable_write(tmp / f"{i}.before", before or b"")
+                entry: dict[str, object] = {
+                    "path": str(path),
+                    "before": state_sha(before),
+                    "after": state_sha(after),
+                    "blob": f"{i}.before",
+                }
+                if dirs and dirs.get(path):
+                    entry["dirs"] = [str(d) for d in dirs[path]]
+                entries.append(entry)
+            durable_write(
+                tmp / "plan.json", json.dumps({"run": run, "op": op, "patches": patches, "files": entries}).encode()
+            )
+            fsync_dir(tmp)
+            os.rename(tmp, self.journal)
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise EnvironmentProblem(
+                f"cannot write radpatch's journal in {self.dir}: {exc.strerror}; nothing was changed"
+            )
+        fsync_dir(self.dir)
+
+    def end(self) -> None:
+        """Retire the journal in one atomic rename, then delete it at leisure: a crash while
+        deleting leaves only a `journal.*` leftover, which `sweep` removes."""
+        retired = self.dir / f"journal.done.{os.getpid()}.{time.time_ns()}"
+        os.rename(self.journal, retired)
+        fsync_dir(self.dir)
+        shutil.rmtree(retired, ignore_errors=True)
+
+    def recover(self, committed: bool) -> list[str]:
+        """Finish an interrupted run: keep its files if its record was written, else restore them.
+
+        A file is written only when it is in one of the two states that run knew (before or
+        after); a file changed since (say, by pip) is left alone and reported."""
+        plan = self.journal_plan()
+        notes = []
+        for entry in plan.files:
+            try:
+                current: bytes | None = read_regular(entry.path)
+            except FileNotFoundError:
+                current = None
+            except OSError as exc:
+                raise EnvironmentProblem(f"cannot read {entry.path} to finish the interrupted run: {exc.strerror}")
+            digest = state_sha(current)
+            if digest == (entry.after if committed else entry.before):
+                if not committed:
+                    remove_empty(entry.dirs)  # a file it was to create, never created: its directories go too
+                continue
+            if not committed and digest == entry.after:
+                if entry.before == ABSENT:  # the run created it: remove it again
+                    remove_module(entry.path, entry.after, entry.dirs)
+                    notes.append(f"removed {entry.path}")
+                    continue
+                blob = read_regular(self.journal / entry.blob)
+                if current is None:  # the run deleted it: create it again
+                    with contextlib.suppress(ChangedMeanwhile):
+                        entry.path.parent.mkdir(parents=True, exist_ok=True)
+                        create_new(entry.path, blob)
+                else:
+                    atomic_write(entry.path, blob, expect=entry.after)
+                notes.append(f"restored {entry.path}")
+            else:
+                what = "is gone" if current is None else "changed since (neither its state before nor after that run)"
+                notes.append(f"left {entry.path} alone: it {what}; check it with `radpatch status`")
+        if not committed:
+            self.prune()
+        self.end()
+        return notes
+
+    def sweep(self) -> None:
+        """Remove what a killed run may leave: unfinished or retired journals and temp files
+        beside the files it was writing (their names are never anything else's)."""
+        for stale in self.dir.glob("journal.*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        for tmp in (self.dir / "originals").glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+        dirs = {self.dir}
+        if self.journal.is_dir():
+            dirs |= {e.path.parent for e in self.journal_plan().files}
+        for d in dirs:
+            for tmp in d.glob(".*.radpatch-tmp"):
+                try:
+                    tmp.unlink()
+                except OSError:
+                    pass
+
+    def journal_plan(self) -> JournalPlan:
+        """The interrupted run's plan, checked: every field of the right type, every blob there and
+        holding the bytes the plan says. Anything else is a DamagedJournal naming what to do."""
+        try:
+            raw = load_json(self.journal / "plan.json")
+        except FileNotFoundError:
+            raise self._damaged("its plan.json is missing")
+        except (OSError, ValueError, RecursionError) as exc:
+            raise self._damaged(f"its plan.json is unreadable: {exc}")
+        try:
+            files = tuple(self._entry(e) for e in raw["files"])
+            plan = JournalPlan(raw["run"], raw["op"], tuple(raw["patches"]), files)
+            if not (
+                isinstance(plan.run, str)
+                and plan.op in ("apply", "revert")
+                and all(isinstance(p, str) for p in plan.patches)
+            ):
+                raise TypeError("run, op or patches")
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise self._damaged(f"its plan.json has an unexpected structure ({exc})")
+        return plan
+
+    def _entry(self, e: dict[str, object]) -> JournalEntry:
+        path, before, after, blob, dirs = e["path"], e["before"], e["after"], e["blob"], e.get("dirs", [])
+        if not (
+            isinstance(path, str)
+            and os.path.isabs(path)
+            and isinstance(before, str)
+            and _SHA.match(before)
+            and isinstance(after, str)
+            and _SHA.match(after)
+            and isinstance(blob, str)
+            and _BLOB.match(blob)
+            and isinstance(dirs, list)
+            and all(isinstance(d, str) and os.path.isabs(d) for d in dirs)
+        ):
+            raise TypeError(f"file entry {e!r}")
+        try:
+            data = read_regular(self.journal / blob)
+        except OSError:
+            raise self._damaged(f"it lacks {blob}, the saved bytes of {path}")
+        if sha256(data) != before and not (before == ABSENT and not data):
+            raise self._damaged(f"{blob} does not hold the saved bytes of {path}")
+        return JournalEntry(Path(path), before, after, blob, tuple(Path(d) for d in dirs))
+
+    def _damaged(self, why: str) -> DamagedJournal:
+        return DamagedJournal(
+            f"the journal of an interrupted radpatch run, {self.journal}, is damaged: {why}; "
+            "radpatch cannot tell what that run changed",
+            f"see each patch's state with `radpatch status`; reinstall the distribution where one is drifted "
+            f"(pip install --force-reinstall --no-deps NAME), then remove {self.journal}",
+        )
