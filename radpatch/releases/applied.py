@@ -22,7 +22,7 @@ from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import is_binding
 from radpatch.releases import gaps
-from radpatch.releases.installed_files import InstalledTexts, _store_of
+from radpatch.releases.installed_files import InstalledTexts, _store_of, installed_file
 from radpatch.releases.overlaps import _after_names
 from radpatch.releases.touching import Meet, meet
 from radpatch.state import touched
