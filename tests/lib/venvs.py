@@ -3,6 +3,7 @@ this interpreter acting on them (pip >= 22.3's --python)."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -17,9 +18,22 @@ def make_venv(dest: Path) -> Path:
     return dest / "bin" / "python"
 
 
+def _pip_runner() -> Path | None:
+    """This interpreter's pip's `__pip-runner__.py` (pip >= 22.3), which runs that pip under another
+    interpreter; None when pip is not laid out as files (a zipapp)."""
+    spec = importlib.util.find_spec("pip")
+    runner = Path(spec.origin).parent / "__pip-runner__.py" if spec and spec.origin else None
+    return runner if runner is not None and runner.is_file() else None
+
+
 def pip(python: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    """pip acting on `python`'s environment."""
-    cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", *args]
+    """pip acting on `python`'s environment: what `pip --python` does (this pip, run by `python`
+    through pip's runner), without the first pip process that only starts the second."""
+    runner = _pip_runner()
+    if runner is not None:
+        cmd = [str(python), str(runner), "--disable-pip-version-check", *args]
+    else:
+        cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=clean_env())
     if out.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed ({out.returncode}):\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
