@@ -175,7 +175,9 @@ class Runs:
                 return ("insert_after" if backward else "insert_before", text_of(self.src, run), occurrence)
 
     def delete(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int) -> None:
-        if i2 < len(bbody):
+        # at a block's end `delete` (with `marker: comment`) leaves its mark as the block's last line,
+        # so the block must keep a statement: one it would empty does not compile, and no rewrite says it
+        if i1 > 0 or i2 < len(bbody):
             lo, hi = atomic(self.src, bbody, i1, i2)
             if (lo, hi) == (i1, i2):
                 # delete's inverse finds its own marker comment, so only the match itself must be unique
@@ -195,10 +197,11 @@ class Runs:
                     ]
                     if occurrence:
                         keys.append(("occurrence", occurrence))
+                    if i2 == len(bbody):  # no `pass` where the block ends, as deleting the lines leaves it
+                        keys.append(("marker", "comment"))
                     self.steps.append(ImportStep("delete", tuple(keys)))
                     del bbody[i1:i2]
                     return
-        # at a block's end `delete` leaves a `pass`; say it as the run with its neighbour, without it
         self.replace_run(scope, bbody, i1, i2, [])
 
     def replace_run(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
