@@ -109,7 +109,7 @@ class Differ(Runs):
         b = bbody[i]
         if key(b) == key(a):
             return
-        name = scoped_name(scope.body, b) if isinstance(b, DEFS) else None
+        name = scoped_name(scope.body, b, scope.kind) if isinstance(b, DEFS) else None
         if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and name is not None:
             if self._undoable(lambda: self.definition(scope, bbody, i, a, name), bbody, i):
                 return
