@@ -141,7 +141,12 @@ class Runs:
             if occurrence or i == len(bbody) or start_line(bbody[i]) != (last.end_lineno or 0) + 1:
                 return False
             tail = text_of(self.src, [bbody[i]])
-        keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find + tail), ("with", find + code + tail)]
+        gap = "\n" * _blank_lines_added_above(self.src, new[0])  # the engine writes blank lines inside `with`
+        keys: list[tuple[str, Value]] = [
+            ("scope", scope.qualname),
+            ("find", find + tail),
+            ("with", find + gap + code + tail),
+        ]
         if occurrence:
             keys.append(("occurrence", occurrence))
         self.steps.append(ImportStep("replace", tuple(keys)))
@@ -323,6 +328,16 @@ class Runs:
             text = f"{ast.unparse(s)}  {comment}" if comment and comment.startswith("#") else ast.unparse(s)
             self.steps.append(ImportStep("add_import", (("import", text),)))
         return True
+
+
+def _blank_lines_added_above(src: Sources, node: ast.stmt) -> int:
+    """How many blank lines the patch adds right above the comment it wrote for `node` (an
+    after-file statement): layout an insertion's `code` cannot carry, which a `with` can."""
+    row = start_line(node) - added_comments(src, node)  # 1-based: the comment's first line
+    n = 0
+    while row - n - 1 >= 1 and row - n - 1 in src.added and not src.after[row - n - 2].strip():
+        n += 1
+    return n
 
 
 def _same(run: list[ast.stmt], new: list[ast.stmt]) -> bool:
