@@ -164,6 +164,12 @@ def _steps(label: str, change: DiffFile, fallbacks: list[str]) -> tuple[ImportSt
         found = rewrites(before, after)
     except SyntaxError as exc:
         side = "patched" if _parses(before) else "installed"
+        if side == "patched" and isinstance(exc, IndentationError) and "expected an indented block" in exc.msg:
+            raise RefusedError(
+                f"{label}: {change.rel}: the patch leaves a block empty (in the patched module: {exc.msg}): "
+                "GNU patch's result does not compile",
+                "keep a statement in the block in the patch (`pass`), or delete the statement that opens it",
+            )
         raise RefusedError(
             f"{label}: {change.rel}: the {side} module does not parse ({exc.msg}, line {exc.lineno})",
             "radpatch rewrites Python code it can parse; check the patch",

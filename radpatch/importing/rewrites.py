@@ -56,10 +56,12 @@ from radpatch.importing.signatures import copy_signature, decorator_steps, signa
 from radpatch.importing.statements import (
     DEFS,
     Sources,
+    added_comments,
     expression_hits,
     key,
     scoped_name,
     segment,
+    start_line,
     whole_lines,
 )
 
@@ -110,7 +112,7 @@ class Differ(Runs):
         b = bbody[i]
         if key(b) == key(a):
             return
-        name = scoped_name(scope.body, b) if isinstance(b, DEFS) else None
+        name = scoped_name(scope.body, b, scope.kind) if isinstance(b, DEFS) else None
         if isinstance(b, DEFS) and type(b) is type(a) and not scope.elif_ and name is not None:
             if self._undoable(lambda: self.definition(scope, bbody, i, a, name), bbody, i):
                 return
@@ -139,11 +141,14 @@ class Differ(Runs):
         if said and scope.kind in ("module", "class") and scope.body is bbody and self.items(scope, bbody, i, a):
             return
         if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
+            self._note_comment(scope, a)
             return
         if said and not isinstance(b, DEFS) and self.keyword(scope, bbody, i, a):
+            self._note_comment(scope, a)
             return
         if said and not isinstance(b, DEFS) and self.expression(scope, bbody, i, a):
             self._note_keyword(scope, b, a, "the call")
+            self._note_comment(scope, a)
             return
         if scope.elif_:
             raise NoUniqueRun()  # no find names an elif: the if it belongs to is replaced
@@ -154,6 +159,18 @@ class Differ(Runs):
                 "or one written on its case's line): no find names a case; replaced the whole match"
             )
         self.replace_run(scope, bbody, i, i + 1, [a])
+
+    def _note_comment(self, scope: DiffScope, a: ast.stmt) -> None:
+        """A comment the patch adds above a statement whose expression (constant, keyword) changes:
+        the narrow rewrite changes the expression, and saying the comment too would take a `replace`
+        of the statement above as well (comment lines that open a `with` are not written), which an
+        upstream edit there breaks. The code is the same as patch's; the import says what it leaves."""
+        if added_comments(self.src, a):
+            line = start_line(a)
+            self.fallbacks.append(
+                f"{scope.qualname}: the comment the patch adds above its line {line} is not written (the entry "
+                "changes only the expression below it; the code is the same as patch's)"
+            )
 
     def _note_keyword(self, scope: DiffScope, b: ast.AST, a: ast.AST, what: str) -> None:
         """A keyword added to a call or taken from it: no operation says it, so the import notes why

@@ -141,7 +141,12 @@ class Runs:
             if occurrence or i == len(bbody) or start_line(bbody[i]) != (last.end_lineno or 0) + 1:
                 return False
             tail = text_of(self.src, [bbody[i]])
-        keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", find + tail), ("with", find + code + tail)]
+        gap = "\n" * _blank_lines_added_above(self.src, new[0])  # the engine writes blank lines inside `with`
+        keys: list[tuple[str, Value]] = [
+            ("scope", scope.qualname),
+            ("find", find + tail),
+            ("with", find + gap + code + tail),
+        ]
         if occurrence:
             keys.append(("occurrence", occurrence))
         self.steps.append(ImportStep("replace", tuple(keys)))
@@ -175,7 +180,9 @@ class Runs:
                 return ("insert_after" if backward else "insert_before", text_of(self.src, run), occurrence)
 
     def delete(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int) -> None:
-        if i2 < len(bbody):
+        # at a block's end `delete` (with `marker: comment`) leaves its mark as the block's last line,
+        # so the block must keep a statement: one it would empty does not compile, and no rewrite says it
+        if i1 > 0 or i2 < len(bbody):
             lo, hi = atomic(self.src, bbody, i1, i2)
             if (lo, hi) == (i1, i2):
                 # delete's inverse finds its own marker comment, so only the match itself must be unique
@@ -195,10 +202,11 @@ class Runs:
                     ]
                     if occurrence:
                         keys.append(("occurrence", occurrence))
+                    if i2 == len(bbody):  # no `pass` where the block ends, as deleting the lines leaves it
+                        keys.append(("marker", "comment"))
                     self.steps.append(ImportStep("delete", tuple(keys)))
                     del bbody[i1:i2]
                     return
-        # at a block's end `delete` leaves a `pass`; say it as the run with its neighbour, without it
         self.replace_run(scope, bbody, i1, i2, [])
 
     def replace_run(self, scope: DiffScope, bbody: list[ast.stmt], i1: int, i2: int, new: list[ast.stmt]) -> None:
@@ -320,6 +328,16 @@ class Runs:
             text = f"{ast.unparse(s)}  {comment}" if comment and comment.startswith("#") else ast.unparse(s)
             self.steps.append(ImportStep("add_import", (("import", text),)))
         return True
+
+
+def _blank_lines_added_above(src: Sources, node: ast.stmt) -> int:
+    """How many blank lines the patch adds right above the comment it wrote for `node` (an
+    after-file statement): layout an insertion's `code` cannot carry, which a `with` can."""
+    row = start_line(node) - added_comments(src, node)  # 1-based: the comment's first line
+    n = 0
+    while row - n - 1 >= 1 and row - n - 1 in src.added and not src.after[row - n - 2].strip():
+        n += 1
+    return n
 
 
 def _same(run: list[ast.stmt], new: list[ast.stmt]) -> bool:

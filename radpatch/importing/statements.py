@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _CTX = re.compile(r", ctx=(Load|Store|Del)\(\)|ctx=(Load|Store|Del)\(\), |ctx=(Load|Store|Del)\(\)")
 AFTER = "_radpatch_after"  # attribute set on nodes taken from the after-file (their text is there)
 
@@ -225,28 +226,42 @@ def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
         return body
     parts = qualname.split(".")
     k = 0
+    nested = True  # the module's and a function's defs in if/try/with blocks count; a class's do not
     while k < len(parts):
         part, k = parts[k], k + 1
-        hits = [s for s in body if isinstance(s, DEFS) and s.name == part]
+        hits = _named(body, part, nested, top=k == 1)
         if len(hits) > 1:
             hits = [s for s in hits if not _overload(s)]
         if len(hits) > 1 and k < len(parts) and parts[k] in ACCESSORS:
             hits, k = [s for s in hits if _accessor(s, part) == parts[k]], k + 1
         if len(hits) != 1:
             return None
-        body = hits[0].body
+        body, nested = hits[0].body, not isinstance(hits[0], ast.ClassDef)
     return body
+
+
+def _named(body: list[ast.stmt], name: str, nested: bool, top: bool) -> list[Def]:
+    """The definitions called `name` the engine (rewrite.matching.find_scope) chooses among in a
+    scope's body: in a module or function, those in its if/try/with/for blocks too (not inside
+    nested definitions), except that a module's own top-level ones win; in a class, its own."""
+    own = [s for s in body if isinstance(s, DEFS) and s.name == name]
+    if not nested or (top and own):
+        return own
+    inner = (block[i] for block, i in slots(body))
+    return [s for s in inner if isinstance(s, DEFS) and s.name == name]
 
 
 ACCESSORS = ("getter", "setter", "deleter")
 
 
-def scoped_name(body: list[ast.stmt], d: ast.stmt) -> str | None:
-    """What names the definition `d` of `body` in a scope, as the engine resolves it: its name when
-    it is the only definition of it or the only one not `@overload`; `prop.setter` (`getter`,
-    `deleter`) for one accessor of a property; None when no scope name gives just `d`."""
+def scoped_name(body: list[ast.stmt], d: ast.stmt, kind: str = "class") -> str | None:
+    """What names the definition `d` of `body` (a scope of `kind`) in a scope, as the engine
+    resolves it: its name when it is the only definition of it or the only one not `@overload`
+    (in a module or function, counting those in its if/try/with blocks: one defined once inside
+    `if TYPE_CHECKING:` or `try:` is reached by name); `prop.setter` (`getter`, `deleter`) for one
+    accessor of a property; None when no scope name gives just `d`."""
     assert isinstance(d, DEFS)
-    same = [s for s in body if isinstance(s, DEFS) and s.name == d.name]
+    same = _named(body, d.name, kind in ("module", "function"), top=kind == "module")
     if same == [d]:
         return d.name
     live = [s for s in same if not _overload(s)]
@@ -255,10 +270,10 @@ def scoped_name(body: list[ast.stmt], d: ast.stmt) -> str | None:
     if len(live) == 1:
         return d.name
     kinds = [_accessor(s, d.name) for s in live]
-    kind = _accessor(d, d.name)
-    if kind is None or None in kinds or kinds.count(kind) != 1:
+    accessor = _accessor(d, d.name)
+    if accessor is None or None in kinds or kinds.count(accessor) != 1:
         return None
-    return f"{d.name}.{kind}"
+    return f"{d.name}.{accessor}"
 
 
 def _decorator_names(d: ast.stmt) -> list[str]:

@@ -33,6 +33,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
     "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
     "position": {"enum": list(nodes.POSITIONS)},
+    "marker": {"enum": list(nodes.MARKERS)},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
 }
 _RANGE = {"type": "string", "pattern": "\\S", "description": "PEP 440 version range, e.g. '>=0.22,<0.34'"}

@@ -224,9 +224,9 @@ def refuse_patched(t: RestoreFile) -> None:
         raise RefusedError(
             f"{t.arg}: {t.relpath} carries radpatch's patch {', '.join(revertible)} (radpatch's record); "
             "restoring it would leave that record wrong",
-            f"take it off with: radpatch revert {' '.join(revertible)}; if revert cannot undo it (a revision "
-            f"or an edit since), reinstall: pip install --force-reinstall --no-deps "
-            f"'{t.dist.name}=={t.dist.version}'",
+            f"take it off with: radpatch revert {' '.join(revertible)} (every file of it is as radpatch left it, "
+            "so revert puts back the bytes radpatch kept from before it, the wheel's for a captured or adopted "
+            "entry: no reinstall)",
         )
 
 

@@ -549,6 +549,22 @@ def test_the_capture_is_in_radpatchs_record_and_reverts_byte_for_byte_with_comme
     assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
 
 
+def test_restore_of_a_file_carrying_a_captured_entry_names_revert_and_revert_gives_record_bytes(
+    target: Target,
+) -> None:
+    """att20c F5: the refusal's hint is `radpatch revert NAME` (the kept wheel bytes), never a reinstall."""
+    core = target.edit("rcap/core.py", EDITED_CORE)
+    assert target.run("capture", "tuned", "rcap/core.py", *target.offline).returncode == 0
+    err = refused(
+        target, 1, "restore", "--wheel", str(target.wheel), "rcap.core", says=("carries radpatch's patch tuned",)
+    )
+    assert "radpatch revert tuned" in err and "pip install" not in err and "reinstall:" not in err, err
+    assert len(err.strip().splitlines()) <= 2, err
+    reverted = target.run("revert", "tuned", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+
+
 def test_an_edit_the_proof_refuses_leaves_no_entry(target: Target) -> None:
     """A hand edit that calls a name defined nowhere: apply's proof refuses to record it, so capture
     keeps nothing and the file stays as edited."""

@@ -112,16 +112,20 @@ ABOVE_NEW_DEFINITIONS = {
 
 CASES = {**ABOVE_NEW_STATEMENTS, **ON_A_LINE, **ABOVE_NEW_DEFINITIONS}
 
-# what an imported entry does not write yet, though the engine would (the importer's choice of
-# rewrite, radpatch/importing/): a comment line above a statement whose expression changes (the
-# importer replaces the expression `[]`, not the statement) and a blank line the `with` of an
-# insertion would need above its comment (the importer leaves it out of `with`)
-NOT_YET = {
-    "above-changed": _insert("self.name = name", "        # no steps yet").replace(
-        "self.steps = []\n", "self.steps = [None]\n"
-    ),
+# a blank line the patch adds above the comment of new statements: the `with` of the insertion
+# (a replace of the statement above by itself and them) carries it
+BLANK_ABOVE = {
     "blank-line-above-the-comment": _insert("size = len(spec)", "", "    # clamp later", "    seen = set()"),
 }
+CASES.update(BLANK_ABOVE)
+
+# a comment line the patch adds above a statement whose expression changes: the entry replaces the
+# expression (`[]`), the narrow rewrite; writing the comment would take a replace of the statement
+# above too (comment lines that open a `with` are not written), which an upstream edit there breaks.
+# The import leaves the comment out and says so.
+ABOVE_CHANGED = _insert("self.name = name", "        # no steps yet").replace(
+    "self.steps = []\n", "self.steps = [None]\n"
+)
 
 # a module whose header comments sit right above its first statement (vLLM's SPDX lines)
 BARE_REL = "rpcomments/bare.py"
@@ -177,15 +181,23 @@ def test_added_comments_are_written_as_gnu_patch_writes_them(tmp_path: Path, whe
     assert mine.count("# SPDX-License-Identifier") == 1
 
 
-@pytest.mark.parametrize("case", sorted(NOT_YET))
-def test_comments_the_engine_does_not_write_yet_leave_the_code_as_gnu_patch_does(
-    tmp_path: Path, wheel: Path, case: str
-) -> None:
-    """AST-equal, proved and reverted; the bytes differ by the comment (strict: a fix shows here)."""
-    mine, theirs, entry = _import_apply_compare(tmp_path, wheel, NOT_YET[case])
-    if without_markers(mine) != theirs:
-        pytest.xfail("the engine does not write this comment yet")
-    raise AssertionError(f"now byte-equal: move {case} to CASES\n{entry}")
+def test_a_comment_above_a_changed_expression_is_left_out_and_the_import_says_so(tmp_path: Path, wheel: Path) -> None:
+    mine, theirs, entry = _import_apply_compare(tmp_path, wheel, ABOVE_CHANGED)
+    assert "# no steps yet" not in mine and without_markers(mine) == theirs.replace("        # no steps yet\n", "")
+    said = yaml.safe_load(entry)
+    assert [next(k for k in r if k not in ("id", "file")) for r in said["rewrites"]] == ["replace"], entry
+    assert said["rewrites"][0]["replace"]["find"] == "[]", entry
+
+
+def test_the_import_says_which_comment_it_leaves_out(tmp_path: Path, wheel: Path) -> None:
+    venv = pip_install(tmp_path / "venv", wheel)
+    patch = tmp_path / "change.patch"
+    patch.write_bytes(gnu_diff(tmp_path / "d", REL, MODULE, ABOVE_CHANGED).stdout)
+    out = venv.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg"))
+    assert out.returncode == 0, out.stderr
+    notes = [line for line in out.stdout.splitlines() if "the comment the patch adds above" in line]
+    line = ABOVE_CHANGED.splitlines().index("        self.steps = [None]") + 1
+    assert len(notes) == 1 and REL in notes[0] and f"line {line}" in notes[0], out.stdout
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,14 @@
 """Issue 20 (att20c F4): a parameter added with an annotation is an `add_parameter`, not the whole
 definition; an edit in a definition that no scope name reaches (one per branch of an if/else) is
-still replaced whole, and the import says why."""
+still replaced whole, and the import says why; one the module defines once inside a try/if block is
+reached by name, as the engine's scope lookup reaches it, and gets the narrow rewrite."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from radpatch.importing.rewrites import rewrites
 from tests.lib.importing import imported_as_gnu_patch_gives
@@ -78,3 +81,47 @@ def test_an_unannotated_parameter_stays_name_equals_default() -> None:
         "add_parameter",
         {"function": "f", "name": "b", "default": "None"},
     )
+
+
+ONCE = """\
+import sys
+
+try:
+    import fastpath
+except ImportError:
+    fastpath = None
+
+    def scale(x):
+        y = x + 1
+        z = y * 2
+        return z
+
+
+if sys.platform != "win32":
+
+    class Box:
+        def get(self):
+            limit = 1
+            return limit
+"""
+
+
+@pytest.mark.wheel
+@pytest.mark.parametrize(
+    ("old", "new", "scope"),
+    [("z = y * 2", "z = y * 3", "scale"), ("limit = 1", "limit = 2", "Box.get")],
+)
+def test_an_edit_in_a_definition_made_once_inside_a_block_is_scoped_to_it(
+    tmp_path: Path, old: str, new: str, scope: str
+) -> None:
+    # the engine's scope lookup reaches a def the module makes once, inside try/if: no whole-block replace
+    after = ONCE.replace(old, new)
+    found = rewrites(ONCE, after)
+    assert not found.fallbacks, found.fallbacks
+    assert [(s.op, s.get("scope")) for s in found.steps] == [("replace", scope)], found.steps
+    entry = imported_as_gnu_patch_gives(tmp_path, ONCE, after)
+    assert "no scope name picks" not in str(entry["_stdout"]), entry["_stdout"]
+    ops = entry["rewrites"]
+    assert isinstance(ops, list) and len(ops) == 1, ops
+    replace = ops[0]["replace"]
+    assert replace["scope"] == scope and "def " not in replace["find"] and "try:" not in replace["find"], ops

@@ -167,8 +167,8 @@ def test_new_definitions_become_payloads_next_to_a_named_anchor() -> None:
     ]
 
 
-def test_a_deletion_at_the_end_of_a_block_is_a_replace_with_its_neighbour() -> None:
-    # `delete` would leave a `pass` where a block ends: not what patch gives
+def test_a_deletion_at_the_end_of_a_block_is_a_delete_that_leaves_no_pass() -> None:
+    # `marker: comment`: the engine's default `pass` where a block ends is not what patch gives
     assert steps(
         """\
         def f():
@@ -179,7 +179,7 @@ def test_a_deletion_at_the_end_of_a_block_is_a_replace_with_its_neighbour() -> N
         def f():
             prepare()
         """,
-    ) == [("replace", {"scope": "f", "find": "prepare()\ncleanup()\n", "with": "prepare()\n"})]
+    ) == [("delete", {"scope": "f", "find": "cleanup()\n", "marker": "comment"})]
 
 
 def test_a_module_that_does_not_parse_is_an_error_not_a_guess() -> None:
@@ -191,9 +191,9 @@ def test_one_of_two_equal_statements_goes_by_its_occurrence_or_with_its_twin() -
     assert steps("x = 1\nx = 1\ny = 2\n", "x = 1\ny = 2\n") == [
         ("delete", {"scope": "<module>", "find": "x = 1\n", "occurrence": 1})
     ]
-    # at the end of the module `delete` would leave a `pass`: the pair becomes one
+    # at the end of the module: no `pass` for it either
     assert steps("x = 1\nx = 1\n", "x = 1\n") == [
-        ("replace", {"scope": "<module>", "find": "x = 1\nx = 1\n", "with": "x = 1\n"})
+        ("delete", {"scope": "<module>", "find": "x = 1\n", "occurrence": 2, "marker": "comment"})
     ]
 
 

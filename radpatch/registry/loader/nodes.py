@@ -209,6 +209,13 @@ def _position(ctx: Problems, node: yaml.Node, path: str) -> str:
     return text
 
 
+def _marker(ctx: Problems, node: yaml.Node, path: str) -> str:
+    text = string(ctx, node, path)
+    if text not in MARKERS:
+        raise ctx.fail(node, path, f"{text!r}: expected one of {', '.join(MARKERS)}")
+    return text
+
+
 def _import(ctx: Problems, node: yaml.Node, path: str) -> str:
     code = string(ctx, node, path).strip()
     try:
@@ -265,6 +272,7 @@ def _names(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
 
 
 POSITIONS = ("top", "bottom")
+MARKERS = ("pass", "comment")  # delete's mark where it empties the end of a block
 READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
     "qualname": _qualname,
     "identifier": identifier,
@@ -272,6 +280,7 @@ READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
     "expression": _expression,
     "occurrence": _occurrence,
     "position": _position,
+    "marker": _marker,
     "import": _import,
     "within": _within,
     "names": _names,

@@ -4,6 +4,11 @@ The comment (`# radpatch: deleted: <code>`) tells a reader of the patched file w
 tells the inverse where to put it back: it becomes a comment line above the next statement.
 Code that ends its block becomes `pass  # radpatch: deleted: <code>` instead (a comment after
 the block's last line would belong to whatever follows the block, and a block cannot be empty).
+With `marker: comment` (what `radpatch import` writes), code that ends a block which keeps other
+statements leaves the comment as the block's last line, at its indentation (libcst holds it in the
+block's footer), so the patched code is what deleting the lines gives: GNU `patch` of a diff that
+drops a class's last method. The default stays `pass`: entries already applied wrote that form,
+and their files must still read as what the entry writes. The inverse reads both forms.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ if TYPE_CHECKING:
     from radpatch.rewrite.matching import NotUndoable, find_scope, parse_statements, replace_on_path, run_length
     from radpatch.rewrite.ops.common import in_scope, slot_of
     from radpatch.rewrite.ops.common.selection import statement_match
-    from radpatch.rewrite.tree import Path_, block_body, statement_slots
+    from radpatch.rewrite.tree import Path_, block_body, blocks, statement_slots
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class Delete(Operation):
     find: str
     within: str | None = None
     occurrence: Occurrence = None
+    marker: str = "pass"
 
     KEY: ClassVar[str] = "delete"
     CONSUMES: ClassVar[bool] = True
@@ -43,6 +49,15 @@ class Delete(Operation):
         Field("find", "code", "the statement(s) to delete, AST-compared"),
         WITHIN,
         OCCURRENCE,
+        Field(
+            "marker",
+            "marker",
+            "optional: what marks code deleted from the end of a block that keeps other statements: `pass` "
+            "(default: `pass  # radpatch: deleted: ...`) or `comment` (the comment line alone, closing the block, "
+            "so the code is what deleting the lines gives; `radpatch import` writes it); a block left empty "
+            "always gets `pass`",
+            required=False,
+        ),
     )
     EXAMPLE: ClassVar[str] = (
         'scope: EngineCoreProc.startup_handshake\nfind: logger.debug("Waiting for init message from front-end.")'
@@ -91,9 +106,12 @@ def _forward(src: Source, op: Delete) -> Source:
         n = run_length(module, body, i, op.find)
         lines = _lines(body[i])
         del body[i : i + n]
+        mark = cst.EmptyLine(indent=True, comment=cst.Comment(marker(op)))
         if i < len(body):
-            mark = cst.EmptyLine(indent=True, comment=cst.Comment(marker(op)))
             body[i] = body[i].with_changes(leading_lines=[*lines, mark, *_lines(body[i])])
+        elif body and op.marker == "comment":
+            footer = [*lines, mark, *holder.footer]  # type: ignore[attr-defined]
+            return replace_on_path(block, holder.with_changes(body=body, footer=footer))
         else:
             body.append(
                 cst.SimpleStatementLine(
@@ -116,7 +134,7 @@ def _inverse(src: Source, op: Delete) -> Source:
         scope = find_scope(module, op.scope, offset)
         found = [(b, i) for b, i in _slots(scope) if _marks(block_body(b[-1])[i], text)]
         if not found:
-            raise NotUndoable(f"no `{text}` comment in {op.scope}, where the code was deleted")
+            return _from_footer(scope, op, text)
         # Several: rewrites that deleted equal statements (undone last first). Each comment puts back
         # the same code, so any order restores the same module; the proof checks that it does.
         block, i = found[-1]
@@ -135,13 +153,37 @@ def _inverse(src: Source, op: Delete) -> Source:
             body[i:i] = restored
         return replace_on_path(block, holder.with_changes(body=body))
 
-    src = in_scope(src, op.scope, edit)
+    def once(src: Source) -> Source:
+        try:
+            return in_scope(src, op.scope, edit)
+        except NotUndoable:
+            # a marker that closes a top-level definition lies below its last statement, outside
+            # the lines the definition is parsed from: look in the whole module
+            return in_scope(src, "<module>", edit)
+
+    src = once(src)
     while op.occurrence == "all":  # every statement it deleted, each marked by its comment
         try:
-            src = in_scope(src, op.scope, edit)
+            src = once(src)
         except NotUndoable:
             break
     return src
+
+
+def _from_footer(scope: Path_, op: Delete, text: str) -> cst.CSTNode:
+    """Put back code deleted from a block's end: the marker closes that block (its footer)."""
+    holders = [scope] if isinstance(scope[-1], cst.Module) else []
+    found = [b for b in [*holders, *blocks(scope)] if any(_is(e, text) for e in b[-1].footer)]  # type: ignore[attr-defined]
+    if not found:
+        raise NotUndoable(f"no `{text}` comment in {op.scope}, where the code was deleted")
+    block = found[-1]
+    holder = block[-1]
+    footer: list[cst.EmptyLine] = list(holder.footer)  # type: ignore[attr-defined]
+    k = max(j for j, e in enumerate(footer) if _is(e, text))
+    restored = parse_statements(op.find)
+    restored[0] = restored[0].with_changes(leading_lines=footer[:k])
+    body = [*block_body(holder), *restored]
+    return replace_on_path(block, holder.with_changes(body=body, footer=footer[k + 1 :]))
 
 
 def _is(line: cst.EmptyLine, text: str) -> bool:

@@ -38,6 +38,42 @@ def test_delete_the_last_statement_of_a_block() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("before", "op", "after"),
+    [
+        (  # a class's last method (what `radpatch import` writes for GNU's diff dropping it)
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\nX = 1\n",
+            Delete("A", "def g(self):\n    return 2\n", marker="comment"),
+            "class A:\n    def f(self):\n        return 1\n\n"
+            "    # radpatch: deleted: def g(self): return 2\n\n\nX = 1\n",
+        ),
+        (  # a module's last def: the comment ends the file
+            "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+            Delete("<module>", "def g():\n    return 2\n", marker="comment"),
+            "def f():\n    return 1\n\n\n# radpatch: deleted: def g(): return 2\n",
+        ),
+        (  # an if-body's last statement, before its else and with comments of its own after it
+            "def f(x):\n    if x:\n        a = 1\n        b = 2\n        # kept\n    else:\n        c = 3\n",
+            Delete("f", "b = 2", marker="comment"),
+            "def f(x):\n    if x:\n        a = 1\n        # radpatch: deleted: b = 2\n"
+            "        # kept\n    else:\n        c = 3\n",
+        ),
+    ],
+)
+def test_delete_the_last_statement_of_a_block_with_marker_comment_leaves_no_pass(
+    before: str, op: Delete, after: str
+) -> None:
+    check(before, op, after)
+
+
+def test_marker_comment_still_leaves_pass_in_a_block_it_empties() -> None:
+    check(
+        "def f():\n    if x:\n        g()\n    return 1\n",
+        Delete("f", "g()", marker="comment"),
+        "def f():\n    if x:\n        pass  # radpatch: deleted: g()\n    return 1\n",
+    )
+
+
 def test_delete_the_only_statement_of_a_block_leaves_pass() -> None:
     check(
         "def f():\n    if x:\n        # why\n        g()\n    return 1\n",
