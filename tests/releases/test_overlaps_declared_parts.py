@@ -9,9 +9,14 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from radpatch.errors import RadpatchError
+from radpatch.registry.model import Patch
 from radpatch.registry.touch import Touch
 from radpatch.releases import overlaps
 from radpatch.releases.touching import Meet, meet
+from radpatch.rewrite.matching import MatchFailure
+from radpatch.rewrite.ops.common import code_errors
+from radpatch.rewrite.source import Source
 from tests.lib.overlaps import write
 
 ITEM = """\
@@ -61,3 +66,36 @@ def test_a_recorded_touch_without_words_keeps_its_old_message() -> None:
     found = meet(old, whole)
     assert found is not None
     assert found.what == "change the same code (the constant `LIMIT` is inside the other's `find`) in <module>"
+
+
+SOURCE = "import re\n\n\ndef f():\n    return 1\n\n\nclass K:\n    def m(self):\n        return 1\n"
+DEFS = "  - id: defs\n    insert_definitions: {payload: enc.py, after: f}\n"
+INTO = "  - id: into\n    insert_definitions: {payload: enc.py, into: K}\n"
+IMPORT = '  - id: imp\n    add_import: {import: "import json as enc"}\n'
+OTHER_IMPORT = '  - id: imp\n    add_import: {import: "import json"}\n'
+
+
+def _applies(first: Patch, then: Patch, text: str) -> bool:
+    try:
+        with code_errors():
+            then.rewrites[0].op.forward(first.rewrites[0].op.forward(Source.parse(text)))
+    except (RadpatchError, MatchFailure, SyntaxError, ValueError, TypeError):
+        return False
+    return True
+
+
+def test_module_level_definitions_meet_an_import_of_their_name(tmp_path: Path) -> None:
+    (tmp_path / "enc.py").write_text("def enc():\n    return 2\n")
+    defs, imp = write(tmp_path, "defs", DEFS), write(tmp_path, "imp", IMPORT)
+    found = overlaps.find([defs, imp], [Version("1.0")])
+    assert [(o.first, o.second, o.kind) for o in found] == [("defs", "imp", Meet.BINDS)]
+    assert "bind the same module-level name `enc`" in found[0].what
+    # the engine agrees: neither order applies both (each refuses the name the other bound)
+    assert not _applies(defs, imp, SOURCE) and not _applies(imp, defs, SOURCE)
+    # another name, or a method of a class (not a module-level name): no overlap, and both orders apply
+    other = write(tmp_path, "other", OTHER_IMPORT)
+    into = write(tmp_path, "into", INTO)
+    assert overlaps.find([defs, other], [Version("1.0")]) == []
+    assert overlaps.find([into, imp], [Version("1.0")]) == []
+    assert _applies(defs, other, SOURCE) and _applies(other, defs, SOURCE)
+    assert _applies(into, imp, SOURCE) and _applies(imp, into, SOURCE)
