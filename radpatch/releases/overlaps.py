@@ -61,7 +61,7 @@ from radpatch.install.dist_infos import canonical_name
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
-from radpatch.releases import gaps
+from radpatch.releases import commute, gaps
 from radpatch.releases.installed_files import InstalledTexts, installed_file, installed_texts
 from radpatch.releases.touching import Meet, Meeting, meet
 
@@ -388,8 +388,9 @@ def _apart_on_file(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
 
 
 def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
-    """Two insertions in one gap: do both orders write the same file from the installed text? True
-    when they do, or when it cannot tell (an order that fails is refused by the engine by itself)."""
+    """Two insertions in one gap: do both orders write the same file from the installed text, or
+    (both placed after the imports by radpatch) the same module (releases.commute)? True when
+    they do, or when it cannot tell (an order that fails is refused by the engine by itself)."""
     by_name = {p.name: p for p in patches}
     pairs = []
     for name, rid in ((o.first, o.first_rewrite), (o.second, o.second_rewrite)):
@@ -401,7 +402,21 @@ def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
     text = InstalledTexts(env).before(*pairs[0], pairs[1][0].name)
     if text is None:
         return True
-    return gaps.same_either_way(pairs[0][1].op, pairs[1][1].op, text) is not False
+    a, b = pairs[0][1].op, pairs[1][1].op
+    if gaps.same_either_way(a, b, text) is not False:
+        return True
+    # different bytes, yet the same module: two that radpatch places after the imports (no anchor an
+    # author chose), each adding only bindings of names the other leaves alone (releases.commute)
+    if not (gaps.at_imports(a) and gaps.at_imports(b)):
+        return False
+    one, two = commute.forward(a, text), commute.forward(b, text)
+    return (
+        one is not None
+        and two is not None
+        and gaps.in_order(a, b, text) is not None
+        and gaps.in_order(b, a, text) is not None
+        and commute.independent(text, one, two)
+    )
 
 
 def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:
