@@ -59,7 +59,7 @@ from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.install.dist_infos import canonical_name
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.registry.touch import Touch
+from radpatch.registry.touch import Touch, import_bindings
 from radpatch.registry.versions import allows
 from radpatch.releases import commute, gaps
 from radpatch.releases.installed_files import InstalledTexts, installed_file, installed_texts
@@ -297,6 +297,36 @@ def refuse_unordered(
         )
 
 
+def refuse_reimport(patches: list[Patch], versions: Iterable[Version]) -> None:
+    """For apply (att23d F6): an entry ordered after another's `add_import` that inserts the same
+    import statement itself (an `insert_after` the last import of `import json`) would add it a
+    second time; refused naming the entry that adds it, not upstream (the file was pristine)."""
+    by_name = {p.name: p for p in patches}
+    after = _after(patches)
+    for o in find(patches, versions):
+        if o.kind is not Meet.BINDS or not o.ordered:
+            continue
+        for first, fid, then, tid in (
+            (o.first, o.first_rewrite, o.second, o.second_rewrite),
+            (o.second, o.second_rewrite, o.first, o.first_rewrite),
+        ):
+            if first not in after[then]:
+                continue
+            imp = next((r.op for r in by_name[first].rewrites if r.id == fid), None)
+            ins = next((r.op for r in by_name[then].rewrites if r.id == tid), None)
+            code = getattr(ins, "code", None)
+            if imp is None or imp.at_imports() != "import" or not isinstance(code, str):
+                continue
+            theirs = set(import_bindings(code))
+            if theirs and set(imp.touches()) <= theirs:
+                raise RefusedError(
+                    f"{then}: rewrite '{tid}' inserts `{code.strip()}`, which {first} (before it, by `requires:`) "
+                    f"already adds ({imp.describe()}); applying {then} would add it a second time",
+                    f"drop that statement from {then}'s rewrite '{tid}' (the import {first} adds serves both), "
+                    f"or order {then} before {first}",
+                )
+
+
 # Two insertions in one gap of the file (releases.gaps) are reported by `list` and `verify`; apply
 # refuses them unordered only when the two orders write different files on the installed text
 # (`_orders_agree`): an `insert_after` the last import and an `add_import` both go after that import,
@@ -353,6 +383,7 @@ def check_apply(ctx: Context, patches: list[Patch]) -> None:
         apart = lambda o: _apart_on_file(env, everyone, o)  # noqa: E731
         texts = installed_texts(env)
         refuse_unordered(everyone, installed, apart, set(recorded), texts)
+        refuse_reimport(everyone, installed)
     if unloaded:
         from radpatch.releases import applied
 
