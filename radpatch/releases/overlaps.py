@@ -58,7 +58,7 @@ from packaging.version import InvalidVersion, Version
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.install.dist_infos import canonical_name
-from radpatch.registry.model import Patch, Rewrite
+from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import Touch, import_bindings
 from radpatch.registry.versions import allows
 from radpatch.releases import commute, gaps
@@ -220,17 +220,42 @@ def _import_gap(
     for v in probe:
         m = _module(a, ra, v)
         if m is not None and m == _module(b, rb, v) and _one_place(a, ra, b, rb, v, texts):
-            where.setdefault(m, []).append(v)
+            if not _commute_on(a, ra, b, rb, v, texts):
+                where.setdefault(m, []).append(v)
     what = f"insert at the same place ({ra.op.describe()} and {rb.op.describe()} go into one gap on the file)"
     return [Overlap(a.name, b.name, ra.id, rb.id, m, what, tuple(vs), ordered, Meet.GAP) for m, vs in where.items()]
 
 
 def _one_place(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts | None) -> bool:
-    if isinstance(texts, InstalledTexts):  # apply: the file before either of the two, as a one-stage apply reads it
-        text = texts.before(a, ra, b.name)
-    else:
-        text = texts(a, ra, v) if texts is not None else None
+    text = _text(a, ra, b, v, texts)
     return text is not None and gaps.same_place(ra.op, rb.op, text)
+
+
+def _text(a: Patch, ra: Rewrite, b: Patch, v: Version, texts: gaps.Texts | None) -> str | None:
+    if isinstance(texts, InstalledTexts):  # apply: the file before either of the two, as a one-stage apply reads it
+        return texts.before(a, ra, b.name)
+    return texts(a, ra, v) if texts is not None else None
+
+
+def _commute_on(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts) -> bool:
+    """Two that radpatch places after the imports commute on the release's file (releases.commute)."""
+    text = _text(a, ra, b, v, texts)
+    return text is not None and _commute(ra.op, rb.op, text)
+
+
+def _commute(a: Operation, b: Operation, text: str) -> bool:
+    """Both placed after the imports by radpatch (no anchor an author chose), both orders apply,
+    and each adds only bindings of names the other leaves alone (releases.commute)."""
+    if not (gaps.at_imports(a) and gaps.at_imports(b)):
+        return False
+    one, two = commute.forward(a, text), commute.forward(b, text)
+    return (
+        one is not None
+        and two is not None
+        and gaps.in_order(a, b, text) is not None
+        and gaps.in_order(b, a, text) is not None
+        and commute.independent(text, one, two)
+    )
 
 
 def _gap_words(a: Touch, b: Touch) -> str:
@@ -436,18 +461,8 @@ def _orders_agree(env: PythonEnv, patches: list[Patch], o: Overlap) -> bool:
     a, b = pairs[0][1].op, pairs[1][1].op
     if gaps.same_either_way(a, b, text) is not False:
         return True
-    # different bytes, yet the same module: two that radpatch places after the imports (no anchor an
-    # author chose), each adding only bindings of names the other leaves alone (releases.commute)
-    if not (gaps.at_imports(a) and gaps.at_imports(b)):
-        return False
-    one, two = commute.forward(a, text), commute.forward(b, text)
-    return (
-        one is not None
-        and two is not None
-        and gaps.in_order(a, b, text) is not None
-        and gaps.in_order(b, a, text) is not None
-        and commute.independent(text, one, two)
-    )
+    # different bytes, yet the same module: two radpatch places after the imports that commute
+    return _commute(a, b, text)
 
 
 def _copy_on_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:

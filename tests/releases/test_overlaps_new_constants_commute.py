@@ -2,8 +2,9 @@
 one gap after the imports, and the two orders write different bytes; yet they commute (each binds
 a name the other neither binds nor reads), so apply takes them in either order without
 `requires:`, in one run and in two build stages (the record this radpatch wrote is compared, not
-"cannot check"). Generated pairs of such insertions are checked against the engine's two orders:
-commute only when both orders apply and the module they give defines the same names to the same values."""
+"cannot check"), and list does not report them. Generated pairs of such insertions are checked
+against the engine's two orders: commute only when both orders apply and the module they give
+defines the same names to the same values."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 
 from radpatch.registry.model import Patch
-from radpatch.releases import commute, gaps
+from radpatch.releases import commute, gaps, overlaps
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
@@ -115,3 +117,13 @@ def test_one_new_name_bound_twice_still_needs_an_order(
     assert r.code == 1, r.out + r.err
     assert "a and a5 overlap" in r.err or "a5 and a overlap" in r.err
     assert "RP_A = 5" not in core.read_text()
+
+
+def test_list_does_not_report_two_new_constants_that_commute(tmp_path: Path) -> None:
+    ps = _ops(tmp_path)
+    assert overlaps.find([ps["a"], ps["b"]], [Version("1.0")], texts=lambda *_: SRC) == []
+    (o,) = overlaps.find([ps["a"], ps["a5"]], [Version("1.0")], texts=lambda *_: SRC)
+    assert "change the same constant" in o.what
+    after_os = '  - id: r\n    insert_after: {scope: <module>, find: "import os", code: "Z = 0"}\n'
+    anchored = write(tmp_path, "z", after_os)
+    assert [o.second for o in overlaps.find([ps["a"], anchored], [Version("1.0")], texts=lambda *_: SRC)] == ["z"]
