@@ -32,7 +32,16 @@ class Touch:
     key: str  # the node's identity in that scope
     code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (code_trees), to see one inside another
     find: str = ""  # replace/delete of one match: the `find` as written, to see a smaller node inside it
-    part: tuple[str, ...] = ()  # a node inside a statement: ("keyword", call, name, from) or ("constant", name)
+    # a node inside a statement, by where a `find` holds it (`holds`): ("keyword", call, name, from),
+    # a keyword argument of a call; ("constant", name), in the module-level assignment to `name`
+    part: tuple[str, ...] = ()
+    # the node `part` places, as its operation says it: what it is (`kind`: "constant", "dict entry")
+    # and how a message names it (`says`, after "the"); "" in a record written before these were kept
+    kind: str = ""
+    says: str = ""
+    # the `key` of another touch's node this node lies inside (a dict entry inside the constant's
+    # assignment: "constant NAME"): the two change the same code
+    inside: str = ""
     # replace/delete/insert_*: which copy of `find` it picks, and what it writes
     same: str = ""  # the `find` as one syntax tree: equal for two rewrites that match the same code
     occurrence: int | str | None = None  # `occurrence:` (None: the one match)
@@ -73,6 +82,54 @@ def binds_name(t: Touch, name: str) -> bool:
     if t.scope != "<module>" or is_binding(t):
         return False
     return (len(t.part) == 2 and t.part[0] == "constant" and t.part[1] == name) or name in t.names
+
+
+def part_words(t: Touch) -> str:
+    """How a message names the node `t.part` places: what its operation said (`says`), or, for a
+    touch recorded before operations said it, by where it lies."""
+    if t.says:
+        return t.says
+    if t.part and t.part[0] == "keyword" and len(t.part) > 2:
+        return f"keyword argument `{t.part[2]}=` of a call to `{t.part[1]}`"
+    return f"constant `{t.part[1]}`" if len(t.part) > 1 else "node"
+
+
+def holds(find: str, part: tuple[str, ...]) -> bool:
+    """The code `find` matches holds the node `part` places: a call's keyword argument (with the
+    value expected there, if any), or something in the assignment to a module-level name."""
+    tree = _tree(find)
+    if tree is None or not part:
+        return False
+    if part[0] == "keyword" and len(part) == 4:
+        _, call, keyword, value = part
+        callee, was = _tree(call), _tree(value) if value else None
+        if callee is None:
+            return False
+        want = ast.dump(getattr(callee, "body", callee))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast.dump(node.func) == want:
+                for kw in node.keywords:
+                    if kw.arg == keyword and (was is None or ast.dump(kw.value) == ast.dump(getattr(was, "body", was))):
+                        return True
+        return False
+    if part[0] == "constant" and len(part) == 2:
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                targets = [node.target]
+            if any(isinstance(t, ast.Name) and t.id == part[1] for t in targets):
+                return True
+    return False
+
+
+def _tree(code: str) -> ast.AST | None:
+    text = textwrap.dedent(code).strip()
+    for wrapped, mode in ((f"(\n{text}\n)", "eval"), (text, "exec")):
+        try:
+            return ast.parse(wrapped, mode=mode)
+        except SyntaxError:
+            continue
+    return None
 
 
 def import_bindings(statement: str) -> tuple[Touch, ...]:

@@ -21,7 +21,7 @@ from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import is_binding
-from radpatch.releases import gaps
+from radpatch.releases import commute, gaps
 from radpatch.releases.installed_files import InstalledTexts, _store_of, installed_file
 from radpatch.releases.overlaps import _after_names
 from radpatch.releases.touching import Meet, meet
@@ -262,6 +262,8 @@ def _one_gap(files: InstalledTexts, p: Patch, version: Version, r: PatchRecord) 
             where = f"{held[1]}, after line {shared[0] + 1}" if shared[0] >= 0 else f"{held[1]}, at its top"
             if theirs is not None and _orders_agree(ours, theirs):
                 continue
+            if ours == "imports" and _placed(r, module) and _commute(rw.op, before, after):
+                continue  # two placed by radpatch, each binding names the other leaves alone: they commute
         if theirs is not None and texts is not None:
             return AppliedClash(
                 p.name,
@@ -284,6 +286,20 @@ def _one_gap(files: InstalledTexts, p: Patch, version: Version, r: PatchRecord) 
             False,
         )
     return None
+
+
+def _placed(r: PatchRecord, module: str) -> bool:
+    """The applied entry's record says it anchored nothing in `module`: radpatch chose where its
+    code went (after the imports: an `add_import`, a `set_constant` of a new name)."""
+    here = [t.touch for t in r.touches or () if t.module == module]
+    return bool(here) and all(t.role == "node" and t.scope == "<module>" and not t.code for t in here)
+
+
+def _commute(op: Operation, before: str, after: str) -> bool:
+    """`op` applies after the applied entry (`after`) and alone on the file before it, and the two
+    each add only bindings of names the other neither binds nor reads (releases.commute)."""
+    mine = commute.forward(op, before)
+    return mine is not None and commute.forward(op, after) is not None and commute.independent(before, after, mine)
 
 
 def _orders_agree(ours: str, theirs: str) -> bool:

@@ -58,10 +58,10 @@ from packaging.version import InvalidVersion, Version
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.install.dist_infos import canonical_name
-from radpatch.registry.model import Patch, Rewrite
-from radpatch.registry.touch import Touch
+from radpatch.registry.model import Operation, Patch, Rewrite
+from radpatch.registry.touch import Touch, import_bindings
 from radpatch.registry.versions import allows
-from radpatch.releases import gaps
+from radpatch.releases import commute, gaps
 from radpatch.releases.installed_files import InstalledTexts, installed_texts
 from radpatch.releases.touching import Meet, Meeting, meet
 
@@ -220,17 +220,42 @@ def _import_gap(
     for v in probe:
         m = _module(a, ra, v)
         if m is not None and m == _module(b, rb, v) and _one_place(a, ra, b, rb, v, texts):
-            where.setdefault(m, []).append(v)
+            if not _commute_on(a, ra, b, rb, v, texts):
+                where.setdefault(m, []).append(v)
     what = f"insert at the same place ({ra.op.describe()} and {rb.op.describe()} go into one gap on the file)"
     return [Overlap(a.name, b.name, ra.id, rb.id, m, what, tuple(vs), ordered, Meet.GAP) for m, vs in where.items()]
 
 
 def _one_place(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts | None) -> bool:
-    if isinstance(texts, InstalledTexts):  # apply: the file before either of the two, as a one-stage apply reads it
-        text = texts.before(a, ra, b.name)
-    else:
-        text = texts(a, ra, v) if texts is not None else None
+    text = _text(a, ra, b, v, texts)
     return text is not None and gaps.same_place(ra.op, rb.op, text)
+
+
+def _text(a: Patch, ra: Rewrite, b: Patch, v: Version, texts: gaps.Texts | None) -> str | None:
+    if isinstance(texts, InstalledTexts):  # apply: the file before either of the two, as a one-stage apply reads it
+        return texts.before(a, ra, b.name)
+    return texts(a, ra, v) if texts is not None else None
+
+
+def _commute_on(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts) -> bool:
+    """Two that radpatch places after the imports commute on the release's file (releases.commute)."""
+    text = _text(a, ra, b, v, texts)
+    return text is not None and _commute(ra.op, rb.op, text)
+
+
+def _commute(a: Operation, b: Operation, text: str) -> bool:
+    """Both placed after the imports by radpatch (no anchor an author chose), both orders apply,
+    and each adds only bindings of names the other leaves alone (releases.commute)."""
+    if not (gaps.at_imports(a) and gaps.at_imports(b)):
+        return False
+    one, two = commute.forward(a, text), commute.forward(b, text)
+    return (
+        one is not None
+        and two is not None
+        and gaps.in_order(a, b, text) is not None
+        and gaps.in_order(b, a, text) is not None
+        and commute.independent(text, one, two)
+    )
 
 
 def _gap_words(a: Touch, b: Touch) -> str:
@@ -297,6 +322,36 @@ def refuse_unordered(
         )
 
 
+def refuse_reimport(patches: list[Patch], versions: Iterable[Version]) -> None:
+    """For apply (att23d F6): an entry ordered after another's `add_import` that inserts the same
+    import statement itself (an `insert_after` the last import of `import json`) would add it a
+    second time; refused naming the entry that adds it, not upstream (the file was pristine)."""
+    by_name = {p.name: p for p in patches}
+    after = _after(patches)
+    for o in find(patches, versions):
+        if o.kind is not Meet.BINDS or not o.ordered:
+            continue
+        for first, fid, then, tid in (
+            (o.first, o.first_rewrite, o.second, o.second_rewrite),
+            (o.second, o.second_rewrite, o.first, o.first_rewrite),
+        ):
+            if first not in after[then]:
+                continue
+            imp = next((r.op for r in by_name[first].rewrites if r.id == fid), None)
+            ins = next((r.op for r in by_name[then].rewrites if r.id == tid), None)
+            code = getattr(ins, "code", None)
+            if imp is None or imp.at_imports() != "import" or not isinstance(code, str):
+                continue
+            theirs = set(import_bindings(code))
+            if theirs and set(imp.touches()) <= theirs:
+                raise RefusedError(
+                    f"{then}: rewrite '{tid}' inserts `{code.strip()}`, which {first} (before it, by `requires:`) "
+                    f"already adds ({imp.describe()}); applying {then} would add it a second time",
+                    f"drop that statement from {then}'s rewrite '{tid}' (the import {first} adds serves both), "
+                    f"or order {then} before {first}",
+                )
+
+
 # Two insertions in one gap of the file (releases.gaps) are reported by `list` and `verify`; apply
 # refuses them unordered only when the two orders write different files on the installed text
 # (`_orders_agree`): an `insert_after` the last import and an `add_import` both go after that import,
@@ -361,6 +416,7 @@ def check_apply(ctx: Context, patches: list[Patch], read: Sequence[InstalledTarg
     if installed:
         apart = lambda o: _apart_on_file(texts, everyone, o)  # noqa: E731
         refuse_unordered(everyone, installed, apart, set(recorded), texts)
+        refuse_reimport(everyone, installed)
     if unloaded:
         from radpatch.releases import applied
 
@@ -396,8 +452,9 @@ def _apart_on_file(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> b
 
 
 def _orders_agree(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> bool:
-    """Two insertions in one gap: do both orders write the same file from the installed text? True
-    when they do, or when it cannot tell (an order that fails is refused by the engine by itself)."""
+    """Two insertions in one gap: do both orders write the same file from the installed text, or
+    (both placed after the imports by radpatch) the same module (releases.commute)? True when
+    they do, or when it cannot tell (an order that fails is refused by the engine by itself)."""
     by_name = {p.name: p for p in patches}
     pairs = []
     for name, rid in ((o.first, o.first_rewrite), (o.second, o.second_rewrite)):
@@ -409,7 +466,11 @@ def _orders_agree(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> bo
     text = texts.before(*pairs[0], pairs[1][0].name)
     if text is None:
         return True
-    return gaps.same_either_way(pairs[0][1].op, pairs[1][1].op, text) is not False
+    a, b = pairs[0][1].op, pairs[1][1].op
+    if gaps.same_either_way(a, b, text) is not False:
+        return True
+    # different bytes, yet the same module: two radpatch places after the imports that commute
+    return _commute(a, b, text)
 
 
 def _copy_on_file(texts: InstalledTexts, patch: Patch, rw: Rewrite) -> tuple[str, int] | None:

@@ -4,12 +4,10 @@ read from the registry text alone (each operation's `touches()`)."""
 
 from __future__ import annotations
 
-import ast
-import textwrap
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.registry.touch import BINDS, Touch, binds_name, is_binding
+from radpatch.registry.touch import BINDS, Touch, binds_name, holds, is_binding, part_words
 
 
 class Meet(Enum):
@@ -91,8 +89,11 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
     if a.scope != b.scope:
         return None
     for whole, part in ((a, b), (b, a)):
-        if whole.find and part.part and _holds(whole.find, part.part):
-            inside = f"the {_part_name(part.part)} is inside the other's `find`"
+        if whole.find and part.part and holds(whole.find, part.part):
+            inside = f"the {part_words(part)} is inside the other's `find`"
+            return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
+        if part.inside and part.inside == whole.key and part.role == whole.role == "node":
+            inside = f"the {part_words(part)} is inside the {part_words(whole) if whole.part else whole.key}"
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
     if a.same and a.same == b.same:
         picks = _copies(a, b)
@@ -193,47 +194,3 @@ def _copies(a: Touch, b: Touch) -> Picks:
                 "depending on which runs first",
             )
     return Picks(Copies.APART)
-
-
-def _tree(code: str) -> ast.AST | None:
-    text = textwrap.dedent(code).strip()
-    for wrapped, mode in ((f"(\n{text}\n)", "eval"), (text, "exec")):
-        try:
-            return ast.parse(wrapped, mode=mode)
-        except SyntaxError:
-            continue
-    return None
-
-
-def _holds(find: str, part: tuple[str, ...]) -> bool:
-    """The code `find` matches holds the node `part` names: a call's keyword argument (with the
-    value set_keyword expects there), or an assignment to a module constant."""
-    tree = _tree(find)
-    if tree is None:
-        return False
-    if part[0] == "keyword":
-        _, call, keyword, value = part
-        callee, was = _tree(call), _tree(value) if value else None
-        if callee is None:
-            return False
-        want = ast.dump(getattr(callee, "body", callee))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and ast.dump(node.func) == want:
-                for kw in node.keywords:
-                    if kw.arg == keyword and (was is None or ast.dump(kw.value) == ast.dump(getattr(was, "body", was))):
-                        return True
-        return False
-    if part[0] == "constant":
-        for node in ast.walk(tree):
-            targets = node.targets if isinstance(node, ast.Assign) else []
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-                targets = [node.target]
-            if any(isinstance(t, ast.Name) and t.id == part[1] for t in targets):
-                return True
-    return False
-
-
-def _part_name(part: tuple[str, ...]) -> str:
-    if part[0] == "keyword":
-        return f"keyword argument `{part[2]}=` of a call to `{part[1]}`"
-    return f"constant `{part[1]}`"

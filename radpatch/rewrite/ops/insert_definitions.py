@@ -131,8 +131,10 @@ class InsertDefinitions(Operation):
         return self.anchor
 
     def touches(self) -> tuple[Touch, ...]:
-        """The anchor: its side of the top-level definition (or into the class) it inserts at."""
-        return (Touch("anchor", "<module>", f"definitions {self.side} {self.anchor}"),)
+        """The anchor: its side of the top-level definition (or into the class) it inserts at; at
+        module level, also the names it binds there (`names`: an `add_import` of one meets it)."""
+        names = () if self.in_class else tuple(self.names)
+        return (Touch("anchor", "<module>", f"definitions {self.side} {self.anchor}", names=names),)
 
     def may_be_present(self, text: str) -> bool:
         return all(name in text for name in self.names)

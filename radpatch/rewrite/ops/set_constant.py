@@ -52,7 +52,10 @@ class SetConstant(Operation):
     def touches(self) -> tuple[Touch, ...]:
         """The module-level assignment to the name (a node inside a statement another rewrite may replace);
         without `from:`, also the new name it binds (another entry binding it overlaps it)."""
-        constant = Touch("node", "<module>", f"constant {self.name}", part=("constant", self.name))
+        part = ("constant", self.name)
+        constant = Touch(
+            "node", "<module>", f"constant {self.name}", part=part, kind="constant", says=f"constant `{self.name}`"
+        )
         if self.from_ is not None:
             return (constant,)
         return constant, binding(self.name, norm(self.value))

@@ -79,9 +79,14 @@ class SetItem(Operation):
         return self.scope
 
     def touches(self) -> tuple[Touch, ...]:
-        """The one entry of the literal (a node inside the assignment another rewrite may replace whole)."""
+        """The one entry of the literal: a dict entry, in the assignment of `name` (which a `replace`
+        may take whole, or a `set_constant` change: `inside` its touch)."""
         key = f"item {self.name}[{norm(self.key)}]"
-        return (Touch("node", self.scope, key, part=("constant", self.name)),)
+        says = f"dict entry {self.key} of `{self.name}`"
+        inside = f"constant {self.name}"
+        return (
+            Touch("node", self.scope, key, part=("constant", self.name), kind="dict entry", says=says, inside=inside),
+        )
 
     def forward(self, src: Source) -> Source:
         load(__name__)

@@ -66,7 +66,9 @@ class SetKeyword(Operation):
     def touches(self) -> tuple[Touch, ...]:
         """The keyword argument of the call (a node inside a statement another rewrite may take whole)."""
         part = ("keyword", self.call, self.keyword, self.from_)
-        return (Touch("node", self.scope, f"keyword {self.keyword} of {norm(self.call)}", part=part),)
+        says = f"keyword argument `{self.keyword}=` of a call to `{self.call}`"
+        key = f"keyword {self.keyword} of {norm(self.call)}"
+        return (Touch("node", self.scope, key, part=part, kind="keyword argument", says=says),)
 
     def match_key(self) -> tuple[object, ...] | None:
         return ("keyword", self.scope, code_key(self.call), self.keyword, code_key(self.from_), self.within)

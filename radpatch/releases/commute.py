@@ -1,0 +1,80 @@
+"""Two insertions at one gap of the file that commute although the two orders write different
+bytes (att23d F7): each only adds module-level bindings (`NAME = value`, imports) that bind
+names the other's neither binds nor reads, as two `set_constant`s of new names do. Asked only for
+two that radpatch places after the imports itself (no anchor an author chose: releases.overlaps,
+releases.applied); an insertion anchored on the last import keeps the byte rule. Either order
+defines the same names to the same values, so a quilt series would apply them in either order;
+the byte-level "the orders write different files" rule (releases.gaps) is stricter than "the
+order matters". Decided on the file's text: `independent(before, one, two)`, where `one` and `two`
+are `before` with each insertion alone applied."""
+
+from __future__ import annotations
+
+import ast
+
+from radpatch.errors import RadpatchError
+from radpatch.registry.model import Operation
+
+
+def forward(op: Operation, text: str) -> str | None:
+    """`op` on `text`: the text written, or None when it fails."""
+    from radpatch.rewrite.matching import MatchFailure
+    from radpatch.rewrite.ops.common import code_errors
+    from radpatch.rewrite.source import Source
+
+    try:
+        with code_errors():
+            return op.forward(Source.parse(text)).text
+    except (RadpatchError, MatchFailure, SyntaxError, ValueError, TypeError):
+        return None
+
+
+def independent(before: str, one: str, two: str) -> bool:
+    """`one` and `two` each add to `before` only module-level bindings, and no name one binds is
+    bound or read by the other's: the two additions commute."""
+    first, second = _added(before, one), _added(before, two)
+    if not first or not second:
+        return False
+    binds = [_binds(s) for s in first], [_binds(s) for s in second]
+    if any(b is None for b in binds[0] + binds[1]):
+        return False
+    ours = {n for b in binds[0] for n in b or ()}
+    theirs = {n for b in binds[1] for n in b or ()}
+    if ours & theirs:
+        return False
+    return not (_reads(first) & theirs) and not (_reads(second) & ours)
+
+
+def _added(before: str, after: str) -> list[ast.stmt] | None:
+    """The module-level statements `after` adds to `before` when that is all it changes (the
+    statements of `before` in order, as syntax trees, are among those of `after`); else None."""
+    try:
+        old, new = ast.parse(before).body, ast.parse(after).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    keep = [ast.dump(s) for s in old]
+    out: list[ast.stmt] = []
+    i = 0
+    for s in new:
+        if i < len(keep) and ast.dump(s) == keep[i]:
+            i += 1
+        else:
+            out.append(s)
+    return out if i == len(keep) else None
+
+
+def _binds(s: ast.stmt) -> set[str] | None:
+    """The names a plain module-level binding binds (`NAME = value`, `NAME: T = value`, an
+    import); None for any other statement (it may do anything in its place)."""
+    if isinstance(s, ast.Import):
+        return {(a.asname or a.name).split(".")[0] for a in s.names}
+    if isinstance(s, ast.ImportFrom):
+        return None if any(a.name == "*" for a in s.names) else {a.asname or a.name for a in s.names}
+    targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else None
+    if targets is None or not all(isinstance(t, ast.Name) for t in targets):
+        return None
+    return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
+def _reads(body: list[ast.stmt]) -> set[str]:
+    return {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
