@@ -61,7 +61,7 @@ def parse(raw: object) -> tuple[Touched, ...] | None:
         rewrite, module, t = item.get("rewrite"), item.get("module"), dict(item["touch"])
         if not isinstance(rewrite, str) or not isinstance(module, str) or set(t) - set(_FIELDS):
             raise TypeError(f"touch {item!r}")
-        for name in ("part", "defines", "statements"):
+        for name in ("part", "defines", "statements", "names"):
             names = t.get(name, [])
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 raise TypeError(f"touch {name} {names!r}")
