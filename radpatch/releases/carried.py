@@ -17,7 +17,8 @@ needs positive evidence, since a release lacking them may just have moved them: 
 keeps the statements next to each removed one, and the module holds the removed statements nowhere
 else, at any depth (a wrapper that now calls a helper still running them, inside a `with` block or
 not, is not the change), nor a removed call with other arguments (a call moved into another
-function, given what that function has at hand).
+function, given what that function has at hand), nor a removed binding that the release still makes
+in another spelling, or may make from code it calls in another module (radpatch.releases.bindings).
 
 The check needs no undo, so it holds where undoing the rewrites cannot run: radpatch marks what it
 deleted, and the import it added, with a comment that upstream's file does not have. A module whose
@@ -29,6 +30,8 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import Counter
+
+from radpatch.releases import bindings
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _IMPORTS = ("Import(", "ImportFrom(")  # how ast.dump begins an import statement
@@ -100,7 +103,9 @@ def carries(before: bytes, after: bytes, release: bytes) -> bool:
             old, new, theirs, after, release
         ):
             return False
-        if not any(counts_new[s] > counts_old[s] for s in counts_new) and _called_still(scope, before, after, release):
+        if not any(counts_new[s] > counts_old[s] for s in counts_new) and (
+            _called_still(scope, before, after, release) or bindings.bound_still(scope, before, after, release)
+        ):
             return False
     return changed
 
