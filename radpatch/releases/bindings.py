@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Mapping
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 UNKNOWN = "?"  # a value the module alone does not tell
@@ -142,24 +143,34 @@ def _reaches_out(
     scope: str, removed: list[ast.stmt], before: dict[str, ast.AST], release: dict[str, ast.AST], tree: ast.Module
 ) -> bool:
     """A removed statement uses the method's object, and the release's scope newly hands that object
-    to code the module does not hold (a call, or a base class of the method's class)."""
+    to code the module does not hold: a call (directly, or through helpers and methods of the module
+    it calls, followed), or a base class of the method's class."""
     node, old = release[scope], before[scope]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.args.args:
         return False
     me = node.args.args[0].arg
     if not any(isinstance(n, ast.Name) and n.id == me for s in removed for n in ast.walk(s)):
         return False
-    top = {s.name for s in tree.body if isinstance(s, _DEFS)}
+    top = {s.name: s for s in tree.body if isinstance(s, _DEFS)}
     parent = release.get(scope.rpartition(".")[0]) if "." in scope else None
-    methods = {s.name for s in _body(parent) if isinstance(s, _DEFS)} if isinstance(parent, ast.ClassDef) else set()
+    methods = {s.name: s for s in _body(parent) if isinstance(s, _DEFS)} if isinstance(parent, ast.ClassDef) else {}
     had = Counter(ast.dump(c) for c in _own_calls(old))
+    todo: list[tuple[ast.Call, str]] = []
     for call in _own_calls(node):
         d = ast.dump(call)
         if had[d] > 0:
             had[d] -= 1
-            continue
-        if _outside(call, me, top, methods):
+        else:
+            todo.append((call, me))
+    seen: set[int] = set()
+    while todo:
+        call, obj = todo.pop()
+        if _outside(call, obj, set(top), set(methods)):
             return True
+        target = _local(call, obj, top, methods)
+        if target is not None and id(target[0]) not in seen:
+            seen.add(id(target[0]))
+            todo.extend((c, target[1]) for c in _own_calls(target[0]))
     was = before.get(scope.rpartition(".")[0]) if "." in scope else None
     if isinstance(parent, ast.ClassDef):
         old_bases = {ast.dump(e) for e in was.bases} if isinstance(was, ast.ClassDef) else set()
@@ -167,6 +178,30 @@ def _reaches_out(
             if ast.dump(e) not in old_bases and not (isinstance(e, ast.Name) and e.id in top):
                 return True
     return False
+
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _local(
+    call: ast.Call, obj: str, top: Mapping[str, _Def], methods: Mapping[str, _Def]
+) -> tuple[ast.AST, str] | None:
+    """The module's function or method the call hands `obj` to, and its parameter holding it."""
+    f = call.func
+    fn: _Def | None = None
+    param: str | None = None
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == obj:
+        fn = methods.get(f.attr)
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args:
+            param = fn.args.args[0].arg
+    elif isinstance(f, ast.Name) and isinstance(fn := top.get(f.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        at = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == obj), None)
+        if at is not None and at < len(params):
+            param = params[at]
+        else:
+            param = next((k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == obj), None)
+    return None if fn is None or param is None else (fn, param)
 
 
 def _own_calls(node: ast.AST) -> list[ast.Call]:

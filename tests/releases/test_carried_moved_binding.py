@@ -4,7 +4,8 @@ The base's `Engine.configure` sets `self.a = 1; self.timeout = 30; self.b = 2`; 
 `self.timeout = 30`. Releases of a small package are generated: the binding moved into a helper of
 another module of the package that the scope calls, into a helper of the same module, into a class
 attribute, into a base class (of this module or another), into a module constant the scope reads
-(of this module or another), into `__init__`; or really gone. Each with the value kept (30) or
+(of this module or another), into `__init__`, into another module's helper that a helper or
+method of this module calls; or really gone. Each with the value kept (30) or
 changed (60). The reference is the release's code run: `Engine().configure()` still leaving
 `timeout == 30` is the behaviour the patch removes, so such a release must never be called carried.
 A release whose move `carried` can see whole (the module alone) and which no longer sets 30 is
@@ -42,6 +43,8 @@ MOVES = (
     "module-constant",
     "other-module-constant",
     "init",
+    "helper-to-other-module",
+    "method-to-other-module",
 )
 SEES_WHOLE = {"gone", "same-module-helper", "class-attribute", "same-module-base", "module-constant", "init"}
 
@@ -71,6 +74,16 @@ def release(move: str, value: int) -> dict[str, str]:
         head = "from .consts import TIMEOUT\n\n\n"
         body.insert(1, "self.timeout = TIMEOUT")
         others["consts"] = f"TIMEOUT = {value}\n"
+    elif move == "helper-to-other-module":  # a helper of this module hands the object on
+        head = "from . import settings\n\n\n"
+        body.insert(1, "setup(self)")
+        extra = "\n\ndef setup(engine):\n    settings.apply_timeout(engine)\n"
+        others["settings"] = f"def apply_timeout(obj):\n    obj.timeout = {value}\n"
+    elif move == "method-to-other-module":
+        head = "from . import settings\n\n\n"
+        body.insert(1, "self._setup()")
+        base = "    def _setup(self):\n        settings.apply_timeout(self)\n\n"
+        others["settings"] = f"def apply_timeout(obj):\n    obj.timeout = {value}\n"
     elif move == "init":
         base = f"    def __init__(self):\n        self.timeout = {value}\n\n"
     bases = "(Base)" if move.endswith("-base") else ""
