@@ -125,3 +125,22 @@ def test_a_moved_binding_still_run_is_never_carried(tmp_path: Path, move: str, v
 def test_the_reference_is_not_one_answer(tmp_path: Path) -> None:
     seen = {still_sets_30(tmp_path, f"toyq_ref_{m.replace('-', '_')}", release(m, 30)) for m in ("gone", "init")}
     assert seen == {True, False}
+
+
+REPLACED = BASE.replace("        self.timeout = 30\n", "        self.deadline = 30\n")
+
+
+@pytest.mark.parametrize(("move", "value"), list(itertools.product(MOVES, (30, 60))))
+def test_a_replaced_binding_moved_and_still_run_is_never_carried(tmp_path: Path, move: str, value: int) -> None:
+    """The entry replaces `self.timeout = 30` by `self.deadline = 30`; the release has the new line in
+    place, and the old binding moved as above."""
+    modules = release(move, value)
+    modules["core"] = modules["core"].replace("        self.a = 1\n", "        self.a = 1\n        self.deadline = 30\n")
+    behaves = still_sets_30(tmp_path, f"toyq_r_{move.replace('-', '_')}_{value}", modules)
+    got = carried.carries(BASE.encode(), REPLACED.encode(), modules["core"].encode())
+    if behaves:
+        assert got is False, (move, value, "the release still sets timeout = 30: not obsolete")
+    elif move in SEES_WHOLE:
+        assert got is True, (move, value, "the module shows the binding replaced")
+    else:
+        assert got is False, (move, value, "the move reaches another module: cannot tell, not carried")
