@@ -40,7 +40,7 @@ def bound_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool
                 for v in {value, UNKNOWN}:
                     if have_release[(name, v)] > have_after[(name, v)]:
                         return True
-        return _reaches_out(scope, removed, sb, sr, r)
+        return _reaches_out(scope, removed, sb, sa[scope], sr, r)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
 
@@ -140,11 +140,17 @@ def _bindings(tree: ast.Module) -> Counter[Binding]:
 
 
 def _reaches_out(
-    scope: str, removed: list[ast.stmt], before: dict[str, ast.AST], release: dict[str, ast.AST], tree: ast.Module
+    scope: str,
+    removed: list[ast.stmt],
+    before: dict[str, ast.AST],
+    result: ast.AST,
+    release: dict[str, ast.AST],
+    tree: ast.Module,
 ) -> bool:
     """A removed statement uses the method's object, and the release's scope newly hands that object
-    to code the module does not hold: a call (directly, or through helpers and methods of the module
-    it calls, followed), or a base class of the method's class."""
+    to code the module does not hold: a call neither the base's scope nor the change's result makes
+    (directly, or through helpers and methods of the module it calls, followed), or a base class of
+    the method's class."""
     node, old = release[scope], before[scope]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.args.args:
         return False
@@ -154,7 +160,8 @@ def _reaches_out(
     top = {s.name: s for s in tree.body if isinstance(s, _DEFS)}
     parent = release.get(scope.rpartition(".")[0]) if "." in scope else None
     methods = {s.name: s for s in _body(parent) if isinstance(s, _DEFS)} if isinstance(parent, ast.ClassDef) else {}
-    had = Counter(ast.dump(c) for c in _own_calls(old))
+    # the calls the scope made, or the change's result makes (a replaced call with other arguments)
+    had = Counter(ast.dump(c) for c in _own_calls(old)) | Counter(ast.dump(c) for c in _own_calls(result))
     todo: list[tuple[ast.Call, str]] = []
     for call in _own_calls(node):
         d = ast.dump(call)
