@@ -146,14 +146,14 @@ def obsolete_upstream(s: PatchState) -> str:
 
 
 def obsolete_upstream_from(s: PatchState) -> Version | None:
-    """X of "obsolete upstream from X" (None: verify has not seen the installed release contain the change)."""
+    """X of "obsolete upstream from X": the installed release is one verify read and found to contain
+    the change, in a run of such releases from X (None otherwise: the installed file decides)."""
     if s.dist is None or s.patch.from_record:
         return None
-    from radpatch.releases.summaries import obsolete_from
+    from radpatch.releases.summaries import obsolete_on
     from radpatch.releases.wheels import cache_root
 
-    first = obsolete_from(cache_root(), s.patch)
-    return None if first is None or s.dist.version < first else first
+    return obsolete_on(cache_root(), s.patch, s.dist.version)  # only a release verify read
 
 
 def _obsolete_upstream_json(s: PatchState) -> dict[str, object] | None:

@@ -17,7 +17,10 @@ needs positive evidence, since a release lacking them may just have moved them: 
 keeps the statements next to each removed one, and the module holds the removed statements nowhere
 else, at any depth (a wrapper that now calls a helper still running them, inside a `with` block or
 not, is not the change), nor a removed call with other arguments (a call moved into another
-function, given what that function has at hand).
+function, given what that function has at hand). A statement the change removes, deleted or
+replaced, is no removal either where the module still holds it elsewhere, or still makes the
+binding it made in another spelling, or may make it from code it calls in another module
+(radpatch.releases.bindings: "cannot tell", so not carried).
 
 The check needs no undo, so it holds where undoing the rewrites cannot run: radpatch marks what it
 deleted, and the import it added, with a comment that upstream's file does not have. A module whose
@@ -29,6 +32,8 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import Counter
+
+from radpatch.releases import bindings
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _IMPORTS = ("Import(", "ImportFrom(")  # how ast.dump begins an import statement
@@ -96,12 +101,15 @@ def carries(before: bytes, after: bytes, release: bytes) -> bool:
             return False
         if not _in_order(_shared(_placed(new), counts_r), _placed(theirs)):
             return False
-        if not any(counts_new[s] > counts_old[s] for s in counts_new) and not _removed_here(
-            old, new, theirs, after, release
+        only_removes = not any(counts_new[s] > counts_old[s] for s in counts_new)
+        if only_removes and not _removed_here(old, new, theirs, after, release):
+            return False
+        if only_removes and _called_still(scope, before, after, release):
+            return False
+        if any(counts_old[s] > counts_new[s] for s in counts_old) and (
+            _held_elsewhere(old, new, after, release) or bindings.bound_still(scope, before, after, release)
         ):
-            return False
-        if not any(counts_new[s] > counts_old[s] for s in counts_new) and _called_still(scope, before, after, release):
-            return False
+            return False  # a statement the change removes (deletes or replaces) is still run, moved
     return changed
 
 
@@ -173,10 +181,16 @@ def _removed_here(old: list[str], new: list[str], theirs: list[str], after: byte
         after_ = next((old[j] for j in range(i + 1, len(old)) if j not in dropped), None)
         if any(n is not None and have[n] == 0 for n in (before, after_)):
             return False
+    return not _held_elsewhere(old, new, after, release)
+
+
+def _held_elsewhere(old: list[str], new: list[str], after: bytes, release: bytes) -> bool:
+    """A statement the change removes from the scope that the release's module holds somewhere, at
+    any depth, more often than the change's result does (True too when either does not parse)."""
     everywhere_after, everywhere_release = statements(after), statements(release)
     if everywhere_after is None or everywhere_release is None:
-        return False
-    return all(everywhere_release[s] <= everywhere_after[s] for s in gone)
+        return True
+    return any(everywhere_release[s] > everywhere_after[s] for s in Counter(old) - Counter(new))
 
 
 def statements(source: bytes) -> Counter[str] | None:

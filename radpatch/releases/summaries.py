@@ -42,15 +42,48 @@ def read_summary(root: Path, patch: Patch) -> dict[str, bool]:
 
 
 def obsolete_from(root: Path, patch: Patch) -> Version | None:
-    """The first release from which every verified release contains the change (None: none does)."""
-    known = sorted((v, obs) for key, obs in read_summary(root, patch).items() if (v := _version(key)) is not None)
-    first = None
-    for v, obs in known:
-        if obs and first is None:
-            first = v
-        elif not obs:
-            first = None
-    return first
+    """The first release of the last run of verified releases that contain the change (None: the newest
+    verified release does not). Says nothing of releases verify did not read: see obsolete_span."""
+    span = obsolete_span(root, patch)
+    return None if span is None else span[0]
+
+
+def obsolete_span(root: Path, patch: Patch) -> tuple[Version, Version] | None:
+    """(first, last) of the last run of verified releases that contain the change, the newest verified
+    release last; None when that one does not contain it. A later release verify did not read (one
+    upstream reverted the change in, say) is not in it."""
+    known = _known(root, patch)
+    if not known or not known[-1][1]:
+        return None
+    first = known[-1][0]
+    for v, obs in reversed(known):
+        if not obs:
+            break
+        first = v
+    return first, known[-1][0]
+
+
+def obsolete_on(root: Path, patch: Patch, version: Version) -> Version | None:
+    """The first release of the run of verified releases containing the change that `version` is in,
+    when verify read `version` and found it contains the change; None otherwise (a release verify did
+    not read is judged by its installed file, not by its neighbours)."""
+    known = _known(root, patch)
+    at = next((i for i, (v, _) in enumerate(known) if v == version), None)
+    if at is None or not known[at][1]:
+        return None
+    while at > 0 and known[at - 1][1]:
+        at -= 1
+    return known[at][0]
+
+
+def span_text(span: tuple[Version, Version]) -> str:
+    """`X` or `X..Y`: the releases verify read that contain the change."""
+    first, last = span
+    return str(first) if first == last else f"{first}..{last}"
+
+
+def _known(root: Path, patch: Patch) -> list[tuple[Version, bool]]:
+    return sorted((v, obs) for key, obs in read_summary(root, patch).items() if (v := _version(key)) is not None)
 
 
 def _version(text: str) -> Version | None:

@@ -263,7 +263,7 @@ def test_list_and_status_survive_a_summary_with_a_key_that_is_no_version(
     path.write_text(json.dumps({"patch": "cap", "obsolete": {"not a version": True, "1.0": True}}))
     r = radpatch("--registry", str(reg), "list")
     assert r.code == 0, r.err
-    assert "upstream: cap: o/r#7, obsolete from 1.0" in r.out
+    assert "upstream: cap: o/r#7, obsolete in 1.0 (verify read no later release)" in r.out
     r = radpatch("--registry", str(reg), "status", "cap")
     assert r.code != 70 and "internal error" not in r.err, r.err
 

@@ -236,4 +236,4 @@ def test_status_says_obsolete_upstream_from_the_first_release_with_the_change(
     assert r.returncode == 0, r.stderr
     assert "obsolete upstream from 0.33.0" in r.stdout
     listed = radpatch("--registry", str(path.parent), "list")
-    assert "upstream: step3_backport: obsolete from 0.33.0" in listed.out
+    assert "upstream: step3_backport: obsolete in 0.33.0" in listed.out

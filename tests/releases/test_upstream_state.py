@@ -42,7 +42,7 @@ def test_list_names_the_links_then_obsolete_from_once_verify_saw_it(
     assert v.code == 1  # a release of the declared range already has the change: retire or declare it
     assert f"radpatch-toy 3.0 already contains the change (declare it in `obsolete:`; upstream: {LINK})" in v.out
     after = radpatch("--registry", str(reg), "list")
-    assert "upstream: cap: vllm-project/vllm#31337, obsolete from 3.0\n" in after.out
+    assert "upstream: cap: vllm-project/vllm#31337, obsolete in 3.0 (verify read no later release)\n" in after.out
 
 
 def test_status_json_carries_obsolete_upstream_as_the_table_says_it(

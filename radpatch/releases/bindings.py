@@ -1,0 +1,237 @@
+"""Whether a release still makes a binding that an entry deletes, spelled another way (issue 23).
+
+A scope the change only removes statements from is carried by a release only on positive evidence
+(radpatch.releases.carried). A removed binding (`self.timeout = 30`, `x = 30`) that upstream moved
+is no removal: the release binds the same name (or attribute) to an equal value elsewhere in the
+module (a class attribute `timeout = 30`, a base class of the module, a helper `obj.timeout = 30`,
+`self.timeout = TIMEOUT` with a module constant `TIMEOUT = 30`) more often than the change's result
+does. Where the value or the code cannot be read from the module alone, the release may still make
+it, and the answer is "cannot tell", so not carried: a value read from another module
+(`self.timeout = consts.TIMEOUT`, an imported or local name), and, for a removed statement on the
+method's object, a call the release's scope newly makes that hands the object to code of another
+module (`settings.apply_timeout(self)`, `self.method()` of no class of the module, `super()`), or a
+base class the scope's class newly names that the module does not define.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Mapping
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+UNKNOWN = "?"  # a value the module alone does not tell
+Binding = tuple[str, str]  # (name or attribute bound, the value's dump or UNKNOWN)
+
+
+def bound_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool:
+    """The release may still make a binding (or run code on the method's object) that the change
+    removes from `scope`; False when all three cannot be read (the caller's checks decide)."""
+    try:
+        b, a, r = ast.parse(before), ast.parse(after), ast.parse(release)
+        sb, sa, sr = _scopes(b), _scopes(a), _scopes(r)
+        if scope not in sb or scope not in sa or scope not in sr:
+            return False
+        removed = _removed(_body(sb[scope]), _body(sa[scope]))
+        wanted = [w for s in removed for w in _bound(s, _Values(b))]
+        if wanted:
+            have_after, have_release = _bindings(a), _bindings(r)
+            for name, value in wanted:
+                for v in {value, UNKNOWN}:
+                    if have_release[(name, v)] > have_after[(name, v)]:
+                        return True
+        return _reaches_out(scope, removed, sb, sa[scope], sr, r)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def _scopes(tree: ast.Module) -> dict[str, ast.AST]:
+    """Each scope's node, named as radpatch.releases.carried names them."""
+    out: dict[str, ast.AST] = {"": tree}
+
+    def walk(body: list[ast.stmt], scope: str) -> None:
+        for stmt in body:
+            if isinstance(stmt, _DEFS):
+                name = f"{scope}.{stmt.name}" if scope else stmt.name
+                n = 2
+                while name in out:
+                    name = f"{scope}.{stmt.name}#{n}" if scope else f"{stmt.name}#{n}"
+                    n += 1
+                out[name] = stmt
+                walk(stmt.body, name)
+
+    walk(tree.body, "")
+    return out
+
+
+def _body(node: ast.AST) -> list[ast.stmt]:
+    body = getattr(node, "body", [])
+    return body if isinstance(body, list) else []
+
+
+def _removed(old: list[ast.stmt], new: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of `old` (not definitions) that `new` has fewer of."""
+    left = Counter(ast.dump(s) for s in old if not isinstance(s, _DEFS)) - Counter(
+        ast.dump(s) for s in new if not isinstance(s, _DEFS)
+    )
+    out = []
+    for s in old:
+        d = ast.dump(s)
+        if not isinstance(s, _DEFS) and left[d] > 0:
+            left[d] -= 1
+            out.append(s)
+    return out
+
+
+class _Values:
+    """A module's values as bindings compare them: a name read from a module constant (`X = 30` at
+    the top, bound once) is that constant; any other name, or an attribute of an imported module,
+    is UNKNOWN."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.imported: set[str] = set()
+        seen: Counter[str] = Counter()
+        consts: dict[str, str] = {}
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+            for name, value in _targets(stmt):
+                seen[name] += 1
+                if isinstance(value, ast.Constant):
+                    consts[name] = ast.dump(value)
+        self.consts = {k: v for k, v in consts.items() if seen[k] == 1}
+
+    def of(self, value: ast.expr) -> str:
+        if isinstance(value, ast.Name):
+            return self.consts.get(value.id, UNKNOWN)
+        root = value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if root is not value and isinstance(root, ast.Name) and root.id in self.imported:
+            return UNKNOWN
+        return ast.dump(value)
+
+
+def _targets(stmt: ast.AST) -> list[tuple[str, ast.expr]]:
+    """The names and attributes a plain assignment binds, with the value."""
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    else:
+        return []
+    out = []
+    for t in targets:
+        if isinstance(t, ast.Attribute):
+            out.append((t.attr, value))
+        elif isinstance(t, ast.Name):
+            out.append((t.id, value))
+    return out
+
+
+def _bound(stmt: ast.AST, values: _Values) -> list[Binding]:
+    return [(name, values.of(value)) for name, value in _targets(stmt)]
+
+
+def _bindings(tree: ast.Module) -> Counter[Binding]:
+    """Every binding of the module, at any depth (class attributes, helpers, constants)."""
+    values = _Values(tree)
+    return Counter(b for node in ast.walk(tree) for b in _bound(node, values))
+
+
+def _reaches_out(
+    scope: str,
+    removed: list[ast.stmt],
+    before: dict[str, ast.AST],
+    result: ast.AST,
+    release: dict[str, ast.AST],
+    tree: ast.Module,
+) -> bool:
+    """A removed statement uses the method's object, and the release's scope newly hands that object
+    to code the module does not hold: a call neither the base's scope nor the change's result makes
+    (directly, or through helpers and methods of the module it calls, followed), or a base class of
+    the method's class."""
+    node, old = release[scope], before[scope]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.args.args:
+        return False
+    me = node.args.args[0].arg
+    if not any(isinstance(n, ast.Name) and n.id == me for s in removed for n in ast.walk(s)):
+        return False
+    top = {s.name: s for s in tree.body if isinstance(s, _DEFS)}
+    parent = release.get(scope.rpartition(".")[0]) if "." in scope else None
+    methods = {s.name: s for s in _body(parent) if isinstance(s, _DEFS)} if isinstance(parent, ast.ClassDef) else {}
+    # the calls the scope made, or the change's result makes (a replaced call with other arguments)
+    had = Counter(ast.dump(c) for c in _own_calls(old)) | Counter(ast.dump(c) for c in _own_calls(result))
+    todo: list[tuple[ast.Call, str]] = []
+    for call in _own_calls(node):
+        d = ast.dump(call)
+        if had[d] > 0:
+            had[d] -= 1
+        else:
+            todo.append((call, me))
+    seen: set[int] = set()
+    while todo:
+        call, obj = todo.pop()
+        if _outside(call, obj, set(top), set(methods)):
+            return True
+        target = _local(call, obj, top, methods)
+        if target is not None and id(target[0]) not in seen:
+            seen.add(id(target[0]))
+            todo.extend((c, target[1]) for c in _own_calls(target[0]))
+    was = before.get(scope.rpartition(".")[0]) if "." in scope else None
+    if isinstance(parent, ast.ClassDef):
+        old_bases = {ast.dump(e) for e in was.bases} if isinstance(was, ast.ClassDef) else set()
+        for e in parent.bases:
+            if ast.dump(e) not in old_bases and not (isinstance(e, ast.Name) and e.id in top):
+                return True
+    return False
+
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _local(
+    call: ast.Call, obj: str, top: Mapping[str, _Def], methods: Mapping[str, _Def]
+) -> tuple[ast.AST, str] | None:
+    """The module's function or method the call hands `obj` to, and its parameter holding it."""
+    f = call.func
+    fn: _Def | None = None
+    param: str | None = None
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == obj:
+        fn = methods.get(f.attr)
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args:
+            param = fn.args.args[0].arg
+    elif isinstance(f, ast.Name) and isinstance(fn := top.get(f.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        at = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == obj), None)
+        if at is not None and at < len(params):
+            param = params[at]
+        else:
+            param = next((k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == obj), None)
+    return None if fn is None or param is None else (fn, param)
+
+
+def _own_calls(node: ast.AST) -> list[ast.Call]:
+    """The calls a definition's own code makes (nested definitions left out)."""
+    out: list[ast.Call] = []
+    todo: list[ast.AST] = list(_body(node))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, _DEFS) or isinstance(n, ast.Lambda):
+            continue
+        if isinstance(n, ast.Call):
+            out.append(n)
+        todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _outside(call: ast.Call, me: str, top: set[str], methods: set[str]) -> bool:
+    """The call may run code of another module on the object `me`."""
+    f = call.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me:
+        return f.attr not in methods
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name):
+        if f.value.func.id == "super":
+            return True
+    handed = any(isinstance(a, ast.Name) and a.id == me for a in [*call.args, *(k.value for k in call.keywords)])
+    return handed and not (isinstance(f, ast.Name) and f.id in top)

@@ -1,0 +1,146 @@
+"""A deleted binding that upstream moved elsewhere is not carried (issue 23, att23d F1/F1b).
+
+The base's `Engine.configure` sets `self.a = 1; self.timeout = 30; self.b = 2`; the entry deletes
+`self.timeout = 30`. Releases of a small package are generated: the binding moved into a helper of
+another module of the package that the scope calls, into a helper of the same module, into a class
+attribute, into a base class (of this module or another), into a module constant the scope reads
+(of this module or another), into `__init__`, into another module's helper that a helper or
+method of this module calls; or really gone. Each with the value kept (30) or
+changed (60). The reference is the release's code run: `Engine().configure()` still leaving
+`timeout == 30` is the behaviour the patch removes, so such a release must never be called carried.
+A release whose move `carried` can see whole (the module alone) and which no longer sets 30 is
+carried; one that reaches into another module may read "cannot tell" (not carried).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import sys
+from pathlib import Path
+
+import pytest
+
+from radpatch.releases import carried
+
+BASE = """\
+class Engine:
+    def configure(self):
+        self.a = 1
+        self.timeout = 30
+        self.b = 2
+        return self
+"""
+AFTER = BASE.replace("        self.timeout = 30\n", "")
+
+MOVES = (
+    "gone",
+    "other-module-helper",
+    "same-module-helper",
+    "class-attribute",
+    "other-module-base",
+    "same-module-base",
+    "module-constant",
+    "other-module-constant",
+    "init",
+    "helper-to-other-module",
+    "method-to-other-module",
+)
+SEES_WHOLE = {"gone", "same-module-helper", "class-attribute", "same-module-base", "module-constant", "init"}
+
+
+def release(move: str, value: int) -> dict[str, str]:
+    """The package's modules (name -> source) for one move of `self.timeout = 30`."""
+    head, base, body, extra = "", "", ["self.a = 1", "self.b = 2", "return self"], ""
+    others: dict[str, str] = {}
+    if move == "other-module-helper":
+        head = "from . import settings\n\n\n"
+        body.insert(1, "settings.apply_timeout(self)")
+        others["settings"] = f"def apply_timeout(obj):\n    obj.timeout = {value}\n"
+    elif move == "same-module-helper":
+        body.insert(1, "apply_timeout(self)")
+        extra = f"\n\ndef apply_timeout(obj):\n    obj.timeout = {value}\n"
+    elif move == "class-attribute":
+        base = f"    timeout = {value}\n\n"
+    elif move == "other-module-base":
+        head = "from .bases import Base\n\n\n"
+        others["bases"] = f"class Base:\n    timeout = {value}\n"
+    elif move == "same-module-base":
+        head = f"class Base:\n    timeout = {value}\n\n\n"
+    elif move == "module-constant":
+        head = f"TIMEOUT = {value}\n\n\n"
+        body.insert(1, "self.timeout = TIMEOUT")
+    elif move == "other-module-constant":
+        head = "from .consts import TIMEOUT\n\n\n"
+        body.insert(1, "self.timeout = TIMEOUT")
+        others["consts"] = f"TIMEOUT = {value}\n"
+    elif move == "helper-to-other-module":  # a helper of this module hands the object on
+        head = "from . import settings\n\n\n"
+        body.insert(1, "setup(self)")
+        extra = "\n\ndef setup(engine):\n    settings.apply_timeout(engine)\n"
+        others["settings"] = f"def apply_timeout(obj):\n    obj.timeout = {value}\n"
+    elif move == "method-to-other-module":
+        head = "from . import settings\n\n\n"
+        body.insert(1, "self._setup()")
+        base = "    def _setup(self):\n        settings.apply_timeout(self)\n\n"
+        others["settings"] = f"def apply_timeout(obj):\n    obj.timeout = {value}\n"
+    elif move == "init":
+        base = f"    def __init__(self):\n        self.timeout = {value}\n\n"
+    bases = "(Base)" if move.endswith("-base") else ""
+    core = head + f"class Engine{bases}:\n" + base + "    def configure(self):\n"
+    core += "".join(f"        {s}\n" for s in body) + extra
+    return {"core": core, **others}
+
+
+def still_sets_30(tmp: Path, name: str, modules: dict[str, str]) -> bool:
+    """Run the release: does `Engine().configure()` leave `timeout == 30`?"""
+    pkg = tmp / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for mod, text in modules.items():
+        (pkg / f"{mod}.py").write_text(text)
+    sys.path.insert(0, str(tmp))
+    try:
+        core = importlib.import_module(f"{name}.core")
+        return getattr(core.Engine().configure(), "timeout", None) == 30
+    finally:
+        sys.path.remove(str(tmp))
+        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+            del sys.modules[key]
+
+
+@pytest.mark.parametrize(("move", "value"), list(itertools.product(MOVES, (30, 60))))
+def test_a_moved_binding_still_run_is_never_carried(tmp_path: Path, move: str, value: int) -> None:
+    modules = release(move, value)
+    behaves = still_sets_30(tmp_path, f"toyq_{move.replace('-', '_')}_{value}", modules)
+    got = carried.carries(BASE.encode(), AFTER.encode(), modules["core"].encode())
+    if behaves:
+        assert got is False, (move, value, "the release still sets timeout = 30: not obsolete")
+    elif move in SEES_WHOLE:
+        assert got is True, (move, value, "the module shows the binding gone")
+    else:
+        assert got is False, (move, value, "the move reaches another module: cannot tell, not carried")
+
+
+def test_the_reference_is_not_one_answer(tmp_path: Path) -> None:
+    seen = {still_sets_30(tmp_path, f"toyq_ref_{m.replace('-', '_')}", release(m, 30)) for m in ("gone", "init")}
+    assert seen == {True, False}
+
+
+REPLACED = BASE.replace("        self.timeout = 30\n", "        self.deadline = 30\n")
+
+
+@pytest.mark.parametrize(("move", "value"), list(itertools.product(MOVES, (30, 60))))
+def test_a_replaced_binding_moved_and_still_run_is_never_carried(tmp_path: Path, move: str, value: int) -> None:
+    """The entry replaces `self.timeout = 30` by `self.deadline = 30`; the release has the new line in
+    place, and the old binding moved as above."""
+    modules = release(move, value)
+    modules["core"] = modules["core"].replace("        self.a = 1\n", "        self.a = 1\n        self.deadline = 30\n")
+    behaves = still_sets_30(tmp_path, f"toyq_r_{move.replace('-', '_')}_{value}", modules)
+    got = carried.carries(BASE.encode(), REPLACED.encode(), modules["core"].encode())
+    if behaves:
+        assert got is False, (move, value, "the release still sets timeout = 30: not obsolete")
+    elif move in SEES_WHOLE:
+        assert got is True, (move, value, "the module shows the binding replaced")
+    else:
+        assert got is False, (move, value, "the move reaches another module: cannot tell, not carried")
