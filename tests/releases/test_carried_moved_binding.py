@@ -135,7 +135,9 @@ def test_a_replaced_binding_moved_and_still_run_is_never_carried(tmp_path: Path,
     """The entry replaces `self.timeout = 30` by `self.deadline = 30`; the release has the new line in
     place, and the old binding moved as above."""
     modules = release(move, value)
-    modules["core"] = modules["core"].replace("        self.a = 1\n", "        self.a = 1\n        self.deadline = 30\n")
+    modules["core"] = modules["core"].replace(
+        "        self.a = 1\n", "        self.a = 1\n        self.deadline = 30\n"
+    )
     behaves = still_sets_30(tmp_path, f"toyq_r_{move.replace('-', '_')}_{value}", modules)
     got = carried.carries(BASE.encode(), REPLACED.encode(), modules["core"].encode())
     if behaves:
