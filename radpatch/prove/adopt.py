@@ -59,6 +59,30 @@ def adoption(
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
     todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
     todo = _with_required(patches, states, {n: fs for n, fs in todo.items() if fs}, created)
+    above = _with_dependents(patches, states, todo, redo, created)
+    if above != todo:  # first with the entries that may be on top (their result is not theirs alone)
+        said: list[str] = []
+        try:
+            out = _adopted(states, above, env, wheel, said.append, created)
+        except RefusedError:  # not on top after all: the candidates alone, refused as they are
+            pass
+        else:
+            for line in said:
+                say(line)
+            return out
+    return _adopted(states, todo, env, wheel, say, created)
+
+
+def _adopted(
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    env: PythonEnv,
+    wheel: WheelBytes | None,
+    say: Say,
+    created: frozenset[Path],
+) -> dict[str, Adopted]:
+    """`todo` planned per file in order on the bytes before them; refused unless each file's result
+    is its code (adoption)."""
     if not todo:
         return {}
     bases, unknown = _bases(states, todo, env)
@@ -166,12 +190,14 @@ def _other_edits(result: bytes, disk: bytes) -> str:
     return f"other edits at line{'s' if len(spans) > 1 or spans and spans[0][0] != spans[0][1] else ''} {shown}"
 
 
-def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[FileState]:
-    """The files of a patch that `apply` may adopt (none: the patch is not a candidate)."""
-    if ps.record is not None or ps.declined or ps.root is None or ps.state not in (State.DRIFTED, State.APPLIED):
+def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset(), above: bool = False) -> list[FileState]:
+    """The files of a patch that `apply` may adopt (none: the patch is not a candidate); `above`:
+    one that reads not applied, tried on top of the candidates it requires (every file of it)."""
+    states = (State.NOT_APPLIED,) if above else (State.DRIFTED, State.APPLIED)
+    if ps.record is not None or ps.declined or ps.root is None or ps.state not in states:
         return []
     store = Store(ps.root)
-    files = [f for f in ps.files if f.state is not State.NOT_APPLIED]
+    files = list(ps.files) if above else [f for f in ps.files if f.state is not State.NOT_APPLIED]
 
     def fits(f: FileState) -> bool:
         if store.chain(f.relpath):  # radpatch patched it: only a hand edit on top of its patches
@@ -215,6 +241,41 @@ def _with_required(
         )
         if files and all(fits):
             extra[req] = files
+    if not extra:
+        return todo
+    return {p.name: todo.get(p.name) or extra[p.name] for p in patches if p.name in todo or p.name in extra}
+
+
+def _with_dependents(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    redo: list[str],
+    created: frozenset[Path],
+) -> dict[str, list[FileState]]:
+    """`todo` with each entry of the run that reads not applied but requires a candidate on its own
+    files, or one radpatch recorded there (`requires:`): a file carries it, unseen, when its patch
+    deleted what the check looks for (a whole def: no marker of radpatch's is left to find). It
+    fits as a candidate does, apart from its state; `adoption` tries it on top and drops it if the
+    result is not the file's code. None such: `todo` as it is."""
+    by_name = {p.name: p for p in patches}
+    extra: dict[str, list[FileState]] = {}
+    for p in patches:
+        ps = states[p.name]
+        if p.name in todo or p.name in redo or not p.requires:
+            continue
+        below: set[str] = set()
+        stack = list(p.requires)
+        while stack:
+            req = stack.pop()
+            if req not in below and req in by_name:
+                below.add(req)
+                stack.extend(by_name[req].requires)
+        # on a file of a candidate it requires, or one radpatch patched (its requirement recorded)
+        paths = {f.path for n in below for f in todo.get(n, [])}
+        files = _adoptable(ps, created, above=True)
+        if files and ps.root and all(f.path in paths or Store(ps.root).chain(f.relpath) for f in files):
+            extra[p.name] = files
     if not extra:
         return todo
     return {p.name: todo.get(p.name) or extra[p.name] for p in patches if p.name in todo or p.name in extra}
