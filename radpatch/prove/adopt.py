@@ -59,7 +59,8 @@ def adoption(
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
     todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
     todo = _with_required(patches, states, {n: fs for n, fs in todo.items() if fs}, created)
-    above = _with_dependents(patches, states, todo, redo, created)
+    # (then each candidate under one goes under it on every file they share: _with_required again)
+    above = _with_required(patches, states, _with_dependents(patches, states, todo, redo, created), created)
     if above != todo:  # first with the entries that may be on top (their result is not theirs alone)
         said: list[str] = []
         try:
@@ -216,7 +217,9 @@ def _with_required(
     """`todo` with each entry of the run that a candidate requires (`requires:`, followed through)
     and that reads not applied only because the candidate's result stacks on its own on the same
     files (a series `patch -p1` applied whole): it goes under the candidate in each file's run, in
-    the run's order. Only when every file of it is a file of a candidate that requires it."""
+    the run's order. Only when every file of it is a file of a candidate that requires it. A
+    required entry that is a candidate by other files (a module it creates) goes under it the same
+    way on the files they share that it reads not applied on."""
     by_name = {p.name: p for p in patches}
     wanted: dict[str, set[Path]] = {}
     for name, files in todo.items():
@@ -232,18 +235,25 @@ def _with_required(
     extra: dict[str, list[FileState]] = {}
     for req, paths in wanted.items():
         ps = states[req]
-        if req in todo or ps.record is not None or ps.declined or ps.root is None or ps.state is not State.NOT_APPLIED:
+        if req in todo:  # a candidate by other files: also its files it reads not applied on, under them
+            have = {f.path for f in todo[req]}
+            more = [f for f in ps.files if f.path in paths and f.path not in have and _fits_under(f, created)]
+            if more:
+                extra[req] = [f for f in ps.files if f.path in have or f in more]
+            continue
+        if ps.record is not None or ps.declined or ps.root is None or ps.state is not State.NOT_APPLIED:
             continue
         files = list(ps.files)
-        fits = (
-            f.path in paths and not f.wheel_record_match and (f.wheel_record_sha256 or not _needs_wheel(f, created))
-            for f in files
-        )
-        if files and all(fits):
+        if files and all(f.path in paths and _fits_under(f, created) for f in files):
             extra[req] = files
     if not extra:
         return todo
-    return {p.name: todo.get(p.name) or extra[p.name] for p in patches if p.name in todo or p.name in extra}
+    return {p.name: extra.get(p.name) or todo[p.name] for p in patches if p.name in todo or p.name in extra}
+
+
+def _fits_under(f: FileState, created: frozenset[Path]) -> bool:
+    """A file of an entry that goes under a candidate: not as installed, and its bytes before known."""
+    return not f.wheel_record_match and bool(f.wheel_record_sha256 or not _needs_wheel(f, created))
 
 
 def _with_dependents(
@@ -272,7 +282,7 @@ def _with_dependents(
                 below.add(req)
                 stack.extend(by_name[req].requires)
         # on a file of a candidate it requires, or one radpatch patched (its requirement recorded)
-        paths = {f.path for n in below for f in todo.get(n, [])}
+        paths = {f.path for n in below if n in todo for f in states[n].files}
         files = _adoptable(ps, created, above=True)
         if files and ps.root and all(f.path in paths or Store(ps.root).chain(f.relpath) for f in files):
             extra[p.name] = files

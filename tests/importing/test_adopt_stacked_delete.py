@@ -123,3 +123,34 @@ def test_an_image_that_ran_only_the_lower_patch_adopts_it_and_applies_the_upper(
     assert "a: adopted" in applied.stdout and "b: applied" in applied.stdout, applied.stdout
     assert ast.dump(ast.parse((venv.site / rel).read_bytes())) == ast.dump(ast.parse(second))
     assert venv.radpatch("--registry", str(reg), "status", "--check", "a", "b").returncode == 0
+
+
+def test_the_lower_patch_also_creates_a_module_and_the_upper_deletes_the_def_it_added(
+    venv: Venv, corpus_wheel: Path, tmp_path: Path
+) -> None:
+    """a creates a module and adds a method; b deletes that method and changes a statement. a reads
+    applied by its new module only: its run on the shared file still goes under b's (att20d s9)."""
+    pristine = (venv.site / TEXTWRAP).read_bytes()
+    added = "    def rp_peek(self):\n        return self.width\n\n"
+    first = pristine.decode().replace("    def wrap(self, text):\n", added + "    def wrap(self, text):\n", 1)
+    second = first.replace(added, "").replace(FIX, "        self.width = width + 0\n", 1)
+    new = f"{PACKAGE}/rp_new.py"
+    a, b = tmp_path / "a.patch", tmp_path / "b.patch"
+    created = gnu_diff(tmp_path / "dn", new, "", "Z = 3\n").stdout
+    a.write_bytes(created + gnu_diff(tmp_path / "da", TEXTWRAP, pristine, first).stdout)
+    b.write_bytes(gnu_diff(tmp_path / "db", TEXTWRAP, first, second).stdout)
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(a), str(b), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    for p in (a, b):
+        gnu = gnu_patch(venv.site, p, 1)
+        assert gnu.returncode == 0, gnu.stdout + gnu.stderr
+    carried = (venv.site / TEXTWRAP).read_bytes()
+
+    applied = venv.radpatch("--registry", str(reg), "apply", "--wheel", str(corpus_wheel), "a", "b")
+
+    assert applied.returncode == 0, applied.stderr
+    assert (venv.site / TEXTWRAP).read_bytes() == carried
+    assert venv.radpatch("--registry", str(reg), "status", "--check", "a", "b").returncode == 0
+    assert venv.radpatch("--registry", str(reg), "revert", "a", "b").returncode == 0
+    assert (venv.site / TEXTWRAP).read_bytes() == pristine and not (venv.site / new).exists()
