@@ -115,7 +115,8 @@ def _adopted(
             name, f = users[len(steps)]
             if _matches(states[name].patch, f.rewrites, data, path):
                 raise _refused_result(name, f.relpath, path, of, exc) from None
-            raise _not_adopted(states, [n for n, _ in users], users[0][1].relpath, f"on {of}: {exc.message}")
+            why = exc.message.replace(str(path), f.relpath).removeprefix(f"{name}: ")
+            raise _not_adopted(states, [n for n, _ in users], f.relpath, f"{name} does not run on {of}: {why}")
         disk = users[-1][1].data
         if not ast_equal(data, disk):
             rel = users[0][1].relpath
@@ -392,13 +393,7 @@ class _NoWheel(RefusedError):
 
 
 def _not_adopted(states: dict[str, PatchState], names: list[str], relpath: str, why: str) -> RefusedError:
-    """The refusal of a file the candidates cannot adopt: it is neither as installed nor their result."""
-    ps = states[names[0]]
-    what = (
-        f"drifted: {ps.reason}" if ps.state is State.DRIFTED else f"{relpath} carries it by its code, with other edits"
-    )
-    together = f" (if the file carries other patches too, name them together: radpatch apply {names[0]} OTHER)"
-    return RefusedError(
-        f"{names[0]}: cannot apply: {what}; not adopted: {why}",
-        reinstall_hint(ps) + (together if len(names) == 1 else ""),
-    )
+    """The refusal of a file the candidates cannot adopt: it is neither as installed nor their
+    result. The reason once (not the state's own reason again), and how to get past it."""
+    together = " (naming with it every entry whose patch that file carries)" if len(names) == 1 else ""
+    return RefusedError(f"{names[0]}: cannot apply: not adopted: {why}", reinstall_hint(states[names[0]]) + together)
