@@ -59,6 +59,31 @@ def adoption(
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
     todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
     todo = _with_required(patches, states, {n: fs for n, fs in todo.items() if fs}, created)
+    # (then each candidate under one goes under it on every file they share: _with_required again)
+    above = _with_required(patches, states, _with_dependents(patches, states, todo, redo, created), created)
+    if above != todo:  # first with the entries that may be on top (their result is not theirs alone)
+        said: list[str] = []
+        try:
+            out = _adopted(states, above, env, wheel, said.append, created)
+        except RefusedError:  # not on top after all: the candidates alone, refused as they are
+            pass
+        else:
+            for line in said:
+                say(line)
+            return out
+    return _adopted(states, todo, env, wheel, say, created)
+
+
+def _adopted(
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    env: PythonEnv,
+    wheel: WheelBytes | None,
+    say: Say,
+    created: frozenset[Path],
+) -> dict[str, Adopted]:
+    """`todo` planned per file in order on the bytes before them; refused unless each file's result
+    is its code (adoption)."""
     if not todo:
         return {}
     bases, unknown = _bases(states, todo, env)
@@ -90,7 +115,8 @@ def adoption(
             name, f = users[len(steps)]
             if _matches(states[name].patch, f.rewrites, data, path):
                 raise _refused_result(name, f.relpath, path, of, exc) from None
-            raise _not_adopted(states, [n for n, _ in users], users[0][1].relpath, f"on {of}: {exc.message}")
+            why = exc.message.replace(str(path), f.relpath).removeprefix(f"{name}: ")
+            raise _not_adopted(states, [n for n, _ in users], f.relpath, f"{name} does not run on {of}: {why}")
         disk = users[-1][1].data
         if not ast_equal(data, disk):
             rel = users[0][1].relpath
@@ -166,12 +192,14 @@ def _other_edits(result: bytes, disk: bytes) -> str:
     return f"other edits at line{'s' if len(spans) > 1 or spans and spans[0][0] != spans[0][1] else ''} {shown}"
 
 
-def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset()) -> list[FileState]:
-    """The files of a patch that `apply` may adopt (none: the patch is not a candidate)."""
-    if ps.record is not None or ps.declined or ps.root is None or ps.state not in (State.DRIFTED, State.APPLIED):
+def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset(), above: bool = False) -> list[FileState]:
+    """The files of a patch that `apply` may adopt (none: the patch is not a candidate); `above`:
+    one that reads not applied, tried on top of the candidates it requires (every file of it)."""
+    states = (State.NOT_APPLIED,) if above else (State.DRIFTED, State.APPLIED)
+    if ps.record is not None or ps.declined or ps.root is None or ps.state not in states:
         return []
     store = Store(ps.root)
-    files = [f for f in ps.files if f.state is not State.NOT_APPLIED]
+    files = list(ps.files) if above else [f for f in ps.files if f.state is not State.NOT_APPLIED]
 
     def fits(f: FileState) -> bool:
         if store.chain(f.relpath):  # radpatch patched it: only a hand edit on top of its patches
@@ -190,7 +218,9 @@ def _with_required(
     """`todo` with each entry of the run that a candidate requires (`requires:`, followed through)
     and that reads not applied only because the candidate's result stacks on its own on the same
     files (a series `patch -p1` applied whole): it goes under the candidate in each file's run, in
-    the run's order. Only when every file of it is a file of a candidate that requires it."""
+    the run's order. Only when every file of it is a file of a candidate that requires it. A
+    required entry that is a candidate by other files (a module it creates) goes under it the same
+    way on the files they share that it reads not applied on."""
     by_name = {p.name: p for p in patches}
     wanted: dict[str, set[Path]] = {}
     for name, files in todo.items():
@@ -206,15 +236,57 @@ def _with_required(
     extra: dict[str, list[FileState]] = {}
     for req, paths in wanted.items():
         ps = states[req]
-        if req in todo or ps.record is not None or ps.declined or ps.root is None or ps.state is not State.NOT_APPLIED:
+        if req in todo:  # a candidate by other files: also its files it reads not applied on, under them
+            have = {f.path for f in todo[req]}
+            more = [f for f in ps.files if f.path in paths and f.path not in have and _fits_under(f, created)]
+            if more:
+                extra[req] = [f for f in ps.files if f.path in have or f in more]
+            continue
+        if ps.record is not None or ps.declined or ps.root is None or ps.state is not State.NOT_APPLIED:
             continue
         files = list(ps.files)
-        fits = (
-            f.path in paths and not f.wheel_record_match and (f.wheel_record_sha256 or not _needs_wheel(f, created))
-            for f in files
-        )
-        if files and all(fits):
+        if files and all(f.path in paths and _fits_under(f, created) for f in files):
             extra[req] = files
+    if not extra:
+        return todo
+    return {p.name: extra.get(p.name) or todo[p.name] for p in patches if p.name in todo or p.name in extra}
+
+
+def _fits_under(f: FileState, created: frozenset[Path]) -> bool:
+    """A file of an entry that goes under a candidate: not as installed, and its bytes before known."""
+    return not f.wheel_record_match and bool(f.wheel_record_sha256 or not _needs_wheel(f, created))
+
+
+def _with_dependents(
+    patches: list[Patch],
+    states: dict[str, PatchState],
+    todo: dict[str, list[FileState]],
+    redo: list[str],
+    created: frozenset[Path],
+) -> dict[str, list[FileState]]:
+    """`todo` with each entry of the run that reads not applied but requires a candidate on its own
+    files, or one radpatch recorded there (`requires:`): a file carries it, unseen, when its patch
+    deleted what the check looks for (a whole def: no marker of radpatch's is left to find). It
+    fits as a candidate does, apart from its state; `adoption` tries it on top and drops it if the
+    result is not the file's code. None such: `todo` as it is."""
+    by_name = {p.name: p for p in patches}
+    extra: dict[str, list[FileState]] = {}
+    for p in patches:
+        ps = states[p.name]
+        if p.name in todo or p.name in redo or not p.requires:
+            continue
+        below: set[str] = set()
+        stack = list(p.requires)
+        while stack:
+            req = stack.pop()
+            if req not in below and req in by_name:
+                below.add(req)
+                stack.extend(by_name[req].requires)
+        # on a file of a candidate it requires, or one radpatch patched (its requirement recorded)
+        paths = {f.path for n in below if n in todo for f in states[n].files}
+        files = _adoptable(ps, created, above=True)
+        if files and ps.root and all(f.path in paths or Store(ps.root).chain(f.relpath) for f in files):
+            extra[p.name] = files
     if not extra:
         return todo
     return {p.name: todo.get(p.name) or extra[p.name] for p in patches if p.name in todo or p.name in extra}
@@ -321,13 +393,7 @@ class _NoWheel(RefusedError):
 
 
 def _not_adopted(states: dict[str, PatchState], names: list[str], relpath: str, why: str) -> RefusedError:
-    """The refusal of a file the candidates cannot adopt: it is neither as installed nor their result."""
-    ps = states[names[0]]
-    what = (
-        f"drifted: {ps.reason}" if ps.state is State.DRIFTED else f"{relpath} carries it by its code, with other edits"
-    )
-    together = f" (if the file carries other patches too, name them together: radpatch apply {names[0]} OTHER)"
-    return RefusedError(
-        f"{names[0]}: cannot apply: {what}; not adopted: {why}",
-        reinstall_hint(ps) + (together if len(names) == 1 else ""),
-    )
+    """The refusal of a file the candidates cannot adopt: it is neither as installed nor their
+    result. The reason once (not the state's own reason again), and how to get past it."""
+    together = " (naming with it every entry whose patch that file carries)" if len(names) == 1 else ""
+    return RefusedError(f"{names[0]}: cannot apply: not adopted: {why}", reinstall_hint(states[names[0]]) + together)

@@ -659,6 +659,36 @@ def test_a_second_round_is_captured_on_top_of_the_first_and_reverts_to_its_bytes
     assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
 
 
+SPARE = "    def spare(self):\n        return 0\n\n"
+PICK = "    def pick(self, sizes):\n        return max(sizes)\n"
+
+
+@pytest.mark.parametrize("gone", ["pick", "spare"])
+def test_a_second_round_that_deletes_a_method_is_captured_on_top_of_the_first(target: Target, gone: str) -> None:
+    """Round one changes Planner.pick and adds Planner.spare; round two deletes one of them by hand
+    (a whole def: no marker of radpatch's is left in the file). B is written, requires A, and both
+    read applied; revert B gives A's bytes, revert A the RECORD bytes (as a statement edit does)."""
+    one = ROUND_ONE.replace("class Planner:\n", "class Planner:\n" + SPARE)
+    two = one.replace(PICK, "").rstrip("\n") + "\n" if gone == "pick" else one.replace(SPARE, "")
+    assert one != two and one != ROUND_ONE
+    core = target.edit("rcap/core.py", one)
+    assert target.run("capture", "fix_a", "rcap/core.py", "--out", "reg", *target.offline).returncode == 0
+    core.write_text(two)
+    reg = target.cwd / "reg"
+
+    r = target.run("capture", "fix_b", "rcap/core.py", "--out", "reg", *target.offline)
+
+    assert r.returncode == 0, r.stderr
+    assert core.read_text() == two  # the user's bytes, never rewritten
+    assert entry_of(reg / "fix_b.yaml")["requires"] == ["fix_a"]
+    assert states(target, reg, "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}
+    assert target.run("status", "--check", registry=reg).returncode == 0
+    assert target.run("revert", "fix_b", registry=reg).returncode == 0
+    assert core.read_bytes() == one.encode()
+    assert target.run("revert", "fix_a", registry=reg).returncode == 0
+    assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+
+
 def test_a_second_round_on_a_file_radpatch_wrote_rebuilds_its_bytes_from_the_entry(target: Target) -> None:
     """The bytes an entry radpatch wrote left are rebuilt from its entry (checked against the
     record's sha256), so its registry must be given; without it capture says which to pass."""

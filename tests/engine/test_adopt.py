@@ -171,8 +171,8 @@ def test_a_hand_edit_that_differs_from_the_result_is_refused_as_drifted(
     check = radpatch("--registry", str(registry), "status", "--check", "toy")
     assert check.code == 3, check
     err = refused(site, radpatch, registry, "apply", "toy", "--wheel", str(wheel))
-    assert "toypkg/core.py carries it by its code, with other edits" in err, err
     assert "not adopted: toypkg/core.py's code is not what the patch makes of its RECORD bytes" in err, err
+    assert len(err.strip().splitlines()) <= 2 and "carries it by its code" not in err, err  # the reason once
     line = PATCHED_CORE.splitlines().index("        size = 4") + 1
     assert f"(other edits at line {line})" in err, err
     assert "radpatch restore toypkg/core.py" in err, err
@@ -211,7 +211,7 @@ def test_a_stacked_pair_carried_by_hand_is_adopted_together_and_reverted_top_fir
     util.write_text(PATCHED_UTIL)
 
     alone = radpatch("--registry", str(registry), "apply", "toy", "--wheel", str(wheel))  # toy alone is not it
-    assert alone.code == 1 and "not adopted" in alone.err and "radpatch apply" in alone.err, alone.err
+    assert alone.code == 1 and "not adopted" in alone.err and "naming with it every entry" in alone.err, alone.err
 
     r = radpatch("--registry", str(registry), "apply", "on_top", "--wheel", str(wheel.parent))
 
