@@ -12,7 +12,8 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
-from radpatch.state import decide, unloaded
+from radpatch.registry import series
+from radpatch.state import decide, requirements, unloaded
 from radpatch.state.check import failing, failure, recorded_names
 from radpatch.state.decide import PatchState, State
 from radpatch.state.imported import Shadow
@@ -28,8 +29,9 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
     read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted))
     states, shadowed = read.each, read.shadowed
-    if as_json:
-        click.echo(json.dumps([to_json(s, shadowed) for s in states], indent=2))  # docs/cli.md "status --json"
+    if as_json:  # docs/cli.md "status --json"
+        dependents = _dependents(ctx, states)
+        click.echo(json.dumps([to_json(s, shadowed, dependents) for s in states], indent=2))
     else:
         _print(states)
     if check:
@@ -63,7 +65,22 @@ def _check_overlaps(ctx: Context, states: list[PatchState], states_fail: bool) -
 JSON_SCHEMA = 2  # bump when a change would break a reader of `status --json` (docs/cli.md "status --json")
 
 
-def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[str, object]:
+def _dependents(ctx: Context, states: list[PatchState]) -> dict[str, list[str]]:
+    """Per listed patch, the entries that require it, nearest first: the loaded registries' (as
+    `show` says) and then those the record says are applied (`requires:` as the record keeps it)."""
+    everything = ctx.registry.load_valid()
+    out: dict[str, list[str]] = {}
+    for s in states:
+        found = series.dependents(s.patch.name, everything)
+        out[s.patch.name] = found + [
+            n for n in requirements.recorded_dependents(ctx.env, s.patch.name, set()) if n not in found
+        ]
+    return out
+
+
+def to_json(
+    s: PatchState, shadowed: dict[Path, Shadow] | None = None, dependents: dict[str, list[str]] | None = None
+) -> dict[str, object]:
     shadowed = shadowed or {}
     return {
         "schema_version": JSON_SCHEMA,
@@ -78,6 +95,9 @@ def to_json(s: PatchState, shadowed: dict[Path, Shadow] | None = None) -> dict[s
         "registry_digest": None if s.patch.from_record else s.patch.digest,
         "applied_registry_digest": s.record.registry_digest if s.record else None,
         "pending": s.pending,
+        # the entries it is applied after (`requires:`; for an entry no registry given has, as recorded)
+        "requires": list(s.patch.requires or (s.record.requires if s.record else ())),
+        "required_by": (dependents or {}).get(s.patch.name, []),  # the entries applied after it
         # verify has seen the releases from `from` (<= the installed one) contain the change, or null
         "obsolete_upstream": _obsolete_upstream_json(s),
         "files": [

@@ -63,3 +63,15 @@ def test_show_says_what_an_entry_requires_and_what_requires_it(toy: Path, write_
     upper = radpatch("--registry", str(toy), "show", "upper").out
     assert "  required by:   upper\n" in lower and "requires:" not in lower
     assert "  requires:      toy (applied first)\n" in upper and "required by:" not in upper
+
+
+def test_status_json_says_what_an_entry_requires_and_what_requires_it(
+    toy: Path, write_registry: Any, radpatch: Any
+) -> None:
+    """att20d F3: status said nothing of the series; `show` alone did. Transitive, nearest first."""
+    write_registry("upper", UPPER)
+    write_registry("top", UPPER.replace("requires: [toy]", "requires: [upper]"))
+    out = {s["patch"]: s for s in json.loads(radpatch("--registry", str(toy), "status", "--json").out)}
+    assert (out["toy"]["requires"], out["toy"]["required_by"]) == ([], ["upper", "top"])
+    assert (out["upper"]["requires"], out["upper"]["required_by"]) == (["toy"], ["top"])
+    assert (out["top"]["requires"], out["top"]["required_by"]) == (["upper"], [])
