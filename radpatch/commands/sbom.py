@@ -36,11 +36,13 @@ import click
 from radpatch import __version__
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
+from radpatch.registry.loader.nodes import URL_CHAR
 from radpatch.state.diffs import NoDiff
 from radpatch.state.inventory import Listed, collect
 
 SPEC_VERSION = "1.6"
 _GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def purl(name: str, version: str) -> str:
@@ -49,10 +51,19 @@ def purl(name: str, version: str) -> str:
     return f"pkg:pypi/{re.sub(r'[-_.]+', '-', name).lower()}@{urllib.parse.quote(version, safe='')}"
 
 
+def iri(link: str) -> str:
+    """`link` as a valid IRI-reference, as `resolves[].references` must be: the registry refuses any
+    other `upstream:` link (registry.loader.nodes.URL), so this only guards the BOM's validity:
+    a character a link cannot hold, a `%` that starts no escape and a second `#` are percent-encoded."""
+    head, hash_, fragment = link.partition("#")
+    fixed = _BAD_ESCAPE.sub("%25", head) + hash_ + _BAD_ESCAPE.sub("%25", fragment).replace("#", "%23")
+    return "".join(c if URL_CHAR.match(c) else urllib.parse.quote(c, safe="") for c in fixed)
+
+
 def _resolves(link: str) -> dict[str, object]:
     found = _GITHUB.match(link)
     ident = f"{found.group(1)}#{found.group(2)}" if found else link
-    return {"type": "defect", "id": ident, "name": ident, "references": [link]}
+    return {"type": "defect", "id": ident, "name": ident, "references": [iri(link)]}
 
 
 def _patch(a: Listed) -> dict[str, object]:

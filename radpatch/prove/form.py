@@ -16,7 +16,7 @@ from enum import Enum
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.state.decide import FileState, PatchState, State
+from radpatch.state.decide import FileState, PatchState, State, own_base
 from radpatch.state.record import FileRecord, Store, sha256
 
 
@@ -229,22 +229,23 @@ def same_code(a: bytes, b: bytes) -> bool:
 def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     """The installed code already carries what the patch (or one of its inserts) adds: applying
     would add it a second time. Refused: only the entry's author can tell upstream took the change.
-    (A replace whose `with` is there already fails its own proof; an insert would not.)"""
+    (A replace whose `with` is there already fails its own proof; an insert would not.)
+    `data`: the text it is planned on. Code radpatch's own entries put there does not count: it must
+    also be there without them, in the file before this run's earlier changes (`f.data`), and, when
+    that is exactly radpatch's recorded entries' work on the wheel's bytes, in the kept original
+    (state.decide.own_base). A one-gap twin inserting the same statement put its own copy there;
+    this entry adds another (att23d F2)."""
     dist = ps.dist
     assert dist is not None
-    filename, text = str(f.path), data.decode("utf-8", "replace")
-    maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
-    if still_unpatched(ps.patch, f.rewrites, data, filename):
-        return  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
-    if len(maybe) == len(f.rewrites) and carries(ps.patch, f.rewrites, data, filename):
-        what = "what the patch adds (it reads as patched although radpatch did not patch it)"
-        present = list(f.rewrites)
-    else:
-        repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
-        present = [rw for rw in repeatable if round_trip(ps.patch, (rw,), data, filename).patched]
-        if not present:
-            return
-        what = f"what rewrite {', '.join(repr(r.id) for r in present)} adds"
+    found = _present(ps, f, data)
+    if found is None:
+        return
+    if not f.exists:
+        return  # no file before the run: whatever it holds, this run's entries wrote
+    base = own_base(Store(dist.root), f.relpath, f.data, f.wheel_record_sha256 or dist.recorded_sha256(f.relpath))
+    if base != data and _present(ps, f, base) is None:
+        return
+    present, what = found
     hints = {rw.op.present_hint() for rw in present}
     twin = hints.pop() if len(hints) == 1 else ""  # a hint every rewrite found present gives
     raise RefusedError(
@@ -253,3 +254,18 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         f"if upstream took the change, declare {dist.version} in the entry's `obsolete:` "
         f"or limit the rewrite's `versions:` (`radpatch verify {ps.patch.name}` checks every release){twin}",
     )
+
+
+def _present(ps: PatchState, f: FileState, data: bytes) -> tuple[list[Rewrite], str] | None:
+    """The rewrites whose result `data` already holds, and what that is in words; None: none."""
+    filename, text = str(f.path), data.decode("utf-8", "replace")
+    maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
+    if still_unpatched(ps.patch, f.rewrites, data, filename):
+        return None  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
+    if len(maybe) == len(f.rewrites) and carries(ps.patch, f.rewrites, data, filename):
+        return list(f.rewrites), "what the patch adds (it reads as patched although radpatch did not patch it)"
+    repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
+    present = [rw for rw in repeatable if round_trip(ps.patch, (rw,), data, filename).patched]
+    if not present:
+        return None
+    return present, f"what rewrite {', '.join(repr(r.id) for r in present)} adds"

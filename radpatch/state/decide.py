@@ -308,6 +308,12 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
     )
     v = file_verdict(relpath, FileRead(t.data, seen), record is not None, lost="", quiet=True)
     state, detail = v.state, v.detail
+    others = own_chain(store, relpath, t.data, wheel) if seen is ByHash.UNDECIDED and not recorded else []
+    if others and patch.name not in others:
+        # the file is exactly radpatch's recorded work of other entries on the wheel's bytes: whatever of
+        # this entry's code it holds, they put there (a one-gap twin inserting the same code), not this
+        # entry: it is not applied (apply judges what upstream carries on the kept original: own_base)
+        return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, "", wheel, left_by=tuple(others))
     if t.data is None and state is State.NOT_APPLIED and not t.creates:
         detail = f"{relpath}: no such module (yet): the entry that creates it comes first"
     elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
@@ -321,6 +327,24 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
             detail = f"does not apply as {', '.join(others)} left it: {why}"
             return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
     return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
+
+
+def own_chain(store: Store, relpath: str, data: bytes | None, wheel: str | None) -> list[str]:
+    """The entries whose recorded links make the file (`data`) from the wheel's bytes, oldest first,
+    when its bytes are exactly the end of that chain; [] when they are anything else."""
+    # by sha256 only (no code hash: comments edited since are someone's change to judge as today)
+    return [] if data is None else carried(store, relpath, state_sha(data), wheel)
+
+
+def own_base(store: Store, relpath: str, data: bytes, wheel: str | None) -> bytes:
+    """The file without the code radpatch's recorded entries put there: the wheel's bytes (the kept
+    original) when `data` is exactly a recorded chain's end on them, else `data` itself. What is
+    judged for "the install already carries the patch": radpatch's own entries' code does not count."""
+    if own_chain(store, relpath, data, wheel):
+        kept = store.original(wheel) if wheel else None
+        if kept is not None:
+            return kept
+    return data
 
 
 def reinstall_hint(ps: PatchState) -> str:

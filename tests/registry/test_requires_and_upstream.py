@@ -69,6 +69,11 @@ def test_both_are_read_in_the_order_written(tmp_path: Path) -> None:
         ("upstream: [github.com/vllm-project/vllm/pull/1]\n", 8, "upstream[0]", "is not an http(s) URL"),
         ("upstream: ['https://x y']\n", 8, "upstream[0]", "is not an http(s) URL"),
         (f"upstream: [{PR}, {PR}]\n", 8, "upstream[1]", "is listed twice"),
+        # not a valid IRI-reference: the CycloneDX BOM's `resolves` would not validate (att23d F3)
+        ("upstream: ['https://bugs.example.org/show?id=5&x=<y>']\n", 8, "upstream[0]", "'<' cannot stand in a link"),
+        ("upstream: ['https://example.org/q?x=a|b']\n", 8, "upstream[0]", "percent-encoded, as %7C"),
+        ("upstream: ['https://example.org/%zz']\n", 8, "upstream[0]", "starts no escape: write it as %25"),
+        ("upstream: ['https://example.org/x#a#b']\n", 8, "upstream[0]", "a second '#': write it as %23"),
         ("upstream: {pr: 1}\n", 8, "upstream", "expected a list, found a mapping"),
     ],
 )

@@ -33,7 +33,13 @@ DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
 ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry file's stem, as `radpatch list` shows
-URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
+# an http(s) link that is a valid IRI-reference (RFC 3987; CycloneDX's `resolves[].references` are): only
+# URI characters, `%` only before two hex digits, one `#` at most; anything else is written percent-encoded
+URL_CHAR = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/?#%-]")  # one character a link may hold
+_URI_CHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})"
+URL = re.compile(
+    rf"^https?://(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{{2}})+(?:[/?]{_URI_CHAR}*)?(?:#{_URI_CHAR}*)?$"
+)
 
 T = TypeVar("T")
 

@@ -1,0 +1,96 @@
+"""Two entries inserting at one gap (`p` an `insert_after` one statement, `q` an `insert_before` the
+next) with the SAME code (att23d F2): "the file already carries q" must not count the copy radpatch's
+own entry `p` put there. Generated over both orders x same/different code x one run/two runs x
+reverting either, each checked against a simple reference (the patched module run: each applied entry
+adds its own increment) and the record (`status --check` green, both entries recorded). A wheel that
+truly carries the code is still refused, before and after the other entry is applied."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.lib.overlaps import HEAD, unpack_toy
+from tests.lib.site import Site
+
+SRC = "def plan(spec):\n    n = 0\n    size = len(spec)\n    return n\n"
+P = '  - id: p\n    insert_after: {{scope: plan, find: "n = 0", code: "n += {k}"}}\n'
+Q = '  - id: q\n    insert_before: {{scope: plan, find: "size = len(spec)", code: "n += {k}"}}\n'
+ADDS = {"same": {"p": 1, "q": 1}, "different": {"p": 1, "q": 10}}
+
+
+def _run(core: Path) -> int:
+    """The patched module run: what `plan` returns."""
+    scope: dict[str, Any] = {}
+    exec(compile(core.read_text(), str(core), "exec"), scope)  # the toy module radpatch wrote
+    return int(scope["plan"]([]))
+
+
+def _registry(write_registry: Any, code: str) -> Path:
+    head = HEAD.format(supported=">=1.0,<2")
+    write_registry("p", head + P.format(k=ADDS[code]["p"]))
+    return write_registry("q", head + Q.format(k=ADDS[code]["q"]))  # type: ignore[no-any-return]
+
+
+def _recorded(radpatch: Any, reg: Path, names: set[str]) -> None:
+    r = radpatch("--registry", str(reg), "status", "--check", "p", "q")
+    assert (r.code == 0) == (names == {"p", "q"}), r.out + r.err
+    r = radpatch("--registry", str(reg), "status", "--check")  # the recorded entries
+    assert r.code == 0, r.out + r.err
+    assert "no record" not in r.out + r.err, r.out
+
+
+CASES = list(itertools.product([("p", "q"), ("q", "p")], ["same", "different"], ["one run", "two runs"], ["p", "q"]))
+
+
+@pytest.mark.parametrize(("order", "code", "runs", "reverted"), CASES)
+def test_both_entries_of_a_one_gap_pair_are_in_effect_and_revert_alone(
+    site: Site,
+    radpatch: Any,
+    write_registry: Any,
+    tmp_path: Path,
+    order: tuple[str, str],
+    code: str,
+    runs: str,
+    reverted: str,
+) -> None:
+    core = unpack_toy(site, tmp_path, SRC)
+    reg = _registry(write_registry, code)
+    steps = [list(order)] if runs == "one run" else [[n] for n in order]
+    for names in steps:
+        r = radpatch("--registry", str(reg), "apply", *names)
+        assert r.code == 0, r.out + r.err
+        assert "nothing to do" not in r.out + r.err, r.out + r.err
+    assert _run(core) == ADDS[code]["p"] + ADDS[code]["q"]  # each entry's increment, once
+    _recorded(radpatch, reg, {"p", "q"})
+    r = radpatch("--registry", str(reg), "revert", reverted)
+    assert r.code == 0, r.out + r.err
+    kept = "q" if reverted == "p" else "p"
+    assert _run(core) == ADDS[code][kept]
+    _recorded(radpatch, reg, {kept})
+    assert radpatch("--registry", str(reg), "revert", kept).code == 0
+    assert core.read_text() == SRC
+
+
+@pytest.mark.parametrize("first", [None, "p"])
+def test_a_wheel_that_carries_the_code_is_still_refused(
+    site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, first: str | None
+) -> None:
+    # upstream already has `n += 1` at q's place (it reads as carrying q), and p changes another line:
+    # p's own record does not turn the upstream copy into a "not there"
+    src = SRC.replace("    size = len(spec)\n", "    n += 1\n    size = len(spec)\n")
+    core = unpack_toy(site, tmp_path, src)
+    head = HEAD.format(supported=">=1.0,<2")
+    write_registry("p", head + '  - id: p\n    replace: {scope: plan, find: "return n", with: "return n * 2"}\n')
+    reg = write_registry("q", head + Q.format(k=1))
+    if first:
+        assert radpatch("--registry", str(reg), "apply", first).code == 0
+    before = core.read_bytes()
+    r = radpatch("--registry", str(reg), "apply", "q")
+    assert r.code == 1, r.out + r.err
+    assert "already contains" in r.err and "obsolete" in r.err, r.err
+    assert "Traceback" not in r.err
+    assert core.read_bytes() == before
