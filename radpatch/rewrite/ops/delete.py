@@ -51,12 +51,13 @@ class Delete(Operation):
         OCCURRENCE,
         Field(
             "marker",
-            "marker",
+            "choice",
             "optional: what marks code deleted from the end of a block that keeps other statements: `pass` "
             "(default: `pass  # radpatch: deleted: ...`) or `comment` (the comment line alone, closing the block, "
             "so the code is what deleting the lines gives; `radpatch import` writes it); a block left empty "
             "always gets `pass`",
             required=False,
+            choices=("pass", "comment"),
         ),
     )
     EXAMPLE: ClassVar[str] = (
