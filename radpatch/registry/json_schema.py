@@ -32,15 +32,15 @@ KINDS: dict[str, dict[str, Any]] = {
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
     "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
-    "position": {"enum": list(nodes.POSITIONS)},
-    "marker": {"enum": list(nodes.MARKERS)},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
 }
 _RANGE = {"type": "string", "pattern": "\\S", "description": "PEP 440 version range, e.g. '>=0.22,<0.34'"}
 
 
 def _field(f: Field) -> dict[str, Any]:
-    return {**KINDS[f.kind], "description": f.doc}
+    """A key's schema: its kind's fragment, or for a choice field the values it declares."""
+    fragment = {"enum": list(f.choices)} if f.kind == "choice" else KINDS[f.kind]
+    return {**fragment, "description": f.doc}
 
 
 def _operation(spec: type[Operation]) -> dict[str, Any]:

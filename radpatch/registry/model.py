@@ -81,13 +81,23 @@ class Target:
 
 @dataclass(frozen=True)
 class Field:
-    """One YAML key of an operation: the reader kind decides validation and its JSON Schema."""
+    """One YAML key of an operation: the reader kind decides validation and its JSON Schema.
+
+    An enum-valued key is kind "choice" and names its values in `choices` (e.g.
+    `Field("marker", "choice", "...", choices=("pass", "comment"))`): the loader's one choice reader
+    checks them and the JSON Schema renders them as an `enum`, so such a key needs no reader or
+    schema fragment of its own."""
 
     key: str
-    kind: str  # a reader in loader.nodes.READERS (or payload) and a fragment in json_schema.KINDS
+    kind: str  # a reader in loader.nodes.READERS, or "payload", or "choice"; a fragment in json_schema.KINDS
     doc: str
     required: bool = True
     attr: str = ""  # the spec's attribute, when it is not the key (default: `with` -> `with_`)
+    choices: tuple[str, ...] = ()  # kind "choice": the values allowed, in the order messages list them
+
+    def __post_init__(self) -> None:
+        if (self.kind == "choice") != bool(self.choices):
+            raise ValueError(f"field {self.key!r}: a kind 'choice' field names its choices, and only it does")
 
     @property
     def name(self) -> str:

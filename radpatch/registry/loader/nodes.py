@@ -1,6 +1,7 @@
 """A registry file's YAML nodes read as the kinds its fields are: each problem recorded at
 file:line:column and key path (Problems), a node budget that stops an alias bomb, and the readers
-of the field kinds the operations' FIELDS name (READERS).
+of the field kinds the operations' FIELDS name (READERS; an enum-valued field's values are its own
+`choices`, read by `choice`).
 """
 
 from __future__ import annotations
@@ -208,17 +209,11 @@ def _occurrence(ctx: Problems, node: yaml.Node, path: str) -> int | str:
     return int(text)
 
 
-def _position(ctx: Problems, node: yaml.Node, path: str) -> str:
+def choice(ctx: Problems, node: yaml.Node, path: str, choices: tuple[str, ...]) -> str:
+    """An enum-valued key (a Field of kind "choice"): one of the values its field declares."""
     text = string(ctx, node, path)
-    if text not in POSITIONS:
-        raise ctx.fail(node, path, f"{text!r}: expected one of {', '.join(POSITIONS)}")
-    return text
-
-
-def _marker(ctx: Problems, node: yaml.Node, path: str) -> str:
-    text = string(ctx, node, path)
-    if text not in MARKERS:
-        raise ctx.fail(node, path, f"{text!r}: expected one of {', '.join(MARKERS)}")
+    if text not in choices:
+        raise ctx.fail(node, path, f"{text!r}: expected one of {', '.join(choices)}")
     return text
 
 
@@ -277,16 +272,12 @@ def _names(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     return names
 
 
-POSITIONS = ("top", "bottom")
-MARKERS = ("pass", "comment")  # delete's mark where it empties the end of a block
 READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
     "qualname": _qualname,
     "identifier": identifier,
     "code": _pattern,
     "expression": _expression,
     "occurrence": _occurrence,
-    "position": _position,
-    "marker": _marker,
     "import": _import,
     "within": _within,
     "names": _names,

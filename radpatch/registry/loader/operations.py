@@ -20,6 +20,7 @@ from radpatch.registry.loader.nodes import (
     EveryProblem,
     Invalid,
     Problems,
+    choice,
     each,
     mapping,
     seq,
@@ -27,6 +28,7 @@ from radpatch.registry.loader.nodes import (
     string,
 )
 from radpatch.registry.model import (
+    Field,
     ModuleChoice,
     Operation,
     PayloadFile,
@@ -86,7 +88,7 @@ class EntryReader:
         get = EveryProblem()
         values: dict[str, object] = {}
         for key, value in m.items():
-            values[key] = get(self.read, spec, key, fields[key].kind, value, f"{path}.{key}")
+            values[key] = get(self.read, spec, fields[key], value, f"{path}.{key}")
         for group in spec.ONE_OF:
             if sum(k in m for k in group) != 1:
                 get.fail(ctx.fail(node, path, f"give exactly one of {' or '.join(repr(k) for k in group)}"))
@@ -97,9 +99,14 @@ class EntryReader:
 
         return spec.build(kind, {fields[k].name: v for k, v in values.items()}, fail)
 
-    def read(self, spec: type[Operation], key: str, kind: str, node: yaml.Node, path: str) -> object:
-        value = self.payload(node, path) if kind == "payload" else READERS[kind](self.ctx, node, path)
-        return spec.read(key, value, lambda message: self.ctx.fail(node, path, message))
+    def read(self, spec: type[Operation], f: Field, node: yaml.Node, path: str) -> object:
+        if f.kind == "payload":
+            value: object = self.payload(node, path)
+        elif f.kind == "choice":
+            value = choice(self.ctx, node, path, f.choices)
+        else:
+            value = READERS[f.kind](self.ctx, node, path)
+        return spec.read(f.key, value, lambda message: self.ctx.fail(node, path, message))
 
     def rewrite(self, node: yaml.Node, path: str, index: int, files: set[str]) -> Rewrite:
         ops = set(OPERATIONS)

@@ -66,7 +66,13 @@ class AddDecorator(_Decorators):
     FIELDS: ClassVar[tuple[Field, ...]] = (
         Field("function", "qualname", "the decorated function or class: `f`, `Class`, `Class.method`"),
         Field("decorator", "expression", "the decorator without `@`, e.g. `functools.cache`"),
-        Field("position", "position", "optional: `top` (outermost, default) or `bottom` (innermost)", required=False),
+        Field(
+            "position",
+            "choice",
+            "optional: `top` (outermost, default) or `bottom` (innermost)",
+            required=False,
+            choices=("top", "bottom"),
+        ),
     )
     EXAMPLE: ClassVar[str] = 'function: EngineCore.abort_requests\ndecorator: instrument(span_name="Abort requests")'
 

@@ -51,12 +51,13 @@ class Delete(Operation):
         OCCURRENCE,
         Field(
             "marker",
-            "marker",
+            "choice",
             "optional: what marks code deleted from the end of a block that keeps other statements: `pass` "
             "(default: `pass  # radpatch: deleted: ...`) or `comment` (the comment line alone, closing the block, "
             "so the code is what deleting the lines gives; `radpatch import` writes it); a block left empty "
             "always gets `pass`",
             required=False,
+            choices=("pass", "comment"),
         ),
     )
     EXAMPLE: ClassVar[str] = (
@@ -92,7 +93,8 @@ def _lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
 PREFIX = "# radpatch: deleted: "
 
 
-def marker(op: Delete) -> str:
+def deleted_comment(op: Delete) -> str:
+    """The comment that marks where `op` deleted its code: `# radpatch: deleted: <code>`."""
     code = "; ".join(ast.unparse(s) for s in ast.parse(textwrap.dedent(op.find)).body)
     code = " ".join(code.split())
     return PREFIX + (code if len(code) <= 70 else code[:67] + "...")
@@ -106,7 +108,7 @@ def _forward(src: Source, op: Delete) -> Source:
         n = run_length(module, body, i, op.find)
         lines = _lines(body[i])
         del body[i : i + n]
-        mark = cst.EmptyLine(indent=True, comment=cst.Comment(marker(op)))
+        mark = cst.EmptyLine(indent=True, comment=cst.Comment(deleted_comment(op)))
         if i < len(body):
             body[i] = body[i].with_changes(leading_lines=[*lines, mark, *_lines(body[i])])
         elif body and op.marker == "comment":
@@ -118,7 +120,7 @@ def _forward(src: Source, op: Delete) -> Source:
                     body=[cst.Pass()],
                     leading_lines=lines,
                     trailing_whitespace=cst.TrailingWhitespace(
-                        whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(marker(op))
+                        whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(deleted_comment(op))
                     ),
                 )
             )
@@ -128,7 +130,7 @@ def _forward(src: Source, op: Delete) -> Source:
 
 
 def _inverse(src: Source, op: Delete) -> Source:
-    text = marker(op)
+    text = deleted_comment(op)
 
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         scope = find_scope(module, op.scope, offset)
@@ -157,7 +159,7 @@ def _inverse(src: Source, op: Delete) -> Source:
         try:
             return in_scope(src, op.scope, edit)
         except NotUndoable:
-            # a marker that closes a top-level definition lies below its last statement, outside
+            # a deleted comment that closes a top-level definition lies below its last statement, outside
             # the lines the definition is parsed from: look in the whole module
             return in_scope(src, "<module>", edit)
 
@@ -171,7 +173,7 @@ def _inverse(src: Source, op: Delete) -> Source:
 
 
 def _from_footer(scope: Path_, op: Delete, text: str) -> cst.CSTNode:
-    """Put back code deleted from a block's end: the marker closes that block (its footer)."""
+    """Put back code deleted from a block's end: its deleted comment closes that block (its footer)."""
     holders = [scope] if isinstance(scope[-1], cst.Module) else []
     found = [b for b in [*holders, *blocks(scope)] if any(_is(e, text) for e in b[-1].footer)]  # type: ignore[attr-defined]
     if not found:

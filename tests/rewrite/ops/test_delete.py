@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from radpatch.rewrite.ops.delete import Delete
+from radpatch.rewrite.ops.delete import Delete, deleted_comment
 from tests.lib.rewrites import check
 from tests.lib.sources import CLASS, TWO
 
@@ -105,4 +105,19 @@ def test_two_deletes_of_equal_statements_undo(first: int) -> None:
         (Delete("loop", "self.publish()", occurrence=first), Delete("loop", "self.publish()")),
         "def loop(self):\n    while self.running():\n        self.poll()\n"
         f"        {marker}\n        self.step()\n        pass  {marker}\n",
+    )
+
+
+@pytest.mark.parametrize("width", [69, 70, 71, 90])
+def test_the_deleted_comment_holds_the_code_cut_at_seventy_characters(width: int) -> None:
+    """`deleted_comment` (the comment text; `marker` is the key saying where it goes) writes the
+    deleted code on one line, cut to 67 characters and `...` past 70."""
+    code = "x = " + "1" * (width - 4)
+    shown = code if width <= 70 else code[:67] + "..."
+    op = Delete("f", code)
+    assert deleted_comment(op) == f"# radpatch: deleted: {shown}"
+    check(
+        f"def f():\n    {code}\n    return 1\n",
+        op,
+        f"def f():\n    {deleted_comment(op)}\n    return 1\n",
     )
