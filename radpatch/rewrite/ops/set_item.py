@@ -62,7 +62,7 @@ class SetItem(Operation):
             "from",
             "expression",
             "optional: the entry's value now (AST-compared), which changes; without it the key must be new, "
-            "and the entry is added as the literal's last item",
+            "and the entry is added as the literal's last item (or `after:` a key)",
             required=False,
         ),
         Field(
