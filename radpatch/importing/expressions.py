@@ -147,18 +147,22 @@ def difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
 
 @dataclass(frozen=True)
 class ItemChange:
-    """One entry of a dict literal, added (`old` None, as the literal's last items) or changed."""
+    """One entry of a dict literal, added (`old` None) or changed; an entry added in the middle of the
+    literal names the key of the entry it follows (`after`), one added as its last items none."""
 
     key: ast.expr
     old: ast.expr | None
     new: ast.expr
+    after: ast.expr | None = None
 
 
 def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str | None:
     """When b and a bind one name to a dict literal and differ only in its items: the name and the
     entries added or changed (`set_item`), changed ones first. A string (why) when the difference is
     in the items but set_item cannot say it: an entry removed, entries reordered, one added before
-    others. None when they are not such assignments, or differ elsewhere."""
+    the first or right after a `**` item. None when they are not such assignments, or differ elsewhere.
+    An entry added in the middle (vLLM's alphabetical tables) names the key it follows, which may be
+    another added entry: the steps run in the literal's order."""
     if type(b) is not type(a) or not isinstance(b, (ast.Assign, ast.AnnAssign)):
         return None
     assert isinstance(a, (ast.Assign, ast.AnnAssign))
@@ -184,13 +188,20 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
         return "an entry is removed"
     if kept != kb:
         return "its entries are reordered"
-    if ka[: len(kb)] != kb:
-        return "an entry is added before others (set_item adds one as the last item)"
-    if None in da.keys[len(kb) :]:
+    if any(k is None and e not in was for k, e in zip(da.keys, ka)):
         return "a `**` item is added (set_item adds one `key: value` entry)"
+    if kb and ka[0] != kb[0]:
+        return "an entry is added before others"
+    end = ka.index(kb[-1]) + 1 if kb else 0  # entries from here on are the literal's last items
+    if any(da.keys[j - 1] is None for j in range(1, end) if ka[j] not in was):
+        return "an entry is added right after a `**` item"
     changed = [ItemChange(k, was[key(k)], v) for k, v in zip(da.keys, da.values) if k and key(k) in was]
     out = [c for c in changed if c.old is not None and key(c.old) != key(c.new)]
-    out += [ItemChange(k, None, v) for k, v in zip(da.keys[len(kb) :], da.values[len(kb) :]) if k]
+    out += [
+        ItemChange(k, None, v, da.keys[j - 1] if j < end else None)
+        for j, (k, v) in enumerate(zip(da.keys, da.values))
+        if k and key(k) not in was
+    ]
     return (targets_b[0].id, out) if out else None
 
 

@@ -269,31 +269,36 @@ class Differ(Runs):
 
     def items(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         """`set_item` per entry when all that changed in `NAME = {...}` is entries added (as its last
-        items) or changed, and the scope binds NAME once (at any depth of its blocks, as set_item counts)."""
+        items, or in the middle: `after:` the key before) or changed, and the scope binds NAME once
+        (at any depth of its blocks, as set_item counts)."""
         b = bbody[i]
         found = item_changes(b, a)
         if isinstance(found, str):
             name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
             self.fallbacks.append(
                 f"{scope.qualname}: {ast.unparse(name) if name else 'a'}'s dict literal: {found}: set_item adds an "
-                "entry as the last item or changes one; replaced the literal"
+                "entry after a key or as the last item, or changes one; replaced the literal"
             )
             return False
         if found is None or _bindings(scope.body, found[0]) != 1:
             return False
         name, changes = found
-        texts: list[tuple[str, str | None, str]] = []
+        texts: list[tuple[str, str | None, str, str | None]] = []
         for c in changes:
             k, v = segment(self.src, c.key), segment(self.src, c.new)
             o = segment(self.src, c.old) if c.old is not None else None
-            if k is None or v is None or (c.old is not None and o is None):
+            p = segment(self.src, c.after) if c.after is not None else None
+            if k is None or v is None or (c.old is not None and o is None) or (c.after is not None and p is None):
                 return False
-            texts.append((k, o, v))
-        for k, o, v in texts:
+            texts.append((k, o, v, p))
+        for k, o, v, p in texts:
             keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("name", name), ("key", k)]
             if o is not None:
                 keys.append(("from", o))
-            self.steps.append(ImportStep("set_item", (*keys, ("value", v))))
+            keys.append(("value", v))
+            if p is not None:
+                keys.append(("after", p))
+            self.steps.append(ImportStep("set_item", tuple(keys)))
         bbody[i] = mark_after(a)
         return True
 

@@ -1,7 +1,8 @@
 """Issue 20: a diff that adds or changes entries of a dict literal bound to a name (vLLM's model
 registry, its parser tables) imports as one `set_item` per entry, not a `replace` of the whole
-literal, so the entry survives a release that adds any other key. A removed entry, a reordering
-or an entry added before others stays a `replace`, with a one-line note saying why. Checked as
+literal (an entry added in the middle, as vLLM's alphabetical tables take one, with `after:` the
+key before it), so the entry survives a release that adds any other key. A removed entry, a reordering
+or an entry added before the first stays a `replace`, with a one-line note saying why. Checked as
 data (the steps chosen) and against GNU patch on the same diff (the real engine applies the
 entry to a module pip installed: AST-equal, `status --check`, byte-identical revert), and on
 vLLM 0.33.0's own model registry."""
@@ -70,6 +71,35 @@ def test_a_changed_and_two_added_entries_are_one_set_item_each() -> None:
     ]
 
 
+MIDDLE = '    "LlavaForCausalLM": ("llava", "LlavaForCausalLM"),\n    "MistralForCausalLM"'
+
+
+def test_an_entry_added_in_the_middle_is_set_item_after_the_key_before() -> None:
+    after = TABLES.replace('    "MistralForCausalLM"', MIDDLE)
+    assert _ops(TABLES, after) == [
+        (
+            "set_item",
+            {
+                "scope": "<module>",
+                "name": "_MODELS",
+                "key": '"LlavaForCausalLM"',
+                "value": '("llava", "LlavaForCausalLM")',
+                "after": '"LlamaForCausalLM"',
+            },
+        )
+    ]
+
+
+def test_entries_added_in_a_row_and_at_the_end_follow_one_another() -> None:
+    before = "D = {'a': 1, 'z': 2}\n"
+    after = "D = {'a': 1, 'b': 3, 'c': 4, 'z': 2, 'zz': 5}\n"
+    assert _ops(before, after) == [
+        ("set_item", {"scope": "<module>", "name": "D", "key": "'b'", "value": "3", "after": "'a'"}),
+        ("set_item", {"scope": "<module>", "name": "D", "key": "'c'", "value": "4", "after": "'b'"}),
+        ("set_item", {"scope": "<module>", "name": "D", "key": "'zz'", "value": "5"}),
+    ]
+
+
 @pytest.mark.parametrize(
     ("after", "why"),
     [
@@ -94,6 +124,18 @@ def test_a_literal_with_a_double_star_item_is_said_by_entry() -> None:
     assert "a `**` item is added" in found.fallbacks[0]
 
 
+def test_an_entry_added_right_after_a_double_star_item_stays_a_replace() -> None:
+    table = '{"deepseek_r1": "DeepSeekR1ReasoningParser"}'
+    before = TABLES.replace(table, '{"A": "a", **os.environ, "X": "x"}')
+    found = rewrites(before, before.replace("**os.environ, ", '**os.environ, "W": "w", '))
+    assert [s.op for s in found.steps] == ["replace"]
+    assert "TABLE's dict literal: an entry is added right after a `**` item" in found.fallbacks[0]
+    after = before.replace('"A": "a", ', '"A": "a", "B": "b", ')  # after a key, before the `**` item: by entry
+    assert _ops(before, after) == [
+        ("set_item", {"scope": "Parsers", "name": "TABLE", "key": '"B"', "value": '"b"', "after": '"A"'})
+    ]
+
+
 def test_a_name_bound_twice_is_not_said_by_entry() -> None:
     before = TABLES + "\nif os.environ.get('X'):\n    _MODELS = {}\n"
     after = before.replace("}\n\n_VLLM", NEW_LINE)
@@ -110,14 +152,28 @@ def test_added_and_changed_entries_apply_like_gnu_patch(tmp_path: Path) -> None:
 
 
 @pytest.mark.wheel
+def test_an_entry_added_in_the_middle_applies_like_gnu_patch(tmp_path: Path) -> None:
+    """The new line sits between two keys, under a comment line before the next: GNU patch and the
+    engine give the same module, and the revert gives back the original bytes."""
+    before = TABLES.replace('    "MistralForCausalLM"', '    # Mistral\n    "MistralForCausalLM"')
+    after = before.replace("    # Mistral\n", '    "LlavaForCausalLM": ("llava", "LlavaForCausalLM"),\n    # Mistral\n')
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list) and len(items) == 1
+    assert items[0]["set_item"]["after"] == '"LlamaForCausalLM"'
+
+
+@pytest.mark.wheel
 def test_a_hand_added_entry_is_captured_as_set_item(tmp_path: Path) -> None:
     wheel = build_wheel(tmp_path / "w", "rpdict", "1.0.0", {"rpdict/__init__.py": "", "rpdict/reg.py": TABLES})
     venv = pip_install(tmp_path / "venv", wheel)
-    (venv.site / "rpdict" / "reg.py").write_text(TABLES.replace("}\n\n_VLLM", NEW_LINE))
+    edited = TABLES.replace("}\n\n_VLLM", NEW_LINE).replace('    "MistralForCausalLM"', MIDDLE)
+    (venv.site / "rpdict" / "reg.py").write_text(edited)
     r = venv.radpatch("capture", "mine", "--distribution", "rpdict", "--wheel", str(wheel), "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "set_item:" in r.stdout and "replace:" not in r.stdout, r.stdout
     assert "name: _MODELS" in r.stdout and "MyForCausalLM" in r.stdout, r.stdout
+    assert r.stdout.count("set_item:") == 2 and "after: '\"LlamaForCausalLM\"'" in r.stdout, r.stdout
 
 
 @pytest.mark.real
@@ -139,6 +195,30 @@ def test_an_architecture_added_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_
         "name": "_TEXT_GENERATION_MODELS",
         "key": '"MyHybridForCausalLM"',
         "value": '("my_hybrid", "MyHybridForCausalLM")',
+    }
+
+
+@pytest.mark.real
+def test_an_architecture_added_alphabetically_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_path: Path) -> None:
+    """The usual case: the new architecture goes where the alphabet puts it, above a comment line."""
+    release = Path.home() / ".cache/radpatch/harness/releases/0.33.0-py311/lib/python3.11/site-packages"
+    source = release / "vllm/model_executor/models/registry.py"
+    if not source.is_file():
+        pytest.skip("vLLM 0.33.0 is not provisioned (harness/vllm_cpu.py)")
+    before = source.read_text()
+    there = '    "Llama4ForCausalLM": ("llama4", "Llama4ForCausalLM"),\n    # For decapoda-research/llama-*\n'
+    assert before.count(there) == 1
+    added = '    "Llama5ForCausalLM": ("llama5", "Llama5ForCausalLM"),\n'
+    after = before.replace(there, there.replace("    # For", added + "    # For"))
+    entry = imported_as_gnu_patch_gives(tmp_path, before, after)
+    items = entry["rewrites"]
+    assert isinstance(items, list) and len(items) == 1
+    assert items[0]["set_item"] == {
+        "scope": "<module>",
+        "name": "_TEXT_GENERATION_MODELS",
+        "key": '"Llama5ForCausalLM"',
+        "value": '("llama5", "Llama5ForCausalLM")',
+        "after": '"Llama4ForCausalLM"',
     }
 
 

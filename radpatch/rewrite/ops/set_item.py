@@ -1,7 +1,8 @@
 """set_item: one entry of a dict literal bound to a name, as its own rewrite.
 
 `NAME = {...}` (or `NAME: T = {...}`) in a module or class body: without `from`, the entry
-`key: value` is added as the literal's last item (refused if the key is there already); with
+`key: value` is added as the literal's last item, or with `after` right after the entry of that
+key (an entry put in the middle of an alphabetical table; refused if the key is there already); with
 `from`, the entry `key: from` changes to `key: value`. The key is AST-compared, so another entry
 added upstream (the common case: vLLM's model registry gains architectures every release) leaves
 the rewrite applying. The literal's layout is kept: one item per line with a trailing comma
@@ -41,14 +42,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SetItem(Operation):
-    """Add one entry `key: value` to the dict literal bound to `name` in `scope` (as its last item),
-    or, with `from`, change the entry `key: from` to `key: value`."""
+    """Add one entry `key: value` to the dict literal bound to `name` in `scope` (as its last item, or
+    with `after` right after the entry of that key), or, with `from`, change the entry `key: from` to `key: value`."""
 
     scope: str
     name: str
     key: str
     value: str
     from_: str | None = None
+    after: str | None = None
 
     KEY: ClassVar[str] = "set_item"
     FIELDS: ClassVar[tuple[Field, ...]] = (
@@ -60,7 +62,14 @@ class SetItem(Operation):
             "from",
             "expression",
             "optional: the entry's value now (AST-compared), which changes; without it the key must be new, "
-            "and the entry is added as the literal's last item",
+            "and the entry is added as the literal's last item (or `after:` a key)",
+            required=False,
+        ),
+        Field(
+            "after",
+            "expression",
+            "optional, with a new key: the key of the entry the new one follows (AST-compared); without it the "
+            "new entry is added as the literal's last item",
             required=False,
         ),
     )
@@ -72,7 +81,8 @@ class SetItem(Operation):
     def describe(self) -> str:
         where = "" if self.scope == "<module>" else f" in {self.scope}"
         if self.from_ is None:
-            return f"add {self.key}: {self.value} to {self.name}{where}"
+            at = "" if self.after is None else f" after {self.after}"
+            return f"add {self.key}: {self.value} to {self.name}{at}{where}"
         return f"set {self.name}[{self.key}] = {self.value} (was {self.from_}){where}"
 
     def scope_name(self) -> str:
@@ -178,6 +188,11 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     what = f"{op.name} (line {at})"
     if len(hits) > 1:
         raise Ambiguous(f"{what} writes the key {op.key} {len(hits)} times", "change the dict with a `replace` rewrite")
+    if op.from_ is not None and op.after is not None:
+        raise MatchFailure(
+            f"set_item of {op.key} in {op.name} gives both `from:` and `after:`",
+            "`after:` places a new key; to change the value of one there, leave `after:` out",
+        )
     if op.from_ is None and not undo:
         if hits:
             raise Clash(
@@ -185,7 +200,15 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
                 "to change its value, give `from:` with the value it has now; else check the version range "
                 "(this version may carry the entry: declare it `obsolete:` if so)",
             )
-        return replace_on_path(path, _added(d, op))
+        if op.after is None:
+            return replace_on_path(path, _added(d, op))
+        before = _items(module, d, op.after)
+        hint = "fix `after:` to a key the literal has, or leave it out to add the entry as the last item"
+        if not before:
+            raise NotFound(f"{what} has no key {op.after} (`after:` of the new key {op.key})", hint)
+        if len(before) > 1:
+            raise Ambiguous(f"{what} writes the key {op.after} (`after:`) {len(before)} times", hint)
+        return replace_on_path(path, _inserted(d, op, before[0]))
     failure = NotUndoable if undo else NotFound
     if not hits:
         raise failure(f"{what} has no key {op.key}")
@@ -246,8 +269,39 @@ def _added(d: cst.Dict, op: SetItem) -> cst.Dict:
     return d.with_changes(elements=[*d.elements[:-1], last, new], rbrace=rbrace)
 
 
+def _inserted(d: cst.Dict, op: SetItem, i: int) -> cst.Dict:
+    """`d` with the new entry right after its i-th item, in the layout between that item and the
+    next: the i-th keeps the comment on its line, the comments before the next item stay before it."""
+    if i == len(d.elements) - 1:
+        return _added(d, op)
+    prev = d.elements[i]
+    assert isinstance(prev.comma, cst.Comma)  # an item followed by another
+    key = cst.parse_expression(expression_text(op.key))
+    value = enclosed(cst.parse_expression(expression_text(op.value)))
+    ws = prev.comma.whitespace_after
+    mine: cst.BaseParenthesizableWhitespace
+    new_ws: cst.BaseParenthesizableWhitespace
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        mine = ws.with_changes(empty_lines=[])
+        new_ws = ws.with_changes(first_line=cst.TrailingWhitespace())
+    else:
+        mine = new_ws = ws
+    new = cst.DictElement(key, value, comma=prev.comma.with_changes(whitespace_after=new_ws))
+    prev = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=mine))
+    return d.with_changes(elements=[*d.elements[:i], prev, new, *d.elements[i + 1 :]])
+
+
 def _removed(d: cst.Dict, i: int) -> cst.Dict:
-    """`d` without its i-th item: the inverse of _added for the last one."""
+    """`d` without its i-th item: the inverse of _added for the last one, of _inserted for one in
+    the middle (the comments before the item after it stay before that one)."""
+    if 0 < i < len(d.elements) - 1:
+        prev, gone = d.elements[i - 1], d.elements[i]
+        assert isinstance(prev.comma, cst.Comma) and isinstance(gone.comma, cst.Comma)
+        ws, next_ws = prev.comma.whitespace_after, gone.comma.whitespace_after
+        if isinstance(ws, cst.ParenthesizedWhitespace) and isinstance(next_ws, cst.ParenthesizedWhitespace):
+            ws = ws.with_changes(empty_lines=[*ws.empty_lines, *next_ws.empty_lines])
+        prev = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=ws))
+        return d.with_changes(elements=[*d.elements[: i - 1], prev, *d.elements[i + 1 :]])
     if i < len(d.elements) - 1 or i == 0:
         return d.with_changes(elements=[*d.elements[:i], *d.elements[i + 1 :]])
     prev, gone = d.elements[i - 1], d.elements[i]

@@ -184,3 +184,80 @@ def test_loaded_from_yaml(tmp_path: Path) -> None:
     op = load_patch(entry).rewrites[0].op
     assert op == add('"MyForCausalLM"', '("my", "MyForCausalLM")')
     assert ast.literal_eval(op.key) == "MyForCausalLM"
+
+
+def after(key: str, value: str, prev: str, name: str = "D") -> SetItem:
+    return SetItem(scope="<module>", name=name, key=key, value=value, after=prev)
+
+
+def test_added_after_a_key_in_the_middle_one_per_line() -> None:
+    """vLLM's registry tables are alphabetical: the new entry goes after the key it follows, the
+    comment on that key's line stays on it, the comment before the next key stays before that one."""
+    check(
+        REGISTRY.replace('    "Mistral', '    # mistral family\n    "Mistral'),
+        after('"LlavaForCausalLM"', '("llava", "LlavaForCausalLM")', "'LlamaForCausalLM'", "_MODELS"),
+        """\
+        _MODELS = {
+            # decoder-only
+            "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),
+            "LlavaForCausalLM": ("llava", "LlavaForCausalLM"),
+            # mistral family
+            "MistralForCausalLM": ("llama", "LlamaForCausalLM"),  # same code
+        }
+
+        _VLLM = {**_MODELS}
+        """,
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "prev", "patched"),
+    [
+        ("D = {'a': 1, 'b': 2}\n", "'a'", "D = {'a': 1, 'k': 0, 'b': 2}\n"),
+        ("D = {'a': 1,  'b': 2,}\n", '"a"', "D = {'a': 1,  'k': 0,  'b': 2,}\n"),
+        ("D = {'a': 1,  # one\n     'b': 2}\n", "'a'", "D = {'a': 1,  # one\n     'k': 0,\n     'b': 2}\n"),
+        (
+            "D = {\n    'a': 1,  # one\n    'b': 2,\n}\n",
+            "'b'",
+            "D = {\n    'a': 1,  # one\n    'b': 2,\n    'k': 0,\n}\n",
+        ),
+        (
+            "D = {\n    'a': 1,\n\n    # B\n    'b': 2\n}\n",
+            "'a'",
+            "D = {\n    'a': 1,\n    'k': 0,\n\n    # B\n    'b': 2\n}\n",
+        ),
+        ("D = {**E, 'a': 1, 'b': 2}\n", "'a'", "D = {**E, 'a': 1, 'k': 0, 'b': 2}\n"),
+    ],
+)
+def test_after_layouts_kept_and_undone_byte_for_byte(before: str, prev: str, patched: str) -> None:
+    check(before, after("'k'", "0", prev), patched)
+
+
+def test_entries_added_after_one_another() -> None:
+    check(
+        "D = {'a': 1, 'z': 2}\n",
+        (after("'b'", "3", "'a'"), after("'c'", "4", "'b'")),
+        "D = {'a': 1, 'b': 3, 'c': 4, 'z': 2}\n",
+    )
+
+
+def test_refused_when_the_after_key_is_missing() -> None:
+    got = refuse(REGISTRY, after("'K'", "0", "'Nope'", "_MODELS"))
+    assert got.message.count("\n") == 0
+    assert "_MODELS (line 1) has no key 'Nope' (`after:` of the new key 'K')" in got.message
+    assert "fix `after:`" in got.hint
+
+
+def test_refused_when_after_and_from_are_both_given() -> None:
+    op = SetItem(scope="<module>", name="D", key="'a'", from_="1", value="2", after="'b'")
+    assert "gives both `from:` and `after:`" in refuse("D = {'a': 1, 'b': 2}\n", op).message
+
+
+def test_after_loaded_from_yaml(tmp_path: Path) -> None:
+    head = entry_head("add a model", "toypkg", {"reg": "toypkg.registry"})
+    body = (
+        "  - set_item:\n      scope: <module>\n      name: D\n"
+        + "      key: \"'k'\"\n      value: 0\n      after: \"'a'\"\n"
+    )
+    op = load_patch(write_entry(tmp_path, "mine", head + body, dedent=False)).rewrites[0].op
+    assert op == after("'k'", "0", "'a'")
