@@ -106,7 +106,10 @@ def _captures(s: ast.stmt) -> set[str]:
 
 def _surely_binds(s: ast.stmt, name: str) -> bool:
     """False for a `match` whose capture of `name` runs on some paths only: any but a first
-    `case name:` with no guard (another case may match first, a pattern may fail)."""
+    `case name:` with no guard (another case may match first, a pattern may fail); and for a `try`
+    whose handler binds `name` (`except E as f:`, which unbinds f when it ends): only when E is raised."""
+    if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+        return False
     if type(s).__name__ != "Match":
         return True
     first = s.cases[0]  # type: ignore[attr-defined]
