@@ -24,7 +24,10 @@ One module per proof: `shadowing`, `live` (live versus dead definitions), `reach
 `rebinding`. Standard library only and relative imports: install/target_python serves the package
 to a target interpreter of another Python version. The TYPE_CHECKING guard predicate is the names
 package's own (`guards`: one rule for every reader); the module's other names for itself and its
-namespace, which `live` and `rebinding` both follow, are `aliases`.
+namespace, which `live` and `rebinding` both follow, are `aliases`; the stores a module-level call
+makes (`operator.setitem(globals(), ...)`, a partial of setattr, one inside a comprehension, a
+lambda or a default argument; a call radpatch cannot read handed the namespace may store any name)
+are `calls`, for both.
 """
 
 from __future__ import annotations

@@ -33,6 +33,11 @@ class Aliases:
     namespace_functions: frozenset[str] = frozenset()  # `_gl = globals`: `_gl()` is the namespace
     in_function: bool = False  # read in a function body: there `locals()` and `vars()` are its own locals
     classes: tuple[tuple[str, str], ...] = ()  # (alias, class): `D = C`, `E = C.Inner` at module level
+    # (alias, function, its first arguments): a name bound to a storing function (`_set =
+    # globals().__setitem__`, `_sa = setattr`) or to a partial of one (`functools.partial(setattr, _me)`)
+    callables: tuple[tuple[str, ast.expr, tuple[ast.expr, ...]], ...] = ()
+    partials: frozenset[str] = frozenset({"functools.partial"})
+    operators: tuple[tuple[str, str], ...] = (("operator.setitem", "__setitem__"), ("operator.delitem", "__delitem__"))
 
 
 NO_ALIASES = Aliases()
@@ -52,6 +57,14 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
     functions: set[str] = set()
     defined = {s.name for s in statements if isinstance(s, ast.ClassDef)}
     classes: dict[str, str] = {}
+    partials = frozenset(_spellings(statements, "functools", "partial"))
+    operators = tuple(
+        (spelling, f"__{how}__")
+        for how in ("setitem", "delitem")
+        for spelling in _spellings(statements, "operator", how)
+    )
+    nullcontexts = set(_spellings(statements, "contextlib", "nullcontext"))
+    callables: dict[str, tuple[ast.expr, tuple[ast.expr, ...]]] = {}
     for s in statements:
         if isinstance(s, (ast.Import, ast.ImportFrom)) and module is not None:
             self.update(_imports_itself(s, module))
@@ -63,6 +76,15 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
             found = [(s.target, s.value)]
         elif isinstance(s, (ast.For, ast.AsyncFor)) and isinstance(s.iter, (ast.List, ast.Tuple, ast.Set)):
             found = [(s.target, e) for e in s.iter.elts]  # `for _g in [globals()]:`
+        elif isinstance(s, (ast.With, ast.AsyncWith)):  # `with contextlib.nullcontext(globals()) as _g:`
+            found = [
+                (i.optional_vars, i.context_expr.args[0])
+                for i in s.items
+                if isinstance(i.context_expr, ast.Call)
+                and chain(i.context_expr.func) in nullcontexts
+                and i.context_expr.args
+                and i.optional_vars is not None
+            ]
         found += [(n.target, n.value) for n in walrus(s)]
         while found:
             target, value = found.pop()
@@ -80,11 +102,18 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
             importers,
             frozenset(functions),
             classes=tuple(sorted(classes.items())),
+            callables=tuple((k, *v) for k, v in sorted(callables.items(), key=lambda kv: kv[0])),
+            partials=partials,
+            operators=operators,
         )
         for target_name, value in pairs:
             how = chain(value)
             if how in _NAMESPACE_CALLS or how in functions:
                 functions.add(target_name)
+            elif isinstance(value, ast.Call) and chain(value.func) in partials and value.args:
+                callables.setdefault(target_name, (value.args[0], tuple(value.args[1:])))
+            elif storing_function(value, aliases):
+                callables.setdefault(target_name, (value, ()))
             elif namespace(value, aliases):
                 space.add(target_name)
             elif chain(value, aliases) == "<module>":
@@ -93,11 +122,12 @@ def collect(statements: list[ast.stmt], module: tuple[str, bool] | None = None) 
                 dotted = chain(value, aliases)
                 if dotted is not None and dotted.split(".")[0] in defined and target_name not in defined:
                     classes.setdefault(target_name, dotted)
-        if (len(space), len(self), len(functions), len(classes)) == (
+        if (len(space), len(self), len(functions), len(classes), len(callables)) == (
             len(aliases.namespace),
             len(aliases.module),
             len(aliases.namespace_functions),
             len(aliases.classes),
+            len(aliases.callables),
         ):  # the sets only grow: the same sizes are the same sets
             return aliases
 
@@ -143,7 +173,7 @@ _LOCALS_CALLS = ("vars", "locals", "builtins.vars", "builtins.locals")
 _NAMESPACE_CALLS = ("globals", "builtins.globals", *_LOCALS_CALLS)
 
 
-def _bare(node: ast.expr) -> ast.expr:
+def bare(node: ast.expr) -> ast.expr:
     """`node` without the assignment expressions around it: `(_g := globals())` is `globals()`."""
     while isinstance(node, ast.NamedExpr):
         node = node.value
@@ -154,7 +184,7 @@ def namespace(node: ast.expr, aliases: Aliases = NO_ALIASES) -> bool:
     """The module's namespace: `globals()`, `vars()`, an alias of them, `vars(<module>)`,
     `<module>.__dict__` (<module>: `sys.modules[__name__]`, an alias of it), each also inside an
     assignment expression (`(_g := globals())`)."""
-    node = _bare(node)
+    node = bare(node)
     if _namespace_call(node, aliases) or isinstance(node, ast.Name) and node.id in aliases.namespace:
         return True
     if isinstance(node, ast.Call) and chain(node.func) == "vars" and len(node.args) == 1:
@@ -167,10 +197,10 @@ def chain(node: ast.expr, aliases: Aliases = NO_ALIASES) -> str | None:
     `sys.modules.get(__name__)`, an alias of it) as "<module>", and `_me.C` as "C". An assignment
     expression stands for its value (`(_m := sys.modules[__name__]).f`)."""
     parts: list[str] = []
-    node = _bare(node)
+    node = bare(node)
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
-        node = _bare(node.value)
+        node = bare(node.value)
     if isinstance(node, ast.Name):
         parts.append(node.id)
         dotted = ".".join(reversed(parts))
@@ -242,3 +272,45 @@ def setattr_call(call: ast.Call, aliases: Aliases) -> tuple[ast.expr, ast.expr] 
     ):
         return func.value, call.args[0]
     return None
+
+
+# The namespace's methods that store (or delete) names, and those that only read it.
+NAMESPACE_STORES = ("__setitem__", "update", "pop", "__delitem__", "clear", "popitem", "__ior__")
+NAMESPACE_READS = ("get", "keys", "values", "items", "copy", "setdefault", "__getitem__", "__contains__", "__len__")
+
+
+def storing_function(node: ast.expr, aliases: Aliases) -> bool:
+    """A function value that stores module names when called: `setattr` (and the other _SETATTRS),
+    `operator.setitem`, `globals().__setitem__` / `.update` / `.pop`, `<module>.__setattr__`, an
+    alias of one."""
+    node = bare(node)
+    how = chain(node)
+    if how in _SETATTRS or how in dict(aliases.operators) or how in {a for a, _, _ in aliases.callables}:
+        return True
+    if how in ("exec", "builtins.exec"):
+        return True
+    if isinstance(node, ast.Attribute) and node.attr in NAMESPACE_STORES:
+        return namespace(node.value, aliases)
+    setter = isinstance(node, ast.Attribute) and node.attr in ("__setattr__", "__delattr__")
+    return setter and chain(getattr(node, "value", node), aliases) == "<module>"
+
+
+def normalized(call: ast.Call, aliases: Aliases) -> ast.Call:
+    """`call` with the module's aliases of storing functions spelled out: `_set('f', g)` after `_set =
+    globals().__setitem__` is `globals().__setitem__('f', g)`, `functools.partial(setattr, _me)('f', g)`
+    is `setattr(_me, 'f', g)`, `operator.setitem(globals(), 'f', g)` is `globals().__setitem__('f', g)`."""
+    known = {a: (f, pre) for a, f, pre in aliases.callables}
+    operators = dict(aliases.operators)
+    for _ in range(16):  # an alias chain is short; a cycle (`_a = _b; _b = _a`) stops here
+        func = bare(call.func)
+        how = chain(func)
+        if isinstance(func, ast.Call) and chain(func.func) in aliases.partials and func.args:
+            call = ast.Call(func.args[0], [*func.args[1:], *call.args], [*func.keywords, *call.keywords])
+        elif how in known:
+            f, pre = known[how]
+            call = ast.Call(f, [*pre, *call.args], call.keywords)
+        elif how in operators and call.args:
+            call = ast.Call(ast.Attribute(call.args[0], operators[how], ast.Load()), call.args[1:], call.keywords)
+        else:
+            break
+    return call

@@ -16,7 +16,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .aliases import Aliases, chain, collect, namespace, setattr_call
+from .aliases import Aliases, chain, collect, namespace
+from .calls import call_stores, module_calls
 from .guards import type_checking, type_checking_names
 from .shadowing import DEFS, binds, walrus
 
@@ -106,7 +107,10 @@ def _captures(s: ast.stmt) -> set[str]:
 
 def _surely_binds(s: ast.stmt, name: str) -> bool:
     """False for a `match` whose capture of `name` runs on some paths only: any but a first
-    `case name:` with no guard (another case may match first, a pattern may fail)."""
+    `case name:` with no guard (another case may match first, a pattern may fail); and for a `try`
+    whose handler binds `name` (`except E as f:`, which unbinds f when it ends): only when E is raised."""
+    if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+        return False
     if type(s).__name__ != "Match":
         return True
     first = s.cases[0]  # type: ignore[attr-defined]
@@ -469,34 +473,13 @@ def _stores(tree: ast.Module, classes: set[str], aliases: Aliases) -> Iterator[_
                 found = ("<module>", t.slice.value), ""
             if found is not None:
                 yield _Store(found[0], found[1], s, some)
-        call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
-        if call is None:
-            continue
-        sets = setattr_call(call, aliases)
-        if sets is not None:
-            owner, name = sets
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                found = _store_key(chain(owner, aliases), name.value, classes)
+        for call in module_calls(s):
+            for owner, key in call_stores(call, aliases):
+                if key is None:
+                    continue  # a name radpatch cannot read: the rebinding proof refuses it
+                found = (("<module>", key), "") if owner is None else _store_key(chain(owner, aliases), key, classes)
                 if found is not None:
                     yield _Store(found[0], found[1], s, some)
-        elif (
-            isinstance(call.func, ast.Attribute)
-            and call.func.attr in ("update", "__setitem__")  # setdefault keeps a bound name
-            and namespace(call.func.value, aliases)
-        ):
-            if call.func.attr != "update":
-                key = call.args[0] if call.args else None
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    yield _Store(("<module>", key.value), "", s, some)
-                continue
-            for kw in call.keywords:
-                if kw.arg:
-                    yield _Store(("<module>", kw.arg), "", s, some)
-            for a in call.args:
-                if isinstance(a, ast.Dict):
-                    for k in a.keys:
-                        if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                            yield _Store(("<module>", k.value), "", s, some)
 
 
 def _reads(nodes: list[ast.stmt], key: tuple[str, str, int], aliases: Aliases) -> bool:

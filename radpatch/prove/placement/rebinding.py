@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .aliases import Aliases, chain, namespace, setattr_call
+from .aliases import Aliases, chain, namespace
+from .calls import call_stores, module_calls
 from .guards import type_checking_names
 from .live import _module_statements, module_aliases
 from .shadowing import DEFS, binds
@@ -172,38 +173,13 @@ def _rebinds(s: ast.stmt, classes: set[str], aliases: Aliases) -> Iterator[Found
             yield "<module>", None if key is None else frozenset({key}), None
         elif isinstance(t, ast.Attribute) and _owner(t.value, classes, aliases) is not None:
             yield _owner(t.value, classes, aliases) or "", frozenset({t.attr}), None
-    call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
-    if call is None:
-        return
-    how = chain(call.func)
-    sets = setattr_call(call, aliases)
-    if sets is not None:
-        owner = _owner(sets[0], classes, aliases)
-        if owner is not None:
-            key = _literal(sets[1])
-            yield owner, None if key is None else frozenset({key}), None
-    elif how in ("exec", "eval") and (len(call.args) < 2 or namespace(call.args[1], aliases)):
+    if isinstance(s, ast.AugAssign) and namespace(s.target, aliases):  # `_g |= {...}`
         yield "<module>", None, None
-    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("update", "__setitem__"):
-        if not namespace(call.func.value, aliases):
-            return
-        if call.func.attr != "update":
-            key = _literal(call.args[0]) if call.args else None
-            yield "<module>", None if key is None else frozenset({key}), None
-            return
-        names: set[str] = set()
-        for kw in call.keywords:
-            if kw.arg is None:
-                yield "<module>", None, None
-                return
-            names.add(kw.arg)
-        for a in call.args:
-            keys = [_literal(k) for k in a.keys] if isinstance(a, ast.Dict) else [None]
-            if None in keys:
-                yield "<module>", None, None
-                return
-            names.update(k for k in keys if k is not None)
-        yield "<module>", frozenset(names), None
+    for call in module_calls(s):
+        for owner_node, key in call_stores(call, aliases):
+            owner = "<module>" if owner_node is None else _owner(owner_node, classes, aliases)
+            if owner is not None:
+                yield owner, None if key is None else frozenset({key}), None
 
 
 def rebound_changes(before: Placement, after: Placement, star_binds: StarBinds | None = None) -> list[str]:

@@ -19,7 +19,7 @@ DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 class Binding:
     name: str
     line: int
-    kind: str  # import | assignment | def | class | loop variable | with target
+    kind: str  # import | assignment | def | class | loop variable | with target | except target
 
 
 def module_bindings(tree: ast.Module) -> Iterator[Binding]:
@@ -53,6 +53,8 @@ def binds(s: ast.stmt) -> Iterator[Binding]:
         yield from (
             Binding(n.id, s.lineno, "with target") for i in s.items if i.optional_vars for n in _stored(i.optional_vars)
         )
+    elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":  # `except E as f:` binds f, then deletes it
+        yield from (Binding(h.name, h.lineno, "except target") for h in getattr(s, "handlers", ()) if h.name)
     yield from (Binding(n.target.id, s.lineno, "assignment") for n in walrus(s) if isinstance(n.target, ast.Name))
 
 

@@ -1,0 +1,103 @@
+"""Stores made by calls at module level, for the live-definition (live) and the dynamic-rebinding
+(rebinding) proofs both: which calls a statement makes when it runs (`module_calls`: in its own
+expressions, a comprehension, a default argument, a decorator, a lambda's body), and what each
+stores (`call_stores`), its function spelled out through the module's aliases (aliases.normalized:
+`operator.setitem(globals(), ...)`, `_set = globals().__setitem__`, `functools.partial(setattr, _me)`).
+A call radpatch cannot read that is handed the module or its namespace (`_fn(globals(), 'f', g)`)
+may store any name. Standard library only."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .aliases import NAMESPACE_READS, Aliases, bare, chain, namespace, normalized, setattr_call
+
+# (whose attribute: None for the module's namespace, what name: None when it may be any)
+Store = tuple["ast.expr | None", "str | None"]
+
+# Functions that read what they are handed and call nothing of it back.
+_READERS = frozenset(
+    {
+        *("print", "len", "list", "dict", "tuple", "set", "frozenset", "sorted", "iter", "repr", "str", "id"),
+        *("type", "isinstance", "hasattr", "getattr", "dir", "vars", "globals", "locals", "bool", "any", "all"),
+        *("__import__", "builtins.__import__", "importlib.__import__"),  # globals() names the importing package
+    }
+)
+# Methods of another object that only read a namespace handed to them (`new.__dict__.update(old.__dict__)`).
+_READING_METHODS = frozenset({"update", "copy", "get"})
+
+
+def module_calls(s: ast.stmt) -> Iterator[ast.Call]:
+    """The calls `s` makes when it runs: in its own expressions (an `if` test, a value, a decorator, a
+    default argument, a comprehension), not in its bodies; in a lambda's body too (it may be called
+    there, or by what it is handed to), but for a lambda bound whole to a name."""
+    stack: list[ast.AST] = [s]
+    named = s.value if isinstance(s, (ast.Assign, ast.AnnAssign)) and isinstance(s.value, ast.Lambda) else None
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Call):
+            yield n
+        if n is named or (n is not s and isinstance(n, ast.stmt)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def call_stores(call: ast.Call, aliases: Aliases) -> list[Store]:
+    """What `call` stores: [] for a call that stores nothing radpatch can see of the module."""
+    call = normalized(call, aliases)
+    sets = setattr_call(call, aliases)
+    if sets is not None:
+        return [(sets[0], _literal(sets[1]))]
+    how = chain(call.func)
+    if how in ("exec", "eval", "builtins.exec", "builtins.eval"):
+        return [(None, None)] if len(call.args) < 2 or namespace(call.args[1], aliases) else []
+    func = bare(call.func)
+    if isinstance(func, ast.Attribute) and namespace(func.value, aliases):
+        return _namespace_method(func.attr, call)
+    if how in _READERS or how in aliases.partials:  # a partial runs nothing yet: a call of it is read through it
+        return []
+    if isinstance(func, ast.Attribute) and func.attr in _READING_METHODS:
+        return []
+    handed = [*call.args, *(k.value for k in call.keywords)]
+    return [(None, None)] if any(_holds_module(a, aliases) for a in handed) else []
+
+
+def _namespace_method(method: str, call: ast.Call) -> list[Store]:
+    if method in NAMESPACE_READS:
+        return []
+    if method in ("__setitem__", "pop", "__delitem__"):
+        return [(None, _literal(call.args[0]) if call.args else None)]
+    if method != "update":
+        return [(None, None)]  # clear, popitem, ...
+    out: list[Store] = []
+    for kw in call.keywords:
+        if kw.arg is None:
+            return [(None, None)]
+        out.append((None, kw.arg))
+    for a in call.args:
+        keys = [_literal(k) for k in a.keys] if isinstance(a, ast.Dict) else [None]
+        if None in keys:
+            return [(None, None)]
+        out.extend((None, k) for k in keys)
+    return out
+
+
+def _holds_module(node: ast.expr, aliases: Aliases) -> bool:
+    """`node` is the module or its namespace, or a literal list, tuple, set or dict holding one."""
+    stack = [node]
+    while stack:
+        n = bare(stack.pop())
+        if namespace(n, aliases) or chain(n, aliases) == "<module>":
+            return True
+        if isinstance(n, ast.Starred):
+            stack.append(n.value)
+        elif isinstance(n, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(n.elts)
+        elif isinstance(n, ast.Dict):
+            stack.extend(v for v in n.values if v is not None)
+    return False
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
