@@ -43,16 +43,16 @@ def bench_cache() -> Path:
 def run(argv: list[str | Path], **kw: object) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kw)  # type: ignore[call-overload]
     if done.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(map(str, argv))} exited {done.returncode}:\n"
-                         f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+        raise SystemExit(
+            f"bench: {' '.join(map(str, argv))} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
     return done  # type: ignore[no-any-return]
 
 
 def build_wheel(dest: Path, src: Path = REPO) -> Path:
     """radpatch's wheel from this checkout (or another source tree of it: `pip wheel --no-deps`),
     as a user would get it."""
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-         "--disable-pip-version-check", "-w", dest, src])
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check", "-w", dest, src])
     (wheel,) = dest.glob("radpatch-*.whl")
     return wheel
 
@@ -80,8 +80,7 @@ def radpatch_venv(src: Path = REPO) -> tuple[Path, Path]:
         wheel.parent.mkdir()
         shutil.copy2(built, wheel)
         py = venv / "bin" / "python"
-        run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel,
-             *BENCH_EXTRAS])
+        run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel, *BENCH_EXTRAS])
         marker.write_text(json.dumps({"wheel": wheel.name, "built": time.time()}) + "\n")
         return venv, wheel
 

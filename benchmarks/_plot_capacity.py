@@ -72,15 +72,36 @@ def main() -> int:
             if r.get("valid", True) and r.get("tokens") is not None:
                 v = 100 * r.get("vs_upstream", 0.0)
                 values.append(v)
-                ax.barh(y, v, height=bar_h * 0.9, color="none" if hollow else colour,
-                        edgecolor=colour, linewidth=1.2 if hollow else 0,
-                        hatch="////" if hollow else None)
+                ax.barh(
+                    y,
+                    v,
+                    height=bar_h * 0.9,
+                    color="none" if hollow else colour,
+                    edgecolor=colour,
+                    linewidth=1.2 if hollow else 0,
+                    hatch="////" if hollow else None,
+                )
                 text = f"{v:+.1f}%  ({r['num_groups']} groups)"
-                ax.text(v + (0.4 if v >= 0 else -0.4), y, text, va="center",
-                        ha="left" if v >= 0 else "right", fontsize=7.5, color=colour)
+                ax.text(
+                    v + (0.4 if v >= 0 else -0.4),
+                    y,
+                    text,
+                    va="center",
+                    ha="left" if v >= 0 else "right",
+                    fontsize=7.5,
+                    color=colour,
+                )
             else:
-                ax.text(0.4, y, short_refusal(r.get("note") or r.get("error") or ""),
-                        va="center", ha="left", fontsize=7.5, style="italic", color=colour)
+                ax.text(
+                    0.4,
+                    y,
+                    short_refusal(r.get("note") or r.get("error") or ""),
+                    va="center",
+                    ha="left",
+                    fontsize=7.5,
+                    style="italic",
+                    color=colour,
+                )
     lo, hi = min(values), max(values)
     span = max(hi - lo, 5.0)
     ax.set_xlim(min(lo - 0.22 * span, -0.1 * span), hi + 0.45 * span)
@@ -88,26 +109,42 @@ def main() -> int:
     x0, x1 = ax.get_xlim()
     for y, error in unprobed:
         why = error.split("harness: ", 1)[-1].split(";")[0]
-        ax.text(x0 + 0.02 * (x1 - x0), y, f"not probed: {why} -- the harness cannot build it yet",
-                va="center", ha="left", fontsize=8.5, style="italic", color="#a00000",
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
+        ax.text(
+            x0 + 0.02 * (x1 - x0),
+            y,
+            f"not probed: {why} -- the harness cannot build it yet",
+            va="center",
+            ha="left",
+            fontsize=8.5,
+            style="italic",
+            color="#a00000",
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5},
+        )
     ax.set_yticks(yticks)
     ax.set_yticklabels(ylabels, fontsize=9)
     ax.set_xlabel("KV cache capacity (tokens) relative to upstream vLLM, %")
     ax.grid(axis="x", linestyle=":", alpha=0.6)
-    ax.set_title(f"KV cache capacity by group-size strategy — vLLM {data['vllm']}'s own planner, "
-                 f"group cap {data['cap']}", fontsize=11)
-    handles = [Patch(facecolor="none" if hollow else colour, edgecolor=colour,
-                     hatch="////" if hollow else None, label=legend)
-               for _p, legend, colour, hollow in SERIES]
+    ax.set_title(
+        f"KV cache capacity by group-size strategy — vLLM {data['vllm']}'s own planner, group cap {data['cap']}",
+        fontsize=11,
+    )
+    handles = [
+        Patch(facecolor="none" if hollow else colour, edgecolor=colour, hatch="////" if hollow else None, label=legend)
+        for _p, legend, colour, hollow in SERIES
+    ]
     ax.legend(handles=handles, loc="center right", fontsize=8, framealpha=0.95)
     ax.set_ylim(-(len(layouts) - 1) * group_h - bar_h * n_series, bar_h * 1.5)
-    fig.text(0.01, 0.005,
-             "Bars: KV cache tokens vLLM plans for the layout under each strategy, minus upstream's, "
-             "in % (label: groups). Italic text instead of a bar: kv_group_size refused the forced "
-             "size\n(it would split the speculative drafter, or the drafter spans several layer "
-             "buckets). Hatched: the best size found by sweeping every size with vLLM, within the "
-             "group cap and keeping the drafter together.", fontsize=8, va="bottom")
+    fig.text(
+        0.01,
+        0.005,
+        "Bars: KV cache tokens vLLM plans for the layout under each strategy, minus upstream's, "
+        "in % (label: groups). Italic text instead of a bar: kv_group_size refused the forced "
+        "size\n(it would split the speculative drafter, or the drafter spans several layer "
+        "buckets). Hatched: the best size found by sweeping every size with vLLM, within the "
+        "group cap and keeping the drafter together.",
+        fontsize=8,
+        va="bottom",
+    )
     fig.tight_layout(rect=(0, 0.035, 1, 1))
     fig.savefig(out, dpi=110)
     return 0

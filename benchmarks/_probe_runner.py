@@ -47,12 +47,25 @@ from typing import Any
 
 from harness import kv_probe
 
-HARNESS_TOP_KEYS = set(kv_probe.DEFAULTS) | {"max_in_flight_tokens", "num_hidden_layers",
-                                             "buckets"}
-HARNESS_BUCKET_KEYS = {"kind", "count", "prefix", "layer_ids", "draft", "block_size",
-                       "num_kv_heads", "head_size", "dtype", "sliding_window", "shapes",
-                       "dtypes", "page_size_padded", "mamba_type", "num_speculative_blocks",
-                       "extra"}
+HARNESS_TOP_KEYS = set(kv_probe.DEFAULTS) | {"max_in_flight_tokens", "num_hidden_layers", "buckets"}
+HARNESS_BUCKET_KEYS = {
+    "kind",
+    "count",
+    "prefix",
+    "layer_ids",
+    "draft",
+    "block_size",
+    "num_kv_heads",
+    "head_size",
+    "dtype",
+    "sliding_window",
+    "shapes",
+    "dtypes",
+    "page_size_padded",
+    "mamba_type",
+    "num_speculative_blocks",
+    "extra",
+}
 
 
 class HarnessCannotBuild(Exception):
@@ -86,12 +99,20 @@ def aligned_block_size(raw: dict[str, Any], alignment: int) -> int:
     iface = importlib.import_module("vllm.v1.kv_cache_interface")
     torch = importlib.import_module("torch")
     mamba_pages = [
-        iface.MambaSpec(block_size=-1, shapes=tuple(tuple(s) for s in b["shapes"]),
-                        dtypes=tuple(getattr(torch, d) for d in b["dtypes"])).page_size_bytes
-        for b in raw["buckets"] if b["kind"] == "mamba"]
-    attn = iface.FullAttentionSpec(block_size=1, num_kv_heads=int(raw["num_kv_heads"]),
-                                   head_size=int(raw["head_size"]),
-                                   dtype=getattr(torch, raw.get("dtype", "bfloat16")))
+        iface.MambaSpec(
+            block_size=-1,
+            shapes=tuple(tuple(s) for s in b["shapes"]),
+            dtypes=tuple(getattr(torch, d) for d in b["dtypes"]),
+        ).page_size_bytes
+        for b in raw["buckets"]
+        if b["kind"] == "mamba"
+    ]
+    attn = iface.FullAttentionSpec(
+        block_size=1,
+        num_kv_heads=int(raw["num_kv_heads"]),
+        head_size=int(raw["head_size"]),
+        dtype=getattr(torch, raw.get("dtype", "bfloat16")),
+    )
     per_token = int(attn.page_size_bytes)
     mamba_page = max(mamba_pages)
     return int(alignment * -(-mamba_page // (alignment * per_token)))
@@ -106,7 +127,8 @@ def derive(layout: dict[str, Any]) -> dict[str, Any]:
             spec = bucket.get("vllm_spec", f"a {bucket['kind']!r} spec")
             raise HarnessCannotBuild(
                 f"needs {spec} (bucket kind {bucket['kind']!r}); harness/kv_probe.py builds only "
-                f"{', '.join(kv_probe.SPEC_CLASSES.values())}")
+                f"{', '.join(kv_probe.SPEC_CLASSES.values())}"
+            )
     for bucket in raw["buckets"]:
         if "vllm_state" in bucket:
             resolve_mamba_state(bucket)
@@ -116,24 +138,26 @@ def derive(layout: dict[str, Any]) -> dict[str, Any]:
         derived["block_size_rule"] = f"aligned to the Mamba state, kernel alignment {block['align_to_mamba']}"
     gib = raw.pop("kv_cache_gib", None)
     harness = {k: v for k, v in raw.items() if k in HARNESS_TOP_KEYS}
-    harness["buckets"] = [{k: v for k, v in b.items() if k in HARNESS_BUCKET_KEYS}
-                          for b in raw["buckets"]]
+    harness["buckets"] = [{k: v for k, v in b.items() if k in HARNESS_BUCKET_KEYS} for b in raw["buckets"]]
     built = kv_probe.build_layers(harness)
     iface = importlib.import_module("vllm.v1.kv_cache_interface")
     attn_layer = next((l for l in built.layers if l.kind != "mamba"), built.layers[0])
     page = kv_probe.full_page_size(iface, built, attn_layer.params)
     if gib is not None:
         harness["num_pages"] = int(float(gib) * 2**30) // page
-    derived.update({
-        "harness_layout": harness,
-        "block_size": int(harness.get("block_size", kv_probe.DEFAULTS["block_size"])),
-        "page_size": page,
-        "num_pages": int(harness.get("num_pages", kv_probe.DEFAULTS["num_pages"])),
-        "kv_cache_bytes": page * int(harness.get("num_pages", kv_probe.DEFAULTS["num_pages"])),
-        "mamba_shapes": {i: (b["shapes"], b["dtypes"]) for i, b in enumerate(harness["buckets"])
-                         if b["kind"] == "mamba"},
-        "draft_layers": sorted(l.name for l in built.layers if l.draft),
-    })
+    derived.update(
+        {
+            "harness_layout": harness,
+            "block_size": int(harness.get("block_size", kv_probe.DEFAULTS["block_size"])),
+            "page_size": page,
+            "num_pages": int(harness.get("num_pages", kv_probe.DEFAULTS["num_pages"])),
+            "kv_cache_bytes": page * int(harness.get("num_pages", kv_probe.DEFAULTS["num_pages"])),
+            "mamba_shapes": {
+                i: (b["shapes"], b["dtypes"]) for i, b in enumerate(harness["buckets"]) if b["kind"] == "mamba"
+            },
+            "draft_layers": sorted(l.name for l in built.layers if l.draft),
+        }
+    )
     return derived
 
 
@@ -158,8 +182,7 @@ class Recorder:
         self.hook_size: int | None = None
         self.calls: list[dict[str, Any]] = []
 
-    def __call__(self, layer_buckets: Any, spec_buckets: Any, upstream_size: int,
-                 vllm_config: Any = None) -> int:
+    def __call__(self, layer_buckets: Any, spec_buckets: Any, upstream_size: int, vllm_config: Any = None) -> int:
         record: dict[str, Any] = {
             "bucket_sizes": [len(names) for names in layer_buckets],
             "bucket_kinds": [type(specs[0]).__name__ for specs in spec_buckets],
@@ -168,8 +191,9 @@ class Recorder:
         }
         try:  # per-group blocks a request reserves, per bucket: vLLM's own spec methods
             record["bucket_costs"] = [
-                max(-(-int(s.max_memory_usage_bytes(vllm_config)) // int(s.page_size_bytes))
-                    for s in specs) for specs in spec_buckets]
+                max(-(-int(s.max_memory_usage_bytes(vllm_config)) // int(s.page_size_bytes)) for s in specs)
+                for specs in spec_buckets
+            ]
         except Exception as exc:  # informational only
             record["bucket_costs_error"] = f"{type(exc).__name__}: {exc}"
         if self.hook_size is not None:
@@ -182,8 +206,9 @@ class Recorder:
         return size
 
 
-def run_job(layout: dict[str, Any], derived: dict[str, Any], job: dict[str, Any],
-            recorder: Recorder | None) -> dict[str, Any]:
+def run_job(
+    layout: dict[str, Any], derived: dict[str, Any], job: dict[str, Any], recorder: Recorder | None
+) -> dict[str, Any]:
     saved = dict(os.environ)
     os.environ.update({k: str(v) for k, v in job.get("env", {}).items()})
     try:
@@ -223,8 +248,7 @@ def main() -> int:
             except (HarnessCannotBuild, SystemExit) as exc:
                 derived[name] = {"error": f"harness: {exc}"}
             except Exception as exc:
-                derived[name] = {"error": f"harness: {type(exc).__name__}: {exc}",
-                                 "traceback": traceback.format_exc()}
+                derived[name] = {"error": f"harness: {type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
         results = []
         for job in request["jobs"]:
             d = derived[job["layout"]]
@@ -233,8 +257,7 @@ def main() -> int:
                 continue
             results.append(run_job(request["layouts"][job["layout"]], d, job, recorder))
         meta = {"patched": mod is not None, "module": getattr(mod, "__name__", None)}
-        out.write(json.dumps({"layouts": derived, "results": results, "meta": meta},
-                             default=str) + "\n")
+        out.write(json.dumps({"layouts": derived, "results": results, "meta": meta}, default=str) + "\n")
     return 0
 
 

@@ -111,11 +111,16 @@ def fewest_padding_size(sizes: list[int], per_group: float = 1.0) -> int:
 # ------------------------------------------------------------------------------ running vLLM
 
 
-def run_runner(python: Path, layouts: dict[str, Any], jobs: list[dict[str, Any]],
-               cwd: Path) -> dict[str, Any]:
-    done = subprocess.run([str(python), str(RUNNER)], cwd=cwd, capture_output=True, text=True,
-                          input=json.dumps({"layouts": layouts, "jobs": jobs}), timeout=3600,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+def run_runner(python: Path, layouts: dict[str, Any], jobs: list[dict[str, Any]], cwd: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [str(python), str(RUNNER)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        input=json.dumps({"layouts": layouts, "jobs": jobs}),
+        timeout=3600,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     if done.returncode != 0:
         raise SystemExit(f"capacity: the probe runner failed:\n{done.stderr[-6000:]}")
     return json.loads(done.stdout)  # type: ignore[no-any-return]
@@ -161,16 +166,34 @@ def shape(result: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------------- analysis
 
 
-def row(label: str, how: str, result: dict[str, Any], upstream: dict[str, Any] | None,
-        n_drafter_buckets: int, asked: int | None = None, valid: bool = True,
-        note: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"strategy": label, "how": how, "asked": asked, "valid": valid,
-                           "note": note}
+def row(
+    label: str,
+    how: str,
+    result: dict[str, Any],
+    upstream: dict[str, Any] | None,
+    n_drafter_buckets: int,
+    asked: int | None = None,
+    valid: bool = True,
+    note: str = "",
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"strategy": label, "how": how, "asked": asked, "valid": valid, "note": note}
     if "error" in result:
         out.update(valid=False, error=result["error"])
         return out
-    out.update({k: result[k] for k in ("num_groups", "group_size", "group_sizes", "num_blocks",
-                                       "blocks_per_request", "tokens", "drafter_groups")})
+    out.update(
+        {
+            k: result[k]
+            for k in (
+                "num_groups",
+                "group_size",
+                "group_sizes",
+                "num_blocks",
+                "blocks_per_request",
+                "tokens",
+                "drafter_groups",
+            )
+        }
+    )
     out["shape"] = shape(result)
     out["keeps_drafter"] = keeps_drafter(result, n_drafter_buckets)
     if upstream is not None and "tokens" in upstream:
@@ -178,13 +201,24 @@ def row(label: str, how: str, result: dict[str, Any], upstream: dict[str, Any] |
     return out
 
 
-def analyse(name: str, layout: dict[str, Any], derived: dict[str, Any],
-            res: dict[str, dict[str, Any]], sweep: list[dict[str, Any]], cap: int
-            ) -> dict[str, Any]:
+def analyse(
+    name: str,
+    layout: dict[str, Any],
+    derived: dict[str, Any],
+    res: dict[str, dict[str, Any]],
+    sweep: list[dict[str, Any]],
+    cap: int,
+) -> dict[str, Any]:
     up = res["upstream"]
-    entry: dict[str, Any] = {"name": name, "title": layout.get("title", name),
-                             "source": layout.get("source", {}), "derived": derived, "rows": [],
-                             "checks": [], "sweep": []}
+    entry: dict[str, Any] = {
+        "name": name,
+        "title": layout.get("title", name),
+        "source": layout.get("source", {}),
+        "derived": derived,
+        "rows": [],
+        "checks": [],
+        "sweep": [],
+    }
     if "error" in up:
         entry["error"] = up["error"]
         return entry
@@ -194,49 +228,78 @@ def analyse(name: str, layout: dict[str, Any], derived: dict[str, Any],
     rows = entry["rows"]
     rows.append(row("upstream vLLM", "pristine copy", up, None, ndb))
     off = res["opt0"]
-    entry["opt0_matches"] = all(off.get(k) == up.get(k) for k in
-                                ("num_groups", "group_sizes", "num_blocks", "tokens"))
+    entry["opt0_matches"] = all(off.get(k) == up.get(k) for k in ("num_groups", "group_sizes", "num_blocks", "tokens"))
     shipped = res["shipped"]
-    rows.append(row("kv_group_size (shipped)", "patched, default knobs", shipped, up, ndb,
-                    note=patch_outcome(shipped)))
+    rows.append(row("kv_group_size (shipped)", "patched, default knobs", shipped, up, ndb, note=patch_outcome(shipped)))
     by_size = {r["asked"]: r for r in sweep}
-    for key, label, how in (("gcd", "gcd of bucket sizes", "vllm#56445"),
-                            ("fewest", "fewest padding", "vllm#49472")):
+    for key, label, how in (("gcd", "gcd of bucket sizes", "vllm#56445"), ("fewest", "fewest padding", "vllm#49472")):
         forced = res.get(key)
         if forced is None:
-            rows.append({"strategy": label, "how": how, "valid": False,
-                         "note": "vLLM does not reach the group-size choice for this layout"})
+            rows.append(
+                {
+                    "strategy": label,
+                    "how": how,
+                    "valid": False,
+                    "note": "vLLM does not reach the group-size choice for this layout",
+                }
+            )
             continue
         size = forced["asked_size"]
         outcome = patch_outcome(forced)
         if outcome == "forced":
-            rows.append(row(label, f"{how}; RADIANCE_KV_GROUP_SIZE={size}", forced, up, ndb,
-                            asked=size))
+            rows.append(row(label, f"{how}; RADIANCE_KV_GROUP_SIZE={size}", forced, up, ndb, asked=size))
         else:
             would = by_size.get(size, {})
-            why = {"forced-splits-drafter": "splits the drafter",
-                   "drafter-spans-buckets": "patch declines: the drafter spans "
-                                            f"{ndb} buckets"}.get(outcome, outcome)
-            r = {"strategy": label, "how": f"{how}; RADIANCE_KV_GROUP_SIZE={size}",
-                 "asked": size, "valid": False, "note": why,
-                 "would": {k: would.get(k) for k in ("num_groups", "tokens", "drafter_groups",
-                                                     "vs_upstream", "shape")}}
+            why = {
+                "forced-splits-drafter": "splits the drafter",
+                "drafter-spans-buckets": f"patch declines: the drafter spans {ndb} buckets",
+            }.get(outcome, outcome)
+            r = {
+                "strategy": label,
+                "how": f"{how}; RADIANCE_KV_GROUP_SIZE={size}",
+                "asked": size,
+                "valid": False,
+                "note": why,
+                "would": {k: would.get(k) for k in ("num_groups", "tokens", "drafter_groups", "vs_upstream", "shape")},
+            }
             rows.append(r)
-    rows.append(row("kv_group_size, no group cap", f"RADIANCE_KV_GROUP_MAX_GROUPS={NO_CAP}",
-                    res["nocap"], up, ndb, note=patch_outcome(res["nocap"])))
+    rows.append(
+        row(
+            "kv_group_size, no group cap",
+            f"RADIANCE_KV_GROUP_MAX_GROUPS={NO_CAP}",
+            res["nocap"],
+            up,
+            ndb,
+            note=patch_outcome(res["nocap"]),
+        )
+    )
     good = [r for r in sweep if r.get("tokens") is not None and r["keeps_drafter"]]
     capped = [r for r in good if r["num_groups"] <= cap]
     best_capped = max(capped, key=lambda r: (r["tokens"], -r["num_groups"]), default=None)
     best_any = max(good, key=lambda r: (r["tokens"], -r["num_groups"]), default=None)
-    for ref, label in ((best_capped, f"best with ≤ {cap} groups (sweep)"),
-                       (best_any, "best, any number of groups (sweep)")):
+    for ref, label in (
+        (best_capped, f"best with ≤ {cap} groups (sweep)"),
+        (best_any, "best, any number of groups (sweep)"),
+    ):
         if ref is None:
-            rows.append({"strategy": label, "how": "every size 1..largest bucket",
-                         "valid": False, "note": "no size keeps the drafter together"
-                         + (f" within {cap} groups" if "≤" in label else "")})
+            rows.append(
+                {
+                    "strategy": label,
+                    "how": "every size 1..largest bucket",
+                    "valid": False,
+                    "note": "no size keeps the drafter together" + (f" within {cap} groups" if "≤" in label else ""),
+                }
+            )
         else:
-            rows.append({**ref, "strategy": label, "how": f"size {ref['asked']}, "
-                         "set by the benchmark", "valid": True, "note": ""})
+            rows.append(
+                {
+                    **ref,
+                    "strategy": label,
+                    "how": f"size {ref['asked']}, set by the benchmark",
+                    "valid": True,
+                    "note": "",
+                }
+            )
     entry["sweep"] = sweep
     entry["best_capped"] = best_capped
     entry["best_any"] = best_any
@@ -244,28 +307,28 @@ def analyse(name: str, layout: dict[str, Any], derived: dict[str, Any],
     s = rows[1]
     checks = entry["checks"]
     if "tokens" in s:
-        checks.append(("never below upstream", s["tokens"] >= up["tokens"],
-                       f"{s['tokens']:,} vs {up['tokens']:,}"))
-        checks.append(("never splits the drafter", s["keeps_drafter"],
-                       f"drafter layers in {len(s['drafter_groups'])} group(s), "
-                       f"{ndb} drafter bucket(s)"))
-        checks.append((f"at most {cap} groups", s["num_groups"] <= cap,
-                       f"{s['num_groups']} groups"))
+        checks.append(("never below upstream", s["tokens"] >= up["tokens"], f"{s['tokens']:,} vs {up['tokens']:,}"))
+        checks.append(
+            (
+                "never splits the drafter",
+                s["keeps_drafter"],
+                f"drafter layers in {len(s['drafter_groups'])} group(s), {ndb} drafter bucket(s)",
+            )
+        )
+        checks.append((f"at most {cap} groups", s["num_groups"] <= cap, f"{s['num_groups']} groups"))
         admissible = s["keeps_drafter"] and s["num_groups"] <= cap
         if best_capped is not None:
             gap = s["tokens"] / best_capped["tokens"] - 1
             entry["gap_to_best_capped"] = gap
-            detail = (f"{gap:+.2%} (best: size {best_capped['asked']}, "
-                      f"{best_capped['tokens']:,} tokens)")
+            detail = f"{gap:+.2%} (best: size {best_capped['asked']}, {best_capped['tokens']:,} tokens)"
             if admissible:
                 checks.append((WITHIN, gap >= -TOLERANCE / 100 - ROUNDING, detail))
             else:
-                checks.append((WITHIN, None,
-                               "not comparable: the shipped plan breaks the cap or the drafter "
-                               f"rule; {detail}"))
+                checks.append(
+                    (WITHIN, None, f"not comparable: the shipped plan breaks the cap or the drafter rule; {detail}")
+                )
         else:
-            checks.append((WITHIN, None,
-                           "no capped size keeps the drafter together"))
+            checks.append((WITHIN, None, "no capped size keeps the drafter together"))
         if best_any is not None:
             entry["gap_to_best_any"] = s["tokens"] / best_any["tokens"] - 1
         nocap = next((r for r in rows if r["strategy"].startswith("kv_group_size, no")), None)
@@ -273,8 +336,7 @@ def analyse(name: str, layout: dict[str, Any], derived: dict[str, Any],
             entry["limit"] = nocap
             entry["gap_to_limit"] = s["tokens"] / nocap["tokens"] - 1
     loose = [r for r in sweep if r.get("tokens") is not None and r["num_groups"] <= cap]
-    entry["best_capped_drafter_may_split"] = max(
-        loose, key=lambda r: (r["tokens"], -r["num_groups"]), default=None)
+    entry["best_capped_drafter_may_split"] = max(loose, key=lambda r: (r["tokens"], -r["num_groups"]), default=None)
     checks.append(("RADIANCE_KV_GROUP_OPT=0 equals the pristine copy", entry["opt0_matches"], ""))
     return entry
 
@@ -318,22 +380,31 @@ def explain(entry: dict[str, Any], cap: int) -> list[str]:
             "the drafter rule are not met. vLLM 0.33 serves a mixed sliding/full DFlash drafter "
             "only with the V2 model runner, which accepts a drafter over several groups; a size "
             "that keeps each drafter bucket whole"
-            + (f" (best: size {entry['best_capped']['asked']}, "
-               f"{entry['best_capped']['num_groups']} groups, "
-               f"{fmt_pct(entry['best_capped'].get('vs_upstream'))} vs upstream)"
-               if entry.get("best_capped") else "")
+            + (
+                f" (best: size {entry['best_capped']['asked']}, "
+                f"{entry['best_capped']['num_groups']} groups, "
+                f"{fmt_pct(entry['best_capped'].get('vs_upstream'))} vs upstream)"
+                if entry.get("best_capped")
+                else ""
+            )
             + " is what the patch would need to choose (treat each drafter bucket like a "
-              "one-bucket drafter)."
-            + (f" If the V2 runner also tolerates a drafter bucket split over groups, the best "
-               f"size within the cap is {loose['asked']} ({loose['num_groups']} groups, "
-               f"{fmt_pct(loose.get('vs_upstream'))} vs upstream, drafter in "
-               f"{len(loose['drafter_groups'])} groups)."
-               if (loose := entry.get("best_capped_drafter_may_split")) else ""))
+            "one-bucket drafter)."
+            + (
+                f" If the V2 runner also tolerates a drafter bucket split over groups, the best "
+                f"size within the cap is {loose['asked']} ({loose['num_groups']} groups, "
+                f"{fmt_pct(loose.get('vs_upstream'))} vs upstream, drafter in "
+                f"{len(loose['drafter_groups'])} groups)."
+                if (loose := entry.get("best_capped_drafter_may_split"))
+                else ""
+            )
+        )
     for name, _ok, detail in failed:
         if name == WITHIN and outcome != "drafter-spans-buckets":
-            notes.append(f"Shipped choice {detail}: the patch minimises group size × blocks per "
-                         "request, which is capacity up to vLLM's integer rounding, then takes "
-                         "the fewest groups within RADIANCE_KV_GROUP_TOLERANCE.")
+            notes.append(
+                f"Shipped choice {detail}: the patch minimises group size × blocks per "
+                "request, which is capacity up to vLLM's integer rounding, then takes "
+                "the fewest groups within RADIANCE_KV_GROUP_TOLERANCE."
+            )
     return notes
 
 
@@ -342,45 +413,59 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
     L: list[str] = []
     L.append("# KV cache capacity by group-size strategy")
     L.append("")
-    L.append(f"Generated by `python benchmarks/capacity.py --vllm {report['vllm']}` on "
-             f"{report['date']} (radpatch wheel `{report['wheel']}` built from checkout "
-             f"{report['revision']}). Every number below is "
-             f"vLLM {report['vllm']}'s own `get_kv_cache_groups` → "
-             "`get_kv_cache_config_from_groups` → capacity functions on real spec objects "
-             "(harness/kv_probe.py), run on the CPU; nothing of vLLM is mocked or re-implemented.")
+    L.append(
+        f"Generated by `python benchmarks/capacity.py --vllm {report['vllm']}` on "
+        f"{report['date']} (radpatch wheel `{report['wheel']}` built from checkout "
+        f"{report['revision']}). Every number below is "
+        f"vLLM {report['vllm']}'s own `get_kv_cache_groups` → "
+        "`get_kv_cache_config_from_groups` → capacity functions on real spec objects "
+        "(harness/kv_probe.py), run on the CPU; nothing of vLLM is mocked or re-implemented."
+    )
     L.append("")
     L.append("Strategies:")
     L.append("")
-    L.append("- **upstream vLLM**: a pristine copy of the release (the patched copy with "
-             "`RADIANCE_KV_GROUP_OPT=0` is checked to give the same plan).")
-    L.append("- **kv_group_size (shipped)**: the patched copy, knobs at their defaults "
-             f"(`RADIANCE_KV_GROUP_MAX_GROUPS={cap}`, `RADIANCE_KV_GROUP_TOLERANCE={TOLERANCE:g}`: "
-             "the fewest groups among sizes within that many percent of the best capacity; "
-             "the capacity × groups front of every layout is in front.md).")
-    L.append("- **gcd of bucket sizes** (vllm-project/vllm#56445) and **fewest padding** "
-             "(vllm-project/vllm#49472: minimise padded slots + 1 per group, ties to fewer "
-             "groups; plain fewest padded slots is always the gcd): the size is computed from "
-             "the layer-bucket sizes vLLM hands the patch and forced with "
-             "`RADIANCE_KV_GROUP_SIZE=N`. Where the patch refuses the size (it would split the "
-             "speculative drafter, or the drafter spans several buckets) the row says so; "
-             "the figures vLLM would give at that size are in the note.")
+    L.append(
+        "- **upstream vLLM**: a pristine copy of the release (the patched copy with "
+        "`RADIANCE_KV_GROUP_OPT=0` is checked to give the same plan)."
+    )
+    L.append(
+        "- **kv_group_size (shipped)**: the patched copy, knobs at their defaults "
+        f"(`RADIANCE_KV_GROUP_MAX_GROUPS={cap}`, `RADIANCE_KV_GROUP_TOLERANCE={TOLERANCE:g}`: "
+        "the fewest groups among sizes within that many percent of the best capacity; "
+        "the capacity × groups front of every layout is in front.md)."
+    )
+    L.append(
+        "- **gcd of bucket sizes** (vllm-project/vllm#56445) and **fewest padding** "
+        "(vllm-project/vllm#49472: minimise padded slots + 1 per group, ties to fewer "
+        "groups; plain fewest padded slots is always the gcd): the size is computed from "
+        "the layer-bucket sizes vLLM hands the patch and forced with "
+        "`RADIANCE_KV_GROUP_SIZE=N`. Where the patch refuses the size (it would split the "
+        "speculative drafter, or the drafter spans several buckets) the row says so; "
+        "the figures vLLM would give at that size are in the note."
+    )
     L.append(f"- **kv_group_size, no group cap**: `RADIANCE_KV_GROUP_MAX_GROUPS={NO_CAP}`.")
-    L.append("- **best (sweep)**: every group size from 1 to the largest bucket, set by the "
-             "benchmark where the patch sets it and planned by vLLM; *best with ≤ "
-             f"{cap} groups* keeps the drafter together (one group per drafter bucket) and "
-             "respects the cap; *best, any number of groups* is the limit.")
+    L.append(
+        "- **best (sweep)**: every group size from 1 to the largest bucket, set by the "
+        "benchmark where the patch sets it and planned by vLLM; *best with ≤ "
+        f"{cap} groups* keeps the drafter together (one group per drafter bucket) and "
+        "respects the cap; *best, any number of groups* is the limit."
+    )
     L.append("")
-    L.append("`groups (layers each)`: e.g. `8×8, 1×5` is 8 groups of 8 layers and one of 5 "
-             "(the allocator pads every group to the largest). `drafter`: how many KV cache "
-             "groups hold the drafter's layers (✗: more than its buckets need; vLLM's proposer "
-             "asserts one group on the V1 runner).")
+    L.append(
+        "`groups (layers each)`: e.g. `8×8, 1×5` is 8 groups of 8 layers and one of 5 "
+        "(the allocator pads every group to the largest). `drafter`: how many KV cache "
+        "groups hold the drafter's layers (✗: more than its buckets need; vLLM's proposer "
+        "asserts one group on the V1 runner)."
+    )
     L.append("")
     # summary
     L.append("## Summary")
     L.append("")
-    L.append("| layout | upstream tokens | kv_group_size tokens | vs upstream | groups "
-             "(upstream → shipped) | best ≤ cap (sweep) | shipped vs best ≤ cap | limit: no "
-             "cap (groups) | shipped vs limit | expectations |")
+    L.append(
+        "| layout | upstream tokens | kv_group_size tokens | vs upstream | groups "
+        "(upstream → shipped) | best ≤ cap (sweep) | shipped vs best ≤ cap | limit: no "
+        "cap (groups) | shipped vs limit | expectations |"
+    )
     L.append("|---|---|---|---|---|---|---|---|---|---|")
     for e in report["layouts"]:
         if "error" in e:
@@ -397,7 +482,8 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
             f"| {fmt_pct(e.get('gap_to_best_capped'))} "
             f"| {fmt_tokens(lim['tokens']) + ' (' + str(lim['num_groups']) + ')' if lim else '—'} "
             f"| {fmt_pct(e.get('gap_to_limit'))} "
-            f"| {'all met' if not fails else '✗ ' + '; '.join(fails)} |")
+            f"| {'all met' if not fails else '✗ ' + '; '.join(fails)} |"
+        )
     L.append("")
     for e in report["layouts"]:
         L.append(f"## {e['title']}")
@@ -409,26 +495,37 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
         d = e["derived"]
         if "error" in d or "error" in e:
             L.append("")
-            L.append(f"**Not probed: {e.get('error') or d.get('error')}** — the harness "
-                     f"(harness/kv_probe.py) or vLLM {report['vllm']} cannot build this layout's "
-                     "specs yet.")
+            L.append(
+                f"**Not probed: {e.get('error') or d.get('error')}** — the harness "
+                f"(harness/kv_probe.py) or vLLM {report['vllm']} cannot build this layout's "
+                "specs yet."
+            )
             L.append("")
             continue
         b = e.get("buckets") or {}
-        L.append(f"- as probed: block size {d['block_size']}, page {d['page_size']:,} B, "
-                 f"{d['num_pages']:,} pages ({d['kv_cache_bytes'] / 2**30:.2f} GiB of KV cache)"
-                 + ("; Mamba state shapes/dtypes (vLLM's calculators): "
-                    + "; ".join(f"{s} {t}" for s, t in d["mamba_shapes"].values())
-                    if d.get("mamba_shapes") else ""))
+        L.append(
+            f"- as probed: block size {d['block_size']}, page {d['page_size']:,} B, "
+            f"{d['num_pages']:,} pages ({d['kv_cache_bytes'] / 2**30:.2f} GiB of KV cache)"
+            + (
+                "; Mamba state shapes/dtypes (vLLM's calculators): "
+                + "; ".join(f"{s} {t}" for s, t in d["mamba_shapes"].values())
+                if d.get("mamba_shapes")
+                else ""
+            )
+        )
         if b:
-            L.append(f"- vLLM's layer buckets: sizes {b['bucket_sizes']}, spec "
-                     f"{b['bucket_kinds']}, per-group blocks per request "
-                     f"{b.get('bucket_costs')}, drafter layers {b['bucket_drafter_layers']}; "
-                     f"upstream's size {b['upstream_size']}")
+            L.append(
+                f"- vLLM's layer buckets: sizes {b['bucket_sizes']}, spec "
+                f"{b['bucket_kinds']}, per-group blocks per request "
+                f"{b.get('bucket_costs')}, drafter layers {b['bucket_drafter_layers']}; "
+                f"upstream's size {b['upstream_size']}"
+            )
         L.append("")
         has_drafter = bool(d.get("draft_layers"))
-        L.append("| strategy | size | groups (layers each) | blocks | blocks/request | "
-                 "KV tokens | vs upstream | drafter | note |")
+        L.append(
+            "| strategy | size | groups (layers each) | blocks | blocks/request | "
+            "KV tokens | vs upstream | drafter | note |"
+        )
         L.append("|---|---|---|---|---|---|---|---|---|")
         for r in e["rows"]:
             if "tokens" in r and r.get("valid", True):
@@ -440,18 +537,30 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
                     f"({r['shape']}) | {r['num_blocks']:,} | {r['blocks_per_request']:,} | "
                     f"**{r['tokens']:,}** | {fmt_pct(r.get('vs_upstream'))} | "
                     f"{drafter_cell(r, has_drafter)} | "
-                    f"{'' if r.get('note') in ('optimised', 'forced', '', None) else r['note']} |")
+                    f"{'' if r.get('note') in ('optimised', 'forced', '', None) else r['note']} |"
+                )
             else:
                 w = r.get("would") or {}
-                would = (f"; at size {r.get('asked')} vLLM would give {w['num_groups']} groups, "
-                         f"{w['tokens']:,} tokens ({fmt_pct(w.get('vs_upstream'))}), drafter in "
-                         f"{len(w['drafter_groups'] or [])} groups" if w.get("tokens") else "")
-                L.append(f"| {r['strategy']} ({r['how']}) | {r.get('asked') or '—'} | — | — | — "
-                         f"| — | — | — | **{r.get('note') or r.get('error')}**{would} |")
+                would = (
+                    f"; at size {r.get('asked')} vLLM would give {w['num_groups']} groups, "
+                    f"{w['tokens']:,} tokens ({fmt_pct(w.get('vs_upstream'))}), drafter in "
+                    f"{len(w['drafter_groups'] or [])} groups"
+                    if w.get("tokens")
+                    else ""
+                )
+                L.append(
+                    f"| {r['strategy']} ({r['how']}) | {r.get('asked') or '—'} | — | — | — "
+                    f"| — | — | — | **{r.get('note') or r.get('error')}**{would} |"
+                )
         L.append("")
-        L.append("Expectations: " + "; ".join(
-            f"{name} {'✓' if ok else ('✗' if ok is False else '?')}"
-            + (f" ({detail})" if detail else "") for name, ok, detail in e["checks"]) + ".")
+        L.append(
+            "Expectations: "
+            + "; ".join(
+                f"{name} {'✓' if ok else ('✗' if ok is False else '?')}" + (f" ({detail})" if detail else "")
+                for name, ok, detail in e["checks"]
+            )
+            + "."
+        )
         for note in explain(e, cap):
             L.append("")
             L.append(f"Why: {note}")
@@ -463,16 +572,19 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
                 continue
             key = (r["num_groups"], r["shape"])
             seen.setdefault(key, r)
-        L.append("<details><summary>Sweep: every distinct grouping vLLM produces for sizes "
-                 f"1..{max(b.get('bucket_sizes') or [1])}</summary>")
+        L.append(
+            "<details><summary>Sweep: every distinct grouping vLLM produces for sizes "
+            f"1..{max(b.get('bucket_sizes') or [1])}</summary>"
+        )
         L.append("")
-        L.append("| size | groups (layers each) | blocks/request | KV tokens | vs upstream | "
-                 "drafter |")
+        L.append("| size | groups (layers each) | blocks/request | KV tokens | vs upstream | drafter |")
         L.append("|---|---|---|---|---|---|")
         for r in sorted(seen.values(), key=lambda r: r["asked"]):
-            L.append(f"| {r['asked']} | {r['num_groups']} ({r['shape']}) | "
-                     f"{r['blocks_per_request']:,} | {r['tokens']:,} | "
-                     f"{fmt_pct(r.get('vs_upstream'))} | {drafter_cell(r, has_drafter)} |")
+            L.append(
+                f"| {r['asked']} | {r['num_groups']} ({r['shape']}) | "
+                f"{r['blocks_per_request']:,} | {r['tokens']:,} | "
+                f"{fmt_pct(r.get('vs_upstream'))} | {drafter_cell(r, has_drafter)} |"
+            )
         L.append("")
         L.append("</details>")
         L.append("")
@@ -496,23 +608,23 @@ def load_layouts(only: list[str] | None) -> dict[str, Any]:
 RELEASE_LAYOUTS = ["01_qwen38_27b_dflash2", "06_gemma3_27b", "07_mimo_v2_flash_mtp"]
 
 
-def release_row(version: str, name: str, up: dict[str, Any], shipped: dict[str, Any],
-                off: dict[str, Any]) -> dict[str, Any]:
+def release_row(
+    version: str, name: str, up: dict[str, Any], shipped: dict[str, Any], off: dict[str, Any]
+) -> dict[str, Any]:
     out: dict[str, Any] = {"vllm": version, "layout": name}
     if "error" in up or "error" in shipped:
         out["error"] = up.get("error") or shipped.get("error")
         return out
-    out.update({
-        "upstream": {k: up[k] for k in ("group_size", "num_groups", "blocks_per_request",
-                                        "tokens")},
-        "shipped": {k: shipped[k] for k in ("group_size", "num_groups", "blocks_per_request",
-                                            "tokens")},
-        "vs_upstream": shipped["tokens"] / up["tokens"] - 1,
-        "opt0_matches": all(off.get(k) == up.get(k) for k in
-                            ("num_groups", "group_sizes", "num_blocks", "tokens")),
-        "keeps_drafter": len(shipped.get("drafter_groups", [])) <= 1,
-        "info": radiance_messages(shipped),
-    })
+    out.update(
+        {
+            "upstream": {k: up[k] for k in ("group_size", "num_groups", "blocks_per_request", "tokens")},
+            "shipped": {k: shipped[k] for k in ("group_size", "num_groups", "blocks_per_request", "tokens")},
+            "vs_upstream": shipped["tokens"] / up["tokens"] - 1,
+            "opt0_matches": all(off.get(k) == up.get(k) for k in ("num_groups", "group_sizes", "num_blocks", "tokens")),
+            "keeps_drafter": len(shipped.get("drafter_groups", [])) <= 1,
+            "info": radiance_messages(shipped),
+        }
+    )
     return out
 
 
@@ -532,8 +644,7 @@ def per_release(versions: list[str], out_dir: Path) -> int:
         try:
             bench.run([radpatch, "--python", patched, "apply", PATCH], cwd=work)
             up = run_runner(pristine, layouts, [{"layout": n} for n in layouts], work)
-            jobs = [j for n in layouts for j in (
-                {"layout": n}, {"layout": n, "env": {"RADIANCE_KV_GROUP_OPT": "0"}})]
+            jobs = [j for n in layouts for j in ({"layout": n}, {"layout": n, "env": {"RADIANCE_KV_GROUP_OPT": "0"}})]
             got = run_runner(patched, layouts, jobs, work)["results"]
         finally:
             bench.remove_copy(pristine)
@@ -541,32 +652,39 @@ def per_release(versions: list[str], out_dir: Path) -> int:
         for i, n in enumerate(layouts):
             rows.append(release_row(version, n, up["results"][i], got[2 * i], got[2 * i + 1]))
     out_dir.mkdir(parents=True, exist_ok=True)
-    meta = {"wheel": wheel.name, "revision": bench.checkout_revision(),
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
-    (out_dir / "capacity_releases.json").write_text(
-        json.dumps({**meta, "rows": rows}, indent=1, default=str) + "\n")
+    meta = {
+        "wheel": wheel.name,
+        "revision": bench.checkout_revision(),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    (out_dir / "capacity_releases.json").write_text(json.dumps({**meta, "rows": rows}, indent=1, default=str) + "\n")
     titles = {n: l.get("title", n) for n, l in layouts.items()}
-    L = ["# kv_group_size per vLLM release (CPU harness)", "",
-         f"Generated by `python benchmarks/capacity.py --per-release {' '.join(versions)}` on "
-         f"{meta['date']} (radpatch wheel `{meta['wheel']}` from checkout {meta['revision']}). "
-         "Each release is a pristine and a patched copy from harness/vllm_cpu.py; `radpatch "
-         "apply kv_group_size` patches the second; every figure is that release's own "
-         "`get_kv_cache_groups` → `get_kv_cache_config_from_groups` → capacity functions on "
-         "real spec objects (harness/kv_probe.py). Default knobs; `OPT=0` checks that "
-         "`RADIANCE_KV_GROUP_OPT=0` gives the pristine plan back.", "",
-         "| vLLM | layout | upstream: size, groups, tokens | kv_group_size: size, groups, "
-         "tokens | vs upstream | drafter in one group | OPT=0 = pristine |",
-         "|---|---|---|---|---|---|---|"]
+    L = [
+        "# kv_group_size per vLLM release (CPU harness)",
+        "",
+        f"Generated by `python benchmarks/capacity.py --per-release {' '.join(versions)}` on "
+        f"{meta['date']} (radpatch wheel `{meta['wheel']}` from checkout {meta['revision']}). "
+        "Each release is a pristine and a patched copy from harness/vllm_cpu.py; `radpatch "
+        "apply kv_group_size` patches the second; every figure is that release's own "
+        "`get_kv_cache_groups` → `get_kv_cache_config_from_groups` → capacity functions on "
+        "real spec objects (harness/kv_probe.py). Default knobs; `OPT=0` checks that "
+        "`RADIANCE_KV_GROUP_OPT=0` gives the pristine plan back.",
+        "",
+        "| vLLM | layout | upstream: size, groups, tokens | kv_group_size: size, groups, "
+        "tokens | vs upstream | drafter in one group | OPT=0 = pristine |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         if "error" in r:
-            L.append(f"| {r['vllm']} | {titles[r['layout']]} | not probed: "
-                     f"{r['error'][:160]} | | | | |")
+            L.append(f"| {r['vllm']} | {titles[r['layout']]} | not probed: {r['error'][:160]} | | | | |")
             continue
         u, s = r["upstream"], r["shipped"]
-        L.append(f"| {r['vllm']} | {titles[r['layout']]} | {u['group_size']}, {u['num_groups']}, "
-                 f"{u['tokens']:,} | {s['group_size']}, {s['num_groups']}, {s['tokens']:,} | "
-                 f"{fmt_pct(r['vs_upstream'])} | {'yes' if r['keeps_drafter'] else 'NO'} | "
-                 f"{'yes' if r['opt0_matches'] else 'NO'} |")
+        L.append(
+            f"| {r['vllm']} | {titles[r['layout']]} | {u['group_size']}, {u['num_groups']}, "
+            f"{u['tokens']:,} | {s['group_size']}, {s['num_groups']}, {s['tokens']:,} | "
+            f"{fmt_pct(r['vs_upstream'])} | {'yes' if r['keeps_drafter'] else 'NO'} | "
+            f"{'yes' if r['opt0_matches'] else 'NO'} |"
+        )
     (out_dir / "capacity_releases.md").write_text("\n".join(L) + "\n")
     print(f"wrote {out_dir / 'capacity_releases.md'}")
     return 0
@@ -577,9 +695,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vllm", default="0.33.0", help="vLLM release (default 0.33.0)")
     parser.add_argument("--layouts", nargs="*", help="layout names (benchmarks/layouts/*.json)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
-    parser.add_argument("--per-release", nargs="+", metavar="VERSION",
-                        help="instead: upstream vs shipped on these releases, for "
-                             f"{', '.join(RELEASE_LAYOUTS)} (capacity_releases.md)")
+    parser.add_argument(
+        "--per-release",
+        nargs="+",
+        metavar="VERSION",
+        help=f"instead: upstream vs shipped on these releases, for {', '.join(RELEASE_LAYOUTS)} (capacity_releases.md)",
+    )
     args = parser.parse_args(argv)
     if args.per_release:
         return per_release(args.per_release, args.out)
@@ -597,8 +718,7 @@ def main(argv: list[str] | None = None) -> int:
         bench.say(applied.stdout.strip())
         states = {}
         for label, py in (("pristine", pristine), ("patched", patched)):
-            (st,) = json.loads(bench.run([radpatch, "--python", py, "status", "--json", PATCH],
-                                         cwd=work).stdout)
+            (st,) = json.loads(bench.run([radpatch, "--python", py, "status", "--json", PATCH], cwd=work).stdout)
             states[label] = st["state"]
         if states != {"pristine": "not-applied", "patched": "applied"}:
             raise SystemExit(f"capacity: unexpected patch states {states}")
@@ -608,10 +728,11 @@ def main(argv: list[str] | None = None) -> int:
         bench.say("kv_group_size: default knobs, OPT=0, no cap")
         jobs: list[dict[str, Any]] = []
         for n in layouts:
-            jobs += [{"layout": n, "tag": "shipped"},
-                     {"layout": n, "tag": "opt0", "env": {"RADIANCE_KV_GROUP_OPT": "0"}},
-                     {"layout": n, "tag": "nocap",
-                      "env": {"RADIANCE_KV_GROUP_MAX_GROUPS": str(NO_CAP)}}]
+            jobs += [
+                {"layout": n, "tag": "shipped"},
+                {"layout": n, "tag": "opt0", "env": {"RADIANCE_KV_GROUP_OPT": "0"}},
+                {"layout": n, "tag": "nocap", "env": {"RADIANCE_KV_GROUP_MAX_GROUPS": str(NO_CAP)}},
+            ]
         first = run_runner(patched, layouts, jobs, work)
         results: dict[str, dict[str, Any]] = {n: {} for n in layouts}
         for n, r in zip(layouts, up["results"]):
@@ -626,8 +747,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             sizes = call["bucket_sizes"]
             for tag, size in (("gcd", gcd_size(sizes)), ("fewest", fewest_padding_size(sizes))):
-                jobs2.append({"layout": n, "tag": tag, "size": size,
-                              "env": {"RADIANCE_KV_GROUP_SIZE": str(size)}})
+                jobs2.append({"layout": n, "tag": tag, "size": size, "env": {"RADIANCE_KV_GROUP_SIZE": str(size)}})
             for g in range(1, max(sizes) + 1):
                 jobs2.append({"layout": n, "tag": "sweep", "size": g, "hook_size": g})
         second = run_runner(patched, layouts, jobs2, work) if jobs2 else {"results": []}
@@ -636,18 +756,21 @@ def main(argv: list[str] | None = None) -> int:
             n = job["layout"]
             if job["tag"] == "sweep":
                 ndb = drafter_buckets((results[n]["shipped"].get("patch_calls") or [None])[0])
-                sweeps[n].append(row("sweep", "hook", r, results[n]["upstream"], ndb,
-                                     asked=job["size"]))
+                sweeps[n].append(row("sweep", "hook", r, results[n]["upstream"], ndb, asked=job["size"]))
             else:
                 results[n][job["tag"]] = {**r, "asked_size": job["size"]}
     finally:
         bench.remove_copy(pristine)
         bench.remove_copy(patched)
 
-    report = {"vllm": args.vllm, "wheel": wheel.name, "cap": cap,
-              "revision": bench.checkout_revision(),
-              "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "layouts": []}
+    report = {
+        "vllm": args.vllm,
+        "wheel": wheel.name,
+        "cap": cap,
+        "revision": bench.checkout_revision(),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "layouts": [],
+    }
     for n, layout in layouts.items():
         derived = up["layouts"][n]
         report["layouts"].append(analyse(n, layout, derived, results[n], sweeps[n], cap))
@@ -659,8 +782,7 @@ def main(argv: list[str] | None = None) -> int:
     raw = {"report": report, "results": results}
     (args.out / "capacity.json").write_text(json.dumps(raw, indent=1, default=str) + "\n")
     write_markdown(args.out / "capacity.md", report)
-    bench.run([venv / "bin" / "python", PLOTTER, args.out / "capacity.json",
-               args.out / "capacity.png"])
+    bench.run([venv / "bin" / "python", PLOTTER, args.out / "capacity.json", args.out / "capacity.png"])
     # console summary
     for e in report["layouts"]:
         if "error" in e:
@@ -668,13 +790,13 @@ def main(argv: list[str] | None = None) -> int:
             continue
         u, s = e["rows"][0], e["rows"][1]
         fails = [c[0] for c in e["checks"] if c[1] is False]
-        print(f"{e['title']}: upstream {fmt_tokens(u.get('tokens'))} ({u.get('num_groups')} "
-              f"groups) -> kv_group_size {fmt_tokens(s.get('tokens'))} ({s.get('num_groups')} "
-              f"groups, {fmt_pct(s.get('vs_upstream'))}); vs best capped "
-              f"{fmt_pct(e.get('gap_to_best_capped'))}"
-              + (f"; NOT MET: {', '.join(fails)}" if fails else ""))
-    print(f"wrote {args.out / 'capacity.md'}, {args.out / 'capacity.png'}, "
-          f"{args.out / 'capacity.json'}")
+        print(
+            f"{e['title']}: upstream {fmt_tokens(u.get('tokens'))} ({u.get('num_groups')} "
+            f"groups) -> kv_group_size {fmt_tokens(s.get('tokens'))} ({s.get('num_groups')} "
+            f"groups, {fmt_pct(s.get('vs_upstream'))}); vs best capped "
+            f"{fmt_pct(e.get('gap_to_best_capped'))}" + (f"; NOT MET: {', '.join(fails)}" if fails else "")
+        )
+    print(f"wrote {args.out / 'capacity.md'}, {args.out / 'capacity.png'}, {args.out / 'capacity.json'}")
     return 0
 
 

@@ -62,18 +62,28 @@ def tol_label(t: float) -> str:
 # --------------------------------------------------------------------------------- analysis
 
 
-def point(r: dict[str, Any], size: int, upstream: dict[str, Any], n_drafter_buckets: int
-          ) -> dict[str, Any]:
-    return {"size": size, "group_size": r["group_size"], "groups": r["num_groups"],
-            "tokens": r["tokens"], "blocks_per_request": r["blocks_per_request"],
-            "vs_upstream": r["tokens"] / upstream["tokens"] - 1,
-            "shape": capacity.shape(r),
-            "keeps_drafter": capacity.keeps_drafter(r, n_drafter_buckets)}
+def point(r: dict[str, Any], size: int, upstream: dict[str, Any], n_drafter_buckets: int) -> dict[str, Any]:
+    return {
+        "size": size,
+        "group_size": r["group_size"],
+        "groups": r["num_groups"],
+        "tokens": r["tokens"],
+        "blocks_per_request": r["blocks_per_request"],
+        "vs_upstream": r["tokens"] / upstream["tokens"] - 1,
+        "shape": capacity.shape(r),
+        "keeps_drafter": capacity.keeps_drafter(r, n_drafter_buckets),
+    }
 
 
-def analyse(name: str, layout: dict[str, Any], up: dict[str, Any], shipped: dict[str, Any],
-            by_tol: dict[float, dict[str, Any]], sweep: list[tuple[int, dict[str, Any]]],
-            cap: int) -> dict[str, Any]:
+def analyse(
+    name: str,
+    layout: dict[str, Any],
+    up: dict[str, Any],
+    shipped: dict[str, Any],
+    by_tol: dict[float, dict[str, Any]],
+    sweep: list[tuple[int, dict[str, Any]]],
+    cap: int,
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": name, "title": layout.get("title", name)}
     if "error" in up or "error" in shipped:
         entry["error"] = up.get("error") or shipped.get("error")
@@ -88,33 +98,41 @@ def analyse(name: str, layout: dict[str, Any], up: dict[str, Any], shipped: dict
         points[r["group_size"]] = point(r, size, up, ndb)
     pts = sorted(points.values(), key=lambda p: p["group_size"])
     for p in pts:
-        p["admissible"] = (p["keeps_drafter"] and p["groups"] <= cap
-                           and p["tokens"] >= up["tokens"])
+        p["admissible"] = p["keeps_drafter"] and p["groups"] <= cap and p["tokens"] >= up["tokens"]
     adm = [p for p in pts if p["admissible"]]
     for p in pts:
         p["front"] = p["admissible"] and not any(
-            q is not p and q["groups"] <= p["groups"] and q["tokens"] >= p["tokens"]
-            and (q["groups"], q["tokens"]) != (p["groups"], p["tokens"]) for q in adm)
+            q is not p
+            and q["groups"] <= p["groups"]
+            and q["tokens"] >= p["tokens"]
+            and (q["groups"], q["tokens"]) != (p["groups"], p["tokens"])
+            for q in adm
+        )
     best = max(adm, key=lambda p: (p["tokens"], -p["groups"]), default=None)
     entry["best"] = best
     for p in pts:
         p["vs_best"] = p["tokens"] / best["tokens"] - 1 if best else None
     entry["points"] = pts
-    entry["upstream"] = {"group_size": up["group_size"], "groups": up["num_groups"],
-                         "tokens": up["tokens"]}
+    entry["upstream"] = {"group_size": up["group_size"], "groups": up["num_groups"], "tokens": up["tokens"]}
     entry["outcome"] = capacity.patch_outcome(shipped)
-    entry["shipped"] = {"group_size": shipped["group_size"], "groups": shipped["num_groups"],
-                        "tokens": shipped["tokens"],
-                        "vs_upstream": shipped["tokens"] / up["tokens"] - 1,
-                        "info": capacity.radiance_messages(shipped)}
+    entry["shipped"] = {
+        "group_size": shipped["group_size"],
+        "groups": shipped["num_groups"],
+        "tokens": shipped["tokens"],
+        "vs_upstream": shipped["tokens"] / up["tokens"] - 1,
+        "info": capacity.radiance_messages(shipped),
+    }
     entry["tolerance"] = {}
     for t, r in by_tol.items():
         entry["tolerance"][tol_label(t)] = {
-            "group_size": r["group_size"], "groups": r["num_groups"], "tokens": r["tokens"],
+            "group_size": r["group_size"],
+            "groups": r["num_groups"],
+            "tokens": r["tokens"],
             "vs_upstream": r["tokens"] / up["tokens"] - 1,
             "vs_best": r["tokens"] / best["tokens"] - 1 if best else None,
             "keeps_drafter": capacity.keeps_drafter(r, ndb),
-            "info": capacity.radiance_messages(r)}
+            "info": capacity.radiance_messages(r),
+        }
     return entry
 
 
@@ -147,8 +165,9 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
         "",
         "groups / KV tokens / change vs the best admissible size. **bold**: the shipped default.",
         "",
-        "| layout | upstream | best admissible | " + " | ".join(
-            f"**t={t}**" if t == tol_label(dt) else f"t={t}" for t in tols) + " |",
+        "| layout | upstream | best admissible | "
+        + " | ".join(f"**t={t}**" if t == tol_label(dt) else f"t={t}" for t in tols)
+        + " |",
         "|---|---|---|" + "---|" * len(tols),
     ]
     for e in report["layouts"]:
@@ -162,8 +181,7 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
             txt = f"{c['groups']} / {c['tokens']:,} / {pct(c['vs_best'])}"
             cells.append(f"**{txt}**" if t == tol_label(dt) else txt)
         best = f"{b['groups']} / {b['tokens']:,}" if b else "—"
-        L.append(f"| {e['title']} | {u['groups']} / {u['tokens']:,} | {best} | "
-                 + " | ".join(cells) + " |")
+        L.append(f"| {e['title']} | {u['groups']} / {u['tokens']:,} | {best} | " + " | ".join(cells) + " |")
     L.append("")
     for e in report["layouts"]:
         L.append(f"## {e['title']}")
@@ -173,18 +191,19 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
             L.append("")
             continue
         b = e["buckets"] or {}
-        L.append(f"vLLM's layer buckets {b.get('bucket_sizes')} ({', '.join(b.get('bucket_kinds', []))}), "
-                 f"per-group blocks per request {b.get('bucket_costs')}, drafter layers per "
-                 f"bucket {b.get('bucket_drafter_layers')}; upstream's size {b.get('upstream_size')}. "
-                 f"Shipped (default knobs): size {e['shipped']['group_size']}, "
-                 f"{e['shipped']['groups']} groups, {e['shipped']['tokens']:,} tokens "
-                 f"({pct(e['shipped']['vs_upstream'])} vs upstream).")
+        L.append(
+            f"vLLM's layer buckets {b.get('bucket_sizes')} ({', '.join(b.get('bucket_kinds', []))}), "
+            f"per-group blocks per request {b.get('bucket_costs')}, drafter layers per "
+            f"bucket {b.get('bucket_drafter_layers')}; upstream's size {b.get('upstream_size')}. "
+            f"Shipped (default knobs): size {e['shipped']['group_size']}, "
+            f"{e['shipped']['groups']} groups, {e['shipped']['tokens']:,} tokens "
+            f"({pct(e['shipped']['vs_upstream'])} vs upstream)."
+        )
         if e["shipped"]["info"]:
             L.append("")
             L.append(f"Patch log: `{e['shipped']['info'][0]}`")
         L.append("")
-        L.append("| size | groups (layers each) | KV tokens | vs upstream | vs best | "
-                 "admissible | front | marks |")
+        L.append("| size | groups (layers each) | KV tokens | vs upstream | vs best | admissible | front | marks |")
         L.append("|---|---|---|---|---|---|---|---|")
         for p in e["points"]:
             marks = []
@@ -195,13 +214,23 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
             picked = [t for t in tols if e["tolerance"][t]["group_size"] == p["group_size"]]
             if picked:
                 marks.append("t=" + ", ".join(picked))
-            why = "" if p["admissible"] else (
-                "splits drafter" if not p["keeps_drafter"] else
-                f"> {cap} groups" if p["groups"] > cap else "below upstream")
-            L.append(f"| {p['group_size']} | {p['groups']} ({p['shape']}) | {p['tokens']:,} | "
-                     f"{pct(p['vs_upstream'])} | {pct(p['vs_best'])} | "
-                     f"{'yes' if p['admissible'] else 'no: ' + why} | "
-                     f"{'●' if p['front'] else ''} | {'; '.join(marks)} |")
+            why = (
+                ""
+                if p["admissible"]
+                else (
+                    "splits drafter"
+                    if not p["keeps_drafter"]
+                    else f"> {cap} groups"
+                    if p["groups"] > cap
+                    else "below upstream"
+                )
+            )
+            L.append(
+                f"| {p['group_size']} | {p['groups']} ({p['shape']}) | {p['tokens']:,} | "
+                f"{pct(p['vs_upstream'])} | {pct(p['vs_best'])} | "
+                f"{'yes' if p['admissible'] else 'no: ' + why} | "
+                f"{'●' if p['front'] else ''} | {'; '.join(marks)} |"
+            )
         L.append("")
     path.write_text("\n".join(L) + "\n")
 
@@ -230,23 +259,55 @@ def plot(json_path: Path, png: Path) -> int:
         colours = ["#bbbbbb" if not p["admissible"] else "#1f5fbf" for p in pts]
         ax.scatter(xs, rel, c=colours, s=22, zorder=2)
         front = sorted((p for p in pts if p["front"]), key=lambda p: p["groups"])
-        ax.plot([p["groups"] for p in front], [100 * (p["tokens"] / up - 1) for p in front],
-                color="#1f5fbf", lw=1, zorder=1)
+        ax.plot(
+            [p["groups"] for p in front], [100 * (p["tokens"] / up - 1) for p in front], color="#1f5fbf", lw=1, zorder=1
+        )
         for p, y in zip(pts, rel):
-            ax.annotate(str(p["group_size"]), (p["groups"], y), textcoords="offset points",
-                        xytext=(3, 3), fontsize=6.5, color="#555555")
+            ax.annotate(
+                str(p["group_size"]),
+                (p["groups"], y),
+                textcoords="offset points",
+                xytext=(3, 3),
+                fontsize=6.5,
+                color="#555555",
+            )
         u = e["upstream"]
-        ax.scatter([u["groups"]], [0.0], marker="s", s=70, facecolors="none",
-                   edgecolors="#d0402a", linewidths=1.6, zorder=3, label="upstream")
+        ax.scatter(
+            [u["groups"]],
+            [0.0],
+            marker="s",
+            s=70,
+            facecolors="none",
+            edgecolors="#d0402a",
+            linewidths=1.6,
+            zorder=3,
+            label="upstream",
+        )
         s = e["shipped"]
-        ax.scatter([s["groups"]], [100 * s["vs_upstream"]], marker="*", s=170, color="#e0a01e",
-                   edgecolors="black", linewidths=0.6, zorder=4,
-                   label=f"shipped (t={dt:g}%)")
+        ax.scatter(
+            [s["groups"]],
+            [100 * s["vs_upstream"]],
+            marker="*",
+            s=170,
+            color="#e0a01e",
+            edgecolors="black",
+            linewidths=0.6,
+            zorder=4,
+            label=f"shipped (t={dt:g}%)",
+        )
         zero = e["tolerance"].get("0%")
         if zero and zero["group_size"] != s["group_size"]:
-            ax.scatter([zero["groups"]], [100 * zero["vs_upstream"]], marker="D", s=40,
-                       facecolors="none", edgecolors="#3a9a4a", linewidths=1.4, zorder=3,
-                       label="t=0% (most capacity)")
+            ax.scatter(
+                [zero["groups"]],
+                [100 * zero["vs_upstream"]],
+                marker="D",
+                s=40,
+                facecolors="none",
+                edgecolors="#3a9a4a",
+                linewidths=1.4,
+                zorder=3,
+                label="t=0% (most capacity)",
+            )
         ax.axvline(cap + 0.5, color="#888888", ls="--", lw=0.8)
         ax.set_xscale("log")
         ticks = [t for t in (1, 2, 3, 5, 10, 20, 50, 100) if t <= max(xs) * 1.5]
@@ -263,11 +324,14 @@ def plot(json_path: Path, png: Path) -> int:
         ax.set_ylim(ymin - pad, ymax + pad)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6.5, loc="lower right")
-    for ax in list(axes.flat)[len(layouts):]:
+    for ax in list(axes.flat)[len(layouts) :]:
         ax.axis("off")
-    fig.suptitle(f"KV capacity × groups per group size, vLLM {report['vllm']} "
-                 f"(blue: admissible, grey: splits the drafter / > {cap} groups / below "
-                 "upstream; labels: group size; dashed: the cap)", fontsize=10)
+    fig.suptitle(
+        f"KV capacity × groups per group size, vLLM {report['vllm']} "
+        f"(blue: admissible, grey: splits the drafter / > {cap} groups / below "
+        "upstream; labels: group size; dashed: the cap)",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     fig.savefig(png, dpi=130)
     return 0
@@ -281,8 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vllm", default="0.33.0")
     parser.add_argument("--layouts", nargs="*")
     parser.add_argument("--out", type=Path, default=HERE / "results")
-    parser.add_argument("--plot", nargs=2, type=Path, metavar=("JSON", "PNG"),
-                        help=argparse.SUPPRESS)  # run in the bench venv, which has matplotlib
+    parser.add_argument(
+        "--plot", nargs=2, type=Path, metavar=("JSON", "PNG"), help=argparse.SUPPRESS
+    )  # run in the bench venv, which has matplotlib
     args = parser.parse_args(argv)
     if args.plot:
         return plot(*args.plot)
@@ -302,8 +367,10 @@ def main(argv: list[str] | None = None) -> int:
         jobs: list[dict[str, Any]] = []
         for n in layouts:
             jobs.append({"layout": n, "tag": "shipped"})
-            jobs += [{"layout": n, "tag": "tol", "t": t,
-                      "env": {"RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}} for t in tolerances]
+            jobs += [
+                {"layout": n, "tag": "tol", "t": t, "env": {"RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}}
+                for t in tolerances
+            ]
         first = capacity.run_runner(patched, layouts, jobs, work)
         shipped: dict[str, dict[str, Any]] = {}
         by_tol: dict[str, dict[float, dict[str, Any]]] = {n: {} for n in layouts}
@@ -316,36 +383,43 @@ def main(argv: list[str] | None = None) -> int:
         for n in layouts:
             call = (shipped[n].get("patch_calls") or [None])[0]
             if call:
-                sweep_jobs += [{"layout": n, "size": g, "hook_size": g}
-                               for g in range(1, max(call["bucket_sizes"]) + 1)]
-        second = capacity.run_runner(patched, layouts, sweep_jobs, work) if sweep_jobs else {
-            "results": []}
+                sweep_jobs += [
+                    {"layout": n, "size": g, "hook_size": g} for g in range(1, max(call["bucket_sizes"]) + 1)
+                ]
+        second = capacity.run_runner(patched, layouts, sweep_jobs, work) if sweep_jobs else {"results": []}
         sweeps: dict[str, list[tuple[int, dict[str, Any]]]] = {n: [] for n in layouts}
         for job, r in zip(sweep_jobs, second["results"]):
             sweeps[job["layout"]].append((job["size"], r))
     finally:
         bench.remove_copy(pristine)
         bench.remove_copy(patched)
-    report = {"vllm": args.vllm, "wheel": wheel.name, "cap": cap, "default_tolerance": dt,
-              "tolerances": tolerances, "revision": bench.checkout_revision(),
-              "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "layouts": [analyse(n, layouts[n], up["results"][i], shipped[n], by_tol[n],
-                                  sweeps[n], cap) for i, n in enumerate(layouts)]}
+    report = {
+        "vllm": args.vllm,
+        "wheel": wheel.name,
+        "cap": cap,
+        "default_tolerance": dt,
+        "tolerances": tolerances,
+        "revision": bench.checkout_revision(),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "layouts": [
+            analyse(n, layouts[n], up["results"][i], shipped[n], by_tol[n], sweeps[n], cap)
+            for i, n in enumerate(layouts)
+        ],
+    }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "front.json").write_text(json.dumps({"report": report}, indent=1,
-                                                    default=str) + "\n")
+    (args.out / "front.json").write_text(json.dumps({"report": report}, indent=1, default=str) + "\n")
     write_markdown(args.out / "front.md", report)
-    bench.run([venv / "bin" / "python", Path(__file__), "--plot", args.out / "front.json",
-               args.out / "front.png"])
+    bench.run([venv / "bin" / "python", Path(__file__), "--plot", args.out / "front.json", args.out / "front.png"])
     for e in report["layouts"]:
         if "error" in e:
             print(f"{e['title']}: not probed")
             continue
         s, u = e["shipped"], e["upstream"]
-        print(f"{e['title']}: upstream {u['groups']} groups {u['tokens']:,}; shipped "
-              f"{s['groups']} groups {s['tokens']:,} ({pct(s['vs_upstream'])}); "
-              + ", ".join(f"t={t}: {c['groups']}g {pct(c['vs_best'])}"
-                          for t, c in e["tolerance"].items()))
+        print(
+            f"{e['title']}: upstream {u['groups']} groups {u['tokens']:,}; shipped "
+            f"{s['groups']} groups {s['tokens']:,} ({pct(s['vs_upstream'])}); "
+            + ", ".join(f"t={t}: {c['groups']}g {pct(c['vs_best'])}" for t, c in e["tolerance"].items())
+        )
     print(f"wrote {args.out / 'front.md'}, {args.out / 'front.png'}, {args.out / 'front.json'}")
     return 0
 

@@ -63,8 +63,9 @@ class Point:
 
 
 def wheel(out: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out),
-                    str(REPO)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out), str(REPO)], check=True
+    )
     (found,) = out.glob("radpatch-*.whl")
     return found
 
@@ -73,25 +74,50 @@ def patched_engine_venv(tmp: Path) -> Path:
     """A pristine copy of the engine template with radpatch installed from its wheel and applied."""
     python = Path(vllm_engine.fresh(dest=tmp / "engine-venv"))
     deps = vllm_engine.deps_dir(vllm_cpu.cache_root(), vllm_engine.DEFAULT_VERSION)
-    subprocess.run([str(vllm_cpu.venv_python(deps)), "-m", "pip", "--python", str(python), "install",
-                    "--quiet", "--disable-pip-version-check", str(wheel(tmp / "wheel"))], check=True)
+    subprocess.run(
+        [
+            str(vllm_cpu.venv_python(deps)),
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            str(wheel(tmp / "wheel")),
+        ],
+        check=True,
+    )
     subprocess.run([str(python.parent / "radpatch"), "apply", PATCH], check=True)
     return python
 
 
 def measure(python: Path, layout: Layout, size: int, args: argparse.Namespace) -> Point:
     model = vllm_engine.build_model(layout, python)
-    bench = {"concurrency": args.concurrency, "prompt_len": args.prompt_len,
-             "max_tokens": args.max_tokens, "reps": args.reps}
-    run = vllm_engine.run_engine(python, model, env={"RADIANCE_KV_GROUP_SIZE": str(size)},
-                                 prompts=[vllm_engine.prompt_ids(4)], max_tokens=1,
-                                 engine_args={"max_num_seqs": args.concurrency}, bench=bench)
+    bench = {
+        "concurrency": args.concurrency,
+        "prompt_len": args.prompt_len,
+        "max_tokens": args.max_tokens,
+        "reps": args.reps,
+    }
+    run = vllm_engine.run_engine(
+        python,
+        model,
+        env={"RADIANCE_KV_GROUP_SIZE": str(size)},
+        prompts=[vllm_engine.prompt_ids(4)],
+        max_tokens=1,
+        engine_args={"max_num_seqs": args.concurrency},
+        bench=bench,
+    )
     if run.returncode != 0 or not run.bench:
         raise SystemExit(f"engine for {layout.key} size {size} failed:\n{run.log[-4000:]}")
     point = Point(layout, size, run)
-    print(f"  size {size:>3}: {run.num_groups:>3} groups, step {point.spread('step_ms_median', '.2f')} ms, "
-          f"scheduler {point.spread('sched_ms_median', '.3f')} ms, {point.spread('decode_tok_s', '.1f')} tok/s",
-          file=sys.stderr, flush=True)
+    print(
+        f"  size {size:>3}: {run.num_groups:>3} groups, step {point.spread('step_ms_median', '.2f')} ms, "
+        f"scheduler {point.spread('sched_ms_median', '.3f')} ms, {point.spread('decode_tok_s', '.1f')} tok/s",
+        file=sys.stderr,
+        flush=True,
+    )
     return point
 
 
@@ -153,10 +179,12 @@ def report(points: list[Point], args: argparse.Namespace, wall: float, load: tup
             "|---|---|---|---|---|---|---|",
         ]
         for p in mine:
-            lines.append(f"| {p.size} | {p.run.num_groups} | {p.run.kv_tokens:,} | "
-                         f"{p.spread('decode_tok_s', '.1f')} | {p.spread('step_ms_median', '.2f')} | "
-                         f"{p.spread('step_cpu_ms_median', '.2f')} | "
-                         f"{p.spread('sched_ms_median', '.3f')} |")
+            lines.append(
+                f"| {p.size} | {p.run.num_groups} | {p.run.kv_tokens:,} | "
+                f"{p.spread('decode_tok_s', '.1f')} | {p.spread('step_ms_median', '.2f')} | "
+                f"{p.spread('step_cpu_ms_median', '.2f')} | "
+                f"{p.spread('sched_ms_median', '.3f')} |"
+            )
         base = mine[0]
         lines += [
             "",
@@ -198,10 +226,17 @@ def report(points: list[Point], args: argparse.Namespace, wall: float, load: tup
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layout", action="append", default=None,
-                        help="a harness/vllm_engine.py layout, e.g. full=9,sliding=39 (repeatable)")
-    parser.add_argument("--sizes", default=None,
-                        help="forced group sizes, comma-separated (default: every canonical size of the first layout)")
+    parser.add_argument(
+        "--layout",
+        action="append",
+        default=None,
+        help="a harness/vllm_engine.py layout, e.g. full=9,sliding=39 (repeatable)",
+    )
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="forced group sizes, comma-separated (default: every canonical size of the first layout)",
+    )
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--prompt-len", type=int, default=16)
@@ -224,8 +259,18 @@ def main(argv: list[str] | None = None) -> int:
     text = report(points, args, time.monotonic() - start, (load_start, _load()))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
-    raw = [{"layout": p.layout.key, "size": p.size, "groups": p.run.num_groups, "group_sizes": p.run.group_sizes,
-            "kv_tokens": p.run.kv_tokens, "radiance": p.run.radiance, "bench": p.run.bench} for p in points]
+    raw = [
+        {
+            "layout": p.layout.key,
+            "size": p.size,
+            "groups": p.run.num_groups,
+            "group_sizes": p.run.group_sizes,
+            "kv_tokens": p.run.kv_tokens,
+            "radiance": p.run.radiance,
+            "bench": p.run.bench,
+        }
+        for p in points
+    ]
     args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n")
     print(text)
     return 0

@@ -158,8 +158,9 @@ def rule_1cat_343(b: Buckets) -> int:
     if not repeated:
         return 1
     common = math.gcd(*repeated)
-    ok = [d for d in range(1, common + 1)
-          if common % d == 0 and Fraction(padding(b, d), sum(b.sizes)) <= Fraction(1, 5)]
+    ok = [
+        d for d in range(1, common + 1) if common % d == 0 and Fraction(padding(b, d), sum(b.sizes)) <= Fraction(1, 5)
+    ]
     return max(ok) if ok else 1
 
 
@@ -201,10 +202,15 @@ RULES = (
 
 
 def plan(r: dict[str, Any], ndb: int) -> dict[str, Any]:
-    return {"group_size": r["group_size"], "groups": r["num_groups"], "tokens": r["tokens"],
-            "blocks_per_request": r["blocks_per_request"],
-            "drafter_groups": len(r.get("drafter_groups", [])),
-            "keeps_drafter": capacity.keeps_drafter(r, ndb), "shape": capacity.shape(r)}
+    return {
+        "group_size": r["group_size"],
+        "groups": r["num_groups"],
+        "tokens": r["tokens"],
+        "blocks_per_request": r["blocks_per_request"],
+        "drafter_groups": len(r.get("drafter_groups", [])),
+        "keeps_drafter": capacity.keeps_drafter(r, ndb),
+        "shape": capacity.shape(r),
+    }
 
 
 def score(p: dict[str, Any], r: float) -> float:
@@ -236,14 +242,14 @@ def why(default: dict[str, Any], other: dict[str, Any], r: float, cap: int) -> s
     be = break_even(default, other)
     if dn > 0:
         tail = f"; pays while a group costs < {be:.2f}% of a step" if be is not None else ""
-        return (f"{dn} more groups for {dk:+.2%} capacity: {ratio:+.2%} modelled KV-bound throughput"
-                f" at r = {r:g}%{tail}")
+        return f"{dn} more groups for {dk:+.2%} capacity: {ratio:+.2%} modelled KV-bound throughput at r = {r:g}%{tail}"
     if dn < 0 and dk >= 0:
         return f"dominated: {-dn} fewer groups and {dk:+.2%} capacity with radpatch's default"
     if dn < 0:
         tail = f"; the other plan pays only while a group costs < {be:.2f}% of a step" if be is not None else ""
-        return (f"{-dn} fewer groups for {dk:+.2%} capacity: {ratio:+.2%} modelled KV-bound throughput"
-                f" at r = {r:g}%{tail}")
+        return (
+            f"{-dn} fewer groups for {dk:+.2%} capacity: {ratio:+.2%} modelled KV-bound throughput at r = {r:g}%{tail}"
+        )
     return f"as many groups, {dk:+.2%} capacity"
 
 
@@ -259,16 +265,31 @@ def pick_at(points: list[dict[str, Any]], r: float, cap: int) -> dict[str, Any] 
 
 def front(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ok = [p for p in points if p["keeps_drafter"]]
-    return [p for p in ok if not any(
-        q is not p and q["groups"] <= p["groups"] and q["tokens"] >= p["tokens"]
-        and (q["groups"], q["tokens"]) != (p["groups"], p["tokens"]) for q in ok)]
+    return [
+        p
+        for p in ok
+        if not any(
+            q is not p
+            and q["groups"] <= p["groups"]
+            and q["tokens"] >= p["tokens"]
+            and (q["groups"], q["tokens"]) != (p["groups"], p["tokens"])
+            for q in ok
+        )
+    ]
 
 
-def analyse(name: str, layout: dict[str, Any], up: dict[str, Any], default: dict[str, Any],
-            knobs: dict[str, dict[str, Any]], by_size: dict[int, dict[str, Any]],
-            picks: dict[str, int], cap: int, r: float) -> dict[str, Any]:
-    entry: dict[str, Any] = {"name": name, "title": layout.get("title", name),
-                             "source": layout.get("source", {})}
+def analyse(
+    name: str,
+    layout: dict[str, Any],
+    up: dict[str, Any],
+    default: dict[str, Any],
+    knobs: dict[str, dict[str, Any]],
+    by_size: dict[int, dict[str, Any]],
+    picks: dict[str, int],
+    cap: int,
+    r: float,
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": name, "title": layout.get("title", name), "source": layout.get("source", {})}
     if "error" in up or "error" in default:
         entry["error"] = up.get("error") or default.get("error")
         return entry
@@ -277,8 +298,9 @@ def analyse(name: str, layout: dict[str, Any], up: dict[str, Any], default: dict
     entry["buckets"] = call
     entry["upstream"] = plan(up, ndb)
     entry["default"] = {**plan(default, ndb), "info": capacity.radiance_messages(default)}
-    entry["knobs"] = {k: {**plan(v, ndb), "info": capacity.radiance_messages(v)}
-                      for k, v in knobs.items() if "error" not in v}
+    entry["knobs"] = {
+        k: {**plan(v, ndb), "info": capacity.radiance_messages(v)} for k, v in knobs.items() if "error" not in v
+    }
     points: dict[int, dict[str, Any]] = {}
     for size in sorted(by_size):
         res = by_size[size]
@@ -296,18 +318,22 @@ def analyse(name: str, layout: dict[str, Any], up: dict[str, Any], default: dict
         size = picks[rule.key]
         res = by_size[size]
         if "error" in res:
-            entry["rules"].append({"key": rule.key, "label": rule.label, "cite": rule.cite,
-                                   "asked": size, "error": res["error"]})
+            entry["rules"].append(
+                {"key": rule.key, "label": rule.label, "cite": rule.cite, "asked": size, "error": res["error"]}
+            )
             continue
         p = plan(res, ndb)
-        entry["rules"].append({"key": rule.key, "label": rule.label, "cite": rule.cite,
-                               "asked": size, **p, "why": why(d, p, r, cap)})
+        entry["rules"].append(
+            {"key": rule.key, "label": rule.label, "cite": rule.cite, "asked": size, **p, "why": why(d, p, r, cap)}
+        )
     u = entry["upstream"]
     entry["upstream_why"] = why(d, u, r, cap)
     same = [p for p in pts if (p["groups"], p["tokens"]) == (d["groups"], d["tokens"])]
-    beaters = [x for x in entry["rules"] + [{**u, "label": "upstream"}]
-               if "error" not in x and x["keeps_drafter"] and x["tokens"] >= d["tokens"]
-               and x["groups"] < d["groups"]]
+    beaters = [
+        x
+        for x in entry["rules"] + [{**u, "label": "upstream"}]
+        if "error" not in x and x["keeps_drafter"] and x["tokens"] >= d["tokens"] and x["groups"] < d["groups"]
+    ]
     entry["goals"] = {
         "on the front": bool(same) and any(p["front"] for p in same),
         "within the cap": d["groups"] <= cap,
@@ -336,17 +362,21 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
     L: list[str] = [
         "# kv_group_size against the other group-size proposals",
         "",
-        (f"Generated by `python benchmarks/peers.py --vllm {report['vllm']}` on {report['date']} "
-        f"(radpatch wheel `{report['wheel']}` from checkout {report['revision']}). Every plan is "
-        f"vLLM {report['vllm']}'s own `get_kv_cache_groups` → `get_kv_cache_config_from_groups` → "
-        "capacity functions on real spec objects, on the CPU (harness/kv_probe.py); a proposal's "
-        "size is chosen by its rule (benchmarks/peers.py cites each one) from the buckets vLLM hands "
-        "the group-size choice, and set where kv_group_size sets it."),
+        (
+            f"Generated by `python benchmarks/peers.py --vllm {report['vllm']}` on {report['date']} "
+            f"(radpatch wheel `{report['wheel']}` from checkout {report['revision']}). Every plan is "
+            f"vLLM {report['vllm']}'s own `get_kv_cache_groups` → `get_kv_cache_config_from_groups` → "
+            "capacity functions on real spec objects, on the CPU (harness/kv_probe.py); a proposal's "
+            "size is chosen by its rule (benchmarks/peers.py cites each one) from the buckets vLLM hands "
+            "the group-size choice, and set where kv_group_size sets it."
+        ),
         "",
-        (f"Cells: KV cache groups / KV tokens (vs upstream). ✗: the plan splits the speculative "
-        f"drafter (more groups than drafter buckets; vLLM's V1 proposer asserts one group). "
-        f"radpatch default: `RADIANCE_KV_GROUP_OBJECTIVE=throughput`, step cost r = {r:g}% per "
-        f"group, cap {cap} groups. Model: KV-bound throughput ∝ tokens / (1 + r × groups)."),
+        (
+            f"Cells: KV cache groups / KV tokens (vs upstream). ✗: the plan splits the speculative "
+            f"drafter (more groups than drafter buckets; vLLM's V1 proposer asserts one group). "
+            f"radpatch default: `RADIANCE_KV_GROUP_OBJECTIVE=throughput`, step cost r = {r:g}% per "
+            f"group, cap {cap} groups. Model: KV-bound throughput ∝ tokens / (1 + r × groups)."
+        ),
         "",
         "| layout | upstream 0.33.0 | **radpatch default** | " + " | ".join(labels) + " |",
         "|---|---|---|" + "---|" * len(labels),
@@ -360,24 +390,48 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
         for x in e["rules"]:
             row.append("error" if "error" in x else cell(x, u))
         L.append(f"| {e['title']} | " + " | ".join(row) + " |")
-    L += ["", "## The goals, per layout", "",
-          ("| layout | on the front | within the cap | keeps the drafter | no proposal has ≥ its tokens "
-           "with fewer groups |"), "|---|---|---|---|---|"]
+    L += [
+        "",
+        "## The goals, per layout",
+        "",
+        (
+            "| layout | on the front | within the cap | keeps the drafter | no proposal has ≥ its tokens "
+            "with fewer groups |"
+        ),
+        "|---|---|---|---|---|",
+    ]
     for e in report["layouts"]:
         if "error" in e:
             continue
         g = e["goals"]
-        L.append(f"| {e['title']} | " + " | ".join(
-            "yes" if g[k] else "**NO**" for k in ("on the front", "within the cap", "keeps the drafter",
-                                                  "no proposal has >= its tokens with fewer groups"))
-                 + (f" ({', '.join(e['beaters'])})" if e["beaters"] else "") + " |")
-    L += ["", "## How the default moves with the step cost", "",
-          ("The model's choice over vLLM's own plans (sizes that keep the drafter, within the cap) "
-           "for other values of `RADIANCE_KV_GROUP_STEP_COST`: groups / KV tokens. r = 0 is "
-           "`RADIANCE_KV_GROUP_OBJECTIVE=capacity`; the upstream GPU figures (300–900 µs per group "
-           "per step) are 0.5–4% of a step depending on batch and model (patches/kv_group_size/README.md)."),
-          "", "| layout | " + " | ".join(f"r = {s:g}%" for s in SENSITIVITY) + " |",
-          "|---|" + "---|" * len(SENSITIVITY)]
+        L.append(
+            f"| {e['title']} | "
+            + " | ".join(
+                "yes" if g[k] else "**NO**"
+                for k in (
+                    "on the front",
+                    "within the cap",
+                    "keeps the drafter",
+                    "no proposal has >= its tokens with fewer groups",
+                )
+            )
+            + (f" ({', '.join(e['beaters'])})" if e["beaters"] else "")
+            + " |"
+        )
+    L += [
+        "",
+        "## How the default moves with the step cost",
+        "",
+        (
+            "The model's choice over vLLM's own plans (sizes that keep the drafter, within the cap) "
+            "for other values of `RADIANCE_KV_GROUP_STEP_COST`: groups / KV tokens. r = 0 is "
+            "`RADIANCE_KV_GROUP_OBJECTIVE=capacity`; the upstream GPU figures (300–900 µs per group "
+            "per step) are 0.5–4% of a step depending on batch and model (patches/kv_group_size/README.md)."
+        ),
+        "",
+        "| layout | " + " | ".join(f"r = {s:g}%" for s in SENSITIVITY) + " |",
+        "|---|" + "---|" * len(SENSITIVITY),
+    ]
     for e in report["layouts"]:
         if "error" in e:
             continue
@@ -397,22 +451,28 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
             L += [f"Not probed: {e['error']}", ""]
             continue
         b = e["buckets"]
-        L.append(f"vLLM's layer buckets {b['bucket_sizes']} ({', '.join(b['bucket_kinds'])}), per-group "
-                 f"blocks per request {b.get('bucket_costs')}, drafter layers per bucket "
-                 f"{b['bucket_drafter_layers']}; upstream's size {b['upstream_size']}.")
+        L.append(
+            f"vLLM's layer buckets {b['bucket_sizes']} ({', '.join(b['bucket_kinds'])}), per-group "
+            f"blocks per request {b.get('bucket_costs')}, drafter layers per bucket "
+            f"{b['bucket_drafter_layers']}; upstream's size {b['upstream_size']}."
+        )
         L.append("")
         for line in e["default"]["info"]:
             L.append(f"radpatch's log line: `{line}`")
             L.append("")
-        L.append("| plan | size asked | groups (layers each) | KV tokens | vs upstream | drafter groups | "
-                 "the model, radpatch's default against it |")
+        L.append(
+            "| plan | size asked | groups (layers each) | KV tokens | vs upstream | drafter groups | "
+            "the model, radpatch's default against it |"
+        )
         L.append("|---|---|---|---|---|---|---|")
         u, d = e["upstream"], e["default"]
 
         def line(label: str, asked: Any, p: dict[str, Any], note: str, u: dict[str, Any] = u) -> str:
-            return (f"| {label} | {asked} | {p['groups']} ({p['shape']}) | {p['tokens']:,} | "
-                    f"{pct(p['tokens'] / u['tokens'] - 1)} | {p['drafter_groups']}"
-                    f"{'' if p['keeps_drafter'] else ' ✗'} | {note} |")
+            return (
+                f"| {label} | {asked} | {p['groups']} ({p['shape']}) | {p['tokens']:,} | "
+                f"{pct(p['tokens'] / u['tokens'] - 1)} | {p['drafter_groups']}"
+                f"{'' if p['keeps_drafter'] else ' ✗'} | {note} |"
+            )
 
         L.append(line("upstream 0.33.0", b["upstream_size"], u, e["upstream_why"]))
         L.append(line("**radpatch default**", d["group_size"], d, ""))
@@ -425,8 +485,11 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
                 L.append(line(f"{x['label']}", x["asked"], x, x["why"]))
         L.append("")
         fr = [p for p in e["points"] if p["front"]]
-        L.append("Front (groups → tokens): " + ", ".join(
-            f"{p['groups']} → {p['tokens']:,} (size {p['group_size']})" for p in fr) + ".")
+        L.append(
+            "Front (groups → tokens): "
+            + ", ".join(f"{p['groups']} → {p['tokens']:,} (size {p['group_size']})" for p in fr)
+            + "."
+        )
         L.append("")
     path.write_text("\n".join(L) + "\n")
 
@@ -434,15 +497,27 @@ def write_markdown(path: Path, report: dict[str, Any]) -> None:
 def reported(report: dict[str, Any]) -> list[str]:
     """radpatch beside the numbers #58175 and #51742 report."""
     by = {e["name"]: e for e in report["layouts"] if "error" not in e}
-    out = ["| proposal's report | layout here | upstream here | the proposal here | radpatch default here |",
-           "|---|---|---|---|---|"]
+    out = [
+        "| proposal's report | layout here | upstream here | the proposal here | radpatch default here |",
+        "|---|---|---|---|---|",
+    ]
     claims = (
-        ("58175", ("#58175: MiMo BF16 TP2, 11 → 18 groups, 1,606,781 → 1,776,588 tokens (+10.57%); "
-                   "decode +~7% at 2 requests"),
-         ("16_mimo_v2_flash_tp2_5_draft", "15_mimo_9_39_5_drafter")),
-        ("51742", ("#51742: Qwen3.6-35B-A3B + DFlash, [30, 10, 5, 1], 46 → 10 groups; +102% e2e output "
-                   "throughput at batch 1 (H200); no capacity figure"),
-         ("03_qwen36_35b_a3b_dflash", "12_qwen36_35b_a3b_dflash_issue_geometry")),
+        (
+            "58175",
+            (
+                "#58175: MiMo BF16 TP2, 11 → 18 groups, 1,606,781 → 1,776,588 tokens (+10.57%); "
+                "decode +~7% at 2 requests"
+            ),
+            ("16_mimo_v2_flash_tp2_5_draft", "15_mimo_9_39_5_drafter"),
+        ),
+        (
+            "51742",
+            (
+                "#51742: Qwen3.6-35B-A3B + DFlash, [30, 10, 5, 1], 46 → 10 groups; +102% e2e output "
+                "throughput at batch 1 (H200); no capacity figure"
+            ),
+            ("03_qwen36_35b_a3b_dflash", "12_qwen36_35b_a3b_dflash_issue_geometry"),
+        ),
     )
     for key, claim, names in claims:
         for n in names:
@@ -451,9 +526,11 @@ def reported(report: dict[str, Any]) -> list[str]:
                 continue
             u, d = e["upstream"], e["default"]
             x = next(x for x in e["rules"] if x["key"] == key)
-            out.append(f"| {claim} | {e['title']} | {u['groups']} groups, {u['tokens']:,} | "
-                       f"{x['groups']} groups, {x['tokens']:,} ({pct(x['tokens'] / u['tokens'] - 1)}) | "
-                       f"{d['groups']} groups, {d['tokens']:,} ({pct(d['tokens'] / u['tokens'] - 1)}) |")
+            out.append(
+                f"| {claim} | {e['title']} | {u['groups']} groups, {u['tokens']:,} | "
+                f"{x['groups']} groups, {x['tokens']:,} ({pct(x['tokens'] / u['tokens'] - 1)}) | "
+                f"{d['groups']} groups, {d['tokens']:,} ({pct(d['tokens'] / u['tokens'] - 1)}) |"
+            )
     return out
 
 
@@ -480,21 +557,53 @@ def plot(json_path: Path, png: Path) -> int:
             return 100 * (float(p["tokens"]) / up - 1)
 
         pts = e["points"]
-        ax.scatter([p["groups"] for p in pts], [y(p) for p in pts], s=14, zorder=2,
-                   c=["#9bb7e0" if p["keeps_drafter"] else "#cccccc" for p in pts])
+        ax.scatter(
+            [p["groups"] for p in pts],
+            [y(p) for p in pts],
+            s=14,
+            zorder=2,
+            c=["#9bb7e0" if p["keeps_drafter"] else "#cccccc" for p in pts],
+        )
         fr = sorted((p for p in pts if p["front"]), key=lambda p: p["groups"])
         ax.plot([p["groups"] for p in fr], [y(p) for p in fr], color="#1f5fbf", lw=1, zorder=1)
         for x in e["rules"]:
             if "error" in x:
                 continue
-            ax.scatter([x["groups"]], [y(x)], marker=markers[x["key"]], s=42, facecolors="none",
-                       edgecolors="#555555", linewidths=1.0, zorder=3, label=x["label"])
+            ax.scatter(
+                [x["groups"]],
+                [y(x)],
+                marker=markers[x["key"]],
+                s=42,
+                facecolors="none",
+                edgecolors="#555555",
+                linewidths=1.0,
+                zorder=3,
+                label=x["label"],
+            )
         u = e["upstream"]
-        ax.scatter([u["groups"]], [0.0], marker="s", s=70, facecolors="none", edgecolors="#d0402a",
-                   linewidths=1.6, zorder=4, label="upstream 0.33.0")
+        ax.scatter(
+            [u["groups"]],
+            [0.0],
+            marker="s",
+            s=70,
+            facecolors="none",
+            edgecolors="#d0402a",
+            linewidths=1.6,
+            zorder=4,
+            label="upstream 0.33.0",
+        )
         d = e["default"]
-        ax.scatter([d["groups"]], [y(d)], marker="*", s=190, color="#e0a01e", edgecolors="black",
-                   linewidths=0.6, zorder=5, label="radpatch default")
+        ax.scatter(
+            [d["groups"]],
+            [y(d)],
+            marker="*",
+            s=190,
+            color="#e0a01e",
+            edgecolors="black",
+            linewidths=0.6,
+            zorder=5,
+            label="radpatch default",
+        )
         ax.axvline(report["cap"] + 0.5, color="#888888", ls="--", lw=0.8)
         ax.set_xscale("log")
         most = max(p["groups"] for p in pts + [u, d])
@@ -506,12 +615,15 @@ def plot(json_path: Path, png: Path) -> int:
         ax.set_ylabel("KV tokens vs upstream (%)", fontsize=7)
         ax.tick_params(labelsize=6)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(layouts):]:
+    for ax in list(axes.flat)[len(layouts) :]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7)
-    fig.suptitle(f"Group-size proposals on vLLM {report['vllm']}'s own planning (blue: sizes that keep "
-                 f"the drafter, line: the front, dashed: the cap of {report['cap']})", fontsize=10)
+    fig.suptitle(
+        f"Group-size proposals on vLLM {report['vllm']}'s own planning (blue: sizes that keep "
+        f"the drafter, line: the front, dashed: the cap of {report['cap']})",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0.05, 1, 0.97))
     fig.savefig(png, dpi=120)
     return 0
@@ -559,8 +671,7 @@ def main(argv: list[str] | None = None) -> int:
             call = (default[n].get("patch_calls") or [None])[0]
             if not call:
                 continue
-            b = Buckets(call["bucket_sizes"], call["bucket_kinds"], call["bucket_costs"],
-                        call["upstream_size"])
+            b = Buckets(call["bucket_sizes"], call["bucket_kinds"], call["bucket_costs"], call["upstream_size"])
             picks[n] = {rule.key: rule.pick(b) for rule in RULES}
             sizes = set(range(1, max(b.sizes) + 1)) | set(picks[n].values())
             sweep_jobs += [{"layout": n, "size": g, "hook_size": g} for g in sorted(sizes)]
@@ -572,31 +683,39 @@ def main(argv: list[str] | None = None) -> int:
         bench.remove_copy(pristine)
         bench.remove_copy(patched)
     report: dict[str, Any] = {
-        "vllm": args.vllm, "wheel": wheel.name, "cap": cap, "step_cost": step_cost,
+        "vllm": args.vllm,
+        "wheel": wheel.name,
+        "cap": cap,
+        "step_cost": step_cost,
         "revision": bench.checkout_revision(),
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "rules": [{"key": r.key, "label": r.label, "cite": r.cite} for r in RULES],
-        "layouts": [analyse(n, layouts[n], up["results"][i], default[n], knobs[n], by_size[n],
-                            picks.get(n, {}), cap, step_cost) if n in picks else
-                    {"name": n, "title": layouts[n].get("title", n),
-                     "error": up["results"][i].get("error") or default[n].get("error")
-                     or "the patch was not called"}
-                    for i, n in enumerate(layouts)],
+        "layouts": [
+            analyse(n, layouts[n], up["results"][i], default[n], knobs[n], by_size[n], picks.get(n, {}), cap, step_cost)
+            if n in picks
+            else {
+                "name": n,
+                "title": layouts[n].get("title", n),
+                "error": up["results"][i].get("error") or default[n].get("error") or "the patch was not called",
+            }
+            for i, n in enumerate(layouts)
+        ],
     }
     report["reported"] = reported(report)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "peers.json").write_text(json.dumps({"report": report}, indent=1, default=str) + "\n")
     write_markdown(args.out / "peers.md", report)
-    bench.run([venv / "bin" / "python", Path(__file__), "--plot", args.out / "peers.json",
-               args.out / "peers.png"])
+    bench.run([venv / "bin" / "python", Path(__file__), "--plot", args.out / "peers.json", args.out / "peers.png"])
     for e in report["layouts"]:
         if "error" in e:
             print(f"{e['title']}: not probed")
             continue
         d, u = e["default"], e["upstream"]
         failed = [k for k, ok in e["goals"].items() if not ok]
-        print(f"{e['title']}: upstream {u['groups']}g {u['tokens']:,}; radpatch {d['groups']}g "
-              f"{d['tokens']:,}" + (f"; NOT MET: {', '.join(failed)}" if failed else ""))
+        print(
+            f"{e['title']}: upstream {u['groups']}g {u['tokens']:,}; radpatch {d['groups']}g "
+            f"{d['tokens']:,}" + (f"; NOT MET: {', '.join(failed)}" if failed else "")
+        )
     print(f"wrote {args.out / 'peers.md'}, {args.out / 'peers.png'}, {args.out / 'peers.json'}")
     return 0
 

@@ -64,8 +64,9 @@ def say(msg: str) -> None:
 def run(argv: list[str | Path], **kw: Any) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kw)
     if done.returncode != 0:
-        raise SystemExit(f"scale: {' '.join(map(str, argv))} exited {done.returncode}:\n"
-                         f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+        raise SystemExit(
+            f"scale: {' '.join(map(str, argv))} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
     return done
 
 
@@ -82,8 +83,9 @@ def timed(argv: list[str | Path], env: dict[str, str] | None = None, ok: tuple[i
     """One whole process: wall (perf_counter around fork/exec -> wait4), CPU (user + sys, rusage)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen([str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(
+            [str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})}
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         rc = os.waitstatus_to_exitcode(status)
@@ -97,19 +99,28 @@ def timed(argv: list[str | Path], env: dict[str, str] | None = None, ok: tuple[i
 
 def stats(samples: list[Sample]) -> dict[str, Any]:
     walls, cpus = [s.wall for s in samples], [s.cpu for s in samples]
-    return {"runs": len(samples), "wall": statistics.median(walls), "wall_min": min(walls), "wall_max": max(walls),
-            "cpu": statistics.median(cpus), "cpu_min": min(cpus), "cpu_max": max(cpus)}
+    return {
+        "runs": len(samples),
+        "wall": statistics.median(walls),
+        "wall_min": min(walls),
+        "wall_max": max(walls),
+        "cpu": statistics.median(cpus),
+        "cpu_min": min(cpus),
+        "cpu_max": max(cpus),
+    }
 
 
 # --- the synthetic distribution ------------------------------------------------------------------
+
 
 def function(i: int) -> str:
     return f"def f{i}(x):\n    y = x + {i}\n    return y * 2\n\n"
 
 
 def module_source(funcs: int) -> str:
-    return ('"""A synthetic module for radpatch\'s scaling benchmark."""\n\n'
-            + "".join(function(i) for i in range(funcs)))
+    return '"""A synthetic module for radpatch\'s scaling benchmark."""\n\n' + "".join(
+        function(i) for i in range(funcs)
+    )
 
 
 def record_hash(data: bytes) -> str:
@@ -120,8 +131,9 @@ def write_wheel(into: Path, modules: dict[str, str], version: str = "1.0") -> Pa
     info = f"{DIST}-{version}.dist-info"
     files = {f"{DIST}/__init__.py": b"", **{f"{DIST}/{m}.py": src.encode() for m, src in modules.items()}}
     files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {DIST}\nVersion: {version}\n\n".encode()
-    files[f"{info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: radpatch-scale\n"
-                              b"Root-Is-Purelib: true\nTag: py3-none-any\n")
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: radpatch-scale\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     files[f"{info}/top_level.txt"] = f"{DIST}\n".encode()
     record = "".join(f"{rel},sha256={record_hash(d)},{len(d)}\n" for rel, d in files.items()) + f"{info}/RECORD,,\n"
     files[f"{info}/RECORD"] = record.encode()
@@ -134,17 +146,19 @@ def write_wheel(into: Path, modules: dict[str, str], version: str = "1.0") -> Pa
 
 
 def patch_yaml(name: str, module: str, func: int) -> str:
-    return (f"summary: Synthetic patch {name}\n"
-            f"description: Scaling benchmark; changes one factor in f{func} of {module}.\n"
-            f"distribution: {DIST}\n"
-            f"supported: \">=1.0,<2\"\n"
-            f"modules:\n  target: {DIST}.{module}\n"
-            f"rewrites:\n"
-            f"  - id: factor\n"
-            f"    replace:\n"
-            f"      scope: f{func}\n"
-            f"      find: y * 2\n"
-            f"      with: y * 3\n")
+    return (
+        f"summary: Synthetic patch {name}\n"
+        f"description: Scaling benchmark; changes one factor in f{func} of {module}.\n"
+        f"distribution: {DIST}\n"
+        f'supported: ">=1.0,<2"\n'
+        f"modules:\n  target: {DIST}.{module}\n"
+        f"rewrites:\n"
+        f"  - id: factor\n"
+        f"    replace:\n"
+        f"      scope: f{func}\n"
+        f"      find: y * 2\n"
+        f"      with: y * 3\n"
+    )
 
 
 @dataclass
@@ -167,8 +181,20 @@ class Env:
         state = next(self.root.glob("lib/python*/site-packages"), None)
         if state is not None and (state / ".radpatch").exists():
             run(["rm", "-rf", state / ".radpatch"])
-        run([self.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-             "--force-reinstall", "--no-index", wheel])
+        run(
+            [
+                self.python,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--force-reinstall",
+                "--no-index",
+                wheel,
+            ]
+        )
 
 
 def make_env(tmp: Path) -> Env:
@@ -192,6 +218,7 @@ def write_registry(d: Path, patches: dict[str, tuple[str, int]]) -> Path:
 
 # --- the three parts ----------------------------------------------------------------------------
 
+
 def bench_patches(env: Env, tmp: Path, runs: int) -> list[dict[str, Any]]:
     rows = []
     for layout in ("spread", "stacked"):
@@ -210,7 +237,8 @@ def bench_patches(env: Env, tmp: Path, runs: int) -> list[dict[str, Any]]:
             base = [env.radpatch, "--registry", reg]
             names = sorted(patches)
             samples: dict[str, list[Sample]] = {
-                k: [] for k in ("list", "status (none applied)", "apply", "status (all applied)", "revert")}
+                k: [] for k in ("list", "status (none applied)", "apply", "status (all applied)", "revert")
+            }
             for _ in range(runs):
                 samples["list"].append(timed([*base, "list"]))
                 samples["status (none applied)"].append(timed([*base, "status"]))
@@ -262,27 +290,49 @@ def bench_verify(env: Env, tmp: Path, runs: int) -> list[dict[str, Any]]:
         assert json.loads(s.out)["fetched"]["bytes"] == 0, "a warm run read from the index"
     data = json.loads(cold[0].out)
     versions = [r["version"] for r in data["results"]]
-    rows.append({"run": "cold", "releases": fetched[0]["releases"],
-                 "bytes": statistics.median(f["bytes"] for f in fetched),
-                 "bytes_min": min(f["bytes"] for f in fetched), "bytes_max": max(f["bytes"] for f in fetched),
-                 "wheel_bytes": fetched[0]["wheel_bytes"], "whole_wheels": fetched[0]["whole_wheels"],
-                 "versions": versions,
-                 "passed": data["passed"], "claimed": data["claimed"], **stats(cold)})
-    rows.append({"run": "warm", "releases": 0, "bytes": 0, "bytes_min": 0, "bytes_max": 0,
-                 "wheel_bytes": fetched[0]["wheel_bytes"],
-                 "whole_wheels": 0, "versions": versions, "passed": data["passed"], "claimed": data["claimed"],
-                 **stats(warm)})
+    rows.append(
+        {
+            "run": "cold",
+            "releases": fetched[0]["releases"],
+            "bytes": statistics.median(f["bytes"] for f in fetched),
+            "bytes_min": min(f["bytes"] for f in fetched),
+            "bytes_max": max(f["bytes"] for f in fetched),
+            "wheel_bytes": fetched[0]["wheel_bytes"],
+            "whole_wheels": fetched[0]["whole_wheels"],
+            "versions": versions,
+            "passed": data["passed"],
+            "claimed": data["claimed"],
+            **stats(cold),
+        }
+    )
+    rows.append(
+        {
+            "run": "warm",
+            "releases": 0,
+            "bytes": 0,
+            "bytes_min": 0,
+            "bytes_max": 0,
+            "wheel_bytes": fetched[0]["wheel_bytes"],
+            "whole_wheels": 0,
+            "versions": versions,
+            "passed": data["passed"],
+            "claimed": data["claimed"],
+            **stats(warm),
+        }
+    )
     return rows
 
 
 # --- the report ---------------------------------------------------------------------------------
 
+
 def revision() -> str:
     head = run(["git", "-C", REPO, "rev-parse", "HEAD"]).stdout.strip()
     branch = run(["git", "-C", REPO, "rev-parse", "--abbrev-ref", "HEAD"]).stdout.strip()
     # the figures this writes (benchmarks/results) do not make the measured code a different one
-    dirty = run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".",
-                 ":!benchmarks/results"]).stdout.strip()
+    dirty = run(
+        ["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks/results"]
+    ).stdout.strip()
     return f"{head} ({branch}){' + uncommitted changes' if dirty else ''}"
 
 
@@ -305,66 +355,106 @@ def mib(n: float) -> str:
 
 def write_markdown(path: Path, result: dict[str, Any]) -> None:
     m = result["meta"]
-    lines = ["# radpatch at scale", "",
-             f"Generated by `python benchmarks/scale.py` on {m['date']}: commit `{m['commit']}`, Python {m['python']}, "
-             f"{m['cpus']} CPUs (load average {m['load']} at the start; the machine is shared), "
-             f"{m['runs']} runs per row. "
-             "Whole `radpatch` processes from a non-editable install of this checkout's wheel in a temp venv, on a "
-             f"pip-installed synthetic distribution `{DIST}`. Seconds: median (min–max); "
-             "CPU = user + system of the process "
-             "and its workers. Wall time on a shared, loaded machine is noisy; CPU time is the steadier figure."
-             + (f" The commit's history meets main at `{m['main_base']}`: "
-                "the engine rows measure that main, plus what this "
-                "branch changed." if m.get("main_base") else "")
-             + (f" {m['note']}" if m.get("note") else ""), ""]
+    lines = [
+        "# radpatch at scale",
+        "",
+        f"Generated by `python benchmarks/scale.py` on {m['date']}: commit `{m['commit']}`, Python {m['python']}, "
+        f"{m['cpus']} CPUs (load average {m['load']} at the start; the machine is shared), "
+        f"{m['runs']} runs per row. "
+        "Whole `radpatch` processes from a non-editable install of this checkout's wheel in a temp venv, on a "
+        f"pip-installed synthetic distribution `{DIST}`. Seconds: median (min–max); "
+        "CPU = user + system of the process "
+        "and its workers. Wall time on a shared, loaded machine is noisy; CPU time is the steadier figure."
+        + (
+            f" The commit's history meets main at `{m['main_base']}`: "
+            "the engine rows measure that main, plus what this "
+            "branch changed."
+            if m.get("main_base")
+            else ""
+        )
+        + (f" {m['note']}" if m.get("note") else ""),
+        "",
+    ]
     if result.get("patches"):
-        lines += ["## Many patches", "", *_kept(result, "patches"),
-                  "One `replace` per patch. *spread*: one module per patch; *stacked*: the patches share 5 modules "
-                  "(N/5 patches on each). `apply`/`revert` take all N names in one run; `status (all applied)` is "
-                  "`status --check` on all N.", "",
-                  "| layout | patches | modules | command | runs | CPU s | wall s |",
-                  "|---|---:|---:|---|---:|---:|---:|"]
-        lines += [f"| {r['layout']} | {r['patches']} | {r['modules']} | {r['command']} | {r['runs']} "
-                  f"| {cell(r, 'cpu')} | {cell(r, 'wall')} |"
-                  for r in result["patches"]]
+        lines += [
+            "## Many patches",
+            "",
+            *_kept(result, "patches"),
+            "One `replace` per patch. *spread*: one module per patch; *stacked*: the patches share 5 modules "
+            "(N/5 patches on each). `apply`/`revert` take all N names in one run; `status (all applied)` is "
+            "`status --check` on all N.",
+            "",
+            "| layout | patches | modules | command | runs | CPU s | wall s |",
+            "|---|---:|---:|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['layout']} | {r['patches']} | {r['modules']} | {r['command']} | {r['runs']} "
+            f"| {cell(r, 'cpu')} | {cell(r, 'wall')} |"
+            for r in result["patches"]
+        ]
         by = {(r["layout"], r["patches"], r["command"]): r for r in result["patches"]}
         one, many = by.get(("stacked", 1, "status (all applied)")), by.get(("stacked", 200, "status (all applied)"))
         if one and many:
-            lines += ["", f"Target: status with 200 stacked patches under 2× status with one: "
-                          f"{many['cpu']:.2f} s vs {one['cpu']:.2f} s CPU = **{many['cpu'] / one['cpu']:.1f}×** "
-                          f"(wall {many['wall'] / one['wall']:.1f}×)."]
+            lines += [
+                "",
+                f"Target: status with 200 stacked patches under 2× status with one: "
+                f"{many['cpu']:.2f} s vs {one['cpu']:.2f} s CPU = **{many['cpu'] / one['cpu']:.1f}×** "
+                f"(wall {many['wall'] / one['wall']:.1f}×).",
+            ]
         lines.append("")
     if result.get("modules"):
-        lines += ["## One rewrite, growing module", "", *_kept(result, "modules"),
-                  "Modules of 4-line top-level functions; the rewrite is in the middle one.", "",
-                  "| lines | command | runs | CPU s | wall s |", "|---:|---|---:|---:|---:|"]
-        lines += [f"| {r['lines']:,} | {r['command']} | {r['runs']} | {cell(r, 'cpu')} | {cell(r, 'wall')} |"
-                  for r in result["modules"]]
+        lines += [
+            "## One rewrite, growing module",
+            "",
+            *_kept(result, "modules"),
+            "Modules of 4-line top-level functions; the rewrite is in the middle one.",
+            "",
+            "| lines | command | runs | CPU s | wall s |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['lines']:,} | {r['command']} | {r['runs']} | {cell(r, 'cpu')} | {cell(r, 'wall')} |"
+            for r in result["modules"]
+        ]
         by = {(r["lines"], r["command"]): r for r in result["modules"]}
         ten, hundred = by.get((10_000, "apply")), by.get((100_000, "apply"))
         if ten and hundred:
-            lines += ["", f"Target: apply on 100k lines within 10× the 10k figure: {hundred['cpu']:.2f} s vs "
-                          f"{ten['cpu']:.2f} s CPU = **{hundred['cpu'] / ten['cpu']:.1f}×**."]
+            lines += [
+                "",
+                f"Target: apply on 100k lines within 10× the 10k figure: {hundred['cpu']:.2f} s vs "
+                f"{ten['cpu']:.2f} s CPU = **{hundred['cpu'] / ten['cpu']:.1f}×**.",
+            ]
         lines.append("")
     if result.get("verify"):
         cold, warm = result["verify"]
         vs = cold["versions"]
-        lines += ["## verify kv_group_size", "", *_kept(result, "verify"),
-                  f"`radpatch verify kv_group_size` over its declared range and the neighbours it probes "
-                  f"({len(vs)} releases: {vs[0]} … {vs[-1]}; {cold['passed']} of {cold['claimed']} in the range pass), "
-                  "against the real package index with this machine's pip settings. Cold: a new empty `RADPATCH_CACHE` "
-                  "each run; warm: the first cold run's cache.", "",
-                  "| run | runs | releases read | bytes read | of the wheels' bytes | CPU s | wall s |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "## verify kv_group_size",
+            "",
+            *_kept(result, "verify"),
+            f"`radpatch verify kv_group_size` over its declared range and the neighbours it probes "
+            f"({len(vs)} releases: {vs[0]} … {vs[-1]}; {cold['passed']} of {cold['claimed']} in the range pass), "
+            "against the real package index with this machine's pip settings. Cold: a new empty `RADPATCH_CACHE` "
+            "each run; warm: the first cold run's cache.",
+            "",
+            "| run | runs | releases read | bytes read | of the wheels' bytes | CPU s | wall s |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
         for r in (cold, warm):
             share = f"{100 * r['bytes'] / r['wheel_bytes']:.2f}%" if r["run"] == "cold" else "0"
             read = f"{mib(r['bytes'])} ({mib(r['bytes_min'])}–{mib(r['bytes_max'])})" if r["run"] == "cold" else "0"
-            lines.append(f"| {r['run']} | {r['runs']} | {r['releases']} | {read} | {share} "
-                         f"| {cell(r, 'cpu')} | {cell(r, 'wall')} |")
-        lines += ["", f"The wheels themselves: {mib(cold['wheel_bytes'])}; {cold['whole_wheels']} downloaded whole. "
-                      "Targets: cold under 1% of the wheels' bytes "
-                      f"(**{100 * cold['bytes'] / cold['wheel_bytes']:.2f}%**) "
-                      f"and under 30 s wall (**{cold['wall']:.1f} s**); warm under 3 s (**{warm['wall']:.1f} s**).", ""]
+            lines.append(
+                f"| {r['run']} | {r['runs']} | {r['releases']} | {read} | {share} "
+                f"| {cell(r, 'cpu')} | {cell(r, 'wall')} |"
+            )
+        lines += [
+            "",
+            f"The wheels themselves: {mib(cold['wheel_bytes'])}; {cold['whole_wheels']} downloaded whole. "
+            "Targets: cold under 1% of the wheels' bytes "
+            f"(**{100 * cold['bytes'] / cold['wheel_bytes']:.2f}%**) "
+            f"and under 30 s wall (**{cold['wall']:.1f} s**); warm under 3 s (**{warm['wall']:.1f} s**).",
+            "",
+        ]
     path.write_text("\n".join(lines))
 
 
@@ -380,8 +470,11 @@ def _kept(result: dict[str, Any], part: str) -> list[str]:
     k = result.get("kept", {}).get(part)
     if not k:
         return []
-    return [f"*These figures are from an earlier run (not repeated this time): {k['date']}, commit `{k['commit']}`, "
-            f"load average {k['load']} at its start, {k['runs']} runs per row.*", ""]
+    return [
+        f"*These figures are from an earlier run (not repeated this time): {k['date']}, commit `{k['commit']}`, "
+        f"load average {k['load']} at its start, {k['runs']} runs per row.*",
+        "",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -389,23 +482,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default="patches,modules,verify")
     ap.add_argument("--out", type=Path, default=HERE / "results")
-    ap.add_argument("--note", default="",
-                    help="A sentence about the conditions of this run (printed under the header).")
+    ap.add_argument(
+        "--note", default="", help="A sentence about the conditions of this run (printed under the header)."
+    )
     args = ap.parse_args(argv)
     parts = set(args.only.split(","))
-    meta = {"date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": revision(),
-            "python": platform.python_version(), "cpus": os.cpu_count(),
-            "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
-            "runs": args.runs, "main_base": main_base(), "note": args.note}
+    meta = {
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": revision(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "runs": args.runs,
+        "main_base": main_base(),
+        "note": args.note,
+    }
     result: dict[str, Any] = {"meta": meta}
     previous = _previous(args.out / "scale.json")
     for name in ("verify", "patches", "modules"):
         if name not in parts and previous.get(name):  # a part not run this time keeps its earlier figures
             result[name] = previous[name]
             result.setdefault("kept", {})[name] = {
-                k: previous["meta"].get(k) for k in ("date", "commit", "load", "runs")}
+                k: previous["meta"].get(k) for k in ("date", "commit", "load", "runs")
+            }
     steps: dict[str, Callable[[Env, Path, int], list[dict[str, Any]]]] = {
-        "verify": bench_verify, "patches": bench_patches, "modules": bench_modules}
+        "verify": bench_verify,
+        "patches": bench_patches,
+        "modules": bench_modules,
+    }
     with tempfile.TemporaryDirectory(prefix="radpatch-scale-") as tmp:
         say("building radpatch's wheel and its venv")
         env = make_env(Path(tmp))

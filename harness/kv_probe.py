@@ -154,23 +154,37 @@ BUILTIN_LAYOUTS: dict[str, dict[str, Any]] = {
         "model_type": "qwen3_next",
         "speculative": {"method": "dflash", "num_speculative_tokens": 7},
         "buckets": [
-            {"kind": "mamba", "count": 48, "prefix": "model.layers.{i}.linear_attn",
-             "layer_ids": {"start": 0, "stop": 64, "mod": 4, "keep": [0, 1, 2]},
-             "shapes": [[3, 64], [16, 128, 128]], "dtypes": ["bfloat16", "bfloat16"],
-             "page_size_padded": "full", "mamba_type": "GDN_ATTN"},
-            {"kind": "full", "count": 16, "prefix": "model.layers.{i}.self_attn.attn",
-             "layer_ids": {"start": 0, "stop": 64, "mod": 4, "keep": [3]}},
-            {"kind": "sliding_window", "count": 5, "draft": True,
-             "prefix": "model.layers.{i}.self_attn.attn",
-             "layer_ids": {"start": 64, "stop": 69}, "sliding_window": 2048},
+            {
+                "kind": "mamba",
+                "count": 48,
+                "prefix": "model.layers.{i}.linear_attn",
+                "layer_ids": {"start": 0, "stop": 64, "mod": 4, "keep": [0, 1, 2]},
+                "shapes": [[3, 64], [16, 128, 128]],
+                "dtypes": ["bfloat16", "bfloat16"],
+                "page_size_padded": "full",
+                "mamba_type": "GDN_ATTN",
+            },
+            {
+                "kind": "full",
+                "count": 16,
+                "prefix": "model.layers.{i}.self_attn.attn",
+                "layer_ids": {"start": 0, "stop": 64, "mod": 4, "keep": [3]},
+            },
+            {
+                "kind": "sliding_window",
+                "count": 5,
+                "draft": True,
+                "prefix": "model.layers.{i}.self_attn.attn",
+                "layer_ids": {"start": 64, "stop": 69},
+                "sliding_window": 2048,
+            },
         ],
     },
 }
 
 EXIT_PLANNING_FAILED = 3
 
-SPEC_CLASSES = {"full": "FullAttentionSpec", "sliding_window": "SlidingWindowSpec",
-                "mamba": "MambaSpec"}
+SPEC_CLASSES = {"full": "FullAttentionSpec", "sliding_window": "SlidingWindowSpec", "mamba": "MambaSpec"}
 
 
 # ----------------------------------------------------------------------------- layout
@@ -207,8 +221,7 @@ def load_layout(arg: str) -> dict[str, Any]:
         return cast(dict[str, Any], json.loads(json.dumps(BUILTIN_LAYOUTS[arg])))
     path = Path(arg)
     if not path.is_file():
-        raise SystemExit(f"kv_probe: no layout file or builtin named {arg!r} "
-                         f"(builtins: {', '.join(BUILTIN_LAYOUTS)})")
+        raise SystemExit(f"kv_probe: no layout file or builtin named {arg!r} (builtins: {', '.join(BUILTIN_LAYOUTS)})")
     return cast(dict[str, Any], json.loads(path.read_text()))
 
 
@@ -218,8 +231,7 @@ def expand_ids(spec: Any, count: int, next_free: int) -> list[int]:
     elif isinstance(spec, list):
         ids = [int(i) for i in spec]
     else:
-        ids = list(range(int(spec.get("start", 0)), int(spec["stop"]),
-                         int(spec.get("step", 1))))
+        ids = list(range(int(spec.get("start", 0)), int(spec["stop"]), int(spec.get("step", 1))))
         if "mod" in spec:
             keep = {int(k) for k in spec["keep"]}
             ids = [i for i in ids if i % int(spec["mod"]) in keep]
@@ -243,8 +255,9 @@ def build_layers(raw: dict[str, Any]) -> Layout:
         ids = expand_ids(bucket.get("layer_ids"), count, next_free)
         prefix = bucket.get("prefix", f"model.layers.{{i}}.{kind}")
         for index in ids:
-            layout.layers.append(Layer(index, order, layer_name(prefix, index), kind,
-                                       bucket, bool(bucket.get("draft", False))))
+            layout.layers.append(
+                Layer(index, order, layer_name(prefix, index), kind, bucket, bool(bucket.get("draft", False)))
+            )
             order += 1
         next_free = max([next_free, *(i + 1 for i in ids)])
     layout.layers.sort(key=lambda layer: (layer.index, layer.order))
@@ -269,10 +282,12 @@ def attention_kwargs(layout: Layout, params: dict[str, Any]) -> dict[str, Any]:
     def pick(key: str) -> Any:
         return params.get(key, layout.get(key))
 
-    return {"block_size": int(pick("block_size")),
-            "num_kv_heads": int(pick("num_kv_heads")),
-            "head_size": int(pick("head_size")),
-            "dtype": torch_dtype(pick("dtype"))}
+    return {
+        "block_size": int(pick("block_size")),
+        "num_kv_heads": int(pick("num_kv_heads")),
+        "head_size": int(pick("head_size")),
+        "dtype": torch_dtype(pick("dtype")),
+    }
 
 
 def full_page_size(iface: Any, layout: Layout, params: dict[str, Any]) -> int:
@@ -289,8 +304,7 @@ def mamba_kwargs(iface: Any, layout: Layout, params: dict[str, Any]) -> dict[str
         "dtypes": tuple(torch_dtype(d) for d in params["dtypes"]),
         "page_size_padded": padded,
         "mamba_cache_mode": params.get("mamba_cache_mode", layout.get("mamba_cache_mode")),
-        "num_speculative_blocks": int(params.get("num_speculative_blocks",
-                                                 layout.spec_tokens)),
+        "num_speculative_blocks": int(params.get("num_speculative_blocks", layout.spec_tokens)),
     }
     if "mamba_type" in params:
         kwargs["mamba_type"] = mamba_backend_enum()[params["mamba_type"]]
@@ -378,12 +392,14 @@ def speculative_stand(layout: Layout) -> SpecStand | None:
     spec = layout.get("speculative")
     if not spec:
         return None
-    return SpecStand("speculative_config", method=spec["method"],
-                     num_speculative_tokens=int(spec.get("num_speculative_tokens", 0)),
-                     disable_eagle_block_drop=bool(spec.get("disable_eagle_block_drop",
-                                                            False)),
-                     draft_model_config=None,
-                     num_speculative_tokens_per_batch_size=None)
+    return SpecStand(
+        "speculative_config",
+        method=spec["method"],
+        num_speculative_tokens=int(spec.get("num_speculative_tokens", 0)),
+        disable_eagle_block_drop=bool(spec.get("disable_eagle_block_drop", False)),
+        draft_model_config=None,
+        num_speculative_tokens_per_batch_size=None,
+    )
 
 
 def target_num_layers(layout: Layout) -> int:
@@ -402,30 +418,41 @@ def make_config(layout: Layout) -> Stand:
     layers = target_num_layers(layout)
     return Stand(
         "vllm_config",
-        model_config=Stand("model_config",
-                           max_model_len=int(layout.get("max_model_len")),
-                           original_max_model_len=int(layout.get("max_model_len")),
-                           hf_config=Stand("hf_config", model_type=layout.get("model_type"),
-                                           num_hidden_layers=layers),
-                           hf_text_config=Stand("hf_text_config", num_hidden_layers=layers),
-                           # ModelConfig's own accessors (no PP here: get_num_layers == total)
-                           get_total_num_hidden_layers=lambda: layers,
-                           get_num_layers=lambda parallel_config: layers,
-                           supports_kv_cache_grouping=False),
-        parallel_config=Stand("parallel_config", decode_context_parallel_size=1,
-                              prefill_context_parallel_size=1, tensor_parallel_size=1,
-                              pipeline_parallel_size=1),
-        cache_config=Stand("cache_config", block_size=int(layout.get("block_size")),
-                           mamba_cache_mode=layout.get("mamba_cache_mode"),
-                           num_gpu_blocks_override=None, enable_prefix_caching=True,
-                           prefix_cache_retention_interval=None,
-                           kv_cache_size_tokens=None, kv_cache_max_concurrency=None,
-                           get_resolved_kv_cache_layout=kv_layout_resolver(
-                               str(layout.get("kv_cache_layout")))),
-        scheduler_config=Stand("scheduler_config", max_num_batched_tokens=mbt,
-                               max_num_encoder_input_tokens=mbt,
-                               disable_hybrid_kv_cache_manager=bool(
-                                   layout.get("disable_hybrid_kv_cache_manager"))),
+        model_config=Stand(
+            "model_config",
+            max_model_len=int(layout.get("max_model_len")),
+            original_max_model_len=int(layout.get("max_model_len")),
+            hf_config=Stand("hf_config", model_type=layout.get("model_type"), num_hidden_layers=layers),
+            hf_text_config=Stand("hf_text_config", num_hidden_layers=layers),
+            # ModelConfig's own accessors (no PP here: get_num_layers == total)
+            get_total_num_hidden_layers=lambda: layers,
+            get_num_layers=lambda parallel_config: layers,
+            supports_kv_cache_grouping=False,
+        ),
+        parallel_config=Stand(
+            "parallel_config",
+            decode_context_parallel_size=1,
+            prefill_context_parallel_size=1,
+            tensor_parallel_size=1,
+            pipeline_parallel_size=1,
+        ),
+        cache_config=Stand(
+            "cache_config",
+            block_size=int(layout.get("block_size")),
+            mamba_cache_mode=layout.get("mamba_cache_mode"),
+            num_gpu_blocks_override=None,
+            enable_prefix_caching=True,
+            prefix_cache_retention_interval=None,
+            kv_cache_size_tokens=None,
+            kv_cache_max_concurrency=None,
+            get_resolved_kv_cache_layout=kv_layout_resolver(str(layout.get("kv_cache_layout"))),
+        ),
+        scheduler_config=Stand(
+            "scheduler_config",
+            max_num_batched_tokens=mbt,
+            max_num_encoder_input_tokens=mbt,
+            disable_hybrid_kv_cache_manager=bool(layout.get("disable_hybrid_kv_cache_manager")),
+        ),
         attention_config=Stand("attention_config", hisparse_config=None),
         device_config=Stand("device_config", device_type="cuda"),
         max_in_flight_tokens=int(layout.get("max_in_flight_tokens")),
@@ -448,12 +475,13 @@ class Capture(logging.Handler):
         self.records.append(record)
 
     def lines(self) -> list[str]:
-        return [f"{r.levelname} [{r.filename}:{r.lineno}] {r.getMessage()}"
-                for r in self.records]
+        return [f"{r.levelname} [{r.filename}:{r.lineno}] {r.getMessage()}" for r in self.records]
 
     def dicts(self) -> list[dict[str, Any]]:
-        return [{"level": r.levelname, "logger": r.name, "file": r.filename,
-                 "line": r.lineno, "message": r.getMessage()} for r in self.records]
+        return [
+            {"level": r.levelname, "logger": r.name, "file": r.filename, "line": r.lineno, "message": r.getMessage()}
+            for r in self.records
+        ]
 
 
 def ensure_vllm_logging() -> None:
@@ -515,8 +543,7 @@ def cdiv(a: int, b: int) -> int:
 
 
 def blocks_per_request(cfg: Stand, groups: list[Any]) -> int:
-    return sum(cdiv(g.kv_cache_spec.max_memory_usage_bytes(cfg),
-                    g.kv_cache_spec.page_size_bytes) for g in groups)
+    return sum(cdiv(g.kv_cache_spec.max_memory_usage_bytes(cfg), g.kv_cache_spec.page_size_bytes) for g in groups)
 
 
 def capacity(utils: Any, cfg: Stand, kv_config: Any) -> tuple[float, int]:
@@ -558,12 +585,10 @@ def probe(raw: dict[str, Any], serve_path: bool) -> dict[str, Any]:
     utils = importlib.import_module("vllm.v1.core.kv_cache_utils")
     cfg = make_config(layout)
     attn_layer = next((l for l in layout.layers if l.kind != "mamba"), layout.layers[0])
-    page = full_page_size(importlib.import_module("vllm.v1.kv_cache_interface"), layout,
-                          attn_layer.params)
+    page = full_page_size(importlib.import_module("vllm.v1.kv_cache_interface"), layout, attn_layer.params)
     memory = int(layout.get("num_pages")) * page
     plan = plan_serve_path if serve_path else plan_groups_path
-    head = {"vllm_version": vllm.__version__, "module": mod.__name__,
-            "path": "serve" if serve_path else "groups"}
+    head = {"vllm_version": vllm.__version__, "module": mod.__name__, "path": "serve" if serve_path else "groups"}
     with capture_vllm_logs() as logs:
         try:
             kv_config = plan(mod, cfg, specs, memory)
@@ -572,9 +597,13 @@ def probe(raw: dict[str, Any], serve_path: bool) -> dict[str, Any]:
             report_capacity(utils, cfg, kv_config)
             per_request = blocks_per_request(cfg, groups)
         except Exception as exc:  # reported as data: a broken patch is a test result
-            return {**head, "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(), "log_lines": logs.lines(),
-                    "log_records": logs.dicts()}
+            return {
+                **head,
+                "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(),
+                "log_lines": logs.lines(),
+                "log_records": logs.dicts(),
+            }
     drafters = {layer.name for layer in layout.layers if layer.draft}
     sizes = [len(g.layer_names) for g in groups]
     return {
@@ -598,8 +627,9 @@ def probe(raw: dict[str, Any], serve_path: bool) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Probe vLLM's KV cache grouping.")
     parser.add_argument("layout", help=f"layout JSON file or builtin: {list(BUILTIN_LAYOUTS)}")
-    parser.add_argument("--serve-path", action="store_true",
-                        help="plan through get_kv_cache_configs, as the engine does")
+    parser.add_argument(
+        "--serve-path", action="store_true", help="plan through get_kv_cache_configs, as the engine does"
+    )
     parser.add_argument("--indent", type=int, default=None)
     args = parser.parse_args(argv)
     raw = load_layout(args.layout)

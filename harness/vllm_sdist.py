@@ -81,8 +81,10 @@ class _Anchors(html.parser.HTMLParser):
 def _files(body: bytes, content_type: str) -> list[tuple[str, str, str]]:
     """(filename, url, sha256) of each file a simple page lists (PEP 691 JSON or PEP 503 HTML)."""
     if "json" in content_type:
-        return [(str(f.get("filename")), str(f.get("url")), str(f.get("hashes", {}).get("sha256", "")))
-                for f in json.loads(body).get("files", [])]
+        return [
+            (str(f.get("filename")), str(f.get("url")), str(f.get("hashes", {}).get("sha256", "")))
+            for f in json.loads(body).get("files", [])
+        ]
     parser = _Anchors()
     parser.feed(body.decode("utf-8", errors="replace"))
     out = []

@@ -34,8 +34,8 @@ import pytest
 RECORD_ENV = "RADPATCH_VLLM_TESTS_RECORD"
 PATCHED_FUNCTION = "_get_kv_cache_groups_uniform_page_size"
 
-_current: list[str] = []          # nodeid of the running test
-_configs: list[Any] = []          # vllm_config of the enclosing get_kv_cache_groups call
+_current: list[str] = []  # nodeid of the running test
+_configs: list[Any] = []  # vllm_config of the enclosing get_kv_cache_groups call
 _events: dict[str, dict[str, list[dict[str, Any]]]] = {}
 _outcomes: dict[str, str] = {}
 _info: dict[str, Any] = {}
@@ -102,8 +102,15 @@ def _add(kind: str, event: dict[str, Any]) -> None:
 def _record_plan(kv_cache_spec: dict[str, Any], groups: Any, cfg: Any, buckets: list[dict[str, Any]]) -> None:
     try:
         sizes = [len(g.layer_names) for g in groups]
-        _add("plans", {"buckets": buckets, "groups": len(sizes), "group_size": max(sizes, default=0),
-                       "blocks_per_request": _blocks_per_request(list(groups), cfg) if cfg is not None else None})
+        _add(
+            "plans",
+            {
+                "buckets": buckets,
+                "groups": len(sizes),
+                "group_size": max(sizes, default=0),
+                "blocks_per_request": _blocks_per_request(list(groups), cfg) if cfg is not None else None,
+            },
+        )
     except Exception:  # noqa: BLE001, S110  (recording never breaks a vLLM test)
         pass
 
@@ -117,8 +124,10 @@ def _record_capacity(cfg: Any, kv_config: Any) -> None:
             tokens = int(float(conc) * int(cfg.model_config.max_model_len))
         except Exception:  # noqa: BLE001  (recording never breaks a vLLM test)
             tokens = None
-        _add("capacities", {"groups": len(kv_config.kv_cache_groups), "num_blocks": int(kv_config.num_blocks),
-                            "tokens": tokens})
+        _add(
+            "capacities",
+            {"groups": len(kv_config.kv_cache_groups), "num_blocks": int(kv_config.num_blocks), "tokens": tokens},
+        )
     except Exception:  # noqa: BLE001, S110  (recording never breaks a vLLM test)
         pass
 
@@ -178,8 +187,12 @@ def pytest_configure(config: pytest.Config) -> None:
     # before collection: test modules that `from ... import get_kv_cache_groups` bind the wrapper
     mod = _planning_module()
     inner = getattr(mod, PATCHED_FUNCTION)
-    _info.update({"module": mod.__name__, "patched_signature": "vllm_config" in inner.__code__.co_varnames[
-        :inner.__code__.co_argcount]})
+    _info.update(
+        {
+            "module": mod.__name__,
+            "patched_signature": "vllm_config" in inner.__code__.co_varnames[: inner.__code__.co_argcount],
+        }
+    )
     setattr(mod, PATCHED_FUNCTION, _wrap_inner(inner))
     mod.get_kv_cache_groups = _wrap_outer(mod.get_kv_cache_groups)
     if hasattr(mod, "get_kv_cache_config_from_groups"):

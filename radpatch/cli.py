@@ -211,25 +211,39 @@ def port(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
 @cli.command("import")
 @click.argument("patches", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
-    "-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
+    "-p",
+    "strip",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
     help="Strip N leading path components, as patch -pN (default: as patch, the base name).",
 )
 @click.option(
-    "-d", "directory", default="", metavar="DIR",
+    "-d",
+    "directory",
+    default="",
+    metavar="DIR",
     help="Resolve paths in DIR, relative to the site directory (as patch -d).",
 )
 @click.option(
-    "--out", default=".", metavar="DIR", type=click.Path(file_okay=False),
+    "--out",
+    default=".",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
     help="Registry directory to write the entries to (default: .).",
 )
 @click.option("--name", default=None, metavar="NAME", help="Entry name (a prefix when several patch files are given).")
 @click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")
 @click.option(
-    "--include", multiple=True, metavar="GLOB",
+    "--include",
+    multiple=True,
+    metavar="GLOB",
     help="Import only sections whose file (after -p) matches GLOB; repeatable (as filterdiff -i).",
 )
 @click.option(
-    "--exclude", multiple=True, metavar="GLOB",
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
     help="Leave out sections whose file (after -p) matches GLOB; repeatable (as filterdiff -x).",
 )
 @click.option(
@@ -259,15 +273,22 @@ def import_(
 @click.argument("name")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option(
-    "--out", default=".", metavar="DIR", type=click.Path(file_okay=False),
+    "--out",
+    default=".",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
     help="Registry directory to write the entry to (default: .).",
 )
 @click.option(
-    "--distribution", default=None, metavar="NAME",
+    "--distribution",
+    default=None,
+    metavar="NAME",
     help="Without PATH: the distribution whose edits to capture (default: the one installing the vllm package).",
 )
 @click.option(
-    "--wheel", metavar="FILE", type=click.Path(dir_okay=False, readable=False),
+    "--wheel",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, readable=False),
     help="Read the pristine bytes from this wheel (offline) instead of the package index.",
 )
 @click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")

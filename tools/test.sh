@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything the tests need on a fresh machine, then run the tiers:
-#   lint       ruff check (pyproject.toml's rules) and mypy --strict
+#   lint       ruff check (pyproject.toml's rules), ruff format --check and mypy --strict
 #   fast tier  (-m "not real"): in-process, no network (a test is marked by what it needs: wheel, interpreters, processes,
 #              network, vllm, root, strace; pyproject.toml lists them);
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
@@ -169,9 +169,9 @@ await_prefetch() {
   done
 }
 
-lint() {  # the style the house keeps: ruff (lint, import order; pyproject.toml) and mypy --strict
-  echo "== lint: ruff check, mypy --strict"
-  "$VENV/bin/ruff" check --quiet . && "$VENV/bin/mypy"
+lint() {  # the style the house keeps: ruff (lint, import order, format; pyproject.toml) and mypy --strict
+  echo "== lint: ruff check, ruff format --check, mypy --strict"
+  "$VENV/bin/ruff" check --quiet . && "$VENV/bin/ruff" format --check --quiet . && "$VENV/bin/mypy"
 }
 
 if [ "$#" -gt 0 ]; then

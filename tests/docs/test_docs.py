@@ -395,8 +395,6 @@ def test_a_wrong_yaml_example_is_caught(tmp_path: Path) -> None:
     assert load_problems(wrong, tmp_path) != []
 
 
-
-
 # --- tests/README.md's tier table against the markers tests/conftest.py gives --------------------
 
 

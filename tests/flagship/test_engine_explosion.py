@@ -51,17 +51,24 @@ class Explosion:
     status: dict[str, str] = field(default_factory=dict)
 
     def radpatch(self, *args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([str(self.python.parent / "radpatch"), *args], check=False, capture_output=True,
-                              text=True)
+        done = subprocess.run(
+            [str(self.python.parent / "radpatch"), *args], check=False, capture_output=True, text=True
+        )
         assert done.returncode == 0, f"radpatch {args} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
         return done
 
     def predict(self, state: str) -> None:
         """vLLM's planning functions on the same layout, with the engine's effective settings."""
         scenario = {"layout": vllm_engine.planner_layout(EXPLOSION, self.runs["pristine"]), "serve_path": True}
-        done = subprocess.run([str(self.python), str(PROBE_MANY)], input=json.dumps([scenario]), check=False,
-                              capture_output=True,
-                              text=True, timeout=900, env={**os.environ, "PYTHONPATH": str(REPO)})
+        done = subprocess.run(
+            [str(self.python), str(PROBE_MANY)],
+            input=json.dumps([scenario]),
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
         assert done.returncode == 0, f"probe failed:\n{done.stderr[-4000:]}"
         (self.predicted[state],) = json.loads(done.stdout)
 
@@ -114,7 +121,8 @@ def test_patched_engine_keeps_groups_within_the_cap(explosion: Explosion) -> Non
     cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
     assert run.num_groups <= cap, (
         f"kv_group_size left upstream's {explosion.runs['pristine'].num_groups} groups in place "
-        f"({run.num_groups} > cap {cap}): {line}")
+        f"({run.num_groups} > cap {cap}): {line}"
+    )
 
 
 def test_a_plan_below_upstreams_capacity_says_so_with_both_token_counts(explosion: Explosion) -> None:

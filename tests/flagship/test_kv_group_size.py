@@ -88,8 +88,7 @@ def test_apply_raises_capacity_then_revert_restores_the_wheel(vllm_env, version:
     loss = 1 - forced["tokens"] / default["tokens"]
     assert 0 < loss < 0.03
     assert upstream_numbers(tolerant) == upstream_numbers(forced)
-    assert any("[RADIANCE_KV_GROUP_TOLERANCE=3%: 5 groups instead of 9 (size 8)" in m
-               for m in messages(tolerant))
+    assert any("[RADIANCE_KV_GROUP_TOLERANCE=3%: 5 groups instead of 9 (size 8)" in m for m in messages(tolerant))
 
     # 4. idempotent; status --check passes (named, and from the record)
     mtime = target.stat().st_mtime_ns
@@ -193,13 +192,19 @@ def bench_layout(name: str) -> dict[str, Any]:
     return layout
 
 
-def expected_choice(sweep: list[dict[str, Any]], upstream: dict[str, Any], tolerance: float,
-                    cap: int) -> dict[str, Any]:
+def expected_choice(
+    sweep: list[dict[str, Any]], upstream: dict[str, Any], tolerance: float, cap: int
+) -> dict[str, Any]:
     """The rule, applied to vLLM's own plans of every size: admissible sizes keep the drafter
     in one group, have at most `cap` groups and no less capacity than upstream; take the one
     with the fewest groups within `tolerance` percent of the most capacity."""
-    ok = [r for r in sweep if len(r["drafter_groups"]) <= 1 and r["num_groups"] <= cap
-          and r["tokens"] >= upstream["tokens"] * (1 - ROUNDING)]
+    ok = [
+        r
+        for r in sweep
+        if len(r["drafter_groups"]) <= 1
+        and r["num_groups"] <= cap
+        and r["tokens"] >= upstream["tokens"] * (1 - ROUNDING)
+    ]
     best = max(r["tokens"] for r in ok)
     near = [r for r in ok if r["tokens"] >= best * (1 - tolerance / 100) * (1 - ROUNDING)]
     return min(near, key=lambda r: (r["num_groups"], -r["tokens"]))
@@ -213,22 +218,24 @@ def test_floor_tolerance_takes_fewer_groups_as_vllm_plans_them(vllm_env, layout_
     env.radpatch("apply", "kv_group_size")
     largest = max(int(b["count"]) for b in layout["buckets"])
     # vLLM's plan at every size the allocator can produce (RADIANCE_KV_GROUP_SIZE forces it)
-    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}}
-                         for g in range(1, largest + 1)))
+    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}} for g in range(1, largest + 1)))
     sweep = list({r["group_size"]: r for r in forced}.values())
     cap = int(knob_default("RADIANCE_KV_GROUP_MAX_GROUPS"))
     default_tolerance = float(knob_default("RADIANCE_KV_GROUP_TOLERANCE"))
     tolerances = sorted({0.0, default_tolerance, 3.0, 8.0})
     # the capacity tolerance of old: never below upstream, no step cost
     floor = {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor", "RADIANCE_KV_GROUP_STEP_COST": "0"}
-    results = env.probe(*({"layout": layout,
-                           "env": {**floor, "RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}}
-                          for t in tolerances))
+    results = env.probe(
+        *({"layout": layout, "env": {**floor, "RADIANCE_KV_GROUP_TOLERANCE": f"{t:g}"}} for t in tolerances)
+    )
     picked = {}
     for t, got in zip(tolerances, results):
         want = expected_choice(sweep, upstream, t, cap)
         assert (got["group_size"], got["num_groups"], got["tokens"]) == (
-            want["group_size"], want["num_groups"], want["tokens"]), t
+            want["group_size"],
+            want["num_groups"],
+            want["tokens"],
+        ), t
         assert got["tokens"] >= upstream["tokens"]  # never below upstream
         assert len(got["drafter_groups"]) <= 1  # never splits the drafter
         picked[t] = got
@@ -261,22 +268,18 @@ def drafter_buckets(layout: dict[str, Any]) -> int:
     return sum(1 for b in layout["buckets"] if b.get("draft"))
 
 
-def model_choice(sweep: list[dict[str, Any]], layout: dict[str, Any], cap: int,
-                 step_cost: float) -> dict[str, Any]:
+def model_choice(sweep: list[dict[str, Any]], layout: dict[str, Any], cap: int, step_cost: float) -> dict[str, Any]:
     """The default objective applied to vLLM's own plans of every size: among plans that keep
     the drafter in one group per drafter bucket and have at most `cap` groups, the most
     tokens / (1 + step_cost% x groups); ties to fewer groups."""
-    ok = [r for r in sweep if len(r["drafter_groups"]) <= max(drafter_buckets(layout), 1)
-          and r["num_groups"] <= cap]
-    return max(ok, key=lambda r: (r["tokens"] / (1 + step_cost / 100 * r["num_groups"]),
-                                  -r["num_groups"]))
+    ok = [r for r in sweep if len(r["drafter_groups"]) <= max(drafter_buckets(layout), 1) and r["num_groups"] <= cap]
+    return max(ok, key=lambda r: (r["tokens"] / (1 + step_cost / 100 * r["num_groups"]), -r["num_groups"]))
 
 
 def sweep_of(env: Any, layout: dict[str, Any]) -> list[dict[str, Any]]:
     """vLLM's plan at every size its allocator can produce (RADIANCE_KV_GROUP_SIZE sets it)."""
     largest = max(int(b["count"]) for b in layout["buckets"])
-    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}}
-                         for g in range(1, largest + 1)))
+    forced = env.probe(*({"layout": layout, "env": {"RADIANCE_KV_GROUP_SIZE": str(g)}} for g in range(1, largest + 1)))
     assert all("error" not in r for r in forced)
     return list({r["group_size"]: r for r in forced}.values())
 
@@ -300,16 +303,22 @@ def test_explosion_rows_come_within_the_cap(vllm_env) -> None:  # type: ignore[n
         # the default: the model's choice over vLLM's own plans, within the cap
         want = model_choice(sweep, layout, cap, step_cost)
         assert (default["group_size"], default["num_groups"], default["tokens"]) == (
-            want["group_size"], want["num_groups"], want["tokens"]), name
+            want["group_size"],
+            want["num_groups"],
+            want["tokens"],
+        ), name
         assert default["num_groups"] <= cap
         assert len(default["drafter_groups"]) <= max(drafter_buckets(layout), 1)
         # below upstream's capacity, and the INFO line says so with both token counts (per GiB
         # of KV cache: their ratio is vLLM's tokens ratio, up to vLLM's integer rounding)
         assert default["tokens"] < up["tokens"]
         (line,) = [m for m in messages(default) if "[radiance]" in m]
-        found = re.search(r"below upstream's capacity: ([\d,]+) instead of ([\d,]+) KV tokens per "
-                          rf"GiB of KV cache .* because upstream's {up['num_groups']} groups are "
-                          rf"above the cap of {cap}", line)
+        found = re.search(
+            r"below upstream's capacity: ([\d,]+) instead of ([\d,]+) KV tokens per "
+            rf"GiB of KV cache .* because upstream's {up['num_groups']} groups are "
+            rf"above the cap of {cap}",
+            line,
+        )
         assert found, line
         mine, theirs = (int(found.group(i).replace(",", "")) for i in (1, 2))
         assert abs(mine / theirs - default["tokens"] / up["tokens"]) < 0.01
@@ -317,8 +326,11 @@ def test_explosion_rows_come_within_the_cap(vllm_env) -> None:  # type: ignore[n
         assert upstream_numbers(floor) == upstream_numbers(up)
         # the most capacity within the cap: at least the default's tokens, within the cap
         assert most["num_groups"] <= cap and most["tokens"] >= default["tokens"]
-        assert most["tokens"] == max(r["tokens"] for r in sweep if r["num_groups"] <= cap
-                                     and len(r["drafter_groups"]) <= max(drafter_buckets(layout), 1))
+        assert most["tokens"] == max(
+            r["tokens"]
+            for r in sweep
+            if r["num_groups"] <= cap and len(r["drafter_groups"]) <= max(drafter_buckets(layout), 1)
+        )
 
 
 def test_the_flagship_keeps_its_numbers_under_the_model(vllm_env) -> None:  # type: ignore[no-untyped-def]
@@ -354,7 +366,8 @@ def test_packed_path_says_the_patch_is_out_of_play(vllm_env) -> None:  # type: i
     before_packed, before_flat = env.probe({"layout": packed}, {"layout": mimo})
     env.radpatch("apply", "kv_group_size")
     after_packed, after_flat, seed_after, seed_flat = env.probe(
-        {"layout": packed}, {"layout": mimo}, {"layout": seed_packed}, {"layout": SEED})
+        {"layout": packed}, {"layout": mimo}, {"layout": seed_packed}, {"layout": SEED}
+    )
     assert all("error" not in r for r in (before_packed, after_packed, seed_after))
     # vLLM packed: its groups are UniformTypeKVCacheSpecs mixing page sizes, and the patched
     # install plans exactly what the pristine one does
@@ -362,12 +375,14 @@ def test_packed_path_says_the_patch_is_out_of_play(vllm_env) -> None:  # type: i
     for key in ("num_groups", "group_sizes", "num_blocks", "tokens"):
         assert after_packed[key] == before_packed[key], key
     lines = [m for m in messages(after_packed) if "[radiance]" in m]
-    assert lines == [(
-        "[radiance] kv cache groups: kv_group_size is not in effect for this engine: vLLM packed "
-        f"the layers into {after_packed['num_groups']} groups itself (KV cache layout BLNHC is "
-        "block-outermost and the layers have 2 page sizes: _get_packed_kv_cache_groups), so the "
-        "group size kv_group_size chooses is never used"
-    )]
+    assert lines == [
+        (
+            "[radiance] kv cache groups: kv_group_size is not in effect for this engine: vLLM packed "
+            f"the layers into {after_packed['num_groups']} groups itself (KV cache layout BLNHC is "
+            "block-outermost and the layers have 2 page sizes: _get_packed_kv_cache_groups), so the "
+            "group size kv_group_size chooses is never used"
+        )
+    ]
     # the same model on the default layout: the patch chooses, and says so its usual way
     assert any(m.startswith("[radiance] kv cache groups: size") for m in messages(after_flat))
     assert not any("not in effect" in m for m in messages(after_flat))

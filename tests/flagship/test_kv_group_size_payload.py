@@ -27,22 +27,23 @@ SEED_PAGES = 10412
 MAX_MODEL_LEN = 262144
 PAGE = 1648 * 2 * 2 * 256 * 2  # any positive page size; the tests only need ratios
 KNOBS = (
-    "RADIANCE_KV_GROUP_OPT", "RADIANCE_KV_GROUP_SIZE", "RADIANCE_KV_GROUP_MAX_GROUPS",
-    "RADIANCE_KV_GROUP_TOLERANCE", "RADIANCE_KV_GROUP_OBJECTIVE", "RADIANCE_KV_GROUP_STEP_COST",
+    "RADIANCE_KV_GROUP_OPT",
+    "RADIANCE_KV_GROUP_SIZE",
+    "RADIANCE_KV_GROUP_MAX_GROUPS",
+    "RADIANCE_KV_GROUP_TOLERANCE",
+    "RADIANCE_KV_GROUP_OBJECTIVE",
+    "RADIANCE_KV_GROUP_STEP_COST",
 )
 # the knobs' defaults as the registry documents them; the payload must agree
-_REGISTRY = yaml.safe_load(
-    (Path(__file__).resolve().parents[2] / "registry" / "kv_group_size.yaml").read_text()
-)["knobs"]
+_REGISTRY = yaml.safe_load((Path(__file__).resolve().parents[2] / "registry" / "kv_group_size.yaml").read_text())[
+    "knobs"
+]
 DEFAULT_TOLERANCE = float(_REGISTRY["RADIANCE_KV_GROUP_TOLERANCE"]["default"])
 DEFAULT_STEP_COST = float(_REGISTRY["RADIANCE_KV_GROUP_STEP_COST"]["default"])
 DEFAULT_OBJECTIVE = _REGISTRY["RADIANCE_KV_GROUP_OBJECTIVE"]["default"]
 DEFAULT_CAP = int(_REGISTRY["RADIANCE_KV_GROUP_MAX_GROUPS"]["default"])
 SEED_DRAFTER = {2: [0, 1, 2, 3, 4]}
-SEED_LINE = (
-    "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request "
-    "(upstream would pick size 5)"
-)
+SEED_LINE = "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request (upstream would pick size 5)"
 
 
 @pytest.fixture(autouse=True)
@@ -138,22 +139,34 @@ def test_max_groups_cap() -> None:
     most = {"objective": "capacity"}
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100, **most)[0] == 1
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=8, **most) == (
-        16, 5, 195, "optimised",
+        16,
+        5,
+        195,
+        "optimised",
     )
     # the default model: size 1's 60 more groups cost more than its 0.8% capacity buys
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100)[0] == 8
     # a cap below the number of buckets leaves nothing: upstream
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=2) == (
-        5, 15, 738, "no-candidate",
+        5,
+        15,
+        738,
+        "no-candidate",
     )
 
 
 def test_disabled_and_forced() -> None:
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, enabled=False) == (
-        5, 15, 738, "disabled",
+        5,
+        15,
+        738,
+        "disabled",
     )
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=6) == (
-        6, 12, 560, "forced",
+        6,
+        12,
+        560,
+        "forced",
     )
     # a forced size ignores the cap ...
     assert P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=1)[:2] == (1, 69)
@@ -196,11 +209,15 @@ def test_chooser_rejects_bad_input(kwargs: dict) -> None:
 
 def test_drafter_never_split_where_objective_would_split_it() -> None:
     # most capacity, no cap: size 1 (69 groups) puts the 5 drafter layers in 5 groups
-    free = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100,
-                                         objective="capacity")
+    free = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, max_groups=100, objective="capacity")
     assert free[0] == 1 and len(drafter_groups(5, list(range(5)), 1)) == 5
     kept = P._radiance_choose_group_size(
-        SEED_SIZES, SEED_COSTS, 5, max_groups=100, objective="capacity", drafters=SEED_DRAFTER,
+        SEED_SIZES,
+        SEED_COSTS,
+        5,
+        max_groups=100,
+        objective="capacity",
+        drafters=SEED_DRAFTER,
     )
     assert kept == (8, 9, 382, "optimised")
 
@@ -209,11 +226,9 @@ def test_drafter_constraint_within_default_cap() -> None:
     # 12/4/5 with costs 9/160/8: size 1 has the most capacity (788 vs 796 for size 2) with
     # 21 <= 24 groups, splitting the 5 drafter layers; kept together the best is 5.
     sizes, costs = [12, 4, 5], [9, 160, 8]
-    assert P._radiance_choose_group_size(sizes, costs, 4, objective="capacity") == (
-        1, 21, 788, "optimised")
+    assert P._radiance_choose_group_size(sizes, costs, 4, objective="capacity") == (1, 21, 788, "optimised")
     for objective in ("capacity", "throughput"):
-        kept = P._radiance_choose_group_size(
-            sizes, costs, 4, drafters={2: [0, 1, 2, 3, 4]}, objective=objective)
+        kept = P._radiance_choose_group_size(sizes, costs, 4, drafters={2: [0, 1, 2, 3, 4]}, objective=objective)
         assert kept[0] == 5 and kept[3] == "optimised"
         assert len(drafter_groups(5, [0, 1, 2, 3, 4], kept[0])) == 1
 
@@ -236,8 +251,7 @@ def test_drafter_over_two_buckets_stays_in_one_group_per_bucket() -> None:
     sizes, costs = [48, 16, 5, 1], [9, 160, 8, 160]
     drafters = {2: [0, 1, 2, 3, 4], 3: [0]}
     for objective in ("throughput", "capacity", "upstream-floor"):
-        size, groups, _, reason = P._radiance_choose_group_size(
-            sizes, costs, 1, drafters=drafters, objective=objective)
+        size, groups, _, reason = P._radiance_choose_group_size(sizes, costs, 1, drafters=drafters, objective=objective)
         if reason == "no-candidate":
             continue
         assert size >= 5 and groups <= DEFAULT_CAP
@@ -252,8 +266,7 @@ def test_strided_drafter_may_share_a_group_count_above_one() -> None:
 
 
 def test_forced_size_that_splits_drafter_falls_back() -> None:
-    got = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=4,
-                                        drafters=SEED_DRAFTER)
+    got = P._radiance_choose_group_size(SEED_SIZES, SEED_COSTS, 5, forced=4, drafters=SEED_DRAFTER)
     assert got == (5, 15, 738, "forced-splits-drafter")
 
 
@@ -266,13 +279,11 @@ def test_upstream_floor_and_no_candidate() -> None:
     got = P._radiance_choose_group_size(sizes, costs, 40, drafters=drafters, max_groups=3)
     assert got == (100, 3, 3, "optimised")
     # ... never below upstream keeps upstream's plan
-    got = P._radiance_choose_group_size(sizes, costs, 40, drafters=drafters, max_groups=3,
-                                        objective="upstream-floor")
+    got = P._radiance_choose_group_size(sizes, costs, 40, drafters=drafters, max_groups=3, objective="upstream-floor")
     assert got == (40, 6, 6, "no-candidate")
     # 40 + 210 layers, the big bucket dear: size 105 (3 groups) beats upstream under any objective
     for mode in ("throughput", "capacity", "upstream-floor"):
-        got = P._radiance_choose_group_size(
-            [40, 210], [1, 10], 40, drafters=drafters, max_groups=3, objective=mode)
+        got = P._radiance_choose_group_size([40, 210], [1, 10], 40, drafters=drafters, max_groups=3, objective=mode)
         assert got == (105, 3, 21, "optimised")
     assert 105 * 21 < 40 * P._radiance_group_stats([40, 210], [1, 10], 40)[1]
     # a cap below the bucket count leaves nothing: upstream
@@ -283,8 +294,16 @@ def test_upstream_floor_and_no_candidate() -> None:
 # --------------------------------------------------------------------------- the reference
 
 
-def reference(sizes: list[int], costs: list[int], up: int, drafters: dict[int, list[int]],
-              cap: int, mode: str, step_cost: float, tolerance: float = 0.0) -> tuple[int, str]:
+def reference(
+    sizes: list[int],
+    costs: list[int],
+    up: int,
+    drafters: dict[int, list[int]],
+    cap: int,
+    mode: str,
+    step_cost: float,
+    tolerance: float = 0.0,
+) -> tuple[int, str]:
     """The objective restated on vLLM's split (layers[i::n]), by brute force, in rationals."""
     from fractions import Fraction
 
@@ -297,8 +316,9 @@ def reference(sizes: list[int], costs: list[int], up: int, drafters: dict[int, l
     def keeps(g: int) -> bool:
         return all(len(drafter_groups(sizes[b], pos, g)) == 1 for b, pos in drafters.items())
 
-    options = [g for g in range(1, max(sizes) + 1)
-               if allocator_size(sizes, g) == g and keeps(g) and groups_of(g) <= cap]
+    options = [
+        g for g in range(1, max(sizes) + 1) if allocator_size(sizes, g) == g and keeps(g) and groups_of(g) <= cap
+    ]
     if mode == "upstream-floor":
         up_keeps = keeps(allocator_size(sizes, up))
         if len(drafters) != 1 or up_keeps or any(obj(g) <= obj(up) for g in options):
@@ -311,8 +331,7 @@ def reference(sizes: list[int], costs: list[int], up: int, drafters: dict[int, l
         return obj(g) * (100 + r * groups_of(g))
 
     best = min(options, key=lambda g: (score(g), groups_of(g), obj(g), g))
-    near = [g for g in options
-            if score(g) * (100 - Fraction(str(tolerance))) <= score(best) * 100]
+    near = [g for g in options if score(g) * (100 - Fraction(str(tolerance))) <= score(best) * 100]
     taken = min(near, key=lambda g: (groups_of(g), score(g), obj(g), g))
     return taken, "optimised" if taken == best else "tolerance"
 
@@ -327,20 +346,27 @@ def reference(sizes: list[int], costs: list[int], up: int, drafters: dict[int, l
     st.data(),
 )
 def test_chooser_matches_the_reference(
-    sizes: list[int], costs: list[int], cap: int, mode: str, step_cost: float,
+    sizes: list[int],
+    costs: list[int],
+    cap: int,
+    mode: str,
+    step_cost: float,
     data: st.DataObject,
 ) -> None:
     costs = costs[: len(sizes)]
     up = upstream_size(sizes)
     buckets = data.draw(st.lists(st.integers(0, len(sizes) - 1), unique=True, max_size=2))
-    drafters = {
-        b: data.draw(st.lists(st.integers(0, sizes[b] - 1), min_size=1, unique=True))
-        for b in buckets
-    }
+    drafters = {b: data.draw(st.lists(st.integers(0, sizes[b] - 1), min_size=1, unique=True)) for b in buckets}
     tolerance = data.draw(st.sampled_from([0.0, 0.0, 2.0, 10.0]))
     size, num_groups, bpr, reason = P._radiance_choose_group_size(
-        sizes, costs, up, drafters=drafters, max_groups=cap, objective=mode,
-        step_cost=step_cost, tolerance=tolerance,
+        sizes,
+        costs,
+        up,
+        drafters=drafters,
+        max_groups=cap,
+        objective=mode,
+        step_cost=step_cost,
+        tolerance=tolerance,
     )
     assert (size, reason) == reference(sizes, costs, up, drafters, cap, mode, step_cost, tolerance)
     if reason == "no-candidate":
@@ -368,10 +394,8 @@ def test_default_never_keeps_an_explosion_when_a_size_within_the_cap_exists(
     up = upstream_size(sizes)
     drafted = data.draw(st.booleans())
     drafters = {len(sizes) - 1: [0]} if drafted else {}
-    size, num_groups, _, reason = P._radiance_choose_group_size(
-        sizes, costs, up, drafters=drafters)
-    within = [g for g in range(1, max(sizes) + 1)
-              if sum(cdiv(s, g) for s in sizes) <= DEFAULT_CAP]
+    size, num_groups, _, reason = P._radiance_choose_group_size(sizes, costs, up, drafters=drafters)
+    within = [g for g in range(1, max(sizes) + 1) if sum(cdiv(s, g) for s in sizes) <= DEFAULT_CAP]
     if within:  # a one-layer drafter bucket never constrains: every size keeps it
         assert reason == "optimised" and num_groups <= DEFAULT_CAP
     else:
@@ -388,9 +412,7 @@ def test_default_never_keeps_an_explosion_when_a_size_within_the_cap_exists(
 
 
 @given(st.integers(1, 40), st.integers(1, 40), st.data())
-def test_keeps_drafter_matches_vllm_assignment(
-    bucket_len: int, g: int, data: st.DataObject
-) -> None:
+def test_keeps_drafter_matches_vllm_assignment(bucket_len: int, g: int, data: st.DataObject) -> None:
     positions = data.draw(st.lists(st.integers(0, bucket_len - 1), min_size=1, unique=True))
     expected = len(drafter_groups(bucket_len, positions, g)) == 1
     assert P._radiance_keeps_drafter(bucket_len, positions, g) == expected
@@ -435,8 +457,14 @@ def test_the_seed_moves_to_16_only_past_its_break_even() -> None:
         assert choose(SEED_SIZES, SEED_COSTS, step_cost=r, **kw) == (8, 9, 382, "optimised")
     assert choose(SEED_SIZES, SEED_COSTS, step_cost=edge + 1e-6, **kw)[:2] == (16, 5)
     # the default knobs keep the flagship's numbers
-    assert choose(SEED_SIZES, SEED_COSTS, step_cost=DEFAULT_STEP_COST, tolerance=DEFAULT_TOLERANCE,
-                  objective=DEFAULT_OBJECTIVE, **kw) == (8, 9, 382, "optimised")
+    assert choose(
+        SEED_SIZES,
+        SEED_COSTS,
+        step_cost=DEFAULT_STEP_COST,
+        tolerance=DEFAULT_TOLERANCE,
+        objective=DEFAULT_OBJECTIVE,
+        **kw,
+    ) == (8, 9, 382, "optimised")
 
 
 def test_default_model_on_gemma3_and_mimo() -> None:
@@ -504,8 +532,12 @@ def test_tolerance_on_the_seed() -> None:
     # never below upstream with no step cost: the old capacity tolerance
     floor = {"objective": "upstream-floor", "step_cost": 0.0, **kw}
     assert choose(SEED_SIZES, SEED_COSTS, tolerance=2.0, **floor)[:2] == (8, 9)
-    assert choose(SEED_SIZES, SEED_COSTS, tolerance=gap(SEED_SIZES, SEED_COSTS, 8, 16) + 1e-9,
-                  **floor) == (16, 5, 195, "tolerance")
+    assert choose(SEED_SIZES, SEED_COSTS, tolerance=gap(SEED_SIZES, SEED_COSTS, 8, 16) + 1e-9, **floor) == (
+        16,
+        5,
+        195,
+        "tolerance",
+    )
     # size 24 (4 groups) is below upstream's capacity: no tolerance reaches it under the floor
     assert objective(SEED_SIZES, SEED_COSTS, 24) > objective(SEED_SIZES, SEED_COSTS, 5)
     assert choose(SEED_SIZES, SEED_COSTS, tolerance=99.0, **floor)[:2] == (16, 5)
@@ -548,7 +580,8 @@ def make_config(num_layers: int = 64, method: str | None = "dflash") -> SimpleNa
 
 
 def seed_buckets(
-    prefix: str = "model.layers", drafter: str = "model.layers.{}.self_attn.attn",
+    prefix: str = "model.layers",
+    drafter: str = "model.layers.{}.self_attn.attn",
     drafter_start: int = 64,
 ) -> tuple[list[list[str]], list[list[FakeSpec]]]:
     """Qwen3-Next-like target: 64 layers, every 4th full attention; 5-layer drafter."""
@@ -580,11 +613,13 @@ def test_glue_names_the_tolerance_when_it_changed_the_choice(
     with caplog.at_level(logging.INFO, logger=P.__name__):
         assert P._radiance_kv_group_size(layers, specs, 5, make_config()) == 16
     infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-    assert infos == [(
-        "[radiance] kv cache groups: size 16, 5 groups, 195 blocks/request (upstream would "
-        f"pick size 5) [RADIANCE_KV_GROUP_TOLERANCE=3%: 5 groups instead of 9 (size 8) for "
-        f"{loss:.2f}% less capacity]"
-    )]
+    assert infos == [
+        (
+            "[radiance] kv cache groups: size 16, 5 groups, 195 blocks/request (upstream would "
+            f"pick size 5) [RADIANCE_KV_GROUP_TOLERANCE=3%: 5 groups instead of 9 (size 8) for "
+            f"{loss:.2f}% less capacity]"
+        )
+    ]
     # a tolerance that changes nothing is not named: the seed's exact line
     caplog.clear()
     monkeypatch.setenv("RADIANCE_KV_GROUP_TOLERANCE", "0.4%")
@@ -626,9 +661,7 @@ def test_glue_bad_config_is_upstream() -> None:
     assert P._radiance_kv_group_size(layers, specs, 5, config) == 5
 
 
-def test_knob_opt_0_restores_upstream(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_knob_opt_0_restores_upstream(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     layers, specs = seed_buckets()
     monkeypatch.setenv("RADIANCE_KV_GROUP_OPT", "0")
     monkeypatch.setenv("RADIANCE_KV_GROUP_SIZE", "6")
@@ -698,18 +731,24 @@ def test_malformed_knobs_fall_back_with_warning(
 
 def test_knob_parsing() -> None:
     assert P._radiance_read_knobs({}) == (
-        True, None, DEFAULT_CAP, DEFAULT_OBJECTIVE, DEFAULT_STEP_COST, DEFAULT_TOLERANCE)
+        True,
+        None,
+        DEFAULT_CAP,
+        DEFAULT_OBJECTIVE,
+        DEFAULT_STEP_COST,
+        DEFAULT_TOLERANCE,
+    )
     assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_OPT": " Off "})[:3] == (False, None, 24)
-    assert P._radiance_read_knobs(
-        {"RADIANCE_KV_GROUP_SIZE": "7", "RADIANCE_KV_GROUP_MAX_GROUPS": "12"}
-    )[:3] == (True, 7, 12)
-    for raw, value in (("0", 0.0), (" 2.5 ", 2.5), ("3%", 3.0), ("1e1", 10.0),
-                       ("", DEFAULT_TOLERANCE)):
+    assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_SIZE": "7", "RADIANCE_KV_GROUP_MAX_GROUPS": "12"})[:3] == (
+        True,
+        7,
+        12,
+    )
+    for raw, value in (("0", 0.0), (" 2.5 ", 2.5), ("3%", 3.0), ("1e1", 10.0), ("", DEFAULT_TOLERANCE)):
         assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_TOLERANCE": raw})[5] == value
     for raw, value in (("1.3", 1.3), ("0%", 0.0), ("", DEFAULT_STEP_COST)):
         assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_STEP_COST": raw})[4] == value
-    for raw, value in ((" Capacity ", "capacity"), ("upstream-floor", "upstream-floor"),
-                       ("", DEFAULT_OBJECTIVE)):
+    for raw, value in ((" Capacity ", "capacity"), ("upstream-floor", "upstream-floor"), ("", DEFAULT_OBJECTIVE)):
         assert P._radiance_read_knobs({"RADIANCE_KV_GROUP_OBJECTIVE": raw})[3] == value
 
 
@@ -718,8 +757,7 @@ def explosion_buckets() -> tuple[list[list[str]], list[list[FakeSpec]]]:
     48 GDN / 16 full / 5 drafter SW / 1 drafter full; upstream's heuristic picks size 1."""
     layers, specs = seed_buckets()
     drafter = [f"model.layers.{64 + j}.self_attn.attn" for j in range(6)]
-    return ([layers[0], layers[1], drafter[:5], drafter[5:]],
-            [*specs, [FakeSpec(160)]])
+    return ([layers[0], layers[1], drafter[:5], drafter[5:]], [*specs, [FakeSpec(160)]])
 
 
 def test_glue_states_a_trade_below_upstream_with_both_token_counts(
@@ -734,13 +772,15 @@ def test_glue_states_a_trade_below_upstream_with_both_token_counts(
     assert up_groups > DEFAULT_CAP >= groups
     per_gib = [(2**30 * MAX_MODEL_LEN) // (PAGE * g * b) for g, b in ((size, bpr), (1, up_bpr))]
     loss = 100 * (1 - up_bpr / (size * bpr))
-    assert [r.getMessage() for r in caplog.records] == [(
-        f"[radiance] kv cache groups: size {size}, {groups} groups, {bpr} blocks/request "
-        f"(upstream would pick size 1) [below upstream's capacity: {per_gib[0]:,} instead of "
-        f"{per_gib[1]:,} KV tokens per GiB of KV cache ({loss:.2f}% less) because upstream's "
-        f"{up_groups} groups are above the cap of {DEFAULT_CAP}; "
-        "RADIANCE_KV_GROUP_OBJECTIVE=upstream-floor keeps upstream's capacity]"
-    )]
+    assert [r.getMessage() for r in caplog.records] == [
+        (
+            f"[radiance] kv cache groups: size {size}, {groups} groups, {bpr} blocks/request "
+            f"(upstream would pick size 1) [below upstream's capacity: {per_gib[0]:,} instead of "
+            f"{per_gib[1]:,} KV tokens per GiB of KV cache ({loss:.2f}% less) because upstream's "
+            f"{up_groups} groups are above the cap of {DEFAULT_CAP}; "
+            "RADIANCE_KV_GROUP_OBJECTIVE=upstream-floor keeps upstream's capacity]"
+        )
+    ]
     # never below upstream: no size within the cap reaches upstream's capacity -> upstream
     caplog.clear()
     monkeypatch.setenv("RADIANCE_KV_GROUP_OBJECTIVE", "upstream-floor")
@@ -756,13 +796,11 @@ def test_glue_states_a_trade_below_upstream_with_both_token_counts(
 
 
 def test_glue_trade_note_without_a_page_size_gives_percentages() -> None:
-    note = P._radiance_trade_note([30, 10, 3, 2], [9, 160, 8, 7], (5, 10, 390, "optimised"), 2,
-                                  24, None)
+    note = P._radiance_trade_note([30, 10, 3, 2], [9, 160, 8, 7], (5, 10, 390, "optimised"), 2, 24, None)
     assert note.startswith(" [below upstream's capacity: 1.")
     assert "because 13 fewer groups per step" in note
     # under the floor, a trade happens only when upstream's plan splits the drafter
-    floor = P._radiance_trade_note([4, 7, 23], [1, 40, 8], (7, 7, 304, "optimised"), 4, 24,
-                                   None, "upstream-floor")
+    floor = P._radiance_trade_note([4, 7, 23], [1, 40, 8], (7, 7, 304, "optimised"), 4, 24, None, "upstream-floor")
     assert floor.endswith("because upstream's size splits the drafter]")
 
 
@@ -772,21 +810,20 @@ def test_floor_lapses_only_for_an_upstream_plan_that_splits_the_drafter() -> Non
     # drafter reaches its capacity, so even upstream-floor trades below it
     sizes, costs, drafters = [2, 5], [1, 1], {0: [0, 1]}
     assert not P._radiance_keeps_drafters(sizes, drafters, 1)
-    got = P._radiance_choose_group_size(sizes, costs, 1, drafters=drafters,
-                                        objective="upstream-floor")
+    got = P._radiance_choose_group_size(sizes, costs, 1, drafters=drafters, objective="upstream-floor")
     assert got[3] == "optimised" and P._radiance_keeps_drafters(sizes, drafters, got[0])
     assert objective(sizes, costs, got[0]) > objective(sizes, costs, 1)
     # with the drafter over two buckets the floor holds (such a drafter is served by a runner
     # that accepts several draft groups, so upstream's plan stands)
-    got = P._radiance_choose_group_size(sizes, costs, 1, drafters={0: [0, 1], 1: [0]},
-                                        objective="upstream-floor")
+    got = P._radiance_choose_group_size(sizes, costs, 1, drafters={0: [0, 1], 1: [0]}, objective="upstream-floor")
     assert (got[0], got[3]) == (1, "no-candidate")
 
 
 class PackedGroup:
     def __init__(self, pages: list[int]) -> None:
-        self.kv_cache_spec = SimpleNamespace(kv_cache_specs={
-            f"layer{i}": SimpleNamespace(page_size_bytes=page) for i, page in enumerate(pages)})
+        self.kv_cache_spec = SimpleNamespace(
+            kv_cache_specs={f"layer{i}": SimpleNamespace(page_size_bytes=page) for i, page in enumerate(pages)}
+        )
 
 
 def test_packed_notice_says_the_patch_is_out_of_play(caplog: pytest.LogCaptureFixture) -> None:
@@ -795,13 +832,17 @@ def test_packed_notice_says_the_patch_is_out_of_play(caplog: pytest.LogCaptureFi
     groups = [PackedGroup([100, 300]), PackedGroup([100, 300]), PackedGroup([200])]
     with caplog.at_level(logging.INFO, logger=P.__name__):
         assert P._radiance_packed_notice(groups, config) is groups
-    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [(
-        logging.INFO,
-        ("[radiance] kv cache groups: kv_group_size is not in effect for this engine: vLLM packed "
-         "the layers into 3 groups itself (KV cache layout BLNHC is block-outermost and the "
-         "layers have 3 page sizes: _get_packed_kv_cache_groups), so the group size "
-         "kv_group_size chooses is never used"),
-    )]
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.INFO,
+            (
+                "[radiance] kv cache groups: kv_group_size is not in effect for this engine: vLLM packed "
+                "the layers into 3 groups itself (KV cache layout BLNHC is block-outermost and the "
+                "layers have 3 page sizes: _get_packed_kv_cache_groups), so the group size "
+                "kv_group_size chooses is never used"
+            ),
+        )
+    ]
     # vLLM did not pack (None, or no groups): nothing said, the value passed through
     caplog.clear()
     with caplog.at_level(logging.INFO, logger=P.__name__):
@@ -826,8 +867,9 @@ def test_recognises_indexed_drafter_layers() -> None:
     layers, _ = seed_buckets()
     assert positions_of(layers, make_config()) == {2: [0, 1, 2, 3, 4]}
     # DeepSeek/GLM-style MTP: model.layers.{num_hidden_layers}.mtp_block...
-    mtp = [["model.layers.0.self_attn.attn", "model.layers.1.self_attn.attn",
-            "model.layers.2.mtp_block.self_attn.attn"]]
+    mtp = [
+        ["model.layers.0.self_attn.attn", "model.layers.1.self_attn.attn", "model.layers.2.mtp_block.self_attn.attn"]
+    ]
     assert positions_of(mtp, make_config(num_layers=2, method="deepseek_mtp")) == {0: [2]}
 
 
@@ -920,8 +962,7 @@ def test_functions_only_use_builtins_and_payload_names() -> None:
 
     def free_globals(table: symtable.SymbolTable) -> set[str]:
         found = {
-            s.get_name() for s in table.get_symbols()
-            if s.is_global() or (s.is_free() and table.get_type() == "module")
+            s.get_name() for s in table.get_symbols() if s.is_global() or (s.is_free() and table.get_type() == "module")
         }
         for child in table.get_children():
             found |= free_globals(child)
@@ -942,6 +983,4 @@ def test_runs_injected_into_a_foreign_module(caplog: pytest.LogCaptureFixture) -
     glue = namespace["_radiance_kv_group_size"]
     with caplog.at_level(logging.INFO, logger="vllm.v1.core.kv_cache_utils"):
         assert glue(layers, specs, 5, make_config()) == 8  # type: ignore[operator]
-    assert [(r.name, r.getMessage()) for r in caplog.records] == [
-        ("vllm.v1.core.kv_cache_utils", SEED_LINE)
-    ]
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [("vllm.v1.core.kv_cache_utils", SEED_LINE)]

@@ -57,8 +57,10 @@ def line_suffix(sizes: list[int], costs: list[int], drafters: dict[int, list[int
     (drafter recognised from layer names numbered after the target's, as vLLM names them)."""
     num_target = sum(sizes) - sum(len(p) for p in drafters.values())
     target, draft = iter(range(num_target)), iter(range(num_target, sum(sizes)))
-    layers = [[f"model.layers.{next(draft) if p in drafters.get(b, []) else next(target)}.attn"
-               for p in range(size)] for b, size in enumerate(sizes)]
+    layers = [
+        [f"model.layers.{next(draft) if p in drafters.get(b, []) else next(target)}.attn" for p in range(size)]
+        for b, size in enumerate(sizes)
+    ]
     config = SimpleNamespace(model_config=ModelConfig(num_target), speculative_config=SimpleNamespace())
     *chosen, note = P._radiance_plan(layers, [[Spec(c)] for c in costs], upstream_size(sizes), config)
     return tuple(chosen), note
@@ -128,21 +130,53 @@ def split_drafter_layout() -> dict[str, Any]:
     """Flagship geometry (block 1648, 256k context, 10,412 pages, GDN in align mode), but the
     64th target layer is a full-attention layer of its own spec (a bucket of one), so upstream
     picks size 1 and splits the 5-layer sliding-window drafter over 5 groups."""
-    gdn = {"kind": "mamba", "count": 48, "prefix": "model.layers.{i}.linear_attn",
-           "layer_ids": {"start": 0, "stop": 64, "mod": 4, "keep": [0, 1, 2]},
-           "shapes": [[3, 64], [16, 128, 128]], "dtypes": ["bfloat16", "bfloat16"],
-           "page_size_padded": "full", "mamba_type": "GDN_ATTN"}
-    full = {"kind": "full", "count": 15, "prefix": "model.layers.{i}.self_attn.attn",
-            "layer_ids": {"start": 0, "stop": 60, "mod": 4, "keep": [3]}}
-    single = {"kind": "full", "count": 1, "prefix": "model.layers.{i}.self_attn.attn", "layer_ids": [63],
-              "num_kv_heads": 4, "head_size": 128}
-    draft = {"kind": "sliding_window", "count": 5, "draft": True, "prefix": "model.layers.{i}.self_attn.attn",
-             "layer_ids": {"start": 64, "stop": 69}, "sliding_window": 2048}
-    return {"block_size": 1648, "num_kv_heads": 2, "head_size": 256, "dtype": "bfloat16",
-            "max_model_len": 262144, "max_num_batched_tokens": 8192, "max_in_flight_tokens": 8192,
-            "num_pages": 10412, "mamba_cache_mode": "align", "model_type": "qwen3_next",
-            "speculative": {"method": "dflash", "num_speculative_tokens": 7}, "num_hidden_layers": 64,
-            "buckets": [gdn, full, single, draft]}
+    gdn = {
+        "kind": "mamba",
+        "count": 48,
+        "prefix": "model.layers.{i}.linear_attn",
+        "layer_ids": {"start": 0, "stop": 64, "mod": 4, "keep": [0, 1, 2]},
+        "shapes": [[3, 64], [16, 128, 128]],
+        "dtypes": ["bfloat16", "bfloat16"],
+        "page_size_padded": "full",
+        "mamba_type": "GDN_ATTN",
+    }
+    full = {
+        "kind": "full",
+        "count": 15,
+        "prefix": "model.layers.{i}.self_attn.attn",
+        "layer_ids": {"start": 0, "stop": 60, "mod": 4, "keep": [3]},
+    }
+    single = {
+        "kind": "full",
+        "count": 1,
+        "prefix": "model.layers.{i}.self_attn.attn",
+        "layer_ids": [63],
+        "num_kv_heads": 4,
+        "head_size": 128,
+    }
+    draft = {
+        "kind": "sliding_window",
+        "count": 5,
+        "draft": True,
+        "prefix": "model.layers.{i}.self_attn.attn",
+        "layer_ids": {"start": 64, "stop": 69},
+        "sliding_window": 2048,
+    }
+    return {
+        "block_size": 1648,
+        "num_kv_heads": 2,
+        "head_size": 256,
+        "dtype": "bfloat16",
+        "max_model_len": 262144,
+        "max_num_batched_tokens": 8192,
+        "max_in_flight_tokens": 8192,
+        "num_pages": 10412,
+        "mamba_cache_mode": "align",
+        "model_type": "qwen3_next",
+        "speculative": {"method": "dflash", "num_speculative_tokens": 7},
+        "num_hidden_layers": 64,
+        "buckets": [gdn, full, single, draft],
+    }
 
 
 @pytest.mark.real
@@ -150,8 +184,12 @@ def test_split_drafter_line_on_vllm_033(vllm_env) -> None:  # type: ignore[no-un
     env = vllm_env("0.33.0")
     env.radpatch("apply", "kv_group_size")
     layout = split_drafter_layout()
-    off, default, floor = env.probe(*({"layout": layout, "env": knobs} for knobs in (
-        {"RADIANCE_KV_GROUP_OPT": "0"}, {}, {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor"})))
+    off, default, floor = env.probe(
+        *(
+            {"layout": layout, "env": knobs}
+            for knobs in ({"RADIANCE_KV_GROUP_OPT": "0"}, {}, {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor"})
+        )
+    )
     # upstream: one group per layer, the drafter over several groups (it cannot serve)
     assert off["group_size"] == 1 and len(off["drafter_groups"]) > 1
     # the default keeps the drafter in one group, within the cap, below upstream's capacity
@@ -219,16 +257,26 @@ def generated_layouts(seed: int, count: int) -> list[dict[str, Any]]:
         buckets, start = [], 0
         for kind, n, extra in kinds:
             bucket = dict(gdn) if kind == "mamba" else {"kind": kind, "prefix": "model.layers.{i}.self_attn.attn"}
-            bucket.update(count=n, layer_ids=sorted(ids[start:start + n]), **extra)
+            bucket.update(count=n, layer_ids=sorted(ids[start : start + n]), **extra)
             buckets.append(bucket)
             start += n
-        layout = {**base, "num_hidden_layers": total, "speculative": None,
-                  "max_model_len": rng.choice([32768, 131072, 262144]), "num_pages": rng.choice([3000, 10412, 40000])}
+        layout = {
+            **base,
+            "num_hidden_layers": total,
+            "speculative": None,
+            "max_model_len": rng.choice([32768, 131072, 262144]),
+            "num_pages": rng.choice([3000, 10412, 40000]),
+        }
         if rng.random() < 0.75:
             d = rng.randint(1, 8)
-            draft: dict[str, Any] = {"kind": "sliding_window", "count": d, "draft": True, "sliding_window": 2048,
-                                     "prefix": "model.layers.{i}.self_attn.attn",
-                                     "layer_ids": list(range(total, total + d))}
+            draft: dict[str, Any] = {
+                "kind": "sliding_window",
+                "count": d,
+                "draft": True,
+                "sliding_window": 2048,
+                "prefix": "model.layers.{i}.self_attn.attn",
+                "layer_ids": list(range(total, total + d)),
+            }
             buckets.append(draft)
             layout["speculative"] = {"method": "dflash", "num_speculative_tokens": 7}
         layout["buckets"] = buckets
@@ -241,19 +289,27 @@ def generated_layouts(seed: int, count: int) -> list[dict[str, Any]]:
 def test_promises_on_generated_layouts_on_vllm_033(vllm_env) -> None:  # type: ignore[no-untyped-def]
     env = vllm_env("0.33.0")
     env.radpatch("apply", "kv_group_size")
-    knobs = [{"RADIANCE_KV_GROUP_OPT": "0"}, {}, {"RADIANCE_KV_GROUP_OBJECTIVE": "capacity"},
-             {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor"}]
+    knobs = [
+        {"RADIANCE_KV_GROUP_OPT": "0"},
+        {},
+        {"RADIANCE_KV_GROUP_OBJECTIVE": "capacity"},
+        {"RADIANCE_KV_GROUP_OBJECTIVE": "upstream-floor"},
+    ]
     layouts = generated_layouts(24, 12)
     results = env.probe(*({"layout": layout, "env": k} for layout in layouts for k in knobs))
     for i, layout in enumerate(layouts):
-        off, default, capacity, floor = results[4 * i: 4 * i + 4]
+        off, default, capacity, floor = results[4 * i : 4 * i + 4]
         sizes = [b["count"] for b in layout["buckets"]]
         drafters = {b: list(range(n["count"])) for b, n in enumerate(layout["buckets"]) if n.get("draft")}
-        within = any(P._radiance_keeps_drafters(sizes, drafters, g)
-                     and P._radiance_group_stats(sizes, [0] * len(sizes), g)[0] <= CAP
-                     for g in range(1, max(sizes) + 1))
-        lines = {name: [rec["message"] for rec in r["log_records"] if "[radiance]" in rec["message"]]
-                 for name, r in (("off", off), ("default", default))}
+        within = any(
+            P._radiance_keeps_drafters(sizes, drafters, g)
+            and P._radiance_group_stats(sizes, [0] * len(sizes), g)[0] <= CAP
+            for g in range(1, max(sizes) + 1)
+        )
+        lines = {
+            name: [rec["message"] for rec in r["log_records"] if "[radiance]" in rec["message"]]
+            for name, r in (("off", off), ("default", default))
+        }
         where = f"{layout['title']} {sizes}"
         assert all("error" not in r for r in (off, default, capacity, floor)), where  # (e) never raises
         assert within  # every generated layout has a size within the cap that keeps the drafter
@@ -262,8 +318,10 @@ def test_promises_on_generated_layouts_on_vllm_033(vllm_env) -> None:  # type: i
             assert len(r["drafter_groups"]) <= 1 or r is floor, where
         if default["tokens"] < off["tokens"]:  # (c) both token counts
             assert re.search(r"[\d,]+ instead of [\d,]+ KV tokens", lines["default"][0]), where
-        assert lines["off"] == ["[radiance] kv cache groups: optimisation disabled by RADIANCE_KV_GROUP_OPT=0; "
-                                f"keeping upstream size {off['group_size']}"], where  # (d)
+        assert lines["off"] == [
+            "[radiance] kv cache groups: optimisation disabled by RADIANCE_KV_GROUP_OPT=0; "
+            f"keeping upstream size {off['group_size']}"
+        ], where  # (d)
         assert capacity["tokens"] >= default["tokens"], where  # (d) the most capacity within the cap
         if len(off["drafter_groups"]) <= 1:  # (d) never below upstream, unless upstream cannot serve
             assert floor["tokens"] >= off["tokens"], where

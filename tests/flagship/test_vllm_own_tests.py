@@ -96,11 +96,13 @@ def test_every_changed_outcome_is_listed_as_intended(comparison: Outcome) -> Non
     stale = sorted(set(intended) - set(got))
     assert not unlisted and not stale, (
         f"outcomes changed that harness/vllm_own_tests_intended.json does not list: {unlisted}; "
-        f"listed but unchanged: {stale}\n{comparison.report()}\nIf intended: {REGENERATE}")
+        f"listed but unchanged: {stale}\n{comparison.report()}\nIf intended: {REGENERATE}"
+    )
     for nodeid, change in got.items():
         assert change == intended[nodeid], (
             f"{nodeid} changed differently from what is listed:\n  now:    {change}\n  listed: {intended[nodeid]}\n"
-            f"If intended: {REGENERATE}")
+            f"If intended: {REGENERATE}"
+        )
 
 
 @pytest.mark.real
@@ -128,10 +130,22 @@ def _run(outcomes: dict[str, tuple[str, tuple[Plan, ...], tuple[Capacity, ...]]]
 
 def test_compare_names_each_changed_outcome_with_the_plans_that_differ(tmp_path: Path) -> None:
     probe, real = Capacity(4, 1, 2), Capacity(4, 32, 73)
-    pristine = _run({"a": ("passed", (UPSTREAM, UPSTREAM), (probe, real)), "b": ("passed", (UPSTREAM,), ()),
-                     "c": ("failed", (), ()), "d": ("passed", (UPSTREAM,), ())})
-    patched = _run({"a": ("failed", (WIDER, WIDER), (Capacity(10, 1, 0), Capacity(10, 96, 90))),
-                    "b": ("passed", (WIDER,), ()), "c": ("failed", (), ()), "d": ("error", (UPSTREAM,), ())})
+    pristine = _run(
+        {
+            "a": ("passed", (UPSTREAM, UPSTREAM), (probe, real)),
+            "b": ("passed", (UPSTREAM,), ()),
+            "c": ("failed", (), ()),
+            "d": ("passed", (UPSTREAM,), ()),
+        }
+    )
+    patched = _run(
+        {
+            "a": ("failed", (WIDER, WIDER), (Capacity(10, 1, 0), Capacity(10, 96, 90))),
+            "b": ("passed", (WIDER,), ()),
+            "c": ("failed", (), ()),
+            "d": ("error", (UPSTREAM,), ()),
+        }
+    )
     changes = compare(pristine, patched)
     assert [c.nodeid for c in changes] == ["a", "d"]  # b planned differently and still passed
     (a, d) = changes

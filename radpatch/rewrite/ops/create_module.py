@@ -97,4 +97,3 @@ class CreateModule(Operation):
                 f"the module is not the one this entry creates from {self.content.name} (compared as syntax trees)",
             )
         return Source.parse("")
-
