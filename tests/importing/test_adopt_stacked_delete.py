@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lib.importing import PACKAGE, Venv, gnu_diff, gnu_patch
+from tests.lib.importing import PACKAGE, Venv, gnu_diff, gnu_patch, gnu_patched_pair
 
 pytestmark = pytest.mark.wheel
 
@@ -73,16 +73,7 @@ def test_a_stacked_series_whose_later_patch_deletes_a_def_is_adopted_whole(
         first = first.replace(old, new, 1)
     second = _deleted(first, gone)
     assert pristine.decode() != first != second != pristine.decode()
-    a, b = tmp_path / "a.patch", tmp_path / "b.patch"
-    a.write_bytes(gnu_diff(tmp_path / "da", rel, pristine, first).stdout)
-    b.write_bytes(gnu_diff(tmp_path / "db", rel, first, second).stdout)
-    reg = tmp_path / "reg"
-    out = venv.radpatch("import", str(a), str(b), "-p1", "--out", str(reg))
-    assert out.returncode == 0, out.stderr
-    assert "requires" in (reg / "b.yaml").read_text()
-    for p in (a, b):  # the old image's build step
-        gnu = gnu_patch(venv.site, p, 1)
-        assert gnu.returncode == 0, gnu.stdout + gnu.stderr
+    reg = gnu_patched_pair(venv, tmp_path, rel, pristine, first, second)
     carried = (venv.site / rel).read_bytes()
     assert carried == second.encode()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lib.importing import PACKAGE, Venv, gnu_diff, gnu_patch
+from tests.lib.importing import PACKAGE, Venv, gnu_patched_pair
 
 pytestmark = pytest.mark.wheel
 
@@ -46,16 +46,7 @@ def test_a_stacked_series_gnu_patch_already_applied_is_adopted_whole(
     first = pristine.decode().replace(old1, new1, 1)
     second = first.replace(old2, new2, 1)
     assert pristine.decode() != first != second
-    a, b = tmp_path / "a.patch", tmp_path / "b.patch"
-    a.write_bytes(gnu_diff(tmp_path / "da", REL, pristine, first).stdout)
-    b.write_bytes(gnu_diff(tmp_path / "db", REL, first, second).stdout)
-    reg = tmp_path / "reg"
-    out = venv.radpatch("import", str(a), str(b), "-p1", "--out", str(reg))
-    assert out.returncode == 0, out.stderr
-    assert "requires" in (reg / "b.yaml").read_text()
-    for p in (a, b):  # the old image's build step
-        gnu = gnu_patch(venv.site, p, 1)
-        assert gnu.returncode == 0, gnu.stdout + gnu.stderr
+    reg = gnu_patched_pair(venv, tmp_path, REL, pristine, first, second)
     carried = (venv.site / REL).read_bytes()
 
     applied = venv.radpatch("--registry", str(reg), "apply", "--wheel", str(corpus_wheel), "a", "b")

@@ -123,6 +123,23 @@ def gnu_patch(directory: Path, patch: Path, strip: int, *extra: str) -> subproce
     )
 
 
+def gnu_patched_pair(venv: Venv, tmp: Path, rel: str, pristine: bytes, first: str, second: str) -> Path:
+    """An old image's stacked pair: a.patch (`pristine` -> `first`) and b.patch (`first` -> `second`)
+    of the installed file `rel`, imported by radpatch (b requires a) into tmp/reg, then put on the
+    install by GNU `patch -p1`, as the image's build step did; returns the registry."""
+    a, b = tmp / "a.patch", tmp / "b.patch"
+    a.write_bytes(gnu_diff(tmp / "da", rel, pristine, first).stdout)
+    b.write_bytes(gnu_diff(tmp / "db", rel, first, second).stdout)
+    reg = tmp / "reg"
+    out = venv.radpatch("import", str(a), str(b), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    assert "requires" in (reg / "b.yaml").read_text()
+    for patch in (a, b):
+        gnu = gnu_patch(venv.site, patch, 1)
+        assert gnu.returncode == 0, gnu.stdout + gnu.stderr
+    return reg
+
+
 # --- seeded, realistic edits of real modules ----------------------------------------------------
 
 
