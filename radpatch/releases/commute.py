@@ -65,7 +65,9 @@ def _added(before: str, after: str) -> list[ast.stmt] | None:
 
 def _binds(s: ast.stmt) -> set[str] | None:
     """The names a plain module-level binding binds (`NAME = value`, `NAME: T = value`, an
-    import); None for any other statement (it may do anything in its place)."""
+    import); None for any other statement (it may do anything in its place), and for a binding
+    whose value may do more than compute it (att23e G1: two values that each call
+    `os.environ.setdefault` differ by order; a walrus binds a name of its own): `_pure`."""
     if isinstance(s, ast.Import):
         return {(a.asname or a.name).split(".")[0] for a in s.names}
     if isinstance(s, ast.ImportFrom):
@@ -73,7 +75,53 @@ def _binds(s: ast.stmt) -> set[str] | None:
     targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else None
     if targets is None or not all(isinstance(t, ast.Name) for t in targets):
         return None
+    value = s.value if isinstance(s, (ast.Assign, ast.AnnAssign)) else None
+    if value is None or not _pure(value):
+        return None
+    if isinstance(s, ast.AnnAssign) and not all(isinstance(n, _ANNOTATION) for n in ast.walk(s.annotation)):
+        return None
     return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
+# what an annotation may hold to be read with no effect: names, dotted names, subscripts, `X | Y`
+_ANNOTATION = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.Constant, ast.BinOp, ast.BitOr, ast.Load)
+
+# calls whose only effect is their value: conversions, and reading the environment
+_READERS = {"int", "float", "str", "bool", "os.getenv", "os.environ.get"}
+
+
+def _dotted(e: ast.expr) -> str | None:
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute):
+        head = _dotted(e.value)
+        return f"{head}.{e.attr}" if head else None
+    return None
+
+
+def _pure(e: ast.expr) -> bool:
+    """`e` only computes a value from constants and names: literals, containers of them, operators,
+    and calls of `_READERS` (a knob read from the environment); no other call, attribute or
+    subscript read (either may run code), no walrus, no lambda or comprehension."""
+    if isinstance(e, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+        return all(_pure(x) for x in e.elts)
+    if isinstance(e, ast.Dict):
+        return all(isinstance(k, ast.Constant) for k in e.keys) and all(_pure(v) for v in e.values)
+    if isinstance(e, ast.UnaryOp):
+        return _pure(e.operand)
+    if isinstance(e, ast.BinOp):
+        return _pure(e.left) and _pure(e.right)
+    if isinstance(e, ast.BoolOp):
+        return all(_pure(v) for v in e.values)
+    if isinstance(e, ast.Compare):
+        return _pure(e.left) and all(_pure(c) for c in e.comparators)
+    if isinstance(e, ast.IfExp):
+        return _pure(e.test) and _pure(e.body) and _pure(e.orelse)
+    if isinstance(e, ast.Call):
+        return _dotted(e.func) in _READERS and not e.keywords and all(_pure(a) for a in e.args)
+    return False
 
 
 def _reads(body: list[ast.stmt]) -> set[str]:

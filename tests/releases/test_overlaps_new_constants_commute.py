@@ -8,6 +8,7 @@ defines the same names to the same values."""
 
 from __future__ import annotations
 
+import os
 from itertools import permutations
 from pathlib import Path
 from typing import Any
@@ -29,16 +30,25 @@ OPS = {
     "json": 'add_import: {import: "import json"}',
     "as_b": 'add_import: {import: "from os import sep as RP_B"}',  # binds RP_B
     "lst": "set_constant: {name: RP_L, value: '[RP_B]'}",  # reads RP_B
+    # att23e G1: values that do more than compute themselves; the orders differ through the
+    # environment (setdefault) or a name the walrus binds
+    "safe": 'set_constant: {name: RP_S, value: \'os.environ.setdefault("RP_MODE", "safe")\'}',
+    "fast": 'set_constant: {name: RP_F, value: \'os.environ.setdefault("RP_MODE", "fast")\'}',
+    "walrus": "set_constant: {name: RP_W, value: '(RP_B := 3)'}",
 }
 
 
 def _run(text: str) -> dict[str, object]:
     """The module's names and values when it runs (a module that fails: the error's name)."""
     space: dict[str, object] = {}
+    environ = dict(os.environ)  # each run starts from the same environment, and leaves it so
     try:
         exec(compile(text, "core.py", "exec"), space)  # noqa: S102 - the toy module the two orders wrote
     except Exception as exc:  # noqa: BLE001 - an order that writes a module failing at import
         return {"error": type(exc).__name__}
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
     return {k: getattr(v, "__name__", v) for k, v in space.items() if not k.startswith("__") and not callable(v)}
 
 
@@ -59,12 +69,17 @@ def test_commute_only_when_both_orders_give_the_same_module(tmp_path: Path, x: s
         assert said
     if frozenset((x, y)) in APART:
         assert not said and not engine
+    if frozenset((x, y)) in IMPURE:
+        assert not said
 
 
 # new names that neither reads: they commute (the cases the rule is for)
 COMMUTE = {frozenset(p) for p in (("a", "b"), ("a", "json"), ("b", "json"), ("a5", "b"), ("as_b", "a"))}
 # one name bound twice (to different things): the two orders give different modules
-APART = {frozenset(p) for p in (("a", "a5"), ("as_b", "b"))}
+APART = {frozenset(p) for p in (("a", "a5"), ("as_b", "b"), ("safe", "fast"))}
+# a value that may do more than compute itself (a call not known to only read, a walrus) never
+# commutes, whatever the other binds: radpatch cannot tell its effects apart (att23e G1)
+IMPURE = {frozenset(p) for p in (("safe", "a"), ("fast", "json"), ("walrus", "a"), ("walrus", "b"))}
 
 
 ENTRY = HEAD.format(supported=">=1.0,<2") + "  - id: r\n    {op}\n"
