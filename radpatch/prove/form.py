@@ -258,14 +258,23 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
 
 def _present(ps: PatchState, f: FileState, data: bytes) -> tuple[list[Rewrite], str] | None:
     """The rewrites whose result `data` already holds, and what that is in words; None: none."""
-    filename, text = str(f.path), data.decode("utf-8", "replace")
-    maybe = [rw for rw in f.rewrites if rw.op.may_be_present(text)]
-    if still_unpatched(ps.patch, f.rewrites, data, filename):
+    return present(ps.patch, f.rewrites, data, str(f.path))
+
+
+def present(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) -> tuple[list[Rewrite], str] | None:
+    """The one per-rewrite judgement of what a file's code already holds of a patch (one file's
+    rewrites `rws`): every rewrite (it reads as patched: carries), or the inserts whose code is
+    already at their anchor (applied again, they would add it a second time), with what that is in
+    words; None: none. apply refuses on it (refuse_if_present); verify's pristine check asks it of
+    the release's file (releases.proof), so a release that carries part of the change is not `pass`."""
+    text = data.decode("utf-8", "replace")
+    maybe = [rw for rw in rws if rw.op.may_be_present(text)]
+    if still_unpatched(patch, rws, data, filename):
         return None  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
-    if len(maybe) == len(f.rewrites) and carries(ps.patch, f.rewrites, data, filename):
-        return list(f.rewrites), "what the patch adds (it reads as patched although radpatch did not patch it)"
-    repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(f.rewrites) > 1]
-    present = [rw for rw in repeatable if round_trip(ps.patch, (rw,), data, filename).patched]
-    if not present:
+    if len(maybe) == len(rws) and carries(patch, rws, data, filename):
+        return list(rws), "what the patch adds (it reads as patched although radpatch did not patch it)"
+    repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(rws) > 1]
+    found = [rw for rw in repeatable if round_trip(patch, (rw,), data, filename).patched]
+    if not found:
         return None
-    return present, f"what rewrite {', '.join(repr(r.id) for r in present)} adds"
+    return found, f"what rewrite {', '.join(repr(r.id) for r in found)} adds"

@@ -51,6 +51,9 @@ class Cause(Enum):
     NO_MODULE = "no module"  # the release has none of the files the target's module may be
     UNCOVERED = "uncovered"  # no `modules:` choice of the target covers the release
     REQUIREMENT = "requirement"  # a rewrite of a required entry does not apply
+    # the release already holds what some of the entry's rewrites add (upstream took part of the change):
+    # apply refuses it there (prove.form.present), yet the entry is not obsolete (the rest is still needed)
+    PART_PRESENT = "part present"
 
 
 @dataclass(frozen=True)

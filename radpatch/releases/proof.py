@@ -294,7 +294,34 @@ def _pristine(run: _Run) -> Refusal | None:
                 f"{f.relpath} already contains this change: the release is obsolete for this patch",
                 "declare the releases in `obsolete:` (apply then leaves them alone), or end `supported` before them",
             )
+    for f, wheel in zip(_entry_files(run), run.job.entry.files):
+        part = _part_present(patch, f, wheel.data)
+        if part is not None:
+            return part
     return None
+
+
+def _part_present(patch: Patch, f: File, wheel: bytes) -> Refusal | None:
+    """The release's file already holds what some of the entry's rewrites add (upstream took part
+    of the change), as apply judges it before planning (prove.form.present, which refuse_if_present
+    asks): on the file as the requirements leave it and, as apply asks of a file radpatch has no
+    record of, on the release's own bytes (code a requirement inserted is not upstream's)."""
+    from radpatch.prove.form import present
+
+    found = present(patch, f.rewrites, f.data, f.relpath)
+    if found is None or (wheel != f.data and present(patch, f.rewrites, wheel, f.relpath) is None):
+        return None
+    rewrites, what = found
+    ids = ", ".join(repr(rw.id) for rw in rewrites)
+    todo = f"drop rewrite {ids} for this release with a `versions:` variant, or split the entry"
+    return Refusal(
+        "pristine",
+        f"{f.relpath} already contains {what} (upstream took part of the change; apply refuses it): {todo}",
+        f"{todo}; if the release needs none of the change, declare it in `obsolete:`",
+        rewrites[0].id,
+        cause=Cause.PART_PRESENT,
+        target=f.target,
+    )
 
 
 def _match(run: _Run) -> Refusal | None:

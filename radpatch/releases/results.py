@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from radpatch.prove.refusal import Kind
+from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import Patch
 from radpatch.releases import proof
 from radpatch.releases.wheels import Fetch
@@ -46,7 +46,9 @@ class ReleaseResult:
 
     @property
     def obsolete(self) -> bool:
-        return self.checks.get("pristine") is False
+        """The release already contains the entry's change: the whole of it (a release that holds
+        only some rewrites' code fails `pristine` without being obsolete: the rest is still needed)."""
+        return self.checks.get("pristine") is False and self.kind.cause is not Cause.PART_PRESENT
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -111,11 +111,11 @@ class Verifier:
 
     def run(self, versions: list[Version]) -> list[ReleaseResult]:
         """Each release's result. A release where a rewrite (of the entry or a requirement) does not
-        apply is proven again with bases (releases of the declared range, read then): it may
-        contain the change in upstream's own layout."""
+        apply, or that holds part of the entry's code already, is proven again with bases (releases
+        of the declared range, read then): it may contain the whole change in upstream's own layout."""
         fetched = self._fetch(versions)
         results = self._prove(versions, fetched, with_bases=False)
-        again = [v for v in versions if results[v].checks.get("match") is False or _requirement_refused(results[v])]
+        again = [v for v in versions if _read_on_bases(results[v])]
         if again and any(b not in again for b in self.bases):
             fetched = {**fetched, **self._fetch([b for b in self.bases if b not in fetched])}
             results.update(self._prove(again, fetched, with_bases=True))
@@ -249,8 +249,13 @@ class Verifier:
             return exc
 
 
-def _requirement_refused(r: ReleaseResult) -> bool:
-    """A requirement's rewrite did not apply (not: it names no module for the release)."""
+def _read_on_bases(r: ReleaseResult) -> bool:
+    """A result that the entry's change read off a base may turn into obsolete: a rewrite of the
+    entry did not match, a requirement's rewrite did not apply (not: it names no module for the
+    release), or the release holds some of the rewrites' code already (all of it, in upstream's
+    layout, may be there: a deletion does not match then)."""
+    if r.checks.get("match") is False or r.kind.cause is Cause.PART_PRESENT:
+        return True
     return r.checks.get("requires") is False and r.kind.cause is Cause.REQUIREMENT
 
 
