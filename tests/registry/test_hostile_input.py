@@ -576,7 +576,8 @@ def test_python_tags_never_honoured_through_the_cli(demo_env: Env, tmp_path: Pat
         ["diff", "tag_rewrites_list"],
         ["apply", "tag_rewrites_list"],
         ["status", "--check"],
-        ["revert", "tag_modules_mapping"],
+        ["revert", "tag_modules_mapping"],  # the same rewrites as tag_rewrites_list: not applied itself
+        ["revert", "tag_rewrites_list"],
         ["apply", "tag_find"],
     )
     for args in runs:
