@@ -36,6 +36,7 @@ import click
 from radpatch import __version__
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
+from radpatch.registry.loader import links
 from radpatch.registry.loader.nodes import URL_CHAR
 from radpatch.state.diffs import NoDiff
 from radpatch.state.inventory import Listed, collect
@@ -54,7 +55,22 @@ def purl(name: str, version: str) -> str:
 def iri(link: str) -> str:
     """`link` as a valid IRI-reference, as `resolves[].references` must be: the registry refuses any
     other `upstream:` link (registry.loader.nodes.URL), so this only guards the BOM's validity:
-    a character a link cannot hold, a `%` that starts no escape and a second `#` are percent-encoded."""
+    a character a link cannot hold, a `%` that starts no escape, a second `#`, a second `@` and a `:`
+    that starts no port are percent-encoded, and an IPv6 host is written out whole."""
+    parts = links.split(link)
+    if parts is None:
+        return _chars(link)
+    scheme, user, host, port, rest = parts
+    user = user[:-1].replace("@", "%40") + user[-1:]  # one '@' ends the user name
+    if links.bad_port(port):
+        host, port = host + port, ""
+    address = links.ipv6(host)
+    if address is not None:  # written out whole: the strict validator (rfc3987-syntax) refuses a '::'
+        return _chars(scheme + user) + f"[{address.exploded}]" + _chars(port + rest)
+    return _chars(scheme + user + host.replace(":", "%3A") + port + rest)  # a ':' in a host starts no port
+
+
+def _chars(link: str) -> str:
     head, hash_, fragment = link.partition("#")
     fixed = _BAD_ESCAPE.sub("%25", head) + hash_ + _BAD_ESCAPE.sub("%25", fragment).replace("#", "%23")
     return "".join(c if URL_CHAR.match(c) else urllib.parse.quote(c, safe="") for c in fixed)

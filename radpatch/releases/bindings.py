@@ -10,7 +10,12 @@ it, and the answer is "cannot tell", so not carried: a value read from another m
 (`self.timeout = consts.TIMEOUT`, an imported or local name), and, for a removed statement on the
 method's object, a call the release's scope newly makes that hands the object to code of another
 module (`settings.apply_timeout(self)`, `self.method()` of no class of the module, `super()`), or a
-base class the scope's class newly names that the module does not define.
+base class the scope's class newly names that the module does not define. Nor can the module's
+bindings tell (att23e G2) when the release newly stores through an object's `__dict__` or `vars()`
+(`self.__dict__.update(timeout=30)`, `vars(self)["timeout"] = 30`), newly defines `__getattr__`,
+`__getattribute__` or `__setattr__` in a class, or decorates the scope (or its class) with a
+decorator the change's result does not have or that comes from another module (it runs around the
+method: `@settings.with_timeout`).
 """
 
 from __future__ import annotations
@@ -40,9 +45,64 @@ def bound_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool
                 for v in {value, UNKNOWN}:
                     if have_release[(name, v)] > have_after[(name, v)]:
                         return True
+        if removed and (_opaque(a, r) or _decorated(scope, sa, sr, r)):
+            return True
         return _reaches_out(scope, removed, sb, sa[scope], sr, r)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+
+
+_HOOKS = {"__getattr__", "__getattribute__", "__setattr__"}
+_DICT_READS = {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__", "__iter__"}
+_PLAIN = {"staticmethod", "classmethod", "property"}  # builtins that run no other code around the method
+
+
+def _opaque(after: ast.Module, release: ast.Module) -> bool:
+    """The release newly binds attributes the way bindings do not read: through an object's
+    `__dict__` or `vars()`, or through a class's `__getattr__`/`__getattribute__`/`__setattr__`."""
+    return _hidden(release) - _hidden(after) != Counter()
+
+
+def _hidden(tree: ast.Module) -> Counter[str]:
+    out: Counter[str] = Counter()
+    dict_reads: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            out.update(f"def {s.name}" for s in node.body if isinstance(s, _DEFS) and s.name in _HOOKS)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            dict_reads.add(id(node.value))  # `obj.__dict__[k]` read
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_READS:
+            dict_reads.add(id(node.func.value))  # `vars(obj).get(k)`
+    for node in ast.walk(tree):
+        if id(node) in dict_reads:
+            continue
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            out[f"__dict__ {ast.dump(node)}"] += 1
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and node.args:
+            out[f"vars {ast.dump(node)}"] += 1
+    return out
+
+
+def _decorated(scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST], tree: ast.Module) -> bool:
+    """The release's scope, or its class, has a decorator the change's result does not have there,
+    or one that comes from another module: it may run any code around the method."""
+    top = {s.name for s in tree.body if isinstance(s, _DEFS)}
+    for name in {scope, scope.rpartition(".")[0]} if "." in scope else {scope}:
+        theirs, ours = release.get(name), after.get(name)
+        if not isinstance(theirs, _DEFS):
+            continue
+        had = Counter(ast.dump(d) for d in ours.decorator_list) if isinstance(ours, _DEFS) else Counter()
+        for d in theirs.decorator_list:
+            root = d.func if isinstance(d, ast.Call) else d
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in _PLAIN and root is d:
+                continue
+            if had[ast.dump(d)] > 0 and isinstance(root, ast.Name) and root.id in top:
+                had[ast.dump(d)] -= 1
+                continue
+            return True
+    return False
 
 
 def _scopes(tree: ast.Module) -> dict[str, ast.AST]:

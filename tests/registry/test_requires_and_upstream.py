@@ -75,6 +75,17 @@ def test_both_are_read_in_the_order_written(tmp_path: Path) -> None:
         ("upstream: ['https://example.org/%zz']\n", 8, "upstream[0]", "starts no escape: write it as %25"),
         ("upstream: ['https://example.org/x#a#b']\n", 8, "upstream[0]", "a second '#': write it as %23"),
         ("upstream: {pr: 1}\n", 8, "upstream", "expected a list, found a mapping"),
+        # a malformed authority (att23e G4): the strict validator refuses the BOM
+        (
+            "upstream: ['https://github.com:example/x/pull/7']\n",
+            8,
+            "upstream[0]",
+            "https://github.com/example/x/pull/7",
+        ),
+        ("upstream: ['https://host:80:90/x']\n", 8, "upstream[0]", "a second ':' in 'host:80:90'"),
+        ("upstream: ['https://host:abc/x']\n", 8, "upstream[0]", "'abc' after 'host' is no port"),
+        ("upstream: ['https://a@b@c/x']\n", 8, "upstream[0]", "a second '@' in 'a@b@c': one '@' ends the user name"),
+        ("upstream: ['https://[::1]x/y']\n", 8, "upstream[0]", "'x' after '[::1]' is no port"),
     ],
 )
 def test_a_wrong_value_is_refused_at_its_file_line_and_key_path(
@@ -89,3 +100,24 @@ def test_a_wrong_value_is_refused_at_its_file_line_and_key_path(
 def test_every_wrong_item_is_reported_at_once(tmp_path: Path) -> None:
     f = write(tmp_path, "requires: [later_fix, 'a b']\nupstream: [ftp://x]\n")
     assert len(problems(f)) == 3
+
+
+@pytest.mark.parametrize("link", ["https://[::1]:8080/x", "https://[::1]/x", "http://u:p@[2001:db8::7]:443/pull/7"])
+def test_an_ipv6_host_in_brackets_is_a_link(tmp_path: Path, link: str) -> None:
+    """att23e minor (c): a valid IPv6 link was refused, with advice (%5B) that made it invalid."""
+    f = write(tmp_path, f"upstream: ['{link}']\n")
+    assert load_patch(f).upstream == (link,)
+    assert schema_accepts(f)
+
+
+@pytest.mark.parametrize(
+    ("link", "says"),
+    [
+        ("https://[1::2::3]/x", "'[1::2::3]' is no IPv6 address in brackets"),
+        ("https://[fe80::1%25eth0]/x", "is no IPv6 address in brackets"),
+    ],
+)
+def test_a_bracketed_host_that_is_no_ipv6_address_is_refused(tmp_path: Path, link: str, says: str) -> None:
+    f = write(tmp_path, f"upstream: ['{link}']\n")
+    (problem,) = problems(f)
+    assert problem.startswith(f"{f}:8:") and ": at upstream[0]: " in problem and says in problem, problem

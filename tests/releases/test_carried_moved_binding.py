@@ -5,7 +5,9 @@ The base's `Engine.configure` sets `self.a = 1; self.timeout = 30; self.b = 2`; 
 another module of the package that the scope calls, into a helper of the same module, into a class
 attribute, into a base class (of this module or another), into a module constant the scope reads
 (of this module or another), into `__init__`, into another module's helper that a helper or
-method of this module calls; or really gone. Each with the value kept (30) or
+method of this module calls, into a store through the object's `__dict__` or `vars()`, into a
+decorator of the method or its class (of this module or another), into `__getattr__`,
+`__getattribute__` or `__setattr__` of the class (att23e G2); or really gone. Each with the value kept (30) or
 changed (60). The reference is the release's code run: `Engine().configure()` still leaving
 `timeout == 30` is the behaviour the patch removes, so such a release must never be called carried.
 A release whose move `carried` can see whole (the module alone) and which no longer sets 30 is
@@ -45,13 +47,48 @@ MOVES = (
     "init",
     "helper-to-other-module",
     "method-to-other-module",
+    "dict-update",
+    "dict-store",
+    "vars-store",
+    "init-dict-store",
+    "other-module-decorator",
+    "same-module-decorator",
+    "other-module-class-decorator",
+    "getattr",
+    "getattribute",
+    "setattr",
 )
 SEES_WHOLE = {"gone", "same-module-helper", "class-attribute", "same-module-base", "module-constant", "init"}
 
 
+WITH_TIMEOUT = """\
+import functools
+
+
+def with_timeout(f):
+    @functools.wraps(f)
+    def w(self):
+        out = f(self)
+        self.timeout = {value}
+        return out
+    return w
+"""
+TIMED = """\
+def timed(cls):
+    configure = cls.configure
+
+    def wrapped(self):
+        configure(self)
+        self.timeout = {value}
+        return self
+    cls.configure = wrapped
+    return cls
+"""
+
+
 def release(move: str, value: int) -> dict[str, str]:
     """The package's modules (name -> source) for one move of `self.timeout = 30`."""
-    head, base, body, extra = "", "", ["self.a = 1", "self.b = 2", "return self"], ""
+    head, base, body, extra, deco = "", "", ["self.a = 1", "self.b = 2", "return self"], "", ""
     others: dict[str, str] = {}
     if move == "other-module-helper":
         head = "from . import settings\n\n\n"
@@ -84,10 +121,37 @@ def release(move: str, value: int) -> dict[str, str]:
         body.insert(1, "self._setup()")
         base = "    def _setup(self):\n        settings.apply_timeout(self)\n\n"
         others["settings"] = f"def apply_timeout(obj):\n    obj.timeout = {value}\n"
+    elif move == "dict-update":  # att23e G2: a store through the object's __dict__ or vars()
+        body.insert(1, f"self.__dict__.update(timeout={value})")
+    elif move == "dict-store":
+        body.insert(1, f'self.__dict__["timeout"] = {value}')
+    elif move == "vars-store":
+        body.insert(1, f'vars(self)["timeout"] = {value}')
+    elif move == "init-dict-store":
+        base = f'    def __init__(self):\n        self.__dict__["timeout"] = {value}\n\n'
+    elif move == "other-module-decorator":  # a decorator sets it after the method ran
+        head = "from . import settings\n\n\n"
+        deco = "    @settings.with_timeout\n"
+        others["settings"] = WITH_TIMEOUT.format(value=value)
+    elif move == "same-module-decorator":
+        head = WITH_TIMEOUT.format(value=value) + "\n\n"
+        deco = "    @with_timeout\n"
+    elif move == "other-module-class-decorator":  # the class's decorator wraps its methods
+        head = "from . import settings\n\n\n@settings.timed\n"
+        others["settings"] = TIMED.format(value=value)
+    elif move == "getattr":
+        base = f'    def __getattr__(self, name):\n        if name == "timeout":\n            return {value}\n'
+        base += "        raise AttributeError(name)\n\n"
+    elif move == "getattribute":
+        base = "    def __getattribute__(self, name):\n"
+        base += f'        return {value} if name == "timeout" else object.__getattribute__(self, name)\n\n'
+    elif move == "setattr":  # setting `b` sets the timeout too
+        base = "    def __setattr__(self, name, v):\n        object.__setattr__(self, name, v)\n"
+        base += f'        if name == "b":\n            object.__setattr__(self, "timeout", {value})\n\n'
     elif move == "init":
         base = f"    def __init__(self):\n        self.timeout = {value}\n\n"
     bases = "(Base)" if move.endswith("-base") else ""
-    core = head + f"class Engine{bases}:\n" + base + "    def configure(self):\n"
+    core = head + f"class Engine{bases}:\n" + base + deco + "    def configure(self):\n"
     core += "".join(f"        {s}\n" for s in body) + extra
     return {"core": core, **others}
 

@@ -38,8 +38,12 @@ ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry
 # URI characters, `%` only before two hex digits, one `#` at most; anything else is written percent-encoded
 URL_CHAR = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/?#%-]")  # one character a link may hold
 _URI_CHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})"
+_HOST_CHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})"
+# an authority is [userinfo@]host[:port]: one '@', a port of digits, an IPv6 host in brackets
+# (registry.loader.links checks the address itself)
 URL = re.compile(
-    rf"^https?://(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{{2}})+(?:[/?]{_URI_CHAR}*)?(?:#{_URI_CHAR}*)?$"
+    rf"^https?://(?:(?:{_HOST_CHAR}|:)*@)?(?:{_HOST_CHAR}+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?"
+    rf"(?:[/?]{_URI_CHAR}*)?(?:#{_URI_CHAR}*)?$"
 )
 
 T = TypeVar("T")

@@ -4,18 +4,15 @@ upstream, the one-line summary, the choices, knobs, modules and rewrites.
 
 from __future__ import annotations
 
-import re
-import urllib.parse
 from collections.abc import Callable
 
 import yaml
 
+from radpatch.registry.loader import links
 from radpatch.registry.loader.nodes import (
     DIST_NAME,
     ENTRY,
     ENVVAR,
-    URL,
-    URL_CHAR,
     EveryProblem,
     Invalid,
     Problems,
@@ -94,30 +91,7 @@ def requires(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
 def upstream(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     """`upstream: [URL, ...]`: the upstream PRs or issues whose release makes the entry obsolete."""
 
-    def check(url: str) -> str | None:
-        if URL.match(url):
-            return None
-        if re.match(r"^https?://[^\s/?#]+\S*$", url):  # an http(s) URL, with what a link cannot hold
-            return f"{url!r} is not a valid link: {_unlinkable(url)}"
-        return (
-            f"{url!r} is not an http(s) URL; give the address of the upstream PR or issue, "
-            "e.g. https://github.com/vllm-project/vllm/pull/12345"
-        )
-
-    return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", check)
-
-
-def _unlinkable(url: str) -> str:
-    """What makes an http(s) URL no valid IRI-reference (nodes.URL), and what to write instead."""
-    bad_escape = re.search(r"%(?![0-9A-Fa-f]{2})", url)
-    if bad_escape:
-        return (
-            f"'%' at character {bad_escape.start() + 1} starts no escape: write it as %25 (or a full escape, e.g. %20)"
-        )
-    if url.count("#") > 1:
-        return "a second '#': write it as %23 (a link has one fragment)"
-    char = next((c for c in url.split("://", 1)[1] if not URL_CHAR.match(c)), "")
-    return f"{char!r} cannot stand in a link: write it percent-encoded, as {urllib.parse.quote(char, safe='')}"
+    return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", links.problem)
 
 
 def choice(ctx: Problems, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:

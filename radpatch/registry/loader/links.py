@@ -1,0 +1,89 @@
+"""An `upstream:` link as the registry takes it: an http(s) URL that is a valid IRI-reference (the
+CycloneDX BOM's `resolves[].references` must be), with an authority `[user@]host[:port]`, the host a
+name or an IPv6 address in brackets. Otherwise one line says what is wrong and what to write."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import urllib.parse
+
+from radpatch.registry.loader.nodes import URL, URL_CHAR
+
+_SPLIT = re.compile(r"^(https?://)([^/?#]*)(.*)$", re.DOTALL)
+
+
+def split(url: str) -> tuple[str, str, str, str, str] | None:
+    """`url` as (scheme://, userinfo with its '@' or '', host, ':port' or '', the rest), or None."""
+    found = _SPLIT.match(url)
+    if found is None:
+        return None
+    scheme, authority, rest = found.groups()
+    user, at, hostport = authority.rpartition("@")
+    if hostport.startswith("[") and "]" in hostport:
+        host, _, tail = hostport.partition("]")
+        host, port = host + "]", tail
+    else:
+        host, colon, port = hostport.partition(":")
+        port = colon + port
+    return scheme, user + at, host, port, rest
+
+
+def bad_port(port: str) -> bool:
+    """`port` (from split) is neither nothing, ':' nor ':' and digits."""
+    return bool(port) and not (port[0] == ":" and (port[1:] == "" or port[1:].isdigit()))
+
+
+def ipv6(host: str) -> ipaddress.IPv6Address | None:
+    """The address of a bracketed host (`[::1]`), or None."""
+    if not (host.startswith("[") and host.endswith("]")) or "%" in host:  # a zone (%25eth0) is no IRI
+        return None
+    try:
+        return ipaddress.IPv6Address(host[1:-1])
+    except ValueError:
+        return None
+
+
+def problem(url: str) -> str | None:
+    """What keeps `url` from being a link (None when it is one)."""
+    parts = split(url)
+    if parts is not None and URL.match(url) and (not parts[2].startswith("[") or ipv6(parts[2])):
+        return None
+    if not re.match(r"^https?://[^\s/?#]+\S*$", url):  # not an http(s) URL at all
+        return (
+            f"{url!r} is not an http(s) URL; give the address of the upstream PR or issue, "
+            "e.g. https://github.com/vllm-project/vllm/pull/12345"
+        )
+    return f"{url!r} is not a valid link: {_unlinkable(url)}"
+
+
+def _unlinkable(url: str) -> str:
+    parts = split(url)
+    assert parts is not None
+    scheme, user, host, port, rest = parts
+    if "@" in user[:-1]:
+        return f"a second '@' in {user + host!r}: one '@' ends the user name; write any other as %40"
+    if host.startswith("["):
+        if ipv6(host) is None:
+            return f"{host!r} is no IPv6 address in brackets: write one (e.g. [2001:db8::1]) or a host name without []"
+    elif not host:
+        return "no host after '//': write the server's name, e.g. https://github.com/..."
+    if bad_port(port):
+        if ":" in port[1:]:
+            return f"a second ':' in {host + port!r}: one ':' starts the port (digits); write any other as %3A"
+        return (
+            f"{port.lstrip(':')!r} after {host!r} is no port (a port is ':' and digits); a path starts with '/': "
+            f"{scheme}{user}{host}/{port.lstrip(':')}{rest}"
+        )
+    bad_escape = re.search(r"%(?![0-9A-Fa-f]{2})", url)
+    if bad_escape:
+        return (
+            f"'%' at character {bad_escape.start() + 1} starts no escape: write it as %25 (or a full escape, e.g. %20)"
+        )
+    if url.count("#") > 1:
+        return "a second '#': write it as %23 (a link has one fragment)"
+    outside = user + ("" if ipv6(host) else host) + port + rest
+    char = next((c for c in outside if not URL_CHAR.match(c)), "")
+    if not char:
+        return "write it as an IRI-reference (RFC 3987), e.g. https://github.com/vllm-project/vllm/pull/12345"
+    return f"{char!r} cannot stand in a link: write it percent-encoded, as {urllib.parse.quote(char, safe='')}"
