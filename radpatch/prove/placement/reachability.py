@@ -32,6 +32,7 @@ class Unreachable:
     line: int
     after: int  # the line of the statement control cannot get past, or of the block's `if`/`while`
     block: str = ""  # the block that never runs (`if TYPE_CHECKING:`), when that is why
+    stub: tuple[str, ...] = ()  # in a typing-only block (`if TYPE_CHECKING:`): its head and the names it binds
 
 
 def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
@@ -70,7 +71,17 @@ def _dead_block(qual: str, node: ast.AST, aliases: Collection[str]) -> Iterator[
     for x in stmts:
         if typing_only and isinstance(x, (ast.Import, ast.ImportFrom)):
             continue  # an import for type checkers: what the block is for
-        yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block)
+        binds = tuple(_binds(x))
+        stub = (head, *binds) if typing_only and binds else ()
+        yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block, stub)
+
+
+def _binds(x: ast.stmt) -> list[str]:
+    """The names a statement of a typing-only block binds: a def's or class's, an assignment's."""
+    if isinstance(x, DEFS):
+        return [x.name]
+    targets = x.targets if isinstance(x, ast.Assign) else [x.target] if isinstance(x, ast.AnnAssign) else []
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def constant_truth(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
@@ -189,7 +200,18 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
     old: dict[tuple[str, str], int] = {}
     for u in before.unreachable:
         old[u.scope, u.dump] = old.get((u.scope, u.dump), 0) + 1
-    new = [u for u in after.unreachable if not _take(old, (u.scope, u.dump))]
+    kept = [not _take(old, (u.scope, u.dump)) for u in after.unreachable]
+    new = [u for u, k in zip(after.unreachable, kept) if k]
+    # a changed typing-only definition (a stub in `if TYPE_CHECKING:` the original has, by name): the
+    # code it changes never ran either, so the patch means it; a new one there is still refused
+    stubs: dict[tuple[str, str], int] = {}
+    for u in before.unreachable:
+        if u.stub:
+            stubs[u.scope, repr(u.stub)] = stubs.get((u.scope, repr(u.stub)), 0) + 1
+    for u, k in zip(after.unreachable, kept):
+        if u.stub and not k:
+            _take(stubs, (u.scope, repr(u.stub)))
+    new = [u for u in new if not (u.stub and _take(stubs, (u.scope, repr(u.stub))))]
     if new and before.source is not None:
         try:
             had = statements_in(ast.parse(before.source), {u.scope for u in new})

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
 from radpatch.rewrite.ops.common import near
-from radpatch.rewrite.source import DEFS, Source, bound_names
+from radpatch.rewrite.source import DEFS, Source, bindings, bound_names
 
 if TYPE_CHECKING:
     from radpatch.rewrite.ops.insert_definitions import InsertDefinitions, Payload
@@ -74,21 +74,41 @@ def _end(node: ast.stmt) -> int:
     return node.end_lineno
 
 
+def module_definition(src: Source, name: str, qualname: str = "") -> tuple[int, ast.stmt]:
+    """The def or class `name` of the module, by find_scope's rule for a scope's first part: a
+    top-level one; else one defined in a module-level if/try/with/for block, when it is the only
+    def or class of that name there. (index into src.tops of the statement holding it, its node, lines
+    relative to that statement)."""
+    hits = src.named(name)
+    if len(hits) == 1:
+        return hits[0], src.node(hits[0])
+    nested = (
+        []
+        if hits
+        else [
+            (i, node)
+            for i, t in enumerate(src.tops)
+            if name in t.binds and t.name is None
+            for bound, node in bindings(src.node(i))
+            if bound == name and isinstance(node, DEFS)
+        ]
+    )
+    if len(nested) == 1:
+        return nested[0][0], nested[0][1]
+    if hits or nested:
+        lines = [src.tops[a].start + 1 for a in hits] or [src.tops[i].start + n.lineno for i, n in nested]
+        raise Ambiguous(f"the module defines {name!r} {len(lines)} times (lines {', '.join(str(n) for n in lines)})")
+    close = difflib.get_close_matches(name, src.names(), n=3)
+    raise (NearMiss if close else NotFound)(
+        f"class {qualname or name!r} not found in the module; {near(name, src.names())}",
+        "fix the class name (a class of the module: `Class`, `Outer.Inner`)" if close else "",
+    )
+
+
 def _find_class(src: Source, qualname: str) -> _Class:
     parts = qualname.split(".")
-    hits = src.named(parts[0])
-    if len(hits) != 1:
-        if hits:
-            raise Ambiguous(
-                f"the module defines {parts[0]!r} {len(hits)} times "
-                f"(lines {', '.join(str(src.tops[a].start + 1) for a in hits)})"
-            )
-        close = difflib.get_close_matches(parts[0], src.names(), n=3)
-        raise (NearMiss if close else NotFound)(
-            f"class {qualname!r} not found in the module; {near(parts[0], src.names())}",
-            "fix the class name (a class of the module: `Class`, `Outer.Inner`)" if close else "",
-        )
-    node = src.node(hits[0])
+    at, node = module_definition(src, parts[0], qualname)
+    hits = [at]
     for k, part in enumerate(parts[1:], 1):
         inner = [n for n in getattr(node, "body", []) if isinstance(n, DEFS) and n.name == part]
         if len(inner) == 1 and not isinstance(inner[0], ast.ClassDef):
@@ -252,11 +272,12 @@ def _class_reads_defined(
     the class (creating the class would raise NameError)."""
     own = {name for statement in p.imports for name in bound_names(ast.parse(statement).body[0])}
     above = {name for stmt in before for name in bound_names(stmt)}
+    line = _abs(src, c, _start(c.node)) + 1  # a name its own top-level statement binds from here on is below it
     for k, name in enumerate(op.names):
         reads = import_time_reads(ast.parse(p.items[name][0]).body[0]) - own - above - set(op.names[:k])
         for read in sorted(reads):
             bound = binding(src, read)
-            if bound and min(bound) >= c.top:
+            if bound and (min(bound) > c.top or min(bound) == c.top and src.binding_line(c.top, read) >= line):
                 raise MatchFailure(
                     f"the payload's {name!r} reads {read!r} when class {qualname!r} is created, and the module binds "
                     f"{read!r} only at line {src.tops[min(bound)].start + 1}, below the class",

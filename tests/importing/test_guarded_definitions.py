@@ -1,0 +1,63 @@
+"""Issue 20 (att20e F2, F3): a diff editing a class defined once inside a module-level block (`if
+HAS_X:`, `try:`), or the typing-only stubs of `if TYPE_CHECKING:`, imports into an entry that the
+real engine applies AST-equal to GNU patch, that `status --check` accepts and that reverts to the
+installed bytes (tests/lib/importing.imported_as_gnu_patch_gives, on a pip-installed toy wheel)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.lib.importing import imported_as_gnu_patch_gives
+
+HEADS = {  # the block holding the class, and what its body is indented by
+    "if": ("try:\n    import json as HAS_X\nexcept ImportError:\n    HAS_X = None\n\nif HAS_X:\n", "    "),
+    "try": ("try:\n", "    "),
+    "type-checking": ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n", "    "),
+}
+TAILS = {
+    "if": "",
+    "try": "except ImportError:\n    pass\n",
+    "type-checking": "else:\n    Config = dict\n",
+}
+STUB = {  # the class's methods: real ones, or typing stubs
+    "if": ("def size(self) -> int:\n    return 4\n", "def rows(self) -> int:\n    return 2\n"),
+    "try": ("def size(self) -> int:\n    return 4\n", "def rows(self) -> int:\n    return 2\n"),
+    "type-checking": ("def size(self) -> int: ...\n", "def rows(\n    self, n: int\n) -> int: ...\n"),
+}
+NEW = {
+    "if": "def describe(self) -> str:\n    return 'x'\n",
+    "try": "def describe(self) -> str:\n    return 'x'\n",
+    "type-checking": "def describe(self) -> str: ...\n",
+}
+
+
+def _indent(text: str, by: str) -> str:
+    return "".join(by + ln if ln.strip() else ln for ln in text.splitlines(keepends=True))
+
+
+def module(block: str, methods: list[str]) -> str:
+    head, ind = HEADS[block]
+    cls = "class Config:\n" + _indent("\n".join(methods) if methods else "pass\n", "    ")
+    return "import os\n\n" + head + _indent(cls, ind) + "\n" + TAILS[block] + "\n\ndef after():\n    return os.sep\n"
+
+
+def edits(block: str) -> dict[str, list[str]]:
+    size, rows = STUB[block]
+    return {
+        "add-last": [size, rows, NEW[block]],
+        "add-middle": [size, NEW[block], rows],
+        "delete-last": [size],
+        "change": [size.replace("int", "float"), rows],
+    }
+
+
+CASES = [(b, e) for b in HEADS for e in ("add-last", "add-middle", "delete-last", "change")]
+
+
+@pytest.mark.parametrize(("block", "edit"), CASES, ids=[f"{b}-{e}" for b, e in CASES])
+def test_class_in_a_module_level_block(tmp_path: Path, block: str, edit: str) -> None:
+    before = module(block, list(STUB[block]))
+    after = module(block, edits(block)[edit])
+    imported_as_gnu_patch_gives(tmp_path, before, after)
