@@ -876,3 +876,40 @@ def test_a_recorded_entry_whose_files_are_all_back_at_record_bytes_is_not_captur
 
     assert r.returncode == 1 and "nothing to capture" in r.stderr, r.stdout + r.stderr
     assert not (target.cwd / "reg" / "fix_b.yaml").exists()
+
+
+@pytest.mark.parametrize("deleter", ["rcap/core.py", "rcap/sub/util.py"])
+def test_a_second_round_deleting_a_def_in_one_file_and_rechanging_the_other_is_captured(
+    target: Target, deleter: str
+) -> None:
+    """Round one changes a line in each of two modules; round two deletes a def in one of them and
+    changes round one's line in the other again (att20e F1's shape, captured): B requires A, both
+    read applied, and the reverts give A's bytes, then the RECORD bytes."""
+    # round one also adds the def round two deletes (a method in core.py, a function in util.py)
+    gone = {"rcap/core.py": SPARE, "rcap/sub/util.py": "\n\ndef spare():\n    return 0\n"}
+    one = {
+        "rcap/core.py": CORE.replace("size = 4", "size = 8").replace("class Planner:\n", "class Planner:\n" + SPARE),
+        "rcap/sub/util.py": UTIL.replace("x * 2", "x * 3") + gone["rcap/sub/util.py"],
+    }
+    again = {"rcap/core.py": ("size = 8", "size = 9"), "rcap/sub/util.py": ("x * 3", "x * 5")}
+    two = {r: t.replace(gone[r], "") if r == deleter else t.replace(*again[r]) for r, t in one.items()}
+    assert all(one[r] != two[r] for r in one)
+    for rel, text in one.items():
+        target.edit(rel, text)
+    scan = ("--distribution", "rcap")
+    assert target.run("capture", "fix_a", *scan, "--out", "reg", *target.offline).returncode == 0
+    for rel, text in two.items():
+        target.edit(rel, text)
+    reg = target.cwd / "reg"
+
+    r = target.run("capture", "fix_b", *scan, "--out", "reg", *target.offline)
+
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert all((target.site / rel).read_text() == text for rel, text in two.items())
+    assert entry_of(reg / "fix_b.yaml")["requires"] == ["fix_a"]
+    assert states(target, reg, "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}
+    assert target.run("revert", "fix_b", registry=reg).returncode == 0
+    assert all((target.site / rel).read_text() == text for rel, text in one.items())
+    assert target.run("revert", "fix_a", registry=reg).returncode == 0
+    for rel in one:
+        assert sha((target.site / rel).read_bytes()) == target.record_sha(rel)
