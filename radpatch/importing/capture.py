@@ -294,6 +294,9 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
             continue
         data = _read(path, rel, dist)
         if want is not None and data is not None and hashlib.sha256(data).hexdigest() == want:
+            back = _taken_back(store, dist, rel, data, named)
+            if back is not None:
+                edited.append(Edited(rel, data, want, back))
             continue
         if data is None:
             if want is None:
@@ -320,6 +323,19 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
             on = onto.edited_on(store, rel, data)
             edited.append(Edited(rel, data, None, on))
     return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned)
+
+
+def _taken_back(store: Store, dist: _Dist, rel: str, data: bytes, named: bool) -> Link | None:
+    """A file back at its RECORD bytes that radpatch's record says a recorded entry changed (a
+    second round took that entry's edit of it out by hand): the link the undoing goes on top of.
+    In a scan, only while another file of that entry still differs from RECORD (the entry is not
+    undone whole, as a reinstall leaves it: that is `revert`'s, not a capture's); named, always."""
+    link = onto.edited_on(store, rel, data)
+    if link is None or named:
+        return link
+    record = store.records().get(link.patch)
+    others = [f.path for f in record.files if f.path != rel] if record else []
+    return link if any(_digest(dist.root / o) != dist.rows.get(o) for o in others) else None
 
 
 def _walk(root: Path, top: str) -> Iterator[str]:

@@ -200,13 +200,16 @@ def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset(), above: bo
         return []
     store = Store(ps.root)
     files = list(ps.files) if above else [f for f in ps.files if f.state is not State.NOT_APPLIED]
+    return files if files and all(_fits(f, store, created) for f in files) else []
 
-    def fits(f: FileState) -> bool:
-        if store.chain(f.relpath):  # radpatch patched it: only a hand edit on top of its patches
-            return f.exists and onto.edited_on(store, f.relpath, f.data) is not None
-        return not f.wheel_record_match and not (_needs_wheel(f, created) and not f.wheel_record_sha256)
 
-    return files if files and all(fits(f) for f in files) else []
+def _fits(f: FileState, store: Store, created: frozenset[Path]) -> bool:
+    """A file a candidate may be adopted on: a hand edit on top of radpatch's patches of it (its
+    bytes then may be RECORD's: a second round took the edit out), else not as installed, with
+    its bytes before known."""
+    if store.chain(f.relpath):
+        return f.exists and onto.edited_on(store, f.relpath, f.data) is not None
+    return not f.wheel_record_match and not (_needs_wheel(f, created) and not f.wheel_record_sha256)
 
 
 def _with_required(
@@ -268,12 +271,15 @@ def _with_dependents(
     files, or one radpatch recorded there (`requires:`): a file carries it, unseen, when its patch
     deleted what the check looks for (a whole def: no marker of radpatch's is left to find). It
     fits as a candidate does, apart from its state; `adoption` tries it on top and drops it if the
-    result is not the file's code. None such: `todo` as it is."""
+    result is not the file's code. A candidate by some of its files (its result seen there) goes on
+    top the same way on its other files, those of a candidate below it that it reads not applied on
+    (a two-file series: it deletes a def in one, changes the lower one's line again in the other).
+    None such: `todo` as it is."""
     by_name = {p.name: p for p in patches}
     extra: dict[str, list[FileState]] = {}
     for p in patches:
         ps = states[p.name]
-        if p.name in todo or p.name in redo or not p.requires:
+        if p.name in redo or not p.requires:
             continue
         below: set[str] = set()
         stack = list(p.requires)
@@ -284,12 +290,24 @@ def _with_dependents(
                 stack.extend(by_name[req].requires)
         # on a file of a candidate it requires, or one radpatch patched (its requirement recorded)
         paths = {f.path for n in below if n in todo for f in states[n].files}
+        if p.name in todo and ps.root:  # a candidate by some files: those it reads not applied on, on top
+            have, store = {f.path for f in todo[p.name]}, Store(ps.root)
+            more = [
+                f
+                for f in ps.files
+                if f.path not in have
+                and f.state is State.NOT_APPLIED
+                and (f.path in paths and _fits_under(f, created) or store.chain(f.relpath) and _fits(f, store, created))
+            ]
+            if more:
+                extra[p.name] = [f for f in ps.files if f.path in have or f in more]
+            continue
         files = _adoptable(ps, created, above=True)
         if files and ps.root and all(f.path in paths or Store(ps.root).chain(f.relpath) for f in files):
             extra[p.name] = files
     if not extra:
         return todo
-    return {p.name: todo.get(p.name) or extra[p.name] for p in patches if p.name in todo or p.name in extra}
+    return {p.name: extra.get(p.name) or todo[p.name] for p in patches if p.name in todo or p.name in extra}
 
 
 def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:

@@ -824,3 +824,92 @@ def test_a_statement_doubled_by_hand_is_captured_as_an_entry_the_pristine_releas
     assert target.run("status", "--check", registry=target.cwd).returncode == 0
     assert target.run("revert", "dup", registry=target.cwd).returncode == 0
     assert sha(core.read_bytes()) == target.record_sha("rcap/core.py")
+
+
+@pytest.mark.parametrize("how", ["scan", "named"])
+@pytest.mark.parametrize("other", ["untouched", "edited-again"])
+def test_a_second_round_that_takes_a_file_back_to_its_record_bytes_undoes_the_first_there(
+    target: Target, how: str, other: str
+) -> None:
+    """Round one edits two modules; round two takes one of them back to its RECORD bytes by hand
+    (and edits the other again, or not). That file is captured too, on top of round one (its
+    record says round one changed it): B requires A, both read applied, revert B gives A's bytes
+    and revert A the RECORD bytes (att20e F5)."""
+    one_core = CORE.replace("size = 4", "size = 8")
+    one_util = UTIL.replace("x * 2", "x * 3")
+    core, util = target.edit("rcap/core.py", one_core), target.edit("rcap/sub/util.py", one_util)
+    scan = ("--distribution", "rcap")
+    first = target.run("capture", "fix_a", *scan, "--out", "reg", *target.offline)
+    assert first.returncode == 0, first.stderr
+    two_core = one_core.replace("size = 8", "size = 9") if other == "edited-again" else one_core
+    named = ("rcap/core.py", "rcap/sub/util.py") if other == "edited-again" else ("rcap/sub/util.py",)
+    paths = named if how == "named" else scan
+    core.write_text(two_core)
+    util.write_text(UTIL)
+    reg = target.cwd / "reg"
+
+    r = target.run("capture", "fix_b", *paths, "--out", "reg", *target.offline)
+
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert core.read_text() == two_core and util.read_text() == UTIL  # the user's bytes, never rewritten
+    assert entry_of(reg / "fix_b.yaml")["requires"] == ["fix_a"]
+    assert states(target, reg, "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}
+    assert target.run("status", "--check", registry=reg).returncode == 0
+    assert target.run("revert", "fix_b", registry=reg).returncode == 0
+    assert core.read_text() == one_core and util.read_text() == one_util
+    assert target.run("revert", "fix_a", registry=reg).returncode == 0
+    for rel in ("rcap/core.py", "rcap/sub/util.py"):
+        assert sha((target.site / rel).read_bytes()) == target.record_sha(rel)
+
+
+def test_a_recorded_entry_whose_files_are_all_back_at_record_bytes_is_not_captured_as_undone(target: Target) -> None:
+    """Every file of round one back at its RECORD bytes (as a reinstall leaves them): a scan finds
+    nothing to capture (undoing an entry whole is `revert`'s), and no entry is written."""
+    target.edit("rcap/core.py", CORE.replace("size = 4", "size = 8"))
+    target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 3"))
+    scan = ("--distribution", "rcap")
+    assert target.run("capture", "fix_a", *scan, "--out", "reg", *target.offline).returncode == 0
+    target.edit("rcap/core.py", CORE)
+    target.edit("rcap/sub/util.py", UTIL)
+
+    r = target.run("capture", "fix_b", *scan, "--out", "reg", *target.offline)
+
+    assert r.returncode == 1 and "nothing to capture" in r.stderr, r.stdout + r.stderr
+    assert not (target.cwd / "reg" / "fix_b.yaml").exists()
+
+
+@pytest.mark.parametrize("deleter", ["rcap/core.py", "rcap/sub/util.py"])
+def test_a_second_round_deleting_a_def_in_one_file_and_rechanging_the_other_is_captured(
+    target: Target, deleter: str
+) -> None:
+    """Round one changes a line in each of two modules; round two deletes a def in one of them and
+    changes round one's line in the other again (att20e F1's shape, captured): B requires A, both
+    read applied, and the reverts give A's bytes, then the RECORD bytes."""
+    # round one also adds the def round two deletes (a method in core.py, a function in util.py)
+    gone = {"rcap/core.py": SPARE, "rcap/sub/util.py": "\n\ndef spare():\n    return 0\n"}
+    one = {
+        "rcap/core.py": CORE.replace("size = 4", "size = 8").replace("class Planner:\n", "class Planner:\n" + SPARE),
+        "rcap/sub/util.py": UTIL.replace("x * 2", "x * 3") + gone["rcap/sub/util.py"],
+    }
+    again = {"rcap/core.py": ("size = 8", "size = 9"), "rcap/sub/util.py": ("x * 3", "x * 5")}
+    two = {r: t.replace(gone[r], "") if r == deleter else t.replace(*again[r]) for r, t in one.items()}
+    assert all(one[r] != two[r] for r in one)
+    for rel, text in one.items():
+        target.edit(rel, text)
+    scan = ("--distribution", "rcap")
+    assert target.run("capture", "fix_a", *scan, "--out", "reg", *target.offline).returncode == 0
+    for rel, text in two.items():
+        target.edit(rel, text)
+    reg = target.cwd / "reg"
+
+    r = target.run("capture", "fix_b", *scan, "--out", "reg", *target.offline)
+
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert all((target.site / rel).read_text() == text for rel, text in two.items())
+    assert entry_of(reg / "fix_b.yaml")["requires"] == ["fix_a"]
+    assert states(target, reg, "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}
+    assert target.run("revert", "fix_b", registry=reg).returncode == 0
+    assert all((target.site / rel).read_text() == text for rel, text in one.items())
+    assert target.run("revert", "fix_a", registry=reg).returncode == 0
+    for rel in one:
+        assert sha((target.site / rel).read_bytes()) == target.record_sha(rel)

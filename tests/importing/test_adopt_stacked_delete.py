@@ -145,3 +145,65 @@ def test_the_lower_patch_also_creates_a_module_and_the_upper_deletes_the_def_it_
     assert venv.radpatch("--registry", str(reg), "status", "--check", "a", "b").returncode == 0
     assert venv.radpatch("--registry", str(reg), "revert", "a", "b").returncode == 0
     assert (venv.site / TEXTWRAP).read_bytes() == pristine and not (venv.site / new).exists()
+
+
+SHLEX = f"{PACKAGE}/std_shlex.py"
+# per module of a two-file series: the line a changes, into what b changes it again, and a def b may delete
+TWO_FILES = {
+    TEXTWRAP: (
+        FIX,
+        ("        self.width = width + 0\n", "        self.width = width + 1\n"),
+        "TextWrapper._split_chunks",
+    ),
+    SHLEX: (
+        "        self.commenters = '#'\n",
+        ("        self.commenters = '#;'\n", "        self.commenters = '#!'\n"),
+        "shlex.push_source",
+    ),
+}
+
+
+@pytest.mark.parametrize("lower", ["gnu", "radpatch"])
+@pytest.mark.parametrize("rechanged", ["other-file", "both-files"])
+@pytest.mark.parametrize("deleter", [TEXTWRAP, SHLEX])
+def test_a_two_file_series_whose_later_patch_deletes_in_one_and_rechanges_the_other_is_adopted(
+    venv: Venv, corpus_wheel: Path, tmp_path: Path, deleter: str, rechanged: str, lower: str
+) -> None:
+    """a changes a line in each of two modules; b deletes a def in one of them (`deleter`) and
+    changes a's line again in the other (and in the deleting one too: `both-files`). After GNU
+    `patch -p1` of a (or `radpatch apply a`) then b, `apply a b` adopts both, per file of the run
+    (att20e F1)."""
+    pristine = {rel: (venv.site / rel).read_bytes() for rel in TWO_FILES}
+    first: dict[str, str] = {}
+    second: dict[str, str] = {}
+    for rel, (line, (once, again), gone) in TWO_FILES.items():
+        first[rel] = pristine[rel].decode().replace(line, once, 1)
+        text = first[rel]
+        if rel != deleter or rechanged == "both-files":
+            text = text.replace(once, again, 1)
+        second[rel] = _deleted(text, gone) if rel == deleter else text
+        assert pristine[rel].decode() != first[rel] != second[rel]
+    a, b = tmp_path / "a.patch", tmp_path / "b.patch"
+    a.write_bytes(b"".join(gnu_diff(tmp_path / f"da{i}", r, pristine[r], first[r]).stdout for i, r in enumerate(first)))
+    b.write_bytes(b"".join(gnu_diff(tmp_path / f"db{i}", r, first[r], second[r]).stdout for i, r in enumerate(first)))
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(a), str(b), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    if lower == "radpatch":
+        done = venv.radpatch("--registry", str(reg), "apply", "a")
+        assert done.returncode == 0, done.stderr
+    for p in (a, b) if lower == "gnu" else (b,):
+        gnu = gnu_patch(venv.site, p, 1)
+        assert gnu.returncode == 0, gnu.stdout + gnu.stderr
+    assert all(ast.dump(ast.parse((venv.site / r).read_bytes())) == ast.dump(ast.parse(second[r])) for r in second)
+    second = {r: (venv.site / r).read_text() for r in second}  # radpatch's a may mark its lines (comments)
+
+    applied = venv.radpatch("--registry", str(reg), "apply", "--wheel", str(corpus_wheel), "a", "b")
+
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert all((venv.site / r).read_bytes() == second[r].encode() for r in second)
+    status = venv.radpatch("--registry", str(reg), "status", "--check", "a", "b")
+    assert status.returncode == 0, status.stdout + status.stderr
+    reverted = venv.radpatch("--registry", str(reg), "revert", "a", "b")
+    assert reverted.returncode == 0, reverted.stderr
+    assert all((venv.site / r).read_bytes() == pristine[r] for r in pristine)
