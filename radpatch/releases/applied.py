@@ -159,13 +159,7 @@ def _imports_read(env: PythonEnv, p: Patch, version: Version, r: PatchRecord) ->
                 f"{r.patch}'s registry with --registry as well; else revert {r.patch} first",
                 True,
             )
-        applied = gaps.inserted(before, after)
-        shared = [
-            line
-            for line, indent, imports in gaps.places(rw.op, before)
-            for other_line, other_indent, other_imports in applied
-            if (line, indent) == (other_line, other_indent) and not (imports and other_imports)
-        ]
+        shared = _shared_gaps(rw.op, before, after)
         if shared:
             return AppliedClash(
                 p.name,
@@ -250,13 +244,7 @@ def _one_gap(files: InstalledTexts, p: Patch, version: Version, r: PatchRecord) 
         where = held[1]
         if texts is not None:
             before, after = texts
-            applied = gaps.inserted(before, after)
-            shared = [
-                line
-                for line, indent, imports in gaps.places(rw.op, before)
-                for other_line, other_indent, other_imports in applied
-                if (line, indent) == (other_line, other_indent) and not (imports and other_imports)
-            ]
+            shared = _shared_gaps(rw.op, before, after)
             if not shared:
                 continue
             where = f"{held[1]}, after line {shared[0] + 1}" if shared[0] >= 0 else f"{held[1]}, at its top"
@@ -300,6 +288,18 @@ def _commute(op: Operation, before: str, after: str) -> bool:
     each add only bindings of names the other neither binds nor reads (releases.commute)."""
     mine = commute.forward(op, before)
     return mine is not None and commute.forward(op, after) is not None and commute.independent(before, after, mine)
+
+
+def _shared_gaps(op: Operation, before: str, after: str) -> list[int]:
+    """The lines of `before` after which `op` inserts and at which the applied entry (its record's
+    `before` -> `after`) inserted too, at the same indent (two import lines at one gap excepted)."""
+    applied = gaps.inserted(before, after)
+    return [
+        line
+        for line, indent, imports in gaps.places(op, before)
+        for other_line, other_indent, other_imports in applied
+        if (line, indent) == (other_line, other_indent) and not (imports and other_imports)
+    ]
 
 
 def _orders_agree(ours: str, theirs: str) -> bool:

@@ -37,6 +37,7 @@ from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.set_constant import SetConstant
 from radpatch.rewrite.runner import forward
+from tests.lib.def_runs import RUNNER
 from tests.lib.rewrites import patch_of
 
 HEAD = """import sys
@@ -154,19 +155,6 @@ def refusal(op: str, before: str, pkg: str) -> str | None:
     except RefusedError as exc:
         return exc.message
     return None
-
-
-RUNNER = """import importlib, json, sys
-sys.path.insert(0, sys.argv[2])
-out = {}
-for pkg, shows in json.loads(sys.argv[1]).items():
-    try:
-        mod = importlib.import_module(pkg + ".mod")
-        out[pkg] = bool(eval(shows, {"mod": mod}))
-    except Exception as exc:
-        out[pkg] = repr(exc)
-print(json.dumps(out))
-"""
 
 
 @pytest.fixture(scope="module")
