@@ -189,9 +189,10 @@ class Runs:
                 hits = statement_hits(scope.body, bbody[i1:i2])
                 many = len(hits) != 1
                 earlier = self._earlier_slot(hits, i2 - i1) if many else None
+                end = (("marker", "comment"),) if i2 == len(bbody) else ()  # no `pass` where the block ends
                 if earlier is not None:
                     find = text_of(self.src, bbody[i1:i2])
-                    self._emit_at(earlier, ImportStep("delete", (("scope", scope.qualname), ("find", find))))
+                    self._emit_at(earlier, ImportStep("delete", (("scope", scope.qualname), ("find", find), *end)))
                     del bbody[i1:i2]
                     return
                 occurrence = self._occurrence(scope, bbody, i1, i2) if many else None
@@ -202,8 +203,7 @@ class Runs:
                     ]
                     if occurrence:
                         keys.append(("occurrence", occurrence))
-                    if i2 == len(bbody):  # no `pass` where the block ends, as deleting the lines leaves it
-                        keys.append(("marker", "comment"))
+                    keys.extend(end)
                     self.steps.append(ImportStep("delete", tuple(keys)))
                     del bbody[i1:i2]
                     return
