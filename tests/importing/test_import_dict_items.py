@@ -176,13 +176,18 @@ def test_a_hand_added_entry_is_captured_as_set_item(tmp_path: Path) -> None:
     assert r.stdout.count("set_item:") == 2 and "after: '\"LlamaForCausalLM\"'" in r.stdout, r.stdout
 
 
-@pytest.mark.real
-def test_an_architecture_added_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_path: Path) -> None:
+def _real_registry() -> str:
+    """vLLM 0.33.0's models/registry.py, read only (each test installs a copy in a wheel of its own)."""
     release = Path.home() / ".cache/radpatch/harness/releases/0.33.0-py311/lib/python3.11/site-packages"
     source = release / "vllm/model_executor/models/registry.py"
     if not source.is_file():
         pytest.skip("vLLM 0.33.0 is not provisioned (harness/vllm_cpu.py)")
-    before = source.read_text()  # read only: the test installs a copy in a wheel of its own
+    return source.read_text()
+
+
+@pytest.mark.real
+def test_an_architecture_added_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_path: Path) -> None:
+    before = _real_registry()
     last = '    "Zamba2ForCausalLM": ("zamba2", "Zamba2ForCausalLM"),\n}\n'
     assert before.count(last) == 1
     added = '    "MyHybridForCausalLM": ("my_hybrid", "MyHybridForCausalLM"),\n'
@@ -201,11 +206,7 @@ def test_an_architecture_added_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_
 @pytest.mark.real
 def test_an_architecture_added_alphabetically_to_vllm_0_33_registry_applies_like_gnu_patch(tmp_path: Path) -> None:
     """The usual case: the new architecture goes where the alphabet puts it, above a comment line."""
-    release = Path.home() / ".cache/radpatch/harness/releases/0.33.0-py311/lib/python3.11/site-packages"
-    source = release / "vllm/model_executor/models/registry.py"
-    if not source.is_file():
-        pytest.skip("vLLM 0.33.0 is not provisioned (harness/vllm_cpu.py)")
-    before = source.read_text()
+    before = _real_registry()
     there = '    "Llama4ForCausalLM": ("llama4", "Llama4ForCausalLM"),\n    # For decapoda-research/llama-*\n'
     assert before.count(there) == 1
     added = '    "Llama5ForCausalLM": ("llama5", "Llama5ForCausalLM"),\n'
@@ -225,11 +226,7 @@ def test_an_architecture_added_alphabetically_to_vllm_0_33_registry_applies_like
 @pytest.mark.real
 def test_entries_across_vllm_0_33_tables_apply_like_gnu_patch(tmp_path: Path) -> None:
     """One patch: an entry added to two tables and a value changed in a third, each its own set_item."""
-    release = Path.home() / ".cache/radpatch/harness/releases/0.33.0-py311/lib/python3.11/site-packages"
-    source = release / "vllm/model_executor/models/registry.py"
-    if not source.is_file():
-        pytest.skip("vLLM 0.33.0 is not provisioned (harness/vllm_cpu.py)")
-    before = source.read_text()
+    before = _real_registry()
     edits = (
         ('    "Qwen2ForProcessRewardModel": ("qwen2_rm", "Qwen2ForProcessRewardModel"),\n}\n', "reward"),
         ('    "KimiK3MTPModel": ("vllm.models.kimi_k3", "KimiK3MTP"),\n}\n', "mtp"),
