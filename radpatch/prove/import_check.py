@@ -20,11 +20,12 @@ says nothing about the patch, so it is reported as inconclusive, with the pristi
 and does not refuse. When both fail with different exceptions, the patched one is the patch's own
 unless it is a missing module (ImportError, ModuleNotFoundError: what an environment without an
 optional or GPU-only module raises either way): a new line raising KeyError before the pristine
-module's own failure is reached is refused. So is any exception a line the patch added or changed
-raises in a changed file, itself or through the code it calls there (the innermost frame in a
-changed file, one of its callers there a patch line; ImportError included: a `from mod import
-name` this version lacks); a module that line imports failing in its own body keeps the
-missing-module carve-out.
+module's own failure is reached is refused. So is any exception raised with a line the patch added
+or changed on its traceback: by that line itself or anywhere in the code it calls (an unchanged
+helper, another module, the standard library; ImportError included: a `from mod import name` this
+version lacks). The target sends the traceback's frames as data (file, line, function). Two carve-
+outs: an ImportError raised in the body of a module imported below that line (a GPU-only module on
+a CPU image), and the unpatched import failing the same way (same exception, text and function).
 The pristine import runs only when the patched one fails (or times out).
 
 What the served module is seen as: its code object comes from the planned bytes, and so does its
@@ -125,7 +126,8 @@ sys.meta_path.insert(0, _Finder)
 import site
 site.main()
 out = {"radpatch": 1, "ok": True, "error": "", "kind": "", "missing": False}
-out.update({"where": None, "preloaded": None, "innermost": False})
+out.update({"preloaded": None, "frames": []})
+_FRAMES = 200
 try:
     importlib.import_module(req["import"])
     _spec = getattr(sys.modules.get(req["import"]), "__spec__", None)
@@ -140,11 +142,9 @@ except BaseException as exc:
     out["kind"] = type(exc).__module__ + "." + type(exc).__qualname__
     out["missing"] = isinstance(exc, ImportError)  # ModuleNotFoundError and any subclass
     every = traceback.extract_tb(exc.__traceback__)
-    frames = [f for f in every if f.filename in files]
-    if frames:
-        out["where"] = [frames[-1].filename, frames[-1].lineno]
-        out["innermost"] = frames[-1] is every[-1]  # raised by that line itself, not deeper in what it called
-        out["chain"] = [[f.filename, f.lineno] for f in frames]  # every changed-file line on the way there
+    if len(every) > 2 * _FRAMES:  # a deep recursion: its outermost and innermost frames tell
+        every = every[:_FRAMES] + every[-_FRAMES:]
+    out["frames"] = [[f.filename, f.lineno or 0, f.name] for f in every]  # outermost first
 for stream in (sys.stdout, sys.stderr):
     try:
         stream.flush()
@@ -164,6 +164,15 @@ class Result(Enum):
 
 
 @dataclass(frozen=True)
+class Frame:
+    """One frame of a failed import's traceback, as the target reports it."""
+
+    path: str  # the frame's file name (`<frozen importlib._bootstrap>` for a frozen module)
+    line: int
+    name: str  # its function's name; `<module>` for a module's body
+
+
+@dataclass(frozen=True)
 class Attempt:
     """One import in the target interpreter."""
 
@@ -172,12 +181,7 @@ class Attempt:
     raised_at: str = ""  # "module line N": the innermost frame in a changed file, when there is one
     timed_out: bool = False
     preloaded: bool = False  # the module came from its file on disk, not the served bytes: says nothing
-    path: str = ""  # the file of `raised_at`
-    line: int = 0  # the line of `raised_at`
-    innermost: bool = False  # `raised_at` is the traceback's innermost frame: that line itself raised
-    # every frame of the traceback in a changed file, outermost first (path, line): the lines that
-    # called the one that raised
-    chain: tuple[tuple[str, int], ...] = ()
+    frames: tuple[Frame, ...] = ()  # the whole traceback, outermost first
     kind: str = ""  # the exception's type, module-qualified ("" when there is no answer)
     missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
 
@@ -273,9 +277,11 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
         elif before.timed_out:
             why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
-        elif (own := _raised_by_added_line(after, patched, pristine)) is not None:
-            why = f"{after.described}, a line the patch added; " if own == (after.path, after.line) else ""
-            why = why or f"{after.described}, in code called from {_line_name(own, patched)}, a line the patch added; "
+        elif (own := _raised_below_added_line(after, before, patched, pristine)) is not None:
+            if own is after.frames[-1]:
+                why = f"{after.described}, a line the patch added; "
+            else:
+                why = f"{after.described}, in code called from {_line_name(own, patched)}, a line the patch added; "
             why += f"the unpatched module fails elsewhere ({before.described})"
             yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
         elif _own_failure(after, before):
@@ -296,28 +302,42 @@ def _own_failure(after: Attempt, before: Attempt) -> bool:
     return bool(after.kind) and after.kind != before.kind and not after.missing
 
 
-def _line_name(frame: tuple[str, int], served: _Served) -> str:
+def _line_name(frame: Frame, served: _Served) -> str:
     modules = {p: m for m, p in served.modules.items()}
-    return f"{modules.get(frame[0], frame[0])} line {frame[1]}"
+    return f"{modules.get(frame.path, frame.path)} line {frame.line}"
 
 
-def _raised_by_added_line(after: Attempt, patched: _Served, pristine: _Served) -> tuple[str, int] | None:
-    """The patched import's exception was raised in a changed file (the traceback's innermost
-    frame, not a module imported from there failing in its own body) by a line the patch added or
-    changed, or by code such a line called (`Y = helper()`, unchanged `helper` raising): whatever
-    the exception, even an ImportError, it is the patch's failure, reached before the unpatched
-    module's own one (a `from mod import name` that this version's `mod` does not have). The
-    innermost such line on the traceback, or None."""
-    if not after.innermost or after.path not in patched.files:
-        return None
+def _raised_below_added_line(after: Attempt, before: Attempt, patched: _Served, pristine: _Served) -> Frame | None:
+    """The innermost frame of the patched import's traceback that is a line the patch added or
+    changed, when the exception was raised there or anywhere in what that line called (unchanged
+    `helper`, another module of the package, the standard library): whatever the exception, even
+    an ImportError, it is the patch's failure, reached before the unpatched module's own one (a
+    `from mod import name` this version's `mod` lacks). Else None, and None too when it is an
+    ImportError raised in the body of a module imported below that line (a GPU-only module on a
+    CPU image fails so either way), or when the unpatched import fails the same way."""
     added: dict[str, frozenset[int]] = {}
-    for path, line in reversed(after.chain or ((after.path, after.line),)):
-        if path in patched.files:
-            if path not in added:
-                added[path] = added_lines(pristine.files.get(path, b""), patched.files[path])
-            if line in added[path]:
-                return path, line
+    for i in range(len(after.frames) - 1, -1, -1):
+        f = after.frames[i]
+        if f.path not in patched.files:
+            continue
+        if f.path not in added:
+            added[f.path] = added_lines(pristine.files.get(f.path, b""), patched.files[f.path])
+        if f.line not in added[f.path]:
+            continue
+        below = after.frames[i + 1 :]
+        if after.missing and any(b.name == "<module>" and not b.path.startswith("<") for b in below):
+            return None
+        return None if _same_failure(after, before, patched) else f
     return None
+
+
+def _same_failure(after: Attempt, before: Attempt, patched: _Served) -> bool:
+    """Both imports raise the same exception at the same place: the same type and text, from the
+    same function of the same file (and line, outside the changed files, whose lines move)."""
+    if not (after.frames and before.frames) or (after.kind, after.error) != (before.kind, before.error):
+        return False
+    a, b = after.frames[-1], before.frames[-1]
+    return (a.path, a.name) == (b.path, b.name) and (a.path in patched.files or a.line == b.line)
 
 
 def added_lines(before: bytes, after: bytes) -> frozenset[int]:
@@ -434,28 +454,23 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
     except ValueError:
         answer = None
     if isinstance(answer, dict) and answer.get("radpatch") == 1:
-        where = answer.get("where")
-        at = f"{modules.get(str(where[0]), where[0])} line {where[1]}" if isinstance(where, list) and where else ""
         ok, error = answer.get("ok") is True, str(answer.get("error", ""))
-        path, line = (str(where[0]), int(where[1])) if isinstance(where, list) and len(where) == 2 else ("", 0)
-        innermost = answer.get("innermost") is True
-        preloaded = bool(answer.get("preloaded"))
-        kind, missing = str(answer.get("kind", "")), answer.get("missing") is True
-        raw = answer.get("chain")
-        chain = tuple(
-            (str(f[0]), f[1]) for f in (raw if isinstance(raw, list) else ()) if isinstance(f, list) and len(f) == 2
+        raw = answer.get("frames")
+        frames = tuple(
+            Frame(str(f[0]), f[1], str(f[2]))
+            for f in (raw if isinstance(raw, list) else ())
+            if isinstance(f, list) and len(f) == 3 and isinstance(f[1], int)
         )
+        own = [f for f in frames if f.path in modules]  # the frames in a changed file
+        at = f"{modules[own[-1].path]} line {own[-1].line}" if own else ""
         return Attempt(
             ok,
             error,
             at,
-            preloaded=preloaded,
-            path=path,
-            line=line,
-            innermost=innermost,
-            kind=kind,
-            missing=missing,
-            chain=tuple((p, n) for p, n in chain if isinstance(n, int)),
+            preloaded=bool(answer.get("preloaded")),
+            frames=frames,
+            kind=str(answer.get("kind", "")),
+            missing=answer.get("missing") is True,
         )
     last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
     how = f"killed by signal {-code}" if code < 0 else f"exit {code}"

@@ -4,12 +4,13 @@ expressions, a comprehension, a default argument, a decorator, a lambda's body),
 stores (`call_stores`), its function spelled out through the module's aliases (aliases.normalized:
 `operator.setitem(globals(), ...)`, `_set = globals().__setitem__`, `functools.partial(setattr, _me)`).
 A call radpatch cannot read that is handed the module or its namespace (`_fn(globals(), 'f', g)`)
-may store any name. Standard library only."""
+may store any name. A lambda bound whole to a name runs where the module calls it by that name
+(`named_lambdas`, `lambda_calls`). Standard library only."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from .aliases import NAMESPACE_READS, Aliases, bare, chain, namespace, normalized, setattr_call
 
@@ -41,6 +42,24 @@ def module_calls(s: ast.stmt) -> Iterator[ast.Call]:
         if n is named or (n is not s and isinstance(n, ast.stmt)):
             continue
         stack.extend(ast.iter_child_nodes(n))
+
+
+def named_lambdas(statements: Iterable[ast.stmt]) -> dict[str, ast.Lambda]:
+    """Module-level lambdas bound whole to a name (`_cb = lambda: ...`): name -> the lambda."""
+    out: dict[str, ast.Lambda] = {}
+    for s in statements:
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda):
+            out.update((t.id, s.value) for t in s.targets if isinstance(t, ast.Name))
+    return out
+
+
+def lambda_calls(s: ast.stmt, lambdas: Mapping[str, ast.Lambda]) -> Iterator[ast.Call]:
+    """The calls made in the body of each named lambda `s` calls by its name (`_cb()`), which
+    module_calls leaves out of the statement that binds it; read with a function's aliases (a
+    lambda's `locals()` is its own)."""
+    for call in module_calls(s):
+        if isinstance(call.func, ast.Name) and call.func.id in lambdas:
+            yield from module_calls(ast.Expr(value=lambdas[call.func.id].body))
 
 
 def call_stores(call: ast.Call, aliases: Aliases) -> list[Store]:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .aliases import Aliases, chain, collect, namespace
-from .calls import call_stores, module_calls
+from .calls import call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking, type_checking_names
 from .shadowing import DEFS, binds, walrus
 
@@ -424,6 +424,22 @@ def _module_statements(tree: ast.Module, aliases: Collection[str] | None = None)
     return out
 
 
+def class_bodies(s: ast.stmt) -> list[tuple[ast.stmt, bool]]:
+    """The statements of class `s`'s body that run when its `class` statement runs (and of the
+    classes nested there), as _module_statements gives them; empty for another statement. Their
+    `globals()` is the module's namespace, their `locals()` and `vars()` the class's own."""
+    out: list[tuple[ast.stmt, bool]] = []
+    todo = [(s, False)]
+    while todo:
+        c, some = todo.pop()
+        if not isinstance(c, ast.ClassDef):
+            continue
+        for x, inner in _module_statements(ast.Module(body=c.body, type_ignores=[])):
+            out.append((x, some or inner))
+            todo.append((x, some or inner))
+    return out
+
+
 def module_aliases(tree: ast.Module, module: tuple[str, bool] | None = None) -> Aliases:
     """The Aliases of `tree` (aliases.collect over its module-level statements); `module`: its
     (dotted name, is a package), for imports of itself."""
@@ -445,41 +461,56 @@ def _store_key(owner: str | None, attr: str, classes: set[str]) -> tuple[tuple[s
 
 
 def _stores(tree: ast.Module, classes: set[str], aliases: Aliases) -> Iterator[_Store]:
-    for s, some in _module_statements(tree):
-        targets: list[ast.expr] = []
-        if isinstance(s, ast.Assign):
-            targets = list(s.targets)
-        elif isinstance(s, ast.AnnAssign) and s.value is not None:
-            targets = [s.target]
-        elif isinstance(s, ast.Delete):
-            targets = list(s.targets)
-        flat: list[ast.expr] = []
-        while targets:
-            t = targets.pop()
-            if isinstance(t, (ast.Tuple, ast.List)):
-                targets.extend(t.elts)
-            else:
-                flat.append(t)
-        for t in flat:
-            found = None
-            if isinstance(t, ast.Attribute):
-                found = _store_key(chain(t.value, aliases), t.attr, classes)
-            elif (
-                isinstance(t, ast.Subscript)
-                and namespace(t.value, aliases)
-                and isinstance(t.slice, ast.Constant)
-                and isinstance(t.slice.value, str)
-            ):
-                found = ("<module>", t.slice.value), ""
-            if found is not None:
-                yield _Store(found[0], found[1], s, some)
-        for call in module_calls(s):
-            for owner, key in call_stores(call, aliases):
-                if key is None:
-                    continue  # a name radpatch cannot read: the rebinding proof refuses it
-                found = (("<module>", key), "") if owner is None else _store_key(chain(owner, aliases), key, classes)
-                if found is not None:
-                    yield _Store(found[0], found[1], s, some)
+    statements = _module_statements(tree)
+    lambdas = named_lambdas(s for s, _ in statements)
+    inside = replace(aliases, in_function=True)  # a class body's or a lambda's `locals()` is its own
+    for top, some in statements:
+        for call in lambda_calls(top, lambdas):
+            yield from _call_stores(call, inside, classes, top, some)
+        for s, more in [(top, some), *((x, some or inner) for x, inner in class_bodies(top))]:
+            yield from _statement_stores(s, more, classes, aliases if s is top else inside, top)
+
+
+def _call_stores(call: ast.Call, aliases: Aliases, classes: set[str], s: ast.stmt, some: bool) -> Iterator[_Store]:
+    for owner, key in call_stores(call, aliases):
+        if key is None:
+            continue  # a name radpatch cannot read: the rebinding proof refuses it
+        found = (("<module>", key), "") if owner is None else _store_key(chain(owner, aliases), key, classes)
+        if found is not None:
+            yield _Store(found[0], found[1], s, some)
+
+
+def _statement_stores(s: ast.stmt, some: bool, classes: set[str], aliases: Aliases, top: ast.stmt) -> Iterator[_Store]:
+    """What `s` stores, each recorded as a store by `top`, the module-level statement it runs in."""
+    targets: list[ast.expr] = []
+    if isinstance(s, ast.Assign):
+        targets = list(s.targets)
+    elif isinstance(s, ast.AnnAssign) and s.value is not None:
+        targets = [s.target]
+    elif isinstance(s, ast.Delete):
+        targets = list(s.targets)
+    flat: list[ast.expr] = []
+    while targets:
+        t = targets.pop()
+        if isinstance(t, (ast.Tuple, ast.List)):
+            targets.extend(t.elts)
+        else:
+            flat.append(t)
+    for t in flat:
+        found = None
+        if isinstance(t, ast.Attribute):
+            found = _store_key(chain(t.value, aliases), t.attr, classes)
+        elif (
+            isinstance(t, ast.Subscript)
+            and namespace(t.value, aliases)
+            and isinstance(t.slice, ast.Constant)
+            and isinstance(t.slice.value, str)
+        ):
+            found = ("<module>", t.slice.value), ""
+        if found is not None:
+            yield _Store(found[0], found[1], top, some)
+    for call in module_calls(s):
+        yield from _call_stores(call, aliases, classes, top, some)
 
 
 def _reads(nodes: list[ast.stmt], key: tuple[str, str, int], aliases: Aliases) -> bool:

@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .aliases import Aliases, chain, namespace
-from .calls import call_stores, module_calls
+from .calls import call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking_names
-from .live import _module_statements, module_aliases
+from .live import _module_statements, class_bodies, module_aliases
 from .shadowing import DEFS, binds
 
 if TYPE_CHECKING:
@@ -52,9 +52,17 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
     aliases = module_aliases(tree, module)
     statements = _module_statements(tree)
     called = _storing_functions([s for s, _ in statements], classes, aliases)
+    lambdas = named_lambdas(s for s, _ in statements)
+    inside = replace(aliases, in_function=True)  # a class body's or a lambda's `locals()` is its own
     for s, some in statements:
         found = list(_rebinds(s, classes, aliases))
+        for x, _ in class_bodies(s):  # a module-level class body runs at import: `globals()['X'] = 2` there
+            found += _rebinds(x, classes, inside)
+        for call in lambda_calls(s, lambdas):  # `_cb = lambda: globals().update(X=2)`, then `_cb()`
+            found += _call_rebinds(call, classes, inside)
         reads = _reads(s, aliases)
+        for name in _calls(s) & lambdas.keys():  # what a called lambda stores may be what it reads
+            reads |= _reads(ast.Expr(value=lambdas[name].body), inside)
         for name in _calls(s) & called.keys() if called else ():
             found += called[name][0]
             reads |= called[name][1]
@@ -176,10 +184,14 @@ def _rebinds(s: ast.stmt, classes: set[str], aliases: Aliases) -> Iterator[Found
     if isinstance(s, ast.AugAssign) and namespace(s.target, aliases):  # `_g |= {...}`
         yield "<module>", None, None
     for call in module_calls(s):
-        for owner_node, key in call_stores(call, aliases):
-            owner = "<module>" if owner_node is None else _owner(owner_node, classes, aliases)
-            if owner is not None:
-                yield owner, None if key is None else frozenset({key}), None
+        yield from _call_rebinds(call, classes, aliases)
+
+
+def _call_rebinds(call: ast.Call, classes: set[str], aliases: Aliases) -> Iterator[Found]:
+    for owner_node, key in call_stores(call, aliases):
+        owner = "<module>" if owner_node is None else _owner(owner_node, classes, aliases)
+        if owner is not None:
+            yield owner, None if key is None else frozenset({key}), None
 
 
 def rebound_changes(before: Placement, after: Placement, star_binds: StarBinds | None = None) -> list[str]:

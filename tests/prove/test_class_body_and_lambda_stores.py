@@ -1,0 +1,77 @@
+"""A module-level name the patch changes may be stored over later by code prove.placement must
+read, following calls.py's rule (the calls a statement makes when it runs): a statement in a
+module-level class body (`class K: globals()['f'] = g`: the body runs at import time, and its
+`globals()` is the module's), and a lambda bound to a name that the module then calls
+(`_cb = lambda: globals().update(f=g)` then `_cb()`). Controls: a class body's `locals()` is the
+class's namespace, and a named lambda never called stores nothing.
+
+Generated: each form times the changed name (def f by `replace`, constant X by `set_constant`) times
+a stored value that replaces it or keeps it. Every patched module is imported in a subprocess: the
+proof must refuse exactly the patches whose change is not what the module holds at the end."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from radpatch.registry.model import Operation
+from radpatch.rewrite.ops.replace import Replace
+from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.def_runs import patched, refusal, runs
+
+HEAD = "X = 1\n\n\ndef f():\n    return 'old'\n\n\ndef g():\n    return 'g'\n\n\n"
+
+FORMS = {  # the later statement(s), storing V under the name N
+    "class-body-setitem": "class _K:\n    globals()['N'] = V",
+    "class-body-update": "class _K:\n    globals().update(N=V)",
+    "class-body-nested-if": "class _K:\n    if True:\n        globals()['N'] = V",
+    "nested-class-body": "class _K:\n    class _J:\n        globals().__setitem__('N', V)",
+    "named-lambda-called": "_cb = lambda: globals().update(N=V)\n_cb()",
+    "named-lambda-setitem-called": "_cb = lambda: globals().__setitem__('N', V)\n_r = [_cb()]",
+    # controls: the patched binding still runs
+    "control-class-body-locals": "class _K:\n    locals()['N'] = V",
+    "control-class-body-assign": "class _K:\n    N = V",
+    "control-named-lambda": "_cb = lambda: globals().update(N=V)",
+}
+OPS = {
+    "def": (Replace("f", "'old'", "'new'"), "f", {"replaces": "g", "keeps": "f"}, "mod.f() == 'new'"),
+    "constant": (SetConstant("X", "2", "1"), "X", {"replaces": "7", "keeps": "X"}, "mod.X == 2"),
+}
+CASES = list(itertools.product(FORMS, OPS, ("replaces", "keeps")))
+
+
+def source(form: str, op: str, value: str) -> tuple[Operation, str]:
+    what, name, values, _ = OPS[op]
+    return what, HEAD + FORMS[form].replace("N", name).replace("V", values[value]) + "\n"
+
+
+@pytest.fixture(scope="module")
+def truth(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str], object]:
+    """Per case: whether the patched module holds the changed binding at the end of its import."""
+    modules: dict[str, tuple[str, str]] = {}
+    where: dict[tuple[str, str, str], str] = {}
+    for n, case in enumerate(CASES):
+        pkg = f"rp_cbl_{n}"
+        text = patched(*source(*case), pkg)
+        assert text is not None
+        modules[pkg] = (text, OPS[case[1]][3])
+        where[case] = pkg
+    found = runs(modules, Path(tmp_path_factory.mktemp("cbl")))
+    return {case: found[pkg] for case, pkg in where.items()}
+
+
+@pytest.mark.parametrize(("form", "op", "value"), CASES, ids=["-".join(c) for c in CASES])
+def test_refused_exactly_when_the_change_is_stored_over(
+    truth: dict[tuple[str, str, str], object], form: str, op: str, value: str
+) -> None:
+    shows = truth[form, op, value] is True
+    said = refusal(*source(form, op, value))
+    assert (said is not None) == (not shows), (truth[form, op, value], said)
+    if said is not None:
+        assert f"`{OPS[op][1]}`" in said, said
+
+
+def test_both_outcomes_are_generated() -> None:
+    assert any(k.startswith("control-") for k in FORMS) and any(not k.startswith("control-") for k in FORMS)
