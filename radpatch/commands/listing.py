@@ -11,7 +11,7 @@ from radpatch.errors import EXIT_OK
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, overlaps
-from radpatch.releases.summaries import obsolete_span, span_text
+from radpatch.releases.summaries import obsolete_span, obsolete_words
 from radpatch.releases.wheels import cache_root
 
 
@@ -35,7 +35,7 @@ def upstream_state(p: Patch) -> str:
     parts = [_short(link) for link in links]
     span = obsolete_span(cache_root(), p)
     if span is not None:  # only the releases verify read: a later one may have reverted it
-        parts.append(f"obsolete in {span_text(span)} (verify read no later release)")
+        parts.append(f"{obsolete_words(span)} (verify read no later release)")
     elif p.obsolete is not None:
         parts.append(f"obsolete {p.obsolete}")
     return ", ".join(parts) or "-"

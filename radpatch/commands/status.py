@@ -156,29 +156,33 @@ def declared_obsolete(s: PatchState) -> str:
 
 
 def obsolete_upstream(s: PatchState) -> str:
-    """ "obsolete upstream from X" when verify found (radpatch.releases: its cache, no network) that
-    the releases from X contain the change and X <= the installed release."""
-    first = obsolete_upstream_from(s)
-    if first is None:
+    """ "obsolete upstream in X..Y" (releases.summaries.obsolete_words, as `list` says it) when verify
+    found (radpatch.releases: its cache, no network) that the releases from X to Y contain the change
+    and the installed release is one of them."""
+    from radpatch.releases.summaries import obsolete_words
+
+    span = obsolete_upstream_run(s)
+    if span is None:
         return ""
     links = s.patch.upstream
-    return f"obsolete upstream from {first}" + (f" ({', '.join(links)})" if links else "")
+    return obsolete_words(span) + (f" ({', '.join(links)})" if links else "")
 
 
-def obsolete_upstream_from(s: PatchState) -> Version | None:
-    """X of "obsolete upstream from X": the installed release is one verify read and found to contain
-    the change, in a run of such releases from X (None otherwise: the installed file decides)."""
+def obsolete_upstream_run(s: PatchState) -> tuple[Version, Version] | None:
+    """X..Y of "obsolete upstream in X..Y": the installed release is one verify read and found to
+    contain the change, in a run of such releases from X to Y (None otherwise: the installed file
+    decides)."""
     if s.dist is None or s.patch.from_record:
         return None
-    from radpatch.releases.summaries import obsolete_on
+    from radpatch.releases.summaries import obsolete_run
     from radpatch.releases.wheels import cache_root
 
-    return obsolete_on(cache_root(), s.patch, s.dist.version)  # only a release verify read
+    return obsolete_run(cache_root(), s.patch, s.dist.version)  # only a release verify read
 
 
 def _obsolete_upstream_json(s: PatchState) -> dict[str, object] | None:
-    first = obsolete_upstream_from(s)
-    return None if first is None else {"from": str(first), "upstream": list(s.patch.upstream)}
+    span = obsolete_upstream_run(s)
+    return None if span is None else {"from": str(span[0]), "upstream": list(s.patch.upstream)}
 
 
 def _print(states: list[PatchState]) -> None:

@@ -8,6 +8,7 @@ when they decide."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from enum import Enum
 
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
-from radpatch.registry.model import Patch, Rewrite
+from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.state.decide import FileState, PatchState, State, own_base
 from radpatch.state.record import FileRecord, Store, sha256
 
@@ -268,7 +269,14 @@ def present(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) 
     words; None: none. apply refuses on it (refuse_if_present); verify's pristine check asks it of
     the release's file (releases.proof), so a release that carries part of the change is not `pass`."""
     text = data.decode("utf-8", "replace")
-    maybe = [rw for rw in rws if rw.op.may_be_present(text)]
+    memo: list[str | None] = []
+
+    def unparsed() -> str | None:  # the file as ast.unparse writes it, once
+        if not memo:
+            memo.append(_unparsed(text))
+        return memo[0]
+
+    maybe = [rw for rw in rws if _may_hold(rw.op, text, unparsed)]
     if still_unpatched(patch, rws, data, filename):
         return None  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
     if len(maybe) == len(rws) and carries(patch, rws, data, filename):
@@ -278,3 +286,32 @@ def present(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) 
     if not found:
         return None
     return found, f"what rewrite {', '.join(repr(r.id) for r in found)} adds"
+
+
+def _may_hold(op: Operation, text: str, unparsed: Callable[[], str | None]) -> bool:
+    """The operation's cheap text test (may_be_present) on the file as written or, when that says
+    no, on the file (`unparsed`) and the operation's code both as ast.unparse writes them: code
+    upstream wrote with other spacing, quotes, comments or redundant parentheses is still the same
+    code (the round trip, AST-compared, then decides)."""
+    if op.may_be_present(text):
+        return True
+    spelled = {f.name: _unparsed(getattr(op, f.name)) for f in op.FIELDS if f.kind == "code"}
+    changes = {k: v for k, v in spelled.items() if v is not None}
+    normal_text = unparsed() if changes and dataclasses.is_dataclass(op) else None
+    if normal_text is None:
+        return False
+    try:
+        return dataclasses.replace(op, **changes).may_be_present(normal_text)
+    except (TypeError, ValueError):  # an operation that checks its fields on construction
+        return False
+
+
+def _unparsed(code: object) -> str | None:
+    """`code` (a file's text or an operation's code field) as ast.unparse writes it; None when it is
+    not code."""
+    if not isinstance(code, str):
+        return None
+    try:
+        return ast.unparse(ast.parse(textwrap.dedent(code)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None

@@ -63,17 +63,26 @@ def obsolete_span(root: Path, patch: Patch) -> tuple[Version, Version] | None:
     return first, known[-1][0]
 
 
-def obsolete_on(root: Path, patch: Patch, version: Version) -> Version | None:
-    """The first release of the run of verified releases containing the change that `version` is in,
+def obsolete_run(root: Path, patch: Patch, version: Version) -> tuple[Version, Version] | None:
+    """(first, last) of the run of verified releases containing the change that `version` is in,
     when verify read `version` and found it contains the change; None otherwise (a release verify did
     not read is judged by its installed file, not by its neighbours)."""
     known = _known(root, patch)
     at = next((i for i, (v, _) in enumerate(known) if v == version), None)
     if at is None or not known[at][1]:
         return None
-    while at > 0 and known[at - 1][1]:
-        at -= 1
-    return known[at][0]
+    first = last = at
+    while first > 0 and known[first - 1][1]:
+        first -= 1
+    while last + 1 < len(known) and known[last + 1][1]:
+        last += 1
+    return known[first][0], known[last][0]
+
+
+def obsolete_words(span: tuple[Version, Version]) -> str:
+    """The one phrase `status` and `list` say of releases verify found to contain the change:
+    "obsolete upstream in X" or "obsolete upstream in X..Y"."""
+    return f"obsolete upstream in {span_text(span)}"
 
 
 def span_text(span: tuple[Version, Version]) -> str:

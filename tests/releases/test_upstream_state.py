@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from packaging.version import Version
+
+from radpatch.releases.summaries import obsolete_words
 from tests.lib import REPO
 from tests.lib.site import Site
 
@@ -42,7 +45,8 @@ def test_list_names_the_links_then_obsolete_from_once_verify_saw_it(
     assert v.code == 1  # a release of the declared range already has the change: retire or declare it
     assert f"radpatch-toy 3.0 already contains the change (declare it in `obsolete:`; upstream: {LINK})" in v.out
     after = radpatch("--registry", str(reg), "list")
-    assert "upstream: cap: vllm-project/vllm#31337, obsolete in 3.0 (verify read no later release)\n" in after.out
+    three = obsolete_words((Version("3.0"), Version("3.0")))
+    assert f"upstream: cap: vllm-project/vllm#31337, {three} (verify read no later release)\n" in after.out
 
 
 def test_status_json_carries_obsolete_upstream_as_the_table_says_it(
@@ -56,7 +60,7 @@ def test_status_json_carries_obsolete_upstream_as_the_table_says_it(
     radpatch("--registry", str(reg), "verify", "cap")
     table = radpatch("--registry", str(reg), "status", "cap").out
     (entry,) = json.loads(radpatch("--registry", str(reg), "status", "--json", "cap").out)
-    assert f"obsolete upstream from 3.0 ({LINK})" in table
+    assert f"{obsolete_words((Version('3.0'), Version('3.0')))} ({LINK})" in table
     assert entry["obsolete_upstream"] == {"from": "3.0", "upstream": [LINK]}
     section = (REPO / "docs" / "cli.md").read_text().split("### status --json")[1].split("\n### ")[0]
     assert [k for k in entry if f"| `{k}` |" not in section and f"`{k}`" not in section] == []
