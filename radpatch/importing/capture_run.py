@@ -72,11 +72,17 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
     found = capture.find(ctx.env, req.paths, req.distribution)
     say_left_out(found.left_out, say)
     if not found.edited:
-        raise RefusedError(
+        nothing = (
             f"nothing to capture: no module of {found.dist.name} {found.dist.version} differs from its RECORD in "
-            f"{found.scanned}",
-            "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture",
+            f"{found.scanned}"
         )
+        if found.undone:
+            raise RefusedError(nothing + "; " + _undone(found.undone), _drop(found.undone))
+        raise RefusedError(
+            nothing, "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture"
+        )
+    for u in found.undone:
+        say(f"not captured: {_undone((u,))}; {_drop((u,))}")
     entries = _entries(ctx, req.out)
     tops = {e.on.patch: f"{e.relpath} was edited on top of it" for e in reversed(found.edited) if e.on is not None}
     _need_entries(req.name, tops, entries)
@@ -85,6 +91,23 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
     _need_entries(req.name, {r: "the new code imports what it created" for r in made.requires}, entries)
     say_left_out(made.layout_only, say)
     return Prepared(found, made)
+
+
+def _undone(undone: tuple[capture.Undone, ...]) -> str:
+    """Which recorded entries a scan found with every file back at its RECORD bytes."""
+    return "; ".join(
+        f"{u.patch}'s change was taken out ({', '.join(u.relpaths)} {'is' if len(u.relpaths) == 1 else 'are'} back at "
+        f"RECORD bytes: {u.patch} reads not applied)"
+        for u in undone
+    )
+
+
+def _drop(undone: tuple[capture.Undone, ...]) -> str:
+    names = " ".join(u.patch for u in undone)
+    return (
+        f"an entry taken out whole is dropped, not captured: `radpatch revert {names}` drops radpatch's record "
+        "(it writes no file); delete the entry file too if you no longer want it"
+    )
 
 
 def say_left_out(left: tuple[capture.LeftOut, ...], say: Say, most: int = 20) -> None:
