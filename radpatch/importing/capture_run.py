@@ -86,6 +86,7 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
     entries = _entries(ctx, req.out)
     tops = {e.on.patch: f"{e.relpath} was edited on top of it" for e in reversed(found.edited) if e.on is not None}
     _need_entries(req.name, tops, entries)
+    _below_whole(req, found, tuple(tops))
     before = {**_stacked(ctx, found, entries, say), **_pristine(found, req.wheel, say)}
     made = captured.build(req.name, found, before, req.supported)
     _need_entries(req.name, {r: "the new code imports what it created" for r in made.requires}, entries)
@@ -108,6 +109,27 @@ def _drop(undone: tuple[capture.Undone, ...]) -> str:
         f"an entry taken out whole is dropped, not captured: `radpatch revert {names}` drops radpatch's record "
         "(it writes no file); delete the entry file too if you no longer want it"
     )
+
+
+def _below_whole(req: Request, found: capture.CapturedEdits, below: tuple[str, ...]) -> None:
+    """A capture of named files on top of an entry must take in every file of that entry that was
+    edited by hand since (or taken back to RECORD bytes): left out, it leaves that entry drifted
+    under the new one, and apply would refuse it with `radpatch restore`, which throws the edits away."""
+    store, taken = Store(found.dist.root), {e.relpath for e in found.edited}
+    records = store.records()
+    for patch in below:
+        record = records.get(patch)
+        for rel in [] if record is None else dict.fromkeys(f.path for f in record.files if f.path not in taken):
+            data = _bytes(found.dist.root / rel)
+            if data is None or onto.edited_on(store, rel, data) is None:
+                continue  # as radpatch left it (or deleted: capture refuses that when named)
+            raise RefusedError(
+                f"{req.name} goes on top of {patch}, which also changed {rel}: that file was edited since (by hand, "
+                f"or back at RECORD bytes) and is not among the "
+                f"files named ({found.scanned}), so {patch} would read drifted under {req.name}",
+                f"capture it too: radpatch capture {req.name} {' '.join((*req.paths, rel))} "
+                "(or name no PATH: a scan takes every edited file)",
+            )
 
 
 def say_left_out(left: tuple[capture.LeftOut, ...], say: Say, most: int = 20) -> None:

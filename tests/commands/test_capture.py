@@ -956,3 +956,28 @@ def test_a_capture_beside_an_entry_undone_by_hand_says_so_and_captures_the_rest(
     said = [ln for ln in r.stdout.splitlines() if "fix_a" in ln]
     assert len(said) == 1 and "not captured" in said[0] and "`radpatch revert fix_a`" in said[0], r.stdout
     assert "requires" not in entry_of(target.cwd / "reg" / "fix_b.yaml")
+
+
+@pytest.mark.parametrize("util_after", ["record", "edited"])
+def test_a_round_naming_only_some_files_of_the_entry_below_names_the_others_to_capture(
+    target: Target, util_after: str
+) -> None:
+    """Round one edits two modules; round two edits one again and takes the other back to its RECORD
+    bytes (or edits it too), but names only the first: round one would read drifted under it. The
+    refusal names the left-out file and what works (capture it too, or scan), never `radpatch restore`
+    (which throws the hand edits away); capturing with both named then works."""
+    one_core, one_util = CORE.replace("size = 4", "size = 8"), UTIL.replace("x * 2", "x * 3")
+    core, util = target.edit("rcap/core.py", one_core), target.edit("rcap/sub/util.py", one_util)
+    assert target.run("capture", "fix_a", "--distribution", "rcap", "--out", "reg", *target.offline).returncode == 0
+    core.write_text(one_core.replace("size = 8", "size = 9"))
+    util.write_text(UTIL if util_after == "record" else UTIL.replace("x * 2", "x * 5"))
+
+    err = refused(target, 1, "capture", "fix_b", "rcap/core.py", "--out", "reg", *target.offline, says=("fix_a",))
+
+    assert "rcap/sub/util.py" in err and "radpatch restore" not in err, err
+    assert "radpatch capture fix_b rcap/core.py rcap/sub/util.py" in err, err
+    assert len(err.strip().splitlines()) == 2, err
+    assert not (target.cwd / "reg" / "fix_b.yaml").exists()
+    r = target.run("capture", "fix_b", "rcap/core.py", "rcap/sub/util.py", "--out", "reg", *target.offline)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert states(target, target.cwd / "reg", "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}
