@@ -71,11 +71,21 @@ class LeftOut:
 
 
 @dataclass(frozen=True)
+class Undone:
+    """A recorded entry every file of which a scan found back at its RECORD bytes (taken out by
+    hand, or reinstalled): not captured (dropping an entry is `radpatch revert`'s), but said."""
+
+    patch: str
+    relpaths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class CapturedEdits:
     dist: Installed
     edited: tuple[Edited, ...]
     left_out: tuple[LeftOut, ...]
     scanned: str  # what was looked at, for "no file differs": "vllm 0.33.0's files", "vllm/x.py"
+    undone: tuple[Undone, ...] = ()
 
 
 # --- the distribution's files: RECORD rows --------------------------------------------------------
@@ -282,6 +292,7 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
     patched is then refused, not left out)."""
     edited: list[Edited] = []
     left: list[LeftOut] = []
+    undone: dict[str, list[str]] = {}  # entry -> its files back at their RECORD bytes, the entry undone whole
     store = Store(dist.root)
     for rel in rows:
         want = dist.rows.get(rel)
@@ -294,9 +305,11 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
             continue
         data = _read(path, rel, dist)
         if want is not None and data is not None and hashlib.sha256(data).hexdigest() == want:
-            back = _taken_back(store, dist, rel, data, named)
+            back, whole = _taken_back(store, dist, rel, data, named)
             if back is not None:
                 edited.append(Edited(rel, data, want, back))
+            elif whole is not None:
+                undone.setdefault(whole, []).append(rel)
             continue
         if data is None:
             if want is None:
@@ -322,20 +335,24 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
                 continue
             on = onto.edited_on(store, rel, data)
             edited.append(Edited(rel, data, None, on))
-    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned)
+    gone = tuple(Undone(patch, tuple(rels)) for patch, rels in undone.items())
+    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone)
 
 
-def _taken_back(store: Store, dist: _Dist, rel: str, data: bytes, named: bool) -> Link | None:
+def _taken_back(store: Store, dist: _Dist, rel: str, data: bytes, named: bool) -> tuple[Link | None, str | None]:
     """A file back at its RECORD bytes that radpatch's record says a recorded entry changed (a
     second round took that entry's edit of it out by hand): the link the undoing goes on top of.
     In a scan, only while another file of that entry still differs from RECORD (the entry is not
-    undone whole, as a reinstall leaves it: that is `revert`'s, not a capture's); named, always."""
+    undone whole, as a reinstall leaves it: that is `revert`'s, not a capture's); named, always.
+    The second item names that entry when it is undone whole (said, not captured)."""
     link = onto.edited_on(store, rel, data)
     if link is None or named:
-        return link
+        return link, None
     record = store.records().get(link.patch)
     others = [f.path for f in record.files if f.path != rel] if record else []
-    return link if any(_digest(dist.root / o) != dist.rows.get(o) for o in others) else None
+    if any(_digest(dist.root / o) != dist.rows.get(o) for o in others):
+        return link, None
+    return None, link.patch
 
 
 def _walk(root: Path, top: str) -> Iterator[str]:

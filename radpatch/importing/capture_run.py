@@ -72,19 +72,64 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
     found = capture.find(ctx.env, req.paths, req.distribution)
     say_left_out(found.left_out, say)
     if not found.edited:
-        raise RefusedError(
+        nothing = (
             f"nothing to capture: no module of {found.dist.name} {found.dist.version} differs from its RECORD in "
-            f"{found.scanned}",
-            "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture",
+            f"{found.scanned}"
         )
+        if found.undone:
+            raise RefusedError(nothing + "; " + _undone(found.undone), _drop(found.undone))
+        raise RefusedError(
+            nothing, "edit the installed files first (or name them: radpatch capture NAME PATH...), then capture"
+        )
+    for u in found.undone:
+        say(f"not captured: {_undone((u,))}; {_drop((u,))}")
     entries = _entries(ctx, req.out)
     tops = {e.on.patch: f"{e.relpath} was edited on top of it" for e in reversed(found.edited) if e.on is not None}
     _need_entries(req.name, tops, entries)
+    _below_whole(req, found, tuple(tops))
     before = {**_stacked(ctx, found, entries, say), **_pristine(found, req.wheel, say)}
     made = captured.build(req.name, found, before, req.supported)
     _need_entries(req.name, {r: "the new code imports what it created" for r in made.requires}, entries)
     say_left_out(made.layout_only, say)
     return Prepared(found, made)
+
+
+def _undone(undone: tuple[capture.Undone, ...]) -> str:
+    """Which recorded entries a scan found with every file back at its RECORD bytes."""
+    return "; ".join(
+        f"{u.patch}'s change was taken out ({', '.join(u.relpaths)} {'is' if len(u.relpaths) == 1 else 'are'} back at "
+        f"RECORD bytes: {u.patch} reads not applied)"
+        for u in undone
+    )
+
+
+def _drop(undone: tuple[capture.Undone, ...]) -> str:
+    names = " ".join(u.patch for u in undone)
+    return (
+        f"an entry taken out whole is dropped, not captured: `radpatch revert {names}` drops radpatch's record "
+        "(it writes no file); delete the entry file too if you no longer want it"
+    )
+
+
+def _below_whole(req: Request, found: capture.CapturedEdits, below: tuple[str, ...]) -> None:
+    """A capture of named files on top of an entry must take in every file of that entry that was
+    edited by hand since (or taken back to RECORD bytes): left out, it leaves that entry drifted
+    under the new one, and apply would refuse it with `radpatch restore`, which throws the edits away."""
+    store, taken = Store(found.dist.root), {e.relpath for e in found.edited}
+    records = store.records()
+    for patch in below:
+        record = records.get(patch)
+        for rel in [] if record is None else dict.fromkeys(f.path for f in record.files if f.path not in taken):
+            data = _bytes(found.dist.root / rel)
+            if data is None or onto.edited_on(store, rel, data) is None:
+                continue  # as radpatch left it (or deleted: capture refuses that when named)
+            raise RefusedError(
+                f"{req.name} goes on top of {patch}, which also changed {rel}: that file was edited since (by hand, "
+                f"or back at RECORD bytes) and is not among the "
+                f"files named ({found.scanned}), so {patch} would read drifted under {req.name}",
+                f"capture it too: radpatch capture {req.name} {' '.join((*req.paths, rel))} "
+                "(or name no PATH: a scan takes every edited file)",
+            )
 
 
 def say_left_out(left: tuple[capture.LeftOut, ...], say: Say, most: int = 20) -> None:

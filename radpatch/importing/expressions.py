@@ -185,16 +185,16 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
     was = dict(zip(kb, db.values))
     kept = [k for k in ka if k in was]
     if len(kept) < len(kb):
-        return "an entry is removed"
+        return "an entry is removed (set_item adds or changes entries, never removes one)"
     if kept != kb:
-        return "its entries are reordered"
+        return "its entries are reordered (set_item keeps their order)"
     if any(k is None and e not in was for k, e in zip(da.keys, ka)):
-        return "a `**` item is added (set_item adds one `key: value` entry)"
+        return "a `**` item is added (set_item adds `key: value` entries only)"
     if kb and ka[0] != kb[0]:
-        return "an entry is added before others"
+        return "an entry is added before others (set_item adds one after a key, or as the last item)"
     end = ka.index(kb[-1]) + 1 if kb else 0  # entries from here on are the literal's last items
     if any(da.keys[j - 1] is None for j in range(1, end) if ka[j] not in was):
-        return "an entry is added right after a `**` item"
+        return "an entry is added right after a `**` item (set_item adds one after a key, or as the last item)"
     changed = [ItemChange(k, was[key(k)], v) for k, v in zip(da.keys, da.values) if k and key(k) in was]
     out = [c for c in changed if c.old is not None and key(c.old) != key(c.new)]
     out += [

@@ -276,8 +276,8 @@ class Differ(Runs):
         if isinstance(found, str):
             name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
             self.fallbacks.append(
-                f"{scope.qualname}: {ast.unparse(name) if name else 'a'}'s dict literal: {found}: set_item adds an "
-                "entry after a key or as the last item, or changes one; replaced the literal"
+                f"{scope.qualname}: {ast.unparse(name) if name else 'a'}'s dict literal: {found}; replaced the whole "
+                "literal"
             )
             return False
         if found is None or _bindings(scope.body, found[0]) != 1:

@@ -157,9 +157,12 @@ def _owner(env: PythonEnv, arg: str) -> tuple[Installed, str]:
             if dist is not None:
                 return dist, rel
         path = Path(os.path.abspath(arg))  # else a path relative to the current directory (it may be deleted)
-        if not _within(env, path):
+        if not _within(env, path) or not dist_infos.in_dir(_under_site(env, path, arg)[0]):
+            # not `(in CWD)`: a directory no distribution is installed in (the current one, on the path by
+            # PYTHONPATH) is not where the PATH was meant: said as the target environment's file
             raise UsageError(
-                f"{arg}: no installed distribution's RECORD lists {rel} (in {env.executable}'s site-packages)",
+                f"{arg}: no installed distribution's RECORD lists {rel}: {_expected(env, rel)} is not a file "
+                f"{env.executable}'s environment installed",
                 _NOT_LISTED_HINT,
             )
     home, rel = _under_site(env, path, arg)
@@ -167,6 +170,18 @@ def _owner(env: PythonEnv, arg: str) -> tuple[Installed, str]:
     if dist is None:
         raise UsageError(f"{arg}: no installed distribution's RECORD lists {rel} (in {home})", _NOT_LISTED_HINT)
     return dist, rel
+
+
+def _expected(env: PythonEnv, rel: str) -> Path:
+    """Where the target environment would hold `rel`: beside the installed package of its first
+    directory (the directory of the path whose RECORD lists that package's `__init__.py`), else in
+    its site-packages."""
+    if "/" in rel:
+        init = rel.split("/", 1)[0] + "/__init__.py"
+        for d in env.paths:
+            if any(wheel_record.lists(e / "RECORD", init) for e in dist_infos.in_dir(d)):
+                return d / rel
+    return env.purelib / rel
 
 
 def _relative(arg: str) -> str:

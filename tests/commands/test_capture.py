@@ -913,3 +913,71 @@ def test_a_second_round_deleting_a_def_in_one_file_and_rechanging_the_other_is_c
     assert target.run("revert", "fix_a", registry=reg).returncode == 0
     for rel in one:
         assert sha((target.site / rel).read_bytes()) == target.record_sha(rel)
+
+
+def test_a_scan_after_a_one_file_entry_is_undone_by_hand_names_revert(target: Target) -> None:
+    """Round one edits one module; the user takes that edit out by hand (the file is back at its
+    RECORD bytes). That entry is undone whole, as a reinstall leaves it (it reads not applied), and
+    patch-package's user drops such a patch rather than adding one that undoes it: the scan captures
+    nothing and names the entry, its file and `radpatch revert ENTRY`, which drops radpatch's record
+    of it (writing no file); a scan after that says plain "nothing to capture"."""
+    core = target.edit("rcap/core.py", CORE.replace("size = 4", "size = 8"))
+    scan = ("--distribution", "rcap")
+    reg = target.cwd / "reg"
+    assert target.run("capture", "fix_a", *scan, "--out", "reg", *target.offline).returncode == 0
+    core.write_text(CORE)
+
+    err = refused(target, 1, "capture", "fix_b", *scan, "--out", "reg", *target.offline, says=("nothing to capture",))
+
+    assert "fix_a's change was taken out (rcap/core.py is back at RECORD bytes" in err, err
+    assert "`radpatch revert fix_a`" in err, err
+    assert len(err.strip().splitlines()) == 2, err
+    assert not (reg / "fix_b.yaml").exists()
+    assert states(target, reg, "fix_a") == {"fix_a": "not-applied"}
+    reverted = target.run("revert", "fix_a", registry=reg)
+    assert reverted.returncode == 0, reverted.stdout + reverted.stderr
+    assert core.read_text() == CORE
+    again = refused(target, 1, "capture", "fix_b", *scan, "--out", "reg", *target.offline, says=("nothing to capture",))
+    assert "fix_a" not in again and "hint: edit the installed files first" in again, again
+
+
+def test_a_capture_beside_an_entry_undone_by_hand_says_so_and_captures_the_rest(target: Target) -> None:
+    """The same undone entry while another module is edited: that module is captured, and the undone
+    entry is said in one line (not captured, `radpatch revert fix_a`); fix_b does not require fix_a."""
+    core = target.edit("rcap/core.py", CORE.replace("size = 4", "size = 8"))
+    scan = ("--distribution", "rcap")
+    assert target.run("capture", "fix_a", *scan, "--out", "reg", *target.offline).returncode == 0
+    core.write_text(CORE)
+    target.edit("rcap/sub/util.py", UTIL.replace("x * 2", "x * 3"))
+
+    r = target.run("capture", "fix_b", *scan, "--out", "reg", *target.offline)
+
+    assert r.returncode == 0, r.stdout + r.stderr
+    said = [ln for ln in r.stdout.splitlines() if "fix_a" in ln]
+    assert len(said) == 1 and "not captured" in said[0] and "`radpatch revert fix_a`" in said[0], r.stdout
+    assert "requires" not in entry_of(target.cwd / "reg" / "fix_b.yaml")
+
+
+@pytest.mark.parametrize("util_after", ["record", "edited"])
+def test_a_round_naming_only_some_files_of_the_entry_below_names_the_others_to_capture(
+    target: Target, util_after: str
+) -> None:
+    """Round one edits two modules; round two edits one again and takes the other back to its RECORD
+    bytes (or edits it too), but names only the first: round one would read drifted under it. The
+    refusal names the left-out file and what works (capture it too, or scan), never `radpatch restore`
+    (which throws the hand edits away); capturing with both named then works."""
+    one_core, one_util = CORE.replace("size = 4", "size = 8"), UTIL.replace("x * 2", "x * 3")
+    core, util = target.edit("rcap/core.py", one_core), target.edit("rcap/sub/util.py", one_util)
+    assert target.run("capture", "fix_a", "--distribution", "rcap", "--out", "reg", *target.offline).returncode == 0
+    core.write_text(one_core.replace("size = 8", "size = 9"))
+    util.write_text(UTIL if util_after == "record" else UTIL.replace("x * 2", "x * 5"))
+
+    err = refused(target, 1, "capture", "fix_b", "rcap/core.py", "--out", "reg", *target.offline, says=("fix_a",))
+
+    assert "rcap/sub/util.py" in err and "radpatch restore" not in err, err
+    assert "radpatch capture fix_b rcap/core.py rcap/sub/util.py" in err, err
+    assert len(err.strip().splitlines()) == 2, err
+    assert not (target.cwd / "reg" / "fix_b.yaml").exists()
+    r = target.run("capture", "fix_b", "rcap/core.py", "rcap/sub/util.py", "--out", "reg", *target.offline)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert states(target, target.cwd / "reg", "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}

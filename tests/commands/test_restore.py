@@ -394,3 +394,24 @@ def test_a_drifted_refusal_points_at_restore_and_following_it_works(
     assert core.read_bytes() == pristine["toypkg/core.py"]
     r = radpatch("--registry", str(toy), "apply", "toy")
     assert r.code == 0, r.err
+
+
+def test_a_path_no_record_lists_names_the_target_environments_file_not_the_current_directory(
+    site: Site, rtoy: Path, radpatch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The current directory on the import path (PYTHONPATH=$PWD, as in a checkout): a relative
+    PATH RECORD does not list is said as the target environment's file, never as one of the
+    current directory; the refusal is one or two lines and writes nothing."""
+    work = tmp_path / "checkout"
+    (work / "rtoy").mkdir(parents=True)
+    (work / "rtoy" / "local.py").write_text("x = 1\n")  # a file of the checkout, not of the installed rtoy
+    monkeypatch.chdir(work)
+    monkeypatch.syspath_prepend(str(work))
+    before = site.snapshot()
+    for arg in ("rtoy/nothere.py", "rtoy/local.py"):
+        r = radpatch("restore", arg)
+        assert r.code == 2 and r.err.startswith(f"radpatch: error: {arg}: "), r.err
+        assert "RECORD" in r.err and str(site.root / arg) in r.err, r.err
+        assert f"(in {work})" not in r.err and f"{work}/" not in r.err, r.err
+        assert len(r.err.strip().splitlines()) <= 2, r.err
+    assert site.snapshot() == before
