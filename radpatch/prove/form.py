@@ -231,10 +231,10 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     would add it a second time. Refused: only the entry's author can tell upstream took the change.
     (A replace whose `with` is there already fails its own proof; an insert would not.)
     `data`: the text it is planned on. Code radpatch's own entries put there does not count: it must
-    also be there without them, in the file before this run's earlier changes (`f.data`), and, when
-    that is exactly radpatch's recorded entries' work on the wheel's bytes, in the kept original
-    (state.decide.own_base). A one-gap twin inserting the same statement put its own copy there;
-    this entry adds another (att23d F2)."""
+    also be there without them, in the file before this run's earlier changes (`f.data`) with the
+    recorded entries taken off (state.decide.own_base: the kept original when it is exactly their work
+    on the wheel's bytes, else each taken off as applied, someone's other edits kept). A one-gap twin
+    inserting the same statement put its own copy there; this entry adds another (att23d F2, att23e G3)."""
     dist = ps.dist
     assert dist is not None
     found = _present(ps, f, data)

@@ -18,6 +18,9 @@ from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, FileRead, by_hash, carried
+from radpatch.state.kept import edits as kept_edits
+from radpatch.state.kept import merged as kept_merged
+from radpatch.state.kept import result as kept_result
 from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
 from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, file_verdict, pending_note, verdict
 from radpatch.state.verdict import State as State
@@ -319,6 +322,11 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
     elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
         state, why = judge(patch, rws, data, str(path), recorded, store)
         detail = f"{relpath}: {why}" if why else ""
+        base = taken_off(store, relpath, data) if state is State.APPLIED and not recorded else None
+        if base is not None and judge(patch, rws, base, str(path), None, store)[0] is not State.APPLIED:
+            # the code is there only as radpatch's other entries put it (a one-gap twin inserting the same
+            # code), with someone's unrelated edits beside: without those entries it is not applied
+            return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, "", wheel)
         others = (
             carried(store, relpath, state_sha(t.data), wheel, data) if state is State.DRIFTED and not recorded else []
         )
@@ -338,13 +346,40 @@ def own_chain(store: Store, relpath: str, data: bytes | None, wheel: str | None)
 
 def own_base(store: Store, relpath: str, data: bytes, wheel: str | None) -> bytes:
     """The file without the code radpatch's recorded entries put there: the wheel's bytes (the kept
-    original) when `data` is exactly a recorded chain's end on them, else `data` itself. What is
-    judged for "the install already carries the patch": radpatch's own entries' code does not count."""
+    original) when `data` is exactly a recorded chain's end on them, else each recorded entry taken
+    off as it was applied, newest first, keeping everyone else's edits (`taken_off`), else `data`
+    itself. What is judged for "the install already carries the patch": radpatch's own entries' code
+    does not count."""
     if own_chain(store, relpath, data, wheel):
         kept = store.original(wheel) if wheel else None
         if kept is not None:
             return kept
-    return data
+    return taken_off(store, relpath, data) or data
+
+
+def taken_off(store: Store, relpath: str, data: bytes) -> bytes | None:
+    """`data` with every recorded entry of the file taken off, newest first, as undo takes one off
+    as applied (prove.undo): each link's kept result and kept original give its line edits, put on
+    the file with the edits made beside them (a local comment, a hand edit elsewhere: kept). None
+    when nothing is recorded for the file, the links are not one chain, a kept copy is missing, or
+    an entry's edits meet someone else's (which goes first is not known)."""
+    chain = [f for _, f in store.chain(relpath)]
+    if not chain or any(b.original_sha256 != a.patched_sha256 for a, b in zip(chain, chain[1:])):
+        return None
+    current = data
+    for f in reversed(chain):
+        if f.created:
+            return None
+        patched, original = kept_result(f, current, store), store.original(f.original_sha256)
+        if patched is None or original is None:
+            return None
+        base, mine, theirs = (b.splitlines(keepends=True) for b in (patched, current, original))
+        edits = sorted([*kept_edits(base, mine), *kept_edits(base, theirs)], key=lambda e: (e[0], e[1]))
+        inserts = [e[0] for e in edits if e[0] == e[1]]
+        if len(set(inserts)) < len(inserts) or any(b[0] < a[1] for a, b in zip(edits, edits[1:])):
+            return None  # two insertions at one place, or edits that overlap
+        current = kept_merged(base, edits)
+    return current
 
 
 def reinstall_hint(ps: PatchState) -> str:

@@ -94,3 +94,71 @@ def test_a_wheel_that_carries_the_code_is_still_refused(
     assert "already contains" in r.err and "obsolete" in r.err, r.err
     assert "Traceback" not in r.err
     assert core.read_bytes() == before
+
+
+# att23e G3: the same pair when the file also has someone's unrelated edit (made before radpatch's first
+# apply: a `patch -p1` image; or between the two applies), so it is no recorded chain's end byte for byte
+OTHER = SRC + "\n\ndef other():\n    return 1\n"
+LOCAL = {
+    "trailing comment": lambda s: s + "# local note\n",
+    "comment line elsewhere": lambda s: "# a local line\n" + s,
+    "code edit in another function": lambda s: s.replace("    return 1\n", "    return 2\n"),
+}
+EDITED = list(itertools.product([("p", "q"), ("q", "p")], list(LOCAL), ["before", "between"]))
+
+
+@pytest.mark.parametrize(("order", "edit", "when"), EDITED)
+def test_a_local_edit_does_not_make_the_twin_read_applied(
+    site: Site,
+    radpatch: Any,
+    write_registry: Any,
+    tmp_path: Path,
+    order: tuple[str, str],
+    edit: str,
+    when: str,
+) -> None:
+    core = unpack_toy(site, tmp_path, OTHER)
+    reg = _registry(write_registry, "same")
+    if when == "before":
+        core.write_text(LOCAL[edit](core.read_text()))
+    first, second = order
+    r = radpatch("--registry", str(reg), "apply", first)
+    assert r.code == 0, r.out + r.err
+    if when == "between":
+        core.write_text(LOCAL[edit](core.read_text()))
+    r = radpatch("--registry", str(reg), "status", "--check", second)
+    assert r.code != 0 and "no record" not in r.out, r.out + r.err  # not applied (no unrecorded "applied")
+    r = radpatch("--registry", str(reg), "apply", second)
+    assert r.code == 0, r.out + r.err
+    assert "nothing to do" not in r.out + r.err, r.out + r.err
+    assert _run(core) == 2  # each applied entry's increment, once
+    assert ("return 2" in core.read_text()) == (edit == "code edit in another function")  # the local edit kept
+    if edit == "code edit in another function" and when == "between":
+        # someone edited the code after radpatch patched the file: the first entry reads drifted (as for
+        # any such edit); the second is applied and recorded, not an unrecorded hand edit
+        r = radpatch("--registry", str(reg), "status", "--check", second)
+        assert r.code == 0 and "no record" not in r.out, r.out + r.err
+        assert "drifted" in radpatch("--registry", str(reg), "status", first).out
+        return
+    _recorded(radpatch, reg, {"p", "q"})
+
+
+@pytest.mark.parametrize("edit", list(LOCAL))
+def test_a_carried_copy_is_still_refused_after_a_local_edit(
+    site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, edit: str
+) -> None:
+    # upstream (or a hand edit) has `n += 1` at q's place; p, a different rewrite, is applied, then a local edit
+    src = OTHER.replace("    size = len(spec)\n", "    n += 1\n    size = len(spec)\n")
+    core = unpack_toy(site, tmp_path, src)
+    head = HEAD.format(supported=">=1.0,<2")
+    write_registry("p", head + '  - id: p\n    replace: {scope: plan, find: "return n", with: "return n * 2"}\n')
+    reg = write_registry("q", head + Q.format(k=1))
+    assert radpatch("--registry", str(reg), "apply", "p").code == 0
+    core.write_text(LOCAL[edit](core.read_text()))
+    before = core.read_bytes()
+    r = radpatch("--registry", str(reg), "apply", "q")
+    assert "Traceback" not in r.err
+    # never a second copy: refused (already there; or, beside a code edit, not adoptable), or nothing to do
+    assert r.code == 1 or "nothing to do" in r.out + r.err, r.out + r.err
+    assert core.read_bytes() == before
+    assert _run(core) == 2  # the carried increment, once, and p's doubling
