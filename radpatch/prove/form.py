@@ -17,7 +17,7 @@ from enum import Enum
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.registry.model import Operation, Patch, Rewrite
-from radpatch.state.decide import FileState, PatchState, State, own_base
+from radpatch.state.decide import FileState, PatchState, State, own_base, trusted_names
 from radpatch.state.record import FileRecord, Store, sha256
 
 
@@ -232,10 +232,11 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     would add it a second time. Refused: only the entry's author can tell upstream took the change.
     (A replace whose `with` is there already fails its own proof; an insert would not.)
     `data`: the text it is planned on. Code radpatch's own entries put there does not count: it must
-    also be there without them, in the file before this run's earlier changes (`f.data`), and, when
-    that is exactly radpatch's recorded entries' work on the wheel's bytes, in the kept original
-    (state.decide.own_base). A one-gap twin inserting the same statement put its own copy there;
-    this entry adds another (att23d F2)."""
+    also be there without them, in the file before this run's earlier changes (`f.data`) with the
+    trusted records of the other entries taken off (state.decide.own_base: the kept original when it is
+    exactly their work on the wheel's bytes, else each taken off as applied, someone's other edits and
+    this entry's own code kept). A one-gap twin inserting the same statement put its own copy there;
+    this entry adds another (att23d F2, att23e G3)."""
     dist = ps.dist
     assert dist is not None
     found = _present(ps, f, data)
@@ -243,7 +244,9 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
         return
     if not f.exists:
         return  # no file before the run: whatever it holds, this run's entries wrote
-    base = own_base(Store(dist.root), f.relpath, f.data, f.wheel_record_sha256 or dist.recorded_sha256(f.relpath))
+    store, name = Store(dist.root), ps.patch.name
+    wheel = f.wheel_record_sha256 or dist.recorded_sha256(f.relpath)
+    base = own_base(store, f.relpath, f.data, wheel, name, trusted_names(store, dist, ps.dist_record))
     if base != data and _present(ps, f, base) is None:
         return
     present, what = found

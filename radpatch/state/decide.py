@@ -18,9 +18,13 @@ from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, FileRead, by_hash, carried
+from radpatch.state.kept import edits as kept_edits
+from radpatch.state.kept import merged as kept_merged
+from radpatch.state.kept import result as kept_result
 from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
 from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, file_verdict, pending_note, verdict
 from radpatch.state.verdict import State as State
+from radpatch.state.verdict import trusted as record_trusted
 
 if TYPE_CHECKING:
     from radpatch.registry.catalog import Registry
@@ -216,9 +220,10 @@ def _decide(
     if isinstance(found.files, RefusedError):
         return PatchState(patch, State.INCOMPATIBLE, found.files.message, dist, (), record, hint=found.files.hint)
     files = []
+    trust = trusted_names(store, dist, found.dist_record)
     for t in found.files:
         try:
-            files.append(_file_state(patch, store, judged, t, judge))
+            files.append(_file_state(patch, store, judged, t, judge, trust))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
     files += _left_behind(dist, store, judged, {t.target.relpath for t in found.files})
@@ -282,7 +287,11 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: TargetFile, judge: Judge) -> FileState:
+def _file_state(
+    patch: Patch, store: Store, record: PatchRecord | None, t: TargetFile, judge: Judge, trust: frozenset[str]
+) -> FileState:
+    """One file's state for `patch`; `trust`: the entries whose records speak for this install
+    (`trusted_names`), the only ones whose code may be taken off the file to judge it (`taken_off`)."""
     module, relpath, rws = t.target.module, t.target.relpath, t.target.rewrites
     path, wheel = t.path, t.wheel_sha
     if t.problem is not None:
@@ -319,6 +328,11 @@ def _file_state(patch: Patch, store: Store, record: PatchRecord | None, t: Targe
     elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
         state, why = judge(patch, rws, data, str(path), recorded, store)
         detail = f"{relpath}: {why}" if why else ""
+        base = taken_off(store, relpath, data, patch.name, trust) if state is State.APPLIED and not recorded else None
+        if base is not None and judge(patch, rws, base, str(path), None, store)[0] is not State.APPLIED:
+            # the code is there only as radpatch's other entries put it (a one-gap twin inserting the same
+            # code), with someone's unrelated edits beside: without those entries it is not applied
+            return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, "", wheel)
         others = (
             carried(store, relpath, state_sha(t.data), wheel, data) if state is State.DRIFTED and not recorded else []
         )
@@ -336,15 +350,57 @@ def own_chain(store: Store, relpath: str, data: bytes | None, wheel: str | None)
     return [] if data is None else carried(store, relpath, state_sha(data), wheel)
 
 
-def own_base(store: Store, relpath: str, data: bytes, wheel: str | None) -> bytes:
-    """The file without the code radpatch's recorded entries put there: the wheel's bytes (the kept
-    original) when `data` is exactly a recorded chain's end on them, else `data` itself. What is
-    judged for "the install already carries the patch": radpatch's own entries' code does not count."""
-    if own_chain(store, relpath, data, wheel):
+def trusted_names(store: Store, dist: Installed, dist_record: str) -> frozenset[str]:
+    """The entries whose records speak for this install (state.verdict.trusted): written for this
+    distribution, version and RECORD (`dist_record`, the sha256 of the install's)."""
+    info = _dist_info(dist)
+    return frozenset(n for n, r in store.records().items() if record_trusted(r, info, dist_record))
+
+
+def own_base(store: Store, relpath: str, data: bytes, wheel: str | None, besides: str, trust: frozenset[str]) -> bytes:
+    """The file without the code radpatch's recorded entries other than `besides` put there: the
+    wheel's bytes (the kept original) when `data` is exactly a chain of other entries' links on them,
+    else each trusted record of another entry taken off as it was applied, newest first, keeping
+    everyone else's edits (`taken_off`), else `data` itself. What is judged for "the install already
+    carries the patch `besides`": radpatch's own entries' code does not count."""
+    chain = own_chain(store, relpath, data, wheel)
+    if chain and besides not in chain:
         kept = store.original(wheel) if wheel else None
         if kept is not None:
             return kept
-    return data
+    return taken_off(store, relpath, data, besides, trust) or data
+
+
+def taken_off(store: Store, relpath: str, data: bytes, besides: str, trust: frozenset[str]) -> bytes | None:
+    """`data` with the recorded links of entries other than `besides` taken off, newest first, as undo
+    takes one off as applied (prove.undo): each link's kept result and kept original give its line
+    edits, put on the file with the edits made beside them (a local comment, a hand edit elsewhere, the
+    judged entry's own code: kept). `besides`' own link is never taken off, recorded or not.
+    None (judge the file as it is) when no other entry's link is recorded for the file, the links are
+    not one chain, a record of another entry is not trusted (`trust`: written for another install), a
+    kept copy is missing, or a link's edits meet someone else's (the file no longer carries its kept
+    result there, or which goes first is not known)."""
+    chain = store.chain(relpath)
+    files = [f for _, f in chain]
+    if any(b.original_sha256 != a.patched_sha256 for a, b in zip(files, files[1:])):
+        return None
+    theirs = [(name, f) for name, f in chain if name != besides]
+    if not theirs or any(name not in trust for name, _ in theirs):
+        return None
+    current = data
+    for _, f in reversed(theirs):
+        if f.created:
+            return None
+        patched, original = kept_result(f, current, store), store.original(f.original_sha256)
+        if patched is None or original is None:
+            return None
+        base, mine, before = (b.splitlines(keepends=True) for b in (patched, current, original))
+        edits = sorted([*kept_edits(base, mine), *kept_edits(base, before)], key=lambda e: (e[0], e[1]))
+        inserts = [e[0] for e in edits if e[0] == e[1]]
+        if len(set(inserts)) < len(inserts) or any(b[0] < a[1] for a, b in zip(edits, edits[1:])):
+            return None  # two insertions at one place, or edits that overlap
+        current = kept_merged(base, edits)
+    return current
 
 
 def reinstall_hint(ps: PatchState) -> str:

@@ -8,12 +8,14 @@ truly carries the code is still refused, before and after the other entry is app
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.lib.overlaps import HEAD, unpack_toy
+from tests.lib.sbom import bom_of, props
 from tests.lib.site import Site
 
 SRC = "def plan(spec):\n    n = 0\n    size = len(spec)\n    return n\n"
@@ -94,3 +96,138 @@ def test_a_wheel_that_carries_the_code_is_still_refused(
     assert "already contains" in r.err and "obsolete" in r.err, r.err
     assert "Traceback" not in r.err
     assert core.read_bytes() == before
+
+
+# att23e G3: the same pair when the file also has someone's unrelated edit (made before radpatch's first
+# apply: a `patch -p1` image; or between the two applies), so it is no recorded chain's end byte for byte
+OTHER = SRC + "\n\ndef other():\n    return 1\n"
+LOCAL = {
+    "trailing comment": lambda s: s + "# local note\n",
+    "comment line elsewhere": lambda s: "# a local line\n" + s,
+    "code edit in another function": lambda s: s.replace("    return 1\n", "    return 2\n"),
+}
+EDITED = list(itertools.product([("p", "q"), ("q", "p")], list(LOCAL), ["before", "between"]))
+
+
+@pytest.mark.parametrize(("order", "edit", "when"), EDITED)
+def test_a_local_edit_does_not_make_the_twin_read_applied(
+    site: Site,
+    radpatch: Any,
+    write_registry: Any,
+    tmp_path: Path,
+    order: tuple[str, str],
+    edit: str,
+    when: str,
+) -> None:
+    core = unpack_toy(site, tmp_path, OTHER)
+    reg = _registry(write_registry, "same")
+    if when == "before":
+        core.write_text(LOCAL[edit](core.read_text()))
+    first, second = order
+    r = radpatch("--registry", str(reg), "apply", first)
+    assert r.code == 0, r.out + r.err
+    if when == "between":
+        core.write_text(LOCAL[edit](core.read_text()))
+    r = radpatch("--registry", str(reg), "status", "--check", second)
+    assert r.code != 0 and "no record" not in r.out, r.out + r.err  # not applied (no unrecorded "applied")
+    r = radpatch("--registry", str(reg), "apply", second)
+    assert r.code == 0, r.out + r.err
+    assert "nothing to do" not in r.out + r.err, r.out + r.err
+    assert _run(core) == 2  # each applied entry's increment, once
+    assert ("return 2" in core.read_text()) == (edit == "code edit in another function")  # the local edit kept
+    if edit == "code edit in another function" and when == "between":
+        # someone edited the code after radpatch patched the file: the first entry reads drifted (as for
+        # any such edit); the second is applied and recorded, not an unrecorded hand edit
+        r = radpatch("--registry", str(reg), "status", "--check", second)
+        assert r.code == 0 and "no record" not in r.out, r.out + r.err
+        assert "drifted" in radpatch("--registry", str(reg), "status", first).out
+        return
+    _recorded(radpatch, reg, {"p", "q"})
+
+
+@pytest.mark.parametrize("edit", list(LOCAL))
+def test_a_carried_copy_is_still_refused_after_a_local_edit(
+    site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, edit: str
+) -> None:
+    # upstream (or a hand edit) has `n += 1` at q's place; p, a different rewrite, is applied, then a local edit
+    src = OTHER.replace("    size = len(spec)\n", "    n += 1\n    size = len(spec)\n")
+    core = unpack_toy(site, tmp_path, src)
+    head = HEAD.format(supported=">=1.0,<2")
+    write_registry("p", head + '  - id: p\n    replace: {scope: plan, find: "return n", with: "return n * 2"}\n')
+    reg = write_registry("q", head + Q.format(k=1))
+    assert radpatch("--registry", str(reg), "apply", "p").code == 0
+    core.write_text(LOCAL[edit](core.read_text()))
+    before = core.read_bytes()
+    r = radpatch("--registry", str(reg), "apply", "q")
+    assert "Traceback" not in r.err
+    # never a second copy: refused (already there; or, beside a code edit, not adoptable), or nothing to do
+    assert r.code == 1 or "nothing to do" in r.out + r.err, r.out + r.err
+    assert core.read_bytes() == before
+    assert _run(core) == 2  # the carried increment, once, and p's doubling
+
+
+def _states(radpatch: Any, reg: Path, *names: str) -> dict[str, str]:
+    r = radpatch("--registry", str(reg), "status", "--json", *names)
+    assert "Traceback" not in r.err, r.err
+    return {p["patch"]: p["state"].split(":")[0] for p in json.loads(r.out)}
+
+
+# att23e G3b: a twin (q2: q's very rewrites) applied, then a local edit: neither q nor p (the same code at
+# the same gap) reads applied, by no record or otherwise, and the BOM lists the twin alone
+@pytest.mark.parametrize(("edit", "when"), list(itertools.product(list(LOCAL), ["before", "between"])))
+def test_a_local_edit_does_not_make_a_twin_of_an_applied_entry_read_applied(
+    site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, edit: str, when: str
+) -> None:
+    core = unpack_toy(site, tmp_path, OTHER)
+    _registry(write_registry, "same")
+    reg = write_registry("q2", HEAD.format(supported=">=1.0,<2") + Q.format(k=1))
+    if when == "before":
+        core.write_text(LOCAL[edit](core.read_text()))
+    assert radpatch("--registry", str(reg), "apply", "q2").code == 0
+    if when == "between":
+        core.write_text(LOCAL[edit](core.read_text()))
+    drifted = edit == "code edit in another function" and when == "between"
+    assert _states(radpatch, reg, "p", "q", "q2") == {
+        "p": "not-applied",
+        "q": "not-applied",
+        "q2": "drifted" if drifted else "applied",
+    }
+    r = radpatch("--registry", str(reg), "status", "--check", "p", "q")
+    assert r.code != 0 and "no record" not in r.out + r.err, r.out + r.err
+    r = radpatch("--registry", str(reg), "status", "--format", "cyclonedx")
+    (component,) = bom_of(r.out)["components"]
+    states = {n: v.split(":")[0] for n, v in (s.split(": ", 1) for s in props(component, "radpatch:state"))}
+    assert states == {"q2": "drifted" if drifted else "applied"}, states
+    assert _run(core) == 1  # the twin's one increment
+
+
+# An author-ordered pair: p2 inserts the same code at p's anchor and `requires: [p]`; a local edit between
+# the applies (or before both) must not make p2 "already applied"
+@pytest.mark.parametrize(("edit", "when"), list(itertools.product(list(LOCAL), ["before", "between"])))
+def test_a_requires_pair_with_the_same_code_both_apply_after_a_local_edit(
+    site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, edit: str, when: str
+) -> None:
+    core = unpack_toy(site, tmp_path, OTHER)
+    head = HEAD.format(supported=">=1.0,<2")
+    write_registry("p", head + P.format(k=1))
+    reg = write_registry("p2", "requires: [p]\n" + head + P.format(k=1).replace("id: p", "id: p2"))
+    if when == "before":
+        core.write_text(LOCAL[edit](core.read_text()))
+    assert radpatch("--registry", str(reg), "apply", "p").code == 0
+    if when == "between":
+        core.write_text(LOCAL[edit](core.read_text()))
+    assert _states(radpatch, reg, "p2") == {"p2": "not-applied"}
+    before = core.read_bytes()
+    r = radpatch("--registry", str(reg), "apply", "p2")
+    assert "Traceback" not in r.err
+    if edit == "code edit in another function" and when == "between":
+        # someone's code edit after radpatch patched the file: p, the requirement, reads drifted, and
+        # nothing is put on a drifted requirement (as for any such edit)
+        assert r.code == 1 and "drifted" in r.err, r.out + r.err
+        assert core.read_bytes() == before
+        return
+    assert r.code == 0 and "p2: already applied" not in r.out + r.err, r.out + r.err
+    assert _run(core) == 2  # each entry's increment, once
+    assert ("return 2" in core.read_text()) == (edit == "code edit in another function")
+    r = radpatch("--registry", str(reg), "status", "--check", "p", "p2")
+    assert r.code == 0 and "no record" not in r.out + r.err, r.out + r.err
