@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, Problem
+from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
 from .stdlib_attributes import attribute_reads
 from .target_stdlib import ADDED_SINCE_310, unguarded_imports
@@ -82,11 +82,15 @@ def missing_imports(
     version: tuple[int, int] | None,
     skip: Collection[str] = (),
     ask: Ask | None = None,
+    fresh: Ask | None = None,
 ) -> list[Problem]:
     """New unguarded imports `lookup` says the target lacks; a standard-library-looking top-level
     module the target's stdlib lacks is missing_modules' to report. `skip`: modules whose planned
     text is not on disk (the patch's own), never judged by their files. `ask`: the target, for the
-    names a `from` import takes from its standard library (without it they pass)."""
+    names a `from` import takes from its standard library (without it they pass). `fresh`: the target,
+    for an attribute read it says a module has: does a fresh `import module` bind it? (`xml.dom` after
+    `import xml` is a submodule nothing imports, unless the module imports it itself.)"""
+    imported = _imported_modules(after)
     had: dict[tuple[str, str, str], int] = {}
     for key, _, _ in _uses(before, module, version):
         had[key] = had.get(key, 0) + 1
@@ -132,14 +136,57 @@ def missing_imports(
             out.append(Problem(line, name, qual, MISSING_NAME, base))
     if asked and ask is not None:
         answers = ask([(base, name) for base, name, _, _, _ in asked])
+        loose: list[tuple[str, str, int, str]] = []  # attribute reads the target has: bound by `import base`?
         for (base, name, line, qual, missing), binds in zip(asked, answers):
             if binds is None and lookup(base, None):  # not the target's own (a backport on its path)
                 binds = lookup(base, name)
             if binds is False:
                 out.append(Problem(line, name, qual, missing, base))
+            elif binds and missing == MISSING_ATTRIBUTE and not {"<module>", qual} & _binding(imported, base, name):
+                loose.append((base, name, line, qual))
+        if loose and fresh is not None:
+            bound = fresh([(base, name) for base, name, _, _ in loose])
+            out.extend(
+                Problem(line, name, qual, UNIMPORTED_SUBMODULE, base)
+                for (base, name, line, qual), b in zip(loose, bound)
+                if b is False
+            )
     if chains and ask is not None:
         out.extend(_missing_submodules(chains, ask))
     out.sort(key=lambda p: p.line)
+    return out
+
+
+def _binding(imported: dict[str, set[str]], base: str, name: str) -> set[str]:
+    """The scopes whose imports import `base.name`."""
+    return {scope for scope, modules in imported.items() if f"{base}.{name}" in modules}
+
+
+def _imported_modules(tree: ast.Module) -> dict[str, set[str]]:
+    """Per scope ("<module>", or a function's dotted name as attribute_reads names it): every module
+    and package an import there imports (`import a.b.c`: a, a.b, a.b.c; `from a.b import c`: a, a.b
+    and a.b.c, which may be a submodule). An import in a class body runs with the module; one in
+    another function binds nothing until that function is called."""
+    out: dict[str, set[str]] = {}
+    stack: list[tuple[ast.AST, str, str]] = [(s, "<module>", "<module>") for s in tree.body]
+    while stack:
+        n, qual, runs = stack.pop()
+        dotted: list[str] = []
+        if isinstance(n, ast.Import):
+            dotted = [a.name for a in n.names]
+        elif isinstance(n, ast.ImportFrom) and not n.level and n.module:
+            dotted = [n.module, *(f"{n.module}.{a.name}" for a in n.names)]
+        for d in dotted:
+            parts = d.split(".")
+            out.setdefault(runs, set()).update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            inner = n.name if qual == "<module>" else f"{qual}.{n.name}"
+            stack.extend((x, inner, runs if isinstance(n, ast.ClassDef) else inner) for x in n.body)
+        elif isinstance(n, ast.stmt):
+            inside = (x for x in ast.iter_child_nodes(n) if isinstance(x, (ast.stmt, ast.excepthandler)))
+            stack.extend((x, qual, runs) for x in inside)
+        elif isinstance(n, ast.excepthandler):
+            stack.extend((x, qual, runs) for x in n.body)  # type: ignore[attr-defined]
     return out
 
 
@@ -312,6 +359,7 @@ def introduced_missing(
     follows: bool,
     read_head: Callable[[Path], Iterable[str]],
     ask: Ask | None = None,
+    fresh: Ask | None = None,
 ) -> list[Problem]:
     """New unguarded imports of what the target's import path `paths` lacks (missing_imports), looked
         up without importing, that are the patch's failure. `own`: the modules whose planned text is not
@@ -330,7 +378,7 @@ def introduced_missing(
     if follows:
         lookup = _modules_only(lookup)
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
-    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask)
+    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh)
     package = module[0].split(".")[0] if module else None
     if package:  # the package's own modules may be changed by the entries applied before it in the same run
         found = [p for p in found if p.kind != MISSING_NAME or _top(p.detail) != package.lower()]
