@@ -84,6 +84,8 @@ def _missing_imports(
     return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask, fresh)
 
 
+UNIMPORTED_SUBMODULE_HINT = "import the submodule the read goes through (the `add_import` the message names)"
+
 _FRESH_PROBE = (
     "import importlib, json, sys; m = importlib.import_module(sys.argv[1]); "
     "print(json.dumps([hasattr(m, n) for n in sys.argv[2:]]))"
@@ -195,7 +197,9 @@ def names_refusal(
         else MISSING_MODULE_HINT
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else MISSING_ATTRIBUTE_HINT
-        if kinds & {names.MISSING_ATTRIBUTE, names.UNIMPORTED_SUBMODULE}
+        if names.MISSING_ATTRIBUTE in kinds
+        else UNIMPORTED_SUBMODULE_HINT
+        if names.UNIMPORTED_SUBMODULE in kinds
         else NAMES_HINT
     )
     return Refusal("names", why, hint)

@@ -80,9 +80,10 @@ class Problem:
             MISSING_ATTRIBUTE: (
                 f"is not in {self.detail}: it neither binds it nor has such a submodule (AttributeError)"
             ),
-            UNIMPORTED_SUBMODULE: (
-                f"is a submodule of {self.detail} that a fresh `import {self.detail}` on the target does not bind, "
-                f"and the module does not import it (AttributeError): add `import {self.detail}.{self.name}`"
+            UNIMPORTED_SUBMODULE: (  # detail: "parent import" (`xml xml.dom.minidom`)
+                f"is a submodule of {self.detail.split(' ')[0]} that a fresh `import {self.detail.split(' ')[0]}` "
+                "on the target does not bind, and neither the module nor any other module of its package imports "
+                f"it (AttributeError): add_import: import {self.detail.split(' ')[-1]}"
             ),
             SHADOWS_BUILTIN: (
                 f"is a builtin the module's own code reads{self.detail}: a module-level binding of it takes "
