@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.machinery
+import json
+import subprocess
 import sys
 
 from radpatch.files import head_lines
@@ -78,7 +80,37 @@ def _missing_imports(
     paths = [str(p) for p in python.paths]
     version = (python.version[0], python.version[1])
     ask = functools.partial(target_python.stdlib_binds, python.executable)
-    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask)
+    fresh = functools.partial(_fresh_binds, python.executable)
+    return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask, fresh)
+
+
+UNIMPORTED_SUBMODULE_HINT = "import the submodule the read goes through (the `add_import` the message names)"
+
+_FRESH_PROBE = (
+    "import importlib, json, sys; m = importlib.import_module(sys.argv[1]); "
+    "print(json.dumps([hasattr(m, n) for n in sys.argv[2:]]))"
+)
+
+
+def _fresh_binds(executable: str, asked: list[tuple[str, str]]) -> list[bool | None]:
+    """Per (module, name): does a fresh target interpreter's `import module` alone bind the attribute
+    (one interpreter per module, so no other import binds it)? None when it cannot tell."""
+    by_module: dict[str, list[str]] = {}
+    for module, name in asked:
+        by_module.setdefault(module, []).append(name)
+    told: dict[tuple[str, str], bool | None] = {}
+    for module, wanted in by_module.items():
+        try:
+            done = subprocess.run(
+                [executable, "-I", "-c", _FRESH_PROBE, module, *wanted], capture_output=True, text=True, timeout=60
+            )
+            answers = json.loads(done.stdout) if done.returncode == 0 else None
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            answers = None
+        ok = isinstance(answers, list) and len(answers) == len(wanted)
+        for i, name in enumerate(wanted):
+            told[module, name] = bool(answers[i]) if ok and isinstance(answers, list) else None
+    return [told[a] for a in asked]
 
 
 def unjudged(patch: Patch) -> tuple[str, ...] | None:
@@ -138,7 +170,14 @@ def names_refusal(
     what = (
         "would fail to import"
         if kinds
-        <= {names.MISSING_MODULE, names.MISSING_NAME, names.MISSING_ATTRIBUTE, names.SELF_IMPORT, names.PARTIAL_PACKAGE}
+        <= {
+            names.MISSING_MODULE,
+            names.MISSING_NAME,
+            names.MISSING_ATTRIBUTE,
+            names.UNIMPORTED_SUBMODULE,
+            names.SELF_IMPORT,
+            names.PARTIAL_PACKAGE,
+        }
         else "would take over a builtin"
         if kinds == {names.SHADOWS_BUILTIN}
         else "would call super() where it fails"
@@ -159,6 +198,8 @@ def names_refusal(
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else MISSING_ATTRIBUTE_HINT
         if names.MISSING_ATTRIBUTE in kinds
+        else UNIMPORTED_SUBMODULE_HINT
+        if names.UNIMPORTED_SUBMODULE in kinds
         else NAMES_HINT
     )
     return Refusal("names", why, hint)

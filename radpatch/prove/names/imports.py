@@ -20,6 +20,7 @@ own that entries applied before it in the same run may add).
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.machinery
 import os
 import re
@@ -28,7 +29,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, Problem
+from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
 from .stdlib_attributes import attribute_reads
 from .target_stdlib import ADDED_SINCE_310, unguarded_imports
@@ -82,11 +83,15 @@ def missing_imports(
     version: tuple[int, int] | None,
     skip: Collection[str] = (),
     ask: Ask | None = None,
+    fresh: Ask | None = None,
 ) -> list[Problem]:
     """New unguarded imports `lookup` says the target lacks; a standard-library-looking top-level
     module the target's stdlib lacks is missing_modules' to report. `skip`: modules whose planned
     text is not on disk (the patch's own), never judged by their files. `ask`: the target, for the
-    names a `from` import takes from its standard library (without it they pass)."""
+    names a `from` import takes from its standard library (without it they pass). `fresh`: the target,
+    for an attribute read it says a module has: does a fresh `import module` bind it? (`xml.dom` after
+    `import xml` is a submodule nothing imports, unless the module imports it itself.)"""
+    imported = _imported_modules(after)
     had: dict[tuple[str, str, str], int] = {}
     for key, _, _ in _uses(before, module, version):
         had[key] = had.get(key, 0) + 1
@@ -132,14 +137,94 @@ def missing_imports(
             out.append(Problem(line, name, qual, MISSING_NAME, base))
     if asked and ask is not None:
         answers = ask([(base, name) for base, name, _, _, _ in asked])
+        loose: list[tuple[str, str, int, str, str]] = []  # attribute reads the target has: bound by `import base`?
+        dotted: dict[int, list[list[str]]] | None = None
         for (base, name, line, qual, missing), binds in zip(asked, answers):
             if binds is None and lookup(base, None):  # not the target's own (a backport on its path)
                 binds = lookup(base, name)
             if binds is False:
                 out.append(Problem(line, name, qual, missing, base))
+            elif binds and missing == MISSING_ATTRIBUTE:
+                dotted = _chains(after) if dotted is None else dotted
+                fix = _fix(dotted.get(line, []), base, name, lookup)
+                if not {"<module>", qual} & _binding(imported, fix):
+                    loose.append((base, name, line, qual, fix))
+        if loose and fresh is not None:
+            bound = fresh([(base, name) for base, name, _, _, _ in loose])
+            out.extend(
+                Problem(line, name, qual, UNIMPORTED_SUBMODULE, f"{base} {fix}")
+                for (base, name, line, qual, fix), b in zip(loose, bound)
+                if b is False
+            )
     if chains and ask is not None:
         out.extend(_missing_submodules(chains, ask))
     out.sort(key=lambda p: p.line)
+    return out
+
+
+def _chains(tree: ast.Module) -> dict[int, list[list[str]]]:
+    """Per line: the dotted chains read there (`xml.dom.minidom.parseString`: [xml, dom, minidom,
+    parseString]), each Attribute's own, so every prefix of two or more parts is there too."""
+    out: dict[int, list[list[str]]] = {}
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Attribute):
+            continue
+        parts: list[str] = []
+        x: ast.expr = n
+        while isinstance(x, ast.Attribute):
+            parts.append(x.attr)
+            x = x.value
+        if isinstance(x, ast.Name):
+            out.setdefault(n.lineno, []).append([x.id, *reversed(parts)])
+    return out
+
+
+def _fix(chains: list[list[str]], base: str, name: str, lookup: Lookup) -> str:
+    """The import that binds what a read of base.name goes through, of its line's `chains`: the
+    longest module of a chain on the target's path (`xml.dom.minidom.parseString` -> xml.dom.minidom),
+    at least base.name."""
+    best = f"{base}.{name}"
+    for chain in chains:
+        if len(chain) < 3 or chain[1] != name:
+            continue
+        full = [base, *chain[1:]]
+        for i in range(len(full), 2, -1):
+            if len(".".join(full[:i])) > len(best) and lookup(".".join(full[:i]), None):
+                best = ".".join(full[:i])
+                break
+    return best
+
+
+def _binding(imported: dict[str, set[str]], module: str) -> set[str]:
+    """The scopes whose imports import `module`."""
+    return {scope for scope, modules in imported.items() if module in modules}
+
+
+def _imported_modules(tree: ast.Module) -> dict[str, set[str]]:
+    """Per scope ("<module>", or a function's dotted name as attribute_reads names it): every module
+    and package an import there imports (`import a.b.c`: a, a.b, a.b.c; `from a.b import c`: a, a.b
+    and a.b.c, which may be a submodule). An import in a class body runs with the module; one in
+    another function binds nothing until that function is called."""
+    out: dict[str, set[str]] = {}
+    stack: list[tuple[ast.AST, str, str]] = [(s, "<module>", "<module>") for s in tree.body]
+    while stack:
+        n, qual, runs = stack.pop()
+        dotted: list[str] = []
+        if isinstance(n, ast.Import):
+            dotted = [a.name for a in n.names]
+        elif isinstance(n, ast.ImportFrom) and not n.level and n.module:
+            dotted = [n.module, *(f"{n.module}.{a.name}" for a in n.names)]
+        for d in dotted:
+            parts = d.split(".")
+            out.setdefault(runs, set()).update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            inner = n.name if qual == "<module>" else f"{qual}.{n.name}"
+            stack.extend((x, inner, runs if isinstance(n, ast.ClassDef) else inner) for x in n.body)
+        elif isinstance(n, ast.stmt):
+            inside = (x for x in ast.iter_child_nodes(n) if isinstance(x, (ast.stmt, ast.excepthandler)))
+            stack.extend((x, qual, runs) for x in inside)
+        elif isinstance(n, ast.excepthandler):
+            stack.extend((x, qual, runs) for x in n.body)  # type: ignore[attr-defined]
     return out
 
 
@@ -312,6 +397,7 @@ def introduced_missing(
     follows: bool,
     read_head: Callable[[Path], Iterable[str]],
     ask: Ask | None = None,
+    fresh: Ask | None = None,
 ) -> list[Problem]:
     """New unguarded imports of what the target's import path `paths` lacks (missing_imports), looked
         up without importing, that are the patch's failure. `own`: the modules whose planned text is not
@@ -319,7 +405,9 @@ def introduced_missing(
         applied before it in the same run, which may add names (no `from` import's names are judged) and
         modules of its package. `read_head`: the lines of a metadata file from its start (a regular file
         only), for the requirements installed distributions declare. `ask`: the target, for the names a
-    `from` import takes from its standard library."""
+    `from` import takes from its standard library. `fresh`: the target, for a fresh import's bindings
+    (missing_imports); a submodule read another module of the package imports passes (the process
+    imported it before the read runs)."""
     if before == after:
         return []
     try:
@@ -330,8 +418,11 @@ def introduced_missing(
     if follows:
         lookup = _modules_only(lookup)
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
-    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask)
+    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh)
     package = module[0].split(".")[0] if module else None
+    if package and any(p.kind == UNIMPORTED_SUBMODULE for p in found):  # another module of it imports the submodule
+        theirs = package_imported(paths, package, {_submodule(p) for p in found if p.kind == UNIMPORTED_SUBMODULE})
+        found = [p for p in found if p.kind != UNIMPORTED_SUBMODULE or _submodule(p) not in theirs]
     if package:  # the package's own modules may be changed by the entries applied before it in the same run
         found = [p for p in found if p.kind != MISSING_NAME or _top(p.detail) != package.lower()]
     if not any(p.kind == MISSING_MODULE for p in found):
@@ -399,3 +490,64 @@ def _expected_modules(
                 continue
             out |= {_top(m) for m in _REQUIRES.findall(head)}
     return frozenset(out)
+
+
+def _submodule(problem: Problem) -> str:
+    """The module an unimported-submodule read needs imported (`xml.dom.minidom`); its detail is
+    "parent module" (`xml xml.dom.minidom`)."""
+    return problem.detail.split(" ")[-1]
+
+
+_STATEMENT = re.compile(
+    rb"[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[\w \t,]|\\\n)*))"
+)
+_FILE_IMPORTS: dict[bytes, frozenset[str]] = {}  # a file's sha1 -> the modules its import statements name
+
+
+def file_imported(data: bytes) -> frozenset[str]:
+    """Every absolute module an import statement in `data` may import, read as text (`import a.b`:
+    a.b; `from a.b import c`: a.b, a.b.c, which may be a submodule; each imports its parents too).
+    Only the lines holding `import` are matched; a statement in a string counts too (this only ever
+    lets a read pass)."""
+    found: set[str] = set()
+    at = data.find(b"import")
+    while at != -1:
+        m = _STATEMENT.match(data, data.rfind(b"\n", 0, at) + 1)
+        if m and m.group(1):
+            found.update(part.split()[0] for part in m.group(1).decode().split(",") if part.split())
+        elif m and m.group(2):
+            base = m.group(2).decode()
+            found.add(base)
+            names = m.group(3).decode().strip("()").replace("\\", " ").split(",")
+            found.update(f"{base}.{n.split()[0]}" for n in names if n.split())
+        at = data.find(b"import", at + 6)
+    return frozenset(found)
+
+
+def package_imported(paths: list[str], package: str, wanted: Collection[str]) -> set[str]:
+    """Which of the modules `wanted` the import statements of `package`'s files (on the target's path)
+    import (each import imports its parents too): another module of the package that imports
+    `xml.dom.minidom` binds it for the whole process. Read as text, each file's imports kept by its
+    content's hash; the scan stops once every one is found."""
+    found: set[str] = set()
+    left = set(wanted)
+    for root in paths:
+        home = Path(root) / package
+        if not home.is_dir():
+            continue
+        for file in home.rglob("*.py"):
+            try:
+                data = file.read_bytes()
+            except OSError:
+                continue
+            digest = hashlib.sha1(data).digest()
+            if digest not in _FILE_IMPORTS:
+                _FILE_IMPORTS[digest] = file_imported(data)
+            theirs = _FILE_IMPORTS[digest]
+            hit = {w for w in left if any(d == w or d.startswith(w + ".") for d in theirs)}
+            found |= hit
+            left -= hit
+            if not left:
+                return found
+        break  # the first directory of that name is the package that imports
+    return found

@@ -19,6 +19,7 @@ PARTIAL_PACKAGE = "partial-package"  # from a parent package whose __init__ is s
 MISSING_MODULE = "missing-module"
 MISSING_NAME = "missing-name"
 MISSING_ATTRIBUTE = "missing-attribute"  # `enum.StrEnum`: a standard-library module read for what it lacks
+UNIMPORTED_SUBMODULE = "unimported-submodule"  # `import xml` then `xml.dom`: a submodule nothing imports
 CLASS_ATTRIBUTE = "class-attribute"
 DELETED = "deleted"
 SHADOWS_BUILTIN = "shadows-builtin"
@@ -79,6 +80,11 @@ class Problem:
             MISSING_ATTRIBUTE: (
                 f"is not in {self.detail}: it neither binds it nor has such a submodule (AttributeError)"
             ),
+            UNIMPORTED_SUBMODULE: (  # detail: "parent import" (`xml xml.dom.minidom`)
+                f"is a submodule of {self.detail.split(' ')[0]} that a fresh `import {self.detail.split(' ')[0]}` "
+                "on the target does not bind, and neither the module nor any other module of its package imports "
+                f"it (AttributeError): add_import: import {self.detail.split(' ')[-1]}"
+            ),
             SHADOWS_BUILTIN: (
                 f"is a builtin the module's own code reads{self.detail}: a module-level binding of it takes "
                 "over those uses"
@@ -96,7 +102,16 @@ class Problem:
 # Kinds compared use by use: one more such use is a new failure, even where the original already
 # had one under the same name (a typing-only name on a new run-time path next to an old error path).
 PER_USE = frozenset(
-    {TYPING_ONLY, SELF_IMPORT, PARTIAL_PACKAGE, MISSING_MODULE, MISSING_NAME, MISSING_ATTRIBUTE, METHOD_ONLY}
+    {
+        TYPING_ONLY,
+        SELF_IMPORT,
+        PARTIAL_PACKAGE,
+        MISSING_MODULE,
+        MISSING_NAME,
+        MISSING_ATTRIBUTE,
+        UNIMPORTED_SUBMODULE,
+        METHOD_ONLY,
+    }
 )
 
 

@@ -1,0 +1,131 @@
+"""`import xml` then a new read of `xml.dom.minidom`: a submodule read through a parent imported
+alone fails on a fresh interpreter (AttributeError) unless something imported it; the names step
+must refuse such a read a patch adds, and pass one the parent's own `__init__` binds (`json.decoder`,
+`os.path`) or the module imports itself where it runs (`import xml.dom.minidom` at module level, or
+in the function that reads it; not in another function, never called).
+
+Generated: reads of standard-library submodules and attributes times whether the module also
+imports the submodule, on radpatch's own Python and every other target under /root/.pyenv. Each
+patched module is run by that target in a fresh interpreter: the proof must refuse exactly the
+patches whose new read raises AttributeError there.
+
+Package: the patched module is toy/m.py of a toy package whose other module, toy/other.py, imports
+the submodule (`import a.b`, `from a.b import x`, `from a import b`) or only its parent. The target
+runs it as a process using the package does (toy.other imported, then toy.m's new read): the read
+works exactly when another module of the package imports the submodule, and the proof, reading the
+package's files (not importing them), must accept exactly those.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from radpatch.install.environment import python_env
+from radpatch.prove import names_check
+from tests.lib.interpreters import OTHER_TARGETS
+
+READS = {  # the new read, and the submodule an extra import would bind
+    "xml.dom": ("xml.dom.minidom.parseString('<a/>').documentElement.tagName", "xml.dom.minidom"),
+    "xml.etree": ("xml.etree.ElementTree.fromstring('<a/>').tag", "xml.etree.ElementTree"),
+    "json.decoder": ("json.decoder.JSONDecodeError.__name__", "json.decoder"),
+    "os.path": ("os.path.join('a', 'b')", "os.path"),
+    "email.mime": ("email.mime.text.MIMEText('x').get_content_type()", "email.mime.text"),
+    "concurrent.futures": ("concurrent.futures.Future.__name__", "concurrent.futures"),
+    "logging.handlers": ("logging.handlers.RotatingFileHandler.__name__", "logging.handlers"),
+    "importlib.util": ("importlib.util.find_spec.__name__", "importlib.util"),
+}
+IMPORTS = ("parent-only", "also-submodule", "submodule-in-function", "submodule-in-f")
+EXES = {"own": sys.executable, **{v: str(p) for v, p in OTHER_TARGETS.items()}}
+CASES = list(itertools.product(EXES, READS, IMPORTS))
+
+
+def sources(read: str, imports: str) -> tuple[str, str]:
+    expr, sub = READS[read]
+    top = read.split(".")[0]
+    head = f"import {top}\n"
+    if imports == "also-submodule":
+        head += f"import {sub}\n"
+    before = head + "\n\ndef f():\n    return 'old'\n"
+    if imports == "submodule-in-function":
+        before += f"\n\ndef g():\n    import {sub}\n    return None\n"
+    new = f"import {sub}\n    return {expr}" if imports == "submodule-in-f" else f"return {expr}"
+    return before, before.replace("return 'old'", new)
+
+
+@pytest.mark.parametrize(("exe", "read", "imports"), CASES, ids=["-".join(c) for c in CASES])
+def test_a_submodule_read_nothing_imports_is_refused(exe: str, read: str, imports: str) -> None:
+    before, after = sources(read, imports)
+    run = subprocess.run([EXES[exe], "-I", "-c", after + "\nprint(f())\n"], capture_output=True, text=True)
+    fails = run.returncode != 0
+    if fails:
+        assert "AttributeError" in run.stderr, run.stderr
+    refused = names_check.names_refusal(before.encode(), after.encode(), "m.py", python_env(EXES[exe]))
+    why = None if refused is None else refused.why
+    assert (why is not None) == fails, (why, run.stderr[-300:])
+    if why is not None:
+        assert "a fresh `import" in why and f"import {read}" in why, why
+
+
+PACKAGE_READS = {  # the new read; the other module's import of the submodule, in three forms
+    "xml.dom": (
+        "xml.dom.minidom.parseString('<a/>').documentElement.tagName",
+        ("import xml.dom.minidom", "from xml.dom.minidom import parseString", "from xml import dom"),
+    ),
+    "multiprocessing.connection": (
+        "multiprocessing.connection.wait.__name__",
+        (
+            "import multiprocessing.connection",
+            "from multiprocessing.connection import wait",
+            "from multiprocessing import connection",
+        ),
+    ),
+    "logging.handlers": (
+        "logging.handlers.RotatingFileHandler.__name__",
+        ("import logging.handlers", "from logging.handlers import RotatingFileHandler", "from logging import handlers"),
+    ),
+}
+OTHER = ("import-submodule", "from-submodule", "from-parent", "parent-only")
+PACKAGE_CASES = list(itertools.product(EXES, PACKAGE_READS, OTHER))
+
+
+def toy_package(root: Path, read: str, other: str) -> tuple[str, str]:
+    """toy/__init__.py, toy/other.py importing the submodule as `other` says, toy/m.py holding the
+    original; returns (original, patched) of toy/m.py."""
+    expr, forms = PACKAGE_READS[read]
+    top = read.split(".")[0]
+    pkg = root / "toy"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    line = f"import {top}" if other == "parent-only" else forms[OTHER.index(other)]
+    (pkg / "other.py").write_text(f"{line}\n")
+    before = f"import {top}\n\n\ndef f():\n    return 'old'\n"
+    (pkg / "m.py").write_text(before)
+    return before, before.replace("return 'old'", f"return {expr}")
+
+
+@pytest.mark.parametrize(("exe", "read", "other"), PACKAGE_CASES, ids=["-".join(c) for c in PACKAGE_CASES])
+def test_a_submodule_another_module_of_the_package_imports_is_accepted(
+    exe: str, read: str, other: str, tmp_path: Path
+) -> None:
+    before, after = toy_package(tmp_path, read, other)
+    (tmp_path / "toy" / "m.py").write_text(after)
+    run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toy.other, toy.m; print(toy.m.f())"
+    run = subprocess.run([EXES[exe], "-I", "-c", run_it], capture_output=True, text=True)
+    (tmp_path / "toy" / "m.py").write_text(before)
+    fails = run.returncode != 0
+    if fails:
+        assert "AttributeError" in run.stderr, run.stderr
+    env = python_env(EXES[exe])
+    env = dataclasses.replace(env, paths=(tmp_path, *env.paths))
+    refused = names_check.names_refusal(before.encode(), after.encode(), "toy/m.py", env, module="toy.m")
+    why = None if refused is None else refused.why
+    assert (why is not None) == fails, (why, run.stderr[-300:])
+    if why is not None:
+        fix = PACKAGE_READS[read][1][0]
+        assert "line 5, in f()" in why and f"add_import: {fix}" in why and "\n" not in why, why
