@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from radpatch.errors import RefusedError
 from radpatch.registry.model import Patch
-from radpatch.releases import gaps, overlaps
+from radpatch.releases import gaps, overlap_refusal, overlaps
 from radpatch.releases.touching import Meet
 from tests.lib.overlaps import write
 
@@ -48,11 +48,11 @@ def test_new_entries_at_one_place_overlap(
     assert (o.kind, o.ordered, o.module) == (Meet.ANCHOR, False, "toypkg.core")
     assert "`MODELS`" in o.what and "key order" in o.what
     with pytest.raises(RefusedError) as err:
-        overlaps.refuse_unordered([one, two], V)
+        overlap_refusal.refuse_unordered([one, two], V)
     assert "requires: [one]" in err.value.hint
     ordered = _item(tmp_path, "two", *second, requires=("one",))
     assert all(o.ordered for o in overlaps.find([one, ordered], V))
-    overlaps.refuse_unordered([one, ordered], V)
+    overlap_refusal.refuse_unordered([one, ordered], V)
 
 
 @pytest.mark.parametrize(
@@ -73,4 +73,4 @@ def test_the_same_new_key_twice_overlaps(tmp_path: Path) -> None:
     one, two = _item(tmp_path, "one", "x"), _item(tmp_path, "two", "x", "a")
     assert [o.kind for o in overlaps.find([one, two], V)] == [Meet.NODE]
     with pytest.raises(RefusedError):
-        overlaps.refuse_unordered([one, two], V)
+        overlap_refusal.refuse_unordered([one, two], V)
