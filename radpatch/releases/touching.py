@@ -88,8 +88,6 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
         return None
     if a.scope != b.scope:
         return None
-    if a.key.startswith(PLACE) or b.key.startswith(PLACE):
-        return _places(a, b)
     for whole, part in ((a, b), (b, a)):
         if whole.find and part.part and holds(whole.find, part.part):
             inside = f"the {part_words(part)} is inside the other's `find`"
@@ -97,6 +95,8 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
         if part.inside and part.inside == whole.key and part.role == whole.role == "node":
             inside = f"the {part_words(part)} is inside the {part_words(whole) if whole.part else whole.key}"
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
+    if a.key.startswith(PLACE) or b.key.startswith(PLACE):
+        return _places(a, b)
     if a.same and a.same == b.same:
         picks = _copies(a, b)
         if picks.copies is Copies.APART:
