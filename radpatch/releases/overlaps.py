@@ -19,6 +19,10 @@ entries support and both rewrites apply to, they change the same module and:
   name: `registry.touch.binding`); two imports of one name from one place commute; an `add_import`
   also meets a `set_constant` of its name and a module-level rewrite whose `find` or written code
   binds it (`Touch.names`: an assignment, a def; one order clashes, the other does not);
+- or add new entries to one dict literal at one place (`set_item` without `from:`: both as its last
+  items, both right after one key, or one right after the key the other adds): the order they apply
+  in is the dict's key order (`Touch` keys `entry place NAME[...]`); after two keys already there,
+  or one last and one after a key, either order writes one dict;
 - or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
   order it needs, but not refused by apply (the other order fails to match by itself).
 
