@@ -23,6 +23,7 @@ from radpatch.files import (
 )
 from radpatch.gcpause import pausing
 from radpatch.install import targets as installed
+from radpatch.install import wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.install.locate import find_target
 from radpatch.prove import adopt, plan, run, undo
@@ -98,10 +99,10 @@ def apply(
 
     Refused, under the lock the command holds (engine.exclusive), before anything is written:
     entries that overlap on the installed release, the named ones or those radpatch's record says
-    are applied, unless `requires:` orders them (releases.overlaps.check_apply). The check runs
+    are applied, unless `requires:` orders them (releases.overlap_refusal.check_apply). The check runs
     after the plan, on the files the plan read; when the plan refuses, an unordered overlap is
     the refusal given, as it names what to do (`requires:`)."""
-    from radpatch.releases import overlaps  # overlapping entries need an order between them (`requires:`)
+    from radpatch.releases import overlap_refusal  # overlapping entries need an order between them (`requires:`)
 
     env = ctx.env
     said: list[str] = []  # what the plan says, said once no overlap refuses the run (nothing before a refusal)
@@ -114,11 +115,11 @@ def apply(
         states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
         changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
     except RadpatchError:
-        overlaps.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
+        overlap_refusal.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
         for line in said:
             say(line)
         raise
-    overlaps.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
+    overlap_refusal.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
     for line in said:
         say(line)
     if record_only:
@@ -413,15 +414,19 @@ def _write_group(
         faults.point("before-record")
         records = store.records()
         seq = max((r.seq for r in records.values()), default=0)
-        blobs = [b for c in group if not c.off for f in c.files for b in (f.original, f.after) if b is not None]
+        kept = [c for c in group if op == "apply" and not c.off]  # recorded; the rest taken off the record
+        # the directories made for each: those this run created, and those above an adopted module RECORD does not list
+        made_for = {id(c): {**created, **wheel_record.unlisted_dirs(c.patch.dist, c.created & c.adopted)} for c in kept}
+        blobs = [b for c in kept for f in c.files for b in (f.original, f.after) if b is not None]
         theirs = recording.target_codes(env, blobs) if op == "apply" else {}
         for c in group:
-            if op == "revert" or c.off:
+            if id(c) not in made_for:
                 records.pop(c.patch.patch.name, None)
             else:
                 seq += 1
-                made = {**created, **recording.hand_made_dirs(c.patch.dist, c.created & c.adopted)}
-                records[c.patch.patch.name] = recording.record(c.patch, _wrote(c, made), seq, records, theirs)
+                records[c.patch.patch.name] = recording.record(
+                    c.patch, _wrote(c, made_for[id(c)]), seq, records, theirs
+                )
         store.save(records, run_id)
     except BaseException:
         if _roll_back(store, files, written, dirs):

@@ -20,10 +20,15 @@ import hashlib
 import io
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from radpatch.files import read_regular
+
+if TYPE_CHECKING:
+    from radpatch.install.environment import Installed
 
 _Stamp = tuple[int, int, int]
 
@@ -174,3 +179,24 @@ def lists(path: Path, relpath: str) -> bool:
 def sha256_of(path: Path, relpath: str) -> str | None:
     """RECORD's sha256 (hex) of `relpath` (its last row that has one), or None."""
     return _answer(path, relpath)[1][1]
+
+
+def unlisted_dirs(dist: Installed | None, paths: Iterable[Path]) -> dict[Path, tuple[Path, ...]]:
+    """Per module a change adopts where there was none (created by hand, or by `patch`): the
+    directories above it, outermost first, that the distribution's RECORD lists no file in. They
+    were made for it as apply makes them for a module it creates, so its record (state.recording)
+    names them and revert removes them once empty (capture records a package made by hand through this too)."""
+    paths = list(paths)
+    if dist is None or not paths:
+        return {}
+    try:
+        listed = {p.rsplit("/", 1)[0] for p in rows(dist.dist_info / "RECORD") if "/" in p}
+    except (OSError, csv.Error):
+        return {}
+    listed = {"/".join(d.split("/")[:i]) for d in listed for i in range(1, d.count("/") + 2)}
+    out: dict[Path, tuple[Path, ...]] = {}
+    for path in paths:
+        parts = path.relative_to(dist.root).parts[:-1]
+        above = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        out[path] = tuple(dist.root / d for d in above if d not in listed)
+    return out

@@ -62,6 +62,9 @@ class Touch:
 
 
 BINDS = "name "  # the key of a binding touch: `name NAME`
+# the key of where a new dict entry goes (set_item): `entry place NAME[the end]`; its `part` is
+# ("entry place", NAME, the `after:` key as `norm` gives it or "", the new key as `norm` gives it)
+PLACE = "entry place "
 
 
 def binding(name: str, writes: str) -> Touch:

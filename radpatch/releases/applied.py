@@ -5,7 +5,7 @@ overlap unknown. Two insertions at one gap of the file (releases.gaps: an `add_i
 `insert_after` the last import) say no anchor the touches could compare: the record's link of the
 file (its kept text before and after the entry) shows where the applied entry inserted, and its
 touches which side of its anchor; where they cannot tell, the pair is refused as unchecked.
-One path (`clashes`) for every command: `apply` refuses on the first (releases.overlaps.check_apply),
+One path (`clashes`) for every command: `apply` refuses on the first (releases.overlap_refusal.check_apply),
 `list` and `verify` report them (`report`), `status --check` fails on an overlap and says which it
 cannot check."""
 
@@ -21,9 +21,8 @@ from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import is_binding
-from radpatch.releases import commute, gaps
+from radpatch.releases import commute, gaps, ordering
 from radpatch.releases.installed_files import InstalledTexts, _store_of, installed_file
-from radpatch.releases.overlaps import _after_names
 from radpatch.releases.touching import Meet, meet
 from radpatch.state import touched
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store, sha256
@@ -374,4 +373,4 @@ def in_env(ctx: Context, patches: list[Patch]) -> list[AppliedClash]:
         if dist is not None:
             mine.append((p, dist.version))
     direct = {p.name: set(p.requires) for p in patches} | {r.patch: set(r.requires) for r in records.values()}
-    return clashes(mine, list(records.values()), _after_names(direct), ctx.env)
+    return clashes(mine, list(records.values()), ordering.after_names(direct), ctx.env)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.registry.touch import BINDS, Touch, binds_name, holds, is_binding, part_words
+from radpatch.registry.touch import BINDS, PLACE, Touch, binds_name, holds, is_binding, part_words
 
 
 class Meet(Enum):
@@ -95,6 +95,8 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
         if part.inside and part.inside == whole.key and part.role == whole.role == "node":
             inside = f"the {part_words(part)} is inside the {part_words(whole) if whole.part else whole.key}"
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
+    if a.key.startswith(PLACE) or b.key.startswith(PLACE):
+        return _places(a, b)
     if a.same and a.same == b.same:
         picks = _copies(a, b)
         if picks.copies is Copies.APART:
@@ -145,6 +147,26 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
     if a.role != b.role:
         return Meeting(Meet.NODE, f"change and anchor at the same code in {a.scope}")
     return Meeting(Meet.NODE, f"change the same {noun} in {a.scope}")
+
+
+def _places(a: Touch, b: Touch) -> Meeting | None:
+    """Where two new entries of one dict literal go (set_item): both at its end, both right after
+    one key, or one right after the key the other adds, the order they run in is the dict's key
+    order; apart otherwise (after two keys already there, or one at the end and one after a key
+    there: either order writes one dict). A place meets nothing else: the entry's own touch does."""
+    if not (a.key.startswith(PLACE) and b.key.startswith(PLACE)) or len(a.part) != 4 or len(b.part) != 4:
+        return None
+    (_, name, after, key), (_, other, other_after, other_key) = a.part, b.part
+    if name != other:
+        return None
+    if after == other_after:
+        where = f"both {a.says}"
+    elif other_after and other_after == key or after and after == other_key:
+        where = "one right after the entry the other adds"
+    else:
+        return None
+    order = "which applies first decides the dict's key order"
+    return Meeting(Meet.ANCHOR, f"add an entry at the same place of `{name}` ({where}; {order}) in {a.scope}")
 
 
 def _gap(t: Touch) -> tuple[str, str] | None:

@@ -5,13 +5,11 @@ it is another Python than radpatch's (its engine-start self-check compares those
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch.install import wheel_record
-from radpatch.install.environment import Installed, PythonEnv
+from radpatch.install.environment import PythonEnv
 from radpatch.state import touched
 from radpatch.state.decide import PatchState
 from radpatch.state.hashes import Link, base, code_hash, target_code_hashes
@@ -27,27 +25,6 @@ class Wrote:
     original: bytes | None  # the file before the patch (None: no file, the change created it)
     after: bytes
     made_dirs: tuple[Path, ...] = ()  # the directories made for a file the change created
-
-
-def hand_made_dirs(dist: Installed | None, paths: Iterable[Path]) -> dict[Path, tuple[Path, ...]]:
-    """Per module a change adopts where there was none (created by hand, or by `patch`): the
-    directories above it, outermost first, that the distribution's RECORD lists no file in. They
-    were made for it as apply makes them for a module it creates, so its record names them and
-    revert removes them once empty (capture records a package made by hand through this too)."""
-    paths = list(paths)
-    if dist is None or not paths:
-        return {}
-    try:
-        listed = {p.rsplit("/", 1)[0] for p in wheel_record.rows(dist.dist_info / "RECORD") if "/" in p}
-    except (OSError, csv.Error):
-        return {}
-    listed = {"/".join(d.split("/")[:i]) for d in listed for i in range(1, d.count("/") + 2)}
-    out: dict[Path, tuple[Path, ...]] = {}
-    for path in paths:
-        parts = path.relative_to(dist.root).parts[:-1]
-        above = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
-        out[path] = tuple(dist.root / d for d in above if d not in listed)
-    return out
 
 
 def target_codes(env: PythonEnv, blobs: list[bytes]) -> dict[str, str]:

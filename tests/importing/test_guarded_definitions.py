@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lib.blocks import in_block
 from tests.lib.importing import imported_as_gnu_patch_gives
 
 HEADS = {  # the block holding the class, and what its body is indented by
@@ -33,14 +34,10 @@ NEW = {
 }
 
 
-def _indent(text: str, by: str) -> str:
-    return "".join(by + ln if ln.strip() else ln for ln in text.splitlines(keepends=True))
-
-
 def module(block: str, methods: list[str]) -> str:
     head, ind = HEADS[block]
-    cls = "class Config:\n" + _indent("\n".join(methods) if methods else "pass\n", "    ")
-    return "import os\n\n" + head + _indent(cls, ind) + "\n" + TAILS[block] + "\n\ndef after():\n    return os.sep\n"
+    cls = in_block("class Config:\n", "\n".join(methods) if methods else "pass\n")
+    return in_block("import os\n\n" + head, cls, "\n" + TAILS[block] + "\n\ndef after():\n    return os.sep\n", ind)
 
 
 def edits(block: str) -> dict[str, list[str]]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.lib.blocks import indent
 from tests.lib.generated import sample
 from tests.lib.reach import lines_run, unreachable
 
@@ -45,10 +46,6 @@ INSERTED = {
     "import": "import os\n",
 }
 SCOPES = ("module", "function")
-
-
-def indent(text: str, by: str) -> str:
-    return "".join(by + line if line.strip() else line for line in text.splitlines(keepends=True))
 
 
 def build(test: str, where: str, scope: str, inserted: str | None) -> tuple[str, int]:

@@ -20,14 +20,11 @@ import types
 import pytest
 
 from radpatch.prove import placement
+from tests.lib.blocks import indent
 from tests.lib.generated import sample
 
 PATCHED = "def f(_tag=_seen.append('patched')):\n    return 'old'\n"
 OTHER = "def f():\n    return 'other'\n"
-
-
-def indent(text: str, by: str = "    ") -> str:
-    return "".join(by + line if line.strip() else line for line in text.splitlines(keepends=True))
 
 
 LATER = {  # what follows the patched def (COND2: a condition the proof cannot relate to COND)

@@ -13,6 +13,7 @@ import itertools
 
 import pytest
 
+from tests.lib.blocks import in_block, indent
 from tests.lib.reach import lines_run, unreachable
 
 GUARDS = {
@@ -40,13 +41,9 @@ ADDED = {  # new code in the block
 }
 
 
-def indent(text: str) -> str:
-    return "".join("    " + ln if ln.strip() else ln for ln in text.splitlines(keepends=True))
-
-
 def module(guard: str, block: str) -> str:
     imp, test = GUARDS[guard]
-    return imp + "\nx = 1\n\nif " + test + ":\n" + indent(block) + "else:\n    Base = object\n\ny = 2\n"
+    return in_block(imp + "\nx = 1\n\nif " + test + ":\n", block, "else:\n    Base = object\n\ny = 2\n")
 
 
 def run_lines(code: str) -> set[int]:

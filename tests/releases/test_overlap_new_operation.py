@@ -14,7 +14,7 @@ from packaging.version import Version
 import radpatch.rewrite.ops as ops_package
 from radpatch.errors import RefusedError
 from radpatch.registry.model import Operation
-from radpatch.releases import overlaps
+from radpatch.releases import overlap_refusal, overlaps
 from radpatch.releases.touching import Meet
 from radpatch.rewrite.ops import OPERATIONS
 from tests.lib.overlaps import write
@@ -103,10 +103,10 @@ def test_an_operation_that_does_not_say_what_it_changes_overlaps_everything_in_i
     assert {(o.first, o.second) for o in found} == {("doc", "cap"), ("doc", "sig")}
     assert all(o.kind is Meet.UNDECLARED and "`set_docstring` operation" in o.what for o in found)
     with pytest.raises(RefusedError) as err:
-        overlaps.refuse_unordered([doc, sig], [Version("1.0")])
+        overlap_refusal.refuse_unordered([doc, sig], [Version("1.0")])
     assert "doc and sig overlap" in err.value.message
     sig_after = write(reg, "sig", PARAMETER, requires=("doc",))
-    overlaps.refuse_unordered([doc, sig_after], [Version("1.0")])  # ordered by `requires:`: allowed
+    overlap_refusal.refuse_unordered([doc, sig_after], [Version("1.0")])  # ordered by `requires:`: allowed
 
 
 def test_an_operation_that_says_what_it_changes_is_compared_by_it(

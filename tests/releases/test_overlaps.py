@@ -1,6 +1,6 @@
 """Overlapping entries: two entries changing the same node or inserting at the same anchor.
 
-`list` and `verify` report them; `apply` (through overlaps.check_apply) refuses two of them with
+`list` and `verify` report them; `apply` (through overlap_refusal.check_apply) refuses two of them with
 no order between them; `requires:` gives the order.
 """
 
@@ -14,7 +14,7 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RefusedError
-from radpatch.releases import overlaps
+from radpatch.releases import overlap_refusal, overlaps
 from tests.lib.overlaps import HEAD, text, write
 from tests.lib.site import Site
 
@@ -69,14 +69,14 @@ def test_requires_orders_an_overlap_and_apply_refuses_only_unordered_ones(tmp_pa
     a = write(tmp_path, "a", CAP.format(n=5))
     b = write(tmp_path, "b", CAP.format(n=6))
     with pytest.raises(RefusedError) as err:
-        overlaps.refuse_unordered([a, b], [Version("1.0")])
+        overlap_refusal.refuse_unordered([a, b], [Version("1.0")])
     assert "a and b overlap" in err.value.message and "requires: [a]" in err.value.hint
     b_after_a = write(tmp_path, "b", CAP.format(n=6), requires=("a",))
-    overlaps.refuse_unordered([a, b_after_a], [Version("1.0")])  # b comes after a: allowed
+    overlap_refusal.refuse_unordered([a, b_after_a], [Version("1.0")])  # b comes after a: allowed
     c = write(tmp_path, "c", CAP.format(n=7), requires=("b",))
-    overlaps.refuse_unordered([a, b_after_a, c], [Version("1.0")])  # c after b after a: transitively
+    overlap_refusal.refuse_unordered([a, b_after_a, c], [Version("1.0")])  # c after b after a: transitively
     with pytest.raises(RefusedError):
-        overlaps.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
+        overlap_refusal.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
 
 
 PASS_CFG_TOO = '  - id: pass-cfg-too\n    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n'
@@ -99,10 +99,10 @@ def test_check_apply_counts_what_is_applied_already(
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     ctx = Context(None, (str(toy),))
     with pytest.raises(RefusedError) as err:
-        overlaps.check_apply(ctx, [ctx.registry.load("other")])
+        overlap_refusal.check_apply(ctx, [ctx.registry.load("other")])
     assert "other and toy overlap" in err.value.message or "toy and other overlap" in err.value.message
     write_registry("other", text(PASS_CFG_TOO, requires=("toy",)))
-    overlaps.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
+    overlap_refusal.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
 
 
 KEYWORD = """\

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from radpatch.releases import overlaps
+from radpatch.releases import overlap_refusal, overlaps
 from radpatch.releases.touching import Meet
 from tests.lib.index_server import IndexServer
 from tests.lib.overlaps import HEAD, write
@@ -83,7 +83,7 @@ def test_two_anchors_at_one_gap_of_the_file_overlap(tmp_path: Path, op_a: str, o
     on_file = overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
     assert [(o.first, o.second, o.kind) for o in on_file] == [("a", "b", Meet.GAP)]
     assert "insert at the same place" in on_file[0].what
-    overlaps.refuse_unordered([a, b], [Version("1.0")])  # apply's check: not refused
+    overlap_refusal.refuse_unordered([a, b], [Version("1.0")])  # apply's check: not refused
 
 
 @pytest.mark.parametrize(("op_a", "op_b"), APART)

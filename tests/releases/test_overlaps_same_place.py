@@ -11,7 +11,7 @@ import pytest
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
-from radpatch.releases import overlaps
+from radpatch.releases import overlap_refusal, overlaps
 from radpatch.releases.touching import Meet
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
@@ -38,7 +38,7 @@ def test_a_several_statement_find_inserts_where_its_edge_statement_alone_does(
     found = overlaps.find([a, b], [Version("1.0")])
     assert [(o.first, o.second, o.what) for o in found] == [("a", "b", "insert at the same anchor in plan")]
     with pytest.raises(RefusedError) as err:
-        overlaps.refuse_unordered([a, b], [Version("1.0")])
+        overlap_refusal.refuse_unordered([a, b], [Version("1.0")])
     assert "a and b overlap" in err.value.message
 
 
@@ -128,7 +128,7 @@ def test_an_edit_inside_a_definition_another_deletes_whole_overlaps(tmp_path: Pa
         ("drop", "wrapped", "change Engine.stop (one replaces or deletes the definition whole, the other code of it)"),
     ]
     with pytest.raises(RefusedError) as err:
-        overlaps.refuse_unordered([gone, inside], [Version("1.0")])
+        overlap_refusal.refuse_unordered([gone, inside], [Version("1.0")])
     assert "gone and inside overlap" in err.value.message
 
 
@@ -137,7 +137,7 @@ def test_an_edit_of_code_a_whole_definition_replace_writes_again_stacks_on_it(tm
     new = write(tmp_path, "new", WHOLE_DEF.format(id="new", op="replace", with_=NEW_PLAN))
     found = overlaps.find([stacked, new], [Version("1.0")])
     assert [(o.first, o.second, o.kind) for o in found] == [("new", "stacked", Meet.STACKS)]
-    overlaps.refuse_unordered([stacked, new], [Version("1.0")])  # a series, the writer first: not refused
+    overlap_refusal.refuse_unordered([stacked, new], [Version("1.0")])  # a series, the writer first: not refused
 
 
 def test_apply_names_the_entry_that_deletes_the_definition(site: Site, radpatch: Any, write_registry: Any) -> None:

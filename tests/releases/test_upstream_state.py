@@ -11,27 +11,9 @@ from packaging.version import Version
 from radpatch.releases.summaries import obsolete_words
 from tests.lib import REPO
 from tests.lib.site import Site
+from tests.lib.upstream_toy import GOOD, LINK, PATCHED, PKG, entry
 
-PKG = "rptoy"
-GOOD = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
-PATCHED = GOOD.replace("    return n", "    n = min(n, len(buckets))\n    return n")
-
-LINK = "https://github.com/vllm-project/vllm/pull/31337"
-ENTRY = f"""\
-upstream: [{LINK}]
-summary: Cap the toy's size by its buckets
-description: A toy patch upstream took in 3.0.
-distribution: radpatch-toy
-supported: ">=1.0,<4"
-modules:
-  planner: {PKG}.core
-rewrites:
-  - id: cap
-    insert_after:
-      scope: size
-      find: n = len(items)
-      code: n = min(n, len(buckets))
-"""
+ENTRY = entry("A toy patch upstream took in 3.0.", ">=1.0,<4")
 
 
 def test_list_names_the_links_then_obsolete_from_once_verify_saw_it(

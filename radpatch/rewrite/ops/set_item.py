@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import SCOPE, Field, Operation
-from radpatch.registry.touch import Touch, norm
+from radpatch.registry.touch import PLACE, Touch, norm
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source, expression_text
 
@@ -94,9 +94,23 @@ class SetItem(Operation):
         key = f"item {self.name}[{norm(self.key)}]"
         says = f"dict entry {self.key} of `{self.name}`"
         inside = f"constant {self.name}"
-        return (
-            Touch("node", self.scope, key, part=("constant", self.name), kind="dict entry", says=says, inside=inside),
+        entry = Touch(
+            "node", self.scope, key, part=("constant", self.name), kind="dict entry", says=says, inside=inside
         )
+        if self.from_ is not None:
+            return (entry,)
+        # a new entry also goes somewhere: two going to one place make the dict's key order (releases.touching)
+        after = "" if self.after is None else norm(self.after)
+        where = "the end" if self.after is None else f"after {self.after}"
+        place = Touch(
+            "node",
+            self.scope,
+            f"{PLACE}{self.name}[{where}]",
+            part=(PLACE.strip(), self.name, after, norm(self.key)),
+            kind=PLACE.strip(),
+            says=f"{where} of `{self.name}`",
+        )
+        return (entry, place)
 
     def forward(self, src: Source) -> Source:
         load(__name__)
