@@ -61,13 +61,15 @@ def _case(block: str, edit: str) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def passed_together(tmp_path_factory: pytest.TempPathFactory) -> set[int]:
+def passed_together(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, object]]:
     """The cases that pass every check when all of them are imported, applied, checked and reverted
     in one pip-installed wheel (a few processes for the file instead of six per case)."""
     return imported_as_gnu_patch_give_each(tmp_path_factory.mktemp("guarded"), [_case(*c) for c in CASES])
 
 
 @pytest.mark.parametrize(("block", "edit"), CASES, ids=[f"{b}-{e}" for b, e in CASES])
-def test_class_in_a_module_level_block(tmp_path: Path, passed_together: set[int], block: str, edit: str) -> None:
+def test_class_in_a_module_level_block(
+    tmp_path: Path, passed_together: dict[int, dict[str, object]], block: str, edit: str
+) -> None:
     if CASES.index((block, edit)) not in passed_together:  # alone, for the failing check's message
         imported_as_gnu_patch_gives(tmp_path, *_case(block, edit))
