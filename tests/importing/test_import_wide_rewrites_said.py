@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.importing.rewrites import rewrites
-from tests.lib.importing import imported_as_gnu_patch_gives
+from tests.lib.importing import imported_as_gnu_patch_give_each, imported_as_gnu_patch_gives
 
 NETWORK = """\
 def is_v6(ip: str) -> bool:
@@ -45,14 +45,32 @@ else:
 """
 
 
-def test_an_annotated_parameter_with_a_default_is_add_parameter(tmp_path: Path) -> None:
-    after = NETWORK.replace(
-        "def get_tcp_uri(ip: str, port: int) -> str:\n",
-        'def get_tcp_uri(ip: str, port: int, scheme: str = "tcp") -> str:\n'
-        '    if scheme != "tcp":\n'
-        '        return f"{scheme}://{ip}:{port}"\n',
-    )
-    entry = imported_as_gnu_patch_gives(tmp_path, NETWORK, after)
+NETWORK_AFTER = NETWORK.replace(
+    "def get_tcp_uri(ip: str, port: int) -> str:\n",
+    'def get_tcp_uri(ip: str, port: int, scheme: str = "tcp") -> str:\n'
+    '    if scheme != "tcp":\n'
+    '        return f"{scheme}://{ip}:{port}"\n',
+)
+CONDITIONAL_AFTER = CONDITIONAL.replace("x.floor().to(8)", "x.floor().to(16)")
+TOGETHER = [(NETWORK, NETWORK_AFTER), (CONDITIONAL, CONDITIONAL_AFTER)]
+
+
+@pytest.fixture(scope="module")
+def imported_together(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, object]]:
+    """TOGETHER's cases imported, applied, checked and reverted in one pip-installed wheel (fewer
+    processes); a case missing from it runs alone through imported_as_gnu_patch_gives."""
+    return imported_as_gnu_patch_give_each(tmp_path_factory.mktemp("wide"), TOGETHER)
+
+
+def _entry(tmp_path: Path, together: dict[int, dict[str, object]], case: tuple[str, str]) -> dict[str, object]:
+    i = TOGETHER.index(case)
+    return together[i] if i in together else imported_as_gnu_patch_gives(tmp_path, *case)
+
+
+def test_an_annotated_parameter_with_a_default_is_add_parameter(
+    tmp_path: Path, imported_together: dict[int, dict[str, object]]
+) -> None:
+    entry = _entry(tmp_path, imported_together, (NETWORK, NETWORK_AFTER))
     ops = entry["rewrites"]
     assert isinstance(ops, list)
     said = [(k, body) for op in ops for k, body in op.items() if isinstance(body, dict)]
@@ -62,14 +80,16 @@ def test_an_annotated_parameter_with_a_default_is_add_parameter(tmp_path: Path) 
     assert all(k != "replace" or body["scope"] == "get_tcp_uri" for k, body in said), ops
 
 
-def test_the_edit_of_one_branch_s_definition_says_why_it_is_wide(tmp_path: Path) -> None:
-    after = CONDITIONAL.replace("x.floor().to(8)", "x.floor().to(16)")
+def test_the_edit_of_one_branch_s_definition_says_why_it_is_wide(
+    tmp_path: Path, imported_together: dict[int, dict[str, object]]
+) -> None:
+    after = CONDITIONAL_AFTER
     found = rewrites(CONDITIONAL, after)
     assert [s.op for s in found.steps] == ["replace"]
     assert any(
         note.startswith("round_int8: defined inside an if/try/with block of <module>") for note in found.fallbacks
     ), found.fallbacks
-    entry = imported_as_gnu_patch_gives(tmp_path, CONDITIONAL, after)
+    entry = _entry(tmp_path, imported_together, (CONDITIONAL, after))
     assert "round_int8: defined inside an if/try/with block" in str(entry["_stdout"]), entry["_stdout"]
 
 

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TypeVar
+
+import hypothesis
 
 SAMPLE_ENV = "RADPATCH_TEST_SAMPLE"
 
 Case = TypeVar("Case", bound=Hashable)
+Test = TypeVar("Test", bound=Callable[..., object])
 
 
 def sample_every(environ: Mapping[str, str] = os.environ) -> int:
@@ -59,3 +62,13 @@ def examples(full: int, every: int | None = None) -> int:
     """A hypothesis search's max_examples: `full`, or 1/RADPATCH_TEST_SAMPLE of it (rounded up)."""
     n = sample_every() if every is None else every
     return -(-full // n)
+
+
+def turn_seed(every: int | None = None, turn: int = sys.version_info[1]) -> Callable[[Test], Test]:
+    """For a derandomized search whose max_examples is examples(full): in a sampled run, @seed with
+    the interpreter's turn, so each interpreter draws its own share of examples (a derandomized
+    search would draw the same first 1/N everywhere); unsampled, the search as it is."""
+    n = sample_every() if every is None else every
+    if n <= 1:
+        return lambda test: test
+    return hypothesis.seed(turn % n)

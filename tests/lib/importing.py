@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -349,3 +350,48 @@ def imported_as_gnu_patch_gives(tmp: Path, before: str, after: str) -> dict[str,
     entry: dict[str, object] = yaml.safe_load(text)
     entry["_stdout"] = out.stdout
     return entry
+
+
+def imported_as_gnu_patch_give_each(tmp: Path, cases: Sequence[tuple[str, str]]) -> dict[int, dict[str, object]]:
+    """imported_as_gnu_patch_gives's checks for many (before, after) cases in few processes: one wheel
+    holding case i as `rpnarrow/m{i}.py`, one pip install, each case's diff imported by its own
+    `radpatch import` into its own entry `c{i}`, then every imported entry applied, checked with
+    `status --check` and reverted by one radpatch run each. Returns, by index, the entries (as
+    imported_as_gnu_patch_gives returns them) of the cases that passed every check (AST-equal to GNU
+    patch, status --check, the installed bytes back); asserts
+    nothing: a caller runs a case missing from it alone, through imported_as_gnu_patch_gives, for its
+    message (a failed apply, status or revert of the batch leaves every case out)."""
+    rels = [f"rpnarrow/m{i}.py" for i in range(len(cases))]
+    files = {"rpnarrow/__init__.py": "", **{rel: before for rel, (before, _) in zip(rels, cases)}}
+    venv = pip_install(tmp / "venv", build_wheel(tmp / "wheel", "rpnarrow", "1.0.0", files))
+    reg = tmp / "reg"
+    imported: dict[int, str] = {}  # index -> the import's output
+    for i, (rel, (before, after)) in enumerate(zip(rels, cases)):
+        patch = tmp / f"c{i}.patch"
+        patch.write_bytes(gnu_diff(tmp / f"d{i}", rel, before, after).stdout)
+        expected = tmp / f"gnu{i}"
+        (expected / rel).parent.mkdir(parents=True)
+        (expected / rel).write_text(before)
+        if gnu_patch(expected, patch, 1).returncode == 0:
+            out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
+            if out.returncode == 0:
+                imported[i] = out.stdout
+    names = [f"c{i}" for i in imported]
+    if not names or venv.radpatch("--registry", str(reg), "apply", *names).returncode != 0:
+        return {}
+    same = {
+        i
+        for i in imported
+        if ast.dump(ast.parse((venv.site / rels[i]).read_text()))
+        == ast.dump(ast.parse((tmp / f"gnu{i}" / rels[i]).read_text()))
+    }
+    if venv.radpatch("--registry", str(reg), "status", "--check", *names).returncode != 0:
+        return {}
+    if venv.radpatch("--registry", str(reg), "revert", *names).returncode != 0:
+        return {}
+    entries: dict[int, dict[str, object]] = {}
+    for i in sorted(same):
+        if (venv.site / rels[i]).read_text() == cases[i][0]:
+            entries[i] = yaml.safe_load((reg / f"c{i}.yaml").read_text())
+            entries[i]["_stdout"] = imported[i]
+    return entries

@@ -6,13 +6,17 @@ file holds exactly what they typed."""
 
 from __future__ import annotations
 
+import functools
+import json
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from radpatch.errors import RegistryError
+from radpatch.registry import json_schema
 from radpatch.registry.loader import load_patch
 
 
@@ -101,3 +105,23 @@ def load_problems(entry: Path) -> list[str]:
 def toy_entry_with(rewrites: str) -> str:
     """The toy entry with `rewrites` (YAML list items, dedented) in place of its own."""
     return TOY_ENTRY.split("rewrites:\n")[0] + "rewrites:\n" + textwrap.indent(textwrap.dedent(rewrites), "  ")
+
+
+@functools.cache
+def _validator(rendered: str) -> Any:
+    import jsonschema
+
+    schema = json.loads(rendered)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def schema_validate(instance: object) -> None:
+    """jsonschema.validate(instance, json.loads(json_schema.render())): the same best-match
+    ValidationError, with the schema checked against its metaschema and its validator built once."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(_validator(json_schema.render()).iter_errors(instance))
+    if error is not None:
+        raise error

@@ -6,8 +6,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.lib.generated import SAMPLE_ENV, examples, sample, sample_every, seeds
+from tests.lib.generated import SAMPLE_ENV, examples, sample, sample_every, seeds, turn_seed
 
 CASES = list(itertools.product("abcdefg", range(5), ("x", "y"), (False, True)))
 
@@ -63,3 +65,24 @@ def test_a_bad_value_says_what_it_expects(monkeypatch: pytest.MonkeyPatch, raw: 
     monkeypatch.setenv(SAMPLE_ENV, raw)
     with pytest.raises(ValueError, match=f"{SAMPLE_ENV}=.*expected a whole number of at least 1"):
         sample_every()
+
+
+def _drawn(every: int, turn: int) -> list[int]:
+    """The examples a derandomized search of 5 draws under turn_seed(every, turn)."""
+    seen: list[int] = []
+
+    @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    @turn_seed(every, turn)
+    @given(st.integers(0, 10**9))
+    def search(n: int) -> None:
+        seen.append(n)
+
+    search()
+    return seen
+
+
+def test_a_sampled_derandomized_search_draws_its_own_examples_on_each_interpreter() -> None:
+    assert _drawn(4, 10) == _drawn(4, 10)  # still reproducible
+    shares = [_drawn(4, turn) for turn in (10, 11, 12, 13)]
+    assert len({tuple(s) for s in shares}) == 4, shares
+    assert _drawn(1, 10) == _drawn(1, 11)  # unsampled: the search as derandomize draws it

@@ -4,7 +4,6 @@ operation's own example; the README shows a sample of them and points to the gen
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
 from pathlib import Path
@@ -18,7 +17,7 @@ from radpatch.registry.loader import load_patch
 from radpatch.rewrite.ops import OPERATIONS
 from tests.lib import REPO
 from tests.lib.registry import load_problems as problems
-from tests.lib.registry import toy_entry_with
+from tests.lib.registry import schema_validate, toy_entry_with
 from tests.lib.registry import write_toy as write
 
 README = REPO / "README.md"
@@ -64,7 +63,7 @@ SCHEMA_BLIND = {2}  # a rule JSON Schema cannot state (the template must hold `_
 def test_loader_and_schema_accept_the_same_valid_samples(tmp_path: Path, sample: str) -> None:
     f = write(tmp_path, toy_entry_with(sample))
     load_patch(f)
-    jsonschema.validate(yaml.safe_load(f.read_text()), json.loads(json_schema.render()))
+    schema_validate(yaml.safe_load(f.read_text()))
 
 
 @pytest.mark.parametrize("index", range(len(SAMPLES_INVALID)))
@@ -73,13 +72,12 @@ def test_loader_and_schema_refuse_the_same_invalid_samples(tmp_path: Path, index
     assert problems(f)
     if index not in SCHEMA_BLIND:
         with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(yaml.safe_load(f.read_text()), json.loads(json_schema.render()))
+            schema_validate(yaml.safe_load(f.read_text()))
 
 
 def test_every_example_validates_against_the_schema() -> None:
-    schema = json.loads(json_schema.render())
     for f in sorted(EXAMPLES.glob("*.yaml")):
-        jsonschema.validate(yaml.safe_load(f.read_text()), schema)
+        schema_validate(yaml.safe_load(f.read_text()))
 
 
 def test_the_readmes_operation_examples_are_real_operations_and_it_points_to_the_full_list() -> None:
@@ -96,4 +94,4 @@ def test_each_operations_declared_example_loads_and_validates(tmp_path: Path, ke
     example = OPERATIONS[key].EXAMPLE.replace("../patches/kv_group_size/payload.py", "payload.py")  # type: ignore[attr-defined]
     f = write(tmp_path, toy_entry_with(f"- {key}:\n" + textwrap.indent(example, "    ") + "\n"))
     load_patch(f)
-    jsonschema.validate(yaml.safe_load(f.read_text()), json.loads(json_schema.render()))
+    schema_validate(yaml.safe_load(f.read_text()))

@@ -3,7 +3,6 @@ key path when wrong, and stated in the JSON Schema (the engine's use of them com
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import jsonschema
@@ -11,9 +10,8 @@ import pytest
 import yaml
 
 from radpatch.errors import RegistryError
-from radpatch.registry import json_schema
 from radpatch.registry.loader import load_patch
-from tests.lib.registry import write_entry
+from tests.lib.registry import schema_validate, write_entry
 
 ENTRY = """\
 summary: s
@@ -33,7 +31,7 @@ def write(tmp_path: Path, extra: str, name: str = "later_fix") -> Path:
 
 def schema_accepts(f: Path) -> bool:
     try:
-        jsonschema.validate(yaml.safe_load(f.read_text()), json.loads(json_schema.render()))
+        schema_validate(yaml.safe_load(f.read_text()))
     except jsonschema.ValidationError:
         return False
     return True

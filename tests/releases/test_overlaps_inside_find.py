@@ -19,6 +19,7 @@ from radpatch.releases import gaps, overlaps
 from radpatch.rewrite.matching import MatchFailure
 from radpatch.rewrite.ops.common import code_errors
 from radpatch.rewrite.source import Source
+from tests.lib.generated import seeds
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
@@ -89,7 +90,13 @@ def test_generated_pairs_overlap_exactly_when_their_order_matters(tmp_path: Path
     anchors = _entries(tmp_path / "b", "b", (1, 2), OPS)
     wrong = []
     checked = 0
+    # a generated family (tests/lib/generated.py): the fast tier's sampled runs check the pairs of
+    # one `a` in RADPATCH_TEST_SAMPLE against every anchor, a different share on each of 3.10-3.13
+    # (together every pair; every pair on one interpreter when there are fewer)
+    kept = seeds(len(several))
     for i, a in enumerate(several):
+        if i not in kept:
+            continue
         b = anchors[i % len(anchors)]  # the shared first step gives gaps.in_order's own answer
         assert _in_order(a.rewrites[0].op, b.rewrites[0].op) == gaps.in_order(a.rewrites[0].op, b.rewrites[0].op, CORE)
         for b in anchors:
@@ -100,7 +107,7 @@ def test_generated_pairs_overlap_exactly_when_their_order_matters(tmp_path: Path
             found = bool(overlaps.find([a, b], [Version("1.0")]))
             if found != expected:
                 wrong.append(f"{a.name} / {b.name}: expected {expected}")
-    assert checked > 500
+    assert checked > 500 * len(kept) // len(several)  # over 500 pairs when every `a` runs
     assert wrong == [], f"{len(wrong)} of {checked}:\n" + "\n".join(wrong[:40])
 
 
