@@ -14,16 +14,13 @@ base class the scope's class newly names that the module does not define. Nor ca
 bindings tell (att23e G2) when the release newly stores through an object's `__dict__` or `vars()`
 (`self.__dict__.update(timeout=30)`, `vars(self)["timeout"] = 30`), newly defines `__getattr__`,
 `__getattribute__` or `__setattr__` in a class, or decorates the scope (or its class) with a
-decorator whose code it cannot read (it runs around the method: `@settings.with_timeout` of another
-module, or one of the module that calls out of it); a standard one that rebinds no attribute
-(`functools.lru_cache`, `dataclasses.dataclass`, `property`) or one the module defines and reads
-whole does not block the verdict.
+decorator the change's result does not have or that comes from another module (it runs around the
+method: `@settings.with_timeout`).
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 from collections import Counter
 from collections.abc import Mapping
 
@@ -57,6 +54,7 @@ def bound_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool
 
 _HOOKS = {"__getattr__", "__getattribute__", "__setattr__"}
 _DICT_READS = {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__", "__iter__"}
+_PLAIN = {"staticmethod", "classmethod", "property"}  # builtins that run no other code around the method
 
 
 def _opaque(after: ast.Module, release: ast.Module) -> bool:
@@ -86,13 +84,9 @@ def _hidden(tree: ast.Module) -> Counter[str]:
 
 
 def _decorated(scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST], tree: ast.Module) -> bool:
-    """The release's scope, or its class, has a decorator that may run code radpatch cannot read
-    around the method: one the change's result does not have there, unless it is a standard one
-    that rebinds no attribute (`functools.lru_cache`, `dataclasses.dataclass`, `property`, ...) or
-    one the module defines whose code it can read (its bindings are the module's: bound_still
-    counts them), calling only the module's own functions, builtins and standard decorators."""
-    top = {s.name: s for s in tree.body if isinstance(s, _DEFS)}
-    imported = _imported(tree)
+    """The release's scope, or its class, has a decorator the change's result does not have there,
+    or one that comes from another module: it may run any code around the method."""
+    top = {s.name for s in tree.body if isinstance(s, _DEFS)}
     for name in {scope, scope.rpartition(".")[0]} if "." in scope else {scope}:
         theirs, ours = release.get(name), after.get(name)
         if not isinstance(theirs, _DEFS):
@@ -100,82 +94,15 @@ def _decorated(scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST
         had = Counter(ast.dump(d) for d in ours.decorator_list) if isinstance(ours, _DEFS) else Counter()
         for d in theirs.decorator_list:
             root = d.func if isinstance(d, ast.Call) else d
-            if _qualified(root, imported, top) in _STANDARD:
-                continue
-            if isinstance(root, ast.Name) and _readable(top.get(root.id), imported, top):
-                continue
             while isinstance(root, ast.Attribute):
                 root = root.value
+            if isinstance(root, ast.Name) and root.id in _PLAIN and root is d:
+                continue
             if had[ast.dump(d)] > 0 and isinstance(root, ast.Name) and root.id in top:
                 had[ast.dump(d)] -= 1
                 continue
             return True
     return False
-
-
-# standard decorators that run no code of another module around the method and rebind no attribute
-_STANDARD = {
-    *(f"builtins.{n}" for n in ("staticmethod", "classmethod", "property")),
-    *(f"functools.{n}" for n in ("wraps", "lru_cache", "cache", "cached_property", "total_ordering")),
-    *(f"functools.{n}" for n in ("singledispatch", "singledispatchmethod")),
-    *(f"typing.{n}" for n in ("overload", "final", "override", "no_type_check", "runtime_checkable")),
-    *(f"typing_extensions.{n}" for n in ("overload", "final", "override")),
-    *(f"abc.{n}" for n in ("abstractmethod", "abstractproperty")),
-    *(f"contextlib.{n}" for n in ("contextmanager", "asynccontextmanager")),
-    "dataclasses.dataclass",
-    "enum.unique",
-}
-
-
-def _imported(tree: ast.Module) -> dict[str, str]:
-    """The module's top-level imports: the name bound -> the dotted name it stands for."""
-    out: dict[str, str] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for a in stmt.names:
-                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
-            for a in stmt.names:
-                out[a.asname or a.name] = f"{stmt.module}.{a.name}"
-    return out
-
-
-def _qualified(expr: ast.expr, imported: Mapping[str, str], top: Mapping[str, object]) -> str:
-    """`expr` (a dotted name) as the dotted name it stands for through the module's imports;
-    `builtins.X` for a name the module neither imports nor defines; "" for anything else."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.insert(0, expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name) or expr.id in top:
-        return ""
-    head = imported.get(expr.id, f"builtins.{expr.id}" if not parts else "")
-    return ".".join([head, *parts]) if head else ""
-
-
-def _readable(fn: object, imported: Mapping[str, str], top: Mapping[str, object]) -> bool:
-    """A decorator the module defines, whose code calls only what radpatch can read: its own
-    parameters and local functions (the wrapped method), the module's functions, builtins, and
-    standard decorators."""
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-    local |= {n.name for n in ast.walk(fn) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    for node in ast.walk(fn):
-        if not isinstance(node, ast.Call):
-            continue
-        f = node.func
-        if isinstance(f, ast.Name) and (f.id in local or f.id in top or f.id in _BUILTINS):
-            continue
-        if isinstance(f, ast.Call) and _qualified(f.func, imported, top) in _STANDARD:
-            continue
-        if _qualified(f, imported, top) in _STANDARD:
-            continue
-        return False
-    return True
-
-
-_BUILTINS = frozenset(n for n in dir(builtins) if n not in {"setattr", "exec", "eval", "vars", "__import__"})
 
 
 def _scopes(tree: ast.Module) -> dict[str, ast.AST]:

@@ -59,7 +59,6 @@ MOVES = (
     "setattr",
 )
 SEES_WHOLE = {"gone", "same-module-helper", "class-attribute", "same-module-base", "module-constant", "init"}
-SEES_WHOLE |= {"same-module-decorator"}  # its code is the module's: releases.bindings reads it
 
 
 WITH_TIMEOUT = """\
