@@ -13,6 +13,7 @@ status --check passes; and the same change made by hand is captured, and reads a
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,63 @@ def test_a_chain_branch_imports_adopts_and_captures_as_gnu_patch_gives(tmp_path:
     assert entry["rewrites"], entry
     assert venv.radpatch("--registry", str(cap), "status", "--check", "mine").returncode == 0
     assert target.read_text() == gnu
+
+
+ENTRY = """\
+summary: a new branch before the else, written as a wrap of the else's statement
+description: the else's statement wrapped in the new branch's if
+distribution: rpchain
+supported: ==1.0.0
+modules:
+  m: rpchain.m
+rewrites:
+- id: npu
+  replace:
+    scope: {scope}
+    find: {find}
+    with: {with_}
+"""
+
+WRITTEN = {  # shape: (scope, find, with) as a person (or an earlier import) wrote the entry
+    "elif-before-else": ("pick", "m = 3", 'if p.d == "npu":\n    m = 4\nelse:\n    m = 3\n'),
+    "elif-before-else-in-method": (
+        "K.__init__",
+        "self.f = self.cuda",
+        'if p.device_name == "npu":\n    self.f = self.native\nelse:\n    self.f = self.cuda\n',
+    ),
+    "elif-before-else-nested": ("walk", "out.append(3)", "if it.c:\n    out.append(4)\nelse:\n    out.append(3)\n"),
+    "elif-added-to-if-else": ("two", "y = 2", "if x < 0:\n    y = 3\nelse:\n    y = 2\n"),
+}
+
+
+@pytest.mark.wheel
+@pytest.mark.parametrize("shape", sorted(WRITTEN))
+def test_a_written_else_wrap_reads_applied_where_the_branch_is_an_elif(tmp_path: Path, shape: str) -> None:
+    """A replace whose `find` (an else's statement) stays inside its `with` (`if new: ... else: <find>`):
+    on a file where the branch is an `elif` of the chain (GNU patch's result), the result is there, so
+    status does not read not-applied and apply adopts it, with no second copy of the branch."""
+    before, after = SHAPES[shape]
+    scope, find, with_ = WRITTEN[shape]
+    wheel = build_wheel(tmp_path / "wheel", "rpchain", "1.0.0", {"rpchain/__init__.py": "", REL: before})
+    venv = pip_install(tmp_path / "venv", wheel)
+    reg = tmp_path / "reg"
+    reg.mkdir()
+    (reg / "npu.yaml").write_text(ENTRY.format(scope=scope, find=json.dumps(find), with_=json.dumps(with_)))
+    rp = ("--registry", str(reg))
+    target = venv.site / REL
+
+    applied = venv.radpatch(*rp, "apply", "--wheel", str(wheel), "npu")  # pristine: the wrap is written
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert ast.dump(ast.parse(target.read_text())) == ast.dump(ast.parse(after))
+    assert venv.radpatch(*rp, "revert", "npu").returncode == 0
+    assert target.read_text() == before
+
+    target.write_text(after)  # GNU patch's result: the branch is an elif of the chain
+    status = venv.radpatch(*rp, "status", "npu")
+    assert "not-applied" not in status.stdout, status.stdout
+    adopted = venv.radpatch(*rp, "apply", "--wheel", str(wheel), "npu")
+    assert adopted.returncode == 0 and "adopted" in adopted.stdout, adopted.stdout + adopted.stderr
+    assert target.read_text() == after  # no second copy
+    assert venv.radpatch(*rp, "status", "--check", "npu").returncode == 0
+    assert venv.radpatch(*rp, "revert", "npu").returncode == 0
+    assert target.read_text() == before
