@@ -19,6 +19,7 @@ from radpatch.importing.shapes import (
 )
 from radpatch.importing.statements import (
     Sources,
+    indented,
     key,
     segment,
     start_line,
@@ -71,7 +72,9 @@ def fitting(src: Sources, stmt: ast.stmt, old: ast.expr, new: str, target: ast.s
     first, last = start_line(stmt), stmt.end_lineno or stmt.lineno
     if old.end_lineno is None or old.end_col_offset is None:
         return None
-    for text in (new, f"({new})"):
+    start = lines[old.lineno - 1].decode("utf-8", "surrogateescape")
+    indent = start[: len(start) - len(start.lstrip())]
+    for text in (indented(new, indent), indented(f"({new})", indent)):
         head = b"\n".join(lines[first - 1 : old.lineno - 1] + [lines[old.lineno - 1][: old.col_offset]])
         tail = b"\n".join([lines[old.end_lineno - 1][old.end_col_offset :]] + lines[old.end_lineno : last])
         code = (head + text.encode() + tail).decode("utf-8", "surrogateescape")
@@ -80,7 +83,7 @@ def fitting(src: Sources, stmt: ast.stmt, old: ast.expr, new: str, target: ast.s
         except SyntaxError:
             continue
         if len(got) == 1 and key(header(got[0])) == key(header(target)):
-            return text
+            return new if text == indented(new, indent) else f"({new})"
     return None
 
 

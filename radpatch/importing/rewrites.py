@@ -44,6 +44,7 @@ from radpatch.importing.shapes import (
     binds,
     blocks,
     blocks_of_same_shape,
+    chain_reshaped,
     copy_header,
     elif_flags,
     header,
@@ -237,6 +238,8 @@ class Differ(Runs):
     def compound(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         """An if/for/while/with/try of the same shape: its header by expression, then its blocks."""
         b = bbody[i]
+        if chain_reshaped(self.src, b, a):
+            return False
         hb, ha = header(b), header(a)
         if key(hb) != key(ha) and self.keyword(scope, bbody, i, a, head=True):
             pass

@@ -251,6 +251,14 @@ def elif_flags(src: Sources, b: ast.stmt, a: ast.stmt) -> list[bool]:
     return flags
 
 
+def chain_reshaped(src: Sources, b: ast.stmt, a: ast.stmt) -> bool:
+    """An `elif` added where the chain had an `else:` (or taken out, leaving its else): the block
+    after the If is an elif on one side only. Entering it would say the new elif as an `if` wrapping
+    the else's statements, a `replace` whose `find` is still in the patched code (not idempotent on
+    GNU patch's result, and printed from the tree): the whole statement is replaced instead."""
+    return isinstance(b, ast.If) and isinstance(a, ast.If) and _is_elif(src, b) != _is_elif(src, a)
+
+
 def _is_elif(src: Sources, s: ast.If) -> bool:
     if len(s.orelse) != 1 or not isinstance(s.orelse[0], ast.If):
         return False

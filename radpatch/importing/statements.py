@@ -133,11 +133,40 @@ def segment(src: Sources, node: ast.AST) -> str | None:
     text = _source_segment(src.lines_of(node), node)
     if text is None:
         return None
+    text = _relative(src.lines_of(node), node, text)
     try:
         same = key(ast.parse(f"(\n{textwrap.dedent(text).strip()}\n)", mode="eval").body) == key(node)
     except SyntaxError:
         same = False
     return text if same else ast.unparse(node)
+
+
+def _relative(lines: tuple[str, ...], node: ast.AST, text: str) -> str:
+    """A multi-line expression's continuation lines without the indentation of the line it starts
+    on (the engine writes `with` at the site's own indentation, as GNU patch keeps it); rows that
+    continue a string keep every byte. As is where a row is indented less than that line."""
+    rows = text.split("\n")
+    if len(rows) == 1:
+        return text
+    start = lines[getattr(node, "lineno", 1) - 1]
+    indent = start[: len(start) - len(start.lstrip())]
+    inside = _string_rows(rows)
+    out = [rows[0]]
+    for i, row in enumerate(rows[1:], 1):
+        if i in inside or not row.strip():
+            out.append(row)
+        elif row.startswith(indent):
+            out.append(row[len(indent) :])
+        else:
+            return text
+    return "\n".join(out)
+
+
+def indented(text: str, indent: str) -> str:
+    """`_relative`'s text back at the indentation `indent` of the line it starts on."""
+    rows = text.split("\n")
+    inside = _string_rows(rows)
+    return "\n".join(r if i == 0 or i in inside or not r.strip() else indent + r for i, r in enumerate(rows))
 
 
 def _source_segment(lines: tuple[str, ...], node: ast.AST) -> str | None:

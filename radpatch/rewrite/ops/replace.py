@@ -26,6 +26,7 @@ from radpatch.rewrite.source import Source, is_expression, parse_problem
 if TYPE_CHECKING:
     import libcst as cst
 
+    from radpatch.rewrite.elifs import as_else, elif_hits
     from radpatch.rewrite.matching import (
         calls_to,
         code_of,
@@ -132,11 +133,14 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
     old_node: cst.CSTNode = (
         cst.parse_expression(expression_text(old)) if expression else cst.Module(body=parse_statements(old))  # type: ignore[arg-type]
     )
+    elifs: list[Path_] = []
     if undo:
+        # the result written into an if/elif chain as an `elif` branch is the result too (rewrite.elifs)
+        elifs = [] if expression else elif_hits(module, scope, old)
         hit = undo_pick(
             module,
             _hits(module, scope, op.find, expression),
-            _hits(module, scope, old, expression),
+            _hits(module, scope, old, expression) + elifs,
             op,
             "the replacement (`with`)",
             op.scope,
@@ -165,6 +169,8 @@ def _swap(module: cst.Module, op: Replace, offset: int, undo: bool) -> cst.CSTNo
         hit = statement_match(
             module, op.scope, old, op, offset, lambda otherwise, at: _keyword_or(otherwise, module, at, op, offset)
         )
+    if undo and any(hit is e for e in elifs):
+        return as_else(hit, new)
     if expression:
         return replace_on_path(
             hit, fit(module, hit, merge(hit[-1], old_node, cst.parse_expression(expression_text(new))))
