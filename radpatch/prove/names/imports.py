@@ -20,7 +20,6 @@ own that entries applied before it in the same run may add).
 from __future__ import annotations
 
 import ast
-import hashlib
 import importlib.machinery
 import os
 import re
@@ -29,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from .package_scan import imports_top, package_imported
 from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
 from .stdlib_attributes import attribute_reads
@@ -434,33 +434,13 @@ def introduced_missing(
         found = [p for p in found if p.kind != MISSING_MODULE or _top(p.name) != package.lower()]
     if package:  # what the distribution's own modules already import, it already needs
         found = [
-            p
-            for p in found
-            if p.kind != MISSING_MODULE or "." in p.name or not _package_imports(paths, package, p.name)
+            p for p in found if p.kind != MISSING_MODULE or "." in p.name or not imports_top(paths, package, p.name)
         ]
     return found
 
 
 def _modules_only(lookup: Lookup) -> Lookup:
     return lambda module, name: lookup(module, None) if name is None else None
-
-
-def _package_imports(paths: list[str], package: str, module: str) -> bool:
-    """Whether any module of `package` (on the target's path) imports `module`'s top-level module:
-    read as text, only when a new import names a module the target lacks."""
-    top = module.split(".")[0]
-    pattern = re.compile(rf"^[ \t]*(?:import|from)[ \t]+{re.escape(top)}\b", re.MULTILINE)
-    for root in paths:
-        home = Path(root) / package
-        if not home.is_dir():
-            continue
-        for file in home.rglob("*.py"):
-            try:
-                if pattern.search(file.read_text("utf-8", "replace")):
-                    return True
-            except OSError:
-                continue
-    return False
 
 
 def _top(dotted: str) -> str:
@@ -496,58 +476,3 @@ def _submodule(problem: Problem) -> str:
     """The module an unimported-submodule read needs imported (`xml.dom.minidom`); its detail is
     "parent module" (`xml xml.dom.minidom`)."""
     return problem.detail.split(" ")[-1]
-
-
-_STATEMENT = re.compile(
-    rb"[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[\w \t,]|\\\n)*))"
-)
-_FILE_IMPORTS: dict[bytes, frozenset[str]] = {}  # a file's sha1 -> the modules its import statements name
-
-
-def file_imported(data: bytes) -> frozenset[str]:
-    """Every absolute module an import statement in `data` may import, read as text (`import a.b`:
-    a.b; `from a.b import c`: a.b, a.b.c, which may be a submodule; each imports its parents too).
-    Only the lines holding `import` are matched; a statement in a string counts too (this only ever
-    lets a read pass)."""
-    found: set[str] = set()
-    at = data.find(b"import")
-    while at != -1:
-        m = _STATEMENT.match(data, data.rfind(b"\n", 0, at) + 1)
-        if m and m.group(1):
-            found.update(part.split()[0] for part in m.group(1).decode().split(",") if part.split())
-        elif m and m.group(2):
-            base = m.group(2).decode()
-            found.add(base)
-            names = m.group(3).decode().strip("()").replace("\\", " ").split(",")
-            found.update(f"{base}.{n.split()[0]}" for n in names if n.split())
-        at = data.find(b"import", at + 6)
-    return frozenset(found)
-
-
-def package_imported(paths: list[str], package: str, wanted: Collection[str]) -> set[str]:
-    """Which of the modules `wanted` the import statements of `package`'s files (on the target's path)
-    import (each import imports its parents too): another module of the package that imports
-    `xml.dom.minidom` binds it for the whole process. Read as text, each file's imports kept by its
-    content's hash; the scan stops once every one is found."""
-    found: set[str] = set()
-    left = set(wanted)
-    for root in paths:
-        home = Path(root) / package
-        if not home.is_dir():
-            continue
-        for file in home.rglob("*.py"):
-            try:
-                data = file.read_bytes()
-            except OSError:
-                continue
-            digest = hashlib.sha1(data).digest()
-            if digest not in _FILE_IMPORTS:
-                _FILE_IMPORTS[digest] = file_imported(data)
-            theirs = _FILE_IMPORTS[digest]
-            hit = {w for w in left if any(d == w or d.startswith(w + ".") for d in theirs)}
-            found |= hit
-            left -= hit
-            if not left:
-                return found
-        break  # the first directory of that name is the package that imports
-    return found
