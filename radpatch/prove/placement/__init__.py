@@ -36,10 +36,11 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .live import DeadDef, dead_changes, dead_definitions, stored_definitions
+from .live import DeadDef, dead_changes, dead_definitions
 from .reachability import Unreachable, unreachable, unreachable_changes
 from .rebinding import Rebinder, StarBinds, bindings, rebinders, rebound_changes
 from .shadowing import Binding, module_bindings, shadowed
+from .stores import stored_definitions
 
 __all__ = [
     "Binding",

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from .aliases import Aliases, chain, namespace
 from .calls import call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking_names
-from .live import _module_statements, class_bodies, module_aliases
 from .shadowing import DEFS, binds
+from .stores import _module_statements, class_bodies, module_aliases
 
 if TYPE_CHECKING:
     from . import Placement
