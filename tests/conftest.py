@@ -35,8 +35,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # Collection writes bytecode caches even under PYTHONDONTWRITEBYTECODE: pytest's rewritten test
 # modules (without a cache each run and each xdist worker rewrote all of them, about 9 CPU-seconds)
 # and the modules they import (radpatch's, which the radpatch processes tests start then read).
-# Only into __pycache__ beside the sources (.gitignore), only while collecting: the tests' own
-# imports, of fake site-packages under tmp_path, run with the caller's setting (restored below).
+# Only into __pycache__ beside the sources (.gitignore), or under PYTHONPYCACHEPREFIX (tools/test.sh's
+# fast tier sets it), only while collecting: the tests' own imports, of fake site-packages under
+# tmp_path, run with the caller's setting (restored below).
 _DONT_WRITE_BYTECODE = sys.dont_write_bytecode
 sys.dont_write_bytecode = False
 

@@ -57,6 +57,16 @@ run_pytest() {  # run_pytest PYTHON ARGS...
   return "$rc"
 }
 
+# Bytecode of every Python the fast tier starts (pytest, radpatch's processes, the targets' imports) goes to
+# one cache of its own (PYTHONPYCACHEPREFIX), kept between runs: with PYTHONDONTWRITEBYTECODE set,
+# as on some machines and CI images, every radpatch process compiled radpatch again; the prefix
+# writes nothing beside the sources, in the repo or in the targets' site-packages.
+FAST_PYCACHE=${RADPATCH_PYCACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/radpatch/pycache}
+fast_pytest() {  # fast_pytest PYTHON ARGS...: run_pytest with bytecode written to FAST_PYCACHE
+  mkdir -p "$FAST_PYCACHE"
+  (unset PYTHONDONTWRITEBYTECODE && export PYTHONPYCACHEPREFIX="$FAST_PYCACHE" && run_pytest "$@")
+}
+
 # The fast tier runs on every core (pytest-xdist; `worksteal` evens out the few long tests).
 # The real tier's tests that kill, race and count radpatch processes run in one process.
 FAST_WORKERS=(-n auto --dist worksteal)
@@ -119,7 +129,7 @@ matrix() {  # the fast tier under every interpreter, then with the dependency fl
     full=0
     echo "== fast tier on Python $minor ($python), newest dependencies"
     make_venv ".venv-matrix/py$minor" "$python"
-    RADPATCH_TEST_SAMPLE=$sample run_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
+    RADPATCH_TEST_SAMPLE=$sample fast_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
       || failed+=("py$minor")
   done
   for python in "${floors[@]}"; do
@@ -127,7 +137,7 @@ matrix() {  # the fast tier under every interpreter, then with the dependency fl
     echo "== fast tier on Python $minor, lowest allowed dependencies (tools/constraints-floor.txt)"
     make_venv ".venv-matrix/py$minor-floor" "$python" -c tools/constraints-floor.txt
     ".venv-matrix/py$minor-floor/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
-    RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-4} run_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q \
+    RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-4} fast_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q \
       "${FAST_WORKERS[@]}" "$@" || failed+=("py$minor-floor")
   done
   if [ "${#failed[@]}" -gt 0 ]; then

@@ -100,7 +100,7 @@ def test_an_edited_file_is_restored_by_range_reads_and_its_bytecode_refreshed(
     core = site.root / "rtoy" / "core.py"
     core.write_text(CORE.replace("len(spec)", "len(spec) + 1") + "# hand edit\n")
     stale = Path(importlib.util.cache_from_source(str(core)))
-    stale.parent.mkdir(exist_ok=True)
+    stale.parent.mkdir(parents=True, exist_ok=True)  # __pycache__, or its tree under PYTHONPYCACHEPREFIX
     stale.write_bytes(b"stale bytecode")
 
     r = radpatch("restore", "rtoy/core.py")

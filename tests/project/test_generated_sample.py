@@ -8,6 +8,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
 from tests.lib.generated import SAMPLE_ENV, examples, sample, sample_every, seeds, turn_seed
 
@@ -86,3 +87,26 @@ def test_a_sampled_derandomized_search_draws_its_own_examples_on_each_interprete
     shares = [_drawn(4, turn) for turn in (10, 11, 12, 13)]
     assert len({tuple(s) for s in shares}) == 4, shares
     assert _drawn(1, 10) == _drawn(1, 11)  # unsampled: the search as derandomize draws it
+
+
+def _machine_drew(every: int, turn: int) -> list[int]:
+    """The values a derandomized state machine of 3 examples draws under turn_seed(every, turn)."""
+    seen: list[int] = []
+
+    @turn_seed(every, turn)
+    class Machine(RuleBasedStateMachine):
+        @rule(n=st.integers(0, 10**9))
+        def draw(self, n: int) -> None:
+            seen.append(n)
+
+    drawn = settings(max_examples=3, stateful_step_count=2, deadline=None, derandomize=True, database=None)
+    run_state_machine_as_test(Machine, settings=drawn)
+    return seen
+
+
+def test_a_sampled_state_machine_draws_its_own_examples_on_each_interpreter() -> None:
+    """tests/state/test_model.py's machines take turn_seed as a class decorator."""
+    assert _machine_drew(4, 10) == _machine_drew(4, 10)
+    shares = [_machine_drew(4, turn) for turn in (10, 11, 12, 13)]
+    assert len({tuple(s) for s in shares}) == 4, shares
+    assert _machine_drew(1, 10) == _machine_drew(1, 11)

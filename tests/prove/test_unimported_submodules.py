@@ -19,6 +19,7 @@ package's files (not importing them), must accept exactly those.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import subprocess
 import sys
@@ -28,6 +29,7 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import names_check
+from tests.lib.generated import sample
 from tests.lib.interpreters import OTHER_TARGETS
 
 READS = {  # the new read, and the submodule an extra import would bind
@@ -42,7 +44,11 @@ READS = {  # the new read, and the submodule an extra import would bind
 }
 IMPORTS = ("parent-only", "also-submodule", "submodule-in-function", "submodule-in-f")
 EXES = {"own": sys.executable, **{v: str(p) for v, p in OTHER_TARGETS.items()}}
-CASES = list(itertools.product(EXES, READS, IMPORTS))
+# generated families: every case unsampled, about one in RADPATCH_TEST_SAMPLE (each target, read and
+# placement still) turning with the interpreter (tests/lib/generated.py)
+CASES = sample(itertools.product(EXES, READS, IMPORTS))
+# each target asked for its environment once per run, not once per case
+target_env = functools.cache(python_env)
 
 
 def sources(read: str, imports: str) -> tuple[str, str]:
@@ -65,7 +71,7 @@ def test_a_submodule_read_nothing_imports_is_refused(exe: str, read: str, import
     fails = run.returncode != 0
     if fails:
         assert "AttributeError" in run.stderr, run.stderr
-    refused = names_check.names_refusal(before.encode(), after.encode(), "m.py", python_env(EXES[exe]))
+    refused = names_check.names_refusal(before.encode(), after.encode(), "m.py", target_env(EXES[exe]))
     why = None if refused is None else refused.why
     assert (why is not None) == fails, (why, run.stderr[-300:])
     if why is not None:
@@ -91,7 +97,7 @@ PACKAGE_READS = {  # the new read; the other module's import of the submodule, i
     ),
 }
 OTHER = ("import-submodule", "from-submodule", "from-parent", "parent-only")
-PACKAGE_CASES = list(itertools.product(EXES, PACKAGE_READS, OTHER))
+PACKAGE_CASES = sample(itertools.product(EXES, PACKAGE_READS, OTHER))
 
 
 def toy_package(root: Path, read: str, other: str) -> tuple[str, str]:
@@ -121,7 +127,7 @@ def test_a_submodule_another_module_of_the_package_imports_is_accepted(
     fails = run.returncode != 0
     if fails:
         assert "AttributeError" in run.stderr, run.stderr
-    env = python_env(EXES[exe])
+    env = target_env(EXES[exe])
     env = dataclasses.replace(env, paths=(tmp_path, *env.paths))
     refused = names_check.names_refusal(before.encode(), after.encode(), "toy/m.py", env, module="toy.m")
     why = None if refused is None else refused.why
