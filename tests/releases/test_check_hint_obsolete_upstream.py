@@ -39,3 +39,15 @@ def test_check_on_a_verified_obsolete_release_names_obsolete_not_apply(
     after = radpatch("--registry", str(reg), "status", "--check", "uncap")
     assert after.code != 0
     assert "declare 1.1 in the entry's `obsolete:`" in after.err and "radpatch apply" not in after.err
+
+
+def test_apply_on_a_verified_obsolete_release_names_obsolete_not_the_version_range(
+    loopback: Any, write_registry: Any, radpatch: Any, site: Site
+) -> None:
+    loopback("radpatch-toy", {"1.0": {"rptoy/core.py": KEPT}, "1.1": {"rptoy/core.py": DROPPED}})
+    reg = write_registry("uncap", ENTRY)
+    site.install("radpatch-toy", "1.1", {"rptoy/core.py": DROPPED})
+    radpatch("--registry", str(reg), "verify", "uncap")
+    r = radpatch("--registry", str(reg), "apply", "uncap")
+    assert r.code != 0 and "Traceback" not in r.err
+    assert "declare 1.1 in the entry's `obsolete:`" in r.err and "check the version range" not in r.err
