@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
@@ -18,6 +18,9 @@ from radpatch.state.check import failing, failure, recorded_names
 from radpatch.state.decide import PatchState, State
 from radpatch.state.imported import Shadow
 from radpatch.state.verdict import SATISFIED
+
+if TYPE_CHECKING:
+    from radpatch.releases.summaries import Run
 
 
 def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
@@ -168,7 +171,7 @@ def obsolete_upstream(s: PatchState) -> str:
     return obsolete_words(span) + (f" ({', '.join(links)})" if links else "")
 
 
-def obsolete_upstream_run(s: PatchState) -> tuple[Version, Version] | None:
+def obsolete_upstream_run(s: PatchState) -> Run | None:
     """X..Y of "obsolete upstream in X..Y": the installed release is one verify read and found to
     contain the change, in a run of such releases from X to Y (None otherwise: the installed file
     decides)."""
@@ -182,7 +185,7 @@ def obsolete_upstream_run(s: PatchState) -> tuple[Version, Version] | None:
 
 def _obsolete_upstream_json(s: PatchState) -> dict[str, object] | None:
     span = obsolete_upstream_run(s)
-    return None if span is None else {"from": str(span[0]), "upstream": list(s.patch.upstream)}
+    return None if span is None else {"from": str(span.first), "upstream": list(s.patch.upstream)}
 
 
 def _print(states: list[PatchState]) -> None:

@@ -115,6 +115,15 @@ def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Over
     )
 
 
+def _verified_obsolete(ps: PatchState) -> bool:
+    """verify read the installed release and found it contains the change (its cache, no network)."""
+    from radpatch.releases.summaries import obsolete_run
+    from radpatch.releases.wheels import cache_root
+
+    assert ps.dist is not None
+    return obsolete_run(cache_root(), ps.patch, ps.dist.version) is not None
+
+
 def _planned(
     ps: PatchState, files: list[FileState], env: PythonEnv, overlay: Overlay, created: set[Path]
 ) -> list[plan.PlannedFile]:
@@ -135,6 +144,12 @@ def _planned(
         try:
             change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before or b"", env)
         except RefusedError as exc:
+            if ps.dist is not None and not ps.patch.from_record and _verified_obsolete(ps):
+                raise RefusedError(
+                    exc.message,
+                    f"verify found {ps.dist.name} {ps.dist.version} already contains {ps.patch.name}'s change: "
+                    f"declare {ps.dist.version} in the entry's `obsolete:` (apply then leaves it alone)",
+                ) from None
             if not f.left_by or f.path in overlay or not _applies_on_wheel(ps, f):
                 raise
             others = " ".join(f.left_by)

@@ -5,14 +5,16 @@ A scope the change only removes statements from is carried by a release only on 
 is no removal: the release binds the same name (or attribute) to an equal value elsewhere in the
 module (a class attribute `timeout = 30`, a base class of the module, a helper `obj.timeout = 30`,
 `self.timeout = TIMEOUT` with a module constant `TIMEOUT = 30`) more often than the change's result
-does. Where the value or the code cannot be read from the module alone, the release may still make
-it, and the answer is "cannot tell", so not carried: a value read from another module
+does; a definition named like the attribute (`@property def timeout(self)`) rebinds it too. Where
+the value or the code cannot be read from the module alone, the release may still make it, and the
+answer is "cannot tell", so not carried: a value read from another module
 (`self.timeout = consts.TIMEOUT`, an imported or local name), and, for a removed statement on the
 method's object, a call the release's scope newly makes that hands the object to code of another
 module (`settings.apply_timeout(self)`, `self.method()` of no class of the module, `super()`), or a
 base class the scope's class newly names that the module does not define. Nor can the module's
 bindings tell (att23e G2) when the release newly stores through an object's `__dict__` or `vars()`
-(`self.__dict__.update(timeout=30)`, `vars(self)["timeout"] = 30`), newly defines `__getattr__`,
+(`self.__dict__.update(timeout=30)`, `vars(self)["timeout"] = 30`) or hands `setattr`/`vars` on as
+a value (`map(setattr, [self], ["timeout"], [30])`), newly defines `__getattr__`,
 `__getattribute__` or `__setattr__` in a class, or decorates the scope (or its class) with a
 decorator the change's result does not have or that comes from another module (it runs around the
 method: `@settings.with_timeout`).
@@ -54,6 +56,7 @@ def bound_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool
 
 _HOOKS = {"__getattr__", "__getattribute__", "__setattr__"}
 _DICT_READS = {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__", "__len__", "__iter__"}
+_STORERS = {"setattr", "vars"}  # builtins that store attributes when handed on as a value
 _PLAIN = {"staticmethod", "classmethod", "property"}  # builtins that run no other code around the method
 
 
@@ -73,8 +76,12 @@ def _hidden(tree: ast.Module) -> Counter[str]:
             dict_reads.add(id(node.value))  # `obj.__dict__[k]` read
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DICT_READS:
             dict_reads.add(id(node.func.value))  # `vars(obj).get(k)`
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
         if id(node) in dict_reads:
+            continue
+        if isinstance(node, ast.Name) and node.id in _STORERS and id(node) not in called:
+            out[f"ref {node.id}"] += 1  # `map(setattr, [self], ...)`: a store no call shows
             continue
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
             out[f"__dict__ {ast.dump(node)}"] += 1
@@ -194,9 +201,15 @@ def _bound(stmt: ast.AST, values: _Values) -> list[Binding]:
 
 
 def _bindings(tree: ast.Module) -> Counter[Binding]:
-    """Every binding of the module, at any depth (class attributes, helpers, constants)."""
+    """Every binding of the module, at any depth (class attributes, helpers, constants), and a
+    definition of the module or of a class named like an attribute (`@property def timeout`: its
+    value is the code's, UNKNOWN)."""
     values = _Values(tree)
-    return Counter(b for node in ast.walk(tree) for b in _bound(node, values))
+    out = Counter(b for node in ast.walk(tree) for b in _bound(node, values))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef)):
+            out.update((s.name, UNKNOWN) for s in node.body if isinstance(s, _DEFS))
+    return out
 
 
 def _reaches_out(

@@ -33,7 +33,7 @@ from radpatch.prove.star_exports import ModuleSource
 from radpatch.prove.steps import STEPS, Case
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.releases import carried
+from radpatch.releases import carried, replaced
 
 PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
 MEANING = {
@@ -246,14 +246,15 @@ def _contains(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
     rewrites do not apply (where they apply, apply makes the change: an insertion already there is
     told by the round trip)."""
     if memo.carries(data):
-        return True
+        change = run.change(index, f.target)
+        return change is None or not replaced.undone(*change, data)
     try:
         memo.forward(data)
         return False
     except RefusedError:
         pass
     change = run.change(index, f.target)
-    return change is not None and carried.carries(*change, data)
+    return change is not None and carried.carries(*change, data) and not replaced.undone(*change, data)
 
 
 def _requires(run: _Run) -> Refusal | None:

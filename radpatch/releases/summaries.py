@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -18,16 +20,24 @@ def summary_path(root: Path, patch: Patch) -> Path:
     return root / "summaries" / f"{patch.name}-{patch.digest[:16]}.json"
 
 
-def remember(report: Report, root: Path) -> None:
+def remember(report: Report, root: Path, listed: Iterable[Version] = ()) -> None:
     """Keep which releases were found to contain the change (for `list` and `status`, which never
-    read the index): every release verified so far for this revision of the entry."""
+    read the index): every release verified so far for this revision of the entry, and the releases
+    the index listed (a listed release verify skipped breaks a run of obsolete ones)."""
     path = summary_path(root, report.patch)
     known = read_summary(root, report.patch)
     for r in report.results:
         if r.checks.get("pristine") is not None or r.note:
             known[str(r.version)] = r.obsolete or bool(r.note)
+    seen = sorted({*_listed(root, report.patch), *(v for v in listed if not v.is_prerelease)})
+    data = {
+        "patch": report.patch.name,
+        "digest": report.patch.digest,
+        "obsolete": known,
+        "listed": [str(v) for v in seen],
+    }
     try:
-        write_json(path, {"patch": report.patch.name, "digest": report.patch.digest, "obsolete": known})
+        write_json(path, data)
     except OSError:
         pass  # a summary that cannot be written only means `list` cannot say obsolete-from
 
@@ -41,32 +51,45 @@ def read_summary(root: Path, patch: Patch) -> dict[str, bool]:
         return {}
 
 
+@dataclass(frozen=True)
+class Run:
+    """A run of verified releases that contain the change, no verified release without it among
+    them: its pieces (X..Y each, broken where the index listed a release verify did not read) and
+    those unread releases."""
+
+    pieces: tuple[tuple[Version, Version], ...]
+    skipped: tuple[Version, ...] = ()
+
+    @property
+    def first(self) -> Version:
+        return self.pieces[0][0]
+
+    @property
+    def last(self) -> Version:
+        return self.pieces[-1][1]
+
+
 def obsolete_from(root: Path, patch: Patch) -> Version | None:
     """The first release of the last run of verified releases that contain the change (None: the newest
     verified release does not). Says nothing of releases verify did not read: see obsolete_span."""
     span = obsolete_span(root, patch)
-    return None if span is None else span[0]
+    return None if span is None else span.first
 
 
-def obsolete_span(root: Path, patch: Patch) -> tuple[Version, Version] | None:
-    """(first, last) of the last run of verified releases that contain the change, the newest verified
-    release last; None when that one does not contain it. A later release verify did not read (one
-    upstream reverted the change in, say) is not in it."""
+def obsolete_span(root: Path, patch: Patch) -> Run | None:
+    """The last run of verified releases that contain the change, the newest verified release last;
+    None when that one does not contain it. A later release verify did not read (one upstream
+    reverted the change in, say) is not in it, nor one between that verify skipped."""
     known = _known(root, patch)
     if not known or not known[-1][1]:
         return None
-    first = known[-1][0]
-    for v, obs in reversed(known):
-        if not obs:
-            break
-        first = v
-    return first, known[-1][0]
+    return obsolete_run(root, patch, known[-1][0])
 
 
-def obsolete_run(root: Path, patch: Patch, version: Version) -> tuple[Version, Version] | None:
-    """(first, last) of the run of verified releases containing the change that `version` is in,
-    when verify read `version` and found it contains the change; None otherwise (a release verify did
-    not read is judged by its installed file, not by its neighbours)."""
+def obsolete_run(root: Path, patch: Patch, version: Version) -> Run | None:
+    """The run of verified releases containing the change that `version` is in, when verify read
+    `version` and found it contains the change; None otherwise (a release verify did not read is
+    judged by its installed file, not by its neighbours)."""
     known = _known(root, patch)
     at = next((i for i, (v, _) in enumerate(known) if v == version), None)
     if at is None or not known[at][1]:
@@ -76,13 +99,30 @@ def obsolete_run(root: Path, patch: Patch, version: Version) -> tuple[Version, V
         first -= 1
     while last + 1 < len(known) and known[last + 1][1]:
         last += 1
-    return known[first][0], known[last][0]
+    read = [v for v, _ in known[first : last + 1]]
+    listed = _listed(root, patch)
+    pieces: list[tuple[Version, Version]] = []
+    skipped: list[Version] = []
+    start = read[0]
+    for prev, nxt in zip(read, read[1:]):
+        between = [v for v in listed if prev < v < nxt]
+        if between:
+            pieces.append((start, prev))
+            skipped += between
+            start = nxt
+    pieces.append((start, read[-1]))
+    return Run(tuple(pieces), tuple(skipped))
 
 
-def obsolete_words(span: tuple[Version, Version]) -> str:
+def obsolete_words(span: tuple[Version, Version] | Run) -> str:
     """The one phrase `status` and `list` say of releases verify found to contain the change:
-    "obsolete upstream in X" or "obsolete upstream in X..Y"."""
-    return f"obsolete upstream in {span_text(span)}"
+    "obsolete upstream in X", "obsolete upstream in X..Y", or, where verify skipped a release the
+    index lists among them, "obsolete upstream in X, Z..Y (W not verified)"."""
+    run = span if isinstance(span, Run) else Run((span,))
+    text = ", ".join(span_text(p) for p in run.pieces)
+    if run.skipped:
+        text += f" ({', '.join(str(v) for v in run.skipped)} not verified)"
+    return f"obsolete upstream in {text}"
 
 
 def span_text(span: tuple[Version, Version]) -> str:
@@ -93,6 +133,16 @@ def span_text(span: tuple[Version, Version]) -> str:
 
 def _known(root: Path, patch: Patch) -> list[tuple[Version, bool]]:
     return sorted((v, obs) for key, obs in read_summary(root, patch).items() if (v := _version(key)) is not None)
+
+
+def _listed(root: Path, patch: Patch) -> list[Version]:
+    """The releases the index listed when verify ran (pre-releases left out: pip skips them too)."""
+    try:
+        data = json.loads(summary_path(root, patch).read_text())
+        listed = [v for key in data.get("listed", []) if (v := _version(str(key))) is not None]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    return sorted(v for v in listed if not v.is_prerelease)
 
 
 def _version(text: str) -> Version | None:

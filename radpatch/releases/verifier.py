@@ -115,7 +115,10 @@ class Verifier:
         of the declared range, read then): it may contain the whole change in upstream's own layout."""
         fetched = self._fetch(versions)
         results = self._prove(versions, fetched, with_bases=False)
-        again = [v for v in versions if _read_on_bases(results[v])]
+        replaces = any(r.op.KEY == "replace" for r in self.patch.rewrites)
+        # an obsolete verdict on a replace is read against the base too (releases.replaced: its new
+        # code may sit under a condition, or the old value be stored again)
+        again = [v for v in versions if _read_on_bases(results[v]) or (replaces and results[v].obsolete)]
         if again and any(b not in again for b in self.bases):
             fetched = {**fetched, **self._fetch([b for b in self.bases if b not in fetched])}
             results.update(self._prove(again, fetched, with_bases=True))

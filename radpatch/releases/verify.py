@@ -101,7 +101,7 @@ def verify(
     ordered = tuple(results[v] for v in sorted(results))
     stacked = tuple(p.name for p in requires)
     report = Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer, stacked)
-    remember(report, releases.root)
+    remember(report, releases.root, listing)
     return report
 
 

@@ -50,17 +50,38 @@ def failing(states: list[PatchState], shadowed: Container[Path]) -> list[PatchSt
 def failure(bad: list[PatchState]) -> CheckFailed:
     """What --check raises for the states `failing` found: each patch's state, and `radpatch apply`
     as the way out when applying them all would do."""
+    upstream = [s for s in bad if _verified_obsolete(s)]
     fixable = [
         s.patch.name
         for s in bad
-        if (s.state is State.NOT_APPLIED or s.unrecorded) and not s.pending and not s.patch.from_record
+        if (s.state is State.NOT_APPLIED or s.unrecorded)
+        and not s.pending
+        and not s.patch.from_record
+        and s not in upstream
     ]
-    hint = (
-        f"apply: radpatch apply {' '.join(fixable)}"
-        if len(fixable) == len(bad)
-        else "see why above; `radpatch status NAME` explains each state"
-    )
+    if upstream and len(upstream) + len(fixable) == len(bad):
+        s = upstream[0]
+        assert s.dist is not None
+        hint = (
+            f"verify found {s.dist.name} {s.dist.version} already contains {s.patch.name}'s change: "
+            f"declare {s.dist.version} in the entry's `obsolete:` (apply then leaves it alone)"
+        )
+    elif len(fixable) == len(bad):
+        hint = f"apply: radpatch apply {' '.join(fixable)}"
+    else:
+        hint = "see why above; `radpatch status NAME` explains each state"
     return CheckFailed("; ".join(_wrong(s) for s in bad), hint)
+
+
+def _verified_obsolete(s: PatchState) -> bool:
+    """Not applied, on an installed release verify read and found to contain the change already
+    (releases.summaries: its cache): applying cannot turn the check green, declaring it obsolete can."""
+    if s.state is not State.NOT_APPLIED or s.dist is None or s.patch.from_record or s.pending:
+        return False
+    from radpatch.releases.summaries import obsolete_run
+    from radpatch.releases.wheels import cache_root
+
+    return obsolete_run(cache_root(), s.patch, s.dist.version) is not None
 
 
 def _wrong(s: PatchState) -> str:
