@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from radpatch.importing.rewrites import rewrites
-from tests.lib.importing import gnu_diff, gnu_patch, pip_install
+from tests.lib.importing import diff_imported, gnu_patch, pip_install
 from tests.lib.wheels import build_wheel
 
 REL = "rpchain/m.py"
@@ -151,21 +151,10 @@ def test_an_elif_before_else_replaces_the_chain_in_the_diffs_own_text(shape: str
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_a_chain_branch_imports_adopts_and_captures_as_gnu_patch_gives(tmp_path: Path, shape: str) -> None:
     before, after = SHAPES[shape]
-    wheel = build_wheel(tmp_path / "wheel", "rpchain", "1.0.0", {"rpchain/__init__.py": "", REL: before})
-    venv = pip_install(tmp_path / "venv", wheel)
-    patch = tmp_path / "change.patch"
-    patch.write_bytes(gnu_diff(tmp_path / "d", REL, before, after).stdout)
-    gnu_dir = tmp_path / "gnu"
-    (gnu_dir / REL).parent.mkdir(parents=True)
-    (gnu_dir / REL).write_text(before)
-    assert gnu_patch(gnu_dir, patch, 1).returncode == 0
-    gnu = (gnu_dir / REL).read_text()
+    got = diff_imported(tmp_path, "rpchain", REL, before, after)
+    venv, wheel, patch, gnu, reg, text = got.venv, got.wheel, got.patch, got.gnu, got.reg, got.text
     target = venv.site / REL
 
-    reg = tmp_path / "reg"
-    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
-    assert out.returncode == 0, out.stderr
-    text = (reg / "change.yaml").read_text()
     rp = ("--registry", str(reg))
 
     # on the pristine install: GNU's module

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.lib.importing import gnu_diff, gnu_patch, pip_install
-from tests.lib.wheels import build_wheel
+from tests.lib.importing import diff_imported
 
 REL = "rpcall/m.py"
 
@@ -81,21 +80,11 @@ SHAPES = {
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_an_argument_of_a_multiline_call_imports_byte_equal_to_gnu_patch(tmp_path: Path, shape: str) -> None:
     before, after = SHAPES[shape]
-    wheel = build_wheel(tmp_path / "wheel", "rpcall", "1.0.0", {"rpcall/__init__.py": "", REL: before})
-    venv = pip_install(tmp_path / "venv", wheel)
-    patch = tmp_path / "change.patch"
-    patch.write_bytes(gnu_diff(tmp_path / "d", REL, before, after).stdout)
-    gnu_dir = tmp_path / "gnu"
-    (gnu_dir / REL).parent.mkdir(parents=True)
-    (gnu_dir / REL).write_text(before)
-    assert gnu_patch(gnu_dir, patch, 1).returncode == 0
-    reg = tmp_path / "reg"
-    out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
-    assert out.returncode == 0, out.stderr
-    text = (reg / "change.yaml").read_text()
+    got = diff_imported(tmp_path, "rpcall", REL, before, after)
+    venv, wheel, reg, text = got.venv, got.wheel, got.reg, got.text
     applied = venv.radpatch("--registry", str(reg), "apply", "--wheel", str(wheel), "change")
     assert applied.returncode == 0, applied.stderr + text
-    assert (venv.site / REL).read_text() == (gnu_dir / REL).read_text(), text  # byte-equal, not only AST
+    assert (venv.site / REL).read_text() == got.gnu, text  # byte-equal, not only AST
     for item in yaml.safe_load(text)["rewrites"]:
         for op in item.values():
             if isinstance(op, dict) and isinstance(op.get("with"), str) and "\n" in op["with"].strip():

@@ -320,13 +320,23 @@ def edit(source: str, rng: random.Random, k: int, kinds: tuple[str, ...] = TODAY
     return "\n".join(lines)
 
 
-def imported_as_gnu_patch_gives(tmp: Path, before: str, after: str) -> dict[str, object]:
-    """One module `rpnarrow/m.py` installed by pip as `before`, the GNU diff to `after` imported, and
-    the entry applied by the real engine: the patched module must be AST-identical to what GNU patch
-    makes of the diff, `status --check` must pass and `revert` must give the installed bytes back.
-    The entry, as read from its YAML (with the import's output under `_stdout`)."""
-    rel = "rpnarrow/m.py"
-    wheel = build_wheel(tmp / "wheel", "rpnarrow", "1.0.0", {"rpnarrow/__init__.py": "", rel: before})
+@dataclass(frozen=True)
+class Imported:
+    """One module installed by pip as `before`, GNU's diff to `after` cut and put on a copy by GNU
+    patch -p1 (`gnu`, its text), and the diff imported by `radpatch import` into `reg` (`text`, the
+    entry `change`'s YAML)."""
+
+    venv: Venv
+    wheel: Path
+    patch: Path
+    gnu: str
+    reg: Path
+    text: str
+    stdout: str
+
+
+def diff_imported(tmp: Path, dist: str, rel: str, before: str, after: str) -> Imported:
+    wheel = build_wheel(tmp / "wheel", dist, "1.0.0", {f"{dist}/__init__.py": "", rel: before})
     venv = pip_install(tmp / "venv", wheel)
     patch = tmp / "change.patch"
     patch.write_bytes(gnu_diff(tmp / "d", rel, before, after).stdout)
@@ -338,17 +348,29 @@ def imported_as_gnu_patch_gives(tmp: Path, before: str, after: str) -> dict[str,
     reg = tmp / "reg"
     out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
     assert out.returncode == 0, out.stderr
-    text = (reg / "change.yaml").read_text()
+    return Imported(
+        venv, wheel, patch, (expected / rel).read_text(), reg, (reg / "change.yaml").read_text(), out.stdout
+    )
+
+
+def imported_as_gnu_patch_gives(tmp: Path, before: str, after: str) -> dict[str, object]:
+    """One module `rpnarrow/m.py` installed by pip as `before`, the GNU diff to `after` imported, and
+    the entry applied by the real engine: the patched module must be AST-identical to what GNU patch
+    makes of the diff, `status --check` must pass and `revert` must give the installed bytes back.
+    The entry, as read from its YAML (with the import's output under `_stdout`)."""
+    rel = "rpnarrow/m.py"
+    got = diff_imported(tmp, "rpnarrow", rel, before, after)
+    venv, reg, text, out_stdout = got.venv, got.reg, got.text, got.stdout
     applied = venv.radpatch("--registry", str(reg), "apply", "change")
     assert applied.returncode == 0, applied.stderr + text
     mine = (venv.site / rel).read_text()
-    assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse((expected / rel).read_text())), text + mine
+    assert ast.dump(ast.parse(mine)) == ast.dump(ast.parse(got.gnu)), text + mine
     assert venv.radpatch("--registry", str(reg), "status", "--check", "change").returncode == 0, text
     reverted = venv.radpatch("--registry", str(reg), "revert", "change")
     assert reverted.returncode == 0, reverted.stderr + text
     assert (venv.site / rel).read_text() == before
     entry: dict[str, object] = yaml.safe_load(text)
-    entry["_stdout"] = out.stdout
+    entry["_stdout"] = out_stdout
     return entry
 
 
