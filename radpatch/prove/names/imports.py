@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from .import_order import imported_before
 from .package_scan import imports_top, package_imported
 from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
@@ -91,7 +92,6 @@ def missing_imports(
     names a `from` import takes from its standard library (without it they pass). `fresh`: the target,
     for an attribute read it says a module has: does a fresh `import module` bind it? (`xml.dom` after
     `import xml` is a submodule nothing imports, unless the module imports it itself.)"""
-    imported = _imported_modules(after)
     had: dict[tuple[str, str, str], int] = {}
     for key, _, _ in _uses(before, module, version):
         had[key] = had.get(key, 0) + 1
@@ -147,7 +147,7 @@ def missing_imports(
             elif binds and missing == MISSING_ATTRIBUTE:
                 dotted = _chains(after) if dotted is None else dotted
                 fix = _fix(dotted.get(line, []), base, name, lookup)
-                if not {"<module>", qual} & _binding(imported, fix):
+                if not imported_before(after, line, fix):
                     loose.append((base, name, line, qual, fix))
         if loose and fresh is not None:
             bound = fresh([(base, name) for base, name, _, _, _ in loose])
@@ -193,39 +193,6 @@ def _fix(chains: list[list[str]], base: str, name: str, lookup: Lookup) -> str:
                 best = ".".join(full[:i])
                 break
     return best
-
-
-def _binding(imported: dict[str, set[str]], module: str) -> set[str]:
-    """The scopes whose imports import `module`."""
-    return {scope for scope, modules in imported.items() if module in modules}
-
-
-def _imported_modules(tree: ast.Module) -> dict[str, set[str]]:
-    """Per scope ("<module>", or a function's dotted name as attribute_reads names it): every module
-    and package an import there imports (`import a.b.c`: a, a.b, a.b.c; `from a.b import c`: a, a.b
-    and a.b.c, which may be a submodule). An import in a class body runs with the module; one in
-    another function binds nothing until that function is called."""
-    out: dict[str, set[str]] = {}
-    stack: list[tuple[ast.AST, str, str]] = [(s, "<module>", "<module>") for s in tree.body]
-    while stack:
-        n, qual, runs = stack.pop()
-        dotted: list[str] = []
-        if isinstance(n, ast.Import):
-            dotted = [a.name for a in n.names]
-        elif isinstance(n, ast.ImportFrom) and not n.level and n.module:
-            dotted = [n.module, *(f"{n.module}.{a.name}" for a in n.names)]
-        for d in dotted:
-            parts = d.split(".")
-            out.setdefault(runs, set()).update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            inner = n.name if qual == "<module>" else f"{qual}.{n.name}"
-            stack.extend((x, inner, runs if isinstance(n, ast.ClassDef) else inner) for x in n.body)
-        elif isinstance(n, ast.stmt):
-            inside = (x for x in ast.iter_child_nodes(n) if isinstance(x, (ast.stmt, ast.excepthandler)))
-            stack.extend((x, qual, runs) for x in inside)
-        elif isinstance(n, ast.excepthandler):
-            stack.extend((x, qual, runs) for x in n.body)  # type: ignore[attr-defined]
-    return out
 
 
 def _missing_submodules(chains: list[tuple[str, int, str]], ask: Ask) -> list[Problem]:
