@@ -60,7 +60,18 @@ PLACEMENTS = {
     "module-read-below-import": "import xml\nimport xml.dom.minidom\n\nX = 'old'\n\n\ndef f():\n    return X\n",
     "class-body-import": "import xml\n\n\nclass K:\n    import xml.dom.minidom\n" + F,
 }
-SPELLINGS: dict[str, tuple[str, str]] = {}
+SPELLINGS = {  # a name a `from` import binds, then a new read through it
+    "from-xml-dom": ("from xml import dom\n", "dom.minidom.parseString('<a/>').documentElement.tagName"),
+    "from-xml-dom-imported": (
+        "from xml import dom\nimport xml.dom.minidom\n",
+        "dom.minidom.parseString('<a/>').documentElement.tagName",
+    ),
+    "from-xml-etree": ("from xml import etree as et\n", "et.ElementTree.fromstring('<a/>').tag"),
+    "from-email-mime": ("from email import mime\n", "mime.text.MIMEText('x').get_content_type()"),
+    "from-concurrent-futures": ("from concurrent import futures\n", "futures.Future.__name__"),
+    "from-xml-dom-minidom": ("from xml.dom import minidom\n", "minidom.parseString('<a/>').documentElement.tagName"),
+    "from-os-path": ("from os import path\n", "path.join('a', 'b')"),
+}
 EXES = {"own": sys.executable, **{v: str(p) for v, p in OTHER_TARGETS.items()}}
 CASES = sample(itertools.product(EXES, [*PLACEMENTS, *SPELLINGS]))
 target_env = functools.cache(python_env)

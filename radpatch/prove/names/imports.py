@@ -70,7 +70,9 @@ def _uses(tree: ast.Module, module: tuple[str, bool] | None, version: tuple[int,
             if base is None or base == "__future__":
                 continue
             out.extend((("from", base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
-    out.extend((("attr", base, name), line, qual) for base, name, line, qual in attribute_reads(tree, version))
+    froms = {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    for base, name, line, qual in attribute_reads(tree, version):  # `from xml import dom`: dom.minidom
+        out.append((("from-attr" if base in froms else "attr", base, name), line, qual))
     return out
 
 
@@ -103,6 +105,10 @@ def missing_imports(
             had[key] -= 1
             continue
         kind, base, name = key
+        if kind == "from-attr":  # a name a `from` import binds: read here only when it is a module
+            if not lookup(base, None):
+                continue
+            kind = "attr"
         top = base.split(".")[0]
         if top in looks_stdlib and top not in stdlib:
             continue  # missing_modules' case (`import tomllib` on 3.10)

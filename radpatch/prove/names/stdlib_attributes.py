@@ -6,8 +6,9 @@ under an `if` (a version test is decided for the target), not in a `try` that ca
 AttributeError, not in a conditional expression or a boolean operation (`hasattr(m, "x") and m.x`),
 and not in an annotation that is never evaluated (a function's local annotations, every annotation
 under `from __future__ import annotations`). The name must be bound only by imports of one module
-anywhere in the module (so `enum.X` is that module's X), and the module must not assign the
-attribute itself (`enum.X = ...`).
+anywhere in the module (so `enum.X` is that module's X; `from xml import dom` names xml.dom, which
+the caller reads as a module only when it is one), and the module must not assign the attribute
+itself (`enum.X = ...`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ def _module_names(tree: ast.Module) -> dict[str, str]:
             for a in n.names:
                 name, module = (a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0])
                 imported.setdefault(name, set()).add(module)
+        elif isinstance(n, ast.ImportFrom) and not n.level and n.module:  # `from xml import dom`: maybe a module
+            for a in n.names:
+                imported.setdefault(a.asname or a.name, set()).add(f"{n.module}.{a.name}")
         elif isinstance(n, ast.ImportFrom):
             other.update(a.asname or a.name for a in n.names)
         elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
