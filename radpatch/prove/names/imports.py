@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .import_order import imported_before
-from .package_scan import imports_top, package_imported
+from .package_scan import imports_top, init_binds, package_imported
 from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
 from .stdlib_attributes import attribute_reads
@@ -87,19 +87,23 @@ def missing_imports(
     skip: Collection[str] = (),
     ask: Ask | None = None,
     fresh: Ask | None = None,
+    init: Callable[[str, str], bool | None] | None = None,
 ) -> list[Problem]:
     """New unguarded imports `lookup` says the target lacks; a standard-library-looking top-level
     module the target's stdlib lacks is missing_modules' to report. `skip`: modules whose planned
     text is not on disk (the patch's own), never judged by their files. `ask`: the target, for the
     names a `from` import takes from its standard library (without it they pass). `fresh`: the target,
     for an attribute read it says a module has: does a fresh `import module` bind it? (`xml.dom` after
-    `import xml` is a submodule nothing imports, unless the module imports it itself.)"""
+    `import xml` is a submodule nothing imports, unless the module imports it itself.) `init`: the
+    same question for a package outside the standard library, told by its `__init__` file
+    (package_scan.init_binds: `import toyx` then `toyx.sub`)."""
     had: dict[tuple[str, str, str], int] = {}
     for key, _, _ in _uses(before, module, version):
         had[key] = had.get(key, 0) + 1
     out: list[Problem] = []
     asked: list[tuple[str, str, int, str, str]] = []  # (module, name, line, scope, kind) for the target to tell
     chains: list[tuple[str, int, str]] = []  # (dotted submodule, line, scope) of the standard library's
+    dotted: dict[int, list[list[str]]] | None = None
     for key, line, qual in _uses(after, module, version):
         if had.get(key, 0):
             had[key] -= 1
@@ -120,6 +124,11 @@ def missing_imports(
         if kind == "attr":  # `enum.StrEnum`: only the standard library's, asked of the target as a `from` import is
             if top in stdlib and ask is not None:
                 asked.append((base, name, line, qual, MISSING_ATTRIBUTE))
+            elif top not in stdlib and init is not None and lookup(f"{base}.{name}", None):
+                dotted = _chains(after) if dotted is None else dotted
+                fix = _fix(dotted.get(line, []), base, name, lookup)
+                if not imported_before(after, line, fix) and _unbound(base, fix, init):
+                    out.append(Problem(line, name, qual, UNIMPORTED_SUBMODULE, f"{base} {fix}"))
             continue
         if kind == "import":
             parts = base.split(".")
@@ -144,7 +153,6 @@ def missing_imports(
     if asked and ask is not None:
         answers = ask([(base, name) for base, name, _, _, _ in asked])
         loose: list[tuple[str, str, int, str, str]] = []  # attribute reads the target has: bound by `import base`?
-        dotted: dict[int, list[list[str]]] | None = None
         for (base, name, line, qual, missing), binds in zip(asked, answers):
             if binds is None and lookup(base, None):  # not the target's own (a backport on its path)
                 binds = lookup(base, name)
@@ -166,6 +174,20 @@ def missing_imports(
         out.extend(_missing_submodules(chains, ask))
     out.sort(key=lambda p: p.line)
     return out
+
+
+def _unbound(base: str, fix: str, init: Callable[[str, str], bool | None]) -> bool:
+    """Whether a fresh `import base` surely leaves a step of submodule `fix` unbound: each step
+    (`base.a`, `base.a.b`, ...) bound by its parent's `__init__` or one above it that ran. A step its
+    parent cannot tell (a module `__getattr__`) may be bound; the steps below it are still asked."""
+    parts = fix.split(".")
+    top = len(base.split("."))
+    for i in range(top, len(parts)):
+        step, parent = ".".join(parts[: i + 1]), ".".join(parts[:i])
+        told = init(parent, step)
+        if told is False and not any(init(".".join(parts[:j]), step) for j in range(top, i)):
+            return True
+    return False
 
 
 def _chains(tree: ast.Module) -> dict[int, list[list[str]]]:
@@ -391,7 +413,9 @@ def introduced_missing(
     if follows:
         lookup = _modules_only(lookup)
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
-    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh)
+    found = missing_imports(
+        old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh, init_binds(paths)
+    )
     package = module[0].split(".")[0] if module else None
     if package and any(p.kind == UNIMPORTED_SUBMODULE for p in found):  # another module of it imports the submodule
         theirs = package_imported(paths, package, {_submodule(p) for p in found if p.kind == UNIMPORTED_SUBMODULE})
