@@ -89,3 +89,19 @@ def test_the_package_s_own_module_importing_the_submodule_binds_it(tmp_path: Pat
     (tmp_path / "toyq" / "other.py").write_text("import toyq\n")
     refused = names_check.names_refusal(BEFORE.encode(), after.encode(), "toyq/m.py", env, module="toyq.m")
     assert refused is not None and "add_import: import toyq.sub" in refused.why, refused
+
+
+def test_a_read_of_the_running_module_through_its_package_passes(tmp_path: Path) -> None:
+    """toyq/m.py reading toyq.m.X in a function: the module is imported whenever the function runs."""
+    toy(tmp_path, "empty")
+    before = "import toyq\n\nX = 1\n\n\ndef f():\n    return 'old'\n"
+    after = before.replace("'old'", "toyq.m.X")
+    (tmp_path / "toyq" / "m.py").write_text(after)
+    run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toyq.m; print(toyq.m.f())"
+    run = subprocess.run([sys.executable, "-I", "-c", run_it], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    (tmp_path / "toyq" / "m.py").write_text(before)
+    env = target_env(sys.executable)
+    env = dataclasses.replace(env, paths=(tmp_path, *env.paths))
+    refused = names_check.names_refusal(before.encode(), after.encode(), "toyq/m.py", env, module="toyq.m")
+    assert refused is None, refused.why

@@ -127,7 +127,8 @@ def missing_imports(
             elif top not in stdlib and init is not None and lookup(f"{base}.{name}", None):
                 dotted = _chains(after) if dotted is None else dotted
                 fix = _fix(dotted.get(line, []), base, name, lookup)
-                if not imported_before(after, line, fix) and _unbound(base, fix, init):
+                running = module is not None and (module[0] + ".").startswith(fix + ".")  # itself: imported
+                if not running and not imported_before(after, line, fix) and _unbound(base, fix, init):
                     out.append(Problem(line, name, qual, UNIMPORTED_SUBMODULE, f"{base} {fix}"))
             continue
         if kind == "import":
