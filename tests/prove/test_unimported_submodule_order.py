@@ -26,7 +26,7 @@ from tests.lib.interpreters import OTHER_TARGETS
 READ = "xml.dom.minidom.parseString('<a/>').documentElement.tagName"
 F = "\n\ndef f():\n    return 'old'\n"
 TC = "import xml\nfrom typing import TYPE_CHECKING\n\n"
-IN_F = "import xml\n\n\ndef f():\n"
+IN_F = "import sys\nimport xml\n\n\ndef f():\n"
 # each: the module before the patch, holding `return 'old'` (replaced by the new read) or `X = 'old'`
 PLACEMENTS = {
     "type-checking": TC + "if TYPE_CHECKING:\n    import xml.dom.minidom\n" + F,
@@ -46,6 +46,16 @@ PLACEMENTS = {
     "platform-defs": (
         "import sys\nimport xml\n\nif sys.version_info < (3, 0):\n\n    def f():\n        import xml.dom.minidom\n"
         "        return 1\n\nelse:\n\n    def f():\n        return 'old'\n"
+    ),
+    "platform-defs-undecided": (
+        "import sys\nimport xml\n\nif sys.platform == 'nope':\n\n    def f():\n        import xml.dom.minidom\n"
+        "        return 1\n\nelse:\n\n    def f():\n        return 'old'\n"
+    ),
+    "read-under-platform-test": IN_F + "    if sys.platform != 'nope':\n        return 'old'\n    return 0\n",
+    "read-under-hasattr": IN_F + "    if hasattr(xml, 'dom'):\n        return 'old'\n    return 0\n",
+    "read-under-branch-import": (
+        IN_F + "    if sys.platform != 'nope':\n        from xml.dom import minidom as _m\n\n        return 'old'\n"
+        "    return 0\n"
     ),
     "dead-in-f": IN_F + "    if False:\n        from xml.dom import minidom as _m\n    return 'old'\n",
     "in-f-above": IN_F + "    import xml.dom.minidom\n    return 'old'\n",

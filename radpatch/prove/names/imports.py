@@ -43,6 +43,7 @@ Lookup = Callable[[str, "str | None"], "bool | None"]
 Ask = Callable[[list[tuple[str, str]]], "list[bool | None]"]
 
 _UNKNOWN = object()
+_BRANCH = "branch"  # an attribute read under an `if` (stdlib_attributes' branches): only its submodule is asked
 _MAX_SOURCE = 4 << 20
 
 
@@ -71,8 +72,13 @@ def _uses(tree: ast.Module, module: tuple[str, bool] | None, version: tuple[int,
                 continue
             out.extend((("from", base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
     froms = {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-    for base, name, line, qual in attribute_reads(tree, version):  # `from xml import dom`: dom.minidom
+    reads = attribute_reads(tree, version)
+    for base, name, line, qual in reads:  # `from xml import dom`: dom.minidom
         out.append((("from-attr" if base in froms else "attr", base, name), line, qual))
+    plain = set(reads)
+    for base, name, line, qual in attribute_reads(tree, version, branches=True):  # under `if sys.platform ...:`
+        if (base, name, line, qual) not in plain:
+            out.append((("branch-from-attr" if base in froms else "branch-attr", base, name), line, qual))
     return out
 
 
@@ -109,6 +115,8 @@ def missing_imports(
             had[key] -= 1
             continue
         kind, base, name = key
+        branch = kind.startswith("branch-")  # a read under an `if`: only its submodule is asked of
+        kind = kind.removeprefix("branch-")
         if kind == "from-attr":  # a name a `from` import binds: read here only when it is a module
             if not lookup(base, None):
                 continue
@@ -118,12 +126,14 @@ def missing_imports(
             continue  # missing_modules' case (`import tomllib` on 3.10)
         if any(m == base or base.startswith(m + ".") or f"{base}.{name}" == m for m in skip):
             continue
+        if branch and top not in stdlib and lookup(top, None) is False:
+            continue  # an optional module read where it was imported (`if HAS_X:`): not this read's to tell
         if top not in stdlib and lookup(top, None) is False:
             out.append(Problem(line, top, qual, MISSING_MODULE, " on the target's import path"))
             continue
         if kind == "attr":  # `enum.StrEnum`: only the standard library's, asked of the target as a `from` import is
             if top in stdlib and ask is not None:
-                asked.append((base, name, line, qual, MISSING_ATTRIBUTE))
+                asked.append((base, name, line, qual, _BRANCH if branch else MISSING_ATTRIBUTE))
             elif top not in stdlib and init is not None and lookup(f"{base}.{name}", None):
                 dotted = _chains(after) if dotted is None else dotted
                 fix = _fix(dotted.get(line, []), base, name, lookup)
@@ -157,9 +167,9 @@ def missing_imports(
         for (base, name, line, qual, missing), binds in zip(asked, answers):
             if binds is None and lookup(base, None):  # not the target's own (a backport on its path)
                 binds = lookup(base, name)
-            if binds is False:
+            if binds is False and missing != _BRANCH:
                 out.append(Problem(line, name, qual, missing, base))
-            elif binds and missing == MISSING_ATTRIBUTE:
+            elif binds and missing in (MISSING_ATTRIBUTE, _BRANCH):
                 dotted = _chains(after) if dotted is None else dotted
                 fix = _fix(dotted.get(line, []), base, name, lookup)
                 if not imported_before(after, line, fix):
