@@ -11,10 +11,12 @@ interpreter: the proof must refuse exactly the patches whose new read raises Att
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +112,23 @@ def test_only_an_import_that_surely_runs_first_binds_the_read(exe: str, case: st
     assert (why is not None) == fails, (why, run.stderr[-300:])
     if why is not None:
         assert "a fresh `import" in why and "add_import: import " in why, why
+
+
+@pytest.mark.parametrize(("exe", "case"), CASES, ids=["-".join(c) for c in CASES])
+def test_the_module_s_own_file_does_not_count_as_another_module_of_its_package(
+    exe: str, case: str, tmp_path: Path
+) -> None:
+    """The same cases as toyq/m.py installed (the before on disk): its own import statements bind
+    the read only as above, never as "another module of the package imports it"."""
+    before, after = sources(case)
+    (tmp_path / "toyq").mkdir()
+    (tmp_path / "toyq" / "__init__.py").write_text("")
+    (tmp_path / "toyq" / "m.py").write_text(after)
+    run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toyq.m; print(toyq.m.f())"
+    run = subprocess.run([EXES[exe], "-I", "-c", run_it], capture_output=True, text=True)
+    (tmp_path / "toyq" / "m.py").write_text(before)
+    env = target_env(EXES[exe])
+    env = dataclasses.replace(env, paths=(tmp_path, *env.paths))
+    refused = names_check.names_refusal(before.encode(), after.encode(), "toyq/m.py", env, module="toyq.m")
+    why = None if refused is None else refused.why
+    assert (why is not None) == (run.returncode != 0), (why, run.stderr[-300:])

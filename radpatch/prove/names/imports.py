@@ -429,7 +429,8 @@ def introduced_missing(
     )
     package = module[0].split(".")[0] if module else None
     if package and any(p.kind == UNIMPORTED_SUBMODULE for p in found):  # another module of it imports the submodule
-        theirs = package_imported(paths, package, {_submodule(p) for p in found if p.kind == UNIMPORTED_SUBMODULE})
+        wanted = {_submodule(p) for p in found if p.kind == UNIMPORTED_SUBMODULE}
+        theirs = package_imported(paths, package, wanted, module[0] if module else "")
         found = [p for p in found if p.kind != UNIMPORTED_SUBMODULE or _submodule(p) not in theirs]
     if package:  # the package's own modules may be changed by the entries applied before it in the same run
         found = [p for p in found if p.kind != MISSING_NAME or _top(p.detail) != package.lower()]

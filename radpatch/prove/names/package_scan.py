@@ -63,11 +63,12 @@ def file_imported(data: bytes) -> frozenset[str]:
     return frozenset(found)
 
 
-def package_imported(paths: list[str], package: str, wanted: Collection[str]) -> set[str]:
+def package_imported(paths: list[str], package: str, wanted: Collection[str], own: str = "") -> set[str]:
     """Which of the modules `wanted` the import statements of `package`'s files (on the target's path)
     import (each import imports its parents too): another module of the package that imports
     `xml.dom.minidom` binds it for the whole process. Read as text, each file's imports kept by its
-    content's hash; the scan stops once every one is found."""
+    content's hash; the scan stops once every one is found. `own`: the patched module, whose own
+    imports bind a read only where they surely run first (import_order), never by its file's text."""
     found: set[str] = set()
     left = set(wanted)
     for root in paths:
@@ -75,6 +76,8 @@ def package_imported(paths: list[str], package: str, wanted: Collection[str]) ->
         if not home.is_dir():
             continue
         for file in home.rglob("*.py"):
+            if own and _dotted(file, Path(root)) == own:
+                continue
             try:
                 data = file.read_bytes()
             except OSError:
@@ -170,3 +173,9 @@ def _binds(tree: ast.Module, package: str, sub: str) -> bool | None:
         if isinstance(n, FUNCS) and n.name == "__getattr__":
             return None
     return False
+
+
+def _dotted(file: Path, root: Path) -> str:
+    """The module a file under `root` is (`pkg/m.py`: pkg.m; `pkg/sub/__init__.py`: pkg.sub)."""
+    parts = list(file.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
