@@ -41,6 +41,7 @@ _STATEMENT = re.compile(
     rb"[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[\w \t,]|\\\n)*))"
 )
 _FILE_IMPORTS: dict[bytes, frozenset[str]] = {}  # a file's sha1 -> the modules its import statements name
+_RUN_IMPORTS: dict[bytes, frozenset[str] | None] = {}  # a file's sha1 -> what its module-level imports import
 
 
 def file_imported(data: bytes) -> frozenset[str]:
@@ -67,7 +68,9 @@ def package_imported(paths: list[str], package: str, wanted: Collection[str], ow
     """Which of the modules `wanted` the import statements of `package`'s files (on the target's path)
     import (each import imports its parents too): another module of the package that imports
     `xml.dom.minidom` binds it for the whole process. Read as text, each file's imports kept by its
-    content's hash; the scan stops once every one is found. `own`: the patched module, whose own
+    content's hash; a file whose text names one counts only when a module-level import that runs
+    imports it (parsed: not in a def, not under `if TYPE_CHECKING:`/`if False:`, not in a string).
+    The scan stops once every one is found. `own`: the patched module, whose own
     imports bind a read only where they surely run first (import_order), never by its file's text."""
     found: set[str] = set()
     left = set(wanted)
@@ -87,6 +90,11 @@ def package_imported(paths: list[str], package: str, wanted: Collection[str], ow
                 _FILE_IMPORTS[digest] = file_imported(data)
             theirs = _FILE_IMPORTS[digest]
             hit = {w for w in left if any(d == w or d.startswith(w + ".") for d in theirs)}
+            if hit:  # the text names it: does a module-level import that runs import it?
+                if digest not in _RUN_IMPORTS:
+                    _RUN_IMPORTS[digest] = _module_level_imports(data)
+                ran = _RUN_IMPORTS[digest]
+                hit = {w for w in hit if ran is None or any(d == w or d.startswith(w + ".") for d in ran)}
             found |= hit
             left -= hit
             if not left:
@@ -179,3 +187,30 @@ def _dotted(file: Path, root: Path) -> str:
     """The module a file under `root` is (`pkg/m.py`: pkg.m; `pkg/sub/__init__.py`: pkg.sub)."""
     parts = list(file.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_level_imports(data: bytes) -> frozenset[str] | None:
+    """The absolute modules the import statements that run when the file is imported import: at
+    module level (or in a class body), not in a def, not under `if TYPE_CHECKING:` or `if False:`,
+    never in a string. None when the file does not parse (its text is all there is)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    aliases = type_checking_names(tree)
+    out: set[str] = set()
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, ast.Import):
+            out.update(a.name for a in s.names)
+        elif isinstance(s, ast.ImportFrom) and not s.level and s.module:
+            out.update([s.module, *(f"{s.module}.{a.name}" for a in s.names)])
+        elif isinstance(s, ast.If):
+            never = (not s.test.value) if isinstance(s.test, ast.Constant) else type_checking(s.test, aliases)
+            stack.extend([*([] if never is True else s.body), *([] if never is False else s.orelse)])
+        elif not isinstance(s, FUNCS):
+            stack.extend(x for x in ast.iter_child_nodes(s) if isinstance(x, ast.stmt))
+            stack.extend(x for h in getattr(s, "handlers", ()) for x in h.body)
+            stack.extend(x for c in getattr(s, "cases", ()) for x in c.body)
+    return frozenset(out)
