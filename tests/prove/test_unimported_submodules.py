@@ -10,7 +10,8 @@ patched module is run by that target in a fresh interpreter: the proof must refu
 patches whose new read raises AttributeError there.
 
 Package: the patched module is toy/m.py of a toy package whose other module, toy/other.py, imports
-the submodule (`import a.b`, `from a.b import x`, `from a import b`) or only its parent. The target
+the submodule (`import a.b`, `from a.b import x`, `from a import b`), only its parent, or names the
+import where it never runs (in a function, under `if TYPE_CHECKING:`, in a docstring). The target
 runs it as a process using the package does (toy.other imported, then toy.m's new read): the read
 works exactly when another module of the package imports the submodule, and the proof, reading the
 package's files (not importing them), must accept exactly those.
@@ -96,7 +97,12 @@ PACKAGE_READS = {  # the new read; the other module's import of the submodule, i
         ("import logging.handlers", "from logging.handlers import RotatingFileHandler", "from logging import handlers"),
     ),
 }
-OTHER = ("import-submodule", "from-submodule", "from-parent", "parent-only")
+NOT_RUN = {  # the other module names the submodule's import where it never runs
+    "in-function": "def g():\n    {}\n",
+    "type-checking": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    {}\n",
+    "docstring": '"""Usage:\n\n    {}\n"""\n',
+}
+OTHER = ("import-submodule", "from-submodule", "from-parent", "parent-only", *NOT_RUN)
 PACKAGE_CASES = sample(itertools.product(EXES, PACKAGE_READS, OTHER))
 
 
@@ -108,8 +114,11 @@ def toy_package(root: Path, read: str, other: str) -> tuple[str, str]:
     pkg = root / "toy"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    line = f"import {top}" if other == "parent-only" else forms[OTHER.index(other)]
-    (pkg / "other.py").write_text(f"{line}\n")
+    if other in NOT_RUN:
+        text = f"import {top}\n" + NOT_RUN[other].format(forms[0])
+    else:
+        text = (f"import {top}" if other == "parent-only" else forms[OTHER.index(other)]) + "\n"
+    (pkg / "other.py").write_text(text)
     before = f"import {top}\n\n\ndef f():\n    return 'old'\n"
     (pkg / "m.py").write_text(before)
     return before, before.replace("return 'old'", f"return {expr}")

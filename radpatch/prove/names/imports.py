@@ -28,7 +28,8 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from .package_scan import imports_top, package_imported
+from .import_order import imported_before
+from .package_scan import imports_top, init_binds, package_imported
 from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
 from .stdlib_attributes import attribute_reads
@@ -42,6 +43,7 @@ Lookup = Callable[[str, "str | None"], "bool | None"]
 Ask = Callable[[list[tuple[str, str]]], "list[bool | None]"]
 
 _UNKNOWN = object()
+_BRANCH = "branch"  # an attribute read under an `if` (stdlib_attributes' branches): only its submodule is asked
 _MAX_SOURCE = 4 << 20
 
 
@@ -69,7 +71,14 @@ def _uses(tree: ast.Module, module: tuple[str, bool] | None, version: tuple[int,
             if base is None or base == "__future__":
                 continue
             out.extend((("from", base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
-    out.extend((("attr", base, name), line, qual) for base, name, line, qual in attribute_reads(tree, version))
+    froms = {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    reads = attribute_reads(tree, version)
+    for base, name, line, qual in reads:  # `from xml import dom`: dom.minidom
+        out.append((("from-attr" if base in froms else "attr", base, name), line, qual))
+    plain = set(reads)
+    for base, name, line, qual in attribute_reads(tree, version, branches=True):  # under `if sys.platform ...:`
+        if (base, name, line, qual) not in plain:
+            out.append((("branch-from-attr" if base in froms else "branch-attr", base, name), line, qual))
     return out
 
 
@@ -84,36 +93,53 @@ def missing_imports(
     skip: Collection[str] = (),
     ask: Ask | None = None,
     fresh: Ask | None = None,
+    init: Callable[[str, str], bool | None] | None = None,
 ) -> list[Problem]:
     """New unguarded imports `lookup` says the target lacks; a standard-library-looking top-level
     module the target's stdlib lacks is missing_modules' to report. `skip`: modules whose planned
     text is not on disk (the patch's own), never judged by their files. `ask`: the target, for the
     names a `from` import takes from its standard library (without it they pass). `fresh`: the target,
     for an attribute read it says a module has: does a fresh `import module` bind it? (`xml.dom` after
-    `import xml` is a submodule nothing imports, unless the module imports it itself.)"""
-    imported = _imported_modules(after)
+    `import xml` is a submodule nothing imports, unless the module imports it itself.) `init`: the
+    same question for a package outside the standard library, told by its `__init__` file
+    (package_scan.init_binds: `import toyx` then `toyx.sub`)."""
     had: dict[tuple[str, str, str], int] = {}
     for key, _, _ in _uses(before, module, version):
         had[key] = had.get(key, 0) + 1
     out: list[Problem] = []
     asked: list[tuple[str, str, int, str, str]] = []  # (module, name, line, scope, kind) for the target to tell
     chains: list[tuple[str, int, str]] = []  # (dotted submodule, line, scope) of the standard library's
+    dotted: dict[int, list[list[str]]] | None = None
     for key, line, qual in _uses(after, module, version):
         if had.get(key, 0):
             had[key] -= 1
             continue
         kind, base, name = key
+        branch = kind.startswith("branch-")  # a read under an `if`: only its submodule is asked of
+        kind = kind.removeprefix("branch-")
+        if kind == "from-attr":  # a name a `from` import binds: read here only when it is a module
+            if not lookup(base, None):
+                continue
+            kind = "attr"
         top = base.split(".")[0]
         if top in looks_stdlib and top not in stdlib:
             continue  # missing_modules' case (`import tomllib` on 3.10)
         if any(m == base or base.startswith(m + ".") or f"{base}.{name}" == m for m in skip):
             continue
+        if branch and top not in stdlib and lookup(top, None) is False:
+            continue  # an optional module read where it was imported (`if HAS_X:`): not this read's to tell
         if top not in stdlib and lookup(top, None) is False:
             out.append(Problem(line, top, qual, MISSING_MODULE, " on the target's import path"))
             continue
         if kind == "attr":  # `enum.StrEnum`: only the standard library's, asked of the target as a `from` import is
             if top in stdlib and ask is not None:
-                asked.append((base, name, line, qual, MISSING_ATTRIBUTE))
+                asked.append((base, name, line, qual, _BRANCH if branch else MISSING_ATTRIBUTE))
+            elif top not in stdlib and init is not None and lookup(f"{base}.{name}", None):
+                dotted = _chains(after) if dotted is None else dotted
+                fix = _fix(dotted.get(line, []), base, name, lookup)
+                running = module is not None and (module[0] + ".").startswith(fix + ".")  # itself: imported
+                if not running and not imported_before(after, line, fix) and _unbound(base, fix, init):
+                    out.append(Problem(line, name, qual, UNIMPORTED_SUBMODULE, f"{base} {fix}"))
             continue
         if kind == "import":
             parts = base.split(".")
@@ -138,16 +164,15 @@ def missing_imports(
     if asked and ask is not None:
         answers = ask([(base, name) for base, name, _, _, _ in asked])
         loose: list[tuple[str, str, int, str, str]] = []  # attribute reads the target has: bound by `import base`?
-        dotted: dict[int, list[list[str]]] | None = None
         for (base, name, line, qual, missing), binds in zip(asked, answers):
             if binds is None and lookup(base, None):  # not the target's own (a backport on its path)
                 binds = lookup(base, name)
-            if binds is False:
+            if binds is False and missing != _BRANCH:
                 out.append(Problem(line, name, qual, missing, base))
-            elif binds and missing == MISSING_ATTRIBUTE:
+            elif binds and missing in (MISSING_ATTRIBUTE, _BRANCH):
                 dotted = _chains(after) if dotted is None else dotted
                 fix = _fix(dotted.get(line, []), base, name, lookup)
-                if not {"<module>", qual} & _binding(imported, fix):
+                if not imported_before(after, line, fix):
                     loose.append((base, name, line, qual, fix))
         if loose and fresh is not None:
             bound = fresh([(base, name) for base, name, _, _, _ in loose])
@@ -160,6 +185,20 @@ def missing_imports(
         out.extend(_missing_submodules(chains, ask))
     out.sort(key=lambda p: p.line)
     return out
+
+
+def _unbound(base: str, fix: str, init: Callable[[str, str], bool | None]) -> bool:
+    """Whether a fresh `import base` surely leaves a step of submodule `fix` unbound: each step
+    (`base.a`, `base.a.b`, ...) bound by its parent's `__init__` or one above it that ran. A step its
+    parent cannot tell (a module `__getattr__`) may be bound; the steps below it are still asked."""
+    parts = fix.split(".")
+    top = len(base.split("."))
+    for i in range(top, len(parts)):
+        step, parent = ".".join(parts[: i + 1]), ".".join(parts[:i])
+        told = init(parent, step)
+        if told is False and not any(init(".".join(parts[:j]), step) for j in range(top, i)):
+            return True
+    return False
 
 
 def _chains(tree: ast.Module) -> dict[int, list[list[str]]]:
@@ -193,39 +232,6 @@ def _fix(chains: list[list[str]], base: str, name: str, lookup: Lookup) -> str:
                 best = ".".join(full[:i])
                 break
     return best
-
-
-def _binding(imported: dict[str, set[str]], module: str) -> set[str]:
-    """The scopes whose imports import `module`."""
-    return {scope for scope, modules in imported.items() if module in modules}
-
-
-def _imported_modules(tree: ast.Module) -> dict[str, set[str]]:
-    """Per scope ("<module>", or a function's dotted name as attribute_reads names it): every module
-    and package an import there imports (`import a.b.c`: a, a.b, a.b.c; `from a.b import c`: a, a.b
-    and a.b.c, which may be a submodule). An import in a class body runs with the module; one in
-    another function binds nothing until that function is called."""
-    out: dict[str, set[str]] = {}
-    stack: list[tuple[ast.AST, str, str]] = [(s, "<module>", "<module>") for s in tree.body]
-    while stack:
-        n, qual, runs = stack.pop()
-        dotted: list[str] = []
-        if isinstance(n, ast.Import):
-            dotted = [a.name for a in n.names]
-        elif isinstance(n, ast.ImportFrom) and not n.level and n.module:
-            dotted = [n.module, *(f"{n.module}.{a.name}" for a in n.names)]
-        for d in dotted:
-            parts = d.split(".")
-            out.setdefault(runs, set()).update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            inner = n.name if qual == "<module>" else f"{qual}.{n.name}"
-            stack.extend((x, inner, runs if isinstance(n, ast.ClassDef) else inner) for x in n.body)
-        elif isinstance(n, ast.stmt):
-            inside = (x for x in ast.iter_child_nodes(n) if isinstance(x, (ast.stmt, ast.excepthandler)))
-            stack.extend((x, qual, runs) for x in inside)
-        elif isinstance(n, ast.excepthandler):
-            stack.extend((x, qual, runs) for x in n.body)  # type: ignore[attr-defined]
-    return out
 
 
 def _missing_submodules(chains: list[tuple[str, int, str]], ask: Ask) -> list[Problem]:
@@ -418,10 +424,13 @@ def introduced_missing(
     if follows:
         lookup = _modules_only(lookup)
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
-    found = missing_imports(old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh)
+    found = missing_imports(
+        old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh, init_binds(paths)
+    )
     package = module[0].split(".")[0] if module else None
     if package and any(p.kind == UNIMPORTED_SUBMODULE for p in found):  # another module of it imports the submodule
-        theirs = package_imported(paths, package, {_submodule(p) for p in found if p.kind == UNIMPORTED_SUBMODULE})
+        wanted = {_submodule(p) for p in found if p.kind == UNIMPORTED_SUBMODULE}
+        theirs = package_imported(paths, package, wanted, module[0] if module else "")
         found = [p for p in found if p.kind != UNIMPORTED_SUBMODULE or _submodule(p) not in theirs]
     if package:  # the package's own modules may be changed by the entries applied before it in the same run
         found = [p for p in found if p.kind != MISSING_NAME or _top(p.detail) != package.lower()]

@@ -6,8 +6,9 @@ under an `if` (a version test is decided for the target), not in a `try` that ca
 AttributeError, not in a conditional expression or a boolean operation (`hasattr(m, "x") and m.x`),
 and not in an annotation that is never evaluated (a function's local annotations, every annotation
 under `from __future__ import annotations`). The name must be bound only by imports of one module
-anywhere in the module (so `enum.X` is that module's X), and the module must not assign the
-attribute itself (`enum.X = ...`).
+anywhere in the module (so `enum.X` is that module's X; `from xml import dom` names xml.dom, which
+the caller reads as a module only when it is one), and the module must not assign the attribute
+itself (`enum.X = ...`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,13 @@ _ATTRIBUTE_ERRORS = frozenset({"AttributeError", "Exception", "BaseException"})
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
-def attribute_reads(tree: ast.Module, version: tuple[int, int] | None) -> list[tuple[str, str, int, str]]:
-    """(module, attribute, line, scope) of each unguarded read of an imported module's attribute."""
+def attribute_reads(
+    tree: ast.Module, version: tuple[int, int] | None, branches: bool = False
+) -> list[tuple[str, str, int, str]]:
+    """(module, attribute, line, scope) of each unguarded read of an imported module's attribute.
+    `branches`: also the reads under an `if` that is not a version test nor an attribute probe
+    (`if sys.platform == ...:`, `hasattr`/`getattr` are probes): such a read may run, which is enough
+    to ask whether a submodule it goes through is imported (never whether the attribute exists)."""
     modules = _module_names(tree)
     if not modules:
         return []
@@ -37,7 +43,7 @@ def attribute_reads(tree: ast.Module, version: tuple[int, int] | None) -> list[t
         for n in tree.body
     ) or (version is not None and version >= (3, 14))
     out: list[tuple[str, str, int, str]] = []
-    for expr, qual in _unguarded_expressions(tree, version, lazy):
+    for expr, qual in _unguarded_expressions(tree, version, lazy, branches):
         for n in _reads(expr):
             if n.value.id in modules and (n.value.id, n.attr) not in stored:  # type: ignore[attr-defined]
                 out.append((modules[n.value.id], n.attr, n.lineno, qual))  # type: ignore[attr-defined]
@@ -53,6 +59,9 @@ def _module_names(tree: ast.Module) -> dict[str, str]:
             for a in n.names:
                 name, module = (a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0])
                 imported.setdefault(name, set()).add(module)
+        elif isinstance(n, ast.ImportFrom) and not n.level and n.module:  # `from xml import dom`: maybe a module
+            for a in n.names:
+                imported.setdefault(a.asname or a.name, set()).add(f"{n.module}.{a.name}")
         elif isinstance(n, ast.ImportFrom):
             other.update(a.asname or a.name for a in n.names)
         elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
@@ -83,7 +92,7 @@ def _reads(expr: ast.AST) -> Iterator[ast.Attribute]:
 
 
 def _unguarded_expressions(
-    tree: ast.Module, version: tuple[int, int] | None, lazy: bool
+    tree: ast.Module, version: tuple[int, int] | None, lazy: bool, branches: bool = False
 ) -> Iterator[tuple[ast.AST, str]]:
     """(expression, scope) of the expressions of each statement that runs unguarded."""
     stack: list[tuple[ast.AST, str, bool]] = [(s, "<module>", False) for s in reversed(tree.body)]
@@ -104,6 +113,8 @@ def _unguarded_expressions(
                 stack.extend((x, qual, local) for x in reversed([*node.body, *node.orelse]))
             elif taken is not None:
                 stack.extend((x, qual, local) for x in reversed(node.body if taken else node.orelse))
+            elif branches and not _probes(node.test):
+                stack.extend((x, qual, local) for x in reversed([*node.body, *node.orelse]))
             continue
         if isinstance(node, FUNCS):
             yield from ((e, qual) for e in node.decorator_list)
@@ -134,3 +145,11 @@ def _unguarded_expressions(
             if case.guard is not None:
                 yield case.guard, qual
             stack.extend((x, qual, local) for x in reversed(case.body))
+
+
+def _probes(test: ast.expr) -> bool:
+    """Whether an `if` test asks what a module has (`hasattr(m, "x")`, `getattr`, `"x" in dir(m)`)."""
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("hasattr", "getattr", "dir", "vars")
+        for n in ast.walk(test)
+    )
