@@ -39,10 +39,13 @@ FORMS = {  # the later statement(s), storing V under the name N
     "annotated-lambda-called": "_cb: object = lambda: globals().update(N=V)\n_cb()",
     "lambda-alias-called": "_cb = lambda: globals().update(N=V)\n_cb2 = _cb\n_cb2()",
     "class-body-calls-lambda": "_cb = lambda: globals().update(N=V)\n\n\nclass _K:\n    _cb()",
+    "function-calls-lambda": "_cb = lambda: globals().update(N=V)\n\n\ndef _run():\n    _cb()\n\n\n_run()",
+    "lambda-calls-setter": "def _s():\n    globals()['N'] = V\n\n\n_cb = lambda: _s()\n_cb()",
     "comprehension-walrus": "_seen = [(N := V) for _ in (1,)]",
     "class-body-global": "class _K:\n    global N\n    N = V",
     # controls: the patched binding still runs
     "control-lambda-alias-not-called": "_cb = lambda: globals().update(N=V)\n_cb2 = _cb",
+    "control-function-calls-lambda-not-called": "_cb = lambda: globals().update(N=V)\n\n\ndef _run():\n    _cb()",
     "control-class-body-global-other": "class _K:\n    global _other\n    N = V",
     "control-class-body-locals": "class _K:\n    locals()['N'] = V",
     "control-class-body-assign": "class _K:\n    N = V",

@@ -16,7 +16,7 @@ stores of the names it declares `global`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -52,8 +52,8 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
     classes = _classes(tree)
     aliases = module_aliases(tree, module)
     statements = _module_statements(tree)
-    called = _storing_functions([s for s, _ in statements], classes, aliases)
     lambdas = named_lambdas(s for s, _ in statements)
+    called = _storing_functions([s for s, _ in statements], classes, aliases, lambdas)
     inside = replace(aliases, in_function=True)  # a class body's or a lambda's `locals()` is its own
     for s, some in statements:
         found = list(_rebinds(s, classes, aliases))
@@ -66,7 +66,11 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
             for call in lambda_calls(x, lambdas):  # `_cb = lambda: globals().update(X=2)`, then `_cb()`
                 found += _call_rebinds(call, classes, inside)
             for name in _calls(x) & lambdas.keys():  # what a called lambda stores may be what it reads
-                reads |= _reads(ast.Expr(value=lambdas[name].body), inside)
+                body = ast.Expr(value=lambdas[name].body)
+                reads |= _reads(body, inside)
+                for fn in _calls(body) & called.keys():  # `_cb = lambda: _setup()`, then `_cb()`
+                    found += called[fn][0]
+                    reads |= called[fn][1]
             for name in _calls(x) & called.keys() if called else ():
                 found += called[name][0]
                 reads |= called[name][1]
@@ -78,10 +82,11 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
 
 
 def _storing_functions(
-    statements: list[ast.stmt], classes: set[str], aliases: Aliases
+    statements: list[ast.stmt], classes: set[str], aliases: Aliases, lambdas: Mapping[str, ast.Lambda]
 ) -> dict[str, tuple[list[Found], frozenset[str]]]:
     """Module-level functions that store module names when called (`global X; X = ...`,
-    `globals()['X'] = ...` in their body, nested code too): name -> (what they rebind, what they read)."""
+    `globals()['X'] = ...` in their body, nested code too, or in a named lambda (`lambdas`) the body
+    calls): name -> (what they rebind, what they read)."""
     out: dict[str, tuple[list[Found], frozenset[str]]] = {}
     for f in statements:
         if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -96,11 +101,16 @@ def _storing_functions(
                 stored.update(b for a in x.names if (b := a.asname or a.name.split(".")[0]) in declared)
         found: list[Found] = [("<module>", frozenset(stored), None)] if stored else []
         inside = replace(aliases, in_function=True)  # its `locals()` is its own
+        through = {n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        bodies = [ast.Expr(value=lambdas[n].body) for n in sorted(through & lambdas.keys())]
         for x in ast.walk(f):
             if x is not f and isinstance(x, ast.stmt):
                 found += _rebinds(x, classes, inside)
+        for body in bodies:  # `def _run(): _cb()` with `_cb = lambda: globals().update(X=2)`
+            found += _rebinds(body, classes, inside)
         if found:
-            reads = frozenset(n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+            loads = [n for x in (f, *bodies) for n in ast.walk(x)]
+            reads = frozenset(n.id for n in loads if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
             out[f.name] = (found, reads)
     return out
 
