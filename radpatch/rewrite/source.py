@@ -73,6 +73,7 @@ def index(tree: ast.Module) -> tuple[Top, ...]:
     )
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SCOPES = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,
@@ -89,7 +90,8 @@ def bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
     """(name, the node that binds it) for each module-level binding of a top-level statement, in
     source order: a def or class, an import, an assignment's (or for loop's, `with ... as`'s,
     `:=`'s) target, an `except ... as` name, a match capture, including those inside its
-    if/try/with/for/while/match blocks (not inside functions, classes or comprehensions)."""
+    if/try/with/for/while/match blocks (not inside functions, classes or comprehensions, but for
+    a comprehension's `:=`, which binds in the module)."""
     out: list[tuple[str, ast.AST]] = []
 
     def visit(n: ast.AST, owner: ast.AST) -> None:
@@ -100,6 +102,9 @@ def bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
             return
         if isinstance(n, (ast.Import, ast.ImportFrom)):
             out.extend(((a.asname or a.name).split(".")[0], n) for a in n.names if a.name != "*")
+            return
+        if isinstance(n, _COMPREHENSIONS):  # `[(X := 7) for _ in y]` binds X in the module (PEP 572)
+            out.extend((w.target.id, owner) for w in _comprehension_walrus(n) if isinstance(w.target, ast.Name))
             return
         if isinstance(n, _SCOPES):
             return
@@ -117,6 +122,21 @@ def bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
             visit(child, n if isinstance(n, ast.stmt) else owner)
 
     visit(node, node)
+    return out
+
+
+def _comprehension_walrus(n: ast.AST) -> list[ast.NamedExpr]:
+    """The assignment expressions of comprehension `n` (nested ones too, not in a lambda, def or
+    class): they bind in the scope that holds the comprehension."""
+    out: list[ast.NamedExpr] = []
+    stack = list(ast.iter_child_nodes(n))
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ast.NamedExpr):
+            out.append(x)
+        if isinstance(x, _SCOPES) and not isinstance(x, _COMPREHENSIONS):
+            continue
+        stack.extend(ast.iter_child_nodes(x))
     return out
 
 

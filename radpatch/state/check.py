@@ -66,6 +66,8 @@ def failure(bad: list[PatchState]) -> CheckFailed:
             f"verify found {s.dist.name} {s.dist.version} already contains {s.patch.name}'s change: "
             f"declare {s.dist.version} in the entry's `obsolete:` (apply then leaves it alone)"
         )
+    elif len(bad) == 1 and bad[0].hint:  # a state with its own way out (state.decide.ambiguous)
+        hint = bad[0].hint
     elif len(fixable) == len(bad):
         hint = f"apply: radpatch apply {' '.join(fixable)}"
     else:

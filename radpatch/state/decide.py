@@ -18,6 +18,7 @@ from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, TargetFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, FileRead, by_hash, carried
+from radpatch.state.kept import Edit
 from radpatch.state.kept import edits as kept_edits
 from radpatch.state.kept import merged as kept_merged
 from radpatch.state.kept import result as kept_result
@@ -45,6 +46,7 @@ class FileState:
     # a never-applied entry that does not apply on a file only radpatch's other entries changed: those
     # entries, oldest first (the file is theirs, not someone else's: not applied, never drifted)
     left_by: tuple[str, ...] = ()
+    hint: str = ""  # what to do, when the state has its own way out (another entry's line edited: `ambiguous`)
 
     @property
     def sha256(self) -> str:
@@ -167,7 +169,8 @@ def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:
         ps = replace(early[0], reason=v.reason)
     else:
         kept = tuple(read) if v.state is not State.INCOMPATIBLE else ()
-        ps = PatchState(patch, v.state, v.reason, dist, kept, trusted, unrecorded=v.unrecorded)
+        hint = next((f.hint for f in read if f.hint), "")
+        ps = PatchState(patch, v.state, v.reason, dist, kept, trusted, unrecorded=v.unrecorded, hint=hint)
     return replace(ps, targets=found.files, dist_record=found.dist_record, stale=v.stale, pending=v.pending)
 
 
@@ -328,7 +331,9 @@ def _file_state(
     elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
         state, why = judge(patch, rws, data, str(path), recorded, store)
         detail = f"{relpath}: {why}" if why else ""
-        base = taken_off(store, relpath, data, patch.name, trust) if state is State.APPLIED and not recorded else None
+        base = _take_off(store, relpath, data, patch.name, trust) if state is State.APPLIED and not recorded else None
+        if isinstance(base, Meets):
+            return ambiguous(patch.name, t, data, base)
         if base is not None and judge(patch, rws, base, str(path), None, store)[0] is not State.APPLIED:
             # the code is there only as radpatch's other entries put it (a one-gap twin inserting the same
             # code), with someone's unrelated edits beside: without those entries it is not applied
@@ -341,6 +346,24 @@ def _file_state(
             detail = f"does not apply as {', '.join(others)} left it: {why}"
             return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
     return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
+
+
+def ambiguous(name: str, t: TargetFile, data: bytes, m: Meets) -> FileState:
+    """The file holds `name`'s code, but only beside entry `m.entry`'s link, which someone's edit meets
+    (a comment on the line that entry inserted): whether the code is `name`'s own or that entry's copy
+    cannot be told, so the entry reads neither applied nor not applied (drifted), and apply refuses
+    (att21g F8: "already applied" by the other entry's copy, while status said apply adopts it)."""
+    rel = t.target.relpath
+    detail = (
+        f"{rel}:{m.line} (`{m.text}`) is {m.entry}'s line, edited since: whether {name}'s code there is "
+        f"its own or {m.entry}'s copy cannot be told"
+    )
+    hint = (
+        f"restore line {m.line} as {m.entry} wrote it and apply {name} again, or revert {m.entry} "
+        f"(radpatch revert {m.entry}) and apply both"
+    )
+    rws = t.target.rewrites
+    return FileState(t.target.module, t.path, rel, rws, data, State.DRIFTED, detail, t.wheel_sha, hint=hint)
 
 
 def own_chain(store: Store, relpath: str, data: bytes | None, wheel: str | None) -> list[str]:
@@ -378,8 +401,29 @@ def taken_off(store: Store, relpath: str, data: bytes, besides: str, trust: froz
     judged entry's own code: kept). `besides`' own link is never taken off, recorded or not.
     None (judge the file as it is) when no other entry's link is recorded for the file, the links are
     not one chain, a record of another entry is not trusted (`trust`: written for another install), a
-    kept copy is missing, or a link's edits meet someone else's (the file no longer carries its kept
-    result there, or which goes first is not known)."""
+    kept copy is missing, or a link's edits meet someone else's (`Meets`, which `meets` names)."""
+    got = _take_off(store, relpath, data, besides, trust)
+    return got if isinstance(got, bytes) else None
+
+
+@dataclass(frozen=True)
+class Meets:
+    """Taking another entry's link off the file fails: someone's edit meets its line edits (a comment
+    on the line it inserted, or an insertion where it inserted), so which code is whose is not known."""
+
+    entry: str  # the other entry
+    line: int  # the edited line, 1-based, in the file as it is (its first, for several)
+    text: str  # that line as it reads now, stripped
+
+
+def meets(store: Store, relpath: str, data: bytes, besides: str, trust: frozenset[str]) -> Meets | None:
+    """Where taking the other entries' links off `data` (taken_off) fails on someone's edit; None: it
+    does not (it succeeds, or fails for another reason)."""
+    got = _take_off(store, relpath, data, besides, trust)
+    return got if isinstance(got, Meets) else None
+
+
+def _take_off(store: Store, relpath: str, data: bytes, besides: str, trust: frozenset[str]) -> bytes | Meets | None:
     chain = store.chain(relpath)
     files = [f for _, f in chain]
     if any(b.original_sha256 != a.patched_sha256 for a, b in zip(files, files[1:])):
@@ -388,19 +432,30 @@ def taken_off(store: Store, relpath: str, data: bytes, besides: str, trust: froz
     if not theirs or any(name not in trust for name, _ in theirs):
         return None
     current = data
-    for _, f in reversed(theirs):
+    for name, f in reversed(theirs):
         if f.created:
             return None
         patched, original = kept_result(f, current, store), store.original(f.original_sha256)
         if patched is None or original is None:
             return None
         base, mine, before = (b.splitlines(keepends=True) for b in (patched, current, original))
-        edits = sorted([*kept_edits(base, mine), *kept_edits(base, before)], key=lambda e: (e[0], e[1]))
-        inserts = [e[0] for e in edits if e[0] == e[1]]
-        if len(set(inserts)) < len(inserts) or any(b[0] < a[1] for a, b in zip(edits, edits[1:])):
-            return None  # two insertions at one place, or edits that overlap
+        someone = kept_edits(base, mine)
+        edits = sorted([*someone, *kept_edits(base, before)], key=lambda e: (e[0], e[1]))
+        clash = [(a, b) for a, b in zip(edits, edits[1:]) if b[0] < a[1] or a[0] == a[1] == b[0] == b[1]]
+        if clash:  # two insertions at one place, or edits that overlap: someone's edit meets the link's
+            return _meets(name, someone, clash[0], mine)
         current = kept_merged(base, edits)
     return current
+
+
+def _meets(entry: str, edits: list[Edit], pair: tuple[Edit, Edit], mine: list[bytes]) -> Meets:
+    """The Meets naming the line of `mine` (the file now) that someone's edit of the clashing `pair`
+    made (`edits`: the base-to-now edits, someone's; the other of the pair undoes the link)."""
+    edit = next((e for e in pair if e in edits), pair[0])
+    shift = sum(len(lines) - (end - start) for start, end, lines in edits if (start, end) < (edit[0], edit[1]))
+    at = min(edit[0] + shift, max(len(mine) - 1, 0))
+    text = mine[at].decode("utf-8", "replace").strip() if mine else ""
+    return Meets(entry, at + 1, text)
 
 
 def reinstall_hint(ps: PatchState) -> str:

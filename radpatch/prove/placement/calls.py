@@ -45,11 +45,16 @@ def module_calls(s: ast.stmt) -> Iterator[ast.Call]:
 
 
 def named_lambdas(statements: Iterable[ast.stmt]) -> dict[str, ast.Lambda]:
-    """Module-level lambdas bound whole to a name (`_cb = lambda: ...`): name -> the lambda."""
+    """Module-level lambdas bound whole to a name (`_cb = lambda: ...`, `_cb: T = lambda: ...`), or
+    to another name through a plain alias of one (`_cb2 = _cb`): name -> the lambda."""
     out: dict[str, ast.Lambda] = {}
     for s in statements:
-        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda):
-            out.update((t.id, s.value) for t in s.targets if isinstance(t, ast.Name))
+        value = s.value if isinstance(s, (ast.Assign, ast.AnnAssign)) else None
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
+        if isinstance(value, ast.Name) and value.id in out:  # an alias of a named lambda
+            value = out[value.id]
+        if isinstance(value, ast.Lambda):
+            out.update((t.id, value) for t in targets if isinstance(t, ast.Name))
     return out
 
 

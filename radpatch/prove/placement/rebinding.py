@@ -9,13 +9,14 @@ unless a star import's module provably does not bind the name (`star_binds`: pro
 one rule for its source read without importing it from the target's path, or, in verify, from the
 release's wheel). Stores inside functions (run when called) are followed only into a module-level
 function the module calls at module level by its name (`def _setup(): global X; X = ...` then
-`_setup()`).
+`_setup()`), or from a module-level class body (`class K: _setup()`), and into what a class body
+stores of the names it declares `global`.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -51,21 +52,28 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
     classes = _classes(tree)
     aliases = module_aliases(tree, module)
     statements = _module_statements(tree)
-    called = _storing_functions([s for s, _ in statements], classes, aliases)
     lambdas = named_lambdas(s for s, _ in statements)
+    called = _storing_functions([s for s, _ in statements], classes, aliases, lambdas)
     inside = replace(aliases, in_function=True)  # a class body's or a lambda's `locals()` is its own
     for s, some in statements:
         found = list(_rebinds(s, classes, aliases))
-        for x, _ in class_bodies(s):  # a module-level class body runs at import: `globals()['X'] = 2` there
+        bodies = [x for x, _ in class_bodies(s)]
+        for x in bodies:  # a module-level class body runs at import: `globals()['X'] = 2` there
             found += _rebinds(x, classes, inside)
-        for call in lambda_calls(s, lambdas):  # `_cb = lambda: globals().update(X=2)`, then `_cb()`
-            found += _call_rebinds(call, classes, inside)
+        found += _class_globals(s)  # `class K: global X; X = 2`
         reads = _reads(s, aliases)
-        for name in _calls(s) & lambdas.keys():  # what a called lambda stores may be what it reads
-            reads |= _reads(ast.Expr(value=lambdas[name].body), inside)
-        for name in _calls(s) & called.keys() if called else ():
-            found += called[name][0]
-            reads |= called[name][1]
+        for x in [s, *bodies]:  # what s runs, its class bodies too, may call a storing lambda or function
+            for call in lambda_calls(x, lambdas):  # `_cb = lambda: globals().update(X=2)`, then `_cb()`
+                found += _call_rebinds(call, classes, inside)
+            for name in _calls(x) & lambdas.keys():  # what a called lambda stores may be what it reads
+                body = ast.Expr(value=lambdas[name].body)
+                reads |= _reads(body, inside)
+                for fn in _calls(body) & called.keys():  # `_cb = lambda: _setup()`, then `_cb()`
+                    found += called[fn][0]
+                    reads |= called[fn][1]
+            for name in _calls(x) & called.keys() if called else ():
+                found += called[name][0]
+                reads |= called[name][1]
         for owner, names, star in found:
             text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else ""
             what = text if len(text) <= 60 else text[:57] + "..."
@@ -74,10 +82,11 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
 
 
 def _storing_functions(
-    statements: list[ast.stmt], classes: set[str], aliases: Aliases
+    statements: list[ast.stmt], classes: set[str], aliases: Aliases, lambdas: Mapping[str, ast.Lambda]
 ) -> dict[str, tuple[list[Found], frozenset[str]]]:
     """Module-level functions that store module names when called (`global X; X = ...`,
-    `globals()['X'] = ...` in their body, nested code too): name -> (what they rebind, what they read)."""
+    `globals()['X'] = ...` in their body, nested code too, or in a named lambda (`lambdas`) the body
+    calls): name -> (what they rebind, what they read)."""
     out: dict[str, tuple[list[Found], frozenset[str]]] = {}
     for f in statements:
         if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -92,13 +101,34 @@ def _storing_functions(
                 stored.update(b for a in x.names if (b := a.asname or a.name.split(".")[0]) in declared)
         found: list[Found] = [("<module>", frozenset(stored), None)] if stored else []
         inside = replace(aliases, in_function=True)  # its `locals()` is its own
+        through = {n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        bodies = [ast.Expr(value=lambdas[n].body) for n in sorted(through & lambdas.keys())]
         for x in ast.walk(f):
             if x is not f and isinstance(x, ast.stmt):
                 found += _rebinds(x, classes, inside)
+        for body in bodies:  # `def _run(): _cb()` with `_cb = lambda: globals().update(X=2)`
+            found += _rebinds(body, classes, inside)
         if found:
-            reads = frozenset(n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+            loads = [n for x in (f, *bodies) for n in ast.walk(x)]
+            reads = frozenset(n.id for n in loads if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
             out[f.name] = (found, reads)
     return out
+
+
+def _class_globals(s: ast.stmt) -> Iterator[Found]:
+    """What the body of class `s` (or of a class nested there) binds of the module's names it declares
+    `global` there (`class K: global f; f = g`): the body runs at import."""
+    todo = [s]
+    while todo:
+        c = todo.pop()
+        if not isinstance(c, ast.ClassDef):
+            continue
+        body = [x for x, _ in _module_statements(ast.Module(body=c.body, type_ignores=[]))]
+        declared = {n for x in body if isinstance(x, ast.Global) for n in x.names}
+        stored = {b.name for x in body for b in binds(x) if b.name in declared}
+        if stored:
+            yield "<module>", frozenset(stored), None
+        todo.extend(x for x in body if isinstance(x, ast.ClassDef))
 
 
 def _calls(s: ast.stmt) -> set[str]:

@@ -137,9 +137,9 @@ def _stores(tree: ast.Module, classes: set[str], aliases: Aliases) -> Iterator[_
     lambdas = named_lambdas(s for s, _ in statements)
     inside = replace(aliases, in_function=True)  # a class body's or a lambda's `locals()` is its own
     for top, some in statements:
-        for call in lambda_calls(top, lambdas):
-            yield from _call_stores(call, inside, classes, top, some)
         for s, more in [(top, some), *((x, some or inner) for x, inner in class_bodies(top))]:
+            for call in lambda_calls(s, lambdas):  # a named lambda called there, a class body too
+                yield from _call_stores(call, inside, classes, top, more)
             yield from _statement_stores(s, more, classes, aliases if s is top else inside, top)
 
 
