@@ -4,6 +4,8 @@ description and supported range each test tells its story by."""
 
 from __future__ import annotations
 
+from tests.lib.toy_releases import REWRITES
+
 PKG = "rptoy"
 GOOD = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 PATCHED = GOOD.replace("    return n", "    n = min(n, len(buckets))\n    return n")
@@ -20,10 +22,4 @@ distribution: radpatch-toy
 supported: "{supported}"
 modules:
   planner: {PKG}.core
-rewrites:
-  - id: cap
-    insert_after:
-      scope: size
-      find: n = len(items)
-      code: n = min(n, len(buckets))
-"""
+{REWRITES}"""
