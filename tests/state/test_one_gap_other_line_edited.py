@@ -28,16 +28,22 @@ def _run(core: Path) -> int:
     return int(scope["plan"]([]))
 
 
-@pytest.mark.parametrize(("order", "comment"), list(itertools.product([("p", "q"), ("q", "p")], COMMENTS)))
-def test_a_comment_on_the_other_entrys_line_is_refused_by_apply_and_status_alike(
-    site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, order: tuple[str, str], comment: str
-) -> None:
+def _first_applied(site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, first: str) -> tuple[Path, Path]:
+    """The toy unpacked, entries p and q written, `first` of them applied: (core.py, the registry)."""
     core = unpack_toy(site, tmp_path, SRC)
     head = HEAD.format(supported=">=1.0,<2")
     write_registry("p", head + P)
     reg = write_registry("q", head + Q)
-    first, second = order
     assert radpatch("--registry", str(reg), "apply", first).code == 0
+    return core, reg
+
+
+@pytest.mark.parametrize(("order", "comment"), list(itertools.product([("p", "q"), ("q", "p")], COMMENTS)))
+def test_a_comment_on_the_other_entrys_line_is_refused_by_apply_and_status_alike(
+    site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, order: tuple[str, str], comment: str
+) -> None:
+    core, reg = _first_applied(site, radpatch, write_registry, tmp_path, order[0])
+    first, second = order
     lines = core.read_text().splitlines(keepends=True)
     at = lines.index("    n += 1\n")
     lines[at] = f"    n += 1{comment}\n"
@@ -67,12 +73,8 @@ def test_a_comment_on_the_anchor_line_still_lets_the_second_apply(
     site: Site, radpatch: Any, write_registry: Any, tmp_path: Path, order: tuple[str, str]
 ) -> None:
     # the control: an edit beside the other entry's line (not on it) takes off cleanly
-    core = unpack_toy(site, tmp_path, SRC)
-    head = HEAD.format(supported=">=1.0,<2")
-    write_registry("p", head + P)
-    reg = write_registry("q", head + Q)
+    core, reg = _first_applied(site, radpatch, write_registry, tmp_path, order[0])
     first, second = order
-    assert radpatch("--registry", str(reg), "apply", first).code == 0
     core.write_text(core.read_text().replace("    n = 0\n", "    n = 0  # start\n"))
     r = radpatch("--registry", str(reg), "apply", second)
     assert r.code == 0 and "nothing to do" not in r.out, r.out + r.err
