@@ -17,7 +17,7 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import emit, series
+from radpatch.importing import emit, replay, series
 from radpatch.importing.owners import Owners
 from radpatch.registry import versions
 
@@ -48,6 +48,15 @@ def run(
     owners = Owners.read(site)
     imported = series.apply_series(data, site, series.SeriesOptions(strip, directory, include, exclude), owners)
     kept = [i for i, imp in enumerate(imported) if imp.changes]
+    unsaid = [(imp.label, name, why) for imp in imported for name, why in imp.not_imported]
+    if not kept and unsaid:
+        label, first, why = unsaid[0]
+        more = f" (and {len(unsaid) - 1} more file{'s' if len(unsaid) > 2 else ''} like it)" if len(unsaid) > 1 else ""
+        raise RefusedError(
+            f"{label}: {why}{more}",
+            f"no file of the patches has a code change to import: leave it out with --exclude '{first}', "
+            "or make the change another way",
+        )
     if not kept:
         raise UsageError(
             "--include/--exclude left out every section of every patch file: nothing to import",
@@ -64,7 +73,9 @@ def run(
         )
     for i, imp in enumerate(imported):
         e = entries.get(i)
-        if e is None:
+        if e is None and imp.not_imported:
+            click.echo(f"{imp.label}: no entry (no file of it has a code change to import)")
+        elif e is None:
             click.echo(f"{imp.label}: left out (no section is imported)")
         else:
             click.echo(f"{Path(out) / (e.name + '.yaml')}: {e.steps} rewrite{'s' if e.steps != 1 else ''}")
@@ -72,8 +83,15 @@ def run(
             click.echo(f"  {line}")
         for what in imp.left_out:
             click.echo(f"  left out: {what}")
+        for _, why in imp.not_imported:
+            click.echo(f"  not imported: {why}")
         for note in e.fallbacks if e else ():
             click.echo(f"  note: {note}")
+    measured = replay.replay(
+        site, [Path(out) / f"{entries[i].name}.yaml" for i in kept], [p for imp in imported for p in imp.patched]
+    )
+    for line in measured.lines():
+        click.echo(line)
     click.echo(
         f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch --registry {out} apply "
         + " ".join(e.name for e in entries.values())

@@ -44,7 +44,7 @@ def build(name: str, found: CapturedEdits, pristine: dict[str, bytes], supported
             changes.append(DiffFile(e.relpath, None, after, dist.name))
             continue
         before = pristine[e.relpath].decode("utf-8", "surrogateescape")
-        if _same_code(before, after):
+        if emit.same_code(before, after):
             layout.append(LeftOut(e.relpath, "only comments or layout changed: no code to capture"))
             continue
         changes.append(DiffFile(e.relpath, before, after, dist.name))
@@ -138,10 +138,3 @@ def _parsed(e: Edited, dist: Installed) -> str:
             f"{dist.root / e.relpath}: the edited module is not Python source ({exc})", "fix the file and capture again"
         )
     return text
-
-
-def _same_code(before: str, after: str) -> bool:
-    try:
-        return ast.dump(ast.parse(emit.as_python(before)[0])) == ast.dump(ast.parse(emit.as_python(after)[0]))
-    except (SyntaxError, ValueError):  # Undecodable is a ValueError
-        return False

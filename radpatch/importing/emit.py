@@ -11,6 +11,7 @@ Beyond the plain rewrites it writes: top-level `requires: [NAME, ...]` along a s
 
 from __future__ import annotations
 
+import ast
 import codecs
 import os
 import re
@@ -132,6 +133,15 @@ def as_python(text: str) -> tuple[str, str]:
     data = text.encode("utf-8", "surrogateescape")
     decoded, encoding = decode(data)
     return decoded.removeprefix("\ufeff"), encoding
+
+
+def same_code(before: str, after: str) -> bool:
+    """Whether two versions of a module are the same code (AST-equal): only comments or layout
+    differ. False when either does not decode or parse (the caller's refusal says why)."""
+    try:
+        return ast.dump(ast.parse(as_python(before)[0])) == ast.dump(ast.parse(as_python(after)[0]))
+    except (SyntaxError, ValueError):  # Undecodable is a ValueError
+        return False
 
 
 def _python(label: str, change: DiffFile, side: str, text: str) -> tuple[str, str]:

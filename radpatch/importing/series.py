@@ -9,13 +9,14 @@ that earlier entry (the latest one per file).
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from radpatch.errors import RefusedError
-from radpatch.importing import depends, hunks, paths, unified
+from radpatch.importing import depends, emit, hunks, paths, unified
 from radpatch.importing.model import DiffFile
 from radpatch.importing.owners import Owners
 
@@ -32,6 +33,8 @@ class Imported:
         str, ...
     ] = ()  # what `patch` would say of its hunks: offsets and fuzz ("Hunk #2 succeeded at 130 with fuzz 1.")
     left_out: tuple[str, ...] = ()  # sections --include/--exclude left out: "docs/conf.py (2 hunks)"
+    not_imported: tuple[tuple[str, str], ...] = ()  # files `patch` changes that no entry can say: (name after -p, why)
+    patched: tuple[tuple[str, str | None], ...] = ()  # every file `patch` changes, as it leaves it (imported or not)
 
 
 @dataclass(frozen=True)
@@ -90,9 +93,7 @@ def apply_series(
         left_out: list[str] = []
         for section in parsed.files:
             if not options.keeps(section):
-                count = len(section.hunks)
-                what = f"{count} hunk{'s' if count != 1 else ''}" if count else "no hunks"
-                left_out.append(f"{section.written or section.shown} ({what})")
+                left_out.append(f"{section.written or section.shown} ({_what(section)})")
                 continue
             rel, name = _target(label, section, files, options)
             source = _copied_from(label, section, files, options) if section.copy else None
@@ -128,13 +129,24 @@ def apply_series(
             mode = _mode_left_out(section, name)
             if mode:
                 left_out.append(mode)
-        changes = tuple(
-            DiffFile(rel, firsts[rel], files.text[rel], _owner_name(owners, rel), shown[rel]) for rel in firsts
+        changed = [DiffFile(rel, firsts[rel], files.text[rel], _owner_name(owners, rel), shown[rel]) for rel in firsts]
+        unsaid = {c.rel: (c.name, why) for c in changed if (why := _unsayable(c))}
+        changes = tuple(c for c in changed if c.rel not in unsaid)
+        requires = tuple(sorted({touched[c.rel] for c in changes if c.rel in touched}))
+        for c in changes:
+            touched[c.rel] = n
+        out.append(
+            Imported(
+                label,
+                parsed.subject,
+                changes,
+                requires,
+                tuple(said),
+                tuple(left_out),
+                tuple(unsaid.values()),
+                tuple((c.rel, c.after) for c in changed),
+            )
         )
-        requires = tuple(sorted({touched[rel] for rel in firsts if rel in touched}))
-        for rel in firsts:
-            touched[rel] = n
-        out.append(Imported(label, parsed.subject, changes, requires, tuple(said), tuple(left_out)))
     return _linked(out)
 
 
@@ -157,11 +169,42 @@ def _linked(entries: list[Imported]) -> list[Imported]:
             )
         graph[need.needs].add(need.provider)
     return [
-        Imported(e.label, e.subject, e.changes, tuple(sorted(graph[n])), e.said, e.left_out)
-        if graph[n] != set(e.requires)
-        else e
+        dataclasses.replace(e, requires=tuple(sorted(graph[n]))) if graph[n] != set(e.requires) else e
         for n, e in enumerate(entries)
     ]
+
+
+def _unsayable(change: DiffFile) -> str:
+    """Why an entry cannot say the file's change although `patch` makes it, or "": its hunks give
+    the same bytes back, or change only comments or layout (the code is the same). Such a file is
+    not imported and said so; it does not sink the patch's other files."""
+    if change.before is None or change.after is None:
+        return ""
+    if change.before == change.after:
+        return f"no code change in {change.rel}: nothing to import (its hunks remove and add the same lines)"
+    if emit.same_code(change.before, change.after):
+        return (
+            f"{change.rel}: the patch changes only comments or layout (the code is the same); radpatch rewrites "
+            "code, so an entry could not say this change"
+        )
+    return ""
+
+
+def _what(section: unified.FilePatch) -> str:
+    """What a section left out holds, for its `left out:` line: its hunks, or what its git header says."""
+    count = len(section.hunks)
+    said = [f"{count} hunk{'s' if count != 1 else ''}"] if count else []
+    if section.binary:
+        said.insert(0, "a binary patch")
+    elif section.rename or section.copy:
+        said.insert(0, "a rename" if section.rename else "a copy")
+    elif section.old_missing == 2 and not count:
+        said.append("an empty new file")
+    elif section.new_missing == 2 and not count:
+        said.append("an empty file deleted")
+    elif section.old_mode and section.new_mode and section.old_mode != section.new_mode:
+        said.append(f"mode {section.old_mode:o} -> {section.new_mode:o}")
+    return ", ".join(said) or "no hunks"
 
 
 def _copied_from(label: str, section: unified.FilePatch, files: _Files, options: SeriesOptions) -> str:
@@ -203,7 +246,17 @@ def _target(label: str, section: unified.FilePatch, files: _Files, options: Seri
     leave_out = f"leave it out with --exclude '{section.shown}' (and ship it another way)"
     if section.binary:
         raise RefusedError(
-            f"{where}: a binary diff of {section.shown}; radpatch rewrites Python source only", leave_out
+            f"{where}: binary patch for {section.shown}: radpatch (like GNU patch) cannot apply it; radpatch "
+            "rewrites Python source only",
+            leave_out,
+        )
+    special = {0o120000: "a symbolic link", 0o160000: "a git submodule (gitlink)"}
+    kind = special.get(section.new_mode) or special.get(section.old_mode)
+    if kind:
+        raise RefusedError(
+            f"{where}: {section.shown} is {kind} in the patch (git mode "
+            f"{section.new_mode or section.old_mode:o}); radpatch writes Python source, not links",
+            leave_out,
         )
     if section.rename:
         raise RefusedError(

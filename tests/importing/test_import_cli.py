@@ -166,7 +166,9 @@ def test_what_radpatch_cannot_express_is_refused_by_name(venv: Venv, tmp_path: P
         f"diff --git a/{PACKAGE}/x.bin b/{PACKAGE}/x.bin\nindex 1234567..89abcde 100644\n"
         f"Binary files a/{PACKAGE}/x.bin and b/{PACKAGE}/x.bin differ\n"
     )
-    assert "a binary diff" in _refusal(venv, tmp_path, binary, "-p1")
+    assert f"binary patch for {PACKAGE}/x.bin: radpatch (like GNU patch) cannot apply it" in _refusal(
+        venv, tmp_path, binary, "-p1"
+    )
     deleted = _diff(
         tmp_path / "d2", f"{PACKAGE}/std_fnmatch.py", (venv.site / PACKAGE / "std_fnmatch.py").read_text(), None
     )

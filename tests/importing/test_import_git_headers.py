@@ -158,12 +158,37 @@ def _mode(root: Path) -> str:
     return f"{PACKAGE}/std_fnmatch.py changes only its mode (100644 -> 100755)"
 
 
+def _rename_edited(root: Path) -> str:
+    text = (root / PACKAGE / "std_textwrap.py").read_text()
+    (root / PACKAGE / "std_textwrap.py").unlink()
+    (root / PACKAGE / "std_textwrap2.py").write_text(text + "\nRENAMED = True\n")  # `similarity index 99%`, a hunk
+    return f"a git rename of {PACKAGE}/std_textwrap.py to {PACKAGE}/std_textwrap2.py"
+
+
+def _symlink(root: Path) -> str:
+    (root / PACKAGE / "link.py").symlink_to("std_shlex.py")  # `new file mode 120000`, the target as its one line
+    return f"{PACKAGE}/link.py is a symbolic link in the patch (git mode 120000)"
+
+
 def _binary(root: Path) -> str:
     (root / PACKAGE / "blob.bin").write_bytes(bytes(range(256)))
-    return f"a binary diff of {PACKAGE}/blob.bin"
+    return f"binary patch for {PACKAGE}/blob.bin: radpatch (like GNU patch) cannot apply it"
 
 
-@pytest.mark.parametrize("kind", [_delete_empty, _rename, _rename_empty, _mode, _binary], ids=lambda f: f.__name__)
+def _binary_changed(root: Path) -> str:
+    (root / PACKAGE / "data.txt").write_bytes(b"\0binary now\n")  # a `delta`/`literal` of an installed file
+    return f"binary patch for {PACKAGE}/data.txt: radpatch (like GNU patch) cannot apply it"
+
+
+# GNU patch 2.7 applies the others (renames, links, modes) and cannot apply these two: exit 1
+GNU_CANNOT = (_binary, _binary_changed)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [_delete_empty, _rename, _rename_empty, _rename_edited, _mode, _symlink, _binary, _binary_changed],
+    ids=lambda f: f.__name__,
+)
 def test_header_only_sections_an_entry_cannot_say_are_refused_by_name(
     venv: Venv, tmp_path: Path, kind: Callable[[Path], str]
 ) -> None:
@@ -172,10 +197,14 @@ def test_header_only_sections_an_entry_cannot_say_are_refused_by_name(
     # with something it can say in the same patch file (not empty: git would pair two empty files as a rename)
     (root / PACKAGE / "sub" / "said.py").write_text("SAID = 1\n")
     patch = _format_patch(root, tmp_path / "out", "--binary")
+    gnu = tmp_path / "gnu"
+    shutil.copytree(venv.site / PACKAGE, gnu / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
+    assert gnu_patch(gnu, patch, 1).returncode == (1 if kind in GNU_CANNOT else 0), patch.read_text()
     reg = tmp_path / "reg"
     out = venv.radpatch("import", str(patch), "-p1", "--out", str(reg))
     assert out.returncode == 1, out.stdout + out.stderr
     assert said in out.stderr and "--exclude" in out.stderr, out.stderr
+    assert f"{patch}:" in out.stderr, out.stderr  # the patch file is named
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 2, out.stderr
     assert "changes only its mode" not in out.stderr or kind is _mode
     assert not reg.exists()
@@ -188,3 +217,18 @@ def test_an_empty_new_module_that_exists_is_refused_as_created_already(venv: Ven
     out = venv.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg"))
     assert out.returncode == 1 and f"{rel}: the patch creates this file (empty), which already exists" in out.stderr
     assert not (tmp_path / "reg").exists()
+
+
+@pytest.mark.parametrize("kind", GNU_CANNOT, ids=lambda f: f.__name__)
+def test_a_binary_patch_left_out_on_purpose_is_listed_as_one_and_the_rest_imported(
+    venv: Venv, tmp_path: Path, kind: Callable[[Path], str]
+) -> None:
+    root = _repo(venv, tmp_path / "repo")
+    kind(root)
+    (root / PACKAGE / "sub" / "said.py").write_text("SAID = 1\n")
+    patch = _format_patch(root, tmp_path / "out", "--binary")
+    reg = tmp_path / "reg"
+    out = venv.radpatch("import", str(patch), "-p1", "--exclude", "*.bin", "--exclude", "*.txt", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    assert "(a binary patch)" in out.stdout and "(no hunks)" not in out.stdout, out.stdout
+    assert (reg / f"{patch.stem}.yaml").exists()
