@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.importing import hunks, unified
+from tests.lib.generated import seeds
 from tests.lib.importing import gnu_patch
 
 WORDS = ["alpha", "beta", "gamma", "delta", "x = 1", "y = 2", "return x", "pass", ""]
@@ -46,7 +47,7 @@ def _generate(rng: random.Random) -> tuple[str, str, str]:
     return a, b, "".join(target)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))  # a seeded family: a share per interpreter (tests/lib/generated.py)
 def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     compared = failed = 0

@@ -38,6 +38,7 @@ from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.set_constant import SetConstant
 from radpatch.rewrite.runner import forward
 from tests.lib.def_runs import RUNNER
+from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of
 
 HEAD = """import sys
@@ -128,7 +129,8 @@ OPS = {
 }
 VALUES = {"replaces": "7", "keeps": "({n} if '{n}' in globals() else None)"}  # keeps: reads the name
 WRAPS = ("always", "if-cond")
-CASES = list(itertools.product(FORMS, OPS, VALUES, WRAPS))
+# a generated family: every case unsampled, a sample turning with the interpreter (tests/lib/generated.py)
+CASES = sample(itertools.product(FORMS, OPS, VALUES, WRAPS))
 
 
 def source(form: str, op: str, value: str, wrap: str, cond: bool, pkg: str) -> str:

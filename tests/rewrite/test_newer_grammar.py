@@ -25,6 +25,7 @@ from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.generated import examples, turn_seed
 from tests.lib.processes import run
 from tests.lib.rewrites import patch_of
 
@@ -48,7 +49,8 @@ needs_older = pytest.mark.skipif(sys.version_info >= (3, 12), reason="radpatch's
 
 
 @needs_older
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
+@turn_seed()
 @given(st.sampled_from(sorted(NEWER)), st.sampled_from(sorted(OPS)), st.booleans())
 def test_a_rewrite_of_readable_code_in_a_newer_grammar_module_applies_and_reverts(
     newer: str, kind: str, first: bool

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.generated import examples, turn_seed
 from tests.lib.rewrites import check, refuse
 
 BINDERS = {  # how a block binds `json`
@@ -45,7 +46,8 @@ blocks = st.sampled_from(("try", "try-else", "if-else", "type-checking", "with",
 binders = st.sampled_from(sorted(BINDERS))
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)
+@settings(max_examples=examples(80), deadline=None, derandomize=True)
+@turn_seed()
 @given(blocks, binders, st.sampled_from(("import json", "import ujson as json", "from x import json")))
 def test_an_import_rebinding_a_name_a_block_binds_is_refused(kind: str, binder: str, statement: str) -> None:
     src = module(kind, binder)
@@ -60,7 +62,8 @@ def test_an_import_rebinding_a_name_a_block_binds_is_refused(kind: str, binder: 
     assert "rename it with `as`" in exc.hint
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
+@turn_seed()
 @given(blocks, binders)
 def test_a_new_constant_under_a_name_a_block_binds_is_refused(kind: str, binder: str) -> None:
     exc = refuse(module(kind, binder), SetConstant("json", "1"))
@@ -69,7 +72,8 @@ def test_a_new_constant_under_a_name_a_block_binds_is_refused(kind: str, binder:
     assert "json" in exc.message and ("binds json" in exc.message or "is not `json = value`" in exc.message)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
+@turn_seed()
 @given(blocks, binders)
 def test_a_new_constant_reading_a_name_a_block_binds_goes_below_the_block(kind: str, binder: str) -> None:
     src = module(kind, binder)
@@ -80,7 +84,8 @@ def test_a_new_constant_reading_a_name_a_block_binds_goes_below_the_block(kind: 
     check(src, SetConstant("NEW", "json"), src.replace(block, block + "NEW = json\n"))
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=examples(40), deadline=None, derandomize=True)
+@turn_seed()
 @given(blocks, binders)
 def test_a_payload_definition_under_a_name_a_block_binds_is_refused(kind: str, binder: str) -> None:
     op = InsertDefinitions(Path("p.py"), b"def json():\n    return 2\n", ("json",), "f", "before")

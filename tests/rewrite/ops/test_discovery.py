@@ -15,6 +15,7 @@ import pytest
 import radpatch.rewrite.ops as ops_package
 from radpatch.registry.model import Operation
 from radpatch.rewrite.ops import OPERATIONS
+from tests.lib.generated import seeds
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -74,7 +75,13 @@ def test_running_a_rewrite_loads_libcst_then() -> None:
     assert loaded["libcst"] and loaded["radpatch.rewrite.matching"] and loaded["radpatch.rewrite.ops.common"]
 
 
-@pytest.mark.parametrize("module", sorted({spec.__module__ for spec in OPERATIONS.values()}))
+OPERATION_MODULES = sorted({spec.__module__ for spec in OPERATIONS.values()})
+
+
+# a process per operation module, alike on every interpreter: unsampled every one, in a sampled run
+# (RADPATCH_TEST_SAMPLE=N) one in N turning with the interpreter, so the matrix runs each once
+# (tests/lib/generated.py's seeds)
+@pytest.mark.parametrize("module", [OPERATION_MODULES[i] for i in seeds(len(OPERATION_MODULES))])
 def test_each_operation_loads_what_it_uses_in_a_fresh_process(module: str) -> None:
     """An operation run first, alone in its process, finds every name its `if TYPE_CHECKING:`
     block lists (rewrite/lazy.py binds them), whatever other module would have imported them.

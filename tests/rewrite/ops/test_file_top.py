@@ -21,6 +21,7 @@ from radpatch.rewrite import runner
 from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.generated import examples, turn_seed
 from tests.lib.rewrites import patch_of
 
 HEADERS = {  # name: (lines, encoding)
@@ -60,7 +61,8 @@ def _values(data: bytes) -> dict[str, object]:
     )
 
 
-@settings(max_examples=120, deadline=None, derandomize=True)
+@settings(max_examples=examples(120), deadline=None, derandomize=True)
+@turn_seed()
 @given(st.sampled_from(sorted(HEADERS)), st.sampled_from(sorted(BODIES)), st.sampled_from(sorted(OPS)))
 def test_code_inserted_at_the_top_stays_below_the_header(header: str, body: str, kind: str) -> None:
     lines, encoding = HEADERS[header]

@@ -90,7 +90,8 @@ def test_a_replaced_expression_means_with_in_its_place_and_reverts(place: str, f
     check(before, Replace("g", find, with_), after)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
+@turn_seed()
 @given(st.sampled_from(PLACES), st.sampled_from(EXPRESSIONS), st.sampled_from(EXPRESSIONS))
 def test_parentheses_the_file_writes_without_need_are_kept(place: str, find: str, with_: str) -> None:
     tuples = [e for e in (find, with_) if isinstance(ast.parse(e, mode="eval").body, ast.Tuple)]

@@ -19,6 +19,7 @@ from radpatch.rewrite.ops.add_parameter import AddParameter
 from radpatch.rewrite.ops.bodies import WrapBody
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_default import SetDefault
+from tests.lib.generated import examples, turn_seed
 from tests.lib.rewrites import check, patch_of, refuse
 
 OVERLOAD = st.sampled_from(("overload", "typing.overload", "t.overload"))
@@ -29,7 +30,8 @@ def _overloaded(n: int, spelling: str, indent: str) -> str:
     return stub + f"{indent}def f(self, x):\n{indent}    return x + 1\n"
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=examples(40), deadline=None, derandomize=True)
+@turn_seed()
 @given(st.integers(1, 3), OVERLOAD, st.booleans())
 def test_an_overloaded_function_is_patched_in_its_implementation(n: int, spelling: str, in_class: bool) -> None:
     head = "import typing\nimport typing as t\nfrom typing import overload\n\n\n"
@@ -60,7 +62,8 @@ ACCESSORS = {
 }
 
 
-@settings(max_examples=30, deadline=None, derandomize=True)
+@settings(max_examples=examples(30), deadline=None, derandomize=True)
+@turn_seed()
 @given(st.sampled_from((("getter", "setter"), ("getter", "deleter"), ("getter", "setter", "deleter"))), st.data())
 def test_a_property_accessor_is_named_by_its_kind(kinds: tuple[str, ...], data: st.DataObject) -> None:
     before = "class C:\n    _v = 0\n\n" + "\n".join(ACCESSORS[k] for k in kinds)

@@ -15,6 +15,7 @@ from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
+from tests.lib.generated import examples, turn_seed
 from tests.lib.rewrites import check, refuse
 
 NAMES = ("MIN_TOKENS", "MAX_TOKENS", "LIMIT", "RETRIES")
@@ -31,7 +32,8 @@ def _line(names: list[str], values: list[int], spaced: bool) -> str:
     return (";  " if spaced else "; ").join(f"{n} = {v}" for n, v in zip(names, values))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
+@turn_seed()
 @given(lines(), st.booleans(), st.sampled_from(("", "import os\n", '"""Doc."""\n')))
 def test_set_constant_changes_the_statement_it_names_on_its_line(
     case: tuple[list[str], list[int], int], spaced: bool, head: str
@@ -42,7 +44,8 @@ def test_set_constant_changes_the_statement_it_names_on_its_line(
     check(before, SetConstant(names[k], "99", str(values[k])), f"{head}{_line(names, after_values, spaced)}\nX = 1\n")
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=examples(40), deadline=None, derandomize=True)
+@turn_seed()
 @given(lines())
 def test_a_new_constant_reading_a_name_of_a_shared_line_goes_below_the_whole_line(
     case: tuple[list[str], list[int], int],
@@ -56,7 +59,8 @@ def test_a_new_constant_reading_a_name_of_a_shared_line_goes_below_the_whole_lin
     )
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
+@turn_seed()
 @given(
     lines(),
     st.sampled_from(("f", "<module>")),
@@ -80,7 +84,8 @@ def test_statement_operations_refuse_one_statement_of_a_shared_line(
     assert "whole line" in exc.hint and f"`{line}`" in exc.hint, exc.hint
 
 
-@settings(max_examples=30, deadline=None, derandomize=True)
+@settings(max_examples=examples(30), deadline=None, derandomize=True)
+@turn_seed()
 @given(lines(), st.sampled_from(("replace", "delete")))
 def test_the_whole_shared_line_as_find_is_changed(case: tuple[list[str], list[int], int], kind: str) -> None:
     names, values, _ = case
@@ -93,7 +98,8 @@ def test_the_whole_shared_line_as_find_is_changed(case: tuple[list[str], list[in
 
 
 @given(st.sampled_from(("x = 1; __body__", "if x: __body__", "with x: __body__", "__body__; y = 2")))
-@settings(max_examples=10, deadline=None, derandomize=True)
+@settings(max_examples=examples(10), deadline=None, derandomize=True)
+@turn_seed()
 def test_wrap_body_with_the_body_on_a_shared_line_is_refused(template: str) -> None:
     exc = refuse("def f(x):\n    return x\n", WrapBody("f", template))
     assert "shares line 1 of the template" in exc.message and "line of its own" in exc.message
@@ -116,7 +122,8 @@ def runs(draw: st.DrawFn) -> tuple[list[list[str]], int, int]:
     return rows, start, length
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
+@turn_seed()
 @given(runs(), st.sampled_from(("f", "<module>")), st.sampled_from(("replace", "delete", "insert_after")))
 def test_a_run_of_statements_starting_or_ending_inside_a_line_is_refused_naming_the_line(
     case: tuple[list[list[str]], int, int], scope: str, kind: str
