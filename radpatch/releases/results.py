@@ -39,7 +39,8 @@ class ReleaseResult:
     modules: tuple[str, ...] = ()
     note: str = ""
     kind: Kind = Kind()  # what the failure is, as code acts on it (not shown: `error` says it)
-    # sha256 of the release's files whose new code may not take effect (prove.refusal.NOT_IN_EFFECT)
+    # the code digests (summaries.code_digest) of the release's files whose new code may not take
+    # effect (prove.refusal.NOT_IN_EFFECT)
     not_in_effect: tuple[str, ...] = ()
 
     @property

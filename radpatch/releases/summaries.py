@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from collections.abc import Iterable
@@ -72,10 +73,19 @@ def not_in_effect_releases(root: Path, patch: Patch) -> list[Version]:
 
 
 def not_in_effect_file(root: Path, patch: Patch, data: bytes) -> bool:
-    """`data` is a release's file verify found to hold the entry's new code where it may not take
-    effect (by its bytes: status and apply judge the installed file, edited or not, by them)."""
-    digest = hashlib.sha256(data).hexdigest()
+    """`data` is, as code (code_digest), a release's file verify found to hold the entry's new code
+    where it may not take effect: status and apply judge the installed file by it."""
+    digest = code_digest(data)
     return any(digest in shas for shas in _not_in_effect(root, patch).values())
+
+
+def code_digest(data: bytes) -> str:
+    """sha256 of a module's code (its syntax tree: comments and layout do not count), of its bytes
+    when it does not parse."""
+    try:
+        return hashlib.sha256(ast.dump(ast.parse(data)).encode()).hexdigest()
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return hashlib.sha256(data).hexdigest()
 
 
 def not_in_effect_words(releases: Iterable[Version]) -> str:

@@ -8,7 +8,6 @@ the change in upstream's own layout.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from concurrent.futures import (
     FIRST_COMPLETED,
     ThreadPoolExecutor,
@@ -27,6 +26,7 @@ from radpatch.releases import modules, proof
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.results import CHECKS, Checks, ReleaseResult, Transfer
+from radpatch.releases.summaries import code_digest
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
 
 BASES = 4  # releases of the declared range an entry's change is read off (radpatch.releases.carried)
@@ -172,7 +172,7 @@ class Verifier:
             names = tuple(f.module for f in files)
             # the release's file whose new code may not take effect (status and apply know it by its bytes)
             held = tuple(
-                hashlib.sha256(f.data).hexdigest()
+                code_digest(f.data)
                 for f in files
                 if answer.kind.cause is Cause.NOT_IN_EFFECT and f.target == answer.kind.target
             )

@@ -108,12 +108,27 @@ def test_new_code_that_may_not_take_effect_is_not_carried_and_every_reader_says_
     (state,) = json.loads(radpatch("--registry", reg, "status", "--json", "longer").out)
     assert state["state"] == "not-applied", state
     assert NOT_IN_EFFECT in radpatch("--registry", reg, "status", "longer").out
-    before = (site.root / "rptoy" / "core.py").read_bytes()
+    core = site.root / "rptoy" / "core.py"
+    core.write_text(source + "# a comment someone added\n")  # the hashes cannot decide: the rewrites judge it
+    (edited,) = json.loads(radpatch("--registry", reg, "status", "--json", "longer").out)
+    assert edited["state"] == "not-applied" and NOT_IN_EFFECT in edited["reason"], edited
+    before = core.read_bytes()
     applied = radpatch("--registry", reg, "apply", "longer")
     assert applied.code not in (0, 70) and NOT_IN_EFFECT in applied.err, applied
     assert (site.root / "rptoy" / "core.py").read_bytes() == before
 
-    for dist_info in site.root.glob("radpatch_toy-*.dist-info"):
+    # outside the declared range the matrix's `out` cell and `port` say it too (port leaves the entry alone)
+    narrow = str(write_registry("longer", ENTRY.replace('">=1.0"', '"==1.0"'), dirname="narrow"))
+    assert (
+        f"longer 1.1: out of range: pristine fails: {NOT_IN_EFFECT}"
+        in radpatch("--registry", narrow, "verify", "--all", "--versions", ">=1.0").out
+    )
+    ported = radpatch("--registry", narrow, "port", "longer", "--to", "1.1", "--dry-run")
+    assert NOT_IN_EFFECT in ported.out and "left alone" in ported.out, ported
+
+    for dist_info in site.root.glob("radpatch?toy-*.dist-info"):
         shutil.rmtree(dist_info)
     site.install("radpatch-toy", "1.2", {"rptoy/core.py": TOOK_IT})  # the control: carried, no such words
+    (control,) = json.loads(radpatch("--registry", reg, "status", "--json", "longer").out)
+    assert control["state"] == "not-applied" and control["installed_version"] == "1.2"
     assert NOT_IN_EFFECT not in radpatch("--registry", reg, "status", "longer").out
