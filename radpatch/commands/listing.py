@@ -11,7 +11,7 @@ from radpatch.errors import EXIT_OK
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, overlaps
-from radpatch.releases.summaries import obsolete_span, obsolete_words
+from radpatch.releases.summaries import not_in_effect_releases, not_in_effect_words, obsolete_span, obsolete_words
 from radpatch.releases.wheels import cache_root
 
 
@@ -38,6 +38,9 @@ def upstream_state(p: Patch) -> str:
         parts.append(f"{obsolete_words(span)} (verify read no later release)")
     elif p.obsolete is not None:
         parts.append(f"obsolete {p.obsolete}")
+    held = not_in_effect_releases(cache_root(), p)
+    if held:
+        parts.append(not_in_effect_words(held))
     return ", ".join(parts) or "-"
 
 

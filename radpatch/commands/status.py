@@ -140,8 +140,8 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
             detail = declared if s.state is State.OBSOLETE else detail.replace(why, declared)
         if s.record and s.state is State.APPLIED and s.record.registry_digest != s.patch.digest:
             detail = "; ".join(d for d in (detail, "applied from a different revision of this registry entry") if d)
-        retired = obsolete_upstream(s)
-        if retired:
+        retired = obsolete_upstream(s) or not_in_effect(s)
+        if retired and retired not in detail:
             detail = "; ".join(d for d in (detail, retired) if d)
         out.append((s.patch.name, s.state.value, installed, s.patch.range, detail))
     return out
@@ -169,6 +169,19 @@ def obsolete_upstream(s: PatchState) -> str:
         return ""
     links = s.patch.upstream
     return obsolete_words(span) + (f" ({', '.join(links)})" if links else "")
+
+
+def not_in_effect(s: PatchState) -> str:
+    """prove.refusal.NOT_IN_EFFECT, with the file, when verify read an installed file of the entry on a
+    release and found its new code there may not take effect (its cache, no network): not carried."""
+    if s.dist is None or s.state is State.APPLIED and s.record is not None:
+        return ""
+    from radpatch.prove.form import verified_in_effect
+    from radpatch.prove.refusal import NOT_IN_EFFECT
+
+    judge = verified_in_effect(s.patch)
+    held = [f.relpath for f in s.files if f.exists and not judge(f.data)]
+    return f"{', '.join(held)}: {NOT_IN_EFFECT}" if held else ""
 
 
 def obsolete_upstream_run(s: PatchState) -> Run | None:

@@ -16,6 +16,7 @@ from enum import Enum
 
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
+from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.state.decide import FileState, PatchState, State, own_base, trusted_names
 from radpatch.state.record import FileRecord, Store, sha256
@@ -35,6 +36,8 @@ def judge(
         undo = trip.stops
         if trip.patched and not recorded and not carries(patch, rws, data, filename, trip=trip):
             return State.NOT_APPLIED, ""
+        if trip.patched and not recorded and not verified_in_effect(patch)(data):
+            return State.NOT_APPLIED, NOT_IN_EFFECT  # verify read it against a release the entry is written for
         if trip.patched:
             edited = _edited_since_patched(patch, rws, data, filename, recorded, store) if recorded else ""
             return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
@@ -57,6 +60,20 @@ def judge(
     if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
         return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
     return State.NOT_APPLIED, ""
+
+
+def verified_in_effect(patch: Patch) -> Callable[[bytes], bool]:
+    """Whether a file's copy of the entry's new code takes effect, as far as status and apply can
+    tell: False for a file whose bytes verify read on a release and found may not take effect there
+    (refusal.NOT_IN_EFFECT, judged against the change on a release the entry is written for; its
+    cache, no network); True otherwise (nothing else tells without a base)."""
+    if patch.from_record:
+        return lambda data: True
+    from radpatch.releases.summaries import not_in_effect_file
+    from radpatch.releases.wheels import cache_root
+
+    root = cache_root()
+    return lambda data: not not_in_effect_file(root, patch, data)
 
 
 def _edited_since_patched(
@@ -111,15 +128,20 @@ def carries(
     forward: Callable[[bytes], bytes] | None = None,
     backward: Callable[[bytes], bytes] | None = None,
     trip: RoundTrip | None = None,
+    in_effect: Callable[[bytes], bool] | None = None,
 ) -> bool:
     """The one judgement of whether a file radpatch has no record of already carries the patch:
-    the round trip reproduces it, and it is not an unpatched file that only reads so because a
-    rewrite's `with` lies inside its `find` (still_unpatched). status (judge), apply
+    the round trip reproduces it, it is not an unpatched file that only reads so because a
+    rewrite's `with` lies inside its `find` (still_unpatched), and, where the caller can tell
+    (`in_effect`: verify, from the change on a base, radpatch.releases.replaced), the new code
+    takes effect there (refusal.NOT_IN_EFFECT: else not carried). status (judge), apply
     (refuse_if_present) and verify (releases.proof) all ask this. `trip`: the round trip, when
     the caller has it already; `forward`/`backward` as round_trip's."""
     if not (trip or round_trip(patch, rws, data, filename, forward, backward)).patched:
         return False
-    return not still_unpatched(patch, rws, data, filename, forward)
+    if still_unpatched(patch, rws, data, filename, forward):
+        return False
+    return in_effect is None or in_effect(data)
 
 
 def still_unpatched(
@@ -262,10 +284,16 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
 
 def _present(ps: PatchState, f: FileState, data: bytes) -> tuple[list[Rewrite], str] | None:
     """The rewrites whose result `data` already holds, and what that is in words; None: none."""
-    return present(ps.patch, f.rewrites, data, str(f.path))
+    return present(ps.patch, f.rewrites, data, str(f.path), verified_in_effect(ps.patch))
 
 
-def present(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) -> tuple[list[Rewrite], str] | None:
+def present(
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    data: bytes,
+    filename: str,
+    in_effect: Callable[[bytes], bool] | None = None,
+) -> tuple[list[Rewrite], str] | None:
     """The one per-rewrite judgement of what a file's code already holds of a patch (one file's
     rewrites `rws`): every rewrite (it reads as patched: carries), or the inserts whose code is
     already at their anchor (applied again, they would add it a second time), with what that is in
@@ -282,7 +310,7 @@ def present(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) 
     maybe = [rw for rw in rws if _may_hold(rw.op, text, unparsed)]
     if still_unpatched(patch, rws, data, filename):
         return None  # `with` lies inside the unpatched `find` (`int(x)` -> `x`): nothing of the patch is there
-    if len(maybe) == len(rws) and carries(patch, rws, data, filename):
+    if len(maybe) == len(rws) and carries(patch, rws, data, filename, in_effect=in_effect):
         return list(rws), "what the patch adds (it reads as patched although radpatch did not patch it)"
     repeatable = [rw for rw in maybe if rw.op.REPEATABLE and len(rws) > 1]
     found = [rw for rw in repeatable if round_trip(patch, (rw,), data, filename).patched]

@@ -54,6 +54,18 @@ class Cause(Enum):
     # the release already holds what some of the entry's rewrites add (upstream took part of the change):
     # apply refuses it there (prove.form.present), yet the entry is not obsolete (the rest is still needed)
     PART_PRESENT = "part present"
+    # the release holds a `replace`'s new code, but it may not take effect there (NOT_IN_EFFECT says
+    # how): not carried, so not obsolete, and apply cannot make the change there either
+    NOT_IN_EFFECT = "not in effect"
+
+
+# The one phrase every reader (verify's cell, `verify --all`, `port`, `status`, `list`, apply's
+# "already present" check) says of a release whose file holds a `replace`'s new code that may not
+# take effect there (radpatch.releases.replaced): such a file does not carry the change.
+NOT_IN_EFFECT = (
+    "upstream has the new code but it may not take effect "
+    "(only under a condition, or with the replaced name stored again)"
+)
 
 
 @dataclass(frozen=True)

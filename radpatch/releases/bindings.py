@@ -17,7 +17,9 @@ bindings tell (att23e G2) when the release newly stores through an object's `__d
 a value (`map(setattr, [self], ["timeout"], [30])`), newly defines `__getattr__`,
 `__getattribute__` or `__setattr__` in a class, or decorates the scope (or its class) with a
 decorator the change's result does not have or that comes from another module (it runs around the
-method: `@settings.with_timeout`).
+method: `@settings.with_timeout`); one the module imports from another module of its own package
+(`from .utils import cached`) is read there instead (radpatch.releases.decorators): a plain `def`
+storing none of the removed names, nor through `setattr`/`vars`/`__dict__`, is no evidence.
 """
 
 from __future__ import annotations
@@ -26,14 +28,25 @@ import ast
 from collections import Counter
 from collections.abc import Mapping
 
+from radpatch.prove.star_exports import ModuleSource
+from radpatch.releases import decorators
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 UNKNOWN = "?"  # a value the module alone does not tell
 Binding = tuple[str, str]  # (name or attribute bound, the value's dump or UNKNOWN)
 
 
-def bound_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool:
+def bound_still(
+    scope: str,
+    before: bytes,
+    after: bytes,
+    release: bytes,
+    me: tuple[str, bool] | None = None,
+    sources: tuple[ModuleSource, ...] = (),
+) -> bool:
     """The release may still make a binding (or run code on the method's object) that the change
-    removes from `scope`; False when all three cannot be read (the caller's checks decide)."""
+    removes from `scope`; False when all three cannot be read (the caller's checks decide). `me` and
+    `sources`: the release's module and the modules of its package its decorators come from."""
     try:
         b, a, r = ast.parse(before), ast.parse(after), ast.parse(release)
         sb, sa, sr = _scopes(b), _scopes(a), _scopes(r)
@@ -47,7 +60,8 @@ def bound_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool
                 for v in {value, UNKNOWN}:
                     if have_release[(name, v)] > have_after[(name, v)]:
                         return True
-        if removed and (_opaque(a, r) or _decorated(scope, sa, sr, r)):
+        names = {name for name, _ in wanted}
+        if removed and (_opaque(a, r) or _decorated(scope, sa, sr, r, _Imported(me, sources, names))):
             return True
         return _reaches_out(scope, removed, sb, sa[scope], sr, r)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -90,9 +104,29 @@ def _hidden(tree: ast.Module) -> Counter[str]:
     return out
 
 
-def _decorated(scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST], tree: ast.Module) -> bool:
+class _Imported:
+    """What a decorator the release's module imports from another module of its package is, read
+    there (radpatch.releases.decorators): a `def` that stores none of the removed names and stores
+    nothing the way bindings do not read is no evidence the binding is still made."""
+
+    def __init__(self, me: tuple[str, bool] | None, sources: tuple[ModuleSource, ...], names: set[str]) -> None:
+        self.me, self.read, self.names = me, decorators.reader(sources), names
+
+    def harmless(self, tree: ast.Module, name: str) -> bool:
+        fn = decorators.definition(tree, self.me, name, self.read) if self.me is not None else None
+        if fn is None:
+            return False  # not readable here: cannot tell
+        module = ast.Module(body=[fn], type_ignores=[])
+        stored = {n for n, _ in _bindings(module)} - {fn.name}
+        return not (stored & self.names) and _hidden(module) == Counter()
+
+
+def _decorated(
+    scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST], tree: ast.Module, imported: _Imported
+) -> bool:
     """The release's scope, or its class, has a decorator the change's result does not have there,
-    or one that comes from another module: it may run any code around the method."""
+    or one that comes from another module: it may run any code around the method. One the module
+    imports from another module of its package, and the result has too, is read there (`imported`)."""
     top = {s.name for s in tree.body if isinstance(s, _DEFS)}
     for name in {scope, scope.rpartition(".")[0]} if "." in scope else {scope}:
         theirs, ours = release.get(name), after.get(name)
@@ -106,6 +140,10 @@ def _decorated(scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST
             if isinstance(root, ast.Name) and root.id in _PLAIN and root is d:
                 continue
             if had[ast.dump(d)] > 0 and isinstance(root, ast.Name) and root.id in top:
+                had[ast.dump(d)] -= 1
+                continue
+            plain = d.func if isinstance(d, ast.Call) else d  # `@cached` or `@cached(...)`, not `@mod.cached`
+            if had[ast.dump(d)] > 0 and isinstance(plain, ast.Name) and imported.harmless(tree, plain.id):
                 had[ast.dump(d)] -= 1
                 continue
             return True

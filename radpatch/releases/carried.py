@@ -33,6 +33,7 @@ import ast
 import builtins
 from collections import Counter
 
+from radpatch.prove.star_exports import ModuleSource
 from radpatch.releases import bindings
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -75,9 +76,17 @@ def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
         node.body = body
 
 
-def carries(before: bytes, after: bytes, release: bytes) -> bool:
+def carries(
+    before: bytes,
+    after: bytes,
+    release: bytes,
+    me: tuple[str, bool] | None = None,
+    sources: tuple[ModuleSource, ...] = (),
+) -> bool:
     """`release` holds the change the rewrites make of `before` (giving `after`), wherever the rest of
-    it differs. False when any of the three does not parse, or the rewrites change no code."""
+    it differs. False when any of the three does not parse, or the rewrites change no code. `me`: the
+    release's module (dotted, is a package), `sources`: the modules of its package its decorators are
+    imported from (radpatch.releases.decorators), read to tell what such a decorator is."""
     b, a, r = shape(before), shape(after), shape(release)
     if b is None or a is None or r is None:
         return False
@@ -107,7 +116,8 @@ def carries(before: bytes, after: bytes, release: bytes) -> bool:
         if only_removes and _called_still(scope, before, after, release):
             return False
         if any(counts_old[s] > counts_new[s] for s in counts_old) and (
-            _held_elsewhere(old, new, after, release) or bindings.bound_still(scope, before, after, release)
+            _held_elsewhere(old, new, after, release)
+            or bindings.bound_still(scope, before, after, release, me, sources)
         ):
             return False  # a statement the change removes (deletes or replaces) is still run, moved
     return changed

@@ -28,6 +28,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
+from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
 from radpatch.releases import modules
 from radpatch.releases import moved as search
@@ -52,6 +53,7 @@ class Cell:
     also: tuple[str, ...] = ()
     passes: bool = False  # out: the entry would pass there all the same
     step: str = ""  # fail: the proof step that fails
+    not_in_effect: bool = False  # the release holds the new code, which may not take effect (NOT_IN_EFFECT)
 
     @property
     def short(self) -> str:
@@ -138,7 +140,9 @@ def cell(
         why = "declared `obsolete:`" if r.note else "the release already contains the change"
         return Cell(r.version, OBSOLETE, why + (f" (upstream: {', '.join(links)})" if links else ""))
     if not r.in_range and not anywhere:
-        out = Cell(r.version, OUT, "passes" if r.ok else f"{first_failed(r)} fails", passes=r.ok)
+        held = r.kind.cause is Cause.NOT_IN_EFFECT
+        why = "passes" if r.ok else f"{first_failed(r)} fails" + (f": {NOT_IN_EFFECT}" if held else "")
+        out = Cell(r.version, OUT, why, passes=r.ok, not_in_effect=held)
         if r.ok or first_failed(r) not in ("module", "match") or not search.scope_gone(r.kind):
             return out
         to = _moved(patch, r, releases, requires)  # port would carry it: say where to
@@ -238,7 +242,7 @@ def render(rows_: list[Row]) -> str:
         f"{row.patch.name} {c.version}: {c.kind}: {c.detail}"
         for row in rows_
         for c in row.cells
-        if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE) or (c.kind == OUT and c.also)
+        if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE) or (c.kind == OUT and (c.also or c.not_in_effect))
     ]
     several = any(c.kind == OUT and c.also for row in rows_ for c in row.cells)
     notes += [f"{row.patch.name}: not verified: {row.error.message}" for row in rows_ if row.error is not None]

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
-from radpatch.prove.refusal import Cause, Refusal
-from radpatch.prove.star_exports import ModuleSource
+from radpatch.prove.refusal import NOT_IN_EFFECT, Cause, Refusal
+from radpatch.prove.star_exports import ModuleSource, module_of
 from radpatch.prove.steps import STEPS, Case
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, Rewrite
@@ -63,6 +63,9 @@ class File:
     # the modules its star imports read (followed through theirs), as the release's wheel has them:
     # the placement step tells from them whether a later star import rebinds what the patch changes
     stars: tuple[ModuleSource, ...] = ()
+    # the modules of the package its decorators are imported from (followed), as the wheel has them:
+    # obsolete detection reads what such a decorator is (radpatch.releases.decorators)
+    decorators: tuple[ModuleSource, ...] = ()
 
 
 def _files_key(files: tuple[File, ...]) -> list[object]:
@@ -73,6 +76,7 @@ def _files_key(files: tuple[File, ...]) -> list[object]:
             [r.id for r in f.rewrites],
             _sha(f.data),
             [[s.module, s.package, _sha(s.data)] for s in f.stars],
+            [[s.module, s.package, _sha(s.data)] for s in f.decorators],
         ]
         for f in files
     ]
@@ -171,12 +175,12 @@ class Memo:
 
         return round_trip(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward).patched
 
-    def carries(self, data: bytes) -> bool:
+    def carries(self, data: bytes, in_effect: Callable[[bytes], bool] | None = None) -> bool:
         """A release's file already carries the change, as status and apply judge a file radpatch
         has no record of (prove.form.carries), on the memoised forward/backward."""
         from radpatch.prove.form import carries
 
-        return carries(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward)
+        return carries(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward, in_effect=in_effect)
 
 
 @dataclass
@@ -244,17 +248,50 @@ def _contains(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
     """`data` (a file of layer `index`) already holds the layer's change. In radpatch's layout,
     status's and apply's judgement tells (prove.form.carries); in upstream's own, only where the
     rewrites do not apply (where they apply, apply makes the change: an insertion already there is
-    told by the round trip)."""
+    told by the round trip). Neither where a `replace`'s new code may not take effect (not_in_effect)."""
+    if memo.carries(data, _in_effect(run, index, f)):
+        return True
     if memo.carries(data):
-        change = run.change(index, f.target)
-        return change is None or not replaced.undone(*change, data)
+        return False  # it reads as patched, but the new code may not take effect (not_in_effect)
     try:
         memo.forward(data)
         return False
     except RefusedError:
         pass
     change = run.change(index, f.target)
-    return change is not None and carried.carries(*change, data) and not replaced.undone(*change, data)
+    return change is not None and _carried(change, f, data) and not replaced.undone(*change, data)
+
+
+def _carried(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
+    """radpatch.releases.carried on the release's file, with the modules its decorators come from."""
+    return carried.carries(*change, data, module_of(f.relpath), f.decorators)
+
+
+def _in_effect(run: _Run, index: int, f: File) -> Callable[[bytes], bool]:
+    """Whether layer `index`'s new code in `f` takes effect, judged against its change on a base
+    (radpatch.releases.replaced); True where no base tells (the first proof, without bases)."""
+
+    def judge(data: bytes) -> bool:
+        change = run.change(index, f.target)
+        return change is None or not replaced.undone(*change, data)
+
+    return judge
+
+
+def not_in_effect(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
+    """`data` holds layer `index`'s new code (it reads as patched, or holds the change in upstream's
+    layout) but, against the change on a base, it may not take effect (prove.refusal.NOT_IN_EFFECT):
+    not carried, so not obsolete."""
+    change = run.change(index, f.target)
+    if change is None or not replaced.undone(*change, data):
+        return False
+    if memo.carries(data):
+        return True
+    try:
+        memo.forward(data)
+        return False  # the rewrites still apply: apply makes the change there
+    except RefusedError:
+        return _carried(change, f, data)
 
 
 def _requires(run: _Run) -> Refusal | None:
@@ -294,6 +331,15 @@ def _pristine(run: _Run) -> Refusal | None:
                 "pristine",
                 f"{f.relpath} already contains this change: the release is obsolete for this patch",
                 "declare the releases in `obsolete:` (apply then leaves them alone), or end `supported` before them",
+            )
+        if not_in_effect(run, last, run.memo(patch, f), f, f.data):
+            return Refusal(
+                "pristine",
+                f"{f.relpath}: {NOT_IN_EFFECT}, so the release does not carry the change (not obsolete)",
+                "read the release's code: where the change is still needed, add a `versions:` variant of the "
+                "rewrite that makes it there; where it is not, declare the release in `obsolete:`",
+                cause=Cause.NOT_IN_EFFECT,
+                target=f.target,
             )
     for f, wheel in zip(_entry_files(run), run.job.entry.files):
         part = _part_present(patch, f, wheel.data)

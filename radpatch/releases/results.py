@@ -39,6 +39,9 @@ class ReleaseResult:
     modules: tuple[str, ...] = ()
     note: str = ""
     kind: Kind = Kind()  # what the failure is, as code acts on it (not shown: `error` says it)
+    # the code digests (summaries.code_digest) of the release's files whose new code may not take
+    # effect (prove.refusal.NOT_IN_EFFECT)
+    not_in_effect: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -48,7 +51,7 @@ class ReleaseResult:
     def obsolete(self) -> bool:
         """The release already contains the entry's change: the whole of it (a release that holds
         only some rewrites' code fails `pristine` without being obsolete: the rest is still needed)."""
-        return self.checks.get("pristine") is False and self.kind.cause is not Cause.PART_PRESENT
+        return self.checks.get("pristine") is False and self.kind.cause not in (Cause.PART_PRESENT, Cause.NOT_IN_EFFECT)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Patch
 from radpatch.releases.cache import write_json
 from radpatch.releases.results import Report
@@ -26,14 +29,17 @@ def remember(report: Report, root: Path, listed: Iterable[Version] = ()) -> None
     the index listed (a listed release verify skipped breaks a run of obsolete ones)."""
     path = summary_path(root, report.patch)
     known = read_summary(root, report.patch)
+    held = _not_in_effect(root, report.patch)
     for r in report.results:
         if r.checks.get("pristine") is not None or r.note:
             known[str(r.version)] = r.obsolete or bool(r.note)
+            held[str(r.version)] = list(r.not_in_effect)
     seen = sorted({*_listed(root, report.patch), *(v for v in listed if not v.is_prerelease)})
     data = {
         "patch": report.patch.name,
         "digest": report.patch.digest,
         "obsolete": known,
+        "not_in_effect": {v: shas for v, shas in held.items() if shas},
         "listed": [str(v) for v in seen],
     }
     try:
@@ -49,6 +55,42 @@ def read_summary(root: Path, patch: Patch) -> dict[str, bool]:
         return {str(k): bool(v) for k, v in data["obsolete"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def _not_in_effect(root: Path, patch: Patch) -> dict[str, list[str]]:
+    """Release -> sha256 of its files whose new code verify found may not take effect there."""
+    try:
+        data = json.loads(summary_path(root, patch).read_text())
+        return {str(k): [str(h) for h in v] for k, v in data.get("not_in_effect", {}).items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def not_in_effect_releases(root: Path, patch: Patch) -> list[Version]:
+    """The releases verify found to hold the entry's new code where it may not take effect."""
+    found = (_version(k) for k, shas in _not_in_effect(root, patch).items() if shas)
+    return sorted(v for v in found if v is not None)
+
+
+def not_in_effect_file(root: Path, patch: Patch, data: bytes) -> bool:
+    """`data` is, as code (code_digest), a release's file verify found to hold the entry's new code
+    where it may not take effect: status and apply judge the installed file by it."""
+    digest = code_digest(data)
+    return any(digest in shas for shas in _not_in_effect(root, patch).values())
+
+
+def code_digest(data: bytes) -> str:
+    """sha256 of a module's code (its syntax tree: comments and layout do not count), of its bytes
+    when it does not parse."""
+    try:
+        return hashlib.sha256(ast.dump(ast.parse(data)).encode()).hexdigest()
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return hashlib.sha256(data).hexdigest()
+
+
+def not_in_effect_words(releases: Iterable[Version]) -> str:
+    """What `list` says of the releases verify found to hold the new code where it may not take effect."""
+    return f"in {', '.join(str(v) for v in releases)}: {NOT_IN_EFFECT}"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ the change in upstream's own layout.
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import (
     FIRST_COMPLETED,
     ThreadPoolExecutor,
@@ -25,6 +26,7 @@ from radpatch.releases import modules, proof
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.results import CHECKS, Checks, ReleaseResult, Transfer
+from radpatch.releases.summaries import code_digest
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
 
 BASES = 4  # releases of the declared range an entry's change is read off (radpatch.releases.carried)
@@ -129,7 +131,7 @@ class Verifier:
     ) -> dict[Version, ReleaseResult]:
         results: dict[Version, ReleaseResult] = {}
         jobs: dict[str, proof.Job] = {}
-        waiting: dict[Version, tuple[str, tuple[str, ...]]] = {}
+        waiting: dict[Version, tuple[str, tuple[File, ...]]] = {}
         for v in versions:
             got = fetched[v]
             if isinstance(got, NoWheel):
@@ -159,15 +161,23 @@ class Verifier:
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
             job = proof.Job(tuple(layers), bases)
             jobs.setdefault(job.key(), job)
-            waiting[v] = (job.key(), names)
+            waiting[v] = (job.key(), files)
         releases_of: dict[str, list[Version]] = {}
         for v, (key, _) in waiting.items():
             releases_of.setdefault(key, []).append(v)
         proofs = prove_all(self.patch, jobs, self.releases.root / "proofs", self.progress, releases_of)
-        for v, (key, names) in waiting.items():
+        for v, (key, files) in waiting.items():
             answer = proofs[key]
             proven: Checks = {"wheel": True, "module": True, **answer.checks}
-            results[v] = self._result(v, proven, answer.error, names, kind=answer.kind)
+            names = tuple(f.module for f in files)
+            # the release's file whose new code may not take effect (status and apply know it by its bytes)
+            held = tuple(
+                code_digest(f.data)
+                for f in files
+                if answer.kind.cause is Cause.NOT_IN_EFFECT and f.target == answer.kind.target
+            )
+            result = self._result(v, proven, answer.error, names, kind=answer.kind)
+            results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
         return results
 
     def _bases(
