@@ -20,10 +20,9 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Operation, Patch, Rewrite
-from radpatch.registry.touch import is_binding
 from radpatch.releases import commute, gaps, ordering
 from radpatch.releases.installed_files import InstalledTexts, _store_of, installed_file
-from radpatch.releases.touching import Meet, meet
+from radpatch.releases.touching import Meet, is_binding, meet
 from radpatch.state import touched
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store, sha256
 
