@@ -175,10 +175,10 @@ def put_on(ps: PatchState, env: PythonEnv, overlay: Overlay) -> Change:
 
 def _entry_files(ps: PatchState) -> list[FileState]:
     """The files the entry's current revision rewrites (not those an earlier revision wrote), as read."""
-    if isinstance(ps.targets, RefusedError):
-        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets.message}", reinstall_hint(ps))
+    if isinstance(ps.read_files, RefusedError):
+        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.read_files.message}", reinstall_hint(ps))
     out = []
-    for t in ps.targets:
+    for t in ps.read_files:
         if t.problem is not None:
             raise t.problem
         if t.absent is not None and not t.creates:
@@ -189,10 +189,10 @@ def _entry_files(ps: PatchState) -> list[FileState]:
                     raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", reinstall_hint(ps))
                 out.append(
                     FileState(
-                        t.target.module,
+                        t.rewritten.module,
                         t.path,
-                        t.target.relpath,
-                        t.target.rewrites,
+                        t.rewritten.relpath,
+                        t.rewritten.rewrites,
                         b"",
                         State.NOT_APPLIED,
                         "",
@@ -205,7 +205,16 @@ def _entry_files(ps: PatchState) -> list[FileState]:
                 f"{ps.patch.name}: cannot read {t.path}: {t.error.strerror if t.error else ''}", reinstall_hint(ps)
             )
         out.append(
-            FileState(t.target.module, t.path, t.target.relpath, t.target.rewrites, t.data, State.NOT_APPLIED, "", None)
+            FileState(
+                t.rewritten.module,
+                t.path,
+                t.rewritten.relpath,
+                t.rewritten.rewrites,
+                t.data,
+                State.NOT_APPLIED,
+                "",
+                None,
+            )
         )
     return out
 

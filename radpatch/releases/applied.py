@@ -107,7 +107,7 @@ def _imports_only(p: Patch, version: Version, r: PatchRecord) -> bool:
 
 
 def _module(p: Patch, rw: Rewrite, version: Version) -> str | None:
-    choice = p.target(rw.target).module_for(version)
+    choice = p.module(rw.file).module_for(version)
     return choice.module.removesuffix(".__init__") if choice else None
 
 
@@ -225,7 +225,7 @@ def _one_gap(files: InstalledTexts, p: Patch, version: Version, r: PatchRecord) 
     apply of both refuses them (releases.overlaps); unchecked when the record cannot tell."""
     for rw in p.rewrites_for(version):
         ours = _side(rw.op)
-        choice = p.target(rw.target).module_for(version)
+        choice = p.module(rw.file).module_for(version)
         found = files.file(p, rw) if ours is not None and choice is not None else None
         if ours is None or found is None or choice is None:
             continue
