@@ -13,6 +13,7 @@ from radpatch import engine
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
 from radpatch.install.environment import Installed
+from radpatch.prove.run import PlanRefused
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 
@@ -33,7 +34,19 @@ def apply(
     step = functools.partial(
         engine.apply, import_check=import_check, wheel=wheel_bytes(wheels), record_only=record_only
     )
-    return _run(ctx, patches, dry_run, step, "would patch")
+    try:
+        return _run(ctx, patches, dry_run, step, "would patch")
+    except PlanRefused as exc:
+        raise _way_out(exc) from None
+
+
+def _way_out(exc: PlanRefused) -> RefusedError:
+    """A refused plan on a release verify found to contain the entry's change already (its cache, no
+    network): the plan's own refusal, with declaring the release `obsolete:` as the way out."""
+    from radpatch.releases.summaries import declare_obsolete_hint
+
+    hint = declare_obsolete_hint(exc.patch, exc.dist)
+    return exc if hint is None else RefusedError(exc.planned.message, hint)
 
 
 def wheel_bytes(wheels: tuple[str, ...]) -> engine.WheelBytes:

@@ -65,12 +65,12 @@ def run_show(ctx: Context, name: str) -> int:
     if required_by:
         click.echo(f"  required by:   {', '.join(required_by)}")
     click.echo("  modules:")
-    for t in p.targets:
+    for t in p.modules:
         for c in t.choices:
             click.echo(f"    {t.name}: {c.module}  (versions {c.versions or 'any'})")
     click.echo("  rewrites:")
     for r in p.rewrites:
-        click.echo(f"    {r.id}: {r.op.describe()}  (versions {r.versions or 'all'}; {r.target})")
+        click.echo(f"    {r.id}: {r.op.describe()}  (versions {r.versions or 'all'}; {r.file})")
     if p.knobs:
         click.echo("  knobs (environment variables read at run time):")
         for k in p.knobs:

@@ -25,12 +25,12 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_OK
 from radpatch.files import refresh_bytecode
 from radpatch.releases import pristine
-from radpatch.state.restore import RestoreFile, locked, recorded, refuse_patched, sha, targets, write
+from radpatch.state.restore import RestoreFile, locked, named_files, recorded, refuse_patched, sha, write
 
 
 def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
     env = ctx.env
-    found = list({(t.dist.root, t.relpath): t for a in args for t in targets(env, a, click.echo)}.values())
+    found = list({(t.dist.root, t.relpath): t for a in args for t in named_files(env, a, click.echo)}.values())
     todo = []
     for t in found:
         if t.current is not None and sha(t.current) == t.want:
@@ -75,9 +75,9 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
     return EXIT_OK
 
 
-def _by_dist(targets: list[RestoreFile]) -> dict[Path, list[RestoreFile]]:
+def _by_dist(files: list[RestoreFile]) -> dict[Path, list[RestoreFile]]:
     out: dict[Path, list[RestoreFile]] = {}
-    for t in targets:
+    for t in files:
         out.setdefault(t.dist.dist_info, []).append(t)
     return out
 

@@ -41,7 +41,9 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         bad = failing(states, shadowed)
         _check_overlaps(ctx, states, bool(bad))
         if bad:
-            raise failure(bad)
+            from radpatch.releases.summaries import declare_obsolete_hint  # verify's cache, for the way out
+
+            raise failure(bad, declare_obsolete_hint)
         if not states:
             click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
     return EXIT_OK

@@ -69,14 +69,14 @@ def replay(site: Path, entries: list[Path], patched: list[tuple[str, str | None]
     refused: dict[str, str] = {}
     for path in entries:
         patch = load_patch(path)
-        for target in patch.targets:
-            rel = target.choices[0].module_relpath
+        for module in patch.modules:
+            rel = module.choices[0].module_relpath
             if rel in refused:
                 continue
             if rel not in current:
                 disk = site / rel
                 current[rel] = disk.read_bytes() if disk.is_file() else None
-            rws = tuple(r for r in patch.rewrites if r.target == target.name)
+            rws = tuple(r for r in patch.rewrites if r.file == module.name)
             try:
                 current[rel] = forward(patch, rws, current[rel] or b"", rel)
             except RadpatchError as exc:

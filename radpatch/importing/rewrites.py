@@ -343,12 +343,12 @@ class Differ(Runs):
         return False
 
     def _emit_expression(
-        self, scope: DiffScope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt, target: ast.stmt
+        self, scope: DiffScope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt, after_stmt: ast.stmt
     ) -> bool:
         old, new = segment(self.src, b), grouped(self.src, a)
         if old is None or new is None:
             return False
-        new = fitting(self.src, stmt, b, new, target)
+        new = fitting(self.src, stmt, b, new, after_stmt)
         if new is None:
             return False
         keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", old), ("with", new)]
@@ -385,16 +385,16 @@ class Rewrites:
 def rewrites(before: str, after: str) -> Rewrites:
     """The rewrites that turn `before` into `after` (both whole modules). Raises SyntaxError when
     either does not parse, Inexpressible when no rewrite says the change."""
-    tree, pristine, target = ast.parse(before), ast.parse(before), ast.parse(after)
-    mark_after(target)
+    tree, pristine, after_tree = ast.parse(before), ast.parse(before), ast.parse(after)
+    mark_after(after_tree)
     differ = Differ(Sources.of(before, after), tree, pristine)
     try:
-        differ.block(DiffScope("<module>", tree.body, "module"), tree.body, target.body)
+        differ.block(DiffScope("<module>", tree.body, "module"), tree.body, after_tree.body)
     except NoUniqueRun:
         raise Inexpressible(
             "a module-level change matches several times in the patched module; no find can name it"
         ) from None
-    if key(tree) != key(target):
+    if key(tree) != key(after_tree):
         raise Inexpressible(
             "the rewrites found do not reproduce the patched module (an importer bug; please report it)"
         )

@@ -95,7 +95,7 @@ def apply_series(
             if not options.keeps(section):
                 left_out.append(f"{section.written or section.shown} ({_what(section)})")
                 continue
-            rel, name = _target(label, section, files, options)
+            rel, name = _patched_file(label, section, files, options)
             source = _copied_from(label, section, files, options) if section.copy else None
             before = files.read(rel)
             if source is not None and before is not None:
@@ -240,7 +240,7 @@ def _owner_name(owners: Owners, rel: str) -> str | None:
     return owner.name if owner else None
 
 
-def _target(label: str, section: unified.FilePatch, files: _Files, options: SeriesOptions) -> tuple[str, str]:
+def _patched_file(label: str, section: unified.FilePatch, files: _Files, options: SeriesOptions) -> tuple[str, str]:
     """(the file relative to the site directory, its name in the patch after -p: what --exclude matches)."""
     where = f"{label}:{section.header_line}"
     leave_out = f"leave it out with --exclude '{section.shown}' (and ship it another way)"

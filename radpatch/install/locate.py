@@ -37,9 +37,9 @@ from radpatch.install.dist_infos import AMBIGUOUS_HINT, DistInfo, ambiguous, can
 from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.registry.model import (
     ModuleChoice,
+    NamedModule,
     Patch,
     Rewrite,
-    Target,
 )
 
 
@@ -139,7 +139,7 @@ def _one(found: list[_Candidate], patch: Patch, site_dir: Path) -> Installed:
 
 
 def choose_module(
-    patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed
+    patch: Patch, declared: NamedModule, rws: tuple[Rewrite, ...], dist: Installed
 ) -> ModuleChoice | RefusedError:
     """The module holding `target`'s code in the installed release, or the refusal saying why none
     can be chosen (a value, never raised; its message names the patch, except the compiled
@@ -151,38 +151,40 @@ def choose_module(
     defines every scope the rewrites touch (read with ast, never imported). Either way a module
     named by its import name is resolved to the file the install has (`package_file`). Refused
     too when a compiled extension module beside that file is what the target imports."""
-    choice = _chosen(patch, target, rws, dist)
+    choice = _chosen(patch, declared, rws, dist)
     if isinstance(choice, RefusedError):
         return choice
     return _compiled(choice, dist) or choice
 
 
-def _chosen(patch: Patch, target: Target, rws: tuple[Rewrite, ...], dist: Installed) -> ModuleChoice | RefusedError:
-    by_table = target.module_for(dist.version)
-    if len(target.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
+def _chosen(
+    patch: Patch, declared: NamedModule, rws: tuple[Rewrite, ...], dist: Installed
+) -> ModuleChoice | RefusedError:
+    by_table = declared.module_for(dist.version)
+    if len(declared.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
         return _created(
             package_file(by_table, dist.root)
             if by_table is not None
             else RefusedError(
-                f"{patch.name}: declares no module {target.name!r} for {dist.name} {dist.version} "
-                f"(its range is {target.choices[0].versions})"
+                f"{patch.name}: declares no module {declared.name!r} for {dist.name} {dist.version} "
+                f"(its range is {declared.choices[0].versions})"
             ),
             rws,
         )
     scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
-    resolved = [package_file(c, dist.root) for c in target.choices]
+    resolved = [package_file(c, dist.root) for c in declared.choices]
     defining = [c for c in resolved if _defines(dist.root / c.relpath, scopes)]
     if len(defining) == 1:
         return defining[0]
-    listed = ", ".join(c.module for c in target.choices)
+    listed = ", ".join(c.module for c in declared.choices)
     what = " and ".join(scopes) or "the code to change"
     if not defining:
         return RefusedError(
-            f"{patch.name}: none of the modules declared for {target.name!r} ({listed}) defines {what} "
+            f"{patch.name}: none of the modules declared for {declared.name!r} ({listed}) defines {what} "
             f"in {dist.name} {dist.version}"
         )
     return RefusedError(
-        f"{patch.name}: several modules declared for {target.name!r} define {what} in {dist.name} {dist.version} "
+        f"{patch.name}: several modules declared for {declared.name!r} define {what} in {dist.name} {dist.version} "
         f"({', '.join(c.module for c in defining)}); give them `versions:` ranges that do not overlap"
     )
 

@@ -31,10 +31,10 @@ class RewrittenFile:
 
 
 @dataclass(frozen=True)
-class TargetFile:
-    """A target file as read: its bytes (None: no such file), or what stopped the read."""
+class ReadFile:
+    """A file the entry rewrites, as read: its bytes (None: no such file), or what stopped the read."""
 
-    target: RewrittenFile
+    rewritten: RewrittenFile  # which file it is, and the rewrites it gets
     path: Path  # dist.root / relpath, where module_path looked
     data: bytes | None = None
     wheel_sha: str | None = None  # RECORD's sha256 of it (None: RECORD gives none)
@@ -64,7 +64,7 @@ class InstalledTargets:
     declined: Declined | None = None  # the entry does not patch this version
     # the current revision's files, or the refusal saying why they cannot be named (with its own hint
     # when it has one: a compiled extension shadows the module)
-    files: tuple[TargetFile, ...] | RefusedError = ()
+    files: tuple[ReadFile, ...] | RefusedError = ()
 
 
 def read(patch: Patch, env: PythonEnv) -> InstalledTargets:
@@ -86,7 +86,7 @@ def _entry(patch: Patch, dist: Installed) -> tuple[Declined | None, dict[str, tu
     obsolete, no rewrite) or None; its rewrites by the module names it declares; the modules it creates."""
     v = dist.version
     by_file = rewrites_by_file(patch, v)
-    made = {target for target, rws in by_file.items() if creates(rws)}
+    made = {file for file, rws in by_file.items() if creates(rws)}
     refused = versions.refusal(
         patch.supported, patch.range, v, patch.prereleases, f"{dist.name} {v} is installed; {patch.name}"
     )
@@ -120,27 +120,27 @@ def targets(
     never raised)."""
     out: list[RewrittenFile] = []
     seen: dict[str, str] = {}
-    for target, rws in by_file.items():
-        choice = locate.choose_module(patch, patch.target(target), rws, dist)
+    for file, rws in by_file.items():
+        choice = locate.choose_module(patch, patch.module(file), rws, dist)
         if isinstance(choice, RefusedError):
             return choice
         if choice.relpath in seen:
             return RefusedError(
-                f"{patch.name}: modules {seen[choice.relpath]!r} and {target!r} are both {choice.module} "
+                f"{patch.name}: modules {seen[choice.relpath]!r} and {file!r} are both {choice.module} "
                 f"for {dist.name} {dist.version}; use one name for it"
             )
-        seen[choice.relpath] = target
-        out.append(RewrittenFile(choice.module, choice.relpath, rws, target))
+        seen[choice.relpath] = file
+        out.append(RewrittenFile(choice.module, choice.relpath, rws, file))
     return out
 
 
-def _read_file(dist: Installed, t: RewrittenFile, made: bool) -> TargetFile:
+def _read_file(dist: Installed, t: RewrittenFile, made: bool) -> ReadFile:
     path = dist.root / t.relpath
     wheel = dist.recorded_sha256(t.relpath)
     try:
         module_path(dist, t.relpath, missing_ok=True)  # refuses what is there but not a module, or an editable install
     except RadpatchError as exc:
-        return TargetFile(t, path, wheel_sha=wheel, problem=exc, creates=made)
+        return ReadFile(t, path, wheel_sha=wheel, problem=exc, creates=made)
     absent = None
     if not (path.is_file() or path.is_symlink()):
         try:
@@ -148,9 +148,9 @@ def _read_file(dist: Installed, t: RewrittenFile, made: bool) -> TargetFile:
         except RefusedError as exc:
             absent = exc
     try:
-        return TargetFile(t, path, read_regular(path), wheel, absent=absent, creates=made)
+        return ReadFile(t, path, read_regular(path), wheel, absent=absent, creates=made)
     except OSError as exc:
-        return TargetFile(t, path, None, wheel, absent=absent, error=exc, creates=made)
+        return ReadFile(t, path, None, wheel, absent=absent, error=exc, creates=made)
 
 
 _FOUND: dict[tuple[object, ...], tuple[tuple[object, ...], Installed | None]] = {}

@@ -121,7 +121,7 @@ def unjudged(patch: Patch) -> tuple[str, ...] | None:
 
 def own_modules(patch: Patch) -> tuple[str, ...]:
     """The modules a patch's own text changes or creates (their files on disk are not what runs)."""
-    whole = (c.module for t in patch.targets for c in t.choices)
+    whole = (c.module for t in patch.modules for c in t.choices)
     return tuple(dict.fromkeys(m[: -len(".__init__")] if m.endswith(".__init__") else m for m in whole))
 
 

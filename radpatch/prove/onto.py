@@ -80,7 +80,7 @@ def _rebuild(store: Store, link: Link, patch: Patch, env: PythonEnv) -> bytes | 
     before = b"" if f.original_sha256 == ABSENT else store.original(f.original_sha256)
     found = read(patch, env)
     targets = found.files if not isinstance(found.files, RefusedError) else ()
-    rws = next((t.target.rewrites for t in targets if t.target.relpath == f.path), None)
+    rws = next((t.rewritten.rewrites for t in targets if t.rewritten.relpath == f.path), None)
     if before is None or rws is None:
         return None
     try:

@@ -48,8 +48,8 @@ class Cause(Enum):
     """What a refusal is, for the code that acts on it (verify's matrix, port), never read from its words."""
 
     SCOPE_GONE = "scope gone"  # a rewrite's scope (a definition it needs) is not in the module
-    NO_MODULE = "no module"  # the release has none of the files the target's module may be
-    UNCOVERED = "uncovered"  # no `modules:` choice of the target covers the release
+    NO_MODULE = "no module"  # the release has none of the files the `modules:` name's module may be
+    UNCOVERED = "uncovered"  # no choice of the `modules:` name covers the release
     REQUIREMENT = "requirement"  # a rewrite of a required entry does not apply
     # the release already holds what some of the entry's rewrites add (upstream took part of the change):
     # apply refuses it there (prove.form.present), yet the entry is not obsolete (the rest is still needed)
@@ -70,26 +70,27 @@ NOT_IN_EFFECT = (
 
 @dataclass(frozen=True)
 class Kind:
-    """A refusal as code acts on it (kept with a proof in verify's cache): what it is, the target it
-    concerns and the rewrite it names, each when known."""
+    """A refusal as code acts on it (kept with a proof in verify's cache): what it is, the `modules:` name
+    (`file`) it concerns and the rewrite it names, each when known."""
 
     cause: Cause | None = None
-    target: str | None = None
+    file: str | None = None
     rewrite: str | None = None
 
     def to_json(self) -> dict[str, str | None]:
-        return {"cause": self.cause.value if self.cause else None, "target": self.target, "rewrite": self.rewrite}
+        # the cache file's key stays "target" (the field's name before it was `file`): cache files keep reading
+        return {"cause": self.cause.value if self.cause else None, "target": self.file, "rewrite": self.rewrite}
 
     @classmethod
     def from_json(cls, data: object) -> Kind | None:
         """The kind a cache file holds, or None when it holds none that reads as one."""
         if not isinstance(data, dict) or set(data) != {"cause", "target", "rewrite"}:
             return None
-        cause, target, rewrite = data["cause"], data["target"], data["rewrite"]
-        if not all(v is None or isinstance(v, str) for v in (cause, target, rewrite)):
+        cause, file, rewrite = data["cause"], data["target"], data["rewrite"]
+        if not all(v is None or isinstance(v, str) for v in (cause, file, rewrite)):
             return None
         try:
-            return cls(Cause(cause) if cause is not None else None, target, rewrite)
+            return cls(Cause(cause) if cause is not None else None, file, rewrite)
         except ValueError:
             return None
 
@@ -97,7 +98,7 @@ class Kind:
 @dataclass(frozen=True)
 class Refusal:
     """Why one proof step refuses a patched module: the step, the reason, what to do, and the rewrite
-    the reason names (its id), when it names one; what it is (`cause`), and the target it concerns,
+    the reason names (its id), when it names one; what it is (`cause`), and the `modules:` name (`file`) it concerns,
     when the code acting on it needs to know."""
 
     step: str
@@ -105,11 +106,11 @@ class Refusal:
     hint: str
     rewrite: str | None = None
     cause: Cause | None = None
-    target: str | None = None
+    file: str | None = None
 
     @property
     def kind(self) -> Kind:
-        return Kind(self.cause, self.target, self.rewrite)
+        return Kind(self.cause, self.file, self.rewrite)
 
     def blame(self, rw: Rewrite | None) -> Refusal:
         """The refusal naming `rw` (id and registry file:line) as its cause, unless it names one already."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from radpatch.errors import RefusedError
-from radpatch.install.environment import PythonEnv
+from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import adopt, plan, undo
 from radpatch.prove.form import refuse_if_present, verified_in_effect
 from radpatch.prove.refusal import NOT_IN_EFFECT
@@ -34,6 +34,19 @@ class Change:
     created: frozenset[Path] = frozenset()  # files whose state before is no file (`before` is b""): created
     deleted: Mapping[Path, tuple[Path, ...]] = field(default_factory=dict)  # files the change deletes -> the
     # directories radpatch made for them (outermost first), removed if empty
+
+
+class PlanRefused(RefusedError):
+    """The plan refused a patch's file on an installed distribution: the refusal as given (`message`,
+    `hint`), with the plan's own refusal (`planned`), the patch and the distribution kept, so that the
+    command layer can name another way out by what verify found of that release (commands/change.py:
+    it reads verify's cache; the proof does not)."""
+
+    def __init__(self, refusal: RefusedError, planned: RefusedError, patch: Patch, dist: Installed) -> None:
+        super().__init__(refusal.message, refusal.hint)
+        self.planned = planned
+        self.patch = patch
+        self.dist = dist
 
 
 def for_apply(
@@ -116,15 +129,6 @@ def _adopt(ps: PatchState, adopted: adopt.Adopted, env: PythonEnv, overlay: Over
     )
 
 
-def _verified_obsolete(ps: PatchState) -> bool:
-    """verify read the installed release and found it contains the change (its cache, no network)."""
-    from radpatch.releases.summaries import obsolete_run
-    from radpatch.releases.wheels import cache_root
-
-    assert ps.dist is not None
-    return obsolete_run(cache_root(), ps.patch, ps.dist.version) is not None
-
-
 def _planned(
     ps: PatchState, files: list[FileState], env: PythonEnv, overlay: Overlay, created: set[Path]
 ) -> list[plan.PlannedFile]:
@@ -151,20 +155,19 @@ def _planned(
                     "verify read this file: the release does not carry the change, and the rewrites do not make it "
                     f"there; add a `versions:` variant for {ps.dist.version}, or declare it in `obsolete:`",
                 ) from None
-            if ps.dist is not None and not ps.patch.from_record and _verified_obsolete(ps):
-                raise RefusedError(
-                    exc.message,
-                    f"verify found {ps.dist.name} {ps.dist.version} already contains {ps.patch.name}'s change: "
-                    f"declare {ps.dist.version} in the entry's `obsolete:` (apply then leaves it alone)",
-                ) from None
-            if not f.left_by or f.path in overlay or not _applies_on_wheel(ps, f):
+            refusal = exc
+            if f.left_by and f.path not in overlay and _applies_on_wheel(ps, f):
+                others = " ".join(f.left_by)
+                refusal = RefusedError(
+                    f"{exc.message} (the file as {', '.join(f.left_by)} left it: {ps.patch.name} does not apply on it)",
+                    f"{ps.patch.name} and {', '.join(f.left_by)} cannot both be applied as written: revert "
+                    f"{others} first (radpatch revert {others}), or change one of the entries",
+                )
+            if ps.dist is not None and not ps.patch.from_record:  # the command layer may word another way out
+                raise PlanRefused(refusal, exc, ps.patch, ps.dist) from None
+            if refusal is exc:
                 raise
-            others = " ".join(f.left_by)
-            raise RefusedError(
-                f"{exc.message} (the file as {', '.join(f.left_by)} left it: {ps.patch.name} does not apply on it)",
-                f"{ps.patch.name} and {', '.join(f.left_by)} cannot both be applied as written: revert "
-                f"{others} first (radpatch revert {others}), or change one of the entries",
-            ) from None
+            raise refusal from None
         overlay[f.path] = change.after
         out.append(change)
     return out
@@ -179,10 +182,10 @@ def put_on(ps: PatchState, env: PythonEnv, overlay: Overlay) -> Change:
 
 def _entry_files(ps: PatchState) -> list[FileState]:
     """The files the entry's current revision rewrites (not those an earlier revision wrote), as read."""
-    if isinstance(ps.targets, RefusedError):
-        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.targets.message}", reinstall_hint(ps))
+    if isinstance(ps.read_files, RefusedError):
+        raise RefusedError(f"cannot re-apply {ps.patch.name}: {ps.read_files.message}", reinstall_hint(ps))
     out = []
-    for t in ps.targets:
+    for t in ps.read_files:
         if t.problem is not None:
             raise t.problem
         if t.absent is not None and not t.creates:
@@ -193,10 +196,10 @@ def _entry_files(ps: PatchState) -> list[FileState]:
                     raise RefusedError(f"{ps.patch.name}: cannot read {t.path}: no such file", reinstall_hint(ps))
                 out.append(
                     FileState(
-                        t.target.module,
+                        t.rewritten.module,
                         t.path,
-                        t.target.relpath,
-                        t.target.rewrites,
+                        t.rewritten.relpath,
+                        t.rewritten.rewrites,
                         b"",
                         State.NOT_APPLIED,
                         "",
@@ -209,7 +212,16 @@ def _entry_files(ps: PatchState) -> list[FileState]:
                 f"{ps.patch.name}: cannot read {t.path}: {t.error.strerror if t.error else ''}", reinstall_hint(ps)
             )
         out.append(
-            FileState(t.target.module, t.path, t.target.relpath, t.target.rewrites, t.data, State.NOT_APPLIED, "", None)
+            FileState(
+                t.rewritten.module,
+                t.path,
+                t.rewritten.relpath,
+                t.rewritten.rewrites,
+                t.data,
+                State.NOT_APPLIED,
+                "",
+                None,
+            )
         )
     return out
 

@@ -82,9 +82,9 @@ def _restored(ps: PatchState, rec: FileRecord, current: bytes, say: Say) -> byte
 def _rewrites_of(ps: PatchState, relpath: str) -> tuple[Rewrite, ...]:
     """The current revision's rewrites of `relpath` (what undoes the patch structurally), or
     refused when it has none: an earlier revision patched the file and the current one moved."""
-    found = ps.targets
+    found = ps.read_files
     rws = (
-        next((t.target.rewrites for t in found if t.target.relpath == relpath), ())
+        next((t.rewritten.rewrites for t in found if t.rewritten.relpath == relpath), ())
         if not isinstance(found, RefusedError)
         else ()
     )

@@ -63,8 +63,9 @@ class ModuleChoice:
 
 
 @dataclass(frozen=True)
-class Target:
-    """A named file a patch changes; which module that is depends on the installed version."""
+class NamedModule:
+    """One name of the entry's `modules:` (the `file:` a rewrite names) and its module choices: which
+    module it is depends on the installed version."""
 
     name: str
     choices: tuple[ModuleChoice, ...]
@@ -206,8 +207,8 @@ class Operation:
         return False
 
     def scope_name(self) -> str:
-        """The definition the rewrite needs (`<module>` for module-level ones): when a target's
-        module moved between releases, locate picks the candidate that defines it."""
+        """The definition the rewrite needs (`<module>` for module-level ones): when a `modules:`
+        name's module moved between releases, locate picks the candidate that defines it."""
         return "<module>"
 
     def match_key(self) -> tuple[object, ...] | None:
@@ -244,7 +245,7 @@ class Operation:
 @dataclass(frozen=True)
 class Rewrite:
     id: str
-    target: str
+    file: str  # the `modules:` name the rewrite changes (its `file:` key, or the one name)
     versions: SpecifierSet | None
     op: Operation
     location: str  # "file:line" of the rewrite in its registry file, for messages
@@ -262,7 +263,7 @@ class Patch:
     supported: SpecifierSet
     obsolete: SpecifierSet | None
     knobs: tuple[Knob, ...]
-    targets: tuple[Target, ...]
+    modules: tuple[NamedModule, ...]  # `modules:`, each by its name
     rewrites: tuple[Rewrite, ...]
     source: Path
     digest: str  # sha256 over the registry file and its payloads
@@ -285,20 +286,20 @@ class Patch:
     @property
     def packages(self) -> tuple[str, ...]:
         """Top-level import packages of the patch's modules (e.g. ("vllm",)), in registry order."""
-        return tuple(dict.fromkeys(c.module.split(".")[0] for t in self.targets for c in t.choices))
+        return tuple(dict.fromkeys(c.module.split(".")[0] for t in self.modules for c in t.choices))
 
     @property
     def module_files(self) -> tuple[str, ...]:
         """Every file the patch may change, for any version (relative to site-packages): for a
         module named by its import name, both the package's `__init__.py` and the `.py` file."""
-        return tuple(dict.fromkeys(p for t in self.targets for c in t.choices for p in c.candidates))
+        return tuple(dict.fromkeys(p for t in self.modules for c in t.choices for p in c.candidates))
 
     @property
     def range(self) -> str:
         return self.supported_text or str(self.supported)
 
-    def target(self, name: str) -> Target:
-        return next(t for t in self.targets if t.name == name)
+    def module(self, name: str) -> NamedModule:
+        return next(t for t in self.modules if t.name == name)
 
     def rewrites_for(self, version: Version) -> tuple[Rewrite, ...]:
         return tuple(r for r in self.rewrites if r.applies_to(version))
@@ -310,8 +311,8 @@ def creates(rws: tuple[Rewrite, ...]) -> bool:
 
 
 def rewrites_by_file(patch: Patch, version: Version) -> dict[str, tuple[Rewrite, ...]]:
-    """Target name -> the rewrites that apply to `version`, in registry order."""
+    """`modules:` name -> the rewrites that apply to `version`, in registry order."""
     out: dict[str, list[Rewrite]] = {}
     for r in patch.rewrites_for(version):
-        out.setdefault(r.target, []).append(r)
+        out.setdefault(r.file, []).append(r)
     return {k: tuple(v) for k, v in out.items()}

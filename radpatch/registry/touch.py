@@ -74,67 +74,6 @@ def binding(name: str, writes: str) -> Touch:
     return Touch("node", "<module>", BINDS + name, writes=writes)
 
 
-def is_binding(t: Touch) -> bool:
-    return t.role == "node" and t.scope == "<module>" and t.key.startswith(BINDS)
-
-
-def binds_name(t: Touch, name: str) -> bool:
-    """A touch that is no `binding` but changes what module-level `name` is bound to: a
-    `set_constant` of it (`from:` or not), or a module-level rewrite whose `find` or written code
-    binds it (`Touch.names`)."""
-    if t.scope != "<module>" or is_binding(t):
-        return False
-    return (len(t.part) == 2 and t.part[0] == "constant" and t.part[1] == name) or name in t.names
-
-
-def part_words(t: Touch) -> str:
-    """How a message names the node `t.part` places: what its operation said (`says`), or, for a
-    touch recorded before operations said it, by where it lies."""
-    if t.says:
-        return t.says
-    if t.part and t.part[0] == "keyword" and len(t.part) > 2:
-        return f"keyword argument `{t.part[2]}=` of a call to `{t.part[1]}`"
-    return f"constant `{t.part[1]}`" if len(t.part) > 1 else "node"
-
-
-def holds(find: str, part: tuple[str, ...]) -> bool:
-    """The code `find` matches holds the node `part` places: a call's keyword argument (with the
-    value expected there, if any), or something in the assignment to a module-level name."""
-    tree = _tree(find)
-    if tree is None or not part:
-        return False
-    if part[0] == "keyword" and len(part) == 4:
-        _, call, keyword, value = part
-        callee, was = _tree(call), _tree(value) if value else None
-        if callee is None:
-            return False
-        want = ast.dump(getattr(callee, "body", callee))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and ast.dump(node.func) == want:
-                for kw in node.keywords:
-                    if kw.arg == keyword and (was is None or ast.dump(kw.value) == ast.dump(getattr(was, "body", was))):
-                        return True
-        return False
-    if part[0] == "constant" and len(part) == 2:
-        for node in ast.walk(tree):
-            targets = node.targets if isinstance(node, ast.Assign) else []
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-                targets = [node.target]
-            if any(isinstance(t, ast.Name) and t.id == part[1] for t in targets):
-                return True
-    return False
-
-
-def _tree(code: str) -> ast.AST | None:
-    text = textwrap.dedent(code).strip()
-    for wrapped, mode in ((f"(\n{text}\n)", "eval"), (text, "exec")):
-        try:
-            return ast.parse(wrapped, mode=mode)
-        except SyntaxError:
-            continue
-    return None
-
-
 def import_bindings(statement: str) -> tuple[Touch, ...]:
     """The names an import statement binds, each with where it takes it from (`json:dumps` for
     `from json import dumps as enc`, `os` for `import os.path`): two imports of one name from one

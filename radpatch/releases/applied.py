@@ -20,10 +20,9 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.registry.model import Operation, Patch, Rewrite
-from radpatch.registry.touch import is_binding
 from radpatch.releases import commute, gaps, ordering
 from radpatch.releases.installed_files import InstalledTexts, _store_of, installed_file
-from radpatch.releases.touching import Meet, meet
+from radpatch.releases.touching import Meet, is_binding, meet
 from radpatch.state import touched
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store, sha256
 
@@ -108,7 +107,7 @@ def _imports_only(p: Patch, version: Version, r: PatchRecord) -> bool:
 
 
 def _module(p: Patch, rw: Rewrite, version: Version) -> str | None:
-    choice = p.target(rw.target).module_for(version)
+    choice = p.module(rw.file).module_for(version)
     return choice.module.removesuffix(".__init__") if choice else None
 
 
@@ -226,7 +225,7 @@ def _one_gap(files: InstalledTexts, p: Patch, version: Version, r: PatchRecord) 
     apply of both refuses them (releases.overlaps); unchecked when the record cannot tell."""
     for rw in p.rewrites_for(version):
         ours = _side(rw.op)
-        choice = p.target(rw.target).module_for(version)
+        choice = p.module(rw.file).module_for(version)
         found = files.file(p, rw) if ours is not None and choice is not None else None
         if ours is None or found is None or choice is None:
             continue

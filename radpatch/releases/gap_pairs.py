@@ -20,7 +20,7 @@ def module_of(p: Patch, rw: Rewrite, v: Version) -> str | None:
     the entry's range or its own, or the entry declared `obsolete:` there: apply does nothing)."""
     if not allows(p.supported, v) or not rw.applies_to(v) or (p.obsolete is not None and allows(p.obsolete, v)):
         return None
-    choice = p.target(rw.target).module_for(v)
+    choice = p.module(rw.file).module_for(v)
     # one file, however it is spelled: a package is its `__init__` (`radpatch import` writes `pkg.__init__`)
     return choice.module.removesuffix(".__init__") if choice else None
 

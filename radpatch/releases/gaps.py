@@ -150,7 +150,7 @@ def cached() -> Texts:
     releases: list[Releases] = []
 
     def text(p: Patch, rw: Rewrite, v: Version) -> str | None:
-        choice = p.target(rw.target).module_for(v)
+        choice = p.module(rw.file).module_for(v)
         if choice is None:
             return None
         if not releases:

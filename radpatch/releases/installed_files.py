@@ -39,13 +39,13 @@ class InstalledTexts:
             return installed_file(self.env, patch, rw)
         if isinstance(found.files, RefusedError):
             return None  # the same refusal `installed_file` meets: no file to name
-        target = next((t for t in found.files if rw in t.target.rewrites), None)
-        if target is None:
+        read_file = next((t for t in found.files if rw in t.rewritten.rewrites), None)
+        if read_file is None:
             return None
-        if target.problem is not None:  # the plan did not read it (not a module file): read as before
+        if read_file.problem is not None:  # the plan did not read it (not a module file): read as before
             return installed_file(self.env, patch, rw)
         try:
-            return None if target.data is None else (str(target.path), target.data.decode("utf-8"))
+            return None if read_file.data is None else (str(read_file.path), read_file.data.decode("utf-8"))
         except UnicodeDecodeError:
             return None
 
@@ -105,10 +105,10 @@ def installed_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, str]
         found = targets(patch, dist, rewrites_by_file(patch, dist.version))
         if isinstance(found, RefusedError):
             return None
-        target = next((t for t in found if rw in t.rewrites), None)
-        if target is None:
+        rewritten = next((t for t in found if rw in t.rewrites), None)
+        if rewritten is None:
             return None
-        path = dist.root / target.relpath
+        path = dist.root / rewritten.relpath
         return str(path), read_regular(path).decode("utf-8")
     except (RadpatchError, OSError, UnicodeDecodeError, TypeError, ValueError):
         return None

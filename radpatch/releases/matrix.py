@@ -47,7 +47,7 @@ class Cell:
     detail: str = ""  # moved: the module; no match: the nearest candidate; fail: the check; out: passes?
     module: str | None = None  # moved: the module now defining the scope
     proven: bool | None = None  # moved: the rewrites prove in that module
-    target: str | None = None  # moved: the entry's `modules:` name
+    file: str | None = None  # moved: the entry's `modules:` name
     old: str | None = None  # moved: the module the entry names (or its latest choice, when none covers it)
     # moved: the other modules that define the scope too; out: every one (ambiguous either way: port stops)
     also: tuple[str, ...] = ()
@@ -148,7 +148,7 @@ def cell(
         to = _moved(patch, r, releases, requires)  # port would carry it: say where to
         if isinstance(to, search.Moved) and to.proven and to.module != to.old and not to.also:
             detail = f"{out.detail}; moved: {to.old} -> {to.module} (the rewrites prove there)"
-            return dataclasses.replace(out, detail=detail, module=to.module, proven=True, target=to.target, old=to.old)
+            return dataclasses.replace(out, detail=detail, module=to.module, proven=True, file=to.file, old=to.old)
         if isinstance(to, search.Moved) and to.also:  # port would leave it: say why
             several = (to.module, *to.also)
             detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
@@ -174,7 +174,7 @@ def cell(
                     f"; {', '.join(where.also)} also define(s) the scope: "
                     "which one the program uses cannot be told from the code (write the choice by hand)"
                 )
-            return Cell(r.version, MOVED, what, where.module, where.proven, where.target, where.old, where.also)
+            return Cell(r.version, MOVED, what, where.module, where.proven, where.file, where.old, where.also)
     if failed == "match":
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)
@@ -185,39 +185,39 @@ def cell(
     return Cell(r.version, FAIL, f"{why}; {unsure}" if unsure else why, step=failed or "")
 
 
-def _target_of(patch: Patch, r: ReleaseResult) -> str | None:
-    """The target the failure concerns: the one no choice covers, whose module the wheel lacks, or
+def _file_of(patch: Patch, r: ReleaseResult) -> str | None:
+    """The `modules:` name the failure concerns: the one no choice covers, whose module the wheel lacks, or
     whose rewrite does not match."""
-    if r.kind.target is not None:
-        return r.kind.target
+    if r.kind.file is not None:
+        return r.kind.file
     rewrite = r.kind.rewrite
-    return next((rw.target for rw in patch.rewrites if rw.id == rewrite), None) if rewrite is not None else None
+    return next((rw.file for rw in patch.rewrites if rw.id == rewrite), None) if rewrite is not None else None
 
 
 def _moved(
     patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]
 ) -> search.Moved | search.NoMove | None:
-    target = _target_of(patch, r)
-    if target is None:
+    file = _file_of(patch, r)
+    if file is None:
         return None
     try:
-        return search.find_moved(patch, target, r.version, releases, requires)
+        return search.find_moved(patch, file, r.version, releases, requires)
     except RadpatchError:
         return None  # the index cannot be read now: the cell stays a failure
 
 
 def _nearest(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> str:
     rewrite = r.kind.rewrite
-    target = _target_of(patch, r)
+    file = _file_of(patch, r)
     first = (r.error or "").splitlines()[0]
-    if rewrite is None or target is None:
+    if rewrite is None or file is None:
         return first
-    choice = patch.target(target).module_for(r.version)
+    choice = patch.module(file).module_for(r.version)
     if choice is None:
         return first
     try:
         release = releases.get(patch.distribution, r.version, modules.needs((*requires, patch)))
-        data = stacked(requires, patch, target, r.version, release)
+        data = stacked(requires, patch, file, r.version, release)
     except RadpatchError:
         data = None
     near = search.nearest(patch, rewrite, choice.module, data) if data is not None else None

@@ -1,4 +1,4 @@
-"""Which file of a release's wheel a target is, as apply picks it from an install (install.locate).
+"""Which file of a release's wheel a `modules:` name is, as apply picks it from an install (install.locate).
 
 A module is named by its import name: `vllm.reasoning` is the package's `vllm/reasoning/__init__.py`
 when the wheel has one (a package wins over a same-named `.py`, as `import` decides), else
@@ -24,8 +24,8 @@ from radpatch.releases.wheels import Release
 
 
 def needs(patches: Iterable[Patch]) -> frozenset[str]:
-    """Every wheel member the patches' targets may be, for any version: both files an import name may be."""
-    return frozenset(p for patch in patches for t in patch.targets for c in t.choices for p in c.candidates)
+    """Every wheel member the patches' `modules:` may be, for any version: both files an import name may be."""
+    return frozenset(p for patch in patches for t in patch.modules for c in t.choices for p in c.candidates)
 
 
 def choose(choice: ModuleChoice, rws: tuple[Rewrite, ...], release: Release) -> ModuleChoice:
@@ -38,16 +38,17 @@ def choose(choice: ModuleChoice, rws: tuple[Rewrite, ...], release: Release) -> 
 
 
 def file_of(
-    patch: Patch, target: str, rws: tuple[Rewrite, ...], choice: ModuleChoice, release: Release
+    patch: Patch, file: str, rws: tuple[Rewrite, ...], choice: ModuleChoice, release: Release
 ) -> File | Refusal:
-    """The target's file on the release (its bytes; b"" for a module the rewrites create), or why not."""
+    """The file of `file` (a `modules:` name) on the release (its bytes; b"" for a module the rewrites
+    create), or why not."""
     choice = choose(choice, rws, release)
     data = release.read(choice.relpath)
     if creates(rws):
         if data is None:
-            return File(target, choice.module, choice.relpath, rws, b"")
+            return File(file, choice.module, choice.relpath, rws, b"")
         if _same_tree(data, _created(rws)):
-            return File(target, choice.module, choice.relpath, rws, data)  # obsolete: the proof says so
+            return File(file, choice.module, choice.relpath, rws, data)  # obsolete: the proof says so
         why = (
             f"the release already has this module: the wheel {release.wheel} has {choice.relpath} "
             f"(module {choice.module}), and it is not the one {patch.name} creates"
@@ -64,9 +65,9 @@ def file_of(
             f"(module {choice.module}, declared for {choice.versions or 'any version'})"
         )
         hint = "`radpatch port NAME --to VERSION` finds where the code moved"
-        return Refusal("module", why, hint, cause=Cause.NO_MODULE, target=target)
+        return Refusal("module", why, hint, cause=Cause.NO_MODULE, file=file)
     stars, decorated = reachable(release.read, choice.relpath), decorators.reachable(release.read, choice.relpath)
-    return File(target, choice.module, choice.relpath, rws, data, stars, decorated)
+    return File(file, choice.module, choice.relpath, rws, data, stars, decorated)
 
 
 def choose_names(choice: ModuleChoice) -> tuple[str, ...]:

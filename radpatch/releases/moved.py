@@ -40,7 +40,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.prove.refusal import Cause, Kind
-from radpatch.registry.model import ModuleChoice, Patch, Rewrite, Target, rewrites_by_file
+from radpatch.registry.model import ModuleChoice, NamedModule, Patch, Rewrite, rewrites_by_file
 from radpatch.releases.wheels import Release, Releases
 
 MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 430)
@@ -52,9 +52,10 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 @dataclass(frozen=True)
 class Moved:
-    """The module of `release` that now defines the target's scopes; `proven`: the rewrites prove there."""
+    """The module of `release` that now defines the scopes of `file` (a `modules:` name); `proven`: the
+    rewrites prove there."""
 
-    target: str
+    file: str
     old: str  # the module the entry names for this release
     module: str
     proven: bool
@@ -70,7 +71,7 @@ class NoMove:
     searched: int  # modules read
     total: int  # modules of the wheel in the declared module's top-level package
     namesakes: tuple[str, ...] = ()  # modules that define the scopes, but did already next to the old one
-    # the target's scopes split: (scope, module now defining it) for those gone from the declared
+    # the scopes of `file` split: (scope, module now defining it) for those gone from the declared
     # module, found elsewhere; and the scopes the declared module still defines
     split: tuple[tuple[str, str], ...] = ()
     stays: tuple[str, ...] = ()
@@ -222,9 +223,9 @@ def module_of(relpath: str) -> str:
 
 
 def find_moved(
-    patch: Patch, target: str, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
+    patch: Patch, file: str, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
 ) -> Moved | NoMove | None:
-    """The module of `version`'s wheel that now holds `target`'s scopes (proven there if possible,
+    """The module of `version`'s wheel that now holds the scopes of `file`, a `modules:` name (proven there if possible,
     on what `requires`, the entries it requires in apply's order, leave of the release's files);
     NoMove when none was found but the search could not rule one out (its budget ran out before
     the package's end) or found only namesakes. A module that defined the scopes already in the
@@ -232,12 +233,12 @@ def find_moved(
     where the code went: it is never taken."""
     from radpatch.releases.verifier import File, prove_cached, requirement_layers  # verify's engine: when searching
 
-    rewrites = rewrites_by_file(patch, version).get(target, ())
+    rewrites = rewrites_by_file(patch, version).get(file, ())
     wanted = scopes(rewrites)
     if not wanted:
         return None
-    choices = patch.target(target).choices
-    declared = patch.target(target).module_for(version)
+    choices = patch.module(file).choices
+    declared = patch.module(file).module_for(version)
     old = declared or choices[-1]  # no choice covers the release: start from the latest one, itself included
     release = releases.get(patch.distribution, version, frozenset())
     files = wheel_modules(release)
@@ -264,23 +265,23 @@ def find_moved(
             if data is not None and len(missing) < len(wanted):  # some scopes stay: where did the others go?
                 for q in missing:
                     if q not in split and defines(data, q) and relpath != old.relpath:
-                        if not _defined_before(patch, target, version, releases, relpath, (q,)):
+                        if not _defined_before(patch, file, version, releases, relpath, (q,)):
                             split[q] = module_of(relpath)
             if data is None or not all(defines(data, q) for q in wanted):
                 continue
             module = module_of(relpath)
-            if module != old.module and _defined_before(patch, target, version, releases, relpath, wanted):
+            if module != old.module and _defined_before(patch, file, version, releases, relpath, wanted):
                 namesakes.append(module)
                 continue
-            moved = with_module(patch, target, version, module)
+            moved = with_module(patch, file, version, module)
             whole = releases.get(patch.distribution, version, _needs(requires))
             below = requirement_layers(requires, moved, version, whole) or ()
-            _, error = prove_cached(moved, (File(target, module, relpath, rewrites, data),), releases.root, below)
-            found.append(Moved(target, old.module, module, error is None, error))
+            _, error = prove_cached(moved, (File(file, module, relpath, rewrites, data),), releases.root, below)
+            found.append(Moved(file, old.module, module, error is None, error))
         if last:
             break
         if not new and any(m.proven for m in found):
-            new.append(_new_modules(patch, target, version, releases, files))
+            new.append(_new_modules(patch, file, version, releases, files))
     if found:  # nearest proving one first; any other is ambiguity (a test double, a compat copy), in any tier
         pick = next((m for m in found if m.proven), found[0])
         return dataclasses.replace(pick, also=tuple(m.module for m in found if m is not pick), searched=searched)
@@ -301,14 +302,12 @@ def release_read(releases: Releases, patch: Patch, version: Version, relpath: st
 
 
 def _defined_before(
-    patch: Patch, target: str, version: Version, releases: Releases, relpath: str, wanted: tuple[str, ...]
+    patch: Patch, file: str, version: Version, releases: Releases, relpath: str, wanted: tuple[str, ...]
 ) -> bool:
     """The module `relpath` defined the scopes already in the entry's own release nearest `version`
     (where the entry's declared module held them): two copies then, not a move."""
     listed = releases.versions(patch.distribution, patch.supported).versions
-    own = [
-        v for v in listed if v != version and patch.supported.contains(v, True) and patch.target(target).module_for(v)
-    ]
+    own = [v for v in listed if v != version and patch.supported.contains(v, True) and patch.module(file).module_for(v)]
     if not own:
         return False
     below = [v for v in own if v < version]
@@ -318,14 +317,12 @@ def _defined_before(
 
 
 def _new_modules(
-    patch: Patch, target: str, version: Version, releases: Releases, files: list[tuple[str, int]]
+    patch: Patch, file: str, version: Version, releases: Releases, files: list[tuple[str, int]]
 ) -> set[str]:
     """The modules of `files` (`version`'s wheel) that the entry's own release nearest `version` did
     not have (its RECORD, cached with the dist-info); every one when the entry has no such release."""
     listed = releases.versions(patch.distribution, patch.supported).versions
-    own = [
-        v for v in listed if v != version and patch.supported.contains(v, True) and patch.target(target).module_for(v)
-    ]
+    own = [v for v in listed if v != version and patch.supported.contains(v, True) and patch.module(file).module_for(v)]
     names = {name for name, _ in files}
     if not own:
         return names
@@ -334,14 +331,14 @@ def _new_modules(
     return names - {name for name, _ in wheel_modules(releases.get(patch.distribution, base, frozenset()))}
 
 
-def with_module(patch: Patch, target: str, version: Version, module: str) -> Patch:
-    """The entry with `target` pointing at `module` for `version` (and its other choices kept for the rest)."""
+def with_module(patch: Patch, file: str, version: Version, module: str) -> Patch:
+    """The entry with `file` pointing at `module` for `version` (and its other choices kept for the rest)."""
     pinned = ModuleChoice(SpecifierSet(f"=={version}"), module)
     others = tuple(
-        ModuleChoice(c.versions & SpecifierSet(f"!={version}"), c.module) for c in patch.target(target).choices
+        ModuleChoice(c.versions & SpecifierSet(f"!={version}"), c.module) for c in patch.module(file).choices
     )
-    targets = tuple(Target(t.name, (pinned, *others)) if t.name == target else t for t in patch.targets)
-    return dataclasses.replace(patch, targets=targets)
+    modules = tuple(NamedModule(t.name, (pinned, *others)) if t.name == file else t for t in patch.modules)
+    return dataclasses.replace(patch, modules=modules)
 
 
 # --- the nearest candidate of a rewrite that does not match ------------------------------------

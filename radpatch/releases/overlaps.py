@@ -101,7 +101,7 @@ def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Vers
     out: set[Version] = set(extra)
     listed: set[str] = set()
     for p in patches:
-        specs: list[SpecifierSet] = [p.supported, *(c.versions for t in p.targets for c in t.choices)]
+        specs: list[SpecifierSet] = [p.supported, *(c.versions for t in p.modules for c in t.choices)]
         specs += [r.versions for r in p.rewrites if r.versions is not None]
         for spec in specs:
             for s in spec:

@@ -140,16 +140,16 @@ def plan(
         changes.append(f"supported: {patch.range} -> {text}")
         new_range = text
     known = releases.versions(patch.distribution, SpecifierSet()).versions
-    by_target: dict[str, list[matrix.Cell]] = {}
+    by_file: dict[str, list[matrix.Cell]] = {}
     for c in cells:
-        if c.kind == matrix.MOVED and c.target is not None:
-            by_target.setdefault(c.target, []).append(c)
-    for target, moved in by_target.items():
+        if c.kind == matrix.MOVED and c.file is not None:
+            by_file.setdefault(c.file, []).append(c)
+    for file, moved in by_file.items():
         same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
         other = [c for c in moved if c.module != c.old]
         if same:
             edit, change = _extend_choice(
-                before, root, patch, target, same[0].module or "", [c.version for c in same], known
+                before, root, patch, file, same[0].module or "", [c.version for c in same], known
             )
             edits.append(edit)
             changes.append(change)
@@ -157,7 +157,7 @@ def plan(
             continue
         module = other[0].module or ""
         if any(c.module != module for c in other):
-            return Port(patch, cells, before, None, (), f"{target}: the scope moved to several modules: edit by hand")
+            return Port(patch, cells, before, None, (), f"{file}: the scope moved to several modules: edit by hand")
         low, high = min(c.version for c in other), max(c.version for c in other)
         claimed = [k for k in known if not k.is_prerelease and patch.supported.contains(k, prereleases=True)]
         if claimed and high < min(claimed):  # a backport: the older releases asked for used another module
@@ -170,9 +170,9 @@ def plan(
             stay = [c.version for c in cells if c not in other and c.version >= low]
             side = f"releases after {low}"
         if stay:
-            return Port(patch, cells, before, None, (), f"{target}: {side} still use the old module: edit by hand")
-        edits += _add_choice(before, root, patch, target, module, move)
-        changes.append(f"modules.{target}: {module} for {move.new}")
+            return Port(patch, cells, before, None, (), f"{file}: {side} still use the old module: edit by hand")
+        edits += _add_choice(before, root, patch, file, module, move)
+        changes.append(f"modules.{file}: {module} for {move.new}")
     if "\r\n" in before:  # a CRLF file gets CRLF lines
         edits = [yamledit.Edit(e.start, e.end, e.text.replace("\n", "\r\n")) for e in edits]
     # one node reached twice (an alias `versions: *range` of `supported: &range ...`) is edited once
@@ -226,22 +226,22 @@ def _extend_choice(
     text_of: str,
     root: yaml.MappingNode,
     patch: Patch,
-    target: str,
+    file: str,
     module: str,
     versions: list[Version],
     known: Iterable[Version],
 ) -> tuple[yamledit.Edit, str]:
-    """Widen the `versions:` of the (last) choice of `target` naming `module` to hold `versions`."""
+    """Widen the `versions:` of the (last) choice of `file` (a `modules:` name) naming `module` to hold `versions`."""
     modules = yamledit.get(root, "modules")
-    node = yamledit.get(modules, target) if modules is not None else None
+    node = yamledit.get(modules, file) if modules is not None else None
     items = node.value if isinstance(node, yaml.SequenceNode) else []
-    for item, choice in reversed(list(zip(items, patch.target(target).choices))):
+    for item, choice in reversed(list(zip(items, patch.module(file).choices))):
         ranged = yamledit.get(item, "versions")
         if choice.module == module and isinstance(ranged, yaml.ScalarNode):
             text = widen(ranged.value, versions, known)
-            change = f"modules.{target}: {module} for {ranged.value} -> {text}"
+            change = f"modules.{file}: {module} for {ranged.value} -> {text}"
             return yamledit.set_scalar(text_of, ranged, text), change
-    raise UsageError(f"{patch.source}: no `modules: {target}:` choice names {module}", "edit it by hand")
+    raise UsageError(f"{patch.source}: no `modules: {file}:` choice names {module}", "edit it by hand")
 
 
 @dataclass(frozen=True)
@@ -257,13 +257,13 @@ class _Move:
 
 
 def _add_choice(
-    text: str, root: yaml.MappingNode, patch: Patch, target: str, module: str, move: _Move
+    text: str, root: yaml.MappingNode, patch: Patch, file: str, module: str, move: _Move
 ) -> list[yamledit.Edit]:
     modules = yamledit.get(root, "modules")
-    node = yamledit.get(modules, target) if modules is not None else None
-    key = yamledit.key_node(modules, target) if isinstance(modules, yaml.MappingNode) else None
+    node = yamledit.get(modules, file) if modules is not None else None
+    key = yamledit.key_node(modules, file) if isinstance(modules, yaml.MappingNode) else None
     if node is None or key is None:
-        raise UsageError(f"{patch.source}: no `modules: {target}:` to edit", "port needs the entry's modules mapping")
+        raise UsageError(f"{patch.source}: no `modules: {file}:` to edit", "port needs the entry's modules mapping")
     if isinstance(node, yaml.ScalarNode) and getattr(modules, "flow_style", False):
         # `modules: {NAME: module}`: block lines cannot go inside the braces; a flow list of two choices can
         old = f"{{versions: {yamledit.quoted(move.old)}, module: {node.value}}}"
@@ -281,9 +281,9 @@ def _add_choice(
             yamledit.Edit(key.end_mark.index, end, f"{head}\n{new}\n{old}" if move.first else f"{head}\n{old}\n{new}")
         ]
     if not isinstance(node, yaml.SequenceNode) or not node.value:
-        raise UsageError(f"{patch.source}: `modules: {target}:` is neither a module nor a list of choices")
+        raise UsageError(f"{patch.source}: `modules: {file}:` is neither a module nor a list of choices")
     edits: list[yamledit.Edit] = []
-    choices = patch.target(target).choices
+    choices = patch.module(file).choices
     for item, choice in zip(node.value, choices):
         if not choice.versions.contains(move.at, prereleases=True):
             continue

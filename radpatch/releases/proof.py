@@ -55,7 +55,7 @@ Checks = dict[str, "bool | None"]
 
 @dataclass(frozen=True)
 class File:
-    target: str
+    file: str
     module: str
     relpath: str
     rewrites: tuple[Rewrite, ...]
@@ -71,7 +71,7 @@ class File:
 def _files_key(files: tuple[File, ...]) -> list[object]:
     return [
         [
-            f.target,
+            f.file,
             f.relpath,
             [r.id for r in f.rewrites],
             _sha(f.data),
@@ -200,15 +200,15 @@ class _Run:
             self.memos[key] = Memo(patch, f.rewrites, f.relpath)
         return self.memos[key]
 
-    def change(self, layer: int, target: str) -> tuple[bytes, bytes] | None:
-        """What layer `layer` does to `target` on a base release: (before, after); None when no
+    def change(self, layer: int, file: str) -> tuple[bytes, bytes] | None:
+        """What layer `layer` does to `file` (a `modules:` name) on a base release: (before, after); None when no
         candidate base has every layer apply."""
         if self._changes is None:
             self._changes = next((c for b in self.job.bases if (c := self._on_base(b)) is not None), [])
-        return self._changes[layer].get(target) if layer < len(self._changes) else None
+        return self._changes[layer].get(file) if layer < len(self._changes) else None
 
     def _on_base(self, base: ProofBase) -> list[dict[str, tuple[bytes, bytes]]] | None:
-        """Every layer run on `base` in order: per layer, target -> (before, after); None when one
+        """Every layer run on `base` in order: per layer, `modules:` name -> (before, after); None when one
         does not apply there."""
         state: dict[str, bytes] = {}
         out: list[dict[str, tuple[bytes, bytes]]] = []
@@ -222,7 +222,7 @@ class _Run:
                         after = self.memo(layer.patch, f).forward(state[f.relpath])
                     except RefusedError:
                         return None
-                    changes[f.target] = (state[f.relpath], after)
+                    changes[f.file] = (state[f.relpath], after)
                     state[f.relpath] = after
             out.append(changes)
         return out
@@ -258,7 +258,7 @@ def _contains(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
         return False
     except RefusedError:
         pass
-    change = run.change(index, f.target)
+    change = run.change(index, f.file)
     return change is not None and _carried(change, f, data) and not replaced.undone(*change, data)
 
 
@@ -272,7 +272,7 @@ def _in_effect(run: _Run, index: int, f: File) -> Callable[[bytes], bool]:
     (radpatch.releases.replaced); True where no base tells (the first proof, without bases)."""
 
     def judge(data: bytes) -> bool:
-        change = run.change(index, f.target)
+        change = run.change(index, f.file)
         return change is None or not replaced.undone(*change, data)
 
     return judge
@@ -282,7 +282,7 @@ def not_in_effect(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bo
     """`data` holds layer `index`'s new code (it reads as patched, or holds the change in upstream's
     layout) but, against the change on a base, it may not take effect (prove.refusal.NOT_IN_EFFECT):
     not carried, so not obsolete."""
-    change = run.change(index, f.target)
+    change = run.change(index, f.file)
     if change is None or not replaced.undone(*change, data):
         return False
     if memo.carries(data):
@@ -339,7 +339,7 @@ def _pristine(run: _Run) -> Refusal | None:
                 "read the release's code: where the change is still needed, add a `versions:` variant of the "
                 "rewrite that makes it there; where it is not, declare the release in `obsolete:`",
                 cause=Cause.NOT_IN_EFFECT,
-                target=f.target,
+                file=f.file,
             )
     for f, wheel in zip(_entry_files(run), run.job.entry.files):
         part = _part_present(patch, f, wheel.data)
@@ -367,7 +367,7 @@ def _part_present(patch: Patch, f: File, wheel: bytes) -> Refusal | None:
         f"{todo}; if the release needs none of the change, declare it in `obsolete:`",
         rewrites[0].id,
         cause=Cause.PART_PRESENT,
-        target=f.target,
+        file=f.file,
     )
 
 
@@ -382,7 +382,7 @@ def _match(run: _Run) -> Refusal | None:
             if not isinstance(exc, RewriteRefused):
                 return Refusal("match", exc.message, exc.hint or "")
             gone = Cause.SCOPE_GONE if exc.scope_gone else None
-            return Refusal("match", exc.message, exc.hint or "", exc.rewrite, cause=gone, target=f.target)
+            return Refusal("match", exc.message, exc.hint or "", exc.rewrite, cause=gone, file=f.file)
     return None
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from radpatch.install.environment import Installed
 from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Patch
 from radpatch.releases.cache import write_json
@@ -126,6 +127,20 @@ def obsolete_span(root: Path, patch: Patch) -> Run | None:
     if not known or not known[-1][1]:
         return None
     return obsolete_run(root, patch, known[-1][0])
+
+
+def declare_obsolete_hint(patch: Patch, dist: Installed) -> str | None:
+    """The way out when verify read the installed release (`dist`) and found it contains
+    the entry's change (its cache, no network): declare the release obsolete, for apply's refused
+    plan (commands/change.py) and `status --check` (commands/status.py). None when verify did not."""
+    from radpatch.releases.wheels import cache_root
+
+    if obsolete_run(cache_root(), patch, dist.version) is None:
+        return None
+    return (
+        f"verify found {dist.name} {dist.version} already contains {patch.name}'s change: "
+        f"declare {dist.version} in the entry's `obsolete:` (apply then leaves it alone)"
+    )
 
 
 def obsolete_run(root: Path, patch: Patch, version: Version) -> Run | None:

@@ -61,11 +61,11 @@ def requirement_layers(
     return tuple(out)
 
 
-def stacked(requires: tuple[Patch, ...], patch: Patch, target: str, v: Version, release: Release) -> bytes | None:
-    """The target's bytes on release `v` as the requirements leave them (apply's order), or the
+def stacked(requires: tuple[Patch, ...], patch: Patch, file: str, v: Version, release: Release) -> bytes | None:
+    """The bytes of `file` (a `modules:` name) on release `v` as the requirements leave them (apply's order), or the
     release's own when a requirement does not apply or names no module there."""
     files, why = _resolve(patch, v, release)
-    mine = next((f for f in files if f.target == target), None)
+    mine = next((f for f in files if f.file == file), None)
     if why is not None or mine is None:
         return None
     layers = requirement_layers(requires, patch, v, release)
@@ -174,7 +174,7 @@ class Verifier:
             held = tuple(
                 code_digest(f.data)
                 for f in files
-                if answer.kind.cause is Cause.NOT_IN_EFFECT and f.target == answer.kind.target
+                if answer.kind.cause is Cause.NOT_IN_EFFECT and f.file == answer.kind.file
             )
             result = self._result(v, proven, answer.error, names, kind=answer.kind)
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
@@ -274,19 +274,19 @@ def _read_on_bases(r: ReleaseResult) -> bool:
 
 def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
     """The files apply would change for release `v`, or why it cannot pick them (the `module` check)."""
-    by_target = rewrites_by_file(patch, v)
-    if not by_target:
+    by_file = rewrites_by_file(patch, v)
+    if not by_file:
         why = f"no rewrite of {patch.name} applies to {patch.distribution} {v}"
         return (), Refusal("module", why, "give a rewrite (or a variant) for this release, or narrow `supported`")
     files: list[File] = []
-    for target, rws in by_target.items():
-        choice = patch.target(target).module_for(v)
+    for file, rws in by_file.items():
+        choice = patch.module(file).module_for(v)
         if choice is None:
-            declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.target(target).choices)
-            why = f"{patch.name} declares no single module {target!r} for {v} ({declared})"
+            declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.module(file).choices)
+            why = f"{patch.name} declares no single module {file!r} for {v} ({declared})"
             hint = "`radpatch port NAME --to VERSION` extends or adds a choice"
-            return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED, target=target)
-        got = modules.file_of(patch, target, rws, choice, release)
+            return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED, file=file)
+        got = modules.file_of(patch, file, rws, choice, release)
         if isinstance(got, Refusal):
             return tuple(files), got
         files.append(got)

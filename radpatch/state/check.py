@@ -4,13 +4,18 @@ record's, and an interrupted run's), which of them fail it, and the failure's wo
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 
 from radpatch.errors import CheckFailed
+from radpatch.install.environment import Installed
+from radpatch.registry.model import Patch
 from radpatch.state.decide import PatchState, State
 from radpatch.state.record import DamagedJournal, Store
 from radpatch.state.verdict import SATISFIED
+
+# verify found the installed release contains the entry's change: the way out (else None)
+ObsoleteHint = Callable[[Patch, Installed], str | None]
 
 
 def recorded_names(paths: Iterable[Path]) -> list[str]:
@@ -47,25 +52,22 @@ def failing(states: list[PatchState], shadowed: Container[Path]) -> list[PatchSt
     ]
 
 
-def failure(bad: list[PatchState]) -> CheckFailed:
+def failure(bad: list[PatchState], obsolete_hint: ObsoleteHint) -> CheckFailed:
     """What --check raises for the states `failing` found: each patch's state, and `radpatch apply`
-    as the way out when applying them all would do."""
-    upstream = [s for s in bad if _verified_obsolete(s)]
+    as the way out when applying them all would do. `obsolete_hint` (releases.summaries, handed in
+    by commands.status) names declaring the release obsolete when verify found it contains a
+    change: applying cannot turn the check green then, declaring it obsolete can."""
+    upstream = {id(s): h for s in bad if (h := _obsolete(s, obsolete_hint)) is not None}
     fixable = [
         s.patch.name
         for s in bad
         if (s.state is State.NOT_APPLIED or s.unrecorded)
         and not s.pending
         and not s.patch.from_record
-        and s not in upstream
+        and id(s) not in upstream
     ]
     if upstream and len(upstream) + len(fixable) == len(bad):
-        s = upstream[0]
-        assert s.dist is not None
-        hint = (
-            f"verify found {s.dist.name} {s.dist.version} already contains {s.patch.name}'s change: "
-            f"declare {s.dist.version} in the entry's `obsolete:` (apply then leaves it alone)"
-        )
+        hint = next(iter(upstream.values()))
     elif len(bad) == 1 and bad[0].hint:  # a state with its own way out (state.decide.ambiguous)
         hint = bad[0].hint
     elif len(fixable) == len(bad):
@@ -75,15 +77,12 @@ def failure(bad: list[PatchState]) -> CheckFailed:
     return CheckFailed("; ".join(_wrong(s) for s in bad), hint)
 
 
-def _verified_obsolete(s: PatchState) -> bool:
-    """Not applied, on an installed release verify read and found to contain the change already
-    (releases.summaries: its cache): applying cannot turn the check green, declaring it obsolete can."""
+def _obsolete(s: PatchState, obsolete_hint: ObsoleteHint) -> str | None:
+    """Declaring the release obsolete as the way out, for a patch not applied on a release verify
+    found to contain its change (from a registry entry, no run pending); None otherwise."""
     if s.state is not State.NOT_APPLIED or s.dist is None or s.patch.from_record or s.pending:
-        return False
-    from radpatch.releases.summaries import obsolete_run
-    from radpatch.releases.wheels import cache_root
-
-    return obsolete_run(cache_root(), s.patch, s.dist.version) is not None
+        return None
+    return obsolete_hint(s.patch, s.dist)
 
 
 def _wrong(s: PatchState) -> str:

@@ -15,7 +15,7 @@ from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
 from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
-from radpatch.install.targets import Declined, InstalledTargets, TargetFile
+from radpatch.install.targets import Declined, InstalledTargets, ReadFile
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, FileRead, by_hash, carried
 from radpatch.state.kept import Edit
@@ -76,7 +76,7 @@ class PatchState:
     declined: Declined | None = None
     # the files the entry's current revision rewrites, as read (install.targets), or the refusal saying
     # why it cannot name them
-    targets: tuple[TargetFile, ...] | RefusedError = ()
+    read_files: tuple[ReadFile, ...] | RefusedError = ()
     dist_record: str = ""  # sha256 of the distribution's RECORD, as read
     hint: str = ""  # what to do, when the reason has its own (a compiled extension shadows the module)
 
@@ -171,7 +171,7 @@ def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:
         kept = tuple(read) if v.state is not State.INCOMPATIBLE else ()
         hint = next((f.hint for f in read if f.hint), "")
         ps = PatchState(patch, v.state, v.reason, dist, kept, trusted, unrecorded=v.unrecorded, hint=hint)
-    return replace(ps, targets=found.files, dist_record=found.dist_record, stale=v.stale, pending=v.pending)
+    return replace(ps, read_files=found.files, dist_record=found.dist_record, stale=v.stale, pending=v.pending)
 
 
 def _dist_info(dist: Installed) -> DistInfo:
@@ -229,7 +229,7 @@ def _decide(
             files.append(_file_state(patch, store, judged, t, judge, trust))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
-    files += _left_behind(dist, store, judged, {t.target.relpath for t in found.files})
+    files += _left_behind(dist, store, judged, {t.rewritten.relpath for t in found.files})
     return judged, files
 
 
@@ -291,11 +291,11 @@ def _read(path: Path) -> bytes | None:
 
 
 def _file_state(
-    patch: Patch, store: Store, record: PatchRecord | None, t: TargetFile, judge: Judge, trust: frozenset[str]
+    patch: Patch, store: Store, record: PatchRecord | None, t: ReadFile, judge: Judge, trust: frozenset[str]
 ) -> FileState:
     """One file's state for `patch`; `trust`: the entries whose records speak for this install
     (`trusted_names`), the only ones whose code may be taken off the file to judge it (`taken_off`)."""
-    module, relpath, rws = t.target.module, t.target.relpath, t.target.rewrites
+    module, relpath, rws = t.rewritten.module, t.rewritten.relpath, t.rewritten.rewrites
     path, wheel = t.path, t.wheel_sha
     if t.problem is not None:
         raise t.problem
@@ -348,12 +348,12 @@ def _file_state(
     return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
 
 
-def ambiguous(name: str, t: TargetFile, data: bytes, m: Meets) -> FileState:
+def ambiguous(name: str, t: ReadFile, data: bytes, m: Meets) -> FileState:
     """The file holds `name`'s code, but only beside entry `m.entry`'s link, which someone's edit meets
     (a comment on the line that entry inserted): whether the code is `name`'s own or that entry's copy
     cannot be told, so the entry reads neither applied nor not applied (drifted), and apply refuses
     (att21g F8: "already applied" by the other entry's copy, while status said apply adopts it)."""
-    rel = t.target.relpath
+    rel = t.rewritten.relpath
     detail = (
         f"{rel}:{m.line} (`{m.text}`) is {m.entry}'s line, edited since: whether {name}'s code there is "
         f"its own or {m.entry}'s copy cannot be told"
@@ -362,8 +362,8 @@ def ambiguous(name: str, t: TargetFile, data: bytes, m: Meets) -> FileState:
         f"restore line {m.line} as {m.entry} wrote it and apply {name} again, or revert {m.entry} "
         f"(radpatch revert {m.entry}) and apply both"
     )
-    rws = t.target.rewrites
-    return FileState(t.target.module, t.path, rel, rws, data, State.DRIFTED, detail, t.wheel_sha, hint=hint)
+    rws = t.rewritten.rewrites
+    return FileState(t.rewritten.module, t.path, rel, rws, data, State.DRIFTED, detail, t.wheel_sha, hint=hint)
 
 
 def own_chain(store: Store, relpath: str, data: bytes | None, wheel: str | None) -> list[str]:

@@ -1,7 +1,7 @@
 """Restore: which installed file a PATH names, and putting it back to RECORD's bytes.
 
 A PATH (a file under site-packages, a module name, or a directory) resolves to the rows of an
-installed distribution's RECORD (`targets`); a file radpatch patched is refused while `revert` can
+installed distribution's RECORD (`named_files`); a file radpatch patched is refused while `revert` can
 take the patch off (`refuse_patched`); the bytes, fetched and checked by the caller
 (radpatch.releases.pristine), are written under radpatch's lock only over the bytes the file was
 read as (`write`). `radpatch restore` (commands/restore.py) parses, calls these, renders.
@@ -50,7 +50,7 @@ class RestoreFile:
 # --- which file -----------------------------------------------------------------------------------
 
 
-def targets(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[RestoreFile]:
+def named_files(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[RestoreFile]:
     """The file `arg` names, or each file RECORD lists under the directory it names (one that
     was deleted too) that is not as installed; a file under it that carries a patch radpatch can
     revert is left alone, with a note."""
@@ -58,7 +58,7 @@ def targets(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[Rest
     # documented: every file under it, not only its `__init__.py`
     rows = _directory(env, arg)
     if rows is None:
-        return [_target(env, arg)]
+        return [_one_file(env, arg)]
     out = []
     for dist, relpath in rows:
         want = dist.recorded_sha256(relpath)
@@ -66,7 +66,7 @@ def targets(env: PythonEnv, arg: str, say: Callable[[str], object]) -> list[Rest
         if want is None or path.is_symlink() or _digest(path) == want:
             continue
         try:
-            out.append(_target(env, arg, (dist, relpath)))
+            out.append(_one_file(env, arg, (dist, relpath)))
         except RefusedError as exc:
             say(f"left {relpath} alone: {exc.message.split(': ', 1)[-1]} ({exc.hint})")
     if not out:
@@ -109,7 +109,7 @@ def _rows_under(home: Path, directory: str) -> list[tuple[Installed, str]]:
     return out
 
 
-def _target(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = None) -> RestoreFile:
+def _one_file(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = None) -> RestoreFile:
     dist, relpath = owner or _owner(env, arg)
     want = dist.recorded_sha256(relpath)
     if want is None:

@@ -31,7 +31,7 @@ def of(patch: Patch, version: Version) -> tuple[Touched, ...]:
     """What the entry's rewrites that apply to `version` change, module by module."""
     out: list[Touched] = []
     for rw in patch.rewrites_for(version):
-        choice = patch.target(rw.target).module_for(version)
+        choice = patch.module(rw.file).module_for(version)
         if choice is None:
             continue
         module = choice.module.removesuffix(".__init__")

@@ -65,7 +65,7 @@ def stand_in(name: str, root: Path) -> Patch:
         supported=SpecifierSet(),
         obsolete=None,
         knobs=(),
-        targets=(),
+        modules=(),
         rewrites=(),
         source=Store(root).record_path,
         digest=rec.registry_digest,

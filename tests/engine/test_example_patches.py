@@ -63,7 +63,7 @@ def test_example_plan_is_reversible_without_the_kept_original(name: str, version
     patch = load_patch(EXAMPLES / f"{name}.yaml")
     v = Version(version)
     for target, rws in rewrites_by_file(patch, v).items():
-        choice = patch.target(target).module_for(v)
+        choice = patch.module(target).module_for(v)
         assert choice is not None
         before = fixture(version, choice.relpath)
         after = plan.plan(patch, rws, choice.module, Path(choice.relpath), before).after

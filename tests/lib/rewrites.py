@@ -33,7 +33,7 @@ def patch_of(
         supported=SpecifierSet(""),
         obsolete=None,
         knobs=(),
-        targets=(),
+        modules=(),
         rewrites=rws,
         source=Path("t.yaml"),
         digest="0",

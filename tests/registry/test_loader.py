@@ -29,8 +29,8 @@ def test_a_valid_entry_loads_into_typed_records(tmp_path: Path) -> None:
     assert patch.name == "toy" and patch.distribution == "toypkg"
     assert Version("1.4") in patch.supported and Version("2.0") not in patch.supported
     assert [k.name for k in patch.knobs] == ["TOY_KNOB"]
-    assert [c.module for c in patch.targets[0].choices] == ["toypkg.core", "toypkg.planning"]
-    assert patch.targets[0].module_for(Version("1.6")).relpath == "toypkg/planning.py"  # type: ignore[union-attr]
+    assert [c.module for c in patch.modules[0].choices] == ["toypkg.core", "toypkg.planning"]
+    assert patch.modules[0].module_for(Version("1.6")).relpath == "toypkg/planning.py"  # type: ignore[union-attr]
     kinds = [type(r.op) for r in patch.rewrites]
     assert kinds == [InsertDefinitions, AddParameter, Replace, InsertStatements]
     assert [r.id for r in patch.rewrites] == ["inject", "add_parameter#2", "call", "insert_after#4"]

@@ -35,12 +35,12 @@ def test_each_failure_says_what_it_is_and_a_kept_proof_says_it_again(loopback: A
     fresh = _results(patch, tmp_path / "cache")
     gone, rewritten, no_file = fresh[Version("2.0")], fresh[Version("2.1")], fresh[Version("2.2")]
     # 2.0: core.py no longer defines size() (it moved to planning.py)
-    assert (gone.kind.cause, gone.kind.target, gone.kind.rewrite) == (Cause.SCOPE_GONE, "planner", "cap")
+    assert (gone.kind.cause, gone.kind.file, gone.kind.rewrite) == (Cause.SCOPE_GONE, "planner", "cap")
     assert "defines no function or class 'size'" in (gone.error or "")
     # 2.1: size() is there, its code is not what `find` says: a rewrite that does not match, the scope is not gone
     assert (rewritten.kind.cause, rewritten.kind.rewrite) == (None, "cap") and rewritten.error
     # 2.2: the wheel has no core.py at all
-    assert (no_file.kind.cause, no_file.kind.target) == (Cause.NO_MODULE, "planner")
+    assert (no_file.kind.cause, no_file.kind.file) == (Cause.NO_MODULE, "planner")
     assert [moved.scope_gone(r.kind) for r in (gone, rewritten, no_file)] == [True, False, True]
     assert "`radpatch port NAME --to VERSION` adds a moved module" in _all_hint([rewritten, no_file])
     assert "radpatch port" not in _all_hint([gone, rewritten])  # `verify --all` suggests port only for a missing module

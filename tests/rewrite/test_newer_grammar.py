@@ -99,7 +99,7 @@ from radpatch.rewrite.ops.imports import AddImport
 ops = (AddImport("import sys"), Replace("first", "p[0]", "p[1]"))
 rws = tuple(Rewrite(f"r{i}", "m", None, op, f"t.yaml:{i + 1}") for i, op in enumerate(ops))
 patch = Patch(name="t", summary="t", description="t", distribution="d", supported=SpecifierSet(""), obsolete=None,
-              knobs=(), targets=(), rewrites=rws, source=Path("t.yaml"), digest="0")
+              knobs=(), modules=(), rewrites=rws, source=Path("t.yaml"), digest="0")
 source = Path(sys.argv[1]).read_bytes()
 after = runner.forward(patch, rws, source, "m.py")
 print(json.dumps({"python": list(sys.version_info[:2]), "after": after.decode(),

@@ -91,9 +91,9 @@ def _load(ctx: Problems, data: bytes) -> Patch:
     read("knobs", lambda n, p: top_keys.knobs(ctx, n, p))
     read("requires", lambda n, p: top_keys.requires(ctx, n, p))
     read("upstream", lambda n, p: top_keys.upstream(ctx, n, p))
-    read("modules", lambda n, p: top_keys.targets(ctx, loader, n, p))
-    targets = fields.get("modules")
-    names = {t.name for t in targets} if isinstance(targets, tuple) else set()
+    read("modules", lambda n, p: top_keys.modules(ctx, loader, n, p))
+    modules = fields.get("modules")
+    names = {t.name for t in modules} if isinstance(modules, tuple) else set()
     read("rewrites", lambda n, p: top_keys.rewrites(ctx, loader, n, p, names))
     if ctx.problems:
         raise Invalid()
@@ -111,7 +111,7 @@ def _load(ctx: Problems, data: bytes) -> Patch:
         supported=fields["supported"],  # type: ignore[arg-type]
         obsolete=fields.get("obsolete"),  # type: ignore[arg-type]
         knobs=fields.get("knobs", ()),  # type: ignore[arg-type]
-        targets=fields["modules"],  # type: ignore[arg-type]
+        modules=fields["modules"],  # type: ignore[arg-type]
         rewrites=fields["rewrites"],  # type: ignore[arg-type]
         source=ctx.file,
         digest=digest.hexdigest(),

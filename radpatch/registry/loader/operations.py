@@ -121,24 +121,24 @@ class EntryReader:
             )
         rid = get(string, self.ctx, m["id"], f"{path}.id") if "id" in m else f"{(kinds or ['rewrite'])[0]}#{index + 1}"
         versions = get(specifier, self.ctx, m["versions"], f"{path}.versions") if "versions" in m else None
-        target = get(self._file, m.get("file"), node, path, files)
+        file = get(self._file, m.get("file"), node, path, files)
         op = get(self.op, kinds[0], m[kinds[0]], f"{path}.{kinds[0]}") if len(kinds) == 1 else None
         get.check()
         assert op is not None
-        return Rewrite(rid, target, versions, op, self.ctx.location(node))
+        return Rewrite(rid, file, versions, op, self.ctx.location(node))
 
     def _file(self, node: yaml.Node | None, rewrite: yaml.Node, path: str, files: set[str]) -> str:
         if node is not None:
-            target = string(self.ctx, node, f"{path}.file")
+            file = string(self.ctx, node, f"{path}.file")
             if not files:
                 raise Invalid()  # `modules` itself is invalid and already reported
-            if target not in files:
+            if file not in files:
                 raise self.ctx.fail(
                     node,
                     f"{path}.file",
-                    f"{target!r} is not declared under 'modules' ({', '.join(sorted(files)) or 'none'})",
+                    f"{file!r} is not declared under 'modules' ({', '.join(sorted(files)) or 'none'})",
                 )
-            return target
+            return file
         if len(files) == 1:
             return next(iter(files))
         if not files:

@@ -26,8 +26,8 @@ from radpatch.registry.loader.nodes import (
 from radpatch.registry.loader.operations import EntryReader
 from radpatch.registry.model import (
     Knob,
+    NamedModule,
     Rewrite,
-    Target,
 )
 
 
@@ -131,17 +131,17 @@ def knobs(ctx: Problems, node: yaml.Node, path: str) -> tuple[Knob, ...]:
     return tuple(out)
 
 
-def targets(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str) -> tuple[Target, ...]:
+def modules(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str) -> tuple[NamedModule, ...]:
     ctx.spend(node, path)
     if not isinstance(node, yaml.MappingNode) or not node.value:
         raise ctx.fail(node, path, "expected a mapping NAME: module or NAME: [{versions, module}, ...]")
-    out: list[Target] = []
+    out: list[NamedModule] = []
     for k, v in node.value:
         try:
             name = identifier(ctx, k, path)
             if any(t.name == name for t in out):
                 raise ctx.fail(k, path, f"duplicate key {name!r}")
-            out.append(Target(name, loader.module_choices(v, f"{path}.{name}")))
+            out.append(NamedModule(name, loader.module_choices(v, f"{path}.{name}")))
         except Invalid:
             pass
     return tuple(out)
@@ -159,7 +159,7 @@ def rewrites(ctx: Problems, loader: EntryReader, node: yaml.Node, path: str, fil
             ctx.problems.append(f"{r.location}: at {path}: duplicate rewrite id {r.id!r}")
         seen.add(r.id)
     for r in out:  # a module created by the entry has no other rewrite in it (a later entry may rewrite it)
-        others = [o.id for o in out if o.target == r.target and o is not r]
+        others = [o.id for o in out if o.file == r.file and o is not r]
         if r.op.CREATES and others:
             ctx.problems.append(
                 f"{r.location}: at {path}: rewrite {r.id!r} creates its module, so it is the only rewrite of that "

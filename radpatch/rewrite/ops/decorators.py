@@ -122,7 +122,7 @@ class ReplaceDecorator(_Decorators):
 Op = AddDecorator | RemoveDecorator | ReplaceDecorator
 
 
-def _target(module: cst.Module, qualname: str, offset: int) -> tuple[Path_, cst.FunctionDef | cst.ClassDef]:
+def _definition_of(module: cst.Module, qualname: str, offset: int) -> tuple[Path_, cst.FunctionDef | cst.ClassDef]:
     path = find_scope(module, qualname, offset)
     node = path[-1]
     if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
@@ -135,7 +135,7 @@ def _target(module: cst.Module, qualname: str, offset: int) -> tuple[Path_, cst.
 
 def _edit(src: Source, op: Op, change: Callable[[cst.Module, list[cst.Decorator]], list[cst.Decorator]]) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
-        path, node = _target(module, op.function, offset)
+        path, node = _definition_of(module, op.function, offset)
         return replace_on_path(path, node.with_changes(decorators=change(module, list(node.decorators))))
 
     return in_scope(src, op.function, edit)

@@ -1,6 +1,6 @@
 """insert_definitions into a class: next to one of its methods (`Class.method`), or at the end of its
 body (`into`), as whole lines indented to it, located with `ast`; and what both kinds of
-insert_definitions share to place a payload item: its own comment lines, the target's bindings of a
+insert_definitions share to place a payload item: its own comment lines, the module's bindings of a
 name, the names an item reads when the module is imported."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def import_time_reads(node: ast.stmt) -> set[str]:
 
 @dataclass(frozen=True)
 class _Class:
-    """A class of the target as ast reads it, its lines relative to its top-level definition."""
+    """A class of the module as ast reads it, its lines relative to its top-level definition."""
 
     top: int  # index into src.tops of the top-level definition holding it
     node: ast.ClassDef  # line 1 is the first line of that top-level definition
@@ -198,7 +198,7 @@ def _member(c: _Class, qualname: str, name: str) -> int:
     )
 
 
-def _class_target(src: Source, op: InsertDefinitions) -> tuple[_Class, str, int | None]:
+def _class_scope(src: Source, op: InsertDefinitions) -> tuple[_Class, str, int | None]:
     """(the class, its qualname, the index of the anchor method in its body, or None for `into`)."""
     if op.side == "into":
         return _find_class(src, op.anchor), op.anchor, None
@@ -223,7 +223,7 @@ def _indented(text: str, indent: str, nl: str) -> str:
 
 
 def class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
-    c, qualname, k = _class_target(src, op)
+    c, qualname, k = _class_scope(src, op)
     body = c.node.body
     binds = _class_binds(c.node)
     for name in op.names:
