@@ -12,7 +12,7 @@ from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, overlaps
 from radpatch.releases.summaries import not_in_effect_releases, not_in_effect_words, obsolete_span, obsolete_words
-from radpatch.releases.wheels import cache_root
+from radpatch.state.verified import cache_root
 
 
 def run_list(ctx: Context) -> int:

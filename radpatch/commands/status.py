@@ -178,10 +178,10 @@ def not_in_effect(s: PatchState) -> str:
     release and found its new code there may not take effect (its cache, no network): not carried."""
     if s.dist is None or s.state is State.APPLIED and s.record is not None:
         return ""
-    from radpatch.prove.form import verified_in_effect
     from radpatch.prove.refusal import NOT_IN_EFFECT
+    from radpatch.state.verified import in_effect
 
-    judge = verified_in_effect(s.patch)
+    judge = in_effect(s.patch)
     held = [f.relpath for f in s.files if f.exists and not judge(f.data)]
     return f"{', '.join(held)}: {NOT_IN_EFFECT}" if held else ""
 
@@ -193,7 +193,7 @@ def obsolete_upstream_run(s: PatchState) -> Run | None:
     if s.dist is None or s.patch.from_record:
         return None
     from radpatch.releases.summaries import obsolete_run
-    from radpatch.releases.wheels import cache_root
+    from radpatch.state.verified import cache_root
 
     return obsolete_run(cache_root(), s.patch, s.dist.version)  # only a release verify read
 

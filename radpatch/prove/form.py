@@ -18,6 +18,7 @@ from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Operation, Patch, Rewrite
+from radpatch.state import verified
 from radpatch.state.decide import FileState, PatchState, State, own_base, trusted_names
 from radpatch.state.record import FileRecord, Store, sha256
 
@@ -36,7 +37,7 @@ def judge(
         undo = trip.stops
         if trip.patched and not recorded and not carries(patch, rws, data, filename, trip=trip):
             return State.NOT_APPLIED, ""
-        if trip.patched and not recorded and not verified_in_effect(patch)(data):
+        if trip.patched and not recorded and not verified.in_effect(patch)(data):
             return State.NOT_APPLIED, NOT_IN_EFFECT  # verify read it against a release the entry is written for
         if trip.patched:
             edited = _edited_since_patched(patch, rws, data, filename, recorded, store) if recorded else ""
@@ -60,20 +61,6 @@ def judge(
     if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
         return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
     return State.NOT_APPLIED, ""
-
-
-def verified_in_effect(patch: Patch) -> Callable[[bytes], bool]:
-    """Whether a file's copy of the entry's new code takes effect, as far as status and apply can
-    tell: False for a file whose bytes verify read on a release and found may not take effect there
-    (refusal.NOT_IN_EFFECT, judged against the change on a release the entry is written for; its
-    cache, no network); True otherwise (nothing else tells without a base)."""
-    if patch.from_record:
-        return lambda data: True
-    from radpatch.releases.summaries import not_in_effect_file
-    from radpatch.releases.wheels import cache_root
-
-    root = cache_root()
-    return lambda data: not not_in_effect_file(root, patch, data)
 
 
 def _edited_since_patched(
@@ -284,7 +271,7 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
 
 def _present(ps: PatchState, f: FileState, data: bytes) -> tuple[list[Rewrite], str] | None:
     """The rewrites whose result `data` already holds, and what that is in words; None: none."""
-    return present(ps.patch, f.rewrites, data, str(f.path), verified_in_effect(ps.patch))
+    return present(ps.patch, f.rewrites, data, str(f.path), verified.in_effect(ps.patch))
 
 
 def present(

@@ -13,11 +13,12 @@ from pathlib import Path
 from radpatch.errors import RefusedError
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import adopt, plan, undo
-from radpatch.prove.form import refuse_if_present, verified_in_effect
+from radpatch.prove.form import refuse_if_present
 from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.prove.undo import Overlay
 from radpatch.registry.model import Patch, creates
 from radpatch.state.decide import FileState, PatchState, State, refused, reinstall_hint
+from radpatch.state.verified import in_effect
 
 Say = Callable[[str], None]
 
@@ -149,7 +150,7 @@ def _planned(
         try:
             change = plan.plan(ps.patch, f.rewrites, f.module, f.path, before or b"", env)
         except RefusedError as exc:
-            if before is not None and ps.dist is not None and not verified_in_effect(ps.patch)(before):
+            if before is not None and ps.dist is not None and not in_effect(ps.patch)(before):
                 raise RefusedError(
                     f"{exc.message} ({f.relpath} of {ps.dist.name} {ps.dist.version}: {NOT_IN_EFFECT})",
                     "verify read this file: the release does not carry the change, and the rewrites do not make it "

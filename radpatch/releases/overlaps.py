@@ -116,7 +116,7 @@ def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Vers
 
 
 def _cached_listing(dist: str) -> list[Version]:
-    from radpatch.releases.wheels import cache_root  # no network: only what verify listed before
+    from radpatch.state.verified import cache_root  # no network: only what verify listed before
 
     try:
         data = json.loads((cache_root() / canonical_name(dist) / "versions.json").read_text())

@@ -30,7 +30,8 @@ from radpatch.files import head_lines
 from radpatch.install.environment import Installed
 from radpatch.releases.index import IndexFile
 from radpatch.releases.pipconf import read_settings
-from radpatch.releases.wheels import NoWheel, Releases, cache_root, listing_ttl, pick_wheel
+from radpatch.releases.wheels import NoWheel, Releases, listing_ttl, pick_wheel
+from radpatch.state.verified import cache_root
 
 _DATA_SCHEMES = ("purelib", "platlib")  # a wheel's .data/ folders whose files install into site-packages
 _WHEEL_HINT = "give the wheel it was installed from with --wheel FILE (read offline), or reinstall it"

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,10 +16,7 @@ from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Patch
 from radpatch.releases.cache import write_json
 from radpatch.releases.results import Report
-
-
-def summary_path(root: Path, patch: Patch) -> Path:
-    return root / "summaries" / f"{patch.name}-{patch.digest[:16]}.json"
+from radpatch.state.verified import cache_root, not_in_effect, summary_path
 
 
 def remember(report: Report, root: Path, listed: Iterable[Version] = ()) -> None:
@@ -30,7 +25,7 @@ def remember(report: Report, root: Path, listed: Iterable[Version] = ()) -> None
     the index listed (a listed release verify skipped breaks a run of obsolete ones)."""
     path = summary_path(root, report.patch)
     known = read_summary(root, report.patch)
-    held = _not_in_effect(root, report.patch)
+    held = not_in_effect(root, report.patch)
     for r in report.results:
         if r.checks.get("pristine") is not None or r.note:
             known[str(r.version)] = r.obsolete or bool(r.note)
@@ -58,35 +53,10 @@ def read_summary(root: Path, patch: Patch) -> dict[str, bool]:
         return {}
 
 
-def _not_in_effect(root: Path, patch: Patch) -> dict[str, list[str]]:
-    """Release -> sha256 of its files whose new code verify found may not take effect there."""
-    try:
-        data = json.loads(summary_path(root, patch).read_text())
-        return {str(k): [str(h) for h in v] for k, v in data.get("not_in_effect", {}).items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
-
-
 def not_in_effect_releases(root: Path, patch: Patch) -> list[Version]:
     """The releases verify found to hold the entry's new code where it may not take effect."""
-    found = (_version(k) for k, shas in _not_in_effect(root, patch).items() if shas)
+    found = (_version(k) for k, shas in not_in_effect(root, patch).items() if shas)
     return sorted(v for v in found if v is not None)
-
-
-def not_in_effect_file(root: Path, patch: Patch, data: bytes) -> bool:
-    """`data` is, as code (code_digest), a release's file verify found to hold the entry's new code
-    where it may not take effect: status and apply judge the installed file by it."""
-    digest = code_digest(data)
-    return any(digest in shas for shas in _not_in_effect(root, patch).values())
-
-
-def code_digest(data: bytes) -> str:
-    """sha256 of a module's code (its syntax tree: comments and layout do not count), of its bytes
-    when it does not parse."""
-    try:
-        return hashlib.sha256(ast.dump(ast.parse(data)).encode()).hexdigest()
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return hashlib.sha256(data).hexdigest()
 
 
 def not_in_effect_words(releases: Iterable[Version]) -> str:
@@ -133,8 +103,6 @@ def declare_obsolete_hint(patch: Patch, dist: Installed) -> str | None:
     """The way out when verify read the installed release (`dist`) and found it contains
     the entry's change (its cache, no network): declare the release obsolete, for apply's refused
     plan (commands/change.py) and `status --check` (commands/status.py). None when verify did not."""
-    from radpatch.releases.wheels import cache_root
-
     if obsolete_run(cache_root(), patch, dist.version) is None:
         return None
     return (

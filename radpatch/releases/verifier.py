@@ -26,8 +26,8 @@ from radpatch.releases import modules, proof
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.results import CHECKS, Checks, ReleaseResult, Transfer
-from radpatch.releases.summaries import code_digest
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
+from radpatch.state.verified import code_digest
 
 BASES = 4  # releases of the declared range an entry's change is read off (radpatch.releases.carried)
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)

@@ -34,7 +34,6 @@ import hashlib
 import io
 import json
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -61,23 +60,10 @@ from radpatch.releases.cache import (
 )
 from radpatch.releases.index import Http, IndexFile, Offline, project_files
 from radpatch.releases.pipconf import PipSettings, read_settings
+from radpatch.state.verified import cache_root
 
 LISTING_TTL = 24 * 3600.0
 DIST_INFO_FILES = ("RECORD", "METADATA", "WHEEL", "top_level.txt")
-
-
-def cache_root() -> Path:
-    """$RADPATCH_CACHE, else <user cache dir>/radpatch/releases."""
-    env = os.environ.get("RADPATCH_CACHE")
-    if env:
-        return Path(env).expanduser()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "radpatch" / "releases"
 
 
 def listing_ttl() -> float:

@@ -252,7 +252,7 @@ def test_list_and_status_survive_a_summary_with_a_key_that_is_no_version(
 ) -> None:
     from radpatch.registry.loader import load_patch
     from radpatch.releases.summaries import summary_path
-    from radpatch.releases.wheels import cache_root
+    from radpatch.state.verified import cache_root
 
     monkeypatch.setenv("RADPATCH_CACHE", str(tmp_path / "cache"))
     text = (
