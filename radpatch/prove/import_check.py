@@ -15,18 +15,12 @@ package, its dependencies) and the whole run's files at once, so only `apply` ru
 `verify`, and only when asked: it costs one interpreter start and real imports per module.
 
 How it decides: the patched import is compared with the pristine one (the current bytes, served
-the same way). Only a failure the patched module alone has is a refusal; a failure both share
-says nothing about the patch, so it is reported as inconclusive, with the pristine import's error,
-and does not refuse. When both fail with different exceptions, the patched one is the patch's own
-unless it is a missing module (ImportError, ModuleNotFoundError: what an environment without an
-optional or GPU-only module raises either way): a new line raising KeyError before the pristine
-module's own failure is reached is refused. So is any exception raised with a line the patch added
-or changed on its traceback: by that line itself or anywhere in the code it calls (an unchanged
-helper, another module, the standard library; ImportError included: a `from mod import name` this
-version lacks). The target sends the traceback's frames as data (file, line, function). Two carve-
-outs: an ImportError raised in the body of a module imported below that line (a GPU-only module on
-a CPU image), and the unpatched import failing the same way (same exception, text and function).
-The pristine import runs only when the patched one fails (or times out).
+the same way). The pristine module importing and the patched one failing is a refusal, whatever
+line raises. When both fail, only a failure both share is inconclusive, reported with the pristine
+import's error; import_failures.py tells which failures are shared (the same one, or a module this
+image lacks, confirmed by importing it on its own pristine) and names the line the patch added on
+the traceback, if any. The target sends the traceback's frames as data (file, line, function,
+module). The pristine import runs only when the patched one fails (or times out).
 
 What the served module is seen as: its code object comes from the planned bytes, and so does its
 source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
@@ -49,7 +43,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import difflib
 import json
 import os
 import signal
@@ -63,6 +56,7 @@ from radpatch import faults
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.cycles import closed_cycles
+from radpatch.prove.import_failures import Attempt, Frame, Judged, judge
 from radpatch.prove.plan import PlannedFile
 
 TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
@@ -142,9 +136,14 @@ except BaseException as exc:
     out["kind"] = type(exc).__module__ + "." + type(exc).__qualname__
     out["missing"] = isinstance(exc, ImportError)  # ModuleNotFoundError and any subclass
     every = traceback.extract_tb(exc.__traceback__)
+    names, tb = [], exc.__traceback__
+    while tb is not None:  # each frame's module (its globals' __name__), in extract_tb's order
+        names.append(str(tb.tb_frame.f_globals.get("__name__", "")))
+        tb = tb.tb_next
+    every = [[f.filename, f.lineno or 0, f.name, n] for f, n in zip(every, names)]  # outermost first
     if len(every) > 2 * _FRAMES:  # a deep recursion: its outermost and innermost frames tell
         every = every[:_FRAMES] + every[-_FRAMES:]
-    out["frames"] = [[f.filename, f.lineno or 0, f.name] for f in every]  # outermost first
+    out["frames"] = every
 for stream in (sys.stdout, sys.stderr):
     try:
         stream.flush()
@@ -161,33 +160,6 @@ class Result(Enum):
     OK = "ok"
     REFUSED = "refused"
     INCONCLUSIVE = "inconclusive"
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One frame of a failed import's traceback, as the target reports it."""
-
-    path: str  # the frame's file name (`<frozen importlib._bootstrap>` for a frozen module)
-    line: int
-    name: str  # its function's name; `<module>` for a module's body
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One import in the target interpreter."""
-
-    ok: bool
-    error: str = ""  # the exception's last line, or why there is no answer
-    raised_at: str = ""  # "module line N": the innermost frame in a changed file, when there is one
-    timed_out: bool = False
-    preloaded: bool = False  # the module came from its file on disk, not the served bytes: says nothing
-    frames: tuple[Frame, ...] = ()  # the whole traceback, outermost first
-    kind: str = ""  # the exception's type, module-qualified ("" when there is no answer)
-    missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
-
-    @property
-    def described(self) -> str:
-        return f"{self.error}, raised at {self.raised_at}" if self.raised_at else self.error
 
 
 @dataclass(frozen=True)
@@ -277,77 +249,20 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
         elif before.timed_out:
             why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
-        elif (own := _raised_below_added_line(after, before, patched, pristine)) is not None:
-            if own is after.frames[-1]:
-                why = f"{after.described}, a line the patch added; "
-            else:
-                why = f"{after.described}, in code called from {_line_name(own, patched)}, a line the patch added; "
-            why += f"the unpatched module fails elsewhere ({before.described})"
-            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
-        elif _own_failure(after, before):
-            why = f"{after.described}; the unpatched module fails elsewhere ({before.described})"
-            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
         else:
-            why = f"the unpatched module does not import either ({before.described})"
-            if after.described != before.described:
-                why += f"; once patched: {after.described}"
-            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            j = _judge(env.executable, after, before, patched, pristine, timeout)
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED if j.refused else Result.INCONCLUSIVE, j.reason)
 
 
-def _own_failure(after: Attempt, before: Attempt) -> bool:
-    """Both imports fail: the patched one's failure is the patch's own when it is another kind of
-    exception than the unpatched one's and not a missing module (a CPU image lacking what a GPU
-    build has fails both ways; a KeyError the patch's new line raises before the unpatched
-    module's failure is reached is not that)."""
-    return bool(after.kind) and after.kind != before.kind and not after.missing
-
-
-def _line_name(frame: Frame, served: _Served) -> str:
-    modules = {p: m for m, p in served.modules.items()}
-    return f"{modules.get(frame.path, frame.path)} line {frame.line}"
-
-
-def _raised_below_added_line(after: Attempt, before: Attempt, patched: _Served, pristine: _Served) -> Frame | None:
-    """The innermost frame of the patched import's traceback that is a line the patch added or
-    changed, when the exception was raised there or anywhere in what that line called (unchanged
-    `helper`, another module of the package, the standard library): whatever the exception, even
-    an ImportError, it is the patch's failure, reached before the unpatched module's own one (a
-    `from mod import name` this version's `mod` lacks). Else None, and None too when it is an
-    ImportError raised in the body of a module imported below that line (a GPU-only module on a
-    CPU image fails so either way), or when the unpatched import fails the same way."""
-    added: dict[str, frozenset[int]] = {}
-    for i in range(len(after.frames) - 1, -1, -1):
-        f = after.frames[i]
-        if f.path not in patched.files:
-            continue
-        if f.path not in added:
-            added[f.path] = added_lines(pristine.files.get(f.path, b""), patched.files[f.path])
-        if f.line not in added[f.path]:
-            continue
-        below = after.frames[i + 1 :]
-        if after.missing and any(b.name == "<module>" and not b.path.startswith("<") for b in below):
-            return None
-        return None if _same_failure(after, before, patched) else f
-    return None
-
-
-def _same_failure(after: Attempt, before: Attempt, patched: _Served) -> bool:
-    """Both imports raise the same exception at the same place: the same type and text, from the
-    same function of the same file (and line, outside the changed files, whose lines move)."""
-    if not (after.frames and before.frames) or (after.kind, after.error) != (before.kind, before.error):
-        return False
-    a, b = after.frames[-1], before.frames[-1]
-    return (a.path, a.name) == (b.path, b.name) and (a.path in patched.files or a.line == b.line)
-
-
-def added_lines(before: bytes, after: bytes) -> frozenset[int]:
-    """The 1-based lines of `after` that are not `before`'s (inserted or changed)."""
-    old, new = before.splitlines(), after.splitlines()
-    lines: set[int] = set()
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag in ("replace", "insert"):
-            lines.update(range(j1 + 1, j2 + 1))
-    return frozenset(lines)
+def _judge(
+    executable: str, after: Attempt, before: Attempt, patched: _Served, pristine: _Served, timeout: float
+) -> Judged:
+    """Both imports failed: whose failure it is (import_failures.judge), asking the pristine install
+    to import, on its own, a module the patched import failed in."""
+    names = {p: m for m, p in patched.modules.items()}
+    return judge(
+        after, before, patched.files, pristine.files, names, lambda m: _attempt(executable, pristine, m, timeout)
+    )
 
 
 def _first_in_cycle(
@@ -378,8 +293,13 @@ def _first_in_cycle(
         if after.ok or after.timed_out:
             continue
         before = _attempt(executable, pristine, other, timeout)
-        if before.ok:
-            why = f"importing {other} first (it imports {module} back, a cycle the patch closes): {after.described}"
+        judged = (
+            Judged(True, after.described)
+            if before.ok
+            else _judge(executable, after, before, patched, pristine, timeout)
+        )
+        if judged.refused:  # the pristine module imports, or fails otherwise: the failure is the cycle's
+            why = f"importing {other} first (it imports {module} back, a cycle the patch closes): {judged.reason}"
             return ImportCheckVerdict(module, who, Result.REFUSED, why)
     return ImportCheckVerdict(module, who, Result.OK)
 
@@ -457,9 +377,9 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
         ok, error = answer.get("ok") is True, str(answer.get("error", ""))
         raw = answer.get("frames")
         frames = tuple(
-            Frame(str(f[0]), f[1], str(f[2]))
+            Frame(str(f[0]), f[1], str(f[2]), str(f[3]))
             for f in (raw if isinstance(raw, list) else ())
-            if isinstance(f, list) and len(f) == 3 and isinstance(f[1], int)
+            if isinstance(f, list) and len(f) == 4 and isinstance(f[1], int)
         )
         own = [f for f in frames if f.path in modules]  # the frames in a changed file
         at = f"{modules[own[-1].path]} line {own[-1].line}" if own else ""

@@ -77,18 +77,26 @@ def test_a_package_submodule_its_init_does_not_import_is_refused(
         assert f"add_import: import {fix}" in why and "\n" not in why, why
 
 
-def test_the_package_s_own_module_importing_the_submodule_binds_it(tmp_path: Path) -> None:
-    """toyq/m.py reads toyq.sub; toyq/other.py imports it and the process imports toyq.other first."""
+def test_the_package_s_own_module_importing_the_submodule_binds_it_only_once_it_runs(tmp_path: Path) -> None:
+    """toyq/m.py reads toyq.sub; toyq/other.py imports it: bound when the package's `__init__`
+    imports toyq.other, not when nothing that runs does (issue 21 F4). Each verdict is the fresh
+    interpreter's: `import toyq.m; toyq.m.f()`."""
     toy(tmp_path, "empty")
     (tmp_path / "toyq" / "other.py").write_text("import toyq.sub\n")
     after = BEFORE.replace("'old'", READS["sub"])
     env = target_env(sys.executable)
     env = dataclasses.replace(env, paths=(tmp_path, *env.paths))
-    refused = names_check.names_refusal(BEFORE.encode(), after.encode(), "toyq/m.py", env, module="toyq.m")
-    assert refused is None, refused.why
-    (tmp_path / "toyq" / "other.py").write_text("import toyq\n")
-    refused = names_check.names_refusal(BEFORE.encode(), after.encode(), "toyq/m.py", env, module="toyq.m")
-    assert refused is not None and "add_import: import toyq.sub" in refused.why, refused
+    for init, runs in (("from . import other\n", True), ("", False), ("def g():\n    from . import other\n", False)):
+        (tmp_path / "toyq" / "__init__.py").write_text(init)
+        (tmp_path / "toyq" / "m.py").write_text(after)
+        code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toyq.m; toyq.m.f()"
+        assert (subprocess.run([sys.executable, "-I", "-c", code], capture_output=True).returncode == 0) == runs
+        (tmp_path / "toyq" / "m.py").write_text(BEFORE)
+        refused = names_check.names_refusal(BEFORE.encode(), after.encode(), "toyq/m.py", env, module="toyq.m")
+        if runs:
+            assert refused is None, refused.why
+        else:
+            assert refused is not None and "add_import: import toyq.sub" in refused.why, (init, refused)
 
 
 def test_a_read_of_the_running_module_through_its_package_passes(tmp_path: Path) -> None:

@@ -11,10 +11,12 @@ patches whose new read raises AttributeError there.
 
 Package: the patched module is toy/m.py of a toy package whose other module, toy/other.py, imports
 the submodule (`import a.b`, `from a.b import x`, `from a import b`), only its parent, or names the
-import where it never runs (in a function, under `if TYPE_CHECKING:`, in a docstring). The target
-runs it as a process using the package does (toy.other imported, then toy.m's new read): the read
-works exactly when another module of the package imports the submodule, and the proof, reading the
-package's files (not importing them), must accept exactly those.
+import where it never runs (in a function, under `if TYPE_CHECKING:`, in a docstring); toy.other
+itself is imported by the package's `__init__`, by toy.m at module level, or by nothing that runs
+(nothing, a function never called, `if TYPE_CHECKING:`). The target runs `import toy.m` then the new
+read in a fresh interpreter: the read works exactly when a module of the package that runs imports
+the submodule, and the proof, reading the package's files (not importing them), must accept exactly
+those (issue 21 F4: a module nothing imports counted for the whole process).
 """
 
 from __future__ import annotations
@@ -103,34 +105,49 @@ NOT_RUN = {  # the other module names the submodule's import where it never runs
     "docstring": '"""Usage:\n\n    {}\n"""\n',
 }
 OTHER = ("import-submodule", "from-submodule", "from-parent", "parent-only", *NOT_RUN)
-PACKAGE_CASES = sample(itertools.product(EXES, PACKAGE_READS, OTHER))
+# what imports toy.other in a process that imports toy.m and calls its f() (issue 21 F4: a module
+# nothing that runs imports binds nothing, however it spells the import)
+WHO = {
+    "nothing": ("", ""),
+    "package-init": ("from . import other\n", ""),
+    "init-absolute": ("import toy.other\n", ""),
+    "m-module-level": ("", "from toy import other as _other\n"),
+    "m-relative": ("", "from . import other as _other\n"),
+    "m-never-called-function": ("", "def g():\n    import toy.other\n\n\n"),
+    "init-under-type-checking": (
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from . import other\n",
+        "",
+    ),
+}
+PACKAGE_CASES = sample(itertools.product(EXES, PACKAGE_READS, OTHER, WHO))
 
 
-def toy_package(root: Path, read: str, other: str) -> tuple[str, str]:
+def toy_package(root: Path, read: str, other: str, who: str = "package-init") -> tuple[str, str]:
     """toy/__init__.py, toy/other.py importing the submodule as `other` says, toy/m.py holding the
-    original; returns (original, patched) of toy/m.py."""
+    original, toy.other imported as `who` says; returns (original, patched) of toy/m.py."""
     expr, forms = PACKAGE_READS[read]
     top = read.split(".")[0]
     pkg = root / "toy"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
+    init, head = WHO[who]
+    (pkg / "__init__.py").write_text(init)
     if other in NOT_RUN:
         text = f"import {top}\n" + NOT_RUN[other].format(forms[0])
     else:
         text = (f"import {top}" if other == "parent-only" else forms[OTHER.index(other)]) + "\n"
     (pkg / "other.py").write_text(text)
-    before = f"import {top}\n\n\ndef f():\n    return 'old'\n"
+    before = f"import {top}\n{head}\n\ndef f():\n    return 'old'\n"
     (pkg / "m.py").write_text(before)
     return before, before.replace("return 'old'", f"return {expr}")
 
 
-@pytest.mark.parametrize(("exe", "read", "other"), PACKAGE_CASES, ids=["-".join(c) for c in PACKAGE_CASES])
-def test_a_submodule_another_module_of_the_package_imports_is_accepted(
-    exe: str, read: str, other: str, tmp_path: Path
+@pytest.mark.parametrize(("exe", "read", "other", "who"), PACKAGE_CASES, ids=["-".join(c) for c in PACKAGE_CASES])
+def test_a_submodule_a_module_of_the_package_that_runs_imports_is_accepted(
+    exe: str, read: str, other: str, who: str, tmp_path: Path
 ) -> None:
-    before, after = toy_package(tmp_path, read, other)
+    before, after = toy_package(tmp_path, read, other, who)
     (tmp_path / "toy" / "m.py").write_text(after)
-    run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toy.other, toy.m; print(toy.m.f())"
+    run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toy.m; print(toy.m.f())"
     run = subprocess.run([EXES[exe], "-I", "-c", run_it], capture_output=True, text=True)
     (tmp_path / "toy" / "m.py").write_text(before)
     fails = run.returncode != 0
@@ -143,4 +160,5 @@ def test_a_submodule_another_module_of_the_package_imports_is_accepted(
     assert (why is not None) == fails, (why, run.stderr[-300:])
     if why is not None:
         fix = PACKAGE_READS[read][1][0]
-        assert "line 5, in f()" in why and f"add_import: {fix}" in why and "\n" not in why, why
+        line = after.splitlines().index(f"    return {PACKAGE_READS[read][0]}") + 1
+        assert f"line {line}, in f()" in why and f"add_import: {fix}" in why and "\n" not in why, why

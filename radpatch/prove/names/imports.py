@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from .import_order import imported_before
+from .import_order import absolute, imported_before
 from .package_scan import imports_top, init_binds, package_imported
 from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
@@ -412,8 +412,8 @@ def introduced_missing(
         modules of its package. `read_head`: the lines of a metadata file from its start (a regular file
         only), for the requirements installed distributions declare. `ask`: the target, for the names a
     `from` import takes from its standard library. `fresh`: the target, for a fresh import's bindings
-    (missing_imports); a submodule read another module of the package imports passes (the process
-    imported it before the read runs)."""
+    (missing_imports); a submodule read passes when a module of the package that surely runs before
+    it imports it (the process imported it before the read runs: _run_imports)."""
     if before == after:
         return []
     try:
@@ -428,10 +428,8 @@ def introduced_missing(
         old, new, module, stdlib, stdlib | ADDED_SINCE_310, lookup, version, own, ask, fresh, init_binds(paths)
     )
     package = module[0].split(".")[0] if module else None
-    if package and any(p.kind == UNIMPORTED_SUBMODULE for p in found):  # another module of it imports the submodule
-        wanted = {_submodule(p) for p in found if p.kind == UNIMPORTED_SUBMODULE}
-        theirs = package_imported(paths, package, wanted, module[0] if module else "")
-        found = [p for p in found if p.kind != UNIMPORTED_SUBMODULE or _submodule(p) not in theirs]
+    if module and package and any(p.kind == UNIMPORTED_SUBMODULE for p in found):
+        found = [p for p in found if p.kind != UNIMPORTED_SUBMODULE or not _run_imports(new, module, package, paths, p)]
     if package:  # the package's own modules may be changed by the entries applied before it in the same run
         found = [p for p in found if p.kind != MISSING_NAME or _top(p.detail) != package.lower()]
     if not any(p.kind == MISSING_MODULE for p in found):
@@ -446,6 +444,22 @@ def introduced_missing(
             p for p in found if p.kind != MISSING_MODULE or "." in p.name or not imports_top(paths, package, p.name)
         ]
     return found
+
+
+def _run_imports(tree: ast.Module, module: tuple[str, bool], package: str, paths: list[str], problem: Problem) -> bool:
+    """Whether a module of the package that surely runs before the read imports its submodule
+    (package_scan.package_imported): from the module's parent packages, and the modules of the
+    package its own imports surely ran before the read's line (import_order)."""
+    here = module[0] if module[1] else module[0].rpartition(".")[0]
+    mine: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            mine.update(a.name for a in n.names)
+        elif isinstance(n, ast.ImportFrom) and (base := absolute(n, here)):
+            mine.update([base, *(f"{base}.{a.name}" for a in n.names)])
+    first = [m for m in mine if m.split(".")[0] == package and imported_before(tree, problem.line, m, here)]
+    wanted = _submodule(problem)
+    return wanted in package_imported(paths, package, {wanted}, module[0], first)
 
 
 def _modules_only(lookup: Lookup) -> Lookup:

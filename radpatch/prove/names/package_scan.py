@@ -1,7 +1,8 @@
 """What the patched module's package imports, read as text from the installed files (never
 imported): `imports_top`, whether any module of the package imports a top-level module; and
-`package_imported`, which of some submodules (`xml.dom.minidom`) another module of the package
-imports, which binds them for the whole process. Each file's imports are kept by its content's hash.
+`package_imported`, which of some submodules (`xml.dom.minidom`) a module of the package that surely
+runs before the read imports, which binds them for the whole process. Each file's imports are kept
+by its content's hash.
 `init_binds`: whether a fresh `import pkg` binds a submodule outside the standard library
 (`import toyx` then `toyx.sub`), from the package's `__init__` file.
 """
@@ -15,6 +16,7 @@ import re
 from collections.abc import Callable, Collection
 from pathlib import Path
 
+from .import_order import surely_imported
 from .scopes import FUNCS
 from .typing_only import type_checking, type_checking_names
 
@@ -37,70 +39,65 @@ def imports_top(paths: list[str], package: str, module: str) -> bool:
     return False
 
 
-_STATEMENT = re.compile(
-    rb"[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[\w \t,]|\\\n)*))"
-)
-_FILE_IMPORTS: dict[bytes, frozenset[str]] = {}  # a file's sha1 -> the modules its import statements name
-_RUN_IMPORTS: dict[bytes, frozenset[str] | None] = {}  # a file's sha1 -> what its module-level imports import
+_RUNS: dict[tuple[bytes, str], frozenset[str] | None] = {}  # (file's sha1, its package) -> what it surely imports
 
 
-def file_imported(data: bytes) -> frozenset[str]:
-    """Every absolute module an import statement in `data` may import, read as text (`import a.b`:
-    a.b; `from a.b import c`: a.b, a.b.c, which may be a submodule; each imports its parents too).
-    Only the lines holding `import` are matched; a statement in a string counts too (this only ever
-    lets a read pass)."""
-    found: set[str] = set()
-    at = data.find(b"import")
-    while at != -1:
-        m = _STATEMENT.match(data, data.rfind(b"\n", 0, at) + 1)
-        if m and m.group(1):
-            found.update(part.split()[0] for part in m.group(1).decode().split(",") if part.split())
-        elif m and m.group(2):
-            base = m.group(2).decode()
-            found.add(base)
-            names = m.group(3).decode().strip("()").replace("\\", " ").split(",")
-            found.update(f"{base}.{n.split()[0]}" for n in names if n.split())
-        at = data.find(b"import", at + 6)
-    return frozenset(found)
-
-
-def package_imported(paths: list[str], package: str, wanted: Collection[str], own: str = "") -> set[str]:
-    """Which of the modules `wanted` the import statements of `package`'s files (on the target's path)
-    import (each import imports its parents too): another module of the package that imports
-    `xml.dom.minidom` binds it for the whole process. Read as text, each file's imports kept by its
-    content's hash; a file whose text names one counts only when a module-level import that runs
-    imports it (parsed: not in a def, not under `if TYPE_CHECKING:`/`if False:`, not in a string).
-    The scan stops once every one is found. `own`: the patched module, whose own
-    imports bind a read only where they surely run first (import_order), never by its file's text."""
+def package_imported(
+    paths: list[str], package: str, wanted: Collection[str], own: str, first: Collection[str] = ()
+) -> set[str]:
+    """Which of the modules `wanted` a module of `package` that surely runs in a process importing
+    `own` imports (each import imports its parents too; `xml.dom.minidom` imported by another module
+    of the package is bound for the whole process only once that module ran). What surely runs:
+    `own`'s parent packages (their `__init__` runs before `own`'s body), the modules `first` (those
+    `own`'s own imports surely ran before the read: import_order), and, transitively, what each of
+    those imports at module level on every path (import_order.surely_imported: not in a def, not
+    under `if TYPE_CHECKING:`/`if False:`). A module nothing that runs imports counts for nothing,
+    however it spells the import; nor do `own`'s own imports (import_order's to tell), nor a file
+    that does not parse. Read from the installed files, never imported; each file's imports kept by
+    its content's hash. The walk stops once every one is found."""
+    home = next((Path(r) for r in paths if (Path(r) / package).is_dir()), None)
+    if home is None:
+        return set()
+    parts = own.split(".")
+    queue = [".".join(parts[:i]) for i in range(1, len(parts))]
+    queue += [m for f in first for m in _with_parents(f) if m.split(".")[0] == package]
+    seen: set[str] = set()
     found: set[str] = set()
     left = set(wanted)
-    for root in paths:
-        home = Path(root) / package
-        if not home.is_dir():
+    while queue and left:
+        name = queue.pop()
+        if name in seen or name == own:
             continue
-        for file in home.rglob("*.py"):
-            if own and _dotted(file, Path(root)) == own:
-                continue
-            try:
-                data = file.read_bytes()
-            except OSError:
-                continue
-            digest = hashlib.sha1(data).digest()
-            if digest not in _FILE_IMPORTS:
-                _FILE_IMPORTS[digest] = file_imported(data)
-            theirs = _FILE_IMPORTS[digest]
-            hit = {w for w in left if any(d == w or d.startswith(w + ".") for d in theirs)}
-            if hit:  # the text names it: does a module-level import that runs import it?
-                if digest not in _RUN_IMPORTS:
-                    _RUN_IMPORTS[digest] = _module_level_imports(data)
-                ran = _RUN_IMPORTS[digest]
-                hit = {w for w in hit if ran is None or any(d == w or d.startswith(w + ".") for d in ran)}
-            found |= hit
-            left -= hit
-            if not left:
-                return found
-        break  # the first directory of that name is the package that imports
+        seen.add(name)
+        ran = {name} | _surely_imports(home, name)
+        hit = {w for w in left if any(d == w or d.startswith(w + ".") for d in ran)}
+        found |= hit
+        left -= hit
+        queue.extend(m for d in ran for m in _with_parents(d) if m.split(".")[0] == package and m not in seen)
     return found
+
+
+def _with_parents(dotted: str) -> list[str]:
+    parts = dotted.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _surely_imports(home: Path, name: str) -> frozenset[str]:
+    """What module `name` (a file under `home`) imports on every path when it runs; nothing when it
+    is no `.py` file there or does not parse."""
+    base = home.joinpath(*name.split("."))
+    file, here = (base / "__init__.py", name) if base.is_dir() else (base.with_suffix(".py"), name.rpartition(".")[0])
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return frozenset()
+    key = (hashlib.sha1(data).digest(), here)
+    if key not in _RUNS:
+        try:
+            _RUNS[key] = surely_imported(ast.parse(data), here)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            _RUNS[key] = None
+    return _RUNS[key] or frozenset()
 
 
 _DYNAMIC = frozenset({"__getattr__", "globals", "vars", "__path__", "extend_path", "modules", "__dict__"})
@@ -181,36 +178,3 @@ def _binds(tree: ast.Module, package: str, sub: str) -> bool | None:
         if isinstance(n, FUNCS) and n.name == "__getattr__":
             return None
     return False
-
-
-def _dotted(file: Path, root: Path) -> str:
-    """The module a file under `root` is (`pkg/m.py`: pkg.m; `pkg/sub/__init__.py`: pkg.sub)."""
-    parts = list(file.relative_to(root).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _module_level_imports(data: bytes) -> frozenset[str] | None:
-    """The absolute modules the import statements that run when the file is imported import: at
-    module level (or in a class body), not in a def, not under `if TYPE_CHECKING:` or `if False:`,
-    never in a string. None when the file does not parse (its text is all there is)."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    aliases = type_checking_names(tree)
-    out: set[str] = set()
-    stack: list[ast.stmt] = list(tree.body)
-    while stack:
-        s = stack.pop()
-        if isinstance(s, ast.Import):
-            out.update(a.name for a in s.names)
-        elif isinstance(s, ast.ImportFrom) and not s.level and s.module:
-            out.update([s.module, *(f"{s.module}.{a.name}" for a in s.names)])
-        elif isinstance(s, ast.If):
-            never = (not s.test.value) if isinstance(s.test, ast.Constant) else type_checking(s.test, aliases)
-            stack.extend([*([] if never is True else s.body), *([] if never is False else s.orelse)])
-        elif not isinstance(s, FUNCS):
-            stack.extend(x for x in ast.iter_child_nodes(s) if isinstance(x, ast.stmt))
-            stack.extend(x for h in getattr(s, "handlers", ()) for x in h.body)
-            stack.extend(x for c in getattr(s, "cases", ()) for x in c.body)
-    return frozenset(out)

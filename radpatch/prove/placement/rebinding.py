@@ -7,10 +7,12 @@ literal name (`globals().update(X=7)`, `setattr(mod, "X", ...)`) it replaces tha
 The patch's binding is then what runs only if the later statement does not bind it: refused,
 unless a star import's module provably does not bind the name (`star_binds`: prove.star_exports,
 one rule for its source read without importing it from the target's path, or, in verify, from the
-release's wheel). Stores inside functions (run when called) are followed only into a module-level
-function the module calls at module level by its name (`def _setup(): global X; X = ...` then
-`_setup()`), or from a module-level class body (`class K: _setup()`), and into what a class body
-stores of the names it declares `global`.
+release's wheel). Stores inside functions (run when called) are followed into the module-level
+functions the module calls at module level by their name, transitively (`_boot()` calls `_setup()`,
+which stores: reached.ModuleCode, bounded; deeper than its bound, it may bind any name), also from a
+module-level class body (`class K: _setup()`), into the methods creating or calling a class of the
+module runs (a metaclass's `__new__`/`__init__`, a base's `__init_subclass__`), and into what a class
+body stores of the names it declares `global`.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from typing import TYPE_CHECKING
 from .aliases import Aliases, chain, namespace
 from .calls import call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking_names
+from .reached import ModuleCode
 from .shadowing import DEFS, binds
 from .stores import _module_statements, class_bodies, module_aliases
 
 if TYPE_CHECKING:
     from . import Placement
+    from .reached import Function
 
 # (star import's level, module), name -> does that module bind name? None when it cannot tell
 StarBinds = Callable[[tuple[int, "str | None"], str], "bool | None"]
@@ -53,8 +57,22 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
     aliases = module_aliases(tree, module)
     statements = _module_statements(tree)
     lambdas = named_lambdas(s for s, _ in statements)
-    called = _storing_functions([s for s, _ in statements], classes, aliases, lambdas)
+    runs = ModuleCode(s for s, _ in statements)
+    stores: dict[int, tuple[list[Found], frozenset[str]]] = {}  # a function's id -> what its own code stores, reads
     inside = replace(aliases, in_function=True)  # a class body's or a lambda's `locals()` is its own
+
+    def reached(node: ast.AST) -> tuple[list[Found], frozenset[str]]:
+        """What the module's functions and methods `node` runs, transitively, store and read."""
+        got = runs.reach(node)
+        found: list[Found] = [("<module>", None, None)] if got.unbounded else []
+        reads: frozenset[str] = frozenset()
+        for f in got.functions:
+            if id(f) not in stores:
+                stores[id(f)] = _function_stores(f, classes, aliases, lambdas)
+            found += stores[id(f)][0]
+            reads |= stores[id(f)][1]
+        return found, reads
+
     for s, some in statements:
         found = list(_rebinds(s, classes, aliases))
         bodies = [x for x, _ in class_bodies(s)]
@@ -62,18 +80,18 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
             found += _rebinds(x, classes, inside)
         found += _class_globals(s)  # `class K: global X; X = 2`
         reads = _reads(s, aliases)
-        for x in [s, *bodies]:  # what s runs, its class bodies too, may call a storing lambda or function
+        for x in [s, *bodies]:  # what s runs, its class bodies too, may call a storing lambda
             for call in lambda_calls(x, lambdas):  # `_cb = lambda: globals().update(X=2)`, then `_cb()`
                 found += _call_rebinds(call, classes, inside)
             for name in _calls(x) & lambdas.keys():  # what a called lambda stores may be what it reads
                 body = ast.Expr(value=lambdas[name].body)
                 reads |= _reads(body, inside)
-                for fn in _calls(body) & called.keys():  # `_cb = lambda: _setup()`, then `_cb()`
-                    found += called[fn][0]
-                    reads |= called[fn][1]
-            for name in _calls(x) & called.keys() if called else ():
-                found += called[name][0]
-                reads |= called[name][1]
+                more, read = reached(body)  # `_cb = lambda: _setup()`, then `_cb()`
+                found += more
+                reads |= read
+        more, read = reached(s)  # the functions s calls, transitively; the class it creates, its hooks
+        found += more
+        reads |= read
         for owner, names, star in found:
             text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else ""
             what = text if len(text) <= 60 else text[:57] + "..."
@@ -81,38 +99,33 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
     return tuple(out)
 
 
-def _storing_functions(
-    statements: list[ast.stmt], classes: set[str], aliases: Aliases, lambdas: Mapping[str, ast.Lambda]
-) -> dict[str, tuple[list[Found], frozenset[str]]]:
-    """Module-level functions that store module names when called (`global X; X = ...`,
-    `globals()['X'] = ...` in their body, nested code too, or in a named lambda (`lambdas`) the body
-    calls): name -> (what they rebind, what they read)."""
-    out: dict[str, tuple[list[Found], frozenset[str]]] = {}
-    for f in statements:
-        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        declared = {n for x in ast.walk(f) if isinstance(x, ast.Global) for n in x.names}
-        names = [x for x in ast.walk(f) if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)]
-        stored = {x.id for x in names if x.id in declared}
-        for x in ast.walk(f):
-            if x is not f and isinstance(x, DEFS) and x.name in declared:
-                stored.add(x.name)
-            elif isinstance(x, (ast.Import, ast.ImportFrom)):
-                stored.update(b for a in x.names if (b := a.asname or a.name.split(".")[0]) in declared)
-        found: list[Found] = [("<module>", frozenset(stored), None)] if stored else []
-        inside = replace(aliases, in_function=True)  # its `locals()` is its own
-        through = {n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-        bodies = [ast.Expr(value=lambdas[n].body) for n in sorted(through & lambdas.keys())]
-        for x in ast.walk(f):
-            if x is not f and isinstance(x, ast.stmt):
-                found += _rebinds(x, classes, inside)
-        for body in bodies:  # `def _run(): _cb()` with `_cb = lambda: globals().update(X=2)`
-            found += _rebinds(body, classes, inside)
-        if found:
-            loads = [n for x in (f, *bodies) for n in ast.walk(x)]
-            reads = frozenset(n.id for n in loads if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
-            out[f.name] = (found, reads)
-    return out
+def _function_stores(
+    f: Function, classes: set[str], aliases: Aliases, lambdas: Mapping[str, ast.Lambda]
+) -> tuple[list[Found], frozenset[str]]:
+    """What a function of the module (or a method: reached.ModuleCode) stores of the module's names when
+    it runs (`global X; X = ...`, `globals()['X'] = ...` in its body, nested code too, or in a named
+    lambda (`lambdas`) the body calls), and what it reads. What it calls is reached.ModuleCode's to follow."""
+    declared = {n for x in ast.walk(f) if isinstance(x, ast.Global) for n in x.names}
+    names = [x for x in ast.walk(f) if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)]
+    stored = {x.id for x in names if x.id in declared}
+    for x in ast.walk(f):
+        if x is not f and isinstance(x, DEFS) and x.name in declared:
+            stored.add(x.name)
+        elif isinstance(x, (ast.Import, ast.ImportFrom)):
+            stored.update(b for a in x.names if (b := a.asname or a.name.split(".")[0]) in declared)
+    found: list[Found] = [("<module>", frozenset(stored), None)] if stored else []
+    inside = replace(aliases, in_function=True)  # its `locals()` is its own
+    through = {n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    bodies = [ast.Expr(value=lambdas[n].body) for n in sorted(through & lambdas.keys())]
+    for x in ast.walk(f):
+        if x is not f and isinstance(x, ast.stmt):
+            found += _rebinds(x, classes, inside)
+    for body in bodies:  # `def _run(): _cb()` with `_cb = lambda: globals().update(X=2)`
+        found += _rebinds(body, classes, inside)
+    if not found:
+        return [], frozenset()
+    loads = [n for x in (f, *bodies) for n in ast.walk(x)]
+    return found, frozenset(n.id for n in loads if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
 def _class_globals(s: ast.stmt) -> Iterator[Found]:
