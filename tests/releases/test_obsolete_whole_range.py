@@ -54,3 +54,7 @@ def test_every_range_finds_upstream_where_the_narrow_one_does(
         e["patch"]: [r["version"] for r in e["results"] if r["checks"]["match"] is False] for e in report["entries"]
     }
     assert failed == dict.fromkeys(ranges, []), got.out  # no `no match` left on a release upstream took
+    widest = f"to{COUNT - 1}"  # its range ends before the newest release: port asks about that one
+    if widest in ranges:
+        ported = radpatch("--registry", str(reg), "port", widest, "--to", f"1.{COUNT - 1}", "--dry-run")
+        assert ported.code == 0 and "already contains the change" in ported.out and "retire" in ported.out, ported.out
