@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 from radpatch import __version__
+from radpatch.commands import json_output
 from radpatch.context import Context
 from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError, UsageError
 
@@ -334,17 +335,21 @@ def restore(ctx: Context, paths: tuple[str, ...], wheel: str | None, dry_run: bo
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    json_output.reset()
     try:
         rv = cli.main(args=args, prog_name="radpatch", standalone_mode=False)
     except RadpatchError as exc:
         click.echo(f"radpatch: error: {exc.render()}", err=True)
+        json_output.error(args, exc.message, exc.hint, exc.exit_code)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("radpatch: interrupted", err=True)
         return 130
     except click.ClickException as exc:
         exc.show()
-        return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
+        code = EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
+        json_output.error(args, exc.format_message(), "", code)
+        return code
     except KeyboardInterrupt:
         click.echo("radpatch: interrupted", err=True)
         return 130

@@ -4,12 +4,12 @@ every patch named (or recorded) is applied and is what runs."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from radpatch.commands import json_output
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
 from radpatch.registry import series
@@ -34,7 +34,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     states, shadowed = read.each, read.shadowed
     if as_json:  # docs/cli.md "status --json"
         dependents = _dependents(ctx, states)
-        click.echo(json.dumps([to_json(s, shadowed, dependents) for s in states], indent=2))
+        json_output.emit([to_json(s, shadowed, dependents) for s in states])
     else:
         _print(states)
     if check:

@@ -11,10 +11,9 @@ entries' overlaps (radpatch.releases.overlaps), and the same exit codes over eve
 
 from __future__ import annotations
 
-import json
-
 import click
 
+from radpatch.commands import json_output
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
 from radpatch.prove.refusal import Cause
@@ -47,7 +46,7 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
             data["entries"] = [_alone(ctx, row, releases) for row in rows]
         data["overlaps"] = [o.to_json() for o in found]
         data["applied_overlaps"] = [c.to_json() for c in with_applied]
-        click.echo(json.dumps(data, indent=2))
+        json_output.emit(data)
     else:
         click.echo(matrix.render(rows))
         for line in [*overlaps.lines(found), *(c.line() for c in with_applied)]:
@@ -96,7 +95,7 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     requires = series.requirements_of(patch, ctx.registry.load)
     report = verify(patch, wanted, Releases.from_env(), probe=spec is None, requires=requires)
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2))
+        json_output.emit(report.to_json())
     else:
         click.echo(render(report))
         for line in [*overlaps.lines(_overlaps(ctx, patch)), *(c.line() for c in applied.in_env(ctx, [patch]))]:

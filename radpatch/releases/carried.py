@@ -34,7 +34,7 @@ import builtins
 from collections import Counter
 
 from radpatch.prove.star_exports import ModuleSource
-from radpatch.releases import bindings
+from radpatch.releases import bindings, carried_order
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _IMPORTS = ("Import(", "ImportFrom(")  # how ast.dump begins an import statement
@@ -110,6 +110,8 @@ def carries(
             return False
         if not _in_order(_shared(_placed(new), counts_r), _placed(theirs)):
             return False
+        if not carried_order.in_effect(scope, {s for s in counts_new if counts_new[s] > counts_old[s]}, after, release):
+            return False  # an inserted statement sits where it reads or feeds other values than in the result
         only_removes = not any(counts_new[s] > counts_old[s] for s in counts_new)
         if only_removes and not _removed_here(old, new, theirs, after, release):
             return False

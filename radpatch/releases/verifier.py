@@ -1,8 +1,9 @@
 """Verify's releases, one run: each release fetched (from the cache, else the index, DOWNLOADS at
 once), its target files resolved as apply would pick them, its requirements stacked below the
 entry, and proven (radpatch.releases.proof_cache); a release where a rewrite does not apply is
-proven again against bases (releases of the declared range), which tell whether it already holds
-the change in upstream's own layout.
+proven again against bases (releases of the declared range, newest first: the first where the
+rewrites apply is used), which tell whether it already holds the change in upstream's own layout.
+The newest BASES are read first; where they leave a release undecided, the rest of the range.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from radpatch.releases.results import CHECKS, Checks, ReleaseResult, Transfer
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
 from radpatch.state.verified import code_digest
 
-BASES = 4  # releases of the declared range an entry's change is read off (radpatch.releases.carried)
+BASES = 4  # releases of the declared range read first for the entry's change (radpatch.releases.carried)
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
 
 File = proof.File  # for radpatch.releases.moved: the proof of a scope found in another module
@@ -95,6 +96,7 @@ class Verifier:
     listing: tuple[Version, ...] = ()  # every release on the index (bases are picked from it)
     requires: tuple[Patch, ...] = ()  # the entries it requires, transitively, in the order apply runs them
     needs: frozenset[str] = field(init=False)
+    bases: list[Version] = field(init=False, default_factory=list)  # the releases the change is read off now
     transfer: Transfer = field(default_factory=Transfer)
 
     def __post_init__(self) -> None:
@@ -105,25 +107,34 @@ class Verifier:
         return (*self.requires, self.patch)
 
     @property
-    def bases(self) -> list[Version]:
-        """The releases an entry's change is read off, to tell whether a release already contains it
-        in another layout: the newest BASES final releases of the declared range."""
-        claimed = [x for x in self.listing if not x.is_prerelease and policy.allows(self.patch.supported, x)]
-        return claimed[-BASES:][::-1]
+    def claimed(self) -> list[Version]:
+        """The releases an entry's change may be read off, to tell whether a release already
+        contains it in another layout: every final release of the declared range, newest first."""
+        return [x for x in self.listing if not x.is_prerelease and policy.allows(self.patch.supported, x)][::-1]
 
     def run(self, versions: list[Version]) -> list[ReleaseResult]:
         """Each release's result. A release where a rewrite (of the entry or a requirement) does not
         apply, or that holds part of the entry's code already, is proven again with bases (releases
-        of the declared range, read then): it may contain the whole change in upstream's own layout."""
+        of the declared range, read then): it may contain the whole change in upstream's own layout.
+        The newest BASES of the range are read first; a release they leave undecided (no base there
+        has the rewrites apply, or none tells it carries the change) is proven again with the whole
+        range, so the answer does not depend on how far `supported` reaches."""
         fetched = self._fetch(versions)
         results = self._prove(versions, fetched, with_bases=False)
         replaces = any(r.op.KEY == "replace" for r in self.patch.rewrites)
         # an obsolete verdict on a replace is read against the base too (releases.replaced: its new
         # code may sit under a condition, or the old value be stored again)
         again = [v for v in versions if _read_on_bases(results[v]) or (replaces and results[v].obsolete)]
-        if again and any(b not in again for b in self.bases):
-            fetched = {**fetched, **self._fetch([b for b in self.bases if b not in fetched])}
+        claimed = self.claimed
+        for reach in (claimed[:BASES], claimed):
+            if not again:
+                break
+            if reach == self.bases or all(b in again for b in reach):
+                continue  # nothing to read the change off that was not read
+            self.bases = reach
+            fetched = {**fetched, **self._fetch([b for b in reach if b not in fetched])}
             results.update(self._prove(again, fetched, with_bases=True))
+            again = [v for v in again if _read_on_bases(results[v])]
         return [results[v] for v in versions]
 
     def _prove(
