@@ -17,7 +17,7 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import emit, series
+from radpatch.importing import emit, proof, series
 from radpatch.importing.owners import Owners
 from radpatch.registry import versions
 
@@ -57,6 +57,8 @@ def run(
         i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, supported))
         for i in kept
     }
+    labels = {entries[i].name: imported[i].label for i in kept}
+    proof.prove(ctx, list(entries.values()), labels, Path(out))  # apply's own steps, in memory: no entry it refuses
     written = emit.write(Path(out), list(entries.values()))
     if supported is not None:
         _warn_out_of_range(
