@@ -58,7 +58,15 @@ def run(
         for i in kept
     }
     labels = {entries[i].name: imported[i].label for i in kept}
-    proof.prove(ctx, list(entries.values()), labels, Path(out))  # apply's own steps, in memory: no entry it refuses
+    proven = (
+        entries
+        if supported is None
+        else {  # proven on the installed version whatever --supported says
+            i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, None))
+            for i in kept
+        }
+    )
+    proof.prove(ctx, list(proven.values()), labels, Path(out))  # apply's own steps, in memory: no entry it refuses
     written = emit.write(Path(out), list(entries.values()))
     if supported is not None:
         _warn_out_of_range(
