@@ -17,7 +17,7 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import emit, replay, series
+from radpatch.importing import emit, proof, replay, series
 from radpatch.importing.owners import Owners
 from radpatch.registry import versions
 
@@ -66,6 +66,16 @@ def run(
         i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, supported))
         for i in kept
     }
+    labels = {entries[i].name: imported[i].label for i in kept}
+    proven = (
+        entries
+        if supported is None
+        else {  # proven on the installed version whatever --supported says
+            i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, None))
+            for i in kept
+        }
+    )
+    proof.prove(ctx, list(proven.values()), labels, Path(out))  # apply's own steps, in memory: no entry it refuses
     written = emit.write(Path(out), list(entries.values()))
     if supported is not None:
         _warn_out_of_range(

@@ -145,6 +145,9 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
         retired = obsolete_upstream(s) or not_in_effect(s)
         if retired and retired not in detail:
             detail = "; ".join(d for d in (detail, retired) if d)
+        needs = s.patch.requires or (s.record.requires if s.record else ())
+        if needs:  # what it is applied after (`requires:`), as `show` and --json say it
+            detail = "; ".join(d for d in (detail, f"requires: {', '.join(needs)}") if d)
         out.append((s.patch.name, s.state.value, installed, s.patch.range, detail))
     return out
 

@@ -32,6 +32,9 @@ class Captured:
     stacked: tuple[tuple[str, str], ...] = ()  # (file, the patch its edits went on top of)
 
 
+LEAVE_OUT = "leave {name} out: name the other files as PATHs (radpatch capture NAME PATH...)"  # no --exclude here
+
+
 def build(name: str, found: CapturedEdits, pristine: dict[str, bytes], supported: str | None) -> Captured:
     """The entry, built as `radpatch import` builds one, from each file's pristine bytes (before;
     for a file edited on top of radpatch's patches, the bytes they left) and its bytes now (after)."""
@@ -72,6 +75,7 @@ def build(name: str, found: CapturedEdits, pristine: dict[str, bytes], supported
         tuple(changes),
         description=description,
         written_by="radpatch capture",
+        leave_out=LEAVE_OUT,
     )
     stacked = tuple((c.rel, on[c.rel]) for c in changes if c.rel in on)
     return Captured(emit.build(spec), tuple(changes), tuple(layout), requires, stacked)

@@ -12,7 +12,6 @@ Beyond the plain rewrites it writes: top-level `requires: [NAME, ...]` along a s
 from __future__ import annotations
 
 import ast
-import codecs
 import os
 import re
 import tempfile
@@ -47,6 +46,7 @@ class EntrySpec:
     changes: tuple[DiffFile, ...]
     description: str = ""  # the entry's description; "" for import's (the patch file it came from)
     written_by: str = "radpatch import"  # the command named in payload headers
+    leave_out: str = "leave it out with --exclude '{name}'"  # a refusal's way out, in the command's own options
 
 
 class _Dumper(yaml.SafeDumper):
@@ -89,7 +89,7 @@ def build(spec: EntrySpec) -> Entry:
     fallbacks: list[str] = []
     ids: dict[str, int] = {}
     for change in spec.changes:
-        for step in _steps(spec.label, change, fallbacks):
+        for step in _steps(spec.label, change, fallbacks, spec.leave_out.format(name=change.name or change.rel)):
             rid = _id(step, ids, keys[change.rel])
             fields: dict[str, Value] = dict(step.keys)
             if step.op == "insert_definitions":
@@ -154,21 +154,15 @@ def _python(label: str, change: DiffFile, side: str, text: str) -> tuple[str, st
         )
 
 
-def _steps(label: str, change: DiffFile, fallbacks: list[str]) -> tuple[ImportStep, ...]:
+def _steps(label: str, change: DiffFile, fallbacks: list[str], leave_out: str) -> tuple[ImportStep, ...]:
     if change.after is None:
         raise RefusedError(
             f"{label}: {change.rel}: the patch deletes this module; radpatch cannot express deleting a module",
-            f"leave it out with --exclude '{change.name or change.rel}' (and delete the file another way)",
+            f"{leave_out} (and delete the file another way)",
         )
     after, encoding = _python(label, change, "patched", change.after)
-    if change.before is None:
-        if codecs.lookup(encoding).name != "utf-8":
-            raise RefusedError(
-                f"{label}: {change.rel}: the new module is written in {encoding}; a created module's content is UTF-8",
-                f"save it as UTF-8 (and drop its coding declaration), or leave it out with "
-                f"--exclude '{change.name or change.rel}'",
-            )
-        return (ImportStep("create_module", (), payload=after),)
+    if change.before is None:  # its bytes as they are: decoded (PEP 263) only to parse and prove
+        return (ImportStep("create_module", (), payload=after if encoding == "utf-8-sig" else change.after),)
     before, _ = _python(label, change, "installed", change.before)
     try:
         found = rewrites(before, after)
@@ -189,13 +183,13 @@ def _steps(label: str, change: DiffFile, fallbacks: list[str]) -> tuple[ImportSt
     if not found.steps and before == after:
         raise RefusedError(
             f"{label}: no code change in {change.rel}: nothing to import (its hunks remove and add the same lines)",
-            f"leave it out with --exclude '{change.name or change.rel}'",
+            leave_out,
         )
     if not found.steps:
         raise RefusedError(
             f"{label}: {change.rel}: the patch changes only comments or layout (the code is the same); radpatch "
             "rewrites code, so an entry could not say this change",
-            f"leave it out with --exclude '{change.name or change.rel}', or make the change another way",
+            f"{leave_out}, or make the change another way",
         )
     fallbacks.extend(f"{change.rel}: {f}" for f in found.fallbacks)
     return found.steps

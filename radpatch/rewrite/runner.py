@@ -23,7 +23,7 @@ from radpatch.errors import RefusedError, Undecodable
 from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.matching import MatchFailure, unexplained
-from radpatch.rewrite.source import Source, decode
+from radpatch.rewrite.source import Source, declared, decode
 
 
 def _decode(source: bytes, filename: str) -> tuple[Source, str]:
@@ -221,6 +221,11 @@ def forward(patch: Patch, rws: tuple[Rewrite, ...], source: bytes, filename: str
     src, encoding = _decode(source, filename)
     original = src
     src = _run(patch, rws, src, filename, undo=False, applied=rws)
+    if not source and src.text:  # no file before (create_module): written as its content declares
+        try:
+            encoding = declared(src.text)
+        except Undecodable as exc:
+            raise RefusedError(f"{patch.name}: the new {filename} declares an encoding Python lacks: {exc}") from None
     if src.lines != original.lines:  # a rewrite ran: libcst and the operations are loaded
         from radpatch.rewrite.ops.common.import_lines import imports_before_uses
 

@@ -38,6 +38,17 @@ def decode(data: bytes) -> tuple[str, str]:
     return text, encoding
 
 
+def declared(text: str) -> str:
+    """The encoding a module's text declares in its first two lines (PEP 263), UTF-8 without a
+    declaration: how a module no file held before (create_module) is written, so its bytes are
+    its content file's. Raises Undecodable for an encoding Python does not know."""
+    head = "".join(text.splitlines(keepends=True)[:2]).encode("utf-8", "surrogateescape")
+    try:
+        return tokenize.detect_encoding(io.BytesIO(head).readline)[0]
+    except SyntaxError as exc:
+        raise Undecodable(str(exc)) from None
+
+
 @dataclass(frozen=True)
 class Top:
     """A top-level statement: its name if it is a def/class, and its [start, end) line range."""

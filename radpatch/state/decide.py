@@ -345,7 +345,24 @@ def _file_state(
             why = why.removeprefix("matches neither form: ").split("; undoing stops at ")[0]
             detail = f"does not apply as {', '.join(others)} left it: {why}"
             return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
+    if t.creates and t.data is not None and not recorded and state is not State.APPLIED:
+        state, detail = State.DRIFTED, f"{relpath}: {in_the_way(wheel is not None)}"  # not an order, nor a change
     return FileState(module, path, relpath, rws, data, state, detail, wheel, exists=t.data is not None)
+
+
+def in_the_way(listed: bool) -> str:
+    """What a file is, found where an entry creates its module and not holding the entry's code:
+    the installed release's own module (RECORD lists it), or a file the distribution did not install."""
+    if listed:
+        return (
+            "the installed release has this module (its RECORD lists it), and the entry creates it: rewrite it "
+            "instead of creating it, or limit the entry's `versions:` to the releases without it"
+        )
+    return (
+        "a file the distribution did not install (its RECORD does not list it) is in the way of the module the "
+        "entry creates, and its code differs from the entry's content: compare them, and delete the file if it "
+        "is left over"
+    )
 
 
 def ambiguous(name: str, t: ReadFile, data: bytes, m: Meets) -> FileState:
@@ -462,8 +479,9 @@ def reinstall_hint(ps: PatchState) -> str:
     """How to get past a refusal of a file someone else changed: a file the wheel installed goes back
     to its bytes (`radpatch restore`); a module the patch creates has none to go back to (RECORD does
     not list it), so it is removed."""
-    installed = [f.relpath for f in ps.files if f.wheel_record_sha256 is not None]
-    made = [f.relpath for f in ps.files if f.wheel_record_sha256 is None and f.exists]
+    changed = [f for f in ps.files if f.state is State.DRIFTED] or list(ps.files)  # the files in the way
+    installed = [f.relpath for f in changed if f.wheel_record_sha256 is not None]
+    made = [f.relpath for f in changed if f.wheel_record_sha256 is None and f.exists]
     if not installed and not made:
         installed = [ps.dist.name if ps.dist else ps.patch.distribution]
     steps = []

@@ -602,6 +602,23 @@ def test_a_new_module_is_captured_recorded_and_deleted_on_revert(target: Target)
     assert sha((target.site / "rcap/core.py").read_bytes()) == target.record_sha("rcap/core.py")
 
 
+def test_a_new_module_in_latin_1_is_captured_byte_for_byte(target: Target) -> None:
+    """att20 F3/F4: capture refused a new latin-1 module with a hint naming `--exclude`, an option it
+    does not have; the module is now captured with its bytes, recorded without a write, and deleted
+    on revert."""
+    data = "# -*- coding: latin-1 -*-\nNAME = '\xe9t\xe9'\n".encode("latin-1")
+    extra = target.site / "rcap/sub/latin.py"
+    extra.write_bytes(data)
+    r = target.run("capture", "latin", "--distribution", "rcap", *target.offline)
+    assert r.returncode == 0, r.stderr
+    assert (target.cwd / "latin" / "rcap" / "sub" / "latin.py").read_bytes() == data
+    assert extra.read_bytes() == data
+    assert target.run("status", "--check", registry=target.cwd).returncode == 0
+    reverted = target.run("revert", "latin", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert not extra.exists()
+
+
 # --- a second round: edits on top of what radpatch recorded ------------------------------------------
 
 ROUND_ONE = EDITED_CORE.replace("# the upstream size", "# size, tuned by hand")  # a comment the rewrites do not make

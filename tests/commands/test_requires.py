@@ -75,3 +75,15 @@ def test_status_json_says_what_an_entry_requires_and_what_requires_it(
     assert (out["toy"]["requires"], out["toy"]["required_by"]) == ([], ["upper", "top"])
     assert (out["upper"]["requires"], out["upper"]["required_by"]) == (["toy"], ["top"])
     assert (out["top"]["requires"], out["top"]["required_by"]) == (["upper"], [])
+
+
+def test_status_table_says_what_an_entry_requires(toy: Path, write_registry: Any, radpatch: Any) -> None:
+    """att20 F5: the table's DETAIL says `requires: ...` as show and --json do, applied or not."""
+    write_registry("upper", UPPER)
+    write_registry("top", UPPER.replace("requires: [toy]", "requires: [upper, toy]"))
+    for when in ("before", "after"):
+        lines = {ln.split()[0]: ln for ln in radpatch("--registry", str(toy), "status").out.splitlines()[1:] if ln}
+        assert lines["upper"].endswith("requires: toy"), (when, lines)
+        assert lines["top"].endswith("requires: upper, toy"), (when, lines)
+        assert "requires" not in lines["toy"], (when, lines)
+        assert radpatch("--registry", str(toy), "apply", "upper").code == 0  # toy first, then upper

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.lib.site import Site
-from tests.lib.toy import ORIGINAL, refused
+from tests.lib.toy import ORIGINAL, TOY_PATCH, refused
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import build_wheel
 
@@ -382,3 +382,33 @@ def test_a_new_package_made_by_hand_is_adopted_with_its_directories_and_revert_r
     assert r.code == 0, r.err
     assert not (site.root / "toypkg" / "extra").exists()
     assert site.snapshot() == before
+
+
+@pytest.mark.parametrize("stray", ["helpers", "deep"])
+def test_a_stray_file_where_an_entry_creates_a_module_is_named_for_what_it_is(
+    site: Site, installed: Path, write_registry: Callable[..., Path], radpatch: Any, stray: str
+) -> None:
+    """att20 F2: a leftover file (RECORD does not list it) with other code where `create` makes a
+    module, `create` requiring an entry (`toy`) that never touches that file: status and apply say
+    a file the distribution did not install is in the way; not that `toy` comes first, and not that
+    the installed release has the module."""
+    write_registry("toy", TOY_PATCH)
+    registry = write_registry("create", CREATE.replace("rewrites:", "requires: [toy]\n    rewrites:", 1), PAYLOADS)
+    rel = {"helpers": "toypkg/helpers.py", "deep": "toypkg/extra/deep/mod.py"}[stray]
+    (site.root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (site.root / rel).write_text("X = 2\n")
+    r = radpatch("--registry", str(registry), "status", "--json", "create")
+    (create,) = json.loads(r.out)
+    assert create["state"] == "drifted", create
+    assert (
+        f"{rel}: a file the distribution did not install (its RECORD does not list it) is in the way"
+        in (create["reason"])
+    ), create["reason"]
+    for words in ("comes first", "the installed release has this module"):
+        assert words not in create["reason"], create["reason"]
+    err = refused(site, radpatch, registry, "apply", "create")
+    assert f"{rel} exists and is not the module the entry creates" in err, err
+    assert f"remove {rel} (the module the patch creates: the wheel has no bytes of it to restore)" in err, err
+    for words in ("comes first", "the installed release has", "radpatch restore"):
+        assert words not in err, err
+    assert (site.root / rel).read_text() == "X = 2\n"

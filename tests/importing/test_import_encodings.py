@@ -3,7 +3,7 @@ byte order mark) import like any other: seeded edits of each (non-ASCII text add
 statements inserted), diffed with GNU diff on the bytes, imported, applied by the engine to a
 pip-installed wheel and compared with what GNU patch makes of the same diff (as syntax trees, in
 the module's own encoding; byte-equal ones counted); revert gives the wheel's bytes back. A new
-module in latin-1 is refused by name (a created module's content is UTF-8), never a crash."""
+module in a declared encoding is created with the patch's bytes, as GNU patch creates it."""
 
 from __future__ import annotations
 
@@ -99,13 +99,35 @@ def test_modules_in_a_declared_encoding_import_and_apply_as_gnu_patch_applies_th
     )
 
 
-def test_a_new_module_in_latin_1_is_refused_by_name(env: Venv, tmp_path: Path) -> None:
+NEW_MODULES = {  # a coding declaration, and text only that encoding writes so
+    "latin-1": ("# -*- coding: latin-1 -*-\n", "X = '\xe9t\xe9'\n"),
+    "cp1252": ("# coding: cp1252\n", "X = '\u20ac \xe9'\n"),
+    "koi8-r": ("# vim: set fileencoding=koi8-r :\n", "X = '\u043f\u0440\u0438\u0432\u0435\u0442'\n"),
+    "utf-8": ("# -*- coding: utf-8 -*-\n", "X = '\u00e9\u20ac'\n"),
+}
+
+
+@pytest.mark.parametrize("encoding", list(NEW_MODULES))
+def test_a_new_module_in_a_declared_encoding_is_created_byte_for_byte(env: Venv, tmp_path: Path, encoding: str) -> None:
+    """att20 F4: GNU patch creates it; so does the imported entry, with the same bytes (its content
+    file beside the entry holds them as they are); status --check passes; revert deletes it."""
     rel = f"{PKG}/fresh.py"
-    text = b"--- /dev/null\n+++ b/" + rel.encode() + b"\n@@ -0,0 +1,2 @@\n+# -*- coding: latin-1 -*-\n+X = '\xe9'\n"
+    head, body = NEW_MODULES[encoding]
+    data = (head + body + "\n\ndef twice():\n    return X * 2\n").encode(encoding)
     patch = tmp_path / "fresh.patch"
-    patch.write_bytes(text)
-    out = env.radpatch("import", str(patch), "-p1", "--out", str(tmp_path / "reg"))
-    assert out.returncode == 1, out.stderr
-    assert f"{rel}: the new module is written in iso-8859-1" in out.stderr or "latin-1" in out.stderr, out.stderr
-    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 2
-    assert not (tmp_path / "reg").exists()
+    text = gnu_diff(tmp_path / "d", rel, b"", data).stdout
+    patch.write_bytes(b"--- /dev/null\n" + text[text.index(b"+++ ") :])  # a new file, as `diff -N` writes it
+    gnu = tmp_path / "gnu"
+    gnu.mkdir()
+    assert gnu_patch(gnu, patch, 1).returncode == 0
+    reg = tmp_path / "reg"
+    out = env.radpatch("import", str(patch), "-p1", "--out", str(reg))
+    assert out.returncode == 0, out.stderr
+    assert (reg / "fresh" / rel).read_bytes() == data  # the content file: the patch's bytes
+    applied = env.radpatch("--registry", str(reg), "apply", "fresh")
+    assert applied.returncode == 0, applied.stderr
+    assert (env.site / rel).read_bytes() == (gnu / rel).read_bytes() == data
+    assert env.radpatch("--registry", str(reg), "status", "--check", "fresh").returncode == 0
+    reverted = env.radpatch("--registry", str(reg), "revert", "fresh")
+    assert reverted.returncode == 0, reverted.stderr
+    assert not (env.site / rel).exists()

@@ -353,6 +353,23 @@ def diff_imported(tmp: Path, dist: str, rel: str, before: str, after: str) -> Im
     )
 
 
+def diff_imported_refused(tmp: Path, before: str, after: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """`radpatch import` of GNU's diff of `rpnarrow/m.py` from `before` (pip-installed) to `after`,
+    which GNU patch applies: the run (for a refusal's words) and the --out directory."""
+    rel = "rpnarrow/m.py"
+    venv = pip_install(
+        tmp / "venv", build_wheel(tmp / "wheel", "rpnarrow", "1.0.0", {"rpnarrow/__init__.py": "", rel: before})
+    )
+    patch = tmp / "change.patch"
+    patch.write_bytes(gnu_diff(tmp / "d", rel, before, after).stdout)
+    (tmp / "gnu" / rel).parent.mkdir(parents=True)
+    (tmp / "gnu" / rel).write_text(before)
+    gnu = gnu_patch(tmp / "gnu", patch, 1)
+    assert gnu.returncode == 0, gnu.stdout + gnu.stderr
+    reg = tmp / "reg"
+    return venv.radpatch("import", str(patch), "-p1", "--out", str(reg)), reg
+
+
 def imported_as_gnu_patch_gives(tmp: Path, before: str, after: str) -> dict[str, object]:
     """One module `rpnarrow/m.py` installed by pip as `before`, the GNU diff to `after` imported, and
     the entry applied by the real engine: the patched module must be AST-identical to what GNU patch

@@ -1,8 +1,9 @@
 """Proofs about where a patch's code ends up: it is not shadowed, and it is the code that runs.
 
 - Shadowing: a definition the patch adds at module level must not share its name with anything
-  the target binds there (import, assignment, def, class): one of the two would silently
-  replace the other.
+  the target binds there (import, assignment, def, class) where both may run: one of the two
+  would silently replace the other. Branches that never both run (if/else, a try and its
+  fallback handlers, match cases, a stable guard and its negation: `branches`) replace nothing.
 - Dead code: a rewrite must not change a `def`/`class` that a later statement of its scope
   replaces: in the same block or in one that runs after it (`def f` ... `def f` again, `f = ...`,
   `from x import f`), or on some path only (`if cond: def f`, a try's fallback, a loop body).

@@ -1,13 +1,18 @@
 """Shadowing: a definition the patch adds at module level must not share its name with anything the
-target binds there (import, assignment, def, class): one of the two would silently replace the other.
+target binds there (import, assignment, def, class) where both may run: one of the two would
+silently replace the other. Bindings in branches that never both run (branches.exclusive: an
+if/elif/else, a try's body and its fallback handlers, match cases, a stable version guard and its
+negation) do not replace each other, so a definition added in a new exclusive branch is no clash.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, cast
+
+from .branches import Branch, exclusive
 
 if TYPE_CHECKING:
     from . import Placement
@@ -20,21 +25,42 @@ class Binding:
     name: str
     line: int
     kind: str  # import | assignment | def | class | loop variable | with target | except target
+    branch: Branch = field(default=Branch(), compare=False)  # the module-level blocks it sits in
 
 
 def module_bindings(tree: ast.Module) -> Iterator[Binding]:
-    """What the module binds at its top level (including inside module-level if/try/with/for)."""
-    stack: list[ast.stmt] = list(reversed(tree.body))
-    while stack:
-        s = stack.pop()
-        yield from binds(s)
-        if not isinstance(s, DEFS):
-            for f in ("finalbody", "orelse", "handlers", "body"):
-                stack.extend(reversed([x for x in getattr(s, f, ()) if isinstance(x, ast.stmt)]))
-            for h in getattr(s, "handlers", ()):
-                stack.extend(reversed(h.body))
-            for case in getattr(s, "cases", ()):
-                stack.extend(reversed(case.body))
+    """What the module binds at its top level (including inside module-level if/try/with/for/match),
+    in source order, each with its branch."""
+    yield from _block(tree.body, Branch())
+
+
+def _block(body: list[ast.stmt], branch: Branch) -> Iterator[Binding]:
+    for s in body:
+        yield from (replace(b, branch=branch) for b in binds(s) if b.kind != "except target")
+        if isinstance(s, DEFS):
+            continue
+        for block, stmts in _blocks(s):
+            yield from _block(stmts, branch.into(s, block))
+        for k, h in enumerate(getattr(s, "handlers", ())):
+            if h.name:  # `except E as f:` binds f in its handler, then deletes it
+                yield Binding(h.name, h.lineno, "except target", branch.into(s, f"handler:{k}"))
+
+
+def _blocks(s: ast.stmt) -> Iterator[tuple[str, list[ast.stmt]]]:
+    """The statement lists of compound statement `s`, each with its block's name (branches.Branch.into)."""
+    if isinstance(s, ast.If):
+        yield from (("body", s.body), ("orelse", s.orelse))
+    elif isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+        yield from (("loop", s.body), ("loop-else", s.orelse))
+    elif isinstance(s, (ast.With, ast.AsyncWith)):
+        yield "with", s.body
+    elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":  # try/except* (3.11): a try's fields
+        t = cast(ast.Try, s)
+        yield "try", t.body
+        yield from ((f"handler:{k}", h.body) for k, h in enumerate(t.handlers))
+        yield from (("try-else", t.orelse), ("finally", t.finalbody))
+    elif type(s).__name__ == "Match":  # 3.10
+        yield from ((f"case:{k}", c.body) for k, c in enumerate(cast(Any, s).cases))
 
 
 def binds(s: ast.stmt) -> Iterator[Binding]:
@@ -82,27 +108,54 @@ def _stored(target: ast.expr) -> Iterator[ast.Name]:
 
 
 def shadowed(before: Placement, after: Placement) -> list[str]:
-    """A def/class the patch adds at module level under a name the original already binds."""
-    old: dict[str, list[Binding]] = {}
-    for b in before.bindings:
-        old.setdefault(b.name, []).append(b)
-    count_old: dict[str, int] = {}
-    for bs in old.values():
-        for b in bs:
-            if b.kind in ("def", "class"):
-                count_old[b.name] = count_old.get(b.name, 0) + 1
-    now: dict[str, list[Binding]] = {}
-    for b in after.bindings:
-        if b.kind in ("def", "class") and b.name in old:
-            now.setdefault(b.name, []).append(b)
+    """A def/class the patch adds at module level under a name the original already binds, where
+    both may run: definitions in branches that never both run (if/else, a try and its fallback, a
+    version guard and its negation: branches.exclusive) do not replace each other."""
+    old = _by_name(before.bindings)
+    now = {name: bs for name, bs in _by_name(after.bindings).items() if name in old}
     out = []
-    for name, defs in now.items():  # which of them is the added one the trees cannot say: all are named
-        if len(defs) > count_old.get(name, 0):
-            first = old[name][0]
-            lines = " and ".join(str(b.line) for b in defs) if len(defs) > 1 else str(defs[0].line)
-            out.append(
-                f"the {defs[-1].kind} `{name}` it adds would share its name with the {first.kind} `{name}` the "
-                f"module has at line {first.line} (the patched module binds it at line{'s' if len(defs) > 1 else ''} "
-                f"{lines}): one would replace the other"
-            )
+    for name, bs in now.items():  # which of them is the added one the trees cannot say: all are named
+        if _defs(bs) <= _defs(old[name]):
+            continue
+        clashes = _clashes(bs, _import_only(after.bindings))
+        if len(clashes) <= len(_clashes(old[name], _import_only(before.bindings))):
+            continue
+        defs = sorted({b for pair in clashes for b in pair if b.kind in ("def", "class")}, key=lambda b: b.line)
+        first = old[name][0]
+        lines = " and ".join(str(b.line) for b in defs) if len(defs) > 1 else str(defs[0].line)
+        out.append(
+            f"the {defs[-1].kind} `{name}` it adds would share its name with the {first.kind} `{name}` the "
+            f"module has at line {first.line} (the patched module binds it at line{'s' if len(defs) > 1 else ''} "
+            f"{lines}): one would replace the other"
+        )
     return out
+
+
+def _by_name(bindings: tuple[Binding, ...]) -> dict[str, list[Binding]]:
+    out: dict[str, list[Binding]] = {}
+    for b in bindings:
+        out.setdefault(b.name, []).append(b)
+    return out
+
+
+def _defs(bs: list[Binding]) -> int:
+    return sum(b.kind in ("def", "class") for b in bs)
+
+
+def _clashes(bs: list[Binding], import_only: frozenset[str]) -> list[tuple[Binding, Binding]]:
+    """The pairs of bindings of one name, one of them a def or class, that may both run."""
+    return [
+        (a, b)
+        for i, a in enumerate(bs)
+        for b in bs[i + 1 :]
+        if "def" in (a.kind, b.kind) or "class" in (a.kind, b.kind)
+        if not exclusive(a.branch, b.branch, import_only)
+    ]
+
+
+def _import_only(bindings: tuple[Binding, ...]) -> frozenset[str]:
+    """The names the module binds by import and by nothing else (a test reading only those is stable)."""
+    kinds: dict[str, set[str]] = {}
+    for b in bindings:
+        kinds.setdefault(b.name, set()).add(b.kind)
+    return frozenset(name for name, k in kinds.items() if k == {"import"})

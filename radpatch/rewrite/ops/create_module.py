@@ -12,15 +12,17 @@ the engine's, told by `CREATES` (docs/writing-patches.md, "A new module").
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from radpatch.errors import Undecodable
 from radpatch.registry.model import Field, Operation, PayloadFile
 from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source
+from radpatch.rewrite.source import Source, decode
 
 if TYPE_CHECKING:
     from radpatch.rewrite.matching import MatchFailure, NotUndoable
@@ -40,7 +42,12 @@ class CreateModule(Operation):
 
     KEY: ClassVar[str] = "create_module"
     FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("content", "payload", "path of the new module's Python file (UTF-8), relative to the registry file"),
+        Field(
+            "content",
+            "payload",
+            "path of the new module's Python file (UTF-8 or its PEP 263 coding; written byte for byte), "
+            "relative to the registry file",
+        ),
     )
     EXAMPLE: ClassVar[str] = "content: ../patches/kv_group_size/payload.py  # becomes the new module, whole"
     CREATES: ClassVar[bool] = True
@@ -48,12 +55,15 @@ class CreateModule(Operation):
     @classmethod
     def read(cls, key: str, value: object, fail: Callable[[str], Exception]) -> object:
         p = cast(PayloadFile, value)
-        try:
-            text = p.data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise fail(f"content {p.path} is not UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8")
-        if text.startswith("\ufeff"):
+        if p.data.startswith(codecs.BOM_UTF8):
             raise fail(f"content {p.path} starts with a byte order mark; save it as UTF-8 without one")
+        try:
+            decode(p.data)
+        except Undecodable as exc:
+            raise fail(
+                f"content {p.path} is not text in the encoding Python reads it in ({exc}): UTF-8, or what its "
+                "coding declaration (PEP 263) names; save it so"
+            )
         return p.path, p.data
 
     @classmethod
@@ -82,7 +92,7 @@ class CreateModule(Operation):
                 "if the installed release has this module, rewrite it instead of creating it, or limit the "
                 "entry's `versions:` to the releases without it",
             )
-        return Source.parse(self.data.decode("utf-8"))
+        return Source.parse(decode(self.data)[0])  # written back in its declared encoding (runner.forward)
 
     def inverse(self, src: Source) -> Source:
         load(__name__)
