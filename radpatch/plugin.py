@@ -245,7 +245,7 @@ def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str)
         name,
         None,
         dists if len(dists) > 1 else [DistInfo("", "", "")],
-        "",
+        wheel_record.InstallId(),
         lambda _: PatchVerdict(State.NOT_APPLIED, "no record", None),
         ambiguity=f"{ambiguous(name, _package(files) if files else package, root, dists)}; {AMBIGUOUS_HINT}",
     )
@@ -287,7 +287,7 @@ def _check_one(root: Path, rec: PatchRecord, store: Store) -> PatchCheck:
         rec.patch,
         rec,
         dists,
-        wheel_record.digest(one / "RECORD") if one else "",
+        wheel_record.identity(one / "RECORD") if one else wheel_record.InstallId(),
         files,
         ambiguity=f"{ambiguous(rec.patch, package, root, dists)}; {AMBIGUOUS_HINT}",
         missing=f"{rec.distribution} is not installed in {root} (no .dist-info of it there)",

@@ -60,7 +60,7 @@ class InstalledTargets:
     dist: Installed | None
     ambiguous: locate.AmbiguousProvider | None = None  # two distributions (or dist-infos) provide the package
     missing: str = ""  # why no distribution is found (dist None)
-    dist_record: str = ""  # sha256 of the distribution's RECORD ("" when it cannot be read)
+    dist_record: wheel_record.InstallId = wheel_record.InstallId()  # the install's identity (empty: RECORD unreadable)
     declined: Declined | None = None  # the entry does not patch this version
     # the current revision's files, or the refusal saying why they cannot be named (with its own hint
     # when it has one: a compiled extension shadows the module)
@@ -107,9 +107,10 @@ def _entry(patch: Patch, dist: Installed) -> tuple[Declined | None, dict[str, tu
     return None, by_file, made
 
 
-def record_digest(dist: Installed) -> str:
-    """sha256 of the distribution's RECORD: it changes whenever pip installs it again from another wheel."""
-    return wheel_record.digest(dist.dist_info / "RECORD")
+def record_digest(dist: Installed) -> wheel_record.InstallId:
+    """The install's identity (from its RECORD): it changes when pip installs other files, not when
+    it installs the same files again from another wheel file."""
+    return wheel_record.identity(dist.dist_info / "RECORD")
 
 
 def targets(

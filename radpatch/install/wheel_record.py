@@ -37,6 +37,7 @@ _Stamp = tuple[int, int, int]
 class _Seen:
     stamp: _Stamp
     sha256: str  # of the RECORD's bytes
+    install: str  # of its rows but those pip writes anew per install (_PER_INSTALL): the install's identity
     answers: dict[str, tuple[bool, str | None]]  # relpath -> (listed, its sha256 hex or None)
     complete: bool  # answers hold every row (a RECORD csv had to read whole)
     plain: bool | None = None  # _plain(its bytes), once known
@@ -53,29 +54,71 @@ def _stamp(path: str) -> _Stamp | None:
     return st.st_ino, st.st_mtime_ns, st.st_size
 
 
-def _answer(path: Path, relpath: str | None) -> tuple[str, tuple[bool, str | None]]:
-    """(sha256 of the RECORD, (is relpath listed, RECORD's sha256 of it)), reading the file
-    again only for a path not asked about before (or once it changed): the file itself is not
-    kept, only the answers."""
+def _seen(path: Path, relpath: str | None) -> _Seen | None:
+    """What is known of the RECORD at `path` (None: unreadable), reading it again only for a path
+    not asked about before (or once it changed)."""
     key = os.fspath(path)
     stamp = _stamp(key)
     if stamp is None:
-        return "", (False, None)
+        return None
     seen = _SEEN.get(key)
     if seen is None or seen.stamp != stamp or not (relpath is None or seen.complete or relpath in seen.answers):
         try:
             data = read_regular(path)  # a FIFO or device in its place is unreadable, never a read that blocks
         except OSError:
-            return "", (False, None)
+            return None
         if seen is None or seen.stamp != stamp:
-            seen = _SEEN[key] = _Seen(stamp, hashlib.sha256(data).hexdigest(), {}, False)
+            seen = _SEEN[key] = _Seen(stamp, hashlib.sha256(data).hexdigest(), _identity(data), {}, False)
         if seen.plain is None:
             seen.plain = _plain(data)
         if not seen.plain:
             seen.answers, seen.complete = _every_row(data), True
         elif relpath is not None:
             seen.answers[relpath] = _lookup(data, relpath)
+    return seen
+
+
+def _answer(path: Path, relpath: str | None) -> tuple[str, tuple[bool, str | None]]:
+    """(sha256 of the RECORD, (is relpath listed, RECORD's sha256 of it)), reading the file
+    again only for a path not asked about before (or once it changed): the file itself is not
+    kept, only the answers."""
+    seen = _seen(path, relpath)
+    if seen is None:
+        return "", (False, None)
     return seen.sha256, (False, None) if relpath is None else seen.answers.get(relpath, (False, None))
+
+
+# what pip (and uv) write into .dist-info at each install, whatever the wheel: where it came from
+# (direct_url.json holds the wheel file's own hash, new for a wheel rebuilt from the same files),
+# which installer, whether it was asked for by name
+_PER_INSTALL = re.compile(rb'"?[^/\r\n,"]+\.dist-info/(?:direct_url\.json|INSTALLER|REQUESTED)"?,')
+
+
+def _identity(data: bytes) -> str:
+    """sha256 of RECORD's lines but those of the files pip writes per install: equal for two
+    installs of the same files, whichever wheel file (or installer) they came from."""
+    kept = [line for line in data.split(b"\n") if not _PER_INSTALL.match(line)]
+    return hashlib.sha256(b"\n".join(kept)).hexdigest()
+
+
+@dataclass(frozen=True)
+class InstallId:
+    """Which install of a distribution a record was written for: a record holds `files` (format 5
+    on), or `record`, the sha256 of RECORD's bytes (formats 2 to 4: a reinstall from a rebuilt but
+    identical wheel changes them, through direct_url.json). Empty: RECORD could not be read."""
+
+    files: str = ""  # sha256 of RECORD without the rows of the files pip writes per install
+    record: str = ""  # sha256 of RECORD's bytes
+
+    def holds(self, stored: str) -> bool:
+        """Is `stored` (a record's) this install's identity, in either spelling?"""
+        return stored in (self.files, self.record) and bool(stored)
+
+
+def identity(path: Path) -> InstallId:
+    """The install identity of the RECORD at `path` (both spellings); empty when it cannot be read."""
+    seen = _seen(path, None)
+    return InstallId() if seen is None else InstallId(seen.install, seen.sha256)
 
 
 _FIELD = rb'(?:"(?:[^"\r\n]+|"")*"|[^",\r\n]*)'

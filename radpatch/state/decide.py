@@ -16,6 +16,7 @@ from radpatch.files import read_regular
 from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import Declined, InstalledTargets, ReadFile
+from radpatch.install.wheel_record import InstallId
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state.hashes import ByHash, FileRead, by_hash, carried
 from radpatch.state.kept import Edit
@@ -77,7 +78,7 @@ class PatchState:
     # the files the entry's current revision rewrites, as read (install.targets), or the refusal saying
     # why it cannot name them
     read_files: tuple[ReadFile, ...] | RefusedError = ()
-    dist_record: str = ""  # sha256 of the distribution's RECORD, as read
+    dist_record: InstallId = InstallId()  # the install's identity (from its RECORD), as read
     hint: str = ""  # what to do, when the reason has its own (a compiled extension shadows the module)
 
     @property
@@ -144,7 +145,7 @@ def decide(found: InstalledTargets, env: PythonEnv, judge: Judge) -> PatchState:
     if found.ambiguous is not None:  # two distributions (or dist-infos) provide the package
         exc = found.ambiguous
         dists = [_dist_info(d) for d in exc.dists]
-        v = verdict(patch.name, None, dists, "", lambda _: (), ambiguity=f"{exc.message}; {exc.hint}")
+        v = verdict(patch.name, None, dists, InstallId(), lambda _: (), ambiguity=f"{exc.message}; {exc.hint}")
         return PatchState(patch, v.state, v.reason, None, (), None)
     if dist is None:
         return _not_installed(patch, found.missing, env)
@@ -188,7 +189,7 @@ def _not_installed(patch: Patch, missing: str, env: PythonEnv) -> PatchState:
                 f"`radpatch revert {patch.name}` forgets it (nothing is left to restore)"
             )
             return PatchState(patch, State.NOT_INSTALLED, why, None, (), None, orphan=d)
-    v = verdict(patch.name, None, [], "", lambda _: (), missing=missing)
+    v = verdict(patch.name, None, [], InstallId(), lambda _: (), missing=missing)
     return PatchState(patch, v.state, v.reason, None, (), None)
 
 
@@ -390,9 +391,9 @@ def own_chain(store: Store, relpath: str, data: bytes | None, wheel: str | None)
     return [] if data is None else carried(store, relpath, state_sha(data), wheel)
 
 
-def trusted_names(store: Store, dist: Installed, dist_record: str) -> frozenset[str]:
+def trusted_names(store: Store, dist: Installed, dist_record: InstallId) -> frozenset[str]:
     """The entries whose records speak for this install (state.verdict.trusted): written for this
-    distribution, version and RECORD (`dist_record`, the sha256 of the install's)."""
+    distribution, version and install (`dist_record`, its identity from RECORD)."""
     info = _dist_info(dist)
     return frozenset(n for n, r in store.records().items() if record_trusted(r, info, dist_record))
 

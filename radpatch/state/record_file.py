@@ -19,8 +19,10 @@ from radpatch.state.layout import ABSENT, StateDir, link_refusal, load_json
 from radpatch.state.touched import Touched, parse, plain
 
 # 3: each file link also carries the code hashes (state.hashes.code_hash) before and after;
-# 4: a link may start from no file (ABSENT: a module the patch created) and name the directories it made
-FORMAT = 4
+# 4: a link may start from no file (ABSENT: a module the patch created) and name the directories it made;
+# 5: dist_record_sha256 is the install identity (install.wheel_record.InstallId.files: RECORD without the
+# rows pip writes per install), formats 2 to 4 the sha256 of RECORD's bytes (both read as the same install)
+FORMAT = 5
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 _CODE = re.compile(r"(ast[0-9]+\.[0-9]+:[0-9a-f]{64})?\Z")
 
@@ -62,7 +64,7 @@ class PatchRecord:
     registry_digest: str
     files: tuple[FileRecord, ...]
     seq: int = 0  # order of application among the records of this store (format 1: 0)
-    dist_record_sha256: str = ""  # sha256 of the distribution's RECORD when applied ("" in format 1)
+    dist_record_sha256: str = ""  # the install's identity when applied (wheel_record.InstallId; "" in format 1)
     # the entry's `requires:` when it was applied (() before they were recorded): a revert of a
     # requirement, and `status --check`, find this dependent even when its registry is not loaded
     requires: tuple[str, ...] = ()

@@ -72,7 +72,7 @@ def record(
         ps.patch.digest,
         tuple(out),
         seq,
-        ps.dist_record,
+        ps.dist_record.files,
         # the requirements radpatch applied (recorded): one a run found obsolete on this install
         # needs nothing applied, and the engine-start check, which reads no registry, must not
         # read it as missing

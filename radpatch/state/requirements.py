@@ -51,7 +51,7 @@ def _current(root: Path, rec: PatchRecord) -> bool:
     for dist_info in dist_infos.named(root, rec.distribution):
         found = dist_infos.describe(dist_info)  # name and version as status and the check read them
         if found.version == rec.version:
-            return trusted(rec, found, wheel_record.digest(dist_info / "RECORD"))  # as status and the check trust it
+            return trusted(rec, found, wheel_record.identity(dist_info / "RECORD"))  # as status and the check trust it
     return False
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from radpatch.install.dist_infos import DistInfo, canonical_name
+from radpatch.install.wheel_record import InstallId
 from radpatch.state.hashes import ByHash, FileRead
 from radpatch.state.record import DamagedJournal, PatchRecord, Store
 
@@ -58,13 +59,14 @@ class PatchVerdict:
         return self.state in SATISFIED and not self.unrecorded and not self.pending
 
 
-def trusted(record: PatchRecord | None, dist: DistInfo, dist_record: str) -> bool:
+def trusted(record: PatchRecord | None, dist: DistInfo, dist_record: InstallId) -> bool:
     """A record speaks for this install only if it was written for it: same distribution and
-    version, and (format 2 on) the same RECORD (`dist_record`: the sha256 of the install's)."""
+    version, and (format 2 on) the same install (`dist_record`: its identity from RECORD, which
+    the same files installed again from a rebuilt wheel keep)."""
     if record is None:
         return False
     same = canonical_name(record.distribution) == canonical_name(dist.name) and record.version == dist.version
-    return same and (not record.dist_record_sha256 or record.dist_record_sha256 == dist_record)
+    return same and (not record.dist_record_sha256 or dist_record.holds(record.dist_record_sha256))
 
 
 def file_verdict(
@@ -140,7 +142,7 @@ def verdict(
     patch: str,
     raw: PatchRecord | None,
     dists: Sequence[DistInfo],
-    dist_record: str,
+    dist_record: InstallId,
     files: Callable[[PatchRecord | None], Sequence[FileVerdict] | PatchVerdict],
     *,
     ambiguity: str = "",
@@ -151,7 +153,7 @@ def verdict(
 
     `raw`: radpatch's record of it there (trusted or not); `dists`: the dist-infos found providing
     its package there (two or more: `ambiguity` says why, and the patch is incompatible; none:
-    `missing` says why, and it is not installed); `dist_record`: the sha256 of the one's RECORD;
+    `missing` says why, and it is not installed); `dist_record`: the one's install identity (from RECORD);
     `files(record)`: each file's state, given the record when it is trusted (None: the files alone
     decide), or a whole verdict when something above the files decides (the registry: an entry
     that no longer covers the version); `pending`: the note of an interrupted run ("": none)."""

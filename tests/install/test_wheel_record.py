@@ -6,6 +6,7 @@ import base64
 import csv
 import hashlib
 import io
+import itertools
 import os
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from radpatch.install import wheel_record
 from tests.lib.fifo import fifo_in_place_of
+from tests.lib.generated import sample
 from tests.lib.site import record_hash
 
 
@@ -142,3 +144,41 @@ def test_a_record_that_is_a_fifo_is_unreadable_not_a_read_that_blocks(tmp_path: 
     with fifo_in_place_of(record):
         assert not wheel_record.lists(record, "pkg/a.py")
         assert wheel_record.digest(record) == ""
+
+
+PER_INSTALL = ("direct_url.json", "INSTALLER", "REQUESTED")
+
+
+@pytest.mark.parametrize(
+    ("dropped", "varied", "terminator"),
+    sample(itertools.product(range(1 << len(PER_INSTALL)), ("nothing", "per-install", "module"), ("\r\n", "\n"))),
+)
+def test_the_install_identity_ignores_only_the_rows_pip_writes_per_install(
+    tmp_path: Path, dropped: int, varied: str, terminator: str
+) -> None:
+    """att21 F6: two RECORDs of the same files are the same install, whatever pip wrote per install
+    (a direct_url.json of another wheel file, another INSTALLER, REQUESTED or not); a module's row that
+    differs is another install. A record holding either spelling (its identity, or RECORD's sha256 as
+    formats 2 to 4 wrote) speaks for the install."""
+    info = "pkg-1.0.dist-info"
+
+    def rows(url: bytes, module: bytes, keep: int) -> list[list[str]]:
+        extra = {"direct_url.json": url, "INSTALLER": b"pip\n", "REQUESTED": b""}
+        kept = [n for i, n in enumerate(PER_INSTALL) if keep >> i & 1]
+        listed = [[f"{info}/{n}", _b64(extra[n]), str(len(extra[n]))] for n in kept]
+        return sorted([*listed, [f"{info}/METADATA", _b64(b"m"), "1"], ["pkg/mod.py", _b64(module), "3"]]) + [
+            [f"{info}/RECORD", "", ""]
+        ]
+
+    first = _write(tmp_path / "R1", rows(b"url-1", b"x=1", 0b111), terminator)
+    url, module, keep = {
+        "nothing": (b"url-1", b"x=1", 0b111),
+        "per-install": (b"url-2", b"x=1", dropped),
+        "module": (b"url-1", b"x=2", dropped),
+    }[varied]
+    second = _write(tmp_path / "R2", rows(url, module, keep), terminator)
+    one, two = wheel_record.identity(first), wheel_record.identity(second)
+    assert (one.files == two.files) == (varied != "module")
+    assert two.record == hashlib.sha256(second.read_bytes()).hexdigest()
+    assert two.holds(two.files) and two.holds(two.record) and not two.holds("")
+    assert wheel_record.identity(tmp_path / "missing") == wheel_record.InstallId()

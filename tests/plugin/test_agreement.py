@@ -15,6 +15,7 @@ import pytest
 
 from radpatch.plugin import Seen
 from tests.lib.agree import CORE, CREATED, DIST, FILES, UTIL, Target, Template, engine_starts, fresh, make_template
+from tests.lib.venvs import pip
 from tests.lib.wheels import build_wheel
 
 
@@ -100,6 +101,36 @@ def test_a_reinstall_then_one_stacked_patch_again_says_what_the_file_carries_in_
     assert agree(target, monkeypatch, "a", "b") == {"a": "not-applied", "b": "applied"}
     seen = target.engine("a")["a"].detail
     assert f"{UTIL} is as it was before the patch" in seen and f"{UTIL} is the pristine file" not in seen, seen
+
+
+def test_a_reinstall_from_a_rebuilt_identical_wheel_is_the_same_install_in_both(
+    target: Target, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """att21 F6: the same files rebuilt into another wheel file and reinstalled from it: pip writes a
+    new direct_url.json (the wheel's path and hash), so RECORD's bytes change though every module's
+    row is the same. The record still speaks for the install (wheel_record.InstallId), so after b
+    alone again a reads not applied in both, never drifted at engine start, and a stacked on b reads
+    applied in both."""
+
+    def reinstall_from(wheel: Path) -> None:  # by its path, as `pip install x.whl`: pip writes direct_url.json
+        pip(target.python, "install", "--force-reinstall", "--no-deps", "--no-index", "--quiet", str(wheel))
+
+    reinstall_from(next(target.wheels.glob("*.whl")))
+    assert target.radpatch("apply", "a")[0] == 0
+    assert target.radpatch("apply", "b")[0] == 0
+    record = target.site / f"{DIST}-1.0.dist-info" / "RECORD"
+    before = record.read_bytes()
+    reinstall_from(build_wheel(tmp_path / "rebuilt", DIST, "1.0", FILES))
+    after = record.read_bytes()
+    assert after != before, "pip wrote the same RECORD (test setup: direct_url.json should differ)"
+    modules = [line for line in after.splitlines() if line.startswith(f"{DIST}/".encode())]
+    assert modules and modules == [line for line in before.splitlines() if line.startswith(f"{DIST}/".encode())]
+    assert target.radpatch("apply", "b")[0] == 0
+    assert agree(target, monkeypatch, "a", "b") == {"a": "not-applied", "b": "applied"}
+    assert "not trusted" not in str(target.status("a")["a"]["reason"])
+    assert "drifted" not in target.engine("a")["a"].detail
+    assert target.radpatch("apply", "a")[0] == 0
+    assert agree(target, monkeypatch, "a", "b") == {"a": "applied", "b": "applied"}
 
 
 def test_a_record_from_another_version_is_not_trusted_in_either(

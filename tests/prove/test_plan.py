@@ -65,8 +65,9 @@ EXCEPT_STAR = InsertStatements(
 def test_syntax_the_target_cannot_parse_is_refused_for_that_target_only() -> None:
     why = refusal(MODULE, EXCEPT_STAR, python=interpreter("3.10"))
     assert (
-        why
-        == "t: rewrite 'r0' (reg.yaml:1): the patched mod.py does not compile for Python 3.10: invalid syntax (line 5)"
+        why == "t: rewrite 'r0' (reg.yaml:1): the patched mod.py does not compile for Python 3.10: "
+        "invalid syntax (line 5); the rewrite's code is valid on "
+        f"Python {sys.version_info[0]}.{sys.version_info[1]} (radpatch's) but not in the target's Python 3.10 grammar"
     )
     after = run(MODULE, EXCEPT_STAR, python=interpreter("3.13"))
     assert b"except* ValueError" in after
@@ -82,8 +83,12 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
     after = b"X = 1\ntype Pair = tuple[int, int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n"
     old = interpreter("3.10")
     refused = steps.compile_refusal(after, "m.py", old, before)
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
     assert refused == Refusal(
-        "compile", f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)", COMPILE_HINT
+        "compile",
+        f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2); the rewrite's code is valid on "
+        f"Python {here} (radpatch's) but not in the target's Python 3.10 grammar",
+        "write the rewrite's code in Python 3.10's syntax",
     )
     for new in (interpreter("3.12"), interpreter("3.13")):
         assert steps.compile_refusal(after, "m.py", new, before) is None
@@ -297,3 +302,26 @@ def test_a_reverse_refusal_is_typed_and_names_the_rewrite_that_cannot_undo_once(
         "t: rewrite 'r0' (reg.yaml:1): the patched mod.py does not compile: invalid syntax (line 2)"
     )
     assert plain.blame(None) == plain
+
+
+PEP701 = (  # f-strings only Python 3.12's grammar reads, and what a 3.10 target reads for each
+    ('f"{d["k"]}"', "f\"{d['k']}\""),
+    ("f'{d['k']}'", "f'{d[\"k\"]}'"),
+    ('f"{", ".join(d)}"', "f\"{', '.join(d)}\""),
+    ("f'{'\\n'.join(d)}'", "f'{chr(10).join(d)}'"),
+    ('f"{d["k"]!r:>{d["w"]}}"', "f\"{d['k']!r:>{d['w']}}\""),
+)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="radpatch's own parser must read PEP 701 f-strings")
+@pytest.mark.parametrize(("newer", "older"), PEP701)
+def test_a_pep701_f_string_for_a_310_target_is_refused_as_312_syntax(newer: str, older: str) -> None:
+    """att21 F7b: the target's grammar decides (correctly refused), and the refusal says why and what
+    to write instead; the same value in 3.10's spelling applies."""
+    before = "def f(d):\n    return d\n"
+    old = interpreter("3.10")
+    with pytest.raises(RefusedError) as info:
+        run(before, Replace("f", "d", newer, within="return d"), python=old)
+    assert "Python 3.12+ syntax" in info.value.message and "Python 3.10 does not read" in info.value.message
+    assert "use the other quotes" in info.value.hint
+    assert older.encode() in run(before, Replace("f", "d", older, within="return d"), python=old)

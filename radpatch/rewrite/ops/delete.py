@@ -133,7 +133,7 @@ def _inverse(src: Source, op: Delete) -> Source:
     text = deleted_comment(op)
 
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
-        scope = find_scope(module, op.scope, offset)
+        scope = find_scope(_unheaded(module, text), op.scope, offset)
         found = [(b, i) for b, i in _slots(scope) if _marks(block_body(b[-1])[i], text)]
         if not found:
             return _from_footer(scope, op, text)
@@ -170,6 +170,17 @@ def _inverse(src: Source, op: Delete) -> Source:
         except NotUndoable:
             break
     return src
+
+
+def _unheaded(module: cst.Module, text: str) -> cst.Module:
+    """`module` with its header (the comment and blank lines above its first statement, which libcst
+    parses apart from that statement) given back to the first statement as its leading lines, when the
+    header holds `text`: code deleted from the module's top left its comment there. The same bytes."""
+    if not module.body or not any(_is(e, text) for e in module.header):
+        return module
+    first = module.body[0]
+    lines = [*module.header, *_lines(first)]
+    return module.with_changes(header=[], body=[first.with_changes(leading_lines=lines), *module.body[1:]])
 
 
 def _from_footer(scope: Path_, op: Delete, text: str) -> cst.CSTNode:

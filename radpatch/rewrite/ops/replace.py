@@ -95,6 +95,15 @@ class Replace(Operation):
                     f"`{side}` is an expression spread over lines, the other side statements; "
                     "write it as a statement (wrap it in parentheses) or make both sides expressions",
                 )
+            other = "with" if side == "find" else "find"
+            why = _fragment(with_ if side == "find" else find)
+            if why:
+                raise fail(
+                    other,
+                    f"`{other}` is neither an expression nor statements ({why}), so it cannot stand where "
+                    f"`{side}`, an expression, is; make both sides the whole expression it is part of "
+                    "(the call, list or tuple)",
+                )
         return cls(**values)  # type: ignore[arg-type]
 
     def describe(self) -> str:
@@ -117,6 +126,18 @@ class Replace(Operation):
     def inverse(self, src: Source) -> Source:
         load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _swap(m, self, offset, undo=True))
+
+
+def _fragment(code: str) -> str | None:
+    """Why `code`, which parses (the loader checked), is a part of an expression rather than code of
+    its own (`*x`: an item of a call, list or tuple; Python's parser takes it, its compiler not), or None."""
+    text = textwrap.dedent(code).strip()
+    if parse_problem(text):
+        return None
+    body = ast.parse(text).body
+    if len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Starred):
+        return "a starred expression is an item of a call, list or tuple, not an expression on its own"
+    return None
 
 
 def _hits(module: cst.Module, scope: Path_, code: str, expression: bool) -> list[Path_]:

@@ -6,9 +6,12 @@ tests/lib/rewrites.py's check compares whole modules and proves the structural i
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from radpatch.rewrite.ops.delete import Delete, deleted_comment
+from tests.lib.generated import sample
 from tests.lib.rewrites import check
 from tests.lib.sources import CLASS, TWO
 
@@ -121,3 +124,32 @@ def test_the_deleted_comment_holds_the_code_cut_at_seventy_characters(width: int
         op,
         f"def f():\n    {deleted_comment(op)}\n    return 1\n",
     )
+
+
+HEADS = (  # what stands above a module's first statement: libcst parses it as the module's header
+    "",
+    "# header\n",
+    "# -*- coding: latin-1 -*-\n",
+    "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n",
+    "\n\n",
+    "# a\n\n# b\n",
+)
+FIRSTS = (
+    "LEGACY = 1\n",
+    "A = 1; B = 2\n",
+    "@d\ndef f():\n    pass\n",
+    "import os\n",
+    "class C:\n    x = 1\n",
+)
+RESTS = ("", "MODERN = 2\n", "\n\ndef g():\n    return 1\n", "\n# kept\nX = 2\n")
+
+
+@pytest.mark.parametrize(
+    ("head", "first", "rest", "marker"), sample(itertools.product(HEADS, FIRSTS, RESTS, ("pass", "comment")))
+)
+def test_delete_of_a_modules_first_statement_in_every_spelling(head: str, first: str, rest: str, marker: str) -> None:
+    """The comment of code deleted from a module's top is parsed back as part of the module's header
+    (with a header comment, coding line, shebang or none): the inverse finds it there, byte-exact."""
+    op = Delete("<module>", first, marker=marker)
+    after = f"{head}{deleted_comment(op)}\n{rest}" if rest else f"{head}pass  {deleted_comment(op)}\n"
+    check(head + first + rest, op, after)
