@@ -17,6 +17,7 @@ from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names
 from radpatch.prove.analysis import analysis_of, for_python, on_target, other_python
+from radpatch.prove.names.importers import importers
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.prove.refusal import (
     METHOD_ONLY_HINT,
@@ -48,7 +49,12 @@ def introduced(
         except (RecursionError, MemoryError):
             return None
         me = names.module_of(module, filename)
-        return there + _missing_imports(before, after, me, python, skip) + _partial(before, after, me, python)
+        return (
+            there
+            + _missing_imports(before, after, me, python, skip)
+            + _partial(before, after, me, python)
+            + _package_reads(before, after, me, python, skip)
+        )
     me = names.module_of(module, filename)
     old, new = analysis_of(before, me).problems, analysis_of(after, me).problems
     if old is None or new is None:
@@ -58,7 +64,18 @@ def introduced(
         + _missing_here(before, after, python)
         + _missing_imports(before, after, me, python, skip)
         + _partial(before, after, me, python)
+        + _package_reads(before, after, me, python, skip)
     )
+
+
+def _package_reads(
+    before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None, skip: tuple[str, ...] | None
+) -> list[names.Problem]:
+    """What the rest of the installed package takes from the module that the patch takes away
+    (names.importers), read from the files on the target's path."""
+    if python is None:
+        return []
+    return importers(before, after, me, [str(p) for p in python.paths], skip or ())
 
 
 def _partial(before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None) -> list[names.Problem]:
@@ -84,6 +101,9 @@ def _missing_imports(
     return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask, fresh)
 
 
+IMPORTED_ELSEWHERE_HINT = (
+    "keep the name the other module imports (e.g. an alias `OLD = NEW`), or change that module too in this entry"
+)
 UNIMPORTED_SUBMODULE_HINT = "import the submodule the read goes through (the `add_import` the message names)"
 
 _FRESH_PROBE = (
@@ -168,7 +188,9 @@ def names_refusal(
         return None
     kinds = {p.kind for p in new}
     what = (
-        "would fail to import"
+        "would break another module of its package"
+        if kinds == {names.IMPORTED_ELSEWHERE}
+        else "would fail to import"
         if kinds
         <= {
             names.MISSING_MODULE,
@@ -177,6 +199,8 @@ def names_refusal(
             names.UNIMPORTED_SUBMODULE,
             names.SELF_IMPORT,
             names.PARTIAL_PACKAGE,
+            names.CYCLE_READ,
+            names.FALLBACK_ONLY,
         }
         else "would take over a builtin"
         if kinds == {names.SHADOWS_BUILTIN}
@@ -194,6 +218,8 @@ def names_refusal(
         if names.SELF_IMPORT in kinds
         else PARTIAL_PACKAGE_HINT
         if names.PARTIAL_PACKAGE in kinds
+        else IMPORTED_ELSEWHERE_HINT
+        if names.IMPORTED_ELSEWHERE in kinds
         else MISSING_MODULE_HINT
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else MISSING_ATTRIBUTE_HINT
