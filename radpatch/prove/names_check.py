@@ -17,6 +17,7 @@ from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names
 from radpatch.prove.analysis import analysis_of, for_python, on_target, other_python
+from radpatch.prove.cycle_reads import cycle_reads
 from radpatch.prove.names.importers import importers
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.prove.refusal import (
@@ -72,10 +73,12 @@ def _package_reads(
     before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None, skip: tuple[str, ...] | None
 ) -> list[names.Problem]:
     """What the rest of the installed package takes from the module that the patch takes away
-    (names.importers), read from the files on the target's path."""
+    (names.importers), or takes at import time through a cycle a new import closes before the module
+    binds it (prove.cycle_reads), read from the files on the target's path."""
     if python is None:
         return []
-    return importers(before, after, me, [str(p) for p in python.paths], skip or ())
+    paths = [str(p) for p in python.paths]
+    return importers(before, after, me, paths, skip or ()) + cycle_reads(before, after, me, paths)
 
 
 def _partial(before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None) -> list[names.Problem]:
@@ -103,6 +106,9 @@ def _missing_imports(
 
 IMPORTED_ELSEWHERE_HINT = (
     "keep the name the other module imports (e.g. an alias `OLD = NEW`), or change that module too in this entry"
+)
+CYCLE_READ_HINT = (
+    "put the import below the line that binds the name (insert_after), or import inside the function that uses it"
 )
 UNIMPORTED_SUBMODULE_HINT = "import the submodule the read goes through (the `add_import` the message names)"
 
@@ -220,6 +226,8 @@ def names_refusal(
         if names.PARTIAL_PACKAGE in kinds
         else IMPORTED_ELSEWHERE_HINT
         if names.IMPORTED_ELSEWHERE in kinds
+        else CYCLE_READ_HINT
+        if names.CYCLE_READ in kinds
         else MISSING_MODULE_HINT
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else MISSING_ATTRIBUTE_HINT
