@@ -18,6 +18,7 @@ from radpatch.install.environment import PythonEnv
 from radpatch.prove import names
 from radpatch.prove.analysis import analysis_of, for_python, on_target, other_python
 from radpatch.prove.cycle_reads import cycle_reads
+from radpatch.prove.names.fallback_only import fallback_uses
 from radpatch.prove.names.importers import importers
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.prove.refusal import (
@@ -78,7 +79,16 @@ def _package_reads(
     if python is None:
         return []
     paths = [str(p) for p in python.paths]
-    return importers(before, after, me, paths, skip or ()) + cycle_reads(before, after, me, paths)
+    version = (python.version[0], python.version[1])
+
+    def present(name: str) -> bool:
+        return name in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(name, paths) is not None
+
+    return (
+        importers(before, after, me, paths, skip or ())
+        + cycle_reads(before, after, me, paths)
+        + fallback_uses(before, after, version, present)
+    )
 
 
 def _partial(before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None) -> list[names.Problem]:
@@ -109,6 +119,9 @@ IMPORTED_ELSEWHERE_HINT = (
 )
 CYCLE_READ_HINT = (
     "put the import below the line that binds the name (insert_after), or import inside the function that uses it"
+)
+FALLBACK_ONLY_HINT = (
+    "guard the use as the module guards the name (`if NAME is not None:`), or take it from a module the target has"
 )
 UNIMPORTED_SUBMODULE_HINT = "import the submodule the read goes through (the `add_import` the message names)"
 
@@ -228,6 +241,8 @@ def names_refusal(
         if names.IMPORTED_ELSEWHERE in kinds
         else CYCLE_READ_HINT
         if names.CYCLE_READ in kinds
+        else FALLBACK_ONLY_HINT
+        if names.FALLBACK_ONLY in kinds
         else MISSING_MODULE_HINT
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else MISSING_ATTRIBUTE_HINT
