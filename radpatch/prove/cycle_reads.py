@@ -67,6 +67,8 @@ def cycle_reads(before: bytes, after: bytes, module: tuple[str, bool] | None, pa
     or per module on the cycle radpatch cannot read."""
     if module is None or before == after or "." not in module[0]:
         return []
+    if not _new_import_lines(before, after):
+        return []  # no new line with an import on it: no new import, nothing parsed
     dotted, package = module
     root = _root(dotted, paths)
     if root is None:
@@ -115,6 +117,20 @@ def cycle_reads(before: bytes, after: bytes, module: tuple[str, bool] | None, pa
             why = f"{where}:{at} at import time, which the import at line {line} runs while this module {late}"
             out.append(Problem(line, name, "<module>", CYCLE_READ, why))
     return out
+
+
+def _new_import_lines(before: bytes, after: bytes) -> bool:
+    """Has `after` a line with `import` on it that `before` does not have (as often)?"""
+    had: dict[bytes, int] = {}
+    for line in before.splitlines():
+        if b"import" in line:
+            had[line.strip()] = had.get(line.strip(), 0) + 1
+    for line in after.splitlines():
+        if b"import" in line:
+            if not had.get(line.strip(), 0):
+                return True
+            had[line.strip()] -= 1
+    return False
 
 
 def _unreadable_targets(root: Path, dotted: str, package: bool, before: bytes, after: bytes) -> dict[str, str]:

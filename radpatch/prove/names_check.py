@@ -70,6 +70,22 @@ def introduced(
     )
 
 
+def _removed(before: bytes, after: bytes, me: tuple[str, bool] | None) -> dict[str, int] | None:
+    """The module-level names `before` binds and `after` does not, from the placement analysis the
+    steps parse once (None when it could not parse them: names.importers parses them itself)."""
+    old, new = analysis_of(before, me).placement, analysis_of(after, me).placement
+    if old is None or new is None:
+        return None
+    now = {b.name for b in new.bindings}
+    if "__getattr__" in now:
+        return {}
+    gone: dict[str, int] = {}
+    for b in old.bindings:
+        if b.name not in now:
+            gone.setdefault(b.name, b.line)
+    return gone
+
+
 def _package_reads(
     before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None, skip: tuple[str, ...] | None
 ) -> list[names.Problem]:
@@ -85,7 +101,7 @@ def _package_reads(
         return name in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(name, paths) is not None
 
     return (
-        importers(before, after, me, paths, skip or ())
+        importers(before, after, me, paths, skip or (), _removed(before, after, me))
         + cycle_reads(before, after, me, paths)
         + fallback_uses(before, after, version, present)
     )

@@ -18,6 +18,7 @@ Standard library only and relative imports, as the rest of the names package.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 
 from .problem import FALLBACK_ONLY, Problem
@@ -131,11 +132,37 @@ def _names(e: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(e) if isinstance(n, ast.Name)}
 
 
+_CONSTANT = re.compile(  # `X = None`, `X: T = 1`, `X = ("a")`: a line that may bind a name to a constant
+    rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t(]*(?:None|True|False|[-+]?[\d.]\w*|[rbuRBU]*['\"])", re.M
+)
+
+_USED = re.compile(rb"\b([A-Za-z_]\w*)\s*[.(\[]")
+
+
+def _may_use_a_constant(before: bytes, after: bytes) -> bool:
+    """A text test, so a plain apply parses nothing more: does a line `after` adds (not in `before`,
+    as often) name a name that some line of `after` binds to a constant (`X = None`), followed by
+    `.`, `(` or `[`?"""
+    constants = {m.group(1) for m in _CONSTANT.finditer(after)}
+    if not constants:
+        return False
+    had: dict[bytes, int] = {}
+    for line in before.splitlines():
+        had[line] = had.get(line, 0) + 1
+    for line in after.splitlines():
+        if had.get(line, 0):
+            had[line] -= 1
+            continue
+        if {m.group(1) for m in _USED.finditer(line)} & constants:
+            return True
+    return False
+
+
 def fallback_uses(
     before: bytes, after: bytes, version: tuple[int, int], present: Callable[[str], bool]
 ) -> list[Problem]:
     """New import-time uses in `after` of a name bound on the target only to its fallback constant."""
-    if before == after:
+    if before == after or not _may_use_a_constant(before, after):
         return []
     try:
         old, new = ast.parse(before), ast.parse(after)

@@ -85,18 +85,24 @@ def importers(
     module: tuple[str, bool] | None,
     paths: Sequence[str],
     own: Collection[str] = (),
+    removed: dict[str, int] | None = None,
 ) -> list[Problem]:
     """A Problem per name the patch removes from `module`'s namespace that another module of its
-    installed package imports from it (read from the files under `paths`), naming the importer file:line."""
+    installed package imports from it (read from the files under `paths`), naming the importer file:line.
+    `removed`: the removed names (removed_names) when the caller has them already, so nothing is parsed
+    again; the package's files are read only when there are some."""
     if module is None or before == after:
         return []
-    try:
-        gone = removed_names(ast.parse(before), ast.parse(after))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    if removed is None:
+        try:
+            removed = removed_names(ast.parse(before), ast.parse(after))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return []
+    gone = removed
     if not gone:
         return []
-    dotted, _ = module
+    dotted, is_package = module
+    last = dotted.rpartition(".")[2].encode()
     top = dotted.split(".")[0]
     root = next((Path(p) for p in paths if (Path(p) / top / "__init__.py").is_file()), None)
     if root is None:
@@ -112,8 +118,8 @@ def importers(
             data = path.read_bytes()
         except OSError:
             continue
-        if not any(n.encode() in data for n in gone):
-            continue
+        if not any(n.encode() in data for n in gone) or (not is_package and last not in data):
+            continue  # names neither the name nor (for a plain module) the module: cannot import it from there
         try:
             tree = ast.parse(data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
