@@ -76,7 +76,8 @@ if out["compile"] is None:
     found += mod.missing_modules(old, new, std, looks, installed, python)
     out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
     me = mod.module_of(data["module"], data["filename"])
-    a, b = place.placement(old, data["before"], me), place.placement(new, None, me)
+    here = tuple(sys.version_info[:2])
+    a, b = place.placement(old, data["before"], me, here), place.placement(new, None, me, here)
     out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
                         place.unreachable_changes, place.rebound_changes) for msg in check(a, b)]
 sys.stdout.write(json.dumps(out))

@@ -17,6 +17,9 @@ from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names
 from radpatch.prove.analysis import analysis_of, for_python, on_target, other_python
+from radpatch.prove.cycle_reads import cycle_reads
+from radpatch.prove.names.fallback_only import fallback_uses
+from radpatch.prove.names.importers import importers
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.prove.refusal import (
     METHOD_ONLY_HINT,
@@ -48,7 +51,12 @@ def introduced(
         except (RecursionError, MemoryError):
             return None
         me = names.module_of(module, filename)
-        return there + _missing_imports(before, after, me, python, skip) + _partial(before, after, me, python)
+        return (
+            there
+            + _missing_imports(before, after, me, python, skip)
+            + _partial(before, after, me, python)
+            + _package_reads(before, after, me, python, skip)
+        )
     me = names.module_of(module, filename)
     old, new = analysis_of(before, me).problems, analysis_of(after, me).problems
     if old is None or new is None:
@@ -58,6 +66,44 @@ def introduced(
         + _missing_here(before, after, python)
         + _missing_imports(before, after, me, python, skip)
         + _partial(before, after, me, python)
+        + _package_reads(before, after, me, python, skip)
+    )
+
+
+def _removed(before: bytes, after: bytes, me: tuple[str, bool] | None) -> dict[str, int] | None:
+    """The module-level names `before` binds and `after` does not, from the placement analysis the
+    steps parse once (None when it could not parse them: names.importers parses them itself)."""
+    old, new = analysis_of(before, me).placement, analysis_of(after, me).placement
+    if old is None or new is None:
+        return None
+    now = {b.name for b in new.bindings}
+    if "__getattr__" in now:
+        return {}
+    gone: dict[str, int] = {}
+    for b in old.bindings:
+        if b.name not in now:
+            gone.setdefault(b.name, b.line)
+    return gone
+
+
+def _package_reads(
+    before: bytes, after: bytes, me: tuple[str, bool] | None, python: PythonEnv | None, skip: tuple[str, ...] | None
+) -> list[names.Problem]:
+    """What the rest of the installed package takes from the module that the patch takes away
+    (names.importers), or takes at import time through a cycle a new import closes before the module
+    binds it (prove.cycle_reads), read from the files on the target's path."""
+    if python is None:
+        return []
+    paths = [str(p) for p in python.paths]
+    version = (python.version[0], python.version[1])
+
+    def present(name: str) -> bool:
+        return name in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(name, paths) is not None
+
+    return (
+        importers(before, after, me, paths, skip or (), _removed(before, after, me))
+        + cycle_reads(before, after, me, paths)
+        + fallback_uses(before, after, version, present)
     )
 
 
@@ -84,6 +130,15 @@ def _missing_imports(
     return names.introduced_missing(before, after, me, paths, version, skip or (), skip is None, head_lines, ask, fresh)
 
 
+IMPORTED_ELSEWHERE_HINT = (
+    "keep the name the other module imports (e.g. an alias `OLD = NEW`), or change that module too in this entry"
+)
+CYCLE_READ_HINT = (
+    "put the import below the line that binds the name (insert_after), or import inside the function that uses it"
+)
+FALLBACK_ONLY_HINT = (
+    "guard the use as the module guards the name (`if NAME is not None:`), or take it from a module the target has"
+)
 UNIMPORTED_SUBMODULE_HINT = "import the submodule the read goes through (the `add_import` the message names)"
 
 _FRESH_PROBE = (
@@ -168,7 +223,9 @@ def names_refusal(
         return None
     kinds = {p.kind for p in new}
     what = (
-        "would fail to import"
+        "would break another module of its package"
+        if kinds == {names.IMPORTED_ELSEWHERE}
+        else "would fail to import"
         if kinds
         <= {
             names.MISSING_MODULE,
@@ -177,6 +234,8 @@ def names_refusal(
             names.UNIMPORTED_SUBMODULE,
             names.SELF_IMPORT,
             names.PARTIAL_PACKAGE,
+            names.CYCLE_READ,
+            names.FALLBACK_ONLY,
         }
         else "would take over a builtin"
         if kinds == {names.SHADOWS_BUILTIN}
@@ -194,6 +253,12 @@ def names_refusal(
         if names.SELF_IMPORT in kinds
         else PARTIAL_PACKAGE_HINT
         if names.PARTIAL_PACKAGE in kinds
+        else IMPORTED_ELSEWHERE_HINT
+        if names.IMPORTED_ELSEWHERE in kinds
+        else CYCLE_READ_HINT
+        if names.CYCLE_READ in kinds
+        else FALLBACK_ONLY_HINT
+        if names.FALLBACK_ONLY in kinds
         else MISSING_MODULE_HINT
         if kinds & {names.MISSING_MODULE, names.MISSING_NAME}
         else MISSING_ATTRIBUTE_HINT

@@ -17,7 +17,6 @@ from radpatch.prove.names_check import own_modules
 from radpatch.prove.refusal import PLACEMENT_HINT, REBIND_HINT, UNREACHABLE_HINT, Refusal
 from radpatch.registry.model import Patch, Rewrite, creates
 
-_CHECKS = (placement.shadowed, placement.dead_changes, placement.unreachable_changes)
 _PLACEMENT_HINTS = {
     "shadowed": PLACEMENT_HINT,
     "dead_changes": PLACEMENT_HINT,
@@ -54,6 +53,22 @@ def _rebound_check(
         return placement.rebound_changes(before, after, star_binds)
 
     return rebound_changes
+
+
+def _unreachable_check(
+    version: tuple[int, int] | None,
+) -> Callable[[placement.Placement, placement.Placement], list[str]]:
+    """placement.unreachable_changes, with the tests on the Python version decided for the target's
+    `version` (placement.target_version): a branch dead on the target is dead code, as `if False:` is."""
+    if version is None:
+        return placement.unreachable_changes
+
+    def unreachable_changes(before: placement.Placement, after: placement.Placement) -> list[str]:
+        return placement.unreachable_changes(
+            placement.with_version(before, version), placement.with_version(after, version)
+        )
+
+    return unreachable_changes
 
 
 def _placed(
@@ -117,7 +132,9 @@ def placement_refusal(
             f"({old.unparsed or new.unparsed})"
         )
         return Refusal("placement", why, PLACEMENT_HINT)
-    for check in (*_CHECKS, _rebound_check(python, me, stars, own_modules(patch))):
+    version = (python.version[0], python.version[1]) if python is not None else None
+    checks = (placement.shadowed, placement.dead_changes, _unreachable_check(version))
+    for check in (*checks, _rebound_check(python, me, stars, own_modules(patch))):
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)
             rw = _first_showing(check, patch, rws, before, filename, me)

@@ -53,8 +53,11 @@ import gc
 from .imports import Lookup, introduced_missing, missing_imports, path_lookup
 from .problem import (
     CLASS_ATTRIBUTE,
+    CYCLE_READ,
     DELETED,
     FACTS,
+    FALLBACK_ONLY,
+    IMPORTED_ELSEWHERE,
     LATER,
     METHOD_ONLY,
     MISSING_ATTRIBUTE,
@@ -81,8 +84,11 @@ from .walk import Walker
 __all__ = [
     "ADDED_SINCE_310",
     "CLASS_ATTRIBUTE",
+    "CYCLE_READ",
     "DELETED",
     "FACTS",
+    "FALLBACK_ONLY",
+    "IMPORTED_ELSEWHERE",
     "LATER",
     "Lookup",
     "METHOD_ONLY",

@@ -17,6 +17,9 @@ TYPING_ONLY = "type-checking-only"
 SELF_IMPORT = "self-import"
 PARTIAL_PACKAGE = "partial-package"  # from a parent package whose __init__ is still running
 MISSING_MODULE = "missing-module"
+IMPORTED_ELSEWHERE = "imported-elsewhere"  # a name the patch removes that another module of the package imports
+CYCLE_READ = "cycle-read"  # a new import whose cycle runs a module that takes a name not bound yet
+FALLBACK_ONLY = "fallback-only"  # read at import where the target binds only the fallback (`tomllib = None`)
 MISSING_NAME = "missing-name"
 MISSING_ATTRIBUTE = "missing-attribute"  # `enum.StrEnum`: a standard-library module read for what it lacks
 UNIMPORTED_SUBMODULE = "unimported-submodule"  # `import xml` then `xml.dom`: a submodule nothing imports
@@ -76,6 +79,11 @@ class Problem:
             ),
             PARTIAL_PACKAGE: (f"is taken from {self.detail} (ImportError from a partially initialised module)"),
             MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
+            IMPORTED_ELSEWHERE: (
+                f"is no longer bound by the module, but {self.detail} imports it from there (ImportError there)"
+            ),
+            CYCLE_READ: f"is taken from this module by {self.detail} (ImportError from a partially initialised module)",
+            FALLBACK_ONLY: f"runs at import, where {self.detail}",
             MISSING_NAME: f"is not in {self.detail}: it neither binds it nor has such a submodule (ImportError)",
             MISSING_ATTRIBUTE: (
                 f"is not in {self.detail}: it neither binds it nor has such a submodule (AttributeError)"
@@ -106,6 +114,9 @@ PER_USE = frozenset(
         TYPING_ONLY,
         SELF_IMPORT,
         PARTIAL_PACKAGE,
+        IMPORTED_ELSEWHERE,
+        CYCLE_READ,
+        FALLBACK_ONLY,
         MISSING_MODULE,
         MISSING_NAME,
         MISSING_ATTRIBUTE,

@@ -21,7 +21,8 @@
 Each check is one pass over the top-level statements or over all statement lists, taken from each
 version's tree into a `Placement` (so only one whole-module tree is alive at a time); only the
 definitions that could be dead are compared (with ast.dump) between the original and the patch.
-One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability`,
+One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability` (with
+the tests on the Python version decided for the target's major.minor: `target_version`),
 `rebinding`. Standard library only and relative imports: install/target_python serves the package
 to a target interpreter of another Python version. The TYPE_CHECKING guard predicate is the names
 package's own (`guards`: one rule for every reader); the module's other names for itself and its
@@ -42,6 +43,7 @@ from .reachability import Unreachable, unreachable, unreachable_changes
 from .rebinding import Rebinder, StarBinds, bindings, rebinders, rebound_changes
 from .shadowing import Binding, module_bindings, shadowed
 from .stores import stored_definitions
+from .target_version import with_version
 
 __all__ = [
     "Binding",
@@ -57,6 +59,7 @@ __all__ = [
     "rebound_changes",
     "shadowed",
     "unreachable_changes",
+    "with_version",
 ]
 
 
@@ -74,13 +77,20 @@ class Placement:
     bound: dict[tuple[str, str], tuple[tuple[int, str], ...]] = field(default_factory=dict)  # their owners' bindings
 
 
-def placement(tree: ast.Module, source: str | bytes | None = None, module: tuple[str, bool] | None = None) -> Placement:
-    """`module`: the module's (dotted name, is a package), to see stores through an import of itself."""
+def placement(
+    tree: ast.Module,
+    source: str | bytes | None = None,
+    module: tuple[str, bool] | None = None,
+    version: tuple[int, int] | None = None,
+) -> Placement:
+    """`module`: the module's (dotted name, is a package), to see stores through an import of itself.
+    `version`: the target's major.minor, for which tests on the Python version are decided
+    (`target_version`); None: they may vary (`target_version.with_version` decides them later)."""
     dynamic = rebinders(tree, module)
     return Placement(
         tuple(module_bindings(tree)),
         dead_definitions(tree),
-        tuple(unreachable(tree)),
+        tuple(unreachable(tree, version)),
         stored_definitions(tree, module),
         source,
         dynamic,

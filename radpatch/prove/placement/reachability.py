@@ -3,7 +3,9 @@ never gets past (return, raise, continue, break, an if/else, try or match (with 
 whose every path leaves, a loop without a break whose `else` leaves, `while True:` without a
 break, a `with` whose body returns), nor sit in a block that never runs:
 the body of `if TYPE_CHECKING:` (False at run time; the imports there are for type checkers and
-pass), of `if False:`/`if 0:`/`while False:`, or the `else` of `if True:`/`while True:`. A test
+pass), of `if False:`/`if 0:`/`while False:`, or the `else` of `if True:`/`while True:`, and, when the
+target's version is known, the branch a test on the Python version makes dead there
+(`target_version`: `if sys.version_info < (3, 11):` on 3.12, in any spelling names.version_guard decides). A test
 counts as constant only when it is one by itself (a literal, TYPE_CHECKING, `not`/`and`/`or` of
 those); `__debug__` is not (`python -O` runs the other branch).
 """
@@ -11,12 +13,16 @@ those); `__debug__` is not (`python -O` runs the other branch).
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .guards import names_type_checking, type_checking, type_checking_names
 from .shadowing import DEFS
+from .target_version import version_truth
+
+if TYPE_CHECKING:  # an alias for the checker only: this module also runs in targets as old as 3.9
+    Decider = Callable[[ast.expr], bool | None]  # a version test's truth on the target (target_version)
 
 if TYPE_CHECKING:
     from . import Placement
@@ -35,18 +41,21 @@ class Unreachable:
     stub: tuple[str, ...] = ()  # in a typing-only block (`if TYPE_CHECKING:`): its head and the names it binds
 
 
-def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
+def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Iterator[Unreachable]:
+    """`version`: the target's major.minor, for which a test on the Python version is decided
+    (target_version); None: such a test may vary."""
     aliases = type_checking_names(tree)
+    decided = version_truth(tree, version) if version is not None else None
     stack: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while stack:
         qual, node = stack.pop()
-        yield from _dead_block(qual, node, aliases)
+        yield from _dead_block(qual, node, aliases, decided, version)
         parts = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
         for stmts in parts:
             if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt)):
                 continue
             for i, s in enumerate(stmts[:-1]):
-                if not _falls(s, False, aliases):
+                if not _falls(s, False, aliases, decided):
                     yield from (Unreachable(qual, ast.dump(x), x.lineno, s.lineno) for x in stmts[i + 1 :])
                     break
         for child in ast.iter_child_nodes(node):
@@ -56,18 +65,23 @@ def unreachable(tree: ast.Module) -> Iterator[Unreachable]:
                 stack.append((qual, child))
 
 
-def _dead_block(qual: str, node: ast.AST, aliases: Collection[str]) -> Iterator[Unreachable]:
+def _dead_block(
+    qual: str, node: ast.AST, aliases: Collection[str], decided: Decider | None, version: tuple[int, int] | None
+) -> Iterator[Unreachable]:
     """The statements of a block of `node` that never runs: an `if`/`while` body whose test is
-    always false at run time, or the `else` of one whose test is always true."""
+    always false at run time (on the target's `version`, for a test `decided` reads the version
+    of), or the `else` of one whose test is always true."""
     if not isinstance(node, (ast.If, ast.While)):
         return
-    truth = constant_truth(node.test, aliases)
+    truth = constant_truth(node.test, aliases, decided)
     if truth is None:
         return
     stmts = node.orelse if truth else node.body
     head = f"{'if' if isinstance(node, ast.If) else 'while'} {ast.unparse(node.test)}:"
     typing_only = any(names_type_checking(n, aliases) for n in ast.walk(node.test) if isinstance(n, ast.expr))
     block = f"the {'else of `' + head + '`' if truth else '`' + head + '` block'} at line {node.lineno}"
+    if version is not None and constant_truth(node.test, aliases) is None:  # the target's version decides it
+        block += f" ({'true' if truth else 'false'} on Python {version[0]}.{version[1]})"
     for x in stmts:
         if typing_only and isinstance(x, (ast.Import, ast.ImportFrom)):
             continue  # an import for type checkers: what the block is for
@@ -84,60 +98,67 @@ def _binds(x: ast.stmt) -> list[str]:
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
-def constant_truth(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:
+def constant_truth(test: ast.expr, aliases: Collection[str] = (), decided: Decider | None = None) -> bool | None:
     """The truth of a test that is the same on every run (a literal, TYPE_CHECKING or an alias of it
-    (`aliases`: guards.type_checking_names), and `not`, `and`, `or` of those), or None when it may vary."""
+    (`aliases`: guards.type_checking_names), a test on the Python version when `decided` (the
+    target's version: target_version) decides it, and `not`, `and`, `or` of those), or None when it may vary."""
     if isinstance(test, ast.Constant) and not isinstance(test.value, type(...)):
         return bool(test.value)
     if names_type_checking(test, aliases):
         return False
     if isinstance(test, (ast.Compare, ast.Call)):  # `TYPE_CHECKING is True`, `bool(TYPE_CHECKING)`: the one predicate
         guard = type_checking(test, aliases)
-        return None if guard is None else not guard
+        if guard is not None:
+            return not guard
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = constant_truth(test.operand, aliases)
+        inner = constant_truth(test.operand, aliases, decided)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
-        values = [constant_truth(v, aliases) for v in test.values]
+        values = [constant_truth(v, aliases, decided) for v in test.values]
         decides = isinstance(test.op, ast.Or)  # `or`: one true decides; `and`: one false does
         if decides in values:
             return decides
         return None if None in values else not decides
-    return None
+    return None if decided is None else decided(test)
 
 
-def _falls(s: ast.stmt, swallowed: bool, aliases: Collection[str]) -> bool:
+def _falls(s: ast.stmt, swallowed: bool, aliases: Collection[str], decided: Decider | None = None) -> bool:
     """Can control get past `s` to the next statement of its block? `swallowed`: inside a `with`,
     whose context manager may swallow an exception (a raise falls through it, a return does not).
-    `aliases`: the module's other names for TYPE_CHECKING."""
+    `aliases`: the module's other names for TYPE_CHECKING; `decided`: version tests on the target."""
     if isinstance(s, (ast.Return, ast.Continue, ast.Break)):
         return False
     if isinstance(s, ast.Raise):
         return swallowed
     if isinstance(s, ast.If):
-        truth = constant_truth(s.test, aliases)
+        truth = constant_truth(s.test, aliases, decided)
         if truth is not None:  # only one branch ever runs
-            return _block_falls(s.body if truth else s.orelse, swallowed, aliases)
-        return not s.orelse or _block_falls(s.body, swallowed, aliases) or _block_falls(s.orelse, swallowed, aliases)
+            return _block_falls(s.body if truth else s.orelse, swallowed, aliases, decided)
+        return (
+            not s.orelse
+            or _block_falls(s.body, swallowed, aliases, decided)
+            or _block_falls(s.orelse, swallowed, aliases, decided)
+        )
     if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
         t: ast.Try = s  # type: ignore[assignment]
-        if t.finalbody and not _block_falls(t.finalbody, swallowed, aliases):
+        if t.finalbody and not _block_falls(t.finalbody, swallowed, aliases, decided):
             return False
-        return (_block_falls(t.body, swallowed, aliases) and _block_falls(t.orelse, swallowed, aliases)) or any(
-            _block_falls(h.body, swallowed, aliases) for h in t.handlers
-        )
+        return (
+            _block_falls(t.body, swallowed, aliases, decided) and _block_falls(t.orelse, swallowed, aliases, decided)
+        ) or any(_block_falls(h.body, swallowed, aliases, decided) for h in t.handlers)
     if isinstance(s, (ast.With, ast.AsyncWith)):  # a context manager may swallow an exception, not a return
-        return _block_falls(s.body, True, aliases)
+        return _block_falls(s.body, True, aliases, decided)
     if isinstance(s, (ast.While, ast.For, ast.AsyncFor)):  # a loop ends by a break, or into its else
         if _breaks(s.body):
             return True
-        if isinstance(s, ast.While) and constant_truth(s.test, aliases):  # `while True:` never ends by its test
+        # `while True:` never ends by its test
+        if isinstance(s, ast.While) and constant_truth(s.test, aliases, decided):
             return False
-        return _block_falls(s.orelse, swallowed, aliases)
+        return _block_falls(s.orelse, swallowed, aliases, decided)
     if type(s).__name__ == "Match":  # leaves when a case always matches and every case leaves
         cases = s.cases  # type: ignore[attr-defined]
         total = any(c.guard is None and _irrefutable(c.pattern) for c in cases)
-        return not total or any(_block_falls(c.body, swallowed, aliases) for c in cases)
+        return not total or any(_block_falls(c.body, swallowed, aliases, decided) for c in cases)
     return True
 
 
@@ -150,8 +171,10 @@ def _irrefutable(p: ast.AST) -> bool:
     return False
 
 
-def _block_falls(stmts: list[ast.stmt], swallowed: bool, aliases: Collection[str]) -> bool:
-    return all(_falls(s, swallowed, aliases) for s in stmts)
+def _block_falls(
+    stmts: list[ast.stmt], swallowed: bool, aliases: Collection[str], decided: Decider | None = None
+) -> bool:
+    return all(_falls(s, swallowed, aliases, decided) for s in stmts)
 
 
 def _breaks(stmts: list[ast.stmt]) -> bool:

@@ -1,0 +1,101 @@
+"""A new import that closes an import cycle through another module of the package, where that module
+takes a name back from the patched module at import time before the patched module binds it, is
+refused by a plain apply, naming the module, its line and the name (att21 F2: only
+`--import-check` caught it).
+
+Generated: how the other module takes the name (from-import absolute, relative, aliased; an
+attribute read through `from . import mod` or `import pp.mod as m`; inside a function: later, so
+fine) times where the patch puts its new import (above the binding, below it) times the cycle's
+length (the other module imported directly, or through a third). The oracle imports the patched
+module in a fresh interpreter: the proof refuses exactly the patches whose import fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import names, names_check
+from tests.lib.generated import sample
+
+ORIGINAL = "import os\n\nVALUE = 1\n\n\ndef f():\n    return VALUE\n"
+TAKES = {  # pp/other.py
+    "from-absolute": "from pp.mod import VALUE\n\n\ndef helper():\n    return VALUE\n",
+    "from-relative": "from .mod import VALUE\n\n\ndef helper():\n    return VALUE\n",
+    "from-aliased": "from .mod import VALUE as V\n\n\ndef helper():\n    return V\n",
+    "attr-from-package": "from . import mod\n\nV = mod.VALUE\n\n\ndef helper():\n    return V\n",
+    "attr-module-alias": "import pp.mod as m\n\nV = m.VALUE\n\n\ndef helper():\n    return V\n",
+    "in-function": "def helper():\n    from pp.mod import VALUE\n    return VALUE\n",
+    "module-only": "import pp.mod\n\n\ndef helper():\n    return pp.mod.VALUE\n",
+}
+WHERE = {  # the patched pp/mod.py
+    "above": ORIGINAL.replace("import os\n", "import os\nfrom pp.IMPORTED import helper\n"),
+    "below": ORIGINAL.replace("VALUE = 1\n", "VALUE = 1\nfrom pp.IMPORTED import helper\n"),
+}
+CHAINS = ("direct", "through-third")
+
+
+def write(root: Path, take: str, chain: str, mod: str) -> Path:
+    pkg = root / "pp"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "other.py").write_text(TAKES[take])
+    if chain == "through-third":
+        (pkg / "third.py").write_text("from pp.other import helper\n")
+    (pkg / "mod.py").write_text(mod)
+    return pkg / "mod.py"
+
+
+def fails(root: Path) -> bool:
+    code = f"import sys; sys.path.insert(0, {str(root)!r}); import pp.mod"
+    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
+    return done.returncode != 0
+
+
+CASES = sample(itertools.product(TAKES, WHERE, CHAINS))
+
+
+@pytest.mark.parametrize(("take", "where", "chain"), CASES, ids=["-".join(c) for c in CASES])
+def test_a_new_import_whose_cycle_takes_a_name_not_bound_yet_is_refused(
+    take: str, where: str, chain: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "site"
+    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    mod = write(root, take, chain, ORIGINAL)
+    before = mod.read_bytes()
+    assert not fails(root)
+    mod.write_text(WHERE[where].replace("IMPORTED", "other" if chain == "direct" else "third"))
+    truth = fails(root)
+    after = mod.read_bytes()
+    mod.write_bytes(before)  # the proof reads the package as installed, before the patch is written
+    refused = names_check.names_refusal(before, after, str(mod), env, "pp.mod")
+    assert (refused is not None) == truth, (take, where, chain, refused)
+    if refused is not None:
+        assert "`VALUE` (line 2, at module level) is taken from this module by pp/other.py:" in refused.why
+        assert "the import at line 2 runs while this module binds it only at line 4" in refused.why, refused.why
+        assert refused.hint == names_check.CYCLE_READ_HINT and names.CYCLE_READ in names.PER_USE
+
+
+def test_a_module_on_the_cycle_radpatch_cannot_read_is_refused_with_the_reason(tmp_path: Path) -> None:
+    """Unsure is a refusal that says why and names the import check, not an acceptance."""
+    root = tmp_path / "site"
+    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    mod = write(root, "from-absolute", "direct", ORIGINAL)
+    before = mod.read_bytes()
+    after = WHERE["above"].replace("IMPORTED", "other").encode()
+    (root / "pp" / "other.py").write_bytes(b"from pp.mod import VALUE\n\x00def helper(:\n")
+    refused = names_check.names_refusal(before, after, str(mod), env, "pp.mod")
+    assert refused is not None and "pp/other.py, which the import at line 2 runs" in refused.why, refused
+    assert "cannot read" in refused.why and "--import-check" in refused.why
+
+
+def test_both_outcomes_are_generated() -> None:
+    assert any(w == "above" and t.startswith("from") for t, w, _ in CASES)
+    assert any(w == "below" or t == "in-function" for t, w, _ in CASES)
