@@ -66,10 +66,13 @@ def fails_when_run(executable: str, source: str, tmp: Path, path: Path | None = 
 
 
 def cases() -> dict[str, list[tuple[str, str]]]:
-    """Per target version: (module name, shape) of every case."""
+    """Per target version: (module name, shape) of every case; a target whose standard library has
+    every public module radpatch's has (3.11 seen from 3.12) has no case to refuse and is left out."""
     out: dict[str, list[tuple[str, str]]] = {}
     for version, executable in OTHER_TARGETS.items():
-        out[version] = list(itertools.product([*lacking(executable), "json"], SHAPES))
+        missing = lacking(executable)
+        if missing:
+            out[version] = list(itertools.product([*missing, "json"], SHAPES))
     return out
 
 
