@@ -168,6 +168,7 @@ class ImportCheckVerdict:
     patches: tuple[str, ...]  # the patches that change its file
     result: Result
     reason: str = ""  # for a refusal: the patched import's error; inconclusive: why it cannot tell
+    unpatched_imports: bool = False  # a refusal where the pristine module (or the cycle's module) imports
 
 
 @dataclass(frozen=True)
@@ -209,9 +210,10 @@ def run(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) ->
         elif v.result is Result.INCONCLUSIVE:
             say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal")
         else:
+            where = f"{env.executable}, Python {'.'.join(map(str, env.version))}"
             raise RefusedError(
-                f"{who}: import check: {v.module} does not import once patched: {v.reason}; "
-                f"it imports unpatched ({env.executable}, Python {'.'.join(map(str, env.version))})",
+                f"{who}: import check: {v.module} does not import once patched: {v.reason}"
+                + (f"; it imports unpatched ({where})" if v.unpatched_imports else f" ({where})"),
                 "the patched code fails when this interpreter imports it: fix the registry entry "
                 "(or limit its versions); nothing was written",
             )
@@ -238,14 +240,14 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
         before = _attempt(env.executable, pristine, module, timeout)
         if after.timed_out and before.ok:  # a hang only the patched module has is the patch's own
             why = f"the patched import {after.error}, and the unpatched module imports within that time"
-            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why)
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why, unpatched_imports=True)
             continue
         if after.timed_out:
             why = f"the patched import {after.error}; the unpatched import {before.error or 'fails too'}"
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
             continue
         if before.ok:
-            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, after.described)
+            yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, after.described, unpatched_imports=True)
         elif before.timed_out:
             why = f"the patched import fails ({after.described}) and the unpatched import {before.error}"
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
@@ -300,7 +302,7 @@ def _first_in_cycle(
         )
         if judged.refused:  # the pristine module imports, or fails otherwise: the failure is the cycle's
             why = f"importing {other} first (it imports {module} back, a cycle the patch closes): {judged.reason}"
-            return ImportCheckVerdict(module, who, Result.REFUSED, why)
+            return ImportCheckVerdict(module, who, Result.REFUSED, why, unpatched_imports=before.ok)
     return ImportCheckVerdict(module, who, Result.OK)
 
 

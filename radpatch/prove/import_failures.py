@@ -4,7 +4,10 @@ The patched module failing where the pristine one imports is always a refusal; i
 decides that without asking here. When both fail, only a failure both share says nothing about the
 patch, and is inconclusive. Shared means one of:
 - the same failure: the same exception type and text, raised from the same function of the same
-  file (and line, outside the changed files, whose lines move);
+  file (and line, outside the changed files, whose lines move); the text compared normalised, as
+  two processes print the same failure differently: object addresses (`at 0x7f...`) masked, and
+  the items of a `{...}` (a set's, a dict's: their order follows per-process hash randomisation)
+  sorted;
 - the image's: an ImportError raised in the body of an unchanged module (a GPU-only module on a
   CPU image) that, imported on its own from the pristine install, fails the same way, so the
   environment lacks it whatever the patch does. Told by that pristine run, not by the exception's
@@ -18,6 +21,7 @@ Which line the patch added is looked up only to say where.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -76,18 +80,19 @@ def judge(
         shared = alone is not None and not alone.ok and same_failure(after, alone, patched)
     if shared:
         why = f"the unpatched module does not import either ({before.described})"
-        if after.described != before.described:
+        if normalised(after.described) != normalised(before.described):  # not for an address or an order
             why += f"; once patched: {after.described}"
         return Judged(False, why)
     own = added_line_on(after, patched, pristine)
+    there = "at the same line, differently" if same_line(after, before, patched, pristine) else "elsewhere"
     if own is None:
-        return Judged(True, f"{after.described}; the unpatched module fails elsewhere ({before.described})")
+        return Judged(True, f"{after.described}; the unpatched module fails {there} ({before.described})")
     if own is after.frames[-1]:
         why = f"{after.described}, a line the patch added; "
     else:
         line = f"{names.get(own.path, own.path)} line {own.line}"
         why = f"{after.described}, in code called from {line}, a line the patch added; "
-    return Judged(True, why + f"the unpatched module fails elsewhere ({before.described})")
+    return Judged(True, why + f"the unpatched module fails {there} ({before.described})")
 
 
 def _image_module(after: Attempt, patched: Mapping[str, bytes]) -> str | None:
@@ -103,8 +108,11 @@ def _image_module(after: Attempt, patched: Mapping[str, bytes]) -> str | None:
 
 def same_failure(after: Attempt, before: Attempt, patched: Mapping[str, bytes]) -> bool:
     """Both imports raise the same exception at the same place: the same type and text, from the
-    same function of the same file (and line, outside the changed files, whose lines move)."""
-    if not (after.frames and before.frames) or (after.kind, after.error) != (before.kind, before.error):
+    same function of the same file (and line, outside the changed files, whose lines move); the
+    texts compared `normalised`."""
+    if not (after.frames and before.frames) or after.kind != before.kind:
+        return False
+    if normalised(after.error) != normalised(before.error):
         return False
     a, b = after.frames[-1], before.frames[-1]
     return (a.path, a.name) == (b.path, b.name) and (a.path in patched or a.line == b.line)
@@ -132,3 +140,46 @@ def added_lines(before: bytes, after: bytes) -> frozenset[int]:
         if tag in ("replace", "insert"):
             lines.update(range(j1 + 1, j2 + 1))
     return frozenset(lines)
+
+
+def same_line(after: Attempt, before: Attempt, patched: Mapping[str, bytes], pristine: Mapping[str, bytes]) -> bool:
+    """Both imports raise from the same line: the innermost frames' file and function are the same,
+    and the line too, mapped through the patch in a changed file (False for a line the patch changed)."""
+    if not (after.frames and before.frames):
+        return False
+    a, b = after.frames[-1], before.frames[-1]
+    if (a.path, a.name) != (b.path, b.name):
+        return False
+    if a.path not in patched:
+        return a.line == b.line
+    return _old_line(pristine.get(a.path, b""), patched[a.path], a.line) == b.line
+
+
+def _old_line(before: bytes, after: bytes, line: int) -> int | None:
+    """The line of `before` that `after`'s 1-based `line` is, unchanged; None for a line the patch changed."""
+    old, new = before.splitlines(), after.splitlines()
+    for tag, i1, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal" and j1 < line <= j2:
+            return line - j1 + i1
+    return None
+
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
+def normalised(error: str) -> str:
+    """An exception's text with what varies from one process to the next taken out: object
+    addresses (`<_Dev object at 0x7fd3...>`) masked, and each `{...}`'s comma-separated items sorted
+    (a set's or a dict's order follows the process's hash seed), innermost first. Items holding a
+    comma split at it alike whatever their order, so the same items give the same text."""
+    text = _ADDRESS.sub("0x?", error)
+
+    def ordered(m: re.Match[str]) -> str:
+        return "\x00(" + "\x01".join(sorted(p.strip() for p in m.group(1).split(","))) + ")\x00"
+
+    while True:
+        sorted_text = _BRACES.sub(ordered, text)
+        if sorted_text == text:
+            return text
+        text = sorted_text

@@ -20,6 +20,7 @@ own that entries applied before it in the same run may add).
 from __future__ import annotations
 
 import ast
+import copy
 import importlib.machinery
 import os
 import re
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .import_order import absolute, imported_before
-from .package_scan import imports_top, init_binds, package_imported
+from .package_scan import completed_only, imports_top, init_binds, package_imported
 from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
 from .scopes import Collector
 from .stdlib_attributes import attribute_reads
@@ -457,7 +458,8 @@ def _run_imports(tree: ast.Module, module: tuple[str, bool], package: str, paths
             mine.update(a.name for a in n.names)
         elif isinstance(n, ast.ImportFrom) and (base := absolute(n, here)):
             mine.update([base, *(f"{base}.{a.name}" for a in n.names)])
-    first = [m for m in mine if m.split(".")[0] == package and imported_before(tree, problem.line, m, here)]
+    ran = completed_only(copy.deepcopy(tree), problem.line)  # a module imported under a swallowing `try` may stop early
+    first = [m for m in mine if m.split(".")[0] == package and imported_before(ran, problem.line, m, here)]
     wanted = _submodule(problem)
     return wanted in package_imported(paths, package, {wanted}, module[0], first)
 

@@ -94,10 +94,35 @@ def _surely_imports(home: Path, name: str) -> frozenset[str]:
     key = (hashlib.sha1(data).digest(), here)
     if key not in _RUNS:
         try:
-            _RUNS[key] = surely_imported(ast.parse(data), here)
+            _RUNS[key] = surely_imported(completed_only(ast.parse(data)), here)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             _RUNS[key] = None
     return _RUNS[key] or frozenset()
+
+
+def completed_only(tree: ast.Module, line: int | None = None) -> ast.Module:
+    """`tree` (changed in place) without the body and `else` of each `try` whose handlers may
+    swallow an exception (one not ending in `raise`), unless it holds `line`: what such a body
+    imports may not have run to its end (`try: from . import other` / `except ImportError: pass`,
+    where `other` stops at its own missing import before its `import xml.dom.minidom`), so neither
+    that module nor any import after a statement that can raise there surely ran. The `finally`
+    part stays: it runs either way. Read by import_order, which takes a `try` body as run."""
+    _Completed(line).visit(tree)
+    return tree
+
+
+class _Completed(ast.NodeTransformer):
+    def __init__(self, line: int | None) -> None:
+        self.line = line
+
+    def visit_Try(self, node: ast.Try) -> ast.AST | list[ast.stmt]:  # noqa: N802 (ast's visitor names)
+        self.generic_visit(node)
+        holds = self.line is not None and node.lineno <= self.line <= (node.end_lineno or node.lineno)
+        if holds or all(h.body and isinstance(h.body[-1], ast.Raise) for h in node.handlers):
+            return node
+        return list(node.finalbody)
+
+    visit_TryStar = visit_Try  # noqa: N815 (3.11+: `except*`)
 
 
 _DYNAMIC = frozenset({"__getattr__", "globals", "vars", "__path__", "extend_path", "modules", "__dict__"})
