@@ -71,6 +71,7 @@ FORMS = {  # the later statements; V is the value stored under the name f
     "instance-init": f"class _R:\n    def __init__(self):\n        {SET}\n\n\n_r = _R()",
     # issue 21 att21b F1: what Python calls without a call written by that name
     "decorator": f"def _reg(fn):\n    {SET}\n    return fn\n\n\n@_reg\ndef _h():\n    pass",
+    "decorator-body-reads-f": f"def _reg(fn):\n    {SET}\n    return fn\n\n\n@_reg\ndef _h():\n    return f()",
     "decorator-global": "def _reg(fn):\n    global f\n    f = V\n    return fn\n\n\n@_reg\ndef _h():\n    pass",
     "decorator-factory": (
         f"def _reg(tag):\n    def wrap(fn):\n        {SET}\n        return fn\n    return wrap\n\n\n"
@@ -82,7 +83,7 @@ FORMS = {  # the later statements; V is the value stored under the name f
     ),
     "callable-instance": (
         f"class _Reg:\n    def __call__(self, fn):\n        {SET}\n        return fn\n\n\n_reg = _Reg()\n\n\n"
-        "@_reg\ndef _h():\n    pass"
+        "@_reg\ndef _h():\n    return f()"
     ),
     "with-enter": (
         f"class _Ctx:\n    def __enter__(self):\n        {SET}\n\n    def __exit__(self, *a):\n        pass\n\n\n"
@@ -94,9 +95,7 @@ FORMS = {  # the later statements; V is the value stored under the name f
     "set-name": (
         f"class _Field:\n    def __set_name__(self, owner, name):\n        {SET}\n\n\nclass _Model:\n    x = _Field()"
     ),
-    "closure-alias": (
-        f"def _make():\n    def run():\n        {SET}\n    return run\n\n\n_go = _make()\n_go()"
-    ),
+    "closure-alias": (f"def _make():\n    def run():\n        {SET}\n    return run\n\n\n_go = _make()\n_go()"),
     # controls: the same code, never run
     "control-never-called": f"def _g():\n    {SET}\n\n\ndef _f():\n    _g()",
     "control-no-subclass": f"class _B:\n    def __init_subclass__(cls, **kw):\n        {SET}",

@@ -87,7 +87,7 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
         found += more
         reads |= read
         for owner, names, star in found:
-            text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else ""
+            text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else _header(s)
             what = text if len(text) <= 60 else text[:57] + "..."
             out.append(Rebinder(owner, s.lineno, what, names, star, some, reads))
     return tuple(out)
@@ -101,6 +101,13 @@ def _join(parts: Iterable[tuple[tuple[Found, ...], frozenset[str]]]) -> tuple[tu
         found.update(dict.fromkeys(f))
         reads |= r
     return tuple(found), frozenset(reads)
+
+
+def _header(s: ast.stmt) -> str:
+    """`@register def g` for a decorated def or class, `class K` for a class."""
+    kind = "class" if isinstance(s, ast.ClassDef) else "def"
+    decorators = "".join(f"@{ast.unparse(d)} " for d in getattr(s, "decorator_list", ()))
+    return f"{decorators}{kind} {getattr(s, 'name', '')}"
 
 
 def _function_stores(
@@ -192,12 +199,19 @@ def _classes(tree: ast.Module) -> set[str]:
 
 
 def _reads(s: ast.stmt, aliases: Aliases) -> frozenset[str]:
+    """What running `s` reads: not a def's body (`@register def g(): return X` does not read X now)."""
     out = set()
-    for n in ast.walk(s):
+    stack: list[ast.AST] = [s]
+    while stack:
+        n = stack.pop()
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load):
             dotted = chain(n, aliases)
             if dotted is not None:
                 out.add(dotted)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend([*n.decorator_list, n.args, *([n.returns] if n.returns else [])])
+            continue
+        stack.extend(ast.iter_child_nodes(n))
     return frozenset(out)
 
 
