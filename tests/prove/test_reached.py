@@ -95,6 +95,11 @@ FORMS = {  # the later statements; V is the value stored under the name f
     "set-name": (
         f"class _Field:\n    def __set_name__(self, owner, name):\n        {SET}\n\n\nclass _Model:\n    x = _Field()"
     ),
+    "self-method": (
+        "class _R:\n    def __init__(self):\n        self._store()\n\n"
+        f"    def _store(self):\n        {SET}\n\n\n_r = _R()"
+    ),
+    "table-call": f"def _setup():\n    {SET}\n\n\n_TABLE = {{'a': _setup}}\n_TABLE['a']()",
     "closure-alias": (f"def _make():\n    def run():\n        {SET}\n    return run\n\n\n_go = _make()\n_go()"),
     # controls: the same code, never run
     "control-never-called": f"def _g():\n    {SET}\n\n\ndef _f():\n    _g()",

@@ -5,11 +5,12 @@ a decorator (`@register` calls `register` with the def or class; `@make(...)` ca
 returns), `with Ctx():` (`__enter__`, `__exit__`). What is called is resolved through the module's
 own names: a function, a class (its `__new__`, `__init__`, its metaclass's `__call__`), an instance
 of a class (`r = Registry()`: `r(...)` and `@r` run `__call__`), a method by attribute
-(`K.setup()`, `r.add()`), a module-level alias (`h = _g`, `h = _make()`: what `_make` runs and
-returns, its nested code included). Creating a class runs its metaclass's `__prepare__`, `__new__`
-and `__init__` (given, or inherited from a base), each base's `__init_subclass__` (every
-module-level ancestor: `super()` chains them) and `__set_name__` of each instance its body
-assigns. A name bound several ways is every one of them. Only classes and functions the module
+(`K.setup()`, `r.add()`; in a method, `self.m()`, `cls.m()`, `super().m()`: m of its class or a
+base), a name read in a computed callee (`_table[k]()`), a module-level alias (`h = _g`,
+`h = _make()`: what `_make` runs and returns, its nested code included). Creating a class runs its
+metaclass's `__prepare__`, `__new__` and `__init__` (given, or inherited from a base), each base's
+`__init_subclass__` (every module-level ancestor: `super()` chains them) and `__set_name__` of
+each instance its body assigns. A name bound several ways is every one of them. Only classes and functions the module
 defines at module level are followed (an imported base or metaclass is another module's code).
 
 `Summaries` folds a per-function fact (what it stores) over everything a node runs: each function
@@ -43,6 +44,7 @@ class ModuleCode:
         self.aliases: dict[str, set[str]] = {}  # name -> the module names it may stand for
         self.read = 0  # functions read for what they call: at most one per function (the tests bound it)
         self._direct: dict[int, list[Function]] = {}
+        self._owner: dict[int, ast.ClassDef] = {}  # a method's id -> its module-level class
         for s in statements:
             if isinstance(s, _DEFS):
                 self.functions[s.name] = s
@@ -50,6 +52,7 @@ class ModuleCode:
             elif isinstance(s, ast.ClassDef):
                 self.classes[s.name] = s
                 self.functions.pop(s.name, None)
+                self._owner.update((id(m), s) for m in s.body if isinstance(m, _DEFS))
             elif isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
                 targets = s.targets if isinstance(s, ast.Assign) else [s.target]
                 for t in (t for t in targets if isinstance(t, ast.Name)):
@@ -72,7 +75,20 @@ class ModuleCode:
         """What function `f` runs directly when called: any of its code may run, nested code too."""
         if id(f) not in self._direct:
             self.read += 1
-            self._direct[id(f)] = self._runs(f, own=False)
+            out = self._runs(f, own=False)
+            owner = self._owner.get(id(f))
+            first = f.args.posonlyargs + f.args.args
+            if owner is not None and first:  # `self.m()`, `cls.m()`, `super().m()`: m of its class or a base
+                me = first[0].arg
+                chain = [owner, *self._ancestors(owner)]
+                for n in ast.walk(f):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                        v = n.func.value
+                        if (isinstance(v, ast.Name) and v.id == me) or (
+                            isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super"
+                        ):
+                            out.extend(self._methods(chain, (n.func.attr,)))
+            self._direct[id(f)] = out
         return self._direct[id(f)]
 
     def _runs(self, node: ast.AST, own: bool) -> list[Function]:
@@ -114,6 +130,10 @@ class ModuleCode:
             out.extend(self.called(func.func))
             for c in self._instance_of(func):
                 out.extend(self._methods([c, *self._ancestors(c)], ("__call__",)))
+        else:  # `_table[k](...)`, `(a or b)(...)`: any module name it reads may be what is called
+            for n in ast.walk(func):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    out.extend(self.called(n))
         return out
 
     def _names(self, name: str) -> list[str]:
