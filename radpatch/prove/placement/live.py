@@ -78,16 +78,31 @@ class _Dead:
     conditional: bool  # the later statement replaces it on some paths only
 
 
-def _rebinds(s: ast.stmt, name: str, in_class: bool = False) -> bool:
+def _rebinds(s: ast.stmt, name: str, in_class: bool = False, known: _Known | None = None) -> bool:
     """Does `s` bind `name` in its scope? `in_class`: `s` is in a class body, where `locals()` and
-    `vars()` are the class namespace (`locals()["m"] = g` replaces the method m)."""
+    `vars()` are the class namespace (`locals()["m"] = g` replaces the method m). `known`: the
+    names each statement binds, read once per statement (for one tree)."""
+    if known is None:
+        return name in _bound(s, in_class)
+    key = (id(s), in_class, 0)
+    if key not in known:
+        known[key] = _bound(s, in_class)
+    return name in known[key]
+
+
+_Known = dict[tuple[int, bool, int], frozenset[str]]
+
+
+def _bound(s: ast.stmt, in_class: bool) -> frozenset[str]:
+    """Every name `s` binds in its scope, as _rebinds asks."""
     if isinstance(s, DEFS):
-        return s.name == name
-    if type(s).__name__ == "Match" and name in _captures(s):
-        return True  # `case f:` binds f
-    if in_class and name in _namespace_stores(s):
-        return True
-    return any(b.name == name for b in binds(s)) and not isinstance(s, (ast.AugAssign,))
+        return frozenset({s.name})
+    out = set(_captures(s)) if type(s).__name__ == "Match" else set()  # `case f:` binds f
+    if in_class:
+        out |= _namespace_stores(s)
+    if not isinstance(s, ast.AugAssign):
+        out.update(b.name for b in binds(s))
+    return frozenset(out)
 
 
 def _captures(s: ast.stmt) -> set[str]:
@@ -156,19 +171,39 @@ def _runs(s: ast.stmt, aliases: Collection[str]) -> list[list[ast.stmt]]:
     return [p for p in parts if p is not dead]
 
 
-def _nested_rebind(s: ast.stmt, name: str, aliases: Collection[str], in_class: bool = False) -> ast.stmt | None:
+def _nested_rebind(
+    s: ast.stmt, name: str, aliases: Collection[str], in_class: bool = False, known: _Known | None = None
+) -> ast.stmt | None:
     """A statement inside compound `s` (in its scope: not in a def/class body, not under `if
-    TYPE_CHECKING:`) that binds `name`: it replaces an earlier definition on the paths through it."""
+    TYPE_CHECKING:`) that binds `name`: it replaces an earlier definition on the paths through it.
+    With `known`, the names bound anywhere inside `s` are read once, and `s` skipped when `name` is not one."""
+    if known is not None:
+        key = (id(s), in_class, 1)  # 1: names bound inside s, unlike _rebinds' own keys
+        if key not in known:
+            known[key] = frozenset(n for x in _inside(s, aliases) for n in _bound(x, in_class))
+        if name not in known[key]:
+            return None
     stack: list[ast.stmt] = [s]
     while stack:
         x = stack.pop()
-        if x is not s and _rebinds(x, name, in_class):
+        if x is not s and _rebinds(x, name, in_class, known):
             return x
         if isinstance(x, DEFS):
             continue
         for part in reversed(_runs(x, aliases)):
             stack.extend(reversed([y for y in part if isinstance(y, ast.stmt)]))
     return None
+
+
+def _inside(s: ast.stmt, aliases: Collection[str]) -> Iterator[ast.stmt]:
+    """The statements inside compound `s` that _nested_rebind reads."""
+    stack: list[ast.stmt] = [s]
+    while stack:
+        x = stack.pop()
+        if x is not s:
+            yield x
+        if not isinstance(x, DEFS):
+            stack.extend(y for part in _runs(x, aliases) for y in part if isinstance(y, ast.stmt))
 
 
 _Next = tuple[ast.stmt, bool]  # a statement that may run after a block ends, and whether only on some paths
@@ -184,6 +219,7 @@ def _dead(
     out: dict[tuple[str, str, int], _Dead] = {}
     aliases = type_checking_names(tree)
     nth: dict[tuple[str, str], int] = {}
+    known: _Known = {}  # what each statement binds: each read once, not once per earlier def
     work: list[tuple[str, list[ast.stmt], tuple[_Next, ...]]] = [("<module>", tree.body, ())]
     classes: set[str] = set()  # quals of class bodies: there locals() is the class namespace
     while work:
@@ -197,7 +233,7 @@ def _dead(
                 if keys is not None:
                     keys[(qual, s.name, nth[k] - 1)] = s
                 if _plain(s):
-                    found = _replacer(s, rest, aliases, in_class)
+                    found = _replacer(s, rest, aliases, in_class, known)
                     if found is not None:
                         key = (qual, s.name, nth[k] - 1)
                         out[key] = _Dead(key, s, *found)
@@ -235,20 +271,24 @@ def _dead(
 
 
 def _replacer(
-    d: ast.stmt, rest: tuple[_Next, ...], aliases: Collection[str], in_class: bool = False
+    d: ast.stmt, rest: tuple[_Next, ...], aliases: Collection[str], in_class: bool = False, known: _Known | None = None
 ) -> tuple[ast.stmt, tuple[ast.AST, ...], bool] | None:
     """(the statement that replaces `d`, what runs between them, only on some paths), or None.
     `in_class`: `d` is in a class body."""
     name = d.name  # type: ignore[attr-defined]
-    between: list[ast.AST] = []
+    ran: list[ast.stmt] = []  # what surely runs in between, read for its parts only once found
+
+    def between() -> tuple[ast.AST, ...]:
+        return tuple(x for r in ran for x in _certain(r))
+
     for s, some in rest:
-        if _rebinds(s, name, in_class):
-            return s, tuple(between), some or not _surely_binds(s, name)
-        nested = _nested_rebind(s, name, aliases, in_class) if not isinstance(s, DEFS) else None
+        if _rebinds(s, name, in_class, known):
+            return s, between(), some or not _surely_binds(s, name)
+        nested = _nested_rebind(s, name, aliases, in_class, known) if not isinstance(s, DEFS) else None
         if nested is not None:
-            return nested, (*between, *_before(s, nested)), True
+            return nested, (*between(), *_before(s, nested)), True
         if not some:
-            between.extend(_certain(s))
+            ran.append(s)
     return None
 
 

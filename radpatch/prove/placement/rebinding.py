@@ -9,7 +9,8 @@ unless a star import's module provably does not bind the name (`star_binds`: pro
 one rule for its source read without importing it from the target's path, or, in verify, from the
 release's wheel). Stores inside functions (run when called) are followed into the module-level
 functions the module calls at module level by their name, transitively (`_boot()` calls `_setup()`,
-which stores: reached.ModuleCode, bounded; deeper than its bound, it may bind any name), also from a
+which stores: reached.ModuleCode and Summaries, each function once, no depth limit), through a
+decorator, `with`, an alias or an instance of a module class too, also from a
 module-level class body (`class K: _setup()`), into the methods creating or calling a class of the
 module runs (a metaclass's `__new__`/`__init__`, a base's `__init_subclass__`), and into what a class
 body stores of the names it declares `global`.
@@ -18,14 +19,14 @@ body stores of the names it declares `global`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .aliases import Aliases, chain, namespace
 from .calls import call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking_names
-from .reached import ModuleCode
+from .reached import ModuleCode, Summaries
 from .shadowing import DEFS, binds
 from .stores import _module_statements, class_bodies, module_aliases
 
@@ -58,20 +59,13 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
     statements = _module_statements(tree)
     lambdas = named_lambdas(s for s, _ in statements)
     runs = ModuleCode(s for s, _ in statements)
-    stores: dict[int, tuple[list[Found], frozenset[str]]] = {}  # a function's id -> what its own code stores, reads
+    summaries = Summaries(runs, lambda f: _function_stores(f, classes, aliases, lambdas), _join)
     inside = replace(aliases, in_function=True)  # a class body's or a lambda's `locals()` is its own
 
     def reached(node: ast.AST) -> tuple[list[Found], frozenset[str]]:
         """What the module's functions and methods `node` runs, transitively, store and read."""
-        got = runs.reach(node)
-        found: list[Found] = [("<module>", None, None)] if got.unbounded else []
-        reads: frozenset[str] = frozenset()
-        for f in got.functions:
-            if id(f) not in stores:
-                stores[id(f)] = _function_stores(f, classes, aliases, lambdas)
-            found += stores[id(f)][0]
-            reads |= stores[id(f)][1]
-        return found, reads
+        found, reads = summaries.of(node)
+        return list(found), reads
 
     for s, some in statements:
         found = list(_rebinds(s, classes, aliases))
@@ -93,15 +87,32 @@ def rebinders(tree: ast.Module, module: tuple[str, bool] | None = None) -> tuple
         found += more
         reads |= read
         for owner, names, star in found:
-            text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else ""
+            text = ast.unparse(s).splitlines()[0] if not isinstance(s, DEFS) else _header(s)
             what = text if len(text) <= 60 else text[:57] + "..."
             out.append(Rebinder(owner, s.lineno, what, names, star, some, reads))
     return tuple(out)
 
 
+def _join(parts: Iterable[tuple[tuple[Found, ...], frozenset[str]]]) -> tuple[tuple[Found, ...], frozenset[str]]:
+    """What several functions store (each once, in order) and read."""
+    found: dict[Found, None] = {}
+    reads: set[str] = set()
+    for f, r in parts:
+        found.update(dict.fromkeys(f))
+        reads |= r
+    return tuple(found), frozenset(reads)
+
+
+def _header(s: ast.stmt) -> str:
+    """`@register def g` for a decorated def or class, `class K` for a class."""
+    kind = "class" if isinstance(s, ast.ClassDef) else "def"
+    decorators = "".join(f"@{ast.unparse(d)} " for d in getattr(s, "decorator_list", ()))
+    return f"{decorators}{kind} {getattr(s, 'name', '')}"
+
+
 def _function_stores(
     f: Function, classes: set[str], aliases: Aliases, lambdas: Mapping[str, ast.Lambda]
-) -> tuple[list[Found], frozenset[str]]:
+) -> tuple[tuple[Found, ...], frozenset[str]]:
     """What a function of the module (or a method: reached.ModuleCode) stores of the module's names when
     it runs (`global X; X = ...`, `globals()['X'] = ...` in its body, nested code too, or in a named
     lambda (`lambdas`) the body calls), and what it reads. What it calls is reached.ModuleCode's to follow."""
@@ -123,9 +134,9 @@ def _function_stores(
     for body in bodies:  # `def _run(): _cb()` with `_cb = lambda: globals().update(X=2)`
         found += _rebinds(body, classes, inside)
     if not found:
-        return [], frozenset()
+        return (), frozenset()
     loads = [n for x in (f, *bodies) for n in ast.walk(x)]
-    return found, frozenset(n.id for n in loads if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    return tuple(found), frozenset(n.id for n in loads if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
 def _class_globals(s: ast.stmt) -> Iterator[Found]:
@@ -188,12 +199,19 @@ def _classes(tree: ast.Module) -> set[str]:
 
 
 def _reads(s: ast.stmt, aliases: Aliases) -> frozenset[str]:
+    """What running `s` reads: not a def's body (`@register def g(): return X` does not read X now)."""
     out = set()
-    for n in ast.walk(s):
+    stack: list[ast.AST] = [s]
+    while stack:
+        n = stack.pop()
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load):
             dotted = chain(n, aliases)
             if dotted is not None:
                 out.add(dotted)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend([*n.decorator_list, n.args, *([n.returns] if n.returns else [])])
+            continue
+        stack.extend(ast.iter_child_nodes(n))
     return frozenset(out)
 
 
