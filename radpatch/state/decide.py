@@ -480,7 +480,9 @@ def reinstall_hint(ps: PatchState) -> str:
     """How to get past a refusal of a file someone else changed: a file the wheel installed goes back
     to its bytes (`radpatch restore`); a module the patch creates has none to go back to (RECORD does
     not list it), so it is removed."""
-    changed = [f for f in ps.files if f.state is State.DRIFTED] or list(ps.files)  # the files in the way
+    # the files in the way: every file not as installed (drifted, or patched by radpatch: restoring
+    # only the drifted one would leave the entry half applied, a second refusal); pristine ones are left out
+    changed = [f for f in ps.files if f.state is not State.NOT_APPLIED] or list(ps.files)
     installed = [f.relpath for f in changed if f.wheel_record_sha256 is not None]
     made = [f.relpath for f in changed if f.wheel_record_sha256 is None and f.exists]
     if not installed and not made:

@@ -21,13 +21,15 @@ TAIL = "\n\ndef after():\n    return pick(1)\n"
 
 # (before, after): the after adds a third definition of `pick`, never run with the other two
 SHAPES = {
+    # tests radpatch cannot decide for the target (a version test is decided: a branch dead on the
+    # target is dead code, refused by placement's reachability, prove/placement/target_version)
     "elif": (
-        "if sys.version_info >= (3, 8):\n{a}else:\n{b}",
-        "if sys.version_info >= (3, 8):\n{a}elif sys.platform == 'win32':\n{c}else:\n{b}",
+        "if sys.platform.startswith('linux'):\n{a}else:\n{b}",
+        "if sys.platform.startswith('linux'):\n{a}elif sys.platform == 'win32':\n{c}else:\n{b}",
     ),
     "else-of-an-if": (
-        "if sys.version_info >= (3, 8):\n{a}",
-        "if sys.version_info >= (3, 8):\n{a}else:\n{c}",
+        "if sys.platform.startswith('linux'):\n{a}",
+        "if sys.platform.startswith('linux'):\n{a}else:\n{c}",
     ),
     "fallback-handler": (
         "try:\n    from json import loads as pick\nexcept ImportError:\n{a}",
