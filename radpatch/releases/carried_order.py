@@ -7,8 +7,16 @@ its place cannot be read by identity. Read by what the statements compute instea
   it in the release too, and not by a statement of the result that the result rebinds before it
   (an older value than the one the change reads);
 - every name an inserted statement binds reaches the statements that use it in the result: in the
-  release no statement between the two rebinds the name outright (an assignment that does not read
-  it) where the result has no such statement.
+  release no statement between the two may store the name (any store, at any depth: a for or
+  with target, a walrus, an augmented or read-and-store assignment, `del`, an `except ... as`, a
+  nested definition declaring it `nonlocal`) where the result has no such statement, and none may
+  leave the scope (return, raise) where the result does not; nor may the release's scope declare
+  the name `global`/`nonlocal` more often than the result (any call may then store it);
+- no statement between the inserted one and the release's last statement before it that the
+  result has before it (where upstream's spelling of the anchor stands) may leave the scope:
+  the inserted statement may then not run.
+
+"When unsure, not carried": each check reads syntax only and errs on the side of a store or an exit.
 
 Statements are a scope's own (compound statements whole; a nested definition by its header), as
 carried cuts them, compared as syntax trees.
@@ -94,11 +102,48 @@ def _names(stmt: ast.stmt, ctx: type[ast.expr_context]) -> set[str]:
     return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
 
 
-def _kills(stmt: ast.stmt, name: str) -> bool:
-    """An assignment that rebinds `name` outright (without reading it)."""
-    return isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (
-        name in _names(stmt, ast.Store) and name not in _names(stmt, ast.Load)
-    )
+def _stores(stmt: ast.stmt, name: str) -> bool:
+    """`stmt` may store (or delete) `name`: any Store or Del of it at any depth, nested definitions
+    included (read conservatively), a definition, import or `except ... as` binding it, a match
+    capture, a `global`/`nonlocal` naming it."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, _DEFS) and node.name == name:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name).split(".")[0] == name for a in node.names
+        ):
+            return True
+        if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name == name:
+            return True
+        if isinstance(node, ast.MatchMapping) and node.rest == name:
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+    return False
+
+
+def _exits(stmt: ast.stmt) -> bool:
+    """`stmt` may leave the scope it stands in: a `return` or `raise` in its own code (nested
+    definitions left out), a `break`/`continue` outside any loop of its own."""
+
+    def walk(node: ast.AST, in_loop: bool) -> bool:
+        if isinstance(node, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            return True
+        if isinstance(node, (*_DEFS, ast.Lambda)):
+            return False  # its own code runs when called, not here
+        loop = in_loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        return any(walk(c, loop) for c in ast.iter_child_nodes(node))
+
+    return walk(stmt, False)
+
+
+def _declared(stmts: list[ast.stmt], name: str) -> int:
+    """How often `global`/`nonlocal` names `name` in the statements, at any depth."""
+    return sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names)
 
 
 def _last_binding(stmts: list[ast.stmt], upto: int, name: str) -> int | None:
@@ -119,13 +164,29 @@ def _reads_same(res: list[ast.stmt], res_d: list[str], i: int, rel: list[ast.stm
 
 
 def _feeds_same(res: list[ast.stmt], res_d: list[str], i: int, rel: list[ast.stmt], rel_d: list[str], j: int) -> bool:
+    if _leaves_before(res_d, i, rel, rel_d, j):
+        return False  # the release may leave the scope before the inserted statement runs
     for name in _names(res[i], ast.Store):
+        if _declared(rel, name) > _declared(res, name):
+            return False  # a `global`/`nonlocal` the result lacks: any call may store it
         for k in range(i + 1, len(res)):
             if name in _names(res[k], ast.Load):
-                use = next((m for m in range(j + 1, len(rel)) if rel_d[m] == res_d[k]), None)
-                between = set(res_d[i + 1 : k])
-                if use is not None and any(_kills(rel[m], name) and rel_d[m] not in between for m in range(j + 1, use)):
-                    return False  # the release overwrites it before the use the change feeds
-            if _kills(res[k], name):
+                use = next((m for m in range(j + 1, len(rel)) if rel_d[m] == res_d[k]), len(rel))
+                between = Counter(res_d[i + 1 : k])
+                for m in range(j + 1, use):
+                    if between[rel_d[m]] > 0:
+                        between[rel_d[m]] -= 1  # the result has the same statement there
+                    elif _stores(rel[m], name) or _exits(rel[m]):
+                        return False  # the release may overwrite it (or leave) before the use the change feeds
+            if _stores(res[k], name) and name not in _names(res[k], ast.Load):
                 break
     return True
+
+
+def _leaves_before(res_d: list[str], i: int, rel: list[ast.stmt], rel_d: list[str], j: int) -> bool:
+    """Between the release's last statement before `j` that the result has before `i` (upstream's
+    anchor stands after it) and `j`, a statement that may leave the scope and that the result does
+    not have before `i`."""
+    mine = set(res_d[:i])
+    p = next((m for m in range(j - 1, -1, -1) if rel_d[m] in mine), -1)
+    return any(_exits(rel[m]) and rel_d[m] not in mine for m in range(p + 1, j))

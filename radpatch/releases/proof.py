@@ -259,12 +259,17 @@ def _contains(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
     except RefusedError:
         pass
     change = run.change(index, f.file)
-    return change is not None and _carried(change, f, data) and not replaced.undone(*change, data)
+    return change is not None and _carried(change, f, data) and not _undone(change, f, data)
 
 
 def _carried(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
     """radpatch.releases.carried on the release's file, with the modules its decorators come from."""
     return carried.carries(*change, data, module_of(f.relpath), f.decorators)
+
+
+def _undone(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
+    """radpatch.releases.replaced on the release's file, with the modules its decorators come from."""
+    return replaced.undone(*change, data, module_of(f.relpath), f.decorators)
 
 
 def _in_effect(run: _Run, index: int, f: File) -> Callable[[bytes], bool]:
@@ -273,7 +278,7 @@ def _in_effect(run: _Run, index: int, f: File) -> Callable[[bytes], bool]:
 
     def judge(data: bytes) -> bool:
         change = run.change(index, f.file)
-        return change is None or not replaced.undone(*change, data)
+        return change is None or not _undone(change, f, data)
 
     return judge
 
@@ -283,7 +288,7 @@ def not_in_effect(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bo
     layout) but, against the change on a base, it may not take effect (prove.refusal.NOT_IN_EFFECT):
     not carried, so not obsolete."""
     change = run.change(index, f.file)
-    if change is None or not replaced.undone(*change, data):
+    if change is None or not _undone(change, f, data):
         return False
     if memo.carries(data):
         return True
