@@ -195,7 +195,7 @@ class Env:
 
     # --- observations ---
     def read(self) -> dict[str, bytes]:
-        return {rel: self.path(rel).read_bytes() for rel in self.modules}
+        return {rel: self.path(rel).read_bytes() for rel in self.targets}
 
     def forms(self) -> dict[str, str]:
         """relpath -> 'original' | 'patched' | 'OTHER' (the latter is never allowed)."""
