@@ -16,6 +16,7 @@ from enum import Enum
 
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
+from radpatch.prove.edited import edited_over_stack
 from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.state import verified
@@ -28,7 +29,20 @@ def judge(
 ) -> tuple[State, str]:
     """The state of a file whose hashes cannot decide (state.decide.Judge), from the rewrites:
     applied when undoing and re-applying the patch reproduces it (drifted when code outside the
-    patch changed since radpatch wrote it), not applied when the patch applies to it, else drifted."""
+    patch changed since radpatch wrote it), not applied when the patch applies to it, else drifted.
+    Drifted under recorded patches stacked above this one: the detail names what changed since the
+    stack's last patch wrote the file (prove.edited), not the patches' own recorded changes."""
+    state, detail = _judge(patch, rws, data, filename, recorded, store)
+    if state is State.DRIFTED and recorded is not None:
+        over = edited_over_stack(store, recorded, data)
+        if over:
+            return state, over
+    return state, detail
+
+
+def _judge(
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord | None, store: Store
+) -> tuple[State, str]:
     from radpatch.rewrite import runner
     from radpatch.rewrite.ops.common import kept_trees
 
