@@ -68,13 +68,28 @@ def _judge(
                     State.NOT_APPLIED,
                     f"it rewrites what {first} leaves: {first} comes first",
                 )
+            part = "" if recorded else carried_part(patch, rws, data, filename)
             return (
                 State.DRIFTED,
-                f"matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
+                f"{part}matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
             )
     if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
         return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
     return State.NOT_APPLIED, ""
+
+
+def carried_part(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) -> str:
+    """A file radpatch has no record of that carries some of the file's rewrites and not the others
+    (a half-applied hand edit), in words first ("carries 1 of 3 rewrites ('a'; not 'b', 'c'): "),
+    each rewrite judged by its own round trip; "" when it carries none (att20b F3)."""
+    if len(rws) < 2:
+        return ""
+    held = [rw.id for rw in rws if round_trip(patch, (rw,), data, filename).patched]
+    if not held:
+        return ""
+    lacks = [rw.id for rw in rws if rw.id not in held]
+    quoted = ", ".join(repr(i) for i in held), ", ".join(repr(i) for i in lacks)
+    return f"carries {len(held)} of {len(rws)} rewrites ({quoted[0]}; not {quoted[1]}): "
 
 
 def _edited_since_patched(

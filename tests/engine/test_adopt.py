@@ -269,3 +269,21 @@ def test_a_half_applied_file_is_refused_naming_the_missing_part(
     assert (f"other edits at line {edited}" in err) is also, err
     assert f"other edits at line {gap}" not in err and len(err.strip().splitlines()) <= 2, err
     assert (site.root / CORE).read_bytes() == before
+
+
+@pytest.mark.parametrize(("missing", "also"), sample([(m, a) for m in range(len(HALF)) for a in (False, True)]))
+def test_status_of_a_half_applied_file_says_which_rewrites_it_carries(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, missing: int, also: bool
+) -> None:
+    """att20b F3: the drifted detail starts with the rewrites the file carries and the ones it lacks."""
+    patched, original = HALF[missing]
+    text = PATCHED_CORE.replace(patched, original)
+    (site.root / CORE).write_text(text.replace("size = 4", "size = 40") if also else text)
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+
+    st = json.loads(radpatch("--registry", str(registry), "status", "--json", "toy").out)[0]
+
+    ids = ["cfg-param", "pass-cfg"]
+    lacks = ids.pop(missing)
+    assert st["state"] == "drifted", st
+    assert f"{CORE}: carries 1 of 2 rewrites ('{ids[0]}'; not '{lacks}'): matches neither form" in st["reason"], st
