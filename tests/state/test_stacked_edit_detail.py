@@ -44,12 +44,15 @@ STACK = [
     ("Proc.run", "return 4", "return 40"),
     ("helper", "return 6", "return 60"),
 ]
+# the second entry's alternative: it rewrites the line the first one wrote (the first no longer
+# reads as applied on its own, only the stack's result says what was someone's edit)
+RESTACKED = ("Engine.start", "return 10", "return 11")
 # scopes no entry touches, and the line a hand edit changes in each
 UNTOUCHED = {"Engine.awake": "return 3", "Proc.idle": "return 5", "Engine.stop": "return 2"}
 
 
-def entry(i: int) -> str:
-    scope, find, with_ = STACK[i]
+def entry(i: int, on_lower: bool = False) -> str:
+    scope, find, with_ = RESTACKED if on_lower and i == 1 else STACK[i]
     requires = f"requires: [e{i - 1}]\n" if i else ""
     return (
         f'summary: entry {i}\ndescription: rewrites {scope}\ndistribution: stk\nsupported: ">=1.0,<2"\n{requires}'
@@ -58,13 +61,17 @@ def entry(i: int) -> str:
     )
 
 
-@pytest.mark.parametrize(("depth", "edited"), sample([(d, e) for d in (2, 3) for e in UNTOUCHED]))
+@pytest.mark.parametrize(
+    ("depth", "edited", "on_lower"), sample([(d, e, o) for d in (2, 3) for e in UNTOUCHED for o in (False, True)])
+)
 def test_a_hand_edit_under_a_stack_is_named_alone(
-    site: Site, write_registry: Callable[..., Path], radpatch: Any, depth: int, edited: str
+    site: Site, write_registry: Callable[..., Path], radpatch: Any, depth: int, edited: str, on_lower: bool
 ) -> None:
     site.install("stk", "1.0", {"stk/__init__.py": "", "stk/mod.py": SOURCE})
     regs = [
-        arg for i in range(depth) for arg in ("--registry", str(write_registry(f"e{i}", entry(i), dirname=f"r{i}")))
+        arg
+        for i in range(depth)
+        for arg in ("--registry", str(write_registry(f"e{i}", entry(i, on_lower), dirname=f"r{i}")))
     ]
     names = [f"e{i}" for i in range(depth)]
     assert radpatch(*regs, "apply", *names).code == 0
@@ -81,5 +88,5 @@ def test_a_hand_edit_under_a_stack_is_named_alone(
         assert got[name]["state"] == "drifted", got[name]
         reason = got[name]["reason"]
         assert f"edited since radpatch patched it: {edited} changed" in reason, reason
-        for scope, _, _ in STACK:  # what the recorded patches wrote is not someone's edit
+        for scope, _, _ in [*STACK, RESTACKED]:  # what the recorded patches wrote is not someone's edit
             assert scope not in reason and scope.split(".")[0] + "," not in reason, reason
