@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from radpatch.errors import RefusedError
-from radpatch.importing import depends, emit, hunks, paths, unified
+from radpatch.importing import depends, emit, hunks, paths, stacking, unified
 from radpatch.importing.model import DiffFile
 from radpatch.importing.owners import Owners
 
@@ -95,7 +95,10 @@ def apply_series(
             if not options.keeps(section):
                 left_out.append(f"{section.written or section.shown} ({_what(section)})")
                 continue
-            rel, name = _patched_file(label, section, files, options)
+            try:
+                rel, name = _patched_file(label, section, files, options)
+            except RefusedError as exc:
+                raise _stacked_or(exc, label, data, section, patches[n + 1 :], options.strip) from None
             source = _copied_from(label, section, files, options) if section.copy else None
             before = files.read(rel)
             if source is not None and before is not None:
@@ -114,7 +117,13 @@ def apply_series(
                     f"{label}:{section.header_line}: {rel}: the patch creates this file (empty), which already exists",
                     "the module exists in this install: is the patch applied already?",
                 )
-            _check(label, rel, section, outcome)
+            if outcome.failed and not outcome.reversed_hint:
+                failed = [section.hunks[r.number - 1] for r in outcome.failed]
+                missing = stacking.missing_lines(failed, files.read(source) if source is not None else before)
+                series = stacking.needs_earlier(label, data, missing, patches[n + 1 :], options.strip)
+            else:
+                series = ""
+            _check(label, rel, section, outcome, series)
             said += [f"{rel}: {r.report()}" for r in outcome.results if r.report()]
             after = outcome.text
             if section.new_missing == 2 and after == "":
@@ -294,7 +303,25 @@ def _patched_file(label: str, section: unified.FilePatch, files: _Files, options
     return rel, resolved.rel
 
 
-def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outcome) -> None:
+def _stacked_or(
+    exc: RefusedError,
+    label: str,
+    data: bytes,
+    section: unified.FilePatch,
+    later: list[tuple[str, bytes]],
+    strip: int | None,
+) -> RefusedError:
+    """A file to patch that is not there: when a patch given after this one creates it, or this one
+    is numbered as a later patch of a series, the hint says it seems to need the earlier patches."""
+    if "can't find file to patch" not in exc.message:
+        return exc
+    other = next((o for n in section.names if n and (o := stacking.creates(n, later, strip))), "")
+    series = stacking.first(other, label, "it creates the file") if other else ""
+    series = series or (stacking.SERIES if stacking.later_of_series(label, data) else "")
+    return RefusedError(exc.message, f"{series}; else: {exc.hint}") if series else exc
+
+
+def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outcome, series: str = "") -> None:
     failed = outcome.failed
     if failed:
         lines = " ".join(r.report() for r in failed)
@@ -307,6 +334,8 @@ def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outc
             else "the installed file differs from the one the patch was made for; "
             "check the installed version, and -p/-d"
         )
+        if series and not outcome.reversed_hint:
+            tip = f"{series}; otherwise {tip}"
         raise RefusedError(
             f"{label}: {rel}: {lines} ({len(failed)} out of {total} hunk{'s' if total != 1 else ''} FAILED)", tip
         )

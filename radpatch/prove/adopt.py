@@ -120,7 +120,7 @@ def _adopted(
         disk = users[-1][1].data
         if not ast_equal(data, disk):
             rel = users[0][1].relpath
-            why = f"{rel}'s code is not what the patch makes of {of} ({_other_edits(data, disk)})"
+            why = f"{rel}'s code is not what the patch makes of {of} ({_other_edits(first or b'', data, disk)})"
             if first is None:
                 why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
             raise _not_adopted(states, [n for n, _ in users], rel, why)
@@ -178,18 +178,45 @@ def _refused_result(name: str, relpath: str, path: Path, of: str, exc: RefusedEr
     )
 
 
-def _other_edits(result: bytes, disk: bytes) -> str:
-    """Where the file differs from the patch's result on its RECORD bytes, as the file's lines."""
+def _other_edits(before: bytes, result: bytes, disk: bytes) -> str:
+    """Where the file differs from the patch's result on `before` (its RECORD bytes, or what the
+    entries under it left), as the file's lines, in two kinds: where the file still has the code
+    the patch replaces (a part of the patch is missing: a half-applied edit), and other edits."""
     import difflib
 
-    ours, theirs = result.decode("utf-8", "replace").splitlines(), disk.decode("utf-8", "replace").splitlines()
-    spans = [
-        (j1 + 1, max(j2, j1 + 1))
-        for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, ours, theirs, autojunk=False).get_opcodes()
-        if tag != "equal"
-    ]
+    def lines(data: bytes) -> list[str]:
+        return data.decode("utf-8", "replace").splitlines()
+
+    def changed(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
+        ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+
+    old, ours, theirs = lines(before), lines(result), lines(disk)
+    removed = {line.strip() for i1, i2, _, _ in changed(old, ours) for line in old[i1:i2]}
+    added = {line.strip() for _, _, j1, j2 in changed(old, ours) for line in ours[j1:j2]}
+    missing: list[tuple[int, int]] = []
+    other: list[tuple[int, int]] = []
+    for i1, i2, j1, j2 in changed(ours, theirs):
+        span = (j1 + 1, max(j2, j1 + 1))
+        still = all(line.strip() in removed for line in theirs[j1:j2])  # the original code, or none
+        undone = bool(ours[i1:i2]) and all(line.strip() in added for line in ours[i1:i2])
+        (missing if still and undone else other).append(span)
+    parts = []
+    if missing:
+        parts.append(f"the file carries only part of the patch: its change {_at(missing)} is not there")
+    if other:
+        parts.append(f"other edits {_at(other)}")
+    return "; ".join(parts)
+
+
+def _many(spans: list[tuple[int, int]]) -> bool:
+    return len(spans) > 1 or bool(spans) and spans[0][0] != spans[0][1]
+
+
+def _at(spans: list[tuple[int, int]]) -> str:
+    """`line N` / `lines N-M, K, ...` (the first five spans)."""
     shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans[:5]) + (", ..." if len(spans) > 5 else "")
-    return f"other edits at line{'s' if len(spans) > 1 or spans and spans[0][0] != spans[0][1] else ''} {shown}"
+    return f"at line{'s' if _many(spans) else ''} {shown}"
 
 
 def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset(), above: bool = False) -> list[FileState]:

@@ -16,6 +16,7 @@ from enum import Enum
 
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
+from radpatch.prove.edited import edited_over_stack
 from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.state import verified
@@ -28,7 +29,20 @@ def judge(
 ) -> tuple[State, str]:
     """The state of a file whose hashes cannot decide (state.decide.Judge), from the rewrites:
     applied when undoing and re-applying the patch reproduces it (drifted when code outside the
-    patch changed since radpatch wrote it), not applied when the patch applies to it, else drifted."""
+    patch changed since radpatch wrote it), not applied when the patch applies to it, else drifted.
+    Drifted under recorded patches stacked above this one: the detail names what changed since the
+    stack's last patch wrote the file (prove.edited), not the patches' own recorded changes."""
+    state, detail = _judge(patch, rws, data, filename, recorded, store)
+    if state is State.DRIFTED and recorded is not None:
+        over = edited_over_stack(store, recorded, data)
+        if over:
+            return state, over
+    return state, detail
+
+
+def _judge(
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord | None, store: Store
+) -> tuple[State, str]:
     from radpatch.rewrite import runner
     from radpatch.rewrite.ops.common import kept_trees
 
@@ -54,13 +68,28 @@ def judge(
                     State.NOT_APPLIED,
                     f"it rewrites what {first} leaves: {first} comes first",
                 )
+            part = "" if recorded else carried_part(patch, rws, data, filename)
             return (
                 State.DRIFTED,
-                f"matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
+                f"{part}matches neither form: applying stops at {runner.short(exc)}; undoing stops at {undo}",
             )
     if recorded:  # radpatch patched it, and the patch no longer reads as applied: its own code was edited
         return State.DRIFTED, f"radpatch's patch was edited since it was applied (undoing it stops at {undo})"
     return State.NOT_APPLIED, ""
+
+
+def carried_part(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str) -> str:
+    """A file radpatch has no record of that carries some of the file's rewrites and not the others
+    (a half-applied hand edit), in words first ("carries 1 of 3 rewrites ('a'; not 'b', 'c'): "),
+    each rewrite judged by its own round trip; "" when it carries none (att20b F3)."""
+    if len(rws) < 2:
+        return ""
+    held = [rw.id for rw in rws if round_trip(patch, (rw,), data, filename).patched]
+    if not held:
+        return ""
+    lacks = [rw.id for rw in rws if rw.id not in held]
+    quoted = ", ".join(repr(i) for i in held), ", ".join(repr(i) for i in lacks)
+    return f"carries {len(held)} of {len(rws)} rewrites ({quoted[0]}; not {quoted[1]}): "
 
 
 def _edited_since_patched(

@@ -343,7 +343,7 @@ def _file_state(
             carried(store, relpath, state_sha(t.data), wheel, data) if state is State.DRIFTED and not recorded else []
         )
         if others:  # never applied, on a file only radpatch's other entries changed: nobody else did
-            why = why.removeprefix("matches neither form: ").split("; undoing stops at ")[0]
+            why = (why.partition("matches neither form: ")[2] or why).split("; undoing stops at ")[0]
             detail = f"does not apply as {', '.join(others)} left it: {why}"
             return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, detail, wheel, left_by=tuple(others))
     if t.creates and t.data is not None and not recorded and state is not State.APPLIED:

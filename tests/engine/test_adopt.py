@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.lib.generated import sample
 from tests.lib.index_server import IndexServer
 from tests.lib.site import Site, recorded_sha256
 from tests.lib.toy import ORIGINAL, PATCHED_CORE, PATCHED_UTIL, TOY_PATCH, refused
@@ -237,3 +238,52 @@ def test_a_dry_run_says_it_would_adopt_and_records_nothing(
     assert r.code == 0, r.err
     assert "toy: would be adopted" in r.out, r.out
     assert site.snapshot() == before
+
+
+# a half-applied hand edit: one of toy's two changes to core.py made, the other not (its line still
+# has the code the patch replaces), with or without an edit of its own elsewhere (att20b F2)
+HALF = [
+    ("def plan(spec, cfg=None):", "def plan(spec):"),
+    ("    return plan(spec, None)", "    return plan(spec)"),
+]
+
+
+@pytest.mark.parametrize(("missing", "also"), sample([(m, a) for m in range(len(HALF)) for a in (False, True)]))
+def test_a_half_applied_file_is_refused_naming_the_missing_part(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, offline: None, missing: int, also: bool
+) -> None:
+    patched, original = HALF[missing]
+    text = PATCHED_CORE.replace(patched, original)
+    if also:
+        text = text.replace("size = 4", "size = 40")
+    (site.root / CORE).write_text(text)
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+    before = (site.root / CORE).read_bytes()
+
+    err = refused(site, radpatch, registry, "apply", "toy", "--wheel", str(wheel))
+
+    lines = text.splitlines()
+    gap = lines.index(original) + 1
+    assert f"the file carries only part of the patch: its change at line {gap} is not there" in err, err
+    edited = lines.index("        size = 40") + 1 if also else None
+    assert (f"other edits at line {edited}" in err) is also, err
+    assert f"other edits at line {gap}" not in err and len(err.strip().splitlines()) <= 2, err
+    assert (site.root / CORE).read_bytes() == before
+
+
+@pytest.mark.parametrize(("missing", "also"), sample([(m, a) for m in range(len(HALF)) for a in (False, True)]))
+def test_status_of_a_half_applied_file_says_which_rewrites_it_carries(
+    site: Site, wheel: Path, registry: Path, radpatch: Any, missing: int, also: bool
+) -> None:
+    """att20b F3: the drifted detail starts with the rewrites the file carries and the ones it lacks."""
+    patched, original = HALF[missing]
+    text = PATCHED_CORE.replace(patched, original)
+    (site.root / CORE).write_text(text.replace("size = 4", "size = 40") if also else text)
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+
+    st = json.loads(radpatch("--registry", str(registry), "status", "--json", "toy").out)[0]
+
+    ids = ["cfg-param", "pass-cfg"]
+    lacks = ids.pop(missing)
+    assert st["state"] == "drifted", st
+    assert f"{CORE}: carries 1 of 2 rewrites ('{ids[0]}'; not '{lacks}'): matches neither form" in st["reason"], st
