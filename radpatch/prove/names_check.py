@@ -41,9 +41,12 @@ def introduced(
     filename: str = "",
     python: PythonEnv | None = None,
     skip: tuple[str, ...] | None = (),
+    own: tuple[str, ...] = (),
 ) -> list[names.Problem] | None:
     """Names `after` cannot resolve that `before` could (None when either could not be walked), judged
-    by the target interpreter when it is another Python version."""
+    by the target interpreter when it is another Python version. `own`: the modules the patch's own
+    text changes or creates (own_modules), whose files on disk are not what runs, even where `skip`
+    is None."""
     if other_python(python):
         assert python is not None
         try:
@@ -55,7 +58,7 @@ def introduced(
             there
             + _missing_imports(before, after, me, python, skip)
             + _partial(before, after, me, python)
-            + _package_reads(before, after, me, python, skip)
+            + _package_reads(before, after, me, python, skip if skip is not None else own)
         )
     me = names.module_of(module, filename)
     old, new = analysis_of(before, me).problems, analysis_of(after, me).problems
@@ -66,7 +69,7 @@ def introduced(
         + _missing_here(before, after, python)
         + _missing_imports(before, after, me, python, skip)
         + _partial(before, after, me, python)
-        + _package_reads(before, after, me, python, skip)
+        + _package_reads(before, after, me, python, skip if skip is not None else own)
     )
 
 
@@ -209,9 +212,10 @@ def names_refusal(
     python: PythonEnv | None = None,
     module: str | None = None,
     skip: tuple[str, ...] | None = (),
+    own: tuple[str, ...] = (),
 ) -> Refusal | None:
     """Names the patch makes unresolvable at run time (see the names package), each with its line."""
-    new = introduced(before, after, module, filename, python, skip)
+    new = introduced(before, after, module, filename, python, skip, own)
     if new is None:
         me = names.module_of(module, filename)
         unparsed = analysis_of(before, me).unparsed or analysis_of(after, me).unparsed

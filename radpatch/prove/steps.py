@@ -21,7 +21,7 @@ from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import star_exports
 from radpatch.prove.analysis import backward, compiled, for_python, forward, on_target, other_python, short
-from radpatch.prove.names_check import introduced, names_refusal, unjudged
+from radpatch.prove.names_check import introduced, names_refusal, own_modules, unjudged
 from radpatch.prove.placement_check import placement_refusal
 from radpatch.prove.refusal import COMPILE_HINT, REVERSE_HINT, Refusal
 from radpatch.registry.model import Patch, Rewrite
@@ -198,18 +198,20 @@ def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
 
 
 def _check_names(c: Case) -> Refusal | None:
-    return names_refusal(c.before, c.after, c.filename, c.python, c.module, unjudged(c.patch))
+    return names_refusal(c.before, c.after, c.filename, c.python, c.module, unjudged(c.patch), own_modules(c.patch))
 
 
 def _refuse_names(c: Case, r: Refusal) -> RefusedError:
-    skip = unjudged(c.patch)
-    missing = {p.key for p in introduced(c.before, c.after, c.module, c.filename, c.python, skip) or ()}
+    skip, own = unjudged(c.patch), own_modules(c.patch)
+    missing = {p.key for p in introduced(c.before, c.after, c.module, c.filename, c.python, skip, own) or ()}
     culprit = _first(
         c.patch,
         c.rewrites,
         c.before,
         c.filename,
-        lambda d: bool(missing & {p.key for p in introduced(c.before, d, c.module, c.filename, c.python, skip) or ()}),
+        lambda d: bool(
+            missing & {p.key for p in introduced(c.before, d, c.module, c.filename, c.python, skip, own) or ()}
+        ),
     )
     return r.blame(culprit).error(c.patch)
 

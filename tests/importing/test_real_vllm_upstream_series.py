@@ -107,14 +107,17 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
     (tmp_path / "gnu-lone" / rel).parent.mkdir(parents=True)
     (tmp_path / "gnu-lone" / rel).write_bytes((site / rel).read_bytes())
     assert gnu_patch(tmp_path / "gnu-lone", lone, 1).returncode == 0  # GNU patch takes it as it is
-    out = radpatch(python, "import", str(lone), "-p1", "--out", str(reg))
-    assert out.returncode == 0, out.stderr
+    # import proves what it writes as apply does (importing.proof): it refuses with apply's words
+    # and writes no entry; the installed file is untouched
     before = (site / rel).read_bytes()
-    refused = radpatch(python, "--registry", str(reg), "apply", "lone")
+    written = set(reg.glob("*")) if reg.exists() else set()
+    refused = radpatch(python, "import", str(lone), "-p1", "--out", str(reg))
     assert refused.returncode == 1, refused.stdout + refused.stderr
     first = refused.stderr.splitlines()[0]
+    assert "lone.patch: the entry import would write is refused by apply" in first, refused.stderr
     assert "would fail to import: `vllm.entrypoints.common.startup`" in first, refused.stderr
     assert "is not a module on the target's import path" in first and "Traceback" not in refused.stderr
+    assert (set(reg.glob("*")) if reg.exists() else set()) == written  # no entry written
     assert (site / rel).read_bytes() == before  # nothing written
 
 

@@ -92,3 +92,24 @@ def test_a_name_another_module_imports_from_the_module_is_not_taken_away(
 def test_both_outcomes_are_generated() -> None:
     assert any(c[2] == "delete-constant" and c[0] == "from-absolute" for c in CASES)
     assert any(c[2] in ("rename-keeping-alias", "unchanged-name") for c in CASES)
+
+
+@pytest.mark.parametrize("requires", [False, True], ids=["requires-nothing", "requires-entries"])
+@pytest.mark.parametrize("other", ["from-absolute", "from-relative", "attr-module-alias"])
+def test_an_importer_the_entry_itself_changes_is_read_as_the_entry_leaves_it(
+    other: str, requires: bool, tmp_path: Path
+) -> None:
+    """A real series (omni-infer's prometheus_dp_logging.patch) removes `setup_default_loggers` from
+    loggers.py and, in the same entry, the import of it from async_llm.py: the installed importer is
+    not what runs, whether or not the entry requires others (names_check.unjudged is then None)."""
+    root = tmp_path / "site"
+    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    name, patched = CHANGES["delete-constant"]
+    mod = write(root, other, "plain", name, ORIGINAL)
+    before = mod.read_bytes()
+    after = patched.encode()
+    refused = names_check.names_refusal(before, after, str(mod), env, "pp.mod")
+    assert refused is not None and "pp/other.py:" in refused.why  # the installed importer breaks: refused
+    own = ("pp.mod", "pp.other")  # the entry changes both modules (names_check.own_modules)
+    skip = None if requires else own  # names_check.unjudged
+    assert names_check.names_refusal(before, after, str(mod), env, "pp.mod", skip, own) is None
