@@ -3,9 +3,12 @@ module, imported in one subprocess (`runs`), and the refusal plan.plan gives the
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
+import textwrap
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from radpatch.errors import RefusedError
@@ -57,3 +60,34 @@ def runs(modules: dict[str, tuple[str, str]], root: Path, python: str = sys.exec
     run = subprocess.run([python, "-I", "-c", RUNNER, asked, str(root)], capture_output=True, text=True, check=True)
     found: dict[str, object] = json.loads(run.stdout)
     return found
+
+
+def wrapped(head: str, tail: str, wrap: str, cond: bool) -> str:
+    """A generated module: `head` (formatted with `cond`), then `tail`, under `if COND:` when `wrap`
+    is "if-cond" (else "always")."""
+    if wrap == "if-cond":
+        tail = "if COND:\n" + textwrap.indent(tail, "    ")
+    return head.format(cond=cond) + tail + "\n"
+
+
+def cases_truth(
+    op: Operation,
+    cases: Iterable[tuple[str, str, str]],
+    source: Callable[[str, str, str, bool], str],
+    prefix: str,
+    root: Path,
+) -> dict[tuple[str, str, str], list[object]]:
+    """Per (form, value, wrap) case: for each COND (both for "if-cond"), whether the module `op`
+    patches, imported in one subprocess (`runs`), has the changed f (`mod.f() == 'new'`)."""
+    modules: dict[str, tuple[str, str]] = {}
+    where: dict[tuple[str, str, str], list[str]] = {}
+    n = itertools.count()
+    for case in cases:
+        for cond in (True, False) if case[2] == "if-cond" else (True,):
+            pkg = f"{prefix}_{next(n)}"
+            text = patched(op, source(*case, cond), pkg)
+            assert text is not None and "'new'" in text
+            modules[pkg] = (text, "mod.f() == 'new'")
+            where.setdefault(case, []).append(pkg)
+    found = runs(modules, root)
+    return {case: [found[p] for p in pkgs] for case, pkgs in where.items()}

@@ -16,13 +16,12 @@ refuse exactly the patches whose changed `f` is not the `f` the module holds at 
 from __future__ import annotations
 
 import itertools
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from radpatch.rewrite.ops.replace import Replace
-from tests.lib.def_runs import patched, refusal, runs
+from tests.lib.def_runs import cases_truth, refusal, wrapped
 from tests.lib.generated import sample
 
 HEAD = """import builtins
@@ -88,27 +87,13 @@ OP = Replace("f", "'old'", "'new'")
 
 
 def source(form: str, value: str, wrap: str, cond: bool) -> str:
-    tail = FORMS[form].replace("V", VALUES[value])
-    if wrap == "if-cond":
-        tail = "if COND:\n" + textwrap.indent(tail, "    ")
-    return HEAD.format(cond=cond) + tail + "\n"
+    return wrapped(HEAD, FORMS[form].replace("V", VALUES[value]), wrap, cond)
 
 
 @pytest.fixture(scope="module")
 def truth(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str], list[object]]:
     """Per case: for each COND, whether the patched module's f is the changed one at the end."""
-    modules: dict[str, tuple[str, str]] = {}
-    where: dict[tuple[str, str, str], list[str]] = {}
-    n = itertools.count()
-    for case in CASES:
-        for cond in (True, False) if case[2] == "if-cond" else (True,):
-            pkg = f"rp_calls_{next(n)}"
-            text = patched(OP, source(*case, cond), pkg)
-            assert text is not None and "'new'" in text
-            modules[pkg] = (text, "mod.f() == 'new'")
-            where.setdefault(case, []).append(pkg)
-    found = runs(modules, Path(tmp_path_factory.mktemp("calls")))
-    return {case: [found[p] for p in pkgs] for case, pkgs in where.items()}
+    return cases_truth(OP, CASES, source, "rp_calls", Path(tmp_path_factory.mktemp("calls")))
 
 
 @pytest.mark.parametrize(("form", "value", "wrap"), CASES, ids=["-".join(c) for c in CASES])

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import ast
 import itertools
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from radpatch.prove.placement.reached import ModuleCode, Summaries
 from radpatch.rewrite.ops.replace import Replace
-from tests.lib.def_runs import patched, refusal, runs
+from tests.lib.def_runs import cases_truth, patched, refusal, runs, wrapped
 from tests.lib.generated import sample
 
 HEAD = """import sys
@@ -122,27 +121,13 @@ OP = Replace("f", "'old'", "'new'")
 
 
 def source(form: str, value: str, wrap: str, cond: bool) -> str:
-    tail = FORMS[form].replace("V", VALUES[value])
-    if wrap == "if-cond":
-        tail = "if COND:\n" + textwrap.indent(tail, "    ")
-    return HEAD.format(cond=cond) + tail + "\n"
+    return wrapped(HEAD, FORMS[form].replace("V", VALUES[value]), wrap, cond)
 
 
 @pytest.fixture(scope="module")
 def truth(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str], list[object]]:
     """Per case: for each COND, whether the patched module's f is the changed one once imported."""
-    modules: dict[str, tuple[str, str]] = {}
-    where: dict[tuple[str, str, str], list[str]] = {}
-    n = itertools.count()
-    for case in CASES:
-        for cond in (True, False) if case[2] == "if-cond" else (True,):
-            pkg = f"rp_reached_{next(n)}"
-            text = patched(OP, source(*case, cond), pkg)
-            assert text is not None and "'new'" in text
-            modules[pkg] = (text, "mod.f() == 'new'")
-            where.setdefault(case, []).append(pkg)
-    found = runs(modules, Path(tmp_path_factory.mktemp("reached")))
-    return {case: [found[p] for p in pkgs] for case, pkgs in where.items()}
+    return cases_truth(OP, CASES, source, "rp_reached", Path(tmp_path_factory.mktemp("reached")))
 
 
 @pytest.mark.parametrize(("form", "value", "wrap"), CASES, ids=["-".join(c) for c in CASES])
