@@ -112,11 +112,20 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     bad = report.failing
     if bad:
         raise RefusedError(
-            f"{patch.name}: {len(bad)} of {len(report.claimed)} releases of {patch.distribution} "
-            f"in {patch.range} fail: " + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
+            f"{patch.name}: {len(bad)} of {_claimed_words(report)} fail: "
+            + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
             _hint(bad, requires),
         )
     return EXIT_OK
+
+
+def _claimed_words(report: Report) -> str:
+    """The releases a failing count is out of: the declared range's, or, where `--versions` narrowed
+    them, the asked ones (in the declared range)."""
+    p, n = report.patch, len(report.claimed)
+    if report.spec == p.supported:
+        return f"{n} releases of {p.distribution} in {p.range}"
+    return f"the {n} asked ({report.spec_text}) of {p.distribution}'s releases in {p.range}"
 
 
 def _all_hint(bad: list[ReleaseResult]) -> str:
