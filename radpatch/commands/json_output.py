@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import click
 
 ERROR_SCHEMA = 1  # of the error object; raised when a key changes meaning or goes away
+JSON_FORMATS = ("json", "cyclonedx")  # the `--format` values whose output is JSON
 
 
 class _Printed:
@@ -28,11 +29,12 @@ def emit(data: object) -> None:
 
 
 def wants_json(args: Sequence[str]) -> bool:
-    """The command line asks for JSON output: `--json`, `--format json` or `--format=json`."""
+    """The command line asks for JSON output: `--json`, or `--format` json or cyclonedx (a BOM is JSON
+    a program reads: on an error it gets the same error object, not a BOM)."""
     for i, arg in enumerate(args):
-        if arg == "--json" or arg == "--format=json":
+        if arg == "--json" or arg in (f"--format={f}" for f in JSON_FORMATS):
             return True
-        if arg == "--format" and i + 1 < len(args) and args[i + 1] == "json":
+        if arg == "--format" and i + 1 < len(args) and args[i + 1] in JSON_FORMATS:
             return True
     return False
 

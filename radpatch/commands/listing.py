@@ -11,7 +11,13 @@ from radpatch.errors import EXIT_OK
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, overlaps
-from radpatch.releases.summaries import not_in_effect_releases, not_in_effect_words, obsolete_span, obsolete_words
+from radpatch.releases.summaries import (
+    not_in_effect_releases,
+    not_in_effect_words,
+    obsolete_all,
+    obsolete_span,
+    obsolete_words,
+)
 from radpatch.state.verified import cache_root
 
 
@@ -33,9 +39,9 @@ def upstream_state(p: Patch) -> str:
     release upstream contains the change: `-` when neither is known."""
     links = p.upstream
     parts = [_short(link) for link in links]
-    span = obsolete_span(cache_root(), p)
-    if span is not None:  # only the releases verify read: a later one may have reverted it
-        parts.append(f"{obsolete_words(span)} (verify read no later release)")
+    every = obsolete_all(cache_root(), p) if obsolete_span(cache_root(), p) is not None else None
+    if every is not None:  # only the releases verify read: a later one may have reverted it
+        parts.append(f"{obsolete_words(every)} (verify read no later release)")
     elif p.obsolete is not None:
         parts.append(f"obsolete {p.obsolete}")
     held = not_in_effect_releases(cache_root(), p)

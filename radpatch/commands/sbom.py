@@ -26,7 +26,6 @@ so a scanner matching advisories by purl still finds it.
 from __future__ import annotations
 
 import datetime
-import json
 import re
 import urllib.parse
 import uuid
@@ -34,6 +33,7 @@ import uuid
 import click
 
 from radpatch import __version__
+from radpatch.commands import json_output
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
 from radpatch.registry.loader import links
@@ -162,7 +162,7 @@ def run(ctx: Context, names: tuple[str, ...]) -> int:
     listed = collect(
         ctx.registry, ctx.registry.load_many(list(names) if names else ctx.registry.names()), ctx.env, bool(names)
     )
-    click.echo(json.dumps(bom(listed), indent=2))
+    json_output.emit(bom(listed))
     flagged = [a for a in listed if a.flag]
     if flagged:
         click.echo(

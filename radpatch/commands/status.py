@@ -165,15 +165,18 @@ def declared_obsolete(s: PatchState) -> str:
 
 def obsolete_upstream(s: PatchState) -> str:
     """ "obsolete upstream in X..Y" (releases.summaries.obsolete_words, as `list` says it) when verify
-    found (radpatch.releases: its cache, no network) that the releases from X to Y contain the change
-    and the installed release is one of them."""
-    from radpatch.releases.summaries import obsolete_words
+    found (radpatch.releases: its cache, no network) that the installed release contains the change:
+    every verified release that does, in runs that each hold every release between their ends."""
+    from radpatch.releases.summaries import obsolete_all, obsolete_words
+    from radpatch.state.verified import cache_root
 
-    span = obsolete_upstream_run(s)
-    if span is None:
+    if obsolete_upstream_run(s) is None:
+        return ""
+    every = obsolete_all(cache_root(), s.patch)
+    if every is None:
         return ""
     links = s.patch.upstream
-    return obsolete_words(span) + (f" ({', '.join(links)})" if links else "")
+    return obsolete_words(every) + (f" ({', '.join(links)})" if links else "")
 
 
 def not_in_effect(s: PatchState) -> str:

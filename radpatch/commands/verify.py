@@ -12,6 +12,7 @@ entries' overlaps (radpatch.releases.overlaps), and the same exit codes over eve
 from __future__ import annotations
 
 import click
+from packaging.version import Version
 
 from radpatch.commands import json_output
 from radpatch.context import Context
@@ -21,6 +22,7 @@ from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import applied, gaps, matrix, overlaps
 from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
+from radpatch.releases.verifier import BASES
 from radpatch.releases.verify import parse_spec, verify
 from radpatch.releases.wheels import Releases
 
@@ -110,11 +112,20 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
     bad = report.failing
     if bad:
         raise RefusedError(
-            f"{patch.name}: {len(bad)} of {len(report.claimed)} releases of {patch.distribution} "
-            f"in {patch.range} fail: " + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
+            f"{patch.name}: {len(bad)} of {_claimed_words(report)} fail: "
+            + ", ".join(f"{r.version} ({first_failed(r)})" for r in bad),
             _hint(bad, requires),
         )
     return EXIT_OK
+
+
+def _claimed_words(report: Report) -> str:
+    """The releases a failing count is out of: the declared range's, or, where `--versions` narrowed
+    them, the asked ones (in the declared range)."""
+    p, n = report.patch, len(report.claimed)
+    if report.spec == p.supported:
+        return f"{n} releases of {p.distribution} in {p.range}"
+    return f"the {n} asked ({report.spec_text}) of {p.distribution}'s releases in {p.range}"
 
 
 def _all_hint(bad: list[ReleaseResult]) -> str:
@@ -179,6 +190,8 @@ def render(report: Report) -> str:
         lines.append(
             f"range could be widened to include {', '.join(str(v) for v in report.widen)} (they pass every check)"
         )
+    if report.bases_read:
+        lines.append(bases_line(report.bases_read))
     links = matrix.upstream(p)
     for r in report.results:
         if r.obsolete:
@@ -186,3 +199,13 @@ def render(report: Report) -> str:
             why = f"; upstream: {', '.join(links)}" if links else ""
             lines.append(f"{p.distribution} {r.version} already contains the change ({where}{why})")
     return "\n".join(lines)
+
+
+def bases_line(read: tuple[Version, ...]) -> str:
+    """How many releases outside those verified were read to look for the entry's change on a base
+    (radpatch.releases.verifier.search_order), and which."""
+    n = len(read)
+    return (
+        f"read {n} release{'s' if n != 1 else ''} outside those verified to look for the entry's change on a base "
+        f"(the newest {BASES} of the declared range, then its first): {', '.join(str(v) for v in read)}"
+    )

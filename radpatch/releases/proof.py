@@ -14,26 +14,26 @@ have them: the first where every layer applies shows what the entry's change is.
   match ... idempotent   as apply: the rewrites match, then apply's proof steps, then a second
               apply is a no-op
 
-A failing check is a Refusal (radpatch.prove.refusal), the check's name as its step.
+A failing check is a Refusal (radpatch.prove.refusal), the check's name as its step. The job's
+records are radpatch.releases.proof_job's, its state as the checks go radpatch.releases.proof_run's
+(both named here too, as callers know them).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-
-from packaging.version import Version
 
 from radpatch.errors import RefusedError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause, Refusal
-from radpatch.prove.star_exports import ModuleSource, module_of
+from radpatch.prove.star_exports import module_of
 from radpatch.prove.steps import STEPS, Case
-from radpatch.registry import versions as policy
-from radpatch.registry.model import Patch, Rewrite
+from radpatch.registry.model import Patch
 from radpatch.releases import carried, replaced
+from radpatch.releases.proof_job import Checks, File, Job, Layer, Proof, ProofBase
+from radpatch.releases.proof_run import JobRun, Memo
+
+__all__ = ["MEANING", "PROOF", "Checks", "File", "Job", "Layer", "Memo", "Proof", "ProofBase", "not_in_effect", "prove"]
 
 PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
 MEANING = {
@@ -50,187 +50,11 @@ MEANING = {
     ),
 }
 PROOF = tuple(MEANING)  # the checks that read the modules' text
-Checks = dict[str, "bool | None"]
-
-
-@dataclass(frozen=True)
-class File:
-    file: str
-    module: str
-    relpath: str
-    rewrites: tuple[Rewrite, ...]
-    data: bytes
-    # the modules its star imports read (followed through theirs), as the release's wheel has them:
-    # the placement step tells from them whether a later star import rebinds what the patch changes
-    stars: tuple[ModuleSource, ...] = ()
-    # the modules of the package its decorators are imported from (followed), as the wheel has them:
-    # obsolete detection reads what such a decorator is (radpatch.releases.decorators)
-    decorators: tuple[ModuleSource, ...] = ()
-
-
-def _files_key(files: tuple[File, ...]) -> list[object]:
-    return [
-        [
-            f.file,
-            f.relpath,
-            [r.id for r in f.rewrites],
-            _sha(f.data),
-            [[s.module, s.package, _sha(s.data)] for s in f.stars],
-            [[s.module, s.package, _sha(s.data)] for s in f.decorators],
-        ]
-        for f in files
-    ]
-
-
-@dataclass(frozen=True)
-class Layer:
-    """One entry of a stack, and its files on the release."""
-
-    patch: Patch
-    files: tuple[File, ...]
-    version: Version | None = None  # the release (for a requirement's `obsolete:`)
-
-    def declared_obsolete(self, version: Version | None) -> bool:
-        """The entry declares `version` in its `obsolete:` range (apply leaves it alone there)."""
-        obsolete = self.patch.obsolete
-        return version is not None and obsolete is not None and policy.allows(obsolete, version)
-
-    def key(self) -> list[object]:
-        return [self.patch.name, self.patch.digest, self.declared_obsolete(self.version), _files_key(self.files)]
-
-
-@dataclass(frozen=True)
-class ProofBase:
-    """A release the entry is written for (its declared range), whose files show what the entry's
-    change is: each layer's files there, in the job's order."""
-
-    version: Version
-    files: tuple[tuple[File, ...], ...]  # per layer of the job
-
-    def key(self, layers: tuple[Layer, ...]) -> list[object]:
-        return [[la.declared_obsolete(self.version), _files_key(fs)] for la, fs in zip(layers, self.files)]
-
-
-@dataclass(frozen=True)
-class Job:
-    layers: tuple[Layer, ...]  # the requirements, in order, then the entry
-    bases: tuple[ProofBase, ...] = ()  # candidates, the first where every layer applies is used
-
-    @property
-    def entry(self) -> Layer:
-        return self.layers[-1]
-
-    def key(self) -> str:
-        """What the proof's answer depends on besides radpatch's code: entries, rewrites, bytes."""
-        return json.dumps([[la.key() for la in self.layers], [b.key(self.layers) for b in self.bases]])
-
-
-@dataclass(frozen=True)
-class Proof:
-    checks: Checks
-    refusal: Refusal | None
-
-    @property
-    def error(self) -> str | None:
-        return None if self.refusal is None else f"{self.refusal.step}: {self.refusal.why}"
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-class Memo:
-    """runner.forward / runner.backward of one file's rewrites, each computed once per input."""
-
-    def __init__(self, patch: Patch, rewrites: tuple[Rewrite, ...], relpath: str) -> None:
-        self.patch, self.rewrites, self.relpath = patch, rewrites, relpath
-        self.done: dict[tuple[str, bytes], bytes | RefusedError] = {}
-
-    def _call(self, way: str, data: bytes) -> bytes:
-        key = (way, data)
-        if key not in self.done:
-            # here, not at the top: a run whose proofs are all kept never loads libcst
-            from radpatch.rewrite import runner
-
-            fn = runner.forward if way == "forward" else runner.backward
-            try:
-                self.done[key] = fn(self.patch, self.rewrites, data, self.relpath)
-            except RefusedError as exc:
-                self.done[key] = exc
-        got = self.done[key]
-        if isinstance(got, RefusedError):
-            raise got
-        return got
-
-    def forward(self, data: bytes) -> bytes:
-        return self._call("forward", data)
-
-    def backward(self, data: bytes) -> bytes:
-        return self._call("backward", data)
-
-    def reads_patched(self, data: bytes) -> bool:
-        """status's round trip, on the memoised forward/backward: how a file radpatch patched (the
-        patched module, for the idempotent check) reads as applied."""
-        from radpatch.prove.form import round_trip
-
-        return round_trip(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward).patched
-
-    def carries(self, data: bytes, in_effect: Callable[[bytes], bool] | None = None) -> bool:
-        """A release's file already carries the change, as status and apply judge a file radpatch
-        has no record of (prove.form.carries), on the memoised forward/backward."""
-        from radpatch.prove.form import carries
-
-        return carries(self.patch, self.rewrites, data, self.relpath, self.forward, self.backward, in_effect=in_effect)
-
-
-@dataclass
-class _Run:
-    """One job's state as the checks go: each file's bytes (the release's, as the requirements
-    leave them), each layer's change on the base (computed when first asked), the patched bytes."""
-
-    job: Job
-    data: dict[str, bytes] = field(default_factory=dict)  # relpath -> the release's bytes
-    after: dict[str, bytes] = field(default_factory=dict)  # relpath -> the entry's patched bytes
-    memos: dict[tuple[str, str, tuple[str, ...]], Memo] = field(default_factory=dict)
-    _changes: list[dict[str, tuple[bytes, bytes]]] | None = None
-
-    def memo(self, patch: Patch, f: File) -> Memo:
-        key = (patch.name, f.relpath, tuple(r.id for r in f.rewrites))
-        if key not in self.memos:
-            self.memos[key] = Memo(patch, f.rewrites, f.relpath)
-        return self.memos[key]
-
-    def change(self, layer: int, file: str) -> tuple[bytes, bytes] | None:
-        """What layer `layer` does to `file` (a `modules:` name) on a base release: (before, after); None when no
-        candidate base has every layer apply."""
-        if self._changes is None:
-            self._changes = next((c for b in self.job.bases if (c := self._on_base(b)) is not None), [])
-        return self._changes[layer].get(file) if layer < len(self._changes) else None
-
-    def _on_base(self, base: ProofBase) -> list[dict[str, tuple[bytes, bytes]]] | None:
-        """Every layer run on `base` in order: per layer, `modules:` name -> (before, after); None when one
-        does not apply there."""
-        state: dict[str, bytes] = {}
-        out: list[dict[str, tuple[bytes, bytes]]] = []
-        for layer, files in zip(self.job.layers, base.files):
-            for f in files:
-                state.setdefault(f.relpath, f.data)
-            changes: dict[str, tuple[bytes, bytes]] = {}
-            if not layer.declared_obsolete(base.version):
-                for f in files:
-                    try:
-                        after = self.memo(layer.patch, f).forward(state[f.relpath])
-                    except RefusedError:
-                        return None
-                    changes[f.file] = (state[f.relpath], after)
-                    state[f.relpath] = after
-            out.append(changes)
-        return out
 
 
 def prove(job: Job) -> Proof:
     """Run PROOF over the job, check by check; stop at the first refusal."""
-    run = _Run(job)
+    run = JobRun(job)
     for layer in job.layers:
         for f in layer.files:
             run.data.setdefault(f.relpath, f.data)
@@ -244,7 +68,7 @@ def prove(job: Job) -> Proof:
     return Proof(checks, None)
 
 
-def _contains(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
+def _contains(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool:
     """`data` (a file of layer `index`) already holds the layer's change. In radpatch's layout,
     status's and apply's judgement tells (prove.form.carries); in upstream's own, only where the
     rewrites do not apply (where they apply, apply makes the change: an insertion already there is
@@ -272,7 +96,7 @@ def _undone(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
     return replaced.undone(*change, data, module_of(f.relpath), f.decorators)
 
 
-def _in_effect(run: _Run, index: int, f: File) -> Callable[[bytes], bool]:
+def _in_effect(run: JobRun, index: int, f: File) -> Callable[[bytes], bool]:
     """Whether layer `index`'s new code in `f` takes effect, judged against its change on a base
     (radpatch.releases.replaced); True where no base tells (the first proof, without bases)."""
 
@@ -283,7 +107,7 @@ def _in_effect(run: _Run, index: int, f: File) -> Callable[[bytes], bool]:
     return judge
 
 
-def not_in_effect(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
+def not_in_effect(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool:
     """`data` holds layer `index`'s new code (it reads as patched, or holds the change in upstream's
     layout) but, against the change on a base, it may not take effect (prove.refusal.NOT_IN_EFFECT):
     not carried, so not obsolete."""
@@ -299,7 +123,7 @@ def not_in_effect(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bo
         return _carried(change, f, data)
 
 
-def _requires(run: _Run) -> Refusal | None:
+def _requires(run: JobRun) -> Refusal | None:
     for index, layer in enumerate(run.job.layers[:-1]):
         if layer.declared_obsolete(layer.version):
             continue  # apply leaves it alone there
@@ -322,12 +146,12 @@ def _requires(run: _Run) -> Refusal | None:
     return None
 
 
-def _entry_files(run: _Run) -> list[File]:
+def _entry_files(run: JobRun) -> list[File]:
     """The entry's files with the bytes the requirements left."""
     return [dataclasses.replace(f, data=run.data[f.relpath]) for f in run.job.entry.files]
 
 
-def _pristine(run: _Run) -> Refusal | None:
+def _pristine(run: JobRun) -> Refusal | None:
     patch = run.job.entry.patch
     last = len(run.job.layers) - 1
     for f in _entry_files(run):
@@ -376,7 +200,7 @@ def _part_present(patch: Patch, f: File, wheel: bytes) -> Refusal | None:
     )
 
 
-def _match(run: _Run) -> Refusal | None:
+def _match(run: JobRun) -> Refusal | None:
     patch = run.job.entry.patch
     for f in _entry_files(run):
         try:
@@ -391,11 +215,11 @@ def _match(run: _Run) -> Refusal | None:
     return None
 
 
-def _proof_step(name: str) -> Callable[[_Run], Refusal | None]:
+def _proof_step(name: str) -> Callable[[JobRun], Refusal | None]:
     """One of apply's proof steps (prove.steps.STEPS), on this release's module, as its own check."""
     step = next(s for s in STEPS if s.name == name)
 
-    def check(run: _Run) -> Refusal | None:
+    def check(run: JobRun) -> Refusal | None:
         patch = run.job.entry.patch
         for f in _entry_files(run):
             m = run.memo(patch, f)
@@ -419,7 +243,7 @@ def _proof_step(name: str) -> Callable[[_Run], Refusal | None]:
     return check
 
 
-def _idempotent(run: _Run) -> Refusal | None:
+def _idempotent(run: JobRun) -> Refusal | None:
     patch = run.job.entry.patch
     for f in _entry_files(run):
         if not run.memo(patch, f).reads_patched(run.after[f.relpath]):
@@ -432,7 +256,7 @@ def _idempotent(run: _Run) -> Refusal | None:
     return None
 
 
-_CHECKS: dict[str, Callable[[_Run], Refusal | None]] = {
+_CHECKS: dict[str, Callable[[JobRun], Refusal | None]] = {
     "requires": _requires,
     "pristine": _pristine,
     "match": _match,

@@ -74,6 +74,9 @@ class Report:
     cache: str
     fetched: Transfer
     requires: tuple[str, ...] = ()  # the entries proven first on each release (`requires:`, transitively, in order)
+    # releases of the declared range read only as bases (radpatch.releases.verifier.search_order),
+    # to tell whether a release whose rewrites do not apply already holds the change
+    bases_read: tuple[Version, ...] = ()
 
     @property
     def spec_text(self) -> str:
@@ -103,6 +106,7 @@ class Report:
             "claimed": len(self.claimed),
             "passed": sum(r.ok for r in self.claimed),
             "fetched": self.fetched.to_json(),
+            "bases_read": [str(v) for v in self.bases_read],
         }
 
 

@@ -72,6 +72,8 @@ class Run:
 
     pieces: tuple[tuple[Version, Version], ...]
     skipped: tuple[Version, ...] = ()
+    # verified releases among the pieces that do not contain the change (obsolete_all: several runs)
+    without: tuple[Version, ...] = ()
 
     @property
     def first(self) -> Version:
@@ -139,14 +141,34 @@ def obsolete_run(root: Path, patch: Patch, version: Version) -> Run | None:
     return Run(tuple(pieces), tuple(skipped))
 
 
+def obsolete_all(root: Path, patch: Patch) -> Run | None:
+    """Every verified release that contains the change, as pieces X..Y that hold every release the
+    index lists between X and Y: broken where verify skipped a listed release (`skipped`) and where
+    it read one without the change (`without`); None when verify found none."""
+    known = _known(root, patch)
+    runs = [r for v, obs in known if obs and (r := obsolete_run(root, patch, v)) is not None and r.first == v]
+    if not runs:
+        return None
+    lo, hi = runs[0].first, runs[-1].last
+    without = tuple(v for v, obs in known if not obs and lo < v < hi)
+    read = {v for v, _ in known}
+    skipped = sorted(
+        {*(v for r in runs for v in r.skipped), *(v for v in _listed(root, patch) if lo < v < hi and v not in read)}
+    )
+    return Run(tuple(p for r in runs for p in r.pieces), tuple(skipped), without)
+
+
 def obsolete_words(span: tuple[Version, Version] | Run) -> str:
     """The one phrase `status` and `list` say of releases verify found to contain the change:
     "obsolete upstream in X", "obsolete upstream in X..Y", or, where verify skipped a release the
-    index lists among them, "obsolete upstream in X, Z..Y (W not verified)"."""
+    index lists among them, "obsolete upstream in X, Z..Y (W not verified)", or read one without
+    the change, "obsolete upstream in X..Y, Z (not in W)": each X..Y holds every release between."""
     run = span if isinstance(span, Run) else Run((span,))
     text = ", ".join(span_text(p) for p in run.pieces)
-    if run.skipped:
-        text += f" ({', '.join(str(v) for v in run.skipped)} not verified)"
+    why = [f"{', '.join(str(v) for v in run.skipped)} not verified"] if run.skipped else []
+    why += [f"not in {', '.join(str(v) for v in run.without)}"] if run.without else []
+    if why:
+        text += f" ({'; '.join(why)})"
     return f"obsolete upstream in {text}"
 
 

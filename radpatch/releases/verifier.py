@@ -3,7 +3,10 @@ once), its target files resolved as apply would pick them, its requirements stac
 entry, and proven (radpatch.releases.proof_cache); a release where a rewrite does not apply is
 proven again against bases (releases of the declared range, newest first: the first where the
 rewrites apply is used), which tell whether it already holds the change in upstream's own layout.
-The newest BASES are read first; where they leave a release undecided, the rest of the range.
+The newest BASES are read first; where they leave a release undecided, the first release of the
+range too (the entry was written for some release of its range: often the one it starts at) and the
+releases asked for, and no more: a question about one release reads at most BASES + 1 others
+(`looked` names them).
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ class Verifier:
     requires: tuple[Patch, ...] = ()  # the entries it requires, transitively, in the order apply runs them
     needs: frozenset[str] = field(init=False)
     bases: list[Version] = field(init=False, default_factory=list)  # the releases the change is read off now
+    looked: set[Version] = field(init=False, default_factory=set)  # every release read as a base, this run
     transfer: Transfer = field(default_factory=Transfer)
 
     def __post_init__(self) -> None:
@@ -117,21 +121,22 @@ class Verifier:
         apply, or that holds part of the entry's code already, is proven again with bases (releases
         of the declared range, read then): it may contain the whole change in upstream's own layout.
         The newest BASES of the range are read first; a release they leave undecided (no base there
-        has the rewrites apply, or none tells it carries the change) is proven again with the whole
-        range, so the answer does not depend on how far `supported` reaches."""
+        has the rewrites apply, or none tells it carries the change) is proven again with the first
+        release of the range and the asked ones added (search_order): a bounded search, whatever the
+        range's length."""
         fetched = self._fetch(versions)
         results = self._prove(versions, fetched, with_bases=False)
         replaces = any(r.op.KEY == "replace" for r in self.patch.rewrites)
         # an obsolete verdict on a replace is read against the base too (releases.replaced: its new
         # code may sit under a condition, or the old value be stored again)
         again = [v for v in versions if _read_on_bases(results[v]) or (replaces and results[v].obsolete)]
-        claimed = self.claimed
-        for reach in (claimed[:BASES], claimed):
+        for reach in search_order(self.claimed, versions):
             if not again:
                 break
             if reach == self.bases or all(b in again for b in reach):
                 continue  # nothing to read the change off that was not read
             self.bases = reach
+            self.looked.update(reach)
             fetched = {**fetched, **self._fetch([b for b in reach if b not in fetched])}
             results.update(self._prove(again, fetched, with_bases=True))
             again = [v for v in again if _read_on_bases(results[v])]
@@ -271,6 +276,15 @@ class Verifier:
             return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
             return exc
+
+
+def search_order(claimed: list[Version], asked: list[Version]) -> tuple[list[Version], ...]:
+    """The bases tried, tier by tier, for `claimed` (the declared range's final releases, newest
+    first): its newest BASES, then those, its first release (the low end of `supported:`) and the
+    releases of it asked for (read anyway), newest first."""
+    first = claimed[:BASES]
+    more = {*first, *claimed[-1:], *(v for v in asked if v in claimed)}
+    return (first, sorted(more, reverse=True))
 
 
 def _read_on_bases(r: ReleaseResult) -> bool:

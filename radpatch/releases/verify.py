@@ -100,7 +100,8 @@ def verify(
     widen = tuple(sorted(v for side in (below, above) for v in _passing_prefix(side, results)))
     ordered = tuple(results[v] for v in sorted(results))
     stacked = tuple(p.name for p in requires)
-    report = Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer, stacked)
+    bases_read = tuple(sorted(v for v in verifier.looked if v not in results))
+    report = Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer, stacked, bases_read)
     remember(report, releases.root, listing)
     return report
 

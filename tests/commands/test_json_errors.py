@@ -21,6 +21,8 @@ ASKS = [
     ("status", "toy", "--json"),
     ("status", "--format", "json"),
     ("status", "--format=json", "toy"),
+    ("status", "--format", "cyclonedx"),  # a BOM is JSON a program reads: an error is the same object
+    ("status", "--format=cyclonedx", "toy"),
 ]
 INVALID = "summary: x\ndescription: y\ndistribution: toypkg\nsupported: >=1.0,<1.1   # x\nmodules:\n  m: toypkg.core\n"
 
@@ -61,3 +63,5 @@ def test_no_error_object_without_json_and_none_after_a_report(toy: Path, radpatc
     got = radpatch("--registry", str(toy), "status", "--json", "--check", "toy")
     assert got.code == 3  # the report, then the failed check: one list on stdout
     assert isinstance(json.loads(got.out), list)
+    bom = radpatch("--registry", str(toy), "status", "--format", "cyclonedx", "--check")
+    assert bom.code == 2 and json.loads(bom.out)["exit_code"] == 2  # refused before a BOM: the error object

@@ -514,7 +514,7 @@ def test_a_wheel_without_the_target_module_fails_that_release(index: IndexServer
     ) in r.out
     assert (
         r.err.splitlines()[-2]
-        == "radpatch: error: vtoy: 1 of 1 releases of radpatch-toy in >=1.0,<3 fail: 1.2 (module)"
+        == "radpatch: error: vtoy: 1 of the 1 asked (==1.2) of radpatch-toy's releases in >=1.0,<3 fail: 1.2 (module)"
     )
 
 
