@@ -99,7 +99,7 @@ class SetItem(Operation):
         )
         if self.from_ is not None:
             return (entry,)
-        # a new entry also goes somewhere: two going to one place make the dict's key order (releases.touching)
+        # a new entry also goes somewhere: two going to one place make the dict's key order (prove.overlaps.touching)
         after = "" if self.after is None else norm(self.after)
         where = "the end" if self.after is None else f"after {self.after}"
         place = Touch(
