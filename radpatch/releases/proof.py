@@ -34,6 +34,7 @@ from radpatch.prove.steps import STEPS, Case
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.releases import carried, replaced
+from radpatch.releases.compared import Compared
 
 PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
 MEANING = {
@@ -264,12 +265,12 @@ def _contains(run: _Run, index: int, memo: Memo, f: File, data: bytes) -> bool:
 
 def _carried(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
     """radpatch.releases.carried on the release's file, with the modules its decorators come from."""
-    return carried.carries(*change, data, module_of(f.relpath), f.decorators)
+    return carried.carries(Compared(*change, data, module_of(f.relpath), f.decorators))
 
 
 def _undone(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
     """radpatch.releases.replaced on the release's file, with the modules its decorators come from."""
-    return replaced.undone(*change, data, module_of(f.relpath), f.decorators)
+    return replaced.undone(Compared(*change, data, module_of(f.relpath), f.decorators))
 
 
 def _in_effect(run: _Run, index: int, f: File) -> Callable[[bytes], bool]:
