@@ -30,13 +30,13 @@ if TYPE_CHECKING:
         NotFound,
         NotUndoable,
         code_of,
-        expr_key,
-        find_scope,
         lines_of,
         replace_on_path,
     )
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.patterns import expr_key
+    from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
 
