@@ -28,6 +28,7 @@ from radpatch.install.environment import PythonEnv
 from radpatch.install.locate import find_target
 from radpatch.prove import adopt, plan, run, undo
 from radpatch.prove.form import judge
+from radpatch.prove.overlaps import apply_check
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.state import recording
@@ -99,11 +100,9 @@ def apply(
 
     Refused, under the lock the command holds (engine.exclusive), before anything is written:
     entries that overlap on the installed release, the named ones or those radpatch's record says
-    are applied, unless `requires:` orders them (releases.overlap_refusal.check_apply). The check runs
+    are applied, unless `requires:` orders them (prove.overlaps.apply_check.check_apply). The check runs
     after the plan, on the files the plan read; when the plan refuses, an unordered overlap is
     the refusal given, as it names what to do (`requires:`)."""
-    from radpatch.releases import overlap_refusal  # overlapping entries need an order between them (`requires:`)
-
     env = ctx.env
     said: list[str] = []  # what the plan says, said once no overlap refuses the run (nothing before a refusal)
     found: list[installed.InstalledTargets] = []
@@ -115,11 +114,11 @@ def apply(
         states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
         changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
     except RadpatchError:
-        overlap_refusal.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
+        apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
         for line in said:
             say(line)
         raise
-    overlap_refusal.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
+    apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
     for line in said:
         say(line)
     if record_only:

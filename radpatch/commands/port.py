@@ -16,6 +16,7 @@ from radpatch.errors import EXIT_OK, EnvironmentProblem, RefusedError
 from radpatch.registry.model import Patch
 from radpatch.registry.series import requirements_of
 from radpatch.releases import port as porting
+from radpatch.releases import port_failures
 from radpatch.releases.verify import parse_spec
 from radpatch.releases.wheels import Releases
 
@@ -45,7 +46,7 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
         if failing:
             not_written = "would not be written" if dry_run else "not written"
             claimed = [c.version for c in p.cells]
-            why = porting.summary(failing, claimed, p.had, patch.name)
+            why = port_failures.summary(failing, claimed, p.had, patch.name)
             click.echo(f"  {not_written}: the edited entry does not prove: {why}")
             for line in p.shared:  # the edit of an anchor changed its aliases too: that may be why
                 click.echo(

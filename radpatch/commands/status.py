@@ -51,9 +51,9 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
 
 def _check_overlaps(ctx: Context, states: list[PatchState], states_fail: bool) -> None:
     """--check: an applied entry of the loaded registries must not overlap, unordered, an applied
-    entry only the record knows (releases.applied, apply's own test); one whose record does not say
+    entry only the record knows (prove.overlaps.applied, apply's own test); one whose record does not say
     what it changed is named as unchecked."""
-    from radpatch.releases import applied  # --check only: it loads the overlap rules
+    from radpatch.prove.overlaps import applied  # --check only: it loads the overlap rules
 
     known = set(ctx.registry.names())
     clashes = applied.in_env(ctx, [s.patch for s in states if s.patch.name in known and s.state in SATISFIED])

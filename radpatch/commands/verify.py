@@ -17,10 +17,12 @@ from packaging.version import Version
 from radpatch.commands import json_output
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
+from radpatch.prove.overlaps import applied
+from radpatch.prove.overlaps.pairs import Overlap
 from radpatch.prove.refusal import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.releases import applied, gaps, matrix, overlaps
+from radpatch.releases import matrix, overlaps
 from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
 from radpatch.releases.verifier import BASES
 from radpatch.releases.verify import parse_spec, verify
@@ -40,7 +42,7 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     releases = Releases.from_env()
     wanted = None if spec is None else parse_spec(spec)
     rows = matrix.rows(patches, wanted, releases, requires=lambda p: series.requirements_of(p, ctx.registry.load))
-    found = overlaps.find(patches, texts=gaps.cached())
+    found = overlaps.find(patches, texts=overlaps.cached())
     with_applied = applied.in_env(ctx, patches)
     if as_json:
         data = matrix.to_json(rows)
@@ -144,7 +146,7 @@ def _hint(bad: list[ReleaseResult], requires: tuple[Patch, ...]) -> str:
     return "fix the rewrites (or declare a variant/module for those releases), or narrow `supported`"
 
 
-def _overlaps(ctx: Context, patch: Patch) -> list[overlaps.Overlap]:
+def _overlaps(ctx: Context, patch: Patch) -> list[Overlap]:
     """The entry's overlaps with the other entries of the registries (an invalid other entry is
     skipped here: `radpatch list` reports it)."""
     others: list[Patch] = []
@@ -154,7 +156,7 @@ def _overlaps(ctx: Context, patch: Patch) -> list[overlaps.Overlap]:
                 others.append(ctx.registry.load(name))
             except RadpatchError:
                 continue
-    return [o for o in overlaps.find([patch, *others], texts=gaps.cached()) if patch.name in (o.first, o.second)]
+    return [o for o in overlaps.find([patch, *others], texts=overlaps.cached()) if patch.name in (o.first, o.second)]
 
 
 _MARK = {True: "ok", False: "FAIL", None: "-"}

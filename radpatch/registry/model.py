@@ -221,7 +221,7 @@ class Operation:
         """Where the rewrite inserts when the registry anchors it nowhere: "import" for a line that
         goes after the module's imports and commutes with another such import (`add_import`), "line"
         for one that goes there but does not commute (`set_constant` of a new name); None for a
-        rewrite anchored in the code. releases.gaps asks it for the one-gap overlaps."""
+        rewrite anchored in the code. prove.overlaps.gaps asks it for the one-gap overlaps."""
         return None
 
     def present_hint(self) -> str:
@@ -230,7 +230,7 @@ class Operation:
         return ""
 
     def touches(self) -> tuple[Touch, ...]:
-        """What the rewrite changes, for releases.overlaps (registry.touch): the node it changes or
+        """What the rewrite changes, for prove.overlaps.pairs (registry.touch): the node it changes or
         the anchor it inserts at, in its scope; () for an edit that stacks with anything. The default,
         for an operation that does not say: it may change anything in its module, so it overlaps every
         other rewrite there (apply refuses two such entries unless `requires:` orders them)."""

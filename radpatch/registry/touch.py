@@ -1,4 +1,4 @@
-"""What one rewrite changes, as releases.overlaps compares it: each operation says it of itself
+"""What one rewrite changes, as prove.overlaps.pairs compares it: each operation says it of itself
 (`Operation.touches`, in its own module of rewrite/ops/), so that an operation added there is
 checked for overlaps without editing overlaps.py. Standard library only (the registry loads light).
 
@@ -70,7 +70,7 @@ PLACE = "entry place "
 def binding(name: str, writes: str) -> Touch:
     """A new module-level name the rewrite binds (add_import, set_constant of a new name); `writes`:
     what it binds the name to (where an import takes it from, or the value as a syntax tree). Two
-    such touches of one name meet unless both bind the same thing (releases.touching)."""
+    such touches of one name meet unless both bind the same thing (prove.overlaps.touching)."""
     return Touch("node", "<module>", BINDS + name, writes=writes)
 
 

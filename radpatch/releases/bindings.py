@@ -30,25 +30,19 @@ from collections.abc import Mapping
 
 from radpatch.prove.star_exports import ModuleSource
 from radpatch.releases import decorators
+from radpatch.releases.compared import Compared, scope_name
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 UNKNOWN = "?"  # a value the module alone does not tell
 Binding = tuple[str, str]  # (name or attribute bound, the value's dump or UNKNOWN)
 
 
-def bound_still(
-    scope: str,
-    before: bytes,
-    after: bytes,
-    release: bytes,
-    me: tuple[str, bool] | None = None,
-    sources: tuple[ModuleSource, ...] = (),
-) -> bool:
+def bound_still(scope: str, c: Compared) -> bool:
     """The release may still make a binding (or run code on the method's object) that the change
-    removes from `scope`; False when all three cannot be read (the caller's checks decide). `me` and
-    `sources`: the release's module and the modules of its package its decorators come from."""
+    removes from `scope`; False when all three cannot be read (the caller's checks decide). `c.me`
+    and `c.sources`: the release's module and the modules of its package its decorators come from."""
     try:
-        b, a, r = ast.parse(before), ast.parse(after), ast.parse(release)
+        b, a, r = ast.parse(c.before), ast.parse(c.after), ast.parse(c.release)
         sb, sa, sr = _scopes(b), _scopes(a), _scopes(r)
         if scope not in sb or scope not in sa or scope not in sr:
             return False
@@ -61,7 +55,7 @@ def bound_still(
                     if have_release[(name, v)] > have_after[(name, v)]:
                         return True
         names = {name for name, _ in wanted}
-        if removed and (_opaque(a, r) or _decorated(scope, sa, sr, r, _Imported(me, sources, names))):
+        if removed and (_opaque(a, r) or _decorated(scope, sa, sr, r, _Imported(c.me, c.sources, names))):
             return True
         return _reaches_out(scope, removed, sb, sa[scope], sr, r)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -157,11 +151,7 @@ def _scopes(tree: ast.Module) -> dict[str, ast.AST]:
     def walk(body: list[ast.stmt], scope: str) -> None:
         for stmt in body:
             if isinstance(stmt, _DEFS):
-                name = f"{scope}.{stmt.name}" if scope else stmt.name
-                n = 2
-                while name in out:
-                    name = f"{scope}.{stmt.name}#{n}" if scope else f"{stmt.name}#{n}"
-                    n += 1
+                name = scope_name(out, scope, stmt.name)
                 out[name] = stmt
                 walk(stmt.body, name)
 

@@ -33,8 +33,8 @@ import ast
 import builtins
 from collections import Counter
 
-from radpatch.prove.star_exports import ModuleSource
 from radpatch.releases import bindings, carried_order
+from radpatch.releases.compared import Compared, scope_name
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _IMPORTS = ("Import(", "ImportFrom(")  # how ast.dump begins an import statement
@@ -56,11 +56,7 @@ def _cut(body: list[ast.stmt], scope: str, out: Shape) -> None:
     mine = out.setdefault(scope, [])
     for stmt in body:
         if isinstance(stmt, _DEFS):
-            name = f"{scope}.{stmt.name}" if scope else stmt.name
-            n = 2
-            while name in out:  # a second definition of the name in the same scope (a conditional redefinition)
-                name = f"{scope}.{stmt.name}#{n}" if scope else f"{stmt.name}#{n}"
-                n += 1
+            name = scope_name(out, scope, stmt.name)
             mine.append(_header(stmt))
             _cut(stmt.body, name, out)
         else:
@@ -76,18 +72,12 @@ def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
         node.body = body
 
 
-def carries(
-    before: bytes,
-    after: bytes,
-    release: bytes,
-    me: tuple[str, bool] | None = None,
-    sources: tuple[ModuleSource, ...] = (),
-) -> bool:
-    """`release` holds the change the rewrites make of `before` (giving `after`), wherever the rest of
-    it differs. False when any of the three does not parse, or the rewrites change no code. `me`: the
-    release's module (dotted, is a package), `sources`: the modules of its package its decorators are
-    imported from (radpatch.releases.decorators), read to tell what such a decorator is."""
-    b, a, r = shape(before), shape(after), shape(release)
+def carries(c: Compared) -> bool:
+    """`c.release` holds the change the rewrites make of `c.before` (giving `c.after`), wherever the
+    rest of it differs. False when any of the three does not parse, or the rewrites change no code.
+    `c.me` and `c.sources` tell what a decorator imported from another module of the release's
+    package is (radpatch.releases.decorators)."""
+    b, a, r = shape(c.before), shape(c.after), shape(c.release)
     if b is None or a is None or r is None:
         return False
     changed = False
@@ -110,27 +100,26 @@ def carries(
             return False
         if not _in_order(_shared(_placed(new), counts_r), _placed(theirs)):
             return False
-        if not carried_order.in_effect(scope, {s for s in counts_new if counts_new[s] > counts_old[s]}, after, release):
+        if not carried_order.in_effect(scope, {s for s in counts_new if counts_new[s] > counts_old[s]}, c):
             return False  # an inserted statement sits where it reads or feeds other values than in the result
         only_removes = not any(counts_new[s] > counts_old[s] for s in counts_new)
-        if only_removes and not _removed_here(old, new, theirs, after, release):
+        if only_removes and not _removed_here(old, new, theirs, c):
             return False
-        if only_removes and _called_still(scope, before, after, release):
+        if only_removes and _called_still(scope, c):
             return False
         if any(counts_old[s] > counts_new[s] for s in counts_old) and (
-            _held_elsewhere(old, new, after, release)
-            or bindings.bound_still(scope, before, after, release, me, sources)
+            _held_elsewhere(old, new, c) or bindings.bound_still(scope, c)
         ):
             return False  # a statement the change removes (deletes or replaces) is still run, moved
     return changed
 
 
-def _called_still(scope: str, before: bytes, after: bytes, release: bytes) -> bool:
+def _called_still(scope: str, c: Compared) -> bool:
     """A scope the change only removes statements from: a call the change removed from it (by its
     callee: `f(a, b)` and `f(c)` alike) that the release still makes in some function more often
     than the change's result makes it there (upstream moved the call into a caller, with other
     arguments, say) is no removal upstream. Calls of builtins do not count."""
-    b, a, r = calls(before), calls(after), calls(release)
+    b, a, r = calls(c.before), calls(c.after), calls(c.release)
     if b is None or a is None or r is None:
         return True
     removed = set(b.get(scope, Counter()) - a.get(scope, Counter()))
@@ -155,12 +144,7 @@ def calls(source: bytes) -> dict[str, Counter[str]] | None:
         while todo:
             node = todo.pop()
             if isinstance(node, _DEFS):
-                name = f"{scope}.{node.name}" if scope else node.name
-                n = 2
-                while name in out:
-                    name = f"{scope}.{node.name}#{n}" if scope else f"{node.name}#{n}"
-                    n += 1
-                visit(node.body, name)
+                visit(node.body, scope_name(out, scope, node.name))
                 continue
             if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _BUILTINS):
                 mine[ast.dump(node.func)] += 1
@@ -173,7 +157,7 @@ def calls(source: bytes) -> dict[str, Counter[str]] | None:
     return out
 
 
-def _removed_here(old: list[str], new: list[str], theirs: list[str], after: bytes, release: bytes) -> bool:
+def _removed_here(old: list[str], new: list[str], theirs: list[str], c: Compared) -> bool:
     """A scope the change only removes statements from: the release's scope lacking them is no evidence
     by itself (a scope upstream emptied, or turned into a call of a helper that still runs them,
     lacks them too). The release must keep the statements around each removed one (its nearest kept
@@ -190,16 +174,16 @@ def _removed_here(old: list[str], new: list[str], theirs: list[str], after: byte
     have = Counter(theirs)
     for i in removed:
         before = next((old[j] for j in range(i - 1, -1, -1) if j not in dropped), None)
-        after_ = next((old[j] for j in range(i + 1, len(old)) if j not in dropped), None)
-        if any(n is not None and have[n] == 0 for n in (before, after_)):
+        after = next((old[j] for j in range(i + 1, len(old)) if j not in dropped), None)
+        if any(n is not None and have[n] == 0 for n in (before, after)):
             return False
-    return not _held_elsewhere(old, new, after, release)
+    return not _held_elsewhere(old, new, c)
 
 
-def _held_elsewhere(old: list[str], new: list[str], after: bytes, release: bytes) -> bool:
+def _held_elsewhere(old: list[str], new: list[str], c: Compared) -> bool:
     """A statement the change removes from the scope that the release's module holds somewhere, at
     any depth, more often than the change's result does (True too when either does not parse)."""
-    everywhere_after, everywhere_release = statements(after), statements(release)
+    everywhere_after, everywhere_release = statements(c.after), statements(c.release)
     if everywhere_after is None or everywhere_release is None:
         return True
     return any(everywhere_release[s] > everywhere_after[s] for s in Counter(old) - Counter(new))

@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from radpatch.releases.compared import Compared, scope_name
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -44,12 +46,7 @@ def scopes(source: bytes) -> dict[str, list[ast.stmt]] | None:
         for stmt in body:
             mine.append(stmt)
             if isinstance(stmt, _DEFS):
-                name = f"{scope}.{stmt.name}" if scope else stmt.name
-                n = 2
-                while name in out:
-                    name = f"{scope}.{stmt.name}#{n}" if scope else f"{stmt.name}#{n}"
-                    n += 1
-                cut(stmt.body, name)
+                cut(stmt.body, scope_name(out, scope, stmt.name))
 
     try:
         cut(tree.body, "")
@@ -69,11 +66,11 @@ def spell(stmt: ast.stmt) -> str:
         stmt.body = body
 
 
-def in_effect(scope: str, inserted: set[str], after: bytes, release: bytes) -> bool:
+def in_effect(scope: str, inserted: set[str], c: Compared) -> bool:
     """Each statement of `inserted` (spelled as `spell` spells it) that the release's scope holds
-    reads and feeds the names it reads and binds as it does in the change's result `after` (True
+    reads and feeds the names it reads and binds as it does in the change's result `c.after` (True
     when either module does not parse: carried has refused it already)."""
-    a, r = scopes(after), scopes(release)
+    a, r = scopes(c.after), scopes(c.release)
     if a is None or r is None or scope not in a or scope not in r:
         return True
     res, rel = a[scope], r[scope]

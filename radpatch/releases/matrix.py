@@ -30,7 +30,7 @@ from packaging.version import Version
 from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
-from radpatch.releases import modules
+from radpatch.releases import modules, nearest_code
 from radpatch.releases import moved as search
 from radpatch.releases.results import ReleaseResult, Report, first_failed
 from radpatch.releases.verifier import stacked
@@ -220,7 +220,7 @@ def _nearest(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple
         data = stacked(requires, patch, file, r.version, release)
     except RadpatchError:
         data = None
-    near = search.nearest(patch, rewrite, choice.module, data) if data is not None else None
+    near = nearest_code.nearest(patch, rewrite, choice.module, data) if data is not None else None
     if near is None:
         return f"rewrite {rewrite!r}: nothing similar in {choice.module}"
     return f"rewrite {rewrite!r}: nearest candidate {near.describe()}"

@@ -1,4 +1,4 @@
-"""Where did the code go? Find a moved scope in a release's wheel, and the nearest candidate of a lost match.
+"""Where did the code go? Find a moved scope in a release's wheel.
 
 When a release no longer defines a rewrite's scope in the module the entry names (vLLM 0.33 moved
 `_get_kv_cache_groups_uniform_page_size` from `vllm.v1.core.kv_cache_utils` to
@@ -15,23 +15,14 @@ package's old modules are not (vLLM 0.33's kv_cache_planning: 19 modules read in
 budget of 400). When several modules define the scopes, in any of the tiers read (a compat copy beside
 the new home, a test double), which one the program calls cannot be told from the code: every one is
 named (`also`) and port leaves the entry alone. Only a single candidate is taken for where the code went.
-
-A rewrite that no longer matches gets its nearest candidate: the statement (or expression) of its
-scope (of the whole module when the scope is gone) most similar to its `find`, whatever the
-similarity (the refusal itself shows one only from 75%): a maintainer porting a patch wants to see
-what became of the code, even when little of it is left.
+Which modules are read, in which order: radpatch.releases.search_order. A rewrite that still finds
+its scope but no longer matches gets its nearest candidate instead (radpatch.releases.nearest_code).
 """
 
 from __future__ import annotations
 
 import ast
-import csv
 import dataclasses
-import difflib
-import io
-import re
-import textwrap
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import PurePosixPath
@@ -41,11 +32,8 @@ from packaging.version import Version
 
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import ModuleChoice, NamedModule, Patch, Rewrite, rewrites_by_file
-from radpatch.releases.wheels import Release, Releases
-
-MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 430)
-MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it
-NAMED = 20  # modules anywhere in the package read early because their path is most like the scope's names
+from radpatch.releases.search_order import staged, wheel_modules
+from radpatch.releases.wheels import Releases
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -102,18 +90,6 @@ class NoMove:
         return "; ".join(out)
 
 
-@dataclass(frozen=True)
-class Nearest:
-    rewrite: str
-    module: str
-    line: int
-    similarity: float
-    code: str
-
-    def describe(self) -> str:
-        return f"{self.module}:{self.line} ({self.similarity:.0%} similar): {_one_line(self.code)}"
-
-
 def scope_gone(kind: Kind) -> bool:
     """The failure is that the scope (or the module itself) is not where the entry looks for it: a
     rewrite's scope is not in the module, the wheel has no file of the module, or no `modules:`
@@ -125,83 +101,6 @@ def scopes(rewrites: tuple[Rewrite, ...]) -> tuple[str, ...]:
     """The qualified names the rewrites need defined (each operation's scope_name: its scope,
     function, or insert_definitions' anchor), in order."""
     return tuple(dict.fromkeys(n for rw in rewrites if (n := rw.op.scope_name()) != "<module>"))
-
-
-def wheel_modules(release: Release) -> list[tuple[str, int]]:
-    """Every .py file of the wheel with its size, from its RECORD (cached with the dist-info)."""
-    record = next((n for n in release.members if n.endswith(".dist-info/RECORD")), None)
-    data = release.read(record) if record else None
-    if data is None:
-        return []
-    out = []
-    for row in csv.reader(io.StringIO(data.decode("utf-8", "replace"))):
-        if row and row[0].endswith(".py"):
-            size = int(row[2]) if len(row) > 2 and row[2].isdigit() else 0
-            out.append((row[0], size))
-    return out
-
-
-def tiers(declared: str, files: list[tuple[str, int]], hints: tuple[str, ...] = ()) -> Iterator[list[str]]:
-    """The wheel's modules nearest `declared` first (`staged`, each tier's modules only)."""
-    for _, tier in staged(declared, files, hints):
-        yield tier
-
-
-def staged(
-    declared: str,
-    files: list[tuple[str, int]],
-    hints: tuple[str, ...] = (),
-    keep: Callable[[str], bool] = lambda _: True,
-) -> Iterator[tuple[bool, list[str]]]:
-    """The wheel's modules nearest `declared` first, each tier with whether it is a package's (not the
-    named tier): its own package (with the package a module became: `pkg/mod.py` split into
-    `pkg/mod/`); then the top-level package's modules whose path holds at least two of the `hints`'
-    words (the scope names, the declared module's name), NAMED at most, wherever they are; then each
-    package above it (only what the ones before did not hold); within MAX_FILES and MAX_BYTES in all.
-    In a tier, the modules whose path is most like the hints come first: the budget is spent where the
-    code most likely went, not in alphabetical order. `keep`, asked as each tier is taken (the caller
-    may change its answer between tiers), drops modules without spending the budget on them."""
-    seen: set[str] = {declared}
-    budget = [MAX_FILES, MAX_BYTES]
-    parent = PurePosixPath(declared).parent
-    split = parent / PurePosixPath(declared).stem
-    top = PurePosixPath(declared).parts[0]
-    words = _words(" ".join((*hints, PurePosixPath(declared).stem)))
-
-    def like(f: tuple[str, int]) -> tuple[int, str]:
-        return (-_likeness(words, f[0]), f[0])
-
-    def take(candidates: list[tuple[str, int]]) -> list[str]:
-        tier = []
-        for name, size in sorted(candidates, key=like):
-            if name in seen or not keep(name):
-                continue
-            if budget[0] <= 0 or budget[1] - size < 0:
-                break
-            seen.add(name)
-            tier.append(name)
-            budget[0] -= 1
-            budget[1] -= size
-        return tier
-
-    own = [f for f in files if PurePosixPath(f[0]).parent == parent or split in PurePosixPath(f[0]).parents]
-    named = [f for f in files if PurePosixPath(f[0]).parts[0] == top and _likeness(words, f[0]) >= 2]
-    stages = [(True, own), (False, sorted(named, key=like)[:NAMED])]
-    above = [level for level in parent.parents if level.parts]
-    stages += [(True, [f for f in files if level in PurePosixPath(f[0]).parents]) for level in above]
-    for package, stage in stages:
-        tier = take(stage)
-        if tier:
-            yield package, tier
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) > 2}
-
-
-def _likeness(words: set[str], relpath: str) -> int:
-    """How many of the hint words the module's path holds."""
-    return len(words & _words(relpath[: -len(".py")]))
 
 
 def defines(source: bytes, qualname: str) -> bool:
@@ -339,89 +238,6 @@ def with_module(patch: Patch, file: str, version: Version, module: str) -> Patch
     )
     modules = tuple(NamedModule(t.name, (pinned, *others)) if t.name == file else t for t in patch.modules)
     return dataclasses.replace(patch, modules=modules)
-
-
-# --- the nearest candidate of a rewrite that does not match ------------------------------------
-
-
-def nearest(patch: Patch, rewrite_id: str, module: str, source: bytes) -> Nearest | None:
-    """The code of `source` most similar to the rewrite's `find` (or its scope's name), in its scope if
-    the module still defines it, else anywhere in the module."""
-    rw = next((r for r in patch.rewrites if r.id == rewrite_id), None)
-    if rw is None:
-        return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    pattern = _pattern(rw)
-    if pattern is None:
-        return None
-    want, kind = pattern
-    scope = next(iter(scopes((rw,))), None)
-    if scope is not None and not defines(source, scope):  # the scope itself is gone: the nearest definition
-        want, kind = scope.split(".")[-1], "name"
-    root: ast.AST = _scope_node(tree, scope) if scope else tree
-    if kind == "name":  # a definition that is gone: the most similar definition name
-        texts = [(n.lineno, n.name) for n in ast.walk(tree) if isinstance(n, _DEFS)]
-    else:  # like for like: a statement for a statement `find`, an expression for an expression
-        node_type: type[ast.expr | ast.stmt] = ast.expr if kind == "expr" else ast.stmt
-        texts = [(n.lineno, _unparse(n)) for n in ast.walk(root) if isinstance(n, node_type) and n is not root]
-    best: tuple[float, int, str] | None = None
-    for line, text in texts:
-        if not text or len(text) > 4 * len(want) + 200:
-            continue
-        sm = difflib.SequenceMatcher(None, want, text)
-        if best is not None and sm.real_quick_ratio() <= best[0]:
-            continue
-        ratio = sm.ratio()
-        if best is None or ratio > best[0]:
-            best = (ratio, line, text)
-    if best is None:
-        return None
-    return Nearest(rw.id, module, best[1], best[0], best[2])
-
-
-def _pattern(rw: Rewrite) -> tuple[str, str] | None:
-    """What to look for and its kind ("stmt", "expr", "name"): the `find` (normalised), else the
-    name of the definition the rewrite needs."""
-    find = getattr(rw.op, "find", None)
-    if isinstance(find, str):
-        try:
-            tree = ast.parse(textwrap.dedent(find).strip())
-        except SyntaxError:
-            return find.strip(), "stmt"
-        if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
-            return _unparse(tree.body[0].value), "expr"
-        return _unparse(tree), "stmt"
-    for attr in ("function", "anchor", "scope"):
-        name = getattr(rw.op, attr, None)
-        if isinstance(name, str) and name != "<module>":
-            return name.split(".")[-1], "name"
-    return None
-
-
-def _scope_node(tree: ast.Module, qualname: str) -> ast.AST:
-    node: ast.AST = tree
-    for part in qualname.split("."):
-        body = getattr(node, "body", [])
-        hits = [s for s in body if isinstance(s, _DEFS) and s.name == part]
-        if not hits:
-            return tree
-        node = hits[-1]
-    return node
-
-
-def _unparse(node: ast.AST) -> str:
-    try:
-        return ast.unparse(node)
-    except (ValueError, RecursionError):
-        return ""
-
-
-def _one_line(code: str) -> str:
-    text = " ".join(code.split())
-    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def _needs(requires: tuple[Patch, ...]) -> frozenset[str]:

@@ -1,99 +1,26 @@
-"""Which entries change the same code? Two rewrites of two entries overlap when, on a release both
-entries support and both rewrites apply to, they change the same module and:
-
-- change the same node: the same statement/expression (`replace`, `delete`: scope and `find`, compared
-  by syntax tree), the same parameter default, keyword argument, constant or decorator list, the
-  same function's signature or body (and a body rewrite contains every node of its function);
-- or change a node inside another's: a function or class one replaces or deletes whole (its
-  `find` is the `def`/`class`) holds every node another changes in it, and the place beside it
-  where definitions are inserted; a statement or expression one replaces holds the code another
-  changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
-  assignment in a module-level statement it replaces, one `find` inside the other's);
-- or insert at the same anchor: the same statement on the same side (the first statement of an
-  `insert_before`'s `find`, the last of an `insert_after`'s: `find: "x = 1\ny = 2"` after and
-  `find: "y = 2"` after insert at one place), the same definition before/after which definitions go;
-- or insert inside the span of statements the other's `find` matches (between two of them, or next
-  to one nested in them), or share a statement with the span the other replaces or deletes: run
-  first, it breaks the other's match (`Touch.statements`);
-- or bind the same new module-level name to different things (`add_import`, `set_constant` of a new
-  name: `registry.touch.binding`); two imports of one name from one place commute; an `add_import`
-  also meets a `set_constant` of its name and a module-level rewrite whose `find` or written code
-  binds it (`Touch.names`: an assignment, a def; one order clashes, the other does not);
-- or add new entries to one dict literal at one place (`set_item` without `from:`: both as its last
-  items, both right after one key, or one right after the key the other adds): the order they apply
-  in is the dict's key order (`Touch` keys `entry place NAME[...]`); after two keys already there,
-  or one last and one after a key, either order writes one dict;
-- or stack: one's `find` is in the code the other writes (`with`, `code`); reported, with the
-  order it needs, but not refused by apply (the other order fails to match by itself).
-
-Copies of one `find` picked by `occurrence:` are the same code when the numbers are equal, and also
-when one rewrite removes (delete, replace) or adds (an insertion of the `find` itself) a copy at or
-before the other's: the other then counts a different copy depending on which runs first. Different
-numbers otherwise are different code. Different `within:` picks are reported as an overlap that
-radpatch cannot decide from the registry text (which copies each encloses depends on the file).
-
-Overlapping entries may still stack (a quilt series does); what matters is that their order is known.
-An entry's `requires:` (the names it must come after) orders it after those (releases.ordering).
-`apply` refuses two overlapping entries with no order between them, naming both
-(releases.overlap_refusal); `list` and `verify` report every overlap.
-
-Each operation says what it changes (`Operation.touches`, in its module of rewrite/ops/: a
-`registry.touch.Touch` per node or anchor); one that does not say may change anything of its module,
-and overlaps every other rewrite there.
-
-The test is static (the registry text only): no wheel, no install, no libcst; except for two
-insertions whose anchors differ, which only a file shows to be one place (releases.gaps: the
-installed file for apply, verify's cached release files for list and verify). Which releases it
-probes: every version the entries' ranges name, the installed one (apply), and the releases verify
-listed before (the cached list), so a list run never asks the index.
-"""
+"""The overlaps `list` and `verify` report (prove.overlaps finds them, by the rules apply refuses
+with): on every release the entries' ranges name and the releases verify listed before (the cached
+list, so a list run never asks the index), two insertions at one gap judged on verify's cached
+release files (no network); one line per pair of entries."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
-from itertools import combinations
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from radpatch.install.dist_infos import canonical_name
-from radpatch.registry.model import Patch
-from radpatch.releases import gaps, ordering
-from radpatch.releases.gap_pairs import gap_words, import_gap, module_of, one_place
-from radpatch.releases.touching import Meet, Meeting, meet
+from radpatch.prove.overlaps import gaps, pairs
+from radpatch.prove.overlaps.pairs import Overlap
+from radpatch.registry.model import Patch, Rewrite
 
 
-@dataclass(frozen=True)
-class Overlap:
-    first: str  # entry names
-    second: str
-    first_rewrite: str
-    second_rewrite: str
-    module: str
-    what: str
-    versions: tuple[Version, ...]  # the probed releases where they meet
-    ordered: bool  # `requires:` orders one after the other
-    kind: Meet
-
-    def describe(self) -> str:
-        at = f"{self.versions[0]}" + (f" to {self.versions[-1]}" if len(self.versions) > 1 else "")
-        order = "ordered by `requires:`" if self.ordered else "no order between them (`requires:`)"
-        return (
-            f"{self.first} ({self.first_rewrite}) and {self.second} ({self.second_rewrite}) both {self.what} "
-            f"in {self.module} (e.g. {at}); {order}"
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "patches": [self.first, self.second],
-            "rewrites": [self.first_rewrite, self.second_rewrite],
-            "module": self.module,
-            "what": self.what,
-            "versions": [str(v) for v in self.versions],
-            "ordered": self.ordered,
-        }
+def find(patches: list[Patch], texts: gaps.Texts | None = None) -> list[Overlap]:
+    """Every overlap between two of the entries, on the probed releases (`probes`). `texts`: the
+    modules' text per release (`cached`), to see two insertions at one place whose anchors differ."""
+    return pairs.find(patches, probes(patches), texts)
 
 
 def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Version]:
@@ -125,78 +52,40 @@ def _cached_listing(dist: str) -> list[Version]:
         return []
 
 
-def find(
-    patches: list[Patch], versions: Iterable[Version] | None = None, texts: gaps.Texts | None = None
-) -> list[Overlap]:
-    """Every overlap between two of the entries, on the probed releases (or on `versions` only).
-    `texts`: the modules' text per release, to see two insertions at one place whose anchors differ
-    (releases.gaps); without it (or where it has no text) only the registry text is compared."""
-    probe = probes(patches) if versions is None else sorted(set(versions))
-    after = ordering.after(patches)
-    out: list[Overlap] = []
-    for a, b in combinations(patches, 2):
-        if not set(a.named) & set(b.named) and not set(a.packages) & set(b.packages):
-            continue
-        for ra in a.rewrites:
-            for rb in b.rewrites:
-                for ta in ra.op.touches():
-                    for tb in rb.op.touches():
-                        meeting = meet(ta, tb)
-                        gap = meeting is None and texts is not None and gaps.maybe(ta, tb)
-                        if meeting is None and not gap:
-                            continue
-                        where: dict[str, list[Version]] = {}
-                        for v in probe:
-                            m = module_of(a, ra, v)
-                            if m is None or m != module_of(b, rb, v):
-                                continue
-                            if gap and not one_place(a, ra, b, rb, v, texts):
-                                continue
-                            where.setdefault(m, []).append(v)
-                        if meeting is None:
-                            meeting = Meeting(Meet.GAP, gap_words(ta, tb))
-                        # one stacks on the other: the writer first, so that the refusal's hint has the order right
-                        stacks = meeting.kind is Meet.STACKS and not (tb.code and tb.code in ta.writes)
-                        if meeting.kind is Meet.STACKS and getattr((ra if stacks else rb).op, "occurrence", None):
-                            # an `occurrence:` picks a copy in either order (the installed code has one
-                            # too): the order decides what is written, as for two picks of one `find`
-                            meeting = Meeting(Meet.COPIES, meeting.what + ", and `occurrence:` matches in either order")
-                            stacks = False
-                        for module, vs in where.items():
-                            ordered = a.name in after[b.name] or b.name in after[a.name]
-                            how = (meeting.what, tuple(vs), ordered, meeting.kind)
-                            if stacks:
-                                out.append(Overlap(b.name, a.name, rb.id, ra.id, module, *how))
-                            else:
-                                out.append(Overlap(a.name, b.name, ra.id, rb.id, module, *how))
-                if texts is not None and gaps.maybe_ops(ra.op, rb.op):
-                    what, at = import_gap(a, ra, b, rb, probe, texts)
-                    ordered = a.name in after[b.name] or b.name in after[a.name]
-                    out.extend(
-                        Overlap(a.name, b.name, ra.id, rb.id, m, what, tuple(vs), ordered, Meet.GAP)
-                        for m, vs in at.items()
-                    )
-    return _unique(out)
+def cached() -> gaps.Texts:
+    """The release's module from verify's cache (no network): None when verify has not read it."""
+    from radpatch.releases import modules
+    from radpatch.releases.wheels import Releases
+
+    releases: list[Releases] = []
+
+    def text(p: Patch, rw: Rewrite, v: Version) -> str | None:
+        choice = p.module(rw.file).module_for(v)
+        if choice is None:
+            return None
+        if not releases:
+            releases.append(Releases.from_env())
+        release = releases[0].cached(p.distribution, v, frozenset(choice.candidates))
+        data = None if release is None else release.read(modules.choose(choice, (rw,), release).relpath)
+        return _decoded(data)
+
+    return text
 
 
-def _unique(found: list[Overlap]) -> list[Overlap]:
-    seen: set[tuple[str, str, str, str, str]] = set()
-    out = []
-    for o in found:
-        key = (o.first, o.second, o.first_rewrite, o.second_rewrite, o.module)
-        if key not in seen:
-            seen.add(key)
-            out.append(o)
-    return out
+def _decoded(data: bytes | None) -> str | None:
+    try:
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def lines(found: list[Overlap]) -> list[str]:
     """One line per pair of entries (their overlapping rewrites listed), for list and verify."""
-    pairs: dict[tuple[str, str], list[Overlap]] = {}
+    by_pair: dict[tuple[str, str], list[Overlap]] = {}
     for o in found:
-        pairs.setdefault((o.first, o.second), []).append(o)
+        by_pair.setdefault((o.first, o.second), []).append(o)
     out = []
-    for (a, b), os_ in pairs.items():
+    for (a, b), os_ in by_pair.items():
         if len(os_) == 1:
             out.append(os_[0].describe())
             continue

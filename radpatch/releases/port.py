@@ -26,19 +26,20 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 import yaml
-from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, yamledit
+from radpatch.releases import matrix, port_edits, yamledit
+from radpatch.releases.port_failures import short
 from radpatch.releases.verify import verify
 from radpatch.releases.wheels import Releases
 
@@ -132,7 +133,7 @@ def plan(
     new_range: str | None = None
     claimed = [c.version for c in cells]
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
-        text = widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
+        text = port_edits.widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
@@ -148,7 +149,7 @@ def plan(
         same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
         other = [c for c in moved if c.module != c.old]
         if same:
-            edit, change = _extend_choice(
+            edit, change = port_edits.extend_choice(
                 before, root, patch, file, same[0].module or "", [c.version for c in same], known
             )
             edits.append(edit)
@@ -162,16 +163,16 @@ def plan(
         claimed = [k for k in known if not k.is_prerelease and patch.supported.contains(k, prereleases=True)]
         if claimed and high < min(claimed):  # a backport: the older releases asked for used another module
             bound = min(k for k in known if k > high and not k.is_prerelease)  # the old module's first release
-            move = _Move(f"<{bound}", f">={bound}", high, first=True)
+            move = port_edits.Move(f"<{bound}", f">={bound}", high, first=True)
             stay = [c.version for c in cells if c not in other and c.version <= high]
             side = f"releases before {high}"
         else:
-            move = _Move(f">={low}", f"<{low}", low, first=False)
+            move = port_edits.Move(f">={low}", f"<{low}", low, first=False)
             stay = [c.version for c in cells if c not in other and c.version >= low]
             side = f"releases after {low}"
         if stay:
             return Port(patch, cells, before, None, (), f"{file}: {side} still use the old module: edit by hand")
-        edits += _add_choice(before, root, patch, file, module, move)
+        edits += port_edits.add_choice(before, root, patch, file, module, move)
         changes.append(f"modules.{file}: {module} for {move.new}")
     if "\r\n" in before:  # a CRLF file gets CRLF lines
         edits = [yamledit.Edit(e.start, e.end, e.text.replace("\n", "\r\n")) for e in edits]
@@ -217,143 +218,9 @@ def _own_fails(
     if not failing:
         return ""
     return (
-        f"; it does not prove on its own release {at} either ({_short(failing[0].error or 'fails', 120)}): "
+        f"; it does not prove on its own release {at} either ({short(failing[0].error or 'fails', 120)}): "
         f"fix the entry there first (`radpatch verify {patch.name} --versions =={at}`)"
     )
-
-
-def _extend_choice(
-    text_of: str,
-    root: yaml.MappingNode,
-    patch: Patch,
-    file: str,
-    module: str,
-    versions: list[Version],
-    known: Iterable[Version],
-) -> tuple[yamledit.Edit, str]:
-    """Widen the `versions:` of the (last) choice of `file` (a `modules:` name) naming `module` to hold `versions`."""
-    modules = yamledit.get(root, "modules")
-    node = yamledit.get(modules, file) if modules is not None else None
-    items = node.value if isinstance(node, yaml.SequenceNode) else []
-    for item, choice in reversed(list(zip(items, patch.module(file).choices))):
-        ranged = yamledit.get(item, "versions")
-        if choice.module == module and isinstance(ranged, yaml.ScalarNode):
-            text = widen(ranged.value, versions, known)
-            change = f"modules.{file}: {module} for {ranged.value} -> {text}"
-            return yamledit.set_scalar(text_of, ranged, text), change
-    raise UsageError(f"{patch.source}: no `modules: {file}:` choice names {module}", "edit it by hand")
-
-
-@dataclass(frozen=True)
-class _Move:
-    """A module choice to add: its range `new`, what the choices it takes releases from get
-    (`old`, joined to their range), the release `at` that tells which choices those are, and
-    whether it goes before them (a backport: the older releases) or after (a bump)."""
-
-    new: str
-    old: str
-    at: Version
-    first: bool
-
-
-def _add_choice(
-    text: str, root: yaml.MappingNode, patch: Patch, file: str, module: str, move: _Move
-) -> list[yamledit.Edit]:
-    modules = yamledit.get(root, "modules")
-    node = yamledit.get(modules, file) if modules is not None else None
-    key = yamledit.key_node(modules, file) if isinstance(modules, yaml.MappingNode) else None
-    if node is None or key is None:
-        raise UsageError(f"{patch.source}: no `modules: {file}:` to edit", "port needs the entry's modules mapping")
-    if isinstance(node, yaml.ScalarNode) and getattr(modules, "flow_style", False):
-        # `modules: {NAME: module}`: block lines cannot go inside the braces; a flow list of two choices can
-        old = f"{{versions: {yamledit.quoted(move.old)}, module: {node.value}}}"
-        new = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
-        return [yamledit.set_whole(text, node, f"[{new}, {old}]" if move.first else f"[{old}, {new}]")]
-    if isinstance(node, yaml.ScalarNode):  # NAME: module -> a list of two choices
-        indent = yamledit.indent_of(text, key.start_mark.index) + 2
-        end = yamledit.line_end(text, node.end_mark.index)
-        comment = text[node.end_mark.index : end].rstrip()  # a trailing comment stays with the old module
-        old = yamledit.choice_text(move.old, node.value, False, indent) + comment
-        new = yamledit.choice_text(move.new, module, False, indent)
-        # comments between the key and its value (`kv: # note`, then the module on the next line) stay
-        head = yamledit.comments_between(text, key.end_mark.index, node.start_mark.index)
-        return [
-            yamledit.Edit(key.end_mark.index, end, f"{head}\n{new}\n{old}" if move.first else f"{head}\n{old}\n{new}")
-        ]
-    if not isinstance(node, yaml.SequenceNode) or not node.value:
-        raise UsageError(f"{patch.source}: `modules: {file}:` is neither a module nor a list of choices")
-    edits: list[yamledit.Edit] = []
-    choices = patch.module(file).choices
-    for item, choice in zip(node.value, choices):
-        if not choice.versions.contains(move.at, prereleases=True):
-            continue
-        versions = yamledit.get(item, "versions")
-        if isinstance(versions, yaml.ScalarNode):
-            joined = f"{versions.value},{move.old}" if versions.value.strip() else move.old
-            edits.append(yamledit.set_scalar(text, versions, joined))
-
-    last = node.value[-1]
-    assert isinstance(last, yaml.MappingNode)
-    if node.flow_style:  # [{...}, {...}]: one more item in the brackets
-        item = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
-        return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
-    flow = bool(last.flow_style)
-    first_key = str(last.value[0][0].value) if last.value else "versions"
-    indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
-    end_of = last.end_mark.index if flow else last.value[-1][1].end_mark.index
-    at = yamledit.line_end(text, end_of)
-    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(move.new, module, flow, indent, first_key)))
-    return edits
-
-
-def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] = ()) -> str:
-    """`spec_text` widened just enough to hold `versions`, in its own order and style. An upper
-    bound `<X` moves to the next minor release unless that would claim a `known` release (one
-    the index lists) that was not proven: then it becomes `<=` the highest release proven."""
-    vs = sorted(versions)
-    others = [k for k in known if k not in vs and not k.is_prerelease]
-    low, high = vs[0], vs[-1]
-    out: list[str] = []
-    for part in (p.strip() for p in spec_text.split(",")):
-        if not part:
-            continue
-        try:
-            s = Specifier(part)
-        except InvalidSpecifier:
-            raise UsageError(f"`supported: {spec_text}` cannot be widened automatically", "edit it by hand")
-        if all(s.contains(v, prereleases=True) for v in vs):
-            out.append(part)
-        elif s.operator == "<":
-            bound = _next_minor(high, len(Version(s.version).release))
-            unproven = [k for k in others if high < k < Version(bound) and not s.contains(k, prereleases=True)]
-            out.append(f"<={high}" if unproven else f"<{bound}")
-        elif s.operator == "<=":
-            out.append(f"<={high}")
-        elif s.operator in (">=", ">"):
-            out.append(f">={low}")
-        elif s.operator == "==" and "*" not in s.version:
-            pinned = Version(s.version)
-            out += [f">={min(pinned, low)}", f"<={max(pinned, high)}"]
-        elif s.operator == "!=":
-            continue
-        else:
-            raise UsageError(f"`supported: {spec_text}` ({part}) cannot be widened automatically", "edit it by hand")
-    text = ",".join(out)
-    if not text:  # only exclusions, each dropped: every release (the loader refuses an empty range)
-        raise UsageError(
-            f"`supported: {spec_text}` widened to {', '.join(map(str, vs))} claims every release", "edit it by hand"
-        )
-    if not all(SpecifierSet(text).contains(v, prereleases=True) for v in vs):
-        raise UsageError(f"`supported: {spec_text}` cannot be widened to {', '.join(map(str, vs))}", "edit it by hand")
-    return text
-
-
-def _next_minor(v: Version, parts: int) -> str:
-    release = list(v.release) + [0, 0]
-    if parts <= 1:
-        return str(release[0] + 1)
-    bumped = [release[0], release[1] + 1] + [0] * (parts - 2)
-    return ".".join(str(n) for n in bumped)
 
 
 def edited(port: Port) -> Patch:
@@ -373,60 +240,6 @@ def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> 
     except RadpatchError as exc:
         return [(None, exc.message)]
     return [(r.version, r.error or "fails") for r in report.failing]
-
-
-def summary(
-    failing: list[tuple[Version | None, str]],
-    claimed: Iterable[Version] = (),
-    had: Iterable[Version] = (),
-    name: str = "NAME",
-) -> str:
-    """The failing releases in one bounded line: grouped by the check that fails (each group's count,
-    first and last release, and one example), and, when every one lies below (or above) the releases
-    asked for, which bound of `supported` to move; failing releases between those the entry claimed
-    before (`had`) and those asked for are named with what to do (moving a bound would drop releases
-    that pass)."""
-    if any(v is None for v, _ in failing):
-        return "; ".join(_short(e) for v, e in failing if v is None)
-    groups: dict[str, list[tuple[Version, str]]] = {}
-    for v, e in failing:
-        assert v is not None
-        groups.setdefault(e.split(":", 1)[0], []).append((v, e))
-    parts = []
-    for check, items in groups.items():
-        vs = sorted(v for v, _ in items)
-        span = f"{vs[0]}" if len(vs) == 1 else f"{len(vs)} releases from {vs[0]} to {vs[-1]}"
-        parts.append(f"{span} fail {check} (e.g. {vs[-1]}: {_short(dict(items)[vs[-1]])})")
-    out = "; ".join(parts)
-    asked = sorted(claimed)
-    bad = sorted(v for v, _ in failing if v is not None)
-    own = sorted(had)
-    between = [v for v in bad if own and asked and (own[-1] < v < asked[0] or asked[-1] < v < own[0])]
-    if between:
-        names = ", ".join(map(str, between))
-        span = f'">={between[0]},<={between[-1]}"' if len(between) > 1 else str(between[0])
-        out += (
-            f"; {names} lie{'s' if len(between) == 1 else ''} between the releases the entry claimed and those "
-            f"asked for: port {'them' if len(between) > 1 else 'it'} first (`radpatch port {name} --to {span}`) "
-            f"to see what each needs, or leave {'them' if len(between) > 1 else 'it'} out of `supported:` "
-            f"({', '.join(f'!={v}' for v in between)}) by hand"
-        )
-    elif asked and bad and bad[-1] < asked[0]:
-        out += (
-            f"; every one is below {asked[0]}, the releases asked for: raise `supported`'s lower bound, "
-            "or port them too"
-        )
-    elif asked and bad and bad[0] > asked[-1]:
-        out += (
-            f"; every one is above {asked[-1]}, the releases asked for: lower `supported`'s upper bound, "
-            "or port them too"
-        )
-    return out
-
-
-def _short(text: str, limit: int = 160) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 3] + "..."
 
 
 def in_series(patches: list[Patch], load: Callable[[str], Patch]) -> list[Patch]:

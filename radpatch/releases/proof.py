@@ -30,6 +30,7 @@ from radpatch.prove.star_exports import module_of
 from radpatch.prove.steps import STEPS, Case
 from radpatch.registry.model import Patch
 from radpatch.releases import carried, replaced
+from radpatch.releases.compared import Compared
 from radpatch.releases.proof_job import Checks, File, Job, Layer, Proof, ProofBase
 from radpatch.releases.proof_run import JobRun, Memo
 
@@ -88,12 +89,12 @@ def _contains(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool
 
 def _carried(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
     """radpatch.releases.carried on the release's file, with the modules its decorators come from."""
-    return carried.carries(*change, data, module_of(f.relpath), f.decorators)
+    return carried.carries(Compared(*change, data, module_of(f.relpath), f.decorators))
 
 
 def _undone(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
     """radpatch.releases.replaced on the release's file, with the modules its decorators come from."""
-    return replaced.undone(*change, data, module_of(f.relpath), f.decorators)
+    return replaced.undone(Compared(*change, data, module_of(f.relpath), f.decorators))
 
 
 def _in_effect(run: JobRun, index: int, f: File) -> Callable[[bytes], bool]:

@@ -26,6 +26,7 @@ from collections import Counter
 
 from radpatch.prove.star_exports import ModuleSource
 from radpatch.releases import bindings, decorators
+from radpatch.releases.compared import Compared
 
 _SETATTRS = frozenset({"__setattr__", "__delattr__", "setattr", "delattr"})
 _NAMESPACES = frozenset({"vars", "locals", "globals"})
@@ -33,19 +34,13 @@ _NAMESPACES = frozenset({"vars", "locals", "globals"})
 _HARMLESS = frozenset(dir(builtins)) - _SETATTRS - _NAMESPACES - {"exec", "eval", "__import__", "compile"}
 
 
-def undone(
-    before: bytes,
-    after: bytes,
-    release: bytes,
-    me: tuple[str, bool] | None = None,
-    sources: tuple[ModuleSource, ...] = (),
-) -> bool:
+def undone(c: Compared) -> bool:
     """The change replaces statements (a scope loses some and gains others), and the release holds
     a new one only under a condition, or may store a replaced target again; False when the three do
-    not parse or the change replaces nothing (the caller's checks decide). `me`: the release's module
-    (dotted, is a package); `sources`: the modules of its package its decorators come from."""
+    not parse or the change replaces nothing (the caller's checks decide). `c.me`: the release's
+    module (dotted, is a package); `c.sources`: the modules of its package its decorators come from."""
     try:
-        b, a, r = ast.parse(before), ast.parse(after), ast.parse(release)
+        b, a, r = ast.parse(c.before), ast.parse(c.after), ast.parse(c.release)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     sb, sa, sr = bindings._scopes(b), bindings._scopes(a), bindings._scopes(r)
@@ -72,7 +67,7 @@ def undone(
         return True
     if _setattrs(r, names) > _setattrs(a, names):
         return True  # `object.__setattr__(self, "timeout", 30)`, `setattr(self, name, v)`
-    follow = _Follow(r, names, bases, me, sources)
+    follow = _Follow(r, names, bases, c.me, c.sources)
     if any(follow.new_calls(scope, sa, sr) or follow.new_decorators(scope, sa, sr) for scope in calling):
         return True
     stored_after, stored_release = _stores(a), _stores(r)

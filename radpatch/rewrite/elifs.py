@@ -14,7 +14,8 @@ import textwrap
 
 import libcst as cst
 
-from radpatch.rewrite.matching import code_key, code_of, parse_statements, replace_on_path, stmt_key
+from radpatch.rewrite.matching import code_of, replace_on_path
+from radpatch.rewrite.patterns import code_key, parse_statements, stmt_key
 from radpatch.rewrite.tree import Path_, block_holders, walk
 
 

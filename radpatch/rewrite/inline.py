@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from radpatch.rewrite.matching import code_key, code_of, flat, parse_statements, stmt_key
+from radpatch.rewrite.matching import code_of, flat
+from radpatch.rewrite.patterns import code_key, parse_statements, stmt_key
 from radpatch.rewrite.tree import Path_, block_holders, walk
 
 

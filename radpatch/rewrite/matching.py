@@ -1,7 +1,9 @@
-"""Structural matching: find the one node in a scope that is AST-equal to a pattern.
+"""Structural matching: find the statements and expressions in a scope that are AST-equal to a
+pattern, and the failures a match gives (`MatchFailure`: none, several, a clash, not undoable).
 
-Equality is decided on Python's `ast` (formatting and comments play no part); positions and
-edits are done on the libcst tree so every byte outside the edit is preserved.
+Equality is decided on Python's `ast` (formatting and comments play no part: rewrite.patterns);
+positions and edits are done on the libcst tree so every byte outside the edit is preserved
+(`replace_on_path`, `lines_of`). The scope a rewrite names is found by rewrite.scopes.
 """
 
 from __future__ import annotations
@@ -10,8 +12,6 @@ import ast
 import contextlib
 import contextvars
 import dataclasses
-import difflib
-import functools
 import re
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,12 +20,11 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from radpatch.errors import RefusedError
+from radpatch.rewrite.patterns import code_key, expr_key, parse_statements, pretty, stmt_key
 from radpatch.rewrite.source import expression_text
 from radpatch.rewrite.tree import (
-    DEFS,
     Path_,
     block_body,
-    block_holders,
     expression_holders,
     nodes_of,
     statement_slots,
@@ -103,209 +102,6 @@ def explaining() -> bool:
     return _EXPLAIN.get()
 
 
-@functools.lru_cache(maxsize=1024)
-def stmt_key(code: str) -> str:
-    return ast.dump(ast.parse(textwrap.dedent(code)))
-
-
-def expr_key(code: str) -> str:
-    return ast.dump(ast.parse(f"(\n{code}\n)", mode="eval").body)
-
-
-def pretty(code: str) -> str:
-    """`code` as ast.unparse writes it: as an expression when it is one (a module of one string
-    would be written as a docstring), else as statements."""
-    try:
-        return ast.unparse(ast.parse(f"(\n{code}\n)", mode="eval").body)
-    except SyntaxError:
-        return ast.unparse(ast.parse(textwrap.dedent(code)))
-
-
-def parse_statements(code: str) -> list[cst.BaseStatement]:
-    return list(_parse_statements(code))
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
-    text = textwrap.dedent(code).strip("\n") + "\n"
-    ast.parse(text)  # fails fast (RecursionError) where libcst's parser takes seconds on deep nesting
-    return tuple(cst.parse_module(text).body)
-
-
-def parse_code(code: str) -> list[cst.BaseStatement]:
-    """The statements of `code` a rewrite writes into a module: parse_statements', with the comment
-    lines above the first statement (libcst keeps them apart, as the module's header) moved above
-    it, so `code: "# why\\nx = 1"` writes the comment too. Blank lines above a statement carry no
-    indentation (written into a block, they stay empty lines)."""
-    return list(_parse_code(code))
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_code(code: str) -> tuple[cst.BaseStatement, ...]:
-    body = list(_parse_statements(code))
-    header = list(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").header)
-    if body and any(e.comment is not None for e in header):
-        body[0] = body[0].with_changes(leading_lines=[*header, *body[0].leading_lines])  # type: ignore[attr-defined]
-    return tuple(
-        s.with_changes(leading_lines=[_unindented(e) for e in s.leading_lines])  # type: ignore[attr-defined]
-        for s in body
-    )
-
-
-def _unindented(line: cst.EmptyLine) -> cst.EmptyLine:
-    return line.with_changes(indent=False) if line.comment is None and not line.whitespace.value else line
-
-
-def own_comments(lines: Sequence[cst.EmptyLine]) -> list[str]:
-    """The comments of the lines above a statement, as text: what a `find` or `with` says there."""
-    return [e.comment.value for e in lines if e.comment is not None]
-
-
-ACCESSORS = ("getter", "setter", "deleter")  # `scope: Class.prop.setter` names one accessor of a property
-
-
-def _decorator_names(node: cst.CSTNode) -> list[str]:
-    """The decorators of a def as dotted names (`overload`, `typing.overload`, `prop.setter`)."""
-    out = []
-    for d in getattr(node, "decorators", ()):
-        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        parts = []
-        while isinstance(expr, cst.Attribute):
-            parts.append(expr.attr.value)
-            expr = expr.value
-        if isinstance(expr, cst.Name):
-            out.append(".".join([expr.value, *reversed(parts)]))
-    return out
-
-
-def is_overload(node: cst.CSTNode) -> bool:
-    return any(n == "overload" or n.endswith(".overload") for n in _decorator_names(node))
-
-
-def accessor(node: cst.CSTNode, name: str) -> str | None:
-    """ "getter", "setter" or "deleter" when `node` is that accessor of a property `name`."""
-    for n in _decorator_names(node):
-        if n in ("property", "functools.cached_property", "cached_property") or n == f"{name}.getter":
-            return "getter"
-        if n in (f"{name}.setter", f"{name}.deleter"):
-            return n.rsplit(".", 1)[1]
-    return None
-
-
-def choose(
-    module: cst.Module, hits: list[cst.CSTNode], part: str, qualname: str, container: str, offset: int, rest: list[str]
-) -> tuple[cst.CSTNode | None, bool]:
-    """The one definition `part` names among several (`hits`): the implementation of an
-    `@overload`-ed function (its overloads are declarations); a property's accessor named by the
-    part after it (`prop.setter`; then True: that part is used). Else a refusal that says how."""
-    live = [h for h in hits if not is_overload(h)]
-    if len(live) == 1:
-        return live[0], False
-    kinds = [accessor(h, part) for h in live]
-    lines = lines_of(module, live, offset)
-    if live and all(kinds):
-        listed = ", ".join(f"{k} at line {n}" for k, n in zip(kinds, lines))
-        if rest and rest[0] in ACCESSORS:
-            chosen = [h for h, k in zip(live, kinds) if k == rest[0]]
-            if len(chosen) == 1:
-                return chosen[0], True
-        base = qualname[: qualname.index(part) + len(part)] if part in qualname else part
-        raise Ambiguous(
-            f"scope {qualname!r}: {base!r} is a property defined {len(live)} times ({listed})",
-            f"name the accessor: `{base}.{kinds[0]}`"
-            + "".join(f" or `{base}.{k}`" for k in dict.fromkeys(kinds[1:]) if k != kinds[0]),
-        )
-    if not live:
-        return None, False
-    raise Ambiguous(
-        f"scope {qualname!r}: {container} defines {part!r} {len(live)} times "
-        f"(ambiguous: lines {', '.join(str(n) for n in lines)})",
-        "the later definition is the one that runs (one defined in if/else or try blocks runs as the condition "
-        "decides): a scope names one definition, so replace the whole statement that defines them with "
-        "`scope: <module>`, or patch the one definition in a module of its own",
-    )
-
-
-def find_scope(module: cst.Module, qualname: str, offset: int = 0) -> Path_:
-    """Resolve '<module>', 'func' or 'Class.method' to the path of its node. Of several
-    definitions of one name: the implementation of an `@overload`-ed function, or the property
-    accessor a last part `getter`/`setter`/`deleter` names; a def in module-level if/try blocks
-    when it is the only one."""
-    path: Path_ = (module,)
-    if qualname == "<module>":
-        return path
-    parts = qualname.split(".")
-    k = 0
-    while k < len(parts):
-        part = parts[k]
-        k += 1
-        body = _body(path[-1])
-        if isinstance(path[-1], (cst.FunctionDef, cst.Module)):  # a def may sit in an if/try/with/for block
-            nested = _nested_defs(path, part)
-            if isinstance(path[-1], cst.Module):
-                top = [(*path, s) for s in body if isinstance(s, DEFS) and s.name.value == part]
-                nested = top or nested
-            if len(nested) == 1:
-                path = nested[0]
-                continue
-            paths = {p[-1]: p for p in nested}
-            hits = [p[-1] for p in nested]
-        else:
-            hits = [s for s in body if isinstance(s, DEFS) and s.name.value == part]
-            block = path[-1].body if isinstance(path[-1], DEFS) else None
-            paths = {h: (*path, block, h) if block is not None else (*path, h) for h in hits}
-        container = "module" if len(path) == 1 else _name(path[-1])
-        if not hits:
-            names = [s.name.value for s in body if isinstance(s, DEFS)]
-            close = difflib.get_close_matches(part, names, n=3)
-            tip = f"; closest: {', '.join(close)}" if close else ""
-            raise (NearMiss if close else NotFound)(
-                f"scope {qualname!r}: {container} defines no function or class {part!r}{tip}",
-                SCOPE_NEAR if close else SCOPE_MISSING,
-                scope_gone=True,
-            )
-        chosen, used = choose(module, hits, part, qualname, container, offset, parts[k:])
-        if chosen is None:
-            raise NotFound(f"scope {qualname!r}: every definition of {part!r} in {container} is an `@overload`")
-        k += used
-        path = paths[chosen]
-    return path
-
-
-def _nested_defs(path: Path_, name: str) -> list[Path_]:
-    """The defs and classes called `name` in the function at `path`, in any of its blocks (not
-    inside the functions nested in it), as paths."""
-    out = []
-    for block, i in statement_slots(path):
-        stmt = block_body(block[-1])[i]
-        if isinstance(stmt, DEFS) and stmt.name.value == name:
-            out.append((*block, stmt))
-    return out
-
-
-def nested_scopes(path: Path_, qualname: str) -> Iterator[tuple[Path_, str]]:
-    """Every function and class defined inside the scope at `path` (at any depth, nested ones too),
-    with its qualified name, in source order: the scopes a statement or expression of `path` is not in."""
-    for p in walk(path, lambda n: isinstance(n, DEFS), block_holders):
-        node = p[-1]
-        assert isinstance(node, DEFS)
-        inner = node.name.value if qualname == "<module>" else f"{qualname}.{node.name.value}"
-        yield p, inner
-        yield from nested_scopes(p, inner)
-
-
-def _name(node: cst.CSTNode) -> str:
-    return node.name.value if isinstance(node, DEFS) else "<module>"
-
-
-def _body(node: cst.CSTNode) -> Sequence[cst.BaseStatement]:
-    if isinstance(node, cst.Module):
-        return node.body
-    assert isinstance(node, DEFS)
-    body = node.body
-    return body.body if isinstance(body, cst.IndentedBlock) else ()
-
-
 def code_of(module: cst.Module, node: cst.CSTNode) -> str:
     return module.code_for_node(node)
 
@@ -352,10 +148,6 @@ def _covering(body: Sequence[cst.BaseStatement], i: int, count: int) -> int | No
         if total >= count:
             return j - i + 1 if total == count else None
     return None
-
-
-def code_key(code: str) -> str:
-    return stmt_key(textwrap.dedent(code).strip("\n") + "\n")
 
 
 def _run_key(module: cst.Module, stmts: Sequence[cst.BaseStatement]) -> str | None:

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from radpatch.rewrite.matching import code_of, line_of, pretty
+from radpatch.rewrite.matching import code_of, line_of
+from radpatch.rewrite.patterns import pretty
 
 PLAUSIBLE = 0.75  # similarity from which a candidate is shown as probably the intended code
 

@@ -1,7 +1,7 @@
 """What an applied entry changes, kept in its record (`PatchRecord.touches`): per rewrite, its
 module and its `registry.touch.Touch`es as the entry said them when it was applied. A later run
 whose registries no longer hold the entry (a second build stage with another `--registry`) still
-compares a new entry with it (releases.applied), instead of trusting that they do not overlap.
+compares a new entry with it (prove.overlaps.applied), instead of trusting that they do not overlap.
 
 Records written before this was kept have no `touches` (None): what such an entry changes is
 unknown, and apply refuses to stack another entry on its file without its registry.

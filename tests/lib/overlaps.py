@@ -1,6 +1,7 @@
-"""The toy entry the overlap tests (tests/releases/test_overlap*.py) write again and again: its head
-up to `rewrites:` and `write`, that head with given rewrites, written and loaded; and the toy
-installed package the state tests of stacked entries start from (`unpack_toy`, `toy_with_entries`)."""
+"""The toy entry the overlap tests (tests/prove/overlaps/test_overlap*.py,
+tests/releases/test_overlaps_*.py) write again and again: its head up to `rewrites:` and `write`,
+that head with given rewrites, written and loaded; and the toy installed package the state tests
+of stacked entries start from (`unpack_toy`, `toy_with_entries`)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def write(reg: Path, name: str, body: str, supported: str = ">=1.0,<2", requires
     return load_patch(write_entry(reg, name, text(body, supported, requires)))
 
 
-# Two build stages (tests/releases/test_overlaps_applied*.py): `pa` from registry r1 inserts at `total = 0`;
+# Two build stages (tests/prove/overlaps/test_overlaps_applied*.py): `pa` from registry r1 inserts at `total = 0`;
 # the second stage's `pb` (r2) is given.
 CORE = "def plan(spec):\n    total = 0\n    size = len(spec)\n    return total + size\n"
 AT_TOTAL = '  - id: {id}\n    insert_after: {{scope: plan, find: "total = 0", code: "total = {n}"}}\n'

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 
 from radpatch.releases import carried
+from radpatch.releases.compared import Compared
 
 BASE = """\
 def other():
@@ -53,7 +54,7 @@ def test_a_deletion_is_carried_only_where_the_scope_kept_its_neighbours_and_no_c
         source = release(scope, call, elsewhere, extra)
         compile(source, scope, "exec")
         expected = scope == "kept" and not call and not elsewhere
-        got = carried.carries(BASE.encode(), AFTER.encode(), source.encode())
+        got = carried.carries(Compared(BASE.encode(), AFTER.encode(), source.encode()))
         assert got is expected, (scope, call, elsewhere, extra)
         seen[expected] += 1
     assert seen[True] == 2 and seen[False] == 30  # the reference is not one answer
@@ -64,8 +65,8 @@ def test_a_deletion_beside_an_insertion_elsewhere_still_needs_its_own_evidence()
     after = AFTER.replace("    return 1\n", "    return 2\n")  # and another scope's statement changed
     helper = release("helper-calls", False, False, False).replace("    return 1\n", "    return 2\n")
     kept = release("kept", False, False, False).replace("    return 1\n", "    return 2\n")
-    assert not carried.carries(base.encode(), after.encode(), helper.encode())
-    assert carried.carries(base.encode(), after.encode(), kept.encode())
+    assert not carried.carries(Compared(base.encode(), after.encode(), helper.encode()))
+    assert carried.carries(Compared(base.encode(), after.encode(), kept.encode()))
 
 
 def test_a_removed_call_still_made_elsewhere_with_other_arguments_is_not_carried() -> None:
@@ -74,5 +75,5 @@ def test_a_removed_call_still_made_elsewhere_with_other_arguments_is_not_carried
     kept = "def groups(cfg, spec):\n    out = plan(spec)\n    return out\n\n\n"
     moved = kept + "def plan(spec):\n    if spec:\n        warn(spec.cfg, [spec])\n"  # in a caller, other arguments
     gone = kept + "def plan(spec):\n    return [spec]\n"
-    assert carried.carries(base.encode(), after.encode(), moved.encode()) is False
-    assert carried.carries(base.encode(), after.encode(), gone.encode()) is True
+    assert carried.carries(Compared(base.encode(), after.encode(), moved.encode())) is False
+    assert carried.carries(Compared(base.encode(), after.encode(), gone.encode())) is True

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.releases import carried
+from radpatch.releases.compared import Compared
 
 BASE = """\
 class Engine:
@@ -177,7 +178,7 @@ def still_sets_30(tmp: Path, name: str, modules: dict[str, str]) -> bool:
 def test_a_moved_binding_still_run_is_never_carried(tmp_path: Path, move: str, value: int) -> None:
     modules = release(move, value)
     behaves = still_sets_30(tmp_path, f"toyq_{move.replace('-', '_')}_{value}", modules)
-    got = carried.carries(BASE.encode(), AFTER.encode(), modules["core"].encode())
+    got = carried.carries(Compared(BASE.encode(), AFTER.encode(), modules["core"].encode()))
     if behaves:
         assert got is False, (move, value, "the release still sets timeout = 30: not obsolete")
     elif move in SEES_WHOLE:
@@ -203,7 +204,7 @@ def test_a_replaced_binding_moved_and_still_run_is_never_carried(tmp_path: Path,
         "        self.a = 1\n", "        self.a = 1\n        self.deadline = 30\n"
     )
     behaves = still_sets_30(tmp_path, f"toyq_r_{move.replace('-', '_')}_{value}", modules)
-    got = carried.carries(BASE.encode(), REPLACED.encode(), modules["core"].encode())
+    got = carried.carries(Compared(BASE.encode(), REPLACED.encode(), modules["core"].encode()))
     if behaves:
         assert got is False, (move, value, "the release still sets timeout = 30: not obsolete")
     elif move in SEES_WHOLE:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from radpatch.releases import carried
+from radpatch.releases.compared import Compared
 from tests.lib.generated import sample
 from tests.lib.toy_releases import DIST, PKG
 
@@ -79,7 +80,7 @@ def test_a_nested_deletion_still_run_is_not_carried(where: str, kinds: tuple[str
     source = release(where, kinds, present)
     compile(source, where, "exec")
     assert (STATEMENT in source) is present
-    got = carried.carries(BASE.encode(), AFTER.encode(), source.encode())
+    got = carried.carries(Compared(BASE.encode(), AFTER.encode(), source.encode()))
     assert got is (not present), source
 
 

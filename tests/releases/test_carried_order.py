@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from radpatch.releases.carried import carries
+from radpatch.releases.compared import Compared
 from tests.lib.generated import sample
 
 BEFORE = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
@@ -38,7 +39,7 @@ CASES = [(a, e, at) for a in ANCHORS for e in EXTRAS for at in range(len(_body(a
 @pytest.mark.parametrize(("anchor", "extra", "at"), sample(CASES))
 def test_the_inserted_statement_is_carried_only_after_its_anchor(anchor: str, extra: str | None, at: int) -> None:
     release, in_effect = _release(anchor, extra, at)
-    assert carries(BEFORE.encode(), AFTER.encode(), release.encode()) is in_effect, release
+    assert carries(Compared(BEFORE.encode(), AFTER.encode(), release.encode())) is in_effect, release
 
 
 def test_the_reported_case_upstreams_statement_before_the_recomputation_is_not_carried() -> None:
@@ -46,8 +47,8 @@ def test_the_reported_case_upstreams_statement_before_the_recomputation_is_not_c
         "def size(items):\n    buckets = [items]\n    n = 0\n    n = min(n, len(buckets))\n"
         "    n = len(list(items))\n    return n\n"
     )
-    assert not carries(BEFORE.encode(), AFTER.encode(), release.encode())
+    assert not carries(Compared(BEFORE.encode(), AFTER.encode(), release.encode()))
     moved = release.replace("    n = min(n, len(buckets))\n", "").replace(
         "    return n", "    n = min(n, len(buckets))\n    return n"
     )
-    assert carries(BEFORE.encode(), AFTER.encode(), moved.encode())
+    assert carries(Compared(BEFORE.encode(), AFTER.encode(), moved.encode()))

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from radpatch.releases.carried import carries
+from radpatch.releases.compared import Compared
 from tests.lib.generated import sample
 
 BEFORE = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
@@ -81,7 +82,9 @@ CASES = [(a, pre, post) for a in ANCHORS for pre in PRE for post in POST]
 @pytest.mark.parametrize(("anchor", "pre", "post"), sample(CASES))
 def test_carried_exactly_where_the_release_runs_like_the_patch(anchor: str, pre: str | None, post: str | None) -> None:
     release = _release(anchor, pre, post)
-    assert carries(BEFORE.encode(), AFTER.encode(), release.encode()) is _runs_like_the_patch(release), release
+    assert carries(Compared(BEFORE.encode(), AFTER.encode(), release.encode())) is _runs_like_the_patch(release), (
+        release
+    )
 
 
 def test_the_reference_is_not_one_answer() -> None:

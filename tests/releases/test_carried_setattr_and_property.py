@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 from radpatch.releases import carried
+from radpatch.releases.compared import Compared
 
 BASE = """\
 import functools
@@ -62,6 +63,6 @@ def test_a_deletion_is_carried_only_where_running_the_release_leaves_the_attribu
     seen = {True: 0, False: 0}
     for name, source in RELEASES.items():
         expected = runs_like_the_patch(source)
-        assert carried.carries(BASE.encode(), AFTER.encode(), source.encode()) is expected, name
+        assert carried.carries(Compared(BASE.encode(), AFTER.encode(), source.encode())) is expected, name
         seen[expected] += 1
     assert seen[True] == 2 and seen[False] == 4  # the reference is not one answer

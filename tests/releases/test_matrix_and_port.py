@@ -194,7 +194,7 @@ def test_port_of_a_release_with_the_change_upstream_leaves_the_entry_alone(
 def test_widen_keeps_the_ranges_style() -> None:
     from packaging.version import Version
 
-    from radpatch.releases.port import widen
+    from radpatch.releases.port_edits import widen
 
     assert widen(">=0.32.0,<0.34", [Version("0.34.0")]) == ">=0.32.0,<0.35"
     assert widen(">=0.32.0,<0.34.0", [Version("0.34.1")]) == ">=0.32.0,<0.35.0"

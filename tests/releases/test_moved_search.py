@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.releases import moved
+from radpatch.releases import search_order
 from tests.lib.index_server import IndexServer
 from tests.lib.registry import write_entry
 from tests.lib.toy_releases import DIST, GOOD, PKG, entry
@@ -57,12 +57,12 @@ def test_the_budget_is_spent_on_the_modules_most_like_the_scope_first() -> None:
     declared = "pkg/renderers/chat_utils.py"
     target = "pkg/v1/attention/ops/rocm_paged_mxfp4_indexer.py"
     words = ["api", "router", "serve", "generate", "scoring", "entry", "util", "config", "models", "layers"]
-    noise = {f"pkg/a{i:04d}/{rng.choice(words)}_{rng.choice(words)}.py" for i in range(3 * moved.MAX_FILES)}
+    noise = {f"pkg/a{i:04d}/{rng.choice(words)}_{rng.choice(words)}.py" for i in range(3 * search_order.MAX_FILES)}
     files = [(name, 1000) for name in sorted(noise | {target, "pkg/renderers/other.py"})]
-    read = [name for tier in moved.tiers(declared, files, ("rocm_mxfp4_indexer_k_store",)) for name in tier]
+    read = [name for tier in search_order.tiers(declared, files, ("rocm_mxfp4_indexer_k_store",)) for name in tier]
     assert target in read  # alphabetically it is past the budget; by its name it comes first
-    assert len(read) == moved.MAX_FILES and read[0] == "pkg/renderers/other.py"  # the own package first
-    assert target not in [n for t in moved.tiers(declared, files) for n in t]  # the alphabet alone misses it
+    assert len(read) == search_order.MAX_FILES and read[0] == "pkg/renderers/other.py"  # the own package first
+    assert target not in [n for t in search_order.tiers(declared, files) for n in t]  # the alphabet alone misses it
 
 
 # --- a kept proof names the registry file of the run that reads it -----------------------------------

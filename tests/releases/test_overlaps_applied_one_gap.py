@@ -1,4 +1,4 @@
-"""A one-gap pair (an `add_import` and an insertion after the last import, releases.gaps) applied in
+"""A one-gap pair (an `add_import` and an insertion after the last import, prove.overlaps.gaps) applied in
 two build stages, each with its own `--registry` (att23c N1): the entry applied first is known only
 from its record, and the second is judged with it as a one-stage apply of both is (refused, naming
 both), in both stage orders; an insertion that stays next to its own anchor (`limit = 3` before the

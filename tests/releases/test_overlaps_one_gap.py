@@ -1,6 +1,6 @@
 """Two insertions whose anchors differ but that go into one gap of the file: after a statement and
 before the next one, after a definition and before the next, at the end of a class and after its
-last method. The registry text cannot tell; the file can (releases.gaps): `verify` and `list` report
+last method. The registry text cannot tell; the file can (prove.overlaps.gaps): `verify` and `list` report
 the pair (the release's file from verify's cache); `apply` applies it, since either order writes the
 same file (each insertion stays next to its own anchor)."""
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from radpatch.releases import overlap_refusal, overlaps
-from radpatch.releases.touching import Meet
+from radpatch.prove.overlaps import apply_check, pairs
+from radpatch.prove.overlaps.touching import Meet
 from tests.lib.index_server import IndexServer
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
@@ -80,16 +80,16 @@ APART = [
 def test_two_anchors_at_one_gap_of_the_file_overlap(tmp_path: Path, op_a: str, op_b: str) -> None:
     tmp_path.mkdir(exist_ok=True)
     a, b = entry(tmp_path, "a", op_a), entry(tmp_path, "b", op_b)
-    on_file = overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
+    on_file = pairs.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
     assert [(o.first, o.second, o.kind) for o in on_file] == [("a", "b", Meet.GAP)]
     assert "insert at the same place" in on_file[0].what
-    overlap_refusal.refuse_unordered([a, b], [Version("1.0")])  # apply's check: not refused
+    apply_check.refuse_unordered([a, b], [Version("1.0")])  # apply's check: not refused
 
 
 @pytest.mark.parametrize(("op_a", "op_b"), APART)
 def test_two_anchors_at_different_gaps_do_not_overlap(tmp_path: Path, op_a: str, op_b: str) -> None:
     a, b = entry(tmp_path, "a", op_a), entry(tmp_path, "b", op_b)
-    assert overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC) == []
+    assert pairs.find([a, b], [Version("1.0")], texts=lambda *_: SRC) == []
 
 
 ENTRY = HEAD.format(supported=">=1.0,<2") + "  - id: {name}\n    {op}\n"

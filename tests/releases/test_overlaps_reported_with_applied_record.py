@@ -1,6 +1,6 @@
 """`list`, `verify` and `status --check` see an overlap with an entry applied from a registry this
 run does not load (its record says what it changed), as `apply` refuses it: one test
-(releases.applied.clashes). A record that does not say what it changed is named as unchecked."""
+(prove.overlaps.applied.clashes). A record that does not say what it changed is named as unchecked."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from radpatch.releases import port
+from radpatch.releases import port_failures
 from tests.lib.index_server import IndexServer
 from tests.lib.toy_releases import DIST
 from tests.lib.toy_releases import MOVED as CODE
@@ -87,7 +87,7 @@ def test_a_refusal_over_many_releases_is_one_bounded_line() -> None:
             )
             for v in versions
         ]
-        line = port.summary(failing, [Version("9.0")])
+        line = port_failures.summary(failing, [Version("9.0")])
         assert "\n" not in line and len(line) < 3 * 250 + 200, (n, len(line))  # at most one example per check
         assert "below 9.0, the releases asked for: raise `supported`'s lower bound" in line
         counted = sum(

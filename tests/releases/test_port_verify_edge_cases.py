@@ -348,7 +348,7 @@ def test_widening_a_range_of_exclusions_only_is_a_clear_usage_error_not_an_empty
     from packaging.version import Version
 
     from radpatch.errors import UsageError
-    from radpatch.releases.port import widen
+    from radpatch.releases.port_edits import widen
 
     with pytest.raises(UsageError) as caught:
         widen("!=1.1", [Version("1.1")])

@@ -20,6 +20,7 @@ import pytest
 
 from radpatch.prove.star_exports import ModuleSource
 from radpatch.releases.carried import carries
+from radpatch.releases.compared import Compared
 from radpatch.releases.replaced import undone
 from tests.lib.generated import sample
 
@@ -111,10 +112,9 @@ def test_not_in_effect_exactly_where_the_release_loses_the_new_value(
     before, patched, release = _core(OLD, None, None).encode(), _core(NEW, None, None).encode(), _core(NEW, deco, after)
     me, sources = ("tpkg.core", False), (ModuleSource("tpkg.helpers", False, HELPERS.encode()),)
     in_effect = _runs_like_the_patch(tmp_path, f"rpt_{CASES.index((deco, after))}", release, monkeypatch)
-    assert undone(before, patched, release.encode(), me, sources) is not in_effect, release
-    if carries(before, patched, release.encode(), me, sources) and not undone(
-        before, patched, release.encode(), me, sources
-    ):
+    c = Compared(before, patched, release.encode(), me, sources)
+    assert undone(c) is not in_effect, release
+    if carries(c) and not undone(c):
         assert in_effect, release
 
 
@@ -128,13 +128,12 @@ def test_the_reference_is_not_one_answer(tmp_path: Path, monkeypatch: pytest.Mon
 def test_a_decorator_that_cannot_be_read_is_not_carried() -> None:
     before, patched = _core(OLD, None, None).encode(), _core(NEW, None, None).encode()
     release = _core(NEW, "keep", None).encode()
-    assert undone(before, patched, release, ("tpkg.core", False), ())  # helpers not read
-    assert not undone(
-        before, patched, release, ("tpkg.core", False), (ModuleSource("tpkg.helpers", False, HELPERS.encode()),)
-    )
+    assert undone(Compared(before, patched, release, ("tpkg.core", False), ()))  # helpers not read
+    helpers = (ModuleSource("tpkg.helpers", False, HELPERS.encode()),)
+    assert not undone(Compared(before, patched, release, ("tpkg.core", False), helpers))
 
 
 def test_a_helper_whose_body_is_not_read_is_not_carried_when_handed_the_object() -> None:
     before, patched = _core(OLD, None, None).encode(), _core(NEW, None, None).encode()
     release = _core(NEW, None, "touch_other(self)").encode()  # harmless when run, but not read
-    assert undone(before, patched, release, ("tpkg.core", False), ())
+    assert undone(Compared(before, patched, release, ("tpkg.core", False), ()))

@@ -20,7 +20,7 @@ import pytest
 from radpatch.errors import RefusedError
 from radpatch.prove import plan, steps
 from radpatch.registry.model import Operation
-from radpatch.rewrite import matching, runner
+from radpatch.rewrite import matching, runner, scopes
 from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_statements import InsertStatements
@@ -312,7 +312,7 @@ def _parent_of(tree: ast.AST, child: ast.AST) -> ast.AST | None:
 )
 def test_an_expression_find_matches_only_what_ast_calls_an_expression(source: str, find: str, lines: list[int]) -> None:
     module = cst.parse_module(source)
-    hits = matching.find_expressions(module, matching.find_scope(module, "f"), find)
+    hits = matching.find_expressions(module, scopes.find_scope(module, "f"), find)
     assert matching.lines_of(module, [h[-1] for h in hits]) == lines
 
 

@@ -1,5 +1,5 @@
 """Two entries inserting at one gap of a file (an `insert_after` one statement, an `insert_before`
-the next), which apply lets stack since either order writes the same file (releases.gaps): their
+the next), which apply lets stack since either order writes the same file (prove.overlaps.gaps): their
 record must not depend on the order they were applied in (gx23). Reverting either, after either
 order, leaves exactly the other's effect; reverting both leaves the wheel's file."""
 

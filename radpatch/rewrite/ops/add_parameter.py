@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from radpatch.rewrite import commas
-    from radpatch.rewrite.matching import MatchFailure, NotUndoable, code_of, replace_on_path, stmt_key
+    from radpatch.rewrite.matching import MatchFailure, NotUndoable, code_of, replace_on_path
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.selection import function
+    from radpatch.rewrite.patterns import stmt_key
 
 
 @dataclass(frozen=True)

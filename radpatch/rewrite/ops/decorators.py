@@ -18,18 +18,11 @@ from radpatch.rewrite.source import Source, expression_text
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import (
-        MatchFailure,
-        NearMiss,
-        NotFound,
-        NotUndoable,
-        code_of,
-        expr_key,
-        find_scope,
-        replace_on_path,
-    )
+    from radpatch.rewrite.matching import MatchFailure, NearMiss, NotFound, NotUndoable, code_of, replace_on_path
     from radpatch.rewrite.merge import merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.patterns import expr_key
+    from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.tree import Path_
 
 

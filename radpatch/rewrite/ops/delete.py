@@ -26,9 +26,11 @@ from radpatch.rewrite.source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import NotUndoable, find_scope, parse_statements, replace_on_path, run_length
+    from radpatch.rewrite.matching import NotUndoable, replace_on_path, run_length
     from radpatch.rewrite.ops.common import in_scope, slot_of
     from radpatch.rewrite.ops.common.selection import statement_match
+    from radpatch.rewrite.patterns import parse_statements
+    from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.tree import Path_, block_body, blocks, statement_slots
 
 

@@ -16,17 +16,10 @@ from radpatch.rewrite.source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import (
-        NotUndoable,
-        code_of,
-        own_comments,
-        parse_code,
-        parse_statements,
-        run_length,
-        stmt_key,
-    )
+    from radpatch.rewrite.matching import NotUndoable, code_of, run_length
     from radpatch.rewrite.ops.common import in_scope, slot_of, with_body
     from radpatch.rewrite.ops.common.selection import statement_match
+    from radpatch.rewrite.patterns import own_comments, parse_code, parse_statements, stmt_key
     from radpatch.rewrite.tree import block_body
 
 

@@ -31,14 +31,9 @@ if TYPE_CHECKING:
         calls_to,
         code_of,
         enclosing_expression,
-        expr_key,
         find_expressions,
-        find_scope,
         find_statements,
         lines_of,
-        parse_code,
-        parse_statements,
-        pretty,
         replace_on_path,
         run_length,
     )
@@ -53,6 +48,8 @@ if TYPE_CHECKING:
         statement_paths,
         undo_pick,
     )
+    from radpatch.rewrite.patterns import expr_key, parse_code, parse_statements, pretty
+    from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.source import expression_text
     from radpatch.rewrite.tree import Path_, block_body, nodes_of
 

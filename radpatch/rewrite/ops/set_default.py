@@ -13,10 +13,11 @@ from radpatch.rewrite.source import Source, expression_text
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, expr_key, replace_on_path
+    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.selection import function
+    from radpatch.rewrite.patterns import expr_key
 
 
 @dataclass(frozen=True)

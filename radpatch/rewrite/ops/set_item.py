@@ -30,13 +30,13 @@ if TYPE_CHECKING:
         NotFound,
         NotUndoable,
         code_of,
-        expr_key,
-        find_scope,
         lines_of,
         replace_on_path,
     )
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.patterns import expr_key
+    from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
 
@@ -99,7 +99,7 @@ class SetItem(Operation):
         )
         if self.from_ is not None:
             return (entry,)
-        # a new entry also goes somewhere: two going to one place make the dict's key order (releases.touching)
+        # a new entry also goes somewhere: two going to one place make the dict's key order (prove.overlaps.touching)
         after = "" if self.after is None else norm(self.after)
         where = "the end" if self.after is None else f"after {self.after}"
         place = Touch(

@@ -21,10 +21,12 @@ from radpatch.rewrite.source import Source, expression_text
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import code_of, expr_key, find_scope, lines_of, replace_on_path
+    from radpatch.rewrite.matching import code_of, lines_of, replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.selection import Explanation, nested_matches, select, undo_pick
+    from radpatch.rewrite.patterns import expr_key
+    from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.tree import Path_, nodes_of
 
 

@@ -27,15 +27,14 @@ from radpatch.rewrite.matching import (
     NotFound,
     code_of,
     explaining,
-    find_scope,
     find_statements,
     lines_of,
-    nested_scopes,
     replace_on_path,
     starts,
     statement_count,
 )
 from radpatch.rewrite.nearest import closest
+from radpatch.rewrite.scopes import find_scope, nested_scopes
 from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]

@@ -11,8 +11,8 @@ import pytest
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
-from radpatch.releases import overlap_refusal, overlaps
-from radpatch.releases.touching import Meet
+from radpatch.prove.overlaps import apply_check, pairs
+from radpatch.prove.overlaps.touching import Meet
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
@@ -35,10 +35,10 @@ def test_a_several_statement_find_inserts_where_its_edge_statement_alone_does(
 ) -> None:
     a = insertion(tmp_path, "a", op, several, "n = 3")
     b = insertion(tmp_path, "b", op, one, "n = 4")
-    found = overlaps.find([a, b], [Version("1.0")])
+    found = pairs.find([a, b], [Version("1.0")])
     assert [(o.first, o.second, o.what) for o in found] == [("a", "b", "insert at the same anchor in plan")]
     with pytest.raises(RefusedError) as err:
-        overlap_refusal.refuse_unordered([a, b], [Version("1.0")])
+        apply_check.refuse_unordered([a, b], [Version("1.0")])
     assert "a and b overlap" in err.value.message
 
 
@@ -46,7 +46,7 @@ def test_the_other_edge_of_a_several_statement_find_is_another_place(tmp_path: P
     # before the block's first statement is not after its last: either order writes the same code
     a = insertion(tmp_path, "a", "insert_after", "size = len(spec)\\nif size > 4:\\n    size = 4", "n = 3")
     d = insertion(tmp_path, "d", "insert_before", "size = len(spec)", "n = 4")
-    assert [(o.first, o.second) for o in overlaps.find([a, d], [Version("1.0")])] == []
+    assert [(o.first, o.second) for o in pairs.find([a, d], [Version("1.0")])] == []
 
 
 def test_an_insertion_between_the_statements_of_a_several_statement_find_overlaps(tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_an_insertion_between_the_statements_of_a_several_statement_find_overlap
     a = insertion(tmp_path, "a", "insert_after", "size = len(spec)\\nif size > 4:\\n    size = 4", "n = 3")
     b = insertion(tmp_path, "b", "insert_after", "size = len(spec)", "n = 4")
     c = insertion(tmp_path, "c", "insert_before", "if size > 4:\\n    size = 4", "n = 5")
-    found = overlaps.find([a, b, c], [Version("1.0")])
+    found = pairs.find([a, b, c], [Version("1.0")])
     assert [(o.first, o.second, o.what) for o in found] == [
         ("a", "b", "insert inside the code the other's `find` matches in plan"),
         ("a", "c", "insert inside the code the other's `find` matches in plan"),
@@ -122,22 +122,22 @@ def test_an_edit_inside_a_definition_another_deletes_whole_overlaps(tmp_path: Pa
     inside = write(tmp_path, "inside", INSIDE)
     wrapped = write(tmp_path, "wrapped", '  - id: w\n    wrap_body: {function: Engine.stop, with: "__body__"}\n')
     drop = write(tmp_path, "drop", METHOD)
-    found = overlaps.find([gone, inside, drop, wrapped], [Version("1.0")])
+    found = pairs.find([gone, inside, drop, wrapped], [Version("1.0")])
     assert [(o.first, o.second, o.what) for o in found] == [
         ("gone", "inside", "change plan (one replaces or deletes the definition whole, the other code of it)"),
         ("drop", "wrapped", "change Engine.stop (one replaces or deletes the definition whole, the other code of it)"),
     ]
     with pytest.raises(RefusedError) as err:
-        overlap_refusal.refuse_unordered([gone, inside], [Version("1.0")])
+        apply_check.refuse_unordered([gone, inside], [Version("1.0")])
     assert "gone and inside overlap" in err.value.message
 
 
 def test_an_edit_of_code_a_whole_definition_replace_writes_again_stacks_on_it(tmp_path: Path) -> None:
     stacked = write(tmp_path, "stacked", STACKED)
     new = write(tmp_path, "new", WHOLE_DEF.format(id="new", op="replace", with_=NEW_PLAN))
-    found = overlaps.find([stacked, new], [Version("1.0")])
+    found = pairs.find([stacked, new], [Version("1.0")])
     assert [(o.first, o.second, o.kind) for o in found] == [("new", "stacked", Meet.STACKS)]
-    overlap_refusal.refuse_unordered([stacked, new], [Version("1.0")])  # a series, the writer first: not refused
+    apply_check.refuse_unordered([stacked, new], [Version("1.0")])  # a series, the writer first: not refused
 
 
 def test_apply_names_the_entry_that_deletes_the_definition(site: Site, radpatch: Any, write_registry: Any) -> None:

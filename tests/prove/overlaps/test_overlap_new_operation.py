@@ -13,9 +13,9 @@ from packaging.version import Version
 
 import radpatch.rewrite.ops as ops_package
 from radpatch.errors import RefusedError
+from radpatch.prove.overlaps import apply_check, pairs
+from radpatch.prove.overlaps.touching import Meet
 from radpatch.registry.model import Operation
-from radpatch.releases import overlap_refusal, overlaps
-from radpatch.releases.touching import Meet
 from radpatch.rewrite.ops import OPERATIONS
 from tests.lib.overlaps import write
 
@@ -99,14 +99,14 @@ def test_an_operation_that_does_not_say_what_it_changes_overlaps_everything_in_i
     cap = write(reg, "cap", CAP)  # a replace in plan
     sig = write(reg, "sig", PARAMETER)  # a parameter of another function
     imp = write(reg, "imp", IMPORT)  # add_import stacks with anything
-    found = overlaps.find([doc, cap, sig, imp], [Version("1.0")])
+    found = pairs.find([doc, cap, sig, imp], [Version("1.0")])
     assert {(o.first, o.second) for o in found} == {("doc", "cap"), ("doc", "sig")}
     assert all(o.kind is Meet.UNDECLARED and "`set_docstring` operation" in o.what for o in found)
     with pytest.raises(RefusedError) as err:
-        overlap_refusal.refuse_unordered([doc, sig], [Version("1.0")])
+        apply_check.refuse_unordered([doc, sig], [Version("1.0")])
     assert "doc and sig overlap" in err.value.message
     sig_after = write(reg, "sig", PARAMETER, requires=("doc",))
-    overlap_refusal.refuse_unordered([doc, sig_after], [Version("1.0")])  # ordered by `requires:`: allowed
+    apply_check.refuse_unordered([doc, sig_after], [Version("1.0")])  # ordered by `requires:`: allowed
 
 
 def test_an_operation_that_says_what_it_changes_is_compared_by_it(
@@ -118,7 +118,7 @@ def test_an_operation_that_says_what_it_changes_is_compared_by_it(
     again = write(reg, "again", DOC.format(n=2, function="plan"))
     other = write(reg, "other", DOC.format(n=3, function="groups"))
     sig = write(reg, "sig", PARAMETER)
-    found = overlaps.find([doc, again, other, sig], [Version("1.0")])
+    found = pairs.find([doc, again, other, sig], [Version("1.0")])
     assert [(o.first, o.second, o.kind, o.what) for o in found] == [
         ("doc", "again", Meet.NODE, "change the same docstring in plan")
     ]

@@ -1,11 +1,11 @@
 """Overlaps with entries already applied whose registry this run does not load (a later build stage
 run with another `--registry`): their record says what they changed (state.touched), so a loaded
 entry is compared with that. A record that does not say (written before it was kept) leaves the
-overlap unknown. Two insertions at one gap of the file (releases.gaps: an `add_import` and an
+overlap unknown. Two insertions at one gap of the file (prove.overlaps.gaps: an `add_import` and an
 `insert_after` the last import) say no anchor the touches could compare: the record's link of the
 file (its kept text before and after the entry) shows where the applied entry inserted, and its
 touches which side of its anchor; where they cannot tell, the pair is refused as unchecked.
-One path (`clashes`) for every command: `apply` refuses on the first (releases.overlap_refusal.check_apply),
+One path (`clashes`) for every command: `apply` refuses on the first (prove.overlaps.apply_check.check_apply),
 `list` and `verify` report them (`report`), `status --check` fails on an overlap and says which it
 cannot check."""
 
@@ -19,10 +19,10 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
+from radpatch.prove.overlaps import commute, gaps, ordering
+from radpatch.prove.overlaps.installed_files import InstalledTexts, _store_of, installed_file
+from radpatch.prove.overlaps.touching import Meet, is_binding, meet
 from radpatch.registry.model import Operation, Patch, Rewrite
-from radpatch.releases import commute, gaps, ordering
-from radpatch.releases.installed_files import InstalledTexts, _store_of, installed_file
-from radpatch.releases.touching import Meet, is_binding, meet
 from radpatch.state import touched
 from radpatch.state.record import ABSENT, FileRecord, PatchRecord, Store, sha256
 
@@ -222,7 +222,7 @@ def _link_texts(store: Store, link: FileRecord, current: str) -> tuple[str, str]
 def _one_gap(files: InstalledTexts, p: Patch, version: Version, r: PatchRecord) -> AppliedClash | None:
     """An insertion of `p` and the applied entry's change at one gap of the file, in an order that
     decides the code (an `add_import` and an insertion after the last import), as a one-stage
-    apply of both refuses them (releases.overlaps); unchecked when the record cannot tell."""
+    apply of both refuses them (prove.overlaps.pairs); unchecked when the record cannot tell."""
     for rw in p.rewrites_for(version):
         ours = _side(rw.op)
         choice = p.module(rw.file).module_for(version)
@@ -283,7 +283,7 @@ def _placed(r: PatchRecord, module: str) -> bool:
 
 def _commute(op: Operation, before: str, after: str) -> bool:
     """`op` applies after the applied entry (`after`) and alone on the file before it, and the two
-    each add only bindings of names the other neither binds nor reads (releases.commute)."""
+    each add only bindings of names the other neither binds nor reads (prove.overlaps.commute)."""
     mine = commute.forward(op, before)
     return mine is not None and commute.forward(op, after) is not None and commute.independent(before, after, mine)
 
@@ -301,7 +301,7 @@ def _shared_gaps(op: Operation, before: str, after: str) -> list[int]:
 
 
 def _orders_agree(ours: str, theirs: str) -> bool:
-    """Two insertions at one gap write the same code in either order (releases.gaps): imports with
+    """Two insertions at one gap write the same code in either order (prove.overlaps.gaps): imports with
     imports, and two that each stay next to their own anchor; not two that both go after the same
     line (an `add_import` and an `insert_after` the last import)."""
     if "imports" not in (ours, theirs):

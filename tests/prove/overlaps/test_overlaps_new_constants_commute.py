@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
+from radpatch.prove.overlaps import commute, gaps, pairs
 from radpatch.registry.model import Patch
-from radpatch.releases import commute, gaps, overlaps
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
@@ -136,9 +136,9 @@ def test_one_new_name_bound_twice_still_needs_an_order(
 
 def test_list_does_not_report_two_new_constants_that_commute(tmp_path: Path) -> None:
     ps = _ops(tmp_path)
-    assert overlaps.find([ps["a"], ps["b"]], [Version("1.0")], texts=lambda *_: SRC) == []
-    (o,) = overlaps.find([ps["a"], ps["a5"]], [Version("1.0")], texts=lambda *_: SRC)
+    assert pairs.find([ps["a"], ps["b"]], [Version("1.0")], texts=lambda *_: SRC) == []
+    (o,) = pairs.find([ps["a"], ps["a5"]], [Version("1.0")], texts=lambda *_: SRC)
     assert "change the same constant" in o.what
     after_os = '  - id: r\n    insert_after: {scope: <module>, find: "import os", code: "Z = 0"}\n'
     anchored = write(tmp_path, "z", after_os)
-    assert [o.second for o in overlaps.find([ps["a"], anchored], [Version("1.0")], texts=lambda *_: SRC)] == ["z"]
+    assert [o.second for o in pairs.find([ps["a"], anchored], [Version("1.0")], texts=lambda *_: SRC)] == ["z"]

@@ -1,5 +1,5 @@
 """Issue 22/23 (gz23c): the node inside a statement an operation changes is declared by its Touch
-(what it is and how a message says it), so releases.touching keeps no table of kinds: a set_item
+(what it is and how a message says it), so prove.overlaps.touching keeps no table of kinds: a set_item
 says a dict entry of NAME, inside the assignment of NAME, and so meets a set_constant `from:` of
 NAME; an insert_definitions at module level binds its payload's names, as an add_import of one does."""
 
@@ -10,10 +10,10 @@ from pathlib import Path
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
+from radpatch.prove.overlaps import pairs
+from radpatch.prove.overlaps.touching import Meet, meet
 from radpatch.registry.model import Patch
 from radpatch.registry.touch import Touch
-from radpatch.releases import overlaps
-from radpatch.releases.touching import Meet, meet
 from radpatch.rewrite.matching import MatchFailure
 from radpatch.rewrite.ops.common import code_errors
 from radpatch.rewrite.source import Source
@@ -36,16 +36,16 @@ WHOLE = """\
 
 def test_a_set_item_and_a_set_constant_of_one_name_overlap(tmp_path: Path) -> None:
     item, const = write(tmp_path, "item", ITEM), write(tmp_path, "const", CONSTANT)
-    found = overlaps.find([item, const], [Version("1.0")])
+    found = pairs.find([item, const], [Version("1.0")])
     assert [(o.first, o.second, o.kind) for o in found] == [("item", "const", Meet.PART)]
     assert 'the dict entry "b" of `MODELS` is inside the constant `MODELS`' in found[0].what
     other = write(tmp_path, "other", OTHER_CONSTANT)
-    assert overlaps.find([item, other], [Version("1.0")]) == []
+    assert pairs.find([item, other], [Version("1.0")]) == []
 
 
 def test_a_set_item_inside_a_replaced_assignment_says_dict_entry(tmp_path: Path) -> None:
     item, whole = write(tmp_path, "item", ITEM), write(tmp_path, "whole", WHOLE)
-    (o,) = overlaps.find([item, whole], [Version("1.0")])
+    (o,) = pairs.find([item, whole], [Version("1.0")])
     assert 'the dict entry "b" of `MODELS` is inside the other\'s `find`' in o.what
     assert "constant" not in o.what
 
@@ -87,7 +87,7 @@ def _applies(first: Patch, then: Patch, text: str) -> bool:
 def test_module_level_definitions_meet_an_import_of_their_name(tmp_path: Path) -> None:
     (tmp_path / "enc.py").write_text("def enc():\n    return 2\n")
     defs, imp = write(tmp_path, "defs", DEFS), write(tmp_path, "imp", IMPORT)
-    found = overlaps.find([defs, imp], [Version("1.0")])
+    found = pairs.find([defs, imp], [Version("1.0")])
     assert [(o.first, o.second, o.kind) for o in found] == [("defs", "imp", Meet.BINDS)]
     assert "bind the same module-level name `enc`" in found[0].what
     # the engine agrees: neither order applies both (each refuses the name the other bound)
@@ -95,7 +95,7 @@ def test_module_level_definitions_meet_an_import_of_their_name(tmp_path: Path) -
     # another name, or a method of a class (not a module-level name): no overlap, and both orders apply
     other = write(tmp_path, "other", OTHER_IMPORT)
     into = write(tmp_path, "into", INTO)
-    assert overlaps.find([defs, other], [Version("1.0")]) == []
-    assert overlaps.find([into, imp], [Version("1.0")]) == []
+    assert pairs.find([defs, other], [Version("1.0")]) == []
+    assert pairs.find([into, imp], [Version("1.0")]) == []
     assert _applies(defs, other, SOURCE) and _applies(other, defs, SOURCE)
     assert _applies(into, imp, SOURCE) and _applies(imp, into, SOURCE)

@@ -2,7 +2,7 @@
 
 The reference is the engine itself: two entries whose rewrites run on the same file in either
 order give the same code only when their order does not matter. Every pair of the generated
-rewrites that `overlaps.find` calls independent must give the same file in both orders; two
+rewrites that `pairs.find` calls independent must give the same file in both orders; two
 insertions at different copies (neither adding a copy) must not be called overlapping.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
+from radpatch.prove.overlaps import pairs
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
-from radpatch.releases import overlaps
 from radpatch.rewrite import runner
 from tests.lib.registry import write_entry
 from tests.lib.site import Site
@@ -74,7 +74,7 @@ def test_independent_picks_commute_and_distinct_insertions_are_no_overlap(tmp_pa
     for (ka, na), (kb, nb) in combinations_with_replacement(picks, 2):
         a = entry(tmp_path, "a", ka, na)
         b = entry(tmp_path, "b", kb, nb)
-        found = overlaps.find([a, b], [Version("1.0")])
+        found = pairs.find([a, b], [Version("1.0")])
         if not found:
             assert run(a, b) == run(b, a), f"{ka}#{na} and {kb}#{nb}: order matters but no overlap is reported"
             checked += 1
@@ -88,14 +88,14 @@ def test_a_delete_and_an_insertion_at_the_same_copy_overlap(tmp_path: Path) -> N
     a = entry(tmp_path, "a", "delete", 1)
     b = entry(tmp_path, "b", "after", 1)
     assert run(a, b) != run(b, a)  # the case the check exists for: two programs from one pair
-    (o,) = overlaps.find([a, b], [Version("1.0")])
+    (o,) = pairs.find([a, b], [Version("1.0")])
     assert o.what == "change and anchor at the same code in plan" and not o.ordered  # the same copy: said so
     c = entry(tmp_path, "c", "after", 3)  # removing copy 1 re-numbers copy 3
-    (o,) = overlaps.find([a, c], [Version("1.0")])
+    (o,) = pairs.find([a, c], [Version("1.0")])
     assert "removes copy 1" in o.what
     d = entry(tmp_path, "d", "delete", 3)  # a later copy re-numbers nothing before it
     e = entry(tmp_path, "e", "after", 1)
-    assert overlaps.find([d, e], [Version("1.0")]) == []
+    assert pairs.find([d, e], [Version("1.0")]) == []
 
 
 def test_within_picks_that_differ_are_reported_as_undecided(tmp_path: Path) -> None:
@@ -105,7 +105,7 @@ def test_within_picks_that_differ_are_reported_as_undecided(tmp_path: Path) -> N
         HEAD.format(rewrite="insert_after: {scope: plan, find: 'sync()', code: 'log(1)', within: 'if spec:'}"),
     )
     b = write_entry(tmp_path, "b", HEAD.format(rewrite=KINDS["after"].format(pick=", occurrence: 1")))
-    (o,) = overlaps.find([load_patch(a), load_patch(b)], [Version("1.0")])
+    (o,) = pairs.find([load_patch(a), load_patch(b)], [Version("1.0")])
     assert "`within:` differ" in o.what
 
 
@@ -116,7 +116,7 @@ def test_a_find_in_the_code_another_writes_is_an_overlap(tmp_path: Path) -> None
     b = load_patch(write_entry(tmp_path, "b", HEAD.format(rewrite=then)))
     assert run(b, a) is None and run(a, b) is not None  # b stacks on a
     for order in ([a, b], [b, a]):
-        (o,) = overlaps.find(order, [Version("1.0")])
+        (o,) = pairs.find(order, [Version("1.0")])
         assert "in the code the first writes" in o.what and (o.first, o.second) == ("a", "b")  # b comes after a
 
 
@@ -156,9 +156,9 @@ def test_decorators_and_signature_beside_a_body_rewrite_commute_and_do_not_overl
         for body in BODY.values():
             a, b = load("a", beside), load("b", body)
             assert both(a, b) == both(b, a)  # the reference: the order does not matter
-            assert overlaps.find([a, b], [Version("1.0")]) == [], (beside, body)
+            assert pairs.find([a, b], [Version("1.0")]) == [], (beside, body)
     c = load("c", "replace: {scope: plan, find: 'len(spec)', with: 'len(spec) + 1'}")
-    assert overlaps.find([load("b", BODY["wrap_body"]), c], [Version("1.0")])  # the body itself still does
+    assert pairs.find([load("b", BODY["wrap_body"]), c], [Version("1.0")])  # the body itself still does
 
 
 def test_a_package_spelled_with_and_without_its_init_is_one_file(tmp_path: Path) -> None:
@@ -166,7 +166,7 @@ def test_a_package_spelled_with_and_without_its_init_is_one_file(tmp_path: Path)
     for name, module in (("a", "toypkg.sub"), ("b", "toypkg.sub.__init__")):
         write_entry(tmp_path, name, HEAD.replace("toypkg.core", module).format(rewrite=rewrite))
     a, b = load_patch(tmp_path / "a.yaml"), load_patch(tmp_path / "b.yaml")
-    (o,) = overlaps.find([a, b], [Version("1.0")])
+    (o,) = pairs.find([a, b], [Version("1.0")])
     assert o.module == "toypkg.sub" and not o.ordered
 
 

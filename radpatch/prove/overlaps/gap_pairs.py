@@ -1,18 +1,18 @@
 """Two insertions that go into one gap of a file although the registry text says no shared anchor
-(releases.gaps): an `add_import` (or a new `set_constant`) and an insertion at the imports' end, and
+(prove.overlaps.gaps): an `add_import` (or a new `set_constant`) and an insertion at the imports' end, and
 two that radpatch places after the imports, which commute when each binds names the other leaves
-alone (releases.commute); and `module_of`, the module a rewrite changes on a release. Asked by
-releases.overlaps (list, verify) and releases.overlap_refusal (apply)."""
+alone (prove.overlaps.commute); and `module_of`, the module a rewrite changes on a release. Asked by
+prove.overlaps.pairs (list, verify) and prove.overlaps.apply_check (apply)."""
 
 from __future__ import annotations
 
 from packaging.version import Version
 
+from radpatch.prove.overlaps import commute, gaps
+from radpatch.prove.overlaps.installed_files import InstalledTexts
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import Touch
 from radpatch.registry.versions import allows
-from radpatch.releases import commute, gaps
-from radpatch.releases.installed_files import InstalledTexts
 
 
 def module_of(p: Patch, rw: Rewrite, v: Version) -> str | None:
@@ -29,7 +29,7 @@ def import_gap(
     a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, probe: list[Version], texts: gaps.Texts
 ) -> tuple[str, dict[str, list[Version]]]:
     """`add_import` (or a new `set_constant`) and an insertion that go into one gap of the file: the
-    imports' end (releases.gaps); they say no anchor the touches could compare."""
+    imports' end (prove.overlaps.gaps); they say no anchor the touches could compare."""
     where: dict[str, list[Version]] = {}
     for v in probe:
         m = module_of(a, ra, v)
@@ -52,14 +52,14 @@ def _text(a: Patch, ra: Rewrite, b: Patch, v: Version, texts: gaps.Texts | None)
 
 
 def _commute_on(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts) -> bool:
-    """Two that radpatch places after the imports commute on the release's file (releases.commute)."""
+    """Two that radpatch places after the imports commute on the release's file (prove.overlaps.commute)."""
     text = _text(a, ra, b, v, texts)
     return text is not None and commute_after_imports(ra.op, rb.op, text)
 
 
 def commute_after_imports(a: Operation, b: Operation, text: str) -> bool:
     """Both placed after the imports by radpatch (no anchor an author chose), both orders apply,
-    and each adds only bindings of names the other leaves alone (releases.commute)."""
+    and each adds only bindings of names the other leaves alone (prove.overlaps.commute)."""
     if not (gaps.at_imports(a) and gaps.at_imports(b)):
         return False
     one, two = commute.forward(a, text), commute.forward(b, text)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from radpatch.releases import overlaps
-from radpatch.releases.touching import Meet
+from radpatch.prove.overlaps import pairs
+from radpatch.prove.overlaps.touching import Meet
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
 
@@ -50,7 +50,7 @@ def test_an_insertion_at_the_import_gap_overlaps_on_the_file(
     tmp_path: Path, op_a: str, op_b: str, meets: tuple[Meet, str]
 ) -> None:
     a, b = _pair(tmp_path, op_a, op_b)
-    found = overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
+    found = pairs.find([a, b], [Version("1.0")], texts=lambda *_: SRC)
     assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", meets[0])]
     assert meets[1] in found[0].what
 
@@ -65,7 +65,7 @@ def test_an_insertion_at_the_import_gap_overlaps_on_the_file(
 )
 def test_no_overlap_elsewhere_or_between_imports(tmp_path: Path, op_a: str, op_b: str) -> None:
     a, b = _pair(tmp_path, op_a, op_b)
-    assert overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC) == []
+    assert pairs.find([a, b], [Version("1.0")], texts=lambda *_: SRC) == []
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_apply_does_not_refuse_a_pair_whose_orders_write_the_same_file(
     before_x = 'insert_before: {scope: <module>, find: "X = 1", code: "Z = 0"}'
     reg = write_registry("b", ENTRY.format(name="b", op=before_x))
     a, b = _pair(Path(reg), ADD_SYS, before_x)
-    assert [o.kind for o in overlaps.find([a, b], [Version("1.0")], texts=lambda *_: SRC)] == [Meet.GAP]
+    assert [o.kind for o in pairs.find([a, b], [Version("1.0")], texts=lambda *_: SRC)] == [Meet.GAP]
     r = radpatch("--registry", str(reg), "apply", "a", "b")
     assert r.code == 0, r.out + r.err
     assert "import sys" in (site.root / "toypkg/core.py").read_text()

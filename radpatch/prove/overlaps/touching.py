@@ -1,4 +1,4 @@
-"""How two rewrites' touches meet (releases.overlaps): the same node, one inside the other's, the same
+"""How two rewrites' touches meet (prove.overlaps.pairs): the same node, one inside the other's, the same
 anchor, inside the other's span of statements, stacked, or copies of one `find` that may be the same;
 read from the registry text alone (each operation's `touches()`)."""
 
@@ -22,7 +22,7 @@ class Meet(Enum):
     MAY_NEST = "may nest"  # one's `find` is inside the other's, and which copy each picks depends on the file
     NESTED = "nested"  # one's `find` is inside the other's (or the same code, written apart)
     ANCHOR = "anchor"  # both insert at the same anchor
-    GAP = "gap"  # both insert at one place, their anchors apart: the file shows it (releases.gaps)
+    GAP = "gap"  # both insert at one place, their anchors apart: the file shows it (prove.overlaps.gaps)
     BINDS = "binds"  # both bind the same new module-level name, to different things
     NODE = "node"  # both change (or one changes and one anchors at) the same node
     WHOLE = "whole"  # one replaces or deletes a whole definition, the other changes code in it (or next to it)

@@ -1,4 +1,4 @@
-"""The installed file a rewrite changes, for apply's overlap check (releases.overlaps): its text as
+"""The installed file a rewrite changes, for apply's overlap check (prove.overlaps.pairs): its text as
 installed, or as it was before two entries when radpatch's record says one of them is applied.
 apply hands in what its plan already read (install.targets, by entry): those files are not read
 again; only an entry the plan did not read (one radpatch's record says is applied) is."""

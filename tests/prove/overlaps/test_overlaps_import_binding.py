@@ -16,8 +16,8 @@ import pytest
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
+from radpatch.prove.overlaps import gaps, pairs
 from radpatch.registry.model import Patch
-from radpatch.releases import gaps, overlaps
 from radpatch.rewrite.matching import MatchFailure
 from radpatch.rewrite.ops.common import code_errors
 from radpatch.rewrite.source import Source
@@ -72,7 +72,7 @@ def _engine_says(imp: Patch, other: Patch) -> bool:
 def test_an_import_and_a_rewrite_binding_its_name_overlap_as_the_engine_says(tmp_path: Path, i: int, o: int) -> None:
     imp = write(tmp_path, "one", f"  - id: ra\n    {IMPORTS[i]}\n")
     other = write(tmp_path, "two", f"  - id: rb\n    {OTHERS[o]}\n")
-    found = overlaps.find([imp, other], [Version("1.0")])
+    found = pairs.find([imp, other], [Version("1.0")])
     assert bool(found) == _engine_says(imp, other), [x.describe() for x in found]
     for x in found:
         assert x.what.startswith("bind the same module-level name `enc`"), x.what

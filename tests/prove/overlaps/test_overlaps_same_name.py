@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from radpatch.releases import overlaps
+from radpatch.prove.overlaps import pairs
 from tests.lib.generated import sample
 from tests.lib.overlaps import HEAD, write
 from tests.lib.site import Site
@@ -59,7 +59,7 @@ def entry(name: str, op: str) -> str:
 def test_two_entries_binding_one_name_overlap_unless_they_bind_the_same(tmp_path: Path, a: str, b: str) -> None:
     one = write(tmp_path, "one", entry("ra", BINDINGS[a][0]))
     two = write(tmp_path, "two", entry("rb", BINDINGS[b][0]))
-    found = overlaps.find([one, two], [Version("1.0")])
+    found = pairs.find([one, two], [Version("1.0")])
     names = clashing(a, b)
     assert bool(found) == bool(names), [o.describe() for o in found]
     for o in found:
@@ -68,7 +68,7 @@ def test_two_entries_binding_one_name_overlap_unless_they_bind_the_same(tmp_path
         if not both_constants:  # two constants meet first as one constant changed twice
             assert o.what in {f"bind the same module-level name `{n}`" for n in names}, o.what
     ordered = write(tmp_path / "r2", "two", entry("rb", BINDINGS[b][0]), requires=("one",))
-    assert all(o.ordered for o in overlaps.find([one, ordered], [Version("1.0")]))
+    assert all(o.ordered for o in pairs.find([one, ordered], [Version("1.0")]))
 
 
 SRC = "import re\n\nX = 1\n"

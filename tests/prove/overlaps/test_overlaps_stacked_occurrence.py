@@ -11,8 +11,8 @@ import pytest
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
-from radpatch.releases import overlap_refusal, overlaps
-from radpatch.releases.touching import Meet
+from radpatch.prove.overlaps import apply_check, pairs
+from radpatch.prove.overlaps.touching import Meet
 from tests.lib.overlaps import write
 
 WRITER = '  - id: w\n    insert_after: {scope: f, find: "p = a + 1", code: "q = p * 2\\np = 0"}\n'
@@ -29,16 +29,16 @@ def test_a_stacked_rewrite_with_occurrence_is_refused_unordered(tmp_path: Path, 
     a = write(tmp_path, "a", WRITER)
     b = write(tmp_path, "b", body.format(occ=occ))
     with pytest.raises(RefusedError) as err:
-        overlap_refusal.refuse_unordered([a, b], [Version("1.0")])
+        apply_check.refuse_unordered([a, b], [Version("1.0")])
     assert "a and b overlap" in err.value.message and "occurrence:" in err.value.message
     ordered = write(tmp_path, "b2", body.format(occ=occ), requires=("a",))
-    overlap_refusal.refuse_unordered([a, ordered], [Version("1.0")])  # `requires:` says which comes first
+    apply_check.refuse_unordered([a, ordered], [Version("1.0")])  # `requires:` says which comes first
 
 
 @pytest.mark.parametrize(("body", "kind"), STACKED, ids=[k for _, k in STACKED])
 def test_a_stacked_rewrite_without_occurrence_is_reported_not_refused(tmp_path: Path, body: str, kind: str) -> None:
     a = write(tmp_path, "a", WRITER)
     b = write(tmp_path, "b", body.format(occ=""))
-    found = overlaps.find([a, b], [Version("1.0")])
+    found = pairs.find([a, b], [Version("1.0")])
     assert [(o.first, o.second, o.kind) for o in found] == [("a", "b", Meet.STACKS)]
-    overlap_refusal.refuse_unordered([a, b], [Version("1.0")])
+    apply_check.refuse_unordered([a, b], [Version("1.0")])

@@ -55,11 +55,11 @@ def test_the_pair_is_refused_where_the_entry_is_not_obsolete(site: Site, radpatc
 def test_overlaps_are_found_only_on_releases_where_the_entry_is_not_obsolete(write_registry: Any) -> None:
     from packaging.version import Version
 
+    from radpatch.prove.overlaps import pairs
     from radpatch.registry.loader import load_patch
-    from radpatch.releases import overlaps
 
     reg = write_registry("obs", OBS.format(obsolete=">=1.0"))
     write_registry("st", ST)
     pair = [load_patch(reg / "obs.yaml"), load_patch(reg / "st.yaml")]
-    found = overlaps.find(pair, [Version("0.9"), Version("1.0"), Version("1.1")])
+    found = pairs.find(pair, [Version("0.9"), Version("1.0"), Version("1.1")])
     assert [o.versions for o in found] == [(Version("0.9"),)]

@@ -1,10 +1,10 @@
 """Two insertions at one gap of the file that commute although the two orders write different
 bytes (att23d F7): each only adds module-level bindings (`NAME = value`, imports) that bind
 names the other's neither binds nor reads, as two `set_constant`s of new names do. Asked only for
-two that radpatch places after the imports itself (no anchor an author chose: releases.overlaps,
-releases.applied); an insertion anchored on the last import keeps the byte rule. Either order
+two that radpatch places after the imports itself (no anchor an author chose: prove.overlaps.pairs,
+prove.overlaps.applied); an insertion anchored on the last import keeps the byte rule. Either order
 defines the same names to the same values, so a quilt series would apply them in either order;
-the byte-level "the orders write different files" rule (releases.gaps) is stricter than "the
+the byte-level "the orders write different files" rule (prove.overlaps.gaps) is stricter than "the
 order matters". Decided on the file's text: `independent(before, one, two)`, where `one` and `two`
 are `before` with each insertion alone applied."""
 

@@ -13,7 +13,7 @@ the one statement, before the next) writes the same file in either order, and a 
 between them would change nothing; two that both go after the same statement (an `insert_after`
 the last import and the new import) do not.
 
-releases.overlaps asks here for the pairs of anchors its static test leaves apart (`maybe`,
+prove.overlaps.pairs asks here for the pairs of anchors its static test leaves apart (`maybe`,
 `maybe_ops`), with the release's module from verify's cache (`list`, `verify`; no network) or the
 installed file (`apply`).
 """
@@ -23,16 +23,12 @@ from __future__ import annotations
 import difflib
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.registry.touch import Touch
-
-if TYPE_CHECKING:
-    pass
 
 # (entry, rewrite, release) -> the text of the module the rewrite changes there, before any entry did, or None
 Texts = Callable[[Patch, Rewrite, Version], str | None]
@@ -122,7 +118,7 @@ def places(op: Operation, text: str) -> frozenset[tuple[int, str, bool]]:
 def inserted(before: str, after: str) -> frozenset[tuple[int, str, bool]]:
     """Each run of lines `after` adds to `before`: (the last line of code before it in `before`,
     the indentation of its first line, whether it is imports only); for a change known only by
-    its two texts (an applied entry's record: releases.applied)."""
+    its two texts (an applied entry's record: prove.overlaps.applied)."""
     old, new = before.splitlines(), after.splitlines()
     out: set[tuple[int, str, bool]] = set()
     for tag, i1, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
@@ -140,30 +136,3 @@ def inserted(before: str, after: str) -> frozenset[tuple[int, str, bool]]:
 def _code(line: str) -> bool:
     stripped = line.strip()
     return bool(stripped) and not stripped.startswith("#")
-
-
-def cached() -> Texts:
-    """The release's module from verify's cache (no network): None when verify has not read it."""
-    from radpatch.releases import modules
-    from radpatch.releases.wheels import Releases
-
-    releases: list[Releases] = []
-
-    def text(p: Patch, rw: Rewrite, v: Version) -> str | None:
-        choice = p.module(rw.file).module_for(v)
-        if choice is None:
-            return None
-        if not releases:
-            releases.append(Releases.from_env())
-        release = releases[0].cached(p.distribution, v, frozenset(choice.candidates))
-        data = None if release is None else release.read(modules.choose(choice, (rw,), release).relpath)
-        return _decoded(data)
-
-    return text
-
-
-def _decoded(data: bytes | None) -> str | None:
-    try:
-        return None if data is None else data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None

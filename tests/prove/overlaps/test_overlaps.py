@@ -1,6 +1,6 @@
 """Overlapping entries: two entries changing the same node or inserting at the same anchor.
 
-`list` and `verify` report them; `apply` (through overlap_refusal.check_apply) refuses two of them with
+`list` and `verify` report them; `apply` (through apply_check.check_apply) refuses two of them with
 no order between them; `requires:` gives the order.
 """
 
@@ -14,7 +14,8 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RefusedError
-from radpatch.releases import overlap_refusal, overlaps
+from radpatch.prove.overlaps import apply_check, pairs
+from radpatch.releases import overlaps as reported
 from tests.lib.overlaps import HEAD, text, write
 from tests.lib.site import Site
 
@@ -40,9 +41,9 @@ def test_the_same_statement_and_the_same_anchor_overlap(tmp_path: Path) -> None:
     a = write(tmp_path, "a", CAP.format(n=5) + AFTER.format(n=1))
     b = write(tmp_path, "b", CAP.format(n=6))
     c = write(tmp_path, "c", AFTER.format(n=2))
-    found = overlaps.find([a, b, c], [Version("1.0")])
-    pairs = {(o.first, o.second, o.first_rewrite, o.second_rewrite, o.what) for o in found}
-    assert pairs == {
+    found = pairs.find([a, b, c], [Version("1.0")])
+    met = {(o.first, o.second, o.first_rewrite, o.second_rewrite, o.what) for o in found}
+    assert met == {
         ("a", "b", "cap-5", "cap-6", "change the same statement or expression in plan"),
         ("a", "c", "log-1", "log-2", "insert at the same anchor in plan"),
     }
@@ -53,30 +54,30 @@ def test_a_body_rewrite_overlaps_everything_inside_the_function(tmp_path: Path) 
     a = write(tmp_path, "a", WRAP)
     b = write(tmp_path, "b", CAP.format(n=5))
     c = write(tmp_path, "c", DEFAULT.format(n=1))  # another function: no overlap
-    found = overlaps.find([a, b, c], [Version("1.0")])
+    found = pairs.find([a, b, c], [Version("1.0")])
     assert [(o.first, o.second, o.what) for o in found] == [("a", "b", "change the body of plan()")]
 
 
 def test_entries_that_never_meet_on_a_release_do_not_overlap(tmp_path: Path) -> None:
     a = write(tmp_path, "a", CAP.format(n=5), supported=">=1.0,<1.5")
     b = write(tmp_path, "b", CAP.format(n=6), supported=">=1.5,<2")
-    assert overlaps.find([a, b]) == []  # probes: every version the ranges name
+    assert reported.find([a, b]) == []  # list and verify probe every version the ranges name
     c = write(tmp_path, "c", CAP.format(n=7), supported=">=1.2,<2")
-    assert {(o.first, o.second) for o in overlaps.find([a, b, c])} == {("a", "c"), ("b", "c")}
+    assert {(o.first, o.second) for o in reported.find([a, b, c])} == {("a", "c"), ("b", "c")}
 
 
 def test_requires_orders_an_overlap_and_apply_refuses_only_unordered_ones(tmp_path: Path) -> None:
     a = write(tmp_path, "a", CAP.format(n=5))
     b = write(tmp_path, "b", CAP.format(n=6))
     with pytest.raises(RefusedError) as err:
-        overlap_refusal.refuse_unordered([a, b], [Version("1.0")])
+        apply_check.refuse_unordered([a, b], [Version("1.0")])
     assert "a and b overlap" in err.value.message and "requires: [a]" in err.value.hint
     b_after_a = write(tmp_path, "b", CAP.format(n=6), requires=("a",))
-    overlap_refusal.refuse_unordered([a, b_after_a], [Version("1.0")])  # b comes after a: allowed
+    apply_check.refuse_unordered([a, b_after_a], [Version("1.0")])  # b comes after a: allowed
     c = write(tmp_path, "c", CAP.format(n=7), requires=("b",))
-    overlap_refusal.refuse_unordered([a, b_after_a, c], [Version("1.0")])  # c after b after a: transitively
+    apply_check.refuse_unordered([a, b_after_a, c], [Version("1.0")])  # c after b after a: transitively
     with pytest.raises(RefusedError):
-        overlap_refusal.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
+        apply_check.refuse_unordered([a, c], [Version("1.0")])  # without b, nothing orders a and c
 
 
 PASS_CFG_TOO = '  - id: pass-cfg-too\n    replace: {scope: groups, find: plan(spec), with: "plan(spec, 1)"}\n'
@@ -99,10 +100,10 @@ def test_check_apply_counts_what_is_applied_already(
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     ctx = Context(None, (str(toy),))
     with pytest.raises(RefusedError) as err:
-        overlap_refusal.check_apply(ctx, [ctx.registry.load("other")])
+        apply_check.check_apply(ctx, [ctx.registry.load("other")])
     assert "other and toy overlap" in err.value.message or "toy and other overlap" in err.value.message
     write_registry("other", text(PASS_CFG_TOO, requires=("toy",)))
-    overlap_refusal.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
+    apply_check.check_apply(Context(None, (str(toy),)), [Context(None, (str(toy),)).registry.load("other")])
 
 
 KEYWORD = """\
@@ -126,12 +127,12 @@ WHOLE_ASSIGN = """\
 def test_a_node_inside_a_replaced_statement_overlaps(tmp_path: Path) -> None:
     kw = write(tmp_path, "kw", KEYWORD)
     whole = write(tmp_path, "whole", WHOLE_CALL)
-    found = overlaps.find([kw, whole], [Version("1.0")])
+    found = pairs.find([kw, whole], [Version("1.0")])
     assert [(o.first, o.second, o.first_rewrite, o.second_rewrite) for o in found] == [("kw", "whole", "kw", "whole")]
     assert "keyword argument `cfg=` of a call to `plan` is inside the other's `find`" in found[0].what
     const = write(tmp_path, "const", CONSTANT)
     assign = write(tmp_path, "assign", WHOLE_ASSIGN)
-    assert [(o.first, o.second) for o in overlaps.find([const, assign], [Version("1.0")])] == [("const", "assign")]
+    assert [(o.first, o.second) for o in pairs.find([const, assign], [Version("1.0")])] == [("const", "assign")]
 
 
 def test_a_keyword_the_replaced_call_does_not_pass_or_another_scope_is_no_overlap(tmp_path: Path) -> None:
@@ -139,7 +140,7 @@ def test_a_keyword_the_replaced_call_does_not_pass_or_another_scope_is_no_overla
     other_value = write(tmp_path, "v", WHOLE_CALL.replace('cfg=None)"', 'cfg=2)"', 1))
     other_callee = write(tmp_path, "c", WHOLE_CALL.replace('find: "plan(', 'find: "plan2(', 1))
     other_scope = write(tmp_path, "s", WHOLE_CALL.replace("scope: groups", "scope: plan"))
-    assert overlaps.find([kw, other_value, other_callee, other_scope], [Version("1.0")]) == []
+    assert pairs.find([kw, other_value, other_callee, other_scope], [Version("1.0")]) == []
 
 
 NESTED_FILES = {
@@ -187,7 +188,7 @@ def _entries(tmp_path: Path, first: str, second: str) -> list[Any]:
 def test_two_entries_changing_the_same_code_written_differently_overlap(
     tmp_path: Path, first: str, second: str
 ) -> None:
-    found = overlaps.find(_entries(tmp_path, first, second), [Version("1.0")])
+    found = pairs.find(_entries(tmp_path, first, second), [Version("1.0")])
     assert [(o.first, o.second, o.ordered) for o in found] == [("first", "second", False)], found
 
 
@@ -195,12 +196,12 @@ def test_entries_touching_different_statements_do_not_overlap(tmp_path: Path) ->
     first = '  - id: a\n    replace: {scope: plan, find: "size = len(spec)", with: "size = 4"}\n'
     second = '  - id: b\n    insert_after: {scope: plan, find: "spec = list(spec)", code: "spec = spec[:1]"}\n'
     third = '  - id: c\n    replace: {scope: plan, find: "len(other)", with: "0"}\n'
-    assert overlaps.find(_entries(tmp_path, first, second), [Version("1.0")]) == []
-    assert overlaps.find(_entries(tmp_path, first, third), [Version("1.0")]) == []
+    assert pairs.find(_entries(tmp_path, first, second), [Version("1.0")]) == []
+    assert pairs.find(_entries(tmp_path, first, third), [Version("1.0")]) == []
     # an expression picked by `occurrence:` may be another copy than the one in the statement, or that
     # one: which, only the file tells, and the overlap says so rather than call them independent
     picked = '  - id: d\n    replace: {scope: plan, find: "len(spec)", with: "0", occurrence: 2}\n'
-    (o,) = overlaps.find(_entries(tmp_path, first, picked), [Version("1.0")])
+    (o,) = pairs.find(_entries(tmp_path, first, picked), [Version("1.0")])
     assert o.what.startswith("may change the same code") and "depends on the file" in o.what
 
 
@@ -209,7 +210,7 @@ def test_apply_s_overlap_check_takes_the_files_the_plan_read(site: Site, toy: Pa
     named entry's file is not found and read again; an entry the plan did not read is. (`radpatch`:
     `site` as radpatch's own environment.)"""
     from radpatch.install import targets
-    from radpatch.releases.installed_files import InstalledTexts
+    from radpatch.prove.overlaps.installed_files import InstalledTexts
 
     ctx = Context(None, (str(toy),))
     patch = ctx.registry.load("toy")

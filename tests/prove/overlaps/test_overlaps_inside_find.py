@@ -14,8 +14,8 @@ import pytest
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
+from radpatch.prove.overlaps import gaps, pairs
 from radpatch.registry.model import Operation, Patch
-from radpatch.releases import gaps, overlaps
 from radpatch.rewrite.matching import MatchFailure
 from radpatch.rewrite.ops.common import code_errors
 from radpatch.rewrite.source import Source
@@ -104,7 +104,7 @@ def test_generated_pairs_overlap_exactly_when_their_order_matters(tmp_path: Path
             if expected is None:
                 continue
             checked += 1
-            found = bool(overlaps.find([a, b], [Version("1.0")]))
+            found = bool(pairs.find([a, b], [Version("1.0")]))
             if found != expected:
                 wrong.append(f"{a.name} / {b.name}: expected {expected}")
     assert checked > 500 * len(kept) // len(several)  # over 500 pairs when every `a` runs

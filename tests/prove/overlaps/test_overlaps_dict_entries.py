@@ -12,9 +12,9 @@ import pytest
 from packaging.version import Version
 
 from radpatch.errors import RefusedError
+from radpatch.prove.overlaps import apply_check, gaps, pairs
+from radpatch.prove.overlaps.touching import Meet
 from radpatch.registry.model import Patch
-from radpatch.releases import gaps, overlap_refusal, overlaps
-from radpatch.releases.touching import Meet
 from tests.lib.overlaps import write
 
 SOURCE = 'MODELS = {\n    "a": 1,\n    "b": 2,\n}\n'
@@ -44,15 +44,15 @@ def test_new_entries_at_one_place_overlap(
     one, two = _item(tmp_path, "one", *first), _item(tmp_path, "two", *second)
     forward, backward = _orders(one, two)
     assert forward != backward  # the engine: the order decides the dict (or one order fails)
-    (o,) = overlaps.find([one, two], V)
+    (o,) = pairs.find([one, two], V)
     assert (o.kind, o.ordered, o.module) == (Meet.ANCHOR, False, "toypkg.core")
     assert "`MODELS`" in o.what and "key order" in o.what
     with pytest.raises(RefusedError) as err:
-        overlap_refusal.refuse_unordered([one, two], V)
+        apply_check.refuse_unordered([one, two], V)
     assert "requires: [one]" in err.value.hint
     ordered = _item(tmp_path, "two", *second, requires=("one",))
-    assert all(o.ordered for o in overlaps.find([one, ordered], V))
-    overlap_refusal.refuse_unordered([one, ordered], V)
+    assert all(o.ordered for o in pairs.find([one, ordered], V))
+    apply_check.refuse_unordered([one, ordered], V)
 
 
 @pytest.mark.parametrize(
@@ -66,11 +66,11 @@ def test_new_entries_at_two_places_do_not(
     one, two = _item(tmp_path, "one", *first), _item(tmp_path, "two", *second)
     forward, backward = _orders(one, two)
     assert forward is not None and forward == backward  # the engine: one dict in either order
-    assert overlaps.find([one, two], V) == []
+    assert pairs.find([one, two], V) == []
 
 
 def test_the_same_new_key_twice_overlaps(tmp_path: Path) -> None:
     one, two = _item(tmp_path, "one", "x"), _item(tmp_path, "two", "x", "a")
-    assert [o.kind for o in overlaps.find([one, two], V)] == [Meet.NODE]
+    assert [o.kind for o in pairs.find([one, two], V)] == [Meet.NODE]
     with pytest.raises(RefusedError):
-        overlap_refusal.refuse_unordered([one, two], V)
+        apply_check.refuse_unordered([one, two], V)

@@ -1,4 +1,4 @@
-"""apply's refusal of overlapping entries (releases.overlaps finds them): the entries named, and
+"""apply's refusal of overlapping entries (prove.overlaps.pairs finds them): the entries named, and
 those applied in the environment, must not overlap on the installed release unless `requires:`
 orders them (`check_apply`); an entry ordered after another's `add_import` must not insert that
 import again (`refuse_reimport`). What the registry text could not decide (copies picked by
@@ -13,14 +13,14 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
+from radpatch.prove.overlaps import gaps, ordering, pairs
+from radpatch.prove.overlaps.gap_pairs import commute_after_imports
+from radpatch.prove.overlaps.installed_files import InstalledTexts, installed_texts
+from radpatch.prove.overlaps.pairs import Overlap
+from radpatch.prove.overlaps.touching import Meet
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.registry.touch import import_bindings
 from radpatch.registry.versions import allows
-from radpatch.releases import gaps, ordering, overlaps
-from radpatch.releases.gap_pairs import commute_after_imports
-from radpatch.releases.installed_files import InstalledTexts, installed_texts
-from radpatch.releases.overlaps import Overlap
-from radpatch.releases.touching import Meet
 
 if TYPE_CHECKING:
     from radpatch.install.targets import InstalledTargets
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def refuse_unordered(
     patches: list[Patch],
-    versions: Iterable[Version] | None = None,
+    versions: Iterable[Version],
     apart: Callable[[Overlap], bool] | None = None,
     applied: Iterable[str] = (),
     texts: gaps.Texts | None = None,
@@ -37,11 +37,11 @@ def refuse_unordered(
     """For apply: refuse when two of the entries overlap with no order between them, naming both.
     `apart`: tells, from the installed file, an overlap the registry text could not decide that is none.
     `applied`: the entries already applied here (the hint asks the other one to require them).
-    `texts`: the modules' installed text, to see two insertions in one gap (releases.gaps); such a
+    `texts`: the modules' installed text, to see two insertions in one gap (prove.overlaps.gaps); such a
     pair is refused only when `apart` says the two orders write different files (see the note above _stacks)."""
     bad = [
         o
-        for o in overlaps.find(patches, versions, texts)
+        for o in pairs.find(patches, versions, texts)
         if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
         if o.kind is not Meet.GAP or apart is not None
     ]
@@ -62,7 +62,7 @@ def refuse_reimport(patches: list[Patch], versions: Iterable[Version]) -> None:
     second time; refused naming the entry that adds it, not upstream (the file was pristine)."""
     by_name = {p.name: p for p in patches}
     after = ordering.after(patches)
-    for o in overlaps.find(patches, versions):
+    for o in pairs.find(patches, versions):
         if o.kind is not Meet.BINDS or not o.ordered:
             continue
         for first, fid, then, tid in (
@@ -86,7 +86,7 @@ def refuse_reimport(patches: list[Patch], versions: Iterable[Version]) -> None:
                 )
 
 
-# Two insertions in one gap of the file (releases.gaps) are reported by `list` and `verify`; apply
+# Two insertions in one gap of the file (prove.overlaps.gaps) are reported by `list` and `verify`; apply
 # refuses them unordered only when the two orders write different files on the installed text
 # (`_orders_agree`): an `insert_after` the last import and an `add_import` both go after that import,
 # so the order decides which comes first; an `insert_after` one statement and an `insert_before` the
@@ -124,7 +124,7 @@ def check_apply(ctx: Context, patches: list[Patch], read: Sequence[InstalledTarg
         try:
             others.append(ctx.registry.load(n))
         except RadpatchError:
-            unloaded.append(rec)  # compared by what its record says it changed (releases.applied)
+            unloaded.append(rec)  # compared by what its record says it changed (prove.overlaps.applied)
     everyone = [*patches, *others]
     installed: set[Version] = set()
     mine: list[tuple[Patch, Version]] = []
@@ -152,7 +152,7 @@ def check_apply(ctx: Context, patches: list[Patch], read: Sequence[InstalledTarg
         refuse_unordered(everyone, installed, apart, set(recorded), texts)
         refuse_reimport(everyone, installed)
     if unloaded:
-        from radpatch.releases import applied
+        from radpatch.prove.overlaps import applied
 
         direct = {p.name: set(p.requires) for p in everyone} | {r.patch: set(r.requires) for r in unloaded}
         applied.refuse(mine, unloaded, ordering.after_names(direct), env, texts)
@@ -187,7 +187,7 @@ def _apart_on_file(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> b
 
 def _orders_agree(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> bool:
     """Two insertions in one gap: do both orders write the same file from the installed text, or
-    (both placed after the imports by radpatch) the same module (releases.commute)? True when
+    (both placed after the imports by radpatch) the same module (prove.overlaps.commute)? True when
     they do, or when it cannot tell (an order that fails is refused by the engine by itself)."""
     by_name = {p.name: p for p in patches}
     pairs = []

@@ -1,5 +1,5 @@
 """Which entries come after which, by `requires:` (transitively): two overlapping entries are
-ordered when one comes after the other (releases.overlaps, releases.overlap_refusal, releases.applied)."""
+ordered when one comes after the other (prove.overlaps.pairs, prove.overlaps.apply_check, prove.overlaps.applied)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,152 @@
+"""The edits `radpatch port` makes to an entry's YAML text, at the nodes' marks
+(radpatch.releases.yamledit: comments and layout stay): `supported:` (or a module choice's
+`versions:`) widened just enough to hold the releases proven (`widen`), and a module choice added
+for a scope that moved to another module (`add_choice`: after the choices it takes releases from
+for a bump, before them for a backport)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import yaml
+from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
+from packaging.version import Version
+
+from radpatch.errors import UsageError
+from radpatch.registry.model import Patch
+from radpatch.releases import yamledit
+
+
+def extend_choice(
+    text_of: str,
+    root: yaml.MappingNode,
+    patch: Patch,
+    file: str,
+    module: str,
+    versions: list[Version],
+    known: Iterable[Version],
+) -> tuple[yamledit.Edit, str]:
+    """Widen the `versions:` of the (last) choice of `file` (a `modules:` name) naming `module` to hold `versions`."""
+    modules = yamledit.get(root, "modules")
+    node = yamledit.get(modules, file) if modules is not None else None
+    items = node.value if isinstance(node, yaml.SequenceNode) else []
+    for item, choice in reversed(list(zip(items, patch.module(file).choices))):
+        ranged = yamledit.get(item, "versions")
+        if choice.module == module and isinstance(ranged, yaml.ScalarNode):
+            text = widen(ranged.value, versions, known)
+            change = f"modules.{file}: {module} for {ranged.value} -> {text}"
+            return yamledit.set_scalar(text_of, ranged, text), change
+    raise UsageError(f"{patch.source}: no `modules: {file}:` choice names {module}", "edit it by hand")
+
+
+@dataclass(frozen=True)
+class Move:
+    """A module choice to add: its range `new`, what the choices it takes releases from get
+    (`old`, joined to their range), the release `at` that tells which choices those are, and
+    whether it goes before them (a backport: the older releases) or after (a bump)."""
+
+    new: str
+    old: str
+    at: Version
+    first: bool
+
+
+def add_choice(
+    text: str, root: yaml.MappingNode, patch: Patch, file: str, module: str, move: Move
+) -> list[yamledit.Edit]:
+    modules = yamledit.get(root, "modules")
+    node = yamledit.get(modules, file) if modules is not None else None
+    key = yamledit.key_node(modules, file) if isinstance(modules, yaml.MappingNode) else None
+    if node is None or key is None:
+        raise UsageError(f"{patch.source}: no `modules: {file}:` to edit", "port needs the entry's modules mapping")
+    if isinstance(node, yaml.ScalarNode) and getattr(modules, "flow_style", False):
+        # `modules: {NAME: module}`: block lines cannot go inside the braces; a flow list of two choices can
+        old = f"{{versions: {yamledit.quoted(move.old)}, module: {node.value}}}"
+        new = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
+        return [yamledit.set_whole(text, node, f"[{new}, {old}]" if move.first else f"[{old}, {new}]")]
+    if isinstance(node, yaml.ScalarNode):  # NAME: module -> a list of two choices
+        indent = yamledit.indent_of(text, key.start_mark.index) + 2
+        end = yamledit.line_end(text, node.end_mark.index)
+        comment = text[node.end_mark.index : end].rstrip()  # a trailing comment stays with the old module
+        old = yamledit.choice_text(move.old, node.value, False, indent) + comment
+        new = yamledit.choice_text(move.new, module, False, indent)
+        # comments between the key and its value (`kv: # note`, then the module on the next line) stay
+        head = yamledit.comments_between(text, key.end_mark.index, node.start_mark.index)
+        return [
+            yamledit.Edit(key.end_mark.index, end, f"{head}\n{new}\n{old}" if move.first else f"{head}\n{old}\n{new}")
+        ]
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise UsageError(f"{patch.source}: `modules: {file}:` is neither a module nor a list of choices")
+    edits: list[yamledit.Edit] = []
+    choices = patch.module(file).choices
+    for item, choice in zip(node.value, choices):
+        if not choice.versions.contains(move.at, prereleases=True):
+            continue
+        versions = yamledit.get(item, "versions")
+        if isinstance(versions, yaml.ScalarNode):
+            joined = f"{versions.value},{move.old}" if versions.value.strip() else move.old
+            edits.append(yamledit.set_scalar(text, versions, joined))
+
+    last = node.value[-1]
+    assert isinstance(last, yaml.MappingNode)
+    if node.flow_style:  # [{...}, {...}]: one more item in the brackets
+        item = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
+        return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
+    flow = bool(last.flow_style)
+    first_key = str(last.value[0][0].value) if last.value else "versions"
+    indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
+    end_of = last.end_mark.index if flow else last.value[-1][1].end_mark.index
+    at = yamledit.line_end(text, end_of)
+    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(move.new, module, flow, indent, first_key)))
+    return edits
+
+
+def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] = ()) -> str:
+    """`spec_text` widened just enough to hold `versions`, in its own order and style. An upper
+    bound `<X` moves to the next minor release unless that would claim a `known` release (one
+    the index lists) that was not proven: then it becomes `<=` the highest release proven."""
+    vs = sorted(versions)
+    others = [k for k in known if k not in vs and not k.is_prerelease]
+    low, high = vs[0], vs[-1]
+    out: list[str] = []
+    for part in (p.strip() for p in spec_text.split(",")):
+        if not part:
+            continue
+        try:
+            s = Specifier(part)
+        except InvalidSpecifier:
+            raise UsageError(f"`supported: {spec_text}` cannot be widened automatically", "edit it by hand")
+        if all(s.contains(v, prereleases=True) for v in vs):
+            out.append(part)
+        elif s.operator == "<":
+            bound = _next_minor(high, len(Version(s.version).release))
+            unproven = [k for k in others if high < k < Version(bound) and not s.contains(k, prereleases=True)]
+            out.append(f"<={high}" if unproven else f"<{bound}")
+        elif s.operator == "<=":
+            out.append(f"<={high}")
+        elif s.operator in (">=", ">"):
+            out.append(f">={low}")
+        elif s.operator == "==" and "*" not in s.version:
+            pinned = Version(s.version)
+            out += [f">={min(pinned, low)}", f"<={max(pinned, high)}"]
+        elif s.operator == "!=":
+            continue
+        else:
+            raise UsageError(f"`supported: {spec_text}` ({part}) cannot be widened automatically", "edit it by hand")
+    text = ",".join(out)
+    if not text:  # only exclusions, each dropped: every release (the loader refuses an empty range)
+        raise UsageError(
+            f"`supported: {spec_text}` widened to {', '.join(map(str, vs))} claims every release", "edit it by hand"
+        )
+    if not all(SpecifierSet(text).contains(v, prereleases=True) for v in vs):
+        raise UsageError(f"`supported: {spec_text}` cannot be widened to {', '.join(map(str, vs))}", "edit it by hand")
+    return text
+
+
+def _next_minor(v: Version, parts: int) -> str:
+    release = list(v.release) + [0, 0]
+    if parts <= 1:
+        return str(release[0] + 1)
+    bumped = [release[0], release[1] + 1] + [0] * (parts - 2)
+    return ".".join(str(n) for n in bumped)
