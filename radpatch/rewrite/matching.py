@@ -20,7 +20,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from radpatch.errors import RefusedError
-from radpatch.rewrite.source import expression_text
+from radpatch.registry.code import expression_text
 from radpatch.rewrite.tree import (
     DEFS,
     Path_,
