@@ -168,7 +168,7 @@ def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) ->
     """Revert `named` (and none they require), dependents first, then in the reverse of the order
     given; refused first, under the lock the command holds (engine.exclusive), while an applied
     entry not named requires one of them (state.requirements.refuse_applied_dependents)."""
-    refuse_applied_dependents(ctx.registry, ctx.env, named)
+    refuse_applied_dependents(ctx.registry, ctx.env, named, judge)
     # undo in the reverse of the order they were applied in (dependents, then the order given,
     # reversed), so patches stacked on a file come off top first
     wanted = {p.name for p in named}

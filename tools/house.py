@@ -8,7 +8,9 @@ source order, every call it can resolve statically (a function of the same modul
 module attribute imported from radpatch; not a method, nor a parameter: which callable is passed
 in is not known), each function once. A *stay* is a run of consecutive functions in one module;
 a *return* is a stay in a module the walk had already left. Fewer stays and returns mean a reader
-follows `apply` down the layers once instead of back and forth.
+follows `apply` down the layers once instead of back and forth. Last, the imports that point up
+docs/architecture.md's table of steps: a module of a step's folder importing a step listed after
+it (every import statement, a lazy one or one under `if TYPE_CHECKING:` too), by file:line.
 """
 
 from __future__ import annotations
@@ -65,6 +67,30 @@ def _absolute(node: ast.ImportFrom, module: str, path: Path) -> str | None:
         return None
     parts = package[: len(package) - (node.level - 1)]
     return ".".join([*parts, *([node.module] if node.module else [])])
+
+
+STEPS = ("registry", "install", "state", "rewrite", "prove")  # docs/architecture.md's table, top down
+
+
+def up_the_table(pkg: Path, paths: dict[str, Path]) -> list[str]:
+    """file:line of each import statement in a step's folder that imports a step listed after it."""
+    found: list[tuple[str, int]] = []
+    for name, path in paths.items():
+        parts = name.split(".")
+        if len(parts) < 2 or parts[1] not in STEPS:
+            continue
+        later = STEPS[STEPS.index(parts[1]) + 1 :]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = _absolute(node, name, path) or ""
+                targets = [f"{base}.{a.name}".split(".") for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name.split(".") for a in node.names]
+            else:
+                continue
+            if any(t[0] == "radpatch" and len(t) > 1 and t[1] in later for t in targets):
+                found.append((str(path.relative_to(pkg.parent)), node.lineno))
+    return [f"{file}:{line}" for file, line in sorted(found)]
 
 
 def walk(mods: dict[str, Module], entry: tuple[str, str]) -> list[str]:
@@ -139,6 +165,8 @@ def main() -> int:
         stays, returns = _stays([key(m) for m in trail])
         print(f"walk of {args.entry} by {level}: {len(stays)} stays in {len(set(stays))} {level}s, {returns} returns")
         print("  " + " > ".join(s.removeprefix("radpatch.") for s in stays))
+    up = up_the_table(pkg, paths)
+    print(f"imports up the table of steps: {len(up)}" + (f" ({', '.join(up)})" if up else ""))
     return 0
 
 

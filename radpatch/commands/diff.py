@@ -1,5 +1,5 @@
 """`radpatch diff NAME`: the unified diff pristine -> patched for the installed version
-(radpatch.state.diffs, shared with the SBOM) of a patch status reads applied or not applied
+(radpatch.prove.diffs, shared with the SBOM) of a patch status reads applied or not applied
 (state.decide.states); writes nothing."""
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
+from radpatch.prove.diffs import unified_diff
+from radpatch.prove.form import judge
 from radpatch.state.decide import State, states
-from radpatch.state.diffs import unified_diff
 
 
 def run(ctx: Context, name: str) -> int:
     """Print the unified diff pristine -> patched for the installed version; write nothing."""
-    (ps,) = states(ctx.registry, ctx.env, [ctx.registry.load(name)], imported=False).each
+    (ps,) = states(ctx.registry, ctx.env, [ctx.registry.load(name)], judge, imported=False).each
     if ps.state not in (State.APPLIED, State.NOT_APPLIED):
         raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}")
     click.echo(unified_diff(ps, ctx.env), nl=False)

@@ -36,6 +36,8 @@ from radpatch import __version__
 from radpatch.commands import json_output
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
+from radpatch.prove.diffs import unified_diff
+from radpatch.prove.form import judge
 from radpatch.registry.loader import links
 from radpatch.registry.loader.nodes import URL_CHAR
 from radpatch.state.diffs import NoDiff
@@ -159,9 +161,8 @@ def _one_line(text: str, limit: int = 200) -> str:
 def run(ctx: Context, names: tuple[str, ...]) -> int:
     """The BOM of the named entries (default: every entry of the registries and of the record); exit 3
     when a recorded entry's files are not as radpatch wrote them."""
-    listed = collect(
-        ctx.registry, ctx.registry.load_many(list(names) if names else ctx.registry.names()), ctx.env, bool(names)
-    )
+    wanted = ctx.registry.load_many(list(names) if names else ctx.registry.names())
+    listed = collect(ctx.registry, wanted, ctx.env, bool(names), judge, unified_diff)
     json_output.emit(bom(listed))
     flagged = [a for a in listed if a.flag]
     if flagged:

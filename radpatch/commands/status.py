@@ -12,6 +12,7 @@ import click
 from radpatch.commands import json_output
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
+from radpatch.prove.form import judge
 from radpatch.registry import series
 from radpatch.state import decide, requirements, unloaded
 from radpatch.state.check import failing, failure, recorded_names
@@ -30,7 +31,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = recorded_names(ctx.env.paths)
     else:  # every entry of the registries, and every one the record holds that none of them has
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
-    read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted))
+    read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted), judge)
     states, shadowed = read.each, read.shadowed
     if as_json:  # docs/cli.md "status --json"
         dependents = _dependents(ctx, states)

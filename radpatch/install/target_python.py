@@ -1,18 +1,13 @@
-"""Compile and check names with the grammar and builtins of the interpreter the patch is for.
+"""What the target interpreter is, where radpatch's own cannot stand in for it: whether its grammar
+is radpatch's own (same_grammar), and what its standard library binds (stdlib_binds).
 
 When the target interpreter is another Python version than radpatch's own, radpatch's
 `compile()` would accept syntax the target cannot parse (a PEP 695 `type X = int` for a 3.10
 target), judge names against the wrong builtins and the wrong standard library (`import tomllib`
 on 3.10), and could not parse a module written in a newer grammar than its own at all. Then the
-target itself answers: it is run isolated (`-I -S`: no site-packages, no .pth files, nothing of
-the target package imported) with the patched and original source on stdin; it compiles the
-patched bytes and runs radpatch's own names and placement packages (standard library only) on both.
-A new import of a module radpatch's own standard library has but the target's lacks is looked
-for on the target's import path (importlib's PathFinder: found, never imported). One answer per
-(interpreter, original, patched, module) serves the compile, names and placement steps.
-
-When the target is radpatch's own Python version none of this runs: the grammar, the builtins and
-sys.stdlib_module_names are the same, so a plain apply starts no subprocess.
+target itself answers: prove.target_probe runs radpatch's compile, names and placement analyses
+there. When the target is radpatch's own Python version none of this runs: the grammar, the
+builtins and sys.stdlib_module_names are the same, so a plain apply starts no subprocess.
 
 One question goes to the target whatever its version (stdlib_binds), and only when a patch adds an
 unguarded `from` import from the standard library, or an unguarded read of an imported
@@ -24,65 +19,11 @@ answers isolated (`-I -S`: its standard library only), importing just those stan
 
 from __future__ import annotations
 
-import base64
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-
-from radpatch.errors import EnvironmentProblem
-from radpatch.prove import names, placement
 
 TIMEOUT = 120  # seconds the target may take to answer (a 100k-line module compiles in a few)
-_MAX_ANSWER = 16 << 20
-
-_PROBE = r"""
-import ast, base64, importlib.machinery, importlib.util, json, sys
-data = json.loads(sys.stdin.buffer.read())
-
-class Served:  # radpatch's own analysis modules, served from the request (never from the target's path)
-    def find_spec(self, name, path=None, target=None):
-        top, _, sub = name.partition(".")
-        if top in data["modules"] and (sub or "__init__") in data["modules"][top]:
-            return importlib.util.spec_from_loader(name, self, is_package=not sub)
-    def create_module(self, spec):
-        return None
-    def exec_module(self, mod):
-        top, _, sub = mod.__name__.partition(".")
-        exec(compile(data["modules"][top][sub or "__init__"], "radpatch/" + mod.__name__, "exec"), mod.__dict__)
-
-sys.meta_path.insert(0, Served())
-import radpatch_names as mod, radpatch_placement as place
-after = base64.b64decode(data["after"])
-out = {"radpatch": 1, "version": list(sys.version_info[:2]), "compile": None, "problems": [], "placement": None}
-try:
-    compile(after, data["filename"], "exec", dont_inherit=True)
-except (SyntaxError, ValueError) as exc:
-    out["compile"] = {"msg": str(getattr(exc, "msg", exc)), "lineno": getattr(exc, "lineno", None)}
-if out["compile"] is None:
-    found = mod.introduced(data["before"], data["after_text"], data["filename"], None, data["module"])
-    old, new = ast.parse(data["before"]), ast.parse(data["after_text"])
-    paths = [p for p in data["paths"] if isinstance(p, str)]
-
-    def installed(name):
-        if name == "distutils" and importlib.machinery.PathFinder.find_spec("setuptools", paths) is not None:
-            return True  # setuptools' distutils-precedence.pth provides it on 3.12+
-        return importlib.machinery.PathFinder.find_spec(name, paths) is not None
-
-    python = "%d.%d" % sys.version_info[:2]
-    std = frozenset(getattr(sys, "stdlib_module_names", ()))
-    looks = frozenset(data["stdlib"]) | mod.ADDED_SINCE_310
-    found += mod.missing_modules(old, new, std, looks, installed, python)
-    out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
-    me = mod.module_of(data["module"], data["filename"])
-    here = tuple(sys.version_info[:2])
-    a, b = place.placement(old, data["before"], me, here), place.placement(new, None, me, here)
-    out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
-                        place.unreachable_changes, place.rebound_changes) for msg in check(a, b)]
-sys.stdout.write(json.dumps(out))
-"""
-
 
 _BINDS_PROBE = r"""
 import importlib, importlib.util, io, json, sys
@@ -128,96 +69,5 @@ def stdlib_binds(executable: str, asked: list[tuple[str, str]]) -> list[bool | N
     return _binds_memo[key]
 
 
-@dataclass(frozen=True)
-class ProbeResult:
-    compile_error: str | None  # "message (line N)", or None when it compiles
-    problems: tuple[names.Problem, ...]
-    placement: tuple[tuple[str, str], ...] = ()  # (check, what it found) of the placement checks, in order
-
-
-@dataclass(frozen=True)
-class Probe:
-    """What the probe needs of the target: its interpreter and import path, and the patched module's name."""
-
-    executable: str
-    paths: tuple[str, ...] = ()
-    module: str | None = None
-
-
 def same_grammar(executable: str | None, version: tuple[int, int] | None) -> bool:
     return executable is None or version is None or version == sys.version_info[:2]
-
-
-_memo: dict[tuple[Probe, bytes, bytes], ProbeResult] = {}
-
-
-def check(target: Probe, before: str, after: bytes, after_text: str, filename: str) -> ProbeResult:
-    """Ask the target interpreter to compile `after`, to name what it introduces over `before`, and
-    to say where its code lands."""
-    key = (target, before.encode("utf-8", "surrogatepass"), after)
-    if key not in _memo:
-        if len(_memo) >= 8:
-            _memo.pop(next(iter(_memo)))
-        _memo[key] = _ask(target, before, after, after_text, filename)
-    return _memo[key]
-
-
-def _ask(target: Probe, before: str, after: bytes, after_text: str, filename: str) -> ProbeResult:
-    request = json.dumps(
-        {
-            "modules": {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)},
-            "before": before,
-            "after": base64.b64encode(after).decode("ascii"),
-            "after_text": after_text,
-            "filename": filename,
-            "module": target.module,
-            "paths": list(target.paths),
-            "stdlib": sorted(getattr(sys, "stdlib_module_names", ())),  # what looks like standard library
-        }
-    ).encode("utf-8", "surrogatepass")
-    executable = target.executable
-    what = f"the target interpreter {executable}"
-    try:
-        done = subprocess.run(
-            [executable, "-I", "-S", "-c", _PROBE], input=request, capture_output=True, timeout=TIMEOUT
-        )
-    except FileNotFoundError:
-        raise EnvironmentProblem(f"{what} does not exist", "give --python the path of an existing interpreter")
-    except subprocess.TimeoutExpired:
-        raise EnvironmentProblem(f"{what} did not answer within {TIMEOUT} s while compiling {filename}")
-    except OSError as exc:
-        raise EnvironmentProblem(f"{what} cannot be run ({exc.strerror or exc})")
-    if done.returncode != 0 or len(done.stdout) > _MAX_ANSWER:
-        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1][:200]
-        raise EnvironmentProblem(
-            f"{what} could not compile {filename} for radpatch (exit {done.returncode}: {last})",
-            "radpatch needs a Python 3.10 or newer target interpreter",
-        )
-    return _verdict(done.stdout, what)
-
-
-def _verdict(stdout: bytes, what: str) -> ProbeResult:
-    try:
-        out = json.loads(stdout)
-        if not isinstance(out, dict) or out.get("radpatch") != 1:
-            raise ValueError("not radpatch's answer")
-        comp = out["compile"]
-        error = (
-            None if comp is None else f"{comp['msg']} (line {comp['lineno'] if comp['lineno'] is not None else '?'})"
-        )
-        found = tuple(names.Problem(int(p[0]), str(p[1]), str(p[2]), str(p[3]), str(p[4])) for p in out["problems"])
-        placed = tuple((str(check), str(m)) for check, m in out.get("placement") or ())
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
-        raise EnvironmentProblem(
-            f"{what} gave an unexpected answer to radpatch's compile probe ({exc}): {stdout[:120]!r}"
-        )
-    return ProbeResult(error, found, placed)
-
-
-def _package(file: str) -> dict[str, str]:
-    """The sources the probe serves for one of radpatch's analysis modules: {"__init__": its source}
-    for a module, and each of its modules' too for a package (they import each other relatively)."""
-    path = Path(file)
-    if path.name != "__init__.py":
-        return {"__init__": path.read_text(encoding="utf-8")}
-    return {p.stem: p.read_text(encoding="utf-8") for p in sorted(path.parent.glob("*.py"))}

@@ -13,7 +13,7 @@ from radpatch.errors import RefusedError, Undecodable
 from radpatch.gcpause import paused
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import names, placement
+from radpatch.prove import names, placement, target_probe
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.source import decode, remember
 
@@ -97,9 +97,9 @@ def other_python(python: PythonEnv | None) -> bool:
 
 def on_target(
     python: PythonEnv, before: bytes, after: bytes, filename: str, module: str | None = None
-) -> target_python.ProbeResult:
-    target = target_python.Probe(python.executable, tuple(str(p) for p in python.paths), module)
-    return target_python.check(target, _text(before), after, _text(after), filename)
+) -> target_probe.ProbeResult:
+    target = target_probe.Probe(python.executable, tuple(str(p) for p in python.paths), module)
+    return target_probe.check(target, _text(before), after, _text(after), filename)
 
 
 def for_python(python: PythonEnv | None) -> str:

@@ -20,8 +20,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from radpatch.errors import RefusedError
+from radpatch.registry.code import expression_text
 from radpatch.rewrite.patterns import code_key, expr_key, parse_statements, pretty, stmt_key
-from radpatch.rewrite.source import expression_text
 from radpatch.rewrite.tree import (
     Path_,
     block_body,

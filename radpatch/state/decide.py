@@ -88,16 +88,17 @@ class PatchState:
 
 # how a file's code reads when its hashes cannot decide: (patch, its rewrites of the file, the
 # file's bytes, where (for messages), radpatch's record of the file if any, the store of kept
-# originals) -> its state and why; prove.form.judge, made by whoever asks (apply, status)
+# originals) -> its state and why; prove.form.judge, passed in by whoever asks (apply, revert, status,
+# diff, the SBOM): state/ never imports prove/
 Judge = Callable[[Patch, tuple[Rewrite, ...], bytes, str, "FileRecord | None", Store], tuple[State, str]]
 
 
-def patch_state(patch: Patch, env: PythonEnv) -> PatchState:
+def patch_state(patch: Patch, env: PythonEnv, judge: Judge) -> PatchState:
     """The state of `patch` in `env`: what is installed read first (install.targets), then decided
-    here, the rewrites judging (prove.form) only what the hashes cannot. What `status`, `diff` and
-    the SBOM ask; `apply` and `revert` run the same two steps themselves."""
+    here, `judge` (the caller's: prove.form.judge, which runs the rewrites) judging only what the
+    hashes cannot. What `status`, `diff` and the SBOM ask; `apply` and `revert` run the same two
+    steps themselves."""
     from radpatch.install.targets import read
-    from radpatch.prove.form import judge
 
     return decide(read(patch, env), env, judge)
 
@@ -110,21 +111,23 @@ class States:
     shadowed: dict[Path, Shadow]  # applied files the target interpreter would import from elsewhere
 
 
-def states(registry: Registry, env: PythonEnv, patches: Sequence[Patch], *, imported: bool = True) -> States:
-    """The states of `patches`: each decided (patch_state); with `imported`, an applied file the
+def states(
+    registry: Registry, env: PythonEnv, patches: Sequence[Patch], judge: Judge, *, imported: bool = True
+) -> States:
+    """The states of `patches`: each decided (patch_state, with `judge`); with `imported`, an applied file the
     target interpreter would not import named in its reason (state.imported: it asks the
     interpreter); then an applied entry whose requirement is not applied read drifted
     (state.requirements, the pass the engine-start check makes too)."""
     from radpatch.state.imported import shadows
     from radpatch.state.requirements import requirements_met
 
-    each = [patch_state(p, env) for p in patches]
+    each = [patch_state(p, env, judge) for p in patches]
     shadowed: dict[Path, Shadow] = {}
     if imported:
         files = [(f.module, f.path) for s in each if s.state is State.APPLIED for f in s.files]
         shadowed = {sh.patched: sh for sh in shadows(env, files)}
         each = [_with_shadow(s, shadowed) for s in each]
-    return States(requirements_met(registry, env, each), shadowed)
+    return States(requirements_met(registry, env, each, judge), shadowed)
 
 
 def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:

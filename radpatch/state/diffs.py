@@ -1,11 +1,9 @@
-"""The unified diff of a patch on the installed files: what `radpatch diff` prints and what the
-CycloneDX SBOM carries (`pedigree.patches[].diff`), made in one place so the two never differ.
-
-Applied: the entry's own step of the stack, from the record: the kept original (exactly the
-bytes it replaced) against the bytes it wrote (the installed file, or, where an entry is stacked
-on it, the original kept for that one), so the diffs of a stack replayed in apply order give the
-installed files; without a record of it, the structural inverse against the installed file. Not
-applied: the installed file against the planned (and proven) patched form. Nothing is written.
+"""A patch's diff as radpatch's record holds it: each file's kept original (exactly the bytes an
+entry replaced) against the bytes it wrote (the installed file, or, where an entry is stacked on
+it, the original kept for that one), so the diffs of a stack replayed in apply order give the
+installed files. The unified diff `radpatch diff` prints and the CycloneDX SBOM carries
+(`pedigree.patches[].diff`) is prove.diffs', which reads an applied entry's step from here and
+runs the rewrites only where the record has none. Nothing is written.
 """
 
 from __future__ import annotations
@@ -15,29 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.files import read_regular
-from radpatch.install.environment import PythonEnv
-from radpatch.state.decide import FileState, PatchState, State
+from radpatch.state.decide import FileState, PatchState
 from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
 from radpatch.state.record_file import FileRecord
-
-
-def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:
-    """Pristine -> patched, file by file, as `a/RELPATH` / `b/RELPATH`."""
-    from radpatch.prove import plan  # libcst: only when a diff is asked for
-    from radpatch.rewrite import runner
-
-    out: list[str] = []
-    for f in ps.files:
-        if ps.state is State.APPLIED:
-            step = _step(ps, f)
-            if step is None:
-                before, after = runner.backward(ps.patch, f.rewrites, f.data, str(f.path)), f.data
-            else:
-                before, after = step
-        else:
-            before, after = f.data, plan.plan(ps.patch, f.rewrites, f.module, f.path, f.data, env).after
-        out += _file_diff(before, after, f.relpath)
-    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -56,7 +34,7 @@ def recorded_diff(store: Store, rec: PatchRecord) -> str | NoDiff:
         step = _recorded_step(store, f)
         if isinstance(step, NoDiff):
             return step
-        out += _file_diff(*step, f.path)
+        out += file_diff(*step, f.path)
     return "".join(out)
 
 
@@ -74,7 +52,7 @@ def _recorded_step(store: Store, f: FileRecord) -> tuple[bytes, bytes] | NoDiff:
     return before, after
 
 
-def _file_diff(before: bytes, after: bytes, relpath: str) -> list[str]:
+def file_diff(before: bytes, after: bytes, relpath: str) -> list[str]:
     return list(
         difflib.unified_diff(
             before.decode("utf-8", "replace").splitlines(keepends=True),
@@ -94,7 +72,7 @@ def _bytes(path: Path, digest: str) -> bytes | None:
     return data if sha256(data) == digest else None
 
 
-def _step(ps: PatchState, f: FileState) -> tuple[bytes, bytes] | None:
+def recorded_step(ps: PatchState, f: FileState) -> tuple[bytes, bytes] | None:
     """An applied entry's step on a file, from its record (exactly the bytes it replaced and wrote:
     the structural inverse is only AST-equal to them, and on a stacked file would keep the upper
     entries' lines); None when radpatch has no record of it there."""

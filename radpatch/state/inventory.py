@@ -10,7 +10,7 @@ listed with why (`flag`): its diff cannot be vouched for."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +19,8 @@ from radpatch.install.environment import PythonEnv
 from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
 from radpatch.state import unloaded
-from radpatch.state.decide import State, states
-from radpatch.state.diffs import NoDiff, recorded_diff, unified_diff
+from radpatch.state.decide import Judge, PatchState, State, states
+from radpatch.state.diffs import NoDiff, recorded_diff
 from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
 
 
@@ -50,13 +50,21 @@ def _intact(env: PythonEnv, name: str, root: Path) -> str:
     return f"{ps.state.value}: {reason}" if reason else ps.state.value
 
 
-def collect(registry: Registry, patches: Sequence[Patch], env: PythonEnv, named: bool) -> list[Listed]:
+def collect(
+    registry: Registry,
+    patches: Sequence[Patch],
+    env: PythonEnv,
+    named: bool,
+    judge: Judge,
+    unified_diff: Callable[[PatchState], str],
+) -> list[Listed]:
     """The entries `patches` (of `registry`) that are in the image, read as status reads them
-    (state.decide.states: an unmet requirement reads drifted), and, unless `named` (the user named
-    them), every other entry the environment's record holds."""
+    (state.decide.states with `judge`: an unmet requirement reads drifted), and, unless `named` (the
+    user named them), every other entry the environment's record holds. An applied entry's diff is
+    `unified_diff`'s (prove.diffs', the one `radpatch diff` prints)."""
     out: list[Listed] = []
     seen: set[str] = set()
-    for s in states(registry, env, patches, imported=False).each:
+    for s in states(registry, env, patches, judge, imported=False).each:
         p = s.patch
         if s.dist is None or (s.state is not State.APPLIED and s.record is None):
             continue  # not in the image

@@ -18,7 +18,7 @@ from radpatch.state.verdict import SATISFIED, trusted, unmet_requirements, with_
 if TYPE_CHECKING:
     from radpatch.registry.catalog import Registry
     from radpatch.registry.model import Patch
-    from radpatch.state.decide import PatchState
+    from radpatch.state.decide import Judge, PatchState
 
 
 def recorded_dependents(env: PythonEnv, name: str, leaving: set[str]) -> list[str]:
@@ -55,9 +55,10 @@ def _current(root: Path, rec: PatchRecord) -> bool:
     return False
 
 
-def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState]) -> list[PatchState]:
+def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState], judge: Judge) -> list[PatchState]:
     """`states` with each applied entry whose requirement (`requires:`, as written or as recorded)
-    is not applied (nor obsolete) read drifted, naming it: it is not what runs as tested. The one
+    is not applied (nor obsolete) read drifted, naming it: it is not what runs as tested (a
+    requirement not among `states` decided with `judge`). The one
     pass (state.verdict.unmet_requirements) the engine-start check makes too, from the record."""
     from radpatch.state.decide import State, patch_state
 
@@ -69,7 +70,7 @@ def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState
         if name in by_name:
             return by_name[name].state in SATISFIED
         if name in known:
-            return patch_state(registry.load(name), env).state in SATISFIED
+            return patch_state(registry.load(name), env, judge).state in SATISFIED
         if not records:  # no registry given has it: its record decides
             records.append(applied_records(env))
         return name in records[0]
@@ -84,9 +85,10 @@ def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState
     ]
 
 
-def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch]) -> None:
+def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch], judge: Judge) -> None:
     """revert's refusal: an entry that an applied entry requires stays until that one is reverted
-    with it or first (engine.revert asks it under the lock, so no apply slips in between)."""
+    with it or first (engine.revert asks it under the lock, so no apply slips in between; a
+    dependent's state decided with `judge`)."""
     from radpatch.registry import series
     from radpatch.state.decide import State, patch_state
 
@@ -95,7 +97,7 @@ def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Pa
     leaving = {p.name for p in named}
     for p in named:
         staying = [d for d in series.dependents(p.name, everything) if d not in leaving]
-        applied = [d for d in staying if patch_state(registry.load(d), env).state is State.APPLIED]
+        applied = [d for d in staying if patch_state(registry.load(d), env, judge).state is State.APPLIED]
         # the record keeps each applied entry's `requires:`: a dependent whose registry is not given counts too
         unseen = [d for d in recorded_dependents(env, p.name, leaving) if d not in loaded]
         if unseen:

@@ -294,10 +294,11 @@ def _inproc(python: str, registries: tuple[str, ...], name: str):  # type: ignor
 def inproc_status(env: Env) -> dict[str, object]:
     """What `radpatch status --json` prints, computed by radpatch's own code in this process (fast)."""
     from radpatch.commands.status import to_json
+    from radpatch.prove.form import judge
     from radpatch.state.decide import patch_state
 
     penv, patch = _inproc(str(env.python), tuple(str(r) for r in env.registries), env.patch)
-    return to_json(patch_state(patch, penv))
+    return to_json(patch_state(patch, penv, judge))
 
 
 def assert_status_consistent(env: Env, forms: dict[str, str] | None = None, cli: bool = True) -> dict[str, object]:

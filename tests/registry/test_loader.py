@@ -11,12 +11,12 @@ from packaging.version import Version
 
 from radpatch.errors import RegistryError
 from radpatch.registry.catalog import Registry, shipped_registry
+from radpatch.registry.code import MAX_DEPTH
 from radpatch.registry.loader import load_patch
 from radpatch.rewrite.ops.add_parameter import AddParameter
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
-from radpatch.rewrite.source import MAX_DEPTH
 from tests.lib.registry import TOY_ENTRY as VALID
 from tests.lib.registry import TOY_PAYLOAD as PAYLOAD
 from tests.lib.registry import load_problems as problems

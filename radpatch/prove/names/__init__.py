@@ -42,7 +42,7 @@ is judged for, which problems are new), `scopes` (pass 1: scopes and their bindi
 
 It only needs the standard library and imports itself only relatively: radpatch runs it inside
 the target interpreter when that one's grammar differs from radpatch's own (see
-install/target_python.py, which serves it there under another package name).
+prove/target_probe.py, which serves it there under another package name).
 """
 
 from __future__ import annotations

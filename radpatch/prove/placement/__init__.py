@@ -23,7 +23,7 @@ version's tree into a `Placement` (so only one whole-module tree is alive at a t
 definitions that could be dead are compared (with ast.dump) between the original and the patch.
 One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability` (with
 the tests on the Python version decided for the target's major.minor: `target_version`),
-`rebinding`. Standard library only and relative imports: install/target_python serves the package
+`rebinding`. Standard library only and relative imports: prove/target_probe serves the package
 to a target interpreter of another Python version. The TYPE_CHECKING guard predicate is the names
 package's own (`guards`: one rule for every reader); the module's other names for itself and its
 namespace, which `live` and `rebinding` both follow, are `aliases`; the stores a module-level call

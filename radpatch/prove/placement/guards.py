@@ -3,7 +3,7 @@
 TC`, `TC = TYPE_CHECKING`) and `TYPE_CHECKING and ...`/`not TYPE_CHECKING` (names/typing_only.py).
 
 In radpatch's own process it is the names package beside this one; in the target interpreter's
-probe (install/target_python) both packages are served at top level, as radpatch_names and
+probe (prove/target_probe) both packages are served at top level, as radpatch_names and
 radpatch_placement, and the relative import beyond them fails: there it is radpatch_names.
 """
 

@@ -6,7 +6,7 @@ major.minor, so the branch it makes dead there is dead code for placement, as `i
 `with_version` gives a version's `Placement` again with its unreachable statements found for the
 target's version; the module is parsed again only when its text reads the version at all.
 
-In the target interpreter's probe (install/target_python) the names package is served at top level
+In the target interpreter's probe (prove/target_probe) the names package is served at top level
 as radpatch_names, as for `guards`.
 """
 

@@ -18,12 +18,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from radpatch.errors import RadpatchError
-from radpatch.rewrite.source import (
-    ParseProblem,
-    is_expression,
-    newer_grammar,
-    parse_problem,
-)
+from radpatch.registry.code import ParseProblem, is_expression, newer_grammar, parse_problem
 
 MAX_NODES = 20_000
 MAX_BYTES = 1_000_000

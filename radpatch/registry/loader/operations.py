@@ -13,6 +13,7 @@ import yaml
 from packaging.specifiers import SpecifierSet
 
 from radpatch.files import read_regular
+from radpatch.registry.code import MAX_DEPTH, depth_over, newer_grammar
 from radpatch.registry.loader.nodes import (
     DOTTED,
     MAX_BYTES,
@@ -35,11 +36,6 @@ from radpatch.registry.model import (
     Rewrite,
 )
 from radpatch.rewrite.ops import OPERATIONS
-from radpatch.rewrite.source import (
-    MAX_DEPTH,
-    depth_over,
-    newer_grammar,
-)
 
 
 @dataclass

@@ -8,7 +8,8 @@ from the fields alone). The loader, the JSON Schema, the reference in docs/regis
 runner find the operations through OPERATIONS: adding one is adding a module (and its tests).
 
 Loading a registry imports these modules, so their top level is light (stdlib, registry.model,
-rewrite.source); libcst and the matching code load when forward() or inverse() first runs.
+registry.code, rewrite.source); libcst and the matching code load when forward() or inverse() first
+runs.
 `common` is the one module that is not an operation: their shared libcst helpers.
 
 forward(src, op) applies one rewrite; inverse(src, op) undoes it structurally: the result is

@@ -10,10 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from radpatch.registry.code import expression_text
 from radpatch.registry.model import Field, Operation
 from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source, expression_text
+from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
     import libcst as cst

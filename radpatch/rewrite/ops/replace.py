@@ -18,14 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from radpatch.registry.code import is_expression, parse_problem
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation, code_key
 from radpatch.registry.touch import Touch, code_trees, norm, on_find
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source, is_expression, parse_problem
+from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
     import libcst as cst
 
+    from radpatch.registry.code import expression_text
     from radpatch.rewrite.elifs import as_else, elif_hits
     from radpatch.rewrite.matching import (
         calls_to,
@@ -50,7 +52,6 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.patterns import expr_key, parse_code, parse_statements, pretty
     from radpatch.rewrite.scopes import find_scope
-    from radpatch.rewrite.source import expression_text
     from radpatch.rewrite.tree import Path_, block_body, nodes_of
 
 

@@ -8,10 +8,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from radpatch.registry.code import expression_text
 from radpatch.registry.model import Field, Operation
 from radpatch.registry.touch import Touch, binding, norm
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source, Top, expression_text, is_constant
+from radpatch.rewrite.source import Source, Top, is_constant
 
 if TYPE_CHECKING:
     import libcst as cst

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from radpatch.registry.code import expression_text
 from radpatch.registry.model import Field, Operation
 from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source, expression_text
+from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
     import libcst as cst

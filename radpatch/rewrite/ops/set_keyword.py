@@ -13,10 +13,11 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from radpatch.registry.code import expression_text
 from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Field, Occurrence, Operation, code_key
 from radpatch.registry.touch import Touch, norm
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source, expression_text
+from radpatch.rewrite.source import Source
 
 if TYPE_CHECKING:
     import libcst as cst
