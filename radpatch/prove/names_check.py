@@ -150,13 +150,22 @@ _FRESH_PROBE = (
 )
 
 
+# (executable, module, name) -> the target's answer, asked once per process as stdlib_binds' is (an
+# interpreter was started per module read in every proof): the modules asked are those stdlib_binds
+# answered for, the target's standard library (or a backport on its path, which no proof changes)
+_fresh_memo: dict[tuple[str, str, str], bool] = {}
+
+
 def _fresh_binds(executable: str, asked: list[tuple[str, str]]) -> list[bool | None]:
     """Per (module, name): does a fresh target interpreter's `import module` alone bind the attribute
     (one interpreter per module, so no other import binds it)? None when it cannot tell."""
     by_module: dict[str, list[str]] = {}
-    for module, name in asked:
-        by_module.setdefault(module, []).append(name)
     told: dict[tuple[str, str], bool | None] = {}
+    for module, name in asked:
+        if (executable, module, name) in _fresh_memo:
+            told[module, name] = _fresh_memo[executable, module, name]
+        else:
+            by_module.setdefault(module, []).append(name)
     for module, wanted in by_module.items():
         try:
             done = subprocess.run(
@@ -168,6 +177,8 @@ def _fresh_binds(executable: str, asked: list[tuple[str, str]]) -> list[bool | N
         ok = isinstance(answers, list) and len(answers) == len(wanted)
         for i, name in enumerate(wanted):
             told[module, name] = bool(answers[i]) if ok and isinstance(answers, list) else None
+            if told[module, name] is not None:
+                _fresh_memo[executable, module, name] = bool(told[module, name])
     return [told[a] for a in asked]
 
 

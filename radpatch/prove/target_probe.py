@@ -13,6 +13,7 @@ patched, module) serves the compile, names and placement steps (prove.analysis.o
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import subprocess
 import sys
@@ -26,8 +27,11 @@ from radpatch.prove import names, placement
 _MAX_ANSWER = 16 << 20
 
 _PROBE = r"""
-import ast, base64, importlib.machinery, importlib.util, json, sys
+import ast, base64, importlib.machinery, importlib.util, json, marshal, sys
 data = json.loads(sys.stdin.buffer.read())
+magic = importlib.util.MAGIC_NUMBER.hex()
+given = data.get("code") if data.get("magic") == magic else None  # this interpreter's own compile, sent back
+compiled = {}
 
 class Served:  # radpatch's own analysis modules, served from the request (never from the target's path)
     def find_spec(self, name, path=None, target=None):
@@ -38,7 +42,12 @@ class Served:  # radpatch's own analysis modules, served from the request (never
         return None
     def exec_module(self, mod):
         top, _, sub = mod.__name__.partition(".")
-        exec(compile(data["modules"][top][sub or "__init__"], "radpatch/" + mod.__name__, "exec"), mod.__dict__)
+        if given and mod.__name__ in given:
+            code = marshal.loads(base64.b64decode(given[mod.__name__]))
+        else:
+            code = compile(data["modules"][top][sub or "__init__"], "radpatch/" + mod.__name__, "exec")
+        compiled[mod.__name__] = code
+        exec(code, mod.__dict__)
 
 sys.meta_path.insert(0, Served())
 import radpatch_names as mod, radpatch_placement as place
@@ -68,6 +77,9 @@ if out["compile"] is None:
     a, b = place.placement(old, data["before"], me, here), place.placement(new, None, me, here)
     out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
                         place.unreachable_changes, place.rebound_changes) for msg in check(a, b)]
+if data.get("want_code"):
+    out["magic"] = magic
+    out["code"] = {name: base64.b64encode(marshal.dumps(code)).decode("ascii") for name, code in compiled.items()}
 sys.stdout.write(json.dumps(out))
 """
 
@@ -102,10 +114,23 @@ def check(target: Probe, before: str, after: bytes, after_text: str, filename: s
     return _memo[key]
 
 
+# (executable, digest of the served sources) -> the target's magic number and its compiled served
+# modules (marshal, base64): the target compiled radpatch's analysis packages (about 250 kB of
+# source, most of a probe's time) in every probe; the first probe of a process sends its code back and
+# the next ones load it, where the target's magic number is still the one it was compiled by
+_code_memo: dict[tuple[str, str], tuple[str, dict[str, str]]] = {}
+
+
 def _ask(target: Probe, before: str, after: bytes, after_text: str, filename: str) -> ProbeResult:
+    modules = {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)}
+    key = (target.executable, hashlib.sha256(json.dumps(modules, sort_keys=True).encode()).hexdigest())
+    magic, code = _code_memo.get(key, (None, None))
     request = json.dumps(
         {
-            "modules": {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)},
+            "modules": modules,
+            "magic": magic,
+            "code": code,
+            "want_code": code is None,
             "before": before,
             "after": base64.b64encode(after).decode("ascii"),
             "after_text": after_text,
@@ -133,7 +158,18 @@ def _ask(target: Probe, before: str, after: bytes, after_text: str, filename: st
             f"{what} could not compile {filename} for radpatch (exit {done.returncode}: {last})",
             "radpatch needs a Python 3.10 or newer target interpreter",
         )
-    return _verdict(done.stdout, what)
+    verdict = _verdict(done.stdout, what)
+    if code is None:
+        _keep_code(key, done.stdout)
+    return verdict
+
+
+def _keep_code(key: tuple[str, str], stdout: bytes) -> None:
+    """The target's compiled analysis modules from its answer, for the next probes (_code_memo)."""
+    out = json.loads(stdout)
+    magic, code = out.get("magic"), out.get("code")
+    if isinstance(magic, str) and isinstance(code, dict) and all(isinstance(v, str) for v in code.values()):
+        _code_memo[key] = (magic, code)
 
 
 def _verdict(stdout: bytes, what: str) -> ProbeResult:

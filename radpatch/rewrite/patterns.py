@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from radpatch.registry.code import MAX_DEPTH, depth_over
+
 
 @functools.lru_cache(maxsize=1024)
 def stmt_key(code: str) -> str:
@@ -37,7 +39,10 @@ def parse_statements(code: str) -> list[cst.BaseStatement]:
 @functools.lru_cache(maxsize=256)
 def _parse_statements(code: str) -> tuple[cst.BaseStatement, ...]:
     text = textwrap.dedent(code).strip("\n") + "\n"
-    ast.parse(text)  # fails fast (RecursionError) where libcst's parser takes seconds on deep nesting
+    # fails fast where libcst's parser takes seconds on deep nesting: ast.parse raises RecursionError
+    # on 3.11 and 3.12, and on 3.10 and 3.13, which parse it, the depth the loader refuses does
+    if depth_over(ast.parse(text)):
+        raise RecursionError(f"nested deeper than {MAX_DEPTH} levels")
     return tuple(cst.parse_module(text).body)
 
 

@@ -17,6 +17,9 @@
 - fifo: a FIFO in place of a file, to prove radpatch never blocks reading one
 - index_server: a loopback package index that logs every request and byte, for `radpatch verify`
 - toy, sources: the toy distribution and patch; literal modules the rewrite tests share
+- package_imports: a package written under a temp site, the names proof's verdict on a change of it
+  and the truth, its import in a fresh interpreter (the import-cycle and importer tests)
+- timeout_toy: the toy `replace` entry of the not-in-effect tests and its reference, the release run
 """
 
 from __future__ import annotations

@@ -13,16 +13,13 @@ module in a fresh interpreter: the proof refuses exactly the patches whose impor
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, names_check
 from tests.lib.generated import sample
+from tests.lib.package_imports import judge, site_env, write_package
 
 ORIGINAL = "import os\n\nVALUE = 1\n\n\ndef f():\n    return VALUE\n"
 TAKES = {  # pp/other.py
@@ -42,21 +39,8 @@ CHAINS = ("direct", "through-third")
 
 
 def write(root: Path, take: str, chain: str, mod: str) -> Path:
-    pkg = root / "pp"
-    pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "other.py").write_text(TAKES[take])
-    if chain == "through-third":
-        (pkg / "third.py").write_text("from pp.other import helper\n")
-    (pkg / "mod.py").write_text(mod)
-    return pkg / "mod.py"
-
-
-def fails(root: Path) -> bool:
-    code = f"import sys; sys.path.insert(0, {str(root)!r}); import pp.mod"
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
-    return done.returncode != 0
+    third = {"third": "from pp.other import helper\n"} if chain == "through-third" else {}
+    return write_package(root, {"__init__": "", "other": TAKES[take], **third, "mod": mod})
 
 
 CASES = sample(itertools.product(TAKES, WHERE, CHAINS))
@@ -67,15 +51,9 @@ def test_a_new_import_whose_cycle_takes_a_name_not_bound_yet_is_refused(
     take: str, where: str, chain: str, tmp_path: Path
 ) -> None:
     root = tmp_path / "site"
-    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
-    mod = write(root, take, chain, ORIGINAL)
-    before = mod.read_bytes()
-    assert not fails(root)
-    mod.write_text(WHERE[where].replace("IMPORTED", "other" if chain == "direct" else "third"))
-    truth = fails(root)
-    after = mod.read_bytes()
-    mod.write_bytes(before)  # the proof reads the package as installed, before the patch is written
-    refused = names_check.names_refusal(before, after, str(mod), env, "pp.mod")
+    write(root, take, chain, ORIGINAL)
+    patched = WHERE[where].replace("IMPORTED", "other" if chain == "direct" else "third")
+    truth, refused = judge(root, patched, "import pp.mod")
     assert (refused is not None) == truth, (take, where, chain, refused)
     if refused is not None:
         assert "`VALUE` (line 2, at module level) is taken from this module by pp/other.py:" in refused.why
@@ -86,7 +64,7 @@ def test_a_new_import_whose_cycle_takes_a_name_not_bound_yet_is_refused(
 def test_a_module_on_the_cycle_radpatch_cannot_read_is_refused_with_the_reason(tmp_path: Path) -> None:
     """Unsure is a refusal that says why and names the import check, not an acceptance."""
     root = tmp_path / "site"
-    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    env = site_env(root)
     mod = write(root, "from-absolute", "direct", ORIGINAL)
     before = mod.read_bytes()
     after = WHERE["above"].replace("IMPORTED", "other").encode()

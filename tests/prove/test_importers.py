@@ -14,16 +14,13 @@ refuses exactly the patches that make one of them fail.
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, names_check
 from tests.lib.generated import sample
+from tests.lib.package_imports import judge, site_env, write_package
 
 ORIGINAL = "import os\n\nLEGACY = 1\nMODERN = 2\n\n\ndef helper(x):\n    return x\n\n\nclass Old:\n    pass\n"
 OTHERS = {  # pp/other.py, taking NAME from pp.mod
@@ -48,19 +45,8 @@ CHANGES = {  # (the name, the patched module)
 
 
 def write(root: Path, other: str, init: str, name: str, mod: str) -> Path:
-    pkg = root / "pp"
-    pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text(INITS[init].replace("NAME", name))
-    (pkg / "other.py").write_text(OTHERS[other].replace("NAME", name))
-    (pkg / "mod.py").write_text(mod)
-    return pkg / "mod.py"
-
-
-def fails(root: Path) -> bool:
-    code = f"import sys; sys.path.insert(0, {str(root)!r}); import pp.mod, pp.other; pp.other.use()"
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
-    return done.returncode != 0
+    taking = {"__init__": INITS[init].replace("NAME", name), "other": OTHERS[other].replace("NAME", name)}
+    return write_package(root, {**taking, "mod": mod})
 
 
 CASES = sample(itertools.product(OTHERS, INITS, CHANGES))
@@ -71,16 +57,9 @@ def test_a_name_another_module_imports_from_the_module_is_not_taken_away(
     other: str, init: str, change: str, tmp_path: Path
 ) -> None:
     root = tmp_path / "site"
-    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
     name, patched = CHANGES[change]
-    mod = write(root, other, init, name, ORIGINAL)
-    before = mod.read_bytes()
-    assert not fails(root)
-    mod.write_text(patched)
-    truth = fails(root)
-    after = mod.read_bytes()
-    mod.write_bytes(before)  # the proof reads the package as installed, before the patch is written
-    refused = names_check.names_refusal(before, after, str(mod), env, "pp.mod")
+    write(root, other, init, name, ORIGINAL)
+    truth, refused = judge(root, patched, "import pp.mod, pp.other; pp.other.use()")
     assert (refused is not None) == truth, (other, init, change, refused)
     if refused is not None:
         assert f"`{name}` (line " in refused.why and "no longer bound by the module" in refused.why, refused.why
@@ -103,7 +82,7 @@ def test_an_importer_the_entry_itself_changes_is_read_as_the_entry_leaves_it(
     loggers.py and, in the same entry, the import of it from async_llm.py: the installed importer is
     not what runs, whether or not the entry requires others (names_check.unjudged is then None)."""
     root = tmp_path / "site"
-    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    env = site_env(root)
     name, patched = CHANGES["delete-constant"]
     mod = write(root, other, "plain", name, ORIGINAL)
     before = mod.read_bytes()

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import names_check
+from tests.lib.fresh_runs import Run, fresh_runs
 from tests.lib.generated import sample
 from tests.lib.interpreters import OTHER_TARGETS
 
@@ -67,10 +67,25 @@ def sources(read: str, imports: str) -> tuple[str, str]:
     return before, before.replace("return 'old'", new)
 
 
+@pytest.fixture(scope="module")
+def read_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Run]:
+    """Each case's patched module run by its target as a fresh interpreter runs it, every case of a
+    target in one process of it (tests/lib/fresh_runs)."""
+    tmp = tmp_path_factory.mktemp("reads")
+    runs: dict[tuple[str, ...], Run] = {}
+    for exe in EXES:
+        cases = [c for c in CASES if c[0] == exe]
+        programs = [sources(read, imports)[1] + "\nprint(f())\n" for _, read, imports in cases]
+        runs.update(zip(cases, fresh_runs(EXES[exe], programs, tmp / exe)))
+    return runs
+
+
 @pytest.mark.parametrize(("exe", "read", "imports"), CASES, ids=["-".join(c) for c in CASES])
-def test_a_submodule_read_nothing_imports_is_refused(exe: str, read: str, imports: str) -> None:
+def test_a_submodule_read_nothing_imports_is_refused(
+    exe: str, read: str, imports: str, read_runs: dict[tuple[str, ...], Run]
+) -> None:
     before, after = sources(read, imports)
-    run = subprocess.run([EXES[exe], "-I", "-c", after + "\nprint(f())\n"], capture_output=True, text=True)
+    run = read_runs[exe, read, imports]
     fails = run.returncode != 0
     if fails:
         assert "AttributeError" in run.stderr, run.stderr
@@ -141,15 +156,30 @@ def toy_package(root: Path, read: str, other: str, who: str = "package-init") ->
     return before, before.replace("return 'old'", f"return {expr}")
 
 
+@pytest.fixture(scope="module")
+def package_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Run]:
+    """Each case's package, toy/m.py patched, imported by its target as a fresh interpreter imports
+    it and f() called, every case of a target in one process of it (tests/lib/fresh_runs)."""
+    tmp = tmp_path_factory.mktemp("packages")
+    runs: dict[tuple[str, ...], Run] = {}
+    for exe in EXES:
+        cases = [c for c in PACKAGE_CASES if c[0] == exe]
+        programs = []
+        for i, (_, read, other, who) in enumerate(cases):
+            root = tmp / exe / str(i)
+            root.mkdir(parents=True)
+            (root / "toy" / "m.py").write_text(toy_package(root, read, other, who)[1])
+            programs.append(f"import sys; sys.path.insert(0, {str(root)!r}); import toy.m; print(toy.m.f())")
+        runs.update(zip(cases, fresh_runs(EXES[exe], programs, tmp / exe / "runs")))
+    return runs
+
+
 @pytest.mark.parametrize(("exe", "read", "other", "who"), PACKAGE_CASES, ids=["-".join(c) for c in PACKAGE_CASES])
 def test_a_submodule_a_module_of_the_package_that_runs_imports_is_accepted(
-    exe: str, read: str, other: str, who: str, tmp_path: Path
+    exe: str, read: str, other: str, who: str, tmp_path: Path, package_runs: dict[tuple[str, ...], Run]
 ) -> None:
     before, after = toy_package(tmp_path, read, other, who)
-    (tmp_path / "toy" / "m.py").write_text(after)
-    run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toy.m; print(toy.m.f())"
-    run = subprocess.run([EXES[exe], "-I", "-c", run_it], capture_output=True, text=True)
-    (tmp_path / "toy" / "m.py").write_text(before)
+    run = package_runs[exe, read, other, who]
     fails = run.returncode != 0
     if fails:
         assert "AttributeError" in run.stderr, run.stderr

@@ -21,6 +21,7 @@ from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.releases.summaries import not_in_effect_words
 from tests.lib.generated import sample
 from tests.lib.site import Site
+from tests.lib.timeout_toy import entry, takes_effect
 
 BASE = """\
 FLAG = False
@@ -54,28 +55,7 @@ def _variants() -> list[tuple[str, str]]:
 
 VARIANTS = sample(_variants())
 TOOK_IT = BASE.replace(OLD, NEW).replace("        self.b = 2\n", "        self.b = 2\n        self.extra = 1\n")
-ENTRY = """\
-summary: A longer timeout
-description: A toy replace.
-distribution: radpatch-toy
-supported: ">=1.0"
-modules:
-  core: rptoy.core
-rewrites:
-  - id: t
-    replace:
-      scope: Engine.configure
-      find: self.timeout = 30
-      with: self.timeout = 60
-"""
-
-
-def takes_effect(source: str) -> bool:
-    space: dict[str, Any] = {}
-    exec(compile(source, "release", "exec"), space)  # noqa: S102 - the release's own code decides
-    engine = space["Engine"]()
-    engine.configure()
-    return getattr(engine, "timeout", None) == 60
+ENTRY = entry(">=1.0")
 
 
 @pytest.mark.parametrize(("name", "source"), VARIANTS, ids=[n for n, _ in VARIANTS])

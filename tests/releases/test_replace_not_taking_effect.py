@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.lib.timeout_toy import entry, takes_effect
+
 BASE = """\
 FLAG = False
 TIMEOUT = 30
@@ -33,28 +35,7 @@ RELEASES = {
         "        self.timeout = 60\n", "        if FLAG:\n            self.timeout = 60\n"
     ),
 }
-ENTRY = """\
-summary: A longer timeout
-description: A toy replace.
-distribution: radpatch-toy
-supported: "==1.0"
-modules:
-  core: rptoy.core
-rewrites:
-  - id: t
-    replace:
-      scope: Engine.configure
-      find: self.timeout = 30
-      with: self.timeout = 60
-"""
-
-
-def runs_like_the_patch(source: str) -> bool:
-    space: dict[str, Any] = {}
-    exec(compile(source, "release", "exec"), space)  # noqa: S102 - the release's own code decides
-    engine = space["Engine"]()
-    engine.configure()
-    return getattr(engine, "timeout", None) == 60
+ENTRY = entry("==1.0")
 
 
 def test_a_replace_is_obsolete_only_where_running_the_release_gives_the_new_value(
@@ -64,6 +45,6 @@ def test_a_replace_is_obsolete_only_where_running_the_release_gives_the_new_valu
     reg = write_registry("longer", ENTRY)
     out = radpatch("--registry", str(reg), "verify", "longer", "--versions", ">=1.0", "--json").out
     obsolete = set(json.loads(out)["obsolete"])
-    expected = {v for v, src in RELEASES.items() if v != "1.0" and runs_like_the_patch(src)}
+    expected = {v for v, src in RELEASES.items() if v != "1.0" and takes_effect(src)}
     assert obsolete == expected
     assert expected == {"1.3"}  # the reference is not one answer

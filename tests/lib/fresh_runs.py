@@ -1,0 +1,77 @@
+"""Many programs, each run as `python -I -c PROGRAM` runs it in a fresh interpreter, by one process
+of the target: a parent that imports nothing beyond what the interpreter's start imported forks a
+child per program; the child runs it and exits, the parent's modules stay as the start left them,
+so each child begins with what a fresh interpreter has (sys.modules, no module a sibling imported).
+One process per target instead of one per case for the tests whose truth is a fresh interpreter's
+(a submodule read works only where something imported it); tests/prove/test_fresh_runs.py checks
+that a child starts as a fresh interpreter does."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# the parent: only names the start already imported (os, sys); each child runs its program in the
+# names __main__ has at the start (not the parent's); each child's stdout and stderr go
+# to files of its own, its exit status to the parent's one line of output
+_PARENT = r"""
+main = dict(globals())  # __main__'s names as the start left them, before the parent binds its own
+import os, sys
+out = sys.argv.pop(1)  # the children see sys.argv as `-I -c` leaves it: ["-c"]
+statuses = []
+for i, program in enumerate(sys.stdin.read().split("\0")):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        for fd, name in ((1, "out"), (2, "err")):
+            os.dup2(os.open(os.path.join(out, f"{i}.{name}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+        code = 0
+        try:
+            exec(compile(program, "<string>", "exec"), dict(main))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+            if code == 1 and not isinstance(exc.code, int):
+                print(exc.code, file=sys.stderr)
+        except BaseException as exc:
+            sys.excepthook(*sys.exc_info())
+            code = 1
+            if isinstance(exc, KeyboardInterrupt):  # the interpreter ends by SIGINT then
+                import signal
+                sys.stderr.flush()
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGINT)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    statuses.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+print(" ".join(map(str, statuses)))
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One program's run: its exit status, stdout and stderr (as subprocess.run would give them)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def fresh_runs(executable: str, programs: Sequence[str], tmp: Path) -> list[Run]:
+    """Each of `programs` (none may hold a NUL) run by `executable` as in a fresh `-I -c` process."""
+    assert all("\0" not in p for p in programs)
+    if not programs:
+        return []
+    tmp.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [executable, "-I", "-c", _PARENT, str(tmp)], input="\0".join(programs), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    statuses = [int(s) for s in done.stdout.split()]
+    assert len(statuses) == len(programs), done.stdout
+    return [
+        Run(code, (tmp / f"{i}.out").read_text(), (tmp / f"{i}.err").read_text()) for i, code in enumerate(statuses)
+    ]

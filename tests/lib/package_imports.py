@@ -1,0 +1,58 @@
+"""A package `pp` of a few modules written under a temp site, the names proof's verdict on a change
+of its pp/mod.py, and the truth it is held to: whether importing the package, as patched, fails in
+a fresh interpreter (the tests of names_check's import cycles and importers share it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import names_check
+
+
+def site_env(root: Path) -> PythonEnv:
+    """This interpreter as the target, with `root` as its site-packages."""
+    return PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+
+
+def write_package(root: Path, modules: Mapping[str, str]) -> Path:
+    """root/pp/<name>.py for each of `modules` (name -> source); returns pp/mod.py."""
+    pkg = root / "pp"
+    pkg.mkdir(parents=True, exist_ok=True)
+    for name, source in modules.items():
+        (pkg / f"{name}.py").write_text(source)
+    return pkg / "mod.py"
+
+
+def imports_fail(root: Path, statements: str) -> bool:
+    """Whether `statements` (imports of pp's modules) fail in a fresh interpreter with `root` on its
+    path; a failure other than an ImportError or AttributeError fails the test."""
+    code = f"import sys; sys.path.insert(0, {str(root)!r}); {statements}"
+    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
+    return done.returncode != 0
+
+
+class Judged(NamedTuple):
+    """The truth (importing the patched package fails) and the proof's refusal (None: accepted)."""
+
+    fails: bool
+    refused: names_check.Refusal | None
+
+
+def judge(root: Path, patched: str, statements: str) -> Judged:
+    """pp/mod.py (as written) changed to `patched`: whether `statements` then fail (they must not
+    before), and the proof's verdict, which reads the package as installed, before the change."""
+    mod = root / "pp" / "mod.py"
+    before = mod.read_bytes()
+    assert not imports_fail(root, statements)
+    mod.write_text(patched)
+    truth = imports_fail(root, statements)
+    after = mod.read_bytes()
+    mod.write_bytes(before)
+    return Judged(truth, names_check.names_refusal(before, after, str(mod), site_env(root), "pp.mod"))
