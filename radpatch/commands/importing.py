@@ -62,20 +62,14 @@ def run(
             "--include/--exclude left out every section of every patch file: nothing to import",
             "check the globs: they match the file names after -p (e.g. --include 'vllm/*')",
         )
-    entries = {
-        i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, supported))
+    proven = {  # proven on the installed version whatever --supported says
+        i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, None))
         for i in kept
     }
+    entries = proven if supported is None else {i: emit.supporting(e, supported) for i, e in proven.items()}
     labels = {entries[i].name: imported[i].label for i in kept}
-    proven = (
-        entries
-        if supported is None
-        else {  # proven on the installed version whatever --supported says
-            i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, None))
-            for i in kept
-        }
-    )
-    proof.prove(ctx, list(proven.values()), labels, Path(out))  # apply's own steps, in memory: no entry it refuses
+    # apply's own steps, in memory: no entry it refuses; its plan is what the count below measures
+    planned = proof.prove(ctx, list(proven.values()), labels, Path(out))
     written = emit.write(Path(out), list(entries.values()))
     if supported is not None:
         _warn_out_of_range(
@@ -98,7 +92,7 @@ def run(
         for note in e.fallbacks if e else ():
             click.echo(f"  note: {note}")
     measured = replay.replay(
-        site, [Path(out) / f"{entries[i].name}.yaml" for i in kept], [p for imp in imported for p in imp.patched]
+        planned, [c.rel for i in kept for c in imported[i].changes], [p for imp in imported for p in imp.patched]
     )
     for line in measured.lines():
         click.echo(line)

@@ -18,31 +18,28 @@ the newest of them left (prove.onto: kept, or rebuilt from that entry), and the 
 that one; an entry whose new code imports a module or name an applied entry created requires it
 too (importing.depends), as `import` writes `requires:` along a series.
 
-This module finds and checks; importing.captured builds the entry; importing.capture_run fetches,
-writes the entry and has `apply` record it as applied.
+This module finds and checks (which files it looks at: importing.capture_paths); importing.captured
+builds the entry; importing.capture_run fetches, writes the entry and has `apply` record it as
+applied.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
+from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
-from radpatch.install import dist_infos, wheel_record
-from radpatch.install.dist_infos import canonical_name
-from radpatch.install.environment import Installed, PythonEnv, installed_from
+from radpatch.importing import capture_paths
+from radpatch.importing.capture_paths import Dist
+from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import onto
 from radpatch.state.hashes import Link, live
 from radpatch.state.record import Store
 
-DEFAULT_PACKAGE = "vllm"  # without PATH or --distribution: the distribution installing this package
-_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _BYTECODE = (".pyc", ".pyo")
 _TEMP = (".radpatch-tmp", ".tmp")
 
@@ -88,205 +85,14 @@ class CapturedEdits:
     undone: tuple[Undone, ...] = ()
 
 
-# --- the distribution's files: RECORD rows --------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Dist:
-    installed: Installed
-    rows: dict[str, str | None]  # RECORD path -> sha256 hex (None: listed without a hash)
-
-    @classmethod
-    def read(cls, dist_info: Path) -> _Dist:
-        installed = installed_from(dist_info)
-        try:
-            rows = wheel_record.rows(dist_info / "RECORD")
-        except (OSError, csv.Error) as exc:
-            raise EnvironmentProblem(
-                f"cannot read {dist_info / 'RECORD'}: {exc}", f"reinstall {installed.name}, or check its permissions"
-            )
-        return cls(installed, rows)
-
-    @property
-    def root(self) -> Path:
-        return self.installed.root
-
-    def packages(self) -> list[str]:
-        """Its top-level package directories (those whose `__init__.py` RECORD lists)."""
-        tops = {r.split("/", 1)[0] for r in self.rows if "/" in r}
-        return sorted(t for t in tops if f"{t}/__init__.py" in self.rows)
-
-    def owns_new(self, rel: str) -> bool:
-        """A file RECORD does not list goes into one of its packages: the nearest `__init__.py` above it."""
-        parts = rel.split("/")[:-1]
-        while parts:
-            init = "/".join([*parts, "__init__.py"])
-            if init in self.rows:
-                return True
-            if (self.root / init).is_file():  # a package of its own not in RECORD (new): look further up
-                parts.pop()
-                continue
-            return False
-        return False
-
-
-class _Installs:
-    """Every distribution of a site directory with its RECORD read, once per `find` (several
-    PATHs in an environment holding torch would otherwise parse its 20,000-row RECORD each time)."""
-
-    def __init__(self) -> None:
-        self._read: dict[Path, list[_Dist]] = {}
-
-    def __call__(self, home: Path) -> list[_Dist]:
-        if home not in self._read:
-            self._read[home] = [_Dist.read(info) for info in dist_infos.in_dir(home)]
-        return self._read[home]
-
-
-# --- finding what changed ---------------------------------------------------------------------------
-
-
 def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> CapturedEdits:
     """What to capture: the PATHs' files (a directory: its changed and new files), else every
-    changed or new module of the distribution."""
-    if not paths:
-        dist = _named(env, distribution) if distribution else _default(env)
-        return _scan(dist, [*dist.rows], dist.packages(), f"{dist.installed.name} {dist.installed.version}'s files")
-    picked: dict[Path, tuple[_Dist, list[str], list[str], list[str]]] = {}  # dist-info -> rows, dirs, args
-    installs = _Installs()
-    for arg in paths:
-        home, rel = _resolve(env, arg)
-        path = home / rel
-        if path.is_dir():
-            dist, rows = _directory(installs(home), rel, arg)
-            entry = picked.setdefault(dist.installed.dist_info, (dist, [], [], []))
-            entry[1].extend(rows)
-            entry[2].append(rel)
-            entry[3].append(arg)
-            continue
-        if not rel.endswith(".py"):
-            raise UsageError(
-                f"{arg}: not a Python module; capture records changes to .py files only",
-                "name the edited .py files (or a directory of them); ship other files another way",
-            )
-        dist = _owner(installs(home), home, rel, arg)
-        entry = picked.setdefault(dist.installed.dist_info, (dist, [], [], []))
-        entry[1].append(rel)
-        entry[3].append(arg)
-    if len(picked) > 1:
-        names = sorted(f"{d.installed.name} ({', '.join(a)})" for d, _, _, a in picked.values())
-        raise UsageError(
-            f"the paths belong to {len(picked)} distributions: {'; '.join(names)}",
-            "one entry patches one distribution: capture each distribution's files under its own NAME",
-        )
-    ((dist, rows, dirs, args),) = picked.values()
-    if distribution and canonical_name(distribution) != canonical_name(dist.installed.name):
-        raise UsageError(
-            f"--distribution {distribution}: the paths are files of {dist.installed.name}",
-            "leave --distribution out when naming paths, or name that distribution's files",
-        )
-    return _scan(dist, list(dict.fromkeys(rows)), dirs, ", ".join(args), named=not dirs)
+    changed or new module of the distribution (which: importing.capture_paths)."""
+    picked = capture_paths.pick(env, paths, distribution)
+    return _scan(picked.dist, picked.rows, picked.dirs, picked.scanned, picked.named)
 
 
-def _default(env: PythonEnv) -> _Dist:
-    for d in env.paths:
-        for info in dist_infos.in_dir(d):
-            if wheel_record.lists(info / "RECORD", f"{DEFAULT_PACKAGE}/__init__.py"):
-                return _Dist.read(info)
-    raise UsageError(
-        f"no installed distribution provides the {DEFAULT_PACKAGE} package (in {env.executable}'s path)",
-        "name the edited files (radpatch capture NAME PATH...) or the distribution (--distribution NAME), "
-        "or point --python at the environment holding them",
-    )
-
-
-def _named(env: PythonEnv, name: str) -> _Dist:
-    for d in env.paths:
-        infos = dist_infos.named(d, name)
-        if infos:
-            return _Dist.read(infos[0])
-    raise UsageError(
-        f"--distribution {name}: not installed in {env.executable}'s environment",
-        "check the name (pip list), or point --python at the environment that has it",
-    )
-
-
-def _resolve(env: PythonEnv, arg: str) -> tuple[Path, str]:
-    """The site directory a PATH is under and the path relative to it: a path (absolute or from the
-    current directory), a path relative to site-packages, or a module name."""
-    path = Path(arg)
-    if path.is_absolute() or path.exists():
-        full = Path(os.path.abspath(path))
-        homes = [d for d in env.paths if full.is_relative_to(d) and full != d]
-        if homes:
-            home = max(homes, key=lambda d: len(d.parts))  # site-packages sits inside the stdlib's directory
-            return home, full.relative_to(home).as_posix()
-        if path.is_absolute():
-            raise UsageError(
-                f"{arg}: not under a directory of {env.executable}'s path",
-                "give a file under its site-packages, or point --python at the environment it belongs to",
-            )
-    parts = [p for p in arg.replace(os.sep, "/").split("/") if p not in ("", ".")]
-    if ".." in parts or not parts:
-        raise UsageError(f"{arg}: give a path under site-packages (no '..'), an absolute path or a module name")
-    candidates = ["/".join(parts)]
-    if _MODULE.match(arg) and not arg.endswith(".py"):
-        dotted = arg.split(".")
-        candidates = ["/".join(dotted) + ".py", "/".join(dotted) + "/__init__.py", "/".join(dotted)]
-    for d in env.paths:
-        for rel in candidates:
-            if (d / rel).exists():
-                return d, rel
-    raise UsageError(
-        f"{arg}: no such file or module in {env.executable}'s site-packages",
-        "give the edited file's path (absolute, or relative to site-packages) or its module name",
-    )
-
-
-def _owner(dists: list[_Dist], home: Path, rel: str, arg: str) -> _Dist:
-    """The one distribution (of those in `home`) whose RECORD lists `rel`, or (a new module) whose
-    package it goes into."""
-    listing = [d for d in dists if rel in d.rows]
-    if len(listing) > 1:
-        raise RefusedError(
-            f"{rel}: {len(listing)} distributions in {home} list it "
-            f"({', '.join(d.installed.dist_info.name for d in listing)})",
-            "remove the stale one (pip uninstall, or delete its leftover .dist-info), then capture again",
-        )
-    if listing:
-        return listing[0]
-    owning = [d for d in dists if d.owns_new(rel)]
-    if len(owning) == 1:
-        return owning[0]
-    raise UsageError(
-        f"{arg}: {rel} is in no installed distribution (no RECORD in {home} lists it or its package)",
-        "capture changes files of an installed distribution: give a file its RECORD lists (pip show -f NAME) "
-        "or a new module inside one of its packages",
-    )
-
-
-def _directory(dists: list[_Dist], rel: str, arg: str) -> tuple[_Dist, list[str]]:
-    prefix = rel.rstrip("/") + "/"
-    found = []
-    for dist in dists:
-        rows = [r for r in dist.rows if r.startswith(prefix)]
-        if rows or dist.owns_new(prefix + "x.py"):
-            found.append((dist, rows))
-    if len(found) != 1:
-        owners = ", ".join(d.installed.name for d, _ in found)
-        raise UsageError(
-            f"{arg}: "
-            + (
-                f"files of {len(found)} distributions ({owners}) are under it"
-                if found
-                else "no installed distribution's RECORD lists a file under it"
-            ),
-            "name a directory of one installed distribution's package, or the edited files themselves",
-        )
-    return found[0]
-
-
-def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bool = False) -> CapturedEdits:
+def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: bool = False) -> CapturedEdits:
     """Each of `rows` (RECORD paths) whose bytes are not RECORD's, and each `.py` file under `dirs`
     that RECORD does not list. `named`: the user named these files one by one (a file radpatch
     patched is then refused, not left out)."""
@@ -339,7 +145,7 @@ def _scan(dist: _Dist, rows: list[str], dirs: list[str], scanned: str, named: bo
     return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone)
 
 
-def _taken_back(store: Store, dist: _Dist, rel: str, data: bytes, named: bool) -> tuple[Link | None, str | None]:
+def _taken_back(store: Store, dist: Dist, rel: str, data: bytes, named: bool) -> tuple[Link | None, str | None]:
     """A file back at its RECORD bytes that radpatch's record says a recorded entry changed (a
     second round took that entry's edit of it out by hand): the link the undoing goes on top of.
     In a scan, only while another file of that entry still differs from RECORD (the entry is not
@@ -378,7 +184,7 @@ def _digest(path: Path) -> str | None:
     return h.hexdigest()
 
 
-def _read(path: Path, rel: str, dist: _Dist) -> bytes | None:
+def _read(path: Path, rel: str, dist: Dist) -> bytes | None:
     if path.is_symlink():
         raise RefusedError(
             f"{path} is a symbolic link; radpatch does not follow links into installed files",

@@ -12,10 +12,12 @@ Beyond the plain rewrites it writes: top-level `requires: [NAME, ...]` along a s
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -33,6 +35,19 @@ class Entry:
     payloads: tuple[tuple[str, str], ...]  # (path relative to the entry's directory, text)
     steps: int
     fallbacks: tuple[str, ...]
+    doc: Mapping[str, object] = field(default_factory=dict, compare=False)  # what `yaml` says, as dumped
+
+
+def supporting(entry: Entry, supported: str) -> Entry:
+    """The same entry with another `supported:` (its rewrites as they were chosen, not chosen again)."""
+    doc = {**entry.doc, "supported": supported}
+    return dataclasses.replace(entry, yaml=_dump(doc), doc=doc)
+
+
+def _dump(doc: Mapping[str, object]) -> str:
+    return yaml.dump(
+        dict(doc), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120, default_flow_style=False
+    )
 
 
 @dataclass(frozen=True)
@@ -122,8 +137,7 @@ def build(spec: EntrySpec) -> Entry:
         doc["requires"] = list(spec.requires)
     doc["modules"] = {keys[r]: _module_name(r) for r in rels}
     doc["rewrites"] = rewrites_out
-    text = yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120, default_flow_style=False)
-    return Entry(spec.name, text, tuple(payloads), len(rewrites_out), tuple(fallbacks))
+    return Entry(spec.name, _dump(doc), tuple(payloads), len(rewrites_out), tuple(fallbacks), doc)
 
 
 def as_python(text: str) -> tuple[str, str]:

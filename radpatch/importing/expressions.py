@@ -131,12 +131,14 @@ def difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
         for f in x._fields:
             vx, vy = getattr(x, f, None), getattr(y, f, None)
             if isinstance(vx, list) and isinstance(vy, list):
-                if len(vx) != len(vy):
-                    return path
+                if len(vx) != len(vy) or any(
+                    p != q for p, q in zip(vx, vy) if not (isinstance(p, ast.AST) and isinstance(q, ast.AST))
+                ):
+                    return path  # a list of names (`case P(x=0)`'s attributes, `global a, b`) is compared as is
                 diffs += [
                     (p, q)
                     for p, q in zip(vx, vy)
-                    if not (isinstance(p, ast.AST) and isinstance(q, ast.AST) and key(p) == key(q))
+                    if isinstance(p, ast.AST) and isinstance(q, ast.AST) and key(p) != key(q)
                 ]
             elif isinstance(vx, ast.AST) and isinstance(vy, ast.AST):
                 if key(vx) != key(vy):

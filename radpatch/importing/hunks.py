@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from radpatch.importing.unified import FilePatch, Hunk
+from radpatch.importing.sections import FilePatch, Hunk
 
 MAX_FUZZ = 2  # GNU patch's default --fuzz
 

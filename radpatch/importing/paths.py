@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from radpatch.errors import RefusedError
-from radpatch.importing.unified import FilePatch
+from radpatch.importing.sections import FilePatch
 
 
 class Tree(Protocol):

@@ -5,6 +5,9 @@ overlaps) on the installed files, before anything is written to --out.
 Why: the AST comparison with `patch`'s result says the rewrites give the patched code; it does not
 say apply's proof accepts that code (a definition its placement proof reads as shadowed, say). An
 entry apply would refuse is never written: the refusal names the patch file and apply's words.
+
+The plan it proves is also what `import` measures (importing.replay): each file as apply's rewrites
+leave it, every entry planned on what the entries before it leave, so the rewrites run once.
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ from radpatch.importing import emit
 from radpatch.registry import series
 from radpatch.registry.catalog import Registry
 
+Planned = dict[str, bytes]  # a file (relative to the site directory) -> its bytes once the entries ran
 
-def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: Path) -> None:
+
+def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: Path) -> Planned:
     """Refuse (RefusedError) when apply would refuse any of `entries` (name -> patch file: `labels`);
-    a refusal names the entry's files as they would be written to `out`."""
+    a refusal names the entry's files as they would be written to `out`. Returns each file the
+    entries change as apply's plan leaves it after the last of them (the bytes the proof proved)."""
     with tempfile.TemporaryDirectory(prefix="radpatch-import-") as tmp:
         written = emit.write(Path(tmp), entries)
         scratch = Context(ctx.python, (tmp,))
@@ -32,7 +38,7 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
             patches = series.with_requirements(
                 scratch.registry.load_many([e.name for e in entries]), scratch.registry.load
             )
-            engine.apply(scratch, patches, lambda _line: None, dry_run=True)
+            changes = engine.apply(scratch, patches, lambda _line: None, dry_run=True)
         except RadpatchError as exc:
             if exc.exit_code == EXIT_INTERNAL:
                 raise
@@ -44,3 +50,20 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
                 (exc.hint.replace(tmp, str(out)) + "; " if exc.hint else "")
                 + "apply's proof refuses the patch's code: change the patch, or leave the file out with --exclude",
             ) from exc
+    names = {e.name for e in entries}
+    planned: Planned = {}
+    for c in changes:  # in the order apply makes them: the last one per file is its result
+        if c.off or c.patch.patch.name not in names:
+            continue
+        for f in c.files:
+            planned[_relative(f.path, ctx.env.purelib, c.root)] = f.after
+    return planned
+
+
+def _relative(path: Path, site: Path, root: Path) -> str:
+    """The file as import names it, relative to the site directory (its installation directory's
+    name for it where that is another directory of the import path)."""
+    try:
+        return path.relative_to(site).as_posix()
+    except ValueError:
+        return path.relative_to(root).as_posix()

@@ -44,6 +44,7 @@ from radpatch.importing.shapes import (
     binds,
     blocks,
     blocks_of_same_shape,
+    case_head,
     chain_reshaped,
     copy_header,
     elif_flags,
@@ -156,8 +157,9 @@ class Differ(Runs):
         self._note_keyword(scope, b, a, "its statement")
         if isinstance(b, ast.Match) and isinstance(a, ast.Match):
             self.fallbacks.append(
-                f"{scope.qualname}: the cases of a `match` change (a pattern, a guard, a case added or removed, "
-                "or one written on its case's line): no find names a case; replaced the whole match"
+                f"{scope.qualname}: the cases of a `match` change where no one expression says it (a case added "
+                "or removed, a name a pattern binds or its shape, or a case written on its pattern's line): no "
+                "find names a case; replaced the whole match"
             )
         self.replace_run(scope, bbody, i, i + 1, [a])
 
@@ -248,12 +250,31 @@ class Differ(Runs):
             if not chain or not self._replace_expression(scope, chain, force=True, swap=(bbody, i, a)):
                 return False
             copy_header(b, a)
+        if isinstance(b, ast.Match) and isinstance(a, ast.Match):
+            self.cases(scope, bbody, i, a)
         for bb, ab, is_elif in zip(blocks(b), blocks(a), elif_flags(self.src, b, a)):
             if is_elif:  # an `elif`: libcst holds it as part of the if, not as a statement of a block
                 self.statement(dataclasses.replace(scope, elif_=True), bb, 0, ab[0])
             else:
                 self.block(dataclasses.replace(scope, elif_=False), bb, ab)
         return True
+
+    def cases(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.Match) -> None:
+        """The cases of a match whose pattern or guard changed, as many on both sides: per case, a
+        `replace` of the one expression holding its change (a value the pattern compares with, the
+        guard), as a compound statement's header is said. Raises NoUniqueRun (the whole match is
+        replaced then, and the note says why) where a change is not inside one expression: a name
+        the pattern binds, the pattern's shape."""
+        b = bbody[i]
+        assert isinstance(b, ast.Match)
+        for cb, ca in zip(b.cases, a.cases):
+            if key(case_head(cb)) == key(case_head(ca)):
+                continue
+            chain = smallest_difference(case_head(cb), case_head(ca))
+            if not chain or not self._replace_expression(scope, chain, force=True, swap=(bbody, i, a)):
+                raise NoUniqueRun()
+            cb.pattern = mark_after(ca.pattern)
+            cb.guard = None if ca.guard is None else mark_after(ca.guard)
 
     def constant(self, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
         b = bbody[i]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from radpatch.errors import RefusedError
-from radpatch.importing import depends, emit, hunks, paths, stacking, unified
+from radpatch.importing import depends, emit, hunks, paths, sections, stacking, unified
 from radpatch.importing.model import DiffFile
 from radpatch.importing.owners import Owners
 
@@ -44,7 +44,7 @@ class SeriesOptions:
     include: tuple[str, ...] = field(default=())  # globs: only sections naming a matching file
     exclude: tuple[str, ...] = field(default=())  # globs: sections naming a matching file are left out
 
-    def keeps(self, section: unified.FilePatch) -> bool:
+    def keeps(self, section: sections.FilePatch) -> bool:
         """Whether the section is imported: as filterdiff -i/-x decide, on the names after -p
         (fnmatch: `*` crosses `/`); a section with no name left after -p matches no glob."""
         names = [n for n in section.names if n]
@@ -199,7 +199,7 @@ def _unsayable(change: DiffFile) -> str:
     return ""
 
 
-def _what(section: unified.FilePatch) -> str:
+def _what(section: sections.FilePatch) -> str:
     """What a section left out holds, for its `left out:` line: its hunks, or what its git header says."""
     count = len(section.hunks)
     said = [f"{count} hunk{'s' if count != 1 else ''}"] if count else []
@@ -216,9 +216,9 @@ def _what(section: unified.FilePatch) -> str:
     return ", ".join(said) or "no hunks"
 
 
-def _copied_from(label: str, section: unified.FilePatch, files: _Files, options: SeriesOptions) -> str:
+def _copied_from(label: str, section: sections.FilePatch, files: _Files, options: SeriesOptions) -> str:
     """The existing module a git copy section copies (its old name, resolved as patch resolves it)."""
-    source = unified.FilePatch(
+    source = sections.FilePatch(
         section.old_name, None, None, (), 0, 0, section.header_line, True, written=section.written
     )
     resolved = paths.resolve(label, source, files.tree(options.directory), options.strip)
@@ -231,7 +231,7 @@ def _copied_from(label: str, section: unified.FilePatch, files: _Files, options:
     return rel
 
 
-def _mode_left_out(section: unified.FilePatch, name: str) -> str:
+def _mode_left_out(section: sections.FilePatch, name: str) -> str:
     """What a section with content says of modes that an entry cannot carry (radpatch writes
     source, not file modes): a new mode, or a new file's executable mode; "" when none."""
     if section.new_missing == 2:
@@ -249,7 +249,7 @@ def _owner_name(owners: Owners, rel: str) -> str | None:
     return owner.name if owner else None
 
 
-def _patched_file(label: str, section: unified.FilePatch, files: _Files, options: SeriesOptions) -> tuple[str, str]:
+def _patched_file(label: str, section: sections.FilePatch, files: _Files, options: SeriesOptions) -> tuple[str, str]:
     """(the file relative to the site directory, its name in the patch after -p: what --exclude matches)."""
     where = f"{label}:{section.header_line}"
     leave_out = f"leave it out with --exclude '{section.shown}' (and ship it another way)"
@@ -288,7 +288,7 @@ def _patched_file(label: str, section: unified.FilePatch, files: _Files, options
             leave_out,
         )
     if section.copy:  # the new name is the file patched (created); the old name the copy's source
-        section = unified.FilePatch(
+        section = sections.FilePatch(
             None, section.new_name, None, section.hunks, 2, 0, section.header_line, True, written=section.written
         )
     resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
@@ -307,7 +307,7 @@ def _stacked_or(
     exc: RefusedError,
     label: str,
     data: bytes,
-    section: unified.FilePatch,
+    section: sections.FilePatch,
     later: list[tuple[str, bytes]],
     strip: int | None,
 ) -> RefusedError:
@@ -321,7 +321,7 @@ def _stacked_or(
     return RefusedError(exc.message, f"{series}; else: {exc.hint}") if series else exc
 
 
-def _check(label: str, rel: str, section: unified.FilePatch, outcome: hunks.Outcome, series: str = "") -> None:
+def _check(label: str, rel: str, section: sections.FilePatch, outcome: hunks.Outcome, series: str = "") -> None:
     failed = outcome.failed
     if failed:
         lines = " ".join(r.report() for r in failed)

@@ -215,9 +215,9 @@ def blocks_of_same_shape(b: ast.stmt, a: ast.stmt) -> bool:
     if one_line_suite(b) or one_line_suite(a):
         return False
     if isinstance(b, ast.Match) and isinstance(a, ast.Match):
-        # the same cases (patterns and guards), each on lines of its own: only their statements change
-        heads = [[key(_case_head(c)) for c in m.cases] for m in (b, a)]
-        if heads[0] != heads[1] or any(c.body[0].lineno == c.pattern.lineno for m in (b, a) for c in m.cases):
+        # as many cases, each on lines of its own: their statements change, and a case's pattern or
+        # guard only where one expression of it does (the chooser's `replace`: case_heads)
+        if len(b.cases) != len(a.cases) or any(c.body[0].lineno == c.pattern.lineno for m in (b, a) for c in m.cases):
             return False
     lb, la = blocks(b), blocks(a)
     if [len(x) > 0 for x in lb] != [len(x) > 0 for x in la]:
@@ -229,7 +229,8 @@ def blocks_of_same_shape(b: ast.stmt, a: ast.stmt) -> bool:
     )
 
 
-def _case_head(c: ast.match_case) -> ast.AST:
+def case_head(c: ast.match_case) -> ast.match_case:
+    """A case without its statements: its pattern and guard."""
     h = copy.copy(c)
     h.body = []
     return h

@@ -10,7 +10,7 @@ import posixpath
 import re
 
 from radpatch.importing import unified
-from radpatch.importing.unified import Hunk
+from radpatch.importing.sections import Hunk
 
 _NUMBERED = re.compile(r"^0*(\d+)-")
 _SUBJECT = re.compile(rb"^Subject: \[PATCH[^\]]*?\b0*(\d+)/\d+\]", re.MULTILINE)

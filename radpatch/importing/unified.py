@@ -16,18 +16,18 @@ silently import something else. The rules mirrored here are GNU patch's (pch.c, 
 - `@@ -0,0` says the old file does not exist (for sure when its date is the epoch or it is
   /dev/null), `+0,0` the same of the new file.
 
-Nothing here touches the file system: which file a section patches is decided in paths.py.
+Nothing here touches the file system: which file a section patches is decided in paths.py. The
+records it reads into are importing.sections'; the names and modes of header lines, importing.header_names'.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from radpatch.errors import UsageError
-
-Kind = Literal[" ", "-", "+"]
+from radpatch.importing.header_names import fetch, mode, split_git
+from radpatch.importing.sections import FilePatch, Hunk, Line, PatchFile
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ?\+(\d+)(?:,(\d+))? ?@@(?: (.*))?$")
 _EPOCH = ("1970-01-01", "1969-12-31")  # GNU diff -N dates a missing file at the epoch (any time zone)
@@ -35,194 +35,6 @@ _EPOCH = ("1970-01-01", "1969-12-31")  # GNU diff -N dates a missing file at the
 
 class MalformedPatch(UsageError):
     """The patch file is not something GNU patch would read."""
-
-
-@dataclass(frozen=True)
-class Line:
-    kind: Kind
-    text: str  # with its newline, unless `\ No newline at end of file` followed it
-
-
-@dataclass(frozen=True)
-class Hunk:
-    number: int  # 1-based within its file section, as patch counts them
-    old_start: int  # as written in the header (0 for an empty old range)
-    old_count: int
-    new_start: int
-    new_count: int
-    lines: tuple[Line, ...]
-    patch_line: int  # line of the `@@` header in the patch file
-
-    @property
-    def first(self) -> int:
-        """The old line the hunk starts at, as patch uses it: an empty range appends after old_start."""
-        return self.old_start + (1 if self.old_count == 0 else 0)
-
-    @property
-    def pattern(self) -> tuple[str, ...]:
-        return tuple(ln.text for ln in self.lines if ln.kind != "+")
-
-    @property
-    def replacement(self) -> tuple[str, ...]:
-        return tuple(ln.text for ln in self.lines if ln.kind != "-")
-
-    @property
-    def prefix_context(self) -> int:
-        n = 0
-        for ln in self.lines:
-            if ln.kind != " ":
-                break
-            n += 1
-        return n
-
-    @property
-    def suffix_context(self) -> int:
-        n = 0
-        for ln in reversed(self.lines):
-            if ln.kind != " ":
-                break
-            n += 1
-        return n
-
-
-@dataclass(frozen=True)
-class FilePatch:
-    """One file's section of a patch file: the names it gives and its hunks."""
-
-    old_name: str | None  # after -p stripping; None: /dev/null, absent, or too few components
-    new_name: str | None
-    index_name: str | None  # from `Index:`, used only when neither old nor new gives a name
-    hunks: tuple[Hunk, ...]
-    old_missing: int  # 0: exists; 1: the hunk says so (@@ -0,0); 2: for sure (/dev/null, epoch, new file mode)
-    new_missing: int  # same for the result: 2 means patch deletes the file
-    header_line: int  # first header line of the section in the patch file (1-based)
-    git: bool = False
-    rename: bool = False
-    copy: bool = False
-    binary: bool = False
-    old_mode: int = 0
-    new_mode: int = 0
-    written: str = ""  # the name as the patch writes it, before -p (for messages about the section)
-
-    @property
-    def names(self) -> tuple[str | None, str | None, str | None]:
-        """Candidate names in patch's order (old, new, index); index only when neither other is given."""
-        index = self.index_name if self.old_name is None and self.new_name is None else None
-        return self.old_name, self.new_name, index
-
-    @property
-    def shown(self) -> str:
-        """The name to show in messages."""
-        return next((n for n in (self.new_name, self.old_name, self.index_name) if n), "?")
-
-
-@dataclass(frozen=True)
-class PatchFile:
-    label: str  # the path as the user gave it, for messages
-    subject: str  # format-patch's Subject (without [PATCH n/m]), or ""
-    files: tuple[FilePatch, ...]
-
-
-def strip_name(name: str, strip: int | None) -> str | None:
-    """`name` with `strip` leading components removed (None: all but the base name), or None when
-    it has too few slashes, as GNU patch's strip_leading_slashes decides."""
-    s = -1 if strip is None else strip
-    n = 0
-    i = 0
-    while i < len(name):
-        if name[i] == "/":
-            while i + 1 < len(name) and name[i + 1] == "/":
-                i += 1
-            if strip is None:
-                n = i + 1
-            else:
-                s -= 1
-                if s >= 0:
-                    n = i + 1
-        i += 1
-    if (strip is None or s <= 0) and name[n:]:
-        return name[n:]
-    return None
-
-
-_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", '"': '"'}
-
-
-def _c_string(text: str) -> tuple[str, str] | None:
-    """A C-quoted name as git writes it ("a/x\\ty.py"): (name, rest), or None when malformed."""
-    out = bytearray()
-    i = 1
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            return out.decode("utf-8", "surrogateescape"), text[i + 1 :]
-        if c == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if nxt in "01234567" and i + 3 < len(text):
-                out.append(int(text[i + 1 : i + 4], 8) & 0xFF)
-                i += 4
-                continue
-            if nxt not in _ESCAPES:
-                return None
-            out += _ESCAPES[nxt].encode()
-            i += 2
-            continue
-        out += c.encode("utf-8", "surrogateescape")
-        i += 1
-    return None
-
-
-def _fetch(rest: str, strip: int | None) -> tuple[str | None, bool, str]:
-    """(name, dev_null, date) of a `--- `/`+++ ` header's text."""
-    at = rest.lstrip()
-    if at.startswith('"'):
-        got = _c_string(at)
-        if got is None:
-            return None, False, ""
-        name, tail = got
-    else:
-        if "\t" in at:
-            name, _, tail = at.partition("\t")
-            name = name.rstrip()
-        else:
-            parts = at.split(None, 1)
-            name, tail = (parts[0], parts[1] if len(parts) > 1 else "") if parts else ("", "")
-    if name == "/dev/null":
-        return None, True, tail.strip()
-    return strip_name(name, strip), False, tail.strip()
-
-
-def _split_git(rest: str, strip: int | None) -> tuple[str | None, str | None]:
-    """The two names of `diff --git a/X b/Y` (each may be C-quoted)."""
-    names: list[str] = []
-    text = rest
-    for _ in range(2):
-        text = text.lstrip()
-        if text.startswith('"'):
-            got = _c_string(text)
-            if got is None:
-                return None, None
-            names.append(got[0])
-            text = got[1]
-        else:
-            parts = text.split(None, 1)
-            if not parts:
-                return None, None
-            names.append(parts[0])
-            text = parts[1] if len(parts) > 1 else ""
-    if text.strip():  # names with spaces: git writes them unquoted; take the symmetric split
-        half = rest.strip()
-        mid = len(half) // 2
-        if half[mid] == " " and half[:mid][2:] == half[mid + 1 :][2:]:
-            names = [half[:mid], half[mid + 1 :]]
-        else:
-            return None, None
-    return strip_name(names[0], strip), strip_name(names[1], strip)
-
-
-def _mode(text: str) -> int:
-    value = text.strip()
-    return int(value, 8) if re.fullmatch(r"[0-7]{6}", value) else 0
 
 
 @dataclass
@@ -279,26 +91,26 @@ class _Reader:
                 if h.extended:
                     return self._freeze(h, ())  # a git section without hunks (mode change, rename, binary)
                 h = _Header(start=self.i + 1, git=True, seen=True)
-                h.old, h.new = _split_git(s[11:], self.strip)
-                h.written = _split_git(s[11:], 0)[1] or h.written
+                h.old, h.new = split_git(s[11:], self.strip)
+                h.written = split_git(s[11:], 0)[1] or h.written
             elif h.git and s.startswith("index "):
                 m = re.match(r"index ([0-9a-f]+)\.\.([0-9a-f]+)(?:\s+(\S+))?$", s)
                 if m:
                     h.old_missing = max(h.old_missing, _sha_missing(m.group(1)))
                     h.new_missing = max(h.new_missing, _sha_missing(m.group(2)))
                     if m.group(3):
-                        h.old_mode = h.new_mode = _mode(m.group(3))
+                        h.old_mode = h.new_mode = mode(m.group(3))
                     h.extended = True
             elif h.git and s.startswith(("old mode ", "new mode ")):
                 if s.startswith("old"):
-                    h.old_mode = _mode(s[9:])
+                    h.old_mode = mode(s[9:])
                 else:
-                    h.new_mode = _mode(s[9:])
+                    h.new_mode = mode(s[9:])
                 h.extended = True
             elif h.git and s.startswith("deleted file mode "):
-                h.old_mode, h.new_missing, h.extended = _mode(s[18:]), 2, True
+                h.old_mode, h.new_missing, h.extended = mode(s[18:]), 2, True
             elif h.git and s.startswith("new file mode "):
-                h.new_mode, h.old_missing, h.extended = _mode(s[14:]), 2, True
+                h.new_mode, h.old_missing, h.extended = mode(s[14:]), 2, True
             elif h.git and s.startswith(("rename from ", "rename to ")):
                 h.rename = h.extended = True
             elif h.git and s.startswith(("copy from ", "copy to ")):
@@ -315,23 +127,23 @@ class _Reader:
                 if not h.git:
                     h = _Header(start=self.i + 1, index=h.index)
                 h.seen = True
-                name, null, date = _fetch(s[4:], self.strip)
+                name, null, date = fetch(s[4:], self.strip)
                 if name is not None or null:
                     h.old = name if name is not None else h.old if h.git else None
                 h.old_null, h.old_date = null, date
-                h.written = _fetch(s[4:], 0)[0] or h.written
+                h.written = fetch(s[4:], 0)[0] or h.written
             elif s.startswith("+++ ") and h.seen:
-                name, null, date = _fetch(s[4:], self.strip)
+                name, null, date = fetch(s[4:], self.strip)
                 if name is not None or null:
                     h.new = name if name is not None else h.new if h.git else None
                 h.new_null, h.new_date = null, date
-                h.written = _fetch(s[4:], 0)[0] or h.written
+                h.written = fetch(s[4:], 0)[0] or h.written
             elif s.startswith("Index:"):
                 if not h.seen:
                     h.start = self.i + 1
-                name, _, _ = _fetch(s[6:], self.strip)
+                name, _, _ = fetch(s[6:], self.strip)
                 h.index = name
-                h.written = h.written or _fetch(s[6:], 0)[0] or ""
+                h.written = h.written or fetch(s[6:], 0)[0] or ""
             elif s.startswith("@@ -") and (h.seen or h.index is not None):
                 hunks = self._hunks()
                 return self._freeze(h, hunks)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.importing import hunks, unified
+from radpatch.importing import header_names, hunks, unified
 from tests.lib.generated import seeds
 from tests.lib.importing import gnu_patch
 
@@ -111,11 +111,11 @@ def test_new_and_deleted_files_and_git_headers() -> None:
 
 
 def test_strip_as_patch_does() -> None:
-    assert unified.strip_name("a/b/c.py", 1) == "b/c.py"
-    assert unified.strip_name("a//b/c.py", 2) == "c.py"
-    assert unified.strip_name("a/b/c.py", 0) == "a/b/c.py"
-    assert unified.strip_name("a/b/c.py", None) == "c.py"
-    assert unified.strip_name("a/b/c.py", 3) is None
+    assert header_names.strip_name("a/b/c.py", 1) == "b/c.py"
+    assert header_names.strip_name("a//b/c.py", 2) == "c.py"
+    assert header_names.strip_name("a/b/c.py", 0) == "a/b/c.py"
+    assert header_names.strip_name("a/b/c.py", None) == "c.py"
+    assert header_names.strip_name("a/b/c.py", 3) is None
 
 
 def test_a_context_diff_is_refused_by_name() -> None:

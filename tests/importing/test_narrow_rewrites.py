@@ -181,7 +181,17 @@ def test_a_line_changed_in_one_case_is_said_inside_the_case_not_as_the_whole_mat
     assert _rewrites(entry) == [expected]
 
 
-def test_a_case_pattern_that_changes_replaces_the_match_and_the_import_says_why() -> None:
+def test_a_case_pattern_that_changes_its_value_replaces_that_value_only() -> None:
     found = rewrites(MATCH, MATCH.replace('case "stop"', 'case "halt"'))
+    assert [(s.op, dict(s.keys)) for s in found.steps] == [
+        ("replace", {"scope": "handle", "find": '"stop"', "with": '"halt"'})
+    ]
+    assert not found.fallbacks
+
+
+def test_a_case_added_replaces_the_match_and_the_import_says_why() -> None:
+    found = rewrites(
+        MATCH, MATCH.replace("        case _:\n", '        case "pause":\n            return 3\n        case _:\n')
+    )
     assert [s.op for s in found.steps] == ["replace"] and str(found.steps[0].get("find")).startswith("match cmd:")
     assert len(found.fallbacks) == 1 and "`match`" in found.fallbacks[0]
