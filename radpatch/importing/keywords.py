@@ -86,7 +86,7 @@ def set_keyword(
     block[i] = target
     after = _values(scope.body, change)
     block[i] = saved
-    # the inverse: the `to` value preceded by occurrence - 1 `from` values (engine.ops.common.undo_pick)
+    # the inverse: the `to` value preceded by occurrence - 1 `from` values (rewrite.ops.common.selection.undo_pick)
     seen, undone = 0, []
     for tag, _ in after:
         if tag == "from":

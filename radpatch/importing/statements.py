@@ -248,7 +248,7 @@ def _exprs(node: ast.AST) -> Iterator[ast.expr]:
 
 def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
     """The body of `<module>`, `f`, `Class.method`, `Class.prop.setter`, ..., chosen as the engine
-    chooses among definitions of one name (rewrite.matching.find_scope), or None when no one
+    chooses among definitions of one name (rewrite.scopes.find_scope), or None when no one
     definition is named."""
     body = tree.body
     if qualname == "<module>":
@@ -270,7 +270,7 @@ def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
 
 
 def _named(body: list[ast.stmt], name: str, nested: bool, top: bool) -> list[Def]:
-    """The definitions called `name` the engine (rewrite.matching.find_scope) chooses among in a
+    """The definitions called `name` the engine (rewrite.scopes.find_scope) chooses among in a
     scope's body: in a module or function, those in its if/try/with/for blocks too (not inside
     nested definitions), except that a module's own top-level ones win; in a class, its own."""
     own = [s for s in body if isinstance(s, DEFS) and s.name == name]

@@ -1,7 +1,9 @@
 """What is installed for one patch, read once before anything is decided: the distribution that
 provides its modules (locate), the files the entry's current revision rewrites there and their
 bytes, and RECORD's hashes. The first step of `apply`, `revert` and `status`: state.decide then
-decides from what is read here and from radpatch's record, and calls nothing of install/ back.
+decides from what is read here and from radpatch's record, and calls nothing of install/ back,
+except state.unloaded for a recorded entry no loaded registry has (it reads that entry's
+distribution and record_digest itself).
 
 A failure to find or read a file is kept as a value (the error it is), not raised: the decision
 raises it, or reads it as incompatible, only where it needs the file (an entry that no longer

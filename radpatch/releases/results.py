@@ -39,7 +39,7 @@ class ReleaseResult:
     modules: tuple[str, ...] = ()
     note: str = ""
     kind: Kind = Kind()  # what the failure is, as code acts on it (not shown: `error` says it)
-    # the code digests (summaries.code_digest) of the release's files whose new code may not take
+    # the code digests (state.verified.code_digest) of the release's files whose new code may not take
     # effect (prove.refusal.NOT_IN_EFFECT)
     not_in_effect: tuple[str, ...] = ()
 
