@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from radpatch.importing.expressions import difference_path
-from radpatch.importing.model import ImportStep, Value
+from radpatch.importing.changed_expressions import difference_path
+from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import DiffScope
 from radpatch.importing.statements import Sources, expressions, key, loose_key, segment
 

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
-from radpatch.importing.expressions import concatenated, fitting, grouped, item_changes, smallest_difference
+from radpatch.importing.changed_expressions import concatenated, fitting, grouped, item_changes, smallest_difference
+from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.keywords import keyword_added_or_removed, keyword_changes, set_keyword
-from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
     DiffScope,

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from radpatch.errors import Inexpressible
-from radpatch.importing.model import ImportStep, Value
+from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import (
     DiffScope,
     NoUniqueRun,

@@ -84,7 +84,7 @@ def multiline_string(stmt: ast.stmt) -> bool:
 
 def after_imports(body: list[ast.stmt]) -> int:
     """Where add_import puts a line: after the last import before the first def/class (else after
-    the docstring), as the engine's ops/imports.after_imports counts top-level statements."""
+    the docstring), as rewrite.ops.common.import_lines.after_imports counts top-level statements."""
     at = 0
     for i, s in enumerate(body):
         if isinstance(s, DEFS) or binds(s) and not isinstance(s, (ast.Import, ast.ImportFrom)):
