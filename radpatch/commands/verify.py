@@ -1,4 +1,4 @@
-"""`radpatch verify NAME`: parse, run verify's engine (radpatch.releases.verify), render.
+"""`radpatch verify NAME`: parse, run verify (radpatch.releases.verify), render.
 
 Exit 1 when a release in the declared range (and in SPEC) fails; releases outside the declared
 range are reported, never counted against the patch. Exit 2 when SPEC holds no release of the

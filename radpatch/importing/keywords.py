@@ -72,7 +72,7 @@ def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None
 def set_keyword(
     src: Sources, scope: DiffScope, change: KeywordChange, swap: tuple[list[ast.stmt], int, ast.stmt]
 ) -> ImportStep | None:
-    """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the engine
+    """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the rewrites
     counts, and its result found once again by the inverse; None where it would not be."""
     callee, old, new = segment(src, change.call.func), segment(src, change.old), segment(src, change.new)
     if callee is None or old is None or new is None:
@@ -109,7 +109,7 @@ def set_keyword(
 
 def _values(body: list[ast.stmt], change: KeywordChange) -> list[tuple[str, ast.expr]]:
     """("from"|"to", value) of every call in the scope to the callee passing the keyword with the
-    old or the new value, in the order the engine walks them."""
+    old or the new value, in the order the rewrites walk them."""
     callee = loose_key(change.call.func)
     old, new = loose_key(change.old), loose_key(change.new)
     out: list[tuple[str, ast.expr]] = []

@@ -1,5 +1,5 @@
 """How close the entries come to GNU patch: every file the series changes, as apply's plan leaves
-it after the entries (importing.dry_run: the rewrites run once, by the engine's own runner, on the
+it after the entries (importing.dry_run: the rewrites run once, by apply's own runner, on the
 installed files, each entry on what the ones before it leave), compared with what `patch` gives.
 
 What is measured is what a user applies: the plan is of the entries loaded from the YAML and

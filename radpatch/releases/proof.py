@@ -1,8 +1,8 @@
 """One release's proof of an entry, in memory (verify runs it in worker processes).
 
 A Job is a stack: the entry's requirements (`requires:`, in the order apply runs them) and the
-entry last, each Layer holding its target files as the release's wheel has them; and candidate
-Bases, releases the entry is written for (its declared range), the same targets' files as they
+entry last, each Layer holding the files it rewrites as the release's wheel has them; and candidate
+Bases, releases the entry is written for (its declared range), the same files as they
 have them: the first where every layer applies shows what the entry's change is. The checks:
 
   requires    each requirement applies to the release's files first (or the release already

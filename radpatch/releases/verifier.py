@@ -1,5 +1,5 @@
 """Verify's releases, one run: each release fetched (from the cache, else the index, DOWNLOADS at
-once), its target files resolved as apply would pick them, its requirements stacked below the
+once), the files it rewrites resolved as apply would pick them, its requirements stacked below the
 entry, and proven (radpatch.releases.proof_cache); a release where a rewrite does not apply is
 proven again against bases (releases of the declared range, newest first: the first where the
 rewrites apply is used), which tell whether it already holds the change in upstream's own layout.

@@ -3,7 +3,8 @@
 radpatch talks to the index itself (radpatch.releases.index) with the machine's pip settings
 (radpatch.releases.pipconf: index URLs, find-links, certificates, proxy), so no pip is needed. Of each
 wheel it reads, with HTTP range requests (radpatch.releases.remotezip), the zip's tail (central
-directory), the dist-info's RECORD, METADATA, WHEEL and top_level.txt, and the target modules.
+directory), the dist-info's RECORD, METADATA, WHEEL and top_level.txt, and the modules
+the entries' `modules:` names pick.
 
 Cache layout, under $RADPATCH_CACHE (default: <user cache dir>/radpatch/releases), shared by every
 patch and every registry:
