@@ -19,7 +19,7 @@ from radpatch.prove.refusal import Cause, Refusal
 from radpatch.prove.star_exports import reachable
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, creates
 from radpatch.releases import imported_decorators
-from radpatch.releases.proof import File
+from radpatch.releases.proof_job import File
 from radpatch.releases.wheels import Release
 
 

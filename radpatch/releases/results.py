@@ -12,6 +12,7 @@ from packaging.version import Version
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import Patch
 from radpatch.releases import proof
+from radpatch.releases.proof_job import Checks
 from radpatch.releases.wheels import Fetch
 
 MEANING = {
@@ -26,8 +27,6 @@ MEANING = {
 CHECKS = tuple(MEANING)
 PROOF = proof.PROOF  # the checks that read the modules' text (run in worker processes)
 JSON_SCHEMA_VERSION = 1
-
-Checks = proof.Checks
 
 
 @dataclass(frozen=True)
