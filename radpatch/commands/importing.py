@@ -1,7 +1,7 @@
 """`radpatch import PATCH...`: registry entries from unified diffs, one per patch file, in series.
 
 Thin: read the patch files, find the site directory of the target environment, apply the series
-in memory (importing.series), build and write the entries (importing.emit), say what was written.
+in memory (importing.patch_series), build and write the entries (importing.emit), say what was written.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import emit, proof, replay, series
+from radpatch.importing import dry_run, emit, patch_series, replay
 from radpatch.importing.owners import Owners
 from radpatch.registry import versions
 
@@ -46,7 +46,9 @@ def run(
             "give -d relative to the target environment's site-packages, e.g. -d vllm",
         )
     owners = Owners.read(site)
-    imported = series.apply_series(data, site, series.SeriesOptions(strip, directory, include, exclude), owners)
+    imported = patch_series.apply_series(
+        data, site, patch_series.SeriesOptions(strip, directory, include, exclude), owners
+    )
     kept = [i for i, imp in enumerate(imported) if imp.changes]
     unsaid = [(imp.label, name, why) for imp in imported for name, why in imp.not_imported]
     if not kept and unsaid:
@@ -69,7 +71,7 @@ def run(
     entries = proven if supported is None else {i: emit.supporting(e, supported) for i, e in proven.items()}
     labels = {entries[i].name: imported[i].label for i in kept}
     # apply's own steps, in memory: no entry it refuses; its plan is what the count below measures
-    planned = proof.prove(ctx, list(proven.values()), labels, Path(out))
+    planned = dry_run.prove(ctx, list(proven.values()), labels, Path(out))
     written = emit.write(Path(out), list(entries.values()))
     if supported is not None:
         _warn_out_of_range(
@@ -162,7 +164,7 @@ def _stem(parts: tuple[str, ...], depth: int) -> str:
 
 
 def _spec(
-    imp: series.Imported, name: str, requires: list[str], owners: Owners, supported: str | None
+    imp: patch_series.Imported, name: str, requires: list[str], owners: Owners, supported: str | None
 ) -> emit.EntrySpec:
     found = {c.owner for c in imp.changes if c.owner}
     if not found:

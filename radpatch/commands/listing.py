@@ -11,7 +11,7 @@ from radpatch.errors import EXIT_OK
 from radpatch.prove.overlaps import applied
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.releases import overlaps
+from radpatch.releases import overlap_report
 from radpatch.releases.summaries import (
     not_in_effect_releases,
     not_in_effect_words,
@@ -28,7 +28,9 @@ def run_list(ctx: Context) -> int:
     _table(("PATCH", "TARGET", "SUPPORTED", "SUMMARY"), rows)
     # below the table, so the columns stay what scripts read: what is known upstream, then overlaps
     notes = [f"upstream: {p.name}: {state}" for p in patches if (state := upstream_state(p)) != "-"]
-    notes += [f"overlap: {line}" for line in overlaps.lines(overlaps.find(patches, texts=overlaps.cached()))]
+    notes += [
+        f"overlap: {line}" for line in overlap_report.lines(overlap_report.find(patches, texts=overlap_report.cached()))
+    ]
     notes += [f"overlap: {c.line()}" for c in applied.in_env(ctx, patches)]  # with entries only the record has
     for line in notes:  # no blank line before them: every line of `list` starts with a word
         click.echo(line)

@@ -40,8 +40,8 @@ from radpatch.prove.diffs import unified_diff
 from radpatch.prove.form import judge
 from radpatch.registry.loader import links
 from radpatch.registry.loader.nodes import URL_CHAR
-from radpatch.state.diffs import NoDiff
 from radpatch.state.inventory import Listed, collect
+from radpatch.state.recorded_diffs import NoDiff
 
 SPEC_VERSION = "1.6"
 _GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")

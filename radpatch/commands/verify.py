@@ -1,4 +1,4 @@
-"""`radpatch verify NAME`: parse, run verify's engine (radpatch.releases.verify), render.
+"""`radpatch verify NAME`: parse, run verify (radpatch.releases.verify), render.
 
 Exit 1 when a release in the declared range (and in SPEC) fails; releases outside the declared
 range are reported, never counted against the patch. Exit 2 when SPEC holds no release of the
@@ -6,7 +6,7 @@ declared range: nothing the patch claims was verified. `--json` prints one objec
 (JSON_SCHEMA_VERSION in radpatch.releases.results), also on exit 1 and 2.
 
 With several names or `--all`, one matrix of entries x releases (radpatch.releases.matrix), the
-entries' overlaps (radpatch.releases.overlaps), and the same exit codes over every entry.
+entries' overlaps (radpatch.releases.overlap_report), and the same exit codes over every entry.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from radpatch.prove.overlaps.pairs import Overlap
 from radpatch.prove.refusal import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, overlaps
+from radpatch.releases import matrix, overlap_report
 from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
 from radpatch.releases.verifier import BASES
 from radpatch.releases.verify import parse_spec, verify
@@ -42,7 +42,7 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     releases = Releases.from_env()
     wanted = None if spec is None else parse_spec(spec)
     rows = matrix.rows(patches, wanted, releases, requires=lambda p: series.requirements_of(p, ctx.registry.load))
-    found = overlaps.find(patches, texts=overlaps.cached())
+    found = overlap_report.find(patches, texts=overlap_report.cached())
     with_applied = applied.in_env(ctx, patches)
     if as_json:
         data = matrix.to_json(rows)
@@ -53,7 +53,7 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
         json_output.emit(data)
     else:
         click.echo(matrix.render(rows))
-        for line in [*overlaps.lines(found), *(c.line() for c in with_applied)]:
+        for line in [*overlap_report.lines(found), *(c.line() for c in with_applied)]:
             click.echo(f"overlap: {line}")
     errors = [row for row in rows if row.error is not None]
     first = errors[0].error if errors else None
@@ -102,7 +102,7 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
         json_output.emit(report.to_json())
     else:
         click.echo(render(report))
-        for line in [*overlaps.lines(_overlaps(ctx, patch)), *(c.line() for c in applied.in_env(ctx, [patch]))]:
+        for line in [*overlap_report.lines(_overlaps(ctx, patch)), *(c.line() for c in applied.in_env(ctx, [patch]))]:
             click.echo(f"overlap: {line}")
     if not report.claimed:
         asked = ", ".join(str(r.version) for r in report.results)
@@ -156,7 +156,11 @@ def _overlaps(ctx: Context, patch: Patch) -> list[Overlap]:
                 others.append(ctx.registry.load(name))
             except RadpatchError:
                 continue
-    return [o for o in overlaps.find([patch, *others], texts=overlaps.cached()) if patch.name in (o.first, o.second)]
+    return [
+        o
+        for o in overlap_report.find([patch, *others], texts=overlap_report.cached())
+        if patch.name in (o.first, o.second)
+    ]
 
 
 _MARK = {True: "ok", False: "FAIL", None: "-"}

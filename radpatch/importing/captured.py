@@ -13,7 +13,7 @@ from radpatch.errors import RefusedError, Undecodable
 from radpatch.files import read_regular
 from radpatch.importing import depends, emit
 from radpatch.importing.capture import CapturedEdits, Edited, LeftOut
-from radpatch.importing.model import DiffFile
+from radpatch.importing.import_steps import DiffFile
 from radpatch.install.dist_infos import canonical_name
 from radpatch.install.environment import Installed
 from radpatch.state.hashes import live

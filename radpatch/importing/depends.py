@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from radpatch.importing.emit import as_python
-from radpatch.importing.model import DiffFile
+from radpatch.importing.import_steps import DiffFile
 
 
 @dataclass(frozen=True)

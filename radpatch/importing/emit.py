@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from radpatch.errors import Inexpressible, RefusedError, Undecodable
-from radpatch.importing.model import DiffFile, ImportStep, Value
+from radpatch.importing.import_steps import DiffFile, ImportStep, Value
 from radpatch.importing.rewrites import rewrites
 from radpatch.rewrite.source import decode
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from radpatch.importing.expressions import difference_path
-from radpatch.importing.model import ImportStep, Value
+from radpatch.importing.changed_expressions import difference_path
+from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import DiffScope
 from radpatch.importing.statements import Sources, expressions, key, loose_key, segment
 
@@ -72,7 +72,7 @@ def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None
 def set_keyword(
     src: Sources, scope: DiffScope, change: KeywordChange, swap: tuple[list[ast.stmt], int, ast.stmt]
 ) -> ImportStep | None:
-    """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the engine
+    """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the rewrites
     counts, and its result found once again by the inverse; None where it would not be."""
     callee, old, new = segment(src, change.call.func), segment(src, change.old), segment(src, change.new)
     if callee is None or old is None or new is None:
@@ -86,7 +86,7 @@ def set_keyword(
     block[i] = target
     after = _values(scope.body, change)
     block[i] = saved
-    # the inverse: the `to` value preceded by occurrence - 1 `from` values (engine.ops.common.undo_pick)
+    # the inverse: the `to` value preceded by occurrence - 1 `from` values (rewrite.ops.common.selection.undo_pick)
     seen, undone = 0, []
     for tag, _ in after:
         if tag == "from":
@@ -109,7 +109,7 @@ def set_keyword(
 
 def _values(body: list[ast.stmt], change: KeywordChange) -> list[tuple[str, ast.expr]]:
     """("from"|"to", value) of every call in the scope to the callee passing the keyword with the
-    old or the new value, in the order the engine walks them."""
+    old or the new value, in the order the rewrites walk them."""
     callee = loose_key(change.call.func)
     old, new = loose_key(change.old), loose_key(change.new)
     out: list[tuple[str, ast.expr]] = []

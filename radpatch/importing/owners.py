@@ -1,6 +1,6 @@
 """Which installed distribution owns a file: the one whose *.dist-info/RECORD lists it.
 
-Why read RECORD here rather than ask the engine: `import` writes `distribution:` and `supported:`
+Why read RECORD here rather than ask locate (install.locate): `import` writes `distribution:` and `supported:`
 for the files a patch touches, before any entry exists to locate; RECORD is the installer's own
 answer to "whose file is this". A file a patch creates belongs to the owner of the package it
 goes into (the nearest `__init__.py` above it, or any file of that directory).

@@ -1,5 +1,5 @@
 """How close the entries come to GNU patch: every file the series changes, as apply's plan leaves
-it after the entries (importing.proof: the rewrites run once, by the engine's own runner, on the
+it after the entries (importing.dry_run: the rewrites run once, by apply's own runner, on the
 installed files, each entry on what the ones before it leave), compared with what `patch` gives.
 
 What is measured is what a user applies: the plan is of the entries loaded from the YAML and
@@ -59,7 +59,7 @@ class Replayed:
 
 
 def replay(planned: dict[str, bytes], changed: list[str], patched: list[tuple[str, str | None]]) -> Replayed:
-    """`planned`: each file as apply's plan leaves it after the entries (importing.proof.prove);
+    """`planned`: each file as apply's plan leaves it after the entries (importing.dry_run.prove);
     `changed`: the files the entries change, in series order; `patched`: (file, the text `patch`
     leaves it with), in series order (the last one per file is the result). Files are relative to
     the site directory; texts are UTF-8 with surrogate escapes, as the importer reads bytes."""

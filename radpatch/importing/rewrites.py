@@ -11,12 +11,12 @@ a default (`set_default`), a parameter (`add_parameter`), a decorator, an import
 new definitions (`insert_definitions` with a payload), new statements next to an anchor
 (`insert_after`/`insert_before`), removed ones (`delete`), and otherwise the smallest run of
 statements (`replace`). Every `find` is text of the before-file and is checked to match exactly
-once in its scope as the engine counts (at any depth, not inside nested definitions), after the
+once in its scope as the rewrites count (at any depth, not inside nested definitions), after the
 earlier rewrites; where it would not, it grows by a neighbouring statement, and only where that
 cannot help does it carry `occurrence:` (counted in the before-file's source order).
 
 The rewrites are simulated on the before-tree as they are chosen, so each one is chosen against
-the code the engine will see when it runs.
+the code the rewrites will see when apply runs them.
 
 Here: entering blocks and pairing statements (`Differ`), and `rewrites()`. The parts it calls:
 `runs` (runs of statements inserted, deleted, replaced; new definitions and imports; the chooser's
@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
-from radpatch.importing.expressions import concatenated, fitting, grouped, item_changes, smallest_difference
+from radpatch.importing.changed_expressions import concatenated, fitting, grouped, item_changes, smallest_difference
+from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.keywords import keyword_added_or_removed, keyword_changes, set_keyword
-from radpatch.importing.model import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
     DiffScope,
@@ -346,7 +346,7 @@ class Differ(Runs):
         swap: tuple[list[ast.stmt], int, ast.stmt],
     ) -> bool:
         """`replace` of one expression, growing to enclosing expressions until it is unique in the
-        scope, before and after (the engine's proof finds `with` to undo it); with `force`, the
+        scope, before and after (apply's proof finds `with` to undo it); with `force`, the
         smallest one with `occurrence:` when none is."""
         block, i, new = swap
         later: list[int] = []

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from radpatch.errors import Inexpressible
-from radpatch.importing.model import ImportStep, Value
+from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import (
     DiffScope,
     NoUniqueRun,
@@ -60,8 +60,8 @@ class Runs:
 
     def _earlier_slot(self, hits: list[tuple[list[ast.stmt], int]], n: int) -> int | None:
         """Where a rewrite of a run must go so that it runs before the steps of this entry that
-        inserted its other matches (code moved up: inserted above, deleted below). The engine
-        counts `occurrence:` in the installed file and follows only rewrites of the same pattern,
+        inserted its other matches (code moved up: inserted above, deleted below). The rewrites
+        count `occurrence:` in the installed file and follows only rewrites of the same pattern,
         so the rewrite must run while the run is still unique. None: the other matches were not
         inserted by this entry's steps."""
         made = []
@@ -127,10 +127,10 @@ class Runs:
         anchor: tuple[str, str, int | None],
     ) -> bool:
         """New statements under a comment the patch adds (`# why` above `x = 1`), said as a `replace`
-        of the statement above them by itself and them: the engine writes the comment lines that
+        of the statement above them by itself and them: the rewrites write the comment lines that
         open an insertion's `code` as nothing (it parses them as a module header), while comment
         lines between statements of `with` are written. `anchor` is the insertion's own above it.
-        False when the engine would move a comment after it (a replace of one line by several keeps
+        False when the rewrites would move a comment after it (a replace of one line by several keeps
         the old last line's comment on the new last one) and no statement below can end both sides."""
         last, end = bbody[i - 1], new[-1]
         _, find, occurrence = anchor
@@ -141,7 +141,7 @@ class Runs:
             if occurrence or i == len(bbody) or start_line(bbody[i]) != (last.end_lineno or 0) + 1:
                 return False
             tail = text_of(self.src, [bbody[i]])
-        gap = "\n" * _blank_lines_added_above(self.src, new[0])  # the engine writes blank lines inside `with`
+        gap = "\n" * _blank_lines_added_above(self.src, new[0])  # the rewrites write blank lines inside `with`
         keys: list[tuple[str, Value]] = [
             ("scope", scope.qualname),
             ("find", find + tail),
@@ -248,7 +248,7 @@ class Runs:
             occurrence = self._occurrence(scope, bbody, lo, hi)
             if occurrence is None:
                 raise Inexpressible(f"the code to replace in {scope.qualname} is not unique and cannot be counted")
-        # the engine merges equal counts statement by statement, and a one-line `from x import a` merged
+        # the rewrites merge equal counts statement by statement, and a one-line `from x import a` merged
         # with a parenthesised multi-line one loses its parentheses: write such an import on one line
         flat = {
             id(n)
@@ -272,7 +272,7 @@ class Runs:
         self._record_inserted(new)
 
     def _occurrence(self, scope: DiffScope, bbody: list[ast.stmt], lo: int, hi: int) -> int | None:
-        """The run's number among its matches, in the installed file's source order (the engine's
+        """The run's number among its matches, in the installed file's source order (the rewrites'
         documented count); None when the run is not code of the installed file."""
         run = bbody[lo:hi]
         if any(getattr(s, AFTER, False) for s in run):
@@ -305,7 +305,7 @@ class Runs:
         if anchor is None:
             return False
         if scope.kind == "class" and any(multiline_string(s) for s in new):
-            # the engine indents every line of a payload it puts into a class, the lines inside a
+            # the rewrites indent every line of a payload it puts into a class, the lines inside a
             # multi-line string too (changing the string): such methods go in as statements
             # (insert_after/insert_before), which keep a string's lines as written
             return False

@@ -22,7 +22,7 @@ from radpatch.importing.statements import (
 
 
 class NoUniqueRun(RadpatchError):
-    """No run of statements around the change matches once in the patched code, so the engine's
+    """No run of statements around the change matches once in the patched code, so apply's
     proof could not find it to undo: the enclosing statement is replaced instead. Internal, under
     the one root, never shown."""
 
@@ -65,7 +65,7 @@ def ident(stmt: ast.stmt) -> tuple[str, ...]:
 
 def line_rest(src: Sources, stmt: ast.stmt) -> str | None:
     """What follows a simple statement on its last line (a comment), None for a compound one: the
-    engine keeps that text of a replaced run's last line, so it must be the same on both sides."""
+    rewrites keep that text of a replaced run's last line, so it must be the same on both sides."""
     if any(isinstance(getattr(stmt, f, None), list) for f in BLOCK_FIELDS):
         return None
     line = src.lines_of(stmt)[(stmt.end_lineno or stmt.lineno) - 1].encode()
@@ -84,7 +84,7 @@ def multiline_string(stmt: ast.stmt) -> bool:
 
 def after_imports(body: list[ast.stmt]) -> int:
     """Where add_import puts a line: after the last import before the first def/class (else after
-    the docstring), as the engine's ops/imports.after_imports counts top-level statements."""
+    the docstring), as rewrite.ops.common.import_lines.after_imports counts top-level statements."""
     at = 0
     for i, s in enumerate(body):
         if isinstance(s, DEFS) or binds(s) and not isinstance(s, (ast.Import, ast.ImportFrom)):

@@ -9,7 +9,7 @@ import ast
 import copy
 import difflib
 
-from radpatch.importing.model import ImportStep, Value
+from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import (
     mark_after,
 )

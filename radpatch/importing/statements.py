@@ -1,9 +1,9 @@
 """The syntax-tree facts the importer needs about a module: keys, scopes, source text, matches.
 
-Why its own: the importer must predict how radpatch's engine will match a `find` (a run of
+Why its own: the importer must predict how radpatch's rewrites will match a `find` (a run of
 statements at any depth of its scope but not inside nested definitions, or an expression that
 `ast` sees as one) so that every `find` it writes matches exactly the code it means. It works on
-`ast` trees only, and reaches the engine through the registry text it writes, never its modules.
+`ast` trees only, and reaches the rewrites through the registry text it writes, never its modules.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def key(node: ast.AST) -> str:
 
 
 def loose_key(node: ast.AST) -> str:
-    """An expression's key without load/store context: the engine compares code, not roles."""
+    """An expression's key without load/store context: the rewrites compare code, not roles."""
     return _CTX.sub("", ast.dump(node))
 
 
@@ -143,7 +143,7 @@ def segment(src: Sources, node: ast.AST) -> str | None:
 
 def _relative(lines: tuple[str, ...], node: ast.AST, text: str) -> str:
     """A multi-line expression's continuation lines without the indentation of the line it starts
-    on (the engine writes `with` at the site's own indentation, as GNU patch keeps it); rows that
+    on (the rewrites write `with` at the site's own indentation, as GNU patch keeps it); rows that
     continue a string keep every byte. As is where a row is indented less than that line."""
     rows = text.split("\n")
     if len(rows) == 1:
@@ -219,7 +219,7 @@ def blocks_of(stmt: ast.stmt) -> list[list[ast.stmt]]:
 
 def slots(body: list[ast.stmt]) -> Iterator[tuple[list[ast.stmt], int]]:
     """(block, index) of every statement of a scope's body at any depth, in source order, not
-    inside nested definitions: what the engine's statement `find` and `occurrence:` walk."""
+    inside nested definitions: what the rewrites' statement `find` and `occurrence:` walk."""
     for i, stmt in enumerate(body):
         yield body, i
         for inner in blocks_of(stmt):
@@ -247,8 +247,8 @@ def _exprs(node: ast.AST) -> Iterator[ast.expr]:
 
 
 def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
-    """The body of `<module>`, `f`, `Class.method`, `Class.prop.setter`, ..., chosen as the engine
-    chooses among definitions of one name (rewrite.matching.find_scope), or None when no one
+    """The body of `<module>`, `f`, `Class.method`, `Class.prop.setter`, ..., chosen as the rewrites
+    choose among definitions of one name (rewrite.scopes.find_scope), or None when no one
     definition is named."""
     body = tree.body
     if qualname == "<module>":
@@ -270,7 +270,7 @@ def scope_body(tree: ast.Module, qualname: str) -> list[ast.stmt] | None:
 
 
 def _named(body: list[ast.stmt], name: str, nested: bool, top: bool) -> list[Def]:
-    """The definitions called `name` the engine (rewrite.matching.find_scope) chooses among in a
+    """The definitions called `name` the rewrites (rewrite.scopes.find_scope) choose among in a
     scope's body: in a module or function, those in its if/try/with/for blocks too (not inside
     nested definitions), except that a module's own top-level ones win; in a class, its own."""
     own = [s for s in body if isinstance(s, DEFS) and s.name == name]
@@ -284,8 +284,8 @@ ACCESSORS = ("getter", "setter", "deleter")
 
 
 def scoped_name(body: list[ast.stmt], d: ast.stmt, kind: str = "class") -> str | None:
-    """What names the definition `d` of `body` (a scope of `kind`) in a scope, as the engine
-    resolves it: its name when it is the only definition of it or the only one not `@overload`
+    """What names the definition `d` of `body` (a scope of `kind`) in a scope, as the rewrites
+    resolve it: its name when it is the only definition of it or the only one not `@overload`
     (in a module or function, counting those in its if/try/with blocks: one defined once inside
     `if TYPE_CHECKING:` or `try:` is reached by name); `prop.setter` (`getter`, `deleter`) for one
     accessor of a property; None when no scope name gives just `d`."""
@@ -350,5 +350,5 @@ def expression_hits(body: list[ast.stmt], node: ast.expr) -> list[ast.expr]:
 
 
 def is_expression_statement(run: list[ast.stmt]) -> bool:
-    """One expression statement: the engine matches such a `replace` find as an expression."""
+    """One expression statement: the rewrites match such a `replace` find as an expression."""
     return len(run) == 1 and isinstance(run[0], ast.Expr)

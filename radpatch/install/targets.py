@@ -1,7 +1,9 @@
 """What is installed for one patch, read once before anything is decided: the distribution that
 provides its modules (locate), the files the entry's current revision rewrites there and their
 bytes, and RECORD's hashes. The first step of `apply`, `revert` and `status`: state.decide then
-decides from what is read here and from radpatch's record, and calls nothing of install/ back.
+decides from what is read here and from radpatch's record, and calls nothing of install/ back,
+except state.unloaded for a recorded entry no loaded registry has (it reads that entry's
+distribution and record_digest itself).
 
 A failure to find or read a file is kept as a value (the error it is), not raised: the decision
 raises it, or reads it as incompatible, only where it needs the file (an entry that no longer
@@ -54,7 +56,7 @@ class Declined:
 
 @dataclass(frozen=True)
 class InstalledTargets:
-    """What is installed for a patch: its distribution and its target files, read."""
+    """What is installed for a patch: its distribution and the files it rewrites, read."""
 
     patch: Patch
     dist: Installed | None
@@ -68,7 +70,7 @@ class InstalledTargets:
 
 
 def read(patch: Patch, env: PythonEnv) -> InstalledTargets:
-    """The distribution the patch targets in `env` and its target files, read (see the module)."""
+    """The distribution the patch targets in `env` and the files it rewrites, read (see the module)."""
     try:
         dist = distribution(env, patch)
     except locate.AmbiguousProvider as exc:
@@ -76,7 +78,7 @@ def read(patch: Patch, env: PythonEnv) -> InstalledTargets:
     if dist is None:
         return InstalledTargets(patch, None, missing=locate.missing_reason(env, patch))
     declined, by_file, made = _entry(patch, dist)
-    found = targets(patch, dist, by_file)
+    found = rewritten_files(patch, dist, by_file)
     files = found if isinstance(found, RefusedError) else tuple(_read_file(dist, t, t.declared in made) for t in found)
     return InstalledTargets(patch, dist, dist_record=record_digest(dist), declined=declined, files=files)
 
@@ -113,7 +115,7 @@ def record_digest(dist: Installed) -> wheel_record.InstallId:
     return wheel_record.identity(dist.dist_info / "RECORD")
 
 
-def targets(
+def rewritten_files(
     patch: Patch, dist: Installed, by_file: dict[str, tuple[Rewrite, ...]]
 ) -> list[RewrittenFile] | RefusedError:
     """The files the entry's current revision rewrites in `dist` (`by_file`: its rewrites for this

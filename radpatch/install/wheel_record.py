@@ -9,7 +9,7 @@ answers are what a dict of csv's rows would give (the last row with a sha256 win
 are kept (per path, inode, mtime and size), not the file.
 
 The engine-start self-check (plugin.py) uses it too: it needs nothing but the standard library
-and writer.read_regular.
+and files.read_regular.
 """
 
 from __future__ import annotations

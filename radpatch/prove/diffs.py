@@ -1,7 +1,7 @@
 """The unified diff of a patch on the installed files: what `radpatch diff` prints and what the
 CycloneDX SBOM carries (`pedigree.patches[].diff`), made in one place so the two never differ.
 
-Applied: the entry's own step of the stack, from the record (state.diffs); without a record of
+Applied: the entry's own step of the stack, from the record (state.recorded_diffs); without a record of
 it, the structural inverse against the installed file. Not applied: the installed file against
 the planned (and proven) patched form (prove.plan). Nothing is written.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from radpatch.install.environment import PythonEnv
 from radpatch.state.decide import PatchState, State
-from radpatch.state.diffs import file_diff, recorded_step
+from radpatch.state.recorded_diffs import file_diff, recorded_step
 
 
 def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:

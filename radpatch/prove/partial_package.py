@@ -22,7 +22,7 @@ from pathlib import Path
 
 from radpatch.prove import cycles
 from radpatch.prove.names import PARTIAL_PACKAGE, SELF_IMPORT, Problem
-from radpatch.prove.names.scopes import Collector
+from radpatch.prove.names.scope_bindings import Collector
 from radpatch.prove.names.target_stdlib import unguarded_imports
 
 MAX_MODULES = 500  # modules followed per package __init__ statement

@@ -12,7 +12,7 @@ from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, placement, star_exports
 from radpatch.prove.analysis import analysis_of, forward, on_target, other_python
-from radpatch.prove.names.imports import resolved
+from radpatch.prove.names.import_lookup import resolved
 from radpatch.prove.names_check import own_modules
 from radpatch.prove.refusal import PLACEMENT_HINT, REBIND_HINT, UNREACHABLE_HINT, Refusal
 from radpatch.registry.model import Patch, Rewrite, creates

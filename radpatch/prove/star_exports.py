@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
-from radpatch.prove.names.imports import resolved
-from radpatch.prove.names.scopes import Collector
+from radpatch.prove.names.import_lookup import resolved
+from radpatch.prove.names.scope_bindings import Collector
 
 _MAX_SOURCE = 4 << 20
 _DEPTH = 8  # star imports followed through at most this many modules

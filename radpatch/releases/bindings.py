@@ -18,7 +18,7 @@ a value (`map(setattr, [self], ["timeout"], [30])`), newly defines `__getattr__`
 `__getattribute__` or `__setattr__` in a class, or decorates the scope (or its class) with a
 decorator the change's result does not have or that comes from another module (it runs around the
 method: `@settings.with_timeout`); one the module imports from another module of its own package
-(`from .utils import cached`) is read there instead (radpatch.releases.decorators): a plain `def`
+(`from .utils import cached`) is read there instead (radpatch.releases.imported_decorators): a plain `def`
 storing none of the removed names, nor through `setattr`/`vars`/`__dict__`, is no evidence.
 """
 
@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from radpatch.prove.star_exports import ModuleSource
-from radpatch.releases import decorators
+from radpatch.releases import imported_decorators
 from radpatch.releases.compared import Compared, scope_name
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -100,14 +100,14 @@ def _hidden(tree: ast.Module) -> Counter[str]:
 
 class _Imported:
     """What a decorator the release's module imports from another module of its package is, read
-    there (radpatch.releases.decorators): a `def` that stores none of the removed names and stores
+    there (radpatch.releases.imported_decorators): a `def` that stores none of the removed names and stores
     nothing the way bindings do not read is no evidence the binding is still made."""
 
     def __init__(self, me: tuple[str, bool] | None, sources: tuple[ModuleSource, ...], names: set[str]) -> None:
-        self.me, self.read, self.names = me, decorators.reader(sources), names
+        self.me, self.read, self.names = me, imported_decorators.reader(sources), names
 
     def harmless(self, tree: ast.Module, name: str) -> bool:
-        fn = decorators.definition(tree, self.me, name, self.read) if self.me is not None else None
+        fn = imported_decorators.definition(tree, self.me, name, self.read) if self.me is not None else None
         if fn is None:
             return False  # not readable here: cannot tell
         module = ast.Module(body=[fn], type_ignores=[])

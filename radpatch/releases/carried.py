@@ -76,7 +76,7 @@ def carries(c: Compared) -> bool:
     """`c.release` holds the change the rewrites make of `c.before` (giving `c.after`), wherever the
     rest of it differs. False when any of the three does not parse, or the rewrites change no code.
     `c.me` and `c.sources` tell what a decorator imported from another module of the release's
-    package is (radpatch.releases.decorators)."""
+    package is (radpatch.releases.imported_decorators)."""
     b, a, r = shape(c.before), shape(c.after), shape(c.release)
     if b is None or a is None or r is None:
         return False

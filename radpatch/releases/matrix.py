@@ -1,6 +1,6 @@
 """A registry across releases: every entry verified on the same releases, one cell per entry and release.
 
-`radpatch verify --all` (or several names) runs verify's engine (radpatch.releases.verify) for each
+`radpatch verify --all` (or several names) runs verify (radpatch.releases.verify) for each
 entry over the same releases (SPEC, default: per distribution, from the lowest to the highest
 release any of its entries supports) and reduces each result to what a maintainer of a patch queue asks at a bump:
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from radpatch.prove.refusal import Cause, Refusal
 from radpatch.prove.star_exports import reachable
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, creates
-from radpatch.releases import decorators
-from radpatch.releases.proof import File
+from radpatch.releases import imported_decorators
+from radpatch.releases.proof_job import File
 from radpatch.releases.wheels import Release
 
 
@@ -66,7 +66,10 @@ def file_of(
         )
         hint = "`radpatch port NAME --to VERSION` finds where the code moved"
         return Refusal("module", why, hint, cause=Cause.NO_MODULE, file=file)
-    stars, decorated = reachable(release.read, choice.relpath), decorators.reachable(release.read, choice.relpath)
+    stars, decorated = (
+        reachable(release.read, choice.relpath),
+        imported_decorators.reachable(release.read, choice.relpath),
+    )
     return File(file, choice.module, choice.relpath, rws, data, stars, decorated)
 
 

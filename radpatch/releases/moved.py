@@ -130,7 +130,8 @@ def find_moved(
     the package's end) or found only namesakes. A module that defined the scopes already in the
     release the entry was written for is a namesake (a copy of the code in another model, say), not
     where the code went: it is never taken."""
-    from radpatch.releases.verifier import File, prove_cached, requirement_layers  # verify's engine: when searching
+    from radpatch.releases.proof_job import File
+    from radpatch.releases.verifier import prove_cached, requirement_layers  # verify's proof: when searching
 
     rewrites = rewrites_by_file(patch, version).get(file, ())
     wanted = scopes(rewrites)

@@ -1,6 +1,6 @@
 """Port an entry to new releases: what a patch-queue maintainer does at a bump, done from the wheels.
 
-For the releases asked for (`--to VERSION|SPEC`), verify's engine proves the entry as it is and
+For the releases asked for (`--to VERSION|SPEC`), verify proves the entry as it is and
 each release gets a cell (radpatch.releases.matrix):
 
 - every rewrite proves: the release is claimed by widening `supported:` (an upper bound `<X` moves

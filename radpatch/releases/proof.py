@@ -1,8 +1,8 @@
 """One release's proof of an entry, in memory (verify runs it in worker processes).
 
 A Job is a stack: the entry's requirements (`requires:`, in the order apply runs them) and the
-entry last, each Layer holding its target files as the release's wheel has them; and candidate
-Bases, releases the entry is written for (its declared range), the same targets' files as they
+entry last, each Layer holding the files it rewrites as the release's wheel has them; and candidate
+Bases, releases the entry is written for (its declared range), the same files as they
 have them: the first where every layer applies shows what the entry's change is. The checks:
 
   requires    each requirement applies to the release's files first (or the release already
@@ -15,8 +15,8 @@ have them: the first where every layer applies shows what the entry's change is.
               apply is a no-op
 
 A failing check is a Refusal (radpatch.prove.refusal), the check's name as its step. The job's
-records are radpatch.releases.proof_job's, its state as the checks go radpatch.releases.proof_run's
-(both named here too, as callers know them).
+records are radpatch.releases.proof_job's, its state as the checks go radpatch.releases.proof_run's:
+callers import them from there.
 """
 
 from __future__ import annotations
@@ -31,10 +31,8 @@ from radpatch.prove.steps import STEPS, Case
 from radpatch.registry.model import Patch
 from radpatch.releases import carried, replaced
 from radpatch.releases.compared import Compared
-from radpatch.releases.proof_job import Checks, File, Job, Layer, Proof, ProofBase
+from radpatch.releases.proof_job import Checks, File, Job, Proof
 from radpatch.releases.proof_run import JobRun, Memo
-
-__all__ = ["MEANING", "PROOF", "Checks", "File", "Job", "Layer", "Memo", "Proof", "ProofBase", "not_in_effect", "prove"]
 
 PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
 MEANING = {

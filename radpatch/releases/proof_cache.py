@@ -30,12 +30,13 @@ from radpatch.registry.model import Patch
 from radpatch.releases import proof
 from radpatch.releases.cache import write_json
 from radpatch.releases.progress import Progress
-from radpatch.releases.results import PROOF, Checks
+from radpatch.releases.proof_job import Checks, Job, Proof
+from radpatch.releases.results import PROOF
 
 
 def prove_all(
     patch: Patch,
-    jobs: dict[str, proof.Job],
+    jobs: dict[str, Job],
     cache: Path,
     progress: Progress | None = None,
     versions: dict[str, list[Version]] | None = None,
@@ -67,7 +68,7 @@ def prove_all(
             proved(key, _answer(proof.prove(job)))
     else:
         with _pool(workers) as pool:
-            futures: dict[Future[proof.Proof], str] = {pool.submit(proof.prove, job): key for key, job in todo.items()}
+            futures: dict[Future[Proof], str] = {pool.submit(proof.prove, job): key for key, job in todo.items()}
             for f in as_completed(futures):
                 proved(futures[f], _answer(f.result()))
     if progress is not None and todo:
@@ -81,7 +82,7 @@ def prove_all(
     return {**done, **fresh}
 
 
-def _placed(error: str | None, job: proof.Job, back: bool) -> str | None:
+def _placed(error: str | None, job: Job, back: bool) -> str | None:
     """A kept proof's failure names no registry file: each layer's entry file is a placeholder in the
     cache (`back`: put the current run's files in), so a registry moved or checked out elsewhere is
     not pointed at the directory of the run that made the proof."""
@@ -105,7 +106,7 @@ class Answer:
     kind: Kind = Kind()
 
 
-def _answer(p: proof.Proof) -> Answer:
+def _answer(p: Proof) -> Answer:
     return Answer(p.checks, p.error, p.refusal.kind if p.refusal is not None else Kind())
 
 

@@ -31,7 +31,7 @@ class File:
     # the placement step tells from them whether a later star import rebinds what the patch changes
     stars: tuple[ModuleSource, ...] = ()
     # the modules of the package its decorators are imported from (followed), as the wheel has them:
-    # obsolete detection reads what such a decorator is (radpatch.releases.decorators)
+    # obsolete detection reads what such a decorator is (radpatch.releases.imported_decorators)
     decorators: tuple[ModuleSource, ...] = ()
 
 

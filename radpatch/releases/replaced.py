@@ -14,7 +14,7 @@ nor newly call code of the module (a function, a method of the class, followed) 
 call whose body radpatch does not read (a helper imported from another module, an inherited
 method), nor newly decorate the scope (or its class) with a decorator that stores one or that
 radpatch cannot read (one from another module of the package is followed as
-radpatch.releases.decorators follows it; anything else is "cannot tell"). Such a release does not
+radpatch.releases.imported_decorators follows it; anything else is "cannot tell"). Such a release does not
 carry the change (prove.refusal.NOT_IN_EFFECT: the words every reader says of it).
 """
 
@@ -25,7 +25,7 @@ import builtins
 from collections import Counter
 
 from radpatch.prove.star_exports import ModuleSource
-from radpatch.releases import bindings, decorators
+from radpatch.releases import bindings, imported_decorators
 from radpatch.releases.compared import Compared
 
 _SETATTRS = frozenset({"__setattr__", "__delattr__", "setattr", "delattr"})
@@ -131,7 +131,7 @@ class _Follow:
         sources: tuple[ModuleSource, ...],
     ) -> None:
         self.tree, self.names, self.bases, self.me = tree, names, bases, me
-        self.read = decorators.reader(sources)
+        self.read = imported_decorators.reader(sources)
         self.seen: set[int] = set()
 
     def new_calls(self, scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST]) -> bool:
@@ -165,7 +165,7 @@ class _Follow:
                     return True
                 fn = self._defs(scope, release).get(f.id)
                 if fn is None and self.me is not None:
-                    fn = decorators.definition(self.tree, self.me, f.id, self.read)
+                    fn = imported_decorators.definition(self.tree, self.me, f.id, self.read)
                 if fn is None or self._runs(fn, {}):
                     return True
         return False

@@ -12,6 +12,7 @@ from packaging.version import Version
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import Patch
 from radpatch.releases import proof
+from radpatch.releases.proof_job import Checks
 from radpatch.releases.wheels import Fetch
 
 MEANING = {
@@ -27,8 +28,6 @@ CHECKS = tuple(MEANING)
 PROOF = proof.PROOF  # the checks that read the modules' text (run in worker processes)
 JSON_SCHEMA_VERSION = 1
 
-Checks = proof.Checks
-
 
 @dataclass(frozen=True)
 class ReleaseResult:
@@ -39,7 +38,7 @@ class ReleaseResult:
     modules: tuple[str, ...] = ()
     note: str = ""
     kind: Kind = Kind()  # what the failure is, as code acts on it (not shown: `error` says it)
-    # the code digests (summaries.code_digest) of the release's files whose new code may not take
+    # the code digests (state.verified.code_digest) of the release's files whose new code may not take
     # effect (prove.refusal.NOT_IN_EFFECT)
     not_in_effect: tuple[str, ...] = ()
 

@@ -1,5 +1,5 @@
 """Verify's releases, one run: each release fetched (from the cache, else the index, DOWNLOADS at
-once), its target files resolved as apply would pick them, its requirements stacked below the
+once), the files it rewrites resolved as apply would pick them, its requirements stacked below the
 entry, and proven (radpatch.releases.proof_cache); a release where a rewrite does not apply is
 proven again against bases (releases of the declared range, newest first: the first where the
 rewrites apply is used), which tell whether it already holds the change in upstream's own layout.
@@ -26,32 +26,31 @@ from packaging.version import Version
 from radpatch.prove.refusal import Cause, Kind, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
-from radpatch.releases import modules, proof
+from radpatch.releases import modules
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
-from radpatch.releases.results import CHECKS, Checks, ReleaseResult, Transfer
+from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
+from radpatch.releases.results import CHECKS, ReleaseResult, Transfer
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
 from radpatch.state.verified import code_digest
 
 BASES = 4  # releases of the declared range read first for the entry's change (radpatch.releases.carried)
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
 
-File = proof.File  # for radpatch.releases.moved: the proof of a scope found in another module
-
 
 def prove_cached(
-    patch: Patch, files: tuple[File, ...], root: Path, below: tuple[proof.Layer, ...] = ()
+    patch: Patch, files: tuple[File, ...], root: Path, below: tuple[Layer, ...] = ()
 ) -> tuple[Checks, str | None]:
     """`prove` of the entry on `files` (on what the requirements' layers `below` leave of them),
     through the proof cache under `root` (as verify's own proofs are)."""
-    job = proof.Job((*below, proof.Layer(patch, files)))
+    job = Job((*below, Layer(patch, files)))
     answer = prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
     return answer.checks, answer.error
 
 
 def requirement_layers(
     requires: tuple[Patch, ...], patch: Patch, v: Version, release: Release
-) -> tuple[proof.Layer, ...] | None:
+) -> tuple[Layer, ...] | None:
     """The layers of `patch`'s requirements (of its distribution) on release `v`, as verify stacks
     them; None when one of them names no module there."""
     out = []
@@ -61,7 +60,7 @@ def requirement_layers(
         files, why = _resolve(p, v, release)
         if why is not None:
             return None
-        out.append(proof.Layer(p, files, version=v))
+        out.append(Layer(p, files, version=v))
     return tuple(out)
 
 
@@ -146,7 +145,7 @@ class Verifier:
         self, versions: list[Version], fetched: dict[Version, Release | NoWheel], with_bases: bool
     ) -> dict[Version, ReleaseResult]:
         results: dict[Version, ReleaseResult] = {}
-        jobs: dict[str, proof.Job] = {}
+        jobs: dict[str, Job] = {}
         waiting: dict[Version, tuple[str, tuple[File, ...]]] = {}
         for v in versions:
             got = fetched[v]
@@ -163,19 +162,19 @@ class Verifier:
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
                 results[v] = self._result(v, {"wheel": True, "module": True}, None, names, note)
                 continue
-            layers: list[proof.Layer] = []
+            layers: list[Layer] = []
             for p in self.requires:
                 theirs, why = _resolve(p, v, got)
                 if why is not None:
                     checks = {"wheel": True, "module": True, "requires": False}
                     results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
                     break
-                layers.append(proof.Layer(p, theirs, version=v))
+                layers.append(Layer(p, theirs, version=v))
             if v in results:
                 continue
-            layers.append(proof.Layer(self.patch, files, version=v))
+            layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
-            job = proof.Job(tuple(layers), bases)
+            job = Job(tuple(layers), bases)
             jobs.setdefault(job.key(), job)
             waiting[v] = (job.key(), files)
         releases_of: dict[str, list[Version]] = {}
@@ -196,13 +195,11 @@ class Verifier:
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
         return results
 
-    def _bases(
-        self, layers: tuple[proof.Layer, ...], fetched: dict[Version, Release | NoWheel]
-    ) -> tuple[proof.ProofBase, ...]:
+    def _bases(self, layers: tuple[Layer, ...], fetched: dict[Version, Release | NoWheel]) -> tuple[ProofBase, ...]:
         """The candidate bases for a release whose files are `layers`: each base release whose
         files differ from these (the same files tell nothing the round trip does not) and from
         the bases before it, where every layer picks its modules."""
-        out: list[proof.ProofBase] = []
+        out: list[ProofBase] = []
         seen = [tuple(la.files for la in layers)]
         for b in self.bases:
             release = fetched.get(b)
@@ -217,7 +214,7 @@ class Verifier:
             else:
                 if tuple(files) not in seen:
                     seen.append(tuple(files))
-                    out.append(proof.ProofBase(b, tuple(files)))
+                    out.append(ProofBase(b, tuple(files)))
         return tuple(out)
 
     def _result(

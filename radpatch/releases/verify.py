@@ -1,14 +1,14 @@
-"""Verify's engine: prove a patch against every release in a range, from the wheels.
+"""Verify: prove a patch against every release in a range, from the wheels.
 
 For each release of the patch's distribution in SPEC (default: the patch's `supported` range)
 radpatch.releases.wheels reads, with HTTP range requests, just the wheel's central directory, its
-dist-info and the declared target modules (cached, content-addressed), and apply's whole pipeline
+dist-info and the modules its `modules:` names pick (cached, content-addressed), and apply's whole pipeline
 runs in memory, one check at a time (MEANING below): wheel, module, pristine, match, compile,
 names, reverse, idempotent. Pre-releases are verified only when SPEC names one.
 
 When SPEC is the declared range, the nearest releases just outside it (up to 3 on each side,
 stopping at the first failure) are checked too, to say whether the range could be widened.
-Releases with identical target files are proven once, in $RADPATCH_JOBS worker processes
+Releases with identical rewritten files are proven once, in $RADPATCH_JOBS worker processes
 (default: one per CPU). Exit 1 when a release in the declared range (and in SPEC) fails; releases
 outside the declared range are reported, never counted against the patch. Exit 2 when SPEC holds
 no release of the declared range: nothing the patch claims was verified.

@@ -3,7 +3,8 @@
 radpatch talks to the index itself (radpatch.releases.index) with the machine's pip settings
 (radpatch.releases.pipconf: index URLs, find-links, certificates, proxy), so no pip is needed. Of each
 wheel it reads, with HTTP range requests (radpatch.releases.remotezip), the zip's tail (central
-directory), the dist-info's RECORD, METADATA, WHEEL and top_level.txt, and the target modules.
+directory), the dist-info's RECORD, METADATA, WHEEL and top_level.txt, and the modules
+the entries' `modules:` names pick.
 
 Cache layout, under $RADPATCH_CACHE (default: <user cache dir>/radpatch/releases), shared by every
 patch and every registry:
@@ -326,16 +327,16 @@ def with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
     their own star imports, as far as `release` holds them: verify tells from the star-imported
     module whether a later star import rebinds what a patch changes, as apply does from the
     target's path (radpatch.prove.star_exports); and the modules of the package that the decorators
-    of `needs` are imported from, followed (radpatch.releases.decorators). A module the wheel lacks
+    of `needs` are imported from, followed (radpatch.releases.imported_decorators). A module the wheel lacks
     (another distribution's) stays unread: the proof then cannot tell."""
     from radpatch.prove import star_exports  # only for wheels read or checked, not on import
-    from radpatch.releases import decorators
+    from radpatch.releases import imported_decorators
 
     out = needs
     own = [n for n in needs if n in release.members]
     while True:
         more = out | star_exports.wanted(release.read, [n for n in out if n in release.members])
-        more |= decorators.wanted(release.read, own)  # where their decorators are defined (bindings)
+        more |= imported_decorators.wanted(release.read, own)  # where their decorators are defined (bindings)
         if more == out:
             return out
         out = more

@@ -20,8 +20,8 @@ from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
 from radpatch.state import unloaded
 from radpatch.state.decide import Judge, PatchState, State, states
-from radpatch.state.diffs import NoDiff, recorded_diff
 from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
+from radpatch.state.recorded_diffs import NoDiff, recorded_diff
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What verify found, as `status` and `apply` read it: the summaries verify keeps in its cache
 (releases.summaries writes them; this module is their one reader below the commands, so the
-state decision and the proof never import verify's engine). No network, no libcst."""
+state decision and the proof never import releases/). No network, no libcst."""
 
 from __future__ import annotations
 

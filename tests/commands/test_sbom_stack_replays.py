@@ -1,4 +1,4 @@
-"""Each applied entry's diff is its own step of the stack (radpatch.state.diffs): from the bytes
+"""Each applied entry's diff is its own step of the stack (radpatch.state.recorded_diffs): from the bytes
 under it to the bytes it left, the same in `radpatch diff`, in the SBOM made with the registry and
 in the SBOM made from the record alone; and the diffs replayed in apply order on the pristine
 files with GNU patch give the installed bytes, as a quilt series does.

@@ -4,7 +4,7 @@ the real engine applies AST-equal to GNU patch, `status --check` accepts and rev
 (tests/lib/importing, on a pip-installed toy wheel). A diff whose added definition does run with
 another one (a new `if` before an if/else that always rebinds it) is refused by `import` itself,
 naming the patch file and apply's refusal, with nothing written: import proves what it writes as
-apply does (importing.proof)."""
+apply does (importing.dry_run)."""
 
 from __future__ import annotations
 

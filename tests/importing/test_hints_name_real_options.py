@@ -12,7 +12,7 @@ import pytest
 from radpatch.cli import cli
 from radpatch.errors import RefusedError
 from radpatch.importing import captured, emit
-from radpatch.importing.model import DiffFile
+from radpatch.importing.import_steps import DiffFile
 
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 REL = "toy/m.py"

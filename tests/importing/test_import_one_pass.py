@@ -1,5 +1,5 @@
 """Issue 20: `radpatch import` runs each entry's rewrites once per file. The byte-identical count
-it prints is measured on the plan apply's dry run proves (importing.proof), not on a second run of
+it prints is measured on the plan apply's dry run proves (importing.dry_run), not on a second run of
 the rewrites (importing.replay), and it still says what applying the written entries gives.
 
 Generated series on real modules of the corpus (tests/lib/importing.edit): one patch, two patches

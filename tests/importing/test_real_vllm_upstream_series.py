@@ -107,7 +107,7 @@ def test_vllm_upstream_changes_import_as_a_series_and_apply_like_gnu_patch(tmp_p
     (tmp_path / "gnu-lone" / rel).parent.mkdir(parents=True)
     (tmp_path / "gnu-lone" / rel).write_bytes((site / rel).read_bytes())
     assert gnu_patch(tmp_path / "gnu-lone", lone, 1).returncode == 0  # GNU patch takes it as it is
-    # import proves what it writes as apply does (importing.proof): it refuses with apply's words
+    # import proves what it writes as apply does (importing.dry_run): it refuses with apply's words
     # and writes no entry; the installed file is untouched
     before = (site / rel).read_bytes()
     written = set(reg.glob("*")) if reg.exists() else set()

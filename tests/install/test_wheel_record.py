@@ -1,4 +1,4 @@
-"""dist_record: a RECORD's rows found by searching its bytes, as csv would read them."""
+"""wheel_record: a RECORD's rows found by searching its bytes, as csv would read them."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ import pytest
 
 from radpatch.prove import names_check, refusal
 from radpatch.prove.names import introduced, problems
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.delete import Delete
-from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from tests.lib.rewrites import refuse
 

@@ -20,7 +20,7 @@ from radpatch.install.environment import PythonEnv, python_env
 from radpatch.prove import analysis, names_check, placement, plan, steps
 from radpatch.prove.refusal import COMPILE_HINT, NAMES_HINT, REVERSE_HINT, Refusal
 from radpatch.registry.model import Operation
-from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace

@@ -33,7 +33,7 @@ import pytest
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from radpatch.registry.model import Operation
-from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.set_constant import SetConstant
 from radpatch.rewrite.runner import forward

@@ -1,7 +1,7 @@
 """A `replace`'s new code is carried by a release only where nothing may store the replaced name
 again (issue 23, att23b F2): `object.__setattr__`/`setattr` with its name, a helper of another
 module of the package handed the object, an inherited method, a decorator imported from another
-module of the package that stores it (followed as radpatch.releases.decorators follows it) or that
+module of the package that stores it (followed as radpatch.releases.imported_decorators follows it) or that
 cannot be read (radpatch.releases.replaced, as proof calls it with carried.carries).
 
 Generated: a decorator on the scope x a statement after the new code. The reference is the

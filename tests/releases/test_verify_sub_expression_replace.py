@@ -14,7 +14,8 @@ import pytest
 
 from radpatch.prove.form import judge
 from radpatch.registry.loader import load_patch
-from radpatch.releases.proof import File, Job, Layer, prove
+from radpatch.releases.proof import prove
+from radpatch.releases.proof_job import File, Job, Layer
 from radpatch.state.decide import State
 from radpatch.state.record import Store
 from tests.lib.generated import sample

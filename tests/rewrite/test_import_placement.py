@@ -32,8 +32,8 @@ import pytest
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from radpatch.rewrite import runner
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.common import import_lines
-from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.replace import Replace
 from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of

@@ -21,8 +21,8 @@ from radpatch.errors import RefusedError
 from radpatch.prove import plan, steps
 from radpatch.registry.model import Operation
 from radpatch.rewrite import matching, runner, scopes
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.delete import Delete
-from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant

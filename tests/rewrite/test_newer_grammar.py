@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from radpatch.errors import RefusedError
 from radpatch.registry.model import Operation
 from radpatch.rewrite import runner
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.add_parameter import AddParameter
-from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
@@ -95,7 +95,7 @@ from packaging.specifiers import SpecifierSet
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops.replace import Replace
-from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.add_import import AddImport
 ops = (AddImport("import sys"), Replace("first", "p[0]", "p[1]"))
 rws = tuple(Rewrite(f"r{i}", "m", None, op, f"t.yaml:{i + 1}") for i, op in enumerate(ops))
 patch = Patch(name="t", summary="t", description="t", distribution="d", supported=SpecifierSet(""), obsolete=None,

@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 import gc
 
-from .imports import Lookup, introduced_missing, missing_imports, path_lookup
+from .import_lookup import Lookup, introduced_missing, missing_imports, path_lookup
 from .problem import (
     CLASS_ATTRIBUTE,
     CYCLE_READ,
@@ -76,7 +76,7 @@ from .problem import (
     current_runtime,
     new_problems,
 )
-from .scopes import Collector
+from .scope_bindings import Collector
 from .self_imports import module_of, self_import
 from .target_stdlib import ADDED_SINCE_310, imported_modules, missing_modules
 from .walk import Walker

@@ -10,7 +10,7 @@ import ast
 from .flow import Ctx
 from .problem import Runtime
 from .resolve import Resolver
-from .scopes import COMPS, NameScope
+from .scope_bindings import COMPS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .scopes import NameScope
+from .scope_bindings import NameScope
 
 
 class Flow:

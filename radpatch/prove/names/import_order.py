@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 
 from .flow import Flow
-from .scopes import FUNCS
+from .scope_bindings import FUNCS
 from .typing_only import type_checking, type_checking_names
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from .import_order import surely_imported
-from .scopes import FUNCS
+from .scope_bindings import FUNCS
 from .typing_only import type_checking, type_checking_names
 
 

@@ -25,7 +25,7 @@ from .problem import (
     Problem,
     Runtime,
 )
-from .scopes import NameScope
+from .scope_bindings import NameScope
 from .update_only import global_assigners
 
 _MODULE_DUNDERS = frozenset(

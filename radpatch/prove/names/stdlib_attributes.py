@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .scopes import FUNCS
+from .scope_bindings import FUNCS
 from .version_guard import OPEN, aliases, catches, decide, flags
 
 _ATTRIBUTE_ERRORS = frozenset({"AttributeError", "Exception", "BaseException"})

@@ -10,7 +10,7 @@ import ast
 from collections.abc import Callable
 
 from .problem import MISSING_MODULE, Problem
-from .scopes import FUNCS
+from .scope_bindings import FUNCS
 from .version_guard import OPEN, aliases, catches, decide, flags
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection
 
-from .scopes import FUNCS, import_name
+from .scope_bindings import FUNCS, import_name
 
 
 def type_checking(test: ast.expr, aliases: Collection[str] = ()) -> bool | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .scopes import NameScope
+from .scope_bindings import NameScope
 
 
 def global_assigners(scopes: Iterable[NameScope]) -> dict[str, set[int]]:

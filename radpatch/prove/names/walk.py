@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from .expressions import Expressions
 from .flow import Ctx
 from .problem import UNDEFINED, Problem, Runtime
-from .scopes import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
+from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
 from .typing_only import type_checking, type_checking_names, typing_only
 

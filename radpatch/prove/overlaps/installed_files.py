@@ -95,14 +95,14 @@ def installed_file(env: PythonEnv, patch: Patch, rw: Rewrite) -> tuple[str, str]
     """(its path, its text): the installed file the rewrite changes; None when unreadable."""
     from radpatch.files import read_regular
     from radpatch.install import locate
-    from radpatch.install.targets import targets
+    from radpatch.install.targets import rewritten_files
     from radpatch.registry.model import rewrites_by_file
 
     try:
         dist = locate.find_target(env, patch)
         if dist is None:
             return None
-        found = targets(patch, dist, rewrites_by_file(patch, dist.version))
+        found = rewritten_files(patch, dist, rewrites_by_file(patch, dist.version))
         if isinstance(found, RefusedError):
             return None
         rewritten = next((t for t in found if rw in t.rewrites), None)

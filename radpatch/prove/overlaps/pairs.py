@@ -44,7 +44,7 @@ and overlaps every other rewrite there.
 The test is static (the registry text only): no wheel, no install, no libcst; except for two
 insertions whose anchors differ, which only a file shows to be one place (prove.overlaps.gaps: the
 installed file for apply, verify's cached release files for list and verify). The releases it is
-asked about: the installed one (apply), or those releases.overlaps probes for `list` and `verify`.
+asked about: the installed one (apply), or those releases.overlap_report probes for `list` and `verify`.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class Overlap:
 
 def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | None = None) -> list[Overlap]:
     """Every overlap between two of the entries, on the releases `versions` (apply: the installed
-    one; `list` and `verify`: those releases.overlaps probes).
+    one; `list` and `verify`: those releases.overlap_report probes).
     `texts`: the modules' text per release, to see two insertions at one place whose anchors differ
     (prove.overlaps.gaps); without it (or where it has no text) only the registry text is compared."""
     probe = sorted(set(versions))

@@ -15,7 +15,7 @@ from packaging.version import Version
 from radpatch.context import Context
 from radpatch.errors import RefusedError
 from radpatch.prove.overlaps import apply_check, pairs
-from radpatch.releases import overlaps as reported
+from radpatch.releases import overlap_report as reported
 from tests.lib.overlaps import HEAD, text, write
 from tests.lib.site import Site
 

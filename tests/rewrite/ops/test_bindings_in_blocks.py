@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.set_constant import SetConstant
 from tests.lib.generated import examples, turn_seed

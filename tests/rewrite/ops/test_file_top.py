@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from radpatch.prove import plan
 from radpatch.registry.model import Operation
 from radpatch.rewrite import runner
-from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.set_constant import SetConstant
 from tests.lib.generated import examples, turn_seed

@@ -18,11 +18,11 @@ from radpatch.prove import plan
 from radpatch.registry.model import Operation
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops import OPERATIONS
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.add_parameter import AddParameter
 from radpatch.rewrite.ops.bodies import ReplaceBody, WrapBody
 from radpatch.rewrite.ops.decorators import AddDecorator, RemoveDecorator, ReplaceDecorator
 from radpatch.rewrite.ops.delete import Delete
-from radpatch.rewrite.ops.imports import AddImport
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace

@@ -13,7 +13,7 @@ import pytest
 
 from radpatch.prove import plan
 from radpatch.rewrite import runner
-from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.set_constant import SetConstant
 from tests.lib.rewrites import check, patch_of, refuse
 from tests.lib.sources import HEADER

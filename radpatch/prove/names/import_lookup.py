@@ -32,7 +32,7 @@ from typing import Any
 from .import_order import absolute, imported_before
 from .package_scan import completed_only, imports_top, init_binds, package_imported
 from .problem import MISSING_ATTRIBUTE, MISSING_MODULE, MISSING_NAME, UNIMPORTED_SUBMODULE, Problem
-from .scopes import Collector
+from .scope_bindings import Collector
 from .stdlib_attributes import attribute_reads
 from .target_stdlib import ADDED_SINCE_310, unguarded_imports
 

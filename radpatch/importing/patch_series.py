@@ -17,7 +17,7 @@ from pathlib import Path
 
 from radpatch.errors import RefusedError
 from radpatch.importing import depends, emit, hunks, paths, sections, stacking, unified
-from radpatch.importing.model import DiffFile
+from radpatch.importing.import_steps import DiffFile
 from radpatch.importing.owners import Owners
 
 

@@ -1,4 +1,4 @@
-"""add_import (radpatch/rewrite/ops/imports.py): placed after the imports, a no-op when already there,
+"""add_import (radpatch/rewrite/ops/add_import.py): placed after the imports, a no-op when already there,
 refused when it would rebind a name.
 
 Every case runs through plan.plan as the engine runs it (compile, names, reverse proof);
@@ -7,7 +7,7 @@ tests/lib/rewrites.py's check compares whole modules and proves the structural i
 
 from __future__ import annotations
 
-from radpatch.rewrite.ops.imports import AddImport
+from radpatch.rewrite.ops.add_import import AddImport
 from tests.lib.rewrites import check, refuse
 from tests.lib.sources import HEADER
 

@@ -28,7 +28,7 @@ from radpatch.importing.statements import (
 
 def concatenated(src: Sources, node: ast.expr) -> bool:
     """A string written as several literals (`"a" f"{b}"`): no expression `find` matches it whole
-    (the engine sees one f-string where libcst holds a concatenation), so the enclosing one is used."""
+    (the rewrites see one f-string where libcst holds a concatenation), so the enclosing one is used."""
     if not isinstance(node, ast.JoinedStr) and not (
         isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
     ):

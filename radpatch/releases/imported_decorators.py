@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Collection, Mapping
 
-from radpatch.prove.names.imports import resolved
+from radpatch.prove.names.import_lookup import resolved
 from radpatch.prove.star_exports import ModuleSource, module_of, relpaths
 
 DEPTH = 8  # modules followed for one name, at most
