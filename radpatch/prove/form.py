@@ -20,8 +20,9 @@ from radpatch.prove.edited import edited_over_stack
 from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.state import verified
-from radpatch.state.decide import FileState, PatchState, State, own_base, trusted_names
+from radpatch.state.decide import FileState, PatchState, State
 from radpatch.state.record import FileRecord, Store, sha256
+from radpatch.state.stack import own_base, trusted_names
 
 
 def judge(
@@ -271,7 +272,7 @@ def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:
     (A replace whose `with` is there already fails its own proof; an insert would not.)
     `data`: the text it is planned on. Code radpatch's own entries put there does not count: it must
     also be there without them, in the file before this run's earlier changes (`f.data`) with the
-    trusted records of the other entries taken off (state.decide.own_base: the kept original when it is
+    trusted records of the other entries taken off (state.stack.own_base: the kept original when it is
     exactly their work on the wheel's bytes, else each taken off as applied, someone's other edits and
     this entry's own code kept). A one-gap twin inserting the same statement put its own copy there;
     this entry adds another (att23d F2, att23e G3)."""
