@@ -10,6 +10,12 @@ from typing import TYPE_CHECKING
 import click
 
 from radpatch.commands import json_output
+from radpatch.commands.upstream_notes import (
+    declared_obsolete,
+    not_in_effect,
+    obsolete_upstream,
+    obsolete_upstream_json,
+)
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
 from radpatch.prove.form import judge
@@ -21,7 +27,7 @@ from radpatch.state.imported import Shadow
 from radpatch.state.verdict import SATISFIED
 
 if TYPE_CHECKING:
-    from radpatch.releases.summaries import Run
+    pass
 
 
 def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int:
@@ -105,7 +111,7 @@ def to_json(
         "requires": list(s.patch.requires or (s.record.requires if s.record else ())),
         "required_by": (dependents or {}).get(s.patch.name, []),  # the entries applied after it
         # verify has seen the releases from `from` (<= the installed one) contain the change, or null
-        "obsolete_upstream": _obsolete_upstream_json(s),
+        "obsolete_upstream": obsolete_upstream_json(s),
         "files": [
             {
                 "module": f.module,
@@ -151,63 +157,6 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
             detail = "; ".join(d for d in (detail, f"requires: {', '.join(needs)}") if d)
         out.append((s.patch.name, s.state.value, installed, s.patch.range, detail))
     return out
-
-
-def declared_obsolete(s: PatchState) -> str:
-    """The entry declares the installed release obsolete (`obsolete:`), in words ("" otherwise)."""
-    declined = s.state is State.OBSOLETE or (s.declined is not None and s.declined.obsolete)
-    if not declined or s.patch.obsolete is None or s.dist is None:
-        return ""
-    return (
-        f"declared obsolete for {s.dist.name} {s.dist.version} by the entry (`obsolete: {s.patch.obsolete}`): "
-        "apply does nothing here"
-    )
-
-
-def obsolete_upstream(s: PatchState) -> str:
-    """ "obsolete upstream in X..Y" (releases.summaries.obsolete_words, as `list` says it) when verify
-    found (radpatch.releases: its cache, no network) that the installed release contains the change:
-    every verified release that does, in runs that each hold every release between their ends."""
-    from radpatch.releases.summaries import obsolete_all, obsolete_words
-    from radpatch.state.verified import cache_root
-
-    if obsolete_upstream_run(s) is None:
-        return ""
-    every = obsolete_all(cache_root(), s.patch)
-    if every is None:
-        return ""
-    links = s.patch.upstream
-    return obsolete_words(every) + (f" ({', '.join(links)})" if links else "")
-
-
-def not_in_effect(s: PatchState) -> str:
-    """prove.refusal.NOT_IN_EFFECT, with the file, when verify read an installed file of the entry on a
-    release and found its new code there may not take effect (its cache, no network): not carried."""
-    if s.dist is None or s.state is State.APPLIED and s.record is not None:
-        return ""
-    from radpatch.prove.refusal import NOT_IN_EFFECT
-    from radpatch.state.verified import in_effect
-
-    judge = in_effect(s.patch)
-    held = [f.relpath for f in s.files if f.exists and not judge(f.data)]
-    return f"{', '.join(held)}: {NOT_IN_EFFECT}" if held else ""
-
-
-def obsolete_upstream_run(s: PatchState) -> Run | None:
-    """X..Y of "obsolete upstream in X..Y": the installed release is one verify read and found to
-    contain the change, in a run of such releases from X to Y (None otherwise: the installed file
-    decides)."""
-    if s.dist is None or s.patch.from_record:
-        return None
-    from radpatch.releases.summaries import obsolete_run
-    from radpatch.state.verified import cache_root
-
-    return obsolete_run(cache_root(), s.patch, s.dist.version)  # only a release verify read
-
-
-def _obsolete_upstream_json(s: PatchState) -> dict[str, object] | None:
-    span = obsolete_upstream_run(s)
-    return None if span is None else {"from": str(span.first), "upstream": list(s.patch.upstream)}
 
 
 def _print(states: list[PatchState]) -> None:
