@@ -35,6 +35,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -329,6 +330,19 @@ def with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
     target's path (radpatch.prove.star_exports); and the modules of the package that the decorators
     of `needs` are imported from, followed (radpatch.releases.imported_decorators). A module the wheel lacks
     (another distribution's) stays unread: the proof then cannot tell."""
+    with _PARSING:
+        return _with_stars(release, needs)
+
+
+# verify fetches releases in threads (verifier._fetch), and each follows its star imports and
+# decorators by parsing modules with `ast`. CPython 3.11 (seen on 3.11.7) keeps the AST
+# constructor's recursion depth per interpreter, not per thread, so two parses at once can raise
+# "SystemError: AST constructor recursion depth mismatch" (cf. python/cpython#106905): verify
+# exited 70. One parse at a time.
+_PARSING = threading.Lock()
+
+
+def _with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
     from radpatch.prove import star_exports  # only for wheels read or checked, not on import
     from radpatch.releases import imported_decorators
 
