@@ -23,7 +23,6 @@ new `supported` range; an edit that does not prove is never written.
 
 from __future__ import annotations
 
-import difflib
 import os
 import tempfile
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from radpatch.releases import matrix, port_edits, yamledit
 from radpatch.releases.port_failures import short
 from radpatch.releases.verify import verify
 from radpatch.releases.wheels import Releases
+from radpatch.state.recorded_diffs import text_diff
 
 
 def claimable(c: matrix.Cell) -> bool:
@@ -77,12 +77,7 @@ class Port:
     def diff(self) -> str:
         if self.after is None or self.after == self.before:
             return ""
-        name = self.patch.source.name
-        return "".join(
-            difflib.unified_diff(
-                self.before.splitlines(keepends=True), self.after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-            )
-        )
+        return "".join(text_diff(self.before, self.after, self.patch.source.name))
 
 
 def plan(
