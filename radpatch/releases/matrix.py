@@ -32,6 +32,7 @@ from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
 from radpatch.releases import modules, nearest_code
 from radpatch.releases import moved as search
+from radpatch.releases.proof import NO_BASE
 from radpatch.releases.results import ReleaseResult, Report, first_failed
 from radpatch.releases.verifier import stacked
 from radpatch.releases.verify import selects, verify
@@ -179,6 +180,7 @@ def cell(
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)
         near = _nearest(patch, r, releases, requires)
+        near = f"{near}; {NO_BASE}" if NO_BASE in (r.error or "") else near  # conservatively: no base was read
         return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
     why = r.error or ""
     why = why if why.startswith(f"{failed}: ") else f"{failed}: {why}"  # the words only: the step is typed

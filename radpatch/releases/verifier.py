@@ -174,7 +174,7 @@ class Verifier:
                 continue
             layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
-            job = Job(tuple(layers), bases)
+            job = Job(tuple(layers), bases, searched=with_bases)
             jobs.setdefault(job.key(), job)
             waiting[v] = (job.key(), files)
         releases_of: dict[str, list[Version]] = {}
