@@ -83,10 +83,10 @@ def first_hop(
 
 def _submodule(package: str, name: str, source: Callable[[str], ModuleSource | None]) -> bool:
     """`from PACKAGE import NAME` binds the module PACKAGE.NAME: the wheel has it, and the package's
-    own source binds no NAME (it would win over the submodule)."""
+    own source binds no NAME (it would win over the submodule), nor star-imports what may."""
     src, own = source(f"{package}.{name}"), source(package)
     there = _parse(own.data) if own is not None else None
-    return src is not None and there is not None and not any(name in _names(s) for s in there.body)
+    return src is not None and there is not None and not any({name, "*"} & _names(s) for s in there.body)
 
 
 def imported_from(tree: ast.Module, me: tuple[str, bool], name: str) -> tuple[str, str] | None:

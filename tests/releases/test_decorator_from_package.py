@@ -132,9 +132,18 @@ def test_a_decorator_the_wheel_lacks_cannot_tell(
     assert report["obsolete"] == []
 
 
-@pytest.mark.parametrize("factory", [False, True])
+PACKAGE_BINDS = {
+    "itself": {"rptoy/__init__.py": "from rptoy import impl as utils\n"},
+    "by a star import": {
+        "rptoy/__init__.py": "from rptoy.shim import *\n",
+        "rptoy/shim.py": "from rptoy import impl as utils\n",
+    },
+}
+
+
+@pytest.mark.parametrize(("factory", "binds"), [(f, b) for f in (False, True) for b in PACKAGE_BINDS])
 def test_a_package_binding_the_name_wins_over_its_module(
-    factory: bool, loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path
+    factory: bool, binds: str, loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path
 ) -> None:
     """`from rptoy import utils` where the package's `__init__` binds `utils` itself (to `impl`, whose
     decorator stores the removed attribute): that binding wins over rptoy/utils.py, so the module
@@ -145,7 +154,7 @@ def test_a_package_binding_the_name_wins_over_its_module(
     )
     stores = _release("relative", factory, "stores", False)["rptoy/utils.py"]
     for files in (base, took):
-        files["rptoy/__init__.py"] = "from rptoy import impl as utils\n"
+        files.update(PACKAGE_BINDS[binds])
         files["rptoy/impl.py"] = stores
     assert not carried_by_running(took, tmp_path / "run")
     loopback("radpatch-toy", {"1.0": base, "1.1": took})
