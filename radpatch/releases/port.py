@@ -100,7 +100,11 @@ def plan(
     except OSError as exc:
         raise EnvironmentProblem(f"{patch.source}: cannot be read ({exc.strerror})", "check the file") from None
     blocked = [c for c in cells if not claimable(c)]
-    if blocked and all(c.kind == matrix.OBSOLETE for c in blocked):
+    # releases that already contain the change are no releases to port to: the others asked for still
+    # are (a bump to `>=2.2` where 2.2 moved and 3.0 took the change ports 2.2 and says so of 3.0)
+    obsolete = [c for c in blocked if c.kind == matrix.OBSOLETE]
+    rest = tuple(c for c in cells if c not in obsolete)
+    if blocked and len(obsolete) == len(blocked) and not _new(patch, rest):
         at = ", ".join(str(c.version) for c in blocked)
         if all(c.detail.startswith("declared") for c in blocked):  # the entry says so: nothing was read
             why = (
@@ -113,20 +117,19 @@ def plan(
             "retire the entry for those releases (`obsolete:`, or narrow `supported:`), or keep it as it is"
         )
         return Port(patch, cells, before, None, (), why, True)
-    if blocked:
+    if len(obsolete) != len(blocked):
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
         return Port(patch, cells, before, None, (), why + _own_fails(patch, cells, releases, requires, stream))
-    new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
-    if not new:
+    if not _new(patch, rest):
         return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
     try:
         root = yamledit.compose(before)
     except (yaml.YAMLError, ValueError) as exc:
         raise UsageError(f"{patch.source}: cannot be edited in place: {exc}", "fix the YAML, then port again")
     edits: list[yamledit.Edit] = []
-    changes: list[str] = []
+    changes: list[str] = [f"{c.version}: already contains the change (obsolete there): not claimed" for c in obsolete]
     new_range: str | None = None
-    claimed = [c.version for c in cells]
+    claimed = [c.version for c in rest]
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
         text = port_edits.widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
         node = yamledit.get(root, "supported")
@@ -137,7 +140,7 @@ def plan(
         new_range = text
     known = releases.versions(patch.distribution, SpecifierSet()).versions
     by_file: dict[str, list[matrix.Cell]] = {}
-    for c in cells:
+    for c in rest:
         if c.kind == matrix.MOVED and c.file is not None:
             by_file.setdefault(c.file, []).append(c)
     for file, moved in by_file.items():
@@ -159,11 +162,11 @@ def plan(
         if claimed and high < min(claimed):  # a backport: the older releases asked for used another module
             bound = min(k for k in known if k > high and not k.is_prerelease)  # the old module's first release
             move = port_edits.Move(f"<{bound}", f">={bound}", high, first=True)
-            stay = [c.version for c in cells if c not in other and c.version <= high]
+            stay = [c.version for c in rest if c not in other and c.version <= high]
             side = f"releases before {high}"
         else:
             move = port_edits.Move(f">={low}", f"<{low}", low, first=False)
-            stay = [c.version for c in cells if c not in other and c.version >= low]
+            stay = [c.version for c in rest if c not in other and c.version >= low]
             side = f"releases after {low}"
         if stay:
             return Port(patch, cells, before, None, (), f"{file}: {side} still use the old module: edit by hand")
@@ -184,6 +187,11 @@ def plan(
     shared = yamledit.shared(before, root, edits)
     changed = tuple(changes)
     return Port(patch, cells, before, after, changed, requires=requires, new_range=new_range, had=had, shared=shared)
+
+
+def _new(patch: Patch, cells: tuple[matrix.Cell, ...]) -> bool:
+    """A release of `cells` the entry does not claim yet, or whose scope moved: the edit has work."""
+    return any(c.kind == matrix.MOVED or not patch.supported.contains(c.version, True) for c in cells)
 
 
 def _own_fails(
