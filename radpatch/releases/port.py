@@ -131,7 +131,8 @@ def plan(
     new_range: str | None = None
     claimed = [c.version for c in rest]
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
-        text = port_edits.widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
+        listed = releases.versions(patch.distribution, SpecifierSet()).versions
+        text = port_edits.excluding(port_edits.widen(patch.range, claimed, listed), wanted, listed)
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")

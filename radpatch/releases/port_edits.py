@@ -102,6 +102,17 @@ def add_choice(
     return edits
 
 
+def excluding(text: str, asked: SpecifierSet, known: Iterable[Version]) -> str:
+    """The widened range `text` with the exclusions of the releases asked for (`--to ">=0.30,!=0.31.1"`)
+    that leave out a `known` release it would claim: the release was not asked for, so not proven."""
+    for s in sorted(asked, key=str):
+        if s.operator == "!=" and any(
+            SpecifierSet(text).contains(k) and not s.contains(k) for k in known if not k.is_prerelease
+        ):
+            text += f",{s}"
+    return text
+
+
 def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] = ()) -> str:
     """`spec_text` widened just enough to hold `versions`, in its own order and style. An upper
     bound `<X` moves to the next minor release unless that would claim a `known` release (one
