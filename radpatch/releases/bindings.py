@@ -18,7 +18,8 @@ a value (`map(setattr, [self], ["timeout"], [30])`), newly defines `__getattr__`
 `__getattribute__` or `__setattr__` in a class, or decorates the scope (or its class) with a
 decorator the change's result does not have or that comes from another module (it runs around the
 method: `@settings.with_timeout`); one the module imports from another module of its own package
-(`from .utils import cached`) is read there instead (radpatch.releases.imported_decorators): a plain `def`
+(`from .utils import cached`, or `@utils.cached` with `from . import utils`) is read there
+instead (radpatch.releases.imported_decorators): a plain `def`
 storing none of the removed names, nor through `setattr`/`vars`/`__dict__`, is no evidence.
 """
 
@@ -136,8 +137,8 @@ def _decorated(
             if had[ast.dump(d)] > 0 and isinstance(root, ast.Name) and root.id in top:
                 had[ast.dump(d)] -= 1
                 continue
-            plain = d.func if isinstance(d, ast.Call) else d  # `@cached` or `@cached(...)`, not `@mod.cached`
-            if had[ast.dump(d)] > 0 and isinstance(plain, ast.Name) and imported.harmless(tree, plain.id):
+            plain = imported_decorators.dotted(d.func if isinstance(d, ast.Call) else d)  # `@mod.cached(...)` too
+            if had[ast.dump(d)] > 0 and plain is not None and imported.harmless(tree, plain):
                 had[ast.dump(d)] -= 1
                 continue
             return True

@@ -3,7 +3,10 @@ defined (issue 23, hf23), read from the release's files, never imported.
 
 Obsolete detection (radpatch.releases.bindings) cannot tell what a decorator from another module
 runs around a method: `@cached` with `from .utils import cached` (or `from vllm.utils import
-cached` in a module of vllm). Within the package the code is there to read: the import is followed
+cached` in a module of vllm), or a module's attribute, `@utils.cached` with `from . import utils`
+(`import vllm.utils as utils`; `@vllm.utils.cached` with `import vllm.utils`; a `from PKG import
+utils` only where the package's `__init__` binds no `utils` of its own, which would win over the
+submodule). Within the package the code is there to read: the import is followed
 to the module that defines the name (through re-exports, `from .impl import cached` in `utils`, at
 most DEPTH modules), and the definition found is a plain `def` there, or nothing (None: cannot
 tell). verify reads those modules from the wheel with the target's (wanted, reachable).
@@ -22,15 +25,68 @@ Read = Callable[[str], "bytes | None"]  # a wheel member's bytes, None: not read
 
 
 def decorator_roots(tree: ast.AST) -> set[str]:
-    """The plain names decorators are written with (`@cached`, `@cached(1)`), anywhere in the module."""
+    """The names decorators are written with, dotted (`@cached`, `@cached(1)`, `@utils.cached`,
+    `@rptoy.utils.cached()`), anywhere in the module."""
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for d in node.decorator_list:
-                f = d.func if isinstance(d, ast.Call) else d
-                if isinstance(f, ast.Name):
-                    out.add(f.id)
+                name = dotted(d.func if isinstance(d, ast.Call) else d)
+                if name is not None:
+                    out.add(name)
     return out
+
+
+def dotted(node: ast.expr) -> str | None:
+    """`a.b.c` of a Name or a chain of attributes on one; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def first_hop(
+    tree: ast.Module, me: tuple[str, bool], name: str, source: Callable[[str], ModuleSource | None]
+) -> tuple[str, str] | None:
+    """(the module of the same package, the name there) that the decorator `name` is read from:
+    `cached` as imported_from binds it; `utils.cached` of a module the module imports (`from . import
+    utils`, `from rptoy import utils` where the package binds no `utils` itself and the wheel has
+    the module, `import rptoy.utils as utils`), `rptoy.utils.cached` of `import rptoy.utils`. None
+    when the name is bound otherwise, more than once, to another package's module, or `source`
+    (dotted module -> its source) lacks a module that tells."""
+    root, _, attr = name.partition(".")
+    if not attr:
+        return imported_from(tree, me, root)
+    module, attr = name.rpartition(".")[0], name.rpartition(".")[2]
+    found: list[str] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom):
+            for a in stmt.names:
+                if (a.asname or a.name) == root:
+                    of = resolved(stmt, me)
+                    if of is None or "." in name.partition(".")[2] or not _submodule(of, a.name, source):
+                        return None
+                    found.append(f"{of}.{a.name}")
+        elif isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.asname == root:
+                    found.append(a.name if module == root else "")  # "": not a module's attribute
+                elif a.asname is None and a.name == module and a.name.split(".")[0] == root:
+                    found.append(a.name)  # (another `import ROOT.X` binds the same package: it tells nothing)
+        elif any(isinstance(t, ast.Name) and t.id == root for t in _stored(stmt)):
+            return None
+    if len(set(found)) != 1 or not found[0] or found[0].split(".")[0] != me[0].split(".")[0]:
+        return None
+    return found[0], attr
+
+
+def _submodule(package: str, name: str, source: Callable[[str], ModuleSource | None]) -> bool:
+    """`from PACKAGE import NAME` binds the module PACKAGE.NAME: the wheel has it, and the package's
+    own source binds no NAME (it would win over the submodule), nor star-imports what may."""
+    src, own = source(f"{package}.{name}"), source(package)
+    there = _parse(own.data) if own is not None else None
+    return src is not None and there is not None and not any({name, "*"} & _names(s) for s in there.body)
 
 
 def imported_from(tree: ast.Module, me: tuple[str, bool], name: str) -> tuple[str, str] | None:
@@ -67,7 +123,7 @@ def definition(
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The `def` that `name`, imported by the module from another module of its package, is, as
     `read` (dotted module -> its source) has the modules; None when it cannot be told."""
-    hop = imported_from(tree, me, name)
+    hop = first_hop(tree, me, name, read)
     for _ in range(DEPTH):
         if hop is None:
             return None
@@ -123,7 +179,13 @@ def _chase(read: Read, relpath: str, out: dict[str, ModuleSource], asked: list[s
     if me is None or tree is None:
         return
     for name in sorted(decorator_roots(tree)):
-        at, hop = (me, tree), imported_from(tree, me, name)
+        if "." in name:  # a module's attribute: the modules that may tell which, read first
+            for module in _candidates(tree, me, name):
+                asked.extend(relpaths(module))
+                src = _source(read, module)
+                if src is not None:
+                    out[src.module] = src
+        at, hop = (me, tree), first_hop(tree, me, name, reader(tuple(out.values())))
         for _ in range(DEPTH):
             if hop is None:
                 break
@@ -136,6 +198,17 @@ def _chase(read: Read, relpath: str, out: dict[str, ModuleSource], asked: list[s
             out[src.module] = src
             at = ((src.module, src.package), there)
             hop = imported_from(at[1], at[0], name)
+
+
+def _candidates(tree: ast.Module, me: tuple[str, bool], name: str) -> list[str]:
+    """The modules first_hop may need to read for `name` (`a.b.c`): for a `from X import a`, X and
+    X.a; for an `import`, the module `name` is an attribute of."""
+    root, module = name.partition(".")[0], name.rpartition(".")[0]
+    out = [module]
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and (of := resolved(stmt, me)) is not None:
+            out += [m for a in stmt.names if (a.asname or a.name) == root for m in (of, f"{of}.{a.name}")]
+    return [m for m in dict.fromkeys(out) if m.split(".")[0] == me[0].split(".")[0]]
 
 
 def _source(read: Read, module: str) -> ModuleSource | None:

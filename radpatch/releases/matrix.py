@@ -32,6 +32,7 @@ from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
 from radpatch.releases import modules, nearest_code
 from radpatch.releases import moved as search
+from radpatch.releases.proof import NO_BASE
 from radpatch.releases.results import ReleaseResult, Report, first_failed
 from radpatch.releases.verifier import stacked
 from radpatch.releases.verify import selects, verify
@@ -149,6 +150,9 @@ def cell(
         if isinstance(to, search.Moved) and to.proven and to.module != to.old and not to.also:
             detail = f"{out.detail}; moved: {to.old} -> {to.module} (the rewrites prove there)"
             return dataclasses.replace(out, detail=detail, module=to.module, proven=True, file=to.file, old=to.old)
+        if isinstance(to, search.Moved) and to.obsolete and not to.also:  # nothing to port there
+            detail = f"{out.detail}; moved: {to.old} -> {to.module}, which already contains the change"
+            return dataclasses.replace(out, detail=detail)
         if isinstance(to, search.Moved) and to.also:  # port would leave it: say why
             several = (to.module, *to.also)
             detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
@@ -163,6 +167,9 @@ def cell(
         where = _moved(patch, r, releases, requires)
         if isinstance(where, search.NoMove):
             unsure = where.describe()
+        elif where is not None and where.obsolete and not where.also:  # moved, and upstream took the change there
+            took = f"moved: {where.old} -> {where.module}, which already contains the change"
+            return Cell(r.version, OBSOLETE, took, where.module, False, where.file, where.old)
         elif where is not None:
             how = "the rewrites prove there" if where.proven else f"the rewrites do not prove there: {where.error}"
             if where.module == where.old:  # no choice of `modules:` covers the release; the latest still holds it
@@ -179,6 +186,7 @@ def cell(
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)
         near = _nearest(patch, r, releases, requires)
+        near = f"{near}; {NO_BASE}" if NO_BASE in (r.error or "") else near  # conservatively: no base was read
         return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
     why = r.error or ""
     why = why if why.startswith(f"{failed}: ") else f"{failed}: {why}"  # the words only: the step is typed

@@ -50,6 +50,7 @@ class Moved:
     error: str | None  # the proof's failure there, when not proven
     also: tuple[str, ...] = ()  # other modules (any tier) that define the scopes too: ambiguous
     searched: int = 0  # modules read
+    obsolete: bool = False  # the module already contains the change (not proven: nothing to port there)
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ def find_moved(
     release the entry was written for is a namesake (a copy of the code in another model, say), not
     where the code went: it is never taken."""
     from radpatch.releases.proof_job import File
-    from radpatch.releases.verifier import prove_cached, requirement_layers  # verify's proof: when searching
+    from radpatch.releases.verifier import prove_cached, requirement_layers, written_for  # verify's proof
 
     rewrites = rewrites_by_file(patch, version).get(file, ())
     wanted = scopes(rewrites)
@@ -176,8 +177,20 @@ def find_moved(
             moved = with_module(patch, file, version, module)
             whole = releases.get(patch.distribution, version, _needs(requires))
             below = requirement_layers(requires, moved, version, whole) or ()
-            _, error = prove_cached(moved, (File(file, module, relpath, rewrites, data),), releases.root, below)
-            found.append(Moved(file, old.module, module, error is None, error))
+            there = (File(file, module, relpath, rewrites, data),)
+            checks, error, obsolete = prove_cached(moved, there, releases.root, below)
+            if checks.get("match") is False and not below:  # it may hold the change in upstream's layout
+                bases = written_for(moved, version, releases)
+                checks, error, obsolete = (
+                    prove_cached(moved, there, releases.root, below, bases)
+                    if bases
+                    else (
+                        checks,
+                        error,
+                        obsolete,
+                    )
+                )
+            found.append(Moved(file, old.module, module, error is None, error, obsolete=obsolete))
         if last:
             break
         if not new and any(m.proven for m in found):

@@ -23,7 +23,6 @@ new `supported` range; an edit that does not prove is never written.
 
 from __future__ import annotations
 
-import difflib
 import os
 import tempfile
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from radpatch.releases import matrix, port_edits, yamledit
 from radpatch.releases.port_failures import short
 from radpatch.releases.verify import verify
 from radpatch.releases.wheels import Releases
+from radpatch.state.recorded_diffs import text_diff
 
 
 def claimable(c: matrix.Cell) -> bool:
@@ -77,12 +77,7 @@ class Port:
     def diff(self) -> str:
         if self.after is None or self.after == self.before:
             return ""
-        name = self.patch.source.name
-        return "".join(
-            difflib.unified_diff(
-                self.before.splitlines(keepends=True), self.after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-            )
-        )
+        return "".join(text_diff(self.before, self.after, self.patch.source.name))
 
 
 def plan(
@@ -105,7 +100,11 @@ def plan(
     except OSError as exc:
         raise EnvironmentProblem(f"{patch.source}: cannot be read ({exc.strerror})", "check the file") from None
     blocked = [c for c in cells if not claimable(c)]
-    if blocked and all(c.kind == matrix.OBSOLETE for c in blocked):
+    # releases that already contain the change are no releases to port to: the others asked for still
+    # are (a bump to `>=2.2` where 2.2 moved and 3.0 took the change ports 2.2 and says so of 3.0)
+    obsolete = [c for c in blocked if c.kind == matrix.OBSOLETE]
+    rest = tuple(c for c in cells if c not in obsolete)
+    if blocked and len(obsolete) == len(blocked) and not _new(patch, rest):
         at = ", ".join(str(c.version) for c in blocked)
         if all(c.detail.startswith("declared") for c in blocked):  # the entry says so: nothing was read
             why = (
@@ -118,22 +117,22 @@ def plan(
             "retire the entry for those releases (`obsolete:`, or narrow `supported:`), or keep it as it is"
         )
         return Port(patch, cells, before, None, (), why, True)
-    if blocked:
+    if len(obsolete) != len(blocked):
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
         return Port(patch, cells, before, None, (), why + _own_fails(patch, cells, releases, requires, stream))
-    new = [c.version for c in cells if c.kind == matrix.MOVED or not patch.supported.contains(c.version, True)]
-    if not new:
+    if not _new(patch, rest):
         return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
     try:
         root = yamledit.compose(before)
     except (yaml.YAMLError, ValueError) as exc:
         raise UsageError(f"{patch.source}: cannot be edited in place: {exc}", "fix the YAML, then port again")
     edits: list[yamledit.Edit] = []
-    changes: list[str] = []
+    changes: list[str] = [f"{c.version}: already contains the change (obsolete there): not claimed" for c in obsolete]
     new_range: str | None = None
-    claimed = [c.version for c in cells]
+    claimed = [c.version for c in rest]
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
-        text = port_edits.widen(patch.range, claimed, releases.versions(patch.distribution, SpecifierSet()).versions)
+        listed = releases.versions(patch.distribution, SpecifierSet()).versions
+        text = port_edits.excluding(port_edits.widen(patch.range, claimed, listed), wanted, listed)
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
@@ -142,7 +141,7 @@ def plan(
         new_range = text
     known = releases.versions(patch.distribution, SpecifierSet()).versions
     by_file: dict[str, list[matrix.Cell]] = {}
-    for c in cells:
+    for c in rest:
         if c.kind == matrix.MOVED and c.file is not None:
             by_file.setdefault(c.file, []).append(c)
     for file, moved in by_file.items():
@@ -164,11 +163,11 @@ def plan(
         if claimed and high < min(claimed):  # a backport: the older releases asked for used another module
             bound = min(k for k in known if k > high and not k.is_prerelease)  # the old module's first release
             move = port_edits.Move(f"<{bound}", f">={bound}", high, first=True)
-            stay = [c.version for c in cells if c not in other and c.version <= high]
+            stay = [c.version for c in rest if c not in other and c.version <= high]
             side = f"releases before {high}"
         else:
             move = port_edits.Move(f">={low}", f"<{low}", low, first=False)
-            stay = [c.version for c in cells if c not in other and c.version >= low]
+            stay = [c.version for c in rest if c not in other and c.version >= low]
             side = f"releases after {low}"
         if stay:
             return Port(patch, cells, before, None, (), f"{file}: {side} still use the old module: edit by hand")
@@ -189,6 +188,11 @@ def plan(
     shared = yamledit.shared(before, root, edits)
     changed = tuple(changes)
     return Port(patch, cells, before, after, changed, requires=requires, new_range=new_range, had=had, shared=shared)
+
+
+def _new(patch: Patch, cells: tuple[matrix.Cell, ...]) -> bool:
+    """A release of `cells` the entry does not claim yet, or whose scope moved: the edit has work."""
+    return any(c.kind == matrix.MOVED or not patch.supported.contains(c.version, True) for c in cells)
 
 
 def _own_fails(

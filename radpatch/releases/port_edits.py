@@ -67,8 +67,8 @@ def add_choice(
         return [yamledit.set_whole(text, node, f"[{new}, {old}]" if move.first else f"[{old}, {new}]")]
     if isinstance(node, yaml.ScalarNode):  # NAME: module -> a list of two choices
         indent = yamledit.indent_of(text, key.start_mark.index) + 2
-        end = yamledit.line_end(text, node.end_mark.index)
-        comment = text[node.end_mark.index : end].rstrip()  # a trailing comment stays with the old module
+        end = yamledit.line_end(text, yamledit.end_of(text, node))
+        comment = text[yamledit.end_of(text, node) : end].rstrip()  # a trailing comment stays with the old module
         old = yamledit.choice_text(move.old, node.value, False, indent) + comment
         new = yamledit.choice_text(move.new, module, False, indent)
         # comments between the key and its value (`kv: # note`, then the module on the next line) stay
@@ -96,10 +96,20 @@ def add_choice(
     flow = bool(last.flow_style)
     first_key = str(last.value[0][0].value) if last.value else "versions"
     indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
-    end_of = last.end_mark.index if flow else last.value[-1][1].end_mark.index
-    at = yamledit.line_end(text, end_of)
+    at = yamledit.line_end(text, yamledit.end_of(text, last) if flow else yamledit.end_of(text, last.value[-1][1]))
     edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(move.new, module, flow, indent, first_key)))
     return edits
+
+
+def excluding(text: str, asked: SpecifierSet, known: Iterable[Version]) -> str:
+    """The widened range `text` with the exclusions of the releases asked for (`--to ">=0.30,!=0.31.1"`)
+    that leave out a `known` release it would claim: the release was not asked for, so not proven."""
+    for s in sorted(asked, key=str):
+        if s.operator == "!=" and any(
+            SpecifierSet(text).contains(k) and not s.contains(k) for k in known if not k.is_prerelease
+        ):
+            text += f",{s}"
+    return text
 
 
 def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] = ()) -> str:

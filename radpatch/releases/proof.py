@@ -49,6 +49,12 @@ MEANING = {
     ),
 }
 PROOF = tuple(MEANING)  # the checks that read the modules' text
+# a rewrite does not match and no release read as a base has the rewrites apply (the verdict is
+# "no match", conservatively: the release may hold the change in upstream's layout)
+NO_BASE = (
+    "whether it already contains the change in upstream's own layout is not told: the rewrites apply on none of "
+    "the releases read as bases; verify it with a release of the declared range they apply to (`--versions`)"
+)
 
 
 def prove(job: Job) -> Proof:
@@ -210,8 +216,15 @@ def _match(run: JobRun) -> Refusal | None:
             if not isinstance(exc, RewriteRefused):
                 return Refusal("match", exc.message, exc.hint or "")
             gone = Cause.SCOPE_GONE if exc.scope_gone else None
-            return Refusal("match", exc.message, exc.hint or "", exc.rewrite, cause=gone, file=f.file)
+            why = exc.message if gone or not _no_base(run, f) else f"{exc.message}\n{NO_BASE}"
+            return Refusal("match", why, exc.hint or "", exc.rewrite, cause=gone, file=f.file)
     return None
+
+
+def _no_base(run: JobRun, f: File) -> bool:
+    """Bases were read for the release (verify's second proof) and on none of them does every layer
+    apply: whether the release holds the change in upstream's layout was not told (not: it does not)."""
+    return run.job.searched and run.change(len(run.job.layers) - 1, f.file) is None
 
 
 def _proof_step(name: str) -> Callable[[JobRun], Refusal | None]:

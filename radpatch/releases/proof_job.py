@@ -82,6 +82,8 @@ class ProofBase:
 class Job:
     layers: tuple[Layer, ...]  # the requirements, in order, then the entry
     bases: tuple[ProofBase, ...] = ()  # candidates, the first where every layer applies is used
+    # bases were read for the release (verify's second proof), even if none differs from its files
+    searched: bool = False
 
     @property
     def entry(self) -> Layer:
@@ -89,7 +91,8 @@ class Job:
 
     def key(self) -> str:
         """What the proof's answer depends on besides radpatch's code: entries, rewrites, bytes."""
-        return json.dumps([[la.key() for la in self.layers], [b.key(self.layers) for b in self.bases]])
+        bases = [b.key(self.layers) for b in self.bases]
+        return json.dumps([[la.key() for la in self.layers], bases, *(["searched"] if self.searched else [])])
 
 
 @dataclass(frozen=True)

@@ -160,12 +160,12 @@ class _Follow:
                 if had[d] > 0:
                     had[d] -= 1
                     continue
-                f = deco.func if isinstance(deco, ast.Call) else deco
-                if not isinstance(f, ast.Name):
+                f = imported_decorators.dotted(deco.func if isinstance(deco, ast.Call) else deco)
+                if f is None:
                     return True
-                fn = self._defs(scope, release).get(f.id)
-                if fn is None and self.me is not None:
-                    fn = imported_decorators.definition(self.tree, self.me, f.id, self.read)
+                fn = self._defs(scope, release).get(f) if "." not in f else None
+                if fn is None and self.me is not None:  # `@cached`, `@utils.cached`: read in the package
+                    fn = imported_decorators.definition(self.tree, self.me, f, self.read)
                 if fn is None or self._runs(fn, {}):
                     return True
         return False

@@ -48,7 +48,8 @@ def staged(
     named tier): its own package (with the package a module became: `pkg/mod.py` split into
     `pkg/mod/`); then the top-level package's modules whose path holds at least two of the `hints`'
     words (the scope names, the declared module's name), NAMED at most, wherever they are; then each
-    package above it (only what the ones before did not hold); within MAX_FILES and MAX_BYTES in all.
+    package above it (only what the ones before did not hold), or, for a module of the top-level
+    package, that package's subpackages; within MAX_FILES and MAX_BYTES in all.
     In a tier, the modules whose path is most like the hints come first: the budget is spent where the
     code most likely went, not in alphabetical order. `keep`, asked as each tier is taken (the caller
     may change its answer between tiers), drops modules without spending the budget on them."""
@@ -79,6 +80,8 @@ def staged(
     named = [f for f in files if PurePosixPath(f[0]).parts[0] == top and _likeness(words, f[0]) >= 2]
     stages = [(True, own), (False, sorted(named, key=like)[:NAMED])]
     above = [level for level in parent.parents if level.parts]
+    if not above:  # a module of the top-level package: no package above reads its subpackages, so its own does
+        above = [parent]
     stages += [(True, [f for f in files if level in PurePosixPath(f[0]).parents]) for level in above]
     for package, stage in stages:
         tier = take(stage)

@@ -39,13 +39,36 @@ DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, 
 
 
 def prove_cached(
-    patch: Patch, files: tuple[File, ...], root: Path, below: tuple[Layer, ...] = ()
-) -> tuple[Checks, str | None]:
+    patch: Patch, files: tuple[File, ...], root: Path, below: tuple[Layer, ...] = (), bases: tuple[ProofBase, ...] = ()
+) -> tuple[Checks, str | None, bool]:
     """`prove` of the entry on `files` (on what the requirements' layers `below` leave of them),
-    through the proof cache under `root` (as verify's own proofs are)."""
-    job = Job((*below, Layer(patch, files)))
+    through the proof cache under `root` (as verify's own proofs are): the checks, the failure, and
+    whether the files already contain the change (`bases`: releases the entry is written for, to
+    read it off in upstream's layout)."""
+    job = Job((*below, Layer(patch, files)), bases, searched=bool(bases))
     answer = prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
-    return answer.checks, answer.error
+    obsolete = answer.checks.get("pristine") is False and answer.kind.cause not in (
+        Cause.PART_PRESENT,
+        Cause.NOT_IN_EFFECT,
+    )
+    return answer.checks, answer.error, obsolete
+
+
+def written_for(patch: Patch, version: Version, releases: Releases) -> tuple[ProofBase, ...]:
+    """The newest BASES final releases of the entry's declared range but `version`, as bases (the
+    files the entry picks there), for an entry that requires no other."""
+    listed = releases.versions(patch.distribution, patch.supported).versions
+    claimed = [v for v in listed if not v.is_prerelease and v != version and policy.allows(patch.supported, v)]
+    out = []
+    for b in claimed[::-1][:BASES]:
+        try:
+            release = releases.get(patch.distribution, b, modules.needs((patch,)))
+        except NoWheel:
+            continue
+        files, failure = _resolve(patch, b, release)
+        if failure is None:
+            out.append(ProofBase(b, (files,)))
+    return tuple(out)
 
 
 def requirement_layers(
@@ -174,7 +197,7 @@ class Verifier:
                 continue
             layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
-            job = Job(tuple(layers), bases)
+            job = Job(tuple(layers), bases, searched=with_bases)
             jobs.setdefault(job.key(), job)
             waiting[v] = (job.key(), files)
         releases_of: dict[str, list[Version]] = {}

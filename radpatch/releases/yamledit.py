@@ -99,19 +99,29 @@ def set_scalar(text: str, node: yaml.Node, value: str) -> Edit:
     or the next key would be joined to the new value's line."""
     style = getattr(node, "style", None)
     new = f"'{value}'" if style == "'" else quoted(value)
-    start, end = node.start_mark.index, node.end_mark.index
-    found = _PROPERTIES.match(text, start, end)
-    start = found.end() if found else start
-    if style in ("|", ">"):
-        end = start + len(text[start:end].rstrip())
-    return Edit(start, end, new)
+    start = node.start_mark.index
+    found = _PROPERTIES.match(text, start, end_of(text, node))
+    return Edit(found.end() if found else start, end_of(text, node), new)
 
 
 def set_whole(text: str, node: yaml.Node, new: str) -> Edit:
     """Replace a node's text (after its anchor and tag) with `new` as written."""
-    start, end = node.start_mark.index, node.end_mark.index
+    start, end = node.start_mark.index, end_of(text, node)
     found = _PROPERTIES.match(text, start, end)
     return Edit(found.end() if found else start, end, new)
+
+
+def end_of(text: str, node: yaml.Node) -> int:
+    """Where a node's own text ends: its end mark, but for a block scalar (`>-` or `|` then indented
+    lines; at any depth of a collection), whose mark lies after its line breaks, at the start of the
+    next key's line, the end of its last line: an edit there must not take the next key's line."""
+    end = node.end_mark.index
+    last = node
+    while isinstance(last, (yaml.MappingNode, yaml.SequenceNode)) and last.value and not last.flow_style:
+        last = last.value[-1][1] if isinstance(last, yaml.MappingNode) else last.value[-1]
+    if isinstance(last, yaml.ScalarNode) and getattr(last, "style", None) in ("|", ">"):
+        return node.start_mark.index + len(text[node.start_mark.index : end].rstrip())
+    return end
 
 
 def indent_of(text: str, index: int) -> int:

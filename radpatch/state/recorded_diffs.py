@@ -53,14 +53,24 @@ def _recorded_step(store: Store, f: FileRecord) -> tuple[bytes, bytes] | NoDiff:
 
 
 def file_diff(before: bytes, after: bytes, relpath: str) -> list[str]:
-    return list(
-        difflib.unified_diff(
-            before.decode("utf-8", "replace").splitlines(keepends=True),
-            after.decode("utf-8", "replace").splitlines(keepends=True),
-            f"a/{relpath}",
-            f"b/{relpath}",
-        )
-    )
+    """The unified diff of one file, as GNU `patch` reads it back: lines are split at newlines
+    only (a form feed or U+2028 inside a line is the line's text), and a last line without a
+    newline is followed by `\\ No newline at end of file`, never run into the next line."""
+    return text_diff(before.decode("utf-8", "replace"), after.decode("utf-8", "replace"), relpath)
+
+
+def text_diff(before: str, after: str, relpath: str) -> list[str]:
+    """file_diff of two texts (`a/RELPATH`, `b/RELPATH`)."""
+    out = []
+    for line in difflib.unified_diff(_lines(before), _lines(after), f"a/{relpath}", f"b/{relpath}"):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return out
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines, each with its newline (the last one's may lack it)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def _bytes(path: Path, digest: str) -> bytes | None:

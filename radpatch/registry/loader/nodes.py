@@ -250,7 +250,7 @@ def _expression(ctx: Problems, node: yaml.Node, path: str) -> str:
 
 def _qualname(ctx: Problems, node: yaml.Node, path: str) -> str:
     name = string(ctx, node, path)
-    if not QUALNAME.match(name):
+    if not QUALNAME.fullmatch(name):
         raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
     return name
 

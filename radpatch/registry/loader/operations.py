@@ -160,7 +160,7 @@ class EntryReader:
 
     def dotted(self, node: yaml.Node, path: str) -> str:
         name = string(self.ctx, node, path)
-        if not DOTTED.match(name):
+        if not DOTTED.fullmatch(name):
             raise self.ctx.fail(node, path, f"{name!r} is not a dotted module name like 'pkg.sub.mod'")
         return name
 

@@ -40,7 +40,7 @@ def distributions(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     names = tuple(get(string, ctx, n, path if n is node else f"{path}[{i}]") for i, n in enumerate(items))
     get.check()
     for i, (n, text) in enumerate(zip(items, names)):
-        if not DIST_NAME.match(text):
+        if not DIST_NAME.fullmatch(text):
             get.fail(
                 ctx.fail(
                     n,
@@ -81,7 +81,7 @@ def requires(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
             return f"{name!r} is this entry itself; an entry cannot require itself"
         if name.endswith((".yaml", ".yml")):
             return f"{name!r}: write the entry's name without its file suffix: {name.rsplit('.', 1)[0]!r}"
-        if not ENTRY.match(name):
+        if not ENTRY.fullmatch(name):
             return f"{name!r} is not an entry name (a registry file's name without .yaml, as `radpatch list` shows it)"
         return None
 
@@ -116,7 +116,7 @@ def knobs(ctx: Problems, node: yaml.Node, path: str) -> tuple[Knob, ...]:
     for k, v in node.value:
         try:
             name = string(ctx, k, path)
-            if not ENVVAR.match(name):
+            if not ENVVAR.fullmatch(name):
                 raise ctx.fail(k, path, f"{name!r} is not an environment variable name")
             f = mapping(ctx, v, f"{path}.{name}", {"default", "meaning"}, set())
             out.append(

@@ -1,0 +1,64 @@
+"""A release whose scope moved to another module that already contains the change (upstream moved
+the code, then took the change there) is `obsolete` in the matrix, naming the module, not `moved
+(FAIL)`; `port` claims none of it and ports the releases before it (the module variant for the move).
+The change is read off the entry's own releases as bases (radpatch.releases.verifier.written_for):
+in radpatch's layout or in upstream's own spelling.
+
+Generated: the change in radpatch's layout or upstream's spelling; the scope moved to a sibling
+module or into a new subpackage; a release between with the moved code still without the change, or
+none (the move and the change in one release)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+from tests.lib.generated import sample
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
+
+UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
+    "    return n", "    n = min(n, len(buckets))\n    return n"
+)
+TOOK = {"radpatch's layout": PATCHED, "upstream's spelling": UPSTREAM}
+TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
+
+
+def _supported(text: str) -> SpecifierSet:
+    line = next(ln for ln in text.splitlines() if ln.startswith("supported:"))
+    return SpecifierSet(line.split('"')[1])
+
+
+@pytest.mark.parametrize(
+    ("took", "to", "between"), sample([(t, m, b) for t in TOOK for m in TO for b in (True, False)])
+)
+def test_a_moved_scope_that_took_the_change_is_obsolete(
+    loopback: Any, write_registry: Any, radpatch: Any, took: str, to: str, between: bool
+) -> None:
+    relpath, module = TO[to]
+    releases = {"1.0": {f"{PKG}/core.py": GOOD}}
+    if between:
+        releases["1.1"] = {relpath: GOOD}
+    last = "1.2" if between else "1.1"
+    releases[last] = {relpath: TOOK[took]}
+    loopback("radpatch-toy", releases)
+    # outside the range, or (the entry claiming what follows it, no release between failing) in it
+    for supported, cell in (("==1.0", "out of range"), *([] if between else [(">=1.0", "obsolete")])):
+        reg = write_registry("cap", entry("A toy patch written for 1.0.", supported))
+        grid = json.loads(radpatch("--registry", str(reg), "verify", "--all", "--versions", ">=1.0", "--json").out)
+        cells = {c["version"]: c for c in grid["matrix"][0]["cells"]}
+        assert cells[last]["cell"] == cell, cells[last]
+        assert f"{module}, which already contains the change" in cells[last]["detail"], cells[last]
+    reg = write_registry("cap", entry("A toy patch written for 1.0.", "==1.0"))
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1")
+    assert r.code == 0, r.out + r.err
+    text = (reg / "cap.yaml").read_text()
+    assert f"{last}: already contains the change (obsolete there)" in r.out or f"{last} already contains" in r.out, (
+        r.out
+    )
+    assert not _supported(text).contains(last), text
+    if between:
+        assert f"module: {module}" in text and _supported(text).contains("1.1"), text
+        assert radpatch("--registry", str(reg), "verify", "cap").code == 0
