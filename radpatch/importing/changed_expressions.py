@@ -93,7 +93,10 @@ def smallest_difference(b: ast.AST, a: ast.AST) -> list[tuple[ast.expr, ast.expr
     difference is not inside one expression, or is a name being bound."""
     path = difference_path(b, a)
     out: list[tuple[ast.expr, ast.expr]] = []
-    for eb, ea in reversed(path):
+    for at in range(len(path) - 1, -1, -1):
+        eb, ea = path[at]
+        if at and _subscript_elements(path[at - 1][0], eb):
+            continue  # `g[a, b]`'s `a, b`: the subscript's elements, not one expression (libcst, `find`)
         if not (isinstance(eb, ast.expr) and isinstance(ea, ast.expr)):
             if isinstance(eb, ast.stmt):
                 break
@@ -113,6 +116,12 @@ def smallest_difference(b: ast.AST, a: ast.AST) -> list[tuple[ast.expr, ast.expr
     ):
         out = out[1:]
     return out
+
+
+def _subscript_elements(outer: ast.AST, node: ast.AST) -> bool:
+    """`node` is the tuple of a subscript's elements written without parentheses (`Literal["a", "b"]`,
+    `x[1:2, 3]`): the rewrites hold it as the subscript's element list, so no `find` names it alone."""
+    return isinstance(outer, ast.Subscript) and outer.slice is node and isinstance(node, ast.Tuple)
 
 
 def _loadable(e: ast.expr) -> bool:

@@ -12,6 +12,7 @@ leave it, every entry planned on what the entries before it leave, so the rewrit
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -47,7 +48,8 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
             message = exc.message.replace(tmp, str(out))
             raise RefusedError(
                 f"{where}: the entry import would write is refused by apply, so nothing is written: {message}",
-                (exc.hint.replace(tmp, str(out)) + "; " if exc.hint else "")
+                _series_hint(exc.message, entries)
+                + (exc.hint.replace(tmp, str(out)) + "; " if exc.hint else "")
                 + "apply's proof refuses the patch's code: change the patch, or leave the file out with --exclude",
             ) from exc
     names = {e.name for e in entries}
@@ -58,6 +60,29 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
         for f in c.files:
             planned[_relative(f.path, ctx.env.purelib, c.root)] = f.after
     return planned
+
+
+_MISSING = re.compile(r"`([A-Za-z_][\w.]*)` \(line \d+[^)]*\) is not a module\b[^;]*\(ModuleNotFoundError\)")
+
+
+def _series_hint(message: str, entries: list[emit.Entry]) -> str:
+    """When the patched code imports a module of the patched packages that the install lacks (one
+    another patch of the series creates, as Emu3.5's batch_scheduler.py imports batch_manager): say
+    to give that patch to the same import, which applies the series in order and has the entry
+    require it. "" otherwise."""
+    ours: set[str] = set()
+    for e in entries:
+        modules = e.doc.get("modules")
+        if isinstance(modules, dict):
+            ours |= {m.split(".")[0] for m in modules.values() if isinstance(m, str)}
+    missing = list(dict.fromkeys(m for m in _MISSING.findall(message) if m.split(".")[0] in ours))
+    if not missing:
+        return ""
+    return (
+        f"{', '.join(f'`{m}`' for m in missing)} is not in the installed package: if a patch of your series "
+        "creates it, give that patch file to the same `radpatch import` (the entries are imported together, "
+        "in order, and this one requires it); "
+    )
 
 
 def _relative(path: Path, site: Path, root: Path) -> str:

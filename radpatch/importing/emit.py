@@ -223,6 +223,10 @@ def _id(step: ImportStep, ids: dict[str, int], module: str) -> str:
     )
     if step.op == "create_module":
         where = module
+    if step.op == "insert_definitions" and step.get("payload"):  # named by what it defines, not its anchor
+        scope = str(step.get("after") or step.get("before") or "").rpartition(".")[0]
+        first = str(step.get("payload")).split(",")[0].strip()
+        where = f"{scope}.{first}" if scope else first
     base = {
         "insert_after": "insert",
         "insert_before": "insert",

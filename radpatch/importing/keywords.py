@@ -70,30 +70,37 @@ def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None
 
 
 def set_keyword(
-    src: Sources, scope: DiffScope, change: KeywordChange, swap: tuple[list[ast.stmt], int, ast.stmt]
+    src: Sources,
+    scope: DiffScope,
+    change: KeywordChange,
+    swap: tuple[list[ast.stmt], int, ast.stmt],
+    installed: list[ast.stmt] | None,
 ) -> ImportStep | None:
     """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the rewrites
-    counts, and its result found once again by the inverse; None where it would not be."""
+    count: `occurrence:` is the call's number among the matches in the installed scope (`installed`,
+    the scope's body as the file is installed), whatever this entry's earlier steps changed; and its
+    result found once again by the inverse; None where it would not be."""
     callee, old, new = segment(src, change.call.func), segment(src, change.old), segment(src, change.new)
-    if callee is None or old is None or new is None:
+    if callee is None or old is None or new is None or installed is None:
         return None
     block, i, target = swap
     froms = [v for tag, v in _values(scope.body, change) if tag == "from"]
     if change.old not in [v for v in froms]:
         return None
-    occurrence = None if len(froms) == 1 else next(n for n, v in enumerate(froms, 1) if v is change.old)
+    where = (change.old.lineno, change.old.col_offset)
+    matches = [(v.lineno, v.col_offset) for tag, v in _values(installed, change) if tag == "from"]
+    if where not in matches:
+        return None
+    occurrence = None if len(matches) == 1 else matches.index(where) + 1
     saved = block[i]
     block[i] = target
     after = _values(scope.body, change)
     block[i] = saved
-    # the inverse: the `to` value preceded by occurrence - 1 `from` values (rewrite.ops.common.selection.undo_pick)
-    seen, undone = 0, []
-    for tag, _ in after:
-        if tag == "from":
-            seen += 1
-        elif occurrence is None or seen == occurrence - 1:
-            undone.append(tag)
-    if len(undone) != 1:
+    # the inverse finds the result: alone in the scope, or, by occurrence, where the installed scope
+    # has no call passing the new value already (the undo would take it for this one's result)
+    if occurrence is None and sum(1 for tag, _ in after if tag == "to") != 1:
+        return None
+    if occurrence is not None and any(tag == "to" for tag, _ in _values(installed, change)):
         return None
     keys: list[tuple[str, Value]] = [
         ("scope", scope.qualname),

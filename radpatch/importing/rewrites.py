@@ -61,6 +61,7 @@ from radpatch.importing.statements import (
     added_comments,
     expression_hits,
     key,
+    scope_body,
     scoped_name,
     segment,
     start_line,
@@ -189,7 +190,8 @@ class Differ(Runs):
         value of keyword arguments of one call."""
         b = bbody[i]
         changes = keyword_changes(header(b), header(a)) if head else keyword_changes(b, a)
-        steps = [set_keyword(self.src, scope, change, (bbody, i, a)) for change in changes]
+        installed = scope_body(self.pristine, scope.qualname)
+        steps = [set_keyword(self.src, scope, change, (bbody, i, a), installed) for change in changes]
         if not steps or None in steps:
             return False
         self.steps.extend(s for s in steps if s is not None)

@@ -80,24 +80,29 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[I
         return steps or None
     added = aa.args[len(ab.args) :]
     if (
-        len(added) == 1
-        and [key(x) for x in aa.args[:-1]] == [key(x) for x in ab.args]
+        added
+        and [key(x) for x in aa.args[: len(ab.args)]] == [key(x) for x in ab.args]
         and [key(x) for x in aa.posonlyargs] == [key(x) for x in ab.posonlyargs]
         and [key(x) for x in aa.kwonlyargs] == [key(x) for x in ab.kwonlyargs]
         and key_or_none(ab.vararg) == key_or_none(aa.vararg)
         and key_or_none(ab.kwarg) == key_or_none(aa.kwarg)
-        and [key(x) for x in aa.defaults[:-1]] == [key(x) for x in ab.defaults]
-        and len(aa.defaults) == len(ab.defaults) + 1
+        and [key(x) for x in aa.defaults[: len(ab.defaults)]] == [key(x) for x in ab.defaults]
+        and len(aa.defaults) == len(ab.defaults) + len(added)
         and [key_or_none(x) for x in aa.kw_defaults] == [key_or_none(x) for x in ab.kw_defaults]
-    ):
-        default = segment(src, aa.defaults[-1])
-        annotation = None if added[0].annotation is None else segment(src, added[0].annotation)
-        if default is None or (added[0].annotation is not None and annotation is None):
-            return None
-        keys: tuple[tuple[str, Value], ...] = (("function", qual), ("name", added[0].arg), ("default", default))
-        if annotation is not None:  # `scheme: str = "tcp"`
-            keys += (("annotation", annotation),)
-        return [ImportStep("add_parameter", keys)]
+    ):  # parameters with defaults appended, one add_parameter each, in their order
+        if ab.vararg or ab.kwarg or (ab.posonlyargs and not ab.args and ab.kwonlyargs):
+            return None  # add_parameter refuses these (a call could bind differently): the definition is replaced
+        out: list[ImportStep] = []
+        for param, value in zip(added, aa.defaults[len(ab.defaults) :]):
+            default = segment(src, value)
+            annotation = None if param.annotation is None else segment(src, param.annotation)
+            if default is None or (param.annotation is not None and annotation is None):
+                return None
+            keys: tuple[tuple[str, Value], ...] = (("function", qual), ("name", param.arg), ("default", default))
+            if annotation is not None:  # `scheme: str = "tcp"`
+                keys += (("annotation", annotation),)
+            out.append(ImportStep("add_parameter", keys))
+        return out
     return None
 
 

@@ -22,8 +22,9 @@ PARTIAL_PACKAGE_HINT = (
     "or take it from the module that defines it"
 )
 MISSING_MODULE_HINT = (
-    "guard the import (`try: ... except ImportError:` or `if sys.version_info >= ...:`), "
-    "or declare a `versions:` variant for the targets that lack it"
+    "if the module comes from another distribution, install it into the target environment first "
+    "(radpatch checks imports there); else guard the import (`try: ... except ImportError:` or "
+    "`if sys.version_info >= ...:`), or declare a `versions:` variant for the targets that lack it"
 )
 MISSING_ATTRIBUTE_HINT = (
     "guard the read (`if sys.version_info >= ...:` or `try: ... except AttributeError:`), "

@@ -306,7 +306,7 @@ def test_dry_run_prints_the_entry_and_records_nothing(target: Target, edited: Pa
     said = "# rcap 1.0: the pristine bytes of 1 file from rcap-1.0-py3-none-any.whl ("
     assert r.stdout.startswith(said) and "\n# would write fix.yaml\nsummary: Hand edits to rcap/core.py" in r.stdout
     assert yaml.safe_load(r.stdout)["modules"] == {"core": "rcap.core"}  # the notes are YAML comments
-    assert "# would write fix/define-plan.py (" in r.stdout, r.stdout
+    assert "# would write fix/define-_double.py (" in r.stdout, r.stdout
     assert target.snapshot() == before
     assert not (target.site / ".radpatch").exists()
 
