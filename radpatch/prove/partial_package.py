@@ -49,15 +49,22 @@ def partial_package_imports(
         return []
     name, package = module
     stack = _import_stack(name, paths)
-    had: dict[tuple[tuple[str, str], bool], int] = {}
-    for key, _, _, itself in _taken(old, name, package, stack):
-        had[key, itself] = had.get((key, itself), 0) + 1
+    had: dict[tuple[tuple[str, str], str], int] = {}
+    for key, _, _, how in _taken(old, name, package, stack):
+        had[key, how] = had.get((key, how), 0) + 1
     out: list[Problem] = []
-    for key, line, qual, itself in _taken(new, name, package, stack):
-        if had.get((key, itself), 0):
-            had[key, itself] -= 1
+    for key, line, qual, how in _taken(new, name, package, stack):
+        if had.get((key, how), 0):
+            had[key, how] -= 1
             continue
         parent, taken = key
+        if how == PENDING:  # `pkg.sub` while pkg still runs and has not imported pkg.sub yet
+            waiting = stack[parent]
+            why = f"package {parent} as its attribute, which it does not have yet: {parent} is still running (it "
+            why += f"imports {name} at {waiting.file}:{waiting.line}) and imports {parent}.{taken} only after it "
+            out.append(Problem(line, taken, qual, PARTIAL_PACKAGE, why + "(AttributeError)"))
+            continue
+        itself = how == RUNNING
         if itself and f"{parent}.{taken}" == name:  # `pkg.mod` in pkg/mod.py: bound only after it has run
             why = f" (as {name}, an attribute {parent} gets only after it has run: AttributeError)"
             out.append(Problem(line, taken, qual, SELF_IMPORT, why))
@@ -77,14 +84,19 @@ def partial_package_imports(
     return out
 
 
+RUNNING = "running"  # a read of a module still running through its parent's attribute
+PENDING = "pending"  # a read of a submodule its package still running imports only later
+
+
 def _taken(
     tree: ast.Module, name: str, package: bool, stack: Mapping[str, Paused]
-) -> list[tuple[tuple[str, str], int, str, bool]]:
+) -> list[tuple[tuple[str, str], int, str, str]]:
     """_from_partial and _partial_attributes, each with whether it is a read of a module still running
     (this very one, or one on the import stack) through its parent's attribute (`import pkg`, then
-    `pkg.mod` in pkg/mod.py: AttributeError at import)."""
+    `pkg.mod` in pkg/mod.py: AttributeError at import), RUNNING, or of a submodule that a package on
+    the stack imports only below the statement it is paused at, PENDING; else ""."""
     return [
-        *((*found, False) for found in _from_partial(tree, name, package, stack)),
+        *((*found, "") for found in _from_partial(tree, name, package, stack)),
         *_partial_attributes(tree, name, package, stack),
     ]
 
@@ -122,7 +134,7 @@ def _from_base(node: ast.ImportFrom, name: str, package: bool) -> str:
 
 def _partial_attributes(
     tree: ast.Module, name: str, package: bool, stack: Mapping[str, Paused]
-) -> list[tuple[tuple[str, str], int, str, bool]]:
+) -> list[tuple[tuple[str, str], int, str, str]]:
     """((parent package or module on the import stack, attribute), line, scope) of each read at
     import time of an attribute of one, through a name a module-level import binds to it (`import
     pkg` or `import pkg.sub`: `pkg`; `import pkg.sub as s`, `from pkg import sub as s`: `s`; `from .
@@ -143,9 +155,10 @@ def _partial_attributes(
                 continue
             if target in parents:
                 bound[local] = target
-    out: list[tuple[tuple[str, str], int, str, bool]] = []
+    out: list[tuple[tuple[str, str], int, str, str]] = []
     if not bound:
         return out
+    imported = cycles.edges(ast.unparse(tree).encode(), name, package)  # what it imports at import time
     for node in _import_time(tree):
         if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
             continue
@@ -160,9 +173,12 @@ def _partial_attributes(
         while depth < len(chain) and f"{base}.{chain[depth]}" in parents - running:
             base, depth = f"{base}.{chain[depth]}", depth + 1
         if depth < len(chain) and f"{base}.{chain[depth]}" in running:  # `pkg.a` while pkg.a still runs
-            out.append(((base, chain[depth]), node.lineno, "<module>", True))
+            out.append(((base, chain[depth]), node.lineno, "<module>", RUNNING))
+        elif depth < len(chain) and base in stack and chain[depth] in stack[base].pending:
+            if f"{base}.{chain[depth]}" not in imported:  # the module does not import it itself
+                out.append(((base, chain[depth]), node.lineno, "<module>", PENDING))
         elif len(chain) == depth + 1:  # `parent.X` itself, not a longer chain through it
-            out.append(((base, chain[depth]), node.lineno, "<module>", False))
+            out.append(((base, chain[depth]), node.lineno, "<module>", ""))
     return out
 
 
@@ -193,6 +209,7 @@ class Paused:
     binds: frozenset[str]  # every name it binds at module level
     submodules: frozenset[str]  # names that are its submodules (`from pkg import sub` imports it)
     dynamic: bool  # it binds names dynamically above that statement: not judged
+    pending: frozenset[str] = frozenset()  # its submodules not imported yet then (nor running)
 
     def too_late(self, taken: str) -> bool:
         return not self.dynamic and taken not in self.submodules and taken not in self.before and taken in self.binds
@@ -234,12 +251,19 @@ def _import_stack(module: str, paths: Sequence[str]) -> dict[str, Paused]:
         parent = ".".join(parts[:n])
         found = None if parent in started else run(parent)
         if found is not None:
-            return {m: _paused(root, m, f, tree, i) for m, f, tree, i in found}
+            done = started - {m for m, _, _, _ in found}
+            return {m: _paused(root, m, f, tree, i, done | {module}) for m, f, tree, i in found}
     return {}
 
 
-def _paused(root: Path, dotted: str, f: Path, tree: ast.Module, i: int) -> Paused:
+def _paused(root: Path, dotted: str, f: Path, tree: ast.Module, i: int, started: set[str]) -> Paused:
     earlier = ast.Module(body=tree.body[:i], type_ignores=[])
+    pending: set[str] = set()
+    if f.name == "__init__.py":
+        for sub in f.parent.iterdir():
+            n = sub.name[:-3] if sub.name.endswith(".py") else sub.name if (sub / "__init__.py").is_file() else ""
+            if n.isidentifier() and n != "__init__" and f"{dotted}.{n}" not in started:
+                pending.add(n)
     binds = Collector(tree).module.bound
     subs = frozenset(n for n in binds if f.name == "__init__.py" and cycles.module_file(root, f"{dotted}.{n}"))
     return Paused(
@@ -249,6 +273,7 @@ def _paused(root: Path, dotted: str, f: Path, tree: ast.Module, i: int) -> Pause
         frozenset(binds),
         subs,
         _dynamic(earlier),
+        frozenset(pending),
     )
 
 

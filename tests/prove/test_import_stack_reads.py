@@ -76,7 +76,8 @@ def build(root: Path, shape: str, take: str | None) -> Path:
 
 
 def fails(root: Path) -> bool:
-    code = f"import sys; sys.path.insert(0, {str(root)!r}); import ps.mod"
+    """Whether `import ps.mod` fails, or calling the function `later` the patch may add does."""
+    code = f"import sys; sys.path.insert(0, {str(root)!r}); import ps.mod as m; getattr(m, 'later', int)()"
     done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
     return done.returncode != 0
@@ -113,3 +114,47 @@ def test_both_outcomes_are_generated(tmp_path: Path) -> None:
         build(root, shape, take)
         outcomes.add(fails(root))
     assert outcomes == {True, False}
+
+
+# a submodule read through its package's attribute while the package's __init__ is still running and
+# imports that submodule only below the statement that reaches the patched module (the package scan
+# counts the __init__'s imports as done; at the time this module runs they are not)
+ORDERS = {  # ps/__init__.py and other files
+    "mod-then-sub": {"__init__.py": "from . import mod\nfrom . import sub\n"},
+    "sub-then-mod": {"__init__.py": "from . import sub\nfrom . import mod\n"},
+    "through-other": {"__init__.py": "from . import other\nfrom . import sub\n", "other.py": "from . import mod\n"},
+    "other-imports-sub-first": {
+        "__init__.py": "from . import other\nfrom . import mod\n",
+        "other.py": "from . import sub\n",
+    },
+    "sub-in-a-function": {"__init__.py": "from . import mod\n\n\ndef load():\n    from . import sub\n"},
+    "no-import": {"__init__.py": ""},
+}
+READS = {
+    "attribute": "import ps\nY = ps.sub.X\n",
+    "submodule-only": "import ps\nY = ps.sub\n",
+    "imports-it-itself": "import ps\nimport ps.sub\nY = ps.sub.X\n",
+    "in-function": "import ps\n\n\ndef later():\n    return ps.sub.X\n",
+}
+ORDER_CASES = list(itertools.product(ORDERS, READS))
+
+
+@pytest.mark.parametrize(("order", "read"), ORDER_CASES, ids=[f"{o}-{r}" for o, r in ORDER_CASES])
+def test_a_submodule_its_running_package_imports_later_is_refused(order: str, read: str, tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    env = PythonEnv(sys.executable, (root, Path(sysconfig.get_paths()["stdlib"])), root, sys.version_info[:2])
+    for rel, text in {**ORDERS[order], "sub.py": "X = 1\n"}.items():
+        (root / "ps" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "ps" / rel).write_text(text)
+    mod = root / "ps" / "mod.py"
+    mod.write_text(ORIGINAL)
+    before = mod.read_bytes()
+    assert not fails(root)
+    mod.write_text(READS[read] + ORIGINAL)
+    after = mod.read_bytes()
+    truth = fails(root)
+    mod.write_bytes(before)
+    refused = names_check.names_refusal(before, after, str(mod), env, "ps.mod")
+    assert (refused is not None) == truth, (order, read, refused)
+    if refused is not None and order not in ("no-import", "sub-in-a-function"):  # those: nothing imports ps.sub
+        assert "is taken from package ps as its attribute, which it does not have yet" in refused.why, refused.why
