@@ -48,6 +48,8 @@ def partial_package_imports(
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     name, package = module
+    if not _new_reads(old, new):
+        return []  # what it takes from other modules at import time is what the original took
     stack = _import_stack(name, paths)
     had: dict[tuple[tuple[str, str], str], int] = {}
     for key, _, _, how in _taken(old, name, package, stack):
@@ -158,7 +160,7 @@ def _partial_attributes(
     out: list[tuple[tuple[str, str], int, str, str]] = []
     if not bound:
         return out
-    imported = cycles.edges(ast.unparse(tree).encode(), name, package)  # what it imports at import time
+    imported = cycles.tree_edges(tree.body, name, package)  # what it imports at import time
     for node in _import_time(tree):
         if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
             continue
@@ -180,6 +182,21 @@ def _partial_attributes(
         elif len(chain) == depth + 1:  # `parent.X` itself, not a longer chain through it
             out.append(((base, chain[depth]), node.lineno, "<module>", ""))
     return out
+
+
+def _new_reads(old: ast.Module, new: ast.Module) -> bool:
+    """Does `new` have an import-time import or attribute read `old` does not (compared as ast.dump,
+    as often)? Only then can it take something new from a module still running."""
+    had: dict[str, int] = {}
+    for n in _import_time(old):
+        if isinstance(n, (ast.Import, ast.ImportFrom, ast.Attribute)):
+            had[ast.dump(n)] = had.get(ast.dump(n), 0) + 1
+    for n in _import_time(new):
+        if isinstance(n, (ast.Import, ast.ImportFrom, ast.Attribute)):
+            if not had.get(ast.dump(n), 0):
+                return True
+            had[ast.dump(n)] -= 1
+    return False
 
 
 def _import_time(tree: ast.Module) -> list[ast.AST]:
@@ -235,8 +252,7 @@ def _import_stack(module: str, paths: Sequence[str]) -> dict[str, Paused]:
         if f is None or tree is None:
             return None
         for i, stmt in enumerate(tree.body):
-            text = ast.unparse(ast.Module(body=[stmt], type_ignores=[])).encode()
-            for target in sorted(cycles.edges(text, dotted, f.name == "__init__.py")):
+            for target in sorted(cycles.tree_edges([stmt], dotted, f.name == "__init__.py")):
                 if target == module:
                     return [(dotted, f, tree, i)]
                 if target in started or target.split(".")[0] != top or len(started) >= MAX_MODULES:
