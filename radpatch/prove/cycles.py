@@ -31,10 +31,15 @@ def edges(data: bytes, module: str, package: bool) -> set[str]:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
+    return tree_edges(tree.body, module, package)
+
+
+def tree_edges(body: list[ast.stmt], module: str, package: bool) -> set[str]:
+    """`edges` of statements already parsed."""
     out: set[str] = set()
     parts = module.split(".")
     out.update(".".join(parts[:i]) for i in range(1, len(parts)))
-    stack: list[ast.AST] = list(tree.body)
+    stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):

@@ -1,23 +1,28 @@
-"""A module taking a name from its own parent package while that package's `__init__` is still
-running: `pkg/__init__.py` does `from .mod import VALUE` and then `EXTRA = 5`; the patched
+"""A module taking a name from a module of its package that is still running when it runs: its own
+parent package's `__init__`, or a module that `__init__` imports first which imports this one
+before binding the name (`pkg/__init__.py` does `from . import a`, `pkg/a.py` does `from . import
+mod` and then `X = 1`; the patched `pkg/mod.py` does `from pkg.a import X`: ImportError). First, the
+parent's case: `pkg/__init__.py` does `from .mod import VALUE` and then `EXTRA = 5`; the patched
 `pkg/mod.py` does `from pkg import EXTRA`. `import pkg.mod` runs `pkg/__init__.py` first, which
 imports `pkg.mod` at its line 1, so `pkg.mod` runs while `pkg` has no EXTRA yet: ImportError
 (partially initialized module). The direct self-import's class, one package up. Reading the
 module itself as its parent's attribute (`import pkg`, then `pkg.mod` in pkg/mod.py) fails
 whatever the `__init__` does: the import system binds that attribute only after the module has run.
 
-Found with `ast` from the files on the target's path, never by importing: the first module-level
-statement of the package's `__init__` whose imports reach the patched module (directly, or
-through the package's other modules: prove.cycles' import edges), and the names the `__init__`
-binds before it. An `__init__` that binds names dynamically (a star import, `globals()`) before
-that statement is not judged; a star import in or after it (`from .mod import *`) binds its names
-only after the module has run.
+Found with `ast` from the files on the target's path, never by importing: `import pkg.mod` runs the
+parent packages' `__init__`s first, statement by statement, each import-time import followed into
+the package's modules not started yet (prove.cycles' import edges, in order) until one reaches the
+patched module: the modules started and not finished then (the import stack), each paused at the
+module-level statement that reaches it, and the names each binds before that statement. A module
+that binds names dynamically (a star import, `globals()`) before that statement is not judged; a
+star import in or after it (`from .mod import *`) binds its names only after the module has run.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.prove import cycles
@@ -43,61 +48,101 @@ def partial_package_imports(
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     name, package = module
-    had: dict[tuple[tuple[str, str], bool], int] = {}
-    for key, _, _, itself in _taken(old, name, package):
-        had[key, itself] = had.get((key, itself), 0) + 1
+    if not _new_reads(old, new):
+        return []  # what it takes from other modules at import time is what the original took
+    stack = _import_stack(name, paths)
+    had: dict[tuple[tuple[str, str], str], int] = {}
+    for key, _, _, how in _taken(old, name, package, stack):
+        had[key, how] = had.get((key, how), 0) + 1
     out: list[Problem] = []
-    for key, line, qual, itself in _taken(new, name, package):
-        if had.get((key, itself), 0):
-            had[key, itself] -= 1
+    for key, line, qual, how in _taken(new, name, package, stack):
+        if had.get((key, how), 0):
+            had[key, how] -= 1
             continue
         parent, taken = key
-        if itself:  # `pkg.mod` in pkg/mod.py: the parent's attribute is bound only after this module has run
+        if how == PENDING:  # `pkg.sub` while pkg still runs and has not imported pkg.sub yet
+            waiting = stack[parent]
+            why = f"package {parent} as its attribute, which it does not have yet: {parent} is still running (it "
+            why += f"imports {name} at {waiting.file}:{waiting.line}) and imports {parent}.{taken} only after it "
+            out.append(Problem(line, taken, qual, PARTIAL_PACKAGE, why + "(AttributeError)"))
+            continue
+        itself = how == RUNNING
+        if itself and f"{parent}.{taken}" == name:  # `pkg.mod` in pkg/mod.py: bound only after it has run
             why = f" (as {name}, an attribute {parent} gets only after it has run: AttributeError)"
             out.append(Problem(line, taken, qual, SELF_IMPORT, why))
             continue
-        found = _bound_too_late(parent, taken, name, paths)
-        if found is not None:
-            at, init = found
-            where = f"package {parent} while its __init__ is still running (it imports {name} at {init}:{at} "
-            out.append(Problem(line, taken, qual, PARTIAL_PACKAGE, where + f"and binds {taken} only after it)"))
+        if itself:  # `pkg.a` while pkg.a is on the import stack
+            running = stack[f"{parent}.{taken}"]
+            why = f"package {parent} as its attribute, which it gets only after module {parent}.{taken} has run "
+            why += f"(still running: it imports {name} at {running.file}:{running.line}; AttributeError)"
+            out.append(Problem(line, taken, qual, PARTIAL_PACKAGE, why))
+            continue
+        paused = stack.get(parent)
+        if paused is not None and paused.too_late(taken):
+            own = paused.file.endswith("__init__.py") and name.startswith(parent + ".")
+            where = f"package {parent} while its __init__" if own else f"module {parent} while it"
+            why = f"{where} is still running (it imports {name} at {paused.file}:{paused.line} "
+            out.append(Problem(line, taken, qual, PARTIAL_PACKAGE, why + f"and binds {taken} only after it)"))
     return out
 
 
-def _taken(tree: ast.Module, name: str, package: bool) -> list[tuple[tuple[str, str], int, str, bool]]:
-    """_from_parents and _parent_attributes, each with whether it is a read of this very module through
-    its parent's attribute (`import pkg`, then `pkg.mod` in pkg/mod.py: AttributeError at import)."""
+RUNNING = "running"  # a read of a module still running through its parent's attribute
+PENDING = "pending"  # a read of a submodule its package still running imports only later
+
+
+def _taken(
+    tree: ast.Module, name: str, package: bool, stack: Mapping[str, Paused]
+) -> list[tuple[tuple[str, str], int, str, str]]:
+    """_from_partial and _partial_attributes, each with whether it is a read of a module still running
+    (this very one, or one on the import stack) through its parent's attribute (`import pkg`, then
+    `pkg.mod` in pkg/mod.py: AttributeError at import), RUNNING, or of a submodule that a package on
+    the stack imports only below the statement it is paused at, PENDING; else ""."""
     return [
-        *((*found, False) for found in _from_parents(tree, name, package)),
-        *((*found, ".".join(found[0]) == name) for found in _parent_attributes(tree, name)),
+        *((*found, "") for found in _from_partial(tree, name, package, stack)),
+        *_partial_attributes(tree, name, package, stack),
     ]
 
 
-def _from_parents(tree: ast.Module, name: str, package: bool) -> list[tuple[tuple[str, str], int, str]]:
-    """((parent package, name), line, scope) of each import-time `from <a parent package> import name`."""
-    parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
-    own = name.split(".") if package else name.split(".")[:-1]
+def _partial(name: str, stack: Mapping[str, Paused]) -> set[str]:
+    """The modules that may still be running when `name` runs: its parent packages and the import stack."""
+    return {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)} | set(stack)
+
+
+def _from_partial(
+    tree: ast.Module, name: str, package: bool, stack: Mapping[str, Paused]
+) -> list[tuple[tuple[str, str], int, str]]:
+    """((module, name), line, scope) of each import-time `from <a parent package, or a module on the
+    import stack> import name`."""
+    parents = _partial(name, stack)
     out: list[tuple[tuple[str, str], int, str]] = []
     for node, qual in unguarded_imports(tree):
         if not isinstance(node, ast.ImportFrom) or qual != "<module>":
             continue
-        if node.level:
-            if node.level - 1 > len(own):
-                continue
-            base = ".".join([*own[: len(own) - (node.level - 1)], *([node.module] if node.module else [])])
-        else:
-            base = node.module or ""
+        base = _from_base(node, name, package)
         if base in parents and base != name:
             out.extend(((base, a.name), node.lineno, qual) for a in node.names if a.name != "*")
     return out
 
 
-def _parent_attributes(tree: ast.Module, name: str) -> list[tuple[tuple[str, str], int, str]]:
-    """((parent package, attribute), line, scope) of each read at import time of an attribute of a
-    parent package, through a name a module-level import binds to it (`import pkg` or `import
-    pkg.sub`: `pkg`; `import pkg.sub as s`, `from pkg import sub as s`: `s`). Code in a function
-    or lambda body is not run at import time; a class body, a decorator, a default is."""
-    parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+def _from_base(node: ast.ImportFrom, name: str, package: bool) -> str:
+    """The module `from ... import` reads in module `name` (relative ones resolved); "" when none."""
+    if not node.level:
+        return node.module or ""
+    own = name.split(".") if package else name.split(".")[:-1]
+    if node.level - 1 > len(own):
+        return ""
+    return ".".join([*own[: len(own) - (node.level - 1)], *([node.module] if node.module else [])])
+
+
+def _partial_attributes(
+    tree: ast.Module, name: str, package: bool, stack: Mapping[str, Paused]
+) -> list[tuple[tuple[str, str], int, str, str]]:
+    """((parent package or module on the import stack, attribute), line, scope) of each read at
+    import time of an attribute of one, through a name a module-level import binds to it (`import
+    pkg` or `import pkg.sub`: `pkg`; `import pkg.sub as s`, `from pkg import sub as s`: `s`; `from .
+    import sub`: `sub`). Code in a function or lambda body is not run at import time; a class body,
+    a decorator, a default is."""
+    parents, running = _partial(name, stack), {name, *stack}
     bound: dict[str, str] = {}  # local name -> the parent package it is bound to
     for imp, qual in unguarded_imports(tree):
         if qual != "<module>":
@@ -105,15 +150,17 @@ def _parent_attributes(tree: ast.Module, name: str) -> list[tuple[tuple[str, str
         for a in imp.names:
             if isinstance(imp, ast.Import):
                 target = a.name if a.asname else a.name.split(".")[0]
-            elif not imp.level and imp.module:
-                target = f"{imp.module}.{a.name}"
+                local = a.asname or target
+            elif a.name != "*" and (base := _from_base(imp, name, package)):
+                target, local = f"{base}.{a.name}", a.asname or a.name
             else:
                 continue
             if target in parents:
-                bound[a.asname or target.split(".")[0]] = target
-    out: list[tuple[tuple[str, str], int, str]] = []
+                bound[local] = target
+    out: list[tuple[tuple[str, str], int, str, str]] = []
     if not bound:
         return out
+    imported = cycles.tree_edges(tree.body, name, package)  # what it imports at import time
     for node in _import_time(tree):
         if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
             continue
@@ -125,11 +172,31 @@ def _parent_attributes(tree: ast.Module, name: str) -> list[tuple[tuple[str, str
         if not isinstance(value, ast.Name) or value.id not in bound:
             continue
         base, depth = bound[value.id], 0
-        while depth < len(chain) and f"{base}.{chain[depth]}" in parents:
+        while depth < len(chain) and f"{base}.{chain[depth]}" in parents - running:
             base, depth = f"{base}.{chain[depth]}", depth + 1
-        if len(chain) == depth + 1:  # `parent.X` itself, not a longer chain through it
-            out.append(((base, chain[depth]), node.lineno, "<module>"))
+        if depth < len(chain) and f"{base}.{chain[depth]}" in running:  # `pkg.a` while pkg.a still runs
+            out.append(((base, chain[depth]), node.lineno, "<module>", RUNNING))
+        elif depth < len(chain) and base in stack and chain[depth] in stack[base].pending:
+            if f"{base}.{chain[depth]}" not in imported:  # the module does not import it itself
+                out.append(((base, chain[depth]), node.lineno, "<module>", PENDING))
+        elif len(chain) == depth + 1:  # `parent.X` itself, not a longer chain through it
+            out.append(((base, chain[depth]), node.lineno, "<module>", ""))
     return out
+
+
+def _new_reads(old: ast.Module, new: ast.Module) -> bool:
+    """Does `new` have an import-time import or attribute read `old` does not (compared as ast.dump,
+    as often)? Only then can it take something new from a module still running."""
+    had: dict[str, int] = {}
+    for n in _import_time(old):
+        if isinstance(n, (ast.Import, ast.ImportFrom, ast.Attribute)):
+            had[ast.dump(n)] = had.get(ast.dump(n), 0) + 1
+    for n in _import_time(new):
+        if isinstance(n, (ast.Import, ast.ImportFrom, ast.Attribute)):
+            if not had.get(ast.dump(n), 0):
+                return True
+            had[ast.dump(n)] -= 1
+    return False
 
 
 def _import_time(tree: ast.Module) -> list[ast.AST]:
@@ -148,57 +215,82 @@ def _import_time(tree: ast.Module) -> list[ast.AST]:
     return out
 
 
-def _bound_too_late(parent: str, taken: str, module: str, paths: Sequence[str]) -> tuple[int, str] | None:
-    """(line, file) of the statement of `parent`'s __init__ that first imports `module`, when the
-    __init__ binds `taken` only after it (not before, and `taken` is not a submodule); else None."""
-    for root in map(Path, paths):
-        init = cycles.module_file(root, parent)
-        if init is None:
-            continue
-        if init.name != "__init__.py":
-            return None
-        if cycles.module_file(root, f"{parent}.{taken}") is not None:
-            return None  # a submodule: `from pkg import sub` imports it
+@dataclass(frozen=True)
+class Paused:
+    """A module started and not finished when the patched module runs: paused at `line` of `file`
+    (relative to its site directory), the module-level statement whose imports reach the patched module."""
+
+    file: str
+    line: int
+    before: frozenset[str]  # the names it binds above that statement
+    binds: frozenset[str]  # every name it binds at module level
+    submodules: frozenset[str]  # names that are its submodules (`from pkg import sub` imports it)
+    dynamic: bool  # it binds names dynamically above that statement: not judged
+    pending: frozenset[str] = frozenset()  # its submodules not imported yet then (nor running)
+
+    def too_late(self, taken: str) -> bool:
+        return not self.dynamic and taken not in self.submodules and taken not in self.before and taken in self.binds
+
+
+def _import_stack(module: str, paths: Sequence[str]) -> dict[str, Paused]:
+    """The modules of `module`'s package still running when `import module` runs it: its parent
+    packages' `__init__`s run first, in order, each import-time import followed into the package's
+    modules not started yet, depth first, until one reaches `module` (empty when none does)."""
+    top = module.split(".")[0]
+    root = next((Path(p) for p in paths if cycles.module_file(Path(p), top) is not None), None)
+    if root is None:
+        return {}
+    started: set[str] = set()
+
+    def run(dotted: str) -> list[tuple[str, Path, ast.Module, int]] | None:
+        started.add(dotted)
+        f = cycles.module_file(root, dotted)
         try:
-            tree = ast.parse(init.read_bytes())
+            tree = ast.parse(f.read_bytes()) if f is not None else None
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        if f is None or tree is None:
             return None
         for i, stmt in enumerate(tree.body):
-            if not _reaches(root, parent, stmt, module):
-                continue
-            earlier = ast.Module(body=tree.body[:i], type_ignores=[])
-            if _dynamic(earlier):  # only what runs before it may bind `taken` unseen: a star import from
-                return None  # the module itself binds its names after the module has run
-            before = Collector(earlier).module.bound
-            after = Collector(tree).module.bound
-            return (stmt.lineno, str(init.relative_to(root))) if taken not in before and taken in after else None
+            for target in sorted(cycles.tree_edges([stmt], dotted, f.name == "__init__.py")):
+                if target == module:
+                    return [(dotted, f, tree, i)]
+                if target in started or target.split(".")[0] != top or len(started) >= MAX_MODULES:
+                    continue
+                found = run(target)
+                if found is not None:
+                    return [(dotted, f, tree, i), *found]
         return None
-    return None
+
+    parts = module.split(".")
+    for n in range(1, len(parts)):
+        parent = ".".join(parts[:n])
+        found = None if parent in started else run(parent)
+        if found is not None:
+            done = started - {m for m, _, _, _ in found}
+            return {m: _paused(root, m, f, tree, i, done | {module}) for m, f, tree, i in found}
+    return {}
 
 
-def _reaches(root: Path, parent: str, stmt: ast.stmt, module: str) -> bool:
-    """Whether module-level statement `stmt` of `parent`'s __init__ imports `module`, directly or through
-    the package's other modules (their import-time imports, read from their files)."""
-    top = module.split(".")[0]
-    text = ast.unparse(ast.Module(body=[stmt], type_ignores=[])).encode()
-    todo = sorted(cycles.edges(text, parent, True))
-    seen: set[str] = set()
-    while todo and len(seen) < MAX_MODULES:
-        m = todo.pop()
-        if m == module:
-            return True
-        if m in seen or m.split(".")[0] != top:
-            continue
-        seen.add(m)
-        f = cycles.module_file(root, m)
-        if f is None or m == parent:
-            continue
-        try:
-            data = f.read_bytes()
-        except OSError:
-            continue
-        todo.extend(t for t in cycles.edges(data, m, f.name == "__init__.py") if t not in seen)
-    return False
+def _paused(root: Path, dotted: str, f: Path, tree: ast.Module, i: int, started: set[str]) -> Paused:
+    earlier = ast.Module(body=tree.body[:i], type_ignores=[])
+    pending: set[str] = set()
+    if f.name == "__init__.py":
+        for sub in f.parent.iterdir():
+            n = sub.name[:-3] if sub.name.endswith(".py") else sub.name if (sub / "__init__.py").is_file() else ""
+            if n.isidentifier() and n != "__init__" and f"{dotted}.{n}" not in started:
+                pending.add(n)
+    binds = Collector(tree).module.bound
+    subs = frozenset(n for n in binds if f.name == "__init__.py" and cycles.module_file(root, f"{dotted}.{n}"))
+    return Paused(
+        str(f.relative_to(root)),
+        tree.body[i].lineno,
+        frozenset(Collector(earlier).module.bound),
+        frozenset(binds),
+        subs,
+        _dynamic(earlier),
+        frozenset(pending),
+    )
 
 
 def _dynamic(tree: ast.Module) -> bool:

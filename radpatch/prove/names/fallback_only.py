@@ -3,14 +3,17 @@ constant (att21 F5): `if sys.version_info >= (3, 11): import tomllib` / `else: t
 `try: import tomllib` / `except ImportError: tomllib = None`) on a 3.10 target, and a new constant
 `CONF = tomllib.loads(...)`: the module raises AttributeError when it is imported.
 
-What runs on the target is decided from two facts radpatch has: a test on the Python version
-decided for the target's major.minor (version_guard), and an import in a `try` body that fails on
+What runs on the target is decided from three facts radpatch has: a test on the Python version
+decided for the target's major.minor (version_guard), `if TYPE_CHECKING:` (false at run time, the
+one predicate of typing_only), and an import in a `try` body that fails on
 the target (`present`: the module is not on the target's path), which leaves the rest of that body
 unrun and its handlers run. A name all of whose module-level bindings that run are a constant
 (`None`, a number, a string) while another binding of it does not run is fallback-only. A new use
 of it at import time (module level or a class body, not inside a def or lambda) as `X.attr`,
 `X(...)` or `X[...]`, not under a test that reads X (`if X is not None:`, `X and X.loads(...)`) nor
-in a try that catches the failure, is the problem.
+in a try that catches the failure, is the problem; so is one in a function, which fails when the
+function is called (att21 pass 4: `called_uses`), unless the function binds X itself or reads it
+otherwise (an early `if X is None: return`), or some function declares X `global` (it may bind it).
 
 Standard library only and relative imports, as the rest of the names package.
 """
@@ -22,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from .problem import FALLBACK_ONLY, Problem
+from .typing_only import type_checking, type_checking_names
 from .version_guard import aliases, catches, decide, flags
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
@@ -33,7 +37,7 @@ def fallback_only(
 ) -> dict[str, tuple[int, str]]:
     """The module-level names whose bindings that run on the target are all constants, each with the
     line and text of the binding that does not run (why it is the fallback)."""
-    renamed, flagged = aliases(tree), flags(tree)
+    renamed, flagged, typing = aliases(tree), flags(tree), type_checking_names(tree)
     live: dict[str, list[bool]] = {}  # name -> is each running binding a constant
     dead: dict[str, tuple[int, str]] = {}
 
@@ -42,7 +46,8 @@ def fallback_only(
         for s in stmts:
             here = runs and not stopped
             if isinstance(s, ast.If):
-                truth = decide(s.test, version, renamed, flagged)
+                guard = type_checking(s.test, typing)  # True: false at run time
+                truth = decide(s.test, version, renamed, flagged) if guard is None else not guard
                 visit(s.body, here and truth is not False)
                 visit(s.orelse, here and truth is not True)
                 continue
@@ -123,6 +128,59 @@ def uses(tree: ast.Module, wanted: set[str]) -> list[tuple[int, str, str]]:
     return out
 
 
+def called_uses(tree: ast.Module, wanted: set[str]) -> list[tuple[int, str, str, str]]:
+    """(line, name, the use's text, the function) of each `X.attr`, `X(...)`, `X[...]` of a `wanted`
+    module-level name in a function body (it fails when the function is called), guarded as `uses`
+    guards, and not in a function that binds X itself (a parameter, a local, an enclosing function's)
+    or reads X in any other way (`if X is None: return`: an early exit guards what follows). A name
+    some function declares `global` or `nonlocal` may be bound at run time: none of its uses counts."""
+    rebound = {n for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+    out: list[tuple[int, str, str, str]] = []
+
+    def visit(node: ast.AST, prefix: str, names: set[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + child.name
+                here = names - _locals(child) - _read_otherwise(child)
+                body = ast.Module(body=child.body, type_ignores=[])
+                out.extend((line, name, text, qual) for line, name, text in uses(body, here))
+                visit(child, qual + ".", here)
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".", names)
+            elif not isinstance(child, ast.Lambda):
+                visit(child, prefix, names)
+
+    visit(tree, "", wanted - rebound)
+    return out
+
+
+def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Every name `fn` (or a function in it) binds: its parameters, assignments, imports, defs."""
+    out = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    for n in ast.walk(ast.Module(body=fn.body, type_ignores=[])):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
+def _read_otherwise(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names `fn` reads other than as `X.attr`, `X(...)` or `X[...]` (a test, an argument)."""
+    held = set()
+    for n in ast.walk(fn):
+        inner = n.func if isinstance(n, ast.Call) else getattr(n, "value", None)
+        if isinstance(n, (ast.Attribute, ast.Subscript, ast.Call)) and isinstance(inner, ast.Name):
+            held.add(id(inner))
+    return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in held}
+
+
 def _tested(node: ast.AST) -> set[str]:
     test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.IfExp, ast.While)) else None
     return _names(test) if test is not None else set()
@@ -161,7 +219,8 @@ def _may_use_a_constant(before: bytes, after: bytes) -> bool:
 def fallback_uses(
     before: bytes, after: bytes, version: tuple[int, int], present: Callable[[str], bool]
 ) -> list[Problem]:
-    """New import-time uses in `after` of a name bound on the target only to its fallback constant."""
+    """New uses in `after`, at import time or in a function, of a name bound on the target only to its
+    fallback constant."""
     if before == after or not _may_use_a_constant(before, after):
         return []
     try:
@@ -171,18 +230,22 @@ def fallback_uses(
     only = fallback_only(new, version, present)
     if not only:
         return []
-    had: dict[tuple[str, str], int] = {}
-    for _, name, text in uses(old, set(only)):
-        had[name, text] = had.get((name, text), 0) + 1
+    had: dict[tuple[str, str, str], int] = {}
+    for _, name, text, qual in _all_uses(old, set(only)):
+        had[name, text, qual] = had.get((name, text, qual), 0) + 1
     out = []
-    for line, name, text in sorted(uses(new, set(only))):
-        if had.get((name, text), 0):
-            had[name, text] -= 1
+    for line, name, text, qual in sorted(_all_uses(new, set(only))):
+        if had.get((name, text, qual), 0):
+            had[name, text, qual] -= 1
             continue
         at, binding = only[name]
         why = (
             f"`{name}` is only its fallback constant on Python {version[0]}.{version[1]} "
             f"(`{binding}` at line {at} does not run there): `{text}` fails"
         )
-        out.append(Problem(line, name, "<module>", FALLBACK_ONLY, why))
+        out.append(Problem(line, name, qual, FALLBACK_ONLY, why))
     return out
+
+
+def _all_uses(tree: ast.Module, wanted: set[str]) -> list[tuple[int, str, str, str]]:
+    return [*((line, name, text, "<module>") for line, name, text in uses(tree, wanted)), *called_uses(tree, wanted)]

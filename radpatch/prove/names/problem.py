@@ -83,7 +83,7 @@ class Problem:
                 f"is no longer bound by the module, but {self.detail} imports it from there (ImportError there)"
             ),
             CYCLE_READ: f"is taken from this module by {self.detail} (ImportError from a partially initialised module)",
-            FALLBACK_ONLY: f"runs at import, where {self.detail}",
+            FALLBACK_ONLY: f"runs {'at import' if self.scope == '<module>' else 'when called'}, where {self.detail}",
             MISSING_NAME: f"is not in {self.detail}: it neither binds it nor has such a submodule (ImportError)",
             MISSING_ATTRIBUTE: (
                 f"is not in {self.detail}: it neither binds it nor has such a submodule (AttributeError)"

@@ -1,5 +1,6 @@
 """Reachability: nothing the patch adds or changes may follow, in its block, a statement control
-never gets past (return, raise, continue, break, an if/else, try or match (with a `case _:`)
+never gets past (return, raise, continue, break, a call that never returns (`sys.exit()`, a function
+annotated `-> NoReturn`: no_return), an if/else, try or match (with a `case _:`)
 whose every path leaves, a loop without a break whose `else` leaves, `while True:` without a
 break, a `with` whose body returns), nor sit in a block that never runs:
 the body of `if TYPE_CHECKING:` (False at run time; the imports there are for type checkers and
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .guards import names_type_checking, type_checking, type_checking_names
+from .no_return import never_returns, stopping_names
 from .shadowing import DEFS
 from .target_version import version_truth
 
@@ -39,6 +41,7 @@ class Unreachable:
     after: int  # the line of the statement control cannot get past, or of the block's `if`/`while`
     block: str = ""  # the block that never runs (`if TYPE_CHECKING:`), when that is why
     stub: tuple[str, ...] = ()  # in a typing-only block (`if TYPE_CHECKING:`): its head and the names it binds
+    stop: str = ""  # the callee that never returns (`sys.exit`), when the statement at `after` is its call
 
 
 def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Iterator[Unreachable]:
@@ -46,6 +49,7 @@ def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Ite
     (target_version); None: such a test may vary."""
     aliases = type_checking_names(tree)
     decided = version_truth(tree, version) if version is not None else None
+    stops = stopping_names(tree)
     stack: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while stack:
         qual, node = stack.pop()
@@ -55,8 +59,9 @@ def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Ite
             if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt)):
                 continue
             for i, s in enumerate(stmts[:-1]):
-                if not _falls(s, False, aliases, decided):
-                    yield from (Unreachable(qual, ast.dump(x), x.lineno, s.lineno) for x in stmts[i + 1 :])
+                if not _falls(s, False, aliases, decided, stops):
+                    stop = never_returns(s, stops) or ""
+                    yield from (Unreachable(qual, ast.dump(x), x.lineno, s.lineno, stop=stop) for x in stmts[i + 1 :])
                     break
         for child in ast.iter_child_nodes(node):
             if isinstance(child, DEFS):
@@ -122,43 +127,51 @@ def constant_truth(test: ast.expr, aliases: Collection[str] = (), decided: Decid
     return None if decided is None else decided(test)
 
 
-def _falls(s: ast.stmt, swallowed: bool, aliases: Collection[str], decided: Decider | None = None) -> bool:
+def _falls(
+    s: ast.stmt,
+    swallowed: bool,
+    aliases: Collection[str],
+    decided: Decider | None = None,
+    stops: Collection[str] = (),
+) -> bool:
     """Can control get past `s` to the next statement of its block? `swallowed`: inside a `with`,
     whose context manager may swallow an exception (a raise falls through it, a return does not).
-    `aliases`: the module's other names for TYPE_CHECKING; `decided`: version tests on the target."""
+    `aliases`: the module's other names for TYPE_CHECKING; `decided`: version tests on the target;
+    `stops`: the callees that never return (no_return), a call of which is a raise."""
     if isinstance(s, (ast.Return, ast.Continue, ast.Break)):
         return False
-    if isinstance(s, ast.Raise):
+    if isinstance(s, ast.Raise) or never_returns(s, stops):
         return swallowed
     if isinstance(s, ast.If):
         truth = constant_truth(s.test, aliases, decided)
         if truth is not None:  # only one branch ever runs
-            return _block_falls(s.body if truth else s.orelse, swallowed, aliases, decided)
+            return _block_falls(s.body if truth else s.orelse, swallowed, aliases, decided, stops)
         return (
             not s.orelse
-            or _block_falls(s.body, swallowed, aliases, decided)
-            or _block_falls(s.orelse, swallowed, aliases, decided)
+            or _block_falls(s.body, swallowed, aliases, decided, stops)
+            or _block_falls(s.orelse, swallowed, aliases, decided, stops)
         )
     if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
         t: ast.Try = s  # type: ignore[assignment]
-        if t.finalbody and not _block_falls(t.finalbody, swallowed, aliases, decided):
+        if t.finalbody and not _block_falls(t.finalbody, swallowed, aliases, decided, stops):
             return False
         return (
-            _block_falls(t.body, swallowed, aliases, decided) and _block_falls(t.orelse, swallowed, aliases, decided)
-        ) or any(_block_falls(h.body, swallowed, aliases, decided) for h in t.handlers)
+            _block_falls(t.body, swallowed, aliases, decided, stops)
+            and _block_falls(t.orelse, swallowed, aliases, decided, stops)
+        ) or any(_block_falls(h.body, swallowed, aliases, decided, stops) for h in t.handlers)
     if isinstance(s, (ast.With, ast.AsyncWith)):  # a context manager may swallow an exception, not a return
-        return _block_falls(s.body, True, aliases, decided)
+        return _block_falls(s.body, True, aliases, decided, stops)
     if isinstance(s, (ast.While, ast.For, ast.AsyncFor)):  # a loop ends by a break, or into its else
         if _breaks(s.body):
             return True
         # `while True:` never ends by its test
         if isinstance(s, ast.While) and constant_truth(s.test, aliases, decided):
             return False
-        return _block_falls(s.orelse, swallowed, aliases, decided)
+        return _block_falls(s.orelse, swallowed, aliases, decided, stops)
     if type(s).__name__ == "Match":  # leaves when a case always matches and every case leaves
         cases = s.cases  # type: ignore[attr-defined]
         total = any(c.guard is None and _irrefutable(c.pattern) for c in cases)
-        return not total or any(_block_falls(c.body, swallowed, aliases, decided) for c in cases)
+        return not total or any(_block_falls(c.body, swallowed, aliases, decided, stops) for c in cases)
     return True
 
 
@@ -172,9 +185,13 @@ def _irrefutable(p: ast.AST) -> bool:
 
 
 def _block_falls(
-    stmts: list[ast.stmt], swallowed: bool, aliases: Collection[str], decided: Decider | None = None
+    stmts: list[ast.stmt],
+    swallowed: bool,
+    aliases: Collection[str],
+    decided: Decider | None = None,
+    stops: Collection[str] = (),
 ) -> bool:
-    return all(_falls(s, swallowed, aliases, decided) for s in stmts)
+    return all(_falls(s, swallowed, aliases, decided, stops) for s in stmts)
 
 
 def _breaks(stmts: list[ast.stmt]) -> bool:
@@ -250,6 +267,8 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
         why = (
             f"it is in {u.block}, which never runs at run time"
             if u.block
+            else f"line {u.after} calls {u.stop}, which never returns, so it never runs"
+            if u.stop
             else f"line {u.after} returns, raises, breaks or continues before it, so it never runs"
         )
         out.append(f"its code at line {u.line} ({block}) is unreachable: {why}")
