@@ -25,6 +25,7 @@ so a scanner matching advisories by purl still finds it.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import re
 import urllib.parse
@@ -87,10 +88,22 @@ def _resolves(link: str) -> dict[str, object]:
 def _patch(a: Listed) -> dict[str, object]:
     out: dict[str, object] = {"type": "backport" if a.links else "unofficial"}
     if isinstance(a.diff, str):
-        out["diff"] = {"text": {"contentType": "text/x-diff", "content": a.diff}}
+        out["diff"] = {"text": _attachment(a.diff)}
     if a.links:
         out["resolves"] = [_resolves(link) for link in a.links]
     return out
+
+
+def _attachment(diff: str) -> dict[str, str]:
+    """The diff as the text a JSON string can hold when it is UTF-8, else (a file in another PEP 263
+    coding: its bytes kept as surrogates by state.recorded_diffs.file_diff) base64 of its bytes, so
+    `patch -p1` rebuilds the installed bytes from either."""
+    try:
+        diff.encode("utf-8")
+    except UnicodeEncodeError:
+        data = diff.encode("utf-8", "surrogateescape")
+        return {"contentType": "text/x-diff", "encoding": "base64", "content": base64.b64encode(data).decode("ascii")}
+    return {"contentType": "text/x-diff", "content": diff}
 
 
 def _note(a: Listed) -> str:

@@ -55,8 +55,12 @@ def _recorded_step(store: Store, f: FileRecord) -> tuple[bytes, bytes] | NoDiff:
 def file_diff(before: bytes, after: bytes, relpath: str) -> list[str]:
     """The unified diff of one file, as GNU `patch` reads it back: lines are split at newlines
     only (a form feed or U+2028 inside a line is the line's text), and a last line without a
-    newline is followed by `\\ No newline at end of file`, never run into the next line."""
-    return text_diff(before.decode("utf-8", "replace"), after.decode("utf-8", "replace"), relpath)
+    newline is followed by `\\ No newline at end of file`, never run into the next line. Bytes
+    that are not UTF-8 (a latin-1 module, PEP 263) are kept as lone surrogates (surrogateescape), so
+    `.encode("utf-8", "surrogateescape")` gives the diff byte for byte and `patch` rebuilds the file
+    exactly: a replacement character instead would not match the pristine context, nor write the
+    bytes installed."""
+    return text_diff(before.decode("utf-8", "surrogateescape"), after.decode("utf-8", "surrogateescape"), relpath)
 
 
 def text_diff(before: str, after: str, relpath: str) -> list[str]:
