@@ -35,6 +35,7 @@ import click
 
 from radpatch import __version__
 from radpatch.commands import json_output
+from radpatch.commands.upstream_notes import github_ref
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
 from radpatch.prove.diffs import unified_diff
@@ -45,7 +46,6 @@ from radpatch.state.inventory import Listed, collect
 from radpatch.state.recorded_diffs import NoDiff
 
 SPEC_VERSION = "1.6"
-_GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
@@ -80,8 +80,7 @@ def _chars(link: str) -> str:
 
 
 def _resolves(link: str) -> dict[str, object]:
-    found = _GITHUB.match(link)
-    ident = f"{found.group(1)}#{found.group(2)}" if found else link
+    ident = github_ref(link) or link
     return {"type": "defect", "id": ident, "name": ident, "references": [iri(link)]}
 
 
