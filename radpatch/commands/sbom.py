@@ -42,6 +42,7 @@ from radpatch.prove.diffs import unified_diff
 from radpatch.prove.form import judge
 from radpatch.registry.loader import links
 from radpatch.registry.loader.nodes import URL_CHAR
+from radpatch.state import unloaded
 from radpatch.state.inventory import Listed, collect
 from radpatch.state.recorded_diffs import NoDiff
 
@@ -173,8 +174,12 @@ def _one_line(text: str, limit: int = 200) -> str:
 def run(ctx: Context, names: tuple[str, ...]) -> int:
     """The BOM of the named entries (default: every entry of the registries and of the record); exit 3
     when a recorded entry's files are not as radpatch wrote them."""
-    wanted = ctx.registry.load_many(list(names) if names else ctx.registry.names())
-    listed = collect(ctx.registry, wanted, ctx.env, bool(names), judge, unified_diff)
+    if names:  # a named entry no loaded registry has but the record holds is listed from the record, as status does
+        only = unloaded.recorded(ctx.env, ctx.registry.names())
+        wanted = ctx.registry.load_many([n for n in dict.fromkeys(names) if n not in only])
+        listed = collect(ctx.registry, wanted, ctx.env, set(names) & set(only), judge, unified_diff)
+    else:
+        listed = collect(ctx.registry, ctx.registry.load_many(ctx.registry.names()), ctx.env, None, judge, unified_diff)
     json_output.emit(bom(listed))
     flagged = [a for a in listed if a.flag]
     if flagged:
