@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import click
 
+from radpatch.commands.upstream_notes import github_ref
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
 from radpatch.prove.overlaps import applied
@@ -55,10 +56,7 @@ def upstream_state(p: Patch) -> str:
 
 def _short(link: str) -> str:
     """github.com/OWNER/REPO/pull/N -> OWNER/REPO#N; any other link as written."""
-    parts = link.rstrip("/").split("/")
-    if "github.com" in parts and len(parts) >= 7 and parts[-2] in ("pull", "issues") and parts[-1].isdigit():
-        return f"{parts[-4]}/{parts[-3]}#{parts[-1]}"
-    return link
+    return github_ref(link) or link
 
 
 def run_show(ctx: Context, name: str) -> int:

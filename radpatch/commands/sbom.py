@@ -25,6 +25,7 @@ so a scanner matching advisories by purl still finds it.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import re
 import urllib.parse
@@ -34,17 +35,18 @@ import click
 
 from radpatch import __version__
 from radpatch.commands import json_output
+from radpatch.commands.upstream_notes import github_ref
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
 from radpatch.prove.diffs import unified_diff
 from radpatch.prove.form import judge
 from radpatch.registry.loader import links
 from radpatch.registry.loader.nodes import URL_CHAR
+from radpatch.state import unloaded
 from radpatch.state.inventory import Listed, collect
 from radpatch.state.recorded_diffs import NoDiff
 
 SPEC_VERSION = "1.6"
-_GITHUB = re.compile(r"https?://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
@@ -79,18 +81,29 @@ def _chars(link: str) -> str:
 
 
 def _resolves(link: str) -> dict[str, object]:
-    found = _GITHUB.match(link)
-    ident = f"{found.group(1)}#{found.group(2)}" if found else link
+    ident = github_ref(link) or link
     return {"type": "defect", "id": ident, "name": ident, "references": [iri(link)]}
 
 
 def _patch(a: Listed) -> dict[str, object]:
     out: dict[str, object] = {"type": "backport" if a.links else "unofficial"}
     if isinstance(a.diff, str):
-        out["diff"] = {"text": {"contentType": "text/x-diff", "content": a.diff}}
+        out["diff"] = {"text": _attachment(a.diff)}
     if a.links:
         out["resolves"] = [_resolves(link) for link in a.links]
     return out
+
+
+def _attachment(diff: str) -> dict[str, str]:
+    """The diff as the text a JSON string can hold when it is UTF-8, else (a file in another PEP 263
+    coding: its bytes kept as surrogates by state.recorded_diffs.file_diff) base64 of its bytes, so
+    `patch -p1` rebuilds the installed bytes from either."""
+    try:
+        diff.encode("utf-8")
+    except UnicodeEncodeError:
+        data = diff.encode("utf-8", "surrogateescape")
+        return {"contentType": "text/x-diff", "encoding": "base64", "content": base64.b64encode(data).decode("ascii")}
+    return {"contentType": "text/x-diff", "content": diff}
 
 
 def _note(a: Listed) -> str:
@@ -161,8 +174,12 @@ def _one_line(text: str, limit: int = 200) -> str:
 def run(ctx: Context, names: tuple[str, ...]) -> int:
     """The BOM of the named entries (default: every entry of the registries and of the record); exit 3
     when a recorded entry's files are not as radpatch wrote them."""
-    wanted = ctx.registry.load_many(list(names) if names else ctx.registry.names())
-    listed = collect(ctx.registry, wanted, ctx.env, bool(names), judge, unified_diff)
+    if names:  # a named entry no loaded registry has but the record holds is listed from the record, as status does
+        only = unloaded.recorded(ctx.env, ctx.registry.names())
+        wanted = ctx.registry.load_many([n for n in dict.fromkeys(names) if n not in only])
+        listed = collect(ctx.registry, wanted, ctx.env, set(names) & set(only), judge, unified_diff)
+    else:
+        listed = collect(ctx.registry, ctx.registry.load_many(ctx.registry.names()), ctx.env, None, judge, unified_diff)
     json_output.emit(bom(listed))
     flagged = [a for a in listed if a.flag]
     if flagged:

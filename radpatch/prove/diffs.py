@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from radpatch.install.environment import PythonEnv
 from radpatch.state.decide import PatchState, State
-from radpatch.state.recorded_diffs import file_diff, recorded_step
+from radpatch.state.recorded_diffs import file_diff, joined, recorded_step
 
 
 def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:
@@ -18,7 +18,7 @@ def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:
     from radpatch.prove import plan  # libcst: only when a diff is asked for
     from radpatch.rewrite import runner
 
-    out: list[str] = []
+    out: list[list[str]] = []
     for f in ps.files:
         if ps.state is State.APPLIED:
             step = recorded_step(ps, f)
@@ -28,5 +28,5 @@ def unified_diff(ps: PatchState, env: PythonEnv | None = None) -> str:
                 before, after = step
         else:
             before, after = f.data, plan.plan(ps.patch, f.rewrites, f.module, f.path, f.data, env).after
-        out += file_diff(before, after, f.relpath)
-    return "".join(out)
+        out.append(file_diff(before, after, f.relpath))
+    return joined(out)

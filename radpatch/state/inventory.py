@@ -10,7 +10,7 @@ listed with why (`flag`): its diff cannot be vouched for."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,13 +54,14 @@ def collect(
     registry: Registry,
     patches: Sequence[Patch],
     env: PythonEnv,
-    named: bool,
+    named: Collection[str] | None,
     judge: Judge,
     unified_diff: Callable[[PatchState], str],
 ) -> list[Listed]:
     """The entries `patches` (of `registry`) that are in the image, read as status reads them
-    (state.decide.states with `judge`: an unmet requirement reads drifted), and, unless `named` (the
-    user named them), every other entry the environment's record holds. An applied entry's diff is
+    (state.decide.states with `judge`: an unmet requirement reads drifted), and every other entry the
+    environment's record holds; when the user named entries, of those only the ones in `named` (an
+    entry applied from a registry no longer loaded is named as status names it). An applied entry's diff is
     `unified_diff`'s (prove.diffs', the one `radpatch diff` prints)."""
     out: list[Listed] = []
     seen: set[str] = set()
@@ -86,12 +87,10 @@ def collect(
         dist = (s.dist.name, str(s.dist.version))
         digest = s.record.registry_digest if s.record else p.digest
         out.append(Listed(p.name, dist, digest, p.digest, p.upstream, p.summary, diff, files, flag))
-    if named:
-        return out
     for d in env.paths:
         store = Store(d)
         for name, rec in sorted(store.records().items(), key=lambda item: item[1].seq):
-            if name in seen:
+            if name in seen or (named is not None and name not in named):
                 continue
             seen.add(name)
             files = _left(store, rec)

@@ -29,13 +29,13 @@ def recorded_diff(store: Store, rec: PatchRecord) -> str | NoDiff:
     """An entry's diff from the record alone (no registry): each file's kept original before it, and
     the bytes it wrote (the file itself, or the original kept for the entry stacked on it); NoDiff,
     naming the file, when either is no longer there."""
-    out: list[str] = []
+    out: list[list[str]] = []
     for f in rec.files:
         step = _recorded_step(store, f)
         if isinstance(step, NoDiff):
             return step
-        out += file_diff(*step, f.path)
-    return "".join(out)
+        out.append(file_diff(*step, f.path))
+    return joined(out)
 
 
 def _recorded_step(store: Store, f: FileRecord) -> tuple[bytes, bytes] | NoDiff:
@@ -55,8 +55,16 @@ def _recorded_step(store: Store, f: FileRecord) -> tuple[bytes, bytes] | NoDiff:
 def file_diff(before: bytes, after: bytes, relpath: str) -> list[str]:
     """The unified diff of one file, as GNU `patch` reads it back: lines are split at newlines
     only (a form feed or U+2028 inside a line is the line's text), and a last line without a
-    newline is followed by `\\ No newline at end of file`, never run into the next line."""
-    return text_diff(before.decode("utf-8", "replace"), after.decode("utf-8", "replace"), relpath)
+    newline is followed by `\\ No newline at end of file`, never run into the next line. Bytes
+    that are not UTF-8 (a latin-1 module, PEP 263) are kept as lone surrogates (surrogateescape), so
+    `.encode("utf-8", "surrogateescape")` gives the diff byte for byte and `patch` rebuilds the file
+    exactly: a replacement character instead would not match the pristine context, nor write the
+    bytes installed. Empty on both sides is a file the entry creates empty (a package's `__init__.py`;
+    an entry changes every other file it names): no hunk can say it, so it is git's extended header,
+    which GNU `patch` and `git apply` read as an empty new file (joined puts it last)."""
+    if not before and not after:
+        return [f"diff --git a/{relpath} b/{relpath}\n", "new file mode 100644\n"]
+    return text_diff(before.decode("utf-8", "surrogateescape"), after.decode("utf-8", "surrogateescape"), relpath)
 
 
 def text_diff(before: str, after: str, relpath: str) -> list[str]:
@@ -65,6 +73,13 @@ def text_diff(before: str, after: str, relpath: str) -> list[str]:
     for line in difflib.unified_diff(_lines(before), _lines(after), f"a/{relpath}", f"b/{relpath}"):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return out
+
+
+def joined(files: list[list[str]]) -> str:
+    """The diffs of an entry's files as one: the empty files it creates last, since `patch` reads the
+    unified diff of a file after a git header as part of it."""
+    created = [f for f in files if f and f[0].startswith("diff --git ")]
+    return "".join(line for f in [*(f for f in files if f not in created), *created] for line in f)
 
 
 def _lines(text: str) -> list[str]:
