@@ -17,7 +17,7 @@ import pytest
 
 from radpatch.importing.rewrites import rewrites
 from tests.lib.generated import sample
-from tests.lib.importing import imported_as_gnu_patch_give_each, imported_as_gnu_patch_gives
+from tests.lib.importing import assert_each_imported_as_gnu_patch
 
 
 def case(calls: int, changed: tuple[int, ...], passing_new: bool) -> tuple[str, str]:
@@ -62,9 +62,4 @@ def test_each_changed_call_is_counted_among_the_installed_matches(
 def test_keyword_changes_at_some_occurrences_apply_as_gnu_patch_gives(tmp_path: Path) -> None:
     """Against the oracle: each case imported, applied by the engine, AST-equal to GNU patch's
     result, `status --check` 0, reverted to the installed bytes."""
-    cases = [case(*c) for c in CASES]
-    passed = imported_as_gnu_patch_give_each(tmp_path, cases)
-    failed = [CASES[i] for i in range(len(cases)) if i not in passed]
-    if failed:  # the first failure alone, for its message
-        imported_as_gnu_patch_gives(tmp_path / "alone", *case(*failed[0]))
-    assert not failed, failed
+    assert_each_imported_as_gnu_patch(tmp_path, [case(*c) for c in CASES], CASES)

@@ -434,3 +434,14 @@ def imported_as_gnu_patch_give_each(tmp: Path, cases: Sequence[tuple[str, str]])
             entries[i] = yaml.safe_load((reg / f"c{i}.yaml").read_text())
             entries[i]["_stdout"] = imported[i]
     return entries
+
+
+def assert_each_imported_as_gnu_patch(tmp: Path, cases: Sequence[tuple[str, str]], labels: Sequence[object]) -> None:
+    """Every (before, after) case passes imported_as_gnu_patch_give_each's checks; where some do not,
+    the first of them runs alone through imported_as_gnu_patch_gives, for its message, and the
+    assertion names every failing case by its label."""
+    passed = imported_as_gnu_patch_give_each(tmp, cases)
+    failed = [i for i in range(len(cases)) if i not in passed]
+    if failed:
+        imported_as_gnu_patch_gives(tmp / "alone", *cases[failed[0]])
+    assert not failed, [labels[i] for i in failed]
