@@ -5,6 +5,7 @@ of stacked entries start from (`unpack_toy`, `toy_with_entries`)."""
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,16 @@ ELSEWHERE = '  - id: size\n    replace: {scope: plan, find: "len(spec)", with: "
 def stages(site: Site, write_registry: Any, second: str) -> tuple[Path, Path]:
     site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": CORE})
     return stage(write_registry, "pa", AT_TOTAL.format(id="pa", n=1), "r1"), stage(write_registry, "pb", second, "r2")
+
+
+def older_record(site: Site, name: str = "pa") -> dict[str, Any]:
+    """`name`'s record without the `touches` key, as an older radpatch wrote it; the record as it was."""
+    record = site.root / ".radpatch/record.json"
+    data: dict[str, Any] = json.loads(record.read_text())
+    before = json.loads(json.dumps(data))
+    del data["patches"][name]["touches"]
+    record.write_text(json.dumps(data))
+    return before
 
 
 def stage(write_registry: Any, name: str, body: str, dirname: str, requires: tuple[str, ...] = ()) -> Path:

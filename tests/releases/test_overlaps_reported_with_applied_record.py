@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.lib.overlaps import AT_TOTAL, CORE, ELSEWHERE, stage, stages
+from tests.lib.overlaps import AT_TOTAL, CORE, ELSEWHERE, older_record, stage, stages
 from tests.lib.site import Site
 
 
@@ -55,9 +55,6 @@ def test_list_says_it_cannot_check_against_a_record_that_does_not_say(
 ) -> None:
     one, two = stages(site, write_registry, ELSEWHERE)
     assert radpatch("--registry", str(one), "apply", "pa").code == 0
-    record = site.root / ".radpatch/record.json"
-    data = json.loads(record.read_text())
-    del data["patches"]["pa"]["touches"]  # as an older radpatch wrote it
-    record.write_text(json.dumps(data))
+    older_record(site)
     r = radpatch("--registry", str(two), "list")
     assert "overlap: cannot check pb against pa: pb changes toypkg/core.py" in r.out, r.out

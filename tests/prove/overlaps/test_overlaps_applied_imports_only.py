@@ -7,11 +7,10 @@ its anchor); applied otherwise."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from tests.lib.overlaps import stage
+from tests.lib.overlaps import older_record, stage
 from tests.lib.site import Site
 
 SRC = "import os\n\n\ndef plan(spec):\n    total = 0\n    return total\n"
@@ -20,19 +19,12 @@ BINDS_ENC = "  - id: pa\n    set_constant: {name: enc, value: None}\n"
 AT_GAP = '  - id: pa\n    insert_after: {scope: <module>, find: "import os", code: "Z = 0"}\n'
 
 
-def _older_record(site: Site) -> None:
-    record = site.root / ".radpatch/record.json"
-    data = json.loads(record.read_text())
-    del data["patches"]["pa"]["touches"]  # as an older radpatch wrote it
-    record.write_text(json.dumps(data))
-
-
 def _stages(site: Site, radpatch: Any, write_registry: Any, first: str, imports: str) -> tuple[Path, Any]:
     site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": SRC})
     one = stage(write_registry, "pa", first, "r1")
     two = stage(write_registry, "pb", f'  - id: pb\n    add_import: {{import: "{imports}"}}\n', "r2")
     assert radpatch("--registry", str(one), "apply", "pa").code == 0
-    _older_record(site)
+    older_record(site)
     return two, (site.root / "toypkg/core.py").read_bytes()
 
 
