@@ -6,7 +6,8 @@ each release gets a cell (radpatch.releases.matrix):
 - every rewrite proves: the release is claimed by widening `supported:` (an upper bound `<X` moves
   to the next minor release after it, keeping X's number of components, so `<0.34` becomes `<0.35`,
   unless the index lists a release in between that was not proven: then `<=` the release;
-  `<=X` and `>=X` move to the release; `==X` becomes `>=low,<=high`);
+  `<=X` and `>=X` move to the release; `==X` becomes `>=low,<=high`; `~=X`, `==X.*` and `===X` are
+  read as PEP 440 reads them, `~=0.32.0` as `>=0.32.0,<0.33`, then widened so);
 - the scope moved to another module (found by its code, radpatch.releases.moved) and the rewrites
   prove there: the module variant is added (`modules:` gets `{versions: ">=V", module: NEW}` and the
   choice it replaces ends at V; for a backport to older releases than the entry claims, the new
@@ -132,7 +133,7 @@ def plan(
     claimed = [c.version for c in rest]
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
         listed = releases.versions(patch.distribution, SpecifierSet()).versions
-        text = port_edits.excluding(port_edits.widen(patch.range, claimed, listed), wanted, listed)
+        text = port_edits.excluding(port_edits.widen(patch.range, claimed, listed), wanted, listed, patch.supported)
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")

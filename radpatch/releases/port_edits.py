@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import yaml
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from radpatch.errors import UsageError
 from radpatch.registry.model import Patch
@@ -101,12 +101,15 @@ def add_choice(
     return edits
 
 
-def excluding(text: str, asked: SpecifierSet, known: Iterable[Version]) -> str:
+def excluding(text: str, asked: SpecifierSet, known: Iterable[Version], had: SpecifierSet) -> str:
     """The widened range `text` with the exclusions of the releases asked for (`--to ">=0.30,!=0.31.1"`)
-    that leave out a `known` release it would claim: the release was not asked for, so not proven."""
+    that leave out a `known` release it would newly claim: the release was not asked for, so not
+    proven. A release the entry claimed (`had`) stays claimed: `!=` says where not to port, not what to drop."""
     for s in sorted(asked, key=str):
         if s.operator == "!=" and any(
-            SpecifierSet(text).contains(k) and not s.contains(k) for k in known if not k.is_prerelease
+            SpecifierSet(text).contains(k) and not s.contains(k) and not had.contains(k, prereleases=True)
+            for k in known
+            if not k.is_prerelease
         ):
             text += f",{s}"
     return text
@@ -118,32 +121,19 @@ def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] 
     the index lists) that was not proven: then it becomes `<=` the highest release proven."""
     vs = sorted(versions)
     others = [k for k in known if k not in vs and not k.is_prerelease]
-    low, high = vs[0], vs[-1]
     out: list[str] = []
-    for part in (p.strip() for p in spec_text.split(",")):
-        if not part:
+    for whole in (p.strip() for p in spec_text.split(",")):
+        if not whole:
             continue
         try:
-            s = Specifier(part)
+            first = Specifier(whole)
         except InvalidSpecifier:
             raise UsageError(f"`supported: {spec_text}` cannot be widened automatically", "edit it by hand")
-        if all(s.contains(v, prereleases=True) for v in vs):
-            out.append(part)
-        elif s.operator == "<":
-            bound = _next_minor(high, len(Version(s.version).release))
-            unproven = [k for k in others if high < k < Version(bound) and not s.contains(k, prereleases=True)]
-            out.append(f"<={high}" if unproven else f"<{bound}")
-        elif s.operator == "<=":
-            out.append(f"<={high}")
-        elif s.operator in (">=", ">"):
-            out.append(f">={low}")
-        elif s.operator == "==" and "*" not in s.version:
-            pinned = Version(s.version)
-            out += [f">={min(pinned, low)}", f"<={max(pinned, high)}"]
-        elif s.operator == "!=":
+        if all(first.contains(v, prereleases=True) for v in vs):
+            out.append(whole)
             continue
-        else:
-            raise UsageError(f"`supported: {spec_text}` ({part}) cannot be widened automatically", "edit it by hand")
+        for part in _bounds(first, spec_text):
+            out += _widened(Specifier(part), vs, others)
     text = ",".join(out)
     if not text:  # only exclusions, each dropped: every release (the loader refuses an empty range)
         raise UsageError(
@@ -152,6 +142,49 @@ def widen(spec_text: str, versions: Iterable[Version], known: Iterable[Version] 
     if not all(SpecifierSet(text).contains(v, prereleases=True) for v in vs):
         raise UsageError(f"`supported: {spec_text}` cannot be widened to {', '.join(map(str, vs))}", "edit it by hand")
     return text
+
+
+def _bounds(s: Specifier, spec_text: str) -> list[str]:
+    """`s` as the plain bounds `widen` moves: `~=1.0.0` is `>=1.0.0,<1.1` (PEP 440's own reading),
+    `==1.0.*` is `>=1.0,<1.1`, `===1.0` (a version's own text) is `==1.0`; any other as it is."""
+    if s.operator not in ("~=", "===") and not (s.operator == "==" and s.version.endswith(".*")):
+        return [str(s)]
+    try:
+        v = Version(s.version[:-2] if s.version.endswith(".*") else s.version)
+    except InvalidVersion:  # `===` of a text no version has
+        raise UsageError(
+            f"`supported: {spec_text}` ({s}) names no PEP 440 version and cannot be widened automatically",
+            "edit it by hand",
+        ) from None
+    if s.operator == "===":
+        return [f"=={v}"]
+    release = list(v.release)
+    head = release[:-1] if s.operator == "~=" else release  # the components that must stay equal
+    upper = ".".join(map(str, [*head[:-1], head[-1] + 1]))
+    return [f">={v}", f"<{'' if v.epoch == 0 else f'{v.epoch}!'}{upper}"]
+
+
+def _widened(s: Specifier, vs: list[Version], others: list[Version]) -> list[str]:
+    """One plain bound `s` widened to hold `vs`: nothing for an exclusion that leaves one out."""
+    low, high = _public(vs[0]), _public(vs[-1])  # a bound other than == and != names no local version
+    if all(s.contains(v, prereleases=True) for v in vs):
+        return [str(s)]
+    if s.operator == "<":
+        bound = _next_minor(high, len(Version(s.version).release))
+        unproven = [k for k in others if high < k < Version(bound) and not s.contains(k, prereleases=True)]
+        return [f"<={high}" if unproven else f"<{bound}"]
+    if s.operator == "<=":
+        return [f"<={high}"]
+    if s.operator in (">=", ">"):
+        return [f">={low}"]
+    if s.operator == "==":  # `_bounds` leaves no `==X.*`
+        pinned = _public(Version(s.version))
+        return [f">={min(pinned, low)}", f"<={max(pinned, high)}"]
+    return []  # `!=`
+
+
+def _public(v: Version) -> Version:
+    return Version(v.public)
 
 
 def _next_minor(v: Version, parts: int) -> str:
