@@ -1,16 +1,20 @@
 """An `upstream:` link as the registry takes it: an http(s) URL that is a valid IRI-reference (the
 CycloneDX BOM's `resolves[].references` must be), with an authority `[user@]host[:port]`, the host a
-name or an IPv6 address in brackets. Otherwise one line says what is wrong and what to write."""
+name or an IPv6 address in brackets. A link is taken as a browser's address bar shows it: the scheme and
+host in any case, non-ASCII characters as they are (an IRI's; the SBOM writes them percent-encoded).
+Otherwise one line says what is wrong and what to write. Two links that differ only in the case of their
+scheme or host are one link (`same`)."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 import urllib.parse
 
-from radpatch.registry.loader.nodes import URL, URL_CHAR
+from radpatch.registry.loader.nodes import IRI_CHAR, URL
 
-_SPLIT = re.compile(r"^(https?://)([^/?#]*)(.*)$", re.DOTALL)
+_SPLIT = re.compile(r"^(https?://)([^/?#]*)(.*)$", re.DOTALL | re.IGNORECASE)
 
 
 def split(url: str) -> tuple[str, str, str, str, str] | None:
@@ -49,7 +53,10 @@ def problem(url: str) -> str | None:
     parts = split(url)
     if parts is not None and URL.match(url) and (not parts[2].startswith("[") or ipv6(parts[2])):
         return None
-    if not re.match(r"^https?://[^\s/?#]+\S*$", url):  # not an http(s) URL at all
+    hidden = next((c for c in url if _invisible(c)), "")
+    if hidden and re.match(r"^https?://[^\s/?#]", url, re.IGNORECASE):  # copied with the link
+        return f"{url!r} is not a valid link: {_hidden(url, hidden)}"
+    if not re.match(r"^https?://[^\s/?#]+\S*$", url, re.IGNORECASE):  # not an http(s) URL at all
         return (
             f"{url!r} is not an http(s) URL; give the address of the upstream PR or issue, "
             "e.g. https://github.com/vllm-project/vllm/pull/12345"
@@ -83,7 +90,32 @@ def _unlinkable(url: str) -> str:
     if url.count("#") > 1:
         return "a second '#': write it as %23 (a link has one fragment)"
     outside = user + ("" if ipv6(host) else host) + port + rest
-    char = next((c for c in outside if not URL_CHAR.match(c)), "")
+    char = next((c for c in outside if not IRI_CHAR.match(c)), "")
     if not char:
         return "write it as an IRI-reference (RFC 3987), e.g. https://github.com/vllm-project/vllm/pull/12345"
+    if _invisible(char):
+        return _hidden(url, char)
     return f"{char!r} cannot stand in a link: write it percent-encoded, as {urllib.parse.quote(char, safe='')}"
+
+
+def _invisible(char: str) -> bool:
+    """A character a browser shows as nothing or as a space: a control, a format mark, a separator."""
+    return char != " " and unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Zs") and not IRI_CHAR.match(char)
+
+
+def _hidden(url: str, char: str) -> str:
+    return (
+        f"an invisible character U+{ord(char):04X} ({unicodedata.name(char, 'a control character')}) at character "
+        f"{url.index(char) + 1}, copied with the link: delete it, or write it percent-encoded, as "
+        f"{urllib.parse.quote(char, safe='')}"
+    )
+
+
+def same(url: str) -> str:
+    """`url` as two links are compared: its scheme and host in lower case (RFC 3986 6.2.2.1), the rest
+    as written."""
+    parts = split(url)
+    if parts is None:
+        return url
+    scheme, user, host, port, rest = parts
+    return scheme.lower() + user + host.lower() + port + rest

@@ -30,14 +30,21 @@ DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")
 ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry file's stem, as `radpatch list` shows
 # an http(s) link that is a valid IRI-reference (RFC 3987; CycloneDX's `resolves[].references` are): only
-# URI characters, `%` only before two hex digits, one `#` at most; anything else is written percent-encoded
-URL_CHAR = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/?#%-]")  # one character a link may hold
-_URI_CHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})"
-_HOST_CHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})"
+# URI characters and the non-ASCII ones an IRI may hold (what a browser's address bar shows: `é`), `%` only
+# before two hex digits, one `#` at most, the scheme in any case (`HTTPS://`); anything else is written
+# percent-encoded
+URL_CHAR = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/?#%-]")  # one character a URI (and the SBOM's link) may hold
+# RFC 3987's ucschar of the Basic Multilingual Plane (the JSON Schema's regular expressions name no other
+# plane), without the bidirectional formatting marks RFC 3987 4.1 forbids (U+200E/F, U+202A-E, U+2066-9)
+# and the line and paragraph separators (U+2028/9), which YAML reads as line breaks
+_UCS = r"\u00a0-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"
+IRI_CHAR = re.compile(rf"[A-Za-z0-9._~!$&'()*+,;=:@/?#%{_UCS}-]")  # one character a link may hold
+_URI_CHAR = rf"(?:[A-Za-z0-9._~!$&'()*+,;=:@/?{_UCS}-]|%[0-9A-Fa-f]{{2}})"
+_HOST_CHAR = rf"(?:[A-Za-z0-9._~!$&'()*+,;={_UCS}-]|%[0-9A-Fa-f]{{2}})"
 # an authority is [userinfo@]host[:port]: one '@', a port of digits, an IPv6 host in brackets
 # (registry.loader.links checks the address itself)
 URL = re.compile(
-    rf"^https?://(?:(?:{_HOST_CHAR}|:)*@)?(?:{_HOST_CHAR}+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?"
+    rf"^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:{_HOST_CHAR}|:)*@)?(?:{_HOST_CHAR}+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?"
     rf"(?:[/?]{_URI_CHAR}*)?(?:#{_URI_CHAR}*)?$"
 )
 

@@ -53,9 +53,15 @@ def distributions(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
 
 
 def _strings(
-    ctx: Problems, node: yaml.Node, path: str, example: str, check: Callable[[str], str | None]
+    ctx: Problems,
+    node: yaml.Node,
+    path: str,
+    example: str,
+    check: Callable[[str], str | None],
+    same: Callable[[str], str] = str,
 ) -> tuple[str, ...]:
-    """A list of strings, each passing `check` (None, or what is wrong with it), none twice."""
+    """A list of strings, each passing `check` (None, or what is wrong with it), none twice (`same`:
+    what two items are compared as)."""
     if not isinstance(node, yaml.SequenceNode):
         ctx.spend(node, path)
         raise ctx.fail(node, path, f"expected a list, found {describe(node)}; write e.g. {example}")
@@ -65,7 +71,11 @@ def _strings(
         text = get(string, ctx, item, f"{path}[{i}]")
         if text is None:
             continue
-        why = check(text) or (f"{text!r} is listed twice" if text in out else None)
+        first = next((j for j, seen in enumerate(out) if same(seen) == same(text)), None)
+        twice = None if first is None else f"{text!r} is listed twice"
+        if first is not None and out[first] != text:
+            twice = f"{text!r} is listed twice: {path}[{first}] is {out[first]!r}, the same link in other case"
+        why = check(text) or twice
         if why:
             get.fail(ctx.fail(item, f"{path}[{i}]", why))
         out.append(text)
@@ -91,7 +101,7 @@ def requires(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
 def upstream(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
     """`upstream: [URL, ...]`: the upstream PRs or issues whose release makes the entry obsolete."""
 
-    return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", links.problem)
+    return _strings(ctx, node, path, "[https://github.com/vllm-project/vllm/pull/12345]", links.problem, links.same)
 
 
 def choice(ctx: Problems, node: yaml.Node, path: str, allowed: tuple[str, ...]) -> str:
