@@ -179,17 +179,11 @@ def find_moved(
             below = requirement_layers(requires, moved, version, whole) or ()
             there = (File(file, module, relpath, rewrites, data),)
             checks, error, obsolete = prove_cached(moved, there, releases.root, below)
-            if checks.get("match") is False and not below:  # it may hold the change in upstream's layout
-                bases = written_for(moved, version, releases)
-                checks, error, obsolete = (
-                    prove_cached(moved, there, releases.root, below, bases)
-                    if bases
-                    else (
-                        checks,
-                        error,
-                        obsolete,
-                    )
-                )
+            if checks.get("match") is False:  # it may hold the change in upstream's layout
+                # read off the entry's own releases, stacked on its requirements there as here
+                bases = written_for(moved, version, releases, requires if below else ())
+                if bases:
+                    checks, error, obsolete = prove_cached(moved, there, releases.root, below, bases)
             found.append(Moved(file, old.module, module, error is None, error, obsolete=obsolete))
         if last:
             break

@@ -54,20 +54,25 @@ def prove_cached(
     return answer.checks, answer.error, obsolete
 
 
-def written_for(patch: Patch, version: Version, releases: Releases) -> tuple[ProofBase, ...]:
-    """The newest BASES final releases of the entry's declared range but `version`, as bases (the
-    files the entry picks there), for an entry that requires no other."""
+def written_for(
+    patch: Patch, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
+) -> tuple[ProofBase, ...]:
+    """The newest BASES final releases of the entry's declared range but `version`, as bases: the
+    files each layer picks there, the requirements (`requires`, of its distribution, in apply's
+    order: as `requirement_layers` stacks them) and then the entry. A release where one of them
+    names no module is no base."""
     listed = releases.versions(patch.distribution, patch.supported).versions
     claimed = [v for v in listed if not v.is_prerelease and v != version and policy.allows(patch.supported, v)]
     out = []
     for b in claimed[::-1][:BASES]:
         try:
-            release = releases.get(patch.distribution, b, modules.needs((patch,)))
+            release = releases.get(patch.distribution, b, modules.needs((*requires, patch)))
         except NoWheel:
             continue
+        below = requirement_layers(requires, patch, b, release)
         files, failure = _resolve(patch, b, release)
-        if failure is None:
-            out.append(ProofBase(b, (files,)))
+        if failure is None and below is not None:
+            out.append(ProofBase(b, (*(la.files for la in below), files)))
     return tuple(out)
 
 

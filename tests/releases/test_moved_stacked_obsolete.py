@@ -1,0 +1,91 @@
+"""A stacked entry (`requires:`) whose scope moved to a module that already holds its change is
+`obsolete` in the matrix and `port` claims none of it, as an entry on its own is
+(tests/releases/test_moved_obsolete.py), not `moved (FAIL)`/no match (port36, issue 23): the moved
+module's proof read no bases for an entry with requirements (moved.find_moved: `and not below`), so
+the change was never read off the entry's own releases. Now the bases are the entry's own releases
+with its requirements stacked there (verifier.written_for), as verify's own base search stacks them.
+
+Generated: the change in radpatch's layout or upstream's spelling; the scope moved to a sibling
+module or into a subpackage; the requirement changing the line before the entry's or a line after
+it; a release between with the moved code still without the change, or none."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+from tests.lib.generated import sample
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
+
+UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
+    "    return n", "    n = min(n, len(buckets))\n    return n"
+)
+TOOK = {"radpatch's layout": PATCHED, "upstream's spelling": UPSTREAM}
+TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
+# the requirement's rewrite: a line it inserts in size() before the entry's, or after it
+FIRST = {
+    "before": 'insert_after: {scope: size, find: "buckets = [items]", code: "items = items or []"}',
+    "after": 'insert_before: {scope: size, find: "return n", code: "assert n >= 0"}',
+}
+
+
+def _first(where: str, module: str) -> str:
+    return f"""\
+summary: Guard the toy's size
+description: The requirement; it names both layouts.
+distribution: radpatch-toy
+supported: ">=1.0"
+modules:
+  planner:
+    - {{versions: "<1.1", module: {PKG}.core}}
+    - {{versions: ">=1.1", module: {module}}}
+rewrites:
+  - id: guard
+    {FIRST[where]}
+"""
+
+
+def _stacked(supported: str) -> str:
+    return "requires: [first]\n" + entry("A toy patch written for 1.0, on first.", supported)
+
+
+def _supported(text: str) -> SpecifierSet:
+    line = next(ln for ln in text.splitlines() if ln.startswith("supported:"))
+    return SpecifierSet(line.split('"')[1])
+
+
+@pytest.mark.parametrize(
+    ("took", "to", "where", "between"),
+    sample([(t, m, w, b) for t in TOOK for m in TO for w in FIRST for b in (True, False)]),
+)
+def test_a_stacked_entry_whose_moved_scope_took_the_change_is_obsolete(
+    loopback: Any, write_registry: Any, radpatch: Any, took: str, to: str, where: str, between: bool
+) -> None:
+    relpath, module = TO[to]
+    releases = {"1.0": {f"{PKG}/core.py": GOOD}}
+    if between:
+        releases["1.1"] = {relpath: GOOD}
+    last = "1.2" if between else "1.1"
+    releases[last] = {relpath: TOOK[took]}
+    loopback("radpatch-toy", releases)
+    write_registry("first", _first(where, module))
+    reg = write_registry("cap", _stacked("==1.0"))
+    grid = json.loads(radpatch("--registry", str(reg), "verify", "--all", "--versions", ">=1.0", "--json").out)
+    cells = {(m["patch"], c["version"]): c for m in grid["matrix"] for c in m["cells"]}
+    assert cells[("first", last)]["cell"] == "pass", cells
+    cell = cells[("cap", last)]
+    assert cell["cell"] == "out of range", cell  # obsolete, outside the entry's range
+    assert f"{module}, which already contains the change" in cell["detail"], cell
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1")
+    assert r.code == 0, r.out + r.err
+    text = (reg / "cap.yaml").read_text()
+    assert f"{last}: already contains the change (obsolete there)" in r.out or f"{last} already contains" in r.out, (
+        r.out
+    )
+    assert not _supported(text).contains(last), text
+    if between:
+        assert f"module: {module}" in text and _supported(text).contains("1.1"), text
+        assert radpatch("--registry", str(reg), "verify", "cap").code == 0
