@@ -132,7 +132,12 @@ def find_moved(
     release the entry was written for is a namesake (a copy of the code in another model, say), not
     where the code went: it is never taken."""
     from radpatch.releases.proof_job import File
-    from radpatch.releases.verifier import prove_cached, requirement_layers, written_for  # verify's proof
+    from radpatch.releases.verifier import (  # verify's proof
+        prove_cached,
+        requirement_layers,
+        uncovered_requirement,
+        written_for,
+    )
 
     rewrites = rewrites_by_file(patch, version).get(file, ())
     wanted = scopes(rewrites)
@@ -176,6 +181,10 @@ def find_moved(
                 continue
             moved = with_module(patch, file, version, module)
             whole = releases.get(patch.distribution, version, _needs(requires))
+            gap = uncovered_requirement(requires, moved, version, whole)
+            if gap is not None:  # apply would refuse: the module is not proven on the bare release instead
+                found.append(Moved(file, old.module, module, False, gap))
+                continue
             below = requirement_layers(requires, moved, version, whole) or ()
             there = (File(file, module, relpath, rewrites, data),)
             checks, error, obsolete = prove_cached(moved, there, releases.root, below)

@@ -92,6 +92,17 @@ def requirement_layers(
     return tuple(out)
 
 
+def uncovered_requirement(requires: tuple[Patch, ...], patch: Patch, v: Version, release: Release) -> str | None:
+    """Why `requirement_layers` has no layers for release `v`, in verify's words: the first requirement
+    (of `patch`'s distribution) that names no module there; None when each does."""
+    for p in requires:
+        if canonicalize_name(p.distribution) == canonicalize_name(patch.distribution):
+            why = _resolve(p, v, release)[1]
+            if why is not None:
+                return f"requires: {p.name} (required): {why.why}"
+    return None
+
+
 def stacked(requires: tuple[Patch, ...], patch: Patch, file: str, v: Version, release: Release) -> bytes | None:
     """The bytes of `file` (a `modules:` name) on release `v` as the requirements leave them (apply's order), or the
     release's own when a requirement does not apply or names no module there."""

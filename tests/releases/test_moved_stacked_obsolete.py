@@ -89,3 +89,45 @@ def test_a_stacked_entry_whose_moved_scope_took_the_change_is_obsolete(
     if between:
         assert f"module: {module}" in text and _supported(text).contains("1.1"), text
         assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+
+
+def _first_old_only(where: str) -> str:
+    return (
+        _first(where, f"{PKG}.core")
+        .replace("it names both layouts", "it names the old module only")
+        .replace(
+            f'    - {{versions: "<1.1", module: {PKG}.core}}\n    - {{versions: ">=1.1", module: {PKG}.core}}\n',
+            f"    - {{versions: '>=1.0', module: {PKG}.core}}\n",
+        )
+    )
+
+
+@pytest.mark.parametrize(("to", "where", "together"), sample([(m, w, t) for m in TO for w in FIRST for t in (0, 1)]))
+def test_a_moved_scope_whose_requirement_names_no_module_there_is_not_proven_bare(
+    loopback: Any, write_registry: Any, radpatch: Any, to: str, where: str, together: int
+) -> None:
+    """The requirement declares only the old module, gone in 1.1: apply would refuse the stacked entry
+    there. The moved module was proven on the bare release instead ("the rewrites prove there", in the
+    matrix too), port planned the edit, and only its last proof refused it, with no word of porting the
+    requirement. Now the moved module does not prove, naming the requirement, and port leaves the entry
+    alone and says to port them together; ported together, both are written and prove."""
+    relpath, module = TO[to]
+    loopback("radpatch-toy", {"1.0": {f"{PKG}/core.py": GOOD}, "1.1": {relpath: GOOD}})
+    write_registry("first", _first_old_only(where))
+    reg = write_registry("cap", _stacked("==1.0"))
+    before = (reg / "cap.yaml").read_bytes()
+    grid = json.loads(radpatch("--registry", str(reg), "verify", "--all", "--versions", ">=1.0", "--json").out)
+    cell = next(c for m in grid["matrix"] if m["patch"] == "cap" for c in m["cells"] if c["version"] == "1.1")
+    assert "the rewrites prove there" not in cell["detail"], cell  # out of range: port would not carry it as is
+    names = ("first", "cap") if together else ("cap",)
+    r = radpatch("--registry", str(reg), "port", *names, "--to", "1.1")
+    if together:
+        assert r.code == 0, r.out + r.err
+        assert f"module: {module}" in (reg / "cap.yaml").read_text()
+        assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+        return
+    assert r.code == 1 and "not ported: cap" in r.err, r.out + r.err
+    line = next(x for x in r.out.splitlines() if x.startswith("  1.1: "))
+    assert "the rewrites do not prove there: requires: first (required)" in line, r.out
+    assert "port them together (`radpatch port first cap --to 1.1`)" in r.out, r.out
+    assert (reg / "cap.yaml").read_bytes() == before
