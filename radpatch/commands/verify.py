@@ -213,5 +213,5 @@ def bases_line(read: tuple[Version, ...]) -> str:
     n = len(read)
     return (
         f"read {n} release{'s' if n != 1 else ''} outside those verified to look for the entry's change on a base "
-        f"(the newest {BASES} of the declared range, then its first): {', '.join(str(v) for v in read)}"
+        f"(the {BASES} of the declared range nearest those verified, then its first): {', '.join(str(v) for v in read)}"
     )

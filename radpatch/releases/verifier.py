@@ -1,12 +1,12 @@
 """Verify's releases, one run: each release fetched (from the cache, else the index, DOWNLOADS at
 once), the files it rewrites resolved as apply would pick them, its requirements stacked below the
 entry, and proven (radpatch.releases.proof_cache); a release where a rewrite does not apply is
-proven again against bases (releases of the declared range, newest first: the first where the
+proven again against bases (releases of the declared range, nearest first: the first where the
 rewrites apply is used), which tell whether it already holds the change in upstream's own layout.
-The newest BASES are read first; where they leave a release undecided, the first release of the
-range too (the entry was written for some release of its range: often the one it starts at) and the
-releases asked for, and no more: a question about one release reads at most BASES + 1 others
-(`looked` names them).
+The BASES nearest the releases asked are read first (the newest, for releases newer than the
+range); where they leave a release undecided, the first release of the range too (the entry was
+written for some release of its range: often the one it starts at) and the releases asked for,
+and no more: a question about one release reads at most BASES + 1 others (`looked` names them).
 """
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ def prove_cached(
 def written_for(
     patch: Patch, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
 ) -> tuple[ProofBase, ...]:
-    """The newest BASES final releases of the entry's declared range but `version`, as bases: the
+    """The BASES final releases of the entry's declared range but `version` nearest it, as bases: the
     files each layer picks there, the requirements (`requires`, of its distribution, in apply's
     order: as `requirement_layers` stacks them) and then the entry. A release where one of them
     names no module is no base."""
     listed = releases.versions(patch.distribution, patch.supported).versions
     claimed = [v for v in listed if not v.is_prerelease and v != version and policy.allows(patch.supported, v)]
     out = []
-    for b in claimed[::-1][:BASES]:
+    for b in nearest(claimed[::-1], [version]):
         try:
             release = releases.get(patch.distribution, b, modules.needs((*requires, patch)))
         except NoWheel:
@@ -158,10 +158,10 @@ class Verifier:
         """Each release's result. A release where a rewrite (of the entry or a requirement) does not
         apply, or that holds part of the entry's code already, is proven again with bases (releases
         of the declared range, read then): it may contain the whole change in upstream's own layout.
-        The newest BASES of the range are read first; a release they leave undecided (no base there
-        has the rewrites apply, or none tells it carries the change) is proven again with the first
-        release of the range and the asked ones added (search_order): a bounded search, whatever the
-        range's length."""
+        The BASES of the range nearest those asked are read first; a release they leave undecided (no
+        base there has the rewrites apply, or none tells it carries the change) is proven again with
+        the first release of the range and the asked ones added (search_order): a bounded search,
+        whatever the range's length."""
         fetched = self._fetch(versions)
         results = self._prove(versions, fetched, with_bases=False)
         replaces = any(r.op.KEY == "replace" for r in self.patch.rewrites)
@@ -316,11 +316,24 @@ class Verifier:
 
 def search_order(claimed: list[Version], asked: list[Version]) -> tuple[list[Version], ...]:
     """The bases tried, tier by tier, for `claimed` (the declared range's final releases, newest
-    first): its newest BASES, then those, its first release (the low end of `supported:`) and the
-    releases of it asked for (read anyway), newest first."""
-    first = claimed[:BASES]
+    first): the BASES of it nearest the releases asked (`nearest`: its newest for a port to newer
+    releases), then those, its first release (the low end of `supported:`) and the releases of it
+    asked for (read anyway), newest first."""
+    first = nearest(claimed, asked)
     more = {*first, *claimed[-1:], *(v for v in asked if v in claimed)}
     return (first, sorted(more, reverse=True))
+
+
+def nearest(claimed: list[Version], asked: list[Version]) -> list[Version]:
+    """The BASES releases of `claimed` (newest first) nearest a release of `asked`, counted in
+    releases between them, nearest first (of two as near, the newer): the newest when every release
+    asked is newer than the range or in it, the ones beside a release `supported:` excludes
+    (`!=1.5`) when it is asked, the oldest for a backport."""
+    if not asked:
+        return claimed[:BASES]
+    line = sorted({*claimed, *asked})
+    at = {v: i for i, v in enumerate(line)}
+    return sorted(claimed, key=lambda c: (min(abs(at[c] - at[a]) for a in asked), -at[c]))[:BASES]
 
 
 def _read_on_bases(r: ReleaseResult) -> bool:
