@@ -23,8 +23,8 @@ from radpatch.prove.refusal import Cause
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, overlap_report
+from radpatch.releases.base_search import BASES
 from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
-from radpatch.releases.verifier import BASES
 from radpatch.releases.verify import parse_spec, verify
 from radpatch.releases.wheels import Releases
 
@@ -209,7 +209,7 @@ def render(report: Report) -> str:
 
 def bases_line(read: tuple[Version, ...]) -> str:
     """How many releases outside those verified were read to look for the entry's change on a base
-    (radpatch.releases.verifier.search_order), and which."""
+    (radpatch.releases.base_search.search_order), and which."""
     n = len(read)
     return (
         f"read {n} release{'s' if n != 1 else ''} outside those verified to look for the entry's change on a base "

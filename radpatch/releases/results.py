@@ -73,7 +73,7 @@ class Report:
     cache: str
     fetched: Transfer
     requires: tuple[str, ...] = ()  # the entries proven first on each release (`requires:`, transitively, in order)
-    # releases of the declared range read only as bases (radpatch.releases.verifier.search_order),
+    # releases of the declared range read only as bases (radpatch.releases.base_search.search_order),
     # to tell whether a release whose rewrites do not apply already holds the change
     bases_read: tuple[Version, ...] = ()
 

@@ -27,6 +27,7 @@ from radpatch.prove.refusal import Cause, Kind, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
 from radpatch.releases import modules
+from radpatch.releases.base_search import nearest, search_order
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
@@ -34,7 +35,6 @@ from radpatch.releases.results import CHECKS, ReleaseResult, Transfer
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
 from radpatch.state.verified import code_digest
 
-BASES = 4  # releases of the declared range read first for the entry's change (radpatch.releases.carried)
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
 
 
@@ -312,28 +312,6 @@ class Verifier:
             return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
             return exc
-
-
-def search_order(claimed: list[Version], asked: list[Version]) -> tuple[list[Version], ...]:
-    """The bases tried, tier by tier, for `claimed` (the declared range's final releases, newest
-    first): the BASES of it nearest the releases asked (`nearest`: its newest for a port to newer
-    releases), then those, its first release (the low end of `supported:`) and the releases of it
-    asked for (read anyway), newest first."""
-    first = nearest(claimed, asked)
-    more = {*first, *claimed[-1:], *(v for v in asked if v in claimed)}
-    return (first, sorted(more, reverse=True))
-
-
-def nearest(claimed: list[Version], asked: list[Version]) -> list[Version]:
-    """The BASES releases of `claimed` (newest first) nearest a release of `asked`, counted in
-    releases between them, nearest first (of two as near, the newer): the newest when every release
-    asked is newer than the range or in it, the ones beside a release `supported:` excludes
-    (`!=1.5`) when it is asked, the oldest for a backport."""
-    if not asked:
-        return claimed[:BASES]
-    line = sorted({*claimed, *asked})
-    at = {v: i for i, v in enumerate(line)}
-    return sorted(claimed, key=lambda c: (min(abs(at[c] - at[a]) for a in asked), -at[c]))[:BASES]
 
 
 def _read_on_bases(r: ReleaseResult) -> bool:

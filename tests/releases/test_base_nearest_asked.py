@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.releases.verifier import BASES
+from radpatch.releases.base_search import BASES
 from tests.lib.generated import sample
 from tests.lib.upstream_toy import GOOD, PKG, entry
 

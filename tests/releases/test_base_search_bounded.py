@@ -1,5 +1,5 @@
 """Asking verify about a few releases of an open-ended range reads a bounded number of other releases
-to look for the entry's change on a base (radpatch.releases.verifier.search_order: the newest
+to look for the entry's change on a base (radpatch.releases.base_search.search_order: the newest
 BASES of the declared range, then its first and the asked ones), whatever the range's length and
 wherever the rewrites apply; verify says how many it read and which (att23b F3: one asked release
 read all 15).
@@ -20,7 +20,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from radpatch.releases.verifier import BASES
+from radpatch.releases.base_search import BASES
 from tests.lib.generated import sample
 from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
 

@@ -1,6 +1,6 @@
 """A release where a rewrite does not match is "no match"; it is obsolete only when a base (a release
 of the declared range where the rewrites apply) shows the change and the release carries it. verify
-reads a bounded number of bases (radpatch.releases.verifier.search_order: the newest BASES of the
+reads a bounded number of bases (radpatch.releases.base_search.search_order: the newest BASES of the
 range, its first, the releases asked). When the rewrites apply on none of those, the verdict is "no
 match" conservatively: the release may hold the change in upstream's layout (lead of att23: a
 mid-range base missed when only newer releases are asked). verify's reason, its JSON `error` and
@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from radpatch.releases.base_search import BASES
 from radpatch.releases.proof import NO_BASE
-from radpatch.releases.verifier import BASES
 from tests.lib.generated import sample
 from tests.lib.upstream_toy import GOOD, PKG, entry
 
