@@ -8,6 +8,7 @@ is its index.html), so a local mirror costs no HTTP at all.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import ssl
 import time
@@ -63,15 +64,11 @@ class Http:
     def _opener(self, verify: bool) -> urllib.request.OpenerDirector:
         if verify not in self._openers:
             if verify:
-                ctx = (
-                    ssl.create_default_context(cafile=self.settings.cert)
-                    if self.settings.cert
-                    else ssl.create_default_context()
-                )
+                ctx = _verifying(self.settings.cert, self.settings.client_cert)
             else:
                 ctx = ssl._create_unverified_context()
-            if self.settings.client_cert:
-                ctx.load_cert_chain(self.settings.client_cert)
+                if self.settings.client_cert:
+                    ctx.load_cert_chain(self.settings.client_cert)
             proxy = self.settings.proxy
             proxies = urllib.request.ProxyHandler({"http": proxy, "https": proxy} if proxy else None)
             self._openers[verify] = urllib.request.build_opener(proxies, urllib.request.HTTPSHandler(context=ctx))
@@ -115,6 +112,45 @@ class Http:
             if answer.status >= 500:
                 raise Offline(f"{_strip_auth(url)}: HTTP {answer.status}")
             yield answer.status, answer.headers, answer, answer.geturl()
+
+
+# What a verifying context was built from -> the context, for the whole process: building one reads
+# and parses the whole trust store (the system's CA bundle, about 50 ms), and every verify run
+# built its own. The key is everything the context holds: pip's `cert` bundle and client certificate,
+# each by path and the sha256 of its bytes, and without a `cert`, the system bundle OpenSSL loads (its
+# path, after SSL_CERT_FILE, and the sha256 of its bytes) and the directory it looks certificates up in
+# at each handshake (SSL_CERT_DIR: read then, not when the context is built). A file that cannot be
+# read is not kept: ssl builds the context and says what is wrong with it, as it did.
+_CONTEXTS: dict[tuple[object, ...], ssl.SSLContext] = {}
+_CONTEXTS_MAX = 16
+
+
+def _verifying(cert: str | None, client_cert: str | None) -> ssl.SSLContext:
+    """A context that verifies with pip's `cert` bundle (else the system's trust store), presenting
+    pip's client certificate if one is set."""
+    try:
+        paths = ssl.get_default_verify_paths()
+        store = None if cert else (paths.cafile, _digest(paths.cafile), paths.capath)
+        key: tuple[object, ...] | None = (cert, _digest(cert), client_cert, _digest(client_cert), store)
+    except OSError:
+        key = None
+    if key is not None and key in _CONTEXTS:
+        return _CONTEXTS[key]
+    ctx = ssl.create_default_context(cafile=cert) if cert else ssl.create_default_context()
+    if client_cert:
+        ctx.load_cert_chain(client_cert)
+    if key is not None:
+        if len(_CONTEXTS) >= _CONTEXTS_MAX:
+            _CONTEXTS.pop(next(iter(_CONTEXTS)))
+        _CONTEXTS[key] = ctx
+    return ctx
+
+
+def _digest(path: str | None) -> str | None:
+    if path is None:
+        return None
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
 
 
 def _strip_auth(url: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import hashlib
 import importlib.machinery
 import os
 import re
@@ -346,18 +347,41 @@ def _hooked(name: str, paths: list[str]) -> bool:
     return False
 
 
+# sha256 of a module file's bytes -> what _module_facts tells of them, for the whole process: every
+# lookup (a new path_lookup per proof) read and parsed the same standard-library and installed files
+# again. The answer is a function of the bytes alone (this interpreter's ast.parse of them, then two
+# walks of the tree), so their digest is the whole key; the file itself is read on every lookup, so
+# an edited file (whatever its size and mtime) is a new key. A parse that ran out of memory or stack
+# is not kept: it may pass another time.
+_FACTS: dict[bytes, tuple[Any, bool]] = {}
+_FACTS_MAX = 4096
+
+
 def _module_facts(path: str) -> tuple[Any, bool]:
     """What module `path` binds (_bindings) and whether it finds its submodules itself
     (_finds_submodules_itself), from one read; (_UNKNOWN, True) when it cannot be read."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(_MAX_SOURCE + 1)
-        if len(data) > _MAX_SOURCE:
-            return _UNKNOWN, True
-        tree = ast.parse(data)
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+    except OSError:
         return _UNKNOWN, True
-    return _bindings(tree), _finds_submodules_itself(tree)
+    if len(data) > _MAX_SOURCE:
+        return _UNKNOWN, True
+    key = hashlib.sha256(data).digest()
+    if key in _FACTS:
+        return _FACTS[key]
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        facts: tuple[Any, bool] = (_UNKNOWN, True)
+    except (RecursionError, MemoryError):
+        return _UNKNOWN, True
+    else:
+        facts = (_bindings(tree), _finds_submodules_itself(tree))
+    if len(_FACTS) >= _FACTS_MAX:
+        _FACTS.pop(next(iter(_FACTS)))
+    _FACTS[key] = facts
+    return facts
 
 
 def _finds_submodules_itself(tree: ast.Module) -> bool:
