@@ -32,11 +32,15 @@ Import cycles (cycles.py): when the patched module imports fine, each module of 
 import cycle a new import of the patch closes is imported first too, in its own subprocess.
 
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
-and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
-time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
-subprocess's whole process group is killed; then the pristine module is imported with the same limit,
-and a hang only the patched module has (the pristine one imports) is a refusal, else inconclusive; no network: an audit
-hook makes every socket connection, send and name lookup raise OSError inside the import.
+and .pth files as its own programs see them) and `-B` (no bytecode written into the install;
+PYTHONDONTWRITEBYTECODE for the interpreters the import starts); a time limit per import
+(RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the subprocess's whole process
+group is killed; then the pristine module is imported with the same limit, and a hang only the
+patched module has (the pristine one imports) is a refusal, else inconclusive. The check waits for
+the interpreter, not for what the import leaves behind (a forked worker holding its output): that
+group is killed once the interpreter ends. What the import prints is read as it comes, its last
+4 KiB kept, none of it written to disk. No network: an audit hook makes every socket connection,
+send and name lookup raise OSError inside the import.
 """
 
 from __future__ import annotations
@@ -45,9 +49,11 @@ import base64
 import contextlib
 import json
 import os
+import selectors
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -63,6 +69,7 @@ TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
 DEFAULT_TIMEOUT = 300.0  # seconds per import: a vLLM module imports torch, which takes tens of seconds on a slow CPU
 _MAX_ANSWER = 1 << 20
 _STDERR_TAIL = 4096
+_POLL = 0.05  # seconds between looks at whether the import's process has ended
 
 # Runs in the target interpreter: standard library only, Python 3.10+ (radpatch's oldest target).
 # Its answer goes to a duplicate of the original stdout; the module's own prints go to stderr.
@@ -333,14 +340,21 @@ def _attempt(executable: str, served: _Served, module: str, timeout: float) -> A
             "roots": list(served.roots),
         }
     ).encode()
-    with tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd,
+        tempfile.TemporaryFile() as request_file,
+        tempfile.TemporaryFile() as answer,
+    ):
+        request_file.write(request)
+        request_file.seek(0)
         try:
             proc = subprocess.Popen(
                 [executable, "-I", "-S", "-B", "-c", _SCRIPT],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=err,
+                stdin=request_file,
+                stdout=answer,  # a file, not a pipe: a process the import forks keeps it open, and nobody waits on it
+                stderr=subprocess.PIPE,  # read as it comes, its tail kept: whatever the import prints takes no disk
                 cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
+                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # -B for the interpreters the import starts
                 start_new_session=True,  # its own process group: a timeout kills what it started too
             )
         except OSError as exc:
@@ -349,14 +363,51 @@ def _attempt(executable: str, served: _Served, module: str, timeout: float) -> A
                 "give --python the path of an existing interpreter",
             )
         with _killing(proc):
-            try:
-                out, _ = proc.communicate(request, timeout=timeout)
-            except subprocess.TimeoutExpired:
+            assert proc.stderr is not None
+            finished, tail = _wait(proc, proc.stderr.fileno(), timeout)
+            if not finished:
                 return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True)
-        err.seek(0, os.SEEK_END)
-        err.seek(max(0, err.tell() - _STDERR_TAIL))
-        tail = err.read().decode("utf-8", "replace")
-    return _answer(out, proc.returncode, tail, {p: m for m, p in served.modules.items()})
+        answer.seek(0)
+        out = answer.read(_MAX_ANSWER)
+    return _answer(out, proc.returncode, tail.decode("utf-8", "replace"), {p: m for m, p in served.modules.items()})
+
+
+def _wait(proc: subprocess.Popen[bytes], stderr: int, timeout: float) -> tuple[bool, bytes]:
+    """Wait at most `timeout` s for `proc` to end (not for its stderr to close: a process the import
+    forked may hold it), reading its stderr as it comes; whether it ended, and stderr's last bytes."""
+    deadline = time.monotonic() + timeout
+    tail = b""
+    os.set_blocking(stderr, False)
+    with selectors.DefaultSelector() as sel:
+        sel.register(stderr, selectors.EVENT_READ)
+        while True:
+            ended = proc.poll() is not None
+            left = deadline - time.monotonic()
+            if sel.get_map() and (ended or sel.select(max(0.0, min(left, _POLL)))):
+                tail = _drain(sel, stderr, tail)
+            elif not sel.get_map() and not ended and left > 0:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(left)
+                continue
+            if ended:
+                return True, tail
+            if left <= 0:
+                return False, tail
+
+
+def _drain(sel: selectors.BaseSelector, fd: int, tail: bytes) -> bytes:
+    """Read what `fd` holds now (at most 1 MiB: a process printing without end holds it forever),
+    keeping the last _STDERR_TAIL bytes; unregister it at its end."""
+    for _ in range(16):
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return tail
+        if not chunk:
+            sel.unregister(fd)
+            return tail
+        tail = (tail + chunk)[-_STDERR_TAIL:]
+    return tail
 
 
 @contextlib.contextmanager
@@ -368,6 +419,8 @@ def _killing(proc: subprocess.Popen[bytes]) -> Iterator[None]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # also what the import started and left behind
         proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) -> Attempt:
@@ -396,4 +449,4 @@ def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) ->
         )
     last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
     how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
-    return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})")
+    return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})", ended=how)
