@@ -178,3 +178,36 @@ def test_what_an_import_prints_takes_no_disk(
 
     assert r.code == 0, r
     assert r.out.splitlines()[0].startswith("pe: import check: icend.core imports once patched ("), r.out
+
+
+STARTS = {  # a module-level line starting another interpreter that imports a module of the package
+    "subprocess-run": "_r = __import__('subprocess').run([sys.executable, '-c', 'import icend.util'], env=ENV)",
+    "os-system": "_r = os.system(f'PYTHONPATH={ROOT} {sys.executable} -c \"import icend.util\"')",
+}
+
+
+START_CASES = sample(itertools.product(STARTS, WHO))
+
+
+@pytest.mark.parametrize(("starts", "who"), START_CASES, ids=["-".join(c) for c in START_CASES])
+def test_an_interpreter_the_import_starts_writes_no_bytecode_into_the_install(
+    site: Site, write_registry: Any, radpatch: Any, monkeypatch: pytest.MonkeyPatch, starts: str, who: str
+) -> None:
+    """-B keeps the check's own interpreter from writing __pycache__; one the import starts (without
+    -I) reads PYTHONDONTWRITEBYTECODE instead, which the check sets."""
+    root = repr(str(site.root))
+    env = f"dict(os.environ, PYTHONPATH={root})"
+    line = STARTS[starts].replace("ENV", env).replace("{ROOT}", str(site.root))
+    last, find, with_ = (s.replace("LEAVE", line) for s in WHO[who])
+    site.install(
+        "icend", "1.0", {"icend/__init__.py": "", "icend/util.py": "U = 1\n", "icend/core.py": HEAD + last + "\n"}
+    )
+    reg = _registry(write_registry, "helper" if who == "pristine-has-it" else "<module>", find, with_)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # the check's own setting, not the test's
+    before = site.snapshot()
+
+    r = radpatch("--registry", str(reg), "apply", "--dry-run", "--import-check", "pe")
+
+    assert r.code == 0, r
+    assert r.out.splitlines()[0].startswith("pe: import check: icend.core imports once patched ("), r.out
+    assert site.snapshot() == before  # no icend/__pycache__
