@@ -27,6 +27,9 @@ source for whatever reads it through linecache (inspect.getsource in a kernel de
 traceback); `site` runs only once the finder is in place (`-S`, then site.main()), so a .pth or
 sitecustomize that imports the package at interpreter start imports the served bytes, not the
 file on disk. A module that opens its own `__file__` still reads the disk (a documented limit).
+A module the target interpreter would import from another copy (state.imported: a checkout or a
+zip archive earlier on its import path) is not imported: serving the patched file in its place
+would import what never runs; its verdict is inconclusive, naming the copy.
 
 Import cycles (cycles.py): when the patched module imports fine, each module of its package on an
 import cycle a new import of the patch closes is imported first too, in its own subprocess.
@@ -64,6 +67,7 @@ from radpatch.install.environment import PythonEnv
 from radpatch.prove.cycles import closed_cycles
 from radpatch.prove.import_failures import Attempt, Frame, Judged, judge
 from radpatch.prove.plan import PlannedFile
+from radpatch.state.imported import shadows
 
 TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
 DEFAULT_TIMEOUT = 300.0  # seconds per import: a vLLM module imports torch, which takes tens of seconds on a slow CPU
@@ -235,7 +239,12 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
         who = by_module.setdefault(import_name(change.module), [])
         if name not in who:
             who.append(name)
+    shadowed = {import_name(sh.module): sh for sh in shadows(env, sorted({(c.module, c.path) for _, c in planned}))}
     for module, who in by_module.items():
+        if module in shadowed:  # serving the patched file in its place would import what never runs
+            why = f"{shadowed[module].describe()}, so importing the patched file says nothing of what runs"
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            continue
         after = _attempt(env.executable, patched, module, timeout)
         if after.preloaded:
             why = "the interpreter had already imported it from its file on disk, so the patched bytes were not run"
