@@ -1,5 +1,5 @@
 """`apply --import-check` on imports that end or outlive the interpreter in ways an exception does
-not tell (issue 21, impchk36; prove/import_check.py's `_attempt`, prove/import_failures.py):
+not tell (issue 21, impchk36; prove/import_process.py, prove/import_failures.py):
 
 - an import that ends the interpreter without an answer (`os._exit`, a crash in an extension
   module, `abort()`): both the pristine and the patched import ending it alike is a failure they
