@@ -252,16 +252,17 @@ def _then_importers(
     base, before = attempts(executable, pristine, module, names, timeout)
     if not main.ok:  # the run ended or hung in an importer (the module imports on its own)
         if base.ok and all(b.ok for b in before):
-            why = f"importing the modules that import it ({', '.join(names)}) {main.error}; unpatched they import"
-            return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why, unpatched_imports=True)
+            why = f"importing the modules that import it ({', '.join(names)}) {main.error}; unpatched, they import"
+            return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
         return verdict
     for name, a, b in zip(names, after, before if len(before) == len(after) else [None] * len(after)):
         if a.ok or b is None:
             continue
-        judged = Judged(True, a.described) if b.ok else _judge(executable, a, b, patched, pristine, timeout)
-        if judged.refused:
+        unpatched = f"{a.described}; unpatched, {name} imports"
+        judged = Judged(True, unpatched) if b.ok else _judge(executable, a, b, patched, pristine, timeout)
+        if judged.refused:  # the module itself imports: said in the reason, not as `unpatched_imports`
             why = f"importing {name} after it (it imports {module}): {judged.reason}"
-            return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why, unpatched_imports=b.ok)
+            return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
     return verdict
 
 
