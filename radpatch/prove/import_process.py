@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from radpatch.errors import EnvironmentProblem
 from radpatch.prove.import_failures import Attempt, Frame
 
-_MAX_ANSWER = 1 << 20
+_MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
 _STDERR_TAIL = 4096
 _POLL = 0.05  # seconds between looks at whether the import's process has ended
 

@@ -101,3 +101,24 @@ def test_an_importer_the_image_lacks_a_module_for_is_not_a_refusal(
 
     assert r.code == 0, r
     assert r.out.splitlines()[0] == f"im: import check: pp.mod imports once patched ({sys.executable})"
+
+
+@pytest.mark.parametrize("failing", [8, 40])
+def test_a_refusal_among_many_importers_failing_both_ways_with_deep_tracebacks_is_read(
+    site: Site, write_registry: Any, radpatch: Any, failing: int
+) -> None:
+    """Importers that fail both ways with a deep traceback (a recursion: 400 frames reported each)
+    make a long answer: it is read whole, and the one importer only the patch breaks is refused."""
+    deep = "from pp.mod import helper\n\n\ndef f(n):\n    return f(n + 1)\n\n\nf(0)\n"
+    more = {f"pp/imp{i:02d}.py": deep for i in range(failing)}
+    other = "from pp.mod import helper\n\nX = helper(1) + 1\n"
+    site.install("pp", "1.0", {"pp/__init__.py": "", "pp/mod.py": MOD, "pp/zz_other.py": other, **more})
+    entry = entry_head("importers", "pp", {"mod": "pp.mod"}) + (
+        '  - id: r\n    file: mod\n    replace: {scope: helper, find: "return x", with: "return x[0]"}\n'
+    )
+    reg = write_registry("im", entry)
+
+    r = radpatch("--registry", str(reg), "apply", "--dry-run", "--import-check", "im")
+
+    assert r.code == 1, r
+    assert "importing pp.zz_other after it (it imports pp.mod): TypeError: " in r.err, r.err
