@@ -37,7 +37,8 @@ Then the modules of its package that import it (import_importers.py) are importe
 one more subprocess; only when one fails, the same run pristine.
 
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
-and .pth files as its own programs see them) and `-B` (no bytecode written into the install;
+and .pth files as its own programs see them, then the import path radpatch resolved for it appended:
+PYTHONPATH's directories, so a dependency only there imports) and `-B` (no bytecode written into the install;
 PYTHONDONTWRITEBYTECODE for the interpreters the import starts); a time limit per import
 (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the subprocess's whole process
 group is killed; then the pristine module is imported with the same limit, and a hang only the
@@ -128,7 +129,7 @@ def run(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) ->
 def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: float) -> Iterator[ImportCheckVerdict]:
     """Import each changed module patched, then, only if that fails, pristine; yield a verdict per module."""
     faults.point("import-check")  # the crash-test hook: a plain apply never reaches this line
-    patched, pristine = _served(planned)
+    patched, pristine = _served(planned, env.import_path or env.paths)
     by_module: dict[str, list[str]] = {}
     for name, change in planned:
         who = by_module.setdefault(import_name(change.module), [])
@@ -266,8 +267,10 @@ def _then_importers(
     return verdict
 
 
-def _served(planned: Sequence[tuple[str, PlannedFile]]) -> tuple[Served, Served]:
-    """The patched run serves each file's last planned bytes, the pristine run its current bytes."""
+def _served(planned: Sequence[tuple[str, PlannedFile]], import_path: Sequence[Path]) -> tuple[Served, Served]:
+    """The patched run serves each file's last planned bytes, the pristine run its current bytes;
+    both with the changed files' site directories, then `import_path` (the target's import path as radpatch
+    resolved it: PYTHONPATH, which -I drops) after the interpreter's own."""
     after: dict[str, bytes] = {}
     before: dict[str, bytes] = {}
     modules: dict[str, str] = {}
@@ -281,4 +284,6 @@ def _served(planned: Sequence[tuple[str, PlannedFile]]) -> tuple[Served, Served]
         root = change.path.parents[len(parts) - 1] if len(change.path.parents) >= len(parts) else None
         if root is not None and root.joinpath(*parts[:-1], parts[-1] + ".py") == change.path:
             roots.setdefault(str(root), None)  # so the package imports even from a directory -I leaves out
+    for entry in import_path:
+        roots.setdefault(str(entry), None)
     return Served(after, modules, tuple(roots)), Served(before, modules, tuple(roots))
