@@ -5,7 +5,7 @@ The proof steps (steps.py) judge the patched text; some failures only show when 
 (ImportError while the module is half initialised), an import-time call the patch breaks. So,
 when asked (`apply --import-check`, RADPATCH_IMPORT_CHECK=1), each patched module is imported by
 the target interpreter itself, in a subprocess: radpatch never imports the target in its own
-process. The subprocess gets a small standard-library script (no radpatch on its path) that puts a
+process. The subprocess (import_process.py) gets a small standard-library script (no radpatch on its path) that puts a
 finder first on `sys.meta_path`; it serves the planned bytes of every file the run changes, at
 their real paths, so nothing is written and nothing else is shadowed.
 
@@ -27,132 +27,48 @@ source for whatever reads it through linecache (inspect.getsource in a kernel de
 traceback); `site` runs only once the finder is in place (`-S`, then site.main()), so a .pth or
 sitecustomize that imports the package at interpreter start imports the served bytes, not the
 file on disk. A module that opens its own `__file__` still reads the disk (a documented limit).
+A module the target interpreter would import from another copy (state.imported: a checkout or a
+zip archive earlier on its import path) is not imported: serving the patched file in its place
+would import what never runs; its verdict is inconclusive, naming the copy.
 
 Import cycles (cycles.py): when the patched module imports fine, each module of its package on an
 import cycle a new import of the patch closes is imported first too, in its own subprocess.
+Then the modules of its package that import it (import_importers.py) are imported after it, in
+one more subprocess; only when one fails, the same run pristine.
 
 Bounds: `-I` (no PYTHON* variables, no user site, no script directory; the target's site-packages
-and .pth files as its own programs see them) and `-B` (no bytecode written into the install); a
-time limit per import (RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the
-subprocess's whole process group is killed; then the pristine module is imported with the same limit,
-and a hang only the patched module has (the pristine one imports) is a refusal, else inconclusive; no network: an audit
-hook makes every socket connection, send and name lookup raise OSError inside the import.
+and .pth files as its own programs see them, then the import path radpatch resolved for it appended:
+PYTHONPATH's directories, so a dependency only there imports) and `-B` (no bytecode written into the install;
+PYTHONDONTWRITEBYTECODE for the interpreters the import starts); a time limit per import
+(RADPATCH_IMPORT_CHECK_TIMEOUT seconds, default 300), after which the subprocess's whole process
+group is killed; then the pristine module is imported with the same limit, and a hang only the
+patched module has (the pristine one imports) is a refusal, else inconclusive. The check waits for
+the interpreter, not for what the import leaves behind (a forked worker holding its output): that
+group is killed once the interpreter ends. What the import prints is read as it comes, its last
+4 KiB kept, none of it written to disk. No network: an audit hook makes every socket connection,
+send and name lookup raise OSError inside the import.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import json
 import os
-import signal
-import subprocess
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 
 from radpatch import faults
-from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
+from radpatch.errors import RefusedError, UsageError
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.cycles import closed_cycles
-from radpatch.prove.import_failures import Attempt, Frame, Judged, judge
+from radpatch.prove.import_failures import Attempt, Judged, judge
+from radpatch.prove.import_importers import importers
+from radpatch.prove.import_process import Served, attempt, attempts
 from radpatch.prove.plan import PlannedFile
+from radpatch.state.imported import shadows
 
 TIMEOUT_VARIABLE = "RADPATCH_IMPORT_CHECK_TIMEOUT"
 DEFAULT_TIMEOUT = 300.0  # seconds per import: a vLLM module imports torch, which takes tens of seconds on a slow CPU
-_MAX_ANSWER = 1 << 20
-_STDERR_TAIL = 4096
-
-# Runs in the target interpreter: standard library only, Python 3.10+ (radpatch's oldest target).
-# Its answer goes to a duplicate of the original stdout; the module's own prints go to stderr.
-_SCRIPT = r"""
-import base64, importlib, importlib.machinery, importlib.util, json, os, sys, traceback
-_answer = os.dup(1)
-os.dup2(2, 1)
-req = json.loads(sys.stdin.buffer.read())
-files = {p: base64.b64decode(b) for p, b in req["files"].items()}
-modules = req["modules"]
-for root in req["roots"]:
-    if root not in sys.path:
-        sys.path.append(root)
-
-def _no_network(event, args):
-    if event in ("socket.connect", "socket.sendto") and isinstance(args[1], (str, bytes)):
-        return  # a Unix socket: local
-    if event in ("socket.connect", "socket.sendto", "socket.getaddrinfo", "socket.gethostbyname",
-                 "socket.gethostbyaddr"):
-        raise OSError(101, "no network during radpatch's import check (" + event + ")")
-
-sys.addaudithook(_no_network)
-
-class _ServedLoader(importlib.machinery.SourceFileLoader):
-    def get_data(self, path):
-        if path in files:
-            return files[path]
-        return super().get_data(path)
-
-    def get_code(self, fullname):  # never the on-disk bytecode: it is of the bytes on disk
-        return self.source_to_code(files[self.path], self.path)
-
-class _Finder:
-    @classmethod
-    def find_spec(cls, name, path=None, target=None):
-        where = modules.get(name)
-        if where is None:
-            return None
-        package = [os.path.dirname(where)] if os.path.basename(where) == "__init__.py" else None
-        return importlib.util.spec_from_file_location(
-            name, where, loader=_ServedLoader(name, where), submodule_search_locations=package)
-
-# What asks for a served file's source (inspect.getsource, tracebacks: linecache) gets the served
-# text, not the file on disk; mtime None keeps linecache.checkcache from dropping it.
-import linecache
-for _path, _data in files.items():
-    try:
-        _lines = importlib.util.decode_source(_data).splitlines(True)
-    except Exception:
-        continue
-    linecache.cache[_path] = (len(_data), None, _lines, _path)
-
-sys.meta_path.insert(0, _Finder)
-# site runs only now (-S): a .pth or sitecustomize that imports the package gets the served bytes.
-import site
-site.main()
-out = {"radpatch": 1, "ok": True, "error": "", "kind": "", "missing": False}
-out.update({"preloaded": None, "frames": []})
-_FRAMES = 200
-try:
-    importlib.import_module(req["import"])
-    _spec = getattr(sys.modules.get(req["import"]), "__spec__", None)
-    if getattr(_spec, "origin", None) in files and not isinstance(getattr(_spec, "loader", None), _ServedLoader):
-        out["preloaded"] = _spec.origin  # loaded from disk before the finder was in place: not what was served
-except BaseException as exc:
-    out["ok"] = False
-    _notes = exc.__dict__.pop("__notes__", None)  # add_note() lines follow the exception's own line
-    out["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()[:500]
-    if _notes is not None:
-        exc.__notes__ = _notes
-    out["kind"] = type(exc).__module__ + "." + type(exc).__qualname__
-    out["missing"] = isinstance(exc, ImportError)  # ModuleNotFoundError and any subclass
-    every = traceback.extract_tb(exc.__traceback__)
-    names, tb = [], exc.__traceback__
-    while tb is not None:  # each frame's module (its globals' __name__), in extract_tb's order
-        names.append(str(tb.tb_frame.f_globals.get("__name__", "")))
-        tb = tb.tb_next
-    every = [[f.filename, f.lineno or 0, f.name, n] for f, n in zip(every, names)]  # outermost first
-    if len(every) > 2 * _FRAMES:  # a deep recursion: its outermost and innermost frames tell
-        every = every[:_FRAMES] + every[-_FRAMES:]
-    out["frames"] = every
-for stream in (sys.stdout, sys.stderr):
-    try:
-        stream.flush()
-    except BaseException:
-        pass
-os.write(_answer, json.dumps(out).encode())
-os._exit(0)
-"""
-
 Say = Callable[[str], None]
 
 
@@ -169,15 +85,6 @@ class ImportCheckVerdict:
     result: Result
     reason: str = ""  # for a refusal: the patched import's error; inconclusive: why it cannot tell
     unpatched_imports: bool = False  # a refusal where the pristine module (or the cycle's module) imports
-
-
-@dataclass(frozen=True)
-class _Served:
-    """What one subprocess is given: the bytes of every changed file, by path and by module name."""
-
-    files: dict[str, bytes]
-    modules: dict[str, str]
-    roots: tuple[str, ...]
 
 
 def import_name(module: str) -> str:
@@ -222,22 +129,28 @@ def run(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) ->
 def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: float) -> Iterator[ImportCheckVerdict]:
     """Import each changed module patched, then, only if that fails, pristine; yield a verdict per module."""
     faults.point("import-check")  # the crash-test hook: a plain apply never reaches this line
-    patched, pristine = _served(planned)
+    patched, pristine = _served(planned, env.import_path or env.paths)
     by_module: dict[str, list[str]] = {}
     for name, change in planned:
         who = by_module.setdefault(import_name(change.module), [])
         if name not in who:
             who.append(name)
+    shadowed = {import_name(sh.module): sh for sh in shadows(env, sorted({(c.module, c.path) for _, c in planned}))}
     for module, who in by_module.items():
-        after = _attempt(env.executable, patched, module, timeout)
+        if module in shadowed:  # serving the patched file in its place would import what never runs
+            why = f"{shadowed[module].describe()}, so importing the patched file says nothing of what runs"
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
+            continue
+        after = attempt(env.executable, patched, module, timeout)
         if after.preloaded:
             why = "the interpreter had already imported it from its file on disk, so the patched bytes were not run"
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
             continue
         if after.ok:
-            yield _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
+            first = _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
+            yield _then_importers(env.executable, planned, patched, pristine, first, timeout)
             continue
-        before = _attempt(env.executable, pristine, module, timeout)
+        before = attempt(env.executable, pristine, module, timeout)
         if after.timed_out and before.ok:  # a hang only the patched module has is the patch's own
             why = f"the patched import {after.error}, and the unpatched module imports within that time"
             yield ImportCheckVerdict(module, tuple(who), Result.REFUSED, why, unpatched_imports=True)
@@ -257,21 +170,21 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
 
 
 def _judge(
-    executable: str, after: Attempt, before: Attempt, patched: _Served, pristine: _Served, timeout: float
+    executable: str, after: Attempt, before: Attempt, patched: Served, pristine: Served, timeout: float
 ) -> Judged:
     """Both imports failed: whose failure it is (import_failures.judge), asking the pristine install
     to import, on its own, a module the patched import failed in."""
     names = {p: m for m, p in patched.modules.items()}
     return judge(
-        after, before, patched.files, pristine.files, names, lambda m: _attempt(executable, pristine, m, timeout)
+        after, before, patched.files, pristine.files, names, lambda m: attempt(executable, pristine, m, timeout)
     )
 
 
 def _first_in_cycle(
     executable: str,
     planned: Sequence[tuple[str, PlannedFile]],
-    patched: _Served,
-    pristine: _Served,
+    patched: Served,
+    pristine: Served,
     module: str,
     who: tuple[str, ...],
     timeout: float,
@@ -291,10 +204,10 @@ def _first_in_cycle(
     root = first.path.parents[depth]
     cycle = closed_cycles(root, module, first.before, last.after, patched.files)
     for other in cycle:
-        after = _attempt(executable, patched, other, timeout)
+        after = attempt(executable, patched, other, timeout)
         if after.ok or after.timed_out:
             continue
-        before = _attempt(executable, pristine, other, timeout)
+        before = attempt(executable, pristine, other, timeout)
         judged = (
             Judged(True, after.described)
             if before.ok
@@ -306,8 +219,58 @@ def _first_in_cycle(
     return ImportCheckVerdict(module, who, Result.OK)
 
 
-def _served(planned: Sequence[tuple[str, PlannedFile]]) -> tuple[_Served, _Served]:
-    """The patched run serves each file's last planned bytes, the pristine run its current bytes."""
+def _root(change: PlannedFile) -> Path | None:
+    """The site directory `change`'s module is imported from (its top-level package's parent)."""
+    depth = len(change.module.split(".")) - 1
+    if change.path.name == "__init__.py" and not change.module.endswith(".__init__"):
+        depth += 1  # `pkg.sub` names pkg/sub/__init__.py
+    return change.path.parents[depth] if len(change.path.parents) > depth else None
+
+
+def _then_importers(
+    executable: str,
+    planned: Sequence[tuple[str, PlannedFile]],
+    patched: Served,
+    pristine: Served,
+    verdict: ImportCheckVerdict,
+    timeout: float,
+) -> ImportCheckVerdict:
+    """`verdict.module` imports once patched; so must each module of its package that imports it
+    (import_importers.py), imported after it in one subprocess; only if one fails, the same run
+    pristine. A failure only the patch causes is a refusal naming the importer."""
+    module = verdict.module
+    change = next((c for _, c in planned if import_name(c.module) == module), None)
+    root = _root(change) if change is not None and verdict.result is Result.OK else None
+    if change is None or root is None:
+        return verdict
+    package = change.path.name == "__init__.py"
+    names = importers(root, module, package, patched.files, set(patched.modules))
+    if not names:
+        return verdict
+    main, after = attempts(executable, patched, module, names, timeout)
+    if main.ok and all(a.ok for a in after):
+        return verdict
+    base, before = attempts(executable, pristine, module, names, timeout)
+    if not main.ok:  # the run ended or hung in an importer (the module imports on its own)
+        if base.ok and all(b.ok for b in before):
+            why = f"importing the modules that import it ({', '.join(names)}) {main.error}; unpatched, they import"
+            return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
+        return verdict
+    for name, a, b in zip(names, after, before if len(before) == len(after) else [None] * len(after)):
+        if a.ok or b is None:
+            continue
+        unpatched = f"{a.described}; unpatched, {name} imports"
+        judged = Judged(True, unpatched) if b.ok else _judge(executable, a, b, patched, pristine, timeout)
+        if judged.refused:  # the module itself imports: said in the reason, not as `unpatched_imports`
+            why = f"importing {name} after it (it imports {module}): {judged.reason}"
+            return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
+    return verdict
+
+
+def _served(planned: Sequence[tuple[str, PlannedFile]], import_path: Sequence[Path]) -> tuple[Served, Served]:
+    """The patched run serves each file's last planned bytes, the pristine run its current bytes;
+    both with the changed files' site directories, then `import_path` (the target's import path as radpatch
+    resolved it: PYTHONPATH, which -I drops) after the interpreter's own."""
     after: dict[str, bytes] = {}
     before: dict[str, bytes] = {}
     modules: dict[str, str] = {}
@@ -321,79 +284,6 @@ def _served(planned: Sequence[tuple[str, PlannedFile]]) -> tuple[_Served, _Serve
         root = change.path.parents[len(parts) - 1] if len(change.path.parents) >= len(parts) else None
         if root is not None and root.joinpath(*parts[:-1], parts[-1] + ".py") == change.path:
             roots.setdefault(str(root), None)  # so the package imports even from a directory -I leaves out
-    return _Served(after, modules, tuple(roots)), _Served(before, modules, tuple(roots))
-
-
-def _attempt(executable: str, served: _Served, module: str, timeout: float) -> Attempt:
-    request = json.dumps(
-        {
-            "import": module,
-            "files": {p: base64.b64encode(b).decode("ascii") for p, b in served.files.items()},
-            "modules": served.modules,
-            "roots": list(served.roots),
-        }
-    ).encode()
-    with tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd, tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(
-                [executable, "-I", "-S", "-B", "-c", _SCRIPT],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=err,
-                cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
-                start_new_session=True,  # its own process group: a timeout kills what it started too
-            )
-        except OSError as exc:
-            raise EnvironmentProblem(
-                f"the target interpreter {executable} cannot be run for the import check ({exc.strerror or exc})",
-                "give --python the path of an existing interpreter",
-            )
-        with _killing(proc):
-            try:
-                out, _ = proc.communicate(request, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True)
-        err.seek(0, os.SEEK_END)
-        err.seek(max(0, err.tell() - _STDERR_TAIL))
-        tail = err.read().decode("utf-8", "replace")
-    return _answer(out, proc.returncode, tail, {p: m for m, p in served.modules.items()})
-
-
-@contextlib.contextmanager
-def _killing(proc: subprocess.Popen[bytes]) -> Iterator[None]:
-    """On the way out (a timeout, Ctrl-C, any error), kill the subprocess's whole group, then reap it."""
-    try:
-        yield
-    finally:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # also what the import started and left behind
-        proc.wait()
-
-
-def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) -> Attempt:
-    try:
-        answer = json.loads(out[:_MAX_ANSWER]) if out else None
-    except ValueError:
-        answer = None
-    if isinstance(answer, dict) and answer.get("radpatch") == 1:
-        ok, error = answer.get("ok") is True, str(answer.get("error", ""))
-        raw = answer.get("frames")
-        frames = tuple(
-            Frame(str(f[0]), f[1], str(f[2]), str(f[3]))
-            for f in (raw if isinstance(raw, list) else ())
-            if isinstance(f, list) and len(f) == 4 and isinstance(f[1], int)
-        )
-        own = [f for f in frames if f.path in modules]  # the frames in a changed file
-        at = f"{modules[own[-1].path]} line {own[-1].line}" if own else ""
-        return Attempt(
-            ok,
-            error,
-            at,
-            preloaded=bool(answer.get("preloaded")),
-            frames=frames,
-            kind=str(answer.get("kind", "")),
-            missing=answer.get("missing") is True,
-        )
-    last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
-    how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
-    return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})")
+    for entry in import_path:
+        roots.setdefault(str(entry), None)
+    return Served(after, modules, tuple(roots)), Served(before, modules, tuple(roots))

@@ -3,11 +3,12 @@
 The patched module failing where the pristine one imports is always a refusal; import_check
 decides that without asking here. When both fail, only a failure both share says nothing about the
 patch, and is inconclusive. Shared means one of:
-- the same failure: the same exception type and text, raised from the same function of the same
-  file (and line, outside the changed files, whose lines move); the text compared normalised, as
-  two processes print the same failure differently: object addresses (`at 0x7f...`) masked, and
-  the items of a `{...}` (a set's, a dict's: their order follows per-process hash randomisation)
-  sorted;
+- the same failure: the interpreter ended without an answer in the same way (the same exit status
+  or signal: `os._exit`, a crash in an extension module), or the same exception type and text,
+  raised from the same function of the same file (and line, outside the changed files, whose lines
+  move); the text compared normalised, as two processes print the same failure differently:
+  object addresses (`at 0x7f...`) masked, and the items of a `{...}` (a set's, a dict's: their
+  order follows per-process hash randomisation) sorted;
 - the image's: an ImportError raised in the body of an unchanged module (a GPU-only module on a
   CPU image) that, imported on its own from the pristine install, fails the same way, so the
   environment lacks it whatever the patch does. Told by that pristine run, not by the exception's
@@ -48,6 +49,7 @@ class Attempt:
     frames: tuple[Frame, ...] = ()  # the whole traceback, outermost first
     kind: str = ""  # the exception's type, module-qualified ("" when there is no answer)
     missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
+    ended: str = ""  # no answer: how the interpreter ended ("exit 3", "killed by signal 11")
 
     @property
     def described(self) -> str:
@@ -109,7 +111,10 @@ def _image_module(after: Attempt, patched: Mapping[str, bytes]) -> str | None:
 def same_failure(after: Attempt, before: Attempt, patched: Mapping[str, bytes]) -> bool:
     """Both imports raise the same exception at the same place: the same type and text, from the
     same function of the same file (and line, outside the changed files, whose lines move); the
-    texts compared `normalised`."""
+    texts compared `normalised`. Two imports that both end the interpreter without an answer
+    (`os._exit`, a crash in an extension module) fail the same way when they end it alike."""
+    if after.ended or before.ended:
+        return after.ended == before.ended
     if not (after.frames and before.frames) or after.kind != before.kind:
         return False
     if normalised(after.error) != normalised(before.error):

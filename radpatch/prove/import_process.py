@@ -1,0 +1,267 @@
+"""The import check's subprocess (import_check.py): the target interpreter, `-I -S -B`, given a
+standard-library script and the served files on stdin (from a file), its answer read from a file
+and its output from a pipe, as it comes, the last 4 KiB kept; the interpreter waited for, never what
+it leaves behind, which is killed with its process group."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import selectors
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from radpatch.errors import EnvironmentProblem
+from radpatch.prove.import_failures import Attempt, Frame
+
+_MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
+_STDERR_TAIL = 4096
+_POLL = 0.05  # seconds between looks at whether the import's process has ended
+
+# Runs in the target interpreter: standard library only, Python 3.10+ (radpatch's oldest target).
+# Its answer goes to a duplicate of the original stdout; the module's own prints go to stderr.
+_SCRIPT = r"""
+import base64, importlib, importlib.machinery, importlib.util, json, os, sys, traceback
+_answer = os.dup(1)
+os.dup2(2, 1)
+req = json.loads(sys.stdin.buffer.read())
+files = {p: base64.b64decode(b) for p, b in req["files"].items()}
+modules = req["modules"]
+for root in req["roots"]:
+    if root not in sys.path:
+        sys.path.append(root)
+
+def _no_network(event, args):
+    if event in ("socket.connect", "socket.sendto") and isinstance(args[1], (str, bytes)):
+        return  # a Unix socket: local
+    if event in ("socket.connect", "socket.sendto", "socket.getaddrinfo", "socket.gethostbyname",
+                 "socket.gethostbyaddr"):
+        raise OSError(101, "no network during radpatch's import check (" + event + ")")
+
+sys.addaudithook(_no_network)
+
+class ServedLoader(importlib.machinery.SourceFileLoader):
+    def get_data(self, path):
+        if path in files:
+            return files[path]
+        return super().get_data(path)
+
+    def get_code(self, fullname):  # never the on-disk bytecode: it is of the bytes on disk
+        return self.source_to_code(files[self.path], self.path)
+
+class _Finder:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        where = modules.get(name)
+        if where is None:
+            return None
+        package = [os.path.dirname(where)] if os.path.basename(where) == "__init__.py" else None
+        return importlib.util.spec_from_file_location(
+            name, where, loader=ServedLoader(name, where), submodule_search_locations=package)
+
+# What asks for a served file's source (inspect.getsource, tracebacks: linecache) gets the served
+# text, not the file on disk; mtime None keeps linecache.checkcache from dropping it.
+import linecache
+for _path, _data in files.items():
+    try:
+        _lines = importlib.util.decode_source(_data).splitlines(True)
+    except Exception:
+        continue
+    linecache.cache[_path] = (len(_data), None, _lines, _path)
+
+sys.meta_path.insert(0, _Finder)
+# site runs only now (-S): a .pth or sitecustomize that imports the package gets the served bytes.
+import site
+site.main()
+_FRAMES = 200
+
+def _imported(name):
+    r = {"ok": True, "error": "", "kind": "", "missing": False, "preloaded": None, "frames": []}
+    try:
+        importlib.import_module(name)
+        _spec = getattr(sys.modules.get(name), "__spec__", None)
+        if getattr(_spec, "origin", None) in files and not isinstance(getattr(_spec, "loader", None), ServedLoader):
+            r["preloaded"] = _spec.origin  # loaded from disk before the finder was in place: not what was served
+    except BaseException as exc:
+        r["ok"] = False
+        _notes = exc.__dict__.pop("__notes__", None)  # add_note() lines follow the exception's own line
+        r["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()[:500]
+        if _notes is not None:
+            exc.__notes__ = _notes
+        r["kind"] = type(exc).__module__ + "." + type(exc).__qualname__
+        r["missing"] = isinstance(exc, ImportError)  # ModuleNotFoundError and any subclass
+        every = traceback.extract_tb(exc.__traceback__)
+        names, tb = [], exc.__traceback__
+        while tb is not None:  # each frame's module (its globals' __name__), in extract_tb's order
+            names.append(str(tb.tb_frame.f_globals.get("__name__", "")))
+            tb = tb.tb_next
+        every = [[f.filename, f.lineno or 0, f.name, n] for f, n in zip(every, names)]  # outermost first
+        if len(every) > 2 * _FRAMES:  # a deep recursion: its outermost and innermost frames tell
+            every = every[:_FRAMES] + every[-_FRAMES:]
+        r["frames"] = every
+    return r
+
+out = {"radpatch": 1, **_imported(req["import"])}
+# then the modules that import it (import_importers.py), each in turn in the same process, once it imports
+out["also"] = [_imported(name) for name in req.get("also", [])] if out["ok"] else []
+for stream in (sys.stdout, sys.stderr):
+    try:
+        stream.flush()
+    except BaseException:
+        pass
+os.write(_answer, json.dumps(out).encode())
+os._exit(0)
+"""
+
+
+@dataclass(frozen=True)
+class Served:
+    """What one subprocess is given: the bytes of every changed file, by path and by module name."""
+
+    files: dict[str, bytes]
+    modules: dict[str, str]
+    roots: tuple[str, ...]
+
+
+def attempt(executable: str, served: Served, module: str, timeout: float) -> Attempt:
+    return attempts(executable, served, module, (), timeout)[0]
+
+
+def attempts(
+    executable: str, served: Served, module: str, also: Sequence[str], timeout: float
+) -> tuple[Attempt, list[Attempt]]:
+    """Import `module`, then, when it imports, each of `also` in turn in the same process: its
+    Attempt and theirs (none when it fails)."""
+    request = json.dumps(
+        {
+            "import": module,
+            "also": list(also),
+            "files": {p: base64.b64encode(b).decode("ascii") for p, b in served.files.items()},
+            "modules": served.modules,
+            "roots": list(served.roots),
+        }
+    ).encode()
+    with (
+        tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd,
+        tempfile.TemporaryFile() as request_file,
+        tempfile.TemporaryFile() as answer,
+    ):
+        request_file.write(request)
+        request_file.seek(0)
+        try:
+            proc = subprocess.Popen(
+                [executable, "-I", "-S", "-B", "-c", _SCRIPT],
+                stdin=request_file,
+                stdout=answer,  # a file, not a pipe: a process the import forks keeps it open, and nobody waits on it
+                stderr=subprocess.PIPE,  # read as it comes, its tail kept: whatever the import prints takes no disk
+                cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
+                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # -B for the interpreters the import starts
+                start_new_session=True,  # its own process group: a timeout kills what it started too
+            )
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"the target interpreter {executable} cannot be run for the import check ({exc.strerror or exc})",
+                "give --python the path of an existing interpreter",
+            )
+        with _killing(proc):
+            assert proc.stderr is not None
+            finished, tail = _wait(proc, proc.stderr.fileno(), timeout)
+            if not finished:
+                return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True), []
+        answer.seek(0)
+        out = answer.read(_MAX_ANSWER)
+    return _answer(out, proc.returncode, tail.decode("utf-8", "replace"), {p: m for m, p in served.modules.items()})
+
+
+def _wait(proc: subprocess.Popen[bytes], stderr: int, timeout: float) -> tuple[bool, bytes]:
+    """Wait at most `timeout` s for `proc` to end (not for its stderr to close: a process the import
+    forked may hold it), reading its stderr as it comes; whether it ended, and stderr's last bytes."""
+    deadline = time.monotonic() + timeout
+    tail = b""
+    os.set_blocking(stderr, False)
+    with selectors.DefaultSelector() as sel:
+        sel.register(stderr, selectors.EVENT_READ)
+        while True:
+            ended = proc.poll() is not None
+            left = deadline - time.monotonic()
+            if sel.get_map() and (ended or sel.select(max(0.0, min(left, _POLL)))):
+                tail = _drain(sel, stderr, tail)
+            elif not sel.get_map() and not ended and left > 0:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(left)
+                continue
+            if ended:
+                return True, tail
+            if left <= 0:
+                return False, tail
+
+
+def _drain(sel: selectors.BaseSelector, fd: int, tail: bytes) -> bytes:
+    """Read what `fd` holds now (at most 1 MiB: a process printing without end holds it forever),
+    keeping the last _STDERR_TAIL bytes; unregister it at its end."""
+    for _ in range(16):
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return tail
+        if not chunk:
+            sel.unregister(fd)
+            return tail
+        tail = (tail + chunk)[-_STDERR_TAIL:]
+    return tail
+
+
+@contextlib.contextmanager
+def _killing(proc: subprocess.Popen[bytes]) -> Iterator[None]:
+    """On the way out (a timeout, Ctrl-C, any error), kill the subprocess's whole group, then reap it."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # also what the import started and left behind
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) -> tuple[Attempt, list[Attempt]]:
+    try:
+        answer = json.loads(out[:_MAX_ANSWER]) if out else None
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and answer.get("radpatch") == 1:
+        also = answer.get("also")
+        return _one(answer, modules), [_one(a, modules) for a in (also if isinstance(also, list) else ())]
+    last = (stderr_tail.strip().splitlines() or ["no output"])[-1][:200]
+    how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+    return Attempt(False, f"the interpreter ended during the import without an answer ({how}: {last})", ended=how), []
+
+
+def _one(answer: object, modules: dict[str, str]) -> Attempt:
+    """One import's result as the target reports it."""
+    if not isinstance(answer, dict):
+        return Attempt(False, "the interpreter's answer is malformed")
+    ok, error = answer.get("ok") is True, str(answer.get("error", ""))
+    raw = answer.get("frames")
+    frames = tuple(
+        Frame(str(f[0]), f[1], str(f[2]), str(f[3]))
+        for f in (raw if isinstance(raw, list) else ())
+        if isinstance(f, list) and len(f) == 4 and isinstance(f[1], int)
+    )
+    own = [f for f in frames if f.path in modules]  # the frames in a changed file
+    at = f"{modules[own[-1].path]} line {own[-1].line}" if own else ""
+    return Attempt(
+        ok,
+        error,
+        at,
+        preloaded=bool(answer.get("preloaded")),
+        frames=frames,
+        kind=str(answer.get("kind", "")),
+        missing=answer.get("missing") is True,
+    )
