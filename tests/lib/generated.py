@@ -44,11 +44,20 @@ def sample(cases: Iterable[Case], every: int | None = None, turn: int = sys.vers
     seen: set[tuple[int, Hashable]] = set()
     kept = []
     for i, case in enumerate(listed):
-        values = set(enumerate(case if isinstance(case, tuple) else (case,)))
+        values = {(axis, _hashable(v)) for axis, v in enumerate(case if isinstance(case, tuple) else (case,))}
         if i % n == turn % n or not values <= seen:
             kept.append(case)
             seen |= values
     return kept
+
+
+def _hashable(value: object) -> Hashable:
+    """A case's value as sample() compares it: itself, or its repr when it cannot be hashed (a list)."""
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value  # type: ignore[return-value]
 
 
 def seeds(full: int, every: int | None = None, turn: int = sys.version_info[1]) -> list[int]:

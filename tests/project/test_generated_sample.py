@@ -48,6 +48,15 @@ def test_a_one_axis_family_runs_whole_and_order_is_kept() -> None:
     assert kept == sorted(kept, key=CASES.index)
 
 
+@pytest.mark.parametrize("every", [2, 4, 8])
+def test_a_family_of_unhashable_values_samples_as_hashable_ones(every: int) -> None:
+    """Lists as axis values (`[["1.1"], ["0.9", "1.1"]]`) are sampled as their tuples would be,
+    instead of failing the collection of the whole file on every interpreter that samples."""
+    tuples = list(itertools.product("abcde", [("1",), ("2",), ("1", "2")]))
+    lists = [(a, list(b)) for a, b in tuples]
+    assert sample(lists, every, 11) == [(a, list(b)) for a, b in sample(tuples, every, 11)]
+
+
 def test_seeds_are_every_nth_turning_with_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
     assert seeds(40, 4, 13) == list(range(1, 40, 4)) and seeds(40, 4, 12) == list(range(0, 40, 4))
     assert seeds(3, 8, 13) == [1] and seeds(2, 8, 13) == [1]  # at least one
