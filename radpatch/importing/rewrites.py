@@ -320,21 +320,26 @@ class Differ(Runs):
         if found is None or _bindings(scope.body, found[0]) != 1:
             return False
         name, changes = found
-        texts: list[tuple[str, str | None, str, str | None]] = []
+        texts: list[tuple[str, str | None, str, str | None, str | None]] = []
         for c in changes:
             k, v = segment(self.src, c.key), segment(self.src, c.new)
             o = segment(self.src, c.old) if c.old is not None else None
             p = segment(self.src, c.after) if c.after is not None else None
+            q = segment(self.src, c.before) if c.before is not None else None
             if k is None or v is None or (c.old is not None and o is None) or (c.after is not None and p is None):
                 return False
-            texts.append((k, o, v, p))
-        for k, o, v, p in texts:
+            if c.before is not None and q is None:
+                return False
+            texts.append((k, o, v, p, q))
+        for k, o, v, p, q in texts:
             keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("name", name), ("key", k)]
             if o is not None:
                 keys.append(("from", o))
             keys.append(("value", v))
             if p is not None:
                 keys.append(("after", p))
+            if q is not None:
+                keys.append(("before", q))
             self.steps.append(ImportStep("set_item", tuple(keys)))
         bbody[i] = mark_after(a)
         return True
