@@ -3,9 +3,9 @@
 (`Thread(target=f, daemon=True)` -> `daemon=False`), with `occurrence:` when the scope has several
 calls passing that value; and when it is one keyword added to one call (`Foo(a, b=1)` ->
 `Foo(a, b=1, c=2)`: `set_keyword` without `from:`) or taken from it (without `to:`), with `after:`
-where the keyword does not sit where the operation puts one. What no set_keyword says (a keyword
-put first before others, a match the inverse could not tell apart) is named for the import's note
-on the wider `replace` it gets."""
+(or `before:`) where the keyword does not sit where the operation puts one. What no set_keyword
+says (a keyword beside `**mapping` items only, a match the inverse could not tell apart) is named
+for the import's note on the wider `replace` it gets."""
 
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ class KeywordToggle:
     value: ast.expr  # its value: in the after-file when added, in the before-file when taken
     added: bool
     after: str | None  # the `after:` set_keyword needs to put it there; None where it goes by itself
+    before: str | None = None  # else the `before:`: the keyword that follows it
 
 
 def keyword_toggle(b: ast.AST, a: ast.AST) -> KeywordToggle | None:
@@ -102,7 +103,10 @@ def keyword_toggle(b: ast.AST, a: ast.AST) -> KeywordToggle | None:
         if _place(shorter) == j:
             return KeywordToggle(cb, k.arg, k.value, added, None)
         before = longer[j - 1].arg if j else None
-        return None if before is None else KeywordToggle(cb, k.arg, k.value, added, before)
+        if before is not None:
+            return KeywordToggle(cb, k.arg, k.value, added, before)
+        then = longer[j + 1].arg if j + 1 < len(longer) else None
+        return None if then is None else KeywordToggle(cb, k.arg, k.value, added, None, then)
     return None
 
 
@@ -150,6 +154,8 @@ def toggle_keyword(
     keys.append(("to", value) if change.added else ("from", value))
     if change.after is not None:
         keys.append(("after", change.after))
+    if change.before is not None:
+        keys.append(("before", change.before))
     if occurrence:
         keys.append(("occurrence", occurrence))
     return ImportStep("set_keyword", tuple(keys))

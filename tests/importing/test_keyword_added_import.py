@@ -34,7 +34,7 @@ SHAPES = (
     ("h(a)", "k0=1"),
 )
 OTHERS = ("", "    z = h(b)\n", "    z = h(b, k0=5, new=0)\n")
-CHANGES = ("add", "add-middle", "take-last", "take-middle")
+CHANGES = ("add", "add-middle", "add-first", "take-last", "take-middle", "take-first")
 
 
 def call(args: tuple[str, ...], layout: str) -> str:
@@ -58,6 +58,10 @@ def changed(args: tuple[str, ...], change: str) -> tuple[str, ...] | None:
         return (*args[:at], "new=7", *args[at:])
     if change == "add-middle":
         return (*args[:2], "new=7", *args[2:]) if len(named) >= 2 else None
+    if change == "add-first":
+        return (*args[: named[0]], "new=7", *args[named[0] :]) if len(named) >= 2 else None
+    if change == "take-first":
+        return (*args[: named[0]], *args[named[0] + 1 :]) if len(named) >= 2 else None
     if change == "take-last":
         return (*args[: named[-1]], *args[named[-1] + 1 :]) if named else None
     return (*args[: named[1]], *args[named[1] + 1 :]) if len(named) >= 3 else None
@@ -88,7 +92,8 @@ def narrow(args: tuple[str, ...], other: str, change: str) -> bool:
     passing no such keyword, so another call lacking it in the scope leaves the wider replace."""
     if change.startswith("add"):
         return True
-    taken = next(a for a in args[::-1] if "=" in a) if change == "take-last" else args[2]
+    named = [a for a in args if "=" in a]
+    taken = named[-1] if change == "take-last" else named[1] if change == "take-middle" else named[0]
     name = taken.split("=")[0]
     lacking = (bool(other) and f"{name}=" not in other) or "h(a)" in args
     return not lacking
@@ -105,6 +110,7 @@ def test_the_keyword_is_one_set_keyword_step(args: tuple[str, ...], layout: str,
     keys = dict(got.steps[0].keys)
     assert ("from" in keys) != change.startswith("add") and ("to" in keys) == change.startswith("add")
     assert ("after" in keys) == change.endswith("middle"), keys
+    assert ("before" in keys) == change.endswith("first"), keys
     several = other == "    z = h(b)\n" or "h(a)" in args
     assert ("occurrence" in keys) == (change.startswith("add") and several), keys
     assert not got.fallbacks

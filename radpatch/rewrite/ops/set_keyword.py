@@ -52,6 +52,7 @@ class SetKeyword(Operation):
     to: str | None = None
     after: str | None = None
     within: str | None = None
+    before: str | None = None
     occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "set_keyword"
@@ -76,6 +77,12 @@ class SetKeyword(Operation):
             "keyword goes after the call's last keyword argument (before `**kwargs` when it has no other)",
             required=False,
         ),
+        Field(
+            "before",
+            "identifier",
+            "optional, instead of `after`, for a keyword added or taken away: the keyword argument it precedes",
+            required=False,
+        ),
         WITHIN,
         OCCURRENCE,
     )
@@ -86,14 +93,18 @@ class SetKeyword(Operation):
 
     @classmethod
     def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
-        if values.get("after") is not None and values.get("from_") is not None and values.get("to") is not None:
-            raise fail("after", "`after:` places a keyword added or taken away; to change a value, leave it out")
-        if values.get("after") is not None and values.get("after") == values.get("keyword"):
-            raise fail("after", "`after:` names another keyword argument of the call, the one this one follows")
+        for k in ("after", "before"):
+            if values.get(k) is not None and values.get("from_") is not None and values.get("to") is not None:
+                raise fail(k, f"`{k}:` places a keyword added or taken away; to change a value, leave it out")
+            if values.get(k) is not None and values.get(k) == values.get("keyword"):
+                raise fail(k, f"`{k}:` names another keyword argument of the call, the one next to this one")
+        if values.get("after") is not None and values.get("before") is not None:
+            raise fail("before", "give `after:` or `before:`, not both")
         return cls(**values)  # type: ignore[arg-type]
 
     def describe(self) -> str:
         at = "" if self.after is None else f" after {self.after}"
+        at = at if self.before is None else f" before {self.before}"
         if self.from_ is None:
             return f"add {self.keyword}={self.to}{at} to a call to {self.call} in {self.scope}"
         if self.to is None:

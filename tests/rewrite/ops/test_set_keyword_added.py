@@ -74,6 +74,8 @@ def expected(source: str, op: SetKeyword) -> str:
         named = [i for i, k in enumerate(kws) if k.arg is not None]
         if op.after is not None:
             at = next(i + 1 for i in named if kws[i].arg == op.after)
+        elif op.before is not None:
+            at = next(i for i in named if kws[i].arg == op.before)
         elif named:
             at = named[-1] + 1
         else:
@@ -104,6 +106,7 @@ def _cases() -> list[tuple[tuple[str, ...], str, str, str | None]]:
                 continue  # `h(x for x in xs,)` does not parse
             out.append((args, layout, "add", None))
             out += [(args, layout, "add", n) for n in names]
+            out += [(args, layout, "add-before", n) for n in names]
             out += [(args, layout, "take", n) for n in names]
     return out
 
@@ -111,19 +114,21 @@ def _cases() -> list[tuple[tuple[str, ...], str, str, str | None]]:
 CASES = sample(_cases())
 
 
-def _put_back(args: tuple[str, ...], keyword: str) -> tuple[bool, str | None]:
-    """Whether the keyword taken away can be put back where it was (by the docs' rule, or `after:`
-    the keyword before it), and the `after:` that says so."""
+def _put_back(args: tuple[str, ...], keyword: str) -> tuple[bool, str | None, str | None]:
+    """Whether the keyword taken away can be put back where it was (by the docs' rule, `after:` the
+    keyword before it or `before:` the one after it), and the `after:` or `before:` that says so."""
     kws = [a.split("=")[0] if "=" in a and not a.startswith("*") else a for a in args if "=" in a or a.startswith("**")]
     at = kws.index(keyword)
     rest = kws[:at] + kws[at + 1 :]
     named = [i for i, k in enumerate(rest) if not k.startswith("**")]
     default = named[-1] + 1 if named else next((i for i, k in enumerate(rest) if k.startswith("**")), len(rest))
     if default == at:
-        return True, None
+        return True, None, None
     if at and not kws[at - 1].startswith("**"):
-        return True, kws[at - 1]
-    return False, None
+        return True, kws[at - 1], None
+    if at + 1 < len(kws) and not kws[at + 1].startswith("**"):
+        return True, None, kws[at + 1]
+    return False, None, None
 
 
 @pytest.mark.parametrize(("args", "layout", "mode", "keyword"), CASES)
@@ -133,11 +138,13 @@ def test_a_keyword_is_added_or_taken_away_where_a_person_would_and_undone(
     source = module(args, layout)
     if mode == "add":
         op = SetKeyword("f", "h", "new", None, "(7, 8)", after=keyword)
+    elif mode == "add-before":
+        op = SetKeyword("f", "h", "new", None, "(7, 8)", before=keyword)
     else:
         assert keyword is not None
         value = next(a.split("=", 1)[1] for a in args if a.startswith(f"{keyword}="))
-        possible, after = _put_back(args, keyword)
-        op = SetKeyword("f", "h", keyword, value, None, after=after)
+        possible, after, before = _put_back(args, keyword)
+        op = SetKeyword("f", "h", keyword, value, None, after=after, before=before)
         if not possible:
             with pytest.raises(RefusedError) as info:
                 run(source, op)

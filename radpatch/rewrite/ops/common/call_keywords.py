@@ -24,14 +24,19 @@ class KeywordOp(Protocol):
     @property
     def after(self) -> str | None: ...
 
+    @property
+    def before(self) -> str | None: ...
 
-def place(args: tuple[cst.Arg, ...], after: str | None) -> int | None:
-    """Where a new keyword argument goes among `args`: right after the keyword `after` (None when the
-    call passes no such keyword), else after the last keyword argument, else before the first
-    `**mapping`, else at the end."""
+
+def place(args: tuple[cst.Arg, ...], after: str | None, before: str | None = None) -> int | None:
+    """Where a new keyword argument goes among `args`: right after the keyword `after`, or right
+    before the keyword `before` (None when the call passes no such keyword), else after the last
+    keyword argument, else before the first `**mapping`, else at the end."""
     named = [i for i, a in enumerate(args) if a.keyword is not None]
     if after is not None:
         return next((i + 1 for i in named if args[i].keyword.value == after), None)  # type: ignore[union-attr]
+    if before is not None:
+        return next((i for i in named if args[i].keyword.value == before), None)  # type: ignore[union-attr]
     if named:
         return named[-1] + 1
     return next((i for i, a in enumerate(args) if a.star == "**"), len(args))
@@ -39,11 +44,12 @@ def place(args: tuple[cst.Arg, ...], after: str | None) -> int | None:
 
 def added(call: cst.Call, op: KeywordOp, value: str, line: int) -> cst.Call:
     """The call with `op.keyword=value` put where `place` says."""
-    at = place(tuple(call.args), op.after)
+    at = place(tuple(call.args), op.after, op.before)
     if at is None:
+        key = "after" if op.after is not None else "before"
         raise NotFound(
-            f"the call to `{op.call}` at line {line} passes no keyword argument `{op.after}` (`after:`)",
-            "fix `after:` to a keyword argument the call passes, or leave it out to add the keyword after the "
+            f"the call to `{op.call}` at line {line} passes no keyword argument `{op.after or op.before}` (`{key}:`)",
+            f"fix `{key}:` to a keyword argument the call passes, or leave it out to add the keyword after the "
             "call's last one",
         )
     # as the call's other keywords write it (`a = 1` or `a=1`), else `a=1`
@@ -67,15 +73,24 @@ def taken(call: cst.Call, op: KeywordOp, line: int, check: bool) -> cst.Call:
     args = tuple(call.args)
     i = next(i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == op.keyword)
     rest = tuple(commas.remove(list(args), i))
-    if check and place(rest, op.after) != i:
+    if check and place(rest, op.after, op.before) != i:
         before = args[i - 1].keyword if i else None
+        then = args[i + 1].keyword if i + 1 < len(args) else None
         where = f"it follows `{before.value}=`" if before is not None else "no keyword argument comes before it"
         fix = (
             f"write `after: {before.value}`, the keyword argument it follows"
             if before is not None
-            else "set_keyword puts a keyword back after another one; `replace` the call instead"
+            else f"write `before: {then.value}`, the keyword argument that follows it"
+            if then is not None
+            else "`replace` the call instead"
         )
-        said = f"not after `{op.after}=`" if op.after else "not after the call's last keyword argument"
+        said = (
+            f"not after `{op.after}=`"
+            if op.after
+            else f"not before `{op.before}=`"
+            if op.before
+            else "not after the call's last keyword argument"
+        )
         raise MatchFailure(
             f"`{op.keyword}=` of the call to `{op.call}` at line {line} is {said} ({where}): undoing the rewrite "
             "would put it back elsewhere",
