@@ -168,15 +168,17 @@ class ItemChange:
     old: ast.expr | None
     new: ast.expr
     after: ast.expr | None = None
+    before: ast.expr | None = None  # an entry added before the literal's first: the key it precedes
 
 
 def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str | None:
     """When b and a bind one name to a dict literal and differ only in its items: the name and the
     entries added or changed (`set_item`), changed ones first. A string (why) when the difference is
     in the items but set_item cannot say it: an entry removed, entries reordered, one added before
-    the first or right after a `**` item. None when they are not such assignments, or differ elsewhere.
-    An entry added in the middle (vLLM's alphabetical tables) names the key it follows, which may be
-    another added entry: the steps run in the literal's order."""
+    a first `**` item or right after one. None when they are not such assignments, or differ
+    elsewhere. Entries added before the first say `before:` its key; an entry added in the middle
+    (vLLM's alphabetical tables) names the key it follows, which may be another added entry: the
+    steps run in the literal's order."""
     if type(b) is not type(a) or not isinstance(b, (ast.Assign, ast.AnnAssign)):
         return None
     assert isinstance(a, (ast.Assign, ast.AnnAssign))
@@ -204,15 +206,16 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
         return "its entries are reordered (set_item keeps their order)"
     if any(k is None and e not in was for k, e in zip(da.keys, ka)):
         return "a `**` item is added (set_item adds `key: value` entries only)"
-    if kb and ka[0] != kb[0]:
-        return "an entry is added before others (set_item adds one after a key, or as the last item)"
+    start = ka.index(kb[0]) if kb else 0  # entries before this one are new, the first says `before:` it
+    if start and da.keys[start] is None:
+        return "an entry is added before a `**` item (set_item places one before a key, or after one)"
     end = ka.index(kb[-1]) + 1 if kb else 0  # entries from here on are the literal's last items
     if any(da.keys[j - 1] is None for j in range(1, end) if ka[j] not in was):
         return "an entry is added right after a `**` item (set_item adds one after a key, or as the last item)"
     changed = [ItemChange(k, was[key(k)], v) for k, v in zip(da.keys, da.values) if k and key(k) in was]
     out = [c for c in changed if c.old is not None and key(c.old) != key(c.new)]
     out += [
-        ItemChange(k, None, v, da.keys[j - 1] if j < end else None)
+        ItemChange(k, None, v, da.keys[j - 1] if 0 < j < end else None, da.keys[start] if j == 0 and start else None)
         for j, (k, v) in enumerate(zip(da.keys, da.values))
         if k and key(k) not in was
     ]

@@ -6,7 +6,8 @@ block literals (`find: |`), keys come in the README's order, ids say what and wh
 
 Beyond the plain rewrites it writes: top-level `requires: [NAME, ...]` along a series,
 `create_module: {content: NAME/<path of the module>.py}` for a new module (a new package by its
-`__init__`), and `insert_definitions` with a `Class.method` anchor for a method added to a class.
+import name, its content file `__init__.py`), and `insert_definitions` with a `Class.method`
+anchor for a method added to a class.
 """
 
 from __future__ import annotations
@@ -78,7 +79,10 @@ _Dumper.add_representer(str, _str)
 
 
 def _module_name(rel: str) -> str:
-    return rel[:-3].replace("/", ".")
+    """The `modules:` name of a file, as the registry documents it: a package by its import name
+    (`vllm/reasoning/__init__.py` is `vllm.reasoning`; a created one too, its content file being
+    `__init__.py`)."""
+    return rel[:-3].replace("/", ".").removesuffix(".__init__")
 
 
 def _short_names(rels: list[str]) -> dict[str, str]:
@@ -86,7 +90,7 @@ def _short_names(rels: list[str]) -> dict[str, str]:
     directories added where they collide."""
     depth = 1
     while True:
-        names = {r: "_".join(_module_name(r).removesuffix(".__init__").split(".")[-depth:]) for r in rels}
+        names = {r: "_".join(_module_name(r).split(".")[-depth:]) for r in rels}
         if len(set(names.values())) == len(rels) or depth > 20:
             return names
         depth += 1

@@ -1,8 +1,11 @@
 """A keyword argument of a call as the importer's rewrite chooser says it (importing.rewrites):
 `set_keyword` when a statement's whole difference is the value of keyword arguments of one call
 (`Thread(target=f, daemon=True)` -> `daemon=False`), with `occurrence:` when the scope has several
-calls passing that value. A keyword added or taken away, which no operation says (set_keyword
-changes one a call passes), is named for the import's note on the wider `replace` it gets."""
+calls passing that value; and when it is one keyword added to one call (`Foo(a, b=1)` ->
+`Foo(a, b=1, c=2)`: `set_keyword` without `from:`) or taken from it (without `to:`), with `after:`
+(or `before:`) where the keyword does not sit where the operation puts one. What no set_keyword
+says (a keyword beside `**mapping` items only, a match the inverse could not tell apart) is named
+for the import's note on the wider `replace` it gets."""
 
 from __future__ import annotations
 
@@ -62,11 +65,116 @@ def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None
     callee = segment(src, cb.func)
     if len(new) == len(old) + 1 and all(k in new for k in old):
         added = next(k for k in ca.keywords if key(k) not in old)
-        return f"keyword `{added.arg}` added to a call to `{callee}`"
+        return f"keyword `{added.arg or '**'}` added to a call to `{callee}`"
     if len(old) == len(new) + 1 and all(k in old for k in new):
         gone = next(k for k in cb.keywords if key(k) not in new)
-        return f"keyword `{gone.arg}` taken from a call to `{callee}`"
+        return f"keyword `{gone.arg or '**'}` taken from a call to `{callee}`"
     return None
+
+
+@dataclass(frozen=True)
+class KeywordToggle:
+    call: ast.Call  # the call in the before-file
+    name: str  # the keyword added or taken away
+    value: ast.expr  # its value: in the after-file when added, in the before-file when taken
+    added: bool
+    after: str | None  # the `after:` set_keyword needs to put it there; None where it goes by itself
+    before: str | None = None  # else the `before:`: the keyword that follows it
+
+
+def keyword_toggle(b: ast.AST, a: ast.AST) -> KeywordToggle | None:
+    """The one keyword argument added to or taken from one call that is all that differs between b
+    and a, placed where set_keyword can say it (its own place, or `after:` the keyword before it)."""
+    cb, ca = difference_path(b, a)[-1]
+    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)) or key(cb.func) != key(ca.func):
+        return None
+    if [key(x) for x in cb.args] != [key(x) for x in ca.args]:
+        return None
+    added = len(ca.keywords) == len(cb.keywords) + 1
+    longer, shorter = (ca.keywords, cb.keywords) if added else (cb.keywords, ca.keywords)
+    if len(longer) != len(shorter) + 1:
+        return None
+    want = [key(k) for k in shorter]
+    for j, k in enumerate(longer):
+        if k.arg is None or [key(x) for x in longer[:j] + longer[j + 1 :]] != want:
+            continue
+        if any(x.arg == k.arg for x in shorter):
+            return None
+        if _place(shorter) == j:
+            return KeywordToggle(cb, k.arg, k.value, added, None)
+        before = longer[j - 1].arg if j else None
+        if before is not None:
+            return KeywordToggle(cb, k.arg, k.value, added, before)
+        then = longer[j + 1].arg if j + 1 < len(longer) else None
+        return None if then is None else KeywordToggle(cb, k.arg, k.value, added, None, then)
+    return None
+
+
+def _place(keywords: list[ast.keyword]) -> int:
+    """Where set_keyword puts a keyword it adds, as an index of the call's keywords in `ast`: after
+    the last `name=value`, else before the first `**mapping`, else last (rewrite.ops.common.call_keywords)."""
+    named = [i for i, k in enumerate(keywords) if k.arg is not None]
+    if named:
+        return named[-1] + 1
+    return next((i for i, k in enumerate(keywords) if k.arg is None), len(keywords))
+
+
+def toggle_keyword(
+    src: Sources,
+    scope: DiffScope,
+    change: KeywordToggle,
+    swap: tuple[list[ast.stmt], int, ast.stmt],
+    installed: list[ast.stmt] | None,
+) -> ImportStep | None:
+    """The set_keyword step (no `from:`, or no `to:`) for `change`: the call found once among the
+    calls it matches (those passing no such keyword when it is added, those passing it with the
+    value when it is taken away), or by its `occurrence:` among them in the installed scope; its
+    result found once again by the inverse; None where it would not be."""
+    callee, value = segment(src, change.call.func), segment(src, change.value)
+    if callee is None or value is None or installed is None:
+        return None
+    look, result = ("missing", "passing") if change.added else ("passing", "missing")
+    if change.call not in [c for tag, c in _calls(scope.body, change) if tag == look]:
+        return None
+    where = (change.call.lineno, change.call.col_offset)
+    matches = [(c.lineno, c.col_offset) for tag, c in _calls(installed, change) if tag == look]
+    if where not in matches:
+        return None
+    occurrence = None if len(matches) == 1 else matches.index(where) + 1
+    block, i, target = swap
+    saved = block[i]
+    block[i] = target
+    after = _calls(scope.body, change)
+    block[i] = saved
+    if occurrence is None and sum(1 for tag, _ in after if tag == result) != 1:
+        return None
+    if occurrence is not None and any(tag == result for tag, _ in _calls(installed, change)):
+        return None
+    keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("call", callee), ("keyword", change.name)]
+    keys.append(("to", value) if change.added else ("from", value))
+    if change.after is not None:
+        keys.append(("after", change.after))
+    if change.before is not None:
+        keys.append(("before", change.before))
+    if occurrence:
+        keys.append(("occurrence", occurrence))
+    return ImportStep("set_keyword", tuple(keys))
+
+
+def _calls(body: list[ast.stmt], change: KeywordToggle) -> list[tuple[str, ast.Call]]:
+    """("missing"|"passing", call) of every call in the scope to the callee passing no such keyword,
+    or passing it with the value, in the order the rewrites walk them."""
+    callee, value = loose_key(change.call.func), loose_key(change.value)
+    out: list[tuple[str, ast.Call]] = []
+    for e in expressions(body):
+        if not isinstance(e, ast.Call) or loose_key(e.func) != callee:
+            continue
+        passed = [k for k in e.keywords if k.arg == change.name]
+        if not passed:
+            out.append(("missing", e))
+        elif loose_key(passed[0].value) == value:
+            out.append(("passing", e))
+    return out
 
 
 def set_keyword(

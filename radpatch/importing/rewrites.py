@@ -36,7 +36,13 @@ from dataclasses import dataclass
 from radpatch.errors import Inexpressible
 from radpatch.importing.changed_expressions import concatenated, fitting, grouped, item_changes, smallest_difference
 from radpatch.importing.import_steps import ImportStep, Value
-from radpatch.importing.keywords import keyword_added_or_removed, keyword_changes, set_keyword
+from radpatch.importing.keywords import (
+    keyword_added_or_removed,
+    keyword_changes,
+    keyword_toggle,
+    set_keyword,
+    toggle_keyword,
+)
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
     DiffScope,
@@ -177,12 +183,14 @@ class Differ(Runs):
             )
 
     def _note_keyword(self, scope: DiffScope, b: ast.AST, a: ast.AST, what: str) -> None:
-        """A keyword added to a call or taken from it: no operation says it, so the import notes why
-        the rewrite is wider than the keyword."""
+        """A keyword added to a call or taken from it that no set_keyword says (a `**mapping`, a
+        keyword put first before others, a call the inverse could not tell apart from another): the
+        import notes why the rewrite is wider than the keyword."""
         said = keyword_added_or_removed(self.src, b, a)
         if said:
             self.fallbacks.append(
-                f"{scope.qualname}: {said}: set_keyword changes only a keyword a call passes; replaced {what}"
+                f"{scope.qualname}: {said}: no set_keyword says it here (its place among the call's keywords, or "
+                f"which call it is, cannot be told apart); replaced {what}"
             )
 
     def keyword(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, head: bool = False) -> bool:
@@ -192,6 +200,9 @@ class Differ(Runs):
         changes = keyword_changes(header(b), header(a)) if head else keyword_changes(b, a)
         installed = scope_body(self.pristine, scope.qualname)
         steps = [set_keyword(self.src, scope, change, (bbody, i, a), installed) for change in changes]
+        if not changes:  # one keyword added or taken away: set_keyword without `from:` or `to:`
+            toggle = keyword_toggle(header(b), header(a)) if head else keyword_toggle(b, a)
+            steps = [toggle_keyword(self.src, scope, toggle, (bbody, i, a), installed)] if toggle else []
         if not steps or None in steps:
             return False
         self.steps.extend(s for s in steps if s is not None)
@@ -309,21 +320,26 @@ class Differ(Runs):
         if found is None or _bindings(scope.body, found[0]) != 1:
             return False
         name, changes = found
-        texts: list[tuple[str, str | None, str, str | None]] = []
+        texts: list[tuple[str, str | None, str, str | None, str | None]] = []
         for c in changes:
             k, v = segment(self.src, c.key), segment(self.src, c.new)
             o = segment(self.src, c.old) if c.old is not None else None
             p = segment(self.src, c.after) if c.after is not None else None
+            q = segment(self.src, c.before) if c.before is not None else None
             if k is None or v is None or (c.old is not None and o is None) or (c.after is not None and p is None):
                 return False
-            texts.append((k, o, v, p))
-        for k, o, v, p in texts:
+            if c.before is not None and q is None:
+                return False
+            texts.append((k, o, v, p, q))
+        for k, o, v, p, q in texts:
             keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("name", name), ("key", k)]
             if o is not None:
                 keys.append(("from", o))
             keys.append(("value", v))
             if p is not None:
                 keys.append(("after", p))
+            if q is not None:
+                keys.append(("before", q))
             self.steps.append(ImportStep("set_item", tuple(keys)))
         bbody[i] = mark_after(a)
         return True

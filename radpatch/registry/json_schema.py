@@ -53,8 +53,10 @@ def _operation(spec: type[Operation]) -> dict[str, Any]:
         "additionalProperties": False,
         "examples": [yaml.safe_load(spec.EXAMPLE)],
     }
-    if spec.ONE_OF:
-        out["allOf"] = [{"oneOf": [{"required": [k]} for k in g]} for g in spec.ONE_OF]
+    groups = [{"oneOf": [{"required": [k]} for k in g]} for g in spec.ONE_OF]
+    groups += [{"anyOf": [{"required": [k]} for k in g]} for g in spec.ANY_OF]
+    if groups:
+        out["allOf"] = groups
     return out
 
 

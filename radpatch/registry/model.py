@@ -153,7 +153,8 @@ class Operation:
     once per YAML key family, as a frozen dataclass.
 
     Declared (class level): KEY (its YAML key), FIELDS (its keys, for the loader, the JSON Schema
-    and the reference), EXAMPLE, ONE_OF (key groups of which exactly one is given) and a docstring
+    and the reference), EXAMPLE, ONE_OF (key groups of which exactly one is given), ANY_OF (key groups
+    of which at least one is given) and a docstring
     saying what it does. Done: forward and inverse (libcst loads only when they run), describe,
     and the hooks the pipeline asks instead of testing the operation's type."""
 
@@ -161,6 +162,7 @@ class Operation:
     FIELDS: ClassVar[tuple[Field, ...]]
     EXAMPLE: ClassVar[str]
     ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    ANY_OF: ClassVar[tuple[tuple[str, ...], ...]] = ()
     # Applied to code that already holds its result it succeeds again, adding it a second time
     # (an insert: its anchor stays). apply then checks it on its own (prove.form.refuse_if_present).
     REPEATABLE: ClassVar[bool] = False

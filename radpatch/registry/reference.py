@@ -60,6 +60,7 @@ def render_operation_details() -> str:
         )
         groups = getattr(spec, "ONE_OF", ())
         one_of = "".join(f"\nGive exactly one of {' or '.join(f'`{k}`' for k in g)}.\n" for g in groups)
+        one_of += "".join(f"\nGive {' or '.join(f'`{k}`' for k in g)}, or both.\n" for g in spec.ANY_OF)
         example = f"- {key}:\n" + textwrap.indent(spec.EXAMPLE, "    ")
         parts.append(
             f"### {key}\n\n{_spec_doc(spec)}\n\n| key | | meaning |\n|---|---|---|\n{rows}\n{one_of}\n"

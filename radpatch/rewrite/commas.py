@@ -1,5 +1,6 @@
 """Append an element to a comma-separated list (parameters, call arguments) and take it back,
-keeping every original byte: the inverse of `append` restores the list exactly.
+keeping every original byte: the inverse of `append` restores the list exactly; `insert` and
+`remove` do the same at any index (a keyword argument put before `**kwargs` or after another).
 
 Layouts handled: `f(a)`, `f(a, b)`, one element per line with or without a trailing comma,
 and a comment after an element's comma (it stays with that element).
@@ -81,6 +82,50 @@ def pop(elements: list[E]) -> list[E]:
     else:
         restored = lc.with_changes(whitespace_before=pc.whitespace_before)
     return _with_last(rest[:-1], prev.with_changes(comma=restored))
+
+
+def insert(elements: list[E], i: int, new: E, opening_gap: cst.BaseParenthesizableWhitespace) -> list[E]:
+    """`new` put at index i, in the list's layout; `remove(result, i)` gives `elements` back byte
+    for byte. Between two elements it takes the layout between them: the one before keeps the
+    comment on its line, the blank lines and comments before the one after stay before that one."""
+    if i >= len(elements):
+        return append(elements, new, separator(elements, opening_gap))
+    if i == 0:
+        gap = _plain(opening_gap) if isinstance(opening_gap, cst.ParenthesizedWhitespace) else cst.SimpleWhitespace(" ")
+        return _with_last([new.with_changes(comma=cst.Comma(whitespace_after=gap))], *elements)
+    prev = elements[i - 1]
+    assert isinstance(prev.comma, cst.Comma)  # an element followed by another
+    ws = prev.comma.whitespace_after
+    mine: cst.BaseParenthesizableWhitespace = ws
+    theirs: cst.BaseParenthesizableWhitespace = ws
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        mine = ws.with_changes(empty_lines=())
+        theirs = ws.with_changes(first_line=cst.TrailingWhitespace())
+    new = new.with_changes(comma=prev.comma.with_changes(whitespace_after=theirs))
+    prev = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=mine))
+    return _with_last(elements[: i - 1], prev, new, *elements[i:])
+
+
+def remove(elements: list[E], i: int) -> list[E]:
+    """The list without its i-th element: the exact inverse of `insert` at i."""
+    if i == len(elements) - 1:
+        return pop(elements)
+    if i == 0:
+        return list(elements[1:])
+    prev = elements[i - 1]
+    pc, gc = prev.comma, elements[i].comma
+    assert isinstance(pc, cst.Comma) and isinstance(gc, cst.Comma)
+    kept = prev.with_changes(comma=pc.with_changes(whitespace_after=_joined(pc.whitespace_after, gc.whitespace_after)))
+    return _with_last(elements[: i - 1], kept, *elements[i + 1 :])
+
+
+def _joined(
+    ws: cst.BaseParenthesizableWhitespace, next_ws: cst.BaseParenthesizableWhitespace
+) -> cst.BaseParenthesizableWhitespace:
+    """`ws` with the blank lines and comments `next_ws` had before the element after it."""
+    if isinstance(ws, cst.ParenthesizedWhitespace) and isinstance(next_ws, cst.ParenthesizedWhitespace):
+        return ws.with_changes(empty_lines=(*ws.empty_lines, *next_ws.empty_lines))
+    return ws
 
 
 def _with_last(head: list[E], *tail: E) -> list[E]:

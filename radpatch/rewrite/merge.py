@@ -55,12 +55,27 @@ def _merge_list(
     if len(o) != len(a) or not all(isinstance(x, _LISTS_WITH_COMMAS) for x in [*a, *b]):
         return None
     common = min(len(a), len(b))
+    gap = getattr(parent, _OPENING.get(field, ""), cst.SimpleWhitespace(""))
+    head = next((i for i in range(common) if not _bare(a[i]).deep_equals(_bare(b[i]))), common)
+    if head < common:  # elements added or taken away before the end: there, if all else is the same
+        tail = next(
+            (k for k in range(common - head) if not _bare(a[-1 - k]).deep_equals(_bare(b[-1 - k]))), common - head
+        )
+        if head + tail == len(b):
+            out = list(o)
+            for _ in range(len(a) - len(b)):
+                out = commas.remove(out, head)  # type: ignore[type-var]
+            return out
+        if head + tail == len(a):
+            out = list(o)
+            for k, extra in enumerate(b[head : len(b) - tail]):
+                out = commas.insert(out, head + k, _bare(extra), gap)  # type: ignore[type-var]
+            return out
     # the shared elements are merged in place (keeping their commas and layout),
     # then the list grows or shrinks at its end
     out = [merge(x, _bare(y), _bare(z)) for x, y, z in zip(o[:common], a[:common], b[:common])]
     out.extend(o[common:])
     if len(b) > len(a):  # elements appended
-        gap = getattr(parent, _OPENING.get(field, ""), cst.SimpleWhitespace(""))
         sep = commas.separator(out, gap)  # type: ignore[type-var]
         for extra in b[len(a) :]:
             out = commas.append(out, _bare(extra), sep)  # type: ignore[type-var]

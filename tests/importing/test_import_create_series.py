@@ -61,7 +61,7 @@ def test_a_series_that_creates_a_package_then_changes_it_applies_and_reverts(ven
     first = yaml.safe_load((reg / "0001-add-newpkg.yaml").read_text())
     second = yaml.safe_load((reg / "0002-step-by-two.yaml").read_text())
     assert {next(iter(set(r) - {"id", "file"})) for r in first["rewrites"]} == {"create_module"}
-    assert f"{PACKAGE}.newpkg.__init__" in first["modules"].values()
+    assert f"{PACKAGE}.newpkg" in first["modules"].values()  # a package by its import name, as documented
     assert second["requires"] == ["0001-add-newpkg"]
 
     pristine = _tree(venv.site / PACKAGE)

@@ -88,6 +88,9 @@ class EntryReader:
         for group in spec.ONE_OF:
             if sum(k in m for k in group) != 1:
                 get.fail(ctx.fail(node, path, f"give exactly one of {' or '.join(repr(k) for k in group)}"))
+        for group in spec.ANY_OF:
+            if not any(k in m for k in group):
+                get.fail(ctx.fail(node, path, f"give {' or '.join(repr(k) for k in group)}, or both"))
         get.check()
 
         def fail(key: str, message: str, at: str | None = None) -> Invalid:

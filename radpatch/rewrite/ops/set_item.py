@@ -2,7 +2,8 @@
 
 `NAME = {...}` (or `NAME: T = {...}`) in a module or class body: without `from`, the entry
 `key: value` is added as the literal's last item, or with `after` right after the entry of that
-key (an entry put in the middle of an alphabetical table; refused if the key is there already); with
+key (an entry put in the middle of an alphabetical table; refused if the key is there already), or
+with `before` right before the entry of that key (the literal's new first entry); with
 `from`, the entry `key: from` changes to `key: value`. The key is AST-compared, so another entry
 added upstream (the common case: vLLM's model registry gains architectures every release) leaves
 the rewrite applying. The literal's layout is kept: one item per line with a trailing comma
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class SetItem(Operation):
     """Add one entry `key: value` to the dict literal bound to `name` in `scope` (as its last item, or
-    with `after` right after the entry of that key), or, with `from`, change the entry `key: from` to `key: value`."""
+    with `after` right after, with `before` right before, the entry of that key), or, with `from`, change
+    the entry `key: from` to `key: value`."""
 
     scope: str
     name: str
@@ -52,6 +54,7 @@ class SetItem(Operation):
     value: str
     from_: str | None = None
     after: str | None = None
+    before: str | None = None
 
     KEY: ClassVar[str] = "set_item"
     FIELDS: ClassVar[tuple[Field, ...]] = (
@@ -73,6 +76,13 @@ class SetItem(Operation):
             "new entry is added as the literal's last item",
             required=False,
         ),
+        Field(
+            "before",
+            "expression",
+            "optional, with a new key instead of `after`: the key of the entry the new one precedes (AST-compared), "
+            "such as the literal's first",
+            required=False,
+        ),
     )
     EXAMPLE: ClassVar[str] = (
         "scope: <module>\nname: _TEXT_GENERATION_MODELS\nkey: '\"MyModelForCausalLM\"'\n"
@@ -83,6 +93,7 @@ class SetItem(Operation):
         where = "" if self.scope == "<module>" else f" in {self.scope}"
         if self.from_ is None:
             at = "" if self.after is None else f" after {self.after}"
+            at = at if self.before is None else f" before {self.before}"
             return f"add {self.key}: {self.value} to {self.name}{at}{where}"
         return f"set {self.name}[{self.key}] = {self.value} (was {self.from_}){where}"
 
@@ -103,6 +114,8 @@ class SetItem(Operation):
         # a new entry also goes somewhere: two going to one place make the dict's key order (prove.overlaps.touching)
         after = "" if self.after is None else norm(self.after)
         where = "the end" if self.after is None else f"after {self.after}"
+        if self.before is not None:
+            after, where = f"before {norm(self.before)}", f"before {self.before}"
         place = Touch(
             "node",
             self.scope,
@@ -203,11 +216,13 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     what = f"{op.name} (line {at})"
     if len(hits) > 1:
         raise Ambiguous(f"{what} writes the key {op.key} {len(hits)} times", "change the dict with a `replace` rewrite")
-    if op.from_ is not None and op.after is not None:
+    if op.from_ is not None and (op.after is not None or op.before is not None):
         raise MatchFailure(
-            f"set_item of {op.key} in {op.name} gives both `from:` and `after:`",
-            "`after:` places a new key; to change the value of one there, leave `after:` out",
+            f"set_item of {op.key} in {op.name} gives both `from:` and `{'after' if op.after else 'before'}:`",
+            "`after:` and `before:` place a new key; to change the value of one there, leave them out",
         )
+    if op.after is not None and op.before is not None:
+        raise MatchFailure(f"set_item of {op.key} in {op.name} gives both `after:` and `before:`", "give one of them")
     if op.from_ is None and not undo:
         if hits:
             raise Clash(
@@ -215,6 +230,18 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
                 "to change its value, give `from:` with the value it has now; else check the version range "
                 "(this version may carry the entry: declare it `obsolete:` if so)",
             )
+        if op.before is not None:
+            follows = _items(module, d, op.before)
+            hint = "fix `before:` to a key the literal has, or leave it out to add the entry as the last item"
+            if len(follows) != 1:
+                raise (NotFound if not follows else Ambiguous)(
+                    f"{what} has {'no key' if not follows else 'more than one key'} {op.before} (`before:` of the "
+                    f"new key {op.key})",
+                    hint,
+                )
+            if follows[0]:
+                return replace_on_path(path, _inserted(d, op, follows[0] - 1))
+            return replace_on_path(path, _first(d, op))
         if op.after is None:
             return replace_on_path(path, _added(d, op))
         before = _items(module, d, op.after)
@@ -304,6 +331,20 @@ def _inserted(d: cst.Dict, op: SetItem, i: int) -> cst.Dict:
     new = cst.DictElement(key, value, comma=prev.comma.with_changes(whitespace_after=new_ws))
     prev = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=mine))
     return d.with_changes(elements=[*d.elements[:i], prev, new, *d.elements[i + 1 :]])
+
+
+def _first(d: cst.Dict, op: SetItem) -> cst.Dict:
+    """`d` with the new entry as its first item, laid out as the items are: on a line of its own
+    where they are one per line; `_removed(result, 0)` gives `d` back."""
+    key = cst.parse_expression(expression_text(op.key))
+    value = enclosed(cst.parse_expression(expression_text(op.value)))
+    gap = d.lbrace.whitespace_after
+    ws = (
+        gap.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+        if isinstance(gap, cst.ParenthesizedWhitespace)
+        else cst.SimpleWhitespace(" ")
+    )
+    return d.with_changes(elements=[cst.DictElement(key, value, comma=cst.Comma(whitespace_after=ws)), *d.elements])
 
 
 def _removed(d: cst.Dict, i: int) -> cst.Dict:

@@ -7,6 +7,7 @@ whose fields come from the names and code that source holds (and some it does no
 from __future__ import annotations
 
 import codecs
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -142,8 +143,30 @@ FACTORIES: dict[str, Callable[[], st.SearchStrategy[Operation]]] = {
     ),
     "set_constant": lambda: st.builds(SetConstant, name, value, st.sampled_from((None, "1", "2", "A"))),
     "set_default": lambda: st.builds(SetDefault, scope, name, value, value),
-    "set_keyword": lambda: st.builds(
-        SetKeyword, scope, st.sampled_from(("g", "dec", "print")), st.just("k"), value, value, within, occurrence
+    # a keyword changed (`from` and `to`), added (no `from`) or taken away (no `to`), `after` another or not
+    "set_keyword": lambda: (
+        st.builds(
+            SetKeyword,
+            scope,
+            st.sampled_from(("g", "dec", "print")),
+            st.just("k"),
+            st.none() | value,
+            value,
+            st.none() | st.just("j"),
+            within,
+            occurrence,
+        ).map(lambda op: op if op.from_ is None or op.after is None else dataclasses.replace(op, after=None))
+        | st.builds(
+            SetKeyword,
+            scope,
+            st.sampled_from(("g", "dec", "print")),
+            st.just("k"),
+            value,
+            st.none(),
+            st.none() | st.just("x"),
+            within,
+            occurrence,
+        )
     ),
     "wrap_body": lambda: st.builds(WrapBody, scope, st.sampled_from(TEMPLATES)),
 }

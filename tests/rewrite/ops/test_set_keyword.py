@@ -133,7 +133,7 @@ def test_no_call_to_the_callee_is_refused_naming_similar_callees() -> None:
 def test_a_call_that_does_not_pass_the_keyword_is_refused_saying_how_to_add_one() -> None:
     exc = refusal(THREADS, SetKeyword("start", "threading.Event", "daemon", "True", "False"))
     assert "the call(s) to `threading.Event` (line 5) pass no keyword argument `daemon`" in exc.message
-    assert "`replace` the call" in exc.hint
+    assert "to add one, leave `from:` out" in exc.hint
 
 
 def test_another_value_is_refused_showing_the_values_the_calls_pass() -> None:
@@ -252,7 +252,9 @@ def test_the_example_loads_into_the_spec_and_validates_against_the_json_schema(t
 @pytest.mark.parametrize(
     ("body", "problem", "schema_sees_it"),
     [
-        ("scope: f\ncall: t.T\nkeyword: daemon\nto: 'False'\n", "missing required key 'from'", True),
+        ("scope: f\ncall: t.T\nkeyword: daemon\n", "give 'from' or 'to', or both", True),
+        ("scope: f\ncall: t.T\nkeyword: daemon\nfrom: '1'\nto: '2'\nafter: b\n", "to change a value, leave it", False),
+        ("scope: f\ncall: t.T\nkeyword: daemon\nto: '2'\nafter: daemon\n", "names another keyword", False),
         ("scope: f\ncall: t.T\nkeyword: daemon=True\nfrom: 'True'\nto: 'False'\n", "is not a Python identifier", True),
         ("scope: f\ncall: t.T\nkeyword: daemon\nfrom: 'True'\nto: 'False'\nvalue: 1\n", "unknown key 'value'", True),
         # JSON Schema cannot parse Python: the loader alone refuses these

@@ -287,12 +287,14 @@ def undo_pick(
     scope: str,
     offset: int,
     undo: cst.CSTNode | None,
+    undo_of: Callable[[Path_], cst.CSTNode] | None = None,
 ) -> Path_:
     """The hit an inverse restores. With `occurrence: n`, forward took the n-th match of `find`;
-    in the patched code that is the `with` match preceded by exactly n-1 `find` matches."""
+    in the patched code that is the `with` match preceded by exactly n-1 `find` matches. `within`
+    is judged on the code as it was: each hit put back as `undo`, or as `undo_of(hit)` gives it."""
     if op.within:
         find_hits = [h for h in find_hits if _is_within(module, h, op.within, None)]
-        with_hits = [h for h in with_hits if _is_within(module, h, op.within, undo)]
+        with_hits = [h for h in with_hits if _is_within(module, h, op.within, undo_of(h) if undo_of else undo)]
     if op.occurrence is None or op.occurrence == "all" or _PICK.get() is not None:
         return select(
             module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False)
