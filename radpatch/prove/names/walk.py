@@ -15,6 +15,7 @@ from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
 from .typing_only import type_checking, type_checking_names, typing_only
+from .version_guard import aliases, decide, flags
 
 
 class Walker(Expressions):
@@ -25,6 +26,7 @@ class Walker(Expressions):
         self.tree, self.self_module = tree, module
         self.everywhere = {n for s in scopes.values() for n in s.bound}
         self.type_checking_aliases = type_checking_names(tree)
+        self.version_names: tuple[dict[str, str], dict[str, ast.expr]] | None = None  # version_guard's, when asked
 
     def run(self) -> list[Problem]:
         top = self.ctx(self.module)
@@ -53,7 +55,7 @@ class Walker(Expressions):
             falls = self.stmt(s, c) and falls
         return falls
 
-    def branches(self, c: Ctx, parts: list[Callable[[], bool]]) -> bool:
+    def branches(self, c: Ctx, parts: list[Callable[[], bool]], exclusive: bool = True) -> bool:
         nets = []
         for part in parts:
             mark = c.flow.open()
@@ -61,7 +63,7 @@ class Walker(Expressions):
             net = c.flow.close(mark)
             if falls:
                 nets.append(net)
-        c.flow.join(nets)
+        c.flow.join(nets, exclusive)
         return bool(nets)
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
@@ -127,29 +129,41 @@ class Walker(Expressions):
 
     def s_If(self, s: ast.If, c: Ctx) -> bool:
         typing = type_checking(s.test, self.type_checking_aliases)
+        if typing is None and isinstance(s.test, ast.Constant) and s.test.value is not ...:
+            self.expr(s.test, c)  # `if True:`, `if 0:`: one branch ever runs
+            return self.block(s.body if s.test.value else s.orelse, c)
         if typing is None:
             self.expr(s.test, c)
-            return self.branches(c, [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)])
+            # a test on the Python version may be constant on the target: not a branch a name is partly bound by
+            exclusive = not self.version_test(s.test)
+            return self.branches(c, [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)], exclusive)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
 
+    def version_test(self, test: ast.expr) -> bool:
+        """Does `test` read the Python version (version_guard decides it for some version)?"""
+        if self.version_names is None:
+            self.version_names = (aliases(self.tree), flags(self.tree))
+        renamed, flagged = self.version_names
+        return any(isinstance(decide(test, v, renamed, flagged), bool) for v in ((3, 0), (3, 99)))
+
     def s_For(self, s: ast.For | ast.AsyncFor, c: Ctx) -> bool:
         self.expr(s.iter, c)
         self.loop(c, lambda: self.expr(s.target, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False)
         return True
 
     s_AsyncFor = s_For
 
     def s_While(self, s: ast.While, c: Ctx) -> bool:
         self.loop(c, lambda: self.expr(s.test, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False)
         return True
 
     def loop(self, c: Ctx, body: Callable[[], object]) -> None:
         c.flow.loops.append([])
-        self.branches(c, [lambda: bool(body() or True), lambda: True])
+        self.branches(c, [lambda: bool(body() or True), lambda: True], exclusive=False)  # zero passes: not a branch
         pending = c.flow.loops.pop()
         for check in pending:
             check()
@@ -199,7 +213,9 @@ class Walker(Expressions):
                 return self.block(case.body, c)  # type: ignore[attr-defined]
 
             parts.append(walk)
-        parts.append(lambda: True)  # no case matched
+        cases = s.cases  # type: ignore[attr-defined]
+        if not any(case.guard is None and _irrefutable(case.pattern) for case in cases):
+            parts.append(lambda: True)  # no case matched
         return self.branches(c, parts)
 
     def s_FunctionDef(self, s: ast.FunctionDef | ast.AsyncFunctionDef, c: Ctx) -> bool:
@@ -256,3 +272,12 @@ class Walker(Expressions):
             for p in type_params(node):
                 c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
             self.expr(node.value, c)  # type: ignore[attr-defined]
+
+
+def _irrefutable(p: ast.AST) -> bool:
+    """`case _:`, `case name:`, or an `|` with one of those: matches every subject."""
+    if type(p).__name__ == "MatchAs":
+        return p.pattern is None or _irrefutable(p.pattern)  # type: ignore[attr-defined]
+    if type(p).__name__ == "MatchOr":
+        return any(_irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
+    return False
