@@ -1,11 +1,12 @@
-"""Fallbacks of a guarded import: a module-level `try:` whose body only imports (`try: from fast
+"""Fallbacks of a guarded import: a `try:` whose body only imports (`try: from fast
 import f`) and a handler that catches the import's failure (`except ImportError: def f(...)`, `x =
 None`). The handler runs only where the import fails, so code a patch changes there, with the try's
 body left alone, runs only on an install that lacks what the body imports. Whether the body's imports
 succeed on the target is asked of the target interpreter (prove/guarded_imports), never here.
 
-Also in a module-level `if`/`else` or `with` block (not in a def or class). Standard library only and
-relative imports, as the rest of the placement package.
+Anywhere in the module: at module level, in an `if`/`else`, loop or `with` block, and in a def or
+class body (`def get(): try: import fast`). Standard library only and relative imports, as the rest
+of the placement package.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ def fallbacks(tree: ast.Module) -> tuple[Fallback, ...]:
 
 def _walk(stmts: list[ast.stmt]) -> Iterator[Fallback]:
     for s in stmts:
-        if isinstance(s, ast.If):
+        if isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While)):
             yield from _walk(s.body)
             yield from _walk(s.orelse)
-        elif isinstance(s, (ast.With, ast.AsyncWith)):
-            yield from _walk(s.body)
+        elif isinstance(s, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield from _walk(s.body)  # a def's guarded import (`def get(): try: import fast`) too
         elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
             yield from _guarded(s)  # type: ignore[arg-type]
             for part in (s.body, s.orelse, s.finalbody):  # type: ignore[attr-defined]
