@@ -100,10 +100,11 @@ def test_a_read_inside_a_later_branch_is_accepted(construct: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "test", ["sys.version_info >= (3, 11)", "sys.version_info[:2] < (3, 99)", "PY_NEW", "not PY_NEW"]
+    "test", ["sys.version_info >= (3, 11)", "sys.version_info[:2] < (3, 99)", "PY_NEW", "not PY_NEW", "not __debug__"]
 )
 def test_a_test_on_the_python_version_is_not_a_branch_this_check_counts(test: str) -> None:
-    """Control: a version test is constant on the target (placement and fallback_only decide it there)."""
+    """Control: a version test is constant on the target (placement and fallback_only decide it there);
+    `__debug__` is constant for a run (tests/importing wraps statements in `if not __debug__: ... else:`)."""
     head = "import sys\nPY_NEW = sys.version_info >= (3, 11)\n"
     before = head + f"if {test}:\n    import json as y\n"
     assert not refused(before, before + "Y = y.dumps\n")

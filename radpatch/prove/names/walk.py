@@ -134,8 +134,9 @@ class Walker(Expressions):
             return self.block(s.body if s.test.value else s.orelse, c)
         if typing is None:
             self.expr(s.test, c)
-            # a test on the Python version may be constant on the target: not a branch a name is partly bound by
-            exclusive = not self.version_test(s.test)
+            # a test on the Python version or `__debug__` is constant for a run of the target: not a branch
+            # a name is partly bound by (the version's dead branch is placement's and fallback_only's)
+            exclusive = not self.version_test(s.test) and not _debug_test(s.test)
             return self.branches(c, [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)], exclusive)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
@@ -281,3 +282,10 @@ def _irrefutable(p: ast.AST) -> bool:
     if type(p).__name__ == "MatchOr":
         return any(_irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
     return False
+
+
+def _debug_test(test: ast.expr) -> bool:
+    """`__debug__`, `not __debug__`: the same on every run of one interpreter (`python -O` flips it)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) and test.id == "__debug__"
