@@ -42,6 +42,10 @@ CONSTRUCTS = {
     "nested-unsafe": "if x:\n    match x:\n        case 1:\n            y = 1\nelse:\n    y = 0\n",
     "bound-before": "y = 0\nmatch x:\n    case 1:\n        y = 1\n",
 }
+GUARDED_IMPORTS = {  # decided once per install, as a version test per target: not counted here
+    "try-import-else": "try:\n    import os\nexcept ImportError:\n    pass\nelse:\n    y = os.sep\n",
+    "try-import-handler": "try:\n    import os as y\nexcept ImportError:\n    pass\n",
+}
 SCOPES = ("function", "module")
 SUBJECTS = (0, 1, 2)
 
@@ -108,3 +112,10 @@ def test_a_test_on_the_python_version_is_not_a_branch_this_check_counts(test: st
     head = "import sys\nPY_NEW = sys.version_info >= (3, 11)\n"
     before = head + f"if {test}:\n    import json as y\n"
     assert not refused(before, before + "Y = y.dumps\n")
+
+
+@pytest.mark.parametrize("construct", list(GUARDED_IMPORTS))
+def test_a_guarded_import_is_not_a_branch_this_check_counts(construct: str) -> None:
+    """Control: whether `try: import os` fails is the install's (fallback_only and placement's fallbacks)."""
+    before = GUARDED_IMPORTS[construct]
+    assert not refused(before, before + "Y = y\n")

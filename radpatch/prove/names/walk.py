@@ -197,7 +197,10 @@ class Walker(Expressions):
 
         parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
         parts += [handler(h) for h in s.handlers]
-        falls = self.branches(c, parts)
+        # a guarded import (a body of imports only) fails or not once per install, as a version test is
+        # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
+        guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
+        falls = self.branches(c, parts, exclusive=not guarded)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try
