@@ -119,3 +119,10 @@ def test_a_guarded_import_is_not_a_branch_this_check_counts(construct: str) -> N
     """Control: whether `try: import os` fails is the install's (fallback_only and placement's fallbacks)."""
     before = GUARDED_IMPORTS[construct]
     assert not refused(before, before + "Y = y\n")
+
+
+def test_a_branch_fixed_for_a_run_inside_another_is_not_counted_at_the_outer_join() -> None:
+    """Control (tests/importing's shape): `if not __debug__: ... else: y = 2` in the else of an if/else."""
+    before = "def f(x):\n    if x:\n        y = 1\n    else:\n        if not __debug__:\n            pass\n"
+    before += "        else:\n            y = 2\n"
+    assert not refused(before, before + "    return y\n")

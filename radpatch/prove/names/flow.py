@@ -29,6 +29,7 @@ class Flow:
         # path that surely passed the join, so one of its paths leaves the name unbound
         self.partial: dict[str, tuple[int, ...]] = {}
         self.open_parts: list[int] = []
+        self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
 
     def bind(self, name: str, line: int) -> None:
@@ -73,14 +74,18 @@ class Flow:
         self.open_parts.pop()
         return {name: present for present, name in segment}
 
-    def join(self, nets: list[dict[str, bool]], exclusive: bool = True) -> None:
+    def join(self, nets: list[dict[str, bool]], exclusive: bool = True, per_run: bool = False) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
-        parts are branches of which one runs (not a loop's body and its skipping it)."""
+        parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
+        one is fixed for a run (a version test, `__debug__`, a guarded import): a name one of them binds
+        is not counted as partly bound, here or at an enclosing join."""
         touched: set[str] = set().union(*nets) if nets else set()
+        if per_run:
+            self.per_run |= touched
         for name in touched:
             every = all(net.get(name, name in self.definite) for net in nets)
             self._set(name, every)
-            if not every and exclusive and name in self.maybe:
+            if not every and exclusive and name in self.maybe and name not in self.per_run:
                 self.partial[name] = tuple(self.open_parts)
 
     def partly(self, name: str) -> bool:

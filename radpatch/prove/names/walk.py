@@ -55,7 +55,7 @@ class Walker(Expressions):
             falls = self.stmt(s, c) and falls
         return falls
 
-    def branches(self, c: Ctx, parts: list[Callable[[], bool]], exclusive: bool = True) -> bool:
+    def branches(self, c: Ctx, parts: list[Callable[[], bool]], exclusive: bool = True, per_run: bool = False) -> bool:
         nets = []
         for part in parts:
             mark = c.flow.open()
@@ -63,7 +63,7 @@ class Walker(Expressions):
             net = c.flow.close(mark)
             if falls:
                 nets.append(net)
-        c.flow.join(nets, exclusive)
+        c.flow.join(nets, exclusive, per_run)
         return bool(nets)
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
@@ -136,8 +136,9 @@ class Walker(Expressions):
             self.expr(s.test, c)
             # a test on the Python version or `__debug__` is constant for a run of the target: not a branch
             # a name is partly bound by (the version's dead branch is placement's and fallback_only's)
-            exclusive = not self.version_test(s.test) and not _debug_test(s.test)
-            return self.branches(c, [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)], exclusive)
+            fixed = self.version_test(s.test) or _debug_test(s.test)
+            parts = [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)]
+            return self.branches(c, parts, not fixed, fixed)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
@@ -200,7 +201,7 @@ class Walker(Expressions):
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
         guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
-        falls = self.branches(c, parts, exclusive=not guarded)
+        falls = self.branches(c, parts, not guarded, guarded)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try
