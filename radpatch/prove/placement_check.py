@@ -10,11 +10,11 @@ from collections.abc import Callable
 from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import names, placement, star_exports
+from radpatch.prove import guarded_imports, names, placement, star_exports
 from radpatch.prove.analysis import analysis_of, forward, on_target, other_python
 from radpatch.prove.names.import_lookup import resolved
 from radpatch.prove.names_check import own_modules
-from radpatch.prove.refusal import PLACEMENT_HINT, REBIND_HINT, UNREACHABLE_HINT, Refusal
+from radpatch.prove.refusal import FALLBACK_HINT, PLACEMENT_HINT, REBIND_HINT, UNREACHABLE_HINT, Refusal
 from radpatch.registry.model import Patch, Rewrite, creates
 
 _PLACEMENT_HINTS = {
@@ -22,6 +22,7 @@ _PLACEMENT_HINTS = {
     "dead_changes": PLACEMENT_HINT,
     "unreachable_changes": UNREACHABLE_HINT,
     "rebound_changes": REBIND_HINT,
+    "fallback_changes": FALLBACK_HINT,
 }
 
 
@@ -69,6 +70,37 @@ def _unreachable_check(
         )
 
     return unreachable_changes
+
+
+def _fallback_check(
+    python: PythonEnv | None, me: tuple[str, bool] | None
+) -> Callable[[placement.Placement, placement.Placement], list[str]]:
+    """The handlers of a guarded import (`try: from fast import f` / `except ImportError: def f`) the
+    patch changes, leaving the import alone, where the target interpreter, asked in a subprocess
+    (guarded_imports), says the import succeeds: the changed code never runs there. Undecided is
+    refused too, saying why. Without a target (verify) the check is left open."""
+
+    def fallback_changes(before: placement.Placement, after: placement.Placement) -> list[str]:
+        if python is None:
+            return []
+        out = []
+        for f in placement.changed_fallbacks(before.fallbacks, after.fallbacks):
+            runs, said = guarded_imports.handler_runs(python, f, me)
+            if runs:
+                continue
+            imports = "; ".join(f"`{i}`" for i in f.imports)
+            caught = ", ".join(f.caught) or "everything"
+            where = (
+                f"its code is in the fallback at line {f.handler_line} (the handler of the `try:` at line {f.line}, "
+                f"catching {caught}), which runs only where {imports} fails"
+            )
+            if runs is False:
+                out.append(f"{where}; on the target {said}, so the patched fallback never runs")
+            else:
+                out.append(f"{where}; whether it fails on the target is not told ({said})")
+        return out
+
+    return fallback_changes
 
 
 def _placed(
@@ -133,7 +165,7 @@ def placement_refusal(
         )
         return Refusal("placement", why, PLACEMENT_HINT)
     version = (python.version[0], python.version[1]) if python is not None else None
-    checks = (placement.shadowed, placement.dead_changes, _unreachable_check(version))
+    checks = (placement.shadowed, placement.dead_changes, _unreachable_check(version), _fallback_check(python, me))
     for check in (*checks, _rebound_check(python, me, stars, own_modules(patch))):
         found = check(old.placement, new.placement)
         if found:  # which rewrite: the first prefix of them that shows it (only on this refusal path)

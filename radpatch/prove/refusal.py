@@ -42,6 +42,10 @@ REBIND_HINT = (
     "make the change where the later statement takes its value (for a star import, in the module it reads), or after it"
 )
 UNREACHABLE_HINT = "put the code where it runs: before the return/raise/continue/break, or in the branch that runs"
+FALLBACK_HINT = (
+    "patch the definition that runs: what the guarded import binds, in the module it imports from (or change "
+    "the import in the same entry)"
+)
 REVERSE_HINT = "the rewrite cannot be undone as written: make `find`/`with` name distinct code (narrow with `within:`)"
 
 

@@ -414,7 +414,7 @@ def test_a_field_of_an_f_string_in_a_concatenation_is_rewritten() -> None:
     )
 
 
-NESTED_FIRST = "def f(c):\n    if c:\n        total = 0\n    total = 0\n    return total\n"
+NESTED_FIRST = "def f(c, total=None):\n    if c:\n        total = 0\n    total = 0\n    return total\n"
 
 
 @pytest.mark.parametrize(("nth", "line"), [(1, 3), (2, 4)])

@@ -24,9 +24,17 @@ class Flow:
         self.deleted: dict[str, int] = {}  # names an unconditional del removed (and nothing bound again)
         self.dels: set[str] = set()  # names some del removes
         self.loops: list[list[Callable[[], None]]] = []
+        # names a join of exclusive branches (if/else, match cases, try/except) left bound on some of
+        # them only, each with the branches open at that join: a read there, or further out, is on a
+        # path that surely passed the join, so one of its paths leaves the name unbound
+        self.partial: dict[str, tuple[int, ...]] = {}
+        self.open_parts: list[int] = []
+        self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
+        self._parts = 0
 
     def bind(self, name: str, line: int) -> None:
         self.maybe.setdefault(name, line)
+        self.partial.pop(name, None)
         self.deleted.pop(name, None)
         self._set(name, True)
 
@@ -49,6 +57,8 @@ class Flow:
 
     def open(self) -> int:
         self.depth += 1
+        self._parts += 1
+        self.open_parts.append(self._parts)
         return len(self.log)
 
     def close(self, mark: int) -> dict[str, bool]:
@@ -61,13 +71,29 @@ class Flow:
             else:
                 self.definite.add(name)
         self.depth -= 1
+        self.open_parts.pop()
         return {name: present for present, name in segment}
 
-    def join(self, nets: list[dict[str, bool]]) -> None:
-        """Continue with the paths that fall through (each given as its net change)."""
+    def join(self, nets: list[dict[str, bool]], exclusive: bool = True, per_run: bool = False) -> None:
+        """Continue with the paths that fall through (each given as its net change). `exclusive`: the
+        parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
+        one is fixed for a run (a version test, `__debug__`, a guarded import): a name one of them binds
+        is not counted as partly bound, here or at an enclosing join."""
         touched: set[str] = set().union(*nets) if nets else set()
+        if per_run:
+            self.per_run |= touched
         for name in touched:
-            self._set(name, all(net.get(name, name in self.definite) for net in nets))
+            every = all(net.get(name, name in self.definite) for net in nets)
+            self._set(name, every)
+            if not every and exclusive and name in self.maybe and name not in self.per_run:
+                self.partial[name] = tuple(self.open_parts)
+
+    def partly(self, name: str) -> bool:
+        """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
+        and read in the block of that join or one enclosing it (not inside a later branch, whose test
+        may be the one that bound it)?"""
+        at = self.partial.get(name)
+        return at is not None and name not in self.definite and at[: len(self.open_parts)] == tuple(self.open_parts)
 
     def later(self, check: Callable[[], None]) -> bool:
         """Inside a loop, a name bound further down the body is bound on the next iteration:

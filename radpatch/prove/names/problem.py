@@ -13,6 +13,7 @@ _SITE_BUILTINS = frozenset({"exit", "quit", "copyright", "credits", "license", "
 UNDEFINED = "undefined"
 LATER = "used-before-definition"
 UNBOUND = "unbound-local"
+MAYBE_UNBOUND = "bound-on-some-paths"  # bound in some branches of an if/match/try only, read after it
 TYPING_ONLY = "type-checking-only"
 SELF_IMPORT = "self-import"
 PARTIAL_PACKAGE = "partial-package"  # from a parent package whose __init__ is still running
@@ -66,6 +67,10 @@ class Problem:
             UNBOUND: (
                 f"is local to {self.scope}() but read where it {self.detail or 'may not be assigned yet'} "
                 "(UnboundLocalError)"
+            ),
+            MAYBE_UNBOUND: (
+                f"is bound on some paths only{self.detail}, not on every path to this read "
+                f"({'NameError at import' if self.scope == '<module>' else 'UnboundLocalError when called'})"
             ),
             TYPING_ONLY: f"is imported only under `if TYPE_CHECKING:`{self.detail}, not at run time (NameError)",
             CLASS_ATTRIBUTE: (

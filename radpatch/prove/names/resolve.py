@@ -17,6 +17,7 @@ from .problem import (
     CLASS_ATTRIBUTE,
     DELETED,
     LATER,
+    MAYBE_UNBOUND,
     METHOD_ONLY,
     READS_BUILTIN,
     TYPING_ONLY,
@@ -97,6 +98,9 @@ class Resolver:
     def local_read(self, name: str, line: int, scope: NameScope, flow: Flow) -> None:
         if name in flow.definite:
             return
+        if flow.partly(name):
+            self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {flow.maybe[name]})"))
+            return
         hides = name in self.module.bound or self.builtin(name) or name in flow.dels
         if name in flow.maybe:
             # Bound on some path only: the usual `if ...: x = ...` pattern, unless the local hides a
@@ -131,6 +135,9 @@ class Resolver:
         self.module_check(name, line, scope, self.flow(self.module))
 
     def module_check(self, name: str, line: int, scope: NameScope, module_flow: Flow) -> None:
+        if module_flow.partly(name) and not self.starred(name, line) and name not in self.global_assigned:
+            self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {module_flow.maybe[name]})"))
+            return
         if name not in module_flow.maybe and not module_flow.later(
             functools.partial(self.module_check, name, line, scope, module_flow)
         ):

@@ -15,6 +15,7 @@ from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
 from .typing_only import type_checking, type_checking_names, typing_only
+from .version_guard import aliases, decide, flags
 
 
 class Walker(Expressions):
@@ -25,6 +26,7 @@ class Walker(Expressions):
         self.tree, self.self_module = tree, module
         self.everywhere = {n for s in scopes.values() for n in s.bound}
         self.type_checking_aliases = type_checking_names(tree)
+        self.version_names: tuple[dict[str, str], dict[str, ast.expr]] | None = None  # version_guard's, when asked
 
     def run(self) -> list[Problem]:
         top = self.ctx(self.module)
@@ -53,7 +55,7 @@ class Walker(Expressions):
             falls = self.stmt(s, c) and falls
         return falls
 
-    def branches(self, c: Ctx, parts: list[Callable[[], bool]]) -> bool:
+    def branches(self, c: Ctx, parts: list[Callable[[], bool]], exclusive: bool = True, per_run: bool = False) -> bool:
         nets = []
         for part in parts:
             mark = c.flow.open()
@@ -61,7 +63,7 @@ class Walker(Expressions):
             net = c.flow.close(mark)
             if falls:
                 nets.append(net)
-        c.flow.join(nets)
+        c.flow.join(nets, exclusive, per_run)
         return bool(nets)
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
@@ -127,29 +129,43 @@ class Walker(Expressions):
 
     def s_If(self, s: ast.If, c: Ctx) -> bool:
         typing = type_checking(s.test, self.type_checking_aliases)
+        if typing is None and isinstance(s.test, ast.Constant) and s.test.value is not ...:
+            self.expr(s.test, c)  # `if True:`, `if 0:`: one branch ever runs
+            return self.block(s.body if s.test.value else s.orelse, c)
         if typing is None:
             self.expr(s.test, c)
-            return self.branches(c, [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)])
+            # a test on the Python version or `__debug__` is constant for a run of the target: not a branch
+            # a name is partly bound by (the version's dead branch is placement's and fallback_only's)
+            fixed = self.version_test(s.test) or _debug_test(s.test)
+            parts = [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)]
+            return self.branches(c, parts, not fixed, fixed)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
 
+    def version_test(self, test: ast.expr) -> bool:
+        """Does `test` read the Python version (version_guard decides it for some version)?"""
+        if self.version_names is None:
+            self.version_names = (aliases(self.tree), flags(self.tree))
+        renamed, flagged = self.version_names
+        return any(isinstance(decide(test, v, renamed, flagged), bool) for v in ((3, 0), (3, 99)))
+
     def s_For(self, s: ast.For | ast.AsyncFor, c: Ctx) -> bool:
         self.expr(s.iter, c)
         self.loop(c, lambda: self.expr(s.target, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False)
         return True
 
     s_AsyncFor = s_For
 
     def s_While(self, s: ast.While, c: Ctx) -> bool:
         self.loop(c, lambda: self.expr(s.test, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True])
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False)
         return True
 
     def loop(self, c: Ctx, body: Callable[[], object]) -> None:
         c.flow.loops.append([])
-        self.branches(c, [lambda: bool(body() or True), lambda: True])
+        self.branches(c, [lambda: bool(body() or True), lambda: True], exclusive=False)  # zero passes: not a branch
         pending = c.flow.loops.pop()
         for check in pending:
             check()
@@ -182,7 +198,10 @@ class Walker(Expressions):
 
         parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
         parts += [handler(h) for h in s.handlers]
-        falls = self.branches(c, parts)
+        # a guarded import (a body of imports only) fails or not once per install, as a version test is
+        # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
+        guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
+        falls = self.branches(c, parts, not guarded, guarded)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try
@@ -199,7 +218,9 @@ class Walker(Expressions):
                 return self.block(case.body, c)  # type: ignore[attr-defined]
 
             parts.append(walk)
-        parts.append(lambda: True)  # no case matched
+        cases = s.cases  # type: ignore[attr-defined]
+        if not any(case.guard is None and _irrefutable(case.pattern) for case in cases):
+            parts.append(lambda: True)  # no case matched
         return self.branches(c, parts)
 
     def s_FunctionDef(self, s: ast.FunctionDef | ast.AsyncFunctionDef, c: Ctx) -> bool:
@@ -256,3 +277,19 @@ class Walker(Expressions):
             for p in type_params(node):
                 c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
             self.expr(node.value, c)  # type: ignore[attr-defined]
+
+
+def _irrefutable(p: ast.AST) -> bool:
+    """`case _:`, `case name:`, or an `|` with one of those: matches every subject."""
+    if type(p).__name__ == "MatchAs":
+        return p.pattern is None or _irrefutable(p.pattern)  # type: ignore[attr-defined]
+    if type(p).__name__ == "MatchOr":
+        return any(_irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
+    return False
+
+
+def _debug_test(test: ast.expr) -> bool:
+    """`__debug__`, `not __debug__`: the same on every run of one interpreter (`python -O` flips it)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) and test.id == "__debug__"

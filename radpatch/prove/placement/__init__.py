@@ -23,7 +23,8 @@ version's tree into a `Placement` (so only one whole-module tree is alive at a t
 definitions that could be dead are compared (with ast.dump) between the original and the patch.
 One module per proof: `shadowing`, `live` (live versus dead definitions), `reachability` (with
 the tests on the Python version decided for the target's major.minor: `target_version`),
-`rebinding`. Standard library only and relative imports: prove/target_probe serves the package
+`rebinding`, `fallbacks` (the handlers of a guarded import, which run only where it fails).
+Standard library only and relative imports: prove/target_probe serves the package
 to a target interpreter of another Python version. The TYPE_CHECKING guard predicate is the names
 package's own (`guards`: one rule for every reader); the module's other names for itself and its
 namespace, which `live` and `rebinding` both follow, are `aliases`; the stores a module-level call
@@ -38,6 +39,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .fallbacks import Fallback, changed_fallbacks, fallbacks
 from .live import DeadDef, dead_changes, dead_definitions
 from .reachability import Unreachable, unreachable, unreachable_changes
 from .rebinding import Rebinder, StarBinds, bindings, rebinders, rebound_changes
@@ -48,10 +50,12 @@ from .target_version import with_version
 __all__ = [
     "Binding",
     "DeadDef",
+    "Fallback",
     "Placement",
     "Rebinder",
     "StarBinds",
     "Unreachable",
+    "changed_fallbacks",
     "dead_changes",
     "first_failing",
     "module_bindings",
@@ -75,6 +79,7 @@ class Placement:
     source: str | bytes | None = None  # the version's text, parsed again only on a refusal path
     rebinders: tuple[Rebinder, ...] = ()  # later statements that may bind names radpatch cannot list
     bound: dict[tuple[str, str], tuple[tuple[int, str], ...]] = field(default_factory=dict)  # their owners' bindings
+    fallbacks: tuple[Fallback, ...] = ()  # the handlers of guarded imports (`try: from fast import f`)
 
 
 def placement(
@@ -95,6 +100,7 @@ def placement(
         source,
         dynamic,
         bindings(tree, {r.owner for r in dynamic}) if dynamic else {},
+        fallbacks(tree),
     )
 
 

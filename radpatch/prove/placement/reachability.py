@@ -42,6 +42,7 @@ class Unreachable:
     block: str = ""  # the block that never runs (`if TYPE_CHECKING:`), when that is why
     stub: tuple[str, ...] = ()  # in a typing-only block (`if TYPE_CHECKING:`): its head and the names it binds
     stop: str = ""  # the callee that never returns (`sys.exit`), when the statement at `after` is its call
+    twin: int = 0  # a typing-only def with code whose name the branch that runs binds too: that binding's line
 
 
 def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Iterator[Unreachable]:
@@ -87,12 +88,27 @@ def _dead_block(
     block = f"the {'else of `' + head + '`' if truth else '`' + head + '` block'} at line {node.lineno}"
     if version is not None and constant_truth(node.test, aliases) is None:  # the target's version decides it
         block += f" ({'true' if truth else 'false'} on Python {version[0]}.{version[1]})"
+    live = {n: x.lineno for x in (node.body if truth else node.orelse) for n in _binds(x)}
     for x in stmts:
         if typing_only and isinstance(x, (ast.Import, ast.ImportFrom)):
             continue  # an import for type checkers: what the block is for
         binds = tuple(_binds(x))
         stub = (head, *binds) if typing_only and binds else ()
-        yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block, stub)
+        twin = next((live[n] for n in binds if n in live), 0) if stub and _has_code(x) else 0
+        yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block, stub, twin=twin)
+
+
+def _has_code(x: ast.stmt) -> bool:
+    """Does a def or class (its methods) run code when called: a statement other than a docstring,
+    `...` or `pass`? A typing stub's body does not."""
+    if not isinstance(x, DEFS):
+        return False
+    for fn in ast.walk(x):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for s in fn.body:
+                if not (isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))):
+                    return True
+    return False
 
 
 def _binds(x: ast.stmt) -> list[str]:
@@ -251,7 +267,8 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
     for u, k in zip(after.unreachable, kept):
         if u.stub and not k:
             _take(stubs, (u.scope, repr(u.stub)))
-    new = [u for u in new if not (u.stub and _take(stubs, (u.scope, repr(u.stub))))]
+    # but not a stub with code whose name the branch that runs binds too: that code never runs, its twin does
+    new = [u for u in new if not (u.stub and not u.twin and _take(stubs, (u.scope, repr(u.stub))))]
     if new and before.source is not None:
         try:
             had = statements_in(ast.parse(before.source), {u.scope for u in new})
@@ -264,8 +281,9 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
     out = []
     for u in new:
         block = "at module level" if u.scope == "<module>" else f"in {u.scope}"
+        twin = f"; the `{u.stub[1]}` that runs is the one at line {u.twin}: change that one" if u.twin else ""
         why = (
-            f"it is in {u.block}, which never runs at run time"
+            f"it is in {u.block}, which never runs at run time{twin}"
             if u.block
             else f"line {u.after} calls {u.stop}, which never returns, so it never runs"
             if u.stop

@@ -1,0 +1,128 @@
+"""A name bound in some branches of an `if`/`match`/`try` only, then read after it, is refused as
+bound on some paths only (att21c: a name bound in one `match` case arm and read after the match was
+accepted as bound). Branches that all bind it, or whose other paths leave (raise, return), or a
+match with an irrefutable case (`case _:`, a capture) that binds it, are accepted; so is a read inside
+a later branch, whose test may be the one that bound it (`if a: y = 1` ... `if a: use(y)`).
+
+Generated: the construct (match arms, with and without a wildcard, a guarded wildcard, an or-pattern,
+an arm that raises; if/elif/else; try/except; nested) times the scope (a function, module level).
+The oracle runs each module for every subject value and says whether a NameError or
+UnboundLocalError can happen: the names step refuses exactly those."""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+
+import pytest
+
+from radpatch.prove import names
+from radpatch.prove.names_check import introduced
+from tests.lib.blocks import indent
+from tests.lib.generated import sample
+
+CONSTRUCTS = {
+    "match-one-arm": "match x:\n    case 1:\n        y = 1\n    case _:\n        pass\n",
+    "match-no-wildcard": "match x:\n    case 1:\n        y = 1\n    case 2:\n        y = 2\n",
+    "match-all": "match x:\n    case 1:\n        y = 1\n    case _:\n        y = 2\n",
+    "match-capture": "match x:\n    case 1 | 2:\n        y = x\n    case other:\n        y = other\n",
+    "match-capture-only-in-arm": "match [x]:\n    case [1 as y]:\n        pass\n    case _:\n        pass\n",
+    "match-guarded-wildcard": "match x:\n    case 1:\n        y = 1\n    case _ if x > 1:\n        y = 2\n",
+    "match-raises": "match x:\n    case 1:\n        y = 1\n    case _:\n        raise ValueError(x)\n",
+    "if-no-else": "if x == 1:\n    y = 1\n",
+    "if-else": "if x == 1:\n    y = 1\nelse:\n    y = 0\n",
+    "elif": "if x == 1:\n    y = 1\nelif x == 2:\n    y = 2\n",
+    "elif-else": "if x == 1:\n    y = 1\nelif x == 2:\n    y = 2\nelse:\n    y = 0\n",
+    "try-one": "try:\n    y = 10 // x\nexcept ZeroDivisionError:\n    pass\n",
+    "try-both": "try:\n    y = 10 // x\nexcept ZeroDivisionError:\n    y = 0\n",
+    "nested": (
+        "if x:\n    match x:\n        case 1:\n            y = 1\n        case _:\n            y = 2\n"
+        "else:\n    y = 0\n"
+    ),
+    "nested-unsafe": "if x:\n    match x:\n        case 1:\n            y = 1\nelse:\n    y = 0\n",
+    "bound-before": "y = 0\nmatch x:\n    case 1:\n        y = 1\n",
+}
+GUARDED_IMPORTS = {  # decided once per install, as a version test per target: not counted here
+    "try-import-else": "try:\n    import os\nexcept ImportError:\n    pass\nelse:\n    y = os.sep\n",
+    "try-import-handler": "try:\n    import os as y\nexcept ImportError:\n    pass\n",
+}
+SCOPES = ("function", "module")
+SUBJECTS = (0, 1, 2)
+
+
+def module(construct: str, scope: str, read: str) -> str:
+    code = CONSTRUCTS[construct] + read
+    if scope == "function":
+        return "def f(x):\n" + indent(code, "    ")
+    return "x = X\n" + code
+
+
+def fails(source: str, scope: str) -> bool:
+    """Does some subject value make the module (or f) raise NameError/UnboundLocalError?"""
+    for value in SUBJECTS:
+        namespace: dict[str, object] = {"X": value}
+        try:
+            exec(compile(source, "generated.py", "exec"), namespace)
+            if scope == "function":
+                namespace["f"](value)  # type: ignore[operator]
+        except NameError:  # UnboundLocalError is one
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def refused(before: str, after: str) -> list[names.Problem]:
+    found = introduced(before.encode(), after.encode()) or []
+    return [p for p in found if p.kind == names.MAYBE_UNBOUND]
+
+
+CASES = sample(itertools.product(CONSTRUCTS, SCOPES))
+
+
+@pytest.mark.parametrize(("construct", "scope"), CASES, ids=[f"{c}-{s}" for c, s in CASES])
+def test_a_read_after_the_branches_is_refused_exactly_where_a_path_leaves_the_name_unbound(
+    construct: str, scope: str
+) -> None:
+    read = "return y\n" if scope == "function" else "Y = y\n"
+    before, after = module(construct, scope, ""), module(construct, scope, read)
+    found = refused(before, after)
+    assert bool(found) == fails(after, scope), (after, found)
+    if found:
+        assert "is bound on some paths only" in found[0].describe(), found[0].describe()
+
+
+@pytest.mark.parametrize("construct", [c for c in CONSTRUCTS if c.startswith(("match", "if", "elif"))])
+def test_a_read_inside_a_later_branch_is_accepted(construct: str) -> None:
+    """Control: `if x == 1: y = 1` ... `if x == 1: use(y)` is correct code radpatch cannot refuse."""
+    read = textwrap.dedent("""\
+        if x == 1:
+            return y
+        return 0
+        """)
+    assert not refused(module(construct, "function", ""), module(construct, "function", read))
+
+
+@pytest.mark.parametrize(
+    "test", ["sys.version_info >= (3, 11)", "sys.version_info[:2] < (3, 99)", "PY_NEW", "not PY_NEW", "not __debug__"]
+)
+def test_a_test_on_the_python_version_is_not_a_branch_this_check_counts(test: str) -> None:
+    """Control: a version test is constant on the target (placement and fallback_only decide it there);
+    `__debug__` is constant for a run (tests/importing wraps statements in `if not __debug__: ... else:`)."""
+    head = "import sys\nPY_NEW = sys.version_info >= (3, 11)\n"
+    before = head + f"if {test}:\n    import json as y\n"
+    assert not refused(before, before + "Y = y.dumps\n")
+
+
+@pytest.mark.parametrize("construct", list(GUARDED_IMPORTS))
+def test_a_guarded_import_is_not_a_branch_this_check_counts(construct: str) -> None:
+    """Control: whether `try: import os` fails is the install's (fallback_only and placement's fallbacks)."""
+    before = GUARDED_IMPORTS[construct]
+    assert not refused(before, before + "Y = y\n")
+
+
+def test_a_branch_fixed_for_a_run_inside_another_is_not_counted_at_the_outer_join() -> None:
+    """Control (tests/importing's shape): `if not __debug__: ... else: y = 2` in the else of an if/else."""
+    before = "def f(x):\n    if x:\n        y = 1\n    else:\n        if not __debug__:\n            pass\n"
+    before += "        else:\n            y = 2\n"
+    assert not refused(before, before + "    return y\n")
