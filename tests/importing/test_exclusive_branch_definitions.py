@@ -1,5 +1,5 @@
 """Issue 20 (att20 F1): a diff adding a definition in a new branch exclusive with the module's other
-definitions of that name (an `elif`, an `else`, a try's fallback handler) imports into an entry
+definitions of that name (an `elif`, an `else`) imports into an entry
 the real engine applies AST-equal to GNU patch, `status --check` accepts and revert undoes
 (tests/lib/importing, on a pip-installed toy wheel). A diff whose added definition does run with
 another one (a new `if` before an if/else that always rebinds it) is refused by `import` itself,
@@ -31,10 +31,6 @@ SHAPES = {
         "if sys.platform.startswith('linux'):\n{a}",
         "if sys.platform.startswith('linux'):\n{a}else:\n{c}",
     ),
-    "fallback-handler": (
-        "try:\n    from json import loads as pick\nexcept ImportError:\n{a}",
-        "try:\n    from json import loads as pick\nexcept ImportError:\n{a}except OSError:\n{c}",
-    ),
 }
 CASES = sample(SHAPES)
 
@@ -56,6 +52,22 @@ def test_a_definition_in_a_new_exclusive_branch_imports_and_applies(
 ) -> None:
     if CASES.index(shape) not in passed_together:  # alone, for the failing check's message
         imported_as_gnu_patch_gives(tmp_path, *_case(shape))
+
+
+def test_a_definition_in_a_handler_that_never_runs_is_not_written(tmp_path: Path) -> None:
+    """A try's new fallback handler (`except OSError:` after `except ImportError:` of an import that
+    succeeds on the install) never runs: placement refuses it (att21c, prove/placement/fallbacks;
+    tests/prove/test_patched_fallbacks), so import writes nothing, naming why."""
+    a, c = DEF.format(n=1), DEF.format(n=3)
+    guard = "try:\n    from json import loads as pick\nexcept ImportError:\n"
+    before, after = HEAD + guard + a + TAIL, HEAD + guard + a + f"except OSError:\n{c}" + TAIL
+    out, reg = diff_imported_refused(tmp_path, before, after)
+    assert out.returncode == 1, out.stdout + out.stderr
+    first = out.stderr.splitlines()[0]
+    assert "change.patch: the entry import would write is refused by apply" in first, first
+    assert "so the patched fallback never runs" in first, first
+    assert "Traceback" not in out.stderr
+    assert not reg.exists() or not any(reg.iterdir())
 
 
 def test_an_entry_apply_would_refuse_is_not_written(tmp_path: Path) -> None:

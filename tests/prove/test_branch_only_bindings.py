@@ -126,3 +126,63 @@ def test_a_branch_fixed_for_a_run_inside_another_is_not_counted_at_the_outer_joi
     before = "def f(x):\n    if x:\n        y = 1\n    else:\n        if not __debug__:\n            pass\n"
     before += "        else:\n            y = 2\n"
     assert not refused(before, before + "    return y\n")
+
+
+def flagged(construct: str) -> str:
+    """The construct with a flag set beside each binding of `y` (`ok = True`), False before it."""
+    out = ["ok = False"]
+    for line in CONSTRUCTS[construct].splitlines():
+        out.append(line)
+        if line.lstrip().startswith("y = "):
+            out.append(line[: len(line) - len(line.lstrip())] + "ok = True")
+    return "\n".join(out) + "\n"
+
+
+EXITS = {"function": "if not ok:\n    return 0\nreturn y\n", "module": "if not ok:\n    raise ValueError(x)\nY = y\n"}
+FLAGGED = sample(itertools.product(CONSTRUCTS, SCOPES))
+
+
+@pytest.mark.parametrize(("construct", "scope"), FLAGGED, ids=[f"{c}-{s}" for c, s in FLAGGED])
+def test_a_path_a_flag_ends_before_the_read_is_not_claimed(construct: str, scope: str) -> None:
+    """A branch that ends its path between the join and the read (`if not ok: return`) may end exactly
+    the paths that left the name unbound, as in Django's CVE-2024-39329 fix of check_password
+    (`except ValueError: fake_runtime = True` ... `if fake_runtime: return False` ... `hasher.algorithm`):
+    correct code, which a walk that does not follow values must not refuse."""
+    code = flagged(construct) + EXITS[scope]
+    if scope == "function":
+        before, after = "def f(x):\n" + indent(flagged(construct), "    "), "def f(x):\n" + indent(code, "    ")
+    else:
+        before, after = "x = X\n" + flagged(construct), "x = X\n" + code
+    assert not fails(after, scope), after  # the oracle: the flag guards every path
+    assert not refused(before, after), after
+
+
+LOOPED = [  # (construct, subject) pairs the oracle runs for every x in SUBJECTS, read after the whole if
+    "if x == 1:\n    y = 1\nelse:\n    for i in range(x + 1):\n        y = i\n",
+    "if x == 1:\n    y = 1\nelse:\n    while True:\n        y = x\n        break\n",
+    "if x:\n    for i in [x]:\n        y = i\nelse:\n    y = 0\n",
+]
+SIBLINGS = [  # a nested if's partial binding, with the name bound in the outer if's other branch
+    "if x:\n    if x == 1:\n        y = 1\nelse:\n    y = 2\n",
+    "if x:\n    match x:\n        case 1:\n            y = 1\n        case _:\n            pass\nelse:\n    y = 2\n",
+]
+
+
+@pytest.mark.parametrize("construct", LOOPED)
+def test_a_branch_that_binds_in_a_loop_does_not_count_as_unbinding(construct: str) -> None:
+    """The omni-infer vLLM 0.9.0 series' AsyncLLM.generate: `output` bound in the if and in a for loop
+    over range(n) in the else (a pass the walk does not count, but values do): correct code."""
+    before = "def f(x):\n" + indent(construct, "    ")
+    after = before + "    return y\n"
+    assert not fails(after, "function"), after
+    assert not refused(before, after), after
+
+
+@pytest.mark.parametrize("construct", SIBLINGS)
+def test_a_binding_in_a_sibling_branch_keeps_the_nested_claim(construct: str) -> None:
+    """`if x: (if x == 1: y = 1) else: y = 2` then `return y`: x == 2 leaves y unbound; the else's
+    binding is on another path than the nested if's, and does not clear its claim."""
+    before = "def f(x):\n" + indent(construct, "    ")
+    after = before + "    return y\n"
+    assert fails(after, "function"), after
+    assert refused(before, after), after

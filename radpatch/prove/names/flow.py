@@ -31,10 +31,19 @@ class Flow:
         self.open_parts: list[int] = []
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
+        # names bound anywhere in the open branches, in order (a loop's body, a nested if): `bound`
+        # is those of the branch last closed, bound there on some path at least
+        self._bound_log: list[str] = []
+        self._bound_marks: list[int] = []
+        self.bound: set[str] = set()
 
     def bind(self, name: str, line: int) -> None:
         self.maybe.setdefault(name, line)
-        self.partial.pop(name, None)
+        if self.depth:
+            self._bound_log.append(name)
+        at, here = self.partial.get(name), tuple(self.open_parts)
+        if at is not None and (at[: len(here)] == here or here[: len(at)] == at):  # not in a sibling branch
+            del self.partial[name]
         self.deleted.pop(name, None)
         self._set(name, True)
 
@@ -59,6 +68,7 @@ class Flow:
         self.depth += 1
         self._parts += 1
         self.open_parts.append(self._parts)
+        self._bound_marks.append(len(self._bound_log))
         return len(self.log)
 
     def close(self, mark: int) -> dict[str, bool]:
@@ -72,13 +82,32 @@ class Flow:
                 self.definite.add(name)
         self.depth -= 1
         self.open_parts.pop()
+        start = self._bound_marks.pop()
+        self.bound = set(self._bound_log[start:])
+        if not self.depth:
+            self._bound_log.clear()
         return {name: present for present, name in segment}
 
-    def join(self, nets: list[dict[str, bool]], exclusive: bool = True, per_run: bool = False) -> None:
+    def join(
+        self,
+        nets: list[dict[str, bool]],
+        exclusive: bool = True,
+        per_run: bool = False,
+        exits: bool = False,
+        anywhere: list[set[str]] | None = None,
+    ) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
         one is fixed for a run (a version test, `__debug__`, a guarded import): a name one of them binds
-        is not counted as partly bound, here or at an enclosing join."""
+        is not counted as partly bound, here or at an enclosing join. `exits`: a branch here ends its
+        path (return, raise, break, continue); the paths an earlier join left a name unbound on may be
+        the ones it ends (`except ValueError: failed = True` ... `if failed: return`), which a walk that
+        does not follow values cannot tell: those names are no longer claimed partly bound. `anywhere`:
+        per net, the names its branch binds on some path (a loop that may run no pass, a nested if):
+        a branch that binds the name somewhere does not count as one that leaves it unbound (a nested
+        if's own join claims what it can; a loop's passes are values this walk does not follow)."""
+        if exits:
+            self.partial.clear()
         touched: set[str] = set().union(*nets) if nets else set()
         if per_run:
             self.per_run |= touched
@@ -86,7 +115,9 @@ class Flow:
             every = all(net.get(name, name in self.definite) for net in nets)
             self._set(name, every)
             if not every and exclusive and name in self.maybe and name not in self.per_run:
-                self.partial[name] = tuple(self.open_parts)
+                unbinding = [i for i, net in enumerate(nets) if not net.get(name, name in self.definite)]
+                if anywhere is None or any(name not in anywhere[i] for i in unbinding):
+                    self.partial[name] = tuple(self.open_parts)
 
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,

@@ -56,14 +56,15 @@ class Walker(Expressions):
         return falls
 
     def branches(self, c: Ctx, parts: list[Callable[[], bool]], exclusive: bool = True, per_run: bool = False) -> bool:
-        nets = []
+        nets, anywhere = [], []
         for part in parts:
             mark = c.flow.open()
             falls = part()
             net = c.flow.close(mark)
             if falls:
                 nets.append(net)
-        c.flow.join(nets, exclusive, per_run)
+                anywhere.append(c.flow.bound)
+        c.flow.join(nets, exclusive, per_run, exits=len(nets) < len(parts), anywhere=anywhere)
         return bool(nets)
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
