@@ -148,7 +148,7 @@ def test_apply_writes_the_checked_hash_bytecode_of_what_it_wrote(site: Site, toy
 
     core = site.root / "toypkg/core.py"
     stale = Path(importlib.util.cache_from_source(str(core)))
-    stale.parent.mkdir(parents=True)  # __pycache__, or its tree under PYTHONPYCACHEPREFIX
+    stale.parent.mkdir(parents=True, exist_ok=True)  # __pycache__, or its tree under PYTHONPYCACHEPREFIX
     stale.write_bytes(b"stale")  # an old .pyc of the unpatched module
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     source = core.read_bytes()
