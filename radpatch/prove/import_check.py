@@ -255,7 +255,8 @@ def _then_importers(
         if base.ok and all(b.ok for b in before):
             why = f"importing the modules that import it ({', '.join(names)}) {main.error}; unpatched, they import"
             return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
-        return verdict
+        why = f"the modules that import it ({', '.join(names)}) could not be checked: importing them {main.error}"
+        return ImportCheckVerdict(module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too")
     for name, a, b in zip(names, after, before if len(before) == len(after) else [None] * len(after)):
         if a.ok or b is None:
             continue

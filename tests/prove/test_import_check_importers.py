@@ -122,3 +122,26 @@ def test_a_refusal_among_many_importers_failing_both_ways_with_deep_tracebacks_i
 
     assert r.code == 1, r
     assert "importing pp.zz_other after it (it imports pp.mod): TypeError: " in r.err, r.err
+
+
+@pytest.mark.parametrize(
+    "ends", ["import os\nos._exit(0)\n", "import os\nos._exit(3)\n", "import os, signal\nos.kill(os.getpid(), 9)\n"]
+)
+def test_importers_that_end_the_interpreter_both_ways_are_said_unchecked(
+    site: Site, write_registry: Any, radpatch: Any, ends: str
+) -> None:
+    """An importer whose import ends the interpreter patched and pristine alike (os._exit, a signal)
+    leaves every importer of that run unchecked: inconclusive, saying so, not 'imports once patched'."""
+    other = "from pp.mod import helper\n\nX = helper(1)\n" + ends
+    site.install("pp", "1.0", {"pp/__init__.py": "", "pp/mod.py": MOD, "pp/other.py": other})
+    entry = entry_head("importers", "pp", {"mod": "pp.mod"}) + (
+        '  - id: r\n    file: mod\n    replace: {scope: helper, find: "return x", with: "return x + 1"}\n'
+    )
+    reg = write_registry("im", entry)
+
+    r = radpatch("--registry", str(reg), "apply", "--dry-run", "--import-check", "im")
+
+    assert r.code == 0, r
+    first = r.out.splitlines()[0]
+    assert first.startswith("im: import check inconclusive for pp.mod: the modules that import it (pp.other)"), first
+    assert first.endswith(", unpatched too; not a refusal"), first
