@@ -43,6 +43,9 @@ def _walk(stmts: list[ast.stmt]) -> Iterator[Fallback]:
             yield from _walk(s.orelse)
         elif isinstance(s, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield from _walk(s.body)  # a def's guarded import (`def get(): try: import fast`) too
+        elif type(s).__name__ == "Match":  # a case's (3.10+; served to older targets by name, not ast.Match)
+            for case in s.cases:  # type: ignore[attr-defined]
+                yield from _walk(case.body)
         elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
             yield from _guarded(s)  # type: ignore[arg-type]
             for part in (s.body, s.orelse, s.finalbody):  # type: ignore[attr-defined]
