@@ -186,3 +186,46 @@ def test_a_binding_in_a_sibling_branch_keeps_the_nested_claim(construct: str) ->
     after = before + "    return y\n"
     assert fails(after, "function"), after
     assert refused(before, after), after
+
+
+ENDINGS = {  # a handler ending in a call that never returns (or may not: this module's own function)
+    "sys.exit": "import sys\n", "exit": "", "typing.assert_never": "import typing\n",
+    "_fail": "def _fail(s):\n    raise SystemExit(s)\n\n\n", "self._fail": "",
+}  # fmt: skip
+
+
+def _ending_module(callee: str) -> tuple[str, str]:
+    head = ENDINGS[callee]
+    body = "try:\n    y = int(s)\nexcept ValueError:\n    " + callee + "(s)\n"
+    if callee == "self._fail":
+        head += "class C:\n    def _fail(self, s):\n        raise SystemExit(s)\n\n    def f(self, s):\n"
+        return head + indent(body, "        "), "        return y\n"
+    return head + "def f(s):\n" + indent(body, "    "), "    return y\n"
+
+
+@pytest.mark.parametrize("callee", list(ENDINGS))
+def test_a_branch_ending_in_a_call_that_may_not_return_is_not_claimed(callee: str) -> None:
+    """attack36 F13: `except ValueError: sys.exit("bad")` (or a helper of the module that always
+    raises) then `return y` is correct code; it was refused as bound on some paths only. The oracle
+    runs it for a good and a bad value: it returns or exits, never a NameError."""
+    before, read = _ending_module(callee)
+    after = before + read
+    for value in ("1", "x"):
+        namespace: dict[str, object] = {}
+        exec(compile(after, "generated.py", "exec"), namespace)
+        call = namespace["C"]().f if callee == "self._fail" else namespace["f"]  # type: ignore[operator]
+        try:
+            call(value)  # type: ignore[operator]
+        except (SystemExit, AssertionError):  # assert_never raises AssertionError
+            pass
+    assert not refused(before, after), after
+
+
+def test_a_branch_ending_in_a_builtin_call_still_is() -> None:
+    """Control: `except ValueError: print("bad")` returns, and `return y` then raises UnboundLocalError."""
+    before = "def f(s):\n    try:\n        y = int(s)\n    except ValueError:\n        print(s)\n"
+    namespace: dict[str, object] = {}
+    exec(compile(before + "    return y\n", "generated.py", "exec"), namespace)
+    with pytest.raises(UnboundLocalError):
+        namespace["f"]("x")  # type: ignore[operator]
+    assert refused(before, before + "    return y\n")

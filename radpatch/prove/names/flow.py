@@ -36,6 +36,7 @@ class Flow:
         self._bound_log: list[str] = []
         self._bound_marks: list[int] = []
         self.bound: set[str] = set()
+        self.tail_unknown = False  # the block just walked ends in a call that may not return (walk)
 
     def bind(self, name: str, line: int) -> None:
         self.maybe.setdefault(name, line)
@@ -94,7 +95,7 @@ class Flow:
         exclusive: bool = True,
         per_run: bool = False,
         exits: bool = False,
-        anywhere: list[set[str]] | None = None,
+        anywhere: list[set[str] | None] | None = None,
     ) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
@@ -105,7 +106,8 @@ class Flow:
         does not follow values cannot tell: those names are no longer claimed partly bound. `anywhere`:
         per net, the names its branch binds on some path (a loop that may run no pass, a nested if):
         a branch that binds the name somewhere does not count as one that leaves it unbound (a nested
-        if's own join claims what it can; a loop's passes are values this walk does not follow)."""
+        if's own join claims what it can; a loop's passes are values this walk does not follow); None:
+        a branch that may never return (walk's tail call), which does not count either."""
         if exits:
             self.partial.clear()
         touched: set[str] = set().union(*nets) if nets else set()
@@ -115,8 +117,12 @@ class Flow:
             every = all(net.get(name, name in self.definite) for net in nets)
             self._set(name, every)
             if not every and exclusive and name in self.maybe and name not in self.per_run:
-                unbinding = [i for i, net in enumerate(nets) if not net.get(name, name in self.definite)]
-                if anywhere is None or any(name not in anywhere[i] for i in unbinding):
+                told = [
+                    anywhere[i] if anywhere else set()
+                    for i, net in enumerate(nets)
+                    if not net.get(name, name in self.definite)
+                ]
+                if any(bound is not None and name not in bound for bound in told):
                     self.partial[name] = tuple(self.open_parts)
 
     def partly(self, name: str) -> bool:

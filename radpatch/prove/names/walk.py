@@ -6,6 +6,7 @@ try/except, match) and loops are joined by binding flow; `return`/`raise` end a 
 from __future__ import annotations
 
 import ast
+import builtins
 import typing as _typing
 from collections.abc import Callable, Iterable
 
@@ -51,20 +52,30 @@ class Walker(Expressions):
     def block(self, stmts: Iterable[ast.stmt], c: Ctx) -> bool:
         """Walk statements in order; False when control cannot fall off the end."""
         falls = True
+        last = None
         for s in stmts:
             falls = self.stmt(s, c) and falls
+            last = s
+        c.flow.tail_unknown = last is not None and _may_not_return(last)
         return falls
 
     def branches(self, c: Ctx, parts: list[Callable[[], bool]], exclusive: bool = True, per_run: bool = False) -> bool:
-        nets, anywhere = [], []
+        nets: list[dict[str, bool]] = []
+        anywhere: list[set[str] | None] = []
+        unknown = False
         for part in parts:
             mark = c.flow.open()
+            c.flow.tail_unknown = False
             falls = part()
             net = c.flow.close(mark)
             if falls:
                 nets.append(net)
-                anywhere.append(c.flow.bound)
-        c.flow.join(nets, exclusive, per_run, exits=len(nets) < len(parts), anywhere=anywhere)
+                # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
+                # may never return: whether it leaves a name unbound is not told
+                anywhere.append(None if c.flow.tail_unknown else c.flow.bound)
+                unknown = unknown or c.flow.tail_unknown
+        c.flow.tail_unknown = False
+        c.flow.join(nets, exclusive, per_run, exits=unknown or len(nets) < len(parts), anywhere=anywhere)
         return bool(nets)
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
@@ -74,7 +85,7 @@ class Walker(Expressions):
         for child in ast.iter_child_nodes(s):  # Expr, Return, Raise, Assert, Delete, ...
             if isinstance(child, ast.expr):
                 self.expr(child, c)
-        return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break))
+        return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and _callee(s) not in _ENDS
 
     def s_Assign(self, s: ast.Assign, c: Ctx) -> bool:
         self.expr(s.value, c)
@@ -278,6 +289,34 @@ class Walker(Expressions):
             for p in type_params(node):
                 c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
             self.expr(node.value, c)  # type: ignore[attr-defined]
+
+
+# calls that never return (the path ends there), as a module spells them
+_ENDS = frozenset(
+    {"sys.exit", "os._exit", "os.abort", "exit", "quit", "assert_never", "typing.assert_never"}
+    | {"typing_extensions.assert_never"}
+)
+
+
+def _callee(s: ast.stmt) -> str | None:
+    """The callee of a statement that is one call (`sys.exit(1)`: "sys.exit"), as written."""
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+        f = s.value.func
+        if isinstance(f, ast.Name):
+            return f.id
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            return f"{f.value.id}.{f.attr}"
+    return None
+
+
+def _may_not_return(s: ast.stmt) -> bool:
+    """A statement that is one call of a function the module may define to never return: a bare
+    name that is not a builtin, or a method of `self`/`cls` (`_fail(...)`, `self._abort(...)`)."""
+    callee = _callee(s)
+    if callee is None:
+        return False
+    head, _, attr = callee.partition(".")
+    return (not attr and not hasattr(builtins, head)) or (bool(attr) and head in ("self", "cls"))
 
 
 def _irrefutable(p: ast.AST) -> bool:
