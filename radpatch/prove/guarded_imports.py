@@ -75,10 +75,11 @@ def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None
             )
         except OSError as exc:
             return None, f"the target interpreter could not be run ({exc.strerror or exc})"
+        timed_out = False
         try:
             out, _ = proc.communicate(request, timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
-            out = b""
+            out, timed_out = b"", True
         finally:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -88,6 +89,8 @@ def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None
     except ValueError:
         answer = None
     if not isinstance(answer, dict):
+        if timed_out:
+            return None, f"the target interpreter did not finish the import within {TIMEOUT:g} s (killed)"
         return None, "the target interpreter gave no answer"
     if answer.get("ok") is True:
         return False, "it succeeds"

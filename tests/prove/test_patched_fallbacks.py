@@ -201,3 +201,23 @@ def test_a_guarded_import_in_a_match_case_is_judged_the_same(
     assert sources(site) == before
     (site.root / "rpfb" / "core.py").write_text(IN_MATCH.format(catch=catch).replace("return 1", "return 2"))
     assert runs_value(site) != 2
+
+
+@pytest.mark.parametrize("hang", ["import time\ntime.sleep(600)\n", "while True:\n    pass\n"])
+def test_a_guarded_import_that_does_not_finish_is_said_so(
+    hang: str, site: Site, write_registry: Any, radpatch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """attack36 F9: an import that hangs was killed after the limit and read "gave no answer"; the
+    refusal now says it did not finish within the limit (here 1 s, set for the test), and nothing is
+    written."""
+    from radpatch.prove import guarded_imports
+
+    monkeypatch.setattr(guarded_imports, "TIMEOUT", 1.0)
+    files = {"rpfb/__init__.py": "", "rpfb/core.py": IN_DEF.format(catch="ImportError"), "rpfb/fast.py": hang}
+    site.install("rpfb", "1.0", files)
+    reg = write_registry("fb", ENTRY.format(rewrite="replace: {scope: value, find: return 1, with: return 2}"))
+    before = sources(site)
+    r = radpatch("--registry", str(reg), "apply", "fb")
+    assert r.code == 1, r
+    assert "the target interpreter did not finish the import within 1 s (killed)" in r.err, r.err
+    assert sources(site) == before
