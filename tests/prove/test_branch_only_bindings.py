@@ -12,6 +12,7 @@ UnboundLocalError can happen: the names step refuses exactly those."""
 from __future__ import annotations
 
 import itertools
+import sys
 import textwrap
 
 import pytest
@@ -210,7 +211,8 @@ def test_a_branch_ending_in_a_call_that_may_not_return_is_not_claimed(callee: st
     runs it for a good and a bad value: it returns or exits, never a NameError."""
     before, read = _ending_module(callee)
     after = before + read
-    for value in ("1", "x"):
+    runs = callee != "typing.assert_never" or sys.version_info >= (3, 11)  # typing has it from 3.11
+    for value in ("1", "x") if runs else ():
         namespace: dict[str, object] = {}
         exec(compile(after, "generated.py", "exec"), namespace)
         call = namespace["C"]().f if callee == "self._fail" else namespace["f"]  # type: ignore[operator]
