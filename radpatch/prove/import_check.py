@@ -196,12 +196,9 @@ def _first_in_cycle(
     if not changes:
         return ImportCheckVerdict(module, who, Result.OK)
     first, last = changes[0], changes[-1]
-    depth = len(first.module.split(".")) - 1
-    if first.path.name == "__init__.py" and not first.module.endswith(".__init__"):
-        depth += 1  # `pkg.sub` names pkg/sub/__init__.py
-    if len(first.path.parents) <= depth:
+    root = _root(first)
+    if root is None:
         return ImportCheckVerdict(module, who, Result.OK)
-    root = first.path.parents[depth]
     cycle = closed_cycles(root, module, first.before, last.after, patched.files)
     for other in cycle:
         after = attempt(executable, patched, other, timeout)

@@ -142,27 +142,6 @@ def value():
 """
 
 
-@pytest.mark.parametrize("catch", ["ImportError", "ModuleNotFoundError", "Exception"])
-@pytest.mark.parametrize("target", TARGETS)
-def test_a_guarded_import_in_a_function_is_judged_the_same(
-    catch: str, target: str, site: Site, write_registry: Any, radpatch: Any
-) -> None:
-    files = {"rpfb/__init__.py": "", "rpfb/core.py": IN_DEF.format(catch=catch)}
-    if target in FAST:
-        files["rpfb/fast.py"] = FAST[target]
-    site.install("rpfb", "1.0", files)
-    reg = write_registry("fb", ENTRY.format(rewrite="replace: {scope: value, find: return 1, with: return 2}"))
-    before = sources(site)
-    r = radpatch("--registry", str(reg), "apply", "fb")
-    if r.code == 0:
-        assert runs_value(site) == 2, f"applied, but the patched fallback does not run: {r.out}{r.err}"
-        return
-    assert r.code == 1 and "its code is in the fallback at line 4" in r.err, r
-    assert sources(site) == before
-    (site.root / "rpfb" / "core.py").write_text(IN_DEF.format(catch=catch).replace("return 1", "return 2"))
-    assert runs_value(site) != 2
-
-
 IN_MATCH = """\
 import sys
 
@@ -180,26 +159,33 @@ def value():
 """
 
 
+# where the guarded import stands: (the module, the scope of its fallback, the fallback's line)
+CONTAINERS = {"function": (IN_DEF, "value", 4), "match-case": (IN_MATCH, "f", 7)}
+
+
 @pytest.mark.parametrize("catch", ["ImportError", "ModuleNotFoundError", "Exception"])
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_guarded_import_in_a_match_case_is_judged_the_same(
-    catch: str, target: str, site: Site, write_registry: Any, radpatch: Any
+@pytest.mark.parametrize("container", list(CONTAINERS))
+def test_a_guarded_import_in_a_function_or_match_case_is_judged_the_same(
+    container: str, catch: str, target: str, site: Site, write_registry: Any, radpatch: Any
 ) -> None:
-    """attack36 F5: the fallback walk did not enter `match` cases: applied, `status --check` 0, and
-    the patched fallback never ran where `rpfb.fast` imports."""
-    files = {"rpfb/__init__.py": "", "rpfb/core.py": IN_MATCH.format(catch=catch)}
+    """In a def, as at module level; in a `match` case (attack36 F5: the fallback walk did not enter
+    match cases: applied, `status --check` 0, and the patched fallback never ran where `rpfb.fast`
+    imports)."""
+    text, scope, line = CONTAINERS[container]
+    files = {"rpfb/__init__.py": "", "rpfb/core.py": text.format(catch=catch)}
     if target in FAST:
         files["rpfb/fast.py"] = FAST[target]
     site.install("rpfb", "1.0", files)
-    reg = write_registry("fb", ENTRY.format(rewrite="replace: {scope: f, find: return 1, with: return 2}"))
+    reg = write_registry("fb", ENTRY.format(rewrite=f"replace: {{scope: {scope}, find: return 1, with: return 2}}"))
     before = sources(site)
     r = radpatch("--registry", str(reg), "apply", "fb")
     if r.code == 0:
         assert runs_value(site) == 2, f"applied, but the patched fallback does not run: {r.out}{r.err}"
         return
-    assert r.code == 1 and "its code is in the fallback at line 7" in r.err, r
+    assert r.code == 1 and f"its code is in the fallback at line {line}" in r.err, r
     assert sources(site) == before
-    (site.root / "rpfb" / "core.py").write_text(IN_MATCH.format(catch=catch).replace("return 1", "return 2"))
+    (site.root / "rpfb" / "core.py").write_text(text.format(catch=catch).replace("return 1", "return 2"))
     assert runs_value(site) != 2
 
 
