@@ -87,6 +87,17 @@ rewrites:
       code: "size = _rp_helper(size)"
 """
 
+# the smallest entry the `requires:` and `upstream:` tests add keys to
+LIMIT_ENTRY = """\
+summary: s
+description: d
+distribution: vllm
+supported: ">=0.1"
+modules: {core: vllm.core}
+rewrites:
+  - set_constant: {name: LIMIT, value: 3}
+"""
+
 TOY_PAYLOAD = '"""payload"""\n\n\ndef _rp_helper(x):\n    return x\n\n\nclass _RpThing:\n    pass\n'
 
 

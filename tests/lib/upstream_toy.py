@@ -4,6 +4,11 @@ description and supported range each test tells its story by."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+
 from tests.lib.toy_releases import REWRITES
 
 PKG = "rptoy"
@@ -23,3 +28,24 @@ supported: "{supported}"
 modules:
   planner: {PKG}.core
 {REWRITES}"""
+
+
+def supported_of(text: str) -> SpecifierSet:
+    """The `supported:` range of an entry's YAML text (written quoted, as `entry` writes it)."""
+    line = next(ln for ln in text.splitlines() if ln.startswith("supported:"))
+    return SpecifierSet(line.split('"')[1])
+
+
+def assert_ported_past_obsolete(radpatch: Any, reg: Path, last: str, module: str, between: bool) -> None:
+    """`port cap --to >=1.1` past `last`, whose `module` already has the change: said obsolete there
+    and left out of `supported:`; with a release between, the module variant is added and verifies."""
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1")
+    assert r.code == 0, r.out + r.err
+    text = (reg / "cap.yaml").read_text()
+    assert f"{last}: already contains the change (obsolete there)" in r.out or f"{last} already contains" in r.out, (
+        r.out
+    )
+    assert not supported_of(text).contains(last), text
+    if between:
+        assert f"module: {module}" in text and supported_of(text).contains("1.1"), text
+        assert radpatch("--registry", str(reg), "verify", "cap").code == 0

@@ -11,17 +11,9 @@ import yaml
 
 from radpatch.errors import RegistryError
 from radpatch.registry.loader import load_patch
-from tests.lib.registry import schema_validate, write_entry
+from tests.lib.registry import LIMIT_ENTRY, schema_validate, write_entry
 
-ENTRY = """\
-summary: s
-description: d
-distribution: vllm
-supported: ">=0.1"
-modules: {core: vllm.core}
-rewrites:
-  - set_constant: {name: LIMIT, value: 3}
-"""
+ENTRY = LIMIT_ENTRY
 PR = "https://github.com/vllm-project/vllm/pull/12345"
 
 

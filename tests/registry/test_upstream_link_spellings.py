@@ -25,18 +25,10 @@ from radpatch.errors import RegistryError
 from radpatch.registry.loader import load_patch
 from radpatch.state.inventory import Listed
 from tests.lib.generated import sample
-from tests.lib.registry import schema_validate, write_entry
+from tests.lib.registry import LIMIT_ENTRY, schema_validate, write_entry
 from tests.lib.sbom import bom_of
 
-ENTRY = """\
-summary: s
-description: d
-distribution: vllm
-supported: ">=0.1"
-modules: {core: vllm.core}
-rewrites:
-  - set_constant: {name: LIMIT, value: 3}
-"""
+ENTRY = LIMIT_ENTRY
 
 SCHEMES = ["https", "HTTPS", "Http", "http", "HTTP"]
 HOSTS = ["github.com", "GitHub.com", "WWW.GITHUB.COM", "exämple.org", "bücher.example:8443"]

@@ -14,21 +14,15 @@ import json
 from typing import Any
 
 import pytest
-from packaging.specifiers import SpecifierSet
 
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, assert_ported_past_obsolete, entry
 
 UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
     "    return n", "    n = min(n, len(buckets))\n    return n"
 )
 TOOK = {"radpatch's layout": PATCHED, "upstream's spelling": UPSTREAM}
 TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
-
-
-def _supported(text: str) -> SpecifierSet:
-    line = next(ln for ln in text.splitlines() if ln.startswith("supported:"))
-    return SpecifierSet(line.split('"')[1])
 
 
 @pytest.mark.parametrize(
@@ -52,13 +46,4 @@ def test_a_moved_scope_that_took_the_change_is_obsolete(
         assert cells[last]["cell"] == cell, cells[last]
         assert f"{module}, which already contains the change" in cells[last]["detail"], cells[last]
     reg = write_registry("cap", entry("A toy patch written for 1.0.", "==1.0"))
-    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1")
-    assert r.code == 0, r.out + r.err
-    text = (reg / "cap.yaml").read_text()
-    assert f"{last}: already contains the change (obsolete there)" in r.out or f"{last} already contains" in r.out, (
-        r.out
-    )
-    assert not _supported(text).contains(last), text
-    if between:
-        assert f"module: {module}" in text and _supported(text).contains("1.1"), text
-        assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+    assert_ported_past_obsolete(radpatch, reg, last, module, between)

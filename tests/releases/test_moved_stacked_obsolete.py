@@ -15,10 +15,9 @@ import json
 from typing import Any
 
 import pytest
-from packaging.specifiers import SpecifierSet
 
 from tests.lib.generated import sample
-from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
+from tests.lib.upstream_toy import GOOD, PATCHED, PKG, assert_ported_past_obsolete, entry
 
 UPSTREAM = GOOD.replace("n = len(items)", "n = len(list(items))").replace(
     "    return n", "    n = min(n, len(buckets))\n    return n"
@@ -52,11 +51,6 @@ def _stacked(supported: str) -> str:
     return "requires: [first]\n" + entry("A toy patch written for 1.0, on first.", supported)
 
 
-def _supported(text: str) -> SpecifierSet:
-    line = next(ln for ln in text.splitlines() if ln.startswith("supported:"))
-    return SpecifierSet(line.split('"')[1])
-
-
 @pytest.mark.parametrize(
     ("took", "to", "where", "between"),
     sample([(t, m, w, b) for t in TOOK for m in TO for w in FIRST for b in (True, False)]),
@@ -79,16 +73,7 @@ def test_a_stacked_entry_whose_moved_scope_took_the_change_is_obsolete(
     cell = cells[("cap", last)]
     assert cell["cell"] == "out of range", cell  # obsolete, outside the entry's range
     assert f"{module}, which already contains the change" in cell["detail"], cell
-    r = radpatch("--registry", str(reg), "port", "cap", "--to", ">=1.1")
-    assert r.code == 0, r.out + r.err
-    text = (reg / "cap.yaml").read_text()
-    assert f"{last}: already contains the change (obsolete there)" in r.out or f"{last} already contains" in r.out, (
-        r.out
-    )
-    assert not _supported(text).contains(last), text
-    if between:
-        assert f"module: {module}" in text and _supported(text).contains("1.1"), text
-        assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+    assert_ported_past_obsolete(radpatch, reg, last, module, between)
 
 
 def _first_old_only(where: str) -> str:
