@@ -22,6 +22,7 @@ from .guards import names_type_checking, type_checking, type_checking_names
 from .no_return import never_returns, stopping_names
 from .shadowing import DEFS
 from .target_version import version_truth
+from .typing_values import binds_of, module_bindings, runtime_value
 
 if TYPE_CHECKING:  # an alias for the checker only: this module also runs in targets as old as 3.9
     Decider = Callable[[ast.expr], bool | None]  # a version test's truth on the target (target_version)
@@ -43,6 +44,8 @@ class Unreachable:
     stub: tuple[str, ...] = ()  # in a typing-only block (`if TYPE_CHECKING:`): its head and the names it binds
     stop: str = ""  # the callee that never returns (`sys.exit`), when the statement at `after` is its call
     twin: int = 0  # a typing-only def with code whose name the branch that runs binds too: that binding's line
+    value: str = ""  # a typing-only assignment of a value a type checker does not read (`X: int = 600`): its dump
+    getattr_line: int = 0  # no binding runs for a `value`'s name, and the module's `__getattr__` (this line) gives it
 
 
 def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Iterator[Unreachable]:
@@ -51,10 +54,11 @@ def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Ite
     aliases = type_checking_names(tree)
     decided = version_truth(tree, version) if version is not None else None
     stops = stopping_names(tree)
+    runs = module_bindings(tree, lambda test: constant_truth(test, aliases, decided))
     stack: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while stack:
         qual, node = stack.pop()
-        yield from _dead_block(qual, node, aliases, decided, version)
+        yield from _dead_block(qual, node, aliases, decided, version, runs if qual == "<module>" else {})
         parts = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
         for stmts in parts:
             if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt)):
@@ -72,11 +76,17 @@ def unreachable(tree: ast.Module, version: tuple[int, int] | None = None) -> Ite
 
 
 def _dead_block(
-    qual: str, node: ast.AST, aliases: Collection[str], decided: Decider | None, version: tuple[int, int] | None
+    qual: str,
+    node: ast.AST,
+    aliases: Collection[str],
+    decided: Decider | None,
+    version: tuple[int, int] | None,
+    runs: dict[str, int],
 ) -> Iterator[Unreachable]:
     """The statements of a block of `node` that never runs: an `if`/`while` body whose test is
     always false at run time (on the target's `version`, for a test `decided` reads the version
-    of), or the `else` of one whose test is always true."""
+    of), or the `else` of one whose test is always true. `runs`: where the module binds a name
+    outside such blocks (_module_bindings), for a typing-only value's twin."""
     if not isinstance(node, (ast.If, ast.While)):
         return
     truth = constant_truth(node.test, aliases, decided)
@@ -88,14 +98,20 @@ def _dead_block(
     block = f"the {'else of `' + head + '`' if truth else '`' + head + '` block'} at line {node.lineno}"
     if version is not None and constant_truth(node.test, aliases) is None:  # the target's version decides it
         block += f" ({'true' if truth else 'false'} on Python {version[0]}.{version[1]})"
-    live = {n: x.lineno for x in (node.body if truth else node.orelse) for n in _binds(x)}
+    live = {n: x.lineno for x in (node.body if truth else node.orelse) for n in binds_of(x)}
     for x in stmts:
         if typing_only and isinstance(x, (ast.Import, ast.ImportFrom)):
             continue  # an import for type checkers: what the block is for
-        binds = tuple(_binds(x))
+        binds = tuple(binds_of(x))
         stub = (head, *binds) if typing_only and binds else ()
         twin = next((live[n] for n in binds if n in live), 0) if stub and _has_code(x) else 0
-        yield Unreachable(qual, ast.dump(x), x.lineno, node.lineno, block, stub, twin=twin)
+        value = runtime_value(x) if stub else ""
+        if value:
+            twin = next((where[n] for where in (live, runs) for n in binds if n in where), 0)
+        dynamic = runs.get("__getattr__", 0) if value and not twin else 0
+        yield Unreachable(
+            qual, ast.dump(x), x.lineno, node.lineno, block, stub, twin=twin, value=value, getattr_line=dynamic
+        )
 
 
 def _has_code(x: ast.stmt) -> bool:
@@ -109,14 +125,6 @@ def _has_code(x: ast.stmt) -> bool:
                 if not (isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))):
                     return True
     return False
-
-
-def _binds(x: ast.stmt) -> list[str]:
-    """The names a statement of a typing-only block binds: a def's or class's, an assignment's."""
-    if isinstance(x, DEFS):
-        return [x.name]
-    targets = x.targets if isinstance(x, ast.Assign) else [x.target] if isinstance(x, ast.AnnAssign) else []
-    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def constant_truth(test: ast.expr, aliases: Collection[str] = (), decided: Decider | None = None) -> bool | None:
@@ -261,14 +269,18 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
     # a changed typing-only definition (a stub in `if TYPE_CHECKING:` the original has, by name): the
     # code it changes never ran either, so the patch means it; a new one there is still refused
     stubs: dict[tuple[str, str], int] = {}
+    values: dict[tuple[str, str], list[str]] = {}  # the runtime values (_runtime_value) of the original's stubs
     for u in before.unreachable:
         if u.stub:
             stubs[u.scope, repr(u.stub)] = stubs.get((u.scope, repr(u.stub)), 0) + 1
+            values.setdefault((u.scope, repr(u.stub)), []).append(u.value)
     for u, k in zip(after.unreachable, kept):
         if u.stub and not k:
             _take(stubs, (u.scope, repr(u.stub)))
-    # but not a stub with code whose name the branch that runs binds too: that code never runs, its twin does
-    new = [u for u in new if not (u.stub and not u.twin and _take(stubs, (u.scope, repr(u.stub))))]
+            _take_value(values, (u.scope, repr(u.stub)), u.value)
+    # but not a stub with code whose name the branch that runs binds too: that code never runs, its twin does;
+    # nor a new value of a typing-only variable (`X: int = 600` -> 1800): type checkers do not read it
+    new = [u for u in new if not (u.stub and (u.value or not u.twin) and _meant(stubs, values, u))]
     if new and before.source is not None:
         try:
             had = statements_in(ast.parse(before.source), {u.scope for u in new})
@@ -282,8 +294,14 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
     for u in new:
         block = "at module level" if u.scope == "<module>" else f"in {u.scope}"
         twin = f"; the `{u.stub[1]}` that runs is the one at line {u.twin}: change that one" if u.twin else ""
+        if u.value and u.getattr_line:
+            gives = f"the module's `__getattr__` (line {u.getattr_line}) gives `{u.stub[1]}`"
+            twin = f"; at run time {gives}: change what it reads"
+        elif u.value and not u.twin:
+            twin = f"; nothing the module runs binds `{u.stub[1]}`"
+        value = ": type checkers read its annotation, not its value" if u.value else ""
         why = (
-            f"it is in {u.block}, which never runs at run time{twin}"
+            f"it is in {u.block}, which never runs at run time{value}{twin}"
             if u.block
             else f"line {u.after} calls {u.stop}, which never returns, so it never runs"
             if u.stop
@@ -291,6 +309,26 @@ def unreachable_changes(before: Placement, after: Placement) -> list[str]:
         )
         out.append(f"its code at line {u.line} ({block}) is unreachable: {why}")
     return out
+
+
+def _take_value(values: dict[tuple[str, str], list[str]], key: tuple[str, str], value: str) -> None:
+    if value in values.get(key, ()):
+        values[key].remove(value)
+
+
+def _meant(stubs: dict[tuple[str, str], int], values: dict[tuple[str, str], list[str]], u: Unreachable) -> bool:
+    """A changed stub the patch means (a typing-only definition the original has, by name), not a
+    new runtime value of one: its value is one the original's stub of that name had, or it has
+    none and neither did that stub."""
+    key = (u.scope, repr(u.stub))
+    if not _take(stubs, key):
+        return False
+    left = values.get(key, [])
+    if u.value in left:
+        left.remove(u.value)
+        return True
+    old = left.pop(0) if left else ""
+    return not u.value and not old
 
 
 def _take(counts: dict[tuple[str, str], int], key: tuple[str, str]) -> bool:

@@ -80,6 +80,13 @@ def _value(node: ast.stmt) -> ast.expr:
     return node.value
 
 
+def _typing_only(test: ast.expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING` (any module's): the test of a block only type checkers read."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
 def _global_lines(src: Source, name: str) -> list[int]:
     """The lines of `global name` declarations in the module's functions: each binds the
     module's `name` when the function runs (an `init()` called at import, or later)."""
@@ -113,6 +120,13 @@ def _change(src: Source, op: SetConstant, old: str, new: str, failure: type[Matc
         )
     i = hits[0]
     node = src.readable(i)
+    if isinstance(node, ast.If) and _typing_only(node.test):
+        raise MatchFailure(
+            f"line {src.tops[i].start + 1} binds {op.name} only inside `if {ast.unparse(node.test)}:`, which never "
+            f"runs: type checkers read it, the running module does not",
+            f"change the code that gives {op.name} its value at run time (a module `__getattr__`, a dict of "
+            "defaults) with a `replace` or `set_item` rewrite there",
+        )
     if node is None or not is_constant(node):
         raise MatchFailure(
             f"line {src.tops[i].start + 1} binds {op.name} but is not `{op.name} = value`",
