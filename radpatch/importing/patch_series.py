@@ -313,8 +313,8 @@ def _stacked_or(
 ) -> RefusedError:
     """A file to patch that is not there: when a patch given after this one creates it, or this one
     is numbered as a later patch of a series, the hint says it seems to need the earlier patches."""
-    if "can't find file to patch" not in exc.message:
-        return exc
+    if "can't find file to patch" not in exc.message or exc.hint.startswith(paths.FOUND_WITH):
+        return exc  # not a missing file, or one another -p finds: that is the hint
     other = next((o for n in section.names if n and (o := stacking.creates(n, later, strip))), "")
     series = stacking.first(other, label, "it creates the file") if other else ""
     series = series or (stacking.SERIES if stacking.later_of_series(label, data) else "")

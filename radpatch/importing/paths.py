@@ -85,14 +85,31 @@ def resolve(label: str, section: FilePatch, tree: Tree, strip: int | None) -> Re
     if names and section.old_missing:
         fewest = min(_new_dirs(tree, n) for n in names)
         return Resolved(posixpath.normpath(_best([n for n in names if _new_dirs(tree, n) == fewest])), False)
-    given = ", ".join(repr(n) for n in names) or "none after stripping"
+    given = ", ".join(repr(n) for n in dict.fromkeys(names)) or "none after stripping"
     tip = (
         "Perhaps you should have used the -p option?"
         if strip is None
         else "Perhaps you used the wrong -p or -d option?"
     )
+    found = _with_strip(section.written, tree, strip)
+    if found:
+        tip = f"{FOUND_WITH}{found[0]} ({found[1]}): give -p{found[0]}."
     raise RefusedError(
         f"{label}:{section.header_line}: can't find file to patch (names: {given})",
         f"{tip} Paths are resolved as `patch -pN -d DIR` would, DIR relative to the site directory; "
         "--exclude GLOB leaves out sections for files the install does not have (docs, tests)",
     )
+
+
+FOUND_WITH = "the file is there with -p"  # how a hint that found the file with another -p begins
+
+
+def _with_strip(written: str, tree: Tree, strip: int | None) -> tuple[int, str] | None:
+    """The -p (0 to 4, not the one given) with which the name the section writes is an existing
+    file, and that file: the -p the user meant."""
+    parts = [p for p in written.split("/") if p and p != "."]
+    for k in range(min(len(parts), 5)):
+        rel = posixpath.normpath("/".join(parts[k:]))
+        if k != strip and not rel.startswith("..") and tree.exists(rel):
+            return k, rel
+    return None

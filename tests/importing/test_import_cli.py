@@ -5,13 +5,16 @@ lines naming the patch file, the target file and the hunk."""
 from __future__ import annotations
 
 import ast
+import itertools
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.lib.generated import sample
 from tests.lib.importing import PACKAGE, Venv, gnu_patch
 from tests.lib.registry import write_entry
 
@@ -385,3 +388,39 @@ def test_a_new_module_that_defines_a_function_twice_imports_applies_and_reverts(
     reverted = venv.radpatch("--registry", str(reg), "revert", "twice")
     assert reverted.returncode == 0, reverted.stderr
     assert not (venv.site / rel).exists()
+
+
+PREFIXES = {"git": ("a/", "b/"), "one-dir": ("src/", "src/"), "two-dirs": ("x/y/", "x/y/")}
+
+
+def test_a_file_found_with_another_p_is_named_with_that_p(venv: Venv, tmp_path: Path) -> None:
+    """The name the patch writes, stripped by another -p, is an installed file: the hint gives that
+    -p first (not a series' earlier patches, though the file is numbered as a later one), the one
+    GNU patch applies it with, and the message names each candidate once."""
+    original = (venv.site / REL).read_text()
+    changed = original.replace("        self.width = width\n", "        self.width = width\n        self.rp = 1\n", 1)
+    plain = _diff(tmp_path / "d", REL, original, changed)
+    cases = sample(itertools.product(PREFIXES, (None, 0, 3), ("0002-fix.patch",)))
+    for n, (prefix, given, label) in enumerate(cases):
+        old, new = PREFIXES[prefix]
+        text = plain.replace(f"a/{REL}", f"{old}{REL}").replace(f"b/{REL}", f"{new}{REL}")
+        right = old.count("/")
+        if given == right:
+            continue
+        case = tmp_path / f"case{n}"
+        case.mkdir()
+        patch = _write(case / label, text)
+        out = venv.radpatch(
+            "import", str(patch), "--out", str(case / "reg"), *([f"-p{given}"] if given is not None else [])
+        )
+        assert out.returncode in (1, 2) and "Traceback" not in out.stderr, out.stderr
+        assert "can't find file to patch" in out.stderr, out.stderr
+        said = re.search(r"the file is there with -p(\d+) \(([^)]*)\): give -p\1", out.stderr)
+        assert said is not None and "earlier patches" not in out.stderr, out.stderr
+        assert int(said.group(1)) == right and said.group(2) == REL, out.stderr
+        names = re.search(r"\(names: ([^)]*)\)", out.stderr)
+        assert names is not None and len(set(names.group(1).split(", "))) == len(names.group(1).split(", "))
+        gnu = case / "gnu"
+        (gnu / PACKAGE).mkdir(parents=True)
+        (gnu / REL).write_text(original)
+        assert gnu_patch(gnu, patch, int(said.group(1)), "--dry-run").returncode == 0
