@@ -267,7 +267,15 @@ def _revert(
         elif c.files:
             kept = [f for f in c.files if f.path not in c.deleted]
             how = "byte for byte" if all(_exact(c.patch, f) for f in kept) else "(comment and layout edits kept)"
-            said = [f"{', '.join(f.module for f in kept)} restored {how}"] if kept else []
+            # a file that patches stacked above it stay on: its change taken out, not the file restored
+            above = {f.path: [ps.patch.name for ps in lifted if any(x.path == f.path for x in ps.files)] for f in kept}
+            alone = [f.module for f in kept if not above[f.path]]
+            said = [f"{', '.join(alone)} restored {how}"] if alone else []
+            said += [
+                f"{f.module}: its change taken out {how} ({', '.join(above[f.path])} stays on it)"
+                for f in kept
+                if above[f.path]
+            ]
             gone = [f.module for f in c.files if f.path in c.deleted]
             said += (
                 [f"{', '.join(gone)} removed (the patch created {'it' if len(gone) == 1 else 'them'})"] if gone else []

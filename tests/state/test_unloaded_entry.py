@@ -136,6 +136,9 @@ def test_a_stacked_pair_whose_lower_entry_is_not_loaded(demo_env: Env, tmp_path:
     alone = demo_env.run("revert", "low")
     assert alone.returncode == 0, alone.stdout + alone.stderr
     assert "high: taken off and put on again without low" in alone.stdout
+    # the file still carries high: low's change is taken out of it, the file is not "restored"
+    said = next(line for line in alone.stdout.splitlines() if line.startswith("low: reverted"))
+    assert said == "low: reverted; rphard_demo.alpha: its change taken out byte for byte (high stays on it)", said
     assert _listed(demo_env)["high"]["state"] == "applied"
     assert demo_env.run("status", "--check").returncode == 0
     rest = demo_env.run("revert", "high")
