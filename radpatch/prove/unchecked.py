@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from radpatch.install.target_python import stdlib_binds
 from radpatch.prove import placement
 from radpatch.prove.analysis import analysis_of
 from radpatch.prove.names import module_of
@@ -52,14 +53,35 @@ def _spelled(key: tuple[int, str]) -> str:
     return f"from {'.' * level}{module} import {name}" if name else f"import {module}"
 
 
+def _known(new: set[tuple[int, str]], version: tuple[int, int] | None) -> set[tuple[int, str]]:
+    """The new imports the target's standard library answers without the target: on radpatch's own
+    Python version, a module of its standard library (`import math`), and a name of one, asked of
+    radpatch's own interpreter as apply asks the target's (install.target_python.stdlib_binds)."""
+    if version is not None and version != running():
+        return set()
+    stdlib = frozenset(getattr(sys, "stdlib_module_names", ()))
+    ours = {k: _parts(k[1]) for k in new if k[0] == 0 and _parts(k[1])[0].split(".")[0] in stdlib}
+    asked = sorted({p for p in ours.values() if p[1]})
+    told = dict(zip(asked, stdlib_binds(sys.executable, asked))) if asked else {}
+    return {k for k, p in ours.items() if not p[1] or told.get(p) is True}
+
+
+def _parts(text: str) -> tuple[str, str]:
+    """An import key's (module, name): name "" for a plain `import module`."""
+    module, _, name = text.partition(":")
+    return module, name
+
+
 def names(before: bytes, after: bytes, module: str | None, filename: str, version: tuple[int, int] | None) -> list[str]:
     """The names step's reads of the target: new imports (on its import path; the cycles and
     partially imported packages they may close), names taken away that other modules of the
     installed package import, and new uses of a name only a guarded import's fallback binds there."""
     out = []
     old, new = _imports(before), _imports(after)
-    if old is not None and new is not None and new - old:
-        added = "; ".join(f"`{_spelled(k)}`" for k in sorted(new - old))
+    added_imports = set() if old is None or new is None else new - old
+    added_imports -= _known(added_imports, version)
+    if added_imports:
+        added = "; ".join(f"`{_spelled(k)}`" for k in sorted(added_imports))
         out.append(
             f"names: whether the target's import path has {added}, and the import cycles and partially imported "
             f"packages a new import may close"

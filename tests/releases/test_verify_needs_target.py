@@ -162,3 +162,33 @@ def test_python_names_the_version_a_version_test_is_decided_for(
     assert got["ok"] is not dead, got
     if dead:
         assert got["checks"]["placement"] is False and "3.10" in got["error"], got
+
+
+@pytest.mark.parametrize(
+    ("imported", "python", "listed"),
+    [
+        ("import math", HERE, False),
+        ("from json import dumps", HERE, False),
+        ("from json import rpneeds_nothing", HERE, True),
+        ("import tomllib", "3.10", True),
+        ("import math", "3.10", True),
+    ],
+)
+def test_a_new_standard_library_import_is_not_checked_only_where_radpatch_cannot_answer_it(
+    imported: str,
+    python: str,
+    listed: bool,
+    loopback: Callable[[str, Wheels], IndexServer],
+    write_registry: Any,
+    radpatch: Any,
+) -> None:
+    """On radpatch's own Python version its standard library answers as the target's would (apply asks
+    the target's interpreter the same question); for another version, only an installed target does."""
+    if python == HERE and sys.version_info < (3, 10):
+        pytest.skip("sys.stdlib_module_names is 3.10+")
+    entry = _entry("missing-module", "rpneeds").replace("import rpneeds_nowhere", imported)
+    reg = write_registry("needs", entry)
+    loopback(DIST, {"1.0": _files("missing-module", "rpneeds")})
+    r = radpatch("--registry", str(reg), "verify", "needs", "--versions", "1.0", "--json", "--python", python)
+    got = json.loads(r.out)["results"][0]
+    assert any(imported in line for line in got["not_checked"]) is listed, got
