@@ -26,11 +26,12 @@ def running() -> tuple[int, int]:
 
 
 def grammar(version: tuple[int, int] | None) -> list[str]:
-    """The compile step compiles with radpatch's own Python: another target version's grammar is not checked."""
+    """The compile and names steps read the module with radpatch's own Python: another target version's
+    grammar, builtins and standard library are not checked."""
     if version is None or version == running():
         return []
     here, there = ".".join(map(str, running())), ".".join(map(str, version))
-    return [f"compile: Python {there}'s grammar and builtins (radpatch runs on {here})"]
+    return [f"compile, names: Python {there}'s grammar, builtins and standard library (radpatch runs on {here})"]
 
 
 def _imports(data: bytes) -> set[tuple[int, str]] | None:

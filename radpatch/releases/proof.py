@@ -251,7 +251,7 @@ def _proof_step(name: str) -> Callable[[JobRun], Refusal | None]:
             refusal = step.check(case)
             if refusal is not None:
                 return Refusal(name, refusal.why, refusal.hint)
-            run.unchecked += [f"{what} in {f.relpath}" for what in step.unchecked(case)]
+            run.unchecked += [f"{f.relpath}: {what}" for what in step.unchecked(case)]
         return None
 
     return check
