@@ -69,6 +69,8 @@ def run_many(
         json_output.emit(data)
     else:
         click.echo(matrix.render(rows))
+        for line in _not_checked(rows):
+            click.echo(line)
         for line in [*overlap_report.lines(found), *(c.line() for c in with_applied)]:
             click.echo(f"overlap: {line}")
     errors = [row for row in rows if row.error is not None]
@@ -93,6 +95,20 @@ def run_many(
             "drop --versions, or give a range the entries support",
         )
     return EXIT_OK
+
+
+def _not_checked(rows: list[matrix.Row]) -> list[str]:
+    """Below the matrix, what each cell's proof could not check without an installed target: a `pass`
+    cell is never a silent pass of what apply would check (as `verify NAME` says it per release)."""
+    lines = [
+        f"{row.patch.name} {r.version}: not checked: {NEEDS} ({what})"
+        for row in rows
+        if row.report
+        for r in row.report.results
+        for what in r.not_checked
+    ]
+    judged = next((row.report.python_words for row in rows if row.report), "")
+    return [*lines, f"judged for {judged}; `apply` checks what is not checked here on the install"] if lines else []
 
 
 def _alone(ctx: Context, row: matrix.Row, releases: Releases, python: tuple[int, int] | None) -> dict[str, object]:

@@ -192,3 +192,24 @@ def test_a_new_standard_library_import_is_not_checked_only_where_radpatch_cannot
     r = radpatch("--registry", str(reg), "verify", "needs", "--versions", "1.0", "--json", "--python", python)
     got = json.loads(r.out)["results"][0]
     assert any(imported in line for line in got["not_checked"]) is listed, got
+
+
+def test_the_matrix_says_what_it_could_not_check_below_a_pass(
+    loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any
+) -> None:
+    reg = write_registry("needs", _entry("cycle-read", "rpneeds"))
+    write_registry(
+        "plain",
+        _entry("missing-module", "rpneeds").replace(
+            "add_import: {import: import rpneeds_nowhere}",
+            "replace: {scope: <module>, find: LIMIT = 5, with: LIMIT = 6}",
+        ),
+    )
+    loopback(DIST, {"1.0": _files("cycle-read", "rpneeds")})
+    r = radpatch("--registry", str(reg), "verify", "needs", "plain", "--versions", "1.0")
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    lines = [ln for ln in r.out.splitlines() if ": not checked: " in ln]
+    assert len(lines) == 1 and lines[0].startswith(
+        "needs 1.0: not checked: needs an installed target (rpneeds/core.py: "
+    ), r.out
+    assert "import cycles" in lines[0] and f"judged for Python {HERE}" in r.out, r.out
