@@ -186,15 +186,23 @@ def status(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool, fmt
     metavar="SPEC",
     help="PEP 440 range of releases to verify (default: the patch's supported range).",
 )
+@click.option(
+    "--python",
+    "python",
+    metavar="X.Y",
+    help="The target's Python version to judge version tests for (default: the Python radpatch runs on).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
-def verify(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None, as_json: bool) -> int:
+def verify(
+    ctx: Context, names: tuple[str, ...], every: bool, spec: str | None, python: str | None, as_json: bool
+) -> int:
     """Prove a patch against every released version in its range, from the wheels (no GPU, no install).
 
     With several names or --all: one matrix of patches x releases (pass, obsolete, moved, no match, out of range)."""
     from radpatch.commands import verify as cmd
 
-    return cmd.run_many(ctx, names, every, spec, as_json)
+    return cmd.run_many(ctx, names, every, spec, as_json, python)
 
 
 @cli.command()

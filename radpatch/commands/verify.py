@@ -20,6 +20,7 @@ from radpatch.errors import EXIT_OK, RadpatchError, RefusedError, UsageError
 from radpatch.prove.overlaps import applied
 from radpatch.prove.overlaps.pairs import Overlap
 from radpatch.prove.refusal import Cause
+from radpatch.prove.unchecked import NEEDS
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, overlap_report
@@ -29,30 +30,47 @@ from radpatch.releases.verify import parse_spec, verify
 from radpatch.releases.wheels import Releases
 
 
-def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None, as_json: bool) -> int:
+def parse_python(text: str | None) -> tuple[int, int] | None:
+    """`--python X.Y`: a Python major.minor (3.8 and later)."""
+    if text is None:
+        return None
+    major, dot, minor = text.strip().partition(".")
+    if not (dot and major.isdigit() and minor.isdigit() and (int(major), int(minor)) >= (3, 8)):
+        raise UsageError(f"--python {text!r} is not a Python version (major.minor)", "write e.g. --python 3.10")
+    return (int(major), int(minor))
+
+
+def run_many(
+    ctx: Context, names: tuple[str, ...], every: bool, spec: str | None, as_json: bool, python_text: str | None = None
+) -> int:
+    python = parse_python(python_text)
     if every and names:
         raise UsageError("give patch names or --all, not both", "radpatch verify --all, or radpatch verify NAME...")
     if not every and not names:
         raise UsageError("verify needs a patch name, several names, or --all", "radpatch verify NAME [NAME...] | --all")
     if len(names) == 1 and not every:
-        return run(ctx, names[0], spec, as_json)
+        return run(ctx, names[0], spec, as_json, python)
     patches = ctx.registry.load_many(list(names) if names else ctx.registry.names())
     if not patches:
         raise UsageError("verify --all: the registries hold no entries", "add a registry with --registry DIR")
     releases = Releases.from_env()
     wanted = None if spec is None else parse_spec(spec)
-    rows = matrix.rows(patches, wanted, releases, requires=lambda p: series.requirements_of(p, ctx.registry.load))
+    rows = matrix.rows(
+        patches, wanted, releases, requires=lambda p: series.requirements_of(p, ctx.registry.load), python=python
+    )
     found = overlap_report.find(patches, texts=overlap_report.cached())
     with_applied = applied.in_env(ctx, patches)
     if as_json:
         data = matrix.to_json(rows)
         if spec is None:
-            data["entries"] = [_alone(ctx, row, releases) for row in rows]
+            data["entries"] = [_alone(ctx, row, releases, python) for row in rows]
         data["overlaps"] = [o.to_json() for o in found]
         data["applied_overlaps"] = [c.to_json() for c in with_applied]
         json_output.emit(data)
     else:
         click.echo(matrix.render(rows))
+        for line in _not_checked(rows):
+            click.echo(line)
         for line in [*overlap_report.lines(found), *(c.line() for c in with_applied)]:
             click.echo(f"overlap: {line}")
     errors = [row for row in rows if row.error is not None]
@@ -79,7 +97,21 @@ def run_many(ctx: Context, names: tuple[str, ...], every: bool, spec: str | None
     return EXIT_OK
 
 
-def _alone(ctx: Context, row: matrix.Row, releases: Releases) -> dict[str, object]:
+def _not_checked(rows: list[matrix.Row]) -> list[str]:
+    """Below the matrix, what each cell's proof could not check without an installed target: a `pass`
+    cell is never a silent pass of what apply would check (as `verify NAME` says it per release)."""
+    lines = [
+        f"{row.patch.name} {r.version}: not checked: {NEEDS} ({what})"
+        for row in rows
+        if row.report
+        for r in row.report.results
+        for what in r.not_checked
+    ]
+    judged = next((row.report.python_words for row in rows if row.report), "")
+    return [*lines, f"judged for {judged}; `apply` checks what is not checked here on the install"] if lines else []
+
+
+def _alone(ctx: Context, row: matrix.Row, releases: Releases, python: tuple[int, int] | None) -> dict[str, object]:
     """The object `verify NAME --json` prints for the row's entry. Without --versions the matrix
     verifies every entry over its distribution's span (the same columns for all), while `verify NAME`
     verifies the entry's own range and probes the releases next to it; `entries` promises the latter.
@@ -88,16 +120,16 @@ def _alone(ctx: Context, row: matrix.Row, releases: Releases) -> dict[str, objec
         return {"patch": row.patch.name, "error": row.error and row.error.message}
     try:
         below = series.requirements_of(row.patch, ctx.registry.load)
-        return verify(row.patch, row.patch.supported, releases, probe=True, requires=below).to_json()
+        return verify(row.patch, row.patch.supported, releases, probe=True, requires=below, python=python).to_json()
     except RadpatchError:
         return row.report.to_json()
 
 
-def run(ctx: Context, name: str, spec: str | None, as_json: bool) -> int:
+def run(ctx: Context, name: str, spec: str | None, as_json: bool, python: tuple[int, int] | None = None) -> int:
     patch = ctx.registry.load(name)
     wanted = patch.supported if spec is None else parse_spec(spec)
     requires = series.requirements_of(patch, ctx.registry.load)
-    report = verify(patch, wanted, Releases.from_env(), probe=spec is None, requires=requires)
+    report = verify(patch, wanted, Releases.from_env(), probe=spec is None, requires=requires, python=python)
     if as_json:
         json_output.emit(report.to_json())
     else:
@@ -191,6 +223,9 @@ def render(report: Report) -> str:
     for r in report.results:
         if r.error or r.note:
             lines.append(f"{r.version}: " + (r.error or r.note).replace("\n", "\n    "))
+        lines += [f"{r.version}: not checked: {NEEDS} ({what})" for what in r.not_checked]
+    if report.python_given or any(r.not_checked for r in report.results):
+        lines.append(f"judged for {report.python_words}; `apply` checks what is not checked here on the install")
     lines.append(f"{sum(r.ok for r in report.claimed)} of {len(report.claimed)} releases in the declared range pass.")
     if report.widen:
         lines.append(

@@ -127,11 +127,13 @@ def placement_refusal(
     python: PythonEnv | None = None,
     module: str | None = None,
     stars: tuple[star_exports.ModuleSource, ...] | None = None,
+    target_version: tuple[int, int] | None = None,
 ) -> Refusal | None:
     """A definition the patch adds shadows the module's own, or a rewrite lands in dead code. A module
     in a newer grammar than radpatch's own Python reads is judged by the target interpreter. A module
     the rewrites create is written whole: it has no code of its own to shadow or leave dead (a name
-    defined twice in it is the author's, as Python runs it), so it is not checked."""
+    defined twice in it is the author's, as Python runs it), so it is not checked. `target_version`:
+    the target's major.minor when there is no interpreter (verify), for the tests on the version."""
     if creates(rws):
         return None
     me = names.module_of(module, filename)  # the key the names step analysed both versions under: one parse each
@@ -164,7 +166,7 @@ def placement_refusal(
             f"({old.unparsed or new.unparsed})"
         )
         return Refusal("placement", why, PLACEMENT_HINT)
-    version = (python.version[0], python.version[1]) if python is not None else None
+    version = (python.version[0], python.version[1]) if python is not None else target_version
     checks = (placement.shadowed, placement.dead_changes, _unreachable_check(version), _fallback_check(python, me))
     for check in (*checks, _rebound_check(python, me, stars, own_modules(patch))):
         found = check(old.placement, new.placement)

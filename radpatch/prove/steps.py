@@ -19,12 +19,12 @@ from radpatch.errors import RefusedError
 from radpatch.files import checked_pyc
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import star_exports
+from radpatch.prove import star_exports, unchecked
 from radpatch.prove.analysis import backward, compiled, for_python, forward, on_target, other_python, short
 from radpatch.prove.names_check import introduced, names_refusal, own_modules, unjudged
 from radpatch.prove.placement_check import placement_refusal
 from radpatch.prove.refusal import COMPILE_HINT, REVERSE_HINT, Refusal
-from radpatch.registry.model import Patch, Rewrite
+from radpatch.registry.model import Patch, Rewrite, creates
 
 
 def compile_refusal(
@@ -162,6 +162,7 @@ class Case:
     pyc: bytes | None = field(default=None, repr=False)
     module: str | None = None  # the module's dotted name (self-imports), when known
     stars: tuple[star_exports.ModuleSource, ...] | None = None  # verify: the star-imported modules read from the wheel
+    version: tuple[int, int] | None = None  # verify: the target Python's major.minor, without its interpreter
 
     def fwd(self, data: bytes) -> bytes:
         return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.filename)
@@ -179,6 +180,8 @@ class Step:
     meaning: str
     check: Callable[[Case], Refusal | None]
     refuse: Callable[[Case, Refusal], RefusedError]
+    # what the check leaves unchecked without an installed target (Case.python None: verify), in words
+    unchecked: Callable[[Case], list[str]] = lambda c: []
 
 
 def _check_compile(c: Case) -> Refusal | None:
@@ -217,7 +220,7 @@ def _refuse_names(c: Case, r: Refusal) -> RefusedError:
 
 
 def _check_placement(c: Case) -> Refusal | None:
-    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.filename, c.python, c.module, c.stars)
+    return placement_refusal(c.patch, c.rewrites, c.before, c.after, c.filename, c.python, c.module, c.stars, c.version)
 
 
 def _check_reverse(c: Case) -> Refusal | None:
@@ -233,18 +236,26 @@ def _as_is(c: Case, r: Refusal) -> RefusedError:
 
 
 STEPS: tuple[Step, ...] = (
-    Step("compile", "the patched module compiles", _check_compile, _refuse_compile),
+    Step(
+        "compile",
+        "the patched module compiles",
+        _check_compile,
+        _refuse_compile,
+        lambda c: unchecked.grammar(c.version),
+    ),
     Step(
         "names",
         "the patched module uses no name the original did not already leave undefined",
         _check_names,
         _refuse_names,
+        lambda c: unchecked.names(c.before, c.after, c.module, c.filename, c.version),
     ),
     Step(
         "placement",
         "a definition the patch adds shadows nothing, and no rewrite lands in dead code",
         _check_placement,
         _as_is,
+        lambda c: [] if creates(c.rewrites) else unchecked.fallbacks(c.before, c.after, c.module, c.filename),
     ),
     Step(
         "reverse",

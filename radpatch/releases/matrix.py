@@ -114,6 +114,7 @@ def rows(
     releases: Releases,
     stream: TextIO | None = None,
     requires: Callable[[Patch], tuple[Patch, ...]] | None = None,
+    python: tuple[int, int] | None = None,
 ) -> list[Row]:
     """`requires(p)`: the entries p requires, in the order apply runs them (each is proven on what they leave)."""
     spans = span(patches, releases) if spec is None else {}
@@ -122,7 +123,9 @@ def rows(
         wanted = spec if spec is not None else spans.get(p.distribution, p.supported)
         try:
             below = requires(p) if requires is not None else ()
-            report = verify(p, wanted, releases, probe=False, stream=stream or sys.stderr, requires=below)
+            report = verify(
+                p, wanted, releases, probe=False, stream=stream or sys.stderr, requires=below, python=python
+            )
         except RadpatchError as exc:  # e.g. no release of its distribution in SPEC: one row says so
             out.append(Row(p, None, (), exc))
             continue

@@ -68,9 +68,9 @@ def prove(job: Job) -> Proof:
         refusal = _CHECKS[check](run)
         if refusal is not None:
             checks[check] = False
-            return Proof(checks, refusal)
+            return Proof(checks, refusal, tuple(dict.fromkeys(run.unchecked)))
         checks[check] = True
-    return Proof(checks, None)
+    return Proof(checks, None, tuple(dict.fromkeys(run.unchecked)))
 
 
 def _contains(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool:
@@ -246,10 +246,12 @@ def _proof_step(name: str) -> Callable[[JobRun], Refusal | None]:
                 m.backward,
                 module=f.module,
                 stars=f.stars,
+                version=run.job.python,
             )
             refusal = step.check(case)
             if refusal is not None:
                 return Refusal(name, refusal.why, refusal.hint)
+            run.unchecked += [f"{f.relpath}: {what}" for what in step.unchecked(case)]
         return None
 
     return check

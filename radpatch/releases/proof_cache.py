@@ -76,7 +76,8 @@ def prove_all(
     for key, answer in fresh.items():
         try:
             error = _placed(answer.error, jobs[key], back=False)
-            write_json(cache / names[key], {"checks": answer.checks, "error": error, "kind": answer.kind.to_json()})
+            kept = {"checks": answer.checks, "error": error, "kind": answer.kind.to_json()}
+            write_json(cache / names[key], {**kept, "not_checked": list(answer.not_checked)})
         except OSError:
             pass  # a cache that cannot be written only costs the next run the proof again
     return {**done, **fresh}
@@ -104,10 +105,11 @@ class Answer:
     checks: Checks
     error: str | None
     kind: Kind = Kind()
+    not_checked: tuple[str, ...] = ()  # what needs an installed target (Proof.not_checked)
 
 
 def _answer(p: Proof) -> Answer:
-    return Answer(p.checks, p.error, p.refusal.kind if p.refusal is not None else Kind())
+    return Answer(p.checks, p.error, p.refusal.kind if p.refusal is not None else Kind(), p.not_checked)
 
 
 @functools.lru_cache(maxsize=1)
@@ -139,11 +141,12 @@ def _cached_proof(path: Path) -> Answer | None:
         checks = {str(k): v for k, v in data["checks"].items() if v is None or isinstance(v, bool)}
         error = data["error"]
         kind = Kind.from_json(data["kind"])
+        not_checked = tuple(str(x) for x in data.get("not_checked", ()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if set(checks) != set(PROOF) or not (error is None or isinstance(error, str)) or kind is None:
         return None
-    return Answer(checks, error, kind)
+    return Answer(checks, error, kind, not_checked)
 
 
 def _workers(jobs: int) -> int:

@@ -84,6 +84,8 @@ class Job:
     bases: tuple[ProofBase, ...] = ()  # candidates, the first where every layer applies is used
     # bases were read for the release (verify's second proof), even if none differs from its files
     searched: bool = False
+    # the target Python's major.minor the proof judges version tests for (verify --python, else radpatch's own)
+    python: tuple[int, int] | None = None
 
     @property
     def entry(self) -> Layer:
@@ -92,13 +94,16 @@ class Job:
     def key(self) -> str:
         """What the proof's answer depends on besides radpatch's code: entries, rewrites, bytes."""
         bases = [b.key(self.layers) for b in self.bases]
-        return json.dumps([[la.key() for la in self.layers], bases, *(["searched"] if self.searched else [])])
+        python = [] if self.python is None else [f"python={self.python[0]}.{self.python[1]}"]
+        return json.dumps([[la.key() for la in self.layers], bases, *(["searched"] if self.searched else []), *python])
 
 
 @dataclass(frozen=True)
 class Proof:
     checks: Checks
     refusal: Refusal | None
+    # what apply checks that this proof could not, without an installed target (prove.unchecked)
+    not_checked: tuple[str, ...] = ()
 
     @property
     def error(self) -> str | None:

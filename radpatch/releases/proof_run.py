@@ -66,6 +66,7 @@ class JobRun:
     data: dict[str, bytes] = field(default_factory=dict)  # relpath -> the release's bytes
     after: dict[str, bytes] = field(default_factory=dict)  # relpath -> the entry's patched bytes
     memos: dict[tuple[str, str, tuple[str, ...]], Memo] = field(default_factory=dict)
+    unchecked: list[str] = field(default_factory=list)  # what the steps could not check without a target
     _changes: list[dict[str, tuple[bytes, bytes]]] | None = None
 
     def memo(self, patch: Patch, f: File) -> Memo:

@@ -41,6 +41,8 @@ class ReleaseResult:
     # the code digests (state.verified.code_digest) of the release's files whose new code may not take
     # effect (prove.refusal.NOT_IN_EFFECT)
     not_in_effect: tuple[str, ...] = ()
+    # what apply checks that verify could not, without an installed target (prove.unchecked): never a silent pass
+    not_checked: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -61,6 +63,7 @@ class ReleaseResult:
             "error": self.error,
             "modules": list(self.modules),
             "note": self.note or None,
+            "not_checked": list(self.not_checked),
         }
 
 
@@ -76,6 +79,18 @@ class Report:
     # releases of the declared range read only as bases (radpatch.releases.base_search.search_order),
     # to tell whether a release whose rewrites do not apply already holds the change
     bases_read: tuple[Version, ...] = ()
+    python: tuple[int, int] | None = None  # the target Python version judged for
+    python_given: bool = False  # by --python (else: radpatch's own)
+
+    @property
+    def python_words(self) -> str:
+        """Which Python the proofs judge version tests for, and whence (verify's output says it)."""
+        if self.python is None:
+            return ""
+        there = f"Python {self.python[0]}.{self.python[1]}"
+        return (
+            f"{there} (--python)" if self.python_given else f"{there} (radpatch's own; --python X.Y to judge another)"
+        )
 
     @property
     def spec_text(self) -> str:
@@ -106,6 +121,8 @@ class Report:
             "passed": sum(r.ok for r in self.claimed),
             "fetched": self.fetched.to_json(),
             "bases_read": [str(v) for v in self.bases_read],
+            "python": None if self.python is None else f"{self.python[0]}.{self.python[1]}",
+            "python_from": "--python" if self.python_given else "radpatch",
         }
 
 

@@ -140,6 +140,7 @@ class Verifier:
     bases: list[Version] = field(init=False, default_factory=list)  # the releases the change is read off now
     looked: set[Version] = field(init=False, default_factory=set)  # every release read as a base, this run
     transfer: Transfer = field(default_factory=Transfer)
+    python: tuple[int, int] | None = None  # the target Python version judged for (verify --python)
 
     def __post_init__(self) -> None:
         self.needs = modules.needs(self.stack)
@@ -213,7 +214,7 @@ class Verifier:
                 continue
             layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
-            job = Job(tuple(layers), bases, searched=with_bases)
+            job = Job(tuple(layers), bases, searched=with_bases, python=self.python)
             jobs.setdefault(job.key(), job)
             waiting[v] = (job.key(), files)
         releases_of: dict[str, list[Version]] = {}
@@ -231,6 +232,7 @@ class Verifier:
                 if answer.kind.cause is Cause.NOT_IN_EFFECT and f.file == answer.kind.file
             )
             result = self._result(v, proven, answer.error, names, kind=answer.kind)
+            result = dataclasses.replace(result, not_checked=answer.not_checked)
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
         return results
 

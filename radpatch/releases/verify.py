@@ -66,10 +66,12 @@ def verify(
     probe: bool = True,
     stream: TextIO | None = None,
     requires: tuple[Patch, ...] = (),
+    python: tuple[int, int] | None = None,
 ) -> Report:
     """`requires`: the entries `patch` requires (transitively, in the order apply runs them): each
     release's files are proven as they leave them (radpatch.registry.series orders them). Those of
-    another distribution change none of this one's files: they are not stacked."""
+    another distribution change none of this one's files: they are not stacked. `python`: the target
+    Python's major.minor the proofs judge for (`--python`; default: radpatch's own)."""
     requires = tuple(p for p in requires if canonicalize_name(p.distribution) == canonicalize_name(patch.distribution))
     out = stream or sys.stderr
     found = releases.versions(patch.distribution, wanted)
@@ -90,7 +92,8 @@ def verify(
         others = [v for v in listing if not v.is_prerelease and not policy.allows(patch.supported, v)]
         below = [v for v in reversed(others) if v < chosen[0]][:NEIGHBOURS]
         above = [v for v in others if v > chosen[-1]][:NEIGHBOURS]
-    verifier = Verifier(patch, releases, Progress(out, patch.distribution), listing, requires)
+    judged = python or (sys.version_info[0], sys.version_info[1])
+    verifier = Verifier(patch, releases, Progress(out, patch.distribution), listing, requires, python=judged)
     results = {r.version: r for r in verifier.run([*chosen, *below[:1], *above[:1]])}
     for side in (below, above):  # walk outwards while releases keep passing
         for prev, v in zip(side, side[1:]):
@@ -101,7 +104,9 @@ def verify(
     ordered = tuple(results[v] for v in sorted(results))
     stacked = tuple(p.name for p in requires)
     bases_read = tuple(sorted(v for v in verifier.looked if v not in results))
-    report = Report(patch, wanted, ordered, widen, str(releases.root), verifier.transfer, stacked, bases_read)
+    report = Report(
+        patch, wanted, ordered, widen, str(releases.root), verifier.transfer, stacked, bases_read, judged, bool(python)
+    )
     remember(report, releases.root, listing)
     return report
 
