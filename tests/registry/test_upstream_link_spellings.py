@@ -20,9 +20,9 @@ import pytest
 import yaml
 
 from radpatch.commands.sbom import bom
-from radpatch.commands.upstream_notes import github_ref
 from radpatch.errors import RegistryError
 from radpatch.registry.loader import load_patch
+from radpatch.registry.loader.links import github_ref
 from radpatch.state.inventory import Listed
 from tests.lib.generated import sample
 from tests.lib.registry import LIMIT_ENTRY, schema_validate, write_entry
