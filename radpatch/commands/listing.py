@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import click
 
-from radpatch.commands.upstream_notes import github_ref
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
 from radpatch.prove.overlaps import applied
 from radpatch.registry import series
+from radpatch.registry.loader.links import github_ref
 from radpatch.registry.model import Patch
 from radpatch.releases import overlap_report
 from radpatch.releases.summaries import (

@@ -35,12 +35,12 @@ import click
 
 from radpatch import __version__
 from radpatch.commands import json_output
-from radpatch.commands.upstream_notes import github_ref
 from radpatch.context import Context
 from radpatch.errors import EXIT_CHECK_FAILED, EXIT_OK
 from radpatch.prove.diffs import unified_diff
 from radpatch.prove.form import judge
 from radpatch.registry.loader import links
+from radpatch.registry.loader.links import github_ref
 from radpatch.registry.loader.nodes import URL_CHAR
 from radpatch.state import unloaded
 from radpatch.state.inventory import Listed, collect

@@ -5,26 +5,12 @@ contain the change), or new code that may not take effect there. Split out of co
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from radpatch.state.decide import PatchState, State
 
 if TYPE_CHECKING:
     from radpatch.releases.summaries import Run
-
-# a GitHub issue or pull request: the host github.com, the path /OWNER/REPO/pull|issues/N whole (a
-# subpage such as /files, a query, a fragment after it); never a github.com/... deeper in another path
-_GITHUB = re.compile(
-    r"(?i:https?://(?:www\.)?github\.com)/([^/?#]+/[^/?#]+)/(?:pull|issues)/([0-9]+)(?:[/?#].*)?", re.DOTALL
-)
-
-
-def github_ref(link: str) -> str | None:
-    """`OWNER/REPO#N` of a GitHub issue or pull request link, as `list` shows it and the SBOM's
-    `resolves[].id` names it (one reading for both); None for any other link."""
-    found = _GITHUB.fullmatch(link)
-    return f"{found.group(1)}#{found.group(2)}" if found else None
 
 
 def declared_obsolete(s: PatchState) -> str:

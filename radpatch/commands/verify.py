@@ -24,7 +24,7 @@ from radpatch.prove.unchecked import NEEDS
 from radpatch.registry import series
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, overlap_report
-from radpatch.releases.base_search import BASES
+from radpatch.releases.base_search import BASES, MOST
 from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
 from radpatch.releases.verify import parse_spec, verify
 from radpatch.releases.wheels import Releases
@@ -248,5 +248,6 @@ def bases_line(read: tuple[Version, ...]) -> str:
     n = len(read)
     return (
         f"read {n} release{'s' if n != 1 else ''} outside those verified to look for the entry's change on a base "
-        f"(the {BASES} of the declared range nearest those verified, then its first): {', '.join(str(v) for v in read)}"
+        f"(the {BASES} of the declared range nearest those verified, then its first, then up to {MOST} in all spread "
+        f"over it): {', '.join(str(v) for v in read)}"
     )

@@ -55,6 +55,7 @@ class Cell:
     passes: bool = False  # out: the entry would pass there all the same
     step: str = ""  # fail: the proof step that fails
     not_in_effect: bool = False  # the release holds the new code, which may not take effect (NOT_IN_EFFECT)
+    requirement: str | None = None  # out, moved: the required entry that names no module there (port it first)
 
     @property
     def short(self) -> str:
@@ -156,6 +157,12 @@ def cell(
         if isinstance(to, search.Moved) and to.obsolete and not to.also:  # nothing to port there
             detail = f"{out.detail}; moved: {to.old} -> {to.module}, which already contains the change"
             return dataclasses.replace(out, detail=detail)
+        if isinstance(to, search.Moved) and to.requirement is not None and not to.also:  # port it first
+            detail = (
+                f"{out.detail}; moved: {to.old} -> {to.module}, where the rewrites do not prove: {to.error}; "
+                f"run `radpatch port {to.requirement} --to {r.version}` first, then port this entry"
+            )
+            return dataclasses.replace(out, detail=detail, requirement=to.requirement)
         if isinstance(to, search.Moved) and to.also:  # port would leave it: say why
             several = (to.module, *to.also)
             detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
@@ -253,7 +260,8 @@ def render(rows_: list[Row]) -> str:
         f"{row.patch.name} {c.version}: {c.kind}: {c.detail}"
         for row in rows_
         for c in row.cells
-        if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE) or (c.kind == OUT and (c.also or c.not_in_effect))
+        if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE)
+        or (c.kind == OUT and (c.also or c.not_in_effect or c.requirement))
     ]
     several = any(c.kind == OUT and c.also for row in rows_ for c in row.cells)
     notes += [f"{row.patch.name}: not verified: {row.error.message}" for row in rows_ if row.error is not None]

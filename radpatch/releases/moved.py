@@ -51,6 +51,7 @@ class Moved:
     also: tuple[str, ...] = ()  # other modules (any tier) that define the scopes too: ambiguous
     searched: int = 0  # modules read
     obsolete: bool = False  # the module already contains the change (not proven: nothing to port there)
+    requirement: str | None = None  # the entry it requires that names no module for the release (not proven)
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,8 @@ def find_moved(
             whole = releases.get(patch.distribution, version, _needs(requires))
             gap = uncovered_requirement(requires, moved, version, whole)
             if gap is not None:  # apply would refuse: the module is not proven on the bare release instead
-                found.append(Moved(file, old.module, module, False, gap))
+                lacking = next(p.name for p in requires if uncovered_requirement((p,), moved, version, whole))
+                found.append(Moved(file, old.module, module, False, gap, requirement=lacking))
                 continue
             below = requirement_layers(requires, moved, version, whole) or ()
             there = (File(file, module, relpath, rewrites, data),)

@@ -6,7 +6,8 @@ rewrites apply is used), which tell whether it already holds the change in upstr
 The BASES nearest the releases asked are read first (the newest, for releases newer than the
 range); where they leave a release undecided, the first release of the range too (the entry was
 written for some release of its range: often the one it starts at) and the releases asked for,
-and no more: a question about one release reads at most BASES + 1 others (`looked` names them).
+then releases spread over the range, bisect-like (base_search.search_order), and no more: a
+question about one release reads at most MOST others (`looked` names them).
 """
 
 from __future__ import annotations
@@ -161,8 +162,8 @@ class Verifier:
         of the declared range, read then): it may contain the whole change in upstream's own layout.
         The BASES of the range nearest those asked are read first; a release they leave undecided (no
         base there has the rewrites apply, or none tells it carries the change) is proven again with
-        the first release of the range and the asked ones added (search_order): a bounded search,
-        whatever the range's length."""
+        the first release of the range and the asked ones added, then releases spread over the range
+        (search_order): a bounded search, whatever the range's length."""
         fetched = self._fetch(versions)
         results = self._prove(versions, fetched, with_bases=False)
         replaces = any(r.op.KEY == "replace" for r in self.patch.rewrites)

@@ -3,8 +3,8 @@
 valid links. Now the scheme and host are taken in any case and RFC 3987's characters of the first
 Unicode plane as they are; the SBOM writes the link as a valid IRI-reference (non-ASCII percent-encoded)
 and `list` reads a GitHub link in any case as OWNER/REPO#N. What no link holds (a bidirectional mark
-or another invisible character copied with it, a line separator, a character of another plane) is
-refused at file:line with what to write; two links that differ only in the case of their scheme or
+or another invisible character copied with it, a line separator, a plane's last two characters or a
+private-use one) is refused at file:line with what to write; two links that differ only in the case of their scheme or
 host are one link, listed twice."""
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import pytest
 import yaml
 
 from radpatch.commands.sbom import bom
-from radpatch.commands.upstream_notes import github_ref
 from radpatch.errors import RegistryError
 from radpatch.registry.loader import load_patch
+from radpatch.registry.loader.links import github_ref
 from radpatch.state.inventory import Listed
 from tests.lib.generated import sample
 from tests.lib.registry import LIMIT_ENTRY, schema_validate, write_entry
@@ -65,7 +65,7 @@ def test_a_link_as_the_browser_shows_it_is_taken_and_its_bom_validates(
 
 # characters no link holds, each put in a path; what the one line says to do
 INVISIBLE = ["\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069", "\u0085"]
-OTHER_PLANE = ["\U0001f600", "\U00020000"]
+OTHER_PLANE = ["\U0001fffe", "\U000f0000"]  # since port37 an emoji (U+1F600) or U+20000 is taken
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,15 @@ CycloneDX BOM's `resolves[].references` must be), with an authority `[user@]host
 name or an IPv6 address in brackets. A link is taken as a browser's address bar shows it: the scheme and
 host in any case, non-ASCII characters as they are (an IRI's; the SBOM writes them percent-encoded).
 Otherwise one line says what is wrong and what to write. Two links that differ only in the case of their
-scheme or host are one link (`same`)."""
+scheme or host, or in writing the scheme's default port (`:443` for https), are one link (`same`).
+
+A GitHub pull request or issue is read as OWNER/REPO#N (`github_ref`, as `list` and the SBOM name it) in
+every spelling GitHub answers for the same thing: `www.`, the default port, a subpage (`/files`,
+`/commits/SHA`), a query, a fragment (`#issuecomment-1`), a pull request's `.diff` or `.patch`. A link to
+github.com (on its default port) whose path names a pull request or issue but no number of one
+(`/pulls/1`, `/pull/12a`, `/issues/`) is refused, saying what to write; on another port it is another
+link, shown as written; a git remote (`git@github.com:OWNER/REPO`) or a link without
+its scheme is refused with the link to write."""
 
 from __future__ import annotations
 
@@ -15,6 +23,11 @@ import urllib.parse
 from radpatch.registry.loader.nodes import IRI_CHAR, URL
 
 _SPLIT = re.compile(r"^(https?://)([^/?#]*)(.*)$", re.DOTALL | re.IGNORECASE)
+_DEFAULT_PORT = {"http://": ":80", "https://": ":443"}
+# the path of a GitHub pull request or issue: /OWNER/REPO/pull|issues/N, a pull request's N.diff or N.patch,
+# then a subpage, a query or a fragment; _GITHUB_LIKE: a path that means to name one (any case, plural)
+_GITHUB = re.compile(r"/([^/?#]+/[^/?#]+)/(?:pull/([0-9]+)(?:\.diff|\.patch)?|issues/([0-9]+))(?:[/?#].*)?", re.DOTALL)
+_GITHUB_LIKE = re.compile(r"/([^/?#]+)/([^/?#]+)/(pulls?|issues?)(?:[/?#.].*)?", re.DOTALL | re.IGNORECASE)
 
 
 def split(url: str) -> tuple[str, str, str, str, str] | None:
@@ -48,15 +61,53 @@ def ipv6(host: str) -> ipaddress.IPv6Address | None:
         return None
 
 
+def github_ref(link: str) -> str | None:
+    """`OWNER/REPO#N` of a GitHub issue or pull request link (None for any other link): the host
+    github.com or www.github.com in any case, on the scheme's default port."""
+    path = _github_path(link)
+    found = _GITHUB.fullmatch(path) if path is not None else None
+    return f"{found.group(1)}#{found.group(2) or found.group(3)}" if found else None
+
+
+def _github_path(link: str) -> str | None:
+    """The path (and what follows it) of a link to github.com on its default port, else None."""
+    parts = split(link)
+    if parts is None or parts[1] or parts[2].lower() not in ("github.com", "www.github.com"):
+        return None
+    if parts[3] not in ("", ":", _DEFAULT_PORT[parts[0].lower()]):
+        return None
+    return parts[4]
+
+
+def _github_problem(link: str) -> str | None:
+    """What keeps a github.com link that means a pull request or issue from naming one (None: it does, or
+    it does not mean one)."""
+    path = _github_path(link)
+    like = _GITHUB_LIKE.fullmatch(path) if path is not None and github_ref(link) is None else None
+    if like is None:
+        return None
+    kind = "pull" if like.group(3).lower().startswith("pull") else "issues"
+    return (
+        f"{link!r} names no GitHub pull request or issue: write "
+        f"https://github.com/{like.group(1)}/{like.group(2)}/{kind}/N, N its number"
+    )
+
+
 def problem(url: str) -> str | None:
     """What keeps `url` from being a link (None when it is one)."""
     parts = split(url)
     if parts is not None and URL.match(url) and (not parts[2].startswith("[") or ipv6(parts[2])):
-        return None
+        return _github_problem(url)
     hidden = next((c for c in url if _invisible(c)), "")
     if hidden and re.match(r"^https?://[^\s/?#]", url, re.IGNORECASE):  # copied with the link
         return f"{url!r} is not a valid link: {_hidden(url, hidden)}"
     if not re.match(r"^https?://[^\s/?#]+\S*$", url, re.IGNORECASE):  # not an http(s) URL at all
+        remote = re.fullmatch(r"(?:ssh://)?git@github\.com[:/]([^/\s]+/[^/\s]+?)(?:\.git)?(/\S*)?", url, re.IGNORECASE)
+        if remote:  # a git remote: the same repository's page
+            page = f"https://github.com/{remote.group(1)}{remote.group(2) or ''}"
+            return f"{url!r} is not an http(s) URL but a git remote: write {page}"
+        if re.fullmatch(r"(?:www\.)?github\.com/\S+", url, re.IGNORECASE):
+            return f"{url!r} is not an http(s) URL (no scheme): write https://{url}"
         return (
             f"{url!r} is not an http(s) URL; give the address of the upstream PR or issue, "
             "e.g. https://github.com/vllm-project/vllm/pull/12345"
@@ -112,10 +163,12 @@ def _hidden(url: str, char: str) -> str:
 
 
 def same(url: str) -> str:
-    """`url` as two links are compared: its scheme and host in lower case (RFC 3986 6.2.2.1), the rest
-    as written."""
+    """`url` as two links are compared: its scheme and host in lower case (RFC 3986 6.2.2.1), no port
+    where it is the scheme's default or empty (6.2.3), the rest as written."""
     parts = split(url)
     if parts is None:
         return url
     scheme, user, host, port, rest = parts
+    if port in ("", ":", _DEFAULT_PORT[scheme.lower()]):
+        port = ""
     return scheme.lower() + user + host.lower() + port + rest

@@ -34,10 +34,15 @@ ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry
 # before two hex digits, one `#` at most, the scheme in any case (`HTTPS://`); anything else is written
 # percent-encoded
 URL_CHAR = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/?#%-]")  # one character a URI (and the SBOM's link) may hold
-# RFC 3987's ucschar of the Basic Multilingual Plane (the JSON Schema's regular expressions name no other
-# plane), without the bidirectional formatting marks RFC 3987 4.1 forbids (U+200E/F, U+202A-E, U+2066-9)
-# and the line and paragraph separators (U+2028/9), which YAML reads as line breaks
-_UCS = r"\u00a0-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"
+# RFC 3987's ucschar: of the Basic Multilingual Plane without the bidirectional formatting marks RFC 3987
+# 4.1 forbids (U+200E/F, U+202A-E, U+2066-9) and the line and paragraph separators (U+2028/9), which YAML
+# reads as line breaks; of planes 1-13 all but each plane's last two (non)characters, and of plane 14 from
+# U+E1000 (an emoji, a CJK ideograph of plane 2). The other planes' ranges are written as the characters
+# themselves, not as escapes: Python's `re` reads them so, the JSON Schema carries them as JSON escapes
+# (surrogate pairs) and an editor's ECMAScript regular expression with the `u` flag reads them back as
+# code points (port37: a link with an emoji was refused)
+_ASTRAL = "".join(f"{chr(p << 16)}-{chr(p << 16 | 0xFFFD)}" for p in range(1, 14)) + f"{chr(0xE1000)}-{chr(0xEFFFD)}"
+_UCS = r"\u00a0-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\uf900-\ufdcf\ufdf0-\uffef" + _ASTRAL
 IRI_CHAR = re.compile(rf"[A-Za-z0-9._~!$&'()*+,;=:@/?#%{_UCS}-]")  # one character a link may hold
 _URI_CHAR = rf"(?:[A-Za-z0-9._~!$&'()*+,;=:@/?{_UCS}-]|%[0-9A-Fa-f]{{2}})"
 _HOST_CHAR = rf"(?:[A-Za-z0-9._~!$&'()*+,;={_UCS}-]|%[0-9A-Fa-f]{{2}})"

@@ -74,7 +74,8 @@ def _strings(
         first = next((j for j, seen in enumerate(out) if same(seen) == same(text)), None)
         twice = None if first is None else f"{text!r} is listed twice"
         if first is not None and out[first] != text:
-            twice = f"{text!r} is listed twice: {path}[{first}] is {out[first]!r}, the same link in other case"
+            how = "in other case" if out[first].lower() == text.lower() else "written otherwise (a default port)"
+            twice = f"{text!r} is listed twice: {path}[{first}] is {out[first]!r}, the same link {how}"
         why = check(text) or twice
         if why:
             get.fail(ctx.fail(item, f"{path}[{i}]", why))
