@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from radpatch.rewrite.matching import MatchFailure, code_of, lines_of, replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
-    from radpatch.rewrite.ops.common.call_keywords import added, taken
+    from radpatch.rewrite.ops.common.call_keywords import added, spread, taken
     from radpatch.rewrite.ops.common.selection import Explanation, nested_matches, select, undo_pick
     from radpatch.rewrite.patterns import expr_key
     from radpatch.rewrite.scopes import find_scope
@@ -257,8 +257,14 @@ def _why(module: cst.Module, scope: Path_, op: SetKeyword, offset: int) -> Expla
 
 
 def _without(calls: list[Path_], keyword: str) -> list[Path_]:
-    """The calls that pass no `keyword=` argument."""
-    return [p for p in calls if not any(a.keyword is not None and a.keyword.value == keyword for a in _args(p[-1]))]
+    """The calls that pass no `keyword=` argument, nor the keyword through a `**` dict display
+    (`**{"daemon": True}`, `**dict(daemon=True)`): adding it there would pass it twice."""
+    return [
+        p
+        for p in calls
+        if not any(a.keyword is not None and a.keyword.value == keyword for a in _args(p[-1]))
+        and spread(p[-1], keyword) is None  # type: ignore[arg-type]
+    ]
 
 
 def _passing(module: cst.Module, calls: list[Path_], keyword: str, value: str) -> list[Path_]:
@@ -325,10 +331,18 @@ def _why_passed(module: cst.Module, scope: Path_, op: SetKeyword, offset: int) -
     if not calls:
         return (f"it has no call to `{op.call}`", False, "fix `call:`: the callee as the code writes it")
     values = _values(module, calls, op.keyword)
-    have = "; ".join(
-        f"line {line}: `{op.keyword}={code_of(module, p[-1]).strip()}`"
-        for line, p in zip(lines_of(module, [p[-1] for p in values], offset), values)
-    )
+    spreads = [(p, v) for p in calls if (v := spread(p[-1], op.keyword)) is not None]  # type: ignore[arg-type]
+    said = [
+        *(
+            (line, f"`{op.keyword}={code_of(module, p[-1]).strip()}`")
+            for line, p in zip(lines_of(module, [p[-1] for p in values], offset), values)
+        ),
+        *(
+            (line, f"`{op.keyword}` through `**` (`{op.keyword}: {code_of(module, v).strip()}`)")
+            for line, (_, v) in zip(lines_of(module, [p[-1] for p, _ in spreads], offset), spreads)
+        ),
+    ]
+    have = "; ".join(f"line {line}: {text}" for line, text in sorted(said))
     return (
         f"every call to `{op.call}` passes `{op.keyword}` already ({have})",
         True,
