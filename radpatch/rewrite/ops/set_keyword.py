@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
+    from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
     from radpatch.rewrite.ops.common.keyword_toggle import toggle
     from radpatch.rewrite.ops.common.selection import nested_matches, select, undo_pick
     from radpatch.rewrite.scopes import find_scope
@@ -161,7 +162,15 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, 
             op.scope,
             op,
             offset,
-            lambda: why_not(module, scope, op, offset),
+            or_in_headers(
+                module,
+                scope,
+                op.scope,
+                op,
+                offset,
+                lambda c, _: _changed(c, op, old, new),
+                lambda: why_not(module, scope, op, offset),
+            ),
             nested=nested_matches(
                 module,
                 scope,
@@ -178,3 +187,12 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, 
         enclosed(cst.parse_expression(expression_text(new))),
     )
     return replace_on_path(hit, merged)
+
+
+def _changed(call: cst.Call, op: SetKeyword, old: str, new: str) -> cst.Call | None:
+    """The call in a definition's header with `keyword=new`, if it passes `keyword=old`."""
+    hits = equal(cst.Module([]), values(cst.Module([]), [(call,)], op.keyword), old)
+    if not hits:
+        return None
+    value = hits[0][-1]
+    return call.deep_replace(value, enclosed(cst.parse_expression(expression_text(new))))  # type: ignore[return-value]

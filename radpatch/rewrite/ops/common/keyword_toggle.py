@@ -14,6 +14,7 @@ import libcst as cst
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, code_of, lines_of, replace_on_path
 from radpatch.rewrite.ops.common.call_keywords import KeywordOp, added, spread, taken
 from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
+from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
 from radpatch.rewrite.ops.common.selection import (
     Explanation,
     Selecting,
@@ -90,6 +91,7 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool) -> cst.CST
             raise Ambiguous(f"{exc}; {UNTOLD}: {UNTOLD_HINT}", UNTOLD_HINT) from None
     else:
         why = (lambda: _why_passed(module, scope, op, offset)) if adding else lambda: why_not(module, scope, op, offset)
+        why = or_in_headers(module, scope, op.scope, op, offset, lambda c, line: _header_flip(c, op, value, line), why)
         inner = nested_matches(module, scope, op.scope, lambda p: found(p)[0 if adding else 1], offset)
         hit = select(
             module,
@@ -111,6 +113,13 @@ UNTOLD = (
     "passing it, so it does not tell them apart)"
 )
 UNTOLD_HINT = "write `within:` naming the statement the call is in (as it reads before the change) to tell it apart"
+
+
+def _header_flip(call: cst.Call, op: ToggleOp, value: str, line: int) -> cst.Call | None:
+    """The call in a definition's header as the rewrite would leave it, if it is one it changes."""
+    if op.from_ is None:
+        return added(call, op, value, line) if _without([(call,)], op.keyword) else None
+    return taken(call, op, line, check=False) if _passing(cst.Module([]), [(call,)], op.keyword, value) else None
 
 
 def _refuse_untold(module: cst.Module, op: ToggleOp, value: str, hit: Path_, missing: list[Path_], offset: int) -> None:
