@@ -196,6 +196,7 @@ def _why_passed(module: cst.Module, scope: Path_, op: ToggleOp, offset: int) -> 
     return (
         f"every call to `{op.call}` passes `{op.keyword}` already ({have})",
         True,
-        "to change the value a call passes, give `from:` with it; if it passes `to` already, this version may "
-        "carry the change: check it, and declare it `obsolete:` if so",
+        "to change the value a call passes, give `from:` with it"
+        + ("" if not spreads else " (one passed through `**` is changed with `replace` of the call)")
+        + "; if it passes `to` already, this version may carry the change: check it, and declare it `obsolete:` if so",
     )
