@@ -10,6 +10,7 @@ for the import's note on the wider `replace` it gets."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from radpatch.importing.changed_expressions import difference_path
@@ -125,6 +126,7 @@ def toggle_keyword(
     change: KeywordToggle,
     swap: tuple[list[ast.stmt], int, ast.stmt],
     installed: list[ast.stmt] | None,
+    earlier: Sequence[ImportStep] = (),
 ) -> ImportStep | None:
     """The set_keyword step (no `from:`, or no `to:`) for `change`: the call found once among the
     calls it matches (those passing no such keyword when it is added, those passing it with the
@@ -141,6 +143,10 @@ def toggle_keyword(
     if where not in matches:
         return None
     occurrence = None if len(matches) == 1 else matches.index(where) + 1
+    now = [c for tag, c in _calls(scope.body, change) if tag == look]
+    said = {"scope": scope.qualname, "call": callee, "keyword": change.name, "from": None if change.added else value}
+    if occurrence is not None and not counted_alike(matches.index(where), now.index(change.call), earlier, said):
+        return None
     block, i, target = swap
     saved = block[i]
     block[i] = target
@@ -161,6 +167,16 @@ def toggle_keyword(
     return ImportStep("set_keyword", tuple(keys))
 
 
+def counted_alike(installed: int, now: int, earlier: Sequence[ImportStep], said: Mapping[str, Value | None]) -> bool:
+    """Whether apply counts `occurrence:` as the importer does: the call is match `installed` (from 0)
+    of the installed scope and `now` of the scope as this entry's earlier steps leave it, and apply
+    discounts only the matches taken by earlier set_keyword steps of the same scope, call, keyword
+    and `from:` (rewrite.runner); a match another kind of step took (a `replace` of a call it could
+    not say as set_keyword) leaves the counts apart, and apply refuses the entry."""
+    same = sum(1 for s in earlier if s.op == "set_keyword" and all(s.get(k) == v for k, v in said.items()))
+    return installed - same == now
+
+
 def _calls(body: list[ast.stmt], change: KeywordToggle) -> list[tuple[str, ast.Call]]:
     """("missing"|"passing", call) of every call in the scope to the callee passing no such keyword,
     or passing it with the value, in the order the rewrites walk them."""
@@ -171,10 +187,25 @@ def _calls(body: list[ast.stmt], change: KeywordToggle) -> list[tuple[str, ast.C
             continue
         passed = [k for k in e.keywords if k.arg == change.name]
         if not passed:
-            out.append(("missing", e))
+            if not spreads(e, change.name):  # passed through `**{...}`: no call to add it to
+                out.append(("missing", e))
         elif loose_key(passed[0].value) == value:
             out.append(("passing", e))
     return out
+
+
+def spreads(call: ast.Call, name: str) -> bool:
+    """Whether `call` passes `name` through a `**` dict display or `dict(...)` call
+    (`f(**{"x": 1})`): set_keyword does not add it there (rewrite.ops.common.call_keywords.spread)."""
+    for k in call.keywords:
+        v = k.value
+        if k.arg is None and isinstance(v, ast.Dict):
+            if any(isinstance(d, ast.Constant) and d.value == name for d in v.keys):
+                return True
+        elif k.arg is None and isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "dict":
+            if any(x.arg == name for x in v.keywords):
+                return True
+    return False
 
 
 def set_keyword(
@@ -183,6 +214,7 @@ def set_keyword(
     change: KeywordChange,
     swap: tuple[list[ast.stmt], int, ast.stmt],
     installed: list[ast.stmt] | None,
+    earlier: Sequence[ImportStep] = (),
 ) -> ImportStep | None:
     """The set_keyword step for `change`, found once (or by its occurrence) in the scope as the rewrites
     count: `occurrence:` is the call's number among the matches in the installed scope (`installed`,
@@ -193,13 +225,16 @@ def set_keyword(
         return None
     block, i, target = swap
     froms = [v for tag, v in _values(scope.body, change) if tag == "from"]
-    if change.old not in [v for v in froms]:
+    if change.old not in froms:
         return None
     where = (change.old.lineno, change.old.col_offset)
     matches = [(v.lineno, v.col_offset) for tag, v in _values(installed, change) if tag == "from"]
     if where not in matches:
         return None
     occurrence = None if len(matches) == 1 else matches.index(where) + 1
+    said = {"scope": scope.qualname, "call": callee, "keyword": change.name, "from": old}
+    if occurrence is not None and not counted_alike(matches.index(where), froms.index(change.old), earlier, said):
+        return None
     saved = block[i]
     block[i] = target
     after = _values(scope.body, change)

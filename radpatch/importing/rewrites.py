@@ -199,10 +199,10 @@ class Differ(Runs):
         b = bbody[i]
         changes = keyword_changes(header(b), header(a)) if head else keyword_changes(b, a)
         installed = scope_body(self.pristine, scope.qualname)
-        steps = [set_keyword(self.src, scope, change, (bbody, i, a), installed) for change in changes]
+        steps = [set_keyword(self.src, scope, change, (bbody, i, a), installed, self.steps) for change in changes]
         if not changes:  # one keyword added or taken away: set_keyword without `from:` or `to:`
             toggle = keyword_toggle(header(b), header(a)) if head else keyword_toggle(b, a)
-            steps = [toggle_keyword(self.src, scope, toggle, (bbody, i, a), installed)] if toggle else []
+            steps = [toggle_keyword(self.src, scope, toggle, (bbody, i, a), installed, self.steps)] if toggle else []
         if not steps or None in steps:
             return False
         self.steps.extend(s for s in steps if s is not None)

@@ -248,7 +248,8 @@ def part_words(t: Touch) -> str:
 
 def holds(find: str, part: tuple[str, ...]) -> bool:
     """The code `find` matches holds the node `part` places: a call's keyword argument (with the
-    value expected there, if any), or something in the assignment to a module-level name."""
+    value expected there), a call passing no such keyword where it is added (no value: set_keyword
+    without `from:`), or something in the assignment to a module-level name."""
     tree = _tree(find)
     if tree is None or not part:
         return False
@@ -259,7 +260,10 @@ def holds(find: str, part: tuple[str, ...]) -> bool:
             return False
         want = ast.dump(getattr(callee, "body", callee))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and ast.dump(node.func) == want:
+            if isinstance(node, ast.Call) and ast.dump(node.func) == want and not value:
+                if all(kw.arg != keyword for kw in node.keywords):
+                    return True  # a keyword added (no `from:`): to a call passing none
+            elif isinstance(node, ast.Call) and ast.dump(node.func) == want:
                 for kw in node.keywords:
                     if kw.arg == keyword and (was is None or ast.dump(kw.value) == ast.dump(getattr(was, "body", was))):
                         return True

@@ -15,8 +15,6 @@ the keyword before it). The inverse of each is the other direction, of a change 
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -29,14 +27,14 @@ from radpatch.rewrite.source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import MatchFailure, code_of, lines_of, replace_on_path
+    from radpatch.rewrite.matching import replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
-    from radpatch.rewrite.ops.common.call_keywords import added, taken
-    from radpatch.rewrite.ops.common.selection import Explanation, nested_matches, select, undo_pick
-    from radpatch.rewrite.patterns import expr_key
+    from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
+    from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
+    from radpatch.rewrite.ops.common.keyword_toggle import toggle
+    from radpatch.rewrite.ops.common.selection import nested_matches, select, undo_pick
     from radpatch.rewrite.scopes import find_scope
-    from radpatch.rewrite.tree import Path_, nodes_of
 
 
 @dataclass(frozen=True)
@@ -134,55 +132,22 @@ class SetKeyword(Operation):
         return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=True))
 
 
-def _calls(module: cst.Module, scope: Path_, callee: str) -> list[Path_]:
-    """The calls in the scope whose callee is AST-equal to `callee`, in source order."""
-    key = expr_key(callee)
-    out = []
-    for p in nodes_of(scope, cst.Call):
-        call = p[-1]
-        assert isinstance(call, cst.Call)
-        try:
-            if expr_key(code_of(module, call.func)) == key:
-                out.append(p)
-        except SyntaxError:
-            continue
-    return out
-
-
-def _values(module: cst.Module, calls: list[Path_], keyword: str) -> list[Path_]:
-    """The path to the value of each call's `keyword=` argument (a call passes a keyword once at most)."""
-    out = []
-    for p in calls:
-        call = p[-1]
-        assert isinstance(call, cst.Call)
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == keyword:
-                out.append((*p, arg, arg.value))
-    return out
-
-
-def _equal(module: cst.Module, paths: list[Path_], value: str) -> list[Path_]:
-    key = expr_key(value)
-    return [p for p in paths if expr_key(code_of(module, p[-1])) == key]
-
-
 def _edit(module: cst.Module, op: SetKeyword, offset: int, undo: bool) -> cst.CSTNode:
     if op.from_ is None or op.to is None:
-        return _toggle(module, op, offset, undo)
+        return toggle(module, op, offset, undo)
     return _set(module, op, offset, undo, op.from_, op.to)
 
 
 def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, to: str) -> cst.CSTNode:
     scope = find_scope(module, op.scope, offset)
     old, new = (to, was) if undo else (was, to)
-    calls = _calls(module, scope, op.call)
-    values = _values(module, calls, op.keyword)
+    found = values(module, calls(module, scope, op.call), op.keyword)
     what = f"keyword argument `{op.keyword}={old}` of a call to `{op.call}`"
     if undo:
         hit = undo_pick(
             module,
-            _equal(module, values, was),
-            _equal(module, values, to),
+            equal(module, found, was),
+            equal(module, found, to),
             op,
             f"keyword argument `{op.keyword}={to}` (the rewrite's `to`) of a call to `{op.call}`",
             op.scope,
@@ -192,17 +157,25 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, 
     else:
         hit = select(
             module,
-            _equal(module, values, old),
+            equal(module, found, old),
             what,
             op.scope,
             op,
             offset,
-            lambda: _why(module, scope, op, offset),
+            or_in_headers(
+                module,
+                scope,
+                op.scope,
+                op,
+                offset,
+                lambda c, _: _changed(c, op, old, new),
+                lambda: why_not(module, scope, op, offset),
+            ),
             nested=nested_matches(
                 module,
                 scope,
                 op.scope,
-                lambda p: _equal(module, _values(module, _calls(module, p, op.call), op.keyword), old),
+                lambda p: equal(module, values(module, calls(module, p, op.call), op.keyword), old),
                 offset,
             ),
         )
@@ -216,122 +189,10 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, 
     return replace_on_path(hit, merged)
 
 
-def _why(module: cst.Module, scope: Path_, op: SetKeyword, offset: int) -> Explanation:
-    """Why no call passes `keyword=from`: no such call, no such keyword, or another value."""
-    calls = _calls(module, scope, op.call)
-    if not calls:
-        callees: dict[str, cst.CSTNode] = {}  # callee as written -> its first call
-        for p in nodes_of(scope, cst.Call):
-            callees.setdefault(code_of(module, p[-1].func).strip(), p[-1])  # type: ignore[attr-defined]
-        want = op.call.strip()
-        same_name = [c for c in callees if c.rsplit(".", 1)[-1] == want.rsplit(".", 1)[-1]]  # Thread, threading.Thread
-        close = list(dict.fromkeys([*same_name, *difflib.get_close_matches(want, list(callees), n=3, cutoff=0.6)]))[:3]
-        shown = ", ".join(f"`{c}` (line {lines_of(module, [callees[c]], offset)[0]})" for c in close)
-        return (
-            f"it has no call to `{op.call}`" + (f"; calls with a similar callee: {shown}" if close else ""),
-            bool(close),
-            "fix `call:`: the callee as the code writes it (`threading.Thread` and `Thread` differ), "
-            "in the function or class `scope:` names",
-        )
-    lines = ", ".join(map(str, lines_of(module, [p[-1] for p in calls], offset)))
-    values = _values(module, calls, op.keyword)
-    if not values:
-        return (
-            f"the call(s) to `{op.call}` (line {lines}) pass no keyword argument `{op.keyword}`",
-            False,
-            "set_keyword with `from:` changes a keyword argument a call passes; to add one, leave `from:` out",
-        )
-    have = "; ".join(
-        f"line {line}: `{op.keyword}={code_of(module, p[-1]).strip()}`"
-        for line, p in zip(lines_of(module, [p[-1] for p in values], offset), values)
-    )
-    return (
-        f"the call(s) to `{op.call}` pass {have}",
-        True,
-        "fix `from:` to the value the code passes now (AST-compared); if it passes `to` already, this version "
-        "may carry the change: check it, and declare it `obsolete:` if so",
-    )
-
-
-# --- a keyword added or taken away -------------------------------------------------------------
-
-
-def _without(calls: list[Path_], keyword: str) -> list[Path_]:
-    """The calls that pass no `keyword=` argument."""
-    return [p for p in calls if not any(a.keyword is not None and a.keyword.value == keyword for a in _args(p[-1]))]
-
-
-def _passing(module: cst.Module, calls: list[Path_], keyword: str, value: str) -> list[Path_]:
-    """The calls passing `keyword=value` (AST-compared)."""
-    return [p[:-2] for p in _equal(module, _values(module, calls, keyword), value)]
-
-
-def _args(node: cst.CSTNode) -> tuple[cst.Arg, ...]:
-    assert isinstance(node, cst.Call)
-    return tuple(node.args)
-
-
-def _toggle(module: cst.Module, op: SetKeyword, offset: int, undo: bool) -> cst.CSTNode:
-    """Add `keyword=to` to the call passing none (no `from`), or take `keyword=from` away (no `to`);
-    undone, the other way round."""
-    scope = find_scope(module, op.scope, offset)
-    value = op.to if op.from_ is None else op.from_
-    assert value is not None  # the loader requires `from` or `to`
-    adding = (op.from_ is None) != undo
-
-    def found(p: Path_) -> tuple[list[Path_], list[Path_]]:
-        """The calls in `p` passing no such keyword, and those passing it with the value."""
-        calls = _calls(module, p, op.call)
-        return _without(calls, op.keyword), _passing(module, calls, op.keyword, value)
-
-    def flip(call: cst.CSTNode, line: int = 0) -> cst.Call:
-        assert isinstance(call, cst.Call)
-        return added(call, op, value, line) if adding else taken(call, op, line, check=not undo)
-
-    missing, passing = found(scope)
-    lacking = f"a call to `{op.call}` passing no keyword argument `{op.keyword}`"
-    giving = f"keyword argument `{op.keyword}={value}` of a call to `{op.call}`"
-    if undo:
-        hits, results = (passing, missing) if adding else (missing, passing)
-        said = f"{lacking} (the rewrite took it)" if adding else f"{giving} (the rewrite's `to`)"
-        hit = undo_pick(module, hits, results, op, said, op.scope, offset, None, lambda h: _or_same(flip, h[-1]))
-    else:
-        why = (lambda: _why_passed(module, scope, op, offset)) if adding else (lambda: _why(module, scope, op, offset))
-        inner = nested_matches(module, scope, op.scope, lambda p: found(p)[0 if adding else 1], offset)
-        hit = select(
-            module,
-            missing if adding else passing,
-            lacking if adding else giving,
-            op.scope,
-            op,
-            offset,
-            why,
-            nested=inner,
-        )
-    return replace_on_path(hit, flip(hit[-1], lines_of(module, [hit[-1]], offset)[0]))
-
-
-def _or_same(flip: Callable[[cst.CSTNode], cst.CSTNode], call: cst.CSTNode) -> cst.CSTNode:
-    """The call as it was before the rewrite, for judging `within:`; itself where it cannot be."""
-    try:
-        return flip(call)
-    except MatchFailure:
-        return call
-
-
-def _why_passed(module: cst.Module, scope: Path_, op: SetKeyword, offset: int) -> Explanation:
-    """Why no call to add the keyword to: none, or every one passes it already."""
-    calls = _calls(module, scope, op.call)
-    if not calls:
-        return (f"it has no call to `{op.call}`", False, "fix `call:`: the callee as the code writes it")
-    values = _values(module, calls, op.keyword)
-    have = "; ".join(
-        f"line {line}: `{op.keyword}={code_of(module, p[-1]).strip()}`"
-        for line, p in zip(lines_of(module, [p[-1] for p in values], offset), values)
-    )
-    return (
-        f"every call to `{op.call}` passes `{op.keyword}` already ({have})",
-        True,
-        "to change the value a call passes, give `from:` with it; if it passes `to` already, this version may "
-        "carry the change: check it, and declare it `obsolete:` if so",
-    )
+def _changed(call: cst.Call, op: SetKeyword, old: str, new: str) -> cst.Call | None:
+    """The call in a definition's header with `keyword=new`, if it passes `keyword=old`."""
+    hits = equal(cst.Module([]), values(cst.Module([]), [(call,)], op.keyword), old)
+    if not hits:
+        return None
+    value = hits[0][-1]
+    return call.deep_replace(value, enclosed(cst.parse_expression(expression_text(new))))  # type: ignore[return-value]

@@ -28,6 +28,32 @@ class KeywordOp(Protocol):
     def before(self) -> str | None: ...
 
 
+def spread(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
+    """The value `keyword` gets through a `**` argument written as a dict display or `dict(...)` call
+    (`f(**{"x": 1})`, `f(**dict(x=1))`): a keyword the call passes already, though not as `x=`."""
+    for arg in call.args:
+        if arg.star != "**":
+            continue
+        value = arg.value
+        if isinstance(value, cst.Dict):
+            for el in value.elements:
+                if isinstance(el, cst.DictElement) and _string(el.key) == keyword:
+                    return el.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+            for a in value.args:
+                if a.keyword is not None and a.keyword.value == keyword:
+                    return a.value
+    return None
+
+
+def _string(node: cst.BaseExpression) -> str | None:
+    """The value of a plain string literal (`"x"`, `'x'`), else None."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        text = node.evaluated_value  # None for a concatenation with an f-string piece
+        return text if isinstance(text, str) else None
+    return None
+
+
 def place(args: tuple[cst.Arg, ...], after: str | None, before: str | None = None) -> int | None:
     """Where a new keyword argument goes among `args`: right after the keyword `after`, or right
     before the keyword `before` (None when the call passes no such keyword), else after the last

@@ -87,6 +87,11 @@ def picking(index: int) -> Iterator[None]:
         _PICK.reset(token)
 
 
+def picked() -> bool:
+    """Whether a match is being picked by its index (`occurrence: all`, the installed file's count)."""
+    return _PICK.get() is not None
+
+
 def positions(module: cst.Module, hits: Sequence[Path_], offset: int) -> list[Position]:
     pos = starts(module)
     return [(pos[h[-1]][0] + offset, pos[h[-1]][1]) for h in hits]
@@ -258,6 +263,12 @@ def _header(node: ast.stmt) -> str:
     for f, v in blank.items():
         setattr(node, f, v)
     return ast.dump(node)
+
+
+def is_within(module: cst.Module, path: Path_, pattern: str, undo: cst.CSTNode | None) -> bool:
+    """Whether the node at `path` (judged as `undo` where given: the code as it was) lies in a
+    statement `within:` names."""
+    return _is_within(module, path, pattern, undo)
 
 
 def _is_within(module: cst.Module, path: Path_, pattern: str, undo: cst.CSTNode | None) -> bool:

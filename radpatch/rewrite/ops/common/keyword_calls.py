@@ -1,0 +1,95 @@
+"""The calls set_keyword looks among: those in a scope to one callee (AST-compared), the values of
+their `keyword=` arguments, and why none passes `keyword=from` when nothing matched."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Protocol
+
+import libcst as cst
+
+from radpatch.rewrite.matching import code_of, lines_of
+from radpatch.rewrite.ops.common.selection import Explanation
+from radpatch.rewrite.patterns import expr_key
+from radpatch.rewrite.tree import Path_, nodes_of
+
+
+class CallOp(Protocol):
+    @property
+    def call(self) -> str: ...
+
+    @property
+    def keyword(self) -> str: ...
+
+    @property
+    def from_(self) -> str | None: ...
+
+
+def calls(module: cst.Module, scope: Path_, callee: str) -> list[Path_]:
+    """The calls in the scope whose callee is AST-equal to `callee`, in source order."""
+    key = expr_key(callee)
+    out = []
+    for p in nodes_of(scope, cst.Call):
+        call = p[-1]
+        assert isinstance(call, cst.Call)
+        try:
+            if expr_key(code_of(module, call.func)) == key:
+                out.append(p)
+        except SyntaxError:
+            continue
+    return out
+
+
+def values(module: cst.Module, found: list[Path_], keyword: str) -> list[Path_]:
+    """The path to the value of each call's `keyword=` argument (a call passes a keyword once at most)."""
+    out = []
+    for p in found:
+        call = p[-1]
+        assert isinstance(call, cst.Call)
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == keyword:
+                out.append((*p, arg, arg.value))
+    return out
+
+
+def equal(module: cst.Module, paths: list[Path_], value: str) -> list[Path_]:
+    """The paths whose node is AST-equal to `value`."""
+    key = expr_key(value)
+    return [p for p in paths if expr_key(code_of(module, p[-1])) == key]
+
+
+def why_not(module: cst.Module, scope: Path_, op: CallOp, offset: int) -> Explanation:
+    """Why no call passes `keyword=from`: no such call, no such keyword, or another value."""
+    found = calls(module, scope, op.call)
+    if not found:
+        callees: dict[str, cst.CSTNode] = {}  # callee as written -> its first call
+        for p in nodes_of(scope, cst.Call):
+            callees.setdefault(code_of(module, p[-1].func).strip(), p[-1])  # type: ignore[attr-defined]
+        want = op.call.strip()
+        same_name = [c for c in callees if c.rsplit(".", 1)[-1] == want.rsplit(".", 1)[-1]]  # Thread, threading.Thread
+        close = list(dict.fromkeys([*same_name, *difflib.get_close_matches(want, list(callees), n=3, cutoff=0.6)]))[:3]
+        shown = ", ".join(f"`{c}` (line {lines_of(module, [callees[c]], offset)[0]})" for c in close)
+        return (
+            f"it has no call to `{op.call}`" + (f"; calls with a similar callee: {shown}" if close else ""),
+            bool(close),
+            "fix `call:`: the callee as the code writes it (`threading.Thread` and `Thread` differ), "
+            "in the function or class `scope:` names",
+        )
+    lines = ", ".join(map(str, lines_of(module, [p[-1] for p in found], offset)))
+    passed = values(module, found, op.keyword)
+    if not passed:
+        return (
+            f"the call(s) to `{op.call}` (line {lines}) pass no keyword argument `{op.keyword}`",
+            False,
+            "set_keyword with `from:` changes a keyword argument a call passes; to add one, leave `from:` out",
+        )
+    have = "; ".join(
+        f"line {line}: `{op.keyword}={code_of(module, p[-1]).strip()}`"
+        for line, p in zip(lines_of(module, [p[-1] for p in passed], offset), passed)
+    )
+    return (
+        f"the call(s) to `{op.call}` pass {have}",
+        True,
+        "fix `from:` to the value the code passes now (AST-compared); if it passes `to` already, this version "
+        "may carry the change: check it, and declare it `obsolete:` if so",
+    )
