@@ -22,6 +22,7 @@ from radpatch.registry.model import Operation
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
 from tests.lib.def_runs import patched, refusal, runs
+from tests.lib.generated import sample
 
 HEAD = "X = 1\n\n\ndef f():\n    return 'old'\n\n\ndef g():\n    return 'g'\n\n\n"
 
@@ -55,7 +56,8 @@ OPS = {
     "def": (Replace("f", "'old'", "'new'"), "f", {"replaces": "g", "keeps": "f"}, "mod.f() == 'new'"),
     "constant": (SetConstant("X", "2", "1"), "X", {"replaces": "7", "keeps": "X"}, "mod.X == 2"),
 }
-CASES = list(itertools.product(FORMS, OPS, ("replaces", "keeps")))
+# a generated family: every case unsampled, a sample turning with the interpreter (tests/lib/generated.py)
+CASES = sample(itertools.product(FORMS, OPS, ("replaces", "keeps")))
 # a second module-level binding of X (`global X` then `X = ...`, a walrus in a comprehension): set_constant
 # itself refuses to choose which one runs (its own rule), before any placement proof
 REWRITE_REFUSES = "the rewrite refuses"

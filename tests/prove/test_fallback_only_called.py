@@ -22,6 +22,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names_check
+from tests.lib.generated import sample
 
 SHAPES = {  # how the module binds X; whether X is only its fallback constant (None) at run time
     "try-missing": ("try:\n    import _rp_absent_module as X\nexcept ImportError:\n    X = None\n", True),
@@ -80,7 +81,8 @@ def fails(root: Path, place: str) -> bool:
     return done.returncode != 0
 
 
-CASES = list(itertools.product(SHAPES, GUARDS, PLACES))
+# a generated family: every case unsampled, a sample turning with the interpreter (tests/lib/generated.py)
+CASES = sample(itertools.product(SHAPES, GUARDS, PLACES))
 
 
 @pytest.mark.parametrize(("shape", "guard", "place"), CASES, ids=["-".join(c) for c in CASES])

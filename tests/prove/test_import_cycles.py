@@ -10,6 +10,7 @@ those imports fails once patched and worked before."""
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from radpatch.install.environment import PythonEnv
 from radpatch.prove import import_check
 from radpatch.prove.cycles import closed_cycles
 from radpatch.prove.plan import PlannedFile
+from tests.lib.generated import sample
 from tests.lib.site import Site
 
 A = "LIMIT = 4\n\n\ndef f():\n    return LIMIT\n"
@@ -46,8 +48,11 @@ def _imports_first(root: Path, modules: list[str]) -> dict[str, bool]:
     return out
 
 
-@pytest.mark.parametrize("siblings", sorted(SIBLINGS))
-@pytest.mark.parametrize("added", sorted(ADDED))
+# a generated family: every case unsampled, a sample turning with the interpreter (tests/lib/generated.py)
+CASES = sample(itertools.product(sorted(SIBLINGS), sorted(ADDED)))
+
+
+@pytest.mark.parametrize(("siblings", "added"), CASES, ids=["-".join(c) for c in CASES])
 def test_a_cycle_the_patch_closes_is_refused_exactly_when_a_sibling_imported_first_fails(
     tmp_path: Path, siblings: str, added: str
 ) -> None:

@@ -17,6 +17,7 @@ import pytest
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, names_check, refusal
 from tests.lib import partial_package
+from tests.lib.generated import sample
 from tests.lib.partial_package import INITS, ORIGINAL, fails
 
 TAKES = {
@@ -30,7 +31,9 @@ def build(root: Path, init: str, take: str | None) -> Path:
     return partial_package.build(root, init, (TAKES[take] if take else "") + ORIGINAL)
 
 
-CASES = list(itertools.product(INITS, TAKES))
+ALL_CASES = list(itertools.product(INITS, TAKES))
+# a generated family: every case unsampled, a sample turning with the interpreter (tests/lib/generated.py)
+CASES = sample(ALL_CASES)
 
 
 @pytest.mark.parametrize(("init", "take"), CASES, ids=[f"{i}-{t}" for i, t in CASES])
