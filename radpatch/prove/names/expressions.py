@@ -23,6 +23,7 @@ class Expressions(Resolver):
         self.scopes = scopes
         self.deferred: list[tuple[ast.AST, Ctx]] = []
         self.lazy_uses: list[tuple[str, int, NameScope]] = []
+        self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -118,7 +119,7 @@ class Expressions(Resolver):
             if isinstance(node, COMPS):
                 self.comprehension(node, cx)
                 continue
-            if isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
+            if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
                 self.operands(node, cx)
                 continue
             for field_ in _MATCH_NAMES:
