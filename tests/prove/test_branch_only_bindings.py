@@ -17,32 +17,10 @@ import textwrap
 
 import pytest
 
-from radpatch.prove import names
-from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
+from tests.lib.branch_constructs import CONSTRUCTS, refused
 from tests.lib.generated import sample
 
-CONSTRUCTS = {
-    "match-one-arm": "match x:\n    case 1:\n        y = 1\n    case _:\n        pass\n",
-    "match-no-wildcard": "match x:\n    case 1:\n        y = 1\n    case 2:\n        y = 2\n",
-    "match-all": "match x:\n    case 1:\n        y = 1\n    case _:\n        y = 2\n",
-    "match-capture": "match x:\n    case 1 | 2:\n        y = x\n    case other:\n        y = other\n",
-    "match-capture-only-in-arm": "match [x]:\n    case [1 as y]:\n        pass\n    case _:\n        pass\n",
-    "match-guarded-wildcard": "match x:\n    case 1:\n        y = 1\n    case _ if x > 1:\n        y = 2\n",
-    "match-raises": "match x:\n    case 1:\n        y = 1\n    case _:\n        raise ValueError(x)\n",
-    "if-no-else": "if x == 1:\n    y = 1\n",
-    "if-else": "if x == 1:\n    y = 1\nelse:\n    y = 0\n",
-    "elif": "if x == 1:\n    y = 1\nelif x == 2:\n    y = 2\n",
-    "elif-else": "if x == 1:\n    y = 1\nelif x == 2:\n    y = 2\nelse:\n    y = 0\n",
-    "try-one": "try:\n    y = 10 // x\nexcept ZeroDivisionError:\n    pass\n",
-    "try-both": "try:\n    y = 10 // x\nexcept ZeroDivisionError:\n    y = 0\n",
-    "nested": (
-        "if x:\n    match x:\n        case 1:\n            y = 1\n        case _:\n            y = 2\n"
-        "else:\n    y = 0\n"
-    ),
-    "nested-unsafe": "if x:\n    match x:\n        case 1:\n            y = 1\nelse:\n    y = 0\n",
-    "bound-before": "y = 0\nmatch x:\n    case 1:\n        y = 1\n",
-}
 GUARDED_IMPORTS = {  # decided once per install, as a version test per target: not counted here
     "try-import-else": "try:\n    import os\nexcept ImportError:\n    pass\nelse:\n    y = os.sep\n",
     "try-import-handler": "try:\n    import os as y\nexcept ImportError:\n    pass\n",
@@ -71,11 +49,6 @@ def fails(source: str, scope: str) -> bool:
         except ValueError:
             continue
     return False
-
-
-def refused(before: str, after: str) -> list[names.Problem]:
-    found = introduced(before.encode(), after.encode()) or []
-    return [p for p in found if p.kind == names.MAYBE_UNBOUND]
 
 
 CASES = sample(itertools.product(CONSTRUCTS, SCOPES))
@@ -130,12 +103,16 @@ def test_a_branch_fixed_for_a_run_inside_another_is_not_counted_at_the_outer_joi
 
 
 def flagged(construct: str) -> str:
-    """The construct with a flag set beside each binding of `y` (`ok = True`), False before it."""
+    """The construct with a flag set beside each binding of `y` (`ok = True`), False before it (a
+    capture pattern's too: with no flag set the exit always runs and the read is dead code)."""
     out = ["ok = False"]
     for line in CONSTRUCTS[construct].splitlines():
         out.append(line)
+        margin = line[: len(line) - len(line.lstrip())]
         if line.lstrip().startswith("y = "):
-            out.append(line[: len(line) - len(line.lstrip())] + "ok = True")
+            out.append(margin + "ok = True")
+        elif " as y]:" in line:  # a capture pattern binds it: the flag opens the case's body
+            out.append(margin + "    ok = True")
     return "\n".join(out) + "\n"
 
 

@@ -6,6 +6,8 @@ they are evaluated (not under `from __future__ import annotations`, nor on Pytho
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Callable, Iterable
 
 from .flow import Ctx
 from .problem import Runtime
@@ -21,6 +23,7 @@ class Expressions(Resolver):
         self.scopes = scopes
         self.deferred: list[tuple[ast.AST, Ctx]] = []
         self.lazy_uses: list[tuple[str, int, NameScope]] = []
+        self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -29,6 +32,46 @@ class Expressions(Resolver):
     def ctx(self, scope: NameScope) -> Ctx:
         lazy = self.future_annotations or self.rt.version >= (3, 14)
         return Ctx(scope, self.flow(scope), lazy)
+
+    def branches(
+        self,
+        c: Ctx,
+        parts: list[Callable[[], bool]],
+        exclusive: bool = True,
+        per_run: bool = False,
+        test: Iterable[ast.AST] = (),
+    ) -> bool:
+        """Walk exclusive (or a loop's) parts and join them; `test`: what decides which part runs
+        (an if's test, a try's body), whose reads tie an exit here to a claim of an earlier join."""
+        nets: list[dict[str, bool]] = []
+        anywhere: list[set[str] | None] = []
+        binds: set[str] = set()
+        unknown = False
+        for part in parts:
+            mark = c.flow.open()
+            c.flow.tail_unknown = False
+            falls = part()
+            net = c.flow.close(mark)
+            binds |= c.flow.bound
+            if falls:
+                nets.append(net)
+                # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
+                # may never return: whether it leaves a name unbound is not told
+                anywhere.append(None if c.flow.tail_unknown else c.flow.bound)
+                unknown = unknown or c.flow.tail_unknown
+        c.flow.tail_unknown = False
+        exits = unknown or len(nets) < len(parts)
+        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds))
+        return bool(nets)
+
+    def child(self, node: ast.AST, c: Ctx) -> Ctx:
+        """The context of the scope `node` opens in `c`'s, noting the names `c`'s scope has bound on
+        some paths only where it is defined: a closure reading one (at call time) reads it unbound
+        on those paths unless a later binding in `c`'s scope clears the claim (resolve.free_read)."""
+        scope = self.scopes[id(node)]
+        if c.flow.partial:
+            self.early[id(scope)] = frozenset(n for n in c.flow.partial if c.flow.partly(n))
+        return self.ctx(scope)
 
     def annotation(self, node: ast.expr, c: Ctx) -> None:
         if c.annotations_lazy:
@@ -71,10 +114,13 @@ class Expressions(Resolver):
                 for d in [*node.args.defaults, *node.args.kw_defaults]:
                     if d is not None:
                         self.expr(d, cx)
-                self.deferred.append((node, self.ctx(self.scopes[id(node)])))
+                self.deferred.append((node, self.child(node, cx)))
                 continue
             if isinstance(node, COMPS):
                 self.comprehension(node, cx)
+                continue
+            if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
+                self.operands(node, cx)
                 continue
             for field_ in _MATCH_NAMES:
                 name = getattr(node, field_, None) if type(node).__name__.startswith("Match") else None
@@ -84,7 +130,7 @@ class Expressions(Resolver):
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, c: Ctx) -> None:
         self.expr(node.generators[0].iter, c)
-        inner = self.ctx(self.scopes[id(node)])
+        inner = self.child(node, c)
         for i, gen in enumerate(node.generators):
             if i:
                 self.expr(gen.iter, inner)
@@ -93,3 +139,24 @@ class Expressions(Resolver):
                 self.expr(cond, inner)
         for e in [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]:
             self.expr(e, inner)
+
+    def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
+        """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
+        branches of a conditional expression) bind, they bind on some paths only."""
+        if isinstance(node, ast.BoolOp):
+            first, parts = node.values[0], [node.values[1:], []]
+        else:
+            first, parts = node.test, [[node.body], [node.orelse]]
+        self.expr(first, c)
+        self.branches(c, [functools.partial(self.walked, part, c) for part in parts], test=[first])
+
+    def walked(self, nodes: list[ast.expr], c: Ctx) -> bool:
+        for node in nodes:
+            self.expr(node, c)
+        return True
+
+
+def _walrus(node: ast.AST) -> bool:
+    """Does an operand of `node` past its first (or a branch of a conditional expression) bind a name?"""
+    rest = node.values[1:] if isinstance(node, ast.BoolOp) else [node.body, node.orelse]  # type: ignore[attr-defined]
+    return any(isinstance(n, ast.NamedExpr) for r in rest for n in ast.walk(r))

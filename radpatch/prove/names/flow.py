@@ -5,7 +5,8 @@ what each branch changed, never the size of the scope.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .scope_bindings import NameScope
@@ -28,6 +29,9 @@ class Flow:
         # them only, each with the branches open at that join: a read there, or further out, is on a
         # path that surely passed the join, so one of its paths leaves the name unbound
         self.partial: dict[str, tuple[int, ...]] = {}
+        # per claimed name, what its join's branches turn on: the names its test reads and its branches
+        # bind (a flag set beside the binding, `except ValueError: failed = True`)
+        self.related: dict[str, frozenset[str]] = {}
         self.open_parts: list[int] = []
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
@@ -45,14 +49,17 @@ class Flow:
         at, here = self.partial.get(name), tuple(self.open_parts)
         if at is not None and (at[: len(here)] == here or here[: len(at)] == at):  # not in a sibling branch
             del self.partial[name]
+            self.related.pop(name, None)
         self.deleted.pop(name, None)
         self._set(name, True)
 
     def unbind(self, name: str, line: int) -> None:
         self.dels.add(name)
         self._set(name, False)
-        if self.depth == 0:
+        if self.depth == 0:  # unbound on every path now: no longer bound on some (nor claimed so)
             self.maybe.pop(name, None)
+            self.partial.pop(name, None)
+            self.related.pop(name, None)
             self.deleted[name] = line
 
     def _set(self, name: str, present: bool) -> None:
@@ -96,6 +103,8 @@ class Flow:
         per_run: bool = False,
         exits: bool = False,
         anywhere: list[set[str] | None] | None = None,
+        test: Iterable[ast.AST] = (),
+        binds: frozenset[str] = frozenset(),
     ) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
@@ -103,13 +112,18 @@ class Flow:
         is not counted as partly bound, here or at an enclosing join. `exits`: a branch here ends its
         path (return, raise, break, continue); the paths an earlier join left a name unbound on may be
         the ones it ends (`except ValueError: failed = True` ... `if failed: return`), which a walk that
-        does not follow values cannot tell: those names are no longer claimed partly bound. `anywhere`:
+        does not follow values cannot tell, when the exit's test reads a name the claim's join turns on
+        (the names its `test` reads, its branches' `binds`); an exit on an
+        unrelated test (`if s: y = 1` / `if a: return` / `return y`) ends other paths. `anywhere`:
         per net, the names its branch binds on some path (a loop that may run no pass, a nested if):
         a branch that binds the name somewhere does not count as one that leaves it unbound (a nested
         if's own join claims what it can; a loop's passes are values this walk does not follow); None:
         a branch that may never return (walk's tail call), which does not count either."""
-        if exits:
-            self.partial.clear()
+        reads: frozenset[str] | None = None  # the test's, when asked (a try's test is its body)
+        if exits and self.related:
+            reads = reads_of(test)
+            for name in [n for n, why in self.related.items() if why & reads]:
+                del self.partial[name], self.related[name]
         touched: set[str] = set().union(*nets) if nets else set()
         if per_run:
             self.per_run |= touched
@@ -124,6 +138,8 @@ class Flow:
                 ]
                 if any(bound is not None and name not in bound for bound in told):
                     self.partial[name] = tuple(self.open_parts)
+                    reads = reads_of(test) if reads is None else reads
+                    self.related[name] = self.related.get(name, frozenset()) | reads | binds
 
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
@@ -146,3 +162,8 @@ class Ctx:
     scope: NameScope
     flow: Flow
     annotations_lazy: bool
+
+
+def reads_of(nodes: Iterable[ast.AST]) -> frozenset[str]:
+    """The names read anywhere in `nodes` (a test, a try's body)."""
+    return frozenset(n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name))

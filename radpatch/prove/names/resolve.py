@@ -71,6 +71,7 @@ class Resolver:
         self.dynamic: int | None = None  # line of the first use of globals()
         self.global_assigners = global_assigners(scopes.values())
         self.global_assigned = set(self.global_assigners)
+        self.early: dict[int, frozenset[str]] = {}  # Expressions.child's
         self.builtin_reads: dict[str, int] = {}  # builtins read where the module binds no such name: first line
 
     def flow(self, scope: NameScope) -> Flow:
@@ -86,6 +87,9 @@ class Resolver:
         if scope.kind == "module":
             self.module_read(name, line, scope, c.flow)
         elif name in scope.globals_:
+            if c.flow.partly(name) and not self.global_elsewhere(name, scope, line):
+                self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {c.flow.maybe[name]})"))
+                return
             self.uses.append(GlobalUse(name, line, scope, scope.import_time, name in c.flow.maybe))
         elif scope.kind == "class" and name in scope.locals:
             if name not in c.flow.maybe:  # not bound in the class yet: the module's (LOAD_NAME)
@@ -94,6 +98,12 @@ class Resolver:
             self.local_read(name, line, scope, c.flow)
         else:
             self.free_read(name, line, scope)
+
+    def global_elsewhere(self, name: str, scope: NameScope, line: int) -> bool:
+        """May a `global` name a function binds on some paths only be bound by the time it reads it:
+        by the module, another function, a star import or globals()?"""
+        others = self.global_assigners.get(name, set()) - {id(scope)}
+        return name in self.flow(self.module).maybe or bool(others) or self.starred(name, line)
 
     def local_read(self, name: str, line: int, scope: NameScope, flow: Flow) -> None:
         if name in flow.definite:
@@ -157,15 +167,28 @@ class Resolver:
                 return
             visible = s.kind != "class" or child.kind == "annotation"
             if visible and name in s.globals_:
+                if self.early_partly(name, child, s) and not self.global_elsewhere(name, s, line):
+                    self.out.append(
+                        Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {self.flow(s).maybe[name]})")
+                    )
+                    return
                 self.global_read(name, line, scope)
                 return
             if visible and name in s.locals:
-                if name not in self.flow(s).maybe and s.kind != "class":
+                outer = self.flow(s)
+                if name not in outer.maybe and s.kind != "class":
                     self.out.append(
                         Problem(line, name, scope.qual, UNBOUND, f"is not assigned yet in {s.qual}() (free variable)")
                     )
+                elif self.early_partly(name, child, s):
+                    self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {outer.maybe[name]})"))
                 return
             child, s = s, s.parent
+
+    def early_partly(self, name: str, child: NameScope, s: NameScope) -> bool:
+        """Was `name` bound on some paths only of `s` where `child` (a closure, a comprehension, a class)
+        is defined, and is it still, now that the closure may run (a later binding clears it)?"""
+        return name in self.early.get(id(child), ()) and self.flow(s).partly(name)
 
     def resolve_global(self, use: GlobalUse) -> None:
         name = use.name

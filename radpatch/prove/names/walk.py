@@ -59,25 +59,6 @@ class Walker(Expressions):
         c.flow.tail_unknown = last is not None and _may_not_return(last)
         return falls
 
-    def branches(self, c: Ctx, parts: list[Callable[[], bool]], exclusive: bool = True, per_run: bool = False) -> bool:
-        nets: list[dict[str, bool]] = []
-        anywhere: list[set[str] | None] = []
-        unknown = False
-        for part in parts:
-            mark = c.flow.open()
-            c.flow.tail_unknown = False
-            falls = part()
-            net = c.flow.close(mark)
-            if falls:
-                nets.append(net)
-                # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
-                # may never return: whether it leaves a name unbound is not told
-                anywhere.append(None if c.flow.tail_unknown else c.flow.bound)
-                unknown = unknown or c.flow.tail_unknown
-        c.flow.tail_unknown = False
-        c.flow.join(nets, exclusive, per_run, exits=unknown or len(nets) < len(parts), anywhere=anywhere)
-        return bool(nets)
-
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
         method = getattr(self, "s_" + type(s).__name__, None)
         if method is not None:
@@ -150,7 +131,7 @@ class Walker(Expressions):
             # a name is partly bound by (the version's dead branch is placement's and fallback_only's)
             fixed = self.version_test(s.test) or _debug_test(s.test)
             parts = [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)]
-            return self.branches(c, parts, not fixed, fixed)
+            return self.branches(c, parts, not fixed, fixed, [s.test])
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
@@ -164,20 +145,21 @@ class Walker(Expressions):
 
     def s_For(self, s: ast.For | ast.AsyncFor, c: Ctx) -> bool:
         self.expr(s.iter, c)
-        self.loop(c, lambda: self.expr(s.target, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False)
+        self.loop(c, lambda: self.expr(s.target, c) or self.block(s.body, c), s.iter)  # type: ignore[func-returns-value]
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False, test=[s.iter])
         return True
 
     s_AsyncFor = s_For
 
     def s_While(self, s: ast.While, c: Ctx) -> bool:
-        self.loop(c, lambda: self.expr(s.test, c) or self.block(s.body, c))  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False)
+        self.loop(c, lambda: self.expr(s.test, c) or self.block(s.body, c), s.test)  # type: ignore[func-returns-value]
+        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False, test=[s.test])
         return True
 
-    def loop(self, c: Ctx, body: Callable[[], object]) -> None:
+    def loop(self, c: Ctx, body: Callable[[], object], test: ast.expr) -> None:
         c.flow.loops.append([])
-        self.branches(c, [lambda: bool(body() or True), lambda: True], exclusive=False)  # zero passes: not a branch
+        parts = [lambda: bool(body() or True), lambda: True]
+        self.branches(c, parts, exclusive=False, test=[test])  # zero passes: not a branch
         pending = c.flow.loops.pop()
         for check in pending:
             check()
@@ -187,6 +169,8 @@ class Walker(Expressions):
             self.expr(item.context_expr, c)
             if item.optional_vars is not None:
                 self.expr(item.optional_vars, c)
+        if any(_suppresses(item.context_expr) for item in s.items):  # the body may stop at any statement
+            return self.branches(c, [lambda: self.block(s.body, c), lambda: True], test=s.body)
         return self.block(s.body, c)
 
     s_AsyncWith = s_With
@@ -213,7 +197,7 @@ class Walker(Expressions):
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
         guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
-        falls = self.branches(c, parts, not guarded, guarded)
+        falls = self.branches(c, parts, not guarded, guarded, s.body)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try
@@ -233,7 +217,8 @@ class Walker(Expressions):
         cases = s.cases  # type: ignore[attr-defined]
         if not any(case.guard is None and _irrefutable(case.pattern) for case in cases):
             parts.append(lambda: True)  # no case matched
-        return self.branches(c, parts)
+        guards = [case.guard for case in cases if case.guard is not None]
+        return self.branches(c, parts, test=[s.subject, *guards])  # type: ignore[attr-defined]
 
     def s_FunctionDef(self, s: ast.FunctionDef | ast.AsyncFunctionDef, c: Ctx) -> bool:
         for d in s.decorator_list:
@@ -245,7 +230,7 @@ class Walker(Expressions):
         for a in [*arg_annotations(s.args), s.returns]:
             if a is not None:
                 self.annotation(a, outer)
-        self.deferred.append((s, self.ctx(self.scopes[id(s)])))
+        self.deferred.append((s, self.child(s, c)))
         c.flow.bind(s.name, s.lineno)
         return True
 
@@ -257,21 +242,21 @@ class Walker(Expressions):
         outer = self.params(s, c)
         for b in [*s.bases, *s.keywords]:
             self.expr(b, outer)
-        inner = self.ctx(self.scopes[id(s)])
+        inner = self.child(s, c)
         self.block(s.body, inner)
         c.flow.bind(s.name, s.lineno)
         return True
 
     def s_TypeAlias(self, s: ast.stmt, c: Ctx) -> bool:
         name = s.name  # type: ignore[attr-defined]
-        self.deferred.append((s, self.ctx(self.scopes[id(s)])))
+        self.deferred.append((s, self.child(s, c)))
         c.flow.bind(name.id, s.lineno)
         return True
 
     def params(self, s: ast.AST, c: Ctx) -> Ctx:
         if not type_params(s):
             return c
-        inner = self.ctx(self.scopes[id(s.type_params)])  # type: ignore[attr-defined]
+        inner = self.child(s.type_params, c)  # type: ignore[attr-defined]
         for p in type_params(s):
             inner.flow.bind(p.name, s.lineno)  # type: ignore[attr-defined]
         return inner
@@ -307,6 +292,12 @@ def _callee(s: ast.stmt) -> str | None:
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
             return f"{f.value.id}.{f.attr}"
     return None
+
+
+def _suppresses(e: ast.expr) -> bool:
+    """`contextlib.suppress(E)`, `suppress(E)`: a with that swallows what its body raises."""
+    f = e.func if isinstance(e, ast.Call) else None
+    return (isinstance(f, ast.Name) and f.id == "suppress") or (isinstance(f, ast.Attribute) and f.attr == "suppress")
 
 
 def _may_not_return(s: ast.stmt) -> bool:
