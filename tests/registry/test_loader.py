@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from pathlib import Path
@@ -445,7 +446,8 @@ def _feed_fifo(fifo: Path, data: bytes) -> threading.Thread:
     blocks on it gets an answer instead of hanging the test)."""
 
     def feed() -> None:
-        with open(fifo, "wb") as fh:  # blocks until a reader opens the FIFO
+        # blocks until a reader opens the FIFO; a reader that closes it unread (refusing it) breaks the pipe
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as fh:
             fh.write(data)
 
     thread = threading.Thread(target=feed, daemon=True)
