@@ -83,6 +83,11 @@ def closed_cycles(root: Path, module: str, before: bytes, after: bytes, served: 
     if not new:
         return []
     graph: dict[str, set[str]] = {module: edges(after, module, package)}
+    # the patched module's parent packages have started before it runs (`import pkg.mod` runs pkg's
+    # __init__ first): a new import that reaches one (`from pkg.other import A` goes through pkg) gets
+    # the module already in sys.modules and runs none of its code again, so no cycle closes there
+    parts = module.split(".")
+    graph.update({".".join(parts[:i]): set() for i in range(1, len(parts))})
     todo = sorted(new)
     while todo and len(graph) < MAX_MODULES:
         m = todo.pop()

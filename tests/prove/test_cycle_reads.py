@@ -38,9 +38,9 @@ WHERE = {  # the patched pp/mod.py
 CHAINS = ("direct", "through-third")
 
 
-def write(root: Path, take: str, chain: str, mod: str) -> Path:
+def write(root: Path, take: str, chain: str, mod: str, init: str = "") -> Path:
     third = {"third": "from pp.other import helper\n"} if chain == "through-third" else {}
-    return write_package(root, {"__init__": "", "other": TAKES[take], **third, "mod": mod})
+    return write_package(root, {"__init__": init, "other": TAKES[take], **third, "mod": mod})
 
 
 CASES = sample(itertools.product(TAKES, WHERE, CHAINS))
@@ -77,3 +77,32 @@ def test_a_module_on_the_cycle_radpatch_cannot_read_is_refused_with_the_reason(t
 def test_both_outcomes_are_generated() -> None:
     assert any(w == "above" and t.startswith("from") for t, w, _ in CASES)
     assert any(w == "below" or t == "in-function" for t, w, _ in CASES)
+
+
+INITS = {  # pp/__init__.py, which has started before pp.mod runs: the new import finds pp in sys.modules
+    "imports-mod": "from .mod import VALUE\n",
+    "imports-mod-then-other": "from .mod import VALUE\nfrom . import other\n",
+    "imports-other-then-mod": "from . import other\nfrom .mod import VALUE\n",
+}
+PARENT_TAKES = {**TAKES, "nothing": "def helper():\n    return 1\n"}
+PARENT_CASES = sample(itertools.product(INITS, PARENT_TAKES, WHERE))
+
+
+@pytest.mark.parametrize(("init", "take", "where"), PARENT_CASES, ids=["-".join(c) for c in PARENT_CASES])
+def test_a_new_import_through_the_running_parent_package_is_judged_by_what_runs(
+    init: str, take: str, where: str, tmp_path: Path
+) -> None:
+    """The package's __init__ imports the patched module (as vLLM's do): a new import of a sibling
+    goes through the parent package, already running, so only the sibling's own reads can fail it
+    (a sibling that takes nothing from pp.mod imports fine: it was refused as a cycle through pp)."""
+    root = tmp_path / "site"
+    other = PARENT_TAKES[take]
+    write_package(root, {"__init__": INITS[init], "other": other, "mod": ORIGINAL})
+    patched = WHERE[where].replace("IMPORTED", "other")
+    truth, refused = judge(root, patched, "import pp.mod")
+    assert (refused is not None) == truth, (init, take, where, refused)
+
+
+def test_the_parent_family_has_both_outcomes() -> None:
+    assert any(t == "nothing" for _, t, _ in PARENT_CASES)
+    assert any(w == "above" and t.startswith("from") for _, t, w in PARENT_CASES)
