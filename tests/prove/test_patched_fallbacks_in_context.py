@@ -208,3 +208,37 @@ def test_a_module_only_the_target_parses_has_its_patched_fallback_judged_too(
         assert "its code is in the fallback at line 7" in refused.why, refused
     else:
         assert refused is None, refused
+
+
+IN_DEF_CORE = """\
+{binding}
+
+
+def value():
+    try:
+        import json
+        loads = {read}.loads
+    except {catch}:
+        return 1
+    return -1
+"""
+
+IN_DEF_READS = {  # what the try in a def reads: a name of the module, or one of the function's own
+    "module-constant": ("_backend = None", "_backend", "a name of the module, from within a function"),
+    "module-import": ("import pickle as _backend", "_backend", "a name of the module, from within a function"),
+    "undefined": ("", "_nowhere", "which the function binds (or nothing does)"),
+}
+
+
+@pytest.mark.parametrize(("reads", "catch"), sample(itertools.product(IN_DEF_READS, ("AttributeError", "Exception"))))
+def test_a_try_in_a_def_reading_a_name_is_undecided_and_said_so(
+    reads: str, catch: str, site: Site, write_registry: Any, radpatch: Any
+) -> None:
+    """In a def the name's value is the one when the function is called: not run alone, refused
+    saying which name and where it is read (was run without it: NameError, caught by Exception)."""
+    binding, name, said = IN_DEF_READS[reads]
+    text = IN_DEF_CORE.format(binding=binding, read=name, catch=catch)
+    site.install("rpfb", "1.0", {"rpfb/__init__.py": "", "rpfb/core.py": text})
+    rewrite = "replace: {scope: value, find: return 1, with: return 2}"
+    code, err = refused_or_runs(site, write_registry("fb", ENTRY.format(rewrite=rewrite)), radpatch, text)
+    assert code == 1 and f"the try's body reads `{name}`, {said}: radpatch does not run it alone" in err, err

@@ -194,8 +194,13 @@ def _given(body: list[ast.stmt], line: int, module: _Module, scope: str) -> tupl
                     continue
             if scope != "module" and not at and n.id not in module.globals and hasattr(builtins, n.id):
                 continue
-            where = {"module": "the module", "class": "the class body", "def": "the function"}[scope]
-            return [], f"the try's body reads `{n.id}`, which {where} binds in a way radpatch does not run alone"
+            reads = f"the try's body reads `{n.id}`"
+            if scope == "module":
+                return [], f"{reads}, which the module binds in a way radpatch does not run alone"
+            kind = "function" if scope == "def" else "class body"
+            if at or n.id in module.globals:
+                return [], f"{reads}, a name of the module, from within a {kind}: radpatch does not run it alone"
+            return [], f"{reads}, which the {kind} binds (or nothing does): radpatch does not run it alone"
         bound.update(_bound_by(s))
     return sorted(given, key=lambda b: b.lineno), ""
 
