@@ -4,9 +4,15 @@ radpatch's own process. Asked only for a try whose handler a patch changes (plac
 `fallbacks`), so a plain apply runs no subprocess for it.
 
 The subprocess runs the try body's import statements, relative ones made absolute from the patched
-module's name, and answers with the exception's class names when one fails. The handler runs where
-the failure is one it catches; the answer is None (undecided) when the interpreter could not be run,
-gave no answer or did not finish in time.
+module's name, after the module's own bindings the body reads (placement's `given`), and answers with
+the exception's class names when one fails. A try that runs while the module is imported is run as
+Python runs it then: the module's parent packages imported, and the module itself in sys.modules,
+partly initialised, holding only what the try body binds (a guarded module that imports it back, a
+cycle, sees that module, as it does on the target, attack36 F6). When such a module reads back a
+name the patched module binds before the try, which the stand-in cannot hold, the answer is
+undecided. The handler runs where the failure is one it catches; the answer is None (undecided) when
+the interpreter could not be run, gave no answer or did not finish in time. One answer per
+(interpreter, import path, question) in a process: a hanging import costs one limit, not one per step.
 """
 
 from __future__ import annotations
@@ -24,16 +30,43 @@ from radpatch.prove.placement import Fallback
 TIMEOUT = 120.0  # seconds: what an import of a large library may take on a loaded machine
 
 _SCRIPT = r"""
-import json, sys, traceback
+import importlib.util, json, sys, types
 request = json.loads(sys.stdin.read())
 sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
 answer = {"ok": True}
 namespace = {"__name__": "radpatch_guarded_import"}
+read_back = []
+name = request["module"]
 try:
+    if name:  # the module partly imported, as a module importing it back sees it during its own import
+        parent = name.rpartition(".")[0]
+        try:
+            if parent:
+                importlib.import_module(parent)
+        except BaseException as exc:
+            sys.stdout.write(json.dumps({"ok": None, "parent": parent, "error": repr(exc)[:300]}))
+            sys.exit(0)
+        spec = importlib.util.find_spec(name)
+        if spec is not None and name not in sys.modules:
+            before = set(request["before"])
+
+            class Partial(types.ModuleType):
+                def __getattr__(self, attr):
+                    if attr in before:
+                        read_back.append(attr)
+                    raise AttributeError(f"partially initialized module {name!r} has no attribute {attr!r}")
+
+            mod = importlib.util.module_from_spec(spec)
+            mod.__class__ = Partial
+            spec._initializing = True
+            sys.modules[name] = mod
+            namespace = mod.__dict__
     for statement in request["imports"]:
         exec(statement, namespace)
 except BaseException as exc:
     answer = {"ok": False, "types": [c.__name__ for c in type(exc).__mro__], "error": repr(exc)[:300]}
+if read_back:
+    answer = {"ok": None, "read_back": sorted(set(read_back))}
 sys.stdout.write(json.dumps(answer))
 sys.stdout.flush()
 """
@@ -57,12 +90,32 @@ def absolute(f: Fallback, module: tuple[str, bool] | None) -> tuple[str, ...] | 
     return tuple(out)
 
 
+_answers: dict[tuple[str, bytes], tuple[bool | None, str]] = {}
+
+
 def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None) -> tuple[bool | None, str]:
     """(whether the handler runs on the target, what the target said). None: undecided."""
+    if f.untold:
+        return None, f.untold
     imports = absolute(f, module)
     if imports is None:
         return None, "a relative import the module's name does not resolve"
-    request = json.dumps({"paths": [str(p) for p in python.paths], "imports": list(imports)}).encode()
+    partial = module[0] if module is not None and f.at_import else None
+    request = json.dumps(
+        {
+            "paths": [str(p) for p in python.paths],
+            "imports": list(imports),
+            "module": partial,
+            "before": list(f.bound_before),
+        }
+    ).encode()
+    key = (str(python.executable), request)
+    if key not in _answers:
+        _answers[key] = _ask(python, f, request, partial)
+    return _answers[key]
+
+
+def _ask(python: PythonEnv, f: Fallback, request: bytes, partial: str | None) -> tuple[bool | None, str]:
     with tempfile.TemporaryDirectory(prefix="radpatch-guarded-") as cwd:
         try:
             proc = subprocess.Popen(
@@ -94,6 +147,11 @@ def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None
         return None, "the target interpreter gave no answer"
     if answer.get("ok") is True:
         return False, "it succeeds"
+    if answer.get("ok") is None and "parent" in answer:
+        return None, f"its package {answer['parent']} does not import there ({answer.get('error', '')})"
+    if answer.get("ok") is None and partial:
+        back = ", ".join(f"`{n}`" for n in answer.get("read_back", ()))
+        return None, f"what it imports reads {back} back from {partial}, partly imported then (a cycle)"
     types = [str(t) for t in answer.get("types", ())]
     said = str(answer.get("error", ""))
     if f.caught and not set(types) & set(f.caught):

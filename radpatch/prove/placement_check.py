@@ -83,24 +83,44 @@ def _fallback_check(
     def fallback_changes(before: placement.Placement, after: placement.Placement) -> list[str]:
         if python is None:
             return []
-        out = []
-        for f in placement.changed_fallbacks(before.fallbacks, after.fallbacks):
-            runs, said = guarded_imports.handler_runs(python, f, me)
-            if runs:
-                continue
-            imports = "; ".join(f"`{i}`" for i in f.imports)
-            caught = ", ".join(f.caught) or "everything"
-            where = (
-                f"its code is in the fallback at line {f.handler_line} (the handler of the `try:` at line {f.line}, "
-                f"catching {caught}), which runs only where {imports} fails"
-            )
-            if runs is False:
-                out.append(f"{where}; on the target {said}, so the patched fallback never runs")
-            else:
-                out.append(f"{where}; whether it fails on the target is not told ({said})")
-        return out
+        found = (
+            _fallback_refusal(python, f, me) for f in placement.changed_fallbacks(before.fallbacks, after.fallbacks)
+        )
+        return [said for said in found if said]
 
     return fallback_changes
+
+
+def _fallback_refusal(python: PythonEnv, f: placement.Fallback, me: tuple[str, bool] | None) -> str | None:
+    """What refuses a patch of fallback `f`, or None where the target runs it."""
+    runs, said = guarded_imports.handler_runs(python, f, me)
+    if runs:
+        return None
+    imports = "; ".join(f"`{i}`" for i in f.imports[f.given :])
+    caught = ", ".join(f.caught) or "everything"
+    where = (
+        f"its code is in the fallback at line {f.handler_line} (the handler of the `try:` at line {f.line}, "
+        f"catching {caught}), which runs only where {imports} fails"
+    )
+    if runs is False:
+        return f"{where}; on the target {said}, so the patched fallback never runs"
+    return f"{where}; whether it fails on the target is not told ({said})"
+
+
+def _on_target(
+    python: PythonEnv, me: tuple[str, bool] | None, found: tuple[tuple[str, str], ...]
+) -> list[tuple[str, str]]:
+    """What the target interpreter's placement checks found (prove/target_probe), with the fallbacks
+    it hands back (`fallback_candidates`) asked of the target as fallback_changes does."""
+    out = []
+    for check_name, said in found:
+        if check_name != "fallback_candidates":
+            out.append((check_name, said))
+            continue
+        refusal = _fallback_refusal(python, placement.Fallback.from_json(said), me)
+        if refusal:
+            out.append(("fallback_changes", refusal))
+    return out
 
 
 def _placed(
@@ -140,7 +160,7 @@ def placement_refusal(
     old, new = analysis_of(before, me), analysis_of(after, me)
     if (old.placement is None or new.placement is None) and other_python(python) and _unparsable(before, after, me):
         assert python is not None
-        found_there = on_target(python, before, after, filename, module).placement
+        found_there = _on_target(python, me, on_target(python, before, after, filename, module).placement)
         if not found_there:
             return None
         k: int | None = len(rws)
@@ -149,7 +169,13 @@ def placement_refusal(
                 k = placement.first_failing(
                     len(rws),
                     lambda k: bool(
-                        on_target(python, before, forward(patch, rws[:k], before, filename), filename, module).placement
+                        _on_target(
+                            python,
+                            me,
+                            on_target(
+                                python, before, forward(patch, rws[:k], before, filename), filename, module
+                            ).placement,
+                        )
                     ),
                 )
             except RefusedError:  # a prefix radpatch's own Python cannot run: name the last rewrite

@@ -76,7 +76,8 @@ if out["compile"] is None:
     here = tuple(sys.version_info[:2])
     a, b = place.placement(old, data["before"], me, here), place.placement(new, None, me, here)
     out["placement"] = [[check.__name__, msg] for check in (place.shadowed, place.dead_changes,
-                        place.unreachable_changes, place.rebound_changes) for msg in check(a, b)]
+                        place.unreachable_changes, place.rebound_changes, place.fallback_candidates)
+                        for msg in check(a, b)]
 if data.get("want_code"):
     out["magic"] = magic
     out["code"] = {name: base64.b64encode(marshal.dumps(code)).decode("ascii") for name, code in compiled.items()}

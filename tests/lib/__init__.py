@@ -19,6 +19,8 @@
 - toy, sources: the toy distribution and patch; literal modules the rewrite tests share
 - package_imports: a package written under a temp site, the names proof's verdict on a change of it
   and the truth, its import in a fresh interpreter (the import-cycle and importer tests)
+- fallback_entry: the patched-fallback tests' entry on rpfb.core and their oracle (its value() as the
+  target imports it)
 - timeout_toy: the toy `replace` entry of the not-in-effect tests and its reference, the release run
 """
 

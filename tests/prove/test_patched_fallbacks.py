@@ -15,14 +15,12 @@ apply refuses exactly the patches whose code does not run."""
 from __future__ import annotations
 
 import itertools
-import json
-import subprocess
-import sys
 import textwrap
 from typing import Any
 
 import pytest
 
+from tests.lib.fallback_entry import ENTRY, runs_value, sources
 from tests.lib.generated import sample
 from tests.lib.site import Site
 
@@ -44,37 +42,12 @@ FALLBACKS = {  # the fallback's code, and the rewrite that changes 1 into 2 in i
 TARGETS = ("installed", "absent", "failing")
 FAST = {"installed": "def f():\n    return 0\n", "failing": "raise ImportError('its native library is missing')\n"}
 
-ENTRY = """\
-summary: a fallback patched
-description: changes the fallback in rpfb.core
-distribution: rpfb
-supported: ">=1.0,<2"
-modules:
-  core: rpfb.core
-rewrites:
-  - id: r
-    file: core
-    {rewrite}
-"""
-
 
 def core(guard: str, catch: str, fallback: str) -> str:
     body = GUARDS[guard].format(fast="rpfb.fast", rel=".fast")
     code = FALLBACKS[fallback][0]
     head = f"try:\n    {body}\nexcept{' ' + catch if catch else ''}:\n    {code}\n"
     return head + "\n\ndef value():\n    return f()\n"
-
-
-def runs_value(site: Site) -> int | None:
-    """What the installed rpfb.core's value() gives, imported by a subprocess of the target interpreter
-    (None: the module does not import)."""
-    code = "import json, sys; sys.path.insert(0, sys.argv[1]); import rpfb.core as c; print(json.dumps(c.value()))"
-    out = subprocess.run([sys.executable, "-I", "-B", "-c", code, str(site.root)], capture_output=True, text=True)
-    return int(json.loads(out.stdout)) if out.returncode == 0 else None
-
-
-def sources(site: Site) -> dict[str, bytes]:
-    return {k: v for k, v in site.snapshot().items() if not k.endswith(".pyc")}
 
 
 CASES = sample(itertools.product(GUARDS, CATCHES, FALLBACKS, TARGETS))

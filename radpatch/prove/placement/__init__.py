@@ -57,6 +57,7 @@ __all__ = [
     "Unreachable",
     "changed_fallbacks",
     "dead_changes",
+    "fallback_candidates",
     "first_failing",
     "module_bindings",
     "placement",
@@ -102,6 +103,12 @@ def placement(
         bindings(tree, {r.owner for r in dynamic}) if dynamic else {},
         fallbacks(tree),
     )
+
+
+def fallback_candidates(before: Placement, after: Placement) -> list[str]:
+    """The fallbacks `after` changes with their imports left alone (changed_fallbacks), as JSON: what a
+    target interpreter of another version (prove/target_probe) hands back to be asked of the target."""
+    return [f.to_json() for f in changed_fallbacks(before.fallbacks, after.fallbacks)]
 
 
 def first_failing(count: int, failing: Callable[[int], bool]) -> int | None:

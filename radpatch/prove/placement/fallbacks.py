@@ -7,13 +7,24 @@ succeed on the target is asked of the target interpreter (prove/guarded_imports)
 Anywhere in the module: at module level, in an `if`/`else`, loop or `with` block, and in a def or
 class body (`def get(): try: import fast`). Standard library only and relative imports, as the rest
 of the placement package.
+
+What the target runs to tell is what the module runs there: a body that reads a name of the module
+(`_backend = None` at the top, `try: loads = _backend.loads`) is run after that name's one binding
+before the try (`given`), when that binding is an import or a constant the target can run alone; a
+name bound otherwise (twice, in a branch, by a call, after a `global`) leaves the question untold
+(`untold`), never judged without it. A try that runs while the module is being imported (not in a
+def) is asked with the module itself partly imported (`at_import`, `bound_before`): a module its
+imports import that imports it back sees what Python shows it then, not a finished module.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
 
@@ -30,36 +41,120 @@ class Fallback:
     body: str  # ast.dump of the try's body
     handler: str  # ast.dump of the handler's body
     binds: tuple[str, ...]  # the names the handler binds itself (its defs, classes, assignments)
+    given: int = 0  # how many of `imports` lead it as the module's own bindings of names the body reads
+    untold: str = ""  # why the target cannot be asked (a name the body reads is bound in a way not run alone)
+    at_import: bool = False  # the try runs while the module is imported (not in a def)
+    bound_before: tuple[str, ...] = ()  # then: the names the module binds before the try
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Fallback:
+        d: dict[str, Any] = json.loads(text)
+        d["levels"] = [(int(a), b) for a, b in d["levels"]]
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+        return cls(**fields)
+
+
+class _Module:
+    """The module-level bindings of one module (outside defs and classes' bodies), by name: read on
+    the first guarded import's question only (a module without one costs nothing more)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.top: set[int] = set()
+        self.at: dict[str, list[ast.stmt]] = {}
+        self.globals: set[str] = set()  # names some def declares global (it may rebind them any time)
+        self.read = False
+
+    def load(self) -> _Module:
+        if not self.read:
+            self.read = True
+            self.top = {id(s) for s in self.tree.body}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Global):
+                    self.globals.update(node.names)
+            self._collect(self.tree.body)
+        return self
+
+    def _collect(self, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            for name in _bound_by(s):
+                self.at.setdefault(name, []).append(s)
+            if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for child in ast.iter_child_nodes(s):
+                    if (
+                        isinstance(child, (ast.ExceptHandler, ast.excepthandler))
+                        or type(child).__name__ == "match_case"
+                    ):
+                        self._collect(child.body)  # type: ignore[attr-defined]
+                for part in ("body", "orelse", "finalbody"):
+                    self._collect(getattr(s, part, None) or [])
+
+    def before(self, line: int) -> tuple[str, ...]:
+        return tuple(sorted(n for n, at in self.at.items() if any(s.lineno < line for s in at)))
+
+
+def _bound_by(s: ast.stmt) -> Iterator[str]:
+    """The names statement `s` itself binds (not those of the statements it contains)."""
+    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield s.name
+    elif isinstance(s, _IMPORTS):
+        yield from (a.asname or a.name.split(".")[0] for a in s.names if a.name != "*")
+    else:
+        heads: list[ast.AST] = []
+        if isinstance(s, ast.Assign):
+            heads = list(s.targets)
+        elif isinstance(s, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+            heads = [s.target]
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            heads = [i.optional_vars for i in s.items if i.optional_vars is not None]
+        for h in heads:
+            yield from (n.id for n in ast.walk(h) if isinstance(n, ast.Name))
+        blocks = ("body", "orelse", "finalbody", "handlers", "cases")  # their statements are collected on their own
+        for field, value in ast.iter_fields(s):
+            for n in ast.walk(value) if field not in blocks and isinstance(value, ast.AST) else ():
+                if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
+                    yield n.target.id
 
 
 def fallbacks(tree: ast.Module) -> tuple[Fallback, ...]:
-    return tuple(_walk(tree.body))
+    return tuple(_walk(tree.body, _Module(tree), "module"))
 
 
-def _walk(stmts: list[ast.stmt]) -> Iterator[Fallback]:
+def _walk(stmts: list[ast.stmt], module: _Module, scope: str) -> Iterator[Fallback]:
     for s in stmts:
         if isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While)):
-            yield from _walk(s.body)
-            yield from _walk(s.orelse)
-        elif isinstance(s, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield from _walk(s.body)  # a def's guarded import (`def get(): try: import fast`) too
+            yield from _walk(s.body, module, scope)
+            yield from _walk(s.orelse, module, scope)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            yield from _walk(s.body, module, scope)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from _walk(s.body, module, "def")  # a def's guarded import (`def get(): try: import fast`) too
+        elif isinstance(s, ast.ClassDef):
+            yield from _walk(s.body, module, "def" if scope == "def" else "class")
         elif type(s).__name__ == "Match":  # a case's (3.10+; served to older targets by name, not ast.Match)
             for case in s.cases:  # type: ignore[attr-defined]
-                yield from _walk(case.body)
+                yield from _walk(case.body, module, scope)
         elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
-            yield from _guarded(s)  # type: ignore[arg-type]
+            yield from _guarded(s, module, scope)  # type: ignore[arg-type]
             for part in (s.body, s.orelse, s.finalbody):  # type: ignore[attr-defined]
-                yield from _walk(part)
+                yield from _walk(part, module, scope)
             for h in s.handlers:  # type: ignore[attr-defined]
-                yield from _walk(h.body)
+                yield from _walk(h.body, module, scope)
 
 
-def _guarded(t: ast.Try) -> Iterator[Fallback]:
+def _guarded(t: ast.Try, module: _Module, scope: str) -> Iterator[Fallback]:
     body = [s for s in t.body if not _inert(s)]
     if not body or not isinstance(body[0], _IMPORTS) or not all(_guarded_statement(s) for s in body):
         return  # other code in the body may raise what the handler catches for other reasons
-    imports = tuple(ast.unparse(s) for s in body)
-    levels = tuple((s.level, s.module) if isinstance(s, ast.ImportFrom) else (0, None) for s in body)
+    module = module.load()
+    given, untold = _given(body, t.lineno, module, scope)
+    run = [*given, *body]
+    imports = tuple(ast.unparse(s) for s in run)
+    levels = tuple((s.level, s.module) if isinstance(s, ast.ImportFrom) else (0, None) for s in run)
+    at_import = scope != "def"
     for h in t.handlers:
         yield Fallback(
             t.lineno,
@@ -70,7 +165,54 @@ def _guarded(t: ast.Try) -> Iterator[Fallback]:
             ast.dump(ast.Module(body=t.body, type_ignores=[])),
             ast.dump(ast.Module(body=h.body, type_ignores=[])),
             tuple(_binds(h.body)),
+            len(given),
+            untold,
+            at_import,
+            module.before(t.lineno) if at_import else (),
         )
+
+
+def _given(body: list[ast.stmt], line: int, module: _Module, scope: str) -> tuple[list[ast.stmt], str]:
+    """The module's own bindings the body reads, to run before it (in the module's order), or why
+    they cannot be run alone. A name the module never binds before the try is left to the target
+    (a builtin, or a NameError there as here)."""
+    bound: set[str] = set()
+    given: list[ast.stmt] = []
+    for s in body:
+        for n in ast.walk(s):
+            if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id in bound:
+                continue
+            at = module.at.get(n.id, [])
+            earlier = [b for b in at if b.lineno < line]
+            if scope == "module" and not earlier and n.id not in module.globals:
+                continue  # not bound yet when the try runs: a builtin, or the NameError the module raises too
+            if scope == "module" and len(at) == len(earlier) == 1 and n.id not in module.globals:
+                b = earlier[0]
+                if id(b) in module.top and _runs_alone(b):
+                    if b not in given:
+                        given.append(b)
+                    continue
+            if scope != "module" and not at and n.id not in module.globals and hasattr(builtins, n.id):
+                continue
+            reads = f"the try's body reads `{n.id}`"
+            if scope == "module":
+                return [], f"{reads}, which the module binds in a way radpatch does not run alone"
+            kind = "function" if scope == "def" else "class body"
+            if at or n.id in module.globals:
+                return [], f"{reads}, a name of the module, from within a {kind}: radpatch does not run it alone"
+            return [], f"{reads}, which the {kind} binds (or nothing does): radpatch does not run it alone"
+        bound.update(_bound_by(s))
+    return sorted(given, key=lambda b: b.lineno), ""
+
+
+def _runs_alone(s: ast.stmt) -> bool:
+    """An import, or a name bound to a constant (`_backend = None`, `NAMES = ("a", "b")`)."""
+    if isinstance(s, _IMPORTS):
+        return True
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+        literal = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Load, ast.UnaryOp, ast.USub)
+        return all(isinstance(n, literal) for n in ast.walk(s.value))
+    return False
 
 
 def _guarded_statement(s: ast.stmt) -> bool:

@@ -1,0 +1,35 @@
+"""The entry the patched-fallback tests apply (rewrite `r` on rpfb.core) and their oracle: what the
+installed rpfb.core's value() gives, imported by a subprocess of the target interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.lib.site import Site
+
+ENTRY = """\
+summary: a fallback patched
+description: changes the fallback in rpfb.core
+distribution: rpfb
+supported: ">=1.0,<2"
+modules:
+  core: rpfb.core
+rewrites:
+  - id: r
+    file: core
+    {rewrite}
+"""
+
+
+def runs_value(site: Site) -> int | None:
+    """What the installed rpfb.core's value() gives, imported by a subprocess of the target interpreter
+    (None: the module does not import)."""
+    code = "import json, sys; sys.path.insert(0, sys.argv[1]); import rpfb.core as c; print(json.dumps(c.value()))"
+    out = subprocess.run([sys.executable, "-I", "-B", "-c", code, str(site.root)], capture_output=True, text=True)
+    return int(json.loads(out.stdout)) if out.returncode == 0 else None
+
+
+def sources(site: Site) -> dict[str, bytes]:
+    return {k: v for k, v in site.snapshot().items() if not k.endswith(".pyc")}
