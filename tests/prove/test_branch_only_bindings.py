@@ -208,3 +208,57 @@ def test_a_branch_ending_in_a_builtin_call_still_is() -> None:
     with pytest.raises(UnboundLocalError):
         namespace["f"]("x")  # type: ignore[operator]
     assert refused(before, before + "    return y\n")
+
+
+HELPER_BODIES = {  # the module's own helper, called as the except branch's last statement
+    "raises": ("raise SystemExit(s)\n", True),
+    "raises-in-both-branches": ("if s:\n    raise SystemExit(s)\nelse:\n    raise ValueError(s)\n", True),
+    "exits": ("import sys\nsys.exit(s)\n", True),
+    "loops-forever": ("while True:\n    raise SystemExit(s)\n", True),
+    "logs": ("print('bad', s)\n", False),
+    "returns": ("return None\n", False),
+    "raises-on-some-paths": ("if s == 'x':\n    return None\nraise SystemExit(s)\n", False),
+    "try-swallows": ("try:\n    raise ValueError(s)\nexcept ValueError:\n    pass\n", False),
+}
+HELPER_CASES = sample(itertools.product(HELPER_BODIES, ("function", "method", "classmethod")))
+
+
+@pytest.mark.parametrize(("body", "kind"), HELPER_CASES, ids=["-".join(c) for c in HELPER_CASES])
+def test_a_branch_ending_in_the_modules_own_helper_is_judged_by_the_helpers_code(body: str, kind: str) -> None:
+    """attack37: `except ValueError as e: self._note(e)` then `return y` was accepted because any call
+    of the module's own might never return; it raises UnboundLocalError when `_note` returns. Now the
+    helper's code decides: refused exactly when the oracle (the patched code run on a bad value) gets
+    an UnboundLocalError."""
+    code, _ = HELPER_BODIES[body]
+    helper = "def _end(" + ("cls, " if kind == "classmethod" else "self, " if kind == "method" else "") + "s):\n"
+    helper = ("@classmethod\n" if kind == "classmethod" else "") + helper + indent(code, "    ")
+    call = {"function": "_end", "method": "self._end", "classmethod": "cls._end"}[kind]
+    body_text = "try:\n    y = int(s)\nexcept ValueError:\n    " + call + "(s)\n"
+    if kind == "function":
+        before = helper + "\n\ndef f(s):\n" + indent(body_text, "    ")
+        read = "    return y\n"
+    else:
+        first = "cls" if kind == "classmethod" else "self"
+        deco = "    @classmethod\n" if kind == "classmethod" else ""
+        before = (
+            "class C:\n"
+            + indent(helper, "    ")
+            + "\n"
+            + deco
+            + f"    def f({first}, s):\n"
+            + indent(body_text, "        ")
+        )
+        read = "        return y\n"
+    after = before + read
+    namespace: dict[str, object] = {}
+    exec(compile(after, "generated.py", "exec"), namespace)
+    target = namespace["f"] if kind == "function" else namespace["C"]().f  # type: ignore[operator]
+    unbound = False
+    try:
+        target("x")  # type: ignore[operator]
+    except UnboundLocalError:
+        unbound = True
+    except (SystemExit, ValueError):
+        pass
+    assert unbound == (not HELPER_BODIES[body][1])
+    assert bool(refused(before, after)) == unbound, after

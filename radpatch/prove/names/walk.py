@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from .expressions import Expressions
 from .flow import Ctx
+from .helper_exits import ENDS, callee, helpers
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
@@ -28,6 +29,7 @@ class Walker(Expressions):
         self.everywhere = {n for s in scopes.values() for n in s.bound}
         self.type_checking_aliases = type_checking_names(tree)
         self.version_names: tuple[dict[str, str], dict[str, ast.expr]] | None = None  # version_guard's, when asked
+        self.helpers = helpers(tree)  # which of the module's own functions and methods never return
 
     def run(self) -> list[Problem]:
         top = self.ctx(self.module)
@@ -56,7 +58,8 @@ class Walker(Expressions):
         for s in stmts:
             falls = self.stmt(s, c) and falls
             last = s
-        c.flow.tail_unknown = last is not None and _may_not_return(last)
+        called = callee(last) if last is not None else None
+        c.flow.tail_unknown = called is not None and not hasattr(builtins, called) and self.helpers.may_end(called)
         return falls
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
@@ -66,7 +69,7 @@ class Walker(Expressions):
         for child in ast.iter_child_nodes(s):  # Expr, Return, Raise, Assert, Delete, ...
             if isinstance(child, ast.expr):
                 self.expr(child, c)
-        return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and _callee(s) not in _ENDS
+        return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and callee(s) not in ENDS
 
     def s_Assign(self, s: ast.Assign, c: Ctx) -> bool:
         self.expr(s.value, c)
@@ -276,38 +279,10 @@ class Walker(Expressions):
             self.expr(node.value, c)  # type: ignore[attr-defined]
 
 
-# calls that never return (the path ends there), as a module spells them
-_ENDS = frozenset(
-    {"sys.exit", "os._exit", "os.abort", "exit", "quit", "assert_never", "typing.assert_never"}
-    | {"typing_extensions.assert_never"}
-)
-
-
-def _callee(s: ast.stmt) -> str | None:
-    """The callee of a statement that is one call (`sys.exit(1)`: "sys.exit"), as written."""
-    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
-        f = s.value.func
-        if isinstance(f, ast.Name):
-            return f.id
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            return f"{f.value.id}.{f.attr}"
-    return None
-
-
 def _suppresses(e: ast.expr) -> bool:
     """`contextlib.suppress(E)`, `suppress(E)`: a with that swallows what its body raises."""
     f = e.func if isinstance(e, ast.Call) else None
     return (isinstance(f, ast.Name) and f.id == "suppress") or (isinstance(f, ast.Attribute) and f.attr == "suppress")
-
-
-def _may_not_return(s: ast.stmt) -> bool:
-    """A statement that is one call of a function the module may define to never return: a bare
-    name that is not a builtin, or a method of `self`/`cls` (`_fail(...)`, `self._abort(...)`)."""
-    callee = _callee(s)
-    if callee is None:
-        return False
-    head, _, attr = callee.partition(".")
-    return (not attr and not hasattr(builtins, head)) or (bool(attr) and head in ("self", "cls"))
 
 
 def _irrefutable(p: ast.AST) -> bool:

@@ -1,0 +1,90 @@
+"""Which of the module's own functions and methods may end a path when called as a statement: the
+ones whose every path raises or calls something that never returns (`def _fail(msg): raise
+ValueError(msg)`), told from their code. bound-on-some-paths (flow) reads a branch that ends in a
+call of one as leaving its path; a helper the module defines that returns (`self._note(e)`, a logger
+of its own) does not, so a name that branch leaves unbound is still claimed. A callee the module
+does not define (an import, a base class's method) cannot be told: it may end the path. Standard
+library only: served to target interpreters with the rest of the package."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+ENDS = frozenset(
+    {"sys.exit", "os._exit", "os.abort", "exit", "quit", "assert_never", "typing.assert_never"}
+    | {"typing_extensions.assert_never"}
+)  # calls that never return (the path ends there), as a module spells them
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Helpers:
+    """By name: whether some definition of it may end its caller's path (never returns)."""
+
+    functions: dict[str, bool] = field(default_factory=dict)  # the module's top-level functions
+    methods: dict[str, bool] = field(default_factory=dict)  # methods of the module's classes
+
+    def may_end(self, callee: str) -> bool:
+        """A statement calling `callee` ("name" or "self.name"/"cls.name") may end its path."""
+        head, _, attr = callee.partition(".")
+        if not attr:
+            return self.functions.get(head, True)
+        return self.methods.get(attr, True) if head in ("self", "cls") else False
+
+
+def helpers(tree: ast.Module) -> Helpers:
+    out = Helpers()
+    for s in tree.body:
+        if isinstance(s, _FUNCS):
+            out.functions[s.name] = out.functions.get(s.name, False) or _never_returns(s)
+        elif isinstance(s, ast.ClassDef):
+            for node in ast.walk(s):
+                if isinstance(node, _FUNCS):
+                    out.methods[node.name] = out.methods.get(node.name, False) or _never_returns(node)
+    return out
+
+
+def _never_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """No `return` in its own body (not a nested def's) and every path raises or ends (_ends)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            return False
+        if not isinstance(node, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return _ends(fn.body)
+
+
+def callee(s: ast.stmt) -> str | None:
+    """The callee of a statement that is one call (`sys.exit(1)`: "sys.exit"), as written."""
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+        f = s.value.func
+        if isinstance(f, ast.Name):
+            return f.id
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            return f"{f.value.id}.{f.attr}"
+    return None
+
+
+def _ends(stmts: list[ast.stmt]) -> bool:
+    """Does every path through `stmts` raise or call what never returns?"""
+    return any(_ends_one(s) for s in stmts)
+
+
+def _ends_one(s: ast.stmt) -> bool:
+    if isinstance(s, ast.Raise) or callee(s) in ENDS:
+        return True
+    if isinstance(s, ast.If):
+        return bool(s.orelse) and _ends(s.body) and _ends(s.orelse)
+    if isinstance(s, (ast.With, ast.AsyncWith)):
+        return _ends(s.body)  # a context manager that swallows the raise is not followed: rare in a helper
+    if isinstance(s, ast.Try):
+        body = _ends(s.body) or _ends(s.orelse)
+        return (bool(s.finalbody) and _ends(s.finalbody)) or (body and all(_ends(h.body) for h in s.handlers))
+    if isinstance(s, ast.While):
+        forever = isinstance(s.test, ast.Constant) and bool(s.test.value)
+        return forever and not any(isinstance(n, ast.Break) for n in ast.walk(s))
+    return False
