@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 CLASS = """\
@@ -75,3 +76,12 @@ MODULE = """\
     def last():
         return 3
     """
+
+
+def parses_here(source: str) -> bool:
+    """Does radpatch's own Python parse `source` (a module in a newer target's grammar does not)?"""
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True

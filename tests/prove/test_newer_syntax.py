@@ -12,7 +12,6 @@ raise at run time is checked by running them in that target.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from radpatch.install.environment import python_env
 from radpatch.prove import names_check, placement_check, refusal
 from radpatch.rewrite.ops.replace import Replace
 from tests.lib.rewrites import patch_of
+from tests.lib.sources import parses_here
 
 PYENV = Path("/root/.pyenv/versions")
 
@@ -59,14 +59,6 @@ CASES = [
     for exe, original, change in itertools.product(targets(), ORIGINALS, PATCHES)
     if version_of(exe) >= ORIGINALS[original][0]
 ]
-
-
-def parses_here(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except SyntaxError:
-        return False
-    return True
 
 
 @pytest.mark.interpreters

@@ -12,7 +12,6 @@ whatever it applies runs. A binding the target cannot be asked about alone is re
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import itertools
 from pathlib import Path
@@ -27,6 +26,7 @@ from tests.lib.fallback_entry import ENTRY, runs_value, sources
 from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of
 from tests.lib.site import Site
+from tests.lib.sources import parses_here
 
 CYCLE_CORE = """\
 EARLY = 0
@@ -169,14 +169,6 @@ NEWER = "type Pair = tuple[int, int]\n\n"
 
 def newer_targets() -> list[Path]:
     return [p for p in sorted(Path("/root/.pyenv/versions").glob("3.1[2-9]*/bin/python"))]
-
-
-def parses_here(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except SyntaxError:
-        return False
-    return True
 
 
 @pytest.mark.interpreters
