@@ -161,7 +161,7 @@ def _partial_attributes(
     if not bound:
         return out
     imported = cycles.tree_edges(tree.body, name, package)  # what it imports at import time
-    for node in _import_time(tree):
+    for node in import_time(tree):
         if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
             continue
         chain: list[str] = []
@@ -188,10 +188,10 @@ def _new_reads(old: ast.Module, new: ast.Module) -> bool:
     """Does `new` have an import-time import or attribute read `old` does not (compared as ast.dump,
     as often)? Only then can it take something new from a module still running."""
     had: dict[str, int] = {}
-    for n in _import_time(old):
+    for n in import_time(old):
         if isinstance(n, (ast.Import, ast.ImportFrom, ast.Attribute)):
             had[ast.dump(n)] = had.get(ast.dump(n), 0) + 1
-    for n in _import_time(new):
+    for n in import_time(new):
         if isinstance(n, (ast.Import, ast.ImportFrom, ast.Attribute)):
             if not had.get(ast.dump(n), 0):
                 return True
@@ -199,7 +199,7 @@ def _new_reads(old: ast.Module, new: ast.Module) -> bool:
     return False
 
 
-def _import_time(tree: ast.Module) -> list[ast.AST]:
+def import_time(tree: ast.Module) -> list[ast.AST]:
     """The nodes of `tree` that run when the module is imported (not function or lambda bodies)."""
     out: list[ast.AST] = []
     todo: list[ast.AST] = list(tree.body)

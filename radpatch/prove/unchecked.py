@@ -13,7 +13,7 @@ import ast
 import sys
 
 from radpatch.install.target_python import stdlib_binds
-from radpatch.prove import placement
+from radpatch.prove import partial_package, placement
 from radpatch.prove.analysis import analysis_of
 from radpatch.prove.names import module_of
 from radpatch.prove.names.fallback_only import fallback_uses
@@ -87,6 +87,13 @@ def names(before: bytes, after: bytes, module: str | None, filename: str, versio
             f"names: whether the target's import path has {added}, and the import cycles and partially imported "
             f"packages a new import may close"
         )
+    package_reads = _own_package_reads(after, module) - _own_package_reads(before, module)
+    if package_reads:
+        read = "; ".join(f"`{r}`" for r in sorted(package_reads))
+        out.append(
+            f"names: whether {read}, read at import time through its own package, is there while the package "
+            "is still importing it (partially imported packages)"
+        )
     me = module_of(module, filename)
     a, b = analysis_of(before, me).placement, analysis_of(after, me).placement
     if a is not None and b is not None:
@@ -112,3 +119,31 @@ def fallbacks(before: bytes, after: bytes, module: str | None, filename: str) ->
         f"whether {'; '.join(f'`{i}`' for i in f.imports)} fails on the target"
         for f in placement.changed_fallbacks(a.fallbacks, b.fallbacks)
     ]
+
+
+def _own_package_reads(data: bytes, module: str | None) -> set[str]:
+    """The attribute chains the module reads at import time through a name a module-level import
+    binds to its own top-level package or a module of it (`import pkg`, then `B = pkg.other.A`):
+    apply asks the installed package whether they exist while it is still importing this module."""
+    if module is None or "." not in module:
+        return set()
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    top = module.split(".")[0]
+    bound: set[str] = set()
+    for s in tree.body:
+        if isinstance(s, ast.Import):
+            bound |= {a.asname or a.name.split(".")[0] for a in s.names if a.name.split(".")[0] == top}
+        elif isinstance(s, ast.ImportFrom) and (s.level or (s.module or "").split(".")[0] == top):
+            bound |= {a.asname or a.name for a in s.names if a.name != "*"}
+    out: set[str] = set()
+    for node in partial_package.import_time(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            base: ast.expr = node
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in bound:
+                out.add(ast.unparse(node))
+    return {r for r in out if not any(o.startswith(r + ".") for o in out)}  # the whole chain, once

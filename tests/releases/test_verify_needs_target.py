@@ -56,6 +56,15 @@ CASES: dict[str, tuple[dict[str, str], str, str]] = {
         "add_import: {import: from {pkg} import VERSION}",
         "partially imported packages",
     ),
+    "partial-attribute": (  # attack37: a new import-time read of a module the package imports only later
+        {
+            "__init__.py": "from .core import LIMIT\nfrom . import other\n",
+            "other.py": "A = 1\n",
+            "core.py": "import {pkg}\n" + CORE,
+        },
+        "set_constant: {name: B, value: {pkg}.other.A}",
+        "partially imported packages",
+    ),
     "importer": (
         {"other.py": "from {pkg}.core import OLD\n"},
         "delete: {scope: <module>, find: OLD = 1}",
