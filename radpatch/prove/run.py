@@ -102,16 +102,16 @@ def for_apply(
     return changes
 
 
-def _applies_on_wheel(ps: PatchState, f: FileState) -> bool:
-    """Whether the entry's rewrites run on the file's installed bytes (kept by radpatch's record)."""
-    from radpatch.rewrite import runner
+def _applies_on_wheel(ps: PatchState, f: FileState, env: PythonEnv) -> bool:
+    """Whether the entry applies, proof and all, on the file's installed bytes (kept by radpatch's
+    record): only then is what the other patches left the reason it does not apply here."""
     from radpatch.state.record import Store
 
     kept = Store(ps.root).original(f.wheel_record_sha256) if ps.root and f.wheel_record_sha256 else None
     if kept is None:
         return False
     try:
-        runner.forward(ps.patch, f.rewrites, kept, str(f.path))
+        plan.plan(ps.patch, f.rewrites, f.module, f.path, kept, env)
     except RefusedError:
         return False
     return True
@@ -157,7 +157,7 @@ def _planned(
                     f"there; add a `versions:` variant for {ps.dist.version}, or declare it in `obsolete:`",
                 ) from None
             refusal = exc
-            if f.left_by and f.path not in overlay and _applies_on_wheel(ps, f):
+            if f.left_by and f.path not in overlay and _applies_on_wheel(ps, f, env):
                 others = " ".join(f.left_by)
                 refusal = RefusedError(
                     f"{exc.message} (the file as {', '.join(f.left_by)} left it: {ps.patch.name} does not apply on it)",

@@ -158,3 +158,32 @@ def test_after_a_reinstall_it_reads_not_applied_and_revert_forgets_it(demo_env: 
     assert out.returncode == 0 and "nothing to revert" in out.stdout, out.stdout + out.stderr
     assert demo_env.read() == demo_env.original
     assert DEMO_PATCH not in demo_env.record()
+
+
+def test_a_stacked_refusal_blames_the_patch_below_only_when_the_entry_applies_without_it(
+    demo_env: Env, tmp_path: Path
+) -> None:
+    """attack37: with `low` applied, an entry refused by the proof on the installed bytes as well
+    was told "cannot both be applied as written: revert low first", which does not help; the hint
+    names `low` only when the entry applies on the installed bytes (its find is what low changed)."""
+    reg = tmp_path / "blame-registry"
+    write_entry(reg, "low", STACKED.format(op="insert_after", scope="compute", find="y = x + 1", code="y = y + 100"))
+    # refused anywhere: reads a name nothing binds
+    write_entry(
+        reg, "broken", STACKED.format(op="insert_before", scope="caller", find="return compute(2)", code="_z = nowhere")
+    )
+    # applies on the installed bytes, not on what `lower` (a replace of its find) left, which it says it goes on
+    swap = STACKED.format(op="replace", scope="compute", find="y = x + 1", code="y = x + 3").replace("code:", "with:")
+    write_entry(reg, "lower", swap)
+    clash = swap.replace("y = x + 3", "y = x + 2").replace("rewrites:", "requires: [lower]\nrewrites:", 1)
+    write_entry(reg, "clash", clash)
+    demo_env.registries = (reg,)
+    assert demo_env.run("apply", "low").returncode == 0
+    alone = demo_env.run("apply", "broken")
+    assert alone.returncode == 1 and "nowhere" in alone.stderr, alone.stderr
+    assert "cannot both be applied as written" not in alone.stderr, alone.stderr
+    assert demo_env.run("revert", "low").returncode == 0
+    assert demo_env.run("apply", "lower").returncode == 0
+    both = demo_env.run("apply", "clash")
+    assert both.returncode == 1, both.stdout + both.stderr
+    assert "clash and lower cannot both be applied as written" in both.stderr, both.stderr
