@@ -48,11 +48,22 @@ PATCHES = {  # (scope, find, with)
 }
 CASES = sample(itertools.product(TAKES, USES, PATCHES))
 
+ONE_MORE = '{scope: helper, find: "return x", with: "return x + 1"}'
+
 
 def _imports(site: Path, module: str) -> bool:
     """The oracle: the target interpreter imports `module` from `site`, in a fresh process."""
     code = f"import sys; sys.path.insert(0, {str(site)!r}); import {module}"
     return subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True).returncode == 0
+
+
+def _dry_run(site: Site, write_registry: Any, radpatch: Any, files: dict[str, str], replace: str) -> Any:
+    """pp 1.0 installed with pp/mod.py (MOD) and `files`, an entry replacing in pp.mod as
+    `replace` says, and `apply --dry-run --import-check` of it: radpatch's result."""
+    site.install("pp", "1.0", {"pp/__init__.py": "", "pp/mod.py": MOD, **files})
+    entry = entry_head("importers", "pp", {"mod": "pp.mod"}) + f"  - id: r\n    file: mod\n    replace: {replace}\n"
+    reg = write_registry("im", entry)
+    return radpatch("--registry", str(reg), "apply", "--dry-run", "--import-check", "im")
 
 
 @pytest.mark.parametrize(("takes", "uses", "patch"), CASES, ids=["-".join(c) for c in CASES])
@@ -91,13 +102,7 @@ def test_an_importer_the_image_lacks_a_module_for_is_not_a_refusal(
 ) -> None:
     """An importer that fails both ways (a GPU-only module on a CPU image) says nothing of the patch."""
     other = "import rp_missing_gpu_kernels\nfrom pp.mod import helper\n\nX = helper(1)\n"
-    site.install("pp", "1.0", {"pp/__init__.py": "", "pp/mod.py": MOD, "pp/other.py": other})
-    entry = entry_head("importers", "pp", {"mod": "pp.mod"}) + (
-        '  - id: r\n    file: mod\n    replace: {scope: helper, find: "return x", with: "return x + 1"}\n'
-    )
-    reg = write_registry("im", entry)
-
-    r = radpatch("--registry", str(reg), "apply", "--dry-run", "--import-check", "im")
+    r = _dry_run(site, write_registry, radpatch, {"pp/other.py": other}, ONE_MORE)
 
     assert r.code == 0, r
     assert r.out.splitlines()[0] == f"im: import check: pp.mod imports once patched ({sys.executable})"
@@ -112,13 +117,8 @@ def test_a_refusal_among_many_importers_failing_both_ways_with_deep_tracebacks_i
     deep = "from pp.mod import helper\n\n\ndef f(n):\n    return f(n + 1)\n\n\nf(0)\n"
     more = {f"pp/imp{i:02d}.py": deep for i in range(failing)}
     other = "from pp.mod import helper\n\nX = helper(1) + 1\n"
-    site.install("pp", "1.0", {"pp/__init__.py": "", "pp/mod.py": MOD, "pp/zz_other.py": other, **more})
-    entry = entry_head("importers", "pp", {"mod": "pp.mod"}) + (
-        '  - id: r\n    file: mod\n    replace: {scope: helper, find: "return x", with: "return x[0]"}\n'
-    )
-    reg = write_registry("im", entry)
-
-    r = radpatch("--registry", str(reg), "apply", "--dry-run", "--import-check", "im")
+    replace = '{scope: helper, find: "return x", with: "return x[0]"}'
+    r = _dry_run(site, write_registry, radpatch, {"pp/zz_other.py": other, **more}, replace)
 
     assert r.code == 1, r
     assert "importing pp.zz_other after it (it imports pp.mod): TypeError: " in r.err, r.err
@@ -133,13 +133,7 @@ def test_importers_that_end_the_interpreter_both_ways_are_said_unchecked(
     """An importer whose import ends the interpreter patched and pristine alike (os._exit, a signal)
     leaves every importer of that run unchecked: inconclusive, saying so, not 'imports once patched'."""
     other = "from pp.mod import helper\n\nX = helper(1)\n" + ends
-    site.install("pp", "1.0", {"pp/__init__.py": "", "pp/mod.py": MOD, "pp/other.py": other})
-    entry = entry_head("importers", "pp", {"mod": "pp.mod"}) + (
-        '  - id: r\n    file: mod\n    replace: {scope: helper, find: "return x", with: "return x + 1"}\n'
-    )
-    reg = write_registry("im", entry)
-
-    r = radpatch("--registry", str(reg), "apply", "--dry-run", "--import-check", "im")
+    r = _dry_run(site, write_registry, radpatch, {"pp/other.py": other}, ONE_MORE)
 
     assert r.code == 0, r
     first = r.out.splitlines()[0]
