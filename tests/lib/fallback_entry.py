@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 from tests.lib.site import Site
 
@@ -33,3 +35,14 @@ def runs_value(site: Site) -> int | None:
 
 def sources(site: Site) -> dict[str, bytes]:
     return {k: v for k, v in site.snapshot().items() if not k.endswith(".pyc")}
+
+
+def applied_and_runs(site: Site, reg: Path, radpatch: Any, r: Any, before: dict[str, bytes]) -> bool:
+    """Whether `apply fb` (its result `r`) applied; when it did, held to the oracle: the patched
+    fallback runs, and `revert` gives the sources back."""
+    if r.code != 0:
+        return False
+    assert runs_value(site) == 2, f"applied, but the patched fallback does not run: {r.out}{r.err}"
+    assert radpatch("--registry", str(reg), "revert", "fb").code == 0
+    assert sources(site) == before
+    return True

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.lib.fallback_entry import ENTRY, runs_value, sources
+from tests.lib.fallback_entry import ENTRY, applied_and_runs, runs_value, sources
 from tests.lib.generated import sample
 from tests.lib.site import Site
 
@@ -66,10 +66,7 @@ def test_a_patch_only_in_a_fallback_applies_exactly_where_the_fallback_runs(
     reg = write_registry("fb", ENTRY.format(rewrite=FALLBACKS[fallback][1]))
     before = sources(site)
     r = radpatch("--registry", str(reg), "apply", "fb")
-    if r.code == 0:
-        assert runs_value(site) == 2, f"applied, but the patched fallback does not run: {r.out}{r.err}"
-        assert radpatch("--registry", str(reg), "revert", "fb").code == 0
-        assert sources(site) == before
+    if applied_and_runs(site, reg, radpatch, r, before):
         return
     assert r.code == 1, r
     first, hint = r.err.splitlines()

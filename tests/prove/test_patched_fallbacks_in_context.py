@@ -22,7 +22,7 @@ import pytest
 from radpatch.install.environment import python_env
 from radpatch.prove import placement_check
 from radpatch.rewrite.ops.replace import Replace
-from tests.lib.fallback_entry import ENTRY, runs_value, sources
+from tests.lib.fallback_entry import ENTRY, applied_and_runs, runs_value, sources
 from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of
 from tests.lib.site import Site
@@ -61,10 +61,7 @@ def refused_or_runs(site: Site, reg: Path, radpatch: Any, text: str) -> tuple[in
     written, and either the patched code would not run or the refusal says it cannot tell."""
     before = sources(site)
     r = radpatch("--registry", str(reg), "apply", "fb")
-    if r.code == 0:
-        assert runs_value(site) == 2, f"applied, but the patched fallback does not run: {r.out}{r.err}"
-        assert radpatch("--registry", str(reg), "revert", "fb").code == 0
-        assert sources(site) == before
+    if applied_and_runs(site, reg, radpatch, r, before):
         return 0, r.err
     assert r.code == 1 and "its code is in the fallback at line" in r.err, r
     assert len(r.err.splitlines()) == 2, r.err
