@@ -26,7 +26,7 @@ from radpatch.install import targets as installed
 from radpatch.install import wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.install.locate import find_target
-from radpatch.prove import adopt, plan, run, undo
+from radpatch.prove import adopt, carried_too, plan, run, undo
 from radpatch.prove.form import judge
 from radpatch.prove.overlaps import apply_check
 from radpatch.registry import series
@@ -110,7 +110,8 @@ def apply(
         found = [installed.read(p, env) for p in patches]  # 1. what is installed: the distribution, its files
         states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
         redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
-        adopted = adopt.adoption(patches, states, redo, env, wheel, said.append)  # 3. prove: files carrying it
+        others = carried_too.from_registries(ctx.registry.load_valid, patches, env)  # asked on a refusal only
+        adopted = adopt.adoption(patches, states, redo, env, wheel, said.append, others)  # 3. prove: files carrying it
         states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
         changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
     except RadpatchError:

@@ -18,6 +18,7 @@ from radpatch.commands.upstream_notes import (
 )
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
+from radpatch.prove import unrecorded
 from radpatch.prove.form import judge
 from radpatch.registry import series
 from radpatch.state import decide, requirements, unloaded
@@ -38,7 +39,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     else:  # every entry of the registries, and every one the record holds that none of them has
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
     read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted), judge)
-    states, shadowed = read.each, read.shadowed
+    states, shadowed = unrecorded.explained(read.each), read.shadowed  # what else a hand-edited file carries
     if as_json:  # docs/cli.md "status --json"
         dependents = _dependents(ctx, states)
         json_output.emit([to_json(s, shadowed, dependents) for s in states])

@@ -17,6 +17,7 @@ from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import onto, plan
 from radpatch.prove.analysis import forward
+from radpatch.prove.carried_too import Others, carried_too
 from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
@@ -44,6 +45,7 @@ def adoption(
     env: PythonEnv,
     wheel: WheelBytes | None,
     say: Say,
+    others: Others | None = None,
 ) -> dict[str, Adopted]:
     """The patches whose files already carry their result, planned on the files' RECORD bytes.
 
@@ -54,7 +56,9 @@ def adoption(
     candidates run in order on those bytes (with every proof step); the file is adopted when the
     result is its code (AST-equal). Otherwise the run is refused (the file is neither as installed
     nor the result: restore it). Without the RECORD bytes (no wheel, no index), a drifted candidate
-    is refused, saying what to give; an applied one stays as it was (applied by its code, not recorded)."""
+    is refused, saying what to give; an applied one stays as it was (applied by its code, not recorded).
+    `others`: the registries' other entries that rewrite a file, asked only when a file is refused, to
+    name the one whose code its other edits are (prove.carried_too)."""
     # a module a patch of the run creates, which another one changes: no file before either
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
     todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
@@ -64,14 +68,14 @@ def adoption(
     if above != todo:  # first with the entries that may be on top (their result is not theirs alone)
         said: list[str] = []
         try:
-            out = _adopted(states, above, env, wheel, said.append, created)
+            out = _adopted(states, above, env, wheel, said.append, created, others)
         except RefusedError:  # not on top after all: the candidates alone, refused as they are
             pass
         else:
             for line in said:
                 say(line)
             return out
-    return _adopted(states, todo, env, wheel, say, created)
+    return _adopted(states, todo, env, wheel, say, created, others)
 
 
 def _adopted(
@@ -81,6 +85,7 @@ def _adopted(
     wheel: WheelBytes | None,
     say: Say,
     created: frozenset[Path],
+    others: Others | None = None,
 ) -> dict[str, Adopted]:
     """`todo` planned per file in order on the bytes before them; refused unless each file's result
     is its code (adoption)."""
@@ -123,7 +128,9 @@ def _adopted(
             why = f"{rel}'s code is not what the patch makes of {of} ({_other_edits(first or b'', data, disk)})"
             if first is None:
                 why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
-            raise _not_adopted(states, [n for n, _ in users], rel, why)
+            ran = [(states[n].patch, f.rewrites) for n, f in users]
+            too = carried_too(path, first or b"", ran, disk, others(path)) if others else []
+            raise _not_adopted(states, [n for n, _ in users], rel, why, too)
         last = steps[-1]
         steps[-1] = (last[0], replace(last[1], after=disk, pyc=None))
         for name, change in steps:
@@ -437,8 +444,17 @@ class _NoWheel(RefusedError):
     """apply was given no way to read a wheel."""
 
 
-def _not_adopted(states: dict[str, PatchState], names: list[str], relpath: str, why: str) -> RefusedError:
+def _not_adopted(
+    states: dict[str, PatchState], names: list[str], relpath: str, why: str, too: list[str] | None = None
+) -> RefusedError:
     """The refusal of a file the candidates cannot adopt: it is neither as installed nor their
-    result. The reason once (not the state's own reason again), and how to get past it."""
+    result. The reason once (not the state's own reason again), and how to get past it: naming the
+    other entries whose code the file carries too (`too`, prove.carried_too) when there are such."""
+    if too:
+        both = "both" if len(names) + len(too) == 2 else "them all"
+        return RefusedError(
+            f"{names[0]}: cannot apply: not adopted: {why}: that is {' and '.join(too)}'s code",
+            f"{relpath} carries {', '.join(too)} too: `radpatch apply {' '.join([*names, *too])}` adopts {both}",
+        )
     together = " (naming with it every entry whose patch that file carries)" if len(names) == 1 else ""
     return RefusedError(f"{names[0]}: cannot apply: not adopted: {why}", reinstall_hint(states[names[0]]) + together)

@@ -131,10 +131,15 @@ def stale_note(patch: str, stale: PatchRecord, dist: DistInfo) -> str:
     )
 
 
-def unrecorded_note(name: str) -> str:
+UNRECORDED_MAYBE = "a hand edit; other edits may be present"
+
+
+def unrecorded_note(name: str, what: str = UNRECORDED_MAYBE, how: str = "") -> str:
+    """The reason of a patch applied by its code with no record of radpatch's; `what`: what else the
+    file carries, when the caller has read it (prove.unrecorded); `how`: the apply that adopts it."""
     return (
-        "carries the patch's code but radpatch has no record of it (a hand edit; other edits may be present): "
-        f"`radpatch apply {name}` adopts it after checking it against the installed wheel"
+        f"carries the patch's code but radpatch has no record of it ({what}): "
+        f"`{how or f'radpatch apply {name}'}` adopts it after checking it against the installed wheel"
     )
 
 

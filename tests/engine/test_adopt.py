@@ -6,8 +6,10 @@ index by range requests, or `--wheel FILE` offline) and checked against RECORD."
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -212,7 +214,8 @@ def test_a_stacked_pair_carried_by_hand_is_adopted_together_and_reverted_top_fir
     util.write_text(PATCHED_UTIL)
 
     alone = radpatch("--registry", str(registry), "apply", "toy", "--wheel", str(wheel))  # toy alone is not it
-    assert alone.code == 1 and "not adopted" in alone.err and "naming with it every entry" in alone.err, alone.err
+    assert alone.code == 1 and "not adopted" in alone.err, alone.err
+    assert "carries on_top too: `radpatch apply toy on_top` adopts both" in alone.err, alone.err
 
     r = radpatch("--registry", str(registry), "apply", "on_top", "--wheel", str(wheel.parent))
 
@@ -287,3 +290,114 @@ def test_status_of_a_half_applied_file_says_which_rewrites_it_carries(
     lacks = ids.pop(missing)
     assert st["state"] == "drifted", st
     assert f"{CORE}: carries 1 of 2 rewrites ('{ids[0]}'; not '{lacks}'): matches neither form" in st["reason"], st
+
+
+# other entries of the registry that rewrite toypkg/core.py, each with what it makes of the line it
+# changes: on top of toy (requires it), or beside it (no order: a statement toy does not touch)
+OTHERS = {
+    "on_top": ("    return size\n", "    return size * 2\n", "requires: [toy]"),
+    "side_a": ("        size = 4\n", "        size = 8\n", ""),
+    "side_b": ("    size = len(spec)\n", "    size = len(spec) + 1\n", ""),
+}
+
+
+def _other_entry(name: str) -> str:
+    find, with_, requires = OTHERS[name]
+    return f"""\
+    summary: {name}
+    description: Another change of toypkg.core, made by hand beside toy's.
+    distribution: toypkg
+    supported: ">=1.0,<2"
+    {requires}
+    modules:
+      core: toypkg.core
+    rewrites:
+      - id: {name.replace("_", "-")}
+        replace: {{scope: plan, find: {find.strip()!r}, with: {with_.strip()!r}}}
+    """
+
+
+CARRIED = [(c, stray) for k in (0, 1, 2) for c in itertools.combinations(sorted(OTHERS), k) for stray in (False, True)]
+
+
+@pytest.mark.parametrize(("carried", "stray"), sample(CARRIED))
+def test_a_refused_adoption_names_the_other_entries_whose_code_the_file_carries(
+    site: Site,
+    wheel: Path,
+    write_registry: Callable[..., Path],
+    radpatch: Any,
+    offline: None,
+    carried: tuple[str, ...],
+    stray: bool,
+) -> None:
+    """`apply toy` on a core.py that carries toy's change and, by hand, other entries' (and perhaps a
+    stray edit no entry makes): refused naming exactly those entries, and the command the hint gives
+    adopts them all; with a stray edit, or none of theirs, no entry is named. Oracle: the entries
+    written into the file, and the hint's own command run (then revert gives RECORD's bytes back)."""
+    write_registry("toy", TOY_PATCH)
+    for name in OTHERS:
+        registry = write_registry(name, _other_entry(name))
+    text = PATCHED_CORE
+    for name in carried:
+        text = text.replace(OTHERS[name][0], OTHERS[name][1])
+    if stray:
+        text += "\nSTRAY = 1\n"
+    core = site.root / CORE
+    core.write_text(text)
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+
+    r = radpatch("--registry", str(registry), "apply", "toy", "--wheel", str(wheel))
+
+    if not carried and not stray:
+        assert r.code == 0 and "toy: adopted" in r.out, r
+        return
+    assert r.code == 1 and "not adopted" in r.err, r
+    named = re.search(r"carries ([\w, ]+) too: `radpatch apply ([\w ]+)` adopts", r.err)
+    if stray or not carried:
+        assert named is None and "radpatch restore" in r.err, r.err
+        assert core.read_text() == text
+        return
+    assert named is not None, r.err
+    assert named.group(1).split(", ") == list(carried), r.err
+    again = radpatch("--registry", str(registry), "apply", *named.group(2).split(), "--wheel", str(wheel))
+    assert again.code == 0 and again.out.count("adopted") == 1 + len(carried), again
+    assert core.read_text() == text
+    assert radpatch("--registry", str(registry), "status", "--check").code == 0
+    for name in [*(n for n in carried if n == "on_top"), *(n for n in carried if n != "on_top"), "toy"]:
+        assert radpatch("--registry", str(registry), "revert", name).code == 0
+    assert sha(core.read_bytes()) == record_of(site, CORE)
+
+
+@pytest.mark.parametrize(("carried", "stray"), sample(CARRIED))
+def test_status_of_a_hand_edited_file_says_what_else_it_carries(
+    site: Site,
+    wheel: Path,
+    write_registry: Callable[..., Path],
+    radpatch: Any,
+    carried: tuple[str, ...],
+    stray: bool,
+) -> None:
+    """Plain `status` of toy applied by hand (no record of radpatch's): nothing else, the other
+    entries' code (named: the apply it gives adopts them all), or other edits - read from the files
+    and RECORD only (no wheel is given). Oracle: what was written into the file."""
+    write_registry("toy", TOY_PATCH)
+    for name in OTHERS:
+        registry = write_registry(name, _other_entry(name))
+    text = PATCHED_CORE
+    for name in carried:
+        text = text.replace(OTHERS[name][0], OTHERS[name][1])
+    (site.root / CORE).write_text(text + ("\nSTRAY = 1\n" if stray else ""))
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+
+    r = radpatch("--registry", str(registry), "status", "--json")
+
+    assert r.code == 0, r.err
+    reason = next(s["reason"] for s in json.loads(r.out) if s["patch"] == "toy")
+    assert ("nothing else is there" in reason) is (not carried and not stray), reason
+    assert ("other edits too" in reason) is stray, reason
+    named = re.search(r"and ([\w, ]+)'s code, by hand too.*`radpatch apply ([\w ]+)` adopts", reason)
+    assert (named is not None) is (bool(carried) and not stray), reason
+    if named is not None:
+        assert named.group(1).split(", ") == list(carried), reason
+        again = radpatch("--registry", str(registry), "apply", *named.group(2).split(), "--wheel", str(wheel))
+        assert again.code == 0 and again.out.count("adopted") == 1 + len(carried), again
