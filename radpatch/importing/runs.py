@@ -21,7 +21,6 @@ from radpatch.importing.shapes import (
     join_runs,
     line_rest,
     mark_after,
-    multiline_string,
 )
 from radpatch.importing.statements import (
     AFTER,
@@ -303,11 +302,6 @@ class Runs:
         elif i < len(bbody) and isinstance(bbody[i], DEFS) and self._definable(scope, bbody[i].name):  # type: ignore[attr-defined]
             anchor = ("before", scope.child(bbody[i].name) if scope.kind == "class" else bbody[i].name)  # type: ignore[attr-defined]
         if anchor is None:
-            return False
-        if scope.kind == "class" and any(multiline_string(s) for s in new):
-            # the rewrites indent every line of a payload it puts into a class, the lines inside a
-            # multi-line string too (changing the string): such methods go in as statements
-            # (insert_after/insert_before), which keep a string's lines as written
             return False
         gap = "\n\n\n" if scope.kind == "module" else "\n\n"
         payload = gap.join(text_of(self.src, [s], comments=True).rstrip("\n") for s in new) + "\n"

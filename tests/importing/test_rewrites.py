@@ -378,20 +378,14 @@ def test_a_multi_line_string_keeps_its_own_lines_while_the_code_is_dedented() ->
     ]
 
 
-def test_a_method_with_a_multi_line_string_goes_into_its_class_as_statements() -> None:
-    # the engine indents every line of a payload it puts into a class, a docstring's too (found on
-    # Debian's Twisted series: the inverse then refused "injected definitions differ"); statements
-    # inserted with insert_after keep the string's lines as the file has them
+def test_a_method_with_a_multi_line_string_goes_into_its_class_as_a_definition() -> None:
+    # insert_definitions keeps the lines inside a multi-line string as the payload has them (it
+    # indents the code only), so a method with a docstring is a definition, not an insert_after
+    # whose `find` is the whole method above it (pegaflow's vLLM 0.13.0 patch: seven methods
+    # after get_all_free_blocks were a `replace` of it). tests/importing/test_class_methods_import.py
+    # checks the class against GNU patch.
     before = "class C:\n    def m(self):\n        return 1\n"
     method = '    def m2(self):\n        """\n        Two.\n        """\n        return 2\n'
     found = rewrites(before, before + "\n" + method)
-    assert [(s.op, dict(s.keys)) for s in found.steps] == [
-        (
-            "insert_after",
-            {
-                "scope": "C",
-                "find": "def m(self):\n    return 1\n",
-                "code": 'def m2(self):\n    """\n        Two.\n        """\n    return 2\n',
-            },
-        )
-    ]
+    assert [(s.op, dict(s.keys)) for s in found.steps] == [("insert_definitions", {"payload": "m2", "after": "C.m"})]
+    assert found.steps[0].payload == 'def m2(self):\n    """\n        Two.\n        """\n    return 2\n'
