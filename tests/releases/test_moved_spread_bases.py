@@ -8,9 +8,10 @@ the search on to verify's own spread bases (base_search.search_order).
 
 Generated: ranges of 12 and 16 releases; the rewrites applying on two releases at the range's first,
 a quarter, half or three quarters into it, neither the base nor the change elsewhere; the scope moved
-to a sibling module or into a subpackage, the old module gone or left re-exporting it; the release
-after the range upstream's spelling of the change in the new module. Oracle: the module the
-generated release defines the scope in. Three quarters in, a base is among the nearest BASES (a control)."""
+to a sibling module or into a subpackage, the old module gone or left re-exporting it; the entry
+alone or on a requirement (`requires:`); the release after the range upstream's spelling of the change
+in the new module. Oracle: the module the generated release defines the scope in. Three quarters in,
+a base is among the nearest BASES (a control)."""
 
 from __future__ import annotations
 
@@ -29,12 +30,31 @@ OTHER = GOOD.replace("n = len(items)", "n = len(tuple(items))")  # neither the b
 TO = {"sibling": (f"{PKG}/planning.py", f"{PKG}.planning"), "subpackage": (f"{PKG}/plan/sizes.py", f"{PKG}.plan.sizes")}
 
 
+def _first(count: int, module: str) -> str:
+    """An entry `cap` requires, naming both layouts: a line it inserts in size() before cap's."""
+    return f"""\
+summary: Guard the toy's size
+description: The requirement; it names both layouts.
+distribution: radpatch-toy
+supported: ">=1.0"
+modules:
+  planner:
+    - {{versions: "<1.{count}", module: {PKG}.core}}
+    - {{versions: ">=1.{count}", module: {module}}}
+rewrites:
+  - id: guard
+    insert_after: {{scope: size, find: "buckets = [items]", code: "items = items or []"}}
+"""
+
+
 @pytest.mark.parametrize(
-    ("count", "where", "to", "stub"),
-    sample([(c, w, t, s) for c in (12, 16) for w in (0, 1, 2, 3) for t in TO for s in (False, True)]),
+    ("count", "where", "to", "stub", "stacked"),
+    sample(
+        [(c, w, t, s, k) for c in (12, 16) for w in (0, 1, 2, 3) for t in TO for s in (False, True) for k in (0, 1)]
+    ),
 )
 def test_a_moved_scope_is_judged_on_a_base_spread_over_the_range(
-    loopback: Any, write_registry: Any, radpatch: Any, count: int, where: int, to: str, stub: bool
+    loopback: Any, write_registry: Any, radpatch: Any, count: int, where: int, to: str, stub: bool, stacked: int
 ) -> None:
     relpath, module = TO[to]
     at = count * where // 4
@@ -43,7 +63,11 @@ def test_a_moved_scope_is_judged_on_a_base_spread_over_the_range(
     if stub:  # the old module stays, importing the scope from its new home
         code[count][f"{PKG}/core.py"] = f"from {module} import size\n"
     loopback("radpatch-toy", {f"1.{i}": files for i, files in code.items()})
-    reg = write_registry("cap", entry("A toy patch; upstream moved the code, then took it.", f">=1.0,<1.{count}"))
+    text = entry("A toy patch; upstream moved the code, then took it.", f">=1.0,<1.{count}")
+    if stacked:  # on a requirement (`requires:`): the bases stack it below the entry, as verify does
+        write_registry("first", _first(count, module))
+        text = "requires: [first]\n" + text
+    reg = write_registry("cap", text)
     before = (reg / "cap.yaml").read_bytes()
     grid = json.loads(radpatch("--registry", str(reg), "verify", "--all", "--versions", f"==1.{count}", "--json").out)
     cell = {c["version"]: c for c in grid["matrix"][0]["cells"]}[f"1.{count}"]
