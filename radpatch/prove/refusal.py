@@ -62,6 +62,10 @@ class Cause(Enum):
     # the release holds a `replace`'s new code, but it may not take effect there (NOT_IN_EFFECT says
     # how): not carried, so not obsolete, and apply cannot make the change there either
     NOT_IN_EFFECT = "not in effect"
+    # a rewrite does not match, and bases were read (releases the entry is written for) but on none of
+    # them does every layer apply: whether the release holds the change in upstream's layout is not
+    # told (not: it does not); a search reading further bases goes on (radpatch.releases.moved_proof)
+    NO_BASE = "no base"
 
 
 # The one phrase every reader (verify's cell, `verify --all`, `port`, `status`, `list`, apply's

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from radpatch.registry import loader
-from radpatch.registry.loader import nodes
+from radpatch.registry.loader import links, nodes
 from radpatch.registry.model import Field, Operation
 from radpatch.rewrite.ops import OPERATIONS
 
@@ -134,7 +134,11 @@ def build() -> dict[str, Any]:
         },
         "upstream": {
             "type": "array",
-            "items": {"type": "string", "pattern": nodes.URL.pattern},
+            "items": {
+                "type": "string",
+                "pattern": nodes.URL.pattern,
+                "not": {"pattern": links.GITHUB_NAMES_NONE.pattern},  # a github.com path naming no PR or issue
+            },
             "uniqueItems": True,
             "description": "optional: URLs of the upstream PRs or issues whose release makes this entry obsolete",
         },

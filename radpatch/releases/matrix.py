@@ -196,7 +196,7 @@ def cell(
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)
         near = _nearest(patch, r, releases, requires)
-        near = f"{near}; {NO_BASE}" if NO_BASE in (r.error or "") else near  # conservatively: no base was read
+        near = f"{near}; {NO_BASE}" if r.kind.cause is Cause.NO_BASE else near  # conservatively: no base was read
         return Cell(r.version, NO_MATCH, f"{near}; {unsure}" if unsure else near)
     why = r.error or ""
     why = why if why.startswith(f"{failed}: ") else f"{failed}: {why}"  # the words only: the step is typed

@@ -132,13 +132,9 @@ def find_moved(
     the package's end) or found only namesakes. A module that defined the scopes already in the
     release the entry was written for is a namesake (a copy of the code in another model, say), not
     where the code went: it is never taken."""
+    from radpatch.releases.moved_proof import prove_moved  # verify's proof, on bases as verify reads them
     from radpatch.releases.proof_job import File
-    from radpatch.releases.verifier import (  # verify's proof
-        prove_cached,
-        requirement_layers,
-        uncovered_requirement,
-        written_for,
-    )
+    from radpatch.releases.verifier import requirement_layers, uncovered_requirement
 
     rewrites = rewrites_by_file(patch, version).get(file, ())
     wanted = scopes(rewrites)
@@ -189,13 +185,10 @@ def find_moved(
                 continue
             below = requirement_layers(requires, moved, version, whole) or ()
             there = (File(file, module, relpath, rewrites, data),)
-            checks, error, obsolete = prove_cached(moved, there, releases.root, below)
-            if checks.get("match") is False:  # it may hold the change in upstream's layout
-                # read off the entry's own releases, stacked on its requirements there as here
-                bases = written_for(moved, version, releases, requires if below else ())
-                if bases:
-                    checks, error, obsolete = prove_cached(moved, there, releases.root, below, bases)
-            found.append(Moved(file, old.module, module, error is None, error, obsolete=obsolete))
+            # where a rewrite does not match, it may hold the change in upstream's layout: read off the
+            # entry's own releases (stacked on its requirements there as here), spread as verify reads them
+            got = prove_moved(moved, there, version, releases, below, requires)
+            found.append(Moved(file, old.module, module, got.error is None, got.error, obsolete=got.obsolete))
         if last:
             break
         if not new and any(m.proven for m in found):

@@ -215,9 +215,9 @@ def _match(run: JobRun) -> Refusal | None:
 
             if not isinstance(exc, RewriteRefused):
                 return Refusal("match", exc.message, exc.hint or "")
-            gone = Cause.SCOPE_GONE if exc.scope_gone else None
-            why = exc.message if gone or not _no_base(run, f) else f"{exc.message}\n{NO_BASE}"
-            return Refusal("match", why, exc.hint or "", exc.rewrite, cause=gone, file=f.file)
+            cause = Cause.SCOPE_GONE if exc.scope_gone else Cause.NO_BASE if _no_base(run, f) else None
+            why = f"{exc.message}\n{NO_BASE}" if cause is Cause.NO_BASE else exc.message
+            return Refusal("match", why, exc.hint or "", exc.rewrite, cause=cause, file=f.file)
     return None
 
 

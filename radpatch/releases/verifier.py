@@ -19,7 +19,6 @@ from concurrent.futures import (
     wait,
 )
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -28,7 +27,7 @@ from radpatch.prove.refusal import Cause, Kind, Refusal
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
 from radpatch.releases import modules
-from radpatch.releases.base_search import nearest, search_order
+from radpatch.releases.base_search import search_order
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
@@ -37,44 +36,6 @@ from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
 from radpatch.state.verified import code_digest
 
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
-
-
-def prove_cached(
-    patch: Patch, files: tuple[File, ...], root: Path, below: tuple[Layer, ...] = (), bases: tuple[ProofBase, ...] = ()
-) -> tuple[Checks, str | None, bool]:
-    """`prove` of the entry on `files` (on what the requirements' layers `below` leave of them),
-    through the proof cache under `root` (as verify's own proofs are): the checks, the failure, and
-    whether the files already contain the change (`bases`: releases the entry is written for, to
-    read it off in upstream's layout)."""
-    job = Job((*below, Layer(patch, files)), bases, searched=bool(bases))
-    answer = prove_all(patch, {job.key(): job}, root / "proofs")[job.key()]
-    obsolete = answer.checks.get("pristine") is False and answer.kind.cause not in (
-        Cause.PART_PRESENT,
-        Cause.NOT_IN_EFFECT,
-    )
-    return answer.checks, answer.error, obsolete
-
-
-def written_for(
-    patch: Patch, version: Version, releases: Releases, requires: tuple[Patch, ...] = ()
-) -> tuple[ProofBase, ...]:
-    """The BASES final releases of the entry's declared range but `version` nearest it, as bases: the
-    files each layer picks there, the requirements (`requires`, of its distribution, in apply's
-    order: as `requirement_layers` stacks them) and then the entry. A release where one of them
-    names no module is no base."""
-    listed = releases.versions(patch.distribution, patch.supported).versions
-    claimed = [v for v in listed if not v.is_prerelease and v != version and policy.allows(patch.supported, v)]
-    out = []
-    for b in nearest(claimed[::-1], [version]):
-        try:
-            release = releases.get(patch.distribution, b, modules.needs((*requires, patch)))
-        except NoWheel:
-            continue
-        below = requirement_layers(requires, patch, b, release)
-        files, failure = _resolve(patch, b, release)
-        if failure is None and below is not None:
-            out.append(ProofBase(b, (*(la.files for la in below), files)))
-    return tuple(out)
 
 
 def requirement_layers(
@@ -86,7 +47,7 @@ def requirement_layers(
     for p in requires:
         if canonicalize_name(p.distribution) != canonicalize_name(patch.distribution):
             continue
-        files, why = _resolve(p, v, release)
+        files, why = resolve(p, v, release)
         if why is not None:
             return None
         out.append(Layer(p, files, version=v))
@@ -98,7 +59,7 @@ def uncovered_requirement(requires: tuple[Patch, ...], patch: Patch, v: Version,
     (of `patch`'s distribution) that names no module there; None when each does."""
     for p in requires:
         if canonicalize_name(p.distribution) == canonicalize_name(patch.distribution):
-            why = _resolve(p, v, release)[1]
+            why = resolve(p, v, release)[1]
             if why is not None:
                 return f"requires: {p.name} (required): {why.why}"
     return None
@@ -107,7 +68,7 @@ def uncovered_requirement(requires: tuple[Patch, ...], patch: Patch, v: Version,
 def stacked(requires: tuple[Patch, ...], patch: Patch, file: str, v: Version, release: Release) -> bytes | None:
     """The bytes of `file` (a `modules:` name) on release `v` as the requirements leave them (apply's order), or the
     release's own when a requirement does not apply or names no module there."""
-    files, why = _resolve(patch, v, release)
+    files, why = resolve(patch, v, release)
     mine = next((f for f in files if f.file == file), None)
     if why is not None or mine is None:
         return None
@@ -193,7 +154,7 @@ class Verifier:
             if isinstance(got, NoWheel):
                 results[v] = self._result(v, {"wheel": False}, f"wheel: {got.message}")
                 continue
-            files, failure = _resolve(self.patch, v, got)
+            files, failure = resolve(self.patch, v, got)
             names = tuple(f.module for f in files)
             if failure:
                 checks: Checks = {"wheel": True, "module": False}
@@ -205,7 +166,7 @@ class Verifier:
                 continue
             layers: list[Layer] = []
             for p in self.requires:
-                theirs, why = _resolve(p, v, got)
+                theirs, why = resolve(p, v, got)
                 if why is not None:
                     checks = {"wheel": True, "module": True, "requires": False}
                     results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
@@ -249,7 +210,7 @@ class Verifier:
                 continue
             files = []
             for layer in layers:
-                theirs, failure = _resolve(layer.patch, b, release)
+                theirs, failure = resolve(layer.patch, b, release)
                 if failure:
                     break
                 files.append(theirs)
@@ -327,7 +288,7 @@ def _read_on_bases(r: ReleaseResult) -> bool:
     return r.checks.get("requires") is False and r.kind.cause is Cause.REQUIREMENT
 
 
-def _resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
+def resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
     """The files apply would change for release `v`, or why it cannot pick them (the `module` check)."""
     by_file = rewrites_by_file(patch, v)
     if not by_file:

@@ -1,7 +1,7 @@
 """A release whose scope moved to another module that already contains the change (upstream moved
 the code, then took the change there) is `obsolete` in the matrix, naming the module, not `moved
 (FAIL)`; `port` claims none of it and ports the releases before it (the module variant for the move).
-The change is read off the entry's own releases as bases (radpatch.releases.verifier.written_for):
+The change is read off the entry's own releases as bases (radpatch.releases.moved_proof.written_for):
 in radpatch's layout or in upstream's own spelling.
 
 Generated: the change in radpatch's layout or upstream's spelling; the scope moved to a sibling

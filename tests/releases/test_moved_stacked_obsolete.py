@@ -3,7 +3,7 @@
 (tests/releases/test_moved_obsolete.py), not `moved (FAIL)`/no match (port36, issue 23): the moved
 module's proof read no bases for an entry with requirements (moved.find_moved: `and not below`), so
 the change was never read off the entry's own releases. Now the bases are the entry's own releases
-with its requirements stacked there (verifier.written_for), as verify's own base search stacks them.
+with its requirements stacked there (moved_proof.written_for), as verify's own base search stacks them.
 
 Generated: the change in radpatch's layout or upstream's spelling; the scope moved to a sibling
 module or into a subpackage; the requirement changing the line before the entry's or a line after

@@ -22,12 +22,34 @@ import urllib.parse
 
 from radpatch.registry.loader.nodes import IRI_CHAR, URL
 
-_SPLIT = re.compile(r"^(https?://)([^/?#]*)(.*)$", re.DOTALL | re.IGNORECASE)
+_SCHEME = "[Hh][Tt][Tt][Pp][Ss]?://"  # in ASCII's two cases only (re.IGNORECASE takes `httpſ://` too)
+_SPLIT = re.compile(rf"^({_SCHEME})([^/?#]*)(.*)$", re.DOTALL)
 _DEFAULT_PORT = {"http://": ":80", "https://": ":443"}
 # the path of a GitHub pull request or issue: /OWNER/REPO/pull|issues/N, a pull request's N.diff or N.patch,
 # then a subpage, a query or a fragment; _GITHUB_LIKE: a path that means to name one (any case, plural)
 _GITHUB = re.compile(r"/([^/?#]+/[^/?#]+)/(?:pull/([0-9]+)(?:\.diff|\.patch)?|issues/([0-9]+))(?:[/?#].*)?", re.DOTALL)
 _GITHUB_LIKE = re.compile(r"/([^/?#]+)/([^/?#]+)/(pulls?|issues?)(?:[/?#.].*)?", re.DOTALL | re.IGNORECASE)
+
+
+def _any_case(word: str, folded: bool = False) -> str:
+    """A pattern of `word` in ASCII's two cases (as str.lower compares a host), or (`folded`) in any
+    case as re.IGNORECASE reads it (ı and İ for i, ſ for s), spelled out so an editor's ECMAScript
+    regular expression reads it the same."""
+    folds = {"i": "\u0130\u0131", "s": "\u017f", "k": "\u212a"} if folded else {}
+    return "".join(f"[{c.upper()}{c}{folds.get(c, '')}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+_END = r"(?![\s\S])"  # the end of the text: `$` in Python also before a final line break
+_HOST = rf"(?:{_any_case('www.')})?{_any_case('github.com')}"
+# a link `problem` refuses as naming no GitHub pull request or issue (_github_problem), as a pattern the
+# editor's JSON Schema carries (`not`): github.com on its default port, a path like _GITHUB_LIKE's that
+# is not _GITHUB's. Links the loader's URL pattern takes are judged by it; tests/registry checks the two agree
+GITHUB_NAMES_NONE = re.compile(
+    rf"^(?:{_any_case('http://')}{_HOST}(?::|:80)?|{_any_case('https://')}{_HOST}(?::|:443)?)"
+    rf"(?!/[^/?#]+/[^/?#]+/(?:pull/[0-9]+(?:\.diff|\.patch)?|issues/[0-9]+)(?:[/?#][\s\S]*)?{_END})"
+    rf"/[^/?#]+/[^/?#]+/(?:{_any_case('pull', True)}|{_any_case('issue', True)}){_any_case('s', True)}?"
+    rf"(?:[/?#.][\s\S]*)?{_END}"
+)
 
 
 def split(url: str) -> tuple[str, str, str, str, str] | None:
@@ -99,9 +121,9 @@ def problem(url: str) -> str | None:
     if parts is not None and URL.match(url) and (not parts[2].startswith("[") or ipv6(parts[2])):
         return _github_problem(url)
     hidden = next((c for c in url if _invisible(c)), "")
-    if hidden and re.match(r"^https?://[^\s/?#]", url, re.IGNORECASE):  # copied with the link
+    if hidden and re.match(rf"^{_SCHEME}[^\s/?#]", url):  # copied with the link
         return f"{url!r} is not a valid link: {_hidden(url, hidden)}"
-    if not re.match(r"^https?://[^\s/?#]+\S*$", url, re.IGNORECASE):  # not an http(s) URL at all
+    if not re.match(rf"^{_SCHEME}[^\s/?#]+\S*$", url):  # not an http(s) URL at all
         remote = re.fullmatch(r"(?:ssh://)?git@github\.com[:/]([^/\s]+/[^/\s]+?)(?:\.git)?(/\S*)?", url, re.IGNORECASE)
         if remote:  # a git remote: the same repository's page
             page = f"https://github.com/{remote.group(1)}{remote.group(2) or ''}"

@@ -50,7 +50,8 @@ _HOST_CHAR = rf"(?:[A-Za-z0-9._~!$&'()*+,;={_UCS}-]|%[0-9A-Fa-f]{{2}})"
 # (registry.loader.links checks the address itself)
 URL = re.compile(
     rf"^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:{_HOST_CHAR}|:)*@)?(?:{_HOST_CHAR}+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?"
-    rf"(?:[/?]{_URI_CHAR}*)?(?:#{_URI_CHAR}*)?$"
+    # the end (?![\s\S]): Python's `$` matches before a final line break too, an editor's does not
+    rf"(?:[/?]{_URI_CHAR}*)?(?:#{_URI_CHAR}*)?(?![\s\S])"
 )
 
 T = TypeVar("T")
