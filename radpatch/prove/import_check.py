@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
@@ -62,7 +62,7 @@ from radpatch.errors import RefusedError, UsageError
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.cycles import closed_cycles
 from radpatch.prove.import_failures import Attempt, Judged, judge
-from radpatch.prove.import_importers import importers
+from radpatch.prove.import_importers import MAX_IMPORTERS, importers
 from radpatch.prove.import_process import Served, attempt, attempts
 from radpatch.prove.plan import PlannedFile
 from radpatch.state.imported import shadows
@@ -85,6 +85,7 @@ class ImportCheckVerdict:
     result: Result
     reason: str = ""  # for a refusal: the patched import's error; inconclusive: why it cannot tell
     unpatched_imports: bool = False  # a refusal where the pristine module (or the cycle's module) imports
+    unchecked: str = ""  # for OK or inconclusive: which of the modules that import it went unchecked (the cap)
 
 
 def import_name(module: str) -> str:
@@ -113,9 +114,9 @@ def run(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) ->
     for v in check(env, planned, timeout_from_env()):
         who = ", ".join(v.patches)
         if v.result is Result.OK:
-            say(f"{who}: import check: {v.module} imports once patched ({env.executable})")
+            say(f"{who}: import check: {v.module} imports once patched ({env.executable}){v.unchecked}")
         elif v.result is Result.INCONCLUSIVE:
-            say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal")
+            say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal{v.unchecked}")
         else:
             where = f"{env.executable}, Python {'.'.join(map(str, env.version))}"
             raise RefusedError(
@@ -241,9 +242,17 @@ def _then_importers(
     if change is None or root is None:
         return verdict
     package = change.path.name == "__init__.py"
-    names = importers(root, module, package, patched.files, set(patched.modules))
-    if not names:
+    found = importers(root, module, package, patched.files, set(patched.modules))
+    if not found:
         return verdict
+    names = found.names
+    if found.unchecked or found.deeper:
+        more = f"{found.unchecked} more found were not checked" if found.unchecked else ""
+        farther = "farther ones were not looked for" if found.deeper else ""
+        said = f"{more}, nor were farther ones looked for" if more and farther else more or farther
+        verdict = replace(
+            verdict, unchecked=f"; of the modules that import it, {MAX_IMPORTERS} were checked, nearest first: {said}"
+        )
     main, after = attempts(executable, patched, module, names, timeout)
     if main.ok and all(a.ok for a in after):
         return verdict
@@ -253,7 +262,9 @@ def _then_importers(
             why = f"importing the modules that import it ({', '.join(names)}) {main.error}; unpatched, they import"
             return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
         why = f"the modules that import it ({', '.join(names)}) could not be checked: importing them {main.error}"
-        return ImportCheckVerdict(module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too")
+        return ImportCheckVerdict(
+            module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too", unchecked=verdict.unchecked
+        )
     for name, a, b in zip(names, after, before if len(before) == len(after) else [None] * len(after)):
         if a.ok or b is None:
             continue
