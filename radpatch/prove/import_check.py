@@ -44,7 +44,8 @@ PYTHONDONTWRITEBYTECODE for the interpreters the import starts); a time limit pe
 group is killed; then the pristine module is imported with the same limit, and a hang only the
 patched module has (the pristine one imports) is a refusal, else inconclusive. The check waits for
 the interpreter, not for what the import leaves behind (a forked worker holding its output): that
-group is killed once the interpreter ends. What the import prints is read as it comes, its last
+group is killed once the interpreter ends, and every process below the subreaper launcher the
+interpreter runs under (import_reaper.py: a `setsid()` daemon too), what could not be said on the line. What the import prints is read as it comes, its last
 4 KiB kept, none of it written to disk. No network: an audit hook makes every socket connection,
 send and name lookup raise OSError inside the import.
 """
@@ -85,7 +86,7 @@ class ImportCheckVerdict:
     result: Result
     reason: str = ""  # for a refusal: the patched import's error; inconclusive: why it cannot tell
     unpatched_imports: bool = False  # a refusal where the pristine module (or the cycle's module) imports
-    unchecked: str = ""  # for OK or inconclusive: which of the modules that import it went unchecked (the cap)
+    note: str = ""  # for OK or inconclusive: the importers left unchecked (the cap), processes left running
 
 
 def import_name(module: str) -> str:
@@ -114,9 +115,9 @@ def run(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) ->
     for v in check(env, planned, timeout_from_env()):
         who = ", ".join(v.patches)
         if v.result is Result.OK:
-            say(f"{who}: import check: {v.module} imports once patched ({env.executable}){v.unchecked}")
+            say(f"{who}: import check: {v.module} imports once patched ({env.executable}){v.note}")
         elif v.result is Result.INCONCLUSIVE:
-            say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal{v.unchecked}")
+            say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal{v.note}")
         else:
             where = f"{env.executable}, Python {'.'.join(map(str, env.version))}"
             raise RefusedError(
@@ -131,6 +132,16 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
     """Import each changed module patched, then, only if that fails, pristine; yield a verdict per module."""
     faults.point("import-check")  # the crash-test hook: a plain apply never reaches this line
     patched, pristine = _served(planned, env.import_path or env.paths)
+    for v in _checked(env, planned, timeout, patched, pristine):
+        left = "".join(dict.fromkeys(patched.left + pristine.left))  # processes its imports left, not killed
+        patched.left.clear()
+        pristine.left.clear()
+        yield replace(v, note=v.note + left) if left and v.result is not Result.REFUSED else v
+
+
+def _checked(
+    env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: float, patched: Served, pristine: Served
+) -> Iterator[ImportCheckVerdict]:
     by_module: dict[str, list[str]] = {}
     for name, change in planned:
         who = by_module.setdefault(import_name(change.module), [])
@@ -251,7 +262,7 @@ def _then_importers(
         farther = "farther ones were not looked for" if found.deeper else ""
         said = f"{more}, nor were farther ones looked for" if more and farther else more or farther
         verdict = replace(
-            verdict, unchecked=f"; of the modules that import it, {MAX_IMPORTERS} were checked, nearest first: {said}"
+            verdict, note=f"; of the modules that import it, {MAX_IMPORTERS} were checked, nearest first: {said}"
         )
     main, after = attempts(executable, patched, module, names, timeout)
     if main.ok and all(a.ok for a in after):
@@ -263,7 +274,7 @@ def _then_importers(
             return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
         why = f"the modules that import it ({', '.join(names)}) could not be checked: importing them {main.error}"
         return ImportCheckVerdict(
-            module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too", unchecked=verdict.unchecked
+            module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too", note=verdict.note
         )
     for name, a, b in zip(names, after, before if len(before) == len(after) else [None] * len(after)):
         if a.ok or b is None:
