@@ -45,7 +45,8 @@ group is killed; then the pristine module is imported with the same limit, and a
 patched module has (the pristine one imports) is a refusal, else inconclusive. The check waits for
 the interpreter, not for what the import leaves behind (a forked worker holding its output): that
 group is killed once the interpreter ends, and every process below the subreaper launcher the
-interpreter runs under (import_reaper.py: a `setsid()` daemon too), what could not be said on the line. What the import prints is read as it comes, its last
+interpreter runs under (import_reaper.py: a `setsid()` daemon too); what it could not kill is said
+on the line. What the import prints is read as it comes, its last
 4 KiB kept, none of it written to disk. No network: an audit hook makes every socket connection,
 send and name lookup raise OSError inside the import.
 """
