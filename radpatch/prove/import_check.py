@@ -26,7 +26,9 @@ What the served module is seen as: its code object comes from the planned bytes,
 source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
 traceback); `site` runs only once the finder is in place (`-S`, then site.main()), so a .pth or
 sitecustomize that imports the package at interpreter start imports the served bytes, not the
-file on disk. A module that opens its own `__file__` still reads the disk (a documented limit).
+file on disk. A module that opens its own `__file__` still reads the disk (a documented limit):
+a copy of it, as every import runs from a copy of the changed packages (import_overlay.py), so what
+it writes there leaves the install alone.
 A module the target interpreter would import from another copy (state.imported: a checkout or a
 zip archive earlier on its import path) is not imported: serving the patched file in its place
 would import what never runs; its verdict is inconclusive, naming the copy.
@@ -296,6 +298,7 @@ def _served(planned: Sequence[tuple[str, PlannedFile]], import_path: Sequence[Pa
     before: dict[str, bytes] = {}
     modules: dict[str, str] = {}
     roots: dict[str, None] = {}
+    tops: dict[tuple[str, str], None] = {}
     for _, change in planned:
         path = str(change.path)
         before.setdefault(path, change.before)  # stacked changes: the first one's before is what is on disk
@@ -305,6 +308,8 @@ def _served(planned: Sequence[tuple[str, PlannedFile]], import_path: Sequence[Pa
         root = change.path.parents[len(parts) - 1] if len(change.path.parents) >= len(parts) else None
         if root is not None and root.joinpath(*parts[:-1], parts[-1] + ".py") == change.path:
             roots.setdefault(str(root), None)  # so the package imports even from a directory -I leaves out
+            top = parts[0] if len(parts) > 1 else parts[0] + ".py"
+            tops.setdefault((str(root), top), None)  # copied for each import: what it writes there goes away
     for entry in import_path:
         roots.setdefault(str(entry), None)
-    return Served(after, modules, tuple(roots)), Served(before, modules, tuple(roots))
+    return Served(after, modules, tuple(roots), tuple(tops)), Served(before, modules, tuple(roots), tuple(tops))

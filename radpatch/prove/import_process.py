@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.prove import import_reaper
+from radpatch.prove import import_overlay, import_reaper
 from radpatch.prove.import_failures import Attempt, Frame
 
 _MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
@@ -38,6 +38,7 @@ modules = req["modules"]
 for root in req["roots"]:
     if root not in sys.path:
         sys.path.append(root)
+sys.path[:0] = req["first"]  # the copies of the changed packages (import_overlay.py), before all
 
 def _no_network(event, args):
     if event in ("socket.connect", "socket.sendto") and isinstance(args[1], (str, bytes)):
@@ -129,6 +130,7 @@ class Served:
     files: dict[str, bytes]
     modules: dict[str, str]
     roots: tuple[str, ...]
+    tops: tuple[tuple[str, str], ...] = ()  # (site directory, top-level entry) of each changed module, copied
     left: list[str] = dataclasses.field(default_factory=list)  # what its imports left that could not be killed
 
 
@@ -141,15 +143,32 @@ def attempts(
 ) -> tuple[Attempt, list[Attempt]]:
     """Import `module`, then, when it imports, each of `also` in turn in the same process: its
     Attempt and theirs (none when it fails)."""
-    request = json.dumps(
-        {
-            "import": module,
-            "also": list(also),
-            "files": {p: base64.b64encode(b).decode("ascii") for p, b in served.files.items()},
-            "modules": served.modules,
-            "roots": list(served.roots),
-        }
-    ).encode()
+    with import_overlay.overlay(served.tops) as moved:
+        request = json.dumps(
+            {
+                "import": module,
+                "also": list(also),
+                "files": {
+                    import_overlay.into(p, moved): base64.b64encode(b).decode("ascii") for p, b in served.files.items()
+                },
+                "modules": {m: import_overlay.into(p, moved) for m, p in served.modules.items()},
+                "roots": list(served.roots),
+                "first": list(moved.values()),
+            }
+        ).encode()
+        out, code, tail, reaped, finished = _run(executable, request, timeout)
+    if reaped:
+        served.left.append(reaped)
+    if not finished:
+        return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True, reaped=reaped), []
+    out, tail = import_overlay.back(out, moved, True), import_overlay.back(tail, moved, False)
+    main, rest = _answer(out, code, tail.decode("utf-8", "replace"), {p: m for m, p in served.modules.items()})
+    return dataclasses.replace(main, reaped=reaped), rest
+
+
+def _run(executable: str, request: bytes, timeout: float) -> tuple[bytes, int, bytes, str, bool]:
+    """The subprocess given `request`: its answer, exit status, stderr's tail, what it left behind
+    that could not be killed, and whether it ended in time."""
     with (
         tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd,
         tempfile.TemporaryFile() as request_file,
@@ -178,16 +197,8 @@ def attempts(
             assert proc.stderr is not None
             finished, tail = _wait(proc, proc.stderr.fileno(), timeout)
         reaped = import_reaper.read(report.fileno()).said
-        if reaped:
-            served.left.append(reaped)
-        if not finished:
-            return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True, reaped=reaped), []
         answer.seek(0)
-        out = answer.read(_MAX_ANSWER)
-    main, rest = _answer(
-        out, proc.returncode, tail.decode("utf-8", "replace"), {p: m for m, p in served.modules.items()}
-    )
-    return dataclasses.replace(main, reaped=reaped), rest
+        return answer.read(_MAX_ANSWER) if finished else b"", proc.returncode, tail, reaped, finished
 
 
 def _wait(proc: subprocess.Popen[bytes], stderr: int, timeout: float) -> tuple[bool, bytes]:
