@@ -14,35 +14,62 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
+
+from radpatch.errors import EnvironmentProblem
 
 LINK_FROM = 1 << 20  # bytes: files this large are linked, not copied
 
 
 @contextlib.contextmanager
 def overlay(tops: Sequence[tuple[str, str]]) -> Iterator[dict[str, str]]:
-    """Copies of each (site directory, top-level entry) of `tops`; yields {site directory: its copy's}."""
+    """Copies of each (site directory, top-level entry) of `tops`; yields {site directory: its copy's}.
+    A copy that cannot be made (no space left in the temporary directory) is refused, saying so:
+    the check never falls back to importing from the install."""
     with tempfile.TemporaryDirectory(prefix="radpatch-import-overlay-") as tmp:
-        moved: dict[str, str] = {}
-        for root, entry in tops:
-            into = moved.setdefault(root, os.path.join(tmp, str(len(moved))))
-            os.makedirs(into, exist_ok=True)
-            src, dst = os.path.join(root, entry), os.path.join(into, entry)
-            if os.path.lexists(dst) or not os.path.exists(src):
-                continue
-            if os.path.isdir(src):
-                shutil.copytree(src, dst, symlinks=True, copy_function=_copy)
-            else:
-                _copy(src, dst)
-            libs = entry.removesuffix(".py") + ".libs"
-            if os.path.isdir(os.path.join(root, libs)) and not os.path.lexists(os.path.join(into, libs)):
-                os.symlink(os.path.join(root, libs), os.path.join(into, libs))
+        try:
+            moved = _made(tmp, tops)
+        except (OSError, shutil.Error) as exc:
+            raise EnvironmentProblem(
+                f"the import check could not copy the patched package to {tmp} ({_why(exc)})",
+                "free space in the temporary directory (TMPDIR), or apply without --import-check",
+            )
         yield moved
 
 
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)[:200]
+
+
+def _made(tmp: str, tops: Sequence[tuple[str, str]]) -> dict[str, str]:
+    moved: dict[str, str] = {}
+    for root, entry in tops:
+        into = moved.setdefault(root, os.path.join(tmp, str(len(moved))))
+        os.makedirs(into, exist_ok=True)
+        src, dst = os.path.join(root, entry), os.path.join(into, entry)
+        if os.path.lexists(dst) or not os.path.exists(src):
+            continue
+        if os.path.isdir(src):
+            shutil.copytree(src, dst, symlinks=True, copy_function=_copy)
+        else:
+            _copy(src, dst)
+        libs = entry.removesuffix(".py") + ".libs"
+        if os.path.isdir(os.path.join(root, libs)) and not os.path.lexists(os.path.join(into, libs)):
+            os.symlink(os.path.join(root, libs), os.path.join(into, libs))
+    return moved
+
+
 def _copy(src: str, dst: str) -> None:
-    if os.path.getsize(src) >= LINK_FROM:
+    """A small regular file copied; a large one, or one this user cannot read, linked; a socket or a
+    pipe left out."""
+    st = os.stat(src)
+    if not stat.S_ISREG(st.st_mode):
+        return
+    if st.st_size >= LINK_FROM or not os.access(src, os.R_OK):
         os.symlink(src, dst)
     else:
         shutil.copy2(src, dst)  # its time kept: a __pycache__ entry stays valid for it

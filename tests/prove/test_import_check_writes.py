@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from radpatch.prove.import_overlay import LINK_FROM
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
 from tests.lib.site import Site
@@ -84,3 +86,29 @@ def test_an_import_writing_next_to_its_file_leaves_the_install_as_it_was(
     assert r.code == 0, r
     assert r.out.splitlines()[0] == f"wr: import check: {package}.core imports once patched ({sys.executable})", r
     assert _tree(site.root) == before, "the import check wrote into the install"
+
+
+@pytest.mark.parametrize("odd", ["fifo", "unreadable", "large"])
+def test_a_package_holding_a_file_that_is_not_copied_as_is_is_still_checked(
+    site: Site, write_registry: Any, radpatch: Any, odd: str
+) -> None:
+    """A named pipe (copying it blocks or fails), a file this user cannot read, a file past
+    import_overlay.LINK_FROM: the copy leaves the first out and links the others, and the check runs."""
+    site.install("icw", "1.0", {"icw/__init__.py": "", "icw/core.py": "import os\n\nLIMIT = 3\n"})
+    where = site.root / "icw" / "odd.bin"
+    if odd == "fifo":
+        os.mkfifo(where)
+    else:
+        where.write_bytes(b"\0" * (LINK_FROM + 1) if odd == "large" else b"secret")
+    spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
+    entry = entry_head("writes", "icw", {"core": "icw.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
+    before = _tree(site.root)  # a pipe: by its name
+    if odd == "unreadable":
+        where.chmod(0)
+
+    r = radpatch("--registry", str(write_registry("wr", entry)), "apply", "--dry-run", "--import-check", "wr")
+
+    assert r.code == 0, r
+    assert r.out.splitlines()[0] == f"wr: import check: icw.core imports once patched ({sys.executable})", r
+    where.chmod(0o600)
+    assert _tree(site.root) == before
