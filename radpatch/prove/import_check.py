@@ -66,7 +66,7 @@ from radpatch.errors import RefusedError, UsageError
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.cycles import closed_cycles
 from radpatch.prove.import_failures import Attempt, Judged, judge
-from radpatch.prove.import_importers import MAX_IMPORTERS, importers
+from radpatch.prove.import_importers import importers
 from radpatch.prove.import_process import Served, attempt, attempts
 from radpatch.prove.plan import PlannedFile
 from radpatch.state.imported import shadows
@@ -265,7 +265,7 @@ def _then_importers(
         farther = "farther ones were not looked for" if found.deeper else ""
         said = f"{more}, nor were farther ones looked for" if more and farther else more or farther
         verdict = replace(
-            verdict, note=f"; of the modules that import it, {MAX_IMPORTERS} were checked, nearest first: {said}"
+            verdict, note=f"; of the modules that import it, {len(names)} were checked, nearest first: {said}"
         )
     main, after = attempts(executable, patched, module, names, timeout)
     if main.ok and all(a.ok for a in after):

@@ -9,7 +9,9 @@ bodies, as cycles.py reads them; the planned text for the files the run changes)
 it, in one subprocess, at most MAX_IMPORTERS, nearest first: the modules that import it by name
 (distance 1), then those that import one of them (2), and so on, each distance in name order, so the
 cap never hides a direct importer behind a farther one; how many were found and not checked is
-counted (the search stops after the distance that fills the cap, which `deeper` says). A module
+counted (the search stops after the distance that fills the cap, or once it has parsed
+MAX_FARTHER_PARSES files past the direct importers, which `deeper` says: in vLLM, whose `__init__`
+modules import much, every module is a few steps from any other). A module
 imports its parent packages (every module of `pp.sub` imports `pp.sub`, whose `__init__` may import
 the patched module): that counts. The modules the run changes are checked themselves, and a package's `__init__` has
 no importers here: every module of the package imports it."""
@@ -24,6 +26,7 @@ from pathlib import Path
 from radpatch.prove.cycles import MAX_MODULES, tree_edges
 
 MAX_IMPORTERS = 64  # modules imported after a patched one, at most
+MAX_FARTHER_PARSES = 300  # files parsed, at most, looking past the direct importers (vLLM's whole tree: ~12 s)
 
 
 @dataclass(frozen=True)
@@ -50,13 +53,19 @@ def importers(
     found: list[str] = []
     seen = {module}
     frontier = {module}
-    while frontier and len(found) < MAX_IMPORTERS:
+    budget, cut = MAX_FARTHER_PARSES, False
+    while frontier and len(found) < MAX_IMPORTERS and not cut:
         lasts = {m.rsplit(".", 1)[-1].encode() for m in frontier}
         level = []
         for name, (data, is_package) in files.items():
             if name in seen or not any(last in data for last in lasts):  # cheap: naming none of them
                 continue
             if name not in edges:
+                if frontier != {module}:  # past the direct importers, which are always all found
+                    budget -= 1
+                    cut = budget < 0
+                    if cut:
+                        break
                 edges[name] = _edges(data, name, is_package)
             reaches = edges[name]
             if reaches and reaches & frontier:
@@ -64,7 +73,7 @@ def importers(
         seen.update(level)
         found.extend(n for n in level if n not in changed)
         frontier = set(level)
-    return Importers(found[:MAX_IMPORTERS], max(0, len(found) - MAX_IMPORTERS), bool(frontier))
+    return Importers(found[:MAX_IMPORTERS], max(0, len(found) - MAX_IMPORTERS), bool(frontier) or cut)
 
 
 def _files(root: Path, top: Path, module: str, served: Mapping[str, bytes]) -> dict[str, tuple[bytes, bool]]:

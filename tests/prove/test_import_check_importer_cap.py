@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.prove.import_importers import MAX_IMPORTERS
+from radpatch.prove.import_importers import MAX_FARTHER_PARSES, MAX_IMPORTERS
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
 from tests.lib.site import Site
@@ -89,3 +89,27 @@ def test_the_importer_cap_takes_the_nearest_first_and_says_what_it_left(
     said = f"; of the modules that import it, {MAX_IMPORTERS} were checked, nearest first: "
     left = f"{found - MAX_IMPORTERS} more found were not checked, nor were farther ones looked for"
     assert first.endswith(said + left), first  # the search stopped at the distance that filled the cap
+
+
+@pytest.mark.parametrize("named", [MAX_FARTHER_PARSES - 10, MAX_FARTHER_PARSES + 10])
+def test_a_search_past_the_direct_importers_is_bounded_and_says_so(
+    site: Site, write_registry: Any, radpatch: Any, named: int
+) -> None:
+    """Past the direct importers the search parses at most MAX_FARTHER_PARSES files (vLLM's tree took
+    12 s): modules naming the hub without importing it fill that budget, and the line says how many
+    were checked (not the cap's 64) and that farther ones were not looked for."""
+    files = {f"pp/a{i:03d}.py": "# hub\nX = 1\n" for i in range(named)}
+    files |= {"pp/hub.py": "from pp.mod import helper\n", "pp/zz_far.py": "from pp.hub import helper\n"}
+    site.install("pp", "1.0", {"pp/__init__.py": "", "pp/mod.py": MOD, **files})
+    entry = entry_head("importers", "pp", {"mod": "pp.mod"})
+    entry += '  - id: r\n    file: mod\n    replace: {scope: helper, find: "return x", with: "return x + 1"}\n'
+
+    r = radpatch("--registry", str(write_registry("im", entry)), "apply", "--dry-run", "--import-check", "im")
+
+    assert r.code == 0, r
+    first = r.out.splitlines()[0]
+    if named + 1 <= MAX_FARTHER_PARSES:  # every file naming the hub parsed: pp.zz_far found, nothing left
+        assert first == f"im: import check: pp.mod imports once patched ({sys.executable})", first
+    else:
+        said = "; of the modules that import it, 1 were checked, nearest first: farther ones were not looked for"
+        assert first.endswith(said), first
