@@ -6,9 +6,12 @@ radpatch's own process. Asked only for a try whose handler a patch changes (plac
 The subprocess runs the try body's import statements, relative ones made absolute from the patched
 module's name, after the module's own bindings the body reads (placement's `given`), and answers with
 the exception's class names when one fails. A try that runs while the module is imported is run as
-Python runs it then: the module's parent packages imported, and the module itself in sys.modules,
-partly initialised, holding only what the try body binds (a guarded module that imports it back, a
-cycle, sees that module, as it does on the target, attack36 F6). When such a module reads back a
+Python runs it then: the module itself is imported (`import_module`), a finder serving it by a loader
+that runs only the try's statements, in the module's namespace, partly initialised, holding only what
+the try body binds; so its parent packages are imported first, and where a parent's `__init__`
+imports the module (vLLM's do), the try runs while that `__init__` is partly done, seeing what it
+bound so far and no more (fb38 #1); a guarded module that imports it back, a cycle, sees that
+module, as it does on the target (attack36 F6). When such a module reads back a
 name the patched module binds before the try, which the stand-in cannot hold, the answer is
 undecided. The handler runs where the failure is one it catches; the answer is None (undecided) when
 the interpreter could not be run, gave no answer or did not finish in time. One answer per
@@ -30,45 +33,72 @@ from radpatch.prove.placement import Fallback
 TIMEOUT = 120.0  # seconds: what an import of a large library may take on a loaded machine
 
 _SCRIPT = r"""
-import importlib.util, json, sys, types
+import importlib.abc, importlib.machinery, importlib.util, json, os, sys, types
+_out = os.dup(1)
+os.dup2(2, 1)  # what the imports print is not the answer
 request = json.loads(sys.stdin.read())
 sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
-answer = {"ok": True}
-namespace = {"__name__": "radpatch_guarded_import"}
-read_back = []
 name = request["module"]
-try:
-    if name:  # the module partly imported, as a module importing it back sees it during its own import
-        parent = name.rpartition(".")[0]
-        try:
-            if parent:
-                importlib.import_module(parent)
-        except BaseException as exc:
-            sys.stdout.write(json.dumps({"ok": None, "parent": parent, "error": repr(exc)[:300]}))
-            sys.exit(0)
-        spec = importlib.util.find_spec(name)
-        if spec is not None and name not in sys.modules:
-            before = set(request["before"])
+before = set(request["before"])
+read_back = []
 
-            class Partial(types.ModuleType):
-                def __getattr__(self, attr):
-                    if attr in before:
-                        read_back.append(attr)
-                    raise AttributeError(f"partially initialized module {name!r} has no attribute {attr!r}")
 
-            mod = importlib.util.module_from_spec(spec)
-            mod.__class__ = Partial
-            spec._initializing = True
-            sys.modules[name] = mod
-            namespace = mod.__dict__
-    for statement in request["imports"]:
-        exec(statement, namespace)
-except BaseException as exc:
-    answer = {"ok": False, "types": [c.__name__ for c in type(exc).__mro__], "error": repr(exc)[:300]}
-if read_back:
-    answer = {"ok": None, "read_back": sorted(set(read_back))}
-sys.stdout.write(json.dumps(answer))
-sys.stdout.flush()
+def answer(a):
+    os.write(_out, json.dumps(a).encode())
+    os._exit(0)
+
+
+def run(namespace):
+    a = {"ok": True}
+    try:
+        for statement in request["imports"]:
+            exec(statement, namespace)
+    except BaseException as exc:
+        a = {"ok": False, "types": [c.__name__ for c in type(exc).__mro__], "error": repr(exc)[:300]}
+    answer({"ok": None, "read_back": sorted(set(read_back))} if read_back else a)
+
+
+class Partial(types.ModuleType):
+    def __getattr__(self, attr):
+        if attr in before:
+            read_back.append(attr)
+        raise AttributeError(f"partially initialized module {name!r} has no attribute {attr!r}")
+
+
+class TryOnly(importlib.abc.Loader):  # runs the module's try where Python runs it, then answers
+    def __init__(self, real):
+        self.real = real
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        module.__class__ = Partial
+        run(module.__dict__)
+
+
+class Finder:
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname != name:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None or spec.origin is None:
+            return None
+        spec.loader = TryOnly(spec.loader)
+        return spec
+
+
+if name:  # imported as Python imports it: its parent packages first, whose __init__ may import it, partly done
+    sys.meta_path.insert(0, Finder)
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            answer({"ok": None, "parent": name.rpartition(".")[0], "error": repr(exc)[:300]})
+    except BaseException as exc:
+        answer({"ok": None, "parent": name.rpartition(".")[0], "error": repr(exc)[:300]})
+run({"__name__": "radpatch_guarded_import"})  # a def's try, or a module no finder of the path finds
 """
 
 

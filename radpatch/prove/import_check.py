@@ -26,7 +26,9 @@ What the served module is seen as: its code object comes from the planned bytes,
 source for whatever reads it through linecache (inspect.getsource in a kernel decorator, a
 traceback); `site` runs only once the finder is in place (`-S`, then site.main()), so a .pth or
 sitecustomize that imports the package at interpreter start imports the served bytes, not the
-file on disk. A module that opens its own `__file__` still reads the disk (a documented limit).
+file on disk. A module that opens its own `__file__` still reads the disk (a documented limit):
+a copy of it, as every import runs from a copy of the changed packages (import_overlay.py), so what
+it writes there leaves the install alone.
 A module the target interpreter would import from another copy (state.imported: a checkout or a
 zip archive earlier on its import path) is not imported: serving the patched file in its place
 would import what never runs; its verdict is inconclusive, naming the copy.
@@ -44,7 +46,9 @@ PYTHONDONTWRITEBYTECODE for the interpreters the import starts); a time limit pe
 group is killed; then the pristine module is imported with the same limit, and a hang only the
 patched module has (the pristine one imports) is a refusal, else inconclusive. The check waits for
 the interpreter, not for what the import leaves behind (a forked worker holding its output): that
-group is killed once the interpreter ends. What the import prints is read as it comes, its last
+group is killed once the interpreter ends, and every process below the subreaper launcher the
+interpreter runs under (import_reaper.py: a `setsid()` daemon too); what it could not kill is said
+on the line. What the import prints is read as it comes, its last
 4 KiB kept, none of it written to disk. No network: an audit hook makes every socket connection,
 send and name lookup raise OSError inside the import.
 """
@@ -53,7 +57,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
@@ -85,6 +89,7 @@ class ImportCheckVerdict:
     result: Result
     reason: str = ""  # for a refusal: the patched import's error; inconclusive: why it cannot tell
     unpatched_imports: bool = False  # a refusal where the pristine module (or the cycle's module) imports
+    note: str = ""  # for OK or inconclusive: the importers left unchecked (the cap), processes left running
 
 
 def import_name(module: str) -> str:
@@ -113,9 +118,9 @@ def run(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) ->
     for v in check(env, planned, timeout_from_env()):
         who = ", ".join(v.patches)
         if v.result is Result.OK:
-            say(f"{who}: import check: {v.module} imports once patched ({env.executable})")
+            say(f"{who}: import check: {v.module} imports once patched ({env.executable}){v.note}")
         elif v.result is Result.INCONCLUSIVE:
-            say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal")
+            say(f"{who}: import check inconclusive for {v.module}: {v.reason}; not a refusal{v.note}")
         else:
             where = f"{env.executable}, Python {'.'.join(map(str, env.version))}"
             raise RefusedError(
@@ -130,6 +135,16 @@ def check(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: f
     """Import each changed module patched, then, only if that fails, pristine; yield a verdict per module."""
     faults.point("import-check")  # the crash-test hook: a plain apply never reaches this line
     patched, pristine = _served(planned, env.import_path or env.paths)
+    for v in _checked(env, planned, timeout, patched, pristine):
+        left = "".join(dict.fromkeys(patched.left + pristine.left))  # processes its imports left, not killed
+        patched.left.clear()
+        pristine.left.clear()
+        yield replace(v, note=v.note + left) if left and v.result is not Result.REFUSED else v
+
+
+def _checked(
+    env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], timeout: float, patched: Served, pristine: Served
+) -> Iterator[ImportCheckVerdict]:
     by_module: dict[str, list[str]] = {}
     for name, change in planned:
         who = by_module.setdefault(import_name(change.module), [])
@@ -241,9 +256,17 @@ def _then_importers(
     if change is None or root is None:
         return verdict
     package = change.path.name == "__init__.py"
-    names = importers(root, module, package, patched.files, set(patched.modules))
-    if not names:
+    found = importers(root, module, package, patched.files, set(patched.modules))
+    if not found:
         return verdict
+    names = found.names
+    if found.unchecked or found.deeper:
+        more = f"{found.unchecked} more found were not checked" if found.unchecked else ""
+        farther = "farther ones were not looked for" if found.deeper else ""
+        said = f"{more}, nor were farther ones looked for" if more and farther else more or farther
+        verdict = replace(
+            verdict, note=f"; of the modules that import it, {len(names)} were checked, nearest first: {said}"
+        )
     main, after = attempts(executable, patched, module, names, timeout)
     if main.ok and all(a.ok for a in after):
         return verdict
@@ -253,7 +276,9 @@ def _then_importers(
             why = f"importing the modules that import it ({', '.join(names)}) {main.error}; unpatched, they import"
             return ImportCheckVerdict(module, verdict.patches, Result.REFUSED, why)
         why = f"the modules that import it ({', '.join(names)}) could not be checked: importing them {main.error}"
-        return ImportCheckVerdict(module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too")
+        return ImportCheckVerdict(
+            module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too", note=verdict.note
+        )
     for name, a, b in zip(names, after, before if len(before) == len(after) else [None] * len(after)):
         if a.ok or b is None:
             continue
@@ -273,6 +298,7 @@ def _served(planned: Sequence[tuple[str, PlannedFile]], import_path: Sequence[Pa
     before: dict[str, bytes] = {}
     modules: dict[str, str] = {}
     roots: dict[str, None] = {}
+    tops: dict[tuple[str, str], None] = {}
     for _, change in planned:
         path = str(change.path)
         before.setdefault(path, change.before)  # stacked changes: the first one's before is what is on disk
@@ -282,6 +308,8 @@ def _served(planned: Sequence[tuple[str, PlannedFile]], import_path: Sequence[Pa
         root = change.path.parents[len(parts) - 1] if len(change.path.parents) >= len(parts) else None
         if root is not None and root.joinpath(*parts[:-1], parts[-1] + ".py") == change.path:
             roots.setdefault(str(root), None)  # so the package imports even from a directory -I leaves out
+            top = parts[0] if len(parts) > 1 else parts[0] + ".py"
+            tops.setdefault((str(root), top), None)  # copied for each import: what it writes there goes away
     for entry in import_path:
         roots.setdefault(str(entry), None)
-    return Served(after, modules, tuple(roots)), Served(before, modules, tuple(roots))
+    return Served(after, modules, tuple(roots), tuple(tops)), Served(before, modules, tuple(roots), tuple(tops))

@@ -50,6 +50,7 @@ class Attempt:
     kind: str = ""  # the exception's type, module-qualified ("" when there is no answer)
     missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
     ended: str = ""  # no answer: how the interpreter ended ("exit 3", "killed by signal 11")
+    reaped: str = ""  # what the import left behind and could not be killed, as a clause (import_reaper)
 
     @property
     def described(self) -> str:

@@ -1,12 +1,14 @@
 """The import check's subprocess (import_check.py): the target interpreter, `-I -S -B`, given a
 standard-library script and the served files on stdin (from a file), its answer read from a file
 and its output from a pipe, as it comes, the last 4 KiB kept; the interpreter waited for, never what
-it leaves behind, which is killed with its process group."""
+it leaves behind, which is killed with its process group and, a daemon in its own session included,
+by the subreaper launcher it runs under (import_reaper.py)."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import json
 import os
 import selectors
@@ -15,9 +17,9 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from radpatch.errors import EnvironmentProblem
+from radpatch.prove import import_overlay, import_reaper
 from radpatch.prove.import_failures import Attempt, Frame
 
 _MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
@@ -36,6 +38,7 @@ modules = req["modules"]
 for root in req["roots"]:
     if root not in sys.path:
         sys.path.append(root)
+sys.path[:0] = req["first"]  # the copies of the changed packages (import_overlay.py), before all
 
 def _no_network(event, args):
     if event in ("socket.connect", "socket.sendto") and isinstance(args[1], (str, bytes)):
@@ -120,13 +123,15 @@ os._exit(0)
 """
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Served:
     """What one subprocess is given: the bytes of every changed file, by path and by module name."""
 
     files: dict[str, bytes]
     modules: dict[str, str]
     roots: tuple[str, ...]
+    tops: tuple[tuple[str, str], ...] = ()  # (site directory, top-level entry) of each changed module, copied
+    left: list[str] = dataclasses.field(default_factory=list)  # what its imports left that could not be killed
 
 
 def attempt(executable: str, served: Served, module: str, timeout: float) -> Attempt:
@@ -138,26 +143,45 @@ def attempts(
 ) -> tuple[Attempt, list[Attempt]]:
     """Import `module`, then, when it imports, each of `also` in turn in the same process: its
     Attempt and theirs (none when it fails)."""
-    request = json.dumps(
-        {
-            "import": module,
-            "also": list(also),
-            "files": {p: base64.b64encode(b).decode("ascii") for p, b in served.files.items()},
-            "modules": served.modules,
-            "roots": list(served.roots),
-        }
-    ).encode()
+    with import_overlay.overlay(served.tops) as moved:
+        request = json.dumps(
+            {
+                "import": module,
+                "also": list(also),
+                "files": {
+                    import_overlay.into(p, moved): base64.b64encode(b).decode("ascii") for p, b in served.files.items()
+                },
+                "modules": {m: import_overlay.into(p, moved) for m, p in served.modules.items()},
+                "roots": list(served.roots),
+                "first": list(moved.values()),
+            }
+        ).encode()
+        out, code, tail, reaped, finished = _run(executable, request, timeout)
+    if reaped:
+        served.left.append(reaped)
+    if not finished:
+        return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True, reaped=reaped), []
+    out, tail = import_overlay.back(out, moved, True), import_overlay.back(tail, moved, False)
+    main, rest = _answer(out, code, tail.decode("utf-8", "replace"), {p: m for m, p in served.modules.items()})
+    return dataclasses.replace(main, reaped=reaped), rest
+
+
+def _run(executable: str, request: bytes, timeout: float) -> tuple[bytes, int, bytes, str, bool]:
+    """The subprocess given `request`: its answer, exit status, stderr's tail, what it left behind
+    that could not be killed, and whether it ended in time."""
     with (
         tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd,
         tempfile.TemporaryFile() as request_file,
         tempfile.TemporaryFile() as answer,
+        tempfile.TemporaryFile() as report,
     ):
         request_file.write(request)
         request_file.seek(0)
         try:
             proc = subprocess.Popen(
-                [executable, "-I", "-S", "-B", "-c", _SCRIPT],
+                import_reaper.command(executable, _SCRIPT, report.fileno()),  # under a subreaper launcher
                 stdin=request_file,
+                pass_fds=(report.fileno(),),
                 stdout=answer,  # a file, not a pipe: a process the import forks keeps it open, and nobody waits on it
                 stderr=subprocess.PIPE,  # read as it comes, its tail kept: whatever the import prints takes no disk
                 cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
@@ -172,11 +196,9 @@ def attempts(
         with _killing(proc):
             assert proc.stderr is not None
             finished, tail = _wait(proc, proc.stderr.fileno(), timeout)
-            if not finished:
-                return Attempt(False, f"did not finish within {timeout:g} s (killed)", timed_out=True), []
+        reaped = import_reaper.read(report.fileno()).said
         answer.seek(0)
-        out = answer.read(_MAX_ANSWER)
-    return _answer(out, proc.returncode, tail.decode("utf-8", "replace"), {p: m for m, p in served.modules.items()})
+        return answer.read(_MAX_ANSWER) if finished else b"", proc.returncode, tail, reaped, finished
 
 
 def _wait(proc: subprocess.Popen[bytes], stderr: int, timeout: float) -> tuple[bool, bytes]:
@@ -219,12 +241,19 @@ def _drain(sel: selectors.BaseSelector, fd: int, tail: bytes) -> bytes:
 
 @contextlib.contextmanager
 def _killing(proc: subprocess.Popen[bytes]) -> Iterator[None]:
-    """On the way out (a timeout, Ctrl-C, any error), kill the subprocess's whole group, then reap it."""
+    """On the way out (a timeout, Ctrl-C, any error): the launcher, still running, is asked (SIGTERM)
+    to kill every process below it, given STOP_GRACE seconds; then its whole group is killed, then
+    it is reaped. Ended by itself, it has killed what was below it already."""
     try:
         yield
     finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                proc.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(import_reaper.STOP_GRACE)
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # also what the import started and left behind
+            os.killpg(proc.pid, signal.SIGKILL)  # also what stayed in its group
         proc.wait()
         if proc.stderr is not None:
             proc.stderr.close()

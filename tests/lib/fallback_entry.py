@@ -23,6 +23,7 @@ rewrites:
     file: core
     {rewrite}
 """
+REWRITE = "replace: {scope: f, find: return 1, with: return 2}"  # the fallback's `def f(): return 1`
 
 
 def runs_value(site: Site) -> int | None:
@@ -46,3 +47,19 @@ def applied_and_runs(site: Site, reg: Path, radpatch: Any, r: Any, before: dict[
     assert radpatch("--registry", str(reg), "revert", "fb").code == 0
     assert sources(site) == before
     return True
+
+
+def refused_or_runs(site: Site, reg: Path, radpatch: Any, text: str) -> tuple[int, str]:
+    """Apply, and hold it to the oracle: applied => the patched fallback runs; refused => nothing
+    written, and either the patched code would not run or the refusal says it cannot tell."""
+    before = sources(site)
+    r = radpatch("--registry", str(reg), "apply", "fb")
+    if applied_and_runs(site, reg, radpatch, r, before):
+        return 0, r.err
+    assert r.code == 1 and "its code is in the fallback at line" in r.err, r
+    assert len(r.err.splitlines()) == 2, r.err
+    assert sources(site) == before
+    if "never runs" in r.err:
+        (site.root / "rpfb" / "core.py").write_text(text.replace("return 1", "return 2"))
+        assert runs_value(site) != 2, f"refused as never running, but it runs: {r.err}"
+    return 1, r.err

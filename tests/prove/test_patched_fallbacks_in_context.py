@@ -22,7 +22,7 @@ import pytest
 from radpatch.install.environment import python_env
 from radpatch.prove import placement_check
 from radpatch.rewrite.ops.replace import Replace
-from tests.lib.fallback_entry import ENTRY, applied_and_runs, runs_value, sources
+from tests.lib.fallback_entry import ENTRY, REWRITE, refused_or_runs
 from tests.lib.generated import sample
 from tests.lib.rewrites import patch_of
 from tests.lib.site import Site
@@ -52,24 +52,6 @@ BACK = {  # what rpfb/fast.py does with rpfb.core before it defines f; the patch
     "read-late": "import rpfb.core\nX = rpfb.core.LATE",
 }
 CATCHES = ("ImportError", "Exception", "")
-
-REWRITE = "replace: {scope: f, find: return 1, with: return 2}"
-
-
-def refused_or_runs(site: Site, reg: Path, radpatch: Any, text: str) -> tuple[int, str]:
-    """Apply, and hold it to the oracle: applied => the patched fallback runs; refused => nothing
-    written, and either the patched code would not run or the refusal says it cannot tell."""
-    before = sources(site)
-    r = radpatch("--registry", str(reg), "apply", "fb")
-    if applied_and_runs(site, reg, radpatch, r, before):
-        return 0, r.err
-    assert r.code == 1 and "its code is in the fallback at line" in r.err, r
-    assert len(r.err.splitlines()) == 2, r.err
-    assert sources(site) == before
-    if "never runs" in r.err:
-        (site.root / "rpfb" / "core.py").write_text(text.replace("return 1", "return 2"))
-        assert runs_value(site) != 2, f"refused as never running, but it runs: {r.err}"
-    return 1, r.err
 
 
 @pytest.mark.parametrize(("back", "catch"), sample(itertools.product(BACK, CATCHES)))

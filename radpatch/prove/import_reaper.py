@@ -1,0 +1,131 @@
+"""What the import check's subprocess leaves behind, ended (import_process.py): the target
+interpreter runs a small standard-library launcher that makes itself a child subreaper
+(`prctl(PR_SET_CHILD_SUBREAPER)` through ctypes), starts the import's interpreter under it and
+waits; once that ends (or on SIGTERM, a timeout), it kills every process below it, walking
+/proc by parent id, then reaps them, a bounded number of rounds. So a daemon the import starts
+with `setsid()` (its own session and process group, where killing the group cannot reach it) is
+re-parented to the launcher when its parent exits, found, and killed. The launcher writes what it
+did to a file radpatch hands it: whether it could become a subreaper, how many it killed, and the
+processes still there after the last round (then named in the check's output)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+ROUNDS = 100  # kill-and-look rounds at most, 20 ms apart: a process that forks as fast as it is killed ends the bound
+STOP_GRACE = 10.0  # seconds radpatch gives the launcher to end what is below it after SIGTERM
+
+LAUNCHER = r"""
+import json, os, signal, subprocess, sys, time
+script, report = sys.argv[1], int(sys.argv[2])
+reaper = False
+try:
+    import ctypes
+    reaper = ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+except Exception:
+    pass
+
+
+class Stop(BaseException):
+    pass
+
+
+def _stop(signum, frame):
+    raise Stop()
+
+
+signal.signal(signal.SIGTERM, _stop)
+code = 0
+try:
+    child = subprocess.Popen([sys.executable, "-I", "-S", "-B", "-c", script])
+    code = child.wait()
+except Stop:
+    pass
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def below():
+    parents = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            try:
+                with open("/proc/" + entry + "/stat", "rb") as f:
+                    fields = f.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if fields[0] != b"Z":
+                parents.setdefault(int(fields[1]), []).append(int(entry))
+    out, todo = [], [os.getpid()]
+    while todo:
+        for pid in parents.get(todo.pop(), ()):
+            out.append(pid)
+            todo.append(pid)
+    return out
+
+
+killed, left = set(), []
+for _ in range(ROUNDS):
+    left = below()
+    if not left:
+        break
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.add(pid)
+        except OSError:
+            pass
+    time.sleep(0.02)
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+try:
+    os.write(report, json.dumps({"reaper": reaper, "killed": len(killed), "left": below()}).encode())
+except OSError:
+    pass
+if code < 0:
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+os._exit(code & 0xFF)
+""".replace("ROUNDS", str(ROUNDS))
+
+
+def command(executable: str, script: str, report_fd: int) -> list[str]:
+    """The target interpreter running `script` (`-I -S -B -c`) under the launcher."""
+    return [executable, "-I", "-S", "-B", "-c", LAUNCHER, script, str(report_fd)]
+
+
+@dataclass(frozen=True)
+class Reaped:
+    reaper: bool = True  # the launcher could become a subreaper (else only what stays in the process tree is found)
+    killed: int = 0
+    left: tuple[int, ...] = ()  # still there after the last round
+
+    @property
+    def said(self) -> str:
+        """ "" when nothing is left, else a clause for the check's line."""
+        if not self.left:
+            return ""
+        pids = ", ".join(map(str, self.left[:8]))
+        return (
+            f"; {len(self.left)} process(es) the import started could not be killed after {ROUNDS} rounds (pid {pids})"
+        )
+
+
+def read(fd: int) -> Reaped:
+    """The launcher's report from the file at `fd` (rewound), or the default when it wrote none."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    raw = os.read(fd, 1 << 16)
+    try:
+        data = json.loads(raw) if raw else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return Reaped()
+    left = data.get("left")
+    pids = tuple(p for p in left if isinstance(p, int)) if isinstance(left, list) else ()
+    return Reaped(data.get("reaper") is True, int(data.get("killed") or 0), pids)
