@@ -265,7 +265,9 @@ def _then_importers(
         farther = "farther ones were not looked for" if found.deeper else ""
         said = f"{more}, nor were farther ones looked for" if more and farther else more or farther
         verdict = replace(
-            verdict, note=f"; of the modules that import it, {len(names)} were checked, nearest first: {said}"
+            verdict,
+            note=f"; of the modules that import it, {len(names)} {'was' if len(names) == 1 else 'were'} checked, "
+            f"nearest first: {said}",
         )
     main, after = attempts(executable, patched, module, names, timeout)
     if main.ok and all(a.ok for a in after):

@@ -111,5 +111,5 @@ def test_a_search_past_the_direct_importers_is_bounded_and_says_so(
     if named + 1 <= MAX_FARTHER_PARSES:  # every file naming the hub parsed: pp.zz_far found, nothing left
         assert first == f"im: import check: pp.mod imports once patched ({sys.executable})", first
     else:
-        said = "; of the modules that import it, 1 were checked, nearest first: farther ones were not looked for"
+        said = "; of the modules that import it, 1 was checked, nearest first: farther ones were not looked for"
         assert first.endswith(said), first
