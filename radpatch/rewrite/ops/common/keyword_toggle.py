@@ -151,6 +151,11 @@ def _refuse_untold(module: cst.Module, op: ToggleOp, value: str, hit: Path_, mis
         if tells
         else "no `within:` tells the calls apart (their statements are alike): `replace` the statement instead"
     )
+    # a take-away a later rewrite undoes with another value (a changed value, said as two steps)
+    hint += (
+        f"; if a later rewrite gives this call `{op.keyword}=` back with a new value, write the two as one "
+        f"set_keyword with `from: {value}` and `to:` that value (it changes the value in place)"
+    )
     raise Ambiguous(
         f"taking `{op.keyword}={value}` from the call to `{op.call}` at line {line} leaves it like the call(s) at "
         f"line {lines}, which pass no `{op.keyword}` either: undoing the rewrite could not tell which to give it "
