@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
-    from radpatch.rewrite.ops.common.dict_items import added, first, inserted, removed
+    from radpatch.rewrite.ops.common.dict_items import items_of, placed, refuse_elsewhere, removed
     from radpatch.rewrite.patterns import expr_key
     from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.tree import Path_, block_body, statement_slots
@@ -204,15 +204,6 @@ def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
     return (*hits[0], small, value)
 
 
-def _items(module: cst.Module, d: cst.Dict, key: str) -> list[int]:
-    want = expr_key(key)
-    return [
-        i
-        for i, e in enumerate(d.elements)
-        if isinstance(e, cst.DictElement) and expr_key(code_of(module, e.key)) == want
-    ]
-
-
 def _shown(module: cst.Module, e: cst.BaseDictElement) -> str:
     assert isinstance(e, cst.DictElement)
     return code_of(module, e.value).strip()
@@ -223,7 +214,7 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     d = path[-1]
     assert isinstance(d, cst.Dict)
     at = lines_of(module, [path[-3]], offset)[0]
-    hits = _items(module, d, op.key)
+    hits = items_of(module, d, op.key)
     what = f"{op.name} (line {at})"
     if len(hits) > 1:
         raise Ambiguous(f"{what} writes the key {op.key} {len(hits)} times", "change the dict with a `replace` rewrite")
@@ -248,7 +239,7 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
             )
         value = op.from_ if undo else op.value
         assert value is not None
-        return replace_on_path(path, _placed(module, d, op, value, what))
+        return replace_on_path(path, placed(module, d, op, value, what))
     if not hits:
         raise failure(f"{what} has no key {op.key}")
     old, new = (op.value, op.from_) if undo else (op.from_, op.value)
@@ -262,7 +253,7 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
         )
     if new is None:  # an entry taken away, or an added one undone
         if not undo:
-            _refuse_elsewhere(module, d, op, i, what)
+            refuse_elsewhere(module, d, op, i, what)
         return replace_on_path(path, removed(d, i))
     merged = merge(
         element.value,
@@ -272,55 +263,3 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     assert isinstance(merged, cst.BaseExpression)
     elements = [*d.elements[:i], element.with_changes(value=merged), *d.elements[i + 1 :]]
     return replace_on_path(path, d.with_changes(elements=elements))
-
-
-def _placed(module: cst.Module, d: cst.Dict, op: SetItem, value: str, what: str) -> cst.Dict:
-    """`d` with the entry `op.key: value` where `after:` or `before:` says, else as its last item."""
-    if op.before is not None:
-        follows = _items(module, d, op.before)
-        hint = "fix `before:` to a key the literal has, or leave it out to add the entry as the last item"
-        if len(follows) != 1:
-            raise (NotFound if not follows else Ambiguous)(
-                f"{what} has {'no key' if not follows else 'more than one key'} {op.before} (`before:` of the "
-                f"new key {op.key})",
-                hint,
-            )
-        if follows[0]:
-            return inserted(d, op.key, value, follows[0] - 1)
-        return first(d, op.key, value)
-    if op.after is None:
-        return added(d, op.key, value)
-    before = _items(module, d, op.after)
-    hint = "fix `after:` to a key the literal has, or leave it out to add the entry as the last item"
-    if not before:
-        raise NotFound(f"{what} has no key {op.after} (`after:` of the new key {op.key})", hint)
-    if len(before) > 1:
-        raise Ambiguous(f"{what} writes the key {op.after} (`after:`) {len(before)} times", hint)
-    return inserted(d, op.key, value, before[0])
-
-
-def _refuse_elsewhere(module: cst.Module, d: cst.Dict, op: SetItem, i: int, what: str) -> None:
-    """An entry taken away must sit where its inverse puts it back: right after `after:`, right before
-    `before:`, else as the literal's last item."""
-    keys = [code_of(module, e.key).strip() if isinstance(e, cst.DictElement) else None for e in d.elements]
-    if op.after is not None:
-        ok = i > 0 and _items(module, d, op.after) == [i - 1]
-    elif op.before is not None:
-        ok = i + 1 < len(keys) and _items(module, d, op.before) == [i + 1]
-    else:
-        ok = i == len(keys) - 1
-    if ok:
-        return
-    prev = keys[i - 1] if i else None
-    then = keys[i + 1] if i + 1 < len(keys) else None
-    fix = (
-        f"write `after: {prev}`, the key of the entry it follows"
-        if prev is not None
-        else f"write `before: {then}`, the key of the entry it precedes"
-        if then is not None
-        else "change the dict with a `replace` rewrite"
-    )
-    said = f"after {op.after}" if op.after else f"before {op.before}" if op.before else "the literal's last item"
-    raise MatchFailure(
-        f"{what}: the entry {op.key} is not {said}: undoing the rewrite would put it back elsewhere", fix
-    )

@@ -1,13 +1,29 @@
 """A dict literal's items added and removed in its own layout (set_item): the new entry as the
 last item (`added`), right after an item (`inserted`), as the first (`first`), and an item taken
-out (`removed`, the inverse of each: the comments before the next item stay before it)."""
+out (`removed`, the inverse of each: the comments before the next item stay before it); where
+`after:`/`before:` put an entry (`placed`) and whether a removed one sits there (`refuse_elsewhere`)."""
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import libcst as cst
 
 from radpatch.registry.code import expression_text
+from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, code_of
 from radpatch.rewrite.merge import enclosed
+from radpatch.rewrite.patterns import expr_key
+
+
+class ItemOp(Protocol):
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def after(self) -> str | None: ...
+
+    @property
+    def before(self) -> str | None: ...
 
 
 def _bare(ws: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
@@ -120,3 +136,64 @@ def removed(d: cst.Dict, i: int) -> cst.Dict:
     else:
         comma = gone.comma
     return d.with_changes(elements=[*d.elements[: i - 1], prev.with_changes(comma=comma)], rbrace=rbrace)
+
+
+def items_of(module: cst.Module, d: cst.Dict, key: str) -> list[int]:
+    want = expr_key(key)
+    return [
+        i
+        for i, e in enumerate(d.elements)
+        if isinstance(e, cst.DictElement) and expr_key(code_of(module, e.key)) == want
+    ]
+
+
+def placed(module: cst.Module, d: cst.Dict, op: ItemOp, value: str, what: str) -> cst.Dict:
+    """`d` with the entry `op.key: value` where `after:` or `before:` says, else as its last item."""
+    if op.before is not None:
+        follows = items_of(module, d, op.before)
+        hint = "fix `before:` to a key the literal has, or leave it out to add the entry as the last item"
+        if len(follows) != 1:
+            raise (NotFound if not follows else Ambiguous)(
+                f"{what} has {'no key' if not follows else 'more than one key'} {op.before} (`before:` of the "
+                f"new key {op.key})",
+                hint,
+            )
+        if follows[0]:
+            return inserted(d, op.key, value, follows[0] - 1)
+        return first(d, op.key, value)
+    if op.after is None:
+        return added(d, op.key, value)
+    before = items_of(module, d, op.after)
+    hint = "fix `after:` to a key the literal has, or leave it out to add the entry as the last item"
+    if not before:
+        raise NotFound(f"{what} has no key {op.after} (`after:` of the new key {op.key})", hint)
+    if len(before) > 1:
+        raise Ambiguous(f"{what} writes the key {op.after} (`after:`) {len(before)} times", hint)
+    return inserted(d, op.key, value, before[0])
+
+
+def refuse_elsewhere(module: cst.Module, d: cst.Dict, op: ItemOp, i: int, what: str) -> None:
+    """An entry taken away must sit where its inverse puts it back: right after `after:`, right before
+    `before:`, else as the literal's last item."""
+    keys = [code_of(module, e.key).strip() if isinstance(e, cst.DictElement) else None for e in d.elements]
+    if op.after is not None:
+        ok = i > 0 and items_of(module, d, op.after) == [i - 1]
+    elif op.before is not None:
+        ok = i + 1 < len(keys) and items_of(module, d, op.before) == [i + 1]
+    else:
+        ok = i == len(keys) - 1
+    if ok:
+        return
+    prev = keys[i - 1] if i else None
+    then = keys[i + 1] if i + 1 < len(keys) else None
+    fix = (
+        f"write `after: {prev}`, the key of the entry it follows"
+        if prev is not None
+        else f"write `before: {then}`, the key of the entry it precedes"
+        if then is not None
+        else "change the dict with a `replace` rewrite"
+    )
+    said = f"after {op.after}" if op.after else f"before {op.before}" if op.before else "the literal's last item"
+    raise MatchFailure(
+        f"{what}: the entry {op.key} is not {said}: undoing the rewrite would put it back elsewhere", fix
+    )
