@@ -190,7 +190,11 @@ def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
             "set_item changes a dict literal bound once; change the one you mean with a `replace` rewrite",
         )
     line = hits[0][-1]
-    assert isinstance(line, cst.SimpleStatementLine)
+    if not isinstance(line, cst.SimpleStatementLine):  # a def, a class
+        raise MatchFailure(
+            f"line {lines[0]} binds {op.name} but not as `{op.name} = {{...}}` (a dict literal)",
+            "set_item changes an entry of a dict literal; change this code with a `replace` rewrite",
+        )
     small = [s for s in line.body if _binds(cst.SimpleStatementLine([s]), op.name)][0]
     value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
     plain = isinstance(small, cst.AnnAssign) or (
@@ -228,6 +232,8 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     if op.after is not None and op.before is not None:
         raise MatchFailure(f"set_item of {op.key} in {op.name} gives both `after:` and `before:`", "give one of them")
     failure = NotUndoable if undo else NotFound
+    if op.from_ is None and op.value is None:
+        raise MatchFailure(f"set_item of {op.key} in {op.name} gives neither `value:` nor `from:`", "give one, or both")
     if (op.from_ is None) != undo and (op.value is None) == undo:  # a new entry, or a removed one put back
         if hits:
             if undo:
