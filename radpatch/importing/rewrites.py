@@ -60,7 +60,7 @@ from radpatch.importing.shapes import (
     line_rest,
     mark_after,
 )
-from radpatch.importing.signatures import copy_signature, decorator_steps, signature, signature_steps
+from radpatch.importing.signatures import bases_step, copy_signature, decorator_steps, signature, signature_steps
 from radpatch.importing.statements import (
     DEFS,
     Sources,
@@ -230,6 +230,11 @@ class Differ(Runs):
         b = bbody[i]
         assert isinstance(b, DEFS) and isinstance(a, DEFS)
         qual = scope.child(name)
+        if isinstance(b, ast.ClassDef) and isinstance(a, ast.ClassDef) and signature(b) != signature(a):
+            step = bases_step(self.src, qual, b, a)
+            if step is not None:
+                self.steps.append(step)
+                copy_signature(b, a)
         if signature(b) != signature(a):
             steps = signature_steps(self.src, qual, b, a)
             if steps is None:
