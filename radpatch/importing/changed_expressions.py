@@ -12,6 +12,7 @@ import keyword
 import re
 import textwrap
 import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from radpatch.importing.shapes import (
@@ -161,24 +162,26 @@ def difference_path(b: ast.AST, a: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
 
 @dataclass(frozen=True)
 class ItemChange:
-    """One entry of a dict literal, added (`old` None) or changed; an entry added in the middle of the
-    literal names the key of the entry it follows (`after`), one added as its last items none."""
+    """One entry of a dict literal, added (`old` None), changed, or removed (`new` None); an entry
+    added in the middle of the literal, or removed from it, names the key of the entry it follows
+    (`after`), one added or removed as its last items none."""
 
     key: ast.expr
     old: ast.expr | None
-    new: ast.expr
+    new: ast.expr | None
     after: ast.expr | None = None
     before: ast.expr | None = None  # an entry added before the literal's first: the key it precedes
 
 
-def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str | None:
+def item_changes(b: ast.stmt, a: ast.stmt, lines: Sequence[str] = ()) -> tuple[str, list[ItemChange]] | str | None:
     """When b and a bind one name to a dict literal and differ only in its items: the name and the
     entries added or changed (`set_item`), changed ones first. A string (why) when the difference is
     in the items but set_item cannot say it: an entry removed, entries reordered, one added before
     a first `**` item or right after one. None when they are not such assignments, or differ
     elsewhere. Entries added before the first say `before:` its key; an entry added in the middle
     (vLLM's alphabetical tables) names the key it follows, which may be another added entry: the
-    steps run in the literal's order."""
+    steps run in the literal's order. `lines`, the before-file's, tell the comments a removed entry
+    carries (which set_item could not put back on revert)."""
     if type(b) is not type(a) or not isinstance(b, (ast.Assign, ast.AnnAssign)):
         return None
     assert isinstance(a, (ast.Assign, ast.AnnAssign))
@@ -201,7 +204,7 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
     was = dict(zip(kb, db.values))
     kept = [k for k in ka if k in was]
     if len(kept) < len(kb):
-        return "an entry is removed (set_item adds or changes entries, never removes one)"
+        return _removals(targets_b[0].id, db, da, kb, ka, lines)
     if kept != kb:
         return "its entries are reordered (set_item keeps their order)"
     if any(k is None and e not in was for k, e in zip(da.keys, ka)):
@@ -213,7 +216,7 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
     if any(da.keys[j - 1] is None for j in range(1, end) if ka[j] not in was):
         return "an entry is added right after a `**` item (set_item adds one after a key, or as the last item)"
     changed = [ItemChange(k, was[key(k)], v) for k, v in zip(da.keys, da.values) if k and key(k) in was]
-    out = [c for c in changed if c.old is not None and key(c.old) != key(c.new)]
+    out = [c for c in changed if c.old is not None and c.new is not None and key(c.old) != key(c.new)]
     out += [
         ItemChange(k, None, v, da.keys[j - 1] if 0 < j < end else None, da.keys[start] if j == 0 and start else None)
         for j, (k, v) in enumerate(zip(da.keys, da.values))
@@ -224,3 +227,53 @@ def item_changes(b: ast.stmt, a: ast.stmt) -> tuple[str, list[ItemChange]] | str
 
 def _entries(d: ast.Dict) -> list[str]:
     return [key(k) if k is not None else "**" + key(v) for k, v in zip(d.keys, d.values)]
+
+
+def _removals(
+    name: str, db: ast.Dict, da: ast.Dict, kb: list[str], ka: list[str], lines: Sequence[str]
+) -> tuple[str, list[ItemChange]] | str:
+    """Entries removed (and others' values changed, none added or moved): one removal each, in the
+    literal's order, each naming where it is as the steps before leave the literal: nothing for its
+    last item, else `after:` the key before it, else `before:` the key after it."""
+    gone = [j for j, k in enumerate(kb) if k not in ka]
+    if [k for k in kb if k in ka] != ka:
+        return "entries are removed and others added or reordered (set_item removes one only where nothing moves)"
+    now = dict(zip(kb, db.values))
+    out = [ItemChange(k, now[key(k)], v) for k, v in zip(da.keys, da.values) if k and key(now[key(k)]) != key(v)]
+    left = list(range(len(kb)))  # the before-literal's items, as the removals so far leave them
+    for j in gone:
+        if db.keys[j] is None:
+            return "a `**` item is removed (set_item removes `key: value` entries only)"
+        at = left.index(j)
+        above, below = left[at - 1] if at else None, left[at + 1] if at + 1 < len(left) else None
+        if _commented(db, j, above, below, lines):
+            return "a removed entry has a comment on or next to its lines (revert could not write it back)"
+        after = before = None
+        if below is not None:
+            after = db.keys[above] if above is not None else None
+            before = db.keys[below] if after is None else None
+            if after is None and before is None:
+                return "an entry is removed between `**` items (set_item names a key it follows or precedes)"
+            if after is None and before is None:
+                return "an entry is removed between `**` items (set_item names a key it follows or precedes)"
+        out.append(ItemChange(db.keys[j], db.values[j], None, after, before))  # type: ignore[arg-type]
+        left.remove(j)
+    return name, out
+
+
+def _commented(d: ast.Dict, j: int, prev: int | None, nxt: int | None, lines: Sequence[str]) -> bool:
+    """Whether entry j of `d` (between items `prev` and `nxt`, as the removals before leave it) has a
+    comment set_item's inverse would not put back where it was: on its own lines, on lines right
+    above it, or (the literal's first) on lines right above the next item."""
+    v = d.values[j]
+    start = (d.values[prev].end_lineno or 0) + 1 if prev is not None else d.lineno + 1
+    end = v.end_lineno or v.lineno
+    if prev is None and nxt is not None:
+        end = max(end, (d.keys[nxt] or d.values[nxt]).lineno - 1)
+    for row in range(start, end + 1):
+        if not 0 < row <= len(lines) or row == v.end_lineno == d.end_lineno:
+            continue  # the literal's own last line: its comment is the statement's, not the entry's
+        text = lines[row - 1]
+        if "#" in (text[v.end_col_offset :] if row == v.end_lineno else text):
+            return True
+    return False

@@ -60,7 +60,7 @@ from radpatch.importing.shapes import (
     line_rest,
     mark_after,
 )
-from radpatch.importing.signatures import copy_signature, decorator_steps, signature, signature_steps
+from radpatch.importing.signatures import bases_step, copy_signature, decorator_steps, signature, signature_steps
 from radpatch.importing.statements import (
     DEFS,
     Sources,
@@ -230,6 +230,11 @@ class Differ(Runs):
         b = bbody[i]
         assert isinstance(b, DEFS) and isinstance(a, DEFS)
         qual = scope.child(name)
+        if isinstance(b, ast.ClassDef) and isinstance(a, ast.ClassDef) and signature(b) != signature(a):
+            step = bases_step(self.src, qual, b, a)
+            if step is not None:
+                self.steps.append(step)
+                copy_signature(b, a)
         if signature(b) != signature(a):
             steps = signature_steps(self.src, qual, b, a)
             if steps is None:
@@ -309,7 +314,7 @@ class Differ(Runs):
         items, or in the middle: `after:` the key before) or changed, and the scope binds NAME once
         (at any depth of its blocks, as set_item counts)."""
         b = bbody[i]
-        found = item_changes(b, a)
+        found = item_changes(b, a, self.src.before)
         if isinstance(found, str):
             name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
             self.fallbacks.append(
@@ -320,13 +325,15 @@ class Differ(Runs):
         if found is None or _bindings(scope.body, found[0]) != 1:
             return False
         name, changes = found
-        texts: list[tuple[str, str | None, str, str | None, str | None]] = []
+        texts: list[tuple[str, str | None, str | None, str | None, str | None]] = []
         for c in changes:
-            k, v = segment(self.src, c.key), segment(self.src, c.new)
+            k, v = segment(self.src, c.key), segment(self.src, c.new) if c.new is not None else None
             o = segment(self.src, c.old) if c.old is not None else None
             p = segment(self.src, c.after) if c.after is not None else None
             q = segment(self.src, c.before) if c.before is not None else None
-            if k is None or v is None or (c.old is not None and o is None) or (c.after is not None and p is None):
+            if k is None or (c.new is not None and v is None) or (c.old is not None and o is None):
+                return False
+            if c.after is not None and p is None:
                 return False
             if c.before is not None and q is None:
                 return False
@@ -335,7 +342,8 @@ class Differ(Runs):
             keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("name", name), ("key", k)]
             if o is not None:
                 keys.append(("from", o))
-            keys.append(("value", v))
+            if v is not None:
+                keys.append(("value", v))
             if p is not None:
                 keys.append(("after", p))
             if q is not None:

@@ -105,6 +105,9 @@ class Runs:
             before is not None
             and len(before[1]) <= len(pick[1])  # never a wider `find` than the insertion's, for a comment
             and added_comments(self.src, new[0])
+            # the code carries the comment lines it opens with (rewrite.patterns.parse_code), not the
+            # blank lines the patch adds above them: only those take the `replace` that can
+            and _blank_lines_added_above(self.src, new[0])
             and self._insert_with_comment(scope, bbody, i, new, code, before)
         ):
             return
@@ -125,10 +128,10 @@ class Runs:
         code: str,
         anchor: tuple[str, str, int | None],
     ) -> bool:
-        """New statements under a comment the patch adds (`# why` above `x = 1`), said as a `replace`
-        of the statement above them by itself and them: the rewrites write the comment lines that
-        open an insertion's `code` as nothing (it parses them as a module header), while comment
-        lines between statements of `with` are written. `anchor` is the insertion's own above it.
+        """New statements under a comment the patch adds with blank lines above it (`\n# why` above
+        `x = 1`), said as a `replace` of the statement above them by itself and them: an insertion's
+        `code` carries the comment lines it opens with, not the blank lines above them, which a
+        `with` writes. `anchor` is the insertion's own above it.
         False when the rewrites would move a comment after it (a replace of one line by several keeps
         the old last line's comment on the new last one) and no statement below can end both sides."""
         last, end = bbody[i - 1], new[-1]

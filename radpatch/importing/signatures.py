@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
+import re
 
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import (
@@ -142,3 +143,43 @@ def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.
             for t in reversed(texts_old)
         ]
     return None
+
+
+_CLASS_LINE = re.compile(r"\s*class\s+(.*):\s*(?:#.*)?$")
+
+
+def bases_step(src: Sources, qual: str, b: ast.ClassDef, a: ast.ClassDef) -> ImportStep | None:
+    """set_bases when all that differs between two class headers is their bases and keywords
+    (`class A(B):` -> `class A(B, C):`, `metaclass=` added), each header on one line."""
+    others = [f for f in b._fields if f not in ("body", "decorator_list", "bases", "keywords")]
+    if any(key_or_value(getattr(b, f)) != key_or_value(getattr(a, f)) for f in others):
+        return None
+    old, new = _header_call(src, b), _header_call(src, a)
+    if old is None or new is None:
+        return None
+    return ImportStep("set_bases", (("scope", qual), ("from", old), ("to", new)))
+
+
+def key_or_value(v: object) -> object:
+    return key(v) if isinstance(v, ast.AST) else [key_or_value(x) for x in v] if isinstance(v, list) else v
+
+
+def _header_call(src: Sources, node: ast.ClassDef) -> str | None:
+    """The class header `class A(B, metaclass=M):` as set_bases writes it, `A(B, metaclass=M)`, taken
+    from its one line as written (so the patched line is the diff's), or None."""
+    lines = src.lines_of(node)
+    if not 0 < node.lineno <= len(lines):
+        return None
+    m = _CLASS_LINE.match(lines[node.lineno - 1])
+    if m is None:
+        return None
+    text = m.group(1).strip()
+    try:
+        call = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    want = ast.Call(ast.Name(node.name, ast.Load()), node.bases, node.keywords)
+    got = ast.Call(ast.Name(call.id, ast.Load()), [], []) if isinstance(call, ast.Name) else call
+    if not isinstance(got, ast.Call) or key(got) != key(want):
+        return None
+    return text

@@ -26,7 +26,7 @@ _VLLM = {
 @pytest.mark.parametrize(
     ("after", "why"),
     [
-        (TABLES.replace('    "a": ("a", "A"),\n', ""), "an entry is removed"),
+        (TABLES.replace("    **_MODELS,\n", ""), "a `**` item is removed"),  # an entry removed: set_item (kw38)
         (TABLES.replace("    **_MODELS,", '    **_MODELS,\n    "w": 0,'), "right after a `**` item"),
         (TABLES.replace('    "x": 1,', '    "x": 1,\n    **os.environ,'), "a `**` item is added"),
         (

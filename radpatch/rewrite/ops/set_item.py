@@ -4,11 +4,12 @@
 `key: value` is added as the literal's last item, or with `after` right after the entry of that
 key (an entry put in the middle of an alphabetical table; refused if the key is there already), or
 with `before` right before the entry of that key (the literal's new first entry); with
-`from`, the entry `key: from` changes to `key: value`. The key is AST-compared, so another entry
-added upstream (the common case: vLLM's model registry gains architectures every release) leaves
-the rewrite applying. The literal's layout is kept: one item per line with a trailing comma
-stays so, a comment on the last item's line stays on it. The inverse removes the added entry or
-puts `from` back.
+`from`, the entry `key: from` changes to `key: value`, or without `value` is taken away (where
+`after`/`before` says it was, when it is not the last item: the inverse puts it back there). The
+key is AST-compared, so another entry added upstream (the common case: vLLM's model registry
+gains architectures every release) leaves the rewrite applying. The literal's layout is kept: one
+item per line with a trailing comma stays so, a comment on the last item's line stays on it. The
+inverse removes the added entry, puts `from` back or the removed entry.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.dict_items import items_of, placed, refuse_elsewhere, removed
     from radpatch.rewrite.patterns import expr_key
     from radpatch.rewrite.scopes import find_scope
     from radpatch.rewrite.tree import Path_, block_body, statement_slots
@@ -46,22 +48,29 @@ if TYPE_CHECKING:
 class SetItem(Operation):
     """Add one entry `key: value` to the dict literal bound to `name` in `scope` (as its last item, or
     with `after` right after, with `before` right before, the entry of that key), or, with `from`, change
-    the entry `key: from` to `key: value`."""
+    the entry `key: from` to `key: value`, or without `value` take it away."""
 
     scope: str
     name: str
     key: str
-    value: str
+    value: str | None = None
     from_: str | None = None
     after: str | None = None
     before: str | None = None
 
     KEY: ClassVar[str] = "set_item"
+    ANY_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("value", "from"),)
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
         Field("name", "identifier", "the variable bound to the dict literal (`NAME = {...}` or `NAME: T = {...}`)"),
         Field("key", "expression", "the entry's key (AST-compared: quotes and layout do not matter)"),
-        Field("value", "expression", "the entry's new value"),
+        Field(
+            "value",
+            "expression",
+            "the entry's new value; without it the entry `key: from` is taken away (`after:`/`before:` then say "
+            "where it was, when it is not the last item)",
+            required=False,
+        ),
         Field(
             "from",
             "expression",
@@ -95,6 +104,8 @@ class SetItem(Operation):
             at = "" if self.after is None else f" after {self.after}"
             at = at if self.before is None else f" before {self.before}"
             return f"add {self.key}: {self.value} to {self.name}{at}{where}"
+        if self.value is None:
+            return f"take {self.key}: {self.from_} from {self.name}{where}"
         return f"set {self.name}[{self.key}] = {self.value} (was {self.from_}){where}"
 
     def scope_name(self) -> str:
@@ -179,7 +190,11 @@ def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
             "set_item changes a dict literal bound once; change the one you mean with a `replace` rewrite",
         )
     line = hits[0][-1]
-    assert isinstance(line, cst.SimpleStatementLine)
+    if not isinstance(line, cst.SimpleStatementLine):  # a def, a class
+        raise MatchFailure(
+            f"line {lines[0]} binds {op.name} but not as `{op.name} = {{...}}` (a dict literal)",
+            "set_item changes an entry of a dict literal; change this code with a `replace` rewrite",
+        )
     small = [s for s in line.body if _binds(cst.SimpleStatementLine([s]), op.name)][0]
     value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
     plain = isinstance(small, cst.AnnAssign) or (
@@ -193,15 +208,6 @@ def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
     return (*hits[0], small, value)
 
 
-def _items(module: cst.Module, d: cst.Dict, key: str) -> list[int]:
-    want = expr_key(key)
-    return [
-        i
-        for i, e in enumerate(d.elements)
-        if isinstance(e, cst.DictElement) and expr_key(code_of(module, e.key)) == want
-    ]
-
-
 def _shown(module: cst.Module, e: cst.BaseDictElement) -> str:
     assert isinstance(e, cst.DictElement)
     return code_of(module, e.value).strip()
@@ -212,46 +218,34 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     d = path[-1]
     assert isinstance(d, cst.Dict)
     at = lines_of(module, [path[-3]], offset)[0]
-    hits = _items(module, d, op.key)
+    hits = items_of(module, d, op.key)
     what = f"{op.name} (line {at})"
     if len(hits) > 1:
         raise Ambiguous(f"{what} writes the key {op.key} {len(hits)} times", "change the dict with a `replace` rewrite")
-    if op.from_ is not None and (op.after is not None or op.before is not None):
+    place = "after" if op.after is not None else "before"
+    if op.from_ is not None and op.value is not None and (op.after is not None or op.before is not None):
         raise MatchFailure(
-            f"set_item of {op.key} in {op.name} gives both `from:` and `{'after' if op.after else 'before'}:`",
-            "`after:` and `before:` place a new key; to change the value of one there, leave them out",
+            f"set_item of {op.key} in {op.name} gives both `from:` and `{place}:`",
+            "`after:` and `before:` place a new key, or say where a removed one was; to change the value of one "
+            "there, leave them out",
         )
     if op.after is not None and op.before is not None:
         raise MatchFailure(f"set_item of {op.key} in {op.name} gives both `after:` and `before:`", "give one of them")
-    if op.from_ is None and not undo:
+    failure = NotUndoable if undo else NotFound
+    if op.from_ is None and op.value is None:
+        raise MatchFailure(f"set_item of {op.key} in {op.name} gives neither `value:` nor `from:`", "give one, or both")
+    if (op.from_ is None) != undo and (op.value is None) == undo:  # a new entry, or a removed one put back
         if hits:
+            if undo:
+                raise NotUndoable(f"{what} has the key {op.key} (the rewrite took it away)")
             raise Clash(
                 f"{what} has the key {op.key} already (value {_shown(module, d.elements[hits[0]])})",
                 "to change its value, give `from:` with the value it has now; else check the version range "
                 "(this version may carry the entry: declare it `obsolete:` if so)",
             )
-        if op.before is not None:
-            follows = _items(module, d, op.before)
-            hint = "fix `before:` to a key the literal has, or leave it out to add the entry as the last item"
-            if len(follows) != 1:
-                raise (NotFound if not follows else Ambiguous)(
-                    f"{what} has {'no key' if not follows else 'more than one key'} {op.before} (`before:` of the "
-                    f"new key {op.key})",
-                    hint,
-                )
-            if follows[0]:
-                return replace_on_path(path, _inserted(d, op, follows[0] - 1))
-            return replace_on_path(path, _first(d, op))
-        if op.after is None:
-            return replace_on_path(path, _added(d, op))
-        before = _items(module, d, op.after)
-        hint = "fix `after:` to a key the literal has, or leave it out to add the entry as the last item"
-        if not before:
-            raise NotFound(f"{what} has no key {op.after} (`after:` of the new key {op.key})", hint)
-        if len(before) > 1:
-            raise Ambiguous(f"{what} writes the key {op.after} (`after:`) {len(before)} times", hint)
-        return replace_on_path(path, _inserted(d, op, before[0]))
-    failure = NotUndoable if undo else NotFound
+        value = op.from_ if undo else op.value
+        assert value is not None
+        return replace_on_path(path, placed(module, d, op, value, what))
     if not hits:
         raise failure(f"{what} has no key {op.key}")
     old, new = (op.value, op.from_) if undo else (op.from_, op.value)
@@ -263,118 +257,15 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
             f"{what}: the key {op.key} has the value {_shown(module, element)}, not {old}",
             "" if undo else "fix `from:` to the value the code has now (AST-compared)",
         )
-    if new is None:  # undoing an added entry
-        return replace_on_path(path, _removed(d, i))
-    value = merge(
+    if new is None:  # an entry taken away, or an added one undone
+        if not undo:
+            refuse_elsewhere(module, d, op, i, what)
+        return replace_on_path(path, removed(d, i))
+    merged = merge(
         element.value,
         enclosed(cst.parse_expression(expression_text(old or ""))),
         enclosed(cst.parse_expression(expression_text(new))),
     )
-    assert isinstance(value, cst.BaseExpression)
-    elements = [*d.elements[:i], element.with_changes(value=value), *d.elements[i + 1 :]]
+    assert isinstance(merged, cst.BaseExpression)
+    elements = [*d.elements[:i], element.with_changes(value=merged), *d.elements[i + 1 :]]
     return replace_on_path(path, d.with_changes(elements=elements))
-
-
-def _bare(ws: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
-    """The whitespace that starts an item's line, without the comments of the line it ends."""
-    if isinstance(ws, cst.ParenthesizedWhitespace):
-        return ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
-    return ws
-
-
-def _separator(d: cst.Dict) -> cst.BaseParenthesizableWhitespace:
-    """What goes between two items of the literal, as its own items show it."""
-    if len(d.elements) >= 2 and isinstance(d.elements[-2].comma, cst.Comma):
-        return _bare(d.elements[-2].comma.whitespace_after)
-    if isinstance(d.lbrace.whitespace_after, cst.ParenthesizedWhitespace):
-        return _bare(d.lbrace.whitespace_after)
-    return cst.SimpleWhitespace(" ")
-
-
-def _added(d: cst.Dict, op: SetItem) -> cst.Dict:
-    key = cst.parse_expression(expression_text(op.key))
-    value = enclosed(cst.parse_expression(expression_text(op.value)))
-    if not d.elements:
-        return d.with_changes(elements=[cst.DictElement(key, value)])
-    last = d.elements[-1]
-    sep, close = _separator(d), d.rbrace.whitespace_before
-    after: cst.BaseParenthesizableWhitespace
-    if isinstance(sep, cst.ParenthesizedWhitespace) and isinstance(close, cst.ParenthesizedWhitespace):
-        # one item per line: the last item keeps its line's comments, the new one ends where it ended
-        after = sep.with_changes(first_line=close.first_line, empty_lines=close.empty_lines)
-        comma = last.comma if isinstance(last.comma, cst.Comma) else cst.Comma()
-        rbrace = d.rbrace.with_changes(whitespace_before=_bare(close))
-    else:
-        after, comma, rbrace = sep, cst.Comma(), d.rbrace
-    new = cst.DictElement(key, value, comma=last.comma)
-    last = last.with_changes(comma=comma.with_changes(whitespace_after=after))
-    return d.with_changes(elements=[*d.elements[:-1], last, new], rbrace=rbrace)
-
-
-def _inserted(d: cst.Dict, op: SetItem, i: int) -> cst.Dict:
-    """`d` with the new entry right after its i-th item, in the layout between that item and the
-    next: the i-th keeps the comment on its line, the comments before the next item stay before it."""
-    if i == len(d.elements) - 1:
-        return _added(d, op)
-    prev = d.elements[i]
-    assert isinstance(prev.comma, cst.Comma)  # an item followed by another
-    key = cst.parse_expression(expression_text(op.key))
-    value = enclosed(cst.parse_expression(expression_text(op.value)))
-    ws = prev.comma.whitespace_after
-    mine: cst.BaseParenthesizableWhitespace
-    new_ws: cst.BaseParenthesizableWhitespace
-    if isinstance(ws, cst.ParenthesizedWhitespace):
-        mine = ws.with_changes(empty_lines=[])
-        new_ws = ws.with_changes(first_line=cst.TrailingWhitespace())
-    else:
-        mine = new_ws = ws
-    new = cst.DictElement(key, value, comma=prev.comma.with_changes(whitespace_after=new_ws))
-    prev = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=mine))
-    return d.with_changes(elements=[*d.elements[:i], prev, new, *d.elements[i + 1 :]])
-
-
-def _first(d: cst.Dict, op: SetItem) -> cst.Dict:
-    """`d` with the new entry as its first item, laid out as the items are: on a line of its own
-    where they are one per line; `_removed(result, 0)` gives `d` back."""
-    key = cst.parse_expression(expression_text(op.key))
-    value = enclosed(cst.parse_expression(expression_text(op.value)))
-    gap = d.lbrace.whitespace_after
-    ws = (
-        gap.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
-        if isinstance(gap, cst.ParenthesizedWhitespace)
-        else cst.SimpleWhitespace(" ")
-    )
-    return d.with_changes(elements=[cst.DictElement(key, value, comma=cst.Comma(whitespace_after=ws)), *d.elements])
-
-
-def _removed(d: cst.Dict, i: int) -> cst.Dict:
-    """`d` without its i-th item: the inverse of _added for the last one, of _inserted for one in
-    the middle (the comments before the item after it stay before that one)."""
-    if 0 < i < len(d.elements) - 1:
-        prev, gone = d.elements[i - 1], d.elements[i]
-        assert isinstance(prev.comma, cst.Comma) and isinstance(gone.comma, cst.Comma)
-        ws, next_ws = prev.comma.whitespace_after, gone.comma.whitespace_after
-        if isinstance(ws, cst.ParenthesizedWhitespace) and isinstance(next_ws, cst.ParenthesizedWhitespace):
-            ws = ws.with_changes(empty_lines=[*ws.empty_lines, *next_ws.empty_lines])
-        prev = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=ws))
-        return d.with_changes(elements=[*d.elements[: i - 1], prev, *d.elements[i + 1 :]])
-    if i < len(d.elements) - 1 or i == 0:
-        return d.with_changes(elements=[*d.elements[:i], *d.elements[i + 1 :]])
-    prev, gone = d.elements[i - 1], d.elements[i]
-    assert isinstance(prev.comma, cst.Comma)
-    ws, close = prev.comma.whitespace_after, d.rbrace.whitespace_before
-    rbrace = d.rbrace
-    if isinstance(ws, cst.ParenthesizedWhitespace) and isinstance(close, cst.ParenthesizedWhitespace):
-        rbrace = rbrace.with_changes(
-            whitespace_before=close.with_changes(
-                first_line=ws.first_line, empty_lines=[*ws.empty_lines, *close.empty_lines]
-            )
-        )
-        comma = (
-            gone.comma.with_changes(whitespace_before=prev.comma.whitespace_before)
-            if isinstance(gone.comma, cst.Comma)
-            else gone.comma
-        )
-    else:
-        comma = gone.comma
-    return d.with_changes(elements=[*d.elements[: i - 1], prev.with_changes(comma=comma)], rbrace=rbrace)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from radpatch.rewrite.matching import replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.keyword_callee import Own, module_callees
     from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
     from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
     from radpatch.rewrite.ops.common.keyword_toggle import toggle
@@ -125,16 +126,17 @@ class SetKeyword(Operation):
 
     def forward(self, src: Source) -> Source:
         load(__name__)
-        return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=False))
+        own = module_callees(src) if self.from_ is None else None
+        return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=False, own=own))
 
     def inverse(self, src: Source) -> Source:
         load(__name__)
         return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=True))
 
 
-def _edit(module: cst.Module, op: SetKeyword, offset: int, undo: bool) -> cst.CSTNode:
+def _edit(module: cst.Module, op: SetKeyword, offset: int, undo: bool, own: Own | None = None) -> cst.CSTNode:
     if op.from_ is None or op.to is None:
-        return toggle(module, op, offset, undo)
+        return toggle(module, op, offset, undo, own)
     return _set(module, op, offset, undo, op.from_, op.to)
 
 

@@ -9,6 +9,7 @@ from typing import Protocol
 import libcst as cst
 
 from radpatch.rewrite.matching import code_of, lines_of
+from radpatch.rewrite.ops.common.call_keywords import spread
 from radpatch.rewrite.ops.common.selection import Explanation
 from radpatch.rewrite.patterns import expr_key
 from radpatch.rewrite.tree import Path_, nodes_of
@@ -77,6 +78,8 @@ def why_not(module: cst.Module, scope: Path_, op: CallOp, offset: int) -> Explan
         )
     lines = ", ".join(map(str, lines_of(module, [p[-1] for p in found], offset)))
     passed = values(module, found, op.keyword)
+    if not passed and (through := _spreads(module, found, op.keyword, offset)):
+        return through
     if not passed:
         return (
             f"the call(s) to `{op.call}` (line {lines}) pass no keyword argument `{op.keyword}`",
@@ -93,3 +96,36 @@ def why_not(module: cst.Module, scope: Path_, op: CallOp, offset: int) -> Explan
         "fix `from:` to the value the code passes now (AST-compared); if it passes `to` already, this version "
         "may carry the change: check it, and declare it `obsolete:` if so",
     )
+
+
+def _spreads(module: cst.Module, found: list[Path_], keyword: str, offset: int) -> Explanation | None:
+    """Why no call passes `keyword=` when one passes it inside a `**` dict display or `dict(...)`
+    (`g(**{"x": 1})`): set_keyword changes or takes only a `keyword=` argument; the call is replaced."""
+    through = [(p[-1], a) for p in found for a in _holders(p[-1], keyword)]
+    if not through:
+        return None
+    lines = lines_of(module, [a for _, a in through], offset)
+    said = "; ".join(f"line {line}: inside `{_short(module, a)}`" for line, (_, a) in zip(lines, through))
+    call = through[0][0]
+    assert isinstance(call, cst.Call)
+    text = code_of(module, call).strip()
+    find = f"`find: {text}`" if "\n" not in text else "`find:` the call as it reads"
+    return (
+        f"the call(s) to `{code_of(module, call.func).strip()}` pass `{keyword}` only through `**` ({said}), "
+        f"not as a `{keyword}=` argument, the one set_keyword changes or takes away",
+        True,
+        f"`replace` the call instead: {find}, `with:` the call as it should read",
+    )
+
+
+def _holders(call: cst.CSTNode, keyword: str) -> list[cst.Arg]:
+    """The `**` arguments of `call` that pass `keyword` (a dict display or `dict(...)`)."""
+    assert isinstance(call, cst.Call)
+    return [a for a in call.args if a.star == "**" and spread(call.with_changes(args=[a]), keyword) is not None]
+
+
+def _short(module: cst.Module, arg: cst.Arg) -> str:
+    text = "**" + code_of(module, arg.value).strip()
+    if "\n" in text or len(text) > 60:
+        return "**dict(...)" if isinstance(arg.value, cst.Call) else "**{...}"
+    return text

@@ -13,6 +13,7 @@ import libcst as cst
 
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, code_of, lines_of, replace_on_path
 from radpatch.rewrite.ops.common.call_keywords import KeywordOp, added, spread, taken
+from radpatch.rewrite.ops.common.keyword_callee import Own, refuse_passed_by_position
 from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
 from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
 from radpatch.rewrite.ops.common.selection import (
@@ -60,9 +61,10 @@ def _args(node: cst.CSTNode) -> tuple[cst.Arg, ...]:
     return tuple(node.args)
 
 
-def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool) -> cst.CSTNode:
+def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own | None = None) -> cst.CSTNode:
     """Add `keyword=to` to the call passing none (no `from`), or take `keyword=from` away (no `to`);
-    undone, the other way round."""
+    undone, the other way round. `own` says what the module's own names stand for: a keyword is not
+    added to a call of the module's own function that passes it by position (keyword_callee)."""
     scope = find_scope(module, op.scope, offset)
     value = op.to if op.from_ is None else op.from_
     assert value is not None  # the loader requires `from` or `to`
@@ -105,6 +107,8 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool) -> cst.CST
         )
         if not adding:
             _refuse_untold(module, op, value, hit, missing, offset)
+        else:
+            refuse_passed_by_position(module, hit, op.keyword, own, offset)
     return replace_on_path(hit, flip(hit[-1], lines_of(module, [hit[-1]], offset)[0]))
 
 
@@ -146,6 +150,11 @@ def _refuse_untold(module: cst.Module, op: ToggleOp, value: str, hit: Path_, mis
         f"write `within: {statement}` (the statement the call is in) to tell it apart"
         if tells
         else "no `within:` tells the calls apart (their statements are alike): `replace` the statement instead"
+    )
+    # a take-away a later rewrite undoes with another value (a changed value, said as two steps)
+    hint += (
+        f"; if a later rewrite gives this call `{op.keyword}=` back with a new value, write the two as one "
+        f"set_keyword with `from: {value}` and `to:` that value (it changes the value in place)"
     )
     raise Ambiguous(
         f"taking `{op.keyword}={value}` from the call to `{op.call}` at line {line} leaves it like the call(s) at "
