@@ -64,13 +64,18 @@ def keyword_added_or_removed(src: Sources, b: ast.AST, a: ast.AST) -> str | None
         return None
     old, new = [key(k) for k in cb.keywords], [key(k) for k in ca.keywords]
     callee = segment(src, cb.func)
-    if len(new) == len(old) + 1 and all(k in new for k in old):
-        added = next(k for k in ca.keywords if key(k) not in old)
-        return f"keyword `{added.arg or '**'}` added to a call to `{callee}`"
-    if len(old) == len(new) + 1 and all(k in old for k in new):
-        gone = next(k for k in cb.keywords if key(k) not in new)
-        return f"keyword `{gone.arg or '**'}` taken from a call to `{callee}`"
+    if len(new) > len(old) and all(k in new for k in old):
+        added = [k.arg or "**" for k in ca.keywords if key(k) not in old]
+        return f"{_keywords(added)} added to a call to `{callee}`"
+    if len(old) > len(new) and all(k in old for k in new):
+        gone = [k.arg or "**" for k in cb.keywords if key(k) not in new]
+        return f"{_keywords(gone)} taken from a call to `{callee}`"
     return None
+
+
+def _keywords(names: list[str]) -> str:
+    """`keyword `a`` or `keywords `a`, `b``."""
+    return f"keyword{'s' if len(names) > 1 else ''} {', '.join(f'`{n}`' for n in names)}"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
+from radpatch.importing import keyword_series
 from radpatch.importing.changed_expressions import concatenated, fitting, grouped, item_changes, smallest_difference
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.keywords import (
@@ -203,6 +204,8 @@ class Differ(Runs):
         if not changes:  # one keyword added or taken away: set_keyword without `from:` or `to:`
             toggle = keyword_toggle(header(b), header(a)) if head else keyword_toggle(b, a)
             steps = [toggle_keyword(self.src, scope, toggle, (bbody, i, a), installed, self.steps)] if toggle else []
+            if not toggle and not head:  # several: one set_keyword each (importing.keyword_series)
+                return self._keywords_one_by_one(scope, bbody, i, a, installed)
         if not steps or None in steps:
             return False
         self.steps.extend(s for s in steps if s is not None)
@@ -210,6 +213,31 @@ class Differ(Runs):
             copy_header(b, a)
         else:
             bbody[i] = mark_after(a)
+        return True
+
+    def _keywords_one_by_one(
+        self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, installed: list[ast.stmt] | None
+    ) -> bool:
+        """Several keywords added to (or taken from) one call: a set_keyword per keyword, each said on the
+        statement the earlier ones leave; nothing chosen when one of them cannot be said."""
+        b = bbody[i]
+        made: list[ImportStep] = []
+        for target in keyword_series.steps(b, a):
+            toggle = keyword_toggle(bbody[i], target)
+            earlier = [*self.steps, *made]
+            step = toggle_keyword(self.src, scope, toggle, (bbody, i, target), installed, earlier) if toggle else None
+            if step is None:
+                bbody[i] = b
+                return False
+            made.append(step)
+            bbody[i] = target
+        if not made or any(s.get("occurrence") for s in made):
+            # counted among other calls, the second keyword's match is the call the first one
+            # changed: apply refuses two rewrites of one counted match (the wider replace, noted)
+            bbody[i] = b
+            return False
+        self.steps.extend(made)
+        bbody[i] = mark_after(a)
         return True
 
     def _undoable(self, attempt: Callable[[], bool], bbody: list[ast.stmt], i: int) -> bool:

@@ -1,0 +1,84 @@
+"""Several keyword arguments added to one call, or taken from it, as the importer says them: one
+`set_keyword` per keyword, each a step of its own (`Foo(a, b=1)` -> `Foo(a, b=1, c=2, d=3)` is `c`
+added, then `d` added after it), where the call's other arguments and keywords stay as they are.
+It was a `replace` of the whole call (pegaflow's vLLM 0.13.0 patch: eleven calls each given
+`enable_deferred_release=` and `enable_coalescing=`), which breaks on any upstream edit of the
+call's other arguments.
+
+`steps(b, a)` gives the statements between: b with the first j keywords added (or taken), j = 1..k,
+each a copy of b (its nodes keep their before-file positions; an added keyword is the after-file's
+node), so that importing.keywords says each step as it says one keyword added or taken."""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from radpatch.importing.changed_expressions import difference_path
+from radpatch.importing.statements import key
+
+MOST = 8  # keywords said one by one, at most
+
+
+def steps(b: ast.stmt, a: ast.stmt) -> list[ast.stmt]:
+    """The statements from `b` to `a` one keyword at a time (the last is `a` itself), or [] when the
+    difference is not two or more keywords all added to, or all taken from, one call."""
+    path = difference_path(b, a)
+    if not path:
+        return []
+    cb, ca = path[-1]
+    if not (isinstance(cb, ast.Call) and isinstance(ca, ast.Call)) or key(cb.func) != key(ca.func):
+        return []
+    if [key(x) for x in cb.args] != [key(x) for x in ca.args]:
+        return []
+    added = len(ca.keywords) > len(cb.keywords)
+    longer, shorter = (ca.keywords, cb.keywords) if added else (cb.keywords, ca.keywords)
+    extra = _extra(longer, shorter)
+    if extra is None or not 2 <= len(extra) <= MOST:
+        return []
+    names = {k.arg for k in shorter}
+    if any(longer[j].arg is None or longer[j].arg in names for j in extra):
+        return []
+    out: list[ast.stmt] = []
+    for n in range(1, len(extra)):
+        # added: the first n extras in; taken: the first n extras out
+        keep = set(extra[:n]) if added else set(extra[n:])
+        out.append(_with_keywords(b, cb, longer, extra, keep, added))
+    return [*out, a]
+
+
+def _extra(longer: list[ast.keyword], shorter: list[ast.keyword]) -> list[int] | None:
+    """The indexes of `longer` not in `shorter`, when `shorter` is `longer` with them left out (the
+    other keywords in their order), else None."""
+    want = [key(k) for k in shorter]
+    got: list[int] = []
+    i = 0
+    for j, k in enumerate(longer):
+        if i < len(want) and key(k) == want[i]:
+            i += 1
+        else:
+            got.append(j)
+    return got if i == len(want) else None
+
+
+def _with_keywords(
+    b: ast.stmt, cb: ast.Call, longer: list[ast.keyword], extra: list[int], keep: set[int], added: bool
+) -> ast.stmt:
+    """A copy of `b` whose call `cb` passes `longer`'s keywords but the extras not in `keep`."""
+    nodes = list(ast.walk(b))
+    twin = copy.deepcopy(b)
+    call = list(ast.walk(twin))[nodes.index(cb)]
+    assert isinstance(call, ast.Call)
+    mine = iter(call.keywords)  # the copy's own keywords: b's, in order
+    out: list[ast.keyword] = []
+    for j, k in enumerate(longer):
+        if j in extra:
+            if j in keep:
+                # an added keyword is the after-file's node; one taken away is b's own (its copy)
+                out.append(k if added else next(mine))
+            elif not added:
+                next(mine)  # taken away already
+        else:
+            out.append(next(mine))
+    call.keywords = out
+    return twin
