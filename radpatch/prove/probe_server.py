@@ -10,7 +10,9 @@ Requests and answers are JSON, each framed by its length (10 ASCII digits). A se
 closes its output or answers out of frame is dropped and the probe is run one-shot (its answer
 or its error are the one-shot's, word for word); the next probe starts a new server. One that
 does not answer within the timeout is killed and the probe fails as a one-shot one would. Servers
-are closed at exit; a forked child forgets its parent's (it never writes to the parent's pipes).
+are closed at exit. A forked child (the verify pool's workers, which end by os._exit without
+running atexit) forgets its parent's, never writes to their pipes, and runs its probes one-shot,
+so it leaves no server behind.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import contextlib
 import os
 import selectors
 import subprocess
+import threading
 import time
 
 from radpatch.errors import RadpatchError
@@ -135,12 +138,20 @@ class _Server:
 
 
 _servers: dict[tuple[str, str], _Server] = {}
+_lock = threading.Lock()
 
 
 def ask(executable: str, served: str, probe: str, first: bytes, request: bytes, timeout: float) -> bytes | None:
     """The answer to `request` of `executable`'s server running `probe` with the analysis packages
     of digest `served`; a new server is sent `first` (the request with those packages in) instead.
     None when the server cannot answer (run the probe one-shot); Hung when it did not answer in time."""
+    if _forked:
+        return None
+    with _lock:  # one request at a time on a server's pipes
+        return _ask(executable, served, first, request, timeout, probe)
+
+
+def _ask(executable: str, served: str, first: bytes, request: bytes, timeout: float, probe: str) -> bytes | None:
     key = (executable, served)
     server = _servers.get(key)
     if server is not None and (server.owner != os.getpid() or server.proc.poll() is not None):
@@ -165,11 +176,14 @@ def close_all() -> None:
 
 
 _orphans: list[_Server] = []  # a forked child's copies of its parent's servers, never reaped here
+_forked = False  # this process is a fork of one that imported this module: one-shot probes only
 
 
 def _forget() -> None:
     """In a forked child: the parent's servers are the parent's. The child closes its copies of
     their pipes (a server ends when its parent closes its stdin, not when every child has)."""
+    global _forked
+    _forked = True
     for server in _servers.values():
         for pipe in (server.proc.stdin, server.proc.stdout):
             if pipe is not None:
