@@ -22,7 +22,7 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.target_python import TIMEOUT
-from radpatch.prove import names, placement
+from radpatch.prove import names, placement, probe_server
 
 _MAX_ANSWER = 16 << 20
 
@@ -111,7 +111,7 @@ def check(target: Probe, before: str, after: bytes, after_text: str, filename: s
     if key not in _memo:
         if len(_memo) >= 8:
             _memo.pop(next(iter(_memo)))
-        _memo[key] = _ask(target, before, after, after_text, filename)
+        _memo[key] = _answer(target, before, after, after_text, filename)
     return _memo[key]
 
 
@@ -122,7 +122,30 @@ def check(target: Probe, before: str, after: bytes, after_text: str, filename: s
 _code_memo: dict[tuple[str, str], tuple[str, dict[str, str]]] = {}
 
 
+def _answer(target: Probe, before: str, after: bytes, after_text: str, filename: str) -> ProbeResult:
+    """The first probe of a target in this process runs one-shot (_ask); once it has answered (its
+    code kept), the next ones are asked of the target's long-lived server (prove.probe_server),
+    the probe run one-shot again when the server cannot answer."""
+    modules = {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)}
+    served = json.dumps(modules, sort_keys=True)
+    key = (target.executable, hashlib.sha256(served.encode()).hexdigest())
+    if key not in _code_memo:
+        return _ask(target, before, after, after_text, filename)
+    magic, code = _code_memo[key]
+    first = _request(served, magic, _code_json(key, code), before, after, after_text, filename, target)
+    later = _request("{}", None, "null", before, after, after_text, filename, target)
+    what = f"the target interpreter {target.executable}"
+    try:
+        answer = probe_server.ask(target.executable, key[1], _PROBE, first, later, TIMEOUT)
+    except probe_server.Hung:
+        raise EnvironmentProblem(f"{what} did not answer within {TIMEOUT} s while compiling {filename}")
+    if answer is None or len(answer) > _MAX_ANSWER:
+        return _ask(target, before, after, after_text, filename)
+    return _verdict(answer, what)
+
+
 def _ask(target: Probe, before: str, after: bytes, after_text: str, filename: str) -> ProbeResult:
+    """One probe in a process of its own."""
     modules = {"radpatch_names": _package(names.__file__), "radpatch_placement": _package(placement.__file__)}
     served = json.dumps(modules, sort_keys=True)
     key = (target.executable, hashlib.sha256(served.encode()).hexdigest())

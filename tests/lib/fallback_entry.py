@@ -4,11 +4,11 @@ installed rpfb.core's value() gives, imported by a subprocess of the target inte
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.site import Site
 
 ENTRY = """\
@@ -30,7 +30,7 @@ def runs_value(site: Site) -> int | None:
     """What the installed rpfb.core's value() gives, imported by a subprocess of the target interpreter
     (None: the module does not import)."""
     code = "import json, sys; sys.path.insert(0, sys.argv[1]); import rpfb.core as c; print(json.dumps(c.value()))"
-    out = subprocess.run([sys.executable, "-I", "-B", "-c", code, str(site.root)], capture_output=True, text=True)
+    out = fresh_run(sys.executable, code, (str(site.root),), ("-I", "-B"))
     return int(json.loads(out.stdout)) if out.returncode == 0 else None
 
 

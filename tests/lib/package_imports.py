@@ -4,7 +4,6 @@ a fresh interpreter (the tests of names_check's import cycles and importers shar
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import sysconfig
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from typing import NamedTuple
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names_check
+from tests.lib.fresh_runs import fresh_run
 
 
 def site_env(root: Path) -> PythonEnv:
@@ -33,7 +33,7 @@ def imports_fail(root: Path, statements: str) -> bool:
     """Whether `statements` (imports of pp's modules) fail in a fresh interpreter with `root` on its
     path; a failure other than an ImportError or AttributeError fails the test."""
     code = f"import sys; sys.path.insert(0, {str(root)!r}); {statements}"
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
+    done = fresh_run(sys.executable, code, (), ("-I", "-B"))
     assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
     return done.returncode != 0
 

@@ -4,9 +4,10 @@ interpreter in a subprocess (the proofs of partially initialised packages are he
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.lib.fresh_runs import fresh_run
 
 INITS = {
     "from-module": ("from .mod import VALUE\nEXTRA = 5\n", {}),
@@ -31,7 +32,7 @@ def fails(root: Path) -> bool:
     init = (root / "pp" / "__init__.py").read_text()
     check = "; pp.VALUE" if init.startswith(("from .mod import VALUE", "try:", "EXTRA = 5\nfrom")) else ""
     code = f"import sys; sys.path.insert(0, {str(root)!r}); import pp.mod, pp{check}"
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
+    done = fresh_run(sys.executable, code, (), ("-I", "-B"))
     assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
     return done.returncode != 0
 

@@ -13,7 +13,6 @@ subprocess of this interpreter: the proof must refuse exactly those that fail.""
 from __future__ import annotations
 
 import itertools
-import subprocess
 import sys
 import sysconfig
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names_check
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 
 SHAPES = {  # how the module binds X; whether X is only its fallback constant (None) at run time
@@ -76,7 +76,7 @@ def fails(root: Path, place: str) -> bool:
         f"import sys; sys.path.insert(0, {str(root)!r}); import fo.mod as m\n"
         f"if hasattr(m, 'load'): m.load()\n{PLACES[place][1]}"
     )
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
+    done = fresh_run(sys.executable, code, (), ("-I", "-B"))
     assert done.returncode == 0 or "AttributeError" in done.stderr, done.stderr
     return done.returncode != 0
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lib.fresh_runs import fresh_runs
+from tests.lib.fresh_runs import fresh_run, fresh_runs
 from tests.lib.interpreters import OTHER_TARGETS
 
 EXES = {"own": sys.executable, **{v: str(p) for v, p in OTHER_TARGETS.items()}}
@@ -39,3 +39,21 @@ def test_each_program_runs_as_in_a_fresh_interpreter(exe: str, tmp_path: Path) -
         assert (run.returncode, run.stdout) == (fresh.returncode, fresh.stdout), program
         assert run.stderr.strip().splitlines()[-1:] == fresh.stderr.strip().splitlines()[-1:], program
     assert [r.returncode != 0 for r in runs[1:5]] == [False, True, False, True]
+
+
+@pytest.mark.parametrize("flags", [("-I",), ("-I", "-B")])
+@pytest.mark.parametrize("exe", EXES)
+def test_each_program_runs_by_the_kept_parent_as_in_a_fresh_interpreter(
+    exe: str, flags: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fresh_run: the same, a program at a time, with argv, the current directory and the flags."""
+    monkeypatch.chdir(tmp_path)
+    programs = [*PROGRAMS, "import os, sys; print(os.getcwd(), sys.flags.dont_write_bytecode, sys.stdin.read())"]
+    for program in programs:
+        run = fresh_run(EXES[exe], program, ("a", "b c"), flags)
+        fresh = subprocess.run(
+            [EXES[exe], *flags, "-c", program, "a", "b c"], capture_output=True, text=True, stdin=subprocess.DEVNULL
+        )
+        assert (run.returncode, run.stdout) == (fresh.returncode, fresh.stdout), program
+        assert run.stderr.strip().splitlines()[-1:] == fresh.stderr.strip().splitlines()[-1:], program
+    assert fresh_run(EXES[exe], "import xml; xml.dom", (), flags).returncode == 1

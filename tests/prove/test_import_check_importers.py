@@ -16,13 +16,13 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
 from tests.lib.site import Site
@@ -54,7 +54,7 @@ ONE_MORE = '{scope: helper, find: "return x", with: "return x + 1"}'
 def _imports(site: Path, module: str) -> bool:
     """The oracle: the target interpreter imports `module` from `site`, in a fresh process."""
     code = f"import sys; sys.path.insert(0, {str(site)!r}); import {module}"
-    return subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True).returncode == 0
+    return fresh_run(sys.executable, code, (), ("-I", "-B")).returncode == 0
 
 
 def _dry_run(site: Site, write_registry: Any, radpatch: Any, files: dict[str, str], replace: str) -> Any:

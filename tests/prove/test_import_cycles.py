@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from radpatch.install.environment import PythonEnv
 from radpatch.prove import import_check
 from radpatch.prove.cycles import closed_cycles
 from radpatch.prove.plan import PlannedFile
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 from tests.lib.site import Site
 
@@ -44,7 +44,7 @@ def _imports_first(root: Path, modules: list[str]) -> dict[str, bool]:
     out = {}
     for m in modules:
         code = f"import sys; sys.path.insert(0, {str(root)!r}); import {m}"
-        out[m] = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True).returncode == 0
+        out[m] = fresh_run(sys.executable, code, (), ("-I", "-B")).returncode == 0
     return out
 
 

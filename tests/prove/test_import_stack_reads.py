@@ -12,7 +12,6 @@ subprocess: the proof must refuse exactly those that fail."""
 from __future__ import annotations
 
 import itertools
-import subprocess
 import sys
 import sysconfig
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names_check, refusal
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 
 # shape: files of package `ps` (besides mod.py), and the module whose name X the patch takes
@@ -79,7 +79,7 @@ def build(root: Path, shape: str, take: str | None) -> Path:
 def fails(root: Path) -> bool:
     """Whether `import ps.mod` fails, or calling the function `later` the patch may add does."""
     code = f"import sys; sys.path.insert(0, {str(root)!r}); import ps.mod as m; getattr(m, 'later', int)()"
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True)
+    done = fresh_run(sys.executable, code, (), ("-I", "-B"))
     assert done.returncode == 0 or "ImportError" in done.stderr or "AttributeError" in done.stderr, done.stderr
     return done.returncode != 0
 

@@ -9,7 +9,6 @@ that fail, except the cases it documents as unknown (which must pass)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import sysconfig
 import textwrap
@@ -18,6 +17,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, names_check
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.site import Site
 
 FILES = {
@@ -97,7 +97,7 @@ def _fails(site: Site, source: str) -> bool:
     code = (
         f"import sys; sys.path.insert(0, {str(site.root)!r}); import icimp.core as m\nif hasattr(m, 'later'): m.later()"
     )
-    return subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True).returncode != 0
+    return fresh_run(sys.executable, code, (), ("-I", "-B")).returncode != 0
 
 
 @pytest.mark.parametrize("added", list(IMPORTS))

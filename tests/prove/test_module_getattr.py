@@ -11,7 +11,6 @@ that fail, and pass every module-level form.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import sysconfig
 
@@ -19,6 +18,7 @@ import pytest
 
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names_check
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.site import Site
 
 GETTER = "def __getattr__(self, name):\n    return name\n"
@@ -48,7 +48,7 @@ def _env(site: Site) -> PythonEnv:
 
 def _fails(site: Site) -> bool:
     code = f"import sys; sys.path.insert(0, {str(site.root)!r}); import gaimp.core"
-    return subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True).returncode != 0
+    return fresh_run(sys.executable, code, (), ("-I", "-B")).returncode != 0
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -4,13 +4,13 @@ the CLI like the `from .mod import VALUE` spelling (att21c F6); the truth is the
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.registry import entry_head
 from tests.lib.site import Site
 
@@ -34,7 +34,7 @@ def _patched_imports(root: Path, init: str) -> bool:
     (root / "toyq" / "__init__.py").write_text(init)
     (root / "toyq" / "si_star.py").write_text(MODULE.replace("def f", PAYLOAD + "\n\ndef f"))
     code = f"import sys; sys.path.insert(0, {str(root)!r}); import toyq.si_star"
-    return subprocess.run([sys.executable, "-I", "-B", "-c", code], capture_output=True).returncode == 0
+    return fresh_run(sys.executable, code, (), ("-I", "-B")).returncode == 0
 
 
 @pytest.mark.parametrize("init", INITS.values(), ids=INITS.keys())

@@ -12,7 +12,6 @@ when that import fails; a whole-module self-import at import time is refused alt
 from __future__ import annotations
 
 import itertools
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pytest
 
 from radpatch.prove import names_check, refusal
 from radpatch.prove.names import SELF_IMPORT, introduced
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 
 FORMS = {  # form: (statement in pkg/mod.py, the whole module itself)
@@ -63,17 +63,8 @@ def imports_cleanly(tmp: Path, source: str) -> bool:
     (pkg / "__init__.py").write_text("")
     (pkg / "other.py").write_text("OTHER = 3\n")
     (pkg / "mod.py").write_text(source)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            "-c",
-            f"import sys; sys.path.insert(0, {str(tmp)!r}); import pkg.mod; pkg.mod.use()",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    code = f"import sys; sys.path.insert(0, {str(tmp)!r}); import pkg.mod; pkg.mod.use()"
+    done = fresh_run(sys.executable, code, (), ("-I", "-S"))
     assert done.returncode == 0 or "ImportError" in done.stderr, done.stderr
     return done.returncode == 0
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import names_check
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 from tests.lib.interpreters import OTHER_TARGETS
 
@@ -90,7 +90,7 @@ def test_a_sibling_imported_under_a_swallowing_try_does_not_bind_the_read(
     place = PLACEMENTS[placement]
     before, after = _package(tmp_path, place, where, other)
     code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toyq.m"
-    run = subprocess.run([EXES[exe], "-I", "-c", code], capture_output=True, text=True)
+    run = fresh_run(EXES[exe], code)
     attribute_error = "AttributeError" in run.stderr and "'dom'" in run.stderr
     (tmp_path / "toyq" / "m.py").write_text(before)
     env = target_env(EXES[exe])

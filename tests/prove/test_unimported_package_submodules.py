@@ -23,6 +23,7 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import names_check
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 from tests.lib.interpreters import OTHER_TARGETS
 
@@ -90,7 +91,7 @@ def test_the_package_s_own_module_importing_the_submodule_binds_it_only_once_it_
         (tmp_path / "toyq" / "__init__.py").write_text(init)
         (tmp_path / "toyq" / "m.py").write_text(after)
         code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toyq.m; toyq.m.f()"
-        assert (subprocess.run([sys.executable, "-I", "-c", code], capture_output=True).returncode == 0) == runs
+        assert (fresh_run(sys.executable, code).returncode == 0) == runs
         (tmp_path / "toyq" / "m.py").write_text(BEFORE)
         refused = names_check.names_refusal(BEFORE.encode(), after.encode(), "toyq/m.py", env, module="toyq.m")
         if runs:
@@ -106,7 +107,7 @@ def test_a_read_of_the_running_module_through_its_package_passes(tmp_path: Path)
     after = before.replace("'old'", "toyq.m.X")
     (tmp_path / "toyq" / "m.py").write_text(after)
     run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toyq.m; print(toyq.m.f())"
-    run = subprocess.run([sys.executable, "-I", "-c", run_it], capture_output=True, text=True)
+    run = fresh_run(sys.executable, run_it)
     assert run.returncode == 0, run.stderr
     (tmp_path / "toyq" / "m.py").write_text(before)
     env = target_env(sys.executable)

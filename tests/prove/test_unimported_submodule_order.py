@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 
 from radpatch.install.environment import python_env
 from radpatch.prove import names_check
+from tests.lib.fresh_runs import fresh_run
 from tests.lib.generated import sample
 from tests.lib.interpreters import OTHER_TARGETS
 
@@ -103,7 +103,7 @@ def sources(case: str) -> tuple[str, str]:
 @pytest.mark.parametrize(("exe", "case"), CASES, ids=["-".join(c) for c in CASES])
 def test_only_an_import_that_surely_runs_first_binds_the_read(exe: str, case: str) -> None:
     before, after = sources(case)
-    run = subprocess.run([EXES[exe], "-I", "-c", after + "\nprint(f())\n"], capture_output=True, text=True)
+    run = fresh_run(EXES[exe], after + "\nprint(f())\n")
     fails = run.returncode != 0
     if fails:
         assert "AttributeError" in run.stderr, run.stderr
@@ -125,7 +125,7 @@ def test_the_module_s_own_file_does_not_count_as_another_module_of_its_package(
     (tmp_path / "toyq" / "__init__.py").write_text("")
     (tmp_path / "toyq" / "m.py").write_text(after)
     run_it = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import toyq.m; print(toyq.m.f())"
-    run = subprocess.run([EXES[exe], "-I", "-c", run_it], capture_output=True, text=True)
+    run = fresh_run(EXES[exe], run_it)
     (tmp_path / "toyq" / "m.py").write_text(before)
     env = target_env(EXES[exe])
     env = dataclasses.replace(env, paths=(tmp_path, *env.paths))

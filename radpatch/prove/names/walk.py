@@ -218,7 +218,7 @@ class Walker(Expressions):
 
             parts.append(walk)
         cases = s.cases  # type: ignore[attr-defined]
-        if not any(case.guard is None and _irrefutable(case.pattern) for case in cases):
+        if not any(case.guard is None and irrefutable(case.pattern) for case in cases):
             parts.append(lambda: True)  # no case matched
         guards = [case.guard for case in cases if case.guard is not None]
         return self.branches(c, parts, test=[s.subject, *guards])  # type: ignore[attr-defined]
@@ -285,12 +285,13 @@ def _suppresses(e: ast.expr) -> bool:
     return (isinstance(f, ast.Name) and f.id == "suppress") or (isinstance(f, ast.Attribute) and f.attr == "suppress")
 
 
-def _irrefutable(p: ast.AST) -> bool:
-    """`case _:`, `case name:`, or an `|` with one of those: matches every subject."""
+def irrefutable(p: ast.AST) -> bool:
+    """`case _:`, `case name:`, or an `|` with one of those: matches every subject (the names walk
+    and placement's reachability both ask it)."""
     if type(p).__name__ == "MatchAs":
-        return p.pattern is None or _irrefutable(p.pattern)  # type: ignore[attr-defined]
+        return p.pattern is None or irrefutable(p.pattern)  # type: ignore[attr-defined]
     if type(p).__name__ == "MatchOr":
-        return any(_irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
+        return any(irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
     return False
 
 

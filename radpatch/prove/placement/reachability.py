@@ -24,6 +24,11 @@ from .shadowing import DEFS
 from .target_version import version_truth
 from .typing_values import binds_of, module_bindings, runtime_value
 
+try:
+    from ..names.walk import irrefutable
+except ImportError:  # served to the target interpreter: no parent package (target_version)
+    from radpatch_names.walk import irrefutable  # type: ignore[import-not-found,no-redef]
+
 if TYPE_CHECKING:  # an alias for the checker only: this module also runs in targets as old as 3.9
     Decider = Callable[[ast.expr], bool | None]  # a version test's truth on the target (target_version)
 
@@ -194,18 +199,9 @@ def _falls(
         return _block_falls(s.orelse, swallowed, aliases, decided, stops)
     if type(s).__name__ == "Match":  # leaves when a case always matches and every case leaves
         cases = s.cases  # type: ignore[attr-defined]
-        total = any(c.guard is None and _irrefutable(c.pattern) for c in cases)
+        total = any(c.guard is None and irrefutable(c.pattern) for c in cases)
         return not total or any(_block_falls(c.body, swallowed, aliases, decided, stops) for c in cases)
     return True
-
-
-def _irrefutable(p: ast.AST) -> bool:
-    """`case _:`, `case name:`, or an `|` with one of those: matches every subject."""
-    if type(p).__name__ == "MatchAs":
-        return p.pattern is None or _irrefutable(p.pattern)  # type: ignore[attr-defined]
-    if type(p).__name__ == "MatchOr":
-        return any(_irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
-    return False
 
 
 def _block_falls(
