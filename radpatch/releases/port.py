@@ -24,6 +24,7 @@ new `supported` range; an edit that does not prove is never written.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from collections.abc import Callable
@@ -39,8 +40,9 @@ from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, Usa
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
 from radpatch.releases import matrix, port_edits, yamledit
+from radpatch.releases.dropped import dropped
 from radpatch.releases.port_failures import short
-from radpatch.releases.verify import verify
+from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
 from radpatch.state.recorded_diffs import text_diff
 
@@ -88,9 +90,14 @@ def plan(
     stream: TextIO | None = None,
     requires: tuple[Patch, ...] = (),
 ) -> Port:
-    """`requires`: the entries `patch` requires, in the order apply runs them (verify stacks them)."""
-    report = verify(patch, wanted, releases, probe=False, stream=stream, requires=requires)
-    cells = tuple(matrix.cell(patch, r, releases, anywhere=True, requires=requires) for r in report.results)
+    """`requires`: the entries `patch` requires, in the order apply runs them (verify stacks them).
+    A rewrite with its own `versions:` that the releases asked for would drop (radpatch.releases.dropped)
+    is proven there too: its `versions:` is widened with `supported:`, or the entry is left alone, naming it."""
+    listed = releases.versions(patch.distribution, SpecifierSet()).versions
+    lost = _lost(patch, wanted, listed)
+    proving = _carried(patch, lost, listed)
+    report = verify(proving, wanted, releases, probe=False, stream=stream, requires=requires)
+    cells = tuple(matrix.cell(proving, r, releases, anywhere=True, requires=requires) for r in report.results)
     try:
         before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
     except UnicodeDecodeError:  # the loader also reads UTF-16 (with its BOM); port edits UTF-8 text only
@@ -120,7 +127,12 @@ def plan(
         return Port(patch, cells, before, None, (), why, True)
     if len(obsolete) != len(blocked):
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
-        return Port(patch, cells, before, None, (), why + _own_fails(patch, cells, releases, requires, stream))
+        if lost:
+            why += "; proven with " + "; ".join(
+                f"rewrite {rid!r}'s `versions:` widened to {', '.join(map(str, vs))} (it does not run there as written)"
+                for rid, vs in lost.items()
+            )
+        return Port(patch, cells, before, None, (), why + _own_fails(proving, cells, releases, requires, stream))
     if not _new(patch, rest):
         return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
     try:
@@ -131,16 +143,21 @@ def plan(
     changes: list[str] = [f"{c.version}: already contains the change (obsolete there): not claimed" for c in obsolete]
     new_range: str | None = None
     claimed = [c.version for c in rest]
+    for rid, vs in lost.items():
+        if any(v in claimed for v in vs):
+            edit, change = port_edits.widen_rewrite(before, root, patch, rid, [v for v in vs if v in claimed], listed)
+            edits.append(edit)
+            changes.append(change)
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
-        listed = releases.versions(patch.distribution, SpecifierSet()).versions
         text = port_edits.excluding(port_edits.widen(patch.range, claimed, listed), wanted, listed, patch.supported)
+        text = port_edits.unproven_prereleases(text, claimed, listed, patch.supported)
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
         edits.append(yamledit.set_scalar(before, node, text))
         changes.append(f"supported: {patch.range} -> {text}")
         new_range = text
-    known = releases.versions(patch.distribution, SpecifierSet()).versions
+    known = listed
     by_file: dict[str, list[matrix.Cell]] = {}
     for c in rest:
         if c.kind == matrix.MOVED and c.file is not None:
@@ -189,6 +206,29 @@ def plan(
     shared = yamledit.shared(before, root, edits)
     changed = tuple(changes)
     return Port(patch, cells, before, after, changed, requires=requires, new_range=new_range, had=had, shared=shared)
+
+
+def _lost(patch: Patch, wanted: SpecifierSet, listed: tuple[Version, ...]) -> dict[str, list[Version]]:
+    """Rewrite id -> the releases asked for that it would not run on while its siblings do."""
+    out: dict[str, list[Version]] = {}
+    for v in listed:
+        if selects(wanted, v):
+            for r in dropped(patch, v, listed):
+                out.setdefault(r.id, []).append(v)
+    return out
+
+
+def _carried(patch: Patch, lost: dict[str, list[Version]], listed: tuple[Version, ...]) -> Patch:
+    """The entry with each lost rewrite's `versions:` widened to the releases it was lost on (what port would write)."""
+    if not lost:
+        return patch
+    rewrites = tuple(
+        dataclasses.replace(r, versions=SpecifierSet(port_edits.widen(str(r.versions), lost[r.id], listed)))
+        if r.id in lost and r.versions is not None
+        else r
+        for r in patch.rewrites
+    )
+    return dataclasses.replace(patch, rewrites=rewrites)
 
 
 def _new(patch: Patch, cells: tuple[matrix.Cell, ...]) -> bool:

@@ -28,6 +28,7 @@ from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch, rewrites_by_file
 from radpatch.releases import modules
 from radpatch.releases.base_search import search_order
+from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
@@ -59,10 +60,22 @@ def uncovered_requirement(requires: tuple[Patch, ...], patch: Patch, v: Version,
     (of `patch`'s distribution) that names no module there; None when each does."""
     for p in requires:
         if canonicalize_name(p.distribution) == canonicalize_name(patch.distribution):
-            why = resolve(p, v, release)[1]
+            why = resolve(p, v, release)[1] or unsupported(p, v)
             if why is not None:
                 return f"requires: {p.name} (required): {why.why}"
     return None
+
+
+def unsupported(required: Patch, v: Version) -> Refusal | None:
+    """A required entry whose own `supported:` leaves out release `v`: apply refuses it there, so the
+    entries requiring it cannot be applied either (port them together)."""
+    refused = policy.refusal(required.supported, required.range, v, required.prereleases, required.name)
+    if refused is None:
+        return None
+    why = f"it supports {required.range}, not {v} (apply refuses it there)"
+    if policy.allows(required.supported, v):  # a pre-release it refuses (`prereleases: refuse`)
+        why = f"{refused.message.removeprefix(f'{required.name} ')} (apply refuses it there)"
+    return Refusal("requires", why, f"port it with the entries requiring it (`radpatch port {required.name} ...`)")
 
 
 def stacked(requires: tuple[Patch, ...], patch: Patch, file: str, v: Version, release: Release) -> bytes | None:
@@ -160,6 +173,12 @@ class Verifier:
                 checks: Checks = {"wheel": True, "module": False}
                 results[v] = self._result(v, checks, f"module: {failure.why}", names, kind=failure.kind)
                 continue
+            lost = dropped(self.patch, v, self.listing)
+            if lost:
+                checks = {"wheel": True, "module": False}
+                said = f"module: {describe(lost, v)}: widen its `versions:` (`radpatch port` does, where it proves)"
+                results[v] = self._result(v, checks, said, names)
+                continue
             if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
                 results[v] = self._result(v, {"wheel": True, "module": True}, None, names, note)
@@ -167,6 +186,7 @@ class Verifier:
             layers: list[Layer] = []
             for p in self.requires:
                 theirs, why = resolve(p, v, got)
+                why = why or unsupported(p, v)
                 if why is not None:
                     checks = {"wheel": True, "module": True, "requires": False}
                     results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
@@ -313,6 +333,10 @@ def _relative(patch: Patch, error: str | None, prefix: bool = True) -> str | Non
     """Messages with the registry file named, not its full path (and without the patch-name prefix)."""
     if error is None:
         return None
-    if prefix:
-        error = error.replace(f"{patch.name}: ", "", 1)
+    if prefix:  # `NAME: ` where a message starts, or its step's words do (`match: NAME: rewrite ...`)
+        step, sep, rest = error.partition(": ")
+        if error.startswith(f"{patch.name}: "):
+            error = error[len(patch.name) + 2 :]
+        elif sep and step in CHECKS and rest.startswith(f"{patch.name}: "):
+            error = step + sep + rest[len(patch.name) + 2 :]
     return error.replace(str(patch.source), patch.source.name)
