@@ -74,7 +74,7 @@ def unsupported(required: Patch, v: Version) -> Refusal | None:
         return None
     why = f"it supports {required.range}, not {v} (apply refuses it there)"
     if policy.allows(required.supported, v):  # a pre-release it refuses (`prereleases: refuse`)
-        why = f"{refused.message.removeprefix(f'{required.name} ')} (apply refuses it there)"
+        why = f"it {refused.message.removeprefix(f'{required.name} ')} (apply refuses it there)"
     return Refusal("requires", why, f"port it with the entries requiring it (`radpatch port {required.name} ...`)")
 
 

@@ -73,3 +73,18 @@ def test_a_requirement_that_leaves_the_release_out_fails_it_and_is_ported_with_i
     for name in ("ea", "eb"):
         done = json.loads(radpatch("--registry", str(reg), "verify", name, "--versions", "==1.1", "--json").out)
         assert done["results"][0]["ok"] and done["results"][0]["in_range"], (name, done)
+
+
+@pytest.mark.parametrize("pre", ["1.1rc1", "1.1.dev3", "1.1b1"])
+def test_a_requirement_refusing_prereleases_fails_the_prerelease(
+    loopback: Any, write_registry: Any, radpatch: Any, pre: str
+) -> None:
+    loopback(DIST, {v: {"rptoy/__init__.py": "", "rptoy/core.py": SRC} for v in ("1.0", pre)})
+    write_registry("ea", _ea('">=1.0,<1.2"') + "prereleases: refuse\n")
+    reg = write_registry("eb", _eb('">=1.0,<1.2"'))
+    got = json.loads(radpatch("--registry", str(reg), "verify", "eb", "--versions", f"=={pre}", "--json").out)
+    cell = got["results"][0]
+    assert cell["in_range"] and cell["checks"]["requires"] is False, cell
+    assert "ea" in cell["error"] and "prereleases: refuse" in cell["error"], cell
+    alone = json.loads(radpatch("--registry", str(reg), "verify", "eb", "--versions", "==1.0", "--json").out)
+    assert alone["results"][0]["ok"], alone
