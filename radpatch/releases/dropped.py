@@ -8,8 +8,10 @@ release in the same scope (`fix-f2` for `>=1.1`) takes the dropped one's place: 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from radpatch.registry import versions as policy
@@ -38,6 +40,33 @@ def dropped(patch: Patch, v: Version, listing: Iterable[Version]) -> tuple[Rewri
     return tuple(
         r for r in patch.rewrites_for(near) if not r.applies_to(v) and (r.file, r.op.scope_name()) not in placed
     )
+
+
+def lost(patch: Patch, asked: Iterable[Version], listing: Iterable[Version]) -> dict[str, list[Version]]:
+    """Rewrite id -> the releases of `asked` it would not run on while its siblings do (`dropped`)."""
+    listed = tuple(listing)
+    out: dict[str, list[Version]] = {}
+    for v in asked:
+        for r in dropped(patch, v, listed):
+            out.setdefault(r.id, []).append(v)
+    return out
+
+
+def carried(patch: Patch, lost: dict[str, list[Version]], listing: Iterable[Version]) -> Patch:
+    """The entry with each lost rewrite's `versions:` widened to the releases it was lost on, as port
+    widens `supported:` (radpatch.releases.port_edits.widen): what port proves, and writes when it proves."""
+    from radpatch.releases.port_edits import widen
+
+    if not lost:
+        return patch
+    listed = tuple(listing)
+    rewrites = tuple(
+        dataclasses.replace(r, versions=SpecifierSet(widen(str(r.versions), lost[r.id], listed)))
+        if r.id in lost and r.versions is not None
+        else r
+        for r in patch.rewrites
+    )
+    return dataclasses.replace(patch, rewrites=rewrites)
 
 
 def describe(rewrites: Iterable[Rewrite], v: Version) -> str:

@@ -144,7 +144,7 @@ def find_moved(
     where the code went: it is never taken."""
     from radpatch.releases.moved_proof import prove_moved  # verify's proof, on bases as verify reads them
     from radpatch.releases.proof_job import File
-    from radpatch.releases.verifier import requirement_layers, uncovered_requirement
+    from radpatch.releases.resolved import requirement_layers, uncovered_requirement
 
     rewrites = rewrites_by_file(patch, version).get(file, ())
     wanted = scopes(rewrites)

@@ -24,7 +24,6 @@ new `supported` range; an edit that does not prove is never written.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import tempfile
 from collections.abc import Callable
@@ -39,8 +38,7 @@ from packaging.version import Version
 from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, port_edits, yamledit
-from radpatch.releases.dropped import dropped
+from radpatch.releases import dropped, matrix, port_edits, yamledit
 from radpatch.releases.port_failures import short
 from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
@@ -94,8 +92,8 @@ def plan(
     A rewrite with its own `versions:` that the releases asked for would drop (radpatch.releases.dropped)
     is proven there too: its `versions:` is widened with `supported:`, or the entry is left alone, naming it."""
     listed = releases.versions(patch.distribution, SpecifierSet()).versions
-    lost = _lost(patch, wanted, listed)
-    proving = _carried(patch, lost, listed)
+    lost = dropped.lost(patch, [v for v in listed if selects(wanted, v)], listed)
+    proving = dropped.carried(patch, lost, listed)
     report = verify(proving, wanted, releases, probe=False, stream=stream, requires=requires)
     cells = tuple(matrix.cell(proving, r, releases, anywhere=True, requires=requires) for r in report.results)
     try:
@@ -129,7 +127,7 @@ def plan(
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
         if lost:
             why += "; proven with " + "; ".join(
-                f"rewrite {rid!r}'s `versions:` widened to {', '.join(map(str, vs))} (it does not run there as written)"
+                f"the `versions:` of rewrite {rid!r} widened to {', '.join(map(str, vs))} (as written, not run there)"
                 for rid, vs in lost.items()
             )
         return Port(patch, cells, before, None, (), why + _own_fails(proving, cells, releases, requires, stream))
@@ -206,29 +204,6 @@ def plan(
     shared = yamledit.shared(before, root, edits)
     changed = tuple(changes)
     return Port(patch, cells, before, after, changed, requires=requires, new_range=new_range, had=had, shared=shared)
-
-
-def _lost(patch: Patch, wanted: SpecifierSet, listed: tuple[Version, ...]) -> dict[str, list[Version]]:
-    """Rewrite id -> the releases asked for that it would not run on while its siblings do."""
-    out: dict[str, list[Version]] = {}
-    for v in listed:
-        if selects(wanted, v):
-            for r in dropped(patch, v, listed):
-                out.setdefault(r.id, []).append(v)
-    return out
-
-
-def _carried(patch: Patch, lost: dict[str, list[Version]], listed: tuple[Version, ...]) -> Patch:
-    """The entry with each lost rewrite's `versions:` widened to the releases it was lost on (what port would write)."""
-    if not lost:
-        return patch
-    rewrites = tuple(
-        dataclasses.replace(r, versions=SpecifierSet(port_edits.widen(str(r.versions), lost[r.id], listed)))
-        if r.id in lost and r.versions is not None
-        else r
-        for r in patch.rewrites
-    )
-    return dataclasses.replace(patch, rewrites=rewrites)
 
 
 def _new(patch: Patch, cells: tuple[matrix.Cell, ...]) -> bool:
