@@ -33,8 +33,8 @@ from radpatch.registry.model import Patch
 from radpatch.releases import modules, nearest_code
 from radpatch.releases import moved as search
 from radpatch.releases.proof import NO_BASE
+from radpatch.releases.resolved import stacked
 from radpatch.releases.results import ReleaseResult, Report, first_failed
-from radpatch.releases.verifier import stacked
 from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
 

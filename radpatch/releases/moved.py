@@ -5,16 +5,19 @@ When a release no longer defines a rewrite's scope in the module the entry names
 `vllm.v1.core.kv_cache_planning`), the scope is looked for by its code: the wheel's RECORD (cached
 with the dist-info) lists its modules; they are read with range requests, nearest first (the
 declared module's own package, then the package above it, up to the top-level package, within a
-budget), and parsed with `ast` (no libcst, nothing imported). A module that defines every scope the
-target's rewrites name is a candidate; the nearest one where the rewrites prove (verify's own proof)
-is named first. The search does not stop dead at the first tier holding a proving candidate: a new
-test double beside the declared module is as near as it gets, and the real new home may be a package
-away. It reads on up to the package above that tier, and there only the modules new since the
-entry's own release (the RECORDs say which): a copy that appeared with the move is looked for, the
-package's old modules are not (vLLM 0.33's kv_cache_planning: 19 modules read instead of the whole
-budget of 400). When several modules define the scopes, in any of the tiers read (a compat copy beside
-the new home, a test double), which one the program calls cannot be told from the code: every one is
-named (`also`) and port leaves the entry alone. Only a single candidate is taken for where the code went.
+budget), and parsed with `ast` (no libcst, nothing imported); the module the declared one now
+imports the scopes from (radpatch.releases.imported_from) is read before them all, an old module
+too. A module that defines every scope the target's rewrites name is a candidate; the nearest one
+where the rewrites prove (verify's own proof) is named first. The search does not stop dead at the
+first tier holding a proving candidate: a new test double beside the declared module is as near as
+it gets, and the real new home may be a package away. It reads on up to the package above that tier,
+and there only the modules new since the entry's own release (the RECORDs say which): a copy that
+appeared with the move is looked for, the package's old modules are not (vLLM 0.33's
+kv_cache_planning: 19 modules read instead of the whole budget of 400). When several modules define
+the scopes, in any of the tiers read (a compat copy beside the new home, a test double), which one
+the program calls cannot be told from the code: every one is named (`also`) and port leaves the
+entry alone. Only a single candidate is taken for where the code went, and never one of a `tests`
+package alone.
 Which modules are read, in which order: radpatch.releases.search_order. A rewrite that still finds
 its scope but no longer matches gets its nearest candidate instead (radpatch.releases.nearest_code).
 """
@@ -32,6 +35,7 @@ from packaging.version import Version
 
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import ModuleChoice, NamedModule, Patch, Rewrite, rewrites_by_file
+from radpatch.releases.imported_from import home, in_tests
 from radpatch.releases.search_order import staged, wheel_modules
 from radpatch.releases.wheels import Releases
 
@@ -67,6 +71,7 @@ class NoMove:
     stays: tuple[str, ...] = ()
     old: str = ""  # the declared module
     complete: bool = False  # every scope gone from the declared module was found elsewhere
+    doubles: tuple[str, ...] = ()  # the only modules defining the scopes are in a tests package
 
     def describe(self) -> str:
         out = []
@@ -79,6 +84,11 @@ class NoMove:
             )
             if self.complete:
                 return "; ".join(out)
+        if self.doubles:
+            out.append(
+                f"only {', '.join(self.doubles)} define(s) the scope, in a tests package (a test double, "
+                "not where the code went)"
+            )
         if self.namesakes:
             out.append(
                 f"{', '.join(self.namesakes)} define(s) the scope but did already where the entry was written "
@@ -134,7 +144,7 @@ def find_moved(
     where the code went: it is never taken."""
     from radpatch.releases.moved_proof import prove_moved  # verify's proof, on bases as verify reads them
     from radpatch.releases.proof_job import File
-    from radpatch.releases.verifier import requirement_layers, uncovered_requirement
+    from radpatch.releases.resolved import requirement_layers, uncovered_requirement
 
     rewrites = rewrites_by_file(patch, version).get(file, ())
     wanted = scopes(rewrites)
@@ -152,6 +162,15 @@ def find_moved(
     missing = [q for q in wanted if here is None or not defines(here, q)]
     split: dict[str, str] = {}  # a scope gone from the declared module -> the nearest module defining it
     first = [(True, [old.relpath])] if declared is None and any(name == old.relpath for name, _ in files) else []
+    # where the declared module now imports the scopes from is read first, an old module too
+    went = None
+    if here is not None and missing:
+        went = home(
+            old.relpath, wanted, {n for n, _ in files}, lambda p: release_read(releases, patch, version, p), defines
+        )
+    if went is not None:
+        first.insert(0, (True, [went]))
+    done: set[str] = set()
     # once a tier holds a proving candidate, only modules new since the entry's own release are read, up
     # to the package above it: where a test double or the real home beside a near candidate appears
     new: list[set[str]] = []  # (once set) the modules new since the entry's own release
@@ -164,6 +183,9 @@ def find_moved(
         searched += len(tier)
         release = releases.get(patch.distribution, version, frozenset(tier))
         for relpath in tier:
+            if relpath in done:
+                continue
+            done.add(relpath)
             data = release.read(relpath)
             if data is not None and len(missing) < len(wanted):  # some scopes stay: where did the others go?
                 for q in missing:
@@ -173,7 +195,11 @@ def find_moved(
             if data is None or not all(defines(data, q) for q in wanted):
                 continue
             module = module_of(relpath)
-            if module != old.module and _defined_before(patch, file, version, releases, relpath, wanted):
+            if (
+                relpath != went
+                and module != old.module
+                and _defined_before(patch, file, version, releases, relpath, wanted)
+            ):
                 namesakes.append(module)
                 continue
             moved = with_module(patch, file, version, module)
@@ -195,6 +221,10 @@ def find_moved(
             new.append(_new_modules(patch, file, version, releases, files))
     if found:  # nearest proving one first; any other is ambiguity (a test double, a compat copy), in any tier
         pick = next((m for m in found if m.proven), found[0])
+        if len(found) == 1 and in_tests(pick.module):  # a test double alone: not where the code went
+            top = PurePosixPath(old.relpath).parts[0]
+            total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)
+            return NoMove(searched, total, tuple(namesakes), doubles=(pick.module,))
         return dataclasses.replace(pick, also=tuple(m.module for m in found if m is not pick), searched=searched)
     top = PurePosixPath(old.relpath).parts[0]
     total = sum(1 for name, _ in files if PurePosixPath(name).parts[0] == top and name != old.relpath)

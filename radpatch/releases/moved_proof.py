@@ -22,7 +22,7 @@ from radpatch.releases import modules
 from radpatch.releases.base_search import search_order
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
-from radpatch.releases.verifier import requirement_layers, resolve
+from radpatch.releases.resolved import requirement_layers, resolve
 from radpatch.releases.wheels import NoWheel, Releases
 
 

@@ -38,9 +38,9 @@ from packaging.version import Version
 from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, port_edits, yamledit
+from radpatch.releases import dropped, matrix, port_edits, yamledit
 from radpatch.releases.port_failures import short
-from radpatch.releases.verify import verify
+from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
 from radpatch.state.recorded_diffs import text_diff
 
@@ -88,9 +88,14 @@ def plan(
     stream: TextIO | None = None,
     requires: tuple[Patch, ...] = (),
 ) -> Port:
-    """`requires`: the entries `patch` requires, in the order apply runs them (verify stacks them)."""
-    report = verify(patch, wanted, releases, probe=False, stream=stream, requires=requires)
-    cells = tuple(matrix.cell(patch, r, releases, anywhere=True, requires=requires) for r in report.results)
+    """`requires`: the entries `patch` requires, in the order apply runs them (verify stacks them).
+    A rewrite with its own `versions:` that the releases asked for would drop (radpatch.releases.dropped)
+    is proven there too: its `versions:` is widened with `supported:`, or the entry is left alone, naming it."""
+    listed = releases.versions(patch.distribution, SpecifierSet()).versions
+    lost = dropped.lost(patch, [v for v in listed if selects(wanted, v)], listed)
+    proving = dropped.carried(patch, lost, listed)
+    report = verify(proving, wanted, releases, probe=False, stream=stream, requires=requires)
+    cells = tuple(matrix.cell(proving, r, releases, anywhere=True, requires=requires) for r in report.results)
     try:
         before = patch.source.read_bytes().decode("utf-8")  # as is: CRLF files stay CRLF
     except UnicodeDecodeError:  # the loader also reads UTF-16 (with its BOM); port edits UTF-8 text only
@@ -120,7 +125,12 @@ def plan(
         return Port(patch, cells, before, None, (), why, True)
     if len(obsolete) != len(blocked):
         why = "not every release asked for proves (" + ", ".join(f"{c.version}: {_kind(c)}" for c in blocked) + ")"
-        return Port(patch, cells, before, None, (), why + _own_fails(patch, cells, releases, requires, stream))
+        if lost:
+            why += "; proven with " + "; ".join(
+                f"the `versions:` of rewrite {rid!r} widened to {', '.join(map(str, vs))} (as written, not run there)"
+                for rid, vs in lost.items()
+            )
+        return Port(patch, cells, before, None, (), why + _own_fails(proving, cells, releases, requires, stream))
     if not _new(patch, rest):
         return Port(patch, cells, before, None, (), "every release asked for is already claimed and proves", True)
     try:
@@ -131,16 +141,21 @@ def plan(
     changes: list[str] = [f"{c.version}: already contains the change (obsolete there): not claimed" for c in obsolete]
     new_range: str | None = None
     claimed = [c.version for c in rest]
+    for rid, vs in lost.items():
+        if any(v in claimed for v in vs):
+            edit, change = port_edits.widen_rewrite(before, root, patch, rid, [v for v in vs if v in claimed], listed)
+            edits.append(edit)
+            changes.append(change)
     if not all(patch.supported.contains(v, prereleases=True) for v in claimed):
-        listed = releases.versions(patch.distribution, SpecifierSet()).versions
         text = port_edits.excluding(port_edits.widen(patch.range, claimed, listed), wanted, listed, patch.supported)
+        text = port_edits.unproven_prereleases(text, claimed, listed, patch.supported)
         node = yamledit.get(root, "supported")
         if node is None:
             raise UsageError(f"{patch.source}: no `supported:` to widen", "add one, then port again")
         edits.append(yamledit.set_scalar(before, node, text))
         changes.append(f"supported: {patch.range} -> {text}")
         new_range = text
-    known = releases.versions(patch.distribution, SpecifierSet()).versions
+    known = listed
     by_file: dict[str, list[matrix.Cell]] = {}
     for c in rest:
         if c.kind == matrix.MOVED and c.file is not None:

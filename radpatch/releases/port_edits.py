@@ -40,6 +40,22 @@ def extend_choice(
     raise UsageError(f"{patch.source}: no `modules: {file}:` choice names {module}", "edit it by hand")
 
 
+def widen_rewrite(
+    text_of: str, root: yaml.MappingNode, patch: Patch, rewrite: str, versions: list[Version], known: Iterable[Version]
+) -> tuple[yamledit.Edit, str]:
+    """Widen the `versions:` of rewrite `rewrite` (its id) to hold `versions`, as `supported:` is widened."""
+    items = yamledit.get(root, "rewrites")
+    for item in items.value if isinstance(items, yaml.SequenceNode) else []:
+        named = yamledit.get(item, "id")
+        ranged = yamledit.get(item, "versions")
+        if isinstance(named, yaml.ScalarNode) and named.value == rewrite and isinstance(ranged, yaml.ScalarNode):
+            text = widen(ranged.value, versions, known)
+            return yamledit.set_scalar(text_of, ranged, text), f"rewrites.{rewrite}.versions: {ranged.value} -> {text}"
+    raise UsageError(
+        f"{patch.source}: the `versions:` of rewrite {rewrite!r} cannot be edited in place", "widen it by hand"
+    )
+
+
 @dataclass(frozen=True)
 class Move:
     """A module choice to add: its range `new`, what the choices it takes releases from get
@@ -112,6 +128,20 @@ def excluding(text: str, asked: SpecifierSet, known: Iterable[Version], had: Spe
             if not k.is_prerelease
         ):
             text += f",{s}"
+    return text
+
+
+def unproven_prereleases(text: str, proven: Iterable[Version], known: Iterable[Version], had: SpecifierSet) -> str:
+    """The widened range `text` with `!=V` for each `known` pre-release, development build or post-release
+    it newly claims that was not proven (`<1.1` widened to `<=1.1` takes in 1.1rc1, which PEP 440 puts
+    before 1.1; `>=1.0` widened to `>=0.9` takes in 0.9.post1): a release the entry did not claim and port
+    did not prove stays unclaimed. One claimed before stays."""
+    done = set(proven)
+    wide = SpecifierSet(text)
+    for k in sorted(known):
+        if (k.is_prerelease or k.is_postrelease) and k not in done and wide.contains(k, prereleases=True):
+            if not had.contains(k, prereleases=True):
+                text += f",!={k}"
     return text
 
 

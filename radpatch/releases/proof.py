@@ -37,7 +37,8 @@ from radpatch.releases.proof_run import JobRun, Memo
 PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
 MEANING = {
     "requires": (
-        "the entries it requires apply first (or the release already contains them); the rest runs on their result"
+        "the entries it requires claim the release (their own `supported:`) and apply first (or the release already "
+        "contains them); the rest runs on their result"
     ),
     "pristine": (
         "the module does not already contain the change, in radpatch's layout or upstream's own (else: obsolete)"

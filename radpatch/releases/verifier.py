@@ -20,75 +20,23 @@ from concurrent.futures import (
 )
 from dataclasses import dataclass, field
 
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from radpatch.prove.refusal import Cause, Kind, Refusal
+from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry import versions as policy
-from radpatch.registry.model import Patch, rewrites_by_file
+from radpatch.registry.model import Patch
 from radpatch.releases import modules
 from radpatch.releases.base_search import search_order
+from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
+from radpatch.releases.resolved import resolve, unsupported
 from radpatch.releases.results import CHECKS, ReleaseResult, Transfer
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
 from radpatch.state.verified import code_digest
 
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
-
-
-def requirement_layers(
-    requires: tuple[Patch, ...], patch: Patch, v: Version, release: Release
-) -> tuple[Layer, ...] | None:
-    """The layers of `patch`'s requirements (of its distribution) on release `v`, as verify stacks
-    them; None when one of them names no module there."""
-    out = []
-    for p in requires:
-        if canonicalize_name(p.distribution) != canonicalize_name(patch.distribution):
-            continue
-        files, why = resolve(p, v, release)
-        if why is not None:
-            return None
-        out.append(Layer(p, files, version=v))
-    return tuple(out)
-
-
-def uncovered_requirement(requires: tuple[Patch, ...], patch: Patch, v: Version, release: Release) -> str | None:
-    """Why `requirement_layers` has no layers for release `v`, in verify's words: the first requirement
-    (of `patch`'s distribution) that names no module there; None when each does."""
-    for p in requires:
-        if canonicalize_name(p.distribution) == canonicalize_name(patch.distribution):
-            why = resolve(p, v, release)[1]
-            if why is not None:
-                return f"requires: {p.name} (required): {why.why}"
-    return None
-
-
-def stacked(requires: tuple[Patch, ...], patch: Patch, file: str, v: Version, release: Release) -> bytes | None:
-    """The bytes of `file` (a `modules:` name) on release `v` as the requirements leave them (apply's order), or the
-    release's own when a requirement does not apply or names no module there."""
-    files, why = resolve(patch, v, release)
-    mine = next((f for f in files if f.file == file), None)
-    if why is not None or mine is None:
-        return None
-    layers = requirement_layers(requires, patch, v, release)
-    if not layers:
-        return mine.data
-    from radpatch.errors import RefusedError
-    from radpatch.rewrite import runner
-
-    data = {mine.relpath: mine.data}
-    for layer in layers:
-        if layer.declared_obsolete(v):
-            continue
-        for f in layer.files:
-            if f.relpath in data:
-                try:
-                    data[f.relpath] = runner.forward(layer.patch, f.rewrites, data[f.relpath], f.relpath)
-                except RefusedError:
-                    return mine.data
-    return data[mine.relpath]
 
 
 @dataclass
@@ -160,6 +108,12 @@ class Verifier:
                 checks: Checks = {"wheel": True, "module": False}
                 results[v] = self._result(v, checks, f"module: {failure.why}", names, kind=failure.kind)
                 continue
+            lost = dropped(self.patch, v, self.listing)
+            if lost:
+                checks = {"wheel": True, "module": False}
+                said = f"module: {describe(lost, v)}: widen its `versions:` (`radpatch port` does, where it proves)"
+                results[v] = self._result(v, checks, said, names)
+                continue
             if self.patch.obsolete is not None and policy.allows(self.patch.obsolete, v):
                 note = f"declared obsolete ({self.patch.obsolete}): apply leaves it alone"
                 results[v] = self._result(v, {"wheel": True, "module": True}, None, names, note)
@@ -167,6 +121,7 @@ class Verifier:
             layers: list[Layer] = []
             for p in self.requires:
                 theirs, why = resolve(p, v, got)
+                why = why or unsupported(p, v)
                 if why is not None:
                     checks = {"wheel": True, "module": True, "requires": False}
                     results[v] = self._result(v, checks, f"requires: {p.name} (required): {why.why}", names)
@@ -288,31 +243,14 @@ def _read_on_bases(r: ReleaseResult) -> bool:
     return r.checks.get("requires") is False and r.kind.cause is Cause.REQUIREMENT
 
 
-def resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...], Refusal | None]:
-    """The files apply would change for release `v`, or why it cannot pick them (the `module` check)."""
-    by_file = rewrites_by_file(patch, v)
-    if not by_file:
-        why = f"no rewrite of {patch.name} applies to {patch.distribution} {v}"
-        return (), Refusal("module", why, "give a rewrite (or a variant) for this release, or narrow `supported`")
-    files: list[File] = []
-    for file, rws in by_file.items():
-        choice = patch.module(file).module_for(v)
-        if choice is None:
-            declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.module(file).choices)
-            why = f"{patch.name} declares no single module {file!r} for {v} ({declared})"
-            hint = "`radpatch port NAME --to VERSION` extends or adds a choice"
-            return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED, file=file)
-        got = modules.file_of(patch, file, rws, choice, release)
-        if isinstance(got, Refusal):
-            return tuple(files), got
-        files.append(got)
-    return tuple(files), None
-
-
 def _relative(patch: Patch, error: str | None, prefix: bool = True) -> str | None:
     """Messages with the registry file named, not its full path (and without the patch-name prefix)."""
     if error is None:
         return None
-    if prefix:
-        error = error.replace(f"{patch.name}: ", "", 1)
+    if prefix:  # `NAME: ` where a message starts, or its step's words do (`match: NAME: rewrite ...`)
+        step, sep, rest = error.partition(": ")
+        if error.startswith(f"{patch.name}: "):
+            error = error[len(patch.name) + 2 :]
+        elif sep and step in CHECKS and rest.startswith(f"{patch.name}: "):
+            error = step + sep + rest[len(patch.name) + 2 :]
     return error.replace(str(patch.source), patch.source.name)

@@ -3,7 +3,8 @@ as its requirements leave them (apply's order), and says so where a requirement 
 
 The loopback index serves four releases of a toy: 1.0 and 1.1 as the entries were written for,
 2.0 where upstream made the first entry's change in its own layout (a deletion, so no
-`# radpatch: deleted` marker), 3.0 where the code the first entry changes is gone.
+`# radpatch: deleted` marker), 3.0 where the code the first entry changes is gone. The first entry
+claims all four (a requirement whose own range leaves a release out fails it: apply refuses it there).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ LOWER = f"""\
 summary: Floor the size
 description: The lower entry of a series.
 distribution: {DIST}
-supported: ">=1.0,<2"
+supported: ">=1.0,<4"
 modules:
   core: {PKG}.core
 rewrites:
