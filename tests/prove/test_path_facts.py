@@ -34,6 +34,12 @@ CLAIMS = {  # (the claim, the test true where v is bound, its twin, a rebinding 
         "failed",
         "failed = s == '1'",
     ),
+    "try-flag-in-body": (
+        "ok = False\ntry:\n    v = int(s)\n    ok = True\nexcept ValueError:\n    pass\n",
+        "ok",
+        "not ok",
+        "ok = x",
+    ),
     "is-not-none": ("m = x\nif m is not None:\n    v = m\n", "m is not None", "m is None", "m = s"),
     "truth": ("if x:\n    v = 1\n", "x", "not x", "x = s"),
     "equals": ("if x == 1:\n    v = 1\n", "x == 1", "x != 1", "x = 1 if s == 'z' else 2"),
@@ -47,6 +53,7 @@ FOLLOWS = {
     "exit-same": "if {test}:\n    return 0\nreturn v\n",
     "exit-unrelated": "if x == 2:\n    return 0\nreturn v\n",
     "rebound-fill-twin": "{rebind}\nif {twin}:\n    v = 0\nreturn v\n",
+    "read-in-branch-same": "if {test}:\n    return v\nreturn 0\n",
     "read-and": "return ({test}) and v\n",
     "read-or": "return ({twin}) or v\n",
     "read-or-same": "return ({test}) or v\n",
@@ -100,6 +107,7 @@ GUARDS = {  # a test earlier on the path decides the branch: the other is not ta
     "        v = 2\nreturn v\n",
     "sibling-claim-twin": "if x:\n    if s == '1':\n        v = 1\nelse:\n    if s == '1':\n        v = 3\n"
     "    else:\n        v = 2\nif x:\n    if s != '1':\n        v = 4\nreturn v\n",
+    "not-none-then-truthy": "if x is not None:\n    v = 1\nif x:\n    return v\nreturn 0\n",
     "raise-or": "if x is None or s == 'z':\n    raise ValueError(s)\nif s != 'z':\n    v = 1\nreturn v\n",
 }
 

@@ -176,7 +176,11 @@ class Flow:
                 at = self.partial.get(name)
                 if name in touched or at is None or at[: len(here)] != here:
                     continue
-                if all(contradicts(f, cond) or net.get(name, False) for net, f in zip(nets, facts)):
+                ends = anywhere or [set()] * len(nets)  # None: a branch that may never return (walk's tail call)
+                if all(
+                    contradicts(f, cond) or net.get(name, False) or end is None
+                    for net, f, end in zip(nets, facts, ends)
+                ):
                     self.drop(name)  # every path that falls through here has it bound
                     self._set(name, True)
         if per_run:

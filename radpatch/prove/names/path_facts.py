@@ -51,6 +51,24 @@ def of_test(test: ast.expr, outcome: bool) -> Facts:
     return {key: holds == outcome}
 
 
+def case_facts(subject: ast.expr, cases: list[ast.AST]) -> list[Facts]:
+    """Per case of `match subject:` and then for no case matched, the facts of its path: `case 1:`
+    is `subject == 1` there, and false in the cases after it (unless it has a guard)."""
+    out: list[Facts] = []
+    missed: Facts = {}
+    for case in cases:
+        p = case.pattern  # type: ignore[attr-defined]
+        value = getattr(p, "value", None) if type(p).__name__ == "MatchValue" else None
+        key: Key | None = None
+        if isinstance(subject, ast.Name) and isinstance(value, ast.Constant):
+            if type(value.value) in (int, str, bool, bytes):
+                key = (subject.id, "eq", (type(value.value).__name__, value.value))
+        out.append(missed | ({key: True} if key else {}))
+        if key and case.guard is None:  # type: ignore[attr-defined]
+            missed = missed | {key: False}
+    return [*out, missed]
+
+
 def of_constant(name: str, value: ast.expr) -> Facts:
     """The facts `name = <constant>` states."""
     if not isinstance(value, ast.Constant) or isinstance(value.value, (list, dict)):
@@ -60,6 +78,24 @@ def of_constant(name: str, value: ast.expr) -> Facts:
     if type(c) in (int, str, bool, bytes):
         out[(name, "eq", (type(c).__name__, c))] = True
     return out
+
+
+def told(facts: Facts, key: Key) -> bool | None:
+    """What `facts` tell of `key`, directly or through another fact of the same name (`x == 1` tells
+    `x == 2` false, `x` true and `x is None` false)."""
+    if key in facts:
+        return facts[key]
+    name, kind, const = key
+    for (other, okind, oconst), holds in facts.items():
+        if other != name or not holds or okind not in ("eq", "truth"):
+            continue
+        if okind == "eq" and kind == "eq":  # equal to another constant: not to this one (1 == True is)
+            return None if oconst[1] == const[1] else False  # type: ignore[index]
+        if okind == "eq" and kind == "truth":
+            return bool(oconst[1])  # type: ignore[index]
+        if kind == "none":  # a true value, or one equal to a constant: not None
+            return False
+    return None
 
 
 def outcome(facts: Facts, test: ast.expr) -> bool | None:
@@ -76,14 +112,20 @@ def outcome(facts: Facts, test: ast.expr) -> bool | None:
             return short
         return (not short) if all(v is not None for v in values) else None
     found = simple(test)
-    if found is None or found[0] not in facts:
+    if found is None:
         return None
     key, holds = found
-    return facts[key] == holds
+    value = told(facts, key)
+    return None if value is None else value == holds
 
 
 def contradicts(facts: Facts, cond: Facts) -> bool:
-    return any(facts.get(key, value) != value for key, value in cond.items())
+    """Can no path hold both? (each side tells the other's facts, through told)"""
+    if not facts or not cond:
+        return False
+    return any(told(facts, key) not in (None, value) for key, value in cond.items()) or any(
+        told(cond, key) not in (None, value) for key, value in facts.items()
+    )
 
 
 def meet(all_facts: list[Facts]) -> Facts:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from .flow import Ctx
 from .helper_exits import ENDS, callee, helpers
 from .loops import Loops
-from .path_facts import of_constant, of_test, outcome, stored, without
+from .path_facts import case_facts, of_constant, of_test, outcome, stored, without
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
@@ -196,7 +196,7 @@ class Walker(Loops):
 
             return walk
 
-        body_stores = stored(s.body)
+        body_stores = stored(s.body[: _last_raising(s.body) + 1])  # after it, nothing raises
         parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
         parts += [handler(h) for h in s.handlers]
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
@@ -223,7 +223,8 @@ class Walker(Loops):
         if not any(case.guard is None and _irrefutable(case.pattern) for case in cases):
             parts.append(lambda: True)  # no case matched
         guards = [case.guard for case in cases if case.guard is not None]
-        return self.branches(c, parts, test=[s.subject, *guards])  # type: ignore[attr-defined]
+        enter = [self.own_facts(f, c) for f in case_facts(s.subject, cases)][: len(parts)]  # type: ignore[attr-defined]
+        return self.branches(c, parts, test=[s.subject, *guards], enter=enter)  # type: ignore[attr-defined]
 
     def s_FunctionDef(self, s: ast.FunctionDef | ast.AsyncFunctionDef, c: Ctx) -> bool:
         for d in s.decorator_list:
@@ -279,6 +280,16 @@ class Walker(Loops):
             for p in type_params(node):
                 c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
             self.expr(node.value, c)  # type: ignore[attr-defined]
+
+
+def _last_raising(body: list[ast.stmt]) -> int:
+    """The index of the last statement of `body` that may raise: not `pass` nor `name = <constant>`."""
+    for i in range(len(body) - 1, -1, -1):
+        s = body[i]
+        const = isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
+        if not (isinstance(s, ast.Pass) or (const and all(isinstance(t, ast.Name) for t in s.targets))):  # type: ignore[attr-defined]
+            return i
+    return -1
 
 
 def _suppresses(e: ast.expr) -> bool:
