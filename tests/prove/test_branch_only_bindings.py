@@ -27,6 +27,7 @@ GUARDED_IMPORTS = {  # decided once per install, as a version test per target: n
 }
 SCOPES = ("function", "module")
 SUBJECTS = (0, 1, 2)
+COUNTS = (1, 2, 3)
 
 
 def module(construct: str, scope: str, read: str) -> str:
@@ -135,8 +136,8 @@ def test_a_path_a_flag_ends_before_the_read_is_not_claimed(construct: str, scope
     assert not refused(before, after), after
 
 
-LOOPED = [  # (construct, subject) pairs the oracle runs for every x in SUBJECTS, read after the whole if
-    "if x == 1:\n    y = 1\nelse:\n    for i in range(x + 1):\n        y = i\n",
+LOOPED = [  # constructs the oracle runs for every count x in COUNTS, read after the whole if
+    "if x == 1:\n    y = 1\nelse:\n    for i in range(x):\n        y = i\n",
     "if x == 1:\n    y = 1\nelse:\n    while True:\n        y = x\n        break\n",
     "if x:\n    for i in [x]:\n        y = i\nelse:\n    y = 0\n",
 ]
@@ -149,10 +150,15 @@ SIBLINGS = [  # a nested if's partial binding, with the name bound in the outer 
 @pytest.mark.parametrize("construct", LOOPED)
 def test_a_branch_that_binds_in_a_loop_does_not_count_as_unbinding(construct: str) -> None:
     """The omni-infer vLLM 0.9.0 series' AsyncLLM.generate: `output` bound in the if and in a for loop
-    over range(n) in the else (a pass the walk does not count, but values do): correct code."""
+    over range(n) in the else, n a count the if compares with 1 (`sampling_params.n`): correct code for
+    every count, which the walk takes n for (names/loops); a non-empty literal, `while True:` left by a
+    `break` after the binding. (range(n) over an n no test compares is tests/prove/test_loop_bindings'.)"""
     before = "def f(x):\n" + indent(construct, "    ")
     after = before + "    return y\n"
-    assert not fails(after, "function"), after
+    for count in COUNTS:
+        namespace: dict[str, object] = {}
+        exec(compile(after, "generated.py", "exec"), namespace)
+        namespace["f"](count)  # type: ignore[operator]
     assert not refused(before, after), after
 
 

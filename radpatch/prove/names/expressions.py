@@ -10,6 +10,7 @@ import functools
 from collections.abc import Callable, Iterable
 
 from .flow import Ctx
+from .path_facts import Facts, capped, meet, of_test
 from .problem import Runtime
 from .resolve import Resolver
 from .scope_bindings import COMPS, NameScope
@@ -24,6 +25,7 @@ class Expressions(Resolver):
         self.deferred: list[tuple[ast.AST, Ctx]] = []
         self.lazy_uses: list[tuple[str, int, NameScope]] = []
         self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
+        self.shared = _shared(scopes)
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -40,28 +42,34 @@ class Expressions(Resolver):
         exclusive: bool = True,
         per_run: bool = False,
         test: Iterable[ast.AST] = (),
+        enter: list[Facts] | None = None,
     ) -> bool:
         """Walk exclusive (or a loop's) parts and join them; `test`: what decides which part runs
-        (an if's test, a try's body), whose reads tie an exit here to a claim of an earlier join."""
+        (an if's test, a try's body), whose reads tie an exit here to a claim of an earlier join;
+        `enter`: per part, the facts its path learns by taking it (an if's test, true or false)."""
         nets: list[dict[str, bool]] = []
         anywhere: list[set[str] | None] = []
         binds: set[str] = set()
         unknown = False
-        for part in parts:
+        entry, prior, facts = c.flow.facts, c.flow.conds_here(), []
+        for i, part in enumerate(parts):
             mark = c.flow.open()
             c.flow.tail_unknown = False
+            c.flow.facts = capped(entry | enter[i]) if enter else entry
             falls = part()
             net = c.flow.close(mark)
             binds |= c.flow.bound
             if falls:
+                facts.append(c.flow.facts)
                 nets.append(net)
                 # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
                 # may never return: whether it leaves a name unbound is not told
                 anywhere.append(None if c.flow.tail_unknown else c.flow.bound)
                 unknown = unknown or c.flow.tail_unknown
         c.flow.tail_unknown = False
+        c.flow.facts = meet(facts) if facts else entry
         exits = unknown or len(nets) < len(parts)
-        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds))
+        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds), facts, prior)
         return bool(nets)
 
     def child(self, node: ast.AST, c: Ctx) -> Ctx:
@@ -122,6 +130,9 @@ class Expressions(Resolver):
             if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
                 self.operands(node, cx)
                 continue
+            if isinstance(node, (ast.BoolOp, ast.IfExp)) and not self.walrus and cx.flow.conds:
+                self.conditional(node, cx)
+                continue
             for field_ in _MATCH_NAMES:
                 name = getattr(node, field_, None) if type(node).__name__.startswith("Match") else None
                 if isinstance(name, str):
@@ -150,10 +161,46 @@ class Expressions(Resolver):
         self.expr(first, c)
         self.branches(c, [functools.partial(self.walked, part, c) for part in parts], test=[first])
 
+    def conditional(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
+        """`x and v`, `v if x else 0`: an operand read after a test reads it where the test came out
+        so (path_facts), as an if's branch does: v bound where x is true is bound there."""
+        saved = c.flow.facts
+        if isinstance(node, ast.IfExp):
+            self.expr(node.test, c)
+            for value, outcome in ((node.body, True), (node.orelse, False)):
+                c.flow.facts = capped(saved | self.own_facts(of_test(node.test, outcome), c))
+                self.expr(value, c)
+        else:
+            for value in node.values:
+                self.expr(value, c)
+                c.flow.assume(self.own_facts(of_test(value, isinstance(node.op, ast.And)), c))
+        c.flow.facts = saved
+
+    def own_facts(self, facts: Facts, c: Ctx) -> Facts:
+        """The facts on the function's own locals, which no call can rebind (not a module name, a
+        `global`, or one a nested function rebinds with `nonlocal`)."""
+        scope = c.scope
+        if not facts or scope.kind != "function":
+            return {}
+        return {k: v for k, v in facts.items() if k[0] in scope.locals and (id(scope), k[0]) not in self.shared}
+
     def walked(self, nodes: list[ast.expr], c: Ctx) -> bool:
         for node in nodes:
             self.expr(node, c)
         return True
+
+
+def _shared(scopes: dict[int, NameScope]) -> set[tuple[int, str]]:
+    """(function scope, local) pairs a nested scope declares `nonlocal`: a call may rebind those."""
+    out = set()
+    for s in scopes.values():
+        for name in s.nonlocals:
+            p = s.parent
+            while p is not None and name not in p.locals:
+                p = p.parent
+            if p is not None:
+                out.add((id(p), name))
+    return out
 
 
 def _walrus(node: ast.AST) -> bool:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .path_facts import Facts, capped, contradicts, meet, without
 from .scope_bindings import NameScope
 
 
@@ -33,6 +34,7 @@ class Flow:
         # bind (a flag set beside the binding, `except ValueError: failed = True`)
         self.related: dict[str, frozenset[str]] = {}
         self.open_parts: list[int] = []
+        self.unjoined: set[int] = set()  # parts closed whose join is still to come (a sibling's paths)
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
         # names bound anywhere in the open branches, in order (a loop's body, a nested if): `bound`
@@ -41,8 +43,13 @@ class Flow:
         self._bound_marks: list[int] = []
         self.bound: set[str] = set()
         self.tail_unknown = False  # the block just walked ends in a call that may not return (walk)
+        self.loop_exits: list[LoopExits] = []  # the open loops' break and continue paths (loops)
+        self.facts: Facts = {}  # what this path's tests and constant assignments told (path_facts)
+        # per claimed name, facts that hold on every path the claim's join left it unbound on
+        self.conds: dict[str, Facts] = {}
 
     def bind(self, name: str, line: int) -> None:
+        self.forget(name)
         self.maybe.setdefault(name, line)
         if self.depth:
             self._bound_log.append(name)
@@ -50,10 +57,13 @@ class Flow:
         if at is not None and (at[: len(here)] == here or here[: len(at)] == at):  # not in a sibling branch
             del self.partial[name]
             self.related.pop(name, None)
+            self.conds.pop(name, None)
         self.deleted.pop(name, None)
         self._set(name, True)
 
     def unbind(self, name: str, line: int) -> None:
+        self.forget(name)
+        self.conds.pop(name, None)  # unbound on paths the claim's facts do not tell
         self.dels.add(name)
         self._set(name, False)
         if self.depth == 0:  # unbound on every path now: no longer bound on some (nor claimed so)
@@ -61,6 +71,32 @@ class Flow:
             self.partial.pop(name, None)
             self.related.pop(name, None)
             self.deleted[name] = line
+
+    def forget(self, name: str) -> None:
+        """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""
+        if self.facts and any(key[0] == name for key in self.facts):
+            self.facts = without(self.facts, {name})
+        for claimed, cond in list(self.conds.items()):
+            if self.on_path(claimed) and any(key[0] == name for key in cond):
+                self.conds[claimed] = without(cond, {name})
+
+    def assume(self, facts: Facts) -> None:
+        if facts:
+            self.facts = capped(self.facts | facts)
+
+    def drop(self, name: str) -> None:
+        self.partial.pop(name, None)
+        self.related.pop(name, None)
+        self.conds.pop(name, None)
+
+    def on_path(self, name: str) -> bool:
+        """Is the claim on `name` about the paths through here: not made in a sibling branch (a part
+        closed whose join is still to come), whose paths are not these?"""
+        return not any(p in self.unjoined for p in self.partial.get(name, ()))
+
+    def conds_here(self) -> dict[str, Facts]:
+        """The claims' facts for the paths through here (on_path)."""
+        return {name: cond for name, cond in self.conds.items() if self.on_path(name)}
 
     def _set(self, name: str, present: bool) -> None:
         if (name in self.definite) == present:
@@ -89,7 +125,7 @@ class Flow:
             else:
                 self.definite.add(name)
         self.depth -= 1
-        self.open_parts.pop()
+        self.unjoined.add(self.open_parts.pop())
         start = self._bound_marks.pop()
         self.bound = set(self._bound_log[start:])
         if not self.depth:
@@ -105,6 +141,8 @@ class Flow:
         anywhere: list[set[str] | None] | None = None,
         test: Iterable[ast.AST] = (),
         binds: frozenset[str] = frozenset(),
+        facts: list[Facts] | None = None,
+        prior: dict[str, Facts] | None = None,
     ) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
@@ -118,18 +156,45 @@ class Flow:
         per net, the names its branch binds on some path (a loop that may run no pass, a nested if):
         a branch that binds the name somewhere does not count as one that leaves it unbound (a nested
         if's own join claims what it can; a loop's passes are values this walk does not follow); None:
-        a branch that may never return (walk's tail call), which does not count either."""
+        a branch that may never return (walk's tail call), which does not count either.
+        `facts`: per net, its path's facts where it falls through (path_facts); `prior`: the claims'
+        facts where the branches began. A claim with facts is judged by them, exactly: a path whose
+        facts contradict them had the name bound, whichever branch it takes; the exits rule above is
+        for claims without."""
         reads: frozenset[str] | None = None  # the test's, when asked (a try's test is its body)
+        if self.unjoined:  # the parts closed since the innermost open one are this join's
+            inner = self.open_parts[-1] if self.open_parts else 0
+            self.unjoined = {p for p in self.unjoined if p < inner}
+        touched: set[str] = set().union(*nets) if nets else set()
         if exits and self.related:
             reads = reads_of(test)
-            for name in [n for n, why in self.related.items() if why & reads]:
-                del self.partial[name], self.related[name]
-        touched: set[str] = set().union(*nets) if nets else set()
+            for name in [n for n, why in self.related.items() if why & reads and n not in self.conds]:
+                self.drop(name)
+        if facts is not None and self.conds:
+            here = tuple(self.open_parts)
+            for name, cond in list(self.conds.items()):
+                at = self.partial.get(name)
+                if name in touched or at is None or at[: len(here)] != here:
+                    continue
+                ends = anywhere or [set()] * len(nets)  # None: a branch that may never return (walk's tail call)
+                if all(
+                    contradicts(f, cond) or net.get(name, False) or end is None
+                    for net, f, end in zip(nets, facts, ends)
+                ):
+                    self.drop(name)  # every path that falls through here has it bound
+                    self._set(name, True)
         if per_run:
             self.per_run |= touched
         for name in touched:
-            every = all(net.get(name, name in self.definite) for net in nets)
+            cond = (prior or {}).get(name, {})
+            bound = [
+                net.get(name, name in self.definite) or (bool(cond) and contradicts(f, cond))
+                for net, f in zip(nets, facts or [{}] * len(nets))
+            ]
+            every = all(bound)
             self._set(name, every)
+            if every and name in self.conds and self.on_path(name):
+                self.drop(name)
             if not every and exclusive and name in self.maybe and name not in self.per_run:
                 told = [
                     anywhere[i] if anywhere else set()
@@ -140,13 +205,34 @@ class Flow:
                     self.partial[name] = tuple(self.open_parts)
                     reads = reads_of(test) if reads is None else reads
                     self.related[name] = self.related.get(name, frozenset()) | reads | binds
+                    left = [f | cond for f, b in zip(facts or [], bound) if not b]
+                    self.conds[name] = capped(meet(left)) if facts is not None else {}
+                    if not self.conds[name]:
+                        del self.conds[name]
 
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
         and read in the block of that join or one enclosing it (not inside a later branch, whose test
         may be the one that bound it)?"""
         at = self.partial.get(name)
-        return at is not None and name not in self.definite and at[: len(self.open_parts)] == tuple(self.open_parts)
+        if at is None or name in self.definite or at[: len(self.open_parts)] != tuple(self.open_parts):
+            return False
+        return not contradicts(self.facts, self.conds.get(name, {}))  # a path its facts do not rule out
+
+    def open_loop(self) -> int:
+        """Open a loop's pass (as open()), noting where its `break`s and `continue`s count from."""
+        mark = self.open()
+        self.loop_exits.append(LoopExits(mark, self._bound_marks[-1]))
+        return mark
+
+    def leave(self, kind: str) -> None:
+        """A `break` (kind "break") or `continue` here: note the path's net change since its loop opened
+        (what the loop's join gets from this exit) and the names bound on it so far in this pass."""
+        if not self.loop_exits:
+            return
+        at = self.loop_exits[-1]
+        net = {name: present for present, name in self.log[at.mark :]}
+        (at.breaks if kind == "break" else at.continues).append((net, set(self._bound_log[at.bound_mark :])))
 
     def later(self, check: Callable[[], None]) -> bool:
         """Inside a loop, a name bound further down the body is bound on the next iteration:
@@ -155,6 +241,17 @@ class Flow:
             return False
         self.loops[-1].append(check)
         return True
+
+
+@dataclass
+class LoopExits:
+    """One open loop: where its pass began in the log, and the paths its `break`s and `continue`s take
+    out of the pass (each its net change and the names bound on it in the pass)."""
+
+    mark: int
+    bound_mark: int
+    breaks: list[tuple[dict[str, bool], set[str]]] = field(default_factory=list)
+    continues: list[tuple[dict[str, bool], set[str]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

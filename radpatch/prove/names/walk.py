@@ -10,9 +10,10 @@ import builtins
 import typing as _typing
 from collections.abc import Callable, Iterable
 
-from .expressions import Expressions
 from .flow import Ctx
 from .helper_exits import ENDS, callee, helpers
+from .loops import Loops
+from .path_facts import case_facts, of_constant, of_test, outcome, stored, without
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
@@ -20,7 +21,7 @@ from .typing_only import type_checking, type_checking_names, typing_only
 from .version_guard import aliases, decide, flags
 
 
-class Walker(Expressions):
+class Walker(Loops):
     def __init__(
         self, tree: ast.Module, scopes: dict[int, NameScope], runtime: Runtime, module: tuple[str, bool] | None = None
     ) -> None:
@@ -30,6 +31,7 @@ class Walker(Expressions):
         self.type_checking_aliases = type_checking_names(tree)
         self.version_names: tuple[dict[str, str], dict[str, ast.expr]] | None = None  # version_guard's, when asked
         self.helpers = helpers(tree)  # which of the module's own functions and methods never return
+        self.guards = []
 
     def run(self) -> list[Problem]:
         top = self.ctx(self.module)
@@ -75,6 +77,8 @@ class Walker(Expressions):
         self.expr(s.value, c)
         for t in s.targets:
             self.expr(t, c)
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):  # `ok = True`: a fact of the path
+            c.flow.assume(self.own_facts(of_constant(s.targets[0].id, s.value), c))
         return True
 
     def s_AugAssign(self, s: ast.AugAssign, c: Ctx) -> bool:
@@ -133,11 +137,22 @@ class Walker(Expressions):
             # a test on the Python version or `__debug__` is constant for a run of the target: not a branch
             # a name is partly bound by (the version's dead branch is placement's and fallback_only's)
             fixed = self.version_test(s.test) or _debug_test(s.test)
-            parts = [lambda: self.block(s.body, c), lambda: self.block(s.orelse, c)]
-            return self.branches(c, parts, not fixed, fixed, [s.test])
+            taken = None if fixed else outcome(c.flow.facts, s.test)
+            if taken is not None:  # the path's facts decide the test: the other branch is not taken here
+                return self.guarded(s.test, s.body if taken else s.orelse, c)
+            parts = [lambda: self.guarded(s.test, s.body, c), lambda: self.guarded(s.test, s.orelse, c)]
+            enter = [self.own_facts(of_test(s.test, outcome), c) for outcome in (True, False)]
+            return self.branches(c, parts, not fixed, fixed, [s.test], enter)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
+
+    def guarded(self, test: ast.expr, body: list[ast.stmt], c: Ctx) -> bool:
+        self.guards.append(test)
+        try:
+            return self.block(body, c)
+        finally:
+            self.guards.pop()
 
     def version_test(self, test: ast.expr) -> bool:
         """Does `test` read the Python version (version_guard decides it for some version)?"""
@@ -146,34 +161,19 @@ class Walker(Expressions):
         renamed, flagged = self.version_names
         return any(isinstance(decide(test, v, renamed, flagged), bool) for v in ((3, 0), (3, 99)))
 
-    def s_For(self, s: ast.For | ast.AsyncFor, c: Ctx) -> bool:
-        self.expr(s.iter, c)
-        self.loop(c, lambda: self.expr(s.target, c) or self.block(s.body, c), s.iter)  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False, test=[s.iter])
-        return True
-
-    s_AsyncFor = s_For
-
-    def s_While(self, s: ast.While, c: Ctx) -> bool:
-        self.loop(c, lambda: self.expr(s.test, c) or self.block(s.body, c), s.test)  # type: ignore[func-returns-value]
-        self.branches(c, [lambda: self.block(s.orelse, c), lambda: True], exclusive=False, test=[s.test])
-        return True
-
-    def loop(self, c: Ctx, body: Callable[[], object], test: ast.expr) -> None:
-        c.flow.loops.append([])
-        parts = [lambda: bool(body() or True), lambda: True]
-        self.branches(c, parts, exclusive=False, test=[test])  # zero passes: not a branch
-        pending = c.flow.loops.pop()
-        for check in pending:
-            check()
-
     def s_With(self, s: ast.With | ast.AsyncWith, c: Ctx) -> bool:
         for item in s.items:
             self.expr(item.context_expr, c)
             if item.optional_vars is not None:
                 self.expr(item.optional_vars, c)
         if any(_suppresses(item.context_expr) for item in s.items):  # the body may stop at any statement
-            return self.branches(c, [lambda: self.block(s.body, c), lambda: True], test=s.body)
+            stopped = stored(s.body)
+
+            def stops() -> bool:
+                c.flow.facts = without(c.flow.facts, stopped)
+                return True
+
+            return self.branches(c, [lambda: self.block(s.body, c), stops], test=s.body)
         return self.block(s.body, c)
 
     s_AsyncWith = s_With
@@ -181,6 +181,7 @@ class Walker(Expressions):
     def s_Try(self, s: ast.Try, c: Ctx) -> bool:
         def handler(h: ast.ExceptHandler) -> Callable[[], bool]:
             def walk() -> bool:
+                c.flow.facts = without(c.flow.facts, body_stores)  # the body may have stopped anywhere
                 if h.type is not None:
                     self.expr(h.type, c)
                 had = h.name is not None and h.name in c.flow.maybe
@@ -195,6 +196,7 @@ class Walker(Expressions):
 
             return walk
 
+        body_stores = stored(s.body[: _last_raising(s.body) + 1])  # after it, nothing raises
         parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
         parts += [handler(h) for h in s.handlers]
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
@@ -221,7 +223,8 @@ class Walker(Expressions):
         if not any(case.guard is None and irrefutable(case.pattern) for case in cases):
             parts.append(lambda: True)  # no case matched
         guards = [case.guard for case in cases if case.guard is not None]
-        return self.branches(c, parts, test=[s.subject, *guards])  # type: ignore[attr-defined]
+        enter = [self.own_facts(f, c) for f in case_facts(s.subject, cases)][: len(parts)]  # type: ignore[attr-defined]
+        return self.branches(c, parts, test=[s.subject, *guards], enter=enter)  # type: ignore[attr-defined]
 
     def s_FunctionDef(self, s: ast.FunctionDef | ast.AsyncFunctionDef, c: Ctx) -> bool:
         for d in s.decorator_list:
@@ -277,6 +280,16 @@ class Walker(Expressions):
             for p in type_params(node):
                 c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
             self.expr(node.value, c)  # type: ignore[attr-defined]
+
+
+def _last_raising(body: list[ast.stmt]) -> int:
+    """The index of the last statement of `body` that may raise: not `pass` nor `name = <constant>`."""
+    for i in range(len(body) - 1, -1, -1):
+        s = body[i]
+        const = isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
+        if not (isinstance(s, ast.Pass) or (const and all(isinstance(t, ast.Name) for t in s.targets))):  # type: ignore[attr-defined]
+            return i
+    return -1
 
 
 def _suppresses(e: ast.expr) -> bool:

@@ -1,0 +1,151 @@
+"""Path facts: what a path has learned from simple tests and constant assignments about a function's
+own locals (a name, `not name`, `name is None` / `is not None`, `name == c` / `!= c`, and `and`/`or`
+of them), so that bound-on-some-paths (flow) can tell apart paths a walk that does not follow values
+joins: a branch whose test a path's facts decide is not taken on that path (`if x is None: raise` ...
+`if x is not None: v = 1` ... `return v`), and a claim remembers the facts of the paths that leave
+its name unbound (`except ValueError: ok = False` ... `if not ok: v = 0` binds it on exactly those;
+`if not ok: return 0` ends the others). A fact is dropped when its name is bound again; at most CAP
+are kept; what they cannot tell stays as the walk without them judged it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+Key = tuple[str, str, object]  # (name, "truth" | "none" | "eq", the constant compared with)
+Facts = dict[Key, bool]
+CAP = 16
+
+
+def simple(test: ast.expr) -> tuple[Key, bool] | None:
+    """The fact a simple test states, and whether it holds when the test is true."""
+    holds = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, holds = test.operand, not holds
+    if isinstance(test, ast.Name):
+        return (test.id, "truth", None), holds
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
+        op, right, name = test.ops[0], test.comparators[0], test.left.id
+        if not isinstance(right, ast.Constant) or isinstance(right.value, (list, dict)):
+            return None
+        if isinstance(op, (ast.Is, ast.IsNot)) and right.value is None:
+            return (name, "none", None), isinstance(op, ast.Is) == holds
+        if isinstance(op, (ast.Eq, ast.NotEq)) and type(right.value) in (int, str, bool, bytes):
+            return (name, "eq", (type(right.value).__name__, right.value)), isinstance(op, ast.Eq) == holds
+    return None
+
+
+def of_test(test: ast.expr, outcome: bool) -> Facts:
+    """The facts that hold where `test` came out `outcome` (both operands of a true `and`, ...)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, outcome = test.operand, not outcome
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome:
+        out: Facts = {}
+        for value in test.values:
+            out |= of_test(value, outcome)
+        return out
+    found = simple(test)
+    if found is None:
+        return {}
+    key, holds = found
+    return {key: holds == outcome}
+
+
+def case_facts(subject: ast.expr, cases: list[ast.AST]) -> list[Facts]:
+    """Per case of `match subject:` and then for no case matched, the facts of its path: `case 1:`
+    is `subject == 1` there, and false in the cases after it (unless it has a guard)."""
+    out: list[Facts] = []
+    missed: Facts = {}
+    for case in cases:
+        p = case.pattern  # type: ignore[attr-defined]
+        value = getattr(p, "value", None) if type(p).__name__ == "MatchValue" else None
+        key: Key | None = None
+        if isinstance(subject, ast.Name) and isinstance(value, ast.Constant):
+            if type(value.value) in (int, str, bool, bytes):
+                key = (subject.id, "eq", (type(value.value).__name__, value.value))
+        out.append(missed | ({key: True} if key else {}))
+        if key and case.guard is None:  # type: ignore[attr-defined]
+            missed = missed | {key: False}
+    return [*out, missed]
+
+
+def of_constant(name: str, value: ast.expr) -> Facts:
+    """The facts `name = <constant>` states."""
+    if not isinstance(value, ast.Constant) or isinstance(value.value, (list, dict)):
+        return {}
+    c = value.value
+    out: Facts = {(name, "truth", None): bool(c), (name, "none", None): c is None}
+    if type(c) in (int, str, bool, bytes):
+        out[(name, "eq", (type(c).__name__, c))] = True
+    return out
+
+
+def told(facts: Facts, key: Key) -> bool | None:
+    """What `facts` tell of `key`, directly or through another fact of the same name (`x == 1` tells
+    `x == 2` false, `x` true and `x is None` false)."""
+    if key in facts:
+        return facts[key]
+    name, kind, const = key
+    for (other, okind, oconst), holds in facts.items():
+        if other != name or not holds or okind not in ("eq", "truth"):
+            continue
+        if okind == "eq" and kind == "eq":  # equal to another constant: not to this one (1 == True is)
+            return None if oconst[1] == const[1] else False  # type: ignore[index]
+        if okind == "eq" and kind == "truth":
+            return bool(oconst[1])  # type: ignore[index]
+        if kind == "none":  # a true value, or one equal to a constant: not None
+            return False
+    return None
+
+
+def outcome(facts: Facts, test: ast.expr) -> bool | None:
+    """Is `test` sure to be true (false) where `facts` hold? None: not told."""
+    if not facts:
+        return None
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = outcome(facts, test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [outcome(facts, v) for v in test.values]
+        short = not isinstance(test.op, ast.And)  # the value that decides the whole: False for `and`
+        if short in values:
+            return short
+        return (not short) if all(v is not None for v in values) else None
+    found = simple(test)
+    if found is None:
+        return None
+    key, holds = found
+    value = told(facts, key)
+    return None if value is None else value == holds
+
+
+def contradicts(facts: Facts, cond: Facts) -> bool:
+    """Can no path hold both? (each side tells the other's facts, through told)"""
+    if not facts or not cond:
+        return False
+    return any(told(facts, key) not in (None, value) for key, value in cond.items()) or any(
+        told(cond, key) not in (None, value) for key, value in facts.items()
+    )
+
+
+def meet(all_facts: list[Facts]) -> Facts:
+    """What every one of `all_facts` holds."""
+    if not all_facts:
+        return {}
+    first, rest = all_facts[0], all_facts[1:]
+    return {k: v for k, v in first.items() if all(f.get(k) == v for f in rest)}
+
+
+def capped(facts: Facts) -> Facts:
+    return facts if len(facts) <= CAP else dict(list(facts.items())[-CAP:])
+
+
+def stored(body: list[ast.stmt]) -> frozenset[str]:
+    """The names `body` binds or deletes (what a path that stopped partway through may have changed)."""
+    return frozenset(
+        n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    )
+
+
+def without(facts: Facts, names: set[str] | frozenset[str]) -> Facts:
+    return {k: v for k, v in facts.items() if k[0] not in names} if facts and names else facts
