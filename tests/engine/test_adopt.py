@@ -317,6 +317,23 @@ def _other_entry(name: str) -> str:
     """
 
 
+def _hand_applied(
+    site: Site, write_registry: Callable[..., Path], carried: tuple[str, ...], stray: bool
+) -> tuple[Path, str]:
+    """toy and the OTHERS entries in a registry; core.py written by hand with toy's change, the
+    `carried` entries' and a `stray` edit no entry makes: the registry and core.py's text."""
+    write_registry("toy", TOY_PATCH)
+    for name in OTHERS:
+        registry = write_registry(name, _other_entry(name))
+    text = PATCHED_CORE
+    for name in carried:
+        text = text.replace(OTHERS[name][0], OTHERS[name][1])
+    text += "\nSTRAY = 1\n" if stray else ""
+    (site.root / CORE).write_text(text)
+    (site.root / UTIL).write_text(PATCHED_UTIL)
+    return registry, text
+
+
 CARRIED = [(c, stray) for k in (0, 1, 2) for c in itertools.combinations(sorted(OTHERS), k) for stray in (False, True)]
 
 
@@ -334,17 +351,8 @@ def test_a_refused_adoption_names_the_other_entries_whose_code_the_file_carries(
     stray edit no entry makes): refused naming exactly those entries, and the command the hint gives
     adopts them all; with a stray edit, or none of theirs, no entry is named. Oracle: the entries
     written into the file, and the hint's own command run (then revert gives RECORD's bytes back)."""
-    write_registry("toy", TOY_PATCH)
-    for name in OTHERS:
-        registry = write_registry(name, _other_entry(name))
-    text = PATCHED_CORE
-    for name in carried:
-        text = text.replace(OTHERS[name][0], OTHERS[name][1])
-    if stray:
-        text += "\nSTRAY = 1\n"
+    registry, text = _hand_applied(site, write_registry, carried, stray)
     core = site.root / CORE
-    core.write_text(text)
-    (site.root / UTIL).write_text(PATCHED_UTIL)
 
     r = radpatch("--registry", str(registry), "apply", "toy", "--wheel", str(wheel))
 
@@ -380,14 +388,7 @@ def test_status_of_a_hand_edited_file_says_what_else_it_carries(
     """Plain `status` of toy applied by hand (no record of radpatch's): nothing else, the other
     entries' code (named: the apply it gives adopts them all), or other edits - read from the files
     and RECORD only (no wheel is given). Oracle: what was written into the file."""
-    write_registry("toy", TOY_PATCH)
-    for name in OTHERS:
-        registry = write_registry(name, _other_entry(name))
-    text = PATCHED_CORE
-    for name in carried:
-        text = text.replace(OTHERS[name][0], OTHERS[name][1])
-    (site.root / CORE).write_text(text + ("\nSTRAY = 1\n" if stray else ""))
-    (site.root / UTIL).write_text(PATCHED_UTIL)
+    registry, _ = _hand_applied(site, write_registry, carried, stray)
 
     r = radpatch("--registry", str(registry), "status", "--json")
 
