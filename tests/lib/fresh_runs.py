@@ -22,22 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# the parent: only names the start already imported (os, sys); each child runs its program in the
-# names __main__ has at the start (not the parent's); each child's stdout and stderr go
-# to files of its own, its exit status to the parent's one line of output
-_PARENT = r"""
-main = dict(globals())  # __main__'s names as the start left them, before the parent binds its own
-import os, sys
-out = sys.argv.pop(1)  # the children see sys.argv as `-I -c` leaves it: ["-c"]
-statuses = []
-for i, program in enumerate(sys.stdin.read().split("\0")):
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        for fd, name in ((1, "out"), (2, "err")):
-            os.dup2(os.open(os.path.join(out, f"{i}.{name}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-        code = 0
+# what a child does with its program, in both parents below: run it in __main__'s names as the start
+# left them and exit as the interpreter would (SystemExit's code, a traceback and 1, SIGINT's death)
+_CHILD = r"""        code = 0
         try:
             exec(compile(program, "<string>", "exec"), dict(main))
         except SystemExit as exc:
@@ -55,9 +42,26 @@ for i, program in enumerate(sys.stdin.read().split("\0")):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-    statuses.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-print(" ".join(map(str, statuses)))
 """
+
+# the parent: only names the start already imported (os, sys); each child runs its program in the
+# names __main__ has at the start (not the parent's); each child's stdout and stderr go
+# to files of its own, its exit status to the parent's one line of output
+_PARENT = r"""
+main = dict(globals())  # __main__'s names as the start left them, before the parent binds its own
+import os, sys
+out = sys.argv.pop(1)  # the children see sys.argv as `-I -c` leaves it: ["-c"]
+statuses = []
+for i, program in enumerate(sys.stdin.read().split("\0")):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        for fd, name in ((1, "out"), (2, "err")):
+            os.dup2(os.open(os.path.join(out, f"{i}.{name}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+{child}    statuses.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+print(" ".join(map(str, statuses)))
+""".replace("{child}", _CHILD)
 
 
 @dataclass(frozen=True)
@@ -109,26 +113,8 @@ while True:
             os.dup2(os.open(out + "." + name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
         os.chdir(cwd)
         sys.argv[:] = ["-c", *args]
-        code = 0
-        try:
-            exec(compile(program, "<string>", "exec"), dict(main))
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-            if code == 1 and not isinstance(exc.code, int):
-                print(exc.code, file=sys.stderr)
-        except BaseException as exc:
-            sys.excepthook(*sys.exc_info())
-            code = 1
-            if isinstance(exc, KeyboardInterrupt):
-                import signal
-                sys.stderr.flush()
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                os.kill(os.getpid(), signal.SIGINT)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    os.write(1, b"%d\n" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-"""
+{child}    os.write(1, b"%d\n" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+""".replace("{child}", _CHILD)
 
 _servers: dict[tuple[str, tuple[str, ...]], tuple[int, subprocess.Popen[bytes], str]] = {}
 _count = itertools.count()
