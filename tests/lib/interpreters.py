@@ -75,3 +75,15 @@ def fail_when_run(executable: str, sources: list[str], tmp: Path, error: str = "
     assert done.returncode == 0, done.stderr
     failed: list[bool] = json.loads(done.stdout)
     return failed
+
+
+# a module and what a patch may make of it, each a different answer of a target interpreter's probe
+# (tests/prove/test_target_probe_code.py, test_probe_server.py)
+BEFORE = "import os\n\n\ndef f():\n    return os.sep\n"
+PROBED = {
+    "same": BEFORE,
+    "new-name": BEFORE.replace("return os.sep", "return undefined_name"),
+    "missing-module": "import tomllib\n" + BEFORE,
+    "syntax-error": BEFORE.replace("return os.sep", "return (os.sep"),
+    "unreachable": BEFORE.replace("return os.sep", "return os.sep\n    x = 1"),
+}

@@ -18,17 +18,9 @@ import pytest
 
 from radpatch.prove import probe_server, target_probe
 from tests.lib.generated import sample
-from tests.lib.interpreters import OTHER_TARGETS, preferred_lacking, targets_lacking
+from tests.lib.interpreters import BEFORE, OTHER_TARGETS, PROBED, preferred_lacking, targets_lacking
 
-BEFORE = "import os\n\n\ndef f():\n    return os.sep\n"
-AFTERS = {
-    "same": BEFORE,
-    "new-name": BEFORE.replace("return os.sep", "return undefined_name"),
-    "missing-module": "import tomllib\n" + BEFORE,
-    "syntax-error": BEFORE.replace("return os.sep", "return (os.sep"),
-    "unreachable": BEFORE.replace("return os.sep", "return os.sep\n    x = 1"),
-    "shadowed": BEFORE + "\n\ndef f():\n    return 1\n",
-}
+AFTERS = {**PROBED, "shadowed": BEFORE + "\n\ndef f():\n    return 1\n"}
 CASES = sample(itertools.product(OTHER_TARGETS, AFTERS))
 
 

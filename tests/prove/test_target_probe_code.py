@@ -13,17 +13,9 @@ import pytest
 from radpatch.errors import EnvironmentProblem
 from radpatch.prove import target_probe
 from tests.lib.generated import sample
-from tests.lib.interpreters import OTHER_TARGETS
+from tests.lib.interpreters import BEFORE, OTHER_TARGETS, PROBED
 
-BEFORE = "import os\n\n\ndef f():\n    return os.sep\n"
-AFTERS = {
-    "same": BEFORE,
-    "new-name": BEFORE.replace("return os.sep", "return undefined_name"),
-    "missing-module": "import tomllib\n" + BEFORE,
-    "syntax-error": BEFORE.replace("return os.sep", "return (os.sep"),
-    "unreachable": BEFORE.replace("return os.sep", "return os.sep\n    x = 1"),
-    "submodule-read": "import xml\n\n\ndef f():\n    return xml.dom.minidom\n",
-}
+AFTERS = {**PROBED, "submodule-read": "import xml\n\n\ndef f():\n    return xml.dom.minidom\n"}
 CASES = sample(itertools.product(OTHER_TARGETS, AFTERS))
 
 
