@@ -19,17 +19,26 @@ NAMED = 20  # modules anywhere in the package read early because their path is m
 
 
 def wheel_modules(release: Release) -> list[tuple[str, int]]:
-    """Every .py file of the wheel with its size, from its RECORD (cached with the dist-info)."""
+    """Every .py file of the wheel that `import` can reach, with its size, from its RECORD (cached with
+    the dist-info): not one whose path is no dotted module name (`kv-planning.py`, a `.data/` file), nor
+    a `name.py` beside a package `name/` (the package is what `import` finds)."""
     record = next((n for n in release.members if n.endswith(".dist-info/RECORD")), None)
     data = release.read(record) if record else None
     if data is None:
         return []
     out = []
     for row in csv.reader(io.StringIO(data.decode("utf-8", "replace"))):
-        if row and row[0].endswith(".py"):
+        if row and row[0].endswith(".py") and importable(row[0]):
             size = int(row[2]) if len(row) > 2 and row[2].isdigit() else 0
             out.append((row[0], size))
-    return out
+    packages = {name[: -len("/__init__.py")] for name, _ in out if name.endswith("/__init__.py")}
+    return [(name, size) for name, size in out if name[: -len(".py")] not in packages]
+
+
+def importable(relpath: str) -> bool:
+    """A wheel member's path names a module: each part an identifier (`vllm/v1/core/x.py`)."""
+    parts = relpath[: -len(".py")].split("/")
+    return all(p.isidentifier() for p in parts)
 
 
 def tiers(declared: str, files: list[tuple[str, int]], hints: tuple[str, ...] = ()) -> Iterator[list[str]]:

@@ -84,3 +84,35 @@ def test_a_test_double_alone_is_not_where_the_code_went(
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
     assert r.code == 1 and (reg / "cap.yaml").read_text() == before, (r.out, r.err)
     assert "test double" in r.out and "moved: rptoy.engine.core ->" not in r.out, r.out
+
+
+# a file `import` cannot reach, beside the real home: a name no import can spell, a stale module a
+# package of the same name hides, a file under a directory no import can spell (attack23 #11)
+UNREACHABLE = {
+    "dashed": {"rptoy/engine/kv-planning.py": GOOD},
+    "hidden": {"rptoy/engine/planning.py": GOOD, "rptoy/engine/planning/__init__.py": OTHER},
+    "data-dir": {"rptoy/engine/kv.data/planning.py": GOOD},
+}
+
+
+@pytest.mark.parametrize(("unreachable", "home"), sample([(u, h) for u in UNREACHABLE for h in ("sizes", None)]))
+def test_a_file_import_cannot_reach_is_never_where_the_code_went(
+    loopback: Any, write_registry: Any, radpatch: Any, unreachable: str, home: str | None
+) -> None:
+    """Oracle: the importable module defining the scope (or none): port writes it alone, or leaves the
+    entry alone naming no unreachable file."""
+    first = {**INIT, "rptoy/engine/core.py": GOOD}
+    second = {**INIT, "rptoy/engine/core.py": OTHER, **UNREACHABLE[unreachable]}
+    if home:
+        second[f"rptoy/engine/{home}.py"] = GOOD
+    loopback(DIST, {"1.0": first, "2.0": second})
+    reg = write_registry("cap", ENTRY)
+    before = (reg / "cap.yaml").read_text()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    after = (reg / "cap.yaml").read_text()
+    for name in ("kv-planning", "rptoy.engine.planning", "kv.data"):
+        assert name not in r.out and name not in after, (r.out, after)
+    if home:
+        assert r.code == 0 and "module: rptoy.engine.sizes" in after, (r.out, r.err)
+    else:
+        assert r.code == 1 and after == before, (r.out, r.err)
