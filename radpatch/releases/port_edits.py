@@ -6,6 +6,7 @@ for a bump, before them for a backport)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -89,6 +90,12 @@ def add_choice(
         new = yamledit.choice_text(move.new, module, False, indent)
         # comments between the key and its value (`kv: # note`, then the module on the next line) stay
         head = yamledit.comments_between(text, key.end_mark.index, node.start_mark.index)
+        props = yamledit.properties(text, node)  # `&m `, `!!str &m `: what stands before the module
+        anchor = re.search(r"&\S+", props)
+        if (
+            anchor
+        ):  # `NAME: &m module` that another key reaches as `*m`: the list keeps the anchor (a tag would not fit)
+            head = f": {anchor.group()}{head[1:]}"
         return [
             yamledit.Edit(key.end_mark.index, end, f"{head}\n{new}\n{old}" if move.first else f"{head}\n{old}\n{new}")
         ]

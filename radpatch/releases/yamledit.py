@@ -104,6 +104,13 @@ def set_scalar(text: str, node: yaml.Node, value: str) -> Edit:
     return Edit(found.end() if found else start, end_of(text, node), new)
 
 
+def properties(text: str, node: yaml.Node) -> str:
+    """The anchor and tag written before a node's value (`&range `, `!!str &m `, on the key's line when
+    the value is on the next), or ""."""
+    found = re.compile(r"(?:[&!]\S*\s+)*").match(text, node.start_mark.index, end_of(text, node))
+    return found.group() if found else ""
+
+
 def set_whole(text: str, node: yaml.Node, new: str) -> Edit:
     """Replace a node's text (after its anchor and tag) with `new` as written."""
     start, end = node.start_mark.index, end_of(text, node)

@@ -34,3 +34,33 @@ def test_port_keeps_comments_between_a_module_key_and_its_value(
         assert comment in text, text
     assert f"module: {PKG}.planning" in text
     assert radpatch("--registry", str(reg), "verify", "cap", "--versions", ">=1.0,<=2.0").code == 0
+
+
+@pytest.mark.parametrize(
+    "modules",
+    [
+        f"  planner: &m {PKG}.core\n  other: *m\n",
+        f"  planner: &m {PKG}.core   # where size() lives\n  other: *m\n",
+        f"  planner: &m !!str {PKG}.core\n  other: *m\n",
+        f"  planner: !!str &m {PKG}.core\n  other: *m\n",
+        f"  planner: &the_module\n    {PKG}.core\n  other: *the_module\n",
+    ],
+)
+def test_port_keeps_an_anchor_other_keys_reach(
+    index: IndexServer, write_registry: Any, radpatch: Any, modules: str
+) -> None:
+    """A module written once (`&m`) and reached by another key (`*m`): the list of choices port writes
+    keeps the anchor, so the other key gets the same list (attack23 #12: the anchor went with the
+    scalar, `*m` was an undefined alias, and port refused its own edit as not valid YAML). A tag on
+    the scalar does not go on the list. Oracle: the written YAML read back, both keys the same list,
+    and verify over the new range."""
+    import yaml
+
+    text = entry(">=1.0,<2", modules=modules).replace("  - id: cap\n", "  - id: cap\n    file: planner\n")
+    reg = write_registry("cap", text)
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 0, r.out + r.err
+    read = yaml.safe_load((reg / "cap.yaml").read_text())
+    assert read["modules"]["planner"] == read["modules"]["other"], read["modules"]
+    assert [c["module"] for c in read["modules"]["planner"]] == [f"{PKG}.core", f"{PKG}.planning"], read
+    assert radpatch("--registry", str(reg), "verify", "cap", "--versions", ">=1.0,<=2.0").code == 0
