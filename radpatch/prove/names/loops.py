@@ -21,7 +21,8 @@ from .path_facts import stored, without
 
 
 class Loops(Expressions):
-    guards: list[ast.expr]  # the tests of the ifs open around the statement walked (walk.s_If)
+    # the tests of the ifs open around the statement walked, each with whether it holds there (walk.s_If)
+    guards: list[tuple[ast.expr, bool]]
 
     def s_For(self, s: ast.For | ast.AsyncFor, c: Ctx) -> bool:
         self.expr(s.iter, c)
@@ -101,17 +102,43 @@ class Loops(Expressions):
         return bool(nets)
 
     def counted(self, iterable: ast.expr) -> bool:
-        """`range(n)` where an open if's test compares n with a positive whole number (module doc)."""
+        """`range(n)` where an open if's test says n is at least 1 there (module doc): `n >= 1`, `n > 0`,
+        `n == 2` in its true branch (alone or in an `and`), `n < 1` in its else; and the one idiom the
+        module doc names, `n == 1` in its else."""
         if not (_call_of(iterable, "range") and len(iterable.args) == 1):  # type: ignore[attr-defined]
             return False
         n = _dotted(iterable.args[0])  # type: ignore[attr-defined]
-        for test in self.guards if n is not None else ():
-            for node in ast.walk(test):
-                if isinstance(node, ast.Compare) and len(node.ops) == 1:
-                    sides = [node.left, node.comparators[0]]
-                    if n in [_dotted(x) for x in sides] and any(_positive(x) for x in sides):
-                        return True
+        if n is None:
+            return False
+        return any(_at_least_one(test, n, holds) for test, holds in self.guards)
+
+
+def _at_least_one(test: ast.expr, n: str, holds: bool) -> bool:
+    """Whether `test`, true when `holds` (else false), says n >= 1: through `not`, a conjunct of a true
+    `and`, a disjunct of a false `or`, a comparison of n with a whole number; and `n == c` false, the
+    sizing idiom the module doc names (not sound: n may be 0)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _at_least_one(test.operand, n, not holds)
+    if isinstance(test, ast.BoolOp):
+        every = isinstance(test.op, ast.And) == holds  # each part has the outcome of the whole
+        return every and any(_at_least_one(v, n, holds) for v in test.values)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return False
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if _dotted(right) == n and _dotted(left) != n:  # `1 <= n`: read as `n >= 1`
+        left, right = right, left
+        op = {ast.Lt: ast.Gt(), ast.LtE: ast.GtE(), ast.Gt: ast.Lt(), ast.GtE: ast.LtE()}.get(type(op), op)
+    if _dotted(left) != n or not (isinstance(right, ast.Constant) and type(right.value) is int):
+        return False
+    c = right.value
+    if not holds:  # the test is false: the opposite comparison holds (`n == c` false: the idiom)
+        flipped = {ast.Lt: ast.GtE(), ast.LtE: ast.Gt(), ast.Gt: ast.LtE(), ast.GtE: ast.Lt(), ast.NotEq: ast.Eq()}
+        if isinstance(op, ast.Eq):
+            return c >= 1
+        op = flipped.get(type(op), op)
+        if isinstance(op, ast.NotEq):
+            return False
+    return isinstance(op, ast.GtE) and c >= 1 or isinstance(op, ast.Gt) and c >= 0 or isinstance(op, ast.Eq) and c >= 1
 
 
 def _dotted(node: ast.expr) -> str | None:

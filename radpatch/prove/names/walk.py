@@ -139,16 +139,17 @@ class Walker(Loops):
             fixed = self.version_test(s.test) or _debug_test(s.test)
             taken = None if fixed else outcome(c.flow.facts, s.test)
             if taken is not None:  # the path's facts decide the test: the other branch is not taken here
-                return self.guarded(s.test, s.body if taken else s.orelse, c)
-            parts = [lambda: self.guarded(s.test, s.body, c), lambda: self.guarded(s.test, s.orelse, c)]
+                return self.guarded(s.test, s.body if taken else s.orelse, c, taken)
+            parts = [lambda: self.guarded(s.test, s.body, c, True), lambda: self.guarded(s.test, s.orelse, c, False)]
             enter = [self.own_facts(of_test(s.test, outcome), c) for outcome in (True, False)]
             return self.branches(c, parts, not fixed, fixed, [s.test], enter)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
 
-    def guarded(self, test: ast.expr, body: list[ast.stmt], c: Ctx) -> bool:
-        self.guards.append(test)
+    def guarded(self, test: ast.expr, body: list[ast.stmt], c: Ctx, holds: bool) -> bool:
+        """`body`, walked with `test` open around it (`holds`: in its true branch, else its `else`)."""
+        self.guards.append((test, holds))
         try:
             return self.block(body, c)
         finally:
