@@ -43,6 +43,9 @@ class ReleaseResult:
     not_in_effect: tuple[str, ...] = ()
     # what apply checks that verify could not, without an installed target (prove.unchecked): never a silent pass
     not_checked: tuple[str, ...] = ()
+    # (relpath, code digest) of each file of the release the entry rewrites, as verify read it: `status`
+    # tells by it whether an installed release is the one verify found to contain the change
+    code: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:

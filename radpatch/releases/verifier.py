@@ -97,6 +97,7 @@ class Verifier:
         results: dict[Version, ReleaseResult] = {}
         jobs: dict[str, Job] = {}
         waiting: dict[Version, tuple[str, tuple[File, ...]]] = {}
+        read: dict[Version, tuple[tuple[str, str], ...]] = {}  # ReleaseResult.code
         for v in versions:
             got = fetched[v]
             if isinstance(got, NoWheel):
@@ -104,6 +105,7 @@ class Verifier:
                 continue
             files, failure = resolve(self.patch, v, got)
             names = tuple(f.module for f in files)
+            read[v] = tuple((f.relpath, code_digest(f.data)) for f in files)
             if failure:
                 checks: Checks = {"wheel": True, "module": False}
                 results[v] = self._result(v, checks, f"module: {failure.why}", names, kind=failure.kind)
@@ -151,7 +153,7 @@ class Verifier:
             result = self._result(v, proven, answer.error, names, kind=answer.kind)
             result = dataclasses.replace(result, not_checked=answer.not_checked)
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
-        return results
+        return {v: dataclasses.replace(r, code=read[v]) if read.get(v) else r for v, r in results.items()}
 
     def _bases(self, layers: tuple[Layer, ...], fetched: dict[Version, Release | NoWheel]) -> tuple[ProofBase, ...]:
         """The candidate bases for a release whose files are `layers`: each base release whose
