@@ -31,6 +31,7 @@ from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
+from radpatch.releases.remotezip import BadWheel
 from radpatch.releases.resolved import resolve, unsupported
 from radpatch.releases.results import CHECKS, ReleaseResult, Transfer
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
@@ -233,6 +234,8 @@ class Verifier:
             return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
             return exc
+        except BadWheel as exc:  # that release's wheel is broken: its `wheel` check fails, the others are read
+            return NoWheel(exc.message)
 
 
 def _read_on_bases(r: ReleaseResult) -> bool:
