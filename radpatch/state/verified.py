@@ -64,12 +64,28 @@ def verified_code(root: Path, patch: Patch) -> dict[str, dict[str, str]]:
 
 def installed_differs(root: Path, patch: Patch, dist: Installed) -> tuple[str, ...] | None:
     """The installed files (relpaths) of `dist` that are not, as code (code_digest), the files of
-    its release verify read; () when every one is; None when verify kept no code of that release
-    (nothing to tell the install by: a claim from the version number alone is not made)."""
+    its release verify read, once radpatch's recorded work of other entries is taken off them
+    (state.stack.own_base: an entry it `requires:` applied on the same module); () when every one
+    is; None when verify kept no code of that release (nothing to tell the install by: a claim from
+    the version number alone is not made)."""
+    from radpatch.install.wheel_record import identity
+    from radpatch.state.record import Store
+    from radpatch.state.stack import own_base, trusted_names
+
     want = verified_code(root, patch).get(str(dist.version))
     if not want:
         return None
-    return tuple(rel for rel, digest in sorted(want.items()) if code_digest(_read(dist.root / rel)) != digest)
+    store = Store(dist.root)
+    trust = trusted_names(store, dist, identity(dist.dist_info / "RECORD"))
+    differs = []
+    for rel, digest in sorted(want.items()):
+        data = _read(dist.root / rel)
+        if code_digest(data) == digest:
+            continue
+        if data and code_digest(own_base(store, rel, data, dist.recorded_sha256(rel), patch.name, trust)) == digest:
+            continue
+        differs.append(rel)
+    return tuple(differs)
 
 
 def _read(path: Path) -> bytes:

@@ -92,3 +92,32 @@ def test_check_and_apply_on_a_local_build_name_apply_not_obsolete(
     applied = radpatch("--registry", str(reg), "apply", "uncap")  # the hint's way out works
     assert applied.code == 0, applied.out + applied.err
     assert radpatch("--registry", str(reg), "status", "--check", "uncap").code == 0
+
+
+FIRST = f"""\
+summary: Log the toy's size first
+description: A toy entry `cap` is applied after, on the same module.
+distribution: radpatch-toy
+supported: ">=1.0"
+modules:
+  planner: {PKG}.core
+rewrites:
+  - id: first
+    insert_before: {{scope: size, find: return n, code: "n = n + 0"}}
+"""
+
+
+def test_obsolete_upstream_kept_under_a_required_entry_radpatch_applied(
+    loopback: Any, write_registry: Any, radpatch: Any, site: Site
+) -> None:
+    """The published 3.0 with the entry `cap` requires applied by radpatch on the same module: that
+    code is radpatch's own (its record), taken off before the file is compared with verify's."""
+    loopback("radpatch-toy", RELEASES)
+    reg = write_registry("first", FIRST)
+    (reg / "cap.yaml").write_text(ENTRY.replace("summary:", "requires: [first]\nsummary:", 1))
+    site.install("radpatch-toy", "3.0", {f"{PKG}/core.py": PATCHED})
+    assert radpatch("--registry", str(reg), "apply", "first").code == 0
+    v = radpatch("--registry", str(reg), "verify", "cap")
+    assert "radpatch-toy 3.0 already contains the change" in v.out, v.out + v.err
+    table = radpatch("--registry", str(reg), "status", "cap")
+    assert "obsolete upstream in 3.0" in table.out and "differs" not in table.out, table.out
