@@ -16,7 +16,10 @@ from radpatch.releases.proof_job import Checks
 from radpatch.releases.wheels import Fetch
 
 MEANING = {
-    "wheel": "the index has a wheel of the release (this platform's, if there are several)",
+    "wheel": (
+        "the index has a wheel of the release (this platform's, if there are several), and it reads as one "
+        "(a truncated or damaged file fails here, naming it)"
+    ),
     "module": (
         "the version picks exactly one module per target, and the wheel has it as apply resolves it "
         "(an import name: the package's `__init__.py`, else the `.py`); a module the entry creates is "
