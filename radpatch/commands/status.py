@@ -12,6 +12,7 @@ import click
 from radpatch.commands import json_output
 from radpatch.commands.upstream_notes import (
     declared_obsolete,
+    not_as_verified,
     not_in_effect,
     obsolete_upstream,
     obsolete_upstream_json,
@@ -150,7 +151,7 @@ def rows(states: list[PatchState]) -> list[tuple[str, str, str, str, str]]:
             detail = declared if s.state is State.OBSOLETE else detail.replace(why, declared)
         if s.record and s.state is State.APPLIED and s.record.registry_digest != s.patch.digest:
             detail = "; ".join(d for d in (detail, "applied from a different revision of this registry entry") if d)
-        retired = obsolete_upstream(s) or not_in_effect(s)
+        retired = obsolete_upstream(s) or not_as_verified(s) or not_in_effect(s)
         if retired and retired not in detail:
             detail = "; ".join(d for d in (detail, retired) if d)
         needs = s.patch.requires or (s.record.requires if s.record else ())

@@ -59,10 +59,29 @@ def obsolete_upstream_run(s: PatchState) -> Run | None:
     decides)."""
     if s.dist is None or s.patch.from_record:
         return None
-    from radpatch.releases.summaries import obsolete_run
+    from radpatch.releases.summaries import installed_obsolete_run
     from radpatch.state.verified import cache_root
 
-    return obsolete_run(cache_root(), s.patch, s.dist.version)  # only a release verify read
+    # only a release verify read, installed as verify read it (not a local build of the same number)
+    return installed_obsolete_run(cache_root(), s.patch, s.dist)
+
+
+def not_as_verified(s: PatchState) -> str:
+    """What `status` says instead of "obsolete upstream" when verify found the installed release
+    contains the change but the installed files are not, as code, that release's ("" otherwise)."""
+    if s.dist is None or s.patch.from_record:
+        return ""
+    from radpatch.releases.summaries import obsolete_run
+    from radpatch.state.verified import cache_root, installed_differs
+
+    root = cache_root()
+    differs = installed_differs(root, s.patch, s.dist)
+    if not differs or obsolete_run(root, s.patch, s.dist.version) is None:
+        return ""
+    return (
+        f"{', '.join(differs)} differs from the published {s.dist.name} {s.dist.version} verify found "
+        "to contain the change: not obsolete upstream here"
+    )
 
 
 def obsolete_upstream_json(s: PatchState) -> dict[str, object] | None:

@@ -22,6 +22,7 @@ from radpatch.releases import modules
 from radpatch.releases.base_search import search_order
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
+from radpatch.releases.remotezip import BadWheel
 from radpatch.releases.resolved import requirement_layers, resolve
 from radpatch.releases.wheels import NoWheel, Releases
 
@@ -100,7 +101,7 @@ def written_for(
     for b in versions:
         try:
             release = releases.get(patch.distribution, b, modules.needs((*requires, patch)))
-        except NoWheel:
+        except (NoWheel, BadWheel):  # a broken wheel is no base either
             continue
         below = requirement_layers(requires, patch, b, release)
         files, failure = resolve(patch, b, release)

@@ -28,6 +28,7 @@ from packaging.version import Version
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import head_lines
 from radpatch.install.environment import Installed
+from radpatch.releases import remotezip
 from radpatch.releases.index import IndexFile
 from radpatch.releases.pipconf import read_settings
 from radpatch.releases.wheels import NoWheel, Releases, listing_ttl, pick_wheel
@@ -129,7 +130,7 @@ def from_wheel(dist: Installed, relpaths: Iterable[str], wheel: Path) -> tuple[l
             names = set(zf.namelist())
             got = {rel: next((zf.read(m) for m in members_of(dist, rel) if m in names), None) for rel in wanted}
             size = wheel.stat().st_size
-    except (OSError, zipfile.BadZipFile, EOFError) as exc:
+    except (OSError, *remotezip.UNREADABLE) as exc:
         raise UsageError(f"--wheel {wheel}: not a readable wheel ({exc})", "give a .whl file (a zip archive)")
     source = PristineSource(wheel.name, str(wheel), 0, size, False)
     return _checked(dist, got, source, f"{wheel.name} is not the wheel it was installed from"), source

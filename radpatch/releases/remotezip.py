@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -24,6 +25,17 @@ GAP = 64 * 1024  # members closer than this are fetched in one request
 _SLACK = 30 + 64  # the local header's fixed part and room for a local extra field longer than the central one
 
 Counter = Callable[[int], None]  # told the size of every body received
+
+
+# what reading a damaged zip raises: its directory (BadZipFile), a member's deflated bytes (zlib.error,
+# EOFError: cut short), a compression method zipfile does not read (NotImplementedError)
+UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError)
+
+
+class BadWheel(EnvironmentProblem):
+    """The file the index serves as a release's wheel cannot be read as one (not a zip file, a
+    truncated one, a member unlike its RECORD): that release's problem, not the index's; verify
+    fails that release's `wheel` check with these words and reads the others."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +157,7 @@ def read_members(
     if tail is None:
         with http.stream(url, {"Range": f"bytes=-{TAIL}"}) as (status, headers, body, _):
             if status == 200:
-                return _whole(body, want, count)
+                return _whole(body, want, count, url)
             if status != 206:
                 raise EnvironmentProblem(f"{url}: HTTP {status}", "check that the index still serves this file")
             got = body.read()
@@ -177,8 +189,8 @@ def read_members(
             )
             data = {i.filename: zf.read(i) for i in picked}
             cd_start = zf.start_dir
-    except zipfile.BadZipFile as exc:
-        raise EnvironmentProblem(f"{url} is not a readable zip file: {exc}")
+    except UNREADABLE as exc:
+        raise BadWheel(f"{url} is not a readable zip file: {exc}")
     keep = tail if tail.offset <= cd_start else _tail_from(sparse, cd_start, size)
     return Members(data, names, keep, size, False)
 
@@ -189,7 +201,7 @@ def _tail_from(sparse: _Sparse, start: int, size: int) -> Tail:
     return Tail(start, sparse.read(size - start))
 
 
-def _whole(body: Readable, want: Callable[[frozenset[str]], Iterable[str]], count: Counter) -> Members:
+def _whole(body: Readable, want: Callable[[frozenset[str]], Iterable[str]], count: Counter, url: str) -> Members:
     with tempfile.TemporaryFile(prefix="radpatch-wheel-") as tmp:
         size = 0
         while True:
@@ -204,6 +216,6 @@ def _whole(body: Readable, want: Callable[[frozenset[str]], Iterable[str]], coun
             with zipfile.ZipFile(tmp) as zf:
                 names = frozenset(i.filename for i in zf.infolist() if not i.is_dir())
                 data = {n: zf.read(n) for n in want(names) if n in names}
-        except zipfile.BadZipFile as exc:
-            raise EnvironmentProblem(f"the downloaded file is not a readable zip file: {exc}")
+        except UNREADABLE as exc:
+            raise BadWheel(f"{url} (downloaded whole) is not a readable zip file: {exc}")
     return Members(data, names, None, size, True)

@@ -16,7 +16,10 @@ from radpatch.releases.proof_job import Checks
 from radpatch.releases.wheels import Fetch
 
 MEANING = {
-    "wheel": "the index has a wheel of the release (this platform's, if there are several)",
+    "wheel": (
+        "the index has a wheel of the release (this platform's, if there are several), and it reads as one "
+        "(a truncated or damaged file fails here, naming it)"
+    ),
     "module": (
         "the version picks exactly one module per target, and the wheel has it as apply resolves it "
         "(an import name: the package's `__init__.py`, else the `.py`); a module the entry creates is "
@@ -43,6 +46,9 @@ class ReleaseResult:
     not_in_effect: tuple[str, ...] = ()
     # what apply checks that verify could not, without an installed target (prove.unchecked): never a silent pass
     not_checked: tuple[str, ...] = ()
+    # (relpath, code digest) of each file of the release the entry rewrites, as verify read it: `status`
+    # tells by it whether an installed release is the one verify found to contain the change
+    code: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -16,7 +16,7 @@ from radpatch.prove.refusal import NOT_IN_EFFECT
 from radpatch.registry.model import Patch
 from radpatch.releases.cache import write_json
 from radpatch.releases.results import Report
-from radpatch.state.verified import cache_root, not_in_effect, summary_path
+from radpatch.state.verified import cache_root, installed_differs, not_in_effect, summary_path, verified_code
 
 
 def remember(report: Report, root: Path, listed: Iterable[Version] = ()) -> None:
@@ -26,16 +26,19 @@ def remember(report: Report, root: Path, listed: Iterable[Version] = ()) -> None
     path = summary_path(root, report.patch)
     known = read_summary(root, report.patch)
     held = not_in_effect(root, report.patch)
+    code = verified_code(root, report.patch)
     for r in report.results:
         if r.checks.get("pristine") is not None or r.note:
             known[str(r.version)] = r.obsolete or bool(r.note)
             held[str(r.version)] = list(r.not_in_effect)
+            code[str(r.version)] = dict(r.code)
     seen = sorted({*_listed(root, report.patch), *(v for v in listed if not v.is_prerelease)})
     data = {
         "patch": report.patch.name,
         "digest": report.patch.digest,
         "obsolete": known,
         "not_in_effect": {v: shas for v, shas in held.items() if shas},
+        "code": {v: files for v, files in code.items() if files},
         "listed": [str(v) for v in seen],
     }
     try:
@@ -104,13 +107,23 @@ def obsolete_span(root: Path, patch: Patch) -> Run | None:
 def declare_obsolete_hint(patch: Patch, dist: Installed) -> str | None:
     """The way out when verify read the installed release (`dist`) and found it contains
     the entry's change (its cache, no network): declare the release obsolete, for apply's refused
-    plan (commands/change.py) and `status --check` (commands/status.py). None when verify did not."""
-    if obsolete_run(cache_root(), patch, dist.version) is None:
+    plan (commands/change.py) and `status --check` (commands/status.py). None when verify did not,
+    or when the installed files are not, as code, the ones verify read (installed_obsolete_run)."""
+    if installed_obsolete_run(cache_root(), patch, dist) is None:
         return None
     return (
         f"verify found {dist.name} {dist.version} already contains {patch.name}'s change: "
         f"declare {dist.version} in the entry's `obsolete:` (apply then leaves it alone)"
     )
+
+
+def installed_obsolete_run(root: Path, patch: Patch, dist: Installed) -> Run | None:
+    """obsolete_run of the installed release, when its files the entry rewrites are, as code, the
+    ones verify read on that release (a fork, a local build or a patched wheel of the same version
+    number may lack the change: the version alone does not tell); None otherwise."""
+    if installed_differs(root, patch, dist) != ():
+        return None
+    return obsolete_run(root, patch, dist.version)
 
 
 def obsolete_run(root: Path, patch: Patch, version: Version) -> Run | None:

@@ -31,6 +31,7 @@ from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
 from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
+from radpatch.releases.remotezip import BadWheel
 from radpatch.releases.resolved import resolve, unsupported
 from radpatch.releases.results import CHECKS, ReleaseResult, Transfer
 from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
@@ -97,6 +98,7 @@ class Verifier:
         results: dict[Version, ReleaseResult] = {}
         jobs: dict[str, Job] = {}
         waiting: dict[Version, tuple[str, tuple[File, ...]]] = {}
+        read: dict[Version, tuple[tuple[str, str], ...]] = {}  # ReleaseResult.code
         for v in versions:
             got = fetched[v]
             if isinstance(got, NoWheel):
@@ -104,6 +106,7 @@ class Verifier:
                 continue
             files, failure = resolve(self.patch, v, got)
             names = tuple(f.module for f in files)
+            read[v] = tuple((f.relpath, code_digest(f.data)) for f in files)
             if failure:
                 checks: Checks = {"wheel": True, "module": False}
                 results[v] = self._result(v, checks, f"module: {failure.why}", names, kind=failure.kind)
@@ -151,7 +154,7 @@ class Verifier:
             result = self._result(v, proven, answer.error, names, kind=answer.kind)
             result = dataclasses.replace(result, not_checked=answer.not_checked)
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
-        return results
+        return {v: dataclasses.replace(r, code=read[v]) if read.get(v) else r for v, r in results.items()}
 
     def _bases(self, layers: tuple[Layer, ...], fetched: dict[Version, Release | NoWheel]) -> tuple[ProofBase, ...]:
         """The candidate bases for a release whose files are `layers`: each base release whose
@@ -231,6 +234,8 @@ class Verifier:
             return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
         except NoWheel as exc:
             return exc
+        except BadWheel as exc:  # that release's wheel is broken: its `wheel` check fails, the others are read
+            return NoWheel(exc.message)
 
 
 def _read_on_bases(r: ReleaseResult) -> bool:

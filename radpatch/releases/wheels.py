@@ -408,6 +408,6 @@ def _check_record(wheel: str, data: dict[str, bytes], modules: Iterable[str]) ->
         if name in data and want.startswith("sha256="):
             got = base64.urlsafe_b64encode(hashlib.sha256(data[name]).digest()).rstrip(b"=").decode()
             if got != want[len("sha256=") :].rstrip("="):
-                raise EnvironmentProblem(
+                raise remotezip.BadWheel(
                     f"{wheel}: {name} does not match the wheel's RECORD (corrupt download?)", "run verify again"
                 )

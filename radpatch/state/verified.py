@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from radpatch.files import read_regular
+from radpatch.install.environment import Installed
 from radpatch.registry.model import Patch
 
 
@@ -49,6 +51,48 @@ def not_in_effect(root: Path, patch: Patch) -> dict[str, list[str]]:
         return {str(k): [str(h) for h in v] for k, v in data.get("not_in_effect", {}).items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def verified_code(root: Path, patch: Patch) -> dict[str, dict[str, str]]:
+    """Release -> {relpath: code digest} of its files the entry rewrites, as verify read them."""
+    try:
+        data = json.loads(summary_path(root, patch).read_text())
+        return {str(k): {str(p): str(h) for p, h in v.items()} for k, v in data.get("code", {}).items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def installed_differs(root: Path, patch: Patch, dist: Installed) -> tuple[str, ...] | None:
+    """The installed files (relpaths) of `dist` that are not, as code (code_digest), the files of
+    its release verify read, once radpatch's recorded work of other entries is taken off them
+    (state.stack.own_base: an entry it `requires:` applied on the same module); () when every one
+    is; None when verify kept no code of that release (nothing to tell the install by: a claim from
+    the version number alone is not made)."""
+    from radpatch.install.wheel_record import identity
+    from radpatch.state.record import Store
+    from radpatch.state.stack import own_base, trusted_names
+
+    want = verified_code(root, patch).get(str(dist.version))
+    if not want:
+        return None
+    store = Store(dist.root)
+    trust = trusted_names(store, dist, identity(dist.dist_info / "RECORD"))
+    differs = []
+    for rel, digest in sorted(want.items()):
+        data = _read(dist.root / rel)
+        if code_digest(data) == digest:
+            continue
+        if data and code_digest(own_base(store, rel, data, dist.recorded_sha256(rel), patch.name, trust)) == digest:
+            continue
+        differs.append(rel)
+    return tuple(differs)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return read_regular(path)
+    except (OSError, ValueError):
+        return b""  # no such file: not the release's file (whose digest is of its bytes)
 
 
 def not_in_effect_file(root: Path, patch: Patch, data: bytes) -> bool:
