@@ -9,6 +9,7 @@ library only: served to target interpreters with the rest of the package."""
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
 
 ENDS = frozenset(
@@ -35,23 +36,40 @@ class Helpers:
 
 
 def helpers(tree: ast.Module) -> Helpers:
+    """Every definition of a name must never return for a call of it to end the path (a later `def`,
+    a subclass's override, may be the one called); a function the module imports from the standard
+    library returns, unless it is one of ENDS (`from logging import warning`: a call of `warning`
+    goes on to what follows; it was taken as maybe ending the path)."""
     out = Helpers()
     for s in tree.body:
         if isinstance(s, _FUNCS):
-            out.functions[s.name] = out.functions.get(s.name, False) or _never_returns(s)
+            out.functions[s.name] = out.functions.get(s.name, True) and _never_returns(s)
         elif isinstance(s, ast.ClassDef):
             for node in ast.walk(s):
                 if isinstance(node, _FUNCS):
-                    out.methods[node.name] = out.methods.get(node.name, False) or _never_returns(node)
+                    out.methods[node.name] = out.methods.get(node.name, True) and _never_returns(node)
+    stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.partition(".")[0] in stdlib:
+                for a in node.names:
+                    if f"{node.module}.{a.name}" not in ENDS:
+                        out.functions[a.asname or a.name] = False
     return out
 
 
 def _never_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """No `return` in its own body (not a nested def's) and every path raises or ends (_ends)."""
+    """No `return` in its own body (not a nested def's) and every path raises or ends (_ends); a
+    generator or a coroutine function returns its generator or coroutine without running its body,
+    and a decorated one (but for `classmethod`, `staticmethod`) may be wrapped in anything: none of these
+    ends its caller's path."""
+    plain = all(isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod") for d in fn.decorator_list)
+    if isinstance(fn, ast.AsyncFunctionDef) or not plain:
+        return False
     stack: list[ast.AST] = list(fn.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Return):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)):
             return False
         if not isinstance(node, (*_FUNCS, ast.ClassDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
