@@ -40,6 +40,7 @@ class Flow:
         # names bound anywhere in the open branches, in order (a loop's body, a nested if): `bound`
         # is those of the branch last closed, bound there on some path at least
         self._bound_log: list[str] = []
+        self._bound_at: list[tuple[int, ...]] = []  # per entry of _bound_log, the parts open where it was bound
         self._bound_marks: list[int] = []
         self.bound: set[str] = set()
         self.tail_unknown = False  # the block just walked ends in a call that may not return (walk)
@@ -53,6 +54,7 @@ class Flow:
         self.maybe.setdefault(name, line)
         if self.depth:
             self._bound_log.append(name)
+            self._bound_at.append(tuple(self.open_parts))
         at, here = self.partial.get(name), tuple(self.open_parts)
         if at is not None and (at[: len(here)] == here or here[: len(at)] == at):  # not in a sibling branch
             del self.partial[name]
@@ -130,6 +132,7 @@ class Flow:
         self.bound = set(self._bound_log[start:])
         if not self.depth:
             self._bound_log.clear()
+            self._bound_at.clear()
         return {name: present for present, name in segment}
 
     def join(
@@ -232,7 +235,11 @@ class Flow:
             return
         at = self.loop_exits[-1]
         net = {name: present for present, name in self.log[at.mark :]}
-        (at.breaks if kind == "break" else at.continues).append((net, set(self._bound_log[at.bound_mark :])))
+        # bound on this path somewhere: not in a sibling branch closed before this one (a try's body,
+        # seen from its handler's `break`), whose join is still to come
+        here = zip(self._bound_log[at.bound_mark :], self._bound_at[at.bound_mark :])
+        bound = {name for name, parts in here if not any(p in self.unjoined for p in parts)}
+        (at.breaks if kind == "break" else at.continues).append((net, bound))
 
     def later(self, check: Callable[[], None]) -> bool:
         """Inside a loop, a name bound further down the body is bound on the next iteration:
