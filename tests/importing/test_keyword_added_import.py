@@ -21,6 +21,7 @@ import pytest
 
 from radpatch.importing.rewrites import rewrites
 from tests.lib.generated import sample
+from tests.lib.importing import call_of_h as call
 from tests.lib.importing import imported_as_gnu_patch_give_each, imported_as_gnu_patch_gives
 
 SHAPES = (
@@ -35,12 +36,6 @@ SHAPES = (
 )
 OTHERS = ("", "    z = h(b)\n", "    z = h(b, k0=5, new=0)\n")
 CHANGES = ("add", "add-middle", "add-first", "take-last", "take-middle", "take-first")
-
-
-def call(args: tuple[str, ...], layout: str) -> str:
-    if layout == "line":
-        return f"h({', '.join(args)})"
-    return "h(\n" + "".join(f"        {a},\n" for a in args) + "    )"
 
 
 def module(args: tuple[str, ...], layout: str, other: str) -> str:

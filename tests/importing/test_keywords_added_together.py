@@ -20,6 +20,7 @@ import pytest
 from radpatch.importing.rewrites import rewrites
 from tests.lib.generated import sample
 from tests.lib.importing import assert_each_imported_as_gnu_patch
+from tests.lib.importing import call_of_h as call
 
 SHAPES = (
     ("a",),
@@ -31,12 +32,6 @@ SHAPES = (
 OTHERS = ("", "    z = h(b, k0=5)\n")
 NEW = ("n1=7", "n2=f(8)", "n3=[9]")
 CHANGES = ("add-2-end", "add-3-end", "add-2-first", "add-2-spread", "take-2", "take-all")
-
-
-def call(args: tuple[str, ...], layout: str) -> str:
-    if layout == "line":
-        return f"h({', '.join(args)})"
-    return "h(\n" + "".join(f"        {a},\n" for a in args) + "    )"
 
 
 def module(args: tuple[str, ...], layout: str, other: str) -> str:

@@ -445,3 +445,11 @@ def assert_each_imported_as_gnu_patch(tmp: Path, cases: Sequence[tuple[str, str]
     if failed:
         imported_as_gnu_patch_gives(tmp / "alone", *cases[failed[0]])
     assert not failed, [labels[i] for i in failed]
+
+
+def call_of_h(args: tuple[str, ...], layout: str) -> str:
+    """A call of `h` passing `args`, on one line ("line") or one argument per line (the keyword
+    import families: tests/importing/test_keyword_added_import.py, test_keywords_added_together.py)."""
+    if layout == "line":
+        return f"h({', '.join(args)})"
+    return "h(\n" + "".join(f"        {a},\n" for a in args) + "    )"
