@@ -301,22 +301,7 @@ def _parsed(text: str) -> Source:
         if "too many nested" in (exc.msg or ""):  # libcst's parser would overflow its stack on it (exit 139)
             raise
         return _keep(text, _newer(text, exc))
-    except (RecursionError, MemoryError):  # nested deeper than the compiler can: as Python refuses it
-        raise SyntaxError("the module is nested too deeply for Python to compile it") from None
-    try:
-        return remember(text, tree)
-    except RecursionError:  # compiled, but nested past what radpatch's own walkers recurse through
-        raise SyntaxError(f"the module nests code {nesting(tree)} levels deep, too deep for radpatch to read") from None
-
-
-def nesting(tree: ast.AST) -> int:
-    """How many levels of syntax `tree` nests at its deepest (counted without recursion)."""
-    deepest, stack = 0, [(tree, 1)]
-    while stack:
-        node, level = stack.pop()
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
-    return deepest
+    return remember(text, tree)  # RecursionError, MemoryError: the caller's refusal (runner: nested too deeply)
 
 
 def _newer(text: str, exc: SyntaxError) -> Source:

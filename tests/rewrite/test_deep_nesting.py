@@ -9,7 +9,8 @@ code; each parsed in a subprocess (a crash must not take the test run down). Ora
 Python's own compile() of the text - where it compiles, radpatch reads it; where it does not,
 radpatch refuses it with SyntaxError, and nothing crashes. Code Python compiles but nested deeper
 than radpatch's own walkers recurse (a level at a time, under Python's limit of 1000 frames) may be
-refused the same way, saying how deep it is; up to 400 levels it is read."""
+refused (RecursionError, which rewrite.runner turns into "nested too deeply"); up to 400 levels
+it is read."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ except (SyntaxError, RecursionError, MemoryError):
 try:
     Source.parse(text)
     print(python, "read")
-except SyntaxError as exc:
+except (SyntaxError, RecursionError, MemoryError):  # rewrite.runner refuses each: "nested too deeply"
     print(python, "refused")
 """
 
