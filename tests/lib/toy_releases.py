@@ -64,3 +64,23 @@ modules:
 
 # a shorter size() the stacked-series tests move between releases
 MOVED = "def size(items):\n    n = len(items)\n    return n\n"
+
+
+# size() with the toy's cap, and without it (upstream took a deletion): the "obsolete upstream" tests'
+# releases, and the deletion entry they verify (tests/releases/test_check_hint_obsolete_upstream.py,
+# test_obsolete_installed_as_verified.py)
+KEPT = "def size(items):\n    buckets = [items]\n    n = len(items)\n    n = min(n, len(buckets))\n    return n\n"
+DROPPED = KEPT.replace("    n = min(n, len(buckets))\n", "")
+UNCAP = """\
+summary: Drop the toy's cap
+description: A toy deletion upstream took in 1.1.
+distribution: radpatch-toy
+supported: ">=1.0"
+modules:
+  planner: rptoy.core
+rewrites:
+  - id: uncap
+    delete:
+      scope: size
+      find: n = min(n, len(buckets))
+"""

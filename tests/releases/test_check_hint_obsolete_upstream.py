@@ -8,22 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from tests.lib.site import Site
+from tests.lib.toy_releases import DROPPED, KEPT, UNCAP
 
-KEPT = "def size(items):\n    buckets = [items]\n    n = len(items)\n    n = min(n, len(buckets))\n    return n\n"
-DROPPED = KEPT.replace("    n = min(n, len(buckets))\n", "")
-ENTRY = """\
-summary: Drop the toy's cap
-description: A toy deletion upstream took in 1.1.
-distribution: radpatch-toy
-supported: ">=1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: uncap
-    delete:
-      scope: size
-      find: n = min(n, len(buckets))
-"""
+ENTRY = UNCAP
 
 
 def test_check_on_a_verified_obsolete_release_names_obsolete_not_apply(

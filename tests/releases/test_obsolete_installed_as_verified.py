@@ -17,6 +17,7 @@ import pytest
 
 from tests.lib.generated import sample
 from tests.lib.site import Site
+from tests.lib.toy_releases import DROPPED, KEPT, UNCAP
 from tests.lib.upstream_toy import GOOD, PATCHED, PKG, entry
 
 ENTRY = entry("A toy patch upstream took in 3.0.", ">=1.0")
@@ -55,21 +56,6 @@ def test_obsolete_upstream_only_of_the_release_verify_read(
         assert "declare 3.0 in the entry's `obsolete:`" not in check.err, check.err
 
 
-KEPT = "def size(items):\n    buckets = [items]\n    n = len(items)\n    n = min(n, len(buckets))\n    return n\n"
-DROPPED = KEPT.replace("    n = min(n, len(buckets))\n", "")
-UNCAP = """\
-summary: Drop the toy's cap
-description: A toy deletion upstream took in 1.1.
-distribution: radpatch-toy
-supported: ">=1.0"
-modules:
-  planner: rptoy.core
-rewrites:
-  - id: uncap
-    delete:
-      scope: size
-      find: n = min(n, len(buckets))
-"""
 FORKS = {  # a local build of 1.1 without upstream's change: the deletion still to make
     "as-1.0": KEPT,
     "commented": "# local build of 1.1\n" + KEPT,
