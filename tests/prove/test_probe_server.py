@@ -108,12 +108,18 @@ def test_the_server_finds_a_module_added_since_its_last_request(where: str, tmp_
     assert served(probe, after) == missing
 
 
-def test_a_dead_server_is_replaced_and_the_probe_still_answered(fresh: None) -> None:
+def _served_twice() -> target_probe.Probe:
+    """A probe of another target Python whose second answer came from its server (skip: none here)."""
     if not OTHER_TARGETS:
         pytest.skip("no other target Python")
     probe = target_probe.Probe(str(next(iter(OTHER_TARGETS.values()))), (), "m")
     served(probe, BEFORE)
     served(probe, AFTERS["same"])
+    return probe
+
+
+def test_a_dead_server_is_replaced_and_the_probe_still_answered(fresh: None) -> None:
+    probe = _served_twice()
     server = server_of(probe.executable)
     assert server is not None
     server.proc.kill()
@@ -125,11 +131,7 @@ def test_a_dead_server_is_replaced_and_the_probe_still_answered(fresh: None) -> 
 
 
 def test_a_forked_child_does_not_use_its_parents_server(fresh: None) -> None:
-    if not OTHER_TARGETS:
-        pytest.skip("no other target Python")
-    probe = target_probe.Probe(str(next(iter(OTHER_TARGETS.values()))), (), "m")
-    served(probe, BEFORE)
-    served(probe, AFTERS["same"])
+    probe = _served_twice()
     parents = server_of(probe.executable)
     assert parents is not None
     read, write = os.pipe()
