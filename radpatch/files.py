@@ -189,9 +189,7 @@ def refresh_bytecode(path: Path, python: str, same_interpreter: bool, pyc: bytes
     A timestamp .pyc can miss a same-second, same-size edit; a checked-hash one is validated
     against the source's hash on every import, so it can never be stale.
     """
-    cache = path.parent / "__pycache__"
-    for old in cache.glob(f"{path.stem}.*.pyc") if cache.is_dir() else []:
-        _unlink(str(old))
+    drop_bytecode(path)
     if same_interpreter and pyc is not None:
         _write_pyc(Path(importlib.util.cache_from_source(str(path))), pyc, path)
         return

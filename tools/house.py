@@ -3,7 +3,7 @@ the walk of `radpatch apply` through the package.
 
     python tools/house.py [--root DIR] [--entry MODULE:FUNCTION]
 
-The walk starts at the function `apply` runs (default: radpatch.engine:apply) and follows, in
+The walk starts at the function `apply` runs (default: radpatch.write.apply:apply) and follows, in
 source order, every call it can resolve statically (a function of the same module, or a name or
 module attribute imported from radpatch; not a method, nor a parameter: which callable is passed
 in is not known), each function once. A *stay* is a run of consecutive functions in one module;
@@ -149,7 +149,7 @@ def _stays(trail: list[str]) -> tuple[list[str], int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]), help="a checkout of radpatch")
-    ap.add_argument("--entry", default="radpatch.engine:apply", help="MODULE:FUNCTION the walk starts at")
+    ap.add_argument("--entry", default="radpatch.write.apply:apply", help="MODULE:FUNCTION the walk starts at")
     args = ap.parse_args()
     pkg = Path(args.root) / "radpatch"
     paths = modules(pkg)

@@ -1,5 +1,5 @@
 """`radpatch apply` and `radpatch revert`: both decide, plan and prove under the environment's
-lock, then write all files or none (engine.py); --dry-run stops after the proof."""
+lock, then write all files or none (radpatch/write/); --dry-run stops after the proof."""
 
 from __future__ import annotations
 
@@ -9,15 +9,17 @@ from pathlib import Path
 
 import click
 
-from radpatch import engine
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
 from radpatch.install.environment import Installed
 from radpatch.prove.run import PlanRefused
 from radpatch.registry import series
 from radpatch.registry.model import Patch
+from radpatch.write import apply as applying
+from radpatch.write import revert as reverting
+from radpatch.write.exclusive import exclusive
 
-Step = Callable[..., list[engine.Change]]
+Step = Callable[..., list[applying.Change]]
 
 
 def apply(
@@ -32,7 +34,7 @@ def apply(
     # what the named entries require comes first (an applied requirement is a no-op)
     patches = series.with_requirements(ctx.registry.load_many(names), ctx.registry.load)
     step = functools.partial(
-        engine.apply, import_check=import_check, wheel=wheel_bytes(wheels), record_only=record_only
+        applying.apply, import_check=import_check, wheel=wheel_bytes(wheels), record_only=record_only
     )
     try:
         return _run(ctx, patches, dry_run, step, "would patch")
@@ -49,7 +51,7 @@ def _way_out(exc: PlanRefused) -> RefusedError:
     return exc if hint is None else RefusedError(exc.planned.message, hint)
 
 
-def wheel_bytes(wheels: tuple[str, ...]) -> engine.WheelBytes:
+def wheel_bytes(wheels: tuple[str, ...]) -> applying.WheelBytes:
     """How apply reads installed files' RECORD bytes when it adopts: from the `--wheel` files (a
     file, or a directory of wheels) that are the installed distribution's, else from the package
     index by range requests (releases.pristine; checked against RECORD either way)."""
@@ -93,15 +95,15 @@ def revert(ctx: Context, names: tuple[str, ...], dry_run: bool) -> int:
     from radpatch.state import unloaded
 
     named = unloaded.load_many(ctx.registry, ctx.env, names)  # a recorded entry no registry has: from its record
-    # engine.revert refuses while an applied entry requires one, and undoes them newest first
-    return _run(ctx, named, dry_run, engine.revert, "would restore")
+    # write.revert refuses while an applied entry requires one, and undoes them newest first
+    return _run(ctx, named, dry_run, reverting.revert, "would restore")
 
 
 def _run(ctx: Context, patches: list[Patch], dry_run: bool, step: Step, verb: str) -> int:
     if dry_run:
         for change in step(ctx, patches, click.echo, dry_run=True):
             if change.adopted:
-                click.echo(f"{change.patch.patch.name}: would be {engine.adopted_note(change)}")
+                click.echo(f"{change.patch.patch.name}: would be {applying.adopted_note(change)}")
             for f in change.files:
                 if f.path in change.adopted:
                     continue
@@ -110,6 +112,6 @@ def _run(ctx: Context, patches: list[Patch], dry_run: bool, step: Step, verb: st
                     "proven: compiles, no new undefined names, reverses byte for byte)"
                 )
         return EXIT_OK
-    with engine.exclusive(ctx.env, patches, click.echo):  # the refusals and the decisions run under it
+    with exclusive(ctx.env, patches, click.echo):  # the refusals and the decisions run under it
         step(ctx, patches, click.echo)
     return EXIT_OK

@@ -4,8 +4,8 @@ write it and have `apply` record it, or leave nothing.
 The befores: the pristine bytes from the wheel of the installed version (releases.pristine: the
 index with verify's cache, or --wheel), or, for a file edited on top of radpatch's patches, the
 bytes they left (prove.onto). The entry is built as `import` builds one (importing.captured,
-importing.emit) and written; then `apply` (passed in by the command: commands/ alone call the
-engine) records it as applied without rewriting the edited files (record only: a run that would
+importing.emit) and written; then `apply` (passed in by the command: commands/ alone call
+write/) records it as applied without rewriting the edited files (record only: a run that would
 write is refused, and the files are checked byte for byte after it). An entry apply will not
 record is removed again: capture leaves a recorded entry or nothing.
 

@@ -1,5 +1,5 @@
 """Import proves what it writes as apply would: the entries, written to a scratch registry, are
-run through apply's own steps in memory (engine.apply with dry_run: state, plan, every proof step,
+run through apply's own steps in memory (write.apply with dry_run: state, plan, every proof step,
 overlaps) on the installed files, before anything is written to --out.
 
 Why: the AST comparison with `patch`'s result says the rewrites give the patched code; it does not
@@ -16,12 +16,12 @@ import re
 import tempfile
 from pathlib import Path
 
-from radpatch import engine
 from radpatch.context import Context
 from radpatch.errors import EXIT_INTERNAL, RadpatchError, RefusedError
 from radpatch.importing import emit
 from radpatch.registry import series
 from radpatch.registry.catalog import Registry
+from radpatch.write import apply as applying
 
 Planned = dict[str, bytes]  # a file (relative to the site directory) -> its bytes once the entries ran
 
@@ -39,7 +39,7 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
             patches = series.with_requirements(
                 scratch.registry.load_many([e.name for e in entries]), scratch.registry.load
             )
-            changes = engine.apply(scratch, patches, lambda _line: None, dry_run=True)
+            changes = applying.apply(scratch, patches, lambda _line: None, dry_run=True)
         except RadpatchError as exc:
             if exc.exit_code == EXIT_INTERNAL:
                 raise

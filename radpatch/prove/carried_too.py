@@ -31,7 +31,7 @@ class Other:
     rewrites: tuple[Rewrite, ...]
 
 
-# the other entries that rewrite a file (engine.apply reads them from the loaded registries)
+# the other entries that rewrite a file (write.apply reads them from the loaded registries)
 Others = Callable[[Path], list[Other]]
 
 

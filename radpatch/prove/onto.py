@@ -1,7 +1,7 @@
 """Edits on top of radpatch's patches: a file that carries radpatch's patches and was edited by
 hand since (a second `capture` round, quilt's workflow) starts from the bytes the newest link of
 its chain left, not from the wheel's. Those bytes are kept when an adoption recorded them (the
-engine keeps an adopted file's bytes, since nothing else holds them), else rebuilt: the link's
+write step keeps an adopted file's bytes, since nothing else holds them), else rebuilt: the link's
 patch run on its kept original, accepted only when the result hashes to the link's recorded
 sha256. `capture` builds the new entry from them; `apply` adopts it on top of the link."""
 

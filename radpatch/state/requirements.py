@@ -87,7 +87,7 @@ def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState
 
 def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch], judge: Judge) -> None:
     """revert's refusal: an entry that an applied entry requires stays until that one is reverted
-    with it or first (engine.revert asks it under the lock, so no apply slips in between; a
+    with it or first (write.revert asks it under the lock, so no apply slips in between; a
     dependent's state decided with `judge`)."""
     from radpatch.registry import series
     from radpatch.state.decide import State, patch_state

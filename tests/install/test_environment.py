@@ -138,8 +138,8 @@ def test_status_and_apply_do_not_load_packagings_platform_probes() -> None:
     probe = "print(sorted(m for m in ('packaging.utils', 'packaging.tags') if m in sys.modules))"
     versions_only = "import sys; import packaging.version, packaging.specifiers; " + probe
     commands = (
-        "import sys; import radpatch.cli, radpatch.commands.status, radpatch.engine, radpatch.state.decide, "
-        "radpatch.install.locate; " + probe
+        "import sys; import radpatch.cli, radpatch.commands.status, radpatch.write.apply, radpatch.write.revert, "
+        "radpatch.state.decide, radpatch.install.locate; " + probe
     )
     by_packaging, by_radpatch = (
         subprocess.run(

@@ -1,5 +1,5 @@
 """The engine-start self-check (radpatch/plugin.py) on a fake site-packages; the real-engine
-tests (tests/engine/test_vllm_engine.py) run the same entry point through vLLM's plugin loader."""
+tests (tests/flagship/test_vllm_engine.py) run the same entry point through vLLM's plugin loader."""
 
 from __future__ import annotations
 

@@ -205,7 +205,7 @@ GENERATED = sorted(k for k in OPERATIONS if k in FACTORIES or from_fields(OPERAT
 
 
 def test_every_operation_but_the_file_makers_is_generated() -> None:
-    # create_module writes a file the install lacks, not code of a module (tests/engine/test_create_module.py)
+    # create_module writes a file the install lacks, not code of a module (tests/write/test_create_module.py)
     assert set(OPERATIONS) - set(GENERATED) == {"create_module"}
 
 

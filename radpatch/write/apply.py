@@ -1,0 +1,113 @@
+"""apply: every patch not applied yet on, each whose entry has another revision now again, all
+proven before any file is written (docs/architecture.md, the walk of apply)."""
+
+from __future__ import annotations
+
+from radpatch.context import Context
+from radpatch.errors import RadpatchError, RefusedError
+from radpatch.gcpause import pausing
+from radpatch.install import targets as installed
+from radpatch.prove import adopt, carried_too, run, undo
+from radpatch.prove.form import judge
+from radpatch.prove.overlaps import apply_check
+from radpatch.registry.model import Patch
+from radpatch.state.decide import decide
+from radpatch.state.restack import restack
+from radpatch.write.commit import commit
+from radpatch.write.exclusive import Say
+
+# the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
+# and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
+WheelBytes = adopt.WheelBytes
+Change = run.Change
+Overlay = undo.Overlay
+
+
+@pausing
+def apply(
+    ctx: Context,
+    patches: list[Patch],
+    say: Say,
+    dry_run: bool = False,
+    import_check: bool = False,
+    wheel: WheelBytes | None = None,
+    record_only: bool = False,
+) -> list[Change]:
+    """Apply every patch that is not applied yet, and re-apply each whose entry has another
+    revision now; refuse all if any one cannot be proven. `import_check`: also import each
+    changed module, as planned, in the target interpreter first. `record_only` (capture): refuse,
+    before anything is written, a run that would write any file rather than adopt it.
+
+    Adopt: a file radpatch has no record of that already carries the patch's result (someone
+    applied it by hand, or with sed or `patch`) is recorded as applied without being written,
+    when the patch run on its RECORD bytes (read by `wheel`, only on this path) is its code; the
+    RECORD bytes are kept as its original, so revert gives them back.
+
+    A re-applied patch comes off first (with every patch stacked above it on its files, which
+    must be named too), then goes on again in its current revision, the ones above after it in
+    their order: each file's chain is rebuilt from the lowest link that changes (docs/state.md).
+
+    Refused, under the lock the command holds (write.exclusive), before anything is written:
+    entries that overlap on the installed release, the named ones or those radpatch's record says
+    are applied, unless `requires:` orders them (prove.overlaps.apply_check.check_apply). The check runs
+    after the plan, on the files the plan read; when the plan refuses, an unordered overlap is
+    the refusal given, as it names what to do (`requires:`)."""
+    env = ctx.env
+    said: list[str] = []  # what the plan says, said once no overlap refuses the run (nothing before a refusal)
+    found: list[installed.InstalledTargets] = []
+    try:
+        found = [installed.read(p, env) for p in patches]  # 1. what is installed: the distribution, its files
+        states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
+        redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
+        others = carried_too.from_registries(ctx.registry.load_valid, patches, env)  # asked on a refusal only
+        adopted = adopt.adoption(patches, states, redo, env, wheel, said.append, others)  # 3. prove: files carrying it
+        states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
+        changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
+    except RadpatchError:
+        apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
+        for line in said:
+            say(line)
+        raise
+    apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
+    for line in said:
+        say(line)
+    if record_only:
+        _refuse_writes(changes)
+    if import_check and any(c.files for c in changes):
+        from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
+
+        check.run(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say)
+    if dry_run or not changes:
+        return changes
+    commit(env, changes, "apply")
+    for c in changes:
+        dist = c.patch.dist
+        assert dist is not None  # a change is only planned for an installed distribution
+        written = [f.module for f in c.files if f.path not in c.adopted]
+        if not c.off and written:
+            say(f"{c.patch.patch.name}: applied to {dist.name} {dist.version} ({', '.join(written)})")
+        if c.adopted:
+            say(f"{c.patch.patch.name}: {adopted_note(c)}")
+    return changes
+
+
+def _refuse_writes(changes: list[Change]) -> None:
+    """A run that may only record what the files carry: refused if a change would write a file."""
+    for c in changes:
+        written = [f for f in c.files if f.path not in c.adopted]
+        if written:
+            ps, rel = c.patch, written[0].path.relative_to(c.root).as_posix()
+            why = f"it reads {ps.state.value} there" + (f" ({ps.reason})" if ps.reason else "")
+            raise RefusedError(
+                f"{ps.patch.name}: recording only, but apply would write {rel} instead of recording it as it is: {why}",
+                f"nothing was written; check {rel} (radpatch --registry DIR status {ps.patch.name})",
+            )
+
+
+def adopted_note(c: Change) -> str:
+    files = ", ".join(f.module for f in c.files if f.path in c.adopted)
+    kept = f"original kept from {c.original_from}" if c.original_from else "revert removes it"
+    return (
+        f"adopted: {files} already {'carries' if len(c.adopted) == 1 else 'carry'} this patch's result "
+        f"(AST-equal); recorded as applied, not written; {kept}"
+    )

@@ -1,0 +1,220 @@
+"""revert: the named patches off, newest first, each planned on what the previous ones leave;
+patches stacked above them lifted and put on again in the same run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from radpatch.context import Context
+from radpatch.errors import RefusedError
+from radpatch.gcpause import pausing
+from radpatch.install import targets as installed
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import plan, run, undo
+from radpatch.prove.form import judge
+from radpatch.registry import series
+from radpatch.registry.model import Patch
+from radpatch.state.decide import PatchState, State, decide, refused, reinstall_hint
+from radpatch.state.record import Store, sha256
+from radpatch.state.requirements import refuse_applied_dependents
+from radpatch.write.commit import commit
+from radpatch.write.exclusive import Say, root_of
+
+Change = run.Change
+Overlay = undo.Overlay
+
+
+@pausing
+def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) -> list[Change]:
+    """Revert `named` (and none they require), dependents first, then in the reverse of the order
+    given; refused first, under the lock the command holds (write.exclusive), while an applied
+    entry not named requires one of them (state.requirements.refuse_applied_dependents)."""
+    refuse_applied_dependents(ctx.registry, ctx.env, named, judge)
+    # undo in the reverse of the order they were applied in (dependents, then the order given,
+    # reversed), so patches stacked on a file come off top first
+    wanted = {p.name for p in named}
+    ordered = [p for p in series.with_requirements(named, ctx.registry.load) if p.name in wanted]
+    # `load`: patches stacked above go on again from their registry entries
+    return _revert(ctx.env, list(reversed(ordered)), say, dry_run, ctx.registry.load)
+
+
+def _revert(
+    env: PythonEnv,
+    patches: list[Patch],
+    say: Say,
+    dry_run: bool,
+    load: Callable[[str], Patch] | None,
+) -> list[Change]:
+    """Revert, the most recently applied first (patches stacked on a file come off in the reverse
+    of the order they went on), each planned on what the previous ones leave. Byte for byte: a file
+    exactly as radpatch left it gets its kept original back.
+
+    A patch not named that is stacked above a named one on a file (and does not require it: the
+    command refuses that first) is lifted: taken off, then put on again in its current revision
+    (`load`: its registry entry) on what the reverted ones leave, in the same run, so reverting
+    either of two independent entries on one file works whichever went on first. One that does
+    not apply without the patch under it is refused: revert them together."""
+    changes: list[Change] = []
+    overlay: Overlay = {}
+    named = {p.name for p in patches}
+    lifted = _lifted(env, patches, named, load)
+    named |= {ps.patch.name for ps in lifted}
+    seq = _seqs(env, patches)
+    # newest first across both: a lifted patch comes off only after the named ones stacked above it
+    queue: list[PatchState | Patch] = [*lifted, *_newest_first(env, patches)]
+    queue.sort(key=lambda q: -(q.record.seq if q.record else -1) if isinstance(q, PatchState) else -seq.get(q.name, -1))
+    for item in queue:
+        if isinstance(item, PatchState):
+            deleted_: dict[Path, tuple[Path, ...]] = {}
+            off = undo.take_off(item, named, overlay, say, deleted_)
+            changes.append(run.change(item, off, off=True, deleted=deleted_))
+            continue
+        patch = item
+        found = installed.read(patch, env)  # what is installed, then its state: the steps apply takes
+        ps = decide(found, env, judge)
+        if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
+            changes.append(run.change(ps, [], forget=True))
+            continue
+        if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
+            say(
+                f"{patch.name}: not applied; nothing to revert"
+                + (" (radpatch's record of another install is dropped)" if ps.stale else "")
+            )
+            if (
+                ps.stale or ps.record and ps.state is State.NOT_APPLIED
+            ):  # the files decided: the record says nothing true
+                changes.append(run.change(ps, [], forget=True))
+            continue
+        if ps.state is not State.APPLIED:
+            raise refused(ps, "revert")
+        if ps.record is not None:
+            deleted: dict[Path, tuple[Path, ...]] = {}
+            changes.append(run.change(ps, undo.take_off(ps, named, overlay, say, deleted), deleted=deleted))
+            continue
+        files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
+        for f in ps.files:
+            current = overlay.get(f.path, f.data) or b""
+            if f.wheel_record_sha256 is None:
+                raise RefusedError(
+                    f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
+                    "RECORD has no hash for it: nothing proves what its original was",
+                    reinstall_hint(ps),
+                )
+            pristine = undo.inverse_checked(
+                ps, f.relpath, f.rewrites, current, {f.wheel_record_sha256}, "radpatch has no record of patching it"
+            )
+            overlay[f.path] = pristine
+            files.append(plan.PlannedFile(f.module, f.path, current, pristine))
+        changes.append(run.change(ps, files))
+    if lifted:  # one run that records the lifted ones again: the reverted ones come off (`off`) in it
+        changes = [c if c.off else replace(c, off=True) for c in changes]
+        changes += [_put_back(ps, env, overlay, patches) for ps in reversed(lifted)]
+    run.one_root(changes)
+    if dry_run or not changes:
+        return changes
+    commit(env, changes, "apply" if lifted else "revert")
+    again = {ps.patch.name for ps in lifted}
+    for c in changes:
+        if c.patch.patch.name in again:
+            if not c.off:
+                under = ", ".join(p.name for p in patches)
+                say(f"{c.patch.patch.name}: taken off and put on again without {under} (stacked above it)")
+            continue
+        if c.forget and c.patch.orphan is not None:
+            say(
+                f"{c.patch.patch.name}: {c.patch.patch.distribution} is not installed any more; "
+                f"forgot radpatch's record of it in {c.root / '.radpatch'}"
+            )
+        elif c.files:
+            kept = [f for f in c.files if f.path not in c.deleted]
+            how = "byte for byte" if all(_exact(c.patch, f) for f in kept) else "(comment and layout edits kept)"
+            # a file that patches stacked above it stay on: its change taken out, not the file restored
+            above = {f.path: [ps.patch.name for ps in lifted if any(x.path == f.path for x in ps.files)] for f in kept}
+            alone = [f.module for f in kept if not above[f.path]]
+            said = [f"{', '.join(alone)} restored {how}"] if alone else []
+            said += [
+                f"{f.module}: its change taken out {how} ({', '.join(above[f.path])} stays on it)"
+                for f in kept
+                if above[f.path]
+            ]
+            gone = [f.module for f in c.files if f.path in c.deleted]
+            said += (
+                [f"{', '.join(gone)} removed (the patch created {'it' if len(gone) == 1 else 'them'})"] if gone else []
+            )
+            say(f"{c.patch.patch.name}: reverted; {'; '.join(said)}")
+    return changes
+
+
+def _lifted(
+    env: PythonEnv, patches: list[Patch], named: set[str], load: Callable[[str], Patch] | None
+) -> list[PatchState]:
+    """The applied patches not named stacked above a named one on its files, newest first; [] when
+    one cannot be put on again as it is (no `load`, no entry, not applied as its entry says):
+    prove.undo then refuses the revert, naming them."""
+    from radpatch.errors import RadpatchError
+    from radpatch.state.restack import stacked_above
+
+    above: set[str] = set()
+    for patch in patches:
+        ps = decide(installed.read(patch, env), env, judge)
+        if ps.state is State.APPLIED and ps.record is not None:
+            above |= {n for rec in ps.record.files for n in stacked_above(ps, rec) if n not in named}
+    if not above or load is None:
+        return []
+    out = []
+    for name in above:
+        try:
+            ps = decide(installed.read(load(name), env), env, judge)
+        except RadpatchError:
+            return []
+        if ps.state is not State.APPLIED or ps.record is None or ps.declined is not None or ps.patch.from_record:
+            return []
+        out.append(ps)
+    return sorted(out, key=lambda ps: -ps.record.seq)  # type: ignore[union-attr]
+
+
+def _put_back(ps: PatchState, env: PythonEnv, overlay: Overlay, patches: list[Patch]) -> Change:
+    """A lifted patch on again; refused, naming it, when it does not apply without the ones reverted."""
+    try:
+        return run.put_on(ps, env, overlay)
+    except RefusedError as exc:
+        names = [p.name for p in patches]
+        raise RefusedError(
+            f"{', '.join(names)}: {ps.patch.name} is applied on top of it and does not apply without it "
+            f"({exc.message})",
+            f"revert them together: radpatch revert {' '.join([*names, ps.patch.name])}",
+        ) from None
+
+
+def _exact(ps: PatchState, f: plan.PlannedFile) -> bool:
+    """The revert gave back the file byte for byte: the installed bytes (RECORD's), or the bytes
+    from before this patch with radpatch patches under it that started from the installed bytes. A
+    file that kept a comment line someone added (an earlier revert carried it over, so the chain
+    now starts from it) is not."""
+    digest = sha256(f.after)
+    recs = [
+        r for r in (ps.record.files if ps.record else ()) if r.path == str(f.path.relative_to(ps.root or f.path.parent))
+    ]
+    wheel = {s.wheel_record_sha256 for s in ps.files if s.path == f.path and s.wheel_record_sha256}
+    if digest in wheel:
+        return True
+    if wheel and any(r.base_sha256 and r.base_sha256 not in wheel for r in recs):
+        return False  # the chain started from other bytes than the installed ones: edits kept since
+    return digest in {r.original_sha256 for r in recs}
+
+
+def _newest_first(env: PythonEnv, patches: list[Patch]) -> list[Patch]:
+    """The patches in the reverse of the order they were applied (by their records); those
+    without a record keep the order given, after the others."""
+    seq = _seqs(env, patches)
+    return sorted(patches, key=lambda p: -seq.get(p.name, -1))
+
+
+def _seqs(env: PythonEnv, patches: list[Patch]) -> dict[str, int]:
+    """Each recorded patch's place in the order of application, in the stores of `patches`."""
+    seq: dict[str, int] = {}
+    for root in {r for r in (root_of(env, p) for p in patches) if r}:
+        seq.update({n: r.seq for n, r in Store(root).records().items()})
+    return seq
