@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
@@ -124,11 +124,12 @@ def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: boo
                 f"{rel} ({dist.installed.name} {dist.installed.version}) was deleted; an entry cannot delete a module",
                 f"put it back (radpatch restore {rel}), or name only the edited files: radpatch capture NAME PATH...",
             )
-        if _radpatchs(store, rel, data, named, left):
+        if _radpatchs(store, rel, data, named, left) or want is None and _unnameable(rel, left):
             continue
         on = onto.edited_on(store, rel, data)
         edited.append(Edited(rel, data, want, on))
     listed = {*dist.rows, *rows}
+    installed = _installed_copies(dist) if dirs and not named else {}
     for d in dirs:
         for rel in _walk(dist.root, d):
             if rel in listed:
@@ -136,13 +137,54 @@ def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: boo
             if not rel.endswith(".py"):
                 left.append(LeftOut(rel, "not a Python module"))
                 continue
+            if _unnameable(rel, left):
+                continue
             data = _read(dist.root / rel, rel, dist)
             if data is None or _radpatchs(store, rel, data, named, left):
+                continue
+            copy_of = _copy_of(rel, installed.get(hashlib.sha256(data).hexdigest(), ()))
+            if copy_of is not None:  # an install script's backup (`cp x.py backup/x.py`), not an edit
+                left.append(LeftOut(rel, f"a copy of {copy_of} as installed (a backup?); name it to capture it"))
                 continue
             on = onto.edited_on(store, rel, data)
             edited.append(Edited(rel, data, None, on))
     gone = tuple(Undone(patch, tuple(rels)) for patch, rels in undone.items())
     return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone)
+
+
+def _unnameable(rel: str, left: list[LeftOut]) -> bool:
+    """A new file whose path is no dotted module name (`core.bak.py`, `my-dir/x.py`): an entry's
+    modules are dotted names, and `rcap.core.bak` is rcap/core/bak.py; left out, and said."""
+    if all(part.isidentifier() for part in rel[: -len(".py")].split("/")):
+        return False
+    left.append(LeftOut(rel, "not an importable module name (an entry's modules are dotted names)"))
+    return True
+
+
+def _installed_copies(dist: Dist) -> dict[str, list[str]]:
+    """RECORD's sha256 of each of the distribution's modules -> their paths (for _copy_of)."""
+    out: dict[str, list[str]] = {}
+    for rel, want in sorted(dist.rows.items()):
+        if want is not None and rel.endswith(".py"):
+            out.setdefault(want, []).append(rel)
+    return out
+
+
+def _copy_of(rel: str, same_bytes: Iterable[str]) -> str | None:
+    """The installed module a new file `rel` is a backup of: one with its bytes as installed and
+    its name (`backup/block_pool.py`), or its name with a suffix (`block_pool_orig.py`,
+    `block_pool.bak.py`). An install script that copies an edited file over a module often keeps
+    the original so, beside it; that is not the edit. A package's `__init__.py` is never one (a
+    new package's may well have the bytes of another's, a license line)."""
+    name = PurePosixPath(rel).name
+    if name == "__init__.py":
+        return None
+    stem = name[: -len(".py")]
+    for other in same_bytes:
+        o = PurePosixPath(other).stem
+        if o != "__init__" and (stem == o or (stem.startswith(o) and stem[len(o)] in "_.-")):
+            return other
+    return None
 
 
 def _taken_back(store: Store, dist: Dist, rel: str, data: bytes, named: bool) -> tuple[Link | None, str | None]:

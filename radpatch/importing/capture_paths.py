@@ -48,16 +48,16 @@ class Dist:
         return sorted(t for t in tops if f"{t}/__init__.py" in self.rows)
 
     def owns_new(self, rel: str) -> bool:
-        """A file RECORD does not list goes into one of its packages: the nearest `__init__.py` above it."""
+        """A file RECORD does not list goes into one of its packages: the nearest `__init__.py` above it
+        that RECORD lists. A directory between with an `__init__.py` RECORD does not list is a new
+        package, one with none a namespace portion (`backup/` inside a package): looked past, as a
+        scan of the package finds the file under either."""
         parts = rel.split("/")[:-1]
         while parts:
             init = "/".join([*parts, "__init__.py"])
             if init in self.rows:
                 return True
-            if (self.root / init).is_file():  # a package of its own not in RECORD (new): look further up
-                parts.pop()
-                continue
-            return False
+            parts.pop()
         return False
 
 

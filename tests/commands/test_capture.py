@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.lib.generated import sample
 from tests.lib.index_server import IndexServer
 from tests.lib.processes import clean_env
 from tests.lib.registry import write_entry
@@ -998,3 +999,79 @@ def test_a_round_naming_only_some_files_of_the_entry_below_names_the_others_to_c
     r = target.run("capture", "fix_b", "rcap/core.py", "rcap/sub/util.py", "--out", "reg", *target.offline)
     assert r.returncode == 0, r.stdout + r.stderr
     assert states(target, target.cwd / "reg", "fix_a", "fix_b") == {"fix_a": "applied", "fix_b": "applied"}
+
+
+# A backup an install script leaves beside its edit (ContextPilot's vLLM installer copies block_pool.py
+# to v1/core/backup_<date>/ and its edited file over the module): a new file holding a module's bytes
+# as installed, under its name or its name with a suffix, is left out of a scan, said, and captured
+# only when named. A new file with those bytes under another name, or a package's __init__, is new code.
+BACKUPS = [
+    ("rcap/backup_20260301_101500/core.py", "rcap/core.py"),
+    ("rcap/sub/old/util.py", "rcap/sub/util.py"),
+    ("rcap/core_orig.py", "rcap/core.py"),
+    ("rcap/core_bak.py", "rcap/core.py"),
+    ("rcap/core2.py", None),  # another name: a new module that happens to start as a copy
+    ("rcap/sub/planner.py", None),
+]
+
+
+@pytest.mark.parametrize(("copy", "of"), sample(BACKUPS))
+@pytest.mark.parametrize("how", ["scan", "directory", "named"])
+def test_a_backup_of_an_installed_module_is_left_out_of_a_scan_and_said(
+    target: Target, copy: str, of: str | None, how: str
+) -> None:
+    source = of or "rcap/core.py"
+    pristine = (target.site / source).read_bytes()
+    assert sha(pristine) == target.record_sha(source)  # the copy is of the module as RECORD has it
+    target.edit(copy, pristine.decode())
+    target.edit("rcap/core.py", EDITED_CORE)
+    paths = {"scan": [], "directory": [str(target.site / "rcap")], "named": ["rcap/core.py", copy]}[how]
+    r = target.run("capture", "fix", *paths, "--distribution", "rcap", *target.offline)
+    assert r.returncode == 0, r.stderr
+    entry = entry_of(target.cwd / "fix.yaml")
+    created = [rw for rw in entry["rewrites"] if "create_module" in rw]
+    left = f"left out {copy}: a copy of {of} as installed (a backup?); name it to capture it"
+    if of is not None and how != "named":
+        assert left in r.stdout.splitlines(), r.stdout
+        assert created == [], entry
+        assert (target.site / copy).read_bytes() == pristine  # left as it was, and not recorded
+        assert copy not in json.dumps(record_of(target)), record_of(target)
+    else:
+        assert "left out" not in r.stdout, r.stdout
+        assert f"captured {copy} (rcap 1.0) as a new module" in r.stdout, r.stdout
+        assert len(created) == 1, entry
+    assert "rcap.core" in entry["modules"].values(), entry["modules"]
+    reverted = target.run("revert", "fix", registry=target.cwd)
+    assert reverted.returncode == 0, reverted.stderr
+    assert sha((target.site / "rcap/core.py").read_bytes()) == target.record_sha("rcap/core.py")
+    assert (target.site / copy).exists() is (of is not None and how != "named")
+
+
+def test_a_new_package_init_with_another_packages_bytes_is_new_code(target: Target) -> None:
+    """vLLM's __init__.py files are often one license line, rcap's empty: a new package's __init__
+    holding another package's bytes is not a backup."""
+    assert target.record_sha("rcap/__init__.py") == sha(b"")
+    target.edit("rcap/newpkg/__init__.py", "")
+    target.edit("rcap/newpkg/mod.py", NEW_MODULE)
+    r = target.run("capture", "pkg", "--distribution", "rcap", *target.offline)
+    assert r.returncode == 0, r.stderr
+    assert "left out" not in r.stdout, r.stdout
+    assert "captured rcap/newpkg/__init__.py (rcap 1.0) as a new module" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize(
+    "name", sample(["rcap/core.bak.py", "rcap/sub/util-backup.py", "rcap/my-dir/x.py", "rcap/2x.py"])
+)
+@pytest.mark.parametrize("how", ["scan", "named"])
+def test_a_new_file_no_import_can_name_is_left_out_and_said(target: Target, name: str, how: str) -> None:
+    """`core.bak.py` is not the module rcap.core.bak (that is rcap/core/bak.py): an entry's modules
+    are dotted names, so a file whose path is not one is left out, said, never written elsewhere."""
+    target.edit(name, NEW_MODULE)
+    target.edit("rcap/core.py", EDITED_CORE)
+    paths = [] if how == "scan" else ["rcap/core.py", name]
+    before = {p: p.read_bytes() for p in (target.site / "rcap").rglob("*.py")}
+    r = target.run("capture", "fix", *paths, "--distribution", "rcap", *target.offline)
+    assert r.returncode == 0, r.stderr
+    assert f"left out {name}: not an importable module name (an entry's modules are dotted names)" in r.stdout, r.stdout
+    assert not [rw for rw in entry_of(target.cwd / "fix.yaml")["rewrites"] if "create_module" in rw]
+    assert {p: p.read_bytes() for p in (target.site / "rcap").rglob("*.py")} == before
