@@ -9,24 +9,22 @@ patches under it read applied again once it is recorded. The proof that decides 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError
-from radpatch.install.environment import Installed, PythonEnv
-from radpatch.prove import onto, plan
+from radpatch.errors import RadpatchError, RefusedError
+from radpatch.install.environment import PythonEnv
+from radpatch.prove import adopt_bytes, onto, plan
+from radpatch.prove.adopt_bytes import bases_of, record_bytes
+from radpatch.prove.adopt_candidates import adoptable, with_dependents, with_required
 from radpatch.prove.analysis import forward
 from radpatch.prove.carried_too import Others, carried_too
 from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
-from radpatch.state.record import Store
 
-Say = Callable[[str], None]
-# the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
-# and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
-WheelBytes = Callable[[Installed, list[str]], tuple[dict[str, bytes], str]]
+Say = adopt_bytes.Say
+WheelBytes = adopt_bytes.WheelBytes
 
 
 @dataclass(frozen=True)
@@ -61,10 +59,10 @@ def adoption(
     name the one whose code its other edits are (prove.carried_too)."""
     # a module a patch of the run creates, which another one changes: no file before either
     created = frozenset(f.path for p in patches for f in states[p.name].files if creates(f.rewrites))
-    todo = {p.name: _adoptable(states[p.name], created) for p in patches if p.name not in redo}
-    todo = _with_required(patches, states, {n: fs for n, fs in todo.items() if fs}, created)
-    # (then each candidate under one goes under it on every file they share: _with_required again)
-    above = _with_required(patches, states, _with_dependents(patches, states, todo, redo, created), created)
+    todo = {p.name: adoptable(states[p.name], created) for p in patches if p.name not in redo}
+    todo = with_required(patches, states, {n: fs for n, fs in todo.items() if fs}, created)
+    # (then each candidate under one goes under it on every file they share: with_required again)
+    above = with_required(patches, states, with_dependents(patches, states, todo, redo, created), created)
     if above != todo:  # first with the entries that may be on top (their result is not theirs alone)
         said: list[str] = []
         try:
@@ -91,11 +89,11 @@ def _adopted(
     is its code (adoption)."""
     if not todo:
         return {}
-    bases, unknown = _bases(states, todo, env)
+    bases, unknown = bases_of(states, todo, env)
     todo = {n: fs for n, fs in todo.items() if n not in unknown}
     if not todo:
         return {}
-    pristine, original_from = _pristine(states, todo, wheel, say, created, bases)
+    pristine, original_from = record_bytes(states, todo, wheel, say, created, bases)
     out: dict[str, Adopted] = {}
     by_path: dict[Path, list[tuple[str, FileState]]] = {}
     for name, files in todo.items():
@@ -224,224 +222,6 @@ def _at(spans: list[tuple[int, int]]) -> str:
     """`line N` / `lines N-M, K, ...` (the first five spans)."""
     shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans[:5]) + (", ..." if len(spans) > 5 else "")
     return f"at line{'s' if _many(spans) else ''} {shown}"
-
-
-def _adoptable(ps: PatchState, created: frozenset[Path] = frozenset(), above: bool = False) -> list[FileState]:
-    """The files of a patch that `apply` may adopt (none: the patch is not a candidate); `above`:
-    one that reads not applied, tried on top of the candidates it requires (every file of it)."""
-    states = (State.NOT_APPLIED,) if above else (State.DRIFTED, State.APPLIED)
-    if ps.record is not None or ps.declined or ps.root is None or ps.state not in states:
-        return []
-    store = Store(ps.root)
-    files = list(ps.files) if above else [f for f in ps.files if f.state is not State.NOT_APPLIED]
-    return files if files and all(_fits(f, store, created) for f in files) else []
-
-
-def _fits(f: FileState, store: Store, created: frozenset[Path]) -> bool:
-    """A file a candidate may be adopted on: a hand edit on top of radpatch's patches of it (its
-    bytes then may be RECORD's: a second round took the edit out), else not as installed, with
-    its bytes before known."""
-    if store.chain(f.relpath):
-        return f.exists and onto.edited_on(store, f.relpath, f.data) is not None
-    return not f.wheel_record_match and not (_needs_wheel(f, created) and not f.wheel_record_sha256)
-
-
-def _with_required(
-    patches: list[Patch],
-    states: dict[str, PatchState],
-    todo: dict[str, list[FileState]],
-    created: frozenset[Path],
-) -> dict[str, list[FileState]]:
-    """`todo` with each entry of the run that a candidate requires (`requires:`, followed through)
-    and that reads not applied only because the candidate's result stacks on its own on the same
-    files (a series `patch -p1` applied whole): it goes under the candidate in each file's run, in
-    the run's order. Only when every file of it is a file of a candidate that requires it. A
-    required entry that is a candidate by other files (a module it creates) goes under it the same
-    way on the files they share that it reads not applied on."""
-    by_name = {p.name: p for p in patches}
-    wanted: dict[str, set[Path]] = {}
-    for name, files in todo.items():
-        seen: set[str] = set()
-        stack = list(by_name[name].requires)
-        while stack:
-            req = stack.pop()
-            if req in seen or req not in by_name:
-                continue
-            seen.add(req)
-            stack.extend(by_name[req].requires)
-            wanted.setdefault(req, set()).update(f.path for f in files)
-    extra: dict[str, list[FileState]] = {}
-    for req, paths in wanted.items():
-        ps = states[req]
-        if req in todo:  # a candidate by other files: also its files it reads not applied on, under them
-            have = {f.path for f in todo[req]}
-            more = [f for f in ps.files if f.path in paths and f.path not in have and _fits_under(f, created)]
-            if more:
-                extra[req] = [f for f in ps.files if f.path in have or f in more]
-            continue
-        if ps.record is not None or ps.declined or ps.root is None or ps.state is not State.NOT_APPLIED:
-            continue
-        files = list(ps.files)
-        if files and all(f.path in paths and _fits_under(f, created) for f in files):
-            extra[req] = files
-    if not extra:
-        return todo
-    return {p.name: extra.get(p.name) or todo[p.name] for p in patches if p.name in todo or p.name in extra}
-
-
-def _fits_under(f: FileState, created: frozenset[Path]) -> bool:
-    """A file of an entry that goes under a candidate: not as installed, and its bytes before known."""
-    return not f.wheel_record_match and bool(f.wheel_record_sha256 or not _needs_wheel(f, created))
-
-
-def _with_dependents(
-    patches: list[Patch],
-    states: dict[str, PatchState],
-    todo: dict[str, list[FileState]],
-    redo: list[str],
-    created: frozenset[Path],
-) -> dict[str, list[FileState]]:
-    """`todo` with each entry of the run that reads not applied but requires a candidate on its own
-    files, or one radpatch recorded there (`requires:`): a file carries it, unseen, when its patch
-    deleted what the check looks for (a whole def: no marker of radpatch's is left to find). It
-    fits as a candidate does, apart from its state; `adoption` tries it on top and drops it if the
-    result is not the file's code. A candidate by some of its files (its result seen there) goes on
-    top the same way on its other files, those of a candidate below it that it reads not applied on
-    (a two-file series: it deletes a def in one, changes the lower one's line again in the other).
-    None such: `todo` as it is."""
-    by_name = {p.name: p for p in patches}
-    extra: dict[str, list[FileState]] = {}
-    for p in patches:
-        ps = states[p.name]
-        if p.name in redo or not p.requires:
-            continue
-        below: set[str] = set()
-        stack = list(p.requires)
-        while stack:
-            req = stack.pop()
-            if req not in below and req in by_name:
-                below.add(req)
-                stack.extend(by_name[req].requires)
-        # on a file of a candidate it requires, or one radpatch patched (its requirement recorded)
-        paths = {f.path for n in below if n in todo for f in states[n].files}
-        if p.name in todo and ps.root:  # a candidate by some files: those it reads not applied on, on top
-            have, store = {f.path for f in todo[p.name]}, Store(ps.root)
-            more = [
-                f
-                for f in ps.files
-                if f.path not in have
-                and f.state is State.NOT_APPLIED
-                and (f.path in paths and _fits_under(f, created) or store.chain(f.relpath) and _fits(f, store, created))
-            ]
-            if more:
-                extra[p.name] = [f for f in ps.files if f.path in have or f in more]
-            continue
-        files = _adoptable(ps, created, above=True)
-        if files and ps.root and all(f.path in paths or Store(ps.root).chain(f.relpath) for f in files):
-            extra[p.name] = files
-    if not extra:
-        return todo
-    return {p.name: extra.get(p.name) or todo[p.name] for p in patches if p.name in todo or p.name in extra}
-
-
-def _needs_wheel(f: FileState, created: frozenset[Path] = frozenset()) -> bool:
-    """The file's state before the patch is its RECORD bytes (not a module the patch, or another
-    patch of the run, creates)."""
-    return not ((creates(f.rewrites) or f.path in created) and f.wheel_record_sha256 is None)
-
-
-def _bases(
-    states: dict[str, PatchState], todo: dict[str, list[FileState]], env: PythonEnv
-) -> tuple[dict[Path, onto.HandEditBase], set[str]]:
-    """What each file edited on top of radpatch's patches went on (the bytes kept, or rebuilt by
-    the entry of a patch of this run), and the candidates that are none because those bytes are
-    unknown (they stay refused as drifted, as any file radpatch patched and someone changed)."""
-    out: dict[Path, onto.HandEditBase] = {}
-    unknown: set[str] = set()
-    for name, files in todo.items():
-        root = states[name].root
-        assert root is not None
-        store = Store(root)
-        for f in files:
-            link = onto.edited_on(store, f.relpath, f.data) if f.path not in out else None
-            if link is None:
-                continue
-            try:
-                out[f.path] = onto.left_by(store, link, lambda n: states[n].patch if n in states else None, env)
-            except onto.NotKept:
-                unknown.add(name)
-    return out, unknown
-
-
-def _pristine(
-    states: dict[str, PatchState],
-    todo: dict[str, list[FileState]],
-    wheel: WheelBytes | None,
-    say: Say,
-    created: frozenset[Path] = frozenset(),
-    bases: dict[Path, onto.HandEditBase] | None = None,
-) -> tuple[dict[str, dict[Path, bytes | None]], dict[str, str]]:
-    """Each candidate's files' RECORD bytes, read once per distribution, and where from. A drifted
-    candidate whose wheel cannot be read is refused (saying how to give it); an applied one is left.
-    A module the patch creates has no RECORD bytes: None (no file), and no wheel is read for it;
-    a file edited on top of radpatch's patches starts from `bases` (what they left)."""
-    bases = bases or {}
-    got: dict[str, dict[Path, bytes | None]] = {}
-    original_from: dict[str, str] = {}
-    by_dist: dict[Path, list[str]] = {}
-    for name in todo:
-        dist = states[name].dist
-        assert dist is not None
-        by_dist.setdefault(dist.dist_info, []).append(name)
-
-    def start(f: FileState, data: dict[str, bytes]) -> bytes | None:
-        if f.path in bases:
-            return bases[f.path].data
-        return data[f.relpath] if _needs_wheel(f, created) else None
-
-    def said(n: str, source: str) -> str:
-        tops = list(dict.fromkeys(bases[f.path].top.patch for f in todo[n] if f.path in bases))
-        return "; ".join([*([source] if source else []), *(f"what {t} left (stacked on it)" for t in tops)])
-
-    for names in by_dist.values():
-        dist = states[names[0]].dist
-        assert dist is not None
-        rels = list(
-            dict.fromkeys(f.relpath for n in names for f in todo[n] if _needs_wheel(f, created) and f.path not in bases)
-        )
-        if not rels:
-            for n in names:
-                got[n] = {f.path: start(f, {}) for f in todo[n]}
-                original_from[n] = said(n, "")
-            continue
-        try:
-            if wheel is None:
-                raise _NoWheel("no wheel to read the installed files' RECORD bytes from")
-            data, source = wheel(dist, rels)
-        except RadpatchError as exc:
-            for n in names:
-                ps = states[n]
-                if ps.state is State.DRIFTED or not isinstance(exc, (EnvironmentProblem, _NoWheel)):
-                    what = f"drifted: {ps.reason}" if ps.state is State.DRIFTED else "applied by its code, not recorded"
-                    raise RefusedError(
-                        f"{n}: cannot apply: {what}; to adopt a file that already carries the "
-                        f"patch, radpatch needs its RECORD bytes: {exc.message}",
-                        f"give the wheel {dist.name} {dist.version} was installed from: radpatch apply --wheel FILE "
-                        f"{n} (or let radpatch reach the package index); or {reinstall_hint(ps)}",
-                    )
-                say(
-                    f"{n}: applied (by its code), but not recorded: not adopted ({exc.message}); to record it, "
-                    f"give the wheel {dist.name} {dist.version} was installed from: radpatch apply --wheel FILE {n}"
-                )
-            continue
-        for n in names:
-            got[n] = {f.path: start(f, data) for f in todo[n]}
-            original_from[n] = said(n, source)
-    return got, original_from
-
-
-class _NoWheel(RefusedError):
-    """apply was given no way to read a wheel."""
 
 
 def _not_adopted(
