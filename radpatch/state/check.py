@@ -68,7 +68,7 @@ def failure(bad: list[PatchState], obsolete_hint: ObsoleteHint) -> CheckFailed:
     ]
     if upstream and len(upstream) + len(fixable) == len(bad):
         hint = next(iter(upstream.values()))
-    elif len(bad) == 1 and bad[0].hint:  # a state with its own way out (state.decide.ambiguous)
+    elif len(bad) == 1 and bad[0].hint:  # a state with its own way out (state.file_decide.ambiguous)
         hint = bad[0].hint
     elif len(fixable) == len(bad):
         hint = f"apply: radpatch apply {' '.join(fixable)}"
