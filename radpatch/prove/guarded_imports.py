@@ -7,11 +7,12 @@ The subprocess runs the try body's import statements, relative ones made absolut
 module's name, after the module's own bindings the body reads (placement's `given`), and answers with
 the exception's class names when one fails. A try that runs while the module is imported is run as
 Python runs it then: the module itself is imported (`import_module`), a finder serving it by a loader
-that runs only the try's statements, in the module's namespace, partly initialised, holding only what
-the try body binds; so its parent packages are imported first, and where a parent's `__init__`
-imports the module (vLLM's do), the try runs while that `__init__` is partly done, seeing what it
-bound so far and no more (fb38 #1); a guarded module that imports it back, a cycle, sees that
-module, as it does on the target (attack36 F6). When such a module reads back a
+that runs only the module's top-level statements before the try (placement's `prefix`: Python has
+run them then, and a `sys.path.insert` there changes what the try finds) and the try's statements,
+in the module's namespace, partly initialised; so its parent packages are imported first, and
+where a parent's `__init__` imports the module (vLLM's do), the try runs while that `__init__` is
+partly done, seeing what it bound so far and no more (fb38 #1); a guarded module that imports it
+back, a cycle, sees that module, as it does on the target (attack36 F6). When such a module reads back a
 name the patched module binds before the try, which the stand-in cannot hold, the answer is
 undecided. The handler runs where the failure is one it catches; the answer is None (undecided) when
 the interpreter could not be run, gave no answer or did not finish in time. One answer per
@@ -58,8 +59,12 @@ def answer(a):
     os._exit(0)
 
 
-def run(namespace):
+def run(namespace, prefix=""):
     a = {"ok": True}
+    try:
+        exec(prefix, namespace)  # what the module runs before the try (placement's `prefix`)
+    except BaseException as exc:
+        answer({"ok": None, "prefix": repr(exc)[:300]})
     try:
         for statement in request["imports"]:
             exec(statement, namespace)
@@ -84,7 +89,7 @@ class TryOnly(importlib.abc.Loader):  # runs the module's try where Python runs 
 
     def exec_module(self, module):
         module.__class__ = Partial
-        run(module.__dict__)
+        run(module.__dict__, request["prefix"])
 
 
 class Finder:
@@ -148,6 +153,7 @@ def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None
             "imports": list(imports),
             "module": partial,
             "before": list(f.bound_before),
+            "prefix": f.prefix if partial else "",
         }
     ).encode()
     key = (str(python.executable), request)
@@ -183,6 +189,8 @@ def _ask(
         )
     if answer.get("ok") is True:
         return False, "it succeeds"
+    if answer.get("ok") is None and "prefix" in answer:
+        return None, f"the module's code before the try fails there ({answer['prefix']})"
     if answer.get("ok") is None and "parent" in answer:
         return None, f"its package {answer['parent']} does not import there ({answer.get('error', '')})"
     if answer.get("ok") is None and partial:
