@@ -54,6 +54,7 @@ def _running(pid: int) -> bool:
     return stat.rpartition(b")")[2].split()[0] != b"Z"
 
 
+@pytest.mark.processes  # radpatch as its own process, signalled
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize(("sig", "where", "daemon"), sample(itertools.product(SIGNALS, WHERE, (False, True))))
 def test_a_signal_during_a_check_kills_its_processes_and_removes_its_copies(
