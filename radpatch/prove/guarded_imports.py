@@ -7,49 +7,64 @@ The subprocess runs the try body's import statements, relative ones made absolut
 module's name, after the module's own bindings the body reads (placement's `given`), and answers with
 the exception's class names when one fails. A try that runs while the module is imported is run as
 Python runs it then: the module itself is imported (`import_module`), a finder serving it by a loader
-that runs only the try's statements, in the module's namespace, partly initialised, holding only what
-the try body binds; so its parent packages are imported first, and where a parent's `__init__`
-imports the module (vLLM's do), the try runs while that `__init__` is partly done, seeing what it
-bound so far and no more (fb38 #1); a guarded module that imports it back, a cycle, sees that
-module, as it does on the target (attack36 F6). When such a module reads back a
+that runs only the module's top-level statements before the try (placement's `prefix`: Python has
+run them then, and a `sys.path.insert` there changes what the try finds) and the try's statements,
+in the module's namespace, partly initialised; so its parent packages are imported first, and
+where a parent's `__init__` imports the module (vLLM's do), the try runs while that `__init__` is
+partly done, seeing what it bound so far and no more (fb38 #1); a guarded module that imports it
+back, a cycle, sees that module, as it does on the target (attack36 F6). When such a module reads back a
 name the patched module binds before the try, which the stand-in cannot hold, the answer is
 undecided. The handler runs where the failure is one it catches; the answer is None (undecided) when
 the interpreter could not be run, gave no answer or did not finish in time. One answer per
 (interpreter, import path, question) in a process: a hanging import costs one limit, not one per step.
+
+What it runs is the target's code (the package's `__init__`, what the try imports), so it runs as
+the import check's imports do (import_process.run): from a temporary copy of the module's top-level
+package first on the path, the install read-only (import_overlay), under the subreaper launcher
+(import_reaper), and a SIGTERM or SIGINT meanwhile ends radpatch as Ctrl-C does once they are
+cleaned up; so a dry run leaves the install as it was and no process behind. A try whose imports
+fail on a write the read-only install refused is undecided, saying so.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-import subprocess
-import tempfile
+from pathlib import Path
 
+from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
+from radpatch.prove import import_overlay, import_process, import_reaper
+from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
 TIMEOUT = 120.0  # seconds: what an import of a large library may take on a loaded machine
 
-_SCRIPT = r"""
+_SCRIPT = (
+    import_overlay.READ_ONLY
+    + r"""
 import importlib.abc, importlib.machinery, importlib.util, json, os, sys, types
 _out = os.dup(1)
 os.dup2(2, 1)  # what the imports print is not the answer
 request = json.loads(sys.stdin.read())
 sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
+_blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (import_overlay.READ_ONLY)
+sys.path[:0] = request["first"]  # the copy of the module's top-level package
 name = request["module"]
 before = set(request["before"])
 read_back = []
 
 
 def answer(a):
-    os.write(_out, json.dumps(a).encode())
+    os.write(_out, json.dumps({**a, "blocked": sorted(set(_blocked))[:3]}).encode())
     os._exit(0)
 
 
-def run(namespace):
+def run(namespace, prefix=""):
     a = {"ok": True}
+    try:
+        exec(prefix, namespace)  # what the module runs before the try (placement's `prefix`)
+    except BaseException as exc:
+        answer({"ok": None, "prefix": repr(exc)[:300]})
     try:
         for statement in request["imports"]:
             exec(statement, namespace)
@@ -74,7 +89,7 @@ class TryOnly(importlib.abc.Loader):  # runs the module's try where Python runs 
 
     def exec_module(self, module):
         module.__class__ = Partial
-        run(module.__dict__)
+        run(module.__dict__, request["prefix"])
 
 
 class Finder:
@@ -100,6 +115,7 @@ if name:  # imported as Python imports it: its parent packages first, whose __in
         answer({"ok": None, "parent": name.rpartition(".")[0], "error": repr(exc)[:300]})
 run({"__name__": "radpatch_guarded_import"})  # a def's try, or a module no finder of the path finds
 """
+)
 
 
 def absolute(f: Fallback, module: tuple[str, bool] | None) -> tuple[str, ...] | None:
@@ -137,36 +153,26 @@ def handler_runs(python: PythonEnv, f: Fallback, module: tuple[str, bool] | None
             "imports": list(imports),
             "module": partial,
             "before": list(f.bound_before),
+            "prefix": f.prefix if partial else "",
         }
     ).encode()
     key = (str(python.executable), request)
     if key not in _answers:
-        _answers[key] = _ask(python, f, request, partial)
+        _answers[key] = _ask(python, f, request, partial, _top(python, module[0] if module else ""))
     return _answers[key]
 
 
-def _ask(python: PythonEnv, f: Fallback, request: bytes, partial: str | None) -> tuple[bool | None, str]:
-    with tempfile.TemporaryDirectory(prefix="radpatch-guarded-") as cwd:
-        try:
-            proc = subprocess.Popen(
-                [python.executable, "-I", "-S", "-B", "-c", _SCRIPT],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                cwd=cwd,
-                start_new_session=True,  # its own process group: killed with what it started
-            )
-        except OSError as exc:
-            return None, f"the target interpreter could not be run ({exc.strerror or exc})"
-        timed_out = False
-        try:
-            out, _ = proc.communicate(request, timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            out, timed_out = b"", True
-        finally:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+def _ask(
+    python: PythonEnv, f: Fallback, request: bytes, partial: str | None, top: tuple[str, str] | None
+) -> tuple[bool | None, str]:
+    try:
+        with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
+            sent = {**json.loads(request), "first": list(moved.values())}
+            out, _, _, _, finished = import_process.run(python.executable, _SCRIPT, json.dumps(sent).encode(), TIMEOUT)
+            out = import_overlay.back(out, moved, True)
+    except EnvironmentProblem as exc:
+        return None, exc.message
+    timed_out = not finished
     try:
         answer = json.loads(out) if out else None
     except ValueError:
@@ -175,8 +181,16 @@ def _ask(python: PythonEnv, f: Fallback, request: bytes, partial: str | None) ->
         if timed_out:
             return None, f"the target interpreter did not finish the import within {TIMEOUT:g} s (killed)"
         return None, "the target interpreter gave no answer"
+    blocked = [str(b) for b in answer.get("blocked", ()) if isinstance(b, str)]
+    if blocked and answer.get("ok") is not True and READ_ONLY_SAID in str(answer.get("error", "")):
+        return None, (
+            f"it tried to write into the install ({', '.join(blocked)}), which radpatch keeps read-only "
+            "while it asks, and failed"
+        )
     if answer.get("ok") is True:
         return False, "it succeeds"
+    if answer.get("ok") is None and "prefix" in answer:
+        return None, f"the module's code before the try fails there ({answer['prefix']})"
     if answer.get("ok") is None and "parent" in answer:
         return None, f"its package {answer['parent']} does not import there ({answer.get('error', '')})"
     if answer.get("ok") is None and partial:
@@ -187,3 +201,17 @@ def _ask(python: PythonEnv, f: Fallback, request: bytes, partial: str | None) ->
     if f.caught and not set(types) & set(f.caught):
         return None, f"it raises {said}, which the handler does not catch"
     return True, f"it raises {said}"
+
+
+def _top(python: PythonEnv, dotted: str) -> tuple[str, str] | None:
+    """(the import path's directory, the top-level entry) `dotted`'s package is found at, as the path
+    finder finds it (a package directory before a module file); None when it is not found."""
+    name = dotted.split(".")[0]
+    for root in python.paths:
+        if not name:
+            return None
+        if (Path(root) / name / "__init__.py").is_file():
+            return str(root), name
+        if (Path(root) / f"{name}.py").is_file():
+            return str(root), f"{name}.py"
+    return None

@@ -161,6 +161,9 @@ def _checked(
             why = "the interpreter had already imported it from its file on disk, so the patched bytes were not run"
             yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, why)
             continue
+        if after.on_write:  # the check's read-only install failed it: not the patch's to answer for
+            yield ImportCheckVerdict(module, tuple(who), Result.INCONCLUSIVE, after.on_write)
+            continue
         if after.ok:
             first = _first_in_cycle(env.executable, planned, patched, pristine, module, tuple(who), timeout)
             yield _then_importers(env.executable, planned, patched, pristine, first, timeout)
@@ -217,7 +220,7 @@ def _first_in_cycle(
     cycle = closed_cycles(root, module, first.before, last.after, patched.files)
     for other in cycle:
         after = attempt(executable, patched, other, timeout)
-        if after.ok or after.timed_out:
+        if after.ok or after.timed_out or after.on_write:
             continue
         before = attempt(executable, pristine, other, timeout)
         judged = (
@@ -282,6 +285,9 @@ def _then_importers(
             module, verdict.patches, Result.INCONCLUSIVE, why + ", unpatched too", note=verdict.note
         )
     for name, a, b in zip(names, after, before if len(before) == len(after) else [None] * len(after)):
+        if a.on_write:
+            why = f"importing {name} after it (it imports {module}): {a.on_write}"
+            return ImportCheckVerdict(module, verdict.patches, Result.INCONCLUSIVE, why, note=verdict.note)
         if a.ok or b is None:
             continue
         unpatched = f"{a.described}; unpatched, {name} imports"

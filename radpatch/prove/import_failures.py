@@ -26,6 +26,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+READ_ONLY_SAID = "radpatch's import check keeps the install read-only"  # import_overlay.READ_ONLY's error
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -51,10 +53,21 @@ class Attempt:
     missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
     ended: str = ""  # no answer: how the interpreter ended ("exit 3", "killed by signal 11")
     reaped: str = ""  # what the import left behind and could not be killed, as a clause (import_reaper)
+    blocked: tuple[str, ...] = ()  # installed paths it tried to write, refused (import_overlay.READ_ONLY)
 
     @property
     def described(self) -> str:
         return f"{self.error}, raised at {self.raised_at}" if self.raised_at else self.error
+
+    @property
+    def on_write(self) -> str:
+        """For a failed import that tried to write into the install: why it is not judged ("" else)."""
+        if self.ok or not self.blocked or READ_ONLY_SAID not in self.error:
+            return ""
+        return (
+            f"it tried to write into the install ({', '.join(self.blocked[:3])}), which the check keeps "
+            f"read-only, and failed: {self.described}; whether it imports where it can write is not told"
+        )
 
 
 ImportPristine = Callable[[str], Attempt]  # imports a module by name with the pristine bytes served

@@ -28,7 +28,9 @@ _POLL = 0.05  # seconds between looks at whether the import's process has ended
 
 # Runs in the target interpreter: standard library only, Python 3.10+ (radpatch's oldest target).
 # Its answer goes to a duplicate of the original stdout; the module's own prints go to stderr.
-_SCRIPT = r"""
+_SCRIPT = (
+    import_overlay.READ_ONLY
+    + r"""
 import base64, importlib, importlib.machinery, importlib.util, json, os, sys, traceback
 _answer = os.dup(1)
 os.dup2(2, 1)
@@ -38,6 +40,7 @@ modules = req["modules"]
 for root in req["roots"]:
     if root not in sys.path:
         sys.path.append(root)
+_blocked = _read_only([*req["first"], os.getcwd()])  # the install read-only (import_overlay.READ_ONLY)
 sys.path[:0] = req["first"]  # the copies of the changed packages (import_overlay.py), before all
 
 def _no_network(event, args):
@@ -86,6 +89,7 @@ _FRAMES = 200
 
 def _imported(name):
     r = {"ok": True, "error": "", "kind": "", "missing": False, "preloaded": None, "frames": []}
+    del _blocked[:]
     try:
         importlib.import_module(name)
         _spec = getattr(sys.modules.get(name), "__spec__", None)
@@ -108,6 +112,7 @@ def _imported(name):
         if len(every) > 2 * _FRAMES:  # a deep recursion: its outermost and innermost frames tell
             every = every[:_FRAMES] + every[-_FRAMES:]
         r["frames"] = every
+    r["blocked"] = sorted(set(_blocked))[:8]  # writes into the install the hook refused
     return r
 
 out = {"radpatch": 1, **_imported(req["import"])}
@@ -121,6 +126,7 @@ for stream in (sys.stdout, sys.stderr):
 os.write(_answer, json.dumps(out).encode())
 os._exit(0)
 """
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,7 +149,7 @@ def attempts(
 ) -> tuple[Attempt, list[Attempt]]:
     """Import `module`, then, when it imports, each of `also` in turn in the same process: its
     Attempt and theirs (none when it fails)."""
-    with import_overlay.overlay(served.tops) as moved:
+    with import_reaper.interruptible(), import_overlay.overlay(served.tops) as moved:
         request = json.dumps(
             {
                 "import": module,
@@ -156,7 +162,7 @@ def attempts(
                 "first": list(moved.values()),
             }
         ).encode()
-        out, code, tail, reaped, finished = _run(executable, request, timeout)
+        out, code, tail, reaped, finished = run(executable, _SCRIPT, request, timeout)
     if reaped:
         served.left.append(reaped)
     if not finished:
@@ -166,11 +172,12 @@ def attempts(
     return dataclasses.replace(main, reaped=reaped), rest
 
 
-def _run(executable: str, request: bytes, timeout: float) -> tuple[bytes, int, bytes, str, bool]:
-    """The subprocess given `request`: its answer, exit status, stderr's tail, what it left behind
-    that could not be killed, and whether it ended in time."""
+def run(executable: str, script: str, request: bytes, timeout: float) -> tuple[bytes, int, bytes, str, bool]:
+    """The target interpreter running `script` (under the launcher) given `request`: its answer,
+    exit status, stderr's tail, what it left behind that could not be killed, and whether it ended
+    in time. Also guarded_imports' subprocess."""
     with (
-        tempfile.TemporaryDirectory(prefix="radpatch-import-check-") as cwd,
+        import_overlay.scratch("radpatch-import-check-") as cwd,
         tempfile.TemporaryFile() as request_file,
         tempfile.TemporaryFile() as answer,
         tempfile.TemporaryFile() as report,
@@ -178,16 +185,17 @@ def _run(executable: str, request: bytes, timeout: float) -> tuple[bytes, int, b
         request_file.write(request)
         request_file.seek(0)
         try:
-            proc = subprocess.Popen(
-                import_reaper.command(executable, _SCRIPT, report.fileno()),  # under a subreaper launcher
-                stdin=request_file,
-                pass_fds=(report.fileno(),),
-                stdout=answer,  # a file, not a pipe: a process the import forks keeps it open, and nobody waits on it
-                stderr=subprocess.PIPE,  # read as it comes, its tail kept: whatever the import prints takes no disk
-                cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
-                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # -B for the interpreters the import starts
-                start_new_session=True,  # its own process group: a timeout kills what it started too
-            )
+            with import_reaper.deferred(act=False):  # a signal while it starts: acted on in _killing
+                proc = subprocess.Popen(
+                    import_reaper.command(executable, script, report.fileno()),  # under a subreaper launcher
+                    stdin=request_file,
+                    pass_fds=(report.fileno(),),
+                    stdout=answer,  # a file, not a pipe: a process the import forks keeps it open
+                    stderr=subprocess.PIPE,  # read as it comes, its tail kept: what the import prints takes no disk
+                    cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
+                    env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # -B for the interpreters the import starts
+                    start_new_session=True,  # its own process group: a timeout kills what it started too
+                )
         except OSError as exc:
             raise EnvironmentProblem(
                 f"the target interpreter {executable} cannot be run for the import check ({exc.strerror or exc})",
@@ -245,18 +253,20 @@ def _killing(proc: subprocess.Popen[bytes]) -> Iterator[None]:
     to kill every process below it, given STOP_GRACE seconds; then its whole group is killed, then
     it is reaped. Ended by itself, it has killed what was below it already."""
     try:
+        import_reaper.pending()
         yield
     finally:
-        if proc.poll() is None:
+        with import_reaper.deferred(act=False):  # not cut short by a second signal
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    proc.send_signal(signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(import_reaper.STOP_GRACE)
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                proc.send_signal(signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(import_reaper.STOP_GRACE)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # also what stayed in its group
-        proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+                os.killpg(proc.pid, signal.SIGKILL)  # also what stayed in its group
+            proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
 
 
 def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) -> tuple[Attempt, list[Attempt]]:
@@ -293,4 +303,5 @@ def _one(answer: object, modules: dict[str, str]) -> Attempt:
         frames=frames,
         kind=str(answer.get("kind", "")),
         missing=answer.get("missing") is True,
+        blocked=tuple(str(b) for b in blocked) if isinstance(blocked := answer.get("blocked"), list) else (),
     )

@@ -6,12 +6,21 @@ waits; once that ends (or on SIGTERM, a timeout), it kills every process below i
 with `setsid()` (its own session and process group, where killing the group cannot reach it) is
 re-parented to the launcher when its parent exits, found, and killed. The launcher writes what it
 did to a file radpatch hands it: whether it could become a subreaper, how many it killed, and the
-processes still there after the last round (then named in the check's output)."""
+processes still there after the last round (then named in the check's output).
+
+SIGTERM and SIGINT to radpatch while such a subprocess runs (`interruptible`) end radpatch as
+Ctrl-C does (KeyboardInterrupt: `radpatch: interrupted`, exit 130), after the launcher has killed
+what is below it and the temporary copies are removed; a signal that comes while they are being
+removed (`deferred`) is acted on once they are gone, and a second one is ignored until then."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 ROUNDS = 100  # kill-and-look rounds at most, 20 ms apart: a process that forks as fast as it is killed ends the bound
@@ -129,3 +138,67 @@ def read(fd: int) -> Reaped:
     left = data.get("left")
     pids = tuple(p for p in left if isinstance(p, int)) if isinstance(left, list) else ()
     return Reaped(data.get("reaper") is True, int(data.get("killed") or 0), pids)
+
+
+class _Signals:
+    hit = 0  # the signal that came, 0: none
+    raised = False
+    deferring = 0  # nesting depth of `deferred`
+    depth = 0  # nesting depth of `interruptible`
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    if _Signals.hit:
+        return  # the first one is being acted on: the cleanup it started is not cut short
+    _Signals.hit = signum
+    if not _Signals.deferring:
+        _Signals.raised = True
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """While a subprocess of the target runs: SIGTERM and SIGINT raise KeyboardInterrupt (once),
+    so the `finally` blocks that kill it and remove its copies run (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _Signals.depth:
+        _Signals.depth += 1
+        try:
+            yield
+        finally:
+            _Signals.depth -= 1
+        return
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    _Signals.hit, _Signals.raised, _Signals.depth = 0, False, 1
+    try:
+        yield
+    finally:
+        _Signals.depth = 0
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        hit, raised = _Signals.hit, _Signals.raised
+        _Signals.hit, _Signals.raised = 0, False
+        if hit and not raised:  # it came while nothing could be cut short
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def deferred(act: bool = True) -> Iterator[None]:
+    """Starting a subprocess, or removing a temporary copy: a signal that comes meanwhile is acted
+    on once this is done (`act`), or at the next `pending()`."""
+    _Signals.deferring += 1
+    try:
+        yield
+    finally:
+        _Signals.deferring -= 1
+    if act:
+        pending()
+
+
+def pending() -> None:
+    """Act on a signal that came while it was deferred."""
+    if _Signals.hit and not _Signals.deferring and not _Signals.raised and _Signals.depth:
+        _Signals.raised = True
+        raise KeyboardInterrupt

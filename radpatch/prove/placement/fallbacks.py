@@ -14,7 +14,9 @@ before the try (`given`), when that binding is an import or a constant the targe
 name bound otherwise (twice, in a branch, by a call, after a `global`) leaves the question untold
 (`untold`), never judged without it. A try that runs while the module is being imported (not in a
 def) is asked with the module itself partly imported (`at_import`, `bound_before`): a module its
-imports import that imports it back sees what Python shows it then, not a finished module.
+imports import that imports it back sees what Python shows it then, not a finished module; and
+after the module's top-level statements before it (`prefix`), which Python has run by then: a
+`sys.path.insert` of a vendored directory, an environment variable set, changes what it imports.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class Fallback:
     untold: str = ""  # why the target cannot be asked (a name the body reads is bound in a way not run alone)
     at_import: bool = False  # the try runs while the module is imported (not in a def)
     bound_before: tuple[str, ...] = ()  # then: the names the module binds before the try
+    prefix: str = ""  # then: the module's top-level statements wholly before the try, as Python runs them first
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -169,7 +172,14 @@ def _guarded(t: ast.Try, module: _Module, scope: str) -> Iterator[Fallback]:
             untold,
             at_import,
             module.before(t.lineno) if at_import else (),
+            _prefix(module.tree, t.lineno) if at_import else "",
         )
+
+
+def _prefix(tree: ast.Module, line: int) -> str:
+    """The module's top-level statements that end before `line`: what Python has run when the try
+    runs (a `sys.path.insert`, an environment variable set, an import with its side effects)."""
+    return ast.unparse(ast.Module(body=[s for s in tree.body if (s.end_lineno or s.lineno) < line], type_ignores=[]))
 
 
 def _given(body: list[ast.stmt], line: int, module: _Module, scope: str) -> tuple[list[ast.stmt], str]:
