@@ -182,7 +182,7 @@ fi
 # provision the first time, mostly downloading and unpacking: build them in the background while
 # the fast tier runs. The harness holds a lock per environment, so a test that needs one waits for
 # it; if a prefetch fails, the test that needs it provisions it again and reports why.
-REAL_RELEASES="0.33.0 0.32.0 0.27.1 0.26.0 0.22.0 0.21.0 0.18.0 0.17.1 0.11.0"
+REAL_RELEASES="0.34.0 0.33.0 0.32.0 0.27.1 0.26.0 0.22.0 0.21.0 0.18.0 0.17.1 0.11.0"
 prefetch() {
   local logs=${RADPATCH_HARNESS_CACHE:-$HOME/.cache/radpatch/harness}/logs
   mkdir -p "$logs"

@@ -26,8 +26,8 @@ SEED = "qwen38_dflash"  # 48 GDN + 16 full + 5 DFlash drafter sliding-window lay
 INFO_LINE = "[radiance] kv cache groups: size 8, 9 groups, 382 blocks/request (upstream would pick size 5)"
 # one release per shape of the target code: 1.25 heuristic (0.12-0.17), `return planner(spec)`
 # caller (0.18-0.21, first and last), same_type_layers (0.22-0.26), layer_buckets (0.27-0.32),
-# kv_cache_planning.py (0.33); `radpatch verify` covers every other release
-SUPPORTED = ["0.17.1", "0.18.0", "0.21.0", "0.22.0", "0.26.0", "0.27.1", "0.32.0", "0.33.0"]
+# kv_cache_planning.py (0.33, and 0.34, the newest release); `radpatch verify` covers every other release
+SUPPORTED = ["0.17.1", "0.18.0", "0.21.0", "0.22.0", "0.26.0", "0.27.1", "0.32.0", "0.33.0", "0.34.0"]
 OUT_OF_RANGE = "0.11.0"  # no heuristic after `group_size = min_num_layers`: out of scope
 
 

@@ -44,7 +44,7 @@ def flagship_with(tmp_path: Path, supported: str, modules: str) -> Path:
     text = (REPO / "registry" / "kv_group_size.yaml").read_text()
     start, end = text.index("modules:\n"), text.index("rewrites:\n")
     text = text[:start] + modules + "\n" + text[end:]
-    text = text.replace('supported: ">=0.12.0,<0.34"', f'supported: "{supported}"')
+    text = text.replace('supported: ">=0.12.0,<0.35"', f'supported: "{supported}"')
     text = text.replace("../patches/kv_group_size/payload.py", "payload.py")
     payload = (REPO / "patches" / "kv_group_size" / "payload.py").read_text()
     return write_entry(reg, "kvonly", text, {"payload.py": payload}, dedent=False).parent
