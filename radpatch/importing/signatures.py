@@ -146,11 +146,13 @@ def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.
 
 
 _CLASS_LINE = re.compile(r"\s*class\s+(.*):\s*(?:#.*)?$")
+_CLASS_LINES = re.compile(r"\s*class\s+(.*\))\s*:\s*(?:#.*)?$", re.DOTALL)
 
 
 def bases_step(src: Sources, qual: str, b: ast.ClassDef, a: ast.ClassDef) -> ImportStep | None:
     """set_bases when all that differs between two class headers is their bases and keywords
-    (`class A(B):` -> `class A(B, C):`, `metaclass=` added), each header on one line."""
+    (`class A(B):` -> `class A(B, C):`, `metaclass=` added), each header on one line or over
+    several (`class A(\n    B,\n):`, its text as the file writes it)."""
     others = [f for f in b._fields if f not in ("body", "decorator_list", "bases", "keywords")]
     if any(key_or_value(getattr(b, f)) != key_or_value(getattr(a, f)) for f in others):
         return None
@@ -166,14 +168,21 @@ def key_or_value(v: object) -> object:
 
 def _header_call(src: Sources, node: ast.ClassDef) -> str | None:
     """The class header `class A(B, metaclass=M):` as set_bases writes it, `A(B, metaclass=M)`, taken
-    from its one line as written (so the patched line is the diff's), or None."""
+    from its line or lines as written (so the patched lines are the diff's), or None."""
     lines = src.lines_of(node)
     if not 0 < node.lineno <= len(lines):
         return None
     m = _CLASS_LINE.match(lines[node.lineno - 1])
+    last = min(node.body[0].lineno - 1, len(lines)) if node.body else node.lineno
+    for end in range(node.lineno + 1, last + 1):  # a header over several lines: `class A(\n    B,\n):`
+        if m is not None:
+            break
+        m = _CLASS_LINES.match("\n".join(lines[node.lineno - 1 : end]))
     if m is None:
         return None
-    text = m.group(1).strip()
+    first = lines[node.lineno - 1]
+    indent = first[: len(first) - len(first.lstrip())]  # set_bases writes the header at the class's indentation
+    text = "\n".join(ln.removeprefix(indent) for ln in m.group(1).strip().split("\n"))
     try:
         call = ast.parse(text, mode="eval").body
     except SyntaxError:
