@@ -12,6 +12,7 @@ it runs."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -30,16 +31,18 @@ class ElementChange:
     remove: bool
     after: ast.expr | None = None
     before: ast.expr | None = None
+    commented: bool = False  # an added element the patch writes with a comment the rewrite leaves out
 
 
 def element_changes(
-    b: ast.stmt, a: ast.stmt, lines: Sequence[str] = ()
+    b: ast.stmt, a: ast.stmt, lines: Sequence[str] = (), after_lines: Sequence[str] = ()
 ) -> tuple[str, list[ElementChange]] | str | None:
     """When b and a bind one name to a display of one kind and differ only in its elements: the name
     and the elements added and taken away. A string (why) when the difference is in the elements but
     no add_element/remove_element says it (elements reordered, a `*` element added or taken away, an
     element written twice, a removed element with a comment remove_element's inverse would not put
-    back). None when they are not such assignments, or differ elsewhere. `lines`: the before-file's."""
+    back). None when they are not such assignments, or differ elsewhere. `lines`: the before-file's;
+    `after_lines`, the after-file's, tell the comments an added element comes with."""
     if type(b) is not type(a) or not isinstance(b, (ast.Assign, ast.AnnAssign)):
         return None
     assert isinstance(a, (ast.Assign, ast.AnnAssign))
@@ -74,7 +77,11 @@ def element_changes(
         if key(e) in kb:
             continue
         at = 0 if j == 0 else [key(c) for c in cur].index(key(da.elts[j - 1])) + 1
-        out.append(_placed(e, False, cur, at))
+        change = _placed(e, False, cur, at)
+        nxt = da.elts[j + 1] if j + 1 < len(da.elts) else None
+        if _commented(da, e, da.elts[j - 1] if j else None, nxt, after_lines):
+            change = dataclasses.replace(change, commented=True)
+        out.append(change)
         cur.insert(at, e)
     if any(c.after is not None and isinstance(c.after, ast.Starred) for c in out) or any(
         c.before is not None and isinstance(c.before, ast.Starred) for c in out

@@ -87,7 +87,7 @@ class LiteralSteps(Runs):
         """`add_element`/`remove_element` per element when all that changed in `NAME = {...}` (a set,
         list or tuple display) is elements added or taken away, and the scope binds NAME once."""
         b = bbody[i]
-        found = element_changes(b, a, self.src.before)
+        found = element_changes(b, a, self.src.before, self.src.after)
         if isinstance(found, str):
             name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
             shown = ast.unparse(name) if name else "a"
@@ -98,6 +98,12 @@ class LiteralSteps(Runs):
         steps = element_steps(scope.qualname, found[0], found[1], lambda n: segment(self.src, n))
         if steps is None:
             return False
+        for c in found[1]:
+            if c.commented:
+                self.fallbacks.append(
+                    f"{scope.qualname}: the comment the patch writes with element {segment(self.src, c.element)} of "
+                    f"{found[0]} is not written (the entry adds only the element; the code is the same as patch's)"
+                )
         self.steps.extend(steps)
         bbody[i] = mark_after(a)
         return True

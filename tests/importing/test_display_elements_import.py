@@ -122,3 +122,18 @@ def test_an_element_added_upstream_leaves_the_rewrite_applying() -> None:
 def test_display_elements_apply_as_gnu_patch_gives(tmp_path: Path) -> None:
     batch = CASES[::3]  # every axis value still in it; the whole family runs through the engine above
     assert_each_imported_as_gnu_patch(tmp_path, [case(*c) for c in batch], batch)
+
+
+@pytest.mark.parametrize(("kind", "at"), sample(list(itertools.product(KINDS, (0, 1, 3)))))
+def test_the_comment_an_added_element_comes_with_is_noted(kind: str, at: int) -> None:
+    """pegaflow's case: the patch adds `# why` above the new element. add_element writes the
+    element (the code is patch's), not the comment; the import says so instead of dropping it
+    silently."""
+    before, after = case(kind, "tall", "function", ("add", at))
+    commented = after.replace('        "n",\n', '        # why\n        "n",\n')
+    assert commented != after
+    found = rewrites(before, commented)
+    assert [s.op for s in found.steps] == ["add_element"], found.steps
+    assert any('the comment the patch writes with element "n" of T is not written' in f for f in found.fallbacks)
+    check(before, _ops(found.steps), after)
+    assert not rewrites(before, after).fallbacks
