@@ -6,8 +6,10 @@ like the diff it came from. So the module is compared as a tree of statement blo
 statements are matched up (difflib over their syntax trees), definitions with the same name and
 compound statements of the same kind are entered, and only what differs becomes a rewrite, in the
 narrowest form that says it: one expression (`replace` of `f(x)`), a constant (`set_constant`),
-an entry of a dict literal added or changed (`set_item`),
-a default (`set_default`), a parameter (`add_parameter`), a decorator, an import (`add_import`),
+an entry of a dict literal added, changed or taken away (`set_item`), an element of a set, list or
+tuple display added or taken away (`add_element`/`remove_element`), a keyword argument of a call
+(`set_keyword`), a class's bases (`set_bases`), a default (`set_default`), a parameter
+(`add_parameter`), a decorator, an import (`add_import`),
 new definitions (`insert_definitions` with a payload), new statements next to an anchor
 (`insert_after`/`insert_before`), removed ones (`delete`), and otherwise the smallest run of
 statements (`replace`). Every `find` is text of the before-file and is checked to match exactly
@@ -18,10 +20,13 @@ cannot help does it carry `occurrence:` (counted in the before-file's source ord
 The rewrites are simulated on the before-tree as they are chosen, so each one is chosen against
 the code the rewrites will see when apply runs them.
 
-Here: entering blocks and pairing statements (`Differ`), and `rewrites()`. The parts it calls:
+Here: entering blocks and pairing statements (`Differ`), and `rewrites()`. Differ's bases say one
+changed statement each way: `literal_steps` (constants, dict entries, display elements),
+`keyword_steps` (keyword arguments), `expression_steps` (one expression); all of them build on
 `runs` (runs of statements inserted, deleted, replaced; new definitions and imports; the chooser's
-state), `expressions` (one expression's difference and text), `signatures` (defaults, parameters,
-decorators), `shapes` (statements as the chooser compares them).
+state). The parts they call: `changed_expressions` (one expression's difference and text),
+`signatures` (defaults, parameters, decorators, class bases), `shapes` (statements as the chooser
+compares them).
 """
 
 from __future__ import annotations
@@ -34,21 +39,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radpatch.errors import Inexpressible
-from radpatch.importing import keyword_series
-from radpatch.importing.changed_expressions import concatenated, fitting, grouped, item_changes, smallest_difference
-from radpatch.importing.import_steps import ImportStep, Value
-from radpatch.importing.keywords import (
-    keyword_added_or_removed,
-    keyword_changes,
-    keyword_toggle,
-    set_keyword,
-    toggle_keyword,
-)
-from radpatch.importing.runs import Runs
+from radpatch.importing.changed_expressions import smallest_difference
+from radpatch.importing.expression_steps import ExpressionSteps
+from radpatch.importing.import_steps import ImportStep
+from radpatch.importing.keyword_steps import KeywordSteps
+from radpatch.importing.literal_steps import LiteralSteps
 from radpatch.importing.shapes import (
     DiffScope,
     NoUniqueRun,
-    binds,
     blocks,
     blocks_of_same_shape,
     case_head,
@@ -57,7 +55,6 @@ from radpatch.importing.shapes import (
     elif_flags,
     header,
     ident,
-    is_constant,
     line_rest,
     mark_after,
 )
@@ -66,17 +63,14 @@ from radpatch.importing.statements import (
     DEFS,
     Sources,
     added_comments,
-    expression_hits,
     key,
-    scope_body,
     scoped_name,
-    segment,
     start_line,
     whole_lines,
 )
 
 
-class Differ(Runs):
+class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
     """Enters the blocks of both trees, pairs statements that are the same one changed, and says
     each change in the narrowest form (a definition entered, a compound statement by its header,
     a constant, one expression); runs of statements are Runs' to say."""
@@ -150,6 +144,8 @@ class Differ(Runs):
         said = line_rest(self.src, b) == line_rest(self.src, a)
         if said and scope.kind in ("module", "class") and scope.body is bbody and self.items(scope, bbody, i, a):
             return
+        if said and self.elements(scope, bbody, i, a):
+            return
         if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             self._note_comment(scope, a)
             return
@@ -183,63 +179,6 @@ class Differ(Runs):
                 "changes only the expression below it; the code is the same as patch's)"
             )
 
-    def _note_keyword(self, scope: DiffScope, b: ast.AST, a: ast.AST, what: str) -> None:
-        """A keyword added to a call or taken from it that no set_keyword says (a `**mapping`, a
-        keyword put first before others, a call the inverse could not tell apart from another): the
-        import notes why the rewrite is wider than the keyword."""
-        said = keyword_added_or_removed(self.src, b, a)
-        if said:
-            self.fallbacks.append(
-                f"{scope.qualname}: {said}: no set_keyword says it here (its place among the call's keywords, or "
-                f"which call it is, cannot be told apart); replaced {what}"
-            )
-
-    def keyword(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, head: bool = False) -> bool:
-        """`set_keyword` when all that changed (in a compound statement's header, with `head`) is the
-        value of keyword arguments of one call."""
-        b = bbody[i]
-        changes = keyword_changes(header(b), header(a)) if head else keyword_changes(b, a)
-        installed = scope_body(self.pristine, scope.qualname)
-        steps = [set_keyword(self.src, scope, change, (bbody, i, a), installed, self.steps) for change in changes]
-        if not changes:  # one keyword added or taken away: set_keyword without `from:` or `to:`
-            toggle = keyword_toggle(header(b), header(a)) if head else keyword_toggle(b, a)
-            steps = [toggle_keyword(self.src, scope, toggle, (bbody, i, a), installed, self.steps)] if toggle else []
-            if not toggle and not head:  # several: one set_keyword each (importing.keyword_series)
-                return self._keywords_one_by_one(scope, bbody, i, a, installed)
-        if not steps or None in steps:
-            return False
-        self.steps.extend(s for s in steps if s is not None)
-        if head:
-            copy_header(b, a)
-        else:
-            bbody[i] = mark_after(a)
-        return True
-
-    def _keywords_one_by_one(
-        self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, installed: list[ast.stmt] | None
-    ) -> bool:
-        """Several keywords added to (or taken from) one call: a set_keyword per keyword, each said on the
-        statement the earlier ones leave; nothing chosen when one of them cannot be said."""
-        b = bbody[i]
-        made: list[ImportStep] = []
-        for target in keyword_series.steps(b, a):
-            toggle = keyword_toggle(bbody[i], target)
-            earlier = [*self.steps, *made]
-            step = toggle_keyword(self.src, scope, toggle, (bbody, i, target), installed, earlier) if toggle else None
-            if step is None:
-                bbody[i] = b
-                return False
-            made.append(step)
-            bbody[i] = target
-        if not made or any(s.get("occurrence") for s in made):
-            # counted among other calls, the second keyword's match is the call the first one
-            # changed: apply refuses two rewrites of one counted match (the wider replace, noted)
-            bbody[i] = b
-            return False
-        self.steps.extend(made)
-        bbody[i] = mark_after(a)
-        return True
-
     def _undoable(self, attempt: Callable[[], bool], bbody: list[ast.stmt], i: int) -> bool:
         """Run `attempt` on bbody[i]; when a change inside it cannot be said unambiguously, take
         back what it chose (rewrites and simulated tree) and answer False."""
@@ -272,7 +211,7 @@ class Differ(Runs):
             self.steps.extend(steps)
             copy_signature(b, a)
         if [key(d) for d in b.decorator_list] != [key(d) for d in a.decorator_list]:
-            steps = decorator_steps(self.src, qual, b.decorator_list, a.decorator_list)
+            steps = decorator_steps(self.src, qual, b.decorator_list, a.decorator_list, (b, a))
             if steps is None:
                 self.fallbacks.append(f"{qual}: decorator change no operation expresses; replaced the whole definition")
                 self.replace_run(scope, bbody, i, i + 1, [a])
@@ -321,134 +260,6 @@ class Differ(Runs):
                 raise NoUniqueRun()
             cb.pattern = mark_after(ca.pattern)
             cb.guard = None if ca.guard is None else mark_after(ca.guard)
-
-    def constant(self, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
-        b = bbody[i]
-        if not (is_constant(b) and is_constant(a)):
-            return False
-        assert isinstance(b, ast.Assign) and isinstance(a, ast.Assign)
-        name = b.targets[0].id  # type: ignore[attr-defined]
-        if name != a.targets[0].id or sum(1 for s in self.tree.body if name in binds(s)) != 1:  # type: ignore[attr-defined]
-            return False
-        old, new = segment(self.src, b.value), segment(self.src, a.value)
-        if old is None or new is None or "\n" in old or "\n" in new:
-            return False
-        self.steps.append(ImportStep("set_constant", (("name", name), ("from", old), ("value", new))))
-        bbody[i] = mark_after(a)
-        return True
-
-    def items(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
-        """`set_item` per entry when all that changed in `NAME = {...}` is entries added (as its last
-        items, or in the middle: `after:` the key before) or changed, and the scope binds NAME once
-        (at any depth of its blocks, as set_item counts)."""
-        b = bbody[i]
-        found = item_changes(b, a, self.src.before)
-        if isinstance(found, str):
-            name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
-            self.fallbacks.append(
-                f"{scope.qualname}: {ast.unparse(name) if name else 'a'}'s dict literal: {found}; replaced the whole "
-                "literal"
-            )
-            return False
-        if found is None or _bindings(scope.body, found[0]) != 1:
-            return False
-        name, changes = found
-        texts: list[tuple[str, str | None, str | None, str | None, str | None]] = []
-        for c in changes:
-            k, v = segment(self.src, c.key), segment(self.src, c.new) if c.new is not None else None
-            o = segment(self.src, c.old) if c.old is not None else None
-            p = segment(self.src, c.after) if c.after is not None else None
-            q = segment(self.src, c.before) if c.before is not None else None
-            if k is None or (c.new is not None and v is None) or (c.old is not None and o is None):
-                return False
-            if c.after is not None and p is None:
-                return False
-            if c.before is not None and q is None:
-                return False
-            texts.append((k, o, v, p, q))
-        for k, o, v, p, q in texts:
-            keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("name", name), ("key", k)]
-            if o is not None:
-                keys.append(("from", o))
-            if v is not None:
-                keys.append(("value", v))
-            if p is not None:
-                keys.append(("after", p))
-            if q is not None:
-                keys.append(("before", q))
-            self.steps.append(ImportStep("set_item", tuple(keys)))
-        bbody[i] = mark_after(a)
-        return True
-
-    def expression(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
-        b = bbody[i]
-        if not whole_lines(self.src, b) or type(b) is not type(a):
-            return False
-        chain = smallest_difference(b, a)
-        if len(chain) == 1 and isinstance(chain[0][0], (ast.Name, ast.Constant)):
-            return False  # `find: 1` says less than the statement it is in: `self.limit = 1`
-        if not chain or not self._replace_expression(scope, chain, force=False, swap=(bbody, i, a)):
-            return False
-        bbody[i] = mark_after(a)
-        return True
-
-    def _replace_expression(
-        self,
-        scope: DiffScope,
-        chain: list[tuple[ast.expr, ast.expr]],
-        force: bool,
-        swap: tuple[list[ast.stmt], int, ast.stmt],
-    ) -> bool:
-        """`replace` of one expression, growing to enclosing expressions until it is unique in the
-        scope, before and after (apply's proof finds `with` to undo it); with `force`, the
-        smallest one with `occurrence:` when none is."""
-        block, i, new = swap
-        later: list[int] = []
-        chain = [(eb, ea) for eb, ea in chain if not concatenated(self.src, eb)]
-        for eb, ea in chain:
-            old = block[i]
-            block[i] = new
-            later.append(len(expression_hits(scope.body, ea)))
-            block[i] = old
-            if len(expression_hits(scope.body, eb)) == 1 and later[-1] == 1:
-                return self._emit_expression(scope, eb, ea, None, block[i], new)
-        for (eb, ea), after in zip(chain, later):
-            if force and after == 1:
-                return self._emit_expression(scope, eb, ea, self._occurrence_of_expression(scope, eb), block[i], new)
-        return False
-
-    def _emit_expression(
-        self, scope: DiffScope, b: ast.expr, a: ast.expr, occurrence: int | None, stmt: ast.stmt, after_stmt: ast.stmt
-    ) -> bool:
-        old, new = segment(self.src, b), grouped(self.src, a)
-        if old is None or new is None:
-            return False
-        new = fitting(self.src, stmt, b, new, after_stmt)
-        if new is None:
-            return False
-        keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("find", old), ("with", new)]
-        if occurrence:
-            keys.append(("occurrence", occurrence))
-        self.steps.append(ImportStep("replace", tuple(keys)))
-        return True
-
-    def _occurrence_of_expression(self, scope: DiffScope, b: ast.expr) -> int | None:
-        hits = expression_hits(scope.body, b)
-        at = next((n for n, e in enumerate(hits, 1) if e is b), None)
-        return at
-
-
-def _bindings(body: list[ast.stmt], name: str) -> int:
-    """How many statements of the block bind `name`, in its compound statements too (not in definitions)."""
-    n = 0
-    for s in body:
-        n += name in binds(s)
-        if isinstance(s, DEFS):
-            continue
-        for child in ast.iter_child_nodes(s):
-            inner = child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
-            n += _bindings([c for c in inner if isinstance(c, ast.stmt)], name)
-    return n
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import copy
 import difflib
 import re
 
+from radpatch.importing.header_keywords import header_keyword_steps
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import (
     mark_after,
@@ -71,6 +72,10 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[I
             if d is not None and e is not None
         ]
         for name, d, e in named:
+            said = header_keyword_steps(src, qual, b, a, d, e) if key(d) != key(e) else None
+            if said is not None:  # a keyword of a call in the default: set_keyword (importing.header_keywords)
+                steps.extend(said)
+                continue
             if key(d) != key(e):
                 old, new = segment(src, d), segment(src, e)
                 if old is None or new is None:
@@ -111,7 +116,12 @@ def key_or_none(node: ast.AST | None) -> str | None:
     return None if node is None else key(node)
 
 
-def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr]) -> list[ImportStep] | None:
+def decorator_steps(
+    src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr], defs: tuple[ast.stmt, ast.stmt] | None = None
+) -> list[ImportStep] | None:
+    """Decorators added, taken away or one replaced; a keyword of a call in one decorator changed,
+    added or taken away is a set_keyword on the definition (`defs`: it before and after) where
+    importing.header_keywords can say it."""
     ops = [
         op
         for op in difflib.SequenceMatcher(
@@ -126,6 +136,10 @@ def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.
     texts_new = [segment(src, d) for d in new[j1:j2]]
     if None in texts_old or None in texts_new:
         return None
+    if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and defs is not None:
+        said = header_keyword_steps(src, qual, defs[0], defs[1], old[i1], new[j1])
+        if said is not None:
+            return said
     if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and [key(d) for d in old].count(key(old[i1])) == 1:
         return [ImportStep("replace_decorator", (("function", qual), ("find", texts_old[0]), ("with", texts_new[0])))]  # type: ignore[arg-type]
     if tag == "insert" and i1 == 0:
@@ -146,11 +160,13 @@ def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.
 
 
 _CLASS_LINE = re.compile(r"\s*class\s+(.*):\s*(?:#.*)?$")
+_CLASS_LINES = re.compile(r"\s*class\s+(.*\))\s*:\s*(?:#.*)?$", re.DOTALL)
 
 
 def bases_step(src: Sources, qual: str, b: ast.ClassDef, a: ast.ClassDef) -> ImportStep | None:
     """set_bases when all that differs between two class headers is their bases and keywords
-    (`class A(B):` -> `class A(B, C):`, `metaclass=` added), each header on one line."""
+    (`class A(B):` -> `class A(B, C):`, `metaclass=` added), each header on one line or over
+    several (`class A(\n    B,\n):`, its text as the file writes it)."""
     others = [f for f in b._fields if f not in ("body", "decorator_list", "bases", "keywords")]
     if any(key_or_value(getattr(b, f)) != key_or_value(getattr(a, f)) for f in others):
         return None
@@ -166,14 +182,21 @@ def key_or_value(v: object) -> object:
 
 def _header_call(src: Sources, node: ast.ClassDef) -> str | None:
     """The class header `class A(B, metaclass=M):` as set_bases writes it, `A(B, metaclass=M)`, taken
-    from its one line as written (so the patched line is the diff's), or None."""
+    from its line or lines as written (so the patched lines are the diff's), or None."""
     lines = src.lines_of(node)
     if not 0 < node.lineno <= len(lines):
         return None
     m = _CLASS_LINE.match(lines[node.lineno - 1])
+    last = min(node.body[0].lineno - 1, len(lines)) if node.body else node.lineno
+    for end in range(node.lineno + 1, last + 1):  # a header over several lines: `class A(\n    B,\n):`
+        if m is not None:
+            break
+        m = _CLASS_LINES.match("\n".join(lines[node.lineno - 1 : end]))
     if m is None:
         return None
-    text = m.group(1).strip()
+    first = lines[node.lineno - 1]
+    indent = first[: len(first) - len(first.lstrip())]  # set_bases writes the header at the class's indentation
+    text = "\n".join(ln.removeprefix(indent) for ln in m.group(1).strip().split("\n"))
     try:
         call = ast.parse(text, mode="eval").body
     except SyntaxError:

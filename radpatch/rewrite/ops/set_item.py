@@ -38,10 +38,10 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.bound_literal import bound_literal
     from radpatch.rewrite.ops.common.dict_items import items_of, placed, refuse_elsewhere, removed
     from radpatch.rewrite.patterns import expr_key
-    from radpatch.rewrite.scopes import find_scope
-    from radpatch.rewrite.tree import Path_, block_body, statement_slots
+    from radpatch.rewrite.tree import Path_
 
 
 @dataclass(frozen=True)
@@ -146,66 +146,9 @@ class SetItem(Operation):
         return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=True))
 
 
-def _binds(stmt: cst.CSTNode, name: str) -> bool:
-    """The statement binds `name` in its scope (an assignment, a def or class, an import)."""
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        return stmt.name.value == name
-    if not isinstance(stmt, cst.SimpleStatementLine):
-        return False
-    for small in stmt.body:
-        targets: list[cst.CSTNode] = []
-        if isinstance(small, cst.Assign):
-            targets = [t.target for t in small.targets]
-        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-            targets = [small.target]
-        elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-            for alias in small.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
-                if isinstance(bound, cst.Name) and bound.value == name:
-                    return True
-                if isinstance(bound, cst.Attribute) and code_of(cst.Module([]), bound).split(".")[0] == name:
-                    return True
-        for t in targets:
-            if isinstance(t, cst.Name) and t.value == name:
-                return True
-            if isinstance(t, (cst.Tuple, cst.List)) and any(
-                isinstance(e.value, cst.Name) and e.value.value == name for e in t.elements
-            ):
-                return True
-    return False
-
-
 def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
     """The path to the dict literal `name` is bound to, bound once in the scope (at any depth of its blocks)."""
-    scope = find_scope(module, op.scope, offset)
-    where = "the module" if op.scope == "<module>" else op.scope
-    hits = [(*b, block_body(b[-1])[i]) for b, i in statement_slots(scope) if _binds(block_body(b[-1])[i], op.name)]
-    if not hits:
-        raise NotFound(f"{where} does not bind {op.name}")
-    lines = lines_of(module, [p[-1] for p in hits], offset)
-    if len(hits) > 1:
-        raise Ambiguous(
-            f"{where} binds {op.name} {len(hits)} times (lines {', '.join(map(str, lines))}): which one holds the "
-            "entry depends on how the code runs",
-            "set_item changes a dict literal bound once; change the one you mean with a `replace` rewrite",
-        )
-    line = hits[0][-1]
-    if not isinstance(line, cst.SimpleStatementLine):  # a def, a class
-        raise MatchFailure(
-            f"line {lines[0]} binds {op.name} but not as `{op.name} = {{...}}` (a dict literal)",
-            "set_item changes an entry of a dict literal; change this code with a `replace` rewrite",
-        )
-    small = [s for s in line.body if _binds(cst.SimpleStatementLine([s]), op.name)][0]
-    value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
-    plain = isinstance(small, cst.AnnAssign) or (
-        isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-    )
-    if not plain or not isinstance(value, cst.Dict):
-        raise MatchFailure(
-            f"line {lines[0]} binds {op.name} but not as `{op.name} = {{...}}` (a dict literal)",
-            "set_item changes an entry of a dict literal; change this code with a `replace` rewrite",
-        )
-    return (*hits[0], small, value)
+    return bound_literal(module, op.scope, op.name, offset, (cst.Dict,), "{...}` (a dict literal)", "set_item")
 
 
 def _shown(module: cst.Module, e: cst.BaseDictElement) -> str:

@@ -29,6 +29,7 @@ from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
 from radpatch.rewrite.ops.set_default import SetDefault
+from radpatch.rewrite.ops.set_element import SetElement
 from radpatch.rewrite.ops.set_item import SetItem
 from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.generated import examples
@@ -63,6 +64,7 @@ SOURCES: dict[str, bytes] = {
     "bom": codecs.BOM_UTF8 + b"# header\n\nA = 1\n\n\ndef f(x):\n    return x\n",
     "lambda and comprehension": b"A = [x for x in range(3)]\nf = lambda x: x\n\n\nclass C:\n    k = 1; j = 2\n",
     "dict literals": b"D = {1: 2}; B = {\n    2: 1,  # c\n    None: (1, 2),\n}\n\n\nclass C:\n    D = {}\n",
+    "displays": b"S = {1, 2}; L = [\n    1,  # c\n    None\n]\n\n\ndef f(x):\n    T = (x,)\n    return T\n",
 }
 
 SCOPES = ("<module>", "f", "g", "C", "C.D", "C.D.m", "C.m", "C.m.setter", "C.m.getter", "f.g", "missing")
@@ -258,6 +260,7 @@ def test_the_generated_cases_reach_both_outcomes() -> None:
         "bom": AddImport("import os"),
         "lambda and comprehension": SetConstant("A", "[1]", "[x for x in range(3)]"),
         "dict literals": SetItem("<module>", "B", "(1, 2)", "None"),
+        "displays": SetElement("<module>", "L", "2", after="1"),
     }
     assert set(fitting) == set(SOURCES)
     refused = [k for k, op in fitting.items() if not _applies_and_undoes(SOURCES[k], op)]

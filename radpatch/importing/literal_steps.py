@@ -1,0 +1,122 @@
+"""The importer's literal steps (part of rewrites.Differ): a module constant changed (`set_constant`),
+entries of a dict literal bound to a name added, changed or taken away (`set_item`), elements of a
+set, list or tuple display bound to a name added or taken away (`add_element`/`remove_element`)."""
+
+from __future__ import annotations
+
+import ast
+
+from radpatch.importing.changed_expressions import item_changes
+from radpatch.importing.element_changes import element_changes, element_steps
+from radpatch.importing.import_steps import ImportStep, Value
+from radpatch.importing.runs import Runs
+from radpatch.importing.shapes import (
+    DiffScope,
+    binds,
+    is_constant,
+    mark_after,
+)
+from radpatch.importing.statements import (
+    DEFS,
+    segment,
+)
+
+
+class LiteralSteps(Runs):
+    """set_constant, set_item and add_element/remove_element steps; Differ's, through its bases."""
+
+    def constant(self, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+        b = bbody[i]
+        if not (is_constant(b) and is_constant(a)):
+            return False
+        assert isinstance(b, ast.Assign) and isinstance(a, ast.Assign)
+        name = b.targets[0].id  # type: ignore[attr-defined]
+        if name != a.targets[0].id or sum(1 for s in self.tree.body if name in binds(s)) != 1:  # type: ignore[attr-defined]
+            return False
+        old, new = segment(self.src, b.value), segment(self.src, a.value)
+        if old is None or new is None or "\n" in old or "\n" in new:
+            return False
+        self.steps.append(ImportStep("set_constant", (("name", name), ("from", old), ("value", new))))
+        bbody[i] = mark_after(a)
+        return True
+
+    def items(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+        """`set_item` per entry when all that changed in `NAME = {...}` is entries added (as its last
+        items, or in the middle: `after:` the key before) or changed, and the scope binds NAME once
+        (at any depth of its blocks, as set_item counts)."""
+        b = bbody[i]
+        found = item_changes(b, a, self.src.before)
+        if isinstance(found, str):
+            name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
+            self.fallbacks.append(
+                f"{scope.qualname}: {ast.unparse(name) if name else 'a'}'s dict literal: {found}; replaced the whole "
+                "literal"
+            )
+            return False
+        if found is None or _bindings(scope.body, found[0]) != 1:
+            return False
+        name, changes = found
+        texts: list[tuple[str, str | None, str | None, str | None, str | None]] = []
+        for c in changes:
+            k, v = segment(self.src, c.key), segment(self.src, c.new) if c.new is not None else None
+            o = segment(self.src, c.old) if c.old is not None else None
+            p = segment(self.src, c.after) if c.after is not None else None
+            q = segment(self.src, c.before) if c.before is not None else None
+            if k is None or (c.new is not None and v is None) or (c.old is not None and o is None):
+                return False
+            if c.after is not None and p is None:
+                return False
+            if c.before is not None and q is None:
+                return False
+            texts.append((k, o, v, p, q))
+        for k, o, v, p, q in texts:
+            keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("name", name), ("key", k)]
+            if o is not None:
+                keys.append(("from", o))
+            if v is not None:
+                keys.append(("value", v))
+            if p is not None:
+                keys.append(("after", p))
+            if q is not None:
+                keys.append(("before", q))
+            self.steps.append(ImportStep("set_item", tuple(keys)))
+        bbody[i] = mark_after(a)
+        return True
+
+    def elements(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+        """`add_element`/`remove_element` per element when all that changed in `NAME = {...}` (a set,
+        list or tuple display) is elements added or taken away, and the scope binds NAME once."""
+        b = bbody[i]
+        found = element_changes(b, a, self.src.before, self.src.after)
+        if isinstance(found, str):
+            name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
+            shown = ast.unparse(name) if name else "a"
+            self.fallbacks.append(f"{scope.qualname}: {shown}'s display: {found}; replaced the whole display")
+            return False
+        if found is None or _bindings(scope.body, found[0]) != 1:
+            return False
+        steps = element_steps(scope.qualname, found[0], found[1], lambda n: segment(self.src, n))
+        if steps is None:
+            return False
+        for c in found[1]:
+            if c.commented:
+                self.fallbacks.append(
+                    f"{scope.qualname}: the comment the patch writes with element {segment(self.src, c.element)} of "
+                    f"{found[0]} is not written (the entry adds only the element; the code is the same as patch's)"
+                )
+        self.steps.extend(steps)
+        bbody[i] = mark_after(a)
+        return True
+
+
+def _bindings(body: list[ast.stmt], name: str) -> int:
+    """How many statements of the block bind `name`, in its compound statements too (not in definitions)."""
+    n = 0
+    for s in body:
+        n += name in binds(s)
+        if isinstance(s, DEFS):
+            continue
+        for child in ast.iter_child_nodes(s):
+            inner = child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
+            n += _bindings([c for c in inner if isinstance(c, ast.stmt)], name)
+    return n

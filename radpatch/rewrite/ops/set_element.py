@@ -1,0 +1,175 @@
+"""add_element / remove_element: one element of a set, list or tuple display bound to a name, as its
+own rewrite.
+
+`NAME = {...}`, `NAME = [...]` or `NAME = (...)` (or `NAME: T = ...`) bound once in its scope (a
+module, a class or a function body, at any depth of its blocks): `add_element` adds `element` as
+the display's last element, or with `after` right after the element of that value, or with `before`
+right before it (the display's new first element); `remove_element` takes it away (where `after`/
+`before` says it was, when it is not the last one: the inverse puts it back there). Elements are
+AST-compared, so another element added upstream (a name in `__all__`, a field in a set of the
+fields a hash ignores, a choice in a list of choices) leaves the rewrite applying. An element there
+already is refused as set_item refuses a key there already. The display's layout is kept: one
+element per line with a trailing comma stays so, a comment on the last element's line stays on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from radpatch.registry.model import SCOPE, Fail, Field, Operation
+from radpatch.registry.touch import PLACE, Touch, norm
+from radpatch.rewrite.lazy import load
+from radpatch.rewrite.source import Source
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from radpatch.rewrite.matching import (
+        Ambiguous,
+        Clash,
+        MatchFailure,
+        NotFound,
+        NotUndoable,
+        lines_of,
+        replace_on_path,
+    )
+    from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.bound_literal import bound_literal
+    from radpatch.rewrite.ops.common.display_elements import (
+        DISPLAYS,
+        elements_of,
+        placed,
+        refuse_elsewhere,
+        without,
+    )
+
+_SHAPE = "{...}`, `[...]` or `(...)` (a set, list or tuple display)"
+
+
+@dataclass(frozen=True)
+class SetElement(Operation):
+    """Add `element` to the set, list or tuple display bound to `name` in `scope` (as its last element,
+    or with `after` right after, with `before` right before, the element of that value), or take it
+    away (`remove_element`)."""
+
+    scope: str
+    name: str
+    element: str
+    after: str | None = None
+    before: str | None = None
+    remove: bool = False
+
+    KEY: ClassVar[str] = "add_element"  # and remove_element (keys())
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        SCOPE,
+        Field("name", "identifier", "the variable bound to the display (`NAME = {...}`, `[...]`, `(...)`)"),
+        Field("element", "expression", "the element (AST-compared: quotes and layout do not matter)"),
+        Field(
+            "after",
+            "expression",
+            "optional: the element the new one follows (AST-compared); without it the element is added as the "
+            "display's last (for remove_element: where it was, when it is not the last)",
+            required=False,
+        ),
+        Field(
+            "before",
+            "expression",
+            "optional, instead of `after`: the element the new one precedes (AST-compared), such as the first",
+            required=False,
+        ),
+    )
+    EXAMPLE: ClassVar[str] = (
+        "scope: CacheConfig.compute_hash\nname: ignored_factors\nelement: '\"enable_deferred_release\"'\n"
+        "after: '\"kv_sharing_fast_prefill\"'"
+    )
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        return ("add_element", "remove_element")
+
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        if values.get("after") is not None and values.get("before") is not None:
+            raise fail("before", "give `after:` or `before:`, not both")
+        return cls(**values, remove=key == "remove_element")  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        where = "" if self.scope == "<module>" else f" in {self.scope}"
+        at = "" if self.after is None else f" after {self.after}"
+        at = at if self.before is None else f" before {self.before}"
+        if self.remove:
+            return f"take {self.element} from {self.name}{where}"
+        return f"add {self.element} to {self.name}{at}{where}"
+
+    def scope_name(self) -> str:
+        return self.scope
+
+    def touches(self) -> tuple[Touch, ...]:
+        """The one element of the display (in the assignment of `name`, which a `replace` may take
+        whole), and for a new one the place it goes: two going to one place make the order."""
+        says = f"element {self.element} of `{self.name}`"
+        element = Touch(
+            "node",
+            self.scope,
+            f"element {self.name}[{norm(self.element)}]",
+            part=("constant", self.name),
+            kind="display element",
+            says=says,
+            inside=f"constant {self.name}",
+        )
+        if self.remove:
+            return (element,)
+        after = "" if self.after is None else norm(self.after)
+        where = "the end" if self.after is None else f"after {self.after}"
+        if self.before is not None:
+            after, where = f"before {norm(self.before)}", f"before {self.before}"
+        place = Touch(
+            "node",
+            self.scope,
+            f"{PLACE}{self.name}[{where}]",
+            part=(PLACE.strip(), self.name, after, norm(self.element)),
+            kind=PLACE.strip(),
+            says=f"{where} of `{self.name}`",
+        )
+        return (element, place)
+
+    def forward(self, src: Source) -> Source:
+        load(__name__)
+        return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=False))
+
+    def inverse(self, src: Source) -> Source:
+        load(__name__)
+        return in_scope(src, self.scope, lambda m, offset: _edit(m, self, offset, undo=True))
+
+
+def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CSTNode:
+    key = "remove_element" if op.remove else "add_element"
+    path = bound_literal(module, op.scope, op.name, offset, DISPLAYS, _SHAPE, key)
+    d = path[-1]
+    assert isinstance(d, DISPLAYS)
+    what = f"{op.name} (line {lines_of(module, [path[-3]], offset)[0]})"
+    hits = elements_of(module, d, op.element)
+    if len(hits) > 1:
+        raise Ambiguous(
+            f"{what} holds the element {op.element} {len(hits)} times", "change the display with a `replace` rewrite"
+        )
+    if op.remove == undo:  # an element added, or a removed one put back
+        if hits:
+            if undo:
+                raise NotUndoable(f"{what} holds the element {op.element} (the rewrite took it away)")
+            raise Clash(
+                f"{what} holds the element {op.element} already",
+                "check the version range (this version may carry the element: declare it `obsolete:` if so)",
+            )
+        return replace_on_path(path, placed(module, d, op, what))
+    if not hits:
+        raise (NotUndoable if undo else NotFound)(f"{what} has no element {op.element}")
+    if not undo:
+        refuse_elsewhere(module, d, op, hits[0], what)
+    if isinstance(d, cst.Set) and len(d.elements) == 1:
+        raise MatchFailure(
+            f"{what}: taking {op.element} away leaves no element, and `{{}}` is a dict, not a set",
+            "write the change as a `replace` of the assignment (`set()`)",
+        )
+    return replace_on_path(path, without(d, hits[0]))
