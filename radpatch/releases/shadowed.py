@@ -18,6 +18,7 @@ block. Read with `ast` only, nothing imported.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -72,6 +73,7 @@ def moved(entry: str, f: File, later: Later) -> Refusal:
     return Refusal("match", why, hint, rw.id, cause=Cause.SCOPE_GONE, file=f.file)
 
 
+@functools.lru_cache(maxsize=64)
 def later(source: bytes, qualname: str, module: str = "", package: bool = False) -> Later | None:
     """The first binding of `qualname`'s name (or of a class holding it) that may run instead of the
     definition the change is in; None when that definition is what runs, or the module does not
@@ -94,7 +96,7 @@ def later(source: bytes, qualname: str, module: str = "", package: bool = False)
             name = f"{owner}.{part}" if owner else part
             node, where = carrier
             for site, path, imported in sites:
-                if site is not node and _competes(site, path, node, where):
+                if site is not node and not _declaration(site) and _competes(site, path, node, where):
                     return Later(name, site.lineno, node.lineno, _text(lines, site.lineno), imported)
             if container is tree:
                 dynamic = _module_stores(tree, part)
@@ -202,11 +204,26 @@ def _absolute(node: ast.ImportFrom, module: str, package: bool) -> str:
 def _carrier(body: list[ast.stmt], sites: list[tuple[ast.stmt, _Path, str | None]]) -> tuple[ast.stmt, _Path] | None:
     """The definition the change is in: the first of the name directly in the body, else the one
     in a block (the rewrites refuse several there)."""
-    defs = [(s, p) for s, p, _ in sites if isinstance(s, _DEFS)]
+    defs = [(s, p) for s, p, _ in sites if isinstance(s, _DEFS) and not _declaration(s)]
     top = [(s, p) for s, p in defs if not p]
     if top:
         return top[0]
     return defs[0] if len(defs) == 1 else None
+
+
+def _declaration(stmt: ast.stmt) -> bool:
+    """A definition that leaves the name's code as it was: an `@overload` (the implementation runs), a
+    property's `@name.setter`/`.deleter`/`.getter` (the property keeps its other accessors), as the
+    rewrites name them (radpatch.rewrite.scopes)."""
+    if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    for d in stmt.decorator_list:
+        d = d.func if isinstance(d, ast.Call) else d
+        if isinstance(d, ast.Name) and d.id == "overload" or isinstance(d, ast.Attribute) and d.attr == "overload":
+            return True
+        if isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter", "getter"):
+            return isinstance(d.value, ast.Name) and d.value.id == stmt.name
+    return False
 
 
 def _competes(site: ast.stmt, path: _Path, carrier: ast.stmt, placed: _Path) -> bool:

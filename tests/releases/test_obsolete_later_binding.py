@@ -42,6 +42,8 @@ CONTROLS = {
     "other name": "{P}\n\nsizes = len\n",
     "used, not bound": "{P}\n\nprint(size)\n",
     "attribute of another object": "{P}\n\nclass K:\n    size = len\n",
+    "overloads before": "from typing import overload\n\n\n@overload\ndef size(items: list) -> int: ...\n\n\n"
+    "@overload\ndef size(items: tuple) -> int: ...\n\n\n{P}",
 }
 POSITIONS = {"at the end": "", "then more code": "\n\ndef unrelated():\n    return 1\n"}
 
