@@ -54,6 +54,8 @@ def run(ctx: Context, names: tuple[str, ...], to: str, dry_run: bool) -> int:
                 )
             unproven.append(patch.name)
             continue
+        for line in p.shared:  # it proves so (where module choices now overlap, apply picks by the code): say it
+            click.echo(f"  {line}: the edit changed both, and the edited entry proves so")
         ported[patch.name] = porting.edited(p)
         if dry_run:
             click.echo(f"  (dry run: nothing written; the edit proves over its new range {p.range_after})")

@@ -224,6 +224,7 @@ def render(report: Report) -> str:
         if r.error or r.note:
             lines.append(f"{r.version}: " + (r.error or r.note).replace("\n", "\n    "))
         lines += [f"{r.version}: not checked: {NEEDS} ({what})" for what in r.not_checked]
+        lines += [f"{r.version}: module {words}" for words in r.chosen]
     if report.python_given or any(r.not_checked for r in report.results):
         lines.append(f"judged for {report.python_words}; `apply` checks what is not checked here on the install")
     lines.append(f"{sum(r.ok for r in report.claimed)} of {len(report.claimed)} releases in the declared range pass.")

@@ -27,8 +27,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from packaging.version import Version
 
 from radpatch.errors import RefusedError
 from radpatch.files import read_regular
@@ -160,20 +163,53 @@ def choose_module(
 def _chosen(
     patch: Patch, declared: NamedModule, rws: tuple[Rewrite, ...], dist: Installed
 ) -> ModuleChoice | RefusedError:
-    by_table = declared.module_for(dist.version)
-    if len(declared.choices) == 1 or by_table is not None and not dist.version.is_prerelease:
+    return pick(patch, declared, rws, dist.name, dist.version, lambda c: package_file(c, dist.root), _reader(dist.root))
+
+
+def _reader(root: Path) -> Callable[[str], bytes | None]:
+    def read(relpath: str) -> bytes | None:
+        try:
+            return read_regular(root / relpath)
+        except OSError:
+            return None
+
+    return read
+
+
+def by_code(declared: NamedModule, version: Version) -> bool:
+    """`pick` decides by the modules' code, not by the `versions:` table: the table gives several
+    modules (overlapping ranges) or none for the release, or the release is a pre-release, and the
+    name has several choices."""
+    return len(declared.choices) > 1 and (declared.module_for(version) is None or version.is_prerelease)
+
+
+def pick(
+    patch: Patch,
+    declared: NamedModule,
+    rws: tuple[Rewrite, ...],
+    dist_name: str,
+    version: Version,
+    resolve: Callable[[ModuleChoice], ModuleChoice],
+    read: Callable[[str], bytes | None],
+) -> ModuleChoice | RefusedError:
+    """apply's choice of the module `declared` stands for on `version` (choose_module without the
+    compiled-extension check), from any reader of the release's files: an install's
+    (`resolve`: package_file; `read`: the file's bytes, None when absent) or a wheel's
+    (radpatch.releases.resolved, which verify, the matrix and port run)."""
+    by_table = declared.module_for(version)
+    if not by_code(declared, version):
         return _created(
-            package_file(by_table, dist.root)
+            resolve(by_table)
             if by_table is not None
             else RefusedError(
-                f"{patch.name}: declares no module {declared.name!r} for {dist.name} {dist.version} "
+                f"{patch.name}: declares no module {declared.name!r} for {dist_name} {version} "
                 f"(its range is {declared.choices[0].versions})"
             ),
             rws,
         )
     scopes = tuple(dict.fromkeys(s for r in rws for s in _scopes(r)))
-    resolved = [package_file(c, dist.root) for c in declared.choices]
-    defining = [c for c in resolved if _defines(dist.root / c.relpath, scopes)]
+    resolved = [resolve(c) for c in declared.choices]
+    defining = [c for c in resolved if _defines(read(c.relpath), scopes)]
     if len(defining) == 1:
         return defining[0]
     listed = ", ".join(c.module for c in declared.choices)
@@ -181,10 +217,10 @@ def _chosen(
     if not defining:
         return RefusedError(
             f"{patch.name}: none of the modules declared for {declared.name!r} ({listed}) defines {what} "
-            f"in {dist.name} {dist.version}"
+            f"in {dist_name} {version}"
         )
     return RefusedError(
-        f"{patch.name}: several modules declared for {declared.name!r} define {what} in {dist.name} {dist.version} "
+        f"{patch.name}: several modules declared for {declared.name!r} define {what} in {dist_name} {version} "
         f"({', '.join(c.module for c in defining)}); give them `versions:` ranges that do not overlap"
     )
 
@@ -258,10 +294,12 @@ def _scopes(r: Rewrite) -> tuple[str, ...]:
     return () if name == "<module>" else (name,)
 
 
-def _defines(path: Path, scopes: tuple[str, ...]) -> bool:
+def _defines(data: bytes | None, scopes: tuple[str, ...]) -> bool:
+    if data is None:
+        return False
     try:
-        tree = ast.parse(read_regular(path))
-    except (OSError, SyntaxError, ValueError, RecursionError):
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError):
         return False
     return all(_has_scope(tree, s) for s in scopes)
 

@@ -35,6 +35,7 @@ from packaging.version import Version
 
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import ModuleChoice, NamedModule, Patch, Rewrite, rewrites_by_file
+from radpatch.releases import shadowed
 from radpatch.releases.imported_from import home, in_tests
 from radpatch.releases.search_order import staged, wheel_modules
 from radpatch.releases.wheels import Releases
@@ -116,7 +117,11 @@ def scopes(rewrites: tuple[Rewrite, ...]) -> tuple[str, ...]:
 
 
 def defines(source: bytes, qualname: str) -> bool:
-    """The module defines `qualname` (`f`, `Class`, `Class.method`) at its top level / in its classes."""
+    """The module defines `qualname` (`f`, `Class`, `Class.method`) at its top level / in its classes,
+    and that definition is what runs: no later binding of the name (an import from where it moved,
+    say) replaces it (radpatch.releases.shadowed)."""
+    if shadowed.later(source, qualname) is not None:
+        return False
     try:
         body: list[ast.stmt] = ast.parse(source).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):

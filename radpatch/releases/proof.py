@@ -29,7 +29,7 @@ from radpatch.prove.refusal import NOT_IN_EFFECT, Cause, Refusal
 from radpatch.prove.star_exports import module_of
 from radpatch.prove.steps import STEPS, Case
 from radpatch.registry.model import Patch
-from radpatch.releases import carried, replaced
+from radpatch.releases import carried, replaced, shadowed
 from radpatch.releases.compared import Compared
 from radpatch.releases.proof_job import Checks, File, Job, Proof
 from radpatch.releases.proof_run import JobRun, Memo
@@ -78,7 +78,10 @@ def _contains(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool
     """`data` (a file of layer `index`) already holds the layer's change. In radpatch's layout,
     status's and apply's judgement tells (prove.form.carries); in upstream's own, only where the
     rewrites do not apply (where they apply, apply makes the change: an insertion already there is
-    told by the round trip). Neither where a `replace`'s new code may not take effect (not_in_effect)."""
+    told by the round trip). Neither where a `replace`'s new code may not take effect (not_in_effect),
+    nor where a later binding of the scope's name is what runs (radpatch.releases.shadowed)."""
+    if shadowed.of(f, data) is not None:
+        return False
     if memo.carries(data, _in_effect(run, index, f)):
         return True
     if memo.carries(data):
@@ -129,6 +132,18 @@ def not_in_effect(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> 
         return _carried(change, f, data)
 
 
+def _holds(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool:
+    """`data` holds layer `index`'s new code, in radpatch's layout or (against the change on a base) upstream's."""
+    if memo.carries(data):
+        return True
+    try:
+        memo.forward(data)
+        return False
+    except RefusedError:
+        change = run.change(index, f.file)
+        return change is not None and _carried(change, f, data)
+
+
 def _requires(run: JobRun) -> Refusal | None:
     for index, layer in enumerate(run.job.layers[:-1]):
         if layer.declared_obsolete(layer.version):
@@ -161,11 +176,24 @@ def _pristine(run: JobRun) -> Refusal | None:
     patch = run.job.entry.patch
     last = len(run.job.layers) - 1
     for f in _entry_files(run):
+        later = shadowed.of(f, f.data)
+        if later is not None and later.moved_in(f.module):
+            continue  # the code that runs lives in another module: `match` says moved
         if _contains(run, last, run.memo(patch, f), f, f.data):
             return Refusal(
                 "pristine",
                 f"{f.relpath} already contains this change: the release is obsolete for this patch",
                 "declare the releases in `obsolete:` (apply then leaves them alone), or end `supported` before them",
+            )
+        if later is not None and _holds(run, last, run.memo(patch, f), f, f.data):
+            return Refusal(
+                "pristine",
+                f"{f.relpath}: {NOT_IN_EFFECT}, so the release does not carry the change (not obsolete): "
+                + later.describe(),
+                "read the release's code: where the change is still needed, patch the definition that runs "
+                "(a `versions:` variant of the rewrite); where it is not, declare the release in `obsolete:`",
+                cause=Cause.NOT_IN_EFFECT,
+                file=f.file,
             )
         if not_in_effect(run, last, run.memo(patch, f), f, f.data):
             return Refusal(
@@ -177,7 +205,8 @@ def _pristine(run: JobRun) -> Refusal | None:
                 file=f.file,
             )
     for f, wheel in zip(_entry_files(run), run.job.entry.files):
-        part = _part_present(patch, f, wheel.data)
+        later = shadowed.of(f, f.data)
+        part = None if later is not None and later.moved_in(f.module) else _part_present(patch, f, wheel.data)
         if part is not None:
             return part
     return None
@@ -209,6 +238,9 @@ def _part_present(patch: Patch, f: File, wheel: bytes) -> Refusal | None:
 def _match(run: JobRun) -> Refusal | None:
     patch = run.job.entry.patch
     for f in _entry_files(run):
+        later = shadowed.of(f, f.data)
+        if later is not None and later.moved_in(f.module):
+            return shadowed.moved(patch.name, f, later)
         try:
             run.after[f.relpath] = run.memo(patch, f).forward(f.data)
         except RefusedError as exc:

@@ -33,6 +33,9 @@ class File:
     # the modules of the package its decorators are imported from (followed), as the wheel has them:
     # obsolete detection reads what such a decorator is (radpatch.releases.imported_decorators)
     decorators: tuple[ModuleSource, ...] = ()
+    # how the module was picked where the `versions:` table does not decide (install.locate.pick, apply's own):
+    # "" where it does
+    chosen: str = ""
 
 
 def _files_key(files: tuple[File, ...]) -> list[object]:

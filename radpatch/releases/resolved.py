@@ -5,12 +5,17 @@ apply refuses it."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from radpatch.errors import RefusedError
+from radpatch.install import locate
 from radpatch.prove.refusal import Cause, Refusal
 from radpatch.registry import versions as policy
-from radpatch.registry.model import Patch, rewrites_by_file
+from radpatch.registry.model import ModuleChoice, NamedModule, Patch, rewrites_by_file
 from radpatch.releases import modules
 from radpatch.releases.proof_job import File, Layer
 from radpatch.releases.wheels import Release
@@ -65,7 +70,6 @@ def stacked(requires: tuple[Patch, ...], patch: Patch, file: str, v: Version, re
     layers = requirement_layers(requires, patch, v, release)
     if not layers:
         return mine.data
-    from radpatch.errors import RefusedError
     from radpatch.rewrite import runner
 
     data = {mine.relpath: mine.data}
@@ -89,14 +93,31 @@ def resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...
         return (), Refusal("module", why, "give a rewrite (or a variant) for this release, or narrow `supported`")
     files: list[File] = []
     for file, rws in by_file.items():
-        choice = patch.module(file).module_for(v)
+        declared = patch.module(file)
+        choice, chosen = declared.module_for(v), ""
+        if locate.by_code(declared, v) and any(policy.allows(c.versions, v) for c in declared.choices):
+            on_wheel = functools.partial(modules.choose, rws=rws, release=release)
+            got = locate.pick(patch, declared, rws, patch.distribution, v, on_wheel, release.read)
+            if isinstance(got, RefusedError):
+                why = got.message.removeprefix(f"{patch.name}: ")
+                gone = why.startswith("none of")
+                hint = "give the choices `versions:` ranges that do not overlap"
+                return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED if gone else None, file=file)
+            choice, chosen = got, _chosen_words(declared, v, got)
         if choice is None:
-            declared = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in patch.module(file).choices)
-            why = f"{patch.name} declares no single module {file!r} for {v} ({declared})"
+            listed = "; ".join(f"{c.module} for {c.versions or 'any version'}" for c in declared.choices)
+            why = f"{patch.name} declares no single module {file!r} for {v} ({listed})"
             hint = "`radpatch port NAME --to VERSION` extends or adds a choice"
             return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED, file=file)
-        got = modules.file_of(patch, file, rws, choice, release)
-        if isinstance(got, Refusal):
-            return tuple(files), got
-        files.append(got)
+        found = modules.file_of(patch, file, rws, choice, release)
+        if isinstance(found, Refusal):
+            return tuple(files), found
+        files.append(dataclasses.replace(found, chosen=chosen) if chosen else found)
     return tuple(files), None
+
+
+def _chosen_words(declared: NamedModule, v: Version, got: ModuleChoice) -> str:
+    """How apply picked `got` for release `v` where the table does not decide, in verify's words."""
+    covering = [c.module for c in declared.choices if policy.allows(c.versions, v)]
+    why = f"the `versions:` of {', '.join(covering)} all cover {v}" if len(covering) > 1 else f"{v} is a pre-release"
+    return f"{declared.name}: {got.module}, chosen by its code as apply chooses ({why}; it alone defines the scopes)"

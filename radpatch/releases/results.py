@@ -49,6 +49,9 @@ class ReleaseResult:
     # (relpath, code digest) of each file of the release the entry rewrites, as verify read it: `status`
     # tells by it whether an installed release is the one verify found to contain the change
     code: tuple[tuple[str, str], ...] = ()
+    # how a module was picked where the `versions:` table does not decide (its choices overlap there, or
+    # a pre-release): apply's own choice by the modules' code (install.locate.pick), in words
+    chosen: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -70,6 +73,7 @@ class ReleaseResult:
             "modules": list(self.modules),
             "note": self.note or None,
             "not_checked": list(self.not_checked),
+            "chosen": list(self.chosen),
         }
 
 

@@ -99,6 +99,7 @@ class Verifier:
         jobs: dict[str, Job] = {}
         waiting: dict[Version, tuple[str, tuple[File, ...]]] = {}
         read: dict[Version, tuple[tuple[str, str], ...]] = {}  # ReleaseResult.code
+        chosen: dict[Version, tuple[str, ...]] = {}  # ReleaseResult.chosen
         for v in versions:
             got = fetched[v]
             if isinstance(got, NoWheel):
@@ -107,6 +108,7 @@ class Verifier:
             files, failure = resolve(self.patch, v, got)
             names = tuple(f.module for f in files)
             read[v] = tuple((f.relpath, code_digest(f.data)) for f in files)
+            chosen[v] = tuple(f.chosen for f in files if f.chosen)
             if failure:
                 checks: Checks = {"wheel": True, "module": False}
                 results[v] = self._result(v, checks, f"module: {failure.why}", names, kind=failure.kind)
@@ -154,6 +156,7 @@ class Verifier:
             result = self._result(v, proven, answer.error, names, kind=answer.kind)
             result = dataclasses.replace(result, not_checked=answer.not_checked)
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
+        results = {v: dataclasses.replace(r, chosen=chosen[v]) if chosen.get(v) else r for v, r in results.items()}
         return {v: dataclasses.replace(r, code=read[v]) if read.get(v) else r for v, r in results.items()}
 
     def _bases(self, layers: tuple[Layer, ...], fetched: dict[Version, Release | NoWheel]) -> tuple[ProofBase, ...]:

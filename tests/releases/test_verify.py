@@ -205,6 +205,7 @@ def test_json_lists_every_release_with_its_checks(index: IndexServer, toyreg: Pa
         "error",
         "modules",
         "note",
+        "chosen",
         "not_checked",
     }
     assert [v for v, x in results.items() if x["in_range"]] == ["1.0", "1.1", "2.0"]
