@@ -211,7 +211,7 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
             self.steps.extend(steps)
             copy_signature(b, a)
         if [key(d) for d in b.decorator_list] != [key(d) for d in a.decorator_list]:
-            steps = decorator_steps(self.src, qual, b.decorator_list, a.decorator_list, (b, a))
+            steps = decorator_steps(self.src, qual, b.decorator_list, a.decorator_list)
             if steps is None:
                 self.fallbacks.append(f"{qual}: decorator change no operation expresses; replaced the whole definition")
                 self.replace_run(scope, bbody, i, i + 1, [a])

@@ -10,7 +10,6 @@ import copy
 import difflib
 import re
 
-from radpatch.importing.header_keywords import header_keyword_steps
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import (
     mark_after,
@@ -72,10 +71,6 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[I
             if d is not None and e is not None
         ]
         for name, d, e in named:
-            said = header_keyword_steps(src, qual, b, a, d, e) if key(d) != key(e) else None
-            if said is not None:  # a keyword of a call in the default: set_keyword (importing.header_keywords)
-                steps.extend(said)
-                continue
             if key(d) != key(e):
                 old, new = segment(src, d), segment(src, e)
                 if old is None or new is None:
@@ -116,12 +111,7 @@ def key_or_none(node: ast.AST | None) -> str | None:
     return None if node is None else key(node)
 
 
-def decorator_steps(
-    src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr], defs: tuple[ast.stmt, ast.stmt] | None = None
-) -> list[ImportStep] | None:
-    """Decorators added, taken away or one replaced; a keyword of a call in one decorator changed,
-    added or taken away is a set_keyword on the definition (`defs`: it before and after) where
-    importing.header_keywords can say it."""
+def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.expr]) -> list[ImportStep] | None:
     ops = [
         op
         for op in difflib.SequenceMatcher(
@@ -136,10 +126,6 @@ def decorator_steps(
     texts_new = [segment(src, d) for d in new[j1:j2]]
     if None in texts_old or None in texts_new:
         return None
-    if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and defs is not None:
-        said = header_keyword_steps(src, qual, defs[0], defs[1], old[i1], new[j1])
-        if said is not None:
-            return said
     if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and [key(d) for d in old].count(key(old[i1])) == 1:
         return [ImportStep("replace_decorator", (("function", qual), ("find", texts_old[0]), ("with", texts_new[0])))]  # type: ignore[arg-type]
     if tag == "insert" and i1 == 0:

@@ -11,15 +11,10 @@ person puts it: after the call's last keyword argument (before `**kwargs` when i
 right after the keyword `after` names. Without `to`, the keyword passing `from` is taken away; the
 inverse puts it back where it was, so it must sit where an added one would go (else `after` names
 the keyword before it). The inverse of each is the other direction, of a change `to` back to `from`.
-
-Where the scope's body holds no call it changes, the one such call in a decorator or a parameter's
-default of the scope, or of a definition right in it, is changed there (`@dec(k=1)` of `scope: f`);
-where several headers hold one, the refusal names the `replace_decorator` or `set_default` to write.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -32,13 +27,13 @@ from radpatch.rewrite.source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import NotFound, NotUndoable, lines_of, replace_on_path
+    from radpatch.rewrite.matching import replace_on_path
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.keyword_callee import Own, module_callees
     from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
-    from radpatch.rewrite.ops.common.keyword_headers import in_header, or_in_headers
-    from radpatch.rewrite.ops.common.keyword_toggle import header_flip, toggle
+    from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
+    from radpatch.rewrite.ops.common.keyword_toggle import toggle
     from radpatch.rewrite.ops.common.selection import nested_matches, select, undo_pick
     from radpatch.rewrite.scopes import find_scope
 
@@ -140,44 +135,9 @@ class SetKeyword(Operation):
 
 
 def _edit(module: cst.Module, op: SetKeyword, offset: int, undo: bool, own: Own | None = None) -> cst.CSTNode:
-    try:
-        if op.from_ is None or op.to is None:
-            return toggle(module, op, offset, undo, own)
-        return _set(module, op, offset, undo, op.from_, op.to)
-    except (NotFound, NotUndoable):
-        if op.occurrence is not None or op.within is not None:
-            raise
-        header = _in_header(module, op, offset, undo)
-        if header is None:
-            raise
-        return header
-
-
-def _in_header(module: cst.Module, op: SetKeyword, offset: int, undo: bool) -> cst.CSTNode | None:
-    """No call in the scope's body: the one call in a decorator or a parameter's default of the scope,
-    or of a definition right in it, that the rewrite (or its inverse) changes, changed; else None."""
-    scope = find_scope(module, op.scope, offset)
-    if op.from_ is not None and op.to is not None:
-        old, new = (op.to, op.from_) if undo else (op.from_, op.to)
-
-        def edit(c: cst.Call, line: int) -> cst.Call | None:
-            return _changed(c, op, old, new)
-    else:
-        flipped = dataclasses.replace(op, from_=op.to, to=op.from_) if undo else op
-        value = op.to if op.from_ is None else op.from_
-        assert value is not None
-
-        def edit(c: cst.Call, line: int) -> cst.Call | None:
-            return header_flip(c, flipped, value, line)
-
-    path = in_header(module, scope, op.scope, op, offset, edit)
-    if path is None:
-        return None
-    call = path[-1]
-    assert isinstance(call, cst.Call)
-    changed = edit(call, lines_of(module, [call], offset)[0])
-    assert changed is not None
-    return replace_on_path(path, changed)
+    if op.from_ is None or op.to is None:
+        return toggle(module, op, offset, undo, own)
+    return _set(module, op, offset, undo, op.from_, op.to)
 
 
 def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, to: str) -> cst.CSTNode:

@@ -1,9 +1,8 @@
-"""A call in a `def` or `class` statement's header: a decorator or a parameter's default, of the
-scope itself or of a definition right in it. They run where the definition is made, not in its
-body. When set_keyword finds no call it changes in the scope's body, it changes the one such call
-in these headers (`in_header`); where several match, the refusal says where the first is and the
-`replace_decorator` or `set_default` to write instead, with the code as set_keyword would have
-left it."""
+"""A call set_keyword does not search, in a `def` or `class` statement's header: a decorator or a
+parameter's default, of the scope itself or of a definition right in it. They run where the
+definition is made, not in its body; the operations that change them are `replace_decorator` and
+`set_default`. When set_keyword finds no call, this says where the call is and the rewrite to
+write instead, with the code as set_keyword would have left it."""
 
 from __future__ import annotations
 
@@ -29,16 +28,14 @@ class HeaderOp(Protocol):
 def _definitions(scope: Path_, qualname: str) -> Iterator[tuple[Path_, str]]:
     """The scope's own definition, then those right in its body, each with its qualified name."""
     node = scope[-1]
-    block: Path_ = scope
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         yield scope, qualname
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        block = (*scope, node.body)  # the path goes through the block, as replace_on_path walks it
     else:
         body = node.body if isinstance(node, cst.Module) else ()
     for stmt in body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            yield (*block, stmt), stmt.name.value if qualname == "<module>" else f"{qualname}.{stmt.name.value}"
+            yield (*scope, stmt), stmt.name.value if qualname == "<module>" else f"{qualname}.{stmt.name.value}"
 
 
 def _headers(path: Path_) -> Iterator[tuple[Path_, str, str | None]]:
@@ -54,14 +51,11 @@ def _headers(path: Path_) -> Iterator[tuple[Path_, str, str | None]]:
                 yield (*path, p, param, param.default), "default", param.name.value
 
 
-def header_edits(
+def in_headers(
     module: cst.Module, scope: Path_, qualname: str, op: HeaderOp, offset: int, edit: Edit
-) -> list[tuple[Path_, cst.Call, Path_, str, str, str | None]]:
-    """Each call to `op.call` in a definition's header that `edit` changes: (its path, the call as
-    edited, the header expression's path, the definition's qualified name, "decorator" or "default",
-    the parameter)."""
+) -> Explanation | None:
+    """Where the call set_keyword would change is in a definition's header, and what to write instead."""
     key = expr_key(op.call)
-    out = []
     for path, name in _definitions(scope, qualname):
         for expr, kind, parameter in _headers(path):
             for p in [*([expr] if isinstance(expr[-1], cst.Call) else []), *nodes_of(expr, cst.Call)]:
@@ -70,45 +64,29 @@ def header_edits(
                 try:
                     if expr_key(code_of(module, call.func)) != key:
                         continue
-                    new = edit(call, lines_of(module, [call], offset)[0])
+                    line = lines_of(module, [call], offset)[0]
+                    new = edit(call, line)
                 except (SyntaxError, MatchFailure):
                     continue
-                if new is not None:
-                    out.append((p, new, expr, name, kind, parameter))
-    return out
-
-
-def in_header(module: cst.Module, scope: Path_, qualname: str, op: HeaderOp, offset: int, edit: Edit) -> Path_ | None:
-    """The path to the one call in a definition's header that `edit` changes, or None (none, or
-    several): set_keyword changes it there when the scope's body holds no call it changes."""
-    found = header_edits(module, scope, qualname, op, offset, edit)
-    return found[0][0] if len(found) == 1 else None
-
-
-def in_headers(
-    module: cst.Module, scope: Path_, qualname: str, op: HeaderOp, offset: int, edit: Edit
-) -> Explanation | None:
-    """Where the call set_keyword would change is in several definitions' headers, and what to write instead."""
-    found = header_edits(module, scope, qualname, op, offset, edit)
-    if len(found) < 2:
-        return None
-    p, new, expr, name, kind, parameter = found[0]
-    call = p[-1]
-    line = lines_of(module, [call], offset)[0]
-    old = code_of(module, expr[-1]).strip()
-    written = cst.Module([]).code_for_node(expr[-1].deep_replace(call, new)).strip()
-    if kind == "decorator":
-        where = f"in the decorator `@{old}` of `{name}`"
-        rewrite = f"replace_decorator: {{function: {name}, find: {_q(old)}, with: {_q(written)}}}"
-    else:
-        where = f"in the default of parameter `{parameter}` of `{name}`"
-        rewrite = f"set_default: {{function: {name}, parameter: {parameter}, from: {_q(old)}, to: {_q(written)}}}"
-    return (
-        f"the call to `{op.call}` at line {line} is {where}, and {len(found)} calls in the headers of "
-        f"`{qualname}` and the definitions right in it match (set_keyword changes one)",
-        True,
-        f"write instead: {rewrite}",
-    )
+                if new is None:
+                    continue
+                old = code_of(module, expr[-1]).strip()
+                written = cst.Module([]).code_for_node(expr[-1].deep_replace(call, new)).strip()
+                if kind == "decorator":
+                    where = f"in the decorator `@{old}` of `{name}`"
+                    rewrite = f"replace_decorator: {{function: {name}, find: {_q(old)}, with: {_q(written)}}}"
+                else:
+                    where = f"in the default of parameter `{parameter}` of `{name}`"
+                    rewrite = (
+                        f"set_default: {{function: {name}, parameter: {parameter}, from: {_q(old)}, to: {_q(written)}}}"
+                    )
+                return (
+                    f"the call to `{op.call}` at line {line} is {where}, which set_keyword does not search (it "
+                    "changes calls in the scope's body)",
+                    True,
+                    f"write instead: {rewrite}",
+                )
+    return None
 
 
 def or_in_headers(

@@ -93,7 +93,7 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
             raise Ambiguous(f"{exc}; {UNTOLD}: {UNTOLD_HINT}", UNTOLD_HINT) from None
     else:
         why = (lambda: _why_passed(module, scope, op, offset)) if adding else lambda: why_not(module, scope, op, offset)
-        why = or_in_headers(module, scope, op.scope, op, offset, lambda c, line: header_flip(c, op, value, line), why)
+        why = or_in_headers(module, scope, op.scope, op, offset, lambda c, line: _header_flip(c, op, value, line), why)
         inner = nested_matches(module, scope, op.scope, lambda p: found(p)[0 if adding else 1], offset)
         hit = select(
             module,
@@ -119,7 +119,7 @@ UNTOLD = (
 UNTOLD_HINT = "write `within:` naming the statement the call is in (as it reads before the change) to tell it apart"
 
 
-def header_flip(call: cst.Call, op: ToggleOp, value: str, line: int) -> cst.Call | None:
+def _header_flip(call: cst.Call, op: ToggleOp, value: str, line: int) -> cst.Call | None:
     """The call in a definition's header as the rewrite would leave it, if it is one it changes."""
     if op.from_ is None:
         return added(call, op, value, line) if _without([(call,)], op.keyword) else None
