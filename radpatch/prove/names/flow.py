@@ -34,6 +34,7 @@ class Flow:
         # bind (a flag set beside the binding, `except ValueError: failed = True`)
         self.related: dict[str, frozenset[str]] = {}
         self.open_parts: list[int] = []
+        self.part_tests: dict[int, frozenset[str]] = {}  # per open part of an if or match, what its test reads
         self.unjoined: set[int] = set()  # parts closed whose join is still to come (a sibling's paths)
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
@@ -76,10 +77,10 @@ class Flow:
 
     def forget(self, name: str) -> None:
         """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""
-        if self.facts and any(key[0] == name for key in self.facts):
+        if self.facts:
             self.facts = without(self.facts, {name})
         for claimed, cond in list(self.conds.items()):
-            if self.on_path(claimed) and any(key[0] == name for key in cond):
+            if self.on_path(claimed):
                 self.conds[claimed] = without(cond, {name})
 
     def assume(self, facts: Facts) -> None:
@@ -215,12 +216,22 @@ class Flow:
 
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
-        and read in the block of that join or one enclosing it (not inside a later branch, whose test
-        may be the one that bound it)?"""
+        and read on a path through that join: in its block, one enclosing it, or a branch opened in
+        its block later (`if a: v = 1` / `if not a: return v`). A claim with facts is judged by them;
+        one without, read in a later branch whose test reads what the claim's join turns on (`if
+        a.ok: v = 1` / `if a.ok: return v`), is taken as correlated, as the exits rule takes an exit."""
         at = self.partial.get(name)
-        if at is None or name in self.definite or at[: len(self.open_parts)] != tuple(self.open_parts):
+        if at is None or name in self.definite:
             return False
-        return not contradicts(self.facts, self.conds.get(name, {}))  # a path its facts do not rule out
+        here = tuple(self.open_parts)
+        if here[: len(at)] != at and at[: len(here)] != here:  # a sibling branch's claim
+            return False
+        cond = self.conds.get(name)
+        if cond is None and len(here) > len(at):
+            related = self.related.get(name, frozenset())
+            if any(self.part_tests.get(p, frozenset()) & related for p in here[len(at) :]):
+                return False
+        return not contradicts(self.facts, cond or {})  # a path its facts do not rule out
 
     def open_loop(self) -> int:
         """Open a loop's pass (as open()), noting where its `break`s and `continue`s count from."""

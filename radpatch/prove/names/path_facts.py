@@ -4,15 +4,19 @@ of them), so that bound-on-some-paths (flow) can tell apart paths a walk that do
 joins: a branch whose test a path's facts decide is not taken on that path (`if x is None: raise` ...
 `if x is not None: v = 1` ... `return v`), and a claim remembers the facts of the paths that leave
 its name unbound (`except ValueError: ok = False` ... `if not ok: v = 0` binds it on exactly those;
-`if not ok: return 0` ends the others). A fact is dropped when its name is bound again; at most CAP
-are kept; what they cannot tell stays as the walk without them judged it.
+`if not ok: return 0` ends the others). A flag assigned a test (`d = a and b`, `d = x is None`, `d = not
+a`) is true exactly where the test is: where the path tests it, it tells the test's facts too (vLLM
+0.33.0's `dequant_k_out = return_kv and is_fp8_cache` / `if is_fp8_cache: fp8_dtype = ...` / `if
+dequant_k_out: ... fp8_dtype`). A fact is dropped when its name (or a name a flag's test reads) is
+bound again; at most CAP are kept; what they cannot tell stays as the walk without them judged it.
 """
 
 from __future__ import annotations
 
 import ast
 
-Key = tuple[str, str, object]  # (name, "truth" | "none" | "eq", the constant compared with)
+Key = tuple[str, str, object]  # (name, "truth" | "none" | "eq" | "same", the constant compared with)
+# "same": the name holds the truth of a test, the key's object (the test, the names it reads)
 Facts = dict[Key, bool]
 CAP = 16
 
@@ -35,20 +39,35 @@ def simple(test: ast.expr) -> tuple[Key, bool] | None:
     return None
 
 
-def of_test(test: ast.expr, outcome: bool) -> Facts:
-    """The facts that hold where `test` came out `outcome` (both operands of a true `and`, ...)."""
+def of_test(test: ast.expr, outcome: bool, path: Facts | None = None) -> Facts:
+    """The facts that hold where `test` came out `outcome` (both operands of a true `and`, ...);
+    `path`: the facts where it is tested, whose flags (`d = a and b`) tell their tests' facts."""
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, outcome = test.operand, not outcome
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome:
         out: Facts = {}
         for value in test.values:
-            out |= of_test(value, outcome)
+            out |= of_test(value, outcome, path)
         return out
     found = simple(test)
     if found is None:
         return {}
     key, holds = found
-    return {key: holds == outcome}
+    out = {key: holds == outcome}
+    for flag in [k for k in path or () if k[0] == key[0] and k[1] == "same"] if key[1] == "truth" else ():
+        rest = {k: v for k, v in (path or {}).items() if k != flag}  # a flag's test read once
+        out |= of_test(flag[2][0], holds == outcome, rest)  # type: ignore[index]
+    return out
+
+
+def of_flag(name: str, value: ast.expr) -> Facts:
+    """`name = <test>`: name is true exactly where the test is (a test of and/or/not/comparisons)."""
+    if not isinstance(value, (ast.BoolOp, ast.UnaryOp, ast.Compare)) or (
+        isinstance(value, ast.UnaryOp) and not isinstance(value.op, ast.Not)
+    ):
+        return {}
+    reads = frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name))
+    return {} if name in reads else {(name, "same", (value, reads)): True}
 
 
 def case_facts(subject: ast.expr, cases: list[ast.AST]) -> list[Facts]:
@@ -116,6 +135,11 @@ def outcome(facts: Facts, test: ast.expr) -> bool | None:
         return None
     key, holds = found
     value = told(facts, key)
+    if value is None and key[1] == "truth":  # a flag: what facts tell of its test
+        for flag in [k for k in facts if k[0] == key[0] and k[1] == "same"]:
+            value = outcome({k: v for k, v in facts.items() if k != flag}, flag[2][0])  # type: ignore[index]
+            if value is not None:
+                break
     return None if value is None else value == holds
 
 
@@ -148,4 +172,7 @@ def stored(body: list[ast.stmt]) -> frozenset[str]:
 
 
 def without(facts: Facts, names: set[str] | frozenset[str]) -> Facts:
-    return {k: v for k, v in facts.items() if k[0] not in names} if facts and names else facts
+    """`facts` but what they tell of `names` (a flag whose test reads one of them too)."""
+    if not facts or not names:
+        return facts
+    return {k: v for k, v in facts.items() if k[0] not in names and not (k[1] == "same" and k[2][1] & names)}  # type: ignore[index]
