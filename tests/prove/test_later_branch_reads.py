@@ -11,6 +11,8 @@ refused exactly where some call raises NameError/UnboundLocalError.
 - F8: a `with` whose manager may swallow: contextlib.suppress under any alias, ExitStack, a class of
   the module whose `__exit__` returns true, a `@contextmanager` whose yield is in a try with a handler.
 - F9: `finally: break` / `continue` / `return` swallows what the body raises.
+- Order tests (`n > 0`, `n >= 1`, `n < 1`) are path facts: `n > 0` tells `n == 0` false and `n` true
+  (vLLM's `if num_decodes == 0 and num_prefills == 0:` ... `if num_prefills > 0:`).
 - False refusals: `while (b := f()):` then b, `assert` as a path fact, `if not xs: return` before a
   `for x in xs:` that binds."""
 
@@ -24,7 +26,7 @@ from tests.lib.blocks import indent
 from tests.lib.branch_constructs import refused
 from tests.lib.generated import sample
 
-ARGS = list(itertools.product((0, 1), (0, 1), ([], [1], [2, 3]), ("1", "z", None)))
+ARGS = list(itertools.product((-1, 0, 1, 2), (0, 1), ([], [1], [2, 3]), ("1", "z", None)))
 HEAD = "import contextlib\nfrom contextlib import suppress as quiet\nimport contextlib as cl\n\n\n"
 
 
@@ -58,6 +60,8 @@ CLAIMS = {  # the claim, and its test (true where v is bound)
     "if-not-none": ("m = None\nif a:\n    m = a\nif m is not None:\n    v = 1\n", "m is not None"),
     "if-equals": ("if a == 1:\n    v = 1\n", "a == 1"),
     "flag": ("ok = False\nif a:\n    ok = True\n    v = 1\n", "ok"),
+    "if-greater": ("if a > 0:\n    v = 1\n", "a > 0"),
+    "if-at-least": ("if a >= 1:\n    v = 1\n", "a >= 1"),
 }
 READS = {
     "in-if-same": "if {t}:\n    return v\nreturn 0\n",
@@ -73,10 +77,15 @@ READS = {
     "derived-and-not": "d = not ({t}) and b\nif d:\n    return v\nreturn 0\n",
     "derived-or": "d = b or ({t})\nif d:\n    return v\nreturn 0\n",
     "derived-rebound": "d = b and ({t})\nd = b\nif d:\n    return v\nreturn 0\n",
+    "in-if-zero": "if a == 0:\n    return v\nreturn 0\n",
+    "in-if-two": "if a == 2:\n    return v\nreturn 0\n",
+    "in-if-truth": "if a:\n    return v\nreturn 0\n",
+    "exit-below-one": "if a < 1:\n    return 0\nreturn v\n",
     "assert": "assert {t}\nreturn v\n",
     "assert-other": "assert b\nreturn v\n",
 }
-LATER = sample(itertools.product(CLAIMS, READS))
+ORDER = ("in-if-zero", "in-if-two", "in-if-truth", "exit-below-one")  # on a itself: claims whose test reads a
+LATER = sample([(c, r) for c, r in itertools.product(CLAIMS, READS) if r not in ORDER or CLAIMS[c][1].startswith("a")])
 
 
 @pytest.mark.parametrize(("claim", "read"), LATER, ids=["-".join(c) for c in LATER])

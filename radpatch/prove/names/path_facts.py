@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-Key = tuple[str, str, object]  # (name, "truth" | "none" | "eq" | "same", the constant compared with)
+Key = tuple[str, str, object]  # (name, "truth" | "none" | "eq" | "gt" | "ge" | "same", the constant compared with)
 # "same": the name holds the truth of a test, the key's object (the test, the names it reads)
 Facts = dict[Key, bool]
 CAP = 16
@@ -36,6 +36,9 @@ def simple(test: ast.expr) -> tuple[Key, bool] | None:
             return (name, "none", None), isinstance(op, ast.Is) == holds
         if isinstance(op, (ast.Eq, ast.NotEq)) and type(right.value) in (int, str, bool, bytes):
             return (name, "eq", (type(right.value).__name__, right.value)), isinstance(op, ast.Eq) == holds
+        if type(right.value) is int and isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)):  # `n < c`: not `n >= c`
+            kind = "gt" if isinstance(op, (ast.Gt, ast.LtE)) else "ge"
+            return (name, kind, right.value), isinstance(op, (ast.Gt, ast.GtE)) == holds
     return None
 
 
@@ -114,6 +117,37 @@ def told(facts: Facts, key: Key) -> bool | None:
             return bool(oconst[1])  # type: ignore[index]
         if kind == "none":  # a true value, or one equal to a constant: not None
             return False
+    return _ordered(facts, key)
+
+
+def _ordered(facts: Facts, key: Key) -> bool | None:
+    """What the order facts of key's name (`n > c`, `n >= c`, true or false) tell of key: `n > 0`
+    tells `n == 0` false and `n` true, `n == 2` tells `n > 0` true, `n >= 1` false tells `n > 0`
+    false; a compared value is not None. n is taken as a whole number (a count: `n < 1` is `n <= 0`)."""
+    name, kind, const = key
+    for (other, okind, c), holds in facts.items():
+        if other != name or okind not in ("gt", "ge", "eq"):
+            continue
+        if okind == "eq":
+            k = c[1] if holds else None  # type: ignore[index]
+            if kind in ("gt", "ge") and type(k) is int and isinstance(const, int):
+                return k > const if kind == "gt" else k >= const
+            continue
+        assert isinstance(c, int)
+        if kind == "none":  # compared with a number: not None (None > 0 raises)
+            return False
+        low = c if okind == "gt" else c - 1  # holds: n > low (for a whole number)
+        k = const[1] if kind == "eq" else None  # type: ignore[index]
+        if type(k) is int and (k <= low if holds else k > low):
+            return False
+        if kind == "truth" and holds and low >= 0:
+            return True
+        if kind in ("gt", "ge") and isinstance(const, int):  # both as `n > q` of a whole number
+            q = const if kind == "gt" else const - 1
+            if holds and low >= q:
+                return True
+            if not holds and low <= q:
+                return False
     return None
 
 
