@@ -44,6 +44,7 @@ class Expressions(Resolver):
         test: Iterable[ast.AST] = (),
         enter: list[Facts] | None = None,
         decides: bool = True,
+        exact: list[Facts | None] | None = None,
     ) -> bool:
         """Walk exclusive (or a loop's) parts and join them; `test`: what decides which part runs
         (an if's test, a try's body), whose reads tie an exit here to a claim of an earlier join;
@@ -54,6 +55,7 @@ class Expressions(Resolver):
         anywhere: list[set[str] | None] = []
         binds: set[str] = set()
         unknown = False
+        falling: list[int] = []
         entry, prior, facts = c.flow.facts, c.flow.conds_here(), []
         reads = reads_of(test) if decides else frozenset()
         for i, part in enumerate(parts):
@@ -67,6 +69,7 @@ class Expressions(Resolver):
             net = c.flow.close(mark)
             binds |= c.flow.bound
             if falls:
+                falling.append(i)
                 facts.append(c.flow.facts)
                 nets.append(net)
                 # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
@@ -76,7 +79,8 @@ class Expressions(Resolver):
         c.flow.tail_unknown = False
         c.flow.facts = meet(facts) if facts else entry
         exits = unknown or len(nets) < len(parts)
-        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds), facts, prior)
+        sure = [exact[i] for i in falling] if exact else None
+        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds), facts, prior, sure)
         return bool(nets)
 
     def child(self, node: ast.AST, c: Ctx) -> Ctx:

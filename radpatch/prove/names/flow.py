@@ -9,7 +9,7 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .path_facts import Facts, capped, contradicts, meet, without
+from .path_facts import Facts, capped, contradicts, entails, meet, without
 from .scope_bindings import NameScope
 
 
@@ -49,6 +49,9 @@ class Flow:
         self.facts: Facts = {}  # what this path's tests and constant assignments told (path_facts)
         # per claimed name, facts that hold on every path the claim's join left it unbound on
         self.conds: dict[str, Facts] = {}
+        # per claimed name without such facts, an if's test facts that hold exactly where it was bound
+        # (`if a and b: v = 1`: a and b; path_facts.exact): a path that tells them all has it bound
+        self.sure: dict[str, Facts] = {}
 
     def bind(self, name: str, line: int) -> None:
         self.forget(name)
@@ -61,6 +64,7 @@ class Flow:
             del self.partial[name]
             self.related.pop(name, None)
             self.conds.pop(name, None)
+            self.sure.pop(name, None)
         self.deleted.pop(name, None)
         self._set(name, True)
 
@@ -82,6 +86,9 @@ class Flow:
         for claimed, cond in list(self.conds.items()):
             if self.on_path(claimed):
                 self.conds[claimed] = without(cond, {name})
+        for claimed, sure in list(self.sure.items()):
+            if self.on_path(claimed) and without(sure, {name}) != sure:
+                del self.sure[claimed]  # no longer all of what its test said
 
     def assume(self, facts: Facts) -> None:
         if facts:
@@ -91,6 +98,7 @@ class Flow:
         self.partial.pop(name, None)
         self.related.pop(name, None)
         self.conds.pop(name, None)
+        self.sure.pop(name, None)
 
     def on_path(self, name: str) -> bool:
         """Is the claim on `name` about the paths through here: not made in a sibling branch (a part
@@ -147,6 +155,7 @@ class Flow:
         binds: frozenset[str] = frozenset(),
         facts: list[Facts] | None = None,
         prior: dict[str, Facts] | None = None,
+        exact: list[Facts | None] | None = None,
     ) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
@@ -164,7 +173,8 @@ class Flow:
         `facts`: per net, its path's facts where it falls through (path_facts); `prior`: the claims'
         facts where the branches began. A claim with facts is judged by them, exactly: a path whose
         facts contradict them had the name bound, whichever branch it takes; the exits rule above is
-        for claims without."""
+        for claims without. `exact`: per net, its if-test's facts when they say all the test does: a
+        claim bound in one branch only keeps them (`sure`), judged as exactly, not by the exits rule."""
         reads: frozenset[str] | None = None  # the test's, when asked (a try's test is its body)
         if self.unjoined:  # the parts closed since the innermost open one are this join's
             inner = self.open_parts[-1] if self.open_parts else 0
@@ -173,7 +183,8 @@ class Flow:
         if exits and self.related:
             reads = reads_of(test)
             for name in [n for n, why in self.related.items() if why & reads and n not in self.conds]:
-                self.drop(name)
+                if name not in self.sure:
+                    self.drop(name)
         if facts is not None and self.conds:
             here = tuple(self.open_parts)
             for name, cond in list(self.conds.items()):
@@ -186,6 +197,18 @@ class Flow:
                     for net, f, end in zip(nets, facts, ends)
                 ):
                     self.drop(name)  # every path that falls through here has it bound
+                    self._set(name, True)
+        if facts is not None and self.sure:
+            here = tuple(self.open_parts)
+            for name, sure in list(self.sure.items()):
+                at = self.partial.get(name)
+                if name in touched or at is None or at[: len(here)] != here:
+                    continue
+                ends = anywhere or [set()] * len(nets)
+                if all(
+                    entails(f, sure) or net.get(name, False) or end is None for net, f, end in zip(nets, facts, ends)
+                ):
+                    self.drop(name)
                     self._set(name, True)
         if per_run:
             self.per_run |= touched
@@ -213,6 +236,9 @@ class Flow:
                     self.conds[name] = capped(meet(left)) if facts is not None else {}
                     if not self.conds[name]:
                         del self.conds[name]
+                        kept = [(e, f) for e, f, b in zip(exact or [], facts or [], bound) if b]
+                        if len(kept) == 1 and kept[0][0] and all(kept[0][1].get(k) == v for k, v in kept[0][0].items()):
+                            self.sure[name] = kept[0][0]
 
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
@@ -227,6 +253,8 @@ class Flow:
         if here[: len(at)] != at and at[: len(here)] != here:  # a sibling branch's claim
             return False
         cond = self.conds.get(name)
+        if cond is None and name in self.sure:
+            return not entails(self.facts, self.sure[name])
         if cond is None and len(here) > len(at):
             related = self.related.get(name, frozenset())
             if any(self.part_tests.get(p, frozenset()) & related for p in here[len(at) :]):

@@ -63,6 +63,21 @@ def of_test(test: ast.expr, outcome: bool, path: Facts | None = None) -> Facts:
     return out
 
 
+def exact(test: ast.expr, outcome: bool) -> bool:
+    """Do of_test's facts for `test` coming out `outcome` say all it says (`a and b` true: a, b), so
+    that a path where they all hold is one where it came out so (not `a and g(x)`, nor `a and b` false)?"""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, outcome = test.operand, not outcome
+    if isinstance(test, ast.BoolOp):
+        return isinstance(test.op, ast.And) == outcome and all(exact(v, outcome) for v in test.values)
+    return simple(test) is not None
+
+
+def entails(facts: Facts, sure: Facts) -> bool:
+    """Do `facts` tell every fact of `sure`?"""
+    return bool(sure) and all(told(facts, k) == v for k, v in sure.items())
+
+
 def of_flag(name: str, value: ast.expr) -> Facts:
     """`name = <test>`: name is true exactly where the test is (a test of and/or/not/comparisons)."""
     if not isinstance(value, (ast.BoolOp, ast.UnaryOp, ast.Compare)) or (

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from .flow import Ctx
 from .helper_exits import ENDS, callee, helpers
 from .loops import Loops
-from .path_facts import case_facts, of_constant, of_flag, of_test, outcome, stored, without
+from .path_facts import case_facts, exact, of_constant, of_flag, of_test, outcome, stored, without
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
@@ -153,8 +153,10 @@ class Walker(Loops):
             if taken is not None:  # the path's facts decide the test: the other branch is not taken here
                 return self.guarded(s.test, s.body if taken else s.orelse, c, taken)
             parts = [lambda: self.guarded(s.test, s.body, c, True), lambda: self.guarded(s.test, s.orelse, c, False)]
-            enter = [self.own_facts(of_test(s.test, outcome, c.flow.facts), c) for outcome in (True, False)]
-            return self.branches(c, parts, not fixed, fixed, [s.test], enter)
+            told = [of_test(s.test, outcome, c.flow.facts) for outcome in (True, False)]
+            enter = [self.own_facts(f, c) for f in told]
+            sure = [e if e == f and exact(s.test, o) else None for e, f, o in zip(enter, told, (True, False))]
+            return self.branches(c, parts, not fixed, fixed, [s.test], enter, exact=sure)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
