@@ -11,6 +11,10 @@ refused exactly where some call raises NameError/UnboundLocalError.
   on a name its test reads (`if not a: return 0` / `return v`: wrong where a and not b). The claim now
   keeps its test's facts where it was bound, when they say all the test does (path_facts.exact), and
   is cleared only where a path tells them all.
+- A walrus in an if's test (`if a and (m := f()):`) binds where the test came out so (each operand of a
+  true `and` ran: vLLM 0.33.0's core_client `(engine := ...)`), not in the other branch nor after.
+- A name bound again in a branch that ends its path (`if b: v = 2; return v`) no longer clears the
+  claim for the paths that fall through (`return v` after it was applied).
 - F7: a walrus in a comprehension binds on some paths only (no item, an `if` that drops it).
 - F8: a `with` whose manager may swallow: contextlib.suppress under any alias, ExitStack, a class of
   the module whose `__exit__` returns true, a `@contextmanager` whose yield is in a try with a handler.
@@ -84,6 +88,7 @@ READS = {
     "derived-and-not": "d = not ({t}) and b\nif d:\n    return v\nreturn 0\n",
     "derived-or": "d = b or ({t})\nif d:\n    return v\nreturn 0\n",
     "derived-rebound": "d = b and ({t})\nd = b\nif d:\n    return v\nreturn 0\n",
+    "rebound-in-exit": "if b:\n    v = 2\n    return v\nreturn v\n",
     "in-if-zero": "if a == 0:\n    return v\nreturn 0\n",
     "in-if-two": "if a == 2:\n    return v\nreturn 0\n",
     "in-if-truth": "if a:\n    return v\nreturn 0\n",
@@ -122,6 +127,11 @@ WALRUS = {  # a walrus in a comprehension, and what reads it
     "list": "[v := y for y in xs]\nreturn v\n",
     "list-if": "[(v := y) for y in [1, 2] if y > a + 1]\nreturn v\n",
     "bound-before": "v = 0\n[v := y for y in xs]\nreturn v\n",
+    "if-and-read-in": "if a and (m := b):\n    return m\nreturn 0\n",
+    "if-and-read-after": "if a and (m := b):\n    return m\nreturn m\n",
+    "if-or-read-in": "if a or (m := b):\n    return m\nreturn 0\n",
+    "if-not-or-read-in": "if not (a or (m := b)):\n    return m\nreturn 0\n",
+    "if-and-last-read-in": "if len(xs) == 1 and (y := xs[0]) > 1 and (m := b):\n    return m + y\nreturn 0\n",
 }
 MANAGERS = {
     "suppress-alias": "quiet(ValueError)",

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable, Iterable
 
 from .flow import Ctx, reads_of
-from .path_facts import Facts, capped, meet, of_test
+from .path_facts import Facts, capped, exact, meet, of_test
 from .problem import Runtime
 from .resolve import Resolver
 from .scope_bindings import COMPS, NameScope
@@ -178,10 +178,15 @@ class Expressions(Resolver):
         branches of a conditional expression) bind, they bind on some paths only."""
         if isinstance(node, ast.BoolOp):
             first, parts = node.values[0], [node.values[1:], []]
+            runs = isinstance(node.op, ast.And)  # the rest runs where the first is true (`and`), false (`or`)
         else:
-            first, parts = node.test, [[node.body], [node.orelse]]
+            first, parts, runs = node.test, [[node.body], [node.orelse]], True
         self.expr(first, c)
-        self.branches(c, [functools.partial(self.walked, part, c) for part in parts], test=[first])
+        told = [of_test(first, outcome, c.flow.facts) for outcome in (runs, not runs)]
+        enter = [self.own_facts(f, c) for f in told]
+        sure = [e if e == f and exact(first, o) else None for e, f, o in zip(enter, told, (runs, not runs))]
+        walks: list[Callable[[], bool]] = [functools.partial(self.walked, part, c) for part in parts]
+        self.branches(c, walks, test=[first], enter=enter, exact=sure)
 
     def conditional(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`x and v`, `v if x else 0`: an operand read after a test reads it where the test came out

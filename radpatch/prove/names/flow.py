@@ -60,7 +60,9 @@ class Flow:
             self._bound_log.append(name)
             self._bound_at.append(tuple(self.open_parts))
         at, here = self.partial.get(name), tuple(self.open_parts)
-        if at is not None and (at[: len(here)] == here or here[: len(at)] == at):  # not in a sibling branch
+        # bound on the claim's paths: where it was made or further out (a branch opened since binds it
+        # on its own paths only; its join claims again, or, when it does not fall through, leaves this)
+        if at is not None and at[: len(here)] == here:
             del self.partial[name]
             self.related.pop(name, None)
             self.conds.pop(name, None)

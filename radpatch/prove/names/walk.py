@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from .flow import Ctx
 from .helper_exits import ENDS, callee, helpers
 from .loops import Loops
-from .path_facts import case_facts, exact, of_constant, of_flag, of_test, outcome, stored, without
+from .path_facts import case_facts, evaluated, exact, of_constant, of_flag, of_test, outcome, stored, without
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
@@ -164,6 +164,8 @@ class Walker(Loops):
     def guarded(self, test: ast.expr, body: list[ast.stmt], c: Ctx, holds: bool) -> bool:
         """`body`, walked with `test` open around it (`holds`: in its true branch, else its `else`)."""
         self.guards.append((test, holds))
+        for name in evaluated(test, holds):  # `if a and (m := f()):` binds m wherever it is true
+            c.flow.bind(name.id, name.lineno)
         try:
             return self.block(body, c)
         finally:
