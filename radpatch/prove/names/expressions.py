@@ -9,8 +9,8 @@ import ast
 import functools
 from collections.abc import Callable, Iterable
 
-from .flow import Ctx
-from .path_facts import Facts, capped, meet, of_test
+from .flow import Ctx, reads_of
+from .path_facts import Facts, capped, exact, meet, of_test
 from .problem import Runtime
 from .resolve import Resolver
 from .scope_bindings import COMPS, NameScope
@@ -43,23 +43,33 @@ class Expressions(Resolver):
         per_run: bool = False,
         test: Iterable[ast.AST] = (),
         enter: list[Facts] | None = None,
+        decides: bool = True,
+        exact: list[Facts | None] | None = None,
     ) -> bool:
         """Walk exclusive (or a loop's) parts and join them; `test`: what decides which part runs
         (an if's test, a try's body), whose reads tie an exit here to a claim of an earlier join;
-        `enter`: per part, the facts its path learns by taking it (an if's test, true or false)."""
+        `enter`: per part, the facts its path learns by taking it (an if's test, true or false);
+        `decides`: the test picks the part (an if's, a match's: a read in the part may be correlated
+        with it, Flow.partly), not a body that runs first whichever part follows (a try's, a with's)."""
         nets: list[dict[str, bool]] = []
         anywhere: list[set[str] | None] = []
         binds: set[str] = set()
         unknown = False
+        falling: list[int] = []
         entry, prior, facts = c.flow.facts, c.flow.conds_here(), []
+        reads = reads_of(test) if decides else frozenset()
         for i, part in enumerate(parts):
             mark = c.flow.open()
+            if reads:
+                c.flow.part_tests[c.flow.open_parts[-1]] = reads
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
             falls = part()
+            c.flow.part_tests.pop(c.flow.open_parts[-1], None)
             net = c.flow.close(mark)
             binds |= c.flow.bound
             if falls:
+                falling.append(i)
                 facts.append(c.flow.facts)
                 nets.append(net)
                 # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
@@ -69,7 +79,8 @@ class Expressions(Resolver):
         c.flow.tail_unknown = False
         c.flow.facts = meet(facts) if facts else entry
         exits = unknown or len(nets) < len(parts)
-        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds), facts, prior)
+        sure = [exact[i] for i in falling] if exact else None
+        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds), facts, prior, sure)
         return bool(nets)
 
     def child(self, node: ast.AST, c: Ctx) -> Ctx:
@@ -140,26 +151,42 @@ class Expressions(Resolver):
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, c: Ctx) -> None:
+        """A walrus in the items' part (`any((v := x) for x in xs)`) binds in the enclosing function on
+        some paths only: no item (an empty iterable, a generator never run), or an `if` that drops it."""
         self.expr(node.generators[0].iter, c)
         inner = self.child(node, c)
-        for i, gen in enumerate(node.generators):
-            if i:
-                self.expr(gen.iter, inner)
-            self.expr(gen.target, inner)
-            for cond in gen.ifs:
-                self.expr(cond, inner)
-        for e in [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]:
-            self.expr(e, inner)
+
+        def items() -> bool:
+            for i, gen in enumerate(node.generators):
+                if i:
+                    self.expr(gen.iter, inner)
+                self.expr(gen.target, inner)
+                for cond in gen.ifs:
+                    self.expr(cond, inner)
+            for e in [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]:
+                self.expr(e, inner)
+            return True
+
+        if self.walrus and any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
+            home = self.ctx(c.scope.binding_scope())
+            self.branches(home, [items, lambda: True], test=[node.generators[0].iter])
+        else:
+            items()
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
         branches of a conditional expression) bind, they bind on some paths only."""
         if isinstance(node, ast.BoolOp):
             first, parts = node.values[0], [node.values[1:], []]
+            runs = isinstance(node.op, ast.And)  # the rest runs where the first is true (`and`), false (`or`)
         else:
-            first, parts = node.test, [[node.body], [node.orelse]]
+            first, parts, runs = node.test, [[node.body], [node.orelse]], True
         self.expr(first, c)
-        self.branches(c, [functools.partial(self.walked, part, c) for part in parts], test=[first])
+        told = [of_test(first, outcome, c.flow.facts) for outcome in (runs, not runs)]
+        enter = [self.own_facts(f, c) for f in told]
+        sure = [e if e == f and exact(first, o) else None for e, f, o in zip(enter, told, (runs, not runs))]
+        walks: list[Callable[[], bool]] = [functools.partial(self.walked, part, c) for part in parts]
+        self.branches(c, walks, test=[first], enter=enter, exact=sure)
 
     def conditional(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`x and v`, `v if x else 0`: an operand read after a test reads it where the test came out
@@ -168,12 +195,12 @@ class Expressions(Resolver):
         if isinstance(node, ast.IfExp):
             self.expr(node.test, c)
             for value, outcome in ((node.body, True), (node.orelse, False)):
-                c.flow.facts = capped(saved | self.own_facts(of_test(node.test, outcome), c))
+                c.flow.facts = capped(saved | self.own_facts(of_test(node.test, outcome, saved), c))
                 self.expr(value, c)
         else:
             for value in node.values:
                 self.expr(value, c)
-                c.flow.assume(self.own_facts(of_test(value, isinstance(node.op, ast.And)), c))
+                c.flow.assume(self.own_facts(of_test(value, isinstance(node.op, ast.And), c.flow.facts), c))
         c.flow.facts = saved
 
     def own_facts(self, facts: Facts, c: Ctx) -> Facts:

@@ -9,7 +9,7 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .path_facts import Facts, capped, contradicts, meet, without
+from .path_facts import Facts, capped, contradicts, entails, meet, without
 from .scope_bindings import NameScope
 
 
@@ -34,6 +34,7 @@ class Flow:
         # bind (a flag set beside the binding, `except ValueError: failed = True`)
         self.related: dict[str, frozenset[str]] = {}
         self.open_parts: list[int] = []
+        self.part_tests: dict[int, frozenset[str]] = {}  # per open part of an if or match, what its test reads
         self.unjoined: set[int] = set()  # parts closed whose join is still to come (a sibling's paths)
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
@@ -48,6 +49,9 @@ class Flow:
         self.facts: Facts = {}  # what this path's tests and constant assignments told (path_facts)
         # per claimed name, facts that hold on every path the claim's join left it unbound on
         self.conds: dict[str, Facts] = {}
+        # per claimed name without such facts, an if's test facts that hold exactly where it was bound
+        # (`if a and b: v = 1`: a and b; path_facts.exact): a path that tells them all has it bound
+        self.sure: dict[str, Facts] = {}
 
     def bind(self, name: str, line: int) -> None:
         self.forget(name)
@@ -56,10 +60,13 @@ class Flow:
             self._bound_log.append(name)
             self._bound_at.append(tuple(self.open_parts))
         at, here = self.partial.get(name), tuple(self.open_parts)
-        if at is not None and (at[: len(here)] == here or here[: len(at)] == at):  # not in a sibling branch
+        # bound on the claim's paths: where it was made or further out (a branch opened since binds it
+        # on its own paths only; its join claims again, or, when it does not fall through, leaves this)
+        if at is not None and at[: len(here)] == here:
             del self.partial[name]
             self.related.pop(name, None)
             self.conds.pop(name, None)
+            self.sure.pop(name, None)
         self.deleted.pop(name, None)
         self._set(name, True)
 
@@ -76,11 +83,14 @@ class Flow:
 
     def forget(self, name: str) -> None:
         """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""
-        if self.facts and any(key[0] == name for key in self.facts):
+        if self.facts:
             self.facts = without(self.facts, {name})
         for claimed, cond in list(self.conds.items()):
-            if self.on_path(claimed) and any(key[0] == name for key in cond):
+            if self.on_path(claimed):
                 self.conds[claimed] = without(cond, {name})
+        for claimed, sure in list(self.sure.items()):
+            if self.on_path(claimed) and without(sure, {name}) != sure:
+                del self.sure[claimed]  # no longer all of what its test said
 
     def assume(self, facts: Facts) -> None:
         if facts:
@@ -90,6 +100,7 @@ class Flow:
         self.partial.pop(name, None)
         self.related.pop(name, None)
         self.conds.pop(name, None)
+        self.sure.pop(name, None)
 
     def on_path(self, name: str) -> bool:
         """Is the claim on `name` about the paths through here: not made in a sibling branch (a part
@@ -146,6 +157,7 @@ class Flow:
         binds: frozenset[str] = frozenset(),
         facts: list[Facts] | None = None,
         prior: dict[str, Facts] | None = None,
+        exact: list[Facts | None] | None = None,
     ) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
@@ -163,7 +175,8 @@ class Flow:
         `facts`: per net, its path's facts where it falls through (path_facts); `prior`: the claims'
         facts where the branches began. A claim with facts is judged by them, exactly: a path whose
         facts contradict them had the name bound, whichever branch it takes; the exits rule above is
-        for claims without."""
+        for claims without. `exact`: per net, its if-test's facts when they say all the test does: a
+        claim bound in one branch only keeps them (`sure`), judged as exactly, not by the exits rule."""
         reads: frozenset[str] | None = None  # the test's, when asked (a try's test is its body)
         if self.unjoined:  # the parts closed since the innermost open one are this join's
             inner = self.open_parts[-1] if self.open_parts else 0
@@ -172,7 +185,8 @@ class Flow:
         if exits and self.related:
             reads = reads_of(test)
             for name in [n for n, why in self.related.items() if why & reads and n not in self.conds]:
-                self.drop(name)
+                if name not in self.sure:
+                    self.drop(name)
         if facts is not None and self.conds:
             here = tuple(self.open_parts)
             for name, cond in list(self.conds.items()):
@@ -185,6 +199,18 @@ class Flow:
                     for net, f, end in zip(nets, facts, ends)
                 ):
                     self.drop(name)  # every path that falls through here has it bound
+                    self._set(name, True)
+        if facts is not None and self.sure:
+            here = tuple(self.open_parts)
+            for name, sure in list(self.sure.items()):
+                at = self.partial.get(name)
+                if name in touched or at is None or at[: len(here)] != here:
+                    continue
+                ends = anywhere or [set()] * len(nets)
+                if all(
+                    entails(f, sure) or net.get(name, False) or end is None for net, f, end in zip(nets, facts, ends)
+                ):
+                    self.drop(name)
                     self._set(name, True)
         if per_run:
             self.per_run |= touched
@@ -212,15 +238,30 @@ class Flow:
                     self.conds[name] = capped(meet(left)) if facts is not None else {}
                     if not self.conds[name]:
                         del self.conds[name]
+                        kept = [(e, f) for e, f, b in zip(exact or [], facts or [], bound) if b]
+                        if len(kept) == 1 and kept[0][0] and all(kept[0][1].get(k) == v for k, v in kept[0][0].items()):
+                            self.sure[name] = kept[0][0]
 
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
-        and read in the block of that join or one enclosing it (not inside a later branch, whose test
-        may be the one that bound it)?"""
+        and read on a path through that join: in its block, one enclosing it, or a branch opened in
+        its block later (`if a: v = 1` / `if not a: return v`). A claim with facts is judged by them;
+        one without, read in a later branch whose test reads what the claim's join turns on (`if
+        a.ok: v = 1` / `if a.ok: return v`), is taken as correlated, as the exits rule takes an exit."""
         at = self.partial.get(name)
-        if at is None or name in self.definite or at[: len(self.open_parts)] != tuple(self.open_parts):
+        if at is None or name in self.definite:
             return False
-        return not contradicts(self.facts, self.conds.get(name, {}))  # a path its facts do not rule out
+        here = tuple(self.open_parts)
+        if here[: len(at)] != at and at[: len(here)] != here:  # a sibling branch's claim
+            return False
+        cond = self.conds.get(name)
+        if cond is None and name in self.sure:
+            return not entails(self.facts, self.sure[name])
+        if cond is None and len(here) > len(at):
+            related = self.related.get(name, frozenset())
+            if any(self.part_tests.get(p, frozenset()) & related for p in here[len(at) :]):
+                return False
+        return not contradicts(self.facts, cond or {})  # a path its facts do not rule out
 
     def open_loop(self) -> int:
         """Open a loop's pass (as open()), noting where its `break`s and `continue`s count from."""

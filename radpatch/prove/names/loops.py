@@ -5,7 +5,9 @@ two. A name the body binds is bound after the loop only where every one of those
 `continue` of a last pass) before the binding, or `while True:` left by a `break` above it.
 
 A loop surely runs a pass over a non-empty literal (`[a, b]`, `"ab"`, `range(3)`), as `while True:`
-(left only by a `break`). One more, narrowly: `range(n)` where a test of the path holding the loop
+(left only by a `break`), and a name the path's facts tell is true (`if not xs: return` / `for x in
+xs:`: a true container has an item; an iterator is always true, so not sound for one). One more,
+narrowly: `range(n)` where a test of the path holding the loop
 compares n with a positive whole number (`if n == 1: ... else: for i in range(n):`, omni-infer's
 vLLM 0.9.0 AsyncLLM.generate): the code sizes n as a count there, and the walk takes it as one.
 """
@@ -17,7 +19,7 @@ from collections.abc import Callable
 
 from .expressions import Expressions
 from .flow import Ctx
-from .path_facts import stored, without
+from .path_facts import outcome, stored, without
 
 
 class Loops(Expressions):
@@ -31,16 +33,19 @@ class Loops(Expressions):
             self.expr(s.target, c)
             return self.block(s.body, c)
 
-        skips = not (_nonempty(s.iter) or self.counted(s.iter))
+        skips = not (_nonempty(s.iter) or self.counted(s.iter) or outcome(c.flow.facts, s.iter))
         return self.loop(c, s, body, skips, False, s.iter)
 
     s_AsyncFor = s_For
 
     def s_While(self, s: ast.While, c: Ctx) -> bool:
         endless = isinstance(s.test, ast.Constant) and bool(s.test.value)
+        self.expr(s.test, c)  # the first test runs on every path: `while (b := f.read()):` binds b
 
         def body() -> bool:
-            self.expr(s.test, c)
+            for n in ast.walk(s.test):  # the test again, after each pass: its walrus binds again
+                if isinstance(n, ast.NamedExpr):
+                    self.expr(n.target, c)
             return self.block(s.body, c)
 
         return self.loop(c, s, body, not endless, endless, s.test)

@@ -4,15 +4,19 @@ of them), so that bound-on-some-paths (flow) can tell apart paths a walk that do
 joins: a branch whose test a path's facts decide is not taken on that path (`if x is None: raise` ...
 `if x is not None: v = 1` ... `return v`), and a claim remembers the facts of the paths that leave
 its name unbound (`except ValueError: ok = False` ... `if not ok: v = 0` binds it on exactly those;
-`if not ok: return 0` ends the others). A fact is dropped when its name is bound again; at most CAP
-are kept; what they cannot tell stays as the walk without them judged it.
+`if not ok: return 0` ends the others). A flag assigned a test (`d = a and b`, `d = x is None`, `d = not
+a`) is true exactly where the test is: where the path tests it, it tells the test's facts too (vLLM
+0.33.0's `dequant_k_out = return_kv and is_fp8_cache` / `if is_fp8_cache: fp8_dtype = ...` / `if
+dequant_k_out: ... fp8_dtype`). A fact is dropped when its name (or a name a flag's test reads) is
+bound again; at most CAP are kept; what they cannot tell stays as the walk without them judged it.
 """
 
 from __future__ import annotations
 
 import ast
 
-Key = tuple[str, str, object]  # (name, "truth" | "none" | "eq", the constant compared with)
+Key = tuple[str, str, object]  # (name, "truth" | "none" | "eq" | "gt" | "ge" | "same", the constant compared with)
+# "same": the name holds the truth of a test, the key's object (the test, the names it reads)
 Facts = dict[Key, bool]
 CAP = 16
 
@@ -32,23 +36,56 @@ def simple(test: ast.expr) -> tuple[Key, bool] | None:
             return (name, "none", None), isinstance(op, ast.Is) == holds
         if isinstance(op, (ast.Eq, ast.NotEq)) and type(right.value) in (int, str, bool, bytes):
             return (name, "eq", (type(right.value).__name__, right.value)), isinstance(op, ast.Eq) == holds
+        if type(right.value) is int and isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)):  # `n < c`: not `n >= c`
+            kind = "gt" if isinstance(op, (ast.Gt, ast.LtE)) else "ge"
+            return (name, kind, right.value), isinstance(op, (ast.Gt, ast.GtE)) == holds
     return None
 
 
-def of_test(test: ast.expr, outcome: bool) -> Facts:
-    """The facts that hold where `test` came out `outcome` (both operands of a true `and`, ...)."""
+def of_test(test: ast.expr, outcome: bool, path: Facts | None = None) -> Facts:
+    """The facts that hold where `test` came out `outcome` (both operands of a true `and`, ...);
+    `path`: the facts where it is tested, whose flags (`d = a and b`) tell their tests' facts."""
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, outcome = test.operand, not outcome
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome:
         out: Facts = {}
         for value in test.values:
-            out |= of_test(value, outcome)
+            out |= of_test(value, outcome, path)
         return out
     found = simple(test)
     if found is None:
         return {}
     key, holds = found
-    return {key: holds == outcome}
+    out = {key: holds == outcome}
+    for flag in [k for k in path or () if k[0] == key[0] and k[1] == "same"] if key[1] == "truth" else ():
+        rest = {k: v for k, v in (path or {}).items() if k != flag}  # a flag's test read once
+        out |= of_test(flag[2][0], holds == outcome, rest)  # type: ignore[index]
+    return out
+
+
+def exact(test: ast.expr, outcome: bool) -> bool:
+    """Do of_test's facts for `test` coming out `outcome` say all it says (`a and b` true: a, b), so
+    that a path where they all hold is one where it came out so (not `a and g(x)`, nor `a and b` false)?"""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, outcome = test.operand, not outcome
+    if isinstance(test, ast.BoolOp):
+        return isinstance(test.op, ast.And) == outcome and all(exact(v, outcome) for v in test.values)
+    return simple(test) is not None
+
+
+def entails(facts: Facts, sure: Facts) -> bool:
+    """Do `facts` tell every fact of `sure`?"""
+    return bool(sure) and all(told(facts, k) == v for k, v in sure.items())
+
+
+def of_flag(name: str, value: ast.expr) -> Facts:
+    """`name = <test>`: name is true exactly where the test is (a test of and/or/not/comparisons)."""
+    if not isinstance(value, (ast.BoolOp, ast.UnaryOp, ast.Compare)) or (
+        isinstance(value, ast.UnaryOp) and not isinstance(value.op, ast.Not)
+    ):
+        return {}
+    reads = frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name))
+    return {} if name in reads else {(name, "same", (value, reads)): True}
 
 
 def case_facts(subject: ast.expr, cases: list[ast.AST]) -> list[Facts]:
@@ -95,6 +132,37 @@ def told(facts: Facts, key: Key) -> bool | None:
             return bool(oconst[1])  # type: ignore[index]
         if kind == "none":  # a true value, or one equal to a constant: not None
             return False
+    return _ordered(facts, key)
+
+
+def _ordered(facts: Facts, key: Key) -> bool | None:
+    """What the order facts of key's name (`n > c`, `n >= c`, true or false) tell of key: `n > 0`
+    tells `n == 0` false and `n` true, `n == 2` tells `n > 0` true, `n >= 1` false tells `n > 0`
+    false; a compared value is not None. n is taken as a whole number (a count: `n < 1` is `n <= 0`)."""
+    name, kind, const = key
+    for (other, okind, c), holds in facts.items():
+        if other != name or okind not in ("gt", "ge", "eq"):
+            continue
+        if okind == "eq":
+            k = c[1] if holds else None  # type: ignore[index]
+            if kind in ("gt", "ge") and type(k) is int and isinstance(const, int):
+                return k > const if kind == "gt" else k >= const
+            continue
+        assert isinstance(c, int)
+        if kind == "none":  # compared with a number: not None (None > 0 raises)
+            return False
+        low = c if okind == "gt" else c - 1  # holds: n > low (for a whole number)
+        k = const[1] if kind == "eq" else None  # type: ignore[index]
+        if type(k) is int and (k <= low if holds else k > low):
+            return False
+        if kind == "truth" and holds and low >= 0:
+            return True
+        if kind in ("gt", "ge") and isinstance(const, int):  # both as `n > q` of a whole number
+            q = const if kind == "gt" else const - 1
+            if holds and low >= q:
+                return True
+            if not holds and low <= q:
+                return False
     return None
 
 
@@ -116,6 +184,11 @@ def outcome(facts: Facts, test: ast.expr) -> bool | None:
         return None
     key, holds = found
     value = told(facts, key)
+    if value is None and key[1] == "truth":  # a flag: what facts tell of its test
+        for flag in [k for k in facts if k[0] == key[0] and k[1] == "same"]:
+            value = outcome({k: v for k, v in facts.items() if k != flag}, flag[2][0])  # type: ignore[index]
+            if value is not None:
+                break
     return None if value is None else value == holds
 
 
@@ -148,4 +221,26 @@ def stored(body: list[ast.stmt]) -> frozenset[str]:
 
 
 def without(facts: Facts, names: set[str] | frozenset[str]) -> Facts:
-    return {k: v for k, v in facts.items() if k[0] not in names} if facts and names else facts
+    """`facts` but what they tell of `names` (a flag whose test reads one of them too)."""
+    if not facts or not names:
+        return facts
+    return {k: v for k, v in facts.items() if k[0] not in names and not (k[1] == "same" and k[2][1] & names)}  # type: ignore[index]
+
+
+def evaluated(test: ast.expr, outcome: bool) -> list[ast.Name]:
+    """The walrus targets every operand of `test` binds where it came out `outcome`: each operand of a
+    true `and` (a false `or`) ran, but what an `and`, `or` or conditional inside one skips."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, outcome = test.operand, not outcome
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome):
+        return []
+    out: list[ast.Name] = []
+    stack: list[ast.AST] = list(test.values)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            out.append(node.target)
+        if not isinstance(node, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp)):
+            if not isinstance(node, ast.GeneratorExp):
+                stack.extend(ast.iter_child_nodes(node))
+    return out

@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable
 from .flow import Ctx
 from .helper_exits import ENDS, callee, helpers
 from .loops import Loops
-from .path_facts import case_facts, of_constant, of_test, outcome, stored, without
+from .path_facts import case_facts, evaluated, exact, of_constant, of_flag, of_test, outcome, stored, without
 from .problem import UNDEFINED, Problem, Runtime
 from .scope_bindings import FUNCS, NameScope, arg_annotations, arg_names, import_name, type_params
 from .self_imports import self_import_problems
+from .swallowing import Swallowing, finally_swallows, last_raising
 from .typing_only import type_checking, type_checking_names, typing_only
 from .version_guard import aliases, decide, flags
 
@@ -31,6 +32,7 @@ class Walker(Loops):
         self.type_checking_aliases = type_checking_names(tree)
         self.version_names: tuple[dict[str, str], dict[str, ast.expr]] | None = None  # version_guard's, when asked
         self.helpers = helpers(tree)  # which of the module's own functions and methods never return
+        self.swallowing = Swallowing(tree)  # which `with` managers may swallow what their body raises
         self.guards = []
 
     def run(self) -> list[Problem]:
@@ -78,7 +80,8 @@ class Walker(Loops):
         for t in s.targets:
             self.expr(t, c)
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):  # `ok = True`: a fact of the path
-            c.flow.assume(self.own_facts(of_constant(s.targets[0].id, s.value), c))
+            name = s.targets[0].id
+            c.flow.assume(self.own_facts(of_constant(name, s.value) or of_flag(name, s.value), c))
         return True
 
     def s_AugAssign(self, s: ast.AugAssign, c: Ctx) -> bool:
@@ -122,6 +125,15 @@ class Walker(Loops):
                 self.expr(t, c)
         return True
 
+    def s_Assert(self, s: ast.Assert, c: Ctx) -> bool:
+        """`assert t, msg` raises where t is false: after it, t's facts hold on the path (path_facts;
+        `if a: v = 1` / `assert a` / `return v`). Under `python -O` asserts are gone: not followed here."""
+        self.expr(s.test, c)
+        if s.msg is not None:
+            self.expr(s.msg, c)
+        c.flow.assume(self.own_facts(of_test(s.test, True, c.flow.facts), c))
+        return True
+
     def s_Global(self, s: ast.stmt, c: Ctx) -> bool:
         return True
 
@@ -141,8 +153,10 @@ class Walker(Loops):
             if taken is not None:  # the path's facts decide the test: the other branch is not taken here
                 return self.guarded(s.test, s.body if taken else s.orelse, c, taken)
             parts = [lambda: self.guarded(s.test, s.body, c, True), lambda: self.guarded(s.test, s.orelse, c, False)]
-            enter = [self.own_facts(of_test(s.test, outcome), c) for outcome in (True, False)]
-            return self.branches(c, parts, not fixed, fixed, [s.test], enter)
+            told = [of_test(s.test, outcome, c.flow.facts) for outcome in (True, False)]
+            enter = [self.own_facts(f, c) for f in told]
+            sure = [e if e == f and exact(s.test, o) else None for e, f, o in zip(enter, told, (True, False))]
+            return self.branches(c, parts, not fixed, fixed, [s.test], enter, exact=sure)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
@@ -150,6 +164,8 @@ class Walker(Loops):
     def guarded(self, test: ast.expr, body: list[ast.stmt], c: Ctx, holds: bool) -> bool:
         """`body`, walked with `test` open around it (`holds`: in its true branch, else its `else`)."""
         self.guards.append((test, holds))
+        for name in evaluated(test, holds):  # `if a and (m := f()):` binds m wherever it is true
+            c.flow.bind(name.id, name.lineno)
         try:
             return self.block(body, c)
         finally:
@@ -167,14 +183,14 @@ class Walker(Loops):
             self.expr(item.context_expr, c)
             if item.optional_vars is not None:
                 self.expr(item.optional_vars, c)
-        if any(_suppresses(item.context_expr) for item in s.items):  # the body may stop at any statement
+        if any(self.swallowing.may_swallow(item.context_expr) for item in s.items):  # the body may stop anywhere
             stopped = stored(s.body)
 
             def stops() -> bool:
                 c.flow.facts = without(c.flow.facts, stopped)
                 return True
 
-            return self.branches(c, [lambda: self.block(s.body, c), stops], test=s.body)
+            return self.branches(c, [lambda: self.block(s.body, c), stops], test=s.body, decides=False)
         return self.block(s.body, c)
 
     s_AsyncWith = s_With
@@ -197,16 +213,28 @@ class Walker(Loops):
 
             return walk
 
-        body_stores = stored(s.body[: _last_raising(s.body) + 1])  # after it, nothing raises
+        body_stores = stored(s.body[: last_raising(s.body) + 1])  # after it, nothing raises
+        if s.finalbody and finally_swallows(s.finalbody):  # what the body or a handler raises may end here
+            self.swallowed(s, c)
         parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
         parts += [handler(h) for h in s.handlers]
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
         guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
-        falls = self.branches(c, parts, not guarded, guarded, s.body)
+        falls = self.branches(c, parts, not guarded, guarded, s.body, decides=False)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try
+
+    def swallowed(self, s: ast.Try, c: Ctx) -> None:
+        """`finally: break` (`continue`, `return`): a raise in the body or a handler, before anything
+        they bind, leaves through the finally's break with what was bound before the try; the
+        finally's fall-through on that path re-raises (not a way on)."""
+        mark, saved = c.flow.open(), c.flow.facts
+        c.flow.facts = without(saved, stored([*s.body, *s.orelse, *[b for h in s.handlers for b in h.body]]))
+        self.block(s.finalbody, c)
+        c.flow.close(mark)
+        c.flow.facts = saved
 
     def s_Match(self, s: ast.stmt, c: Ctx) -> bool:
         self.expr(s.subject, c)  # type: ignore[attr-defined]
@@ -281,22 +309,6 @@ class Walker(Loops):
             for p in type_params(node):
                 c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
             self.expr(node.value, c)  # type: ignore[attr-defined]
-
-
-def _last_raising(body: list[ast.stmt]) -> int:
-    """The index of the last statement of `body` that may raise: not `pass` nor `name = <constant>`."""
-    for i in range(len(body) - 1, -1, -1):
-        s = body[i]
-        const = isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
-        if not (isinstance(s, ast.Pass) or (const and all(isinstance(t, ast.Name) for t in s.targets))):  # type: ignore[attr-defined]
-            return i
-    return -1
-
-
-def _suppresses(e: ast.expr) -> bool:
-    """`contextlib.suppress(E)`, `suppress(E)`: a with that swallows what its body raises."""
-    f = e.func if isinstance(e, ast.Call) else None
-    return (isinstance(f, ast.Name) and f.id == "suppress") or (isinstance(f, ast.Attribute) and f.attr == "suppress")
 
 
 def irrefutable(p: ast.AST) -> bool:
