@@ -7,7 +7,10 @@ a `break`, the `continue` or the end of a last pass; the `else` runs on all but 
 Generated: the loop shape (for/while, break or continue before or after the binding, for-else,
 `while True:`, nested loops, literal iterables, a binding before the loop) times the read (after
 the loop, in a closure after it: in a function) times the scope (a function, module level). The oracle runs each
-for every iterable in XS: the names step refuses exactly where one raises NameError."""
+for every iterable in XS: the names step refuses exactly where one raises NameError, but for a `for` loop's
+zero passes over an iterable not known empty, which are not counted (prove/names/loops.py, as pylint does not
+count them: a real series' new module binds in `for ... in zip(batch, sizes):` and reads after it): a shape
+with no `while` runs only the non-empty iterables (an empty literal still runs no pass)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from tests.lib.generated import sample
 XS = ([], [1], [-1], [1, -1], [-1, 1], [2, 3])
 SHAPES = {
     "for": "for i in xs:\n    v = i\n",
+    "for-zip": "for i, j in zip(xs, [*xs]):\n    v = i\n    if v is None:\n        v = j\n",
     "for-break-before": "for i in xs:\n    if i < 0:\n        break\n    v = i\n",
     "for-break-after": "for i in xs:\n    v = i\n    if i < 0:\n        break\n",
     "for-continue-before": "for i in xs:\n    if i < 0:\n        continue\n    v = i\n",
@@ -60,8 +64,9 @@ def module(shape: str, read: str, scope: str) -> str:
 
 
 def runs_unbound(source: str, scope: str) -> bool:
-    """Does some iterable in XS make f (or the module) raise NameError/UnboundLocalError?"""
-    for xs in XS:
+    """Does some iterable in XS make f (or the module) raise NameError/UnboundLocalError? (The empty
+    one only where a `while` loop is what may run no pass: module doc.)"""
+    for xs in XS if "while" in source else [x for x in XS if x]:
         namespace: dict[str, object] = {"XS": list(xs)}
         try:
             exec(compile(source, "generated.py", "exec"), namespace)

@@ -33,7 +33,6 @@ class Walker(Loops):
         self.version_names: tuple[dict[str, str], dict[str, ast.expr]] | None = None  # version_guard's, when asked
         self.helpers = helpers(tree)  # which of the module's own functions and methods never return
         self.swallowing = Swallowing(tree)  # which `with` managers may swallow what their body raises
-        self.guards = []
 
     def run(self) -> list[Problem]:
         top = self.ctx(self.module)
@@ -162,14 +161,10 @@ class Walker(Loops):
         return self.block(live, c)
 
     def guarded(self, test: ast.expr, body: list[ast.stmt], c: Ctx, holds: bool) -> bool:
-        """`body`, walked with `test` open around it (`holds`: in its true branch, else its `else`)."""
-        self.guards.append((test, holds))
+        """`body`, walked in the branch where `test` came out `holds`."""
         for name in evaluated(test, holds):  # `if a and (m := f()):` binds m wherever it is true
             c.flow.bind(name.id, name.lineno)
-        try:
-            return self.block(body, c)
-        finally:
-            self.guards.pop()
+        return self.block(body, c)
 
     def version_test(self, test: ast.expr) -> bool:
         """Does `test` read the Python version (version_guard decides it for some version)?"""
