@@ -68,6 +68,24 @@ def verify(
     requires: tuple[Patch, ...] = (),
     python: tuple[int, int] | None = None,
 ) -> Report:
+    """verify_entry, with the definitions' libcst trees kept by their text (kept_trees): the
+    releases of a range and their bases mostly hold the same definitions, undone and applied
+    again release after release."""
+    from radpatch.rewrite.ops.common import kept_trees
+
+    with kept_trees():
+        return verify_entry(patch, wanted, releases, probe, stream, requires, python)
+
+
+def verify_entry(
+    patch: Patch,
+    wanted: SpecifierSet,
+    releases: Releases,
+    probe: bool = True,
+    stream: TextIO | None = None,
+    requires: tuple[Patch, ...] = (),
+    python: tuple[int, int] | None = None,
+) -> Report:
     """`requires`: the entries `patch` requires (transitively, in the order apply runs them): each
     release's files are proven as they leave them (radpatch.registry.series orders them). Those of
     another distribution change none of this one's files: they are not stacked. `python`: the target

@@ -67,11 +67,13 @@ def _strings(
         raise ctx.fail(node, path, f"expected a list, found {describe(node)}; write e.g. {example}")
     get = EveryProblem()
     out: list[str] = []
+    firsts: dict[str, int] = {}  # same(item) -> the index in `out` of the first item compared as it
     for i, item in enumerate(seq(ctx, node, path)):
         text = get(string, ctx, item, f"{path}[{i}]")
         if text is None:
             continue
-        first = next((j for j, seen in enumerate(out) if same(seen) == same(text)), None)
+        at = firsts.setdefault(same(text), len(out))
+        first = None if at == len(out) else at
         twice = None if first is None else f"{text!r} is listed twice"
         if first is not None and out[first] != text:
             how = "in other case" if out[first].lower() == text.lower() else "written otherwise (a default port)"
