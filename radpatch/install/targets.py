@@ -144,6 +144,9 @@ def _read_file(dist: Installed, t: RewrittenFile, made: bool) -> ReadFile:
         module_path(dist, t.relpath, missing_ok=True)  # refuses what is there but not a module, or an editable install
     except RadpatchError as exc:
         return ReadFile(t, path, wheel_sha=wheel, problem=exc, creates=made)
+    twin = _shadowed_twin(dist, t) if made else None
+    if twin is not None:
+        return ReadFile(t, path, wheel_sha=wheel, problem=twin, creates=made)
     absent = None
     if not (path.is_file() or path.is_symlink()):
         try:
@@ -154,6 +157,22 @@ def _read_file(dist: Installed, t: RewrittenFile, made: bool) -> ReadFile:
         return ReadFile(t, path, read_regular(path), wheel, absent=absent, creates=made)
     except OSError as exc:
         return ReadFile(t, path, None, wheel, absent=absent, error=exc, creates=made)
+
+
+def _shadowed_twin(dist: Installed, t: RewrittenFile) -> RefusedError | None:
+    """A package the entry creates (`pkg/m/__init__.py`) where the module `pkg/m.py` is installed:
+    Python imports the package, so the new file would hide the module, not stand beside it."""
+    if not t.relpath.endswith("/__init__.py"):
+        return None
+    twin = t.relpath[: -len("/__init__.py")] + ".py"
+    if not (dist.root / twin).is_file() or (dist.root / t.relpath).exists():
+        return None
+    return RefusedError(
+        f"{t.module}: {twin} is installed, and the entry creates {t.relpath}: Python would import the new "
+        f"package instead of {twin}, hiding it",
+        f"rewrite {twin} instead of creating a package of its name, or limit the entry's `versions:` to "
+        "the releases without it",
+    )
 
 
 _FOUND: dict[tuple[object, ...], tuple[tuple[object, ...], Installed | None]] = {}

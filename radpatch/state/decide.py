@@ -170,7 +170,7 @@ def _decide(
         try:
             files.append(file_state(patch, store, judged, t, judge, trust))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
-            return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record)
+            return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record, hint=exc.hint)
     files += left_behind(dist, store, judged, {t.rewritten.relpath for t in found.files})
     return judged, files
 

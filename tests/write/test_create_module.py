@@ -412,3 +412,47 @@ def test_a_stray_file_where_an_entry_creates_a_module_is_named_for_what_it_is(
     for words in ("comes first", "the installed release has", "radpatch restore"):
         assert words not in err, err
     assert (site.root / rel).read_text() == "X = 2\n"
+
+
+# attack39 F2: a package the entry creates where a module of its name is installed (toypkg/core/__init__.py
+# beside toypkg/core.py) was applied: Python then imports the package and the installed module is hidden.
+# Generated over every installed module of toypkg x how the entry names the package; a new name is the control.
+TWIN_CASES = [
+    (rel, naming)
+    for rel in sorted(r for r in ORIGINAL if r.endswith(".py") and not r.endswith("__init__.py")) + ["toypkg/fresh.py"]
+    for naming in ("import-name", "init-name")
+]
+
+
+@pytest.mark.parametrize(("twin", "naming"), TWIN_CASES)
+def test_a_package_created_over_an_installed_module_of_its_name_is_refused(
+    site: Site, installed: Path, write_registry: Callable[..., Path], radpatch: Any, twin: str, naming: str
+) -> None:
+    package = twin[: -len(".py")]
+    dotted = package.replace("/", ".")
+    module = dotted if naming == "import-name" else dotted + ".__init__"
+    entry = f"""\
+        summary: A package
+        description: d
+        distribution: toypkg
+        supported: ">=1.0,<2"
+        modules:
+          pkg: {module}
+        rewrites:
+          - id: make
+            file: pkg
+            create_module: {{content: twin/{package}/__init__.py}}
+        """
+    registry = write_registry("twin", entry, {f"twin/{package}/__init__.py": "VALUE = 42\n"})
+    installed_module = (site.root / twin).is_file()
+    assert installed_module is (twin in ORIGINAL)  # the oracle: is a module of that name installed?
+    if installed_module:
+        err = refused(site, radpatch, registry, "apply", "twin")
+        assert f"{twin} is installed, and the entry creates {package}/__init__.py" in err, err
+        assert "hint: rewrite" in err, err
+    else:
+        r = radpatch("--registry", str(registry), "apply", "twin")
+        assert r.code == 0, r.err
+        assert (site.root / package / "__init__.py").read_text() == "VALUE = 42\n"
+        assert radpatch("--registry", str(registry), "revert", "twin").code == 0
+        assert not (site.root / package).exists()
