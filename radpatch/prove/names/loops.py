@@ -9,8 +9,9 @@ possibly-used-before-assignment): `for x in items: last = x` / `return last` is 
 iterates a non-empty iterable, which the walk cannot see (a real series' new scheduler does so
 over `zip(batch, sizes)` after `if not batch: continue`), unless the iterable is an empty literal
 (`[]`, `()`, `""`, `range(0)`, `range(2, 2)`) or one the path's facts tell is false (`if xs: return 0`
-/ `for x in xs:`). A `while` loop's test may be false at once (and
-bind by walrus only where its first operands were true): that path counts, but for `while True:`.
+/ `for x in xs:`; `range(n)` where they tell `n > 0` is false: `if n < 1: for i in range(n):`).
+A `while` loop's test may be false at once (and bind by walrus only where its first operands were
+true): that path counts, but for `while True:`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Loops(Expressions):
             return self.block(s.body, c)
 
         # no pass: an empty literal, or an iterable the path's facts tell is false (`if xs: return` before it)
-        none = _empty(s.iter) or outcome(c.flow.facts, s.iter) is False
+        none = _empty(s.iter) or outcome(c.flow.facts, s.iter) is False or _no_count(s.iter, c)
         return self.loop(c, s, body, none, False, s.iter)
 
     s_AsyncFor = s_For
@@ -104,6 +105,20 @@ class Loops(Expressions):
         for check in flow.loops.pop():
             check()
         return bool(nets)
+
+
+def _no_count(iterable: ast.expr, c: Ctx) -> bool:
+    """`range(n)` where the path's facts tell `n > 0` is false (`if n < 1: for i in range(n):`)."""
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and len(iterable.args) == 1
+        and not iterable.keywords
+    ):
+        return False
+    positive = ast.Compare(left=iterable.args[0], ops=[ast.Gt()], comparators=[ast.Constant(0)])
+    return outcome(c.flow.facts, positive) is False
 
 
 def _empty(iterable: ast.expr) -> bool:

@@ -21,6 +21,16 @@ Facts = dict[Key, bool]
 CAP = 16
 
 
+_MIRRORED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.Gt,
+    ast.LtE: ast.GtE,
+    ast.Gt: ast.Lt,
+    ast.GtE: ast.LtE,
+    ast.Eq: ast.Eq,
+    ast.NotEq: ast.NotEq,
+}
+
+
 def simple(test: ast.expr) -> tuple[Key, bool] | None:
     """The fact a simple test states, and whether it holds when the test is true."""
     holds = True
@@ -28,6 +38,14 @@ def simple(test: ast.expr) -> tuple[Key, bool] | None:
         test, holds = test.operand, not holds
     if isinstance(test, ast.Name):
         return (test.id, "truth", None), holds
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Constant)
+        and isinstance(test.comparators[0], ast.Name)
+        and type(test.ops[0]) in _MIRRORED
+    ):  # `0 < n` is `n > 0`
+        test = ast.Compare(test.comparators[0], [_MIRRORED[type(test.ops[0])]()], [test.left])
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
         op, right, name = test.ops[0], test.comparators[0], test.left.id
         if not isinstance(right, ast.Constant) or isinstance(right.value, (list, dict)):
