@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from radpatch import __version__
 from radpatch.cli import cli
+from tests.lib.registry import shipped_range
 from tests.lib.site import Site
 
 
@@ -22,7 +23,7 @@ def test_list_shows_every_registry_with_a_readable_range(toy: Path, radpatch) ->
     assert lines[0].split() == ["PATCH", "TARGET", "SUPPORTED", "SUMMARY"]
     rows = {line.split()[0]: line.split(None, 3) for line in lines[1:]}
     assert rows["toy"] == ["toy", "toypkg", ">=1.0,<2", "Toy two-file patch"]
-    assert rows["kv_group_size"][1:3] == ["vllm", ">=0.12.0,<0.34"]
+    assert rows["kv_group_size"][1:3] == ["vllm", shipped_range()]
 
 
 def test_show_describes_modules_rewrites_and_knobs(toy: Path, radpatch) -> None:  # type: ignore[no-untyped-def]
@@ -206,9 +207,9 @@ def test_refusal_is_exit_1_with_hint(site: Site, toy: Path, radpatch) -> None:  
     for argv in (["apply", "kv_group_size"], ["diff", "kv_group_size"]):
         r = radpatch(*argv)
         assert r.code == 1, (argv, r.err)
-        assert "vllm 0.11.0 is installed; kv_group_size supports >=0.12.0,<0.34" in r.err
+        assert f"vllm 0.11.0 is installed; kv_group_size supports {shipped_range()}" in r.err
     r = radpatch("status", "kv_group_size")
-    assert r.out.splitlines()[1].split("  ")[:4] == ["kv_group_size", "incompatible", "vllm 0.11.0", ">=0.12.0,<0.34"]
+    assert r.out.splitlines()[1].split("  ")[:4] == ["kv_group_size", "incompatible", "vllm 0.11.0", shipped_range()]
 
 
 def test_python_option_with_a_missing_interpreter_is_an_environment_error(tmp_path: Path, radpatch) -> None:  # type: ignore[no-untyped-def]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from harness.kv_probe import BUILTIN_LAYOUTS, DEFAULTS
+from tests.lib.registry import shipped_range
 
 pytestmark = pytest.mark.real
 
@@ -119,7 +120,7 @@ def test_out_of_range_release_is_refused_and_untouched(vllm_env) -> None:  # typ
     original = target.read_bytes()
     done = env.radpatch("apply", "kv_group_size", check=False)
     assert done.returncode == 1
-    assert f"vllm {OUT_OF_RANGE} is installed; kv_group_size supports >=0.12.0,<0.34" in done.stderr
+    assert f"vllm {OUT_OF_RANGE} is installed; kv_group_size supports {shipped_range()}" in done.stderr
     assert "Traceback" not in done.stderr
     assert target.read_bytes() == original
     assert not list(target.parent.parent.parent.parent.glob(".radpatch/journal"))

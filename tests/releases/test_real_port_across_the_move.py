@@ -26,7 +26,7 @@ from radpatch.releases import moved
 from radpatch.releases.base_search import BASES, MOST
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
-from tests.lib.registry import write_entry
+from tests.lib.registry import shipped_range, write_entry
 
 pytestmark = [pytest.mark.network, pytest.mark.vllm]  # the package index's vLLM wheels
 
@@ -81,7 +81,7 @@ def test_a_stacked_pair_ported_together_both_get_kv_cache_planning(
     text = (REPO / "registry" / "kv_group_size.yaml").read_text()
     start, end = text.index("modules:\n"), text.index("rewrites:\n")
     text = text[:start] + f"modules:\n  planner: {UTILS}\n\n" + text[end:]
-    text = text.replace('supported: ">=0.12.0,<0.34"', 'supported: ">=0.27.0,<0.33"')
+    text = text.replace(f'supported: "{shipped_range()}"', 'supported: ">=0.27.0,<0.33"')
     text = text.replace("../patches/kv_group_size/payload.py", "payload.py")
     payload = (REPO / "patches" / "kv_group_size" / "payload.py").read_text()
     write_entry(tmp_path, "kvonly", text, {"payload.py": payload}, dedent=False)

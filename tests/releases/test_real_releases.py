@@ -25,7 +25,7 @@ from packaging.version import Version
 from radpatch.releases.summaries import obsolete_words
 from radpatch.releases.wheels import Releases
 from tests.lib import REPO
-from tests.lib.registry import write_entry
+from tests.lib.registry import shipped_range, write_entry
 
 pytestmark = [pytest.mark.network, pytest.mark.vllm]  # the package index's vLLM wheels; a provisioned release
 
@@ -44,7 +44,7 @@ def flagship_with(tmp_path: Path, supported: str, modules: str) -> Path:
     text = (REPO / "registry" / "kv_group_size.yaml").read_text()
     start, end = text.index("modules:\n"), text.index("rewrites:\n")
     text = text[:start] + modules + "\n" + text[end:]
-    text = text.replace('supported: ">=0.12.0,<0.35"', f'supported: "{supported}"')
+    text = text.replace(f'supported: "{shipped_range()}"', f'supported: "{supported}"')
     text = text.replace("../patches/kv_group_size/payload.py", "payload.py")
     payload = (REPO / "patches" / "kv_group_size" / "payload.py").read_text()
     return write_entry(reg, "kvonly", text, {"payload.py": payload}, dedent=False).parent

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lib.registry import shipped_range
 from tests.lib.site import Site, record_hash
 from tests.lib.toy import ORIGINAL, ORIGINAL_CORE, PATCHED_CORE, PATCHED_UTIL, one_rewrite, refused, sources
 
@@ -101,7 +102,7 @@ def test_version_out_of_range_is_refused_with_a_readable_range(site: Site, radpa
     before = site.snapshot()
     r = radpatch("apply", "kv_group_size")
     assert r.code == 1, r.err
-    assert "vllm 0.11.0 is installed; kv_group_size supports >=0.12.0,<0.34" in r.err
+    assert f"vllm 0.11.0 is installed; kv_group_size supports {shipped_range()}" in r.err
     assert site.snapshot() == before
 
 
