@@ -207,3 +207,21 @@ def _definitions(scope: str, find: str) -> tuple[str, ...]:
         return ()
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     return tuple(s.name if scope == "<module>" else f"{scope}.{s.name}" for s in body if isinstance(s, kinds))
+
+
+def place_of(scope: str, name: str, key: str, after: str | None, before: str | None) -> Touch:
+    """Where a new item of the literal `name` goes (its dict entry, its display element `key`): at
+    the end, after or before another (`after:`/`before:`); two going to one place make the literal's
+    order (prove.overlaps.touching)."""
+    at = "" if after is None else norm(after)
+    where = "the end" if after is None else f"after {after}"
+    if before is not None:
+        at, where = f"before {norm(before)}", f"before {before}"
+    return Touch(
+        "node",
+        scope,
+        f"{PLACE}{name}[{where}]",
+        part=(PLACE.strip(), name, at, norm(key)),
+        kind=PLACE.strip(),
+        says=f"{where} of `{name}`",
+    )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.model import SCOPE, Fail, Field, Operation
-from radpatch.registry.touch import PLACE, Touch, norm
+from radpatch.registry.touch import Touch, norm, place_of
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -120,18 +120,7 @@ class SetElement(Operation):
         )
         if self.remove:
             return (element,)
-        after = "" if self.after is None else norm(self.after)
-        where = "the end" if self.after is None else f"after {self.after}"
-        if self.before is not None:
-            after, where = f"before {norm(self.before)}", f"before {self.before}"
-        place = Touch(
-            "node",
-            self.scope,
-            f"{PLACE}{self.name}[{where}]",
-            part=(PLACE.strip(), self.name, after, norm(self.element)),
-            kind=PLACE.strip(),
-            says=f"{where} of `{self.name}`",
-        )
+        place = place_of(self.scope, self.name, self.element, self.after, self.before)
         return (element, place)
 
     def forward(self, src: Source) -> Source:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from radpatch.registry.code import expression_text
 from radpatch.registry.model import SCOPE, Field, Operation
-from radpatch.registry.touch import PLACE, Touch, norm
+from radpatch.registry.touch import Touch, norm, place_of
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
 
@@ -123,18 +123,7 @@ class SetItem(Operation):
         if self.from_ is not None:
             return (entry,)
         # a new entry also goes somewhere: two going to one place make the dict's key order (prove.overlaps.touching)
-        after = "" if self.after is None else norm(self.after)
-        where = "the end" if self.after is None else f"after {self.after}"
-        if self.before is not None:
-            after, where = f"before {norm(self.before)}", f"before {self.before}"
-        place = Touch(
-            "node",
-            self.scope,
-            f"{PLACE}{self.name}[{where}]",
-            part=(PLACE.strip(), self.name, after, norm(self.key)),
-            kind=PLACE.strip(),
-            says=f"{where} of `{self.name}`",
-        )
+        place = place_of(self.scope, self.name, self.key, self.after, self.before)
         return (entry, place)
 
     def forward(self, src: Source) -> Source:
