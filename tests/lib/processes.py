@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -24,3 +27,23 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RADPATCH_") and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(extra)
     return env
+
+
+def running(pid: int) -> bool:
+    """Is process `pid` alive (not gone, not a zombie waiting to be reaped)? Reads /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat.rpartition(b")")[2].split()[0] != b"Z"
+
+
+@contextlib.contextmanager
+def pid_directory(where: Path) -> Iterator[Path]:
+    """A directory the test's processes write their pids into (one empty file each); whatever
+    outlived the test (a check that failed to kill it) is killed at the end, not left to run on."""
+    where.mkdir()
+    yield where
+    for f in where.iterdir():
+        if running(int(f.name)):
+            os.kill(int(f.name), signal.SIGKILL)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import os
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -65,3 +66,16 @@ class Site:
             for p in sorted(self.root.rglob("*"))
             if p.is_file() and p.relative_to(self.root).as_posix() != ".radpatch/lock"
         }
+
+
+def tree_digest(root: Path) -> str:
+    """A hash of every path under `root` (directories too), each file's bytes and each link's target:
+    equal before and after only if nothing under it was written, added or removed."""
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        h.update(str(p.relative_to(root)).encode() + b"\0")
+        if p.is_symlink():  # a venv's python: the link, not the interpreter it names
+            h.update(os.readlink(p).encode())
+        elif p.is_file():
+            h.update(p.read_bytes())
+    return h.hexdigest()

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
+from tests.lib.processes import pid_directory, running
 from tests.lib.registry import entry_head
 from tests.lib.site import Site
 
@@ -57,22 +56,10 @@ WAIT = "while len(os.listdir(PIDS)) == _before:  # the process has started\n    
 THEN = {"imports": "", "hangs": "while True:\n    time.sleep(1)\n"}
 
 
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat.rpartition(b")")[2].split()[0] != b"Z"
-
-
 @pytest.fixture
 def pids(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "pids"
-    where.mkdir()
-    yield where
-    for f in where.iterdir():  # whatever outlived the check (without the fix): not left to run on
-        if _running(int(f.name)):
-            os.kill(int(f.name), signal.SIGKILL)
+    with pid_directory(tmp_path / "pids") as where:
+        yield where
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -90,7 +77,7 @@ def test_a_process_the_import_detaches_is_killed_with_it(
 
     started = [int(f.name) for f in pids.iterdir()]
     assert started, r  # the import did start its process (once patched, and unpatched when it hangs)
-    assert [p for p in started if _running(p)] == [], f"left running after apply: {r}"
+    assert [p for p in started if running(p)] == [], f"left running after apply: {r}"
     assert r.code == 0, r
     first = r.out.splitlines()[0]
     if then == "imports":

@@ -13,12 +13,10 @@ the install; the check says it imports once patched; the site tree is byte for b
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +24,7 @@ import pytest
 from radpatch.prove.import_overlay import LINK_FROM
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
-from tests.lib.site import Site
+from tests.lib.site import Site, tree_digest
 
 DATA = {  # relpath beside the module -> its size
     "file": ("rpsm_table.json", 64),
@@ -39,15 +37,6 @@ FIND = {
 }
 WRITE = {"reads": "", "writes-too": "open(str(_path) + '.cache', 'w').write('x')\n"}
 MODULE = "{find}with open(_path, 'rb') as _f:\n    SIZE = len(_f.read())\n{write}LIMIT = 3\n"
-
-
-def _tree(root: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        h.update(str(p.relative_to(root)).encode() + b"\0")
-        if p.is_file():
-            h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 @pytest.mark.parametrize(("data", "find", "write"), sample(itertools.product(DATA, FIND, WRITE)))
@@ -67,10 +56,10 @@ def test_a_one_file_module_reads_the_data_beside_it_in_the_check(
         cache.unlink()
     spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
     entry = entry_head("sm", "rpsm", {"core": "rpsm"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
-    before = _tree(site.root)
+    before = tree_digest(site.root)
 
     r = radpatch("--registry", str(write_registry("sm", entry)), "apply", "--dry-run", "--import-check", "sm")
 
     assert r.code == 0, r
     assert r.out.splitlines()[0] == f"sm: import check: rpsm imports once patched ({sys.executable})", r
-    assert _tree(site.root) == before
+    assert tree_digest(site.root) == before

@@ -12,7 +12,6 @@ site does write there, so the write is real."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -27,7 +26,7 @@ import pytest
 from radpatch.prove.import_overlay import LINK_FROM
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
-from tests.lib.site import Site
+from tests.lib.site import Site, tree_digest
 
 WRITES = {  # module-level code writing next to the module's own file
     "new-file": "open(os.path.join(_here, 'cache.json'), 'w').write('{}')\n",
@@ -39,16 +38,6 @@ WRITES = {  # module-level code writing next to the module's own file
 WHO = ("patched", "imported", "importer")
 WHERE = {"top": "icw", "subpackage": "icw.sub"}
 WRITER = "import os\n\n_here = os.path.dirname(os.path.abspath(__file__))\n{write}"
-
-
-def _tree(root: Path) -> str:
-    """A hash of every path under `root` (directories too) and each file's bytes."""
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        h.update(str(p.relative_to(root)).encode() + b"\0")
-        if p.is_file():
-            h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 @pytest.mark.parametrize(("write", "who", "where"), sample(itertools.product(WRITES, WHO, WHERE)))
@@ -74,18 +63,18 @@ def test_an_import_writing_next_to_its_file_leaves_the_install_as_it_was(
     last = "user" if who == "importer" else "core"
     run = f"import sys; sys.path.insert(0, {str(copy)!r}); import {package}.core, {package}.{last}"
     assert subprocess.run([sys.executable, "-I", "-B", "-c", run], capture_output=True).returncode == 0
-    assert _tree(copy) != _tree(site.root)  # the import does write next to its file
+    assert tree_digest(copy) != tree_digest(site.root)  # the import does write next to its file
     spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
     entry = (
         entry_head("writes", "icw", {"core": f"{package}.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
     )
-    before = _tree(site.root)
+    before = tree_digest(site.root)
 
     r = radpatch("--registry", str(write_registry("wr", entry)), "apply", "--dry-run", "--import-check", "wr")
 
     assert r.code == 0, r
     assert r.out.splitlines()[0] == f"wr: import check: {package}.core imports once patched ({sys.executable})", r
-    assert _tree(site.root) == before, "the import check wrote into the install"
+    assert tree_digest(site.root) == before, "the import check wrote into the install"
 
 
 @pytest.mark.parametrize("odd", ["fifo", "unreadable", "large"])
@@ -102,7 +91,7 @@ def test_a_package_holding_a_file_that_is_not_copied_as_is_is_still_checked(
         where.write_bytes(b"\0" * (LINK_FROM + 1) if odd == "large" else b"secret")
     spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
     entry = entry_head("writes", "icw", {"core": "icw.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
-    before = _tree(site.root)  # a pipe: by its name
+    before = tree_digest(site.root)  # a pipe: by its name
     if odd == "unreadable":
         where.chmod(0)
 
@@ -111,4 +100,4 @@ def test_a_package_holding_a_file_that_is_not_copied_as_is_is_still_checked(
     assert r.code == 0, r
     assert r.out.splitlines()[0] == f"wr: import check: icw.core imports once patched ({sys.executable})", r
     where.chmod(0o600)
-    assert _tree(site.root) == before
+    assert tree_digest(site.root) == before

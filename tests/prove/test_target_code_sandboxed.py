@@ -17,7 +17,6 @@ import started is running. A check the read-only install failed says so instead 
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -32,8 +31,9 @@ import pytest
 
 from tests.lib.fallback_entry import ENTRY, REWRITE
 from tests.lib.generated import sample
+from tests.lib.processes import pid_directory, running
 from tests.lib.registry import entry_head
-from tests.lib.site import Site
+from tests.lib.site import Site, tree_digest
 from tests.lib.venvs import make_venv, site_packages
 
 HEAD = "import os, sys, subprocess, sysconfig, importlib.metadata\nPIDS = {pids!r}\n"
@@ -66,31 +66,10 @@ def value():
 """
 
 
-def _tree(root: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        h.update(str(p.relative_to(root)).encode() + b"\0")
-        if p.is_file() and not p.is_symlink():
-            h.update(p.read_bytes())
-    return h.hexdigest()
-
-
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat.rpartition(b")")[2].split()[0] != b"Z"
-
-
 @pytest.fixture
 def pids(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "pids"
-    where.mkdir()
-    yield where
-    for f in where.iterdir():
-        if _running(int(f.name)):
-            os.kill(int(f.name), signal.SIGKILL)
+    with pid_directory(tmp_path / "pids") as where:
+        yield where
 
 
 def _files(effect: str, where: str, pids: Path) -> dict[str, str]:
@@ -119,8 +98,8 @@ def test_the_target_code_radpatch_runs_leaves_the_install_and_no_process(
         fresh = subprocess.run([copy / "bin" / "python", "-B", "-c", "import rpsb.core"], stdout=err, stderr=err)
         assert fresh.returncode == 0, err.seek(0) or err.read()
     daemon = effect.endswith(("daemon", "child"))
-    assert (_tree(copy) != _tree(tmp_path / "venv")) or daemon, "the import does write into its install"
-    assert not daemon or [p for p in pids.iterdir() if _running(int(p.name))], "the import does leave a process"
+    assert (tree_digest(copy) != tree_digest(tmp_path / "venv")) or daemon, "the import does write into its install"
+    assert not daemon or [p for p in pids.iterdir() if running(int(p.name))], "the import does leave a process"
     for p in pids.iterdir():
         os.kill(int(p.name), signal.SIGKILL)
         p.unlink()
@@ -133,14 +112,14 @@ def test_the_target_code_radpatch_runs_leaves_the_install_and_no_process(
     else:
         reg = write_registry("sb", ENTRY.format(rewrite=REWRITE).replace("rpfb", "rpsb"))
         extra = []
-    before = _tree(tmp_path / "venv")
+    before = tree_digest(tmp_path / "venv")
 
     r = radpatch("--registry", str(reg), "--python", str(tmp_path / "venv"), "apply", "--dry-run", *extra, "sb")
 
-    assert _tree(tmp_path / "venv") == before, f"the install changed: {r}"
+    assert tree_digest(tmp_path / "venv") == before, f"the install changed: {r}"
     started = [int(p.name) for p in pids.iterdir()]
     assert not daemon or started, r  # the check did run the code that starts it
-    assert [p for p in started if _running(p)] == [], f"left running after apply: {r}"
+    assert [p for p in started if running(p)] == [], f"left running after apply: {r}"
     if effect in ("purelib", "metadata"):  # the read-only install failed the import: said, not blamed
         said = "which the check keeps read-only" if where == "import-check" else "which radpatch keeps read-only"
         assert said in r.out + r.err, r
