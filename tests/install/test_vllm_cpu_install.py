@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import pytest
 from harness import vllm_cpu
 from tests.lib import REPO
 from tests.lib.processes import run
-from tests.lib.registry import write_entry
+from tests.lib.registry import shipped_range, write_entry
 from tests.lib.site import recorded_sha256
 from tests.lib.wheels import download_wheel
 
@@ -177,6 +178,8 @@ def test_python_dir_and_python_executable_see_the_same_environment(
     assert r.returncode == 4 and "not a virtual environment" in r.stderr
 
 
+# the shipped range's upper bound (`<0.35`): its own pre-releases are outside it
+UPPER = re.search(r"<([0-9.]+)", shipped_range()).group(1)  # type: ignore[union-attr]
 # installed version -> (state under `prereleases: accept`, a phrase the reason must hold)
 POLICY = {
     "0.32.0+cpu": ("not-applied", ""),
@@ -184,7 +187,7 @@ POLICY = {
     "0.32.1.dev42+g1234abc": ("not-applied", ""),  # a nightly between releases
     "0.32.0rc2.dev5+gabc": ("not-applied", ""),
     "0.33.0rc1": ("not-applied", ""),  # between the module ranges <0.33 and >=0.33: found by its code
-    "0.34.0rc1": ("incompatible", "PEP 440 makes `<0.34` exclude 0.34's own pre-releases"),
+    f"{UPPER}.0rc1": ("incompatible", f"PEP 440 makes `<{UPPER}` exclude {UPPER}'s own pre-releases"),
     "0.12.0rc1": (
         "incompatible",
         "orders before 0.12.0 itself, so `>=0.12.0` excludes it",
