@@ -48,6 +48,7 @@ os.dup2(2, 1)  # what the imports print is not the answer
 request = json.loads(sys.stdin.read())
 sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
 _blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (import_overlay.READ_ONLY)
+_children(_blocked)  # and to the Python processes the imports start
 sys.path[:0] = request["first"]  # the copy of the module's top-level package
 name = request["module"]
 before = set(request["before"])
@@ -55,7 +56,7 @@ read_back = []
 
 
 def answer(a):
-    os.write(_out, json.dumps({**a, "blocked": sorted(set(_blocked))[:3]}).encode())
+    os.write(_out, json.dumps({**a, "blocked": _refused(_blocked)[:3]}).encode())
     os._exit(0)
 
 

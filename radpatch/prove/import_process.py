@@ -41,6 +41,7 @@ for root in req["roots"]:
     if root not in sys.path:
         sys.path.append(root)
 _blocked = _read_only([*req["first"], os.getcwd()])  # the install read-only (import_overlay.READ_ONLY)
+_children(_blocked)  # and to the Python processes the imports start
 sys.path[:0] = req["first"]  # the copies of the changed packages (import_overlay.py), before all
 
 def _no_network(event, args):
@@ -89,7 +90,7 @@ _FRAMES = 200
 
 def _imported(name):
     r = {"ok": True, "error": "", "kind": "", "missing": False, "preloaded": None, "frames": []}
-    del _blocked[:]
+    _forget(_blocked)
     try:
         importlib.import_module(name)
         _spec = getattr(sys.modules.get(name), "__spec__", None)
@@ -112,7 +113,7 @@ def _imported(name):
         if len(every) > 2 * _FRAMES:  # a deep recursion: its outermost and innermost frames tell
             every = every[:_FRAMES] + every[-_FRAMES:]
         r["frames"] = every
-    r["blocked"] = sorted(set(_blocked))[:8]  # writes into the install the hook refused
+    r["blocked"] = _refused(_blocked)[:8]  # writes into the install the hook refused
     return r
 
 out = {"radpatch": 1, **_imported(req["import"])}

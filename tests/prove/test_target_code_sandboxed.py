@@ -47,6 +47,16 @@ EFFECTS = {  # module-level code that writes into the install, or leaves a proce
         "    import time\n    while True:\n        time.sleep(60)\n"
         "while not os.listdir(PIDS):\n    pass\n"
     ),
+    # a Python child writing into the install: the interpreter's own and another venv's (issue 21)
+    "child-purelib": (
+        "subprocess.run([sys.executable, '-c', 'import os, sysconfig; open(os.path.join(sysconfig.get_paths()"
+        '["purelib"], "rpsb-child"), "w").write("x")\'])\n'
+    ),
+    "child-base-python": (  # the interpreter the venv was made from, writing into this venv
+        "subprocess.run([getattr(sys, '_base_executable', sys.executable), '-c', 'import sys; "
+        'open(sys.argv[1], "w").write("x")\', '
+        "str(importlib.metadata.distribution('rpsb').locate_file('rpsb-base'))])\n"
+    ),
     "group-child": (
         "_p = subprocess.Popen([sys.executable, '-c', 'import os, time; open(os.path.join(%r, str(os.getpid())), "
         '"w").close(); time.sleep(3600)\' % PIDS])\nwhile not os.listdir(PIDS):\n    pass\n'
@@ -127,3 +137,69 @@ def test_the_target_code_radpatch_runs_leaves_the_install_and_no_process(
     else:
         assert r.code == 0, r
         assert "would patch" in r.out, r
+
+
+def test_a_child_runs_the_sitecustomize_the_hook_stands_in_front_of(
+    tmp_path: Path, write_registry: Any, radpatch: Any
+) -> None:
+    """The child's hook (import_overlay.CHILD) is a sitecustomize first on PYTHONPATH: the target's own
+    sitecustomize still runs in the child, after it."""
+    make_venv(tmp_path / "venv")
+    site = site_packages(tmp_path / "venv")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import os\nif os.environ.get('RPSB_CHILD'):\n"
+        f"    open(os.path.join({str(marks)!r}, str(os.getpid())), 'w').close()\n"
+    )
+    child = "subprocess.run([sys.executable, '-c', 'pass'], env={**os.environ, 'RPSB_CHILD': '1'}, check=True)\n"
+    code = HEAD.format(pids=str(marks)) + child + "LIMIT = 3\n"
+    Site(site).install("rpsb", "1.0", {"rpsb/__init__.py": "", "rpsb/core.py": code})
+    spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
+    reg = write_registry(
+        "sb", entry_head("sb", "rpsb", {"core": "rpsb.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
+    )
+    before = tree_digest(tmp_path / "venv")
+
+    venv = str(tmp_path / "venv")
+    r = radpatch("--registry", str(reg), "--python", venv, "apply", "--dry-run", "--import-check", "sb")
+
+    assert r.code == 0 and "would patch" in r.out, r
+    assert tree_digest(tmp_path / "venv") == before
+    assert list(marks.iterdir()), "the target's sitecustomize did not run in the child"
+
+
+@pytest.mark.parametrize("where", WHERE)
+def test_the_target_code_sees_its_venvs_sysconfig_paths(
+    tmp_path: Path, write_registry: Any, radpatch: Any, pids: Path, where: str
+) -> None:
+    """The hook asks sysconfig for the paths to keep read-only before site has set the venv's prefix
+    (the interpreter runs -S): what sysconfig worked out then (the base interpreter's purelib) was
+    kept, so the module's own `sysconfig.get_paths()` named another directory than it does when
+    the venv imports it. Oracle: a fresh interpreter of the venv imports it."""
+    make_venv(tmp_path / "venv")
+    code = (
+        "import sys, sysconfig\nif not sysconfig.get_paths()['purelib'].startswith(sys.prefix):\n"
+        "    raise ImportError('purelib ' + sysconfig.get_paths()['purelib'] + ' not under ' + sys.prefix)\n"
+    )
+    files = _files("beside-file", where, pids)
+    for name, text in files.items():
+        if text.startswith(HEAD.format(pids=str(pids))):
+            files[name] = text.replace(EFFECTS["beside-file"], code)
+    Site(site_packages(tmp_path / "venv")).install("rpsb", "1.0", files)
+    fresh = subprocess.run([tmp_path / "venv" / "bin" / "python", "-B", "-c", "import rpsb.core"], capture_output=True)
+    assert fresh.returncode == 0, fresh.stderr
+    if where == "import-check":
+        spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
+        reg = write_registry(
+            "sb", entry_head("sb", "rpsb", {"core": "rpsb.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
+        )
+        extra = ["--import-check"]
+    else:
+        reg = write_registry("sb", ENTRY.format(rewrite=REWRITE).replace("rpfb", "rpsb"))
+        extra = []
+
+    r = radpatch("--registry", str(reg), "--python", str(tmp_path / "venv"), "apply", "--dry-run", *extra, "sb")
+
+    assert r.code == 0 and "would patch" in r.out, r
+    assert "purelib" not in r.out + r.err, r
