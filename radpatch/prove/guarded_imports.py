@@ -33,21 +33,21 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import import_overlay, import_process, import_reaper
+from radpatch.prove import import_overlay, import_process, import_reaper, read_only
 from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
 TIMEOUT = 120.0  # seconds: what an import of a large library may take on a loaded machine
 
 _SCRIPT = (
-    import_overlay.READ_ONLY
+    read_only.READ_ONLY
     + r"""
 import importlib.abc, importlib.machinery, importlib.util, json, os, sys, types
 _out = os.dup(1)
 os.dup2(2, 1)  # what the imports print is not the answer
 request = json.loads(sys.stdin.read())
 sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths"]]  # the target's, then its stdlib
-_blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (import_overlay.READ_ONLY)
+_blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
 _children(_blocked)  # and to the Python processes the imports start
 sys.path[:0] = request["first"]  # the copy of the module's top-level package
 name = request["module"]

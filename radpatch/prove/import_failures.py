@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-READ_ONLY_SAID = "radpatch's import check keeps the install read-only"  # import_overlay.READ_ONLY's error
+READ_ONLY_SAID = "radpatch's import check keeps the install read-only"  # read_only.READ_ONLY's error
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Attempt:
     missing: bool = False  # an ImportError (any subclass): what an environment lacking a module raises
     ended: str = ""  # no answer: how the interpreter ended ("exit 3", "killed by signal 11")
     reaped: str = ""  # what the import left behind and could not be killed, as a clause (import_reaper)
-    blocked: tuple[str, ...] = ()  # installed paths it tried to write, refused (import_overlay.READ_ONLY)
+    blocked: tuple[str, ...] = ()  # installed paths it tried to write, refused (read_only.READ_ONLY)
 
     @property
     def described(self) -> str:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.prove import import_overlay, import_reaper
+from radpatch.prove import import_overlay, import_reaper, read_only
 from radpatch.prove.import_failures import Attempt, Frame
 
 _MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
@@ -29,7 +29,7 @@ _POLL = 0.05  # seconds between looks at whether the import's process has ended
 # Runs in the target interpreter: standard library only, Python 3.10+ (radpatch's oldest target).
 # Its answer goes to a duplicate of the original stdout; the module's own prints go to stderr.
 _SCRIPT = (
-    import_overlay.READ_ONLY
+    read_only.READ_ONLY
     + r"""
 import base64, importlib, importlib.machinery, importlib.util, json, os, sys, traceback
 _answer = os.dup(1)
@@ -40,7 +40,7 @@ modules = req["modules"]
 for root in req["roots"]:
     if root not in sys.path:
         sys.path.append(root)
-_blocked = _read_only([*req["first"], os.getcwd()])  # the install read-only (import_overlay.READ_ONLY)
+_blocked = _read_only([*req["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
 _children(_blocked)  # and to the Python processes the imports start
 sys.path[:0] = req["first"]  # the copies of the changed packages (import_overlay.py), before all
 

@@ -142,7 +142,7 @@ def test_the_target_code_radpatch_runs_leaves_the_install_and_no_process(
 def test_a_child_runs_the_sitecustomize_the_hook_stands_in_front_of(
     tmp_path: Path, write_registry: Any, radpatch: Any
 ) -> None:
-    """The child's hook (import_overlay.CHILD) is a sitecustomize first on PYTHONPATH: the target's own
+    """The child's hook (read_only.CHILD) is a sitecustomize first on PYTHONPATH: the target's own
     sitecustomize still runs in the child, after it."""
     make_venv(tmp_path / "venv")
     site = site_packages(tmp_path / "venv")

@@ -1,0 +1,164 @@
+"""The import check's read-only install (import_process.py, guarded_imports.py). Writes into the
+install through any path (`sysconfig.get_paths()['purelib']`,
+`importlib.metadata.distribution(...).locate_file(...)`, a dependency's own directory, a linked
+file) are refused inside the subprocess: READ_ONLY is an audit hook that raises PermissionError for
+a write, a removal, a rename or a mode change under the interpreter's prefixes, its sysconfig paths
+and its import path (the copies and the working directory excepted), resolved through links, and
+keeps the paths it refused for the check's answer. The processes the import starts carry the same
+hook when they run Python with its site step and the environment they were given (a
+`[sys.executable, ...]` subprocess, any interpreter of the machine): READ_ONLY's `_children` puts a
+`sitecustomize.py` first on PYTHONPATH that installs it, with the parent's roots and allowed
+paths, then runs the `sitecustomize` it stands in front of; what they were refused is added to
+the answer. Not seen (a documented limit): a write by compiled code, by a process that is not
+Python, or by Python started with -I, -E or -S or without the environment (multiprocessing's
+children of the check's own `-I` interpreter among them)."""
+
+from __future__ import annotations
+
+from radpatch.prove.import_failures import READ_ONLY_SAID
+
+# Runs in the target interpreter (standard library, Python 3.10+): `_read_only(allowed)` puts the
+# hook in place and returns the list it appends each refused path to; a child's (CHILD below) is
+# given its parent's roots and the file to write what it refused to.
+_HOOK = r"""
+class _Paths(list):
+    roots, allowed, sink = (), (), None
+
+
+def _read_only(allowed, inherited=(), sink=None):
+    import os, sys, tempfile
+    had_sysconfig = "sysconfig" in sys.modules
+    import sysconfig
+
+    def real(p, follow=True):
+        p = os.path.abspath(p)
+        if follow:
+            return os.path.realpath(p)
+        return os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+
+    def under(p, roots):
+        return any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+    allowed = [real(p) for p in allowed]
+    tmp = real(tempfile.gettempdir())
+    wanted = [*sys.path, sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    try:
+        wanted += list(sysconfig.get_paths().values())
+    except Exception:
+        pass
+    if not had_sysconfig:  # imported before site set the venv's prefix (-S), it keeps the base's: imported anew
+        sys.modules.pop("sysconfig", None)
+    roots = [r for r in inherited if isinstance(r, str) and r]  # a child's: its parent's roots too
+    for p in wanted:
+        r = real(p) if isinstance(p, str) and p else ""
+        if r and r != os.sep and not under(tmp, [r]) and os.path.isdir(r) and r not in roots:
+            roots.append(r)
+    blocked = _Paths()
+    writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def check(path, follow=True):
+        if path is None or isinstance(path, int):
+            return
+        try:
+            p = real(os.fsdecode(os.fspath(path)), follow)
+        except Exception:
+            return
+        if under(p, allowed) or not under(p, roots):
+            return
+        if len(blocked) < 64:
+            blocked.append(p)
+        if sink:
+            try:
+                with open(sink, "a") as said:
+                    said.write(p + "\n")
+            except OSError:
+                pass
+        raise PermissionError(13, "READ_ONLY_SAID", p)
+
+    follow = {"os.truncate": (0,), "os.chmod": (0,), "os.chown": (0,), "os.utime": (0,), "os.chflags": (0,),
+              "os.setxattr": (0,), "os.removexattr": (0,), "shutil.copyfile": (1,), "shutil.copymode": (1,),
+              "shutil.copystat": (1,), "sqlite3.connect": (0,)}
+    own = {"os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.link": (1,), "os.symlink": (1,),
+           "shutil.rmtree": (0,), "shutil.move": (0, 1)}
+
+    def hook(event, args):
+        if event == "open":
+            mode, flags = args[1], args[2]
+            if (not any(c in mode for c in "wax+")) if isinstance(mode, str) else not (flags or 0) & writes:
+                return
+            check(args[0])
+        elif event == "os.mkdir":
+            if not os.path.lexists(args[0]):
+                check(args[0], False)
+        elif event in follow:
+            for i in follow[event]:
+                check(args[i])
+        elif event in own:
+            for i in own[event]:
+                check(args[i], False)
+
+    sys.addaudithook(hook)
+    blocked.roots, blocked.allowed = roots, allowed
+    return blocked
+""".replace("READ_ONLY_SAID", READ_ONLY_SAID)
+
+# The parent's side: `_children(blocked)` once the hook is in place, `_refused(blocked)` for the
+# answer, `_forget(blocked)` between imports.
+_PARENT = r"""
+
+def _children(blocked):
+    # Every Python process started from here with its site step and this environment carries the
+    # same hook (CHILD, first on PYTHONPATH); the paths they were refused are written to a file.
+    import json, os
+    home = os.path.realpath(os.path.join(os.getcwd(), ".radpatch-read-only"))
+    os.mkdir(home)
+    blocked.sink = os.path.join(home, "refused")
+    open(blocked.sink, "w").close()
+    with open(os.path.join(home, "sitecustomize.py"), "w") as f:
+        f.write(CHILD)
+    os.environ["RADPATCH_READ_ONLY"] = json.dumps(
+        {"allowed": list(blocked.allowed), "roots": list(blocked.roots), "sink": blocked.sink, "home": home})
+    os.environ["PYTHONPATH"] = os.pathsep.join([home] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+
+
+def _refused(blocked):  # the paths refused here and in the processes started from here
+    seen = list(blocked)
+    if blocked.sink:
+        try:
+            with open(blocked.sink) as f:
+                seen += f.read().splitlines()
+        except OSError:
+            pass
+    return sorted({p for p in seen if p})
+
+
+def _forget(blocked):
+    del blocked[:]
+    if blocked.sink:
+        open(blocked.sink, "w").close()
+"""
+
+# A child's sitecustomize.py (READ_ONLY's `_children`): the hook with its parent's roots and
+# allowed paths, then the sitecustomize it stands in front of, as site would have run it.
+_CHILD_TAIL = r"""
+
+def _radpatch_child():
+    import importlib.machinery, importlib.util, json, os, sys
+    try:
+        cfg = json.loads(os.environ.get("RADPATCH_READ_ONLY", "null"))
+    except ValueError:
+        cfg = None
+    if not isinstance(cfg, dict):
+        return
+    _read_only(cfg["allowed"], cfg["roots"], cfg["sink"])
+    rest = [p for p in sys.path if os.path.realpath(p or os.curdir) != cfg["home"]]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["sitecustomize"] = module
+        spec.loader.exec_module(module)
+
+
+_radpatch_child()
+"""
+READ_ONLY = _HOOK + _PARENT + "\nCHILD = " + repr(_HOOK + _CHILD_TAIL) + "\n"
