@@ -49,6 +49,7 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
             raise RefusedError(
                 f"{where}: the entry import would write is refused by apply, so nothing is written: {message}",
                 _series_hint(exc.message, entries)
+                + _star_hint(exc.message)
                 + (exc.hint.replace(tmp, str(out)) + "; " if exc.hint else "")
                 + "apply's proof refuses the patch's code: change the patch, or leave the file out with --exclude",
             ) from exc
@@ -60,6 +61,22 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
         for f in c.files:
             planned[_relative(f.path, ctx.env.purelib, c.root)] = f.after
     return planned
+
+
+_STAR = re.compile(r"`(from (\.*[\w.]*) import \*)` at line \d+ (?:may rebind|rebinds) it")
+
+
+def _star_hint(message: str) -> str:
+    """When apply refuses because of a star import (one the patch adds, or one after its change):
+    what to write instead. "" otherwise."""
+    found = _STAR.search(message)
+    if not found:
+        return ""
+    return (
+        f"`{found.group(1)}` binds names radpatch cannot check against the module's own: where the patch adds it, "
+        f"write the names the code needs instead, `from {found.group(2)} import NAME, ...` (import writes that as "
+        "add_import); "
+    )
 
 
 _MISSING = re.compile(r"`([A-Za-z_][\w.]*)` \(line \d+[^)]*\) is not a module\b[^;]*\(ModuleNotFoundError\)")

@@ -5,6 +5,9 @@ It was a `replace` of the whole call (pegaflow's vLLM 0.13.0 patch: eleven calls
 `enable_deferred_release=` and `enable_coalescing=`), which breaks on any upstream edit of the
 call's other arguments.
 
+One keyword moved (`Foo(a=1, b=2)` -> `Foo(b=2, a=1)`) is two such steps: taken away, then added
+back at its new place (`after:`/`before:` its new neighbour), so the other keywords keep every byte.
+
 `steps(b, a)` gives the statements between: b with the first j keywords added (or taken), j = 1..k,
 each a copy of b (its nodes keep their before-file positions; an added keyword is the after-file's
 node), so that importing.keywords says each step as it says one keyword added or taken."""
@@ -22,7 +25,8 @@ MOST = 8  # keywords said one by one, at most
 
 def steps(b: ast.stmt, a: ast.stmt) -> list[ast.stmt]:
     """The statements from `b` to `a` one keyword at a time (the last is `a` itself), or [] when the
-    difference is not two or more keywords all added to, or all taken from, one call."""
+    difference is not two or more keywords all added to, or all taken from, one call, nor one
+    keyword moved."""
     path = difference_path(b, a)
     if not path:
         return []
@@ -31,6 +35,9 @@ def steps(b: ast.stmt, a: ast.stmt) -> list[ast.stmt]:
         return []
     if [key(x) for x in cb.args] != [key(x) for x in ca.args]:
         return []
+    moved = _moved(cb.keywords, ca.keywords)
+    if moved is not None:  # taken away, then added back where the patch puts it
+        return [_with_keywords(b, cb, cb.keywords, [moved], set(), False), a]
     added = len(ca.keywords) > len(cb.keywords)
     longer, shorter = (ca.keywords, cb.keywords) if added else (cb.keywords, ca.keywords)
     extra = _extra(longer, shorter)
@@ -45,6 +52,19 @@ def steps(b: ast.stmt, a: ast.stmt) -> list[ast.stmt]:
         keep = set(extra[:n]) if added else set(extra[n:])
         out.append(_with_keywords(b, cb, longer, extra, keep, added))
     return [*out, a]
+
+
+def _moved(old: list[ast.keyword], new: list[ast.keyword]) -> int | None:
+    """The index in `old` of the one `name=value` keyword the call passes at another place in `new`
+    (the others in their order), else None."""
+    if len(old) != len(new) or [key(k) for k in old] == [key(k) for k in new]:
+        return None
+    for j, k in enumerate(old):
+        rest = [key(x) for x in old[:j] + old[j + 1 :]]
+        at = [i for i, x in enumerate(new) if key(x) == key(k)]
+        if k.arg is not None and len(at) == 1 and [key(x) for i, x in enumerate(new) if i != at[0]] == rest:
+            return j
+    return None
 
 
 def _extra(longer: list[ast.keyword], shorter: list[ast.keyword]) -> list[int] | None:

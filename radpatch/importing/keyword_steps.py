@@ -66,14 +66,19 @@ class KeywordSteps(Runs):
     def _keywords_one_by_one(
         self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, installed: list[ast.stmt] | None
     ) -> bool:
-        """Several keywords added to (or taken from) one call: a set_keyword per keyword, each said on the
-        statement the earlier ones leave; nothing chosen when one of them cannot be said."""
+        """Several keywords added to (or taken from) one call, or one moved (taken away, added back): a
+        set_keyword per step, each said on the statement the earlier ones leave; nothing chosen when
+        one of them cannot be said."""
         b = bbody[i]
         made: list[ImportStep] = []
         for target in keyword_series.steps(b, a):
             toggle = keyword_toggle(bbody[i], target)
             earlier = [*self.steps, *made]
-            step = toggle_keyword(self.src, scope, toggle, (bbody, i, target), installed, earlier) if toggle else None
+            # a keyword moved: added back where the step before took it away, so counted among the
+            # calls as that step leaves the scope, not the installed one (which passes it)
+            moved = toggle is not None and toggle.added and any(s.get("keyword") == toggle.name for s in made)
+            counted = scope.body if moved else installed
+            step = toggle_keyword(self.src, scope, toggle, (bbody, i, target), counted, earlier) if toggle else None
             if step is None:
                 bbody[i] = b
                 return False

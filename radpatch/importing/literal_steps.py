@@ -12,14 +12,11 @@ from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.shapes import (
     DiffScope,
-    binds,
     is_constant,
     mark_after,
 )
-from radpatch.importing.statements import (
-    DEFS,
-    segment,
-)
+from radpatch.importing.statements import segment
+from radpatch.rewrite.name_bindings import binding_sites
 
 
 class LiteralSteps(Runs):
@@ -31,7 +28,7 @@ class LiteralSteps(Runs):
             return False
         assert isinstance(b, ast.Assign) and isinstance(a, ast.Assign)
         name = b.targets[0].id  # type: ignore[attr-defined]
-        if name != a.targets[0].id or sum(1 for s in self.tree.body if name in binds(s)) != 1:  # type: ignore[attr-defined]
+        if name != a.targets[0].id or len(binding_sites(self.tree.body, name, "module")) != 1:  # type: ignore[attr-defined]
             return False
         old, new = segment(self.src, b.value), segment(self.src, a.value)
         if old is None or new is None or "\n" in old or "\n" in new:
@@ -53,7 +50,7 @@ class LiteralSteps(Runs):
                 "literal"
             )
             return False
-        if found is None or _bindings(scope.body, found[0]) != 1:
+        if found is None or _bindings(scope, found[0]) != 1:
             return False
         name, changes = found
         texts: list[tuple[str, str | None, str | None, str | None, str | None]] = []
@@ -93,7 +90,7 @@ class LiteralSteps(Runs):
             shown = ast.unparse(name) if name else "a"
             self.fallbacks.append(f"{scope.qualname}: {shown}'s display: {found}; replaced the whole display")
             return False
-        if found is None or _bindings(scope.body, found[0]) != 1:
+        if found is None or _bindings(scope, found[0]) != 1:
             return False
         steps = element_steps(scope.qualname, found[0], found[1], lambda n: segment(self.src, n))
         if steps is None:
@@ -109,14 +106,6 @@ class LiteralSteps(Runs):
         return True
 
 
-def _bindings(body: list[ast.stmt], name: str) -> int:
-    """How many statements of the block bind `name`, in its compound statements too (not in definitions)."""
-    n = 0
-    for s in body:
-        n += name in binds(s)
-        if isinstance(s, DEFS):
-            continue
-        for child in ast.iter_child_nodes(s):
-            inner = child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
-            n += _bindings([c for c in inner if isinstance(c, ast.stmt)], name)
-    return n
+def _bindings(scope: DiffScope, name: str) -> int:
+    """How many times the scope binds `name`, as set_item and add_element count (rewrite.name_bindings)."""
+    return len(binding_sites(scope.body, name, scope.kind))

@@ -318,6 +318,8 @@ class Runs:
             return False
         if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in new):
             return False
+        if any(isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names) for s in new):
+            return False  # add_import takes no star import: a new statement next to an anchor says it
         if i != after_imports(bbody) or any(already_imports(bbody, s) for s in new):
             return False
         for s in new:

@@ -2,7 +2,9 @@
 own rewrite.
 
 `NAME = {...}`, `NAME = [...]` or `NAME = (...)` (or `NAME: T = ...`) bound once in its scope (a
-module, a class or a function body, at any depth of its blocks): `add_element` adds `element` as
+module, a class or a function body, at any depth of its blocks; what binds a name, a `for` target,
+`del`, `:=`, an assignment in a `global` function..., is rewrite.name_bindings' rule, which an
+annotation without a value is not): `add_element` adds `element` as
 the display's last element, or with `after` right after the element of that value, or with `before`
 right before it (the display's new first element); `remove_element` takes it away (where `after`/
 `before` says it was, when it is not the last one: the inverse puts it back there). Elements are

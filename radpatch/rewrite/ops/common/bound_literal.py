@@ -1,17 +1,21 @@
-"""The literal a name is bound to in a scope, bound there once (at any depth of its blocks): the
-dict of set_item, the set/list/tuple display of add_element and remove_element."""
+"""The literal a name is bound to in a scope, bound there once (rewrite.name_bindings says what binds
+it): the dict of set_item, the set/list/tuple display of add_element and remove_element."""
 
 from __future__ import annotations
+
+import ast
 
 import libcst as cst
 
 from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, code_of, lines_of
+from radpatch.rewrite.name_bindings import binding_sites
 from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_, block_body, statement_slots
 
 
 def binds(stmt: cst.CSTNode, name: str) -> bool:
-    """The statement binds `name` in its scope (an assignment, a def or class, an import)."""
+    """The statement binds `name` in its scope (an assignment, not an annotation without a value; a
+    def or class; an import): where bound_literal looks for the literal."""
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return stmt.name.value == name
     if not isinstance(stmt, cst.SimpleStatementLine):
@@ -20,7 +24,7 @@ def binds(stmt: cst.CSTNode, name: str) -> bool:
         targets: list[cst.CSTNode] = []
         if isinstance(small, cst.Assign):
             targets = [t.target for t in small.targets]
-        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        elif isinstance(small, cst.AugAssign) or (isinstance(small, cst.AnnAssign) and small.value is not None):
             targets = [small.target]
         elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
             for alias in small.names:
@@ -53,13 +57,13 @@ def bound_literal(
     scope = find_scope(module, scope_name, offset)
     where = "the module" if scope_name == "<module>" else scope_name
     hits = [(*b, block_body(b[-1])[i]) for b, i in statement_slots(scope) if binds(block_body(b[-1])[i], name)]
-    if not hits:
+    lines = _binding_lines(module, scope[-1], name, offset)
+    if not lines:
         raise NotFound(f"{where} does not bind {name}")
-    lines = lines_of(module, [p[-1] for p in hits], offset)
     what = shape.split("(", 1)[-1].rstrip(")")
-    if len(hits) > 1:
+    if len(lines) > 1:
         raise Ambiguous(
-            f"{where} binds {name} {len(hits)} times (lines {', '.join(map(str, lines))}): which one holds the "
+            f"{where} binds {name} {len(lines)} times (lines {', '.join(map(str, lines))}): which one holds the "
             "entry depends on how the code runs",
             f"{op} changes {what} bound once; change the one you mean with a `replace` rewrite",
         )
@@ -67,6 +71,8 @@ def bound_literal(
         f"line {lines[0]} binds {name} but not as `{name} = {shape}",
         f"{op} changes an entry of {what}; change this code with a `replace` rewrite",
     )
+    if len(hits) != 1:  # bound by a `for`, `with`, `except`, `match`, `:=`, `del`, a `global` elsewhere
+        raise wrong
     line = hits[0][-1]
     if not isinstance(line, cst.SimpleStatementLine):  # a def, a class
         raise wrong
@@ -78,3 +84,16 @@ def bound_literal(
     if not plain or not isinstance(value, kinds):
         raise wrong
     return (*hits[0], small, value)
+
+
+def _binding_lines(module: cst.Module, scope: cst.CSTNode, name: str, offset: int) -> list[int]:
+    """The file's lines where the scope binds `name`, as rewrite.name_bindings counts bindings."""
+    if isinstance(scope, cst.Module):
+        body, kind, shift = ast.parse(scope.code).body, "module", offset
+    else:
+        assert isinstance(scope, (cst.FunctionDef, cst.ClassDef))
+        node = ast.parse(cst.Module([scope.with_changes(leading_lines=())]).code).body[0]
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        body, kind = node.body, "class" if isinstance(node, ast.ClassDef) else "function"
+        shift = lines_of(module, [scope], offset)[0] - node.lineno
+    return [getattr(n, "lineno", 0) + shift for n in binding_sites(body, name, kind)]
