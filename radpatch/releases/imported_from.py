@@ -13,13 +13,41 @@ from collections.abc import Callable
 HOPS = 4  # re-exports followed (`a` imports it from `b`, which imports it from `c`)
 
 
-def _imports(source: bytes, module: str, package: bool) -> dict[str, str]:
-    """Top-level name -> the module its `from X import name` (at the top level, or under `if`/`try`) reads it from."""
-    try:
-        body = ast.parse(source).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
+def modules_bound(body: list[ast.stmt], module: str, package: bool) -> dict[str, str]:
+    """Top-level name -> the module (or module attribute) an import binds it to: `import a.b as m`
+    (m: a.b), `import a.b` (a: a), `from a import b` and `from . import b` (b: a.b): what an assignment
+    `size = m.size` reads `size` from."""
     out: dict[str, str] = {}
+    for node in _top(body):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out.setdefault(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            source_module = _absolute(node, module, package)
+            for a in node.names:
+                if a.name != "*":
+                    out.setdefault(a.asname or a.name, f"{source_module}.{a.name}" if source_module else a.name)
+    return out
+
+
+def assigned_from(stmt: ast.stmt, bound: dict[str, str]) -> tuple[str, str] | None:
+    """`name = m.attr` (or `name = a.b.attr`) where `m` is a module the file imports (`bound`):
+    (the module, attr); None for any other statement."""
+    if not isinstance(stmt, ast.Assign | ast.AnnAssign) or stmt.value is None:
+        return None
+    chain: list[str] = []
+    node: ast.expr = stmt.value
+    while isinstance(node, ast.Attribute):
+        chain.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or not chain or node.id not in bound:
+        return None
+    return ".".join([bound[node.id], *chain[:-1]]), chain[-1]
+
+
+def _top(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of the module's top level and of its module-level `if`/`try` blocks, in order."""
+    out: list[ast.stmt] = []
     stack: list[ast.stmt] = list(body)
     while stack:
         node = stack.pop(0)
@@ -30,17 +58,40 @@ def _imports(source: bytes, module: str, package: bool) -> dict[str, str]:
                 *[s for h in getattr(node, "handlers", []) for s in h.body],
             ]
             continue
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level:
-            parts = module.split(".") if package else module.split(".")[:-1]
-            parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-            source_module = ".".join([*parts, *([node.module] if node.module else [])])
-        else:
-            source_module = node.module or ""
-        for alias in node.names:
-            if alias.name != "*":
-                out.setdefault(alias.asname or alias.name, source_module)
+        out.append(node)
+    return out
+
+
+def _absolute(node: ast.ImportFrom, module: str, package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".") if package else module.split(".")[:-1]
+    parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+    return ".".join([*parts, *([node.module] if node.module else [])])
+
+
+def _imports(source: bytes, module: str, package: bool) -> dict[str, str]:
+    """Top-level name -> the module its `from X import name` (at the top level, or under `if`/`try`)
+    reads it from, or an assignment `name = m.name` from a module `m` the file imports; `*` -> the
+    modules of its `from X import *`, joined by spaces."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    out: dict[str, str] = {}
+    bound = modules_bound(body, module, package)
+    for node in _top(body):
+        got = assigned_from(node, bound)
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        if got is not None and len(targets) == 1 and isinstance(targets[0], ast.Name) and got[1] == targets[0].id:
+            out.setdefault(targets[0].id, got[0])
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            out["*"] = f"{out.get('*', '')} {_absolute(node, module, package)}".strip()
+    for node in _top(body):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    out.setdefault(alias.asname or alias.name, _absolute(node, module, package))
     return out
 
 
@@ -70,7 +121,7 @@ def home(
             return at
         module = at[: -len(".py")].replace("/", ".").removesuffix(".__init__")
         got = _imports(data, module, at.endswith("/__init__.py"))
-        sources = {got.get(t) for t in tops}
+        sources = {got.get(t) or _starred(got.get("*", ""), scopes, files, read, defines) for t in tops}
         if len(sources) != 1 or None in sources:
             return None
         nxt = relpath_of(sources.pop() or "", files)
@@ -80,6 +131,23 @@ def home(
         seen.add(at)
     data = read(at)
     return at if data is not None and all(defines(data, q) for q in scopes) else None
+
+
+def _starred(
+    stars: str,
+    scopes: tuple[str, ...],
+    files: set[str],
+    read: Callable[[str], bytes | None],
+    defines: Callable[[bytes, str], bool],
+) -> str | None:
+    """The one module of a file's `from X import *` whose file defines every one of `scopes`."""
+    found = []
+    for m in stars.split():
+        rel = relpath_of(m, files)
+        data = read(rel) if rel is not None else None
+        if data is not None and all(defines(data, q) for q in scopes):
+            found.append(m)
+    return found[0] if len(found) == 1 else None
 
 
 def in_tests(module: str) -> bool:

@@ -33,7 +33,7 @@ from radpatch.registry.model import Patch
 from radpatch.releases import modules, nearest_code
 from radpatch.releases import moved as search
 from radpatch.releases.proof import NO_BASE
-from radpatch.releases.resolved import stacked
+from radpatch.releases.resolved import gaps, stacked
 from radpatch.releases.results import ReleaseResult, Report, first_failed
 from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
@@ -56,6 +56,9 @@ class Cell:
     step: str = ""  # fail: the proof step that fails
     not_in_effect: bool = False  # the release holds the new code, which may not take effect (NOT_IN_EFFECT)
     requirement: str | None = None  # out, moved: the required entry that names no module there (port it first)
+    # pass, out (pass): each `modules:` name no choice's `versions:` covers there, with the module apply
+    # picks by its code (port extends that choice's range)
+    uncovered: tuple[tuple[str, str], ...] = ()
 
     @property
     def short(self) -> str:
@@ -147,7 +150,14 @@ def cell(
     if not r.in_range and not anywhere:
         held = r.kind.cause is Cause.NOT_IN_EFFECT
         why = "passes" if r.ok else f"{first_failed(r)} fails" + (f": {NOT_IN_EFFECT}" if held else "")
-        out = Cell(r.version, OUT, why, passes=r.ok, not_in_effect=held)
+        out = Cell(
+            r.version,
+            OUT,
+            why,
+            passes=r.ok,
+            not_in_effect=held,
+            uncovered=gaps(patch, r.version, r.modules) if r.ok else (),
+        )
         if r.ok or first_failed(r) not in ("module", "match") or not search.scope_gone(r.kind):
             return out
         to = _moved(patch, r, releases, requires)  # port would carry it: say where to
@@ -169,7 +179,9 @@ def cell(
             return dataclasses.replace(out, detail=detail, also=several)
         return out
     if r.ok:
-        return Cell(r.version, PASS)
+        picked = gaps(patch, r.version, r.modules) if r.ok else ()
+        said = "; ".join(f"no `modules:` choice of {f!r} covers it: apply picks {m} by its code" for f, m in picked)
+        return Cell(r.version, PASS, said, uncovered=picked)
     failed = first_failed(r)
     unsure = ""  # what the search for a moved scope could not rule out
     where: search.Moved | search.NoMove | None = None
@@ -261,6 +273,7 @@ def render(rows_: list[Row]) -> str:
         for row in rows_
         for c in row.cells
         if c.kind in (MOVED, NO_MATCH, FAIL, OBSOLETE)
+        or (c.kind == PASS and c.uncovered)
         or (c.kind == OUT and (c.also or c.not_in_effect or c.requirement))
     ]
     several = any(c.kind == OUT and c.also for row in rows_ for c in row.cells)

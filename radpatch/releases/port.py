@@ -14,6 +14,8 @@ each release gets a cell (radpatch.releases.matrix):
   choice is `<B` and goes first, B the first release after them, and the old choice starts at B);
   when no choice covers the release and the latest choice's module still holds the scope, that
   choice's `versions:` is widened instead (as `supported:` is);
+- a gap between a `modules:` list's choices, where apply picks a choice by its code (the cell
+  passes and names it): that choice's `versions:` is widened over the release;
 - a rewrite no longer matches (or another check fails, or the release already contains the change):
   the nearest candidate is shown and the entry is left alone, whatever the other releases say.
 
@@ -160,6 +162,14 @@ def plan(
     for c in rest:
         if c.kind == matrix.MOVED and c.file is not None:
             by_file.setdefault(c.file, []).append(c)
+    gaps: dict[tuple[str, str], list[Version]] = {}  # no choice covers them; apply picks this module by its code
+    for c in rest:
+        for file, module in c.uncovered:
+            gaps.setdefault((file, module), []).append(c.version)
+    for (file, module), picked in gaps.items():
+        edit, change = port_edits.extend_choice(before, root, patch, file, module, picked, known)
+        edits.append(edit)
+        changes.append(change)
     for file, moved in by_file.items():
         same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
         other = [c for c in moved if c.module != c.old]
@@ -208,7 +218,7 @@ def plan(
 
 def _new(patch: Patch, cells: tuple[matrix.Cell, ...]) -> bool:
     """A release of `cells` the entry does not claim yet, or whose scope moved: the edit has work."""
-    return any(c.kind == matrix.MOVED or not patch.supported.contains(c.version, True) for c in cells)
+    return any(c.kind == matrix.MOVED or c.uncovered or not patch.supported.contains(c.version, True) for c in cells)
 
 
 def _own_fails(

@@ -95,13 +95,16 @@ def resolve(patch: Patch, v: Version, release: Release) -> tuple[tuple[File, ...
     for file, rws in by_file.items():
         declared = patch.module(file)
         choice, chosen = declared.module_for(v), ""
-        if locate.by_code(declared, v) and any(policy.allows(c.versions, v) for c in declared.choices):
+        if locate.by_code(declared, v):  # overlapping choices, a pre-release, or a gap between ranges: as apply
             on_wheel = functools.partial(modules.choose, rws=rws, release=release)
             got = locate.pick(patch, declared, rws, patch.distribution, v, on_wheel, release.read)
             if isinstance(got, RefusedError):
                 why = got.message.removeprefix(f"{patch.name}: ")
                 gone = why.startswith("none of")
                 hint = "give the choices `versions:` ranges that do not overlap"
+                if gone and not any(policy.allows(c.versions, v) for c in declared.choices):
+                    why = f"no `modules:` choice of {declared.name!r} covers {v}, and {why}"
+                    hint = f"add a choice for {v} (`radpatch port {patch.name} --to {v}` finds the module by its code)"
                 return tuple(files), Refusal("module", why, hint, cause=Cause.UNCOVERED if gone else None, file=file)
             choice, chosen = got, _chosen_words(declared, v, got)
         if choice is None:
@@ -120,4 +123,16 @@ def _chosen_words(declared: NamedModule, v: Version, got: ModuleChoice) -> str:
     """How apply picked `got` for release `v` where the table does not decide, in verify's words."""
     covering = [c.module for c in declared.choices if policy.allows(c.versions, v)]
     why = f"the `versions:` of {', '.join(covering)} all cover {v}" if len(covering) > 1 else f"{v} is a pre-release"
+    if not covering:
+        why = f"no choice's `versions:` covers {v}: `radpatch port` extends {got.module}'s"
     return f"{declared.name}: {got.module}, chosen by its code as apply chooses ({why}; it alone defines the scopes)"
+
+
+def gaps(patch: Patch, v: Version, names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The `modules:` names that no choice's `versions:` covers on release `v`, each with the module
+    apply picks there by its code (`names`: the modules `resolve` gave, in its order)."""
+    return tuple(
+        (f, m)
+        for f, m in zip(rewrites_by_file(patch, v), names)
+        if len(patch.module(f).choices) > 1 and not any(policy.allows(c.versions, v) for c in patch.module(f).choices)
+    )

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from radpatch.prove.refusal import Cause, Refusal
+from radpatch.releases import imported_from
 from radpatch.releases.proof_job import File
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -38,7 +39,8 @@ class Later:
     line: int  # where the binding is
     defined: int  # the line of the definition the change is in
     text: str  # the binding statement's first line
-    imported: str | None = None  # the module a `from X import name` reads it from (absolute)
+    imported: str | None = None  # the module a `from X import name` (or `name = X.name`) reads it from (absolute)
+    assigned: bool = False  # read by an assignment `name = X.name` (X: a module the file imports), not an import
 
     def moved_in(self, module: str) -> bool:
         """The name is now imported from another module of `module`'s own top-level package: the code went there."""
@@ -65,8 +67,9 @@ def moved(entry: str, f: File, later: Later) -> Refusal:
     package after defining it (`later.moved_in`): the code that runs lives there (a `match` failure
     whose cause is SCOPE_GONE: radpatch.releases.moved finds it, the matrix says moved, port adds it)."""
     rw = next((r for r in f.rewrites if r.op.scope_name().split(".")[0] == later.name.split(".")[0]), f.rewrites[0])
+    how = f"bound by an assignment in {f.module}, line" if later.assigned else f"imported by {f.module} at line"
     why = (
-        f"moved: {later.name} now lives in {later.imported} (imported by {f.module} at line {later.line}); "
+        f"moved: {later.name} now lives in {later.imported} ({how} {later.line}); "
         f"the definition at line {later.defined} of {f.relpath} does not run"
     )
     hint = f"`radpatch port {entry} --to VERSION` adds {later.imported} for the release"
@@ -84,12 +87,13 @@ def later(source: bytes, qualname: str, module: str = "", package: bool = False)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = source.decode("utf-8", "replace").splitlines()
+    bound = imported_from.modules_bound(tree.body, module, package)
     parts = qualname.split(".")
     container: ast.Module | ast.ClassDef = tree
     owner = ""
     try:
         for part in parts:
-            sites = list(_sites(container.body, part, (), module, package))
+            sites = list(_sites(container.body, part, (), module, package, bound if container is tree else {}))
             carrier = _carrier(container.body, sites)
             if carrier is None:
                 return None
@@ -97,7 +101,8 @@ def later(source: bytes, qualname: str, module: str = "", package: bool = False)
             node, where = carrier
             for site, path, imported in sites:
                 if site is not node and not _declaration(site) and _competes(site, path, node, where):
-                    return Later(name, site.lineno, node.lineno, _text(lines, site.lineno), imported)
+                    assigned = isinstance(site, ast.Assign | ast.AnnAssign) and imported is not None
+                    return Later(name, site.lineno, node.lineno, _text(lines, site.lineno), imported, assigned)
             if container is tree:
                 dynamic = _module_stores(tree, part)
             else:  # a class of the module (one nested in another class: its body only)
@@ -116,13 +121,13 @@ _Path = tuple[tuple[ast.stmt, str, int], ...]  # the enclosing compound statemen
 
 
 def _sites(
-    body: list[ast.stmt], name: str, path: _Path, module: str, package: bool
+    body: list[ast.stmt], name: str, path: _Path, module: str, package: bool, bound: dict[str, str]
 ) -> list[tuple[ast.stmt, _Path, str | None]]:
     """Every statement of the block (nested blocks too, not definitions' bodies) that binds `name`,
     with where it sits and, for `from X import name`, X."""
     out: list[tuple[ast.stmt, _Path, str | None]] = []
     for stmt in body:
-        binds, imported = _binds(stmt, name, module, package)
+        binds, imported = _binds(stmt, name, module, package, bound)
         if binds:
             out.append((stmt, path, imported))
         if isinstance(stmt, _DEFS):
@@ -133,14 +138,20 @@ def _sites(
                 if isinstance(sub, ast.ExceptHandler) and sub.name == name:
                     out.append((stmt, path, None))
                 if inner is not None:
-                    out += _sites(inner, name, (*path, (stmt, branch, i)), module, package)
+                    out += _sites(inner, name, (*path, (stmt, branch, i)), module, package, bound)
                 elif isinstance(sub, ast.stmt):
-                    out += _sites([sub], name, (*path, (stmt, branch, 0)), module, package)
+                    out += _sites([sub], name, (*path, (stmt, branch, 0)), module, package, bound)
     return out
 
 
-def _binds(stmt: ast.stmt, name: str, module: str, package: bool) -> tuple[bool, str | None]:
-    """`stmt` itself (not the blocks it holds) binds `name`; the module it imports it from, if so."""
+def _binds(stmt: ast.stmt, name: str, module: str, package: bool, bound: dict[str, str]) -> tuple[bool, str | None]:
+    """`stmt` itself (not the blocks it holds) binds `name`; the module it imports it from, if so (an
+    import, or an assignment `name = m.name` of a module `m` the file imports: `bound`)."""
+    got = imported_from.assigned_from(stmt, bound)
+    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+    if got is not None and got[1] == name and len(targets) == 1 and isinstance(targets[0], ast.Name):
+        if targets[0].id == name:
+            return True, got[0]
     if isinstance(stmt, _DEFS):
         return stmt.name == name, None
     if isinstance(stmt, ast.ImportFrom):

@@ -188,14 +188,16 @@ CLOSED = f'modules:\n  planner:\n    - {{versions: ">=1.0,<1.1", module: {PKG}.c
 
 
 def test_a_dry_run_of_an_edit_that_does_not_prove_says_so_and_fails(
-    index: IndexServer, write_registry: Any, radpatch: Any
+    loopback: Any, write_registry: Any, radpatch: Any
 ) -> None:
-    # 1.1 is claimed and no module choice covers it: the edit for 2.0 alone leaves it failing
-    reg = write_registry("cap", entry('supported: ">=1.0,<2"', CLOSED))
+    loopback(DIST, {**RELEASES, "2.1": TOY["2.1"]})
+    # 2.1 is claimed and its size() is rewritten: the edit for 2.0 alone leaves it failing (1.1, which no
+    # module choice covers, proves once the edit adds a second choice: apply picks rptoy.core there by its code)
+    reg = write_registry("cap", entry('supported: ">=1.0,<2.2"', CLOSED))
     before = sorted((p.name, p.read_bytes()) for p in reg.iterdir())
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0", "--dry-run")
     assert r.code == 1, r.out + r.err
-    assert "would not be written: the edited entry does not prove: 1.1 fail " in r.out
+    assert "would not be written: the edited entry does not prove: 2.1 fail " in r.out
     assert "port a range that holds it too" in r.err and "no longer matches" not in r.err
     assert sorted((p.name, p.read_bytes()) for p in reg.iterdir()) == before  # not even a temporary file
 
