@@ -41,9 +41,8 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.merge import comment_lines, fit, merge, same_trailing_comment
     from radpatch.rewrite.ops.common import in_scope, slot_of, with_body
+    from radpatch.rewrite.ops.common.no_match import Explanation, candidates
     from radpatch.rewrite.ops.common.selection import (
-        Explanation,
-        candidates,
         nested_matches,
         select,
         statement_match,
