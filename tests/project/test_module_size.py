@@ -44,7 +44,6 @@ OVER_THE_LIMIT = {
     "rewrite/ops/bodies.py",
     "rewrite/ops/common/class_body.py",
     "rewrite/ops/insert_definitions.py",
-    "rewrite/source.py",
     "state/hashes.py",
     "state/restore.py",
 }

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, ClassVar, Literal, cast
 from radpatch.registry.model import Fail, Field, Operation, PayloadFile
 from radpatch.registry.touch import Touch
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source, Top, bound_names, decode, payload_statement
+from radpatch.rewrite.source import Source, Top, decode
+from radpatch.rewrite.top_bindings import bound_names, payload_statement
 
 if TYPE_CHECKING:
     import difflib

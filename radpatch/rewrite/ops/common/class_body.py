@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
 from radpatch.rewrite.ops.common import near
-from radpatch.rewrite.source import DEFS, Source, bindings, bound_names
+from radpatch.rewrite.source import Source
+from radpatch.rewrite.top_bindings import DEFS, bindings, bound_names
 
 if TYPE_CHECKING:
     from radpatch.rewrite.ops.insert_definitions import InsertDefinitions, Payload
