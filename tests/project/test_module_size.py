@@ -35,7 +35,6 @@ OVER_THE_LIMIT = {
     "prove/placement/rebinding.py",
     "prove/steps.py",
     "registry/loader/nodes.py",
-    "registry/model.py",
     "releases/bindings.py",
     "releases/index.py",
     "releases/proof.py",
