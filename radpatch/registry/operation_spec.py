@@ -29,7 +29,7 @@ class Field:
     schema fragment of its own."""
 
     key: str
-    kind: str  # a reader in loader.nodes.READERS, or "payload", or "choice"; a fragment in json_schema.KINDS
+    kind: str  # a reader in loader.field_kinds.READERS, or "payload", or "choice"; a fragment in json_schema.KINDS
     doc: str
     required: bool = True
     attr: str = ""  # the spec's attribute, when it is not the key (default: `with` -> `with_`)

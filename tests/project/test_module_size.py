@@ -34,7 +34,6 @@ OVER_THE_LIMIT = {
     "prove/placement/reachability.py",
     "prove/placement/rebinding.py",
     "prove/steps.py",
-    "registry/loader/nodes.py",
     "releases/bindings.py",
     "releases/index.py",
     "releases/proof.py",
