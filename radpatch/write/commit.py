@@ -8,12 +8,12 @@ import uuid
 from pathlib import Path
 
 from radpatch import faults
+from radpatch.bytecode import refresh_bytecode
 from radpatch.files import (
     ChangedMeanwhile,
     atomic_write,
     create_new,
     missing_dirs,
-    refresh_bytecode,
     remove_module,
 )
 from radpatch.install import wheel_record
