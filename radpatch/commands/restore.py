@@ -21,9 +21,9 @@ from pathlib import Path
 
 import click
 
-from radpatch.bytecode import refresh_bytecode
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
+from radpatch.files.bytecode import refresh_bytecode
 from radpatch.releases import pristine
 from radpatch.state.restore import RestoreFile, locked, named_files, recorded, refuse_patched, sha, write
 

@@ -8,7 +8,6 @@ import uuid
 from pathlib import Path
 
 from radpatch import faults
-from radpatch.bytecode import refresh_bytecode
 from radpatch.files import (
     ChangedMeanwhile,
     atomic_write,
@@ -16,6 +15,7 @@ from radpatch.files import (
     missing_dirs,
     remove_module,
 )
+from radpatch.files.bytecode import refresh_bytecode
 from radpatch.install import wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.run import Change

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch.bytecode import drop_bytecode, unlink_quietly
 from radpatch.errors import EnvironmentProblem
+from radpatch.files.bytecode import drop_bytecode, unlink_quietly
 
 MAX_MODULE = 256 << 20  # no Python module radpatch patches is near this; a larger 'module' is not one
 
