@@ -38,7 +38,6 @@ OVER_THE_LIMIT = {
     "releases/proof.py",
     "releases/shadowed.py",
     "releases/wheels.py",
-    "state/restore.py",
 }
 
 
