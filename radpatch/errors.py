@@ -86,7 +86,7 @@ Position = tuple[int, int]  # (1-based line in the file, column) where a match s
 
 
 class Probed(RadpatchError):
-    """Raised by an operation's select() inside rewrite.ops.common.selection.probe(): the positions of the
+    """Raised by an operation's select() inside rewrite.ops.common.match_probe.probe(): the positions of the
     matches it was given, in source order. A signal, not a refusal (not a RefusedError or a
     MatchFailure): nothing catches it on the way out of the operation, and probe() turns it into a
     value."""

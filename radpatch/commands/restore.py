@@ -23,9 +23,10 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK
-from radpatch.files import refresh_bytecode
+from radpatch.files.bytecode import refresh_bytecode
 from radpatch.releases import pristine
-from radpatch.state.restore import RestoreFile, locked, named_files, recorded, refuse_patched, sha, write
+from radpatch.state.restore import RestoreFile, locked, recorded, refuse_patched, sha, write
+from radpatch.state.restore_paths import named_files
 
 
 def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from radpatch.errors import RefusedError
-from radpatch.files import checked_pyc
+from radpatch.files.bytecode import checked_pyc
 from radpatch.gcpause import pausing
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import star_exports, unchecked

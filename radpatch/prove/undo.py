@@ -15,8 +15,8 @@ from radpatch.prove.form import changed_scopes
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
 from radpatch.state import kept
+from radpatch.state.code_hashes import code_hash
 from radpatch.state.decide import PatchState, reinstall_hint
-from radpatch.state.hashes import code_hash
 from radpatch.state.record import FileRecord, Store, sha256
 from radpatch.state.restack import stacked_above
 

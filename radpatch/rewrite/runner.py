@@ -173,7 +173,7 @@ def _forward_counted(
     """Apply `rw` to the installed file's `nth` match, in `src` (the file as the rewrites before it
     left it): found by its position in the installed file, mapped through their edits."""
     from radpatch.rewrite.ops.common import code_errors
-    from radpatch.rewrite.ops.common.selection import probe
+    from radpatch.rewrite.ops.common.match_probe import probe
 
     def matches(of: Source) -> list[tuple[int, int]] | None:
         with code_errors():

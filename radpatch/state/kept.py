@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 
-from radpatch.state.hashes import code_hash
+from radpatch.state.code_hashes import code_hash
 from radpatch.state.record import FileRecord, Store, sha256
 
 Edit = tuple[int, int, list[bytes]]  # lines [start, end) of the base replaced by these lines

@@ -18,7 +18,7 @@ from radpatch.files import atomic_write
 from radpatch.state.layout import ABSENT, StateDir, link_refusal, load_json
 from radpatch.state.touched import Touched, parse, plain
 
-# 3: each file link also carries the code hashes (state.hashes.code_hash) before and after;
+# 3: each file link also carries the code hashes (state.code_hashes.code_hash) before and after;
 # 4: a link may start from no file (ABSENT: a module the patch created) and name the directories it made;
 # 5: dist_record_sha256 is the install identity (install.wheel_record.InstallId.files: RECORD without the
 # rows pip writes per install), formats 2 to 4 the sha256 of RECORD's bytes (both read as the same install)
@@ -33,7 +33,7 @@ class FileRecord:
     path: str  # relative to the distribution root
     original_sha256: str  # the file before this patch (for a stacked patch: after the one below)
     patched_sha256: str  # the file right after this patch
-    # the same two states as code hashes (state.hashes.code_hash: comments and layout do not count),
+    # the same two states as code hashes (state.code_hashes.code_hash: comments and layout do not count),
     # "" in records written before format 3 or for a file that does not parse
     original_code: str = ""
     patched_code: str = ""

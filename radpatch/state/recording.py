@@ -11,8 +11,9 @@ from pathlib import Path
 
 from radpatch.install.environment import PythonEnv
 from radpatch.state import touched
+from radpatch.state.code_hashes import code_hash, target_code_hashes
 from radpatch.state.decide import PatchState
-from radpatch.state.hashes import Link, base, code_hash, target_code_hashes
+from radpatch.state.hashes import Link, base
 from radpatch.state.record import FileRecord, PatchRecord, sha256, state_sha
 
 

@@ -13,9 +13,9 @@ from radpatch.files import (
     atomic_write,
     create_new,
     missing_dirs,
-    refresh_bytecode,
     remove_module,
 )
+from radpatch.files.bytecode import refresh_bytecode
 from radpatch.install import wheel_record
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.run import Change

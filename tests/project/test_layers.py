@@ -25,14 +25,14 @@ ABOVE = ("releases", "commands", "importing", "cli")
 # the imports that point up the table, (importing module, imported module or package), each named
 # in docs/architecture.md "Rules the layout keeps": what a patch says is read by the operations'
 # specs, which live with their edits (one module per operation, rewrite/ops), and the base of
-# those specs names the type their edits take (registry.model: rewrite.source.Source, under
+# those specs names the type their edits take (registry.operation_spec: rewrite.source.Source, under
 # `if TYPE_CHECKING:` only); add_import places its line by the names analysis the proof runs
 # (rewrite/ops/common/import_lines: prove.names, lazily)
 UP_THE_TABLE = (
     ("radpatch.registry.loader.operations", "radpatch.rewrite.ops"),
     ("radpatch.registry.json_schema", "radpatch.rewrite.ops"),
     ("radpatch.registry.reference", "radpatch.rewrite.ops"),
-    ("radpatch.registry.model", "radpatch.rewrite.source"),
+    ("radpatch.registry.operation_spec", "radpatch.rewrite.source"),
     ("radpatch.rewrite.ops.common.import_lines", "radpatch.prove.names"),
 )
 
@@ -153,10 +153,10 @@ def test_the_order_rule_sees_an_import_of_a_later_step(tmp_path: Path, low: str,
 
 
 def test_a_named_exception_covers_only_its_own_module(tmp_path: Path) -> None:
-    """The exception `registry.model` -> `rewrite.source` lets that module import it, not its neighbour."""
+    """The exception `registry.operation_spec` -> `rewrite.source` lets that module import it, not its neighbour."""
     for step in STEPS:
         (tmp_path / "radpatch" / step).mkdir(parents=True)
-    for name in ("model", "touch"):
+    for name in ("operation_spec", "touch"):
         (tmp_path / "radpatch" / "registry" / f"{name}.py").write_text(
             "from radpatch.rewrite.source import Source\n", encoding="utf-8"
         )

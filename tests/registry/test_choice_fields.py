@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from radpatch.registry import json_schema
-from radpatch.registry.loader import load_patch, nodes
+from radpatch.registry.loader import field_kinds, load_patch
 from radpatch.registry.model import Field
 from radpatch.rewrite.ops import OPERATIONS
 from radpatch.rewrite.ops.delete import Delete
@@ -105,8 +105,8 @@ def test_every_enum_key_of_the_operations_is_a_declared_choice() -> None:
     fields = [f for spec in OPERATIONS.values() for f in spec.FIELDS]
     choices = {f.key: f.choices for f in fields if f.kind == "choice"}
     assert choices == {"position": ("top", "bottom"), "marker": ("pass", "comment")}
-    assert all(f.kind in nodes.READERS or f.kind in ("payload", "choice") for f in fields)
-    assert not {"position", "marker"} & (set(nodes.READERS) | set(json_schema.KINDS))
+    assert all(f.kind in field_kinds.READERS or f.kind in ("payload", "choice") for f in fields)
+    assert not {"position", "marker"} & (set(field_kinds.READERS) | set(json_schema.KINDS))
 
 
 def test_a_choice_field_must_name_its_values_and_only_a_choice_field_may() -> None:

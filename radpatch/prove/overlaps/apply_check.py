@@ -213,7 +213,7 @@ def _copy_on_file(texts: InstalledTexts, patch: Patch, rw: Rewrite) -> tuple[str
 
     from radpatch.rewrite.matching import MatchFailure
     from radpatch.rewrite.ops.common import code_errors
-    from radpatch.rewrite.ops.common.selection import probe
+    from radpatch.rewrite.ops.common.match_probe import probe
     from radpatch.rewrite.source import Source
 
     installed = texts.file(patch, rw)

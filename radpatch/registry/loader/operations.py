@@ -14,10 +14,10 @@ from packaging.specifiers import SpecifierSet
 
 from radpatch.files import read_regular
 from radpatch.registry.code import MAX_DEPTH, depth_over, newer_grammar
+from radpatch.registry.loader.field_kinds import READERS
 from radpatch.registry.loader.nodes import (
     DOTTED,
     MAX_BYTES,
-    READERS,
     EveryProblem,
     Invalid,
     Problems,

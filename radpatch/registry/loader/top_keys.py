@@ -9,6 +9,7 @@ from collections.abc import Callable
 import yaml
 
 from radpatch.registry.loader import links
+from radpatch.registry.loader.field_kinds import identifier
 from radpatch.registry.loader.nodes import (
     DIST_NAME,
     ENTRY,
@@ -18,7 +19,6 @@ from radpatch.registry.loader.nodes import (
     Problems,
     describe,
     each,
-    identifier,
     mapping,
     seq,
     string,

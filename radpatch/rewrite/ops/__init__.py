@@ -77,7 +77,7 @@ def _every(src: Source, op: Operation, undo: bool) -> Source:
     refused where its result is in the code already: undoing every match of its result would
     undo that code too."""
     from radpatch.rewrite.matching import MatchFailure
-    from radpatch.rewrite.ops.common.selection import picking, probe
+    from radpatch.rewrite.ops.common.match_probe import picking, probe
 
     run = op.inverse if undo else op.forward
     found = probe(lambda: run(src))

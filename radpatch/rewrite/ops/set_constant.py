@@ -12,7 +12,8 @@ from radpatch.registry.code import expression_text
 from radpatch.registry.model import Field, Operation
 from radpatch.registry.touch import Touch, binding, norm
 from radpatch.rewrite.lazy import load
-from radpatch.rewrite.source import Source, Top, is_constant
+from radpatch.rewrite.source import Source, Top
+from radpatch.rewrite.top_bindings import is_constant
 
 if TYPE_CHECKING:
     import libcst as cst

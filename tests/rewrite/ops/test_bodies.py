@@ -1,4 +1,4 @@
-"""wrap_body and replace_body (radpatch/rewrite/ops/bodies.py): a body wrapped in a template or
+"""wrap_body and replace_body (radpatch/rewrite/ops/wrap_body.py, replace_body.py): a body wrapped in a template or
 replaced whole, and given back.
 
 Every case runs through plan.plan as the engine runs it (compile, names, reverse proof);
@@ -11,7 +11,8 @@ import pytest
 
 from radpatch.errors import RefusedError
 from radpatch.rewrite import runner
-from radpatch.rewrite.ops.bodies import ReplaceBody, WrapBody
+from radpatch.rewrite.ops.replace_body import ReplaceBody
+from radpatch.rewrite.ops.wrap_body import WrapBody
 from tests.lib.rewrites import check, patch_of
 
 

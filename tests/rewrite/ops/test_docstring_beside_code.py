@@ -14,7 +14,8 @@ import pytest
 
 from radpatch.prove import plan
 from radpatch.registry.model import Operation
-from radpatch.rewrite.ops.bodies import ReplaceBody, WrapBody
+from radpatch.rewrite.ops.replace_body import ReplaceBody
+from radpatch.rewrite.ops.wrap_body import WrapBody
 from tests.lib.rewrites import check, patch_of
 
 TRY = "try:\n    __body__\nfinally:\n    pass\n"

@@ -20,7 +20,8 @@ from radpatch.prove import plan
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite import runner
-from radpatch.rewrite.ops.insert_definitions import InsertDefinitions, payload
+from radpatch.rewrite.ops.common.payload_items import payload
+from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm
 

@@ -21,17 +21,18 @@ from radpatch.rewrite import runner
 from radpatch.rewrite.ops import OPERATIONS
 from radpatch.rewrite.ops.add_import import AddImport
 from radpatch.rewrite.ops.add_parameter import AddParameter
-from radpatch.rewrite.ops.bodies import ReplaceBody, WrapBody
 from radpatch.rewrite.ops.decorators import AddDecorator, RemoveDecorator, ReplaceDecorator
 from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
+from radpatch.rewrite.ops.replace_body import ReplaceBody
 from radpatch.rewrite.ops.set_constant import SetConstant
 from radpatch.rewrite.ops.set_default import SetDefault
 from radpatch.rewrite.ops.set_element import SetElement
 from radpatch.rewrite.ops.set_item import SetItem
 from radpatch.rewrite.ops.set_keyword import SetKeyword
+from radpatch.rewrite.ops.wrap_body import WrapBody
 from tests.lib.generated import examples
 from tests.lib.rewrites import patch_of
 

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from radpatch.prove import plan
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops.add_parameter import AddParameter
-from radpatch.rewrite.ops.bodies import WrapBody
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_default import SetDefault
+from radpatch.rewrite.ops.wrap_body import WrapBody
 from tests.lib.generated import examples, turn_seed
 from tests.lib.rewrites import check, patch_of, refuse
 

@@ -10,11 +10,11 @@ import ast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from radpatch.rewrite.ops.bodies import WrapBody
 from radpatch.rewrite.ops.delete import Delete
 from radpatch.rewrite.ops.insert_statements import InsertStatements
 from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_constant import SetConstant
+from radpatch.rewrite.ops.wrap_body import WrapBody
 from tests.lib.generated import examples, turn_seed
 from tests.lib.rewrites import check, refuse
 

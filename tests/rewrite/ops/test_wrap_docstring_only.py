@@ -17,8 +17,8 @@ import pytest
 
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
-from radpatch.rewrite.ops.bodies import WrapBody
 from radpatch.rewrite.ops.insert_statements import InsertStatements
+from radpatch.rewrite.ops.wrap_body import WrapBody
 from tests.lib.generated import sample
 from tests.lib.rewrites import check, patch_of, refusal
 

@@ -1,8 +1,9 @@
 """What several operations share: running an edit on the one top-level definition it concerns,
 code that does not parse as a refusal, the libcst trees kept while a file's status is read, and
 the edit's small tree helpers. Its modules: `selection` (choosing the one match: `within:`,
-`occurrence:`, and saying clearly why nothing matched; finding a function) and `import_lines`
-(adding or removing a module-level line after the imports).
+`occurrence:`; finding a function), with `within_clause`, `match_probe` and `no_match` (saying
+clearly why nothing matched), and `import_lines` (adding or removing a module-level line after the
+imports).
 
 Not an operation: radpatch.rewrite.ops loads every other module of the package as one, and this
 package only when an operation runs (it imports libcst).

@@ -1,7 +1,6 @@
 """insert_definitions into a class: next to one of its methods (`Class.method`), or at the end of its
-body (`into`), as whole lines indented to it, located with `ast`; and what both kinds of
-insert_definitions share to place a payload item: its own comment lines, the module's bindings of a
-name, the names an item reads when the module is imported."""
+body (`into`), as whole lines indented to it, located with `ast`. What both kinds of
+insert_definitions share to place a payload item is payload_items'."""
 
 from __future__ import annotations
 
@@ -12,42 +11,14 @@ from typing import TYPE_CHECKING
 
 from radpatch.rewrite.matching import Ambiguous, Clash, MatchFailure, NearMiss, NotFound, NotUndoable
 from radpatch.rewrite.ops.common import near
-from radpatch.rewrite.source import DEFS, Source, bindings, bound_names
+from radpatch.rewrite.ops.common.class_facts import class_binds, module_definition, special_class
+from radpatch.rewrite.ops.common.payload_items import binding, import_time_reads, own_lines
+from radpatch.rewrite.source import Source
+from radpatch.rewrite.top_bindings import DEFS, bound_names
 
 if TYPE_CHECKING:
-    from radpatch.rewrite.ops.insert_definitions import InsertDefinitions, Payload
-
-
-def leading_comments(text: str) -> int:
-    """How many comment lines open a payload item's text."""
-    lines = Source.parse_lines(text)
-    return next((k for k, ln in enumerate(lines) if not ln.lstrip().startswith("#")), len(lines))
-
-
-def own_lines(src: Source, op: InsertDefinitions, p: Payload, starts: list[int]) -> set[int]:
-    """The lines of the payload items' own comments above their statements (0-based starts)."""
-    out: set[int] = set()
-    for name, start in zip(op.names, starts):
-        text = p.items[name][0]
-        k = leading_comments(text)
-        want = [ln.strip() for ln in Source.parse_lines(text)[:k]]
-        if k and start >= k and [ln.strip() for ln in src.lines[start - k : start]] == want:
-            out.update(range(start - k, start))
-    return out
-
-
-def binding(src: Source, name: str) -> list[int]:
-    return [i for i, t in enumerate(src.tops) if name in t.binds]
-
-
-def import_time_reads(node: ast.stmt) -> set[str]:
-    """Module names a payload item reads when the module is imported: a constant's value, a
-    def's or class's decorators (and a class's bases)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        exprs: list[ast.expr] = [*node.decorator_list, *(node.bases if isinstance(node, ast.ClassDef) else [])]
-    else:
-        exprs = [v for v in (getattr(node, "value", None),) if v is not None]
-    return {n.id for e in exprs for n in ast.walk(e) if isinstance(n, ast.Name)}
+    from radpatch.rewrite.ops.common.payload_items import Payload
+    from radpatch.rewrite.ops.insert_definitions import InsertDefinitions
 
 
 @dataclass(frozen=True)
@@ -72,37 +43,6 @@ def _start(node: ast.stmt) -> int:
 def _end(node: ast.stmt) -> int:
     assert node.end_lineno is not None
     return node.end_lineno
-
-
-def module_definition(src: Source, name: str, qualname: str = "") -> tuple[int, ast.stmt]:
-    """The def or class `name` of the module, by find_scope's rule for a scope's first part: a
-    top-level one; else one defined in a module-level if/try/with/for block, when it is the only
-    def or class of that name there. (index into src.tops of the statement holding it, its node, lines
-    relative to that statement)."""
-    hits = src.named(name)
-    if len(hits) == 1:
-        return hits[0], src.node(hits[0])
-    nested = (
-        []
-        if hits
-        else [
-            (i, node)
-            for i, t in enumerate(src.tops)
-            if name in t.binds and t.name is None
-            for bound, node in bindings(src.node(i))
-            if bound == name and isinstance(node, DEFS)
-        ]
-    )
-    if len(nested) == 1:
-        return nested[0][0], nested[0][1]
-    if hits or nested:
-        lines = [src.tops[a].start + 1 for a in hits] or [src.tops[i].start + n.lineno for i, n in nested]
-        raise Ambiguous(f"the module defines {name!r} {len(lines)} times (lines {', '.join(str(n) for n in lines)})")
-    close = difflib.get_close_matches(name, src.names(), n=3)
-    raise (NearMiss if close else NotFound)(
-        f"class {qualname or name!r} not found in the module; {near(name, src.names())}",
-        "fix the class name (a class of the module: `Class`, `Outer.Inner`)" if close else "",
-    )
 
 
 def _find_class(src: Source, qualname: str) -> _Class:
@@ -134,43 +74,6 @@ def _find_class(src: Source, qualname: str) -> _Class:
         )
     line = src.lines[src.tops[hits[0]].start + first.lineno - 1]
     return _Class(hits[0], node, line[: len(line) - len(line.lstrip(" \t"))])
-
-
-def _class_binds(node: ast.ClassDef) -> dict[str, int]:
-    """The names the class body binds (methods, nested classes, attributes, the names its
-    `__slots__` lists: a class attribute of such a name makes creating the class fail), with
-    their first line. A `__slots__` radpatch cannot read binds every name ("*")."""
-    out: dict[str, int] = {}
-    for stmt in node.body:
-        for name in bound_names(stmt):
-            out.setdefault(name, stmt.lineno)
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and "__slots__" in bound_names(stmt):
-            value = stmt.value
-            items = value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else [value]
-            for item in items:
-                readable = isinstance(item, ast.Constant) and isinstance(item.value, str)
-                out.setdefault(item.value if readable else "*", stmt.lineno)  # type: ignore[union-attr]
-    return out
-
-
-_ENUMS = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
-
-
-def _special_class(node: ast.ClassDef, qualname: str, name: str, item: ast.stmt) -> str | None:
-    """Why a payload constant cannot go into this class as a plain attribute: an annotated one
-    becomes a field of a dataclass/NamedTuple/TypedDict/pydantic model (any decorated class or
-    class with bases may be one), a plain one a member of an Enum."""
-    bases = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
-    decorators = [ast.unparse(d) for d in node.decorator_list]
-    made_by = ", ".join([*(f"@{d}" for d in decorators), *(f"base {b}" for b in bases if b != "object")])
-    if isinstance(item, ast.AnnAssign) and made_by:
-        return (
-            f"the payload's {name!r} is annotated, and class {qualname!r} ({made_by}) may make an annotated "
-            f"attribute a field (dataclass, NamedTuple, TypedDict, pydantic)"
-        )
-    if isinstance(item, ast.Assign) and any(b.split(".")[-1].split("[")[0] in _ENUMS for b in bases):
-        return f"class {qualname!r} is an enum ({made_by}): the payload's {name!r} would become a member"
-    return None
 
 
 def _member(c: _Class, qualname: str, name: str) -> int:
@@ -225,7 +128,7 @@ def _indented(text: str, indent: str, nl: str) -> str:
 def class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
     c, qualname, k = _class_scope(src, op)
     body = c.node.body
-    binds = _class_binds(c.node)
+    binds = class_binds(c.node)
     for name in op.names:
         if name in binds or "*" in binds:
             line = binds.get(name, binds.get("*", 0))
@@ -235,7 +138,7 @@ def class_forward(src: Source, op: InsertDefinitions, p: Payload) -> Source:
                 f"the payload's {name!r} would shadow it",
                 "rename it in the payload (e.g. a `_yourpatch_` prefix), or replace the class's own definition",
             )
-        why = _special_class(c.node, qualname, name, ast.parse(p.items[name][0]).body[0])
+        why = special_class(c.node, qualname, name, ast.parse(p.items[name][0]).body[0])
         if why is not None:
             raise MatchFailure(
                 why,

@@ -18,7 +18,8 @@ from radpatch.rewrite.matching import (
     Clash,
     NotUndoable,
 )
-from radpatch.rewrite.source import Source, Top, bindings, bound_names
+from radpatch.rewrite.source import Source, Top
+from radpatch.rewrite.top_bindings import bindings, bound_names
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]
 

@@ -10,7 +10,7 @@ import libcst as cst
 
 from radpatch.rewrite.matching import code_of, lines_of
 from radpatch.rewrite.ops.common.call_keywords import spread
-from radpatch.rewrite.ops.common.selection import Explanation
+from radpatch.rewrite.ops.common.no_match import Explanation
 from radpatch.rewrite.patterns import expr_key
 from radpatch.rewrite.tree import Path_, nodes_of
 

@@ -13,7 +13,7 @@ from typing import Protocol
 import libcst as cst
 
 from radpatch.rewrite.matching import MatchFailure, code_of, lines_of
-from radpatch.rewrite.ops.common.selection import Explanation
+from radpatch.rewrite.ops.common.no_match import Explanation
 from radpatch.rewrite.patterns import expr_key
 from radpatch.rewrite.tree import Path_, nodes_of
 

@@ -16,15 +16,10 @@ from radpatch.rewrite.ops.common.call_keywords import KeywordOp, added, spread, 
 from radpatch.rewrite.ops.common.keyword_callee import Own, refuse_passed_by_position
 from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
 from radpatch.rewrite.ops.common.keyword_headers import or_in_headers
-from radpatch.rewrite.ops.common.selection import (
-    Explanation,
-    Selecting,
-    is_within,
-    nested_matches,
-    picked,
-    select,
-    undo_pick,
-)
+from radpatch.rewrite.ops.common.match_probe import picked
+from radpatch.rewrite.ops.common.no_match import Explanation
+from radpatch.rewrite.ops.common.selection import Selecting, nested_matches, select, undo_pick
+from radpatch.rewrite.ops.common.within_clause import is_within
 from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_
 

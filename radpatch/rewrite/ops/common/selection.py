@@ -1,41 +1,37 @@
-"""Choosing the one match a rewrite means: narrowed by `within:`, picked by `occurrence:`, else
-unique; the matches' positions without editing (`probe`, for `occurrence: all` and the installed
-file's count) and a match picked by its index (`picking`); the hit an inverse restores; and, when
-nothing matched, the refusal that says why (the closest candidate, a match inside a nested
-function, a statement that is not on a line of its own). Also: finding a function by name.
+"""Choosing the one match a rewrite means: narrowed by `within:` (`within_clause`), picked by
+`occurrence:`, else unique; the hit an inverse restores; and, when nothing matched, the refusal that
+says why (a match inside a nested function here; the closest candidate and a statement not on a line
+of its own in `no_match`). Also: finding a function by name. The matches' positions without editing
+and a match picked by its index are `match_probe`'s.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import contextvars
-import functools
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 import libcst as cst
 
-from radpatch.errors import Position, Probed
+from radpatch.errors import Probed
 from radpatch.registry.model import Occurrence
-from radpatch.rewrite.inline import inline_statements
 from radpatch.rewrite.matching import (
     Ambiguous,
     MatchFailure,
     NearMiss,
     NotFound,
-    code_of,
     explaining,
     find_statements,
     lines_of,
-    replace_on_path,
     starts,
-    statement_count,
 )
-from radpatch.rewrite.nearest import closest
+from radpatch.rewrite.ops.common.match_probe import pick_index, positions, probing
+from radpatch.rewrite.ops.common.no_match import Explanation, statement_candidates
+from radpatch.rewrite.ops.common.within_clause import is_within
 from radpatch.rewrite.scopes import find_scope, nested_scopes
-from radpatch.rewrite.tree import Path_, block_body, statement_slots
+from radpatch.rewrite.tree import Path_, block_body
 
 Edit = Callable[[cst.Module, int], cst.CSTNode]
 
@@ -48,56 +44,8 @@ class Selecting(Protocol):
     def occurrence(self) -> Occurrence: ...
 
 
-def scope_statements(scope: Path_) -> list[cst.CSTNode]:
-    return [block_body(b[-1])[i] for b, i in statement_slots(scope)]
-
-
 def statement_paths(hits: Sequence[tuple[Path_, int]]) -> list[Path_]:
     return [(*block, block_body(block[-1])[i]) for block, i in hits]
-
-
-# --- selection ---------------------------------------------------------------------------------
-# `occurrence: all` and the installed file's count (rewrite.runner) need what select() sees: the
-# matches' positions (probe), and a match picked by its index whatever `occurrence:` says (picking).
-
-_PROBE: contextvars.ContextVar[bool] = contextvars.ContextVar("radpatch_probe", default=False)
-_PICK: contextvars.ContextVar[int | None] = contextvars.ContextVar("radpatch_pick", default=None)
-
-
-def probe(run: Callable[[], object]) -> list[Position] | None:
-    """The positions of the matches the operation `run` runs would choose among (after `within`),
-    without editing anything; None when it finished without choosing among matches."""
-    token = _PROBE.set(True)
-    try:
-        run()
-    except Probed as found:
-        return found.positions
-    finally:
-        _PROBE.reset(token)
-    return None
-
-
-@contextlib.contextmanager
-def picking(index: int) -> Iterator[None]:
-    """While active, select() takes the index-th match (from 1, in source order) of what it is given."""
-    token = _PICK.set(index)
-    try:
-        yield
-    finally:
-        _PICK.reset(token)
-
-
-def picked() -> bool:
-    """Whether a match is being picked by its index (`occurrence: all`, the installed file's count)."""
-    return _PICK.get() is not None
-
-
-def positions(module: cst.Module, hits: Sequence[Path_], offset: int) -> list[Position]:
-    pos = starts(module)
-    return [(pos[h[-1]][0] + offset, pos[h[-1]][1]) for h in hits]
-
-
-Explanation = tuple[str, bool] | tuple[str, bool, str]  # (detail, plausible[, hint]) of a pattern that matched nowhere
 
 
 def select(
@@ -118,10 +66,10 @@ def select(
     within = op.within if op else None
     everywhere = hits
     if within:
-        hits = [h for h in hits if _is_within(module, h, within, undo)]
-    if _PROBE.get():
+        hits = [h for h in hits if is_within(module, h, within, undo)]
+    if probing():
         raise Probed(positions(module, hits, offset))
-    pick = _PICK.get()
+    pick = pick_index()
     nth = pick if pick is not None else op.occurrence if op else None
     if nth == "all":  # ops.forward runs the edit once per match, picking each; here only when there is none
         if hits:
@@ -241,54 +189,6 @@ def _one_line(code: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-@functools.lru_cache(maxsize=256)
-def within_key(pattern: str) -> tuple[str, str]:
-    """("header", dump) for a compound statement (its header: body, else, handlers cleared), or
-    ("stmt", dump) for a simple statement."""
-    text = textwrap.dedent(pattern).strip()
-    try:
-        node = ast.parse(text + "\n    pass" if text.endswith(":") else text).body[0]
-    except SyntaxError as exc:
-        raise MatchFailure(
-            f"`within` is not a statement or a compound statement's header: {exc.msg}",
-            "write an enclosing statement, e.g. `for layer in layers:` or `with lock:`",
-        ) from None
-    return ("header", _header(node)) if hasattr(node, "body") else ("stmt", ast.dump(node))
-
-
-def _header(node: ast.stmt) -> str:
-    blank: dict[str, list[ast.AST]] = {
-        f: [] for f in ("body", "orelse", "finalbody", "handlers", "cases") if hasattr(node, f)
-    }
-    for f, v in blank.items():
-        setattr(node, f, v)
-    return ast.dump(node)
-
-
-def is_within(module: cst.Module, path: Path_, pattern: str, undo: cst.CSTNode | None) -> bool:
-    """Whether the node at `path` (judged as `undo` where given: the code as it was) lies in a
-    statement `within:` names."""
-    return _is_within(module, path, pattern, undo)
-
-
-def _is_within(module: cst.Module, path: Path_, pattern: str, undo: cst.CSTNode | None) -> bool:
-    kind, key = within_key(pattern)
-    for k in range(len(path) - 2, -1, -1):
-        anc = path[k]
-        if not isinstance(anc, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
-            continue
-        node = replace_on_path(path[k:], undo) if undo is not None else anc
-        try:
-            tree = ast.parse(textwrap.dedent(code_of(module, node))).body[0]
-        except SyntaxError:
-            continue
-        if kind == "header" and hasattr(tree, "body") and _header(tree) == key:
-            return True
-        if kind == "stmt" and not hasattr(tree, "body") and ast.dump(tree) == key:
-            return True
-    return False
-
-
 def undo_pick(
     module: cst.Module,
     find_hits: list[Path_],
@@ -304,9 +204,9 @@ def undo_pick(
     in the patched code that is the `with` match preceded by exactly n-1 `find` matches. `within`
     is judged on the code as it was: each hit put back as `undo`, or as `undo_of(hit)` gives it."""
     if op.within:
-        find_hits = [h for h in find_hits if _is_within(module, h, op.within, None)]
-        with_hits = [h for h in with_hits if _is_within(module, h, op.within, undo_of(h) if undo_of else undo)]
-    if op.occurrence is None or op.occurrence == "all" or _PICK.get() is not None:
+        find_hits = [h for h in find_hits if is_within(module, h, op.within, None)]
+        with_hits = [h for h in with_hits if is_within(module, h, op.within, undo_of(h) if undo_of else undo)]
+    if op.occurrence is None or op.occurrence == "all" or pick_index() is not None:
         return select(
             module, with_hits, what, scope, None, offset, lambda: ("the rewrite's result is not there", False)
         )
@@ -341,51 +241,6 @@ def undoing_in_run(index: int, size: int) -> Iterator[None]:
 def lines_positions(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[tuple[int, int]]:
     pos = starts(module)
     return [pos[n] for n in nodes]
-
-
-def statement_candidates(module: cst.Module, scope: Path_, pattern: str, offset: int) -> Callable[[], Explanation]:
-    """The no-match explanation of a statement `find`: where it sits inside a line (a one-line
-    suite, or beside another statement after `;`), which whole-line matching cannot take, else
-    the closest statement of the scope."""
-
-    def explain() -> Explanation:
-        inline = inline_statements(module, scope, pattern)
-        if inline:
-            first = lines_of(module, [i.first for i in inline], offset)
-            shown = ", ".join(map(str, first))
-            where = (
-                f"it is at line {shown}, but not on lines of its own: it starts or ends inside a line"
-                if statement_count(pattern) > 1
-                else f"it is at line {shown}, but not on a line of its own"
-            )
-            whole = inline[0].lines
-            if whole is None:
-                return f"{where} (in a one-line suite such as `if x: y`)", True, INLINE_HINT
-            if "\n" not in whole and len(whole) < 160:
-                hint = f"statements match as whole lines: make `find` the whole line it is part of, `{whole}`"
-            else:
-                end = first[0] + whole.count("\n")
-                hint = (
-                    f"statements match as whole lines: make `find` the whole lines {first[0]}-{end} it is part "
-                    "of, every statement on them"
-                )
-            return f"{where} (beside another statement after `;`)", True, hint
-        return closest(module, scope_statements(scope), pattern, offset)
-
-    return explain
-
-
-INLINE_HINT = (
-    "statements match as whole lines: make `find` the whole statement it is part of (`if x: return 1`; for "
-    "`else: y = 2`, the whole if/else)"
-)
-
-
-def candidates(
-    module: cst.Module, nodes: Callable[[], Sequence[cst.CSTNode]], pattern: str, offset: int
-) -> Callable[[], tuple[str, bool]]:
-    """The no-match explanation of `pattern` among `nodes()`, gathered only when nothing matched."""
-    return lambda: closest(module, nodes(), pattern, offset)
 
 
 def function(module: cst.Module, qualname: str, offset: int = 0) -> tuple[Path_, cst.FunctionDef]:

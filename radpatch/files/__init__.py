@@ -1,23 +1,20 @@
-"""Write files atomically and keep their bytecode from going stale."""
+"""Read files without blocking on a FIFO and write them atomically, over exactly the bytes expected;
+the bytecode kept fresh is `bytecode`'s."""
 
 from __future__ import annotations
 
 import errno
 import hashlib
-import importlib.util
 import io
-import marshal
 import os
-import py_compile
 import stat
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import CodeType
 
 from radpatch.errors import EnvironmentProblem
+from radpatch.files.bytecode import drop_bytecode, unlink_quietly
 
 MAX_MODULE = 256 << 20  # no Python module radpatch patches is near this; a larger 'module' is not one
 
@@ -120,29 +117,12 @@ def atomic_write(path: Path, data: bytes, expect: str | None = None) -> None:
             )
         os.replace(tmp, path)
     except OSError as exc:
-        _unlink(tmp)
+        unlink_quietly(tmp)
         raise EnvironmentProblem(f"cannot write {path}: {exc.strerror}; the file is unchanged")
     except BaseException:
-        _unlink(tmp)
+        unlink_quietly(tmp)
         raise
     fsync_dir(path.parent)
-
-
-def _write_pyc(cfile: Path, pyc: bytes, source: Path) -> None:
-    """Write a .pyc as py_compile does (atomically, the source's mode made writable); a
-    failure leaves no bytecode, which is fine: the interpreter compiles the source on import."""
-    tmp = ""
-    try:
-        cfile.parent.mkdir(parents=True, exist_ok=True)  # PYTHONPYCACHEPREFIX: a tree of its own
-        mode = (source.stat().st_mode | 0o200) & 0o666
-        fd, tmp = tempfile.mkstemp(dir=cfile.parent, prefix=f".{cfile.name}.")
-        with os.fdopen(fd, "wb") as out:
-            out.write(pyc)
-        os.chmod(tmp, mode)
-        os.replace(tmp, cfile)
-    except OSError:
-        if tmp:
-            _unlink(tmp)
 
 
 def _digest(path: Path) -> str | None:
@@ -163,55 +143,6 @@ def fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def checked_pyc(source: bytes, code: CodeType) -> bytes:
-    """The checked-hash .pyc (PEP 552) of `source`, compiled by this interpreter as `code`."""
-    return (
-        importlib.util.MAGIC_NUMBER
-        + (0b11).to_bytes(4, "little")
-        + importlib.util.source_hash(source)
-        + marshal.dumps(code)
-    )
-
-
-def refresh_bytecode(path: Path, python: str, same_interpreter: bool, pyc: bytes | None = None) -> None:
-    """Drop every cached .pyc of `path`, then write a checked-hash .pyc for the target interpreter:
-    `pyc` when given (the proof compiled the file already: checked_pyc), else compiled here.
-
-    A timestamp .pyc can miss a same-second, same-size edit; a checked-hash one is validated
-    against the source's hash on every import, so it can never be stale.
-    """
-    drop_bytecode(path)
-    if same_interpreter and pyc is not None:
-        _write_pyc(Path(importlib.util.cache_from_source(str(path))), pyc, path)
-        return
-    if same_interpreter:
-        try:
-            py_compile.compile(
-                str(path),
-                cfile=importlib.util.cache_from_source(str(path)),
-                doraise=True,
-                invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
-            )
-        except (py_compile.PyCompileError, OSError):
-            pass  # no bytecode is fine: the interpreter compiles the source on import
-        return
-    code = (
-        "import py_compile, sys; py_compile.compile(sys.argv[1], doraise=False, "
-        "invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)"
-    )
-    try:
-        subprocess.run([python, "-c", code, str(path)], capture_output=True, timeout=120, check=False)
-    except (OSError, subprocess.SubprocessError):
-        pass  # the stale .pyc files are gone already; the interpreter will compile on import
 
 
 def missing_dirs(path: Path, root: Path) -> tuple[Path, ...]:
@@ -264,7 +195,7 @@ def create_new(path: Path, data: bytes, dirs: tuple[Path, ...] = (), wording: Cr
             f"{cannot}: {exc.strerror}; nothing was written", WRITER_HINT if wording.explained else ""
         )
     finally:
-        _unlink(tmp)
+        unlink_quietly(tmp)
     fsync_dir(path.parent)
 
 
@@ -290,13 +221,6 @@ def remove_module(path: Path, expect: str, dirs: tuple[Path, ...] = ()) -> None:
     fsync_dir(path.parent)
     drop_bytecode(path)
     remove_empty(dirs)
-
-
-def drop_bytecode(path: Path) -> None:
-    """Delete every cached .pyc of the module `path` (a removed module must not import from its bytecode)."""
-    cache = path.parent / "__pycache__"
-    for old in cache.glob(f"{path.stem}.*.pyc") if cache.is_dir() else []:
-        _unlink(str(old))
 
 
 def remove_empty(dirs: tuple[Path, ...]) -> None:

@@ -1,4 +1,4 @@
-"""wrap_body and replace_body: change what a function does as a whole.
+"""wrap_body: run a function's body inside new code.
 
 wrap_body's template holds one line `__body__`; the function's statements (its docstring stays
 first) move there, keeping their bytes, and libcst re-indents them as a block. The inverse
@@ -23,8 +23,9 @@ from radpatch.rewrite.source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from radpatch.rewrite.matching import MatchFailure, NotFound, NotUndoable, code_of, replace_on_path
+    from radpatch.rewrite.matching import MatchFailure, NotUndoable, replace_on_path
     from radpatch.rewrite.ops.common import in_scope
+    from radpatch.rewrite.ops.common.function_body import split_body, with_statements
     from radpatch.rewrite.ops.common.selection import function
     from radpatch.rewrite.tree import Path_
 
@@ -111,97 +112,7 @@ def hole_problem(code: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class ReplaceBody(Operation):
-    """Replace a function's whole body (AST-equal to `find`) by `with_`; its docstring stays."""
-
-    function: str
-    find: str
-    with_: str
-
-    KEY: ClassVar[str] = "replace_body"
-    FIELDS: ClassVar[tuple[Field, ...]] = (
-        Field("function", "qualname", "the function or method"),
-        Field("find", "code", "its current body without the docstring (AST-compared: any layout)"),
-        Field("with", "code", "the new body"),
-    )
-    EXAMPLE: ClassVar[str] = (
-        "function: EngineCore.abort_requests\n"
-        "find: self.scheduler.finish_requests(request_ids, RequestStatus.FINISHED_ABORTED)\n"
-        "with: self.scheduler.finish_requests(list(request_ids), RequestStatus.FINISHED_ABORTED)"
-    )
-
-    def describe(self) -> str:
-        return f"replace the body of {self.function}()"
-
-    def scope_name(self) -> str:
-        return self.function
-
-    def touches(self) -> tuple[Touch, ...]:
-        """The function's whole body: every node inside it."""
-        return (Touch("body", self.function, "body"),)
-
-    def forward(self, src: Source) -> Source:
-        load(__name__)
-        return replace_body(src, self, undo=False)
-
-    def inverse(self, src: Source) -> Source:
-        load(__name__)
-        return replace_body(src, self, undo=True)
-
-
 Step = tuple[str, int | None]
-
-
-def _split(fn: cst.FunctionDef) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement], bool]:
-    """(docstring statement or nothing, the rest of the body, whether the docstring shares its line
-    with the rest's first statements: `'doc'; return 1`); a one-line body becomes a block."""
-    body = fn.body
-    stmts: list[cst.BaseStatement] = (
-        list(body.body) if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[arg-type]
-    )
-    first = stmts[0] if stmts else None
-    if (
-        isinstance(first, cst.SimpleStatementLine)
-        and isinstance(first.body[0], cst.Expr)
-        and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    ):
-        if len(first.body) == 1:
-            return stmts[:1], stmts[1:], False
-        doc = first.with_changes(body=first.body[:1], trailing_whitespace=cst.TrailingWhitespace())
-        beside = cst.SimpleStatementLine(body=first.body[1:], trailing_whitespace=first.trailing_whitespace)
-        return [doc], [beside, *stmts[1:]], True
-    return [], stmts, False
-
-
-def _with_statements(
-    fn: cst.FunctionDef, doc: list[cst.BaseStatement], stmts: list[cst.BaseStatement], shared: bool = False
-) -> cst.FunctionDef:
-    """`fn` with the body `doc` + `stmts`. A docstring that shared its line (_split) shares it with the
-    first line of `stmts` when that is a line of simple statements (so undoing gives the line back),
-    else it stands alone."""
-    if doc and shared:
-        line = doc[0]
-        assert isinstance(line, cst.SimpleStatementLine)
-        if stmts and isinstance(stmts[0], cst.SimpleStatementLine):
-            merged = line.with_changes(
-                body=[*line.body, *stmts[0].body], trailing_whitespace=stmts[0].trailing_whitespace
-            )
-            doc, stmts = [merged], stmts[1:]
-        else:
-            alone = line.body[0].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
-            doc = [line.with_changes(body=[alone])]
-    body = fn.body
-    block = (
-        body.with_changes(body=[*doc, *stmts])
-        if isinstance(body, cst.IndentedBlock)
-        else cst.IndentedBlock(body=[*doc, *stmts])
-    )
-    return fn.with_changes(body=block)
-
-
-def _statements(code: str) -> list[cst.BaseStatement]:
-    return list(cst.parse_module(textwrap.dedent(code).strip("\n") + "\n").body)
 
 
 def _is_hole(node: cst.CSTNode) -> bool:
@@ -255,7 +166,7 @@ def _ast(module: cst.Module) -> str:
 def wrap(src: Source, op: WrapBody) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         path, fn = function(module, op.function, offset)
-        doc, rest, shared = _split(fn)
+        doc, rest, shared = split_body(fn)
         if not rest:  # `__body__` would stand for nothing: the template's block would be left empty
             raise MatchFailure(
                 f"{op.function}() has no statements to wrap: its body is only a docstring",
@@ -273,7 +184,7 @@ def wrap(src: Source, op: WrapBody) -> Source:
         items = list(getattr(holder[-1], name))
         filled = replace_on_path(holder, holder[-1].with_changes(**{name: [*items[:i], *rest, *items[i + 1 :]]}))
         assert isinstance(filled, cst.Module)
-        return replace_on_path(path, _with_statements(fn, doc, list(filled.body), shared))
+        return replace_on_path(path, with_statements(fn, doc, list(filled.body), shared))
 
     return in_scope(src, op.function, edit)
 
@@ -281,7 +192,7 @@ def wrap(src: Source, op: WrapBody) -> Source:
 def unwrap(src: Source, op: WrapBody) -> Source:
     def edit(module: cst.Module, offset: int) -> cst.CSTNode:
         path, fn = function(module, op.function, offset)
-        doc, rest, shared = _split(fn)
+        doc, rest, shared = split_body(fn)
         template = cst.parse_module(textwrap.dedent(op.with_).strip("\n") + "\n")
         steps = _locate(template)
         if steps is None or hole_problem(op.with_):
@@ -303,28 +214,6 @@ def unwrap(src: Source, op: WrapBody) -> Source:
             raise NotUndoable(
                 f"the body of {op.function}() is not wrapped in the template (the code around `{BODY}` differs)"
             )
-        return replace_on_path(path, _with_statements(fn, doc, list(inner), shared))
-
-    return in_scope(src, op.function, edit)
-
-
-def _body_key(module: cst.Module, stmts: Sequence[cst.BaseStatement]) -> str:
-    return ast.dump(ast.parse(textwrap.dedent("".join(code_of(module, s) for s in stmts))))
-
-
-def replace_body(src: Source, op: ReplaceBody, undo: bool) -> Source:
-    old, new = (op.with_, op.find) if undo else (op.find, op.with_)
-
-    def edit(module: cst.Module, offset: int) -> cst.CSTNode:
-        path, fn = function(module, op.function, offset)
-        doc, rest, shared = _split(fn)
-        if _body_key(module, rest) != ast.dump(ast.parse(textwrap.dedent(old))):
-            raise (NotUndoable if undo else NotFound)(
-                f"the body of {op.function}() (docstring aside) is not {'the replacement' if undo else '`find`'}"
-            )
-        stmts = _statements(new)
-        if rest:
-            stmts[0] = stmts[0].with_changes(leading_lines=rest[0].leading_lines)  # type: ignore[attr-defined]
-        return replace_on_path(path, _with_statements(fn, doc, stmts, shared))
+        return replace_on_path(path, with_statements(fn, doc, list(inner), shared))
 
     return in_scope(src, op.function, edit)

@@ -1,0 +1,134 @@
+"""The readers of the field kinds the operations' FIELDS name (READERS): code, an expression, a
+qualified name, an identifier, `within:`, `occurrence:`, an import, a list of names; each problem
+recorded at file:line:column and key path, as `nodes` records it. An enum-valued field's values
+are its own `choices`, read by `nodes.choice`."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Callable
+
+import yaml
+
+from radpatch.registry.code import ParseProblem, is_expression, newer_grammar, parse_problem
+from radpatch.registry.loader.nodes import QUALNAME, EveryProblem, Problems, seq, string
+
+
+def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path)
+    if not code.strip():
+        raise ctx.fail(
+            node, path, "is empty; write the Python code to match (to delete code, use the `delete` operation)"
+        )
+    problem = parse_problem(textwrap.dedent(code))
+    if problem and code.strip().endswith(":") and not parse_problem(textwrap.dedent(code).strip() + "\n    pass"):
+        raise ctx.fail(
+            node,
+            path,
+            f"{code.strip()!r} is a compound statement's header without its body; write the whole statement "
+            "(header and body), or match a statement inside it and narrow with `within:` (which takes a header)",
+        )
+    if problem and (problem.nested or not is_expression(code)):
+        raise ctx.fail(node, path, f"is not Python code: {problem.why}{'' if problem.nested else newer_grammar(code)}")
+    if not problem and not ast.parse(textwrap.dedent(code)).body:
+        raise ctx.fail(
+            node,
+            path,
+            "holds only comments; write at least one statement (radpatch matches and places code, "
+            "not comments; to delete code, use the `delete` operation)",
+        )
+    return code
+
+
+def _within(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path)
+    text = textwrap.dedent(code).strip()
+    problem = parse_problem(text + "\n    pass" if text.endswith(":") else text) if text else ParseProblem("empty")
+    if problem:
+        newer = newer_grammar(text + "\n    pass" if text.endswith(":") else text) if text else ""
+        raise ctx.fail(
+            node, path, f"is not a statement or a compound statement's header like `for x in y:`: {problem.why}{newer}"
+        )
+    return code
+
+
+def _occurrence(ctx: Problems, node: yaml.Node, path: str) -> int | str:
+    text = string(ctx, node, path)
+    if text == "all":
+        return text
+    if not text.isdigit() or int(text) < 1:
+        raise ctx.fail(
+            node,
+            path,
+            f"{text!r} is not a match number; write 1 for the first match in the installed file's source order, "
+            "2 for the second, ..., or `all` for every match",
+        )
+    return int(text)
+
+
+def _import(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path).strip()
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        body = []
+    if len(body) != 1 or not isinstance(body[0], (ast.Import, ast.ImportFrom)) or "*" in code:
+        raise ctx.fail(
+            node,
+            path,
+            f"{code!r} is not one `import x` or `from x import y` statement (star imports are not supported)",
+        )
+    if isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__":
+        raise ctx.fail(
+            node, path, "a `from __future__` import must be a module's first statement; radpatch does not add one"
+        )
+    return code
+
+
+def _expression(ctx: Problems, node: yaml.Node, path: str) -> str:
+    code = string(ctx, node, path).strip()
+    problem = parse_problem(code, "eval") if code else ParseProblem("empty")
+    if problem:
+        newer = newer_grammar(code) if code and not problem.nested else ""
+        raise ctx.fail(
+            node,
+            path,
+            f"{code[:60]!r} is not a Python expression (a value such as None, 0 or f(x)): {problem.why}{newer}",
+        )
+    return code
+
+
+def _qualname(ctx: Problems, node: yaml.Node, path: str) -> str:
+    name = string(ctx, node, path)
+    if not QUALNAME.fullmatch(name):
+        raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
+    return name
+
+
+def identifier(ctx: Problems, node: yaml.Node, path: str) -> str:
+    name = string(ctx, node, path)
+    if not name.isidentifier():
+        raise ctx.fail(node, path, f"{name!r} is not a Python identifier")
+    return name
+
+
+def _names(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:
+    get = EveryProblem()
+    names = tuple(get(identifier, ctx, n, f"{path}[{i}]") for i, n in enumerate(seq(ctx, node, path)))
+    get.check()
+    if not names:
+        raise ctx.fail(node, path, "an empty list; name at least one definition or leave `names` out")
+    return names
+
+
+READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
+    "qualname": _qualname,
+    "identifier": identifier,
+    "code": _pattern,
+    "expression": _expression,
+    "occurrence": _occurrence,
+    "import": _import,
+    "within": _within,
+    "names": _names,
+}
