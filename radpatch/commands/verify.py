@@ -23,7 +23,7 @@ from radpatch.prove.refusal import Cause
 from radpatch.prove.unchecked import NEEDS
 from radpatch.registry import series
 from radpatch.registry.model import Patch
-from radpatch.releases import matrix, overlap_report
+from radpatch.releases import matrix, matrix_table, overlap_report
 from radpatch.releases.base_search import BASES, MOST
 from radpatch.releases.results import CHECKS, ReleaseResult, Report, first_failed
 from radpatch.releases.verify import parse_spec, verify
@@ -61,14 +61,14 @@ def run_many(
     found = overlap_report.find(patches, texts=overlap_report.cached())
     with_applied = applied.in_env(ctx, patches)
     if as_json:
-        data = matrix.to_json(rows)
+        data = matrix_table.to_json(rows)
         if spec is None:
             data["entries"] = [_alone(ctx, row, releases, python) for row in rows]
         data["overlaps"] = [o.to_json() for o in found]
         data["applied_overlaps"] = [c.to_json() for c in with_applied]
         json_output.emit(data)
     else:
-        click.echo(matrix.render(rows))
+        click.echo(matrix_table.render(rows))
         for line in _not_checked(rows):
             click.echo(line)
         for line in [*overlap_report.lines(found), *(c.line() for c in with_applied)]:

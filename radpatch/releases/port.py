@@ -26,22 +26,20 @@ new `supported` range; an edit that does not prove is never written.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import yaml
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from radpatch.errors import EnvironmentProblem, RadpatchError, RefusedError, UsageError
+from radpatch.errors import EnvironmentProblem, RadpatchError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
 from radpatch.releases import dropped, matrix, port_edits, yamledit
 from radpatch.releases.port_failures import short
+from radpatch.releases.port_write import write as write
 from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
 from radpatch.state.recorded_diffs import text_diff
@@ -279,28 +277,3 @@ def in_series(patches: list[Patch], load: Callable[[str], Patch]) -> list[Patch]
 
     named = {p.name for p in patches}
     return [p for p in series.with_requirements(patches, load) if p.name in named]
-
-
-def write(port: Port) -> None:
-    """Replace the registry file atomically (same directory, same mode). A registry entry that is a
-    symlink (a registry of links into a shared checkout) is edited where it points, the link kept.
-    The file must still be what `plan` read: an editor that saved it while the edit was being
-    proven keeps its change (the edit would silently drop it)."""
-    assert port.after is not None
-    src = port.patch.source
-    real = Path(os.path.realpath(src))
-    try:
-        now: str | None = real.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        now = None
-    if now != port.before:
-        raise RefusedError(f"{src}: changed since port read it; the edit was not written", "run `radpatch port` again")
-    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(port.after)
-        os.chmod(tmp, real.stat().st_mode & 0o7777)
-        os.replace(tmp, real)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
