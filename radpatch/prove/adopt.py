@@ -19,6 +19,7 @@ from radpatch.prove.adopt_bytes import bases_of, record_bytes
 from radpatch.prove.adopt_candidates import adoptable, with_dependents, with_required
 from radpatch.prove.analysis import forward
 from radpatch.prove.carried_too import Others, carried_too
+from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
@@ -121,9 +122,13 @@ def _adopted(
             why = exc.message.replace(str(path), f.relpath).removeprefix(f"{name}: ")
             raise _not_adopted(states, [n for n, _ in users], f.relpath, f"{name} does not run on {of}: {why}")
         disk = users[-1][1].data
-        if not ast_equal(data, disk):
+        same = ast_equal(data, disk) or same_code(data, disk, env.executable)
+        if not same:
             rel = users[0][1].relpath
-            why = f"{rel}'s code is not what the patch makes of {of} ({_other_edits(first or b'', data, disk)})"
+            edits = _other_edits(first or b"", data, disk) if same is False else unreadable_here(disk)
+            why = f"{rel}'s code is not what the patch makes of {of} ({edits})"
+            if same is None:
+                why = f"{rel}'s code is not told to be what the patch makes of {of}: {edits or unreadable_here(data)}"
             if first is None:
                 why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
             ran = [(states[n].patch, f.rewrites) for n, f in users]

@@ -18,6 +18,7 @@ from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.prove.edited import edited_over_stack
 from radpatch.prove.refusal import NOT_IN_EFFECT
+from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.registry.model import Operation, Patch, Rewrite
 from radpatch.state import verified
 from radpatch.state.decide import FileState, PatchState, State
@@ -26,14 +27,20 @@ from radpatch.state.stack import own_base, trusted_names
 
 
 def judge(
-    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord | None, store: Store
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    data: bytes,
+    filename: str,
+    recorded: FileRecord | None,
+    store: Store,
+    python: str = "",
 ) -> tuple[State, str]:
     """The state of a file whose hashes cannot decide (state.decide.Judge), from the rewrites:
     applied when undoing and re-applying the patch reproduces it (drifted when code outside the
     patch changed since radpatch wrote it), not applied when the patch applies to it, else drifted.
     Drifted under recorded patches stacked above this one: the detail names what changed since the
     stack's last patch wrote the file (prove.edited), not the patches' own recorded changes."""
-    state, detail = _judge(patch, rws, data, filename, recorded, store)
+    state, detail = _judge(patch, rws, data, filename, recorded, store, python)
     if state is State.DRIFTED and recorded is not None:
         over = edited_over_stack(store, recorded, data)
         if over:
@@ -42,7 +49,13 @@ def judge(
 
 
 def _judge(
-    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord | None, store: Store
+    patch: Patch,
+    rws: tuple[Rewrite, ...],
+    data: bytes,
+    filename: str,
+    recorded: FileRecord | None,
+    store: Store,
+    python: str,
 ) -> tuple[State, str]:
     from radpatch.rewrite import runner
     from radpatch.rewrite.ops.common import kept_trees
@@ -55,7 +68,7 @@ def _judge(
         if trip.patched and not recorded and not verified.in_effect(patch)(data):
             return State.NOT_APPLIED, NOT_IN_EFFECT  # verify read it against a release the entry is written for
         if trip.patched:
-            edited = _edited_since_patched(patch, rws, data, filename, recorded, store) if recorded else ""
+            edited = _edited_since_patched(patch, rws, data, filename, recorded, store, python) if recorded else ""
             return (State.DRIFTED, edited) if edited else (State.APPLIED, "")
         try:
             runner.forward(patch, rws, data, filename)
@@ -94,10 +107,11 @@ def carried_part(patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: 
 
 
 def _edited_since_patched(
-    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord, store: Store
+    patch: Patch, rws: tuple[Rewrite, ...], data: bytes, filename: str, recorded: FileRecord, store: Store, python: str
 ) -> str:
     """Why a file that still carries the patch counts as drifted, or "" if it does not: code
-    outside the patch changed since radpatch wrote it (comments and layout do not count)."""
+    outside the patch changed since radpatch wrote it (comments and layout do not count). Code
+    radpatch's Python cannot read is compared by the target interpreter `python` (same_code)."""
     from radpatch.rewrite import runner  # libcst: only when the hashes cannot decide
 
     pristine = runner.backward(patch, rws, data, filename)
@@ -106,6 +120,12 @@ def _edited_since_patched(
     original = store.original(recorded.original_sha256)
     if original is None:
         return "changed since radpatch patched it (and its original is not kept to compare with)"
+    why = unreadable_here(original) or unreadable_here(pristine)
+    if why:
+        same = same_code(original, pristine, python)
+        if same is None:
+            return f"{why}, nor can the target's Python be asked: whether its code changed since is not told"
+        return "" if same else "edited since radpatch patched it: its code changed (compared by the target's Python)"
     differ = changed_scopes(original, pristine)
     return f"edited since radpatch patched it: {', '.join(differ)} changed" if differ else ""
 
@@ -256,14 +276,6 @@ def round_trip(
     if again == data or same_code(again, data):
         return RoundTrip(Trip.PATCHED)
     return RoundTrip(Trip.DIFFERS, "reverse-applying and re-applying does not reproduce the file")
-
-
-def same_code(a: bytes, b: bytes) -> bool:
-    """The same module code (syntax trees equal: layout and comments aside)."""
-    try:
-        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
 
 
 def refuse_if_present(ps: PatchState, f: FileState, data: bytes) -> None:

@@ -12,6 +12,7 @@ from radpatch.errors import RefusedError
 from radpatch.files import read_regular
 from radpatch.prove import plan
 from radpatch.prove.form import changed_scopes
+from radpatch.prove.same_code import same_code, unreadable_here
 from radpatch.registry.model import Rewrite
 from radpatch.rewrite import runner
 from radpatch.state import kept
@@ -149,7 +150,10 @@ def _layout_edited(ps: PatchState, rec: FileRecord, current: bytes, store: Store
     same = bool(rec.original_code) and code_hash(pristine) == rec.original_code
     if not same and not rec.original_code:  # a record from before code hashes: compare with the kept original
         original = store.original(rec.original_sha256)
-        same = original is not None and not changed_scopes(original, pristine)
+        if original is not None and (unreadable_here(original) or unreadable_here(pristine)):
+            same = same_code(original, pristine, ps.dist.python if ps.dist else "") is True
+        else:
+            same = original is not None and not changed_scopes(original, pristine)
     if same:
         say(f"{ps.patch.name}: note: {rec.path} had comment or layout edits since it was patched; they are kept")
         return pristine

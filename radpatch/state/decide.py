@@ -168,7 +168,7 @@ def _decide(
     trust = trusted_names(store, dist, found.dist_record)
     for t in found.files:
         try:
-            files.append(file_state(patch, store, judged, t, judge, trust))
+            files.append(file_state(patch, store, judged, t, judge, trust, dist.python))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record, hint=exc.hint)
     files += left_behind(dist, store, judged, {t.rewritten.relpath for t in found.files})

@@ -72,6 +72,7 @@ class PatchState:
 
 # how a file's code reads when its hashes cannot decide: (patch, its rewrites of the file, the
 # file's bytes, where (for messages), radpatch's record of the file if any, the store of kept
-# originals) -> its state and why; prove.form.judge, passed in by whoever asks (apply, revert, status,
-# diff, the SBOM): state/ never imports prove/
-Judge = Callable[[Patch, tuple[Rewrite, ...], bytes, str, "FileRecord | None", Store], tuple[State, str]]
+# originals, the target interpreter when known: it reads code radpatch's Python cannot) -> its state
+# and why; prove.form.judge, passed in by whoever asks (apply, revert, status, diff, the SBOM):
+# state/ never imports prove/
+Judge = Callable[[Patch, tuple[Rewrite, ...], bytes, str, "FileRecord | None", Store, str], tuple[State, str]]

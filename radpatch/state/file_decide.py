@@ -76,7 +76,13 @@ def _read(path: Path) -> bytes | None:
 
 
 def file_state(
-    patch: Patch, store: Store, record: PatchRecord | None, t: ReadFile, judge: Judge, trust: frozenset[str]
+    patch: Patch,
+    store: Store,
+    record: PatchRecord | None,
+    t: ReadFile,
+    judge: Judge,
+    trust: frozenset[str],
+    python: str = "",
 ) -> FileState:
     """One file's state for `patch`; `trust`: the entries whose records speak for this install
     (`trusted_names`), the only ones whose code may be taken off the file to judge it (`taken_off`)."""
@@ -114,12 +120,12 @@ def file_state(
     if t.data is None and state is State.NOT_APPLIED and not t.creates:
         detail = f"{relpath}: no such module (yet): the entry that creates it comes first"
     elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
-        state, why = judge(patch, rws, data, str(path), recorded, store)
+        state, why = judge(patch, rws, data, str(path), recorded, store, python)
         detail = f"{relpath}: {why}" if why else ""
         base = take_off(store, relpath, data, patch.name, trust) if state is State.APPLIED and not recorded else None
         if isinstance(base, Meets):
             return ambiguous(patch.name, t, data, base)
-        if base is not None and judge(patch, rws, base, str(path), None, store)[0] is not State.APPLIED:
+        if base is not None and judge(patch, rws, base, str(path), None, store, python)[0] is not State.APPLIED:
             # the code is there only as radpatch's other entries put it (a one-gap twin inserting the same
             # code), with someone's unrelated edits beside: without those entries it is not applied
             return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, "", wheel)
