@@ -1,14 +1,14 @@
 """Whether two versions of a file hold the same code (comments and layout aside): read by
 radpatch's own Python, or, where it cannot read them (a module in the target's newer grammar: a
 PEP 695 `type` line on a 3.12 target read by radpatch on 3.11), by the target interpreter in a
-subprocess (state.hashes.target_code_hashes), never by guessing."""
+subprocess (state.code_hashes.target_code_hashes), never by guessing."""
 
 from __future__ import annotations
 
 import ast
 import sys
 
-from radpatch.state.hashes import target_code_hashes
+from radpatch.state.code_hashes import target_code_hashes
 
 _UNREADABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 
