@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from radpatch.registry.loader import load_patch
 from radpatch.releases import package_files
 from tests.lib.generated import sample
 from tests.lib.index_server import IndexServer
@@ -132,3 +133,25 @@ def test_a_package_too_large_to_read_is_said_not_checked(
     r = radpatch("--registry", str(reg), "verify", "pkgread", "--versions", "1.0", "--json")
     got = json.loads(r.out)["results"][0]
     assert any("imports OLD from it" in x for x in got["not_checked"]), got
+
+
+def test_a_release_cached_without_its_package_files_is_read_again_for_them(
+    loopback: Callable[[str, Wheels], IndexServer], write_registry: Any, radpatch: Any
+) -> None:
+    """An entry that needs no package file (a rewrite in a function) caches the release first; one that
+    does then reads the rest, and a run after it answers the same from the cache."""
+    files = _files("importer-relative", "rppkg")
+    files["rppkg/core.py"] += "def f():\n    return 1\n"
+    loopback(DIST, {"1.0": files})
+    inside = _entry("importer-relative", "rppkg").replace(
+        DELETE_OLD, "replace: {scope: f, find: return 1, with: return 2}"
+    )
+    plain = write_registry("plain", inside)
+    assert not package_files.wanted([load_patch(plain / "plain.yaml")])
+    first = radpatch("--registry", str(plain), "verify", "plain", "--versions", "1.0")
+    assert first.code == 0, first.out + first.err
+    reg = write_registry("pkgread", _entry("importer-relative", "rppkg"), dirname="other")
+    for _ in range(2):
+        r = radpatch("--registry", str(reg), "verify", "pkgread", "--versions", "1.0", "--json")
+        got = json.loads(r.out)["results"][0]
+        assert r.code == 1 and got["checks"]["names"] is False and "rppkg/other.py:1" in got["error"], got
