@@ -42,11 +42,14 @@ def introduced(
     python: PythonEnv | None = None,
     skip: tuple[str, ...] | None = (),
     own: tuple[str, ...] = (),
+    site: tuple[str, ...] = (),
 ) -> list[names.Problem] | None:
     """Names `after` cannot resolve that `before` could (None when either could not be walked), judged
     by the target interpreter when it is another Python version. `own`: the modules the patch's own
     text changes or creates (own_modules), whose files on disk are not what runs, even where `skip`
-    is None."""
+    is None. `site`: without a target (`python` None: verify), directories laid out as site-packages
+    holding the package's other modules (releases.package_files): what the rest of the package takes
+    from the module is read from them, as apply reads it from the target's path."""
     if other_python(python):
         assert python is not None
         try:
@@ -64,6 +67,12 @@ def introduced(
     old, new = analysis_of(before, me).problems, analysis_of(after, me).problems
     if old is None or new is None:
         return None
+    if python is None and site:
+        return (
+            names.new_problems(old, new)
+            + partial_package_imports(before, after, me, list(site))
+            + _other_modules(before, after, me, list(site), skip if skip is not None else own)
+        )
     return (
         names.new_problems(old, new)
         + _missing_here(before, after, python)
@@ -103,10 +112,16 @@ def _package_reads(
     def present(name: str) -> bool:
         return name in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(name, paths) is not None
 
-    return (
-        importers(before, after, me, paths, skip or (), _removed(before, after, me))
-        + cycle_reads(before, after, me, paths)
-        + fallback_uses(before, after, version, present)
+    return _other_modules(before, after, me, paths, skip) + fallback_uses(before, after, version, present)
+
+
+def _other_modules(
+    before: bytes, after: bytes, me: tuple[str, bool] | None, paths: list[str], skip: tuple[str, ...] | None
+) -> list[names.Problem]:
+    """What the other modules of the package under `paths` take from the module that the patch takes
+    away (names.importers) or that a cycle its new import closes reads before the module binds it."""
+    return importers(before, after, me, paths, skip or (), _removed(before, after, me)) + cycle_reads(
+        before, after, me, paths
     )
 
 
@@ -224,9 +239,10 @@ def names_refusal(
     module: str | None = None,
     skip: tuple[str, ...] | None = (),
     own: tuple[str, ...] = (),
+    site: tuple[str, ...] = (),
 ) -> Refusal | None:
     """Names the patch makes unresolvable at run time (see the names package), each with its line."""
-    new = introduced(before, after, module, filename, python, skip, own)
+    new = introduced(before, after, module, filename, python, skip, own, site)
     if new is None:
         me = names.module_of(module, filename)
         unparsed = analysis_of(before, me).unparsed or analysis_of(after, me).unparsed

@@ -163,6 +163,7 @@ class Case:
     module: str | None = None  # the module's dotted name (self-imports), when known
     stars: tuple[star_exports.ModuleSource, ...] | None = None  # verify: the star-imported modules read from the wheel
     version: tuple[int, int] | None = None  # verify: the target Python's major.minor, without its interpreter
+    site: tuple[str, ...] = ()  # verify: a directory holding the package's other modules (releases.package_files)
 
     def fwd(self, data: bytes) -> bytes:
         return self.forward(data) if self.forward else forward(self.patch, self.rewrites, data, self.filename)
@@ -201,19 +202,20 @@ def _refuse_compile(c: Case, r: Refusal) -> RefusedError:
 
 
 def _check_names(c: Case) -> Refusal | None:
-    return names_refusal(c.before, c.after, c.filename, c.python, c.module, unjudged(c.patch), own_modules(c.patch))
+    skip, own = unjudged(c.patch), own_modules(c.patch)
+    return names_refusal(c.before, c.after, c.filename, c.python, c.module, skip, own, c.site)
 
 
 def _refuse_names(c: Case, r: Refusal) -> RefusedError:
     skip, own = unjudged(c.patch), own_modules(c.patch)
-    missing = {p.key for p in introduced(c.before, c.after, c.module, c.filename, c.python, skip, own) or ()}
+    missing = {p.key for p in introduced(c.before, c.after, c.module, c.filename, c.python, skip, own, c.site) or ()}
     culprit = _first(
         c.patch,
         c.rewrites,
         c.before,
         c.filename,
         lambda d: bool(
-            missing & {p.key for p in introduced(c.before, d, c.module, c.filename, c.python, skip, own) or ()}
+            missing & {p.key for p in introduced(c.before, d, c.module, c.filename, c.python, skip, own, c.site) or ()}
         ),
     )
     return r.blame(culprit).error(c.patch)
@@ -248,7 +250,7 @@ STEPS: tuple[Step, ...] = (
         "the patched module uses no name the original did not already leave undefined",
         _check_names,
         _refuse_names,
-        lambda c: unchecked.names(c.before, c.after, c.module, c.filename, c.version),
+        lambda c: unchecked.names(c.before, c.after, c.module, c.filename, c.version, bool(c.site)),
     ),
     Step(
         "placement",

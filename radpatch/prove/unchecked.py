@@ -73,21 +73,28 @@ def _parts(text: str) -> tuple[str, str]:
     return module, name
 
 
-def names(before: bytes, after: bytes, module: str | None, filename: str, version: tuple[int, int] | None) -> list[str]:
+def names(
+    before: bytes,
+    after: bytes,
+    module: str | None,
+    filename: str,
+    version: tuple[int, int] | None,
+    package: bool = False,
+) -> list[str]:
     """The names step's reads of the target: new imports (on its import path; the cycles and
     partially imported packages they may close), names taken away that other modules of the
-    installed package import, and new uses of a name only a guarded import's fallback binds there."""
+    installed package import, and new uses of a name only a guarded import's fallback binds there.
+    `package`: the package's other modules were read from the release (releases.package_files), so
+    the cycles, partially imported packages and importers were checked."""
     out = []
     old, new = _imports(before), _imports(after)
     added_imports = set() if old is None or new is None else new - old
     added_imports -= _known(added_imports, version)
     if added_imports:
         added = "; ".join(f"`{_spelled(k)}`" for k in sorted(added_imports))
-        out.append(
-            f"names: whether the target's import path has {added}, and the import cycles and partially imported "
-            f"packages a new import may close"
-        )
-    package_reads = _own_package_reads(after, module) - _own_package_reads(before, module)
+        closes = "" if package else ", and the import cycles and partially imported packages a new import may close"
+        out.append(f"names: whether the target's import path has {added}{closes}")
+    package_reads = set() if package else _own_package_reads(after, module) - _own_package_reads(before, module)
     if package_reads:
         read = "; ".join(f"`{r}`" for r in sorted(package_reads))
         out.append(
@@ -96,7 +103,7 @@ def names(before: bytes, after: bytes, module: str | None, filename: str, versio
         )
     me = module_of(module, filename)
     a, b = analysis_of(before, me).placement, analysis_of(after, me).placement
-    if a is not None and b is not None:
+    if a is not None and b is not None and not package:
         now = {x.name for x in b.bindings}
         gone = sorted({x.name for x in a.bindings} - now)
         if gone and "__getattr__" not in now:

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from radpatch.errors import RefusedError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause, Refusal
 from radpatch.prove.star_exports import module_of
-from radpatch.prove.steps import STEPS, Case
+from radpatch.prove.steps import STEPS, Case, Step
 from radpatch.registry.model import Patch
-from radpatch.releases import carried, replaced, shadowed
+from radpatch.releases import carried, package_files, replaced, shadowed
 from radpatch.releases.compared import Compared
 from radpatch.releases.proof_job import Checks, File, Job, Proof
 from radpatch.releases.proof_run import JobRun, Memo
@@ -265,29 +265,42 @@ def _proof_step(name: str) -> Callable[[JobRun], Refusal | None]:
     step = next(s for s in STEPS if s.name == name)
 
     def check(run: JobRun) -> Refusal | None:
-        patch = run.job.entry.patch
         for f in _entry_files(run):
-            m = run.memo(patch, f)
-            case = Case(
-                patch,
-                f.rewrites,
-                f.data,
-                run.after[f.relpath],
-                f.relpath,
-                None,
-                m.forward,
-                m.backward,
-                module=f.module,
-                stars=f.stars,
-                version=run.job.python,
-            )
-            refusal = step.check(case)
+            if name == "names" and f.site is not None:
+                with package_files.written(f.site) as site:
+                    refusal = _one(run, step, f, (site,))
+            else:
+                refusal = _one(run, step, f, ())
             if refusal is not None:
-                return Refusal(name, refusal.why, refusal.hint)
-            run.unchecked += [f"{f.relpath}: {what}" for what in step.unchecked(case)]
+                return refusal
         return None
 
     return check
+
+
+def _one(run: JobRun, step: Step, f: File, site: tuple[str, ...]) -> Refusal | None:
+    """One proof step on one of the release's files (`site`: its package's other modules, written out)."""
+    patch, name = run.job.entry.patch, step.name
+    m = run.memo(patch, f)
+    case = Case(
+        patch,
+        f.rewrites,
+        f.data,
+        run.after[f.relpath],
+        f.relpath,
+        None,
+        m.forward,
+        m.backward,
+        module=f.module,
+        stars=f.stars,
+        version=run.job.python,
+        site=site,
+    )
+    refusal = step.check(case)
+    if refusal is not None:
+        return Refusal(name, refusal.why, refusal.hint)
+    run.unchecked += [f"{f.relpath}: {what}" for what in step.unchecked(case)]
+    return None
 
 
 def _idempotent(run: JobRun) -> Refusal | None:

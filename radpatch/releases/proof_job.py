@@ -36,6 +36,9 @@ class File:
     # how the module was picked where the `versions:` table does not decide (install.locate.pick, apply's own):
     # "" where it does
     chosen: str = ""
+    # the other `.py` files of its package, as the wheel has them (releases.package_files), where the
+    # entry may add an import or take a top-level name away and they were read; None: not read
+    site: tuple[tuple[str, bytes], ...] | None = None
 
 
 def _files_key(files: tuple[File, ...]) -> list[object]:
@@ -47,6 +50,7 @@ def _files_key(files: tuple[File, ...]) -> list[object]:
             _sha(f.data),
             [[s.module, s.package, _sha(s.data)] for s in f.stars],
             [[s.module, s.package, _sha(s.data)] for s in f.decorators],
+            *([] if f.site is None else [[[r, _sha(d)] for r, d in f.site]]),
         ]
         for f in files
     ]

@@ -25,7 +25,7 @@ from packaging.version import Version
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch
-from radpatch.releases import modules
+from radpatch.releases import modules, package_files
 from radpatch.releases.base_search import search_order
 from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
@@ -48,6 +48,7 @@ class Verifier:
     listing: tuple[Version, ...] = ()  # every release on the index (bases are picked from it)
     requires: tuple[Patch, ...] = ()  # the entries it requires, transitively, in the order apply runs them
     needs: frozenset[str] = field(init=False)
+    packages: frozenset[str] = field(init=False)  # top-level packages whose .py files the names step reads
     bases: list[Version] = field(init=False, default_factory=list)  # the releases the change is read off now
     looked: set[Version] = field(init=False, default_factory=set)  # every release read as a base, this run
     transfer: Transfer = field(default_factory=Transfer)
@@ -55,6 +56,7 @@ class Verifier:
 
     def __post_init__(self) -> None:
         self.needs = modules.needs(self.stack)
+        self.packages = package_files.tops(self.needs) if package_files.wanted((self.patch,)) else frozenset()
 
     @property
     def stack(self) -> tuple[Patch, ...]:
@@ -134,6 +136,9 @@ class Verifier:
                 layers.append(Layer(p, theirs, version=v))
             if v in results:
                 continue
+            if self.packages:
+                site = package_files.files(got, self.packages)
+                files = tuple(dataclasses.replace(f, site=site) for f in files)
             layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
             job = Job(tuple(layers), bases, searched=with_bases, python=self.python)
@@ -203,6 +208,9 @@ class Verifier:
         missing = []
         for v in versions:
             hit = self.releases.cached(dist, v, self.needs)
+            if hit and self.packages:
+                more = package_files.members(hit, self.packages)
+                hit = self.releases.cached(dist, v, self.needs | more) if more else hit
             if hit:
                 out[v] = hit
             else:
@@ -234,7 +242,12 @@ class Verifier:
     def _fetch_one(self, v: Version) -> Fetch | NoWheel:
         self.progress.started(v)
         try:
-            return self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
+            got = self.releases.fetch(self.patch.distribution, v, self.needs, self.progress.received)
+            more = package_files.members(got.release, self.packages) if self.packages else None
+            if not more:
+                return got
+            again = self.releases.fetch(self.patch.distribution, v, self.needs | more, self.progress.received)
+            return Fetch(again.release, got.received + again.received, again.size, got.whole or again.whole)
         except NoWheel as exc:
             return exc
         except BadWheel as exc:  # that release's wheel is broken: its `wheel` check fails, the others are read

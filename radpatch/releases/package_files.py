@@ -1,0 +1,88 @@
+"""The other modules of a release's package, for verify's names step: apply reads them from the
+install (a name the patch takes away that another module imports, prove.names.importers; an import
+cycle or a partially imported package a new import closes, prove.cycle_reads and
+prove.partial_package), so verify reads them too, from the wheel, where the entry may need them.
+
+Read only where an entry's rewrites may add an import or take a top-level name away (`wanted`: a
+rewrite at module level, or one whose text says `import`), and only the `.py` files the wheel's
+RECORD lists under the top-level packages of the entry's modules, at most MAX_FILES (more: the
+step says "not checked", as without them). The proof writes them to a directory laid out as
+site-packages (`written`) and runs apply's own checks with it as the import path.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from radpatch.registry.model import Patch
+from radpatch.releases.wheels import Release
+
+MAX_FILES = 3000  # the package's .py files read at most
+
+
+def wanted(patches: Iterable[Patch]) -> bool:
+    """May the entries' rewrites add an import line or take a top-level name away? (A rewrite at
+    module level, or one whose text says `import`.) Only then are the package's files read."""
+    for patch in patches:
+        for rw in patch.rewrites:
+            if rw.op.scope_name() == "<module>" or any("import" in t for t in _texts(rw.op)):
+                return True
+    return False
+
+
+def _texts(op: object) -> Iterator[str]:
+    if not dataclasses.is_dataclass(op):
+        return
+    for f in dataclasses.fields(op):
+        value = getattr(op, f.name, None)
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, (bytes, bytearray)):
+            yield bytes(value).decode("utf-8", "replace")
+        elif isinstance(value, (tuple, list)):
+            yield from (str(v) for v in value)
+
+
+def tops(needs: Iterable[str]) -> frozenset[str]:
+    """The top-level packages of the wheel members the entries' modules may be (`vllm/x.py`: vllm)."""
+    return frozenset(n.split("/")[0] for n in needs if "/" in n)
+
+
+def members(release: Release, packages: frozenset[str]) -> frozenset[str] | None:
+    """The `.py` files the wheel's RECORD lists under `packages`; None when the RECORD cannot be read
+    or lists more than MAX_FILES of them."""
+    name = next((m for m in release.members if m.endswith(".dist-info/RECORD") and m.count("/") == 1), None)
+    data = release.read(name) if name is not None else None
+    if data is None:
+        return None
+    rows = csv.reader(io.StringIO(data.decode("utf-8", "replace")))
+    out = frozenset(r[0] for r in rows if r and r[0].endswith(".py") and r[0].split("/")[0] in packages)
+    return out if len(out) <= MAX_FILES else None
+
+
+def files(release: Release, packages: frozenset[str]) -> tuple[tuple[str, bytes], ...] | None:
+    """(relpath, bytes) of each such file the release holds, or None when they were not all read."""
+    listed = members(release, packages)
+    if listed is None or not all(m in release.members or m in release.absent for m in listed):
+        return None
+    return tuple((m, data) for m in sorted(listed) if (data := release.read(m)) is not None)
+
+
+@contextmanager
+def written(got: tuple[tuple[str, bytes], ...]) -> Iterator[str]:
+    """A temporary directory laid out as site-packages holding `got`, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="radpatch-site-") as root:
+        for relpath, data in got:
+            path = Path(root, *relpath.split("/"))
+            if ".." in relpath.split("/") or os.path.isabs(relpath):
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        yield root
