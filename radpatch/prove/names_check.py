@@ -198,8 +198,7 @@ def _fresh_binds(executable: str, asked: list[tuple[str, str]]) -> list[bool | N
 
 
 def unjudged(patch: Patch) -> tuple[str, ...] | None:
-    """The modules a patch's own text changes or creates (their files on disk are not what runs), or
-    None when it requires other entries (which may add names the files do not have yet)."""
+    """own_modules, or None when the patch requires other entries (which may add names the files lack)."""
     return None if patch.requires else own_modules(patch)
 
 
