@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -37,6 +38,7 @@ from radpatch.importing import capture_paths
 from radpatch.importing.capture_paths import Dist
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import onto
+from radpatch.registry.loader.nodes import is_dotted
 from radpatch.state.hashes import Link, live
 from radpatch.state.record import Store
 
@@ -83,19 +85,29 @@ class CapturedEdits:
     left_out: tuple[LeftOut, ...]
     scanned: str  # what was looked at, for "no file differs": "vllm 0.33.0's files", "vllm/x.py"
     undone: tuple[Undone, ...] = ()
+    listed: frozenset[str] = frozenset()  # the files a RECORD of the site directory lists (its own, others')
 
 
 def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> CapturedEdits:
     """What to capture: the PATHs' files (a directory: its changed and new files), else every
     changed or new module of the distribution (which: importing.capture_paths)."""
     picked = capture_paths.pick(env, paths, distribution)
-    return _scan(picked.dist, picked.rows, picked.dirs, picked.scanned, picked.named)
+    return _scan(picked.dist, picked.rows, picked.dirs, picked.scanned, picked.named, picked.others)
 
 
-def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: bool = False) -> CapturedEdits:
+def _scan(
+    dist: Dist,
+    rows: list[str],
+    dirs: list[str],
+    scanned: str,
+    named: bool = False,
+    others: dict[str, str] | None = None,
+) -> CapturedEdits:
     """Each of `rows` (RECORD paths) whose bytes are not RECORD's, and each `.py` file under `dirs`
-    that RECORD does not list. `named`: the user named these files one by one (a file radpatch
+    that RECORD does not list, nor `others` (file -> the other distribution whose RECORD lists it:
+    a namespace several share). `named`: the user named these files one by one (a file radpatch
     patched is then refused, not left out)."""
+    others = others or {}
     edited: list[Edited] = []
     left: list[LeftOut] = []
     undone: dict[str, list[str]] = {}  # entry -> its files back at their RECORD bytes, the entry undone whole
@@ -124,20 +136,30 @@ def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: boo
                 f"{rel} ({dist.installed.name} {dist.installed.version}) was deleted; an entry cannot delete a module",
                 f"put it back (radpatch restore {rel}), or name only the edited files: radpatch capture NAME PATH...",
             )
-        if _radpatchs(store, rel, data, named, left) or want is None and _unnameable(rel, left):
+        if _radpatchs(store, rel, data, named, left) or want is None and _unimportable(dist.root, rel, left):
             continue
         on = onto.edited_on(store, rel, data)
         edited.append(Edited(rel, data, want, on))
     listed = {*dist.rows, *rows}
     installed = _installed_copies(dist) if dirs and not named else {}
+    theirs: dict[str, list[str]] = {}  # another distribution -> its files under `dirs`
+    their_dirs = {rel.rpartition("/")[0]: name for rel, name in sorted(others.items())}
+    our_dirs = {rel.rpartition("/")[0] for rel in dist.rows}
     for d in dirs:
         for rel in _walk(dist.root, d):
             if rel in listed:
                 continue
+            if rel in others:
+                theirs.setdefault(others[rel], []).append(rel)
+                continue
+            owner = _dir_owner(rel, our_dirs, their_dirs)
+            if owner is not None:
+                left.append(LeftOut(rel, f"in a directory of {owner}; capture it with --distribution {owner}"))
+                continue
             if not rel.endswith(".py"):
                 left.append(LeftOut(rel, "not a Python module"))
                 continue
-            if _unnameable(rel, left):
+            if _unimportable(dist.root, rel, left):
                 continue
             data = _read(dist.root / rel, rel, dist)
             if data is None or _radpatchs(store, rel, data, named, left):
@@ -148,16 +170,53 @@ def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: boo
                 continue
             on = onto.edited_on(store, rel, data)
             edited.append(Edited(rel, data, None, on))
+    left.extend(_shared(name, rels) for name, rels in theirs.items())
     gone = tuple(Undone(patch, tuple(rels)) for patch, rels in undone.items())
-    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone)
+    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone, frozenset({*listed, *others}))
 
 
-def _unnameable(rel: str, left: list[LeftOut]) -> bool:
-    """A new file whose path is no dotted module name (`core.bak.py`, `my-dir/x.py`): an entry's
-    modules are dotted names, and `rcap.core.bak` is rcap/core/bak.py; left out, and said."""
-    if all(part.isidentifier() for part in rel[: -len(".py")].split("/")):
+def _dir_owner(rel: str, ours: set[str], theirs: dict[str, str]) -> str | None:
+    """The other distribution a new file's directory belongs to: the nearest directory above it
+    holding a file some RECORD lists is another's and none of ours (None: ours)."""
+    parts = rel.split("/")[:-1]
+    while parts:
+        here = "/".join(parts)
+        if here in ours:
+            return None
+        if here in theirs:
+            return theirs[here]
+        parts.pop()
+    return None
+
+
+def _shared(name: str, rels: list[str]) -> LeftOut:
+    """The files of another distribution a scan met in a namespace directory both share."""
+    if len(rels) == 1:
+        return LeftOut(rels[0], f"a file of {name} (its RECORD lists it: a namespace the distributions share)")
+    under = posixpath.commonpath(rels)
+    return LeftOut(
+        f"{under}/", f"{len(rels)} files of {name} (its RECORD lists them: a namespace the distributions share)"
+    )
+
+
+def _unimportable(root: Path, rel: str, left: list[LeftOut]) -> bool:
+    """A new file Python never imports under its path's name, left out and said: one whose path is no
+    dotted module name (`core.bak.py`, `my-dir/x.py`: an entry's modules are dotted names, and
+    `rcap.core.bak` is rcap/core/bak.py), and one a package of the same name hides (`p.py` beside
+    `p/__init__.py`: `import p` loads the package), or that hides a module as a new package."""
+    stem = rel[: -len(".py")]
+    if "." in stem or not is_dotted(stem.replace("/", ".")):
+        left.append(LeftOut(rel, "not an importable module name (an entry's modules are dotted names)"))
+        return True
+    package = stem.removesuffix("/__init__")
+    module = package.replace("/", ".")
+    if package != stem and (root / f"{package}.py").is_file():
+        why = f"it makes {module} a package, which hides {package}.py (Python imports {module} from {rel})"
+    elif package == stem and (root / stem / "__init__.py").is_file():
+        why = f"the package {stem}/ hides it: Python imports {module} from {stem}/__init__.py, never from {rel}"
+    else:
         return False
-    left.append(LeftOut(rel, "not an importable module name (an entry's modules are dotted names)"))
+    left.append(LeftOut(rel, why + "; rename it, or make the change in the file Python imports"))
     return True
 
 

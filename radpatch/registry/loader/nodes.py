@@ -7,6 +7,7 @@ of the field kinds the operations' FIELDS name (READERS; an enum-valued field's 
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 import textwrap
 from collections.abc import Callable
@@ -266,6 +267,12 @@ def _qualname(ctx: Problems, node: yaml.Node, path: str) -> str:
     if not QUALNAME.fullmatch(name):
         raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
     return name
+
+
+def is_dotted(name: str) -> bool:
+    """A dotted module name as Python imports one: each part an identifier (PEP 3131's too:
+    `pkg.módulo`) and no keyword. DOTTED, its ASCII form, stays the JSON Schema's pattern."""
+    return all(p.isidentifier() and not keyword.iskeyword(p) for p in name.split("."))
 
 
 def identifier(ctx: Problems, node: yaml.Node, path: str) -> str:
