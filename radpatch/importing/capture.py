@@ -86,6 +86,7 @@ class CapturedEdits:
     scanned: str  # what was looked at, for "no file differs": "vllm 0.33.0's files", "vllm/x.py"
     undone: tuple[Undone, ...] = ()
     listed: frozenset[str] = frozenset()  # the files a RECORD of the site directory lists (its own, others')
+    tops: frozenset[str] = frozenset()  # the top-level directories of the distribution's modules
 
 
 def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> CapturedEdits:
@@ -171,8 +172,9 @@ def _scan(
             on = onto.edited_on(store, rel, data)
             edited.append(Edited(rel, data, None, on))
     left.extend(_shared(name, rels) for name, rels in theirs.items())
+    tops = frozenset(d.split("/")[0] for d in dist.module_dirs)
     gone = tuple(Undone(patch, tuple(rels)) for patch, rels in undone.items())
-    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone, frozenset({*listed, *others}))
+    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone, frozenset({*listed, *others}), tops)
 
 
 def _dir_owner(rel: str, ours: set[str], theirs: dict[str, str]) -> str | None:

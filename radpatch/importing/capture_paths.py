@@ -158,8 +158,7 @@ def pick(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Pi
             f"--distribution {distribution}: the paths are files of {dist.installed.name}",
             "leave --distribution out when naming paths, or name that distribution's files",
         )
-    others = _others(dist) if dirs else {}
-    return Picked(dist, list(dict.fromkeys(rows)), dirs, ", ".join(args), named=not dirs, others=others)
+    return Picked(dist, list(dict.fromkeys(rows)), dirs, ", ".join(args), named=not dirs, others=_others(dist))
 
 
 def _default(env: PythonEnv) -> Dist:

@@ -161,7 +161,9 @@ def _imports_left_out(found: CapturedEdits, changes: tuple[DiffFile, ...]) -> No
         had = {m for m, _ in _imported(c.before, mod[1])}
         for module, line in _imported(c.after, mod[1]):
             rel = _file_of(root, module)
-            if module in had or rel is None or rel in found.listed or rel in taken or store.chain(rel):
+            if module in had or rel is None or rel.split("/")[0] not in found.tops:
+                continue  # not new, not on disk, or another distribution's (torch)
+            if rel in found.listed or rel in taken or store.chain(rel):
                 continue
             reason = why.get(rel, "not among the files captured")
             bad.append(f"{root / c.rel}:{line} imports {module}, which is {rel}: left out ({reason})")

@@ -215,12 +215,24 @@ def test_a_capture_whose_code_imports_a_backup_it_left_out_is_refused_naming_bot
     assert not list((site.cwd / "reg").glob("*")) if (site.cwd / "reg").exists() else True
 
 
-@pytest.mark.parametrize("how", ["named", "scan"])
+@pytest.mark.parametrize("how", ["named", "scan", "named, another distribution's", "named, a shared namespace"])
 def test_named_files_whose_code_imports_a_new_module_not_named_are_refused(tmp_path: Path, how: str) -> None:
     """The class beyond backups: a new module on disk, imported by the captured code, that the
-    capture does not take in (only some files named) is refused; a scan takes it in."""
-    files: dict[str, str | bytes] = {"toyd/__init__.py": "", "toyd/m.py": "X = 1\n"}
-    site = site_of(tmp_path, {"toyd": files})
+    capture does not take in (only some files named) is refused; a scan takes it in. A module of
+    another distribution (its own package, or its part of a shared namespace) is no such module."""
+    top = "ns" if "namespace" in how else "toyd"
+    files: dict[str, str | bytes] = {"toyd/__init__.py": "", "toyd/m.py": "X = 1\n"} if top == "toyd" else {}
+    if top == "ns":
+        files = {"ns/m.py": "X = 1\n"}
+    other = {"tother/__init__.py": "N = 3\n"} if top == "toyd" else {"ns/helpers.py": "N = 3\n"}
+    site = site_of(tmp_path, {"toyd": files, "tother": other} if "another" in how or top == "ns" else {"toyd": files})
+    if "," in how:
+        imported = "tother" if top == "toyd" else "ns.helpers"
+        site.write(f"{top}/m.py", f"import os\nfrom {imported} import N\nX = N\n")
+        r = site.capture("toyd", f"{top}/m.py")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert site.created() == []
+        return
     site.write("toyd/helpers.py", "N = 3\n")
     site.write("toyd/m.py", "import os\nfrom toyd.helpers import N\nX = N\n")
 
