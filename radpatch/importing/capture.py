@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.files import read_regular
-from radpatch.importing import capture_paths
+from radpatch.importing import capture_paths, left_out
 from radpatch.importing.capture_paths import Dist
+from radpatch.importing.left_out import LeftOut as LeftOut
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.prove import onto
 from radpatch.state.hashes import Link, live
@@ -60,14 +61,6 @@ class Edited:
 
 
 @dataclass(frozen=True)
-class LeftOut:
-    """A file that differs from RECORD but is not captured, and why (said to the user)."""
-
-    relpath: str
-    why: str
-
-
-@dataclass(frozen=True)
 class Undone:
     """A recorded entry every file of which a scan found back at its RECORD bytes (taken out by
     hand, or reinstalled): not captured (dropping an entry is `radpatch revert`'s), but said."""
@@ -83,19 +76,30 @@ class CapturedEdits:
     left_out: tuple[LeftOut, ...]
     scanned: str  # what was looked at, for "no file differs": "vllm 0.33.0's files", "vllm/x.py"
     undone: tuple[Undone, ...] = ()
+    listed: frozenset[str] = frozenset()  # the files a RECORD of the site directory lists (its own, others')
+    tops: frozenset[str] = frozenset()  # the top-level directories of the distribution's modules
 
 
 def find(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> CapturedEdits:
     """What to capture: the PATHs' files (a directory: its changed and new files), else every
     changed or new module of the distribution (which: importing.capture_paths)."""
     picked = capture_paths.pick(env, paths, distribution)
-    return _scan(picked.dist, picked.rows, picked.dirs, picked.scanned, picked.named)
+    return _scan(picked.dist, picked.rows, picked.dirs, picked.scanned, picked.named, picked.others)
 
 
-def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: bool = False) -> CapturedEdits:
+def _scan(
+    dist: Dist,
+    rows: list[str],
+    dirs: list[str],
+    scanned: str,
+    named: bool = False,
+    others: dict[str, str] | None = None,
+) -> CapturedEdits:
     """Each of `rows` (RECORD paths) whose bytes are not RECORD's, and each `.py` file under `dirs`
-    that RECORD does not list. `named`: the user named these files one by one (a file radpatch
+    that RECORD does not list, nor `others` (file -> the other distribution whose RECORD lists it:
+    a namespace several share). `named`: the user named these files one by one (a file radpatch
     patched is then refused, not left out)."""
+    others = others or {}
     edited: list[Edited] = []
     left: list[LeftOut] = []
     undone: dict[str, list[str]] = {}  # entry -> its files back at their RECORD bytes, the entry undone whole
@@ -124,67 +128,44 @@ def _scan(dist: Dist, rows: list[str], dirs: list[str], scanned: str, named: boo
                 f"{rel} ({dist.installed.name} {dist.installed.version}) was deleted; an entry cannot delete a module",
                 f"put it back (radpatch restore {rel}), or name only the edited files: radpatch capture NAME PATH...",
             )
-        if _radpatchs(store, rel, data, named, left) or want is None and _unnameable(rel, left):
+        if _radpatchs(store, rel, data, named, left) or want is None and left_out.unimportable(dist.root, rel, left):
             continue
         on = onto.edited_on(store, rel, data)
         edited.append(Edited(rel, data, want, on))
     listed = {*dist.rows, *rows}
-    installed = _installed_copies(dist) if dirs and not named else {}
+    installed = left_out.installed_copies(dist) if dirs and not named else {}
+    theirs: dict[str, list[str]] = {}  # another distribution -> its files under `dirs`
+    their_dirs = {rel.rpartition("/")[0]: name for rel, name in sorted(others.items())}
+    our_dirs = {rel.rpartition("/")[0] for rel in dist.rows}
     for d in dirs:
         for rel in _walk(dist.root, d):
             if rel in listed:
                 continue
+            if rel in others:
+                theirs.setdefault(others[rel], []).append(rel)
+                continue
+            owner = left_out.dir_owner(rel, our_dirs, their_dirs)
+            if owner is not None:
+                left.append(LeftOut(rel, f"in a directory of {owner}; capture it with --distribution {owner}"))
+                continue
             if not rel.endswith(".py"):
                 left.append(LeftOut(rel, "not a Python module"))
                 continue
-            if _unnameable(rel, left):
+            if left_out.unimportable(dist.root, rel, left):
                 continue
             data = _read(dist.root / rel, rel, dist)
             if data is None or _radpatchs(store, rel, data, named, left):
                 continue
-            copy_of = _copy_of(rel, installed.get(hashlib.sha256(data).hexdigest(), ()))
+            copy_of = left_out.copy_of(rel, installed.get(hashlib.sha256(data).hexdigest(), ()))
             if copy_of is not None:  # an install script's backup (`cp x.py backup/x.py`), not an edit
                 left.append(LeftOut(rel, f"a copy of {copy_of} as installed (a backup?); name it to capture it"))
                 continue
             on = onto.edited_on(store, rel, data)
             edited.append(Edited(rel, data, None, on))
+    left.extend(left_out.shared(name, rels) for name, rels in theirs.items())
+    tops = frozenset(d.split("/")[0] for d in dist.module_dirs)
     gone = tuple(Undone(patch, tuple(rels)) for patch, rels in undone.items())
-    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone)
-
-
-def _unnameable(rel: str, left: list[LeftOut]) -> bool:
-    """A new file whose path is no dotted module name (`core.bak.py`, `my-dir/x.py`): an entry's
-    modules are dotted names, and `rcap.core.bak` is rcap/core/bak.py; left out, and said."""
-    if all(part.isidentifier() for part in rel[: -len(".py")].split("/")):
-        return False
-    left.append(LeftOut(rel, "not an importable module name (an entry's modules are dotted names)"))
-    return True
-
-
-def _installed_copies(dist: Dist) -> dict[str, list[str]]:
-    """RECORD's sha256 of each of the distribution's modules -> their paths (for _copy_of)."""
-    out: dict[str, list[str]] = {}
-    for rel, want in sorted(dist.rows.items()):
-        if want is not None and rel.endswith(".py"):
-            out.setdefault(want, []).append(rel)
-    return out
-
-
-def _copy_of(rel: str, same_bytes: Iterable[str]) -> str | None:
-    """The installed module a new file `rel` is a backup of: one with its bytes as installed and
-    its name (`backup/block_pool.py`), or its name with a suffix (`block_pool_orig.py`,
-    `block_pool.bak.py`). An install script that copies an edited file over a module often keeps
-    the original so, beside it; that is not the edit. A package's `__init__.py` is never one (a
-    new package's may well have the bytes of another's, a license line)."""
-    name = PurePosixPath(rel).name
-    if name == "__init__.py":
-        return None
-    stem = name[: -len(".py")]
-    for other in same_bytes:
-        o = PurePosixPath(other).stem
-        if o != "__init__" and (stem == o or (stem.startswith(o) and stem[len(o)] in "_.-")):
-            return other
-    return None
+    return CapturedEdits(dist.installed, tuple(edited), tuple(left), scanned, gone, frozenset({*listed, *others}), tops)
 
 
 def _taken_back(store: Store, dist: Dist, rel: str, data: bytes, named: bool) -> tuple[Link | None, str | None]:

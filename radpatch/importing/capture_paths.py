@@ -8,18 +8,18 @@ in them is importing.capture's to find."""
 from __future__ import annotations
 
 import csv
+import functools
 import os
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.dist_infos import canonical_name
 from radpatch.install.environment import Installed, PythonEnv, installed_from
+from radpatch.registry.loader.nodes import is_dotted
 
 DEFAULT_PACKAGE = "vllm"  # without PATH or --distribution: the distribution installing this package
-_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 
 
 @dataclass(frozen=True)
@@ -42,20 +42,35 @@ class Dist:
     def root(self) -> Path:
         return self.installed.root
 
+    @functools.cached_property
+    def module_dirs(self) -> frozenset[str]:
+        """Every directory holding a module RECORD lists (not site-packages itself, a .dist-info,
+        nor a path outside the site directory such as `../../bin`)."""
+        out = set()
+        for r in self.rows:
+            head, _, name = r.rpartition("/")
+            if name.endswith(".py") and head and not r.startswith("../") and ".dist-info" not in head:
+                out.add(head)
+        return frozenset(out)
+
     def packages(self) -> list[str]:
-        """Its top-level package directories (those whose `__init__.py` RECORD lists)."""
-        tops = {r.split("/", 1)[0] for r in self.rows if "/" in r}
-        return sorted(t for t in tops if f"{t}/__init__.py" in self.rows)
+        """The directories a scan walks for new modules: each directory holding a module RECORD
+        lists, but those under another of them (a namespace distribution's too: PEP 420 packages
+        have no `__init__.py`, and several distributions may share `ns/`)."""
+        dirs = self.module_dirs
+        return sorted(d for d in dirs if not any(d.startswith(o + "/") for o in dirs))
 
     def owns_new(self, rel: str) -> bool:
         """A file RECORD does not list goes into one of its packages: the nearest `__init__.py` above it
         that RECORD lists. A directory between with an `__init__.py` RECORD does not list is a new
         package, one with none a namespace portion (`backup/` inside a package): looked past, as a
-        scan of the package finds the file under either."""
+        scan of the package finds the file under either. A namespace distribution (no `__init__.py`)
+        owns the directories holding its modules."""
         parts = rel.split("/")[:-1]
+        dirs = self.module_dirs
         while parts:
             init = "/".join([*parts, "__init__.py"])
-            if init in self.rows:
+            if init in self.rows or "/".join(parts) in dirs:
                 return True
             parts.pop()
         return False
@@ -84,6 +99,23 @@ class Picked:
     dirs: list[str]
     scanned: str  # "vllm 0.33.0's files", "vllm/x.py"
     named: bool = False
+    others: dict[str, str] = field(default_factory=dict)  # a file another distribution's RECORD lists -> its name
+
+
+def _others(dist: Dist) -> dict[str, str]:
+    """The files other distributions of `dist`'s site directory list (a shared namespace's); one
+    whose RECORD or METADATA cannot be read lists none."""
+    out: dict[str, str] = {}
+    for info in dist_infos.in_dir(dist.root):
+        if info == dist.installed.dist_info:
+            continue
+        try:
+            other = Dist.read(info)
+        except EnvironmentProblem:
+            continue
+        for rel in other.rows:
+            out.setdefault(rel, other.installed.name)
+    return out
 
 
 def pick(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Picked:
@@ -91,7 +123,8 @@ def pick(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Pi
     every row and package of the distribution (`--distribution`, or the one installing vllm)."""
     if not paths:
         dist = _named(env, distribution) if distribution else _default(env)
-        return Picked(dist, [*dist.rows], dist.packages(), f"{dist.installed.name} {dist.installed.version}'s files")
+        scanned = f"{dist.installed.name} {dist.installed.version}'s files"
+        return Picked(dist, [*dist.rows], dist.packages(), scanned, others=_others(dist))
     picked: dict[Path, tuple[Dist, list[str], list[str], list[str]]] = {}  # dist-info -> rows, dirs, args
     installs = Installs()
     for arg in paths:
@@ -125,7 +158,7 @@ def pick(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Pi
             f"--distribution {distribution}: the paths are files of {dist.installed.name}",
             "leave --distribution out when naming paths, or name that distribution's files",
         )
-    return Picked(dist, list(dict.fromkeys(rows)), dirs, ", ".join(args), named=not dirs)
+    return Picked(dist, list(dict.fromkeys(rows)), dirs, ", ".join(args), named=not dirs, others=_others(dist))
 
 
 def _default(env: PythonEnv) -> Dist:
@@ -170,7 +203,7 @@ def _resolve(env: PythonEnv, arg: str) -> tuple[Path, str]:
     if ".." in parts or not parts:
         raise UsageError(f"{arg}: give a path under site-packages (no '..'), an absolute path or a module name")
     candidates = ["/".join(parts)]
-    if _MODULE.match(arg) and not arg.endswith(".py"):
+    if is_dotted(arg) and not arg.endswith(".py"):
         dotted = arg.split(".")
         candidates = ["/".join(dotted) + ".py", "/".join(dotted) + "/__init__.py", "/".join(dotted)]
     for d in env.paths:

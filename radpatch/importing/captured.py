@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from radpatch.errors import RefusedError, Undecodable
 from radpatch.files import read_regular
@@ -56,6 +57,7 @@ def build(name: str, found: CapturedEdits, pristine: dict[str, bytes], supported
             f"no code differs from the wheel in {found.scanned}: " + "; ".join(f"{x.relpath}: {x.why}" for x in layout),
             "capture records code changes; comments and layout need no entry",
         )
+    _imports_left_out(found, tuple(changes))
     rels = [c.rel for c in changes]
     shown = rels[0] if len(rels) == 1 else f"{len(rels)} modules of {dist.name}"
     version = str(dist.version)
@@ -142,3 +144,72 @@ def _parsed(e: Edited, dist: Installed) -> str:
             f"{dist.root / e.relpath}: the edited module is not Python source ({exc})", "fix the file and capture again"
         )
     return text
+
+
+def _imports_left_out(found: CapturedEdits, changes: tuple[DiffFile, ...]) -> None:
+    """The captured code may not newly import a module that is on disk but neither RECORD's nor
+    captured (a backup left out, a file not named) nor created by one of radpatch's entries: on
+    a fresh install of the release, the entry would import what does not exist."""
+    root, taken = found.dist.root, {c.rel for c in changes}
+    why = {x.relpath: x.why for x in found.left_out}
+    store = Store(root)
+    bad: list[str] = []
+    for c in changes:
+        mod = depends.module_of(c.rel)
+        if mod is None:
+            continue
+        had = {m for m, _ in _imported(c.before, mod[1])}
+        for module, line in _imported(c.after, mod[1]):
+            rel = _file_of(root, module)
+            if module in had or rel is None or rel.split("/")[0] not in found.tops:
+                continue  # not new, not on disk, or another distribution's (torch)
+            if rel in found.listed or rel in taken or store.chain(rel):
+                continue
+            reason = why.get(rel, "not among the files captured")
+            bad.append(f"{root / c.rel}:{line} imports {module}, which is {rel}: left out ({reason})")
+    if bad:
+        raise RefusedError(
+            "; ".join(dict.fromkeys(bad)) + ": the entry would import a module neither the release nor the entry has",
+            "rename the file to a module name capture takes in (or name it: radpatch capture NAME PATH...), "
+            "or remove the import; then capture again",
+        )
+
+
+def _imported(text: str | None, package: str) -> list[tuple[str, int]]:
+    """Each module an import of `text` loads (a `from` import's names too, which may be submodules),
+    with its line; relative imports resolved against `package`."""
+    if text is None:
+        return []
+    try:
+        tree = ast.parse(emit.as_python(text)[0])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split(".")
+                out += [(".".join(parts[: k + 1]), node.lineno) for k in range(len(parts))]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".") if package else []
+                if node.level - 1 > len(up):
+                    continue
+                base = ".".join([*up[: len(up) - (node.level - 1)], *([base] if base else [])])
+            if not base:
+                continue
+            parts = base.split(".")
+            out += [(".".join(parts[: k + 1]), node.lineno) for k in range(len(parts))]
+            out += [(f"{base}.{a.name}", node.lineno) for a in node.names if a.name != "*"]
+    return out
+
+
+def _file_of(root: Path, module: str) -> str | None:
+    """The file under `root` that `module` would be imported from (module.py, or a package's
+    `__init__.py`), when one exists."""
+    path = module.replace(".", "/")
+    for rel in (f"{path}/__init__.py", f"{path}.py"):
+        if (root / rel).is_file():
+            return rel
+    return None

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,9 +13,9 @@ from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import read_regular
 from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import Installed, PythonEnv, installed_from
+from radpatch.registry.loader.nodes import is_dotted
 from radpatch.state.restore import RestoreFile, file_digest, refuse_patched
 
-_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _NOT_LISTED_HINT = (
     "restore puts back files a distribution installed: give a path under site-packages that its RECORD lists "
     "(pip show -f NAME), or a module name"
@@ -113,7 +112,7 @@ def _one_file(env: PythonEnv, arg: str, owner: tuple[Installed, str] | None = No
 
 def _owner(env: PythonEnv, arg: str) -> tuple[Installed, str]:
     """The distribution whose RECORD lists the file `arg` names, and the file's RECORD path."""
-    if _MODULE.match(arg) and not arg.endswith(".py"):
+    if is_dotted(arg) and not arg.endswith(".py"):
         parts = arg.split(".")
         rels = ["/".join(parts) + ".py", "/".join(parts) + "/__init__.py"]
         for d in env.paths:  # as import searches: the first directory that has it

@@ -7,6 +7,7 @@ patterns names and links are checked by. The readers of the kinds the operations
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -195,3 +196,9 @@ class EveryProblem:
     def check(self) -> None:
         if self.failed:
             raise Invalid()
+
+
+def is_dotted(name: str) -> bool:
+    """A dotted module name as Python imports one: each part an identifier (PEP 3131's too:
+    `pkg.módulo`) and no keyword. DOTTED, its ASCII form, stays the JSON Schema's pattern."""
+    return all(p.isidentifier() and not keyword.iskeyword(p) for p in name.split("."))

@@ -16,13 +16,13 @@ from radpatch.files import read_regular
 from radpatch.registry.code import MAX_DEPTH, depth_over, newer_grammar
 from radpatch.registry.loader.field_kinds import READERS
 from radpatch.registry.loader.nodes import (
-    DOTTED,
     MAX_BYTES,
     EveryProblem,
     Invalid,
     Problems,
     choice,
     each,
+    is_dotted,
     mapping,
     seq,
     specifier,
@@ -177,7 +177,7 @@ class EntryReader:
 
     def dotted(self, node: yaml.Node, path: str) -> str:
         name = string(self.ctx, node, path)
-        if not DOTTED.fullmatch(name):
+        if not is_dotted(name):
             raise self.ctx.fail(node, path, f"{name!r} is not a dotted module name like 'pkg.sub.mod'")
         return name
 
