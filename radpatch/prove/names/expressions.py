@@ -9,7 +9,8 @@ import ast
 import functools
 from collections.abc import Callable, Iterable
 
-from .flow import Ctx, reads_of
+from .claims import reads_of
+from .flow import Ctx
 from .path_facts import Facts, capped, exact, meet, of_test
 from .problem import Runtime
 from .resolve import Resolver
