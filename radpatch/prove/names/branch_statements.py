@@ -43,7 +43,7 @@ class BranchStatements(Loops):
             told = [of_test(s.test, outcome, c.flow.facts) for outcome in (True, False)]
             enter = [self.own_facts(f, c) for f in told]
             sure = [e if e == f and exact(s.test, o) else None for e, f, o in zip(enter, told, (True, False))]
-            return self.branches(c, parts, not fixed, fixed, [s.test], enter, exact=sure)
+            return self.branches(c, parts, not fixed, fixed, enter, exact=sure)
         dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
         typing_only(dead, self.typing)
         return self.block(live, c)
@@ -73,7 +73,7 @@ class BranchStatements(Loops):
                 c.flow.facts = without(c.flow.facts, stopped)
                 return True
 
-            return self.branches(c, [lambda: self.block(s.body, c), stops], test=s.body, decides=False)
+            return self.branches(c, [lambda: self.block(s.body, c), stops])
         return self.block(s.body, c)
 
     s_AsyncWith = s_With
@@ -104,7 +104,7 @@ class BranchStatements(Loops):
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
         guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
-        falls = self.branches(c, parts, not guarded, guarded, s.body, decides=False)
+        falls = self.branches(c, parts, not guarded, guarded)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try
@@ -134,9 +134,8 @@ class BranchStatements(Loops):
         cases = s.cases  # type: ignore[attr-defined]
         if not any(case.guard is None and irrefutable(case.pattern) for case in cases):
             parts.append(lambda: True)  # no case matched
-        guards = [case.guard for case in cases if case.guard is not None]
         enter = [self.own_facts(f, c) for f in case_facts(s.subject, cases)][: len(parts)]  # type: ignore[attr-defined]
-        return self.branches(c, parts, test=[s.subject, *guards], enter=enter)  # type: ignore[attr-defined]
+        return self.branches(c, parts, enter=enter)
 
 
 def irrefutable(p: ast.AST) -> bool:

@@ -1,14 +1,11 @@
 """Claims, pass 2's judgement of bound-on-some-paths: a join of exclusive branches (if/else, match
-cases, try/except, `and`/`or`) that leaves a name bound on some of them only claims it, with what its
-branches turn on (the names its test reads and its branches bind) and the path facts of the paths
-that leave it unbound; a later exit or branch clears or keeps the claim (join), and a read is judged
-against it (partly). Flow's state, the one class of a scope's binding flow (flow.Flow) with it.
+cases, try/except, `and`/`or`) that leaves a name bound on some of them only claims it, with the
+path facts of the paths that leave it unbound (or those of its test where it was bound); a later
+exit or binding clears the claim (join), and a read is judged against it (partly). Flow's state, the
+one class of a scope's binding flow (flow.Flow) with it.
 """
 
 from __future__ import annotations
-
-import ast
-from collections.abc import Iterable
 
 from .path_facts import Facts, capped, contradicts, entails, meet
 
@@ -19,9 +16,7 @@ class Claims:
     maybe: dict[str, int]
     definite: set[str]
     partial: dict[str, tuple[int, ...]]
-    related: dict[str, frozenset[str]]
     open_parts: list[int]
-    part_tests: dict[int, frozenset[str]]
     unjoined: set[int]
     per_run: set[str]
     facts: Facts
@@ -33,7 +28,6 @@ class Claims:
 
     def drop(self, name: str) -> None:
         self.partial.pop(name, None)
-        self.related.pop(name, None)
         self.conds.pop(name, None)
         self.sure.pop(name, None)
 
@@ -51,10 +45,7 @@ class Claims:
         nets: list[dict[str, bool]],
         exclusive: bool = True,
         per_run: bool = False,
-        exits: bool = False,
         anywhere: list[set[str] | None] | None = None,
-        test: Iterable[ast.AST] = (),
-        binds: frozenset[str] = frozenset(),
         facts: list[Facts] | None = None,
         prior: dict[str, Facts] | None = None,
         exact: list[Facts | None] | None = None,
@@ -62,31 +53,24 @@ class Claims:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
         one is fixed for a run (a version test, `__debug__`, a guarded import): a name one of them binds
-        is not counted as partly bound, here or at an enclosing join. `exits`: a branch here ends its
-        path (return, raise, break, continue); the paths an earlier join left a name unbound on may be
-        the ones it ends (`except ValueError: failed = True` ... `if failed: return`), which a walk that
-        does not follow values cannot tell, when the exit's test reads a name the claim's join turns on
-        (the names its `test` reads, its branches' `binds`); an exit on an
-        unrelated test (`if s: y = 1` / `if a: return` / `return y`) ends other paths. `anywhere`:
-        per net, the names its branch binds on some path (a loop that may run no pass, a nested if):
-        a branch that binds the name somewhere does not count as one that leaves it unbound (a nested
-        if's own join claims what it can; a loop's passes are values this walk does not follow); None:
-        a branch that may never return (walk's tail call), which does not count either.
-        `facts`: per net, its path's facts where it falls through (path_facts); `prior`: the claims'
-        facts where the branches began. A claim with facts is judged by them, exactly: a path whose
-        facts contradict them had the name bound, whichever branch it takes; the exits rule above is
-        for claims without. `exact`: per net, its if-test's facts when they say all the test does: a
-        claim bound in one branch only keeps them (`sure`), judged as exactly, not by the exits rule."""
-        reads: frozenset[str] | None = None  # the test's, when asked (a try's test is its body)
+        is not counted as partly bound, here or at an enclosing join. `anywhere`: per net, the names
+        its branch binds on some path (a loop that may run no pass, a nested if): a branch that binds
+        the name somewhere does not count as one that leaves it unbound (a nested if's own join claims
+        what it can; a loop's passes are values this walk does not follow); None: a branch that may
+        never return (walk's tail call), which does not count either. `facts`: per net, its path's
+        facts where it falls through (path_facts); `prior`: the claims' facts where the branches began.
+        A claim is judged by facts only (F6): with facts of the paths that leave it unbound (`conds`),
+        a path whose facts contradict them had the name bound, whichever branch it takes, and an exit
+        here clears the claim when every path that falls through contradicts them; without, by
+        `exact`: per net, its if-test's facts when they say all the test does: a claim bound in one
+        branch only keeps them (`sure`), and a path that tells them all has it bound. A claim with
+        neither holds on every path through its join: no exit nor later test is taken as correlated
+        with it because it reads the same names (`if a and f(): v = 1` / `if a: return v`, `try: ok =
+        True; v = int(x)` / `except ValueError: pass` / `if ok: return v` are refused)."""
         if self.unjoined:  # the parts closed since the innermost open one are this join's
             inner = self.open_parts[-1] if self.open_parts else 0
             self.unjoined = {p for p in self.unjoined if p < inner}
         touched: set[str] = set().union(*nets) if nets else set()
-        if exits and self.related:
-            reads = reads_of(test)
-            for name in [n for n, why in self.related.items() if why & reads and n not in self.conds]:
-                if name not in self.sure:
-                    self.drop(name)
         if facts is not None and self.conds:
             here = tuple(self.open_parts)
             for name, cond in list(self.conds.items()):
@@ -132,8 +116,6 @@ class Claims:
                 ]
                 if any(bound is not None and name not in bound for bound in told):
                     self.partial[name] = tuple(self.open_parts)
-                    reads = reads_of(test) if reads is None else reads
-                    self.related[name] = self.related.get(name, frozenset()) | reads | binds
                     left = [f | cond for f, b in zip(facts or [], bound) if not b]
                     self.conds[name] = capped(meet(left)) if facts is not None else {}
                     if not self.conds[name]:
@@ -145,9 +127,9 @@ class Claims:
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
         and read on a path through that join: in its block, one enclosing it, or a branch opened in
-        its block later (`if a: v = 1` / `if not a: return v`). A claim with facts is judged by them;
-        one without, read in a later branch whose test reads what the claim's join turns on (`if
-        a.ok: v = 1` / `if a.ok: return v`), is taken as correlated, as the exits rule takes an exit."""
+        its block later (`if a: v = 1` / `if not a: return v`). A claim with facts is judged by them
+        (`if a.ok: v = 1` / `if a.ok: return v`: path_facts.subject), one with `sure` facts by
+        whether the path tells them all, any other holds here (join)."""
         at = self.partial.get(name)
         if at is None or name in self.definite:
             return False
@@ -157,13 +139,4 @@ class Claims:
         cond = self.conds.get(name)
         if cond is None and name in self.sure:
             return not entails(self.facts, self.sure[name])
-        if cond is None and len(here) > len(at):
-            related = self.related.get(name, frozenset())
-            if any(self.part_tests.get(p, frozenset()) & related for p in here[len(at) :]):
-                return False
         return not contradicts(self.facts, cond or {})  # a path its facts do not rule out
-
-
-def reads_of(nodes: Iterable[ast.AST]) -> frozenset[str]:
-    """The names read anywhere in `nodes` (a test, a try's body)."""
-    return frozenset(n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name))

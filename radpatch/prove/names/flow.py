@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .claims import Claims
-from .path_facts import Facts, capped, without
+from .path_facts import Facts, capped, off_path, without
 from .scope_bindings import NameScope
 
 
@@ -30,11 +30,7 @@ class Flow(Claims):
         # them only, each with the branches open at that join: a read there, or further out, is on a
         # path that surely passed the join, so one of its paths leaves the name unbound
         self.partial: dict[str, tuple[int, ...]] = {}
-        # per claimed name, what its join's branches turn on: the names its test reads and its branches
-        # bind (a flag set beside the binding, `except ValueError: failed = True`)
-        self.related: dict[str, frozenset[str]] = {}
         self.open_parts: list[int] = []
-        self.part_tests: dict[int, frozenset[str]] = {}  # per open part of an if or match, what its test reads
         self.unjoined: set[int] = set()  # parts closed whose join is still to come (a sibling's paths)
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
@@ -64,7 +60,6 @@ class Flow(Claims):
         # on its own paths only; its join claims again, or, when it does not fall through, leaves this)
         if at is not None and at[: len(here)] == here:
             del self.partial[name]
-            self.related.pop(name, None)
             self.conds.pop(name, None)
             self.sure.pop(name, None)
         self.deleted.pop(name, None)
@@ -78,18 +73,24 @@ class Flow(Claims):
         if self.depth == 0:  # unbound on every path now: no longer bound on some (nor claimed so)
             self.maybe.pop(name, None)
             self.partial.pop(name, None)
-            self.related.pop(name, None)
             self.deleted[name] = line
 
     def forget(self, name: str) -> None:
         """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""
+        self._forget(lambda facts: without(facts, {name}))
+
+    def stored_to(self, path: str) -> None:
+        """`self.x = ...` (`del self.x`): what was known of `self.x` (and `self.x.y`) is gone."""
+        self._forget(lambda facts: off_path(facts, path))
+
+    def _forget(self, keep: Callable[[Facts], Facts]) -> None:
         if self.facts:
-            self.facts = without(self.facts, {name})
+            self.facts = keep(self.facts)
         for claimed, cond in list(self.conds.items()):
             if self.on_path(claimed):
-                self.conds[claimed] = without(cond, {name})
+                self.conds[claimed] = keep(cond)
         for claimed, sure in list(self.sure.items()):
-            if self.on_path(claimed) and without(sure, {name}) != sure:
+            if self.on_path(claimed) and keep(sure) != sure:
                 del self.sure[claimed]  # no longer all of what its test said
 
     def assume(self, facts: Facts) -> None:
