@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
-from .flow import Ctx, reads_of
-from .path_facts import Facts, capped, exact, meet, of_test
+from .flow import Ctx
+from .path_facts import Facts, capped, exact, meet, of_test, root, subject
 from .problem import Runtime
 from .resolve import Resolver
 from .scope_bindings import COMPS, NameScope
@@ -26,6 +26,7 @@ class Expressions(Resolver):
         self.lazy_uses: list[tuple[str, int, NameScope]] = []
         self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
         self.shared = _shared(scopes)
+        self.declared_global = {n for s in scopes.values() for n in s.globals_}  # a call may rebind these
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -41,33 +42,22 @@ class Expressions(Resolver):
         parts: list[Callable[[], bool]],
         exclusive: bool = True,
         per_run: bool = False,
-        test: Iterable[ast.AST] = (),
         enter: list[Facts] | None = None,
-        decides: bool = True,
         exact: list[Facts | None] | None = None,
     ) -> bool:
-        """Walk exclusive (or a loop's) parts and join them; `test`: what decides which part runs
-        (an if's test, a try's body), whose reads tie an exit here to a claim of an earlier join;
-        `enter`: per part, the facts its path learns by taking it (an if's test, true or false);
-        `decides`: the test picks the part (an if's, a match's: a read in the part may be correlated
-        with it, Flow.partly), not a body that runs first whichever part follows (a try's, a with's)."""
+        """Walk exclusive (or a loop's) parts and join them; `enter`: per part, the facts its path
+        learns by taking it (an if's test, true or false); `exact`: per part, those facts when they
+        say all its test does (claims.Claims.join)."""
         nets: list[dict[str, bool]] = []
         anywhere: list[set[str] | None] = []
-        binds: set[str] = set()
-        unknown = False
         falling: list[int] = []
         entry, prior, facts = c.flow.facts, c.flow.conds_here(), []
-        reads = reads_of(test) if decides else frozenset()
         for i, part in enumerate(parts):
             mark = c.flow.open()
-            if reads:
-                c.flow.part_tests[c.flow.open_parts[-1]] = reads
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
             falls = part()
-            c.flow.part_tests.pop(c.flow.open_parts[-1], None)
             net = c.flow.close(mark)
-            binds |= c.flow.bound
             if falls:
                 falling.append(i)
                 facts.append(c.flow.facts)
@@ -75,12 +65,10 @@ class Expressions(Resolver):
                 # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
                 # may never return: whether it leaves a name unbound is not told
                 anywhere.append(None if c.flow.tail_unknown else c.flow.bound)
-                unknown = unknown or c.flow.tail_unknown
         c.flow.tail_unknown = False
         c.flow.facts = meet(facts) if facts else entry
-        exits = unknown or len(nets) < len(parts)
         sure = [exact[i] for i in falling] if exact else None
-        c.flow.join(nets, exclusive, per_run, exits, anywhere, test, frozenset(binds), facts, prior, sure)
+        c.flow.join(nets, exclusive, per_run, anywhere, facts, prior, sure)
         return bool(nets)
 
     def child(self, node: ast.AST, c: Ctx) -> Ctx:
@@ -114,6 +102,10 @@ class Expressions(Resolver):
                 elif isinstance(node.ctx, ast.Store):
                     cx.flow.bind(node.id, node.lineno)
                 continue
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):  # `self.x = 0`, `del self.x`
+                path = subject(node)
+                if path is not None:
+                    cx.flow.stored_to(path)
             if isinstance(node, ast.NamedExpr):
                 target = node.target
                 assert isinstance(target, ast.Name)
@@ -169,7 +161,7 @@ class Expressions(Resolver):
 
         if self.walrus and any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
             home = self.ctx(c.scope.binding_scope())
-            self.branches(home, [items, lambda: True], test=[node.generators[0].iter])
+            self.branches(home, [items, lambda: True])
         else:
             items()
 
@@ -186,7 +178,7 @@ class Expressions(Resolver):
         enter = [self.own_facts(f, c) for f in told]
         sure = [e if e == f and exact(first, o) else None for e, f, o in zip(enter, told, (runs, not runs))]
         walks: list[Callable[[], bool]] = [functools.partial(self.walked, part, c) for part in parts]
-        self.branches(c, walks, test=[first], enter=enter, exact=sure)
+        self.branches(c, walks, enter=enter, exact=sure)
 
     def conditional(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`x and v`, `v if x else 0`: an operand read after a test reads it where the test came out
@@ -205,11 +197,14 @@ class Expressions(Resolver):
 
     def own_facts(self, facts: Facts, c: Ctx) -> Facts:
         """The facts on the function's own locals, which no call can rebind (not a module name, a
-        `global`, or one a nested function rebinds with `nonlocal`)."""
+        `global`, or one a nested function rebinds with `nonlocal`); at module level, on the module's
+        names no function of it declares `global` (a store through `globals()` is not followed)."""
         scope = c.scope
-        if not facts or scope.kind != "function":
+        if not facts or scope.kind not in ("function", "module"):
             return {}
-        return {k: v for k, v in facts.items() if k[0] in scope.locals and (id(scope), k[0]) not in self.shared}
+        if scope.kind == "module":
+            return {k: v for k, v in facts.items() if root(k) in scope.bound and root(k) not in self.declared_global}
+        return {k: v for k, v in facts.items() if root(k) in scope.locals and (id(scope), root(k)) not in self.shared}
 
     def walked(self, nodes: list[ast.expr], c: Ctx) -> bool:
         for node in nodes:

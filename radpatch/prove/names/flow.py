@@ -5,15 +5,15 @@ what each branch changed, never the size of the scope.
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .path_facts import Facts, capped, contradicts, entails, meet, without
+from .claims import Claims
+from .path_facts import Facts, capped, off_path, without
 from .scope_bindings import NameScope
 
 
-class Flow:
+class Flow(Claims):
     """What one scope has bound so far. `maybe`: bound on some path (grows, except for an
     unconditional del); `definite`: bound on every path. Branches log their changes to
     `definite` so a join costs what the branches changed, never the size of the scope."""
@@ -30,11 +30,7 @@ class Flow:
         # them only, each with the branches open at that join: a read there, or further out, is on a
         # path that surely passed the join, so one of its paths leaves the name unbound
         self.partial: dict[str, tuple[int, ...]] = {}
-        # per claimed name, what its join's branches turn on: the names its test reads and its branches
-        # bind (a flag set beside the binding, `except ValueError: failed = True`)
-        self.related: dict[str, frozenset[str]] = {}
         self.open_parts: list[int] = []
-        self.part_tests: dict[int, frozenset[str]] = {}  # per open part of an if or match, what its test reads
         self.unjoined: set[int] = set()  # parts closed whose join is still to come (a sibling's paths)
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
         self._parts = 0
@@ -64,7 +60,6 @@ class Flow:
         # on its own paths only; its join claims again, or, when it does not fall through, leaves this)
         if at is not None and at[: len(here)] == here:
             del self.partial[name]
-            self.related.pop(name, None)
             self.conds.pop(name, None)
             self.sure.pop(name, None)
         self.deleted.pop(name, None)
@@ -78,38 +73,29 @@ class Flow:
         if self.depth == 0:  # unbound on every path now: no longer bound on some (nor claimed so)
             self.maybe.pop(name, None)
             self.partial.pop(name, None)
-            self.related.pop(name, None)
             self.deleted[name] = line
 
     def forget(self, name: str) -> None:
         """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""
+        self._forget(lambda facts: without(facts, {name}))
+
+    def stored_to(self, path: str) -> None:
+        """`self.x = ...` (`del self.x`): what was known of `self.x` (and `self.x.y`) is gone."""
+        self._forget(lambda facts: off_path(facts, path))
+
+    def _forget(self, keep: Callable[[Facts], Facts]) -> None:
         if self.facts:
-            self.facts = without(self.facts, {name})
+            self.facts = keep(self.facts)
         for claimed, cond in list(self.conds.items()):
             if self.on_path(claimed):
-                self.conds[claimed] = without(cond, {name})
+                self.conds[claimed] = keep(cond)
         for claimed, sure in list(self.sure.items()):
-            if self.on_path(claimed) and without(sure, {name}) != sure:
+            if self.on_path(claimed) and keep(sure) != sure:
                 del self.sure[claimed]  # no longer all of what its test said
 
     def assume(self, facts: Facts) -> None:
         if facts:
             self.facts = capped(self.facts | facts)
-
-    def drop(self, name: str) -> None:
-        self.partial.pop(name, None)
-        self.related.pop(name, None)
-        self.conds.pop(name, None)
-        self.sure.pop(name, None)
-
-    def on_path(self, name: str) -> bool:
-        """Is the claim on `name` about the paths through here: not made in a sibling branch (a part
-        closed whose join is still to come), whose paths are not these?"""
-        return not any(p in self.unjoined for p in self.partial.get(name, ()))
-
-    def conds_here(self) -> dict[str, Facts]:
-        """The claims' facts for the paths through here (on_path)."""
-        return {name: cond for name, cond in self.conds.items() if self.on_path(name)}
 
     def _set(self, name: str, present: bool) -> None:
         if (name in self.definite) == present:
@@ -145,123 +131,6 @@ class Flow:
             self._bound_log.clear()
             self._bound_at.clear()
         return {name: present for present, name in segment}
-
-    def join(
-        self,
-        nets: list[dict[str, bool]],
-        exclusive: bool = True,
-        per_run: bool = False,
-        exits: bool = False,
-        anywhere: list[set[str] | None] | None = None,
-        test: Iterable[ast.AST] = (),
-        binds: frozenset[str] = frozenset(),
-        facts: list[Facts] | None = None,
-        prior: dict[str, Facts] | None = None,
-        exact: list[Facts | None] | None = None,
-    ) -> None:
-        """Continue with the paths that fall through (each given as its net change). `exclusive`: the
-        parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
-        one is fixed for a run (a version test, `__debug__`, a guarded import): a name one of them binds
-        is not counted as partly bound, here or at an enclosing join. `exits`: a branch here ends its
-        path (return, raise, break, continue); the paths an earlier join left a name unbound on may be
-        the ones it ends (`except ValueError: failed = True` ... `if failed: return`), which a walk that
-        does not follow values cannot tell, when the exit's test reads a name the claim's join turns on
-        (the names its `test` reads, its branches' `binds`); an exit on an
-        unrelated test (`if s: y = 1` / `if a: return` / `return y`) ends other paths. `anywhere`:
-        per net, the names its branch binds on some path (a loop that may run no pass, a nested if):
-        a branch that binds the name somewhere does not count as one that leaves it unbound (a nested
-        if's own join claims what it can; a loop's passes are values this walk does not follow); None:
-        a branch that may never return (walk's tail call), which does not count either.
-        `facts`: per net, its path's facts where it falls through (path_facts); `prior`: the claims'
-        facts where the branches began. A claim with facts is judged by them, exactly: a path whose
-        facts contradict them had the name bound, whichever branch it takes; the exits rule above is
-        for claims without. `exact`: per net, its if-test's facts when they say all the test does: a
-        claim bound in one branch only keeps them (`sure`), judged as exactly, not by the exits rule."""
-        reads: frozenset[str] | None = None  # the test's, when asked (a try's test is its body)
-        if self.unjoined:  # the parts closed since the innermost open one are this join's
-            inner = self.open_parts[-1] if self.open_parts else 0
-            self.unjoined = {p for p in self.unjoined if p < inner}
-        touched: set[str] = set().union(*nets) if nets else set()
-        if exits and self.related:
-            reads = reads_of(test)
-            for name in [n for n, why in self.related.items() if why & reads and n not in self.conds]:
-                if name not in self.sure:
-                    self.drop(name)
-        if facts is not None and self.conds:
-            here = tuple(self.open_parts)
-            for name, cond in list(self.conds.items()):
-                at = self.partial.get(name)
-                if name in touched or at is None or at[: len(here)] != here:
-                    continue
-                ends = anywhere or [set()] * len(nets)  # None: a branch that may never return (walk's tail call)
-                if all(
-                    contradicts(f, cond) or net.get(name, False) or end is None
-                    for net, f, end in zip(nets, facts, ends)
-                ):
-                    self.drop(name)  # every path that falls through here has it bound
-                    self._set(name, True)
-        if facts is not None and self.sure:
-            here = tuple(self.open_parts)
-            for name, sure in list(self.sure.items()):
-                at = self.partial.get(name)
-                if name in touched or at is None or at[: len(here)] != here:
-                    continue
-                ends = anywhere or [set()] * len(nets)
-                if all(
-                    entails(f, sure) or net.get(name, False) or end is None for net, f, end in zip(nets, facts, ends)
-                ):
-                    self.drop(name)
-                    self._set(name, True)
-        if per_run:
-            self.per_run |= touched
-        for name in touched:
-            cond = (prior or {}).get(name, {})
-            bound = [
-                net.get(name, name in self.definite) or (bool(cond) and contradicts(f, cond))
-                for net, f in zip(nets, facts or [{}] * len(nets))
-            ]
-            every = all(bound)
-            self._set(name, every)
-            if every and name in self.conds and self.on_path(name):
-                self.drop(name)
-            if not every and exclusive and name in self.maybe and name not in self.per_run:
-                told = [
-                    anywhere[i] if anywhere else set()
-                    for i, net in enumerate(nets)
-                    if not net.get(name, name in self.definite)
-                ]
-                if any(bound is not None and name not in bound for bound in told):
-                    self.partial[name] = tuple(self.open_parts)
-                    reads = reads_of(test) if reads is None else reads
-                    self.related[name] = self.related.get(name, frozenset()) | reads | binds
-                    left = [f | cond for f, b in zip(facts or [], bound) if not b]
-                    self.conds[name] = capped(meet(left)) if facts is not None else {}
-                    if not self.conds[name]:
-                        del self.conds[name]
-                        kept = [(e, f) for e, f, b in zip(exact or [], facts or [], bound) if b]
-                        if len(kept) == 1 and kept[0][0] and all(kept[0][1].get(k) == v for k, v in kept[0][0].items()):
-                            self.sure[name] = kept[0][0]
-
-    def partly(self, name: str) -> bool:
-        """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
-        and read on a path through that join: in its block, one enclosing it, or a branch opened in
-        its block later (`if a: v = 1` / `if not a: return v`). A claim with facts is judged by them;
-        one without, read in a later branch whose test reads what the claim's join turns on (`if
-        a.ok: v = 1` / `if a.ok: return v`), is taken as correlated, as the exits rule takes an exit."""
-        at = self.partial.get(name)
-        if at is None or name in self.definite:
-            return False
-        here = tuple(self.open_parts)
-        if here[: len(at)] != at and at[: len(here)] != here:  # a sibling branch's claim
-            return False
-        cond = self.conds.get(name)
-        if cond is None and name in self.sure:
-            return not entails(self.facts, self.sure[name])
-        if cond is None and len(here) > len(at):
-            related = self.related.get(name, frozenset())
-            if any(self.part_tests.get(p, frozenset()) & related for p in here[len(at) :]):
-                return False
-        return not contradicts(self.facts, cond or {})  # a path its facts do not rule out
 
     def open_loop(self) -> int:
         """Open a loop's pass (as open()), noting where its `break`s and `continue`s count from."""
@@ -307,8 +176,3 @@ class Ctx:
     scope: NameScope
     flow: Flow
     annotations_lazy: bool
-
-
-def reads_of(nodes: Iterable[ast.AST]) -> frozenset[str]:
-    """The names read anywhere in `nodes` (a test, a try's body)."""
-    return frozenset(n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name))

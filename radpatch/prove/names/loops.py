@@ -88,7 +88,7 @@ class Loops(Expressions):
         anywhere: list[set[str] | None] = []
         if normal:
             part = flow.open()
-            flow.join([pad | n for n, _ in normal], anywhere=[a for _, a in normal], test=[test])
+            flow.join([pad | n for n, _ in normal], anywhere=[a for _, a in normal])
             flow.facts = {}
             if self.block(s.orelse, c):
                 after = flow.close(part)
@@ -100,7 +100,7 @@ class Loops(Expressions):
         for n, a in exits.breaks:
             nets.append(pad | n)
             anywhere.append(a)
-        flow.join(nets, anywhere=anywhere, test=[test])
+        flow.join(nets, anywhere=anywhere)
         flow.facts = without(entry, stored([s]))
         for check in flow.loops.pop():
             check()

@@ -36,18 +36,19 @@ def simple(test: ast.expr) -> tuple[Key, bool] | None:
     holds = True
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, holds = test.operand, not holds
-    if isinstance(test, ast.Name):
-        return (test.id, "truth", None), holds
+    if subject(test) is not None:
+        return (subject(test), "truth", None), holds  # type: ignore[return-value]
     if (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
         and isinstance(test.left, ast.Constant)
-        and isinstance(test.comparators[0], ast.Name)
+        and subject(test.comparators[0]) is not None
         and type(test.ops[0]) in _MIRRORED
     ):  # `0 < n` is `n > 0`
         test = ast.Compare(test.comparators[0], [_MIRRORED[type(test.ops[0])]()], [test.left])
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
-        op, right, name = test.ops[0], test.comparators[0], test.left.id
+    name = subject(test.left) if isinstance(test, ast.Compare) and len(test.ops) == 1 else None
+    if isinstance(test, ast.Compare) and name is not None:
+        op, right = test.ops[0], test.comparators[0]
         if not isinstance(right, ast.Constant) or isinstance(right.value, (list, dict)):
             return None
         if isinstance(op, (ast.Is, ast.IsNot)) and right.value is None:
@@ -58,6 +59,23 @@ def simple(test: ast.expr) -> tuple[Key, bool] | None:
             kind = "gt" if isinstance(op, (ast.Gt, ast.LtE)) else "ge"
             return (name, kind, right.value), isinstance(op, (ast.Gt, ast.GtE)) == holds
     return None
+
+
+def subject(e: ast.expr) -> str | None:
+    """What a simple test tests: a name (`a`), or an attribute path from one (`self.cfg.on`: "self.cfg.on"),
+    read again as the same value where nothing rebinds its first name nor stores to the path (flow.forget,
+    Flow.stored_to); a call between is taken not to change it (the walk does not follow what a call
+    stores). A call or a subscript in it is not a subject: a test of one tells no fact."""
+    parts = []
+    while isinstance(e, ast.Attribute):
+        parts.append(e.attr)
+        e = e.value
+    return ".".join([e.id, *reversed(parts)]) if isinstance(e, ast.Name) else None
+
+
+def root(key: Key) -> str:
+    """The name a fact's subject starts from (`self` of `self.cfg.on`)."""
+    return key[0].partition(".")[0]
 
 
 def of_test(test: ast.expr, outcome: bool, path: Facts | None = None) -> Facts:
@@ -108,20 +126,38 @@ def of_flag(name: str, value: ast.expr) -> Facts:
 
 def case_facts(subject: ast.expr, cases: list[ast.AST]) -> list[Facts]:
     """Per case of `match subject:` and then for no case matched, the facts of its path: `case 1:`
-    is `subject == 1` there, and false in the cases after it (unless it has a guard)."""
+    is `subject == 1` there, and false in the cases after it (unless it has a guard); `match [x, z]:`
+    / `case [1, 2 as y]:` is `x == 1` and `z == 2` there (false after it: when that is one fact)."""
     out: list[Facts] = []
     missed: Facts = {}
     for case in cases:
-        p = case.pattern  # type: ignore[attr-defined]
-        value = getattr(p, "value", None) if type(p).__name__ == "MatchValue" else None
-        key: Key | None = None
-        if isinstance(subject, ast.Name) and isinstance(value, ast.Constant):
-            if type(value.value) in (int, str, bool, bytes):
-                key = (subject.id, "eq", (type(value.value).__name__, value.value))
-        out.append(missed | ({key: True} if key else {}))
-        if key and case.guard is None:  # type: ignore[attr-defined]
-            missed = missed | {key: False}
+        told = _pattern_facts(subject, case.pattern)  # type: ignore[attr-defined]
+        out.append(missed | told)
+        if len(told) == 1 and case.guard is None:  # type: ignore[attr-defined]
+            missed = missed | {k: not v for k, v in told.items()}
     return [*out, missed]
+
+
+def _pattern_facts(subject: ast.expr, p: ast.AST) -> Facts:
+    """What matching `p` against `subject` tells (of a name compared with a constant)."""
+    if type(p).__name__ == "MatchAs" and p.pattern is not None:  # type: ignore[attr-defined]
+        return _pattern_facts(subject, p.pattern)  # type: ignore[attr-defined]
+    if type(p).__name__ == "MatchSequence" and isinstance(subject, (ast.List, ast.Tuple)):
+        items = p.patterns  # type: ignore[attr-defined]
+        starred = any(type(i).__name__ == "MatchStar" for i in items) or any(
+            isinstance(e, ast.Starred) for e in subject.elts
+        )
+        if len(items) != len(subject.elts) or starred:
+            return {}
+        out: Facts = {}
+        for element, item in zip(subject.elts, items):
+            out |= _pattern_facts(element, item)
+        return out
+    value = getattr(p, "value", None) if type(p).__name__ == "MatchValue" else None
+    if isinstance(subject, ast.Name) and isinstance(value, ast.Constant):
+        if type(value.value) in (int, str, bool, bytes):
+            return {(subject.id, "eq", (type(value.value).__name__, value.value)): True}
+    return {}
 
 
 def of_constant(name: str, value: ast.expr) -> Facts:
@@ -242,7 +278,12 @@ def without(facts: Facts, names: set[str] | frozenset[str]) -> Facts:
     """`facts` but what they tell of `names` (a flag whose test reads one of them too)."""
     if not facts or not names:
         return facts
-    return {k: v for k, v in facts.items() if k[0] not in names and not (k[1] == "same" and k[2][1] & names)}  # type: ignore[index]
+    return {k: v for k, v in facts.items() if root(k) not in names and not (k[1] == "same" and k[2][1] & names)}  # type: ignore[index]
+
+
+def off_path(facts: Facts, path: str) -> Facts:
+    """`facts` but what they tell of the attribute path `path` or one under it (`self.x = 0` stores to it)."""
+    return {k: v for k, v in facts.items() if k[0] != path and not k[0].startswith(path + ".")}
 
 
 def evaluated(test: ast.expr, outcome: bool) -> list[ast.Name]:

@@ -25,9 +25,9 @@ from .target_version import version_truth
 from .typing_values import binds_of, module_bindings, runtime_value
 
 try:
-    from ..names.walk import irrefutable
+    from ..names.branch_statements import irrefutable
 except ImportError:  # served to the target interpreter: no parent package (target_version)
-    from radpatch_names.walk import irrefutable  # type: ignore[import-not-found,no-redef]
+    from radpatch_names.branch_statements import irrefutable  # type: ignore[import-not-found,no-redef]
 
 if TYPE_CHECKING:  # an alias for the checker only: this module also runs in targets as old as 3.9
     Decider = Callable[[ast.expr], bool | None]  # a version test's truth on the target (target_version)

@@ -1,0 +1,155 @@
+"""Pass 2's statements that split a path into branches of which one runs: `if` (its test's facts,
+a test the path's facts decide, a version or `__debug__` test fixed for a run, `if TYPE_CHECKING:`),
+`with` a manager that may swallow what its body raises, `try` (a handler entered from anywhere in the
+body up to its last statement that may raise; a `finally` that swallows) and `match`; each walked as
+its parts and joined by binding flow (flow, claims).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from .flow import Ctx
+from .loops import Loops
+from .path_facts import case_facts, evaluated, exact, of_test, outcome, stored, without
+from .swallowing import Swallowing, finally_swallows, last_raising
+from .typing_only import type_checking, typing_only
+from .version_guard import aliases, decide, flags
+
+
+class BranchStatements(Loops):
+    """if, with, try and match (walk.Walker walks the rest)."""
+
+    tree: ast.Module
+    type_checking_aliases: frozenset[str]
+    version_names: tuple[dict[str, str], dict[str, ast.expr]] | None
+    swallowing: Swallowing
+
+    def s_If(self, s: ast.If, c: Ctx) -> bool:
+        typing = type_checking(s.test, self.type_checking_aliases)
+        if typing is None and isinstance(s.test, ast.Constant) and s.test.value is not ...:
+            self.expr(s.test, c)  # `if True:`, `if 0:`: one branch ever runs
+            return self.block(s.body if s.test.value else s.orelse, c)
+        if typing is None:
+            self.expr(s.test, c)
+            # a test on the Python version or `__debug__` is constant for a run of the target: not a branch
+            # a name is partly bound by (the version's dead branch is placement's and fallback_only's)
+            fixed = self.version_test(s.test) or _debug_test(s.test)
+            taken = None if fixed else outcome(c.flow.facts, s.test)
+            if taken is not None:  # the path's facts decide the test: the other branch is not taken here
+                return self.guarded(s.test, s.body if taken else s.orelse, c, taken)
+            parts = [lambda: self.guarded(s.test, s.body, c, True), lambda: self.guarded(s.test, s.orelse, c, False)]
+            told = [of_test(s.test, outcome, c.flow.facts) for outcome in (True, False)]
+            enter = [self.own_facts(f, c) for f in told]
+            sure = [e if e == f and exact(s.test, o) else None for e, f, o in zip(enter, told, (True, False))]
+            return self.branches(c, parts, not fixed, fixed, enter, exact=sure)
+        dead, live = (s.body, s.orelse) if typing else (s.orelse, s.body)
+        typing_only(dead, self.typing)
+        return self.block(live, c)
+
+    def guarded(self, test: ast.expr, body: list[ast.stmt], c: Ctx, holds: bool) -> bool:
+        """`body`, walked in the branch where `test` came out `holds`."""
+        for name in evaluated(test, holds):  # `if a and (m := f()):` binds m wherever it is true
+            c.flow.bind(name.id, name.lineno)
+        return self.block(body, c)
+
+    def version_test(self, test: ast.expr) -> bool:
+        """Does `test` read the Python version (version_guard decides it for some version)?"""
+        if self.version_names is None:
+            self.version_names = (aliases(self.tree), flags(self.tree))
+        renamed, flagged = self.version_names
+        return any(isinstance(decide(test, v, renamed, flagged), bool) for v in ((3, 0), (3, 99)))
+
+    def s_With(self, s: ast.With | ast.AsyncWith, c: Ctx) -> bool:
+        for item in s.items:
+            self.expr(item.context_expr, c)
+            if item.optional_vars is not None:
+                self.expr(item.optional_vars, c)
+        if any(self.swallowing.may_swallow(item.context_expr) for item in s.items):  # the body may stop anywhere
+            stopped = stored(s.body)
+
+            def stops() -> bool:
+                c.flow.facts = without(c.flow.facts, stopped)
+                return True
+
+            return self.branches(c, [lambda: self.block(s.body, c), stops])
+        return self.block(s.body, c)
+
+    s_AsyncWith = s_With
+
+    def s_Try(self, s: ast.Try, c: Ctx) -> bool:
+        def handler(h: ast.ExceptHandler) -> Callable[[], bool]:
+            def walk() -> bool:
+                c.flow.facts = without(c.flow.facts, body_stores)  # the body may have stopped anywhere
+                if h.type is not None:
+                    self.expr(h.type, c)
+                had = h.name is not None and h.name in c.flow.maybe
+                if h.name:
+                    c.flow.bind(h.name, h.lineno)
+                falls = self.block(h.body, c)
+                if h.name:  # `except E as e` deletes e when the handler ends
+                    c.flow._set(h.name, False)
+                    if not had:
+                        c.flow.maybe.pop(h.name, None)
+                return falls
+
+            return walk
+
+        body_stores = stored(s.body[: last_raising(s.body) + 1])  # after it, nothing raises
+        if s.finalbody and finally_swallows(s.finalbody):  # what the body or a handler raises may end here
+            self.swallowed(s, c)
+        parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
+        parts += [handler(h) for h in s.handlers]
+        # a guarded import (a body of imports only) fails or not once per install, as a version test is
+        # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
+        guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
+        falls = self.branches(c, parts, not guarded, guarded)
+        return self.block(s.finalbody, c) and falls
+
+    s_TryStar = s_Try
+
+    def swallowed(self, s: ast.Try, c: Ctx) -> None:
+        """`finally: break` (`continue`, `return`): a raise in the body or a handler, before anything
+        they bind, leaves through the finally's break with what was bound before the try; the
+        finally's fall-through on that path re-raises (not a way on)."""
+        mark, saved = c.flow.open(), c.flow.facts
+        c.flow.facts = without(saved, stored([*s.body, *s.orelse, *[b for h in s.handlers for b in h.body]]))
+        self.block(s.finalbody, c)
+        c.flow.close(mark)
+        c.flow.facts = saved
+
+    def s_Match(self, s: ast.stmt, c: Ctx) -> bool:
+        self.expr(s.subject, c)  # type: ignore[attr-defined]
+        parts: list[Callable[[], bool]] = []
+        for case in s.cases:  # type: ignore[attr-defined]
+
+            def walk(case: ast.AST = case) -> bool:
+                self.expr(case.pattern, c)  # type: ignore[attr-defined]
+                if case.guard is not None:  # type: ignore[attr-defined]
+                    self.expr(case.guard, c)  # type: ignore[attr-defined]
+                return self.block(case.body, c)  # type: ignore[attr-defined]
+
+            parts.append(walk)
+        cases = s.cases  # type: ignore[attr-defined]
+        if not any(case.guard is None and irrefutable(case.pattern) for case in cases):
+            parts.append(lambda: True)  # no case matched
+        enter = [self.own_facts(f, c) for f in case_facts(s.subject, cases)][: len(parts)]  # type: ignore[attr-defined]
+        return self.branches(c, parts, enter=enter)
+
+
+def irrefutable(p: ast.AST) -> bool:
+    """`case _:`, `case name:`, or an `|` with one of those: matches every subject (the names walk
+    and placement's reachability both ask it)."""
+    if type(p).__name__ == "MatchAs":
+        return p.pattern is None or irrefutable(p.pattern)  # type: ignore[attr-defined]
+    if type(p).__name__ == "MatchOr":
+        return any(irrefutable(x) for x in p.patterns)  # type: ignore[attr-defined]
+    return False
+
+
+def _debug_test(test: ast.expr) -> bool:
+    """`__debug__`, `not __debug__`: the same on every run of one interpreter (`python -O` flips it)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) and test.id == "__debug__"

@@ -1,0 +1,142 @@
+"""Claims, pass 2's judgement of bound-on-some-paths: a join of exclusive branches (if/else, match
+cases, try/except, `and`/`or`) that leaves a name bound on some of them only claims it, with the
+path facts of the paths that leave it unbound (or those of its test where it was bound); a later
+exit or binding clears the claim (join), and a read is judged against it (partly). Flow's state, the
+one class of a scope's binding flow (flow.Flow) with it.
+"""
+
+from __future__ import annotations
+
+from .path_facts import Facts, capped, contradicts, entails, meet
+
+
+class Claims:
+    """The claims of one scope's flow (flow.Flow keeps the rest of its state and the bindings)."""
+
+    maybe: dict[str, int]
+    definite: set[str]
+    partial: dict[str, tuple[int, ...]]
+    open_parts: list[int]
+    unjoined: set[int]
+    per_run: set[str]
+    facts: Facts
+    conds: dict[str, Facts]
+    sure: dict[str, Facts]
+
+    def _set(self, name: str, present: bool) -> None:  # flow.Flow's
+        raise NotImplementedError
+
+    def drop(self, name: str) -> None:
+        self.partial.pop(name, None)
+        self.conds.pop(name, None)
+        self.sure.pop(name, None)
+
+    def on_path(self, name: str) -> bool:
+        """Is the claim on `name` about the paths through here: not made in a sibling branch (a part
+        closed whose join is still to come), whose paths are not these?"""
+        return not any(p in self.unjoined for p in self.partial.get(name, ()))
+
+    def conds_here(self) -> dict[str, Facts]:
+        """The claims' facts for the paths through here (on_path)."""
+        return {name: cond for name, cond in self.conds.items() if self.on_path(name)}
+
+    def join(
+        self,
+        nets: list[dict[str, bool]],
+        exclusive: bool = True,
+        per_run: bool = False,
+        anywhere: list[set[str] | None] | None = None,
+        facts: list[Facts] | None = None,
+        prior: dict[str, Facts] | None = None,
+        exact: list[Facts | None] | None = None,
+    ) -> None:
+        """Continue with the paths that fall through (each given as its net change). `exclusive`: the
+        parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
+        one is fixed for a run (a version test, `__debug__`, a guarded import): a name one of them binds
+        is not counted as partly bound, here or at an enclosing join. `anywhere`: per net, the names
+        its branch binds on some path (a loop that may run no pass, a nested if): a branch that binds
+        the name somewhere does not count as one that leaves it unbound (a nested if's own join claims
+        what it can; a loop's passes are values this walk does not follow); None: a branch that may
+        never return (walk's tail call), which does not count either. `facts`: per net, its path's
+        facts where it falls through (path_facts); `prior`: the claims' facts where the branches began.
+        A claim is judged by facts only (F6): with facts of the paths that leave it unbound (`conds`),
+        a path whose facts contradict them had the name bound, whichever branch it takes, and an exit
+        here clears the claim when every path that falls through contradicts them; without, by
+        `exact`: per net, its if-test's facts when they say all the test does: a claim bound in one
+        branch only keeps them (`sure`), and a path that tells them all has it bound. A claim with
+        neither holds on every path through its join: no exit nor later test is taken as correlated
+        with it because it reads the same names (`if a and f(): v = 1` / `if a: return v`, `try: ok =
+        True; v = int(x)` / `except ValueError: pass` / `if ok: return v` are refused)."""
+        if self.unjoined:  # the parts closed since the innermost open one are this join's
+            inner = self.open_parts[-1] if self.open_parts else 0
+            self.unjoined = {p for p in self.unjoined if p < inner}
+        touched: set[str] = set().union(*nets) if nets else set()
+        if facts is not None and self.conds:
+            here = tuple(self.open_parts)
+            for name, cond in list(self.conds.items()):
+                at = self.partial.get(name)
+                if name in touched or at is None or at[: len(here)] != here:
+                    continue
+                ends = anywhere or [set()] * len(nets)  # None: a branch that may never return (walk's tail call)
+                if all(
+                    contradicts(f, cond) or net.get(name, False) or end is None
+                    for net, f, end in zip(nets, facts, ends)
+                ):
+                    self.drop(name)  # every path that falls through here has it bound
+                    self._set(name, True)
+        if facts is not None and self.sure:
+            here = tuple(self.open_parts)
+            for name, sure in list(self.sure.items()):
+                at = self.partial.get(name)
+                if name in touched or at is None or at[: len(here)] != here:
+                    continue
+                ends = anywhere or [set()] * len(nets)
+                if all(
+                    entails(f, sure) or net.get(name, False) or end is None for net, f, end in zip(nets, facts, ends)
+                ):
+                    self.drop(name)
+                    self._set(name, True)
+        if per_run:
+            self.per_run |= touched
+        for name in touched:
+            cond = (prior or {}).get(name, {})
+            bound = [
+                net.get(name, name in self.definite) or (bool(cond) and contradicts(f, cond))
+                for net, f in zip(nets, facts or [{}] * len(nets))
+            ]
+            every = all(bound)
+            self._set(name, every)
+            if every and name in self.conds and self.on_path(name):
+                self.drop(name)
+            if not every and exclusive and name in self.maybe and name not in self.per_run:
+                told = [
+                    anywhere[i] if anywhere else set()
+                    for i, net in enumerate(nets)
+                    if not net.get(name, name in self.definite)
+                ]
+                if any(bound is not None and name not in bound for bound in told):
+                    self.partial[name] = tuple(self.open_parts)
+                    left = [f | cond for f, b in zip(facts or [], bound) if not b]
+                    self.conds[name] = capped(meet(left)) if facts is not None else {}
+                    if not self.conds[name]:
+                        del self.conds[name]
+                        kept = [(e, f) for e, f, b in zip(exact or [], facts or [], bound) if b]
+                        if len(kept) == 1 and kept[0][0] and all(kept[0][1].get(k) == v for k, v in kept[0][0].items()):
+                            self.sure[name] = kept[0][0]
+
+    def partly(self, name: str) -> bool:
+        """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,
+        and read on a path through that join: in its block, one enclosing it, or a branch opened in
+        its block later (`if a: v = 1` / `if not a: return v`). A claim with facts is judged by them
+        (`if a.ok: v = 1` / `if a.ok: return v`: path_facts.subject), one with `sure` facts by
+        whether the path tells them all, any other holds here (join)."""
+        at = self.partial.get(name)
+        if at is None or name in self.definite:
+            return False
+        here = tuple(self.open_parts)
+        if here[: len(at)] != at and at[: len(here)] != here:  # a sibling branch's claim
+            return False
+        cond = self.conds.get(name)
+        if cond is None and name in self.sure:
+            return not entails(self.facts, self.sure[name])
+        return not contradicts(self.facts, cond or {})  # a path its facts do not rule out

@@ -1,0 +1,83 @@
+"""Count the names step's bound-on-some-paths reads over a release sdist's package files, read-only
+(`tar` members are read in memory, nothing is extracted): the measure of how much correct code a
+bound-on-some-paths rule would refuse (issue 21, flow39 F5 and flow40).
+
+    python tools/partial_reads.py [--rev REV] [--sdist PATH] [--list FILE]
+
+--rev: a git revision of this checkout whose `radpatch/prove/names` is measured (copied out with `git
+show` into a temporary directory; the package is standard library only); default: the checkout's own.
+--list: write each read as `path:line: scope name`, to compare two revisions with `comm`."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SDIST = Path.home() / ".cache/radpatch/harness/sdists/vllm-0.33.0.tar.gz"
+
+
+def names_package(rev: str | None, into: Path) -> object:
+    """The names package of `rev` (None: this checkout's), imported under a name of its own."""
+    if rev is None:
+        sys.path.insert(0, str(ROOT / "radpatch" / "prove"))
+        return importlib.import_module("names")
+    package = into / "names_measured"
+    package.mkdir()
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-tree", "--name-only", rev, "radpatch/prove/names/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    for path in listed:
+        blob = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True, check=True)
+        (package / os.path.basename(path)).write_bytes(blob.stdout)
+    sys.path.insert(0, str(into))
+    return importlib.import_module("names_measured")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rev")
+    parser.add_argument("--sdist", type=Path, default=SDIST)
+    parser.add_argument("--list", type=Path)
+    args = parser.parse_args()
+    if not args.sdist.is_file():
+        print(f"{args.sdist}: no such sdist (give --sdist PATH)", file=sys.stderr)
+        return 2
+    rows: list[str] = []
+    files = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        names = names_package(args.rev, Path(tmp))
+        gc.disable()
+        with tarfile.open(args.sdist) as sdist:
+            for member in sdist.getmembers():
+                parts = member.name.split("/")
+                if not member.isfile() or not member.name.endswith(".py") or len(parts) < 3 or parts[1] != "vllm":
+                    continue
+                handle = sdist.extractfile(member)
+                if handle is None:
+                    continue
+                try:
+                    found = names.problems(handle.read(), member.name)  # type: ignore[attr-defined]
+                except SyntaxError:
+                    continue
+                files += 1
+                where = "/".join(parts[1:])
+                rows += [f"{where}:{p.line}: {p.scope} {p.name}" for p in found if p.kind == "bound-on-some-paths"]
+    print(f"{args.rev or 'checkout'}: {len(rows)} bound-on-some-paths reads in {files} files of {args.sdist.name}")
+    if args.list:
+        args.list.write_text("".join(row + "\n" for row in rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
