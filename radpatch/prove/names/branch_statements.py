@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 from .flow import Ctx
 from .loops import Loops
-from .path_facts import case_facts, evaluated, exact, of_test, outcome, stored, without
+from .match_facts import case_facts
+from .path_facts import evaluated, exact, of_test, outcome, stored, without
 from .swallowing import Swallowing, finally_swallows, last_raising
 from .typing_only import type_checking, typing_only
 from .version_guard import aliases, decide, flags

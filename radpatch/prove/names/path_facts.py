@@ -124,42 +124,6 @@ def of_flag(name: str, value: ast.expr) -> Facts:
     return {} if name in reads else {(name, "same", (value, reads)): True}
 
 
-def case_facts(subject: ast.expr, cases: list[ast.AST]) -> list[Facts]:
-    """Per case of `match subject:` and then for no case matched, the facts of its path: `case 1:`
-    is `subject == 1` there, and false in the cases after it (unless it has a guard); `match [x, z]:`
-    / `case [1, 2 as y]:` is `x == 1` and `z == 2` there (false after it: when that is one fact)."""
-    out: list[Facts] = []
-    missed: Facts = {}
-    for case in cases:
-        told = _pattern_facts(subject, case.pattern)  # type: ignore[attr-defined]
-        out.append(missed | told)
-        if len(told) == 1 and case.guard is None:  # type: ignore[attr-defined]
-            missed = missed | {k: not v for k, v in told.items()}
-    return [*out, missed]
-
-
-def _pattern_facts(subject: ast.expr, p: ast.AST) -> Facts:
-    """What matching `p` against `subject` tells (of a name compared with a constant)."""
-    if type(p).__name__ == "MatchAs" and p.pattern is not None:  # type: ignore[attr-defined]
-        return _pattern_facts(subject, p.pattern)  # type: ignore[attr-defined]
-    if type(p).__name__ == "MatchSequence" and isinstance(subject, (ast.List, ast.Tuple)):
-        items = p.patterns  # type: ignore[attr-defined]
-        starred = any(type(i).__name__ == "MatchStar" for i in items) or any(
-            isinstance(e, ast.Starred) for e in subject.elts
-        )
-        if len(items) != len(subject.elts) or starred:
-            return {}
-        out: Facts = {}
-        for element, item in zip(subject.elts, items):
-            out |= _pattern_facts(element, item)
-        return out
-    value = getattr(p, "value", None) if type(p).__name__ == "MatchValue" else None
-    if isinstance(subject, ast.Name) and isinstance(value, ast.Constant):
-        if type(value.value) in (int, str, bool, bytes):
-            return {(subject.id, "eq", (type(value.value).__name__, value.value)): True}
-    return {}
-
-
 def of_constant(name: str, value: ast.expr) -> Facts:
     """The facts `name = <constant>` states."""
     if not isinstance(value, ast.Constant) or isinstance(value.value, (list, dict)):
