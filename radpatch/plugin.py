@@ -122,7 +122,7 @@ def register() -> None:
             ) from exc
         return
     elapsed = 1e3 * (time.perf_counter() - start)
-    log.info("[radpatch] self-check of %s: %s [%.1f ms]", root, summary(checks), elapsed)
+    log.info("[radpatch] self-check of %s: %s [%.1f ms]", root, summary(checks, root), elapsed)
     missing = [c for c in checks if c.name in required and not c.satisfied]
     if missing:
         message = refusal(missing, root, sorted(c.name for c in checks if c.record is not None))
@@ -179,8 +179,13 @@ def package_root() -> Path:
     return here
 
 
-def summary(checks: list[PatchCheck]) -> str:
-    return "; ".join(c.describe() for c in checks) if checks else "no radpatch patch recorded"
+def summary(checks: list[PatchCheck], root: Path | None = None) -> str:
+    """The self-check's line: each patch's state, or that none is recorded (and, then too, a run
+    radpatch left interrupted in `root`: files it wrote before its record was)."""
+    if checks:
+        return "; ".join(c.describe() for c in checks)
+    pending = pending_note(Store(root)) if root is not None else ""
+    return f"no radpatch patch recorded; {pending}" if pending else "no radpatch patch recorded"
 
 
 def refusal(missing: list[PatchCheck], root: Path, recorded: list[str] | None = None) -> str:
@@ -194,9 +199,9 @@ def refusal(missing: list[PatchCheck], root: Path, recorded: list[str] | None = 
         )
     if recorded is not None and all(c.record is None for c in missing) and recorded:
         return (
-            f"{head}; the patches recorded here are {', '.join(recorded)}: check the names in "
-            f"{REQUIRE_ENV}, or run `radpatch apply {' '.join(c.name for c in missing)} "
-            f"--python {sys.executable}` (or unset {REQUIRE_ENV})"
+            f"{head}; run `radpatch apply {' '.join(c.name for c in missing)} --python {sys.executable}` "
+            f"(radpatch has no record of {'it' if len(missing) == 1 else 'them'} here; the patches recorded "
+            f"here are {', '.join(recorded)}: a name misspelt in {REQUIRE_ENV} reads so too), or unset {REQUIRE_ENV}"
         )
     return (
         f"{head}; run `radpatch apply {' '.join(c.name for c in missing)} "
@@ -226,11 +231,14 @@ def check(root: Path, required: tuple[str, ...] = (), package: str = PACKAGE) ->
     records = store.records()
     out = [_check_one(root, rec, store) for _, rec in sorted(records.items())]
     out = _requirements_met(out)
-    out += [_unrecorded(root, name, list(records.values()), package) for name in required if name not in records]
+    pending = pending_note(store)  # an interrupted run: said whether or not it recorded anything yet
+    out += [
+        _unrecorded(root, name, list(records.values()), package, pending) for name in required if name not in records
+    ]
     return out
 
 
-def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str) -> PatchCheck:
+def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str, pending: str = "") -> PatchCheck:
     """A required patch radpatch has no record of: not applied, unless the install is ambiguous
     (two dist-infos of the distribution the other records name, or of `package`), which status
     says first."""
@@ -248,6 +256,7 @@ def _unrecorded(root: Path, name: str, records: list[PatchRecord], package: str)
         wheel_record.InstallId(),
         lambda _: PatchVerdict(State.NOT_APPLIED, "no record", None),
         ambiguity=f"{ambiguous(name, _package(files) if files else package, root, dists)}; {AMBIGUOUS_HINT}",
+        pending=pending,
     )
     return PatchCheck(name, _SEEN[v.state], v.reason, None, "", v.satisfied)
 

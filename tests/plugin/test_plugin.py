@@ -137,7 +137,8 @@ def test_an_unknown_required_name_says_what_is_recorded(
     monkeypatch.setenv(plugin.REQUIRE_ENV, "toy-patch")
     with pytest.raises(RequiredPatchMissing) as err:
         plugin.register()
-    assert "the patches recorded here are toy: check the names in RADPATCH_REQUIRE" in str(err.value)
+    assert "the patches recorded here are toy: a name misspelt in RADPATCH_REQUIRE reads so too" in str(err.value)
+    assert "run `radpatch apply toy-patch" in str(err.value)
 
 
 def test_a_shadowing_copy_is_named_not_patched_over(as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:

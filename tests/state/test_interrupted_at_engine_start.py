@@ -8,6 +8,8 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import pytest
+
 from radpatch import plugin
 from radpatch.plugin import Seen
 from tests.lib.installed import DEMO_PATCH, Env
@@ -34,3 +36,23 @@ def test_an_interrupted_reapply_is_named_at_engine_start(demo_env: Env, tmp_path
     assert done.returncode == 0, done.stdout + done.stderr
     (after,) = plugin.check(demo_env.site)
     assert after.state is Seen.APPLIED and "interrupted" not in after.detail, after.detail
+
+
+@pytest.mark.parametrize("fault", ["after-file:1", "before-record:1"])
+def test_an_interrupted_first_apply_is_named_at_engine_start(demo_env: Env, fault: str) -> None:
+    """att40 #1: killed after it wrote the file, before any record of radpatch's existed, the run left
+    a patched file and a journal; the engine-start check said only "no radpatch patch recorded" (and,
+    with the patch required, "no record"), never that a run was interrupted."""
+    killed = demo_env.run("apply", DEMO_PATCH, fault=fault)
+    assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
+    assert (demo_env.state_dir / "journal").is_dir()
+    assert plugin.check(demo_env.site) == [] or all(c.record is None for c in plugin.check(demo_env.site))
+    said = plugin.summary(plugin.check(demo_env.site), demo_env.site)
+    assert "a radpatch run was interrupted" in said, said
+    (required,) = plugin.check(demo_env.site, (DEMO_PATCH,))
+    assert not required.satisfied
+    assert "a radpatch run was interrupted" in required.detail and "the next apply or revert" in required.detail
+    done = demo_env.run("apply", DEMO_PATCH)  # what the note says: the next run completes it
+    assert done.returncode == 0, done.stdout + done.stderr
+    (after,) = plugin.check(demo_env.site, (DEMO_PATCH,))
+    assert after.state is Seen.APPLIED and after.satisfied and "interrupted" not in after.detail, after.detail
