@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 from radpatch import faults
+from radpatch.errors import RadpatchError
 from radpatch.files import (
     ChangedMeanwhile,
     atomic_write,
@@ -102,9 +103,18 @@ def _write_group(
                     c.patch, _wrote(c, made_for[id(c)]), seq, records, theirs
                 )
         store.save(records, run_id)
-    except BaseException:
+    except BaseException as exc:
         if _roll_back(store, files, written, dirs):
             store.end()
+        elif isinstance(exc, RadpatchError) and written:  # what it wrote stays: say so, and how it ends
+            exc.message = (
+                f"{exc.message}; the files this run wrote could not all be put back, so they stay as written "
+                f"and the run is pending ({', '.join(str(p) for p in written[:3])}{', ...' * (len(written) > 3)})"
+            )
+            exc.hint = (
+                f"{exc.hint + '; then ' if exc.hint else ''}run `radpatch apply` or `radpatch revert` once that is "
+                "mended: either completes the interrupted run first (`radpatch status` says it is pending)"
+            )
         raise
     store.end()
 

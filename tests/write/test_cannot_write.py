@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lib.generated import sample
 from tests.lib.installed import AS_NOBODY, Demo, Env, assert_settled
 
 pytestmark = [
@@ -180,3 +181,31 @@ def test_target_is_a_symlink(demo_env: Env, tmp_path: Path, op: str, which: str)
     assert "symlink" in out.stderr
     assert link.is_symlink() and os.readlink(link) == str(elsewhere)
     assert elsewhere.read_bytes() == real_before
+
+
+@pytest.mark.parametrize("free", sample(range(0, 49153, 4096)))
+def test_a_disk_that_fills_during_the_run_leaves_files_as_they_were_or_says_they_stay(
+    demo: Demo, tmp_path: Path, free: int
+) -> None:
+    """att40 #2: the venv on a tmpfs left with `free` bytes. A run that fails part-way puts back what it
+    wrote; where that cannot be done either (the record's write failed, then the put-back did), the
+    files it wrote stay: the error says so and that the run is pending, not only that the record
+    file "is unchanged". Freeing the space, the next apply completes the run."""
+    with tmpfs(tmp_path / "fs", "8m") as fs:
+        env = demo.fresh(fs / "venv")
+        fill(fs)
+        filler = fs / ".filler0"
+        os.truncate(filler, max(0, filler.stat().st_size - free))
+        before = env.read()
+        out = env.run("apply", env.patch)
+        assert out.returncode in (0, 4), out.stdout + out.stderr
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 2, out.stderr
+        if out.returncode == 4 and env.read() != before:  # files it wrote stay
+            assert "they stay as written and the run is pending" in out.stderr, out.stderr
+            assert "radpatch apply` or `radpatch revert`" in out.stderr, out.stderr
+            assert (env.state_dir / "journal").is_dir()
+        for f in fs.glob(".filler*"):
+            f.unlink()
+        done = env.run("apply", env.patch)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert_settled(env, applied=True)
