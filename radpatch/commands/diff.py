@@ -17,7 +17,7 @@ def run(ctx: Context, name: str) -> int:
     """Print the unified diff pristine -> patched for the installed version; write nothing."""
     (ps,) = states(ctx.registry, ctx.env, [ctx.registry.load(name)], judge, imported=False).each
     if ps.state not in (State.APPLIED, State.NOT_APPLIED):
-        raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}")
+        raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}", ps.hint)
     # the bytes of the files as they are: a non-UTF-8 file's bytes are the surrogates file_diff kept
     click.echo(unified_diff(ps, ctx.env).encode("utf-8", "surrogateescape"), nl=False)
     return EXIT_OK
