@@ -25,6 +25,7 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_OK
 from radpatch.files.bytecode import refresh_bytecode
 from radpatch.releases import pristine
+from radpatch.state.record import Store
 from radpatch.state.restore import RestoreFile, locked, recorded, refuse_patched, sha, write
 from radpatch.state.restore_paths import named_files
 
@@ -42,7 +43,12 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
         return EXIT_OK
     fetched: dict[tuple[Path, str], bytes] = {}
     sources: dict[Path, pristine.PristineSource] = {}
-    for dist_info, group in _by_dist(todo).items():
+    for t in todo if not wheel else ():  # radpatch kept the installed bytes when it patched the file
+        original = Store(t.dist.root).original(t.want)
+        if original is not None:
+            fetched[(t.dist.root, t.relpath)] = original
+    from_kept = set(fetched)
+    for dist_info, group in _by_dist([t for t in todo if (t.dist.root, t.relpath) not in fetched]).items():
         dist, rels = group[0].dist, [t.relpath for t in group]
         got, source = pristine.from_wheel(dist, rels, Path(wheel)) if wheel else pristine.from_index(dist, rels)
         sources[dist_info] = source
@@ -68,11 +74,15 @@ def run(ctx: Context, args: tuple[str, ...], wheel: str | None, dry_run: bool) -
                 f"of it is restored, `radpatch revert {names}` forgets it"
             )
     for dist_info, group in _by_dist(todo).items():
-        n = len(group)
-        click.echo(
-            f"{group[0].dist.name} {group[0].dist.version}: {n} file{'s' * (n != 1)} from "
-            f"{sources[dist_info].describe()}, {'each' if n > 1 else 'its bytes'} hashing to RECORD's sha256"
-        )
+        ours = [t for t in group if (t.dist.root, t.relpath) in from_kept]
+        for part, where in ((ours, "radpatch's kept originals"), ([t for t in group if t not in ours], "")):
+            n = len(part)
+            if n:
+                click.echo(
+                    f"{group[0].dist.name} {group[0].dist.version}: {n} file{'s' * (n != 1)} from "
+                    f"{where or sources[dist_info].describe()}, {'each' if n > 1 else 'its bytes'} hashing to "
+                    "RECORD's sha256"
+                )
     return EXIT_OK
 
 

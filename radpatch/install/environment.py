@@ -231,6 +231,12 @@ def module_path(dist: Installed, relpath: str, missing_ok: bool = False) -> Path
         )
     if missing_ok:
         return path
+    if dist.recorded_sha256(relpath) is not None:  # installed, then deleted: it is put back, not re-declared
+        raise RefusedError(
+            f"{dist.name} {dist.version} has no {relpath} under {dist.root}: its RECORD lists it (deleted since)",
+            f"put it back as installed with `radpatch restore {relpath}` (or reinstall {dist.name}), then run "
+            "radpatch again",
+        )
     raise RefusedError(
         f"{dist.name} {dist.version} has no {relpath} under {dist.root}",
         "the module this patch declares for this version is not installed; check the registry's modules",
