@@ -26,6 +26,7 @@ from radpatch.importing import capture, captured, emit
 from radpatch.prove import onto
 from radpatch.releases import pristine
 from radpatch.state.record import Store
+from radpatch.state.verdict import pending_note
 
 Say = Callable[[str], None]
 Run = Callable[[Context, str], object]  # apply (record only) or revert one entry, in that context
@@ -70,6 +71,12 @@ def check_new(ctx: Context, name: str, out: str) -> None:
 def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
     """The edited and new modules, their befores, and the entry built from them."""
     found = capture.find(ctx.env, req.paths, req.distribution)
+    pending = pending_note(Store(found.dist.root))
+    if pending:  # files radpatch's own interrupted run wrote would read as hand edits
+        raise RefusedError(
+            f"cannot capture in {found.dist.root}: {pending}",
+            "run `radpatch apply` (or `radpatch revert`) to complete the interrupted run, then capture again",
+        )
     say_left_out(found.left_out, say)
     if not found.edited:
         nothing = (
