@@ -23,7 +23,7 @@ def modules_bound(body: list[ast.stmt], module: str, package: bool) -> dict[str,
             for a in node.names:
                 out.setdefault(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom):
-            source_module = _absolute(node, module, package)
+            source_module = absolute(node, module, package)
             for a in node.names:
                 if a.name != "*":
                     out.setdefault(a.asname or a.name, f"{source_module}.{a.name}" if source_module else a.name)
@@ -62,7 +62,8 @@ def _top(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def _absolute(node: ast.ImportFrom, module: str, package: bool) -> str:
+def absolute(node: ast.ImportFrom, module: str, package: bool) -> str:
+    """The module a `from X import` in `module` (a package's `__init__` when `package`) reads from."""
     if not node.level:
         return node.module or ""
     parts = module.split(".") if package else module.split(".")[:-1]
@@ -86,12 +87,12 @@ def _imports(source: bytes, module: str, package: bool) -> dict[str, str]:
         if got is not None and len(targets) == 1 and isinstance(targets[0], ast.Name) and got[1] == targets[0].id:
             out.setdefault(targets[0].id, got[0])
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            out["*"] = f"{out.get('*', '')} {_absolute(node, module, package)}".strip()
+            out["*"] = f"{out.get('*', '')} {absolute(node, module, package)}".strip()
     for node in _top(body):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if alias.name != "*":
-                    out.setdefault(alias.asname or alias.name, _absolute(node, module, package))
+                    out.setdefault(alias.asname or alias.name, absolute(node, module, package))
     return out
 
 

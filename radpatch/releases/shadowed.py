@@ -157,7 +157,7 @@ def _binds(stmt: ast.stmt, name: str, module: str, package: bool, bound: dict[st
     if isinstance(stmt, ast.ImportFrom):
         for a in stmt.names:
             if a.name == "*" or (a.asname or a.name) == name:
-                return True, None if a.name == "*" else _absolute(stmt, module, package)
+                return True, None if a.name == "*" else imported_from.absolute(stmt, module, package)
         return False, None
     if isinstance(stmt, ast.Import):
         return any((a.asname or a.name.split(".")[0]) == name for a in stmt.names), None
@@ -202,14 +202,6 @@ def _walk_own(nodes: Sequence[object]) -> list[ast.AST]:
             continue
         todo += list(ast.iter_child_nodes(n))
     return out
-
-
-def _absolute(node: ast.ImportFrom, module: str, package: bool) -> str:
-    if not node.level:
-        return node.module or ""
-    parts = module.split(".") if package else module.split(".")[:-1]
-    parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-    return ".".join([*parts, *([node.module] if node.module else [])])
 
 
 def _carrier(body: list[ast.stmt], sites: list[tuple[ast.stmt, _Path, str | None]]) -> tuple[ast.stmt, _Path] | None:

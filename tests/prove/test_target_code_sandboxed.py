@@ -95,6 +95,15 @@ def _files(effect: str, where: str, pids: Path) -> dict[str, str]:
     }
 
 
+def _entry(where: str, write_registry: Any) -> tuple[Path, list[str]]:
+    """The registry whose dry run runs the code where `where` says, and the apply options it needs."""
+    if where == "import-check":
+        spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
+        text = entry_head("sb", "rpsb", {"core": "rpsb.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
+        return write_registry("sb", text), ["--import-check"]
+    return write_registry("sb", ENTRY.format(rewrite=REWRITE).replace("rpfb", "rpsb")), []
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize(("effect", "where"), sample(itertools.product(EFFECTS, WHERE)))
 def test_the_target_code_radpatch_runs_leaves_the_install_and_no_process(
@@ -113,15 +122,7 @@ def test_the_target_code_radpatch_runs_leaves_the_install_and_no_process(
     for p in pids.iterdir():
         os.kill(int(p.name), signal.SIGKILL)
         p.unlink()
-    if where == "import-check":
-        spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
-        reg = write_registry(
-            "sb", entry_head("sb", "rpsb", {"core": "rpsb.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
-        )
-        extra = ["--import-check"]
-    else:
-        reg = write_registry("sb", ENTRY.format(rewrite=REWRITE).replace("rpfb", "rpsb"))
-        extra = []
+    reg, extra = _entry(where, write_registry)
     before = tree_digest(tmp_path / "venv")
 
     r = radpatch("--registry", str(reg), "--python", str(tmp_path / "venv"), "apply", "--dry-run", *extra, "sb")
@@ -189,15 +190,7 @@ def test_the_target_code_sees_its_venvs_sysconfig_paths(
     Site(site_packages(tmp_path / "venv")).install("rpsb", "1.0", files)
     fresh = subprocess.run([tmp_path / "venv" / "bin" / "python", "-B", "-c", "import rpsb.core"], capture_output=True)
     assert fresh.returncode == 0, fresh.stderr
-    if where == "import-check":
-        spec = json.dumps({"scope": "<module>", "find": "LIMIT = 3", "with": "LIMIT = 5"})
-        reg = write_registry(
-            "sb", entry_head("sb", "rpsb", {"core": "rpsb.core"}) + f"  - id: r\n    file: core\n    replace: {spec}\n"
-        )
-        extra = ["--import-check"]
-    else:
-        reg = write_registry("sb", ENTRY.format(rewrite=REWRITE).replace("rpfb", "rpsb"))
-        extra = []
+    reg, extra = _entry(where, write_registry)
 
     r = radpatch("--registry", str(reg), "--python", str(tmp_path / "venv"), "apply", "--dry-run", *extra, "sb")
 
