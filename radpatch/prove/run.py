@@ -142,7 +142,8 @@ def _planned(
             if not creates(f.rewrites):
                 raise RefusedError(
                     f"{ps.patch.name}: {f.relpath} does not exist, and no entry of this run creates it",
-                    "apply the entry that creates the module first, or name it in this entry's `requires:`",
+                    "apply the entry that creates the module first, or name it in this entry's `requires:`; if no "
+                    "entry creates it, the installed version has no such module: check the entry's `modules:`",
                 )
             created.add(f.path)
         else:

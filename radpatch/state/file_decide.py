@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from radpatch.errors import EnvironmentProblem, RefusedError
+from radpatch.errors import EnvironmentProblem
 from radpatch.files import read_regular
 from radpatch.install.environment import Installed
 from radpatch.install.targets import ReadFile
@@ -119,13 +119,13 @@ def file_state(
         return FileState(module, path, relpath, rws, data, State.NOT_APPLIED, "", wheel, left_by=tuple(others))
     if t.data is None and state is State.NOT_APPLIED and not t.creates:
         if not patch.requires and wheel is None:  # not the distribution's, and no entry it requires makes it
-            raise RefusedError(
+            detail = (
                 f"{relpath}: no such module in this install (its distribution's RECORD does not list it, and "
-                f"{patch.name} requires no entry that creates it)",
-                f"check the entry's `modules:` and `supported:` for this version (`radpatch verify {patch.name}` "
-                "reads the releases)",
+                f"{patch.name} requires no entry that creates it): check the entry's `modules:` for this version, "
+                "or apply it in one run with the entry that creates the module"
             )
-        detail = f"{relpath}: no such module (yet): the entry that creates it comes first"
+        else:
+            detail = f"{relpath}: no such module (yet): the entry that creates it comes first"
     elif seen is ByHash.UNDECIDED and t.data is not None:  # the hashes cannot decide: the rewrites judge (libcst)
         state, why = judge(patch, rws, data, str(path), recorded, store, python)
         detail = f"{relpath}: {why}" if why else ""
