@@ -16,18 +16,24 @@ HOPS = 4  # re-exports followed (`a` imports it from `b`, which imports it from 
 def modules_bound(body: list[ast.stmt], module: str, package: bool) -> dict[str, str]:
     """Top-level name -> the module (or module attribute) an import binds it to: `import a.b as m`
     (m: a.b), `import a.b` (a: a), `from a import b` and `from . import b` (b: a.b): what an assignment
-    `size = m.size` reads `size` from."""
+    `size = m.size` reads `size` from. A name bound more than once (`try: from a import other as p` /
+    `except ImportError: from a import p`, or two imports in turn) is left out: which module it holds
+    when the assignment runs is not read here (att40b #4)."""
     out: dict[str, str] = {}
+    times: dict[str, int] = {}
     for node in _top(body):
         if isinstance(node, ast.Import):
             for a in node.names:
-                out.setdefault(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0])
+                name = a.asname or a.name.split(".")[0]
+                times[name] = times.get(name, 0) + 1
+                out.setdefault(name, a.name if a.asname else a.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom):
             source_module = absolute(node, module, package)
             for a in node.names:
                 if a.name != "*":
+                    times[a.asname or a.name] = times.get(a.asname or a.name, 0) + 1
                     out.setdefault(a.asname or a.name, f"{source_module}.{a.name}" if source_module else a.name)
-    return out
+    return {k: v for k, v in out.items() if times[k] == 1}
 
 
 def assigned_from(stmt: ast.stmt, bound: dict[str, str]) -> tuple[str, str] | None:
@@ -82,7 +88,7 @@ def _imports(source: bytes, module: str, package: bool) -> dict[str, str]:
     out: dict[str, str] = {}
     bound = modules_bound(body, module, package)
     for node in _top(body):
-        got = assigned_from(node, bound)
+        got = assigned_from(node, bound) if node in body else None  # at the top level: it surely runs
         targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
         if got is not None and len(targets) == 1 and isinstance(targets[0], ast.Name) and got[1] == targets[0].id:
             out.setdefault(targets[0].id, got[0])

@@ -101,6 +101,10 @@ def later(source: bytes, qualname: str, module: str = "", package: bool = False)
             node, where = carrier
             for site, path, imported in sites:
                 if site is not node and not _declaration(site) and _competes(site, path, node, where):
+                    # moved only where the binding surely runs: the top level or a `try` body, not a branch
+                    # (`if`, a handler, a case) that may not run (att40b #3)
+                    sure = all(isinstance(n, ast.Try) and branch == "body" for n, branch, _ in path)
+                    imported = imported if sure else None
                     assigned = isinstance(site, ast.Assign | ast.AnnAssign) and imported is not None
                     return Later(name, site.lineno, node.lineno, _text(lines, site.lineno), imported, assigned)
             if container is tree:

@@ -114,3 +114,31 @@ def test_a_scope_bound_from_another_module_is_moved_and_port_adds_it(
     assert r.code == 0, (r.out, r.err)
     assert f"module: {went}" in after, (r.out, after)
     assert radpatch("--registry", str(reg), "verify", "cap").code == 0
+
+
+NOT_SURE = {  # bindings from another module that may not be what runs: not a move (att40b #3, #4)
+    "assignment under an if": "import os\nfrom rptoy import planning\n\nif os.environ.get('RPTOY_FAST'):\n"
+    "    size = planning.size\n",
+    "import under an if": "import os\n\nif os.environ.get('RPTOY_FAST'):\n    from rptoy.planning import size\n",
+    "alias bound in a try and its handler": "try:\n    from rptoy import other as planning\n"
+    "except ImportError:\n    from rptoy import planning\n\nsize = planning.size\n",
+    "alias bound twice in turn": "from rptoy import planning\nfrom rptoy import other as planning\n\n"
+    "size = planning.size\n",
+}
+
+
+@pytest.mark.parametrize("shape", sample(list(NOT_SURE)))
+def test_a_binding_that_may_not_run_or_may_read_another_module_is_not_a_move(
+    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str
+) -> None:
+    second = _files(GOOD + "\n\n" + NOT_SURE[shape], "sibling")
+    second["rptoy/other.py"] = "size = len\n"
+    assert _runs_from(tmp_path / "oracle", second) != HOMES["sibling"]  # the reference: not planning's code
+    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
+    reg = write_registry("cap", ENTRY)
+
+    report = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0", "--json").out)
+    (result,) = report["results"]
+    assert "moved: size now lives in rptoy.planning" not in json.dumps(result), result
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert "module: rptoy.planning" not in (reg / "cap.yaml").read_text(), (r.out, r.err)
