@@ -289,7 +289,7 @@ def path_lookup(paths: list[str]) -> Lookup:
                 elif not p.submodule_search_locations:
                     result = None
                 else:
-                    result = importlib.machinery.PathFinder.find_spec(dotted, list(p.submodule_search_locations))
+                    result = _find(dotted, _locations(p))
         except (ImportError, OSError, ValueError):
             result = _UNKNOWN
         specs[dotted] = result
@@ -525,3 +525,30 @@ def _submodule(problem: Problem) -> str:
     """The module an unimported-submodule read needs imported (`xml.dom.minidom`); its detail is
     "parent module" (`xml xml.dom.minidom`)."""
     return problem.detail.split(" ")[-1]
+
+
+def _locations(spec: Any) -> list[str]:
+    """A package spec's search locations. A namespace package's (`_NamespacePath`) recomputes itself
+    from its parent in sys.modules when read, and the parent was never imported here (nothing is):
+    its own list of directories is read instead (att40b #5: KeyError, exit 70)."""
+    locations = spec.submodule_search_locations
+    try:
+        return list(locations)
+    except KeyError:
+        return [str(p) for p in getattr(locations, "_path", [])]
+
+
+def _find(dotted: str, locations: list[str]) -> Any:
+    """PathFinder's spec of the submodule `dotted` in `locations`. A namespace portion makes it build a
+    `_NamespacePath`, which reads the parent from sys.modules (never imported here): KeyError. Then
+    the spec is a namespace package's, its directories those of `locations` that hold it."""
+    try:
+        return importlib.machinery.PathFinder.find_spec(dotted, locations)
+    except KeyError:
+        last = dotted.rpartition(".")[2]
+        dirs = [os.path.join(loc, last) for loc in locations if os.path.isdir(os.path.join(loc, last))]
+        if not dirs:
+            return None
+        spec = importlib.machinery.ModuleSpec(dotted, None, is_package=True)
+        spec.submodule_search_locations = dirs
+        return spec
