@@ -5,6 +5,7 @@ backup of an installed module (its bytes as installed, under its name or its nam
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -49,11 +50,25 @@ def unimportable(root: Path, rel: str, left: list[LeftOut]) -> bool:
     """A new file Python never imports under its path's name, left out and said: one whose path is no
     dotted module name (`core.bak.py`, `my-dir/x.py`: an entry's modules are dotted names, and
     `rcap.core.bak` is rcap/core/bak.py), and one a package of the same name hides (`p.py` beside
-    `p/__init__.py`: `import p` loads the package), or that hides a module as a new package."""
+    `p/__init__.py`: `import p` loads the package), or that hides a module as a new package; one under
+    a directory a module of the same name hides (`util/extra.py` beside `util.py`), and one whose name
+    Python reads NFKC-normalised as another (`ﬁx.py`: `fix`)."""
     stem = rel[: -len(".py")]
     if "." in stem or not is_dotted(stem.replace("/", ".")):
         left.append(LeftOut(rel, "not an importable module name (an entry's modules are dotted names)"))
         return True
+    normal = unicodedata.normalize("NFKC", stem)
+    if normal != stem:  # Python reads identifiers NFKC-normalised: `import x.ﬁx` looks for x/fix.py
+        why = f"Python reads its name as {normal.replace('/', '.')} (NFKC) and looks for {normal}.py, never {rel}"
+        left.append(LeftOut(rel, why + "; rename it"))
+        return True
+    parts = stem.split("/")
+    for i in range(1, len(parts)):
+        above = "/".join(parts[:i])
+        if (root / f"{above}.py").is_file() and not (root / above / "__init__.py").is_file():
+            why = f"{above.replace('/', '.')} is the module {above}.py, not a package: Python never imports {rel}"
+            left.append(LeftOut(rel, why + "; rename it, or make the change in the file Python imports"))
+            return True
     package = stem.removesuffix("/__init__")
     module = package.replace("/", ".")
     if package != stem and (root / f"{package}.py").is_file():

@@ -304,7 +304,12 @@ def test_a_new_module_named_by_a_keyword_is_left_out_and_said(tmp_path: Path, na
 @pytest.mark.parametrize(
     ("where", "which", "how"),
     sample(
-        [(w, k, h) for w in ["toyd", "toyd/sub"] for k in ["module hidden", "package hides"] for h in ["scan", "named"]]
+        [
+            (w, k, h)
+            for w in ["toyd", "toyd/sub"]
+            for k in ["module hidden", "package hides", "under a module", "NFKC name"]
+            for h in ["scan", "named"]
+        ]
     ),
 )
 def test_a_module_a_package_hides_is_left_out_naming_the_file_python_imports(
@@ -321,15 +326,33 @@ def test_a_module_a_package_hides_is_left_out_naming_the_file_python_imports(
     if which == "module hidden":  # p.py beside the installed package p/: `import p` loads p/__init__.py
         new, want = f"{where}/p.py", f"the package {where}/p/ hides it: Python imports "
         want += f"{where.replace('/', '.')}.p from {where}/p/__init__.py, never from {where}/p.py"
-    else:  # a new package m/ beside the installed m.py: `import m` now loads m/__init__.py
+    elif which == "package hides":  # a new package m/ beside the installed m.py: `import m` now loads m/__init__.py
         new, want = f"{where}/m/__init__.py", f"it makes {where.replace('/', '.')}.m a package, which hides "
         want += f"{where}/m.py (Python imports {where.replace('/', '.')}.m from {where}/m/__init__.py)"
+    elif which == "under a module":  # m/extra.py beside the installed m.py, no m/__init__.py (att40b #6)
+        new = f"{where}/m/extra.py"
+        want = f"{where.replace('/', '.')}.m is the module {where}/m.py, not a package: Python never imports {new}"
+    else:  # Python reads `ﬁx` as `fix` (NFKC) and looks for fix.py (att40b #6)
+        new = f"{where}/\ufb01x.py"
+        want = (
+            f"Python reads its name as {where.replace('/', '.')}.fix (NFKC) and looks for {where}/fix.py, never {new}"
+        )
     site.write(new, "X = 2\n")
+    dotted = new.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    oracle = subprocess.run(  # Python itself: the new file is not what `import <its name>` runs
+        [str(site.edited.python), "-c", f"import {dotted} as m; print(getattr(m, 'X', None))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+        env=clean_env(),
+    )
+    assert (oracle.stdout.strip() == "2") == (which == "package hides"), oracle  # it hides the module, or is hidden
     site.write(f"{where}/k.py", "K = 2\n")
 
     r = site.capture("toyd", *([f"{where}/k.py", new] if how == "named" else []))
 
     assert r.returncode == 0, r.stdout + r.stderr
-    assert f"left out {new}: {want}; rename it, or make the change in the file Python imports" in r.stdout, r.stdout
+    assert f"left out {new}: {want}; rename it" in r.stdout, r.stdout
     assert site.created() == []
     assert list(site.entry()["modules"].values()) == [f"{where.replace('/', '.')}.k"]
