@@ -83,15 +83,20 @@ def _core(venv: Path) -> Path:
     return venv / "lib" / "python3.12" / "site-packages" / REL
 
 
+def _target(template: Path, tmp_path: Path) -> tuple[Path, tuple[str | Path, ...]]:
+    """A private copy of the template venv, and the radpatch command on it with the entry's registry."""
+    venv = tmp_path / "venv"
+    shutil.copytree(template, venv, symlinks=True)
+    reg = tmp_path / "registry"
+    write_entry(reg, "rpng", ENTRY)
+    return venv, (sys.executable, "-m", "radpatch", "--registry", reg, "--python", venv)
+
+
 @pytest.mark.parametrize(("newer", "edit"), CASES)
 def test_status_and_revert_read_a_newer_grammar_by_the_target(
     template: dict[str, Path], tmp_path: Path, newer: str, edit: str
 ) -> None:
-    venv = tmp_path / "venv"
-    shutil.copytree(template[newer], venv, symlinks=True)
-    reg = tmp_path / "registry"
-    write_entry(reg, "rpng", ENTRY)
-    rp = (sys.executable, "-m", "radpatch", "--registry", reg, "--python", venv)
+    venv, rp = _target(template[newer], tmp_path)
     original = _core(venv).read_text()
     applied = _run(*rp, "apply", "rpng")
     assert applied.returncode == 0, applied
@@ -126,11 +131,7 @@ def test_status_and_revert_read_a_newer_grammar_by_the_target(
 def test_a_hand_edit_that_is_the_patch_is_adopted_in_a_newer_grammar(
     template: dict[str, Path], tmp_path: Path, newer: str
 ) -> None:
-    venv = tmp_path / "venv"
-    shutil.copytree(template[newer], venv, symlinks=True)
-    reg = tmp_path / "registry"
-    write_entry(reg, "rpng", ENTRY)
-    rp = (sys.executable, "-m", "radpatch", "--registry", reg, "--python", venv)
+    venv, rp = _target(template[newer], tmp_path)
     wheel = next((template[newer].parent).glob("*.whl"))
     _core(venv).write_text(_core(venv).read_text().replace("size = n\n", "# by hand\n    size = n * 2\n"))
 
