@@ -4,6 +4,7 @@ every patch named (or recorded) is applied and is what runs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from radpatch.state.check import failing, failure, recorded_names
 from radpatch.state.decide import PatchState, State
 from radpatch.state.imported import Shadow
 from radpatch.state.verdict import SATISFIED
+from radpatch.write import takeover
 
 if TYPE_CHECKING:
     pass
@@ -41,6 +43,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
     read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted), judge)
     states, shadowed = unrecorded.explained(read.each), read.shadowed  # what else a hand-edited file carries
+    states = [_renamed(s, ctx.registry.names()) for s in states]
     if as_json:  # docs/cli.md "status --json"
         dependents = _dependents(ctx, states)
         json_output.emit([to_json(s, shadowed, dependents) for s in states])
@@ -56,6 +59,16 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         if not states:
             click.echo("radpatch: no patch is recorded as applied in this environment", err=True)
     return EXIT_OK
+
+
+def _renamed(s: PatchState, loaded: list[str]) -> PatchState:
+    """A not-applied entry whose code is applied under the name of a recorded entry no registry given
+    has (renamed: write.takeover) says so, and how to record it under its own name."""
+    old = takeover.renamed_from(s, loaded)
+    if old is None:
+        return s
+    why = takeover.describe(s, old)
+    return replace(s, reason=f"{s.reason}; {why}" if s.reason else why)
 
 
 def _check_overlaps(ctx: Context, states: list[PatchState], states_fail: bool) -> None:

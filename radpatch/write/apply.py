@@ -11,10 +11,12 @@ from radpatch.prove import adopt, carried_too, run, undo
 from radpatch.prove.form import judge
 from radpatch.prove.overlaps import apply_check
 from radpatch.registry.model import Patch
-from radpatch.state.decide import decide
+from radpatch.state.decide import PatchState, decide
+from radpatch.state.record import PatchRecord, Store
 from radpatch.state.restack import restack
 from radpatch.write.commit import commit
 from radpatch.write.exclusive import Say
+from radpatch.write.takeover import give_back, renamed_from, take_over
 
 # the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
 # and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
@@ -55,21 +57,33 @@ def apply(
     env = ctx.env
     said: list[str] = []  # what the plan says, said once no overlap refuses the run (nothing before a refusal)
     found: list[installed.InstalledTargets] = []
+    took: list[str] = []  # said only once the run is not refused
+    taken: list[tuple[PatchState, dict[str, PatchRecord]]] = []  # renamed entries' records taken over (write.takeover)
     try:
         found = [installed.read(p, env) for p in patches]  # 1. what is installed: the distribution, its files
         states = {f.patch.name: decide(f, env, judge) for f in found}  # 2. their state: hashes first
+        taken, renamed = _take_over_renamed(ctx, states, took.append, dry_run)
+        if renamed and dry_run:  # a dry run takes nothing over: what it would take over is left out of the plan
+            patches = [p for p in patches if p.name not in renamed]
+            found = [f for f in found if f.patch.name not in renamed]
+            states = {n: s for n, s in states.items() if n not in renamed}
+        elif renamed:  # read again: the renamed entries are applied now, by their records
+            found = [installed.read(p, env) for p in patches]
+            states = {f.patch.name: decide(f, env, judge) for f in found}
         redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
         others = carried_too.from_registries(ctx.registry.load_valid, patches, env)  # asked on a refusal only
         adopted = adopt.adoption(patches, states, redo, env, wheel, said.append, others)  # 3. prove: files carrying it
         states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
         changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
+        apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
     except RadpatchError:
+        for ps, before in reversed(taken):  # the run is refused: nothing of it stays, the record as it was
+            give_back(ps, before)
         apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
         for line in said:
             say(line)
         raise
-    apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
-    for line in said:
+    for line in [*took, *said]:
         say(line)
     if record_only:
         _refuse_writes(changes)
@@ -89,6 +103,33 @@ def apply(
         if c.adopted:
             say(f"{c.patch.patch.name}: {adopted_note(c)}")
     return changes
+
+
+def _take_over_renamed(
+    ctx: Context, states: dict[str, PatchState], say: Say, dry_run: bool
+) -> tuple[list[tuple[PatchState, dict[str, PatchRecord]]], set[str]]:
+    """Each named entry that is a recorded entry renamed (write.takeover.renamed_from): its record
+    taken over under the new name, no file written (with `dry_run`, only said); returns what was
+    taken over, with the record before, so a refused run puts it back, and the renamed entries' names."""
+    loaded = set(ctx.registry.names())
+    out = []
+    names = set()
+    for ps in states.values():
+        old = renamed_from(ps, loaded)
+        if old is None:
+            continue
+        assert ps.dist is not None
+        names.add(ps.patch.name)
+        verb = "would take" if dry_run else "took"
+        say(
+            f"{ps.patch.name}: {verb} over the record of {old.patch} (an entry no registry given has, whose "
+            f"files carry exactly what {ps.patch.name} writes: renamed); no file written"
+        )
+        if not dry_run:
+            before = Store(ps.dist.root).records()
+            take_over(ps, old)
+            out.append((ps, before))
+    return out, names
 
 
 def _refuse_writes(changes: list[Change]) -> None:
