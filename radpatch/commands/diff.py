@@ -1,6 +1,8 @@
-"""`radpatch diff NAME`: the unified diff pristine -> patched for the installed version
-(radpatch.prove.diffs, shared with the SBOM) of a patch status reads applied or not applied
-(state.decide.states); writes nothing."""
+"""`radpatch diff NAME`: the unified diff pristine -> patched for the installed version of a patch
+status reads applied or not applied (state.decide.states); writes nothing. Applied: the recorded
+step (radpatch.prove.diffs, shared with the SBOM). Not applied: planned through apply's own plan
+(prove.run.for_apply), which refuses what apply would refuse, in apply's words (a module the install
+lacks, a rewrite that does not match), and the diff is what apply would write."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import click
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError
+from radpatch.prove import run as planned
 from radpatch.prove.diffs import unified_diff
 from radpatch.prove.form import judge
-from radpatch.registry.model import creates
 from radpatch.state.decide import State, states
+from radpatch.state.recorded_diffs import file_diff, joined
 
 
 def run(ctx: Context, name: str) -> int:
@@ -19,9 +22,13 @@ def run(ctx: Context, name: str) -> int:
     (ps,) = states(ctx.registry, ctx.env, [ctx.registry.load(name)], judge, imported=False).each
     if ps.state not in (State.APPLIED, State.NOT_APPLIED):
         raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}", ps.hint)
-    for f in ps.files:  # a module the entry changes that the install lacks and the entry does not create
-        if not f.exists and not creates(f.rewrites):
-            raise RefusedError(f"{name}: no diff: {f.detail}", "apply it with the entry that creates the module")
+    if ps.state is State.APPLIED:
+        text = unified_diff(ps, ctx.env)
+    else:
+        changes = planned.for_apply([ps.patch], {name: ps}, [], {}, ctx.env, lambda _: None)
+        text = joined(
+            [file_diff(f.before, f.after, f.path.relative_to(c.root).as_posix()) for c in changes for f in c.files]
+        )
     # the bytes of the files as they are: a non-UTF-8 file's bytes are the surrogates file_diff kept
-    click.echo(unified_diff(ps, ctx.env).encode("utf-8", "surrogateescape"), nl=False)
+    click.echo(text.encode("utf-8", "surrogateescape"), nl=False)
     return EXIT_OK
