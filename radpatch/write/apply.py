@@ -88,9 +88,9 @@ def apply(
     if record_only:
         _refuse_writes(changes)
     if import_check and any(c.files for c in changes):
-        from radpatch.prove import import_check as check  # loaded only when asked: a plain apply never runs it
+        from radpatch.write.checked_install import unchanged_by  # loaded only when asked: a plain apply never runs it
 
-        check.run(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say)
+        unchanged_by(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say)
     if dry_run or not changes:
         return changes
     commit(env, changes, "apply")
