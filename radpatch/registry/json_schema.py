@@ -32,6 +32,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
     "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
+    "index": {"type": "integer", "minimum": 1},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
 }
 _RANGE = {"type": "string", "pattern": "\\S", "description": "PEP 440 version range, e.g. '>=0.22,<0.34'"}

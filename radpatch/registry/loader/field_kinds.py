@@ -67,6 +67,17 @@ def _occurrence(ctx: Problems, node: yaml.Node, path: str) -> int | str:
     return int(text)
 
 
+def _position(ctx: Problems, node: yaml.Node, path: str) -> int:
+    text = string(ctx, node, path)
+    if not text.isdigit() or int(text) < 1:
+        raise ctx.fail(
+            node,
+            path,
+            f"{text!r} is not an argument's position; write 1 for the first positional argument, 2 for the second, ...",
+        )
+    return int(text)
+
+
 def _import(ctx: Problems, node: yaml.Node, path: str) -> str:
     code = string(ctx, node, path).strip()
     try:
@@ -128,6 +139,7 @@ READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
     "code": _pattern,
     "expression": _expression,
     "occurrence": _occurrence,
+    "index": _position,
     "import": _import,
     "within": _within,
     "names": _names,
