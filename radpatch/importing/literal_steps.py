@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from radpatch.importing.call_elements import call_address, call_display_change
 from radpatch.importing.changed_expressions import item_changes
 from radpatch.importing.element_changes import element_changes, element_steps
 from radpatch.importing.import_steps import ImportStep, Value
@@ -15,7 +16,7 @@ from radpatch.importing.shapes import (
     is_constant,
     mark_after,
 )
-from radpatch.importing.statements import segment
+from radpatch.importing.statements import scope_body, segment
 from radpatch.rewrite.name_bindings import binding_sites
 
 
@@ -100,6 +101,41 @@ class LiteralSteps(Runs):
                 self.fallbacks.append(
                     f"{scope.qualname}: the comment the patch writes with element {segment(self.src, c.element)} of "
                     f"{found[0]} is not written (the entry adds only the element; the code is the same as patch's)"
+                )
+        self.steps.extend(steps)
+        bbody[i] = mark_after(a)
+        return True
+
+    def call_elements(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+        """`add_element`/`remove_element` with `call:` per element when all that changed in the
+        statement is elements of a display passed to one call (importing.call_elements)."""
+        b = bbody[i]
+        found = call_display_change(b, a, self.src)
+        if isinstance(found, str):
+            self.fallbacks.append(f"{scope.qualname}: a display passed to a call: {found}; replaced the whole display")
+            return False
+        if found is None:
+            return False
+        address = call_address(self.src, found, scope.body, scope_body(self.pristine, scope.qualname))
+        if address is None:
+            return False
+        steps = element_steps(scope.qualname, "", found.changes, lambda n: segment(self.src, n), address)
+        if steps is None:
+            return False
+        if len(steps) > 1 and any(k == "occurrence" for k, _ in address):
+            # each step would count the call anew, and apply refuses a second rewrite of a counted match
+            self.fallbacks.append(
+                f"{scope.qualname}: {len(steps)} elements of a display passed to a call to "
+                f"{dict(address)['call']} (occurrence {dict(address)['occurrence']}): one rewrite per element "
+                "cannot each pick that call by its occurrence; replaced the whole display"
+            )
+            return False
+        for c in found.changes:
+            if c.commented:
+                self.fallbacks.append(
+                    f"{scope.qualname}: the comment the patch writes with element {segment(self.src, c.element)} of "
+                    "a display passed to a call is not written (the entry adds only the element; the code is the "
+                    "same as patch's)"
                 )
         self.steps.extend(steps)
         bbody[i] = mark_after(a)
