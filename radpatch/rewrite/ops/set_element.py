@@ -24,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import OCCURRENCE, SCOPE, WITHIN, Fail, Field, Occurrence, Operation
+from radpatch.registry.call_address import PICK_FIELDS, call_fields, check, literal_key, name_field, part, said
+from radpatch.registry.model import SCOPE, Fail, Field, Occurrence, Operation
 from radpatch.registry.touch import Touch, norm, place_of
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
@@ -77,31 +78,8 @@ class SetElement(Operation):
     ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("name", "call"),)
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
-        Field(
-            "name",
-            "identifier",
-            "the variable bound to the display (`NAME = {...}`, `[...]`, `(...)`); or, instead, `call:`",
-            required=False,
-        ),
-        Field(
-            "call",
-            "expression",
-            "instead of `name`, for a display passed to a call: the callee as the code writes it, AST-compared, "
-            "as set_keyword names it (`parser.add_argument`)",
-            required=False,
-        ),
-        Field(
-            "keyword",
-            "identifier",
-            "with `call`: the keyword argument holding the display (`choices`)",
-            required=False,
-        ),
-        Field(
-            "argument",
-            "index",
-            "with `call`, instead of `keyword`: the positional argument holding the display, counted from 1",
-            required=False,
-        ),
+        name_field("display (`NAME = {...}`, `[...]`, `(...)`)"),
+        *call_fields("display"),
         Field("element", "expression", "the element (AST-compared: quotes and layout do not matter)"),
         Field(
             "after",
@@ -116,8 +94,7 @@ class SetElement(Operation):
             "optional, instead of `after`: the element the new one precedes (AST-compared), such as the first",
             required=False,
         ),
-        WITHIN,
-        OCCURRENCE,
+        *PICK_FIELDS,
     )
     EXAMPLE: ClassVar[str] = (
         "scope: CacheConfig.compute_hash\nname: ignored_factors\nelement: '\"enable_deferred_release\"'\n"
@@ -132,20 +109,7 @@ class SetElement(Operation):
     def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
         if values.get("after") is not None and values.get("before") is not None:
             raise fail("before", "give `after:` or `before:`, not both")
-        by_call = values.get("call") is not None
-        if by_call and (values.get("keyword") is None) == (values.get("argument") is None):
-            raise fail(
-                "call",
-                "with `call:`, give one of `keyword:` (the keyword argument holding the display) or `argument:` "
-                "(its position)",
-            )
-        for k in ("keyword", "argument", "within", "occurrence"):
-            if not by_call and values.get(k) is not None:
-                raise fail(
-                    k,
-                    f"`{k}:` goes with `call:` (a display passed to a call); a display bound to `name:` is bound once",
-                )
-        values.setdefault("name", None)
+        check(values, fail, "display")
         return cls(**values, remove=key == "remove_element")  # type: ignore[arg-type]
 
     def describe(self) -> str:
@@ -157,22 +121,7 @@ class SetElement(Operation):
         return f"add {self.element} to {self.display_said()}{at}{where}"
 
     def display_said(self) -> str:
-        """`NAME`, or `choices=` of a call to `parser.add_argument` (its `occurrence:` n-th)."""
-        if self.name is not None:
-            return self.name
-        said = f"{self.keyword}=" if self.keyword is not None else f"positional argument {self.argument}"
-        nth = "" if self.occurrence is None else f" (occurrence {self.occurrence})"
-        return f"{said} of a call to {self.call}{nth}"
-
-    def _literal(self) -> str:
-        """The literal's name in the touches: the variable, or the call's argument."""
-        if self.name is not None:
-            return self.name
-        arg = self.keyword if self.keyword is not None else f"#{self.argument}"
-        pick = (
-            "" if self.occurrence is None and self.within is None else f"@{self.within or ''}#{self.occurrence or ''}"
-        )
-        return f"{norm(self.call or '')}({arg}=){pick}"
+        return said(self)
 
     def scope_name(self) -> str:
         return self.scope
@@ -180,13 +129,13 @@ class SetElement(Operation):
     def touches(self) -> tuple[Touch, ...]:
         """The one element of the display (in the assignment of `name`, which a `replace` may take
         whole), and for a new one the place it goes: two going to one place make the order."""
-        name = self._literal()
+        name = literal_key(self)
         says = f"element {self.element} of `{self.display_said()}`"
         element = Touch(
             "node",
             self.scope,
             f"element {name}[{norm(self.element)}]",
-            part=("constant", name) if self.name is not None else ("argument", self.call or "", name),
+            part=part(self),
             kind="display element",
             says=says,
             inside=f"constant {name}" if self.name is not None else "",

@@ -53,7 +53,7 @@ def _argument(path: Path_, op: CallArgumentOp) -> Path_ | None:
         return next(
             ((*path, a, a.value) for a in call.args if a.keyword is not None and a.keyword.value == op.keyword), None
         )
-    assert op.argument is not None
+    assert op.argument is not None  # call_display checked it
     positional = [a for a in call.args if a.keyword is None and not a.star]
     n = op.argument
     if len(positional) < n:
@@ -75,7 +75,11 @@ def call_display(
     """The path to the display (one of `kinds`) passed as `op`'s argument of the one call `op` means
     in its scope; the call path's node is `path[-3]`. `shape` names the display as messages say it;
     `key` the operation."""
-    assert op.call is not None
+    if op.call is None or (op.keyword is None) == (op.argument is None):  # the loader refuses it (call_address)
+        raise MatchFailure(
+            f"{key} names its literal by `name:`, or by `call:` with one of `keyword:` or `argument:`",
+            "give one of them",
+        )
     scope = find_scope(module, op.scope, offset)
     said = argument_said(op)
 
