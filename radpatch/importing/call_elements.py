@@ -2,7 +2,8 @@
 name (`parser.add_argument("--x", choices=["a", "b"])` gaining "c"; a registry call's list of
 archs): said as add_element / remove_element with `call:` and `keyword:` (or `argument:`, its
 position), with `occurrence:` where the scope has several calls to the callee passing that
-argument, instead of a set_keyword or `replace` of the whole display.
+argument, instead of a set_keyword or `replace` of the whole display; and a dict literal's entries
+so passed, as set_item with the same keys.
 
 The calls counted are the ones add_element counts (rewrite.ops.common.call_display): every call to
 the callee, AST-compared, passing the argument, whatever it holds; so the element steps leave the
@@ -15,7 +16,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from radpatch.importing.changed_expressions import difference_path
+from radpatch.importing.changed_expressions import ItemChange, difference_path, item_changes
 from radpatch.importing.element_changes import ElementChange, display_changes
 from radpatch.importing.import_steps import Value
 from radpatch.importing.statements import Sources, expressions, loose_key, segment
@@ -31,27 +32,49 @@ class CallDisplay:
     changes: list[ElementChange]
 
 
-def call_display_change(b: ast.AST, a: ast.AST, src: Sources) -> CallDisplay | str | None:
-    """When all that differs between b and a is the elements of one display passed to one call:
-    the call, the argument and the changes; a string (why) where the elements changed as no
-    add_element says (display_changes); else None."""
+def _argument_change(b: ast.AST, a: ast.AST) -> tuple[ast.Call, str | None, int | None, ast.AST, ast.AST] | None:
+    """The call, its argument (keyword or position) and the argument's value before and after,
+    when that value is all that differs between b and a."""
     path = difference_path(b, a)
     if len(path) < 3:
         return None
     (db, da), (pb, _) = path[-1], path[-2]
     if isinstance(pb, ast.keyword) and pb.arg is not None and isinstance(path[-3][0], ast.Call):
-        call, keyword, argument = path[-3][0], pb.arg, None
-    elif isinstance(pb, ast.Call) and db in pb.args:
+        return path[-3][0], pb.arg, None, db, da
+    if isinstance(pb, ast.Call) and db in pb.args:
         at = pb.args.index(db)
         if any(isinstance(x, ast.Starred) for x in pb.args[:at]):
             return None
-        call, keyword, argument = pb, None, at + 1
-    else:
+        return pb, None, at + 1, db, da
+    return None
+
+
+def call_display_change(b: ast.AST, a: ast.AST, src: Sources) -> CallDisplay | str | None:
+    """When all that differs between b and a is the elements of one display passed to one call:
+    the call, the argument and the changes; a string (why) where the elements changed as no
+    add_element says (display_changes); else None."""
+    found = _argument_change(b, a)
+    if found is None:
         return None
-    found = display_changes(db, da, src.before, src.after)  # type: ignore[arg-type]
-    if found is None or isinstance(found, str):
-        return found
-    return CallDisplay(call, keyword, argument, found)
+    call, keyword, argument, db, da = found
+    changes = display_changes(db, da, src.before, src.after)  # type: ignore[arg-type]
+    if changes is None or isinstance(changes, str):
+        return changes
+    return CallDisplay(call, keyword, argument, changes)
+
+
+def call_dict_change(b: ast.AST, a: ast.AST, src: Sources) -> tuple[CallDisplay, list[ItemChange]] | str | None:
+    """The same for the entries of a dict literal passed to one call (set_item's changes, as
+    changed_expressions.item_changes reads them in an assignment)."""
+    found = _argument_change(b, a)
+    if found is None or not isinstance(found[3], ast.Dict) or not isinstance(found[4], ast.Dict):
+        return None
+    call, keyword, argument, db, da = found
+    stand_in = ast.Name("_")  # item_changes reads `NAME = {...}`: the call's dict stands as its value
+    items = item_changes(ast.Assign([stand_in], db), ast.Assign([stand_in], da), src.before)  # type: ignore[arg-type]
+    if items is None or isinstance(items, str):
+        return items
+    return CallDisplay(call, keyword, argument, []), items[1]
 
 
 def passing(body: list[ast.stmt], change: CallDisplay) -> list[ast.Call]:

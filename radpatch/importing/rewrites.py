@@ -146,7 +146,11 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
             return
         if said and self.elements(scope, bbody, i, a):
             return
-        if said and not isinstance(b, DEFS) and self.call_elements(scope, bbody, i, a):
+        if (
+            said
+            and not isinstance(b, DEFS)
+            and (self.call_elements(scope, bbody, i, a) or self.call_items(scope, bbody, i, a))
+        ):
             self._note_comment(scope, a)
             return
         if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
