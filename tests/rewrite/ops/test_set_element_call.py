@@ -135,3 +135,17 @@ def test_bad_keys_are_refused_at_their_line(tmp_path: Path, keys: str, words: st
         load_patch(write_entry(tmp_path, "e", HEAD + body, dedent=False))
     assert words in str(err.value)
     assert "e.yaml:" in str(err.value)
+
+
+def test_within_is_a_block_header_not_the_statement_the_rewrite_changes() -> None:
+    src = (
+        'def f(p, xs):\n    for x in xs:\n        p.add_argument("--x", choices=["a"])\n'
+        '    p.add_argument("--y", choices=["b"])\n'
+    )
+    by_header = SetElement("f", None, '"c"', call="p.add_argument", keyword="choices", within="for x in xs:")
+    check(src, by_header, src.replace('["a"]', '["a", "c"]'))
+    by_statement = SetElement(
+        "f", None, '"c"', call="p.add_argument", keyword="choices", within='p.add_argument("--y", choices=["b"])'
+    )
+    said = refusal(src, by_statement)
+    assert "takes a `within:` that is an enclosing block's header" in said

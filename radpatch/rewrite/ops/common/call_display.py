@@ -16,6 +16,7 @@ from radpatch.rewrite.matching import MatchFailure, code_of, lines_of
 from radpatch.rewrite.ops.common.keyword_calls import calls, why_not
 from radpatch.rewrite.ops.common.no_match import Explanation
 from radpatch.rewrite.ops.common.selection import nested_matches, select
+from radpatch.rewrite.ops.common.within_clause import within_key
 from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_
 
@@ -79,6 +80,13 @@ def call_display(
         raise MatchFailure(
             f"{key} names its literal by `name:`, or by `call:` with one of `keyword:` or `argument:`",
             "give one of them",
+        )
+    if op.within is not None and within_key(op.within)[0] == "stmt":
+        # the statement holding the call holds the literal too: once changed, the inverse finds it no more
+        raise MatchFailure(
+            f"{key} with `call:` takes a `within:` that is an enclosing block's header (`for x in xs:`), not the "
+            "statement holding the call, which the rewrite changes",
+            "pick the call among those to the callee by `occurrence:` (counted in the installed file's order)",
         )
     scope = find_scope(module, op.scope, offset)
     said = argument_said(op)
