@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from radpatch.importing.changed_expressions import ItemChange, difference_path, item_changes
 from radpatch.importing.element_changes import ElementChange, display_changes
 from radpatch.importing.import_steps import Value
-from radpatch.importing.statements import Sources, expressions, loose_key, segment
+from radpatch.importing.scope_walk import expressions
+from radpatch.importing.statements import Sources, loose_key, segment
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,13 @@ from radpatch.importing.changed_expressions import ItemChange, item_changes
 from radpatch.importing.element_changes import element_changes, element_steps
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.runs import Runs
+from radpatch.importing.scope_walk import scope_body
 from radpatch.importing.shapes import (
     DiffScope,
     is_constant,
     mark_after,
 )
-from radpatch.importing.statements import Sources, scope_body, segment
+from radpatch.importing.statements import Sources, segment
 from radpatch.rewrite.name_bindings import binding_sites
 
 
