@@ -52,7 +52,16 @@ def element_changes(
         return None
     if isinstance(b, ast.AnnAssign) and isinstance(a, ast.AnnAssign) and key(b.annotation) != key(a.annotation):
         return None
-    db, da = b.value, a.value
+    found = display_changes(b.value, a.value, lines, after_lines)
+    return found if found is None or isinstance(found, str) else (tb[0].id, found)
+
+
+def display_changes(
+    db: ast.expr | None, da: ast.expr | None, lines: Sequence[str] = (), after_lines: Sequence[str] = ()
+) -> list[ElementChange] | str | None:
+    """The elements added to and taken from the display db to give da (one kind: a set, list or
+    tuple), in the steps' order; a string (why) where no add_element/remove_element says it; None
+    where they are not such displays or do not differ."""
     if not isinstance(db, _DISPLAYS) or type(db) is not type(da):
         return None
     assert isinstance(da, _DISPLAYS)
@@ -87,7 +96,7 @@ def element_changes(
         c.before is not None and isinstance(c.before, ast.Starred) for c in out
     ):
         return "an element is added or taken away next to a `*` element (no element's value names that place)"
-    return (tb[0].id, out) if out else None
+    return out or None
 
 
 def _placed(e: ast.expr, remove: bool, cur: list[ast.expr], i: int) -> ElementChange:
@@ -101,13 +110,19 @@ def _placed(e: ast.expr, remove: bool, cur: list[ast.expr], i: int) -> ElementCh
 
 
 def element_steps(
-    scope: str, name: str, changes: list[ElementChange], text: Callable[[ast.AST], str | None]
+    scope: str,
+    name: str,
+    changes: list[ElementChange],
+    text: Callable[[ast.AST], str | None],
+    call: Sequence[tuple[str, Value]] = (),
 ) -> list[ImportStep] | None:
     """The add_element / remove_element steps of `changes`, each node's code given by `text` (None
-    where one has none)."""
+    where one has none). With `call` (its `call:`, `keyword:` or `argument:`, `occurrence:`), the
+    display is that call's argument, not `name`'s."""
     steps: list[ImportStep] = []
     for c in changes:
-        keys: list[tuple[str, Value]] = [("scope", scope), ("name", name)]
+        address = [(k, v) for k, v in call if k != "occurrence"] if call else [("name", name)]
+        keys: list[tuple[str, Value]] = [("scope", scope), *address]
         for field, node in (("element", c.element), ("after", c.after), ("before", c.before)):
             if node is None:
                 continue
@@ -115,6 +130,7 @@ def element_steps(
             if code is None:
                 return None
             keys.append((field, code))
+        keys += [(k, v) for k, v in call if k == "occurrence"]
         steps.append(ImportStep("remove_element" if c.remove else "add_element", tuple(keys)))
     return steps
 

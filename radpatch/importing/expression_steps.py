@@ -10,15 +10,12 @@ import ast
 from radpatch.importing.changed_expressions import concatenated, fitting, grouped, smallest_difference
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.runs import Runs
+from radpatch.importing.scope_walk import expression_hits
 from radpatch.importing.shapes import (
     DiffScope,
     mark_after,
 )
-from radpatch.importing.statements import (
-    expression_hits,
-    segment,
-    whole_lines,
-)
+from radpatch.importing.statements import segment, whole_lines
 
 
 class ExpressionSteps(Runs):

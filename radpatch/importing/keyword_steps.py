@@ -17,14 +17,12 @@ from radpatch.importing.keywords import (
     toggle_keyword,
 )
 from radpatch.importing.runs import Runs
+from radpatch.importing.scope_walk import scope_body
 from radpatch.importing.shapes import (
     DiffScope,
     copy_header,
     header,
     mark_after,
-)
-from radpatch.importing.statements import (
-    scope_body,
 )
 
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from radpatch.importing.changed_expressions import difference_path
 from radpatch.importing.import_steps import ImportStep, Value
+from radpatch.importing.scope_walk import expressions
 from radpatch.importing.shapes import DiffScope
-from radpatch.importing.statements import Sources, expressions, key, loose_key, segment
+from radpatch.importing.statements import Sources, key, loose_key, segment
 
 
 @dataclass(frozen=True)

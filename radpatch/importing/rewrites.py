@@ -44,6 +44,7 @@ from radpatch.importing.expression_steps import ExpressionSteps
 from radpatch.importing.import_steps import ImportStep
 from radpatch.importing.keyword_steps import KeywordSteps
 from radpatch.importing.literal_steps import LiteralSteps
+from radpatch.importing.scope_walk import scoped_name
 from radpatch.importing.shapes import (
     DiffScope,
     NoUniqueRun,
@@ -59,15 +60,7 @@ from radpatch.importing.shapes import (
     mark_after,
 )
 from radpatch.importing.signatures import bases_step, copy_signature, decorator_steps, signature, signature_steps
-from radpatch.importing.statements import (
-    DEFS,
-    Sources,
-    added_comments,
-    key,
-    scoped_name,
-    start_line,
-    whole_lines,
-)
+from radpatch.importing.statements import DEFS, Sources, added_comments, key, start_line, whole_lines
 
 
 class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
@@ -145,6 +138,13 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
         if said and scope.kind in ("module", "class") and scope.body is bbody and self.items(scope, bbody, i, a):
             return
         if said and self.elements(scope, bbody, i, a):
+            return
+        if (
+            said
+            and not isinstance(b, DEFS)
+            and (self.call_elements(scope, bbody, i, a) or self.call_items(scope, bbody, i, a))
+        ):
+            self._note_comment(scope, a)
             return
         if said and scope.qualname == "<module>" and scope.body is bbody and self.constant(bbody, i, a):
             self._note_comment(scope, a)

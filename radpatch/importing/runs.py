@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from radpatch.errors import Inexpressible
 from radpatch.importing.import_steps import ImportStep, Value
+from radpatch.importing.scope_walk import expression_hits, is_expression_statement, scope_body, statement_hits
 from radpatch.importing.shapes import (
     DiffScope,
     NoUniqueRun,
@@ -22,19 +23,7 @@ from radpatch.importing.shapes import (
     line_rest,
     mark_after,
 )
-from radpatch.importing.statements import (
-    AFTER,
-    DEFS,
-    Sources,
-    added_comments,
-    expression_hits,
-    is_expression_statement,
-    scope_body,
-    start_line,
-    statement_hits,
-    text_of,
-    whole_lines,
-)
+from radpatch.importing.statements import AFTER, DEFS, Sources, added_comments, start_line, text_of, whole_lines
 
 
 @dataclass

@@ -11,14 +11,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from radpatch.errors import RadpatchError
-from radpatch.importing.statements import (
-    AFTER,
-    DEFS,
-    Sources,
-    key,
-    one_line_suite,
-    text_of,
-)
+from radpatch.importing.scope_walk import one_line_suite
+from radpatch.importing.statements import AFTER, DEFS, Sources, key, text_of
 
 
 class NoUniqueRun(RadpatchError):

@@ -16,15 +16,23 @@ from typing import Any
 
 import yaml
 
-from radpatch.registry import loader
+from radpatch.registry import loader, name_patterns
 from radpatch.registry.loader import links, nodes
 from radpatch.registry.model import Field, Operation
 from radpatch.rewrite.ops import OPERATIONS
 
 PATH = Path(__file__).resolve().parents[1] / "registry.schema.json"
-_IDENT = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+# the name patterns list Unicode's identifier characters (registry.name_patterns): written once, in
+# $defs, and referred to
+DEFS: dict[str, dict[str, Any]] = {
+    "identifier": {"type": "string", "pattern": name_patterns.identifier()},
+    "qualname": {"type": "string", "pattern": name_patterns.qualname()},
+    "dotted": {"type": "string", "pattern": name_patterns.dotted()},
+}
+_IDENT = {"$ref": "#/$defs/identifier"}
+_DOTTED = {"$ref": "#/$defs/dotted"}
 KINDS: dict[str, dict[str, Any]] = {
-    "qualname": {"type": "string", "pattern": nodes.QUALNAME.pattern},
+    "qualname": {"$ref": "#/$defs/qualname"},
     "identifier": _IDENT,
     "code": {"type": "string", "pattern": "\\S"},
     "within": {"type": "string", "pattern": "\\S"},
@@ -32,6 +40,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "payload": {"type": "string", "minLength": 1},
     "names": {"type": "array", "items": _IDENT, "minItems": 1},
     "occurrence": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
+    "index": {"type": "integer", "minimum": 1},
     "import": {"type": "string", "pattern": "^\\s*(import|from)\\s"},
 }
 _RANGE = {"type": "string", "pattern": "\\S", "description": "PEP 440 version range, e.g. '>=0.22,<0.34'"}
@@ -78,7 +87,7 @@ def build() -> dict[str, Any]:
     }
     module_choice = {
         "type": "object",
-        "properties": {"versions": _RANGE, "module": {"type": "string", "pattern": nodes.DOTTED.pattern}},
+        "properties": {"versions": _RANGE, "module": _DOTTED},
         "required": ["versions", "module"],
         "additionalProperties": False,
     }
@@ -120,7 +129,7 @@ def build() -> dict[str, Any]:
             "minProperties": 1,
             "additionalProperties": {
                 "oneOf": [
-                    {"type": "string", "pattern": nodes.DOTTED.pattern},
+                    _DOTTED,
                     {"type": "array", "items": module_choice},
                 ]
             },
@@ -151,6 +160,7 @@ def build() -> dict[str, Any]:
         "properties": top,
         "required": sorted(loader.TOP_REQUIRED),
         "additionalProperties": False,
+        "$defs": DEFS,
     }
 
 

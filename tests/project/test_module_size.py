@@ -17,7 +17,6 @@ OVER_THE_LIMIT = {
     "cli.py",
     "importing/patch_series.py",
     "importing/runs.py",
-    "importing/statements.py",
     "install/locate.py",
     "plugin.py",
     "prove/form.py",

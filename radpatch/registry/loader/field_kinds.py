@@ -12,7 +12,7 @@ from collections.abc import Callable
 import yaml
 
 from radpatch.registry.code import ParseProblem, is_expression, newer_grammar, parse_problem
-from radpatch.registry.loader.nodes import QUALNAME, EveryProblem, Problems, seq, string
+from radpatch.registry.loader.nodes import EveryProblem, Problems, seq, string
 
 
 def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
@@ -67,6 +67,17 @@ def _occurrence(ctx: Problems, node: yaml.Node, path: str) -> int | str:
     return int(text)
 
 
+def _position(ctx: Problems, node: yaml.Node, path: str) -> int:
+    text = string(ctx, node, path)
+    if not text.isdigit() or int(text) < 1:
+        raise ctx.fail(
+            node,
+            path,
+            f"{text!r} is not an argument's position; write 1 for the first positional argument, 2 for the second, ...",
+        )
+    return int(text)
+
+
 def _import(ctx: Problems, node: yaml.Node, path: str) -> str:
     code = string(ctx, node, path).strip()
     try:
@@ -101,7 +112,7 @@ def _expression(ctx: Problems, node: yaml.Node, path: str) -> str:
 
 def _qualname(ctx: Problems, node: yaml.Node, path: str) -> str:
     name = string(ctx, node, path)
-    if not QUALNAME.fullmatch(name):
+    if name != "<module>" and not all(p.isidentifier() for p in name.split(".")):  # PEP 3131: `Größe.f`
         raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
     return name
 
@@ -128,6 +139,7 @@ READERS: dict[str, Callable[[Problems, yaml.Node, str], object]] = {
     "code": _pattern,
     "expression": _expression,
     "occurrence": _occurrence,
+    "index": _position,
     "import": _import,
     "within": _within,
     "names": _names,

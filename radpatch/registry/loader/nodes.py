@@ -23,8 +23,6 @@ MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
 
 
-QUALNAME = re.compile(r"^(<module>|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
-DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 DIST_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")  # PEP 508 names
 ENVVAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENTRY = re.compile(r"^(?!.*\.ya?ml$)[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a registry file's stem, as `radpatch list` shows
@@ -200,5 +198,5 @@ class EveryProblem:
 
 def is_dotted(name: str) -> bool:
     """A dotted module name as Python imports one: each part an identifier (PEP 3131's too:
-    `pkg.módulo`) and no keyword. DOTTED, its ASCII form, stays the JSON Schema's pattern."""
+    `pkg.módulo`) and no keyword; registry.name_patterns.dotted is the JSON Schema's pattern for it."""
     return all(p.isidentifier() and not keyword.iskeyword(p) for p in name.split("."))

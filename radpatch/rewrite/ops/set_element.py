@@ -12,6 +12,11 @@ AST-compared, so another element added upstream (a name in `__all__`, a field in
 fields a hash ignores, a choice in a list of choices) leaves the rewrite applying. An element there
 already is refused as set_item refuses a key there already. The display's layout is kept: one
 element per line with a trailing comma stays so, a comment on the last element's line stays on it.
+
+Instead of `name`, the display can be an argument of a call (`parser.add_argument("--x",
+choices=["a", "b"])`): `call` names the callee as set_keyword does, `keyword` the keyword argument
+holding the display (or `argument` its position among the positional ones, from 1), and `within`/
+`occurrence` tell calls of one callee apart (rewrite.ops.common.call_display).
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.model import SCOPE, Fail, Field, Operation
+from radpatch.registry.call_address import PICK_FIELDS, call_fields, check, literal_key, name_field, part, said
+from radpatch.registry.model import SCOPE, Fail, Field, Occurrence, Operation
 from radpatch.registry.touch import Touch, norm, place_of
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
     )
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.bound_literal import bound_literal
+    from radpatch.rewrite.ops.common.call_display import call_display
     from radpatch.rewrite.ops.common.display_elements import (
         DISPLAYS,
         elements_of,
@@ -51,21 +58,28 @@ _SHAPE = "{...}`, `[...]` or `(...)` (a set, list or tuple display)"
 
 @dataclass(frozen=True)
 class SetElement(Operation):
-    """Add `element` to the set, list or tuple display bound to `name` in `scope` (as its last element,
-    or with `after` right after, with `before` right before, the element of that value), or take it
-    away (`remove_element`)."""
+    """Add `element` to the set, list or tuple display bound to `name` in `scope`, or passed as an
+    argument of a call to `call` (as its last element, or with `after` right after, with `before`
+    right before, the element of that value), or take it away (`remove_element`)."""
 
     scope: str
-    name: str
+    name: str | None
     element: str
     after: str | None = None
     before: str | None = None
     remove: bool = False
+    call: str | None = None
+    keyword: str | None = None
+    argument: int | None = None
+    within: str | None = None
+    occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "add_element"  # and remove_element (keys())
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("name", "call"),)
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
-        Field("name", "identifier", "the variable bound to the display (`NAME = {...}`, `[...]`, `(...)`)"),
+        name_field("display (`NAME = {...}`, `[...]`, `(...)`)"),
+        *call_fields("display"),
         Field("element", "expression", "the element (AST-compared: quotes and layout do not matter)"),
         Field(
             "after",
@@ -80,6 +94,7 @@ class SetElement(Operation):
             "optional, instead of `after`: the element the new one precedes (AST-compared), such as the first",
             required=False,
         ),
+        *PICK_FIELDS,
     )
     EXAMPLE: ClassVar[str] = (
         "scope: CacheConfig.compute_hash\nname: ignored_factors\nelement: '\"enable_deferred_release\"'\n"
@@ -94,6 +109,7 @@ class SetElement(Operation):
     def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
         if values.get("after") is not None and values.get("before") is not None:
             raise fail("before", "give `after:` or `before:`, not both")
+        check(values, fail, "display")
         return cls(**values, remove=key == "remove_element")  # type: ignore[arg-type]
 
     def describe(self) -> str:
@@ -101,8 +117,11 @@ class SetElement(Operation):
         at = "" if self.after is None else f" after {self.after}"
         at = at if self.before is None else f" before {self.before}"
         if self.remove:
-            return f"take {self.element} from {self.name}{where}"
-        return f"add {self.element} to {self.name}{at}{where}"
+            return f"take {self.element} from {self.display_said()}{where}"
+        return f"add {self.element} to {self.display_said()}{at}{where}"
+
+    def display_said(self) -> str:
+        return said(self)
 
     def scope_name(self) -> str:
         return self.scope
@@ -110,19 +129,20 @@ class SetElement(Operation):
     def touches(self) -> tuple[Touch, ...]:
         """The one element of the display (in the assignment of `name`, which a `replace` may take
         whole), and for a new one the place it goes: two going to one place make the order."""
-        says = f"element {self.element} of `{self.name}`"
+        name = literal_key(self)
+        says = f"element {self.element} of `{self.display_said()}`"
         element = Touch(
             "node",
             self.scope,
-            f"element {self.name}[{norm(self.element)}]",
-            part=("constant", self.name),
+            f"element {name}[{norm(self.element)}]",
+            part=part(self),
             kind="display element",
             says=says,
-            inside=f"constant {self.name}",
+            inside=f"constant {name}" if self.name is not None else "",
         )
         if self.remove:
             return (element,)
-        place = place_of(self.scope, self.name, self.element, self.after, self.before)
+        place = place_of(self.scope, name, self.element, self.after, self.before)
         return (element, place)
 
     def forward(self, src: Source) -> Source:
@@ -136,10 +156,13 @@ class SetElement(Operation):
 
 def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CSTNode:
     key = "remove_element" if op.remove else "add_element"
-    path = bound_literal(module, op.scope, op.name, offset, DISPLAYS, _SHAPE, key)
+    if op.name is not None:
+        path = bound_literal(module, op.scope, op.name, offset, DISPLAYS, _SHAPE, key)
+    else:
+        path = call_display(module, op, offset, DISPLAYS, _SHAPE, key)
     d = path[-1]
     assert isinstance(d, DISPLAYS)
-    what = f"{op.name} (line {lines_of(module, [path[-3]], offset)[0]})"
+    what = f"{op.display_said()} (line {lines_of(module, [path[-3]], offset)[0]})"
     hits = elements_of(module, d, op.element)
     if len(hits) > 1:
         raise Ambiguous(

@@ -10,6 +10,10 @@ key is AST-compared, so another entry added upstream (the common case: vLLM's mo
 gains architectures every release) leaves the rewrite applying. The literal's layout is kept: one
 item per line with a trailing comma stays so, a comment on the last item's line stays on it. The
 inverse removes the added entry, puts `from` back or the removed entry.
+
+Instead of `name`, the dict literal can be an argument of a call (`register(archs={...})`), in any
+scope: `call`, `keyword` or `argument`, `within`/`occurrence`, as add_element says it
+(registry.call_address).
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from radpatch.registry.call_address import PICK_FIELDS, call_fields, check, literal_key, name_field, part, said
 from radpatch.registry.code import expression_text
-from radpatch.registry.model import SCOPE, Field, Operation
+from radpatch.registry.model import SCOPE, Fail, Field, Occurrence, Operation
 from radpatch.registry.touch import Touch, norm, place_of
 from radpatch.rewrite.lazy import load
 from radpatch.rewrite.source import Source
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.bound_literal import bound_literal
+    from radpatch.rewrite.ops.common.call_display import call_display
     from radpatch.rewrite.ops.common.dict_items import items_of, placed, refuse_elsewhere, removed
     from radpatch.rewrite.patterns import expr_key
     from radpatch.rewrite.tree import Path_
@@ -51,18 +57,25 @@ class SetItem(Operation):
     the entry `key: from` to `key: value`, or without `value` take it away."""
 
     scope: str
-    name: str
+    name: str | None
     key: str
     value: str | None = None
     from_: str | None = None
     after: str | None = None
     before: str | None = None
+    call: str | None = None
+    keyword: str | None = None
+    argument: int | None = None
+    within: str | None = None
+    occurrence: Occurrence = None
 
     KEY: ClassVar[str] = "set_item"
     ANY_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("value", "from"),)
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("name", "call"),)
     FIELDS: ClassVar[tuple[Field, ...]] = (
         SCOPE,
-        Field("name", "identifier", "the variable bound to the dict literal (`NAME = {...}` or `NAME: T = {...}`)"),
+        name_field("dict literal (`NAME = {...}` or `NAME: T = {...}`)"),
+        *call_fields("dict literal"),
         Field("key", "expression", "the entry's key (AST-compared: quotes and layout do not matter)"),
         Field(
             "value",
@@ -92,20 +105,28 @@ class SetItem(Operation):
             "such as the literal's first",
             required=False,
         ),
+        *PICK_FIELDS,
     )
     EXAMPLE: ClassVar[str] = (
         "scope: <module>\nname: _TEXT_GENERATION_MODELS\nkey: '\"MyModelForCausalLM\"'\n"
         'value: \'("my_model", "MyModelForCausalLM")\''
     )
 
+    @classmethod
+    def build(cls, key: str, values: dict[str, object], fail: Fail) -> Operation:
+        check(values, fail, "dict literal")
+        return cls(**values)  # type: ignore[arg-type]
+
     def describe(self) -> str:
         where = "" if self.scope == "<module>" else f" in {self.scope}"
         if self.from_ is None:
             at = "" if self.after is None else f" after {self.after}"
             at = at if self.before is None else f" before {self.before}"
-            return f"add {self.key}: {self.value} to {self.name}{at}{where}"
+            return f"add {self.key}: {self.value} to {said(self)}{at}{where}"
         if self.value is None:
-            return f"take {self.key}: {self.from_} from {self.name}{where}"
+            return f"take {self.key}: {self.from_} from {said(self)}{where}"
+        if self.name is None:
+            return f"set {self.key}: {self.value} (was {self.from_}) in {said(self)}{where}"
         return f"set {self.name}[{self.key}] = {self.value} (was {self.from_}){where}"
 
     def scope_name(self) -> str:
@@ -114,16 +135,15 @@ class SetItem(Operation):
     def touches(self) -> tuple[Touch, ...]:
         """The one entry of the literal: a dict entry, in the assignment of `name` (which a `replace`
         may take whole, or a `set_constant` change: `inside` its touch)."""
-        key = f"item {self.name}[{norm(self.key)}]"
-        says = f"dict entry {self.key} of `{self.name}`"
-        inside = f"constant {self.name}"
-        entry = Touch(
-            "node", self.scope, key, part=("constant", self.name), kind="dict entry", says=says, inside=inside
-        )
+        name = literal_key(self)
+        key = f"item {name}[{norm(self.key)}]"
+        says = f"dict entry {self.key} of `{said(self)}`"
+        inside = f"constant {name}" if self.name is not None else ""
+        entry = Touch("node", self.scope, key, part=part(self), kind="dict entry", says=says, inside=inside)
         if self.from_ is not None:
             return (entry,)
         # a new entry also goes somewhere: two going to one place make the dict's key order (prove.overlaps.touching)
-        place = place_of(self.scope, self.name, self.key, self.after, self.before)
+        place = place_of(self.scope, name, self.key, self.after, self.before)
         return (entry, place)
 
     def forward(self, src: Source) -> Source:
@@ -136,7 +156,10 @@ class SetItem(Operation):
 
 
 def _literal(module: cst.Module, op: SetItem, offset: int) -> Path_:
-    """The path to the dict literal `name` is bound to, bound once in the scope (at any depth of its blocks)."""
+    """The path to the dict literal `name` is bound to, bound once in the scope (at any depth of its
+    blocks), or passed to the call `call:` names."""
+    if op.name is None:
+        return call_display(module, op, offset, (cst.Dict,), "{...}` (a dict literal)", "set_item")
     return bound_literal(module, op.scope, op.name, offset, (cst.Dict,), "{...}` (a dict literal)", "set_item")
 
 
@@ -151,21 +174,23 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     assert isinstance(d, cst.Dict)
     at = lines_of(module, [path[-3]], offset)[0]
     hits = items_of(module, d, op.key)
-    what = f"{op.name} (line {at})"
+    what = f"{said(op)} (line {at})"
     if len(hits) > 1:
         raise Ambiguous(f"{what} writes the key {op.key} {len(hits)} times", "change the dict with a `replace` rewrite")
     place = "after" if op.after is not None else "before"
     if op.from_ is not None and op.value is not None and (op.after is not None or op.before is not None):
         raise MatchFailure(
-            f"set_item of {op.key} in {op.name} gives both `from:` and `{place}:`",
+            f"set_item of {op.key} in {said(op)} gives both `from:` and `{place}:`",
             "`after:` and `before:` place a new key, or say where a removed one was; to change the value of one "
             "there, leave them out",
         )
     if op.after is not None and op.before is not None:
-        raise MatchFailure(f"set_item of {op.key} in {op.name} gives both `after:` and `before:`", "give one of them")
+        raise MatchFailure(f"set_item of {op.key} in {said(op)} gives both `after:` and `before:`", "give one of them")
     failure = NotUndoable if undo else NotFound
     if op.from_ is None and op.value is None:
-        raise MatchFailure(f"set_item of {op.key} in {op.name} gives neither `value:` nor `from:`", "give one, or both")
+        raise MatchFailure(
+            f"set_item of {op.key} in {said(op)} gives neither `value:` nor `from:`", "give one, or both"
+        )
     if (op.from_ is None) != undo and (op.value is None) == undo:  # a new entry, or a removed one put back
         if hits:
             if undo:

@@ -184,6 +184,7 @@ BY_KIND: dict[str, st.SearchStrategy[object]] = {
     "position": st.sampled_from(("top", "bottom")),
     "import": st.sampled_from(("import os", "import json", "from os import sep")),
     "within": within,
+    "index": st.integers(1, 3),
 }
 
 
