@@ -11,21 +11,17 @@ hook when they run Python with its site step and the environment they were given
 paths, then runs the `sitecustomize` it stands in front of; what they were refused is added to
 the answer. Not stopped by the hook: a write by compiled code, by a process that is not Python, or
 by Python started with -I, -E or -S or without the environment (multiprocessing's children of the
-check's own `-I` interpreter among them). Those are found after the fact: `protected_roots` asks
-the target interpreter for the hook's own roots, `snapshot` records (size, mtime_ns, inode, kind)
-of every file and directory under them before the check, and `changed` names what differs after
+check's own `-I` interpreter among them). Those are found after the fact in the install: `install_roots` are the
+directories of the target's import path, `snapshot` records (size, mtime_ns, inode, kind) of every
+file and directory under them before the check, and `changed` names what differs after
 it (write.apply refuses the check then)."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-import subprocess
-import tempfile
 from collections.abc import Sequence
 
-from radpatch.errors import EnvironmentProblem
 from radpatch.prove.import_failures import READ_ONLY_SAID
 
 # Runs in the target interpreter (standard library, Python 3.10+): `_read_only(allowed)` puts the
@@ -175,42 +171,17 @@ _radpatch_child()
 READ_ONLY = _HOOK + _PARENT + "\nCHILD = " + repr(_HOOK + _CHILD_TAIL) + "\n"
 
 
-# The roots the hook keeps read-only, as the target interpreter computes them with its site step (a
-# child started from the check sees its venv's prefix) and the import path the check appends.
-_ROOTS = (
-    _HOOK
-    + r"""
-import json, sys
-sys.path.extend(a for a in sys.argv[1:] if a not in sys.path)
-print(json.dumps(list(_read_only([]).roots)))
-"""
-)
-
 Snapshot = dict[str, tuple[int, int, int, int]]  # path -> (kind, size, mtime_ns, inode)
 
 
-def protected_roots(python: str, import_path: Sequence[str]) -> list[str]:
-    """The directories the import check keeps read-only in `python` (its prefixes, sysconfig paths,
-    import path, and `import_path`), resolved; nested ones left out (their parent is walked)."""
-    try:
-        out = subprocess.run(
-            [python, "-I", "-B", "-c", _ROOTS, *import_path],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            cwd=tempfile.gettempdir(),
-        )
-        roots = json.loads(out.stdout) if out.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        roots = None
-    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
-        raise EnvironmentProblem(
-            f"the import check cannot ask {python} which directories it keeps read-only",
-            "check that the interpreter runs (radpatch --python PATH status), or apply without --import-check",
-        )
+def install_roots(import_path: Sequence[str]) -> list[str]:
+    """The directories of the target's import path (its site directories and standard library, where
+    the patched modules and everything they import live), resolved, each once: a nested one is left
+    out, its parent is walked. Not the interpreter's whole prefix (on a system Python that is /usr):
+    what the snapshot protects is what the target imports."""
+    resolved = sorted({os.path.realpath(p) for p in import_path if os.path.isdir(p)})
     kept: list[str] = []
-    for r in sorted(set(roots)):
+    for r in resolved:
         if not any(r == k or r.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
             kept.append(r)
     return kept

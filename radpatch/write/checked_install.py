@@ -1,8 +1,9 @@
 """apply's import check (prove.import_check), with the install compared before and after it: the
 check's read-only hook (prove.read_only) refuses writes inside the Python processes it can reach,
 but not those of Python started with -I, -S or -E, of compiled code or of another program. Whatever
-they wrote is found after the fact: every file and directory under the roots the hook protects,
-(kind, size, mtime_ns, inode), before and after; any change refuses the run, naming the files."""
+they wrote into the install is found after the fact: every file and directory under the target's
+import path directories (kind, size, mtime_ns, inode), before and after; any change refuses the
+run, naming the files."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from radpatch.write.exclusive import Say
 def unchanged_by(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) -> None:
     """Run the import check (import_check.run: say each verdict, refuse on the first refusal), then
     refuse if anything under the protected roots changed while it ran."""
-    roots = read_only.protected_roots(env.executable, [str(p) for p in (env.import_path or env.paths)])
+    roots = read_only.install_roots([str(p) for p in env.paths])
     before = read_only.snapshot(roots)
     try:
         import_check.run(env, planned, say)
