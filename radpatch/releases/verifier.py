@@ -25,7 +25,7 @@ from packaging.version import Version
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch
-from radpatch.releases import modules, package_files
+from radpatch.releases import modules, package_files, renamed
 from radpatch.releases.base_search import search_order
 from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
@@ -92,7 +92,8 @@ class Verifier:
             fetched = {**fetched, **self._fetch([b for b in reach if b not in fetched])}
             results.update(self._prove(again, fetched, with_bases=True))
             again = [v for v in again if _read_on_bases(results[v])]
-        return [results[v] for v in versions]
+        # a scope renamed, its old name bound to it, is no "no match": where it is now (releases.renamed)
+        return [renamed.told(self.patch, results[v], self.releases, self.requires) for v in versions]
 
     def _prove(
         self, versions: list[Version], fetched: dict[Version, Release | NoWheel], with_bases: bool
