@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from radpatch.registry.model import Patch
-from radpatch.releases.wheels import Release
+from radpatch.releases.wheel_records import Release
 
 MAX_FILES = 600  # the package's .py files read at most (vLLM's 2,000 to 3,600 are not: "not checked", as before)
 

@@ -31,7 +31,9 @@ from radpatch.install.environment import Installed
 from radpatch.releases import remotezip
 from radpatch.releases.index import IndexFile
 from radpatch.releases.pipconf import read_settings
-from radpatch.releases.wheels import NoWheel, Releases, listing_ttl, pick_wheel
+from radpatch.releases.wheel_pick import pick_wheel
+from radpatch.releases.wheel_records import NoWheel
+from radpatch.releases.wheels import Releases, listing_ttl
 from radpatch.state.verified import cache_root
 
 _DATA_SCHEMES = ("purelib", "platlib")  # a wheel's .data/ folders whose files install into site-packages

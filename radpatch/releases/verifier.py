@@ -34,7 +34,8 @@ from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
 from radpatch.releases.remotezip import BadWheel
 from radpatch.releases.resolved import resolve, unsupported
 from radpatch.releases.results import CHECKS, ReleaseResult, Transfer
-from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
+from radpatch.releases.wheel_records import Fetch, NoWheel, Release
+from radpatch.releases.wheels import Releases
 from radpatch.state.verified import code_digest
 
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)

@@ -35,7 +35,6 @@ OVER_THE_LIMIT = {
     "releases/index.py",
     "releases/proof.py",
     "releases/shadowed.py",
-    "releases/wheels.py",
 }
 
 
