@@ -29,7 +29,7 @@ from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import head_lines
 from radpatch.install.environment import Installed
 from radpatch.releases import remotezip
-from radpatch.releases.index import IndexFile
+from radpatch.releases.index_pages import IndexFile
 from radpatch.releases.pipconf import read_settings
 from radpatch.releases.wheel_pick import pick_wheel
 from radpatch.releases.wheel_records import NoWheel

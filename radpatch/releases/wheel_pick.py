@@ -14,7 +14,7 @@ from packaging.tags import sys_tags
 from packaging.utils import parse_wheel_filename
 
 from radpatch.releases import remotezip
-from radpatch.releases.index import IndexFile
+from radpatch.releases.index_pages import IndexFile
 
 DIST_INFO_FILES = ("RECORD", "METADATA", "WHEEL", "top_level.txt")
 

@@ -14,7 +14,7 @@ from radpatch.releases.cache import (
     CachedWheel,
     read_blob,
 )
-from radpatch.releases.index import IndexFile
+from radpatch.releases.index_pages import IndexFile
 
 
 @dataclass(frozen=True)

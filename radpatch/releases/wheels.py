@@ -52,7 +52,8 @@ from radpatch.releases.cache import (
     write_blob,
     write_json,
 )
-from radpatch.releases.index import Http, IndexFile, Offline, project_files
+from radpatch.releases.index import Http, Offline
+from radpatch.releases.index_pages import IndexFile, project_files
 from radpatch.releases.pipconf import PipSettings, read_settings
 from radpatch.releases.star_members import with_stars
 from radpatch.releases.wheel_pick import _check_record, _dist_info_file, pick_wheel
