@@ -32,7 +32,6 @@ OVER_THE_LIMIT = {
     "prove/placement/rebinding.py",
     "prove/steps.py",
     "releases/proof.py",
-    "releases/shadowed.py",
 }
 
 
