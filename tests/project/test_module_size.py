@@ -31,7 +31,6 @@ OVER_THE_LIMIT = {
     "prove/placement/reachability.py",
     "prove/placement/rebinding.py",
     "prove/steps.py",
-    "releases/proof.py",
 }
 
 
