@@ -104,6 +104,7 @@ class Verifier:
         waiting: dict[Version, tuple[str, tuple[File, ...]]] = {}
         read: dict[Version, tuple[tuple[str, str], ...]] = {}  # ReleaseResult.code
         chosen: dict[Version, tuple[str, ...]] = {}  # ReleaseResult.chosen
+        unread: dict[Version, str] = {}  # why the package's other modules were not read (package_files)
         for v in versions:
             got = fetched[v]
             if isinstance(got, NoWheel):
@@ -141,6 +142,8 @@ class Verifier:
             if self.packages:
                 site = package_files.files(got, self.packages)
                 files = tuple(dataclasses.replace(f, site=site) for f in files)
+                if site is None:
+                    unread[v] = package_files.unread(got, self.packages)
             layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
             job = Job(tuple(layers), bases, searched=with_bases, python=self.python)
@@ -161,7 +164,7 @@ class Verifier:
                 if answer.kind.cause is Cause.NOT_IN_EFFECT and f.file == answer.kind.file
             )
             result = self._result(v, proven, answer.error, names, kind=answer.kind)
-            result = dataclasses.replace(result, not_checked=answer.not_checked)
+            result = dataclasses.replace(result, not_checked=_why_unread(answer.not_checked, unread.get(v)))
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
         results = {v: dataclasses.replace(r, chosen=chosen[v]) if chosen.get(v) else r for v, r in results.items()}
         return {v: dataclasses.replace(r, code=read[v]) if read.get(v) else r for v, r in results.items()}
@@ -254,6 +257,14 @@ class Verifier:
             return exc
         except BadWheel as exc:  # that release's wheel is broken: its `wheel` check fails, the others are read
             return NoWheel(exc.message)
+
+
+def _why_unread(not_checked: tuple[str, ...], why: str | None) -> tuple[str, ...]:
+    """The names step's reads of the package left unchecked, each with why the package was not read
+    (so "needs an installed target" is not the only reason given where verify chose not to read it)."""
+    if why is None:
+        return not_checked
+    return tuple(f"{w}: {why}" if "names:" in w and "package" in w else w for w in not_checked)
 
 
 def _read_on_bases(r: ReleaseResult) -> bool:
