@@ -16,7 +16,7 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.releases import remotezip
-from radpatch.releases.index import IndexFile
+from radpatch.releases.index_pages import IndexFile
 
 FORMAT = 2
 

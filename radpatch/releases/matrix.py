@@ -10,7 +10,9 @@ release any of its entries supports) and reduces each result to what a maintaine
                 (radpatch.releases.moved found it by its code): named, and whether the rewrites prove there;
                 also when no `modules:` choice covers the release and the latest choice's module still
                 defines the scope (the choice's range can be extended); when several modules define it
-                (a test double beside the new home, say), all are named and port leaves the entry alone
+                (a test double beside the new home, say), all are named and port leaves the entry alone;
+                and a scope renamed whose old name the module binds to it (radpatch.releases.renamed):
+                named with the binding, unproven (the rewrites' `scope:` needs the new name)
   no match      a rewrite does not match; the nearest candidate in the release is named
   out of range  outside the entry's `supported` range (and whether it would pass there, or where it moved)
   fail          another check fails (compile, names, placement, reverse, idempotent): named
@@ -30,7 +32,7 @@ from packaging.version import Version
 from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
-from radpatch.releases import modules, nearest_code
+from radpatch.releases import modules, nearest_code, renamed
 from radpatch.releases import moved as search
 from radpatch.releases.proof import NO_BASE
 from radpatch.releases.resolved import gaps, stacked
@@ -177,7 +179,8 @@ def cell(
             several = (to.module, *to.also)
             detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
             return dataclasses.replace(out, detail=detail, also=several)
-        return out
+        alias = _renamed(patch, r, releases, requires) if not isinstance(to, search.Moved) else None
+        return dataclasses.replace(out, detail=f"{out.detail}; moved: {alias.said}") if alias else out
     if r.ok:
         picked = gaps(patch, r.version, r.modules) if r.ok else ()
         said = "; ".join(f"no `modules:` choice of {f!r} covers it: apply picks {m} by its code" for f, m in picked)
@@ -204,6 +207,9 @@ def cell(
                     "which one the program uses cannot be told from the code (write the choice by hand)"
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.file, where.old, where.also)
+    alias = _renamed(patch, r, releases, requires) if not isinstance(where, search.Moved) else None
+    if alias:  # the old name is bound to the code under a new name: port cannot follow it
+        return Cell(r.version, MOVED, alias.said, alias.module, False, _file_of(patch, r), alias.binder)
     if failed == "match":
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)
@@ -222,6 +228,14 @@ def _file_of(patch: Patch, r: ReleaseResult) -> str | None:
         return r.kind.file
     rewrite = r.kind.rewrite
     return next((rw.file for rw in patch.rewrites if rw.id == rewrite), None) if rewrite is not None else None
+
+
+def _renamed(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> renamed.Renamed | None:
+    """A scope gone from its module whose old name is bound to a definition of a new name: moved (renamed)."""
+    file = _file_of(patch, r)
+    if first_failed(r) != "match" or r.kind.cause is not Cause.SCOPE_GONE or file is None:
+        return None
+    return renamed.in_release(patch, file, r.kind.rewrite, r.version, releases, requires)
 
 
 def _moved(

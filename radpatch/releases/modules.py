@@ -20,7 +20,7 @@ from radpatch.prove.star_exports import reachable
 from radpatch.registry.model import ModuleChoice, Patch, Rewrite, creates
 from radpatch.releases import imported_decorators
 from radpatch.releases.proof_job import File
-from radpatch.releases.wheels import Release
+from radpatch.releases.wheel_records import Release
 
 
 def needs(patches: Iterable[Patch]) -> frozenset[str]:

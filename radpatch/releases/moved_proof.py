@@ -24,7 +24,8 @@ from radpatch.releases.proof_cache import prove_all
 from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
 from radpatch.releases.remotezip import BadWheel
 from radpatch.releases.resolved import requirement_layers, resolve
-from radpatch.releases.wheels import NoWheel, Releases
+from radpatch.releases.wheel_records import NoWheel
+from radpatch.releases.wheels import Releases
 
 
 @dataclass(frozen=True)

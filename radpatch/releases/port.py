@@ -15,7 +15,10 @@ each release gets a cell (radpatch.releases.matrix):
   when no choice covers the release and the latest choice's module still holds the scope, that
   choice's `versions:` is widened instead (as `supported:` is);
 - a gap between a `modules:` list's choices, where apply picks a choice by its code (the cell
-  passes and names it): that choice's `versions:` is widened over the release;
+  passes and names it): that choice's `versions:` is widened over the release, unless that takes in
+  releases another choice holds: then the module gets a choice of its own for the release
+  (radpatch.releases.port_choices); a release the widened `supported:` newly claims that no choice
+  covers is not written;
 - a rewrite no longer matches (or another check fails, or the release already contains the change):
   the nearest candidate is shown and the entry is left alone, whatever the other releases say.
 
@@ -37,9 +40,10 @@ from packaging.version import Version
 from radpatch.errors import EnvironmentProblem, RadpatchError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
-from radpatch.releases import dropped, matrix, port_edits, yamledit
+from radpatch.releases import dropped, matrix, port_choices, port_edits, yamledit
 from radpatch.releases.port_failures import short
 from radpatch.releases.port_write import write as write
+from radpatch.releases.resolved import gaps
 from radpatch.releases.verify import selects, verify
 from radpatch.releases.wheels import Releases
 from radpatch.state.recorded_diffs import text_diff
@@ -160,23 +164,22 @@ def plan(
     for c in rest:
         if c.kind == matrix.MOVED and c.file is not None:
             by_file.setdefault(c.file, []).append(c)
-    gaps: dict[tuple[str, str], list[Version]] = {}  # no choice covers them; apply picks this module by its code
+    # per `modules:` name, the releases each module gets where no choice covers them: a gap apply
+    # decides by its code, or a release whose scope the latest choice's module still holds
+    picked: dict[str, dict[str, list[Version]]] = {}
     for c in rest:
         for file, module in c.uncovered:
-            gaps.setdefault((file, module), []).append(c.version)
-    for (file, module), picked in gaps.items():
-        edit, change = port_edits.extend_choice(before, root, patch, file, module, picked, known)
-        edits.append(edit)
-        changes.append(change)
+            picked.setdefault(file, {}).setdefault(module, []).append(c.version)
     for file, moved in by_file.items():
-        same = [c for c in moved if c.module == c.old]  # no choice covers them; the latest choice's module holds it
+        for c in moved:
+            if c.module == c.old:
+                picked.setdefault(file, {}).setdefault(c.module or "", []).append(c.version)
+    for file, per_module in picked.items():
+        more, said = port_choices.extend(before, root, patch, file, per_module, known)
+        edits += more
+        changes += said
+    for file, moved in by_file.items():
         other = [c for c in moved if c.module != c.old]
-        if same:
-            edit, change = port_edits.extend_choice(
-                before, root, patch, file, same[0].module or "", [c.version for c in same], known
-            )
-            edits.append(edit)
-            changes.append(change)
         if not other:
             continue
         module = other[0].module or ""
@@ -267,7 +270,15 @@ def prove_edit(port: Port, releases: Releases, stream: TextIO | None = None) -> 
         report = verify(entry, entry.supported, releases, probe=False, stream=stream, requires=port.requires)
     except RadpatchError as exc:
         return [(None, exc.message)]
-    return [(r.version, r.error or "fails") for r in report.failing]
+    failing: list[tuple[Version | None, str]] = [(r.version, r.error or "fails") for r in report.failing]
+    # a release the edit newly claims must be decided by the YAML: one no choice covers (apply would
+    # pick a module by its code) was neither asked for nor given a choice
+    bad = {v for v, _ in failing}
+    for r in report.results:
+        if r.ok and r.in_range and r.version not in port.had and r.version not in bad:
+            for file, module in gaps(entry, r.version, r.modules):
+                failing.append((r.version, f"module: no `modules: {file}:` choice covers {r.version} ({module})"))
+    return failing
 
 
 def in_series(patches: list[Patch], load: Callable[[str], Patch]) -> list[Patch]:

@@ -19,28 +19,6 @@ from radpatch.registry.model import Patch
 from radpatch.releases import yamledit
 
 
-def extend_choice(
-    text_of: str,
-    root: yaml.MappingNode,
-    patch: Patch,
-    file: str,
-    module: str,
-    versions: list[Version],
-    known: Iterable[Version],
-) -> tuple[yamledit.Edit, str]:
-    """Widen the `versions:` of the (last) choice of `file` (a `modules:` name) naming `module` to hold `versions`."""
-    modules = yamledit.get(root, "modules")
-    node = yamledit.get(modules, file) if modules is not None else None
-    items = node.value if isinstance(node, yaml.SequenceNode) else []
-    for item, choice in reversed(list(zip(items, patch.module(file).choices))):
-        ranged = yamledit.get(item, "versions")
-        if choice.module == module and isinstance(ranged, yaml.ScalarNode):
-            text = widen(ranged.value, versions, known)
-            change = f"modules.{file}: {module} for {ranged.value} -> {text}"
-            return yamledit.set_scalar(text_of, ranged, text), change
-    raise UsageError(f"{patch.source}: no `modules: {file}:` choice names {module}", "edit it by hand")
-
-
 def widen_rewrite(
     text_of: str, root: yaml.MappingNode, patch: Patch, rewrite: str, versions: list[Version], known: Iterable[Version]
 ) -> tuple[yamledit.Edit, str]:
@@ -111,17 +89,7 @@ def add_choice(
             joined = f"{versions.value},{move.old}" if versions.value.strip() else move.old
             edits.append(yamledit.set_scalar(text, versions, joined))
 
-    last = node.value[-1]
-    assert isinstance(last, yaml.MappingNode)
-    if node.flow_style:  # [{...}, {...}]: one more item in the brackets
-        item = f"{{versions: {yamledit.quoted(move.new)}, module: {module}}}"
-        return [*edits, yamledit.Edit(last.end_mark.index, last.end_mark.index, f", {item}")]
-    flow = bool(last.flow_style)
-    first_key = str(last.value[0][0].value) if last.value else "versions"
-    indent = yamledit.dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
-    at = yamledit.line_end(text, yamledit.end_of(text, last) if flow else yamledit.end_of(text, last.value[-1][1]))
-    edits.append(yamledit.Edit(at, at, "\n" + yamledit.choice_text(move.new, module, flow, indent, first_key)))
-    return edits
+    return [*edits, yamledit.append_choice(text, node, module, move.new)]
 
 
 def excluding(text: str, asked: SpecifierSet, known: Iterable[Version], had: SpecifierSet) -> str:

@@ -29,9 +29,11 @@ from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
 from radpatch.files import head_lines
 from radpatch.install.environment import Installed
 from radpatch.releases import remotezip
-from radpatch.releases.index import IndexFile
+from radpatch.releases.index_pages import IndexFile
 from radpatch.releases.pipconf import read_settings
-from radpatch.releases.wheels import NoWheel, Releases, listing_ttl, pick_wheel
+from radpatch.releases.wheel_pick import pick_wheel
+from radpatch.releases.wheel_records import NoWheel
+from radpatch.releases.wheels import Releases, listing_ttl
 from radpatch.state.verified import cache_root
 
 _DATA_SCHEMES = ("purelib", "platlib")  # a wheel's .data/ folders whose files install into site-packages

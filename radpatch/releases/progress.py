@@ -9,7 +9,8 @@ from typing import TextIO
 
 from packaging.version import Version
 
-from radpatch.releases.wheels import Fetch, Releases
+from radpatch.releases.wheel_records import Fetch
+from radpatch.releases.wheels import Releases
 
 
 class Progress:

@@ -26,13 +26,12 @@ from collections.abc import Callable
 
 from radpatch.errors import RefusedError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause, Refusal
-from radpatch.prove.star_exports import module_of
 from radpatch.prove.steps import STEPS, Case, Step
 from radpatch.registry.model import Patch
-from radpatch.releases import carried, package_files, replaced, shadowed
-from radpatch.releases.compared import Compared
+from radpatch.releases import package_files, shadowed
+from radpatch.releases.proof_held import _contains, _holds, not_in_effect
 from radpatch.releases.proof_job import Checks, File, Job, Proof
-from radpatch.releases.proof_run import JobRun, Memo
+from radpatch.releases.proof_run import JobRun
 
 PROOF_STEPS = {s.name: s.meaning for s in STEPS}  # apply's proof, step by step
 MEANING = {
@@ -72,76 +71,6 @@ def prove(job: Job) -> Proof:
             return Proof(checks, refusal, tuple(dict.fromkeys(run.unchecked)))
         checks[check] = True
     return Proof(checks, None, tuple(dict.fromkeys(run.unchecked)))
-
-
-def _contains(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool:
-    """`data` (a file of layer `index`) already holds the layer's change. In radpatch's layout,
-    status's and apply's judgement tells (prove.form.carries); in upstream's own, only where the
-    rewrites do not apply (where they apply, apply makes the change: an insertion already there is
-    told by the round trip). Neither where a `replace`'s new code may not take effect (not_in_effect),
-    nor where a later binding of the scope's name is what runs (radpatch.releases.shadowed)."""
-    if shadowed.of(f, data) is not None:
-        return False
-    if memo.carries(data, _in_effect(run, index, f)):
-        return True
-    if memo.carries(data):
-        return False  # it reads as patched, but the new code may not take effect (not_in_effect)
-    try:
-        memo.forward(data)
-        return False
-    except RefusedError:
-        pass
-    change = run.change(index, f.file)
-    return change is not None and _carried(change, f, data) and not _undone(change, f, data)
-
-
-def _carried(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
-    """radpatch.releases.carried on the release's file, with the modules its decorators come from."""
-    return carried.carries(Compared(*change, data, module_of(f.relpath), f.decorators))
-
-
-def _undone(change: tuple[bytes, bytes], f: File, data: bytes) -> bool:
-    """radpatch.releases.replaced on the release's file, with the modules its decorators come from."""
-    return replaced.undone(Compared(*change, data, module_of(f.relpath), f.decorators))
-
-
-def _in_effect(run: JobRun, index: int, f: File) -> Callable[[bytes], bool]:
-    """Whether layer `index`'s new code in `f` takes effect, judged against its change on a base
-    (radpatch.releases.replaced); True where no base tells (the first proof, without bases)."""
-
-    def judge(data: bytes) -> bool:
-        change = run.change(index, f.file)
-        return change is None or not _undone(change, f, data)
-
-    return judge
-
-
-def not_in_effect(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool:
-    """`data` holds layer `index`'s new code (it reads as patched, or holds the change in upstream's
-    layout) but, against the change on a base, it may not take effect (prove.refusal.NOT_IN_EFFECT):
-    not carried, so not obsolete."""
-    change = run.change(index, f.file)
-    if change is None or not _undone(change, f, data):
-        return False
-    if memo.carries(data):
-        return True
-    try:
-        memo.forward(data)
-        return False  # the rewrites still apply: apply makes the change there
-    except RefusedError:
-        return _carried(change, f, data)
-
-
-def _holds(run: JobRun, index: int, memo: Memo, f: File, data: bytes) -> bool:
-    """`data` holds layer `index`'s new code, in radpatch's layout or (against the change on a base) upstream's."""
-    if memo.carries(data):
-        return True
-    try:
-        memo.forward(data)
-        return False
-    except RefusedError:
-        change = run.change(index, f.file)
-        return change is not None and _carried(change, f, data)
 
 
 def _requires(run: JobRun) -> Refusal | None:

@@ -25,7 +25,7 @@ import builtins
 from collections import Counter
 
 from radpatch.prove.star_exports import ModuleSource
-from radpatch.releases import bindings, imported_decorators
+from radpatch.releases import bindings, handed_on, imported_decorators
 from radpatch.releases.compared import Compared
 
 _SETATTRS = frozenset({"__setattr__", "__delattr__", "setattr", "delattr"})
@@ -49,12 +49,12 @@ def undone(c: Compared) -> bool:
     calling: list[str] = []  # the scopes of the release whose new calls may store a replaced name again
     replaced = False
     for scope in sb.keys() & sa.keys():
-        old, new = bindings._body(sb[scope]), bindings._body(sa[scope])
+        old, new = handed_on._body(sb[scope]), handed_on._body(sa[scope])
         gone, came = bindings._removed(old, new), bindings._removed(new, old)
         if not gone or not came:
             continue
         replaced = True
-        theirs = Counter(ast.dump(s) for s in bindings._body(sr[scope])) if scope in sr else None
+        theirs = Counter(ast.dump(s) for s in handed_on._body(sr[scope])) if scope in sr else None
         if theirs is not None and any(theirs[d] < n for d, n in Counter(ast.dump(s) for s in came).items()):
             return True  # a new statement the release has only inside a block (a condition, a loop)
         names |= {name for s in gone for name, _ in bindings._targets(s)}
@@ -137,9 +137,9 @@ class _Follow:
     def new_calls(self, scope: str, after: dict[str, ast.AST], release: dict[str, ast.AST]) -> bool:
         """A call the release's scope makes that the result's does not (`_reset(self)`) may store one."""
         ours = after.get(scope)
-        had = Counter(ast.dump(c) for c in bindings._own_calls(ours)) if ours is not None else Counter()
+        had = Counter(ast.dump(c) for c in handed_on._own_calls(ours)) if ours is not None else Counter()
         defs = self._defs(scope, release)
-        for call in bindings._own_calls(release[scope]):
+        for call in handed_on._own_calls(release[scope]):
             d = ast.dump(call)
             if had[d] > 0:
                 had[d] -= 1
@@ -171,10 +171,10 @@ class _Follow:
         return False
 
     def _defs(self, scope: str, release: dict[str, ast.AST]) -> dict[str, ast.AST]:
-        defs: dict[str, ast.AST] = {s.name: s for s in self.tree.body if isinstance(s, bindings._DEFS)}
+        defs: dict[str, ast.AST] = {s.name: s for s in self.tree.body if isinstance(s, handed_on._DEFS)}
         parent = release.get(scope.rpartition(".")[0]) if "." in scope else None
         if isinstance(parent, ast.ClassDef):
-            defs.update({s.name: s for s in parent.body if isinstance(s, bindings._DEFS)})
+            defs.update({s.name: s for s in parent.body if isinstance(s, handed_on._DEFS)})
         return defs
 
     def _call(self, call: ast.Call, defs: dict[str, ast.AST], holders: set[str], params: set[str]) -> bool:

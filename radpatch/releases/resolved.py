@@ -18,7 +18,7 @@ from radpatch.registry import versions as policy
 from radpatch.registry.model import ModuleChoice, NamedModule, Patch, rewrites_by_file
 from radpatch.releases import modules
 from radpatch.releases.proof_job import File, Layer
-from radpatch.releases.wheels import Release
+from radpatch.releases.wheel_records import Release
 
 
 def requirement_layers(

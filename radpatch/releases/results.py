@@ -13,7 +13,7 @@ from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry.model import Patch
 from radpatch.releases import proof
 from radpatch.releases.proof_job import Checks
-from radpatch.releases.wheels import Fetch
+from radpatch.releases.wheel_records import Fetch
 
 MEANING = {
     "wheel": (

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
-from radpatch.releases.wheels import Release
+from radpatch.releases.wheel_records import Release
 
 MAX_FILES = 400  # modules read per search, at most (vLLM's vllm/v1 holds about 430)
 MAX_BYTES = 12 * 1024 * 1024  # and their total size, as RECORD gives it

@@ -25,7 +25,7 @@ from packaging.version import Version
 from radpatch.prove.refusal import Cause, Kind
 from radpatch.registry import versions as policy
 from radpatch.registry.model import Patch
-from radpatch.releases import modules, package_files
+from radpatch.releases import modules, package_files, renamed
 from radpatch.releases.base_search import search_order
 from radpatch.releases.dropped import describe, dropped
 from radpatch.releases.progress import Progress
@@ -34,7 +34,8 @@ from radpatch.releases.proof_job import Checks, File, Job, Layer, ProofBase
 from radpatch.releases.remotezip import BadWheel
 from radpatch.releases.resolved import resolve, unsupported
 from radpatch.releases.results import CHECKS, ReleaseResult, Transfer
-from radpatch.releases.wheels import Fetch, NoWheel, Release, Releases
+from radpatch.releases.wheel_records import Fetch, NoWheel, Release
+from radpatch.releases.wheels import Releases
 from radpatch.state.verified import code_digest
 
 DOWNLOADS = 8  # wheels read at once (a few small range requests each: latency, not bandwidth)
@@ -92,7 +93,8 @@ class Verifier:
             fetched = {**fetched, **self._fetch([b for b in reach if b not in fetched])}
             results.update(self._prove(again, fetched, with_bases=True))
             again = [v for v in again if _read_on_bases(results[v])]
-        return [results[v] for v in versions]
+        # a scope renamed, its old name bound to it, is no "no match": where it is now (releases.renamed)
+        return [renamed.told(self.patch, results[v], self.releases, self.requires) for v in versions]
 
     def _prove(
         self, versions: list[Version], fetched: dict[Version, Release | NoWheel], with_bases: bool
@@ -102,6 +104,7 @@ class Verifier:
         waiting: dict[Version, tuple[str, tuple[File, ...]]] = {}
         read: dict[Version, tuple[tuple[str, str], ...]] = {}  # ReleaseResult.code
         chosen: dict[Version, tuple[str, ...]] = {}  # ReleaseResult.chosen
+        unread: dict[Version, str] = {}  # why the package's other modules were not read (package_files)
         for v in versions:
             got = fetched[v]
             if isinstance(got, NoWheel):
@@ -139,6 +142,8 @@ class Verifier:
             if self.packages:
                 site = package_files.files(got, self.packages)
                 files = tuple(dataclasses.replace(f, site=site) for f in files)
+                if site is None:
+                    unread[v] = package_files.unread(got, self.packages)
             layers.append(Layer(self.patch, files, version=v))
             bases = self._bases(tuple(layers), fetched) if with_bases else ()
             job = Job(tuple(layers), bases, searched=with_bases, python=self.python)
@@ -159,7 +164,7 @@ class Verifier:
                 if answer.kind.cause is Cause.NOT_IN_EFFECT and f.file == answer.kind.file
             )
             result = self._result(v, proven, answer.error, names, kind=answer.kind)
-            result = dataclasses.replace(result, not_checked=answer.not_checked)
+            result = dataclasses.replace(result, not_checked=_why_unread(answer.not_checked, unread.get(v)))
             results[v] = dataclasses.replace(result, not_in_effect=held) if held else result
         results = {v: dataclasses.replace(r, chosen=chosen[v]) if chosen.get(v) else r for v, r in results.items()}
         return {v: dataclasses.replace(r, code=read[v]) if read.get(v) else r for v, r in results.items()}
@@ -252,6 +257,14 @@ class Verifier:
             return exc
         except BadWheel as exc:  # that release's wheel is broken: its `wheel` check fails, the others are read
             return NoWheel(exc.message)
+
+
+def _why_unread(not_checked: tuple[str, ...], why: str | None) -> tuple[str, ...]:
+    """The names step's reads of the package left unchecked, each with why the package was not read
+    (so "needs an installed target" is not the only reason given where verify chose not to read it)."""
+    if why is None:
+        return not_checked
+    return tuple(f"{w}: {why}" if "names:" in w and "package" in w else w for w in not_checked)
 
 
 def _read_on_bases(r: ReleaseResult) -> bool:

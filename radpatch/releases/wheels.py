@@ -28,22 +28,14 @@ the cache readable.
 
 from __future__ import annotations
 
-import base64
-import csv
-import functools
-import hashlib
-import io
 import json
 import os
-import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
-from packaging.tags import sys_tags
-from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
@@ -60,12 +52,15 @@ from radpatch.releases.cache import (
     write_blob,
     write_json,
 )
-from radpatch.releases.index import Http, IndexFile, Offline, project_files
+from radpatch.releases.index import Http, Offline
+from radpatch.releases.index_pages import IndexFile, project_files
 from radpatch.releases.pipconf import PipSettings, read_settings
+from radpatch.releases.star_members import with_stars
+from radpatch.releases.wheel_pick import _check_record, _dist_info_file, pick_wheel
+from radpatch.releases.wheel_records import Fetch, Listing, NoWheel, Release, _release
 from radpatch.state.verified import cache_root
 
 LISTING_TTL = 24 * 3600.0
-DIST_INFO_FILES = ("RECORD", "METADATA", "WHEEL", "top_level.txt")
 
 
 def listing_ttl() -> float:
@@ -86,51 +81,6 @@ def _offline(what: str, why: str) -> EnvironmentProblem:
 
 
 # --- the list of releases -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Listing:
-    versions: tuple[Version, ...]  # ascending
-    listed_at: float
-    from_cache: bool
-    offline: str = ""  # why the index could not be asked, when an old cached list is used instead
-    wheels: dict[Version, tuple[IndexFile, ...]] = field(default_factory=dict, compare=False)
-
-
-class NoWheel(RefusedError):
-    """The index has this release, but no wheel."""
-
-
-@dataclass(frozen=True)
-class Release:
-    dist: str
-    version: Version
-    root: Path  # the cache root (blobs live under it)
-    wheel: str  # file name of the wheel the members come from
-    members: dict[str, str] = field(compare=False)  # wheel member -> sha256 of its bytes (a blob)
-    absent: frozenset[str] = frozenset()  # requested paths the wheel does not have
-
-    def covers(self, needs: Iterable[str]) -> bool:
-        return all(n in self.members or n in self.absent for n in needs)
-
-    def read(self, relpath: str) -> bytes | None:
-        digest = self.members.get(relpath)
-        return None if digest is None else read_blob(self.root, digest)
-
-
-def _release(entry: CachedWheel, root: Path, dist: str, version: Version) -> Release:
-    """The release a cache entry holds."""
-    return Release(dist, version, root, entry.wheel, entry.members, entry.absent)
-
-
-@dataclass(frozen=True)
-class Fetch:
-    """What one fetch cost: bytes received of a wheel of `size` bytes; `whole`: no range support."""
-
-    release: Release
-    received: int
-    size: int
-    whole: bool
 
 
 Counter = Callable[[int], None]
@@ -323,63 +273,6 @@ class Releases:
         return Fetch(_release(entry, self.root, dist, version), received[0], got.size, got.whole)
 
 
-def with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
-    """`needs` and both files each module a star import among them reads may be, followed through
-    their own star imports, as far as `release` holds them: verify tells from the star-imported
-    module whether a later star import rebinds what a patch changes, as apply does from the
-    target's path (radpatch.prove.star_exports); and the modules of the package that the decorators
-    of `needs` are imported from, followed (radpatch.releases.imported_decorators). A module the wheel lacks
-    (another distribution's) stays unread: the proof then cannot tell."""
-    with _PARSING:
-        return _with_stars(release, needs)
-
-
-# verify fetches releases in threads (verifier._fetch), and each follows its star imports and
-# decorators by parsing modules with `ast`. CPython 3.11 (seen on 3.11.7) keeps the AST
-# constructor's recursion depth per interpreter, not per thread, so two parses at once can raise
-# "SystemError: AST constructor recursion depth mismatch" (cf. python/cpython#106905): verify
-# exited 70. One parse at a time.
-_PARSING = threading.Lock()
-
-
-def _with_stars(release: Release, needs: frozenset[str]) -> frozenset[str]:
-    from radpatch.prove import star_exports  # only for wheels read or checked, not on import
-    from radpatch.releases import imported_decorators
-
-    out = needs
-    own = [n for n in needs if n in release.members]
-    while True:
-        more = out | star_exports.wanted(release.read, [n for n in out if n in release.members])
-        more |= imported_decorators.wanted(release.read, own)  # where their decorators are defined (bindings)
-        if more == out:
-            return out
-        out = more
-
-
-def pick_wheel(wheels: Iterable[IndexFile]) -> IndexFile | None:
-    """The wheel pip would pick for this interpreter (tag priority, then build number); else any wheel."""
-    priority = _tag_priority()
-    best: tuple[float, int, str] | None = None
-    chosen = None
-    for w in wheels:
-        _, _, build, tags = parse_wheel_filename(w.filename)
-        rank = min((priority.get(str(t), len(priority)) for t in tags), default=len(priority))
-        key = (float(rank), -(build[0] if build else 0), w.filename)
-        if best is None or key < best:
-            best, chosen = key, w
-    return chosen
-
-
-@functools.lru_cache(maxsize=1)
-def _tag_priority() -> dict[str, int]:
-    return {str(t): i for i, t in enumerate(sys_tags())}
-
-
-def _dist_info_file(name: str) -> bool:
-    top, _, rest = name.partition("/")
-    return top.endswith(".dist-info") and rest in DIST_INFO_FILES
-
-
 def _answers(listing: Listing, wanted: SpecifierSet) -> bool:
     """False when `wanted` names a release the list lacks (==X), or no listed release at all."""
     pinned = {
@@ -396,18 +289,3 @@ def _is_version(text: str) -> bool:
     except ValueError:  # InvalidVersion, or a number too long to convert
         return False
     return True
-
-
-def _check_record(wheel: str, data: dict[str, bytes], modules: Iterable[str]) -> None:
-    record = next((content for name, content in data.items() if name.endswith(".dist-info/RECORD")), None)
-    if record is None:
-        return
-    hashes = {row[0]: row[1] for row in csv.reader(io.StringIO(record.decode("utf-8", "replace"))) if len(row) >= 2}
-    for name in modules:
-        want = hashes.get(name, "")
-        if name in data and want.startswith("sha256="):
-            got = base64.urlsafe_b64encode(hashlib.sha256(data[name]).digest()).rstrip(b"=").decode()
-            if got != want[len("sha256=") :].rstrip("="):
-                raise remotezip.BadWheel(
-                    f"{wheel}: {name} does not match the wheel's RECORD (corrupt download?)", "run verify again"
-                )

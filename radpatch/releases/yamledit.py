@@ -183,3 +183,17 @@ def apply(text: str, edits: list[Edit]) -> str:
         out = out[: e.start] + e.text + out[e.end :]
         last = e.start
     return out
+
+
+def append_choice(text: str, node: yaml.SequenceNode, module: str, versions: str) -> Edit:
+    """One more item after the last of the `modules:` list `node`, in that item's style."""
+    last = node.value[-1]
+    assert isinstance(last, yaml.MappingNode)
+    if node.flow_style:  # [{...}, {...}]: one more item in the brackets
+        item = f"{{versions: {quoted(versions)}, module: {module}}}"
+        return Edit(last.end_mark.index, last.end_mark.index, f", {item}")
+    flow = bool(last.flow_style)
+    first_key = str(last.value[0][0].value) if last.value else "versions"
+    indent = dash_of(text, last.start_mark.index)  # the item's `- ` (`-   key:` is valid too)
+    at = line_end(text, end_of(text, last) if flow else end_of(text, last.value[-1][1]))
+    return Edit(at, at, "\n" + choice_text(versions, module, flow, indent, first_key))

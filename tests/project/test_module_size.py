@@ -30,11 +30,6 @@ OVER_THE_LIMIT = {
     "prove/placement/reachability.py",
     "prove/placement/rebinding.py",
     "prove/steps.py",
-    "releases/bindings.py",
-    "releases/index.py",
-    "releases/proof.py",
-    "releases/shadowed.py",
-    "releases/wheels.py",
 }
 
 

@@ -1,5 +1,5 @@
 """verify fetches releases in threads, and each thread follows the star imports and decorators of
-what it read by parsing modules with `ast` (releases.wheels.with_stars). CPython 3.11 keeps the AST
+what it read by parsing modules with `ast` (releases.star_members.with_stars). CPython 3.11 keeps the AST
 constructor's recursion depth per interpreter, so two parses at once can fail with "SystemError: AST
 constructor recursion depth mismatch" (seen here: `verify` exited 70 on 3.11.7, a test of
 tests/releases/test_decorator_from_package.py one run in three). The parses are one at a time."""
@@ -15,7 +15,7 @@ from typing import cast
 import pytest
 
 from radpatch.prove import star_exports
-from radpatch.releases import imported_decorators, wheels
+from radpatch.releases import imported_decorators, star_members, wheel_records
 
 
 @pytest.mark.parametrize("threads", [2, 4, 8])
@@ -35,7 +35,7 @@ def test_threads_following_star_imports_never_parse_at_once(monkeypatch: pytest.
 
     monkeypatch.setattr(star_exports, "wanted", wanted)
     monkeypatch.setattr(imported_decorators, "wanted", wanted)
-    release = cast(wheels.Release, SimpleNamespace(members={"pkg/m.py": "blob"}, read=lambda name: b""))
+    release = cast(wheel_records.Release, SimpleNamespace(members={"pkg/m.py": "blob"}, read=lambda name: b""))
     with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(lambda _: wheels.with_stars(release, frozenset({"pkg/m.py"})), range(threads * 3)))
+        list(pool.map(lambda _: star_members.with_stars(release, frozenset({"pkg/m.py"})), range(threads * 3)))
     assert most == 1, f"{most} threads parsed at once"

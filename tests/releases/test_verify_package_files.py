@@ -133,6 +133,34 @@ def test_a_package_too_large_to_read_is_said_not_checked(
     r = radpatch("--registry", str(reg), "verify", "pkgread", "--versions", "1.0", "--json")
     got = json.loads(r.out)["results"][0]
     assert any("imports OLD from it" in x for x in got["not_checked"]), got
+    why = "the package's other modules were not read: rppkg has 3 .py files, verify reads at most 1"
+    assert all(why in x for x in got["not_checked"] if "package" in x.split("names:")[-1]), got
+    shown = radpatch("--registry", str(reg), "verify", "pkgread", "--versions", "1.0")
+    assert f"imports OLD from it: {why})" in shown.out, shown.out
+
+
+@pytest.mark.parametrize(("limit", "case"), sample(list(itertools.product((0, 1, 2), CASES))))
+def test_a_package_left_unread_says_why_wherever_a_check_needs_it(
+    loopback: Callable[[str, Wheels], IndexServer],
+    write_registry: Any,
+    radpatch: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    limit: int,
+    case: str,
+) -> None:
+    """Every "not checked" of the names step that reads the package says why it was not read (rel41):
+    "needs an installed target" alone read as if verify could not, where it chose not to (MAX_FILES)."""
+    monkeypatch.setattr(package_files, "MAX_FILES", limit)
+    files = _files(case, "rppkg")
+    count = sum(1 for rel in files if rel.endswith(".py"))
+    reg = write_registry("pkgread", _entry(case, "rppkg"))
+    loopback(DIST, {"1.0": files})
+    got = json.loads(radpatch("--registry", str(reg), "verify", "pkgread", "--versions", "1.0", "--json").out)
+    (result,) = got["results"]
+    about = [x for x in result["not_checked"] if "package" in x.split("names:")[-1].split(": the package's")[0]]
+    why = f"the package's other modules were not read: rppkg has {count} .py files, verify reads at most {limit}"
+    assert about or not CASES[case][2] or count <= limit, result  # apply refuses: verify says what it left
+    assert all(x.endswith(why) for x in about), result
 
 
 def test_a_release_cached_without_its_package_files_is_read_again_for_them(

@@ -1,0 +1,76 @@
+"""Stores of a module's name, or of a class's attribute, that no binding statement shows
+(radpatch.releases.shadowed): a function's `global name` assigning it, `globals()`/`vars()` written
+to, `setattr` of the module or the class, `Cls.name = ...` from outside the class body. Read with
+`ast` only."""
+
+from __future__ import annotations
+
+import ast
+
+_NAMESPACE_WRITES = frozenset({"update", "setdefault", "__setitem__", "pop", "__delitem__", "clear"})
+
+
+def _module_stores(tree: ast.Module, name: str) -> int | None:
+    """The line of a store of the module's `name` that no binding statement shows: a function's
+    `global name` assigning it, `globals()`/`vars()` written to, `setattr` of a module object, or
+    `sys.modules[...]` written through."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            declared = {n for s in ast.walk(node) if isinstance(s, ast.Global) for n in s.names}
+            if name in declared:
+                for s in ast.walk(node):
+                    if isinstance(s, ast.Name) and s.id == name and isinstance(s.ctx, ast.Store | ast.Del):
+                        return s.lineno
+        if _namespace_write(node):
+            return getattr(node, "lineno", 0)
+        if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, ast.Store | ast.Del):
+            if _names_module(node.value):
+                return node.lineno
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and node.args:
+            if _names_module(node.args[0]) and _may_name(node.args[1:2], name):
+                return node.lineno
+    return None
+
+
+def _attribute_stores(tree: ast.Module, cls: str, name: str) -> int | None:
+    """The line of a store of `cls.name` from outside the class body (`Cls.name = ...`, `setattr(Cls,
+    "name", ...)`, `del Cls.name`), anywhere in the module."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, ast.Store | ast.Del):
+            if isinstance(node.value, ast.Name) and node.value.id == cls:
+                return node.lineno
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Name) and first.id == cls and _may_name(node.args[1:2], name):
+                return node.lineno
+    return None
+
+
+def _may_name(args: list[ast.expr], name: str) -> bool:
+    """The name argument of a `setattr` is `name`, or not a constant (it may be)."""
+    return not args or not isinstance(args[0], ast.Constant) or args[0].value == name
+
+
+def _namespace_write(node: ast.AST) -> bool:
+    """`globals()[k] = v`, `globals().update(...)`, `vars()[k] = v` (no argument: the module's own)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+        return _own_namespace(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _NAMESPACE_WRITES:
+        return _own_namespace(node.func.value)
+    return False
+
+
+def _own_namespace(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("globals", "vars", "locals")
+        and not node.args
+    )
+
+
+def _names_module(node: ast.expr) -> bool:
+    """`sys.modules[...]` (or `sys.modules.get(...)`): a module object, possibly this one."""
+    root = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else node
+    root = root.value if isinstance(root, ast.Subscript) else root
+    return isinstance(root, ast.Attribute) and root.attr == "modules" and isinstance(root.value, ast.Name)

@@ -1,0 +1,175 @@
+"""A scope renamed, its old name kept by an alias (issue 23, rel41): the release's declared module no
+longer defines `size`, but binds the name to code under another name, `size = planning.size_of`,
+`from .planning import size_of as size`, or `size = size_of` beside `def size_of`. The code is not
+gone, so the release is no "no match": it moved to that definition, and the binding says where.
+port cannot follow it by itself (the rewrites' `scope:` names the old name): the cell says moved,
+unproven, and names the binding. Read with `ast` only, nothing imported; only a binding at the
+module's top level, made once, counts (one under an `if`, a `try` or a handler may not run)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from radpatch.errors import RadpatchError
+from radpatch.prove.refusal import Cause
+from radpatch.registry.model import Patch
+from radpatch.releases import imported_from
+from radpatch.releases.results import ReleaseResult, first_failed
+from radpatch.releases.wheels import Releases
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """`name` (a scope's top-level name) is bound in `binder` by `text` (line `line`) to `target` of `module`."""
+
+    name: str
+    module: str
+    target: str
+    binder: str  # the module whose binding keeps the old name
+    line: int
+    text: str
+
+    def describe(self) -> str:
+        now = f"{self.target} in {self.module}" if self.module == self.binder else f"{self.module}.{self.target}"
+        return (
+            f"{self.name} is now {now} (renamed; `{self.text}` in {self.binder}, line {self.line}, binds the old name)"
+        )
+
+    @property
+    def hint(self) -> str:
+        choice = "" if self.module == self.binder else f"a `modules:` choice of {self.module} and "
+        return (
+            f"the rewrites name the scope {self.name!r}: for the release, add {choice}a `versions:` variant "
+            f"of each rewrite whose `scope:` is {self.target!r} (by hand)"
+        )
+
+    @property
+    def said(self) -> str:
+        """What a matrix cell says of it."""
+        return f"{self.describe()}: {self.hint}"
+
+
+def binding(source: bytes, qualname: str, module: str, package: bool = False) -> Renamed | None:
+    """The top-level binding of `qualname`'s first name in `source` (module `module`) to a definition of
+    another name, when the module does not define the name itself; None otherwise."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    name = qualname.split(".")[0]
+    defined: dict[str, ast.stmt] = {n.name: n for n in body if isinstance(n, _DEFS)}
+    sites = [n for n in ast.walk(ast.Module(body=body, type_ignores=[])) if name in _bound_names(n)]
+    if name in defined or len(sites) != 1 or sites[0] not in body:
+        return None  # defined here, bound more than once, or only in a block that may not run
+    site = sites[0]
+    lines = source.decode("utf-8", "replace").splitlines()
+    text = lines[site.lineno - 1].strip() if site.lineno <= len(lines) else ""
+    to = _target(site, name, body, module, package, defined)
+    if to is None or to[1] == name:
+        return None  # no alias of a definition of another name (`size = planning.size` is a plain move)
+    return Renamed(name, to[0], to[1], module, site.lineno, text)
+
+
+def resolved(found: Renamed, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
+    """The module the binding reads from is in the wheel and defines the target there (a def or class)."""
+    rel = relpath_of(found.module)
+    data = read(rel) if rel is not None else None
+    if data is None:
+        return False
+    try:
+        body = ast.parse(data).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(n, _DEFS) and n.name == found.target for n in body)
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        return [node.target.id]
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]
+    if isinstance(node, _DEFS):
+        return [node.name]
+    return []
+
+
+def _target(
+    site: ast.stmt, name: str, body: list[ast.stmt], module: str, package: bool, defined: dict[str, ast.stmt]
+) -> tuple[str, str] | None:
+    """(module, name) the binding `site` of `name` reads: an import's alias, `m.attr`, or a local name."""
+    if isinstance(site, ast.ImportFrom):
+        alias = next(a for a in site.names if (a.asname or a.name) == name)
+        return imported_from.absolute(site, module, package), alias.name
+    if not isinstance(site, ast.Assign | ast.AnnAssign) or len(_bound_names(site)) != 1:
+        return None
+    bound = imported_from.modules_bound(body, module, package)
+    got = imported_from.assigned_from(site, bound)
+    if got is not None:
+        return got
+    value = site.value
+    if isinstance(value, ast.Name) and value.id in defined:  # `size = size_of` beside `def size_of`
+        return module, value.id
+    if isinstance(value, ast.Name) and value.id in bound:  # `from .planning import size_of` then `size = size_of`
+        home, _, attr = bound[value.id].rpartition(".")
+        return (home, attr) if home else None
+    return None
+
+
+def in_release(
+    patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
+) -> Renamed | None:
+    """`of` on the release's declared module for `file` (a `modules:` name), as the requirements
+    leave it, its target found defined in the wheel; None when there is no such binding or it cannot be read."""
+    from radpatch.releases import modules
+    from radpatch.releases.moved import module_of
+    from radpatch.releases.resolved import stacked
+    from radpatch.releases.search_order import wheel_modules
+
+    choice = patch.module(file).module_for(version)
+    rw = next((r for r in patch.rewrites if r.id == rewrite), None)
+    if choice is None or rw is None or rw.op.scope_name() == "<module>":
+        return None
+    try:
+        release = releases.get(patch.distribution, version, modules.needs((*requires, patch)))
+        data = stacked(requires, patch, file, version, release)
+        names = {rel for rel, _ in wheel_modules(release)}
+    except RadpatchError:
+        return None
+    if data is None:
+        return None
+    mine = next((n for n in names if module_of(n) == choice.module), "")
+    found = binding(data, rw.op.scope_name(), choice.module, mine.endswith("/__init__.py"))
+    if found is None:
+        return None
+
+    def read(rel: str) -> bytes | None:
+        try:
+            return releases.get(patch.distribution, version, frozenset([rel])).read(rel)
+        except RadpatchError:
+            return None
+
+    return found if resolved(found, lambda m: imported_from.relpath_of(m, names), read) else None
+
+
+def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> ReleaseResult:
+    """`r` with its `match` failure saying where a renamed scope's code now is, when the module binds the old name."""
+    rewrite = r.kind.rewrite
+    if r.kind.cause is not Cause.SCOPE_GONE or first_failed(r) != "match" or r.error is None or rewrite is None:
+        return r
+    file = r.kind.file or next((rw.file for rw in patch.rewrites if rw.id == rewrite), None)
+    found = in_release(patch, file, rewrite, r.version, releases, requires) if file else None
+    if found is None:
+        return r
+    gone = f"scope '{found.name}"
+    said = f"moved: {found.describe()}"
+    error = r.error.replace(gone, f"{said}; {gone}", 1) if gone in r.error else f"{r.error}; {said}"
+    return dataclasses.replace(r, error=error)

@@ -1,0 +1,138 @@
+"""A scope renamed in a newer release, its old name kept by an alias (rel41, issue 23 #2): the declared
+module binds `size` to `size_of`, defined in another module of the package or beside the alias
+(`size = planning.size_of`, `from .planning import size_of as size`, `size = size_of`). verify said
+"scope 'size': the module defines no function or class 'size'" and the matrix and port "no match"
+(with a nearest candidate, or nothing similar): the code is not gone. Now verify's `match` failure
+says moved, to where the code runs, naming the binding and its line; the matrix cell is moved
+(unproven: the rewrites' `scope:` names the old name) and port leaves the entry alone, saying what
+to write by hand. A binding that may not run (under an `if`) or names a module attribute no module
+of the wheel defines stays a no match.
+
+Generated: the binding's spelling x where the renamed definition lives (a sibling, a subpackage, the
+module itself). The reference: the release imported in a fresh interpreter, `size.__module__` and
+`size.__name__`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.lib.generated import sample
+from tests.lib.toy_releases import DIST, GOOD
+
+ENTRY = f"""\
+summary: s
+description: d
+distribution: {DIST}
+supported: "==1.0"
+modules:
+  planner: rptoy.core
+rewrites:
+  - id: cap
+    insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
+"""
+RENAMED = GOOD.replace("def size(", "def size_of(")
+HOMES = {"sibling": "rptoy.planning", "subpackage": "rptoy.v2.planning", "itself": "rptoy.core"}
+SHAPES = {
+    "module attribute": "from {PARENT} import planning\n\nsize = planning.size_of\n",
+    "import as": "import {HOME} as _planning\n\nsize = _planning.size_of\n",
+    "dotted name": "import {HOME}\n\nsize = {HOME}.size_of\n",
+    "from import as": "from {HOME} import size_of as size\n",
+    "relative from import as": "from {REL} import size_of as size\n",
+    "from import then assigned": "from {HOME} import size_of\n\nsize = size_of\n",
+    "annotated": "import {HOME} as _planning\n\nsize: object = _planning.size_of\n",
+}
+LOCAL = {"local alias": "\n\nsize = size_of\n", "annotated local alias": "\n\nsize: object = size_of\n"}
+CASES = sample([(s, h) for s in SHAPES for h in HOMES if h != "itself"] + [(s, "itself") for s in LOCAL])
+
+
+def _files(shape: str, home: str) -> dict[str, str | bytes]:
+    out: dict[str, str | bytes] = {"rptoy/__init__.py": ""}
+    if home == "itself":
+        out["rptoy/core.py"] = RENAMED + LOCAL[shape]
+        return out
+    module = HOMES[home]
+    text = SHAPES[shape].replace("{HOME}", module).replace("{PARENT}", module.rpartition(".")[0])
+    out["rptoy/core.py"] = text.replace("{REL}", "." + module.removeprefix("rptoy."))
+    if home == "subpackage":
+        out["rptoy/v2/__init__.py"] = ""
+    out[module.replace(".", "/") + ".py"] = RENAMED
+    return out
+
+
+def _runs(tmp: Path, files: dict[str, str | bytes]) -> tuple[str, str]:
+    """(module, name) of the `size` rptoy.core gives once imported: the release, run (the reference)."""
+    for rel, text in files.items():
+        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / rel).write_text(str(text))
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; s = getattr(m, 'size', None); "
+        "print(getattr(s, '__module__', None), getattr(s, '__name__', None))"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    module, name = done.stdout.split()
+    return module, name
+
+
+def _verify(radpatch: Any, reg: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    report = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0", "--json").out)
+    (result,) = report["results"]
+    table = json.loads(radpatch("--registry", str(reg), "verify", "cap", "cap", "--versions", "2.0", "--json").out)
+    (cell,) = table["matrix"][0]["cells"]
+    return result, cell
+
+
+@pytest.mark.parametrize(("shape", "home"), CASES, ids=["-".join(c) for c in CASES])
+def test_a_renamed_scope_bound_by_its_old_name_is_moved(
+    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str, home: str
+) -> None:
+    second = _files(shape, home)
+    module, name = _runs(tmp_path / "oracle", second)
+    assert name == "size_of"  # the reference: the old name runs the renamed code
+    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
+    reg = write_registry("cap", ENTRY)
+    core = str(second["rptoy/core.py"]).splitlines()
+    line = next(i for i, t in enumerate(core, 1) if t.startswith("size") or " as size" in t)
+    now = f"size_of in {module}" if module == "rptoy.core" else f"{module}.size_of"
+
+    result, cell = _verify(radpatch, reg)
+    said = f"moved: size is now {now} (renamed; `{core[line - 1].strip()}` in rptoy.core, line {line}"
+    assert result["checks"]["match"] is False and said in result["error"], result
+    assert cell["cell"] == "out of range" and f"; {said}" in cell["detail"], cell
+
+    before = (reg / "cap.yaml").read_text()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 1 and (reg / "cap.yaml").read_text() == before, (r.out, r.err)
+    assert f"2.0: moved: size is now {now}" in r.out and "'size_of' (by hand)" in r.out, r.out
+    assert "no match" not in r.out, r.out
+
+
+NOT_SURE = {  # an alias that may not run, or reads a name no module of the wheel defines: no move
+    "alias under an if": "import os\nfrom rptoy import planning\n\nif os.environ.get('RPTOY_FAST'):\n"
+    "    size = planning.size_of\n",
+    "alias of a name the module does not define": "from rptoy import planning\n\nsize = planning.sized\n",
+    "alias bound twice": "from rptoy import planning\n\nsize = planning.size_of\nsize = len\n",
+}
+
+
+@pytest.mark.parametrize("shape", sample(list(NOT_SURE)))
+def test_an_alias_that_may_not_run_or_reads_nothing_is_no_move(
+    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str
+) -> None:
+    second: dict[str, str | bytes] = {
+        "rptoy/__init__.py": "",
+        "rptoy/core.py": NOT_SURE[shape],
+        "rptoy/planning.py": RENAMED + "\n\nsized = len\n",
+    }
+    assert _runs(tmp_path / "oracle", second) != ("rptoy.planning", "size_of")  # the reference: not the renamed code
+    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
+    reg = write_registry("cap", ENTRY)
+    result, cell = _verify(radpatch, reg)
+    assert result["checks"]["match"] is False and "moved:" not in result["error"], result
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert r.code == 1 and "2.0: no match" in r.out, r.out
