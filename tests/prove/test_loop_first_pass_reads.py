@@ -84,8 +84,7 @@ CASES = sample(
     [
         c
         for c in itertools.product(HEADS, ORDERS, READS, BINDS, SCOPES)
-        if loop(*c[:4])
-        and not (c[4] == "async" and c[0] not in ("for", "for-else", "nested", "read-in-inner"))
+        if loop(*c[:4]) and not (c[4] == "async" and c[0] not in ("for", "for-else", "nested", "read-in-inner"))
     ]
 )
 

@@ -69,7 +69,7 @@ class BranchStatements(Loops):
             if item.optional_vars is not None:
                 self.expr(item.optional_vars, c)
         if any(self.swallowing.may_swallow(item.context_expr) for item in s.items):  # the body may stop anywhere
-            stopped = stored(s.body)
+            stopped = stored(s.body[: last_raising(s.body) + 1])  # as a try's handler: after it, nothing raises
 
             def stops() -> bool:
                 c.flow.facts = without(c.flow.facts, stopped)
