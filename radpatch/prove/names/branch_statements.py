@@ -13,7 +13,8 @@ from collections.abc import Callable
 from .flow import Ctx
 from .loops import Loops
 from .match_facts import case_facts
-from .path_facts import changed_by, changes, evaluated, exact, of_test, outcome, stored, without
+from .path_facts import changed_by, changes, exact, of_test, outcome
+from .path_stores import evaluated, stored, without
 from .swallowing import Swallowing, finally_swallows, last_raising
 from .typing_only import type_checking, typing_only
 from .version_guard import aliases, decide, flags

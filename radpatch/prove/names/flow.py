@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .claims import Claims
-from .path_facts import Facts, capped, stable, without
+from .path_facts import Facts, capped, stable
+from .path_stores import without
 from .scope_bindings import NameScope
 
 

@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 from .expressions import Expressions
 from .flow import Ctx
-from .path_facts import changed_by, outcome, stable, stored, without
+from .path_facts import changed_by, outcome, stable
+from .path_stores import stored, without
 
 
 class Loops(Expressions):

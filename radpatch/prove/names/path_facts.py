@@ -233,20 +233,6 @@ def capped(facts: Facts) -> Facts:
     return facts if len(facts) <= CAP else dict(list(facts.items())[-CAP:])
 
 
-def stored(body: list[ast.stmt]) -> frozenset[str]:
-    """The names `body` binds or deletes (what a path that stopped partway through may have changed)."""
-    return frozenset(
-        n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-    )
-
-
-def without(facts: Facts, names: set[str] | frozenset[str]) -> Facts:
-    """`facts` but what they tell of `names` (a flag whose test reads one of them too)."""
-    if not facts or not names:
-        return facts
-    return {k: v for k, v in facts.items() if root(k) not in names and not (k[1] == "same" and k[2][1] & names)}  # type: ignore[index]
-
-
 def stable(facts: Facts) -> Facts:
     """`facts` but what a call, a store through any object (an alias: `o = self` / `o.x = 1`,
     `setattr`, `a[0] = 1`) or an in-place change (`a.append(1)`, `b += [1]` on an alias of `a`) may
@@ -291,22 +277,3 @@ def changed_by(facts: Facts, nodes: list[ast.stmt] | ast.AST) -> Facts:
 
 
 EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)  # evaluating one runs code that may store anywhere
-
-
-def evaluated(test: ast.expr, outcome: bool) -> list[ast.Name]:
-    """The walrus targets every operand of `test` binds where it came out `outcome`: each operand of a
-    true `and` (a false `or`) ran, but what an `and`, `or` or conditional inside one skips."""
-    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, outcome = test.operand, not outcome
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome):
-        return []
-    out: list[ast.Name] = []
-    stack: list[ast.AST] = list(test.values)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-            out.append(node.target)
-        if not isinstance(node, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp)):
-            if not isinstance(node, ast.GeneratorExp):
-                stack.extend(ast.iter_child_nodes(node))
-    return out
