@@ -268,12 +268,11 @@ def test_except_as_is_unbound_after_the_handler() -> None:
     assert found(original.replace("return 1", "return e"), original) == [("f", "e", 6)]
 
 
-def test_loops_bind_for_the_next_iteration() -> None:
+def test_a_loop_binds_for_the_next_iteration_only() -> None:
+    """The first pass reads `prev` before any binding (xs = [1]): test_loop_first_pass_reads' family."""
     original = "def f(xs):\n    for x in xs:\n        pass\n"
-    assert (
-        found("def f(xs):\n    for x in xs:\n        if x:\n            print(prev)\n        prev = x\n", original)
-        == []
-    )
+    reads_first = "def f(xs):\n    for x in xs:\n        if x:\n            print(prev)\n        prev = x\n"
+    assert found(reads_first, original) == [("f", "prev", 4)]
     assert found("def f(xs):\n    for x in xs:\n        print(prev)\n    prev = 1\n", original) == [("f", "prev", 3)]
 
 

@@ -50,7 +50,9 @@ from __future__ import annotations
 import ast
 import gc
 
-from .import_lookup import Lookup, introduced_missing, missing_imports, path_lookup
+from .import_lookup import Lookup, missing_imports
+from .introduced_imports import introduced_missing
+from .module_files import path_lookup
 from .problem import (
     CLASS_ATTRIBUTE,
     CYCLE_READ,

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from .flow import Ctx
 from .loops import Loops
 from .match_facts import case_facts
-from .path_facts import evaluated, exact, of_test, outcome, stored, without
+from .path_facts import changed_by, changes, exact, of_test, outcome
+from .path_stores import evaluated, stored, without
 from .swallowing import Swallowing, finally_swallows, last_raising
 from .typing_only import type_checking, typing_only
 from .version_guard import aliases, decide, flags
@@ -65,17 +66,23 @@ class BranchStatements(Loops):
     def s_With(self, s: ast.With | ast.AsyncWith, c: Ctx) -> bool:
         for item in s.items:
             self.expr(item.context_expr, c)
+            c.flow.changed()  # its __enter__ ran
             if item.optional_vars is not None:
                 self.expr(item.optional_vars, c)
         if any(self.swallowing.may_swallow(item.context_expr) for item in s.items):  # the body may stop anywhere
-            stopped = stored(s.body)
+            stopped = stored(s.body[: last_raising(s.body) + 1])  # as a try's handler: after it, nothing raises
 
             def stops() -> bool:
                 c.flow.facts = without(c.flow.facts, stopped)
+                if changes(s.body):  # it may have stopped after any of its calls
+                    c.flow.changed()
                 return True
 
-            return self.branches(c, [lambda: self.block(s.body, c), stops])
-        return self.block(s.body, c)
+            falls = self.branches(c, [lambda: self.block(s.body, c), stops])
+        else:
+            falls = self.block(s.body, c)
+        c.flow.changed()  # its __exit__ ran
+        return falls
 
     s_AsyncWith = s_With
 
@@ -83,6 +90,8 @@ class BranchStatements(Loops):
         def handler(h: ast.ExceptHandler) -> Callable[[], bool]:
             def walk() -> bool:
                 c.flow.facts = without(c.flow.facts, body_stores)  # the body may have stopped anywhere
+                if changes(s.body):  # after any of its calls
+                    c.flow.changed()
                 if h.type is not None:
                     self.expr(h.type, c)
                 had = h.name is not None and h.name in c.flow.maybe
@@ -115,7 +124,8 @@ class BranchStatements(Loops):
         they bind, leaves through the finally's break with what was bound before the try; the
         finally's fall-through on that path re-raises (not a way on)."""
         mark, saved = c.flow.open(), c.flow.facts
-        c.flow.facts = without(saved, stored([*s.body, *s.orelse, *[b for h in s.handlers for b in h.body]]))
+        ran = [*s.body, *s.orelse, *[b for h in s.handlers for b in h.body]]
+        c.flow.facts = changed_by(without(saved, stored(ran)), ran)
         self.block(s.finalbody, c)
         c.flow.close(mark)
         c.flow.facts = saved

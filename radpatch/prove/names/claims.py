@@ -36,6 +36,18 @@ class Claims:
         closed whose join is still to come), whose paths are not these?"""
         return not any(p in self.unjoined for p in self.partial.get(name, ()))
 
+    def held(self) -> tuple[dict[str, Facts], dict[str, Facts]]:
+        """The claims' facts as they are here, for restore."""
+        return dict(self.conds), dict(self.sure)
+
+    def restore(self, held: tuple[dict[str, Facts], dict[str, Facts]]) -> None:
+        """A branch that does not go on (it returns, raises or breaks): the facts the claims alive
+        before it had, which a call or store in it took away (Flow.changed), are theirs again."""
+        for kept, now in zip(held, (self.conds, self.sure)):
+            for name, facts in kept.items():
+                if name in self.partial:
+                    now[name] = facts
+
     def conds_here(self) -> dict[str, Facts]:
         """The claims' facts for the paths through here (on_path)."""
         return {name: cond for name, cond in self.conds.items() if self.on_path(name)}

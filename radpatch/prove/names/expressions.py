@@ -10,12 +10,13 @@ import functools
 from collections.abc import Callable
 
 from .flow import Ctx
-from .path_facts import Facts, capped, exact, meet, of_test, root, subject
+from .path_facts import EFFECTS, Facts, capped, changed_by, exact, meet, of_test, root
 from .problem import Runtime
 from .resolve import Resolver
 from .scope_bindings import COMPS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
+_CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
 
 
 class Expressions(Resolver):
@@ -56,7 +57,10 @@ class Expressions(Resolver):
             mark = c.flow.open()
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
+            held = c.flow.held()
             falls = part()
+            if not falls or c.flow.tail_unknown:  # what its calls changed is nothing to the paths that go on
+                c.flow.restore(held)  # (one ending in a helper that may never return counts as not going on)
             net = c.flow.close(mark)
             if falls:
                 falling.append(i)
@@ -102,10 +106,11 @@ class Expressions(Resolver):
                 elif isinstance(node.ctx, ast.Store):
                     cx.flow.bind(node.id, node.lineno)
                 continue
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):  # `self.x = 0`, `del self.x`
-                path = subject(node)
-                if path is not None:
-                    cx.flow.stored_to(path)
+            if node is _CHANGED:  # the call (await, yield) below it has run
+                cx.flow.changed()
+                continue
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+                cx.flow.changed()  # `o.x = 0`, `del a[0]`: through any alias of what a fact is about
             if isinstance(node, ast.NamedExpr):
                 target = node.target
                 assert isinstance(target, ast.Name)
@@ -140,6 +145,8 @@ class Expressions(Resolver):
                 name = getattr(node, field_, None) if type(node).__name__.startswith("Match") else None
                 if isinstance(name, str):
                     cx.flow.bind(name, getattr(node, "lineno", 0))
+            if isinstance(node, EFFECTS):
+                stack.append((_CHANGED, cx))
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, c: Ctx) -> None:
@@ -164,6 +171,7 @@ class Expressions(Resolver):
             self.branches(home, [items, lambda: True])
         else:
             items()
+        c.flow.facts = changed_by(c.flow.facts, node)  # its calls ran in its own scope
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
@@ -193,7 +201,7 @@ class Expressions(Resolver):
             for value in node.values:
                 self.expr(value, c)
                 c.flow.assume(self.own_facts(of_test(value, isinstance(node.op, ast.And), c.flow.facts), c))
-        c.flow.facts = saved
+        c.flow.facts = changed_by(saved, node)
 
     def own_facts(self, facts: Facts, c: Ctx) -> Facts:
         """The facts on the function's own locals, which no call can rebind (not a module name, a

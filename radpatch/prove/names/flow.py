@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .claims import Claims
-from .path_facts import Facts, capped, off_path, without
+from .path_facts import Facts, capped, stable
+from .path_stores import without
 from .scope_bindings import NameScope
 
 
@@ -79,9 +80,10 @@ class Flow(Claims):
         """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""
         self._forget(lambda facts: without(facts, {name}))
 
-    def stored_to(self, path: str) -> None:
-        """`self.x = ...` (`del self.x`): what was known of `self.x` (and `self.x.y`) is gone."""
-        self._forget(lambda facts: off_path(facts, path))
+    def changed(self) -> None:
+        """A call, a store through an object, an in-place change: what may no longer hold is gone
+        (path_facts.stable), on the path and in the claims."""
+        self._forget(stable)
 
     def _forget(self, keep: Callable[[Facts], Facts]) -> None:
         if self.facts:

@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 from .expressions import Expressions
 from .flow import Ctx
-from .path_facts import outcome, stored, without
+from .path_facts import changed_by, outcome, stable
+from .path_stores import stored, without
 
 
 class Loops(Expressions):
@@ -101,7 +102,9 @@ class Loops(Expressions):
             nets.append(pad | n)
             anywhere.append(a)
         flow.join(nets, anywhere=anywhere)
-        flow.facts = without(entry, stored([s]))
+        # a pass may have changed what entry's facts state; a `for` runs its iterator's code too
+        ran = stable(entry) if isinstance(s, (ast.For, ast.AsyncFor)) else changed_by(entry, s)
+        flow.facts = without(ran, stored([s]))
         for check in flow.loops.pop():
             check()
         return bool(nets)

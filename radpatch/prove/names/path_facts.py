@@ -8,7 +8,9 @@ its name unbound (`except ValueError: ok = False` ... `if not ok: v = 0` binds i
 a`) is true exactly where the test is: where the path tests it, it tells the test's facts too (vLLM
 0.33.0's `dequant_k_out = return_kv and is_fp8_cache` / `if is_fp8_cache: fp8_dtype = ...` / `if
 dequant_k_out: ... fp8_dtype`). A fact is dropped when its name (or a name a flag's test reads) is
-bound again; at most CAP are kept; what they cannot tell stays as the walk without them judged it.
+bound again, and at anything that may change what it states (stable: a call, `await`, `yield`, a
+store through an object, an augmented assignment; att40b #2); at most CAP are kept; what they cannot
+tell stays as the walk without them judged it.
 """
 
 from __future__ import annotations
@@ -63,9 +65,9 @@ def simple(test: ast.expr) -> tuple[Key, bool] | None:
 
 def subject(e: ast.expr) -> str | None:
     """What a simple test tests: a name (`a`), or an attribute path from one (`self.cfg.on`: "self.cfg.on"),
-    read again as the same value where nothing rebinds its first name nor stores to the path (flow.forget,
-    Flow.stored_to); a call between is taken not to change it (the walk does not follow what a call
-    stores). A call or a subscript in it is not a subject: a test of one tells no fact."""
+    read again as the same value where nothing rebinds its first name, and no call, `await`, `yield` or
+    store through an object runs between (flow.forget, Flow.changed: stable). A call or a subscript in
+    it is not a subject: a test of one tells no fact."""
     parts = []
     while isinstance(e, ast.Attribute):
         parts.append(e.attr)
@@ -85,8 +87,8 @@ def of_test(test: ast.expr, outcome: bool, path: Facts | None = None) -> Facts:
         test, outcome = test.operand, not outcome
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome:
         out: Facts = {}
-        for value in test.values:
-            out |= of_test(value, outcome, path)
+        for value in test.values:  # a later operand's call may change what an earlier one told
+            out = changed_by(out, value) | of_test(value, outcome, path)
         return out
     found = simple(test)
     if found is None:
@@ -231,39 +233,47 @@ def capped(facts: Facts) -> Facts:
     return facts if len(facts) <= CAP else dict(list(facts.items())[-CAP:])
 
 
-def stored(body: list[ast.stmt]) -> frozenset[str]:
-    """The names `body` binds or deletes (what a path that stopped partway through may have changed)."""
-    return frozenset(
-        n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-    )
-
-
-def without(facts: Facts, names: set[str] | frozenset[str]) -> Facts:
-    """`facts` but what they tell of `names` (a flag whose test reads one of them too)."""
-    if not facts or not names:
+def stable(facts: Facts) -> Facts:
+    """`facts` but what a call, a store through any object (an alias: `o = self` / `o.x = 1`,
+    `setattr`, `a[0] = 1`) or an in-place change (`a.append(1)`, `b += [1]` on an alias of `a`) may
+    make false: every fact of an attribute path, and a local's truth or value unless it holds a
+    number, a string or None (told by an `==`, order or `is None` fact); what `is None` tells of a
+    local stays (no call rebinds it), and so does a flag assigned a test of such facts only."""
+    if not facts:
         return facts
-    return {k: v for k, v in facts.items() if root(k) not in names and not (k[1] == "same" and k[2][1] & names)}  # type: ignore[index]
+    fixed = {k[0] for k, v in facts.items() if (v and k[1] in ("eq", "none")) or k[1] in ("gt", "ge")}
+    return {
+        k: v
+        for k, v in facts.items()
+        if "." not in k[0] and ((k[1] == "none" or k[0] in fixed) if k[1] != "same" else _identity_only(k[2][0]))  # type: ignore[index]
+    }
 
 
-def off_path(facts: Facts, path: str) -> Facts:
-    """`facts` but what they tell of the attribute path `path` or one under it (`self.x = 0` stores to it)."""
-    return {k: v for k, v in facts.items() if k[0] != path and not k[0].startswith(path + ".")}
-
-
-def evaluated(test: ast.expr, outcome: bool) -> list[ast.Name]:
-    """The walrus targets every operand of `test` binds where it came out `outcome`: each operand of a
-    true `and` (a false `or`) ran, but what an `and`, `or` or conditional inside one skips."""
+def _identity_only(test: ast.expr) -> bool:
+    """Is a flag's test (and/or/not of simple tests) made of `name is None` / `is not None` only?"""
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, outcome = test.operand, not outcome
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome):
-        return []
-    out: list[ast.Name] = []
-    stack: list[ast.AST] = list(test.values)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-            out.append(node.target)
-        if not isinstance(node, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp)):
-            if not isinstance(node, ast.GeneratorExp):
-                stack.extend(ast.iter_child_nodes(node))
-    return out
+        test = test.operand
+    if isinstance(test, ast.BoolOp):
+        return all(_identity_only(v) for v in test.values)
+    found = simple(test)
+    return found is not None and found[0][1] == "none" and "." not in found[0][0]
+
+
+def changes(nodes: list[ast.stmt] | ast.AST) -> bool:
+    """May running `nodes` change what facts state: a call, an `await` or `yield` (other code runs),
+    a store or `del` through an object (`o.x = 1`, `a[0] = 1`), an augmented assignment (in place)?"""
+    for top in nodes if isinstance(nodes, list) else [nodes]:
+        for n in ast.walk(top):
+            if isinstance(n, EFFECTS) or isinstance(n, ast.AugAssign):
+                return True
+            if isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load):
+                return True
+    return False
+
+
+def changed_by(facts: Facts, nodes: list[ast.stmt] | ast.AST) -> Facts:
+    """`facts` as they hold after `nodes` ran (or stopped partway): stable ones only where they may change them."""
+    return stable(facts) if facts and changes(nodes) else facts
+
+
+EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)  # evaluating one runs code that may store anywhere

@@ -127,17 +127,13 @@ class Resolver:
     # until the cyclic collector runs (which radpatch pauses while it analyses a module).
 
     def local_check(self, name: str, line: int, scope: NameScope, flow: Flow, hides: bool) -> None:
-        if name in flow.maybe:  # assigned further down the loop: bound from the second iteration
-            if hides:
-                self.out.append(
-                    Problem(
-                        line,
-                        name,
-                        scope.qual,
-                        UNBOUND,
-                        "is not assigned before the loop's first pass (it hides the global)",
-                    )
-                )
+        # assigned further down the loop: the first pass reads it before any binding (a later pass sees
+        # a binding only where an earlier pass made it, and the first sees only what the loop found)
+        if name in flow.maybe:
+            why = " (it hides the global)" if hides else ""
+            self.out.append(
+                Problem(line, name, scope.qual, UNBOUND, f"is not assigned before the loop's first pass{why}")
+            )
         elif not flow.later(functools.partial(self.local_check, name, line, scope, flow, hides)):
             self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned yet"))
 
@@ -149,7 +145,16 @@ class Resolver:
             self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {module_flow.maybe[name]})"))
             return
         if name not in module_flow.maybe and not module_flow.later(
-            functools.partial(self.module_check, name, line, scope, module_flow)
+            functools.partial(self.module_later, name, line, scope, module_flow)
+        ):
+            self.uses.append(GlobalUse(name, line, scope, True))
+
+    def module_later(self, name: str, line: int, scope: NameScope, module_flow: Flow) -> None:
+        """A module-level read in a loop's body, unbound there: bound further down the loop, the first
+        pass still reads it before that binding (resolve_global: a builtin, a star import or a
+        function's `global` may provide it); else asked again of the loop around it."""
+        if name in module_flow.maybe or not module_flow.later(
+            functools.partial(self.module_later, name, line, scope, module_flow)
         ):
             self.uses.append(GlobalUse(name, line, scope, True))
 

@@ -88,6 +88,7 @@ class Walker(BranchStatements):
             self.use(s.target.id, s.target.lineno, c)
         self.expr(s.value, c)
         self.expr(s.target, c)
+        c.flow.changed()  # in place: `b += [1]` changes the list another name holds too
         return True
 
     def s_AnnAssign(self, s: ast.AnnAssign, c: Ctx) -> bool:
