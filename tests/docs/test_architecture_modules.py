@@ -19,6 +19,7 @@ TOP_LEVEL = {
     "cli_files": "cli.py",
     "plugin": "plugin.py",
     "__main__": "plugin.py",
+    "start_check": "plugin.py",
 }
 
 
