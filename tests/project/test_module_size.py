@@ -21,7 +21,6 @@ OVER_THE_LIMIT = {
     "prove/import_check.py",
     "prove/import_process.py",
     "prove/names/import_lookup.py",
-    "prove/overlaps/applied.py",
     "prove/partial_package.py",
     "prove/placement/aliases.py",
     "prove/placement/live.py",
