@@ -23,7 +23,6 @@ OVER_THE_LIMIT = {
     "prove/names/import_lookup.py",
     "prove/partial_package.py",
     "prove/placement/aliases.py",
-    "prove/placement/reachability.py",
     "prove/placement/rebinding.py",
     "prove/steps.py",
     "releases/bindings.py",
