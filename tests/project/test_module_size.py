@@ -22,7 +22,6 @@ OVER_THE_LIMIT = {
     "prove/import_process.py",
     "prove/names/import_lookup.py",
     "prove/partial_package.py",
-    "prove/steps.py",
     "releases/bindings.py",
     "releases/index.py",
     "releases/proof.py",
