@@ -18,7 +18,6 @@ OVER_THE_LIMIT = {
     "importing/runs.py",
     "importing/statements.py",
     "install/locate.py",
-    "prove/import_process.py",
     "prove/names/import_lookup.py",
     "prove/partial_package.py",
     "releases/bindings.py",
