@@ -19,7 +19,6 @@ OVER_THE_LIMIT = {
     "importing/statements.py",
     "install/locate.py",
     "prove/names/import_lookup.py",
-    "prove/partial_package.py",
     "releases/bindings.py",
     "releases/index.py",
     "releases/proof.py",
