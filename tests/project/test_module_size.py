@@ -17,7 +17,6 @@ OVER_THE_LIMIT = {
     "importing/patch_series.py",
     "importing/runs.py",
     "importing/statements.py",
-    "install/locate.py",
     "prove/names/import_lookup.py",
     "releases/bindings.py",
     "releases/index.py",
