@@ -16,7 +16,7 @@ from pathlib import Path
 
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.files import read_regular
-from radpatch.install import locate, wheel_record
+from radpatch.install import locate, module_choice, wheel_record
 from radpatch.install.environment import Installed, PythonEnv, module_path
 from radpatch.registry import versions
 from radpatch.registry.model import Patch, Rewrite, creates, rewrites_by_file
@@ -124,7 +124,7 @@ def rewritten_files(
     out: list[RewrittenFile] = []
     seen: dict[str, str] = {}
     for file, rws in by_file.items():
-        choice = locate.choose_module(patch, patch.module(file), rws, dist)
+        choice = module_choice.choose_module(patch, patch.module(file), rws, dist)
         if isinstance(choice, RefusedError):
             return choice
         if choice.relpath in seen:

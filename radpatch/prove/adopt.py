@@ -19,8 +19,8 @@ from radpatch.prove.adopt_bytes import bases_of, record_bytes
 from radpatch.prove.adopt_candidates import adoptable, with_dependents, with_required
 from radpatch.prove.analysis import forward
 from radpatch.prove.carried_too import Others, carried_too
+from radpatch.prove.reverse_check import ast_equal
 from radpatch.prove.same_code import same_code, unreadable_here
-from radpatch.prove.steps import ast_equal
 from radpatch.registry.model import Patch, Rewrite, creates
 from radpatch.state.decide import FileState, PatchState, State, reinstall_hint
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from radpatch.errors import RadpatchError
 from radpatch.install.environment import PythonEnv
 from radpatch.prove.analysis import forward
-from radpatch.prove.steps import ast_equal
+from radpatch.prove.reverse_check import ast_equal
 from radpatch.registry.model import Patch, Rewrite
 
 MOST = 6  # other entries tried on one file (pairs of them too: at most 15 more runs)

@@ -19,7 +19,7 @@ the interpreter could not be run, gave no answer or did not finish in time. One 
 (interpreter, import path, question) in a process: a hanging import costs one limit, not one per step.
 
 What it runs is the target's code (the package's `__init__`, what the try imports), so it runs as
-the import check's imports do (import_process.run): from a temporary copy of the module's top-level
+the import check's imports do (import_runner.run): from a temporary copy of the module's top-level
 package first on the path, the install read-only (import_overlay), under the subreaper launcher
 (import_reaper), and a SIGTERM or SIGINT meanwhile ends radpatch as Ctrl-C does once they are
 cleaned up; so a dry run leaves the install as it was and no process behind. A try whose imports
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import import_overlay, import_process, import_reaper, read_only
+from radpatch.prove import import_overlay, import_reaper, import_runner, read_only
 from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
@@ -169,7 +169,7 @@ def _ask(
     try:
         with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
             sent = {**json.loads(request), "first": list(moved.values())}
-            out, _, _, _, finished = import_process.run(python.executable, _SCRIPT, json.dumps(sent).encode(), TIMEOUT)
+            out, _, _, _, finished = import_runner.run(python.executable, _SCRIPT, json.dumps(sent).encode(), TIMEOUT)
             out = import_overlay.back(out, moved, True)
     except EnvironmentProblem as exc:
         return None, exc.message

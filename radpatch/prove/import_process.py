@@ -2,29 +2,18 @@
 standard-library script and the served files on stdin (from a file), its answer read from a file
 and its output from a pipe, as it comes, the last 4 KiB kept; the interpreter waited for, never what
 it leaves behind, which is killed with its process group and, a daemon in its own session included,
-by the subreaper launcher it runs under (import_reaper.py)."""
+by the subreaper launcher it runs under (import_reaper.py); the run itself is import_runner.py's."""
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import dataclasses
 import json
-import os
-import selectors
-import signal
-import subprocess
-import tempfile
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-from radpatch.errors import EnvironmentProblem
 from radpatch.prove import import_overlay, import_reaper, read_only
 from radpatch.prove.import_failures import Attempt, Frame
-
-_MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
-_STDERR_TAIL = 4096
-_POLL = 0.05  # seconds between looks at whether the import's process has ended
+from radpatch.prove.import_runner import _MAX_ANSWER, run
 
 # Runs in the target interpreter: standard library only, Python 3.10+ (radpatch's oldest target).
 # Its answer goes to a duplicate of the original stdout; the module's own prints go to stderr.
@@ -171,103 +160,6 @@ def attempts(
     out, tail = import_overlay.back(out, moved, True), import_overlay.back(tail, moved, False)
     main, rest = _answer(out, code, tail.decode("utf-8", "replace"), {p: m for m, p in served.modules.items()})
     return dataclasses.replace(main, reaped=reaped), rest
-
-
-def run(executable: str, script: str, request: bytes, timeout: float) -> tuple[bytes, int, bytes, str, bool]:
-    """The target interpreter running `script` (under the launcher) given `request`: its answer,
-    exit status, stderr's tail, what it left behind that could not be killed, and whether it ended
-    in time. Also guarded_imports' subprocess."""
-    with (
-        import_overlay.scratch("radpatch-import-check-") as cwd,
-        tempfile.TemporaryFile() as request_file,
-        tempfile.TemporaryFile() as answer,
-        tempfile.TemporaryFile() as report,
-    ):
-        request_file.write(request)
-        request_file.seek(0)
-        try:
-            with import_reaper.deferred(act=False):  # a signal while it starts: acted on in _killing
-                proc = subprocess.Popen(
-                    import_reaper.command(executable, script, report.fileno()),  # under a subreaper launcher
-                    stdin=request_file,
-                    pass_fds=(report.fileno(),),
-                    stdout=answer,  # a file, not a pipe: a process the import forks keeps it open
-                    stderr=subprocess.PIPE,  # read as it comes, its tail kept: what the import prints takes no disk
-                    cwd=cwd,  # an empty directory: whatever the import writes relative to it goes away
-                    env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},  # -B for the interpreters the import starts
-                    start_new_session=True,  # its own process group: a timeout kills what it started too
-                )
-        except OSError as exc:
-            raise EnvironmentProblem(
-                f"the target interpreter {executable} cannot be run for the import check ({exc.strerror or exc})",
-                "give --python the path of an existing interpreter",
-            )
-        with _killing(proc):
-            assert proc.stderr is not None
-            finished, tail = _wait(proc, proc.stderr.fileno(), timeout)
-        reaped = import_reaper.read(report.fileno()).said
-        answer.seek(0)
-        return answer.read(_MAX_ANSWER) if finished else b"", proc.returncode, tail, reaped, finished
-
-
-def _wait(proc: subprocess.Popen[bytes], stderr: int, timeout: float) -> tuple[bool, bytes]:
-    """Wait at most `timeout` s for `proc` to end (not for its stderr to close: a process the import
-    forked may hold it), reading its stderr as it comes; whether it ended, and stderr's last bytes."""
-    deadline = time.monotonic() + timeout
-    tail = b""
-    os.set_blocking(stderr, False)
-    with selectors.DefaultSelector() as sel:
-        sel.register(stderr, selectors.EVENT_READ)
-        while True:
-            ended = proc.poll() is not None
-            left = deadline - time.monotonic()
-            if sel.get_map() and (ended or sel.select(max(0.0, min(left, _POLL)))):
-                tail = _drain(sel, stderr, tail)
-            elif not sel.get_map() and not ended and left > 0:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(left)
-                continue
-            if ended:
-                return True, tail
-            if left <= 0:
-                return False, tail
-
-
-def _drain(sel: selectors.BaseSelector, fd: int, tail: bytes) -> bytes:
-    """Read what `fd` holds now (at most 1 MiB: a process printing without end holds it forever),
-    keeping the last _STDERR_TAIL bytes; unregister it at its end."""
-    for _ in range(16):
-        try:
-            chunk = os.read(fd, 1 << 16)
-        except BlockingIOError:
-            return tail
-        if not chunk:
-            sel.unregister(fd)
-            return tail
-        tail = (tail + chunk)[-_STDERR_TAIL:]
-    return tail
-
-
-@contextlib.contextmanager
-def _killing(proc: subprocess.Popen[bytes]) -> Iterator[None]:
-    """On the way out (a timeout, Ctrl-C, any error): the launcher, still running, is asked (SIGTERM)
-    to kill every process below it, given STOP_GRACE seconds; then its whole group is killed, then
-    it is reaped. Ended by itself, it has killed what was below it already."""
-    try:
-        import_reaper.pending()
-        yield
-    finally:
-        with import_reaper.deferred(act=False):  # not cut short by a second signal
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    proc.send_signal(signal.SIGTERM)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(import_reaper.STOP_GRACE)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)  # also what stayed in its group
-            proc.wait()
-            if proc.stderr is not None:
-                proc.stderr.close()
 
 
 def _answer(out: bytes, code: int, stderr_tail: str, modules: dict[str, str]) -> tuple[Attempt, list[Attempt]]:

@@ -17,7 +17,7 @@ import pytest
 
 from radpatch.importing.rewrites import rewrites
 from radpatch.prove import plan
-from radpatch.prove.form import round_trip
+from radpatch.prove.round_trips import round_trip
 from radpatch.registry.model import Operation
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops.insert_statements import InsertStatements

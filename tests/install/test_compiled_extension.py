@@ -1,5 +1,5 @@
 """A compiled extension module beside a module's `.py` is what Python imports (the path finder tries
-the extension suffixes first): install/locate.py refuses to patch the `.py`, naming what shadows
+the extension suffixes first): install/extensions.py refuses to patch the `.py`, naming what shadows
 what, that patching it would have no effect, and what to do; apply writes nothing, and diff and
 status read the same reason. A package directory beats a same-named extension file, and another
 interpreter's extension (`cpython-399`) is not imported: those apply.
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from radpatch.install.locate import extension_suffixes
+from radpatch.install.extensions import extension_suffixes
 from tests.lib.site import Site
 from tests.lib.wheels import build_wheel
 

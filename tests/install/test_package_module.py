@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from radpatch.install.locate import package_file
+from radpatch.install.module_choice import package_file
 from radpatch.registry.model import ModuleChoice
 from tests.lib.registry import write_entry
 from tests.lib.vllm_files import VERSIONS, install_vllm

@@ -14,21 +14,8 @@ LIMIT = 300  # lines
 
 # modules still over the limit, each to be split; nothing is added here
 OVER_THE_LIMIT = {
-    "cli.py",
     "importing/patch_series.py",
     "importing/runs.py",
-    "install/locate.py",
-    "plugin.py",
-    "prove/form.py",
-    "prove/import_check.py",
-    "prove/import_process.py",
-    "prove/overlaps/applied.py",
-    "prove/partial_package.py",
-    "prove/placement/aliases.py",
-    "prove/placement/live.py",
-    "prove/placement/reachability.py",
-    "prove/placement/rebinding.py",
-    "prove/steps.py",
 }
 
 

@@ -1,6 +1,6 @@
 """att21b F5: the live-definition proof reads what each later statement binds once, not once per
 earlier def: n defs, then n statements (some replacing a def, some in an `if`), cost linear in the
-statements, counted by wrapping the real per-statement reader (live._bound). The module itself,
+statements, counted by wrapping the real per-statement reader (later_binds._bound). The module itself,
 imported in a subprocess, is the oracle for which defs are replaced."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from radpatch.prove.placement import live
+from radpatch.prove.placement import later_binds, live
 from tests.lib.def_runs import runs
 
 
@@ -31,14 +31,14 @@ def _module(n: int) -> str:
 def test_each_later_statement_is_read_once(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
     text = _module(n)
     calls = 0
-    real = live._bound
+    real = later_binds._bound
 
     def counted(s: ast.stmt, in_class: bool) -> frozenset[str]:
         nonlocal calls
         calls += 1
         return real(s, in_class)
 
-    monkeypatch.setattr(live, "_bound", counted)
+    monkeypatch.setattr(later_binds, "_bound", counted)
     dead = live.dead_definitions(ast.parse(text))
     statements = sum(1 for _ in ast.walk(ast.parse(text)) if isinstance(_, ast.stmt))
     assert calls <= 2 * statements, (calls, statements)

@@ -17,7 +17,7 @@ import pytest
 
 from radpatch.errors import EnvironmentProblem, RefusedError
 from radpatch.install.environment import PythonEnv, python_env
-from radpatch.prove import analysis, names_check, placement, plan, steps
+from radpatch.prove import analysis, compile_check, names_check, placement, plan, steps
 from radpatch.prove.refusal import COMPILE_HINT, NAMES_HINT, REVERSE_HINT, Refusal
 from radpatch.registry.model import Operation
 from radpatch.rewrite.ops.add_import import AddImport
@@ -82,7 +82,7 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
     before = b"X = 1\n"
     after = b"X = 1\ntype Pair = tuple[int, int]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n"
     old = interpreter("3.10")
-    refused = steps.compile_refusal(after, "m.py", old, before)
+    refused = compile_check.compile_refusal(after, "m.py", old, before)
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
     plain = f"the patched m.py does not compile{for_(old)}: invalid syntax (line 2)"
     if sys.version_info >= (3, 12):  # radpatch's own Python reads PEP 695: the refusal says it is newer syntax
@@ -96,7 +96,7 @@ def test_pep695_syntax_is_refused_for_a_310_target_and_accepted_for_312_and_late
         expected = Refusal("compile", plain, COMPILE_HINT)
     assert refused == expected
     for new in (interpreter("3.12"), interpreter("3.13")):
-        assert steps.compile_refusal(after, "m.py", new, before) is None
+        assert compile_check.compile_refusal(after, "m.py", new, before) is None
         assert names_check.names_refusal(before, after, "m.py", new) is None
         # ... and the names check runs in that grammar: a name the type parameters do not bind
         wrong = after.replace(b"return items[0]", b"return U(items[0])")
@@ -138,17 +138,19 @@ def test_an_interpreter_that_cannot_answer_is_an_environment_problem(tmp_path: P
     if py2 is not None:
         env = PythonEnv(str(py2), (), tmp_path, (2, 7))
         with pytest.raises(EnvironmentProblem) as info:
-            steps.compile_refusal(b"X = 1\n", "m.py", env, b"X = 1\n")
+            compile_check.compile_refusal(b"X = 1\n", "m.py", env, b"X = 1\n")
         assert info.value.message.startswith(f"the target interpreter {py2} could not compile m.py for radpatch (exit ")
         assert "3.10 or newer" in info.value.hint
     liar = tmp_path / "python3.7"
     liar.write_text("#!/bin/sh\ncat >/dev/null\necho 'Python 3.7: hello'\n")
     liar.chmod(liar.stat().st_mode | stat.S_IXUSR)
     with pytest.raises(EnvironmentProblem) as info:
-        steps.compile_refusal(b"X = 2\n", "m.py", PythonEnv(str(liar), (), tmp_path, (3, 7)), b"X = 1\n")
+        compile_check.compile_refusal(b"X = 2\n", "m.py", PythonEnv(str(liar), (), tmp_path, (3, 7)), b"X = 1\n")
     assert "gave an unexpected answer to radpatch's compile probe" in info.value.message
     with pytest.raises(EnvironmentProblem, match="does not exist"):
-        steps.compile_refusal(b"X = 3\n", "m.py", PythonEnv(str(tmp_path / "nope"), (), tmp_path, (3, 7)), b"X = 1\n")
+        compile_check.compile_refusal(
+            b"X = 3\n", "m.py", PythonEnv(str(tmp_path / "nope"), (), tmp_path, (3, 7)), b"X = 1\n"
+        )
 
 
 def test_the_probe_runs_isolated_from_the_targets_site_packages(tmp_path: Path) -> None:
@@ -165,7 +167,7 @@ def test_the_probe_runs_isolated_from_the_targets_site_packages(tmp_path: Path) 
         (site / "evil.pth").write_text("import os; open(os.environ['RP_MARKER'], 'w').write('x')\n")
         target = python_env(str(venv / "bin" / "python"))
         marker.unlink(missing_ok=True)  # python_env's own probe is another helper's business
-        assert steps.compile_refusal(b"X = 2\n", "m.py", target, b"X = 1\n") is None
+        assert compile_check.compile_refusal(b"X = 2\n", "m.py", target, b"X = 1\n") is None
         assert not marker.exists()
     finally:
         del os.environ["RP_MARKER"]

@@ -1,11 +1,11 @@
-"""Issue 22 (F6): whether a file reads as the patched form is a typed result (prove.form.RoundTrip),
+"""Issue 22 (F6): whether a file reads as the patched form is a typed result (prove.round_trips.RoundTrip),
 not a message whose absence means "applied": the code branches on `patched`, the words are for the user."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from radpatch.prove.form import Trip, round_trip
+from radpatch.prove.round_trips import Trip, round_trip
 from radpatch.registry.loader import load_patch
 from tests.lib.registry import write_entry
 from tests.lib.toy_releases import GOOD, PATCHED, REWRITTEN, entry

@@ -1,7 +1,7 @@
 """A release inside the entry's range that no `modules:` choice's `versions:` covers (a gap at the start,
 in the middle or at the end of the table; one release or several) is decided as apply decides it (rel40,
 issue 23 #1): apply picks, by the modules' code, the one choice whose file defines the scopes
-(install.locate.pick); verify called the release "uncovered" (`module` failed) although apply changes it.
+(install.module_choice.pick); verify called the release "uncovered" (`module` failed) although apply changes it.
 verify now names the choice apply picks (`chosen`), the matrix cell passes and says so, and port extends
 that choice's `versions:` so that the table covers the release; where no choice defines the scopes, the
 `module` check fails with apply's own words and says no choice covers the release.

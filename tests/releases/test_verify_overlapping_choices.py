@@ -1,6 +1,6 @@
 """verify decides a `modules:` name whose choices' `versions:` overlap on a release as apply does
 (issue 23, rel39 #7): apply picks, by the modules' code, the one choice whose file defines the
-scopes (install.locate.pick); verify used to fail the release's `module` check ("declares no single
+scopes (install.module_choice.pick); verify used to fail the release's `module` check ("declares no single
 module"). Generated: overlap shapes (a span both ranges cover, one choice for any version, equal
 ranges, a third choice not covering, the choices listed the other way round) x releases (only the
 first module defines the scope, only the second, both, and the base before the move); the

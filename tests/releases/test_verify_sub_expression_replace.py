@@ -1,4 +1,4 @@
-"""verify's "already contains this change" is status's and apply's judgement (prove.form.carries),
+"""verify's "already contains this change" is status's and apply's judgement (prove.round_trips.carries),
 not a second one: a replace whose `with` lies inside its `find` (`int(timeout)` -> `timeout`)
 reads as patched by the round trip alone on a release that does not carry it, and verify must not
 call that release obsolete while status reads it not-applied and apply patches it."""

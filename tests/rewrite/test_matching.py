@@ -18,7 +18,7 @@ import libcst as cst
 import pytest
 
 from radpatch.errors import RefusedError
-from radpatch.prove import plan, steps
+from radpatch.prove import plan, reverse_check
 from radpatch.registry.model import Operation
 from radpatch.rewrite import matching, runner, scopes
 from radpatch.rewrite.ops.add_import import AddImport
@@ -396,7 +396,7 @@ def test_a_string_find_matches_the_same_string_written_out_in_pieces() -> None:
     before = b'def f():\n    return ("hello " "world")\n'
     change = plan.plan(patch, patch.rewrites, "mod", Path("mod.py"), before)
     assert change.after == b'def f():\n    return ("hi")\n'
-    assert steps.ast_equal(
+    assert reverse_check.ast_equal(
         runner.backward(patch, patch.rewrites, change.after, "mod.py"), before
     )  # revert writes the kept bytes
 

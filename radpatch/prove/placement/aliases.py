@@ -1,6 +1,6 @@
 """The module's other names for its own namespace and for itself (`_g = globals()`, `_self =
 sys.modules[__name__]`, `import pkg.mod as _me`, ...), and the spellings that reach them (`chain`,
-`namespace`, `setattr_call`): a store through any of them rebinds like the direct form, for the
+`namespace`; `store_calls.setattr_call`): a store through any of them rebinds like the direct form, for the
 live-definition (live) and the dynamic-rebinding (rebinding) proofs both. Standard library only."""
 
 from __future__ import annotations
@@ -255,28 +255,8 @@ _SETATTRS = frozenset(
 )
 
 
-def setattr_call(call: ast.Call, aliases: Aliases) -> tuple[ast.expr, ast.expr] | None:
-    """(owner, name) of a call that sets or deletes an attribute: `setattr(o, name, v)`,
-    `delattr(o, name)`, `object.__setattr__(o, name, v)`, `type.__setattr__(C, name, v)`, each also
-    through `builtins.`, and on the module itself
-    `<module>.__setattr__(name, v)` (a class's own `C.__setattr__` is object's, unbound)."""
-    how = chain(call.func)
-    if how in _SETATTRS and len(call.args) >= 2:
-        return call.args[0], call.args[1]
-    func = call.func
-    if (
-        isinstance(func, ast.Attribute)
-        and func.attr in ("__setattr__", "__delattr__")
-        and call.args
-        and chain(func.value, aliases) == "<module>"
-    ):
-        return func.value, call.args[0]
-    return None
-
-
-# The namespace's methods that store (or delete) names, and those that only read it.
+# The namespace's methods that store (or delete) names (those that only read it: store_calls.NAMESPACE_READS).
 NAMESPACE_STORES = ("__setitem__", "update", "pop", "__delitem__", "clear", "popitem", "__ior__")
-NAMESPACE_READS = ("get", "keys", "values", "items", "copy", "setdefault", "__getitem__", "__contains__", "__len__")
 
 
 def storing_function(node: ast.expr, aliases: Aliases) -> bool:
@@ -293,24 +273,3 @@ def storing_function(node: ast.expr, aliases: Aliases) -> bool:
         return namespace(node.value, aliases)
     setter = isinstance(node, ast.Attribute) and node.attr in ("__setattr__", "__delattr__")
     return setter and chain(getattr(node, "value", node), aliases) == "<module>"
-
-
-def normalized(call: ast.Call, aliases: Aliases) -> ast.Call:
-    """`call` with the module's aliases of storing functions spelled out: `_set('f', g)` after `_set =
-    globals().__setitem__` is `globals().__setitem__('f', g)`, `functools.partial(setattr, _me)('f', g)`
-    is `setattr(_me, 'f', g)`, `operator.setitem(globals(), 'f', g)` is `globals().__setitem__('f', g)`."""
-    known = {a: (f, pre) for a, f, pre in aliases.callables}
-    operators = dict(aliases.operators)
-    for _ in range(16):  # an alias chain is short; a cycle (`_a = _b; _b = _a`) stops here
-        func = bare(call.func)
-        how = chain(func)
-        if isinstance(func, ast.Call) and chain(func.func) in aliases.partials and func.args:
-            call = ast.Call(func.args[0], [*func.args[1:], *call.args], [*func.keywords, *call.keywords])
-        elif how in known:
-            f, pre = known[how]
-            call = ast.Call(f, [*pre, *call.args], call.keywords)
-        elif how in operators and call.args:
-            call = ast.Call(ast.Attribute(call.args[0], operators[how], ast.Load()), call.args[1:], call.keywords)
-        else:
-            break
-    return call

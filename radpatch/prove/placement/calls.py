@@ -1,7 +1,7 @@
 """Stores made by calls at module level, for the live-definition (live) and the dynamic-rebinding
 (rebinding) proofs both: which calls a statement makes when it runs (`module_calls`: in its own
 expressions, a comprehension, a default argument, a decorator, a lambda's body), and what each
-stores (`call_stores`), its function spelled out through the module's aliases (aliases.normalized:
+stores (`call_stores`), its function spelled out through the module's aliases (store_calls.normalized:
 `operator.setitem(globals(), ...)`, `_set = globals().__setitem__`, `functools.partial(setattr, _me)`).
 A call radpatch cannot read that is handed the module or its namespace (`_fn(globals(), 'f', g)`)
 may store any name. A lambda bound whole to a name runs where the module calls it by that name
@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Mapping
 
-from .aliases import NAMESPACE_READS, Aliases, bare, chain, namespace, normalized, setattr_call
+from .aliases import Aliases, bare, chain, namespace
+from .store_calls import NAMESPACE_READS, normalized, setattr_call
 
 # (whose attribute: None for the module's namespace, what name: None when it may be any)
 Store = tuple["ast.expr | None", "str | None"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .aliases import Aliases, chain, namespace
-from .calls import call_stores, lambda_calls, module_calls, named_lambdas
+from .calls import _literal, call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking_names
 from .reached import ModuleCode, Summaries
 from .shadowing import DEFS, binds
@@ -213,10 +213,6 @@ def _reads(s: ast.stmt, aliases: Aliases) -> frozenset[str]:
             continue
         stack.extend(ast.iter_child_nodes(n))
     return frozenset(out)
-
-
-def _literal(node: ast.expr | None) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _owner(node: ast.expr, classes: set[str], aliases: Aliases) -> str | None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from .aliases import Aliases, chain, collect, namespace
 from .calls import call_stores, lambda_calls, module_calls, named_lambdas
 from .guards import type_checking_names
-from .live import DeadDef, _dead, _runs
+from .later_binds import _runs
+from .live import DeadDef, _dead
 from .shadowing import DEFS
 
 _PARTS = {"__defaults__": "defaults", "__kwdefaults__": "keyword defaults", "__code__": "code"}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from radpatch.errors import RefusedError
-from radpatch.install.locate import _has_scope
+from radpatch.install.module_choice import _has_scope
 from radpatch.prove import plan
 from radpatch.registry.model import Operation
 from radpatch.rewrite import runner
