@@ -12,7 +12,7 @@ paths, then runs the `sitecustomize` it stands in front of; what they were refus
 the answer. Not stopped by the hook: a write by compiled code, by a process that is not Python, or
 by Python started with -I, -E or -S or without the environment (multiprocessing's children of the
 check's own `-I` interpreter among them). Those are found after the fact in the install: `install_roots` are the
-directories of the target's import path, `snapshot` records (size, mtime_ns, inode, kind) of every
+site directories of the target's import path and its scripts directory, `snapshot` records (size, mtime_ns, inode, kind) of every
 file and directory under them before the check, and `changed` names what differs after
 it (write.apply refuses the check then)."""
 
@@ -49,6 +49,11 @@ def _read_only(allowed, inherited=(), sink=None):
     allowed = [real(p) for p in allowed]
     tmp = real(tempfile.gettempdir())
     wanted = [*sys.path, sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    # with -S, sys.prefix is still the base's: the venv (pyvenv.cfg above the interpreter) by its own files
+    scripts = os.path.dirname(os.path.abspath(sys.executable)) if sys.executable else ""
+    wanted += [scripts] if scripts else []
+    if scripts and os.path.isfile(os.path.join(os.path.dirname(scripts), "pyvenv.cfg")):
+        wanted.append(os.path.dirname(scripts))
     try:
         wanted += list(sysconfig.get_paths().values())
     except Exception:
@@ -171,15 +176,17 @@ _radpatch_child()
 READ_ONLY = _HOOK + _PARENT + "\nCHILD = " + repr(_HOOK + _CHILD_TAIL) + "\n"
 
 
-Snapshot = dict[str, tuple[int, int, int, int]]  # path -> (kind, size, mtime_ns, inode)
+Snapshot = dict[str, tuple[int, int, int, int, int]]  # path -> (kind, size, mtime_ns, ctime_ns, inode)
 
 
-def install_roots(import_path: Sequence[str]) -> list[str]:
-    """The directories of the target's import path (its site directories and standard library, where
-    the patched modules and everything they import live), resolved, each once: a nested one is left
-    out, its parent is walked. Not the interpreter's whole prefix (on a system Python that is /usr):
-    what the snapshot protects is what the target imports."""
-    resolved = sorted({os.path.realpath(p) for p in import_path if os.path.isdir(p)})
+def install_roots(import_path: Sequence[str], scripts: str) -> list[str]:
+    """The install's directories: the site directories of the target's import path (a directory named
+    site-packages or dist-packages, or holding a distribution's .dist-info/.egg-info) and its scripts
+    directory (the interpreter's own: a venv's bin/), resolved, each once: a nested one is left out,
+    its parent is walked. Not the interpreter's whole prefix (on a system Python that is /usr), nor a
+    source checkout an editable install or PYTHONPATH puts on the path (its .git, its other venvs)."""
+    sites = [p for p in import_path if os.path.isdir(p) and _is_site(p)]
+    resolved = sorted({os.path.realpath(p) for p in [*sites, scripts] if os.path.isdir(p)})
     kept: list[str] = []
     for r in resolved:
         if not any(r == k or r.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
@@ -187,9 +194,19 @@ def install_roots(import_path: Sequence[str]) -> list[str]:
     return kept
 
 
+def _is_site(path: str) -> bool:
+    if os.path.basename(os.path.normpath(path)) in ("site-packages", "dist-packages"):
+        return True
+    try:
+        return any(e.name.endswith((".dist-info", ".egg-info")) for e in os.scandir(path))
+    except OSError:
+        return False
+
+
 def snapshot(roots: Sequence[str]) -> Snapshot:
-    """Every file, link and directory under `roots` (links not followed): its kind, size, mtime_ns
-    and inode; an entry that cannot be read is left out (so is one that vanishes while walked)."""
+    """Every file, link and directory under `roots` (links not followed): its kind, size, mtime_ns,
+    ctime_ns (a write that puts the size and mtime back still moves it) and inode; an entry that
+    cannot be read is left out (so is one that vanishes while walked)."""
     out: Snapshot = {}
     todo = list(roots)
     while todo:
@@ -203,14 +220,14 @@ def snapshot(roots: Sequence[str]) -> Snapshot:
                 st = e.stat(follow_symlinks=False)
             except OSError:
                 continue
-            out[e.path] = (stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ino)
+            out[e.path] = (stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             if stat.S_ISDIR(st.st_mode):
                 todo.append(e.path)
     return out
 
 
 def changed(before: Snapshot, after: Snapshot) -> list[str]:
-    """The paths created, removed or changed (size, mtime, inode or kind) between two snapshots; of a
+    """The paths created, removed or changed (size, mtime, ctime, inode or kind) between two snapshots; of a
     changed directory only its own entries that changed count (a directory's mtime moves with them)."""
     paths = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
     dirs = {p for p in paths if stat.S_ISDIR((before.get(p) or after.get(p) or (0,))[0])}

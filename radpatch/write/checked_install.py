@@ -2,11 +2,13 @@
 check's read-only hook (prove.read_only) refuses writes inside the Python processes it can reach,
 but not those of Python started with -I, -S or -E, of compiled code or of another program. Whatever
 they wrote into the install is found after the fact: every file and directory under the target's
-import path directories (kind, size, mtime_ns, inode), before and after; any change refuses the
+import path directories and its scripts directory (kind, size, mtime_ns, ctime_ns, inode), before
+and after; any change refuses the
 run, naming the files."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from radpatch.errors import RadpatchError, RefusedError
@@ -19,7 +21,7 @@ from radpatch.write.exclusive import Say
 def unchanged_by(env: PythonEnv, planned: Sequence[tuple[str, PlannedFile]], say: Say) -> None:
     """Run the import check (import_check.run: say each verdict, refuse on the first refusal), then
     refuse if anything under the protected roots changed while it ran."""
-    roots = read_only.install_roots([str(p) for p in env.paths])
+    roots = read_only.install_roots([str(p) for p in env.paths], os.path.dirname(env.executable))
     before = read_only.snapshot(roots)
     try:
         import_check.run(env, planned, say)

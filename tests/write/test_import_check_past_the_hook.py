@@ -5,9 +5,10 @@ environment given; Python started with -I, -S or -E, a shell, and compiled code 
 went past it, and the check passed while the file was written into the install.
 
 Generated: the writer (-I, -S, -E children, os.system, ctypes, the module's own open, which the hook
-refuses: the control) times what it writes (a new file beside the package, an existing module
-appended to). Oracle: a fresh interpreter of a copy of the venv importing the module does write
-there; radpatch's dry run then exits 1 naming the file, or (the control) leaves the install as it
+refuses: the control; a -I child that writes in place, same size, and puts the mtime back) times
+what it writes (a new file beside the package, an existing module, a script in the venv's bin/).
+Oracle: a fresh interpreter of a copy of the venv importing the module does write there;
+radpatch's dry run then exits 1 naming the file, or (the control) leaves the install as it
 was and says the check kept it read-only."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from radpatch.prove import read_only
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
 from tests.lib.site import Site, tree_digest
@@ -28,8 +30,22 @@ from tests.lib.venvs import make_venv, site_packages
 
 # the install's own path (the check imports the module from a copy of its package): through its metadata
 HEAD = (
-    "import ctypes, importlib.metadata, os, subprocess, sys\n"
+    "import ctypes, importlib.metadata, os, subprocess, sys, sysconfig\n"
     "TARGET = str(importlib.metadata.distribution('rpwc').locate_file('rpwc/{name}'))\n"
+)
+# the venv's scripts directory (bin/): not on the import path, yet the install's
+SCRIPT_HEAD = (
+    "import ctypes, os, subprocess, sys, sysconfig\n"
+    "TARGET = os.path.join(sysconfig.get_paths()['scripts'], 'rpwc-tool')\n"
+)
+# same size, mtime put back: only the inode's change time tells
+_KEEP_MTIME = (
+    "import os, sys\n"
+    "p = sys.argv[1]\n"
+    "if not os.path.exists(p):\n    open(p, 'w').write('X')\n"
+    "st = os.stat(p)\n"
+    "with open(p, 'r+b') as f:\n    f.write(b'Y')\n"
+    "os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))\n"
 )
 _CHILD = (
     "subprocess.run([sys.executable, {flag!r}, '-c', 'import sys; open(sys.argv[1], \"a\").write(\"x\")', TARGET])\n"
@@ -45,14 +61,16 @@ WRITERS = {
         "_fd = _libc.open(TARGET.encode(), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)\n"
         "_libc.write(_fd, b'x', 1)\n_libc.close(_fd)\n"
     ),
+    "child-I-same-size": f"subprocess.run([sys.executable, '-I', '-c', {_KEEP_MTIME!r}, TARGET])\n",
     "own-open": "try:\n    open(TARGET, 'a').write('x')\nexcept PermissionError:\n    pass\n",
 }
-WHAT = {"new-file": "rpwc-cache", "module": "other.py"}
+WHAT = {"new-file": "rpwc-cache", "module": "other.py", "script": ""}
 
 
 def _install(venv: Path, writer: str, what: str) -> None:
     make_venv(venv)
-    code = HEAD.format(name=WHAT[what]) + WRITERS[writer] + "LIMIT = 3\n"
+    head = SCRIPT_HEAD if what == "script" else HEAD.format(name=WHAT[what])
+    code = head + WRITERS[writer] + "LIMIT = 3\n"
     files = {"rpwc/__init__.py": "", "rpwc/core.py": code, "rpwc/other.py": "X = 1\n"}
     Site(site_packages(venv)).install("rpwc", "1.0", files)
 
@@ -81,9 +99,29 @@ def test_a_write_the_hook_cannot_stop_refuses_the_check(
         assert tree_digest(venv) == before, r
         assert r.code == 0 and "would patch" in r.out, r
         return
-    written = str(site_packages(venv).resolve() / "rpwc" / WHAT[what])
+    written = (
+        str(venv / "bin" / "rpwc-tool")
+        if what == "script"
+        else str(site_packages(venv).resolve() / "rpwc" / WHAT[what])
+    )
     assert tree_digest(venv) != before  # written past the hook: the check cannot undo it, it says so
     assert r.code == 1, r
     assert "the install changed while the check imported" in r.err and written in r.err, r
     assert "radpatch restore" in r.err, r
     assert "would patch" not in r.out, r
+
+
+@pytest.mark.parametrize("layout", sample(itertools.product(["site-packages", "dist-packages", "lib"], [True, False])))
+def test_the_walk_covers_site_directories_and_scripts_not_a_checkout(tmp_path: Path, layout: tuple[str, bool]) -> None:
+    name, has_dist_info = layout
+    site = tmp_path / "venv" / name
+    (site / "pkg").mkdir(parents=True)
+    if has_dist_info:
+        (site / "pkg-1.0.dist-info").mkdir()
+    checkout = tmp_path / "checkout"  # an editable install's source tree: its own .git, not the install
+    (checkout / ".git").mkdir(parents=True)
+    scripts = tmp_path / "venv" / "bin"
+    scripts.mkdir()
+    roots = read_only.install_roots([str(checkout), str(site), str(site / "pkg")], str(scripts))
+    is_site = name != "lib" or has_dist_info
+    assert roots == sorted(str(p.resolve()) for p in ([scripts, site] if is_site else [scripts]))
