@@ -4,6 +4,7 @@ every patch named (or recorded) is applied and is what runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,9 +21,11 @@ from radpatch.commands.upstream_notes import (
 )
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, CheckFailed
+from radpatch.install.environment import PythonEnv
 from radpatch.prove import unrecorded
 from radpatch.prove.form import judge
 from radpatch.registry import series
+from radpatch.registry.model import Patch
 from radpatch.state import decide, requirements, unloaded
 from radpatch.state.check import failing, failure, recorded_names
 from radpatch.state.decide import PatchState, State
@@ -43,7 +46,7 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
     read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted), judge)
     states, shadowed = unrecorded.explained(read.each), read.shadowed  # what else a hand-edited file carries
-    states = [_renamed(s, ctx.registry.names()) for s in states]
+    states = [_renamed(s, ctx.registry.names(), ctx.registry.load, ctx.env) for s in states]
     if as_json:  # docs/cli.md "status --json"
         dependents = _dependents(ctx, states)
         json_output.emit([to_json(s, shadowed, dependents) for s in states])
@@ -61,13 +64,13 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
     return EXIT_OK
 
 
-def _renamed(s: PatchState, loaded: list[str]) -> PatchState:
+def _renamed(s: PatchState, loaded: list[str], load: Callable[[str], Patch], env: PythonEnv) -> PatchState:
     """A not-applied entry whose code is applied under the name of a recorded entry no registry given
     has (renamed: write.takeover) says so, and how to record it under its own name."""
-    old = takeover.renamed_from(s, loaded)
-    if old is None:
+    got = takeover.found(s, loaded)
+    if got is None:
         return s
-    why = takeover.describe(s, old)
+    why = takeover.describe(s, got, takeover.refusal(s, got, load, env))
     return replace(s, reason=f"{s.reason}; {why}" if s.reason else why)
 
 

@@ -4,7 +4,10 @@ longer defines `size`, but binds the name to code under another name, `size = pl
 gone, so the release is no "no match": it moved to that definition, and the binding says where.
 port cannot follow it by itself (the rewrites' `scope:` names the old name): the cell says moved,
 unproven, and names the binding. Read with `ast` only, nothing imported; only a binding at the
-module's top level, made once, counts (one under an `if`, a `try` or a handler may not run)."""
+module's top level, made once, counts (one under an `if`, a `try` or a handler may not run), and
+"once" is rewrite.name_bindings' rule: a later `del`, loop target or `global` store is a second
+binding (att41 #6). So must be each name it reads (the imported module, the local name), before it,
+and the definition it names, in its own module."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from radpatch.registry.model import Patch
 from radpatch.releases import imported_from
 from radpatch.releases.results import ReleaseResult, first_failed
 from radpatch.releases.wheels import Releases
+from radpatch.rewrite.name_bindings import binding_sites
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -64,11 +68,10 @@ def binding(source: bytes, qualname: str, module: str, package: bool = False) ->
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     name = qualname.split(".")[0]
-    defined: dict[str, ast.stmt] = {n.name: n for n in body if isinstance(n, _DEFS)}
-    sites = [n for n in ast.walk(ast.Module(body=body, type_ignores=[])) if name in _bound_names(n)]
-    if name in defined or len(sites) != 1 or sites[0] not in body:
-        return None  # defined here, bound more than once, or only in a block that may not run
-    site = sites[0]
+    defined: dict[str, ast.stmt] = {n.name: n for n in body if isinstance(n, _DEFS) and _once(body, n.name, n)}
+    site = _only_binding(body, name)
+    if site is None or isinstance(site, _DEFS):
+        return None  # defined here, bound (or deleted) more than once, or only in a block that may not run
     lines = source.decode("utf-8", "replace").splitlines()
     text = lines[site.lineno - 1].strip() if site.lineno <= len(lines) else ""
     to = _target(site, name, body, module, package, defined)
@@ -87,7 +90,41 @@ def resolved(found: Renamed, relpath_of: Callable[[str], str | None], read: Call
         body = ast.parse(data).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    return any(isinstance(n, _DEFS) and n.name == found.target for n in body)
+    return isinstance(_only_binding(body, found.target), _DEFS)
+
+
+def _only_binding(body: list[ast.stmt], name: str) -> ast.stmt | None:
+    """The top-level statement of `body` that is the module's only binding of `name`: the one site
+    rewrite.name_bindings finds (assignments, imports, defs, `del`, loops, `global` stores in functions,
+    at any depth), and it a statement of the top level (a def or class, an import, or an assignment
+    whose target is the name itself); None when there is none, or more, or it is anything else."""
+    sites = binding_sites(body, name, "module")
+    if len(sites) != 1:
+        return None
+    site = sites[0]
+    if isinstance(site, (*_DEFS, ast.Import, ast.ImportFrom)):
+        return site if site in body else None
+    return next((s for s in body if _targets(s) and site in _targets(s)), None)
+
+
+def _targets(stmt: ast.stmt) -> list[ast.expr]:
+    """An assignment's whole targets (`x = ...`, `x: T = ...`); [] for any other statement."""
+    if isinstance(stmt, ast.Assign):
+        return stmt.targets
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return [stmt.target]
+    return []
+
+
+def _before(body: list[ast.stmt], name: str, site: ast.stmt) -> bool:
+    """`name` has one binding in the module, a top-level statement before `site`."""
+    first = _only_binding(body, name)
+    return first is not None and first.lineno < site.lineno
+
+
+def _once(body: list[ast.stmt], name: str, site: ast.stmt) -> bool:
+    """`site` is the module's only binding of `name`."""
+    return _only_binding(body, name) is site
 
 
 def _bound_names(node: ast.AST) -> list[str]:
@@ -111,12 +148,13 @@ def _target(
         return imported_from.absolute(site, module, package), alias.name
     if not isinstance(site, ast.Assign | ast.AnnAssign) or len(_bound_names(site)) != 1:
         return None
-    bound = imported_from.modules_bound(body, module, package)
+    # a name the value reads counts only as the module's one binding of it, made before the alias
+    bound = {k: v for k, v in imported_from.modules_bound(body, module, package).items() if _before(body, k, site)}
     got = imported_from.assigned_from(site, bound)
     if got is not None:
         return got
     value = site.value
-    if isinstance(value, ast.Name) and value.id in defined:  # `size = size_of` beside `def size_of`
+    if isinstance(value, ast.Name) and value.id in defined and _before(body, value.id, site):  # `def size_of`
         return module, value.id
     if isinstance(value, ast.Name) and value.id in bound:  # `from .planning import size_of` then `size = size_of`
         home, _, attr = bound[value.id].rpartition(".")

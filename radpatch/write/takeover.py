@@ -11,10 +11,11 @@ stays refused (revert the old name first)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection
-from dataclasses import replace
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 
 from radpatch.errors import RadpatchError, RefusedError
+from radpatch.install.environment import PythonEnv
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state import touched
 from radpatch.state.decide import PatchState, State
@@ -23,7 +24,23 @@ from radpatch.state.record import PatchRecord, Store
 from radpatch.state.stack import trusted_names
 
 
+@dataclass(frozen=True)
+class Takeover:
+    """`old`, the record `ps.patch` would take over; `lost`: the applied entries old's record requires
+    and `ps.patch` does not (its `requires:` dropped them): taken over, the record loses that order,
+    and apply's overlap check, run after the takeover, refuses what it leaves unordered (refusal())."""
+
+    old: PatchRecord
+    lost: tuple[str, ...]
+
+
 def renamed_from(ps: PatchState, loaded: Collection[str]) -> PatchRecord | None:
+    """The record `apply` takes over for `ps.patch` (a recorded entry renamed, see found())."""
+    got = found(ps, loaded)
+    return got.old if got is not None else None
+
+
+def found(ps: PatchState, loaded: Collection[str]) -> Takeover | None:
     """The record of an entry no registry in `loaded` has, trusted for this install, still carried by
     each of its files, on the very files `ps.patch` rewrites, where `ps.patch`'s rewrites run on each
     link's kept original give the link's kept result byte for byte: `ps.patch` is that entry renamed.
@@ -50,7 +67,33 @@ def renamed_from(ps: PatchState, loaded: Collection[str]) -> PatchRecord | None:
         and _writes_the_same(patch, r, mine, store, str(dist.root))
         and still_applied(dist, store, r)
     ]
-    return found[0] if len(found) == 1 else None
+    if len(found) != 1:
+        return None
+    lost = tuple(n for n in found[0].requires if n in records and n not in patch.requires)
+    return Takeover(found[0], lost)
+
+
+def refusal(ps: PatchState, got: Takeover, load: Callable[[str], Patch], env: PythonEnv) -> RefusedError | None:
+    """What apply's overlap check says, once `got` is taken over, of `ps.patch` and the entries the
+    record no longer orders it after (`got.lost`, read by `load`): apply's own rule
+    (prove.overlaps.apply_check.refuse_unordered_installed) on the installed files; None when it lets
+    them be. A lost entry no registry given has is not compared here."""
+    from radpatch.prove.overlaps.apply_check import refuse_unordered_installed
+    from radpatch.prove.overlaps.installed_files import installed_texts
+
+    if not got.lost or ps.dist is None:
+        return None
+    others = []
+    for name in got.lost:
+        try:
+            others.append(load(name))
+        except RadpatchError:
+            continue  # in no registry given: apply compares it by its record (not told here)
+    try:
+        refuse_unordered_installed(installed_texts(env), [ps.patch, *others], [ps.dist.version], got.lost)
+    except RefusedError as e:
+        return e
+    return None
 
 
 def _writes_the_same(
@@ -72,12 +115,19 @@ def _writes_the_same(
     return True
 
 
-def describe(ps: PatchState, old: PatchRecord) -> str:
-    """What `status` says of a renamed entry's code applied under its old name."""
+def describe(ps: PatchState, got: Takeover, refused: RefusedError | None) -> str:
+    """What `status` says of a renamed entry's code applied under its old name: apply records it under
+    the new name, or (`refused`: see refusal()) refuses, and why."""
+    old, name = got.old.patch, ps.patch.name
+    said = (
+        f"its code is applied here as {old} (radpatch's record of an entry no registry given has: "
+        f"{name} writes exactly what {old} wrote, as if renamed); "
+    )
+    if refused is None:
+        return f"{said}`radpatch apply {name}` records it under this name, writing no file"
     return (
-        f"its code is applied here as {old.patch} (radpatch's record of an entry no registry given has: "
-        f"{ps.patch.name} writes exactly what {old.patch} wrote, as if renamed); "
-        f"`radpatch apply {ps.patch.name}` records it under this name, writing no file"
+        f"{said}but {old} requires {', '.join(got.lost)} and {name} does not, so `radpatch apply {name}` "
+        f"is refused: {refused.message}" + (f" ({refused.hint})" if refused.hint else "")
     )
 
 

@@ -112,22 +112,42 @@ def test_a_renamed_scope_bound_by_its_old_name_is_moved(
     assert "no match" not in r.out, r.out
 
 
+ALIAS = "from rptoy import planning\n\nsize = planning.size_of\n"
 NOT_SURE = {  # an alias that may not run, or reads a name no module of the wheel defines: no move
     "alias under an if": "import os\nfrom rptoy import planning\n\nif os.environ.get('RPTOY_FAST'):\n"
     "    size = planning.size_of\n",
     "alias of a name the module does not define": "from rptoy import planning\n\nsize = planning.sized\n",
-    "alias bound twice": "from rptoy import planning\n\nsize = planning.size_of\nsize = len\n",
+    "alias bound twice": ALIAS + "size = len\n",
 }
+# att41 #6: the alias is bound once but undone, or what it reads (in either module) is not bound once:
+# the old name holds no renamed code at runtime. (core.py, text added to planning.py)
+UNDONE = {
+    "alias deleted": (ALIAS + "del size\n", ""),
+    "alias deleted by a function run at import": (ALIAS + "def _drop():\n    global size\n    del size\n_drop()\n", ""),
+    "alias rebound in a loop": (ALIAS + "for size in (len,):\n    pass\n", ""),
+    "the module name rebound first": (
+        "import rptoy.other\nfrom rptoy import planning\nplanning = rptoy.other\nsize = planning.size_of\n",
+        "",
+    ),
+    "the imported name rebound first": ("from rptoy.planning import size_of\nsize_of = len\nsize = size_of\n", ""),
+    "the def rebound after it": (ALIAS, "size_of = len\n"),
+    "the def rebound by an import": (ALIAS, "from builtins import len as size_of\n"),
+    "the def rebound under an if": (ALIAS, "if True:\n    size_of = len\n"),
+    "the local def rebound": (RENAMED + "\n\nsize_of = len\nsize = size_of\n", ""),
+}
+CORES = {k: (v, "") for k, v in NOT_SURE.items()} | UNDONE
 
 
-@pytest.mark.parametrize("shape", sample(list(NOT_SURE)))
+@pytest.mark.parametrize("shape", sample(list(CORES)))
 def test_an_alias_that_may_not_run_or_reads_nothing_is_no_move(
     loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str
 ) -> None:
+    core, more = CORES[shape]
     second: dict[str, str | bytes] = {
         "rptoy/__init__.py": "",
-        "rptoy/core.py": NOT_SURE[shape],
-        "rptoy/planning.py": RENAMED + "\n\nsized = len\n",
+        "rptoy/core.py": core,
+        "rptoy/planning.py": RENAMED + "\n\nsized = len\n" + more,
+        "rptoy/other.py": "def size_of(items):\n    return -1\n",
     }
     assert _runs(tmp_path / "oracle", second) != ("rptoy.planning", "size_of")  # the reference: not the renamed code
     loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})

@@ -148,14 +148,21 @@ def check_apply(ctx: Context, patches: list[Patch], read: Sequence[InstalledTarg
     everyone = [p for p in everyone if p.name not in idle]
     texts = installed_texts(env, plan)
     if installed:
-        apart = lambda o: _apart_on_file(texts, everyone, o)  # noqa: E731
-        refuse_unordered(everyone, installed, apart, set(recorded), texts)
+        refuse_unordered_installed(texts, everyone, installed, set(recorded))
         refuse_reimport(everyone, installed)
     if unloaded:
         from radpatch.prove.overlaps import applied
 
         direct = {p.name: set(p.requires) for p in everyone} | {r.patch: set(r.requires) for r in unloaded}
         applied.refuse(mine, unloaded, ordering.after_names(direct), env, texts)
+
+
+def refuse_unordered_installed(
+    texts: InstalledTexts, patches: list[Patch], versions: Iterable[Version], applied: Iterable[str]
+) -> None:
+    """refuse_unordered as apply runs it: what the registry text cannot decide told on the installed
+    files `texts` (also what status says apply would do of a renamed entry: write.takeover.refusal)."""
+    refuse_unordered(patches, versions, lambda o: _apart_on_file(texts, patches, o), applied, texts)
 
 
 def _apart_on_file(texts: InstalledTexts, patches: list[Patch], o: Overlap) -> bool:
