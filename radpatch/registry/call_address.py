@@ -87,6 +87,16 @@ def said(op: Addressed) -> str:
     return f"{arg} of a call to {op.call}{nth}"
 
 
+def named(op: Addressed) -> str:
+    """The literal as a message names it, in backticks: `NAME`, or `parser.add_argument(choices=...)`
+    (occurrence 2)."""
+    if op.name is not None:
+        return f"`{op.name}`"
+    arg = f"{op.keyword}=..." if op.keyword is not None else f"<argument {op.argument}>"
+    nth = "" if op.occurrence is None else f" (occurrence {op.occurrence})"
+    return f"`{op.call}({arg})`{nth}"
+
+
 def literal_key(op: Addressed) -> str:
     """The literal's name in the touches: the variable, or the call's argument as picked."""
     if op.name is not None:

@@ -209,19 +209,23 @@ def _definitions(scope: str, find: str) -> tuple[str, ...]:
     return tuple(s.name if scope == "<module>" else f"{scope}.{s.name}" for s in body if isinstance(s, kinds))
 
 
-def place_of(scope: str, name: str, key: str, after: str | None, before: str | None) -> Touch:
-    """Where a new item of the literal `name` goes (its dict entry, its display element `key`): at
-    the end, after or before another (`after:`/`before:`); two going to one place make the literal's
-    order (prove.overlaps.touching)."""
+def place_of(
+    scope: str, name: str, key: str, after: str | None, before: str | None, said: str = "", element: bool = False
+) -> Touch:
+    """Where a new item of the literal `name` goes (its dict entry, its display element `key`, with
+    `element`): at the end, after or before another (`after:`/`before:`); two going to one place make
+    the literal's order (prove.overlaps.touching). `said`: the literal as a message names it, in backticks (`name`
+    when not given; a call's argument is keyed by its syntax tree)."""
     at = "" if after is None else norm(after)
     where = "the end" if after is None else f"after {after}"
     if before is not None:
         at, where = f"before {norm(before)}", f"before {before}"
+    said = said or f"`{name}`"
     return Touch(
         "node",
         scope,
         f"{PLACE}{name}[{where}]",
-        part=(PLACE.strip(), name, at, norm(key)),
-        kind=PLACE.strip(),
-        says=f"{where} of `{name}`",
+        part=(PLACE.strip(), name, at, norm(key), said),
+        kind="element place" if element else PLACE.strip(),
+        says=f"{where} of {said}",
     )

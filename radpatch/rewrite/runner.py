@@ -84,40 +84,59 @@ def _run(
     A refusal is reported on the file's own lines: where the rewrites run before it moved them, the
     refused one is run again on the file."""
     original = src
+    lines: dict[int, int] = {n: n for n in range(1, len(src.lines) + 1)}  # the file's line -> its line in src
     for rw in order:
         moved = src is not original and src.lines != original.lines  # src's line numbers are not the file's
-        nth = getattr(rw.op, "occurrence", None)
-        if isinstance(nth, int):
-            counted = _counted(applied, rw, nth)
-            if undo:
-                run = _same_edit_run(applied, rw, nth)
-                rw = _with_occurrence(rw, counted)
-                if run is not None:
-                    from radpatch.rewrite.ops.common.selection import undoing_in_run
+        was = src
+        src = _run_one(patch, rw, src, original, lines, filename, undo, applied, moved)
+        if src.lines != was.lines:  # mapped one rewrite at a time: each edit is one region of the file
+            step = _line_map(was.lines, src.lines)
+            lines = {k: step[v] for k, v in lines.items() if v in step}
+    return src
 
-                    with undoing_in_run(*run):
-                        src = _step(patch, rw, src, filename, undo)
-                    continue
-            elif moved or counted != nth:
-                src = _forward_counted(patch, rw, nth, counted, src, original, filename)
-                continue
-        try:
-            with unexplained(moved):  # a refusal here is reported from the runs below, not from this one
-                src = _step(patch, rw, src, filename, undo)
-        except RewriteRefused:
-            if not moved:
-                raise
-            _step(patch, rw, original, filename, undo)  # its refusal there gives the file's own line numbers
-            try:  # it runs on the file but not on what the rewrites run before it made of it: say why
-                _step(patch, rw, src, filename, undo)
-            except RewriteRefused as exc:
-                after = (
-                    "after undoing the rewrites after it; line numbers count the lines undoing them removed"
-                    if undo
-                    else "after the rewrites before it; line numbers count the lines they added"
-                )
-                raise RewriteRefused(patch, rw, filename, f"{exc.detail} ({after})", exc.hint, exc.scope_gone) from None
+
+def _run_one(
+    patch: Patch,
+    rw: Rewrite,
+    src: Source,
+    original: Source,
+    lines: dict[int, int],
+    filename: str,
+    undo: bool,
+    applied: tuple[Rewrite, ...],
+    moved: bool,
+) -> Source:
+    """One rewrite of `_run`; `lines` maps the file's lines to their place in `src`."""
+    nth = getattr(rw.op, "occurrence", None)
+    if isinstance(nth, int):
+        counted = _counted(applied, rw, nth)
+        if undo:
+            run = _same_edit_run(applied, rw, nth)
+            rw = _with_occurrence(rw, counted)
+            if run is not None:
+                from radpatch.rewrite.ops.common.selection import undoing_in_run
+
+                with undoing_in_run(*run):
+                    return _step(patch, rw, src, filename, undo)
+        elif moved or counted != nth:
+            return _forward_counted(patch, rw, nth, counted, src, original, lines, filename)
+    try:
+        with unexplained(moved):  # a refusal here is reported from the runs below, not from this one
+            return _step(patch, rw, src, filename, undo)
+    except RewriteRefused:
+        if not moved:
             raise
+        _step(patch, rw, original, filename, undo)  # its refusal there gives the file's own line numbers
+        try:  # it runs on the file but not on what the rewrites run before it made of it: say why
+            _step(patch, rw, src, filename, undo)
+        except RewriteRefused as exc:
+            after = (
+                "after undoing the rewrites after it; line numbers count the lines undoing them removed"
+                if undo
+                else "after the rewrites before it; line numbers count the lines they added"
+            )
+            raise RewriteRefused(patch, rw, filename, f"{exc.detail} ({after})", exc.hint, exc.scope_gone) from None
+        raise
     return src
 
 
@@ -159,16 +178,30 @@ def _counted(applied: tuple[Rewrite, ...], rw: Rewrite, nth: int) -> int:
 
 
 def _line_map(before: tuple[str, ...], after: tuple[str, ...]) -> dict[int, int]:
-    """1-based line of `before` -> its line in `after`, for the lines the edits between them left alone."""
-    out: dict[int, int] = {}
-    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+    """1-based line of `before` -> its line in `after`, for the lines one rewrite's edit left alone.
+    The lines before and after the edited region map first: a line equal to an edited one (two
+    identical calls) must not be matched against its twin's new place."""
+    shorter = min(len(before), len(after))
+    head = next((i for i in range(shorter) if before[i] != after[i]), shorter)
+    tail = next((k for k in range(shorter - head) if before[-1 - k] != after[-1 - k]), shorter - head)
+    out = {i + 1: i + 1 for i in range(head)}
+    out.update((len(before) - k, len(after) - k) for k in range(tail))
+    mid_a, mid_b = before[head : len(before) - tail], after[head : len(after) - tail]
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes():
         if tag == "equal":
-            out.update((i + 1, j1 + i - i1 + 1) for i in range(i1, i2))
+            out.update((head + i + 1, head + j1 + i - i1 + 1) for i in range(i1, i2))
     return out
 
 
 def _forward_counted(
-    patch: Patch, rw: Rewrite, nth: int, counted: int, src: Source, original: Source, filename: str
+    patch: Patch,
+    rw: Rewrite,
+    nth: int,
+    counted: int,
+    src: Source,
+    original: Source,
+    lines: dict[int, int],
+    filename: str,
 ) -> Source:
     """Apply `rw` to the installed file's `nth` match, in `src` (the file as the rewrites before it
     left it): found by its position in the installed file, mapped through their edits."""
@@ -186,7 +219,7 @@ def _forward_counted(
     if installed is None or nth > len(installed):
         return _step(patch, rw, original, filename, undo=False)  # refused there, on the file's own lines
     line, column = installed[nth - 1]
-    to = _line_map(original.lines, src.lines).get(line)
+    to = lines.get(line)
     try:
         now = matches(src) or []
     except MatchFailure as exc:

@@ -156,9 +156,9 @@ def _places(a: Touch, b: Touch) -> Meeting | None:
     one key, or one right after the key the other adds, the order they run in is the dict's key
     order; apart otherwise (after two keys already there, or one at the end and one after a key
     there: either order writes one dict). A place meets nothing else: the entry's own touch does."""
-    if not (a.key.startswith(PLACE) and b.key.startswith(PLACE)) or len(a.part) != 4 or len(b.part) != 4:
+    if not (a.key.startswith(PLACE) and b.key.startswith(PLACE)) or len(a.part) < 4 or len(b.part) < 4:
         return None
-    (_, name, after, key), (_, other, other_after, other_key) = a.part, b.part
+    (_, name, after, key), (_, other, other_after, other_key) = a.part[:4], b.part[:4]
     if name != other:
         return None
     if after == other_after:
@@ -167,8 +167,12 @@ def _places(a: Touch, b: Touch) -> Meeting | None:
         where = "one right after the entry the other adds"
     else:
         return None
+    said = a.part[4] if len(a.part) > 4 else f"`{name}`"  # a record written before places kept it: the key
+    if a.kind == "element place":
+        where, order = where.replace("entry", "element"), "which applies first decides the order of its elements"
+        return Meeting(Meet.ANCHOR, f"add an element at the same place of {said} ({where}; {order}) in {a.scope}")
     order = "which applies first decides the dict's key order"
-    return Meeting(Meet.ANCHOR, f"add an entry at the same place of `{name}` ({where}; {order}) in {a.scope}")
+    return Meeting(Meet.ANCHOR, f"add an entry at the same place of {said} ({where}; {order}) in {a.scope}")
 
 
 def _gap(t: Touch) -> tuple[str, str] | None:

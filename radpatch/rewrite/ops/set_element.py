@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.call_address import PICK_FIELDS, call_fields, check, literal_key, name_field, part, said
+from radpatch.registry.call_address import PICK_FIELDS, call_fields, check, literal_key, name_field, named, part, said
 from radpatch.registry.model import SCOPE, Fail, Field, Occurrence, Operation
 from radpatch.registry.touch import Touch, norm, place_of
 from radpatch.rewrite.lazy import load
@@ -142,7 +142,7 @@ class SetElement(Operation):
         )
         if self.remove:
             return (element,)
-        place = place_of(self.scope, name, self.element, self.after, self.before)
+        place = place_of(self.scope, name, self.element, self.after, self.before, named(self), element=True)
         return (element, place)
 
     def forward(self, src: Source) -> Source:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from radpatch.registry.call_address import PICK_FIELDS, call_fields, check, literal_key, name_field, part, said
+from radpatch.registry.call_address import PICK_FIELDS, call_fields, check, literal_key, name_field, named, part, said
 from radpatch.registry.code import expression_text
 from radpatch.registry.model import SCOPE, Fail, Field, Occurrence, Operation
 from radpatch.registry.touch import Touch, norm, place_of
@@ -143,7 +143,7 @@ class SetItem(Operation):
         if self.from_ is not None:
             return (entry,)
         # a new entry also goes somewhere: two going to one place make the dict's key order (prove.overlaps.touching)
-        place = place_of(self.scope, name, self.key, self.after, self.before)
+        place = place_of(self.scope, name, self.key, self.after, self.before, named(self))
         return (entry, place)
 
     def forward(self, src: Source) -> Source:
