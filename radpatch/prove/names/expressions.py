@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable
 
 from .flow import Ctx
-from .path_facts import EFFECTS, Facts, capped, changed_by, exact, meet, of_test, root
+from .path_facts import EFFECTS, Facts, capped, changed_by, changes, exact, meet, of_test, root
 from .problem import Runtime
 from .resolve import Resolver
 from .scope_bindings import COMPS, NameScope
@@ -171,7 +171,8 @@ class Expressions(Resolver):
             self.branches(home, [items, lambda: True])
         else:
             items()
-        c.flow.facts = changed_by(c.flow.facts, node)  # its calls ran in its own scope
+        if changes(node):  # its calls and stores ran in its own scope: the path's facts and claims die here
+            c.flow.changed()
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
