@@ -10,10 +10,10 @@ import functools
 from collections.abc import Callable
 
 from .flow import Ctx
-from .path_facts import EFFECTS, Facts, capped, changed_by, exact, meet, of_test, root
+from .path_facts import EFFECTS, Facts, capped, changed_by, changes, exact, meet, of_test, root
 from .problem import Runtime
 from .resolve import Resolver
-from .scope_bindings import COMPS, NameScope
+from .scope_bindings import COMPS, FUNCS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
 _CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
@@ -28,6 +28,7 @@ class Expressions(Resolver):
         self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
         self.shared = _shared(scopes)
         self.declared_global = {n for s in scopes.values() for n in s.globals_}  # a call may rebind these
+        self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef] = {}  # walk.s_FunctionDef
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -105,6 +106,7 @@ class Expressions(Resolver):
                     self.use(node.id, node.lineno, cx)
                 elif isinstance(node.ctx, ast.Store):
                     cx.flow.bind(node.id, node.lineno)
+                    self.local_defs.pop((id(cx.scope), node.id), None)  # no longer (only) the def
                 continue
             if node is _CHANGED:  # the call (await, yield) below it has run
                 cx.flow.changed()
@@ -126,6 +128,8 @@ class Expressions(Resolver):
                 and not node.keywords
             ):
                 self.method_only("super", node.lineno, cx.scope)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                self.closure_call(node.func.id, node.lineno, cx)
             if isinstance(node, ast.Lambda):
                 for d in [*node.args.defaults, *node.args.kw_defaults]:
                     if d is not None:
@@ -171,7 +175,18 @@ class Expressions(Resolver):
             self.branches(home, [items, lambda: True])
         else:
             items()
-        c.flow.facts = changed_by(c.flow.facts, node)  # its calls ran in its own scope
+        if changes(node):  # its calls and stores ran in its own scope: the path's facts and claims die here
+            c.flow.changed()
+
+    def closure_call(self, name: str, line: int, c: Ctx) -> None:
+        """`g()` where g is a function this scope defined: the locals of this scope its body reads
+        are read now (a closure reads them when it runs), so one not assigned yet here is unbound."""
+        fn = self.local_defs.get((id(c.scope), name))
+        if fn is None or c.scope.kind != "function" or name not in c.flow.definite:
+            return
+        for free in sorted(_free_reads(fn) & c.scope.locals):
+            if free not in c.flow.maybe:
+                self.local_check(free, line, c.scope, c.flow, False)
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
@@ -231,6 +246,28 @@ def _shared(scopes: dict[int, NameScope]) -> set[tuple[int, str]]:
             if p is not None:
                 out.add((id(p), name))
     return out
+
+
+def _free_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names `fn`'s body reads when it runs and binds nowhere inside it (a nested function's
+    body does not run with it)."""
+    reads: set[str] = set()
+    binds: set[str] = set()
+    stack: list[ast.AST] = [*fn.body, fn.args]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
+        elif isinstance(node, ast.arg):
+            binds.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            binds.update(node.names)
+        if isinstance(node, (*FUNCS, ast.Lambda)) and node is not fn:
+            if isinstance(node, FUNCS):
+                binds.add(node.name)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return reads - binds
 
 
 def _walrus(node: ast.AST) -> bool:

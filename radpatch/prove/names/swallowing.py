@@ -6,13 +6,17 @@ A context manager swallows when its `__exit__` returns a true value. Told from t
   `import contextlib as c` / `c.suppress(E)`, `from contextlib import suppress as s` / `s(E)`), and
   `ExitStack` / `AsyncExitStack` (a manager entered on them may swallow);
 - a class the module defines whose `__exit__`/`__aexit__` may return something other than a false
-  constant, with or without `()` (`with Quiet():`);
+  constant (a def, or an assignment in the class body: `__exit__ = lambda self, *e: True`), or that
+  subclasses one of these (`class Quiet(contextlib.suppress)`), with or without `()`;
+- a name or attribute the module assigns one of these or a call of one (`sp = contextlib.suppress`,
+  `cm = suppress(E)`), and the spellings `functools.partial(<one>, ...)()` and
+  `getattr(contextlib, "suppress")(E)`;
 - a `@contextmanager` generator the module defines whose `yield` sits in a `try` with an `except`
   handler (the handler swallows unless it re-raises).
 And a `try` whose `finally` holds a `return`, or a `break`/`continue` of the loop around it, swallows
 what its body or a handler raises (finally_swallows); a handler is entered only from a statement that
 may raise (last_raising).
-A manager the module imports and does not name so (`open()`, a lock, `torch.no_grad()`, vLLM's own
+A manager (or a base class) the module imports and does not name so (`open()`, a lock, `torch.no_grad()`, vLLM's own
 `set_forward_context`) is taken as not swallowing: the walk cannot read its `__exit__`, and taking
 every unknown one as swallowing would refuse every read after `with torch.no_grad(): out = ...`.
 Standard library only: served to target interpreters with the rest of the package.
@@ -25,6 +29,7 @@ import ast
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 _STACKS = frozenset({"ExitStack", "AsyncExitStack"})
+_EXITS = ("__exit__", "__aexit__")
 
 
 class Swallowing:
@@ -33,30 +38,60 @@ class Swallowing:
     def __init__(self, tree: ast.Module) -> None:
         self.names: set[str] = {"suppress", *_STACKS}  # bare names, as called or used
         self.attrs: set[str] = {"suppress", *_STACKS}  # `c.suppress(...)`: any module's (`import contextlib as c`)
-        for node in ast.walk(tree):
+        nodes = list(ast.walk(tree))
+        for node in nodes:
             if isinstance(node, ast.ImportFrom) and node.module == "contextlib":
                 for a in node.names:
                     if a.name == "suppress" or a.name in _STACKS:
                         self.names.add(a.asname or a.name)
-            elif isinstance(node, ast.ClassDef) and any(_exit_may_swallow(f) for f in node.body):
-                self.names.add(node.name)
-                self.attrs.add(node.name)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _generator_swallows(node):
                 self.names.add(node.name)
                 self.attrs.add(node.name)
+        grew = True
+        while grew:  # aliases of aliases, subclasses of subclasses
+            before = len(self.names) + len(self.attrs)
+            for node in nodes:
+                if isinstance(node, ast.ClassDef) and (
+                    any(_exit_may_swallow(f) for f in node.body) or any(self.may_swallow(b) for b in node.bases)
+                ):
+                    self.names.add(node.name)
+                    self.attrs.add(node.name)
+                elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+                    if self.may_swallow(node.value):  # `sp = contextlib.suppress`, `cm = suppress(E)`
+                        for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                            if isinstance(t, ast.Name):
+                                self.names.add(t.id)
+                            elif isinstance(t, ast.Attribute):
+                                self.attrs.add(t.attr)
+            grew = len(self.names) + len(self.attrs) > before
 
     def may_swallow(self, e: ast.expr) -> bool:
-        f = e.func if isinstance(e, ast.Call) else e
-        if isinstance(f, ast.Name):
-            return f.id in self.names
-        if isinstance(f, ast.Attribute):
-            return f.attr in self.attrs
+        """Is `e` a manager that may swallow, or what makes one: a name or attribute the module gives
+        one, a call of one (`suppress(E)`, `partial(suppress, E)()`), `partial(<one>, ...)`,
+        `getattr(<anything>, "<one's attribute>")`."""
+        while isinstance(e, ast.Call):
+            f = e.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name == "partial" and e.args:
+                e = e.args[0]
+            elif name == "getattr" and len(e.args) >= 2 and isinstance(e.args[1], ast.Constant):
+                return e.args[1].value in self.attrs
+            else:
+                e = f
+        if isinstance(e, ast.Name):
+            return e.id in self.names
+        if isinstance(e, ast.Attribute):
+            return e.attr in self.attrs
         return False
 
 
 def _exit_may_swallow(f: ast.stmt) -> bool:
-    """An `__exit__`/`__aexit__` with a `return` of something but a false constant."""
-    if not (isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in ("__exit__", "__aexit__")):
+    """An `__exit__`/`__aexit__` with a `return` of something but a false constant, or one assigned
+    in the class body (`__exit__ = lambda self, *e: True`) but a lambda of a false constant."""
+    if isinstance(f, ast.Assign) and any(isinstance(t, ast.Name) and t.id in _EXITS for t in f.targets):
+        body = f.value.body if isinstance(f.value, ast.Lambda) else None
+        return not (isinstance(body, ast.Constant) and not body.value)
+    if not (isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in _EXITS):
         return False
     for node in ast.walk(f):
         if isinstance(node, ast.Return) and node.value is not None:

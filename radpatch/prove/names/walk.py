@@ -151,6 +151,10 @@ class Walker(BranchStatements):
                 self.annotation(a, outer)
         self.deferred.append((s, self.child(s, c)))
         c.flow.bind(s.name, s.lineno)
+        if s.decorator_list:  # g is what the decorators return
+            self.local_defs.pop((id(c.scope), s.name), None)
+        else:
+            self.local_defs[(id(c.scope), s.name)] = s
         return True
 
     s_AsyncFunctionDef = s_FunctionDef

@@ -1,0 +1,65 @@
+"""A closure called before a name it reads is bound (att41 #3): `def g(): return v` / `r = g()` /
+`v = 1` / `return r` was applied, and raised NameError every time: the closure's body is walked
+once the function around it is complete, where v is bound, but it runs where it is called.
+
+Generated: where the call sits (a statement, an assignment, an if's test, an argument) x how the
+name is bound after it (an assignment, a for target, a with target, an import) x whether the
+call comes before or after that binding x what g does with the name (reads it, reads it in a
+nested function it does not call, takes it as a parameter). The oracle runs the function: the
+names step refuses exactly where it raises NameError."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from radpatch.prove.names_check import introduced
+from tests.lib.blocks import indent
+from tests.lib.generated import sample
+
+CALLS = {
+    "statement": "g()\n",
+    "assign": "r = g()\n",
+    "if-test": "if g() is None:\n    r = 0\n",
+    "argument": "r = str(g())\n",
+}
+BINDS = {
+    "assign": "v = 1\n",
+    "for": "for v in [1]:\n    pass\n",
+    "with": "with open(__file__) as v:\n    pass\n",
+    "import": "import os as v\n",
+}
+GS = {
+    "reads": "def g():\n    return v\n",
+    "nested": "def g():\n    def h():\n        return v\n    return h\n",
+    "param": "def g(v=0):\n    return v\n",
+}
+
+
+def function(call: str, bind: str, order: str, g: str, read: str) -> str:
+    first, second = (CALLS[call], BINDS[bind]) if order == "before" else (BINDS[bind], CALLS[call])
+    body = f"r = 0\n{GS[g]}{first}{second}return {read}\n"
+    return "def f(a):\n" + indent(body, "    ")
+
+
+def raises_name_error(source: str) -> bool:
+    namespace: dict[str, object] = {"__file__": __file__}
+    exec(compile(source, "generated.py", "exec"), namespace)
+    try:
+        namespace["f"](0)  # type: ignore[operator]
+    except NameError:
+        return True
+    return False
+
+
+CASES = sample(list(itertools.product(CALLS, BINDS, ("before", "after"), GS)))
+
+
+@pytest.mark.parametrize(("call", "bind", "order", "g"), CASES, ids=["-".join(c) for c in CASES])
+def test_a_closure_called_before_a_name_it_reads_is_bound_is_refused(call: str, bind: str, order: str, g: str) -> None:
+    after = function(call, bind, order, g, "r")
+    before = "def f(a):\n    return 0\n"
+    found = introduced(before.encode(), after.encode())
+    assert found is not None, after
+    assert bool(found) == raises_name_error(after), (after, [p.describe() for p in found])
