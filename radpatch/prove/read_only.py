@@ -11,9 +11,10 @@ hook when they run Python with its site step and the environment they were given
 paths, then runs the `sitecustomize` it stands in front of; what they were refused is added to
 the answer. Not stopped by the hook: a write by compiled code, by a process that is not Python, or
 by Python started with -I, -E or -S or without the environment (multiprocessing's children of the
-check's own `-I` interpreter among them). Those are found after the fact in the install: `install_roots` are the
-site directories of the target's import path and its scripts directory, `snapshot` records (size, mtime_ns, inode, kind) of every
-file and directory under them before the check, and `changed` names what differs after
+check's own `-I` interpreter among them). Those are found after the fact in the install:
+`install_roots` are the site directories of the target's import path and its scripts directory,
+`snapshot` records (kind, size, mtime_ns, ctime_ns, inode) of every file and directory under them
+before the check, and `changed` names what differs after
 it (write.apply refuses the check then)."""
 
 from __future__ import annotations
