@@ -11,9 +11,8 @@ from radpatch.registry.operation_spec import OCCURRENCE, WITHIN, Fail, Field, Oc
 from radpatch.registry.touch import norm
 
 
-class Addressed(Protocol):
-    @property
-    def name(self) -> str | None: ...
+class CallAddress(Protocol):
+    """The keys that address a literal passed to a call (the registry's and the edit's view)."""
 
     @property
     def call(self) -> str | None: ...
@@ -29,6 +28,11 @@ class Addressed(Protocol):
 
     @property
     def occurrence(self) -> Occurrence: ...
+
+
+class Addressed(CallAddress, Protocol):
+    @property
+    def name(self) -> str | None: ...
 
 
 def name_field(what: str) -> Field:

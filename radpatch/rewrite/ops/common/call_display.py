@@ -11,7 +11,7 @@ from typing import Protocol
 
 import libcst as cst
 
-from radpatch.registry.model import Occurrence
+from radpatch.registry.call_address import CallAddress
 from radpatch.rewrite.matching import MatchFailure, code_of, lines_of
 from radpatch.rewrite.ops.common.keyword_calls import calls, why_not
 from radpatch.rewrite.ops.common.no_match import Explanation
@@ -21,24 +21,9 @@ from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_
 
 
-class CallArgumentOp(Protocol):
+class CallArgumentOp(CallAddress, Protocol):
     @property
     def scope(self) -> str: ...
-
-    @property
-    def call(self) -> str | None: ...
-
-    @property
-    def keyword(self) -> str | None: ...
-
-    @property
-    def argument(self) -> int | None: ...
-
-    @property
-    def within(self) -> str | None: ...
-
-    @property
-    def occurrence(self) -> Occurrence: ...
 
 
 def argument_said(op: CallArgumentOp) -> str:
