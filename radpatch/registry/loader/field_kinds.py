@@ -12,7 +12,7 @@ from collections.abc import Callable
 import yaml
 
 from radpatch.registry.code import ParseProblem, is_expression, newer_grammar, parse_problem
-from radpatch.registry.loader.nodes import EveryProblem, Problems, seq, string
+from radpatch.registry.loader.nodes import EveryProblem, Problems, python_name, seq, string
 
 
 def _pattern(ctx: Problems, node: yaml.Node, path: str) -> str:
@@ -114,14 +114,14 @@ def _qualname(ctx: Problems, node: yaml.Node, path: str) -> str:
     name = string(ctx, node, path)
     if name != "<module>" and not all(p.isidentifier() for p in name.split(".")):  # PEP 3131: `Größe.f`
         raise ctx.fail(node, path, f"{name!r} is not a qualified name like 'f' or 'Class.method'")
-    return name
+    return name if name == "<module>" else python_name(name)
 
 
 def identifier(ctx: Problems, node: yaml.Node, path: str) -> str:
     name = string(ctx, node, path)
     if not name.isidentifier():
         raise ctx.fail(node, path, f"{name!r} is not a Python identifier")
-    return name
+    return python_name(name)
 
 
 def _names(ctx: Problems, node: yaml.Node, path: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,6 +195,14 @@ class EveryProblem:
     def check(self) -> None:
         if self.failed:
             raise Invalid()
+
+
+def python_name(name: str) -> str:
+    """`name` as Python reads it: the parser normalises every identifier to NFKC (PEP 3131), so
+    `def ｆ` defines `f` and `import pkg.ﬁle` imports `pkg.file`. The loader keeps names in that form,
+    so that a scope, a function or a module the registry spells with a compatibility character is
+    looked up by the name the installed code binds."""
+    return unicodedata.normalize("NFKC", name)
 
 
 def is_dotted(name: str) -> bool:

@@ -24,6 +24,7 @@ from radpatch.registry.loader.nodes import (
     each,
     is_dotted,
     mapping,
+    python_name,
     seq,
     specifier,
     string,
@@ -179,7 +180,7 @@ class EntryReader:
         name = string(self.ctx, node, path)
         if not is_dotted(name):
             raise self.ctx.fail(node, path, f"{name!r} is not a dotted module name like 'pkg.sub.mod'")
-        return name
+        return python_name(name)
 
 
 def _first_code_line(data: bytes) -> int:
