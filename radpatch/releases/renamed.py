@@ -7,7 +7,11 @@ unproven, and names the binding. Read with `ast` only, nothing imported; only a 
 module's top level, made once, counts (one under an `if`, a `try` or a handler may not run), and
 "once" is rewrite.name_bindings' rule: a later `del`, loop target or `global` store is a second
 binding (att41 #6). So must be each name it reads (the imported module, the local name), before it,
-and the definition it names, in its own module."""
+and the definition it names, in its own module. A store no binding statement shows
+(releases.namespace_stores: `globals()[...]`, `setattr(sys.modules[__name__], ...)`) or a star import
+in either module, or a package `__init__` on the way that binds the submodule's name (`from pkg
+import planning` then reads that binding), may make the name something else at run time (att43 #12):
+then it is no rename either."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import Cause
 from radpatch.registry.model import Patch
 from radpatch.releases import imported_from
+from radpatch.releases.namespace_stores import _module_stores
 from radpatch.releases.results import ReleaseResult, first_failed
 from radpatch.releases.wheels import Releases
 from radpatch.rewrite.name_bindings import binding_sites
@@ -64,10 +69,12 @@ def binding(source: bytes, qualname: str, module: str, package: bool = False) ->
     """The top-level binding of `qualname`'s first name in `source` (module `module`) to a definition of
     another name, when the module does not define the name itself; None otherwise."""
     try:
-        body = ast.parse(source).body
+        tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    name = qualname.split(".")[0]
+    name, body = qualname.split(".")[0], tree.body
+    if not _only_statements_bind(tree, name):
+        return None
     defined: dict[str, ast.stmt] = {n.name: n for n in body if isinstance(n, _DEFS) and _once(body, n.name, n)}
     site = _only_binding(body, name)
     if site is None or isinstance(site, _DEFS):
@@ -82,15 +89,34 @@ def binding(source: bytes, qualname: str, module: str, package: bool = False) ->
 
 def resolved(found: Renamed, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
     """The module the binding reads from is in the wheel and defines the target there (a def or class)."""
-    rel = relpath_of(found.module)
+    tree = _parsed(relpath_of(found.module), read)
+    if tree is None or not _only_statements_bind(tree, found.target):
+        return False
+    parts = found.module.split(".")
+    for n in range(1, len(parts)):  # `pkg/__init__.py` binding `planning` wins over the submodule
+        init = _parsed(relpath_of(".".join(parts[:n])), read)
+        if init is not None and (
+            binding_sites(init.body, parts[n], "module") or not _only_statements_bind(init, parts[n])
+        ):
+            return False
+    return isinstance(_only_binding(tree.body, found.target), _DEFS)
+
+
+def _parsed(rel: str | None, read: Callable[[str], bytes | None]) -> ast.Module | None:
     data = read(rel) if rel is not None else None
     if data is None:
-        return False
+        return None
     try:
-        body = ast.parse(data).body
+        return ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return isinstance(_only_binding(body, found.target), _DEFS)
+        return None
+
+
+def _only_statements_bind(tree: ast.Module, name: str) -> bool:
+    """No star import and no store of `name` that no binding statement shows (`globals()[...]`,
+    `setattr` of a module object): what binds `name` is what `binding_sites` finds."""
+    starred = any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree))
+    return not starred and _module_stores(tree, name) is None
 
 
 def _only_binding(body: list[ast.stmt], name: str) -> ast.stmt | None:

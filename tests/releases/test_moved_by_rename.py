@@ -6,7 +6,8 @@ module binds `size` to `size_of`, defined in another module of the package or be
 says moved, to where the code runs, naming the binding and its line; the matrix cell is moved
 (unproven: the rewrites' `scope:` names the old name) and port leaves the entry alone, saying what
 to write by hand. A binding that may not run (under an `if`) or names a module attribute no module
-of the wheel defines stays a no match.
+of the wheel defines stays a no match, and so does one a store no binding statement shows, a star
+import or the package's own binding of the submodule's name may undo (att43 #12).
 
 Generated: the binding's spelling x where the renamed definition lives (a sibling, a subpackage, the
 module itself). The reference: the release imported in a fresh interpreter, `size.__module__` and
@@ -135,16 +136,35 @@ UNDONE = {
     "the def rebound under an if": (ALIAS, "if True:\n    size_of = len\n"),
     "the local def rebound": (RENAMED + "\n\nsize_of = len\nsize = size_of\n", ""),
 }
-CORES = {k: (v, "") for k, v in NOT_SURE.items()} | UNDONE
+# att43 #12: what no binding statement shows rebinds a name: a namespace store, a star import, a
+# package `__init__` binding the submodule's name (core's `from rptoy import planning` reads it).
+# (core.py, text added to planning.py, rptoy/__init__.py)
+HIDDEN = {
+    "globals() store after the alias": (ALIAS + "globals()['size'] = None\n", "", ""),
+    "globals().update after the alias": (ALIAS + "globals().update(size=None)\n", "", ""),
+    "setattr of the module after the alias": (
+        "import sys\n" + ALIAS + "setattr(sys.modules[__name__], 'size', None)\n",
+        "",
+        "",
+    ),
+    "a star import after the alias": (ALIAS + "from rptoy.alt import *\n", "", ""),
+    "planning ends with a star import": (ALIAS, "from rptoy.other import *\n", ""),
+    "planning stores size_of through globals()": (ALIAS, "globals()['size_of'] = len\n", ""),
+    "the package binds planning to another module": (ALIAS, "", "from rptoy import other as planning\n"),
+    "the package binds planning by assignment": (ALIAS, "", "from rptoy import other\nplanning = other\n"),
+    "the package star-imports": (ALIAS, "", "from rptoy.alt import *\n"),
+}
+CORES = {k: (v, "", "") for k, v in NOT_SURE.items()} | {k: (*v, "") for k, v in UNDONE.items()} | HIDDEN
 
 
 @pytest.mark.parametrize("shape", sample(list(CORES)))
 def test_an_alias_that_may_not_run_or_reads_nothing_is_no_move(
     loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str
 ) -> None:
-    core, more = CORES[shape]
+    core, more, init = CORES[shape]
     second: dict[str, str | bytes] = {
-        "rptoy/__init__.py": "",
+        "rptoy/__init__.py": init,
+        "rptoy/alt.py": "from rptoy import other as planning\n\nsize = len\n",
         "rptoy/core.py": core,
         "rptoy/planning.py": RENAMED + "\n\nsized = len\n" + more,
         "rptoy/other.py": "def size_of(items):\n    return -1\n",
