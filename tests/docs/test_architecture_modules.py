@@ -18,7 +18,6 @@ TOP_LEVEL = {
     "cli": "cli.py",
     "plugin": "plugin.py",
     "__main__": "plugin.py",
-    "start_check": "plugin.py",
 }
 
 
