@@ -42,6 +42,7 @@ from radpatch.errors import Inexpressible
 from radpatch.importing.changed_expressions import smallest_difference
 from radpatch.importing.expression_steps import ExpressionSteps
 from radpatch.importing.import_steps import ImportStep
+from radpatch.importing.insertions import Insertions
 from radpatch.importing.keyword_steps import KeywordSteps
 from radpatch.importing.literal_steps import LiteralSteps
 from radpatch.importing.scope_walk import scoped_name
@@ -63,10 +64,10 @@ from radpatch.importing.signatures import bases_step, copy_signature, decorator_
 from radpatch.importing.statements import DEFS, Sources, added_comments, key, start_line, whole_lines
 
 
-class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
+class Differ(LiteralSteps, KeywordSteps, ExpressionSteps, Insertions):
     """Enters the blocks of both trees, pairs statements that are the same one changed, and says
     each change in the narrowest form (a definition entered, a compound statement by its header,
-    a constant, one expression); runs of statements are Runs' to say."""
+    a constant, one expression); runs of statements are Runs' and Insertions' to say."""
 
     # --- blocks -------------------------------------------------------------------------------
 
