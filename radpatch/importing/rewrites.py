@@ -136,14 +136,19 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps, Insertions):
         # a comment the patch writes on the changed line goes with the statement: an expression's
         # `replace` (or set_constant) keeps the line's old comment
         said = line_rest(self.src, b) == line_rest(self.src, a)
-        if said and scope.kind in ("module", "class") and scope.body is bbody and self.items(scope, bbody, i, a):
+        if (
+            said
+            and scope.kind in ("module", "class")
+            and scope.body is bbody
+            and self.literal("items", scope, bbody, i, a)
+        ):
             return
-        if said and self.elements(scope, bbody, i, a):
+        if said and self.literal("elements", scope, bbody, i, a):
             return
         if (
             said
             and not isinstance(b, DEFS)
-            and (self.call_elements(scope, bbody, i, a) or self.call_items(scope, bbody, i, a))
+            and (self.call_literal("elements", scope, bbody, i, a) or self.call_literal("items", scope, bbody, i, a))
         ):
             self._note_comment(scope, a)
             return
