@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 from radpatch import __version__
-from radpatch.cli_files import capture, import_, restore
 from radpatch.commands import json_output
+from radpatch.commands.file_verbs import capture, import_, restore
 from radpatch.context import Context
 from radpatch.errors import EXIT_INTERNAL, EXIT_USAGE, RadpatchError, UsageError
 

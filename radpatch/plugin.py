@@ -32,10 +32,10 @@ import time
 from pathlib import Path
 
 from radpatch.errors import RequiredPatchMissing as RequiredPatchMissing  # raised here, imported from here
-from radpatch.start_check import PACKAGE
-from radpatch.start_check import PatchCheck as PatchCheck  # the check's records and call, imported from here too
-from radpatch.start_check import Seen as Seen
-from radpatch.start_check import check as check
+from radpatch.state.engine_start import PACKAGE
+from radpatch.state.engine_start import PatchCheck as PatchCheck  # the check's records and call, imported from here too
+from radpatch.state.engine_start import Seen as Seen
+from radpatch.state.engine_start import check as check
 from radpatch.state.record import Store
 from radpatch.state.verdict import pending_note
 

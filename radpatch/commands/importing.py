@@ -17,7 +17,7 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import dry_run, emit, patch_series, replay
+from radpatch.importing import dry_run, emit, patch_series, replay, series_files
 from radpatch.importing.owners import Owners
 from radpatch.registry import versions
 
@@ -47,7 +47,7 @@ def run(
         )
     owners = Owners.read(site)
     imported = patch_series.apply_series(
-        data, site, patch_series.SeriesOptions(strip, directory, include, exclude), owners
+        data, site, series_files.SeriesOptions(strip, directory, include, exclude), owners
     )
     kept = [i for i, imp in enumerate(imported) if imp.changes]
     unsaid = [(imp.label, name, why) for imp in imported for name, why in imp.not_imported]

@@ -6,20 +6,25 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from typing import Literal, cast
 
 from radpatch.importing.call_elements import call_address, call_dict_change, call_display_change
 from radpatch.importing.changed_expressions import ItemChange, item_changes
-from radpatch.importing.element_changes import element_changes, element_steps
+from radpatch.importing.element_changes import ElementChange, element_changes, element_steps
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.runs import Runs
 from radpatch.importing.scope_walk import scope_body
-from radpatch.importing.shapes import (
-    DiffScope,
-    is_constant,
-    mark_after,
-)
+from radpatch.importing.shapes import DiffScope, is_constant, mark_after
 from radpatch.importing.statements import Sources, segment
 from radpatch.rewrite.name_bindings import binding_sites
+
+Kind = Literal["items", "elements"]  # a dict literal's entries (set_item), a display's elements (add/remove_element)
+
+# kind -> the literal, what "the whole" of it is called, its parts, one part: the words of its notes
+_WORDS = {
+    "items": ("dict literal", "literal", "entries", "entry"),
+    "elements": ("display", "display", "elements", "element"),
+}
 
 
 class LiteralSteps(Runs):
@@ -40,111 +45,85 @@ class LiteralSteps(Runs):
         bbody[i] = mark_after(a)
         return True
 
-    def items(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
-        """`set_item` per entry when all that changed in `NAME = {...}` is entries added (as its last
-        items, or in the middle: `after:` the key before) or changed, and the scope binds NAME once
-        (at any depth of its blocks, as set_item counts)."""
+    def literal(self, kind: Kind, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+        """A step per change when all that changed in `NAME = {...}` is its parts, and the scope binds
+        NAME once (at any depth of its blocks, as set_item and add_element count). Kind "items": a
+        dict literal's entries added (as its last items, or in the middle: `after:` the key before)
+        or changed, `set_item`; kind "elements": a set, list or tuple display's elements added or
+        taken away, `add_element`/`remove_element`."""
         b = bbody[i]
-        found = item_changes(b, a, self.src.before)
+        literal, whole, _, _ = _WORDS[kind]
+        found = (
+            item_changes(b, a, self.src.before)
+            if kind == "items"
+            else element_changes(b, a, self.src.before, self.src.after)
+        )
         if isinstance(found, str):
             name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
-            self.fallbacks.append(
-                f"{scope.qualname}: {ast.unparse(name) if name else 'a'}'s dict literal: {found}; replaced the whole "
-                "literal"
-            )
+            shown = ast.unparse(name) if name else "a"
+            self.fallbacks.append(f"{scope.qualname}: {shown}'s {literal}: {found}; replaced the whole {whole}")
             return False
         if found is None or _bindings(scope, found[0]) != 1:
             return False
         name, changes = found
-        texts = _item_texts(self.src, changes)
-        if texts is None:
-            return False
-        self.steps.extend(_item_steps(scope.qualname, [("name", name)], texts))
-        bbody[i] = mark_after(a)
-        return True
+        return self._said(kind, scope, bbody, i, a, changes, [("name", name)], name)
 
-    def call_items(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
-        """`set_item` with `call:` per entry when all that changed in the statement is entries of a
-        dict literal passed to one call (importing.call_elements)."""
-        found = call_dict_change(bbody[i], a, self.src)
+    def call_literal(self, kind: Kind, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
+        """The same, with `call:`, when all that changed in the statement is the parts of a literal
+        passed to one call (importing.call_elements): kind "items", a dict literal's entries;
+        kind "elements", a display's elements."""
+        literal, whole, _, _ = _WORDS[kind]
+        b = bbody[i]
+        found = call_dict_change(b, a, self.src) if kind == "items" else call_display_change(b, a, self.src)
         if isinstance(found, str):
             self.fallbacks.append(
-                f"{scope.qualname}: a dict literal passed to a call: {found}; replaced the whole literal"
+                f"{scope.qualname}: a {literal} passed to a call: {found}; replaced the whole {whole}"
             )
             return False
         if found is None:
             return False
-        where, changes = found
+        where, changes = found if isinstance(found, tuple) else (found, found.changes)
         address = call_address(self.src, where, scope.body, scope_body(self.pristine, scope.qualname))
-        texts = _item_texts(self.src, changes)
-        if address is None or texts is None:
-            return False
-        if len(texts) > 1 and any(k == "occurrence" for k, _ in address):
-            self.fallbacks.append(
-                f"{scope.qualname}: {len(texts)} entries of a dict literal passed to a call to {dict(address)['call']} "
-                f"(occurrence {dict(address)['occurrence']}): one rewrite per entry cannot each pick that call by its "
-                "occurrence; replaced the whole literal"
-            )
-            return False
-        self.steps.extend(_item_steps(scope.qualname, address, texts))
-        bbody[i] = mark_after(a)
-        return True
-
-    def elements(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
-        """`add_element`/`remove_element` per element when all that changed in `NAME = {...}` (a set,
-        list or tuple display) is elements added or taken away, and the scope binds NAME once."""
-        b = bbody[i]
-        found = element_changes(b, a, self.src.before, self.src.after)
-        if isinstance(found, str):
-            name = b.targets[0] if isinstance(b, ast.Assign) else getattr(b, "target", None)
-            shown = ast.unparse(name) if name else "a"
-            self.fallbacks.append(f"{scope.qualname}: {shown}'s display: {found}; replaced the whole display")
-            return False
-        if found is None or _bindings(scope, found[0]) != 1:
-            return False
-        steps = element_steps(scope.qualname, found[0], found[1], lambda n: segment(self.src, n))
-        if steps is None:
-            return False
-        for c in found[1]:
-            if c.commented:
-                self.fallbacks.append(
-                    f"{scope.qualname}: the comment the patch writes with element {segment(self.src, c.element)} of "
-                    f"{found[0]} is not written (the entry adds only the element; the code is the same as patch's)"
-                )
-        self.steps.extend(steps)
-        bbody[i] = mark_after(a)
-        return True
-
-    def call_elements(self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt) -> bool:
-        """`add_element`/`remove_element` with `call:` per element when all that changed in the
-        statement is elements of a display passed to one call (importing.call_elements)."""
-        b = bbody[i]
-        found = call_display_change(b, a, self.src)
-        if isinstance(found, str):
-            self.fallbacks.append(f"{scope.qualname}: a display passed to a call: {found}; replaced the whole display")
-            return False
-        if found is None:
-            return False
-        address = call_address(self.src, found, scope.body, scope_body(self.pristine, scope.qualname))
         if address is None:
             return False
-        steps = element_steps(scope.qualname, "", found.changes, lambda n: segment(self.src, n), address)
+        return self._said(kind, scope, bbody, i, a, changes, address, f"a {literal} passed to a call")
+
+    def _said(
+        self,
+        kind: Kind,
+        scope: DiffScope,
+        bbody: list[ast.stmt],
+        i: int,
+        a: ast.stmt,
+        changes: Sequence[ItemChange | ElementChange],
+        address: Sequence[tuple[str, Value]],
+        shown: str,
+    ) -> bool:
+        """The steps of `changes` to the literal `address` names (its `name:`, or its call's keys)
+        taken; False where a part has no text of its own, or several steps would each pick the call
+        by its `occurrence:`. `shown` names the literal in a note."""
+        literal, whole, parts, part = _WORDS[kind]
+        if kind == "items":
+            texts = _item_texts(self.src, cast("list[ItemChange]", changes))
+            steps = None if texts is None else _item_steps(scope.qualname, address, texts)
+        else:
+            elements = cast("list[ElementChange]", changes)
+            steps = element_steps(scope.qualname, shown, elements, lambda n: segment(self.src, n), address)
         if steps is None:
             return False
         if len(steps) > 1 and any(k == "occurrence" for k, _ in address):
             # each step would count the call anew, and apply refuses a second rewrite of a counted match
             self.fallbacks.append(
-                f"{scope.qualname}: {len(steps)} elements of a display passed to a call to "
-                f"{dict(address)['call']} (occurrence {dict(address)['occurrence']}): one rewrite per element "
-                "cannot each pick that call by its occurrence; replaced the whole display"
+                f"{scope.qualname}: {len(steps)} {parts} of a {literal} passed to a call to "
+                f"{dict(address)['call']} (occurrence {dict(address)['occurrence']}): one rewrite per {part} "
+                f"cannot each pick that call by its occurrence; replaced the whole {whole}"
             )
             return False
-        for c in found.changes:
-            if c.commented:
+        for c in changes:
+            if isinstance(c, ElementChange) and c.commented:
                 self.fallbacks.append(
                     f"{scope.qualname}: the comment the patch writes with element {segment(self.src, c.element)} of "
-                    "a display passed to a call is not written (the entry adds only the element; the code is the "
-                    "same as patch's)"
+                    f"{shown} is not written (the entry adds only the element; the code is the same as patch's)"
                 )
         self.steps.extend(steps)
         bbody[i] = mark_after(a)

@@ -10,15 +10,21 @@ that earlier entry (the latest one per file).
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
-import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from radpatch.errors import RefusedError
-from radpatch.importing import depends, emit, hunks, paths, sections, stacking, unified
+from radpatch.importing import depends, emit, hunks, sections, stacking, unified
 from radpatch.importing.import_steps import DiffFile
 from radpatch.importing.owners import Owners
+from radpatch.importing.series_files import (
+    SeriesFiles,
+    SeriesOptions,
+    copied_from,
+    left_out_contents,
+    mode_left_out,
+    patched_file,
+)
 
 
 @dataclass(frozen=True)
@@ -37,52 +43,10 @@ class Imported:
     patched: tuple[tuple[str, str | None], ...] = ()  # every file `patch` changes, as it leaves it (imported or not)
 
 
-@dataclass(frozen=True)
-class SeriesOptions:
-    strip: int | None  # -p (None: as patch without -p, the base name)
-    directory: str  # -d, relative to the site directory ("" for the site directory itself)
-    include: tuple[str, ...] = field(default=())  # globs: only sections naming a matching file
-    exclude: tuple[str, ...] = field(default=())  # globs: sections naming a matching file are left out
-
-    def keeps(self, section: sections.FilePatch) -> bool:
-        """Whether the section is imported: as filterdiff -i/-x decide, on the names after -p
-        (fnmatch: `*` crosses `/`); a section with no name left after -p matches no glob."""
-        names = [n for n in section.names if n]
-        if any(fnmatch.fnmatchcase(n, g) for n in names for g in self.exclude):
-            return False
-        return not self.include or any(fnmatch.fnmatchcase(n, g) for n in names for g in self.include)
-
-
-class _Files:
-    """The site directory as the series has left it so far (in memory)."""
-
-    def __init__(self, site: Path) -> None:
-        self.site = site
-        self.text: dict[str, str | None] = {}
-
-    def read(self, rel: str) -> str | None:
-        if rel in self.text:
-            return self.text[rel]
-        path = self.site / rel
-        if not path.is_file():
-            return None
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise RefusedError(f"cannot read {path}: {exc.strerror}", "check the file's permissions")
-        return data.decode("utf-8", "surrogateescape")
-
-    def tree(self, directory: str) -> paths.Disk:
-        prefix = f"{directory}/" if directory else ""
-        created = frozenset(r[len(prefix) :] for r, t in self.text.items() if t is not None and r.startswith(prefix))
-        deleted = frozenset(r[len(prefix) :] for r, t in self.text.items() if t is None and r.startswith(prefix))
-        return paths.Disk(self.site / directory if directory else self.site, created, deleted)
-
-
 def apply_series(
     patches: list[tuple[str, bytes]], site: Path, options: SeriesOptions, owners: Owners
 ) -> list[Imported]:
-    files = _Files(site)
+    files = SeriesFiles(site)
     touched: dict[str, int] = {}  # file -> latest patch that changed it
     out: list[Imported] = []
     for n, (label, data) in enumerate(patches):
@@ -93,13 +57,13 @@ def apply_series(
         left_out: list[str] = []
         for section in parsed.files:
             if not options.keeps(section):
-                left_out.append(f"{section.written or section.shown} ({_what(section)})")
+                left_out.append(f"{section.written or section.shown} ({left_out_contents(section)})")
                 continue
             try:
-                rel, name = _patched_file(label, section, files, options)
+                rel, name = patched_file(label, section, files, options)
             except RefusedError as exc:
-                raise _stacked_or(exc, label, data, section, patches[n + 1 :], options.strip) from None
-            source = _copied_from(label, section, files, options) if section.copy else None
+                raise stacking.stacked_or(exc, label, data, section, patches[n + 1 :], options.strip) from None
+            source = copied_from(label, section, files, options) if section.copy else None
             before = files.read(rel)
             if source is not None and before is not None:
                 raise RefusedError(
@@ -135,7 +99,7 @@ def apply_series(
             firsts.setdefault(rel, before)
             shown.setdefault(rel, name)
             files.text[rel] = after
-            mode = _mode_left_out(section, name)
+            mode = mode_left_out(section, name)
             if mode:
                 left_out.append(mode)
         changed = [DiffFile(rel, firsts[rel], files.text[rel], _owner_name(owners, rel), shown[rel]) for rel in firsts]
@@ -199,126 +163,9 @@ def _unsayable(change: DiffFile) -> str:
     return ""
 
 
-def _what(section: sections.FilePatch) -> str:
-    """What a section left out holds, for its `left out:` line: its hunks, or what its git header says."""
-    count = len(section.hunks)
-    said = [f"{count} hunk{'s' if count != 1 else ''}"] if count else []
-    if section.binary:
-        said.insert(0, "a binary patch")
-    elif section.rename or section.copy:
-        said.insert(0, "a rename" if section.rename else "a copy")
-    elif section.old_missing == 2 and not count:
-        said.append("an empty new file")
-    elif section.new_missing == 2 and not count:
-        said.append("an empty file deleted")
-    elif section.old_mode and section.new_mode and section.old_mode != section.new_mode:
-        said.append(f"mode {section.old_mode:o} -> {section.new_mode:o}")
-    return ", ".join(said) or "no hunks"
-
-
-def _copied_from(label: str, section: sections.FilePatch, files: _Files, options: SeriesOptions) -> str:
-    """The existing module a git copy section copies (its old name, resolved as patch resolves it)."""
-    source = sections.FilePatch(
-        section.old_name, None, None, (), 0, 0, section.header_line, True, written=section.written
-    )
-    resolved = paths.resolve(label, source, files.tree(options.directory), options.strip)
-    rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
-    if not rel.endswith(".py"):
-        raise RefusedError(
-            f"{label}:{section.header_line}: {rel} is not a Python module; radpatch rewrites .py files only",
-            f"leave the copy out with --exclude '{section.shown}' (and ship it another way)",
-        )
-    return rel
-
-
-def _mode_left_out(section: sections.FilePatch, name: str) -> str:
-    """What a section with content says of modes that an entry cannot carry (radpatch writes
-    source, not file modes): a new mode, or a new file's executable mode; "" when none."""
-    if section.new_missing == 2:
-        return ""
-    old, new = section.old_mode, section.new_mode
-    if section.old_missing == 2 or section.copy:
-        return f"the mode {new:o} of {name} (radpatch does not set file modes)" if new & 0o111 else ""
-    if old and new and old != new:
-        return f"the mode change {old:o} -> {new:o} of {name} (radpatch does not set file modes)"
-    return ""
-
-
 def _owner_name(owners: Owners, rel: str) -> str | None:
     owner = owners.of(rel)
     return owner.name if owner else None
-
-
-def _patched_file(label: str, section: sections.FilePatch, files: _Files, options: SeriesOptions) -> tuple[str, str]:
-    """(the file relative to the site directory, its name in the patch after -p: what --exclude matches)."""
-    where = f"{label}:{section.header_line}"
-    leave_out = f"leave it out with --exclude '{section.shown}' (and ship it another way)"
-    if section.binary:
-        raise RefusedError(
-            f"{where}: binary patch for {section.shown}: radpatch (like GNU patch) cannot apply it; radpatch "
-            "rewrites Python source only",
-            leave_out,
-        )
-    special = {0o120000: "a symbolic link", 0o160000: "a git submodule (gitlink)"}
-    kind = special.get(section.new_mode) or special.get(section.old_mode)
-    if kind:
-        raise RefusedError(
-            f"{where}: {section.shown} is {kind} in the patch (git mode "
-            f"{section.new_mode or section.old_mode:o}); radpatch writes Python source, not links",
-            leave_out,
-        )
-    if section.rename:
-        raise RefusedError(
-            f"{where}: a git rename of {section.old_name or '?'} to {section.shown}; radpatch cannot express "
-            f"moving a module (it would delete {section.old_name or 'the old module'})",
-            f"leave it out with --exclude '{section.shown}' (and move the module another way)",
-        )
-    if not section.hunks and not section.copy and section.old_missing < 2 and section.new_missing < 2:
-        # a git section that neither creates, deletes nor copies a file and has no hunk: a mode change
-        old, new = section.old_mode, section.new_mode
-        if old and new and old != new:
-            raise RefusedError(
-                f"{where}: {section.shown} changes only its mode ({old:o} -> {new:o}); radpatch cannot express "
-                "a mode change",
-                leave_out,
-            )
-        raise RefusedError(
-            f"{where}: the git section of {section.shown} has no hunk and creates, deletes, copies or renames "
-            "no file: there is no change to import",
-            leave_out,
-        )
-    if section.copy:  # the new name is the file patched (created); the old name the copy's source
-        section = sections.FilePatch(
-            None, section.new_name, None, section.hunks, 2, 0, section.header_line, True, written=section.written
-        )
-    resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
-    rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
-    if rel.startswith("../") or rel == "..":
-        raise RefusedError(f"{where}: {rel} is outside the site directory", "check -d and -p")
-    if not rel.endswith(".py"):
-        raise RefusedError(
-            f"{where}: {rel} is not a Python module; radpatch rewrites .py files only",
-            f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
-        )
-    return rel, resolved.rel
-
-
-def _stacked_or(
-    exc: RefusedError,
-    label: str,
-    data: bytes,
-    section: sections.FilePatch,
-    later: list[tuple[str, bytes]],
-    strip: int | None,
-) -> RefusedError:
-    """A file to patch that is not there: when a patch given after this one creates it, or this one
-    is numbered as a later patch of a series, the hint says it seems to need the earlier patches."""
-    if "can't find file to patch" not in exc.message or exc.hint.startswith(paths.FOUND_WITH):
-        return exc  # not a missing file, or one another -p finds: that is the hint
-    other = next((o for n in section.names if n and (o := stacking.creates(n, later, strip))), "")
-    series = stacking.first(other, label, "it creates the file") if other else ""
-    series = series or (stacking.SERIES if stacking.later_of_series(label, data) else "")
-    return RefusedError(exc.message, f"{series}; else: {exc.hint}") if series else exc
 
 
 def _check(label: str, rel: str, section: sections.FilePatch, outcome: hunks.Outcome, series: str = "") -> None:

@@ -42,6 +42,7 @@ from radpatch.errors import Inexpressible
 from radpatch.importing.changed_expressions import smallest_difference
 from radpatch.importing.expression_steps import ExpressionSteps
 from radpatch.importing.import_steps import ImportStep
+from radpatch.importing.insertions import Insertions
 from radpatch.importing.keyword_steps import KeywordSteps
 from radpatch.importing.literal_steps import LiteralSteps
 from radpatch.importing.scope_walk import scoped_name
@@ -63,10 +64,10 @@ from radpatch.importing.signatures import bases_step, copy_signature, decorator_
 from radpatch.importing.statements import DEFS, Sources, added_comments, key, start_line, whole_lines
 
 
-class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
+class Differ(LiteralSteps, KeywordSteps, ExpressionSteps, Insertions):
     """Enters the blocks of both trees, pairs statements that are the same one changed, and says
     each change in the narrowest form (a definition entered, a compound statement by its header,
-    a constant, one expression); runs of statements are Runs' to say."""
+    a constant, one expression); runs of statements are Runs' and Insertions' to say."""
 
     # --- blocks -------------------------------------------------------------------------------
 
@@ -135,14 +136,19 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps):
         # a comment the patch writes on the changed line goes with the statement: an expression's
         # `replace` (or set_constant) keeps the line's old comment
         said = line_rest(self.src, b) == line_rest(self.src, a)
-        if said and scope.kind in ("module", "class") and scope.body is bbody and self.items(scope, bbody, i, a):
+        if (
+            said
+            and scope.kind in ("module", "class")
+            and scope.body is bbody
+            and self.literal("items", scope, bbody, i, a)
+        ):
             return
-        if said and self.elements(scope, bbody, i, a):
+        if said and self.literal("elements", scope, bbody, i, a):
             return
         if (
             said
             and not isinstance(b, DEFS)
-            and (self.call_elements(scope, bbody, i, a) or self.call_items(scope, bbody, i, a))
+            and (self.call_literal("elements", scope, bbody, i, a) or self.call_literal("items", scope, bbody, i, a))
         ):
             self._note_comment(scope, a)
             return

@@ -9,7 +9,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from radpatch.importing import unified
+from radpatch.errors import RefusedError
+from radpatch.importing import paths, sections, unified
 from radpatch.importing.sections import Hunk
 
 _NUMBERED = re.compile(r"^0*(\d+)-")
@@ -90,3 +91,21 @@ def _added(label: str, data: bytes, strip: int | None) -> set[str]:
 def _same(a: str, b: str) -> bool:
     a, b = posixpath.normpath(a), posixpath.normpath(b)
     return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def stacked_or(
+    exc: RefusedError,
+    label: str,
+    data: bytes,
+    section: sections.FilePatch,
+    later: list[tuple[str, bytes]],
+    strip: int | None,
+) -> RefusedError:
+    """A file to patch that is not there: when a patch given after this one creates it, or this one
+    is numbered as a later patch of a series, the hint says it seems to need the earlier patches."""
+    if "can't find file to patch" not in exc.message or exc.hint.startswith(paths.FOUND_WITH):
+        return exc  # not a missing file, or one another -p finds: that is the hint
+    other = next((o for n in section.names if n and (o := creates(n, later, strip))), "")
+    series = first(other, label, "it creates the file") if other else ""
+    series = series or (SERIES if later_of_series(label, data) else "")
+    return RefusedError(exc.message, f"{series}; else: {exc.hint}") if series else exc

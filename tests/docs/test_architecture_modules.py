@@ -16,10 +16,8 @@ DOC = ROOT / "docs" / "architecture.md"
 # a top-level module's section, by the folder or file its heading names
 TOP_LEVEL = {
     "cli": "cli.py",
-    "cli_files": "cli.py",
     "plugin": "plugin.py",
     "__main__": "plugin.py",
-    "start_check": "plugin.py",
 }
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from radpatch import plugin, start_check
+from radpatch import plugin
 from radpatch.plugin import RequiredPatchMissing, Seen
+from radpatch.state import engine_start
 from tests.lib.fifo import fifo_in_place_of
 from tests.lib.site import Site
 
@@ -242,7 +243,7 @@ def test_kv_group_size_on_a_block_outermost_layout_is_reported_as_possibly_not_i
     """vLLM packs mixed-page-size groups itself on a block-outermost layout (issue 24): the self-check
     says the applied kv_group_size may not be in effect there, and nothing on the default layout.
     The toy patch stands in for it (the shipped registry holds the real name)."""
-    monkeypatch.setattr(start_check, "_IN_EFFECT_ONLY_IF", {"toy": start_check._IN_EFFECT_ONLY_IF["kv_group_size"]})
+    monkeypatch.setattr(engine_start, "_IN_EFFECT_ONLY_IF", {"toy": engine_start._IN_EFFECT_ONLY_IF["kv_group_size"]})
     assert radpatch("--registry", str(toy), "apply", "toy").code == 0
     monkeypatch.delenv("VLLM_KV_CACHE_LAYOUT", raising=False)
     (check,) = plugin.check(as_vllm)
@@ -265,7 +266,7 @@ def test_an_imported_package_is_followed_whichever_way_the_entry_spells_it(
     module = types.ModuleType("rpshadow.sub")
     module.__file__ = str(checkout)
     monkeypatch.setitem(sys.modules, "rpshadow.sub", module)
-    assert start_check._imported_path(spelled) == checkout.resolve()
+    assert engine_start._imported_path(spelled) == checkout.resolve()
 
 
 OTHER_PYTHON = next(

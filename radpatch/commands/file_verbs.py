@@ -3,13 +3,43 @@ diffs), capture (edits already made to installed files), restore (a wheel's RECO
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from radpatch.context import Context
 
+FC = TypeVar("FC", bound=Callable[..., Any])
+
 pass_ctx = click.make_pass_decorator(Context)
+
+# options two of the verbs share, their words written once
+_SUPPORTED = click.option(
+    "--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version)."
+)
+_WHEEL = click.option(
+    "--wheel",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, readable=False),
+    help="Read the pristine bytes from this wheel (offline) instead of the package index.",
+)
+
+
+def _out(written: str) -> Callable[[FC], FC]:
+    """`--out`: the registry directory import and capture write to (`written`: what they write there)."""
+    return click.option(
+        "--out",
+        default=".",
+        metavar="DIR",
+        type=click.Path(file_okay=False),
+        help=f"Registry directory to write the {written} to (default: .).",
+    )
+
+
+def _target(says: str) -> Callable[[FC], FC]:
+    """`--python` of import and capture: the environment they read, as `says` puts it."""
+    return click.option("--python", "python", default=None, metavar="PYTHON|VENV", help=says)
 
 
 @click.command("import")
@@ -29,15 +59,9 @@ pass_ctx = click.make_pass_decorator(Context)
     metavar="DIR",
     help="Resolve paths in DIR, relative to the site directory (as patch -d).",
 )
-@click.option(
-    "--out",
-    default=".",
-    metavar="DIR",
-    type=click.Path(file_okay=False),
-    help="Registry directory to write the entries to (default: .).",
-)
+@_out("entries")
 @click.option("--name", default=None, metavar="NAME", help="Entry name (a prefix when several patch files are given).")
-@click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")
+@_SUPPORTED
 @click.option(
     "--include",
     multiple=True,
@@ -50,56 +74,30 @@ pass_ctx = click.make_pass_decorator(Context)
     metavar="GLOB",
     help="Leave out sections whose file (after -p) matches GLOB; repeatable (as filterdiff -x).",
 )
-@click.option(
-    "--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files the patches apply to."
-)
+@_target("The environment whose files the patches apply to.")
 @pass_ctx
-def import_(
-    ctx: Context,
-    patches: tuple[str, ...],
-    strip: int | None,
-    directory: str,
-    out: str,
-    name: str | None,
-    supported: str | None,
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    python: str | None,
-) -> int:
+def import_(ctx: Context, /, python: str | None, **options: Any) -> int:
     """Write registry entries from unified diffs (patch -pN series), one per patch file."""
     from radpatch.commands import importing
 
     target = Context(python, ctx.registries) if python else ctx
-    return importing.run(target, patches, strip, directory, out, name, supported, include, exclude)
+    return importing.run(target, **options)  # the options by the names of its parameters
 
 
 @click.command()
 @click.argument("name")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option(
-    "--out",
-    default=".",
-    metavar="DIR",
-    type=click.Path(file_okay=False),
-    help="Registry directory to write the entry to (default: .).",
-)
+@_out("entry")
 @click.option(
     "--distribution",
     default=None,
     metavar="NAME",
     help="Without PATH: the distribution whose edits to capture (default: the one installing the vllm package).",
 )
-@click.option(
-    "--wheel",
-    metavar="FILE",
-    type=click.Path(dir_okay=False, readable=False),
-    help="Read the pristine bytes from this wheel (offline) instead of the package index.",
-)
-@click.option("--supported", default=None, metavar="SPEC", help="Version range (default: ==the installed version).")
+@_WHEEL
+@_SUPPORTED
 @click.option("--dry-run", is_flag=True, help="Print the entry it would write; write and record nothing.")
-@click.option(
-    "--python", "python", default=None, metavar="PYTHON|VENV", help="The environment whose files were edited."
-)
+@_target("The environment whose files were edited.")
 @pass_ctx
 def capture(ctx: Context, /, python: str | None, **options: Any) -> int:
     """Write a registry entry NAME from edits already made to installed files, and record it as applied.
@@ -117,12 +115,7 @@ def capture(ctx: Context, /, python: str | None, **options: Any) -> int:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option(
-    "--wheel",
-    metavar="FILE",
-    type=click.Path(dir_okay=False, readable=False),
-    help="Read the pristine bytes from this wheel (offline) instead of the package index.",
-)
+@_WHEEL
 @click.option("--dry-run", is_flag=True, help="Fetch and check the bytes, say what would be restored, write nothing.")
 @pass_ctx
 def restore(ctx: Context, paths: tuple[str, ...], wheel: str | None, dry_run: bool) -> int:
