@@ -23,7 +23,9 @@ the import check's imports do (import_runner.run): from a temporary copy of the 
 package first on the path, the install read-only (import_overlay), under the subreaper launcher
 (import_reaper), and a SIGTERM or SIGINT meanwhile ends radpatch as Ctrl-C does once they are
 cleaned up; so a dry run leaves the install as it was and no process behind. A try whose imports
-fail on a write the read-only install refused is undecided, saying so.
+fail on a write the read-only install refused is undecided, saying so; a write the read-only hook
+cannot stop (Python run with -I, -S or -E, compiled code, another program) is found after the fact,
+as the import check's is (import_watch.py), and refuses the run.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import import_overlay, import_reaper, import_runner, read_only
+from radpatch.prove import import_overlay, import_reaper, import_runner, import_watch, read_only
 from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
@@ -169,7 +171,14 @@ def _ask(
     try:
         with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
             sent = {**json.loads(request), "first": list(moved.values())}
-            out, _, _, _, finished = import_runner.run(python.executable, _SCRIPT, json.dumps(sent).encode(), TIMEOUT)
+            out, _, _, _, finished = import_runner.run(
+                python.executable,
+                _SCRIPT,
+                json.dumps(sent).encode(),
+                TIMEOUT,
+                [str(p) for p in python.paths],
+                import_watch.GUARDED_IMPORT,
+            )
             out = import_overlay.back(out, moved, True)
     except EnvironmentProblem as exc:
         return None, exc.message
