@@ -12,7 +12,7 @@ script in the venv's bin/). The toy is a real wheel pip-installed into a fresh v
 writes and then raises ImportError, so the fallback is what runs and the patch itself is sound.
 Oracle: a fresh interpreter of a copy of the venv importing the module does write there; the apply
 then exits 1 naming the file, and the install differs from before only by that file; the control
-applies (the patched fallback in place)."""
+applies (the patched fallback in place). `diff`, which plans the patch as apply does, is refused too."""
 
 from __future__ import annotations
 
@@ -108,14 +108,20 @@ def test_a_write_past_the_hook_refuses_a_plain_apply(
     site = site_packages(venv).resolve()
     before = _files(venv)
 
+    # first `diff` (a process asks the target each question once): it plans the patch as apply does,
+    # with no watch of its own, so its child is watched alone
+    d = radpatch("--registry", str(reg), "--python", str(venv), "diff", "gw")
     r = radpatch("--registry", str(reg), "--python", str(venv), "apply", "gw")
 
-    assert "Traceback" not in r.err, r
-    if writer == "os-open":  # the hook refused it: the fallback runs, the patch applies
+    assert "Traceback" not in r.err + d.err, (r, d)
+    if writer == "os-open":
+        # the hook refused it: the fallback runs, the patch applies
+        assert d.code == 0 and "+        return 2" in d.out, d
         assert r.code == 0 and "applied" in r.out, r
         assert b"return 2" in (site / "rpgw" / "core.py").read_bytes()
         return
     written = str(venv / "bin" / "rpgw-tool") if what == "script" else str(site / WHAT[what])
+    assert d.code == 1 and "placement check: the install changed while" in d.err and written in d.err, d
     assert r.code == 1, r
     assert "gw: placement check: the install changed while the target interpreter was asked" in r.err, r
     assert written in r.err and "radpatch restore" in r.err, r
