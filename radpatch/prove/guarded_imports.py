@@ -20,7 +20,9 @@ the interpreter could not be run, gave no answer or did not finish in time. One 
 
 What it runs is the target's code (the package's `__init__`, what the try imports), so it runs as
 the import check's imports do (import_runner.run): from a temporary copy of the module's top-level
-package first on the path, the install read-only (import_overlay), under the subreaper launcher
+package first on the path, the install read-only (import_overlay), its site step run once the hook
+is in place (so the code sees its venv's prefix and sysconfig paths, not the base interpreter's,
+and its .pth files have run), under the subreaper launcher
 (import_reaper), and a SIGTERM or SIGINT meanwhile ends radpatch as Ctrl-C does once they are
 cleaned up; so a dry run leaves the install as it was and no process behind. A try whose imports
 fail on a write the read-only install refused is undecided, saying so; a write the read-only hook
@@ -52,6 +54,10 @@ sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths
 _blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
 _children(_blocked)  # and to the Python processes the imports start
 sys.path[:0] = request["first"]  # the copy of the module's top-level package
+# site runs only now (-S), the hook in place: the target's code sees its venv's prefix and sysconfig
+# paths (not the base interpreter's), and its .pth files have run, as when the venv imports it
+import site
+site.main()
 name = request["module"]
 before = set(request["before"])
 read_back = []

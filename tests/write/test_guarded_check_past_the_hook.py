@@ -7,9 +7,11 @@ interpreter runs for radpatch (prove.import_watch, beside the runner both use): 
 fact, the write refuses the run, naming the file, and radpatch writes nothing.
 
 Generated: the writer (os.system, -I and -S children, libc's open through ctypes, and os.open, which
-the hook refuses: the control) times what it writes (a new file in the package, an existing module, a
-script in the venv's bin/). The toy is a real wheel pip-installed into a fresh venv; its fast module
-writes and then raises ImportError, so the fallback is what runs and the patch itself is sound.
+the hook refuses: the control) times what it writes (a new file in the package, an existing module,
+a script in the venv's bin/, found by its interpreter's path or by sysconfig: the guarded check's
+interpreter ran without its site step, and sysconfig named the base interpreter's bin/ there). The
+toy is a real wheel pip-installed into a fresh venv; its fast module writes and then raises
+ImportError, so the fallback is what runs and the patch itself is sound.
 Oracle: a fresh interpreter of a copy of the venv importing the module does write there; the apply
 then exits 1 naming the file, and the install differs from before only by that file; the control
 applies (the patched fallback in place). `diff`, which plans the patch as apply does, is refused too."""
@@ -61,7 +63,17 @@ WRITERS = {
         "    os.close(_fd)\nexcept PermissionError:\n    pass\n"
     ),
 }
-WHAT = {"new-file": "rpgw/rpgw-cache", "module": "rpgw/other.py", "script": ""}
+# the scripts directory as sysconfig says it: the venv's, as the venv's own interpreter sees it (a
+# view of the base interpreter's is written as rpgw-base-view inside the venv, never outside it)
+SYSCONFIG_HEAD = (
+    "import ctypes, os, subprocess, sys, sysconfig\n"
+    "_venv = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))\n"
+    "TARGET = os.path.join(sysconfig.get_paths()['scripts'], 'rpgw-tool')\n"
+    "if not os.path.abspath(TARGET).startswith(_venv + os.sep):\n"
+    "    TARGET = os.path.join(_venv, 'rpgw-base-view')\n"
+)
+WHAT = {"new-file": "rpgw/rpgw-cache", "module": "rpgw/other.py", "script": "", "sysconfig-script": ""}
+HEADS = {"script": SCRIPT_HEAD, "sysconfig-script": SYSCONFIG_HEAD}
 CORE = "try:\n    from rpgw.fast{i} import f{i}\nexcept ImportError:\n    def f{i}():\n        return 1\n"
 FAILS = "raise ImportError('its native library is missing')\n"
 
@@ -97,7 +109,7 @@ def _files(root: Path) -> dict[str, bytes | None]:
 def test_a_write_past_the_hook_refuses_a_plain_apply(
     tmp_path: Path, write_registry: Any, radpatch: Any, writer: str, what: str
 ) -> None:
-    head = SCRIPT_HEAD if what == "script" else HEAD.format(name=WHAT[what])
+    head = HEADS[what] if what in HEADS else HEAD.format(name=WHAT[what])
     venv = _install(tmp_path, {"0": head + WRITERS[writer] + FAILS})
     oracle = tmp_path / "oracle"
     shutil.copytree(venv, oracle, symlinks=True)
@@ -120,7 +132,7 @@ def test_a_write_past_the_hook_refuses_a_plain_apply(
         assert r.code == 0 and "applied" in r.out, r
         assert b"return 2" in (site / "rpgw" / "core.py").read_bytes()
         return
-    written = str(venv / "bin" / "rpgw-tool") if what == "script" else str(site / WHAT[what])
+    written = str(venv / "bin" / "rpgw-tool") if what in HEADS else str(site / WHAT[what])
     assert d.code == 1 and "placement check: the install changed while" in d.err and written in d.err, d
     assert r.code == 1, r
     assert "gw: placement check: the install changed while the target interpreter was asked" in r.err, r
