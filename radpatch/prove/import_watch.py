@@ -67,10 +67,18 @@ class Watch:
         self.after = read_only.snapshot(self.roots)
         gone = read_only.changed(self.before, self.after)
         if gone:
-            raise _refusal(self.who, self.ran, gone)
+            refusal = _refusal(self.who, self.ran, gone)
+            _given.append(refusal)
+            raise refusal
 
 
 _open: list[Watch] = []  # the watches open now, innermost last
+_given: list[RefusedError] = []  # the refusals the watches gave (said: a caller's later refusal does not replace one)
+
+
+def said(exc: BaseException) -> bool:
+    """Whether `exc` is a watch's refusal: the install changed, which no other refusal replaces."""
+    return any(exc is given for given in _given)
 
 
 @contextlib.contextmanager

@@ -77,10 +77,11 @@ def apply(
             states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
             changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
         apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
-    except RadpatchError:
+    except RadpatchError as exc:
         for ps, before in reversed(taken):  # the run is refused: nothing of it stays, the record as it was
             give_back(ps, before)
-        apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
+        if not import_watch.said(exc):  # a write past the read-only hook is said first
+            apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal
         for line in said:
             say(line)
         raise

@@ -179,3 +179,24 @@ def test_one_snapshot_per_apply_however_many_children(
     r = radpatch("--registry", str(reg), "--python", str(venv), "apply", *flags, "plain")
     assert r.code == 0, r
     assert len(walks) == (2 if import_check else 0), walks
+
+
+@pytest.mark.parametrize("writer", sample(w for w in WRITERS if w != "os-open"))
+def test_a_write_past_the_hook_is_said_before_an_overlap(
+    tmp_path: Path, write_registry: Any, radpatch: Any, writer: str
+) -> None:
+    """Two entries changing the same fallback, unordered: apply refuses the overlap; when the
+    guarded check's child also wrote into the install, that is the refusal given (the overlap's
+    refusal replaced it, and the changed files went unsaid)."""
+    venv = _install(tmp_path, {"0": HEAD.format(name=WHAT["new-file"]) + WRITERS[writer] + FAILS})
+    reg = _registry(write_registry)
+    (reg / "gw2.yaml").write_text(
+        entry_head("gw2", "rpgw", {"core": "rpgw.core"})
+        + "  - id: r0\n    file: core\n    replace: {scope: f0, find: return 1, with: return 3}\n"
+    )
+    quiet = _install(tmp_path / "quiet", {})  # the control: no write, the overlap is the refusal
+    for target, wrote in ((quiet, False), (venv, True)):
+        r = radpatch("--registry", str(reg), "--python", str(target), "apply", "gw", "gw2")
+        assert r.code == 1 and "Traceback" not in r.err, r
+        assert ("the install changed while" in r.err) == wrote, r
+        assert ("requires:" in r.err) != wrote, r
