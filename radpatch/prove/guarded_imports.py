@@ -20,10 +20,14 @@ the interpreter could not be run, gave no answer or did not finish in time. One 
 
 What it runs is the target's code (the package's `__init__`, what the try imports), so it runs as
 the import check's imports do (import_runner.run): from a temporary copy of the module's top-level
-package first on the path, the install read-only (import_overlay), under the subreaper launcher
+package first on the path, the install read-only (import_overlay), its site step run once the hook
+is in place (so the code sees its venv's prefix and sysconfig paths, not the base interpreter's,
+and its .pth files have run), under the subreaper launcher
 (import_reaper), and a SIGTERM or SIGINT meanwhile ends radpatch as Ctrl-C does once they are
 cleaned up; so a dry run leaves the install as it was and no process behind. A try whose imports
-fail on a write the read-only install refused is undecided, saying so.
+fail on a write the read-only install refused is undecided, saying so; a write the read-only hook
+cannot stop (Python run with -I, -S or -E, compiled code, another program) is found after the fact,
+as the import check's is (import_watch.py), and refuses the run.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import import_overlay, import_reaper, import_runner, read_only
+from radpatch.prove import import_overlay, import_reaper, import_runner, import_watch, read_only
 from radpatch.prove.import_failures import READ_ONLY_SAID
 from radpatch.prove.placement import Fallback
 
@@ -50,6 +54,10 @@ sys.path[:] = request["paths"] + [p for p in sys.path if p not in request["paths
 _blocked = _read_only([*request["first"], os.getcwd()])  # the install read-only (read_only.READ_ONLY)
 _children(_blocked)  # and to the Python processes the imports start
 sys.path[:0] = request["first"]  # the copy of the module's top-level package
+# site runs only now (-S), the hook in place: the target's code sees its venv's prefix and sysconfig
+# paths (not the base interpreter's), and its .pth files have run, as when the venv imports it
+import site
+site.main()
 name = request["module"]
 before = set(request["before"])
 read_back = []
@@ -169,7 +177,14 @@ def _ask(
     try:
         with import_reaper.interruptible(), import_overlay.overlay([top] if top else []) as moved:
             sent = {**json.loads(request), "first": list(moved.values())}
-            out, _, _, _, finished = import_runner.run(python.executable, _SCRIPT, json.dumps(sent).encode(), TIMEOUT)
+            out, _, _, _, finished = import_runner.run(
+                python.executable,
+                _SCRIPT,
+                json.dumps(sent).encode(),
+                TIMEOUT,
+                [str(p) for p in python.paths],
+                import_watch.GUARDED_IMPORT,
+            )
             out = import_overlay.back(out, moved, True)
     except EnvironmentProblem as exc:
         return None, exc.message

@@ -11,7 +11,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
-from radpatch.prove import import_overlay, import_reaper, read_only
+from radpatch.prove import import_overlay, import_reaper, import_watch, read_only
 from radpatch.prove.import_failures import Attempt, Frame
 from radpatch.prove.import_runner import _MAX_ANSWER, run
 
@@ -152,7 +152,9 @@ def attempts(
                 "first": list(moved.values()),
             }
         ).encode()
-        out, code, tail, reaped, finished = run(executable, _SCRIPT, request, timeout)
+        out, code, tail, reaped, finished = run(
+            executable, _SCRIPT, request, timeout, served.roots, import_watch.IMPORT_CHECK
+        )
     if reaped:
         served.left.append(reaped)
     if not finished:

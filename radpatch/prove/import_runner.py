@@ -1,5 +1,6 @@
 """One run of the target interpreter for the import check (import_process.py, guarded_imports.py):
-under the subreaper launcher (import_reaper.py), in its own process group and an empty working
+inside a watch of the install (import_watch.py: what the read-only hook could not stop is found
+after the fact), under the subreaper launcher (import_reaper.py), in its own process group and an empty working
 directory, the request on stdin from a file, its answer read from a file and its stderr from a
 pipe as it comes (the last 4 KiB kept); the interpreter waited for, never what it leaves behind,
 which is killed on the way out."""
@@ -13,21 +14,26 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from radpatch.errors import EnvironmentProblem
-from radpatch.prove import import_overlay, import_reaper
+from radpatch.prove import import_overlay, import_reaper, import_watch
 
 _MAX_ANSWER = 1 << 26  # the answer, with its importers' tracebacks (up to 400 frames each, 64 of them)
 _STDERR_TAIL = 4096
 _POLL = 0.05  # seconds between looks at whether the import's process has ended
 
 
-def run(executable: str, script: str, request: bytes, timeout: float) -> tuple[bytes, int, bytes, str, bool]:
+def run(
+    executable: str, script: str, request: bytes, timeout: float, import_path: Sequence[str], check: import_watch.Check
+) -> tuple[bytes, int, bytes, str, bool]:
     """The target interpreter running `script` (under the launcher) given `request`: its answer,
     exit status, stderr's tail, what it left behind that could not be killed, and whether it ended
-    in time. Also guarded_imports' subprocess."""
+    in time. Also guarded_imports' subprocess. Watched (import_watch.child: `import_path` is the
+    target's, whose site directories are the install; `check` what the run is for, as a refusal
+    says it)."""
     with (
+        import_watch.child(executable, import_path, check),
         import_overlay.scratch("radpatch-import-check-") as cwd,
         tempfile.TemporaryFile() as request_file,
         tempfile.TemporaryFile() as answer,

@@ -15,7 +15,7 @@ check's own `-I` interpreter among them). Those are found after the fact in the 
 `install_roots` are the site directories of the target's import path and its scripts directory,
 `snapshot` records (kind, size, mtime_ns, ctime_ns, inode) of every file and directory under them
 before the check, and `changed` names what differs after
-it (write.apply refuses the check then)."""
+it (import_watch.py compares them around every child, and refuses the run then)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install import targets as installed
-from radpatch.prove import adopt, carried_too, run, undo
+from radpatch.prove import adopt, carried_too, import_watch, run, undo
 from radpatch.prove.form import judge
 from radpatch.prove.overlaps import apply_check
 from radpatch.registry.model import Patch
@@ -72,14 +72,16 @@ def apply(
             states = {f.patch.name: decide(f, env, judge) for f in found}
         redo = restack(patches, states)  # 2. what comes off and goes on again, newest first
         others = carried_too.from_registries(ctx.registry.load_valid, patches, env)  # asked on a refusal only
-        adopted = adopt.adoption(patches, states, redo, env, wheel, said.append, others)  # 3. prove: files carrying it
-        states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
-        changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
+        with import_watch.watching(", ".join(p.name for p in patches)) as watched:  # the target's children watched
+            adopted = adopt.adoption(patches, states, redo, env, wheel, said.append, others)  # 3. files carrying it
+            states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
+            changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
         apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
-    except RadpatchError:
+    except RadpatchError as exc:
         for ps, before in reversed(taken):  # the run is refused: nothing of it stays, the record as it was
             give_back(ps, before)
-        apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal to give
+        if not import_watch.said(exc):  # a write past the read-only hook is said first
+            apply_check.check_apply(ctx, patches, found)  # an overlap with no order between them is the refusal
         for line in said:
             say(line)
         raise
@@ -90,7 +92,7 @@ def apply(
     if import_check and any(c.files for c in changes):
         from radpatch.write.checked_install import unchanged_by  # loaded only when asked: a plain apply never runs it
 
-        unchanged_by(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say)
+        unchanged_by(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say, watched)
     if dry_run or not changes:
         return changes
     commit(env, changes, "apply")
