@@ -67,3 +67,21 @@ def test_a_call_form_rewrite_meets_what_holds_its_call(
     assert [o.kind for o in found] == [kind], [o.describe() for o in found]
     (o,) = found
     assert {o.first, o.second} == {"a", "b"} and "ctx=" not in o.what, o.what
+
+
+@pytest.mark.parametrize(
+    ("pick", "flip"), list(itertools.product(("", ", occurrence: 1", ", within: 'if p:'"), (0, 1)))
+)
+def test_a_set_keyword_meets_a_picked_find_holding_its_call(tmp_path: Path, pick: str, flip: int) -> None:
+    """The `find` is kept for a picked replace too (the same rule for every node a `find` may hold):
+    a set_keyword of a keyword its call passes may be inside the copy picked (`may nest`); with no
+    pick it is (`part`), as before."""
+    kw = write(
+        tmp_path,
+        "kw",
+        "  - id: kw\n    set_keyword: {scope: build, call: p.add, keyword: opts, from: '{\"j\": 0}', to: '1'}\n",
+    )
+    code = call_form_others("add_element keyword", "choices")["replace call"].rstrip("}") + pick + "}"
+    whole = write(tmp_path, "whole", f"  - id: whole\n    {code}\n")
+    found = pairs.find([whole, kw] if flip else [kw, whole], [Version("1.0")])
+    assert [o.kind for o in found] == [Meet.MAY_NEST if pick else Meet.PART], [o.describe() for o in found]
