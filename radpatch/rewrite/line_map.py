@@ -11,7 +11,10 @@ import difflib
 from collections.abc import Sequence
 
 Lines = tuple[str, ...]
-Edit = tuple[Lines, Lines]  # the module's lines before and after one rewrite
+# the module's lines before and after one rewrite, and whether a place on a line it changed may be
+# followed character by character: not through the code a `find` matched (replace, delete), which the
+# rewrite wrote anew, so that no match inside it is the installed file's any more
+Edit = tuple[Lines, Lines, bool]
 
 
 def _blocks(before: Lines, after: Lines) -> list[tuple[str, int, int, int, int]]:
@@ -42,21 +45,21 @@ def line_map(before: Lines, after: Lines) -> dict[int, int]:
 def follow(edits: Sequence[Edit], line: int, column: int) -> tuple[int, int] | None:
     """(line, column) of the text before `edits` (1-based line), where it is after them: None when
     an edit took away the text there (or changed it so that no character there is kept)."""
-    for before, after in edits:
-        moved = _moved(before, after, line, column)
+    for before, after, by_characters in edits:
+        moved = _moved(before, after, line, column, by_characters)
         if moved is None:
             return None
         line, column = moved
     return line, column
 
 
-def _moved(before: Lines, after: Lines, line: int, column: int) -> tuple[int, int] | None:
+def _moved(before: Lines, after: Lines, line: int, column: int, by_characters: bool) -> tuple[int, int] | None:
     for tag, i1, i2, j1, j2 in _blocks(before, after):
         if not i1 < line <= i2:
             continue
         if tag == "equal":
             return j1 + line - i1, column
-        if tag != "replace":
+        if tag != "replace" or not by_characters:
             return None
         # a changed region: the character at (line, column), if the edit kept it, and where it went
         old, new = "".join(before[i1:i2]), "".join(after[j1:j2])

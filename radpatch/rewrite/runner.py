@@ -94,7 +94,7 @@ def _run(
         if src.lines != was.lines:  # mapped one rewrite at a time: each edit is one region of the file
             step = line_map(was.lines, src.lines)
             lines = {k: step[v] for k, v in lines.items() if v in step}
-            edits.append((was.lines, src.lines))
+            edits.append((was.lines, src.lines, getattr(rw.op, "find", None) is None))  # line_map.Edit
     return src
 
 

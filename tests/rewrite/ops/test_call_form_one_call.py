@@ -18,10 +18,12 @@ import itertools
 import pytest
 
 from radpatch.registry.model import Operation
+from radpatch.rewrite.ops.replace import Replace
 from radpatch.rewrite.ops.set_element import SetElement
 from radpatch.rewrite.ops.set_item import SetItem
+from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.generated import sample
-from tests.lib.rewrites import check
+from tests.lib.rewrites import check, refusal
 
 # each change: its rewrite (given how the call is picked) and what it makes of the call's parts
 CHANGES = ("add choice", "take choice", "add positional", "add opts entry")
@@ -91,3 +93,31 @@ def test_rewrites_of_one_picked_call_apply_and_undo_byte_for_byte(
     before = _module(layout, pick, PARTS)
     after = _module(layout, pick, _changed(order))
     check(before, tuple(_op(c, how) for c in order), after)
+
+
+KEYED = 'p.add("--x", choices=["a", "b"], k=1)'
+
+
+@pytest.mark.parametrize(
+    ("how", "first"), list(itertools.product(({"occurrence": 2}, {"within": "if p:"}), ("set_keyword", "add_element")))
+)
+def test_a_keyword_set_and_an_element_added_on_one_picked_call(how: dict[str, object], first: str) -> None:
+    """set_keyword of one keyword and add_element to another's display, on one picked call, in
+    either order: both apply on the installed file's copy and undo byte for byte."""
+    inside = "within" in how
+    last = f"    if p:\n        {KEYED}\n" if inside else f"    {KEYED}\n"
+    before = f"def build(p):\n    {KEYED}\n{last}"
+    changed = KEYED.replace('"b"]', '"b", "c"]').replace("k=1", "k=2")
+    after = before[: before.rindex(KEYED)] + changed + "\n"
+    keyword = SetKeyword("build", "p.add", "k", from_="1", to="2", **how)  # type: ignore[arg-type]
+    element = SetElement("build", None, '"c"', call="p.add", keyword="choices", **how)  # type: ignore[arg-type]
+    check(before, (keyword, element) if first == "set_keyword" else (element, keyword), after)
+
+
+def test_an_element_of_a_call_a_replace_before_it_wrote_anew_is_still_refused() -> None:
+    """A `replace` of the picked statement writes the call anew: the installed file's match is gone
+    (even where the new statement's text keeps the display's characters), as before."""
+    before = f"def build(p):\n    {KEYED}\n    {KEYED}\n"
+    replace = Replace("build", KEYED, KEYED.replace("k=1", "k=3"), occurrence=2)
+    element = SetElement("build", None, '"c"', call="p.add", keyword="choices", occurrence=2)
+    assert "is changed by the rewrites before it" in refusal(before, replace, element)
