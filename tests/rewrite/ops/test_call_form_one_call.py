@@ -9,11 +9,13 @@ Generated: the call's layout (one line, one argument per line) x how it is picke
 2 or 3 copies, `within:` a block) x the rewrites (two of: an element added to `choices=`, one taken
 from it, one added to the second positional argument, an entry added to `opts=`; and all four) in
 each order: applied, the module equals the one built from the installed call's parts with the
-changes made (the other copies untouched); undone, the installed bytes; applied again, the same."""
+changes made (the other copies untouched); undone, the installed bytes; applied again, the same; and
+the four through `radpatch apply` and `revert` on an installed file (the RECORD bytes back)."""
 
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 
@@ -23,7 +25,9 @@ from radpatch.rewrite.ops.set_element import SetElement
 from radpatch.rewrite.ops.set_item import SetItem
 from radpatch.rewrite.ops.set_keyword import SetKeyword
 from tests.lib.generated import sample
+from tests.lib.overlaps import HEAD
 from tests.lib.rewrites import check, refusal
+from tests.lib.site import Site
 
 # each change: its rewrite (given how the call is picked) and what it makes of the call's parts
 CHANGES = ("add choice", "take choice", "add positional", "add opts entry")
@@ -121,3 +125,31 @@ def test_an_element_of_a_call_a_replace_before_it_wrote_anew_is_still_refused() 
     replace = Replace("build", KEYED, KEYED.replace("k=1", "k=3"), occurrence=2)
     element = SetElement("build", None, '"c"', call="p.add", keyword="choices", occurrence=2)
     assert "is changed by the rewrites before it" in refusal(before, replace, element)
+
+
+@pytest.mark.parametrize(("layout", "pick"), list(itertools.product(LAYOUTS, ("occurrence 2 of 3", "within"))))
+def test_apply_and_revert_an_entry_of_rewrites_of_one_picked_call(
+    layout: str, pick: str, site: Site, radpatch: Any, write_registry: Any
+) -> None:
+    """Through `radpatch apply` and `revert` on an installed file: the entry's four rewrites of one
+    picked call give the module built from its parts; revert gives the installed bytes back."""
+    before = _module(layout, pick, PARTS)
+    site.install("toypkg", "1.0", {"toypkg/__init__.py": "", "toypkg/core.py": before})
+    nth = PICKS[pick][1]
+    how = f"occurrence: {nth}" if nth is not None else "within: 'if p:'"
+    rewrites = {
+        "add choice": "add_element: {scope: build, call: p.add, keyword: choices, element: '\"c\"', %s}",
+        "take choice": "remove_element: {scope: build, call: p.add, keyword: choices, element: '\"a\"', "
+        "before: '\"b\"', %s}",
+        "add positional": "add_element: {scope: build, call: p.add, argument: 2, element: '\"n\"', %s}",
+        "add opts entry": "set_item: {scope: build, call: p.add, keyword: opts, key: '\"k\"', value: '1', %s}",
+    }
+    body = "".join(f"  - id: r{i}\n    {rewrites[c] % how}\n" for i, c in enumerate(CHANGES))
+    reg = str(write_registry("calls", HEAD.format(supported=">=1.0,<2") + body))
+    core = site.root / "toypkg/core.py"
+    applied = radpatch("--registry", reg, "apply", "calls")
+    assert applied.code == 0, applied.out + applied.err
+    assert core.read_text() == _module(layout, pick, _changed(CHANGES))
+    reverted = radpatch("--registry", reg, "revert", "calls")
+    assert reverted.code == 0, reverted.out + reverted.err
+    assert core.read_bytes() == before.encode()
