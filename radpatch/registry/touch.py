@@ -31,7 +31,9 @@ class Touch:
     scope: str  # the qualified name it is in ("<module>" for the module)
     key: str  # the node's identity in that scope
     code: str = ""  # replace/delete/insert_*: the `find` as syntax trees (code_trees), to see one inside another
-    find: str = ""  # replace/delete of one match: the `find` as written, to see a smaller node inside it
+    # replace/delete: the `find` as written, to see a smaller node inside it (picked by `occurrence:`/`within:`
+    # too: the node may be inside the copy picked; records written before elem43 kept it for one match only)
+    find: str = ""
     # a node inside a statement, by where a `find` holds it (`holds`): ("keyword", call, name, from),
     # a keyword argument of a call; ("constant", name), in the module-level assignment to `name`
     part: tuple[str, ...] = ()
@@ -147,13 +149,12 @@ def on_find(op: Operation, find: str, role: Role, key: str, writes: str) -> Touc
     the copies: one copy of the smaller may be inside the copy of the larger the other picks."""
     pick = getattr(op, "occurrence", None)
     within = getattr(op, "within", None)
-    unique = pick is None and within is None
     return Touch(
         role,
         op.scope_name(),
         key,
         code_trees(find),
-        find if unique else "",
+        find,
         same=norm(find),
         occurrence=pick if isinstance(pick, (int, str)) else None,
         within=norm(str(within)) if within else "",

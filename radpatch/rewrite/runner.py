@@ -6,7 +6,8 @@ file:line) and is reported on the file's own line numbers. The result keeps the 
 `occurrence: N` counts the matches of the installed file, as it is before the entry's rewrites run:
 `occurrence: 1` and `occurrence: 2` of one `assert`, as two rewrites, change the installed file's
 first and second. Forward, the installed file's N-th match is found again by its position in the
-file as the rewrites before it left it (its line, mapped through their edits). Backward there is no
+file as the rewrites before it left it (its line, mapped through their edits; on a line they changed,
+character by character: several rewrites of one call's arguments, rewrite.line_map). Backward there is no
 installed file to look at, so the index is worked out from the entry: N, less the matches that
 rewrites above it with the same scope and pattern took before it (`_counted`); forward checks
 that the two agree, and refuses what backward could not undo.
@@ -15,13 +16,13 @@ that the two agree, and refuses what backward could not undo.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import sys
 from typing import Any
 
 from radpatch.errors import RefusedError, Undecodable
 from radpatch.gcpause import pausing
 from radpatch.registry.model import Patch, Rewrite
+from radpatch.rewrite.line_map import Edit, follow, line_map
 from radpatch.rewrite.matching import MatchFailure, unexplained
 from radpatch.rewrite.source import Source, declared, decode
 
@@ -85,13 +86,15 @@ def _run(
     refused one is run again on the file."""
     original = src
     lines: dict[int, int] = {n: n for n in range(1, len(src.lines) + 1)}  # the file's line -> its line in src
+    edits: list[Edit] = []  # each rewrite's edit so far, to follow a place on a line one changed
     for rw in order:
         moved = src is not original and src.lines != original.lines  # src's line numbers are not the file's
         was = src
-        src = _run_one(patch, rw, src, original, lines, filename, undo, applied, moved)
+        src = _run_one(patch, rw, src, original, (lines, edits), filename, undo, applied, moved)
         if src.lines != was.lines:  # mapped one rewrite at a time: each edit is one region of the file
-            step = _line_map(was.lines, src.lines)
+            step = line_map(was.lines, src.lines)
             lines = {k: step[v] for k, v in lines.items() if v in step}
+            edits.append((was.lines, src.lines, getattr(rw.op, "find", None) is None))  # line_map.Edit
     return src
 
 
@@ -100,13 +103,14 @@ def _run_one(
     rw: Rewrite,
     src: Source,
     original: Source,
-    lines: dict[int, int],
+    lines: tuple[dict[int, int], list[Edit]],
     filename: str,
     undo: bool,
     applied: tuple[Rewrite, ...],
     moved: bool,
 ) -> Source:
-    """One rewrite of `_run`; `lines` maps the file's lines to their place in `src`."""
+    """One rewrite of `_run`; `lines` maps the file's lines to their place in `src` (and holds the
+    edits that made `src` of the file, to follow a place on a line they changed)."""
     nth = getattr(rw.op, "occurrence", None)
     if isinstance(nth, int):
         counted = _counted(applied, rw, nth)
@@ -177,22 +181,6 @@ def _counted(applied: tuple[Rewrite, ...], rw: Rewrite, nth: int) -> int:
     return nth - taken
 
 
-def _line_map(before: tuple[str, ...], after: tuple[str, ...]) -> dict[int, int]:
-    """1-based line of `before` -> its line in `after`, for the lines one rewrite's edit left alone.
-    The lines before and after the edited region map first: a line equal to an edited one (two
-    identical calls) must not be matched against its twin's new place."""
-    shorter = min(len(before), len(after))
-    head = next((i for i in range(shorter) if before[i] != after[i]), shorter)
-    tail = next((k for k in range(shorter - head) if before[-1 - k] != after[-1 - k]), shorter - head)
-    out = {i + 1: i + 1 for i in range(head)}
-    out.update((len(before) - k, len(after) - k) for k in range(tail))
-    mid_a, mid_b = before[head : len(before) - tail], after[head : len(after) - tail]
-    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            out.update((head + i + 1, head + j1 + i - i1 + 1) for i in range(i1, i2))
-    return out
-
-
 def _forward_counted(
     patch: Patch,
     rw: Rewrite,
@@ -200,11 +188,12 @@ def _forward_counted(
     counted: int,
     src: Source,
     original: Source,
-    lines: dict[int, int],
+    lines: tuple[dict[int, int], list[Edit]],
     filename: str,
 ) -> Source:
     """Apply `rw` to the installed file's `nth` match, in `src` (the file as the rewrites before it
-    left it): found by its position in the installed file, mapped through their edits."""
+    left it): found by its position in the installed file, mapped through their edits (on a line
+    they changed, character by character: line_map.follow)."""
     from radpatch.rewrite.ops.common import code_errors
     from radpatch.rewrite.ops.common.match_probe import probe
 
@@ -219,13 +208,14 @@ def _forward_counted(
     if installed is None or nth > len(installed):
         return _step(patch, rw, original, filename, undo=False)  # refused there, on the file's own lines
     line, column = installed[nth - 1]
-    to = lines.get(line)
+    to = lines[0].get(line)
+    where = (to, column) if to is not None else follow(lines[1], line, column)
     try:
         now = matches(src) or []
     except MatchFailure as exc:
         after = "after the rewrites before it; line numbers count the lines they added"
         raise RewriteRefused(patch, rw, filename, f"{exc} ({after})", exc.hint, exc.scope_gone) from None
-    if to is None or (to, column) not in now:
+    if where is None or where not in now:
         raise RewriteRefused(
             patch,
             rw,
@@ -234,7 +224,7 @@ def _forward_counted(
             "two rewrites cannot change the same code: write the change in one rewrite, or pick another "
             "occurrence (`occurrence:` counts the installed file's matches)",
         )
-    k = now.index((to, column)) + 1
+    k = now.index(where) + 1
     if k != counted:
         raise RewriteRefused(
             patch,

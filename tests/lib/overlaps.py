@@ -84,3 +84,43 @@ def toy_with_entries(
     for name, body in entries.items():
         reg = write_registry(name, HEAD.format(supported=">=1.0,<2") + body)
     return reg, core
+
+
+# A literal passed to a call and what holds its call (tests/prove/overlaps/test_overlaps_call_form.py,
+# tests/releases/test_overlaps_call_form_reported.py): the module (CALL_SRC), the call-form rewrites, the other entry's.
+CALL = 'p.add("--x", ["a", "b"], choices=["a", "b"], opts={"j": 0})'
+CALL_SRC = f'def build(p):\n    {CALL}\n    p.add("--y")\n    p.other("--x", choices=[\'a\'])\n    return p\n'
+
+# the call-form rewrite: its YAML (without the pick) and the argument it addresses
+CALL_OPS = {
+    "add_element keyword": ("add_element: {scope: build, call: p.add, keyword: choices, element: '\"c\"'", "choices"),
+    "remove_element keyword": (
+        "remove_element: {scope: build, call: p.add, keyword: choices, element: '\"a\"'",
+        "choices",
+    ),
+    "add_element positional": ("add_element: {scope: build, call: p.add, argument: 2, element: '\"c\"'", "#2"),
+    "set_item keyword": ("set_item: {scope: build, call: p.add, keyword: opts, key: '\"k\"', value: '1'", "opts"),
+}
+PICKS = {"one call": "", "occurrence 1": ", occurrence: 1"}
+
+
+def call_form_others(op: str, argument: str) -> dict[str, str]:
+    """The other entry's rewrite of test_overlaps_call_form*, by what it is (beside the call-form `op`)."""
+    keyword = argument if not argument.startswith("#") else "choices"
+    same = CALL_OPS[op][0]
+    return {
+        "replace statement": f"replace: {{scope: build, find: '{CALL}', with: 'p.add(\"--z\")'}}",
+        "replace call": f"replace: {{scope: build, find: '{CALL}', with: 'f()'}}",
+        "picked replace": f"replace: {{scope: build, find: '{CALL}', with: 'f()', occurrence: 1}}",
+        "delete statement": f"delete: {{scope: build, find: '{CALL}'}}",
+        "replace_body": f"replace_body: {{function: build, find: '{CALL}', with: 'pass'}}",
+        "replace function": 'replace: {scope: <module>, find: "def build(p):\\n    pass", '
+        'with: "def build(p):\\n    return 1"}',
+        "set_keyword": f"set_keyword: {{scope: build, call: p.add, keyword: {keyword}, from: 'None', to: '1'}}",
+        "same argument picked otherwise": same + ", occurrence: 2, within: 'if p:'}",
+        # what must not meet
+        "another callee": "replace: {scope: build, find: 'p.other(\"--x\", choices=[\"a\"])', with: 'f()'}",
+        "no such argument": "replace: {scope: build, find: 'p.add(\"--y\")', with: 'f()'}",
+        "another keyword": "set_keyword: {scope: build, call: p.add, keyword: other, from: 'None', to: '1'}",
+        "another occurrence": same + ", occurrence: 2}",
+    }

@@ -8,7 +8,9 @@ entries support and both rewrites apply to, they change the same module and:
   `find` is the `def`/`class`) holds every node another changes in it, and the place beside it
   where definitions are inserted; a statement or expression one replaces holds the code another
   changes (a `set_keyword`'s keyword argument in the call a `replace` takes whole, a `set_constant`'s
-  assignment in a module-level statement it replaces, one `find` inside the other's);
+  assignment in a module-level statement it replaces, one `find` inside the other's; a literal passed
+  to a call in a `find` holding that call, or in the keyword a `set_keyword` changes:
+  prove.overlaps.call_parts);
 - or insert at the same anchor: the same statement on the same side (the first statement of an
   `insert_before`'s `find`, the last of an `insert_after`'s: `find: "x = 1\ny = 2"` after and
   `find: "y = 2"` after insert at one place), the same definition before/after which definitions go;

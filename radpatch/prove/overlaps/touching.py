@@ -9,7 +9,10 @@ import textwrap
 from dataclasses import dataclass
 from enum import Enum
 
+from radpatch.prove.overlaps import call_parts
 from radpatch.registry.touch import BINDS, PLACE, Touch
+
+_PICKS = "which copy `occurrence:`/`within:` picks depends on the file"
 
 
 class Meet(Enum):
@@ -91,12 +94,18 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
     if a.scope != b.scope:
         return None
     for whole, part in ((a, b), (b, a)):
-        if whole.find and part.part and holds(whole.find, part.part):
-            inside = f"the {part_words(part)} is inside the other's `find`"
+        keyword = call_parts.keyword_meeting(part, whole)  # a call's literal in the keyword a set_keyword changes
+        if keyword or whole.find and part.part and (holds(whole.find, part.part) or call_parts.holds(whole.find, part)):
+            where = part_words(whole) if keyword else "other's `find`"
+            inside = f"the {part_words(part)} is inside the {where}"
+            if not keyword and (call_parts.picked(whole) or call_parts.picked(part)):  # the file says which
+                return Meeting(Meet.MAY_NEST, f"may change the same code in {a.scope} ({inside}, and {_PICKS})")
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
         if part.inside and part.inside == whole.key and part.role == whole.role == "node":
             inside = f"the {part_words(part)} is inside the {part_words(whole) if whole.part else whole.key}"
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
+    if call_parts.same_call(a, b) is not None:  # the same argument of calls to one callee, picked otherwise
+        return call_parts.as_one_call(a, b, meet)
     if a.key.startswith(PLACE) or b.key.startswith(PLACE):
         return _places(a, b)
     if a.same and a.same == b.same:
@@ -125,8 +134,7 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
             # a copy of the smaller is inside the larger; whether it is the one picked depends on the file
             return Meeting(
                 Meet.MAY_NEST,
-                f"may change the same code in {a.scope} (one's `find` is inside the other's, and which "
-                "copy `occurrence:`/`within:` picks depends on the file)",
+                f"may change the same code in {a.scope} (one's `find` is inside the other's, and {_PICKS})",
             )
         if both_anchor:
             return Meeting(Meet.NESTED, f"insert inside the code the other's `find` matches in {a.scope}")

@@ -1,0 +1,53 @@
+"""A call-form rewrite (add_element with `call:`) and another entry's rewrite that holds its call
+(elem43; the generated family of pairs is tests/prove/overlaps/test_overlaps_call_form.py): apply
+refuses the two with no order between them, and `list` and `verify` report the overlap in the same
+words, in both entry orders. Before, neither command said anything, and apply failed on the file."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.lib.generated import sample
+from tests.lib.overlaps import CALL_OPS, CALL_SRC, HEAD, call_form_others
+from tests.lib.site import Site
+
+ENTRY = HEAD.format(supported=">=1.0,<2") + "  - id: {name}\n    {op}\n"
+REPORTED = ("replace statement", "set_keyword", "same argument picked otherwise", "delete statement")
+
+
+@pytest.mark.parametrize(("other", "flip"), sample(list(itertools.product(REPORTED, (False, True)))), ids=str)
+def test_list_and_verify_report_what_apply_refuses_with_the_same_words(
+    other: str,
+    flip: bool,
+    site: Site,
+    radpatch: Any,
+    write_registry: Any,
+    loopback: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from radpatch.registry import catalog
+
+    (tmp_path / "none").mkdir()
+    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
+    files = {"toypkg/__init__.py": "", "toypkg/core.py": CALL_SRC}
+    loopback("toypkg", {"1.0": files})
+    site.install("toypkg", "1.0", files)
+    yaml, argument = CALL_OPS["add_element keyword"]
+    write_registry("a", ENTRY.format(name="a", op=yaml + "}"))
+    reg = str(write_registry("b", ENTRY.format(name="b", op=call_form_others("add_element keyword", argument)[other])))
+    before = site.snapshot()
+    refused = radpatch("--registry", reg, "apply", *(("b", "a") if flip else ("a", "b")))
+    assert refused.code != 0 and site.snapshot() == before, refused.out + refused.err
+    assert " overlap: " in refused.err, refused.err
+    said = refused.err.split(" overlap: ", 1)[1].split("\n")[0]
+    first, what = said.split(" both ", 1)
+    assert first in ("a (a) and b (b)", "b (b) and a (a)"), refused.err
+    for argv in (("list",), ("verify", "--all"), ("verify", "a")):
+        r = radpatch("--registry", reg, *argv)
+        lines = [line for line in r.out.splitlines() if "overlap: " in line]
+        assert [line.split("overlap: ", 1)[1].split(" both ", 1)[1] for line in lines] == [what], (argv, r.out + r.err)
