@@ -92,6 +92,8 @@ class Swallowing:
                 if self.may_swallow(value):  # `sp = contextlib.suppress`, `cm = suppress(E)`
                     for t in targets:
                         self._name(t)
+                if self._generator(value):  # `_g2 = _gen`: another name of a swallowing generator
+                    self.generators.update(t.id if isinstance(t, ast.Name) else getattr(t, "attr", "") for t in targets)
             grew = len(self.names) + len(self.attrs) + len(self.generators) > before
 
     def _name(self, target: ast.expr) -> None:
@@ -108,7 +110,9 @@ class Swallowing:
         generators (`contextmanager(_gen)`), a class made by `type(...)` that may swallow."""
         while isinstance(e, ast.Call):
             name = _called(e)
-            if any(self._generator(a) for a in e.args) or (_makes_class(e) and self._made_swallows(e)):
+            if any(self._generator(a) for a in [*e.args, *(k.value for k in e.keywords)]) or (
+                _makes_class(e) and self._made_swallows(e)
+            ):
                 return True
             if name == "partial" and e.args:
                 e = e.args[0]
@@ -201,12 +205,14 @@ def _false_exit(value: ast.expr | None) -> bool:
 
 
 def _exit_may_swallow(f: ast.stmt) -> bool:
-    """An `__exit__`/`__aexit__` with a `return` of something but a false constant, or one assigned
-    in the class body (`__exit__ = lambda self, *e: True`) but a lambda of a false constant."""
+    """An `__exit__`/`__aexit__` with a `return` of something but a false constant, or decorated, or
+    one assigned in the class body (`__exit__ = lambda self, *e: True`) but a lambda of a false constant."""
     if isinstance(f, ast.Assign) and any(isinstance(t, ast.Name) and t.id in _EXITS for t in f.targets):
         return not _false_exit(f.value)
     if not (isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in _EXITS):
         return False
+    if f.decorator_list:  # a decorator may change what it returns
+        return True
     for node in ast.walk(f):
         if isinstance(node, ast.Return) and node.value is not None:
             if not (isinstance(node.value, ast.Constant) and not node.value.value):
