@@ -16,16 +16,19 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.install.environment import PythonEnv
-from radpatch.prove.run import Change
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state import touched
 from radpatch.state.decide import PatchState, State
 from radpatch.state.file_decide import still_applied, void
 from radpatch.state.record import PatchRecord, Store, sha256, state_sha
 from radpatch.state.stack import trusted_names
+
+if TYPE_CHECKING:
+    from radpatch.prove.run import Change  # libcst: status, which imports this module, must not load it
 
 
 @dataclass(frozen=True)
