@@ -96,10 +96,14 @@ def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Pa
     loaded = {p.name for p in everything}
     leaving = {p.name for p in named}
     for p in named:
-        staying = [d for d in series.dependents(p.name, everything) if d not in leaving]
+        by_record = recorded_dependents(env, p.name, leaving)
+        # by its entry's `requires:` or by its record's (an entry whose `requires:` names p's old name, or
+        # another revision of it), whichever names p: the engine-start check orders by the record alone
+        staying = [*(d for d in series.dependents(p.name, everything) if d not in leaving), *by_record]
+        staying = [d for d in dict.fromkeys(staying) if d in loaded]
         applied = [d for d in staying if patch_state(registry.load(d), env, judge).state is State.APPLIED]
         # the record keeps each applied entry's `requires:`: a dependent whose registry is not given counts too
-        unseen = [d for d in recorded_dependents(env, p.name, leaving) if d not in loaded]
+        unseen = [d for d in by_record if d not in loaded]
         if unseen:
             raise RefusedError(
                 f"{p.name}: {', '.join(unseen)} {'is' if len(unseen) == 1 else 'are'} recorded as applied and "

@@ -74,6 +74,14 @@ def stand_in(name: str, root: Path) -> Patch:
     )
 
 
+def carried(env: PythonEnv, name: str, root: Path) -> bool:
+    """Whether the record of `name` in `root` still stands for code in the install: its state, read
+    from the record alone as status reads an entry no registry given has (and the engine-start check
+    reads every one), is neither not applied (a reinstall put the wheel's bytes back: a stale record)
+    nor not installed. apply's overlap rule counts only such a record as applied here."""
+    return decide(stand_in(name, root), env).state not in (State.NOT_APPLIED, State.NOT_INSTALLED)
+
+
 def note(name: str) -> str:
     return (
         f"its registry entry is not loaded (no registry given has {name}): the state is read from radpatch's "

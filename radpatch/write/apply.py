@@ -14,9 +14,10 @@ from radpatch.registry.model import Patch
 from radpatch.state.decide import PatchState, decide
 from radpatch.state.record import PatchRecord, Store
 from radpatch.state.restack import restack
+from radpatch.write import takeover
 from radpatch.write.commit import commit
 from radpatch.write.exclusive import Say
-from radpatch.write.takeover import give_back, renamed_from, take_over
+from radpatch.write.takeover import give_back, held_by, take_over
 
 # the RECORD bytes of files of an installed distribution, read from its wheel (checked against RECORD),
 # and where they came from: apply's adopt path asks for them (commands/change.py reads the wheel)
@@ -77,6 +78,8 @@ def apply(
             states = adopt.carried(states, adopted)  # patches under an edit adopted on top of them carry it again
             changes = run.for_apply(patches, states, redo, adopted, env, said.append)  # 3. every change, proven
         apply_check.check_apply(ctx, patches, found)  # 4. no unordered overlap, from the files the plan read
+    except Held:  # a takeover an applied entry's `requires:` holds: refused before any record is taken over
+        raise
     except RadpatchError as exc:
         for ps, before in reversed(taken):  # the run is refused: nothing of it stays, the record as it was
             give_back(ps, before)
@@ -93,8 +96,15 @@ def apply(
         from radpatch.write.checked_install import unchanged_by  # loaded only when asked: a plain apply never runs it
 
         unchanged_by(env, [(c.patch.patch.name, f) for c in changes for f in c.files], say, watched)
+    stale = takeover.superseded(changes)  # renamed entries' records a reinstall voided: replaced by this run's
+    for c, r in stale:
+        say(
+            f"{c.patch.patch.name}: {'would replace' if dry_run else 'replaces'} the stale record of {r.patch} "
+            f"(its files read not applied: reinstalled; {c.patch.patch.name} writes exactly what it wrote: renamed)"
+        )
     if dry_run or not changes:
         return changes
+    takeover.drop_superseded(stale)
     commit(env, changes, "apply")
     for c in changes:
         dist = c.patch.dist
@@ -110,16 +120,22 @@ def apply(
 def _take_over_renamed(
     ctx: Context, states: dict[str, PatchState], say: Say, dry_run: bool
 ) -> tuple[list[tuple[PatchState, dict[str, PatchRecord]]], set[str]]:
-    """Each named entry that is a recorded entry renamed (write.takeover.renamed_from): its record
+    """Each named entry that is a recorded entry renamed (write.takeover.found): its record
     taken over under the new name, no file written (with `dry_run`, only said); returns what was
     taken over, with the record before, so a refused run puts it back, and the renamed entries' names."""
     loaded = set(ctx.registry.names())
     out = []
     names = set()
+    olds = {n: takeover.found(ps, loaded) for n, ps in states.items()}
+    for n, got in olds.items():  # none is taken over while an applied entry still requires the old name
+        held = held_by(states[n], got, ctx.registry.load) if got is not None else None
+        if held is not None:
+            raise Held(held.message, held.hint)
     for ps in states.values():
-        old = renamed_from(ps, loaded)
-        if old is None:
+        got = olds[ps.patch.name]
+        if got is None:
             continue
+        old = got.old
         assert ps.dist is not None
         names.add(ps.patch.name)
         verb = "would take" if dry_run else "took"
@@ -132,6 +148,10 @@ def _take_over_renamed(
             take_over(ps, old)
             out.append((ps, before))
     return out, names
+
+
+class Held(RefusedError):
+    """A takeover refused (write.takeover.held_by): said as it is, not as the overlap it leaves."""
 
 
 def _refuse_writes(changes: list[Change]) -> None:

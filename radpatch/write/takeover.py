@@ -2,26 +2,33 @@
 
 radpatch's record names the old entry, which no registry given has now, and its files carry exactly
 what the new entry writes: the new entry reads not applied (radpatch has no record of it), the old one
-applied from its record alone (state.unloaded). `renamed_from` finds that case, for `status` to say so
+applied from its record alone (state.unloaded). `found` finds that case, for `status` to say so
 and for `apply NEW` to take the old record over under the new name (`take_over`): the same links and
 kept originals, the new entry's revision, no file written, the record replaced under the journal like
 any run. An entry revised as well as renamed is no takeover: what it writes differs, so the overlap
-stays refused (revert the old name first)."""
+stays refused (revert the old name first). Nor is one while an applied entry's `requires:` still names
+the old name (`held_by`): taken over, that entry would require an entry no registry has, and status,
+the engine-start check and revert would read its order three ways (rename the requirement too, or
+revert the dependant first)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.install.environment import PythonEnv
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.state import touched
 from radpatch.state.decide import PatchState, State
-from radpatch.state.file_decide import still_applied
-from radpatch.state.record import PatchRecord, Store
+from radpatch.state.file_decide import still_applied, void
+from radpatch.state.record import PatchRecord, Store, sha256, state_sha
 from radpatch.state.stack import trusted_names
+
+if TYPE_CHECKING:
+    from radpatch.prove.run import Change  # libcst: status, which imports this module, must not load it
 
 
 @dataclass(frozen=True)
@@ -32,12 +39,6 @@ class Takeover:
 
     old: PatchRecord
     lost: tuple[str, ...]
-
-
-def renamed_from(ps: PatchState, loaded: Collection[str]) -> PatchRecord | None:
-    """The record `apply` takes over for `ps.patch` (a recorded entry renamed, see found())."""
-    got = found(ps, loaded)
-    return got.old if got is not None else None
 
 
 def found(ps: PatchState, loaded: Collection[str]) -> Takeover | None:
@@ -73,14 +74,49 @@ def found(ps: PatchState, loaded: Collection[str]) -> Takeover | None:
     return Takeover(found[0], lost)
 
 
+def held_by(ps: PatchState, got: Takeover, load: Callable[[str], Patch]) -> RefusedError | None:
+    """apply's refusal of the takeover (before anything is recorded; status and --dry-run say it too):
+    an entry whose record requires the old name and whose loaded entry (read by `load`) still
+    requires it. Taken over, its `requires:` would name an entry no registry has: status would read it
+    drifted, the engine-start check (the record, renamed) applied, and its registry would not load to
+    revert it. An entry no registry given has is ordered by its record alone, which the takeover renames."""
+    assert ps.dist is not None
+    old, new = got.old.patch, ps.patch.name
+    held = []
+    for name, r in Store(ps.dist.root).records().items():
+        if old not in r.requires or name == old:
+            continue
+        try:
+            entry = load(name)
+        except RadpatchError:
+            continue  # in no registry given: its record is renamed with the takeover
+        if old in entry.requires:
+            held.append((name, entry))
+    if not held:
+        return None
+    names = ", ".join(n for n, _ in held)
+    one = len(held) == 1
+    return RefusedError(
+        f"{new} would take over the record of {old}, but {names} {'is' if one else 'are'} recorded as applied and "
+        f"still require{'s' if one else ''} {old} (`requires:` in {held[0][1].source})",
+        f"rename the requirement too (`requires: [{new}]` in {names}), then `radpatch apply {new}`; or, with "
+        f"{old}'s entry still under its old name, revert {names} first "
+        f"(radpatch revert {' '.join(n for n, _ in held)})",
+    )
+
+
 def refusal(ps: PatchState, got: Takeover, load: Callable[[str], Patch], env: PythonEnv) -> RefusedError | None:
-    """What apply's overlap check says, once `got` is taken over, of `ps.patch` and the entries the
+    """Why `apply NEW` would be refused once `got` is taken over: an applied entry still requiring the
+    old name (held_by), else what apply's overlap check says of `ps.patch` and the entries the
     record no longer orders it after (`got.lost`, read by `load`): apply's own rule
     (prove.overlaps.apply_check.refuse_unordered_installed) on the installed files; None when it lets
     them be. A lost entry no registry given has is not compared here."""
     from radpatch.prove.overlaps.apply_check import refuse_unordered_installed
     from radpatch.prove.overlaps.installed_files import installed_texts
 
+    held = held_by(ps, got, load)
+    if held is not None:
+        return held
     if not got.lost or ps.dist is None:
         return None
     others = []
@@ -125,6 +161,10 @@ def describe(ps: PatchState, got: Takeover, refused: RefusedError | None) -> str
     )
     if refused is None:
         return f"{said}`radpatch apply {name}` records it under this name, writing no file"
+    if not got.lost or refused.message.startswith(f"{name} would take over"):  # held_by
+        return f"{said}but `radpatch apply {name}` is refused: {refused.message}" + (
+            f" ({refused.hint})" if refused.hint else ""
+        )
     return (
         f"{said}but {old} requires {', '.join(got.lost)} and {name} does not, so `radpatch apply {name}` "
         f"is refused: {refused.message}" + (f" ({refused.hint})" if refused.hint else "")
@@ -157,6 +197,45 @@ def take_over(ps: PatchState, old: PatchRecord) -> PatchRecord:
     store.save(records, run_id)
     store.end()
     return new
+
+
+def superseded(changes: Sequence[Change]) -> list[tuple[Change, PatchRecord]]:
+    """The stale records this apply run replaces: a record of an entry the run does not name, trusted
+    for this install, every file of it read not applied (a reinstall put the wheel's bytes back), whose
+    links are exactly the links a change of the run writes (same files, same bytes before and after:
+    the entry renamed). Left, it would read applied again once the run writes its bytes, beside the
+    new name's record. A stale record of other bytes stays (`status --check` keeps failing for it)."""
+    named = {c.patch.patch.name for c in changes}
+    out: list[tuple[Change, PatchRecord]] = []
+    for c in changes:
+        dist = c.patch.dist
+        if c.off or not c.files or dist is None:
+            continue
+        store = Store(c.root)
+        links = {
+            (str(f.path.relative_to(c.root)), state_sha(None if f.path in c.created else f.original), sha256(f.after))
+            for f in c.files
+        }
+        trust = trusted_names(store, dist, c.patch.dist_record)
+        for r in store.records().values():
+            if r.patch in named or r.patch not in trust or any(r is got for _, got in out):
+                continue
+            if {(f.path, f.original_sha256, f.patched_sha256) for f in r.files} == links and void(dist, store, r):
+                out.append((c, r))
+    return out
+
+
+def drop_superseded(found: Sequence[tuple[Change, PatchRecord]]) -> None:
+    """Forget the stale records `found` (superseded), journaled, before the run writes a file: they
+    read not applied, as they will with no record."""
+    for root in dict.fromkeys(c.root for c, _ in found):
+        store = Store(root)
+        records = store.records()
+        gone = [r.patch for c, r in found if c.root == root]
+        run_id = uuid.uuid4().hex
+        store.begin(run_id, "apply", gone, {})
+        store.save({n: r for n, r in records.items() if n not in gone}, run_id)
+        store.end()
 
 
 def give_back(ps: PatchState, before: dict[str, PatchRecord]) -> None:

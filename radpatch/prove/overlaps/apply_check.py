@@ -103,12 +103,14 @@ def _stacks(o: Overlap) -> bool:
 
 def check_apply(ctx: Context, patches: list[Patch], read: Sequence[InstalledTargets] = ()) -> None:
     """apply's refusal: the entries named, and those radpatch's record says are applied in the
-    environment, must not overlap on the installed release unless `requires:` orders them. A named
+    environment (a record whose files no longer carry it is not: state.unloaded.carried), must not
+    overlap on the installed release unless `requires:` orders them. A named
     entry declared `obsolete:` on the installed release takes no part: apply does nothing with it.
     `read`: what apply's plan already read of the named entries (install.targets): their
     distributions and files are taken from it, not found and read again."""
     from radpatch.install import locate
     from radpatch.state.record import Store
+    from radpatch.state.unloaded import carried
 
     env = ctx.env
     plan = {r.patch.name: r for r in read}
@@ -116,8 +118,9 @@ def check_apply(ctx: Context, patches: list[Patch], read: Sequence[InstalledTarg
     recorded: dict[str, PatchRecord] = {}
     for d in env.paths:
         for n, rec in Store(d).records().items():
-            if n not in named:
-                recorded.setdefault(n, rec)
+            # a stale record (its files carry none of its code: reinstalled) is not applied here, as status says
+            if n not in named and n not in recorded and carried(env, n, d):
+                recorded[n] = rec
     others: list[Patch] = []
     unloaded: list[PatchRecord] = []
     for n, rec in recorded.items():
