@@ -100,6 +100,7 @@ class BranchStatements(Loops):
                 falls = self.block(h.body, c)
                 if h.name:  # `except E as e` deletes e when the handler ends
                     c.flow._set(h.name, False)
+                    c.flow.shadow(h.name, False)
                     if not had:
                         c.flow.maybe.pop(h.name, None)
                 return falls

@@ -28,7 +28,8 @@ class Expressions(Resolver):
         self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
         self.shared = _shared(scopes)
         self.declared_global = {n for s in scopes.values() for n in s.globals_}  # a call may rebind these
-        self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef] = {}  # walk.s_FunctionDef
+        # walk.s_FunctionDef's, and a lambda a plain assignment binds (walk.s_Assign)
+        self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = {}
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -179,8 +180,9 @@ class Expressions(Resolver):
             c.flow.changed()
 
     def closure_call(self, name: str, line: int, c: Ctx) -> None:
-        """`g()` where g is a function this scope defined: the locals of this scope its body reads
-        are read now (a closure reads them when it runs), so one not assigned yet here is unbound."""
+        """`g()` where g is a function this scope defined (a `def`, or `g = lambda: ...`): the locals of
+        this scope its body reads are read now (a closure reads them when it runs), so one not assigned
+        yet here is unbound."""
         fn = self.local_defs.get((id(c.scope), name))
         if fn is None or c.scope.kind != "function" or name not in c.flow.definite:
             return
@@ -248,12 +250,12 @@ def _shared(scopes: dict[int, NameScope]) -> set[tuple[int, str]]:
     return out
 
 
-def _free_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def _free_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     """The names `fn`'s body reads when it runs and binds nowhere inside it (a nested function's
     body does not run with it)."""
     reads: set[str] = set()
     binds: set[str] = set()
-    stack: list[ast.AST] = [*fn.body, fn.args]
+    stack: list[ast.AST] = [fn.body, fn.args] if isinstance(fn, ast.Lambda) else [*fn.body, fn.args]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Name):
