@@ -54,9 +54,11 @@ class Expressions(Resolver):
         nets: list[dict[str, bool]] = []
         anywhere: list[set[str] | None] = []
         falling: list[int] = []
+        ids: list[int] = []  # the falling parts' own (claims.Claims.lift)
         entry, prior, facts = c.flow.facts, c.flow.conds_here(), []
         for i, part in enumerate(parts):
             mark = c.flow.open()
+            part_id = c.flow.open_parts[-1]
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
             held = c.flow.held()
@@ -66,6 +68,7 @@ class Expressions(Resolver):
             net = c.flow.close(mark)
             if falls:
                 falling.append(i)
+                ids.append(part_id)
                 facts.append(c.flow.facts)
                 nets.append(net)
                 # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
@@ -74,7 +77,7 @@ class Expressions(Resolver):
         c.flow.tail_unknown = False
         c.flow.facts = meet(facts) if facts else entry
         sure = [exact[i] for i in falling] if exact else None
-        c.flow.join(nets, exclusive, per_run, anywhere, facts, prior, sure)
+        c.flow.join(nets, exclusive, per_run, anywhere, facts, prior, sure, ids)
         return bool(nets)
 
     def child(self, node: ast.AST, c: Ctx) -> Ctx:
@@ -143,7 +146,7 @@ class Expressions(Resolver):
             if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
                 self.operands(node, cx)
                 continue
-            if isinstance(node, (ast.BoolOp, ast.IfExp)) and not self.walrus and cx.flow.conds:
+            if isinstance(node, (ast.BoolOp, ast.IfExp)) and cx.flow.conds:
                 self.conditional(node, cx)
                 continue
             for field_ in _MATCH_NAMES:

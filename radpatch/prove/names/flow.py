@@ -32,6 +32,7 @@ class Flow(Claims):
         # them only, each with the branches open at that join: a read there, or further out, is on a
         # path that surely passed the join, so one of its paths leaves the name unbound
         self.partial: dict[str, tuple[int, ...]] = {}
+        self.aside: dict[str, list[tuple[tuple[int, ...], Facts]]] = {}  # claims a sibling's claim replaced (claims)
         self.open_parts: list[int] = []
         self.unjoined: set[int] = set()  # parts closed whose join is still to come (a sibling's paths)
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
