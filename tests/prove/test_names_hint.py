@@ -13,10 +13,11 @@ import itertools
 
 import pytest
 
-from radpatch.prove import names_check
+from radpatch.prove import names, names_check, target_probe
 from radpatch.prove.refusal import BOUND_HINT, NAMES_HINT
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.interpreters import OTHER_TARGETS
 
 LOCAL = {
     "read-before-bind": "x = v\nv = 1\nreturn x\n",
@@ -56,3 +57,15 @@ def test_the_hint_says_import_only_for_a_name_an_import_may_provide(shape: str, 
     assert refused is not None, after
     assert ("import it first" in refused.hint) == (shape in MODULE), (after, refused.why, refused.hint)
     assert refused.hint == (NAMES_HINT if shape in MODULE else BOUND_HINT)
+
+
+TARGET_CASES = sample(list(itertools.product(OTHER_TARGETS, ["some-branches", "loop-first-pass", "undefined"])))
+
+
+@pytest.mark.parametrize(("version", "shape"), TARGET_CASES, ids=["-".join(c) for c in TARGET_CASES])
+def test_a_target_of_another_version_tells_which_reads_are_locals(version: str, shape: str) -> None:
+    """The probe on another target Python answers each problem with whether it is a local's read."""
+    before, after = module("return 0\n", "function"), module({**LOCAL, **MODULE}[shape], "function")
+    probe = target_probe.Probe(str(OTHER_TARGETS[version]), (), "m")
+    found = target_probe._ask(probe, before, after.encode(), after, "m.py").problems
+    assert found and all(p.importable == (shape in MODULE) for p in found if p.kind not in names.FACTS), found
