@@ -66,3 +66,35 @@ def test_a_claim_made_in_a_nested_branch_holds_past_the_outer_join(then: str, ot
     assert not (accepted and raises_name_error(after)), after  # never wrong code
     if BRANCHES[then][1] and BRANCHES[other][1]:
         assert accepted, (after, [p.describe() for p in found])
+
+
+ORDERED = {  # the read's test after `if a >= 1:` / `if a >= OUTER: v = 1` (nothing in the else), and sound?
+    ">= 2": True,
+    "> 1": True,
+    "== 3": True,
+    ">= 1": False,
+    "> 0": False,
+    "!= 0": False,
+}
+ORDERED_CASES = sample(list(itertools.product(ORDERED, ("2", "1 + 1"))))
+
+
+@pytest.mark.parametrize(("read", "inner"), ORDERED_CASES, ids=["-".join(c) for c in ORDERED_CASES])
+def test_a_claim_carried_out_keeps_what_every_unbound_path_tells(read: str, inner: str) -> None:
+    """`if a >= 1:` / `if a >= 2: v = 1` / `if a >= 2: return v`: the paths that leave v unbound tell
+    `a >= 2` false (one directly, one by `a >= 1` false), so the read under `a >= 2` is accepted; a
+    compared value that is not a constant tells nothing (`1 + 1`)."""
+    body = f"if a >= 1:\n    x = 1\n    if a >= {inner}:\n        v = 1\nif a {read}:\n    return v\nreturn -1\n"
+    after = "def f(a):\n" + indent(body, "    ")
+    found = introduced(b"def f(a):\n    return 0\n", after.encode())
+    assert found is not None, after
+    namespace: dict[str, object] = {}
+    exec(compile(after, "generated.py", "exec"), namespace)
+    unsound = False
+    for a in range(-1, 5):
+        try:
+            namespace["f"](a)  # type: ignore[operator]
+        except NameError:
+            unsound = True
+    assert not (not found and unsound), after
+    assert (not found) == (ORDERED[read] and inner == "2"), (after, [p.describe() for p in found])

@@ -7,7 +7,7 @@ one class of a scope's binding flow (flow.Flow) with it.
 
 from __future__ import annotations
 
-from .path_facts import Facts, capped, contradicts, entails, meet
+from .path_facts import Facts, capped, contradicts, entails, meet, told
 
 
 class Claims:
@@ -200,7 +200,9 @@ class Claims:
                 continue
             self.partial[name] = here
             self.sure.pop(name, None)
-            self.conds[name] = capped(meet(left))
+            # what every one of those paths tells (`n >= 2` false tells `n >= 3` false too)
+            told_all = {k: v for f in left for k, v in f.items() if all(told(g, k) == v for g in left)}
+            self.conds[name] = capped(told_all)
             if not self.conds[name]:
                 del self.conds[name]
 
