@@ -22,6 +22,7 @@ from radpatch.prove.names.fallback_only import fallback_uses
 from radpatch.prove.names.importers import importers
 from radpatch.prove.partial_package import partial_package_imports
 from radpatch.prove.refusal import (
+    BOUND_HINT,
     METHOD_ONLY_HINT,
     MISSING_ATTRIBUTE_HINT,
     MISSING_MODULE_HINT,
@@ -165,9 +166,8 @@ _FRESH_PROBE = (
 )
 
 
-# (executable, module, name) -> the target's answer, asked once per process as stdlib_binds' is (an
-# interpreter was started per module read in every proof): the modules asked are those stdlib_binds
-# answered for, the target's standard library (or a backport on its path, which no proof changes)
+# (executable, module, name) -> the target's answer, asked once per process as stdlib_binds' is (an interpreter was
+# started per module read in every proof): the target's standard library stdlib_binds answered for, or a backport
 _fresh_memo: dict[tuple[str, str, str], bool] = {}
 
 
@@ -295,6 +295,6 @@ def names_refusal(
         if names.MISSING_ATTRIBUTE in kinds
         else UNIMPORTED_SUBMODULE_HINT
         if names.UNIMPORTED_SUBMODULE in kinds
-        else NAMES_HINT
+        else (NAMES_HINT if any(p.importable for p in new) else BOUND_HINT)
     )
     return Refusal("names", why, hint)

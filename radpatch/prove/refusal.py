@@ -15,6 +15,10 @@ NAMES_HINT = (
     "or, if this version lacks it, declare a `versions:` variant"
 )
 
+BOUND_HINT = (  # a function's local read where it may not be bound yet (names.Problem.importable false)
+    "bind the local on every path before the read (above the loop or the branch that binds it), or read it "
+    "only where it is bound; keep the code that binds it, or, if this version lacks it, declare a `versions:` variant"
+)
 
 SELF_IMPORT_HINT = "use the module's own names directly: a module cannot import from itself while it is imported"
 PARTIAL_PACKAGE_HINT = (

@@ -71,7 +71,7 @@ if out["compile"] is None:
     std = frozenset(getattr(sys, "stdlib_module_names", ()))
     looks = frozenset(data["stdlib"]) | mod.ADDED_SINCE_310
     found += mod.missing_modules(old, new, std, looks, installed, python)
-    out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail] for p in found]
+    out["problems"] = [[p.line, p.name, p.scope, p.kind, p.detail, p.local] for p in found]
     me = mod.module_of(data["module"], data["filename"])
     here = tuple(sys.version_info[:2])
     a, b = place.placement(old, data["before"], me, here), place.placement(new, None, me, here)
@@ -229,7 +229,10 @@ def _verdict(stdout: bytes, what: str) -> ProbeResult:
         error = (
             None if comp is None else f"{comp['msg']} (line {comp['lineno'] if comp['lineno'] is not None else '?'})"
         )
-        found = tuple(names.Problem(int(p[0]), str(p[1]), str(p[2]), str(p[3]), str(p[4])) for p in out["problems"])
+        found = tuple(
+            names.Problem(int(p[0]), str(p[1]), str(p[2]), str(p[3]), str(p[4]), p[5:] == [True])
+            for p in out["problems"]
+        )
         placed = tuple((str(check), str(m)) for check, m in out.get("placement") or ())
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise EnvironmentProblem(

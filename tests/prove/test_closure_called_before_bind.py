@@ -5,8 +5,9 @@ once the function around it is complete, where v is bound, but it runs where it 
 Generated: where the call sits (a statement, an assignment, an if's test, an argument) x how the
 name is bound after it (an assignment, a for target, a with target, an import) x whether the
 call comes before or after that binding x what g does with the name (reads it, reads it in a
-nested function it does not call, takes it as a parameter). The oracle runs the function: the
-names step refuses exactly where it raises NameError."""
+nested function it does not call, takes it as a parameter; the same as a lambda bound to g, and one
+rebound before the call: the last review note, `g = lambda: v` / `r = g()` / `v = 1` was applied). The oracle
+runs the function: the names step refuses exactly where it raises NameError."""
 
 from __future__ import annotations
 
@@ -34,6 +35,10 @@ GS = {
     "reads": "def g():\n    return v\n",
     "nested": "def g():\n    def h():\n        return v\n    return h\n",
     "param": "def g(v=0):\n    return v\n",
+    "lambda": "g = lambda: v\n",
+    "lambda-nested": "g = lambda: (lambda: v)\n",
+    "lambda-param": "g = lambda v=0: v\n",
+    "lambda-rebound": "g = lambda: v\ng = str\n",
 }
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .flow import Ctx
 from .loops import Loops
-from .match_facts import case_facts
+from .match_facts import binding_guards, case_facts, pattern_facts
 from .path_facts import changed_by, changes, exact, of_test, outcome
 from .path_stores import evaluated, stored, without
 from .swallowing import Swallowing, finally_swallows, last_raising
@@ -100,6 +100,7 @@ class BranchStatements(Loops):
                 falls = self.block(h.body, c)
                 if h.name:  # `except E as e` deletes e when the handler ends
                     c.flow._set(h.name, False)
+                    c.flow.shadow(h.name, False)
                     if not had:
                         c.flow.maybe.pop(h.name, None)
                 return falls
@@ -132,8 +133,16 @@ class BranchStatements(Loops):
 
     def s_Match(self, s: ast.stmt, c: Ctx) -> bool:
         self.expr(s.subject, c)  # type: ignore[attr-defined]
+        return self.cases(s.subject, s.cases, c)  # type: ignore[attr-defined]
+
+    def cases(self, subject: ast.expr, cases: list[ast.AST], c: Ctx) -> bool:
+        """The cases of a `match`, one of which runs (or none). A guard that binds (a walrus, the
+        pattern's captures) and comes out false is a way of its own: on to the later cases with
+        those bound, where the pattern matched (`case 1 if (v := b):` / `case _:` binds v where the
+        subject is 1 whichever case runs)."""
+        split = binding_guards(cases)
         parts: list[Callable[[], bool]] = []
-        for case in s.cases:  # type: ignore[attr-defined]
+        for case in cases:
 
             def walk(case: ast.AST = case) -> bool:
                 self.expr(case.pattern, c)  # type: ignore[attr-defined]
@@ -142,10 +151,26 @@ class BranchStatements(Loops):
                 return self.block(case.body, c)  # type: ignore[attr-defined]
 
             parts.append(walk)
-        cases = s.cases  # type: ignore[attr-defined]
-        if not any(case.guard is None and irrefutable(case.pattern) for case in cases):
+        enter = [self.own_facts(f, c) for f in case_facts(subject, cases, split)]
+        if not any(case.guard is None and irrefutable(case.pattern) for case in cases):  # type: ignore[attr-defined]
             parts.append(lambda: True)  # no case matched
-        enter = [self.own_facts(f, c) for f in case_facts(s.subject, cases)][: len(parts)]  # type: ignore[attr-defined]
+        enter = enter[: len(parts)]
+        for i in sorted(split):
+
+            def declined(i: int = i) -> bool:  # case i's pattern matched, its guard came out false
+                case, guard = cases[i], cases[i].guard  # type: ignore[attr-defined]
+                self.expr(case.pattern, c)  # type: ignore[attr-defined]
+                # the guard's reads were judged on case i's own way, from the same state: here only
+                # what it binds wherever it comes out false (a walrus an `and` may skip is not)
+                for name in guard_binds(guard):
+                    c.flow.bind(name.id, name.lineno)
+                if changes(guard):
+                    c.flow.changed()
+                c.flow.assume(self.own_facts(of_test(guard, False, c.flow.facts), c))
+                return self.cases(subject, cases[i + 1 :], c)
+
+            parts.append(declined)
+            enter.append(self.own_facts(pattern_facts(subject, cases[i].pattern), c))  # type: ignore[attr-defined]
         return self.branches(c, parts, enter=enter)
 
 
@@ -164,3 +189,19 @@ def _debug_test(test: ast.expr) -> bool:
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
     return isinstance(test, ast.Name) and test.id == "__debug__"
+
+
+def guard_binds(guard: ast.expr) -> list[ast.Name]:
+    """The walrus targets a guard binds wherever it comes out false: those of a lone walrus or
+    comparison (`(v := b)`, `(v := b) > 0`), and every operand's of a false `or` or the first
+    operand's of an `and` (path_stores.evaluated)."""
+    test = guard
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.BoolOp):
+        first = test.values[0] if isinstance(test.op, ast.And) else None
+        return evaluated(guard, False) + ([] if first is None else guard_binds(first))
+    if isinstance(test, (ast.NamedExpr, ast.Compare)):
+        top = [test] if isinstance(test, ast.NamedExpr) else [test.left, test.comparators[0]]  # the rest may not run
+        return [n.target for n in top if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)]
+    return []

@@ -7,7 +7,7 @@ one class of a scope's binding flow (flow.Flow) with it.
 
 from __future__ import annotations
 
-from .path_facts import Facts, capped, contradicts, entails, meet
+from .path_facts import Facts, capped, contradicts, entails, meet, told
 
 
 class Claims:
@@ -16,6 +16,7 @@ class Claims:
     maybe: dict[str, int]
     definite: set[str]
     partial: dict[str, tuple[int, ...]]
+    aside: dict[str, list[tuple[tuple[int, ...], Facts]]]
     open_parts: list[int]
     unjoined: set[int]
     per_run: set[str]
@@ -61,6 +62,7 @@ class Claims:
         facts: list[Facts] | None = None,
         prior: dict[str, Facts] | None = None,
         exact: list[Facts | None] | None = None,
+        ids: list[int] | None = None,
     ) -> None:
         """Continue with the paths that fall through (each given as its net change). `exclusive`: the
         parts are branches of which one runs (not a loop's body and its skipping it). `per_run`: which
@@ -79,6 +81,7 @@ class Claims:
         neither holds on every path through its join: no exit nor later test is taken as correlated
         with it because it reads the same names (`if a and f(): v = 1` / `if a: return v`, `try: ok =
         True; v = int(x)` / `except ValueError: pass` / `if ok: return v` are refused)."""
+        deep = self.deep_claims()
         if self.unjoined:  # the parts closed since the innermost open one are this join's
             inner = self.open_parts[-1] if self.open_parts else 0
             self.unjoined = {p for p in self.unjoined if p < inner}
@@ -127,7 +130,7 @@ class Claims:
                     if not net.get(name, name in self.definite)
                 ]
                 if any(bound is not None and name not in bound for bound in told):
-                    self.partial[name] = tuple(self.open_parts)
+                    self.claim_here(name)
                     left = [f | cond for f, b in zip(facts or [], bound) if not b]
                     self.conds[name] = capped(meet(left)) if facts is not None else {}
                     if not self.conds[name]:
@@ -135,6 +138,77 @@ class Claims:
                         kept = [(e, f) for e, f, b in zip(exact or [], facts or [], bound) if b]
                         if len(kept) == 1 and kept[0][0] and all(kept[0][1].get(k) == v for k, v in kept[0][0].items()):
                             self.sure[name] = kept[0][0]
+        if deep:
+            self.lift(deep, nets, facts, ids)
+
+    def claim_here(self, name: str) -> None:
+        """Claim `name` at the open parts; a claim on it made in a sibling part closed before, whose
+        join is still to come, is kept aside for that join (lift), not lost."""
+        old = self.partial.get(name)
+        if old is not None and not self.on_path(name):
+            self.aside.setdefault(name, []).append((old, self.conds.get(name, {})))
+        self.partial[name] = tuple(self.open_parts)
+
+    def deep_claims(self) -> dict[str, tuple[bool, list[tuple[int, Facts]]]]:
+        """The claims made inside the parts a join is about to join (a nested if's, a guard's `and`),
+        and those kept aside there (claim_here): per name, whether it was bound on every path before,
+        and per claim the part it was made in and its facts."""
+        here = tuple(self.open_parts)
+        out: dict[str, tuple[bool, list[tuple[int, Facts]]]] = {}
+        for name, at in self.partial.items():
+            if len(at) > len(here) and at[: len(here)] == here:
+                out[name] = (name in self.definite, [(at[len(here)], self.conds.get(name, {}))])
+        for name, kept in self.aside.items():
+            inside = [(at[len(here)], cond) for at, cond in kept if len(at) > len(here) and at[: len(here)] == here]
+            if inside:
+                out.setdefault(name, (name in self.definite, []))[1].extend(inside)
+        return out
+
+    def lift(
+        self,
+        deep: dict[str, tuple[bool, list[tuple[int, Facts]]]],
+        nets: list[dict[str, bool]],
+        facts: list[Facts] | None,
+        ids: list[int] | None,
+    ) -> None:
+        """A claim made inside one of the joined parts holds after the join, on its own paths and on
+        those of every other part that leaves the name unbound (`if a:` / `if b: v = 1` / (else) /
+        `if a: return v` reads it unbound where b is false): made again here, with the facts of all
+        those paths (the parts' own `ids` tell which paths are a claim's)."""
+        here = tuple(self.open_parts)
+        for name, (was, claims) in deep.items():
+            kept = self.aside.pop(name, [])
+            self.aside_keep(name, [k for k in kept if not (len(k[0]) > len(here) and k[0][: len(here)] == here)])
+            at = self.partial.get(name)
+            live = at is not None and len(at) > len(here) and at[: len(here)] == here
+            if not live and len(claims) == 1 and not kept:
+                continue  # cleared by a later binding, or claimed again by this join
+            if name in self.definite:
+                self.drop(name)
+                continue
+            parts = dict(claims)
+            left = []
+            for i, net in enumerate(nets):
+                f = facts[i] if facts is not None else {}
+                if ids is not None and ids[i] in parts:
+                    left.append(capped(f | parts[ids[i]]))
+                elif not net.get(name, was):
+                    left.append(f)
+            if not left:
+                if live:
+                    self.drop(name)
+                continue
+            self.partial[name] = here
+            self.sure.pop(name, None)
+            # what every one of those paths tells (`n >= 2` false tells `n >= 3` false too)
+            told_all = {k: v for f in left for k, v in f.items() if all(told(g, k) == v for g in left)}
+            self.conds[name] = capped(told_all)
+            if not self.conds[name]:
+                del self.conds[name]
+
+    def aside_keep(self, name: str, kept: list[tuple[tuple[int, ...], Facts]]) -> None:
+        if kept:
+            self.aside[name] = kept
 
     def partly(self, name: str) -> bool:
         """Is `name` bound on some paths only to a read here: left so by a join of exclusive branches,

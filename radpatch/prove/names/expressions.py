@@ -28,7 +28,8 @@ class Expressions(Resolver):
         self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
         self.shared = _shared(scopes)
         self.declared_global = {n for s in scopes.values() for n in s.globals_}  # a call may rebind these
-        self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef] = {}  # walk.s_FunctionDef
+        # walk.s_FunctionDef's, and a lambda a plain assignment binds (walk.s_Assign)
+        self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = {}
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -53,9 +54,11 @@ class Expressions(Resolver):
         nets: list[dict[str, bool]] = []
         anywhere: list[set[str] | None] = []
         falling: list[int] = []
+        ids: list[int] = []  # the falling parts' own (claims.Claims.lift)
         entry, prior, facts = c.flow.facts, c.flow.conds_here(), []
         for i, part in enumerate(parts):
             mark = c.flow.open()
+            part_id = c.flow.open_parts[-1]
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
             held = c.flow.held()
@@ -65,6 +68,7 @@ class Expressions(Resolver):
             net = c.flow.close(mark)
             if falls:
                 falling.append(i)
+                ids.append(part_id)
                 facts.append(c.flow.facts)
                 nets.append(net)
                 # a branch ending in a call of this module's own (`_fail(...)`, `self._abort(...)`)
@@ -73,7 +77,7 @@ class Expressions(Resolver):
         c.flow.tail_unknown = False
         c.flow.facts = meet(facts) if facts else entry
         sure = [exact[i] for i in falling] if exact else None
-        c.flow.join(nets, exclusive, per_run, anywhere, facts, prior, sure)
+        c.flow.join(nets, exclusive, per_run, anywhere, facts, prior, sure, ids)
         return bool(nets)
 
     def child(self, node: ast.AST, c: Ctx) -> Ctx:
@@ -142,7 +146,7 @@ class Expressions(Resolver):
             if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
                 self.operands(node, cx)
                 continue
-            if isinstance(node, (ast.BoolOp, ast.IfExp)) and not self.walrus and cx.flow.conds:
+            if isinstance(node, (ast.BoolOp, ast.IfExp)) and cx.flow.conds:
                 self.conditional(node, cx)
                 continue
             for field_ in _MATCH_NAMES:
@@ -179,8 +183,9 @@ class Expressions(Resolver):
             c.flow.changed()
 
     def closure_call(self, name: str, line: int, c: Ctx) -> None:
-        """`g()` where g is a function this scope defined: the locals of this scope its body reads
-        are read now (a closure reads them when it runs), so one not assigned yet here is unbound."""
+        """`g()` where g is a function this scope defined (a `def`, or `g = lambda: ...`): the locals of
+        this scope its body reads are read now (a closure reads them when it runs), so one not assigned
+        yet here is unbound."""
         fn = self.local_defs.get((id(c.scope), name))
         if fn is None or c.scope.kind != "function" or name not in c.flow.definite:
             return
@@ -248,12 +253,12 @@ def _shared(scopes: dict[int, NameScope]) -> set[tuple[int, str]]:
     return out
 
 
-def _free_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def _free_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     """The names `fn`'s body reads when it runs and binds nowhere inside it (a nested function's
     body does not run with it)."""
     reads: set[str] = set()
     binds: set[str] = set()
-    stack: list[ast.AST] = [*fn.body, fn.args]
+    stack: list[ast.AST] = [fn.body, fn.args] if isinstance(fn, ast.Lambda) else [*fn.body, fn.args]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Name):

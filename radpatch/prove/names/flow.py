@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .claims import Claims
+from .first_pass import LoopEnd
 from .path_facts import Facts, capped, stable
 from .path_stores import without
 from .scope_bindings import NameScope
@@ -31,6 +32,7 @@ class Flow(Claims):
         # them only, each with the branches open at that join: a read there, or further out, is on a
         # path that surely passed the join, so one of its paths leaves the name unbound
         self.partial: dict[str, tuple[int, ...]] = {}
+        self.aside: dict[str, list[tuple[tuple[int, ...], Facts]]] = {}  # claims a sibling's claim replaced (claims)
         self.open_parts: list[int] = []
         self.unjoined: set[int] = set()  # parts closed whose join is still to come (a sibling's paths)
         self.per_run: set[str] = set()  # names a branch fixed for a run binds (join's per_run)
@@ -43,6 +45,10 @@ class Flow(Claims):
         self.bound: set[str] = set()
         self.tail_unknown = False  # the block just walked ends in a call that may not return (walk)
         self.loop_exits: list[LoopExits] = []  # the open loops' break and continue paths (loops)
+        self.closing: LoopEnd | None = None  # the loop whose deferred checks (later) run now (loops)
+        # per name an open loop deletes, per such loop: the shadow bound exactly where the name was bound
+        # in the loop's pass so far, and the lines that read it where the shadow is not (loops.loop)
+        self.fresh: dict[str, list[tuple[str, list[int]]]] = {}
         self.facts: Facts = {}  # what this path's tests and constant assignments told (path_facts)
         # per claimed name, facts that hold on every path the claim's join left it unbound on
         self.conds: dict[str, Facts] = {}
@@ -65,16 +71,43 @@ class Flow(Claims):
             self.sure.pop(name, None)
         self.deleted.pop(name, None)
         self._set(name, True)
+        self.shadow(name, True)
 
     def unbind(self, name: str, line: int) -> None:
         self.forget(name)
         self.conds.pop(name, None)  # unbound on paths the claim's facts do not tell
         self.dels.add(name)
         self._set(name, False)
+        self.shadow(name, False)
         if self.depth == 0:  # unbound on every path now: no longer bound on some (nor claimed so)
             self.maybe.pop(name, None)
             self.partial.pop(name, None)
             self.deleted[name] = line
+
+    def shadow(self, name: str, present: bool) -> None:
+        """`name` bound (unbound) here: so is its shadow in each open loop that deletes it."""
+        for key, _ in self.fresh.get(name, ()):
+            self._set(key, present)
+
+    def track(self, names: set[str]) -> dict[str, tuple[str, list[int]]]:
+        """Follow, through the pass of the loop opening now, where each of `names` is bound again."""
+        out: dict[str, tuple[str, list[int]]] = {}
+        for name in names:
+            out[name] = (f"\x00{len(self.loop_exits)}\x00{name}", [])
+            self.fresh.setdefault(name, []).append(out[name])
+        return out
+
+    def untrack(self, tracked: dict[str, tuple[str, list[int]]]) -> None:
+        for name in tracked:
+            self.fresh[name].pop()
+            if not self.fresh[name]:
+                del self.fresh[name]
+
+    def read_fresh(self, name: str, line: int) -> None:
+        """A read of a name an open loop deletes: noted for each such loop where this pass has not bound it."""
+        for key, lines in self.fresh.get(name, ()) if self.fresh else ():
+            if key not in self.definite:
+                lines.append(line)
 
     def forget(self, name: str) -> None:
         """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""

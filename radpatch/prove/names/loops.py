@@ -20,9 +20,11 @@ import ast
 from collections.abc import Callable
 
 from .expressions import Expressions
+from .first_pass import loop_end
 from .flow import Ctx
 from .path_facts import changed_by, outcome, stable
 from .path_stores import stored, without
+from .problem import DELETED, UNBOUND, Problem
 
 
 class Loops(Expressions):
@@ -75,11 +77,21 @@ class Loops(Expressions):
         flow = c.flow
         flow.loops.append([])
         entry, flow.facts = flow.facts, {}  # a later pass may come with any values: no facts in the body
+        # a name bound before the loop that its body deletes: the next pass may find it unbound
+        tracked = flow.track(_deleted(s) & flow.definite) if c.scope.kind in ("function", "module") else {}
+        for name in _test_reads(s, tracked):  # a `while` test runs again at the top of each pass
+            tracked[name][1].append(s.lineno)
         mark = flow.open_loop()
         flow.tail_unknown = False
         falls = body()
         exits = flow.loop_exits.pop()
         net = flow.close(mark)
+        if tracked:
+            self.deleted_reads(s, c, tracked, ([net] if falls else []) + [n for n, _ in exits.continues])
+            shadows = {key for key, _ in tracked.values()}
+            for ways in (exits.breaks, exits.continues):
+                ways[:] = [({k: v for k, v in n.items() if k not in shadows}, a) for n, a in ways]
+            net = {k: v for k, v in net.items() if k not in shadows}
         bound, flow.tail_unknown = flow.bound, False
         pad = {name: name in flow.definite for name in bound}  # what a way out that binds nothing leaves
         normal: list[tuple[dict[str, bool], set[str] | None]] = [({}, set())] if skips else []
@@ -105,9 +117,56 @@ class Loops(Expressions):
         # a pass may have changed what entry's facts state; a `for` runs its iterator's code too
         ran = stable(entry) if isinstance(s, (ast.For, ast.AsyncFor)) else changed_by(entry, s)
         flow.facts = without(ran, stored([s]))
+        backs = ([net] if falls else []) + [n for n, _ in exits.continues]  # the ways on to a next pass
+        builtin = not self.enumerate_bound and self.star is None and self.dynamic is None  # `enumerate`
+        outer, flow.closing = flow.closing, loop_end(s, entry, builtin, backs)
         for check in flow.loops.pop():
             check()
+        flow.closing = outer
         return bool(nets)
+
+    def deleted_reads(
+        self, s: ast.stmt, c: Ctx, tracked: dict[str, tuple[str, list[int]]], backs: list[dict[str, bool]]
+    ) -> None:
+        """A name the loop's pass reads before binding it again, that a way on to the next pass leaves
+        deleted (`v = 0` / `for x in a:` / `r = v` / `del v`): the next pass reads it unbound."""
+        c.flow.untrack(tracked)
+        for name, (_, lines) in tracked.items():
+            if lines and any(back.get(name) is False for back in backs):
+                line = _del_line(s, name)
+                if c.scope.kind == "module":
+                    detail = f" (del at line {line}, on the loop's previous pass)"
+                    self.out.append(Problem(lines[0], name, c.scope.qual, DELETED, detail))
+                else:
+                    why = f"may be deleted by the loop's previous pass (del at line {line})"
+                    self.out.append(Problem(lines[0], name, c.scope.qual, UNBOUND, why, True))
+
+
+def _deleted(s: ast.stmt) -> set[str]:
+    """The names a loop's body deletes: `del name`, `except ... as name` (deleted as its handler ends)."""
+    out = set()
+    for n in ast.walk(s):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del):
+            out.add(n.id)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
+def _del_line(s: ast.stmt, name: str) -> int:
+    for n in ast.walk(s):
+        if (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del) and n.id == name) or (
+            isinstance(n, ast.ExceptHandler) and n.name == name
+        ):
+            return n.lineno
+    return s.lineno
+
+
+def _test_reads(s: ast.stmt, tracked: dict[str, tuple[str, list[int]]]) -> set[str]:
+    """The tracked names a `while` test reads (it runs again after each pass)."""
+    if not tracked or not isinstance(s, ast.While):
+        return set()
+    return {n.id for n in ast.walk(s.test) if isinstance(n, ast.Name) and n.id in tracked}
 
 
 def _no_count(iterable: ast.expr, c: Ctx) -> bool:

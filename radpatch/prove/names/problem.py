@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _SITE_BUILTINS = frozenset({"exit", "quit", "copyright", "credits", "license", "help"})  # added by `site`
 
@@ -54,6 +54,14 @@ class Problem:
     scope: str  # "<module>", "f", "C.m", "f.g"
     kind: str
     detail: str = ""
+    # a function's own local (or an enclosing one's) read where it may not be bound: no import binds it
+    local: bool = field(default=False, compare=False)
+
+    @property
+    def importable(self) -> bool:
+        """May an import at module level provide the name ("import it first"), not a function's local read
+        where it may not be bound yet (an import would not bind the local)?"""
+        return self.kind in (UNDEFINED, LATER, DELETED, TYPING_ONLY) or (self.kind == MAYBE_UNBOUND and not self.local)
 
     @property
     def key(self) -> tuple[str, str, str]:

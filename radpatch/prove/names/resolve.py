@@ -11,7 +11,9 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .first_pass import never_first
 from .flow import Ctx, Flow
+from .path_facts import Facts
 from .problem import (
     BINDS_BUILTIN,
     CLASS_ATTRIBUTE,
@@ -63,6 +65,7 @@ class Resolver:
 
     def __init__(self, scopes: dict[int, NameScope], module: NameScope, runtime: Runtime) -> None:
         self.module, self.rt = module, runtime
+        self.enumerate_bound = any("enumerate" in s.bound for s in scopes.values())  # first_pass's index
         self.flows: dict[int, Flow] = {}
         self.out: list[Problem] = []
         self.uses: list[GlobalUse] = []
@@ -73,6 +76,7 @@ class Resolver:
         self.global_assigned = set(self.global_assigners)
         self.early: dict[int, frozenset[str]] = {}  # Expressions.child's
         self.builtin_reads: dict[str, int] = {}  # builtins read where the module binds no such name: first line
+        self.flips: dict[int, frozenset[str]] = {}  # per `name = <constant>` walked in a loop: what was bound there
 
     def flow(self, scope: NameScope) -> Flow:
         f = self.flows.get(id(scope))
@@ -82,6 +86,7 @@ class Resolver:
 
     def use(self, name: str, line: int, c: Ctx) -> None:
         scope = c.scope
+        c.flow.read_fresh(name, line)  # a name a loop around deletes (loops.loop)
         if name == "globals" and self.dynamic is None:  # globals().update(...) may bind any name from here on
             self.dynamic = line
         if scope.kind == "module":
@@ -109,7 +114,7 @@ class Resolver:
         if name in flow.definite:
             return
         if flow.partly(name):
-            self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {flow.maybe[name]})"))
+            self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {flow.maybe[name]})", True))
             return
         hides = name in self.module.bound or self.builtin(name) or name in flow.dels
         if name in flow.maybe:
@@ -117,7 +122,7 @@ class Resolver:
             # module name or builtin (an assignment that turned a global into a local).
             if hides:
                 self.out.append(
-                    Problem(line, name, scope.qual, UNBOUND, "is not assigned (or is deleted) on some path")
+                    Problem(line, name, scope.qual, UNBOUND, "is not assigned (or is deleted) on some path", True)
                 )
             return
         self.local_check(name, line, scope, flow, hides)
@@ -126,16 +131,22 @@ class Resolver:
     # names itself: that would be a reference cycle holding the walker, and with it the whole tree,
     # until the cyclic collector runs (which radpatch pauses while it analyses a module).
 
-    def local_check(self, name: str, line: int, scope: NameScope, flow: Flow, hides: bool) -> None:
-        # assigned further down the loop: the first pass reads it before any binding (a later pass sees
-        # a binding only where an earlier pass made it, and the first sees only what the loop found)
+    def local_check(
+        self, name: str, line: int, scope: NameScope, flow: Flow, hides: bool, facts: Facts | None = None
+    ) -> None:
+        # assigned further down the loop: the first pass reads it before any binding (a later pass sees a binding
+        # only where an earlier pass made it), unless under a test false on the first pass (first_pass; `facts`)
+        if facts is None:
+            facts = dict(flow.facts)
         if name in flow.maybe:
+            if flow.closing is not None and never_first(name, facts, flow.closing, self.flips):
+                return
             why = " (it hides the global)" if hides else ""
             self.out.append(
-                Problem(line, name, scope.qual, UNBOUND, f"is not assigned before the loop's first pass{why}")
+                Problem(line, name, scope.qual, UNBOUND, f"is not assigned before the loop's first pass{why}", True)
             )
-        elif not flow.later(functools.partial(self.local_check, name, line, scope, flow, hides)):
-            self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned yet"))
+        elif not flow.later(functools.partial(self.local_check, name, line, scope, flow, hides, facts)):
+            self.out.append(Problem(line, name, scope.qual, UNBOUND, "is not assigned yet", True))
 
     def module_read(self, name: str, line: int, scope: NameScope, flow: Flow) -> None:
         self.module_check(name, line, scope, self.flow(self.module))
@@ -183,10 +194,14 @@ class Resolver:
                 outer = self.flow(s)
                 if name not in outer.maybe and s.kind != "class":
                     self.out.append(
-                        Problem(line, name, scope.qual, UNBOUND, f"is not assigned yet in {s.qual}() (free variable)")
+                        Problem(
+                            line, name, scope.qual, UNBOUND, f"is not assigned yet in {s.qual}() (free variable)", True
+                        )
                     )
                 elif self.early_partly(name, child, s):
-                    self.out.append(Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {outer.maybe[name]})"))
+                    self.out.append(
+                        Problem(line, name, scope.qual, MAYBE_UNBOUND, f" (line {outer.maybe[name]})", True)
+                    )
                 return
             child, s = s, s.parent
 

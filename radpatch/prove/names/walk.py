@@ -80,6 +80,11 @@ class Walker(BranchStatements):
             self.expr(t, c)
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):  # `ok = True`: a fact of the path
             name = s.targets[0].id
+            if isinstance(s.value, ast.Lambda):  # `g = lambda: v`: a call of g reads v (closure_call)
+                self.local_defs[(id(c.scope), name)] = s.value
+            if c.flow.loops and isinstance(s.value, ast.Constant):  # a flag flipped in a loop (first_pass)
+                seen = self.flips.get(id(s))
+                self.flips[id(s)] = frozenset(c.flow.definite) if seen is None else seen & c.flow.definite
             c.flow.assume(self.own_facts(of_constant(name, s.value) or of_flag(name, s.value), c))
         return True
 
