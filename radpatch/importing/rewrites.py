@@ -45,6 +45,7 @@ from radpatch.importing.import_steps import ImportStep
 from radpatch.importing.insertions import Insertions
 from radpatch.importing.keyword_steps import KeywordSteps
 from radpatch.importing.literal_steps import LiteralSteps
+from radpatch.importing.pairing import opcodes
 from radpatch.importing.scope_walk import scoped_name
 from radpatch.importing.shapes import (
     DiffScope,
@@ -72,9 +73,9 @@ class Differ(LiteralSteps, KeywordSteps, ExpressionSteps, Insertions):
     # --- blocks -------------------------------------------------------------------------------
 
     def block(self, scope: DiffScope, bbody: list[ast.stmt], abody: list[ast.stmt], elif_chain: bool = False) -> None:
-        ops = difflib.SequenceMatcher(
-            None, [key(s) for s in bbody], [key(s) for s in abody], autojunk=False
-        ).get_opcodes()
+        ops = opcodes(
+            [key(s) for s in bbody], [key(s) for s in abody], [ident(s) for s in bbody], [ident(s) for s in abody]
+        )
         delta = 0
         for tag, i1, i2, j1, j2 in ops:
             if tag == "equal":
