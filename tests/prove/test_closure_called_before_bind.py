@@ -6,8 +6,10 @@ Generated: where the call sits (a statement, an assignment, an if's test, an arg
 name is bound after it (an assignment, a for target, a with target, an import) x whether the
 call comes before or after that binding x what g does with the name (reads it, reads it in a
 nested function it does not call, takes it as a parameter; the same as a lambda bound to g, and one
-rebound before the call: the last review note, `g = lambda: v` / `r = g()` / `v = 1` was applied). The oracle
-runs the function: the names step refuses exactly where it raises NameError."""
+rebound before the call: the last review note, `g = lambda: v` / `r = g()` / `v = 1` was applied), and the
+name bound on some paths only before the call (att43 #1: `if a: v = 1` / `g()` was applied) or under the same
+test as the call. The oracle runs the function for a = 0 and 1: the names step refuses exactly where it raises
+NameError."""
 
 from __future__ import annotations
 
@@ -44,6 +46,10 @@ GS = {
 
 def function(call: str, bind: str, order: str, g: str, read: str) -> str:
     first, second = (CALLS[call], BINDS[bind]) if order == "before" else (BINDS[bind], CALLS[call])
+    if order == "some paths":  # bound under an if, then called (att43 #1: NameError where a is 0)
+        first, second = "if a:\n" + indent(BINDS[bind], "    "), CALLS[call]
+    elif order == "same test":  # bound and called under the same test: never unbound at the call
+        first, second = "if a:\n" + indent(BINDS[bind], "    "), "if a:\n" + indent(CALLS[call], "    ")
     body = f"r = 0\n{GS[g]}{first}{second}return {read}\n"
     return "def f(a):\n" + indent(body, "    ")
 
@@ -51,14 +57,15 @@ def function(call: str, bind: str, order: str, g: str, read: str) -> str:
 def raises_name_error(source: str) -> bool:
     namespace: dict[str, object] = {"__file__": __file__}
     exec(compile(source, "generated.py", "exec"), namespace)
-    try:
-        namespace["f"](0)  # type: ignore[operator]
-    except NameError:
-        return True
+    for a in (0, 1):
+        try:
+            namespace["f"](a)  # type: ignore[operator]
+        except NameError:
+            return True
     return False
 
 
-CASES = sample(list(itertools.product(CALLS, BINDS, ("before", "after"), GS)))
+CASES = sample(list(itertools.product(CALLS, BINDS, ("before", "after", "some paths", "same test"), GS)))
 
 
 @pytest.mark.parametrize(("call", "bind", "order", "g"), CASES, ids=["-".join(c) for c in CASES])

@@ -185,13 +185,15 @@ class Expressions(Resolver):
     def closure_call(self, name: str, line: int, c: Ctx) -> None:
         """`g()` where g is a function this scope defined (a `def`, or `g = lambda: ...`): the locals of
         this scope its body reads are read now (a closure reads them when it runs), so one not assigned
-        yet here is unbound."""
+        yet here is unbound, and one bound on some paths only is read as a read here would be (att43 #1)."""
         fn = self.local_defs.get((id(c.scope), name))
         if fn is None or c.scope.kind != "function" or name not in c.flow.definite:
             return
         for free in sorted(_free_reads(fn) & c.scope.locals):
             if free not in c.flow.maybe:
                 self.local_check(free, line, c.scope, c.flow, False)
+            else:  # bound on some paths only by now (`if a: v = 1` / `g()`): read as a read here would be
+                self.local_read(free, line, c.scope, c.flow)
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
