@@ -75,3 +75,37 @@ def test_a_closure_called_before_a_name_it_reads_is_bound_is_refused(call: str, 
     found = introduced(before.encode(), after.encode())
     assert found is not None, after
     assert bool(found) == raises_name_error(after), (after, [p.describe() for p in found])
+
+
+# att43 #2: the same at module level, where a call at import time runs the function before a module
+# name it reads is bound (the module's import raises NameError). A module-level binding under `if A:`,
+# A read from the environment; the oracle imports the module with A false and true.
+MODULE_ORDERS = ("before", "after", "some paths", "same test")
+MODULE_CASES = sample(list(itertools.product(CALLS, BINDS, MODULE_ORDERS, GS)))
+HEAD = "import os\nA = os.environ.get('RP_A')\n"
+
+
+def module(call: str, bind: str, order: str, g: str) -> str:
+    text = function(call, bind, order, g, "r").replace("if a:", "if A:")
+    body = "\n".join(line.removeprefix("    ") for line in text.splitlines()[1:-1])
+    return f"{HEAD}{body}\n"
+
+
+def import_raises_name_error(source: str) -> bool:
+    for a in ("", "1"):
+        code = source.replace(HEAD, f"import os\nA = {a!r}\n")
+        try:
+            exec(compile(code, "generated.py", "exec"), {"__file__": __file__})
+        except NameError:
+            return True
+    return False
+
+
+@pytest.mark.parametrize(("call", "bind", "order", "g"), MODULE_CASES, ids=["-".join(c) for c in MODULE_CASES])
+def test_a_function_called_at_import_before_a_module_name_it_reads_is_refused(
+    call: str, bind: str, order: str, g: str
+) -> None:
+    after = module(call, bind, order, g)
+    found = introduced(HEAD.encode(), after.encode())
+    assert found is not None, after
+    assert bool(found) == import_raises_name_error(after), (after, [p.describe() for p in found])

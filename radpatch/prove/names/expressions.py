@@ -187,7 +187,13 @@ class Expressions(Resolver):
         this scope its body reads are read now (a closure reads them when it runs), so one not assigned
         yet here is unbound, and one bound on some paths only is read as a read here would be (att43 #1)."""
         fn = self.local_defs.get((id(c.scope), name))
-        if fn is None or c.scope.kind != "function" or name not in c.flow.definite:
+        if fn is None or name not in c.flow.definite:
+            return
+        if c.scope.kind == "module":  # `R = g()` at import time, `V = 1` after it (att43 #2): V read now
+            for free in sorted(_free_reads(fn) & self.module.bound):
+                self.module_read(free, line, c.scope, c.flow)
+            return
+        if c.scope.kind != "function":
             return
         for free in sorted(_free_reads(fn) & c.scope.locals):
             if free not in c.flow.maybe:
