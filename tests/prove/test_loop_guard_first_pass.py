@@ -21,6 +21,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import f_raises_name_error
 
 XS = ([], [1], [2], [3, 1], [2, 3], [1, 2, 3], [3, 2, 1], [0, 2], [2, 2])
 # name: (before the loop, the loop's target, its iterable, the read's test, the flag's flip, the flag's reset)
@@ -53,14 +54,7 @@ def function(guard: str, order: str, extra: str) -> str:
 
 
 def raises_name_error(source: str) -> bool:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "generated.py", "exec"), namespace)
-    for xs in XS:
-        try:
-            namespace["f"](list(xs))  # type: ignore[operator]
-        except NameError:
-            return True
-    return False
+    return f_raises_name_error(source, [(list(xs),) for xs in XS])
 
 
 def expected_accepted(guard: str, order: str, extra: str) -> bool | None:

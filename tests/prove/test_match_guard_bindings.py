@@ -18,6 +18,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import f_raises_name_error
 
 ARGS = [(a, b) for a in (1, 2, 3) for b in (0, 1, 2)]
 GUARDS = {  # the guard, and whether it binds v wherever it runs
@@ -49,14 +50,7 @@ def function(guard: str, later: str, read: str) -> str:
 
 
 def raises_name_error(source: str) -> bool:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "generated.py", "exec"), namespace)
-    for a, b in ARGS:
-        try:
-            namespace["f"](a, b)  # type: ignore[operator]
-        except NameError:
-            return True
-    return False
+    return f_raises_name_error(source, ARGS)
 
 
 CASES = sample(list(itertools.product(GUARDS, LATER, READS)))

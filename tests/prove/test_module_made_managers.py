@@ -27,6 +27,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import f_raises_name_error
 
 HEADER = "import contextlib\nimport types\nfrom contextlib import contextmanager as cm\n\n\n"
 INNER = {  # `_inner`, the generator a `yield from` delegates to
@@ -102,16 +103,7 @@ def function(make: str, expr: str, where: str, read: str) -> str:
 
 
 def runs_unbound(source: str) -> bool:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "generated.py", "exec"), namespace)
-    for a in ("s", "1"):
-        try:
-            namespace["f"](a)  # type: ignore[operator]
-        except NameError:
-            return True
-        except ValueError:
-            continue
-    return False
+    return f_raises_name_error(source, [("s",), ("1",)], (ValueError,))
 
 
 def judged_as_run(make: str, expr: str, where: str, doubted: bool = False) -> None:

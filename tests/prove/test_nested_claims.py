@@ -20,6 +20,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import f_raises_name_error
 
 ARGS = [(a, b) for a in (0, 1) for b in (0, 1)]
 BRANCHES = {  # the branch's code, and whether it binds v on every path that goes on
@@ -44,14 +45,7 @@ def function(then: str, other: str, read: str) -> str:
 
 
 def raises_name_error(source: str) -> bool:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "generated.py", "exec"), namespace)
-    for a, b in ARGS:
-        try:
-            namespace["f"](a, b)  # type: ignore[operator]
-        except NameError:
-            return True
-    return False
+    return f_raises_name_error(source, ARGS)
 
 
 CASES = sample(list(itertools.product(BRANCHES, BRANCHES, READS)))

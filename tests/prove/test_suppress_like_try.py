@@ -19,6 +19,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import f_raises_name_error
 
 HEADER = (
     "import contextlib\nimport contextlib as cl\nfrom contextlib import suppress as quiet\n\n\n"
@@ -52,14 +53,7 @@ def function(manager: str, body: str, read: str) -> str:
 
 
 def runs_unbound(source: str) -> bool:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "generated.py", "exec"), namespace)
-    for a in ("1", "x"):
-        try:
-            namespace["f"](a)  # type: ignore[operator]
-        except NameError:
-            return True
-    return False
+    return f_raises_name_error(source, [("1",), ("x",)])
 
 
 CASES = sample(list(itertools.product(MANAGERS, BODIES, READS)))

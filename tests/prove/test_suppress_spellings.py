@@ -17,6 +17,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import f_raises_name_error
 
 HEADER = "import contextlib\nimport functools\n\n\n"
 SPELLINGS = {  # name -> (the statement making it, the manager expression); {m} is suppress or nullcontext
@@ -45,16 +46,7 @@ def function(spelling: str, where: str, manager: str, read: str) -> str:
 
 
 def runs_unbound(source: str) -> bool:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "generated.py", "exec"), namespace)
-    for a in ("s", "1"):
-        try:
-            namespace["f"](a)  # type: ignore[operator]
-        except NameError:
-            return True
-        except ValueError:
-            continue
-    return False
+    return f_raises_name_error(source, [("s",), ("1",)], (ValueError,))
 
 
 CASES = sample(list(itertools.product([*SPELLINGS, "lambda-exit"], ("module", "function"), MANAGERS)))
