@@ -2,7 +2,8 @@
 `v = 1` / `return r` was applied, and raised NameError every time: the closure's body is walked
 once the function around it is complete, where v is bound, but it runs where it is called.
 
-Generated: where the call sits (a statement, an assignment, an if's test, an argument) x how the
+Generated: where the call sits (a statement, an assignment, an if's test, an argument; att43 #3: through an
+alias `h = g`, in a comprehension, g passed to a call that calls it, `functools.partial(g)()`) x how the
 name is bound after it (an assignment, a for target, a with target, an import) x whether the
 call comes before or after that binding x what g does with the name (reads it, reads it in a
 nested function it does not call, takes it as a parameter; the same as a lambda bound to g, and one
@@ -26,6 +27,11 @@ CALLS = {
     "assign": "r = g()\n",
     "if-test": "if g() is None:\n    r = 0\n",
     "argument": "r = str(g())\n",
+    # att43 #3: called another way than `g()`
+    "alias": "h = g\nr = h()\n",
+    "comprehension": "r = [g() for _ in [0]]\n",
+    "passed to a call": "r = next(iter(g, 5))\n",
+    "partial": "import functools\nr = functools.partial(g)()\n",
 }
 BINDS = {
     "assign": "v = 1\n",
@@ -109,3 +115,22 @@ def test_a_function_called_at_import_before_a_module_name_it_reads_is_refused(
     found = introduced(HEAD.encode(), after.encode())
     assert found is not None, after
     assert bool(found) == import_raises_name_error(after), (after, [p.describe() for p in found])
+
+
+# A function made where the names it reads are already bound on every path (`if a: v = 1; g = lambda: v`),
+# called after the join where `v` is bound on some paths only: the g that runs there read v bound when it was
+# made, so the call is sound (vLLM's ubatch_utils passes such a lambda to a call). The oracle runs a = 0, 1.
+MADE_CASES = sample(list(itertools.product(CALLS, BINDS, [g for g in GS if not g.endswith("rebound")])))
+
+
+@pytest.mark.parametrize(("call", "bind", "g"), MADE_CASES, ids=["-".join(c) for c in MADE_CASES])
+def test_a_function_made_where_what_it_reads_is_bound_may_be_called_after_the_join(
+    call: str, bind: str, g: str
+) -> None:
+    branch = BINDS[bind] + GS[g]
+    body = f"r = 0\ng = lambda *_: 0\nif a:\n{indent(branch, '    ')}{CALLS[call]}return r\n"
+    after = "def f(a):\n" + indent(body, "    ")
+    found = introduced(b"def f(a):\n    return 0\n", after.encode())
+    assert found is not None, after
+    assert not raises_name_error(after), after
+    assert not found, (after, [p.describe() for p in found])

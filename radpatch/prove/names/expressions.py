@@ -30,6 +30,7 @@ class Expressions(Resolver):
         self.declared_global = {n for s in scopes.values() for n in s.globals_}  # a call may rebind these
         # walk.s_FunctionDef's, and a lambda a plain assignment binds (walk.s_Assign)
         self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = {}
+        self.def_bound: dict[int, frozenset[str]] = {}  # per def: the names bound on every path where it is made
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -132,8 +133,10 @@ class Expressions(Resolver):
                 and not node.keywords
             ):
                 self.method_only("super", node.lineno, cx.scope)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                self.closure_call(node.func.id, node.lineno, cx)
+            if isinstance(node, ast.Call):  # `g()`, and `map(g, xs)`, `partial(g)`: the callee may call g now
+                called = [node.func, *node.args, *(k.value for k in node.keywords)]
+                for callee in sorted({n.id for n in called if isinstance(n, ast.Name)}):
+                    self.closure_call(callee, node.lineno, cx)
             if isinstance(node, ast.Lambda):
                 for d in [*node.args.defaults, *node.args.kw_defaults]:
                     if d is not None:
@@ -183,19 +186,23 @@ class Expressions(Resolver):
             c.flow.changed()
 
     def closure_call(self, name: str, line: int, c: Ctx) -> None:
-        """`g()` where g is a function this scope defined (a `def`, or `g = lambda: ...`): the locals of
+        """`g()` where g is a function this scope defined (a `def`, `g = lambda: ...`, or an alias `h = g`
+        of one; called in a comprehension, or passed to a call that may call it): the locals of
         this scope its body reads are read now (a closure reads them when it runs), so one not assigned
         yet here is unbound, and one bound on some paths only is read as a read here would be (att43 #1)."""
+        if c.scope.kind == "comprehension":  # `[g() for _ in xs]` runs g where the comprehension is
+            c = self.ctx(c.scope.binding_scope())
         fn = self.local_defs.get((id(c.scope), name))
         if fn is None or name not in c.flow.definite:
             return
+        made = self.def_bound.get(id(fn), frozenset()) - c.flow.dels  # bound where g is made: bound when it runs
         if c.scope.kind == "module":  # `R = g()` at import time, `V = 1` after it (att43 #2): V read now
-            for free in sorted(_free_reads(fn) & self.module.bound):
+            for free in sorted(_free_reads(fn) & self.module.bound - made):
                 self.module_read(free, line, c.scope, c.flow)
             return
         if c.scope.kind != "function":
             return
-        for free in sorted(_free_reads(fn) & c.scope.locals):
+        for free in sorted(_free_reads(fn) & c.scope.locals - made):
             if free not in c.flow.maybe:
                 self.local_check(free, line, c.scope, c.flow, False)
             else:  # bound on some paths only by now (`if a: v = 1` / `g()`): read as a read here would be

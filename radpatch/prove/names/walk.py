@@ -82,6 +82,9 @@ class Walker(BranchStatements):
             name = s.targets[0].id
             if isinstance(s.value, ast.Lambda):  # `g = lambda: v`: a call of g reads v (closure_call)
                 self.local_defs[(id(c.scope), name)] = s.value
+                self.def_bound[id(s.value)] = frozenset(c.flow.definite)
+            elif isinstance(s.value, ast.Name) and (id(c.scope), s.value.id) in self.local_defs:  # `h = g`
+                self.local_defs[(id(c.scope), name)] = self.local_defs[(id(c.scope), s.value.id)]
             if c.flow.loops and isinstance(s.value, ast.Constant):  # a flag flipped in a loop (first_pass)
                 seen = self.flips.get(id(s))
                 self.flips[id(s)] = frozenset(c.flow.definite) if seen is None else seen & c.flow.definite
@@ -160,6 +163,7 @@ class Walker(BranchStatements):
             self.local_defs.pop((id(c.scope), s.name), None)
         else:
             self.local_defs[(id(c.scope), s.name)] = s
+            self.def_bound[id(s)] = frozenset(c.flow.definite)
         return True
 
     s_AsyncFunctionDef = s_FunctionDef
