@@ -9,11 +9,12 @@ import ast
 import functools
 from collections.abc import Callable
 
+from .closures import free_reads, nonlocal_binds
 from .flow import Ctx
 from .path_facts import EFFECTS, Facts, capped, changed_by, changes, exact, meet, of_test, root
 from .problem import Runtime
 from .resolve import Resolver
-from .scope_bindings import COMPS, FUNCS, NameScope
+from .scope_bindings import COMPS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
 _CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
@@ -137,6 +138,8 @@ class Expressions(Resolver):
                 called = [node.func, *node.args, *(k.value for k in node.keywords)]
                 for callee in sorted({n.id for n in called if isinstance(n, ast.Name)}):
                     self.closure_call(callee, node.lineno, cx)
+                for bound in self.binds_when_called(node, cx):  # after the arguments: once g has run
+                    stack.append((ast.Name(bound, ast.Store(), lineno=node.lineno, col_offset=0), cx))
             if isinstance(node, ast.Lambda):
                 for d in [*node.args.defaults, *node.args.kw_defaults]:
                     if d is not None:
@@ -197,16 +200,24 @@ class Expressions(Resolver):
             return
         made = self.def_bound.get(id(fn), frozenset()) - c.flow.dels  # bound where g is made: bound when it runs
         if c.scope.kind == "module":  # `R = g()` at import time, `V = 1` after it (att43 #2): V read now
-            for free in sorted(_free_reads(fn) & self.module.bound - made):
+            for free in sorted(free_reads(fn) & self.module.bound - made):
                 self.module_read(free, line, c.scope, c.flow)
             return
         if c.scope.kind != "function":
             return
-        for free in sorted(_free_reads(fn) & c.scope.locals - made):
+        for free in sorted(free_reads(fn) & c.scope.locals - made):
             if free not in c.flow.maybe:
                 self.local_check(free, line, c.scope, c.flow, False)
             else:  # bound on some paths only by now (`if a: v = 1` / `g()`): read as a read here would be
                 self.local_read(free, line, c.scope, c.flow)
+
+    def binds_when_called(self, node: ast.Call, c: Ctx) -> list[str]:
+        """`g()` where g, a def of this function, binds a local of it through `nonlocal` on every way
+        it returns (closures.nonlocal_binds): bound once the call has returned (att43 #10)."""
+        fn = self.local_defs.get((id(c.scope), node.func.id)) if isinstance(node.func, ast.Name) else None
+        if fn is None or c.scope.kind != "function" or not isinstance(fn, ast.FunctionDef):
+            return []
+        return sorted(nonlocal_binds(fn) & c.scope.locals)
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
@@ -266,28 +277,6 @@ def _shared(scopes: dict[int, NameScope]) -> set[tuple[int, str]]:
             if p is not None:
                 out.add((id(p), name))
     return out
-
-
-def _free_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
-    """The names `fn`'s body reads when it runs and binds nowhere inside it (a nested function's
-    body does not run with it)."""
-    reads: set[str] = set()
-    binds: set[str] = set()
-    stack: list[ast.AST] = [fn.body, fn.args] if isinstance(fn, ast.Lambda) else [*fn.body, fn.args]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name):
-            (reads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
-        elif isinstance(node, ast.arg):
-            binds.add(node.arg)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            binds.update(node.names)
-        if isinstance(node, (*FUNCS, ast.Lambda)) and node is not fn:
-            if isinstance(node, FUNCS):
-                binds.add(node.name)
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return reads - binds
 
 
 def _walrus(node: ast.AST) -> bool:
