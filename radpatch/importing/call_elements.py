@@ -31,19 +31,13 @@ class CallDisplay:
     keyword: str | None  # the keyword argument holding the display, or
     argument: int | None  # its position among the positional arguments, from 1
     changes: list[ElementChange]
-    # the literal's parts all start below the call's first line, before and after the patch: its
-    # rewrites leave that line as it is, so several of them can each find the call by its occurrence
-    # (apply finds a counted match by its installed line, mapped through the lines the rewrites
-    # before it left alone)
-    below: bool = False
 
 
 def _argument_change(
     b: ast.AST, a: ast.AST, dicts: bool = False
-) -> tuple[ast.Call, str | None, int | None, ast.AST, ast.AST, bool] | None:
-    """The call, its argument (keyword or position), the argument's value before and after, and
-    whether the value's parts all start below the call's first line (CallDisplay.below), when that
-    value is all that differs between b and a. With `dicts`, the value is the innermost dict literal
+) -> tuple[ast.Call, str | None, int | None, ast.AST, ast.AST] | None:
+    """The call, its argument (keyword or position) and the argument's value before and after, when
+    that value is all that differs between b and a. With `dicts`, the value is the innermost dict literal
     holding every difference (a value changed inside it: `{"a": 1}` -> `{"a": 2}`), not only one
     whose entries differ."""
     path = difference_path(b, a)
@@ -59,29 +53,18 @@ def _argument_change(
 
 def _argument_at(
     path: list[tuple[ast.AST, ast.AST]],
-) -> tuple[ast.Call, str | None, int | None, ast.AST, ast.AST, bool] | None:
+) -> tuple[ast.Call, str | None, int | None, ast.AST, ast.AST] | None:
     if len(path) < 3:
         return None
-    (db, da), (pb, pa), (cb, ca) = path[-1], path[-2], path[-3]
+    (db, da), (pb, _), (cb, _) = path[-1], path[-2], path[-3]
     if isinstance(pb, ast.keyword) and pb.arg is not None and isinstance(cb, ast.Call):
-        return cb, pb.arg, None, db, da, _below(cb, db) and _below(ca, da)
+        return cb, pb.arg, None, db, da
     if isinstance(pb, ast.Call) and db in pb.args:
         at = pb.args.index(db)
         if any(isinstance(x, ast.Starred) for x in pb.args[:at]):
             return None
-        return pb, None, at + 1, db, da, _below(pb, db) and _below(pa, da)
+        return pb, None, at + 1, db, da
     return None
-
-
-def _below(call: ast.AST, literal: ast.AST) -> bool:
-    """Whether the literal has parts and each starts on a line below the call's first."""
-    parts: list[ast.expr] = []
-    if isinstance(literal, ast.Dict):
-        parts = [k if k is not None else v for k, v in zip(literal.keys, literal.values)]
-    elif isinstance(literal, (ast.List, ast.Tuple, ast.Set)):
-        parts = list(literal.elts)
-    line = getattr(call, "lineno", None)
-    return bool(parts) and line is not None and all(p.lineno > line for p in parts)
 
 
 def call_display_change(b: ast.AST, a: ast.AST, src: Sources) -> CallDisplay | str | None:
@@ -91,11 +74,11 @@ def call_display_change(b: ast.AST, a: ast.AST, src: Sources) -> CallDisplay | s
     found = _argument_change(b, a)
     if found is None:
         return None
-    call, keyword, argument, db, da, below = found
+    call, keyword, argument, db, da = found
     changes = display_changes(db, da, src.before, src.after)  # type: ignore[arg-type]
     if changes is None or isinstance(changes, str):
         return changes
-    return CallDisplay(call, keyword, argument, changes, below)
+    return CallDisplay(call, keyword, argument, changes)
 
 
 def call_dict_change(b: ast.AST, a: ast.AST, src: Sources) -> tuple[CallDisplay, list[ItemChange]] | str | None:
@@ -104,12 +87,12 @@ def call_dict_change(b: ast.AST, a: ast.AST, src: Sources) -> tuple[CallDisplay,
     found = _argument_change(b, a, dicts=True)
     if found is None or not isinstance(found[3], ast.Dict) or not isinstance(found[4], ast.Dict):
         return None
-    call, keyword, argument, db, da, below = found
+    call, keyword, argument, db, da = found
     stand_in = ast.Name("_")  # item_changes reads `NAME = {...}`: the call's dict stands as its value
     items = item_changes(ast.Assign([stand_in], db), ast.Assign([stand_in], da), src.before)  # type: ignore[arg-type]
     if items is None or isinstance(items, str):
         return items
-    return CallDisplay(call, keyword, argument, [], below), items[1]
+    return CallDisplay(call, keyword, argument, []), items[1]
 
 
 def passing(body: list[ast.stmt], change: CallDisplay) -> list[ast.Call]:

@@ -86,7 +86,7 @@ class LiteralSteps(Runs):
         address = call_address(self.src, where, scope.body, scope_body(self.pristine, scope.qualname))
         if address is None:
             return False
-        return self._said(kind, scope, bbody, i, a, changes, address, f"a {literal} passed to a call", where.below)
+        return self._said(kind, scope, bbody, i, a, changes, address, f"a {literal} passed to a call")
 
     def _said(
         self,
@@ -98,12 +98,11 @@ class LiteralSteps(Runs):
         changes: Sequence[ItemChange | ElementChange],
         address: Sequence[tuple[str, Value]],
         shown: str,
-        below: bool = False,
     ) -> bool:
         """The steps of `changes` to the literal `address` names (its `name:`, or its call's keys)
-        taken; False where a part has no text of its own, or several steps would each pick the call
-        by its `occurrence:` and change the line it starts on (`below`: the literal's parts all start
-        below it, so they do not). `shown` names the literal in a note."""
+        taken; False where a part has no text of its own. Several steps may each pick one call by
+        its `occurrence:` (apply follows the call through each rewrite's edit). `shown` names the
+        literal in a note."""
         literal, whole, parts, part = _WORDS[kind]
         if kind == "items":
             texts = _item_texts(self.src, cast("list[ItemChange]", changes))
@@ -112,15 +111,6 @@ class LiteralSteps(Runs):
             elements = cast("list[ElementChange]", changes)
             steps = element_steps(scope.qualname, shown, elements, lambda n: segment(self.src, n), address)
         if steps is None:
-            return False
-        if len(steps) > 1 and any(k == "occurrence" for k, _ in address) and not below:
-            # apply finds a counted call by its installed line: a second rewrite of a call whose line
-            # the first one changed is refused
-            self.fallbacks.append(
-                f"{scope.qualname}: {len(steps)} {parts} of a {literal} passed to a call to "
-                f"{dict(address)['call']} (occurrence {dict(address)['occurrence']}): one rewrite per {part} "
-                f"cannot each pick that call by its occurrence; replaced the whole {whole}"
-            )
             return False
         for c in changes:
             if isinstance(c, ElementChange) and c.commented:
