@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from tests.lib.installed import Demo, Env, Vllm, make_demo, make_vllm
 from tests.lib.processes import run
 from tests.lib.registry import write_entry
 from tests.lib.site import Site
+from tests.lib.tier import running
 from tests.lib.toy import TOY_FILES, TOY_PATCH
 from tests.lib.venvs import Venv, pip
 from tests.lib.vllm_release import VllmEnv
@@ -75,6 +76,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                     item.add_marker(marker)
         if SECOND_TIER & {m.name for m in item.iter_markers()}:
             item.add_marker(pytest.mark.real)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """The running test, for the helpers that check its tier (tests/lib/tier.py)."""
+    with running(item):
+        yield
 
 
 @pytest.fixture(autouse=True)

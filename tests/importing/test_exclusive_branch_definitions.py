@@ -15,6 +15,9 @@ import pytest
 from tests.lib.generated import sample
 from tests.lib.importing import diff_imported_refused, imported_as_gnu_patch_give_each, imported_as_gnu_patch_gives
 
+# a real wheel pip-installed into a venv: the real tier (tests/lib/tier.py)
+pytestmark = pytest.mark.wheel
+
 DEF = "    def pick(x):\n        return x + {n}\n"
 HEAD = "import sys\n\n"
 TAIL = "\n\ndef after():\n    return pick(1)\n"

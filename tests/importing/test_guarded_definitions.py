@@ -12,6 +12,9 @@ import pytest
 from tests.lib.blocks import in_block
 from tests.lib.importing import imported_as_gnu_patch_give_each, imported_as_gnu_patch_gives
 
+# a real wheel pip-installed into a venv: the real tier (tests/lib/tier.py)
+pytestmark = pytest.mark.wheel
+
 HEADS = {  # the block holding the class, and what its body is indented by
     "if": ("try:\n    import json as HAS_X\nexcept ImportError:\n    HAS_X = None\n\nif HAS_X:\n", "    "),
     "try": ("try:\n", "    "),

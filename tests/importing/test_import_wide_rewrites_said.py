@@ -67,6 +67,7 @@ def _entry(tmp_path: Path, together: dict[int, dict[str, object]], case: tuple[s
     return together[i] if i in together else imported_as_gnu_patch_gives(tmp_path, *case)
 
 
+@pytest.mark.wheel
 def test_an_annotated_parameter_with_a_default_is_add_parameter(
     tmp_path: Path, imported_together: dict[int, dict[str, object]]
 ) -> None:
@@ -80,6 +81,7 @@ def test_an_annotated_parameter_with_a_default_is_add_parameter(
     assert all(k != "replace" or body["scope"] == "get_tcp_uri" for k, body in said), ops
 
 
+@pytest.mark.wheel
 def test_the_edit_of_one_branch_s_definition_says_why_it_is_wide(
     tmp_path: Path, imported_together: dict[int, dict[str, object]]
 ) -> None:

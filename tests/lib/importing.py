@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from tests.lib.tier import needs
 from tests.lib.wheels import build_wheel
 
 REPO = Path(__file__).resolve().parents[2]
@@ -90,6 +91,7 @@ def gnu_diff(
 
 def pip_install(root: Path, wheel: Path) -> Venv:
     """A fresh venv at `root` with `wheel` installed by pip (real dist-info, RECORD written by pip)."""
+    needs("wheel", "pip-installs a wheel into a venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
     v = Venv(root)
     out = subprocess.run(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.lib.processes import clean_env, run
+from tests.lib.tier import needs
 
 
 def make_venv(dest: Path) -> Path:
@@ -29,6 +30,7 @@ def _pip_runner() -> Path | None:
 def pip(python: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     """pip acting on `python`'s environment: what `pip --python` does (this pip, run by `python`
     through pip's runner), without the first pip process that only starts the second."""
+    needs("wheel", "runs pip on a venv")
     runner = _pip_runner()
     if runner is not None:
         cmd = [str(python), str(runner), "--disable-pip-version-check", *args]

@@ -18,6 +18,9 @@ from tests.lib.agree import CORE, CREATED, DIST, FILES, UTIL, Target, Template, 
 from tests.lib.venvs import pip
 from tests.lib.wheels import build_wheel
 
+# a real wheel pip-installed into a venv: the real tier (tests/lib/tier.py)
+pytestmark = pytest.mark.wheel
+
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Template:

@@ -34,6 +34,9 @@ from tests.lib.site import tree_digest
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import build_wheel
 
+# a real wheel pip-installed into a venv: the real tier (tests/lib/tier.py)
+pytestmark = pytest.mark.wheel
+
 # the install's own path (the check imports the module from a copy of its package): through its metadata
 HEAD = (
     "import ctypes, importlib.metadata, os, subprocess, sys, sysconfig\n"
