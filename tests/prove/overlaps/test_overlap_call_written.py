@@ -78,3 +78,39 @@ def test_a_call_form_rewrite_overlaps_exactly_when_the_order_matters(
         assert pairs.find(entries, [Version("1.0")]), (src, op, pick, other)
     for o in on_file:
         assert {o.first, o.second} == {"a", "b"} and not o.ordered
+
+
+# The same rule for a literal bound to a name (add_element/remove_element/set_item with `name:`): a
+# `replace` whose `find` is the display itself may be that literal.
+NAMED_SRC = 'CHOICES = ["a", "b"]\nOPTS = {"j": 0}\nOTHER = ["q"]\n'
+NAMED_OPS = {
+    "add_element": "add_element: {scope: <module>, name: CHOICES, element: '\"c\"'}",
+    "remove_element": "remove_element: {scope: <module>, name: CHOICES, element: '\"b\"'}",
+    "set_item": "set_item: {scope: <module>, name: OPTS, key: '\"k\"', value: '1'}",
+}
+NAMED_OTHERS = {
+    "replace the list display": 'replace: {scope: <module>, find: \'["a", "b"]\', with: \'["z"]\'}',
+    "replace the dict display": "replace: {scope: <module>, find: '{\"j\": 0}', with: '{\"z\": 0}'}",
+    "replace another display": "replace: {scope: <module>, find: '[\"q\"]', with: '[\"z\"]'}",
+}
+
+
+@pytest.mark.parametrize(
+    ("op", "other", "flip"), sample(list(itertools.product(NAMED_OPS, NAMED_OTHERS, (False, True)))), ids=str
+)
+def test_a_literal_bound_to_a_name_overlaps_a_replace_of_its_display_exactly_when_the_order_matters(
+    tmp_path: Path, op: str, other: str, flip: bool
+) -> None:
+    a = write(tmp_path, "a", f"  - id: a\n    {NAMED_OPS[op]}\n")
+    b = write(tmp_path, "b", f"  - id: b\n    {NAMED_OTHERS[other]}\n")
+    differ = _orders_differ(a, b, NAMED_SRC)
+    assert differ is not None
+    entries = [b, a] if flip else [a, b]
+
+    def texts(p: Patch, rw: Rewrite, v: Version) -> str:
+        return NAMED_SRC
+
+    on_file = pairs.find(entries, [Version("1.0")], texts)
+    assert bool(on_file) == differ, [o.describe() for o in on_file]
+    if differ:
+        assert pairs.find(entries, [Version("1.0")])
