@@ -18,6 +18,7 @@ may change the same code."""
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING
 
 from radpatch.prove.overlaps import call_parts, gaps
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from packaging.version import Version
 
     from radpatch.prove.overlaps.touching import Meeting
-    from radpatch.registry.model import Patch, Rewrite
+    from radpatch.registry.model import Operation, Patch, Rewrite
 
 _DISPLAYS = {"display element": (ast.List, ast.Set, ast.Tuple), "dict entry": (ast.Dict,)}
 
@@ -77,9 +78,13 @@ def differ(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps
     from radpatch.prove.overlaps.gap_pairs import text_of
 
     text = text_of(a, ra, b, v, texts)
-    if text is None:
-        return True
-    one, two = gaps.in_order(ra.op, rb.op, text), gaps.in_order(rb.op, ra.op, text)
+    return True if text is None else _differ_on(ra.op, rb.op, text)
+
+
+@functools.lru_cache(maxsize=256)
+def _differ_on(a: Operation, b: Operation, text: str) -> bool:
+    """`differ` on one text (releases often share a module's text: each pair is run once per text)."""
+    one, two = gaps.in_order(a, b, text), gaps.in_order(b, a, text)
     if one is None or two is None:
         return True
     return ast.dump(ast.parse(one)) != ast.dump(ast.parse(two))
