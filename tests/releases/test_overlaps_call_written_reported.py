@@ -101,3 +101,49 @@ def test_an_ordered_stack_applies_and_verify_proves_it_on_the_written_call(
     assert r.code == 0, r.out + r.err
     core = (site.root / "toypkg/core.py").read_text()
     assert 'choices=["a", "q", "c"]' in core, core
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_a_stack_on_an_entry_applied_in_an_earlier_stage_is_judged_on_the_file_before_it(
+    ordered: bool,
+    site: Site,
+    radpatch: Any,
+    write_registry: Any,
+    loopback: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A (writes the call) applied first; then B (picks it) alone: refused naming both unless B
+    `requires: [a]` (the file apply judges on is the one before A, as in one stage)."""
+    _setup(site, loopback, tmp_path, monkeypatch, "call only written")
+    write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]))
+    requires = "requires: [a]\n" if ordered else ""
+    reg = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}", requires)))
+    assert radpatch("--registry", reg, "apply", "a").code == 0
+    before = site.snapshot()
+    r = radpatch("--registry", reg, "apply", "b")
+    if ordered:
+        assert r.code == 0, r.out + r.err
+        return
+    assert r.code != 0 and site.snapshot() == before, r.out + r.err
+    assert "a (a) and b (b) both may change the same code" in r.err and "requires: [a]" in r.err, r.err
+
+
+def test_a_stack_on_an_applied_entry_whose_registry_is_not_loaded_is_compared_with_its_record(
+    site: Site,
+    radpatch: Any,
+    write_registry: Any,
+    loopback: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A later build stage: A applied from registry r1; B from r2 alone picks the call A wrote (B
+    cannot name A in `requires:` without A's registry: the refusal says to pass it)."""
+    _setup(site, loopback, tmp_path, monkeypatch, "call only written")
+    r1 = str(write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]), dirname="r1"))
+    r2 = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}"), dirname="r2"))
+    assert radpatch("--registry", r1, "apply", "a").code == 0
+    before = site.snapshot()
+    r = radpatch("--registry", r2, "apply", "b")
+    assert r.code != 0 and site.snapshot() == before, r.out + r.err
+    assert "b and a overlap" in r.err and "requires: [a]" in r.err, r.err
