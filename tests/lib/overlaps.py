@@ -124,3 +124,28 @@ def call_form_others(op: str, argument: str) -> dict[str, str]:
         "another keyword": "set_keyword: {scope: build, call: p.add, keyword: other, from: 'None', to: '1'}",
         "another occurrence": same + ", occurrence: 2}",
     }
+
+
+# A call-form rewrite and a rewrite that writes a call it may pick, or replaces the display itself (ovl44:
+# tests/prove/overlaps/test_overlap_call_written.py, tests/releases/test_overlaps_call_written_reported.py).
+# The modules: the call there and `p.add("--y")` to rewrite, or only `p.add("--y")` (the call exists only
+# in the code the other writes); a call bound to a name (its call expression is no statement).
+CALL_WRITTEN_SRCS = {
+    "call there": CALL_SRC,
+    "call only written": 'def build(p):\n    p.add("--y")\n    keep = ["a"]\n    return p\n',
+    "call assigned": f'def build(p):\n    r = {CALL}\n    p.add("--y")\n    keep = ["a"]\n    return r\n',
+}
+_FULL = 'p.add(\\"--w\\", [\\"a\\", \\"q\\"], choices=[\\"a\\", \\"q\\"], opts={\\"q\\": 1})'
+CALL_WRITTEN_OTHERS = {
+    "replace writes the call": f'replace: {{scope: build, find: \'p.add("--y")\', with: "{_FULL}"}}',
+    "insert writes the call": f'insert_after: {{scope: build, find: \'p.add("--y")\', code: "{_FULL}"}}',
+    "replace the list display": 'replace: {scope: build, find: \'["a", "b"]\', with: \'["z"]\'}',
+    "replace the second list display": 'replace: {scope: build, find: \'["a", "b"]\', with: \'["z"]\', occurrence: 2}',
+    "replace the dict display": "replace: {scope: build, find: '{\"j\": 0}', with: '{\"z\": 0}'}",
+    "replace the call expression": f"replace: {{scope: build, find: '{CALL}', with: 'f()'}}",
+    # what must not meet: a call to another callee written, a call passing no such argument, another display
+    "writes another callee": "replace: {scope: build, find: 'p.add(\"--y\")', "
+    "with: 'p.more(\"--y\", [1], choices=[1])'}",
+    "writes no such argument": "replace: {scope: build, find: 'p.add(\"--y\")', with: 'p.add(\"--w\")'}",
+    "replace another display": "replace: {scope: build, find: '[\"a\"]', with: '[\"z\"]'}",
+}

@@ -80,19 +80,17 @@ def picked(t: Touch) -> bool:
 def holds(find: str, t: Touch) -> bool:
     """The code `find` matches holds a call to `t`'s callee passing `t`'s argument (the keyword,
     or the N-th positional argument with no `*` argument before it)."""
+    tree = tree_of(find)
+    return tree is not None and passes([tree], t)
+
+
+def passes(trees: list[ast.AST], t: Touch) -> bool:
+    """One of `trees` holds a call to `t`'s callee passing `t`'s argument (as `holds` says)."""
     c = call_part(t) if t.part and t.part[0] == "argument" else None
     if c is None:
         return False
-    text = textwrap.dedent(find).strip()
-    tree: ast.AST | None = None
-    for wrapped, mode in ((f"(\n{text}\n)", "eval"), (text, "exec")):
-        try:
-            tree = ast.parse(wrapped, mode=mode)
-            break
-        except SyntaxError:
-            continue
     want = callee(t)
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if not isinstance(node, ast.Call) or ast.dump(node.func) != want:
             continue
         if not c.argument.startswith("#"):
@@ -104,6 +102,17 @@ def holds(find: str, t: Touch) -> bool:
         if 0 < n <= len(node.args) and not any(isinstance(a, ast.Starred) for a in before):
             return True
     return False
+
+
+def tree_of(code: str) -> ast.AST | None:
+    """`code` parsed: as one expression (in parentheses, so that it may span lines), else as statements."""
+    text = textwrap.dedent(code).strip()
+    for wrapped, mode in ((f"(\n{text}\n)", "eval"), (text, "exec")):
+        try:
+            return ast.parse(wrapped, mode=mode)
+        except SyntaxError:
+            continue
+    return None
 
 
 def keyword_meeting(elem: Touch, kw: Touch) -> bool:

@@ -41,11 +41,11 @@ def import_gap(
 
 
 def one_place(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts | None) -> bool:
-    text = _text(a, ra, b, v, texts)
+    text = text_of(a, ra, b, v, texts)
     return text is not None and gaps.same_place(ra.op, rb.op, text)
 
 
-def _text(a: Patch, ra: Rewrite, b: Patch, v: Version, texts: gaps.Texts | None) -> str | None:
+def text_of(a: Patch, ra: Rewrite, b: Patch, v: Version, texts: gaps.Texts | None) -> str | None:
     if isinstance(texts, InstalledTexts):  # apply: the file before either of the two, as a one-stage apply reads it
         return texts.before(a, ra, b.name)
     return texts(a, ra, v) if texts is not None else None
@@ -53,7 +53,7 @@ def _text(a: Patch, ra: Rewrite, b: Patch, v: Version, texts: gaps.Texts | None)
 
 def _commute_on(a: Patch, ra: Rewrite, b: Patch, rb: Rewrite, v: Version, texts: gaps.Texts) -> bool:
     """Two that radpatch places after the imports commute on the release's file (prove.overlaps.commute)."""
-    text = _text(a, ra, b, v, texts)
+    text = text_of(a, ra, b, v, texts)
     return text is not None and commute_after_imports(ra.op, rb.op, text)
 
 

@@ -57,10 +57,11 @@ from itertools import combinations
 
 from packaging.version import Version
 
-from radpatch.prove.overlaps import gaps, ordering
+from radpatch.prove.overlaps import call_written, gaps, ordering
 from radpatch.prove.overlaps.gap_pairs import gap_words, import_gap, module_of, one_place
 from radpatch.prove.overlaps.touching import Meet, Meeting, meet
 from radpatch.registry.model import Patch
+from radpatch.registry.touch import Touch
 
 
 @dataclass(frozen=True)
@@ -120,11 +121,14 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
                                 continue
                             if gap and not one_place(a, ra, b, rb, v, texts):
                                 continue
+                            if meeting is not None and meeting.kind in FILE_DECIDES and texts is not None:
+                                if not call_written.differ(a, ra, b, rb, v, texts):
+                                    continue  # on the file, both orders write the same code
                             where.setdefault(m, []).append(v)
                         if meeting is None:
                             meeting = Meeting(Meet.GAP, gap_words(ta, tb))
                         # one stacks on the other: the writer first, so that the refusal's hint has the order right
-                        stacks = meeting.kind is Meet.STACKS and not (tb.code and tb.code in ta.writes)
+                        stacks = _writer_second(meeting, ta, tb)
                         if meeting.kind is Meet.STACKS and getattr((ra if stacks else rb).op, "occurrence", None):
                             # an `occurrence:` picks a copy in either order (the installed code has one
                             # too): the order decides what is written, as for two picks of one `find`
@@ -145,6 +149,18 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
                         for m, vs in at.items()
                     )
     return _unique(out)
+
+
+# met by the rules from the registry text as pairs that may meet; a file tells (prove.overlaps.call_written)
+FILE_DECIDES = (Meet.WRITTEN, Meet.DISPLAY)
+
+
+def _writer_second(meeting: Meeting, ta: Touch, tb: Touch) -> bool:
+    """One stacks on code the other writes, and the writer is `tb`: named first, so that the hint
+    of apply's refusal has the order right."""
+    if meeting.kind is Meet.WRITTEN:
+        return call_written.written(ta, tb)
+    return meeting.kind is Meet.STACKS and not (tb.code and tb.code in ta.writes)
 
 
 def _unique(found: list[Overlap]) -> list[Overlap]:

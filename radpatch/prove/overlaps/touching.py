@@ -5,11 +5,10 @@ read from the registry text alone (each operation's `touches()`)."""
 from __future__ import annotations
 
 import ast
-import textwrap
 from dataclasses import dataclass
 from enum import Enum
 
-from radpatch.prove.overlaps import call_parts
+from radpatch.prove.overlaps import call_parts, call_written
 from radpatch.registry.touch import BINDS, PLACE, Touch
 
 _PICKS = "which copy `occurrence:`/`within:` picks depends on the file"
@@ -22,6 +21,8 @@ class Meet(Enum):
     PART = "part"  # one changes a node inside the statement or expression the other's `find` takes whole
     COPIES = "copies"  # both pick copies of one `find`, and may pick the same one
     STACKS = "stacks"  # one's `find` is in the code the other writes: a series, the writer first
+    WRITTEN = "written"  # a call-form rewrite may pick a call the other writes: the writer first (call_written)
+    DISPLAY = "display"  # one's `find` is a display whose elements the other may change (call_written)
     MAY_NEST = "may nest"  # one's `find` is inside the other's, and which copy each picks depends on the file
     NESTED = "nested"  # one's `find` is inside the other's (or the same code, written apart)
     ANCHOR = "anchor"  # both insert at the same anchor
@@ -104,6 +105,9 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
         if part.inside and part.inside == whole.key and part.role == whole.role == "node":
             inside = f"the {part_words(part)} is inside the {part_words(whole) if whole.part else whole.key}"
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
+    written = call_written.meeting(a, b)  # a call it may pick in code the other writes, or the display replaced
+    if written is not None:
+        return written
     if call_parts.same_call(a, b) is not None:  # the same argument of calls to one callee, picked otherwise
         return call_parts.as_one_call(a, b, meet)
     if a.key.startswith(PLACE) or b.key.startswith(PLACE):
@@ -262,12 +266,12 @@ def holds(find: str, part: tuple[str, ...]) -> bool:
     """The code `find` matches holds the node `part` places: a call's keyword argument (with the
     value expected there), a call passing no such keyword where it is added (no value: set_keyword
     without `from:`), or something in the assignment to a module-level name."""
-    tree = _tree(find)
+    tree = call_parts.tree_of(find)
     if tree is None or not part:
         return False
     if part[0] == "keyword" and len(part) == 4:
         _, call, keyword, value = part
-        callee, was = _tree(call), _tree(value) if value else None
+        callee, was = call_parts.tree_of(call), call_parts.tree_of(value) if value else None
         if callee is None:
             return False
         want = ast.dump(getattr(callee, "body", callee))
@@ -288,13 +292,3 @@ def holds(find: str, part: tuple[str, ...]) -> bool:
             if any(isinstance(t, ast.Name) and t.id == part[1] for t in targets):
                 return True
     return False
-
-
-def _tree(code: str) -> ast.AST | None:
-    text = textwrap.dedent(code).strip()
-    for wrapped, mode in ((f"(\n{text}\n)", "eval"), (text, "exec")):
-        try:
-            return ast.parse(wrapped, mode=mode)
-        except SyntaxError:
-            continue
-    return None
