@@ -181,7 +181,11 @@ def cell(
             detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
             return dataclasses.replace(out, detail=detail, also=several)
         alias = _renamed(patch, r, releases, requires) if not isinstance(to, search.Moved) else None
-        return dataclasses.replace(out, detail=f"{out.detail}; moved: {alias.said}") if alias else out
+        if alias is None or (file := _file_of(patch, r)) is None:
+            return out
+        got = renamed_port.follow(patch, file, alias, r.version, releases, requires)  # port would follow it
+        said = f"{out.detail}; moved: {renamed_port.said(alias, got)}"
+        return dataclasses.replace(out, detail=said, module=alias.module if got.proven else None)
     if r.ok:
         picked = gaps(patch, r.version, r.modules) if r.ok else ()
         said = "; ".join(f"no `modules:` choice of {f!r} covers it: apply picks {m} by its code" for f, m in picked)

@@ -106,6 +106,7 @@ def test_a_renamed_scope_bound_by_its_old_name_is_moved(
     said = f"moved: size is now {now} (renamed; `{core[line - 1].strip()}` in rptoy.core, line {line}"
     assert result["checks"]["match"] is False and said in result["error"], result
     assert cell["cell"] == "out of range" and f"; {said}" in cell["detail"], cell
+    assert cell["module"] == module and "prove under the new name 'size_of'" in cell["detail"], cell  # port44
 
     before = (reg / "cap.yaml").read_text()
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")  # it proves under the new name (port44)
