@@ -76,7 +76,8 @@ def edits(
         start = text.rfind("\n", 0, item.start_mark.index) + 1
         made = [*_ranged(text, item, f">={at}"), _scope(text, item, rw.op.scope_name(), new)]
         made += _set(text, item, "id", f"{rw.id}-{new}", quote=False)  # ids are unique: the new name in it
-        copy = yamledit.apply(text[start:end], [_shift(e, start) for e in made])
+        # LF lines, as every edit's text is: a CRLF file's edits get CRLF lines (port, `follow`) all alike
+        copy = yamledit.apply(text[start:end], [_shift(e, start) for e in made]).replace("\r\n", "\n")
         versions_at_end = [e for e in keep if e.start == end]
         out += [e for e in keep if e.start != end]
         out.append(yamledit.Edit(end, end, "".join(e.text for e in versions_at_end) + "\n" + copy))

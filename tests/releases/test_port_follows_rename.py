@@ -42,6 +42,8 @@ LAYOUTS = {  # the rewrite and modules as written: the variant is written in the
     "block with versions": '  - id: cap   # the cap\n    versions: ">=1.0"\n    ' + CAP + "\n",
     "flow item": "  - {id: cap, " + CAP + "}   # the cap\n",
     "no id, modules list": "  # the cap\n  - " + CAP + "\n",
+    "block, CRLF": "  - id: cap   # the cap\n    insert_after:\n      scope: {SCOPE}\n      find: n = len(items)\n"
+    "      code: n = min(n, len(buckets))\n",
 }
 CASES = sample(
     [(a, q, "proves", w) for a in ALIASES for q in ("plain", "qualified") for w in LAYOUTS]
@@ -116,7 +118,9 @@ def test_port_follows_a_renamed_scope_where_it_proves(
     assert _runs(tmp_path / "unpatched", second, q) == 3  # the reference: the old name runs the renamed code
     loopback(DIST, {"1.0": first, "2.0": second})
     reg = write_registry("cap", _entry(q, layout))
-    before = (reg / "cap.yaml").read_text()
+    if layout == "block, CRLF":
+        (reg / "cap.yaml").write_bytes(_entry(q, layout).replace("\n", "\r\n").encode())
+    before = (reg / "cap.yaml").read_bytes().decode()
     new = "Sizer2.size" if q else "size_of"
     home = "rptoy.core" if alias == "local alias" else "rptoy.planning"
 
@@ -126,14 +130,15 @@ def test_port_follows_a_renamed_scope_where_it_proves(
     assert f"under the new name {new.split('.')[0]!r}" in cell["detail"], cell
 
     dry = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0", "--dry-run")
-    assert (reg / "cap.yaml").read_text() == before  # a dry run writes nothing
+    assert (reg / "cap.yaml").read_bytes().decode() == before  # a dry run writes nothing
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
     if not p:
-        assert dry.code == 1 and r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
+        assert dry.code == 1 and r.code == 1 and (reg / "cap.yaml").read_bytes().decode() == before, r.out
         assert "do not prove under the new name" in r.out, r.out
         return
     assert dry.code == 0 and r.code == 0, (dry.out + dry.err, r.out + r.err)
-    after = (reg / "cap.yaml").read_text()
+    after = (reg / "cap.yaml").read_bytes().decode()
+    assert after.count("\r") == after.count("\r\n") == (after.count("\n") if "\r" in before else 0), after
     assert all(c in after for c in ("# the cap", "# written for 1.0", "# where size() lives")), after
     assert before.count("insert_after:") == 1 and after.count("insert_after:") == 2, after  # one variant
     assert re.search(rf"^\+.*scope: {re.escape(new)}\b", r.out, re.M), r.out  # the diff was shown first
