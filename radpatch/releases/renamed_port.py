@@ -128,9 +128,12 @@ def said(found: Renamed, got: Followed) -> str:
     return f"{found.describe()}: the rewrites do not prove under the new name {found.target!r}: {why}; {found.hint}"
 
 
-def _item_end(text: str, item: yaml.MappingNode) -> int:
-    """The end of the rewrite item's last line (a trailing comment kept on it)."""
-    last = item if item.flow_style else item.value[-1][1]
+def _item_end(text: str, item: yaml.Node) -> int:
+    """The end of the rewrite item's last line (a trailing comment kept on it): a block collection's
+    end mark lies at the next line's start, so its last value's end is taken, at any depth."""
+    last = item
+    while isinstance(last, (yaml.MappingNode, yaml.SequenceNode)) and last.value and not last.flow_style:
+        last = last.value[-1][1] if isinstance(last, yaml.MappingNode) else last.value[-1]
     at = last.end_mark.index if getattr(last, "flow_style", False) else yamledit.end_of(text, last)
     return yamledit.line_end(text, at)
 

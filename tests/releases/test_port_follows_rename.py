@@ -202,3 +202,43 @@ def test_a_method_renamed_inside_its_class_is_not_seen(
     before = (reg / "cap.yaml").read_text()
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
     assert r.code == 1 and (reg / "cap.yaml").read_text() == before and "renamed;" not in r.out, r.out
+
+
+HELPER = "def helper(items):\n    k = 1\n    return k\n"
+TWO = """\
+  - id: tweak
+    replace: {scope: helper, find: k = 1, with: k = 2}
+"""
+
+
+@pytest.mark.parametrize("home", ["rptoy.core", "rptoy.planning"])
+def test_other_scopes_of_the_module_stay_or_split(
+    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, home: str
+) -> None:
+    """Another rewrite of the same `modules:` name, on a scope that stays in the declared module: a
+    local rename gets its variant and the other rewrite is left as written; a rename into another
+    module would split the name's scopes across two modules: left alone, by hand."""
+    first: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": BODY + HELPER}
+    renamed = BODY.replace("def size(", "def size_of(")
+    if home == "rptoy.core":
+        core = renamed + HELPER + "\nsize = size_of\n"
+        second: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": core}
+    else:
+        core = "from rptoy.planning import size_of as size\n\n" + HELPER
+        second = {"rptoy/__init__.py": "", "rptoy/core.py": core, "rptoy/planning.py": renamed}
+    loopback(DIST, {"1.0": first, "2.0": second})
+    reg = write_registry("cap", _entry(False) + TWO)
+    before = (reg / "cap.yaml").read_text()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    after = (reg / "cap.yaml").read_text()
+    if home == "rptoy.planning":
+        assert r.code == 1 and after == before and "scopes of 'planner' split" in r.out, r.out
+        return
+    assert r.code == 0, r.out + r.err
+    entry = loader.load_bytes(reg / "cap.yaml", after.encode())
+    rws = entry.rewrites_for(Version("2.0"))
+    assert [(rw.id, rw.op.scope_name()) for rw in rws] == [("cap-size_of", "size_of"), ("tweak", "helper")]
+    assert after.endswith(TWO), after  # the other rewrite as written
+    patched = forward(entry, rws, core.encode(), "rptoy/core.py")
+    assert _runs(tmp_path / "patched", {**second, "rptoy/core.py": patched}, False) == 1
+    assert backward(entry, rws, patched, "rptoy/core.py") == core.encode()
