@@ -32,7 +32,7 @@ from packaging.version import Version
 from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
-from radpatch.releases import modules, nearest_code, renamed
+from radpatch.releases import modules, nearest_code, renamed, renamed_port
 from radpatch.releases import moved as search
 from radpatch.releases.proof import NO_BASE
 from radpatch.releases.resolved import gaps, stacked
@@ -61,6 +61,7 @@ class Cell:
     # pass, out (pass): each `modules:` name no choice's `versions:` covers there, with the module apply
     # picks by its code (port extends that choice's range)
     uncovered: tuple[tuple[str, str], ...] = ()
+    alias: renamed.Renamed | None = None  # moved: the scope renamed, its old name bound to it (port follows it)
 
     @property
     def short(self) -> str:
@@ -180,7 +181,11 @@ def cell(
             detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
             return dataclasses.replace(out, detail=detail, also=several)
         alias = _renamed(patch, r, releases, requires) if not isinstance(to, search.Moved) else None
-        return dataclasses.replace(out, detail=f"{out.detail}; moved: {alias.said}") if alias else out
+        if alias is None or (file := _file_of(patch, r)) is None:
+            return out
+        got = renamed_port.follow(patch, file, alias, r.version, releases, requires)  # port would follow it
+        said = f"{out.detail}; moved: {renamed_port.said(alias, got)}"
+        return dataclasses.replace(out, detail=said, module=alias.module if got.proven else None)
     if r.ok:
         picked = gaps(patch, r.version, r.modules) if r.ok else ()
         said = "; ".join(f"no `modules:` choice of {f!r} covers it: apply picks {m} by its code" for f, m in picked)
@@ -208,8 +213,11 @@ def cell(
                 )
             return Cell(r.version, MOVED, what, where.module, where.proven, where.file, where.old, where.also)
     alias = _renamed(patch, r, releases, requires) if not isinstance(where, search.Moved) else None
-    if alias:  # the old name is bound to the code under a new name: port cannot follow it
-        return Cell(r.version, MOVED, alias.said, alias.module, False, _file_of(patch, r), alias.binder)
+    file = _file_of(patch, r)
+    if alias and file:  # the old name is bound to the code under a new name: proven under it, port follows it
+        got = renamed_port.follow(patch, file, alias, r.version, releases, requires)
+        said = renamed_port.said(alias, got)
+        return Cell(r.version, MOVED, said, alias.module, got.proven, file, alias.binder, alias=alias)
     if failed == "match":
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)

@@ -40,7 +40,7 @@ from packaging.version import Version
 from radpatch.errors import EnvironmentProblem, RadpatchError, UsageError
 from radpatch.registry import loader
 from radpatch.registry.model import Patch
-from radpatch.releases import dropped, matrix, port_choices, port_edits, yamledit
+from radpatch.releases import dropped, matrix, port_choices, port_edits, renamed_port, yamledit
 from radpatch.releases.port_failures import short
 from radpatch.releases.port_write import write as write
 from radpatch.releases.resolved import gaps
@@ -162,8 +162,15 @@ def plan(
     known = listed
     by_file: dict[str, list[matrix.Cell]] = {}
     for c in rest:
-        if c.kind == matrix.MOVED and c.file is not None:
+        if c.kind == matrix.MOVED and c.file is not None and c.alias is None:
             by_file.setdefault(c.file, []).append(c)
+    renames = [(c.version, c.file or "", c.alias) for c in rest if c.alias is not None]
+    if renames:  # a scope renamed, its old name bound to it: a variant under the new name (renamed_port)
+        got = renamed_port.ported(before, root, patch, renames, [c.version for c in rest if c.alias is None])
+        if isinstance(got, str):
+            return Port(patch, cells, before, None, (), got)
+        edits += got[0]
+        changes += got[1]
     # per `modules:` name, the releases each module gets where no choice covers them: a gap apply
     # decides by its code, or a release whose scope the latest choice's module still holds
     picked: dict[str, dict[str, list[Version]]] = {}

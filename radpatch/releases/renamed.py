@@ -2,8 +2,9 @@
 longer defines `size`, but binds the name to code under another name, `size = planning.size_of`,
 `from .planning import size_of as size`, or `size = size_of` beside `def size_of`. The code is not
 gone, so the release is no "no match": it moved to that definition, and the binding says where.
-port cannot follow it by itself (the rewrites' `scope:` names the old name): the cell says moved,
-unproven, and names the binding. Read with `ast` only, nothing imported; only a binding at the
+port follows it where the rewrites prove under the new name (radpatch.releases.renamed_port: a
+variant of each rewrite with the new `scope:`); elsewhere the cell says moved, unproven, and names
+the binding. Read with `ast` only, nothing imported; only a binding at the
 module's top level, made once, counts (one under an `if`, a `try` or a handler may not run), and
 "once" is rewrite.name_bindings' rule: a later `del`, loop target or `global` store is a second
 binding (att41 #6). So must be each name it reads (the imported module, the local name), before it,
@@ -11,7 +12,11 @@ and the definition it names, in its own module. A store no binding statement sho
 (releases.namespace_stores: `globals()[...]`, `setattr(sys.modules[__name__], ...)`) or a star import
 in either module, or a package `__init__` on the way that binds the submodule's name (`from pkg
 import planning` then reads that binding), may make the name something else at run time (att43 #12):
-then it is no rename either."""
+then it is no rename either. One re-export hop is followed (port44): the declared module takes the old
+name from another module under that same name (`from .planning import size`) and that module binds it
+by these same rules (`size = size_of` beside `def size_of`).
+A method renamed inside its class (`meth = meth_new` in the class body) is not seen: only the module's
+top level is read."""
 
 from __future__ import annotations
 
@@ -87,18 +92,42 @@ def binding(source: bytes, qualname: str, module: str, package: bool = False) ->
     return Renamed(name, to[0], to[1], module, site.lineno, text)
 
 
-def resolved(found: Renamed, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
-    """The module the binding reads from is in the wheel and defines the target there (a def or class)."""
-    tree = _parsed(relpath_of(found.module), read)
-    if tree is None or not _only_statements_bind(tree, found.target):
-        return False
-    parts = found.module.split(".")
-    for n in range(1, len(parts)):  # `pkg/__init__.py` binding `planning` wins over the submodule
+def reexported(source: bytes, qualname: str, module: str, package: bool = False) -> str | None:
+    """The module `source` (module `module`) takes `qualname`'s first name from under that same name
+    (`from .planning import size`, `size = planning.size`), bound once at top level by the same rules as
+    `binding`: where to look for the rename one hop on (port44); None otherwise."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    name, body = qualname.split(".")[0], tree.body
+    site = _only_binding(body, name) if _only_statements_bind(tree, name) else None
+    if site is None or isinstance(site, _DEFS):
+        return None
+    to = _target(site, name, body, module, package, {})
+    return to[0] if to is not None and to[1] == name and to[0] != module else None
+
+
+def inits_clear(module: str, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
+    """No package `__init__` on the way to `module` binds the next part's name (which `from pkg import
+    planning` would then read instead of the submodule), nor may (a star import, a namespace store)."""
+    parts = module.split(".")
+    for n in range(1, len(parts)):
         init = _parsed(relpath_of(".".join(parts[:n])), read)
         if init is not None and (
             binding_sites(init.body, parts[n], "module") or not _only_statements_bind(init, parts[n])
         ):
             return False
+    return True
+
+
+def resolved(found: Renamed, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
+    """The module the binding reads from is in the wheel and defines the target there (a def or class)."""
+    tree = _parsed(relpath_of(found.module), read)
+    if tree is None or not _only_statements_bind(tree, found.target):
+        return False
+    if not inits_clear(found.module, relpath_of, read):  # `pkg/__init__.py` binding `planning` wins
+        return False
     return isinstance(_only_binding(tree.body, found.target), _DEFS)
 
 
@@ -212,8 +241,6 @@ def in_release(
         return None
     mine = next((n for n in names if module_of(n) == choice.module), "")
     found = binding(data, rw.op.scope_name(), choice.module, mine.endswith("/__init__.py"))
-    if found is None:
-        return None
 
     def read(rel: str) -> bytes | None:
         try:
@@ -221,7 +248,15 @@ def in_release(
         except RadpatchError:
             return None
 
-    return found if resolved(found, lambda m: imported_from.relpath_of(m, names), read) else None
+    def relpath_of(m: str) -> str | None:
+        return imported_from.relpath_of(m, names)
+
+    hop = reexported(data, rw.op.scope_name(), choice.module, mine.endswith("/__init__.py")) if not found else None
+    there = relpath_of(hop) if hop else None
+    more = read(there) if there and inits_clear(hop or "", relpath_of, read) else None
+    if hop and there and more is not None:  # one re-export hop: the alias lives in the module it imports from
+        found = binding(more, rw.op.scope_name(), hop, there.endswith("/__init__.py"))
+    return found if found is not None and resolved(found, relpath_of, read) else None
 
 
 def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> ReleaseResult:

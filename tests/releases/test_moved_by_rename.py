@@ -4,10 +4,11 @@ module binds `size` to `size_of`, defined in another module of the package or be
 "scope 'size': the module defines no function or class 'size'" and the matrix and port "no match"
 (with a nearest candidate, or nothing similar): the code is not gone. Now verify's `match` failure
 says moved, to where the code runs, naming the binding and its line; the matrix cell is moved
-(unproven: the rewrites' `scope:` names the old name) and port leaves the entry alone, saying what
-to write by hand. A binding that may not run (under an `if`) or names a module attribute no module
-of the wheel defines stays a no match, and so does one a store no binding statement shows, a star
-import or the package's own binding of the submodule's name may undo (att43 #12).
+(proven under the new name where the rewrites prove so) and port writes the variant under the
+new name (port44; tests/releases/test_port_follows_rename.py). A binding that may not run (under
+an `if`) or names a module attribute no module of the wheel defines stays a no match, and so does
+one a store no binding statement shows, a star import or the package's own binding of the
+submodule's name may undo (att43 #12).
 
 Generated: the binding's spelling x where the renamed definition lives (a sibling, a subpackage, the
 module itself). The reference: the release imported in a fresh interpreter, `size.__module__` and
@@ -105,12 +106,13 @@ def test_a_renamed_scope_bound_by_its_old_name_is_moved(
     said = f"moved: size is now {now} (renamed; `{core[line - 1].strip()}` in rptoy.core, line {line}"
     assert result["checks"]["match"] is False and said in result["error"], result
     assert cell["cell"] == "out of range" and f"; {said}" in cell["detail"], cell
+    assert cell["module"] == module and "prove under the new name 'size_of'" in cell["detail"], cell  # port44
 
     before = (reg / "cap.yaml").read_text()
-    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
-    assert r.code == 1 and (reg / "cap.yaml").read_text() == before, (r.out, r.err)
-    assert f"2.0: moved: size is now {now}" in r.out and "'size_of' (by hand)" in r.out, r.out
-    assert "no match" not in r.out, r.out
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")  # it proves under the new name (port44)
+    assert r.code == 0 and (reg / "cap.yaml").read_text() != before, (r.out, r.err)
+    assert f"2.0: moved: size is now {now}" in r.out and "prove under the new name 'size_of'" in r.out, r.out
+    assert "no match" not in r.out and "scope: size_of" in (reg / "cap.yaml").read_text(), r.out
 
 
 ALIAS = "from rptoy import planning\n\nsize = planning.size_of\n"
