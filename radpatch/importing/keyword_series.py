@@ -26,7 +26,7 @@ MOST = 8  # keywords said one by one, at most
 def steps(b: ast.stmt, a: ast.stmt) -> list[ast.stmt]:
     """The statements from `b` to `a` one keyword at a time (the last is `a` itself), or [] when the
     difference is not two or more keywords all added to, or all taken from, one call, nor one
-    keyword moved."""
+    keyword moved; keywords the call keeps with new values come first, each a step of its own."""
     path = difference_path(b, a)
     if not path:
         return []
@@ -35,6 +35,26 @@ def steps(b: ast.stmt, a: ast.stmt) -> list[ast.stmt]:
         return []
     if [key(x) for x in cb.args] != [key(x) for x in ca.args]:
         return []
+    values = _new_values(cb.keywords, ca.keywords)
+    if values:  # `h(x=1)` -> `h(x=2, y=3)`: x's value first, then y added
+        out = [b]
+        for j, value in values:
+            out.append(_with_value(out[-1], b, cb, j, value))
+        rest = _toggled(out[-1], a)
+        return [*out[1:], *rest] if rest else []
+    return _toggled(b, a, cb, ca)
+
+
+def _toggled(b: ast.stmt, a: ast.stmt, cb: ast.Call | None = None, ca: ast.Call | None = None) -> list[ast.stmt]:
+    """steps' statements for keywords added, taken away or moved only (`cb`, `ca`: the calls that
+    differ, found again when not given); [a] where one keyword is added or taken away."""
+    if cb is None or ca is None:
+        x, y = difference_path(b, a)[-1]
+        if not (isinstance(x, ast.Call) and isinstance(y, ast.Call)):
+            return []
+        if len(y.keywords) - len(x.keywords) in (-1, 1) and not _new_values(x.keywords, y.keywords):
+            return [a]
+        cb, ca = x, y
     moved = _moved(cb.keywords, ca.keywords)
     if moved is not None:  # taken away, then added back where the patch puts it
         return [_with_keywords(b, cb, cb.keywords, [moved], set(), False), a]
@@ -52,6 +72,25 @@ def steps(b: ast.stmt, a: ast.stmt) -> list[ast.stmt]:
         keep = set(extra[:n]) if added else set(extra[n:])
         out.append(_with_keywords(b, cb, longer, extra, keep, added))
     return [*out, a]
+
+
+def _new_values(old: list[ast.keyword], new: list[ast.keyword]) -> list[tuple[int, ast.expr]]:
+    """(index in `old`, the new value) of each `name=value` keyword both calls pass, with another
+    value in `new`; [] where they pass a keyword twice or none changes."""
+    named = {k.arg: k for k in new if k.arg is not None}
+    if len(named) != len([k for k in new if k.arg is not None]):
+        return []
+    return [(j, named[k.arg].value) for j, k in enumerate(old) if k.arg in named and key(k) != key(named[k.arg])]
+
+
+def _with_value(cur: ast.stmt, b: ast.stmt, cb: ast.Call, j: int, value: ast.expr) -> ast.stmt:
+    """A copy of `cur` (a copy of `b`, or `b`) whose call `cb` passes `value` (the after-file's node)
+    as its keyword j."""
+    twin = copy.deepcopy(cur)
+    call = list(ast.walk(twin))[list(ast.walk(b)).index(cb)]
+    assert isinstance(call, ast.Call)
+    call.keywords[j].value = value
+    return twin
 
 
 def _moved(old: list[ast.keyword], new: list[ast.keyword]) -> int | None:

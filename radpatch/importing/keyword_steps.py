@@ -64,9 +64,11 @@ class KeywordSteps(Runs):
     def _keywords_one_by_one(
         self, scope: DiffScope, bbody: list[ast.stmt], i: int, a: ast.stmt, installed: list[ast.stmt] | None
     ) -> bool:
-        """Several keywords added to (or taken from) one call, or one moved (taken away, added back): a
-        set_keyword per step, each said on the statement the earlier ones leave; nothing chosen when
-        one of them cannot be said."""
+        """Several keywords added to (or taken from) one call, or one moved (taken away, added back),
+        and keywords it keeps given new values (those first): a set_keyword per step, each said on
+        the statement the earlier ones leave, each picking a call counted among others by its
+        `occurrence:` (apply follows it through the earlier steps' edits); nothing chosen when one
+        of them cannot be said."""
         b = bbody[i]
         made: list[ImportStep] = []
         for target in keyword_series.steps(b, a):
@@ -77,14 +79,15 @@ class KeywordSteps(Runs):
             moved = toggle is not None and toggle.added and any(s.get("keyword") == toggle.name for s in made)
             counted = scope.body if moved else installed
             step = toggle_keyword(self.src, scope, toggle, (bbody, i, target), counted, earlier) if toggle else None
+            value = keyword_changes(bbody[i], target) if toggle is None else []
+            if len(value) == 1:  # a keyword the call keeps, given its new value before the others change
+                step = set_keyword(self.src, scope, value[0], (bbody, i, target), installed, earlier)
             if step is None:
                 bbody[i] = b
                 return False
             made.append(step)
             bbody[i] = target
-        if not made or any(s.get("occurrence") for s in made):
-            # counted among other calls, the second keyword's match is the call the first one
-            # changed: apply refuses two rewrites of one counted match (the wider replace, noted)
+        if not made:
             bbody[i] = b
             return False
         self.steps.extend(made)

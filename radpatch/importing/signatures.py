@@ -1,6 +1,8 @@
 """A definition's signature and decorators as the importer's rewrite chooser says them
 (importing.rewrites): `set_default` and `add_parameter` when that is all that changed in the
-signature, `add_decorator`, `remove_decorator` and `replace_decorator` for one run of decorators;
+signature, `add_decorator`, `remove_decorator` and `replace_decorator` for one run of decorators
+(`set_keyword` with `header:` where a default's or a decorator's change is keywords of its call,
+importing.header_keywords);
 None when no operation says it (the whole definition is replaced then)."""
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import copy
 import difflib
 import re
 
+from radpatch.importing.header_keywords import header_keyword_steps
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.shapes import (
     mark_after,
@@ -70,8 +73,14 @@ def signature_steps(src: Sources, qual: str, b: ast.stmt, a: ast.stmt) -> list[I
             for p, d, e in zip(ab.kwonlyargs, ab.kw_defaults, aa.kw_defaults)
             if d is not None and e is not None
         ]
+        defaults_b = [*ab.defaults, *[d for d in ab.kw_defaults if d is not None]]
+        defaults_a = [*aa.defaults, *[d for d in aa.kw_defaults if d is not None]]
         for name, d, e in named:
             if key(d) != key(e):
+                said = header_keyword_steps(src, qual, "defaults", defaults_b, defaults_a, d, e)
+                if said is not None:  # keywords of the default's call: a set_keyword each
+                    steps.extend(said)
+                    continue
                 old, new = segment(src, d), segment(src, e)
                 if old is None or new is None:
                     return None
@@ -127,6 +136,9 @@ def decorator_steps(src: Sources, qual: str, old: list[ast.expr], new: list[ast.
     if None in texts_old or None in texts_new:
         return None
     if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and [key(d) for d in old].count(key(old[i1])) == 1:
+        said = header_keyword_steps(src, qual, "decorators", old, new, old[i1], new[j1])
+        if said is not None:  # keywords of the decorator's call: a set_keyword each
+            return said
         return [ImportStep("replace_decorator", (("function", qual), ("find", texts_old[0]), ("with", texts_new[0])))]  # type: ignore[arg-type]
     if tag == "insert" and i1 == 0:
         return [ImportStep("add_decorator", (("function", qual), ("decorator", t))) for t in reversed(texts_new)]  # type: ignore[arg-type]

@@ -3,6 +3,10 @@
 eleven calls `enable_deferred_release=` and `enable_coalescing=` each; every one was a replace
 carrying the call's other arguments, which breaks on any upstream edit of them).
 
+Added to a call picked by `occurrence:` (another call to the callee in the scope lacks them too),
+each keyword is its own counted set_keyword as well: apply follows the call through the earlier
+steps' edits of its line (rewrite.line_map), so the wider replace is gone there.
+
 Generated: calls with positional arguments, keywords, `**kwargs`, on one line or one argument per
 line, with or without another call to the callee in the scope x two or three keywords added at the
 end, in the middle, first or spread, or taken away. As data (the steps the importer chooses: every
@@ -83,9 +87,7 @@ def case(args: tuple[str, ...], layout: str, other: str, change: str) -> tuple[s
 def test_each_keyword_is_its_own_set_keyword_step(args: tuple[str, ...], layout: str, other: str, change: str) -> None:
     before, after = case(args, layout, other, change)
     got = rewrites(before, after)
-    if other:
-        # added: the other call lacks them too, so each set_keyword would be counted (`occurrence:`)
-        # and apply refuses two rewrites of one counted match;
+    if other and change.startswith("take"):
         # taken, as for one keyword (test_keyword_added_import.narrow): the other call lacks the keywords
         # taken away, so the inverse could not tell which call gets them back: the wider replace,
         # and the import says why
@@ -93,6 +95,9 @@ def test_each_keyword_is_its_own_set_keyword_step(args: tuple[str, ...], layout:
         return
     assert {s.op for s in got.steps} == {"set_keyword"} and len(got.steps) >= 2, got
     assert not got.fallbacks, got
+    # added beside another call lacking them too: each set_keyword picks the call by its occurrence
+    # (the second of the scope's calls to `h`; apply follows it through the earlier steps' edits)
+    assert {dict(s.keys).get("occurrence") for s in got.steps} == ({2} if other else {None}), got.steps
     kept = [a for a in args if a not in NEW and "=" not in a]  # the call's own positional arguments
     for s in got.steps:
         said = " ".join(str(v) for _, v in s.keys)

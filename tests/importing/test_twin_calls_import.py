@@ -5,18 +5,21 @@ first of its twins, so the changed calls read as one inserted and another delete
 `insert_before` and a `delete` counted with `occurrence:`, which apply refused (nothing imported) or
 which left a `# radpatch: deleted:` line GNU patch does not write. Now each changed call is changed
 in place, in the call form (`call:`, `keyword:`/`argument:`, `occurrence:` the installed file's
-number of that call): add_element/remove_element, set_item; set_keyword of the whole literal where
-several parts of one counted call change on the line the call starts on (apply finds a counted
-call by that line, so a second rewrite of it is refused there).
+number of that call): add_element/remove_element, set_item, one per part; and keyword arguments
+of the call added, taken away or given new values, one set_keyword per keyword (they were one
+wider `replace` of the call's statements, issue 20's kw44: apply follows the counted call through
+the earlier steps' edits of its line, rewrite.line_map).
 
 Generated: N (2, 3, 4) identical calls x which of them change (every non-empty proper subset, each
-changed call its own new element, value or key) x the literal (a list: an element added, one
+changed call its own new element, value or key) x the change (a list: an element added, one
 taken away; a dict: a value changed, a key added, a key taken away, a value changed and a key
-added) x layout (the literal on the call's line, one part per line) x argument (keyword, first
-positional) x scope (a function, the module). As data, only call-form steps, one call each, at the
-changed calls' occurrences; run by the engine they give the bytes GNU patch gives for the diff and
-undo to the installed bytes (check); a batch through `radpatch import` on a pip-installed wheel,
-apply, `status --check` and revert, against GNU patch, byte for byte.
+added; two keywords after the literal: added, taken away, given new values, one given a new value
+and one added) x layout (the literal on the call's line, one part per line) x argument (keyword,
+first positional) x scope (a function, the module). As data, only call-form steps (set_keyword for
+the keywords), one call each, at the changed calls' occurrences; run by the engine they give the
+bytes GNU patch gives for the diff and undo to the installed bytes (check); a batch through
+`radpatch import` on a pip-installed wheel, apply, `status --check` and revert, against GNU patch,
+byte for byte.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from tests.lib.generated import sample
 from tests.lib.importing import imported_as_gnu_patch_give_each, imported_as_gnu_patch_gives
 from tests.lib.rewrites import check
 
-CHANGES = ("add", "remove", "value", "key", "drop", "value+key")
+KEYWORDS = ("kw-add", "kw-take", "kw-value", "kw-value+add")  # two keyword arguments of a call, its literal kept
+CHANGES = ("add", "remove", "value", "key", "drop", "value+key", *KEYWORDS)
 LAYOUTS = ("flat", "tall")
 ARGUMENTS = ("keyword", "positional")
 SCOPES = ("function", "module")
@@ -49,6 +53,8 @@ def _subsets(n: int) -> list[tuple[int, ...]]:
 
 def _parts(change: str, changed: int | None) -> list[str]:
     """The literal's parts: its base (`changed` None), or as the change leaves the call `changed`."""
+    if change in KEYWORDS:
+        return ['"a"', '"b"']
     if change in ("add", "remove"):
         parts = ['"a"', '"b"']
         if changed is None:
@@ -73,7 +79,19 @@ def _call(change: str, layout: str, argument: str, pad: str, changed: int | None
     else:
         literal = opening + "\n" + "".join(f"{pad}    {x},\n" for x in parts) + pad + closing
     given = f"x={literal}" if argument == "keyword" else f"{literal}, 0"
-    return f"{pad}p.add({given})\n"
+    return f"{pad}p.add({given}{_keywords(change, changed)})\n"
+
+
+def _keywords(change: str, changed: int | None) -> str:
+    """The keyword arguments after the literal: `y=` and `z=` added to the changed calls, taken from
+    them, or given new values (each changed call its own), or `y=`'s value changed and `z=` added."""
+    if change not in KEYWORDS or (change == "kw-add" and changed is None):
+        return ""
+    if change == "kw-value+add" and changed is None:  # y's value changed, z added
+        return ", y=1"
+    if changed is None or change == "kw-take":
+        return "" if changed is not None else ", y=1, z=2"
+    return f", y={10 + changed}, z={20 + changed}"
 
 
 def module(n: int, changed: tuple[int, ...], change: str, layout: str, argument: str, scope: str) -> str:
@@ -128,11 +146,14 @@ def test_the_changed_twins_are_changed_in_place_by_their_occurrence(
     found = rewrites(before, after)
     assert not found.fallbacks, found.fallbacks  # two parts of a counted call on its line: each its own step
     ops = {s.op for s in found.steps}
-    assert ops <= CALL_FORM and "set_keyword" not in ops, found.steps
     keys = [dict(s.keys) for s in found.steps]
+    if change in KEYWORDS:  # one set_keyword per keyword of each changed call, not a wider rewrite
+        assert ops == {"set_keyword"} and {k["keyword"] for k in keys} == {"y", "z"}, found.steps
+    else:
+        assert ops <= CALL_FORM and "set_keyword" not in ops, found.steps
     assert {k["call"] for k in keys} == {"p.add"}, found.steps
     assert sorted({k["occurrence"] for k in keys}) == [c + 1 for c in changed], found.steps  # type: ignore[type-var]
-    assert len(found.steps) == len(changed) * (2 if change == "value+key" else 1), found.steps
+    assert len(found.steps) == len(changed) * (2 if change in {"value+key", *KEYWORDS} else 1), found.steps
     check(before, _ops(found.steps), after)  # the bytes GNU patch gives for the diff, and back
 
 

@@ -11,6 +11,10 @@ person puts it: after the call's last keyword argument (before `**kwargs` when i
 right after the keyword `after` names. Without `to`, the keyword passing `from` is taken away; the
 inverse puts it back where it was, so it must sit where an added one would go (else `after` names
 the keyword before it). The inverse of each is the other direction, of a change `to` back to `from`.
+
+With `header:`, the calls looked among are those in the header of the definition `scope` names (its
+decorators, or its parameters' defaults), which run where the definition is made: `scope: f`,
+`header: decorators` finds the `lru_cache(...)` of `@functools.lru_cache(maxsize=8) def f`.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ class SetKeyword(Operation):
     within: str | None = None
     before: str | None = None
     occurrence: Occurrence = None
+    header: str | None = None
 
     KEY: ClassVar[str] = "set_keyword"
     CONSUMES: ClassVar[bool] = True
@@ -84,6 +89,15 @@ class SetKeyword(Operation):
         ),
         WITHIN,
         OCCURRENCE,
+        Field(
+            "header",
+            "choice",
+            "optional: look in the header of the definition `scope` names instead of its body: `decorators` (the "
+            "calls in its decorators, `@lru_cache(maxsize=8)`) or `defaults` (in its parameters' defaults, "
+            "`x=field(default=1)`)",
+            required=False,
+            choices=("decorators", "defaults"),
+        ),
     )
     EXAMPLE: ClassVar[str] = (
         "scope: EngineCoreProc.__init__\ncall: threading.Thread\nkeyword: daemon\n"
@@ -97,6 +111,8 @@ class SetKeyword(Operation):
                 raise fail(k, f"`{k}:` places a keyword added or taken away; to change a value, leave it out")
             if values.get(k) is not None and values.get(k) == values.get("keyword"):
                 raise fail(k, f"`{k}:` names another keyword argument of the call, the one next to this one")
+        if values.get("header") is not None and values.get("scope") == "<module>":
+            raise fail("header", "`header:` looks in a definition's header: name the function or class in `scope:`")
         if values.get("after") is not None and values.get("before") is not None:
             raise fail("before", "give `after:` or `before:`, not both")
         return cls(**values)  # type: ignore[arg-type]
@@ -104,11 +120,12 @@ class SetKeyword(Operation):
     def describe(self) -> str:
         at = "" if self.after is None else f" after {self.after}"
         at = at if self.before is None else f" before {self.before}"
+        where = self.scope if self.header is None else f"the {self.header} of {self.scope}"
         if self.from_ is None:
-            return f"add {self.keyword}={self.to}{at} to a call to {self.call} in {self.scope}"
+            return f"add {self.keyword}={self.to}{at} to a call to {self.call} in {where}"
         if self.to is None:
-            return f"take {self.keyword}={self.from_} from a call to {self.call} in {self.scope}"
-        return f"set {self.keyword}={self.to} (was {self.from_}) in a call to {self.call} in {self.scope}"
+            return f"take {self.keyword}={self.from_} from a call to {self.call} in {where}"
+        return f"set {self.keyword}={self.to} (was {self.from_}) in a call to {self.call} in {where}"
 
     def scope_name(self) -> str:
         return self.scope
@@ -122,7 +139,7 @@ class SetKeyword(Operation):
 
     def match_key(self) -> tuple[object, ...] | None:
         was = None if self.from_ is None else code_key(self.from_)
-        return ("keyword", self.scope, code_key(self.call), self.keyword, was, self.within)
+        return ("keyword", self.scope, code_key(self.call), self.keyword, was, self.within, self.header)
 
     def forward(self, src: Source) -> Source:
         load(__name__)
@@ -143,7 +160,7 @@ def _edit(module: cst.Module, op: SetKeyword, offset: int, undo: bool, own: Own 
 def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, to: str) -> cst.CSTNode:
     scope = find_scope(module, op.scope, offset)
     old, new = (to, was) if undo else (was, to)
-    found = values(module, calls(module, scope, op.call), op.keyword)
+    found = values(module, calls(module, scope, op.call, op.header), op.keyword)
     what = f"keyword argument `{op.keyword}={old}` of a call to `{op.call}`"
     if undo:
         hit = undo_pick(
@@ -157,6 +174,9 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, 
             cst.parse_expression(expression_text(was)),
         )
     else:
+        why = lambda: why_not(module, scope, op, offset)  # noqa: E731
+        if op.header is None:  # the call is looked for in the body: say where else it is
+            why = or_in_headers(module, scope, op.scope, op, offset, lambda c, _: _changed(c, op, old, new), why)
         hit = select(
             module,
             equal(module, found, old),
@@ -164,20 +184,12 @@ def _set(module: cst.Module, op: SetKeyword, offset: int, undo: bool, was: str, 
             op.scope,
             op,
             offset,
-            or_in_headers(
-                module,
-                scope,
-                op.scope,
-                op,
-                offset,
-                lambda c, _: _changed(c, op, old, new),
-                lambda: why_not(module, scope, op, offset),
-            ),
+            why,
             nested=nested_matches(
                 module,
                 scope,
                 op.scope,
-                lambda p: equal(module, values(module, calls(module, p, op.call), op.keyword), old),
+                lambda p: equal(module, values(module, calls(module, p, op.call, op.header), op.keyword), old),
                 offset,
             ),
         )

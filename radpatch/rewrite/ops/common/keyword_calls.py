@@ -4,6 +4,7 @@ their `keyword=` arguments, and why none passes `keyword=from` when nothing matc
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from typing import Protocol
 
 import libcst as cst
@@ -26,11 +27,12 @@ class CallOp(Protocol):
     def from_(self) -> str | None: ...
 
 
-def calls(module: cst.Module, scope: Path_, callee: str) -> list[Path_]:
-    """The calls in the scope whose callee is AST-equal to `callee`, in source order."""
+def calls(module: cst.Module, scope: Path_, callee: str, header: str | None = None) -> list[Path_]:
+    """The calls in the scope whose callee is AST-equal to `callee`, in source order; with `header`
+    (set_keyword's `header:`), those in the scope's own decorators or its parameters' defaults."""
     key = expr_key(callee)
     out = []
-    for p in nodes_of(scope, cst.Call):
+    for p in nodes_of(scope, cst.Call) if header is None else header_calls(scope, header):
         call = p[-1]
         assert isinstance(call, cst.Call)
         try:
@@ -39,6 +41,23 @@ def calls(module: cst.Module, scope: Path_, callee: str) -> list[Path_]:
         except SyntaxError:
             continue
     return out
+
+
+def header_calls(scope: Path_, header: str) -> Iterator[Path_]:
+    """Every call in the definition's decorators (`header` "decorators") or its parameters' defaults
+    ("defaults"), in source order: what run where the definition is made, not in its body."""
+    node = scope[-1]
+    exprs: list[Path_] = []
+    if header == "decorators" and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        exprs = [(*scope, d, d.decorator) for d in node.decorators]
+    elif header == "defaults" and isinstance(node, cst.FunctionDef):
+        p = node.params
+        params = (*p.posonly_params, *p.params, *p.kwonly_params)
+        exprs = [(*scope, p, x, x.default) for x in params if x.default is not None]
+    for expr in exprs:
+        if isinstance(expr[-1], cst.Call):
+            yield expr
+        yield from nodes_of(expr, cst.Call)
 
 
 def values(module: cst.Module, found: list[Path_], keyword: str) -> list[Path_]:
@@ -61,7 +80,7 @@ def equal(module: cst.Module, paths: list[Path_], value: str) -> list[Path_]:
 
 def why_not(module: cst.Module, scope: Path_, op: CallOp, offset: int) -> Explanation:
     """Why no call passes `keyword=from`: no such call, no such keyword, or another value."""
-    found = calls(module, scope, op.call)
+    found = calls(module, scope, op.call, getattr(op, "header", None))
     if not found:
         callees: dict[str, cst.CSTNode] = {}  # callee as written -> its first call
         for p in nodes_of(scope, cst.Call):

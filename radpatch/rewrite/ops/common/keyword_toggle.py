@@ -67,7 +67,7 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
 
     def found(p: Path_) -> tuple[list[Path_], list[Path_]]:
         """The calls in `p` passing no such keyword, and those passing it with the value."""
-        at = calls(module, p, op.call)
+        at = calls(module, p, op.call, getattr(op, "header", None))
         return _without(at, op.keyword), _passing(module, at, op.keyword, value)
 
     def flip(call: cst.CSTNode, line: int = 0) -> cst.Call:
@@ -88,7 +88,10 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
             raise Ambiguous(f"{exc}; {UNTOLD}: {UNTOLD_HINT}", UNTOLD_HINT) from None
     else:
         why = (lambda: _why_passed(module, scope, op, offset)) if adding else lambda: why_not(module, scope, op, offset)
-        why = or_in_headers(module, scope, op.scope, op, offset, lambda c, line: _header_flip(c, op, value, line), why)
+        if getattr(op, "header", None) is None:  # the call is looked for in the body: say where else it is
+            why = or_in_headers(
+                module, scope, op.scope, op, offset, lambda c, line: _header_flip(c, op, value, line), why
+            )
         inner = nested_matches(module, scope, op.scope, lambda p: found(p)[0 if adding else 1], offset)
         hit = select(
             module,
@@ -181,7 +184,7 @@ def _or_same(flip: Callable[[cst.CSTNode], cst.CSTNode], call: cst.CSTNode) -> c
 
 def _why_passed(module: cst.Module, scope: Path_, op: ToggleOp, offset: int) -> Explanation:
     """Why no call to add the keyword to: none, or every one passes it already."""
-    found = calls(module, scope, op.call)
+    found = calls(module, scope, op.call, getattr(op, "header", None))
     if not found:
         return (f"it has no call to `{op.call}`", False, "fix `call:`: the callee as the code writes it")
     passed = values(module, found, op.keyword)
