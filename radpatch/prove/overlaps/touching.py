@@ -102,7 +102,9 @@ def meet(a: Touch, b: Touch) -> Meeting | None:
             if not keyword and (call_parts.picked(whole) or call_parts.picked(part)):  # the file says which
                 return Meeting(Meet.MAY_NEST, f"may change the same code in {a.scope} ({inside}, and {_PICKS})")
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
-        if part.inside and part.inside == whole.key and part.role == whole.role == "node":
+        # "defaults": inside one of the function's defaults (set_keyword's `header:`), any `default of P`
+        lies = part.inside == whole.key or part.inside == "defaults" and whole.key.startswith("default of ")
+        if part.inside and lies and part.role == whole.role == "node":
             inside = f"the {part_words(part)} is inside the {part_words(whole) if whole.part else whole.key}"
             return Meeting(Meet.PART, f"change the same code ({inside}) in {a.scope}")
     written = call_written.meeting(a, b)  # a call it may pick in code the other writes, or the display replaced

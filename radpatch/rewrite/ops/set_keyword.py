@@ -135,7 +135,18 @@ class SetKeyword(Operation):
         part = ("keyword", self.call, self.keyword, self.from_ or "")
         says = f"keyword argument `{self.keyword}=` of a call to `{self.call}`"
         key = f"keyword {self.keyword} of {norm(self.call)}"
-        return (Touch("node", self.scope, key, part=part, kind="keyword argument", says=says),)
+        if self.header is None:
+            return (Touch("node", self.scope, key, part=part, kind="keyword argument", says=says),)
+        # in the definition's header, beside its body: inside its decorator list (replace_decorator's node),
+        # or inside one parameter's default, which it does not name: any `default of P` (set_default's)
+        inside = self.header
+        says += f" in the {self.header} of `{self.scope}`"
+        key += f" in {self.header}"
+        return (
+            Touch(
+                "node", self.scope, key, part=part, kind="keyword argument", says=says, inside=inside, beside_body=True
+            ),
+        )
 
     def match_key(self) -> tuple[object, ...] | None:
         was = None if self.from_ is None else code_key(self.from_)

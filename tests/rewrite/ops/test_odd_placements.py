@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from radpatch.errors import RefusedError
 from radpatch.prove import plan
 from radpatch.registry.model import Operation
+from radpatch.registry.operation_spec import Field
 from radpatch.rewrite import runner
 from radpatch.rewrite.ops import OPERATIONS
 from radpatch.rewrite.ops.add_import import AddImport
@@ -193,9 +194,13 @@ def from_fields(spec: type[Operation]) -> st.SearchStrategy[Operation] | None:
     (optional fields are sometimes left out), so a new operation module is covered as it lands.
     None for one whose fields hold a payload (a file's content: it creates or inserts files)."""
     fields = spec.FIELDS
-    if any(f.kind not in BY_KIND for f in fields):
+    if any(f.kind not in BY_KIND and not f.choices for f in fields):
         return None
-    return st.builds(spec, **{f.name: BY_KIND[f.kind] if f.required else st.none() | BY_KIND[f.kind] for f in fields})
+
+    def of(f: Field) -> st.SearchStrategy[object]:
+        return st.sampled_from(f.choices) if f.choices else BY_KIND[f.kind]
+
+    return st.builds(spec, **{f.name: of(f) if f.required else st.none() | of(f) for f in fields})
 
 
 def strategy(key: str) -> st.SearchStrategy[Operation]:
