@@ -34,10 +34,24 @@ def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) ->
     refuse_applied_dependents(ctx.registry, ctx.env, named, judge)
     # undo in the reverse of the order they were applied in (dependents, then the order given,
     # reversed), so patches stacked on a file come off top first
-    wanted = {p.name for p in named}
-    ordered = [p for p in series.with_requirements(named, ctx.registry.load) if p.name in wanted]
+    ordered = _in_order(named, ctx.registry.names(), ctx.registry.load)
     # `load`: patches stacked above go on again from their registry entries
     return _revert(ctx.env, list(reversed(ordered)), say, dry_run, ctx.registry.load)
+
+
+def _in_order(named: list[Patch], loaded: list[str], load: Callable[[str], Patch]) -> list[Patch]:
+    """`named`, each after those of them it requires (registry.series), by the entries' `requires:`.
+    A requirement no registry given has (renamed, dropped) orders nothing: a revert works from the
+    record (whose order of runs orders the files), and is no reason to stop (apply needs it, revert not)."""
+    by_name = {p.name: p for p in named}
+    known = {*loaded, *by_name}
+
+    def ordered_by(name: str) -> Patch:
+        p = by_name[name] if name in by_name else load(name)
+        return replace(p, requires=tuple(r for r in p.requires if r in known))
+
+    got = series.with_requirements([ordered_by(p.name) for p in named], ordered_by)
+    return [by_name[p.name] for p in got if p.name in by_name]
 
 
 def _revert(
