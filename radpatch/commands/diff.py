@@ -15,11 +15,19 @@ from radpatch.prove.diffs import unified_diff
 from radpatch.prove.form import judge
 from radpatch.state.decide import State, states
 from radpatch.state.recorded_diffs import file_diff, joined
+from radpatch.write.takeover import renamed_requirement
 
 
 def run(ctx: Context, name: str) -> int:
     """Print the unified diff pristine -> patched for the installed version; write nothing."""
-    (ps,) = states(ctx.registry, ctx.env, [ctx.registry.load(name)], judge, imported=False).each
+    (ps,) = states(
+        ctx.registry,
+        ctx.env,
+        [ctx.registry.load(name)],
+        judge,
+        renamed_requirement(ctx.registry, ctx.env),
+        imported=False,
+    ).each
     if ps.state not in (State.APPLIED, State.NOT_APPLIED):
         raise RefusedError(f"{name}: no diff: {ps.state.value}: {ps.reason}", ps.hint)
     if ps.state is State.APPLIED:

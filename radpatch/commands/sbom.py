@@ -45,6 +45,7 @@ from radpatch.registry.loader.nodes import URL_CHAR
 from radpatch.state import unloaded
 from radpatch.state.inventory import Listed, collect
 from radpatch.state.recorded_diffs import NoDiff
+from radpatch.write.takeover import renamed_requirement
 
 SPEC_VERSION = "1.6"
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -174,12 +175,14 @@ def _one_line(text: str, limit: int = 200) -> str:
 def run(ctx: Context, names: tuple[str, ...]) -> int:
     """The BOM of the named entries (default: every entry of the registries and of the record); exit 3
     when a recorded entry's files are not as radpatch wrote them."""
+    renamed = renamed_requirement(ctx.registry, ctx.env)  # a requirement applied under its old name is met
     if names:  # a named entry no loaded registry has but the record holds is listed from the record, as status does
         only = unloaded.recorded(ctx.env, ctx.registry.names())
         wanted = ctx.registry.load_many([n for n in dict.fromkeys(names) if n not in only])
-        listed = collect(ctx.registry, wanted, ctx.env, set(names) & set(only), judge, unified_diff)
+        listed = collect(ctx.registry, wanted, ctx.env, set(names) & set(only), judge, unified_diff, renamed)
     else:
-        listed = collect(ctx.registry, ctx.registry.load_many(ctx.registry.names()), ctx.env, None, judge, unified_diff)
+        every = ctx.registry.load_many(ctx.registry.names())
+        listed = collect(ctx.registry, every, ctx.env, None, judge, unified_diff, renamed)
     json_output.emit(bom(listed))
     flagged = [a for a in listed if a.flag]
     if flagged:

@@ -44,7 +44,8 @@ def run(ctx: Context, names: tuple[str, ...], as_json: bool, check: bool) -> int
         wanted = recorded_names(ctx.env.paths)
     else:  # every entry of the registries, and every one the record holds that none of them has
         wanted = [*ctx.registry.names(), *unloaded.recorded(ctx.env, ctx.registry.names())]
-    read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted), judge)
+    renamed = takeover.renamed_requirement(ctx.registry, ctx.env)  # a requirement applied under its old name
+    read = decide.states(ctx.registry, ctx.env, unloaded.load_many(ctx.registry, ctx.env, wanted), judge, renamed)
     states, shadowed = unrecorded.explained(read.each), read.shadowed  # what else a hand-edited file carries
     states = [_renamed(s, ctx.registry.names(), ctx.registry.load, ctx.env) for s in states]
     if as_json:  # docs/cli.md "status --json"

@@ -20,6 +20,7 @@ from radpatch.registry.model import Patch
 from radpatch.state.decided import FileState as FileState
 from radpatch.state.decided import Judge as Judge
 from radpatch.state.decided import PatchState as PatchState
+from radpatch.state.decided import Renamed as Renamed
 from radpatch.state.file_decide import file_state, left_behind, still_applied, void
 from radpatch.state.record import PatchRecord, Store
 from radpatch.state.stack import trusted_names
@@ -50,12 +51,19 @@ class States:
 
 
 def states(
-    registry: Registry, env: PythonEnv, patches: Sequence[Patch], judge: Judge, *, imported: bool = True
+    registry: Registry,
+    env: PythonEnv,
+    patches: Sequence[Patch],
+    judge: Judge,
+    renamed: Renamed,
+    *,
+    imported: bool = True,
 ) -> States:
     """The states of `patches`: each decided (patch_state, with `judge`); with `imported`, an applied file the
     target interpreter would not import named in its reason (state.imported: it asks the
     interpreter); then an applied entry whose requirement is not applied read drifted
-    (state.requirements, the pass the engine-start check makes too)."""
+    (state.requirements, the pass the engine-start check makes too; `renamed`: a requirement applied
+    under its old name, write.takeover's rule, is met)."""
     from radpatch.state.imported import shadows
     from radpatch.state.requirements import requirements_met
 
@@ -65,7 +73,7 @@ def states(
         files = [(f.module, f.path) for s in each if s.state is State.APPLIED for f in s.files]
         shadowed = {sh.patched: sh for sh in shadows(env, files)}
         each = [_with_shadow(s, shadowed) for s in each]
-    return States(requirements_met(registry, env, each, judge), shadowed)
+    return States(requirements_met(registry, env, each, judge, renamed), shadowed)
 
 
 def _with_shadow(s: PatchState, shadowed: dict[Path, Shadow]) -> PatchState:

@@ -76,3 +76,9 @@ class PatchState:
 # and why; prove.form.judge, passed in by whoever asks (apply, revert, status, diff, the SBOM):
 # state/ never imports prove/
 Judge = Callable[[Patch, tuple[Rewrite, ...], bytes, str, "FileRecord | None", Store, str], tuple[State, str]]
+
+# whether an entry that reads not applied is a recorded entry renamed, its code applied under the old
+# name: the note saying so (write.takeover.renamed_requirement), or None. A requirement it finds is met
+# (state.requirements), as the engine-start check reads the record; passed in by whoever asks (status,
+# diff, the SBOM): state/ never imports write/
+Renamed = Callable[[PatchState], "str | None"]

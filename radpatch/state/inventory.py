@@ -19,7 +19,7 @@ from radpatch.install.environment import PythonEnv
 from radpatch.registry.catalog import Registry
 from radpatch.registry.model import Patch
 from radpatch.state import unloaded
-from radpatch.state.decide import Judge, PatchState, State, states
+from radpatch.state.decide import Judge, PatchState, Renamed, State, states
 from radpatch.state.record import ABSENT, PatchRecord, Store, sha256
 from radpatch.state.recorded_diffs import NoDiff, recorded_diff
 
@@ -57,15 +57,16 @@ def collect(
     named: Collection[str] | None,
     judge: Judge,
     unified_diff: Callable[[PatchState], str],
+    renamed: Renamed,
 ) -> list[Listed]:
     """The entries `patches` (of `registry`) that are in the image, read as status reads them
-    (state.decide.states with `judge`: an unmet requirement reads drifted), and every other entry the
+    (state.decide.states with `judge` and `renamed`: an unmet requirement reads drifted), and every other entry the
     environment's record holds; when the user named entries, of those only the ones in `named` (an
     entry applied from a registry no longer loaded is named as status names it). An applied entry's diff is
     `unified_diff`'s (prove.diffs', the one `radpatch diff` prints)."""
     out: list[Listed] = []
     seen: set[str] = set()
-    for s in states(registry, env, patches, judge, imported=False).each:
+    for s in states(registry, env, patches, judge, renamed, imported=False).each:
         p = s.patch
         if s.dist is None or (s.state is not State.APPLIED and s.record is None):
             continue  # not in the image

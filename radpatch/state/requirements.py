@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from radpatch.registry.catalog import Registry
     from radpatch.registry.model import Patch
     from radpatch.state.decide import Judge, PatchState
+    from radpatch.state.decided import Renamed
 
 
 def recorded_dependents(env: PythonEnv, name: str, leaving: set[str]) -> list[str]:
@@ -55,34 +56,54 @@ def _current(root: Path, rec: PatchRecord) -> bool:
     return False
 
 
-def requirements_met(registry: Registry, env: PythonEnv, states: list[PatchState], judge: Judge) -> list[PatchState]:
+def requirements_met(
+    registry: Registry, env: PythonEnv, states: list[PatchState], judge: Judge, renamed: Renamed
+) -> list[PatchState]:
     """`states` with each applied entry whose requirement (`requires:`, as written or as recorded)
     is not applied (nor obsolete) read drifted, naming it: it is not what runs as tested (a
     requirement not among `states` decided with `judge`). The one
-    pass (state.verdict.unmet_requirements) the engine-start check makes too, from the record."""
+    pass (state.verdict.unmet_requirements) the engine-start check makes too, from the record.
+    A requirement that reads not applied but is a recorded entry renamed (`renamed`, the takeover
+    rule: its code applied under the old name) is met, as the record the engine-start check reads says;
+    the entry requiring it says so."""
     from radpatch.state.decide import State, patch_state
 
     by_name = {s.patch.name: s for s in states}
     known = set(registry.names())
     records: list[dict[str, PatchRecord]] = []
+    seen: dict[str, bool] = {}
+    under_old: dict[str, str] = {}  # a requirement met by its old name's record: the note saying so
 
     def met(name: str) -> bool:
-        if name in by_name:
-            return by_name[name].state in SATISFIED
-        if name in known:
-            return patch_state(registry.load(name), env, judge).state in SATISFIED
-        if not records:  # no registry given has it: its record decides
-            records.append(applied_records(env))
-        return name in records[0]
+        if name not in seen:
+            seen[name] = _met(name)
+        return seen[name]
+
+    def _met(name: str) -> bool:
+        if name not in by_name and name not in known:  # no registry given has it: its record decides
+            if not records:
+                records.append(applied_records(env))
+            return name in records[0]
+        s = by_name[name] if name in by_name else patch_state(registry.load(name), env, judge)
+        if s.state in SATISFIED:
+            return True
+        note = renamed(s) if s.state is State.NOT_APPLIED else None
+        if note:
+            under_old[name] = note
+        return bool(note)
 
     applied = [s for s in states if s.state is State.APPLIED]
-    notes = unmet_requirements(
-        [(s.patch.name, [*s.patch.requires, *(s.record.requires if s.record else ())]) for s in applied], met
-    )
-    return [
-        replace(s, state=State.DRIFTED, reason=with_note(s.reason, notes[s.patch.name])) if s.patch.name in notes else s
-        for s in states
-    ]
+    needs = {s.patch.name: [*s.patch.requires, *(s.record.requires if s.record else ())] for s in applied}
+    notes = unmet_requirements(list(needs.items()), met)
+    out = []
+    for s in states:
+        if s.patch.name in notes:
+            s = replace(s, state=State.DRIFTED, reason=with_note(s.reason, notes[s.patch.name]))
+        for req in dict.fromkeys(needs.get(s.patch.name, ())):
+            if req in under_old and s.state is State.APPLIED:
+                s = replace(s, reason=with_note(s.reason, under_old[req]))
+        out.append(s)
+    return out
 
 
 def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch], judge: Judge) -> None:

@@ -12,7 +12,7 @@ from radpatch.errors import RefusedError
 from radpatch.gcpause import pausing
 from radpatch.install import targets as installed
 from radpatch.install.environment import PythonEnv
-from radpatch.prove import plan, run, undo
+from radpatch.prove import import_watch, plan, run, undo
 from radpatch.prove.form import judge
 from radpatch.registry import series
 from radpatch.registry.model import Patch
@@ -34,10 +34,24 @@ def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) ->
     refuse_applied_dependents(ctx.registry, ctx.env, named, judge)
     # undo in the reverse of the order they were applied in (dependents, then the order given,
     # reversed), so patches stacked on a file come off top first
-    wanted = {p.name for p in named}
-    ordered = [p for p in series.with_requirements(named, ctx.registry.load) if p.name in wanted]
+    ordered = _in_order(named, ctx.registry.names(), ctx.registry.load)
     # `load`: patches stacked above go on again from their registry entries
     return _revert(ctx.env, list(reversed(ordered)), say, dry_run, ctx.registry.load)
+
+
+def _in_order(named: list[Patch], loaded: list[str], load: Callable[[str], Patch]) -> list[Patch]:
+    """`named`, each after those of them it requires (registry.series), by the entries' `requires:`.
+    A requirement no registry given has (renamed, dropped) orders nothing: a revert works from the
+    record (whose order of runs orders the files), and is no reason to stop (apply needs it, revert not)."""
+    by_name = {p.name: p for p in named}
+    known = {*loaded, *by_name}
+
+    def ordered_by(name: str) -> Patch:
+        p = by_name[name] if name in by_name else load(name)
+        return replace(p, requires=tuple(r for r in p.requires if r in known))
+
+    got = series.with_requirements([ordered_by(p.name) for p in named], ordered_by)
+    return [by_name[p.name] for p in got if p.name in by_name]
 
 
 def _revert(
@@ -65,52 +79,55 @@ def _revert(
     # newest first across both: a lifted patch comes off only after the named ones stacked above it
     queue: list[PatchState | Patch] = [*lifted, *_newest_first(env, patches)]
     queue.sort(key=lambda q: -(q.record.seq if q.record else -1) if isinstance(q, PatchState) else -seq.get(q.name, -1))
-    for item in queue:
-        if isinstance(item, PatchState):
-            deleted_: dict[Path, tuple[Path, ...]] = {}
-            off = undo.take_off(item, named, overlay, say, deleted_)
-            changes.append(run.change(item, off, off=True, deleted=deleted_))
-            continue
-        patch = item
-        found = installed.read(patch, env)  # what is installed, then its state: the steps apply takes
-        ps = decide(found, env, judge)
-        if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
-            changes.append(run.change(ps, [], forget=True))
-            continue
-        if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
-            say(
-                f"{patch.name}: not applied; nothing to revert"
-                + (" (radpatch's record of another install is dropped)" if ps.stale else "")
-            )
-            if (
-                ps.stale or ps.record and ps.state is State.NOT_APPLIED
-            ):  # the files decided: the record says nothing true
+    # one watch of the install for every child the target interpreter runs for the plan (the put-back's
+    # placement checks): walked before the first and after the last, not around each (prove.import_watch)
+    with import_watch.watching(", ".join(p.name for p in patches)):
+        for item in queue:
+            if isinstance(item, PatchState):
+                deleted_: dict[Path, tuple[Path, ...]] = {}
+                off = undo.take_off(item, named, overlay, say, deleted_)
+                changes.append(run.change(item, off, off=True, deleted=deleted_))
+                continue
+            patch = item
+            found = installed.read(patch, env)  # what is installed, then its state: the steps apply takes
+            ps = decide(found, env, judge)
+            if ps.state is State.NOT_INSTALLED and ps.orphan is not None:
                 changes.append(run.change(ps, [], forget=True))
-            continue
-        if ps.state is not State.APPLIED:
-            raise refused(ps, "revert")
-        if ps.record is not None:
-            deleted: dict[Path, tuple[Path, ...]] = {}
-            changes.append(run.change(ps, undo.take_off(ps, named, overlay, say, deleted), deleted=deleted))
-            continue
-        files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
-        for f in ps.files:
-            current = overlay.get(f.path, f.data) or b""
-            if f.wheel_record_sha256 is None:
-                raise RefusedError(
-                    f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
-                    "RECORD has no hash for it: nothing proves what its original was",
-                    reinstall_hint(ps),
+                continue
+            if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
+                say(
+                    f"{patch.name}: not applied; nothing to revert"
+                    + (" (radpatch's record of another install is dropped)" if ps.stale else "")
                 )
-            pristine = undo.inverse_checked(
-                ps, f.relpath, f.rewrites, current, {f.wheel_record_sha256}, "radpatch has no record of patching it"
-            )
-            overlay[f.path] = pristine
-            files.append(plan.PlannedFile(f.module, f.path, current, pristine))
-        changes.append(run.change(ps, files))
-    if lifted:  # one run that records the lifted ones again: the reverted ones come off (`off`) in it
-        changes = [c if c.off else replace(c, off=True) for c in changes]
-        changes += [_put_back(ps, env, overlay, patches) for ps in reversed(lifted)]
+                if (
+                    ps.stale or ps.record and ps.state is State.NOT_APPLIED
+                ):  # the files decided: the record says nothing true
+                    changes.append(run.change(ps, [], forget=True))
+                continue
+            if ps.state is not State.APPLIED:
+                raise refused(ps, "revert")
+            if ps.record is not None:
+                deleted: dict[Path, tuple[Path, ...]] = {}
+                changes.append(run.change(ps, undo.take_off(ps, named, overlay, say, deleted), deleted=deleted))
+                continue
+            files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
+            for f in ps.files:
+                current = overlay.get(f.path, f.data) or b""
+                if f.wheel_record_sha256 is None:
+                    raise RefusedError(
+                        f"{ps.patch.name}: radpatch has no record of patching {f.relpath} and the distribution's "
+                        "RECORD has no hash for it: nothing proves what its original was",
+                        reinstall_hint(ps),
+                    )
+                pristine = undo.inverse_checked(
+                    ps, f.relpath, f.rewrites, current, {f.wheel_record_sha256}, "radpatch has no record of patching it"
+                )
+                overlay[f.path] = pristine
+                files.append(plan.PlannedFile(f.module, f.path, current, pristine))
+            changes.append(run.change(ps, files))
+        if lifted:  # one run that records the lifted ones again: the reverted ones come off (`off`) in it
+            changes = [c if c.off else replace(c, off=True) for c in changes]
+            changes += [_put_back(ps, env, overlay, patches) for ps in reversed(lifted)]
     run.one_root(changes)
     if dry_run or not changes:
         return changes

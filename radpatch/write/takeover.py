@@ -29,6 +29,7 @@ from radpatch.state.stack import trusted_names
 
 if TYPE_CHECKING:
     from radpatch.prove.run import Change  # libcst: status, which imports this module, must not load it
+    from radpatch.registry.catalog import Registry
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,29 @@ def describe(ps: PatchState, got: Takeover, refused: RefusedError | None) -> str
         f"{said}but {old} requires {', '.join(got.lost)} and {name} does not, so `radpatch apply {name}` "
         f"is refused: {refused.message}" + (f" ({refused.hint})" if refused.hint else "")
     )
+
+
+def renamed_requirement(registry: Registry, env: PythonEnv) -> Callable[[PatchState], str | None]:
+    """state.decided.Renamed: for an entry that reads not applied, the note an entry requiring it
+    gets when its code is applied under the record of its old name (found: this very rule), else
+    None. The requirement is met then (state.requirements), as the engine-start check, reading the
+    dependant's record (which names the old one), reads it."""
+
+    loaded = registry.names()
+
+    def note(ps: PatchState) -> str | None:
+        got = found(ps, loaded)
+        if got is None:
+            return None
+        new, old = ps.patch.name, got.old.patch
+        how = (
+            f"`radpatch apply {new}` records it under the new name, writing no file"
+            if refusal(ps, got, registry.load, env) is None
+            else f"`radpatch status {new}` says why `radpatch apply {new}` is refused for now"
+        )
+        return f"its requirement {new} is applied under its old name {old} (radpatch's record): {how}"
+
+    return note
 
 
 def take_over(ps: PatchState, old: PatchRecord) -> PatchRecord:

@@ -23,8 +23,11 @@ def run(
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """This environment without radpatch's own settings (RADPATCH_*), plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RADPATCH_") and k != "PYTHONDONTWRITEBYTECODE"}
+    """This environment without radpatch's own settings (RADPATCH_*) and the test run's bytecode ones
+    (a PYTHONPYCACHEPREFIX makes pip list each .pyc under the prefix by the venv's own path in RECORD,
+    so a reinstall is another install), plus `extra`."""
+    drop = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RADPATCH_") and k not in drop}
     env.update(extra)
     return env
 
