@@ -1,8 +1,8 @@
 """Code Python runs for you, before a name it reads is bound (issue 21): a nested class's method called
 as `K().m()` or `K.m(0)`, `__init__` run by `K()`, a class body (it runs at once), a decorator of this
 scope (its own body, and the function where it calls it), a property read, a setter, `k[0]`, `k == 1`,
-`k + 1`, `-k`, an inherited `__getitem__`, a call in a class body. Each read `v`, bound after it, was
-applied, and raised NameError (UnboundLocalError) when it ran.
+`k + 1`, `-k`, `str(K())`, `len(k)`, `k()`, an inherited `__getitem__`, a call in a class body. Each
+read `v`, bound after it, was applied, and raised NameError (UnboundLocalError) when it ran.
 
 Generated: the shape x where the name is bound (before, after, on some paths only: `if a: v = 1`, or
 under the same test as the code that runs it) x placement (in a function: v one of its locals; at
@@ -56,6 +56,9 @@ SHAPES = {
     "contains": (KLASS + "    def __contains__(self, o):\n        return v\n", "r = 1 in K()\n"),
     "radd": (KLASS + "    def __radd__(self, o):\n        return v\n", "r = 1 + K()\n"),
     "neg": (KLASS + "    def __neg__(self):\n        return v\n", "r = -K()\n"),
+    "str": (KLASS + "    def __str__(self):\n        return str(v)\n", "r = str(K())\n"),
+    "len of instance": (KLASS + "    def __len__(self):\n        return v\n" + MADE, "r = len(k)\n"),
+    "called instance": (KLASS + "    def __call__(self):\n        return v\n" + MADE, "r = k()\n"),
     "inherited": (
         "class B:\n    def __getitem__(self, i):\n        return v\nclass K(B):\n    pass\n",
         "r = K()[0]\n",
@@ -73,6 +76,7 @@ SHAPES = {
         "seen = []\ndef register(fn):\n    seen.append(fn)\n    return fn\n",
         "@register\ndef g():\n    return v\nr = 0\n",
     ),
+    "control: passed, no special method": (KLASS + METHOD, "r = id(K())\n"),
     "control: plain attribute": (KLASS + "    @property\n    def p(self):\n        return v\n", "r = K().__class__\n"),
 }
 ORDERS = ("before", "after", "some paths", "same test")

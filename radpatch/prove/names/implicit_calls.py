@@ -7,14 +7,15 @@ there, as closures.free_reads tells for a call. Followed, in a function and at m
   `K()` (`K.m(0)`, `k.m()`); making one runs `__init__`, `__new__` and `__post_init__`;
 - what Python calls on such an instance: a property's getter (`k.p`), `__getattr__`, a setter
   (`k.p = 1`), `__getitem__`/`__setitem__`/`__delitem__` (`k[0]`), the comparisons (`k == 1`,
-  `x in k`), the arithmetic and unary operators (`k + 1`, `-k`); bases that are classes of this scope too;
+  `x in k`), the arithmetic and unary operators (`k + 1`, `-k`), any special method where it is passed
+  to a call or called (`str(k)`, `len(k)`, `k()`); bases that are classes of this scope too;
 - a decorator that is a function of this scope: its body runs when the def is made, and the function it
   decorates runs too where that body (not a wrapper it defines) calls its parameter.
 
 Not seen (dynamic dispatch): an instance reached another way (a container, a parameter, a return value,
 a call of a function that is not run here), a decorator imported from elsewhere or one that passes
-the function on to another call, a class of another scope,
-what `print(k)`, `len(k)`, `for x in k`, `with k:` or `k += 1` call.
+the function on to another call, a class of another scope, what `for x in k`, `with k:`, `if k:` or
+`k += 1` call.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ _BIN = {
     ast.BitOr: "or", ast.BitXor: "xor", ast.BitAnd: "and",
 }  # fmt: skip
 _UNARY = {ast.USub: ("__neg__",), ast.UAdd: ("__pos__",), ast.Invert: ("__invert__",), ast.Not: ("__bool__", "__len__")}
+_ANY = ("*",)  # an instance passed to a call or called: any of its special methods may run
 _SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
 
 
@@ -151,6 +153,8 @@ class ImplicitCalls(Resolver):
         if t is ast.Call:
             func = node.func  # type: ignore[attr-defined]
             calls.append((self.class_of(node, c, made=True), _MAKE))
+            for e in [func, *node.args, *(k.value for k in node.keywords)]:  # type: ignore[attr-defined]
+                calls.append((self.class_of(e, c), _ANY))  # `str(k)`, `len(k)`, `k()`
             if isinstance(func, ast.Attribute):
                 owner = self.lookup(self.classes, func.value.id, c) if isinstance(func.value, ast.Name) else None
                 calls.append((owner if isinstance(owner, ast.ClassDef) else self.class_of(func.value, c), (func.attr,)))
@@ -178,20 +182,28 @@ class ImplicitCalls(Resolver):
                     self.runs(fn, getattr(node, "lineno", 0), c, self.def_bound.get(id(cls), frozenset()))
 
     def methods(self, cls: ast.ClassDef, names: tuple[str, ...], c: Ctx) -> list[Fn]:
-        """The defs of `names` in `cls` or, for a name it does not define, its bases of this scope."""
+        """The defs of `names` (`_ANY`: every special method but those that make it) in `cls` or, for a
+        name it does not define, its bases of this scope."""
         out: list[Fn] = []
-        left, seen, todo = set(names), set(), [cls]
-        while todo and left:
+        done: set[str] = set()
+        seen, todo = set(), [cls]
+        while todo:
             k = todo.pop(0)
             if id(k) in seen:
                 continue
             seen.add(id(k))
-            own = [s for s in k.body if isinstance(s, FUNCS) and s.name in left]
+            own = [s for s in k.body if isinstance(s, FUNCS) and s.name not in done and _wanted(s.name, names)]
             out += own
-            left -= {s.name for s in own}
+            done |= {s.name for s in own}
             bases = [self.lookup(self.classes, b.id, c) for b in k.bases if isinstance(b, ast.Name)]
             todo += [b for b in bases if isinstance(b, ast.ClassDef)]
         return out
+
+
+def _wanted(name: str, names: tuple[str, ...]) -> bool:
+    if names is _ANY:
+        return name.startswith("__") and name.endswith("__") and name not in _MAKE
+    return name in names
 
 
 def _accessor(cls: ast.ClassDef, attr: str, store: bool) -> bool:
