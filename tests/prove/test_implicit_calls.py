@@ -6,7 +6,8 @@ read `v`, bound after it, was applied, and raised NameError (UnboundLocalError) 
 
 Generated: the shape x where the name is bound (before, after, on some paths only: `if a: v = 1`, or
 under the same test as the code that runs it) x placement (in a function: v one of its locals; at
-module level: v a module name, `if A:` read from the environment). The controls run nothing
+module level: v a module name, `if A:` read from the environment; the code that runs it in a class body
+in either). The controls run nothing
 (a class named, a method not called, a decorator that only returns the function, a plain method read
 as an attribute, a decorator that wraps or registers the function) and must stay accepted where
 Python raises nothing. The oracle is Python running it: f(0) and f(1), or the module imported with A
@@ -80,13 +81,16 @@ SHAPES = {
     "control: plain attribute": (KLASS + "    @property\n    def p(self):\n        return v\n", "r = K().__class__\n"),
 }
 ORDERS = ("before", "after", "some paths", "same test")
-PLACEMENTS = ("function", "module")
+# where the code that runs it sits: in a function, at module level, or in a class body in either (it runs at once)
+PLACEMENTS = ("function", "module", "class in function", "class at module level")
 BIND = "v = 1\n"
 HEAD = "import os\nA = os.environ.get('RP_A')\n"
 
 
-def body(shape: str, order: str) -> str:
+def body(shape: str, order: str, in_class: bool) -> str:
     define, run = SHAPES[shape]
+    if in_class:
+        run = "class Outer:\n" + indent(run)
     first, second = (BIND, run) if order == "before" else (run, BIND)
     if order == "some paths":  # NameError where a is false
         first, second = "if a:\n" + indent(BIND), run
@@ -96,14 +100,14 @@ def body(shape: str, order: str) -> str:
 
 
 def source(shape: str, order: str, placement: str) -> str:
-    text = body(shape, order)
-    if placement == "function":
+    text = body(shape, order, placement.startswith("class"))
+    if placement.endswith("function"):
         return "def f(a):\n" + indent(text + "return r\n")
     return HEAD + re.sub(r"\bv\b", "V", text.replace("if a:", "if A:"))
 
 
 def raises_name_error(text: str, placement: str) -> bool:
-    if placement == "function":
+    if placement.endswith("function"):
         return f_raises_name_error(text, [(0,), (1,)])
     for a in ("", "1"):
         try:
@@ -115,14 +119,18 @@ def raises_name_error(text: str, placement: str) -> bool:
 
 # g made where v is bound on some paths only and never bound later is refused though never called (the
 # closures' rule that predates this family: resolve.free_read), as without the decorator
-OLDER_RULE = {(f"control: {d} decorator", "some paths", "function") for d in ("keeping", "wrapping", "registering")}
+OLDER_RULE = {
+    (f"control: {d} decorator", "some paths", p)
+    for d in ("keeping", "wrapping", "registering")
+    for p in ("function", "class in function")
+}
 CASES = sample([c for c in itertools.product(SHAPES, ORDERS, PLACEMENTS) if c not in OLDER_RULE])
 
 
 @pytest.mark.parametrize(("shape", "order", "placement"), CASES, ids=["-".join(c) for c in CASES])
 def test_code_python_runs_before_a_name_it_reads_is_bound_is_refused(shape: str, order: str, placement: str) -> None:
     after = source(shape, order, placement)
-    before = "def f(a):\n    return 0\n" if placement == "function" else HEAD
+    before = "def f(a):\n    return 0\n" if placement.endswith("function") else HEAD
     found = introduced(before.encode(), after.encode())
     assert found is not None, after
     assert bool(found) == raises_name_error(after, placement), (after, [p.describe() for p in found])
