@@ -37,7 +37,7 @@ def nonlocal_binds(fn: ast.FunctionDef) -> set[str]:
     """The names `fn` declares `nonlocal` and assigns in the straight run of simple statements that
     begins its body, before any statement that may return early, loop or branch: bound whenever a call
     of `fn` returns. None for a generator (a call runs nothing of its body); a `del` takes a name out."""
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn)):
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(fn)):
         return set()
     declared: set[str] = set()
     out: set[str] = set()
@@ -54,7 +54,7 @@ def nonlocal_binds(fn: ast.FunctionDef) -> set[str]:
     return out
 
 
-def _own_nodes(fn: ast.FunctionDef) -> list[ast.AST]:
+def own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
     """The nodes of `fn`'s body, not those of the functions, lambdas and classes it defines."""
     out: list[ast.AST] = []
     stack: list[ast.AST] = list(fn.body)

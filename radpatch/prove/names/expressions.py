@@ -9,18 +9,18 @@ import ast
 import functools
 from collections.abc import Callable
 
-from .closures import free_reads, nonlocal_binds
+from .closures import nonlocal_binds
 from .flow import Ctx
+from .implicit_calls import ImplicitCalls
 from .path_facts import EFFECTS, Facts, capped, changed_by, changes, exact, meet, of_test, root
 from .problem import Runtime
-from .resolve import Resolver
 from .scope_bindings import COMPS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
 _CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
 
 
-class Expressions(Resolver):
+class Expressions(ImplicitCalls):
     def __init__(self, tree: ast.Module, scopes: dict[int, NameScope], runtime: Runtime) -> None:
         super().__init__(scopes, scopes[id(tree)], runtime)
         self.scopes = scopes
@@ -112,11 +112,12 @@ class Expressions(Resolver):
                     self.use(node.id, node.lineno, cx)
                 elif isinstance(node.ctx, ast.Store):
                     cx.flow.bind(node.id, node.lineno)
-                    self.local_defs.pop((id(cx.scope), node.id), None)  # no longer (only) the def
+                    self.rebound((id(cx.scope), node.id))  # no longer (only) the def, class or instance
                 continue
             if node is _CHANGED:  # the call (await, yield) below it has run
                 cx.flow.changed()
                 continue
+            self.implicit(node, cx)  # what Python runs of this scope's classes (implicit_calls)
             if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
                 cx.flow.changed()  # `o.x = 0`, `del a[0]`: through any alias of what a fact is about
             if isinstance(node, ast.NamedExpr):
@@ -187,29 +188,6 @@ class Expressions(Resolver):
             items()
         if changes(node):  # its calls and stores ran in its own scope: the path's facts and claims die here
             c.flow.changed()
-
-    def closure_call(self, name: str, line: int, c: Ctx) -> None:
-        """`g()` where g is a function this scope defined (a `def`, `g = lambda: ...`, or an alias `h = g`
-        of one; called in a comprehension, or passed to a call that may call it): the locals of
-        this scope its body reads are read now (a closure reads them when it runs), so one not assigned
-        yet here is unbound, and one bound on some paths only is read as a read here would be (att43 #1)."""
-        if c.scope.kind == "comprehension":  # `[g() for _ in xs]` runs g where the comprehension is
-            c = self.ctx(c.scope.binding_scope())
-        fn = self.local_defs.get((id(c.scope), name))
-        if fn is None or name not in c.flow.definite:
-            return
-        made = self.def_bound.get(id(fn), frozenset()) - c.flow.dels  # bound where g is made: bound when it runs
-        if c.scope.kind == "module":  # `R = g()` at import time, `V = 1` after it (att43 #2): V read now
-            for free in sorted(free_reads(fn) & self.module.bound - made):
-                self.module_read(free, line, c.scope, c.flow)
-            return
-        if c.scope.kind != "function":
-            return
-        for free in sorted(free_reads(fn) & c.scope.locals - made):
-            if free not in c.flow.maybe:
-                self.local_check(free, line, c.scope, c.flow, False)
-            else:  # bound on some paths only by now (`if a: v = 1` / `g()`): read as a read here would be
-                self.local_read(free, line, c.scope, c.flow)
 
     def binds_when_called(self, node: ast.Call, c: Ctx) -> list[str]:
         """`g()` where g, a def of this function, binds a local of it through `nonlocal` on every way

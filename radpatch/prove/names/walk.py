@@ -85,6 +85,7 @@ class Walker(BranchStatements):
                 self.def_bound[id(s.value)] = frozenset(c.flow.definite)
             elif isinstance(s.value, ast.Name) and (id(c.scope), s.value.id) in self.local_defs:  # `h = g`
                 self.local_defs[(id(c.scope), name)] = self.local_defs[(id(c.scope), s.value.id)]
+            self.made_instance(name, s.value, c)  # `k = K()` (implicit_calls)
             if c.flow.loops and isinstance(s.value, ast.Constant):  # a flag flipped in a loop (first_pass)
                 seen = self.flips.get(id(s))
                 self.flips[id(s)] = frozenset(c.flow.definite) if seen is None else seen & c.flow.definite
@@ -158,6 +159,7 @@ class Walker(BranchStatements):
             if a is not None:
                 self.annotation(a, outer)
         self.deferred.append((s, self.child(s, c)))
+        self.decorated(s, c)  # each decorator called with the function (implicit_calls)
         c.flow.bind(s.name, s.lineno)
         if s.decorator_list:  # g is what the decorators return
             self.local_defs.pop((id(c.scope), s.name), None)
@@ -177,6 +179,7 @@ class Walker(BranchStatements):
         inner = self.child(s, c)
         self.block(s.body, inner)
         c.flow.bind(s.name, s.lineno)
+        self.made_class(s, c)  # its methods run where Python calls them (implicit_calls)
         return True
 
     def s_TypeAlias(self, s: ast.stmt, c: Ctx) -> bool:
