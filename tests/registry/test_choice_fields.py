@@ -85,6 +85,12 @@ BAD_VALUES = [
     ("- remove_decorator: {function: f, decorator: x, position: ''}", "remove_decorator.position", "''", "top, bottom"),
     ("- delete: {scope: f, find: x = 1, marker: 3}", "delete.marker", "'3'", "pass, comment"),
     ("- delete: {scope: f, find: x = 1, marker: Pass}", "delete.marker", "'Pass'", "pass, comment"),
+    (
+        "- set_keyword: {scope: f, call: g, keyword: k, to: '1', header: body}",
+        "set_keyword.header",
+        "'body'",
+        "decorators, defaults",
+    ),
 ]
 
 
@@ -104,9 +110,13 @@ def test_a_bad_enum_value_is_reported_as_before(
 def test_every_enum_key_of_the_operations_is_a_declared_choice() -> None:
     fields = [f for spec in OPERATIONS.values() for f in spec.FIELDS]
     choices = {f.key: f.choices for f in fields if f.kind == "choice"}
-    assert choices == {"position": ("top", "bottom"), "marker": ("pass", "comment")}
+    assert choices == {
+        "position": ("top", "bottom"),
+        "marker": ("pass", "comment"),
+        "header": ("decorators", "defaults"),
+    }
     assert all(f.kind in field_kinds.READERS or f.kind in ("payload", "choice") for f in fields)
-    assert not {"position", "marker"} & (set(field_kinds.READERS) | set(json_schema.KINDS))
+    assert not {"position", "marker", "header"} & (set(field_kinds.READERS) | set(json_schema.KINDS))
 
 
 def test_a_choice_field_must_name_its_values_and_only_a_choice_field_may() -> None:

@@ -20,6 +20,9 @@ from tests.lib.registry import entry_head
 from tests.lib.venvs import make_venv, pip, site_packages
 from tests.lib.wheels import build_wheel
 
+# a real wheel pip-installed into a venv: the real tier (tests/lib/tier.py)
+pytestmark = pytest.mark.wheel
+
 CORE = "try:\n    from rpgl.fast{i} import f{i}\nexcept ImportError:\n    def f{i}():\n        return 1\n"
 FAILS = "raise ImportError('its native library is missing')\n"
 
