@@ -10,9 +10,11 @@ import functools
 from collections.abc import Callable
 
 from .closures import nonlocal_binds
+from .expression_guards import Guards
 from .flow import Ctx
 from .implicit_calls import ImplicitCalls
-from .path_facts import EFFECTS, Facts, capped, changed_by, changes, exact, meet, of_test, root
+from .path_facts import EFFECTS, Facts, capped, changes, exact, meet, of_test, root
+from .path_stores import stored, without
 from .problem import Runtime
 from .scope_bindings import COMPS, NameScope
 
@@ -20,7 +22,7 @@ _MATCH_NAMES = ("name", "rest")
 _CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
 
 
-class Expressions(ImplicitCalls):
+class Expressions(ImplicitCalls, Guards):
     def __init__(self, tree: ast.Module, scopes: dict[int, NameScope], runtime: Runtime) -> None:
         super().__init__(scopes, scopes[id(tree)], runtime)
         self.scopes = scopes
@@ -116,6 +118,8 @@ class Expressions(ImplicitCalls):
                 continue
             if node is _CHANGED:  # the call (await, yield) below it has run
                 cx.flow.changed()
+                if cx.scope.kind == "comprehension":  # it runs where the comprehension stands
+                    self.home(cx).flow.changed()
                 continue
             self.implicit(node, cx)  # what Python runs of this scope's classes (implicit_calls)
             if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
@@ -153,7 +157,7 @@ class Expressions(ImplicitCalls):
             if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
                 self.operands(node, cx)
                 continue
-            if isinstance(node, (ast.BoolOp, ast.IfExp)) and cx.flow.conds:
+            if isinstance(node, (ast.BoolOp, ast.IfExp)) and self.guarded_here(cx):
                 self.conditional(node, cx)
                 continue
             for field_ in _MATCH_NAMES:
@@ -171,14 +175,18 @@ class Expressions(ImplicitCalls):
         inner = self.child(node, c)
 
         def items() -> bool:
+            home = self.home(inner).flow
+            saved = home.facts
             for i, gen in enumerate(node.generators):
                 if i:
                     self.expr(gen.iter, inner)
                 self.expr(gen.target, inner)
                 for cond in gen.ifs:
                     self.expr(cond, inner)
+                    self.item_test(cond, inner)  # the items after it run where it is true
             for e in [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]:
                 self.expr(e, inner)
+            home.facts = without(saved, stored([node]))  # type: ignore[list-item]
             return True
 
         if self.walrus and any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
@@ -211,21 +219,6 @@ class Expressions(ImplicitCalls):
         sure = [e if e == f and exact(first, o) else None for e, f, o in zip(enter, told, (runs, not runs))]
         walks: list[Callable[[], bool]] = [functools.partial(self.walked, part, c) for part in parts]
         self.branches(c, walks, enter=enter, exact=sure)
-
-    def conditional(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
-        """`x and v`, `v if x else 0`: an operand read after a test reads it where the test came out
-        so (path_facts), as an if's branch does: v bound where x is true is bound there."""
-        saved = c.flow.facts
-        if isinstance(node, ast.IfExp):
-            self.expr(node.test, c)
-            for value, outcome in ((node.body, True), (node.orelse, False)):
-                c.flow.facts = capped(saved | self.own_facts(of_test(node.test, outcome, saved), c))
-                self.expr(value, c)
-        else:
-            for value in node.values:
-                self.expr(value, c)
-                c.flow.assume(self.own_facts(of_test(value, isinstance(node.op, ast.And), c.flow.facts), c))
-        c.flow.facts = changed_by(saved, node)
 
     def own_facts(self, facts: Facts, c: Ctx) -> Facts:
         """The facts on the function's own locals, which no call can rebind (not a module name, a

@@ -113,6 +113,12 @@ class Flow(Claims):
         """`name` is bound (or deleted) again: what the path and the claims knew of its value is gone."""
         self._forget(lambda facts: without(facts, {name}))
 
+    def repass(self, names: frozenset[str], calls: bool) -> None:
+        """A loop's pass begins: what the claims tell of `names` (the loop stores them) is gone, and with
+        `calls` (the loop has a call, a store through an object) what those may change: a pass before
+        may have done so (`if a: v = 1` / `while a or c:` / `if a: r = v` / `a = 1`)."""
+        self._forget(lambda facts: stable(without(facts, names)) if calls else without(facts, names))
+
     def changed(self) -> None:
         """A call, a store through an object, an in-place change: what may no longer hold is gone
         (path_facts.stable), on the path and in the claims."""

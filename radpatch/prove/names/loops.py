@@ -22,7 +22,7 @@ from collections.abc import Callable
 from .expressions import Expressions
 from .first_pass import loop_end
 from .flow import Ctx
-from .path_facts import changed_by, outcome, stable
+from .path_facts import changed_by, changes, of_test, outcome, stable
 from .path_stores import stored, without
 from .problem import DELETED, UNBOUND, Problem
 
@@ -49,6 +49,7 @@ class Loops(Expressions):
             for n in ast.walk(s.test):  # the test again, after each pass: its walrus binds again
                 if isinstance(n, ast.NamedExpr):
                     self.expr(n.target, c)
+            c.flow.assume(self.own_facts(of_test(s.test, True, c.flow.facts), c))  # true at each pass's start
             return self.block(s.body, c)
 
         return self.loop(c, s, body, not endless, endless, s.test)  # a `while` test false at once counts
@@ -77,6 +78,8 @@ class Loops(Expressions):
         flow = c.flow
         flow.loops.append([])
         entry, flow.facts = flow.facts, {}  # a later pass may come with any values: no facts in the body
+        # nor in the claims: a pass may have rebound (or changed) what they tell of before the next reads
+        flow.repass(stored([s]), changes(s) or _runs_code(s))
         # a name bound before the loop that its body deletes: the next pass may find it unbound
         tracked = flow.track(_deleted(s) & flow.definite) if c.scope.kind in ("function", "module") else {}
         for name in _test_reads(s, tracked):  # a `while` test runs again at the top of each pass
@@ -117,6 +120,8 @@ class Loops(Expressions):
         # a pass may have changed what entry's facts state; a `for` runs its iterator's code too
         ran = stable(entry) if isinstance(s, (ast.For, ast.AsyncFor)) else changed_by(entry, s)
         flow.facts = without(ran, stored([s]))
+        if isinstance(s, ast.While) and not exits.breaks and not s.orelse and not endless:  # left by its test only
+            flow.assume(self.own_facts(of_test(s.test, False, flow.facts), c))
         backs = ([net] if falls else []) + [n for n, _ in exits.continues]  # the ways on to a next pass
         builtin = not self.enumerate_bound and self.star is None and self.dynamic is None  # `enumerate`
         outer, flow.closing = flow.closing, loop_end(s, entry, builtin, backs)
@@ -201,3 +206,8 @@ def _empty(iterable: ast.expr) -> bool:
         bounds = [a.value for a in iterable.args]  # type: ignore[attr-defined]
         return 1 <= len(bounds) <= 3 and (len(bounds) < 3 or bounds[2] != 0) and len(range(*bounds)) == 0
     return False
+
+
+def _runs_code(s: ast.stmt) -> bool:
+    """Does taking a `for` loop's next item run code (an iterator's `__next__`): all but a literal display's."""
+    return isinstance(s, (ast.For, ast.AsyncFor)) and not isinstance(s.iter, (ast.List, ast.Tuple, ast.Constant))

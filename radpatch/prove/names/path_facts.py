@@ -85,6 +85,9 @@ def of_test(test: ast.expr, outcome: bool, path: Facts | None = None) -> Facts:
     `path`: the facts where it is tested, whose flags (`d = a and b`) tell their tests' facts."""
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, outcome = test.operand, not outcome
+    if isinstance(test, ast.NamedExpr):  # `(w := a)`: w's truth, and a's facts (w's value is a's)
+        own: Facts = {(test.target.id, "truth", None): outcome}
+        return own if rebinds(test) else of_test(test.value, outcome, path) | own
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome:
         out: Facts = {}
         for value in test.values:  # a later operand's call may change what an earlier one told
@@ -101,11 +104,18 @@ def of_test(test: ast.expr, outcome: bool, path: Facts | None = None) -> Facts:
     return out
 
 
+def rebinds(test: ast.NamedExpr) -> bool:
+    """`(a := not a)`: a walrus whose value reads the name it binds tells nothing of the name's new value."""
+    return any(isinstance(n, ast.Name) and n.id == test.target.id for n in ast.walk(test.value))
+
+
 def exact(test: ast.expr, outcome: bool) -> bool:
     """Do of_test's facts for `test` coming out `outcome` say all it says (`a and b` true: a, b), so
     that a path where they all hold is one where it came out so (not `a and g(x)`, nor `a and b` false)?"""
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, outcome = test.operand, not outcome
+    if isinstance(test, ast.NamedExpr):
+        return rebinds(test) or exact(test.value, outcome)
     if isinstance(test, ast.BoolOp):
         return isinstance(test.op, ast.And) == outcome and all(exact(v, outcome) for v in test.values)
     return simple(test) is not None
@@ -193,6 +203,8 @@ def outcome(facts: Facts, test: ast.expr) -> bool | None:
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = outcome(facts, test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.NamedExpr):
+        return None if rebinds(test) else outcome(facts, test.value)
     if isinstance(test, ast.BoolOp):
         values = [outcome(facts, v) for v in test.values]
         short = not isinstance(test.op, ast.And)  # the value that decides the whole: False for `and`
