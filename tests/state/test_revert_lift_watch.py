@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from radpatch.prove import read_only
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
 from tests.lib.venvs import make_venv, pip, site_packages
+from tests.lib.walks import counted_walks
 from tests.lib.wheels import build_wheel
 
 # a real wheel pip-installed into a venv: the real tier (tests/lib/tier.py)
@@ -68,14 +68,7 @@ def test_a_revert_watches_the_put_back_children_once(
     argv = ("--registry", str(reg), "--python", str(venv))
     assert radpatch(*argv, "apply", "low").code == 0
     assert radpatch(*argv, "apply", "gw").code == 0  # stacked above low on core.py, not requiring it
-    walks: list[tuple[str, ...]] = []
-    real = read_only.snapshot
-
-    def counted(roots: Any) -> read_only.Snapshot:
-        walks.append(tuple(roots))
-        return real(roots)
-
-    monkeypatch.setattr(read_only, "snapshot", counted)
+    walks = counted_walks(monkeypatch)
     r = radpatch(*argv, "revert", "low")  # gw comes off, low comes off, gw goes on again: proven again
     assert r.code == 0, r
     assert core.read_bytes() == pristine.replace(b"return 1", b"return 2"), core.read_text()

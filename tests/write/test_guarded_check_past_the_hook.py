@@ -27,11 +27,11 @@ from typing import Any
 
 import pytest
 
-from radpatch.prove import read_only
 from tests.lib.generated import sample
 from tests.lib.registry import entry_head
 from tests.lib.site import tree_digest
 from tests.lib.venvs import make_venv, pip, site_packages
+from tests.lib.walks import counted_walks
 from tests.lib.wheels import build_wheel
 
 # a real wheel pip-installed into a venv: the real tier (tests/lib/tier.py)
@@ -159,14 +159,7 @@ def test_one_snapshot_per_apply_however_many_children(
     with --import-check, the check starts from the walk the proof ended with (3 in all); a plain
     apply that asks the target nothing (no fallback changed) walks nothing."""
     venv = _install(tmp_path, {}, fallbacks)
-    walks: list[tuple[str, ...]] = []
-    real = read_only.snapshot
-
-    def counted(roots: Any) -> read_only.Snapshot:
-        walks.append(tuple(roots))
-        return real(roots)
-
-    monkeypatch.setattr(read_only, "snapshot", counted)
+    walks = counted_walks(monkeypatch)
     flags = ["--import-check"] if import_check else []
     reg = _registry(write_registry, fallbacks)
     r = radpatch("--registry", str(reg), "--python", str(venv), "apply", *flags, "gw")
