@@ -10,6 +10,7 @@ the module scope) x what set_keyword does (a value changed, a keyword added, one
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -29,6 +30,9 @@ PLACES = {
     "method-decorator": ("class C:\n    @{call}\n    def m(self):\n        pass\n", "C"),
     "method-default": ("class C:\n    def m(self, a={call}):\n        pass\n", "C"),
     "function-default": ("def f(a={call}):\n    return a\n", "<module>"),
+    # another call to the callee in the same header: `header:` could not tell them apart
+    "decorator-beside-another": ("@{call}\n@g(0)\ndef f(a):\n    return a\n", "f"),
+    "default-beside-another": ("def f(a={call}, b=g(0)):\n    return a\n", "f"),
 }
 # mode: (the call before, after, the operation)
 MODES = {
@@ -45,13 +49,19 @@ def test_a_call_in_a_definition_header_gets_the_rewrite_to_write_instead(place: 
     was, now, make = MODES[mode]
     source, after = shape.format(call=was), shape.format(call=now)
     refused = refuse(source, make(scope))
-    assert "which set_keyword does not search" in refused.message, refused.message
     assert refused.hint.startswith("write instead: "), refused.hint
     said = yaml.safe_load(refused.hint.removeprefix("write instead: "))
     ((key, keys),) = said.items()
-    if "decorator" in place:
+    header = "decorators" if "decorator" in place else "defaults"
+    assert f"searches only with `header: {header}`" in refused.message, refused.message
+    op: ReplaceDecorator | SetDefault | SetKeyword
+    if "another" not in place:  # the call alone of its callee there: the same set_keyword, with header:
+        assert key == "set_keyword" and keys["header"] == header, said
+        op = SetKeyword(keys["scope"], keys["call"], keys["keyword"], keys.get("from"), keys.get("to"), header=header)
+        assert dataclasses.replace(op, scope=scope, header=None) == make(scope) or scope != keys["scope"], said
+    elif header == "decorators":
         assert key == "replace_decorator", said
-        op: ReplaceDecorator | SetDefault = ReplaceDecorator(keys["function"], keys["find"], keys["with"])
+        op = ReplaceDecorator(keys["function"], keys["find"], keys["with"])
     else:
         assert key == "set_default", said
         op = SetDefault(keys["function"], keys["parameter"], keys["from"], keys["to"])

@@ -1,8 +1,9 @@
 """A call set_keyword does not search, in a `def` or `class` statement's header: a decorator or a
 parameter's default, of the scope itself or of a definition right in it. They run where the
-definition is made, not in its body; the operations that change them are `replace_decorator` and
-`set_default`. When set_keyword finds no call, this says where the call is and the rewrite to
-write instead, with the code as set_keyword would have left it."""
+definition is made, not in its body; set_keyword changes them with `header:` (the call alone of its
+callee in that header), `replace_decorator` and `set_default` otherwise. When set_keyword finds no
+call, this says where the call is and the rewrite to write instead, with the code as set_keyword
+would have left it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Protocol
 import libcst as cst
 
 from radpatch.rewrite.matching import MatchFailure, code_of, lines_of
+from radpatch.rewrite.ops.common.keyword_calls import header_calls
 from radpatch.rewrite.ops.common.no_match import Explanation
 from radpatch.rewrite.patterns import expr_key
 from radpatch.rewrite.tree import Path_, nodes_of
@@ -72,6 +74,7 @@ def in_headers(
                     continue
                 old = code_of(module, expr[-1]).strip()
                 written = cst.Module([]).code_for_node(expr[-1].deep_replace(call, new)).strip()
+                header = "decorators" if kind == "decorator" else "defaults"
                 if kind == "decorator":
                     where = f"in the decorator `@{old}` of `{name}`"
                     rewrite = f"replace_decorator: {{function: {name}, find: {_q(old)}, with: {_q(written)}}}"
@@ -80,9 +83,12 @@ def in_headers(
                     rewrite = (
                         f"set_default: {{function: {name}, parameter: {parameter}, from: {_q(old)}, to: {_q(written)}}}"
                     )
+                same = [c[-1] for c in header_calls(path, header) if _callee(module, c[-1]) == key]
+                alone = len(same) == 1 and same[0] is call
+                rewrite = _with_header(op, name, header) if alone and _with_header(op, name, header) else rewrite
                 return (
-                    f"the call to `{op.call}` at line {line} is {where}, which set_keyword does not search (it "
-                    "changes calls in the scope's body)",
+                    f"the call to `{op.call}` at line {line} is {where}, which set_keyword searches only with "
+                    f"`header: {header}` (without it, calls in the scope's body)",
                     True,
                     f"write instead: {rewrite}",
                 )
@@ -100,6 +106,24 @@ def or_in_headers(
 ) -> Callable[[], Explanation]:
     """The no-match explanation: the call in a definition's header (`in_headers`) if it is there, else `why`'s."""
     return lambda: in_headers(module, scope, qualname, op, offset, edit) or why()
+
+
+def _callee(module: cst.Module, node: cst.CSTNode) -> object:
+    """The callee of a call as patterns.expr_key compares it (None for anything but a call)."""
+    return expr_key(code_of(module, node.func)) if isinstance(node, cst.Call) else None
+
+
+def _with_header(op: HeaderOp, name: str, header: str) -> str:
+    """The set_keyword `op` with `scope: name` and `header:` (its call alone of its callee there); ""
+    for another operation, or one that picks its call (`within:`, `occurrence:`), which `header:` does not."""
+    if getattr(op, "KEY", None) != "set_keyword" or getattr(op, "within", None) or getattr(op, "occurrence", None):
+        return ""
+    parts = [f"scope: {name}", f"call: {_q(op.call)}", f"keyword: {getattr(op, 'keyword', '')}"]
+    for key, attr in (("from", "from_"), ("to", "to"), ("after", "after"), ("before", "before")):
+        value = getattr(op, attr, None)
+        if value is not None:
+            parts.append(f"{key}: {_q(value)}")
+    return "set_keyword: {" + ", ".join([*parts, f"header: {header}"]) + "}"
 
 
 def _q(code: str) -> str:
