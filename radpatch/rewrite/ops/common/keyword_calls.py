@@ -43,18 +43,27 @@ def calls(module: cst.Module, scope: Path_, callee: str, header: str | None = No
     return out
 
 
+def header_exprs(path: Path_) -> Iterator[tuple[Path_, str, str | None]]:
+    """(path to the expression, "decorator" or "default", the parameter) of a definition's header, in
+    source order: what runs where the definition is made, not in its body."""
+    node = path[-1]
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        for dec in node.decorators:
+            yield (*path, dec, dec.decorator), "decorator", None
+    if isinstance(node, cst.FunctionDef):
+        p = node.params
+        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+            if param.default is not None:
+                yield (*path, p, param, param.default), "default", param.name.value
+
+
 def header_calls(scope: Path_, header: str) -> Iterator[Path_]:
     """Every call in the definition's decorators (`header` "decorators") or its parameters' defaults
-    ("defaults"), in source order: what run where the definition is made, not in its body."""
-    node = scope[-1]
-    exprs: list[Path_] = []
-    if header == "decorators" and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        exprs = [(*scope, d, d.decorator) for d in node.decorators]
-    elif header == "defaults" and isinstance(node, cst.FunctionDef):
-        p = node.params
-        params = (*p.posonly_params, *p.params, *p.kwonly_params)
-        exprs = [(*scope, p, x, x.default) for x in params if x.default is not None]
-    for expr in exprs:
+    ("defaults"), in source order."""
+    kind = "decorator" if header == "decorators" else "default"
+    for expr, of, _ in header_exprs(scope):
+        if of != kind:
+            continue
         if isinstance(expr[-1], cst.Call):
             yield expr
         yield from nodes_of(expr, cst.Call)

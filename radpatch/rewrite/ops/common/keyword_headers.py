@@ -14,7 +14,7 @@ from typing import Protocol
 import libcst as cst
 
 from radpatch.rewrite.matching import MatchFailure, code_of, lines_of
-from radpatch.rewrite.ops.common.keyword_calls import header_calls
+from radpatch.rewrite.ops.common.keyword_calls import header_calls, header_exprs
 from radpatch.rewrite.ops.common.no_match import Explanation
 from radpatch.rewrite.patterns import expr_key
 from radpatch.rewrite.tree import Path_, nodes_of
@@ -40,26 +40,13 @@ def _definitions(scope: Path_, qualname: str) -> Iterator[tuple[Path_, str]]:
             yield (*scope, stmt), stmt.name.value if qualname == "<module>" else f"{qualname}.{stmt.name.value}"
 
 
-def _headers(path: Path_) -> Iterator[tuple[Path_, str, str | None]]:
-    """(path to the expression, "decorator" or "default", the parameter) of the definition's header."""
-    node = path[-1]
-    assert isinstance(node, (cst.FunctionDef, cst.ClassDef))
-    for dec in node.decorators:
-        yield (*path, dec, dec.decorator), "decorator", None
-    if isinstance(node, cst.FunctionDef):
-        p = node.params
-        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
-            if param.default is not None:
-                yield (*path, p, param, param.default), "default", param.name.value
-
-
 def in_headers(
     module: cst.Module, scope: Path_, qualname: str, op: HeaderOp, offset: int, edit: Edit
 ) -> Explanation | None:
     """Where the call set_keyword would change is in a definition's header, and what to write instead."""
     key = expr_key(op.call)
     for path, name in _definitions(scope, qualname):
-        for expr, kind, parameter in _headers(path):
+        for expr, kind, parameter in header_exprs(path):
             for p in [*([expr] if isinstance(expr[-1], cst.Call) else []), *nodes_of(expr, cst.Call)]:
                 call = p[-1]
                 assert isinstance(call, cst.Call)
