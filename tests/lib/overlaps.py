@@ -10,6 +10,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from radpatch.registry.loader import load_patch
 from radpatch.registry.model import Patch
 from tests.lib.registry import write_entry
@@ -149,3 +151,15 @@ CALL_WRITTEN_OTHERS = {
     "writes no such argument": "replace: {scope: build, find: 'p.add(\"--y\")', with: 'p.add(\"--w\")'}",
     "replace another display": "replace: {scope: build, find: '[\"a\"]', with: '[\"z\"]'}",
 }
+
+
+def released_toy(site: Site, loopback: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, core: str) -> None:
+    """toypkg 1.0 (`toypkg/core.py` is `core`) on the loopback index and installed in `site`, with no
+    shipped registry: what the list/verify/apply agreement tests run on."""
+    from radpatch.registry import catalog
+
+    (tmp_path / "none").mkdir()
+    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
+    files = {"toypkg/__init__.py": "", "toypkg/core.py": core}
+    loopback("toypkg", {"1.0": files})
+    site.install("toypkg", "1.0", files)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.overlaps import CALL_OPS, CALL_SRC, HEAD, call_form_others
+from tests.lib.overlaps import CALL_OPS, CALL_SRC, HEAD, call_form_others, released_toy
 from tests.lib.site import Site
 
 ENTRY = HEAD.format(supported=">=1.0,<2") + "  - id: {name}\n    {op}\n"
@@ -30,13 +30,7 @@ def test_list_and_verify_report_what_apply_refuses_with_the_same_words(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from radpatch.registry import catalog
-
-    (tmp_path / "none").mkdir()
-    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
-    files = {"toypkg/__init__.py": "", "toypkg/core.py": CALL_SRC}
-    loopback("toypkg", {"1.0": files})
-    site.install("toypkg", "1.0", files)
+    released_toy(site, loopback, tmp_path, monkeypatch, CALL_SRC)
     yaml, argument = CALL_OPS["add_element keyword"]
     write_registry("a", ENTRY.format(name="a", op=yaml + "}"))
     reg = str(write_registry("b", ENTRY.format(name="b", op=call_form_others("add_element keyword", argument)[other])))

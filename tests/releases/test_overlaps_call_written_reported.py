@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.overlaps import CALL_OPS, CALL_WRITTEN_OTHERS, CALL_WRITTEN_SRCS, HEAD
+from tests.lib.overlaps import CALL_OPS, CALL_WRITTEN_OTHERS, CALL_WRITTEN_SRCS, HEAD, released_toy
 from tests.lib.site import Site
 
 # (module, call-form rewrite, pick, the other rewrite, do they overlap on that module)
@@ -28,16 +28,6 @@ CASES = [
     ("call there", "add_element keyword", ", occurrence: 1", "replace writes the call", False),
     ("call there", "add_element keyword", "", "writes no such argument", False),
 ]
-
-
-def _setup(site: Site, loopback: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, src: str) -> None:
-    from radpatch.registry import catalog
-
-    (tmp_path / "none").mkdir()
-    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
-    files = {"toypkg/__init__.py": "", "toypkg/core.py": CALL_WRITTEN_SRCS[src]}
-    loopback("toypkg", {"1.0": files})
-    site.install("toypkg", "1.0", files)
 
 
 def _entry(name: str, op: str, requires: str = "") -> str:
@@ -56,7 +46,7 @@ def test_list_verify_and_apply_agree_on_a_call_form_rewrite_and_what_writes_or_i
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     src, op, pick, other, overlap = case
-    _setup(site, loopback, tmp_path, monkeypatch, src)
+    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS[src])
     write_registry("a", _entry("a", CALL_OPS[op][0] + pick + "}"))
     reg = str(write_registry("b", _entry("b", CALL_WRITTEN_OTHERS[other])))
     before = site.snapshot()
@@ -88,7 +78,7 @@ def test_an_ordered_stack_applies_and_verify_proves_it_on_the_written_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """B's add_element picks a call only A's `replace` writes; B `requires: [a]`."""
-    _setup(site, loopback, tmp_path, monkeypatch, "call only written")
+    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS["call only written"])
     write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]))
     reg = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}", "requires: [a]\n")))
     listed = radpatch("--registry", reg, "list")
@@ -115,7 +105,7 @@ def test_a_stack_on_an_entry_applied_in_an_earlier_stage_is_judged_on_the_file_b
 ) -> None:
     """A (writes the call) applied first; then B (picks it) alone: refused naming both unless B
     `requires: [a]` (the file apply judges on is the one before A, as in one stage)."""
-    _setup(site, loopback, tmp_path, monkeypatch, "call only written")
+    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS["call only written"])
     write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]))
     requires = "requires: [a]\n" if ordered else ""
     reg = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}", requires)))
@@ -139,7 +129,7 @@ def test_a_stack_on_an_applied_entry_whose_registry_is_not_loaded_is_compared_wi
 ) -> None:
     """A later build stage: A applied from registry r1; B from r2 alone picks the call A wrote (B
     cannot name A in `requires:` without A's registry: the refusal says to pass it)."""
-    _setup(site, loopback, tmp_path, monkeypatch, "call only written")
+    released_toy(site, loopback, tmp_path, monkeypatch, CALL_WRITTEN_SRCS["call only written"])
     r1 = str(write_registry("a", _entry("a", CALL_WRITTEN_OTHERS["replace writes the call"]), dirname="r1"))
     r2 = str(write_registry("b", _entry("b", CALL_OPS["add_element keyword"][0] + "}"), dirname="r2"))
     assert radpatch("--registry", r1, "apply", "a").code == 0
