@@ -3,7 +3,7 @@ patches stacked above them lifted and put on again in the same run."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from radpatch.registry.model import Patch
 from radpatch.state.decide import PatchState, State, decide, refused, reinstall_hint
 from radpatch.state.record import Store, sha256
 from radpatch.state.requirements import refuse_applied_dependents
+from radpatch.write import takeover
 from radpatch.write.commit import commit
 from radpatch.write.exclusive import Say, root_of
 
@@ -36,7 +37,21 @@ def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) ->
     # reversed), so patches stacked on a file come off top first
     ordered = _in_order(named, ctx.registry.names(), ctx.registry.load)
     # `load`: patches stacked above go on again from their registry entries
-    return _revert(ctx.env, list(reversed(ordered)), say, dry_run, ctx.registry.load)
+    return _revert(ctx.env, list(reversed(ordered)), say, dry_run, ctx.registry.load, ctx.registry.names())
+
+
+def _refuse_renamed(ps: PatchState, loaded: Collection[str]) -> None:
+    """`revert NEW` of an entry renamed after it was applied, before `apply NEW` took the record over
+    (write.takeover): its code is applied under the old name's record, as `status` says; "nothing to
+    revert" would leave it on while saying it is off. Refused, naming the record's name."""
+    got = takeover.found(ps, loaded) if ps.state is State.NOT_APPLIED else None
+    if got is not None:
+        old, new = got.old.patch, ps.patch.name
+        raise RefusedError(
+            f"{new}: not applied under this name, but its code is applied here as {old} (radpatch's record "
+            f"of an entry no registry given has: {new} writes exactly what {old} wrote, as if renamed)",
+            f"`radpatch revert {old}` takes it off; `radpatch apply {new}` first records it under the new name",
+        )
 
 
 def _in_order(named: list[Patch], loaded: list[str], load: Callable[[str], Patch]) -> list[Patch]:
@@ -60,6 +75,7 @@ def _revert(
     say: Say,
     dry_run: bool,
     load: Callable[[str], Patch] | None,
+    loaded: Collection[str] = (),
 ) -> list[Change]:
     """Revert, the most recently applied first (patches stacked on a file come off in the reverse
     of the order they went on), each planned on what the previous ones leave. Byte for byte: a file
@@ -95,6 +111,7 @@ def _revert(
                 changes.append(run.change(ps, [], forget=True))
                 continue
             if ps.state in (State.NOT_APPLIED, State.OBSOLETE):
+                _refuse_renamed(ps, loaded)
                 say(
                     f"{patch.name}: not applied; nothing to revert"
                     + (" (radpatch's record of another install is dropped)" if ps.stale else "")

@@ -170,6 +170,11 @@ def _agree(env: Env, m: Model, files: dict[frozenset[str], dict[str, bytes]], st
         refused = env.run("revert", "--dry-run", lower)
         held = any(ok and lower in req for n, (ok, req) in every.items() if n != lower)
         assert (refused.returncode == 1) is held, (step, refused.stdout + refused.stderr, every)
+    if m.lower == NEW and m.lower_record == OLD and "L" in m.on:  # `revert NEW` before the takeover
+        out = env.run("revert", "--dry-run", NEW)  # its code is on under OLD: never "nothing to revert"
+        said = out.stdout + out.stderr
+        assert out.returncode == 1 and "nothing to revert" not in said, (step, said)
+        assert f"radpatch revert {OLD}" in said or "and requires it" in said, (step, said)
     if m.lower == NEW and NEW not in m.records:  # status offers the takeover exactly when apply makes it
         offered = "records it under this name" in str(states[NEW]["reason"])
         dry = env.run("apply", "--dry-run", NEW)
