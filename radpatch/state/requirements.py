@@ -59,10 +59,13 @@ def _current(root: Path, rec: PatchRecord) -> bool:
 def requirements_met(
     registry: Registry, env: PythonEnv, states: list[PatchState], judge: Judge, renamed: Renamed
 ) -> list[PatchState]:
-    """`states` with each applied entry whose requirement (`requires:`, as written or as recorded)
-    is not applied (nor obsolete) read drifted, naming it: it is not what runs as tested (a
-    requirement not among `states` decided with `judge`). The one
-    pass (state.verdict.unmet_requirements) the engine-start check makes too, from the record.
+    """`states` with each applied entry whose requirement is not applied (nor obsolete) read drifted,
+    naming it: it is not what runs as tested (a requirement not among `states` decided with `judge`).
+    The requirements are those it was applied with: radpatch's record's, as the engine-start check
+    reads them in the same pass (state.verdict.unmet_requirements), and the entry's as written when
+    it is the revision the record names (or there is no record). A requirement a revision of the
+    entry gained since (or a rename of what it requires) that is not applied is a note, as any
+    revision is until `apply` re-applies it ("applied (old revision)"): both readers say applied.
     A requirement that reads not applied but is a recorded entry renamed (`renamed`, the takeover
     rule: its code applied under the old name) is met, as the record the engine-start check reads says;
     the entry requiring it says so."""
@@ -93,17 +96,40 @@ def requirements_met(
         return bool(note)
 
     applied = [s for s in states if s.state is State.APPLIED]
-    needs = {s.patch.name: [*s.patch.requires, *(s.record.requires if s.record else ())] for s in applied}
+    needs = {s.patch.name: _applied_with(s) for s in applied}
+    gained = {s.patch.name: [r for r in s.patch.requires if r not in needs[s.patch.name]] for s in applied}
     notes = unmet_requirements(list(needs.items()), met)
     out = []
     for s in states:
-        if s.patch.name in notes:
-            s = replace(s, state=State.DRIFTED, reason=with_note(s.reason, notes[s.patch.name]))
-        for req in dict.fromkeys(needs.get(s.patch.name, ())):
+        name = s.patch.name
+        if name in notes:
+            s = replace(s, state=State.DRIFTED, reason=with_note(s.reason, notes[name]))
+        missing = [r for r in gained.get(name, ()) if not met(r)]
+        if missing and s.state is State.APPLIED:
+            s = replace(s, reason=with_note(s.reason, _gained_note(name, missing)))
+        for req in dict.fromkeys([*needs.get(name, ()), *gained.get(name, ())]):
             if req in under_old and s.state is State.APPLIED:
                 s = replace(s, reason=with_note(s.reason, under_old[req]))
         out.append(s)
     return out
+
+
+def _applied_with(s: PatchState) -> tuple[str, ...]:
+    """The requirements `s` was applied with: its record's, unless its entry is the revision the record
+    names (then its `requires:` as written were in force too: a record from before they were kept
+    lacks them) or there is no record of radpatch's."""
+    if s.record is None or s.record.registry_digest == s.patch.digest:
+        return tuple(dict.fromkeys([*s.patch.requires, *(s.record.requires if s.record else ())]))
+    return s.record.requires
+
+
+def _gained_note(name: str, missing: list[str]) -> str:
+    """What status says of an applied entry whose entry as written gained, since it was applied, a
+    requirement that is not applied (the record's requirements are met: both readers say applied)."""
+    return (
+        f"its entry now requires {', '.join(missing)}, which is not applied (a revision since it was "
+        f"applied): `radpatch apply {' '.join([*missing, name])}` applies it and re-applies {name}"
+    )
 
 
 def refuse_applied_dependents(registry: Registry, env: PythonEnv, named: list[Patch], judge: Judge) -> None:

@@ -33,7 +33,8 @@ class Model:
     recorded: set[str] = field(default_factory=set)
     files: str = "patched"  # "patched": as the applies left them; "original": the wheel's bytes
     requires: str = ""  # what the loaded upper entry requires ("" none): a recorded upper whose requirement
-    # is recorded under no such name reads drifted ("it requires X, which is not applied")
+    # is recorded under no such name reads applied, as its record says, with the note "its entry now
+    # requires X, which is not applied"
 
 
 def _registries(env: Env, tmp: Path, revised: bool, upper: str | None, lower: str) -> None:
@@ -69,9 +70,11 @@ def _agree(env: Env, model: Model, patched: dict[str, bytes], step: str) -> None
     want = patched if model.files == "patched" else env.original
     assert env.read() == want, step
     states = _status(env)
-    for name in model.recorded:
-        want_state = "drifted" if name == UP and model.requires and model.requires not in model.recorded else "applied"
-        assert states[name]["state"] == want_state, (step, name, states[name])
+    for name in model.recorded:  # applied by what it was applied with (the record), as at engine start
+        assert states[name]["state"] == "applied", (step, name, states[name])
+        gained = name == UP and model.requires and model.requires not in model.recorded
+        said = f"its entry now requires {model.requires}, which is not applied" in str(states[name]["reason"])
+        assert said is bool(gained), (step, name, states[name])
 
 
 CASES = list(

@@ -119,7 +119,10 @@ class Model:
     def up_state(self) -> str:
         if "U" not in self.on:
             return "not-applied"
-        return "applied" if self.up_req in self.records or self.under_old_name else "drifted"
+        # as it was applied: what its record requires is on (a revert of it is refused while U is on),
+        # whatever its entry requires now (a revision's requirement is a note), as at engine start
+        assert all(r in self.records for r in self.records[UP]), self.records
+        return "applied"
 
 
 def _registry(env: Env, tmp: Path, m: Model) -> None:
