@@ -282,14 +282,15 @@ def in_release(
 
 def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> ReleaseResult:
     """`r` with its `match` failure saying where a renamed scope's code now is, when the module binds the old name."""
+    from radpatch.releases import renamed_back, renamed_class
+
     rewrite = r.kind.rewrite
     if r.kind.cause is not Cause.SCOPE_GONE or first_failed(r) != "match" or r.error is None or rewrite is None:
         return r
     file = r.kind.file or next((rw.file for rw in patch.rewrites if rw.id == rewrite), None)
     found = in_release(patch, file, rewrite, r.version, releases, requires) if file else None
+    found = found or (renamed_back.older(patch, file, rewrite, r.version, releases, requires) if file else None)
     if found is None:  # a class-body alias refused: say why
-        from radpatch.releases import renamed_class
-
         why = renamed_class.refused_in_release(patch, file, rewrite, r.version, releases, requires) if file else None
         return dataclasses.replace(r, error=f"{r.error}; {why}") if why else r
     gone = f"scope '{found.name}"

@@ -138,7 +138,10 @@ def test_a_method_renamed_in_its_class(
     reg = write_registry("cap", _entry("Sizer.size", ">=1.0"))
     before = (reg / "cap.yaml").read_text()
     cell = _cell(radpatch, reg, "2.0")
+    told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0", "--json").out)
+    error = told["results"][0]["error"] or ""
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
+    assert ("is not followed as a rename" if not safe else "moved: Sizer.size is now Sizer.size_of") in error, told
     if not safe:
         assert cell["cell"] == "no match" and "is not followed as a rename" in cell["detail"], cell
         assert r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
@@ -177,6 +180,7 @@ def test_a_backport_across_a_rename(
     reg = write_registry("cap", _entry(new, ">=2.0", flow=layout == "flow"))
     before = (reg / "cap.yaml").read_text()
     cell = _cell(radpatch, reg, "1.0")
+    told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "1.0", "--json").out)
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.0")
     if proves == "no alias":  # nothing says it is a rename: the cell says no match, the entry stays
         assert "renamed" not in cell["detail"] and r.code == 1, (cell, r.out)
@@ -187,6 +191,7 @@ def test_a_backport_across_a_rename(
     proven = "the rewrites prove" if proves == "proves" else "the rewrites do not prove"
     assert f"{proven} under the old name {old!r}" in cell["detail"], cell
     assert f"1.0: moved: {new} was {old} in rptoy.core before 2.0" in r.out, r.out
+    assert f"moved: {new} was {old}" in told["results"][0]["error"], told  # verify's failure says so too
     if proves != "proves":
         assert r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
         return
