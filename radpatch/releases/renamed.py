@@ -10,13 +10,13 @@ module's top level, made once, counts (one under an `if`, a `try` or a handler m
 binding (att41 #6). So must be each name it reads (the imported module, the local name), before it,
 and the definition it names, in its own module. A store no binding statement shows
 (releases.namespace_stores: `globals()[...]`, `setattr(sys.modules[__name__], ...)`) or a star import
-in either module, or a package `__init__` on the way that binds the submodule's name (`from pkg
-import planning` then reads that binding), may make the name something else at run time (att43 #12):
-then it is no rename either. One re-export hop is followed (port44): the declared module takes the old
-name from another module under that same name (`from .planning import size`) and that module binds it
-by these same rules (`size = size_of` beside `def size_of`).
-A method renamed inside its class (`meth = meth_new` in the class body) is not seen: only the module's
-top level is read."""
+in either module, or a package `__init__` on the way that binds the submodule's name to anything but
+the submodule itself (`planning = other`; `from . import planning` is the submodule: port45), may make
+the name something else at run time (att43 #12): then it is no rename either. One re-export hop is
+followed (port44): the declared module takes the old name from another module under that same name
+(`from .planning import size`) and that module binds it by these same rules (`size = size_of`).
+A method renamed inside its class (`size = size_of` in the class body, `scope: C.size`) is read by
+radpatch.releases.renamed_class, by rules of its own (port45)."""
 
 from __future__ import annotations
 
@@ -109,16 +109,34 @@ def reexported(source: bytes, qualname: str, module: str, package: bool = False)
 
 
 def inits_clear(module: str, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
-    """No package `__init__` on the way to `module` binds the next part's name (which `from pkg import
-    planning` would then read instead of the submodule), nor may (a star import, a namespace store)."""
+    """No package `__init__` on the way to `module` binds the next part's name to anything but the
+    submodule itself (`planning = other` makes `from pkg import planning` read `other`; `from . import
+    planning` binds the submodule: port45), nor may (a star import, a namespace store)."""
     parts = module.split(".")
     for n in range(1, len(parts)):
-        init = _parsed(relpath_of(".".join(parts[:n])), read)
+        package = ".".join(parts[:n])
+        init = _parsed(relpath_of(package), read)
         if init is not None and (
-            binding_sites(init.body, parts[n], "module") or not _only_statements_bind(init, parts[n])
+            not all(_the_submodule(s, package, parts[n]) for s in binding_sites(init.body, parts[n], "module"))
+            or not _only_statements_bind(init, parts[n])
         ):
             return False
     return True
+
+
+def _the_submodule(site: ast.AST, package: str, name: str) -> bool:
+    """`site` (in `package`'s `__init__`) binds `name` to the submodule `package.name` itself: `from .
+    import name`, `from package import name`, `import package.name as name`, at any depth (each binds
+    that same module object)."""
+    if isinstance(site, ast.ImportFrom):
+        return imported_from.absolute(site, package, True) == package and all(
+            a.name == name for a in site.names if (a.asname or a.name) == name
+        )
+    if isinstance(site, ast.Import):
+        return all(a.name == f"{package}.{name}" for a in site.names if a.asname == name) and not any(
+            a.asname is None and a.name.split(".")[0] == name for a in site.names
+        )
+    return False
 
 
 def resolved(found: Renamed, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
@@ -222,7 +240,7 @@ def in_release(
 ) -> Renamed | None:
     """`of` on the release's declared module for `file` (a `modules:` name), as the requirements
     leave it, its target found defined in the wheel; None when there is no such binding or it cannot be read."""
-    from radpatch.releases import modules
+    from radpatch.releases import modules, renamed_class
     from radpatch.releases.moved import module_of
     from radpatch.releases.resolved import stacked
     from radpatch.releases.search_order import wheel_modules
@@ -240,6 +258,9 @@ def in_release(
     if data is None:
         return None
     mine = next((n for n in names if module_of(n) == choice.module), "")
+    in_class = renamed_class.found(data, rw.op.scope_name(), choice.module)  # `size = size_of` in `class C:`
+    if in_class is not None:
+        return in_class if isinstance(in_class, Renamed) else None
     found = binding(data, rw.op.scope_name(), choice.module, mine.endswith("/__init__.py"))
 
     def read(rel: str) -> bytes | None:
@@ -261,13 +282,17 @@ def in_release(
 
 def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> ReleaseResult:
     """`r` with its `match` failure saying where a renamed scope's code now is, when the module binds the old name."""
+    from radpatch.releases import renamed_back, renamed_class
+
     rewrite = r.kind.rewrite
     if r.kind.cause is not Cause.SCOPE_GONE or first_failed(r) != "match" or r.error is None or rewrite is None:
         return r
     file = r.kind.file or next((rw.file for rw in patch.rewrites if rw.id == rewrite), None)
     found = in_release(patch, file, rewrite, r.version, releases, requires) if file else None
-    if found is None:
-        return r
+    found = found or (renamed_back.older(patch, file, rewrite, r.version, releases, requires) if file else None)
+    if found is None:  # a class-body alias refused: say why
+        why = renamed_class.refused_in_release(patch, file, rewrite, r.version, releases, requires) if file else None
+        return dataclasses.replace(r, error=f"{r.error}; {why}") if why else r
     gone = f"scope '{found.name}"
     said = f"moved: {found.describe()}"
     error = r.error.replace(gone, f"{said}; {gone}", 1) if gone in r.error else f"{r.error}; {said}"

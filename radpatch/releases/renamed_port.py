@@ -8,8 +8,11 @@ defined in another module, every rewrite of that name must be of the renamed sco
 split: by hand), and `modules:` gets a choice of that module from V on (port_edits.add_choice).
 The edit counts only when verify, on the edited text loaded as the registry file, proves it on the
 release: the matrix cell is then moved (proven), port writes it. A qualified scope follows a renamed
-first name (`C.meth`, `C = NewC`: `NewC.meth`); a method renamed inside its class (`meth = meth_new` in
-the class body) is not seen: the binding rule reads the module's top level only."""
+first name (`C.meth`, `C = NewC`: `NewC.meth`), and a method renamed inside its class (`meth =
+meth_new` in the class body, radpatch.releases.renamed_class: `C.meth_new`). A backport across a
+rename (radpatch.releases.renamed_back: the release asked for is older, under the old name) gets the
+variant for the releases before the entry's first release after it (`versions: "<B"`), and the
+rewrite as written `>=B`."""
 
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from radpatch.registry import loader
 from radpatch.registry.model import Patch
 from radpatch.releases import port_edits, yamledit
 from radpatch.releases.renamed import Renamed
+from radpatch.releases.renamed_back import Backported
 from radpatch.releases.verify import verify
 from radpatch.releases.wheels import Releases
 
@@ -43,6 +47,11 @@ class Followed:
     why: str = ""
 
 
+def under(scope: str, name: str) -> bool:
+    """`scope` is the renamed `name` or a scope inside it (`C.size` of `C`; `C.size.inner` of `C.size`)."""
+    return scope == name or scope.startswith(name + ".")
+
+
 def new_scope(found: Renamed, qualname: str) -> str:
     return found.target + qualname[len(found.name) :]
 
@@ -51,8 +60,9 @@ def edits(
     text: str, root: yaml.MappingNode, patch: Patch, file: str, found: Renamed, at: Version
 ) -> tuple[list[yamledit.Edit], list[str]]:
     """The edits of `text` that give the rewrites of `file` naming `found.name` a variant from `at` on."""
-    rewrites = [rw for rw in patch.rewrites if rw.file == file and rw.applies_to(at)]
-    mine = [rw for rw in rewrites if rw.op.scope_name().split(".")[0] == found.name]
+    back = found.back if isinstance(found, Backported) else None  # a backport: the variant is for `<back`
+    rewrites = [rw for rw in patch.rewrites if rw.file == file and rw.applies_to(back or at)]
+    mine = [rw for rw in rewrites if under(rw.op.scope_name(), found.name)]
     if not mine:
         raise ValueError(f"no rewrite of {file!r} names the scope {found.name!r}")
     if found.module != found_declared(patch, file, at) and len(mine) != len(rewrites):
@@ -72,16 +82,17 @@ def edits(
         new = new_scope(found, rw.op.scope_name())
         end = _item_end(text, item)
         old_range = rw.versions and str(yamledit.get(item, "versions").value)  # type: ignore[union-attr]
-        keep = _ranged(text, item, f"{old_range},<{at}" if old_range else f"<{at}")
+        mine_range, other_range = (f"<{back}", f">={back}") if back else (f">={at}", f"<{at}")
+        keep = _ranged(text, item, f"{old_range},{other_range}" if old_range else other_range)
         start = text.rfind("\n", 0, item.start_mark.index) + 1
-        made = [*_ranged(text, item, f">={at}"), _scope(text, item, rw.op.scope_name(), new)]
+        made = [*_ranged(text, item, mine_range), _scope(text, item, rw.op.scope_name(), new)]
         made += _set(text, item, "id", f"{rw.id}-{new}", quote=False)  # ids are unique: the new name in it
         # LF lines, as every edit's text is: a CRLF file's edits get CRLF lines (port, `follow`) all alike
         copy = yamledit.apply(text[start:end], [_shift(e, start) for e in made]).replace("\r\n", "\n")
         versions_at_end = [e for e in keep if e.start == end]
         out += [e for e in keep if e.start != end]
         out.append(yamledit.Edit(end, end, "".join(e.text for e in versions_at_end) + "\n" + copy))
-        said.append(f"rewrites.{rw.id}: a variant for >={at} with scope {new!r} ({found.describe()})")
+        said.append(f"rewrites.{rw.id}: a variant for {mine_range} with scope {new!r} ({found.describe()})")
     if found.module != found_declared(patch, file, at):
         move = port_edits.Move(f">={at}", f"<{at}", at, first=False)
         out += port_edits.add_choice(text, root, patch, file, found.module, move)
@@ -121,11 +132,12 @@ def follow(
 
 
 def said(found: Renamed, got: Followed) -> str:
-    """What the cell says: moved under the new name, and whether the rewrites prove so."""
+    """What the cell says: moved under the new name (a backport: the old one), and whether the rewrites prove so."""
+    name = f"the {'old' if isinstance(found, Backported) else 'new'} name {found.target!r}"
     if got.proven:
-        return f"{found.describe()}: the rewrites prove under the new name {found.target!r} (port writes the variant)"
+        return f"{found.describe()}: the rewrites prove under {name} (port writes the variant)"
     why = got.why.splitlines()[0] if got.why else "fails"
-    return f"{found.describe()}: the rewrites do not prove under the new name {found.target!r}: {why}; {found.hint}"
+    return f"{found.describe()}: the rewrites do not prove under {name}: {why}; {found.hint}"
 
 
 def _item_end(text: str, item: yaml.Node) -> int:
@@ -196,7 +208,9 @@ def ported(
         low, found = min(mine, key=lambda m: m[0])
         if any((m.module, m.target, m.name) != (found.module, found.target, found.name) for _, m in mine):
             return f"{file}: the scope is renamed differently across the releases asked for: edit by hand"
-        if any(v > low for v in others):
+        if isinstance(found, Backported) and any(v < max(v for v, _ in mine) for v in others):
+            return f"{file}: releases before {max(v for v, _ in mine)} already use the new name: edit by hand"
+        if not isinstance(found, Backported) and any(v > low for v in others):
             return f"{file}: releases after {low} still use the old name: edit by hand"
         try:
             more, words = edits(text, root, patch, file, found, low)

@@ -189,21 +189,6 @@ def test_a_hop_the_rules_refuse_is_no_rename(loopback: Any, write_registry: Any,
     assert r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
 
 
-def test_a_method_renamed_inside_its_class_is_not_seen(
-    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path
-) -> None:
-    """What the binding rule cannot see (the module's top level only): `size = size_of` in the class
-    body. Python runs the old name as the renamed method, but port leaves the entry alone (by hand)."""
-    renamed = _code(True, "Sizer", BODY).replace("def size(", "def size_of(") + "    size = size_of\n"
-    second: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": renamed}
-    assert _runs(tmp_path / "oracle", second, True) == 3  # it is a rename when run
-    loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": _code(True, "Sizer", BODY)}, "2.0": second})
-    reg = write_registry("cap", _entry(True))
-    before = (reg / "cap.yaml").read_text()
-    r = radpatch("--registry", str(reg), "port", "cap", "--to", "2.0")
-    assert r.code == 1 and (reg / "cap.yaml").read_text() == before and "renamed;" not in r.out, r.out
-
-
 HELPER = "def helper(items):\n    k = 1\n    return k\n"
 TWO = """\
   - id: tweak

@@ -1,0 +1,153 @@
+"""A method renamed inside its class (issue 23, port45): the class the entry's `scope: C.size` names is
+still defined, but its body binds `size = size_of` beside `def size_of`. The code is not gone: port
+follows it as it follows a module-level rename (radpatch.releases.renamed_port), `scope: C.size_of`.
+
+Read with `ast` only, by the module-level rules (radpatch.releases.renamed), conservatively:
+- `C` is the module's one binding of its name, a top-level class; no star import or namespace store;
+- the alias is the class body's one binding of `size`, a plain `size = size_of` at the class body's
+  top level, after `def size_of`, itself the body's one binding of `size_of`;
+- nothing may rebind `size` after the body ran: no attribute store or `del` of `.size` anywhere in the
+  module (`C.size = ...`, `cls.size = ...`, `self.size = ...`: which object it is is not read), no
+  `setattr`/`delattr`/`__setattr__` that may name it, no `locals()` in the class body;
+- nothing runs on the class once made: no decorator on `C`, no keyword in its header (`metaclass=`,
+  arguments of `__init_subclass__`), no `__init_subclass__` of its own, and each base is `object` or a
+  class of the module that passes the same header rules (a base from elsewhere may have a metaclass
+  or an `__init_subclass__` that rebinds the name).
+A refusal is said (`refusal`): the cell names it. A store from another module (`mod.C.size = ...`)
+is not seen, as for module-level renames."""
+
+from __future__ import annotations
+
+import ast
+
+from packaging.version import Version
+
+from radpatch.errors import RadpatchError
+from radpatch.registry.model import Patch
+from radpatch.releases import renamed
+from radpatch.releases.renamed import Renamed
+from radpatch.releases.wheels import Releases
+from radpatch.rewrite.name_bindings import binding_sites
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def found(source: bytes, qualname: str, module: str) -> Renamed | str | None:
+    """The class-body alias keeping `qualname`'s method name (`C.size`), a Renamed to `C.size_of`; a
+    str when the class body binds the name to another method but something may rebind it (why);
+    None when the class body shows no such alias."""
+    parts = qualname.split(".")
+    if len(parts) < 2:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    cls_name, meth = parts[0], parts[1]
+    cls = renamed._only_binding(tree.body, cls_name) if renamed._only_statements_bind(tree, cls_name) else None
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    sites = binding_sites(cls.body, meth, "class")
+    site = sites[0] if len(sites) == 1 else None
+    alias = next((s for s in cls.body if isinstance(s, ast.Assign) and site in s.targets), None)
+    if alias is None or len(alias.targets) != 1 or not isinstance(alias.value, ast.Name):
+        return None
+    new = alias.value.id
+    defs = binding_sites(cls.body, new, "class")
+    if new == meth or len(defs) != 1 or not isinstance(defs[0], _FUNCS) or defs[0] not in cls.body:
+        return None
+    if defs[0].lineno > alias.lineno:
+        return None
+    lines = source.decode("utf-8", "replace").splitlines()
+    text = lines[alias.lineno - 1].strip() if alias.lineno <= len(lines) else ""
+    why = _rebinds(tree, cls, meth)
+    if why is not None:
+        return f"`{text}` in class {cls_name} (line {alias.lineno}) is not followed as a rename: {why}"
+    return Renamed(f"{cls_name}.{meth}", module, f"{cls_name}.{new}", module, alias.lineno, text)
+
+
+def refusal(source: bytes, qualname: str, module: str) -> str | None:
+    """Why a class-body alias of `qualname`'s method is not followed; None when there is none or it is."""
+    got = found(source, qualname, module)
+    return got if isinstance(got, str) else None
+
+
+def _rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str) -> str | None:
+    """What may rebind `meth` on the class after its body ran, in words; None when nothing may."""
+    header = _header(tree, cls, set())
+    if header is not None:
+        return header
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Attribute) and node.attr == meth and isinstance(node.ctx, ast.Store | ast.Del):
+            return f"an attribute store of `.{meth}` (line {line}) may rebind it"
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if called in ("setattr", "delattr", "__setattr__", "__delattr__") and _may_name(node, meth):
+                return f"`{called}` (line {line}) may rebind `{meth}`"
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals" for n in _walk_body(cls)):
+        return "the class body calls `locals()`, which may store the name"
+    return None
+
+
+def _header(tree: ast.Module, cls: ast.ClassDef, seen: set[str]) -> str | None:
+    """What in `cls`'s header (or a base's) may run code on the class once made, in words."""
+    seen.add(cls.name)
+    if cls.decorator_list:
+        return f"class {cls.name} has a decorator, which may rebind its attributes"
+    if cls.keywords:
+        return f"class {cls.name} has a keyword in its header (a metaclass or `__init_subclass__` arguments)"
+    if any(isinstance(s, _FUNCS) and s.name == "__init_subclass__" for s in cls.body):
+        return f"class {cls.name} defines `__init_subclass__`, which may rebind its subclasses' attributes"
+    for base in cls.bases:
+        if isinstance(base, ast.Name) and base.id == "object":
+            continue
+        named = base.id if isinstance(base, ast.Name) else ast.unparse(base)
+        found = renamed._only_binding(tree.body, named) if isinstance(base, ast.Name) else None
+        if not isinstance(found, ast.ClassDef) or named in seen:
+            return (
+                f"class {cls.name}'s base {named} is not a class of this module: its metaclass or "
+                "`__init_subclass__` may rebind the name"
+            )
+        why = _header(tree, found, seen)
+        if why is not None:
+            return why
+    return None
+
+
+def _may_name(call: ast.Call, meth: str) -> bool:
+    """A setattr-like call may name `meth`: one of its string constants is `meth`, or it has none."""
+    names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return not names or meth in names
+
+
+def _walk_body(cls: ast.ClassDef) -> list[ast.AST]:
+    """The class body's own nodes (not its methods' bodies)."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = list(cls.body)
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def refused_in_release(
+    patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
+) -> str | None:
+    """`refusal` on the release's declared module for `file`, as the requirements leave it."""
+    from radpatch.releases import modules
+    from radpatch.releases.resolved import stacked
+
+    choice = patch.module(file).module_for(version)
+    rw = next((r for r in patch.rewrites if r.id == rewrite), None)
+    if choice is None or rw is None or "." not in rw.op.scope_name():
+        return None
+    try:
+        release = releases.get(patch.distribution, version, modules.needs((*requires, patch)))
+        data = stacked(requires, patch, file, version, release)
+    except RadpatchError:
+        return None
+    return refusal(data, rw.op.scope_name(), choice.module) if data is not None else None
