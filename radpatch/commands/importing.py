@@ -17,7 +17,7 @@ from radpatch.commands.options import check_supported
 from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
-from radpatch.importing import dry_run, emit, patch_series, replay, series_files
+from radpatch.importing import dry_run, emit, entry_files, patch_series, replay, series_files
 from radpatch.importing.owners import Owners
 from radpatch.registry import versions
 
@@ -72,7 +72,7 @@ def run(
     labels = {entries[i].name: imported[i].label for i in kept}
     # apply's own steps, in memory: no entry it refuses; its plan is what the count below measures
     planned = dry_run.prove(ctx, list(proven.values()), labels, Path(out))
-    written = emit.write(Path(out), list(entries.values()))
+    written = entry_files.write(Path(out), list(entries.values()))
     if supported is not None:
         _warn_out_of_range(
             supported, [e.name for e in entries.values()], {c.owner for i in kept for c in imported[i].changes}, owners

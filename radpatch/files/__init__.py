@@ -167,6 +167,13 @@ class Creating:
     explained: bool = False
 
 
+def new_file_mode() -> int:
+    """The mode `open()` gives a new file under the process's umask (mkstemp's is 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def create_new(path: Path, data: bytes, dirs: tuple[Path, ...] = (), wording: Creating = Creating()) -> None:
     """Create `path` holding `data`, never over a file that exists: complete under a temporary
     name, then linked into place, which fails (ChangedMeanwhile) if a file appeared meanwhile.
@@ -181,9 +188,7 @@ def create_new(path: Path, data: bytes, dirs: tuple[Path, ...] = (), wording: Cr
         raise EnvironmentProblem(f"{cannot}: {exc.strerror}{unwritten}", WRITER_HINT)
     try:
         _fill(fd, data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, new_file_mode())
         os.link(tmp, path)
     except FileExistsError:
         raise ChangedMeanwhile(

@@ -22,7 +22,7 @@ from pathlib import Path
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.files import read_regular
-from radpatch.importing import capture, captured, emit
+from radpatch.importing import capture, captured, entry_files
 from radpatch.prove import onto
 from radpatch.releases import pristine
 from radpatch.state.record import Store
@@ -198,7 +198,7 @@ def write_and_record(ctx: Context, out: Path, prepared: Prepared, apply: Run, re
     (records them as applied, writes nothing) and refuses a run that would write a file. Then
     every captured file must still be the bytes it was. An entry apply refuses is removed again."""
     entry = prepared.made.entry
-    written = emit.write(out, [entry])
+    written = entry_files.write(out, [entry])
     with_out = Context(ctx.python, (*ctx.registries, str(out)))
     try:
         apply(with_out, entry.name)

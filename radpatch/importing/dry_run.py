@@ -18,7 +18,7 @@ from pathlib import Path
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_INTERNAL, RadpatchError, RefusedError
-from radpatch.importing import emit
+from radpatch.importing import emit, entry_files
 from radpatch.registry import series
 from radpatch.registry.catalog import Registry
 from radpatch.write import apply as applying
@@ -31,7 +31,7 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
     a refusal names the entry's files as they would be written to `out`. Returns each file the
     entries change as apply's plan leaves it after the last of them (the bytes the proof proved)."""
     with tempfile.TemporaryDirectory(prefix="radpatch-import-") as tmp:
-        written = emit.write(Path(tmp), entries)
+        written = entry_files.write(Path(tmp), entries)
         scratch = Context(ctx.python, (tmp,))
         scratch.__dict__["env"] = ctx.env  # the environment already found (Context.env is a cached property)
         scratch.__dict__["registry"] = Registry({p.stem: p for p in written if p.suffix == ".yaml"})

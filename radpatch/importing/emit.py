@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,45 +247,3 @@ def _id(step: ImportStep, ids: dict[str, int], module: str) -> str:
     rid = f"{base}-{_slug(str(where).replace('<module>', 'module'))}" if where else base
     ids[rid] = ids.get(rid, 0) + 1
     return rid if ids[rid] == 1 else f"{rid}-{ids[rid]}"
-
-
-def write(out: Path, entries: list[Entry]) -> list[Path]:
-    """Write every entry and payload, or nothing: refuse before writing when one exists already.
-    The payloads go first and each entry's YAML last, so a run killed midway leaves no entry that
-    names a payload not written (the registry still loads); a file left so, holding the bytes this
-    run would write, is no clash the next run refuses on. A write that fails removes what it added."""
-    payloads = [(out / e.name / rel, text) for e in entries for rel, text in e.payloads]
-    targets = payloads + [(out / f"{e.name}.yaml", e.yaml) for e in entries]
-    there = {p for p, _ in targets if p.exists()}
-    clash = [p for p, text in targets if p in there and not _holds(p, text)]
-    if clash:
-        raise RefusedError(
-            f"{clash[0]} exists already ({len(clash)} file{'s' if len(clash) > 1 else ''} would be overwritten)",
-            "choose another --out directory or --name, or remove the old entry first",
-        )
-    written: list[Path] = []
-    try:
-        for path, text in targets:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
-                    fh.write(text)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            written.append(path)
-    except BaseException:
-        for path in reversed(written):
-            if path not in there:
-                path.unlink(missing_ok=True)
-        raise
-    return written
-
-
-def _holds(path: Path, text: str) -> bool:
-    try:
-        return path.read_bytes() == text.encode("utf-8", "surrogateescape")
-    except OSError:
-        return False

@@ -1,4 +1,4 @@
-"""import and capture write an entry's payloads and its YAML (importing.emit.write). A run killed
+"""import and capture write an entry's payloads and its YAML (importing.entry_files.write). A run killed
 between the YAML and its payloads (att40b #7) left an entry naming a payload not written: every
 command with that --registry failed, and the next capture refused ("exists already"). Now the
 payloads go first and the YAML last; a payload a killed run left, holding the same bytes, is no clash.
@@ -36,7 +36,7 @@ WRITES = 4  # two entries, each a payload and its YAML
 SCRIPT = textwrap.dedent("""\
     import os, signal, sys
     from pathlib import Path
-    from radpatch.importing import emit
+    from radpatch.importing import emit, entry_files
     entries = [
         emit.Entry(n, {entry!r}.format(name=n), (("add.py", "def g():\\n    return 1\\n"),), 1, ())
         for n in ("one", "two")
@@ -49,7 +49,7 @@ SCRIPT = textwrap.dedent("""\
             os.kill(os.getpid(), signal.SIGKILL)
         return real(a, b)
     os.replace = replace
-    emit.write(Path(sys.argv[1]), entries)
+    entry_files.write(Path(sys.argv[1]), entries)
     """).format(entry=ENTRY)
 
 
