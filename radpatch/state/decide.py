@@ -16,7 +16,7 @@ from radpatch.install.dist_infos import DistInfo
 from radpatch.install.environment import Installed, PythonEnv
 from radpatch.install.targets import InstalledTargets
 from radpatch.install.wheel_record import InstallId
-from radpatch.registry.model import Patch
+from radpatch.registry.model import Patch, creates
 from radpatch.state.decided import FileState as FileState
 from radpatch.state.decided import Judge as Judge
 from radpatch.state.decided import PatchState as PatchState
@@ -191,7 +191,7 @@ def reinstall_hint(ps: PatchState) -> str:
     # only the drifted one would leave the entry half applied, a second refusal); pristine ones are left out
     changed = [f for f in ps.files if f.state is not State.NOT_APPLIED] or list(ps.files)
     installed = [f.relpath for f in changed if f.wheel_record_sha256 is not None]
-    made = [f.relpath for f in changed if f.wheel_record_sha256 is None and f.exists]
+    made = [f for f in changed if f.wheel_record_sha256 is None and f.exists]
     if not installed and not made:
         installed = [ps.dist.name if ps.dist else ps.patch.distribution]
     steps = []
@@ -199,8 +199,14 @@ def reinstall_hint(ps: PatchState) -> str:
         steps.append(
             f"put the files back to the installed bytes (radpatch restore {' '.join(installed)}, no reinstall)"
         )
-    if made:
-        steps.append(f"remove {' '.join(made)} (the module the patch creates: the wheel has no bytes of it to restore)")
+    ours = "the module the patch creates: the wheel has no bytes of it to restore"
+    before = "a module the wheel does not have, created before this patch: no bytes to restore"
+    for whose, group in (
+        (ours, [f for f in made if creates(f.rewrites)]),
+        (before, [f for f in made if not creates(f.rewrites)]),
+    ):
+        if group:
+            steps.append(f"remove {' '.join(f.relpath for f in group)} ({whose})")
     return f"{' and '.join(steps)}, then apply again"
 
 
