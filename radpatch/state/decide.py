@@ -179,7 +179,7 @@ def _decide(
             files.append(file_state(patch, store, judged, t, judge, trust, dist.python))
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record, hint=exc.hint)
-    files += left_behind(dist, store, judged, {t.rewritten.relpath for t in found.files})
+    files += left_behind(dist, store, judged, {t.rewritten.relpath: t.rewritten.module for t in found.files})
     return judged, files
 
 
@@ -200,7 +200,7 @@ def reinstall_hint(ps: PatchState) -> str:
             f"put the files back to the installed bytes (radpatch restore {' '.join(installed)}, no reinstall)"
         )
     ours = "the module the patch creates: the wheel has no bytes of it to restore"
-    before = "a module the wheel does not have, created before this patch: no bytes to restore"
+    before = "a module the wheel does not install, which this patch does not create: no bytes to restore"
     for whose, group in (
         (ours, [f for f in made if creates(f.rewrites)]),
         (before, [f for f in made if not creates(f.rewrites)]),

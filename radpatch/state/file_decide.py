@@ -4,6 +4,7 @@ and the files of a record that still carry it, or that a reinstall replaced."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
@@ -25,11 +26,16 @@ def still_applied(dist: Installed, store: Store, record: PatchRecord | None) -> 
     return _record_files(dist, store, record, ByHash.APPLIED)
 
 
-def left_behind(dist: Installed, store: Store, record: PatchRecord | None, current: set[str]) -> list[FileState]:
+def left_behind(
+    dist: Installed, store: Store, record: PatchRecord | None, current: Mapping[str, str]
+) -> list[FileState]:
     """Files an earlier revision of the entry patched that the current one does not rewrite (it
     moved to another module), when they do not read as pristine: such a file is radpatch's and
-    changed since, so the patch cannot read as applied or not applied."""
+    changed since, so the patch cannot read as applied or not applied. Or the same module is now
+    found at another file (`current`: relpath -> module), which hides the one radpatch patched
+    (a package `core/__init__.py` made beside `core.py`): said so, and what to remove."""
     out = []
+    now_at = {module: rel for rel, module in current.items()}
     for f in record.files if record is not None else ():
         if f.path in current:
             continue
@@ -37,9 +43,17 @@ def left_behind(dist: Installed, store: Store, record: PatchRecord | None, curre
         found = _read(path)
         data = found or b""
         wheel = dist.recorded_sha256(f.path)
-        if by_hash(state_sha(found), f, store, wheel, found) is not ByHash.NOT_APPLIED:
-            why = f"{f.path}: an earlier revision of the entry patched it, and it changed since"
-            out.append(FileState(f.module, path, f.path, (), data, State.DRIFTED, why, wheel))
+        read = by_hash(state_sha(found), f, store, wheel, found)
+        if read is ByHash.NOT_APPLIED:
+            continue
+        why, hint = f"{f.path}: an earlier revision of the entry patched it, and it changed since", ""
+        hider = now_at.get(f.module)
+        if hider is not None:
+            carries = "carries the patch as radpatch wrote it" if read is ByHash.APPLIED else "was patched by radpatch"
+            why = f"{f.path} {carries}, but {f.module} is now imported from {hider}, which hides it"
+            if dist.recorded_sha256(hider) is None:
+                hint = f"remove {hider} (the wheel does not install it; it hides {f.path}), then read the status again"
+        out.append(FileState(f.module, path, f.path, (), data, State.DRIFTED, why, wheel, hint=hint))
     return out
 
 
