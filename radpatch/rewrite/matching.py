@@ -14,10 +14,11 @@ import contextvars
 import dataclasses
 import re
 import textwrap
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import cast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from radpatch.errors import RefusedError
 from radpatch.registry.code import expression_text
@@ -247,6 +248,25 @@ def lines_of(module: cst.Module, nodes: Sequence[cst.CSTNode], offset: int = 0) 
     return [(pos[n][0] if n in pos else 0) + offset for n in nodes]
 
 
+class Shown:
+    """Text a message may show, made only when shown (`f"{shown}"`): a node's line costs a codegen
+    pass of its module (starts), and most edits succeed and show none."""
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self._make = make
+
+    def __str__(self) -> str:
+        return self._make()
+
+    def __format__(self, spec: str) -> str:
+        return format(self._make(), spec)
+
+
+def shown_line(module: cst.Module, node: cst.CSTNode, offset: int = 0) -> Shown:
+    """lines_of(module, [node], offset)[0], as text, worked out only when shown."""
+    return Shown(lambda: str(lines_of(module, [node], offset)[0]))
+
+
 _STARTS: list[tuple[cst.Module, Mapping[cst.CSTNode, tuple[int, int]]]] = []  # the last few modules asked about
 
 
@@ -258,7 +278,19 @@ def starts(module: cst.Module) -> Mapping[cst.CSTNode, tuple[int, int]]:
     for m, pos in _STARTS:
         if m is module:
             return pos
-    resolved = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    pos = {n: (r.start.line, r.start.column) for n, r in resolved.items()}
+    pos = {n: (r.start.line, r.start.column) for n, r in _positions(module).items()}
     _STARTS[:] = [(module, pos), *_STARTS[:2]]
     return pos
+
+
+def _positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
+    """libcst's PositionProvider on `module`: its codegen pass alone. MetadataWrapper.resolve runs
+    the same pass, then walks the whole tree once more for the batchable providers asked with it
+    (none here: half its time); libcst versions without the provider's `_gen_impl` take that road."""
+    provider = PositionProvider()
+    gen = getattr(provider, "_gen_impl", None)
+    computed = getattr(provider, "_computed", None)
+    if gen is None or not isinstance(computed, dict):
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    gen(module)
+    return cast(Mapping[cst.CSTNode, CodeRange], provider._computed)

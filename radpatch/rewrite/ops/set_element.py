@@ -39,8 +39,9 @@ if TYPE_CHECKING:
         MatchFailure,
         NotFound,
         NotUndoable,
-        lines_of,
+        Shown,
         replace_on_path,
+        shown_line,
     )
     from radpatch.rewrite.ops.common import in_scope
     from radpatch.rewrite.ops.common.bound_literal import bound_literal
@@ -162,7 +163,8 @@ def _edit(module: cst.Module, op: SetElement, offset: int, undo: bool) -> cst.CS
         path = call_display(module, op, offset, DISPLAYS, _SHAPE, key)
     d = path[-1]
     assert isinstance(d, DISPLAYS)
-    what = f"{op.display_said()} (line {lines_of(module, [path[-3]], offset)[0]})"
+    at = shown_line(module, path[-3], offset)
+    what = Shown(lambda: f"{op.display_said()} (line {at})")
     hits = elements_of(module, d, op.element)
     if len(hits) > 1:
         raise Ambiguous(

@@ -37,9 +37,10 @@ if TYPE_CHECKING:
         MatchFailure,
         NotFound,
         NotUndoable,
+        Shown,
         code_of,
-        lines_of,
         replace_on_path,
+        shown_line,
     )
     from radpatch.rewrite.merge import enclosed, merge
     from radpatch.rewrite.ops.common import in_scope
@@ -172,9 +173,9 @@ def _edit(module: cst.Module, op: SetItem, offset: int, undo: bool) -> cst.CSTNo
     path = _literal(module, op, offset)
     d = path[-1]
     assert isinstance(d, cst.Dict)
-    at = lines_of(module, [path[-3]], offset)[0]
+    at = shown_line(module, path[-3], offset)
     hits = items_of(module, d, op.key)
-    what = f"{said(op)} (line {at})"
+    what = Shown(lambda: f"{said(op)} (line {at})")
     if len(hits) > 1:
         raise Ambiguous(f"{what} writes the key {op.key} {len(hits)} times", "change the dict with a `replace` rewrite")
     place = "after" if op.after is not None else "before"

@@ -7,7 +7,7 @@ import ast
 
 import libcst as cst
 
-from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, code_of, lines_of
+from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of, lines_of
 from radpatch.rewrite.name_bindings import binding_sites
 from radpatch.rewrite.scopes import find_scope
 from radpatch.rewrite.tree import Path_, block_body, statement_slots
@@ -67,33 +67,39 @@ def bound_literal(
             "entry depends on how the code runs",
             f"{op} changes {what} bound once; change the one you mean with a `replace` rewrite",
         )
-    wrong = MatchFailure(
-        f"line {lines[0]} binds {name} but not as `{name} = {shape}",
-        f"{op} changes an entry of {what}; change this code with a `replace` rewrite",
-    )
+
+    def wrong() -> MatchFailure:  # made when raised: its line costs a position pass
+        return MatchFailure(
+            f"line {lines[0]} binds {name} but not as `{name} = {shape}",
+            f"{op} changes an entry of {what}; change this code with a `replace` rewrite",
+        )
+
     if len(hits) != 1:  # bound by a `for`, `with`, `except`, `match`, `:=`, `del`, a `global` elsewhere
-        raise wrong
+        raise wrong()
     line = hits[0][-1]
     if not isinstance(line, cst.SimpleStatementLine):  # a def, a class
-        raise wrong
+        raise wrong()
     small = [s for s in line.body if binds(cst.SimpleStatementLine([s]), name)][0]
     value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
     plain = isinstance(small, cst.AnnAssign) or (
         isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
     )
     if not plain or not isinstance(value, kinds):
-        raise wrong
+        raise wrong()
     return (*hits[0], small, value)
 
 
-def _binding_lines(module: cst.Module, scope: cst.CSTNode, name: str, offset: int) -> list[int]:
-    """The file's lines where the scope binds `name`, as rewrite.name_bindings counts bindings."""
+def _binding_lines(module: cst.Module, scope: cst.CSTNode, name: str, offset: int) -> list[int | Shown]:
+    """The file's lines where the scope binds `name`, as rewrite.name_bindings counts bindings (in a
+    definition, worked out only when a refusal shows them: its line costs a position pass)."""
     if isinstance(scope, cst.Module):
-        body, kind, shift = ast.parse(scope.code).body, "module", offset
-    else:
-        assert isinstance(scope, (cst.FunctionDef, cst.ClassDef))
-        node = ast.parse(cst.Module([scope.with_changes(leading_lines=())]).code).body[0]
-        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        body, kind = node.body, "class" if isinstance(node, ast.ClassDef) else "function"
-        shift = lines_of(module, [scope], offset)[0] - node.lineno
-    return [getattr(n, "lineno", 0) + shift for n in binding_sites(body, name, kind)]
+        return [getattr(n, "lineno", 0) + offset for n in binding_sites(ast.parse(scope.code).body, name, "module")]
+    assert isinstance(scope, (cst.FunctionDef, cst.ClassDef))
+    node = ast.parse(cst.Module([scope.with_changes(leading_lines=())]).code).body[0]
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    kind = "class" if isinstance(node, ast.ClassDef) else "function"
+
+    def line(at: int) -> Shown:
+        return Shown(lambda: str(lines_of(module, [scope], offset)[0] - node.lineno + at))
+
+    return [line(getattr(n, "lineno", 0)) for n in binding_sites(node.body, name, kind)]

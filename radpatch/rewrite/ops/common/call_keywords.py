@@ -10,7 +10,7 @@ import libcst as cst
 
 from radpatch.registry.code import expression_text
 from radpatch.rewrite import commas
-from radpatch.rewrite.matching import MatchFailure, NotFound
+from radpatch.rewrite.matching import MatchFailure, NotFound, Shown
 from radpatch.rewrite.merge import enclosed
 
 
@@ -68,7 +68,7 @@ def place(args: tuple[cst.Arg, ...], after: str | None, before: str | None = Non
     return next((i for i, a in enumerate(args) if a.star == "**"), len(args))
 
 
-def added(call: cst.Call, op: KeywordOp, value: str, line: int) -> cst.Call:
+def added(call: cst.Call, op: KeywordOp, value: str, line: int | Shown) -> cst.Call:
     """The call with `op.keyword=value` put where `place` says."""
     at = place(tuple(call.args), op.after, op.before)
     if at is None:
@@ -93,7 +93,7 @@ def added(call: cst.Call, op: KeywordOp, value: str, line: int) -> cst.Call:
     return call.with_changes(args=args)
 
 
-def taken(call: cst.Call, op: KeywordOp, line: int, check: bool) -> cst.Call:
+def taken(call: cst.Call, op: KeywordOp, line: int | Shown, check: bool) -> cst.Call:
     """The call without its `keyword=` argument; with `check`, only where the inverse would put it
     back (after `after`, or where an added keyword goes), so that undoing it gives the call back."""
     args = tuple(call.args)

@@ -10,7 +10,7 @@ from typing import Protocol
 import libcst as cst
 
 from radpatch.registry.code import expression_text
-from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, code_of
+from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of
 from radpatch.rewrite.merge import enclosed
 from radpatch.rewrite.patterns import expr_key
 
@@ -147,7 +147,7 @@ def items_of(module: cst.Module, d: cst.Dict, key: str) -> list[int]:
     ]
 
 
-def placed(module: cst.Module, d: cst.Dict, op: ItemOp, value: str, what: str) -> cst.Dict:
+def placed(module: cst.Module, d: cst.Dict, op: ItemOp, value: str, what: str | Shown) -> cst.Dict:
     """`d` with the entry `op.key: value` where `after:` or `before:` says, else as its last item."""
     if op.before is not None:
         follows = items_of(module, d, op.before)
@@ -172,7 +172,7 @@ def placed(module: cst.Module, d: cst.Dict, op: ItemOp, value: str, what: str) -
     return inserted(d, op.key, value, before[0])
 
 
-def refuse_elsewhere(module: cst.Module, d: cst.Dict, op: ItemOp, i: int, what: str) -> None:
+def refuse_elsewhere(module: cst.Module, d: cst.Dict, op: ItemOp, i: int, what: str | Shown) -> None:
     """An entry taken away must sit where its inverse puts it back: right after `after:`, right before
     `before:`, else as the literal's last item."""
     keys = [code_of(module, e.key).strip() if isinstance(e, cst.DictElement) else None for e in d.elements]

@@ -10,7 +10,7 @@ from typing import Protocol
 
 import libcst as cst
 
-from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, code_of
+from radpatch.rewrite.matching import Ambiguous, MatchFailure, NotFound, Shown, code_of
 from radpatch.rewrite.ops.common.dict_items import added, first, inserted, removed
 from radpatch.rewrite.patterns import expr_key
 
@@ -99,7 +99,7 @@ def shown(module: cst.Module, d: Display, i: int) -> str:
     return code_of(module, d.elements[i].value).strip()
 
 
-def placed(module: cst.Module, d: Display, op: ElementOp, what: str) -> Display:
+def placed(module: cst.Module, d: Display, op: ElementOp, what: str | Shown) -> Display:
     """`d` with `op.element` where `after:` or `before:` says, else as its last element."""
     as_dict, element = _as_dict(d), op.element
     for said, at in (("before", op.before), ("after", op.after)):
@@ -125,7 +125,7 @@ def without(d: Display, i: int) -> Display:
     return _back(d, removed(_as_dict(d), i))
 
 
-def refuse_elsewhere(module: cst.Module, d: Display, op: ElementOp, i: int, what: str) -> None:
+def refuse_elsewhere(module: cst.Module, d: Display, op: ElementOp, i: int, what: str | Shown) -> None:
     """An element taken away must sit where its inverse puts it back: right after `after:`, right
     before `before:`, else as the display's last element."""
     n = len(d.elements)

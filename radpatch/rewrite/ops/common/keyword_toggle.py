@@ -11,7 +11,7 @@ from typing import Protocol
 
 import libcst as cst
 
-from radpatch.rewrite.matching import Ambiguous, MatchFailure, code_of, lines_of, replace_on_path
+from radpatch.rewrite.matching import Ambiguous, MatchFailure, Shown, code_of, lines_of, replace_on_path, shown_line
 from radpatch.rewrite.ops.common.call_keywords import KeywordOp, added, spread, taken
 from radpatch.rewrite.ops.common.keyword_callee import Own, refuse_passed_by_position
 from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
@@ -70,7 +70,7 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
         at = calls(module, p, op.call, getattr(op, "header", None))
         return _without(at, op.keyword), _passing(module, at, op.keyword, value)
 
-    def flip(call: cst.CSTNode, line: int = 0) -> cst.Call:
+    def flip(call: cst.CSTNode, line: int | Shown = 0) -> cst.Call:
         assert isinstance(call, cst.Call)
         return added(call, op, value, line) if adding else taken(call, op, line, check=not undo)
 
@@ -107,7 +107,7 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
             _refuse_untold(module, op, value, hit, missing, offset)
         else:
             refuse_passed_by_position(module, hit, op.keyword, own, offset)
-    return replace_on_path(hit, flip(hit[-1], lines_of(module, [hit[-1]], offset)[0]))
+    return replace_on_path(hit, flip(hit[-1], shown_line(module, hit[-1], offset)))
 
 
 UNTOLD = (
