@@ -59,7 +59,8 @@ def written(lit: Touch, other: Touch) -> bool:
     that argument, in the same scope."""
     if not other.writes or lit.scope != other.scope or not (lit.part and lit.part[0] == "argument"):
         return False
-    return call_parts.passes(_undump(other.writes), lit)
+    trees = _undump(other.writes)
+    return not trees or call_parts.passes(trees, lit)  # code that does not read back may write the call
 
 
 def display(lit: Touch, other: Touch) -> bool:
@@ -100,6 +101,9 @@ def _undump(trees: str) -> list[ast.AST]:
         return []
 
 
+_NAMED: dict[str, object] = {"Ellipsis": ..., "inf": float("inf"), "nan": float("nan")}  # as repr() writes them
+
+
 def _node(e: ast.expr) -> object:
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and not e.args:
         cls = getattr(ast, e.func.id, None)
@@ -110,6 +114,10 @@ def _node(e: ast.expr) -> object:
         return [_node(x) for x in e.elts]
     if isinstance(e, ast.Constant):
         return e.value
-    if isinstance(e, ast.Name) and e.id == "Ellipsis":
-        return ...
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant):
+        value = e.operand.value
+        if isinstance(value, (int, float, complex)):
+            return -value  # an f-string's `conversion=-1`
+    if isinstance(e, ast.Name) and e.id in _NAMED:
+        return _NAMED[e.id]
     raise ValueError(ast.dump(e))
