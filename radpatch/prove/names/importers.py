@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 from .problem import IMPORTED_ELSEWHERE, Problem
+from .star_importers import star_reads, star_taken
 from .version_guard import catches
 
 MAX_FILES = 5000  # files of the package read at most
@@ -108,6 +109,7 @@ def importers(
     if root is None:
         return []
     out: list[Problem] = []
+    star: tuple[set[str], set[str]] | None = None  # what star imports of the module take (star_taken), once asked
     for path in sorted((root / top).rglob("*.py"))[:MAX_FILES]:
         rel = path.relative_to(root).with_suffix("")
         is_pkg = rel.name == "__init__"
@@ -118,16 +120,34 @@ def importers(
             data = path.read_bytes()
         except OSError:
             continue
-        if not any(n.encode() in data for n in gone) or (not is_package and last not in data):
+        starred = b"*" in data and (is_package or last in data)  # may star-import the module (star_importers)
+        if not (any(n.encode() in data for n in gone) or starred) or (not is_package and last not in data):
             continue  # names neither the name nor (for a plain module) the module: cannot import it from there
         try:
             tree = ast.parse(data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        for line, taken in taken_from(tree, name, is_pkg, dotted, gone):
+        found = list(taken_from(tree, name, is_pkg, dotted, gone))
+        if starred:
+            if star is None:
+                star = star_taken(before, after, gone)
+            found += star_uses(tree, name, is_pkg, dotted, *star)
+        for line, taken in found:
             where = f"{path.relative_to(root).as_posix()}:{line}"
             out.append(Problem(gone[taken], taken, "<module>", IMPORTED_ELSEWHERE, where))
     return out
+
+
+def star_uses(
+    tree: ast.Module, name: str, package: bool, target: str, taken: Collection[str], breaking: Collection[str]
+) -> Iterator[tuple[int, str]]:
+    """(line, name) of each unguarded `from target import *` in module `name` that fails (a removed
+    name the patched `__all__` still lists), and of each read there of a removed name it took."""
+    for node, guarded in _walk(tree):
+        if isinstance(node, ast.ImportFrom) and not guarded and any(a.name == "*" for a in node.names):
+            if _base(node, name, package) == target:
+                yield from ((node.lineno, n) for n in sorted(breaking))
+                yield from star_reads(tree, node.lineno, set(taken) - set(breaking))
 
 
 def taken_from(
