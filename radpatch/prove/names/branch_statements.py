@@ -11,6 +11,7 @@ import ast
 from collections.abc import Callable
 
 from .flow import Ctx
+from .import_outcome import import_outcome
 from .loops import Loops
 from .match_facts import binding_guards, case_facts, pattern_facts
 from .path_facts import changed_by, changes, exact, of_test, outcome
@@ -119,7 +120,13 @@ class BranchStatements(Loops):
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
         guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
-        falls = self.branches(c, parts, not guarded, guarded)
+        known = import_outcome(s, self.rt.version) if guarded and s.handlers else None  # told for the target
+        if known is True:  # every import surely succeeds there: no handler runs
+            parts = parts[:1]
+        elif isinstance(known, tuple):  # one surely fails there: what is before it, then its handler
+            stop, caught = known
+            parts = [lambda: self.block(s.body[:stop], c) and handler(caught)()]
+        falls = self.branches(c, parts, not guarded, guarded and known is None)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try
