@@ -77,3 +77,34 @@ def test_a_name_a_star_importer_reads_is_not_taken_away(
 def test_both_outcomes_are_generated() -> None:
     assert any(c[1] == "import-time" and c[2] == "none" and c[3] == "helper" and c[4] == "delete" for c in CASES)
     assert any(c[1] == "rebound" or c[4] == "unchanged" for c in CASES)
+
+
+PASSED_ON = {  # pp/other.py, taking the name from pp, whose __init__ star-imports pp.mod
+    "from-package": "from pp import NAME\n\n\ndef use():\n    return NAME()\n",
+    "package-attribute": "import pp\n\n\ndef use():\n    return pp.NAME()\n",
+    "star-of-package": "from pp import *\n\nV = NAME()\n\n\ndef use():\n    return V\n",
+    "unrelated": "from pp import other\n\n\ndef use():\n    return other()\n",
+}
+INITS = {"star": "from .mod import *\n", "star-and-own": "from .mod import *\n\n\ndef NAME():\n    return 5\n"}
+PASSED = sample(itertools.product(PASSED_ON, INITS, ["none", "lists-it"], CHANGES))
+
+
+@pytest.mark.parametrize(("read", "init", "all_", "change"), PASSED, ids=["-".join(c) for c in PASSED])
+def test_a_name_a_star_importer_passes_on_is_not_taken_away(
+    read: str, init: str, all_: str, change: str, tmp_path: Path
+) -> None:
+    """`pp/__init__.py` does `from .mod import *`: what it takes, its own importers take from it."""
+    root = tmp_path / "site"
+    original = ORIGINAL.replace("ALL", ALLS[all_]).replace("NAME", "helper")
+    modules = {"__init__": INITS[init].replace("NAME", "helper"), "other": PASSED_ON[read].replace("NAME", "helper")}
+    mod = write_package(root, {**modules, "mod": original})
+    assert not fails(root)
+    before = mod.read_bytes()
+    mod.write_text(CHANGES[change](original, "helper"))
+    truth = fails(root)
+    after = mod.read_bytes()
+    mod.write_bytes(before)
+    refused = names_check.names_refusal(before, after, str(mod), site_env(root), "pp.mod")
+    assert (refused is not None) == truth, (read, init, all_, change, refused)
+    if refused is not None:
+        assert "`helper` (line " in refused.why and "pp/" in refused.why, refused.why
