@@ -11,6 +11,7 @@ import ast
 from collections.abc import Callable
 
 from .flow import Ctx
+from .import_outcome import import_outcome
 from .loops import Loops
 from .match_facts import binding_guards, case_facts, pattern_facts
 from .path_facts import changed_by, changes, exact, of_test, outcome
@@ -35,9 +36,12 @@ class BranchStatements(Loops):
             return self.block(s.body if s.test.value else s.orelse, c)
         if typing is None:
             self.expr(s.test, c)
-            # a test on the Python version or `__debug__` is constant for a run of the target: not a branch
-            # a name is partly bound by (the version's dead branch is placement's and fallback_only's)
-            fixed = self.version_test(s.test) or _debug_test(s.test)
+            on_target = self.target_decides(s.test)  # the target's version rules one branch out: it never runs
+            if on_target is not None:
+                return self.block(s.body if on_target else s.orelse, c)
+            # `__debug__` is constant for a run of the target: not a branch a name is partly bound by; a
+            # version test the target's major.minor does not decide (`>= (3, 10, 2)`) is any other test
+            fixed = _debug_test(s.test)
             taken = None if fixed else outcome(c.flow.facts, s.test)
             if taken is not None:  # the path's facts decide the test: the other branch is not taken here
                 return self.guarded(s.test, s.body if taken else s.orelse, c, taken)
@@ -56,12 +60,13 @@ class BranchStatements(Loops):
             c.flow.bind(name.id, name.lineno)
         return self.block(body, c)
 
-    def version_test(self, test: ast.expr) -> bool:
-        """Does `test` read the Python version (version_guard decides it for some version)?"""
+    def target_decides(self, test: ast.expr) -> bool | None:
+        """The value of a version test on the target's major.minor (the runtime's), None when it is not
+        one or is not decided there."""
         if self.version_names is None:
             self.version_names = (aliases(self.tree), flags(self.tree))
-        renamed, flagged = self.version_names
-        return any(isinstance(decide(test, v, renamed, flagged), bool) for v in ((3, 0), (3, 99)))
+        found = decide(test, self.rt.version, *self.version_names)
+        return found if isinstance(found, bool) else None
 
     def s_With(self, s: ast.With | ast.AsyncWith, c: Ctx) -> bool:
         for item in s.items:
@@ -115,7 +120,13 @@ class BranchStatements(Loops):
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)
         guarded = all(isinstance(b, (ast.Import, ast.ImportFrom, ast.Pass)) for b in s.body)
-        falls = self.branches(c, parts, not guarded, guarded)
+        known = import_outcome(s, self.rt.version) if guarded and s.handlers else None  # told for the target
+        if known is True:  # every import surely succeeds there: no handler runs
+            parts = parts[:1]
+        elif isinstance(known, tuple):  # one surely fails there: what is before it, then its handler
+            stop, caught = known
+            parts = [lambda: self.block(s.body[:stop], c) and handler(caught)()]
+        falls = self.branches(c, parts, not guarded, guarded and known is None)
         return self.block(s.finalbody, c) and falls
 
     s_TryStar = s_Try

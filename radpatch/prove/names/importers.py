@@ -17,10 +17,12 @@ Standard library only and relative imports, as the rest of the names package.
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterator, Sequence
+import functools
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 
 from .problem import IMPORTED_ELSEWHERE, Problem
+from .star_importers import listed, star_reads, star_taken
 from .version_guard import catches
 
 MAX_FILES = 5000  # files of the package read at most
@@ -101,33 +103,93 @@ def importers(
     gone = removed
     if not gone:
         return []
-    dotted, is_package = module
-    last = dotted.rpartition(".")[2].encode()
-    top = dotted.split(".")[0]
+    top = module[0].split(".")[0]
     root = next((Path(p) for p in paths if (Path(p) / top / "__init__.py").is_file()), None)
     if root is None:
         return []
+    files = sorted((root / top).rglob("*.py"))[:MAX_FILES]
     out: list[Problem] = []
-    for path in sorted((root / top).rglob("*.py"))[:MAX_FILES]:
+    first = functools.cache(lambda: star_taken(before, after, gone))
+    queue: list[tuple[str, bool, dict[str, int], Callable[[], tuple[set[str], set[str]]]]] = [(*module, gone, first)]
+    seen = {module[0], *own}
+    while queue and len(seen) <= _REEXPORTS:  # the module, then each module that passes the names on by star
+        dotted, is_package, names, star = queue.pop(0)
+        passing: list[tuple[str, bool, ast.Module]] = []
+        for where, line, taken in _scan(root, files, dotted, is_package, names, seen, star, passing):
+            out.append(Problem(names[taken], taken, "<module>", IMPORTED_ELSEWHERE, f"{where}:{line}"))
+        for name, is_pkg, tree in passing:  # a star importer binds the names for its own importers too
+            seen.add(name)
+            passed = {n: names[n] for n in star()[0] if n not in top_bindings(tree)}
+            there = listed(tree)
+            taken_on = {n for n in passed if (n in there if there is not None else not n.startswith("_"))}
+            on = (taken_on, {n for n in passed if there is not None and n in there})
+            if passed:
+                queue.append((name, is_pkg, passed, _told(on)))
+    return list(dict.fromkeys(out))
+
+
+def _told(value: tuple[set[str], set[str]]) -> Callable[[], tuple[set[str], set[str]]]:
+    return lambda: value
+
+
+_REEXPORTS = 8  # modules followed at most: the module and those that star-import it, transitively
+
+
+def _scan(
+    root: Path,
+    files: list[Path],
+    dotted: str,
+    is_package: bool,
+    gone: dict[str, int],
+    skip: Collection[str],
+    star: Callable[[], tuple[set[str], set[str]]],
+    passing: list[tuple[str, bool, ast.Module]],
+) -> Iterator[tuple[str, int, str]]:
+    """(importer file, line, name) of each import of a `gone` name from `dotted` in the other files of
+    the package; each file that star-imports what `dotted` passes on is added to `passing`."""
+    last = dotted.rpartition(".")[2].encode()
+    for path in files:
         rel = path.relative_to(root).with_suffix("")
         is_pkg = rel.name == "__init__"
         name = ".".join(rel.parts[:-1] if is_pkg else rel.parts)
-        if name == dotted or name in own:
+        if name == dotted or name in skip:
             continue
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        if not any(n.encode() in data for n in gone) or (not is_package and last not in data):
+        starred = b"*" in data and (is_package or last in data)  # may star-import the module (star_importers)
+        if not (any(n.encode() in data for n in gone) or starred) or (not is_package and last not in data):
             continue  # names neither the name nor (for a plain module) the module: cannot import it from there
         try:
             tree = ast.parse(data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        for line, taken in taken_from(tree, name, is_pkg, dotted, gone):
-            where = f"{path.relative_to(root).as_posix()}:{line}"
-            out.append(Problem(gone[taken], taken, "<module>", IMPORTED_ELSEWHERE, where))
-    return out
+        where = path.relative_to(root).as_posix()
+        found = list(taken_from(tree, name, is_pkg, dotted, gone))
+        if starred:
+            found += star_uses(tree, name, is_pkg, dotted, *star())
+            if star()[0] and any(_base(n, name, is_pkg) == dotted for n in _stars(tree)):
+                passing.append((name, is_pkg, tree))
+        yield from ((where, line, taken) for line, taken in found)
+
+
+def _stars(tree: ast.Module) -> Iterator[ast.ImportFrom]:
+    for node, guarded in _walk(tree):
+        if isinstance(node, ast.ImportFrom) and not guarded and any(a.name == "*" for a in node.names):
+            yield node
+
+
+def star_uses(
+    tree: ast.Module, name: str, package: bool, target: str, taken: Collection[str], breaking: Collection[str]
+) -> Iterator[tuple[int, str]]:
+    """(line, name) of each unguarded `from target import *` in module `name` that fails (a removed
+    name the patched `__all__` still lists), and of each read there of a removed name it took."""
+    for node, guarded in _walk(tree):
+        if isinstance(node, ast.ImportFrom) and not guarded and any(a.name == "*" for a in node.names):
+            if _base(node, name, package) == target:
+                yield from ((node.lineno, n) for n in sorted(breaking))
+                yield from star_reads(tree, node.lineno, set(taken) - set(breaking))
 
 
 def taken_from(
