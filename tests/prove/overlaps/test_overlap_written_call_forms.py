@@ -39,14 +39,18 @@ FORMS = (
     "None",
     "[*parts]",
 )
-SRC = 'def setup(parser, width, parts):\n    parser.description = "d"\n    parser.add_argument("--x", choices=["a", "b"])\n'
+SRC = (
+    "def setup(parser, width, parts):\n"
+    '    parser.description = "d"\n'
+    '    parser.add_argument("--x", choices=["a", "b"])\n'
+)
 ADD = (
-    '  - id: a\n    add_element: {scope: setup, call: parser.add_argument, keyword: choices, occurrence: 1, '
+    "  - id: a\n    add_element: {scope: setup, call: parser.add_argument, keyword: choices, occurrence: 1, "
     "element: '\"c\"'}\n"
 )
 INSERT = (
-    '  - id: b\n    insert_after: {{scope: setup, find: \'parser.description = "d"\', '
-    "code: 'parser.add_argument(\"--y\", choices=[\"p\"], help={form})'}}\n"
+    "  - id: b\n    insert_after: {{scope: setup, find: 'parser.description = \"d\"', "
+    'code: \'parser.add_argument("--y", choices=["p"], help={form})\'}}\n'
 )
 
 
