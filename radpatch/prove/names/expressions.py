@@ -11,12 +11,13 @@ from collections.abc import Callable
 
 from .closures import nonlocal_binds
 from .expression_guards import Guards
+from .fixed_values import fixed_locals
 from .flow import Ctx
 from .implicit_calls import ImplicitCalls
 from .path_facts import EFFECTS, Facts, capped, changes, exact, meet, of_test, root
 from .path_stores import stored, without
 from .problem import Runtime
-from .scope_bindings import COMPS, NameScope
+from .scope_bindings import COMPS, FUNCS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
 _CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
@@ -91,7 +92,15 @@ class Expressions(ImplicitCalls, Guards):
         scope = self.scopes[id(node)]
         if c.flow.partial:
             self.early[id(scope)] = frozenset(n for n in c.flow.partial if c.flow.partly(n))
-        return self.ctx(scope)
+        inner = self.ctx(scope)
+        if scope.kind == "function" and isinstance(node, (*FUNCS, ast.Lambda)):
+            own = {n for n in scope.locals if (id(scope), n) not in self.shared}
+            shadowed, s = set(scope.bound), scope.parent
+            while s is not None:
+                shadowed |= s.bound
+                s = s.parent
+            inner.flow.immutable = fixed_locals(node, own, shadowed)
+        return inner
 
     def annotation(self, node: ast.expr, c: Ctx) -> None:
         if c.annotations_lazy:
