@@ -9,7 +9,7 @@ import ast
 import functools
 from collections.abc import Callable
 
-from .closures import nonlocal_binds
+from .closures import nonlocal_binds, runs_items, sure_calls
 from .expression_guards import Guards
 from .fixed_values import fixed_locals
 from .flow import Ctx
@@ -163,7 +163,9 @@ class Expressions(ImplicitCalls, Guards):
             if isinstance(node, COMPS):
                 self.comprehension(node, cx)
                 continue
-            if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
+            if isinstance(node, (ast.BoolOp, ast.IfExp)) and (
+                (self.walrus and _walrus(node)) or (self.shared and self.binding_operand(node, cx))
+            ):
                 self.operands(node, cx)
                 continue
             if isinstance(node, (ast.BoolOp, ast.IfExp)) and self.guarded_here(cx):
@@ -203,6 +205,10 @@ class Expressions(ImplicitCalls, Guards):
             self.branches(home, [items, lambda: True])
         else:
             items()
+        if self.shared and c.scope.kind == "function" and runs_items(node):  # `[g() for _ in [0]]`: g ran
+            for call in sure_calls([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]):
+                for bound in self.binds_when_called(call, c):  # and bound what it binds
+                    self.expr(ast.Name(bound, ast.Store(), lineno=call.lineno, col_offset=0), c)
         if changes(node):  # its calls and stores ran in its own scope: the path's facts and claims die here
             c.flow.changed()
 
@@ -213,6 +219,12 @@ class Expressions(ImplicitCalls, Guards):
         if fn is None or c.scope.kind != "function" or not isinstance(fn, ast.FunctionDef):
             return []
         return sorted(nonlocal_binds(fn) & c.scope.locals)
+
+    def binding_operand(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> bool:
+        """Does an operand past the first (a branch) call a def binding a local through `nonlocal`?"""
+        rest = node.values[1:] if isinstance(node, ast.BoolOp) else [node.body, node.orelse]
+        calls = [n for r in rest for n in ast.walk(r) if isinstance(n, ast.Call)]
+        return any(self.binds_when_called(n, self.home(c)) for n in calls)
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the
