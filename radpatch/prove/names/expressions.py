@@ -13,7 +13,7 @@ from .closures import nonlocal_binds, runs_items, sure_calls
 from .expression_guards import Guards
 from .fixed_values import fixed_locals
 from .flow import Ctx
-from .implicit_calls import ImplicitCalls
+from .implicit_calls import ImplicitCalls, Stored, keepers
 from .path_facts import EFFECTS, Facts, capped, changes, exact, meet, of_test, root
 from .path_stores import stored, without
 from .problem import Runtime
@@ -35,6 +35,7 @@ class Expressions(ImplicitCalls, Guards):
         # walk.s_FunctionDef's, and a lambda a plain assignment binds (walk.s_Assign)
         self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = {}
         self.def_bound: dict[int, frozenset[str]] = {}  # per def: the names bound on every path where it is made
+        self.keepers = keepers(tree)
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -125,6 +126,12 @@ class Expressions(ImplicitCalls, Guards):
                     cx.flow.bind(node.id, node.lineno)
                     self.rebound((id(cx.scope), node.id))  # no longer (only) the def, class or instance
                 continue
+            if isinstance(node, Stored):  # a call has run: `g` passed to it is kept; "": kept ones may run
+                if node.name:
+                    self.store_callback(node.name, cx)
+                else:
+                    self.run_stored(node.lineno, cx)
+                continue
             if node is _CHANGED:  # the call (await, yield) below it has run
                 cx.flow.changed()
                 if cx.scope.kind == "comprehension":  # it runs where the comprehension stands
@@ -148,8 +155,9 @@ class Expressions(ImplicitCalls, Guards):
                 and not node.keywords
             ):
                 self.method_only("super", node.lineno, cx.scope)
-            if isinstance(node, ast.Call):  # `g()`, and `map(g, xs)`, `partial(g)`: the callee may call g now
-                called = [node.func, *node.args, *(k.value for k in node.keywords)]
+            if isinstance(node, ast.Call):  # `g()`, and `map(g, xs)`: the callee may call g now, or keep it
+                keeps = self.keeps(node.func, cx)  # `Thread(target=g)`, `partial(g)` call nothing passed yet
+                called = [node.func] if keeps else [node.func, *node.args, *(k.value for k in node.keywords)]
                 for callee in sorted({n.id for n in called if isinstance(n, ast.Name)}):
                     self.closure_call(callee, node.lineno, cx)
                 for bound in self.binds_when_called(node, cx):  # after the arguments: once g has run
@@ -177,6 +185,11 @@ class Expressions(ImplicitCalls, Guards):
                     cx.flow.bind(name, getattr(node, "lineno", 0))
             if isinstance(node, EFFECTS):
                 stack.append((_CHANGED, cx))
+                if self.local_defs and isinstance(node, ast.Call):  # once its operands are evaluated,
+                    passed = {n.id for n in [*node.args, *(k.value for k in node.keywords)] if isinstance(n, ast.Name)}
+                    for callee in sorted(passed):  # what it is passed may be kept (after: what it may change)
+                        stack.append((Stored(callee), cx))
+                    stack.append((Stored("", node.lineno), cx))  # and what was kept before may run
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, c: Ctx) -> None:
