@@ -13,12 +13,12 @@ there, as closures.free_reads tells for a call. Followed, in a function and at m
   `x in k`), the arithmetic and unary operators (`k + 1`, `-k`), any special method where it is passed
   to a call or called (`str(k)`, `len(k)`, `k()`); bases that are classes of this scope too;
 - a decorator that is a function of this scope: its body runs when the def is made, and the function it
-  decorates runs too where that body (not a wrapper it defines) calls its parameter.
+  decorates runs too where that body (not a wrapper it defines) calls its parameter;
+- what `if k:`, `for x in k`, `with k:` and `k += 1` call of such an instance (protocol_calls).
 
 Not seen (dynamic dispatch): an instance reached another way (a container, a parameter, a return value,
 a call of a function that is not run here), a decorator imported from elsewhere or one that passes
-the function on to another call, a class of another scope, what `for x in k`, `with k:`, `if k:` or
-`k += 1` call.
+the function on to another call, a class of another scope.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from .closures import free_reads, own_nodes
 from .flow import Ctx
 from .path_facts import subject
 from .problem import Runtime
+from .protocol_calls import BIN_OPS as _BIN
+from .protocol_calls import protocols
 from .resolve import Resolver
 from .scope_bindings import FUNCS, NameScope
 
@@ -40,11 +42,6 @@ if TYPE_CHECKING:  # the package runs on older targets too (target_probe)
 
 _MAKE = ("__init__", "__new__", "__post_init__")
 _COMPARE = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__")
-_BIN = {
-    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.MatMult: "matmul", ast.Div: "truediv",
-    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift",
-    ast.BitOr: "or", ast.BitXor: "xor", ast.BitAnd: "and",
-}  # fmt: skip
 _UNARY = {ast.USub: ("__neg__",), ast.UAdd: ("__pos__",), ast.Invert: ("__invert__",), ast.Not: ("__bool__", "__len__")}
 _ANY = ("*",)  # an instance passed to a call or called: any of its special methods may run
 _SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
@@ -229,6 +226,8 @@ class ImplicitCalls(Resolver):
                 calls.append((self.class_of(e, c), (f"__{op}__", f"__r{op}__")))
         elif t is ast.UnaryOp:
             calls.append((self.class_of(node.operand, c), _UNARY[type(node.op)]))  # type: ignore[attr-defined]
+        for e, wanted in protocols(node):  # `if k:`, `for x in k`, `with k:`, `k += 1` (protocol_calls)
+            calls.append((self.class_of(e, c), wanted))
         for cls, names in calls:
             if cls is not None:
                 for fn in self.methods(cls, names, c):

@@ -66,6 +66,7 @@ class Walker(BranchStatements):
         return falls
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
+        self.implicit(s, c)  # `if k:`, `for x in k`, `with k:`, `k += 1` of this scope's instances
         method = getattr(self, "s_" + type(s).__name__, None)
         if method is not None:
             return bool(method(s, c))
