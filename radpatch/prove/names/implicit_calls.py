@@ -132,7 +132,8 @@ class ImplicitCalls(Resolver):
         before = len(self.out)
         for fn, made in self.stored_callbacks.get(id(c.scope), ()):
             self.runs(fn, line, c, made)
-        self.out[before:] = [p for p in self.out[before:] if p not in self.out[:before]]  # told once per line
+        told = {p.key for p in self.out[:before]}  # told once (as names_check keys it), not at each later run
+        self.out[before:] = [p for p in dict.fromkeys(self.out[before:]) if p.key not in told]
 
     def runs(self, fn: Fn, line: int, c: Ctx, made: frozenset[str]) -> None:
         """`fn` runs at `line` of `c`'s scope; `made`: what was bound on every path where it was made (bound
