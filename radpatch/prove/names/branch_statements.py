@@ -137,7 +137,7 @@ class BranchStatements(Loops):
         finally's fall-through on that path re-raises (not a way on)."""
         mark, saved = c.flow.open(), c.flow.facts
         ran = [*s.body, *s.orelse, *[b for h in s.handlers for b in h.body]]
-        c.flow.facts = changed_by(without(saved, stored(ran)), ran)
+        c.flow.facts = changed_by(without(saved, stored(ran)), ran, c.flow.immutable)
         self.block(s.finalbody, c)
         c.flow.close(mark)
         c.flow.facts = saved

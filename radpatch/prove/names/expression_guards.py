@@ -62,7 +62,7 @@ class Guards(Resolver):
                 self.expr(value, c)
                 flow.assume(self.guard_facts(value, isinstance(node.op, ast.And), c, flow.facts))
         # what held before, but of what it binds (`(w := a) and 0`) and what its calls may change
-        flow.facts = changed_by(without(saved, stored([node])), node)  # type: ignore[list-item]
+        flow.facts = changed_by(without(saved, stored([node])), node, flow.immutable)  # type: ignore[list-item]
 
     def item_test(self, test: ast.expr, inner: Ctx) -> None:
         """A comprehension's `if test` (walked in `inner`): its items are evaluated where it is true."""

@@ -9,14 +9,15 @@ import ast
 import functools
 from collections.abc import Callable
 
-from .closures import nonlocal_binds
+from .closures import nonlocal_binds, runs_items, sure_calls
 from .expression_guards import Guards
+from .fixed_values import fixed_locals
 from .flow import Ctx
-from .implicit_calls import ImplicitCalls
+from .implicit_calls import ImplicitCalls, Stored, keepers
 from .path_facts import EFFECTS, Facts, capped, changes, exact, meet, of_test, root
 from .path_stores import stored, without
 from .problem import Runtime
-from .scope_bindings import COMPS, NameScope
+from .scope_bindings import COMPS, FUNCS, NameScope
 
 _MATCH_NAMES = ("name", "rest")
 _CHANGED = ast.Pass()  # on expr's stack below a call's operands: what it may change, once it has run
@@ -34,6 +35,7 @@ class Expressions(ImplicitCalls, Guards):
         # walk.s_FunctionDef's, and a lambda a plain assignment binds (walk.s_Assign)
         self.local_defs: dict[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = {}
         self.def_bound: dict[int, frozenset[str]] = {}  # per def: the names bound on every path where it is made
+        self.keepers = keepers(tree)
         self.future_annotations = any(
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in tree.body
@@ -91,7 +93,15 @@ class Expressions(ImplicitCalls, Guards):
         scope = self.scopes[id(node)]
         if c.flow.partial:
             self.early[id(scope)] = frozenset(n for n in c.flow.partial if c.flow.partly(n))
-        return self.ctx(scope)
+        inner = self.ctx(scope)
+        if scope.kind == "function" and isinstance(node, (*FUNCS, ast.Lambda)):
+            own = {n for n in scope.locals if (id(scope), n) not in self.shared}
+            shadowed, s = set(scope.bound), scope.parent
+            while s is not None:
+                shadowed |= s.bound
+                s = s.parent
+            inner.flow.immutable = fixed_locals(node, own, shadowed)
+        return inner
 
     def annotation(self, node: ast.expr, c: Ctx) -> None:
         if c.annotations_lazy:
@@ -116,6 +126,12 @@ class Expressions(ImplicitCalls, Guards):
                     cx.flow.bind(node.id, node.lineno)
                     self.rebound((id(cx.scope), node.id))  # no longer (only) the def, class or instance
                 continue
+            if isinstance(node, Stored):  # a call has run: `g` passed to it is kept; "": kept ones may run
+                if node.name:
+                    self.store_callback(node.name, cx)
+                else:
+                    self.run_stored(node.lineno, cx)
+                continue
             if node is _CHANGED:  # the call (await, yield) below it has run
                 cx.flow.changed()
                 if cx.scope.kind == "comprehension":  # it runs where the comprehension stands
@@ -139,8 +155,9 @@ class Expressions(ImplicitCalls, Guards):
                 and not node.keywords
             ):
                 self.method_only("super", node.lineno, cx.scope)
-            if isinstance(node, ast.Call):  # `g()`, and `map(g, xs)`, `partial(g)`: the callee may call g now
-                called = [node.func, *node.args, *(k.value for k in node.keywords)]
+            if isinstance(node, ast.Call):  # `g()`, and `map(g, xs)`: the callee may call g now, or keep it
+                keeps = self.keeps(node.func, cx)  # `Thread(target=g)`, `partial(g)` call nothing passed yet
+                called = [node.func] if keeps else [node.func, *node.args, *(k.value for k in node.keywords)]
                 for callee in sorted({n.id for n in called if isinstance(n, ast.Name)}):
                     self.closure_call(callee, node.lineno, cx)
                 for bound in self.binds_when_called(node, cx):  # after the arguments: once g has run
@@ -154,7 +171,9 @@ class Expressions(ImplicitCalls, Guards):
             if isinstance(node, COMPS):
                 self.comprehension(node, cx)
                 continue
-            if self.walrus and isinstance(node, (ast.BoolOp, ast.IfExp)) and _walrus(node):
+            if isinstance(node, (ast.BoolOp, ast.IfExp)) and (
+                (self.walrus and _walrus(node)) or (self.shared and self.binding_operand(node, cx))
+            ):
                 self.operands(node, cx)
                 continue
             if isinstance(node, (ast.BoolOp, ast.IfExp)) and self.guarded_here(cx):
@@ -166,6 +185,11 @@ class Expressions(ImplicitCalls, Guards):
                     cx.flow.bind(name, getattr(node, "lineno", 0))
             if isinstance(node, EFFECTS):
                 stack.append((_CHANGED, cx))
+                if self.local_defs and isinstance(node, ast.Call):  # once its operands are evaluated,
+                    passed = {n.id for n in [*node.args, *(k.value for k in node.keywords)] if isinstance(n, ast.Name)}
+                    for callee in sorted(passed):  # what it is passed may be kept (after: what it may change)
+                        stack.append((Stored(callee), cx))
+                    stack.append((Stored("", node.lineno), cx))  # and what was kept before may run
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp, c: Ctx) -> None:
@@ -194,6 +218,10 @@ class Expressions(ImplicitCalls, Guards):
             self.branches(home, [items, lambda: True])
         else:
             items()
+        if self.shared and c.scope.kind == "function" and runs_items(node):  # `[g() for _ in [0]]`: g ran
+            for call in sure_calls([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]):
+                for bound in self.binds_when_called(call, c):  # and bound what it binds
+                    self.expr(ast.Name(bound, ast.Store(), lineno=call.lineno, col_offset=0), c)
         if changes(node):  # its calls and stores ran in its own scope: the path's facts and claims die here
             c.flow.changed()
 
@@ -204,6 +232,12 @@ class Expressions(ImplicitCalls, Guards):
         if fn is None or c.scope.kind != "function" or not isinstance(fn, ast.FunctionDef):
             return []
         return sorted(nonlocal_binds(fn) & c.scope.locals)
+
+    def binding_operand(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> bool:
+        """Does an operand past the first (a branch) call a def binding a local through `nonlocal`?"""
+        rest = node.values[1:] if isinstance(node, ast.BoolOp) else [node.body, node.orelse]
+        calls = [n for r in rest for n in ast.walk(r) if isinstance(n, ast.Call)]
+        return any(self.binds_when_called(n, self.home(c)) for n in calls)
 
     def operands(self, node: ast.BoolOp | ast.IfExp, c: Ctx) -> None:
         """`a and (y := f())`, `(y := f()) if t else 0`: what the operands after the first (the

@@ -55,6 +55,7 @@ class Flow(Claims):
         # per claimed name without such facts, an if's test facts that hold exactly where it was bound
         # (`if a and b: v = 1`: a and b; path_facts.exact): a path that tells them all has it bound
         self.sure: dict[str, Facts] = {}
+        self.immutable: frozenset[str] = frozenset()  # locals no call can change (fixed_values)
 
     def bind(self, name: str, line: int) -> None:
         self.forget(name)
@@ -117,12 +118,12 @@ class Flow(Claims):
         """A loop's pass begins: what the claims tell of `names` (the loop stores them) is gone, and with
         `calls` (the loop has a call, a store through an object) what those may change: a pass before
         may have done so (`if a: v = 1` / `while a or c:` / `if a: r = v` / `a = 1`)."""
-        self._forget(lambda facts: stable(without(facts, names)) if calls else without(facts, names))
+        self._forget(lambda facts: stable(without(facts, names), self.immutable) if calls else without(facts, names))
 
     def changed(self) -> None:
         """A call, a store through an object, an in-place change: what may no longer hold is gone
         (path_facts.stable), on the path and in the claims."""
-        self._forget(stable)
+        self._forget(lambda facts: stable(facts, self.immutable))
 
     def _forget(self, keep: Callable[[Facts], Facts]) -> None:
         if self.facts:

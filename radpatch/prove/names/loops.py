@@ -118,7 +118,8 @@ class Loops(Expressions):
             anywhere.append(a)
         flow.join(nets, anywhere=anywhere)
         # a pass may have changed what entry's facts state; a `for` runs its iterator's code too
-        ran = stable(entry) if isinstance(s, (ast.For, ast.AsyncFor)) else changed_by(entry, s)
+        fixed = flow.immutable
+        ran = stable(entry, fixed) if isinstance(s, (ast.For, ast.AsyncFor)) else changed_by(entry, s, fixed)
         flow.facts = without(ran, stored([s]))
         if isinstance(s, ast.While) and not exits.breaks and not s.orelse and not endless:  # left by its test only
             flow.assume(self.own_facts(of_test(s.test, False, flow.facts), c))

@@ -245,30 +245,33 @@ def capped(facts: Facts) -> Facts:
     return facts if len(facts) <= CAP else dict(list(facts.items())[-CAP:])
 
 
-def stable(facts: Facts) -> Facts:
+def stable(facts: Facts, immutable: frozenset[str] = frozenset()) -> Facts:
     """`facts` but what a call, a store through any object (an alias: `o = self` / `o.x = 1`,
     `setattr`, `a[0] = 1`) or an in-place change (`a.append(1)`, `b += [1]` on an alias of `a`) may
     make false: every fact of an attribute path, and a local's truth or value unless it holds a
-    number, a string or None (told by an `==`, order or `is None` fact); what `is None` tells of a
-    local stays (no call rebinds it), and so does a flag assigned a test of such facts only."""
+    number, a string or None (told by an `==`, order or `is None` fact, or `immutable`: the locals
+    fixed_values finds hold such values only); what `is None` tells of a local stays (no call rebinds
+    it), and so does a flag assigned a test of such facts only, or of `immutable` names only."""
     if not facts:
         return facts
-    fixed = {k[0] for k, v in facts.items() if (v and k[1] in ("eq", "none")) or k[1] in ("gt", "ge")}
+    fixed = {k[0] for k, v in facts.items() if (v and k[1] in ("eq", "none")) or k[1] in ("gt", "ge")} | immutable
     return {
         k: v
         for k, v in facts.items()
-        if "." not in k[0] and ((k[1] == "none" or k[0] in fixed) if k[1] != "same" else _identity_only(k[2][0]))  # type: ignore[index]
+        if "." not in k[0]
+        and ((k[1] == "none" or k[0] in fixed) if k[1] != "same" else _identity_only(k[2][0], immutable))  # type: ignore[index]
     }
 
 
-def _identity_only(test: ast.expr) -> bool:
-    """Is a flag's test (and/or/not of simple tests) made of `name is None` / `is not None` only?"""
+def _identity_only(test: ast.expr, immutable: frozenset[str]) -> bool:
+    """Is a flag's test (and/or/not of simple tests) made of `name is None` / `is not None` only, or
+    of simple tests of `immutable` names?"""
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
     if isinstance(test, ast.BoolOp):
-        return all(_identity_only(v) for v in test.values)
+        return all(_identity_only(v, immutable) for v in test.values)
     found = simple(test)
-    return found is not None and found[0][1] == "none" and "." not in found[0][0]
+    return found is not None and (found[0][1] == "none" or found[0][0] in immutable) and "." not in found[0][0]
 
 
 def changes(nodes: list[ast.stmt] | ast.AST) -> bool:
@@ -283,9 +286,9 @@ def changes(nodes: list[ast.stmt] | ast.AST) -> bool:
     return False
 
 
-def changed_by(facts: Facts, nodes: list[ast.stmt] | ast.AST) -> Facts:
+def changed_by(facts: Facts, nodes: list[ast.stmt] | ast.AST, immutable: frozenset[str] = frozenset()) -> Facts:
     """`facts` as they hold after `nodes` ran (or stopped partway): stable ones only where they may change them."""
-    return stable(facts) if facts and changes(nodes) else facts
+    return stable(facts, immutable) if facts and changes(nodes) else facts
 
 
 EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)  # evaluating one runs code that may store anywhere

@@ -66,12 +66,15 @@ class Walker(BranchStatements):
         return falls
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
+        self.implicit(s, c)  # `if k:`, `for x in k`, `with k:`, `k += 1` of this scope's instances
         method = getattr(self, "s_" + type(s).__name__, None)
         if method is not None:
             return bool(method(s, c))
         for child in ast.iter_child_nodes(s):  # Expr, Return, Raise, Assert, Delete, ...
             if isinstance(child, ast.expr):
                 self.expr(child, c)
+        if isinstance(s, ast.Return) and self.stored_callbacks:  # a callback kept may run once it returns
+            self.run_stored(s.lineno, c)
         return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and callee(s) not in ENDS
 
     def s_Assign(self, s: ast.Assign, c: Ctx) -> bool:
@@ -205,6 +208,8 @@ class Walker(BranchStatements):
             for a in arg_names(node.args):
                 c.flow.bind(a.arg, node.lineno)
             self.block(node.body, c)
+            if self.stored_callbacks:  # once it is done, at its end
+                self.run_stored(node.end_lineno or node.lineno, c)
         else:  # a type alias' value
             for p in type_params(node):
                 c.flow.bind(p.name, node.lineno)  # type: ignore[attr-defined]
