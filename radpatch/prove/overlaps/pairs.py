@@ -57,7 +57,7 @@ from itertools import combinations
 
 from packaging.version import Version
 
-from radpatch.prove.overlaps import call_written, entry_orders, gaps, ordering
+from radpatch.prove.overlaps import call_written, created, entry_orders, gaps, ordering
 from radpatch.prove.overlaps.gap_pairs import gap_words, import_gap, module_of, one_place
 from radpatch.prove.overlaps.touching import Meet, Meeting, meet
 from radpatch.registry.model import Patch
@@ -111,7 +111,7 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
             for rb in b.rewrites:
                 for ta in ra.op.touches():
                     for tb in rb.op.touches():
-                        meeting = meet(ta, tb)
+                        meeting = meet(ta, tb) or created.element_find(ta, tb)
                         gap = meeting is None and texts is not None and gaps.maybe(ta, tb)
                         if meeting is None and not gap:
                             continue
@@ -142,6 +142,15 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
                                 out.append(Overlap(b.name, a.name, rb.id, ra.id, module, *how))
                             else:
                                 out.append(Overlap(a.name, b.name, ra.id, rb.id, module, *how))
+                for (one, r1), (two, r2) in (((a, ra), (b, rb)), ((b, rb), (a, ra))):
+                    made = created.inside_created(r1.op, r2.op) or created.removed_then_added(r1.op, r2.op)
+                    vs = [v for v in probe if module_of(one, r1, v) is not None]
+                    vs = [v for v in vs if module_of(one, r1, v) == module_of(two, r2, v)]
+                    if made is not None and vs:
+                        ordered = a.name in after[b.name] or b.name in after[a.name]
+                        m = module_of(one, r1, vs[0]) or ""
+                        how = (made.what, tuple(vs), ordered, made.kind)
+                        out.append(Overlap(one.name, two.name, r1.id, r2.id, m, *how))
                 if texts is not None and gaps.maybe_ops(ra.op, rb.op):
                     what, at = import_gap(a, ra, b, rb, probe, texts)
                     ordered = a.name in after[b.name] or b.name in after[a.name]

@@ -6,8 +6,9 @@ order.
 
 Generated: pairs of entries (one or two rewrites each, from ENTRIES) x entry order. Oracle: the
 rewrite runner applies each entry whole on the module text, A then B and B then A
-(tests.lib.overlaps.orders_differ). With the module text, `list`'s rules (prove.overlaps.pairs)
-report the pair whenever the orders differ or one fails, and apply's check refuses it (unordered)
+(tests.lib.overlaps.orders_differ). With the module text, and from the registry text alone (as
+one that may meet), `list`'s rules (prove.overlaps.pairs) report the pair whenever the orders differ
+or one fails, and apply's check refuses it (unordered)
 exactly when both orders apply and write different code, and when neither applies both though each
 applies alone; a pair where one order only applies (a stack) is reported."""
 
@@ -119,6 +120,7 @@ def test_two_entries_overlap_exactly_when_their_orders_disagree(
     on_file = pairs.find(entries, [Version("1.0")], texts)
     if differ:
         assert on_file, f"{one} / {other}: the orders disagree, and no overlap is reported"
+        assert pairs.find(entries, [Version("1.0")]), f"{one} / {other}: not reported from the registry text"
     both = [run_entry(b, run_entry(a, SRC)), run_entry(a, run_entry(b, SRC))]
     if None in both:  # one order only (a stack: reported, the order named), or neither (refused)
         if both == [None, None]:
