@@ -12,7 +12,8 @@ text before either (verify's cached release for `list` and `verify`, the install
 
 Two that each only add module-level bindings the other leaves alone (prove.overlaps.commute) agree,
 though their bytes differ. Asked by prove.overlaps.pairs for two entries its rewrite-by-rewrite rules
-found apart in a module; the applied entry known only from its record: prove.overlaps.recorded_orders."""
+found apart in a module, unless `requires:` orders them (a series is applied as written: its entries
+are not run again pair by pair); the applied entry known only from its record: prove.overlaps.recorded_orders."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ class Orders(Enum):
     SECOND = "second"  # only the second, then the first
 
 
+@functools.lru_cache(maxsize=512)
 def run(p: Patch, rws: tuple[Rewrite, ...], text: str | None) -> str | None:
     """`p`'s rewrites `rws` on `text` as apply runs them: the text written, or None when they fail."""
     from radpatch.rewrite import runner

@@ -158,10 +158,14 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
                         Overlap(a.name, b.name, ra.id, rb.id, m, what, tuple(vs), ordered, Meet.GAP)
                         for m, vs in at.items()
                     )
-        if texts is not None:  # the two entries run whole, where no two of their rewrites met
+        if texts is not None and not _ordered(a, b, after):  # run whole where no two rewrites met, unordered
             met = {o.module for o in out[start:]}
             out.extend(_whole(a, b, probe, texts, met, after))
     return _unique(out)
+
+
+def _ordered(a: Patch, b: Patch, after: dict[str, set[str]]) -> bool:
+    return a.name in after[b.name] or b.name in after[a.name]
 
 
 def _whole(
