@@ -163,3 +163,30 @@ def released_toy(site: Site, loopback: Any, tmp_path: Path, monkeypatch: pytest.
     files = {"toypkg/__init__.py": "", "toypkg/core.py": core}
     loopback("toypkg", {"1.0": files})
     site.install("toypkg", "1.0", files)
+
+
+def run_entry(p: Patch, text: str | None) -> str | None:
+    """The oracle's step: entry `p` run whole by radpatch's rewrite runner on `text` (None: it fails)."""
+    from radpatch.errors import RadpatchError
+    from radpatch.rewrite import runner
+    from radpatch.rewrite.matching import MatchFailure
+
+    if text is None:
+        return None
+    try:
+        return runner.forward(p, p.rewrites, text.encode(), "toypkg/core.py").decode()
+    except (RadpatchError, MatchFailure, SyntaxError, ValueError):
+        return None
+
+
+def orders_differ(first: Patch, then: Patch, text: str) -> bool | None:
+    """The both-orders oracle: each entry run whole by the rewrite runner, `first` then `then` and the
+    other way round. True when they write different code or one order fails (a stack), or both fail
+    although each applies alone; False when they write the same code; None when neither order
+    applies and one entry does not apply alone (no pair to judge)."""
+    import ast
+
+    one, two = run_entry(then, run_entry(first, text)), run_entry(first, run_entry(then, text))
+    if one is None and two is None:
+        return True if run_entry(first, text) is not None and run_entry(then, text) is not None else None
+    return one is None or two is None or ast.dump(ast.parse(one)) != ast.dump(ast.parse(two))

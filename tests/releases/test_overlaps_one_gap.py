@@ -56,8 +56,15 @@ AFTER_FIRST_METHOD = "insert_definitions: {payload: meth.py, after: K.m}"
 
 
 def entry(reg: Path, name: str, op: str) -> Any:
+    """Entry `name`, its payloads its own (`b`'s define `one_b`, `extra_b`): two entries that both
+    defined `one` would clash whatever their places (neither order applies both)."""
     for rel, text in PAYLOADS.items():
+        if name != "a":
+            rel, text = rel.replace(".py", f"_{name}.py"), text.replace("(self", f"_{name}(self")
+            text = text.replace("one(", f"one_{name}(")
         (reg / rel).write_text(text)
+    if name != "a":
+        op = op.replace("one.py", f"one_{name}.py").replace("meth.py", f"meth_{name}.py")
     return write(reg, name, f"  - id: {name}\n    {op}\n")
 
 

@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
-from radpatch.prove.overlaps import ordering
+from radpatch.prove.overlaps import ordering, recorded_orders
 from radpatch.prove.overlaps.applied_clash import _UNREAD, AppliedClash, _module
 from radpatch.prove.overlaps.applied_gaps import _imports_read, _one_gap
 from radpatch.prove.overlaps.installed_files import InstalledTexts
@@ -72,6 +72,11 @@ def clashes(
                     )
                 continue
             found = _meeting(p, ours, r)
+            told = recorded_orders.verdict(on_disk, p, version, r) if on_disk is not None else None
+            if found and told is True:
+                continue  # run in both orders from the record's kept texts, the two write the same code
+            if not found and told is False:
+                found = [_differ(p, r)]
             gap = _one_gap(on_disk, p, version, r) if on_disk is not None and not found else None
             out.extend(found if gap is None else [gap])
     return out
@@ -105,6 +110,19 @@ def _meeting(p: Patch, ours: tuple[touched.Touched, ...], r: PatchRecord) -> lis
                 )
             ]
     return []
+
+
+def _differ(p: Patch, r: PatchRecord) -> AppliedClash:
+    return AppliedClash(
+        p.name,
+        r.patch,
+        f"{p.name} and {r.patch} overlap: run in both orders (from {r.patch}'s record of the file before and after "
+        f"it), the two write different code; {r.patch} is applied here (from a registry this run does not load) "
+        "and nothing orders them (`requires:`)",
+        f"if {p.name} is meant to stack on {r.patch}, add `requires: [{r.patch}]` to {p.name} and pass "
+        f"{r.patch}'s registry with --registry as well; else revert {r.patch} first",
+        True,
+    )
 
 
 def refuse(

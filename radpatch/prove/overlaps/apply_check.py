@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
-from radpatch.prove.overlaps import gaps, ordering, pairs
+from radpatch.prove.overlaps import entry_orders, gaps, ordering, pairs
 from radpatch.prove.overlaps.gap_pairs import commute_after_imports
 from radpatch.prove.overlaps.installed_files import InstalledTexts, installed_texts
 from radpatch.prove.overlaps.pairs import Overlap
@@ -44,6 +44,7 @@ def refuse_unordered(
         for o in pairs.find(patches, versions, texts)
         if not o.ordered and not _stacks(o) and not (apart is not None and apart(o))
         if o.kind is not Meet.GAP or apart is not None
+        if not (texts is not None and _whole_agree(patches, o, texts))
     ]
     if bad:
         o, applied = bad[0], set(applied)
@@ -54,6 +55,16 @@ def refuse_unordered(
             + (f" (and {len(bad) - 1} more overlap(s))" if len(bad) > 1 else ""),
             f"say which comes first: add `requires: [{before}]` to {after}{either}, or apply only one of them",
         )
+
+
+def _whole_agree(patches: list[Patch], o: Overlap, texts: gaps.Texts) -> bool:
+    """The two entries, run whole in both orders on the file, write the same code: no order to ask
+    for (prove.overlaps.entry_orders; two insertions in one gap are told by `apart`)."""
+    if o.kind is Meet.GAP:
+        return False
+    by_name = {p.name: p for p in patches}
+    first, second = by_name.get(o.first), by_name.get(o.second)
+    return first is not None and second is not None and entry_orders.agree(first, second, o.module, o.versions, texts)
 
 
 def refuse_reimport(patches: list[Patch], versions: Iterable[Version]) -> None:

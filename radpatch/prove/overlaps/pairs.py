@@ -57,7 +57,7 @@ from itertools import combinations
 
 from packaging.version import Version
 
-from radpatch.prove.overlaps import call_written, gaps, ordering
+from radpatch.prove.overlaps import call_written, created, entry_orders, gaps, ordering
 from radpatch.prove.overlaps.gap_pairs import gap_words, import_gap, module_of, one_place
 from radpatch.prove.overlaps.touching import Meet, Meeting, meet
 from radpatch.registry.model import Patch
@@ -106,11 +106,12 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
     for a, b in combinations(patches, 2):
         if not set(a.named) & set(b.named) and not set(a.packages) & set(b.packages):
             continue
+        start = len(out)
         for ra in a.rewrites:
             for rb in b.rewrites:
                 for ta in ra.op.touches():
                     for tb in rb.op.touches():
-                        meeting = meet(ta, tb)
+                        meeting = meet(ta, tb) or created.element_find(ta, tb)
                         gap = meeting is None and texts is not None and gaps.maybe(ta, tb)
                         if meeting is None and not gap:
                             continue
@@ -141,6 +142,15 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
                                 out.append(Overlap(b.name, a.name, rb.id, ra.id, module, *how))
                             else:
                                 out.append(Overlap(a.name, b.name, ra.id, rb.id, module, *how))
+                for (one, r1), (two, r2) in (((a, ra), (b, rb)), ((b, rb), (a, ra))):
+                    made = created.inside_created(r1.op, r2.op) or created.removed_then_added(r1.op, r2.op)
+                    vs = [v for v in probe if module_of(one, r1, v) is not None]
+                    vs = [v for v in vs if module_of(one, r1, v) == module_of(two, r2, v)]
+                    if made is not None and vs:
+                        ordered = a.name in after[b.name] or b.name in after[a.name]
+                        m = module_of(one, r1, vs[0]) or ""
+                        how = (made.what, tuple(vs), ordered, made.kind)
+                        out.append(Overlap(one.name, two.name, r1.id, r2.id, m, *how))
                 if texts is not None and gaps.maybe_ops(ra.op, rb.op):
                     what, at = import_gap(a, ra, b, rb, probe, texts)
                     ordered = a.name in after[b.name] or b.name in after[a.name]
@@ -148,7 +158,30 @@ def find(patches: list[Patch], versions: Iterable[Version], texts: gaps.Texts | 
                         Overlap(a.name, b.name, ra.id, rb.id, m, what, tuple(vs), ordered, Meet.GAP)
                         for m, vs in at.items()
                     )
+        if texts is not None and not _ordered(a, b, after):  # run whole where no two rewrites met, unordered
+            met = {o.module for o in out[start:]}
+            out.extend(_whole(a, b, probe, texts, met, after))
     return _unique(out)
+
+
+def _ordered(a: Patch, b: Patch, after: dict[str, set[str]]) -> bool:
+    return a.name in after[b.name] or b.name in after[a.name]
+
+
+def _whole(
+    a: Patch, b: Patch, probe: list[Version], texts: gaps.Texts, met: set[str], after: dict[str, set[str]]
+) -> list[Overlap]:
+    """The two entries' rewrites of a module run whole, in both orders, on the file (prove.overlaps.entry_orders)."""
+    Orders = entry_orders.Orders
+    ordered = a.name in after[b.name] or b.name in after[a.name]
+    out = []
+    for (m, verdict), (ra, rb, vs) in entry_orders.between(a, b, probe, texts, lambda m: m not in met).items():
+        one, two = ((b, rb), (a, ra)) if verdict is Orders.SECOND else ((a, ra), (b, rb))
+        kind = Meet.STACKS if verdict in (Orders.FIRST, Orders.SECOND) else Meet.ORDERS
+        what = entry_orders.words(verdict, one[0].name, two[0].name)
+        ids = [", ".join(rw.id for rw in rws) for _, rws in (one, two)]
+        out.append(Overlap(one[0].name, two[0].name, ids[0], ids[1], m, what, tuple(vs), ordered, kind))
+    return out
 
 
 # met by the rules from the registry text as pairs that may meet; a file tells (prove.overlaps.call_written)

@@ -31,6 +31,7 @@ class Meet(Enum):
     NODE = "node"  # both change (or one changes and one anchors at) the same node
     WHOLE = "whole"  # one replaces or deletes a whole definition, the other changes code in it (or next to it)
     UNDECLARED = "undeclared"  # an operation that does not say what it changes (Operation.touches)
+    ORDERS = "orders"  # the two entries, run whole on the file, write different code by order (entry_orders)
 
 
 @dataclass(frozen=True)

@@ -15,42 +15,18 @@ nothing where the orders differ."""
 
 from __future__ import annotations
 
-import ast
 import itertools
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
-from radpatch.errors import RadpatchError
 from radpatch.prove.overlaps import pairs
 from radpatch.registry.model import Patch, Rewrite
-from radpatch.rewrite import runner
-from radpatch.rewrite.matching import MatchFailure
 from tests.lib.generated import sample
-from tests.lib.overlaps import CALL_OPS, CALL_WRITTEN_OTHERS, CALL_WRITTEN_SRCS, write
+from tests.lib.overlaps import CALL_OPS, CALL_WRITTEN_OTHERS, CALL_WRITTEN_SRCS, orders_differ, write
 
 PICKS = {"one call": "", "occurrence 1": ", occurrence: 1", "occurrence 2": ", occurrence: 2"}
-
-
-def _run(p: Patch, text: str | None) -> str | None:
-    if text is None:
-        return None
-    try:
-        return runner.forward(p, p.rewrites, text.encode(), "toypkg/core.py").decode()
-    except (RadpatchError, MatchFailure, SyntaxError, ValueError):
-        return None
-
-
-def _orders_differ(first: Patch, then: Patch, text: str) -> bool | None:
-    """The oracle: each entry run whole by the rewrite runner, `first` then `then` and the other way
-    round. True when they write different code or one order fails (B stacked on the call A writes
-    applies after A only), or both fail although each applies alone; False when they write the same
-    code; None when neither order applies and one entry does not apply alone (no pair to judge)."""
-    one, two = _run(then, _run(first, text)), _run(first, _run(then, text))
-    if one is None and two is None:
-        return True if _run(first, text) is not None and _run(then, text) is not None else None
-    return one is None or two is None or ast.dump(ast.parse(one)) != ast.dump(ast.parse(two))
 
 
 def _cases() -> list[tuple[str, str, str, str, bool]]:
@@ -64,7 +40,7 @@ def test_a_call_form_rewrite_overlaps_exactly_when_the_order_matters(
     text = CALL_WRITTEN_SRCS[src]
     a = write(tmp_path, "a", f"  - id: a\n    {CALL_OPS[op][0]}{PICKS[pick]}}}\n")
     b = write(tmp_path, "b", f"  - id: b\n    {CALL_WRITTEN_OTHERS[other]}\n")
-    differ = _orders_differ(a, b, text)
+    differ = orders_differ(a, b, text)
     if differ is None:
         pytest.skip("neither order applies, nor one of them alone: no pair to judge")
     entries = [b, a] if flip else [a, b]
@@ -103,7 +79,7 @@ def test_a_literal_bound_to_a_name_overlaps_a_replace_of_its_display_exactly_whe
 ) -> None:
     a = write(tmp_path, "a", f"  - id: a\n    {NAMED_OPS[op]}\n")
     b = write(tmp_path, "b", f"  - id: b\n    {NAMED_OTHERS[other]}\n")
-    differ = _orders_differ(a, b, NAMED_SRC)
+    differ = orders_differ(a, b, NAMED_SRC)
     assert differ is not None
     entries = [b, a] if flip else [a, b]
 
