@@ -11,6 +11,7 @@ import builtins
 import typing as _typing
 from collections.abc import Iterable
 
+from . import special_forms
 from .branch_statements import BranchStatements
 from .flow import Ctx
 from .helper_exits import ENDS, callee, helpers
@@ -66,6 +67,7 @@ class Walker(BranchStatements):
         return falls
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
+        special_forms.statement(self, s, c)  # `for x in k`, `a, b = k`, `with k:`, `if k:`, `k += 1`
         method = getattr(self, "s_" + type(s).__name__, None)
         if method is not None:
             return bool(method(s, c))
