@@ -58,8 +58,19 @@ FORMS = {
         "r = dict(**K())\n",
     ),
     "comprehension iterable": (klass("def __iter__(self):\n    return iter([v])\n"), "r = [x for x in K()]\n"),
+    "dict display star": (
+        klass("def keys(self):\n    return [str(v)]\ndef __getitem__(self, i):\n    return 0\n"),
+        "r = {**K()}\n",
+    ),
+    "set comprehension": (klass("def __hash__(self):\n    return v\n"), "r = {K() for _ in [0]}\n"),
+    "generator expression": (klass("def __iter__(self):\n    return iter([v])\n"), "r = (x for x in K())\n"),
+    "or": (klass("def __len__(self):\n    return v - 1\n"), "r = K() or 1\n"),
     "index": (klass("def __index__(self):\n    return v - 1\n"), "r = [1, 2][K()]\n"),
     "slice": (klass("def __index__(self):\n    return v - 1\n"), "r = [1, 2][K():]\n"),
+    "deleter": (
+        klass("@property\ndef p(self):\n    return 0\n@p.deleter\ndef p(self):\n    self.y = v\n") + MADE,
+        "del k.p\n",
+    ),
     "del attribute": (klass("def __delattr__(self, n):\n    return v\n") + MADE, "del k.x\n"),
     "class subscript": (klass("def __class_getitem__(cls, i):\n    return v\n"), "r = K[int]\n"),
     "init subclass": (klass("def __init_subclass__(cls):\n    cls.y = v\n", "Base"), "class Sub(Base):\n    pass\n"),
@@ -67,6 +78,15 @@ FORMS = {
     "metaclass init": (
         klass("def __init__(c, n, b, d):\n    c.y = v\n", "Meta", "(type)"),
         "class C(metaclass=Meta):\n    pass\n",
+    ),
+    "metaclass call": (
+        klass("def __call__(c, *a):\n    return v\n", "Meta", "(type)") + "class C(metaclass=Meta):\n    pass\n",
+        "r = C()\n",
+    ),
+    "inherited metaclass call": (
+        klass("def __call__(c, *a):\n    return v\n", "Meta", "(type)")
+        + "class B(metaclass=Meta):\n    pass\nclass C(B):\n    pass\n",
+        "r = C()\n",
     ),
     "set name": (klass("def __set_name__(self, o, n):\n    self.y = v\n", "D"), "class C:\n    d = D()\n"),
     "mro entries": (
@@ -91,6 +111,8 @@ FORMS = {
     # controls: Python calls nothing of the class here
     "control: list display": (klass("def __hash__(self):\n    return v\n"), "r = [K()]\n"),
     "control: starred list": (klass("def __iter__(self):\n    return iter([v])\n"), "r = [*[K()]]\n"),
+    "control: class as a key": (klass("def __hash__(self):\n    return v\n"), "r = {K: 1}\n"),
+    "control: class formatted": (klass("def __str__(self):\n    return str(v)\n"), 'r = f"{K}"\n'),
     "control: plain base": (klass("def m(self):\n    return v\n", "Base"), "class Sub(Base):\n    pass\n"),
     "control: keeping decorator": (
         klass("@staticmethod\ndef keep(fn):\n    return fn\ndef m(self):\n    return v\n"),

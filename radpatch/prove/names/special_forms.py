@@ -13,6 +13,7 @@ call of that method at the statement holding the form:
   (`__enter__`, `__exit__`); `k += 1` (`__iadd__` and the plain operator);
 - a decorator: a class of the scope (`@Reg`: it is made), an instance (`@reg`: `__call__`), a method of
   either (`@reg.add`, `@K.deco`), a call making one (`@Reg(1)`: the instance's `__call__`);
+- `K()`: its metaclass's `__call__` (given, or a base's of the scope);
 - a class statement: what placement's `reached.ModuleCode` tells its creation runs (each base's
   `__init_subclass__` in the order of the bases the scope defines, the metaclass's `__prepare__`,
   `__new__`, `__init__`, given or inherited, `__set_name__` of an instance its body assigns), and an
@@ -67,6 +68,7 @@ def expression_forms(ic: ImplicitCalls, node: ast.AST, c: Ctx) -> Calls:
     if isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Load):
         out.append((of(node.value, c), ITER))
     elif isinstance(node, ast.Call):
+        out.append((_metaclass(ic, of(node, c, made=True), c), ("__call__",)))  # `K()`: its metaclass's
         for a in node.args:  # `list(*[k])`: what the display holds is passed to the call
             if isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple, ast.Set)):
                 out += [(of(e, c), ANY) for e in a.value.elts]
@@ -176,6 +178,24 @@ def created(ic: ImplicitCalls, s: ast.ClassDef, c: Ctx) -> None:
         for fn, owner in creation(ic, s, c):
             made = ic.def_bound.get(id(owner), frozenset()) if owner is not None else frozenset()
             ic.runs(fn, s.lineno, c, made)  # type: ignore[arg-type]
+
+
+def _metaclass(ic: ImplicitCalls, cls: ast.ClassDef | None, c: Ctx) -> ast.ClassDef | None:
+    """The metaclass of the scope `cls` names (`metaclass=Meta`), or one of its bases of the scope does."""
+    seen: set[int] = set()
+    todo = [cls] if cls is not None else []
+    while todo:
+        k = todo.pop(0)
+        if id(k) in seen:
+            continue
+        seen.add(id(k))
+        for kw in k.keywords:
+            if kw.arg == "metaclass" and isinstance(kw.value, ast.Name):
+                meta = ic.lookup(ic.classes, kw.value.id, c)
+                return meta if isinstance(meta, ast.ClassDef) else None
+        bases = [ic.lookup(ic.classes, b.id, c) for b in k.bases if isinstance(b, ast.Name)]
+        todo += [b for b in bases if isinstance(b, ast.ClassDef)]
+    return None
 
 
 def _text(e: ast.expr) -> bool:
