@@ -45,9 +45,12 @@ CONVERSION = {ord("r"): ("__repr__",), ord("a"): ("__repr__",), ord("s"): ("__st
 
 
 def expression_forms(ic: ImplicitCalls, node: ast.AST, c: Ctx) -> Calls:
-    """The special methods `node` (an expression) makes Python call on this scope's classes and instances."""
+    """The special methods `node` (an expression, or a statement itself) makes Python call on this scope's
+    classes and instances."""
     from .implicit_calls import _ANY as ANY  # noqa: N811 (its identity tells "any special method")
 
+    if isinstance(node, ast.stmt):  # walk.stmt passes each statement before its own expressions
+        return statement_forms(ic, node, c)
     of = ic.class_of
     out: Calls = []
     if isinstance(node, ast.FormattedValue):
@@ -164,12 +167,6 @@ def run(ic: ImplicitCalls, calls: Calls, line: int, c: Ctx) -> None:
         if cls is not None:
             for fn in ic.methods(cls, names, c):
                 ic.runs(fn, line, c, ic.def_bound.get(id(cls), frozenset()))
-
-
-def statement(ic: ImplicitCalls, s: ast.stmt, c: Ctx) -> None:
-    """What statement `s` makes Python call of this scope's classes, before its own expressions' reads."""
-    if ic.classes:
-        run(ic, statement_forms(ic, s, c), s.lineno, c)
 
 
 def created(ic: ImplicitCalls, s: ast.ClassDef, c: Ctx) -> None:

@@ -11,7 +11,6 @@ import builtins
 import typing as _typing
 from collections.abc import Iterable
 
-from . import special_forms
 from .branch_statements import BranchStatements
 from .flow import Ctx
 from .helper_exits import ENDS, callee, helpers
@@ -67,7 +66,7 @@ class Walker(BranchStatements):
         return falls
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
-        special_forms.statement(self, s, c)  # `for x in k`, `a, b = k`, `with k:`, `if k:`, `k += 1`
+        self.implicit(s, c)  # `if k:`, `for x in k`, `with k:`, `k += 1` of this scope's instances
         method = getattr(self, "s_" + type(s).__name__, None)
         if method is not None:
             return bool(method(s, c))
