@@ -29,7 +29,6 @@ from .flow import Ctx
 
 if TYPE_CHECKING:
     from .implicit_calls import ImplicitCalls
-    from .scope_bindings import NameScope
 
     Calls = list[tuple[ast.ClassDef | None, tuple[str, ...]]]
 
@@ -141,19 +140,18 @@ def creation(ic: ImplicitCalls, s: ast.ClassDef, c: Ctx) -> list[tuple[ast.AST, 
     except ImportError:  # served to the target interpreter: no parent package (placement/guards.py)
         from radpatch_placement.reached import ModuleCode  # type: ignore[import-not-found,no-redef]
 
-    seen: list[ast.ClassDef] = []
-    scope: NameScope | None = c.scope
-    chain = []
-    while scope is not None:
-        chain.append(scope)
-        if scope.kind not in ("class", "comprehension", "annotation"):
-            break
-        scope = scope.parent
-    for sc in reversed(chain):  # the outer first: a name of the inner scope wins
-        seen += [k for (where, _), k in ic.classes.items() if where == id(sc)]
-    code = ModuleCode([*seen, s])
-    owners = {id(m): k for k in seen for m in k.body}
-    out: list[tuple[ast.AST, ast.ClassDef | None]] = [(fn, owners.get(id(fn))) for fn in code.class_creation(s)]
+    seen: dict[str, ast.ClassDef] = {}  # the scope's classes s names, and those they name: linear work
+    todo = [n for k in [s] for n in _named(k, body=True)]
+    while todo:
+        name = todo.pop()
+        k = ic.lookup(ic.classes, name, c)
+        if isinstance(k, ast.ClassDef) and name not in seen:
+            seen[name] = k
+            todo += _named(k, body=False)
+    out: list[tuple[ast.AST, ast.ClassDef | None]] = []
+    if seen:
+        owners = {id(m): k for k in seen.values() for m in k.body}
+        out += [(fn, owners.get(id(fn))) for fn in ModuleCode([*seen.values(), s]).class_creation(s)]
     for b in s.bases:
         cls = ic.class_of(b, c)
         if cls is not None:
@@ -193,6 +191,16 @@ def _metaclass(ic: ImplicitCalls, cls: ast.ClassDef | None, c: Ctx) -> ast.Class
         bases = [ic.lookup(ic.classes, b.id, c) for b in k.bases if isinstance(b, ast.Name)]
         todo += [b for b in bases if isinstance(b, ast.ClassDef)]
     return None
+
+
+def _named(k: ast.ClassDef, body: bool) -> list[str]:
+    """The names `k`'s bases and keywords read (with `body`, and what its body's assignments call)."""
+    exprs = [*k.bases, *(kw.value for kw in k.keywords)]
+    if body:
+        exprs += [
+            b.value.func for b in k.body if isinstance(b, (ast.Assign, ast.AnnAssign)) and isinstance(b.value, ast.Call)
+        ]
+    return [e.id for e in exprs if isinstance(e, ast.Name)]
 
 
 def _text(e: ast.expr) -> bool:
