@@ -14,7 +14,9 @@ there, as closures.free_reads tells for a call. Followed, in a function and at m
   to a call or called (`str(k)`, `len(k)`, `k()`); bases that are classes of this scope too;
 - a decorator that is a function of this scope: its body runs when the def is made, and the function it
   decorates runs too where that body (not a wrapper it defines) calls its parameter;
-- what `if k:`, `for x in k`, `with k:` and `k += 1` call of such an instance (protocol_calls).
+- what `if k:`, `for x in k`, `with k:` and `k += 1` call of such an instance (protocol_calls);
+- the special methods a form of code makes Python call (special_forms: an f-string, a dict key,
+  unpacking, `for x in k`, `with k:`, `if k:`, `k += 1`, a class statement, `@Reg`, `@reg.add`, ...).
 
 Not seen (dynamic dispatch): an instance reached another way (a container, a parameter, a return value,
 a call of a function that is not run here), a decorator imported from elsewhere or one that passes
@@ -35,6 +37,7 @@ from .protocol_calls import BIN_OPS as _BIN
 from .protocol_calls import protocols
 from .resolve import Resolver
 from .scope_bindings import FUNCS, NameScope
+from .special_forms import created, decorator_forms, expression_forms, run
 
 if TYPE_CHECKING:  # the package runs on older targets too (target_probe)
     Fn = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -155,6 +158,7 @@ class ImplicitCalls(Resolver):
     def made_class(self, s: ast.ClassDef, c: Ctx) -> None:
         self.classes[(id(c.scope), s.name)] = s
         self.def_bound[id(s)] = frozenset(c.flow.definite)
+        created(self, s, c)  # its bases' __init_subclass__, its metaclass, __set_name__ (special_forms)
         self.decorated(s, c)
 
     def made_instance(self, name: str, value: ast.expr, c: Ctx) -> None:
@@ -169,6 +173,7 @@ class ImplicitCalls(Resolver):
             self.classes.pop((id(c.scope), s.name), None)
             self.instances.pop((id(c.scope), s.name), None)
         for d in reversed(s.decorator_list):
+            run(self, decorator_forms(self, d, c), s.lineno, c)  # `@Reg`, `@reg.add` (special_forms)
             if not isinstance(d, ast.Name):
                 continue
             self.closure_call(d.id, s.lineno, c)
@@ -229,6 +234,7 @@ class ImplicitCalls(Resolver):
             calls.append((self.class_of(node.operand, c), _UNARY[type(node.op)]))  # type: ignore[attr-defined]
         for e, wanted in protocols(node):  # `if k:`, `for x in k`, `with k:`, `k += 1` (protocol_calls)
             calls.append((self.class_of(e, c), wanted))
+        calls += expression_forms(self, node, c)  # f-strings, hashing, unpacking... (special_forms)
         for cls, names in calls:
             if cls is not None:
                 for fn in self.methods(cls, names, c):

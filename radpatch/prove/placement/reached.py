@@ -104,7 +104,7 @@ class ModuleCode:
             if isinstance(n, (*_DEFS, ast.ClassDef)):
                 out.extend(x for d in n.decorator_list for x in self.called(d))  # `@d` calls d
             if isinstance(n, ast.ClassDef):
-                out.extend(self._class_creation(n))
+                out.extend(self.class_creation(n))
             if own and isinstance(n, (*_DEFS, ast.Lambda)):  # its decorators and defaults run now, not its body
                 stack.extend([*getattr(n, "decorator_list", []), n.args])
                 continue
@@ -183,7 +183,7 @@ class ModuleCode:
     def _methods(self, classes: list[ast.ClassDef], names: tuple[str, ...]) -> list[Function]:
         return [s for c in classes for s in c.body if isinstance(s, _DEFS) and s.name in names]
 
-    def _class_creation(self, c: ast.ClassDef) -> list[Function]:
+    def class_creation(self, c: ast.ClassDef) -> list[Function]:
         meta = self._metaclass(c)
         out = self._methods(self._ancestors(c), ("__init_subclass__",))
         if meta is not None:
