@@ -208,9 +208,9 @@ def _text(e: ast.expr) -> bool:
 
 
 def _op(op: ast.operator) -> str:
-    from .implicit_calls import _BIN
+    from .protocol_calls import BIN_OPS
 
-    return _BIN[type(op)]
+    return BIN_OPS[type(op)]
 
 
 def _deleter(cls: ast.ClassDef, attr: str) -> bool:
