@@ -5,8 +5,9 @@ call of that method at the statement holding the form:
 - an f-string's `{k}` and its format spec (`__format__`, `__str__`, `__repr__`), `"%s" % k`;
 - a dict or set display's key, a dict or set comprehension's key (`__hash__`, `__eq__`), `{**k}`,
   `f(**k)` (`keys`, `__getitem__`);
-- iterating: `[*k]`, `f(*k)`, `list(*[k])` (what the display holds is passed), `a, b = k`, `for x in k`
-  (`__iter__`, `__next__`, `__getitem__`, `__len__`, `__length_hint__`; the async ones for `async for`);
+- iterating: `a, b = k`, `for x in k`, a comprehension over k (`__iter__`, `__next__`, `__getitem__`;
+  the async ones for `async for`); `[*k]`, `f(*k)`, `list(*[k])` (what the display holds is passed)
+  also `__len__`, `__length_hint__`;
 - `xs[k]`, `xs[k:]` (`__index__`, `__hash__`, `__eq__`), `K[int]` (`__class_getitem__`), `del k.x`
   (`__delattr__`, a property's deleter);
 - truth: `if k:`, `while k:`, `assert k`, `k and x`, `x if k else y` (`__bool__`, `__len__`); `with k:`
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
 
     Calls = list[tuple[ast.ClassDef | None, tuple[str, ...]]]
 
-ITER = ("__iter__", "__next__", "__getitem__", "__len__", "__length_hint__")
+ITER = ("__iter__", "__next__", "__getitem__")  # `for`, a comprehension, `a, b = k`: no length asked
+SPREAD = (*ITER, "__len__", "__length_hint__")  # `[*k]`, `f(*k)`: the list or tuple sizes itself first
 AITER = ("__aiter__", "__anext__")
 TRUTH = ("__bool__", "__len__")
 TEXT = ("__format__", "__str__", "__repr__")
@@ -68,7 +70,7 @@ def expression_forms(ic: ImplicitCalls, node: ast.AST, c: Ctx) -> Calls:
         if not (isinstance(key, ast.Name) and key.id in targets):  # a name of the comprehension is not k
             out.append((of(key, c), HASH))
     if isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Load):
-        out.append((of(node.value, c), ITER))
+        out.append((of(node.value, c), SPREAD))
     elif isinstance(node, ast.Call):
         out.append((_metaclass(ic, of(node, c, made=True), c), ("__call__",)))  # `K()`: its metaclass's
         for a in node.args:  # `list(*[k])`: what the display holds is passed to the call
