@@ -10,9 +10,10 @@ for the import's note on the wider `replace` it gets."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from radpatch.importing.call_counts import call_number, counted_alike
 from radpatch.importing.changed_expressions import difference_path
 from radpatch.importing.import_steps import ImportStep, Value
 from radpatch.importing.scope_walk import expressions
@@ -151,36 +152,42 @@ def toggle_keyword(
     occurrence = None if len(matches) == 1 else matches.index(where) + 1
     now = [c for tag, c in _calls(scope.body, change) if tag == look]
     said = {"scope": scope.qualname, "call": callee, "keyword": change.name, "from": None if change.added else value}
-    if occurrence is not None and not counted_alike(matches.index(where), now.index(change.call), earlier, said):
-        return None
+    # an earlier step of this keyword picked its call by number: apply does not count it as `occurrence:`
+    numbered = any(
+        s.get("call_occurrence") is not None and all(s.get(k) == said[k] for k in said if k != "from") for s in earlier
+    )
+    uncounted = occurrence is not None and not counted_alike(
+        matches.index(where), now.index(change.call), earlier, said
+    )
     block, i, target = swap
     saved = block[i]
     block[i] = target
     after = _calls(scope.body, change)
     block[i] = saved
-    if occurrence is None and sum(1 for tag, _ in after if tag == result) != 1:
-        return None
-    if occurrence is not None and any(tag == result for tag, _ in _calls(installed, change)):
-        return None
+    pick: tuple[str, int] | None = None if occurrence is None else ("occurrence", occurrence)
+    if (
+        numbered
+        or uncounted
+        or occurrence is None
+        and sum(1 for tag, _ in after if tag == result) != 1
+        or occurrence is not None
+        and any(tag == result for tag, _ in _calls(installed, change))
+    ):
+        # its inverse could not tell the call from another passing no such keyword (or apply would
+        # count it apart): picked by the call's number among all calls to the callee (`call_occurrence:`)
+        nth = call_number(scope.body, installed, change, where) if numbered or not change.added else None
+        if nth is None:
+            return None
+        pick = ("call_occurrence", nth)
     keys: list[tuple[str, Value]] = [("scope", scope.qualname), ("call", callee), ("keyword", change.name)]
     keys.append(("to", value) if change.added else ("from", value))
     if change.after is not None:
         keys.append(("after", change.after))
     if change.before is not None:
         keys.append(("before", change.before))
-    if occurrence:
-        keys.append(("occurrence", occurrence))
+    if pick is not None:
+        keys.append(pick)
     return ImportStep("set_keyword", tuple(keys))
-
-
-def counted_alike(installed: int, now: int, earlier: Sequence[ImportStep], said: Mapping[str, Value | None]) -> bool:
-    """Whether apply counts `occurrence:` as the importer does: the call is match `installed` (from 0)
-    of the installed scope and `now` of the scope as this entry's earlier steps leave it, and apply
-    discounts only the matches taken by earlier set_keyword steps of the same scope, call, keyword
-    and `from:` (rewrite.runner); a match another kind of step took (a `replace` of a call it could
-    not say as set_keyword) leaves the counts apart, and apply refuses the entry."""
-    same = sum(1 for s in earlier if s.op == "set_keyword" and all(s.get(k) == v for k, v in said.items()))
-    return installed - same == now
 
 
 def _calls(body: list[ast.stmt], change: KeywordToggle) -> list[tuple[str, ast.Call]]:

@@ -9,7 +9,8 @@ Generated: where the call is (a function's decorator, a method's, a class's; a d
 positional, a keyword-only or a method's parameter) x the change (a value, a keyword added, one
 taken away, a value and a keyword added, two added) x layout (the call on one line, one argument
 per line) x what else calls the callee (nothing, a call in the body, which `header:` does not
-count, another call in the same header, which leaves the wider rewrite). As data (a set_keyword
+count, another call in the same header: picked by `occurrence:` counted in the header for a value,
+by `call_occurrence:` for a keyword added or taken away, kw45; it left the wider rewrite). As data (a set_keyword
 per keyword, `header:` set, nothing of the call's other arguments), run by the engine (the after
 file's bytes, and back to the installed ones); and every third case through `radpatch import`, apply,
 `status --check` and revert on a pip-installed wheel, against GNU `patch -p1`.
@@ -91,6 +92,8 @@ def _ops(steps: tuple[object, ...]) -> tuple[SetKeyword, ...]:
                 after=k.get("after"),
                 before=k.get("before"),
                 header=k.get("header"),
+                occurrence=int(k["occurrence"]) if "occurrence" in k else None,
+                call_occurrence=int(k["call_occurrence"]) if "call_occurrence" in k else None,
             )
         )
     return tuple(out)
@@ -103,9 +106,6 @@ def test_a_keyword_in_a_header_call_is_a_set_keyword_with_header(
     before, after = case(place, change, layout, other)
     got = rewrites(before, after)
     ops = [s.op for s in got.steps]
-    if other == "header":  # two calls to g in the header: the wider rewrite of the one that changes
-        assert ops == ["replace_decorator" if "decorator" in place else "set_default"], got.steps
-        return
     was, now = CHANGES[change]
     names = {k.split("=")[0] for k in (*was, *now) if k not in was or k not in now}
     assert ops == ["set_keyword"] * len(names), got.steps
@@ -113,6 +113,14 @@ def test_a_keyword_in_a_header_call_is_a_set_keyword_with_header(
     assert {k["keyword"] for k in keys} == names, got.steps
     assert {k["header"] for k in keys} == {"decorators" if "decorator" in place else "defaults"}, got.steps
     assert not any("1," in str(v) or "g(" in str(v) for k in keys for v in k.values()), got.steps
+    # another call to g in the header (kw45): a value picked by `occurrence:` counted in the header,
+    # a keyword added or taken away by the call's number among the header's calls to g
+    picks = [(k.get("occurrence"), k.get("call_occurrence")) for k in keys]
+    toggles = ["from" not in k or "to" not in k for k in keys]
+    if other == "header":
+        assert picks == [(None, 1) if t else (1, None) for t in toggles], got.steps
+    else:
+        assert picks == [(None, None)] * len(keys), got.steps
     check(before, _ops(got.steps), after)  # the after file's bytes, and back to the installed ones
 
 

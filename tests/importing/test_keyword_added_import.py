@@ -3,7 +3,8 @@ from it was imported as a `replace` of the whole call statement (6 of the 8 wide
 20-patch series, Emu3.5 for vLLM 0.11.0), which breaks on any upstream edit of the call's other
 arguments. Now it is `set_keyword` without `from:` (added) or without `to:` (taken away), with
 `after:` where the keyword does not go where the operation puts one, and `occurrence:` among the
-calls it matches.
+calls it matches (a keyword taken away beside another call passing none: `call_occurrence:`, the
+call's number among the calls to the callee, kw45).
 
 Generated: calls with positional arguments, keywords, `*args`, `**kwargs`, a call nested in the
 changed one, on one line or one argument per line, with or without other calls to the callee in
@@ -83,8 +84,9 @@ def case(args: tuple[str, ...], layout: str, other: str, change: str) -> tuple[s
 
 
 def narrow(args: tuple[str, ...], other: str, change: str) -> bool:
-    """Whether set_keyword says it: a keyword taken away is put back by the inverse on the one call
-    passing no such keyword, so another call lacking it in the scope leaves the wider replace."""
+    """Whether set_keyword says it without `call_occurrence:`: a keyword taken away is put back by
+    the inverse on the one call passing no such keyword; beside another call lacking it in the
+    scope, the call is picked by its number among the calls to `h` (kw45; it was the wider replace)."""
     if change.startswith("add"):
         return True
     named = [a for a in args if "=" in a]
@@ -98,11 +100,10 @@ def narrow(args: tuple[str, ...], other: str, change: str) -> bool:
 def test_the_keyword_is_one_set_keyword_step(args: tuple[str, ...], layout: str, other: str, change: str) -> None:
     before, after = case(args, layout, other, change)
     got = rewrites(before, after)
-    if not narrow(args, other, change):
-        assert [s.op for s in got.steps] == ["replace"] and "taken from a call to `h`" in got.fallbacks[0], got
-        return
     assert [s.op for s in got.steps] == ["set_keyword"], got
     keys = dict(got.steps[0].keys)
+    # beside another call lacking the keyword: the call's number among the calls to `h`
+    assert keys.get("call_occurrence") == (None if narrow(args, other, change) else 1 + bool(other)), keys
     assert ("from" in keys) != change.startswith("add") and ("to" in keys) == change.startswith("add")
     assert ("after" in keys) == change.endswith("middle"), keys
     assert ("before" in keys) == change.endswith("first"), keys
@@ -119,9 +120,8 @@ def test_each_imported_keyword_applies_as_gnu_patch_gives_and_says_only_the_keyw
     if failed:
         imported_as_gnu_patch_gives(tmp_path / "alone", *cases[failed[0]])
     assert not failed, [CASES[i] for i in failed]
-    for i, (args, _layout, other, change) in enumerate(CASES):
+    for i, (args, _layout, _other, _change) in enumerate(CASES):
         ops = [next(k for k in rw if k not in ("id", "file", "versions")) for rw in entries[i]["rewrites"]]  # type: ignore[attr-defined]
-        if narrow(args, other, change):
-            assert ops == ["set_keyword"], (CASES[i], entries[i])
-            written = repr(entries[i]["rewrites"])
-            assert call(args, "line") not in written and "h(\\n" not in written, written
+        assert ops == ["set_keyword"], (CASES[i], entries[i])
+        written = repr(entries[i]["rewrites"])
+        assert call(args, "line") not in written and "h(\\n" not in written, written

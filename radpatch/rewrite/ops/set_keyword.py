@@ -12,6 +12,10 @@ right after the keyword `after` names. Without `to`, the keyword passing `from` 
 inverse puts it back where it was, so it must sit where an added one would go (else `after` names
 the keyword before it). The inverse of each is the other direction, of a change `to` back to `from`.
 
+`call_occurrence: N` picks the N-th call to the callee, whatever it passes, where `occurrence:`
+(counting the calls that match) leaves the inverse unable to tell the call from another passing no
+such keyword.
+
 With `header:`, the calls looked among are those in the header of the definition `scope` names (its
 decorators, or its parameters' defaults), which run where the definition is made: `scope: f`,
 `header: decorators` finds the `lru_cache(...)` of `@functools.lru_cache(maxsize=8) def f`.
@@ -58,6 +62,7 @@ class SetKeyword(Operation):
     before: str | None = None
     occurrence: Occurrence = None
     header: str | None = None
+    call_occurrence: int | None = None
 
     KEY: ClassVar[str] = "set_keyword"
     CONSUMES: ClassVar[bool] = True
@@ -98,6 +103,14 @@ class SetKeyword(Operation):
             required=False,
             choices=("decorators", "defaults"),
         ),
+        Field(
+            "call_occurrence",
+            "index",
+            "optional, for a keyword added or taken away, instead of `occurrence:`: the n-th call to `call` in the "
+            "scope (or its `header:`) from 1 in source order, whatever it passes; the inverse gives the keyword "
+            "back to (or takes it from) that call, where calls passing none look alike",
+            required=False,
+        ),
     )
     EXAMPLE: ClassVar[str] = (
         "scope: EngineCoreProc.__init__\ncall: threading.Thread\nkeyword: daemon\n"
@@ -113,6 +126,16 @@ class SetKeyword(Operation):
                 raise fail(k, f"`{k}:` names another keyword argument of the call, the one next to this one")
         if values.get("header") is not None and values.get("scope") == "<module>":
             raise fail("header", "`header:` looks in a definition's header: name the function or class in `scope:`")
+        if values.get("call_occurrence") is not None:
+            if values.get("from_") is not None and values.get("to") is not None:
+                raise fail(
+                    "call_occurrence",
+                    "`call_occurrence:` picks the call a keyword is added to or taken from; "
+                    "to change a value, pick the call with `occurrence:`",
+                )
+            for k in ("occurrence", "within"):
+                if values.get(k) is not None:
+                    raise fail(k, f"give `{k}:` or `call_occurrence:`, not both")
         if values.get("after") is not None and values.get("before") is not None:
             raise fail("before", "give `after:` or `before:`, not both")
         return cls(**values)  # type: ignore[arg-type]
@@ -121,10 +144,11 @@ class SetKeyword(Operation):
         at = "" if self.after is None else f" after {self.after}"
         at = at if self.before is None else f" before {self.before}"
         where = self.scope if self.header is None else f"the {self.header} of {self.scope}"
+        which = "a call" if self.call_occurrence is None else f"call {self.call_occurrence}"
         if self.from_ is None:
-            return f"add {self.keyword}={self.to}{at} to a call to {self.call} in {where}"
+            return f"add {self.keyword}={self.to}{at} to {which} to {self.call} in {where}"
         if self.to is None:
-            return f"take {self.keyword}={self.from_} from a call to {self.call} in {where}"
+            return f"take {self.keyword}={self.from_} from {which} to {self.call} in {where}"
         return f"set {self.keyword}={self.to} (was {self.from_}) in a call to {self.call} in {where}"
 
     def scope_name(self) -> str:
@@ -150,7 +174,16 @@ class SetKeyword(Operation):
 
     def match_key(self) -> tuple[object, ...] | None:
         was = None if self.from_ is None else code_key(self.from_)
-        return ("keyword", self.scope, code_key(self.call), self.keyword, was, self.within, self.header)
+        return (
+            "keyword",
+            self.scope,
+            code_key(self.call),
+            self.keyword,
+            was,
+            self.within,
+            self.header,
+            self.call_occurrence,
+        )
 
     def forward(self, src: Source) -> Source:
         load(__name__)

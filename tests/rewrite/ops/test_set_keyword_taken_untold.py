@@ -62,8 +62,9 @@ def test_a_keyword_taken_away_is_told_apart_or_refused_saying_how(
     statement = "g(1, k=2)" if alike else f"r{hit} = g(1, k=2)"
     tells = not (alike and others == "none")  # `g(1)` given `k=2` back is the statement `g(1, k=2)` too
     if not occ:
-        if not tells:
-            assert "`replace` the statement instead" in said, said
+        if not tells:  # written as the refusal says: the call's number among the calls to `g` (kw45)
+            assert f"write `call_occurrence: {hit + 1}`" in said, said
+            check(source, SetKeyword("f", "g", "k", "2", None, call_occurrence=hit + 1), after)
             return
         within = re.search(r"write `within: (.*?)` \(the statement", said)
         assert within is not None and within.group(1) == statement, said

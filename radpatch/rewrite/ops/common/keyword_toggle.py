@@ -11,7 +11,16 @@ from typing import Protocol
 
 import libcst as cst
 
-from radpatch.rewrite.matching import Ambiguous, MatchFailure, Shown, code_of, lines_of, replace_on_path, shown_line
+from radpatch.rewrite.matching import (
+    Ambiguous,
+    MatchFailure,
+    NotFound,
+    Shown,
+    code_of,
+    lines_of,
+    replace_on_path,
+    shown_line,
+)
 from radpatch.rewrite.ops.common.call_keywords import KeywordOp, added, spread, taken
 from radpatch.rewrite.ops.common.keyword_callee import Own, refuse_passed_by_position
 from radpatch.rewrite.ops.common.keyword_calls import calls, equal, values, why_not
@@ -75,6 +84,10 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
         return added(call, op, value, line) if adding else taken(call, op, line, check=not undo)
 
     missing, passing = found(scope)
+    nth = getattr(op, "call_occurrence", None)
+    if nth is not None:  # the n-th call to the callee, whatever it passes: its inverse finds it again
+        hit = _nth_call(module, op, scope, (missing, passing) if adding else (passing, missing), nth, undo, offset)
+        return replace_on_path(hit, flip(hit[-1], lines_of(module, [hit[-1]], offset)[0]))
     lacking = f"a call to `{op.call}` passing no keyword argument `{op.keyword}`"
     giving = f"keyword argument `{op.keyword}={value}` of a call to `{op.call}`"
     if undo:
@@ -104,7 +117,8 @@ def toggle(module: cst.Module, op: ToggleOp, offset: int, undo: bool, own: Own |
             nested=inner,
         )
         if not adding:
-            _refuse_untold(module, op, value, hit, missing, offset)
+            every = calls(module, scope, op.call, getattr(op, "header", None))
+            _refuse_untold(module, op, value, hit, missing, offset, 1 + [p[-1] for p in every].index(hit[-1]))
         else:
             refuse_passed_by_position(module, hit, op.keyword, own, offset)
     return replace_on_path(hit, flip(hit[-1], shown_line(module, hit[-1], offset)))
@@ -114,7 +128,41 @@ UNTOLD = (
     "a call the keyword was taken from is like the calls that never passed it (`occurrence:` counts the calls "
     "passing it, so it does not tell them apart)"
 )
-UNTOLD_HINT = "write `within:` naming the statement the call is in (as it reads before the change) to tell it apart"
+UNTOLD_HINT = (
+    "write `within:` naming the statement the call is in (as it reads before the change) to tell it apart, or "
+    "`call_occurrence:` instead of `occurrence:` (the call's number among every call to the callee)"
+)
+
+
+def _nth_call(
+    module: cst.Module, op: ToggleOp, scope: Path_, hits: tuple[list[Path_], list[Path_]], nth: int, undo: bool, at: int
+) -> Path_:
+    """The `nth` call to the callee in the scope (`call_occurrence:`), if it is among `hits[0]`
+    (the calls the edit changes), else the refusal that says what it passes."""
+    header = getattr(op, "header", None)
+    every = calls(module, scope, op.call, header)
+    where = op.scope if header is None else f"the {header} of {op.scope}"
+    lines = lines_of(module, [p[-1] for p in every], at)
+    if nth > len(every):
+        shown = f" (lines {', '.join(map(str, lines))})" if every else ""
+        raise NotFound(
+            f"`call_occurrence: {nth}`: {where} has {len(every)} call(s) to `{op.call}`{shown}",
+            f"`call_occurrence:` counts the calls to `{op.call}` from 1 in source order: pick one of 1..{len(every)}"
+            if every
+            else "fix `call:`: the callee as the code writes it",
+        )
+    call = every[nth - 1][-1]
+    chosen = [p for p in hits[0] if p[-1] is call]
+    if chosen:
+        return chosen[0]
+    value = op.to if op.from_ is None else op.from_
+    adds = (op.from_ is None) != undo
+    has = f"passes `{op.keyword}` already" if adds else f"does not pass `{op.keyword}={value}`"
+    raise NotFound(
+        f"call {nth} to `{op.call}` in {where} (line {lines[nth - 1]}) {has}"
+        + (" (the rewrite's result is not there)" if undo else ""),
+        "check `call_occurrence:`: it counts every call to the callee, from 1 in source order",
+    )
 
 
 def _header_flip(call: cst.Call, op: ToggleOp, value: str, line: int) -> cst.Call | None:
@@ -124,10 +172,13 @@ def _header_flip(call: cst.Call, op: ToggleOp, value: str, line: int) -> cst.Cal
     return taken(call, op, line, check=False) if _passing(cst.Module([]), [(call,)], op.keyword, value) else None
 
 
-def _refuse_untold(module: cst.Module, op: ToggleOp, value: str, hit: Path_, missing: list[Path_], offset: int) -> None:
-    """Taking `keyword=value` from the call at `hit` leaves it passing none, as the calls `missing`
-    do: when its inverse (without `occurrence:`) would choose among them, refuse, and say the
-    `within:` that tells the call apart, the statement it is in as the code reads now."""
+def _refuse_untold(
+    module: cst.Module, op: ToggleOp, value: str, hit: Path_, missing: list[Path_], offset: int, nth: int
+) -> None:
+    """Taking `keyword=value` from the call at `hit` (the `nth` call to the callee) leaves it passing
+    none, as the calls `missing` do: when its inverse (without `occurrence:`) would choose among
+    them, refuse, and say the `within:` that tells the call apart (the statement it is in as the code
+    reads now), else the `call_occurrence:` that does."""
     if op.occurrence is not None or picked():
         return  # a run of `occurrence:`s is undone by its place among them (rewrite.runner)
 
@@ -147,7 +198,8 @@ def _refuse_untold(module: cst.Module, op: ToggleOp, value: str, hit: Path_, mis
     hint = (
         f"write `within: {statement}` (the statement the call is in) to tell it apart"
         if tells
-        else "no `within:` tells the calls apart (their statements are alike): `replace` the statement instead"
+        else f"no `within:` tells the calls apart (their statements are alike): write `call_occurrence: {nth}` (the "
+        f"call's number among the calls to `{op.call}`, whatever they pass)"
     )
     # a take-away a later rewrite undoes with another value (a changed value, said as two steps)
     hint += (
