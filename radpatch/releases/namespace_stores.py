@@ -32,6 +32,41 @@ def _module_stores(tree: ast.Module, name: str) -> int | None:
     return None
 
 
+_REBINDERS = frozenset({"setattr", "delattr"})
+_RUNS_TEXT = frozenset({"exec", "eval"})
+
+
+def dynamic(tree: ast.Module) -> tuple[int, str] | None:
+    """What in the module may store any name where no statement shows it, (line, in words): `exec` or
+    `eval` of text, `setattr`/`delattr` bound to another name or passed on (`sa = setattr`), a
+    `__dict__` (written through: `self.__dict__["size"] = ...`), `sys.modules` written to (a module
+    put in another's place). None when there is none: the other rules read every store."""
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Name) and node.id in _RUNS_TEXT:
+            return line, f"`{node.id}` (line {line}) may bind any name"
+        if isinstance(node, ast.Name) and node.id in _REBINDERS and id(node) not in called:
+            return line, f"`{node.id}` is passed on or bound to another name (line {line}), and may rebind it"
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            return line, f"a `__dict__` (line {line}) may be written through"
+        written = node.value if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del) else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _NAMESPACE_WRITES:
+            written = node.func.value
+        if written is not None and _sys_modules(written):
+            return line, f"`sys.modules` is written (line {line}): a module may stand in for another"
+    return None
+
+
+def _sys_modules(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "modules"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )
+
+
 def _attribute_stores(tree: ast.Module, cls: str, name: str) -> int | None:
     """The line of a store of `cls.name` from outside the class body (`Cls.name = ...`, `setattr(Cls,
     "name", ...)`, `del Cls.name`), anywhere in the module."""

@@ -1,22 +1,20 @@
-"""A scope renamed, its old name kept by an alias (issue 23, rel41): the release's declared module no
-longer defines `size`, but binds the name to code under another name, `size = planning.size_of`,
-`from .planning import size_of as size`, or `size = size_of` beside `def size_of`. The code is not
-gone, so the release is no "no match": it moved to that definition, and the binding says where.
-port follows it where the rewrites prove under the new name (radpatch.releases.renamed_port: a
-variant of each rewrite with the new `scope:`); elsewhere the cell says moved, unproven, and names
-the binding. Read with `ast` only, nothing imported; only a binding at the
-module's top level, made once, counts (one under an `if`, a `try` or a handler may not run), and
-"once" is rewrite.name_bindings' rule: a later `del`, loop target or `global` store is a second
-binding (att41 #6). So must be each name it reads (the imported module, the local name), before it,
-and the definition it names, in its own module. A store no binding statement shows
-(releases.namespace_stores: `globals()[...]`, `setattr(sys.modules[__name__], ...)`) or a star import
-in either module, or a package `__init__` on the way that binds the submodule's name to anything but
-the submodule itself (`planning = other`; `from . import planning` is the submodule: port45), may make
-the name something else at run time (att43 #12): then it is no rename either. One re-export hop is
-followed (port44): the declared module takes the old name from another module under that same name
-(`from .planning import size`) and that module binds it by these same rules (`size = size_of`).
-A method renamed inside its class (`size = size_of` in the class body, `scope: C.size`) is read by
-radpatch.releases.renamed_class, by rules of its own (port45)."""
+"""A scope renamed, its old name kept by an alias (issue 23, rel41): the release's declared module no longer
+defines `size`, but binds the name to code under another name, `size = planning.size_of`, `from .planning import
+size_of as size`, or `size = size_of` beside `def size_of`. The code is not gone, so the release is no "no
+match": it moved to that definition, and the binding says where. port follows it where the rewrites prove under
+the new name (radpatch.releases.renamed_port: a variant of each rewrite with the new `scope:`); elsewhere the
+cell says moved, unproven, and names the binding. Read with `ast` only, nothing imported; only a binding at the
+module's top level, made once, counts (one under an `if`, a `try` or a handler may not run), and "once" is
+rewrite.name_bindings' rule: a later `del`, loop target or `global` store is a second binding (att41 #6). So
+must be each name it reads (the imported module, the local name), before it, and the definition it names, in its
+own module. A store no binding statement shows (releases.namespace_stores: `globals()[...]`,
+`setattr(sys.modules[__name__], ...)`, `exec`, `sa = setattr`, a `__dict__`, `sys.modules` written) or a star
+import in either module, or a package `__init__` on the way that binds the submodule's name to anything but the
+submodule itself (`planning = other`; `from . import planning` is the submodule: port45), may make the name
+something else at run time (att43 #12): then it is no rename either. One re-export hop is followed (port44): the
+declared module takes the old name from another module under that same name (`from .planning import size`) and
+that module binds it by these same rules (`size = size_of`). A method renamed inside its class (`size = size_of`
+in the class body, `scope: C.size`) is read by radpatch.releases.renamed_class, by rules of its own (port45)."""
 
 from __future__ import annotations
 
@@ -31,7 +29,7 @@ from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import Cause
 from radpatch.registry.model import Patch
 from radpatch.releases import imported_from
-from radpatch.releases.namespace_stores import _module_stores
+from radpatch.releases.namespace_stores import _module_stores, dynamic
 from radpatch.releases.results import ReleaseResult, first_failed
 from radpatch.releases.wheels import Releases
 from radpatch.rewrite.name_bindings import binding_sites
@@ -111,7 +109,8 @@ def reexported(source: bytes, qualname: str, module: str, package: bool = False)
 def inits_clear(module: str, relpath_of: Callable[[str], str | None], read: Callable[[str], bytes | None]) -> bool:
     """No package `__init__` on the way to `module` binds the next part's name to anything but the
     submodule itself (`planning = other` makes `from pkg import planning` read `other`; `from . import
-    planning` binds the submodule: port45), nor may (a star import, a namespace store)."""
+    planning` binds the submodule: port45), nor may (a star import, a namespace store, `sys.modules`
+    written, a module `__getattr__`, which `from pkg import planning` asks first)."""
     parts = module.split(".")
     for n in range(1, len(parts)):
         package = ".".join(parts[:n])
@@ -119,6 +118,7 @@ def inits_clear(module: str, relpath_of: Callable[[str], str | None], read: Call
         if init is not None and (
             not all(_the_submodule(s, package, parts[n]) for s in binding_sites(init.body, parts[n], "module"))
             or not _only_statements_bind(init, parts[n])
+            or any(isinstance(s, ast.FunctionDef) and s.name == "__getattr__" for s in init.body)  # lazy
         ):
             return False
     return True
@@ -159,11 +159,11 @@ def _parsed(rel: str | None, read: Callable[[str], bytes | None]) -> ast.Module 
         return None
 
 
-def _only_statements_bind(tree: ast.Module, name: str) -> bool:
+def _only_statements_bind(tree: ast.Module, name: str, dynamic_too: bool = True) -> bool:
     """No star import and no store of `name` that no binding statement shows (`globals()[...]`,
     `setattr` of a module object): what binds `name` is what `binding_sites` finds."""
     starred = any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree))
-    return not starred and _module_stores(tree, name) is None
+    return not starred and _module_stores(tree, name) is None and not (dynamic_too and dynamic(tree))
 
 
 def _only_binding(body: list[ast.stmt], name: str) -> ast.stmt | None:

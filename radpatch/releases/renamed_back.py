@@ -5,7 +5,9 @@ it keeps the old name by an alias (`size = size_of` beside `def size_of`, or `si
 is the evidence of the rename: port writes a variant of each rewrite of the scope under the old name
 for the releases before it (`versions: "<B"`, B that release; the rewrite as written gets `>=B`),
 where the rewrites prove there (radpatch.releases.renamed_port). The older release's declared module
-must define the old name itself (a def or class, bound once, at top level or in the class body)."""
+must define the old name itself (a def or class, bound once, at top level or in the class body), and
+nothing there may rebind it (the same rules: a store no statement shows, or for a method what
+renamed_class.rebinds finds in its class)."""
 
 from __future__ import annotations
 
@@ -112,10 +114,15 @@ def _defines(source: bytes, qualname: str) -> bool:
         return False
     body: list[ast.stmt] = tree.body
     *outer, last = qualname.split(".")
+    if not renamed._only_statements_bind(tree, qualname.split(".")[0]):  # a store no statement shows
+        return False
+    cls: ast.stmt | None = None
     for name in outer:
         cls = renamed._only_binding(body, name)
         if not isinstance(cls, ast.ClassDef):
             return False
         body = cls.body
+    if isinstance(cls, ast.ClassDef) and renamed_class.rebinds(tree, cls, last) is not None:
+        return False  # the older release's class may rebind the old name (a decorator, a store...)
     sites = binding_sites(body, last, "class" if outer else "module")
     return len(sites) == 1 and isinstance(sites[0], _DEFS) and sites[0] in body

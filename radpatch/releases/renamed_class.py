@@ -8,7 +8,9 @@ Read with `ast` only, by the module-level rules (radpatch.releases.renamed), con
   top level, after `def size_of`, itself the body's one binding of `size_of`;
 - nothing may rebind `size` after the body ran: no attribute store or `del` of `.size` anywhere in the
   module (`C.size = ...`, `cls.size = ...`, `self.size = ...`: which object it is is not read), no
-  `setattr`/`delattr`/`__setattr__` that may name it, no `locals()` in the class body;
+  `setattr`/`delattr`/`__setattr__` that may name it, no `locals()` in the class body, no call in the
+  class body (what it makes may have a `__set_name__`), nothing the module-level rules refuse
+  (releases.namespace_stores.dynamic: `exec`, `setattr` under another name, a `__dict__`);
 - nothing runs on the class once made: no decorator on `C`, no keyword in its header (`metaclass=`,
   arguments of `__init_subclass__`), no `__init_subclass__` of its own, and each base is `object` or a
   class of the module that passes the same header rules (a base from elsewhere may have a metaclass
@@ -25,6 +27,7 @@ from packaging.version import Version
 from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch
 from radpatch.releases import renamed
+from radpatch.releases.namespace_stores import dynamic
 from radpatch.releases.renamed import Renamed
 from radpatch.releases.wheels import Releases
 from radpatch.rewrite.name_bindings import binding_sites
@@ -44,7 +47,8 @@ def found(source: bytes, qualname: str, module: str) -> Renamed | str | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     cls_name, meth = parts[0], parts[1]
-    cls = renamed._only_binding(tree.body, cls_name) if renamed._only_statements_bind(tree, cls_name) else None
+    bound = renamed._only_statements_bind(tree, cls_name, dynamic_too=False)  # dynamic ones: rebinds says
+    cls = renamed._only_binding(tree.body, cls_name) if bound else None
     if not isinstance(cls, ast.ClassDef):
         return None
     sites = binding_sites(cls.body, meth, "class")
@@ -60,7 +64,7 @@ def found(source: bytes, qualname: str, module: str) -> Renamed | str | None:
         return None
     lines = source.decode("utf-8", "replace").splitlines()
     text = lines[alias.lineno - 1].strip() if alias.lineno <= len(lines) else ""
-    why = _rebinds(tree, cls, meth)
+    why = rebinds(tree, cls, meth)
     if why is not None:
         return f"`{text}` in class {cls_name} (line {alias.lineno}) is not followed as a rename: {why}"
     return Renamed(f"{cls_name}.{meth}", module, f"{cls_name}.{new}", module, alias.lineno, text)
@@ -72,11 +76,14 @@ def refusal(source: bytes, qualname: str, module: str) -> str | None:
     return got if isinstance(got, str) else None
 
 
-def _rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str) -> str | None:
+def rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str) -> str | None:
     """What may rebind `meth` on the class after its body ran, in words; None when nothing may."""
     header = _header(tree, cls, set())
     if header is not None:
         return header
+    hazard = dynamic(tree)
+    if hazard is not None:
+        return hazard[1]
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Attribute) and node.attr == meth and isinstance(node.ctx, ast.Store | ast.Del):
@@ -88,6 +95,12 @@ def _rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str) -> str | None:
                 return f"`{called}` (line {line}) may rebind `{meth}`"
     if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals" for n in _walk_body(cls)):
         return "the class body calls `locals()`, which may store the name"
+    made = next((n for n in _walk_body(cls) if isinstance(n, ast.Call)), None)
+    if made is not None:  # `hook = Hook()`: its `__set_name__` runs on the class once made
+        return (
+            f"the class body calls `{ast.unparse(made.func)}` (line {made.lineno}): what it makes may rebind "
+            "the class's names once the class is made (`__set_name__`)"
+        )
     return None
 
 

@@ -165,6 +165,12 @@ NOT_A_RENAME = {
     "under an if": ("import os\n" + RENAMED + "\nif os.environ.get('RPTOY'):\n    size = size_of\n", ""),
     "globals() store after it": (RENAMED + "\nsize = size_of\nglobals()['size'] = len\n", ""),
     "a star import after it": (RENAMED + "\nsize = size_of\nfrom rptoy.alt import *\n", ""),
+    # att46 #2: a store no statement shows, by `setattr` under another name, or by `exec`
+    "setattr under another name": (
+        RENAMED + "\nsize = size_of\nimport sys\nsa = setattr\nsa(sys.modules[__name__], 'size', len)\n",
+        "",
+    ),
+    "exec after it": (RENAMED + "\nsize = size_of\nexec('size = len')\n", ""),
 }
 
 

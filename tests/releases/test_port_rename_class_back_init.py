@@ -50,6 +50,11 @@ class Base:
 
 def size_of(items):
     return 99
+
+
+class Hook:
+    def __set_name__(self, owner, name):
+        owner.size = lambda self, items: 99
 """
 
 
@@ -109,7 +114,13 @@ def _applied(tmp: Path, reg: Path, files: dict[str, str | bytes], at: str, rel: 
     return _runs(tmp, {**files, rel: patched}, "." in scopes[0])
 
 
-# the class's header and what the module does after it: (header, after, safe)
+# the class's header and what the module does after it: (header, after, safe), and what the class body
+# does after the alias (TAILS; att46 #1: each rebinds the name where no statement shows it)
+TAILS = {
+    "exec in the class body": '    exec("size = lambda self, items: 99")\n',
+    "an object whose __set_name__ rebinds": "    hook = Hook()\n",
+    "a store through __dict__": '    def __init__(self):\n        self.__dict__["size"] = lambda items: 99\n',
+}
 CLASSES = {
     "plain": ("class Sizer:", "", True),
     "object base": ("class Sizer(object):", "", True),
@@ -120,6 +131,14 @@ CLASSES = {
     "a base from elsewhere": ("from rptoy.alt import Base\n\n\nclass Sizer(Base):", "", False),
     "stored after the class": ("class Sizer:", "\nSizer.size = lambda self, items: 99\n", False),
     "setattr after the class": ("class Sizer:", "\nsetattr(Sizer, 'size', lambda self, items: 99)\n", False),
+    "setattr under another name": (
+        "class Sizer:",
+        "\nsa = setattr\nsa(Sizer, 'size', lambda self, items: 99)\n",
+        False,
+    ),
+    "exec in the class body": ("class Sizer:", "", False),
+    "an object whose __set_name__ rebinds": ("from rptoy.alt import Hook\n\n\nclass Sizer:", "", False),
+    "a store through __dict__": ("class Sizer:", "", False),
 }
 CLASS_CASES = sample([(c, p) for c in CLASSES for p in ("proves", "does not prove") if CLASSES[c][2] or p == "proves"])
 
@@ -130,7 +149,8 @@ def test_a_method_renamed_in_its_class(
 ) -> None:
     header, after, safe = CLASSES[shape]
     body = BODY if proves == "proves" else REWRITTEN
-    cls = _code(True, "size_of", body).replace("class Sizer:", header) + "    size = size_of\n" + after
+    cls = _code(True, "size_of", body).replace("class Sizer:", header) + "    size = size_of\n" + TAILS.get(shape, "")
+    cls += after
     first: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": _code(True, "size", BODY)}
     second: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": cls, "rptoy/alt.py": ALT}
     assert _runs(tmp_path / "unpatched", second, True) == (3 if safe else 99)  # the old name's code, run
@@ -160,6 +180,7 @@ def test_a_method_renamed_in_its_class(
 
 BACK_CASES = sample(
     [(q, p, "block") for q in ("plain", "qualified") for p in ("proves", "does not prove", "no alias", "alias refused")]
+    + [("qualified", "old class rebinds", "block")]
     + [(q, "proves", "flow") for q in ("plain", "qualified")]
 )
 
@@ -175,8 +196,12 @@ def test_a_backport_across_a_rename(
     if proves == "alias refused":  # a store after it may rebind the old name: no evidence of the rename
         alias += "\nSizer.size = Sizer.size_of\n" if q else "\nglobals()['size'] = size_of\n"
     first: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": _code(q, "size", old_body)}
+    if proves == "old class rebinds":  # att46 #4: the older release's class is decorated, the decorator rebinds
+        first["rptoy/core.py"] = "from rptoy.alt import swap\n\n\n@swap\n" + str(first["rptoy/core.py"])
+        first["rptoy/alt.py"] = ALT
     second: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": _code(q, "size_of", BODY) + alias}
-    assert _runs(tmp_path / "old", first, q) == 3  # the old release runs the code under the old name
+    # the old release runs the code under the old name (or, its class rebinding it, other code)
+    assert _runs(tmp_path / "old", first, q) == (99 if proves == "old class rebinds" else 3)
     loopback(DIST, {"1.0": first, "2.0": second})
     new, old = ("Sizer.size_of", "Sizer.size") if q else ("size_of", "size")
     reg = write_registry("cap", _entry(new, ">=2.0", flow=layout == "flow"))
@@ -184,7 +209,7 @@ def test_a_backport_across_a_rename(
     cell = _cell(radpatch, reg, "1.0")
     told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "1.0", "--json").out)
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.0")
-    if proves in ("no alias", "alias refused"):  # nothing says it is a rename: the entry stays
+    if proves in ("no alias", "alias refused", "old class rebinds"):  # no rename that runs: the entry stays
         assert "renamed" not in cell["detail"] and r.code == 1, (cell, r.out)
         assert (reg / "cap.yaml").read_text() == before
         return
@@ -211,6 +236,11 @@ INITS = {  # rptoy/__init__.py of the release: (text, the name `planning` is the
     "import as planning": ("import rptoy.planning as planning\n", True),
     "another module as planning": ("from . import alt as planning\n", False),
     "assigned another module": ("from . import alt\n\nplanning = alt\n", False),
+    "a lazy __getattr__": (  # att46 #3: `from rptoy import planning` asks it before importing the submodule
+        "import importlib\n\n\ndef __getattr__(name):\n    return importlib.import_module('rptoy.alt')\n",
+        False,
+    ),
+    "sys.modules written": ('import sys\n\nfrom . import alt\n\nsys.modules[__name__ + ".planning"] = alt\n', False),
 }
 
 
