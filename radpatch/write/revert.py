@@ -32,7 +32,12 @@ def revert(ctx: Context, named: list[Patch], say: Say, dry_run: bool = False) ->
     """Revert `named` (and none they require), dependents first, then in the reverse of the order
     given; refused first, under the lock the command holds (write.exclusive), while an applied
     entry not named requires one of them (state.requirements.refuse_applied_dependents)."""
-    refuse_applied_dependents(ctx.registry, ctx.env, named, judge)
+    try:
+        refuse_applied_dependents(ctx.registry, ctx.env, named, judge)
+    except RefusedError:  # a named entry renamed, not yet taken over: its own refusal names the record's name,
+        for p in named:  # which is what to revert (the dependants' hint would name the new one: att46 #5)
+            _refuse_renamed(decide(installed.read(p, ctx.env), ctx.env, judge), ctx.registry.names())
+        raise
     # undo in the reverse of the order they were applied in (dependents, then the order given,
     # reversed), so patches stacked on a file come off top first
     ordered = _in_order(named, ctx.registry.names(), ctx.registry.load)
