@@ -1,12 +1,13 @@
-"""A patch that takes a module-level name away while another module of the installed package gets it
-by `from pp.mod import *` is refused, naming the importer's file:line (issue 21: deleting `def helper`
+"""A patch that takes a module-level name away while another module of the installed package gets it by
+`from pp.mod import *` is refused, naming the importer's file:line (issue 21: deleting `def helper`
 passed while `from toy10.a import *` / `V = helper()` raised NameError on import).
 
-Generated: how the importer star-imports (absolute, relative) and reads the name (at import time, in
-a called function, not at all, rebound by itself, shadowed by a parameter), what `__all__` the module
-has (none, listing the name, listing another name only), which name (public, underscore) and what the
-patch does (delete, rename keeping an alias, leave it). The oracle imports the patched package in a
-fresh interpreter and calls `use()`: the proof refuses exactly the patches that make that fail.
+Generated: how the importer star-imports (absolute, relative) and reads the name (at import time, in a
+called function, not at all, rebound by itself, rebound from itself, shadowed by a parameter), what
+`__all__` the module has (none, listing the name, listing another name only; as a literal or built),
+which name (public, underscore) and what the patch does (delete, rename keeping an alias, leave it). The
+oracle imports the patched package in a fresh interpreter and calls `use()`: the proof refuses exactly
+the patches that make that fail.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from tests.lib.generated import sample
 from tests.lib.package_imports import site_env, write_package
 
 ORIGINAL = "ALL\n\ndef NAME():\n    return 1\n\n\ndef other():\n    return 2\n"
-ALLS = {"none": "", "lists-it": "__all__ = ['NAME', 'other']", "lists-other": "__all__ = ['other']"}
+ALLS = {
+    "none": "",
+    "lists-it": "__all__ = ['NAME', 'other']",
+    "lists-other": "__all__ = ['other']",
+    "built-lists-it": "__all__ = ['NAME'] + ['other']",  # no literal: att46 #6
+    "built-lists-other": "__all__ = ['other'] + []",
+}
 STARS = {"absolute": "from pp.mod import *", "relative": "from .mod import *"}
 READS = {  # pp/other.py after its star import
     "import-time": "V = REF()\n\n\ndef use():\n    return V\n",
@@ -31,6 +38,7 @@ READS = {  # pp/other.py after its star import
     "no-read": "def use():\n    return other()\n",
     "rebound": "def NAME():\n    return 3\n\n\ndef use():\n    return NAME()\n",
     "parameter": "def use(NAME=len):\n    return NAME([])\n",
+    "rebound-from-itself": "NAME = (lambda f: f)(REF)\n\n\ndef use():\n    return NAME()\n",  # reads it first
 }
 CHANGES = {
     "delete": lambda src, name: src.replace(f"def {name}():\n    return 1\n", ""),
@@ -57,7 +65,7 @@ def test_a_name_a_star_importer_reads_is_not_taken_away(
 ) -> None:
     root = tmp_path / "site"
     original = ORIGINAL.replace("ALL", ALLS[all_]).replace("NAME", name)
-    taken = all_ == "lists-it" or (all_ == "none" and not name.startswith("_"))
+    taken = all_ in ("lists-it", "built-lists-it") or (all_ == "none" and not name.startswith("_"))
     ref = name if taken else f"mod.{name}"  # a name the star import does not take is read through the module
     importer = ("from . import mod  # noqa\n" if star == "relative" else "import pp.mod as mod  # noqa\n") + STARS[star]
     importer += "\n\n" + READS[read].replace("REF", ref).replace("NAME", name)
