@@ -93,7 +93,8 @@ class Problem:
             PARTIAL_PACKAGE: (f"is taken from {self.detail} (ImportError from a partially initialised module)"),
             MISSING_MODULE: f"is not a module{self.detail} (ModuleNotFoundError)",
             IMPORTED_ELSEWHERE: (
-                f"is no longer bound by the module, but {self.detail} imports it from there (ImportError there; NameError where a star import took it)"
+                f"is no longer bound by the module, but {self.detail} imports it from there "
+                "(ImportError there; NameError where a star import took it)"
             ),
             CYCLE_READ: f"is taken from this module by {self.detail} (ImportError from a partially initialised module)",
             FALLBACK_ONLY: f"runs {'at import' if self.scope == '<module>' else 'when called'}, where {self.detail}",
