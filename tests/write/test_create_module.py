@@ -212,8 +212,12 @@ def test_a_run_killed_while_creating_leaves_no_module_and_no_directory(
     assert not (site.root / "toypkg/extra").exists()
 
 
-@pytest.mark.wheel
-def test_on_a_pip_installed_wheel_create_change_and_revert(tmp_path: Path, registry: Path) -> None:
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def _pip_installed(tmp_path: Path, registry: Path) -> tuple[Path, Path, Path, Run]:
+    """toypkg 1.0 built as a wheel and pip-installed into a venv: (the wheel, its python, its
+    site-packages, radpatch run as a process on it with `registry`)."""
     wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", ORIGINAL)
     python = make_venv(tmp_path / "venv")
     pip(python, "install", "--no-deps", "--no-index", str(wheel))
@@ -223,6 +227,13 @@ def test_on_a_pip_installed_wheel_create_change_and_revert(tmp_path: Path, regis
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*cmd, *argv], capture_output=True, text=True, env=env, timeout=120)
+
+    return wheel, python, site, run
+
+
+@pytest.mark.wheel
+def test_on_a_pip_installed_wheel_create_change_and_revert(tmp_path: Path, registry: Path) -> None:
+    wheel, python, site, run = _pip_installed(tmp_path, registry)
 
     def files() -> dict[str, bytes]:
         return {str(p.relative_to(site)): p.read_bytes() for p in site.rglob("*") if p.is_file()}
@@ -484,15 +495,7 @@ def test_after_a_reinstall_the_hint_of_a_series_names_who_created_the_module_and
     series' bytes again."""
     write_registry("create", CREATE, PAYLOADS)
     registry = write_registry("change", CHANGE_BOTH)
-    wheel = build_wheel(tmp_path / "wheels", "toypkg", "1.0", ORIGINAL)
-    python = make_venv(tmp_path / "venv")
-    pip(python, "install", "--no-deps", "--no-index", str(wheel))
-    site = site_packages(tmp_path / "venv")
-    env = {k: v for k, v in os.environ.items() if k not in ("RADPATCH_REGISTRY", "RADPATCH_FAULT", "PYTHONPATH")}
-    cmd = [sys.executable, "-m", "radpatch", "--python", str(python), "--registry", str(registry)]
-
-    def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*cmd, *argv], capture_output=True, text=True, env=env, timeout=120)
+    wheel, python, site, run = _pip_installed(tmp_path, registry)
 
     def modules() -> dict[str, bytes]:
         return {str(p.relative_to(site)): p.read_bytes() for p in (site / "toypkg").rglob("*.py")}
