@@ -25,6 +25,7 @@ import ast
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
+from radpatch.prove.names.closures import own_nodes
 from radpatch.registry.model import Patch
 from radpatch.releases import renamed
 from radpatch.releases.namespace_stores import dynamic
@@ -93,9 +94,9 @@ def rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str) -> str | None:
             called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if called in ("setattr", "delattr", "__setattr__", "__delattr__") and _may_name(node, meth):
                 return f"`{called}` (line {line}) may rebind `{meth}`"
-    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals" for n in _walk_body(cls)):
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals" for n in own_nodes(cls)):
         return "the class body calls `locals()`, which may store the name"
-    made = next((n for n in _walk_body(cls) if isinstance(n, ast.Call)), None)
+    made = next((n for n in own_nodes(cls) if isinstance(n, ast.Call)), None)
     if made is not None:  # `hook = Hook()`: its `__set_name__` runs on the class once made
         return (
             f"the class body calls `{ast.unparse(made.func)}` (line {made.lineno}): what it makes may rebind "
@@ -133,18 +134,6 @@ def _may_name(call: ast.Call, meth: str) -> bool:
     """A setattr-like call may name `meth`: one of its string constants is `meth`, or it has none."""
     names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     return not names or meth in names
-
-
-def _walk_body(cls: ast.ClassDef) -> list[ast.AST]:
-    """The class body's own nodes (not its methods' bodies)."""
-    out: list[ast.AST] = []
-    stack: list[ast.AST] = list(cls.body)
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if not isinstance(node, (*_FUNCS, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def refused_in_release(

@@ -8,6 +8,10 @@ re-imports it); 2.1 rewrites its body (the rewrite's `find` is gone); 2.2 has no
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 DIST = "radpatch-toy"
 PKG = "rptoy"
 
@@ -84,3 +88,15 @@ rewrites:
       scope: size
       find: n = min(n, len(buckets))
 """
+
+
+def run_size(tmp: Path, files: dict[str, str | bytes], qualified: bool) -> int:
+    """size([1, 2, 3]) through the old name of rptoy.core (`Sizer().size` when `qualified`), the
+    release's files written under `tmp` and run by Python: the port tests' oracle."""
+    for rel, text in files.items():
+        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
+    call = "m.Sizer().size([1, 2, 3])" if qualified else "m.size([1, 2, 3])"
+    code = f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; print({call})"
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    return int(done.stdout)

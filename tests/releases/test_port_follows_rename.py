@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ from packaging.version import Version
 from radpatch.registry import loader
 from radpatch.rewrite.runner import backward, forward
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST
+from tests.lib.toy_releases import DIST, run_size
 
 BODY = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 REWRITTEN = BODY.replace("n = len(items)", "n = len(list(items))")
@@ -91,17 +89,6 @@ modules:
 {LAYOUTS[layout].replace("{SCOPE}", scope)}"""
 
 
-def _runs(tmp: Path, files: dict[str, str | bytes], qualified: bool) -> int:
-    """size([1, 2, 3]) through the old name of rptoy.core, the release's files run by Python."""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
-    call = "m.Sizer().size([1, 2, 3])" if qualified else "m.size([1, 2, 3])"
-    code = f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; print({call})"
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
-    return int(done.stdout)
-
-
 @pytest.mark.parametrize(("alias", "qualified", "proves", "layout"), CASES, ids=["-".join(c) for c in CASES])
 def test_port_follows_a_renamed_scope_where_it_proves(
     loopback: Any,
@@ -115,7 +102,7 @@ def test_port_follows_a_renamed_scope_where_it_proves(
 ) -> None:
     q, p = qualified == "qualified", proves == "proves"
     first, second = _releases(alias, q, p)
-    assert _runs(tmp_path / "unpatched", second, q) == 3  # the reference: the old name runs the renamed code
+    assert run_size(tmp_path / "unpatched", second, q) == 3  # the reference: the old name runs the renamed code
     loopback(DIST, {"1.0": first, "2.0": second})
     reg = write_registry("cap", _entry(q, layout))
     if layout == "block, CRLF":
@@ -150,7 +137,7 @@ def test_port_follows_a_renamed_scope_where_it_proves(
     rel = home.replace(".", "/") + ".py"
     original = str(second[rel]).encode()
     patched = forward(entry, rws, original, rel)
-    assert _runs(tmp_path / "patched", {**second, rel: patched}, q) == 1  # the cap runs under the old name
+    assert run_size(tmp_path / "patched", {**second, rel: patched}, q) == 1  # the cap runs under the old name
     assert backward(entry, rws, patched, rel) == original
     again = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", ">=1.0", "--json").out)
     assert all(res["error"] is None for res in again["results"]), again
@@ -231,5 +218,5 @@ def test_other_scopes_of_the_module_stay_or_split(
     assert [(rw.id, rw.op.scope_name()) for rw in rws] == [("cap-size_of", "size_of"), ("tweak", "helper")]
     assert after.endswith(TWO), after  # the other rewrite as written
     patched = forward(entry, rws, core.encode(), "rptoy/core.py")
-    assert _runs(tmp_path / "patched", {**second, "rptoy/core.py": patched}, False) == 1
+    assert run_size(tmp_path / "patched", {**second, "rptoy/core.py": patched}, False) == 1
     assert backward(entry, rws, patched, "rptoy/core.py") == core.encode()

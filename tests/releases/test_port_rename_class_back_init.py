@@ -16,8 +16,6 @@ and the entry undone gives the release's bytes back."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from packaging.version import Version
 from radpatch.registry import loader
 from radpatch.rewrite.runner import backward, forward
 from tests.lib.generated import sample
-from tests.lib.toy_releases import DIST
+from tests.lib.toy_releases import DIST, run_size
 
 BODY = "def size(items):\n    buckets = [items]\n    n = len(items)\n    return n\n"
 REWRITTEN = BODY.replace("n = len(items)", "n = len(list(items))")  # the rewrite finds nothing there
@@ -66,17 +64,6 @@ def _code(qualified: bool, name: str, body: str, cls: str = "Sizer") -> str:
     return f"class {cls}:\n" + "".join("    " + line + "\n" for line in method.splitlines())
 
 
-def _runs(tmp: Path, files: dict[str, str | bytes], qualified: bool) -> int:
-    """size([1, 2, 3]) through the old name of rptoy.core, the release's files run by Python."""
-    for rel, text in files.items():
-        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / rel).write_bytes(text if isinstance(text, bytes) else text.encode())
-    call = "m.Sizer().size([1, 2, 3])" if qualified else "m.size([1, 2, 3])"
-    code = f"import sys; sys.path.insert(0, {str(tmp)!r}); import rptoy.core as m; print({call})"
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
-    return int(done.stdout)
-
-
 def _entry(scope: str, supported: str, flow: bool = False) -> str:
     cap = f'insert_after: {{scope: {scope}, find: n = len(items), code: "n = min(n, len(buckets))"}}'
     item = (
@@ -111,7 +98,7 @@ def _applied(tmp: Path, reg: Path, files: dict[str, str | bytes], at: str, rel: 
     original = str(files[rel]).encode()
     patched = forward(entry, rws, original, rel)
     assert backward(entry, rws, patched, rel) == original
-    return _runs(tmp, {**files, rel: patched}, "." in scopes[0])
+    return run_size(tmp, {**files, rel: patched}, "." in scopes[0])
 
 
 # the class's header and what the module does after it: (header, after, safe), and what the class body
@@ -153,7 +140,7 @@ def test_a_method_renamed_in_its_class(
     cls += after
     first: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": _code(True, "size", BODY)}
     second: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": cls, "rptoy/alt.py": ALT}
-    assert _runs(tmp_path / "unpatched", second, True) == (3 if safe else 99)  # the old name's code, run
+    assert run_size(tmp_path / "unpatched", second, True) == (3 if safe else 99)  # the old name's code, run
     loopback(DIST, {"1.0": first, "2.0": second})
     reg = write_registry("cap", _entry("Sizer.size", ">=1.0"))
     before = (reg / "cap.yaml").read_text()
@@ -201,7 +188,7 @@ def test_a_backport_across_a_rename(
         first["rptoy/alt.py"] = ALT
     second: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": _code(q, "size_of", BODY) + alias}
     # the old release runs the code under the old name (or, its class rebinding it, other code)
-    assert _runs(tmp_path / "old", first, q) == (99 if proves == "old class rebinds" else 3)
+    assert run_size(tmp_path / "old", first, q) == (99 if proves == "old class rebinds" else 3)
     loopback(DIST, {"1.0": first, "2.0": second})
     new, old = ("Sizer.size_of", "Sizer.size") if q else ("size_of", "size")
     reg = write_registry("cap", _entry(new, ">=2.0", flow=layout == "flow"))
@@ -257,7 +244,7 @@ def test_an_init_binding_the_submodule_itself(
         "rptoy/planning.py": _code(False, "size_of", BODY),
         "rptoy/alt.py": ALT,
     }
-    assert _runs(tmp_path / "unpatched", second, False) == (3 if safe else 99)  # which module `planning` is
+    assert run_size(tmp_path / "unpatched", second, False) == (3 if safe else 99)  # which module `planning` is
     loopback(DIST, {"1.0": first, "2.0": second})
     reg = write_registry("cap", _entry("size", ">=1.0"))
     before = (reg / "cap.yaml").read_text()
