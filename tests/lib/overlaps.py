@@ -153,16 +153,22 @@ CALL_WRITTEN_OTHERS = {
 }
 
 
-def released_toy(site: Site, loopback: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, core: str) -> None:
-    """toypkg 1.0 (`toypkg/core.py` is `core`) on the loopback index and installed in `site`, with no
-    shipped registry: what the list/verify/apply agreement tests run on."""
+def released_toy(
+    site: Site, loopback: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, core: str, wheel: bool = False
+) -> None:
+    """toypkg 1.0 (`toypkg/core.py` is `core`) on the loopback index and installed in `site` (`wheel`:
+    built as a wheel and unpacked as pip lays it out, unpack_toy), with no shipped registry: what the
+    list/verify/apply agreement tests run on."""
     from radpatch.registry import catalog
 
     (tmp_path / "none").mkdir()
     monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
     files = {"toypkg/__init__.py": "", "toypkg/core.py": core}
     loopback("toypkg", {"1.0": files})
-    site.install("toypkg", "1.0", files)
+    if wheel:
+        unpack_toy(site, tmp_path, core)
+    else:
+        site.install("toypkg", "1.0", files)
 
 
 def run_entry(p: Patch, text: str | None) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.lib.generated import sample
-from tests.lib.overlaps import HEAD, run_entry, unpack_toy
+from tests.lib.overlaps import HEAD, released_toy, run_entry
 from tests.lib.site import Site
 
 SRC = """\
@@ -63,12 +63,7 @@ def test_list_verify_and_apply_agree_with_both_orders_of_two_whole_entries(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from radpatch.registry import catalog
-
-    (tmp_path / "none").mkdir()
-    monkeypatch.setattr(catalog, "shipped_registry", lambda: tmp_path / "none")
-    loopback("toypkg", {"1.0": {"toypkg/__init__.py": "", "toypkg/core.py": SRC}})
-    unpack_toy(site, tmp_path, SRC)
+    released_toy(site, loopback, tmp_path, monkeypatch, SRC, wheel=True)
     write_registry("a", _entry("a", pair[0]), {"g.py": G})
     reg = write_registry("b", _entry("b", pair[1]), {"g.py": G})
     from radpatch.registry.loader import load_patch
