@@ -77,6 +77,16 @@ def requirements_met(
     seen: dict[str, bool] = {}
     under_old: dict[str, str] = {}  # a requirement met by its old name's record: the note saying so
 
+    def recorded() -> dict[str, PatchRecord]:
+        if not records:
+            records.append(applied_records(env))
+        return records[0]
+
+    def state_of(name: str) -> PatchState:
+        if name not in by_name:
+            by_name[name] = patch_state(registry.load(name), env, judge)
+        return by_name[name]
+
     def met(name: str) -> bool:
         if name not in seen:
             seen[name] = _met(name)
@@ -84,10 +94,8 @@ def requirements_met(
 
     def _met(name: str) -> bool:
         if name not in by_name and name not in known:  # no registry given has it: its record decides
-            if not records:
-                records.append(applied_records(env))
-            return name in records[0]
-        s = by_name[name] if name in by_name else patch_state(registry.load(name), env, judge)
+            return name in recorded()
+        s = state_of(name)
         if s.state in SATISFIED:
             return True
         note = renamed(s) if s.state is State.NOT_APPLIED else None
@@ -98,6 +106,19 @@ def requirements_met(
     applied = [s for s in states if s.state is State.APPLIED]
     needs = {s.patch.name: _applied_with(s) for s in applied}
     gained = {s.patch.name: [r for r in s.patch.requires if r not in needs[s.patch.name]] for s in applied}
+    # down each chain: a requirement that reads applied counts only while its own requirements are met
+    # (one pass over all of them, as the engine-start check reads every record: att47 #2)
+    frontier = [r for reqs in needs.values() for r in reqs]
+    while frontier:
+        req = frontier.pop()
+        if req in needs or not met(req):
+            continue
+        if req in by_name or req in known:
+            s = state_of(req)
+            needs[req] = _applied_with(s) if s.state is State.APPLIED else ()
+        else:
+            needs[req] = recorded()[req].requires
+        frontier.extend(needs[req])
     notes = unmet_requirements(list(needs.items()), met)
     out = []
     for s in states:

@@ -205,15 +205,30 @@ def unmet_requirements(applied: Sequence[tuple[str, Sequence[str]]], met: Callab
     """The one requirement pass (status, the SBOM, `diff`, the engine-start check): for each applied
     entry, given as (its name, its requirements: as its registry writes them and as radpatch's
     record kept them), the note naming those not met. Such an entry reads drifted: it is not what
-    runs as tested. `met(name)`: whether the caller reads that requirement applied (status: its
-    state, obsolete counting, or radpatch's record for an entry no registry loaded has; the
-    engine-start check: the record's patches the hashes read applied, the conservative reading)."""
+    runs as tested, and so is every applied entry that requires it, through any chain (att47 #2: c3
+    requires c2 requires c1; c1 taken off by hand leaves c2 and c3 drifted, not c3 applied).
+    `met(name)`: whether the caller reads that requirement applied (status: its state, obsolete
+    counting, or radpatch's record for an entry no registry loaded has; the engine-start check: the
+    record's patches the hashes read applied, the conservative reading)."""
     out: dict[str, str] = {}
-    for name, requires in applied:
-        missing = [req for req in dict.fromkeys(requires) if not met(req)]
-        if missing:
-            out[name] = requirement_note(missing)
+    changed = True
+    while changed:  # to a fixed point: each round can only add entries, at most one round per entry
+        changed = False
+        for name, requires in applied:
+            if name in out:
+                continue
+            missing = [req for req in dict.fromkeys(requires) if not met(req)]
+            drifted = [req for req in dict.fromkeys(requires) if req in out and req not in missing]
+            if missing or drifted:
+                out[name] = "; ".join(
+                    [*([requirement_note(missing)] if missing else []), *(_drifted_note(r) for r in drifted)]
+                )
+                changed = True
     return out
+
+
+def _drifted_note(requirement: str) -> str:
+    return f"it requires {requirement}, which reads drifted (a requirement of its own is not applied)"
 
 
 def with_note(reason: str, note: str) -> str:

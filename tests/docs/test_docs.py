@@ -432,3 +432,11 @@ def test_the_tests_readme_gives_each_marker_the_tier_conftest_gives_it() -> None
 def test_the_tier_check_catches_a_marker_in_the_wrong_tier() -> None:
     text = (ROOT / "tests" / "README.md").read_text().replace("offline | real |", "offline | fast |")
     assert documented_tiers(text)["wheel"] == "fast"
+
+
+def test_the_record_format_state_md_names_is_the_one_radpatch_writes() -> None:
+    """docs/state.md says which record format radpatch writes now (att47 #7: it said 4 after 5 came)."""
+    from radpatch.state.record_file import FORMAT
+
+    said = re.findall(r"The record carries its `format` \((\d+) now", (DOCS / "state.md").read_text())
+    assert said == [str(FORMAT)]
