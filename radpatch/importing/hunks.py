@@ -12,14 +12,16 @@ team's `patch -p1` produces, offsets and fuzz included, and a refusal must read 
 - context lines are kept from the file (with fuzz they may differ from the patch's), removed
   lines go, added lines come from the patch;
 - a failed hunk does not stop the others; its reported line is the new-side line guessed from
-  the previous hunks' growth.
+  the previous hunks' growth;
+- a hunk found above the lines an earlier hunk already wrote (hunks out of order, or two on one
+  line) fails: patch says "misordered hunks! output would be garbled" and writes nothing of it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from radpatch.importing.sections import FilePatch, Hunk
+from radpatch.importing.sections import FilePatch, Hunk, lines_of
 
 MAX_FUZZ = 2  # GNU patch's default --fuzz
 
@@ -31,6 +33,7 @@ class HunkResult:
     at: int  # the line patch reports: "succeeded at" / "FAILED at"
     fuzz: int
     offset: int
+    misordered: bool = False  # located above a previous hunk's change: patch says "misordered hunks!"
 
     def report(self) -> str:
         """The line `patch` prints for this hunk (None-worthy successes print "" )."""
@@ -141,10 +144,16 @@ class _State:
         self.out.append(text)
         self.after_newline = text.endswith("\n")
 
-    def apply(self, hunk: Hunk, first_line: int) -> None:
-        """patch.c's apply_hunk, walking the hunk's lines in order (same output for any interleaving)."""
+    def apply(self, hunk: Hunk, first_line: int) -> bool:
+        """patch.c's apply_hunk, walking the hunk's lines in order (same output for any interleaving).
+        False, writing nothing, where the hunk's first change lies above lines already written: a hunk
+        that patch located before the previous hunk's change ("misordered hunks! output would be
+        garbled"), which then FAILS (copy_till's refusal)."""
         pos = first_line  # the input line the next pattern line stands for
         lines = hunk.lines
+        leading = next((i for i, ln in enumerate(lines) if ln.kind != " "), len(lines))
+        if leading < len(lines) and first_line + leading - 1 < self.frozen:
+            return False
         # '+' lines after the hunk's last context line are apply_hunk's tail: only they get patch's
         # "the previous line had no newline" check
         last_context = max((i for i, ln in enumerate(lines) if ln.kind == " "), default=-1)
@@ -159,11 +168,12 @@ class _State:
                 self.copy_till(pos - 1)
                 self._write(ln.text, check=i > last_context)
         self.out_offset += hunk.new_count - hunk.old_count
+        return True
 
 
 def apply(section: FilePatch, text: str | None, max_fuzz: int = MAX_FUZZ) -> Outcome:
     """Apply `section`'s hunks to `text` (None: the file does not exist)."""
-    state = _State((text or "").splitlines(keepends=True))
+    state = _State(lines_of(text or ""))
     results: list[HunkResult] = []
     hint = False
     for hunk in section.hunks:
@@ -183,7 +193,9 @@ def apply(section: FilePatch, text: str | None, max_fuzz: int = MAX_FUZZ) -> Out
                 hint = True
             results.append(HunkResult(hunk.number, False, at, 0, 0))
             continue
-        state.apply(hunk, where)
+        if not state.apply(hunk, where):
+            results.append(HunkResult(hunk.number, False, at, 0, 0, misordered=True))
+            continue
         results.append(HunkResult(hunk.number, True, at, fuzz, state.in_offset))
     state.copy_till(len(state.input))
     return Outcome(tuple(state.out), tuple(results), hint)

@@ -183,6 +183,12 @@ def _check(label: str, rel: str, section: sections.FilePatch, outcome: hunks.Out
         )
         if series and not outcome.reversed_hint:
             tip = f"{series}; otherwise {tip}"
+        if any(r.misordered for r in failed):  # as patch says it, before its FAILED line
+            lines = f"misordered hunks! output would be garbled; {lines}"
+            tip = (
+                "a file's hunks must come in the order of its lines, one change per place (patch refuses them too); "
+                + ("reorder or merge them in the patch file")
+            )
         raise RefusedError(
             f"{label}: {rel}: {lines} ({len(failed)} out of {total} hunk{'s' if total != 1 else ''} FAILED)", tip
         )

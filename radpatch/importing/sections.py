@@ -96,3 +96,12 @@ class PatchFile:
     label: str  # the path as the user gave it, for messages
     subject: str  # format-patch's Subject (without [PATCH n/m]), or ""
     files: tuple[FilePatch, ...]
+
+
+def lines_of(text: str) -> list[str]:
+    """`text`'s lines as patch reads them, each with its newline: split at "\n" only. A form feed,
+    "\r" alone, U+2028 and the like are characters of a line to patch (str.splitlines would end a
+    line there: att47 #3)."""
+    lines = text.split("\n")
+    out = [ln + "\n" for ln in lines[:-1]]
+    return [*out, lines[-1]] if lines[-1] else out

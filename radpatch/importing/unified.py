@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from radpatch.errors import UsageError
 from radpatch.importing.header_names import fetch, mode, split_git
-from radpatch.importing.sections import FilePatch, Hunk, Line, PatchFile
+from radpatch.importing.sections import FilePatch, Hunk, Line, PatchFile, lines_of
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ?\+(\d+)(?:,(\d+))? ?@@(?: (.*))?$")
 _EPOCH = ("1970-01-01", "1969-12-31")  # GNU diff -N dates a missing file at the epoch (any time zone)
@@ -65,7 +65,7 @@ class _Header:
 class _Reader:
     def __init__(self, label: str, text: str, strip: int | None) -> None:
         self.label = label
-        self.lines = text.splitlines(keepends=True)
+        self.lines = lines_of(text)
         self.strip = strip
         self.i = 0
 
@@ -263,7 +263,7 @@ _SUBJECT = re.compile(r"^Subject:\s*(?:\[[^\]]*\]\s*)?(.*)$")
 
 def subject_of(text: str) -> str:
     """format-patch's Subject line, without its [PATCH n/m] tag (folded continuation lines joined)."""
-    lines = text.splitlines()
+    lines = [ln.rstrip("\r\n") for ln in lines_of(text)]
     for i, line in enumerate(lines[:200]):
         m = _SUBJECT.match(line)
         if m:

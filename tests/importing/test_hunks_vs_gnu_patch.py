@@ -15,12 +15,15 @@ from tests.lib.generated import seeds
 from tests.lib.importing import gnu_patch
 
 WORDS = ["alpha", "beta", "gamma", "delta", "x = 1", "y = 2", "return x", "pass", ""]
+# characters str.splitlines ends a line at and patch does not (att47 #3): a form feed, "\r" alone, U+2028
+ODD = ["\x0c", "# page\x0cbreak", "t = '\u2028'", "z = 3\r# cr", "\x1c\x85"]
 
 
 def _generate(rng: random.Random) -> tuple[str, str, str]:
     """(before, after, the installed file): the installed file differs from `before` by shifted,
     removed and changed lines, so hunks land at offsets, with fuzz, or fail."""
-    base = [rng.choice(WORDS) + "\n" for _ in range(rng.randint(0, 40))]
+    words = WORDS + ODD if rng.random() < 0.3 else WORDS
+    base = [rng.choice(words) + "\n" for _ in range(rng.randint(0, 40))]
     after = list(base)
     for _ in range(rng.randint(1, 4)):
         r, i = rng.random(), rng.randint(0, len(after))
@@ -47,10 +50,22 @@ def _generate(rng: random.Random) -> tuple[str, str, str]:
     return a, b, "".join(target)
 
 
+def _out_of_order(diff: str, rng: random.Random) -> str:
+    """The diff with its hunks shuffled, or one of them given twice: hunks that patch finds above an
+    earlier hunk's change ("misordered hunks! output would be garbled"; att47 #1)."""
+    head, *rest = diff.split("\n@@ ")
+    blocks = ["@@ " + b if b.endswith("\n") else "@@ " + b + "\n" for b in rest]
+    if len(blocks) > 1 and rng.random() < 0.6:
+        rng.shuffle(blocks)
+    else:
+        blocks.insert(rng.randint(0, len(blocks)), rng.choice(blocks))
+    return head + "\n" + "".join(blocks)
+
+
 @pytest.mark.parametrize("seed", seeds(6))  # a seeded family: a share per interpreter (tests/lib/generated.py)
 def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
-    compared = failed = 0
+    compared = failed = misordered = 0
     for trial in range(150):
         before, after, installed = _generate(rng)
         d = tmp_path / str(trial)
@@ -63,19 +78,19 @@ def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None
                 ["git", "diff", "--no-index", "--no-prefix", f"-U{rng.choice([0, 1, 3])}", "a/f.py", "b/f.py"],
                 cwd=d,
                 capture_output=True,
-                text=True,
                 check=False,
-            ).stdout
+            ).stdout.decode()  # bytes: text=True would read a lone "\r" as a newline
         else:
             diff = subprocess.run(
                 ["diff", f"-U{rng.choice([0, 1, 2, 3])}", "a/f.py", "b/f.py"],
                 cwd=d,
                 capture_output=True,
-                text=True,
                 check=False,
-            ).stdout
+            ).stdout.decode()  # bytes: text=True would read a lone "\r" as a newline
         if not diff:
             continue
+        if rng.random() < 0.25 and "\\ No newline" not in diff:  # only a file's last hunk may say that (patch aborts)
+            diff = _out_of_order(diff, rng)
         (d / "w").mkdir()
         (d / "w" / "f.py").write_text(installed)
         (d / "p.diff").write_text(diff)
@@ -85,10 +100,12 @@ def test_hunks_land_where_gnu_patch_puts_them(tmp_path: Path, seed: int) -> None
         outcome = hunks.apply(section, installed)
         assert [r.report() for r in outcome.results if r.report()] == said, (diff, installed)
         if not outcome.failed:
-            assert outcome.text == (d / "w" / "f.py").read_text(), (diff, installed)
+            assert outcome.text == (d / "w" / "f.py").read_bytes().decode(), (diff, installed)
         compared += 1
         failed += bool(outcome.failed)
+        misordered += "misordered hunks" in gnu.stdout
     assert compared > 100 and 0 < failed < compared  # both kinds were exercised
+    assert misordered  # and hunks out of order
 
 
 def test_new_and_deleted_files_and_git_headers() -> None:
