@@ -32,7 +32,7 @@ from packaging.version import Version
 from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
-from radpatch.releases import modules, nearest_code, renamed, renamed_back, renamed_class, renamed_port
+from radpatch.releases import modules, nearest_code, renamed, renamed_back, renamed_port, renamed_release
 from radpatch.releases import moved as search
 from radpatch.releases.proof import NO_BASE
 from radpatch.releases.resolved import gaps, stacked
@@ -218,10 +218,8 @@ def cell(
         got = renamed_port.follow(patch, file, alias, r.version, releases, requires)
         said = renamed_port.said(alias, got)
         return Cell(r.version, MOVED, said, alias.module, got.proven, file, alias.binder, alias=alias)
-    refused = (
-        renamed_class.refused_in_release(patch, file, r.kind.rewrite, r.version, releases, requires) if file else None
-    )
-    if failed == "match" and refused:  # a method's class-body alias, not followed: why
+    refused = renamed_release.refused(patch, file, r.kind.rewrite, r.version, releases, requires) if file else None
+    if failed == "match" and refused:  # an alias (in a class body or at module level) not followed: why
         unsure = f"{unsure}; {refused}" if unsure else refused
     if failed == "match":
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
@@ -248,7 +246,7 @@ def _renamed(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple
     file = _file_of(patch, r)
     if first_failed(r) != "match" or r.kind.cause is not Cause.SCOPE_GONE or file is None:
         return None
-    found = renamed.in_release(patch, file, r.kind.rewrite, r.version, releases, requires)
+    found = renamed_release.in_release(patch, file, r.kind.rewrite, r.version, releases, requires)
     return found or renamed_back.older(patch, file, r.kind.rewrite, r.version, releases, requires)  # a backport
 
 
