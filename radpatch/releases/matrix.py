@@ -244,10 +244,12 @@ def _file_of(patch: Patch, r: ReleaseResult) -> str | None:
 def _renamed(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> renamed.Renamed | None:
     """A scope gone from its module whose old name is bound to a definition of a new name: moved (renamed)."""
     file = _file_of(patch, r)
-    if first_failed(r) != "match" or r.kind.cause is not Cause.SCOPE_GONE or file is None:
+    gone = r.kind.cause in (Cause.SCOPE_GONE, Cause.NO_MODULE, Cause.UNCOVERED)  # no module: a backport's
+    if first_failed(r) not in ("match", "module") or not gone or file is None:
         return None
-    found = renamed_release.in_release(patch, file, r.kind.rewrite, r.version, releases, requires)
-    return found or renamed_back.older(patch, file, r.kind.rewrite, r.version, releases, requires)  # a backport
+    rewrite = r.kind.rewrite or next((rw.id for rw in patch.rewrites if rw.file == file), None)  # no module: its first
+    found = renamed_release.in_release(patch, file, rewrite, r.version, releases, requires)
+    return found or renamed_back.older(patch, file, rewrite, r.version, releases, requires)  # a backport
 
 
 def _moved(

@@ -236,8 +236,10 @@ def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Pat
     """`r` with its `match` failure saying where a renamed scope's code now is, when the module binds the old name."""
     from radpatch.releases import renamed_back, renamed_release
 
-    rewrite = r.kind.rewrite
-    if r.kind.cause is not Cause.SCOPE_GONE or first_failed(r) != "match" or r.error is None or rewrite is None:
+    rewrite = r.kind.rewrite or next((rw.id for rw in patch.rewrites if rw.file == r.kind.file), None)
+    gone_from = (Cause.SCOPE_GONE, Cause.NO_MODULE, Cause.UNCOVERED)  # no module or choice: a backport's
+    lost = r.kind.cause in gone_from and first_failed(r) in ("match", "module")
+    if not lost or r.error is None or rewrite is None:
         return r
     file = r.kind.file or next((rw.file for rw in patch.rewrites if rw.id == rewrite), None)
     found = renamed_release.in_release(patch, file, rewrite, r.version, releases, requires) if file else None
