@@ -234,7 +234,7 @@ def _target(
 
 def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> ReleaseResult:
     """`r` with its `match` failure saying where a renamed scope's code now is, when the module binds the old name."""
-    from radpatch.releases import renamed_back, renamed_release
+    from radpatch.releases import renamed_release
 
     rewrite = r.kind.rewrite or next((rw.id for rw in patch.rewrites if rw.file == r.kind.file), None)
     gone_from = (Cause.SCOPE_GONE, Cause.NO_MODULE, Cause.UNCOVERED)  # no module or choice: a backport's
@@ -243,7 +243,6 @@ def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Pat
         return r
     file = r.kind.file or next((rw.file for rw in patch.rewrites if rw.id == rewrite), None)
     found = renamed_release.in_release(patch, file, rewrite, r.version, releases, requires) if file else None
-    found = found or (renamed_back.older(patch, file, rewrite, r.version, releases, requires) if file else None)
     if found is None:  # an alias the rules refuse (in a class body or at module level): say why
         why = renamed_release.refused(patch, file, rewrite, r.version, releases, requires) if file else None
         return dataclasses.replace(r, error=f"{r.error}; {why}") if why else r

@@ -22,9 +22,10 @@ from packaging.version import Version
 
 from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch
-from radpatch.releases import imported_from, package_files, renamed, renamed_class, renamed_refused
+from radpatch.releases import imported_from, package_files, renamed, renamed_back, renamed_class, renamed_refused
 from radpatch.releases.moved import module_of
 from radpatch.releases.renamed import Renamed
+from radpatch.releases.search_order import wheel_modules
 from radpatch.releases.wheel_records import Release
 from radpatch.releases.wheels import Releases
 
@@ -49,9 +50,46 @@ def refused(
 def judged(
     patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
 ) -> Renamed | str | None:
+    """The rename on the release (or, the release older, the backport across one: renamed_back), or why not."""
+    got = _forward(patch, file, rewrite, version, releases, requires)
+    back = renamed_back.older(patch, file, rewrite, version, releases, requires) if got is None else None
+    if back is None:
+        return got
+    try:  # the old name in the older release: no other module of its package may store it either
+        release = releases.get(patch.distribution, version, frozenset())
+        names = {rel for rel, _ in wheel_modules(release)}
+        old = Renamed(back.target, back.module, back.name, back.module, back.line, back.text)
+        why = _elsewhere(
+            release,
+            old,
+            imported_from.relpath_of(back.module, names) or "",
+            _where(names),
+            _reader(releases, patch.distribution, version),
+        )
+    except RadpatchError:
+        return None
+    return why or back
+
+
+def _reader(releases: Releases, dist: str, version: Version) -> renamed_refused.Read:
+    def read(rel: str) -> bytes | None:
+        try:
+            return releases.get(dist, version, frozenset([rel])).read(rel)
+        except RadpatchError:
+            return None
+
+    return read
+
+
+def _where(names: set[str]) -> renamed_refused.Where:
+    return lambda m: imported_from.relpath_of(m, names)
+
+
+def _forward(
+    patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
+) -> Renamed | str | None:
     from radpatch.releases import modules
     from radpatch.releases.resolved import stacked
-    from radpatch.releases.search_order import wheel_modules
 
     choice = patch.module(file).module_for(version)
     rw = next((r for r in patch.rewrites if r.id == rewrite), None)
@@ -67,15 +105,7 @@ def judged(
     if data is None:
         return None
     mine = next((n for n in names if module_of(n) == choice.module), "")
-
-    def read(rel: str) -> bytes | None:
-        try:
-            return releases.get(patch.distribution, version, frozenset([rel])).read(rel)
-        except RadpatchError:
-            return None
-
-    def relpath_of(m: str) -> str | None:
-        return imported_from.relpath_of(m, names)
+    read, relpath_of = _reader(releases, patch.distribution, version), _where(names)
 
     found: Renamed | str | None = renamed_class.found(data, scope, choice.module)  # `size = size_of` in a class
     if found is None:

@@ -34,7 +34,12 @@ ALIASES = {
     "module attribute": "from rptoy import planning\n\n{OLD} = planning.{NEW}\n",
     "from import then assigned": "from .planning import {NEW}\n\n{OLD} = {NEW}\n",
 }
-OUTCOMES = ("proves", "does not prove", "no alias", "alias refused")
+OUTCOMES = ("proves", "does not prove", "no alias", "alias refused", "stored from another module")
+# the unsafe twin's 1.0: another module of the package stores the old name (plain, qualified)
+STORES = (
+    "import rptoy.core as c\n\nc.size = lambda items: 99\n",
+    "from rptoy.core import Sizer\n\nSizer.size = lambda self, items: 99\n",
+)
 LAYOUTS = {
     "one module": "  planner: rptoy.planning  # where size_of() lives\n",
     "a list": '  planner:  # where size_of() lives\n    - {versions: ">=2.0", module: rptoy.planning}\n',
@@ -84,6 +89,8 @@ def test_a_backport_across_a_rename_gets_its_module(
         "rptoy/__init__.py": "",
         "rptoy/core.py": _code(q, old, REWRITTEN if outcome == "does not prove" else BODY),
     }
+    if outcome == "stored from another module":
+        first.update({"rptoy/__init__.py": "from . import other\n", "rptoy/other.py": STORES[q]})
     core = ALIASES[alias].replace("{OLD}", old).replace("{NEW}", new) if outcome != "no alias" else "\n"
     core += "exec('x = 1')\n" if outcome == "alias refused" else ""
     second: dict[str, str | bytes] = {
@@ -91,7 +98,8 @@ def test_a_backport_across_a_rename_gets_its_module(
         "rptoy/core.py": core,
         "rptoy/planning.py": _code(q, new, BODY),
     }
-    assert run_size(tmp_path / "old", first, q) == 3  # 1.0 runs the old name's own code
+    stored = outcome == "stored from another module"
+    assert run_size(tmp_path / "old", first, q) == (99 if stored else 3)  # 1.0 runs the old name's own code
     if outcome != "no alias":
         assert run_size(tmp_path / "new", second, q) == 3  # 2.0's old name runs the renamed code
     loopback(DIST, {"1.0": first, "2.0": second})
@@ -100,6 +108,10 @@ def test_a_backport_across_a_rename_gets_its_module(
     table = json.loads(radpatch("--registry", str(reg), "verify", "cap", "cap", "--versions", "1.0", "--json").out)
     (cell,) = table["matrix"][0]["cells"]
     r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.0")
+    if stored:  # the old name in 1.0 may be other code: refused, saying where
+        assert "is not followed as a rename" in r.out and "rptoy/other.py:3" in r.out, r.out
+        assert r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
+        return
     if outcome in ("no alias", "alias refused"):  # no evidence of a rename that runs: the entry stays
         assert f"was {old_scope}" not in (cell["detail"] or "") and r.code == 1, (cell, r.out)
         assert (reg / "cap.yaml").read_text() == before
