@@ -148,16 +148,19 @@ def _alias_of(source: bytes, scope: str, module: str) -> renamed.Renamed | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    parts = scope.split(".")
+    *outer, new = scope.split(".")
     body, prefix = tree.body, ""
-    if len(parts) > 1:
-        cls = renamed._only_binding(tree.body, parts[0])
-        body, prefix = (cls.body, parts[0] + ".") if isinstance(cls, ast.ClassDef) else ([], "")
-    new = parts[1] if prefix else parts[0]
-    for stmt in body:
-        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id == new):
+    for name in outer:  # down the classes (`Outer.Inner.size_of`), each bound once in the one above
+        sites = binding_sites(body, name, "class" if prefix else "module")
+        cls = sites[0] if len(sites) == 1 and sites[0] in body else None
+        body, prefix = (cls.body, prefix + name + ".") if isinstance(cls, ast.ClassDef) else ([], "")
+        if not prefix:
+            return None
+    for stmt in body:  # `size = size_of`, or annotated `size: T = size_of`
+        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+        if not (isinstance(value, ast.Name) and value.id == new):
             continue
-        for t in stmt.targets:
+        for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:  # type: ignore[attr-defined]
             if not isinstance(t, ast.Name):
                 continue
             got = (
@@ -179,12 +182,14 @@ def _defines(source: bytes, qualname: str) -> bool:
     if not renamed._only_statements_bind(tree, qualname.split(".")[0]):  # a store no statement shows
         return False
     cls: ast.stmt | None = None
+    chain: list[ast.ClassDef] = []
     for name in outer:
         cls = renamed._only_binding(body, name)
         if not isinstance(cls, ast.ClassDef):
             return False
+        chain.append(cls)
         body = cls.body
-    if isinstance(cls, ast.ClassDef) and renamed_class.rebinds(tree, cls, last) is not None:
+    if chain and renamed_class.rebinds(tree, chain[-1], last, tuple(chain[:-1])) is not None:
         return False  # the older release's class may rebind the old name (a decorator, a store...)
     sites = binding_sites(body, last, "class" if outer else "module")
     return len(sites) == 1 and isinstance(sites[0], _DEFS) and sites[0] in body

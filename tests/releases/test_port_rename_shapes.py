@@ -197,3 +197,44 @@ def test_port_follows_the_shape_or_says_why_not(
     back = entry.rewrites_for(Version("1.0"))
     assert [rw.op.scope_name() for rw in back] == [old]  # 1.0 keeps the rewrite as written
     assert _run(tmp_path / "old", {**first, "rptoy/core.py": forward(entry, back, first_core.encode(), "r")}, call) == 1
+
+
+BACK_CASES = sample(
+    [
+        (s, k)
+        for s in ("nested class", "annotated in the class", "annotated at module level")
+        for k in ("proves", "does not prove")
+    ]
+)
+
+
+@pytest.mark.parametrize(("shape", "kind"), BACK_CASES, ids=["-".join(c) for c in BACK_CASES])
+def test_a_backport_across_the_shape(
+    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, shape: str, kind: str
+) -> None:
+    """The entry names the new name (2.0 on); 1.0 has the old one; 2.0's alias is the evidence: port --to
+    1.0 writes the variant under the old name for `<2.0` where the rewrites prove there."""
+    old, new, call, first_core, made, _ = SHAPES[shape]
+    second: dict[str, str | bytes] = {"rptoy/__init__.py": "", **made(BODY)}
+    old_code = first_core.replace("n = len(items)", "n = len(list(items))") if kind != "proves" else first_core
+    first: dict[str, str | bytes] = {"rptoy/__init__.py": "", "rptoy/core.py": old_code}
+    assert _run(tmp_path / "first", first, call) == _run(tmp_path / "second", second, call) == 3
+    loopback(DIST, {"1.0": first, "2.0": second})
+    reg = write_registry(
+        "cap", ENTRY.replace("SCOPE", new).replace('">=1.0"   # written for 1.0', '">=2.0"   # written for 2.0')
+    )
+    before = (reg / "cap.yaml").read_text()
+    r = radpatch("--registry", str(reg), "port", "cap", "--to", "1.0")
+    assert f"1.0: moved: {new} was {old} in rptoy.core before 2.0" in r.out, r.out
+    if kind != "proves":
+        assert r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
+        return
+    assert r.code == 0, r.out + r.err
+    entry = loader.load_bytes(reg / "cap.yaml", (reg / "cap.yaml").read_bytes())
+    for v, files, scope in (("1.0", first, old), ("2.0", second, new)):
+        rws = entry.rewrites_for(Version(v))
+        assert [rw.op.scope_name() for rw in rws] == [scope]
+        original = str(files["rptoy/core.py"]).encode()
+        patched = forward(entry, rws, original, "rptoy/core.py")
+        assert backward(entry, rws, patched, "rptoy/core.py") == original
+        assert _run(tmp_path / f"patched-{v}", {**files, "rptoy/core.py": patched}, call) == 1
