@@ -45,7 +45,11 @@ def why(
     if to[1] == name:  # `from .planning import size`: the alias may live one hop on
         if not hop or to[0] == module or there is None or (more := read(there)) is None:
             return None
-        return why(more, name, to[0], there, relpath_of, read, hop=False) or _hazard(tree, name, rel)
+        inner = why(more, name, to[0], there, relpath_of, read, hop=False)
+        if inner is not None or renamed.binding(more, name, to[0], there.endswith("/__init__.py")) is None:
+            return inner  # refused there, or no rename one hop on either: nothing of this module to say
+        hazard = _hazard(tree, name, rel) or _inits(to[0], relpath_of, read)  # the rename there, undone here
+        return f"`{text}` in {module} (line {site.lineno}) is not followed as a rename: {hazard}" if hazard else None
     target = _parse(read(there)) if there is not None else None
     if target is None or not isinstance(renamed._only_binding(target.body, to[1]), _DEFS):
         return None  # no definition there: no rename to refuse, a no match

@@ -64,6 +64,12 @@ HAZARDS = {
         "rptoy/planning.py",
     ),
     "a star import": (LOCAL + "from rptoy.alt import *  # HAZARD\n", None, "", "rptoy/core.py"),
+    "a star import after a re-export hop": (  # planning.py's alias is sound; core.py undoes it
+        "from .planning import size\nfrom rptoy.alt import *  # HAZARD\n",
+        RENAMED + "\n\nsize = size_of\n",
+        "",
+        "rptoy/core.py",
+    ),
 }
 CASES = sample([(h, twin) for h in HAZARDS for twin in ("unsafe", "safe twin")])
 ENTRY = f"""\
