@@ -7,7 +7,8 @@ renamed_class or radpatch.releases.renamed_refused).
 
 A rename found is followed only where no other module of the distribution's package may rebind it
 (port47): no store or `del` of the attribute the old name is (`.size` for a method, anywhere, as within
-its module; `core.size` for a module's name: an object named as the module), no `setattr`/`delattr`
+its module, and a nested class's name; `core.size`, `planning.size_of` for the old and new top-level
+names: an object named as their modules), no `setattr`/`delattr`
 that may name it on such an object, in any `.py` file the wheel's RECORD lists under the declared
 module's top-level package. Where those files cannot all be read (more than package_files.MAX_FILES, as
 vLLM's), no rename is followed and the cell says so. What another module does through `exec` or a
@@ -62,6 +63,7 @@ def judged(
         why = _elsewhere(
             release,
             old,
+            back.target,
             imported_from.relpath_of(back.module, names) or "",
             _where(names),
             _reader(releases, patch.distribution, version),
@@ -115,7 +117,7 @@ def _forward(
     if not isinstance(found, Renamed):
         return found
     try:
-        return _elsewhere(release, found, mine, relpath_of, read) or found
+        return _elsewhere(release, found, scope, mine, relpath_of, read) or found
     except RadpatchError:
         return None
 
@@ -154,18 +156,25 @@ def _and_method(
 
 
 def _elsewhere(
-    release: Release, found: Renamed, rel: str, relpath_of: renamed_refused.Where, read: renamed_refused.Read
+    release: Release,
+    found: Renamed,
+    scope: str,
+    rel: str,
+    relpath_of: renamed_refused.Where,
+    read: renamed_refused.Read,
 ) -> str | None:
-    """Why another module of the package may rebind the renamed name: its store at file:line; None when none may."""
+    """Why another module of the package may rebind the renamed name: its store at file:line; None when none
+    may. `scope`: the old qualified name; its parts after the first (a method, a nested class) are read as
+    stored on any object, the old and new top-level names on an object named as their modules."""
     tops = frozenset([rel.split("/")[0]]) if "/" in rel else frozenset()
     listed = package_files.members(release, tops) if tops else frozenset()
     head = f"{found.name} -> {found.target} is not followed as a rename"
     if listed is None:
         why = package_files.unread(release, tops).removeprefix("the package's other modules were not read: ")
         return f"{head}: a store from another module of the package cannot be ruled out ({why})"
-    method = "." in found.name  # a method: its name (and a nested class's) stored on any object
+    method = "." in found.name  # a method: the in-class rules read its module
     own = {relpath_of(found.module)} if method else {relpath_of(found.binder)}  # where the in-module rules read
-    attrs = found.name.split(".")[1:] if method else [found.name]
+    anywhere, named = scope.split(".")[1:], [found.name.split(".")[0], found.target.split(".")[0]]
     homes = (found.binder, found.module)
     for other in sorted(listed - {r for r in own if r is not None}):
         tree = renamed_refused._parse(read(other))
@@ -174,7 +183,8 @@ def _elsewhere(
         bound = imported_from.modules_bound(tree.body, module_of(other), other.endswith("/__init__.py"))
         holders = {m.rpartition(".")[2] for m in homes} | {n for n, m in bound.items() if m in homes}
         for node in ast.walk(tree):
-            hit = next((h for a in attrs if (h := _store(node, a, None if method else holders))), "")
+            hit = next((h for a in anywhere if (h := _store(node, a, None))), "")
+            hit = hit or next((h for a in named if (h := _store(node, a, holders))), "")
             if hit:
                 return f"{head}: {other}:{getattr(node, 'lineno', 0)} {hit} (another module of the package)"
     return None

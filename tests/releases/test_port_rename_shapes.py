@@ -126,6 +126,32 @@ SHAPES: dict[str, tuple[str, str, str, str, Any, tuple[str, str, str]]] = {
         },
         ("rptoy/other.py", "c.size = lambda items: 99\n", "rptoy/other.py:4"),
     ),
+    "a class renamed in another module, its method stored from a third": (
+        "Sizer.size",
+        "Sizer2.size",
+        "m.Sizer().size([1, 2, 3])",
+        "class Sizer:\n" + _method("size", BODY),
+        lambda b: {
+            "rptoy/__init__.py": "from . import other\n",
+            "rptoy/core.py": "from rptoy import planning\n\nSizer = planning.Sizer2\n",
+            "rptoy/planning.py": "class Sizer2:\n" + _method("size", b),
+            "rptoy/other.py": "from rptoy.planning import Sizer2\n\nSizer2.other = 1\n",
+        },
+        ("rptoy/other.py", "Sizer2.size = lambda self, items: 99\n", "rptoy/other.py:4"),
+    ),
+    "a def in another module, stored from a third": (
+        "size",
+        "size_of",
+        "m.size([1, 2, 3])",
+        _function("size", BODY),
+        lambda b: {
+            "rptoy/__init__.py": "from . import other\n",
+            "rptoy/core.py": "from rptoy import planning\n\nsize = planning.size_of\n",
+            "rptoy/planning.py": _function("size_of", b),
+            "rptoy/other.py": "from rptoy import planning\n\nplanning.other = 1\n",
+        },
+        ("rptoy/other.py", "planning.size_of = lambda items: 99\n", "rptoy/other.py:4"),
+    ),
 }
 CASES = sample([(s, k) for s in SHAPES for k in ("proves", "does not prove", "unsafe twin")])
 ENTRY = f"""\
@@ -177,9 +203,10 @@ def test_port_follows_the_shape_or_says_why_not(
         assert cell["cell"] == "no match", cell
         assert r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
         return
-    assert f"moved: {old} is now " in error and new in error, error
+    renamed_as = new if old.split(".")[-1] != new.split(".")[-1] else new.split(".")[0]  # a class alone: its name
+    assert "moved: " in error and "is now " in error and renamed_as in error, error
     assert cell["cell"] == "moved" and cell["proven"] is (kind == "proves"), cell
-    assert f"under the new name {new!r}" in cell["detail"], cell
+    assert f"under the new name {renamed_as!r}" in cell["detail"], cell
     if kind != "proves":
         assert r.code == 1 and (reg / "cap.yaml").read_text() == before, r.out
         return
