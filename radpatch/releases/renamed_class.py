@@ -18,22 +18,17 @@ Read with `ast` only, by the module-level rules (radpatch.releases.renamed), con
 A class nested in another (`Outer.Inner.size`, port47) is read down the nesting, each class bound once
 in the one above, every class on the way by the same header and body rules, and a store of a nested
 class's own name (`Outer.Inner = ...`) refuses too; the alias may be annotated (`size: T = size_of`).
-A refusal is said (`refusal`): the cell names it. A store from another module (`mod.C.size = ...`)
-is read by radpatch.releases.renamed_release."""
+A refusal is said (`found` gives its words): the cell names it. A store from another module
+(`mod.C.size = ...`) is read by radpatch.releases.renamed_release."""
 
 from __future__ import annotations
 
 import ast
 
-from packaging.version import Version
-
-from radpatch.errors import RadpatchError
 from radpatch.prove.names.closures import own_nodes
-from radpatch.registry.model import Patch
 from radpatch.releases import renamed
 from radpatch.releases.namespace_stores import dynamic
 from radpatch.releases.renamed import Renamed
-from radpatch.releases.wheels import Releases
 from radpatch.rewrite.name_bindings import binding_sites
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -88,12 +83,6 @@ def _aliases(stmt: ast.stmt, site: ast.AST | None) -> bool:
     if isinstance(stmt, ast.Assign):
         return len(stmt.targets) == 1 and stmt.targets[0] is site
     return isinstance(stmt, ast.AnnAssign) and stmt.value is not None and stmt.target is site
-
-
-def refusal(source: bytes, qualname: str, module: str) -> str | None:
-    """Why a class-body alias of `qualname`'s method is not followed; None when there is none or it is."""
-    got = found(source, qualname, module)
-    return got if isinstance(got, str) else None
 
 
 def rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str, outer: tuple[ast.ClassDef, ...] = ()) -> str | None:
@@ -158,22 +147,3 @@ def _may_name(call: ast.Call, meth: str) -> bool:
     """A setattr-like call may name `meth`: one of its string constants is `meth`, or it has none."""
     names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     return not names or meth in names
-
-
-def refused_in_release(
-    patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
-) -> str | None:
-    """`refusal` on the release's declared module for `file`, as the requirements leave it."""
-    from radpatch.releases import modules
-    from radpatch.releases.resolved import stacked
-
-    choice = patch.module(file).module_for(version)
-    rw = next((r for r in patch.rewrites if r.id == rewrite), None)
-    if choice is None or rw is None or "." not in rw.op.scope_name():
-        return None
-    try:
-        release = releases.get(patch.distribution, version, modules.needs((*requires, patch)))
-        data = stacked(requires, patch, file, version, release)
-    except RadpatchError:
-        return None
-    return refusal(data, rw.op.scope_name(), choice.module) if data is not None else None
