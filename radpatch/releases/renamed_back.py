@@ -115,7 +115,7 @@ def _from_another(
     for other in sorted(listed - {rel}):
         data = read(back, other)
         tree = _parse(data)
-        for name in {n for stmt in (tree.body if tree else []) if not isinstance(stmt, _DEFS) for n in _bound(stmt)}:
+        for name in {n for stmt in (tree.body if tree else []) for n in _bound(stmt, first)}:
             got = renamed.binding(data or b"", name, module_of(other), other.endswith("/__init__.py"))
             if got is None or (got.module, got.target) != (module, first):
                 continue
@@ -134,9 +134,13 @@ def _parse(data: bytes | None) -> ast.Module | None:
         return None
 
 
-def _bound(stmt: ast.stmt) -> list[str]:
-    """The names a top-level assignment or import binds (what may be an alias of another module's definition)."""
-    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.ImportFrom):
+def _bound(stmt: ast.stmt, new: str) -> list[str]:
+    """The names a top-level assignment or import binds that reads `new` (`from .planning import new as
+    old`, `old = planning.new`, `old = new`): what may be an alias of `new`'s definition."""
+    if isinstance(stmt, ast.ImportFrom) and any(a.name == new for a in stmt.names):
+        return renamed._bound_names(stmt)
+    value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+    if (isinstance(value, ast.Name) and value.id == new) or (isinstance(value, ast.Attribute) and value.attr == new):
         return renamed._bound_names(stmt)
     return []
 
