@@ -32,7 +32,7 @@ from packaging.version import Version
 from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import NOT_IN_EFFECT, Cause
 from radpatch.registry.model import Patch
-from radpatch.releases import modules, nearest_code, renamed, renamed_back, renamed_class, renamed_port
+from radpatch.releases import modules, nearest_code, renamed, renamed_port, renamed_release
 from radpatch.releases import moved as search
 from radpatch.releases.proof import NO_BASE
 from radpatch.releases.resolved import gaps, stacked
@@ -181,7 +181,7 @@ def cell(
             detail = f"{out.detail}; the scope is now defined in several modules ({', '.join(several)}): edit by hand"
             return dataclasses.replace(out, detail=detail, also=several)
         alias = _renamed(patch, r, releases, requires) if not isinstance(to, search.Moved) else None
-        if alias is None or (file := _file_of(patch, r)) is None:
+        if not isinstance(alias, renamed.Renamed) or (file := _file_of(patch, r)) is None:
             return out
         got = renamed_port.follow(patch, file, alias, r.version, releases, requires)  # port would follow it
         said = f"{out.detail}; moved: {renamed_port.said(alias, got)}"
@@ -214,15 +214,12 @@ def cell(
             return Cell(r.version, MOVED, what, where.module, where.proven, where.file, where.old, where.also)
     alias = _renamed(patch, r, releases, requires) if not isinstance(where, search.Moved) else None
     file = _file_of(patch, r)
-    if alias and file:  # the old name is bound to the code under a new name: proven under it, port follows it
+    if isinstance(alias, renamed.Renamed) and file:  # the old name bound to the code under a new name: port follows
         got = renamed_port.follow(patch, file, alias, r.version, releases, requires)
         said = renamed_port.said(alias, got)
         return Cell(r.version, MOVED, said, alias.module, got.proven, file, alias.binder, alias=alias)
-    refused = (
-        renamed_class.refused_in_release(patch, file, r.kind.rewrite, r.version, releases, requires) if file else None
-    )
-    if failed == "match" and refused:  # a method's class-body alias, not followed: why
-        unsure = f"{unsure}; {refused}" if unsure else refused
+    if isinstance(alias, str):  # an alias (in a class body, at module level, a backport's) not followed: why
+        unsure = f"{unsure}; {alias}" if unsure else alias
     if failed == "match":
         if isinstance(where, search.NoMove) and where.complete:  # where each scope is: not a namesake by name
             return Cell(r.version, NO_MATCH, unsure)
@@ -243,13 +240,17 @@ def _file_of(patch: Patch, r: ReleaseResult) -> str | None:
     return next((rw.file for rw in patch.rewrites if rw.id == rewrite), None) if rewrite is not None else None
 
 
-def _renamed(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> renamed.Renamed | None:
-    """A scope gone from its module whose old name is bound to a definition of a new name: moved (renamed)."""
+def _renamed(
+    patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]
+) -> renamed.Renamed | str | None:
+    """A scope gone from its module whose old name is bound to a definition of a new name: moved (renamed);
+    why not, where the rules refuse such an alias."""
     file = _file_of(patch, r)
-    if first_failed(r) != "match" or r.kind.cause is not Cause.SCOPE_GONE or file is None:
+    gone = r.kind.cause in (Cause.SCOPE_GONE, Cause.NO_MODULE, Cause.UNCOVERED)  # no module: a backport's
+    if first_failed(r) not in ("match", "module") or not gone or file is None:
         return None
-    found = renamed.in_release(patch, file, r.kind.rewrite, r.version, releases, requires)
-    return found or renamed_back.older(patch, file, r.kind.rewrite, r.version, releases, requires)  # a backport
+    rewrite = r.kind.rewrite or next((rw.id for rw in patch.rewrites if rw.file == file), None)  # no module: its first
+    return renamed_release.judged(patch, file, rewrite, r.version, releases, requires)  # a backport's too
 
 
 def _moved(

@@ -6,6 +6,7 @@ to, `setattr` of the module or the class, `Cls.name = ...` from outside the clas
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 _NAMESPACE_WRITES = frozenset({"update", "setdefault", "__setitem__", "pop", "__delitem__", "clear"})
 
@@ -36,25 +37,26 @@ _REBINDERS = frozenset({"setattr", "delattr"})
 _RUNS_TEXT = frozenset({"exec", "eval"})
 
 
-def dynamic(tree: ast.Module) -> tuple[int, str] | None:
+def dynamic(tree: ast.Module, at: Callable[[int], str] = lambda n: f"line {n}") -> tuple[int, str] | None:
     """What in the module may store any name where no statement shows it, (line, in words): `exec` or
     `eval` of text, `setattr`/`delattr` bound to another name or passed on (`sa = setattr`), a
     `__dict__` (written through: `self.__dict__["size"] = ...`), `sys.modules` written to (a module
-    put in another's place). None when there is none: the other rules read every store."""
+    put in another's place). None when there is none: the other rules read every store. `at` words
+    where a line is (`line 7`; `rptoy/core.py:7` where the file is named)."""
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and node.id in _RUNS_TEXT:
-            return line, f"`{node.id}` (line {line}) may bind any name"
+            return line, f"`{node.id}` ({at(line)}) may bind any name"
         if isinstance(node, ast.Name) and node.id in _REBINDERS and id(node) not in called:
-            return line, f"`{node.id}` is passed on or bound to another name (line {line}), and may rebind it"
+            return line, f"`{node.id}` is passed on or bound to another name ({at(line)}), and may rebind it"
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-            return line, f"a `__dict__` (line {line}) may be written through"
+            return line, f"a `__dict__` ({at(line)}) may be written through"
         written = node.value if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del) else None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _NAMESPACE_WRITES:
             written = node.func.value
         if written is not None and _sys_modules(written):
-            return line, f"`sys.modules` is written (line {line}): a module may stand in for another"
+            return line, f"`sys.modules` is written ({at(line)}): a module may stand in for another"
     return None
 
 

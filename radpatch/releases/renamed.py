@@ -23,9 +23,6 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from packaging.version import Version
-
-from radpatch.errors import RadpatchError
 from radpatch.prove.refusal import Cause
 from radpatch.registry.model import Patch
 from radpatch.releases import imported_from
@@ -235,63 +232,19 @@ def _target(
     return None
 
 
-def in_release(
-    patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
-) -> Renamed | None:
-    """`of` on the release's declared module for `file` (a `modules:` name), as the requirements
-    leave it, its target found defined in the wheel; None when there is no such binding or it cannot be read."""
-    from radpatch.releases import modules, renamed_class
-    from radpatch.releases.moved import module_of
-    from radpatch.releases.resolved import stacked
-    from radpatch.releases.search_order import wheel_modules
-
-    choice = patch.module(file).module_for(version)
-    rw = next((r for r in patch.rewrites if r.id == rewrite), None)
-    if choice is None or rw is None or rw.op.scope_name() == "<module>":
-        return None
-    try:
-        release = releases.get(patch.distribution, version, modules.needs((*requires, patch)))
-        data = stacked(requires, patch, file, version, release)
-        names = {rel for rel, _ in wheel_modules(release)}
-    except RadpatchError:
-        return None
-    if data is None:
-        return None
-    mine = next((n for n in names if module_of(n) == choice.module), "")
-    in_class = renamed_class.found(data, rw.op.scope_name(), choice.module)  # `size = size_of` in `class C:`
-    if in_class is not None:
-        return in_class if isinstance(in_class, Renamed) else None
-    found = binding(data, rw.op.scope_name(), choice.module, mine.endswith("/__init__.py"))
-
-    def read(rel: str) -> bytes | None:
-        try:
-            return releases.get(patch.distribution, version, frozenset([rel])).read(rel)
-        except RadpatchError:
-            return None
-
-    def relpath_of(m: str) -> str | None:
-        return imported_from.relpath_of(m, names)
-
-    hop = reexported(data, rw.op.scope_name(), choice.module, mine.endswith("/__init__.py")) if not found else None
-    there = relpath_of(hop) if hop else None
-    more = read(there) if there and inits_clear(hop or "", relpath_of, read) else None
-    if hop and there and more is not None:  # one re-export hop: the alias lives in the module it imports from
-        found = binding(more, rw.op.scope_name(), hop, there.endswith("/__init__.py"))
-    return found if found is not None and resolved(found, relpath_of, read) else None
-
-
 def told(patch: Patch, r: ReleaseResult, releases: Releases, requires: tuple[Patch, ...]) -> ReleaseResult:
     """`r` with its `match` failure saying where a renamed scope's code now is, when the module binds the old name."""
-    from radpatch.releases import renamed_back, renamed_class
+    from radpatch.releases import renamed_release
 
-    rewrite = r.kind.rewrite
-    if r.kind.cause is not Cause.SCOPE_GONE or first_failed(r) != "match" or r.error is None or rewrite is None:
+    rewrite = r.kind.rewrite or next((rw.id for rw in patch.rewrites if rw.file == r.kind.file), None)
+    gone_from = (Cause.SCOPE_GONE, Cause.NO_MODULE, Cause.UNCOVERED)  # no module or choice: a backport's
+    lost = r.kind.cause in gone_from and first_failed(r) in ("match", "module")
+    if not lost or r.error is None or rewrite is None:
         return r
     file = r.kind.file or next((rw.file for rw in patch.rewrites if rw.id == rewrite), None)
-    found = in_release(patch, file, rewrite, r.version, releases, requires) if file else None
-    found = found or (renamed_back.older(patch, file, rewrite, r.version, releases, requires) if file else None)
-    if found is None:  # a class-body alias refused: say why
-        why = renamed_class.refused_in_release(patch, file, rewrite, r.version, releases, requires) if file else None
+    found = renamed_release.in_release(patch, file, rewrite, r.version, releases, requires) if file else None
+    if found is None:  # an alias the rules refuse (in a class body or at module level): say why
+        why = renamed_release.refused(patch, file, rewrite, r.version, releases, requires) if file else None
         return dataclasses.replace(r, error=f"{r.error}; {why}") if why else r
     gone = f"scope '{found.name}"
     said = f"moved: {found.describe()}"

@@ -7,7 +7,10 @@ for the releases before it (`versions: "<B"`, B that release; the rewrite as wri
 where the rewrites prove there (radpatch.releases.renamed_port). The older release's declared module
 must define the old name itself (a def or class, bound once, at top level or in the class body), and
 nothing there may rebind it (the same rules: a store no statement shows, or for a method what
-renamed_class.rebinds finds in its class)."""
+renamed_class.rebinds finds in its class). Where the older release has the old name in another module
+(port47: no file of the entry's module there, or it lacks the name), the evidence is an alias in that
+module of the entry's release (`from .planning import size_of as size` in core.py), found among the
+package's modules (package_files' bound), one module only: port gives it a `modules:` choice for `<B`."""
 
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ class Backported(renamed.Renamed):
     """`name` (the scope the entry names) was `target` before `back`, whose module keeps `target` bound to it."""
 
     back: Version = Version("0")
+    declared: str = ""  # the entry's module for `back`, where the old name's home is another (a `modules:` choice)
 
     def describe(self) -> str:
         return (
@@ -40,9 +44,10 @@ class Backported(renamed.Renamed):
 
     @property
     def hint(self) -> str:
+        choice = f"a `modules:` choice of {self.module} and " if self.declared else ""
         return (
-            f"the rewrites name the scope {self.name!r}: for the releases before {self.back}, add a `versions:` "
-            f"variant of each rewrite whose `scope:` is {self.target!r} (by hand)"
+            f"the rewrites name the scope {self.name!r}: for the releases before {self.back}, add {choice}a "
+            f"`versions:` variant of each rewrite whose `scope:` is {self.target!r} (by hand)"
         )
 
 
@@ -71,12 +76,73 @@ def older(
         old = stacked(requires, patch, file, version, releases.get(patch.distribution, version, needs))
     except RadpatchError:
         return None
-    if new is None or old is None:
+    if new is None:
         return None
-    found = _alias_of(new, rw.op.scope_name(), choice.module)
-    if found is None or not _defines(old, found.name):
+    found = _alias_of(new, rw.op.scope_name(), choice.module) if old is not None else None
+    if found is not None and old is not None and _defines(old, found.name):
+        return Backported(found.target, found.module, found.name, found.binder, found.line, found.text, back)
+    if requires:  # another module is read as the wheel has it: what a requirement's edits leave there is not
         return None
-    return Backported(found.target, found.module, found.name, found.binder, found.line, found.text, back)
+    try:  # the old name kept in another module (`from .planning import size_of as size` in core.py): port47
+        return _from_another(patch, rw.op.scope_name(), choice.module, version, back, releases)
+    except RadpatchError:
+        return None
+
+
+def _from_another(
+    patch: Patch, scope: str, module: str, version: Version, back: Version, releases: Releases
+) -> Backported | None:
+    """The one other module of the package that, in `back`, binds another name to `scope`'s definition in
+    `module` by renamed's rules, and in `version` defines that name itself: the old name's home before
+    `back` (a `modules:` choice of its own). None when there is none, or more than one."""
+    from radpatch.releases import package_files
+    from radpatch.releases.imported_from import relpath_of
+    from radpatch.releases.moved import module_of
+    from radpatch.releases.search_order import wheel_modules
+
+    newer = releases.get(patch.distribution, back, frozenset())
+    names = {n for n, _ in wheel_modules(newer)}
+    rel = relpath_of(module, names)
+    listed = package_files.members(newer, frozenset([rel.split("/")[0]])) if rel and "/" in rel else None
+    if rel is None or listed is None:  # a package over package_files.MAX_FILES is not searched
+        return None
+
+    def read(v: Version, member: str) -> bytes | None:
+        return releases.get(patch.distribution, v, frozenset([member])).read(member)
+
+    first, rest = scope.split(".")[0], scope[len(scope.split(".")[0]) :]
+    hits: list[Backported] = []
+    for other in sorted(listed - {rel}):
+        data = read(back, other)
+        tree = _parse(data)
+        for name in {n for stmt in (tree.body if tree else []) for n in _bound(stmt, first)}:
+            got = renamed.binding(data or b"", name, module_of(other), other.endswith("/__init__.py"))
+            if got is None or (got.module, got.target) != (module, first):
+                continue
+            if not renamed.resolved(got, lambda m: relpath_of(m, names), lambda m: read(back, m)):
+                continue
+            older = read(version, other)
+            if older is not None and _defines(older, name + rest):
+                hits.append(Backported(scope, got.binder, name + rest, got.binder, got.line, got.text, back, module))
+    return hits[0] if len(hits) == 1 else None  # two modules keep it: which one the old release ran is not told
+
+
+def _parse(data: bytes | None) -> ast.Module | None:
+    try:
+        return ast.parse(data) if data is not None else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _bound(stmt: ast.stmt, new: str) -> list[str]:
+    """The names a top-level assignment or import binds that reads `new` (`from .planning import new as
+    old`, `old = planning.new`, `old = new`): what may be an alias of `new`'s definition."""
+    if isinstance(stmt, ast.ImportFrom) and any(a.name == new for a in stmt.names):
+        return renamed._bound_names(stmt)
+    value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+    if (isinstance(value, ast.Name) and value.id == new) or (isinstance(value, ast.Attribute) and value.attr == new):
+        return renamed._bound_names(stmt)
+    return []
 
 
 def _alias_of(source: bytes, scope: str, module: str) -> renamed.Renamed | None:
@@ -86,16 +152,19 @@ def _alias_of(source: bytes, scope: str, module: str) -> renamed.Renamed | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    parts = scope.split(".")
+    *outer, new = scope.split(".")
     body, prefix = tree.body, ""
-    if len(parts) > 1:
-        cls = renamed._only_binding(tree.body, parts[0])
-        body, prefix = (cls.body, parts[0] + ".") if isinstance(cls, ast.ClassDef) else ([], "")
-    new = parts[1] if prefix else parts[0]
-    for stmt in body:
-        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id == new):
+    for name in outer:  # down the classes (`Outer.Inner.size_of`), each bound once in the one above
+        sites = binding_sites(body, name, "class" if prefix else "module")
+        cls = sites[0] if len(sites) == 1 and sites[0] in body else None
+        body, prefix = (cls.body, prefix + name + ".") if isinstance(cls, ast.ClassDef) else ([], "")
+        if not prefix:
+            return None
+    for stmt in body:  # `size = size_of`, or annotated `size: T = size_of`
+        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+        if not (isinstance(value, ast.Name) and value.id == new):
             continue
-        for t in stmt.targets:
+        for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:  # type: ignore[attr-defined]
             if not isinstance(t, ast.Name):
                 continue
             got = (
@@ -117,12 +186,14 @@ def _defines(source: bytes, qualname: str) -> bool:
     if not renamed._only_statements_bind(tree, qualname.split(".")[0]):  # a store no statement shows
         return False
     cls: ast.stmt | None = None
+    chain: list[ast.ClassDef] = []
     for name in outer:
         cls = renamed._only_binding(body, name)
         if not isinstance(cls, ast.ClassDef):
             return False
+        chain.append(cls)
         body = cls.body
-    if isinstance(cls, ast.ClassDef) and renamed_class.rebinds(tree, cls, last) is not None:
+    if chain and renamed_class.rebinds(tree, chain[-1], last, tuple(chain[:-1])) is not None:
         return False  # the older release's class may rebind the old name (a decorator, a store...)
     sites = binding_sites(body, last, "class" if outer else "module")
     return len(sites) == 1 and isinstance(sites[0], _DEFS) and sites[0] in body

@@ -15,22 +15,20 @@ Read with `ast` only, by the module-level rules (radpatch.releases.renamed), con
   arguments of `__init_subclass__`), no `__init_subclass__` of its own, and each base is `object` or a
   class of the module that passes the same header rules (a base from elsewhere may have a metaclass
   or an `__init_subclass__` that rebinds the name).
-A refusal is said (`refusal`): the cell names it. A store from another module (`mod.C.size = ...`)
-is not seen, as for module-level renames."""
+A class nested in another (`Outer.Inner.size`, port47) is read down the nesting, each class bound once
+in the one above, every class on the way by the same header and body rules, and a store of a nested
+class's own name (`Outer.Inner = ...`) refuses too; the alias may be annotated (`size: T = size_of`).
+A refusal is said (`found` gives its words): the cell names it. A store from another module
+(`mod.C.size = ...`) is read by radpatch.releases.renamed_release."""
 
 from __future__ import annotations
 
 import ast
 
-from packaging.version import Version
-
-from radpatch.errors import RadpatchError
 from radpatch.prove.names.closures import own_nodes
-from radpatch.registry.model import Patch
 from radpatch.releases import renamed
 from radpatch.releases.namespace_stores import dynamic
 from radpatch.releases.renamed import Renamed
-from radpatch.releases.wheels import Releases
 from radpatch.rewrite.name_bindings import binding_sites
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -47,17 +45,26 @@ def found(source: bytes, qualname: str, module: str) -> Renamed | str | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    cls_name, meth = parts[0], parts[1]
-    bound = renamed._only_statements_bind(tree, cls_name, dynamic_too=False)  # dynamic ones: rebinds says
-    cls = renamed._only_binding(tree.body, cls_name) if bound else None
+    bound = renamed._only_statements_bind(tree, parts[0], dynamic_too=False)  # dynamic ones: rebinds says
+    cls = renamed._only_binding(tree.body, parts[0]) if bound else None
     if not isinstance(cls, ast.ClassDef):
         return None
+    outer: list[ast.ClassDef] = []
+    while len(outer) + 2 < len(parts):  # `Outer.Inner.size`: down the nested classes, each bound once
+        sites = binding_sites(cls.body, parts[len(outer) + 1], "class")
+        inner = sites[0] if len(sites) == 1 and sites[0] in cls.body else None
+        if not isinstance(inner, ast.ClassDef):
+            break
+        outer.append(cls)
+        cls = inner
+    cls_name, meth = ".".join(parts[: len(outer) + 1]), parts[len(outer) + 1]
     sites = binding_sites(cls.body, meth, "class")
     site = sites[0] if len(sites) == 1 else None
-    alias = next((s for s in cls.body if isinstance(s, ast.Assign) and site in s.targets), None)
-    if alias is None or len(alias.targets) != 1 or not isinstance(alias.value, ast.Name):
+    alias = next((s for s in cls.body if _aliases(s, site)), None)  # `size = size_of`, `size: T = size_of`
+    value = alias.value if isinstance(alias, ast.Assign | ast.AnnAssign) else None
+    if alias is None or not isinstance(value, ast.Name):
         return None
-    new = alias.value.id
+    new = value.id
     defs = binding_sites(cls.body, new, "class")
     if new == meth or len(defs) != 1 or not isinstance(defs[0], _FUNCS) or defs[0] not in cls.body:
         return None
@@ -65,38 +72,44 @@ def found(source: bytes, qualname: str, module: str) -> Renamed | str | None:
         return None
     lines = source.decode("utf-8", "replace").splitlines()
     text = lines[alias.lineno - 1].strip() if alias.lineno <= len(lines) else ""
-    why = rebinds(tree, cls, meth)
+    why = rebinds(tree, cls, meth, tuple(outer))
     if why is not None:
         return f"`{text}` in class {cls_name} (line {alias.lineno}) is not followed as a rename: {why}"
     return Renamed(f"{cls_name}.{meth}", module, f"{cls_name}.{new}", module, alias.lineno, text)
 
 
-def refusal(source: bytes, qualname: str, module: str) -> str | None:
-    """Why a class-body alias of `qualname`'s method is not followed; None when there is none or it is."""
-    got = found(source, qualname, module)
-    return got if isinstance(got, str) else None
+def _aliases(stmt: ast.stmt, site: ast.AST | None) -> bool:
+    """`stmt` is a plain alias whose one target is `site`: `size = size_of`, or annotated `size: T = size_of`."""
+    if isinstance(stmt, ast.Assign):
+        return len(stmt.targets) == 1 and stmt.targets[0] is site
+    return isinstance(stmt, ast.AnnAssign) and stmt.value is not None and stmt.target is site
 
 
-def rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str) -> str | None:
-    """What may rebind `meth` on the class after its body ran, in words; None when nothing may."""
-    header = _header(tree, cls, set())
-    if header is not None:
-        return header
+def rebinds(tree: ast.Module, cls: ast.ClassDef, meth: str, outer: tuple[ast.ClassDef, ...] = ()) -> str | None:
+    """What may rebind `meth` on the class after its body ran, in words; None when nothing may. `outer`:
+    the classes `cls` is nested in, outermost first, each read by the same header and body rules."""
+    for each in (*outer, cls):
+        header = _header(tree, each, set())
+        if header is not None:
+            return header
     hazard = dynamic(tree)
     if hazard is not None:
         return hazard[1]
+    names = [meth, *(c.name for c in (*outer, cls)[1:])]  # a nested class's own name rebound: `Outer.Inner = X`
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Attribute) and node.attr == meth and isinstance(node.ctx, ast.Store | ast.Del):
-            return f"an attribute store of `.{meth}` (line {line}) may rebind it"
+        if isinstance(node, ast.Attribute) and node.attr in names and isinstance(node.ctx, ast.Store | ast.Del):
+            return f"an attribute store of `.{node.attr}` (line {line}) may rebind it"
         if isinstance(node, ast.Call):
             func = node.func
             called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            if called in ("setattr", "delattr", "__setattr__", "__delattr__") and _may_name(node, meth):
-                return f"`{called}` (line {line}) may rebind `{meth}`"
-    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals" for n in own_nodes(cls)):
+            said = next((n for n in names if _may_name(node, n)), None)
+            if called in ("setattr", "delattr", "__setattr__", "__delattr__") and said is not None:
+                return f"`{called}` (line {line}) may rebind `{said}`"
+    body = [n for each in (*outer, cls) for n in own_nodes(each)]
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals" for n in body):
         return "the class body calls `locals()`, which may store the name"
-    made = next((n for n in own_nodes(cls) if isinstance(n, ast.Call)), None)
+    made = next((n for n in body if isinstance(n, ast.Call)), None)
     if made is not None:  # `hook = Hook()`: its `__set_name__` runs on the class once made
         return (
             f"the class body calls `{ast.unparse(made.func)}` (line {made.lineno}): what it makes may rebind "
@@ -134,22 +147,3 @@ def _may_name(call: ast.Call, meth: str) -> bool:
     """A setattr-like call may name `meth`: one of its string constants is `meth`, or it has none."""
     names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     return not names or meth in names
-
-
-def refused_in_release(
-    patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
-) -> str | None:
-    """`refusal` on the release's declared module for `file`, as the requirements leave it."""
-    from radpatch.releases import modules
-    from radpatch.releases.resolved import stacked
-
-    choice = patch.module(file).module_for(version)
-    rw = next((r for r in patch.rewrites if r.id == rewrite), None)
-    if choice is None or rw is None or "." not in rw.op.scope_name():
-        return None
-    try:
-        release = releases.get(patch.distribution, version, modules.needs((*requires, patch)))
-        data = stacked(requires, patch, file, version, release)
-    except RadpatchError:
-        return None
-    return refusal(data, rw.op.scope_name(), choice.module) if data is not None else None

@@ -82,7 +82,7 @@ def edits(
         new = new_scope(found, rw.op.scope_name())
         end = _item_end(text, item)
         old_range = rw.versions and str(yamledit.get(item, "versions").value)  # type: ignore[union-attr]
-        mine_range, other_range = (f"<{back}", f">={back}") if back else (f">={at}", f"<{at}")
+        mine_range, other_range = mine_range_of(back, at)
         keep = _ranged(text, item, f"{old_range},{other_range}" if old_range else other_range)
         start = text.rfind("\n", 0, item.start_mark.index) + 1
         made = [*_ranged(text, item, mine_range), _scope(text, item, rw.op.scope_name(), new)]
@@ -93,11 +93,16 @@ def edits(
         out += [e for e in keep if e.start != end]
         out.append(yamledit.Edit(end, end, "".join(e.text for e in versions_at_end) + "\n" + copy))
         said.append(f"rewrites.{rw.id}: a variant for {mine_range} with scope {new!r} ({found.describe()})")
-    if found.module != found_declared(patch, file, at):
-        move = port_edits.Move(f">={at}", f"<{at}", at, first=False)
+    if found.module != found_declared(patch, file, at):  # a backport's choice goes first, for the older range
+        move = port_edits.Move(*mine_range_of(back, at), at, first=bool(back))
         out += port_edits.add_choice(text, root, patch, file, found.module, move)
         said.append(f"modules.{file}: {found.module} for >={at}")
     return out, said
+
+
+def mine_range_of(back: Version | None, at: Version) -> tuple[str, str]:
+    """The ranges of the new `modules:` choice and of the choice it takes releases from."""
+    return (f"<{back}", f">={back}") if back else (f">={at}", f"<{at}")
 
 
 def found_declared(patch: Patch, file: str, at: Version) -> str | None:
