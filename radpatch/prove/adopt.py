@@ -120,7 +120,9 @@ def _adopted(
             if _matches(states[name].patch, f.rewrites, data, path):
                 raise _refused_result(name, f.relpath, path, of, exc) from None
             why = exc.message.replace(str(path), f.relpath).removeprefix(f"{name}: ")
-            raise _not_adopted(states, [n for n, _ in users], f.relpath, f"{name} does not run on {of}: {why}")
+            raise _not_adopted(
+                states, [n for n, _ in users], f.relpath, f"{name} does not run on {of}: {why}", run=list(todo)
+            )
         disk = users[-1][1].data
         same = ast_equal(data, disk) or same_code(data, disk, env.executable)
         if not same:
@@ -133,7 +135,7 @@ def _adopted(
                 why = f"{rel} exists and is not the module the entry creates (compared as syntax trees)"
             ran = [(states[n].patch, f.rewrites) for n, f in users]
             too = carried_too(path, first or b"", ran, disk, others(path)) if others else []
-            raise _not_adopted(states, [n for n, _ in users], rel, why, too)
+            raise _not_adopted(states, [n for n, _ in users], rel, why, too, list(todo))
         last = steps[-1]
         steps[-1] = (last[0], replace(last[1], after=disk, pyc=None))
         for name, change in steps:
@@ -230,16 +232,24 @@ def _at(spans: list[tuple[int, int]]) -> str:
 
 
 def _not_adopted(
-    states: dict[str, PatchState], names: list[str], relpath: str, why: str, too: list[str] | None = None
+    states: dict[str, PatchState],
+    names: list[str],
+    relpath: str,
+    why: str,
+    too: list[str] | None = None,
+    run: list[str] | None = None,
 ) -> RefusedError:
     """The refusal of a file the candidates cannot adopt: it is neither as installed nor their
     result. The reason once (not the state's own reason again), and how to get past it: naming the
-    other entries whose code the file carries too (`too`, prove.carried_too) when there are such."""
+    other entries whose code the file carries too (`too`, prove.carried_too) when there are such,
+    with every entry of the run (`run`: those of the other files too, so that following the hint
+    never drops an entry another file needs; att47 #5, hints that went round in a circle)."""
     if too:
-        both = "both" if len(names) + len(too) == 2 else "them all"
+        every = list(dict.fromkeys([*names, *(run or ()), *too]))
+        both = "both" if len(every) == 2 else "them all"
         return RefusedError(
             f"{names[0]}: cannot apply: not adopted: {why}: that is {' and '.join(too)}'s code",
-            f"{relpath} carries {', '.join(too)} too: `radpatch apply {' '.join([*names, *too])}` adopts {both}",
+            f"{relpath} carries {', '.join(too)} too: `radpatch apply {' '.join(every)}` adopts {both}",
         )
     together = " (naming with it every entry whose patch that file carries)" if len(names) == 1 else ""
     return RefusedError(f"{names[0]}: cannot apply: not adopted: {why}", reinstall_hint(states[names[0]]) + together)
