@@ -1,7 +1,9 @@
-"""The overlaps `list` and `verify` report (prove.overlaps finds them, by the rules apply refuses
-with): on every release the entries' ranges name and the releases verify listed before (the cached
-list, so a list run never asks the index), two insertions at one gap judged on verify's cached
-release files (no network); one line per pair of entries."""
+"""The overlaps `list` and `verify` report, by the one decision apply refuses with
+(prove.overlaps.order_matters): on every release the entries' ranges name and the releases verify
+listed before (the cached list, so a list run never asks the index), the two orders tried on
+verify's cached release files (no network): reported where the order matters, left out where both
+orders write the same code, and said to be one that "may overlap" where no release's file was at
+hand; one line per pair of entries."""
 
 from __future__ import annotations
 
@@ -12,15 +14,16 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from radpatch.install.dist_infos import canonical_name
-from radpatch.prove.overlaps import gaps, pairs
+from radpatch.prove.overlaps import gaps, order_matters
 from radpatch.prove.overlaps.pairs import Overlap
 from radpatch.registry.model import Patch, Rewrite
 
 
 def find(patches: list[Patch], texts: gaps.Texts | None = None) -> list[Overlap]:
-    """Every overlap between two of the entries, on the probed releases (`probes`). `texts`: the
-    modules' text per release (`cached`), to see two insertions at one place whose anchors differ."""
-    return pairs.find(patches, probes(patches), texts)
+    """Every overlap between two of the entries, on the probed releases (`probes`): those whose order
+    matters on the modules' text per release `texts` (`cached`), and those it has no text to try
+    (`Overlap.tried` False)."""
+    return order_matters.overlaps(patches, probes(patches), texts)
 
 
 def probes(patches: Iterable[Patch], extra: Iterable[Version] = ()) -> list[Version]:
@@ -80,16 +83,23 @@ def _decoded(data: bytes | None) -> str | None:
 
 
 def lines(found: list[Overlap]) -> list[str]:
-    """One line per pair of entries (their overlapping rewrites listed), for list and verify."""
-    by_pair: dict[tuple[str, str], list[Overlap]] = {}
+    """One line per pair of entries (their overlapping rewrites listed), for list and verify: `overlap: `
+    where the order matters on a release's file, `may overlap: ` where no file was at hand to try it."""
+    by_pair: dict[tuple[str, str, bool], list[Overlap]] = {}
     for o in found:
-        by_pair.setdefault((o.first, o.second), []).append(o)
+        by_pair.setdefault((o.first, o.second, o.tried), []).append(o)
     out = []
-    for (a, b), os_ in by_pair.items():
+    for (a, b, tried), os_ in by_pair.items():
+        said = "overlap: " if tried else "may overlap: "
+        untried = "" if tried else f"; {UNTRIED.format(a=a, b=b)}"
         if len(os_) == 1:
-            out.append(os_[0].describe())
+            out.append(said + os_[0].describe() + untried)
             continue
         order = "ordered by `requires:`" if all(o.ordered for o in os_) else "no order between them (`requires:`)"
         each = "; ".join(f"{o.first_rewrite}/{o.second_rewrite}: {o.what} in {o.module}" for o in os_)
-        out.append(f"{a} and {b} overlap in {len(os_)} places ({each}); {order}")
+        out.append(f"{said}{a} and {b} {said[:-2]} in {len(os_)} places ({each}); {order}{untried}")
     return out
+
+
+# an overlap the registry text finds with no release's file at hand to try the two orders on
+UNTRIED = "not tried on a release's file: `radpatch verify {a} {b}` reads the release and tries both orders"
