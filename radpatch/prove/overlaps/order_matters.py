@@ -10,8 +10,9 @@ module's text before either (prove.overlaps.entry_orders.judge):
   and refused by apply unless `requires:` orders them or it is a stack (the writer first);
 - there is no file to try them on (`UNTRIED`): `list` and `verify` say the two *may* overlap, not
   tried on a release's file, and apply (which always has the installed file) refuses it as the rules
-  say. The file: verify's cached release for `list` and `verify`, the installed one (as it was before
-  either entry) for `apply`.
+  say. The file: verify's cached release for `list` and `verify` (for `list`, else the installed
+  release's file where its bytes are the release's: releases.overlap_report), the installed one (as it
+  was before either entry) for `apply`.
 
 Neither applying alone on the file (each stacks on a third entry, say) leaves the rules' finding
 standing (`MATTERS`): the file cannot say otherwise."""
