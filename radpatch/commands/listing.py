@@ -29,9 +29,8 @@ def run_list(ctx: Context) -> int:
     _table(("PATCH", "TARGET", "SUPPORTED", "SUMMARY"), rows)
     # below the table, so the columns stay what scripts read: what is known upstream, then overlaps
     notes = [f"upstream: {p.name}: {state}" for p in patches if (state := upstream_state(p)) != "-"]
-    notes += [
-        f"overlap: {line}" for line in overlap_report.lines(overlap_report.find(patches, texts=overlap_report.cached()))
-    ]
+    # the two orders tried on verify's cached release, or on the installed one where its files are the release's
+    notes += overlap_report.lines(overlap_report.find(patches, texts=overlap_report.cached(ctx.env)))
     notes += [f"overlap: {c.line()}" for c in applied.in_env(ctx, patches)]  # with entries only the record has
     for line in notes:  # no blank line before them: every line of `list` starts with a word
         click.echo(line)

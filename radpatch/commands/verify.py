@@ -71,8 +71,8 @@ def run_many(
         click.echo(matrix_table.render(rows))
         for line in _not_checked(rows):
             click.echo(line)
-        for line in [*overlap_report.lines(found), *(c.line() for c in with_applied)]:
-            click.echo(f"overlap: {line}")
+        for line in [*overlap_report.lines(found), *(f"overlap: {c.line()}" for c in with_applied)]:
+            click.echo(line)
     errors = [row for row in rows if row.error is not None]
     first = errors[0].error if errors else None
     if first is not None and len(errors) == len(rows):
@@ -134,8 +134,9 @@ def run(ctx: Context, name: str, spec: str | None, as_json: bool, python: tuple[
         json_output.emit(report.to_json())
     else:
         click.echo(render(report))
-        for line in [*overlap_report.lines(_overlaps(ctx, patch)), *(c.line() for c in applied.in_env(ctx, [patch]))]:
-            click.echo(f"overlap: {line}")
+        with_applied = [f"overlap: {c.line()}" for c in applied.in_env(ctx, [patch])]
+        for line in [*overlap_report.lines(_overlaps(ctx, patch)), *with_applied]:
+            click.echo(line)
     if not report.claimed:
         asked = ", ".join(str(r.version) for r in report.results)
         raise UsageError(

@@ -1,7 +1,9 @@
 """A call-form rewrite (add_element with `call:`) and another entry's rewrite that holds its call
 (elem43; the generated family of pairs is tests/prove/overlaps/test_overlaps_call_form.py): apply
 refuses the two with no order between them, and `list` and `verify` report the overlap in the same
-words, in both entry orders. Before, neither command said anything, and apply failed on the file."""
+words, in both entry orders. Before, neither command said anything, and apply failed on the file.
+`list` tries the orders on the installed release before verify has read it; with neither at hand (the
+installed file edited by hand), it says the two may overlap, not tried on a release's file."""
 
 from __future__ import annotations
 
@@ -41,7 +43,16 @@ def test_list_and_verify_report_what_apply_refuses_with_the_same_words(
     said = refused.err.split(" overlap: ", 1)[1].split("\n")[0]
     first, what = said.split(" both ", 1)
     assert first in ("a (a) and b (b)", "b (b) and a (a)"), refused.err
-    for argv in (("list",), ("verify", "--all"), ("verify", "a")):
+    core = site.root / "toypkg/core.py"
+    installed = core.read_bytes()
+    core.write_bytes(installed + b"# edited by hand\n")  # not the release's bytes, and verify has read no release
+    unread = radpatch("--registry", reg, "list").out  # nothing to try the orders on
+    core.write_bytes(installed)
+    may = [line for line in unread.splitlines() if "overlap: " in line]
+    assert [line.split(" both ", 1)[1].split("; not tried on a release's file", 1)[0] for line in may] == [what], unread
+    assert may[0].startswith("may overlap: "), unread
+    for argv in (("list",), ("verify", "--all"), ("verify", "a"), ("list",)):  # the installed release, then verify's
         r = radpatch("--registry", reg, *argv)
         lines = [line for line in r.out.splitlines() if "overlap: " in line]
         assert [line.split("overlap: ", 1)[1].split(" both ", 1)[1] for line in lines] == [what], (argv, r.out + r.err)
+        assert lines[0].startswith("overlap: "), r.out

@@ -15,6 +15,8 @@ Asked by prove.overlaps.pairs where `touching.meet` finds nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from radpatch.prove.overlaps.touching import Meet, Meeting
 from radpatch.registry.model import Operation
 from radpatch.registry.touch import Touch
@@ -35,29 +37,37 @@ def created_scopes(op: Operation) -> tuple[str, ...]:
 
 def inside_created(creator: Operation, other: Operation) -> Meeting | None:
     """`other` changes code inside a definition `creator` adds."""
-    for name in created_scopes(creator):
-        for t in other.touches():
-            if t.scope == name or t.scope.startswith(name + "."):
-                return Meeting(
-                    Meet.STACKS,
-                    f"change the same code (the second's scope `{t.scope}` is inside `{name}`, which the first "
-                    "adds: it matches only after it)",
-                )
-    return None
+    return _first(
+        Meet.STACKS,
+        (
+            f"change the same code (the second's scope `{t.scope}` is inside `{name}`, which the first "
+            "adds: it matches only after it)"
+            for name in created_scopes(creator)
+            for t in other.touches()
+            if t.scope == name or t.scope.startswith(name + ".")
+        ),
+    )
 
 
 def element_find(a: Touch, b: Touch) -> Meeting | None:
     """One's `find` is the very element (or dict key) the other's literal rewrite names, in one scope."""
-    for lit, other in ((a, b), (b, a)):
-        if lit.kind not in ("display element", "dict entry") or other.role != "node" or not other.code:
-            continue
-        if lit.scope == other.scope and lit.key.endswith(f"[{other.code}]"):
-            return Meeting(
-                Meet.NODE,
-                f"may change the same code in {lit.scope} (one's `find` may be the {lit.says or 'element'} "
-                "the other changes)",
-            )
-    return None
+    return _first(
+        Meet.NODE,
+        (
+            f"may change the same code in {lit.scope} (one's `find` may be the {lit.says or 'element'} "
+            "the other changes)"
+            for lit, other in ((a, b), (b, a))
+            if lit.kind in ("display element", "dict entry") and other.role == "node" and other.code
+            if lit.scope == other.scope and lit.key.endswith(f"[{other.code}]")
+        ),
+    )
+
+
+def _first(kind: Meet, said: Iterable[str]) -> Meeting | None:
+    """A meeting of `kind` in the words of the first place the two meet (`said`: the words of each
+    place, found lazily, in order); None when they meet nowhere."""
+    what = next(iter(said), None)
+    return None if what is None else Meeting(kind, what)
 
 
 def removed_then_added(remover: Operation, adder: Operation) -> Meeting | None:
@@ -69,12 +79,12 @@ def removed_then_added(remover: Operation, adder: Operation) -> Meeting | None:
     ends = {
         (t.scope, t.key) for t in adder.touches() if t.key.startswith("entry place ") and t.key.endswith("[the end]")
     }
-    for t in ours:
-        name = t.key.removeprefix("element ").rpartition("[")[0]
-        if (t.scope, f"entry place {name}[the end]") in ends:
-            return Meeting(
-                Meet.STACKS,
-                f"change the same code in {t.scope} (the first removes the {t.says}, which must be the display's "
-                "last element; the second appends to it)",
-            )
-    return None
+    return _first(
+        Meet.STACKS,
+        (
+            f"change the same code in {t.scope} (the first removes the {t.says}, which must be the display's "
+            "last element; the second appends to it)"
+            for t in ours
+            if (t.scope, f"entry place {t.key.removeprefix('element ').rpartition('[')[0]}[the end]") in ends
+        ),
+    )

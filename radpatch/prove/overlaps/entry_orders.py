@@ -10,10 +10,14 @@ text before either (verify's cached release for `list` and `verify`, the install
 - one order applies and the other fails: a stack (`STACKS`, the one that must run first named first),
   reported, as a `find` in code another writes is.
 
-Two that each only add module-level bindings the other leaves alone (prove.overlaps.commute) agree,
-though their bytes differ. Asked by prove.overlaps.pairs for two entries its rewrite-by-rewrite rules
+Two whose rewrites radpatch places after the imports itself (`add_import`, `set_constant` of a new
+name: no anchor an author chose) and that each only add module-level bindings the other leaves alone
+(prove.overlaps.commute) agree, though their bytes differ; an insertion anchored on the last import
+keeps the byte rule. Asked by prove.overlaps.pairs for two entries its rewrite-by-rewrite rules
 found apart in a module, unless `requires:` orders them (a series is applied as written: its entries
-are not run again pair by pair); the applied entry known only from its record: prove.overlaps.recorded_orders."""
+are not run again pair by pair), and by prove.overlaps.order_matters for every overlap those rules
+find (`judge`: the one decision of `list`, `verify` and `apply`); the applied entry known only from
+its record: prove.overlaps.recorded_orders."""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from enum import Enum
 from packaging.version import Version
 
 from radpatch.errors import RadpatchError
-from radpatch.prove.overlaps import commute
+from radpatch.prove.overlaps import commute, gaps
 from radpatch.prove.overlaps.gaps import Texts
 from radpatch.registry.model import Patch, Rewrite
 
@@ -64,7 +68,8 @@ def judge(a: Patch, ra: tuple[Rewrite, ...], b: Patch, rb: tuple[Rewrite, ...], 
         return Orders.FIRST if two is None else Orders.SECOND
     if same_code(one, two):
         return Orders.AGREE
-    if alone_a is not None and alone_b is not None and commute.independent(text, alone_a, alone_b):
+    placed = all(gaps.at_imports(rw.op) for rw in (*ra, *rb))  # radpatch places them all, after the imports
+    if placed and alone_a is not None and alone_b is not None and commute.independent(text, alone_a, alone_b):
         return Orders.AGREE  # each adds only bindings of names the other leaves alone
     return Orders.DIFFER
 
@@ -112,20 +117,3 @@ def between(
                 continue
             out.setdefault((m, verdict), (ra, rb, []))[2].append(v)
     return out
-
-
-def agree(first: Patch, second: Patch, module: str, versions: tuple[Version, ...], texts: Texts) -> bool:
-    """The two entries' rewrites of `module`, run whole in both orders on the file, write the same
-    code on every release of `versions` (apply: the installed one): an overlap the rewrite-by-rewrite
-    rules found that the file shows is none. False when there is no file to tell."""
-    from radpatch.prove.overlaps.gap_pairs import module_of, text_of
-
-    if not versions:
-        return False
-    for v in versions:
-        ra = tuple(rw for rw in first.rewrites_for(v) if module_of(first, rw, v) == module)
-        rb = tuple(rw for rw in second.rewrites_for(v) if module_of(second, rw, v) == module)
-        text = text_of(first, ra[0], second, v, texts) if ra and rb else None
-        if text is None or judge(first, ra, second, rb, text) is not Orders.AGREE:
-            return False
-    return True

@@ -6,12 +6,11 @@ import (att23 F2). The registry text cannot tell (it does not say which statemen
 release's file can. On the file, each insertion alone goes into a gap between two lines of code:
 the same gap, at the same indentation (one block), is one place. Imports commute with imports (two
 runs of imports only at one gap are not a pair), not with a statement inserted at that gap.
-`list` and `verify` report such a pair, since a reviewer of a patch queue wants to know that two
-entries meet; `apply` refuses it unordered only when the two orders write different files
-(`same_either_way` on the installed text): an insertion that stays next to its own anchor (after
-the one statement, before the next) writes the same file in either order, and a `requires:`
-between them would change nothing; two that both go after the same statement (an `insert_after`
-the last import and the new import) do not.
+Such a pair is then tried in both orders on the file (prove.overlaps.order_matters, the one decision
+of `list`, `verify` and `apply`): an insertion that stays next to its own anchor (after the one
+statement, before the next) writes the same file in either order, so it is no overlap (a
+`requires:` between them would change nothing); two that both go after the same statement (an
+`insert_after` the last import and the new import) are one.
 
 prove.overlaps.pairs asks here for the pairs of anchors its static test leaves apart (`maybe`,
 `maybe_ops`), with the release's module from verify's cache (`list`, `verify`; no network) or the
@@ -69,16 +68,6 @@ def same_place(a: Operation, b: Operation, text: str) -> bool:
         for line, indent, imports in pa
         for other_line, other_indent, other_imports in pb
     )
-
-
-def same_either_way(a: Operation, b: Operation, text: str) -> bool | None:
-    """Do `a` then `b` and `b` then `a` write the same text from `text`? False too when one order
-    fails and the other does not (`import json` refused after `json = None`, and `json = None` left
-    dead before it in the other order); None when both fail."""
-    one, two = in_order(a, b, text), in_order(b, a, text)
-    if one is None and two is None:
-        return None
-    return one == two
 
 
 def in_order(first: Operation, then: Operation, text: str) -> str | None:

@@ -37,7 +37,8 @@ radpatch cannot decide from the registry text (which copies each encloses depend
 Overlapping entries may still stack (a quilt series does); what matters is that their order is known.
 An entry's `requires:` (the names it must come after) orders it after those (prove.overlaps.ordering).
 `apply` refuses two overlapping entries with no order between them, naming both
-(prove.overlaps.apply_check); `list` and `verify` report every overlap.
+(prove.overlaps.apply_check); `list` and `verify` report every overlap. All three keep only those
+whose order matters when tried on a file (prove.overlaps.order_matters: one decision).
 
 Each operation says what it changes (`Operation.touches`, in its module of rewrite/ops/: a
 `registry.touch.Touch` per node or anchor); one that does not say may change anything of its module,
@@ -75,6 +76,9 @@ class Overlap:
     versions: tuple[Version, ...]  # the probed releases where they meet
     ordered: bool  # `requires:` orders one after the other
     kind: Meet
+    # the two orders were tried on a release's file (prove.overlaps.order_matters); False: the registry
+    # text says they may meet, and no file was at hand to try them on
+    tried: bool = True
 
     def describe(self) -> str:
         at = f"{self.versions[0]}" + (f" to {self.versions[-1]}" if len(self.versions) > 1 else "")
@@ -92,6 +96,7 @@ class Overlap:
             "what": self.what,
             "versions": [str(v) for v in self.versions],
             "ordered": self.ordered,
+            "tried": self.tried,
         }
 
 

@@ -184,7 +184,15 @@ def test_apply_tells_within_picks_apart_on_the_installed_file(site: Site, radpat
     for name, within in (("a", "if spec:"), ("b", "if other:"), ("c", "if spec:")):
         rewrite = f"insert_after: {{scope: plan, find: 'sync()', code: 'log(\"{name}\")', within: '{within}'}}"
         reg = write_registry(name, HEAD.format(rewrite=rewrite))
-    assert "`within:` differ" in radpatch("--registry", str(reg), "list").out  # the registry text cannot tell
+    listed = radpatch("--registry", str(reg), "list").out  # tried on the installed release, as apply tries it
+    assert "a (insert_after#1) and b (" not in listed, listed  # two copies on the file: no overlap
+    assert "overlap: a (insert_after#1) and c (" in listed, listed  # one copy: it does
+    core_py = site.root / "toypkg/core.py"
+    installed = core_py.read_bytes()
+    core_py.write_bytes(installed + b"# edited by hand\n")  # not the release: only the registry text is left
+    listed = radpatch("--registry", str(reg), "list").out
+    assert "may overlap: a (insert_after#1) and b (" in listed and "`within:` differ" in listed, listed
+    core_py.write_bytes(installed)
     r = radpatch("--registry", str(reg), "apply", "a", "b")  # two copies on the file: no overlap
     assert r.code == 0, r.err
     core = (site.root / "toypkg/core.py").read_text()

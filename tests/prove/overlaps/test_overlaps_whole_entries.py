@@ -98,7 +98,7 @@ def _cases() -> list[tuple[str, str, bool]]:
 
 def _refused(entries: list[Patch], texts: object) -> bool:
     try:
-        apply_check.refuse_unordered(entries, [Version("1.0")], lambda o: False, (), texts)  # type: ignore[arg-type]
+        apply_check.refuse_unordered(entries, [Version("1.0")], (), texts)  # type: ignore[arg-type]
     except RefusedError:
         return True
     return False
