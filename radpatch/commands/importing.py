@@ -65,8 +65,7 @@ def run(
             "check the globs: they match the file names after -p (e.g. --include 'vllm/*')",
         )
     proven = {  # proven on the installed version whatever --supported says
-        i: emit.build(_spec(imported[i], names[i], [names[j] for j in imported[i].requires], owners, None))
-        for i in kept
+        i: emit.build(_spec(imported[i], names[i], _requires(imported, names, i), owners, None)) for i in kept
     }
     entries = proven if supported is None else {i: emit.supporting(e, supported) for i, e in proven.items()}
     labels = {entries[i].name: imported[i].label for i in kept}
@@ -161,6 +160,12 @@ def _stem(parts: tuple[str, ...], depth: int) -> str:
     """The last `depth` components of a patch file's path as an entry name."""
     tail = [*parts[-depth:-1], parts[-1].removesuffix(".patch").removesuffix(".diff")]
     return _NAME.sub("-", "-".join(tail)).strip("-.") or "patch"
+
+
+def _requires(imported: list[patch_series.Imported], names: list[str], i: int) -> list[str]:
+    """An entry's requirements: the earlier patches of the series it goes on, and the entries radpatch
+    applied that the installed files it changes carry (it was made on top of them)."""
+    return list(dict.fromkeys([*imported[i].on_applied, *(names[j] for j in imported[i].requires)]))
 
 
 def _spec(

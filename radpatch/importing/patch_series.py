@@ -25,6 +25,8 @@ from radpatch.importing.series_files import (
     mode_left_out,
     patched_file,
 )
+from radpatch.state import hashes
+from radpatch.state.record import Store, sha256
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class Imported:
     left_out: tuple[str, ...] = ()  # sections --include/--exclude left out: "docs/conf.py (2 hunks)"
     not_imported: tuple[tuple[str, str], ...] = ()  # files `patch` changes that no entry can say: (name after -p, why)
     patched: tuple[tuple[str, str | None], ...] = ()  # every file `patch` changes, as it leaves it (imported or not)
+    # entries radpatch applied that a file the patch changes carries (the diff was made on top of them)
+    on_applied: tuple[str, ...] = ()
 
 
 def apply_series(
@@ -106,6 +110,7 @@ def apply_series(
         unsaid = {c.rel: (c.name, why) for c in changed if (why := _unsayable(c))}
         changes = tuple(c for c in changed if c.rel not in unsaid)
         requires = tuple(sorted({touched[c.rel] for c in changes if c.rel in touched}))
+        on_applied = _carried(site, [c for c in changes if c.rel not in touched and c.before is not None])
         for c in changes:
             touched[c.rel] = n
         out.append(
@@ -118,9 +123,23 @@ def apply_series(
                 tuple(left_out),
                 tuple(unsaid.values()),
                 tuple((c.rel, c.after) for c in changed),
+                on_applied,
             )
         )
     return _linked(out)
+
+
+def _carried(site: Path, changes: list[DiffFile]) -> tuple[str, ...]:
+    """The entries radpatch applied that the installed files `changes` start from carry now (by their
+    hashes, as status reads them): the patch was made on top of them, so its entry requires them, as a
+    capture's does (att47 #4: written without, it failed on a fresh install with "not found")."""
+    store = Store(site)
+    out: dict[str, None] = {}
+    for c in changes:
+        data = (site / c.rel).read_bytes() if (site / c.rel).is_file() else None
+        found = hashes.live(store, c.rel, sha256(data), data) if data is not None else None
+        out.update(dict.fromkeys(link.patch for link in found[0]) if found else {})
+    return tuple(out)
 
 
 def _linked(entries: list[Imported]) -> list[Imported]:
