@@ -2,9 +2,8 @@
 there, as closures.free_reads tells for a call. Followed, in a function and at module level:
 
 - a call of a function this scope defined (`g()`, an alias, in a comprehension, passed to a call);
-  passed to a call, it may be kept and run at any later call, `return` or the scope's end
-  (`t = Thread(target=g)` / `v = 1` / `t.start()`); `functools.partial` and `threading.Thread`/`Timer`
-  keep it without calling it;
+  passed to a call, put in a container or stored on an attribute, it is kept and runs later, where
+  kept_callbacks tells (`t = Thread(target=g)` / `v = 1` / `t.start()`);
   in a class body, which runs at once, one of the scope around it;
 - a method of a class this scope defined, called on the class, an instance made here (`k = K()`) or a
   `K()` (`K.m(0)`, `k.m()`); making one runs `__init__`, `__new__` and `__post_init__`;
@@ -31,11 +30,10 @@ from typing import TYPE_CHECKING
 
 from .closures import free_reads, own_nodes
 from .flow import Ctx
-from .path_facts import subject
+from .kept_callbacks import KeptCallbacks
 from .problem import Runtime
 from .protocol_calls import BIN_OPS as _BIN
 from .protocol_calls import protocols
-from .resolve import Resolver
 from .scope_bindings import FUNCS, NameScope
 from .special_forms import created, decorator_forms, expression_forms, run
 
@@ -48,40 +46,16 @@ _COMPARE = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__conta
 _UNARY = {ast.USub: ("__neg__",), ast.UAdd: ("__pos__",), ast.Invert: ("__invert__",), ast.Not: ("__bool__", "__len__")}
 _ANY = ("*",)  # an instance passed to a call or called: any of its special methods may run
 _SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
-_KEEPERS = {"functools": ("partial",), "threading": ("Thread", "Timer")}  # keep what they are passed, call none
 
 
-class Stored(ast.expr):
-    """On expr's stack below a call's operands: `g` passed to it is kept (store_callback); "": what was
-    kept may run now (run_stored)."""
-
-    def __init__(self, name: str, lineno: int = 0) -> None:
-        super().__init__()
-        self.name, self.lineno = name, lineno
-
-
-def keepers(tree: ast.Module) -> set[str]:
-    """The spellings of _KEEPERS the module imports (`threading.Thread`, `partial`)."""
-    return {
-        f"{a.asname or a.name}.{k}" if isinstance(s, ast.Import) else a.asname or a.name
-        for s in tree.body
-        if isinstance(s, (ast.Import, ast.ImportFrom))
-        for a in s.names
-        for k in _KEEPERS.get(a.name if isinstance(s, ast.Import) else s.module or "", ())
-        if isinstance(s, ast.Import) or a.name == k
-    }
-
-
-class ImplicitCalls(Resolver):
+class ImplicitCalls(KeptCallbacks):
     local_defs: dict[Key, Fn]
-    keepers: set[str]
     def_bound: dict[int, frozenset[str]]
 
     def __init__(self, scopes: dict[int, NameScope], module: NameScope, runtime: Runtime) -> None:
         super().__init__(scopes, module, runtime)
         self.classes: dict[Key, ast.ClassDef] = {}  # per scope: the classes it defined, by name
         self.instances: dict[Key, ast.ClassDef] = {}  # per scope: names bound to `K(...)` of such a class
-        self.stored_callbacks: dict[int, list[tuple[Fn, frozenset[str]]]] = {}  # per scope: store_callback's
 
     def ctx(self, scope: NameScope) -> Ctx:
         raise NotImplementedError
@@ -112,37 +86,11 @@ class ImplicitCalls(Resolver):
         elif fn is None and c.scope.kind == "class" and name not in c.scope.locals:  # the body runs now
             self.closure_call(name, line, self.around(c))
 
-    def keeps(self, func: ast.expr, c: Ctx) -> bool:
-        """Is `func` functools.partial or threading.Thread/Timer, as the module imports them (_KEEPERS)?"""
-        spelled = subject(func)
-        return spelled in self.keepers and spelled.partition(".")[0] not in c.scope.locals
-
-    def store_callback(self, name: str, c: Ctx) -> None:
-        """`g`, a function this scope defined, passed to a call that may keep it (`Thread(target=g)`,
-        `partial(g)`, `register(g)`): it may run at any later call, `yield`, `await` or `return` of the
-        scope, or once the scope is done (issue 21 #3)."""
-        c = self.around(c) if c.scope.kind != "comprehension" else self.ctx(c.scope.binding_scope())
-        fn = self.local_defs.get((id(c.scope), name))
-        if fn is not None and name in c.flow.definite:
-            flow = c.flow  # what a read here would find bound (on every path to the store) stays bound
-            here = {n for n in free_reads(fn) if n in flow.definite or (n in flow.maybe and not flow.partly(n))}
-            made = self.def_bound.get(id(fn), frozenset()) | here
-            self.stored_callbacks.setdefault(id(c.scope), []).append((fn, made))
-
-    def run_stored(self, line: int, c: Ctx) -> None:
-        """The callbacks this scope passed on so far may run here (store_callback)."""
-        c = self.around(c) if c.scope.kind != "comprehension" else self.ctx(c.scope.binding_scope())
-        before = len(self.out)
-        for fn, made in self.stored_callbacks.get(id(c.scope), ()):
-            self.runs(fn, line, c, made)
-        told = {p.key for p in self.out[:before]}  # told once (as names_check keys it), not at each later run
-        self.out[before:] = [p for p in dict.fromkeys(self.out[before:]) if p.key not in told]
-
-    def runs(self, fn: Fn, line: int, c: Ctx, made: frozenset[str]) -> None:
+    def runs(self, fn: Fn, line: int, c: Ctx, made: frozenset[str], kept: bool = False) -> None:
         """`fn` runs at `line` of `c`'s scope; `made`: what was bound on every path where it was made (bound
-        when it runs, unless deleted since)."""
+        when it runs, unless deleted since; `kept`: a Kept's, which its path's deletes took out already)."""
         c = self.around(c)
-        made = made - c.flow.dels
+        made = made if kept else made - c.flow.dels
         if c.scope.kind == "module":  # `R = g()` at import time, `V = 1` after it (att43 #2): V read now
             for free in sorted(free_reads(fn) & self.module.bound - made):
                 self.module_read(free, line, c.scope, c.flow)
