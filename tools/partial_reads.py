@@ -2,11 +2,12 @@
 (`tar` members are read in memory, nothing is extracted): the measure of how much correct code a
 bound-on-some-paths rule would refuse (issue 21, flow39 F5 and flow40).
 
-    python tools/partial_reads.py [--rev REV] [--sdist PATH] [--list FILE]
+    python tools/partial_reads.py [--rev REV] [--sdist PATH] [--list FILE] [--kind KIND]
 
 --rev: a git revision of this checkout whose `radpatch/prove/names` is measured (copied out with `git
 show` into a temporary directory; the package is standard library only); default: the checkout's own.
---list: write each read as `path:line: scope name`, to compare two revisions with `comm`."""
+--list: write each read as `path:line: scope name`, to compare two revisions with `comm`.
+--kind: count the problems of another kind (`all`: of every kind, each row with its kind)."""
 
 from __future__ import annotations
 
@@ -25,23 +26,32 @@ SDIST = Path.home() / ".cache/radpatch/harness/sdists/vllm-0.33.0.tar.gz"
 
 
 def names_package(rev: str | None, into: Path) -> object:
-    """The names package of `rev` (None: this checkout's), imported under a name of its own."""
-    if rev is None:
-        sys.path.insert(0, str(ROOT / "radpatch" / "prove"))
-        return importlib.import_module("names")
-    package = into / "names_measured"
-    package.mkdir()
-    listed = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-tree", "--name-only", rev, "radpatch/prove/names/"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    for path in listed:
-        blob = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True, check=True)
-        (package / os.path.basename(path)).write_bytes(blob.stdout)
+    """The names package of `rev` (None: this checkout's), served as the target probe serves it: as
+    `radpatch_names`, beside `radpatch_placement` (names.special_forms imports placement.reached, and
+    placement imports names back under that name when served)."""
+    for package, name in (("names", "radpatch_names"), ("placement", "radpatch_placement")):
+        folder = f"radpatch/prove/{package}/"
+        listed = (
+            subprocess.run(
+                ["git", "-C", str(ROOT), "ls-tree", "--name-only", rev, folder],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            if rev is not None
+            else [str(p.relative_to(ROOT)) for p in sorted((ROOT / folder).glob("*.py"))]
+        )
+        (into / name).mkdir()
+        for path in listed:
+            if rev is None:
+                data = (ROOT / path).read_bytes()
+            else:
+                data = subprocess.run(
+                    ["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True, check=True
+                ).stdout
+            (into / name / os.path.basename(path)).write_bytes(data)
     sys.path.insert(0, str(into))
-    return importlib.import_module("names_measured")
+    return importlib.import_module("radpatch_names")
 
 
 def main() -> int:
@@ -49,6 +59,7 @@ def main() -> int:
     parser.add_argument("--rev")
     parser.add_argument("--sdist", type=Path, default=SDIST)
     parser.add_argument("--list", type=Path)
+    parser.add_argument("--kind", default="bound-on-some-paths")
     args = parser.parse_args()
     if not args.sdist.is_file():
         print(f"{args.sdist}: no such sdist (give --sdist PATH)", file=sys.stderr)
@@ -72,8 +83,13 @@ def main() -> int:
                     continue
                 files += 1
                 where = "/".join(parts[1:])
-                rows += [f"{where}:{p.line}: {p.scope} {p.name}" for p in found if p.kind == "bound-on-some-paths"]
-    print(f"{args.rev or 'checkout'}: {len(rows)} bound-on-some-paths reads in {files} files of {args.sdist.name}")
+                every = args.kind == "all"
+                rows += [
+                    f"{where}:{p.line}: {p.scope} {p.name}" + (f" {p.kind}" if every else "")
+                    for p in found
+                    if every or p.kind == args.kind
+                ]
+    print(f"{args.rev or 'checkout'}: {len(rows)} {args.kind} reads in {files} files of {args.sdist.name}")
     if args.list:
         args.list.write_text("".join(row + "\n" for row in rows))
     return 0

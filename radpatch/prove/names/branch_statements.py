@@ -83,7 +83,7 @@ class BranchStatements(Loops):
                     c.flow.changed()
                 return True
 
-            falls = self.branches(c, [lambda: self.block(s.body, c), stops])
+            falls = self.branches(c, [lambda: c.flow.leak() and self.block(s.body, c), stops])
         else:
             falls = self.block(s.body, c)
         c.flow.changed()  # its __exit__ ran
@@ -115,7 +115,7 @@ class BranchStatements(Loops):
         body_stores = stored(s.body[: last_raising(s.body) + 1])  # after it, nothing raises
         if s.finalbody and finally_swallows(s.finalbody):  # what the body or a handler raises may end here
             self.swallowed(s, c)
-        parts: list[Callable[[], bool]] = [lambda: self.block(s.body, c) and self.block(s.orelse, c)]
+        parts: list[Callable[[], bool]] = [lambda: c.flow.leak() and self.block(s.body, c) and self.block(s.orelse, c)]
         parts += [handler(h) for h in s.handlers]
         # a guarded import (a body of imports only) fails or not once per install, as a version test is
         # decided per target: not a branch this check counts (fallback_only judges its fallback on the target)

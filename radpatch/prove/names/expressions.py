@@ -13,7 +13,8 @@ from .closures import nonlocal_binds, runs_items, sure_calls
 from .expression_guards import Guards
 from .fixed_values import fixed_locals
 from .flow import Ctx
-from .implicit_calls import ImplicitCalls, Stored, keepers
+from .implicit_calls import ImplicitCalls
+from .kept_callbacks import Stored, keepers
 from .path_facts import EFFECTS, Facts, capped, changes, exact, meet, of_test, root
 from .path_stores import stored, without
 from .problem import Runtime
@@ -94,6 +95,8 @@ class Expressions(ImplicitCalls, Guards):
         if c.flow.partial:
             self.early[id(scope)] = frozenset(n for n in c.flow.partial if c.flow.partly(n))
         inner = self.ctx(scope)
+        if scope.kind == "function":
+            self.fn_nodes[id(scope)] = node
         if scope.kind == "function" and isinstance(node, (*FUNCS, ast.Lambda)):
             own = {n for n in scope.locals if (id(scope), n) not in self.shared}
             shadowed, s = set(scope.bound), scope.parent
@@ -122,13 +125,15 @@ class Expressions(ImplicitCalls, Guards):
                     if node.id == "__class__":
                         self.method_only("__class__", node.lineno, cx.scope)
                     self.use(node.id, node.lineno, cx)
+                    if self.holders and id(node) not in self.quiet:  # `t.start()`: what t holds may run
+                        self.reach(node.id, node.lineno, cx)
                 elif isinstance(node.ctx, ast.Store):
                     cx.flow.bind(node.id, node.lineno)
                     self.rebound((id(cx.scope), node.id))  # no longer (only) the def, class or instance
                 continue
             if isinstance(node, Stored):  # a call has run: `g` passed to it is kept; "": kept ones may run
                 if node.name:
-                    self.store_callback(node.name, cx)
+                    self.keep(node.name, cx, node.holder)
                 else:
                     self.run_stored(node.lineno, cx)
                 continue
@@ -138,6 +143,7 @@ class Expressions(ImplicitCalls, Guards):
                     self.home(cx).flow.changed()
                 continue
             self.implicit(node, cx)  # what Python runs of this scope's classes (implicit_calls)
+            self.kept_forms(node, cx)  # `cbs = [g]` keeps g, `if cbs:` runs nothing of it (kept_callbacks)
             if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
                 cx.flow.changed()  # `o.x = 0`, `del a[0]`: through any alias of what a fact is about
             if isinstance(node, ast.NamedExpr):
@@ -156,7 +162,8 @@ class Expressions(ImplicitCalls, Guards):
             ):
                 self.method_only("super", node.lineno, cx.scope)
             if isinstance(node, ast.Call):  # `g()`, and `map(g, xs)`: the callee may call g now, or keep it
-                keeps = self.keeps(node.func, cx)  # `Thread(target=g)`, `partial(g)` call nothing passed yet
+                into = self.container_store(node, cx) if self.containers else None  # `cbs.append(g)`
+                keeps = into is not None or self.keeps(node.func, cx)  # `Thread(target=g)`, `partial(g)` too
                 called = [node.func] if keeps else [node.func, *node.args, *(k.value for k in node.keywords)]
                 for callee in sorted({n.id for n in called if isinstance(n, ast.Name)}):
                     self.closure_call(callee, node.lineno, cx)
@@ -187,8 +194,9 @@ class Expressions(ImplicitCalls, Guards):
                 stack.append((_CHANGED, cx))
                 if self.local_defs and isinstance(node, ast.Call):  # once its operands are evaluated,
                     passed = {n.id for n in [*node.args, *(k.value for k in node.keywords)] if isinstance(n, ast.Name)}
+                    holder = self.holder_of(node, cx)  # `t = Thread(target=g)`: t alone reaches g
                     for callee in sorted(passed):  # what it is passed may be kept (after: what it may change)
-                        stack.append((Stored(callee), cx))
+                        stack.append((Stored(callee, holder=holder), cx))
                     stack.append((Stored("", node.lineno), cx))  # and what was kept before may run
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
 

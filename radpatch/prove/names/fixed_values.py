@@ -5,8 +5,9 @@ local holds (`flag = []` / `if flag: v = 1` / `g()` appends / `if flag: v`). So 
 local survives a call (path_facts.stable) only where every value the scope binds it to is immutable:
 a constant, a `not`, an `is`/`in` comparison, a call of `bool`, `len`, `isinstance` (a builtin the
 module does not shadow), and `and`/`or`, conditional expressions, arithmetic and comparisons of such
-values; or a parameter annotated `bool`, `int`, `float`, `str`, `bytes`, `None`, `X | None`,
-`Optional[X]` of those, or a Triton `constexpr` (taken at its word). Read with `ast` only."""
+values. A parameter holds what the caller passed: an annotation (`flag: bool`) is not enforced by
+Python, so no parameter is fixed (names47), but for a Triton `constexpr` (a kernel's compile-time
+constant; its code does not run as Python). Read with `ast` only."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from .closures import own_nodes
 from .scope_bindings import FUNCS, arg_names
 
 _CALLS = frozenset({"bool", "len", "isinstance", "issubclass", "hasattr", "callable", "any", "all"})
-_TYPES = frozenset({"bool", "int", "float", "str", "bytes", "None", "constexpr"})
 _FRAMES = frozenset({"locals", "vars", "exec", "eval", "_getframe", "currentframe", "f_locals", "f_back"})
 _BOOL_OPS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
@@ -34,7 +34,7 @@ def fixed_locals(
     values: dict[str, list[ast.expr]] = {}
     out = set(own)
     for a in arg_names(fn.args):
-        if not _immutable_type(a.annotation):
+        if not _constexpr(a.annotation):
             out.discard(a.arg)
     plain = {id(t) for n in walked for t in _plain_targets(n)}  # their values are followed
     for n in walked:
@@ -117,22 +117,11 @@ def _immutable(e: ast.expr, fixed: set[str], calls: frozenset[str]) -> bool:
     return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in calls
 
 
-def _immutable_type(a: ast.expr | None) -> bool:
-    """Does a parameter's annotation name an immutable type (`bool`, `int | None`, `tl.constexpr`)?"""
-    if a is None:
-        return False
-    if isinstance(a, ast.Constant) and isinstance(a.value, str):  # `'int | None'`
+def _constexpr(a: ast.expr | None) -> bool:
+    """Is a parameter's annotation Triton's `constexpr` (`tl.constexpr`, `'tl.constexpr'`)?"""
+    if isinstance(a, ast.Constant) and isinstance(a.value, str):
         try:
-            return _immutable_type(ast.parse(a.value.strip(), mode="eval").body)
+            return _constexpr(ast.parse(a.value.strip(), mode="eval").body)
         except SyntaxError:
             return False
-    if isinstance(a, ast.Constant):
-        return a.value is None
-    if isinstance(a, ast.Name) or isinstance(a, ast.Attribute):  # `tl.constexpr`; not `torch.bool`
-        return a.id in _TYPES if isinstance(a, ast.Name) else a.attr == "constexpr"
-    if isinstance(a, ast.BinOp) and isinstance(a.op, ast.BitOr):
-        return _immutable_type(a.left) and _immutable_type(a.right)
-    if isinstance(a, ast.Subscript) and isinstance(a.value, (ast.Name, ast.Attribute)):
-        outer = a.value.id if isinstance(a.value, ast.Name) else a.value.attr
-        return outer == "Optional" and _immutable_type(a.slice)
-    return False
+    return (isinstance(a, ast.Name) and a.id == "constexpr") or (isinstance(a, ast.Attribute) and a.attr == "constexpr")

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .claims import Claims
 from .first_pass import LoopEnd
 from .path_facts import Facts, capped, stable
 from .path_stores import without
 from .scope_bindings import NameScope
+
+if TYPE_CHECKING:
+    from .kept_callbacks import Kept
 
 
 class Flow(Claims):
@@ -56,6 +60,8 @@ class Flow(Claims):
         # (`if a and b: v = 1`: a and b; path_facts.exact): a path that tells them all has it bound
         self.sure: dict[str, Facts] = {}
         self.immutable: frozenset[str] = frozenset()  # locals no call can change (fixed_values)
+        self.kept: list[Kept] = []  # the functions this scope kept to run later (kept_callbacks)
+        self.leaky: set[int] = set()  # parts whose paths go on into a later sibling (a try's body, a loop's pass)
 
     def bind(self, name: str, line: int) -> None:
         self.forget(name)
@@ -78,12 +84,20 @@ class Flow(Claims):
         self.forget(name)
         self.conds.pop(name, None)  # unbound on paths the claim's facts do not tell
         self.dels.add(name)
+        self.gone(name)
         self._set(name, False)
         self.shadow(name, False)
         if self.depth == 0:  # unbound on every path now: no longer bound on some (nor claimed so)
             self.maybe.pop(name, None)
             self.partial.pop(name, None)
             self.deleted[name] = line
+
+    def gone(self, name: str) -> None:
+        """`name` deleted here: no longer bound where a function kept on a path through here runs (one kept
+        in a sibling branch, whose join is still to come, is another path's)."""
+        for k in self.kept:
+            if not any(p in self.unjoined and p not in self.leaky for p in k.parts):
+                k.made.discard(name)
 
     def shadow(self, name: str, present: bool) -> None:
         """`name` bound (unbound) here: so is its shadow in each open loop that deletes it."""
@@ -177,8 +191,15 @@ class Flow(Claims):
     def open_loop(self) -> int:
         """Open a loop's pass (as open()), noting where its `break`s and `continue`s count from."""
         mark = self.open()
+        self.leak()
         self.loop_exits.append(LoopExits(mark, self._bound_marks[-1]))
         return mark
+
+    def leak(self) -> bool:
+        """The open part's paths go on into its later siblings (a try's body into its handlers, a loop's
+        pass into its `else`): a function kept in it is on their paths (gone)."""
+        self.leaky.add(self.open_parts[-1])
+        return True
 
     def leave(self, kind: str) -> None:
         """A `break` (kind "break") or `continue` here: note the path's net change since its loop opened

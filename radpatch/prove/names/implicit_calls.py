@@ -2,9 +2,8 @@
 there, as closures.free_reads tells for a call. Followed, in a function and at module level:
 
 - a call of a function this scope defined (`g()`, an alias, in a comprehension, passed to a call);
-  passed to a call, it may be kept and run at any later call, `return` or the scope's end
-  (`t = Thread(target=g)` / `v = 1` / `t.start()`); `functools.partial` and `threading.Thread`/`Timer`
-  keep it without calling it;
+  passed to a call, put in a container or stored on an attribute, it is kept and runs later, where
+  kept_callbacks tells (`t = Thread(target=g)` / `v = 1` / `t.start()`);
   in a class body, which runs at once, one of the scope around it;
 - a method of a class this scope defined, called on the class, an instance made here (`k = K()`) or a
   `K()` (`K.m(0)`, `k.m()`); making one runs `__init__`, `__new__` and `__post_init__`;
@@ -18,9 +17,10 @@ there, as closures.free_reads tells for a call. Followed, in a function and at m
 - the special methods a form of code makes Python call (special_forms: an f-string, a dict key,
   unpacking, `for x in k`, `with k:`, `if k:`, `k += 1`, a class statement, `@Reg`, `@reg.add`, ...).
 
-Not seen (dynamic dispatch): an instance reached another way (a container, a parameter, a return value,
-a call of a function that is not run here), a decorator imported from elsewhere or one that passes
-the function on to another call, a class of another scope.
+An instance of a class a function defines reached another way (a parameter's default, a return value,
+a container, `self.k`) counts as an instance of any of its classes (unknown_instances). Not seen
+(dynamic dispatch): such an instance of a module-level class, a decorator imported from elsewhere or one
+that passes the function on to another call, a class of another scope.
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING
 
 from .closures import free_reads, own_nodes
 from .flow import Ctx
-from .path_facts import subject
+from .kept_callbacks import KeptCallbacks
 from .problem import Runtime
 from .protocol_calls import BIN_OPS as _BIN
 from .protocol_calls import protocols
-from .resolve import Resolver
 from .scope_bindings import FUNCS, NameScope
 from .special_forms import created, decorator_forms, expression_forms, run
+from .unknown_instances import UNKNOWN, called, home, may_be_instance, triggers
 
 if TYPE_CHECKING:  # the package runs on older targets too (target_probe)
     Fn = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -48,40 +48,18 @@ _COMPARE = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__conta
 _UNARY = {ast.USub: ("__neg__",), ast.UAdd: ("__pos__",), ast.Invert: ("__invert__",), ast.Not: ("__bool__", "__len__")}
 _ANY = ("*",)  # an instance passed to a call or called: any of its special methods may run
 _SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
-_KEEPERS = {"functools": ("partial",), "threading": ("Thread", "Timer")}  # keep what they are passed, call none
 
 
-class Stored(ast.expr):
-    """On expr's stack below a call's operands: `g` passed to it is kept (store_callback); "": what was
-    kept may run now (run_stored)."""
-
-    def __init__(self, name: str, lineno: int = 0) -> None:
-        super().__init__()
-        self.name, self.lineno = name, lineno
-
-
-def keepers(tree: ast.Module) -> set[str]:
-    """The spellings of _KEEPERS the module imports (`threading.Thread`, `partial`)."""
-    return {
-        f"{a.asname or a.name}.{k}" if isinstance(s, ast.Import) else a.asname or a.name
-        for s in tree.body
-        if isinstance(s, (ast.Import, ast.ImportFrom))
-        for a in s.names
-        for k in _KEEPERS.get(a.name if isinstance(s, ast.Import) else s.module or "", ())
-        if isinstance(s, ast.Import) or a.name == k
-    }
-
-
-class ImplicitCalls(Resolver):
+class ImplicitCalls(KeptCallbacks):
     local_defs: dict[Key, Fn]
-    keepers: set[str]
     def_bound: dict[int, frozenset[str]]
+    scopes: dict[int, NameScope]
 
     def __init__(self, scopes: dict[int, NameScope], module: NameScope, runtime: Runtime) -> None:
         super().__init__(scopes, module, runtime)
         self.classes: dict[Key, ast.ClassDef] = {}  # per scope: the classes it defined, by name
         self.instances: dict[Key, ast.ClassDef] = {}  # per scope: names bound to `K(...)` of such a class
-        self.stored_callbacks: dict[int, list[tuple[Fn, frozenset[str]]]] = {}  # per scope: store_callback's
+        self.class_scopes: set[int] = set()  # the functions that define classes (unknown_instances)
 
     def ctx(self, scope: NameScope) -> Ctx:
         raise NotImplementedError
@@ -112,44 +90,19 @@ class ImplicitCalls(Resolver):
         elif fn is None and c.scope.kind == "class" and name not in c.scope.locals:  # the body runs now
             self.closure_call(name, line, self.around(c))
 
-    def keeps(self, func: ast.expr, c: Ctx) -> bool:
-        """Is `func` functools.partial or threading.Thread/Timer, as the module imports them (_KEEPERS)?"""
-        spelled = subject(func)
-        return spelled in self.keepers and spelled.partition(".")[0] not in c.scope.locals
-
-    def store_callback(self, name: str, c: Ctx) -> None:
-        """`g`, a function this scope defined, passed to a call that may keep it (`Thread(target=g)`,
-        `partial(g)`, `register(g)`): it may run at any later call, `yield`, `await` or `return` of the
-        scope, or once the scope is done (issue 21 #3)."""
-        c = self.around(c) if c.scope.kind != "comprehension" else self.ctx(c.scope.binding_scope())
-        fn = self.local_defs.get((id(c.scope), name))
-        if fn is not None and name in c.flow.definite:
-            flow = c.flow  # what a read here would find bound (on every path to the store) stays bound
-            here = {n for n in free_reads(fn) if n in flow.definite or (n in flow.maybe and not flow.partly(n))}
-            made = self.def_bound.get(id(fn), frozenset()) | here
-            self.stored_callbacks.setdefault(id(c.scope), []).append((fn, made))
-
-    def run_stored(self, line: int, c: Ctx) -> None:
-        """The callbacks this scope passed on so far may run here (store_callback)."""
-        c = self.around(c) if c.scope.kind != "comprehension" else self.ctx(c.scope.binding_scope())
-        before = len(self.out)
-        for fn, made in self.stored_callbacks.get(id(c.scope), ()):
-            self.runs(fn, line, c, made)
-        told = {p.key for p in self.out[:before]}  # told once (as names_check keys it), not at each later run
-        self.out[before:] = [p for p in dict.fromkeys(self.out[before:]) if p.key not in told]
-
-    def runs(self, fn: Fn, line: int, c: Ctx, made: frozenset[str]) -> None:
+    def runs(self, fn: Fn, line: int, c: Ctx, made: frozenset[str], kept: bool = False) -> None:
         """`fn` runs at `line` of `c`'s scope; `made`: what was bound on every path where it was made (bound
-        when it runs, unless deleted since)."""
+        when it runs, unless deleted since; `kept`: a Kept's, which its path's deletes took out already)."""
         c = self.around(c)
-        made = made - c.flow.dels
+        made = made if kept else made - c.flow.dels
         if c.scope.kind == "module":  # `R = g()` at import time, `V = 1` after it (att43 #2): V read now
             for free in sorted(free_reads(fn) & self.module.bound - made):
                 self.module_read(free, line, c.scope, c.flow)
             return
         if c.scope.kind != "function":
             return
-        for free in sorted(free_reads(fn) & c.scope.locals - made):
+        reads = free_reads(fn) | (self.triggered(fn, c) if id(c.scope) in self.class_scopes else set())
+        for free in sorted(reads & c.scope.locals - made):
             if free not in c.flow.maybe:
                 self.local_check(free, line, c.scope, c.flow, False)
             else:  # bound on some paths only by now (`if a: v = 1` / `g()`): read as a read here would be
@@ -157,6 +110,8 @@ class ImplicitCalls(Resolver):
 
     def made_class(self, s: ast.ClassDef, c: Ctx) -> None:
         self.classes[(id(c.scope), s.name)] = s
+        if c.scope.kind == "function":
+            self.class_scopes.add(id(c.scope))
         self.def_bound[id(s)] = frozenset(c.flow.definite)
         created(self, s, c)  # its bases' __init_subclass__, its metaclass, __set_name__ (special_forms)
         self.decorated(s, c)
@@ -191,14 +146,48 @@ class ImplicitCalls(Resolver):
         return None
 
     def class_of(self, e: ast.AST, c: Ctx, made: bool = False) -> ast.ClassDef | None:
-        """The class of this scope `e` is an instance of (`k`, `K()`), or with `made`, makes."""
+        """The class of this scope `e` is an instance of (`k`, `K()`), or with `made`, makes; UNKNOWN where
+        it may be an instance of any class the function defined (unknown_instances)."""
         if isinstance(e, ast.Name) and not made:
             found = self.lookup(self.instances, e.id, c)
         elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
             found = self.lookup(self.classes, e.func.id, c)
         else:
+            found = None
+        if isinstance(found, ast.ClassDef):
+            return found
+        return self.unknown(e, c) if self.class_scopes and not made else None
+
+    def unknown(self, e: ast.AST, c: Ctx) -> ast.ClassDef | None:
+        scope = home(c.scope)
+        if id(scope) not in self.class_scopes:
             return None
-        return found if isinstance(found, ast.ClassDef) else None
+        known = isinstance(e, ast.Name) and any((id(scope), e.id) in t for t in (self.local_defs, self.classes))
+        return UNKNOWN if not known and may_be_instance(e, scope, self.fn_nodes.get(id(scope))) else None
+
+    def scope_classes(self, c: Ctx) -> list[ast.ClassDef]:
+        """The classes the function `c` is in has defined so far."""
+        scope = id(home(c.scope))
+        return [k for (s, _), k in self.classes.items() if s == scope]
+
+    def triggered(self, fn: Fn, c: Ctx) -> set[str]:
+        """What the methods of the function's classes that `fn` may run on values of its own read, and
+        so on from each (unknown_instances.triggers)."""
+        classes = self.scope_classes(c)
+        names = {k.name for k in classes}
+        out: set[str] = set()
+        seen, todo = {id(fn)}, [fn]
+        while todo:
+            f = todo.pop()
+            scope = self.scopes.get(id(f))
+            told = triggers(f, scope.locals if scope is not None else set(), names)
+            for k in classes:
+                for m in k.body:
+                    if isinstance(m, FUNCS) and id(m) not in seen and called(m.name, k.name, told):
+                        seen.add(id(m))
+                        out |= free_reads(m)
+                        todo.append(m)
+        return out
 
     def implicit(self, node: ast.AST, c: Ctx) -> None:
         """What Python runs of this scope's classes for `node` (the module's docstring)."""
@@ -209,18 +198,30 @@ class ImplicitCalls(Resolver):
         if t is ast.Call:
             func = node.func  # type: ignore[attr-defined]
             calls.append((self.class_of(node, c, made=True), _MAKE))
-            for e in [func, *node.args, *(k.value for k in node.keywords)]:  # type: ignore[attr-defined]
-                calls.append((self.class_of(e, c), _ANY))  # `str(k)`, `len(k)`, `k()`
+            for e in node.args + [k.value for k in node.keywords]:  # type: ignore[attr-defined]
+                calls.append((self.class_of(e, c), _ANY))  # `str(k)`, `len(k)`
+            called = self.class_of(func, c)  # `k()`
+            owner: ast.AST | None = None
             if isinstance(func, ast.Attribute):
                 owner = self.lookup(self.classes, func.value.id, c) if isinstance(func.value, ast.Name) else None
-                calls.append((owner if isinstance(owner, ast.ClassDef) else self.class_of(func.value, c), (func.attr,)))
+                owner = owner if isinstance(owner, ast.ClassDef) else self.class_of(func.value, c)
+                calls.append((owner, (func.attr,)))
+            if called is not UNKNOWN:
+                calls.append((called, _ANY))
+            elif not (
+                isinstance(owner, ast.ClassDef) and owner is not UNKNOWN and self.methods(owner, (func.attr,), c)
+            ):
+                calls.append(
+                    (called, ("__call__",))
+                )  # what it is called on may be an instance (not `h.go()`, a method)
         elif t is ast.Attribute and not isinstance(node.ctx, ast.Del):  # type: ignore[attr-defined]
             cls = self.class_of(node.value, c)  # type: ignore[attr-defined]
             attr = node.attr  # type: ignore[attr-defined]
             store = isinstance(node.ctx, ast.Store)  # type: ignore[attr-defined]
             if cls is not None:
                 names: tuple[str, ...] = ("__setattr__",) if store else ("__getattribute__", "__getattr__")
-                calls.append((cls, (*names, attr) if _accessor(cls, attr, store) else names))
+                both = self.scope_classes(c) if cls is UNKNOWN else [cls]
+                calls.append((cls, (*names, attr) if any(_accessor(k, attr, store) for k in both) else names))
         elif t is ast.Subscript:
             calls.append((self.class_of(node.value, c), (_SUBSCRIPT[type(node.ctx)],)))  # type: ignore[attr-defined]
         elif t is ast.Compare:
@@ -243,6 +244,8 @@ class ImplicitCalls(Resolver):
     def methods(self, cls: ast.ClassDef, names: tuple[str, ...], c: Ctx) -> list[Fn]:
         """The defs of `names` (`_ANY`: every special method but those that make it) in `cls` or, for a
         name it does not define, its bases of this scope."""
+        if cls is UNKNOWN:  # any class the function defined (unknown_instances)
+            return list({id(m): m for k in self.scope_classes(c) for m in self.methods(k, names, c)}.values())
         out: list[Fn] = []
         done: set[str] = set()
         seen, todo = set(), [cls]

@@ -67,6 +67,8 @@ class Walker(BranchStatements):
 
     def stmt(self, s: ast.stmt, c: Ctx) -> bool:
         self.implicit(s, c)  # `if k:`, `for x in k`, `with k:`, `k += 1` of this scope's instances
+        if self.holders:
+            self.quiet_reads(s)  # `if cbs:` runs nothing cbs holds (kept_callbacks)
         method = getattr(self, "s_" + type(s).__name__, None)
         if method is not None:
             return bool(method(s, c))
@@ -78,9 +80,13 @@ class Walker(BranchStatements):
         return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and callee(s) not in ENDS
 
     def s_Assign(self, s: ast.Assign, c: Ctx) -> bool:
+        if self.local_defs:
+            self.holding(s, c)  # `t = Thread(target=g)`, `cbs = []`: t alone reaches what is kept (kept_callbacks)
         self.expr(s.value, c)
         for t in s.targets:
             self.expr(t, c)
+        if self.local_defs:
+            self.stored_through(s, c)  # `self.cb = g`, `cbs[k] = g`: g kept
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):  # `ok = True`: a fact of the path
             name = s.targets[0].id
             if isinstance(s.value, ast.Lambda):  # `g = lambda: v`: a call of g reads v (closure_call)

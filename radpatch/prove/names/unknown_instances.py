@@ -1,0 +1,100 @@
+"""An instance of a class a function defines, reached where the walk cannot tell its class (issue 21,
+names47): a parameter's default (`def g(k=K()): k()`), a return value (`k = make()`), a container
+(`ks = [K()]` / `for k in ks: k()`), an attribute (`self.k = K()` / `self.k()`). Counted conservatively,
+in a function that defines classes:
+
+- in its own code, an operand whose class is not known (`UNKNOWN`) may be an instance of any class the
+  function has defined so far: what Python calls of it (`k()`, `if k:`, `k.p`, ...) runs the method of
+  that name of each such class; not a literal, a comparison's result, a name of the module, a builtin or
+  a parameter of the function (the caller has no instance of a class this call makes) itself;
+- a function or method of it that runs (implicit_calls.runs) runs, of those classes, each method its body
+  may call on a value of its own (a parameter, `self.k`, a local: `triggers`), and so on from each.
+
+Module-level code is not counted so (its classes' instances reached another way stay unseen).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from .closures import own_nodes
+from .protocol_calls import BIN_OPS, protocols
+from .scope_bindings import COMPS, FUNCS, NameScope
+
+if TYPE_CHECKING:  # the package runs on older targets too (target_probe)
+    Fn = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+UNKNOWN = ast.ClassDef(name="<unknown>", bases=[], keywords=[], body=[], decorator_list=[])
+ALL = "*"  # an own value passed to a call: any special method may run
+_NOT_INSTANCES = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Set, ast.Dict, *COMPS, ast.Lambda, ast.Compare)
+_ATTRIBUTE = ("__getattribute__", "__getattr__", "__setattr__", "__delattr__")
+_SUBSCRIPT = ("__getitem__", "__setitem__", "__delitem__")
+_COMPARE = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__", "__hash__")
+_UNARY = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__", ast.Not: "__bool__"}
+_TEXT = ("__format__", "__str__", "__repr__")
+
+
+def home(scope: NameScope) -> NameScope:
+    """The scope whose classes an operand of `scope` may be an instance of: past comprehensions."""
+    while scope.kind in ("comprehension", "annotation") and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def may_be_instance(e: ast.AST, scope: NameScope, fn: ast.AST | None) -> bool:
+    """Could `e`, in function `scope` (its def `fn`), be an instance of a class it defined?"""
+    if isinstance(e, _NOT_INSTANCES) or (isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not)):
+        return False
+    if not isinstance(e, ast.Name):
+        return True
+    params = (
+        {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if isinstance(fn, (*FUNCS, ast.Lambda)) else set()
+    )
+    return e.id in scope.locals and e.id not in params
+
+
+def triggers(fn: Fn, own: set[str], classes: set[str]) -> set[str]:
+    """The methods `fn`'s body may call on a value of its own (`own`: its parameters and locals; `k()`,
+    `self.k()`, `if k:`, `k.p`, ...; ALL: any special method), and `classes` it reads (made there)."""
+    out: set[str] = set()
+    nodes = list(ast.walk(fn.body)) if isinstance(fn, ast.Lambda) else own_nodes(fn)
+
+    def mine(e: ast.AST) -> bool:
+        while isinstance(e, (ast.Attribute, ast.Subscript, ast.Call, ast.Starred, ast.Await)):
+            e = e.func if isinstance(e, ast.Call) else e.value
+        return isinstance(e, ast.Name) and e.id in own
+
+    for n in nodes:
+        if isinstance(n, ast.Name) and n.id in classes:
+            out.add(n.id)
+        elif isinstance(n, ast.Call):
+            if mine(n.func):
+                out.update(("__call__", n.func.attr) if isinstance(n.func, ast.Attribute) else ("__call__",))
+            if any(mine(a) for a in [*n.args, *(k.value for k in n.keywords)]):
+                out.add(ALL)
+        elif isinstance(n, ast.Attribute) and mine(n.value):
+            out.update((*_ATTRIBUTE, n.attr))
+        elif isinstance(n, ast.Subscript):
+            out.update(_SUBSCRIPT if mine(n.value) else ())
+            out.update(("__index__", "__hash__", "__eq__") if mine(n.slice) else ())
+        elif isinstance(n, ast.BinOp):
+            op = BIN_OPS[type(n.op)]
+            out.update((f"__{op}__", f"__r{op}__") if mine(n.left) or mine(n.right) else ())
+        elif isinstance(n, ast.Compare) and any(mine(e) for e in [n.left, *n.comparators]):
+            out.update(_COMPARE)
+        elif isinstance(n, ast.UnaryOp) and mine(n.operand):
+            out.update((_UNARY[type(n.op)], "__len__"))
+        elif isinstance(n, ast.FormattedValue) and mine(n.value):
+            out.update(_TEXT)
+        for e, names in protocols(n):
+            if mine(e):
+                out.update(names)
+    return out
+
+
+def called(method: str, cls: str, names: set[str]) -> bool:
+    """Is `method` of class `cls` among what `triggers` told (`names`)?"""
+    if method in ("__init__", "__new__", "__post_init__"):
+        return cls in names
+    return method in names or (ALL in names and method.startswith("__") and method.endswith("__"))
