@@ -7,6 +7,7 @@ in memory (importing.patch_series), build and write the entries (importing.emit)
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 import click
@@ -134,32 +135,43 @@ def _names(patches: tuple[str, ...], name: str | None) -> list[str]:
     """An entry name per patch file: its file name without .patch/.diff; where two give the same
     one (a series laid out like the tree it patches: `configs/__init__.py.patch` and
     `models/__init__.py.patch`), the directories above them are added until they differ
-    (`configs-__init__.py`, `models-__init__.py`)."""
+    (`configs-__init__.py`, `models-__init__.py`); where no directory tells them apart, the later
+    ones are numbered (`fix-v3`, `fix-v3-2`). Letters outside ASCII lose their accents (`ü` -> `u`).
+    `--name N`: the one file's name, or the prefix of each (`N-fix-v3`)."""
     parts = [Path(p).resolve().parts for p in patches]
+    if len(set(parts)) != len(parts):
+        twice = next(p for p, q in zip(patches, parts, strict=True) if parts.count(q) > 1)
+        raise UsageError(f"{twice}: the same patch file is given twice", "give each patch file once")
     stems = [_stem(p, 1) for p in parts]
     for depth in range(2, max((len(p) for p in parts), default=1) + 1):
         clash = {s for s in stems if stems.count(s) > 1}
         if not clash:
             break
         stems = [_stem(p, depth) if s in clash else s for p, s in zip(parts, stems, strict=True)]
+    # two files whose names differ only in what a name cannot hold (`fix v3.patch`, `fix-v3.patch` in one
+    # directory): their own names, the later ones numbered in the order given
+    clash = {s for s in stems if stems.count(s) > 1}
+    stems = [_stem(q, 1) if s in clash else s for q, s in zip(parts, stems, strict=True)]
+    taken: set[str] = set()
+    for i, s in enumerate(stems):
+        n, out = 1, s
+        while out in taken:
+            n += 1
+            out = f"{s}-{n}"
+        stems[i] = out
+        taken.add(out)
     if name is not None:
         if not name or _NAME.search(name):
             raise UsageError(f"--name {name!r}: use letters, digits, '_', '-' and '.'", "e.g. --name fix_handshake")
         stems = [name] if len(patches) == 1 else [f"{name}-{s}" for s in stems]
-    if len(set(stems)) != len(stems):
-        same = next(s for s in stems if stems.count(s) > 1)
-        files = [p for p, s in zip(patches, stems, strict=True) if s == same]
-        raise UsageError(
-            f"{' and '.join(files)} give the same entry name {same!r} (the same file given twice?)",
-            "give each patch file once",
-        )
     return stems
 
 
 def _stem(parts: tuple[str, ...], depth: int) -> str:
     """The last `depth` components of a patch file's path as an entry name."""
     tail = [*parts[-depth:-1], parts[-1].removesuffix(".patch").removesuffix(".diff")]
-    return _NAME.sub("-", "-".join(tail)).strip("-.") or "patch"
+    ascii_ = unicodedata.normalize("NFKD", "-".join(tail)).encode("ascii", "ignore").decode()  # `ü` -> `u`
+    return _NAME.sub("-", ascii_).strip("-.") or "patch"
 
 
 def _requires(imported: list[patch_series.Imported], names: list[str], i: int) -> list[str]:
