@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from radpatch.errors import RefusedError
+from radpatch.errors import RadpatchError, RefusedError
 from radpatch.importing import depends, emit, hunks, sections, stacking, unified
 from radpatch.importing.import_steps import DiffFile
 from radpatch.importing.owners import Owners
@@ -51,6 +51,7 @@ def apply_series(
     patches: list[tuple[str, bytes]], site: Path, options: SeriesOptions, owners: Owners
 ) -> list[Imported]:
     files = SeriesFiles(site)
+    _refuse_every_left_out(patches, files, options)
     touched: dict[str, int] = {}  # file -> latest patch that changed it
     out: list[Imported] = []
     for n, (label, data) in enumerate(patches):
@@ -127,6 +128,34 @@ def apply_series(
             )
         )
     return _linked(out)
+
+
+def _refuse_every_left_out(patches: list[tuple[str, bytes]], files: SeriesFiles, options: SeriesOptions) -> None:
+    """Where several sections of the patches are of a kind no entry can say (a file that is not Python,
+    a rename, a binary patch, a link, a mode change), one refusal names them all, with every
+    --exclude to pass: not one run per section (att47 #9). One such section keeps its own refusal."""
+    found: list[tuple[RadpatchError, str]] = []
+    for label, data in patches:
+        try:
+            parsed = unified.parse(label, data, options.strip)
+        except RadpatchError:
+            return  # the series' own pass says what is wrong with the patch file
+        for section in parsed.files:
+            if not options.keeps(section):
+                continue
+            try:
+                patched_file(label, section, files, options)
+            except RadpatchError as exc:
+                glob = exc.hint.partition("--exclude '")[2].partition("'")[0] if exc.hint else ""
+                if glob and exc.hint.startswith("leave it out with --exclude"):
+                    found.append((exc, glob))
+    if len(found) > 1:
+        first, globs = found[0][0], list(dict.fromkeys(g for _, g in found))
+        raise RefusedError(
+            f"{first.message} (and {len(found) - 1} more section{'s' if len(found) > 2 else ''} no entry can say: "
+            f"{', '.join(globs[1:])})",
+            f"leave them out with {' '.join(f'--exclude {g!r}' for g in globs)} (and ship them another way)",
+        )
 
 
 def _carried(site: Path, changes: list[DiffFile]) -> tuple[str, ...]:
