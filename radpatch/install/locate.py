@@ -144,6 +144,9 @@ def _namespace_shared(
         d.name: [rel for rel in patch.module_files if wheel_record.lists(c.dist_info / "RECORD", rel)]
         for c, d in zip(found, dists, strict=True)
     }
+    listed = [rel for rels in owns.values() for rel in rels]
+    if len(listed) != len(set(listed)):  # one file in two RECORDs: a fork or a stale copy, not a share
+        return None
     said = "; ".join(f"{name}: {', '.join(rels) or 'none'}" for name, rels in owns.items())
     where = ", ".join(f"{pkg}/" for pkg in patch.packages)
     message = (

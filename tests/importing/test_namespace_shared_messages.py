@@ -157,3 +157,26 @@ def test_a_shared_namespace_is_said_file_by_file_with_what_to_do(tmp_path: Path,
         done = venv.radpatch("--registry", str(reg), "apply", "other", "--wheel", str(wheels[-1]))
         assert done.returncode == 0, done.stderr
         assert ("adopted" in done.stdout) is (doing == "adopt other"), done.stdout
+
+
+@pytest.mark.wheel
+def test_two_distributions_listing_one_file_there_are_still_a_stale_copy(tmp_path: Path) -> None:
+    """Not a share: a fork's RECORD lists the same file (a copy of the same distribution); the refusal
+    still says to remove the stale one."""
+    venv, _ = _install(tmp_path, 1, 1)
+    fork = build_wheel(tmp_path / "fork", "rpns0-fork", "1.0", _files(0, 1))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(venv.python), "--disable-pip-version-check", "install"]
+        + ["--no-deps", "--no-index", "--no-compile", str(fork)],
+        capture_output=True,
+        env=clean_env(),
+        check=True,
+    )
+    reg = tmp_path / "reg"
+    reg.mkdir()
+    (reg / "e.yaml").write_text(
+        'summary: t\ndescription: t\ndistribution: rpns0\nsupported: "==1.0"\nmodules:\n  m: ns.m0_0\n'
+        'rewrites:\n  - id: r\n    replace: {scope: f0_0, find: "return 0", with: "return 5"}\n'
+    )
+    run = venv.radpatch("--registry", str(reg), "apply", "e")
+    assert run.returncode == 1 and "remove the stale one" in run.stderr, run.stderr
