@@ -92,7 +92,8 @@ def import_(ctx: Context, /, python: str | None, **options: Any) -> int:
     "--distribution",
     default=None,
     metavar="NAME",
-    help="Without PATH: the distribution whose edits to capture (default: the one installing the vllm package).",
+    help="Without PATH: the distribution whose edits to capture (default: the one installing the vllm package); "
+    "with PATH, whose a new module (or a directory) in a namespace directory several share is.",
 )
 @_WHEEL
 @_SUPPORTED

@@ -19,7 +19,7 @@ from radpatch.context import Context
 from radpatch.errors import EXIT_OK, RefusedError, UsageError
 from radpatch.files import read_regular
 from radpatch.importing import dry_run, emit, entry_files, patch_series, replay, series_files
-from radpatch.importing.owners import Owners
+from radpatch.importing.owners import Owners, one_distribution, refuse_new_in_namespace
 from radpatch.registry import versions
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -183,18 +183,13 @@ def _requires(imported: list[patch_series.Imported], names: list[str], i: int) -
 def _spec(
     imp: patch_series.Imported, name: str, requires: list[str], owners: Owners, supported: str | None
 ) -> emit.EntrySpec:
-    found = {c.owner for c in imp.changes if c.owner}
-    if not found:
+    dist = one_distribution(imp.label, imp.changes)
+    if not dist:
+        refuse_new_in_namespace(imp.label, imp.changes, owners)
         raise RefusedError(
             f"{imp.label}: no installed distribution owns {', '.join(c.rel for c in imp.changes)}",
             "radpatch patches files of an installed distribution (listed in its RECORD); check -p, -d and --python",
         )
-    if len(found) > 1:
-        raise RefusedError(
-            f"{imp.label}: changes files of several distributions ({', '.join(sorted(found))})",
-            "split the patch: one entry patches one distribution",
-        )
-    dist = found.pop()
     version = _version(owners, dist)
     base = version.split("+")[0]
     return emit.EntrySpec(name, imp.label, imp.subject, dist, supported or f"=={base}", tuple(requires), imp.changes)

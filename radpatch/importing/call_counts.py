@@ -1,7 +1,8 @@
 """Where the importer counts a call as apply does: `occurrence:` among the matches, discounted by the
 entry's earlier set_keyword steps of the same match (as rewrite.runner counts), and a call's number
 among every call to its callee (`call_occurrence:`, for a keyword taken from one call while another
-passes none), counted alike in the installed scope and in the scope as the earlier steps leave it."""
+passes none, or added to one while another passes it with that value), counted alike in the
+installed scope and in the scope as the earlier steps leave it."""
 
 from __future__ import annotations
 

@@ -131,7 +131,7 @@ def pick(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Pi
         home, rel = _resolve(env, arg)
         path = home / rel
         if path.is_dir():
-            dist, rows = _directory(installs(home), rel, arg)
+            dist, rows = _directory(installs(home), rel, arg, distribution)
             entry = picked.setdefault(dist.installed.dist_info, (dist, [], [], []))
             entry[1].extend(rows)
             entry[2].append(rel)
@@ -142,7 +142,7 @@ def pick(env: PythonEnv, paths: tuple[str, ...], distribution: str | None) -> Pi
                 f"{arg}: not a Python module; capture records changes to .py files only",
                 "name the edited .py files (or a directory of them); ship other files another way",
             )
-        dist = _owner(installs(home), home, rel, arg)
+        dist = _owner(installs(home), home, rel, arg, distribution)
         entry = picked.setdefault(dist.installed.dist_info, (dist, [], [], []))
         entry[1].append(rel)
         entry[3].append(arg)
@@ -216,9 +216,9 @@ def _resolve(env: PythonEnv, arg: str) -> tuple[Path, str]:
     )
 
 
-def _owner(dists: list[Dist], home: Path, rel: str, arg: str) -> Dist:
+def _owner(dists: list[Dist], home: Path, rel: str, arg: str, distribution: str | None = None) -> Dist:
     """The one distribution (of those in `home`) whose RECORD lists `rel`, or (a new module) whose
-    package it goes into."""
+    package it goes into: in a namespace directory several share, the one `--distribution` names."""
     listing = [d for d in dists if rel in d.rows]
     if len(listing) > 1:
         raise RefusedError(
@@ -228,9 +228,17 @@ def _owner(dists: list[Dist], home: Path, rel: str, arg: str) -> Dist:
         )
     if listing:
         return listing[0]
-    owning = [d for d in dists if d.owns_new(rel)]
+    owning = _chosen([d for d in dists if d.owns_new(rel)], distribution)
     if len(owning) == 1:
         return owning[0]
+    if owning:
+        where = rel.rsplit("/", 1)[0] + "/"
+        there = _whose([(d, [r for r in d.rows if r.startswith(where) and "/" not in r[len(where) :]]) for d in owning])
+        raise UsageError(
+            f"{arg}: {rel} is a new module in {where}, a namespace directory {len(owning)} distributions share "
+            f"({there}); no RECORD says whose it is",
+            f"say whose it is: --distribution DIST ({' or '.join(d.installed.name for d in owning)})",
+        )
     raise UsageError(
         f"{arg}: {rel} is in no installed distribution (no RECORD in {home} lists it or its package)",
         "capture changes files of an installed distribution: give a file its RECORD lists (pip show -f NAME) "
@@ -238,22 +246,39 @@ def _owner(dists: list[Dist], home: Path, rel: str, arg: str) -> Dist:
     )
 
 
-def _directory(dists: list[Dist], rel: str, arg: str) -> tuple[Dist, list[str]]:
+def _directory(dists: list[Dist], rel: str, arg: str, distribution: str | None = None) -> tuple[Dist, list[str]]:
     prefix = rel.rstrip("/") + "/"
     found = []
     for dist in dists:
         rows = [r for r in dist.rows if r.startswith(prefix)]
         if rows or dist.owns_new(prefix + "x.py"):
             found.append((dist, rows))
-    if len(found) != 1:
-        owners = ", ".join(d.installed.name for d, _ in found)
+    chosen = _chosen([d for d, _ in found], distribution)
+    found = [(d, rows) for d, rows in found if d in chosen]
+    if len(found) > 1:
         raise UsageError(
-            f"{arg}: "
-            + (
-                f"files of {len(found)} distributions ({owners}) are under it"
-                if found
-                else "no installed distribution's RECORD lists a file under it"
-            ),
+            f"{arg}: files of {len(found)} distributions are under it, a directory they share ({_whose(found)})",
+            "capture each distribution's files under its own NAME: "
+            f"--distribution DIST ({' or '.join(d.installed.name for d, _ in found)}), or name the edited files",
+        )
+    if not found:
+        raise UsageError(
+            f"{arg}: no installed distribution's RECORD lists a file under it",
             "name a directory of one installed distribution's package, or the edited files themselves",
         )
     return found[0]
+
+
+def _chosen(dists: list[Dist], distribution: str | None) -> list[Dist]:
+    """Those of `dists` that `--distribution` names, where it names one of them; else all."""
+    named = [d for d in dists if distribution and canonical_name(d.installed.name) == canonical_name(distribution)]
+    return named or dists
+
+
+def _whose(found: list[tuple[Dist, list[str]]]) -> str:
+    """`nsa: ns/a.py; nsb: ns/b.py, ns/c.py and 4 more`: each distribution and its files."""
+    said = []
+    for d, rows in found:
+        more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
+        said.append(f"{d.installed.name}: {', '.join(rows[:3]) or 'no file yet'}{more}")
+    return "; ".join(said)

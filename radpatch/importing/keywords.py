@@ -173,9 +173,10 @@ def toggle_keyword(
         or occurrence is not None
         and any(tag == result for tag, _ in _calls(installed, change))
     ):
-        # its inverse could not tell the call from another passing no such keyword (or apply would
-        # count it apart): picked by the call's number among all calls to the callee (`call_occurrence:`)
-        nth = call_number(scope.body, installed, change, where) if numbered or not change.added else None
+        # its inverse could not tell the call from another passing no such keyword (taken away), or
+        # from another passing it with that value already (added), or apply would count it apart:
+        # picked by the call's number among all calls to the callee (`call_occurrence:`)
+        nth = call_number(scope.body, installed, change, where)
         if nth is None:
             return None
         pick = ("call_occurrence", nth)

@@ -9,9 +9,12 @@ goes into (the nearest `__init__.py` above it, or any file of that directory).
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from radpatch.errors import RefusedError
+from radpatch.importing.import_steps import DiffFile
 from radpatch.install import dist_infos, wheel_record
 
 
@@ -42,7 +45,8 @@ class Owners:
         return cls(site, files)
 
     def of(self, rel: str) -> Owner | None:
-        """The owner of `rel`, or for a file that does not exist yet, of the package it goes into."""
+        """The owner of `rel`, or for a file that does not exist yet, of the package it goes into;
+        None in a namespace directory several distributions share (`sharing`): no RECORD says whose."""
         if rel in self.files:
             return self.files[rel]
         parts = rel.split("/")[:-1]
@@ -50,14 +54,55 @@ class Owners:
             init = "/".join([*parts, "__init__.py"])
             if init in self.files:
                 return self.files[init]
-            prefix = "/".join(parts) + "/"
-            sibling = next(
-                (o for f, o in self.files.items() if f.startswith(prefix) and "/" not in f[len(prefix) :]), None
-            )
-            if sibling is not None:
-                return sibling
+            siblings = self._in_directory("/".join(parts) + "/")
+            if len(siblings) > 1:
+                return None
+            if siblings:
+                return next(iter(siblings))
             parts.pop()
         return None
+
+    def sharing(self, rel: str) -> dict[Owner, list[str]]:
+        """For a new file `rel` in a namespace directory several distributions share (no
+        `__init__.py`), each of them and its files there; {} otherwise."""
+        if rel in self.files:
+            return {}
+        parts = rel.split("/")[:-1]
+        while parts:
+            if "/".join([*parts, "__init__.py"]) in self.files:
+                return {}
+            siblings = self._in_directory("/".join(parts) + "/")
+            if siblings:
+                return siblings if len(siblings) > 1 else {}
+            parts.pop()
+        return {}
+
+    def _in_directory(self, prefix: str) -> dict[Owner, list[str]]:
+        """The owners of the files directly in the directory `prefix`, each with its files there."""
+        out: dict[Owner, list[str]] = {}
+        for f, o in self.files.items():
+            if f.startswith(prefix) and "/" not in f[len(prefix) :]:
+                out.setdefault(o, []).append(f)
+        return out
+
+
+def one_distribution(label: str, changes: Sequence[DiffFile]) -> str:
+    """The one distribution whose files the patch `label` changes (a new file in a namespace
+    directory several share goes with the patch's other files); else refused, saying whose each
+    file is and how to import each distribution's part."""
+    found = {c.owner for c in changes if c.owner}
+    if len(found) > 1:
+        whose = "; ".join(f"{dist}: {', '.join(c.rel for c in changes if c.owner == dist)}" for dist in sorted(found))
+        parts = "; ".join(
+            f"{' '.join(repr(c.name or c.rel) for c in changes if c.owner == dist)} for {dist}"
+            for dist in sorted(found)
+        )
+        raise RefusedError(
+            f"{label}: changes files of {len(found)} distributions ({whose}); one entry patches one distribution",
+            f"import each distribution's files on their own, one run (and --name) each with --include: {parts}; "
+            "or split the patch file, one per distribution",
+        )
+    return found.pop() if found else ""
 
 
 def _metadata(dist_info: Path) -> Owner | None:
@@ -66,3 +111,20 @@ def _metadata(dist_info: Path) -> Owner | None:
     except OSError:
         return None
     return Owner(meta.name, meta.version) if meta.name and meta.version else None
+
+
+def refuse_new_in_namespace(label: str, changes: Sequence[DiffFile], owners: Owners) -> None:
+    """Refused when a file the patch `label` creates (and nothing else it changes) is in a namespace
+    directory several distributions share: which one it belongs to, no RECORD says."""
+    for c in changes:
+        sharing = owners.sharing(c.rel) if c.owner is None else {}
+        if sharing:
+            where = c.rel.rsplit("/", 1)[0] + "/"
+            whose = "; ".join(f"{o.name}: {', '.join(files)}" for o, files in sharing.items())
+            names = " or ".join(o.name for o in sharing)
+            raise RefusedError(
+                f"{label}: {c.rel} is a new module in {where}, a namespace directory {len(sharing)} "
+                f"distributions share ({whose}); no RECORD says whose it is",
+                "put it in one patch file with a change to a file of its distribution (the entry patches that one); "
+                f"or create it and run `radpatch capture NAME {c.rel} --distribution DIST` (DIST: {names})",
+            )

@@ -120,8 +120,41 @@ class AmbiguousProvider(RefusedError):
 def _one(found: list[_Candidate], patch: Patch, site_dir: Path) -> Installed:
     if len(found) > 1:
         both = tuple(installed_from(c.dist_info, c.name) for c in found)
+        shared = _namespace_shared(found, both, patch, site_dir)
+        if shared is not None:
+            raise AmbiguousProvider(*shared, both)
         seen = [DistInfo(i.name, str(i.version), i.dist_info.name) for i in both]
         raise AmbiguousProvider(ambiguous(patch.name, ", ".join(patch.packages), site_dir, seen), AMBIGUOUS_HINT, both)
     (c,) = found
     dist = installed_from(c.dist_info, c.name)
     return dist if c.named else replace(dist, provides=", ".join(patch.packages))
+
+
+def _namespace_shared(
+    found: list[_Candidate], dists: tuple[Installed, ...], patch: Patch, site_dir: Path
+) -> tuple[str, str] | None:
+    """Two distributions (not two dist-infos of one) in a namespace package's directory (no
+    `__init__.py`: each installs its own files there, neither is stale): which of the entry's files
+    each one's RECORD lists, and the entry to write; None for another ambiguity."""
+    if len({canonical_name(d.name) for d in dists}) < len(dists):
+        return None
+    if any((site_dir / pkg / "__init__.py").exists() or not (site_dir / pkg).is_dir() for pkg in patch.packages):
+        return None
+    owns = {
+        d.name: [rel for rel in patch.module_files if wheel_record.lists(c.dist_info / "RECORD", rel)]
+        for c, d in zip(found, dists, strict=True)
+    }
+    listed = [rel for rels in owns.values() for rel in rels]
+    if len(listed) != len(set(listed)):  # one file in two RECORDs: a fork or a stale copy, not a share
+        return None
+    said = "; ".join(f"{name}: {', '.join(rels) or 'none'}" for name, rels in owns.items())
+    where = ", ".join(f"{pkg}/" for pkg in patch.packages)
+    message = (
+        f"{patch.name}: {where} is a namespace directory {len(dists)} distributions share, each installing its own "
+        f"files there; the entry's module files each one's RECORD lists: {said}"
+    )
+    owners = [(name, rels) for name, rels in owns.items() if rels]
+    if len(owners) == 1:
+        return message, f"set `distribution: {owners[0][0]}` in {patch.name} (the distribution whose files it changes)"
+    split = "; ".join(f"`distribution: {name}` for {', '.join(rels)}" for name, rels in owners)
+    return message, f"one entry patches one distribution: split {patch.name} into one entry each ({split})"

@@ -155,20 +155,34 @@ class SetKeyword(Operation):
         return self.scope
 
     def touches(self) -> tuple[Touch, ...]:
-        """The keyword argument of the call (a node inside a statement another rewrite may take whole)."""
+        """The keyword argument of the call (a node inside a statement another rewrite may take whole).
+        With `call_occurrence:` the call is named: two such rewrites of different calls (numbers counted
+        alike, whatever the calls pass, and no set_keyword adds or removes a call) are apart; one picked
+        otherwise may be any call, and meets them all."""
         part = ("keyword", self.call, self.keyword, self.from_ or "")
-        says = f"keyword argument `{self.keyword}=` of a call to `{self.call}`"
+        which = "a call" if self.call_occurrence is None else f"call {self.call_occurrence}"
+        says = f"keyword argument `{self.keyword}=` of {which} to `{self.call}`"
         key = f"keyword {self.keyword} of {norm(self.call)}"
-        if self.header is None:
-            return (Touch("node", self.scope, key, part=part, kind="keyword argument", says=says),)
         # in the definition's header, beside its body: inside its decorator list (replace_decorator's node),
         # or inside one parameter's default, which it does not name: any `default of P` (set_default's)
-        inside = self.header
-        says += f" in the {self.header} of `{self.scope}`"
-        key += f" in {self.header}"
+        inside = self.header or ""
+        if self.header is not None:
+            says += f" in the {self.header} of `{self.scope}`"
+            key += f" in {self.header}"
+        # prove.overlaps.touching compares two touches of one `same` by their `occurrence` numbers
+        same = "" if self.call_occurrence is None else f"{key} by call"
         return (
             Touch(
-                "node", self.scope, key, part=part, kind="keyword argument", says=says, inside=inside, beside_body=True
+                "node",
+                self.scope,
+                key,
+                part=part,
+                kind="keyword argument",
+                says=says,
+                inside=inside,
+                beside_body=self.header is not None,
+                same=same,
+                occurrence=self.call_occurrence,
             ),
         )
 
