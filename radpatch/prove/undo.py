@@ -26,15 +26,23 @@ Overlay = dict[Path, "bytes | None"]  # each file as the run's earlier changes l
 
 
 def take_off(
-    ps: PatchState, named: set[str], overlay: Overlay, say: Say, deleted: dict[Path, tuple[Path, ...]]
+    ps: PatchState,
+    named: set[str],
+    overlay: Overlay,
+    say: Say,
+    deleted: dict[Path, tuple[Path, ...]],
+    only: frozenset[str] | None = None,
 ) -> list[plan.PlannedFile]:
-    """Take the patch off every file its record names, each from what the run's earlier changes
-    left of it: the kept original when the file is exactly as radpatch left it, else the
-    structural inverse, accepted only when it is provably the recorded original's code. A file the
-    patch created comes off as no file (`deleted` gets it, with the directories made for it)."""
+    """Take the patch off every file its record names (or those of them in `only`: the others are
+    as they were before it already), each from what the run's earlier changes left of it: the kept
+    original when the file is exactly as radpatch left it, else the structural inverse, accepted
+    only when it is provably the recorded original's code. A file the patch created comes off as no
+    file (`deleted` gets it, with the directories made for it)."""
     assert ps.record is not None and ps.root is not None
     out = []
     for rec in ps.record.files:
+        if only is not None and rec.path not in only:
+            continue
         later = [n for n in stacked_above(ps, rec) if n not in named]
         if later:
             raise RefusedError(

@@ -126,11 +126,16 @@ def _revert(
                 ):  # the files decided: the record says nothing true
                     changes.append(run.change(ps, [], forget=True))
                 continue
-            if ps.state is not State.APPLIED:
+            partly = _partly_applied(ps)
+            if ps.state is not State.APPLIED and partly is None:
                 raise refused(ps, "revert")
             if ps.record is not None:
                 deleted: dict[Path, tuple[Path, ...]] = {}
-                changes.append(run.change(ps, undo.take_off(ps, named, overlay, say, deleted), deleted=deleted))
+                off = undo.take_off(ps, named, overlay, say, deleted, partly)
+                changes.append(run.change(ps, off, deleted=deleted))
+                if partly is not None:
+                    before = sorted({f.relpath for f in ps.files} - partly)
+                    say(f"{patch.name}: {', '.join(before)} already as before it (someone took it off there)")
                 continue
             files = []  # applied by its code, with no record of radpatch's: only a proven inverse is accepted
             for f in ps.files:
@@ -184,6 +189,20 @@ def _revert(
             )
             say(f"{c.patch.patch.name}: reverted; {'; '.join(said)}")
     return changes
+
+
+def _partly_applied(ps: PatchState) -> frozenset[str] | None:
+    """The files to take a recorded patch off where some of its files carry it and every other one
+    is as it was before it (a module it created deleted by hand, a file put back): reverting those
+    leaves every file as before the patch, which is all revert promises (att47 #6: refused, with
+    hints that went round). None where that is not the state (a file in neither state: refused)."""
+    if ps.state is not State.DRIFTED or ps.record is None or not ps.files:
+        return None
+    carried = frozenset(f.relpath for f in ps.files if f.state is State.APPLIED)
+    rest = [f for f in ps.files if f.relpath not in carried]
+    if not carried or not rest or any(f.state is not State.NOT_APPLIED for f in rest):
+        return None
+    return carried
 
 
 def _lifted(
