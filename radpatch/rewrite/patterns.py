@@ -19,6 +19,7 @@ def stmt_key(code: str) -> str:
     return ast.dump(ast.parse(textwrap.dedent(code)))
 
 
+@functools.lru_cache(maxsize=1024)  # matching keys every call's callee of a scope again per step and probe
 def expr_key(code: str) -> str:
     return ast.dump(ast.parse(f"(\n{code}\n)", mode="eval").body)
 

@@ -12,8 +12,31 @@ Path_ = tuple[cst.CSTNode, ...]  # ancestors from the scope root down to (and in
 DEFS = (cst.FunctionDef, cst.ClassDef)
 
 
+# libcst's `children` rebuilds the node through its visitor on every call (a walk's main cost, and
+# matching walks the same trees again and again): each node's children are kept once asked. Trees
+# are immutable, so a node's children never change; the cache holds its nodes, so an identity is
+# never reused for another node while kept. It serves the last few trees walked (the roots of
+# their paths) and is emptied when a walk starts in another tree, or when it holds too many nodes.
+_KIDS: dict[cst.CSTNode, Sequence[cst.CSTNode]] = {}
+_KIDS_ROOTS: list[cst.CSTNode] = []
+_KIDS_TREES = 4  # a rewrite's scope before and after, and the probes' trees of the same text
+_KIDS_MAX = 200_000  # nodes
+
+
 def _children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    return node.children
+    kids = _KIDS.get(node)
+    if kids is None:
+        kids = _KIDS[node] = tuple(node.children)
+    return kids
+
+
+def _serve(root: cst.CSTNode) -> None:
+    if any(r is root for r in _KIDS_ROOTS):
+        return
+    if len(_KIDS_ROOTS) >= _KIDS_TREES or len(_KIDS) > _KIDS_MAX:
+        _KIDS.clear()
+        _KIDS_ROOTS.clear()
+    _KIDS_ROOTS.append(root)
 
 
 def walk(
@@ -21,8 +44,9 @@ def walk(
 ) -> Iterator[Path_]:
     """Every node below the scope at `path`, in source order: each node, then what `below` says
     is below it (all its children by default; nested defs are entered only as nodes, not walked)."""
+    _serve(path[0])
     root = path[-1]
-    children = [root.body] if isinstance(root, DEFS) else list(root.children)
+    children = [root.body] if isinstance(root, DEFS) else list(_children(root))
     stack: list[Path_] = [(*path, c) for c in reversed(children)]
     while stack:
         p = stack.pop()
@@ -61,7 +85,7 @@ _HOLDS_BLOCKS = _concrete(
 
 
 def block_holders(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    return node.children if type(node) in _HOLDS_BLOCKS else ()
+    return _children(node) if type(node) in _HOLDS_BLOCKS else ()
 
 
 def blocks(path: Path_) -> Iterator[Path_]:
@@ -133,9 +157,9 @@ def expression_holders(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
         return (node.left, node.right)  # type: ignore[attr-defined]
     fields = _NAME_FIELDS.get(t)
     if fields is None:
-        return node.children
+        return _children(node)
     names = [getattr(node, f) for f in fields]
-    return [c for c in node.children if not any(c is n for n in names)]
+    return [c for c in _children(node) if not any(c is n for n in names)]
 
 
 # node types ast cannot tell apart: `"a" "b"` written out is the constant "ab"

@@ -50,13 +50,13 @@ def code_errors() -> Iterator[None]:
 def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
     """Run `edit` on a libcst module holding just the top-level definition `qualname` lives in."""
     if qualname == "<module>":
-        return Source.parse(as_module(edit(cst.parse_module(src.text), 0)).code)
+        return Source.parse(as_module(edit(parse_top(src.text), 0)).code)
     top = qualname.split(".")[0]
     hits = src.named(top)
     if len(hits) != 1:
         if hits or any(top in t.binds for t in src.tops):
             # several definitions (`@overload`s, if/else): the whole module, where find_scope chooses or says how
-            return Source.parse(as_module(edit(cst.parse_module(src.text), 0)).code)
+            return Source.parse(as_module(edit(parse_top(src.text), 0)).code)
         close = difflib.get_close_matches(top, src.names(), n=3)
         raise (NearMiss if close else NotFound)(
             f"scope {qualname!r}: the module defines no function or class {top!r}; {near(top, src.names())}",
@@ -71,6 +71,13 @@ def in_scope(src: Source, qualname: str, edit: Edit) -> Source:
 _TREES: dict[str, cst.Module] | None = None  # inside kept_trees(): the last few definitions' trees by text
 _TREES_KEEP = 4  # a drifted file's status: the definition, its caller, and both as the rewrites before left them
 _TREES_MAX = 100_000  # characters: a larger definition is parsed again rather than kept
+# Outside kept_trees(), the last few small texts' trees: a plan runs each step's edit, then its
+# match probes, its inverse and the reverse proof on the same definition text, each parsing it
+# again (a third of a small rewrite's time). Larger texts are not kept: apply frees each tree
+# before it analyses the next version of the module (its peak memory).
+_RECENT: dict[str, cst.Module] = {}
+_RECENT_KEEP = 4
+_RECENT_MAX = 20_000  # characters
 
 
 @contextlib.contextmanager
@@ -88,14 +95,16 @@ def kept_trees() -> Iterator[None]:
 
 
 def parse_top(text: str) -> cst.Module:
-    """libcst's tree of a top-level definition's text (kept inside kept_trees(); trees are immutable)."""
-    trees = _TREES
+    """libcst's tree of a top-level definition's (or a module's) text: kept inside kept_trees(),
+    and the last few small ones elsewhere (trees are immutable)."""
+    trees = _TREES if _TREES is not None else _RECENT if len(text) <= _RECENT_MAX else None
+    keep = _TREES_KEEP if _TREES is not None else _RECENT_KEEP
     tree = trees.pop(text, None) if trees is not None else None
     if tree is None:
         tree = cst.parse_module(text)
     if trees is not None and len(text) <= _TREES_MAX:
         trees[text] = tree
-        while len(trees) > _TREES_KEEP:
+        while len(trees) > keep:
             del trees[next(iter(trees))]
     return tree
 
