@@ -147,7 +147,11 @@ def resolved(found: Renamed, relpath_of: Callable[[str], str | None], read: Call
 
 
 def _parsed(rel: str | None, read: Callable[[str], bytes | None]) -> ast.Module | None:
-    data = read(rel) if rel is not None else None
+    return parse_or_none(read(rel) if rel is not None else None)
+
+
+def parse_or_none(data: bytes | None) -> ast.Module | None:
+    """A module's tree, or None when there are no bytes or they do not parse (releases.renamed_refused too)."""
     if data is None:
         return None
     try:

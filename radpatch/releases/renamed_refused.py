@@ -28,7 +28,7 @@ def why(
 ) -> str | None:
     """Why the top-level alias of `qualname`'s first name in `source` (module `module`, file `rel`) is no
     rename, in one line naming the hazard's file:line; None when there is no such alias (or it is one)."""
-    tree = _parse(source)
+    tree = renamed.parse_or_none(source)
     if tree is None:
         return None
     name, body = qualname.split(".")[0], tree.body
@@ -50,7 +50,7 @@ def why(
             return inner  # refused there, or no rename one hop on either: nothing of this module to say
         hazard = _hazard(tree, name, rel) or _inits(to[0], relpath_of, read)  # the rename there, undone here
         return f"`{text}` in {module} (line {site.lineno}) is not followed as a rename: {hazard}" if hazard else None
-    target = _parse(read(there)) if there is not None else None
+    target = renamed.parse_or_none(read(there)) if there is not None else None
     if target is None or not isinstance(renamed._only_binding(target.body, to[1]), _DEFS):
         return None  # no definition there: no rename to refuse, a no match
     hazard = _hazard(tree, name, rel) or _hazard(target, to[1], there or "")
@@ -81,7 +81,7 @@ def _inits(module: str, relpath_of: Where, read: Read) -> str | None:
     for n in range(1, len(parts)):
         package, sub = ".".join(parts[:n]), parts[n]
         rel = relpath_of(package)
-        init = _parse(read(rel)) if rel is not None else None
+        init = renamed.parse_or_none(read(rel)) if rel is not None else None
         if init is None or rel is None:
             continue
         for s in binding_sites(init.body, sub, "module"):
@@ -96,12 +96,3 @@ def _inits(module: str, relpath_of: Where, read: Read) -> str | None:
         if hazard is not None:
             return hazard
     return None
-
-
-def _parse(data: bytes | None) -> ast.Module | None:
-    if data is None:
-        return None
-    try:
-        return ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None

@@ -177,7 +177,7 @@ def _elsewhere(
     anywhere, named = scope.split(".")[1:], [found.name.split(".")[0], found.target.split(".")[0]]
     homes = (found.binder, found.module)
     for other in sorted(listed - {r for r in own if r is not None}):
-        tree = renamed_refused._parse(read(other))
+        tree = renamed.parse_or_none(read(other))
         if tree is None:
             continue
         bound = imported_from.modules_bound(tree.body, module_of(other), other.endswith("/__init__.py"))
