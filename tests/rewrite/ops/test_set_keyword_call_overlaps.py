@@ -61,7 +61,7 @@ def _texts(p: Patch, rw: Rewrite, v: Version) -> str:
 
 def _refused(entries: list[Patch]) -> bool:
     try:
-        apply_check.refuse_unordered(entries, V, lambda o: False, (), _texts)
+        apply_check.refuse_unordered(entries, V, (), _texts)
     except RefusedError:
         return True
     return False
