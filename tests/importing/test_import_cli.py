@@ -339,7 +339,9 @@ def test_patch_files_laid_out_like_the_tree_get_entry_names_from_their_directori
     assert out.returncode == 0, out.stderr
     assert sorted(p.name for p in reg.glob("*.yaml")) == ["configs-__init__.py.yaml", "models-__init__.py.yaml"]
     twice = venv.radpatch("import", str(names["configs"]), str(names["configs"]), "-p1", "--out", str(tmp_path / "r2"))
-    assert twice.returncode == 2 and f"{names['configs']} and {names['configs']}" in twice.stderr, twice.stderr
+    assert twice.returncode == 2 and f"{names['configs']}: the same patch file is given twice" in twice.stderr, (
+        twice.stderr
+    )
 
 
 def _with_line(text: str) -> str:
