@@ -176,7 +176,14 @@ def _stem(parts: tuple[str, ...], depth: int) -> str:
 
 def _requires(imported: list[patch_series.Imported], names: list[str], i: int) -> list[str]:
     """An entry's requirements: the earlier patches of the series it goes on, and the entries radpatch
-    applied that the installed files it changes carry (it was made on top of them)."""
+    applied that the installed files it changes carry (it was made on top of them). Refused where its
+    name is one of those: it would require itself (att48 #2)."""
+    if names[i] in imported[i].on_applied:
+        raise UsageError(
+            f"{imported[i].label}: its entry would be named {names[i]}, the name of an entry radpatch applied to "
+            "the files it changes (the patch was made on top of it)",
+            "give the new entry another name with --name NAME",
+        )
     return list(dict.fromkeys([*imported[i].on_applied, *(names[j] for j in imported[i].requires)]))
 
 

@@ -87,3 +87,29 @@ def test_the_entry_requires_what_the_files_it_changes_carry(
         assert ast.dump(ast.parse((fresh.site / rel).read_text())) == ast.dump(
             ast.parse((oracle.site / rel).read_text())
         )
+
+
+def test_a_patch_named_as_the_entry_it_was_made_on_is_refused_naming_the_option(
+    tmp_path: Path, corpus_wheel: Path
+) -> None:
+    """`low_wrap.patch` made on an install carrying the entry low_wrap: its entry would require itself
+    (att48 #2: refused as a broken registry file that was never written); import says to pass --name."""
+    image = pip_install(tmp_path / "image", corpus_wheel)
+    rel, old, new = LOWER["low_wrap"]
+    pristine = (image.site / rel).read_text()
+    lower = tmp_path / "lower"
+    (tmp_path / "low_wrap.patch").write_bytes(_diff(tmp_path / "a", {rel: (pristine, pristine.replace(old, new, 1))}))
+    assert image.radpatch("import", str(tmp_path / "low_wrap.patch"), "-p1", "--out", str(lower)).returncode == 0
+    assert image.radpatch("--registry", str(lower), "apply", "low_wrap").returncode == 0
+    now = (image.site / rel).read_text()
+    top = tmp_path / "top" / "low_wrap.patch"
+    top.parent.mkdir()
+    top.write_bytes(_diff(tmp_path / "b", {rel: (now, now.replace(*TOP[rel], 1))}))
+    out = image.radpatch("--registry", str(lower), "import", str(top), "-p1", "--out", str(tmp_path / "new"))
+    assert out.returncode == 2 and "--name" in out.stderr and "low_wrap" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 2 and not (tmp_path / "new").exists()
+    named = image.radpatch(
+        "--registry", str(lower), "import", str(top), "-p1", "--name", "top", "--out", str(tmp_path / "new")
+    )
+    assert named.returncode == 0, named.stderr
+    assert yaml.safe_load((tmp_path / "new" / "top.yaml").read_text())["requires"] == ["low_wrap"]
