@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 
 
 def f_raises_name_error(
@@ -20,3 +21,22 @@ def f_raises_name_error(
         except expected:
             continue
     return False
+
+
+def raises_anywhere(source: str, run: Callable[[dict[str, object], int], object]) -> bool:
+    """Does running `source`'s module, then `run(namespace, a)` for a = 0 and 1, raise NameError
+    anywhere, a thread's included? (the stored- and kept-callback families' oracle)"""
+    seen: list[type[BaseException]] = []
+    hook = threading.excepthook
+    threading.excepthook = lambda args: seen.append(args.exc_type)
+    try:
+        namespace: dict[str, object] = {}
+        exec(compile(source, "generated.py", "exec"), namespace)
+        for a in (0, 1):
+            try:
+                run(namespace, a)
+            except NameError:
+                return True
+    finally:
+        threading.excepthook = hook
+    return any(issubclass(e, NameError) for e in seen)

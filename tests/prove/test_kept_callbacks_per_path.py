@@ -18,13 +18,13 @@ once (`keep(g)` before v is bound: refused)."""
 from __future__ import annotations
 
 import itertools
-import threading
 
 import pytest
 
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import raises_anywhere
 
 HEAD = """import functools
 import threading
@@ -93,21 +93,7 @@ def function(keep: str, shape: str) -> str:
 
 def raises_name_error(source: str) -> bool:
     """f(a), then what it kept run, for a = 0 and 1: NameError anywhere (a thread's too)?"""
-    seen: list[type[BaseException]] = []
-    hook = threading.excepthook
-    threading.excepthook = lambda args: seen.append(args.exc_type)
-    try:
-        namespace: dict[str, object] = {}
-        exec(compile(source, "generated.py", "exec"), namespace)
-        for a in (0, 1):
-            try:
-                namespace["f"](a)  # type: ignore[operator]
-                namespace["run_kept"]()  # type: ignore[operator]
-            except NameError:
-                return True
-    finally:
-        threading.excepthook = hook
-    return any(issubclass(e, NameError) for e in seen)
+    return raises_anywhere(source, lambda ns, a: (ns["f"](a), ns["run_kept"]()))  # type: ignore[operator]
 
 
 CASES = sample(list(itertools.product(KEEPS, SHAPES)))

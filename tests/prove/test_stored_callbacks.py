@@ -16,13 +16,13 @@ bound (it may call g at once)."""
 from __future__ import annotations
 
 import itertools
-import threading
 
 import pytest
 
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
+from tests.lib.name_errors import raises_anywhere
 
 HEAD = """import functools
 import threading
@@ -83,20 +83,7 @@ def function(keep: str, order: str) -> str:
 
 def raises_name_error(source: str) -> bool:
     """f(a), then what it returned run, for a = 0 and 1: NameError anywhere (a thread's too)?"""
-    seen: list[type[BaseException]] = []
-    hook = threading.excepthook
-    threading.excepthook = lambda args: seen.append(args.exc_type)
-    try:
-        namespace: dict[str, object] = {}
-        exec(compile(source, "generated.py", "exec"), namespace)
-        for a in (0, 1):
-            try:
-                namespace["run"](namespace["f"](a))  # type: ignore[operator]
-            except NameError:
-                return True
-    finally:
-        threading.excepthook = hook
-    return any(issubclass(e, NameError) for e in seen)
+    return raises_anywhere(source, lambda ns, a: ns["run"](ns["f"](a)))  # type: ignore[operator]
 
 
 CASES = sample(list(itertools.product(KEEPS, ORDERS)))
