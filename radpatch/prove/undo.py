@@ -19,7 +19,7 @@ from radpatch.state import kept
 from radpatch.state.code_hashes import code_hash
 from radpatch.state.decide import PatchState, reinstall_hint
 from radpatch.state.record import FileRecord, Store, sha256
-from radpatch.state.restack import stacked_above
+from radpatch.state.restack import stacked_above, together
 
 Say = Callable[[str], None]
 Overlay = dict[Path, "bytes | None"]  # each file as the run's earlier changes leave it (None: no file)
@@ -47,7 +47,8 @@ def take_off(
         if later:
             raise RefusedError(
                 f"{ps.patch.name}: {rec.path} also carries {', '.join(later)}, applied on top of it",
-                f"revert them together: radpatch revert {' '.join([ps.patch.name, *later])}",
+                "revert them together: radpatch revert "
+                + " ".join(together(ps.root, [*named, ps.patch.name], [ps.patch.name])),
             )
         path = ps.root / rec.path
         current = overlay.get(path)

@@ -7,6 +7,9 @@ read from radpatch's record and the files' hashes only, before anything is plann
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from radpatch.errors import RefusedError
 from radpatch.files import read_regular
 from radpatch.registry.model import Patch
@@ -29,6 +32,7 @@ def restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
     ]
     redo: dict[str, int] = {}
     under: dict[str, str] = {}  # a patch stacked above a re-applied one -> that one
+    asked = [p.name for p in patches]
     while todo:
         name = todo.pop()
         if name in redo:
@@ -47,10 +51,11 @@ def restack(patches: list[Patch], states: dict[str, PatchState]) -> list[str]:
         for f in ps.record.files:
             for upper in stacked_above(ps, f):
                 if upper not in named:
+                    every = together(ps.root, [*asked, name, *redo], [name, *redo])
                     raise RefusedError(
                         f"{name}: {f.path} also carries {upper}, applied on top of it: re-applying {name} "
                         f"takes {upper} off and puts it on again",
-                        f"re-apply them together: radpatch apply {name} {upper}",
+                        f"re-apply them together: radpatch apply {' '.join(every)}",
                     )
                 todo.append(upper)
                 under.setdefault(upper, name)
@@ -65,3 +70,29 @@ def stacked_above(ps: PatchState, rec: FileRecord) -> list[str]:
     except OSError:
         return []
     return above(Store(ps.root), rec, sha256(data), data)
+
+
+def together(root: Path | None, names: Iterable[str], under: Iterable[str]) -> list[str]:
+    """`names` and every applied patch stacked, down any chain, above one of `under` on the files
+    as they are on disk (from radpatch's record and the files' hashes), each once, in the order
+    they went on: what one command must name so that no further patch has to be added to it."""
+    out = list(dict.fromkeys(names))
+    if root is None:
+        return out
+    store = Store(root)
+    records = store.records()
+    todo, seen = list(under), set(under)
+    while todo:
+        rec = records.get(todo.pop())
+        for f in rec.files if rec is not None else ():
+            try:
+                data = read_regular(root / f.path)
+            except OSError:
+                continue
+            for upper in above(store, f, sha256(data), data):
+                if upper not in seen:
+                    seen.add(upper)
+                    todo.append(upper)
+    out += [n for n in seen if n not in out]
+    order = {n: r.seq for n, r in records.items()}
+    return sorted(out, key=lambda n: order.get(n, -1))
