@@ -69,10 +69,10 @@ class _Reader:
         self.strip = strip
         self.i = 0
 
-    def fail(self, line: int, what: str) -> MalformedPatch:
-        return MalformedPatch(
-            f"{self.label}:{line}: {what}", "check the patch file: GNU patch would reject it the same way"
-        )
+    def fail(
+        self, line: int, what: str, hint: str = "check the patch file: GNU patch would reject it the same way"
+    ) -> MalformedPatch:
+        return MalformedPatch(f"{self.label}:{line}: {what}", hint)
 
     def read(self) -> tuple[FilePatch, ...]:
         out: list[FilePatch] = []
@@ -150,8 +150,9 @@ class _Reader:
             elif s.startswith("*** ") and self.i + 1 < len(self.lines) and self.lines[self.i + 1].startswith("--- "):
                 raise self.fail(
                     self.i + 1,
-                    "a context diff (*** / ---); radpatch imports unified diffs only "
-                    "(re-create it with diff -u or git diff)",
+                    "a context diff (*** / ---), which GNU patch reads; radpatch imports unified diffs only",
+                    "re-create it in the unified form (diff -u, git diff), or convert it: "
+                    "filterdiff --format=unified FILE (patchutils)",
                 )
             self.i += 1
         if h.extended:

@@ -138,3 +138,26 @@ def test_strip_as_patch_does() -> None:
 def test_a_context_diff_is_refused_by_name() -> None:
     with pytest.raises(unified.MalformedPatch, match="context diff"):
         unified.parse("c.diff", b"*** a/x.py\n--- b/x.py\n***************\n", 1)
+
+
+@pytest.mark.parametrize("seed", seeds(4))
+def test_a_context_diff_gnu_patch_applies_is_refused_without_blaming_it(tmp_path: Path, seed: int) -> None:
+    """GNU patch applies a context diff (`diff -c`); radpatch refuses it, naming the form and how to
+    make the unified one, and never says that GNU patch would reject it (att49 #4)."""
+    rng = random.Random(seed)
+    old = [f"v{i} = {i}\n" for i in range(rng.randint(3, 12))]
+    new = list(old)
+    new[rng.randrange(len(new))] = "changed = True\n"
+    for side, lines in (("a", old), ("b", new)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "m.py").write_text("".join(lines))
+    diff = subprocess.run(["diff", "-c", "a/m.py", "b/m.py"], cwd=tmp_path, capture_output=True, check=False)
+    assert diff.returncode == 1 and diff.stdout.startswith(b"*** a/m.py")
+    (tmp_path / "c.diff").write_bytes(diff.stdout)
+    assert gnu_patch(tmp_path / "a", tmp_path / "c.diff", 1).returncode == 0  # GNU patch takes it
+    assert (tmp_path / "a" / "m.py").read_text() == "".join(new)
+    with pytest.raises(unified.MalformedPatch) as caught:
+        unified.parse("c.diff", diff.stdout, 1)
+    assert caught.value.message.startswith("c.diff:1: a context diff"), caught.value.message
+    assert "diff -u" in caught.value.message + (caught.value.hint or "")
+    assert "GNU patch would reject" not in (caught.value.hint or ""), caught.value.hint
