@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem, RefusedError, UsageError
-from radpatch.install import dist_infos, wheel_record
+from radpatch.install import dist_infos, editable, wheel_record
 from radpatch.install.dist_infos import canonical_name
 from radpatch.install.environment import Installed, PythonEnv, installed_from
 from radpatch.registry.loader.nodes import is_dotted
@@ -191,6 +191,7 @@ def _resolve(env: PythonEnv, arg: str) -> tuple[Path, str]:
     if path.is_absolute() or path.exists():
         full = Path(os.path.abspath(path))
         homes = [d for d in env.paths if full.is_relative_to(d) and full != d]
+        _refuse_editable(env, full)
         if homes:
             home = max(homes, key=lambda d: len(d.parts))  # site-packages sits inside the stdlib's directory
             return home, full.relative_to(home).as_posix()
@@ -209,11 +210,24 @@ def _resolve(env: PythonEnv, arg: str) -> tuple[Path, str]:
     for d in env.paths:
         for rel in candidates:
             if (d / rel).exists():
+                _refuse_editable(env, d / rel)
                 return d, rel
+    for rel in candidates:
+        owned = editable.owner(env.paths, rel)
+        if owned is not None:
+            raise editable.refusal(owned[0], owned[1], rel)
     raise UsageError(
         f"{arg}: no such file or module in {env.executable}'s site-packages",
         "give the edited file's path (absolute, or relative to site-packages) or its module name",
     )
+
+
+def _refuse_editable(env: PythonEnv, path: Path) -> None:
+    """A file of an editable install's source tree (a .pth line may put it on the path): refused as
+    apply refuses it, not captured as a file of no distribution."""
+    held = editable.holding(env.paths, path)
+    if held is not None:
+        raise editable.refusal(held[0], held[2], held[1])
 
 
 def _owner(dists: list[Dist], home: Path, rel: str, arg: str, distribution: str | None = None) -> Dist:

@@ -23,6 +23,7 @@ from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.files import read_regular
 from radpatch.importing import capture, captured, entry_files
+from radpatch.install import editable
 from radpatch.prove import onto
 from radpatch.releases import pristine
 from radpatch.state.record import Store
@@ -78,6 +79,9 @@ def prepare(ctx: Context, req: Request, say: Say) -> Prepared:
             "run `radpatch apply` (or `radpatch revert`) to complete the interrupted run, then capture again",
         )
     say_left_out(found.left_out, say)
+    if not found.edited and found.dist.editable:  # its code is in the source tree, edited there if anywhere
+        where = next(iter(editable.sources(found.dist).values()), found.dist.root)
+        raise editable.refusal(found.dist, where.parent if where != found.dist.root else where)
     if not found.edited:
         nothing = (
             f"nothing to capture: no module of {found.dist.name} {found.dist.version} differs from its RECORD in "

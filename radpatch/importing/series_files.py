@@ -13,6 +13,7 @@ from pathlib import Path
 
 from radpatch.errors import RefusedError
 from radpatch.importing import paths, sections
+from radpatch.install import editable
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,11 @@ def patched_file(
         section = sections.FilePatch(
             None, section.new_name, None, section.hunks, 2, 0, section.header_line, True, written=section.written
         )
-    resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
+    try:
+        resolved = paths.resolve(label, section, files.tree(options.directory), options.strip)
+    except RefusedError:
+        _refuse_editable(where, section, files, options)
+        raise
     rel = posixpath.normpath(posixpath.join(options.directory, resolved.rel)) if options.directory else resolved.rel
     if rel.startswith("../") or rel == "..":
         raise RefusedError(f"{where}: {rel} is outside the site directory", "check -d and -p")
@@ -111,6 +116,18 @@ def patched_file(
             f"leave it out with --exclude '{resolved.rel}' (and ship it another way)",
         )
     return rel, resolved.rel
+
+
+def _refuse_editable(at: str, section: sections.FilePatch, files: SeriesFiles, options: SeriesOptions) -> None:
+    """A file patch cannot find because it is a module of an editable install (its code is in the
+    source tree, not the site directory): refused as apply refuses it."""
+    for name in section.names:
+        if name:
+            rel = posixpath.normpath(posixpath.join(options.directory, name))
+            found = editable.owner([files.site], rel)
+            if found is not None:
+                exc = editable.refusal(found[0], found[1], rel)
+                raise RefusedError(f"{at}: {exc.message}", exc.hint)
 
 
 def copied_from(label: str, section: sections.FilePatch, files: SeriesFiles, options: SeriesOptions) -> str:

@@ -1,11 +1,15 @@
 """Issue 6.7 — editable installs: the target really installed with `pip install -e` (files outside
-site-packages). radpatch refuses with a clear message and writes nothing, anywhere.
+site-packages). radpatch refuses with a clear message and writes nothing, anywhere: apply, revert,
+diff, and (att49 #5) import and capture, which said "can't find file to patch" and "nothing to
+capture". Built by hatchling both ways it installs editably: a .pth line naming the source tree, and
+(dev-mode-exact) the `editables` import hook.
 
 The editable build needs hatchling and editables as wheels, downloaded from the index once.
 """
 
 from __future__ import annotations
 
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -34,9 +38,10 @@ def _tree(root: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture(scope="module")
-def editable(demo: Demo, tmp_path_factory: pytest.TempPathFactory) -> tuple[Env, Path]:
+@pytest.fixture(scope="module", params=["pth", "exact"])
+def editable(demo: Demo, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> tuple[Env, Path]:
     base = tmp_path_factory.mktemp("editable")
+    exact = "dev-mode-exact = true" if request.param == "exact" else ""
     proj = base / "proj"
     for rel, text in DEMO_FILES.items():
         (proj / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -53,6 +58,9 @@ def editable(demo: Demo, tmp_path_factory: pytest.TempPathFactory) -> tuple[Env,
 
         [tool.hatch.build.targets.wheel]
         packages = ["src/rphard_demo"]
+
+        [tool.hatch.build]
+        {exact}
         """)
     )
     python = make_venv(base / "venv")
@@ -96,3 +104,52 @@ def test_editable_install_status_does_not_crash(editable: tuple[Env, Path]) -> N
         f"status claims the editable install is patched: {out.stdout}"
     )
     assert _tree(proj) == before
+
+
+def _refused_and_nothing_written(env: Env, proj: Path, tmp: Path, *args: str) -> str:
+    project_before, site_before = _tree(proj), _tree(env.site)
+    out = env.run(*args)
+    assert out.returncode in (1, 4), f"`radpatch {' '.join(args)}`: exit {out.returncode}\n{out.stdout}{out.stderr}"
+    lines = out.stderr.strip().splitlines()
+    assert lines and lines[0].startswith("radpatch: error:") and "editable install" in lines[0], out.stderr
+    assert len(lines) <= 2 and "Traceback" not in out.stderr
+    assert _tree(proj) == project_before and _tree(env.site) == site_before
+    assert not (tmp / "out").exists()
+    return lines[0]
+
+
+def test_import_of_a_patch_to_an_editable_module_is_refused_as_apply_is(
+    editable: tuple[Env, Path], tmp_path: Path
+) -> None:
+    env, proj = editable
+    rel = DEMO_TARGETS[0]
+    source = proj / "src" / rel
+    for side, text in (("a", source.read_text()), ("b", source.read_text() + "EXTRA = 1\n")):
+        (tmp_path / side / rel).parent.mkdir(parents=True)
+        (tmp_path / side / rel).write_text(text)
+    diff = subprocess.run(["diff", "-u", f"a/{rel}", f"b/{rel}"], cwd=tmp_path, capture_output=True, check=False)
+    (tmp_path / "p.patch").write_bytes(diff.stdout)
+    first = _refused_and_nothing_written(
+        env, proj, tmp_path, "import", "-p1", "--out", str(tmp_path / "out"), str(tmp_path / "p.patch")
+    )
+    assert str(source.resolve()) in first or str(source) in first, first
+
+
+@pytest.mark.parametrize("given", ["distribution", "module", "source path"])
+def test_capture_of_an_edited_editable_module_is_refused_as_apply_is(
+    editable: tuple[Env, Path], tmp_path: Path, given: str
+) -> None:
+    env, proj = editable
+    rel = DEMO_TARGETS[0]
+    source = proj / "src" / rel
+    pristine = source.read_text()
+    source.write_text(pristine + "EXTRA = 1\n")  # edited where the code is: the source tree
+    try:
+        arg = {
+            "distribution": ["--distribution", DEMO_DIST],
+            "module": [rel[: -len(".py")].replace("/", ".")],
+            "source path": [str(source)],
+        }[given]
+        _refused_and_nothing_written(env, proj, tmp_path, "capture", "cap", "--out", str(tmp_path / "out"), *arg)
+    finally:
+        source.write_text(pristine)
