@@ -41,12 +41,13 @@ class UsageError(RadpatchError):
 class RegistryError(UsageError):
     """A registry file is invalid. Carries every problem found in it, not just the first."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(
+        self,
+        problems: list[str],
+        hint: str = "fix the registry file(s) above; the README's 'The registry format' shows a complete entry",
+    ) -> None:
         self.problems = problems
-        super().__init__(
-            "\n".join(problems),
-            "fix the registry file(s) above; the README's 'The registry format' shows a complete entry",
-        )
+        super().__init__("\n".join(problems), hint)
 
 
 class RefusedError(RadpatchError):

@@ -30,8 +30,14 @@ def with_requirements(patches: list[Patch], load: Callable[[str], Patch]) -> lis
         for name in p.requires:
             try:
                 needed = load(name)
-            except UsageError as exc:
+            except RegistryError as exc:  # the required entry's own file is invalid
                 raise RegistryError([f"{p.source}: requires: {name!r}: {exc.message}"]) from None
+            except UsageError as exc:  # no registry given holds it
+                raise RegistryError(
+                    [f"{p.source}: requires: {name!r}: {exc.message}"],
+                    f"give the registry that holds {name} too (--registry DIR, repeatable, or RADPATCH_REGISTRY), "
+                    "or correct the name in requires:",
+                ) from None
             visit(needed)
         visiting.pop()
         out[p.name] = p
