@@ -63,8 +63,8 @@ def judged(
     """The rename on the release (or, the release older, the backport across one: renamed_back), or why not."""
     got = _forward(patch, file, rewrite, version, releases, requires)
     back = renamed_back.older(patch, file, rewrite, version, releases, requires) if got is None else None
-    if back is None:
-        return got
+    if back is None or isinstance(back, str):
+        return got if back is None else back
     try:  # the old name in the older release: no other module of its package may store it either
         release = releases.get(patch.distribution, version, frozenset())
         names = {rel for rel, _ in wheel_modules(release)}
