@@ -13,7 +13,8 @@ that may name it on such an object, in any `.py` file the wheel's RECORD lists u
 module's top-level package. Where the package has more of them than verify reads (package_files.MAX_FILES,
 as vLLM's), only those radpatch.releases.store_index says may hold such a store are read (port49); where
 even those cannot be told or read, no rename is followed and the cell says so. What another module does
-through `exec` or a computed `setattr` on an object this cannot name is not read there."""
+through a computed `setattr` on an object this cannot name is not read there; an `exec` or `eval` there
+refuses, unless its code is a string constant that never names the name (port49)."""
 
 from __future__ import annotations
 
@@ -213,6 +214,8 @@ def _store(node: ast.AST, attr: str, holders: set[str] | None) -> str:
         func = node.func
         called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         target = node.args[0] if node.args else None
+        if store_index.runs_code(node) and not store_index.code_without(target, attr):
+            return f"calls `{called}`, whose code may store `{attr}`"
         if called in ("setattr", "delattr", "__setattr__", "__delattr__") and renamed_class._may_name(node, attr):
             if holders is None or (target is not None and _named(target, holders)):
                 return f"calls `{called}`, which may store `{attr}`"

@@ -7,9 +7,10 @@ name (radpatch.releases.renamed_release's rules): an attribute store or `del` (`
 module's syntax tree, an `ast.Attribute` stored or deleted whose `attr` is the name, or a call of
 `setattr`, `delattr`, `__setattr__` or `__delattr__`; so the index keeps, per module, those attribute
 names, the calls' string constants, and ANY for a call with none (or a module that does not parse
-here: the rules then read it, as before). The modules whose words meet the names asked (or hold ANY)
-are the only ones the rules can find a store in: they are read, at most MAX_FILES of them, and the
-rules run on them exactly as on a small package's every module.
+here: the rules then read it, as before); for an `exec` or `eval`, the words of its code where that is
+a string constant, else ANY (port49: the rules refuse such a call). The modules whose words meet the
+names asked (or hold ANY) are the only ones the rules can find a store in: they are read, at most
+MAX_FILES of them, and the rules run on them exactly as on a small package's every module.
 
 The index is built once per release from every `.py` file under the package, read by range requests
 in one pass and not kept (vLLM 0.33.0: 3,231 files, 11.6 MiB compressed, 48 MiB of source), and kept
@@ -22,6 +23,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterable
 
 from radpatch.errors import EnvironmentProblem
@@ -33,8 +35,9 @@ from radpatch.releases.wheel_records import Release
 from radpatch.releases.wheels import Releases
 
 ANY = "*"  # a module that may store any name: a setattr-like call with no string constant, or no tree here
-FORMAT = 1  # the index's layout and rules; another value is built again
+FORMAT = 2  # the index's layout and rules; another value is built again
 SETTERS = ("setattr", "delattr", "__setattr__", "__delattr__")
+_WORD = re.compile(r"\w+")
 
 
 def words(source: bytes) -> list[str]:
@@ -53,7 +56,24 @@ def words(source: bytes) -> list[str]:
             if called in SETTERS:
                 said = {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
                 out |= said or {ANY}
+            elif runs_code(node):
+                code = node.args[0] if node.args else None
+                text = code.value if isinstance(code, ast.Constant) and isinstance(code.value, str) else None
+                out |= set(_WORD.findall(text)) if text is not None else {ANY}
     return sorted(out)
+
+
+def runs_code(node: ast.Call) -> bool:
+    """`exec(...)` or `eval(...)` (also `builtins.exec`): code that may store any name (`eval` by `:=`)."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "builtins":
+        return func.attr in ("exec", "eval")
+    return isinstance(func, ast.Name) and func.id in ("exec", "eval")
+
+
+def code_without(code: ast.expr | None, name: str) -> bool:
+    """The code passed is a string constant in which `name` is no word: it cannot store `name`."""
+    return isinstance(code, ast.Constant) and isinstance(code.value, str) and name not in _WORD.findall(code.value)
 
 
 def candidates(

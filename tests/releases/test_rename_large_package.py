@@ -8,7 +8,8 @@ store the name, the rules read those: a store elsewhere refuses at its file:line
 rename (moved, proven under the new name).
 
 Generated: the store in another module (none, an unrelated one, the old or the new name stored,
-`setattr` by name or by a computed name, `del`) x where that module sits among 650 others. The oracle:
+`setattr` by name or by a computed name, `del`; code run by `exec` or `eval` that stores it (port49, #4),
+or constant code that never names it) x where that module sits among 650 others. The oracle:
 Python imports every module of the release and asks whether `rptoy.core.size` is still the renamed
 definition; the rename is followed exactly where it is."""
 
@@ -46,6 +47,10 @@ STORES = {
     "setattr by name": "import rptoy.core\n\nsetattr(rptoy.core, 'size', len)  # STORE\n",
     "setattr by a computed name": "import rptoy.core\n\nname = 'si' + 'ze'\nsetattr(rptoy.core, name, len)  # STORE\n",
     "del": "from rptoy import core\n\ndel core.size  # STORE\n",
+    "exec'd code": "from rptoy import core\n\nexec('core.size = len')  # STORE\n",
+    "exec'd computed code": "from rptoy import core\n\ncode = 'core.si' + 'ze = len'\nexec(code)  # STORE\n",
+    "eval's walrus": "from rptoy import core\n\neval('(size := len)', vars(core))  # STORE\n",
+    "exec'd unrelated code": "exec('x = 1')  # STORE\n",
 }
 WHERE = {"first": "rptoy/aaa.py", "among the others": "rptoy/fill/m0321.py", "last, deep": "rptoy/zz/deep/hook.py"}
 CASES = sample([(s, w) for s in STORES for w in WHERE])
