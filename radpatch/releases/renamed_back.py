@@ -10,7 +10,9 @@ nothing there may rebind it (the same rules: a store no statement shows, or for 
 renamed_class.rebinds finds in its class). Where the older release has the old name in another module
 (port47: no file of the entry's module there, or it lacks the name), the evidence is an alias in that
 module of the entry's release (`from .planning import size_of as size` in core.py), found among the
-package's modules (package_files' bound), one module only: port gives it a `modules:` choice for `<B`."""
+package's modules (package_files' bound), one module only: port gives it a `modules:` choice for `<B`.
+For an entry with `requires:` too (port49), unless a requirement changes that module or its rewrites name
+the old or the new name (the wheel's text is read, not what the requirement leaves): then why not."""
 
 from __future__ import annotations
 
@@ -53,9 +55,10 @@ class Backported(renamed.Renamed):
 
 def older(
     patch: Patch, file: str, rewrite: str | None, version: Version, releases: Releases, requires: tuple[Patch, ...]
-) -> Backported | None:
+) -> Backported | str | None:
     """The rename `version` is older than, read off the entry's first claimed release after it; None
-    when there is none, or the older release's module does not define the old name."""
+    when there is none, or the older release's module does not define the old name; why not, where the
+    old name's home is another module one of `requires` changes (its text as they leave it is not read)."""
     from radpatch.releases import modules
     from radpatch.releases.resolved import stacked
 
@@ -81,12 +84,32 @@ def older(
     found = _alias_of(new, rw.op.scope_name(), choice.module) if old is not None else None
     if found is not None and old is not None and _defines(old, found.name):
         return Backported(found.target, found.module, found.name, found.binder, found.line, found.text, back)
-    if requires:  # another module is read as the wheel has it: what a requirement's edits leave there is not
-        return None
     try:  # the old name kept in another module (`from .planning import size_of as size` in core.py): port47
-        return _from_another(patch, rw.op.scope_name(), choice.module, version, back, releases)
+        got = _from_another(patch, rw.op.scope_name(), choice.module, version, back, releases)
     except RadpatchError:
         return None
+    # another module is read as the wheel has it: right where no requirement changes the one found (port49)
+    by = _changed_by(requires, got, rw.op.scope_name().split(".")[0]) if got is not None else None
+    if got is not None and by is not None:
+        return (
+            f"{got.name} was {got.target} in {got.module} before {back}, but {got.module} is not read as the "
+            f"entry's requirement {by} leaves it: write the `modules:` choice and the variant by hand"
+        )
+    return got
+
+
+def _changed_by(requires: tuple[Patch, ...], got: Backported, first: str) -> str | None:
+    """The requirement whose edits may change what the search read: one that changes the old name's home,
+    or whose rewrites' text names the old or the new name (an alias it may add or take away elsewhere)."""
+    from radpatch.releases import modules, package_files
+
+    base = got.module.replace(".", "/")
+    homes, words = {f"{base}.py", f"{base}/__init__.py"}, (first, got.target.split(".")[0])
+    for p in requires:
+        texts = [t for rw in p.rewrites for t in package_files._texts(rw.op)]
+        if modules.needs((p,)) & homes or any(w in t for t in texts for w in words):
+            return p.name
+    return None
 
 
 def _from_another(

@@ -10,9 +10,11 @@ A rename found is followed only where no other module of the distribution's pack
 its module, and a nested class's name; `core.size`, `planning.size_of` for the old and new top-level
 names: an object named as their modules), no `setattr`/`delattr`
 that may name it on such an object, in any `.py` file the wheel's RECORD lists under the declared
-module's top-level package. Where those files cannot all be read (more than package_files.MAX_FILES, as
-vLLM's), no rename is followed and the cell says so. What another module does through `exec` or a
-computed `setattr` on an object this cannot name is not read there."""
+module's top-level package. Where the package has more of them than verify reads (package_files.MAX_FILES,
+as vLLM's), only those radpatch.releases.store_index says may hold such a store are read (port49); where
+even those cannot be told or read, no rename is followed and the cell says so. What another module does
+through a computed `setattr` on an object this cannot name is not read there; an `exec` or `eval` there
+refuses, unless its code is a string constant that never names the name (port49)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,15 @@ from packaging.version import Version
 
 from radpatch.errors import RadpatchError
 from radpatch.registry.model import Patch
-from radpatch.releases import imported_from, package_files, renamed, renamed_back, renamed_class, renamed_refused
+from radpatch.releases import (
+    imported_from,
+    package_files,
+    renamed,
+    renamed_back,
+    renamed_class,
+    renamed_refused,
+    store_index,
+)
 from radpatch.releases.moved import module_of
 from radpatch.releases.renamed import Renamed
 from radpatch.releases.search_order import wheel_modules
@@ -54,13 +64,14 @@ def judged(
     """The rename on the release (or, the release older, the backport across one: renamed_back), or why not."""
     got = _forward(patch, file, rewrite, version, releases, requires)
     back = renamed_back.older(patch, file, rewrite, version, releases, requires) if got is None else None
-    if back is None:
-        return got
+    if back is None or isinstance(back, str):
+        return got if back is None else back
     try:  # the old name in the older release: no other module of its package may store it either
         release = releases.get(patch.distribution, version, frozenset())
         names = {rel for rel, _ in wheel_modules(release)}
         old = Renamed(back.target, back.module, back.name, back.module, back.line, back.text)
         why = _elsewhere(
+            releases,
             release,
             old,
             back.target,
@@ -117,7 +128,7 @@ def _forward(
     if not isinstance(found, Renamed):
         return found
     try:
-        return _elsewhere(release, found, scope, mine, relpath_of, read) or found
+        return _elsewhere(releases, release, found, scope, mine, relpath_of, read) or found
     except RadpatchError:
         return None
 
@@ -156,6 +167,7 @@ def _and_method(
 
 
 def _elsewhere(
+    releases: Releases,
     release: Release,
     found: Renamed,
     scope: str,
@@ -169,12 +181,14 @@ def _elsewhere(
     tops = frozenset([rel.split("/")[0]]) if "/" in rel else frozenset()
     listed = package_files.members(release, tops) if tops else frozenset()
     head = f"{found.name} -> {found.target} is not followed as a rename"
-    if listed is None:
-        why = package_files.unread(release, tops).removeprefix("the package's other modules were not read: ")
-        return f"{head}: a store from another module of the package cannot be ruled out ({why})"
+    anywhere, named = scope.split(".")[1:], [found.name.split(".")[0], found.target.split(".")[0]]
+    if listed is None:  # more than package_files.MAX_FILES: only those its store index says may store a name
+        got = store_index.candidates(releases, release, tops, [*anywhere, *named])
+        if isinstance(got, str):
+            return f"{head}: a store from another module of the package cannot be ruled out ({got})"
+        listed = got
     method = "." in found.name  # a method: the in-class rules read its module
     own = {relpath_of(found.module)} if method else {relpath_of(found.binder)}  # where the in-module rules read
-    anywhere, named = scope.split(".")[1:], [found.name.split(".")[0], found.target.split(".")[0]]
     homes = (found.binder, found.module)
     for other in sorted(listed - {r for r in own if r is not None}):
         tree = renamed.parse_or_none(read(other))
@@ -200,6 +214,8 @@ def _store(node: ast.AST, attr: str, holders: set[str] | None) -> str:
         func = node.func
         called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         target = node.args[0] if node.args else None
+        if store_index.runs_code(node) and not store_index.code_without(target, attr):
+            return f"calls `{called}`, whose code may store `{attr}`"
         if called in ("setattr", "delattr", "__setattr__", "__delattr__") and renamed_class._may_name(node, attr):
             if holders is None or (target is not None and _named(target, holders)):
                 return f"calls `{called}`, which may store `{attr}`"

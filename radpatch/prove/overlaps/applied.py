@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from radpatch.context import Context
 from radpatch.errors import RadpatchError, RefusedError
-from radpatch.prove.overlaps import ordering, recorded_orders
+from radpatch.prove.overlaps import order_matters, ordering
 from radpatch.prove.overlaps.applied_clash import _UNREAD, AppliedClash, _module
 from radpatch.prove.overlaps.applied_gaps import _imports_read, _one_gap
 from radpatch.prove.overlaps.installed_files import InstalledTexts
@@ -72,11 +72,11 @@ def clashes(
                     )
                 continue
             found = _meeting(p, ours, r)
-            told = recorded_orders.verdict(on_disk, p, version, r) if on_disk is not None else None
-            if found and told is True:
+            verdict = order_matters.recorded(on_disk, p, version, r)  # the decision loaded pairs take too
+            if found and not order_matters.overlapping(verdict, True):
                 continue  # run in both orders from the record's kept texts, the two write the same code
-            if not found and told is False:
-                found = [_differ(p, r)]
+            if not found and order_matters.overlapping(verdict, False):
+                found = [_differ(p, r)]  # both orders apply and write different code
             gap = _one_gap(on_disk, p, version, r) if on_disk is not None and not found else None
             out.extend(found if gap is None else [gap])
     return out

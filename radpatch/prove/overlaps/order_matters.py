@@ -15,7 +15,14 @@ module's text before either (prove.overlaps.entry_orders.judge):
   was before either entry) for `apply`.
 
 Neither applying alone on the file (each stacks on a third entry, say) leaves the rules' finding
-standing (`MATTERS`): the file cannot say otherwise."""
+standing (`MATTERS`): the file cannot say otherwise.
+
+A pair whose other entry is applied and known only from its record (its registry not loaded:
+prove.overlaps.applied) takes the same decision (`recorded`, `overlapping`; port49): both orders are
+run from the record's kept texts (prove.overlaps.recorded_orders); the same code is `SAME`, different
+code `MATTERS` (an overlap even where the touches found none), and where the record cannot tell (a
+text not kept, changes on the same or adjacent lines: the applied entry's order is its diff, not its
+rewrites, so a merge that fails is not an order that fails) `UNTRIED`: as the touches found."""
 
 from __future__ import annotations
 
@@ -25,10 +32,12 @@ from enum import Enum
 
 from packaging.version import Version
 
-from radpatch.prove.overlaps import entry_orders, gaps, pairs
+from radpatch.prove.overlaps import entry_orders, gaps, pairs, recorded_orders
 from radpatch.prove.overlaps.gap_pairs import module_of, text_of
+from radpatch.prove.overlaps.installed_files import InstalledTexts
 from radpatch.prove.overlaps.pairs import Overlap
 from radpatch.registry.model import Patch, Rewrite
+from radpatch.state.record import PatchRecord
 
 
 class Tried(Enum):
@@ -62,6 +71,19 @@ def tried(o: Overlap, patches: Sequence[Patch], texts: gaps.Texts | None) -> tup
     return Tried.SAME, o.versions
 
 
+def recorded(files: InstalledTexts | None, p: Patch, version: Version, r: PatchRecord) -> Tried:
+    """How the pair of `p` and the applied entry of record `r` fares when both orders are run from the
+    record's kept texts: `SAME`, `MATTERS`, or `UNTRIED` where they cannot be told (no files at hand)."""
+    told = recorded_orders.verdict(files, p, version, r) if files is not None else None
+    return Tried.SAME if told is True else Tried.MATTERS if told is False else Tried.UNTRIED
+
+
+def overlapping(verdict: Tried, found: bool) -> bool:
+    """The one decision: a pair is an overlap where its order matters, never where both orders write the
+    same code, and, untried, where the rules (`found`: the registry text, or a record's touches) say so."""
+    return verdict is Tried.MATTERS or (verdict is Tried.UNTRIED and found)
+
+
 def _of_module(p: Patch, module: str, v: Version) -> tuple[Rewrite, ...]:
     return tuple(rw for rw in p.rewrites_for(v) if module_of(p, rw, v) == module)
 
@@ -73,6 +95,6 @@ def overlaps(patches: list[Patch], versions: Iterable[Version], texts: gaps.Text
     out = []
     for o in pairs.find(patches, versions, texts):
         verdict, where = tried(o, patches, texts)
-        if verdict is not Tried.SAME:
+        if overlapping(verdict, True):  # found by the rules
             out.append(dataclasses.replace(o, versions=where, tried=verdict is Tried.MATTERS))
     return out
