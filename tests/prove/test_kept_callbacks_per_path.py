@@ -7,13 +7,13 @@ though nothing but t reaches it; `k = []` / `k.append(g)` counted as a call of g
 wrong before: `k = [g]` / `for cb in k: cb()` before v is bound (a container was not followed).
 
 Generated: how g is kept (a Thread, a partial, a list display, appended to a list, stored into a dict,
-added to a set, a tuple passed on to a function that runs it; kept by a function that keeps it, stored
-on an attribute: those run after f returns) x where (a call between the store and v's binding; the
-twins: run before v is bound, its truth tested between, kept on the path that binds v with a `del v`
-on the sibling path, a `del v` on its own path). The oracle runs f for a = 0 and 1, then what f kept
-(a thread's NameError counted): the names step refuses exactly where one raises NameError, and where a
-function kept by any call may run at a later call (`keep(g)` / `other()` / `v = 1`: refused) or at
-once (`keep(g)` before v is bound: refused)."""
+added to a set, a tuple passed on to a function that runs it, a list grown by `+=`, a set by `|=`; kept
+by a function that keeps it, stored on an attribute: those run after f returns) x where (a call between
+the store and v's binding; the twins: run before v is bound, its truth tested between, kept on the path
+that binds v with a `del v` on the sibling path, a `del v` on its own path). The oracle runs f for a = 0
+and 1, then what f kept (a thread's NameError counted): the names step refuses exactly where one raises
+NameError, and where a function kept by any call may run at a later call (`keep(g)` / `other()` / `v =
+1`: refused) or at once (`keep(g)` before v is bound: refused)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,8 @@ KEEPS = {  # how g is kept, how f runs it
     "stored into a dict": ("k = {}\nk['g'] = g\n", "for cb in k.values():\n    cb()\n"),
     "added to a set": ("k = set()\nk.add(g)\n", "x = [cb() for cb in k]\n"),
     "a tuple passed on": ("k = (g,)\n", "run_all(k)\n"),
+    "grown with +=": ("k = []\nk += [g]\n", "for cb in k:\n    cb()\n"),
+    "grown with |=": ("k = set()\nk |= {g}\n", "x = [cb() for cb in k]\n"),
     # run once f has returned (run_kept)
     "kept by a call": ("k = keep(g)\n", ""),
     "stored on an attribute": ("k = g\nBOX.cb = k\n", ""),

@@ -94,6 +94,8 @@ class BranchStatements(Loops):
     def s_Try(self, s: ast.Try, c: Ctx) -> bool:
         def handler(h: ast.ExceptHandler) -> Callable[[], bool]:
             def walk() -> bool:
+                if s.finalbody:  # its `return` or `raise` goes on into the finally (kept: flow.restore)
+                    c.flow.leak()
                 c.flow.facts = without(c.flow.facts, body_stores)  # the body may have stopped anywhere
                 if changes(s.body):  # after any of its calls
                     c.flow.changed()

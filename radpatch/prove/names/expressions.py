@@ -68,10 +68,10 @@ class Expressions(ImplicitCalls, Guards):
             part_id = c.flow.open_parts[-1]
             c.flow.tail_unknown = False
             c.flow.facts = capped(entry | enter[i]) if enter else entry
-            held = c.flow.held()
+            held, kept = c.flow.held(), len(c.flow.kept)
             falls = part()
-            if not falls or c.flow.tail_unknown:  # what its calls changed is nothing to the paths that go on
-                c.flow.restore(held)  # (one ending in a helper that may never return counts as not going on)
+            if not falls or c.flow.tail_unknown:  # what its calls changed, or kept, is nothing to the paths
+                c.flow.restore(held, None if falls else kept)  # that go on (a helper that may never return: kept)
             net = c.flow.close(mark)
             if falls:
                 falling.append(i)

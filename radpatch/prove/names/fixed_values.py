@@ -7,12 +7,13 @@ a constant, a `not`, an `is`/`in` comparison, a call of `bool`, `len`, `isinstan
 module does not shadow), and `and`/`or`, conditional expressions, arithmetic and comparisons of such
 values. A parameter holds what the caller passed: an annotation (`flag: bool`) is not enforced by
 Python, so no parameter is fixed (names47), but for a Triton `constexpr` (a kernel's compile-time
-constant; its code does not run as Python). Read with `ast` only."""
+constant; its code does not run as Python) and one the body binds again to such a value before
+anything reads it (`flag = bool(flag)`, names49). Read with `ast` only."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .closures import own_nodes
 from .scope_bindings import FUNCS, arg_names
@@ -33,8 +34,9 @@ def fixed_locals(
         return frozenset()
     values: dict[str, list[ast.expr]] = {}
     out = set(own)
+    body = [] if isinstance(fn, ast.Lambda) else fn.body
     for a in arg_names(fn.args):
-        if not _constexpr(a.annotation):
+        if not _constexpr(a.annotation) and not _coerced(a.arg, body, _CALLS - shadowed):
             out.discard(a.arg)
     plain = {id(t) for n in walked for t in _plain_targets(n)}  # their values are followed
     for n in walked:
@@ -52,6 +54,24 @@ def fixed_locals(
                 out.discard(name)
                 changed = True
     return frozenset(out)
+
+
+def _coerced(name: str, body: list[ast.stmt], calls: frozenset[str]) -> bool:
+    """Is parameter `name` bound again, before anything else reads or binds it, by a statement of the
+    body itself (on every path) to a value immutable whatever the caller passed (`flag = bool(flag)`,
+    `flag = flag is True`; not `flag = flag or False`, which may keep the caller's object)?"""
+    for s in body:
+        value = s.value if isinstance(s, (ast.Assign, ast.AnnAssign)) else None
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
+        if value is not None and [t.id for t in targets if isinstance(t, ast.Name)] == [name] == _named(targets):
+            return _immutable(value, set(), calls)
+        if name in _named([s]):
+            return False
+    return False
+
+
+def _named(nodes: Sequence[ast.AST]) -> list[str]:
+    return [n.id for top in nodes for n in ast.walk(top) if isinstance(n, ast.Name)]
 
 
 def _frame(n: ast.AST) -> bool:

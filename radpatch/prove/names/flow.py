@@ -99,6 +99,14 @@ class Flow(Claims):
             if not any(p in self.unjoined and p not in self.leaky for p in k.parts):
                 k.made.discard(name)
 
+    def restore(self, held: tuple[dict[str, Facts], dict[str, Facts]], kept: int | None = None) -> None:
+        """As Claims.restore; `kept`: the part ends every path through it (a `return`, a `raise`), so
+        the functions kept in it since `kept` are on none of the paths after its join, unless it or a
+        part around it goes on into a sibling (a try's body, a loop's pass: leaky)."""
+        super().restore(held)
+        if kept is not None and not any(p in self.leaky for p in self.open_parts):
+            del self.kept[kept:]
+
     def shadow(self, name: str, present: bool) -> None:
         """`name` bound (unbound) here: so is its shadow in each open loop that deletes it."""
         for key, _ in self.fresh.get(name, ()):

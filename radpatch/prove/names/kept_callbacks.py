@@ -1,5 +1,5 @@
 """Functions of the scope kept to run later (issue 21 #3): passed to a call that may keep them
-(`register(g)`, `Thread(target=g)`, `partial(g)`), put in a container (`cbs = [g]`, `cbs.append(g)`,
+(`register(g)`, `Thread(target=g)`, `partial(g)`), put in a container (`cbs = [g]`, `cbs.append(g)`, `cbs += [g]`,
 `cbs[k] = g`) or stored through an object (`self.cb = g`). Each kept one is a `Kept` of its scope's
 flow, followed per path (names47):
 
@@ -15,6 +15,7 @@ flow, followed per path (names47):
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ _KEEPERS = {"functools": ("partial",), "threading": ("Thread", "Timer")}  # keep
 STORES = ("append", "add", "insert", "appendleft", "extend", "setdefault", "update")  # a container's: call nothing
 DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 _MADE_EMPTY = ("list", "set", "dict")  # `cbs = list()`: a container as a display makes one
+_GROWN = (ast.Add, ast.BitOr)  # `cbs += [g]`, `cbs |= {g}`: in place, what the display holds is kept by cbs
 
 
 @dataclass(eq=False)
@@ -134,6 +136,15 @@ class KeptCallbacks(Resolver):
                 self.held_by[id(a)] = func.value.id
         return func.value.id
 
+    def grown(self, s: ast.AugAssign, c: Ctx) -> None:
+        """`cbs += [g]`, `cbs |= {g}` (_GROWN) of a container this function holds: cbs keeps g."""
+        if (
+            isinstance(s.target, ast.Name)
+            and id(s.target) in _grown((s,))
+            and (id(c.scope), s.target.id) in self.containers
+        ):
+            self.held_by[id(s.value)] = s.target.id
+
     def kept_forms(self, node: ast.AST, c: Ctx) -> None:
         """`node`'s part in what is kept: a display keeps what it holds, a holder's truth runs nothing."""
         if self.holders:
@@ -231,8 +242,9 @@ def _singles(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozens
     nested: set[str] = set()
     nodes = [fn.body] if isinstance(fn, ast.Lambda) else own_nodes(fn)
     names = [a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)]
+    grown = _grown(nodes)
     for n in nodes:
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in grown:
             names.append(n.id)
         elif isinstance(n, (*FUNCS, ast.ClassDef)):
             names.append(n.name)
@@ -250,3 +262,15 @@ def _singles(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozens
     for name in names:
         counts[name] = counts.get(name, 0) + 1
     return frozenset(name for name, count in counts.items() if count == 1) - nested
+
+
+def _grown(nodes: Iterable[ast.AST]) -> set[int]:
+    """The targets of `cbs += [g]`, `cbs |= {g}` in `nodes`: a list, set or dict grown in place by a
+    display (its items only; a tuple's `+=` makes a new one, which the local alone holds too). Not a
+    binding that makes cbs another object a holder could share: the operand is no other object of the
+    code's (`__radd__`, `__ror__` of one could reach cbs)."""
+    return {
+        id(n.target)
+        for n in nodes
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, _GROWN) and isinstance(n.value, DISPLAYS)
+    }

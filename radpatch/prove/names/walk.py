@@ -75,7 +75,7 @@ class Walker(BranchStatements):
         for child in ast.iter_child_nodes(s):  # Expr, Return, Raise, Assert, Delete, ...
             if isinstance(child, ast.expr):
                 self.expr(child, c)
-        if isinstance(s, ast.Return) and self.stored_callbacks:  # a callback kept may run once it returns
+        if isinstance(s, (ast.Return, ast.Raise)) and self.stored_callbacks:  # a callback kept may run once it ends
             self.run_stored(s.lineno, c)
         return not isinstance(s, (ast.Return, ast.Raise, ast.Continue, ast.Break)) and callee(s) not in ENDS
 
@@ -104,6 +104,8 @@ class Walker(BranchStatements):
     def s_AugAssign(self, s: ast.AugAssign, c: Ctx) -> bool:
         if isinstance(s.target, ast.Name):
             self.use(s.target.id, s.target.lineno, c)
+        if self.containers:
+            self.grown(s, c)  # `cbs += [g]`: cbs keeps g (kept_callbacks)
         self.expr(s.value, c)
         self.expr(s.target, c)
         c.flow.changed()  # in place: `b += [1]` changes the list another name holds too
