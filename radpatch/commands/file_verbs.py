@@ -74,6 +74,13 @@ def _target(says: str) -> Callable[[FC], FC]:
     metavar="GLOB",
     help="Leave out sections whose file (after -p) matches GLOB; repeatable (as filterdiff -x).",
 )
+@click.option(
+    "--distribution",
+    default=None,
+    metavar="NAME",
+    help="Whose a new module in a namespace directory several distributions share is (as capture's); "
+    "the patches' other files must be its files too.",
+)
 @_target("The environment whose files the patches apply to.")
 @pass_ctx
 def import_(ctx: Context, /, python: str | None, **options: Any) -> int:

@@ -35,6 +35,7 @@ def run(
     supported: str | None,
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
+    distribution: str | None = None,
 ) -> int:
     check_supported(supported)
     names = _names(patches, name)
@@ -46,7 +47,12 @@ def run(
             f"-d {directory}: no such directory under the site directory {site}",
             "give -d relative to the target environment's site-packages, e.g. -d vllm",
         )
-    owners = Owners.read(site)
+    owners = Owners.read(site, distribution or "")
+    if distribution is not None and owners.installed(distribution) is None:  # capture's words (capture_paths)
+        raise UsageError(
+            f"--distribution {distribution}: not installed in {ctx.env.executable}'s environment",
+            "check the name (pip list), or point --python at the environment that has it",
+        )
     imported = patch_series.apply_series(
         data, site, series_files.SeriesOptions(strip, directory, include, exclude), owners
     )
@@ -190,6 +196,16 @@ def _requires(imported: list[patch_series.Imported], names: list[str], i: int) -
 def _spec(
     imp: patch_series.Imported, name: str, requires: list[str], owners: Owners, supported: str | None
 ) -> emit.EntrySpec:
+    named = owners.installed(owners.named) if owners.named else None
+    others = [c for c in imp.changes if named is not None and c.owner is not None and c.owner != named.name]
+    if others:
+        whose = sorted({str(c.owner) for c in others})
+        raise UsageError(
+            f"--distribution {owners.named}: {imp.label} changes files of {' and '.join(whose)} "
+            f"({', '.join(c.rel for c in others)})",
+            "leave --distribution out (it says whose a new module in a namespace directory several distributions "
+            "share is), or import that distribution's files with --include",
+        )
     dist = one_distribution(imp.label, imp.changes)
     if not dist:
         refuse_new_in_namespace(imp.label, imp.changes, owners)

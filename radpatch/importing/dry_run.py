@@ -18,7 +18,7 @@ from pathlib import Path
 
 from radpatch.context import Context
 from radpatch.errors import EXIT_INTERNAL, RadpatchError, RefusedError
-from radpatch.importing import emit, entry_files
+from radpatch.importing import emit, entry_files, on_applied
 from radpatch.registry import series
 from radpatch.registry.catalog import Registry
 from radpatch.write import apply as applying
@@ -35,7 +35,7 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
         scratch = Context(ctx.python, (tmp,))
         scratch.__dict__["env"] = ctx.env  # the environment already found (Context.env is a cached property)
         scratch.__dict__["registry"] = Registry(
-            {**_applied_below(ctx, entries, labels), **{p.stem: p for p in written if p.suffix == ".yaml"}}
+            {**on_applied.registry_files(ctx, entries, labels), **{p.stem: p for p in written if p.suffix == ".yaml"}}
         )
         try:
             patches = series.with_requirements(
@@ -63,30 +63,6 @@ def prove(ctx: Context, entries: list[emit.Entry], labels: dict[str, str], out: 
         for f in c.files:
             planned[_relative(f.path, ctx.env.purelib, c.root)] = f.after
     return planned
-
-
-def _applied_below(ctx: Context, entries: list[emit.Entry], labels: dict[str, str]) -> dict[str, Path]:
-    """The registries' entries that `entries` require and import does not write: entries radpatch
-    applied that the installed files carry (the patch was made on top of them). None such: {} (the
-    proof sees the new entries alone)."""
-    names = {e.name for e in entries}
-    wanted = [(e.name, str(r)) for e in entries for r in _requires(e) if r not in names]
-    if not wanted:
-        return {}
-    files = ctx.registry.files
-    for name, req in wanted:
-        if req not in files:
-            raise RefusedError(
-                f"{labels.get(name, name)}: the installed files it changes carry {req}, which radpatch applied: "
-                f"the patch was made on top of it, so its entry requires {req}, and no registry given has {req}",
-                f"give the registry that holds {req} (--registry DIR), or import the patch on an install without it",
-            )
-    return dict(files)
-
-
-def _requires(entry: emit.Entry) -> list[object]:
-    found = entry.doc.get("requires", [])
-    return list(found) if isinstance(found, list) else []
 
 
 _STAR = re.compile(r"`(from (\.*[\w.]*) import \*)` at line \d+ (?:may rebind|rebinds) it")

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.utils import canonicalize_name
+
 from radpatch.errors import RefusedError
 from radpatch.importing.import_steps import DiffFile
 from radpatch.install import dist_infos, wheel_record
@@ -28,9 +30,10 @@ class Owner:
 class Owners:
     site: Path
     files: dict[str, Owner]  # RECORD path (relative to the site directory) -> its distribution
+    named: str = ""  # `import --distribution`: whose a new module in a namespace directory several share is
 
     @classmethod
-    def read(cls, site: Path) -> Owners:
+    def read(cls, site: Path, named: str = "") -> Owners:
         files: dict[str, Owner] = {}
         for dist_info in dist_infos.in_dir(site):
             owner = _metadata(dist_info)
@@ -42,7 +45,11 @@ class Owners:
                 continue
             for rel in listed:
                 files.setdefault(rel, owner)
-        return cls(site, files)
+        return cls(site, files, named)
+
+    def installed(self, name: str) -> Owner | None:
+        """The installed distribution `name` (any spelling pip accepts), or None."""
+        return next((o for o in self.files.values() if canonicalize_name(o.name) == canonicalize_name(name)), None)
 
     def of(self, rel: str) -> Owner | None:
         """The owner of `rel`, or for a file that does not exist yet, of the package it goes into;
@@ -56,7 +63,7 @@ class Owners:
                 return self.files[init]
             siblings = self._in_directory("/".join(parts) + "/")
             if len(siblings) > 1:
-                return None
+                return next((o for o in siblings if self.named and o == self.installed(self.named)), None)
             if siblings:
                 return next(iter(siblings))
             parts.pop()
@@ -122,9 +129,10 @@ def refuse_new_in_namespace(label: str, changes: Sequence[DiffFile], owners: Own
             where = c.rel.rsplit("/", 1)[0] + "/"
             whose = "; ".join(f"{o.name}: {', '.join(files)}" for o, files in sharing.items())
             names = " or ".join(o.name for o in sharing)
+            said = f"--distribution {owners.named}: not one of them; " if owners.named else ""
             raise RefusedError(
                 f"{label}: {c.rel} is a new module in {where}, a namespace directory {len(sharing)} "
-                f"distributions share ({whose}); no RECORD says whose it is",
-                "put it in one patch file with a change to a file of its distribution (the entry patches that one); "
-                f"or create it and run `radpatch capture NAME {c.rel} --distribution DIST` (DIST: {names})",
+                f"distributions share ({whose}); {said}no RECORD says whose it is",
+                f"say whose it is: --distribution DIST ({names}); or put it in one patch file with a change to a "
+                "file of its distribution (the entry patches that one)",
             )

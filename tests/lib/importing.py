@@ -89,14 +89,15 @@ def gnu_diff(
     return subprocess.run(["diff", f"-U{context}", f"a/{rel}", f"b/{rel}"], cwd=work, capture_output=True, check=False)
 
 
-def pip_install(root: Path, wheel: Path) -> Venv:
-    """A fresh venv at `root` with `wheel` installed by pip (real dist-info, RECORD written by pip)."""
+def pip_install(root: Path, wheel: Path, *more: Path) -> Venv:
+    """A fresh venv at `root` with `wheel` (and `more` wheels) installed by one pip run (real
+    dist-info, RECORD written by pip)."""
     needs("wheel", "pip-installs a wheel into a venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
     v = Venv(root)
     out = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(v.python), "--disable-pip-version-check", "install"]
-        + ["--no-deps", "--no-index", "--no-compile", str(wheel)],
+        + ["--no-deps", "--no-index", "--no-compile", str(wheel), *map(str, more)],
         capture_output=True,
         text=True,
         env=clean_env(),
