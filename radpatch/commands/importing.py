@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -21,6 +22,7 @@ from radpatch.files import read_regular
 from radpatch.importing import dry_run, emit, entry_files, patch_series, replay, series_files
 from radpatch.importing.owners import Owners, one_distribution, refuse_new_in_namespace
 from radpatch.registry import versions
+from radpatch.registry.catalog import shipped_registry
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -105,10 +107,25 @@ def run(
     for line in measured.lines():
         click.echo(line)
     click.echo(
-        f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch --registry {out} apply "
+        f"wrote {len(written)} file{'s' if len(written) != 1 else ''}; try: radpatch "
+        + " ".join(f"--registry {d}" for d in [*_registries_of_requirements(ctx, entries.values()), out])
+        + " apply "
         + " ".join(e.name for e in entries.values())
     )
     return EXIT_OK
+
+
+def _registries_of_requirements(ctx: Context, entries: Iterable[emit.Entry]) -> list[str]:
+    """The registry directories (other than the shipped one) holding entries the new ones require
+    that they are not themselves: `apply` needs them given too (att49 #3)."""
+    new = [e.name for e in entries]
+    needed = [r for e in entries for r in _listed(e.doc.get("requires")) if r not in new]
+    dirs = [ctx.registry.files[r].parent for r in needed if r in ctx.registry.files]
+    return [str(d) for d in dict.fromkeys(dirs) if d != shipped_registry()]
+
+
+def _listed(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def _warn_out_of_range(supported: str, names: list[str], dists: set[str | None], owners: Owners) -> None:

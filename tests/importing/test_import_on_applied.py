@@ -1,7 +1,8 @@
 """A patch made on an install that radpatch already patched: its diff's context is the applied
 entries' code, so the entry import writes requires the entries the files it changes carry (as a
 capture's does), and applied on a fresh install it goes on top of them, giving what GNU patch gives
-of them and the patch (att47 #4: written with no `requires:`, it failed there with "not found").
+of them and the patch (att47 #4: written with no `requires:`, it failed there with "not found"), by
+the very command the import prints.
 Without the registry that holds them, import says which entry it needs."""
 
 from __future__ import annotations
@@ -76,8 +77,12 @@ def test_the_entry_requires_what_the_files_it_changes_carry(
     doc = yaml.safe_load(entry.read_text())
     assert sorted(doc.get("requires", [])) == carried
 
-    fresh = pip_install(tmp_path / "fresh", corpus_wheel)  # a new image: apply goes on top of what it requires
-    out = fresh.radpatch("--registry", str(lower), "--registry", str(new), "apply", entry.stem)
+    # a new image: the command the import printed (`try: radpatch ...`, run as printed: att49 #3, it
+    # left out the registry holding what the entry requires) goes on top of what it requires
+    printed = out.stdout.rsplit("try: radpatch ", 1)[1].split()
+    assert printed[-2:] == ["apply", entry.stem], out.stdout
+    fresh = pip_install(tmp_path / "fresh", corpus_wheel)
+    out = fresh.radpatch(*printed)
     assert out.returncode == 0, out.stderr
     oracle = pip_install(tmp_path / "oracle", corpus_wheel)
     for patch in [*(tmp_path / f"{n}.patch" for n in carried), top_patch]:
