@@ -146,10 +146,15 @@ def refusal(missing: list[PatchCheck], root: Path, recorded: list[str] | None = 
             f"(radpatch has no record of {'it' if len(missing) == 1 else 'them'} here; the patches recorded "
             f"here are {', '.join(recorded)}: a name misspelt in {REQUIRE_ENV} reads so too), or unset {REQUIRE_ENV}"
         )
-    return (
-        f"{head}; run `radpatch apply {' '.join(c.name for c in missing)} "
-        f"--python {sys.executable}` (or unset {REQUIRE_ENV})"
-    )
+    drifted = [c.name for c in missing if c.state is Seen.DRIFTED]  # apply refuses these: status says why
+    todo = [c.name for c in missing if c.state is not Seen.DRIFTED]
+    steps = [f"run `radpatch apply {' '.join(todo)} --python {sys.executable}`"] if todo else []
+    if drifted:
+        steps.append(
+            f"run `radpatch status {' '.join(drifted)} --python {sys.executable}`, which says what to put right "
+            "(apply refuses a drifted patch; `radpatch revert` takes one partly put back off the rest)"
+        )
+    return f"{head}; {' and '.join(steps)} (or unset {REQUIRE_ENV})"
 
 
 def _own_site(root: Path) -> bool:

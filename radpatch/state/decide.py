@@ -21,7 +21,7 @@ from radpatch.state.decided import FileState as FileState
 from radpatch.state.decided import Judge as Judge
 from radpatch.state.decided import PatchState as PatchState
 from radpatch.state.decided import Renamed as Renamed
-from radpatch.state.file_decide import file_state, left_behind, still_applied, void
+from radpatch.state.file_decide import file_state, left_behind, named_in_mix, recorded_files, still_applied, void
 from radpatch.state.record import PatchRecord, Store
 from radpatch.state.stack import trusted_names
 from radpatch.state.verdict import FileVerdict, PatchVerdict, combine, pending_note, verdict
@@ -170,6 +170,8 @@ def _decide(
             return PatchState(patch, State.APPLIED, "", dist, still, record)
         if void(dist, store, record):  # a reinstall replaced every file it wrote: it says nothing true
             judged = None
+        else:  # some carry it and some do not (put back, edited): the record's files say which, as at engine start
+            return record, recorded_files(dist, store, record)
     if isinstance(found.files, RefusedError):
         return PatchState(patch, State.INCOMPATIBLE, found.files.message, dist, (), record, hint=found.files.hint)
     files = []
@@ -180,7 +182,7 @@ def _decide(
         except RefusedError as exc:  # e.g. an editable install, or the module is missing
             return PatchState(patch, State.INCOMPATIBLE, exc.message, dist, (), record, hint=exc.hint)
     files += left_behind(dist, store, judged, {t.rewritten.relpath: t.rewritten.module for t in found.files})
-    return judged, files
+    return judged, named_in_mix(dist, store, judged, files)
 
 
 def reinstall_hint(ps: PatchState) -> str:
@@ -212,6 +214,14 @@ def reinstall_hint(ps: PatchState) -> str:
 
 def refused(ps: PatchState, doing: str) -> RefusedError:
     """The refusal to `doing` (apply, re-apply, revert) a patch in a state that does not allow it."""
+    states = {f.state for f in ps.files}
+    if ps.state is State.DRIFTED and ps.record is not None and states == {State.APPLIED, State.NOT_APPLIED}:
+        on = " ".join(f.relpath for f in ps.files if f.state is State.APPLIED)
+        return RefusedError(
+            f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}",
+            f"someone put some of its files back; `radpatch revert {ps.patch.name}` takes it off {on} too, "
+            "then apply it again",
+        )
     hints = {
         State.DRIFTED: f"someone else changed the file; {reinstall_hint(ps)}",
         State.INCOMPATIBLE: "install a supported version, or declare a variant for this one in the registry",

@@ -122,8 +122,11 @@ def _requirements_met(checks: list[PatchCheck]) -> list[PatchCheck]:
     (state.verdict.unmet_requirements), with the record's `requires:` only (no registry is loaded)
     and only a requirement the hashes read applied counting as met (docs/plugin.md)."""
     applied = {c.name for c in checks if c.state is Seen.APPLIED}
+    drifted = {c.name for c in checks if c.state is Seen.DRIFTED}
     notes = unmet_requirements(
-        [(c.name, c.record.requires) for c in checks if c.state is Seen.APPLIED and c.record], applied.__contains__
+        [(c.name, c.record.requires) for c in checks if c.state is Seen.APPLIED and c.record],
+        applied.__contains__,
+        drifted.__contains__,
     )
     return [
         replace(c, state=Seen.DRIFTED, detail=with_note(c.detail, notes[c.name]), satisfied=False)

@@ -5,6 +5,7 @@ and the files of a record that still carry it, or that a reinstall replaced."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from radpatch.errors import EnvironmentProblem
@@ -13,8 +14,8 @@ from radpatch.install.environment import Installed
 from radpatch.install.targets import ReadFile
 from radpatch.registry.model import Patch
 from radpatch.state.decided import FileState, Judge
-from radpatch.state.hashes import ByHash, FileRead, by_hash, carried
-from radpatch.state.record import PatchRecord, Store, state_sha
+from radpatch.state.hashes import ByHash, FileRead, by_hash, carried, read_file
+from radpatch.state.record import FileRecord, PatchRecord, Store, state_sha
 from radpatch.state.stack import Meets, own_chain, take_off
 from radpatch.state.verdict import State, file_verdict
 
@@ -55,6 +56,38 @@ def left_behind(
                 hint = f"remove {hider} (the wheel does not install it; it hides {f.path}), then read the status again"
         out.append(FileState(f.module, path, f.path, (), data, State.DRIFTED, why, wheel, hint=hint))
     return out
+
+
+def recorded_files(dist: Installed, store: Store, record: PatchRecord) -> list[FileState]:
+    """The files of a record of another revision of the entry, each read and worded as the engine-start
+    check reads it (state.hashes.read_file, state.verdict.file_verdict): what radpatch wrote decides,
+    whatever the entry's current revision names (a module it dropped, added or moved to), so a file
+    put back by hand beside one that carries the patch reads drifted in both, naming the file."""
+    return [_as_at_engine_start(dist, store, f) for f in record.files]
+
+
+def _as_at_engine_start(dist: Installed, store: Store, f: FileRecord) -> FileState:
+    path = dist.root / f.path
+    wheel = dist.recorded_sha256(f.path)
+    read = read_file(f, lambda: read_regular(path), store, wheel, True)
+    v = file_verdict(f.path, read, True, lost=f"{dist.name} {dist.version} has no {f.path} under {dist.root}")
+    return FileState(f.module, path, f.path, (), read.data or b"", v.state, v.detail, wheel, v.exists)
+
+
+def named_in_mix(dist: Installed, store: Store, record: PatchRecord | None, each: list[FileState]) -> list[FileState]:
+    """A patch some of whose recorded files carry it while others read not applied (put back by hand)
+    is drifted: each such file, said quietly in status's table, gets the sentence the engine-start
+    check says of it ("... is the pristine file"), so both name the same file."""
+    states = {f.state for f in each}
+    if record is None or not {State.APPLIED, State.NOT_APPLIED} <= states:
+        return each
+    recs = {r.path: r for r in record.files}
+    return [
+        replace(f, detail=_as_at_engine_start(dist, store, recs[f.relpath]).detail)
+        if f.state is State.NOT_APPLIED and not f.detail and f.relpath in recs
+        else f
+        for f in each
+    ]
 
 
 def void(dist: Installed, store: Store, record: PatchRecord) -> bool:

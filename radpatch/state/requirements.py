@@ -119,7 +119,11 @@ def requirements_met(
         else:
             needs[req] = recorded()[req].requires
         frontier.extend(needs[req])
-    notes = unmet_requirements(list(needs.items()), met)
+
+    def drifted(name: str) -> bool:  # a requirement not met that reads drifted itself: the note says so
+        return (name in by_name or name in known) and state_of(name).state is State.DRIFTED
+
+    notes = unmet_requirements(list(needs.items()), met, drifted)
     out = []
     for s in states:
         name = s.patch.name

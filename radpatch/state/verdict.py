@@ -201,7 +201,9 @@ def combine(patch: str, record: PatchRecord | None, each: Sequence[FileVerdict])
     return PatchVerdict(overall, reason, record, files=files)
 
 
-def unmet_requirements(applied: Sequence[tuple[str, Sequence[str]]], met: Callable[[str], bool]) -> dict[str, str]:
+def unmet_requirements(
+    applied: Sequence[tuple[str, Sequence[str]]], met: Callable[[str], bool], drifted: Callable[[str], bool]
+) -> dict[str, str]:
     """The one requirement pass (status, the SBOM, `diff`, the engine-start check): for each applied
     entry, given as (its name, its requirements: as its registry writes them and as radpatch's
     record kept them), the note naming those not met. Such an entry reads drifted: it is not what
@@ -209,7 +211,8 @@ def unmet_requirements(applied: Sequence[tuple[str, Sequence[str]]], met: Callab
     requires c2 requires c1; c1 taken off by hand leaves c2 and c3 drifted, not c3 applied).
     `met(name)`: whether the caller reads that requirement applied (status: its state, obsolete
     counting, or radpatch's record for an entry no registry loaded has; the engine-start check: the
-    record's patches the hashes read applied, the conservative reading)."""
+    record's patches the hashes read applied, the conservative reading). `drifted(name)`: whether
+    that requirement, not met, reads drifted itself: the note says so, as of one drifted down a chain."""
     out: dict[str, str] = {}
     changed = True
     while changed:  # to a fixed point: each round can only add entries, at most one round per entry
@@ -217,18 +220,25 @@ def unmet_requirements(applied: Sequence[tuple[str, Sequence[str]]], met: Callab
         for name, requires in applied:
             if name in out:
                 continue
-            missing = [req for req in dict.fromkeys(requires) if not met(req)]
-            drifted = [req for req in dict.fromkeys(requires) if req in out and req not in missing]
-            if missing or drifted:
+            reqs = list(dict.fromkeys(requires))
+            missing = [req for req in reqs if not met(req) and not drifted(req)]
+            itself = [req for req in reqs if not met(req) and drifted(req)]
+            chained = [req for req in reqs if req in out and met(req)]
+            if missing or itself or chained:
                 out[name] = "; ".join(
-                    [*([requirement_note(missing)] if missing else []), *(_drifted_note(r) for r in drifted)]
+                    [
+                        *([requirement_note(missing)] if missing else []),
+                        *(_drifted_note(r) for r in itself),
+                        *(_drifted_note(r, chained=True) for r in chained),
+                    ]
                 )
                 changed = True
     return out
 
 
-def _drifted_note(requirement: str) -> str:
-    return f"it requires {requirement}, which reads drifted (a requirement of its own is not applied)"
+def _drifted_note(requirement: str, chained: bool = False) -> str:
+    why = " (a requirement of its own is not applied)" if chained else ""
+    return f"it requires {requirement}, which reads drifted{why}"
 
 
 def with_note(reason: str, note: str) -> str:

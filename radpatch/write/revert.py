@@ -217,7 +217,8 @@ def _lifted(
     above: set[str] = set()
     for patch in patches:
         ps = decide(installed.read(patch, env), env, judge)
-        if ps.state is State.APPLIED and ps.record is not None:
+        # one applied, or partly (a file put back by hand): what is stacked above it where it is still on
+        if (ps.state is State.APPLIED or _partly_applied(ps) is not None) and ps.record is not None:
             above |= {n for rec in ps.record.files for n in stacked_above(ps, rec) if n not in named}
     if not above or load is None:
         return []

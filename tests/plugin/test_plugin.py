@@ -82,6 +82,29 @@ def test_require_refuses_with_a_clear_message(
     plugin.register()  # now satisfied: no exception
 
 
+def test_a_required_patch_partly_put_back_names_status_and_revert_not_apply(
+    as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, radpatch
+) -> None:  # type: ignore[no-untyped-def]
+    """One of toy's two files put back by hand: drifted at engine start and in status, naming that file;
+    `apply` refuses it (so the refusal must not say run it), and `revert` takes it off the other file."""
+    pristine = {p: (as_vllm / p).read_bytes() for p in ("toypkg/core.py", "toypkg/util.py")}
+    assert radpatch("--registry", str(toy), "apply", "toy").code == 0
+    (as_vllm / "toypkg/util.py").write_bytes(pristine["toypkg/util.py"])
+    monkeypatch.setenv(plugin.REQUIRE_ENV, "toy")
+    with pytest.raises(RequiredPatchMissing) as err:
+        plugin.register()
+    said = str(err.value)
+    assert "toy is drifted (toypkg/util.py is the pristine file)" in said and "radpatch status toy --python" in said
+    assert "radpatch apply" not in said, said
+    applied = radpatch("--registry", str(toy), "apply", "toy")
+    assert applied.code == 1 and "toypkg/util.py is the pristine file" in applied.err
+    assert "radpatch revert toy` takes it off toypkg/core.py" in applied.err, applied.err
+    assert radpatch("--registry", str(toy), "revert", "toy").code == 0
+    assert {p: (as_vllm / p).read_bytes() for p in pristine} == pristine
+    (check,) = plugin.check(as_vllm, ("toy",))
+    assert check.state is Seen.NOT_APPLIED
+
+
 def test_errors_are_logged_and_swallowed_unless_required(
     as_vllm: Path, toy: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

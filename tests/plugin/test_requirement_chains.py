@@ -3,7 +3,10 @@ on a wheel pip-installed into a venv, then one link's file put back, edited in i
 comment by hand. An entry reads applied only when its own files do and every requirement down its
 chain does (docs/state.md "Stacked entries"): status, `status --check`, the engine-start self-check
 and RADPATCH_REQUIRE say the same as that reference (att47 #2: c3 read applied, and an engine
-requiring it started, while c2 read drifted because c1 was gone)."""
+requiring it started, while c2 read drifted because c1 was gone); and each dependent's note says what
+its requirement reads, in both: "which is not applied", "which reads drifted" (its own code edited),
+or "which reads drifted (a requirement of its own is not applied)" down the chain (att48: a directly
+named requirement that read drifted was said "not applied")."""
 
 from __future__ import annotations
 
@@ -93,3 +96,11 @@ def test_every_reader_follows_the_whole_chain(
         assert t.check_passes(n) == passes, (n, status[n])
         assert seen[n].satisfied == passes, (n, seen[n])
         assert engine_starts(t.site, n, monkeypatch) == passes, (n, seen[n])
+    for i in range(j + 1, k + 1):  # each dependent's note says what its requirement reads, in both
+        name, req = f"c{i}", f"c{i - 1}"
+        if want[name] != "drifted":
+            continue
+        words = f"it requires {req}, which " + ("is not applied" if want[req] == "not-applied" else "reads drifted")
+        chained = " (a requirement of its own is not applied)"
+        for said in (str(status[name]["reason"]), seen[name].detail):
+            assert words in said and ((words + chained) in said) == (i - 1 > j), (name, said)

@@ -299,9 +299,9 @@ def test_the_engine_start_check_reads_created_modules_from_hashes(
     (site.root / "toypkg/extra/deep/mod.py").unlink()
     seen = {c.name: c for c in check(site.root)}
     assert seen["create"].state is Seen.DRIFTED  # one file not applied, the others applied: changed since
-    # `change` carries its change, but requires `create`, which is not applied: status reads it
-    # drifted (status --check fails), and so does the engine-start check
-    assert seen["change"].state is Seen.DRIFTED and "it requires create, which is not applied" in seen["change"].detail
+    # `change` carries its change, but requires `create`, which reads drifted: status reads it
+    # drifted (status --check fails), and so does the engine-start check, saying what `create` reads
+    assert seen["change"].state is Seen.DRIFTED and "it requires create, which reads drifted" in seen["change"].detail
     status = json.loads(radpatch("--registry", str(registry), "status", "--json", "create", "change").out)
     assert [s["state"] for s in status] == ["drifted", "drifted"]
     detail = seen["create"].detail
