@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """What a slice of the fast tier costs in CPU seconds: its median and spread over several runs.
 
-    python benchmarks/fasttier.py [--runs 3] [--sample 4] [--by-file N] [PYTEST ARGS...]
+    python benchmarks/fasttier.py [--runs 3] [--sample 4] [--by-file N] [--workers N] [PYTEST ARGS...]
 
 Runs `pytest -m "not real" -n 0 -q -p no:cacheprovider ARGS` (default: the twin-calls import family,
 tests/importing/test_twin_calls_import.py, the family issue 22 profiled) `--runs` times in one process each,
 with RADPATCH_TEST_SAMPLE=`--sample` as tools/test.sh sets it, and prints each run's CPU seconds (user +
 system of pytest and every process it started, from getrusage) and wall seconds, then their medians and
-spread. With --by-file N, the last run's N costliest test files too: each file's CPU seconds, its own
+spread. With --workers N, pytest-xdist's N workers (`-n N --dist worksteal`, as tools/test.sh runs the
+fast tier) instead of one process: their CPU seconds are counted too. With --by-file N, the last run's
+N costliest test files too: each file's CPU seconds, its own
 process's and its child processes' (benchmarks/_cpu_by_file.py; `-m "not real"` alone slices the whole
 fast tier). CPU seconds, not wall: the figure the machine's other load changes least. A benchmark, not a test:
 it never fails on a figure (it fails only when pytest does).
@@ -35,9 +37,10 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_once(args: list[str], sample: int, by_file: Path | None = None) -> tuple[float, float]:
+def run_once(args: list[str], sample: int, by_file: Path | None = None, workers: int = 0) -> tuple[float, float]:
     env = dict(os.environ, RADPATCH_TEST_SAMPLE=str(sample))
-    cmd = [sys.executable, "-m", "pytest", "-m", "not real", "-n", "0", "-q", "-p", "no:cacheprovider", *args]
+    spread = ["-n", str(workers), "--dist", "worksteal"] if workers else ["-n", "0"]
+    cmd = [sys.executable, "-m", "pytest", "-m", "not real", *spread, "-q", "-p", "no:cacheprovider", *args]
     if by_file is not None:
         env["RADPATCH_CPU_BY_FILE"] = str(by_file)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "benchmarks"), env.get("PYTHONPATH")]))
@@ -69,6 +72,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sample", type=int, default=4, help="RADPATCH_TEST_SAMPLE (tools/test.sh's 4)")
     parser.add_argument("--by-file", type=int, default=0, metavar="N", help="print the last run's N costliest files")
+    parser.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (0: one process)")
     parsed, rest = parser.parse_known_args()
     args = rest or DEFAULT
     cpus, walls = [], []
@@ -76,7 +80,7 @@ def main() -> None:
     for i in range(parsed.runs):
         if tsv is not None:
             tsv.unlink(missing_ok=True)
-        cpu, wall = run_once(args, parsed.sample, tsv)
+        cpu, wall = run_once(args, parsed.sample, tsv, parsed.workers)
         cpus.append(cpu)
         walls.append(wall)
         print(f"run {i + 1}: {cpu:.1f} CPU s, {wall:.1f} wall s", flush=True)

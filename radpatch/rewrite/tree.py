@@ -5,6 +5,7 @@ and every statement's slot (`statement_slots`, what `occurrence:` counts)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -21,6 +22,8 @@ _KIDS: dict[cst.CSTNode, Sequence[cst.CSTNode]] = {}
 _KIDS_ROOTS: list[cst.CSTNode] = []
 _KIDS_TREES = 4  # a rewrite's scope before and after, and the probes' trees of the same text
 _KIDS_MAX = 200_000  # nodes
+# other caches of facts about the served trees' nodes (keyed by those nodes), emptied with _KIDS
+_PER_TREE: list[dict[Any, Any]] = []
 
 
 def _children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -36,7 +39,20 @@ def _serve(root: cst.CSTNode) -> None:
     if len(_KIDS_ROOTS) >= _KIDS_TREES or len(_KIDS) > _KIDS_MAX:
         _KIDS.clear()
         _KIDS_ROOTS.clear()
+        for cache in _PER_TREE:
+            cache.clear()
     _KIDS_ROOTS.append(root)
+
+
+def serve(root: cst.CSTNode) -> None:
+    """Keep facts about the tree at `root` (`per_tree` caches) from now on, as a walk does."""
+    _serve(root)
+
+
+def per_tree(cache: dict[Any, Any]) -> None:
+    """Empty `cache` whenever the walks' cache of children is: a cache keyed by (or holding) nodes of
+    the trees served, its keys kept alive by it, so no identity is reused for another node while kept."""
+    _PER_TREE.append(cache)
 
 
 def walk(

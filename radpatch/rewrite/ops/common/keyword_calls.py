@@ -13,7 +13,7 @@ from radpatch.rewrite.matching import code_of, lines_of
 from radpatch.rewrite.ops.common.call_keywords import spread
 from radpatch.rewrite.ops.common.no_match import Explanation
 from radpatch.rewrite.patterns import expr_key
-from radpatch.rewrite.tree import Path_, nodes_of
+from radpatch.rewrite.tree import Path_, nodes_of, per_tree, serve
 
 
 class CallOp(Protocol):
@@ -31,16 +31,32 @@ def calls(module: cst.Module, scope: Path_, callee: str, header: str | None = No
     """The calls in the scope whose callee is AST-equal to `callee`, in source order; with `header`
     (set_keyword's `header:`), those in the scope's own decorators or its parameters' defaults."""
     key = expr_key(callee)
-    out = []
-    for p in nodes_of(scope, cst.Call) if header is None else header_calls(scope, header):
-        call = p[-1]
-        assert isinstance(call, cst.Call)
-        try:
-            if expr_key(code_of(module, call.func)) == key:
-                out.append(p)
-        except SyntaxError:
-            continue
-    return out
+    return [p for p, k in _index(module, scope, header) if k == key]
+
+
+# (module, scope, header) -> every call there, in source order, with its callee's expr_key (None where
+# ast cannot parse it): set_keyword's edit, its match probes, its inverse and the reverse proof look
+# for calls in the same scopes of the same trees (tree.py keeps them by text), each walking the scope
+# and generating every callee's code again (the fast tier's costliest in-process step, issue 22).
+# Emptied with tree.py's cache of children, which serves the same trees.
+_INDEX: dict[tuple[cst.Module, Path_, str | None], tuple[tuple[Path_, str | None], ...]] = {}
+per_tree(_INDEX)
+
+
+def _index(module: cst.Module, scope: Path_, header: str | None) -> tuple[tuple[Path_, str | None], ...]:
+    serve(scope[0])
+    found = _INDEX.get((module, scope, header))
+    if found is None:
+        out: list[tuple[Path_, str | None]] = []
+        for p in nodes_of(scope, cst.Call) if header is None else header_calls(scope, header):
+            call = p[-1]
+            assert isinstance(call, cst.Call)
+            try:
+                out.append((p, expr_key(code_of(module, call.func))))
+            except SyntaxError:
+                out.append((p, None))
+        found = _INDEX[module, scope, header] = tuple(out)
+    return found
 
 
 def header_exprs(path: Path_) -> Iterator[tuple[Path_, str, str | None]]:
