@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -44,7 +45,7 @@ def sources(dist: Installed) -> dict[str, Path]:
             for line in _text(path).splitlines():
                 line = line.strip()
                 if line and not line.startswith(("#", "import ", "import\t")):
-                    out.update({t: Path(line) / t for t in tops if t not in out})
+                    out.update({t: p for t, p in _importable(Path(line)).items() if t not in out})
     url = _direct_url(dist)
     if url is not None:
         for base in (url, url / "src"):
@@ -53,26 +54,44 @@ def sources(dist: Installed) -> dict[str, Path]:
 
 
 def owner(dirs: Iterable[Path], relpath: str) -> tuple[Installed, Path] | None:
-    """The editable distribution whose source tree holds `relpath` (a path as site-packages would
-    hold it, e.g. `shop/win.py`), and where that file is; None when none does."""
+    """The editable distribution whose source tree holds the file `relpath` (a path as site-packages
+    would hold it, e.g. `shop/win.py`), and that file; None when none holds it."""
     top, _, rest = relpath.partition("/")
     stem = top[:-3] if top.endswith(".py") and not rest else top
     for dist in editable_dists(dirs):
         where = sources(dist).get(stem)
-        if where is not None:
-            return dist, (where / rest if rest else where.with_name(top))
+        found = None if where is None else where / rest if rest else where.with_name(top)
+        if found is not None and found.is_file():
+            return dist, found
     return None
 
 
 def holding(dirs: Iterable[Path], path: Path) -> tuple[Installed, str, Path] | None:
-    """The editable distribution whose source tree holds the file `path`, the path site-packages
-    would hold it at, and the file; None when none does."""
-    resolved = path.resolve()
+    """The editable distribution whose source tree holds the file `path` (as given, or with its links
+    followed: setuptools' strict mode links each file), the path site-packages would hold it at, and
+    the file; None when none does."""
+    seen = (Path(os.path.abspath(path)), path.resolve())
     for dist in editable_dists(dirs):
-        for top, where in sources(dist).items():
-            base = where.resolve()
-            if resolved == base.with_name(top + ".py") or resolved.is_relative_to(base):
-                return dist, resolved.relative_to(base.parent).as_posix(), resolved
+        for where in sources(dist).values():
+            for base in (where, where.resolve()):
+                for p in seen:
+                    if p == base or p.is_relative_to(base):
+                        return dist, p.relative_to(base.parent).as_posix(), p
+            linked = _linked_from(where, seen[1])
+            if linked is not None:
+                return dist, linked.relative_to(where.parent).as_posix(), seen[1]
+    return None
+
+
+def _linked_from(tree: Path, target: Path, most: int = 20000) -> Path | None:
+    """The link in `tree` (a link tree: setuptools' strict editable mode) that leads to `target`."""
+    if not tree.is_dir():
+        return None
+    for n, link in enumerate(tree.rglob("*")):
+        if n >= most:
+            return None
+        if link.is_symlink() and link.resolve() == target:
+            return link
     return None
 
 
@@ -83,6 +102,19 @@ def refusal(dist: Installed, code: Path, relpath: str = "") -> RefusedError:
         f"{dist.name} {dist.version} is an editable install (pip install -e); {what}, not under {dist.root}",
         "radpatch patches installed files only: install a wheel of it, or patch the source tree with git",
     )
+
+
+def _importable(directory: Path) -> dict[str, Path]:
+    """What a path entry (a `.pth` line) makes importable: each package directory and module in it."""
+    try:
+        children = sorted(directory.iterdir())
+    except OSError:
+        return {}
+    return {
+        c.name[:-3] if c.suffix == ".py" else c.name: c
+        for c in children
+        if (c.suffix == ".py" and c.is_file()) or (c.is_dir() and c.name.isidentifier())
+    }
 
 
 def _text(path: Path) -> str:

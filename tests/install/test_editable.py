@@ -38,10 +38,12 @@ def _tree(root: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture(scope="module", params=["pth", "exact"])
-def editable(demo: Demo, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> tuple[Env, Path]:
-    base = tmp_path_factory.mktemp("editable")
-    exact = "dev-mode-exact = true" if request.param == "exact" else ""
+def _install(demo: Demo, base: Path, mode: str) -> tuple[Env, Path, str]:
+    """The demo package installed editably by hatchling: `pth` (a .pth line naming the source tree),
+    `exact` (the editables import hook), `renamed` (a .pth, the project named other than its package,
+    no top_level.txt)."""
+    exact = "dev-mode-exact = true" if mode == "exact" else ""
+    project = "rpother-name" if mode == "renamed" else DEMO_DIST
     proj = base / "proj"
     for rel, text in DEMO_FILES.items():
         (proj / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -53,7 +55,7 @@ def editable(demo: Demo, tmp_path_factory: pytest.TempPathFactory, request: pyte
         build-backend = "hatchling.build"
 
         [project]
-        name = "{DEMO_DIST}"
+        name = "{project}"
         version = "{DEMO_VERSION}"
 
         [tool.hatch.build.targets.wheel]
@@ -71,7 +73,20 @@ def editable(demo: Demo, tmp_path_factory: pytest.TempPathFactory, request: pyte
     assert not env.path(DEMO_TARGETS[0]).exists(), "test setup: the module must live outside site-packages"
     probe = env.run("--version")
     assert probe.returncode == 0
+    return env, proj, project
+
+
+@pytest.fixture(scope="module", params=["pth", "exact"])
+def editable(demo: Demo, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> tuple[Env, Path]:
+    env, proj, _ = _install(demo, tmp_path_factory.mktemp("editable"), request.param)
     return env, proj
+
+
+@pytest.fixture(scope="module", params=["pth", "exact", "renamed"])
+def any_editable(
+    demo: Demo, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> tuple[Env, Path, str]:
+    return _install(demo, tmp_path_factory.mktemp("editable"), request.param)
 
 
 @pytest.mark.parametrize(
@@ -119,9 +134,9 @@ def _refused_and_nothing_written(env: Env, proj: Path, tmp: Path, *args: str) ->
 
 
 def test_import_of_a_patch_to_an_editable_module_is_refused_as_apply_is(
-    editable: tuple[Env, Path], tmp_path: Path
+    any_editable: tuple[Env, Path, str], tmp_path: Path
 ) -> None:
-    env, proj = editable
+    env, proj, _ = any_editable
     rel = DEMO_TARGETS[0]
     source = proj / "src" / rel
     for side, text in (("a", source.read_text()), ("b", source.read_text() + "EXTRA = 1\n")):
@@ -135,21 +150,26 @@ def test_import_of_a_patch_to_an_editable_module_is_refused_as_apply_is(
     assert str(source.resolve()) in first or str(source) in first, first
 
 
-@pytest.mark.parametrize("given", ["distribution", "module", "source path"])
+@pytest.mark.parametrize("given", ["distribution", "module", "source path", "no such module"])
 def test_capture_of_an_edited_editable_module_is_refused_as_apply_is(
-    editable: tuple[Env, Path], tmp_path: Path, given: str
+    any_editable: tuple[Env, Path, str], tmp_path: Path, given: str
 ) -> None:
-    env, proj = editable
+    env, proj, project = any_editable
     rel = DEMO_TARGETS[0]
     source = proj / "src" / rel
     pristine = source.read_text()
     source.write_text(pristine + "EXTRA = 1\n")  # edited where the code is: the source tree
     try:
         arg = {
-            "distribution": ["--distribution", DEMO_DIST],
+            "distribution": ["--distribution", project],
             "module": [rel[: -len(".py")].replace("/", ".")],
             "source path": [str(source)],
+            "no such module": ["rphard_demo.no_such_module"],
         }[given]
+        if given == "no such module":  # not the editable install's to refuse: it has no such file (att50 #7)
+            out = env.run("capture", "cap", "--out", str(tmp_path / "out"), *arg)
+            assert out.returncode == 2 and "no such file or module" in out.stderr, out.stderr
+            return
         _refused_and_nothing_written(env, proj, tmp_path, "capture", "cap", "--out", str(tmp_path / "out"), *arg)
     finally:
         source.write_text(pristine)
