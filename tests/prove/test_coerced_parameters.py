@@ -7,7 +7,9 @@ rebinding leaves flag a bool on every path.
 
 Generated: the rebinding (`bool(flag)`, `not flag`, `flag is True`, `isinstance(flag, bool)`; the twin
 `flag or False`, which may keep the caller's object) x where it is (the first statement, after other
-code and a call; the twins: after the tests of flag and a read, on one path only). The oracle runs f
+code and a call; the twins: after the tests of flag and a read, on one path only) x how the module
+rebinds the builtin the rebinding calls at import (none; `global bool` in another def, `globals()[...]`,
+`vars()[...]` at module level: att50 #3, accepted though `bool` was no longer the builtin). The oracle runs f
 with True, False and objects whose truth flips at each test (false first, true first), for a = 0 and
 1: the names step refuses exactly where one raises NameError."""
 
@@ -52,20 +54,32 @@ WHERE = {
     "on one path only": "if a:\n    flag = {value}\n{tests}",
 }
 TESTS = "if flag:\n    v = 1\nother()\nif flag:\n    r = v\n"
+CALLED = {"bool(flag)": ("bool", "lambda x: x"), "isinstance(flag, bool)": ("isinstance", "lambda x, y: x")}
+REBIND = {  # run at import: the builtin the rebinding calls is the module's own from then on
+    "none": "",
+    "global in another def": "def setup():\n    global {fn}\n    {fn} = {impl}\n\n\nsetup()\n\n\n",
+    "globals()": "def setup():\n    globals()['{fn}'] = {impl}\n\n\nsetup()\n\n\n",
+    "vars()": "vars()['{fn}'] = {impl}\n\n\n",  # at module level: its globals
+}
 
 
-def function(value: str, where: str) -> str:
+def prefix(value: str, rebind: str) -> str:
+    fn, impl = CALLED.get(value, ("bool", "lambda x: x"))
+    return HEAD + REBIND[rebind].format(fn=fn, impl=impl)
+
+
+def function(value: str, where: str, rebind: str = "none") -> str:
     body = WHERE[where].format(value=VALUES[value], tests=TESTS)
-    return HEAD + "def f(flag, a):\n" + indent(body + "return None\n")
+    return prefix(value, rebind) + "def f(flag, a):\n" + indent(body + "return None\n")
 
 
-CASES = sample(list(itertools.product(VALUES, WHERE)))
+CASES = sample(list(itertools.product(VALUES, WHERE, REBIND)))
 
 
-@pytest.mark.parametrize(("value", "where"), CASES, ids=["-".join(c) for c in CASES])
-def test_a_parameter_bound_again_to_a_fixed_truth_is_tested_alike(value: str, where: str) -> None:
-    source = function(value, where)
-    found = introduced(f"{HEAD}def f(flag, a):\n    return None\n".encode(), source.encode())
+@pytest.mark.parametrize(("value", "where", "rebind"), CASES, ids=["-".join(c) for c in CASES])
+def test_a_parameter_bound_again_to_a_fixed_truth_is_tested_alike(value: str, where: str, rebind: str) -> None:
+    source = function(value, where, rebind)
+    found = introduced(f"{prefix(value, rebind)}def f(flag, a):\n    return None\n".encode(), source.encode())
     assert found is not None, source
     namespace: dict[str, object] = {}
     exec(compile(HEAD, "head.py", "exec"), namespace)

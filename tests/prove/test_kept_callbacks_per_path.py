@@ -7,7 +7,8 @@ though nothing but t reaches it; `k = []` / `k.append(g)` counted as a call of g
 wrong before: `k = [g]` / `for cb in k: cb()` before v is bound (a container was not followed).
 
 Generated: how g is kept (a Thread, a partial, a list display, appended to a list, stored into a dict,
-added to a set, a tuple passed on to a function that runs it, a list grown by `+=`, a set by `|=`; kept
+added to a set, a tuple passed on to a function that runs it, a list grown by `+=`, a set by `|=`, a
+container given another name before g goes in and run through that name; kept
 by a function that keeps it, stored on an attribute: those run after f returns) x where (a call between
 the store and v's binding; the twins: run before v is bound, its truth tested between, kept on the path
 that binds v with a `del v` on the sibling path, a `del v` on its own path). The oracle runs f for a = 0
@@ -71,11 +72,22 @@ KEEPS = {  # how g is kept, how f runs it
     "a tuple passed on": ("k = (g,)\n", "run_all(k)\n"),
     "grown with +=": ("k = []\nk += [g]\n", "for cb in k:\n    cb()\n"),
     "grown with |=": ("k = set()\nk |= {g}\n", "x = [cb() for cb in k]\n"),
+    # run through another name the container was given before g went in (att50 #1: accepted though
+    # `for cb in j` ran g before v was bound): any later call may run it
+    "appended after an alias": ("k = []\nj = k\nk.append(g)\n", "for cb in j:\n    cb()\n"),
+    "grown with += after an alias": ("k = []\nj = k\nk += [g]\n", "for cb in j:\n    cb()\n"),
+    "stored into a dict after an alias": ("k = {}\nj = k\nk['g'] = g\n", "for cb in j.values():\n    cb()\n"),
     # run once f has returned (run_kept)
     "kept by a call": ("k = keep(g)\n", ""),
     "stored on an attribute": ("k = g\nBOX.cb = k\n", ""),
 }
-ANYWHERE = ("kept by a call", "stored on an attribute")  # any later call may run it
+ANYWHERE = (  # any later call may run it
+    "kept by a call",
+    "stored on an attribute",
+    "appended after an alias",
+    "grown with += after an alias",
+    "stored into a dict after an alias",
+)
 UNBOUND_AT_STORE = ("a call between", "run before bound", "its truth tested between")  # keep(g) may call g at once
 SHAPES = {
     "a call between": "{store}other()\nv = 1\n{run}",

@@ -1,7 +1,6 @@
 """Following expressions in evaluation order (pass 2): reads are resolved where they run, stores
 bind, lambdas and comprehensions open their scopes, and annotations are walked only where
-they are evaluated (not under `from __future__ import annotations`, nor on Python 3.14+).
-"""
+they are evaluated (not under `from __future__ import annotations`, nor on Python 3.14+)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from collections.abc import Callable
 
 from .closures import nonlocal_binds, runs_items, sure_calls
 from .expression_guards import Guards
-from .fixed_values import fixed_locals
+from .fixed_values import computed_globals, fixed_locals
 from .flow import Ctx
 from .implicit_calls import ImplicitCalls
 from .kept_callbacks import Stored, keepers
@@ -30,7 +29,9 @@ class Expressions(ImplicitCalls, Guards):
         self.scopes = scopes
         self.deferred: list[tuple[ast.AST, Ctx]] = []
         self.lazy_uses: list[tuple[str, int, NameScope]] = []
-        self.walrus = any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree))  # the module has any
+        walked = list(ast.walk(tree))
+        self.walrus = any(isinstance(n, ast.NamedExpr) for n in walked)  # the module has any
+        self.rebinds_any = any(computed_globals(n) for n in walked)  # no builtin it calls is sure (att50 #3)
         self.shared = _shared(scopes)
         self.declared_global = {n for s in scopes.values() for n in s.globals_}  # a call may rebind these
         # walk.s_FunctionDef's, and a lambda a plain assignment binds (walk.s_Assign)
@@ -99,11 +100,10 @@ class Expressions(ImplicitCalls, Guards):
             self.fn_nodes[id(scope)] = node
         if scope.kind == "function" and isinstance(node, (*FUNCS, ast.Lambda)):
             own = {n for n in scope.locals if (id(scope), n) not in self.shared}
-            shadowed, s = set(scope.bound), scope.parent
+            shadowed, s = set(scope.bound) | self.declared_global, scope.parent  # `global bool` in another def
             while s is not None:
-                shadowed |= s.bound
-                s = s.parent
-            inner.flow.immutable = fixed_locals(node, own, shadowed)
+                shadowed, s = shadowed | s.bound, s.parent
+            inner.flow.immutable = fixed_locals(node, own, shadowed, trust_builtins=not self.rebinds_any)
         return inner
 
     def annotation(self, node: ast.expr, c: Ctx) -> None:
@@ -125,6 +125,8 @@ class Expressions(ImplicitCalls, Guards):
                     if node.id == "__class__":
                         self.method_only("__class__", node.lineno, cx.scope)
                     self.use(node.id, node.lineno, cx)
+                    if self.containers and id(node) not in self.quiet:  # `j = cbs`: more than cbs reaches it
+                        self.escape(node.id, cx)
                     if self.holders and id(node) not in self.quiet:  # `t.start()`: what t holds may run
                         self.reach(node.id, node.lineno, cx)
                 elif isinstance(node.ctx, ast.Store):

@@ -24,10 +24,17 @@ _BOOL_OPS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
 def fixed_locals(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, own: Iterable[str], shadowed: set[str]
+    fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    own: Iterable[str],
+    shadowed: set[str],
+    trust_builtins: bool = True,
 ) -> frozenset[str]:
     """Of `own` (the function's locals no nested scope declares `nonlocal`), those holding an immutable
-    value wherever they are bound; `shadowed`: names bound in the module or a scope around (not builtins)."""
+    value wherever they are bound; `shadowed`: names bound in the module or a scope around, or declared
+    `global` anywhere in it (not builtins); `trust_builtins` False: none of _CALLS is the builtin (the
+    module can rebind a global by a computed name)."""
+    if not trust_builtins:
+        shadowed = shadowed | _CALLS
     nodes = [fn.body] if isinstance(fn, ast.Lambda) else own_nodes(fn)
     walked = [n for top in nodes for n in ast.walk(top)] if isinstance(fn, ast.Lambda) else nodes
     if any(_frame(n) for n in walked):
@@ -145,3 +152,14 @@ def _constexpr(a: ast.expr | None) -> bool:
         except SyntaxError:
             return False
     return (isinstance(a, ast.Name) and a.id == "constexpr") or (isinstance(a, ast.Attribute) and a.attr == "constexpr")
+
+
+def computed_globals(n: ast.AST) -> bool:
+    """`globals()`, `vars()` or `sys.modules`: a module global may be rebound by a computed name."""
+    if isinstance(n, ast.Name):
+        return n.id == "globals"
+    if isinstance(n, ast.Call):
+        return isinstance(n.func, ast.Name) and n.func.id == "vars" and not n.args
+    return (
+        isinstance(n, ast.Attribute) and n.attr == "modules" and isinstance(n.value, ast.Name) and n.value.id == "sys"
+    )

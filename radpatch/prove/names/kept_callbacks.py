@@ -82,6 +82,7 @@ class KeptCallbacks(Resolver):
         self.containers: set[tuple[int, str]] = set()  # (scope, local) bound once to a display, `list()`
         self.held_by: dict[int, str] = {}  # a call's or display's node: the local its value is assigned to
         self.quiet: set[int] = set()  # reads of a holder that run nothing (`if cbs:`, `cbs.append(h)`)
+        self.escaped: set[tuple[int, str]] = set()  # containers read as values (`j = cbs`): another name may run them
         self.fn_nodes: dict[int, ast.AST] = {}  # a function scope's def (Expressions.child)
         self._singles: dict[int, frozenset[str]] = {}
 
@@ -147,7 +148,7 @@ class KeptCallbacks(Resolver):
 
     def kept_forms(self, node: ast.AST, c: Ctx) -> None:
         """`node`'s part in what is kept: a display keeps what it holds, a holder's truth runs nothing."""
-        if self.holders:
+        if self.holders or self.containers:
             self.quiet_reads(node)
         if self.local_defs and isinstance(node, DISPLAYS) and not isinstance(getattr(node, "ctx", None), ast.Store):
             self.display(node, c)
@@ -182,7 +183,7 @@ class KeptCallbacks(Resolver):
     def keep(self, name: str, c: Ctx, holder: str | None = None) -> None:
         """`g`, a function this scope defined, kept: held by `holder`, or run at any later call, `yield`,
         `await`, `return` of the scope or once the scope is done (issue 21 #3)."""
-        if holder is not None and c.scope.kind != "function":
+        if holder is not None and (c.scope.kind != "function" or (id(c.scope), holder) in self.escaped):
             holder = None
         c = self.around(c) if c.scope.kind != "comprehension" else self.ctx(c.scope.binding_scope())
         fn = self.local_defs.get((id(c.scope), name))
@@ -194,6 +195,14 @@ class KeptCallbacks(Resolver):
             self.stored_callbacks = True
             if holder is not None:
                 self.holders.add((id(c.scope), holder))
+
+    def escape(self, name: str, c: Ctx) -> None:
+        """A read of a container local that is no quiet one (`j = cbs`, `run(cbs)`): what is stored in
+        it from then on is reached by more than that local, so it runs at any later call (att50 #1)."""
+        while c.scope.kind == "comprehension" and name not in c.scope.locals and c.scope.parent is not None:
+            c = self.ctx(c.scope.parent)
+        if (id(c.scope), name) in self.containers:
+            self.escaped.add((id(c.scope), name))
 
     def reach(self, name: str, line: int, c: Ctx) -> None:
         """A read of a local holding kept functions: they may run here, and at any later call."""
