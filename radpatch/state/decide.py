@@ -212,15 +212,32 @@ def reinstall_hint(ps: PatchState) -> str:
     return f"{' and '.join(steps)}, then apply again"
 
 
+def _with_dependents(ps: PatchState) -> list[str]:
+    """`ps`'s patch and every applied one that requires it or is stacked above it on a file, down any
+    chain (radpatch's record and the files' hashes): what one revert must name (att50 #5)."""
+    from radpatch.state.restack import together  # restack builds on this module
+
+    if ps.root is None:
+        return [ps.patch.name]
+    records = Store(ps.root).records()
+    names, grew = {ps.patch.name}, True
+    while grew:
+        more = {r.patch for r in records.values() if names & set(r.requires)} - names
+        stacked = set(together(ps.root, names, names)) - names
+        grew = bool(more or stacked)
+        names |= more | stacked
+    return together(ps.root, names, [])
+
+
 def refused(ps: PatchState, doing: str) -> RefusedError:
     """The refusal to `doing` (apply, re-apply, revert) a patch in a state that does not allow it."""
     states = {f.state for f in ps.files}
     if ps.state is State.DRIFTED and ps.record is not None and states == {State.APPLIED, State.NOT_APPLIED}:
         on = " ".join(f.relpath for f in ps.files if f.state is State.APPLIED)
+        every = " ".join(_with_dependents(ps))
         return RefusedError(
             f"{ps.patch.name}: cannot {doing}: {ps.state.value}: {ps.reason}",
-            f"someone put some of its files back; `radpatch revert {ps.patch.name}` takes it off {on} too, "
-            "then apply it again",
+            f"someone put some of its files back; `radpatch revert {every}` takes it off {on} too, then apply it again",
         )
     hints = {
         State.DRIFTED: f"someone else changed the file; {reinstall_hint(ps)}",

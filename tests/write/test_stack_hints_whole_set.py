@@ -142,3 +142,72 @@ def test_revert_hint_names_the_whole_stack(template: Target, tmp_path: Path, lay
     assert _files(t) == expected_files(layout, on)
     states = {name: s["state"] for name, s in t.status().items() if name.startswith("e")}
     assert states == {f"e{i}": "applied" if i in on else "not-applied" for i in range(1, len(layout) + 1) if i != gone}
+
+
+# An entry that patches m and creates a module, whose created module someone deleted by hand: apply
+# refuses it (some of its files are put back), and the hint's revert must name every entry that
+# requires it or lies above it, so that one revert and one apply put it back on (att50 #5).
+UPPERS = {  # how an entry above c0 is on it
+    "requires it, on m": ("m", True),
+    "stacked on m": ("m", False),
+    "on the module it made": ("made", True),
+}
+MADE = "def made():\n    return 'made'\n"
+
+
+def _c0() -> str:
+    return (
+        'summary: s\ndescription: d\ndistribution: rpagree\nsupported: ">=1.0,<2"\n'
+        "modules:\n  m: rpagree.m\n  made: rpagree.made\nrewrites:\n"
+        "  - id: m\n    file: m\n    replace: {scope: f1, find: \"'m1'\", with: \"'m1 c0'\"}\n"
+        "  - id: made\n    file: made\n    create_module: {content: made.py}\n"
+    )
+
+
+def _upper(i: int, kind: str) -> str:
+    module, requires = UPPERS[kind]
+    find, new = ("'m{i}'", "'m{i} u{i}'") if module == "m" else ("'made'", "'made u{i}'")
+    scope = f"f{i}" if module == "m" else "made"
+    return (
+        'summary: s\ndescription: d\ndistribution: rpagree\nsupported: ">=1.0,<2"\n'
+        + ("requires: [c0]\n" if requires else "")
+        + f"modules:\n  {module}: rpagree.{module}\nrewrites:\n"
+        + f'  - id: u\n    file: {module}\n    replace: {{scope: {scope}, find: "{find.format(i=i)}", '
+        + f'with: "{new.format(i=i)}"}}\n'
+    )
+
+
+MADE_CASES = sample(
+    [
+        kinds
+        for k in range(1, MOST)
+        for kinds in itertools.product(UPPERS, repeat=k)
+        if list(kinds).count("on the module it made") <= 1  # one replace of `made` each: stacked ones differ
+    ]
+)
+
+
+@pytest.mark.parametrize("kinds", MADE_CASES, ids=lambda ks: "+".join(k.split(",")[0].replace(" ", "-") for k in ks))
+def test_a_deleted_created_module_hint_names_what_requires_or_lies_above(
+    template: Target, tmp_path: Path, kinds: tuple[str, ...]
+) -> None:
+    t = fresh(template, tmp_path / "venv")  # type: ignore[arg-type]
+    t.registry = tmp_path / "registry"
+    write_entry(t.registry, "c0", _c0(), {"made.py": MADE}, dedent=False)
+    for i, kind in enumerate(kinds, 2):
+        write_entry(t.registry, f"u{i}", _upper(i, kind), dedent=False)
+    for name in ["c0", *(f"u{i}" for i in range(2, len(kinds) + 2))]:
+        code, _, err = t.radpatch("apply", name)
+        assert code == 0, err
+    (t.site / "rpagree" / "made.py").unlink()
+    code, _, err = t.radpatch("apply", "c0")
+    assert code != 0 and "made.py" in err, err
+    hint = err.split("`radpatch revert ", 1)[1].split("`", 1)[0].split()
+    above = {f"u{i}" for i, kind in enumerate(kinds, 2) if UPPERS[kind][1] or UPPERS[kind][0] == "m"}
+    assert set(hint) == {"c0"} | above, err
+    code, _, err = t.radpatch("revert", *hint)
+    assert code == 0, err
+    code, _, err = t.radpatch("apply", "c0")
+    assert code == 0, err
+    assert t.status("c0")["c0"]["state"] == "applied"
+    assert (t.site / "rpagree" / "made.py").read_text() == MADE
