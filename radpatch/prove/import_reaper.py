@@ -107,7 +107,8 @@ try:
 except OSError:
     pass
 if code < 0:
-    signal.signal(-code, signal.SIG_DFL)
+    if -code not in (signal.SIGKILL, signal.SIGSTOP):  # those have no handler to put back
+        signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)
 os._exit(code & 0xFF)
 """.replace("ROUNDS", str(ROUNDS))
