@@ -10,12 +10,15 @@ in a function that defines classes:
 - a function or method of it that runs (implicit_calls.runs) runs, of those classes, each method its body
   may call on a value of its own (a parameter, `self.k`, a local: `triggers`), and so on from each.
 
-Module-level code is not counted so (its classes' instances reached another way stay unseen).
+Module-level code is counted so too (names50), for the classes the module has defined so far: a call's
+result, a container's element, and a module name a function run at import reads (a module name that is
+not a def or a class of it: `held`); a class body is not.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .closures import own_nodes
@@ -52,6 +55,64 @@ def may_be_instance(e: ast.AST, scope: NameScope, fn: ast.AST | None) -> bool:
         {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if isinstance(fn, (*FUNCS, ast.Lambda)) else set()
     )
     return e.id in scope.locals and e.id not in params
+
+
+def foreign(tree: ast.Module, module: NameScope) -> set[str]:
+    """The module's names no instance of its classes can be in: each binding of it an import, or at
+    module level `x = value` with `value` reading only such names and builtins (`A = os.environ.get('A')`,
+    `log = getLogger(__name__)`); a name a function declares `global` is not."""
+    values: dict[str, list[ast.expr | None]] = {}
+    others: set[str] = {n for g in ast.walk(tree) if isinstance(g, ast.Global) for n in g.names}
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        s = todo.pop()
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            for a in s.names:
+                values.setdefault(a.asname or a.name.split(".")[0], []).append(None)
+            continue
+        simple = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
+        value = getattr(s, "value", None)
+        if value is not None and simple and all(isinstance(t, ast.Name) for t in simple):
+            for t in simple:
+                values.setdefault(t.id, []).append(value)  # type: ignore[attr-defined]
+            simple_ids = {id(t) for t in simple}
+        else:
+            simple_ids = set()
+        if isinstance(s, (*FUNCS, ast.ClassDef)):
+            others.add(s.name)
+            continue
+        for n in ast.iter_child_nodes(s):
+            if isinstance(n, ast.stmt):
+                todo.append(n)
+            else:
+                others |= {
+                    x.id
+                    for x in ast.walk(n)
+                    if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load) and id(x) not in simple_ids
+                } | {x.name for x in ast.walk(n) if isinstance(x, ast.ExceptHandler) and x.name}
+    out = set(values) - others
+    changed = True
+    while changed:  # a value reading a name that may hold an instance may be one
+        changed = False
+        for name in sorted(out):
+            if not all(v is None or reads_only(v, out, module.bound) for v in values[name]):
+                out.discard(name)
+                changed = True
+    return out
+
+
+def reads_only(value: ast.AST, names: set[str], bound: set[str]) -> bool:
+    """Does `value` read only `names` and builtins (none of `bound` but `names`), defining nothing?"""
+    return not any(
+        isinstance(n, (ast.Lambda, ast.NamedExpr)) or (isinstance(n, ast.Name) and n.id in bound and n.id not in names)
+        for n in ast.walk(value)
+    )
+
+
+def held_names(module: NameScope, foreign: set[str], *known: Mapping[tuple[int, str], object]) -> set[str]:
+    """The module's names that may hold an instance of its classes (`INST = C()`, `INST = make()`), as a
+    function run at import reads them: not `foreign`, a def or a class of it (`known`: by (scope, name))."""
+    return {n for n in module.locals - foreign if not any((id(module), n) in t for t in known)}
 
 
 def triggers(fn: Fn, own: set[str], classes: set[str]) -> set[str]:
