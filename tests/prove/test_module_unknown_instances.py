@@ -1,7 +1,7 @@
 """An instance of a module-level class reached at import where its class is not told (issue 21, names50):
 `class C:` whose method reads v, then `make().m()`, `k = make(); k.m()`, `for k in [C()]: k.m()`, or a
-function run at import calling `INST.m()` on a global `INST = C()`, before `v = 1`, was accepted and
-raised NameError at import. Such an operand at module level (a call's result, a container's element, a
+function run at import calling `INST.m()` on a global `INST = C()` (or `make().m()`), before `v = 1`,
+was accepted and raised NameError at import. Such an operand at module level (a call's result, a container's element, a
 global a function run at import reads) now counts as an instance of every class the module defined so
 far (unknown_instances, as in a function), unless it is a module name whose every binding is an import
 or a value reading only such names and builtins (`A = os.environ.get('A')`: the twins).
@@ -33,6 +33,7 @@ REACHES = {  # module-level code reaching an instance as `k`, then `{use}` run o
     + "INST = make()\ndef g():\n    k = INST\n{use_in}    return 0\ng()\n",
     "a global read in a function run at import, used there directly": "INST = C()\ndef g():\n{use_global}"
     "    return 0\ng()\n",
+    "a call's result in a function run at import": MAKE + "def g():\n{use_call_in}    return 0\ng()\n",
     # twins: a value no instance of C can be (only imported names and builtins read): never one of C's
     "an imported function's result (twin)": "import os\nk = os.path.basename('a')\n{use}",
     "a builtin's result (twin)": "k = str(len('ab'))\n{use}",
@@ -66,6 +67,7 @@ def module(reach: str, use: str, which: str, order: str) -> str:
         use=code,
         use_call=call if reach.endswith("not named") else code,
         use_in=indent(code),
+        use_call_in=indent(call),
         use_global=indent(code.replace("k", "INST", 1)),
     )
     before = "v = 1\n" if order == "bound before the class" else ""

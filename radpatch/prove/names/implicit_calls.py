@@ -38,7 +38,7 @@ from .protocol_calls import BIN_OPS as _BIN
 from .protocol_calls import protocols
 from .scope_bindings import FUNCS, NameScope
 from .special_forms import created, decorator_forms, expression_forms, run
-from .unknown_instances import UNKNOWN, called, foreign, held_names, home, may_be_instance, reads_only, triggers
+from .unknown_instances import UNKNOWN, called, foreign, home, may_be_instance, reads_only, triggers
 
 if TYPE_CHECKING:  # the package runs on older targets too (target_probe)
     Fn = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -184,7 +184,7 @@ class ImplicitCalls(KeptCallbacks):
         out: set[str] = set()
         seen, todo = {id(fn)}, [fn]
         module = home(c.scope)  # its names a function run at import reads (`def g(): INST.m()` / `g()`)
-        held = held_names(module, self.foreign, self.local_defs, self.classes) if module.kind == "module" else set()
+        held = module.locals - self.foreign if module.kind == "module" else set()  # `make().m()`, `C().m()` too
         while todo:
             f = todo.pop()
             scope = self.scopes.get(id(f))

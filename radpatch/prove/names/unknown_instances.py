@@ -11,14 +11,13 @@ in a function that defines classes:
   may call on a value of its own (a parameter, `self.k`, a local: `triggers`), and so on from each.
 
 Module-level code is counted so too (names50), for the classes the module has defined so far: a call's
-result, a container's element, and a module name a function run at import reads (a module name that is
-not a def or a class of it: `held`); a class body is not.
+result, a container's element, and what a function run at import reads of the module (its names, but
+`foreign` ones, count as its own values for `triggers`); a class body is not.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .closures import own_nodes
@@ -107,12 +106,6 @@ def reads_only(value: ast.AST, names: set[str], bound: set[str]) -> bool:
         isinstance(n, (ast.Lambda, ast.NamedExpr)) or (isinstance(n, ast.Name) and n.id in bound and n.id not in names)
         for n in ast.walk(value)
     )
-
-
-def held_names(module: NameScope, foreign: set[str], *known: Mapping[tuple[int, str], object]) -> set[str]:
-    """The module's names that may hold an instance of its classes (`INST = C()`, `INST = make()`), as a
-    function run at import reads them: not `foreign`, a def or a class of it (`known`: by (scope, name))."""
-    return {n for n in module.locals - foreign if not any((id(module), n) in t for t in known)}
 
 
 def triggers(fn: Fn, own: set[str], classes: set[str]) -> set[str]:
