@@ -4,7 +4,9 @@ function run at import calling `INST.m()` on a global `INST = C()` (or `make().m
 was accepted and raised NameError at import. Such an operand at module level (a call's result, a container's element, a
 global a function run at import reads) now counts as an instance of every class the module defined so
 far (unknown_instances, as in a function), unless it is a module name whose every binding is an import
-or a value reading only such names and builtins (`A = os.environ.get('A')`: the twins).
+or a value reading only such names and builtins (`A = os.environ.get('A')`: the twins) and never stored
+through or passed along with one (`d['a'] = C()`, `d.append(C())`: not twins). A function run at import
+follows the module functions it calls; a comprehension's variable counts too.
 
 Generated: how the instance is reached x what is done with it (a method called, its truth, a property
 read) x which method of C reads v (the one the use calls; the twin: another one) x where v is bound
@@ -34,14 +36,21 @@ REACHES = {  # module-level code reaching an instance as `k`, then `{use}` run o
     "a global read in a function run at import, used there directly": "INST = C()\ndef g():\n{use_global}"
     "    return 0\ng()\n",
     "a call's result in a function run at import": MAKE + "def g():\n{use_call_in}    return 0\ng()\n",
+    "a function run at import calling another": MAKE
+    + "def h():\n{use_call_in}    return 0\ndef g():\n    return h()\ng()\n",
+    "a comprehension's element": "r = [{use_expr} for k in [C()]]\n",
+    "an imported container it is stored in": "import collections\nd = collections.OrderedDict()\n"
+    "d['a'] = C()\nk = d['a']\n{use}",
+    "an imported container it is passed to": "import collections\nd = collections.deque()\nd.append(C())\n"
+    "k = d.pop()\n{use}",
     # twins: a value no instance of C can be (only imported names and builtins read): never one of C's
     "an imported function's result (twin)": "import os\nk = os.path.basename('a')\n{use}",
     "a builtin's result (twin)": "k = str(len('ab'))\n{use}",
 }
-USES = {  # the use on `k`, the method of C it calls
-    "a method called": ("x = k.m()\n", "m"),
-    "its truth": ("if k:\n    pass\n", "__bool__"),
-    "a property read": ("x = k.p\n", "p"),
+USES = {  # the use on `k` (a statement, an expression), the method of C it calls
+    "a method called": ("x = k.m()\n", "k.m() == 0", "m"),
+    "its truth": ("if k:\n    pass\n", "(k and 0)", "__bool__"),
+    "a property read": ("x = k.p\n", "k.p == 0", "p"),
 }
 READS = {  # each method of C, reading v
     "m": "def m(self):\n    return v\n",
@@ -58,7 +67,7 @@ ORDERS = ("bound before the class", "bound before the use", "bound after the use
 
 
 def module(reach: str, use: str, which: str, order: str) -> str:
-    code, method = USES[use]
+    code, expr, method = USES[use]
     if which == "another one":
         method = "m" if method != "m" else "p"
     cls = "class C:\n" + indent(READS[method] + "".join(p for name, p in PLAIN.items() if name != method))
@@ -68,6 +77,7 @@ def module(reach: str, use: str, which: str, order: str) -> str:
         use_call=call if reach.endswith("not named") else code,
         use_in=indent(code),
         use_call_in=indent(call),
+        use_expr=expr,
         use_global=indent(code.replace("k", "INST", 1)),
     )
     before = "v = 1\n" if order == "bound before the class" else ""

@@ -38,7 +38,7 @@ from .protocol_calls import BIN_OPS as _BIN
 from .protocol_calls import protocols
 from .scope_bindings import FUNCS, NameScope
 from .special_forms import created, decorator_forms, expression_forms, run
-from .unknown_instances import UNKNOWN, called, foreign, home, may_be_instance, reads_only, triggers
+from .unknown_instances import UNKNOWN, foreign, home, may_be_instance, reads_only, triggered_reads
 
 if TYPE_CHECKING:  # the package runs on older targets too (target_probe)
     Fn = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -169,6 +169,8 @@ class ImplicitCalls(KeptCallbacks):
             return None
         known = isinstance(e, ast.Name) and any((id(scope), e.id) in t for t in (self.local_defs, self.classes))
         known = known or (scope.kind == "module" and reads_only(e, self.foreign, scope.bound))  # `os.getenv(A)`
+        if isinstance(e, ast.Name) and c.scope.kind == "comprehension" and e.id in c.scope.locals:
+            return UNKNOWN  # `[k.m() for k in ks]`
         return UNKNOWN if not known and may_be_instance(e, scope, self.fn_nodes.get(id(scope))) else None
 
     def scope_classes(self, c: Ctx) -> list[ast.ClassDef]:
@@ -178,24 +180,11 @@ class ImplicitCalls(KeptCallbacks):
 
     def triggered(self, fn: Fn, c: Ctx) -> set[str]:
         """What the methods of the function's classes that `fn` may run on values of its own read, and
-        so on from each (unknown_instances.triggers)."""
-        classes = self.scope_classes(c)
-        names = {k.name for k in classes}
-        out: set[str] = set()
-        seen, todo = {id(fn)}, [fn]
-        module = home(c.scope)  # its names a function run at import reads (`def g(): INST.m()` / `g()`)
-        held = module.locals - self.foreign if module.kind == "module" else set()  # `make().m()`, `C().m()` too
-        while todo:
-            f = todo.pop()
-            scope = self.scopes.get(id(f))
-            told = triggers(f, (scope.locals if scope is not None else set()) | held, names)
-            for k in classes:
-                for m in k.body:
-                    if isinstance(m, FUNCS) and id(m) not in seen and called(m.name, k.name, told):
-                        seen.add(id(m))
-                        out |= free_reads(m)
-                        todo.append(m)
-        return out
+        so on from each (unknown_instances.triggered_reads)."""
+        scope = home(c.scope)  # at module level: its names a function run at import reads, its defs it calls
+        held = scope.locals - self.foreign if scope.kind == "module" else set()
+        defs = {n: f for (s, n), f in self.local_defs.items() if s == id(scope)} if held else {}
+        return triggered_reads(fn, self.scope_classes(c), self.scopes, held, defs)
 
     def implicit(self, node: ast.AST, c: Ctx) -> None:
         """What Python runs of this scope's classes for `node` (the module's docstring)."""

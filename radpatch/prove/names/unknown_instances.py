@@ -12,15 +12,17 @@ in a function that defines classes:
 
 Module-level code is counted so too (names50), for the classes the module has defined so far: a call's
 result, a container's element, and what a function run at import reads of the module (its names, but
-`foreign` ones, count as its own values for `triggers`); a class body is not.
+`foreign` ones, count as its own values for `triggers`, and the module functions it calls are followed:
+`triggered_reads`); a class body is not. A comprehension's own variable counts in any scope.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .closures import own_nodes
+from .closures import free_reads, own_nodes
 from .protocol_calls import BIN_OPS, protocols
 from .scope_bindings import COMPS, FUNCS, NameScope
 
@@ -63,6 +65,7 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
     values: dict[str, list[ast.expr | None]] = {}
     others: set[str] = {n for g in ast.walk(tree) if isinstance(g, ast.Global) for n in g.names}
     todo: list[ast.AST] = list(tree.body)
+    made: set[str] = set()  # its defs and classes: passed on, no instance (`register(op, fn)`)
     while todo:
         s = todo.pop()
         if isinstance(s, (ast.Import, ast.ImportFrom)):
@@ -79,6 +82,7 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
             simple_ids = set()
         if isinstance(s, (*FUNCS, ast.ClassDef)):
             others.add(s.name)
+            made.add(s.name)
             continue
         for n in ast.iter_child_nodes(s):
             if isinstance(n, ast.stmt):
@@ -89,15 +93,34 @@ def foreign(tree: ast.Module, module: NameScope) -> set[str]:
                     for x in ast.walk(n)
                     if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load) and id(x) not in simple_ids
                 } | {x.name for x in ast.walk(n) if isinstance(x, ast.ExceptHandler) and x.name}
+    calls: list[tuple[set[str], list[ast.expr]]] = []  # a call's receiver and arguments, `d.append(C())`
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load):
+            others.add(_root(n))  # `d['a'] = C()`, `reg.x = C()`: it may hold one now
+        elif isinstance(n, ast.Call):
+            args = [*n.args, *(k.value for k in n.keywords)]
+            calls.append(({_root(e) for e in [n.func, *args]} & set(values), args))
     out = set(values) - others
     changed = True
-    while changed:  # a value reading a name that may hold an instance may be one
-        changed = False
+    while changed:  # a value reading a name that may hold an instance may be one, and so may what it is
+        changed = False  # passed to or along with (`reg.add(C())`, `register(d, make())`)
         for name in sorted(out):
             if not all(v is None or reads_only(v, out, module.bound) for v in values[name]):
                 out.discard(name)
                 changed = True
+        for roots, args in calls:
+            if roots & out and not all(
+                reads_only(a, out, module.bound) or (isinstance(a, ast.Name) and a.id in made) for a in args
+            ):
+                out -= roots
+                changed = True
     return out
+
+
+def _root(e: ast.AST) -> str:
+    while isinstance(e, (ast.Attribute, ast.Subscript, ast.Call, ast.Starred)):
+        e = e.func if isinstance(e, ast.Call) else e.value
+    return e.id if isinstance(e, ast.Name) else ""
 
 
 def reads_only(value: ast.AST, names: set[str], bound: set[str]) -> bool:
@@ -144,6 +167,33 @@ def triggers(fn: Fn, own: set[str], classes: set[str]) -> set[str]:
         for e, names in protocols(n):
             if mine(e):
                 out.update(names)
+    return out
+
+
+def triggered_reads(
+    fn: Fn, classes: list[ast.ClassDef], scopes: Mapping[int, NameScope], held: set[str], defs: Mapping[str, Fn]
+) -> set[str]:
+    """What the methods of `classes` that `fn` may run on values of its own (its locals, and `held`)
+    read, and so on from each, and from each of `defs` (the module's functions) they call by name:
+    followed for the methods they run, not their own reads (closures' rule for a call stays)."""
+    names = {k.name for k in classes}
+    out: set[str] = set()
+    seen, todo = {id(fn)}, [fn]
+    while todo:
+        f = todo.pop()
+        scope = scopes.get(id(f))
+        told = triggers(f, (scope.locals if scope is not None else set()) | held, names)
+        nodes = list(ast.walk(f.body)) if isinstance(f, ast.Lambda) else own_nodes(f)
+        for m in [m for k in classes for m in k.body if isinstance(m, FUNCS) and called(m.name, k.name, told)]:
+            if id(m) not in seen:
+                seen.add(id(m))
+                out |= free_reads(m)
+                todo.append(m)
+        for n in nodes:
+            d = defs.get(n.func.id) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
+            if d is not None and id(d) not in seen:
+                seen.add(id(d))
+                todo.append(d)
     return out
 
 
