@@ -6,7 +6,8 @@ global a function run at import reads) now counts as an instance of every class 
 far (unknown_instances, as in a function), unless it is a module name whose every binding is an import
 or a value reading only such names and builtins (`A = os.environ.get('A')`: the twins) and never stored
 through or passed along with one (`d['a'] = C()`, `d.append(C())`: not twins). A function run at import
-follows the module functions it calls; a comprehension's variable counts too.
+follows the module functions it calls; a comprehension's variable counts too, and so does a class
+body's operand (it runs where the class statement is).
 
 Generated: how the instance is reached x what is done with it (a method called, its truth, a property
 read) x which method of C reads v (the one the use calls; the twin: another one) x where v is bound
@@ -38,6 +39,7 @@ REACHES = {  # module-level code reaching an instance as `k`, then `{use}` run o
     "a call's result in a function run at import": MAKE + "def g():\n{use_call_in}    return 0\ng()\n",
     "a function run at import calling another": MAKE
     + "def h():\n{use_call_in}    return 0\ndef g():\n    return h()\ng()\n",
+    "a call's result in a class body": MAKE + "class D:\n{use_call_in}",
     "a comprehension's element": "r = [{use_expr} for k in [C()]]\n",
     "an imported container it is stored in": "import collections\nd = collections.OrderedDict()\n"
     "d['a'] = C()\nk = d['a']\n{use}",

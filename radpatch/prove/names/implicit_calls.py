@@ -19,8 +19,8 @@ there, as closures.free_reads tells for a call. Followed, in a function and at m
 
 An instance of a class a function or the module defines reached another way (a parameter's default, a
 return value, a container, `self.k`, a global a function run at import reads) counts as an instance of
-any of its classes (unknown_instances). Not seen (dynamic dispatch): such an instance in a class body,
-a decorator imported from elsewhere or one that passes the function on to another call, a class of
+any of its classes (unknown_instances). Not seen (dynamic dispatch): a lambda called at once, a
+decorator imported from elsewhere or one that passes the function on to another call, a class of
 another scope.
 """
 

@@ -13,7 +13,8 @@ in a function that defines classes:
 Module-level code is counted so too (names50), for the classes the module has defined so far: a call's
 result, a container's element, and what a function run at import reads of the module (its names, but
 `foreign` ones, count as its own values for `triggers`, and the module functions it calls are followed:
-`triggered_reads`); a class body is not. A comprehension's own variable counts in any scope.
+`triggered_reads`); a class body's code counts as its scope's (`home`). A comprehension's own variable
+counts in any scope.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ _TEXT = ("__format__", "__str__", "__repr__")
 
 
 def home(scope: NameScope) -> NameScope:
-    """The scope whose classes an operand of `scope` may be an instance of: past comprehensions."""
-    while scope.kind in ("comprehension", "annotation") and scope.parent is not None:
+    """The scope whose classes an operand of `scope` may be an instance of: past comprehensions and
+    class bodies (`class D: x = make().m()` runs at once, where the class statement is)."""
+    while scope.kind in ("comprehension", "annotation", "class") and scope.parent is not None:
         scope = scope.parent
     return scope
 
