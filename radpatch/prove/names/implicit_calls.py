@@ -17,10 +17,11 @@ there, as closures.free_reads tells for a call. Followed, in a function and at m
 - the special methods a form of code makes Python call (special_forms: an f-string, a dict key,
   unpacking, `for x in k`, `with k:`, `if k:`, `k += 1`, a class statement, `@Reg`, `@reg.add`, ...).
 
-An instance of a class a function defines reached another way (a parameter's default, a return value,
-a container, `self.k`) counts as an instance of any of its classes (unknown_instances). Not seen
-(dynamic dispatch): such an instance of a module-level class, a decorator imported from elsewhere or one
-that passes the function on to another call, a class of another scope.
+An instance of a class a function or the module defines reached another way (a parameter's default, a
+return value, a container, `self.k`, a global a function run at import reads) counts as an instance of
+any of its classes (unknown_instances). Not seen (dynamic dispatch): a lambda called at once, a
+decorator imported from elsewhere or one that passes the function on to another call, a class of
+another scope.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .protocol_calls import BIN_OPS as _BIN
 from .protocol_calls import protocols
 from .scope_bindings import FUNCS, NameScope
 from .special_forms import created, decorator_forms, expression_forms, run
-from .unknown_instances import UNKNOWN, called, home, may_be_instance, triggers
+from .unknown_instances import UNKNOWN, foreign, home, may_be_instance, reads_only, triggered_reads
 
 if TYPE_CHECKING:  # the package runs on older targets too (target_probe)
     Fn = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -51,6 +52,7 @@ _SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__del
 
 
 class ImplicitCalls(KeptCallbacks):
+    tree: ast.Module
     local_defs: dict[Key, Fn]
     def_bound: dict[int, frozenset[str]]
     scopes: dict[int, NameScope]
@@ -59,7 +61,8 @@ class ImplicitCalls(KeptCallbacks):
         super().__init__(scopes, module, runtime)
         self.classes: dict[Key, ast.ClassDef] = {}  # per scope: the classes it defined, by name
         self.instances: dict[Key, ast.ClassDef] = {}  # per scope: names bound to `K(...)` of such a class
-        self.class_scopes: set[int] = set()  # the functions that define classes (unknown_instances)
+        self.class_scopes: set[int] = set()  # the functions and module that define classes (unknown_instances)
+        self.foreign: set[str] = set()  # the module's names no instance of its classes is in (unknown_instances)
 
     def ctx(self, scope: NameScope) -> Ctx:
         raise NotImplementedError
@@ -96,7 +99,8 @@ class ImplicitCalls(KeptCallbacks):
         c = self.around(c)
         made = made if kept else made - c.flow.dels
         if c.scope.kind == "module":  # `R = g()` at import time, `V = 1` after it (att43 #2): V read now
-            for free in sorted(free_reads(fn) & self.module.bound - made):
+            reads = free_reads(fn) | (self.triggered(fn, c) if id(c.scope) in self.class_scopes else set())
+            for free in sorted(reads & self.module.bound - made):
                 self.module_read(free, line, c.scope, c.flow)
             return
         if c.scope.kind != "function":
@@ -110,8 +114,9 @@ class ImplicitCalls(KeptCallbacks):
 
     def made_class(self, s: ast.ClassDef, c: Ctx) -> None:
         self.classes[(id(c.scope), s.name)] = s
-        if c.scope.kind == "function":
-            self.class_scopes.add(id(c.scope))
+        if c.scope.kind == "module" and id(c.scope) not in self.class_scopes:  # its first class
+            self.foreign = foreign(self.tree, self.module)
+        self.class_scopes |= {id(c.scope)} if c.scope.kind in ("function", "module") else set()
         self.def_bound[id(s)] = frozenset(c.flow.definite)
         created(self, s, c)  # its bases' __init_subclass__, its metaclass, __set_name__ (special_forms)
         self.decorated(s, c)
@@ -163,6 +168,9 @@ class ImplicitCalls(KeptCallbacks):
         if id(scope) not in self.class_scopes:
             return None
         known = isinstance(e, ast.Name) and any((id(scope), e.id) in t for t in (self.local_defs, self.classes))
+        known = known or (scope.kind == "module" and reads_only(e, self.foreign, scope.bound))  # `os.getenv(A)`
+        if isinstance(e, ast.Name) and c.scope.kind == "comprehension" and e.id in c.scope.locals:
+            return UNKNOWN  # `[k.m() for k in ks]`
         return UNKNOWN if not known and may_be_instance(e, scope, self.fn_nodes.get(id(scope))) else None
 
     def scope_classes(self, c: Ctx) -> list[ast.ClassDef]:
@@ -172,22 +180,11 @@ class ImplicitCalls(KeptCallbacks):
 
     def triggered(self, fn: Fn, c: Ctx) -> set[str]:
         """What the methods of the function's classes that `fn` may run on values of its own read, and
-        so on from each (unknown_instances.triggers)."""
-        classes = self.scope_classes(c)
-        names = {k.name for k in classes}
-        out: set[str] = set()
-        seen, todo = {id(fn)}, [fn]
-        while todo:
-            f = todo.pop()
-            scope = self.scopes.get(id(f))
-            told = triggers(f, scope.locals if scope is not None else set(), names)
-            for k in classes:
-                for m in k.body:
-                    if isinstance(m, FUNCS) and id(m) not in seen and called(m.name, k.name, told):
-                        seen.add(id(m))
-                        out |= free_reads(m)
-                        todo.append(m)
-        return out
+        so on from each (unknown_instances.triggered_reads)."""
+        scope = home(c.scope)  # at module level: its names a function run at import reads, its defs it calls
+        held = scope.locals - self.foreign if scope.kind == "module" else set()
+        defs = {n: f for (s, n), f in self.local_defs.items() if s == id(scope)} if held else {}
+        return triggered_reads(fn, self.scope_classes(c), self.scopes, held, defs)
 
     def implicit(self, node: ast.AST, c: Ctx) -> None:
         """What Python runs of this scope's classes for `node` (the module's docstring)."""

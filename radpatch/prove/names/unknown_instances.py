@@ -10,15 +10,20 @@ in a function that defines classes:
 - a function or method of it that runs (implicit_calls.runs) runs, of those classes, each method its body
   may call on a value of its own (a parameter, `self.k`, a local: `triggers`), and so on from each.
 
-Module-level code is not counted so (its classes' instances reached another way stay unseen).
+Module-level code is counted so too (names50), for the classes the module has defined so far: a call's
+result, a container's element, and what a function run at import reads of the module (its names, but
+`foreign` ones, count as its own values for `triggers`, and the module functions it calls are followed:
+`triggered_reads`); a class body's code counts as its scope's (`home`). A comprehension's own variable
+counts in any scope.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .closures import own_nodes
+from .closures import free_reads, own_nodes
 from .protocol_calls import BIN_OPS, protocols
 from .scope_bindings import COMPS, FUNCS, NameScope
 
@@ -36,8 +41,9 @@ _TEXT = ("__format__", "__str__", "__repr__")
 
 
 def home(scope: NameScope) -> NameScope:
-    """The scope whose classes an operand of `scope` may be an instance of: past comprehensions."""
-    while scope.kind in ("comprehension", "annotation") and scope.parent is not None:
+    """The scope whose classes an operand of `scope` may be an instance of: past comprehensions and
+    class bodies (`class D: x = make().m()` runs at once, where the class statement is)."""
+    while scope.kind in ("comprehension", "annotation", "class") and scope.parent is not None:
         scope = scope.parent
     return scope
 
@@ -52,6 +58,79 @@ def may_be_instance(e: ast.AST, scope: NameScope, fn: ast.AST | None) -> bool:
         {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if isinstance(fn, (*FUNCS, ast.Lambda)) else set()
     )
     return e.id in scope.locals and e.id not in params
+
+
+def foreign(tree: ast.Module, module: NameScope) -> set[str]:
+    """The module's names no instance of its classes can be in: each binding of it an import, or at
+    module level `x = value` with `value` reading only such names and builtins (`A = os.environ.get('A')`,
+    `log = getLogger(__name__)`); a name a function declares `global` is not."""
+    values: dict[str, list[ast.expr | None]] = {}
+    others: set[str] = {n for g in ast.walk(tree) if isinstance(g, ast.Global) for n in g.names}
+    todo: list[ast.AST] = list(tree.body)
+    made: set[str] = set()  # its defs and classes: passed on, no instance (`register(op, fn)`)
+    while todo:
+        s = todo.pop()
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            for a in s.names:
+                values.setdefault(a.asname or a.name.split(".")[0], []).append(None)
+            continue
+        simple = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
+        value = getattr(s, "value", None)
+        if value is not None and simple and all(isinstance(t, ast.Name) for t in simple):
+            for t in simple:
+                values.setdefault(t.id, []).append(value)  # type: ignore[attr-defined]
+            simple_ids = {id(t) for t in simple}
+        else:
+            simple_ids = set()
+        if isinstance(s, (*FUNCS, ast.ClassDef)):
+            others.add(s.name)
+            made.add(s.name)
+            continue
+        for n in ast.iter_child_nodes(s):
+            if isinstance(n, ast.stmt):
+                todo.append(n)
+            else:
+                others |= {
+                    x.id
+                    for x in ast.walk(n)
+                    if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load) and id(x) not in simple_ids
+                } | {x.name for x in ast.walk(n) if isinstance(x, ast.ExceptHandler) and x.name}
+    calls: list[tuple[set[str], list[ast.expr]]] = []  # a call's receiver and arguments, `d.append(C())`
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load):
+            others.add(_root(n))  # `d['a'] = C()`, `reg.x = C()`: it may hold one now
+        elif isinstance(n, ast.Call):
+            args = [*n.args, *(k.value for k in n.keywords)]
+            calls.append(({_root(e) for e in [n.func, *args]} & set(values), args))
+    out = set(values) - others
+    changed = True
+    while changed:  # a value reading a name that may hold an instance may be one, and so may what it is
+        changed = False  # passed to or along with (`reg.add(C())`, `register(d, make())`)
+        for name in sorted(out):
+            if not all(v is None or reads_only(v, out, module.bound) for v in values[name]):
+                out.discard(name)
+                changed = True
+        for roots, args in calls:
+            if roots & out and not all(
+                reads_only(a, out, module.bound) or (isinstance(a, ast.Name) and a.id in made) for a in args
+            ):
+                out -= roots
+                changed = True
+    return out
+
+
+def _root(e: ast.AST) -> str:
+    while isinstance(e, (ast.Attribute, ast.Subscript, ast.Call, ast.Starred)):
+        e = e.func if isinstance(e, ast.Call) else e.value
+    return e.id if isinstance(e, ast.Name) else ""
+
+
+def reads_only(value: ast.AST, names: set[str], bound: set[str]) -> bool:
+    """Does `value` read only `names` and builtins (none of `bound` but `names`), defining nothing?"""
+    return not any(
+        isinstance(n, (ast.Lambda, ast.NamedExpr)) or (isinstance(n, ast.Name) and n.id in bound and n.id not in names)
+        for n in ast.walk(value)
+    )
 
 
 def triggers(fn: Fn, own: set[str], classes: set[str]) -> set[str]:
@@ -90,6 +169,33 @@ def triggers(fn: Fn, own: set[str], classes: set[str]) -> set[str]:
         for e, names in protocols(n):
             if mine(e):
                 out.update(names)
+    return out
+
+
+def triggered_reads(
+    fn: Fn, classes: list[ast.ClassDef], scopes: Mapping[int, NameScope], held: set[str], defs: Mapping[str, Fn]
+) -> set[str]:
+    """What the methods of `classes` that `fn` may run on values of its own (its locals, and `held`)
+    read, and so on from each, and from each of `defs` (the module's functions) they call by name:
+    followed for the methods they run, not their own reads (closures' rule for a call stays)."""
+    names = {k.name for k in classes}
+    out: set[str] = set()
+    seen, todo = {id(fn)}, [fn]
+    while todo:
+        f = todo.pop()
+        scope = scopes.get(id(f))
+        told = triggers(f, (scope.locals if scope is not None else set()) | held, names)
+        nodes = list(ast.walk(f.body)) if isinstance(f, ast.Lambda) else own_nodes(f)
+        for m in [m for k in classes for m in k.body if isinstance(m, FUNCS) and called(m.name, k.name, told)]:
+            if id(m) not in seen:
+                seen.add(id(m))
+                out |= free_reads(m)
+                todo.append(m)
+        for n in nodes:
+            d = defs.get(n.func.id) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
+            if d is not None and id(d) not in seen:
+                seen.add(id(d))
+                todo.append(d)
     return out
 
 
