@@ -40,3 +40,36 @@ def raises_anywhere(source: str, run: Callable[[dict[str, object], int], object]
     finally:
         threading.excepthook = hook
     return any(issubclass(e, NameError) for e in seen)
+
+
+# the kept-callback families' module prelude after `KEPT = []`: a holder object, a function that
+# keeps what it is passed, one that runs a container's, and run_kept (what was kept, run once f returned)
+KEEPING = """class Box:
+    pass
+
+
+BOX = Box()
+
+
+def keep(fn):
+    KEPT.append(fn)
+    return fn
+
+
+def other():
+    return None
+
+
+def run_all(cbs):
+    for cb in cbs:
+        cb()
+
+
+def run_kept():
+    kept = KEPT[:] + ([BOX.__dict__.pop("cb")] if "cb" in BOX.__dict__ else [])
+    KEPT.clear()
+    for fn in kept:
+        fn()
+
+
+"""

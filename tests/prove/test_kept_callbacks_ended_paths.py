@@ -22,44 +22,19 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
-from tests.lib.name_errors import raises_anywhere
+from tests.lib.name_errors import KEEPING, raises_anywhere
 
-HEAD = """import functools
+HEAD = (
+    """import functools
 import threading
 
 KEPT = []
 ERROR = ValueError("made before")
 
 
-class Box:
-    pass
-
-
-BOX = Box()
-
-
-def keep(fn):
-    KEPT.append(fn)
-    return fn
-
-
-def other():
-    return None
-
-
-def run_all(cbs):
-    for cb in cbs:
-        cb()
-
-
-def run_kept():
-    kept = KEPT[:] + ([BOX.__dict__.pop("cb")] if "cb" in BOX.__dict__ else [])
-    KEPT.clear()
-    for fn in kept:
-        fn()
-
-
-def call(a):
+"""
+    + KEEPING
+    + """def call(a):
     try:
         f(a)
     except ValueError:
@@ -68,6 +43,7 @@ def call(a):
 
 
 """
+)
 KEEPS = {  # how g is kept, how f runs it
     "a Thread": ("k = threading.Thread(target=g)\n", "k.start()\nk.join()\n"),
     "a partial": ("k = functools.partial(g)\n", "k()\n"),

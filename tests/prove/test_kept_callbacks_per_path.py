@@ -25,43 +25,18 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
-from tests.lib.name_errors import raises_anywhere
+from tests.lib.name_errors import KEEPING, raises_anywhere
 
-HEAD = """import functools
+HEAD = (
+    """import functools
 import threading
 
 KEPT = []
 
 
-class Box:
-    pass
-
-
-BOX = Box()
-
-
-def keep(fn):
-    KEPT.append(fn)
-    return fn
-
-
-def other():
-    return None
-
-
-def run_all(cbs):
-    for cb in cbs:
-        cb()
-
-
-def run_kept():
-    kept = KEPT[:] + ([BOX.__dict__.pop("cb")] if "cb" in BOX.__dict__ else [])
-    KEPT.clear()
-    for fn in kept:
-        fn()
-
-
 """
+    + KEEPING
+)
 KEEPS = {  # how g is kept, how f runs it
     "a Thread": ("k = threading.Thread(target=g)\n", "k.start()\nk.join()\n"),
     "a partial": ("k = functools.partial(g)\n", "k()\n"),
