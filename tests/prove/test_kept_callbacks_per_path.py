@@ -8,7 +8,8 @@ wrong before: `k = [g]` / `for cb in k: cb()` before v is bound (a container was
 
 Generated: how g is kept (a Thread, a partial, a list display, appended to a list, stored into a dict,
 added to a set, a tuple passed on to a function that runs it, a list grown by `+=`, a set by `|=`, a
-container given another name before g goes in and run through that name; kept
+container given another name before g goes in and run through that name, a lambda reading v written
+where it is kept; kept
 by a function that keeps it, stored on an attribute: those run after f returns) x where (a call between
 the store and v's binding; the twins: run before v is bound, its truth tested between, kept on the path
 that binds v with a `del v` on the sibling path, a `del v` on its own path). The oracle runs f for a = 0
@@ -52,12 +53,18 @@ KEEPS = {  # how g is kept, how f runs it
     "appended after an alias": ("k = []\nj = k\nk.append(g)\n", "for cb in j:\n    cb()\n"),
     "grown with += after an alias": ("k = []\nj = k\nk += [g]\n", "for cb in j:\n    cb()\n"),
     "stored into a dict after an alias": ("k = {}\nj = k\nk['g'] = g\n", "for cb in j.values():\n    cb()\n"),
+    # a lambda written where it is kept, reading v as g does (att50 #2: only named functions were followed)
+    "a lambda in a list display": ("k = [lambda: v]\n", "for cb in k:\n    cb()\n"),
+    "a lambda appended": ("k = []\nk.append(lambda: v)\n", "for cb in k:\n    cb()\n"),
+    "a lambda to a Thread": ("k = threading.Thread(target=lambda: v)\n", "k.start()\nk.join()\n"),
+    "a lambda kept by a call": ("k = keep(lambda: v)\n", ""),
     # run once f has returned (run_kept)
     "kept by a call": ("k = keep(g)\n", ""),
     "stored on an attribute": ("k = g\nBOX.cb = k\n", ""),
 }
 ANYWHERE = (  # any later call may run it
     "kept by a call",
+    "a lambda kept by a call",
     "stored on an attribute",
     "appended after an alias",
     "grown with += after an alias",
@@ -95,5 +102,5 @@ def test_a_kept_function_is_judged_where_it_may_run_on_its_own_path(keep: str, s
     assert found is not None, after
     raises = raises_name_error(after)
     allowed = keep in ANYWHERE and shape == "a call between"  # `other()` may run what a call kept
-    allowed = allowed or (keep == "kept by a call" and shape in UNBOUND_AT_STORE)
+    allowed = allowed or (keep in ("kept by a call", "a lambda kept by a call") and shape in UNBOUND_AT_STORE)
     assert bool(found) == (raises or allowed), (after, [p.describe() for p in found])

@@ -13,7 +13,7 @@ from .expression_guards import Guards
 from .fixed_values import computed_globals, fixed_locals
 from .flow import Ctx
 from .implicit_calls import ImplicitCalls
-from .kept_callbacks import Stored, keepers
+from .kept_callbacks import Stored, keepers, passed_on
 from .path_facts import EFFECTS, Facts, capped, changes, exact, meet, of_test, root
 from .path_stores import stored, without
 from .problem import Runtime
@@ -30,7 +30,7 @@ class Expressions(ImplicitCalls, Guards):
         self.deferred: list[tuple[ast.AST, Ctx]] = []
         self.lazy_uses: list[tuple[str, int, NameScope]] = []
         walked = list(ast.walk(tree))
-        self.walrus = any(isinstance(n, ast.NamedExpr) for n in walked)  # the module has any
+        self.walrus, self.lambdas = (any(isinstance(n, t) for n in walked) for t in (ast.NamedExpr, ast.Lambda))
         self.rebinds_any = any(computed_globals(n) for n in walked)  # no builtin it calls is sure (att50 #3)
         self.shared = _shared(scopes)
         self.declared_global = {n for s in scopes.values() for n in s.globals_}  # a call may rebind these
@@ -169,6 +169,8 @@ class Expressions(ImplicitCalls, Guards):
                 called = [node.func] if keeps else [node.func, *node.args, *(k.value for k in node.keywords)]
                 for callee in sorted({n.id for n in called if isinstance(n, ast.Name)}):
                     self.closure_call(callee, node.lineno, cx)
+                for fn in (n for n in called[1:] if isinstance(n, ast.Lambda) and cx.scope.kind == "function"):
+                    self.runs(fn, node.lineno, cx, frozenset())  # `sorted(xs, key=lambda k: v)` in a function
                 for bound in self.binds_when_called(node, cx):  # after the arguments: once g has run
                     stack.append((ast.Name(bound, ast.Store(), lineno=node.lineno, col_offset=0), cx))
             if isinstance(node, ast.Lambda):
@@ -194,11 +196,9 @@ class Expressions(ImplicitCalls, Guards):
                     cx.flow.bind(name, getattr(node, "lineno", 0))
             if isinstance(node, EFFECTS):
                 stack.append((_CHANGED, cx))
-                if self.local_defs and isinstance(node, ast.Call):  # once its operands are evaluated,
-                    passed = {n.id for n in [*node.args, *(k.value for k in node.keywords)] if isinstance(n, ast.Name)}
+                if (self.local_defs or self.lambdas) and isinstance(node, ast.Call):  # once its operands are evaluated,
                     holder = self.holder_of(node, cx)  # `t = Thread(target=g)`: t alone reaches g
-                    for callee in sorted(passed):  # what it is passed may be kept (after: what it may change)
-                        stack.append((Stored(callee, holder=holder), cx))
+                    stack.extend((Stored(k, holder=holder), cx) for k in passed_on(node))  # may be kept
                     stack.append((Stored("", node.lineno), cx))  # and what was kept before may run
             stack.extend((child, cx) for child in reversed(list(ast.iter_child_nodes(node))))
 

@@ -49,10 +49,10 @@ class Kept:
 
 
 class Stored(ast.expr):
-    """On expr's stack below a call's operands: `g` passed to it is kept (keep), held by `holder` when
+    """On expr's stack below a call's operands: `g` (or a lambda) passed to it is kept (keep), held by `holder` when
     that local alone reaches what the call returns; "": what was kept may run now (run_stored)."""
 
-    def __init__(self, name: str, lineno: int = 0, holder: str | None = None) -> None:
+    def __init__(self, name: str | ast.Lambda, lineno: int = 0, holder: str | None = None) -> None:
         super().__init__()
         self.name, self.lineno, self.holder = name, lineno, holder
 
@@ -74,6 +74,7 @@ class KeptCallbacks(Resolver):
     keepers: set[str]
     def_bound: dict[int, frozenset[str]]
     shared: set[tuple[int, str]]
+    lambdas: bool  # the module has a lambda (Expressions sets it)
 
     def __init__(self, scopes: dict[int, NameScope], module: NameScope, runtime: Runtime) -> None:
         super().__init__(scopes, module, runtime)
@@ -150,7 +151,11 @@ class KeptCallbacks(Resolver):
         """`node`'s part in what is kept: a display keeps what it holds, a holder's truth runs nothing."""
         if self.holders or self.containers:
             self.quiet_reads(node)
-        if self.local_defs and isinstance(node, DISPLAYS) and not isinstance(getattr(node, "ctx", None), ast.Store):
+        if (
+            (self.local_defs or self.lambdas)
+            and isinstance(node, DISPLAYS)
+            and not isinstance(getattr(node, "ctx", None), ast.Store)
+        ):
             self.display(node, c)
 
     def holder_of(self, call: ast.Call, c: Ctx) -> str | None:
@@ -166,6 +171,8 @@ class KeptCallbacks(Resolver):
             e = e.value if isinstance(e, ast.Starred) else e
             if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Load):
                 self.keep(e.id, c, holder)
+            elif isinstance(e, ast.Lambda):
+                self.keep(e, c, holder)
             elif isinstance(e, DISPLAYS) and holder is not None:
                 self.held_by[id(e)] = holder
 
@@ -180,21 +187,23 @@ class KeptCallbacks(Resolver):
             elif not isinstance(t, ast.Name):
                 self.keep(s.value.id, c, None)
 
-    def keep(self, name: str, c: Ctx, holder: str | None = None) -> None:
-        """`g`, a function this scope defined, kept: held by `holder`, or run at any later call, `yield`,
-        `await`, `return` of the scope or once the scope is done (issue 21 #3)."""
+    def keep(self, name: str | ast.Lambda, c: Ctx, holder: str | None = None) -> None:
+        """`g`, a function this scope defined, or a lambda written where it is kept (`cbs.append(lambda:
+        v)`, att50 #2), kept: held by `holder`, or run at any later call, `yield`, `await`, `return` of the
+        scope or once the scope is done (issue 21 #3)."""
         if holder is not None and (c.scope.kind != "function" or (id(c.scope), holder) in self.escaped):
             holder = None
         c = self.around(c) if c.scope.kind != "comprehension" else self.ctx(c.scope.binding_scope())
-        fn = self.local_defs.get((id(c.scope), name))
-        if fn is not None and name in c.flow.definite:
-            flow = c.flow  # what a read here would find bound (on every path to the store) stays bound
-            here = {n for n in free_reads(fn) if n in flow.definite or (n in flow.maybe and not flow.partly(n))}
-            made = set(self.def_bound.get(id(fn), frozenset()) | here) - flow.dels
-            flow.kept.append(Kept(fn, made, tuple(flow.open_parts), holder))
-            self.stored_callbacks = True
-            if holder is not None:
-                self.holders.add((id(c.scope), holder))
+        fn = name if isinstance(name, ast.Lambda) else self.local_defs.get((id(c.scope), name))
+        if fn is None or (name not in c.flow.definite if isinstance(name, str) else c.scope.kind != "function"):
+            return  # nor a lambda kept at import (`LazyDict({"k": lambda: f()})`, `Field(default_factory=...)`)
+        flow = c.flow  # what a read here would find bound (on every path to the store) stays bound
+        here = {n for n in free_reads(fn) if n in flow.definite or (n in flow.maybe and not flow.partly(n))}
+        made = set(self.def_bound.get(id(fn), frozenset()) | here) - flow.dels
+        flow.kept.append(Kept(fn, made, tuple(flow.open_parts), holder))
+        self.stored_callbacks = True
+        if holder is not None:
+            self.holders.add((id(c.scope), holder))
 
     def escape(self, name: str, c: Ctx) -> None:
         """A read of a container local that is no quiet one (`j = cbs`, `run(cbs)`): what is stored in
@@ -283,3 +292,9 @@ def _grown(nodes: Iterable[ast.AST]) -> set[int]:
         for n in nodes
         if isinstance(n, ast.AugAssign) and isinstance(n.op, _GROWN) and isinstance(n.value, DISPLAYS)
     }
+
+
+def passed_on(call: ast.Call) -> list[str | ast.Lambda]:
+    """What `call` is passed that it may keep (after it has run: what it may change): names, then lambdas."""
+    given = [*call.args, *(k.value for k in call.keywords)]
+    return [*sorted({n.id for n in given if isinstance(n, ast.Name)}), *(n for n in given if isinstance(n, ast.Lambda))]
