@@ -7,6 +7,7 @@ of "can't find file to patch" or "nothing to capture"."""
 from __future__ import annotations
 
 import ast
+import csv
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -15,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from radpatch.errors import RadpatchError, RefusedError
 from radpatch.files import read_regular
-from radpatch.install import dist_infos
+from radpatch.install import dist_infos, wheel_record
 from radpatch.install.environment import Installed, installed_from
 
 _LIMIT = 1 << 20
@@ -125,8 +126,10 @@ def _text(path: Path) -> str:
 
 
 def _recorded(dist: Installed) -> list[str]:
-    rows = _text(dist.dist_info / "RECORD").splitlines()
-    return [row.rsplit(",", 2)[0].strip('"') for row in rows if row.count(",") >= 2]
+    try:
+        return list(wheel_record.rows(dist.dist_info / "RECORD"))
+    except (OSError, csv.Error):
+        return []
 
 
 def _top_level(dist: Installed) -> list[str]:
