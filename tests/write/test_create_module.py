@@ -513,9 +513,13 @@ def test_after_a_reinstall_the_hint_of_a_series_names_who_created_the_module_and
         who, hint = r.stderr.split(": cannot apply", 1)[0].split()[-1], r.stderr.split("hint:", 1)[1]
         hints.append((who, hint))
         assert ("the module the patch creates" in hint) is (who == "create"), r.stderr
+        if "`radpatch revert " in hint:  # some of its files put back (state49): take it off the rest first
+            assert run("revert", *hint.split("`radpatch revert ", 1)[1].split("`", 1)[0].split()).returncode == 0
+            continue
         for rel in hint.split("remove ", 1)[1].split(" (", 1)[0].split():
             (site / rel).unlink()
     assert r.returncode == 0 and hints, (hints, r.stderr)
-    assert hints[0][0] == "change" and "which this patch does not create" in hints[0][1], hints
+    first = hints[0][1]
+    assert hints[0][0] == "change" and ("which this patch does not create" in first or "revert change" in first), hints
     assert modules() == series
     assert run("status", "--check", "create", "change").returncode == 0
