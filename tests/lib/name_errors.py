@@ -73,3 +73,15 @@ def run_kept():
 
 
 """
+# how f keeps g (its store) and runs what it kept (its run), in the two families' first nine ways
+KEPT_WAYS = {
+    "a Thread": ("k = threading.Thread(target=g)\n", "k.start()\nk.join()\n"),
+    "a partial": ("k = functools.partial(g)\n", "k()\n"),
+    "a list display": ("k = [g]\n", "for cb in k:\n    cb()\n"),
+    "appended to a list": ("k = []\nk.append(g)\n", "for cb in k:\n    cb()\n"),
+    "stored into a dict": ("k = {}\nk['g'] = g\n", "for cb in k.values():\n    cb()\n"),
+    "added to a set": ("k = set()\nk.add(g)\n", "x = [cb() for cb in k]\n"),
+    "a tuple passed on": ("k = (g,)\n", "run_all(k)\n"),
+    "grown with +=": ("k = []\nk += [g]\n", "for cb in k:\n    cb()\n"),
+    "grown with |=": ("k = set()\nk |= {g}\n", "x = [cb() for cb in k]\n"),
+}

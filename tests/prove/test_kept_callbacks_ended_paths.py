@@ -22,7 +22,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
-from tests.lib.name_errors import KEEPING, raises_anywhere
+from tests.lib.name_errors import KEEPING, KEPT_WAYS, raises_anywhere
 
 HEAD = (
     """import functools
@@ -45,15 +45,7 @@ ERROR = ValueError("made before")
 """
 )
 KEEPS = {  # how g is kept, how f runs it
-    "a Thread": ("k = threading.Thread(target=g)\n", "k.start()\nk.join()\n"),
-    "a partial": ("k = functools.partial(g)\n", "k()\n"),
-    "a list display": ("k = [g]\n", "for cb in k:\n    cb()\n"),
-    "appended to a list": ("k = []\nk.append(g)\n", "for cb in k:\n    cb()\n"),
-    "stored into a dict": ("k = {}\nk['g'] = g\n", "for cb in k.values():\n    cb()\n"),
-    "added to a set": ("k = set()\nk.add(g)\n", "x = [cb() for cb in k]\n"),
-    "a tuple passed on": ("k = (g,)\n", "run_all(k)\n"),
-    "grown with +=": ("k = []\nk += [g]\n", "for cb in k:\n    cb()\n"),
-    "grown with |=": ("k = set()\nk |= {g}\n", "x = [cb() for cb in k]\n"),
+    **KEPT_WAYS,
     # run once f is done (run_kept)
     "kept by a call": ("k = keep(g)\n", ""),
     "stored on an attribute": ("k = g\nBOX.cb = k\n", ""),

@@ -26,7 +26,7 @@ import pytest
 from radpatch.prove.names_check import introduced
 from tests.lib.blocks import indent
 from tests.lib.generated import sample
-from tests.lib.name_errors import KEEPING, raises_anywhere
+from tests.lib.name_errors import KEEPING, KEPT_WAYS, raises_anywhere
 
 HEAD = (
     """import functools
@@ -39,15 +39,7 @@ KEPT = []
     + KEEPING
 )
 KEEPS = {  # how g is kept, how f runs it
-    "a Thread": ("k = threading.Thread(target=g)\n", "k.start()\nk.join()\n"),
-    "a partial": ("k = functools.partial(g)\n", "k()\n"),
-    "a list display": ("k = [g]\n", "for cb in k:\n    cb()\n"),
-    "appended to a list": ("k = []\nk.append(g)\n", "for cb in k:\n    cb()\n"),
-    "stored into a dict": ("k = {}\nk['g'] = g\n", "for cb in k.values():\n    cb()\n"),
-    "added to a set": ("k = set()\nk.add(g)\n", "x = [cb() for cb in k]\n"),
-    "a tuple passed on": ("k = (g,)\n", "run_all(k)\n"),
-    "grown with +=": ("k = []\nk += [g]\n", "for cb in k:\n    cb()\n"),
-    "grown with |=": ("k = set()\nk |= {g}\n", "x = [cb() for cb in k]\n"),
+    **KEPT_WAYS,
     # run through another name the container was given before g went in (att50 #1: accepted though
     # `for cb in j` ran g before v was bound): any later call may run it
     "appended after an alias": ("k = []\nj = k\nk.append(g)\n", "for cb in j:\n    cb()\n"),
