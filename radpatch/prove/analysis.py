@@ -14,6 +14,7 @@ from radpatch.gcpause import paused
 from radpatch.install import target_python
 from radpatch.install.environment import PythonEnv
 from radpatch.prove import names, placement, target_probe
+from radpatch.prove.names.mangling import mangled
 from radpatch.registry.model import Patch, Rewrite
 from radpatch.rewrite.source import decode, remember
 
@@ -81,7 +82,9 @@ def analysis_of(data: bytes, module: tuple[str, bool] | None = None) -> Analysis
             except (RecursionError, MemoryError) as exc:  # a tree Python parses but is too deep to walk
                 return Analysis(None, None, type(exc).__name__)
         try:
-            found: tuple[names.Problem, ...] | None = tuple(names.problems_in(tree, None, module, facts=True))
+            found: tuple[names.Problem, ...] | None = tuple(
+                names.problems_in(mangled(tree, data if text is None else text), None, module, facts=True)
+            )
         except (RecursionError, MemoryError):
             found = None
         try:

@@ -52,6 +52,7 @@ import gc
 
 from .import_lookup import Lookup, missing_imports
 from .introduced_imports import introduced_missing
+from .mangling import mangled
 from .module_files import path_lookup
 from .problem import (
     CLASS_ATTRIBUTE,
@@ -145,7 +146,8 @@ def problems(
     enabled = gc.isenabled()
     gc.disable()  # the walk makes no cycles; the collector would rescan the whole tree again and again
     try:
-        return problems_in(ast.parse(source, filename), runtime, module_of(module, filename), facts)
+        tree = mangled(ast.parse(source, filename), source)
+        return problems_in(tree, runtime, module_of(module, filename), facts)
     finally:
         if enabled:
             gc.enable()

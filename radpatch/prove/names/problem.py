@@ -4,6 +4,7 @@ why), its kinds, the interpreter it is judged for (`Runtime`), and which problem
 from __future__ import annotations
 
 import builtins
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -70,7 +71,7 @@ class Problem:
     def describe(self) -> str:
         where = "at module level" if self.scope == "<module>" else f"in {self.scope}()"
         what = {
-            UNDEFINED: "is defined nowhere (NameError)",
+            UNDEFINED: f"is defined nowhere{_private_note(self.name)} (NameError)",
             LATER: f"is used before the module defines it{self.detail} (NameError at import)",
             UNBOUND: (
                 f"is local to {self.scope}() but read where it {self.detail or 'may not be assigned yet'} "
@@ -185,3 +186,11 @@ def new_problems(before: Iterable[Problem], after: Iterable[Problem]) -> list[Pr
                 seen.add(p.key)
             out.append(p)
     return out + shadows
+
+
+def _private_note(name: str) -> str:
+    """`_C__x` is what Python reads for `__x` written inside class C (name mangling)."""
+    m = re.fullmatch(r"_([A-Za-z0-9]\w*?)(__\w+)", name)
+    if m is None or m[2].endswith("__"):
+        return ""
+    return f": Python's name for `{m[2]}` written inside class {m[1]} (name mangling)"
