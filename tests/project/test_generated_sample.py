@@ -4,15 +4,23 @@ axis, about one case in N, a different sample on another interpreter; unset, eve
 from __future__ import annotations
 
 import itertools
+import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
-from tests.lib.generated import SAMPLE_ENV, examples, sample, sample_every, seeds, turn_seed
+from tests.lib.generated import REST_ENV, SAMPLE_ENV, SLICE_ENV, examples, sample, sample_every, seeds, turn_seed
 
 CASES = list(itertools.product("abcdefg", range(5), ("x", "y"), (False, True)))
+
+
+@pytest.fixture(autouse=True)
+def _no_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests set the split they test: the run's own (the fast tier's) is not theirs."""
+    monkeypatch.delenv(SLICE_ENV, raising=False)
+    monkeypatch.delenv(REST_ENV, raising=False)
 
 
 def axis_values(cases: list[tuple[object, ...]]) -> list[set[object]]:
@@ -119,3 +127,45 @@ def test_a_sampled_state_machine_draws_its_own_examples_on_each_interpreter() ->
     shares = [_machine_drew(4, turn) for turn in (10, 11, 12, 13)]
     assert len({tuple(s) for s in shares}) == 4, shares
     assert _machine_drew(1, 10) == _machine_drew(1, 11)
+
+
+@pytest.mark.parametrize("every", [4, 16])
+def test_the_slices_and_the_rest_run_every_case_once(monkeypatch: pytest.MonkeyPatch, every: int) -> None:
+    """The fast tier's split: each interpreter's slice (RADPATCH_TEST_SLICE) and the rest
+    (RADPATCH_TEST_REST) after them are disjoint and together every case, in order, for families,
+    seeds and hypothesis examples alike."""
+
+    monkeypatch.delenv(SAMPLE_ENV, raising=False)
+    minors = (10, 11, 12, 13)
+    slices = []
+    for minor in minors:
+        monkeypatch.setattr(sys, "version_info", (3, minor, 0))
+        monkeypatch.setenv(SLICE_ENV, str(every))
+        slices.append((sample(CASES), seeds(100)))
+        monkeypatch.delenv(SLICE_ENV)
+    monkeypatch.setenv(REST_ENV, f"{every}:" + ",".join(map(str, minors)))
+    rest = (sample(CASES), seeds(100))
+    for part in (0, 1):
+        chunks = [s[part] for s in slices] + [rest[part]]
+        union = [c for chunk in chunks for c in chunk]
+        full = CASES if part == 0 else list(range(100))
+        assert sorted(union, key=full.index) == full  # each case once
+        assert all(chunk == sorted(chunk, key=full.index) for chunk in chunks)
+    assert len(rest[0]) == len(CASES) - sum(len(s[0]) for s in slices)
+    monkeypatch.setenv(REST_ENV, f"{every}:10,11,12,13")
+    assert examples(160) == max(1, -(-160 * (every - 4) // every))
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [
+        ("RADPATCH_TEST_SLICE", "0"),
+        ("RADPATCH_TEST_SLICE", "x"),
+        ("RADPATCH_TEST_REST", "16"),
+        ("RADPATCH_TEST_REST", "16:a"),
+    ],
+)
+def test_a_bad_split_says_what_it_expects(monkeypatch: pytest.MonkeyPatch, name: str, raw: str) -> None:
+    monkeypatch.setenv(name, raw)
+    with pytest.raises(ValueError, match=f"{name}=.*expected"):
+        sample(CASES)
