@@ -24,6 +24,7 @@ import csv
 import hashlib
 import io
 import json
+import time
 from collections.abc import Iterable
 
 from radpatch.errors import EnvironmentProblem
@@ -104,7 +105,16 @@ def _index(releases: Releases, release: Release, tops: frozenset[str]) -> dict[s
         pass
     try:
         wheel = releases.wheel_of(release.dist, release.version)
-        got = remotezip.read_members(releases.http, wheel.url, lambda ns: listed & ns, None, lambda n: None)
+        releases.say(
+            f"radpatch: indexing the stores of {release.dist} {release.version}'s {len(listed)} modules "
+            "(range requests, once per release)"
+        )
+        before, t0 = releases.read_elsewhere, time.monotonic()
+        got = remotezip.read_members(releases.http, wheel.url, lambda ns: listed & ns, None, releases.count)
+        releases.say(
+            f"radpatch: indexed {release.dist} {release.version}: read {releases.read_elsewhere - before} bytes "
+            f"in {time.monotonic() - t0:.1f} s"
+        )
     except Offline as exc:
         return f"the index could not be asked for its modules ({exc.message})"
     except EnvironmentProblem as exc:
