@@ -197,13 +197,16 @@ def _elsewhere(
     own = {relpath_of(found.module)} if method else {relpath_of(found.binder)}  # where the in-module rules read
     homes = (found.binder, found.module)
     unread: list[tuple[str, int, str]] = []  # exec/eval of code that is no literal, not vouched for
-    for other in sorted(listed - {r for r in own if r is not None}):
+    mine = {r for r in own if r is not None}  # there only the code exec runs (it may store into any namespace)
+    for other in sorted(listed | mine):
         tree = renamed.parse_or_none(read(other))
         if tree is None:
             continue
         bound = imported_from.modules_bound(tree.body, module_of(other), other.endswith("/__init__.py"))
         holders = {m.rpartition(".")[2] for m in homes} | {n for n, m in bound.items() if m in homes}
         for node in ast.walk(tree):
+            if other in mine and not (isinstance(node, ast.Call) and exec_code.runs_code(node)):
+                continue
             hit = next((h for a in anywhere if (h := _store(node, a, None))), "")
             hit = hit or next((h for a in named if (h := _store(node, a, holders))), "")
             if hit:

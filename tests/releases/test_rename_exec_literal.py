@@ -7,10 +7,13 @@ not was let through, even where it stores the name without spelling it (`setattr
 literal (folded as Python folds it) is parsed and read like the rest (radpatch.releases.exec_code).
 
 Generated: the code run (literals that store the old or the new name by each spelling, store it
-without spelling it, read it only, store other names) x the package's size (read whole, or more modules
-than verify reads: the store index picks them). The oracle: Python imports every module of the
-release and says whether `rptoy.core.size` is still the renamed definition; the rename is followed
-exactly where it is."""
+without spelling it, read it only, store other names) x where it runs (another module; the module
+binding the old name; the one defining the new name: there `exec` refused whatever it ran) x the
+package's size (read whole, or more modules than verify reads: the store index picks them). The
+oracle: Python imports every module of the release and says whether `rptoy.core.size` is still the
+renamed definition. The rename is followed only where it is; where the code stores neither name it
+is followed (in the two modules of the rename, code that stores one of them is refused even where
+the import order happens to undo it: the rules do not follow import order)."""
 
 from __future__ import annotations
 
@@ -37,7 +40,12 @@ rewrites:
     insert_after: {{scope: size, find: n = len(items), code: "n = min(n, len(buckets))"}}
 """
 RENAMED = GOOD.replace("def size(", "def size_of(")
-HEAD = "from rptoy import core, planning\n\n"
+HEADS = {  # each binds `core` and `planning` for the code run, binding no name of the rename again
+    "rptoy/hook.py": "from rptoy import core, planning\n\n",
+    "rptoy/core.py": "import sys\n\ncore = sys.modules[__name__]\n",
+    "rptoy/planning.py": "import sys\n\nfrom rptoy import core\n\nplanning = sys.modules[__name__]\n",
+}
+WHERE = {"another module": "rptoy/hook.py", "the old name's": "rptoy/core.py", "the new name's": "rptoy/planning.py"}
 RUNS = {
     "attribute stored": "exec('core.size = len')",
     "joined literal": "exec('core.si' + 'ze = len')",
@@ -49,22 +57,25 @@ RUNS = {
     "walrus by eval": "eval('(size := len)', vars(core))",
     "nested joined exec": 'exec(\'exec("core.si" + "ze = len")\')',
     "new name redefined": "exec('def size_of(items):\\n    return 0', vars(planning))",
-    "old name read only": "exec('print(core.size([1]))')",
+    "old name read only": "exec('def show():\\n    return core.size([1]), planning.size_of')",
     "other attribute": "exec('core.width = 1')",
     "other names bound": "exec('import os\\nx = 1\\ndef helper():\\n    return x')",
     "nothing stored": "eval('1 + 2')",
 }
+STORE_NOTHING = ("old name read only", "other attribute", "other names bound", "nothing stored")
 SIZES = {"small package": 0, "over verify's file budget": 650}  # package_files.MAX_FILES is 600
-CASES = sample([(r, s) for r in RUNS for s in SIZES])
+CASES = sample([(r, w, s) for r in RUNS for w in WHERE for s in SIZES])
 
 
-def _release(run: str, size: str) -> dict[str, str | bytes]:
+def _release(run: str, where: str, size: str) -> dict[str, str | bytes]:
     files: dict[str, str | bytes] = {
         "rptoy/__init__.py": "",
         "rptoy/core.py": "from rptoy import planning\n\nsize = planning.size_of\n",
         "rptoy/planning.py": RENAMED,
-        "rptoy/hook.py": f"{HEAD}{RUNS[run]}  # RUN\n",
+        "rptoy/hook.py": "",
     }
+    rel = WHERE[where]
+    files[rel] = f"{files[rel]!s}\n{HEADS[rel]}{RUNS[run]}  # RUN\n"
     if SIZES[size]:
         files["rptoy/fill/__init__.py"] = ""
     for i in range(SIZES[size]):
@@ -89,19 +100,23 @@ def _intact(tmp: Path, files: dict[str, str | bytes]) -> bool:
     return done.stdout.strip().splitlines()[-1] == "True"
 
 
-@pytest.mark.parametrize(("run", "size"), CASES, ids=["-".join(c) for c in CASES])
+@pytest.mark.parametrize(("run", "where", "size"), CASES, ids=["-".join(c) for c in CASES])
 def test_literal_code_run_by_exec_is_read_as_code(
-    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, run: str, size: str
+    loopback: Any, write_registry: Any, radpatch: Any, tmp_path: Path, run: str, where: str, size: str
 ) -> None:
-    second = _release(run, size)
+    second = _release(run, where, size)
     intact = _intact(tmp_path / "oracle", second)
     loopback(DIST, {"1.0": {"rptoy/__init__.py": "", "rptoy/core.py": GOOD}, "2.0": second})
     reg = write_registry("cap", ENTRY)
     told = json.loads(radpatch("--registry", str(reg), "verify", "cap", "--versions", "2.0", "--json").out)
     error = told["results"][0]["error"] or ""
     assert "cannot be ruled out" not in error, error
-    if intact:
-        assert "not followed" not in error and "moved: size is now rptoy.planning.size_of" in error, error
-    else:
-        assert "is not followed as a rename" in error and "rptoy/hook.py:3" in error, error
+    followed = "not followed" not in error and "moved: size is now rptoy.planning.size_of" in error
+    assert intact or not followed, error  # never followed where Python's run undoes the rename
+    if run in STORE_NOTHING or (intact and where == "another module"):
+        assert intact and followed, error
+    if not followed:
+        rel = WHERE[where]
+        line = next(i for i, t in enumerate(str(second[rel]).splitlines(), 1) if "# RUN" in t)
+        assert "is not followed as a rename" in error and f"{rel}:{line}" in error, error
         assert "vouched_exec" not in error, error  # literal code is read, never vouched for
